@@ -1,0 +1,162 @@
+package gormstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/libtnb/sqlite"
+	"gorm.io/driver/postgres"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+
+	"github.com/gatehouse/gatehouse/domain"
+)
+
+// DatabaseURL selects and locates the database: "postgres://…" or
+// "postgresql://…" for PostgreSQL; "sqlite:PATH", "file:PATH" or a bare path
+// for SQLite.
+type DatabaseURL string
+
+// Dialect names a supported SQL dialect.
+type Dialect string
+
+// The supported dialects.
+const (
+	DialectSQLite   Dialect = "sqlite"
+	DialectPostgres Dialect = "postgres"
+)
+
+// sqlitePragmas are applied to every SQLite connection. WAL lets readers run
+// beside the writer; busy_timeout makes a writer wait instead of failing;
+// foreign keys are off in SQLite unless asked for on each connection; and
+// immediate transactions take the write lock up front, because a deferred
+// transaction that reads and then writes fails with SQLITE_BUSY in WAL mode
+// whatever the timeout.
+var sqlitePragmas = []string{"journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(1)", "synchronous(NORMAL)"}
+
+// ParseDatabaseURL returns the dialect of u and the DSN its driver expects.
+func ParseDatabaseURL(u DatabaseURL) (Dialect, string, error) {
+	s := strings.TrimSpace(string(u))
+	switch {
+	case s == "":
+		return "", "", errors.New("empty database URL")
+	case strings.HasPrefix(s, "postgres://"), strings.HasPrefix(s, "postgresql://"):
+		if _, err := url.Parse(s); err != nil {
+			return "", "", errors.New("malformed PostgreSQL URL")
+		}
+		return DialectPostgres, s, nil
+	case strings.Contains(s, "://"):
+		return "", "", errors.New("unsupported scheme: use postgres://, sqlite: or a file path")
+	}
+	path := strings.TrimPrefix(strings.TrimPrefix(s, "sqlite:"), "file:")
+	path, rawQuery, _ := strings.Cut(path, "?")
+	if path == "" || path == ":memory:" {
+		return "", "", errors.New("SQLite needs a file path (an in-memory database is per connection)")
+	}
+	q, err := url.ParseQuery(rawQuery)
+	if err != nil {
+		return "", "", errors.New("malformed SQLite options")
+	}
+	have := strings.Join(q["_pragma"], ",")
+	for _, p := range sqlitePragmas {
+		name, _, _ := strings.Cut(p, "(")
+		if !strings.Contains(have, name) {
+			q.Add("_pragma", p)
+		}
+	}
+	if q.Get("_txlock") == "" {
+		q.Set("_txlock", "immediate")
+	}
+	return DialectSQLite, "file:" + path + "?" + q.Encode(), nil
+}
+
+// Open connects to the database named by u, applies pending migrations and
+// returns the handle with a cleanup that closes it.
+func Open(ctx context.Context, u DatabaseURL) (*gorm.DB, func(), error) {
+	db, err := Connect(u)
+	if err != nil {
+		return nil, nil, err
+	}
+	cleanup := func() {
+		if sqlDB, err := db.DB(); err == nil {
+			_ = sqlDB.Close()
+		}
+	}
+	if _, err := Migrate(ctx, db); err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	return db, cleanup, nil
+}
+
+// Connect opens a connection pool without migrating.
+func Connect(u DatabaseURL) (*gorm.DB, error) {
+	dialect, dsn, err := ParseDatabaseURL(u)
+	if err != nil {
+		return nil, fmt.Errorf("database URL: %w", err)
+	}
+	cfg := &gorm.Config{
+		TranslateError: true,
+		Logger:         logger.Discard,
+		NowFunc:        func() time.Time { return domain.Timestamp(time.Now()) },
+	}
+	var dialector gorm.Dialector
+	switch dialect {
+	case DialectPostgres:
+		dialector = postgres.Open(dsn)
+	default:
+		path := strings.TrimPrefix(strings.SplitN(dsn, "?", 2)[0], "file:")
+		if dir := filepath.Dir(path); dir != "" {
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				return nil, fmt.Errorf("create database directory: %w", err)
+			}
+		}
+		dialector = sqlite.Open(dsn)
+	}
+	db, err := gorm.Open(dialector, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open %s database: %w", dialect, redactDSNError(err, dsn))
+	}
+	sqlDB, err := db.DB()
+	if err != nil {
+		return nil, err
+	}
+	switch dialect {
+	case DialectPostgres:
+		sqlDB.SetMaxOpenConns(25)
+		sqlDB.SetMaxIdleConns(25)
+		sqlDB.SetConnMaxIdleTime(5 * time.Minute)
+		sqlDB.SetConnMaxLifetime(time.Hour)
+	default:
+		// One writer at a time anyway; a few connections let reads proceed in WAL mode.
+		sqlDB.SetMaxOpenConns(8)
+		sqlDB.SetMaxIdleConns(8)
+	}
+	return db, nil
+}
+
+// DialectOf reports which dialect db speaks.
+func DialectOf(db *gorm.DB) Dialect {
+	if db.Dialector.Name() == "postgres" {
+		return DialectPostgres
+	}
+	return DialectSQLite
+}
+
+// redactDSNError keeps a password in the DSN out of error messages and logs.
+func redactDSNError(err error, dsn string) error {
+	u, perr := url.Parse(dsn)
+	if perr != nil || u.User == nil {
+		return err
+	}
+	if pw, ok := u.User.Password(); ok && pw != "" && strings.Contains(err.Error(), pw) {
+		return errors.New(strings.ReplaceAll(err.Error(), pw, "***"))
+	}
+	return err
+}

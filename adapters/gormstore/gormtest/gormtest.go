@@ -1,0 +1,85 @@
+// Package gormtest gives tests fresh, isolated SQL databases: a SQLite file in
+// the test's temporary directory, or a PostgreSQL schema of its own on the
+// server named by GATEHOUSE_TEST_POSTGRES_URL. It is imported by tests only.
+package gormtest
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"gorm.io/driver/postgres"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+
+	"github.com/gatehouse/gatehouse/adapters/gormstore"
+)
+
+// PostgresEnv names the variable that enables the PostgreSQL suites.
+const PostgresEnv = "GATEHOUSE_TEST_POSTGRES_URL"
+
+// SQLiteURL returns the URL of a new SQLite database file under t.TempDir().
+func SQLiteURL(t testing.TB) gormstore.DatabaseURL {
+	t.Helper()
+	return gormstore.DatabaseURL("sqlite:" + filepath.Join(t.TempDir(), "gatehouse.db"))
+}
+
+// PostgresURL returns the URL of a new, empty schema on the test server, dropped
+// when the test ends. It skips the test when GATEHOUSE_TEST_POSTGRES_URL is
+// unset or -short is given, except under CI, where a skipped PostgreSQL suite
+// is a failure.
+func PostgresURL(t testing.TB) gormstore.DatabaseURL {
+	t.Helper()
+	base := os.Getenv(PostgresEnv)
+	if base == "" || testing.Short() {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s must be set in CI: the PostgreSQL suites may not be skipped", PostgresEnv)
+		}
+		t.Skipf("PostgreSQL suite skipped: set %s to run it", PostgresEnv)
+	}
+	admin, err := gorm.Open(postgres.Open(base), &gorm.Config{Logger: logger.Discard})
+	if err != nil {
+		t.Fatalf("connect to %s: %v", PostgresEnv, err)
+	}
+	sqlAdmin, _ := admin.DB()
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	schema := "gh_test_" + hex.EncodeToString(b[:])
+	if err := admin.Exec("CREATE SCHEMA " + schema).Error; err != nil {
+		t.Fatalf("create schema: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = admin.Exec("DROP SCHEMA " + schema + " CASCADE").Error
+		_ = sqlAdmin.Close()
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatalf("parse %s: %v", PostgresEnv, err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return gormstore.DatabaseURL(u.String())
+}
+
+// Dialects runs fn once per SQL dialect, as subtests named dialect=sqlite and
+// dialect=postgres, each with a URL from SQLiteURL or PostgresURL.
+func Dialects(t *testing.T, fn func(t *testing.T, u gormstore.DatabaseURL)) {
+	t.Helper()
+	t.Run("dialect=sqlite", func(t *testing.T) { fn(t, SQLiteURL(t)) })
+	t.Run("dialect=postgres", func(t *testing.T) { fn(t, PostgresURL(t)) })
+}
+
+// Open opens and migrates the database at u, closed when the test ends.
+func Open(t testing.TB, u gormstore.DatabaseURL) *gorm.DB {
+	t.Helper()
+	db, cleanup, err := gormstore.Open(t.Context(), u)
+	if err != nil {
+		t.Fatalf("open %s: %v", u, err)
+	}
+	t.Cleanup(cleanup)
+	return db
+}

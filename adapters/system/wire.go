@@ -1,0 +1,13 @@
+package system
+
+import (
+	"github.com/google/wire"
+
+	"github.com/gatehouse/gatehouse/ports"
+)
+
+// Set provides the real clock and identifier generator.
+var Set = wire.NewSet(
+	NewClock, wire.Bind(new(ports.Clock), new(Clock)),
+	NewIDGenerator, wire.Bind(new(ports.IDGenerator), new(IDGenerator)),
+)

@@ -1,0 +1,101 @@
+package domain
+
+import (
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// UserID identifies a User.
+type UserID string
+
+// String returns the identifier.
+func (id UserID) String() string { return string(id) }
+
+// MaxNameLength bounds a display name, in characters.
+const MaxNameLength = 256
+
+// User is a person who can sign in. Fields are unexported so that every change
+// goes through a method that keeps the invariants; adapters rebuild stored
+// users with RehydrateUser.
+type User struct {
+	id            UserID
+	name          string
+	email         Email
+	emailVerified bool
+	image         string
+	createdAt     time.Time
+	updatedAt     time.Time
+}
+
+// NewUser returns a new, unverified user created at now.
+func NewUser(id UserID, name string, email Email, now time.Time) (*User, error) {
+	if id == "" {
+		return nil, Internal("domain.NewUser", errEmptyID)
+	}
+	if email == "" {
+		return nil, Invalid("INVALID_EMAIL", "Invalid email", FieldViolation{Location: "body.email", Message: "is required"})
+	}
+	now = Timestamp(now)
+	u := &User{id: id, email: email, createdAt: now, updatedAt: now}
+	if err := u.Rename(name, now); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// RehydrateUser rebuilds a stored user. Only storage adapters call it; it does
+// not validate, because what was stored was valid when it was written.
+func RehydrateUser(id UserID, name string, email Email, emailVerified bool, image string, createdAt, updatedAt time.Time) *User {
+	return &User{id: id, name: name, email: email, emailVerified: emailVerified, image: image, createdAt: Timestamp(createdAt), updatedAt: Timestamp(updatedAt)}
+}
+
+// ID returns the user's identifier.
+func (u *User) ID() UserID { return u.id }
+
+// Name returns the display name.
+func (u *User) Name() string { return u.name }
+
+// Email returns the normalised e-mail address.
+func (u *User) Email() Email { return u.email }
+
+// EmailVerified reports whether the user proved they own the address.
+func (u *User) EmailVerified() bool { return u.emailVerified }
+
+// Image returns the avatar URL, or "".
+func (u *User) Image() string { return u.image }
+
+// CreatedAt returns when the user was created.
+func (u *User) CreatedAt() time.Time { return u.createdAt }
+
+// UpdatedAt returns when the user was last changed.
+func (u *User) UpdatedAt() time.Time { return u.updatedAt }
+
+// Rename sets the display name: trimmed, 1 to MaxNameLength characters, valid UTF-8.
+func (u *User) Rename(name string, now time.Time) error {
+	name = strings.TrimSpace(name)
+	if name == "" || !utf8.ValidString(name) || utf8.RuneCountInString(name) > MaxNameLength {
+		return Invalid("INVALID_NAME", "Invalid name", FieldViolation{Location: "body.name", Message: "must be 1 to 256 characters"})
+	}
+	u.name = name
+	u.updatedAt = Timestamp(now)
+	return nil
+}
+
+// SetImage sets or clears the avatar URL.
+func (u *User) SetImage(image string, now time.Time) {
+	u.image = strings.TrimSpace(image)
+	u.updatedAt = Timestamp(now)
+}
+
+// MarkEmailVerified records that the user proved ownership of their address.
+func (u *User) MarkEmailVerified(now time.Time) {
+	u.emailVerified = true
+	u.updatedAt = Timestamp(now)
+}
+
+type constError string
+
+func (e constError) Error() string { return string(e) }
+
+const errEmptyID = constError("empty identifier")

@@ -1,0 +1,174 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"reflect"
+	"strconv"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humagin"
+	"github.com/gin-gonic/gin"
+)
+
+// Contract names one of the three published API documents.
+type Contract string
+
+// The published contracts.
+const (
+	// ContractFramework holds the authentication framework (/api/auth/*).
+	ContractFramework Contract = "framework"
+	// ContractAuth holds the service and admin operations plus the framework's.
+	ContractAuth Contract = "auth"
+	// ContractBackend holds the trusted operations called with a service key.
+	ContractBackend Contract = "backend"
+)
+
+// The paths the contracts are published at.
+const (
+	frameworkBase     = "/api/auth"
+	frameworkSpecPath = frameworkBase + "/open-api/generate-schema"
+	authSpecPath      = "/api/auth-openapi.json"
+	backendSpecPath   = "/api/backend-openapi.json"
+)
+
+// Security scheme names used in the documents.
+const (
+	schemeSessionCookie = "sessionCookie"
+	schemeSessionBearer = "sessionBearer"
+	schemeKeyBearer     = "serviceKeyBearer"
+	schemeKeyHeader     = "serviceKeyHeader"
+)
+
+// contract is one published document: the API that routes its own operations
+// on the gin engine, and a second, document-only API sharing the same OpenAPI
+// value, through which operations routed by another contract are listed here
+// too. Every operation is routed exactly once.
+type contract struct {
+	routed huma.API
+	docs   huma.API
+	spec   []byte // the marshalled document, fixed once every route is registered
+}
+
+// docOnlyAdapter documents operations without routing them.
+type docOnlyAdapter struct{ http.Handler }
+
+func (docOnlyAdapter) Handle(*huma.Operation, func(huma.Context)) {}
+
+func newContract(engine *gin.Engine, cfg Config, title, description string, schemes map[string]*huma.SecurityScheme) *contract {
+	hc := huma.DefaultConfig(title, cfg.Version)
+	hc.Info.Description = description
+	hc.Servers = []*huma.Server{{URL: cfg.BaseURL}}
+	hc.OpenAPIPath, hc.DocsPath, hc.SchemasPath = "", "", "" // we serve documents ourselves; huma's docs page needs a CDN
+	hc.CreateHooks = nil                                     // no "$schema" body field, no Link header
+	hc.Components.SecuritySchemes = schemes
+	return &contract{routed: humagin.New(engine, hc), docs: huma.NewAPI(hc, docOnlyAdapter{http.NotFoundHandler()})}
+}
+
+// newContracts creates the three documents on engine.
+func newContracts(engine *gin.Engine, cfg Config) map[Contract]*contract {
+	session := map[string]*huma.SecurityScheme{
+		schemeSessionCookie: {Type: "apiKey", In: "cookie", Name: cfg.SessionCookieName,
+			Description: "The session cookie set by sign-in."},
+		schemeSessionBearer: {Type: "http", Scheme: "bearer",
+			Description: "The session token, for callers that cannot keep cookies."},
+	}
+	keys := map[string]*huma.SecurityScheme{
+		schemeKeyBearer: {Type: "http", Scheme: "bearer", Description: "A service key: Authorization: Bearer gh_sk_…"},
+		schemeKeyHeader: {Type: "apiKey", In: "header", Name: "x-api-key", Description: "A service key in the x-api-key header."},
+	}
+	return map[Contract]*contract{
+		ContractFramework: newContract(engine, cfg, "Gatehouse authentication framework",
+			"Sign-up, sign-in, sessions and the rest of the authentication framework under /api/auth. "+
+				"It speaks Better Auth's wire protocol, so the better-auth client works against it.", session),
+		ContractAuth: newContract(engine, cfg, "Gatehouse auth and admin API",
+			"The service and administration operations together with the authentication framework's.", session),
+		ContractBackend: newContract(engine, cfg, "Gatehouse trusted backend API",
+			"Operations your own backends call server to server with a service key.", keys),
+	}
+}
+
+// register routes op in contract c and documents it in the contracts listed
+// in alsoIn. Error responses are documented in the shape the route really
+// sends: Better Auth's {message, code} under /api/auth, problem+json elsewhere.
+func register[I, O any](s *Server, c Contract, op huma.Operation, h func(context.Context, *I) (*O, error), alsoIn ...Contract) {
+	op.MaxBodyBytes = s.cfg.MaxBodyBytes
+	errorStatuses := append([]int(nil), op.Errors...)
+	op.Errors = nil
+	t := reflect.TypeFor[I]()
+	if t.NumField() > 0 {
+		errorStatuses = append(errorStatuses, http.StatusBadRequest)
+	}
+	errorStatuses = append(errorStatuses, http.StatusInternalServerError)
+
+	document := func(api huma.API) huma.Operation {
+		o := op
+		o.Responses = map[string]*huma.Response{}
+		for k, v := range op.Responses {
+			o.Responses[k] = v
+		}
+		body, ct := reflect.TypeFor[Problem](), "application/problem+json"
+		if isFrameworkPath(op.Path) {
+			body, ct = reflect.TypeFor[FrameworkError](), "application/json"
+		}
+		schema := api.OpenAPI().Components.Schemas.Schema(body, true, body.Name())
+		for _, status := range errorStatuses {
+			o.Responses[strconv.Itoa(status)] = &huma.Response{
+				Description: http.StatusText(status),
+				Content:     map[string]*huma.MediaType{ct: {Schema: schema}},
+			}
+		}
+		return o
+	}
+	huma.Register(s.contracts[c].routed, document(s.contracts[c].routed), h)
+	shareSuccessBody(s.contracts[c].routed, op)
+	for _, other := range alsoIn {
+		huma.Register(s.contracts[other].docs, document(s.contracts[other].docs), h)
+		shareSuccessBody(s.contracts[other].docs, op)
+	}
+}
+
+// shareSuccessBody gives each extra response declared without content (such
+// as readiness's 503) the body schema of the operation's success response:
+// the handler sends the same type with another status.
+func shareSuccessBody(api huma.API, op huma.Operation) {
+	item := api.OpenAPI().Paths[op.Path]
+	if item == nil {
+		return
+	}
+	documented := map[string]*huma.Operation{
+		http.MethodGet: item.Get, http.MethodPost: item.Post, http.MethodPut: item.Put,
+		http.MethodPatch: item.Patch, http.MethodDelete: item.Delete,
+	}[op.Method]
+	if documented == nil {
+		return
+	}
+	success := documented.Responses[strconv.Itoa(documented.DefaultStatus)]
+	if success == nil {
+		success = documented.Responses["200"]
+	}
+	for status, r := range documented.Responses {
+		if r.Content == nil && success != nil && status != "204" {
+			r.Content = success.Content
+		}
+	}
+}
+
+// freeze marshals each document once all routes are registered.
+func (s *Server) freeze() {
+	for _, c := range s.contracts {
+		spec, err := json.Marshal(c.routed.OpenAPI())
+		if err != nil {
+			panic("httpapi: marshal contract: " + err.Error())
+		}
+		c.spec = spec
+	}
+}
+
+func (s *Server) serveSpec(c Contract) gin.HandlerFunc {
+	return func(ctx *gin.Context) {
+		ctx.Header("Cache-Control", "no-cache")
+		ctx.Data(http.StatusOK, "application/json", s.contracts[c].spec)
+	}
+}

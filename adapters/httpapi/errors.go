@@ -1,0 +1,282 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/gin-gonic/gin"
+
+	"github.com/gatehouse/gatehouse/domain"
+)
+
+// statusFor is the only place a domain.Kind becomes an HTTP status.
+func statusFor(k domain.Kind) int {
+	switch k {
+	case domain.KindInvalid:
+		return http.StatusBadRequest
+	case domain.KindUnauthenticated:
+		return http.StatusUnauthorized
+	case domain.KindForbidden:
+		return http.StatusForbidden
+	case domain.KindNotFound:
+		return http.StatusNotFound
+	case domain.KindConflict:
+		return http.StatusConflict
+	case domain.KindRateLimited:
+		return http.StatusTooManyRequests
+	case domain.KindUnavailable:
+		return http.StatusServiceUnavailable
+	default:
+		return http.StatusInternalServerError
+	}
+}
+
+// FieldError names one malformed part of a request.
+type FieldError struct {
+	Location string `json:"location" doc:"The malformed part: body.<field>, query.<name>, path.<name> or header.<name>." example:"body.hostname"`
+	Message  string `json:"message" doc:"What is wrong with it. The submitted value is never repeated." example:"expected string"`
+}
+
+// Problem is an RFC 9457 problem document, the error body of the service,
+// admin and trusted routes.
+type Problem struct {
+	Type      string       `json:"type" doc:"A URI identifying the problem type." example:"about:blank"`
+	Title     string       `json:"title" doc:"The HTTP status text." example:"Bad Request"`
+	Status    int          `json:"status" doc:"The HTTP status code." example:"400"`
+	Detail    string       `json:"detail,omitempty" doc:"What went wrong, safe to show." example:"The request is malformed."`
+	Code      string       `json:"code" doc:"A stable machine-readable code (area.reason)." example:"request.invalid"`
+	Errors    []FieldError `json:"errors,omitempty" doc:"Each malformed part of the request."`
+	RequestID string       `json:"requestId,omitempty" doc:"The request's id, also in the X-Request-Id header." example:"01HZY5K1N8M6X8Q6"`
+}
+
+// Error implements error.
+func (p *Problem) Error() string { return p.Detail }
+
+// GetStatus implements huma.StatusError.
+func (p *Problem) GetStatus() int { return p.Status }
+
+// ContentType implements huma.ContentTypeFilter: problems are problem+json.
+func (p *Problem) ContentType(string) string { return "application/problem+json" }
+
+// FrameworkError is the error body of the authentication framework routes,
+// exactly as Better Auth sends it, so the better-auth client reads its code.
+type FrameworkError struct {
+	Message string `json:"message" doc:"What went wrong, safe to show." example:"Invalid email or password"`
+	Code    string `json:"code,omitempty" doc:"An UPPER_SNAKE code the better-auth client compares against." example:"INVALID_EMAIL_OR_PASSWORD"`
+	status  int
+}
+
+// Error implements error.
+func (e *FrameworkError) Error() string { return e.Message }
+
+// GetStatus implements huma.StatusError.
+func (e *FrameworkError) GetStatus() int { return e.status }
+
+// rendered is what either body becomes before it is written.
+type rendered interface {
+	huma.StatusError
+}
+
+// isFrameworkPath reports whether path belongs to the authentication
+// framework, whose errors follow Better Auth's wire format.
+func isFrameworkPath(path string) bool {
+	return path == frameworkBase || strings.HasPrefix(path, frameworkBase+"/")
+}
+
+// renderError turns any error into the body for the route at path. Causes are
+// logged here, once, and never sent.
+func renderError(ctx context.Context, logger *slog.Logger, path string, err error) rendered {
+	var de *domain.Error
+	if !errors.As(err, &de) {
+		de = domain.Internal("unclassified", err)
+	}
+	status := statusFor(de.Kind)
+	logError(ctx, logger, status, de)
+	if de.Kind == domain.KindInternal {
+		// Never send an internal message, whatever its author put in it.
+		de = &domain.Error{Kind: domain.KindInternal, Code: "internal", Message: "internal error"}
+	}
+	return renderStatus(ctx, path, status, de.Code, de.Message, de.Fields)
+}
+
+// renderStatus builds the body for a status decided outside the domain (an
+// unknown route, an oversized body, a validation failure in the edge).
+func renderStatus(ctx context.Context, path string, status int, code, message string, fields []domain.FieldViolation) rendered {
+	if message == "" {
+		message = http.StatusText(status)
+	}
+	if isFrameworkPath(path) {
+		if code == "" || strings.Contains(code, ".") {
+			code = frameworkCodeFor(status)
+		}
+		if len(fields) > 0 {
+			parts := make([]string, len(fields))
+			for i, f := range fields {
+				parts[i] = "[" + f.Location + "] " + f.Message
+			}
+			message = strings.Join(parts, "; ")
+		}
+		return &FrameworkError{Message: message, Code: code, status: status}
+	}
+	if code == "" || !strings.Contains(code, ".") {
+		code = problemCodeFor(status, code)
+	}
+	p := &Problem{Type: "about:blank", Title: http.StatusText(status), Status: status, Detail: message, Code: code, RequestID: RequestIDFrom(ctx)}
+	for _, f := range fields {
+		p.Errors = append(p.Errors, FieldError(f))
+	}
+	return p
+}
+
+// frameworkCodeFor gives edge-decided framework errors Better Auth's codes.
+func frameworkCodeFor(status int) string {
+	switch status {
+	case http.StatusBadRequest:
+		return "VALIDATION_ERROR"
+	case http.StatusUnauthorized:
+		return "UNAUTHORIZED"
+	case http.StatusForbidden:
+		return "FORBIDDEN"
+	case http.StatusNotFound:
+		return "NOT_FOUND"
+	case http.StatusRequestEntityTooLarge:
+		return "PAYLOAD_TOO_LARGE"
+	case http.StatusUnsupportedMediaType:
+		return "UNSUPPORTED_MEDIA_TYPE"
+	case http.StatusTooManyRequests:
+		return "TOO_MANY_REQUESTS"
+	case http.StatusServiceUnavailable:
+		return "SERVICE_UNAVAILABLE"
+	default:
+		return "INTERNAL_SERVER_ERROR"
+	}
+}
+
+// problemCodeFor gives edge-decided problems a stable area.reason code. A
+// framework-style code (UPPER_SNAKE) is lower-cased into the request area.
+func problemCodeFor(status int, code string) string {
+	if code != "" {
+		return "request." + strings.ToLower(code)
+	}
+	switch status {
+	case http.StatusBadRequest:
+		return "request.invalid"
+	case http.StatusUnauthorized:
+		return "auth.unauthenticated"
+	case http.StatusForbidden:
+		return "auth.forbidden"
+	case http.StatusNotFound:
+		return "route.not_found"
+	case http.StatusMethodNotAllowed:
+		return "route.method_not_allowed"
+	case http.StatusRequestEntityTooLarge:
+		return "request.too_large"
+	case http.StatusUnsupportedMediaType:
+		return "request.unsupported_media_type"
+	case http.StatusNotAcceptable:
+		return "request.not_acceptable"
+	case http.StatusTooManyRequests:
+		return "request.rate_limited"
+	case http.StatusServiceUnavailable:
+		return "service.unavailable"
+	default:
+		return "internal"
+	}
+}
+
+func logError(ctx context.Context, logger *slog.Logger, status int, de *domain.Error) {
+	attrs := []slog.Attr{
+		slog.String("request_id", RequestIDFrom(ctx)), slog.Int("status", status),
+		slog.String("kind", de.Kind.String()), slog.String("code", de.Code),
+	}
+	if de.Err != nil {
+		attrs = append(attrs, slog.String("cause", de.Err.Error()))
+	}
+	level := slog.LevelWarn
+	if status >= 500 {
+		level = slog.LevelError
+	}
+	logger.LogAttrs(ctx, level, "request failed", attrs...)
+}
+
+// writeGinError renders err for routes outside Huma (unknown routes, the body
+// limit, panics) in the same shapes Huma routes use.
+func writeGinError(c *gin.Context, body rendered) {
+	ct := "application/json"
+	if _, ok := body.(*Problem); ok {
+		ct = "application/problem+json"
+	}
+	c.Header("Content-Type", ct)
+	c.AbortWithStatusJSON(body.GetStatus(), body)
+}
+
+var installHumaErrorsOnce sync.Once
+
+// installHumaErrors routes every error Huma produces (validation, decoding,
+// body size, handler errors) through renderError/renderStatus. Huma keeps the
+// hook in a package variable, so it is installed once per process; the logger
+// travels in the request context.
+func installHumaErrors() {
+	installHumaErrorsOnce.Do(func() {
+		huma.NewError = func(status int, msg string, errs ...error) huma.StatusError {
+			return renderStatus(context.Background(), "", status, "", msg, nil)
+		}
+		huma.NewErrorWithContext = func(hctx huma.Context, status int, msg string, errs ...error) huma.StatusError {
+			ctx, path := context.Background(), ""
+			if hctx != nil {
+				ctx = hctx.Context()
+				if op := hctx.Operation(); op != nil {
+					path = op.Path
+				}
+			}
+			for _, err := range errs {
+				var de *domain.Error
+				if errors.As(err, &de) {
+					return renderError(ctx, loggerFrom(ctx), path, err)
+				}
+			}
+			if status >= 500 {
+				var cause error = errors.New(msg)
+				if len(errs) > 0 {
+					cause = errors.Join(errs...)
+				}
+				return renderError(ctx, loggerFrom(ctx), path, domain.Internal("huma", cause))
+			}
+			return humaClientError(ctx, path, status, msg, errs)
+		}
+	})
+}
+
+// humaClientError renders Huma's own 4xx errors. Validation failures (422)
+// become 400s naming each malformed part; values Huma would echo are dropped.
+func humaClientError(ctx context.Context, path string, status int, msg string, errs []error) rendered {
+	var fields []domain.FieldViolation
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		var d huma.ErrorDetailer
+		if errors.As(err, &d) {
+			detail := d.ErrorDetail()
+			fields = append(fields, domain.FieldViolation{Location: detail.Location, Message: detail.Message})
+			continue
+		}
+		fields = append(fields, domain.FieldViolation{Location: "body", Message: "malformed"})
+	}
+	code := ""
+	switch status {
+	case http.StatusUnprocessableEntity:
+		status, msg = http.StatusBadRequest, "The request is malformed."
+	case http.StatusBadRequest:
+		msg = "The request is malformed."
+		if isFrameworkPath(path) && len(fields) > 0 && fields[0].Location == "body" {
+			code, msg, fields = "BAD_REQUEST", "Invalid JSON in request body", nil
+		}
+	}
+	return renderStatus(ctx, path, status, code, msg, fields)
+}

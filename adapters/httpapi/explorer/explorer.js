@@ -1,0 +1,19 @@
+// Gatehouse API explorer: Swagger UI over the three published contracts.
+// Everything it loads is served by Gatehouse itself, so it works offline.
+window.addEventListener("load", function () {
+  window.ui = SwaggerUIBundle({
+    urls: [
+      { url: "/api/auth-openapi.json", name: "Auth and admin" },
+      { url: "/api/auth/open-api/generate-schema", name: "Authentication framework" },
+      { url: "/api/backend-openapi.json", name: "Trusted backend" }
+    ],
+    "urls.primaryName": "Auth and admin",
+    dom_id: "#swagger-ui",
+    deepLinking: true,
+    validatorUrl: null, // the default validator badge calls an outside service
+    withCredentials: true,
+    presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+    plugins: [SwaggerUIBundle.plugins.DownloadUrl],
+    layout: "StandaloneLayout"
+  });
+});

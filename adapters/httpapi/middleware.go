@@ -1,0 +1,170 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/gin-gonic/gin"
+)
+
+type ctxKey int
+
+const (
+	requestIDKey ctxKey = iota
+	loggerKey
+)
+
+// RequestIDHeader carries the request id in both directions.
+const RequestIDHeader = "X-Request-Id"
+
+// RequestIDFrom returns the request id stored in ctx, or "".
+func RequestIDFrom(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey).(string)
+	return id
+}
+
+func loggerFrom(ctx context.Context) *slog.Logger {
+	if l, ok := ctx.Value(loggerKey).(*slog.Logger); ok {
+		return l
+	}
+	return slog.Default()
+}
+
+// isSafeRequestID reports whether a caller's request id may be adopted: short,
+// and only characters that cannot forge log lines or headers.
+func isSafeRequestID(id string) bool {
+	if id == "" || len(id) > 64 {
+		return false
+	}
+	for _, r := range id {
+		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' || r == ':'
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func newRequestID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// requestContext adopts or creates the request id, echoes it, and puts it and
+// the logger in the request context for everything downstream.
+func requestContext(logger *slog.Logger) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		id := c.GetHeader(RequestIDHeader)
+		if !isSafeRequestID(id) {
+			id = newRequestID()
+		}
+		c.Header(RequestIDHeader, id)
+		ctx := context.WithValue(c.Request.Context(), requestIDKey, id)
+		ctx = context.WithValue(ctx, loggerKey, logger.With(slog.String("request_id", id)))
+		c.Request = c.Request.WithContext(ctx)
+		c.Next()
+	}
+}
+
+// accessLog writes one line per request. It logs the route template, never
+// the raw path or query (tokens travel in both), and no header or body: no
+// cookie, key, password or token can reach the log through it.
+func accessLog(logger *slog.Logger) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		start := time.Now()
+		c.Next()
+		status := c.Writer.Status()
+		level := slog.LevelInfo
+		if status >= 500 {
+			level = slog.LevelError
+		}
+		logger.LogAttrs(c.Request.Context(), level, "request",
+			slog.String("request_id", RequestIDFrom(c.Request.Context())),
+			slog.String("method", c.Request.Method),
+			slog.String("route", c.FullPath()),
+			slog.Int("status", status),
+			slog.Int("bytes", c.Writer.Size()),
+			slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
+			slog.String("client_ip", c.ClientIP()),
+		)
+	}
+}
+
+// recovery turns a panic into a 500 with no internals, logged with the
+// request id and stack. http.ErrAbortHandler is re-raised, as net/http expects.
+func recovery(logger *slog.Logger) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		defer func() {
+			rec := recover()
+			if rec == nil {
+				return
+			}
+			if err, ok := rec.(error); ok && errors.Is(err, http.ErrAbortHandler) {
+				panic(rec)
+			}
+			ctx := c.Request.Context()
+			logger.LogAttrs(ctx, slog.LevelError, "panic",
+				slog.String("request_id", RequestIDFrom(ctx)),
+				slog.String("panic", fmt.Sprint(rec)),
+				slog.String("stack", string(debug.Stack())))
+			if c.Writer.Written() {
+				c.Abort()
+				return
+			}
+			writeGinError(c, renderStatus(ctx, c.Request.URL.Path, http.StatusInternalServerError, "internal", "internal error", nil))
+		}()
+		c.Next()
+	}
+}
+
+// The content security policies. API responses are data and may run nothing;
+// the explorer page runs only its own scripts.
+const (
+	apiCSP      = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+	explorerCSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+		"connect-src 'self'; font-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'; object-src 'none'"
+)
+
+// securityHeaders sets the headers every response carries. Cache-Control
+// defaults to no-store, since most answers concern a session or a key;
+// cacheable routes (explorer assets) override it.
+func securityHeaders(https bool) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		h := c.Writer.Header()
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Content-Security-Policy", apiCSP)
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Cross-Origin-Opener-Policy", "same-origin")
+		h.Set("Cache-Control", "no-store")
+		if https {
+			h.Set("Strict-Transport-Security", "max-age=31536000; includeSubDomains")
+		}
+		c.Next()
+	}
+}
+
+// bodyLimit refuses bodies over max bytes with 413 before anything reads them,
+// and caps bodies of unknown length as they are read.
+func bodyLimit(max int64) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if c.Request.ContentLength > max {
+			writeGinError(c, renderStatus(c.Request.Context(), c.Request.URL.Path, http.StatusRequestEntityTooLarge, "",
+				fmt.Sprintf("The request body is larger than %d bytes.", max), nil))
+			return
+		}
+		if c.Request.Body != nil && c.Request.Body != http.NoBody {
+			// One byte of slack: Huma reports 413 itself when a body reaches the limit.
+			c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, max+1)
+		}
+		c.Next()
+	}
+}

@@ -1,0 +1,35 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
+)
+
+// addRoutes lists every route. API operations go through register, which puts
+// them in their contracts; the few routes outside any contract are the
+// documents themselves and the explorer.
+func (s *Server) addRoutes() {
+	q := s.app.Queries
+
+	register(s, ContractFramework, huma.Operation{
+		OperationID: "ok", Method: http.MethodGet, Path: frameworkBase + "/ok",
+		Summary: "Liveness", Tags: []string{"Health"},
+		Description: "Answers 200 while the process serves requests. It never touches the database or any other dependency.",
+	}, ok, ContractAuth)
+
+	register(s, ContractAuth, huma.Operation{
+		OperationID: "ready", Method: http.MethodGet, Path: "/api/health/ready",
+		Summary: "Readiness", Tags: []string{"Health"},
+		Description: "Answers 200 when the database answers, 503 when it does not.",
+		Responses: map[string]*huma.Response{
+			"503": {Description: "A dependency is down; the body says which."},
+		},
+	}, ready(q.Readiness), ContractBackend)
+
+	// Outside the contracts: the documents and the explorer.
+	s.engine.GET(frameworkSpecPath, s.serveSpec(ContractFramework))
+	s.engine.GET(authSpecPath, s.serveSpec(ContractAuth))
+	s.engine.GET(backendSpecPath, s.serveSpec(ContractBackend))
+	s.addExplorer()
+}

@@ -1,0 +1,127 @@
+package httpapi
+
+import (
+	"log/slog"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/gatehouse/gatehouse/application"
+)
+
+// Config is what the HTTP edge needs to know about its deployment.
+type Config struct {
+	// BaseURL is the public origin, such as https://id.example.com, without a trailing slash.
+	BaseURL string
+	// Version is reported in the contracts.
+	Version string
+	// MaxBodyBytes is the largest request body accepted; larger ones get 413.
+	MaxBodyBytes int64
+	// SessionCookieName is the session cookie's name, documented in the contracts.
+	SessionCookieName string
+}
+
+// Server is Gatehouse's HTTP handler.
+type Server struct {
+	cfg       Config
+	app       *application.Application
+	logger    *slog.Logger
+	engine    *gin.Engine
+	contracts map[Contract]*contract
+}
+
+// Route is one routed method and path, with parameters written {name} as in
+// the contracts.
+type Route struct {
+	Method string
+	Path   string
+}
+
+// NewServer builds the gin engine, its middleware, the three contracts and
+// every route.
+func NewServer(cfg Config, app *application.Application, logger *slog.Logger) *Server {
+	if app == nil || logger == nil {
+		panic("httpapi: nil dependency")
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = 1 << 20
+	}
+	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	installHumaErrors()
+	gin.SetMode(gin.ReleaseMode)
+	engine := gin.New()
+	engine.RedirectTrailingSlash = false // Better Auth answers 404, not a redirect
+	engine.RedirectFixedPath = false
+	engine.HandleMethodNotAllowed = true
+	engine.ContextWithFallback = true
+	_ = engine.SetTrustedProxies(nil) // forwarding headers are ignored until proxies are configured
+
+	engine.Use(
+		requestContext(logger),
+		recovery(logger),
+		accessLog(logger),
+		securityHeaders(strings.HasPrefix(cfg.BaseURL, "https://")),
+		bodyLimit(cfg.MaxBodyBytes),
+	)
+	s := &Server{cfg: cfg, app: app, logger: logger, engine: engine, contracts: newContracts(engine, cfg)}
+	s.addRoutes()
+	s.freeze()
+	engine.NoRoute(s.notFound)
+	engine.NoMethod(s.methodNotAllowed)
+	return s
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.engine.ServeHTTP(w, r) }
+
+// Routes lists every routed method and path, sorted.
+func (s *Server) Routes() []Route {
+	var out []Route
+	for _, r := range s.engine.Routes() {
+		segs := strings.Split(r.Path, "/")
+		for i, seg := range segs {
+			if strings.HasPrefix(seg, ":") || strings.HasPrefix(seg, "*") {
+				segs[i] = "{" + seg[1:] + "}"
+			}
+		}
+		out = append(out, Route{Method: r.Method, Path: strings.Join(segs, "/")})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Path != out[j].Path {
+			return out[i].Path < out[j].Path
+		}
+		return out[i].Method < out[j].Method
+	})
+	return out
+}
+
+// notFound answers unknown routes: an empty 404 under /api/auth, as Better
+// Auth does, and a problem elsewhere.
+func (s *Server) notFound(c *gin.Context) {
+	if isFrameworkPath(c.Request.URL.Path) {
+		emptyNotFound(c)
+		return
+	}
+	writeGinError(c, renderStatus(c.Request.Context(), c.Request.URL.Path, http.StatusNotFound, "", "No route matches this path.", nil))
+}
+
+// methodNotAllowed answers a known path with the wrong method: like an unknown
+// route under /api/auth (Better Auth does not send 405), a 405 problem elsewhere.
+func (s *Server) methodNotAllowed(c *gin.Context) {
+	if isFrameworkPath(c.Request.URL.Path) {
+		c.Writer.Header().Del("Allow")
+		emptyNotFound(c)
+		return
+	}
+	writeGinError(c, renderStatus(c.Request.Context(), c.Request.URL.Path, http.StatusMethodNotAllowed, "", "This path does not accept this method.", nil))
+}
+
+// emptyNotFound writes a 404 with no body. Writing the header now stops gin
+// from adding its own "404 page not found" text.
+func emptyNotFound(c *gin.Context) {
+	c.Status(http.StatusNotFound)
+	c.Writer.WriteHeaderNow()
+	c.Abort()
+}

@@ -1,0 +1,2 @@
+// Package query holds the read-only use cases.
+package query

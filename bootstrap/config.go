@@ -1,0 +1,246 @@
+package bootstrap
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Environment is development or production. Production refuses unsafe settings.
+type Environment string
+
+// The environments.
+const (
+	Development Environment = "development"
+	Production  Environment = "production"
+)
+
+// Config is Gatehouse's whole configuration.
+type Config struct {
+	Env             Environment
+	BaseURL         string // public origin, no trailing slash
+	Addr            string
+	DataDir         string
+	DatabaseURL     string
+	Secrets         []string // the first signs; all verify
+	SecretSource    string   // where the secrets came from, for the start-up line
+	TrustedOrigins  []string
+	CookiePrefix    string
+	LogLevel        slog.Level
+	MaxBodyBytes    int64
+	ShutdownTimeout time.Duration
+}
+
+// ConfigError names the setting that is wrong.
+type ConfigError struct {
+	Var string // the environment variable, e.g. GATEHOUSE_BASE_URL
+	Msg string
+}
+
+func (e *ConfigError) Error() string { return "configuration: " + e.Var + ": " + e.Msg }
+
+// MinSecretBytes is the shortest secret production accepts.
+const MinSecretBytes = 32
+
+type setting struct {
+	env, flag, def, usage string
+	secret            bool
+}
+
+// settings lists every setting once: its variable, its flag, its default and
+// what it means. README's table and -help come from the same facts.
+var settings = []setting{
+	{"GATEHOUSE_ENV", "env", "development", "development or production (production refuses unsafe settings)", false},
+	{"GATEHOUSE_BASE_URL", "base-url", "http://localhost:8080", "public URL of the service", false},
+	{"GATEHOUSE_ADDR", "addr", ":8080", "listen address", false},
+	{"GATEHOUSE_DATA_DIR", "data-dir", "./data", "directory for the SQLite database and the generated development secret", false},
+	{"GATEHOUSE_DATABASE_URL", "database-url", "", "postgres://… for PostgreSQL; sqlite:PATH or a path for SQLite (default: DATA_DIR/gatehouse.db)", false},
+	{"GATEHOUSE_SECRET", "secret", "", "signing secret, at least 32 bytes (generated and kept in DATA_DIR in development)", true},
+	{"GATEHOUSE_SECRETS", "secrets", "", "comma-separated secrets for rotation: the first signs, all verify", true},
+	{"GATEHOUSE_TRUSTED_ORIGINS", "trusted-origins", "", "comma-separated origins allowed to call the framework from browsers", false},
+	{"GATEHOUSE_COOKIE_PREFIX", "cookie-prefix", "gatehouse", "prefix of cookie names (better-auth lets a Better Auth deployment move over)", false},
+	{"GATEHOUSE_LOG_LEVEL", "log-level", "info", "debug, info, warn or error", false},
+	{"GATEHOUSE_MAX_BODY_BYTES", "max-body-bytes", "1048576", "largest request body accepted (413 above)", false},
+	{"GATEHOUSE_SHUTDOWN_TIMEOUT", "shutdown-timeout", "20s", "how long SIGTERM waits for in-flight requests", false},
+}
+
+// LoadConfig reads settings from flags in args, then the environment through
+// getenv, then the defaults. It validates everything and returns the first
+// problem as a *ConfigError. It touches no file: see EnsureSecrets.
+func LoadConfig(name string, args []string, getenv func(string) string, usage io.Writer) (Config, error) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(usage)
+	values := map[string]*string{}
+	for _, s := range settings {
+		def := getenv(s.env)
+		if def == "" {
+			def = s.def
+		}
+		help := s.usage + " (" + s.env + ")"
+		if s.secret {
+			help += "; prefer the variable: flags show in process lists"
+		}
+		values[s.env] = fs.String(s.flag, def, help)
+	}
+	if err := fs.Parse(args); err != nil {
+		return Config{}, err
+	}
+	if fs.NArg() > 0 {
+		return Config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	get := func(env string) string { return strings.TrimSpace(*values[env]) }
+	return buildConfig(get)
+}
+
+func buildConfig(get func(string) string) (Config, error) {
+	var c Config
+	switch env := Environment(get("GATEHOUSE_ENV")); env {
+	case Development, Production:
+		c.Env = env
+	default:
+		return c, &ConfigError{"GATEHOUSE_ENV", "must be development or production"}
+	}
+	base, err := parseBaseURL(get("GATEHOUSE_BASE_URL"))
+	if err != nil {
+		return c, &ConfigError{"GATEHOUSE_BASE_URL", err.Error()}
+	}
+	if c.Env == Production && !strings.HasPrefix(base, "https://") {
+		return c, &ConfigError{"GATEHOUSE_BASE_URL", "must be an https URL in production"}
+	}
+	c.BaseURL = base
+	if c.Addr = get("GATEHOUSE_ADDR"); c.Addr == "" {
+		return c, &ConfigError{"GATEHOUSE_ADDR", "must not be empty"}
+	}
+	if c.DataDir = get("GATEHOUSE_DATA_DIR"); c.DataDir == "" {
+		return c, &ConfigError{"GATEHOUSE_DATA_DIR", "must not be empty"}
+	}
+	c.DatabaseURL = get("GATEHOUSE_DATABASE_URL")
+	if c.DatabaseURL == "" {
+		c.DatabaseURL = "sqlite:" + filepath.Join(c.DataDir, "gatehouse.db")
+	}
+	if err := checkDatabaseURL(c.DatabaseURL); err != nil {
+		return c, &ConfigError{"GATEHOUSE_DATABASE_URL", err.Error()}
+	}
+	if err := c.loadSecrets(get("GATEHOUSE_SECRET"), get("GATEHOUSE_SECRETS")); err != nil {
+		return c, err
+	}
+	if c.TrustedOrigins, err = parseOrigins(get("GATEHOUSE_TRUSTED_ORIGINS")); err != nil {
+		return c, &ConfigError{"GATEHOUSE_TRUSTED_ORIGINS", err.Error()}
+	}
+	c.CookiePrefix = get("GATEHOUSE_COOKIE_PREFIX")
+	if !isToken(c.CookiePrefix) {
+		return c, &ConfigError{"GATEHOUSE_COOKIE_PREFIX", "must be letters, digits, '-', '_' or '.'"}
+	}
+	if err := c.LogLevel.UnmarshalText([]byte(get("GATEHOUSE_LOG_LEVEL"))); err != nil {
+		return c, &ConfigError{"GATEHOUSE_LOG_LEVEL", "must be debug, info, warn or error"}
+	}
+	if c.MaxBodyBytes, err = strconv.ParseInt(get("GATEHOUSE_MAX_BODY_BYTES"), 10, 64); err != nil || c.MaxBodyBytes < 1024 || c.MaxBodyBytes > 64<<20 {
+		return c, &ConfigError{"GATEHOUSE_MAX_BODY_BYTES", "must be a whole number of bytes from 1024 to 67108864"}
+	}
+	if c.ShutdownTimeout, err = time.ParseDuration(get("GATEHOUSE_SHUTDOWN_TIMEOUT")); err != nil || c.ShutdownTimeout <= 0 {
+		return c, &ConfigError{"GATEHOUSE_SHUTDOWN_TIMEOUT", "must be a positive duration such as 20s"}
+	}
+	return c, nil
+}
+
+func (c *Config) loadSecrets(single, list string) error {
+	switch {
+	case single != "" && list != "":
+		return &ConfigError{"GATEHOUSE_SECRETS", "set either GATEHOUSE_SECRET or GATEHOUSE_SECRETS, not both"}
+	case single != "":
+		c.Secrets, c.SecretSource = []string{single}, "GATEHOUSE_SECRET"
+	case list != "":
+		for _, s := range strings.Split(list, ",") {
+			if s = strings.TrimSpace(s); s == "" {
+				return &ConfigError{"GATEHOUSE_SECRETS", "has an empty entry"}
+			}
+			c.Secrets = append(c.Secrets, s)
+		}
+		c.SecretSource = "GATEHOUSE_SECRETS"
+	}
+	if len(c.Secrets) == 0 && c.Env == Production {
+		return &ConfigError{"GATEHOUSE_SECRET", "must be set in production (at least 32 bytes; e.g. openssl rand -base64 48)"}
+	}
+	for _, s := range c.Secrets {
+		if c.Env == Production && len(s) < MinSecretBytes {
+			return &ConfigError{c.SecretSource, fmt.Sprintf("each secret must be at least %d bytes in production", MinSecretBytes)}
+		}
+	}
+	return nil
+}
+
+func parseBaseURL(s string) (string, error) {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", errors.New("must be an absolute http or https URL")
+	}
+	if u.User != nil || u.RawQuery != "" || u.Fragment != "" || (u.Path != "" && u.Path != "/") {
+		return "", errors.New("must be an origin (scheme, host and optional port) with no path, query or credentials")
+	}
+	return u.Scheme + "://" + u.Host, nil
+}
+
+func parseOrigins(s string) ([]string, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []string
+	for _, o := range strings.Split(s, ",") {
+		norm, err := parseBaseURL(strings.TrimSpace(o))
+		if err != nil {
+			return nil, fmt.Errorf("entry %d: %w", len(out)+1, err)
+		}
+		out = append(out, norm)
+	}
+	return out, nil
+}
+
+func checkDatabaseURL(s string) error {
+	lower := strings.ToLower(s)
+	if strings.Contains(lower, "://") && !strings.HasPrefix(lower, "postgres://") && !strings.HasPrefix(lower, "postgresql://") {
+		return errors.New("must be postgres://…, sqlite:PATH or a file path")
+	}
+	if strings.HasPrefix(lower, "postgres") {
+		if _, err := url.Parse(s); err != nil {
+			return errors.New("is not a valid URL")
+		}
+	}
+	return nil
+}
+
+func isToken(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// SessionCookieName is the session cookie's name for this configuration.
+func (c Config) SessionCookieName() string {
+	name := c.CookiePrefix + ".session_token"
+	if strings.HasPrefix(c.BaseURL, "https://") {
+		name = "__Secure-" + name
+	}
+	return name
+}
+
+// Settings describes every setting, for documentation.
+func Settings() [][4]string {
+	out := make([][4]string, len(settings))
+	for i, s := range settings {
+		out[i] = [4]string{s.env, "--" + s.flag, s.def, s.usage}
+	}
+	return out
+}

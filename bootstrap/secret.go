@@ -1,0 +1,66 @@
+package bootstrap
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// secretFile is where development keeps its generated secret.
+const secretFile = "secret"
+
+// EnsureSecrets gives a development configuration without a secret one that
+// survives restarts: read from DATA_DIR/secret, or generated there (0600) on
+// first start. Production never gets here without a secret (LoadConfig
+// refuses), and a configured secret is never written anywhere.
+func EnsureSecrets(c *Config) error {
+	if len(c.Secrets) > 0 {
+		return nil
+	}
+	if c.Env == Production {
+		return &ConfigError{"GATEHOUSE_SECRET", "must be set in production"}
+	}
+	path := filepath.Join(c.DataDir, secretFile)
+	b, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		s := strings.TrimSpace(string(b))
+		if len(s) < MinSecretBytes {
+			return &ConfigError{"GATEHOUSE_DATA_DIR", fmt.Sprintf("%s holds a secret shorter than %d bytes", path, MinSecretBytes)}
+		}
+		c.Secrets, c.SecretSource = []string{s}, path
+		return nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return &ConfigError{"GATEHOUSE_DATA_DIR", "cannot read " + path + ": " + err.Error()}
+	}
+	if err := os.MkdirAll(c.DataDir, 0o700); err != nil {
+		return &ConfigError{"GATEHOUSE_DATA_DIR", "cannot create the directory: " + err.Error()}
+	}
+	var raw [48]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return err
+	}
+	s := base64.RawURLEncoding.EncodeToString(raw[:])
+	// O_EXCL: if two processes race, one writes and the other fails and re-reads.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return EnsureSecrets(c)
+	}
+	if err != nil {
+		return &ConfigError{"GATEHOUSE_DATA_DIR", "cannot write " + path + ": " + err.Error()}
+	}
+	if _, err := f.WriteString(s + "\n"); err != nil {
+		_ = f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	c.Secrets, c.SecretSource = []string{s}, path+" (generated)"
+	return nil
+}

@@ -1,0 +1,41 @@
+//go:build wireinject
+
+package bootstrap
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/google/wire"
+
+	"github.com/gatehouse/gatehouse/adapters/gormstore"
+	"github.com/gatehouse/gatehouse/adapters/httpapi"
+	"github.com/gatehouse/gatehouse/adapters/memory"
+	"github.com/gatehouse/gatehouse/adapters/system"
+	"github.com/gatehouse/gatehouse/application"
+	"github.com/gatehouse/gatehouse/application/query"
+)
+
+// applicationSet provides every use case. It lives here, not in application,
+// because application may not import wire.
+var applicationSet = wire.NewSet(
+	query.NewReadinessHandler,
+	wire.Struct(new(application.Commands), "*"),
+	wire.Struct(new(application.Queries), "*"),
+	wire.Struct(new(application.Application), "*"),
+)
+
+var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set)
+
+// InitializeSQL wires Gatehouse on SQLite or PostgreSQL, chosen from the
+// database URL; migrations run before it returns. The cleanup closes the pool.
+func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, func(), error) {
+	wire.Build(applicationSet, edgeSet, databaseURL, gormstore.Open, gormstore.Set)
+	return nil, nil, nil
+}
+
+// InitializeMemory wires Gatehouse on in-memory adapters.
+func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
+	wire.Build(applicationSet, edgeSet, memory.Set)
+	return nil, nil, nil
+}

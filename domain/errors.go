@@ -140,5 +140,5 @@ func NotFound(code, thing string) *Error {
 
 // Internal wraps an unexpected cause. The op names where it happened, for logs.
 func Internal(op string, err error) *Error {
-	return &Error{Kind: KindInternal, Code: "internal", Message: "internal error", Err: fmt.Errorf("%s: %w", op, err)}
+	return &Error{Kind: KindInternal, Code: "server.internal", Message: "internal error", Err: fmt.Errorf("%s: %w", op, err)}
 }

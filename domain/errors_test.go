@@ -42,7 +42,7 @@ func TestError_message_hides_nothing_from_logs(t *testing.T) {
 	if !errors.Is(err, cause) {
 		t.Fatal("cause not reachable through Unwrap")
 	}
-	if got := err.Error(); got != "internal: internal error: users.get: dial tcp: refused" {
+	if got := err.Error(); got != "server.internal: internal error: users.get: dial tcp: refused" {
 		t.Fatalf("Error() = %q", got)
 	}
 }

@@ -99,7 +99,7 @@ func renderError(ctx context.Context, logger *slog.Logger, path string, err erro
 	logError(ctx, logger, status, de)
 	if de.Kind == domain.KindInternal {
 		// Never send an internal message, whatever its author put in it.
-		de = &domain.Error{Kind: domain.KindInternal, Code: "internal", Message: "internal error"}
+		de = &domain.Error{Kind: domain.KindInternal, Code: "server.internal", Message: "internal error"}
 	}
 	return renderStatus(ctx, path, status, de.Code, de.Message, de.Fields)
 }
@@ -185,7 +185,7 @@ func problemCodeFor(status int, code string) string {
 	case http.StatusServiceUnavailable:
 		return "service.unavailable"
 	default:
-		return "internal"
+		return "server.internal"
 	}
 }
 

@@ -119,7 +119,7 @@ func recovery(logger *slog.Logger) gin.HandlerFunc {
 				c.Abort()
 				return
 			}
-			writeGinError(c, renderStatus(ctx, c.Request.URL.Path, http.StatusInternalServerError, "internal", "internal error", nil))
+			writeGinError(c, renderStatus(ctx, c.Request.URL.Path, http.StatusInternalServerError, "server.internal", "internal error", nil))
 		}()
 		c.Next()
 	}

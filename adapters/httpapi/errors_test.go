@@ -1,0 +1,217 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/gatehouse/gatehouse/adapters/memory"
+	"github.com/gatehouse/gatehouse/application"
+	"github.com/gatehouse/gatehouse/application/query"
+	"github.com/gatehouse/gatehouse/domain"
+)
+
+func TestStatusFor_every_kind(t *testing.T) {
+	want := map[domain.Kind]int{
+		domain.KindInternal: 500, domain.KindInvalid: 400, domain.KindUnauthenticated: 401,
+		domain.KindForbidden: 403, domain.KindNotFound: 404, domain.KindConflict: 409,
+		domain.KindRateLimited: 429, domain.KindUnavailable: 503,
+	}
+	for _, k := range domain.Kinds {
+		got, ok := want[k]
+		if !ok {
+			t.Fatalf("kind %v has no expected status in this test: add it", k)
+		}
+		if statusFor(k) != got {
+			t.Errorf("statusFor(%v) = %d, want %d", k, statusFor(k), got)
+		}
+	}
+	if statusFor(domain.KindUnauthenticated) == statusFor(domain.KindForbidden) {
+		t.Fatal("401 and 403 merged")
+	}
+}
+
+// newTestServer builds a Server on memory adapters with extra operations that
+// return the error under test.
+func newTestServer(t *testing.T) (*Server, *strings.Builder) {
+	t.Helper()
+	logs := &strings.Builder{}
+	app := &application.Application{Queries: application.Queries{Readiness: query.NewReadinessHandler(memory.NewHealthChecker())}}
+	s := NewServer(Config{BaseURL: "http://localhost:8080", MaxBodyBytes: 4096, SessionCookieName: "gatehouse.session_token"},
+		app, slog.New(slog.NewJSONHandler(logs, nil)))
+	return s, logs
+}
+
+type failInput struct {
+	Kind string `path:"kind"`
+}
+
+type echoInput struct {
+	Limit int `query:"limit" minimum:"1" maximum:"100" default:"10"`
+	Body  struct {
+		Hostname string `json:"hostname" maxLength:"20"`
+		Count    int    `json:"count" minimum:"0"`
+	}
+}
+
+type emptyOutput struct{}
+
+func addErrorRoutes(s *Server) {
+	kinds := map[string]domain.Kind{}
+	for _, k := range domain.Kinds {
+		kinds[k.String()] = k
+	}
+	fail := func(_ context.Context, in *failInput) (*emptyOutput, error) {
+		if in.Kind == "panic" {
+			panic("secret panic detail")
+		}
+		return nil, &domain.Error{Kind: kinds[in.Kind], Code: "test.failure", Message: "it failed",
+			Fields: []domain.FieldViolation{{Location: "body.x", Message: "is wrong"}}, Err: io.ErrUnexpectedEOF}
+	}
+	echo := func(context.Context, *echoInput) (*emptyOutput, error) { return &emptyOutput{}, nil }
+	register(s, ContractAuth, huma.Operation{OperationID: "fail", Method: http.MethodGet, Path: "/api/test/fail/{kind}"}, fail)
+	register(s, ContractFramework, huma.Operation{OperationID: "fail-fw", Method: http.MethodGet, Path: "/api/auth/test/fail/{kind}"}, fail)
+	register(s, ContractAuth, huma.Operation{OperationID: "echo", Method: http.MethodPost, Path: "/api/test/echo"}, echo)
+	register(s, ContractFramework, huma.Operation{OperationID: "echo-fw", Method: http.MethodPost, Path: "/api/auth/test/echo"}, echo)
+}
+
+func serve(s *Server, method, path, body string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, req)
+	return w
+}
+
+func TestErrors_every_kind_in_both_shapes(t *testing.T) {
+	s, logs := newTestServer(t)
+	addErrorRoutes(s)
+	for _, k := range domain.Kinds {
+		t.Run(k.String(), func(t *testing.T) {
+			w := serve(s, http.MethodGet, "/api/test/fail/"+k.String(), "")
+			if w.Code != statusFor(k) {
+				t.Fatalf("status = %d, want %d", w.Code, statusFor(k))
+			}
+			var p Problem
+			if err := json.Unmarshal(w.Body.Bytes(), &p); err != nil || w.Header().Get("Content-Type") != "application/problem+json" {
+				t.Fatalf("not a problem: %v %s", err, w.Body)
+			}
+			if k == domain.KindInternal {
+				if p.Code != "server.internal" || p.Detail != "internal error" || len(p.Errors) != 0 {
+					t.Fatalf("internal error leaks: %s", w.Body)
+				}
+			} else if p.Code != "test.failure" || p.Detail != "it failed" || len(p.Errors) != 1 || p.Errors[0].Location != "body.x" {
+				t.Fatalf("problem = %s", w.Body)
+			}
+			if p.RequestID == "" || p.RequestID != w.Header().Get(RequestIDHeader) {
+				t.Fatalf("requestId %q, header %q", p.RequestID, w.Header().Get(RequestIDHeader))
+			}
+			if strings.Contains(w.Body.String(), "unexpected EOF") {
+				t.Fatal("the cause was sent to the client")
+			}
+
+			w = serve(s, http.MethodGet, "/api/auth/test/fail/"+k.String(), "")
+			var fe map[string]any
+			if err := json.Unmarshal(w.Body.Bytes(), &fe); err != nil || w.Code != statusFor(k) {
+				t.Fatalf("framework: %d %s", w.Code, w.Body)
+			}
+			if len(fe) != 2 || fe["message"] == nil || fe["code"] == nil {
+				t.Fatalf("framework body is not {message, code}: %s", w.Body)
+			}
+		})
+	}
+	if !strings.Contains(logs.String(), "unexpected EOF") {
+		t.Fatal("the cause was not logged")
+	}
+}
+
+func TestErrors_validation_names_each_malformed_part(t *testing.T) {
+	s, _ := newTestServer(t)
+	addErrorRoutes(s)
+	secret := "hunter2-secret-value"
+	tests := []struct {
+		name, path, body string
+		locations        []string
+	}{
+		{"query_out_of_range", "/api/test/echo?limit=500", `{"hostname":"a","count":1}`, []string{"query.limit"}},
+		{"query_not_a_number", "/api/test/echo?limit=" + secret, `{"hostname":"a","count":1}`, []string{"query.limit"}},
+		{"body_field_too_long", "/api/test/echo", `{"hostname":"` + secret + secret + `","count":1}`, []string{"body.hostname"}},
+		{"body_field_wrong_type", "/api/test/echo", `{"hostname":"a","count":"` + secret + `"}`, []string{"body.count"}},
+		{"body_unknown_field", "/api/test/echo", `{"hostname":"a","count":1,"password":"` + secret + `"}`, []string{"body.password"}},
+		{"body_two_problems", "/api/test/echo?limit=0", `{"hostname":"` + secret + secret + `","count":-1}`, []string{"query.limit", "body.hostname", "body.count"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := serve(s, http.MethodPost, tt.path, tt.body)
+			if w.Code != http.StatusBadRequest {
+				t.Fatalf("status = %d, want 400: %s", w.Code, w.Body)
+			}
+			if strings.Contains(w.Body.String(), secret) {
+				t.Fatalf("the submitted value was echoed: %s", w.Body)
+			}
+			var p Problem
+			_ = json.Unmarshal(w.Body.Bytes(), &p)
+			if p.Code != "request.invalid" {
+				t.Fatalf("code = %q", p.Code)
+			}
+			got := map[string]bool{}
+			for _, e := range p.Errors {
+				got[e.Location] = true
+			}
+			for _, loc := range tt.locations {
+				if !got[loc] {
+					t.Fatalf("errors %+v do not name %s", p.Errors, loc)
+				}
+			}
+		})
+	}
+	t.Run("framework_shape", func(t *testing.T) {
+		w := serve(s, http.MethodPost, "/api/auth/test/echo?limit=500", `{"hostname":"a","count":"x"}`)
+		var fe FrameworkError
+		_ = json.Unmarshal(w.Body.Bytes(), &fe)
+		if w.Code != 400 || fe.Code != "VALIDATION_ERROR" || !strings.Contains(fe.Message, "[query.limit]") || !strings.Contains(fe.Message, "[body.count]") {
+			t.Fatalf("framework validation = %d %s", w.Code, w.Body)
+		}
+	})
+	t.Run("malformed_json", func(t *testing.T) {
+		w := serve(s, http.MethodPost, "/api/auth/test/echo", `{"hostname":`)
+		var fe FrameworkError
+		_ = json.Unmarshal(w.Body.Bytes(), &fe)
+		if w.Code != 400 || fe.Code != "BAD_REQUEST" {
+			t.Fatalf("framework malformed JSON = %d %s", w.Code, w.Body)
+		}
+		w = serve(s, http.MethodPost, "/api/test/echo", `{"hostname":`)
+		if w.Code != 400 || !strings.Contains(w.Body.String(), `"location":"body"`) {
+			t.Fatalf("problem malformed JSON = %d %s", w.Code, w.Body)
+		}
+	})
+}
+
+func TestErrors_panic_is_a_500_without_internals(t *testing.T) {
+	s, logs := newTestServer(t)
+	addErrorRoutes(s)
+	w := serve(s, http.MethodGet, "/api/test/fail/panic", "")
+	if w.Code != 500 || strings.Contains(w.Body.String(), "secret panic detail") {
+		t.Fatalf("panic answer = %d %s", w.Code, w.Body)
+	}
+	var p Problem
+	if err := json.Unmarshal(w.Body.Bytes(), &p); err != nil || p.Code != "server.internal" || p.RequestID == "" {
+		t.Fatalf("panic body = %s", w.Body)
+	}
+	if !strings.Contains(logs.String(), "secret panic detail") || !strings.Contains(logs.String(), p.RequestID) {
+		t.Fatalf("panic not logged with its request id:\n%s", logs)
+	}
+	// The server keeps serving.
+	if w := serve(s, http.MethodGet, "/api/auth/ok", ""); w.Code != 200 {
+		t.Fatalf("after a panic /ok = %d", w.Code)
+	}
+}

@@ -1,0 +1,161 @@
+package test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// Ensure unknown routes and wrong methods answer as each contract promises:
+// an empty 404 under /api/auth (as Better Auth does), a problem elsewhere.
+func TestEdge_unknown_routes(t *testing.T) {
+	app := mustStart(t, storeMemory, mustConfig(t, nil))
+	tests := []struct {
+		name, method, path string
+		status             int
+		code               string // "" means an empty body
+	}{
+		{"framework_unknown_path", http.MethodGet, "/api/auth/no-such-route", 404, ""},
+		{"framework_wrong_method", http.MethodPost, "/api/auth/ok", 404, ""},
+		{"framework_trailing_slash", http.MethodGet, "/api/auth/ok/", 404, ""},
+		{"service_unknown_path", http.MethodGet, "/api/no-such-route", 404, "route.not_found"},
+		{"service_wrong_method", http.MethodDelete, "/api/health/ready", 405, "route.method_not_allowed"},
+		{"root_unknown_path", http.MethodGet, "/nothing-here", 404, "route.not_found"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := do(t, app, tt.method, tt.path, "")
+			mustStatus(t, r, tt.status)
+			if tt.code == "" {
+				if len(r.Body) != 0 {
+					t.Fatalf("body = %q, want empty", r.Body)
+				}
+				return
+			}
+			mustProblem(t, r, tt.status, tt.code)
+		})
+	}
+}
+
+// mustProblem checks an RFC 9457 body with code and request id.
+func mustProblem(t *testing.T, r *response, status int, code string) map[string]any {
+	t.Helper()
+	if ct := r.Header.Get("Content-Type"); ct != "application/problem+json" {
+		t.Fatalf("Content-Type = %q, want application/problem+json", ct)
+	}
+	p := r.JSON(t)
+	if p["status"] != float64(status) || p["code"] != code || p["title"] != http.StatusText(status) || p["type"] == nil {
+		t.Fatalf("problem = %s, want status %d code %s", r.Body, status, code)
+	}
+	if p["requestId"] != r.Header.Get("X-Request-Id") || p["requestId"] == "" {
+		t.Fatalf("requestId %v does not match header %q", p["requestId"], r.Header.Get("X-Request-Id"))
+	}
+	return p
+}
+
+// Ensure a caller's request id is adopted only when short and safe.
+func TestEdge_request_id(t *testing.T) {
+	app := mustStart(t, storeMemory, mustConfig(t, nil))
+	tests := []struct {
+		name, sent string
+		adopted    bool
+	}{
+		{"safe_id_is_echoed", "req-123_abc.DEF:9", true},
+		{"absent_id_is_generated", "", false},
+		{"overlong_id_is_replaced", strings.Repeat("a", 65), false},
+		{"unsafe_characters_are_replaced", "abc def\"<x>", false},
+	}
+	seen := map[string]bool{}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := do(t, app, http.MethodGet, "/api/auth/ok", "", "X-Request-Id", tt.sent)
+			got := r.Header.Get("X-Request-Id")
+			if tt.adopted != (got == tt.sent) {
+				t.Fatalf("X-Request-Id = %q for sent %q, adopted want %v", got, tt.sent, tt.adopted)
+			}
+			if got == "" || seen[got] {
+				t.Fatalf("request id %q empty or reused", got)
+			}
+			seen[got] = true
+		})
+	}
+}
+
+// Ensure bodies over the limit get 413 before anything reads them, in each
+// contract's error shape.
+func TestEdge_body_limit(t *testing.T) {
+	app := mustStart(t, storeMemory, mustConfig(t, map[string]string{"GATEHOUSE_MAX_BODY_BYTES": "2048"}))
+	big := `{"x":"` + strings.Repeat("a", 4096) + `"}`
+
+	r := do(t, app, http.MethodPost, "/api/health/ready", big)
+	mustStatus(t, r, http.StatusRequestEntityTooLarge)
+	mustProblem(t, r, 413, "request.too_large")
+
+	r = do(t, app, http.MethodPost, "/api/auth/ok", big)
+	mustStatus(t, r, http.StatusRequestEntityTooLarge)
+	if body := r.JSON(t); body["code"] != "PAYLOAD_TOO_LARGE" || body["message"] == "" {
+		t.Fatalf("framework 413 body = %s", r.Body)
+	}
+}
+
+// Ensure every response carries the security headers, and that API answers
+// are never cached.
+func TestEdge_security_headers(t *testing.T) {
+	app := mustStart(t, storeMemory, mustConfig(t, nil))
+	paths := []string{"/api/auth/ok", "/api/health/ready", "/api/auth-openapi.json", "/api/docs", "/api/auth/missing", "/api/missing"}
+	for _, p := range paths {
+		t.Run(strings.ReplaceAll(p, "/", "_"), func(t *testing.T) {
+			r := do(t, app, http.MethodGet, p, "")
+			h := r.Header
+			if h.Get("X-Content-Type-Options") != "nosniff" {
+				t.Errorf("X-Content-Type-Options = %q", h.Get("X-Content-Type-Options"))
+			}
+			csp := h.Get("Content-Security-Policy")
+			for _, d := range []string{"frame-ancestors 'none'", "base-uri 'none'", "default-src 'none'"} {
+				if !strings.Contains(csp, d) {
+					t.Errorf("CSP %q lacks %s", csp, d)
+				}
+			}
+			if h.Get("Referrer-Policy") == "" {
+				t.Error("no Referrer-Policy")
+			}
+			if h.Get("Strict-Transport-Security") != "" {
+				t.Error("HSTS sent for an http base URL")
+			}
+			if strings.HasPrefix(p, "/api/auth/") || p == "/api/health/ready" {
+				if h.Get("Cache-Control") != "no-store" {
+					t.Errorf("Cache-Control = %q, want no-store", h.Get("Cache-Control"))
+				}
+			}
+		})
+	}
+	t.Run("https_base_url_sends_hsts", func(t *testing.T) {
+		app := mustStart(t, storeMemory, mustConfig(t, map[string]string{"GATEHOUSE_BASE_URL": "https://id.example.com"}))
+		hsts := do(t, app, http.MethodGet, "/api/auth/ok", "").Header.Get("Strict-Transport-Security")
+		if !strings.Contains(hsts, "max-age=31536000") {
+			t.Fatalf("HSTS = %q", hsts)
+		}
+	})
+}
+
+// Ensure the access log records requests but never cookies, keys, tokens,
+// passwords or bodies.
+func TestEdge_logs_hold_no_secrets(t *testing.T) {
+	app := mustStart(t, storeMemory, mustConfig(t, nil))
+	secrets := []string{"cookie-secret-value", "bearer-secret-value", "apikey-secret-value", "password-secret-value", "query-secret-value", "path-secret-value"}
+	do(t, app, http.MethodPost, "/api/auth/sign-in/email?token=query-secret-value", `{"email":"a@example.com","password":"password-secret-value"}`,
+		"Cookie", "gatehouse.session_token=cookie-secret-value",
+		"Authorization", "Bearer bearer-secret-value",
+		"x-api-key", "apikey-secret-value")
+	do(t, app, http.MethodGet, "/api/auth/reset-password/path-secret-value", "")
+	do(t, app, http.MethodGet, "/api/auth/ok?token=query-secret-value", "")
+	logs := app.Logs.String()
+	if !strings.Contains(logs, `"route":"/api/auth/ok"`) {
+		t.Fatalf("access log lacks the request:\n%s", logs)
+	}
+	for _, s := range secrets {
+		if strings.Contains(logs, s) {
+			t.Fatalf("log contains %q:\n%s", s, logs)
+		}
+	}
+}

@@ -1,0 +1,120 @@
+package test
+
+import (
+	"io"
+	"net"
+	"net/url"
+	"sync"
+	"testing"
+
+	"github.com/gatehouse/gatehouse/adapters/gormstore"
+)
+
+// faultProxy sits between Gatehouse and PostgreSQL on loopback. Blackhole
+// makes the database unreachable in the worst way: connections stay open but
+// nothing comes back, so anything that queries hangs until its deadline.
+type faultProxy struct {
+	t        testing.TB
+	ln       net.Listener
+	target   string
+	dbURL    *url.URL
+	mu       sync.Mutex
+	blackout bool
+	conns    []net.Conn
+}
+
+func newFaultProxy(t testing.TB, db gormstore.DatabaseURL) *faultProxy {
+	t.Helper()
+	u, err := url.Parse(string(db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &faultProxy{t: t, ln: ln, target: u.Host, dbURL: u}
+	t.Cleanup(func() { ln.Close(); p.closeAll() })
+	go p.serve()
+	return p
+}
+
+// URL is the database URL that goes through the proxy.
+func (p *faultProxy) URL() string {
+	u := *p.dbURL
+	u.Host = p.ln.Addr().String()
+	return u.String()
+}
+
+func (p *faultProxy) serve() {
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		p.mu.Lock()
+		p.conns = append(p.conns, c)
+		dark := p.blackout
+		p.mu.Unlock()
+		if dark {
+			go io.Copy(io.Discard, c) // accept and swallow: the client waits forever
+			continue
+		}
+		up, err := net.Dial("tcp", p.target)
+		if err != nil {
+			c.Close()
+			continue
+		}
+		p.mu.Lock()
+		p.conns = append(p.conns, up)
+		p.mu.Unlock()
+		go p.pipe(up, c)
+		go p.pipe(c, up)
+	}
+}
+
+// pipe copies while the proxy is up and swallows bytes while it is dark.
+func (p *faultProxy) pipe(dst, src net.Conn) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			p.mu.Lock()
+			dark := p.blackout
+			p.mu.Unlock()
+			if !dark {
+				if _, werr := dst.Write(buf[:n]); werr != nil {
+					return
+				}
+			}
+		}
+		if err != nil {
+			dst.Close()
+			return
+		}
+	}
+}
+
+// Blackhole stops all traffic, on open and new connections alike.
+func (p *faultProxy) Blackhole() {
+	p.mu.Lock()
+	p.blackout = true
+	p.mu.Unlock()
+}
+
+// Restore closes the poisoned connections and lets new ones through.
+func (p *faultProxy) Restore() {
+	p.closeAll()
+	p.mu.Lock()
+	p.blackout = false
+	p.mu.Unlock()
+}
+
+func (p *faultProxy) closeAll() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.conns = nil
+}

@@ -25,7 +25,6 @@ func httpConfig(c Config) httpapi.Config {
 
 func databaseURL(c Config) gormstore.DatabaseURL { return gormstore.DatabaseURL(c.DatabaseURL) }
 
-
 // NewLogger returns the JSON logger every part of Gatehouse logs through.
 func NewLogger(c Config, w interface{ Write([]byte) (int, error) }) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: c.LogLevel}))

@@ -51,7 +51,7 @@ const MinSecretBytes = 32
 
 type setting struct {
 	env, flag, def, usage string
-	secret            bool
+	secret                bool
 }
 
 // settings lists every setting once: its variable, its flag, its default and

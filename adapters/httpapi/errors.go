@@ -66,8 +66,8 @@ func (p *Problem) ContentType(string) string { return "application/problem+json"
 // FrameworkError is the error body of the authentication framework routes,
 // exactly as Better Auth sends it, so the better-auth client reads its code.
 type FrameworkError struct {
-	Message string `json:"message" doc:"What went wrong, safe to show." example:"Invalid email or password"`
-	Code    string `json:"code,omitempty" doc:"An UPPER_SNAKE code the better-auth client compares against." example:"INVALID_EMAIL_OR_PASSWORD"`
+	Message string `json:"message" doc:"What went wrong, safe to show." example:"[body.email] expected string"`
+	Code    string `json:"code,omitempty" doc:"An UPPER_SNAKE code the better-auth client compares against." example:"VALIDATION_ERROR"`
 	status  int
 }
 

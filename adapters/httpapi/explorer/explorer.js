@@ -12,6 +12,16 @@ window.addEventListener("load", function () {
     deepLinking: true,
     validatorUrl: null, // the default validator badge calls an outside service
     withCredentials: true,
+    // The contracts name the configured base URL as their server. The explorer
+    // is served by this same Gatehouse, so "Try it out" always goes to the
+    // page's own origin, which is also all its CSP allows (connect-src 'self').
+    requestInterceptor: function (req) {
+      var u = new URL(req.url, window.location.href);
+      if (u.origin !== window.location.origin) {
+        req.url = window.location.origin + u.pathname + u.search;
+      }
+      return req;
+    },
     presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
     plugins: [SwaggerUIBundle.plugins.DownloadUrl],
     layout: "StandaloneLayout"

@@ -1,0 +1,55 @@
+# Gatehouse developer commands. Run "make help" for the list.
+
+GO        ?= go
+BIN       ?= bin/gatehouse
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS   := -s -w -X github.com/gatehouse/gatehouse/bootstrap.Version=$(VERSION)
+# Set GATEHOUSE_TEST_POSTGRES_URL to run the PostgreSQL suites too, e.g.
+# postgres://postgres@127.0.0.1:5432/test?sslmode=disable
+export GATEHOUSE_TEST_POSTGRES_URL
+
+.DEFAULT_GOAL := help
+
+.PHONY: help
+help: ## list the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+.PHONY: run
+run: ## run the service on embedded SQLite in ./data (no server to install)
+	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/gatehouse serve
+
+.PHONY: build
+build: ## build bin/gatehouse
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/gatehouse
+
+.PHONY: test
+test: ## run every test: memory and SQLite always, PostgreSQL when GATEHOUSE_TEST_POSTGRES_URL is set
+	$(GO) test -race -count=1 ./...
+
+.PHONY: lint
+lint: archcheck ## gofmt, go vet, go mod tidy -diff, wire diff and the layer rule
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) mod tidy -diff
+	$(GO) tool wire diff ./bootstrap/ || (echo "bootstrap/wire_gen.go is stale: run make generate" && exit 1)
+
+.PHONY: archcheck
+archcheck: ## fail if domain/, ports/ or application/ import gin, huma, gorm or wire
+	@bad=$$($(GO) list -deps ./domain/... ./ports/... ./application/... | grep -E '^(github.com/gin-gonic/gin|github.com/danielgtaylor/huma/v2|gorm.io/gorm|github.com/google/wire)(/|$$)' || true); \
+	if [ -n "$$bad" ]; then echo "domain/, ports/ and application/ may not import:"; echo "$$bad"; exit 1; fi
+
+.PHONY: generate
+generate: ## regenerate bootstrap/wire_gen.go
+	$(GO) tool wire ./bootstrap/
+
+.PHONY: openapi
+openapi: ## regenerate the golden contracts in test/testdata/openapi
+	$(GO) test -count=1 ./test/ -run TestContracts_golden -update
+
+.PHONY: migrate
+migrate: ## apply pending migrations to GATEHOUSE_DATABASE_URL (default: SQLite in ./data)
+	$(GO) run ./cmd/gatehouse migrate
+
+.PHONY: clean
+clean: ## remove build output (keeps ./data)
+	rm -rf bin

@@ -49,21 +49,21 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	return fmt.Errorf("unknown command %q (try: gatehouse help)", cmd)
 }
 
-func loadConfig(name string, args []string, getenv func(string) string, stdout io.Writer) (bootstrap.Config, error) {
+// loadConfig reads the configuration. When the flags asked for help, it prints
+// the help and reports done, and the command has nothing more to do.
+func loadConfig(name string, args []string, getenv func(string) string, stdout io.Writer) (cfg bootstrap.Config, done bool, err error) {
 	var help strings.Builder
-	cfg, err := bootstrap.LoadConfig(name, args, getenv, &help)
+	cfg, err = bootstrap.LoadConfig(name, args, getenv, &help)
 	if errors.Is(err, flag.ErrHelp) {
-		_, _ = io.WriteString(stdout, help.String())
+		_, err = io.WriteString(stdout, help.String())
+		return cfg, true, err
 	}
-	return cfg, err
+	return cfg, false, err
 }
 
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
-	cfg, err := loadConfig("gatehouse serve", args, getenv, stdout)
-	if errors.Is(err, flag.ErrHelp) {
-		return nil
-	}
-	if err != nil {
+	cfg, done, err := loadConfig("gatehouse serve", args, getenv, stdout)
+	if done || err != nil {
 		return err
 	}
 	if err := bootstrap.EnsureSecrets(&cfg); err != nil {
@@ -112,11 +112,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 }
 
 func migrate(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
-	cfg, err := loadConfig("gatehouse migrate", args, getenv, stdout)
-	if errors.Is(err, flag.ErrHelp) {
-		return nil
-	}
-	if err != nil {
+	cfg, done, err := loadConfig("gatehouse migrate", args, getenv, stdout)
+	if done || err != nil {
 		return err
 	}
 	db, err := gormstore.Connect(gormstore.DatabaseURL(cfg.DatabaseURL))

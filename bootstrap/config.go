@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gatehouse/gatehouse/adapters/gormstore"
 )
 
 // Environment is development or production. Production refuses unsafe settings.
@@ -125,7 +127,7 @@ func buildConfig(get func(string) string) (Config, error) {
 	if c.DatabaseURL == "" {
 		c.DatabaseURL = "sqlite:" + filepath.Join(c.DataDir, "gatehouse.db")
 	}
-	if err := checkDatabaseURL(c.DatabaseURL); err != nil {
+	if _, _, err := gormstore.ParseDatabaseURL(gormstore.DatabaseURL(c.DatabaseURL)); err != nil {
 		return c, &ConfigError{"GATEHOUSE_DATABASE_URL", err.Error()}
 	}
 	if err := c.loadSecrets(get("GATEHOUSE_SECRET"), get("GATEHOUSE_SECRETS")); err != nil {
@@ -200,19 +202,6 @@ func parseOrigins(s string) ([]string, error) {
 		out = append(out, norm)
 	}
 	return out, nil
-}
-
-func checkDatabaseURL(s string) error {
-	lower := strings.ToLower(s)
-	if strings.Contains(lower, "://") && !strings.HasPrefix(lower, "postgres://") && !strings.HasPrefix(lower, "postgresql://") {
-		return errors.New("must be postgres://…, sqlite:PATH or a file path")
-	}
-	if strings.HasPrefix(lower, "postgres") {
-		if _, err := url.Parse(s); err != nil {
-			return errors.New("is not a valid URL")
-		}
-	}
-	return nil
 }
 
 func isToken(s string) bool {

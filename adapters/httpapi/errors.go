@@ -77,11 +77,6 @@ func (e *FrameworkError) Error() string { return e.Message }
 // GetStatus implements huma.StatusError.
 func (e *FrameworkError) GetStatus() int { return e.status }
 
-// rendered is what either body becomes before it is written.
-type rendered interface {
-	huma.StatusError
-}
-
 // isFrameworkPath reports whether path belongs to the authentication
 // framework, whose errors follow Better Auth's wire format.
 func isFrameworkPath(path string) bool {
@@ -90,7 +85,7 @@ func isFrameworkPath(path string) bool {
 
 // renderError turns any error into the body for the route at path. Causes are
 // logged here, once, and never sent.
-func renderError(ctx context.Context, logger *slog.Logger, path string, err error) rendered {
+func renderError(ctx context.Context, logger *slog.Logger, path string, err error) huma.StatusError {
 	var de *domain.Error
 	if !errors.As(err, &de) {
 		de = domain.Internal("unclassified", err)
@@ -106,7 +101,7 @@ func renderError(ctx context.Context, logger *slog.Logger, path string, err erro
 
 // renderStatus builds the body for a status decided outside the domain (an
 // unknown route, an oversized body, a validation failure in the edge).
-func renderStatus(ctx context.Context, path string, status int, code, message string, fields []domain.FieldViolation) rendered {
+func renderStatus(ctx context.Context, path string, status int, code, message string, fields []domain.FieldViolation) huma.StatusError {
 	if message == "" {
 		message = http.StatusText(status)
 	}
@@ -206,7 +201,7 @@ func logError(ctx context.Context, logger *slog.Logger, status int, de *domain.E
 
 // writeGinError renders err for routes outside Huma (unknown routes, the body
 // limit, panics) in the same shapes Huma routes use.
-func writeGinError(c *gin.Context, body rendered) {
+func writeGinError(c *gin.Context, body huma.StatusError) {
 	ct := "application/json"
 	if _, ok := body.(*Problem); ok {
 		ct = "application/problem+json"
@@ -254,7 +249,7 @@ func installHumaErrors() {
 
 // humaClientError renders Huma's own 4xx errors. Validation failures (422)
 // become 400s naming each malformed part; values Huma would echo are dropped.
-func humaClientError(ctx context.Context, path string, status int, msg string, errs []error) rendered {
+func humaClientError(ctx context.Context, path string, status int, msg string, errs []error) huma.StatusError {
 	var fields []domain.FieldViolation
 	for _, err := range errs {
 		if err == nil {

@@ -1,0 +1,99 @@
+package httpapi
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"net/url"
+	"strings"
+)
+
+// cookieSigner signs and verifies cookie values exactly as Better Auth does
+// (better-auth-wire §2.2), so a deployment that sets the same secret and
+// cookie prefix moves over with its users still signed in:
+//
+//	value = encodeURIComponent(token + "." + base64std(HMAC-SHA256(secret, token)))
+//
+// The first secret signs; every secret verifies, so secrets can be rotated
+// without signing anyone out.
+type cookieSigner struct {
+	secrets [][]byte
+}
+
+func newCookieSigner(secrets []string) *cookieSigner {
+	if len(secrets) == 0 {
+		panic("httpapi: no signing secret")
+	}
+	s := &cookieSigner{}
+	for _, secret := range secrets {
+		s.secrets = append(s.secrets, []byte(secret))
+	}
+	return s
+}
+
+// signatureLen is the length of a standard-base64 SHA-256 HMAC with padding.
+const signatureLen = 44
+
+func mac(secret []byte, token string) []byte {
+	m := hmac.New(sha256.New, secret)
+	m.Write([]byte(token))
+	return m.Sum(nil)
+}
+
+// Sign returns the cookie value for token, URL-encoded as encodeURIComponent
+// would encode it.
+func (s *cookieSigner) Sign(token string) string {
+	return encodeURIComponent(token + "." + base64.StdEncoding.EncodeToString(mac(s.secrets[0], token)))
+}
+
+// Verify returns the token inside a cookie value (URL-encoded or not) when
+// its signature matches one of the secrets. Anything else is treated as no
+// cookie at all.
+func (s *cookieSigner) Verify(value string) (string, bool) {
+	if strings.Contains(value, "%") {
+		decoded, err := url.PathUnescape(value)
+		if err != nil {
+			return "", false
+		}
+		value = decoded
+	}
+	i := strings.LastIndexByte(value, '.')
+	if i <= 0 {
+		return "", false
+	}
+	token, sig := value[:i], value[i+1:]
+	if len(sig) != signatureLen || sig[signatureLen-1] != '=' {
+		return "", false
+	}
+	got, err := base64.StdEncoding.DecodeString(sig)
+	if err != nil {
+		return "", false
+	}
+	ok := false
+	for _, secret := range s.secrets {
+		// hmac.Equal is constant-time; every secret is tried so timing does
+		// not reveal which one matched.
+		if hmac.Equal(got, mac(secret, token)) {
+			ok = true
+		}
+	}
+	return token, ok
+}
+
+// encodeURIComponent escapes like JavaScript's function of that name: all but
+// A–Z a–z 0–9 - _ . ! ~ * ' ( ).
+func encodeURIComponent(s string) string {
+	var b strings.Builder
+	const hexDigits = "0123456789ABCDEF"
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || strings.IndexByte("-_.!~*'()", c) >= 0 {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hexDigits[c>>4])
+		b.WriteByte(hexDigits[c&15])
+	}
+	return b.String()
+}

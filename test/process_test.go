@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"os"
@@ -72,10 +73,16 @@ func startProcess(t *testing.T, env ...string) *process {
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
 	found := make(chan string, 1)
 	go func() {
+		// Start-up prints the listening line, then the explorer line; wait
+		// for both so tests see the whole start-up output.
 		sc := bufio.NewScanner(pr)
+		addr := ""
 		for sc.Scan() {
 			if m := listeningRE.FindStringSubmatch(sc.Text()); m != nil {
-				found <- m[1]
+				addr = m[1]
+			}
+			if addr != "" && strings.HasPrefix(sc.Text(), "API explorer: ") {
+				found <- addr
 				break
 			}
 		}
@@ -201,7 +208,7 @@ func TestProcess_bad_configuration_exits_with_one_line(t *testing.T) {
 			cmd.Stderr = &stderr
 			err := cmd.Run()
 			var exit *exec.ExitError
-			if err == nil || !asExitError(err, &exit) || exit.ExitCode() == 0 {
+			if !errors.As(err, &exit) || exit.ExitCode() == 0 {
 				t.Fatalf("exit = %v, want non-zero", err)
 			}
 			lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
@@ -213,12 +220,6 @@ func TestProcess_bad_configuration_exits_with_one_line(t *testing.T) {
 			}
 		})
 	}
-}
-
-func asExitError(err error, target **exec.ExitError) bool {
-	e, ok := err.(*exec.ExitError)
-	*target = e
-	return ok
 }
 
 // Ensure "gatehouse migrate" applies pending migrations once and "version"

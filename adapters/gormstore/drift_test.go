@@ -16,8 +16,8 @@ import (
 // both dialects: the same columns (no more, no fewer), the same nullability,
 // compatible types, and every declared unique index present.
 func TestSchemaDrift(t *testing.T) {
-	gormtest.Dialects(t, func(t *testing.T, u gormstore.DatabaseURL) {
-		db := gormtest.Open(t, u)
+	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
+		db := gormtest.Open(t, newURL(t))
 		for _, model := range gormstore.RowModels() {
 			stmt := &gorm.Statement{DB: db}
 			if err := stmt.Parse(model); err != nil {

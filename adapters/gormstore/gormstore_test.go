@@ -15,20 +15,20 @@ import (
 )
 
 func TestUserRepository(t *testing.T) {
-	gormtest.Dialects(t, func(t *testing.T, _ gormstore.DatabaseURL) {
+	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		conformance.RunUserRepository(t, func(t *testing.T) ports.UserRepository {
-			return gormstore.NewUserRepository(gormtest.Open(t, freshURL(t)))
+			return gormstore.NewUserRepository(gormtest.Open(t, newURL(t)))
 		})
 	})
 }
 
 func TestHealthChecker(t *testing.T) {
-	gormtest.Dialects(t, func(t *testing.T, u gormstore.DatabaseURL) {
-		db := gormtest.Open(t, u)
+	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
+		db := gormtest.Open(t, newURL(t))
 		conformance.RunHealthChecker(t, func(*testing.T) ports.HealthChecker { return gormstore.NewHealthChecker(db) })
 
 		t.Run("closed_database_is_unavailable", func(t *testing.T) {
-			db := gormtest.Open(t, freshURL(t))
+			db := gormtest.Open(t, newURL(t))
 			sqlDB, _ := db.DB()
 			_ = sqlDB.Close()
 			err := gormstore.NewHealthChecker(db).Check(context.Background())
@@ -39,25 +39,9 @@ func TestHealthChecker(t *testing.T) {
 	})
 }
 
-// freshURL gives each conformance case its own empty database, in the dialect
-// of the enclosing dialect=… subtest.
-func freshURL(t *testing.T) gormstore.DatabaseURL {
-	if dialectOfTest(t) == gormstore.DialectPostgres {
-		return gormtest.PostgresURL(t)
-	}
-	return gormtest.SQLiteURL(t)
-}
-
-func dialectOfTest(t *testing.T) gormstore.Dialect {
-	if strings.Contains(t.Name(), "dialect=postgres") {
-		return gormstore.DialectPostgres
-	}
-	return gormstore.DialectSQLite
-}
-
 func TestMigrate_is_idempotent_and_versioned(t *testing.T) {
-	gormtest.Dialects(t, func(t *testing.T, u gormstore.DatabaseURL) {
-		db := gormtest.Open(t, u)
+	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
+		db := gormtest.Open(t, newURL(t))
 		applied, err := gormstore.Migrate(context.Background(), db)
 		if err != nil {
 			t.Fatal(err)

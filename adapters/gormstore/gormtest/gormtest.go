@@ -65,12 +65,16 @@ func PostgresURL(t testing.TB) gormstore.DatabaseURL {
 	return gormstore.DatabaseURL(u.String())
 }
 
+// NewURLFunc returns the URL of a new, empty database for the test.
+type NewURLFunc func(t testing.TB) gormstore.DatabaseURL
+
 // Dialects runs fn once per SQL dialect, as subtests named dialect=sqlite and
-// dialect=postgres, each with a URL from SQLiteURL or PostgresURL.
-func Dialects(t *testing.T, fn func(t *testing.T, u gormstore.DatabaseURL)) {
+// dialect=postgres, with the function that makes fresh databases of that
+// dialect (SQLiteURL or PostgresURL).
+func Dialects(t *testing.T, fn func(t *testing.T, newURL NewURLFunc)) {
 	t.Helper()
-	t.Run("dialect=sqlite", func(t *testing.T) { fn(t, SQLiteURL(t)) })
-	t.Run("dialect=postgres", func(t *testing.T) { fn(t, PostgresURL(t)) })
+	t.Run("dialect=sqlite", func(t *testing.T) { fn(t, SQLiteURL) })
+	t.Run("dialect=postgres", func(t *testing.T) { fn(t, PostgresURL) })
 }
 
 // Open opens and migrates the database at u, closed when the test ends.

@@ -99,3 +99,11 @@ type constError string
 func (e constError) Error() string { return string(e) }
 
 const errEmptyID = constError("empty identifier")
+
+// ChangeEmail moves the account to a new address. verified says whether the
+// owner of the new address has proved it (by following a link sent there).
+func (u *User) ChangeEmail(email Email, verified bool, now time.Time) {
+	u.email = email
+	u.emailVerified = verified
+	u.updatedAt = Timestamp(now)
+}

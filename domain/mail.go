@@ -1,0 +1,25 @@
+package domain
+
+import "time"
+
+// MailKind says which message to send.
+type MailKind string
+
+// The messages Gatehouse sends.
+const (
+	MailVerifyEmail   MailKind = "verify-email"   // confirm the address of a new account
+	MailChangeEmail   MailKind = "change-email"   // confirm a new address
+	MailResetPassword MailKind = "reset-password" // a link to set a new password
+	MailDeleteUser    MailKind = "delete-user"    // confirm deleting the account
+	MailAccountExists MailKind = "account-exists" // someone tried to sign up with this address
+)
+
+// Mail is one message to one recipient. Link is the one-time link to follow
+// (empty for MailAccountExists); ExpiresIn says how long it works.
+type Mail struct {
+	Kind      MailKind
+	To        Email
+	Name      string
+	Link      string
+	ExpiresIn time.Duration
+}

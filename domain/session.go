@@ -1,0 +1,119 @@
+package domain
+
+import "time"
+
+// SessionID is a session's public handle. Users see it when they list their
+// sessions and use it to revoke one; it is not a credential.
+type SessionID string
+
+// String returns the identifier.
+func (id SessionID) String() string { return string(id) }
+
+// SessionPolicy is how long sessions live.
+type SessionPolicy struct {
+	// Lifetime of a remembered session, pushed forward on refresh (default 7 days).
+	Lifetime time.Duration
+	// ShortLifetime of a session whose user chose not to be remembered (default 1 day).
+	ShortLifetime time.Duration
+	// UpdateAge: a remembered session is refreshed once it is this old since
+	// its last refresh (default 1 day).
+	UpdateAge time.Duration
+	// FreshAge: a session younger than this counts as a recent sign-in, which
+	// some operations require (default 1 day; 0 means always fresh).
+	FreshAge time.Duration
+}
+
+// Session is one signed-in device. The bearer token itself is never kept: only
+// its hash, so nothing in storage can be replayed.
+type Session struct {
+	id         SessionID
+	userID     UserID
+	tokenHash  TokenHash
+	rememberMe bool
+	ipAddress  string
+	userAgent  string
+	expiresAt  time.Time
+	createdAt  time.Time
+	updatedAt  time.Time
+}
+
+// maxUserAgentLength bounds what is kept of a User-Agent header.
+const maxUserAgentLength = 512
+
+// NewSession starts a session for userID, identified by the hash of its token.
+func NewSession(id SessionID, userID UserID, token TokenHash, rememberMe bool, ipAddress, userAgent string, policy SessionPolicy, now time.Time) *Session {
+	now = Timestamp(now)
+	lifetime := policy.Lifetime
+	if !rememberMe {
+		lifetime = policy.ShortLifetime
+	}
+	if len(userAgent) > maxUserAgentLength {
+		userAgent = userAgent[:maxUserAgentLength]
+	}
+	return &Session{
+		id: id, userID: userID, tokenHash: token, rememberMe: rememberMe,
+		ipAddress: ipAddress, userAgent: userAgent,
+		expiresAt: Timestamp(now.Add(lifetime)), createdAt: now, updatedAt: now,
+	}
+}
+
+// RehydrateSession rebuilds a stored session. Only storage adapters call it.
+func RehydrateSession(id SessionID, userID UserID, token TokenHash, rememberMe bool, ipAddress, userAgent string, expiresAt, createdAt, updatedAt time.Time) *Session {
+	return &Session{
+		id: id, userID: userID, tokenHash: token, rememberMe: rememberMe, ipAddress: ipAddress, userAgent: userAgent,
+		expiresAt: Timestamp(expiresAt), createdAt: Timestamp(createdAt), updatedAt: Timestamp(updatedAt),
+	}
+}
+
+// ID returns the public handle.
+func (s *Session) ID() SessionID { return s.id }
+
+// UserID returns whose session it is.
+func (s *Session) UserID() UserID { return s.userID }
+
+// TokenHash returns the hash of the bearer token.
+func (s *Session) TokenHash() TokenHash { return s.tokenHash }
+
+// RememberMe reports whether the session outlives the browser session.
+func (s *Session) RememberMe() bool { return s.rememberMe }
+
+// IPAddress returns the client address the session was created from.
+func (s *Session) IPAddress() string { return s.ipAddress }
+
+// UserAgent returns the User-Agent the session was created with.
+func (s *Session) UserAgent() string { return s.userAgent }
+
+// ExpiresAt returns when the session ends.
+func (s *Session) ExpiresAt() time.Time { return s.expiresAt }
+
+// CreatedAt returns when the user signed in.
+func (s *Session) CreatedAt() time.Time { return s.createdAt }
+
+// UpdatedAt returns when the session was last refreshed.
+func (s *Session) UpdatedAt() time.Time { return s.updatedAt }
+
+// IsExpired reports whether the session has ended at now.
+func (s *Session) IsExpired(now time.Time) bool { return !now.Before(s.expiresAt) }
+
+// NeedsRefresh reports whether a remembered session is due to have its
+// expiry pushed forward: UpdateAge has passed since it was last set.
+// Sessions that are not remembered keep their short, fixed lifetime.
+func (s *Session) NeedsRefresh(now time.Time, p SessionPolicy) bool {
+	if !s.rememberMe || p.UpdateAge <= 0 {
+		return false
+	}
+	return !s.expiresAt.Add(-p.Lifetime).Add(p.UpdateAge).After(now)
+}
+
+// Refresh pushes the expiry to now plus the lifetime.
+func (s *Session) Refresh(now time.Time, p SessionPolicy) {
+	now = Timestamp(now)
+	s.expiresAt = Timestamp(now.Add(p.Lifetime))
+	s.updatedAt = now
+}
+
+// IsFresh reports whether the user signed in recently enough for sensitive
+// operations.
+func (s *Session) IsFresh(now time.Time, p SessionPolicy) bool {
+	return p.FreshAge <= 0 || now.Sub(s.createdAt) < p.FreshAge
+}

@@ -1,0 +1,25 @@
+package ports
+
+import (
+	"context"
+
+	"github.com/gatehouse/gatehouse/domain"
+)
+
+// CredentialRepository stores password credentials apart from user profiles.
+// Implementations are safe for concurrent use and return copies. Deleting a
+// user deletes their credential.
+type CredentialRepository interface {
+	// CreateUser stores u together with its credential c atomically: either
+	// both are stored or neither is. It returns an error of kind
+	// domain.KindConflict when the user's id or e-mail address is taken.
+	CreateUser(ctx context.Context, u *domain.User, c *domain.Credential) error
+	// Get returns the credential of userID, or an error of kind
+	// domain.KindNotFound when the user has no password.
+	Get(ctx context.Context, userID domain.UserID) (*domain.Credential, error)
+	// Update loads the credential, applies fn and saves it atomically: no
+	// concurrent Update is lost (failed-attempt counts stay exact). If fn
+	// returns an error nothing is saved and that error is returned. A missing
+	// credential is an error of kind domain.KindNotFound.
+	Update(ctx context.Context, userID domain.UserID, fn func(c *domain.Credential) error) error
+}

@@ -1,17 +1,37 @@
 package application
 
-import "github.com/gatehouse/gatehouse/application/query"
+import (
+	"github.com/gatehouse/gatehouse/application/command"
+	"github.com/gatehouse/gatehouse/application/query"
+)
 
 // Application is every use case, grouped as commands and queries.
 type Application struct {
 	Commands Commands
 	Queries  Queries
+	// Settings are the framework's rules, which the edge also needs (cookie
+	// lifetimes, the base URL).
+	Settings command.AuthSettings
 }
 
 // Commands are the use cases that change state.
-type Commands struct{}
+type Commands struct {
+	SignUp         *command.SignUpHandler
+	SignIn         *command.SignInHandler
+	SignOut        *command.SignOutHandler
+	Authenticate   *command.AuthenticateHandler
+	RevokeSessions *command.RevokeSessionsHandler
+	UpdateUser     *command.UpdateUserHandler
+	ChangePassword *command.ChangePasswordHandler
+	ChangeEmail    *command.ChangeEmailHandler
+	DeleteUser     *command.DeleteUserHandler
+	ResetPassword  *command.ResetPasswordHandler
+	VerifyEmail    *command.VerifyEmailHandler
+	Throttle       *command.ThrottleHandler
+}
 
 // Queries are the use cases that only read.
 type Queries struct {
-	Readiness *query.ReadinessHandler
+	Readiness    *query.ReadinessHandler
+	ListSessions *query.ListSessionsHandler
 }

@@ -20,7 +20,8 @@ type App struct {
 func newApp(s *httpapi.Server) *App { return &App{Handler: s, Server: s} }
 
 func httpConfig(c Config) httpapi.Config {
-	return httpapi.Config{BaseURL: c.BaseURL, Version: Version, MaxBodyBytes: c.MaxBodyBytes, SessionCookieName: c.SessionCookieName()}
+	return httpapi.Config{BaseURL: c.BaseURL, Version: Version, MaxBodyBytes: c.MaxBodyBytes, SessionCookieName: c.SessionCookieName(),
+		Secrets: c.Secrets, CookiePrefix: c.CookiePrefix, TrustedOrigins: c.TrustedOrigins, TrustedProxies: c.TrustedProxies, RateLimit: c.RateLimit}
 }
 
 func databaseURL(c Config) gormstore.DatabaseURL { return gormstore.DatabaseURL(c.DatabaseURL) }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/netip"
 	"net/url"
 	"path/filepath"
 	"strconv"
@@ -38,6 +39,24 @@ type Config struct {
 	LogLevel        slog.Level
 	MaxBodyBytes    int64
 	ShutdownTimeout time.Duration
+	TrustedProxies  []string
+	RateLimit       bool
+
+	SessionLifetime  time.Duration
+	SessionUpdateAge time.Duration
+	SessionFreshAge  time.Duration
+	PasswordMin      int
+	PasswordMax      int
+	LockoutThreshold int
+	LockoutCooldown  time.Duration
+	RequireVerified  bool
+
+	SMTPHost     string
+	SMTPPort     int
+	SMTPTLS      string
+	SMTPUsername string
+	SMTPPassword string
+	MailFrom     string
 }
 
 // ConfigError names the setting that is wrong.
@@ -71,6 +90,22 @@ var settings = []setting{
 	{"GATEHOUSE_LOG_LEVEL", "log-level", "info", "debug, info, warn or error", false},
 	{"GATEHOUSE_MAX_BODY_BYTES", "max-body-bytes", "1048576", "largest request body accepted (413 above)", false},
 	{"GATEHOUSE_SHUTDOWN_TIMEOUT", "shutdown-timeout", "20s", "how long SIGTERM waits for in-flight requests", false},
+	{"GATEHOUSE_TRUSTED_PROXIES", "trusted-proxies", "", "comma-separated proxy addresses or CIDRs whose X-Forwarded-For is believed (none by default)", false},
+	{"GATEHOUSE_RATE_LIMIT", "rate-limit", "on", "on or off: per-address limits on the framework (3 sign-ins per 10 s, 3 mails per 60 s, 100 per 10 s otherwise)", false},
+	{"GATEHOUSE_SESSION_LIFETIME", "session-lifetime", "168h", "how long a remembered session lives, pushed forward as it is used", false},
+	{"GATEHOUSE_SESSION_UPDATE_AGE", "session-update-age", "24h", "how often a used session's expiry is pushed forward", false},
+	{"GATEHOUSE_SESSION_FRESH_AGE", "session-fresh-age", "24h", "how recent a sign-in must be for sensitive changes such as change-email (0 disables)", false},
+	{"GATEHOUSE_PASSWORD_MIN_LENGTH", "password-min-length", "8", "shortest password accepted, in characters", false},
+	{"GATEHOUSE_PASSWORD_MAX_LENGTH", "password-max-length", "128", "longest password accepted, in characters", false},
+	{"GATEHOUSE_LOCKOUT_THRESHOLD", "lockout-threshold", "10", "consecutive wrong passwords that lock an account's password (0 disables)", false},
+	{"GATEHOUSE_LOCKOUT_COOLDOWN", "lockout-cooldown", "15m", "how long a locked password stays locked (a password reset lifts it)", false},
+	{"GATEHOUSE_REQUIRE_EMAIL_VERIFICATION", "require-email-verification", "true", "true: sign-in waits for a verified address, and sign-up never reveals taken addresses", false},
+	{"GATEHOUSE_SMTP_HOST", "smtp-host", "", "SMTP server for mail; empty logs the links instead (development only)", false},
+	{"GATEHOUSE_SMTP_PORT", "smtp-port", "587", "SMTP port", false},
+	{"GATEHOUSE_SMTP_TLS", "smtp-tls", "starttls", "starttls, tls (implicit) or none (loopback only)", false},
+	{"GATEHOUSE_SMTP_USERNAME", "smtp-username", "", "SMTP user name (no authentication when empty)", false},
+	{"GATEHOUSE_SMTP_PASSWORD", "smtp-password", "", "SMTP password", true},
+	{"GATEHOUSE_MAIL_FROM", "mail-from", "Gatehouse <no-reply@localhost>", "sender of every mail", false},
 }
 
 // LoadConfig reads settings from flags in args, then the environment through
@@ -149,7 +184,86 @@ func buildConfig(get func(string) string) (Config, error) {
 	if c.ShutdownTimeout, err = time.ParseDuration(get("GATEHOUSE_SHUTDOWN_TIMEOUT")); err != nil || c.ShutdownTimeout <= 0 {
 		return c, &ConfigError{"GATEHOUSE_SHUTDOWN_TIMEOUT", "must be a positive duration such as 20s"}
 	}
-	return c, nil
+	return c, c.loadAuth(get)
+}
+
+// loadAuth reads the framework's settings.
+func (c *Config) loadAuth(get func(string) string) error {
+	var err error
+	if c.TrustedProxies, err = parseProxies(get("GATEHOUSE_TRUSTED_PROXIES")); err != nil {
+		return &ConfigError{"GATEHOUSE_TRUSTED_PROXIES", err.Error()}
+	}
+	switch get("GATEHOUSE_RATE_LIMIT") {
+	case "on", "true":
+		c.RateLimit = true
+	case "off", "false":
+	default:
+		return &ConfigError{"GATEHOUSE_RATE_LIMIT", "must be on or off"}
+	}
+	durations := []struct {
+		env      string
+		dst      *time.Duration
+		min, max time.Duration
+	}{
+		{"GATEHOUSE_SESSION_LIFETIME", &c.SessionLifetime, time.Minute, 400 * 24 * time.Hour},
+		{"GATEHOUSE_SESSION_UPDATE_AGE", &c.SessionUpdateAge, 0, 400 * 24 * time.Hour},
+		{"GATEHOUSE_SESSION_FRESH_AGE", &c.SessionFreshAge, 0, 400 * 24 * time.Hour},
+		{"GATEHOUSE_LOCKOUT_COOLDOWN", &c.LockoutCooldown, time.Second, 30 * 24 * time.Hour},
+	}
+	for _, d := range durations {
+		v, err := time.ParseDuration(get(d.env))
+		if err != nil || v < d.min || v > d.max {
+			return &ConfigError{d.env, fmt.Sprintf("must be a duration from %s to %s, such as 24h", d.min, d.max)}
+		}
+		*d.dst = v
+	}
+	ints := []struct {
+		env      string
+		dst      *int
+		min, max int
+	}{
+		{"GATEHOUSE_PASSWORD_MIN_LENGTH", &c.PasswordMin, 8, 64},
+		{"GATEHOUSE_PASSWORD_MAX_LENGTH", &c.PasswordMax, 64, 1024},
+		{"GATEHOUSE_LOCKOUT_THRESHOLD", &c.LockoutThreshold, 0, 100},
+		{"GATEHOUSE_SMTP_PORT", &c.SMTPPort, 1, 65535},
+	}
+	for _, n := range ints {
+		v, err := strconv.Atoi(get(n.env))
+		if err != nil || v < n.min || v > n.max {
+			return &ConfigError{n.env, fmt.Sprintf("must be a whole number from %d to %d", n.min, n.max)}
+		}
+		*n.dst = v
+	}
+	if c.RequireVerified, err = strconv.ParseBool(get("GATEHOUSE_REQUIRE_EMAIL_VERIFICATION")); err != nil {
+		return &ConfigError{"GATEHOUSE_REQUIRE_EMAIL_VERIFICATION", "must be true or false"}
+	}
+	c.SMTPHost, c.SMTPUsername, c.SMTPPassword, c.MailFrom = get("GATEHOUSE_SMTP_HOST"), get("GATEHOUSE_SMTP_USERNAME"), get("GATEHOUSE_SMTP_PASSWORD"), get("GATEHOUSE_MAIL_FROM")
+	switch c.SMTPTLS = get("GATEHOUSE_SMTP_TLS"); c.SMTPTLS {
+	case "starttls", "tls", "none":
+	default:
+		return &ConfigError{"GATEHOUSE_SMTP_TLS", "must be starttls, tls or none"}
+	}
+	if c.Env == Production && c.SMTPHost == "" {
+		return &ConfigError{"GATEHOUSE_SMTP_HOST", "must be set in production: verification and reset mails must reach people"}
+	}
+	return nil
+}
+
+func parseProxies(s string) ([]string, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		p = strings.TrimSpace(p)
+		if _, err := netip.ParsePrefix(p); err != nil {
+			if _, err := netip.ParseAddr(p); err != nil {
+				return nil, fmt.Errorf("entry %q is not an address or CIDR", p)
+			}
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }
 
 func (c *Config) loadSecrets(single, list string) error {

@@ -90,6 +90,7 @@ func TestLoadConfig_production_accepts_safe_settings(t *testing.T) {
 	c, err := load(t, nil, map[string]string{
 		"GATEHOUSE_ENV": "production", "GATEHOUSE_BASE_URL": "https://id.example.com/",
 		"GATEHOUSE_SECRETS": "new-" + longSecret + ", old-" + longSecret, "GATEHOUSE_TRUSTED_ORIGINS": "https://app.example.com,https://admin.example.com:8443",
+		"GATEHOUSE_SMTP_HOST": "smtp.example.com",
 	})
 	if err != nil {
 		t.Fatal(err)

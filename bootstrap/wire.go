@@ -8,11 +8,15 @@ import (
 
 	"github.com/google/wire"
 
+	"github.com/gatehouse/gatehouse/adapters/blocklist"
 	"github.com/gatehouse/gatehouse/adapters/gormstore"
 	"github.com/gatehouse/gatehouse/adapters/httpapi"
 	"github.com/gatehouse/gatehouse/adapters/memory"
+	"github.com/gatehouse/gatehouse/adapters/passwordhash"
+	"github.com/gatehouse/gatehouse/adapters/ratelimit"
 	"github.com/gatehouse/gatehouse/adapters/system"
 	"github.com/gatehouse/gatehouse/application"
+	"github.com/gatehouse/gatehouse/application/command"
 	"github.com/gatehouse/gatehouse/application/query"
 )
 
@@ -20,12 +24,26 @@ import (
 // because application may not import wire.
 var applicationSet = wire.NewSet(
 	query.NewReadinessHandler,
+	query.NewListSessionsHandler,
+	command.NewSignUpHandler,
+	command.NewSignInHandler,
+	command.NewSignOutHandler,
+	command.NewAuthenticateHandler,
+	command.NewRevokeSessionsHandler,
+	command.NewUpdateUserHandler,
+	command.NewChangePasswordHandler,
+	command.NewChangeEmailHandler,
+	command.NewDeleteUserHandler,
+	command.NewResetPasswordHandler,
+	command.NewVerifyEmailHandler,
+	command.NewThrottleHandler,
 	wire.Struct(new(application.Commands), "*"),
 	wire.Struct(new(application.Queries), "*"),
 	wire.Struct(new(application.Application), "*"),
 )
 
-var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set)
+var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set,
+	authSettings, newMailer, passwordhash.Set, blocklist.Set, ratelimit.Set)
 
 // InitializeSQL wires Gatehouse on SQLite or PostgreSQL, chosen from the
 // database URL; migrations run before it returns. The cleanup closes the pool.

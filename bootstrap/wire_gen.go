@@ -8,11 +8,15 @@ package bootstrap
 
 import (
 	"context"
+	"github.com/gatehouse/gatehouse/adapters/blocklist"
 	"github.com/gatehouse/gatehouse/adapters/gormstore"
 	"github.com/gatehouse/gatehouse/adapters/httpapi"
 	"github.com/gatehouse/gatehouse/adapters/memory"
+	"github.com/gatehouse/gatehouse/adapters/passwordhash"
+	"github.com/gatehouse/gatehouse/adapters/ratelimit"
 	"github.com/gatehouse/gatehouse/adapters/system"
 	"github.com/gatehouse/gatehouse/application"
+	"github.com/gatehouse/gatehouse/application/command"
 	"github.com/gatehouse/gatehouse/application/query"
 	"github.com/google/wire"
 	"log/slog"
@@ -24,24 +28,70 @@ import (
 // database URL; migrations run before it returns. The cleanup closes the pool.
 func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, func(), error) {
 	config := httpConfig(cfg)
-	commands := application.Commands{}
 	gormstoreDatabaseURL := databaseURL(cfg)
 	db, cleanup, err := gormstore.Open(ctx, gormstoreDatabaseURL)
 	if err != nil {
 		return nil, nil, err
 	}
+	credentialRepository := gormstore.NewCredentialRepository(db)
+	sessionRepository := gormstore.NewSessionRepository(db)
+	verificationRepository := gormstore.NewVerificationRepository(db)
+	hasher := passwordhash.NewDefault()
+	list := blocklist.New()
+	mailer, cleanup2, err := newMailer(cfg, logger)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	tokenGenerator := system.NewTokenGenerator()
+	idGenerator := system.NewIDGenerator()
+	clock := system.NewClock()
+	commandAuthSettings := authSettings(cfg)
+	signUpHandler := command.NewSignUpHandler(credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings)
+	userRepository := gormstore.NewUserRepository(db)
+	signInHandler := command.NewSignInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings)
+	signOutHandler := command.NewSignOutHandler(sessionRepository)
+	authenticateHandler := command.NewAuthenticateHandler(sessionRepository, clock, commandAuthSettings)
+	revokeSessionsHandler := command.NewRevokeSessionsHandler(sessionRepository)
+	updateUserHandler := command.NewUpdateUserHandler(userRepository, clock)
+	changePasswordHandler := command.NewChangePasswordHandler(credentialRepository, sessionRepository, hasher, list, tokenGenerator, idGenerator, clock, commandAuthSettings)
+	changeEmailHandler := command.NewChangeEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings)
+	deleteUserHandler := command.NewDeleteUserHandler(userRepository, credentialRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings)
+	resetPasswordHandler := command.NewResetPasswordHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings)
+	verifyEmailHandler := command.NewVerifyEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings)
+	memory, cleanup3 := ratelimit.NewDefault()
+	throttleHandler := command.NewThrottleHandler(memory)
+	commands := application.Commands{
+		SignUp:         signUpHandler,
+		SignIn:         signInHandler,
+		SignOut:        signOutHandler,
+		Authenticate:   authenticateHandler,
+		RevokeSessions: revokeSessionsHandler,
+		UpdateUser:     updateUserHandler,
+		ChangePassword: changePasswordHandler,
+		ChangeEmail:    changeEmailHandler,
+		DeleteUser:     deleteUserHandler,
+		ResetPassword:  resetPasswordHandler,
+		VerifyEmail:    verifyEmailHandler,
+		Throttle:       throttleHandler,
+	}
 	healthChecker := gormstore.NewHealthChecker(db)
 	readinessHandler := query.NewReadinessHandler(healthChecker)
+	listSessionsHandler := query.NewListSessionsHandler(sessionRepository, clock)
 	queries := application.Queries{
-		Readiness: readinessHandler,
+		Readiness:    readinessHandler,
+		ListSessions: listSessionsHandler,
 	}
 	applicationApplication := &application.Application{
 		Commands: commands,
 		Queries:  queries,
+		Settings: commandAuthSettings,
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
 	app := newApp(server)
 	return app, func() {
+		cleanup3()
+		cleanup2()
 		cleanup()
 	}, nil
 }
@@ -49,19 +99,65 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 // InitializeMemory wires Gatehouse on in-memory adapters.
 func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	config := httpConfig(cfg)
-	commands := application.Commands{}
+	db := memory.NewDB()
+	credentialRepository := memory.NewCredentialRepository(db)
+	sessionRepository := memory.NewSessionRepository(db)
+	verificationRepository := memory.NewVerificationRepository(db)
+	hasher := passwordhash.NewDefault()
+	list := blocklist.New()
+	mailer, cleanup, err := newMailer(cfg, logger)
+	if err != nil {
+		return nil, nil, err
+	}
+	tokenGenerator := system.NewTokenGenerator()
+	idGenerator := system.NewIDGenerator()
+	clock := system.NewClock()
+	commandAuthSettings := authSettings(cfg)
+	signUpHandler := command.NewSignUpHandler(credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings)
+	userRepository := memory.NewUserRepository(db)
+	signInHandler := command.NewSignInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings)
+	signOutHandler := command.NewSignOutHandler(sessionRepository)
+	authenticateHandler := command.NewAuthenticateHandler(sessionRepository, clock, commandAuthSettings)
+	revokeSessionsHandler := command.NewRevokeSessionsHandler(sessionRepository)
+	updateUserHandler := command.NewUpdateUserHandler(userRepository, clock)
+	changePasswordHandler := command.NewChangePasswordHandler(credentialRepository, sessionRepository, hasher, list, tokenGenerator, idGenerator, clock, commandAuthSettings)
+	changeEmailHandler := command.NewChangeEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings)
+	deleteUserHandler := command.NewDeleteUserHandler(userRepository, credentialRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings)
+	resetPasswordHandler := command.NewResetPasswordHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings)
+	verifyEmailHandler := command.NewVerifyEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings)
+	ratelimitMemory, cleanup2 := ratelimit.NewDefault()
+	throttleHandler := command.NewThrottleHandler(ratelimitMemory)
+	commands := application.Commands{
+		SignUp:         signUpHandler,
+		SignIn:         signInHandler,
+		SignOut:        signOutHandler,
+		Authenticate:   authenticateHandler,
+		RevokeSessions: revokeSessionsHandler,
+		UpdateUser:     updateUserHandler,
+		ChangePassword: changePasswordHandler,
+		ChangeEmail:    changeEmailHandler,
+		DeleteUser:     deleteUserHandler,
+		ResetPassword:  resetPasswordHandler,
+		VerifyEmail:    verifyEmailHandler,
+		Throttle:       throttleHandler,
+	}
 	healthChecker := memory.NewHealthChecker()
 	readinessHandler := query.NewReadinessHandler(healthChecker)
+	listSessionsHandler := query.NewListSessionsHandler(sessionRepository, clock)
 	queries := application.Queries{
-		Readiness: readinessHandler,
+		Readiness:    readinessHandler,
+		ListSessions: listSessionsHandler,
 	}
 	applicationApplication := &application.Application{
 		Commands: commands,
 		Queries:  queries,
+		Settings: commandAuthSettings,
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
 	app := newApp(server)
 	return app, func() {
+		cleanup2()
+		cleanup()
 	}, nil
 }
 
@@ -69,6 +165,6 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 
 // applicationSet provides every use case. It lives here, not in application,
 // because application may not import wire.
-var applicationSet = wire.NewSet(query.NewReadinessHandler, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"))
+var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSessionsHandler, command.NewSignUpHandler, command.NewSignInHandler, command.NewSignOutHandler, command.NewAuthenticateHandler, command.NewRevokeSessionsHandler, command.NewUpdateUserHandler, command.NewChangePasswordHandler, command.NewChangeEmailHandler, command.NewDeleteUserHandler, command.NewResetPasswordHandler, command.NewVerifyEmailHandler, command.NewThrottleHandler, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"))
 
-var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set)
+var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, newMailer, passwordhash.Set, blocklist.Set, ratelimit.Set)

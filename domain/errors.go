@@ -3,6 +3,7 @@ package domain
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Kind classifies an Error. The HTTP edge turns each Kind into exactly one
@@ -69,7 +70,9 @@ type Error struct {
 	Code    string
 	Message string
 	Fields  []FieldViolation
-	Err     error
+	// RetryAfter says when a rate-limited request may be tried again.
+	RetryAfter time.Duration
+	Err        error
 }
 
 // Error implements error. The cause is included for logs.

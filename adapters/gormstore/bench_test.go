@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"gorm.io/gorm"
 
@@ -48,9 +49,78 @@ func BenchmarkUserLookup(b *testing.B) {
 	}
 }
 
+// BenchmarkSessionLookup measures GetByTokenHash, which every authenticated
+// request runs: one query joining the session to its user through two unique
+// indexes, so the cost should stay flat from rows=1000 to rows=100000.
+//
+//	go test -run '^$' -bench SessionLookup -benchtime 2000x ./adapters/gormstore/
+func BenchmarkSessionLookup(b *testing.B) {
+	for _, rows := range []int{1_000, 100_000} {
+		for _, dialect := range []gormstore.Dialect{gormstore.DialectSQLite, gormstore.DialectPostgres} {
+			b.Run(fmt.Sprintf("dialect=%s/rows=%d", dialect, rows), func(b *testing.B) {
+				u := gormtest.SQLiteURL(b)
+				if dialect == gormstore.DialectPostgres {
+					u = gormtest.PostgresURL(b)
+				}
+				db := gormtest.Open(b, u)
+				repo := gormstore.NewSessionRepository(db)
+				seedSessions(b, db, dialect, rows)
+				ctx := context.Background()
+				for i := 0; b.Loop(); i++ {
+					s, user, err := repo.GetByTokenHash(ctx, seededTokenHash(i%rows))
+					if err != nil {
+						b.Fatal(err)
+					}
+					if user.ID() != s.UserID() {
+						b.Fatalf("session %s of %s came with user %s", s.ID(), s.UserID(), user.ID())
+					}
+				}
+			})
+		}
+	}
+}
+
+// seededTokenHash is the token hash seedSessions gives session i: the shape
+// of a real one (43 characters), so the index holds keys of realistic size.
+func seededTokenHash(i int) domain.TokenHash {
+	return domain.TokenHash(fmt.Sprintf("hash-%038d", i))
+}
+
+// seedSessions fills the sessions table with n sessions of n/10 users (at
+// least one), each a single INSERT … SELECT, like seedUsers.
+func seedSessions(tb testing.TB, db *gorm.DB, dialect gormstore.Dialect, n int) {
+	tb.Helper()
+	users := max(n/10, 1)
+	seedUsers(tb, db, dialect, users)
+	now := domain.Timestamp(time.Now())
+	q := `WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s WHERE i + 1 < ?)
+INSERT INTO sessions (id, user_id, token_hash, remember_me, ip_address, user_agent, expires_at, created_at, updated_at)
+SELECT printf('session-%08d', i), printf('user-%08d', i % ?), printf('hash-%038d', i), true, '203.0.113.7', 'bench', ?, ?, ? FROM s`
+	if dialect == gormstore.DialectPostgres {
+		q = `INSERT INTO sessions (id, user_id, token_hash, remember_me, ip_address, user_agent, expires_at, created_at, updated_at)
+SELECT 'session-' || lpad(i::text, 8, '0'), 'user-' || lpad((i % ?)::text, 8, '0'), 'hash-' || lpad(i::text, 38, '0'),
+ true, '203.0.113.7', 'bench', ?, ?, ?
+FROM generate_series(0, ? - 1) AS i`
+	}
+	args := []any{n, users, now.Add(24 * time.Hour), now, now}
+	if dialect == gormstore.DialectPostgres {
+		args = []any{users, now.Add(24 * time.Hour), now, now, n}
+	}
+	if err := db.Exec(q, args...).Error; err != nil {
+		tb.Fatal(err)
+	}
+	analyze(db, "sessions")
+}
+
+// analyze refreshes the planner's statistics of table, as autovacuum would
+// soon after a bulk load.
+func analyze(db *gorm.DB, table string) {
+	_ = db.Exec("ANALYZE " + table).Error
+}
+
 // seedUsers fills the users table in one statement per dialect; inserting
 // 100,000 rows one by one would dominate the benchmark's run time.
-func seedUsers(b *testing.B, db *gorm.DB, dialect gormstore.Dialect, n int) {
+func seedUsers(b testing.TB, db *gorm.DB, dialect gormstore.Dialect, n int) {
 	b.Helper()
 	q := `WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s WHERE i + 1 < ?)
 INSERT INTO users (id, name, email, email_verified, image, created_at, updated_at)
@@ -63,7 +133,5 @@ FROM generate_series(0, ? - 1) AS i`
 	if err := db.Exec(q, n).Error; err != nil {
 		b.Fatal(err)
 	}
-	if dialect == gormstore.DialectPostgres {
-		_ = db.Exec("ANALYZE users").Error
-	}
+	analyze(db, "users")
 }

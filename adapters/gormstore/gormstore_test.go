@@ -22,6 +22,38 @@ func TestUserRepository(t *testing.T) {
 	})
 }
 
+// storesOn returns the factory of fresh stores that share one newly migrated
+// database of newURL's dialect.
+func storesOn(newURL gormtest.NewURLFunc) func(t *testing.T) conformance.Stores {
+	return func(t *testing.T) conformance.Stores {
+		db := gormtest.Open(t, newURL(t))
+		return conformance.Stores{
+			Users:         gormstore.NewUserRepository(db),
+			Sessions:      gormstore.NewSessionRepository(db),
+			Credentials:   gormstore.NewCredentialRepository(db),
+			Verifications: gormstore.NewVerificationRepository(db),
+		}
+	}
+}
+
+func TestSessionRepository(t *testing.T) {
+	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
+		conformance.RunSessionRepository(t, storesOn(newURL))
+	})
+}
+
+func TestCredentialRepository(t *testing.T) {
+	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
+		conformance.RunCredentialRepository(t, storesOn(newURL))
+	})
+}
+
+func TestVerificationRepository(t *testing.T) {
+	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
+		conformance.RunVerificationRepository(t, storesOn(newURL))
+	})
+}
+
 func TestHealthChecker(t *testing.T) {
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		db := gormtest.Open(t, newURL(t))

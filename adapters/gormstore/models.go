@@ -32,6 +32,94 @@ func (r userRow) toDomain() *domain.User {
 	return domain.RehydrateUser(domain.UserID(r.ID), r.Name, domain.Email(r.Email), r.EmailVerified, r.Image, r.CreatedAt, r.UpdatedAt)
 }
 
+type sessionRow struct {
+	ID         string    `gorm:"column:id;primaryKey;type:text"`
+	UserID     string    `gorm:"column:user_id;not null;index:sessions_user_id_idx"`
+	TokenHash  string    `gorm:"column:token_hash;not null;uniqueIndex:sessions_token_hash_key"`
+	RememberMe bool      `gorm:"column:remember_me;not null"`
+	IPAddress  string    `gorm:"column:ip_address;not null"`
+	UserAgent  string    `gorm:"column:user_agent;not null"`
+	ExpiresAt  time.Time `gorm:"column:expires_at;not null;index:sessions_expires_at_idx"`
+	CreatedAt  time.Time `gorm:"column:created_at;not null;autoCreateTime:false"`
+	UpdatedAt  time.Time `gorm:"column:updated_at;not null;autoUpdateTime:false"`
+}
+
+func (sessionRow) TableName() string { return "sessions" }
+
+func sessionFromDomain(s *domain.Session) sessionRow {
+	return sessionRow{
+		ID: string(s.ID()), UserID: string(s.UserID()), TokenHash: string(s.TokenHash()), RememberMe: s.RememberMe(),
+		IPAddress: s.IPAddress(), UserAgent: s.UserAgent(),
+		ExpiresAt: s.ExpiresAt(), CreatedAt: s.CreatedAt(), UpdatedAt: s.UpdatedAt(),
+	}
+}
+
+func (r sessionRow) toDomain() *domain.Session {
+	return domain.RehydrateSession(domain.SessionID(r.ID), domain.UserID(r.UserID), domain.TokenHash(r.TokenHash), r.RememberMe,
+		r.IPAddress, r.UserAgent, r.ExpiresAt, r.CreatedAt, r.UpdatedAt)
+}
+
+// sessionUserRow is one row of the session lookup, which reads the session
+// and its user in one query. The prefixes keep the two tables' id and
+// timestamp columns apart.
+type sessionUserRow struct {
+	Session sessionRow `gorm:"embedded;embeddedPrefix:s_"`
+	User    userRow    `gorm:"embedded;embeddedPrefix:u_"`
+}
+
+type credentialRow struct {
+	UserID         string `gorm:"column:user_id;primaryKey;type:text"`
+	Hash           string `gorm:"column:hash;not null"`
+	FailedAttempts int    `gorm:"column:failed_attempts;not null"`
+	// LockedUntil is NULL when the credential is not locked.
+	LockedUntil *time.Time `gorm:"column:locked_until"`
+	UpdatedAt   time.Time  `gorm:"column:updated_at;not null;autoUpdateTime:false"`
+}
+
+func (credentialRow) TableName() string { return "credentials" }
+
+func credentialFromDomain(c *domain.Credential) credentialRow {
+	r := credentialRow{UserID: string(c.UserID()), Hash: c.Hash(), FailedAttempts: c.FailedAttempts(), UpdatedAt: c.UpdatedAt()}
+	if t := c.LockedUntil(); !t.IsZero() {
+		r.LockedUntil = &t
+	}
+	return r
+}
+
+func (r credentialRow) toDomain() *domain.Credential {
+	var lockedUntil time.Time
+	if r.LockedUntil != nil {
+		lockedUntil = *r.LockedUntil
+	}
+	return domain.RehydrateCredential(domain.UserID(r.UserID), r.Hash, r.FailedAttempts, lockedUntil, r.UpdatedAt)
+}
+
+type verificationRow struct {
+	ID        string    `gorm:"column:id;primaryKey;type:text"`
+	Purpose   string    `gorm:"column:purpose;not null;index:verifications_user_id_purpose_idx,priority:2"`
+	TokenHash string    `gorm:"column:token_hash;not null;uniqueIndex:verifications_token_hash_key"`
+	UserID    string    `gorm:"column:user_id;not null;index:verifications_user_id_purpose_idx,priority:1"`
+	Email     string    `gorm:"column:email;not null"`
+	ExpiresAt time.Time `gorm:"column:expires_at;not null;index:verifications_expires_at_idx"`
+	CreatedAt time.Time `gorm:"column:created_at;not null;autoCreateTime:false"`
+}
+
+func (verificationRow) TableName() string { return "verifications" }
+
+func verificationFromDomain(v *domain.Verification) verificationRow {
+	return verificationRow{
+		ID: v.ID(), Purpose: string(v.Purpose()), TokenHash: string(v.TokenHash()), UserID: string(v.UserID()),
+		Email: string(v.Email()), ExpiresAt: v.ExpiresAt(), CreatedAt: v.CreatedAt(),
+	}
+}
+
+func (r verificationRow) toDomain() *domain.Verification {
+	return domain.RehydrateVerification(r.ID, domain.VerificationPurpose(r.Purpose), domain.TokenHash(r.TokenHash),
+		domain.UserID(r.UserID), domain.Email(r.Email), r.ExpiresAt, r.CreatedAt)
+}
+
 // RowModels returns a new value of every row model, so that a schema-drift
 // test can compare them with the migrated schema.
-func RowModels() []any { return []any{&userRow{}} }
+func RowModels() []any {
+	return []any{&userRow{}, &sessionRow{}, &credentialRow{}, &verificationRow{}}
+}

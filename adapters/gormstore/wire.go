@@ -9,5 +9,8 @@ import (
 // Set provides every storage port on SQL. It needs a *gorm.DB (see Open).
 var Set = wire.NewSet(
 	NewUserRepository, wire.Bind(new(ports.UserRepository), new(*UserRepository)),
+	NewSessionRepository, wire.Bind(new(ports.SessionRepository), new(*SessionRepository)),
+	NewCredentialRepository, wire.Bind(new(ports.CredentialRepository), new(*CredentialRepository)),
+	NewVerificationRepository, wire.Bind(new(ports.VerificationRepository), new(*VerificationRepository)),
 	NewHealthChecker, wire.Bind(new(ports.HealthChecker), new(*HealthChecker)),
 )

@@ -97,3 +97,9 @@ func encodeURIComponent(s string) string {
 	}
 	return b.String()
 }
+
+// SignRaw returns token.signature without URL-encoding, the form Better
+// Auth's bearer plugin puts in the set-auth-token header.
+func (s *cookieSigner) SignRaw(token string) string {
+	return token + "." + base64.StdEncoding.EncodeToString(mac(s.secrets[0], token))
+}

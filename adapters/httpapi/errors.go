@@ -91,12 +91,22 @@ func renderError(ctx context.Context, logger *slog.Logger, path string, err erro
 		de = domain.Internal("unclassified", err)
 	}
 	status := statusFor(de.Kind)
+	if override, ok := frameworkStatus[de.Code]; ok && isFrameworkPath(path) {
+		status = override
+	}
 	logError(ctx, logger, status, de)
 	if de.Kind == domain.KindInternal {
 		// Never send an internal message, whatever its author put in it.
 		de = &domain.Error{Kind: domain.KindInternal, Code: "server.internal", Message: "internal error"}
 	}
 	return renderStatus(ctx, path, status, de.Code, de.Message, de.Fields)
+}
+
+// frameworkStatus keeps the few statuses Better Auth's wire protocol fixes
+// against the usual mapping of their kind.
+var frameworkStatus = map[string]int{
+	"USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL": http.StatusUnprocessableEntity,
+	"FAILED_TO_CREATE_USER":                 http.StatusUnprocessableEntity,
 }
 
 // renderStatus builds the body for a status decided outside the domain (an
@@ -267,6 +277,15 @@ func humaClientError(ctx context.Context, path string, status int, msg string, e
 	switch status {
 	case http.StatusUnprocessableEntity:
 		status, msg = http.StatusBadRequest, "The request is malformed."
+	case http.StatusUnsupportedMediaType:
+		ct := ""
+		if hctx, ok := ctx.Value(requestInfoKey).(*requestInfo); ok {
+			ct = hctx.r.Header.Get("Content-Type")
+		}
+		if len(ct) > 100 || strings.ContainsAny(ct, "\"\r\n") {
+			ct = "this type"
+		}
+		code, msg, fields = "UNSUPPORTED_MEDIA_TYPE", "Content-Type \""+ct+"\" is not allowed. Allowed types: application/json", nil
 	case http.StatusBadRequest:
 		msg = "The request is malformed."
 		if isFrameworkPath(path) && len(fields) > 0 && fields[0].Location == "body" {
@@ -275,3 +294,10 @@ func humaClientError(ctx context.Context, path string, status int, msg string, e
 	}
 	return renderStatus(ctx, path, status, code, msg, fields)
 }
+
+// statusOfErr returns the status err is answered with.
+func statusOfErr(err error) int { return statusFor(domain.KindOf(err)) }
+
+func errorsAs(err error, target any) bool { return errors.As(err, target) }
+
+func containsDot(s string) bool { return strings.Contains(s, ".") }

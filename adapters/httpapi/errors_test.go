@@ -44,7 +44,7 @@ func newTestServer(t *testing.T) (*Server, *strings.Builder) {
 	t.Helper()
 	logs := &strings.Builder{}
 	app := &application.Application{Queries: application.Queries{Readiness: query.NewReadinessHandler(memory.NewHealthChecker())}}
-	s := NewServer(Config{BaseURL: "http://localhost:8080", MaxBodyBytes: 4096, SessionCookieName: "gatehouse.session_token"},
+	s := NewServer(Config{BaseURL: "http://localhost:8080", MaxBodyBytes: 4096, SessionCookieName: "gatehouse.session_token", Secrets: []string{"test-secret"}},
 		app, slog.New(slog.NewJSONHandler(logs, nil)))
 	return s, logs
 }

@@ -27,6 +27,8 @@ func (s *Server) addRoutes() {
 		},
 	}, ready(q.Readiness), ContractBackend)
 
+	s.addFrameworkRoutes()
+
 	// Outside the contracts: the documents and the explorer.
 	s.engine.GET(frameworkSpecPath, s.serveSpec(ContractFramework))
 	s.engine.GET(authSpecPath, s.serveSpec(ContractAuth))

@@ -21,6 +21,18 @@ type Config struct {
 	MaxBodyBytes int64
 	// SessionCookieName is the session cookie's name, documented in the contracts.
 	SessionCookieName string
+	// Secrets sign cookies: the first signs, all verify.
+	Secrets []string
+	// CookiePrefix starts every cookie name ("better-auth" keeps a Better
+	// Auth deployment's users signed in).
+	CookiePrefix string
+	// TrustedOrigins may call the framework from browsers, besides BaseURL's.
+	TrustedOrigins []string
+	// TrustedProxies (addresses or CIDRs) may set X-Forwarded-For and
+	// X-Real-IP; nobody else's forwarding headers are believed.
+	TrustedProxies []string
+	// RateLimit turns the per-address limits of the framework on.
+	RateLimit bool
 }
 
 // Server is Gatehouse's HTTP handler.
@@ -30,6 +42,8 @@ type Server struct {
 	logger    *slog.Logger
 	engine    *gin.Engine
 	contracts map[Contract]*contract
+	cookies   *sessionCookies
+	origins   *origins
 }
 
 // Route is one routed method and path, with parameters written {name} as in
@@ -56,7 +70,12 @@ func NewServer(cfg Config, app *application.Application, logger *slog.Logger) *S
 	engine.RedirectFixedPath = false
 	engine.HandleMethodNotAllowed = true
 	engine.ContextWithFallback = true
-	_ = engine.SetTrustedProxies(nil) // forwarding headers are ignored until proxies are configured
+	// Forwarding headers are believed only from configured proxies.
+	if err := engine.SetTrustedProxies(cfg.TrustedProxies); err != nil {
+		panic("httpapi: trusted proxies: " + err.Error())
+	}
+	s := &Server{cfg: cfg, app: app, logger: logger, engine: engine,
+		cookies: newSessionCookies(cfg, app.Settings.Sessions.Lifetime), origins: newOrigins(cfg.BaseURL, cfg.TrustedOrigins)}
 
 	engine.Use(
 		requestContext(logger),
@@ -64,8 +83,13 @@ func NewServer(cfg Config, app *application.Application, logger *slog.Logger) *S
 		accessLog(logger),
 		securityHeaders(strings.HasPrefix(cfg.BaseURL, "https://")),
 		bodyLimit(cfg.MaxBodyBytes),
+		s.cors(),
+		frameworkContext(),
+		s.rateLimit(),
+		s.originCheck(),
+		s.formBodies(),
 	)
-	s := &Server{cfg: cfg, app: app, logger: logger, engine: engine, contracts: newContracts(engine, cfg)}
+	s.contracts = newContracts(engine, cfg)
 	s.addRoutes()
 	s.freeze()
 	engine.NoRoute(s.notFound)

@@ -8,8 +8,30 @@ import (
 	"github.com/gatehouse/gatehouse/ports/conformance"
 )
 
+func newStores(*testing.T) conformance.Stores {
+	db := memory.NewDB()
+	return conformance.Stores{
+		Users:         memory.NewUserRepository(db),
+		Sessions:      memory.NewSessionRepository(db),
+		Credentials:   memory.NewCredentialRepository(db),
+		Verifications: memory.NewVerificationRepository(db),
+	}
+}
+
 func TestUserRepository(t *testing.T) {
-	conformance.RunUserRepository(t, func(*testing.T) ports.UserRepository { return memory.NewUserRepository() })
+	conformance.RunUserRepository(t, func(*testing.T) ports.UserRepository { return memory.NewUserRepository(memory.NewDB()) })
+}
+
+func TestSessionRepository(t *testing.T) {
+	conformance.RunSessionRepository(t, newStores)
+}
+
+func TestCredentialRepository(t *testing.T) {
+	conformance.RunCredentialRepository(t, newStores)
+}
+
+func TestVerificationRepository(t *testing.T) {
+	conformance.RunVerificationRepository(t, newStores)
 }
 
 func TestHealthChecker(t *testing.T) {

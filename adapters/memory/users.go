@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"sync"
 
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
@@ -10,16 +9,17 @@ import (
 
 var _ ports.UserRepository = (*UserRepository)(nil)
 
-// UserRepository keeps users in a map guarded by a lock.
+// UserRepository keeps users in the shared DB.
 type UserRepository struct {
-	mu      sync.RWMutex
-	byID    map[domain.UserID]*domain.User
-	byEmail map[domain.Email]domain.UserID
+	db *DB
 }
 
-// NewUserRepository returns an empty repository.
-func NewUserRepository() *UserRepository {
-	return &UserRepository{byID: map[domain.UserID]*domain.User{}, byEmail: map[domain.Email]domain.UserID{}}
+// NewUserRepository returns a UserRepository on db.
+func NewUserRepository(db *DB) *UserRepository {
+	if db == nil {
+		panic("memory: nil db")
+	}
+	return &UserRepository{db: db}
 }
 
 // copyUser returns an independent copy, so neither the caller nor the store
@@ -37,24 +37,29 @@ func userNotFound() error { return domain.NotFound("user.not_found", "user") }
 
 // Create implements ports.UserRepository.
 func (r *UserRepository) Create(_ context.Context, u *domain.User) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if _, ok := r.byID[u.ID()]; ok {
+	r.db.mu.Lock()
+	defer r.db.mu.Unlock()
+	return r.db.createUser(u)
+}
+
+// createUser stores a copy of u. The caller holds the write lock.
+func (db *DB) createUser(u *domain.User) error {
+	if _, ok := db.users[u.ID()]; ok {
 		return userConflict()
 	}
-	if _, ok := r.byEmail[u.Email()]; ok {
+	if _, ok := db.userByEmail[u.Email()]; ok {
 		return userConflict()
 	}
-	r.byID[u.ID()] = copyUser(u)
-	r.byEmail[u.Email()] = u.ID()
+	db.users[u.ID()] = copyUser(u)
+	db.userByEmail[u.Email()] = u.ID()
 	return nil
 }
 
 // Get implements ports.UserRepository.
 func (r *UserRepository) Get(_ context.Context, id domain.UserID) (*domain.User, error) {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	u, ok := r.byID[id]
+	r.db.mu.RLock()
+	defer r.db.mu.RUnlock()
+	u, ok := r.db.users[id]
 	if !ok {
 		return nil, userNotFound()
 	}
@@ -63,21 +68,21 @@ func (r *UserRepository) Get(_ context.Context, id domain.UserID) (*domain.User,
 
 // GetByEmail implements ports.UserRepository.
 func (r *UserRepository) GetByEmail(_ context.Context, email domain.Email) (*domain.User, error) {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	id, ok := r.byEmail[email]
+	r.db.mu.RLock()
+	defer r.db.mu.RUnlock()
+	id, ok := r.db.userByEmail[email]
 	if !ok {
 		return nil, userNotFound()
 	}
-	return copyUser(r.byID[id]), nil
+	return copyUser(r.db.users[id]), nil
 }
 
 // Update implements ports.UserRepository. It holds the write lock while fn
 // runs, which is what makes concurrent updates serialise.
 func (r *UserRepository) Update(_ context.Context, id domain.UserID, fn func(u *domain.User) error) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	stored, ok := r.byID[id]
+	r.db.mu.Lock()
+	defer r.db.mu.Unlock()
+	stored, ok := r.db.users[id]
 	if !ok {
 		return userNotFound()
 	}
@@ -86,25 +91,25 @@ func (r *UserRepository) Update(_ context.Context, id domain.UserID, fn func(u *
 		return err
 	}
 	if u.Email() != stored.Email() {
-		if _, taken := r.byEmail[u.Email()]; taken {
+		if _, taken := r.db.userByEmail[u.Email()]; taken {
 			return userConflict()
 		}
-		delete(r.byEmail, stored.Email())
-		r.byEmail[u.Email()] = id
+		delete(r.db.userByEmail, stored.Email())
+		r.db.userByEmail[u.Email()] = id
 	}
-	r.byID[id] = u
+	r.db.users[id] = u
 	return nil
 }
 
-// Delete implements ports.UserRepository.
+// Delete implements ports.UserRepository. The user's sessions, credential and
+// links go with them.
 func (r *UserRepository) Delete(_ context.Context, id domain.UserID) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	u, ok := r.byID[id]
+	r.db.mu.Lock()
+	defer r.db.mu.Unlock()
+	u, ok := r.db.users[id]
 	if !ok {
 		return userNotFound()
 	}
-	delete(r.byEmail, u.Email())
-	delete(r.byID, id)
+	r.db.deleteUser(u)
 	return nil
 }

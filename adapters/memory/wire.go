@@ -6,9 +6,13 @@ import (
 	"github.com/gatehouse/gatehouse/ports"
 )
 
-// Set provides every storage port from memory. An injector includes exactly
-// one of memory.Set and gormstore.Set.
+// Set provides every storage port from one shared in-memory DB. An injector
+// includes exactly one of memory.Set and gormstore.Set.
 var Set = wire.NewSet(
+	NewDB,
 	NewUserRepository, wire.Bind(new(ports.UserRepository), new(*UserRepository)),
+	NewSessionRepository, wire.Bind(new(ports.SessionRepository), new(*SessionRepository)),
+	NewCredentialRepository, wire.Bind(new(ports.CredentialRepository), new(*CredentialRepository)),
+	NewVerificationRepository, wire.Bind(new(ports.VerificationRepository), new(*VerificationRepository)),
 	NewHealthChecker, wire.Bind(new(ports.HealthChecker), new(*HealthChecker)),
 )

@@ -1,3 +1,3 @@
-// Package system implements the Clock and IDGenerator ports on the real clock
-// and the operating system's random source.
+// Package system implements the Clock, IDGenerator and TokenGenerator ports on
+// the real clock and the operating system's random source.
 package system

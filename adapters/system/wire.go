@@ -6,8 +6,9 @@ import (
 	"github.com/gatehouse/gatehouse/ports"
 )
 
-// Set provides the real clock and identifier generator.
+// Set provides the real clock, identifier generator and token generator.
 var Set = wire.NewSet(
 	NewClock, wire.Bind(new(ports.Clock), new(Clock)),
 	NewIDGenerator, wire.Bind(new(ports.IDGenerator), new(IDGenerator)),
+	NewTokenGenerator, wire.Bind(new(ports.TokenGenerator), new(TokenGenerator)),
 )

@@ -1,0 +1,86 @@
+package gormstore_test
+
+import (
+	"strings"
+	"testing"
+
+	"gorm.io/gorm"
+
+	"github.com/gatehouse/gatehouse/adapters/gormstore"
+	"github.com/gatehouse/gatehouse/adapters/gormstore/gormtest"
+)
+
+// TestSessionLookup_uses_indexes proves that the session lookup, the query of
+// every authenticated request, reaches the session through the token_hash
+// index and its user through the primary key: no table is scanned. The tables
+// hold enough rows, with fresh statistics, that PostgreSQL would not choose a
+// sequential scan for want of data.
+func TestSessionLookup_uses_indexes(t *testing.T) {
+	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
+		db := gormtest.Open(t, newURL(t))
+		dialect := gormstore.DialectOf(db)
+		seedSessions(t, db, dialect, 20_000)
+		plan := explain(t, db, dialect, gormstore.SessionLookupSQL, string(seededTokenHash(1234)))
+		t.Logf("plan:\n%s", plan)
+		switch dialect {
+		case gormstore.DialectSQLite:
+			// e.g. "SEARCH s USING INDEX sessions_token_hash_key (token_hash=?)".
+			if !strings.Contains(plan, "USING INDEX sessions_token_hash_key") &&
+				!strings.Contains(plan, "USING COVERING INDEX sessions_token_hash_key") {
+				t.Errorf("the lookup does not use sessions_token_hash_key")
+			}
+			for _, line := range strings.Split(plan, "\n") {
+				if strings.HasPrefix(strings.TrimSpace(line), "SCAN") {
+					t.Errorf("the lookup scans a table: %s", line)
+				}
+			}
+		default:
+			if !strings.Contains(plan, "sessions_token_hash_key") {
+				t.Errorf("the lookup does not use sessions_token_hash_key")
+			}
+			if strings.Contains(plan, "Seq Scan") {
+				t.Errorf("the lookup scans a table sequentially")
+			}
+		}
+	})
+}
+
+// explain returns the query plan of q, one step per line.
+func explain(t *testing.T, db *gorm.DB, dialect gormstore.Dialect, q string, args ...any) string {
+	t.Helper()
+	prefix := "EXPLAIN "
+	if dialect == gormstore.DialectSQLite {
+		prefix = "EXPLAIN QUERY PLAN "
+	}
+	rows, err := db.Raw(prefix+q, args...).Rows()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		// The plan text is the last column: "detail" on SQLite, "QUERY PLAN" on PostgreSQL.
+		switch v := vals[len(vals)-1].(type) {
+		case string:
+			lines = append(lines, v)
+		case []byte:
+			lines = append(lines, string(v))
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,140 @@
+package gormstore
+
+import (
+	"context"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"github.com/gatehouse/gatehouse/domain"
+	"github.com/gatehouse/gatehouse/ports"
+)
+
+var _ ports.SessionRepository = (*SessionRepository)(nil)
+
+// SessionRepository stores sessions in the sessions table.
+type SessionRepository struct {
+	db *gorm.DB
+}
+
+// NewSessionRepository returns a SessionRepository on db.
+func NewSessionRepository(db *gorm.DB) *SessionRepository {
+	if db == nil {
+		panic("gormstore: nil db")
+	}
+	return &SessionRepository{db: db}
+}
+
+var (
+	errSessionNotFound = domain.NotFound("session.not_found", "session")
+	errSessionConflict = domain.NewError(domain.KindConflict, "session.exists", "a session with this id or token already exists")
+)
+
+// sessionLookupSQL reads a session and its user in one round trip, through
+// the unique index on token_hash and the users primary key. Every
+// authenticated request runs it.
+const sessionLookupSQL = `SELECT
+ s.id AS s_id, s.user_id AS s_user_id, s.token_hash AS s_token_hash, s.remember_me AS s_remember_me,
+ s.ip_address AS s_ip_address, s.user_agent AS s_user_agent,
+ s.expires_at AS s_expires_at, s.created_at AS s_created_at, s.updated_at AS s_updated_at,
+ u.id AS u_id, u.name AS u_name, u.email AS u_email, u.email_verified AS u_email_verified, u.image AS u_image,
+ u.created_at AS u_created_at, u.updated_at AS u_updated_at
+FROM sessions s JOIN users u ON u.id = s.user_id
+WHERE s.token_hash = ?`
+
+// Create implements ports.SessionRepository.
+func (r *SessionRepository) Create(ctx context.Context, s *domain.Session) error {
+	row := sessionFromDomain(s)
+	return convertErr("sessions.create", r.db.WithContext(ctx).Create(&row).Error, errUserNotFound, errSessionConflict)
+}
+
+// GetByTokenHash implements ports.SessionRepository.
+func (r *SessionRepository) GetByTokenHash(ctx context.Context, h domain.TokenHash) (*domain.Session, *domain.User, error) {
+	var row sessionUserRow
+	res := r.db.WithContext(ctx).Raw(sessionLookupSQL, string(h)).Scan(&row)
+	if res.Error != nil {
+		return nil, nil, convertErr("sessions.get_by_token_hash", res.Error, nil, nil)
+	}
+	if res.RowsAffected == 0 {
+		return nil, nil, errSessionNotFound
+	}
+	return row.Session.toDomain(), row.User.toDomain(), nil
+}
+
+// ListByUser implements ports.SessionRepository. Ties in created_at are
+// broken by id, so the order is the same on every store.
+func (r *SessionRepository) ListByUser(ctx context.Context, userID domain.UserID, now time.Time) ([]*domain.Session, error) {
+	var rows []sessionRow
+	err := r.db.WithContext(ctx).
+		Where("user_id = ? AND expires_at > ?", string(userID), domain.Timestamp(now)).
+		Order("created_at DESC, id DESC").
+		Find(&rows).Error
+	if err != nil {
+		return nil, convertErr("sessions.list_by_user", err, nil, nil)
+	}
+	out := make([]*domain.Session, 0, len(rows))
+	for _, row := range rows {
+		out = append(out, row.toDomain())
+	}
+	return out, nil
+}
+
+// Update implements ports.SessionRepository. On PostgreSQL the row is locked
+// with SELECT … FOR UPDATE; on SQLite the immediate transaction already holds
+// the database's write lock.
+func (r *SessionRepository) Update(ctx context.Context, id domain.SessionID, fn func(s *domain.Session) error) error {
+	err := r.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		q := tx
+		if DialectOf(tx) == DialectPostgres {
+			q = tx.Clauses(clause.Locking{Strength: clause.LockingStrengthUpdate})
+		}
+		var row sessionRow
+		if err := q.Where("id = ?", string(id)).Take(&row).Error; err != nil {
+			return convertErr("sessions.update", err, errSessionNotFound, nil)
+		}
+		s := row.toDomain()
+		if err := fn(s); err != nil {
+			return err
+		}
+		row = sessionFromDomain(s)
+		return tx.Model(&sessionRow{}).Where("id = ?", row.ID).Select("*").Updates(&row).Error
+	})
+	return convertErr("sessions.update", err, errUserNotFound, errSessionConflict)
+}
+
+// Delete implements ports.SessionRepository. Matching on the owner as well
+// as the id means a user cannot revoke, or learn of, another's session.
+func (r *SessionRepository) Delete(ctx context.Context, userID domain.UserID, id domain.SessionID) error {
+	res := r.db.WithContext(ctx).Where("id = ? AND user_id = ?", string(id), string(userID)).Delete(&sessionRow{})
+	if res.Error != nil {
+		return convertErr("sessions.delete", res.Error, nil, nil)
+	}
+	if res.RowsAffected == 0 {
+		return errSessionNotFound
+	}
+	return nil
+}
+
+// DeleteByUser implements ports.SessionRepository.
+func (r *SessionRepository) DeleteByUser(ctx context.Context, userID domain.UserID, keep domain.SessionID) (int, error) {
+	q := r.db.WithContext(ctx).Where("user_id = ?", string(userID))
+	if keep != "" {
+		q = q.Where("id <> ?", string(keep))
+	}
+	res := q.Delete(&sessionRow{})
+	if res.Error != nil {
+		return 0, convertErr("sessions.delete_by_user", res.Error, nil, nil)
+	}
+	return int(res.RowsAffected), nil
+}
+
+// DeleteExpired implements ports.SessionRepository. now is normalised like
+// the stored times: SQLite compares them as text.
+func (r *SessionRepository) DeleteExpired(ctx context.Context, now time.Time) (int, error) {
+	res := r.db.WithContext(ctx).Where("expires_at <= ?", domain.Timestamp(now)).Delete(&sessionRow{})
+	if res.Error != nil {
+		return 0, convertErr("sessions.delete_expired", res.Error, nil, nil)
+	}
+	return int(res.RowsAffected), nil
+}

@@ -1,0 +1,128 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gatehouse/gatehouse/application/command"
+	"github.com/gatehouse/gatehouse/domain"
+)
+
+// sessionCookies names, writes and reads the framework's cookies exactly as
+// Better Auth does (better-auth-wire §2): <prefix>.session_token holds the
+// signed token; <prefix>.dont_remember marks a session the user chose not to
+// keep; both get __Secure- and Secure on https.
+type sessionCookies struct {
+	signer       *cookieSigner
+	secure       bool
+	sessionName  string
+	dontRemember string
+	sessionData  string
+	lifetime     time.Duration
+}
+
+func newSessionCookies(cfg Config, lifetime time.Duration) *sessionCookies {
+	secure := strings.HasPrefix(cfg.BaseURL, "https://")
+	prefix := cfg.CookiePrefix
+	if prefix == "" {
+		prefix = "gatehouse"
+	}
+	if secure {
+		prefix = "__Secure-" + prefix
+	}
+	return &sessionCookies{
+		signer: newCookieSigner(cfg.Secrets), secure: secure, lifetime: lifetime,
+		sessionName: prefix + ".session_token", dontRemember: prefix + ".dont_remember", sessionData: prefix + ".session_data",
+	}
+}
+
+func (sc *sessionCookies) cookie(name, value string, maxAge int) http.Cookie {
+	return http.Cookie{Name: name, Value: value, Path: "/", MaxAge: maxAge, HttpOnly: true, Secure: sc.secure, SameSite: http.SameSiteLaxMode}
+}
+
+// issue returns the cookies that carry a new or refreshed session. A session
+// the user chose not to remember gets a browser-session cookie (no Max-Age).
+func (sc *sessionCookies) issue(token string, s *domain.Session) []http.Cookie {
+	if !s.RememberMe() {
+		return []http.Cookie{sc.cookie(sc.sessionName, sc.signer.Sign(token), 0), sc.cookie(sc.dontRemember, sc.signer.Sign("true"), 0)}
+	}
+	maxAge := int((time.Until(s.ExpiresAt()) + time.Second - 1) / time.Second)
+	if maxAge <= 0 {
+		maxAge = int(sc.lifetime / time.Second)
+	}
+	return []http.Cookie{sc.cookie(sc.sessionName, sc.signer.Sign(token), maxAge)}
+}
+
+// clear returns cookies that expire every session cookie.
+func (sc *sessionCookies) clear() []http.Cookie {
+	return []http.Cookie{sc.cookie(sc.sessionName, "", -1), sc.cookie(sc.sessionData, "", -1), sc.cookie(sc.dontRemember, "", -1)}
+}
+
+// token returns the session token a request carries: from the session
+// cookie when its signature holds, else from Authorization: Bearer (signed,
+// URL-encoded or not, or the raw token, as Better Auth's bearer plugin
+// accepts). hadCookie reports whether a session cookie was sent at all, so
+// that a stale or forged one can be cleared.
+func (sc *sessionCookies) token(r *http.Request) (token string, hadCookie bool) {
+	if c, err := r.Cookie(sc.sessionName); err == nil && c.Value != "" {
+		hadCookie = true
+		if t, ok := sc.signer.Verify(c.Value); ok && isSessionToken(t) {
+			return t, true
+		}
+	}
+	auth := r.Header.Get("Authorization")
+	if len(auth) > 7 && strings.EqualFold(auth[:7], "bearer ") {
+		v := strings.TrimSpace(auth[7:])
+		if t, ok := sc.signer.Verify(v); ok && isSessionToken(t) {
+			return t, hadCookie
+		}
+		if isSessionToken(v) {
+			return v, hadCookie
+		}
+	}
+	return "", hadCookie
+}
+
+// isSessionToken reports whether s has the shape of a session token: 32
+// characters from [A-Za-z0-9].
+func isSessionToken(s string) bool {
+	if len(s) != 32 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// SessionHeaders are the response headers of an operation that may sign
+// someone in or out. set-auth-token gives the signed token to callers that
+// cannot keep cookies (Better Auth's bearer plugin).
+type SessionHeaders struct {
+	SetCookie    []http.Cookie `header:"Set-Cookie" doc:"Session cookies set or expired."`
+	SetAuthToken string        `header:"set-auth-token" doc:"The signed session token, for callers that send it as Authorization: Bearer instead of keeping cookies."`
+}
+
+func (h *SessionHeaders) signIn(sc *sessionCookies, token string, s *domain.Session) {
+	h.SetCookie = append(h.SetCookie, sc.issue(token, s)...)
+	h.SetAuthToken = sc.signer.SignRaw(token)
+}
+
+func (h *SessionHeaders) signOut(sc *sessionCookies) {
+	h.SetCookie = append(h.SetCookie, sc.clear()...)
+}
+
+// principal resolves the request's session, or returns 401 UNAUTHORIZED.
+func (s *Server) principal(ctx context.Context) (command.Principal, error) {
+	token, _ := s.cookies.token(requestInfoFrom(ctx).r)
+	res, err := s.app.Commands.Authenticate.Handle(ctx, command.Authenticate{Token: token})
+	if err != nil {
+		return command.Principal{}, err
+	}
+	return res.Principal, nil
+}

@@ -1,0 +1,344 @@
+package httpapi
+
+import (
+	"context"
+	"html"
+	"net/http"
+	"regexp"
+
+	"github.com/gatehouse/gatehouse/application/command"
+	"github.com/gatehouse/gatehouse/domain"
+)
+
+// UpdateUserInput changes the profile. The address cannot be changed here.
+type UpdateUserInput struct {
+	Body struct {
+		Name  *string `json:"name,omitempty" minLength:"1" maxLength:"256" doc:"New display name."`
+		Image *string `json:"image,omitempty" maxLength:"2048" nullable:"true" doc:"New avatar URL; null or \"\" clears it."`
+		Email *string `json:"email,omitempty" doc:"Refused with EMAIL_CAN_NOT_BE_UPDATED: use change-email."`
+	}
+}
+
+var errEmailCannotBeUpdated = domain.Invalid("EMAIL_CAN_NOT_BE_UPDATED", "Email can not be updated",
+	domain.FieldViolation{Location: "body.email", Message: "cannot be changed here; use change-email"})
+
+func (s *Server) updateUser(ctx context.Context, in *UpdateUserInput) (*StatusOutput, error) {
+	p, err := s.principal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if in.Body.Email != nil {
+		return nil, errEmailCannotBeUpdated
+	}
+	if _, err := s.app.Commands.UpdateUser.Handle(ctx, command.UpdateUser{UserID: p.User.ID(), Name: in.Body.Name, Image: in.Body.Image}); err != nil {
+		return nil, err
+	}
+	return statusOK(), nil
+}
+
+// ChangePasswordInput changes the password, proven by the current one.
+type ChangePasswordInput struct {
+	Body struct {
+		CurrentPassword     string `json:"currentPassword" maxLength:"4096"`
+		NewPassword         string `json:"newPassword" doc:"8 to 128 characters, not a common password."`
+		RevokeOtherSessions bool   `json:"revokeOtherSessions,omitempty" doc:"End every other session; this device gets a new one."`
+	}
+}
+
+// ChangePasswordOutput carries the replacement session when others were revoked.
+type ChangePasswordOutput struct {
+	SessionHeaders
+	Body struct {
+		Token *string  `json:"token" nullable:"true" doc:"The new session token when revokeOtherSessions was true, else null."`
+		User  UserJSON `json:"user"`
+	}
+}
+
+func (s *Server) changePassword(ctx context.Context, in *ChangePasswordInput) (*ChangePasswordOutput, error) {
+	p, err := s.principal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.app.Commands.ChangePassword.Handle(ctx, command.ChangePassword{Principal: p, CurrentPassword: in.Body.CurrentPassword,
+		NewPassword: in.Body.NewPassword, RevokeOtherSessions: in.Body.RevokeOtherSessions, Client: requestInfoFrom(ctx).client()})
+	if err != nil {
+		return nil, err
+	}
+	out := &ChangePasswordOutput{}
+	out.Body.User = userJSON(p.User)
+	if res.Session != nil {
+		out.Body.Token = &res.Token
+		out.signIn(s.cookies, res.Token, res.Session)
+	}
+	return out, nil
+}
+
+// ChangeEmailInput asks to move the account to a new address.
+type ChangeEmailInput struct {
+	Body struct {
+		NewEmail    string `json:"newEmail" maxLength:"254" example:"ada@new.example.com"`
+		CallbackURL string `json:"callbackURL,omitempty" maxLength:"2048" doc:"Where the verification link leads afterwards."`
+	}
+}
+
+func (s *Server) changeEmail(ctx context.Context, in *ChangeEmailInput) (*StatusOutput, error) {
+	if in.Body.CallbackURL != "" && !s.origins.safeTarget(in.Body.CallbackURL) {
+		return nil, errInvalidCallback
+	}
+	p, err := s.principal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.app.Commands.ChangeEmail.Handle(ctx, command.ChangeEmail{Principal: p, NewEmail: in.Body.NewEmail, CallbackURL: in.Body.CallbackURL}); err != nil {
+		return nil, err
+	}
+	return statusOK(), nil
+}
+
+// DeleteUserInput deletes the account: with the password, with a token from
+// the confirmation mail, or (with neither) by sending that mail.
+type DeleteUserInput struct {
+	Body *struct {
+		Password    string `json:"password,omitempty" maxLength:"4096"`
+		Token       string `json:"token,omitempty" maxLength:"256" doc:"The token from the confirmation mail."`
+		CallbackURL string `json:"callbackURL,omitempty" maxLength:"2048" doc:"Where the confirmation link leads afterwards."`
+	}
+}
+
+// DeleteUserOutput says what happened.
+type DeleteUserOutput struct {
+	SessionHeaders
+	Body struct {
+		Success bool   `json:"success" example:"true"`
+		Message string `json:"message" enum:"User deleted,Verification email sent" example:"User deleted"`
+	}
+}
+
+func (s *Server) deleteUser(ctx context.Context, in *DeleteUserInput) (*DeleteUserOutput, error) {
+	cmd := command.DeleteUser{}
+	if in.Body != nil {
+		cmd.Password, cmd.Token, cmd.CallbackURL = in.Body.Password, in.Body.Token, in.Body.CallbackURL
+	}
+	if cmd.CallbackURL != "" && !s.origins.safeTarget(cmd.CallbackURL) {
+		return nil, errInvalidCallback
+	}
+	p, err := s.principal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cmd.Principal = p
+	res, err := s.app.Commands.DeleteUser.Handle(ctx, cmd)
+	if err != nil {
+		return nil, err
+	}
+	out := &DeleteUserOutput{}
+	out.Body.Success, out.Body.Message = true, "Verification email sent"
+	if res.Deleted {
+		out.Body.Message = "User deleted"
+		out.signOut(s.cookies)
+	}
+	return out, nil
+}
+
+// LinkInput is a one-time link followed from a mail.
+type LinkInput struct {
+	Token       string `query:"token" maxLength:"256" doc:"The link's token."`
+	CallbackURL string `query:"callbackURL" maxLength:"2048" doc:"Where to go afterwards: a path here or a URL on a trusted origin. Errors arrive there as ?error=CODE."`
+}
+
+// RedirectOrJSON is a 302 to the callback, or JSON when there is none.
+type RedirectOrJSON[T any] struct {
+	SessionHeaders
+	Status   int
+	Location string `header:"Location"`
+	Body     *T
+}
+
+func redirectTo[T any](s *Server, target string) *RedirectOrJSON[T] {
+	return &RedirectOrJSON[T]{Status: http.StatusFound, Location: s.origins.absolute(target)}
+}
+
+// deleteUserCallback follows the confirmation link: the signed-in user's
+// account is deleted.
+func (s *Server) deleteUserCallback(ctx context.Context, in *LinkInput) (*RedirectOrJSON[DeleteUserBody], error) {
+	if in.CallbackURL != "" && !s.origins.safeTarget(in.CallbackURL) {
+		return nil, errInvalidCallback
+	}
+	p, err := s.principal(ctx)
+	if err == nil {
+		_, err = s.app.Commands.DeleteUser.Handle(ctx, command.DeleteUser{Principal: p, Token: in.Token})
+	}
+	if in.CallbackURL != "" {
+		if err != nil {
+			return redirectTo[DeleteUserBody](s, withQuery(in.CallbackURL, "error", errorCode(err))), nil
+		}
+		out := redirectTo[DeleteUserBody](s, in.CallbackURL)
+		out.signOut(s.cookies)
+		return out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := &RedirectOrJSON[DeleteUserBody]{Status: http.StatusOK, Body: &DeleteUserBody{Success: true, Message: "User deleted"}}
+	out.signOut(s.cookies)
+	return out, nil
+}
+
+// DeleteUserBody is the JSON answer of a confirmed deletion.
+type DeleteUserBody struct {
+	Success bool   `json:"success" example:"true"`
+	Message string `json:"message" example:"User deleted"`
+}
+
+// RequestPasswordResetInput asks for a reset link.
+type RequestPasswordResetInput struct {
+	Body struct {
+		Email      string `json:"email" maxLength:"254" example:"ada@example.com"`
+		RedirectTo string `json:"redirectTo,omitempty" maxLength:"2048" doc:"Your page that asks for the new password; the link leads there with ?token=…"`
+	}
+}
+
+// MessageStatusOutput is {status:true, message}.
+type MessageStatusOutput struct {
+	Body struct {
+		Status  bool   `json:"status" example:"true"`
+		Message string `json:"message"`
+	}
+}
+
+func (s *Server) requestPasswordReset(ctx context.Context, in *RequestPasswordResetInput) (*MessageStatusOutput, error) {
+	if in.Body.RedirectTo != "" && !s.origins.safeTarget(in.Body.RedirectTo) {
+		return nil, errInvalidRedirect
+	}
+	if err := s.app.Commands.ResetPassword.Request(ctx, command.RequestPasswordReset{Email: in.Body.Email, RedirectTo: in.Body.RedirectTo}); err != nil {
+		return nil, err
+	}
+	out := &MessageStatusOutput{}
+	out.Body.Status, out.Body.Message = true, "If this email exists in our system, check your email for the reset link"
+	return out, nil
+}
+
+// ResetPasswordLinkInput is the reset link followed from the mail.
+type ResetPasswordLinkInput struct {
+	Token       string `path:"token" maxLength:"256" doc:"The link's token."`
+	CallbackURL string `query:"callbackURL" required:"true" maxLength:"2048" doc:"Your page that asks for the new password."`
+}
+
+// RedirectOutput is a 302.
+type RedirectOutput struct {
+	Status   int
+	Location string `header:"Location"`
+}
+
+// resetPasswordLink sends the browser on to the application's page with the
+// token; the token is checked (and used up) by reset-password.
+func (s *Server) resetPasswordLink(_ context.Context, in *ResetPasswordLinkInput) (*RedirectOutput, error) {
+	if !s.origins.safeTarget(in.CallbackURL) {
+		return nil, errInvalidCallback
+	}
+	return &RedirectOutput{Status: http.StatusFound, Location: s.origins.absolute(withQuery(in.CallbackURL, "token", in.Token))}, nil
+}
+
+// ResetPasswordInput sets a new password with a reset token.
+type ResetPasswordInput struct {
+	Token string `query:"token" maxLength:"256" doc:"The token, when not in the body."`
+	Body  struct {
+		NewPassword string `json:"newPassword" doc:"8 to 128 characters, not a common password."`
+		Token       string `json:"token,omitempty" maxLength:"256" doc:"The token from the reset link."`
+	}
+}
+
+func (s *Server) resetPassword(ctx context.Context, in *ResetPasswordInput) (*StatusOutput, error) {
+	token := in.Body.Token
+	if token == "" {
+		token = in.Token
+	}
+	if err := s.app.Commands.ResetPassword.Reset(ctx, command.ResetPassword{Token: token, NewPassword: in.Body.NewPassword}); err != nil {
+		return nil, err
+	}
+	return statusOK(), nil
+}
+
+// SendVerificationEmailInput asks for a new verification link.
+type SendVerificationEmailInput struct {
+	Body struct {
+		Email       string `json:"email" maxLength:"254" example:"ada@example.com"`
+		CallbackURL string `json:"callbackURL,omitempty" maxLength:"2048" doc:"Where the link leads afterwards."`
+	}
+}
+
+func (s *Server) sendVerificationEmail(ctx context.Context, in *SendVerificationEmailInput) (*StatusOutput, error) {
+	if in.Body.CallbackURL != "" && !s.origins.safeTarget(in.Body.CallbackURL) {
+		return nil, errInvalidCallback
+	}
+	cmd := command.SendVerificationEmail{Email: in.Body.Email, CallbackURL: in.Body.CallbackURL}
+	if p, err := s.principal(ctx); err == nil {
+		cmd.Principal = &p
+	}
+	if err := s.app.Commands.VerifyEmail.Send(ctx, cmd); err != nil {
+		return nil, err
+	}
+	return statusOK(), nil
+}
+
+// VerifyEmailBody is the JSON answer of a followed verification link.
+type VerifyEmailBody struct {
+	Status bool     `json:"status" example:"true"`
+	User   UserJSON `json:"user"`
+}
+
+func (s *Server) verifyEmail(ctx context.Context, in *LinkInput) (*RedirectOrJSON[VerifyEmailBody], error) {
+	if in.CallbackURL != "" && !s.origins.safeTarget(in.CallbackURL) {
+		return nil, errInvalidCallback
+	}
+	u, err := s.app.Commands.VerifyEmail.Verify(ctx, in.Token)
+	if in.CallbackURL != "" {
+		if err != nil {
+			return redirectTo[VerifyEmailBody](s, withQuery(in.CallbackURL, "error", errorCode(err))), nil
+		}
+		return redirectTo[VerifyEmailBody](s, in.CallbackURL), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &RedirectOrJSON[VerifyEmailBody]{Status: http.StatusOK, Body: &VerifyEmailBody{Status: true, User: userJSON(u)}}, nil
+}
+
+// ErrorPageInput is what the error page shows.
+type ErrorPageInput struct {
+	Error       string `query:"error" maxLength:"128" doc:"An error code."`
+	Description string `query:"error_description" maxLength:"512" doc:"What went wrong."`
+}
+
+// ErrorPageOutput is a small HTML page.
+type ErrorPageOutput struct {
+	ContentType string `header:"Content-Type"`
+	Body        []byte
+}
+
+var errorCodePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+
+// errorPage shows an error to a person whose browser landed here from a
+// flow. Only the code's safe characters are shown, and everything is escaped.
+func (s *Server) errorPage(_ context.Context, in *ErrorPageInput) (*ErrorPageOutput, error) {
+	code := "UNKNOWN"
+	if errorCodePattern.MatchString(in.Error) {
+		code = in.Error
+	}
+	page := "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Error</title></head><body><h1>Something went wrong</h1><p>Error code: <code>" +
+		html.EscapeString(code) + "</code></p>"
+	if in.Description != "" {
+		page += "<p>" + html.EscapeString(in.Description) + "</p>"
+	}
+	page += "</body></html>"
+	return &ErrorPageOutput{ContentType: "text/html; charset=utf-8", Body: []byte(page)}, nil
+}
+
+// errorCode is the code a redirect carries as ?error=.
+func errorCode(err error) string {
+	var de *domain.Error
+	if errorsAs(err, &de) && de.Code != "" && !containsDot(de.Code) {
+		return de.Code
+	}
+	return "INTERNAL_SERVER_ERROR"
+}

@@ -1,0 +1,223 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/gatehouse/gatehouse/application/command"
+)
+
+// SignUpInput is the sign-up request (JSON, or an HTML form).
+type SignUpInput struct {
+	Body struct {
+		Name        string `json:"name" minLength:"1" maxLength:"256" doc:"Display name." example:"Ada Lovelace"`
+		Email       string `json:"email" maxLength:"254" doc:"E-mail address; lower-cased." example:"ada@example.com"`
+		Password    string `json:"password" doc:"8 to 128 characters, not a common password. No composition rules." example:"correct horse battery staple"`
+		Image       string `json:"image,omitempty" maxLength:"2048" doc:"Avatar URL."`
+		CallbackURL string `json:"callbackURL,omitempty" maxLength:"2048" doc:"Where the verification link leads afterwards: a path here or a URL on a trusted origin."`
+		RememberMe  *bool  `json:"rememberMe,omitempty" doc:"false starts a session that ends with the browser session (default true)."`
+	}
+}
+
+// SignUpOutput is the new user and, when nobody must verify first, a session token.
+type SignUpOutput struct {
+	SessionHeaders
+	Body struct {
+		Token *string  `json:"token" nullable:"true" doc:"The session token, or null when the address must be verified before signing in."`
+		User  UserJSON `json:"user"`
+	}
+}
+
+func (s *Server) signUp(ctx context.Context, in *SignUpInput) (*SignUpOutput, error) {
+	if in.Body.CallbackURL != "" && !s.origins.safeTarget(in.Body.CallbackURL) {
+		return nil, errInvalidCallback
+	}
+	ri := requestInfoFrom(ctx)
+	res, err := s.app.Commands.SignUp.Handle(ctx, command.SignUp{Name: in.Body.Name, Email: in.Body.Email, Password: in.Body.Password,
+		Image: in.Body.Image, RememberMe: in.Body.RememberMe == nil || *in.Body.RememberMe, CallbackURL: in.Body.CallbackURL, Client: ri.client()})
+	if err != nil {
+		return nil, err
+	}
+	out := &SignUpOutput{}
+	out.Body.User = userJSON(res.User)
+	if res.Session != nil {
+		out.Body.Token = &res.Token
+		out.signIn(s.cookies, res.Token, res.Session)
+	}
+	return out, nil
+}
+
+// SignInInput is the sign-in request (JSON, or an HTML form).
+type SignInInput struct {
+	Body struct {
+		Email       string `json:"email" maxLength:"254" example:"ada@example.com"`
+		Password    string `json:"password" maxLength:"4096" example:"correct horse battery staple"`
+		CallbackURL string `json:"callbackURL,omitempty" maxLength:"2048" doc:"Where the client should go next: answered as {redirect:true, url} and a Location header (still 200)."`
+		RememberMe  *bool  `json:"rememberMe,omitempty" doc:"false starts a session that ends with the browser session (default true)."`
+	}
+}
+
+// SignInOutput is the signed-in user and their session token.
+type SignInOutput struct {
+	SessionHeaders
+	Location string `header:"Location" doc:"The callbackURL, when one was given."`
+	Body     struct {
+		Redirect bool     `json:"redirect" doc:"true when the client should go to url."`
+		Token    string   `json:"token" doc:"The session token (also set as a cookie)."`
+		URL      string   `json:"url,omitempty" doc:"The callbackURL, when one was given."`
+		User     UserJSON `json:"user"`
+	}
+}
+
+func (s *Server) signIn(ctx context.Context, in *SignInInput) (*SignInOutput, error) {
+	if in.Body.CallbackURL != "" && !s.origins.safeTarget(in.Body.CallbackURL) {
+		return nil, errInvalidCallback
+	}
+	ri := requestInfoFrom(ctx)
+	res, err := s.app.Commands.SignIn.Handle(ctx, command.SignIn{Email: in.Body.Email, Password: in.Body.Password,
+		RememberMe: in.Body.RememberMe == nil || *in.Body.RememberMe, CallbackURL: in.Body.CallbackURL, Client: ri.client()})
+	if err != nil {
+		return nil, err
+	}
+	out := &SignInOutput{}
+	out.Body.Token, out.Body.User = res.Token, userJSON(res.User)
+	if in.Body.CallbackURL != "" {
+		out.Body.Redirect, out.Body.URL, out.Location = true, in.Body.CallbackURL, s.origins.absolute(in.Body.CallbackURL)
+	}
+	out.signIn(s.cookies, res.Token, res.Session)
+	return out, nil
+}
+
+// SignOutOutput answers {success:true} and expires the cookies.
+type SignOutOutput struct {
+	SessionHeaders
+	Body struct {
+		Success bool `json:"success" example:"true"`
+	}
+}
+
+func (s *Server) signOut(ctx context.Context, _ *struct{}) (*SignOutOutput, error) {
+	token, _ := s.cookies.token(requestInfoFrom(ctx).r)
+	if err := s.app.Commands.SignOut.Handle(ctx, token); err != nil {
+		return nil, err
+	}
+	out := &SignOutOutput{}
+	out.Body.Success = true
+	out.signOut(s.cookies)
+	return out, nil
+}
+
+// GetSessionInput are get-session's options.
+type GetSessionInput struct {
+	DisableCookieCache bool `query:"disableCookieCache" doc:"Accepted for compatibility; there is no cookie cache to skip."`
+	DisableRefresh     bool `query:"disableRefresh" doc:"Do not push the session's expiry forward."`
+}
+
+// SessionBody is a session and its user.
+type SessionBody struct {
+	Session SessionJSON `json:"session"`
+	User    UserJSON    `json:"user"`
+}
+
+// GetSessionOutput is the current session, or null.
+type GetSessionOutput struct {
+	SessionHeaders
+	Pragma string       `header:"Pragma"`
+	Body   *SessionBody
+}
+
+func (s *Server) getSession(ctx context.Context, in *GetSessionInput) (*GetSessionOutput, error) {
+	out := &GetSessionOutput{Pragma: "no-cache"}
+	token, hadCookie := s.cookies.token(requestInfoFrom(ctx).r)
+	if token == "" {
+		if hadCookie {
+			out.signOut(s.cookies) // a forged or stale cookie is cleared
+		}
+		return out, nil
+	}
+	res, err := s.app.Commands.Authenticate.Handle(ctx, command.Authenticate{Token: token, Refresh: !in.DisableRefresh})
+	if err != nil {
+		if isUnauthenticated(err) {
+			if hadCookie {
+				out.signOut(s.cookies)
+			}
+			return out, nil
+		}
+		return nil, err
+	}
+	if res.Refreshed && hadCookie {
+		out.SetCookie = append(out.SetCookie, s.cookies.issue(token, res.Session)...)
+	}
+	out.Body = &SessionBody{Session: sessionJSON(res.Session), User: userJSON(res.User)}
+	return out, nil
+}
+
+// ListSessionsOutput is the user's live sessions.
+type ListSessionsOutput struct {
+	Body []SessionJSON
+}
+
+func (s *Server) listSessions(ctx context.Context, _ *struct{}) (*ListSessionsOutput, error) {
+	p, err := s.principal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	list, err := s.app.Queries.ListSessions.Handle(ctx, p.User.ID())
+	if err != nil {
+		return nil, err
+	}
+	out := &ListSessionsOutput{Body: make([]SessionJSON, len(list))}
+	for i, sess := range list {
+		out.Body[i] = sessionJSON(sess)
+	}
+	return out, nil
+}
+
+// RevokeSessionInput names the session to end.
+type RevokeSessionInput struct {
+	Body struct {
+		Token string `json:"token" minLength:"1" maxLength:"256" doc:"The session's handle (the token field of list-sessions)."`
+	}
+}
+
+func (s *Server) revokeSession(ctx context.Context, in *RevokeSessionInput) (*StatusOutput, error) {
+	p, err := s.principal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	current, err := s.app.Commands.RevokeSessions.One(ctx, command.RevokeSession{Principal: p, Handle: in.Body.Token})
+	if err != nil {
+		return nil, err
+	}
+	out := statusOK()
+	if current {
+		out.signOut(s.cookies)
+	}
+	return out, nil
+}
+
+func (s *Server) revokeSessions(ctx context.Context, _ *struct{}) (*StatusOutput, error) {
+	p, err := s.principal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.app.Commands.RevokeSessions.All(ctx, p); err != nil {
+		return nil, err
+	}
+	out := statusOK()
+	out.signOut(s.cookies)
+	return out, nil
+}
+
+func (s *Server) revokeOtherSessions(ctx context.Context, _ *struct{}) (*StatusOutput, error) {
+	p, err := s.principal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.app.Commands.RevokeSessions.Others(ctx, p); err != nil {
+		return nil, err
+	}
+	return statusOK(), nil
+}
+
+func isUnauthenticated(err error) bool { return statusOfErr(err) == http.StatusUnauthorized }

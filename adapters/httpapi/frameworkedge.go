@@ -1,0 +1,242 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/gatehouse/gatehouse/application/command"
+	"github.com/gatehouse/gatehouse/domain"
+)
+
+// requestInfo is what framework handlers need from the raw request: its
+// cookies and headers, and the client address resolved through trusted
+// proxies. Huma hands handlers only a context, so a middleware puts it there.
+type requestInfo struct {
+	r        *http.Request
+	clientIP string
+}
+
+const requestInfoKey ctxKey = 100
+
+func requestInfoFrom(ctx context.Context) *requestInfo {
+	if ri, ok := ctx.Value(requestInfoKey).(*requestInfo); ok {
+		return ri
+	}
+	return &requestInfo{r: &http.Request{Header: http.Header{}}}
+}
+
+func (ri *requestInfo) client() command.Client {
+	return command.Client{IPAddress: ri.clientIP, UserAgent: ri.r.UserAgent()}
+}
+
+// frameworkContext stores the request info for the handlers.
+func frameworkContext() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		ri := &requestInfo{r: c.Request, clientIP: c.ClientIP()}
+		c.Request = c.Request.WithContext(context.WithValue(c.Request.Context(), requestInfoKey, ri))
+		c.Next()
+	}
+}
+
+// rateRule is a limit on requests per client address.
+type rateRule struct {
+	name   string
+	limit  int
+	window time.Duration
+}
+
+// rateRuleFor returns Better Auth's default rule for a framework path
+// (better-auth-wire §4): 3 per 10 s for sign-in, sign-up and credential
+// changes, 3 per 60 s for routes that send mail, 100 per 10 s otherwise.
+func rateRuleFor(path string) (rateRule, bool) {
+	p := strings.TrimPrefix(path, frameworkBase)
+	switch {
+	case p == "/ok" || p == "/open-api/generate-schema":
+		return rateRule{}, false // liveness and the contract are never throttled
+	case strings.HasPrefix(p, "/sign-in"), strings.HasPrefix(p, "/sign-up"),
+		strings.HasPrefix(p, "/change-password"), strings.HasPrefix(p, "/change-email"):
+		return rateRule{"credentials:" + p, 3, 10 * time.Second}, true
+	case p == "/request-password-reset", p == "/send-verification-email":
+		return rateRule{"mail:" + p, 3, 60 * time.Second}, true
+	default:
+		return rateRule{"global:" + p, 100, 10 * time.Second}, true
+	}
+}
+
+// rateLimit counts every framework request against its rule before routing,
+// keyed by the client address (IPv6 by its /64), as Better Auth does.
+func (s *Server) rateLimit() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		rule, ok := rateRuleFor(c.Request.URL.Path)
+		if !ok || !s.cfg.RateLimit {
+			c.Next()
+			return
+		}
+		key := rule.name + "|" + clientKey(c.ClientIP())
+		err := s.app.Commands.Throttle.Handle(c.Request.Context(), command.Throttle{Key: key, Limit: rule.limit, Window: rule.window})
+		if err == nil {
+			c.Next()
+			return
+		}
+		s.abortWithError(c, err)
+	}
+}
+
+// abortWithError renders err for a middleware, with Retry-After headers on 429s.
+func (s *Server) abortWithError(c *gin.Context, err error) {
+	ctx := c.Request.Context()
+	var de *domain.Error
+	if errors.As(err, &de) && de.Kind == domain.KindRateLimited {
+		secs := strconv.Itoa(int((de.RetryAfter + time.Second - 1) / time.Second))
+		c.Header("X-Retry-After", secs)
+		c.Header("Retry-After", secs)
+	}
+	writeGinError(c, renderError(ctx, loggerFrom(ctx), c.Request.URL.Path, err))
+}
+
+// Origin and CSRF errors (better-auth-wire §3).
+var (
+	errMissingOrigin   = domain.NewError(domain.KindForbidden, "MISSING_OR_NULL_ORIGIN", "Missing or null Origin")
+	errInvalidOrigin   = domain.NewError(domain.KindForbidden, "INVALID_ORIGIN", "Invalid origin")
+	errCrossSiteLogin  = domain.NewError(domain.KindForbidden, "CROSS_SITE_NAVIGATION_LOGIN_BLOCKED", "Cross-site navigation login blocked")
+	errInvalidCallback = domain.NewError(domain.KindForbidden, "INVALID_CALLBACK_URL", "Invalid callbackURL")
+	errInvalidRedirect = domain.NewError(domain.KindForbidden, "INVALID_REDIRECT_URL", "Invalid redirectURL")
+)
+
+// originCheck applies Better Auth's origin rules to every state-changing
+// framework request: with a cookie, the Origin (or Referer) must be trusted;
+// without one, sign-in and sign-up still refuse cross-site form posts and
+// untrusted browser origins (login CSRF). Calls with neither cookies nor
+// browser headers (servers, curl) pass: they carry no ambient authority.
+func (s *Server) originCheck() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		r := c.Request
+		if r.Method == http.MethodGet || r.Method == http.MethodHead || r.Method == http.MethodOptions || !isFrameworkPath(r.URL.Path) {
+			c.Next()
+			return
+		}
+		if err := s.checkOrigin(r); err != nil {
+			s.abortWithError(c, err)
+			return
+		}
+		c.Next()
+	}
+}
+
+func (s *Server) checkOrigin(r *http.Request) error {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		if ref, err := url.Parse(r.Header.Get("Referer")); err == nil && ref.Scheme != "" && ref.Host != "" {
+			origin = ref.Scheme + "://" + ref.Host
+		}
+	}
+	if origin == "null" && r.Header.Get("Sec-Fetch-Site") == "same-origin" {
+		origin = s.cfg.BaseURL
+	}
+	if r.Header.Get("Cookie") != "" {
+		switch {
+		case origin == "" || origin == "null":
+			return errMissingOrigin
+		case !s.origins.trusted(origin):
+			return errInvalidOrigin
+		}
+		return nil
+	}
+	p := strings.TrimPrefix(r.URL.Path, frameworkBase)
+	if p != "/sign-in/email" && p != "/sign-up/email" {
+		return nil
+	}
+	site, mode, dest := r.Header.Get("Sec-Fetch-Site"), r.Header.Get("Sec-Fetch-Mode"), r.Header.Get("Sec-Fetch-Dest")
+	if site != "" || mode != "" || dest != "" {
+		if site == "cross-site" && mode == "navigate" {
+			return errCrossSiteLogin
+		}
+		if origin == "" || origin == "null" {
+			return errMissingOrigin
+		}
+	}
+	if origin != "" && !s.origins.trusted(origin) {
+		return errInvalidOrigin
+	}
+	return nil
+}
+
+// formBodies lets HTML forms post to sign-in and sign-up (progressive
+// enhancement, as Better Auth allows): the form is turned into the JSON body
+// the operation validates, so both encodings meet the same schema.
+func (s *Server) formBodies() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		p := strings.TrimPrefix(c.Request.URL.Path, frameworkBase)
+		ct, _, _ := strings.Cut(c.GetHeader("Content-Type"), ";")
+		if c.Request.Method != http.MethodPost || (p != "/sign-in/email" && p != "/sign-up/email") ||
+			!strings.EqualFold(strings.TrimSpace(ct), "application/x-www-form-urlencoded") {
+			c.Next()
+			return
+		}
+		raw, err := io.ReadAll(c.Request.Body)
+		if err != nil {
+			writeGinError(c, renderStatus(c.Request.Context(), c.Request.URL.Path, http.StatusRequestEntityTooLarge, "", "The request body is too large.", nil))
+			return
+		}
+		form, err := url.ParseQuery(string(raw))
+		if err != nil {
+			writeGinError(c, renderStatus(c.Request.Context(), c.Request.URL.Path, http.StatusBadRequest, "BAD_REQUEST", "Invalid form body", nil))
+			return
+		}
+		body := map[string]any{}
+		for k, v := range form {
+			if len(v) == 0 {
+				continue
+			}
+			switch k {
+			case "rememberMe":
+				body[k] = v[0] == "true" || v[0] == "on" || v[0] == "1"
+			default:
+				body[k] = v[0]
+			}
+		}
+		js, _ := json.Marshal(body)
+		c.Request.Body = io.NopCloser(strings.NewReader(string(js)))
+		c.Request.ContentLength = int64(len(js))
+		c.Request.Header.Set("Content-Type", "application/json")
+		c.Next()
+	}
+}
+
+// cors answers browsers calling the framework from another trusted origin:
+// credentials are allowed for exactly that origin, never for "*".
+func (s *Server) cors() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		origin := c.GetHeader("Origin")
+		if origin == "" || !isFrameworkPath(c.Request.URL.Path) || !s.origins.trusted(origin) {
+			if c.Request.Method == http.MethodOptions && isFrameworkPath(c.Request.URL.Path) {
+				emptyNotFound(c)
+				return
+			}
+			c.Next()
+			return
+		}
+		h := c.Writer.Header()
+		h.Set("Access-Control-Allow-Origin", origin)
+		h.Set("Access-Control-Allow-Credentials", "true")
+		h.Add("Vary", "Origin")
+		h.Set("Access-Control-Expose-Headers", "set-auth-token")
+		if c.Request.Method == http.MethodOptions {
+			h.Set("Access-Control-Allow-Methods", "GET, POST")
+			h.Set("Access-Control-Allow-Headers", "Content-Type, Authorization")
+			h.Set("Access-Control-Max-Age", "600")
+			c.AbortWithStatus(http.StatusNoContent)
+			return
+		}
+		c.Next()
+	}
+}

@@ -1,0 +1,66 @@
+package httpapi
+
+import (
+	"time"
+
+	"github.com/gatehouse/gatehouse/domain"
+)
+
+// jsDate formats t as JavaScript's Date.toJSON does: UTC with exactly three
+// fractional digits. The better-auth client turns such strings into Dates;
+// Go's default nanosecond form it leaves as strings.
+func jsDate(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+
+// UserJSON is a user as the framework returns it (Better Auth's user object).
+type UserJSON struct {
+	ID            string  `json:"id" doc:"The user's identifier." example:"0192f5e4-8a4b-7cc1-9a51-0b3c8d9e1f20"`
+	Name          string  `json:"name" doc:"Display name." example:"Ada Lovelace"`
+	Email         string  `json:"email" format:"email" doc:"The address, lower-cased." example:"ada@example.com"`
+	EmailVerified bool    `json:"emailVerified" doc:"Whether the user proved they own the address."`
+	Image         *string `json:"image" nullable:"true" doc:"Avatar URL, or null." example:"https://example.com/ada.png"`
+	CreatedAt     string  `json:"createdAt" format:"date-time" doc:"When the user was created (milliseconds, UTC)." example:"2026-11-21T09:30:00.000Z"`
+	UpdatedAt     string  `json:"updatedAt" format:"date-time" doc:"When the user last changed." example:"2026-11-21T09:30:00.000Z"`
+}
+
+func userJSON(u *domain.User) UserJSON {
+	out := UserJSON{ID: string(u.ID()), Name: u.Name(), Email: string(u.Email()), EmailVerified: u.EmailVerified(),
+		CreatedAt: jsDate(u.CreatedAt()), UpdatedAt: jsDate(u.UpdatedAt())}
+	if img := u.Image(); img != "" {
+		out.Image = &img
+	}
+	return out
+}
+
+// SessionJSON is a session as the framework returns it. Its token field is
+// the session's public handle, never its bearer token: a script that reads
+// it (or a user listing their devices) cannot replay it. revoke-session
+// accepts it.
+type SessionJSON struct {
+	ID        string `json:"id" doc:"The session's identifier." example:"0192f5e4-9b1c-7d2e-8f30-4a5b6c7d8e9f"`
+	Token     string `json:"token" doc:"The session's public handle (equal to id), accepted by revoke-session. Not a bearer token." example:"0192f5e4-9b1c-7d2e-8f30-4a5b6c7d8e9f"`
+	UserID    string `json:"userId" doc:"Whose session it is."`
+	ExpiresAt string `json:"expiresAt" format:"date-time" doc:"When the session ends unless refreshed." example:"2026-11-28T09:30:00.000Z"`
+	CreatedAt string `json:"createdAt" format:"date-time" doc:"When the user signed in." example:"2026-11-21T09:30:00.000Z"`
+	UpdatedAt string `json:"updatedAt" format:"date-time" doc:"When the session was last refreshed." example:"2026-11-21T09:30:00.000Z"`
+	IPAddress string `json:"ipAddress" doc:"The client address it was created from." example:"203.0.113.7"`
+	UserAgent string `json:"userAgent" doc:"The User-Agent it was created with." example:"Mozilla/5.0"`
+}
+
+func sessionJSON(s *domain.Session) SessionJSON {
+	return SessionJSON{ID: string(s.ID()), Token: string(s.ID()), UserID: string(s.UserID()),
+		ExpiresAt: jsDate(s.ExpiresAt()), CreatedAt: jsDate(s.CreatedAt()), UpdatedAt: jsDate(s.UpdatedAt()),
+		IPAddress: s.IPAddress(), UserAgent: s.UserAgent()}
+}
+
+// StatusJSON is the {status:true} answer of many framework operations.
+type StatusJSON struct {
+	Status bool `json:"status" doc:"Always true on success." example:"true"`
+}
+
+// StatusOutput answers {status:true}, with session headers.
+type StatusOutput struct {
+	SessionHeaders
+	Body StatusJSON
+}
+
+func statusOK() *StatusOutput { return &StatusOutput{Body: StatusJSON{Status: true}} }

@@ -1,0 +1,188 @@
+package mailer
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	htmltemplate "html/template"
+	"net/url"
+	"strings"
+	texttemplate "text/template"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/gatehouse/gatehouse/domain"
+)
+
+// DefaultProductName is the product named in mails when none is configured.
+const DefaultProductName = "Gatehouse"
+
+// maxNameRunes caps the user's name as shown in a mail. The name is chosen by
+// whoever signs up, who may not own the address, so it must not be able to
+// carry a paragraph of phishing text into a mail we send.
+const maxNameRunes = 64
+
+//go:embed templates
+var templateFS embed.FS
+
+// kinds lists every kind Render knows, so templates are parsed (and a missing
+// one fails) at start-up rather than on the first mail.
+var kinds = []domain.MailKind{
+	domain.MailVerifyEmail,
+	domain.MailChangeEmail,
+	domain.MailResetPassword,
+	domain.MailDeleteUser,
+	domain.MailAccountExists,
+}
+
+// mailTemplates holds the parsed templates of one kind.
+type mailTemplates struct {
+	text *texttemplate.Template // defines "subject", "body" and "layout"
+	html *htmltemplate.Template // defines "action", "body" and "layout"
+}
+
+var parsed = mustParseTemplates()
+
+func mustParseTemplates() map[domain.MailKind]mailTemplates {
+	out := make(map[domain.MailKind]mailTemplates, len(kinds))
+	for _, k := range kinds {
+		text, err := texttemplate.New("").Option("missingkey=error").
+			ParseFS(templateFS, "templates/layout.txt", "templates/"+string(k)+".txt")
+		if err != nil {
+			panic(fmt.Sprintf("mailer: parse text templates of %s: %v", k, err))
+		}
+		// html/template escapes by context: the name is HTML-escaped, the link
+		// in href is filtered to safe URL schemes.
+		html, err := htmltemplate.New("").Option("missingkey=error").
+			ParseFS(templateFS, "templates/layout.html", "templates/"+string(k)+".html")
+		if err != nil {
+			panic(fmt.Sprintf("mailer: parse HTML templates of %s: %v", k, err))
+		}
+		out[k] = mailTemplates{text: text, html: html}
+	}
+	return out
+}
+
+// templateData is what the templates see.
+type templateData struct {
+	Product   string
+	Name      string
+	Link      string
+	ExpiresIn string
+	Subject   string
+}
+
+// Render returns the subject, plain-text body and HTML body of m, naming
+// product (DefaultProductName when empty). Every kind but
+// domain.MailAccountExists needs an absolute http(s) Link and a positive
+// ExpiresIn; the error says which is missing.
+func Render(m domain.Mail, product string) (subject, text, html string, err error) {
+	t, ok := parsed[m.Kind]
+	if !ok {
+		return "", "", "", fmt.Errorf("mailer: unknown mail kind %q", m.Kind)
+	}
+	if product == "" {
+		product = DefaultProductName
+	}
+	if err := checkProductName(product); err != nil {
+		return "", "", "", err
+	}
+	data := templateData{Product: product, Name: cleanName(m.Name)}
+	if m.Kind != domain.MailAccountExists {
+		if err := checkLink(m.Link); err != nil {
+			return "", "", "", err
+		}
+		if m.ExpiresIn <= 0 {
+			return "", "", "", fmt.Errorf("mailer: %s mail needs a positive ExpiresIn", m.Kind)
+		}
+		data.Link = m.Link
+		data.ExpiresIn = humanDuration(m.ExpiresIn)
+	}
+
+	var b bytes.Buffer
+	if err := t.text.ExecuteTemplate(&b, "subject", data); err != nil {
+		return "", "", "", fmt.Errorf("mailer: render subject of %s: %w", m.Kind, err)
+	}
+	subject = strings.TrimSpace(b.String())
+	data.Subject = subject
+
+	b.Reset()
+	if err := t.text.ExecuteTemplate(&b, "layout", data); err != nil {
+		return "", "", "", fmt.Errorf("mailer: render text of %s: %w", m.Kind, err)
+	}
+	text = b.String()
+
+	b.Reset()
+	if err := t.html.ExecuteTemplate(&b, "layout", data); err != nil {
+		return "", "", "", fmt.Errorf("mailer: render HTML of %s: %w", m.Kind, err)
+	}
+	return subject, text, b.String(), nil
+}
+
+// checkProductName refuses control characters: the name goes into the
+// Subject header, where a line break would start a new header.
+func checkProductName(product string) error {
+	if !utf8.ValidString(product) || strings.IndexFunc(product, unicode.IsControl) >= 0 {
+		return errors.New("mailer: product name must be valid UTF-8 without control characters")
+	}
+	return nil
+}
+
+// checkLink accepts only absolute http(s) URLs without spaces or control
+// characters, so a link is always clickable and never a script.
+func checkLink(link string) error {
+	if link == "" {
+		return errors.New("mailer: the mail needs a link")
+	}
+	if strings.IndexFunc(link, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0 {
+		return errors.New("mailer: the link contains spaces or control characters")
+	}
+	u, err := url.Parse(link)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return errors.New("mailer: the link must be an absolute http or https URL")
+	}
+	return nil
+}
+
+// cleanName drops control and formatting characters (bidi overrides could
+// disguise the text around them), collapses white space and truncates.
+func cleanName(name string) string {
+	name = strings.Map(func(r rune) rune {
+		if r == utf8.RuneError || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			return ' '
+		}
+		return r
+	}, name)
+	name = strings.Join(strings.Fields(name), " ")
+	if utf8.RuneCountInString(name) > maxNameRunes {
+		name = strings.TrimSpace(string([]rune(name)[:maxNameRunes])) + "…"
+	}
+	return name
+}
+
+// humanDuration says d in words: "15 minutes", "1 hour", "24 hours",
+// "1 hour 30 minutes", "7 days". It rounds down to whole minutes (but says at
+// least "1 minute"), so a link is never promised to last longer than it does.
+func humanDuration(d time.Duration) string {
+	minutes := max(int64(d/time.Minute), 1)
+	const day = 24 * 60
+	switch {
+	case minutes >= 2*day && minutes%day == 0:
+		return plural(minutes/day, "day")
+	case minutes >= 60 && minutes%60 == 0:
+		return plural(minutes/60, "hour")
+	case minutes > 60:
+		return plural(minutes/60, "hour") + " " + plural(minutes%60, "minute")
+	default:
+		return plural(minutes, "minute")
+	}
+}
+
+func plural(n int64, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return fmt.Sprintf("%d %ss", n, unit)
+}

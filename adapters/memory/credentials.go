@@ -1,0 +1,76 @@
+package memory
+
+import (
+	"context"
+	"errors"
+
+	"github.com/gatehouse/gatehouse/domain"
+	"github.com/gatehouse/gatehouse/ports"
+)
+
+var _ ports.CredentialRepository = (*CredentialRepository)(nil)
+
+// CredentialRepository keeps password credentials in the shared DB.
+type CredentialRepository struct {
+	db *DB
+}
+
+// NewCredentialRepository returns a CredentialRepository on db.
+func NewCredentialRepository(db *DB) *CredentialRepository {
+	if db == nil {
+		panic("memory: nil db")
+	}
+	return &CredentialRepository{db: db}
+}
+
+func copyCredential(c *domain.Credential) *domain.Credential {
+	cp := *c
+	return &cp
+}
+
+func credentialNotFound() error { return domain.NotFound("credential.not_found", "credential") }
+
+var errCredentialOwner = errors.New("the credential belongs to another user")
+
+// CreateUser implements ports.CredentialRepository. Both maps change under
+// one lock, so nobody sees the user without its credential.
+func (r *CredentialRepository) CreateUser(_ context.Context, u *domain.User, c *domain.Credential) error {
+	if c.UserID() != u.ID() {
+		return domain.Internal("memory: credentials.create_user", errCredentialOwner)
+	}
+	r.db.mu.Lock()
+	defer r.db.mu.Unlock()
+	if err := r.db.createUser(u); err != nil {
+		return err
+	}
+	r.db.credentials[u.ID()] = copyCredential(c)
+	return nil
+}
+
+// Get implements ports.CredentialRepository.
+func (r *CredentialRepository) Get(_ context.Context, userID domain.UserID) (*domain.Credential, error) {
+	r.db.mu.RLock()
+	defer r.db.mu.RUnlock()
+	c, ok := r.db.credentials[userID]
+	if !ok {
+		return nil, credentialNotFound()
+	}
+	return copyCredential(c), nil
+}
+
+// Update implements ports.CredentialRepository. It holds the write lock while
+// fn runs, which is what makes concurrent updates serialise.
+func (r *CredentialRepository) Update(_ context.Context, userID domain.UserID, fn func(c *domain.Credential) error) error {
+	r.db.mu.Lock()
+	defer r.db.mu.Unlock()
+	stored, ok := r.db.credentials[userID]
+	if !ok {
+		return credentialNotFound()
+	}
+	c := copyCredential(stored)
+	if err := fn(c); err != nil {
+		return err
+	}
+	r.db.credentials[userID] = c
+	return nil
+}

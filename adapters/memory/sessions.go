@@ -1,0 +1,147 @@
+package memory
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gatehouse/gatehouse/domain"
+	"github.com/gatehouse/gatehouse/ports"
+)
+
+var _ ports.SessionRepository = (*SessionRepository)(nil)
+
+// SessionRepository keeps sessions in the shared DB.
+type SessionRepository struct {
+	db *DB
+}
+
+// NewSessionRepository returns a SessionRepository on db.
+func NewSessionRepository(db *DB) *SessionRepository {
+	if db == nil {
+		panic("memory: nil db")
+	}
+	return &SessionRepository{db: db}
+}
+
+func copySession(s *domain.Session) *domain.Session {
+	c := *s
+	return &c
+}
+
+func sessionConflict() error {
+	return domain.NewError(domain.KindConflict, "session.exists", "a session with this id or token already exists")
+}
+
+func sessionNotFound() error { return domain.NotFound("session.not_found", "session") }
+
+// Create implements ports.SessionRepository.
+func (r *SessionRepository) Create(_ context.Context, s *domain.Session) error {
+	r.db.mu.Lock()
+	defer r.db.mu.Unlock()
+	if _, ok := r.db.sessions[s.ID()]; ok {
+		return sessionConflict()
+	}
+	if _, ok := r.db.sessionByToken[s.TokenHash()]; ok {
+		return sessionConflict()
+	}
+	if !r.db.hasUser(s.UserID()) {
+		return ownerNotFound()
+	}
+	r.db.sessions[s.ID()] = copySession(s)
+	r.db.sessionByToken[s.TokenHash()] = s.ID()
+	return nil
+}
+
+// GetByTokenHash implements ports.SessionRepository.
+func (r *SessionRepository) GetByTokenHash(_ context.Context, h domain.TokenHash) (*domain.Session, *domain.User, error) {
+	r.db.mu.RLock()
+	defer r.db.mu.RUnlock()
+	id, ok := r.db.sessionByToken[h]
+	if !ok {
+		return nil, nil, sessionNotFound()
+	}
+	s := r.db.sessions[id]
+	return copySession(s), copyUser(r.db.users[s.UserID()]), nil
+}
+
+// ListByUser implements ports.SessionRepository. It scans every session:
+// the memory store serves tests and development, not large deployments.
+func (r *SessionRepository) ListByUser(_ context.Context, userID domain.UserID, now time.Time) ([]*domain.Session, error) {
+	r.db.mu.RLock()
+	defer r.db.mu.RUnlock()
+	var out []*domain.Session
+	for _, s := range r.db.sessions {
+		if s.UserID() == userID && !s.IsExpired(now) {
+			out = append(out, copySession(s))
+		}
+	}
+	// Newest first, ties broken by id, the order the SQL stores use.
+	slices.SortFunc(out, func(a, b *domain.Session) int {
+		if c := b.CreatedAt().Compare(a.CreatedAt()); c != 0 {
+			return c
+		}
+		return strings.Compare(string(b.ID()), string(a.ID()))
+	})
+	return out, nil
+}
+
+// Update implements ports.SessionRepository. It holds the write lock while fn
+// runs, which is what makes concurrent updates serialise.
+func (r *SessionRepository) Update(_ context.Context, id domain.SessionID, fn func(s *domain.Session) error) error {
+	r.db.mu.Lock()
+	defer r.db.mu.Unlock()
+	stored, ok := r.db.sessions[id]
+	if !ok {
+		return sessionNotFound()
+	}
+	s := copySession(stored)
+	if err := fn(s); err != nil {
+		return err
+	}
+	// fn cannot change the id, owner or token hash (Session has no setters
+	// for them), so the indexes stay valid.
+	r.db.sessions[id] = s
+	return nil
+}
+
+// Delete implements ports.SessionRepository.
+func (r *SessionRepository) Delete(_ context.Context, userID domain.UserID, id domain.SessionID) error {
+	r.db.mu.Lock()
+	defer r.db.mu.Unlock()
+	s, ok := r.db.sessions[id]
+	if !ok || s.UserID() != userID {
+		return sessionNotFound()
+	}
+	r.db.deleteSession(id, s)
+	return nil
+}
+
+// DeleteByUser implements ports.SessionRepository.
+func (r *SessionRepository) DeleteByUser(_ context.Context, userID domain.UserID, keep domain.SessionID) (int, error) {
+	r.db.mu.Lock()
+	defer r.db.mu.Unlock()
+	n := 0
+	for id, s := range r.db.sessions {
+		if s.UserID() == userID && (keep == "" || id != keep) {
+			r.db.deleteSession(id, s)
+			n++
+		}
+	}
+	return n, nil
+}
+
+// DeleteExpired implements ports.SessionRepository.
+func (r *SessionRepository) DeleteExpired(_ context.Context, now time.Time) (int, error) {
+	r.db.mu.Lock()
+	defer r.db.mu.Unlock()
+	n := 0
+	for id, s := range r.db.sessions {
+		if s.IsExpired(now) {
+			r.db.deleteSession(id, s)
+			n++
+		}
+	}
+	return n, nil
+}

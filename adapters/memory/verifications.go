@@ -1,0 +1,100 @@
+package memory
+
+import (
+	"context"
+	"time"
+
+	"github.com/gatehouse/gatehouse/domain"
+	"github.com/gatehouse/gatehouse/ports"
+)
+
+var _ ports.VerificationRepository = (*VerificationRepository)(nil)
+
+// VerificationRepository keeps one-time links in the shared DB.
+type VerificationRepository struct {
+	db *DB
+}
+
+// NewVerificationRepository returns a VerificationRepository on db.
+func NewVerificationRepository(db *DB) *VerificationRepository {
+	if db == nil {
+		panic("memory: nil db")
+	}
+	return &VerificationRepository{db: db}
+}
+
+func copyVerification(v *domain.Verification) *domain.Verification {
+	c := *v
+	return &c
+}
+
+func verificationConflict() error {
+	return domain.NewError(domain.KindConflict, "verification.exists", "a link with this id or token already exists")
+}
+
+func verificationNotFound() error { return domain.NotFound("verification.not_found", "link") }
+
+// Create implements ports.VerificationRepository.
+func (r *VerificationRepository) Create(_ context.Context, v *domain.Verification) error {
+	r.db.mu.Lock()
+	defer r.db.mu.Unlock()
+	if _, ok := r.db.verifications[v.ID()]; ok {
+		return verificationConflict()
+	}
+	if _, ok := r.db.verificationByToken[v.TokenHash()]; ok {
+		return verificationConflict()
+	}
+	if !r.db.hasUser(v.UserID()) {
+		return ownerNotFound()
+	}
+	r.db.verifications[v.ID()] = copyVerification(v)
+	r.db.verificationByToken[v.TokenHash()] = v.ID()
+	return nil
+}
+
+// Consume implements ports.VerificationRepository. The lookup and the removal
+// happen under one write lock, so only one caller gets the link.
+func (r *VerificationRepository) Consume(_ context.Context, purpose domain.VerificationPurpose, h domain.TokenHash) (*domain.Verification, error) {
+	r.db.mu.Lock()
+	defer r.db.mu.Unlock()
+	id, ok := r.db.verificationByToken[h]
+	if !ok {
+		return nil, verificationNotFound()
+	}
+	v := r.db.verifications[id]
+	if v.Purpose() != purpose {
+		// A link made for one purpose proves nothing about another, and
+		// trying it must not use it up.
+		return nil, verificationNotFound()
+	}
+	r.db.deleteVerification(id, v)
+	return v, nil
+}
+
+// DeleteByUser implements ports.VerificationRepository.
+func (r *VerificationRepository) DeleteByUser(_ context.Context, userID domain.UserID, purpose domain.VerificationPurpose) (int, error) {
+	r.db.mu.Lock()
+	defer r.db.mu.Unlock()
+	n := 0
+	for id, v := range r.db.verifications {
+		if v.UserID() == userID && v.Purpose() == purpose {
+			r.db.deleteVerification(id, v)
+			n++
+		}
+	}
+	return n, nil
+}
+
+// DeleteExpired implements ports.VerificationRepository.
+func (r *VerificationRepository) DeleteExpired(_ context.Context, now time.Time) (int, error) {
+	r.db.mu.Lock()
+	defer r.db.mu.Unlock()
+	n := 0
+	for id, v := range r.db.verifications {
+		if v.IsExpired(now) {
+			r.db.deleteVerification(id, v)
+			n++
+		}
+	}
+	return n, nil
+}

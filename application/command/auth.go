@@ -1,0 +1,126 @@
+package command
+
+import (
+	"context"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/gatehouse/gatehouse/domain"
+	"github.com/gatehouse/gatehouse/ports"
+)
+
+// AuthSettings are the rules of the authentication framework.
+type AuthSettings struct {
+	// BaseURL is the public origin links are built on, such as https://id.example.com.
+	BaseURL string
+	// ProductName is named in mails and refused as a password.
+	ProductName string
+	Sessions    domain.SessionPolicy
+	Passwords   domain.PasswordPolicy
+	Lockout     domain.LockoutPolicy
+	// RequireEmailVerification refuses sign-in until the address is verified.
+	// It also keeps sign-up from revealing which addresses have accounts:
+	// every sign-up answers alike and nobody is signed in by it.
+	RequireEmailVerification bool
+	// LinkTTL is how long a one-time link in a mail works (default 1 hour).
+	LinkTTL time.Duration
+}
+
+// The framework's error codes (Better Auth's, so its client recognises them).
+var (
+	errInvalidCredentials = domain.NewError(domain.KindUnauthenticated, "INVALID_EMAIL_OR_PASSWORD", "Invalid email or password")
+	errInvalidPassword    = domain.Invalid("INVALID_PASSWORD", "Invalid password", domain.FieldViolation{Location: "body.password", Message: "is not the account's password"})
+	errEmailNotVerified   = domain.NewError(domain.KindForbidden, "EMAIL_NOT_VERIFIED", "Email not verified")
+	errUserExists         = domain.NewError(domain.KindConflict, "USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL", "User already exists. Use another email.")
+	errSessionNotFresh    = domain.NewError(domain.KindForbidden, "SESSION_NOT_FRESH", "Session is not fresh")
+	errUnauthorized       = domain.NewError(domain.KindUnauthenticated, "UNAUTHORIZED", "Unauthorized")
+)
+
+// Principal is who a request acts for: a live session and its user.
+type Principal struct {
+	Session *domain.Session
+	User    *domain.User
+}
+
+// sessionIssuer starts sessions. Several use cases sign people in.
+type sessionIssuer struct {
+	sessions ports.SessionRepository
+	tokens   ports.TokenGenerator
+	ids      ports.IDGenerator
+	clock    ports.Clock
+	policy   domain.SessionPolicy
+}
+
+// Client describes where a request came from, kept with the sessions it starts.
+type Client struct {
+	IPAddress string
+	UserAgent string
+}
+
+// start creates a session for userID and returns its bearer token, which
+// exists only in the answer: storage keeps its hash.
+func (si sessionIssuer) start(ctx context.Context, userID domain.UserID, rememberMe bool, c Client) (*domain.Session, string, error) {
+	token := si.tokens.NewToken()
+	s := domain.NewSession(domain.SessionID(si.ids.NewID()), userID, domain.HashToken(token), rememberMe,
+		c.IPAddress, c.UserAgent, si.policy, si.clock.Now())
+	if err := si.sessions.Create(ctx, s); err != nil {
+		return nil, "", err
+	}
+	return s, token, nil
+}
+
+// linkSender mails one-time links.
+type linkSender struct {
+	verifications ports.VerificationRepository
+	mailer        ports.Mailer
+	tokens        ports.TokenGenerator
+	ids           ports.IDGenerator
+	clock         ports.Clock
+	settings      AuthSettings
+}
+
+// send records a one-time link for u (sent to email) and mails it. The link
+// is built by link from the token, which is mailed once and never stored.
+func (ls linkSender) send(ctx context.Context, kind domain.MailKind, purpose domain.VerificationPurpose, u *domain.User, email domain.Email, link func(token string) string) error {
+	token := ls.tokens.NewToken()
+	ttl := ls.settings.LinkTTL
+	v := domain.NewVerification(ls.ids.NewID(), purpose, domain.HashToken(token), u.ID(), email, ttl, ls.clock.Now())
+	if err := ls.verifications.Create(ctx, v); err != nil {
+		return err
+	}
+	return ls.mailer.Send(ctx, domain.Mail{Kind: kind, To: email, Name: u.Name(), Link: link(token), ExpiresIn: ttl})
+}
+
+// frameworkURL returns the absolute URL of a framework route with query values.
+func (s AuthSettings) frameworkURL(path string, q url.Values) string {
+	u := strings.TrimRight(s.BaseURL, "/") + "/api/auth" + path
+	if enc := q.Encode(); enc != "" {
+		u += "?" + enc
+	}
+	return u
+}
+
+// verifyEmailLink is the link that verifies an address (or an address change).
+func (s AuthSettings) verifyEmailLink(token, callbackURL string) string {
+	q := url.Values{"token": {token}}
+	if callbackURL != "" {
+		q.Set("callbackURL", callbackURL)
+	}
+	return s.frameworkURL("/verify-email", q)
+}
+
+// passwordContext lists what a user's password may not be: their address,
+// its local part, their name and the product's name.
+func (s AuthSettings) passwordContext(email domain.Email, name string) []string {
+	local, _, _ := strings.Cut(string(email), "@")
+	return []string{string(email), local, name, s.ProductName}
+}
+
+func mustHave(deps ...any) {
+	for _, d := range deps {
+		if d == nil {
+			panic("command: nil dependency")
+		}
+	}
+}

@@ -1,0 +1,96 @@
+package command
+
+import (
+	"context"
+
+	"github.com/gatehouse/gatehouse/domain"
+	"github.com/gatehouse/gatehouse/ports"
+)
+
+// ChangePassword replaces the signed-in user's password. The current password
+// is required: it re-authenticates the user.
+type ChangePassword struct {
+	Principal           Principal
+	CurrentPassword     string
+	NewPassword         string
+	RevokeOtherSessions bool
+	Client              Client
+}
+
+// ChangePasswordResult carries the new session that replaces every other one
+// when RevokeOtherSessions was asked for.
+type ChangePasswordResult struct {
+	Session *domain.Session // nil unless sessions were revoked
+	Token   string
+}
+
+// ChangePasswordHandler handles ChangePassword.
+type ChangePasswordHandler struct {
+	credentials ports.CredentialRepository
+	sessions    ports.SessionRepository
+	hasher      ports.PasswordHasher
+	blocklist   ports.PasswordBlocklist
+	issuer      sessionIssuer
+	settings    AuthSettings
+}
+
+// NewChangePasswordHandler returns a ChangePasswordHandler.
+func NewChangePasswordHandler(credentials ports.CredentialRepository, sessions ports.SessionRepository, hasher ports.PasswordHasher,
+	blocklist ports.PasswordBlocklist, tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock, settings AuthSettings) *ChangePasswordHandler {
+	mustHave(credentials, sessions, hasher, blocklist, tokens, ids, clock)
+	return &ChangePasswordHandler{credentials: credentials, sessions: sessions, hasher: hasher, blocklist: blocklist, settings: settings,
+		issuer: sessionIssuer{sessions, tokens, ids, clock, settings.Sessions}}
+}
+
+// Handle checks the current password (a wrong one counts towards the
+// lockout), checks the new one against the policy, stores its hash and, when
+// asked, ends every session and starts a new one for this device.
+func (h *ChangePasswordHandler) Handle(ctx context.Context, cmd ChangePassword) (*ChangePasswordResult, error) {
+	u := cmd.Principal.User
+	if err := h.settings.Passwords.Check("body.newPassword", cmd.NewPassword, h.blocklist.Contains, h.settings.passwordContext(u.Email(), u.Name())...); err != nil {
+		return nil, err
+	}
+	cred, err := h.credentials.Get(ctx, u.ID())
+	if err != nil {
+		return nil, err
+	}
+	now := h.issuer.clock.Now()
+	if cred.IsLocked(now) {
+		_ = h.hasher.VerifyNothing(ctx, cmd.CurrentPassword)
+		return nil, errInvalidPassword
+	}
+	ok, _, err := h.hasher.Verify(ctx, cred.Hash(), cmd.CurrentPassword)
+	if err != nil {
+		return nil, domain.Internal("change-password: verify", err)
+	}
+	if !ok {
+		if err := h.credentials.Update(ctx, u.ID(), func(c *domain.Credential) error {
+			c.RecordFailure(h.issuer.clock.Now(), h.settings.Lockout)
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+		return nil, errInvalidPassword
+	}
+	hash, err := h.hasher.Hash(ctx, cmd.NewPassword)
+	if err != nil {
+		return nil, domain.Internal("change-password: hash", err)
+	}
+	if err := h.credentials.Update(ctx, u.ID(), func(c *domain.Credential) error {
+		c.SetHash(hash, h.issuer.clock.Now())
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if !cmd.RevokeOtherSessions {
+		return &ChangePasswordResult{}, nil
+	}
+	if _, err := h.sessions.DeleteByUser(ctx, u.ID(), ""); err != nil {
+		return nil, err
+	}
+	s, token, err := h.issuer.start(ctx, u.ID(), cmd.Principal.Session.RememberMe(), cmd.Client)
+	if err != nil {
+		return nil, err
+	}
+	return &ChangePasswordResult{Session: s, Token: token}, nil
+}

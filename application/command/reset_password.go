@@ -1,0 +1,120 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"net/url"
+
+	"github.com/gatehouse/gatehouse/domain"
+	"github.com/gatehouse/gatehouse/ports"
+)
+
+// RequestPasswordReset asks for a reset link for an address.
+type RequestPasswordReset struct {
+	Email      string
+	RedirectTo string // where the link leads with the token (already validated)
+}
+
+// ResetPassword sets a new password with the token from a reset link.
+type ResetPassword struct {
+	Token       string
+	NewPassword string
+}
+
+// ResetPasswordHandler handles password resets.
+type ResetPasswordHandler struct {
+	users         ports.UserRepository
+	credentials   ports.CredentialRepository
+	sessions      ports.SessionRepository
+	verifications ports.VerificationRepository
+	hasher        ports.PasswordHasher
+	blocklist     ports.PasswordBlocklist
+	links         linkSender
+	clock         ports.Clock
+	settings      AuthSettings
+}
+
+// NewResetPasswordHandler returns a ResetPasswordHandler.
+func NewResetPasswordHandler(users ports.UserRepository, credentials ports.CredentialRepository, sessions ports.SessionRepository,
+	verifications ports.VerificationRepository, hasher ports.PasswordHasher, blocklist ports.PasswordBlocklist, mailer ports.Mailer,
+	tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock, settings AuthSettings) *ResetPasswordHandler {
+	mustHave(users, credentials, sessions, verifications, hasher, blocklist, mailer, tokens, ids, clock)
+	return &ResetPasswordHandler{users: users, credentials: credentials, sessions: sessions, verifications: verifications,
+		hasher: hasher, blocklist: blocklist, clock: clock, settings: settings,
+		links: linkSender{verifications, mailer, tokens, ids, clock, settings}}
+}
+
+var errInvalidResetToken = domain.Invalid("INVALID_TOKEN", "Invalid token", domain.FieldViolation{Location: "body.token", Message: "is unknown, used or expired"})
+
+// Request mails a reset link when the address has an account, and answers
+// the same either way. Older reset links stop working.
+func (h *ResetPasswordHandler) Request(ctx context.Context, cmd RequestPasswordReset) error {
+	email, err := domain.NewEmail(cmd.Email)
+	if err != nil {
+		return err
+	}
+	u, err := h.users.GetByEmail(ctx, email)
+	if errors.Is(err, domain.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := h.verifications.DeleteByUser(ctx, u.ID(), domain.PurposeResetPassword); err != nil {
+		return err
+	}
+	return h.links.send(ctx, domain.MailResetPassword, domain.PurposeResetPassword, u, email, func(token string) string {
+		q := url.Values{}
+		if cmd.RedirectTo != "" {
+			q.Set("callbackURL", cmd.RedirectTo)
+		}
+		return h.settings.frameworkURL("/reset-password/"+url.PathEscape(token), q)
+	})
+}
+
+// Reset sets the new password. The password is checked before the token is
+// used up, so a refused password leaves the link working. Every session of
+// the user ends: whoever held the old password is signed out. The lockout
+// is lifted, and the address counts as verified: the link reached it.
+func (h *ResetPasswordHandler) Reset(ctx context.Context, cmd ResetPassword) error {
+	if err := h.settings.Passwords.Check("body.newPassword", cmd.NewPassword, h.blocklist.Contains, h.settings.ProductName); err != nil {
+		return err
+	}
+	if cmd.Token == "" {
+		return errInvalidResetToken
+	}
+	v, err := h.verifications.Consume(ctx, domain.PurposeResetPassword, domain.HashToken(cmd.Token))
+	if errors.Is(err, domain.ErrNotFound) {
+		return errInvalidResetToken
+	}
+	if err != nil {
+		return err
+	}
+	if v.IsExpired(h.clock.Now()) {
+		return errInvalidResetToken
+	}
+	hash, err := h.hasher.Hash(ctx, cmd.NewPassword)
+	if err != nil {
+		return domain.Internal("reset-password: hash", err)
+	}
+	err = h.credentials.Update(ctx, v.UserID(), func(c *domain.Credential) error {
+		c.SetHash(hash, h.clock.Now())
+		return nil
+	})
+	if errors.Is(err, domain.ErrNotFound) {
+		return errInvalidResetToken
+	}
+	if err != nil {
+		return err
+	}
+	if err := h.users.Update(ctx, v.UserID(), func(u *domain.User) error {
+		if u.Email() == v.Email() && !u.EmailVerified() {
+			u.MarkEmailVerified(h.clock.Now())
+		}
+		return nil
+	}); err != nil && !errors.Is(err, domain.ErrNotFound) {
+		return err
+	}
+	_, err = h.sessions.DeleteByUser(ctx, v.UserID(), "")
+	return err
+}

@@ -1,0 +1,27 @@
+package query
+
+import (
+	"context"
+
+	"github.com/gatehouse/gatehouse/domain"
+	"github.com/gatehouse/gatehouse/ports"
+)
+
+// ListSessionsHandler lists a user's live sessions.
+type ListSessionsHandler struct {
+	sessions ports.SessionRepository
+	clock    ports.Clock
+}
+
+// NewListSessionsHandler returns a ListSessionsHandler.
+func NewListSessionsHandler(sessions ports.SessionRepository, clock ports.Clock) *ListSessionsHandler {
+	if sessions == nil || clock == nil {
+		panic("query: nil dependency")
+	}
+	return &ListSessionsHandler{sessions: sessions, clock: clock}
+}
+
+// Handle returns the user's sessions that have not expired, newest first.
+func (h *ListSessionsHandler) Handle(ctx context.Context, userID domain.UserID) ([]*domain.Session, error) {
+	return h.sessions.ListByUser(ctx, userID, h.clock.Now())
+}

@@ -1,0 +1,53 @@
+package bootstrap
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/gatehouse/gatehouse/adapters/mailer"
+	"github.com/gatehouse/gatehouse/application/command"
+	"github.com/gatehouse/gatehouse/domain"
+	"github.com/gatehouse/gatehouse/ports"
+)
+
+// ProductName is named in mails and refused as a password.
+const ProductName = "Gatehouse"
+
+// authSettings turns the configuration into the framework's rules.
+func authSettings(c Config) command.AuthSettings {
+	return command.AuthSettings{
+		BaseURL:     c.BaseURL,
+		ProductName: ProductName,
+		Sessions: domain.SessionPolicy{
+			Lifetime: c.SessionLifetime, ShortLifetime: min(24*time.Hour, c.SessionLifetime),
+			UpdateAge: c.SessionUpdateAge, FreshAge: c.SessionFreshAge,
+		},
+		Passwords:                domain.PasswordPolicy{MinLength: c.PasswordMin, MaxLength: c.PasswordMax},
+		Lockout:                  domain.LockoutPolicy{Threshold: c.LockoutThreshold, Cooldown: c.LockoutCooldown},
+		RequireEmailVerification: c.RequireVerified,
+		LinkTTL:                  time.Hour,
+	}
+}
+
+// newMailer returns the queued mailer: SMTP when a host is configured, else
+// the development mailer that logs the links. The cleanup drains the queue.
+func newMailer(c Config, logger *slog.Logger) (ports.Mailer, func(), error) {
+	var next ports.Mailer
+	if c.SMTPHost == "" {
+		next = mailer.NewLog(logger)
+	} else {
+		smtp, err := mailer.NewSMTP(mailer.Config{Host: c.SMTPHost, Port: c.SMTPPort, TLSMode: c.SMTPTLS,
+			Username: c.SMTPUsername, Password: c.SMTPPassword, From: c.MailFrom, ProductName: ProductName})
+		if err != nil {
+			return nil, nil, &ConfigError{"GATEHOUSE_SMTP_HOST", err.Error()}
+		}
+		next = smtp
+	}
+	q := mailer.NewQueue(next, logger)
+	return q, func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = q.Close(ctx)
+	}, nil
+}

@@ -122,7 +122,7 @@ type SessionBody struct {
 // GetSessionOutput is the current session, or null.
 type GetSessionOutput struct {
 	SessionHeaders
-	Pragma string       `header:"Pragma"`
+	Pragma string `header:"Pragma"`
 	Body   *SessionBody
 }
 

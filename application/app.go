@@ -28,6 +28,7 @@ type Commands struct {
 	ResetPassword  *command.ResetPasswordHandler
 	VerifyEmail    *command.VerifyEmailHandler
 	Throttle       *command.ThrottleHandler
+	PurgeExpired   *command.PurgeExpiredHandler
 }
 
 // Queries are the use cases that only read.

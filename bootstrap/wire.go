@@ -37,6 +37,7 @@ var applicationSet = wire.NewSet(
 	command.NewResetPasswordHandler,
 	command.NewVerifyEmailHandler,
 	command.NewThrottleHandler,
+	command.NewPurgeExpiredHandler,
 	wire.Struct(new(application.Commands), "*"),
 	wire.Struct(new(application.Queries), "*"),
 	wire.Struct(new(application.Application), "*"),

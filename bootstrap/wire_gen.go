@@ -61,6 +61,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	verifyEmailHandler := command.NewVerifyEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings)
 	memory, cleanup3 := ratelimit.NewDefault()
 	throttleHandler := command.NewThrottleHandler(memory)
+	purgeExpiredHandler := command.NewPurgeExpiredHandler(sessionRepository, verificationRepository, clock)
 	commands := application.Commands{
 		SignUp:         signUpHandler,
 		SignIn:         signInHandler,
@@ -74,6 +75,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 		ResetPassword:  resetPasswordHandler,
 		VerifyEmail:    verifyEmailHandler,
 		Throttle:       throttleHandler,
+		PurgeExpired:   purgeExpiredHandler,
 	}
 	healthChecker := gormstore.NewHealthChecker(db)
 	readinessHandler := query.NewReadinessHandler(healthChecker)
@@ -88,7 +90,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 		Settings: commandAuthSettings,
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
-	app := newApp(server)
+	app := newApp(server, applicationApplication)
 	return app, func() {
 		cleanup3()
 		cleanup2()
@@ -127,6 +129,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	verifyEmailHandler := command.NewVerifyEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings)
 	ratelimitMemory, cleanup2 := ratelimit.NewDefault()
 	throttleHandler := command.NewThrottleHandler(ratelimitMemory)
+	purgeExpiredHandler := command.NewPurgeExpiredHandler(sessionRepository, verificationRepository, clock)
 	commands := application.Commands{
 		SignUp:         signUpHandler,
 		SignIn:         signInHandler,
@@ -140,6 +143,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 		ResetPassword:  resetPasswordHandler,
 		VerifyEmail:    verifyEmailHandler,
 		Throttle:       throttleHandler,
+		PurgeExpired:   purgeExpiredHandler,
 	}
 	healthChecker := memory.NewHealthChecker()
 	readinessHandler := query.NewReadinessHandler(healthChecker)
@@ -154,7 +158,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 		Settings: commandAuthSettings,
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
-	app := newApp(server)
+	app := newApp(server, applicationApplication)
 	return app, func() {
 		cleanup2()
 		cleanup()
@@ -165,6 +169,6 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 
 // applicationSet provides every use case. It lives here, not in application,
 // because application may not import wire.
-var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSessionsHandler, command.NewSignUpHandler, command.NewSignInHandler, command.NewSignOutHandler, command.NewAuthenticateHandler, command.NewRevokeSessionsHandler, command.NewUpdateUserHandler, command.NewChangePasswordHandler, command.NewChangeEmailHandler, command.NewDeleteUserHandler, command.NewResetPasswordHandler, command.NewVerifyEmailHandler, command.NewThrottleHandler, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"))
+var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSessionsHandler, command.NewSignUpHandler, command.NewSignInHandler, command.NewSignOutHandler, command.NewAuthenticateHandler, command.NewRevokeSessionsHandler, command.NewUpdateUserHandler, command.NewChangePasswordHandler, command.NewChangeEmailHandler, command.NewDeleteUserHandler, command.NewResetPasswordHandler, command.NewVerifyEmailHandler, command.NewThrottleHandler, command.NewPurgeExpiredHandler, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"))
 
 var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, newMailer, passwordhash.Set, blocklist.Set, ratelimit.Set)

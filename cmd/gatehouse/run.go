@@ -93,6 +93,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		bootstrap.Version, cfg.BaseURL, ln.Addr(), cfg.Env, cfg.SecretSource)
 	fmt.Fprintf(stdout, "API explorer: %s/api/docs\n", cfg.BaseURL)
 
+	purgeCtx, stopPurge := context.WithCancel(ctx)
+	defer stopPurge()
+	go app.PurgeEvery(purgeCtx, time.Hour, logger)
+
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {

@@ -26,6 +26,10 @@ build: ## build bin/gatehouse
 test: ## run every test: memory and SQLite always, PostgreSQL when GATEHOUSE_TEST_POSTGRES_URL is set
 	$(GO) test -race -count=1 ./...
 
+.PHONY: clients
+clients: ## install the pinned better-auth client for the Node suite (npm ci in test/clients)
+	cd test/clients && npm ci --no-audit --no-fund
+
 .PHONY: lint
 lint: archcheck ## gofmt, go vet, go mod tidy -diff, wire diff and the layer rule
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi

@@ -104,6 +104,26 @@ func (s *Server) addFrameworkRoutes() {
 		Responses: map[string]*huma.Response{"200": {Description: "An HTML page.", Content: map[string]*huma.MediaType{"text/html": {Schema: &huma.Schema{Type: "string"}}}}}}),
 		s.errorPage, ContractAuth)
 	s.documentFormBodies("/sign-up/email", "/sign-in/email")
+	s.documentNullBody("/get-session")
+}
+
+// documentNullBody says that a GET operation's 200 body may be the JSON
+// literal null (get-session when signed out), which Huma cannot infer from a
+// nil pointer.
+func (s *Server) documentNullBody(path string) {
+	for _, c := range s.contracts {
+		for _, api := range []huma.API{c.routed, c.docs} {
+			item := api.OpenAPI().Paths[frameworkBase+path]
+			if item == nil || item.Get == nil || item.Get.Responses["200"] == nil {
+				continue
+			}
+			for _, mt := range item.Get.Responses["200"].Content {
+				if mt.Schema != nil && mt.Schema.Ref != "" {
+					mt.Schema = &huma.Schema{AnyOf: []*huma.Schema{{Ref: mt.Schema.Ref}, {Type: "null"}}}
+				}
+			}
+		}
+	}
 }
 
 // documentFormBodies lists the HTML form encoding beside JSON for the

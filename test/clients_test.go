@@ -1,0 +1,148 @@
+package test
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"net"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/gatehouse/gatehouse/adapters/gormstore/gormtest"
+	"github.com/gatehouse/gatehouse/adapters/mailer/smtptest"
+	"github.com/gatehouse/gatehouse/bootstrap"
+)
+
+// Bounds that only turn a hang into a failure.
+const (
+	npmCITimeout    = 5 * time.Minute
+	nodeTestTimeout = 3 * time.Minute
+)
+
+// clientsDir holds the Node suite, relative to this package.
+const clientsDir = "clients"
+
+// Ensure the official better-auth JS client, pinned in test/clients, works
+// against Gatehouse unmodified on SQLite and PostgreSQL: sign-up, e-mail
+// verification, sign-in, sessions, profile, password change and reset, and
+// sign-out, with the client's own error codes (test/clients/better-auth.test.mjs).
+func TestBetterAuthClient(t *testing.T) {
+	if testing.Short() {
+		t.Skip("Node client suite skipped in -short mode")
+	}
+	node := mustTool(t, "node")
+	mustNpmCI(t, mustTool(t, "npm"))
+	for _, s := range []store{storeSQLite, storePostgres} {
+		t.Run("store="+string(s), func(t *testing.T) {
+			t.Parallel()
+			mail := smtptest.Start(t)
+			mailbox := httptest.NewServer(mail.Handler())
+			t.Cleanup(mailbox.Close)
+
+			ln := mustListenLocal(t)
+			base := "http://" + ln.Addr().String()
+			cfg := mustConfig(t, map[string]string{
+				// Links in mails are built from the base URL, so it must be
+				// where the suite reaches Gatehouse.
+				"GATEHOUSE_BASE_URL":   base,
+				"GATEHOUSE_SMTP_HOST":  mail.Host(),
+				"GATEHOUSE_SMTP_PORT":  strconv.Itoa(mail.Port()),
+				"GATEHOUSE_SMTP_TLS":   "none",
+				"GATEHOUSE_MAIL_FROM":  "gatehouse@example.test",
+				"GATEHOUSE_RATE_LIMIT": "off", // the suite signs in more often than 3 per 10 s
+			})
+			app := mustStartOn(t, s, cfg, ln)
+
+			ctx, cancel := context.WithTimeout(t.Context(), nodeTestTimeout)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, node, "--test", "--test-reporter=spec", ".")
+			cmd.Dir = clientsDir
+			cmd.Env = append(os.Environ(), "GATEHOUSE_URL="+app.URL, "MAILBOX_URL="+mailbox.URL, "NO_COLOR=1")
+			cmd.WaitDelay = 5 * time.Second
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			err := cmd.Run()
+			if ctx.Err() != nil {
+				err = ctx.Err()
+			}
+			if err != nil {
+				t.Fatalf("node --test on %s: %v\n--- suite output ---\n%s\n--- Gatehouse log ---\n%s", s, err, out.String(), app.Logs.String())
+			}
+			t.Logf("node --test on %s:\n%s", s, out.String())
+		})
+	}
+}
+
+// mustTool returns the path of a program the Node suite needs. Without it the
+// test skips, except under CI, where the suite may not be skipped.
+func mustTool(t *testing.T, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s must be installed in CI: the better-auth client suite may not be skipped", name)
+		}
+		t.Skipf("%s is not on PATH: the better-auth client suite needs Node.js 20 and npm", name)
+	}
+	return p
+}
+
+// mustNpmCI installs test/clients' locked packages unless they are there
+// ("make clients" does the same by hand).
+func mustNpmCI(t *testing.T, npm string) {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(clientsDir, "node_modules", "better-auth", "package.json")); err == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), npmCITimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund")
+	cmd.Dir = clientsDir
+	cmd.WaitDelay = 5 * time.Second
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("npm ci in test/%s: %v\n%s", clientsDir, err, out)
+	}
+}
+
+// mustListenLocal opens a listener on a free loopback port, so the URL is
+// known before the configuration that names it is loaded.
+func mustListenLocal(t *testing.T) net.Listener {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ln.Close() }) // in case the server never starts
+	return ln
+}
+
+// mustStartOn is mustStart serving on ln, for tests whose configuration must
+// name the server's own URL. Only the SQL stores are offered.
+func mustStartOn(t *testing.T, s store, cfg bootstrap.Config, ln net.Listener) *testApp {
+	t.Helper()
+	switch s {
+	case storeSQLite:
+		cfg.DatabaseURL = string(gormtest.SQLiteURL(t))
+	case storePostgres:
+		cfg.DatabaseURL = string(postgresURL(t))
+	default:
+		t.Fatalf("mustStartOn: store %s is not SQL", s)
+	}
+	logs := &syncBuffer{}
+	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	app, cleanup, err := bootstrap.InitializeSQL(t.Context(), cfg, logger)
+	if err != nil {
+		t.Fatalf("start on %s: %v", s, err)
+	}
+	srv := httptest.NewUnstartedServer(app.Handler)
+	srv.Listener.Close()
+	srv.Listener = ln
+	srv.Start()
+	t.Cleanup(func() { srv.Close(); cleanup() })
+	return &testApp{Server: srv, App: app, Logs: logs}
+}

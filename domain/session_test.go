@@ -25,7 +25,7 @@ func TestSession_lifetimes(t *testing.T) {
 	if s.IsFresh(now.Add(25*time.Hour), policy) {
 		t.Fatal("a refresh does not make a session fresh: freshness counts from sign-in")
 	}
-	if s.IsExpired(now.Add(8*24*time.Hour)) || !s.IsExpired(now.Add(8*24*time.Hour+time.Microsecond)) {
+	if s.IsExpired(now.Add(8*24*time.Hour-time.Microsecond)) || !s.IsExpired(now.Add(8*24*time.Hour)) {
 		t.Fatal("a refreshed session expires Lifetime after the refresh")
 	}
 	short := domain.NewSession("s2", "u1", domain.HashToken("u"), false, "", "", policy, now)

@@ -82,8 +82,8 @@ type ChangeEmailInput struct {
 }
 
 func (s *Server) changeEmail(ctx context.Context, in *ChangeEmailInput) (*StatusOutput, error) {
-	if in.Body.CallbackURL != "" && !s.origins.safeTarget(in.Body.CallbackURL) {
-		return nil, errInvalidCallback
+	if err := s.checkTarget(in.Body.CallbackURL, errInvalidCallback); err != nil {
+		return nil, err
 	}
 	p, err := s.principal(ctx)
 	if err != nil {
@@ -119,8 +119,8 @@ func (s *Server) deleteUser(ctx context.Context, in *DeleteUserInput) (*DeleteUs
 	if in.Body != nil {
 		cmd.Password, cmd.Token, cmd.CallbackURL = in.Body.Password, in.Body.Token, in.Body.CallbackURL
 	}
-	if cmd.CallbackURL != "" && !s.origins.safeTarget(cmd.CallbackURL) {
-		return nil, errInvalidCallback
+	if err := s.checkTarget(cmd.CallbackURL, errInvalidCallback); err != nil {
+		return nil, err
 	}
 	p, err := s.principal(ctx)
 	if err != nil {
@@ -161,8 +161,8 @@ func redirectTo[T any](s *Server, target string) *RedirectOrJSON[T] {
 // deleteUserCallback follows the confirmation link: the signed-in user's
 // account is deleted.
 func (s *Server) deleteUserCallback(ctx context.Context, in *LinkInput) (*RedirectOrJSON[DeleteUserBody], error) {
-	if in.CallbackURL != "" && !s.origins.safeTarget(in.CallbackURL) {
-		return nil, errInvalidCallback
+	if err := s.checkTarget(in.CallbackURL, errInvalidCallback); err != nil {
+		return nil, err
 	}
 	p, err := s.principal(ctx)
 	if err == nil {
@@ -207,8 +207,8 @@ type MessageStatusOutput struct {
 }
 
 func (s *Server) requestPasswordReset(ctx context.Context, in *RequestPasswordResetInput) (*MessageStatusOutput, error) {
-	if in.Body.RedirectTo != "" && !s.origins.safeTarget(in.Body.RedirectTo) {
-		return nil, errInvalidRedirect
+	if err := s.checkTarget(in.Body.RedirectTo, errInvalidRedirect); err != nil {
+		return nil, err
 	}
 	if err := s.app.Commands.ResetPassword.Request(ctx, command.RequestPasswordReset{Email: in.Body.Email, RedirectTo: in.Body.RedirectTo}); err != nil {
 		return nil, err
@@ -268,8 +268,8 @@ type SendVerificationEmailInput struct {
 }
 
 func (s *Server) sendVerificationEmail(ctx context.Context, in *SendVerificationEmailInput) (*StatusOutput, error) {
-	if in.Body.CallbackURL != "" && !s.origins.safeTarget(in.Body.CallbackURL) {
-		return nil, errInvalidCallback
+	if err := s.checkTarget(in.Body.CallbackURL, errInvalidCallback); err != nil {
+		return nil, err
 	}
 	cmd := command.SendVerificationEmail{Email: in.Body.Email, CallbackURL: in.Body.CallbackURL}
 	if p, err := s.principal(ctx); err == nil {
@@ -288,8 +288,8 @@ type VerifyEmailBody struct {
 }
 
 func (s *Server) verifyEmail(ctx context.Context, in *LinkInput) (*RedirectOrJSON[VerifyEmailBody], error) {
-	if in.CallbackURL != "" && !s.origins.safeTarget(in.CallbackURL) {
-		return nil, errInvalidCallback
+	if err := s.checkTarget(in.CallbackURL, errInvalidCallback); err != nil {
+		return nil, err
 	}
 	u, err := s.app.Commands.VerifyEmail.Verify(ctx, in.Token)
 	if in.CallbackURL != "" {

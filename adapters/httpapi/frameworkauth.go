@@ -29,8 +29,8 @@ type SignUpOutput struct {
 }
 
 func (s *Server) signUp(ctx context.Context, in *SignUpInput) (*SignUpOutput, error) {
-	if in.Body.CallbackURL != "" && !s.origins.safeTarget(in.Body.CallbackURL) {
-		return nil, errInvalidCallback
+	if err := s.checkTarget(in.Body.CallbackURL, errInvalidCallback); err != nil {
+		return nil, err
 	}
 	ri := requestInfoFrom(ctx)
 	res, err := s.app.Commands.SignUp.Handle(ctx, command.SignUp{Name: in.Body.Name, Email: in.Body.Email, Password: in.Body.Password,
@@ -70,8 +70,8 @@ type SignInOutput struct {
 }
 
 func (s *Server) signIn(ctx context.Context, in *SignInInput) (*SignInOutput, error) {
-	if in.Body.CallbackURL != "" && !s.origins.safeTarget(in.Body.CallbackURL) {
-		return nil, errInvalidCallback
+	if err := s.checkTarget(in.Body.CallbackURL, errInvalidCallback); err != nil {
+		return nil, err
 	}
 	ri := requestInfoFrom(ctx)
 	res, err := s.app.Commands.SignIn.Handle(ctx, command.SignIn{Email: in.Body.Email, Password: in.Body.Password,

@@ -65,6 +65,15 @@ func (o *origins) safeTarget(raw string) bool {
 	return o.trusted(u.Scheme + "://" + u.Host)
 }
 
+// checkTarget returns refusal when a callback or redirect URL was given and
+// is not a safe target.
+func (s *Server) checkTarget(target string, refusal error) error {
+	if target != "" && !s.origins.safeTarget(target) {
+		return refusal
+	}
+	return nil
+}
+
 // absolute resolves a safe target against the base URL, for Location headers.
 func (o *origins) absolute(target string) string {
 	if strings.HasPrefix(target, "/") {

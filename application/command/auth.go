@@ -124,3 +124,37 @@ func mustHave(deps ...any) {
 		}
 	}
 }
+
+// passwordCheck verifies passwords against stored credentials and counts
+// wrong ones towards the account lockout. Sign-in, change-password and
+// delete-user all prove the user's password through it.
+type passwordCheck struct {
+	credentials ports.CredentialRepository
+	hasher      ports.PasswordHasher
+	clock       ports.Clock
+	lockout     domain.LockoutPolicy
+}
+
+// verify reports whether password is cred's. A missing or locked credential
+// costs one dummy hash and fails, so it looks like a wrong password from
+// outside. rehash says the stored hash should be replaced.
+func (pc passwordCheck) verify(ctx context.Context, cred *domain.Credential, password string) (ok, rehash bool, err error) {
+	if cred == nil || cred.IsLocked(pc.clock.Now()) {
+		if err := pc.hasher.VerifyNothing(ctx, password); err != nil {
+			return false, false, domain.Internal("password: dummy verify", err)
+		}
+		return false, false, nil
+	}
+	ok, rehash, err = pc.hasher.Verify(ctx, cred.Hash(), password)
+	if err != nil {
+		return false, false, domain.Internal("password: verify", err)
+	}
+	if ok {
+		return true, rehash, nil
+	}
+	err = pc.credentials.Update(ctx, cred.UserID(), func(c *domain.Credential) error {
+		c.RecordFailure(pc.clock.Now(), pc.lockout)
+		return nil
+	})
+	return false, false, err
+}

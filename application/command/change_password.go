@@ -31,6 +31,7 @@ type ChangePasswordHandler struct {
 	hasher      ports.PasswordHasher
 	blocklist   ports.PasswordBlocklist
 	issuer      sessionIssuer
+	check       passwordCheck
 	settings    AuthSettings
 }
 
@@ -39,7 +40,8 @@ func NewChangePasswordHandler(credentials ports.CredentialRepository, sessions p
 	blocklist ports.PasswordBlocklist, tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock, settings AuthSettings) *ChangePasswordHandler {
 	mustHave(credentials, sessions, hasher, blocklist, tokens, ids, clock)
 	return &ChangePasswordHandler{credentials: credentials, sessions: sessions, hasher: hasher, blocklist: blocklist, settings: settings,
-		issuer: sessionIssuer{sessions, tokens, ids, clock, settings.Sessions}}
+		issuer: sessionIssuer{sessions, tokens, ids, clock, settings.Sessions},
+		check:  passwordCheck{credentials, hasher, clock, settings.Lockout}}
 }
 
 // Handle checks the current password (a wrong one counts towards the
@@ -54,22 +56,11 @@ func (h *ChangePasswordHandler) Handle(ctx context.Context, cmd ChangePassword) 
 	if err != nil {
 		return nil, err
 	}
-	now := h.issuer.clock.Now()
-	if cred.IsLocked(now) {
-		_ = h.hasher.VerifyNothing(ctx, cmd.CurrentPassword)
-		return nil, errInvalidPassword
-	}
-	ok, _, err := h.hasher.Verify(ctx, cred.Hash(), cmd.CurrentPassword)
+	ok, _, err := h.check.verify(ctx, cred, cmd.CurrentPassword)
 	if err != nil {
-		return nil, domain.Internal("change-password: verify", err)
+		return nil, err
 	}
 	if !ok {
-		if err := h.credentials.Update(ctx, u.ID(), func(c *domain.Credential) error {
-			c.RecordFailure(h.issuer.clock.Now(), h.settings.Lockout)
-			return nil
-		}); err != nil {
-			return nil, err
-		}
 		return nil, errInvalidPassword
 	}
 	hash, err := h.hasher.Hash(ctx, cmd.NewPassword)

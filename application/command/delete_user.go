@@ -55,21 +55,11 @@ func (h *DeleteUserHandler) Handle(ctx context.Context, cmd DeleteUser) (*Delete
 		if err != nil && !errors.Is(err, domain.ErrNotFound) {
 			return nil, err
 		}
-		if cred == nil || cred.IsLocked(h.clock.Now()) {
-			_ = h.hasher.VerifyNothing(ctx, cmd.Password)
-			return nil, errInvalidPassword
-		}
-		ok, _, err := h.hasher.Verify(ctx, cred.Hash(), cmd.Password)
+		ok, _, err := passwordCheck{h.credentials, h.hasher, h.clock, h.settings.Lockout}.verify(ctx, cred, cmd.Password)
 		if err != nil {
-			return nil, domain.Internal("delete-user: verify", err)
+			return nil, err
 		}
 		if !ok {
-			if err := h.credentials.Update(ctx, u.ID(), func(c *domain.Credential) error {
-				c.RecordFailure(h.clock.Now(), h.settings.Lockout)
-				return nil
-			}); err != nil {
-				return nil, err
-			}
 			return nil, errInvalidPassword
 		}
 	case cmd.Token != "":

@@ -31,6 +31,7 @@ type SignInHandler struct {
 	hasher      ports.PasswordHasher
 	issuer      sessionIssuer
 	links       linkSender
+	check       passwordCheck
 	settings    AuthSettings
 }
 
@@ -43,6 +44,7 @@ func NewSignInHandler(users ports.UserRepository, credentials ports.CredentialRe
 		users: users, credentials: credentials, hasher: hasher, settings: settings,
 		issuer: sessionIssuer{sessions, tokens, ids, clock, settings.Sessions},
 		links:  linkSender{verifications, mailer, tokens, ids, clock, settings},
+		check:  passwordCheck{credentials, hasher, clock, settings.Lockout},
 	}
 }
 
@@ -59,24 +61,14 @@ func (h *SignInHandler) Handle(ctx context.Context, cmd SignIn) (*SignInResult, 
 	if err != nil {
 		return nil, err
 	}
-	now := h.issuer.clock.Now()
-	if u == nil || cred == nil || cred.IsLocked(now) {
-		if err := h.hasher.VerifyNothing(ctx, cmd.Password); err != nil {
-			return nil, domain.Internal("sign-in: dummy verify", err)
-		}
-		return nil, errInvalidCredentials
+	if u == nil {
+		cred = nil
 	}
-	ok, rehash, err := h.hasher.Verify(ctx, cred.Hash(), cmd.Password)
+	ok, rehash, err := h.check.verify(ctx, cred, cmd.Password)
 	if err != nil {
-		return nil, domain.Internal("sign-in: verify", err)
+		return nil, err
 	}
 	if !ok {
-		if err := h.credentials.Update(ctx, u.ID(), func(c *domain.Credential) error {
-			c.RecordFailure(h.issuer.clock.Now(), h.settings.Lockout)
-			return nil
-		}); err != nil {
-			return nil, err
-		}
 		return nil, errInvalidCredentials
 	}
 	if err := h.recordSuccess(ctx, cred, cmd.Password, rehash); err != nil {

@@ -26,6 +26,11 @@ build: ## build bin/gatehouse
 test: ## run every test: memory and SQLite always, PostgreSQL when GATEHOUSE_TEST_POSTGRES_URL is set
 	$(GO) test -race -count=1 ./...
 
+.PHONY: bench
+bench: ## Go benchmarks for the hot paths, then a load run on loopback (rps, p50, p99)
+	$(GO) test -run '^$$' -bench 'GetSession|SignIn|Lookup' -benchmem ./test/ ./adapters/gormstore/
+	$(GO) run ./cmd/loadtest
+
 .PHONY: clients
 clients: ## install the pinned better-auth client for the Node suite (npm ci in test/clients)
 	cd test/clients && npm ci --no-audit --no-fund

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -119,7 +120,9 @@ func renderStatus(ctx context.Context, path string, status int, code, message st
 		if code == "" || strings.Contains(code, ".") {
 			code = frameworkCodeFor(status)
 		}
-		if len(fields) > 0 {
+		// Better Auth joins field messages only for schema failures; its
+		// named errors keep their own message ("Password too short").
+		if len(fields) > 0 && code == "VALIDATION_ERROR" {
 			parts := make([]string, len(fields))
 			for i, f := range fields {
 				parts[i] = "[" + f.Location + "] " + f.Message
@@ -222,6 +225,9 @@ func writeGinError(c *gin.Context, body huma.StatusError) {
 
 var installHumaErrorsOnce sync.Once
 
+// missingProperty matches Huma's message for an absent required property.
+var missingProperty = regexp.MustCompile(`^expected required property (\w+) to be present$`)
+
 // installHumaErrors routes every error Huma produces (validation, decoding,
 // body size, handler errors) through renderError/renderStatus. Huma keeps the
 // hook in a package variable, so it is installed once per process; the logger
@@ -268,7 +274,12 @@ func humaClientError(ctx context.Context, path string, status int, msg string, e
 		var d huma.ErrorDetailer
 		if errors.As(err, &d) {
 			detail := d.ErrorDetail()
-			fields = append(fields, domain.FieldViolation{Location: detail.Location, Message: detail.Message})
+			loc, msg := detail.Location, detail.Message
+			// A missing property is reported on its parent; name the property.
+			if m := missingProperty.FindStringSubmatch(msg); m != nil {
+				loc, msg = loc+"."+m[1], "is required"
+			}
+			fields = append(fields, domain.FieldViolation{Location: loc, Message: msg})
 			continue
 		}
 		fields = append(fields, domain.FieldViolation{Location: "body", Message: "malformed"})

@@ -177,6 +177,13 @@ func (s *Server) formBodies() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		p := strings.TrimPrefix(c.Request.URL.Path, frameworkBase)
 		ct, _, _ := strings.Cut(c.GetHeader("Content-Type"), ";")
+		hasBody := c.Request.ContentLength > 0 || c.Request.ContentLength < 0 && c.Request.Body != nil && c.Request.Body != http.NoBody
+		if c.Request.Method == http.MethodPost && isFrameworkPath(c.Request.URL.Path) && hasBody && strings.TrimSpace(ct) == "" {
+			// Like Better Auth: a body must say what it is.
+			writeGinError(c, renderStatus(c.Request.Context(), c.Request.URL.Path, http.StatusUnsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE",
+				"Content-Type is required. Allowed types: application/json", nil))
+			return
+		}
 		if c.Request.Method != http.MethodPost || (p != "/sign-in/email" && p != "/sign-up/email") ||
 			!strings.EqualFold(strings.TrimSpace(ct), "application/x-www-form-urlencoded") {
 			c.Next()

@@ -70,8 +70,11 @@ func (h *Hasher) acquire(ctx context.Context) error {
 
 func (h *Hasher) release() { <-h.slots }
 
+// key derives the argon2id key of the NFKC form of password, so a
+// passphrase typed with composed or decomposed accents is the same password
+// (NIST SP 800-63B-4 §3.1.1.2; Better Auth's scrypt does the same).
 func (h *Hasher) key(password string, salt []byte) []byte {
-	return argon2.IDKey([]byte(password), salt, h.params.Iterations, h.params.MemoryKiB, h.params.Parallelism, keyLen)
+	return argon2.IDKey([]byte(norm.NFKC.String(password)), salt, h.params.Iterations, h.params.MemoryKiB, h.params.Parallelism, keyLen)
 }
 
 func (h *Hasher) encode(salt, key []byte) string {
@@ -105,7 +108,7 @@ func (h *Hasher) Verify(ctx context.Context, encoded, password string) (ok, reha
 		if perr != nil {
 			return false, false, nil
 		}
-		got := argon2.IDKey([]byte(password), salt, p.Iterations, p.MemoryKiB, p.Parallelism, uint32(len(key)))
+		got := argon2.IDKey([]byte(norm.NFKC.String(password)), salt, p.Iterations, p.MemoryKiB, p.Parallelism, uint32(len(key)))
 		ok = subtle.ConstantTimeCompare(got, key) == 1
 		return ok, ok && (p != h.params || len(salt) < saltLen || len(key) < keyLen), nil
 	case strings.HasPrefix(encoded, "$2a$"), strings.HasPrefix(encoded, "$2b$"), strings.HasPrefix(encoded, "$2y$"):

@@ -93,6 +93,9 @@ func (h *ResetPasswordHandler) Reset(ctx context.Context, cmd ResetPassword) err
 	if v.IsExpired(h.clock.Now()) {
 		return errInvalidResetToken
 	}
+	if err := h.checkContext(ctx, v, cmd.NewPassword); err != nil {
+		return err
+	}
 	hash, err := h.hasher.Hash(ctx, cmd.NewPassword)
 	if err != nil {
 		return domain.Internal("reset-password: hash", err)
@@ -117,4 +120,25 @@ func (h *ResetPasswordHandler) Reset(ctx context.Context, cmd ResetPassword) err
 	}
 	_, err = h.sessions.DeleteByUser(ctx, v.UserID(), "")
 	return err
+}
+
+// checkContext refuses the user's own address or name as the new password.
+// Only now, with the link used up, is the user known: a refusal puts the
+// link back, so the user can try another password.
+func (h *ResetPasswordHandler) checkContext(ctx context.Context, v *domain.Verification, password string) error {
+	u, err := h.users.Get(ctx, v.UserID())
+	if errors.Is(err, domain.ErrNotFound) {
+		return errInvalidResetToken
+	}
+	if err != nil {
+		return err
+	}
+	refusal := h.settings.Passwords.Check("body.newPassword", password, nil, h.settings.passwordContext(u.Email(), u.Name())...)
+	if refusal == nil {
+		return nil
+	}
+	if err := h.verifications.Create(ctx, v); err != nil {
+		return err
+	}
+	return refusal
 }

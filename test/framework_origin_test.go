@@ -1,0 +1,136 @@
+package test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// fwTrusted is a trusted origin besides the base URL's.
+const fwTrusted = "https://app.example.com"
+
+// Ensure Better Auth's origin rules (better-auth-wire §3): with a cookie, a
+// state-changing request needs a trusted Origin (or Referer); without one,
+// sign-in and sign-up refuse untrusted origins and cross-site form
+// navigations but let servers and curl through. A refused request changes
+// nothing.
+func TestFramework_origin_checks(t *testing.T) {
+	t.Parallel()
+	app := mustStartFramework(t, storeMemory, fwEnv(fwQuick, map[string]string{"GATEHOUSE_TRUSTED_ORIGINS": fwTrusted}))
+	const email, pw = "ada@example.com", "correct horse battery"
+	user := app.client(t)
+	mustSignUp(t, user, "Ada", email, pw)
+	rename := mustJSON(t, map[string]string{"name": "Mallory"})
+	signIn := mustCredentials(t, email, pw)
+	form := url.Values{"email": {email}, "password": {pw}}.Encode()
+
+	tests := []struct {
+		name       string
+		withCookie bool
+		path, body string
+		headers    []string
+		status     int
+		code       string
+	}{
+		{"cookie_foreign_origin", true, "/update-user", rename, []string{"Origin", "https://evil.com"}, 403, "INVALID_ORIGIN"},
+		{"cookie_no_origin", true, "/update-user", rename, []string{"Origin", ""}, 403, "MISSING_OR_NULL_ORIGIN"},
+		{"cookie_null_origin", true, "/update-user", rename, []string{"Origin", "null"}, 403, "MISSING_OR_NULL_ORIGIN"},
+		{"cookie_foreign_referer", true, "/update-user", rename, []string{"Origin", "", "Referer", "https://evil.com/page"}, 403, "INVALID_ORIGIN"},
+		{"cookie_lookalike_origin", true, "/update-user", rename, []string{"Origin", fwTrusted + ".evil.com"}, 403, "INVALID_ORIGIN"},
+		{"cookie_foreign_origin_sign_out", true, "/sign-out", "{}", []string{"Origin", "https://evil.com"}, 403, "INVALID_ORIGIN"},
+		{"cookie_foreign_origin_revoke", true, "/revoke-sessions", "{}", []string{"Origin", "https://evil.com"}, 403, "INVALID_ORIGIN"},
+		{"no_cookie_no_origin", false, "/update-user", rename, []string{"Origin", ""}, 401, "UNAUTHORIZED"},
+		{"sign_in_foreign_origin", false, "/sign-in/email", signIn, []string{"Origin", "https://evil.com"}, 403, "INVALID_ORIGIN"},
+		{"sign_up_foreign_origin", false, "/sign-up/email", mustJSON(t, map[string]string{"name": "M", "email": "m@example.com", "password": pw}), []string{"Origin", "https://evil.com"}, 403, "INVALID_ORIGIN"},
+		{"sign_in_cross_site_form_navigation", false, "/sign-in/email", form, []string{"Origin", "", "Content-Type", "application/x-www-form-urlencoded", "Sec-Fetch-Site", "cross-site", "Sec-Fetch-Mode", "navigate", "Sec-Fetch-Dest", "document"}, 403, "CROSS_SITE_NAVIGATION_LOGIN_BLOCKED"},
+		{"sign_in_fetch_without_origin", false, "/sign-in/email", signIn, []string{"Origin", "", "Sec-Fetch-Mode", "cors", "Sec-Fetch-Site", "same-origin"}, 403, "MISSING_OR_NULL_ORIGIN"},
+		{"sign_in_curl", false, "/sign-in/email", signIn, []string{"Origin", ""}, 200, ""},
+		{"sign_in_trusted_origin", false, "/sign-in/email", signIn, []string{"Origin", fwTrusted}, 200, ""},
+		{"sign_in_form_same_origin", false, "/sign-in/email", form, []string{"Content-Type", "application/x-www-form-urlencoded", "Sec-Fetch-Site", "same-origin", "Sec-Fetch-Mode", "navigate"}, 200, ""},
+		{"cookie_trusted_origin", true, "/update-user", mustJSON(t, map[string]string{"name": "Ada Lovelace"}), []string{"Origin", fwTrusted}, 200, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := app.client(t)
+			if tt.withCookie {
+				c = user.clone()
+			}
+			r := c.post("/api/auth"+tt.path, tt.body, tt.headers...)
+			if tt.code == "" {
+				mustStatus(t, r, tt.status)
+			} else {
+				mustCode(t, r, tt.status, tt.code)
+			}
+			if name := mustUser(t, mustSession(t, user))["name"]; name == "Mallory" {
+				t.Fatal("a refused request renamed the user")
+			}
+		})
+	}
+	if name := mustUser(t, mustSession(t, user))["name"]; name != "Ada Lovelace" {
+		t.Fatalf("name = %v, want Ada Lovelace (only the trusted update applies)", name)
+	}
+}
+
+// Ensure callback and redirect targets are a safe path here or a URL on a
+// trusted origin, on every route that takes one; anything else is refused
+// with 403 before anything happens.
+func TestFramework_callback_urls(t *testing.T) {
+	t.Parallel()
+	app := mustStartFramework(t, storeMemory, fwEnv(fwQuick, map[string]string{"GATEHOUSE_TRUSTED_ORIGINS": fwTrusted}))
+	const email, pw = "ada@example.com", "correct horse battery"
+	mustSignUp(t, app.client(t), "Ada", email, pw)
+
+	refused := []string{"https://evil.com/x", "javascript:alert(1)", "//evil.com", "/\\evil.com", "\\\\evil.com",
+		"https://app.example.com@evil.com/", "http://app.example.com/x", "data:text/html,hi", "/%2F%2Fevil.com", "https:evil.com",
+		"/\x09/evil.com", " https://evil.com"}
+	for _, target := range refused {
+		t.Run("refused_"+url.PathEscape(target), func(t *testing.T) {
+			body := mustJSON(t, map[string]any{"email": email, "password": pw, "callbackURL": target})
+			mustCode(t, app.client(t).post("/api/auth/sign-in/email", body), http.StatusForbidden, "INVALID_CALLBACK_URL")
+			mustCode(t, app.client(t).post("/api/auth/request-password-reset", mustJSON(t, map[string]any{"email": email, "redirectTo": target})),
+				http.StatusForbidden, "INVALID_REDIRECT_URL")
+			mustCode(t, app.client(t).get("/api/auth/verify-email?"+url.Values{"token": {"x"}, "callbackURL": {target}}.Encode()),
+				http.StatusForbidden, "INVALID_CALLBACK_URL")
+			mustCode(t, app.client(t).get("/api/auth/reset-password/sometoken?"+url.Values{"callbackURL": {target}}.Encode()),
+				http.StatusForbidden, "INVALID_CALLBACK_URL")
+		})
+	}
+	mustCode(t, app.client(t).post("/api/auth/sign-up/email", mustJSON(t, map[string]any{"name": "M", "email": "m@example.com", "password": pw, "callbackURL": "https://evil.com"})),
+		http.StatusForbidden, "INVALID_CALLBACK_URL")
+	mustSignInFails(t, app, "m@example.com", pw) // the refused sign-up created nobody
+
+	accepted := map[string]string{"/dashboard": app.URL + "/dashboard", fwTrusted + "/after": fwTrusted + "/after", "/a?b=c": app.URL + "/a?b=c"}
+	for target, location := range accepted {
+		t.Run("accepted_"+url.PathEscape(target), func(t *testing.T) {
+			r := app.client(t).post("/api/auth/sign-in/email", mustJSON(t, map[string]any{"email": email, "password": pw, "callbackURL": target}))
+			body := mustOK(t, r)
+			if body["redirect"] != true || body["url"] != target {
+				t.Fatalf("body = %s, want redirect:true url:%s", r.Body, target)
+			}
+			if got := r.Header.Get("Location"); got != location {
+				t.Fatalf("Location = %q, want %q", got, location)
+			}
+		})
+	}
+	t.Run("html_form_with_callback", func(t *testing.T) {
+		form := url.Values{"email": {email}, "password": {pw}, "callbackURL": {"/dashboard"}, "rememberMe": {"false"}}.Encode()
+		c := app.client(t)
+		r := c.post("/api/auth/sign-in/email", form, "Origin", "", "Content-Type", "application/x-www-form-urlencoded")
+		body := mustOK(t, r)
+		if body["redirect"] != true || body["url"] != "/dashboard" || r.Header.Get("Location") != app.URL+"/dashboard" {
+			t.Fatalf("form sign-in: %s, Location %q", r.Body, r.Header.Get("Location"))
+		}
+		if setCookies(r)["gatehouse.dont_remember"] == nil || strings.Contains(rawSetCookie(r, "gatehouse.session_token"), "Max-Age") {
+			t.Fatalf("form rememberMe=false ignored: %q", r.Header.Values("Set-Cookie"))
+		}
+		mustSession(t, c)
+	})
+	t.Run("plain_sign_in_has_no_redirect", func(t *testing.T) {
+		r := app.client(t).post("/api/auth/sign-in/email", mustCredentials(t, email, pw))
+		body := mustOK(t, r)
+		if body["redirect"] != false || body["url"] != nil || r.Header.Get("Location") != "" {
+			t.Fatalf("sign-in without callbackURL: %s, Location %q", r.Body, r.Header.Get("Location"))
+		}
+	})
+}

@@ -1,0 +1,81 @@
+package test
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"testing"
+)
+
+// mustRateLimited fails unless r is Better Auth's 429 with a retry delay of
+// at least one second and at most max.
+func mustRateLimited(t testing.TB, r *response, max int) {
+	t.Helper()
+	mustStatus(t, r, http.StatusTooManyRequests)
+	if msg := r.JSON(t)["message"]; msg != "Too many requests. Please try again later." {
+		t.Fatalf("429 message = %v", msg)
+	}
+	for _, h := range []string{"X-Retry-After", "Retry-After"} {
+		n, err := strconv.Atoi(r.Header.Get(h))
+		if err != nil || n < 1 || n > max {
+			t.Fatalf("%s = %q, want whole seconds in [1, %d]", h, r.Header.Get(h), max)
+		}
+	}
+}
+
+// Ensure the default rate limits (better-auth-wire §4): three sign-ins per
+// 10 s and three mails per 60 s from one address; forwarding headers count
+// only from trusted proxies; liveness is never limited.
+func TestFramework_rate_limits(t *testing.T) {
+	t.Parallel()
+	signIn := func(t *testing.T, app *fwApp, headers ...string) *response {
+		return app.client(t).post("/api/auth/sign-in/email", mustCredentials(t, "nobody@example.com", "correct horse battery"), headers...)
+	}
+	t.Run("fourth_sign_in_in_10s", func(t *testing.T) {
+		t.Parallel()
+		app := mustStartFramework(t, storeMemory, nil)
+		for i := 0; i < 3; i++ {
+			mustCode(t, signIn(t, app), http.StatusUnauthorized, "INVALID_EMAIL_OR_PASSWORD")
+		}
+		mustRateLimited(t, signIn(t, app), 10)
+		// Other routes have their own budget.
+		mustStatus(t, app.client(t).get("/api/auth/get-session"), http.StatusOK)
+	})
+	t.Run("forged_forwarded_for_does_not_help", func(t *testing.T) {
+		t.Parallel()
+		app := mustStartFramework(t, storeMemory, nil)
+		for i := 0; i < 3; i++ {
+			mustCode(t, signIn(t, app, "X-Forwarded-For", fmt.Sprintf("198.51.100.%d", i), "X-Real-IP", fmt.Sprintf("203.0.113.%d", i)),
+				http.StatusUnauthorized, "INVALID_EMAIL_OR_PASSWORD")
+		}
+		mustRateLimited(t, signIn(t, app, "X-Forwarded-For", "198.51.100.99", "X-Real-IP", "203.0.113.99"), 10)
+	})
+	t.Run("trusted_proxy_separates_clients", func(t *testing.T) {
+		t.Parallel()
+		app := mustStartFramework(t, storeMemory, map[string]string{"GATEHOUSE_TRUSTED_PROXIES": "127.0.0.1/32"})
+		for i := 0; i < 4; i++ {
+			mustCode(t, signIn(t, app, "X-Forwarded-For", fmt.Sprintf("198.51.100.%d", i)), http.StatusUnauthorized, "INVALID_EMAIL_OR_PASSWORD")
+		}
+		for i := 0; i < 2; i++ {
+			mustCode(t, signIn(t, app, "X-Forwarded-For", "198.51.100.0"), http.StatusUnauthorized, "INVALID_EMAIL_OR_PASSWORD")
+		}
+		mustRateLimited(t, signIn(t, app, "X-Forwarded-For", "198.51.100.0"), 10)
+		mustCode(t, signIn(t, app, "X-Forwarded-For", "198.51.100.200"), http.StatusUnauthorized, "INVALID_EMAIL_OR_PASSWORD")
+	})
+	t.Run("fourth_reset_request_in_60s", func(t *testing.T) {
+		t.Parallel()
+		app := mustStartFramework(t, storeMemory, nil)
+		body := mustJSON(t, map[string]string{"email": "nobody@example.com"})
+		for i := 0; i < 3; i++ {
+			mustStatusTrue(t, app.client(t).post("/api/auth/request-password-reset", body))
+		}
+		mustRateLimited(t, app.client(t).post("/api/auth/request-password-reset", body), 60)
+	})
+	t.Run("ok_is_never_limited", func(t *testing.T) {
+		t.Parallel()
+		app := mustStartFramework(t, storeMemory, nil)
+		for i := 0; i < 150; i++ {
+			mustStatus(t, app.client(t).get("/api/auth/ok"), http.StatusOK)
+		}
+	})
+}

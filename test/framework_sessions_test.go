@@ -1,0 +1,311 @@
+package test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Ensure sign-up and sign-in set the session cookie with Better Auth's name
+// and attributes: Max-Age for a remembered session, a browser-session cookie
+// plus dont_remember otherwise, __Secure- and Secure on https, and the
+// configured prefix.
+func TestFramework_session_cookie_attributes(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		env        map[string]string
+		rememberMe any // nil leaves it out
+		cookie     string
+		secure     bool
+	}{
+		{"remembered", nil, nil, "gatehouse.session_token", false},
+		{"remembered_explicitly", nil, true, "gatehouse.session_token", false},
+		{"not_remembered", nil, false, "gatehouse.session_token", false},
+		{"https_base_url", map[string]string{"GATEHOUSE_BASE_URL": "https://id.example.com"}, nil, "__Secure-gatehouse.session_token", true},
+		{"https_not_remembered", map[string]string{"GATEHOUSE_BASE_URL": "https://id.example.com"}, false, "__Secure-gatehouse.session_token", true},
+		{"better_auth_prefix", map[string]string{"GATEHOUSE_COOKIE_PREFIX": "better-auth"}, nil, "better-auth.session_token", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			app := mustStartFramework(t, storeMemory, fwEnv(fwQuick, tt.env))
+			dontRemember := strings.Replace(tt.cookie, "session_token", "dont_remember", 1)
+			body := map[string]any{"name": "Ada", "email": "ada@example.com", "password": "correct horse battery"}
+			if tt.rememberMe != nil {
+				body["rememberMe"] = tt.rememberMe
+			}
+			signUp := app.client(t).post("/api/auth/sign-up/email", mustJSON(t, body))
+			delete(body, "name")
+			signIn := app.client(t).post("/api/auth/sign-in/email", mustJSON(t, body))
+			for _, r := range []*response{signUp, signIn} {
+				mustStatus(t, r, http.StatusOK)
+				line := rawSetCookie(r, tt.cookie)
+				c := setCookies(r)[tt.cookie]
+				if c == nil || c.Value == "" {
+					t.Fatalf("no %s cookie in %q", tt.cookie, r.Header.Values("Set-Cookie"))
+				}
+				if !c.HttpOnly || c.SameSite != http.SameSiteLaxMode || c.Path != "/" || c.Secure != tt.secure || c.Domain != "" {
+					t.Fatalf("cookie attributes: %q", line)
+				}
+				dr := setCookies(r)[dontRemember]
+				if tt.rememberMe == false {
+					if strings.Contains(strings.ToLower(line), "max-age") || strings.Contains(strings.ToLower(line), "expires") {
+						t.Fatalf("not-remembered cookie has a lifetime: %q", line)
+					}
+					if dr == nil || dr.Value == "" || dr.MaxAge != 0 || !dr.HttpOnly || dr.Secure != tt.secure {
+						t.Fatalf("dont_remember cookie missing or wrong: %q", r.Header.Values("Set-Cookie"))
+					}
+				} else {
+					if c.MaxAge < 604800-60 || c.MaxAge > 604800 {
+						t.Fatalf("Max-Age = %d, want about 604800: %q", c.MaxAge, line)
+					}
+					if dr != nil && dr.Value != "" {
+						t.Fatalf("remembered session sets %s", dontRemember)
+					}
+				}
+				if r.Header.Get("set-auth-token") == "" {
+					t.Fatal("no set-auth-token header")
+				}
+			}
+		})
+	}
+}
+
+// Ensure the session cookie is exactly Better Auth's signed value, so that a
+// cookie signed with the same secret and prefix by a Better Auth deployment
+// keeps its user signed in; bearer tokens work raw and signed; a tampered
+// signature signs nobody in and clears the cookie.
+func TestFramework_session_cookie_is_better_auth_compatible(t *testing.T) {
+	t.Parallel()
+	app := mustStartFramework(t, storeMemory, fwEnv(fwQuick, map[string]string{"GATEHOUSE_COOKIE_PREFIX": "better-auth"}))
+	const cookie = "better-auth.session_token"
+	mustSignUp(t, app.client(t), "Ada", "ada@example.com", "correct horse battery")
+	r := app.client(t).post("/api/auth/sign-in/email", mustCredentials(t, "ada@example.com", "correct horse battery"))
+	token, _ := mustOK(t, r)["token"].(string)
+	raw, encoded := signCookie(token, testSecret)
+
+	if got := setCookies(r)[cookie]; got == nil || got.Value != encoded {
+		t.Fatalf("Set-Cookie %s = %q, want %q", cookie, rawSetCookie(r, cookie), encoded)
+	}
+	if got := r.Header.Get("set-auth-token"); got != raw {
+		t.Fatalf("set-auth-token = %q, want %q", got, raw)
+	}
+
+	t.Run("cookie_signed_by_the_test", func(t *testing.T) {
+		c := app.client(t)
+		c.Cookies[cookie] = encoded
+		if got := mustUser(t, mustSession(t, c))["email"]; got != "ada@example.com" {
+			t.Fatalf("user email = %v", got)
+		}
+	})
+	for name, bearer := range map[string]string{"raw_token": token, "signed_token": raw, "signed_url_encoded": encoded} {
+		t.Run("bearer_"+name, func(t *testing.T) {
+			r := app.client(t).get("/api/auth/get-session", "Authorization", "Bearer "+bearer)
+			if r.Status != http.StatusOK || !strings.Contains(string(r.Body), "ada@example.com") {
+				t.Fatalf("get-session with Bearer %s: %d %s", name, r.Status, r.Body)
+			}
+		})
+	}
+	t.Run("tampered_signature", func(t *testing.T) {
+		sig := []byte(raw[len(token)+1:])
+		if sig[0] == 'A' {
+			sig[0] = 'B'
+		} else {
+			sig[0] = 'A'
+		}
+		forgedEnc := url.QueryEscape(token + "." + string(sig))
+		if forgedEnc == encoded {
+			t.Fatal("forgery did not change the cookie")
+		}
+		c := app.client(t)
+		c.Cookies[cookie] = forgedEnc
+		r := c.get("/api/auth/get-session")
+		mustNull(t, r)
+		line := rawSetCookie(r, cookie)
+		if !strings.Contains(line, "Max-Age=0") {
+			t.Fatalf("forged cookie not cleared: %q", r.Header.Values("Set-Cookie"))
+		}
+		r = app.client(t).get("/api/auth/get-session", "Authorization", "Bearer "+token+"."+string(sig))
+		mustNull(t, r)
+	})
+	t.Run("other_secret", func(t *testing.T) {
+		_, enc := signCookie(token, testSecret+"-other")
+		c := app.client(t)
+		c.Cookies[cookie] = enc
+		mustNoSession(t, c)
+	})
+}
+
+// Ensure get-session answers null, uncached, without a session, and
+// protected routes answer 401 UNAUTHORIZED.
+func TestFramework_signed_out(t *testing.T) {
+	t.Parallel()
+	app := mustStartFramework(t, storeMemory, fwQuick)
+	c := app.client(t)
+	r := c.get("/api/auth/get-session")
+	mustNull(t, r)
+	if got := r.Header.Get("Cache-Control"); got != "no-store" {
+		t.Fatalf("Cache-Control = %q, want no-store", got)
+	}
+	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		t.Fatalf("Content-Type = %q", ct)
+	}
+	if len(r.Header.Values("Set-Cookie")) != 0 {
+		t.Fatalf("signed-out get-session sets cookies: %q", r.Header.Values("Set-Cookie"))
+	}
+	mustCode(t, c.get("/api/auth/list-sessions"), http.StatusUnauthorized, "UNAUTHORIZED")
+	mustCode(t, c.post("/api/auth/revoke-sessions", "{}"), http.StatusUnauthorized, "UNAUTHORIZED")
+	mustNull(t, c.get("/api/auth/get-session", "Authorization", "Bearer "+strings.Repeat("a", 32)))
+}
+
+// Ensure the session lifecycle on every store: two sign-ins list two
+// sessions whose handles are not their tokens; revoking by handle ends
+// exactly that session and never another user's; revoke-other-sessions and
+// revoke-sessions end what they say; sign-out invalidates the token on the
+// server, so a replayed cookie signs nobody in.
+func TestFramework_session_lifecycle(t *testing.T) {
+	t.Parallel()
+	fwForEachStore(t, fwQuick, func(t *testing.T, app *fwApp) {
+		const email, pw = "ada@example.com", "correct horse battery"
+		first := app.client(t)
+		up := mustSignUp(t, first, "Ada", email, pw)
+		mustJSDates(t, up["user"].(map[string]any), "createdAt", "updatedAt")
+		mustOK(t, first.post("/api/auth/sign-out", "{}"))
+		mustNoSession(t, first)
+
+		a, b := app.client(t), app.client(t)
+		ta, tb := mustSignIn(t, a, email, pw), mustSignIn(t, b, email, pw)
+		s := mustSession(t, a)
+		mustJSDates(t, s["session"].(map[string]any), "expiresAt", "createdAt", "updatedAt")
+		mustJSDates(t, mustUser(t, s), "createdAt", "updatedAt")
+		handleA := s["session"].(map[string]any)["token"].(string)
+
+		r := a.get("/api/auth/list-sessions")
+		mustStatus(t, r, http.StatusOK)
+		var list []map[string]any
+		mustUnmarshal(t, r.Body, &list)
+		if len(list) != 2 {
+			t.Fatalf("list-sessions has %d entries, want 2: %s", len(list), r.Body)
+		}
+		var handleB string
+		for _, e := range list {
+			mustJSDates(t, e, "expiresAt", "createdAt", "updatedAt")
+			tok, _ := e["token"].(string)
+			if tok == ta || tok == tb || strings.Contains(string(r.Body), ta) || strings.Contains(string(r.Body), tb) {
+				t.Fatalf("list-sessions reveals a bearer token: %s", r.Body)
+			}
+			if tok != handleA {
+				handleB = tok
+			}
+		}
+		if handleB == "" {
+			t.Fatalf("list-sessions lacks the second session: %s", r.Body)
+		}
+
+		// Another user's session is not ours to end.
+		bob := app.client(t)
+		mustSignUp(t, bob, "Bob", "bob@example.com", "another good passphrase")
+		bobHandle := mustSession(t, bob)["session"].(map[string]any)["token"].(string)
+		mustStatusTrue(t, a.post("/api/auth/revoke-session", mustJSON(t, map[string]string{"token": bobHandle})))
+		mustSession(t, bob)
+		mustStatusTrue(t, a.post("/api/auth/revoke-session", mustJSON(t, map[string]string{"token": "no-such-session"})))
+		mustSession(t, b)
+
+		mustStatusTrue(t, a.post("/api/auth/revoke-session", mustJSON(t, map[string]string{"token": handleB})))
+		mustNoSession(t, b)
+		mustSession(t, a)
+
+		c := app.client(t)
+		mustSignIn(t, c, email, pw)
+		mustStatusTrue(t, a.post("/api/auth/revoke-other-sessions", "{}"))
+		mustSession(t, a)
+		mustNoSession(t, c)
+		mustSession(t, bob)
+
+		d := app.client(t)
+		mustSignIn(t, d, email, pw)
+		aBefore := a.clone()
+		mustStatusTrue(t, a.post("/api/auth/revoke-sessions", "{}"))
+		mustNoSession(t, a)
+		mustNoSession(t, aBefore)
+		mustNoSession(t, d)
+		mustSession(t, bob)
+
+		e := app.client(t)
+		mustSignIn(t, e, email, pw)
+		old := e.clone()
+		out := e.post("/api/auth/sign-out", "{}")
+		if body := mustOK(t, out); body["success"] != true {
+			t.Fatalf("sign-out = %s", out.Body)
+		}
+		if !strings.Contains(rawSetCookie(out, "gatehouse.session_token"), "Max-Age=0") {
+			t.Fatalf("sign-out does not expire the cookie: %q", out.Header.Values("Set-Cookie"))
+		}
+		mustNoSession(t, e)
+		mustNoSession(t, old) // the server forgot the token, not just the browser
+	})
+}
+
+// mustStatusTrue fails unless r is 200 {status:true}.
+func mustStatusTrue(t testing.TB, r *response) {
+	t.Helper()
+	if body := mustOK(t, r); body["status"] != true {
+		t.Fatalf("body = %s, want {status:true}", r.Body)
+	}
+}
+
+// Ensure storage keeps only token hashes, and a session that has expired in
+// storage signs nobody in and has its cookie cleared.
+func TestFramework_session_storage(t *testing.T) {
+	t.Parallel()
+	fwForStores(t, []store{storeSQLite, storePostgres}, fwQuick, func(t *testing.T, app *fwApp) {
+		c := app.client(t)
+		mustSignUp(t, c, "Ada", "ada@example.com", "correct horse battery")
+		token := mustSignIn(t, c, "ada@example.com", "correct horse battery")
+		db := mustDB(t, app)
+
+		var hashes []string
+		if err := db.Raw("SELECT token_hash FROM sessions").Scan(&hashes).Error; err != nil {
+			t.Fatal(err)
+		}
+		if len(hashes) != 2 {
+			t.Fatalf("%d sessions stored, want 2", len(hashes))
+		}
+		for _, h := range hashes {
+			if h == "" || strings.Contains(h, token) {
+				t.Fatalf("token_hash %q holds the raw token", h)
+			}
+		}
+
+		mustSession(t, c)
+		if err := db.Exec("UPDATE sessions SET expires_at = ?", time.Now().Add(-time.Minute).UTC()).Error; err != nil {
+			t.Fatal(err)
+		}
+		r := c.get("/api/auth/get-session")
+		mustNull(t, r)
+		if !strings.Contains(rawSetCookie(r, "gatehouse.session_token"), "Max-Age=0") {
+			t.Fatalf("expired session's cookie not cleared: %q", r.Header.Values("Set-Cookie"))
+		}
+		mustNull(t, app.client(t).get("/api/auth/get-session", "Authorization", "Bearer "+token))
+	})
+}
+
+// Ensure secrets rotate without signing anyone out: the first secret signs,
+// and cookies signed with an older one still verify.
+func TestFramework_secret_rotation(t *testing.T) {
+	t.Parallel()
+	const rotated = "rotated-secret-0123456789-abcdefghijklmnopqrstuvwxyz"
+	app := mustStartFramework(t, storeMemory, fwEnv(fwQuick, map[string]string{"GATEHOUSE_SECRET": "", "GATEHOUSE_SECRETS": rotated + "," + testSecret}))
+	c := app.client(t)
+	mustSignUp(t, c, "Ada", "ada@example.com", "correct horse battery")
+	token := mustSignIn(t, c, "ada@example.com", "correct horse battery")
+	if _, want := signCookie(token, rotated); c.Cookies["gatehouse.session_token"] != want {
+		t.Fatalf("cookie %q is not signed with the first secret", c.Cookies["gatehouse.session_token"])
+	}
+	old := app.client(t)
+	_, old.Cookies["gatehouse.session_token"] = signCookie(token, testSecret)
+	mustSession(t, old)
+}

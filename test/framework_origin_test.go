@@ -134,3 +134,24 @@ func TestFramework_callback_urls(t *testing.T) {
 		}
 	})
 }
+
+// Ensure browsers on trusted origins get CORS with credentials for exactly
+// their origin, and others get none (never "*").
+func TestFramework_cors_only_for_trusted_origins(t *testing.T) {
+	t.Parallel()
+	app := mustStart(t, storeMemory, mustConfig(t, map[string]string{"GATEHOUSE_TRUSTED_ORIGINS": "https://app.example.com"}))
+	pre := do(t, app, http.MethodOptions, "/api/auth/get-session", "", "Origin", "https://app.example.com", "Access-Control-Request-Method", "GET")
+	mustStatus(t, pre, http.StatusNoContent)
+	if got := pre.Header.Get("Access-Control-Allow-Origin"); got != "https://app.example.com" || pre.Header.Get("Access-Control-Allow-Credentials") != "true" {
+		t.Fatalf("preflight from a trusted origin: allow-origin %q, credentials %q", got, pre.Header.Get("Access-Control-Allow-Credentials"))
+	}
+	r := do(t, app, http.MethodGet, "/api/auth/get-session", "", "Origin", "https://app.example.com")
+	if r.Header.Get("Access-Control-Allow-Origin") != "https://app.example.com" || !strings.Contains(r.Header.Get("Access-Control-Expose-Headers"), "set-auth-token") {
+		t.Fatalf("headers = %v", r.Header)
+	}
+	evil := do(t, app, http.MethodGet, "/api/auth/get-session", "", "Origin", "https://evil.example")
+	if v := evil.Header.Get("Access-Control-Allow-Origin"); v != "" {
+		t.Fatalf("untrusted origin got Access-Control-Allow-Origin %q", v)
+	}
+	mustStatus(t, do(t, app, http.MethodOptions, "/api/auth/get-session", "", "Origin", "https://evil.example"), http.StatusNotFound)
+}

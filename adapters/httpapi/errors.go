@@ -308,7 +308,3 @@ func humaClientError(ctx context.Context, path string, status int, msg string, e
 
 // statusOfErr returns the status err is answered with.
 func statusOfErr(err error) int { return statusFor(domain.KindOf(err)) }
-
-func errorsAs(err error, target any) bool { return errors.As(err, target) }
-
-func containsDot(s string) bool { return strings.Contains(s, ".") }

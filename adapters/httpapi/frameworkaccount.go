@@ -2,9 +2,11 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"html"
 	"net/http"
 	"regexp"
+	"strings"
 
 	"github.com/gatehouse/gatehouse/application/command"
 	"github.com/gatehouse/gatehouse/domain"
@@ -337,7 +339,7 @@ func (s *Server) errorPage(_ context.Context, in *ErrorPageInput) (*ErrorPageOut
 // errorCode is the code a redirect carries as ?error=.
 func errorCode(err error) string {
 	var de *domain.Error
-	if errorsAs(err, &de) && de.Code != "" && !containsDot(de.Code) {
+	if errors.As(err, &de) && de.Code != "" && !strings.Contains(de.Code, ".") {
 		return de.Code
 	}
 	return "INTERNAL_SERVER_ERROR"

@@ -61,9 +61,6 @@ func (h *SignInHandler) Handle(ctx context.Context, cmd SignIn) (*SignInResult, 
 	if err != nil {
 		return nil, err
 	}
-	if u == nil {
-		cred = nil
-	}
 	ok, rehash, err := h.check.verify(ctx, cred, cmd.Password)
 	if err != nil {
 		return nil, err

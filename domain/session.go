@@ -32,9 +32,13 @@ type Session struct {
 	rememberMe bool
 	ipAddress  string
 	userAgent  string
-	expiresAt  time.Time
-	createdAt  time.Time
-	updatedAt  time.Time
+	// activeOrganizationID is the organization the user is working in, or "".
+	activeOrganizationID OrganizationID
+	// impersonatedBy is the administrator acting as the user, or "".
+	impersonatedBy UserID
+	expiresAt      time.Time
+	createdAt      time.Time
+	updatedAt      time.Time
 }
 
 // maxUserAgentLength bounds what is kept of a User-Agent header.
@@ -58,9 +62,10 @@ func NewSession(id SessionID, userID UserID, token TokenHash, rememberMe bool, i
 }
 
 // RehydrateSession rebuilds a stored session. Only storage adapters call it.
-func RehydrateSession(id SessionID, userID UserID, token TokenHash, rememberMe bool, ipAddress, userAgent string, expiresAt, createdAt, updatedAt time.Time) *Session {
+func RehydrateSession(id SessionID, userID UserID, token TokenHash, rememberMe bool, ipAddress, userAgent string, activeOrganizationID OrganizationID, impersonatedBy UserID, expiresAt, createdAt, updatedAt time.Time) *Session {
 	return &Session{
 		id: id, userID: userID, tokenHash: token, rememberMe: rememberMe, ipAddress: ipAddress, userAgent: userAgent,
+		activeOrganizationID: activeOrganizationID, impersonatedBy: impersonatedBy,
 		expiresAt: Timestamp(expiresAt), createdAt: Timestamp(createdAt), updatedAt: Timestamp(updatedAt),
 	}
 }
@@ -116,4 +121,24 @@ func (s *Session) Refresh(now time.Time, p SessionPolicy) {
 // operations.
 func (s *Session) IsFresh(now time.Time, p SessionPolicy) bool {
 	return p.FreshAge <= 0 || now.Sub(s.createdAt) < p.FreshAge
+}
+
+// ActiveOrganizationID returns the organization the session works in, or "".
+func (s *Session) ActiveOrganizationID() OrganizationID { return s.activeOrganizationID }
+
+// SetActiveOrganization makes id (or none, with "") the session's organization.
+func (s *Session) SetActiveOrganization(id OrganizationID, now time.Time) {
+	s.activeOrganizationID = id
+	s.updatedAt = Timestamp(now)
+}
+
+// ImpersonatedBy returns the administrator acting through this session, or "".
+func (s *Session) ImpersonatedBy() UserID { return s.impersonatedBy }
+
+// NewImpersonationSession starts a session in which admin acts as userID. It
+// is never remembered and ends after ttl, whatever the session policy says.
+func NewImpersonationSession(id SessionID, userID, admin UserID, token TokenHash, ipAddress, userAgent string, ttl time.Duration, now time.Time) *Session {
+	s := NewSession(id, userID, token, false, ipAddress, userAgent, SessionPolicy{ShortLifetime: ttl}, now)
+	s.impersonatedBy = admin
+	return s
 }

@@ -24,8 +24,21 @@ type User struct {
 	email         Email
 	emailVerified bool
 	image         string
+	access        UserAccess
 	createdAt     time.Time
 	updatedAt     time.Time
+}
+
+// UserAccess is what platform administration sets on a user: their platform
+// roles and whether they are banned.
+type UserAccess struct {
+	// Roles are the user's platform roles; empty means DefaultPlatformRole.
+	Roles []PlatformRole
+	// Banned users cannot sign in; their sessions were revoked by the ban.
+	Banned    bool
+	BanReason string
+	// BanExpires is when a ban lifts by itself; zero means never.
+	BanExpires time.Time
 }
 
 // NewUser returns a new, unverified user created at now.
@@ -37,7 +50,7 @@ func NewUser(id UserID, name string, email Email, now time.Time) (*User, error) 
 		return nil, Invalid("INVALID_EMAIL", "Invalid email", FieldViolation{Location: "body.email", Message: "is required"})
 	}
 	now = Timestamp(now)
-	u := &User{id: id, email: email, createdAt: now, updatedAt: now}
+	u := &User{id: id, email: email, access: UserAccess{Roles: []PlatformRole{DefaultPlatformRole}}, createdAt: now, updatedAt: now}
 	if err := u.Rename(name, now); err != nil {
 		return nil, err
 	}
@@ -46,8 +59,15 @@ func NewUser(id UserID, name string, email Email, now time.Time) (*User, error) 
 
 // RehydrateUser rebuilds a stored user. Only storage adapters call it; it does
 // not validate, because what was stored was valid when it was written.
-func RehydrateUser(id UserID, name string, email Email, emailVerified bool, image string, createdAt, updatedAt time.Time) *User {
-	return &User{id: id, name: name, email: email, emailVerified: emailVerified, image: image, createdAt: Timestamp(createdAt), updatedAt: Timestamp(updatedAt)}
+func RehydrateUser(id UserID, name string, email Email, emailVerified bool, image string, access UserAccess, createdAt, updatedAt time.Time) *User {
+	if len(access.Roles) == 0 {
+		access.Roles = []PlatformRole{DefaultPlatformRole}
+	}
+	access.Roles = append([]PlatformRole(nil), access.Roles...)
+	if !access.BanExpires.IsZero() {
+		access.BanExpires = Timestamp(access.BanExpires)
+	}
+	return &User{id: id, name: name, email: email, emailVerified: emailVerified, image: image, access: access, createdAt: Timestamp(createdAt), updatedAt: Timestamp(updatedAt)}
 }
 
 // ID returns the user's identifier.
@@ -105,5 +125,62 @@ const errEmptyID = constError("empty identifier")
 func (u *User) ChangeEmail(email Email, verified bool, now time.Time) {
 	u.email = email
 	u.emailVerified = verified
+	u.updatedAt = Timestamp(now)
+}
+
+// Access returns the user's platform roles and ban, as a copy.
+func (u *User) Access() UserAccess {
+	a := u.access
+	a.Roles = append([]PlatformRole(nil), a.Roles...)
+	return a
+}
+
+// Roles returns the user's platform roles.
+func (u *User) Roles() []PlatformRole { return append([]PlatformRole(nil), u.access.Roles...) }
+
+// SetRoles replaces the user's platform roles. Every role must be known.
+func (u *User) SetRoles(roles []PlatformRole, now time.Time) error {
+	clean, err := ParsePlatformRoles(roles)
+	if err != nil {
+		return err
+	}
+	u.access.Roles = clean
+	u.updatedAt = Timestamp(now)
+	return nil
+}
+
+// IsBanned reports whether the user is banned at now: a ban whose expiry has
+// passed no longer counts.
+func (u *User) IsBanned(now time.Time) bool {
+	return u.access.Banned && (u.access.BanExpires.IsZero() || now.Before(u.access.BanExpires))
+}
+
+// MaxBanReasonLength bounds a ban reason, in characters.
+const MaxBanReasonLength = 1024
+
+// Ban bans the user with a reason, until expires (zero: until unbanned).
+func (u *User) Ban(reason string, expires time.Time, now time.Time) error {
+	reason = strings.TrimSpace(reason)
+	if !utf8.ValidString(reason) || utf8.RuneCountInString(reason) > MaxBanReasonLength {
+		return Invalid("INVALID_BAN_REASON", "Invalid ban reason", FieldViolation{Location: "body.banReason", Message: "must be at most 1024 characters"})
+	}
+	if !expires.IsZero() && !expires.After(now) {
+		return Invalid("INVALID_BAN_EXPIRY", "Invalid ban expiry", FieldViolation{Location: "body.banExpiresIn", Message: "must be in the future"})
+	}
+	u.access.Banned = true
+	u.access.BanReason = reason
+	u.access.BanExpires = time.Time{}
+	if !expires.IsZero() {
+		u.access.BanExpires = Timestamp(expires)
+	}
+	u.updatedAt = Timestamp(now)
+	return nil
+}
+
+// Unban lifts the user's ban.
+func (u *User) Unban(now time.Time) {
+	u.access.Banned = false
+	u.access.BanReason = ""
+	u.access.BanExpires = time.Time{}
 	u.updatedAt = Timestamp(now)
 }

@@ -27,4 +27,7 @@ type TokenGenerator interface {
 	// NewToken returns 32 characters from [A-Za-z0-9] drawn from a CSPRNG
 	// (about 190 bits), the shape of a Better Auth session token.
 	NewToken() string
+	// NewSecret returns n characters from [A-Za-z0-9] drawn from a CSPRNG
+	// (n × 5.95 bits).
+	NewSecret(n int) string
 }

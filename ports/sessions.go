@@ -20,9 +20,15 @@ type SessionRepository interface {
 	// An unknown hash is an error of kind domain.KindNotFound. Expired
 	// sessions are returned; the caller decides.
 	GetByTokenHash(ctx context.Context, h domain.TokenHash) (*domain.Session, *domain.User, error)
+	// Get returns the session id, or an error of kind domain.KindNotFound.
+	Get(ctx context.Context, id domain.SessionID) (*domain.Session, error)
 	// ListByUser returns the user's sessions that have not expired at now,
 	// newest first.
 	ListByUser(ctx context.Context, userID domain.UserID, now time.Time) ([]*domain.Session, error)
+	// ClearOrganization sets no active organization on every session whose
+	// active organization is org, as when org is deleted or userID leaves it
+	// (an empty userID clears it on everyone's sessions).
+	ClearOrganization(ctx context.Context, org domain.OrganizationID, userID domain.UserID) error
 	// Update loads the session, applies fn and saves it atomically. If fn
 	// returns an error nothing is saved and that error is returned. A missing
 	// session is an error of kind domain.KindNotFound.

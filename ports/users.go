@@ -25,5 +25,64 @@ type UserRepository interface {
 	// domain.KindConflict.
 	Update(ctx context.Context, id domain.UserID, fn func(u *domain.User) error) error
 	// Delete removes the user, or returns an error of kind domain.KindNotFound.
+	// Their sessions, credential, links and memberships go with them.
 	Delete(ctx context.Context, id domain.UserID) error
+	// List returns one page of the users matching q, and how many match in
+	// all. Search values are literal text: % and _ match only themselves.
+	List(ctx context.Context, q UserQuery) ([]*domain.User, int, error)
+}
+
+// UserField is a user attribute that can be searched, filtered or sorted on.
+type UserField string
+
+// The fields of UserQuery.
+const (
+	UserFieldEmail     UserField = "email"
+	UserFieldName      UserField = "name"
+	UserFieldRole      UserField = "role"
+	UserFieldBanned    UserField = "banned"
+	UserFieldVerified  UserField = "emailVerified"
+	UserFieldCreatedAt UserField = "createdAt"
+	UserFieldUpdatedAt UserField = "updatedAt"
+	UserFieldID        UserField = "id"
+)
+
+// Operator compares a field with a value.
+type Operator string
+
+// The operators. Contains, StartsWith and EndsWith are case-insensitive.
+const (
+	OpEq         Operator = "eq"
+	OpNe         Operator = "ne"
+	OpLt         Operator = "lt"
+	OpLte        Operator = "lte"
+	OpGt         Operator = "gt"
+	OpGte        Operator = "gte"
+	OpContains   Operator = "contains"
+	OpStartsWith Operator = "starts_with"
+	OpEndsWith   Operator = "ends_with"
+)
+
+// UserCondition is one condition on a field. Value is a string for email,
+// name, id and role (role matches any one of a user's comma-separated roles
+// with eq and ne), a bool for banned and emailVerified, and a time.Time for
+// createdAt and updatedAt. The application validates the combination; a
+// store may return an error of kind domain.KindInvalid for one it does not
+// support.
+type UserCondition struct {
+	Field    UserField
+	Operator Operator
+	Value    any
+}
+
+// UserQuery selects, sorts and pages users. Every condition must hold.
+type UserQuery struct {
+	Conditions []UserCondition
+	// SortBy is one of email, name, createdAt, updatedAt; empty means
+	// createdAt. Ties are broken by id in the same direction.
+	SortBy   UserField
+	SortDesc bool
+	// Limit is the page size (1 to 1000); Offset skips that many matches.
+	Limit  int
+	Offset int
 }

@@ -53,19 +53,22 @@ const (
 
 // NewToken implements ports.TokenGenerator. Each character carries log2(62)
 // ≈ 5.95 bits, so a token holds about 190 bits.
-func (TokenGenerator) NewToken() string {
-	out := make([]byte, 0, tokenLength)
-	// 3% of bytes are rejected; a buffer a little larger than the token
+func (g TokenGenerator) NewToken() string { return g.NewSecret(tokenLength) }
+
+// NewSecret implements ports.TokenGenerator.
+func (TokenGenerator) NewSecret(n int) string {
+	out := make([]byte, 0, n)
+	// 3% of bytes are rejected; a buffer a little larger than the secret
 	// almost always suffices in one read.
-	var buf [tokenLength + tokenLength/4]byte
-	for len(out) < tokenLength {
-		_, _ = rand.Read(buf[:]) // crypto/rand.Read never fails; it crashes the program instead.
+	buf := make([]byte, n+n/4+1)
+	for len(out) < n {
+		_, _ = rand.Read(buf) // crypto/rand.Read never fails; it crashes the program instead.
 		for _, b := range buf {
 			if int(b) >= tokenByteLimit {
 				continue
 			}
 			out = append(out, tokenAlphabet[int(b)%len(tokenAlphabet)])
-			if len(out) == tokenLength {
+			if len(out) == n {
 				break
 			}
 		}

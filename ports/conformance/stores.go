@@ -18,6 +18,9 @@ type Stores struct {
 	Sessions      ports.SessionRepository
 	Credentials   ports.CredentialRepository
 	Verifications ports.VerificationRepository
+	Organizations ports.OrganizationRepository
+	ServiceKeys   ports.ServiceKeyRepository
+	Audit         ports.AuditLog
 }
 
 // mustCreateUsers creates users u1, u2, … with addresses u1@example.com, ….

@@ -1,0 +1,106 @@
+package ports
+
+import (
+	"context"
+	"time"
+
+	"github.com/gatehouse/gatehouse/domain"
+)
+
+// OrganizationRepository stores organizations with their members and
+// invitations. Implementations are safe for concurrent use and return
+// copies. Deleting an organization deletes its members and invitations and
+// clears it as any session's active organization; deleting a user deletes
+// their memberships.
+//
+// Every change to an organization's members runs under a per-organization
+// lock (SELECT … FOR UPDATE on the organization row in PostgreSQL), so the
+// rule that an organization keeps at least one owner holds under concurrency.
+type OrganizationRepository interface {
+	// Create stores org with owner as its first member, atomically. A taken
+	// slug or id is an error of kind domain.KindConflict with code
+	// ORGANIZATION_ALREADY_EXISTS; a missing user is domain.KindNotFound.
+	Create(ctx context.Context, org *domain.Organization, owner *domain.Member) error
+	// Get returns the organization id, or an error of kind domain.KindNotFound.
+	Get(ctx context.Context, id domain.OrganizationID) (*domain.Organization, error)
+	// GetBySlug returns the organization with slug, or domain.KindNotFound.
+	GetBySlug(ctx context.Context, slug string) (*domain.Organization, error)
+	// SlugTaken reports whether an organization has slug.
+	SlugTaken(ctx context.Context, slug string) (bool, error)
+	// Update loads the organization, applies fn and saves it atomically. A
+	// slug taken by another organization is domain.KindConflict with code
+	// ORGANIZATION_SLUG_ALREADY_TAKEN.
+	Update(ctx context.Context, id domain.OrganizationID, fn func(o *domain.Organization) error) error
+	// Delete removes the organization and everything it owns.
+	Delete(ctx context.Context, id domain.OrganizationID) error
+	// ListByUser returns the organizations userID is a member of, oldest
+	// membership first.
+	ListByUser(ctx context.Context, userID domain.UserID) ([]*domain.Organization, error)
+
+	// AddMember stores m. The user already being a member is an error of kind
+	// domain.KindConflict with code USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION;
+	// a missing organization or user is domain.KindNotFound.
+	AddMember(ctx context.Context, m *domain.Member) error
+	// GetMember returns the member id of org, or domain.KindNotFound.
+	GetMember(ctx context.Context, org domain.OrganizationID, id domain.MemberID) (*domain.Member, error)
+	// GetMemberByUser returns userID's membership of org, or
+	// domain.KindNotFound. One indexed lookup: it guards every organization route.
+	GetMemberByUser(ctx context.Context, org domain.OrganizationID, userID domain.UserID) (*domain.Member, error)
+	// ListMembers returns one page of org's members with their users, in
+	// q's order, and how many members org has. It reads through the index on
+	// (organization_id, created_at), so a page costs the same in an
+	// organization of ten members and of ten thousand.
+	ListMembers(ctx context.Context, org domain.OrganizationID, q MemberQuery) ([]MemberWithUser, int, error)
+	// UpdateMember loads the member, applies fn and saves it, under the
+	// organization's lock. If the change would leave org without an owner
+	// nothing is saved and the error is ErrLastOwner.
+	UpdateMember(ctx context.Context, org domain.OrganizationID, id domain.MemberID, fn func(m *domain.Member) error) error
+	// RemoveMember deletes the member under the organization's lock and
+	// returns it. Removing the last owner is refused with ErrLastOwner.
+	RemoveMember(ctx context.Context, org domain.OrganizationID, id domain.MemberID) (*domain.Member, error)
+	// CountMembers returns how many members org has.
+	CountMembers(ctx context.Context, org domain.OrganizationID) (int, error)
+
+	// CreateInvitation stores inv. A missing organization is domain.KindNotFound.
+	CreateInvitation(ctx context.Context, inv *domain.Invitation) error
+	// GetInvitation returns the invitation id, or domain.KindNotFound.
+	GetInvitation(ctx context.Context, id domain.InvitationID) (*domain.Invitation, error)
+	// UpdateInvitation loads the invitation, applies fn and saves it atomically.
+	UpdateInvitation(ctx context.Context, id domain.InvitationID, fn func(inv *domain.Invitation) error) error
+	// AcceptInvitation applies fn to the invitation and adds m, in one
+	// transaction under the organization's lock: either both happen or
+	// neither. fn returning an error (such as domain.ErrInvitationNotFound)
+	// saves nothing.
+	AcceptInvitation(ctx context.Context, id domain.InvitationID, fn func(inv *domain.Invitation) error, m *domain.Member) error
+	// ListInvitations returns org's invitations, newest first.
+	ListInvitations(ctx context.Context, org domain.OrganizationID) ([]*domain.Invitation, error)
+	// ListPendingInvitationsByEmail returns the invitations to email that are
+	// pending and unexpired at now, newest first.
+	ListPendingInvitationsByEmail(ctx context.Context, email domain.Email, now time.Time) ([]*domain.Invitation, error)
+	// FindPendingInvitation returns the newest invitation of email to org
+	// that is pending and unexpired at now, or domain.KindNotFound.
+	FindPendingInvitation(ctx context.Context, org domain.OrganizationID, email domain.Email, now time.Time) (*domain.Invitation, error)
+	// CountPendingInvitations returns how many of org's invitations are
+	// pending and unexpired at now.
+	CountPendingInvitations(ctx context.Context, org domain.OrganizationID, now time.Time) (int, error)
+}
+
+// ErrLastOwner refuses a change that would leave an organization without an
+// owner (Better Auth's code for it).
+var ErrLastOwner = domain.NewError(domain.KindInvalid, "YOU_CANNOT_LEAVE_THE_ORGANIZATION_WITHOUT_AN_OWNER", "You cannot leave the organization without an owner")
+
+// MemberWithUser is a membership and the user it belongs to.
+type MemberWithUser struct {
+	Member *domain.Member
+	User   *domain.User
+}
+
+// MemberQuery pages an organization's members.
+type MemberQuery struct {
+	// SortDesc lists the newest members first; the default is oldest first.
+	// Ties in joining time are broken by member id.
+	SortDesc bool
+	// Limit is the page size (1 to 1000); Offset skips that many members.
+	Limit  int
+	Offset int
+}

@@ -12,6 +12,7 @@ const (
 	MailResetPassword MailKind = "reset-password" // a link to set a new password
 	MailDeleteUser    MailKind = "delete-user"    // confirm deleting the account
 	MailAccountExists MailKind = "account-exists" // someone tried to sign up with this address
+	MailInvitation    MailKind = "invitation"     // an invitation to join an organization
 )
 
 // Mail is one message to one recipient. Link is the one-time link to follow
@@ -22,4 +23,8 @@ type Mail struct {
 	Name      string
 	Link      string
 	ExpiresIn time.Duration
+	// Organization and Inviter name the organization and the member who
+	// invited the recipient (MailInvitation only).
+	Organization string
+	Inviter      string
 }

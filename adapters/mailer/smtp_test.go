@@ -43,7 +43,16 @@ func TestSMTP_round_trip(t *testing.T) {
 			t.Parallel()
 			to := domain.Email(string(kind) + "@example.test")
 			m := mailOf(kind, to)
-			m.Name = "Jöhn <b>O'Brien</b>"
+			// An invitation greets nobody by name but names the inviter.
+			wantText, wantHTML := "Hi Jöhn <b>O'Brien</b>,", "Jöhn &lt;b&gt;O&#39;Brien&lt;/b&gt;"
+			if kind == domain.MailInvitation {
+				m.Inviter = "Jöhn <b>O'Brien</b>"
+				m.Organization = "Smith & Söhne"
+				wantText = "Jöhn <b>O'Brien</b> invited you to join the organization Smith & Söhne on Gatehouse."
+				wantHTML = "Jöhn &lt;b&gt;O&#39;Brien&lt;/b&gt; invited you to join the organization Smith &amp; Söhne on Gatehouse."
+			} else {
+				m.Name = "Jöhn <b>O'Brien</b>"
+			}
 			if err := s.Send(context.Background(), m); err != nil {
 				t.Fatalf("Send: %v", err)
 			}
@@ -62,13 +71,13 @@ func TestSMTP_round_trip(t *testing.T) {
 			if !strings.Contains(got.Raw, "multipart/alternative") {
 				t.Errorf("not multipart/alternative:\n%s", got.Raw)
 			}
-			if !strings.Contains(got.Text, "Hi Jöhn <b>O'Brien</b>,") {
-				t.Errorf("text part lacks the decoded name:\n%s", got.Text)
+			if !strings.Contains(got.Text, wantText) {
+				t.Errorf("text part lacks %q:\n%s", wantText, got.Text)
 			}
-			if !strings.Contains(got.HTML, "Jöhn &lt;b&gt;O&#39;Brien&lt;/b&gt;") {
-				t.Errorf("HTML part lacks the escaped name:\n%s", got.HTML)
+			if !strings.Contains(got.HTML, wantHTML) {
+				t.Errorf("HTML part lacks %q:\n%s", wantHTML, got.HTML)
 			}
-			if !strings.Contains(got.HTML, "</html>") || !strings.Contains(got.Text, ignoreLine) {
+			if !strings.Contains(got.HTML, "</html>") || !strings.Contains(got.Text, ignoreLineOf(kind)) {
 				t.Errorf("parts are incomplete:\ntext: %s\nhtml: %s", got.Text, got.HTML)
 			}
 			links := got.Links()
@@ -97,6 +106,63 @@ func TestSMTP_long_lines_and_dots_survive(t *testing.T) {
 	got := srv.WaitFor(t, "dots@example.test", "Reset", 5*time.Second)
 	if links := got.Links(); len(links) != 1 || links[0] != m.Link {
 		t.Errorf("Links = %v, want [%s]", links, m.Link)
+	}
+}
+
+// Ensure an invitation's user-chosen names, which go into the Subject, cannot
+// add headers or recipients, nor smuggle characters back in as RFC 2047
+// encoded words.
+func TestSMTP_invitation_names_cannot_inject_headers(t *testing.T) {
+	t.Parallel()
+	srv := smtptest.Start(t)
+	s := mustSMTP(t, srv, nil)
+	tests := []struct {
+		name     string
+		org, inv string
+	}{
+		{name: "crlf", org: "Acme\r\nBcc: evil@example.test\r\nX-Injected: org", inv: "Eve\r\nX-Injected: inviter"},
+		{name: "lf", org: "Acme\nBcc: evil@example.test", inv: "Eve\n\nX-Injected: body"},
+		{name: "non_ascii_and_crlf", org: "Söhne\r\nBcc: evil@example.test", inv: "Jöhn\r\nX-Injected: q"},
+		{name: "encoded_word", org: "Acme =?UTF-8?q?=0D=0ABcc:_evil@example.test?=", inv: "=?UTF-8?q?=E2=80=AEEve?="},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			to := domain.Email("inj-" + tt.name + "@example.test")
+			m := mailOf(domain.MailInvitation, to)
+			m.Organization, m.Inviter = tt.org, tt.inv
+			if err := s.Send(context.Background(), m); err != nil {
+				t.Fatalf("Send: %v", err)
+			}
+			wantSubject, _, _, err := mailer.Render(m, "")
+			if err != nil {
+				t.Fatalf("Render: %v", err)
+			}
+			got := srv.WaitFor(t, string(to), "on Gatehouse", 5*time.Second)
+			if got.Subject != wantSubject {
+				t.Errorf("Subject = %q, want %q", got.Subject, wantSubject)
+			}
+			if strings.ContainsAny(got.Subject, "\r\n\u202e") {
+				t.Errorf("decoded Subject %q has a line break or bidi override", got.Subject)
+			}
+			if len(got.To) != 1 || got.To[0] != string(to) {
+				t.Errorf("envelope To = %v, want [%s]", got.To, to)
+			}
+			header, _, _ := strings.Cut(strings.ReplaceAll(got.Raw, "\r\n", "\n"), "\n\n")
+			for _, line := range strings.Split(header, "\n") {
+				if name, _, _ := strings.Cut(line, ":"); strings.EqualFold(name, "Bcc") || strings.EqualFold(name, "X-Injected") {
+					t.Errorf("injected header %q:\n%s", line, header)
+				}
+			}
+			if n := strings.Count(strings.ToLower(header), "\nsubject:"); n != 1 {
+				t.Errorf("%d Subject headers:\n%s", n, header)
+			}
+		})
+	}
+	for _, msg := range srv.Messages() {
+		if msg.IsTo("evil@example.test") {
+			t.Errorf("a mail went to the injected recipient: %q", msg.Subject)
+		}
 	}
 }
 

@@ -19,9 +19,11 @@ import (
 // DefaultProductName is the product named in mails when none is configured.
 const DefaultProductName = "Gatehouse"
 
-// maxNameRunes caps the user's name as shown in a mail. The name is chosen by
-// whoever signs up, who may not own the address, so it must not be able to
-// carry a paragraph of phishing text into a mail we send.
+// maxNameRunes caps the user's name, and the organization's and inviter's
+// names of an invitation, as shown in a mail. They are chosen by whoever signs
+// up or creates the organization, who may not own the recipient's address, so
+// they must not be able to carry a paragraph of phishing text into a mail we
+// send.
 const maxNameRunes = 64
 
 //go:embed templates
@@ -35,6 +37,7 @@ var kinds = []domain.MailKind{
 	domain.MailResetPassword,
 	domain.MailDeleteUser,
 	domain.MailAccountExists,
+	domain.MailInvitation,
 }
 
 // mailTemplates holds the parsed templates of one kind.
@@ -72,12 +75,17 @@ type templateData struct {
 	Link      string
 	ExpiresIn string
 	Subject   string
+	// Organization and Inviter are set for domain.MailInvitation only.
+	Organization string
+	Inviter      string
 }
 
 // Render returns the subject, plain-text body and HTML body of m, naming
 // product (DefaultProductName when empty). Every kind but
 // domain.MailAccountExists needs an absolute http(s) Link and a positive
-// ExpiresIn; the error says which is missing.
+// ExpiresIn; domain.MailInvitation also needs an Organization (its Inviter
+// is optional). The error says which is missing. Names are cleaned of control
+// characters and truncated, so none can break the Subject header.
 func Render(m domain.Mail, product string) (subject, text, html string, err error) {
 	t, ok := parsed[m.Kind]
 	if !ok {
@@ -99,6 +107,14 @@ func Render(m domain.Mail, product string) (subject, text, html string, err erro
 		}
 		data.Link = m.Link
 		data.ExpiresIn = humanDuration(m.ExpiresIn)
+	}
+	if m.Kind == domain.MailInvitation {
+		// Both names are chosen by users and go into the Subject header.
+		data.Organization = cleanHeaderName(m.Organization)
+		data.Inviter = cleanHeaderName(m.Inviter)
+		if data.Organization == "" {
+			return "", "", "", errors.New("mailer: invitation mail needs an Organization")
+		}
 	}
 
 	var b bytes.Buffer
@@ -160,6 +176,15 @@ func cleanName(name string) string {
 		name = strings.TrimSpace(string([]rune(name)[:maxNameRunes])) + "…"
 	}
 	return name
+}
+
+// cleanHeaderName is cleanName for a name that goes into the Subject header.
+// cleanName already removes the line breaks that could start a new header;
+// this also breaks up "=?", which mail clients would decode as an RFC 2047
+// encoded word (go-mail leaves ASCII as is), so a name cannot smuggle back
+// the control or bidi characters cleanName removed.
+func cleanHeaderName(name string) string {
+	return strings.ReplaceAll(cleanName(name), "=?", "= ?")
 }
 
 // humanDuration says d in words: "15 minutes", "1 hour", "24 hours",

@@ -5,19 +5,37 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/gatehouse/gatehouse/adapters/mailer"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
-const ignoreLine = "If you did not ask for this, ignore this mail."
+const (
+	ignoreLine           = "If you did not ask for this, ignore this mail."
+	invitationIgnoreLine = "If you did not expect this invitation, ignore this mail."
+)
 
-// mailOf returns a valid mail of kind for tests.
+// ignoreLineOf returns the closing line of a mail of kind.
+func ignoreLineOf(kind domain.MailKind) string {
+	if kind == domain.MailInvitation {
+		return invitationIgnoreLine
+	}
+	return ignoreLine
+}
+
+// mailOf returns a valid mail of kind for tests. An invitation has no Name
+// (the recipient may have no account) but an Organization and an Inviter.
 func mailOf(kind domain.MailKind, to domain.Email) domain.Mail {
 	m := domain.Mail{Kind: kind, To: to, Name: "Jane Doe"}
 	if kind != domain.MailAccountExists {
 		m.Link = "https://auth.example.test/api/auth/" + string(kind) + "?token=tok-" + string(kind) + "&callbackURL=%2Fdone"
 		m.ExpiresIn = time.Hour
+	}
+	if kind == domain.MailInvitation {
+		m.Name = ""
+		m.Organization = "Acme Corp"
+		m.Inviter = "Ada Lovelace"
 	}
 	return m
 }
@@ -28,6 +46,7 @@ var allKinds = []domain.MailKind{
 	domain.MailResetPassword,
 	domain.MailDeleteUser,
 	domain.MailAccountExists,
+	domain.MailInvitation,
 }
 
 func TestRender_every_kind(t *testing.T) {
@@ -43,12 +62,16 @@ func TestRender_every_kind(t *testing.T) {
 			if !strings.Contains(subject, "Gatehouse") {
 				t.Errorf("subject %q does not name the product", subject)
 			}
+			greeting := "Hi Jane Doe,"
+			if kind == domain.MailInvitation {
+				greeting = "Hello,"
+			}
 			for name, body := range map[string]string{"text": text, "html": html.UnescapeString(htmlBody)} {
-				if !strings.Contains(body, "Jane Doe") {
-					t.Errorf("%s does not greet the user:\n%s", name, body)
+				if !strings.Contains(body, greeting) {
+					t.Errorf("%s lacks the greeting %q:\n%s", name, greeting, body)
 				}
-				if !strings.Contains(body, ignoreLine) {
-					t.Errorf("%s lacks %q:\n%s", name, ignoreLine, body)
+				if want := ignoreLineOf(kind); !strings.Contains(body, want) {
+					t.Errorf("%s lacks %q:\n%s", name, want, body)
 				}
 				if kind == domain.MailAccountExists {
 					if strings.Contains(body, "http") || !strings.Contains(body, "reset your password") {
@@ -137,6 +160,7 @@ func TestRender_rejects(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name    string
+		kind    domain.MailKind // reset-password when empty
 		edit    func(m *domain.Mail)
 		product string
 	}{
@@ -147,11 +171,22 @@ func TestRender_rejects(t *testing.T) {
 		{name: "link_with_space", edit: func(m *domain.Mail) { m.Link = "https://a.test/x y" }},
 		{name: "zero_expiry", edit: func(m *domain.Mail) { m.ExpiresIn = 0 }},
 		{name: "product_with_newline", product: "Evil\r\nBcc: x@y.test"},
+		{name: "invitation_missing_link", kind: domain.MailInvitation, edit: func(m *domain.Mail) { m.Link = "" }},
+		{name: "invitation_javascript_link", kind: domain.MailInvitation, edit: func(m *domain.Mail) { m.Link = "javascript:alert(1)" }},
+		{name: "invitation_zero_expiry", kind: domain.MailInvitation, edit: func(m *domain.Mail) { m.ExpiresIn = 0 }},
+		{name: "invitation_negative_expiry", kind: domain.MailInvitation, edit: func(m *domain.Mail) { m.ExpiresIn = -time.Hour }},
+		{name: "invitation_missing_organization", kind: domain.MailInvitation, edit: func(m *domain.Mail) { m.Organization = "" }},
+		{name: "invitation_blank_organization", kind: domain.MailInvitation, edit: func(m *domain.Mail) { m.Organization = " \r\n\t\u202e " }},
+		{name: "invitation_product_with_newline", kind: domain.MailInvitation, product: "Evil\r\nBcc: x@y.test"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			m := mailOf(domain.MailResetPassword, "jane@example.test")
+			kind := tt.kind
+			if kind == "" {
+				kind = domain.MailResetPassword
+			}
+			m := mailOf(kind, "jane@example.test")
 			if tt.edit != nil {
 				tt.edit(&m)
 			}
@@ -159,5 +194,179 @@ func TestRender_rejects(t *testing.T) {
 				t.Fatal("Render succeeded, want an error")
 			}
 		})
+	}
+}
+
+func TestRender_invitation(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name        string
+		edit        func(m *domain.Mail)
+		product     string
+		wantSubject string
+		wantText    string
+	}{
+		{
+			name:        "with_inviter",
+			wantSubject: "Ada Lovelace invited you to join Acme Corp on Gatehouse",
+			wantText:    "Ada Lovelace invited you to join the organization Acme Corp on Gatehouse. To accept the invitation, open this link:",
+		},
+		{
+			name:        "without_inviter",
+			edit:        func(m *domain.Mail) { m.Inviter = "" },
+			wantSubject: "You are invited to join Acme Corp on Gatehouse",
+			wantText:    "You have been invited to join the organization Acme Corp on Gatehouse.",
+		},
+		{
+			name:        "blank_inviter",
+			edit:        func(m *domain.Mail) { m.Inviter = "\r\n \u200b" },
+			wantSubject: "You are invited to join Acme Corp on Gatehouse",
+		},
+		{
+			name:        "product_name",
+			product:     "Acme ID",
+			wantSubject: "Ada Lovelace invited you to join Acme Corp on Acme ID",
+		},
+		{
+			name:        "seven_days",
+			edit:        func(m *domain.Mail) { m.ExpiresIn = 7 * 24 * time.Hour },
+			wantSubject: "Ada Lovelace invited you to join Acme Corp on Gatehouse",
+			wantText:    "This link works for 7 days.",
+		},
+		{
+			name:        "name_given_anyway",
+			edit:        func(m *domain.Mail) { m.Name = "Jane Doe" },
+			wantSubject: "Ada Lovelace invited you to join Acme Corp on Gatehouse",
+			wantText:    "Hi Jane Doe,",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m := mailOf(domain.MailInvitation, "new@example.test")
+			if tt.edit != nil {
+				tt.edit(&m)
+			}
+			subject, text, htmlBody, err := mailer.Render(m, tt.product)
+			if err != nil {
+				t.Fatalf("Render: %v", err)
+			}
+			if subject != tt.wantSubject {
+				t.Errorf("subject = %q, want %q", subject, tt.wantSubject)
+			}
+			if tt.wantText != "" && !strings.Contains(text, tt.wantText) {
+				t.Errorf("text lacks %q:\n%s", tt.wantText, text)
+			}
+			if !strings.Contains(htmlBody, ">Accept invitation</a>") {
+				t.Errorf("HTML lacks the accept button:\n%s", htmlBody)
+			}
+			if !strings.Contains(htmlBody, "<title>"+html.EscapeString(tt.wantSubject)+"</title>") {
+				t.Errorf("HTML title is not the subject:\n%s", htmlBody)
+			}
+			if strings.Contains(text, ignoreLine) || strings.Contains(htmlBody, ignoreLine) {
+				t.Errorf("an invitation must not say the recipient asked for it:\n%s", text)
+			}
+		})
+	}
+}
+
+func TestRender_invitation_escapes_names_in_html(t *testing.T) {
+	t.Parallel()
+	m := mailOf(domain.MailInvitation, "new@example.test")
+	m.Organization = `<script>alert("org")</script>`
+	m.Inviter = `<img src=x onerror=alert(1)> & "Eve"`
+	subject, text, htmlBody, err := mailer.Render(m, "")
+	if err != nil {
+		t.Fatalf("Render: %v", err)
+	}
+	for _, raw := range []string{"<script", "<img", `"Eve"`} {
+		if strings.Contains(htmlBody, raw) {
+			t.Errorf("HTML contains the raw %q:\n%s", raw, htmlBody)
+		}
+	}
+	for _, escaped := range []string{
+		"&lt;script&gt;alert(&#34;org&#34;)&lt;/script&gt;",
+		"&lt;img src=x onerror=alert(1)&gt; &amp; &#34;Eve&#34;",
+	} {
+		// Once in the title, once in the body.
+		if n := strings.Count(htmlBody, escaped); n != 2 {
+			t.Errorf("HTML contains %q %d times, want 2:\n%s", escaped, n, htmlBody)
+		}
+	}
+	// Text and subject are plain text: they show the names as written.
+	if !strings.Contains(text, m.Inviter+" invited you to join the organization "+m.Organization) {
+		t.Errorf("text should show the names as written:\n%s", text)
+	}
+	if want := m.Inviter + " invited you to join " + m.Organization + " on Gatehouse"; subject != want {
+		t.Errorf("subject = %q, want %q", subject, want)
+	}
+}
+
+// Ensure user-chosen names cannot add headers or lines to the Subject, nor
+// hide text behind bidi overrides.
+func TestRender_invitation_names_cannot_break_subject(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name        string
+		org, inv    string
+		wantSubject string
+	}{
+		{name: "crlf", org: "Acme\r\nBcc: evil@example.test", inv: "Eve\r\nX-Injected: 1",
+			wantSubject: "Eve X-Injected: 1 invited you to join Acme Bcc: evil@example.test on Gatehouse"},
+		{name: "lf_only", org: "Acme\nBcc: evil@example.test", inv: "Eve\n\nbody",
+			wantSubject: "Eve body invited you to join Acme Bcc: evil@example.test on Gatehouse"},
+		{name: "cr_only", org: "Acme\rBcc: evil@example.test", inv: "Eve",
+			wantSubject: "Eve invited you to join Acme Bcc: evil@example.test on Gatehouse"},
+		{name: "unicode_line_breaks", org: "Acme\u2028Bcc: x\u0085y\u2029z", inv: "Eve\vF\fG",
+			wantSubject: "Eve F G invited you to join Acme Bcc: x y z on Gatehouse"},
+		{name: "nul_and_tabs", org: "Acme\x00\tCorp", inv: "Eve\x1b[31m",
+			wantSubject: "Eve [31m invited you to join Acme Corp on Gatehouse"},
+		{name: "bidi_override", org: "Acme\u202egnp.exe", inv: "\u2066Eve\u2069",
+			wantSubject: "Eve invited you to join Acme gnp.exe on Gatehouse"},
+		{name: "encoded_word", org: "Acme =?UTF-8?q?=0D=0ABcc:_x@y.test?=", inv: "=?utf-8?b?4oCu?=",
+			wantSubject: "= ?utf-8?b?4oCu?= invited you to join Acme = ?UTF-8?q?=0D=0ABcc:_x@y.test?= on Gatehouse"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m := mailOf(domain.MailInvitation, "new@example.test")
+			m.Organization, m.Inviter = tt.org, tt.inv
+			subject, text, _, err := mailer.Render(m, "")
+			if err != nil {
+				t.Fatalf("Render: %v", err)
+			}
+			if subject != tt.wantSubject {
+				t.Errorf("subject = %q, want %q", subject, tt.wantSubject)
+			}
+			if i := strings.IndexFunc(subject, func(r rune) bool {
+				return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || (unicode.IsSpace(r) && r != ' ')
+			}); i >= 0 {
+				t.Errorf("subject %q has a control, format or line-breaking character at %d", subject, i)
+			}
+			// The body shows the same cleaned names.
+			if strings.Contains(text, "\r") || strings.Contains(text, "\u202e") {
+				t.Errorf("text keeps a CR or a bidi override:\n%q", text)
+			}
+		})
+	}
+}
+
+func TestRender_invitation_truncates_long_names(t *testing.T) {
+	t.Parallel()
+	m := mailOf(domain.MailInvitation, "new@example.test")
+	m.Organization = strings.Repeat("o", 5000)
+	m.Inviter = strings.Repeat("i", 5000)
+	subject, text, htmlBody, err := mailer.Render(m, "")
+	if err != nil {
+		t.Fatalf("Render: %v", err)
+	}
+	want := strings.Repeat("i", 64) + "… invited you to join " + strings.Repeat("o", 64) + "… on Gatehouse"
+	if subject != want {
+		t.Errorf("subject = %q, want %q", subject, want)
+	}
+	for name, body := range map[string]string{"text": text, "html": htmlBody} {
+		if strings.Contains(body, strings.Repeat("o", 65)) || strings.Contains(body, strings.Repeat("i", 65)) {
+			t.Errorf("%s contains an untruncated name", name)
+		}
 	}
 }

@@ -29,10 +29,14 @@ type Commands struct {
 	VerifyEmail    *command.VerifyEmailHandler
 	Throttle       *command.ThrottleHandler
 	PurgeExpired   *command.PurgeExpiredHandler
+	Organizations  *command.Organizations
+	Administration *command.Administration
+	ServiceKeys    *command.ServiceKeys
 }
 
 // Queries are the use cases that only read.
 type Queries struct {
 	Readiness    *query.ReadinessHandler
 	ListSessions *query.ListSessionsHandler
+	AuditLog     *query.AuditLogHandler
 }

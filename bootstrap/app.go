@@ -9,6 +9,7 @@ import (
 	"github.com/gatehouse/gatehouse/adapters/gormstore"
 	"github.com/gatehouse/gatehouse/adapters/httpapi"
 	"github.com/gatehouse/gatehouse/application"
+	"github.com/gatehouse/gatehouse/application/command"
 )
 
 // Version is the build's version, set with -ldflags "-X …bootstrap.Version=v1.2.3".
@@ -31,11 +32,11 @@ func (a *App) PurgeEvery(ctx context.Context, interval time.Duration, logger *sl
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
-		sessions, links, err := a.app.Commands.PurgeExpired.Handle(ctx)
+		p, err := a.app.Commands.PurgeExpired.Handle(ctx)
 		if err != nil && ctx.Err() == nil {
 			logger.Warn("purge expired", slog.String("error", err.Error()))
-		} else if sessions+links > 0 {
-			logger.Info("purged expired", slog.Int("sessions", sessions), slog.Int("links", links))
+		} else if p.Sessions+p.Links+p.KeySecrets > 0 {
+			logger.Info("purged expired", slog.Int("sessions", p.Sessions), slog.Int("links", p.Links), slog.Int("key_secrets", p.KeySecrets))
 		}
 		select {
 		case <-ctx.Done():
@@ -55,4 +56,37 @@ func databaseURL(c Config) gormstore.DatabaseURL { return gormstore.DatabaseURL(
 // NewLogger returns the JSON logger every part of Gatehouse logs through.
 func NewLogger(c Config, w interface{ Write([]byte) (int, error) }) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: c.LogLevel}))
+}
+
+// FlushKeyUseEvery writes the service keys' last-use times every interval
+// and once more when ctx ends, so no trusted request waits on that write.
+func (a *App) FlushKeyUseEvery(ctx context.Context, interval time.Duration, logger *slog.Logger) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			flushCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := a.app.Commands.ServiceKeys.FlushLastUsed(flushCtx); err != nil {
+				logger.Warn("flush service-key use", slog.String("error", err.Error()))
+			}
+			return
+		case <-t.C:
+			if err := a.app.Commands.ServiceKeys.FlushLastUsed(ctx); err != nil && ctx.Err() == nil {
+				logger.Warn("flush service-key use", slog.String("error", err.Error()))
+			}
+		}
+	}
+}
+
+// BootstrapAdmin creates or promotes a platform administrator from the
+// command line (audited as the CLI).
+func (a *App) BootstrapAdmin(ctx context.Context, cmd command.BootstrapAdmin) (*command.BootstrapAdminResult, error) {
+	return a.app.Commands.Administration.BootstrapAdmin(ctx, cmd, a.app.Commands.ResetPassword)
+}
+
+// CreateServiceKey issues a service key from the command line (audited as the CLI).
+func (a *App) CreateServiceKey(ctx context.Context, cmd command.CreateServiceKey) (*command.IssuedKey, error) {
+	return a.app.Commands.ServiceKeys.Create(ctx, command.KeyRequest{Actor: command.CLIActor}, cmd)
 }

@@ -30,6 +30,31 @@ func authSettings(c Config) command.AuthSettings {
 	}
 }
 
+// adminSettings turns the configuration into the rules of administration.
+func adminSettings(c Config) command.AdminSettings {
+	return command.AdminSettings{Admins: platformAdmins(c), ImpersonationTTL: c.ImpersonationTTL}
+}
+
+// platformAdmins are the administrators named by the configuration.
+func platformAdmins(c Config) domain.PlatformAdmins {
+	var a domain.PlatformAdmins
+	for _, e := range c.AdminEmails {
+		a.Emails = append(a.Emails, domain.Email(e))
+	}
+	for _, id := range c.AdminUserIDs {
+		a.UserIDs = append(a.UserIDs, domain.UserID(id))
+	}
+	return a
+}
+
+// organizationSettings turns the configuration into the rules of organizations.
+func organizationSettings(c Config) command.OrganizationSettings {
+	return command.OrganizationSettings{
+		InvitationTTL: c.InvitationTTL, InvitationLimit: c.InvitationLimit, MembershipLimit: c.MembershipLimit,
+		OrganizationLimit: c.OrganizationLimit, InvitationURL: c.InvitationURL,
+	}
+}
+
 // newMailer returns the queued mailer: SMTP when a host is configured, else
 // the development mailer that logs the links. The cleanup drains the queue.
 func newMailer(c Config, logger *slog.Logger) (ports.Mailer, func(), error) {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse/adapters/gormstore"
+	"github.com/gatehouse/gatehouse/domain"
 )
 
 // Environment is development or production. Production refuses unsafe settings.
@@ -57,6 +58,15 @@ type Config struct {
 	SMTPUsername string
 	SMTPPassword string
 	MailFrom     string
+
+	AdminEmails       []string
+	AdminUserIDs      []string
+	ImpersonationTTL  time.Duration
+	InvitationTTL     time.Duration
+	InvitationURL     string
+	InvitationLimit   int
+	MembershipLimit   int
+	OrganizationLimit int
 }
 
 // ConfigError names the setting that is wrong.
@@ -106,6 +116,14 @@ var settings = []setting{
 	{"GATEHOUSE_SMTP_USERNAME", "smtp-username", "", "SMTP user name (no authentication when empty)", false},
 	{"GATEHOUSE_SMTP_PASSWORD", "smtp-password", "", "SMTP password", true},
 	{"GATEHOUSE_MAIL_FROM", "mail-from", "Gatehouse <no-reply@localhost>", "sender of every mail", false},
+	{"GATEHOUSE_ADMIN_EMAILS", "admin-emails", "", "comma-separated addresses whose users are platform administrators once the address is verified", false},
+	{"GATEHOUSE_ADMIN_USER_IDS", "admin-user-ids", "", "comma-separated user ids that are platform administrators", false},
+	{"GATEHOUSE_IMPERSONATION_TTL", "impersonation-ttl", "1h", "how long an administrator's impersonation session lasts", false},
+	{"GATEHOUSE_INVITATION_TTL", "invitation-ttl", "48h", "how long an organization invitation can be accepted", false},
+	{"GATEHOUSE_INVITATION_URL", "invitation-url", "", "page of your application that accepts an invitation; {id} is replaced by its id (default: BASE_URL/accept-invitation/{id})", false},
+	{"GATEHOUSE_INVITATION_LIMIT", "invitation-limit", "100", "most open invitations an organization may have", false},
+	{"GATEHOUSE_MEMBERSHIP_LIMIT", "membership-limit", "0", "most members an organization may have (0: no limit)", false},
+	{"GATEHOUSE_ORGANIZATION_LIMIT", "organization-limit", "0", "most organizations a user may belong to and still create another (0: no limit)", false},
 }
 
 // LoadConfig reads settings from flags in args, then the environment through
@@ -209,6 +227,8 @@ func (c *Config) loadAuth(get func(string) string) error {
 		{"GATEHOUSE_SESSION_UPDATE_AGE", &c.SessionUpdateAge, 0, 400 * 24 * time.Hour},
 		{"GATEHOUSE_SESSION_FRESH_AGE", &c.SessionFreshAge, 0, 400 * 24 * time.Hour},
 		{"GATEHOUSE_LOCKOUT_COOLDOWN", &c.LockoutCooldown, time.Second, 30 * 24 * time.Hour},
+		{"GATEHOUSE_IMPERSONATION_TTL", &c.ImpersonationTTL, time.Minute, 24 * time.Hour},
+		{"GATEHOUSE_INVITATION_TTL", &c.InvitationTTL, time.Minute, 90 * 24 * time.Hour},
 	}
 	for _, d := range durations {
 		v, err := time.ParseDuration(get(d.env))
@@ -226,6 +246,9 @@ func (c *Config) loadAuth(get func(string) string) error {
 		{"GATEHOUSE_PASSWORD_MAX_LENGTH", &c.PasswordMax, 64, 1024},
 		{"GATEHOUSE_LOCKOUT_THRESHOLD", &c.LockoutThreshold, 0, 100},
 		{"GATEHOUSE_SMTP_PORT", &c.SMTPPort, 1, 65535},
+		{"GATEHOUSE_INVITATION_LIMIT", &c.InvitationLimit, 1, 100000},
+		{"GATEHOUSE_MEMBERSHIP_LIMIT", &c.MembershipLimit, 0, 10000000},
+		{"GATEHOUSE_ORGANIZATION_LIMIT", &c.OrganizationLimit, 0, 100000},
 	}
 	for _, n := range ints {
 		v, err := strconv.Atoi(get(n.env))
@@ -246,7 +269,38 @@ func (c *Config) loadAuth(get func(string) string) error {
 	if c.Env == Production && c.SMTPHost == "" {
 		return &ConfigError{"GATEHOUSE_SMTP_HOST", "must be set in production: verification and reset mails must reach people"}
 	}
+	return c.loadAdmin(get)
+}
+
+// loadAdmin reads the settings of administration and organizations.
+func (c *Config) loadAdmin(get func(string) string) error {
+	for _, e := range splitList(get("GATEHOUSE_ADMIN_EMAILS")) {
+		email, err := domain.NewEmail(e)
+		if err != nil {
+			return &ConfigError{"GATEHOUSE_ADMIN_EMAILS", fmt.Sprintf("entry %q is not an e-mail address", e)}
+		}
+		c.AdminEmails = append(c.AdminEmails, string(email))
+	}
+	c.AdminUserIDs = splitList(get("GATEHOUSE_ADMIN_USER_IDS"))
+	c.InvitationURL = get("GATEHOUSE_INVITATION_URL")
+	if c.InvitationURL == "" {
+		c.InvitationURL = c.BaseURL + "/accept-invitation/{id}"
+	}
+	if u, err := url.Parse(c.InvitationURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || !strings.Contains(c.InvitationURL, "{id}") {
+		return &ConfigError{"GATEHOUSE_INVITATION_URL", "must be an absolute http(s) URL containing {id}"}
+	}
 	return nil
+}
+
+// splitList splits a comma-separated setting, dropping blanks.
+func splitList(s string) []string {
+	var out []string
+	for part := range strings.SplitSeq(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
 }
 
 func parseProxies(s string) ([]string, error) {

@@ -38,13 +38,17 @@ var applicationSet = wire.NewSet(
 	command.NewVerifyEmailHandler,
 	command.NewThrottleHandler,
 	command.NewPurgeExpiredHandler,
+	command.NewOrganizations,
+	command.NewAdministration,
+	command.NewServiceKeys,
+	query.NewAuditLogHandler,
 	wire.Struct(new(application.Commands), "*"),
 	wire.Struct(new(application.Queries), "*"),
 	wire.Struct(new(application.Application), "*"),
 )
 
 var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set,
-	authSettings, newMailer, passwordhash.Set, blocklist.Set, ratelimit.Set)
+	authSettings, adminSettings, platformAdmins, organizationSettings, newMailer, passwordhash.Set, blocklist.Set, ratelimit.Set)
 
 // InitializeSQL wires Gatehouse on SQLite or PostgreSQL, chosen from the
 // database URL; migrations run before it returns. The cleanup closes the pool.

@@ -22,4 +22,8 @@ type CredentialRepository interface {
 	// returns an error nothing is saved and that error is returned. A missing
 	// credential is an error of kind domain.KindNotFound.
 	Update(ctx context.Context, userID domain.UserID, fn func(c *domain.Credential) error) error
+	// Put stores c as its user's credential, replacing any they had (an
+	// administrator setting a password). A missing user is an error of kind
+	// domain.KindNotFound.
+	Put(ctx context.Context, c *domain.Credential) error
 }

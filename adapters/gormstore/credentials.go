@@ -85,3 +85,13 @@ func (r *CredentialRepository) Update(ctx context.Context, userID domain.UserID,
 	})
 	return convertErr("credentials.update", err, errCredentialNotFound, nil)
 }
+
+// Put implements ports.CredentialRepository with one upsert.
+func (r *CredentialRepository) Put(ctx context.Context, c *domain.Credential) error {
+	row := credentialFromDomain(c)
+	err := r.db.WithContext(ctx).Clauses(clause.OnConflict{
+		Columns:   []clause.Column{{Name: "user_id"}},
+		UpdateAll: true,
+	}).Create(&row).Error
+	return convertErr("credentials.put", err, errUserNotFound, nil)
+}

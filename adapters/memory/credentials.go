@@ -74,3 +74,14 @@ func (r *CredentialRepository) Update(_ context.Context, userID domain.UserID, f
 	r.db.credentials[userID] = c
 	return nil
 }
+
+// Put implements ports.CredentialRepository.
+func (r *CredentialRepository) Put(_ context.Context, c *domain.Credential) error {
+	r.db.mu.Lock()
+	defer r.db.mu.Unlock()
+	if !r.db.hasUser(c.UserID()) {
+		return userNotFound()
+	}
+	r.db.credentials[c.UserID()] = copyCredential(c)
+	return nil
+}

@@ -83,13 +83,21 @@ type linkSender struct {
 // send records a one-time link for u (sent to email) and mails it. The link
 // is built by link from the token, which is mailed once and never stored.
 func (ls linkSender) send(ctx context.Context, kind domain.MailKind, purpose domain.VerificationPurpose, u *domain.User, email domain.Email, link func(token string) string) error {
-	token := ls.tokens.NewToken()
-	ttl := ls.settings.LinkTTL
-	v := domain.NewVerification(ls.ids.NewID(), purpose, domain.HashToken(token), u.ID(), email, ttl, ls.clock.Now())
-	if err := ls.verifications.Create(ctx, v); err != nil {
+	token, err := ls.create(ctx, purpose, u, email)
+	if err != nil {
 		return err
 	}
-	return ls.mailer.Send(ctx, domain.Mail{Kind: kind, To: email, Name: u.Name(), Link: link(token), ExpiresIn: ttl})
+	return ls.mailer.Send(ctx, domain.Mail{Kind: kind, To: email, Name: u.Name(), Link: link(token), ExpiresIn: ls.settings.LinkTTL})
+}
+
+// create records a one-time link for u and returns its token.
+func (ls linkSender) create(ctx context.Context, purpose domain.VerificationPurpose, u *domain.User, email domain.Email) (string, error) {
+	token := ls.tokens.NewToken()
+	v := domain.NewVerification(ls.ids.NewID(), purpose, domain.HashToken(token), u.ID(), email, ls.settings.LinkTTL, ls.clock.Now())
+	if err := ls.verifications.Create(ctx, v); err != nil {
+		return "", err
+	}
+	return token, nil
 }
 
 // frameworkURL returns the absolute URL of a framework route with query values.

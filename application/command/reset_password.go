@@ -105,7 +105,12 @@ func (h *ResetPasswordHandler) Reset(ctx context.Context, cmd ResetPassword) err
 		return nil
 	})
 	if errors.Is(err, domain.ErrNotFound) {
-		return errInvalidResetToken
+		// An account created without a password (by an administrator or the
+		// command line) gets its first one through a reset link.
+		err = h.credentials.Put(ctx, domain.NewCredential(v.UserID(), hash, h.clock.Now()))
+		if errors.Is(err, domain.ErrNotFound) {
+			return errInvalidResetToken
+		}
 	}
 	if err != nil {
 		return err
@@ -141,4 +146,14 @@ func (h *ResetPasswordHandler) checkContext(ctx context.Context, v *domain.Verif
 		return err
 	}
 	return refusal
+}
+
+// setPasswordToken records a reset link for u without mailing it and
+// returns its token: the command line prints it for an administrator who
+// has no password yet.
+func (h *ResetPasswordHandler) setPasswordToken(ctx context.Context, u *domain.User) (string, error) {
+	if _, err := h.verifications.DeleteByUser(ctx, u.ID(), domain.PurposeResetPassword); err != nil {
+		return "", err
+	}
+	return h.links.create(ctx, domain.PurposeResetPassword, u, u.Email())
 }

@@ -52,6 +52,9 @@ func (h *AuthenticateHandler) Handle(ctx context.Context, cmd Authenticate) (*Au
 		return nil, err
 	}
 	now := h.clock.Now()
+	if u.IsBanned(now) {
+		return nil, errUnauthorized
+	}
 	if s.IsExpired(now) {
 		if err := h.sessions.Delete(ctx, s.UserID(), s.ID()); err != nil && !errors.Is(err, domain.ErrNotFound) {
 			return nil, err

@@ -71,6 +71,10 @@ func (h *SignInHandler) Handle(ctx context.Context, cmd SignIn) (*SignInResult, 
 	if err := h.recordSuccess(ctx, cred, cmd.Password, rehash); err != nil {
 		return nil, err
 	}
+	// Only someone who knows the password learns that the account is banned.
+	if u.IsBanned(h.issuer.clock.Now()) {
+		return nil, errBannedUser
+	}
 	if h.settings.RequireEmailVerification && !u.EmailVerified() {
 		if err := h.links.send(ctx, domain.MailVerifyEmail, domain.PurposeVerifyEmail, u, u.Email(), func(token string) string {
 			return h.settings.verifyEmailLink(token, cmd.CallbackURL)

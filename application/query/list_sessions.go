@@ -22,6 +22,18 @@ func NewListSessionsHandler(sessions ports.SessionRepository, clock ports.Clock)
 }
 
 // Handle returns the user's sessions that have not expired, newest first.
+// Sessions in which an administrator impersonates the user are left out, as
+// Better Auth's admin plugin does: they are the administrator's, not the user's.
 func (h *ListSessionsHandler) Handle(ctx context.Context, userID domain.UserID) ([]*domain.Session, error) {
-	return h.sessions.ListByUser(ctx, userID, h.clock.Now())
+	all, err := h.sessions.ListByUser(ctx, userID, h.clock.Now())
+	if err != nil {
+		return nil, err
+	}
+	own := all[:0]
+	for _, s := range all {
+		if s.ImpersonatedBy() == "" {
+			own = append(own, s)
+		}
+	}
+	return own, nil
 }

@@ -11,7 +11,7 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args, os.Getenv, os.Stdout)
+	err := run(ctx, os.Args, os.Getenv, os.Stdin, os.Stdout)
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gatehouse:", err)

@@ -21,6 +21,10 @@ const usage = `Usage: gatehouse [command] [flags]
 Commands:
   serve     run the service (the default)
   migrate   apply pending database migrations and exit
+  admin create --email E --name N [--password-stdin]
+            create (or promote) a platform administrator
+  service-key create --name N --scopes S[,S…] [--expires-in D]
+            issue a service key and print its secret once
   version   print the version and exit
   help      print this help
 
@@ -29,7 +33,7 @@ Every flag has an environment variable; flags win. Run "gatehouse serve -h" for 
 
 // run is the whole program. main only supplies the process's context,
 // arguments, environment and standard output, so tests can call run directly.
-func run(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout io.Writer) error {
 	cmd, rest := "serve", args[1:]
 	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
 		cmd, rest = rest[0], rest[1:]
@@ -39,6 +43,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return serve(ctx, rest, getenv, stdout)
 	case "migrate":
 		return migrate(ctx, rest, getenv, stdout)
+	case "admin":
+		return admin(ctx, rest, getenv, stdin, stdout)
+	case "service-key":
+		return serviceKey(ctx, rest, getenv, stdout)
 	case "version":
 		_, err := fmt.Fprintln(stdout, "gatehouse", bootstrap.Version)
 		return err
@@ -96,6 +104,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	purgeCtx, stopPurge := context.WithCancel(ctx)
 	defer stopPurge()
 	go app.PurgeEvery(purgeCtx, time.Hour, logger)
+	flushed := make(chan struct{})
+	go func() {
+		app.FlushKeyUseEvery(purgeCtx, 5*time.Second, logger)
+		close(flushed)
+	}()
+	defer func() { stopPurge(); <-flushed }()
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()

@@ -9,7 +9,7 @@ import (
 func runArgs(t *testing.T, args ...string) (string, error) {
 	t.Helper()
 	var out strings.Builder
-	err := run(context.Background(), append([]string{"gatehouse"}, args...), func(string) string { return "" }, &out)
+	err := run(context.Background(), append([]string{"gatehouse"}, args...), func(string) string { return "" }, strings.NewReader(""), &out)
 	return out.String(), err
 }
 

@@ -32,6 +32,8 @@ func RunCredentialRepository(t *testing.T, newStores func(t *testing.T) Stores) 
 		{"concurrent_failures_are_all_counted", testCredentialUpdateParallel},
 		{"deleting_the_user_deletes_their_credential", testCredentialCascade},
 		{"returned_values_are_copies", testCredentialCopies},
+		{"put_creates_then_replaces_the_credential", testCredentialPut},
+		{"put_for_a_missing_user_is_not_found", testCredentialPutMissingUser},
 	}
 	for _, tt := range tests {
 		t.Run("contract=CredentialRepository/"+tt.name, func(t *testing.T) {
@@ -271,4 +273,37 @@ func testCredentialCopies(t *testing.T, s Stores) {
 	inFn.RecordFailure(baseTime, lockout)
 
 	assertSameCredential(t, mustGetCredential(t, s.Credentials, "u1"), want)
+}
+
+func testCredentialPut(t *testing.T, s Stores) {
+	ctx := context.Background()
+	mustCreateUsers(t, s, "u1")
+	if _, err := s.Credentials.Get(ctx, "u1"); !errors.Is(err, domain.ErrNotFound) {
+		t.Fatalf("Get before Put: %v, want not found", err)
+	}
+	first := domain.NewCredential("u1", testHash, baseTime)
+	if err := s.Credentials.Put(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	assertSameCredential(t, mustGetCredential(t, s.Credentials, "u1"), first)
+	locked := domain.RehydrateCredential("u1", testHash, 9, baseTime.Add(time.Hour), baseTime)
+	if err := s.Credentials.Put(ctx, locked); err != nil {
+		t.Fatal(err)
+	}
+	second := domain.NewCredential("u1", testHash+"x", baseTime.Add(time.Minute))
+	if err := s.Credentials.Put(ctx, second); err != nil {
+		t.Fatal(err)
+	}
+	got := mustGetCredential(t, s.Credentials, "u1")
+	assertSameCredential(t, got, second)
+	if got.FailedAttempts() != 0 || !got.LockedUntil().IsZero() {
+		t.Fatalf("after Put: %s, want the lockout cleared", describeCredential(got))
+	}
+}
+
+func testCredentialPutMissingUser(t *testing.T, s Stores) {
+	err := s.Credentials.Put(context.Background(), domain.NewCredential("ghost", testHash, baseTime))
+	if !errors.Is(err, domain.ErrNotFound) {
+		t.Fatalf("Put for a missing user: %v, want not found", err)
+	}
 }

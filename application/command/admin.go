@@ -1,0 +1,574 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/gatehouse/gatehouse/domain"
+	"github.com/gatehouse/gatehouse/ports"
+)
+
+// AdminSettings are the rules of platform administration.
+type AdminSettings struct {
+	// Admins are the users who administer the platform beyond the admin role.
+	Admins domain.PlatformAdmins
+	// ImpersonationTTL is how long an impersonation session lasts (default 1 hour).
+	ImpersonationTTL time.Duration
+}
+
+// The admin plugin's error codes.
+var (
+	errNotAdmin            = func(code, msg string) error { return domain.NewError(domain.KindForbidden, code, msg) }
+	errCannotBanYourself   = domain.NewError(domain.KindInvalid, "YOU_CANNOT_BAN_YOURSELF", "You cannot ban yourself")
+	errCannotRemoveSelf    = domain.NewError(domain.KindInvalid, "YOU_CANNOT_REMOVE_YOURSELF", "You cannot remove yourself")
+	errCannotImpersonate   = domain.NewError(domain.KindForbidden, "YOU_CANNOT_IMPERSONATE_ADMINS", "You cannot impersonate admins")
+	errNotImpersonating    = domain.NewError(domain.KindInvalid, "NOT_IMPERSONATING", "You are not impersonating anyone")
+	errBannedUser          = domain.NewError(domain.KindForbidden, "BANNED_USER", "You have been banned from this application. Please contact support if you believe this is an error.")
+	errAdminUserNotFound   = domain.NewError(domain.KindNotFound, "USER_NOT_FOUND", "User not found")
+	errAdminSessionMissing = domain.NewError(domain.KindNotFound, "SESSION_NOT_FOUND", "Session not found")
+)
+
+// permission is one admin access-control check with the code refusing it.
+type permission struct {
+	perms   domain.Permissions
+	code    string
+	message string
+}
+
+func perm(resource, action, code, message string) permission {
+	return permission{perms: domain.Permissions{resource: {action}}, code: code, message: message}
+}
+
+var (
+	permCreateUser   = perm("user", "create", "YOU_ARE_NOT_ALLOWED_TO_CREATE_USERS", "You are not allowed to create users")
+	permListUsers    = perm("user", "list", "YOU_ARE_NOT_ALLOWED_TO_LIST_USERS", "You are not allowed to list users")
+	permGetUser      = perm("user", "get", "YOU_ARE_NOT_ALLOWED_TO_GET_USER", "You are not allowed to get user")
+	permUpdateUser   = perm("user", "update", "YOU_ARE_NOT_ALLOWED_TO_UPDATE_USERS", "You are not allowed to update users")
+	permSetRole      = perm("user", "set-role", "YOU_ARE_NOT_ALLOWED_TO_CHANGE_USERS_ROLE", "You are not allowed to change users role")
+	permSetEmail     = perm("user", "set-email", "YOU_ARE_NOT_ALLOWED_TO_SET_USERS_EMAIL", "You are not allowed to set users email")
+	permBan          = perm("user", "ban", "YOU_ARE_NOT_ALLOWED_TO_BAN_USERS", "You are not allowed to ban users")
+	permImpersonate  = perm("user", "impersonate", "YOU_ARE_NOT_ALLOWED_TO_IMPERSONATE_USERS", "You are not allowed to impersonate users")
+	permDeleteUser   = perm("user", "delete", "YOU_ARE_NOT_ALLOWED_TO_DELETE_USERS", "You are not allowed to delete users")
+	permSetPassword  = perm("user", "set-password", "YOU_ARE_NOT_ALLOWED_TO_SET_USERS_PASSWORD", "You are not allowed to set users password")
+	permListSessions = perm("session", "list", "YOU_ARE_NOT_ALLOWED_TO_LIST_USERS_SESSIONS", "You are not allowed to list users sessions")
+	permRevoke       = perm("session", "revoke", "YOU_ARE_NOT_ALLOWED_TO_REVOKE_USERS_SESSIONS", "You are not allowed to revoke users sessions")
+)
+
+// Administration is the admin plugin's use cases: platform administrators
+// managing users and their sessions. Every action is authorised against the
+// admin access control and recorded in the audit log, refusals included.
+type Administration struct {
+	users       ports.UserRepository
+	credentials ports.CredentialRepository
+	sessions    ports.SessionRepository
+	hasher      ports.PasswordHasher
+	blocklist   ports.PasswordBlocklist
+	issuer      sessionIssuer
+	audit       auditor
+	ids         ports.IDGenerator
+	clock       ports.Clock
+	settings    AuthSettings
+	admin       AdminSettings
+}
+
+// NewAdministration returns the admin use cases.
+func NewAdministration(users ports.UserRepository, credentials ports.CredentialRepository, sessions ports.SessionRepository,
+	hasher ports.PasswordHasher, blocklist ports.PasswordBlocklist, audit ports.AuditLog, tokens ports.TokenGenerator,
+	ids ports.IDGenerator, clock ports.Clock, settings AuthSettings, admin AdminSettings) *Administration {
+	mustHave(users, credentials, sessions, hasher, blocklist, audit, tokens, ids, clock)
+	return &Administration{
+		users: users, credentials: credentials, sessions: sessions, hasher: hasher, blocklist: blocklist,
+		issuer: sessionIssuer{sessions, tokens, ids, clock, settings.Sessions},
+		audit:  auditor{audit, ids, clock}, ids: ids, clock: clock, settings: settings, admin: admin,
+	}
+}
+
+// AdminRequest is who asks and from where: the signed-in principal and the
+// request's identity for the audit log.
+type AdminRequest struct {
+	Principal Principal
+	RequestID string
+	IPAddress string
+}
+
+// Actor is the audit log's view of the request.
+func (r AdminRequest) Actor() Actor {
+	return UserActor(r.Principal.User.ID(), r.RequestID, r.IPAddress)
+}
+
+// IsAdmin reports whether u administers the platform.
+func (a *Administration) IsAdmin(u *domain.User) bool { return a.admin.Admins.IsAdmin(u) }
+
+// HasPermission reports whether the signed-in user holds every requested
+// admin permission.
+func (a *Administration) HasPermission(p Principal, requested domain.Permissions) bool {
+	return a.admin.Admins.Allows(p.User, requested)
+}
+
+// authorize refuses, with the permission's own code, a user who lacks it.
+func (a *Administration) authorize(req AdminRequest, ps ...permission) error {
+	for _, p := range ps {
+		if !a.admin.Admins.Allows(req.Principal.User, p.perms) {
+			return errNotAdmin(p.code, p.message)
+		}
+	}
+	return nil
+}
+
+// audited authorises req, runs fn and records the outcome of action on t.
+func (a *Administration) audited(ctx context.Context, req AdminRequest, action string, t target, fn func() error, ps ...permission) error {
+	err := a.authorize(req, ps...)
+	if err == nil {
+		err = fn()
+	}
+	return a.audit.record(ctx, req.Actor(), action, t, err)
+}
+
+func userTarget(id domain.UserID) target { return target{Type: "user", ID: string(id)} }
+
+// getUser loads a user, answering Better Auth's USER_NOT_FOUND when missing.
+func (a *Administration) getUser(ctx context.Context, id domain.UserID) (*domain.User, error) {
+	u, err := a.users.Get(ctx, id)
+	if errors.Is(err, domain.ErrNotFound) {
+		return nil, errAdminUserNotFound
+	}
+	return u, err
+}
+
+// CreateUser is an administrator creating an account.
+type CreateUser struct {
+	Email         string
+	Name          string
+	Password      string // optional: without it the user signs in after a reset
+	Roles         []domain.PlatformRole
+	EmailVerified bool
+	Image         string
+}
+
+// CreateUser creates an account. Setting roles needs the set-role permission too.
+func (a *Administration) CreateUser(ctx context.Context, req AdminRequest, cmd CreateUser) (*domain.User, error) {
+	var created *domain.User
+	ps := []permission{permCreateUser}
+	if len(cmd.Roles) > 0 {
+		ps = append(ps, permSetRole)
+	}
+	err := a.audited(ctx, req, "admin.create-user", target{Type: "user"}, func() error {
+		u, err := a.newUser(ctx, cmd)
+		if err != nil {
+			return err
+		}
+		created = u
+		return nil
+	}, ps...)
+	if err != nil {
+		return nil, err
+	}
+	return created, nil
+}
+
+// newUser builds and stores the user of cmd, with a credential when it has a password.
+func (a *Administration) newUser(ctx context.Context, cmd CreateUser) (*domain.User, error) {
+	email, err := domain.NewEmail(cmd.Email)
+	if err != nil {
+		return nil, err
+	}
+	now := a.clock.Now()
+	u, err := domain.NewUser(domain.UserID(a.ids.NewID()), cmd.Name, email, now)
+	if err != nil {
+		return nil, err
+	}
+	if len(cmd.Roles) > 0 {
+		if err := u.SetRoles(cmd.Roles, now); err != nil {
+			return nil, err
+		}
+	}
+	if cmd.EmailVerified {
+		u.MarkEmailVerified(now)
+	}
+	u.SetImage(cmd.Image, now)
+	if cmd.Password == "" {
+		err = a.users.Create(ctx, u)
+	} else {
+		var hash string
+		if hash, err = a.hashPassword(ctx, u, cmd.Password, "body.password"); err != nil {
+			return nil, err
+		}
+		err = a.credentials.CreateUser(ctx, u, domain.NewCredential(u.ID(), hash, now))
+	}
+	if errors.Is(err, domain.ErrConflict) {
+		return nil, errUserExists
+	}
+	if err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// hashPassword checks password against the policy for u and hashes it.
+func (a *Administration) hashPassword(ctx context.Context, u *domain.User, password, location string) (string, error) {
+	if err := a.settings.Passwords.Check(location, password, a.blocklist.Contains, a.settings.passwordContext(u.Email(), u.Name())...); err != nil {
+		return "", err
+	}
+	hash, err := a.hasher.Hash(ctx, password)
+	if err != nil {
+		return "", domain.Internal("admin: hash password", err)
+	}
+	return hash, nil
+}
+
+// ListUsers returns a page of users and how many match.
+func (a *Administration) ListUsers(ctx context.Context, req AdminRequest, q ports.UserQuery) ([]*domain.User, int, error) {
+	if err := a.authorize(req, permListUsers); err != nil {
+		return nil, 0, a.audit.record(ctx, req.Actor(), "admin.list-users", target{Type: "user"}, err)
+	}
+	return a.users.List(ctx, q)
+}
+
+// GetUser returns one user.
+func (a *Administration) GetUser(ctx context.Context, req AdminRequest, id domain.UserID) (*domain.User, error) {
+	if err := a.authorize(req, permGetUser); err != nil {
+		return nil, a.audit.record(ctx, req.Actor(), "admin.get-user", userTarget(id), err)
+	}
+	return a.getUser(ctx, id)
+}
+
+// AdminUserPatch is what an administrator may change on a user; nil fields
+// stay as they are.
+type AdminUserPatch struct {
+	Name          *string
+	Image         *string
+	Email         *string
+	EmailVerified *bool
+	Roles         []domain.PlatformRole
+}
+
+// UpdateUser changes a user. Changing roles needs set-role and changing the
+// address needs set-email, beside update.
+func (a *Administration) UpdateUser(ctx context.Context, req AdminRequest, id domain.UserID, patch AdminUserPatch) (*domain.User, error) {
+	ps := []permission{permUpdateUser}
+	if patch.Roles != nil {
+		ps = append(ps, permSetRole)
+	}
+	if patch.Email != nil {
+		ps = append(ps, permSetEmail)
+	}
+	var updated *domain.User
+	err := a.audited(ctx, req, "admin.update-user", userTarget(id), func() error {
+		var email domain.Email
+		if patch.Email != nil {
+			var err error
+			if email, err = domain.NewEmail(*patch.Email); err != nil {
+				return err
+			}
+		}
+		err := a.users.Update(ctx, id, func(u *domain.User) error {
+			now := a.clock.Now()
+			if patch.Name != nil {
+				if err := u.Rename(*patch.Name, now); err != nil {
+					return err
+				}
+			}
+			if patch.Image != nil {
+				u.SetImage(*patch.Image, now)
+			}
+			if patch.Email != nil {
+				u.ChangeEmail(email, u.EmailVerified() && email == u.Email(), now)
+			}
+			if patch.EmailVerified != nil {
+				if *patch.EmailVerified {
+					u.MarkEmailVerified(now)
+				} else {
+					u.ChangeEmail(u.Email(), false, now)
+				}
+			}
+			if patch.Roles != nil {
+				if err := u.SetRoles(patch.Roles, now); err != nil {
+					return err
+				}
+			}
+			updated = u
+			return nil
+		})
+		return a.userErr(err)
+	}, ps...)
+	return updated, err
+}
+
+// userErr maps a missing user and a taken address to Better Auth's codes.
+func (a *Administration) userErr(err error) error {
+	switch {
+	case errors.Is(err, domain.ErrNotFound):
+		return errAdminUserNotFound
+	case errors.Is(err, domain.ErrConflict):
+		return errUserExists
+	}
+	return err
+}
+
+// SetRole replaces a user's platform roles.
+func (a *Administration) SetRole(ctx context.Context, req AdminRequest, id domain.UserID, roles []domain.PlatformRole) (*domain.User, error) {
+	var updated *domain.User
+	err := a.audited(ctx, req, "admin.set-role", userTarget(id), func() error {
+		return a.userErr(a.users.Update(ctx, id, func(u *domain.User) error {
+			updated = u
+			return u.SetRoles(roles, a.clock.Now())
+		}))
+	}, permSetRole)
+	return updated, err
+}
+
+// BanUser bans a user for reason, for expiresIn (zero: until unbanned), and
+// revokes all their sessions.
+func (a *Administration) BanUser(ctx context.Context, req AdminRequest, id domain.UserID, reason string, expiresIn time.Duration) (*domain.User, error) {
+	var updated *domain.User
+	err := a.audited(ctx, req, "admin.ban-user", userTarget(id), func() error {
+		if id == req.Principal.User.ID() {
+			return errCannotBanYourself
+		}
+		now := a.clock.Now()
+		var expires time.Time
+		if expiresIn > 0 {
+			expires = now.Add(expiresIn)
+		}
+		err := a.users.Update(ctx, id, func(u *domain.User) error {
+			updated = u
+			return u.Ban(reason, expires, now)
+		})
+		if err != nil {
+			return a.userErr(err)
+		}
+		_, err = a.sessions.DeleteByUser(ctx, id, "")
+		return err
+	}, permBan)
+	return updated, err
+}
+
+// UnbanUser lifts a user's ban.
+func (a *Administration) UnbanUser(ctx context.Context, req AdminRequest, id domain.UserID) (*domain.User, error) {
+	var updated *domain.User
+	err := a.audited(ctx, req, "admin.unban-user", userTarget(id), func() error {
+		return a.userErr(a.users.Update(ctx, id, func(u *domain.User) error {
+			u.Unban(a.clock.Now())
+			updated = u
+			return nil
+		}))
+	}, permBan)
+	return updated, err
+}
+
+// ListUserSessions returns a user's live sessions, impersonations included.
+func (a *Administration) ListUserSessions(ctx context.Context, req AdminRequest, id domain.UserID) ([]*domain.Session, error) {
+	if err := a.authorize(req, permListSessions); err != nil {
+		return nil, a.audit.record(ctx, req.Actor(), "admin.list-user-sessions", userTarget(id), err)
+	}
+	if _, err := a.getUser(ctx, id); err != nil {
+		return nil, err
+	}
+	return a.sessions.ListByUser(ctx, id, a.clock.Now())
+}
+
+// RevokeUserSession ends one session, named by its public handle.
+func (a *Administration) RevokeUserSession(ctx context.Context, req AdminRequest, id domain.SessionID) error {
+	return a.audited(ctx, req, "admin.revoke-user-session", target{Type: "session", ID: string(id)}, func() error {
+		s, err := a.sessions.Get(ctx, id)
+		if errors.Is(err, domain.ErrNotFound) {
+			return errAdminSessionMissing
+		}
+		if err != nil {
+			return err
+		}
+		if err := a.sessions.Delete(ctx, s.UserID(), s.ID()); err != nil && !errors.Is(err, domain.ErrNotFound) {
+			return err
+		}
+		return nil
+	}, permRevoke)
+}
+
+// RevokeUserSessions ends all of a user's sessions.
+func (a *Administration) RevokeUserSessions(ctx context.Context, req AdminRequest, id domain.UserID) error {
+	return a.audited(ctx, req, "admin.revoke-user-sessions", userTarget(id), func() error {
+		if _, err := a.getUser(ctx, id); err != nil {
+			return err
+		}
+		_, err := a.sessions.DeleteByUser(ctx, id, "")
+		return err
+	}, permRevoke)
+}
+
+// RemoveUser deletes a user and everything they own.
+func (a *Administration) RemoveUser(ctx context.Context, req AdminRequest, id domain.UserID) error {
+	return a.audited(ctx, req, "admin.remove-user", userTarget(id), func() error {
+		if id == req.Principal.User.ID() {
+			return errCannotRemoveSelf
+		}
+		return a.userErr(a.users.Delete(ctx, id))
+	}, permDeleteUser)
+}
+
+// SetUserPassword sets a user's password under the password policy and ends
+// their sessions, since an administrator sets a password when the old one
+// can no longer be trusted.
+func (a *Administration) SetUserPassword(ctx context.Context, req AdminRequest, id domain.UserID, password string) error {
+	return a.audited(ctx, req, "admin.set-user-password", userTarget(id), func() error {
+		u, err := a.getUser(ctx, id)
+		if err != nil {
+			return err
+		}
+		hash, err := a.hashPassword(ctx, u, password, "body.newPassword")
+		if err != nil {
+			return err
+		}
+		if err := a.credentials.Put(ctx, domain.NewCredential(id, hash, a.clock.Now())); err != nil {
+			return a.userErr(err)
+		}
+		_, err = a.sessions.DeleteByUser(ctx, id, "")
+		return err
+	}, permSetPassword)
+}
+
+// ImpersonationResult is the session an administrator acts through, with
+// its bearer token.
+type ImpersonationResult struct {
+	Session *domain.Session
+	User    *domain.User
+	Token   string
+}
+
+// ImpersonateUser starts a time-limited session as another user. Other
+// administrators cannot be impersonated.
+func (a *Administration) ImpersonateUser(ctx context.Context, req AdminRequest, id domain.UserID, c Client) (*ImpersonationResult, error) {
+	var res *ImpersonationResult
+	err := a.audited(ctx, req, "admin.impersonate-user", userTarget(id), func() error {
+		u, err := a.getUser(ctx, id)
+		if err != nil {
+			return err
+		}
+		if a.admin.Admins.IsAdmin(u) {
+			return errCannotImpersonate
+		}
+		token := a.issuer.tokens.NewToken()
+		s := domain.NewImpersonationSession(domain.SessionID(a.ids.NewID()), u.ID(), req.Principal.User.ID(),
+			domain.HashToken(token), c.IPAddress, c.UserAgent, a.admin.ImpersonationTTL, a.clock.Now())
+		if err := a.sessions.Create(ctx, s); err != nil {
+			return err
+		}
+		res = &ImpersonationResult{Session: s, User: u, Token: token}
+		return nil
+	}, permImpersonate)
+	return res, err
+}
+
+// StopImpersonating ends the impersonation session p and returns the
+// administrator's own session, proven by adminToken (kept aside when the
+// impersonation began). The administrator must be the one impersonating.
+func (a *Administration) StopImpersonating(ctx context.Context, p Principal, adminToken, requestID, ip string) (*Principal, error) {
+	admin := p.Session.ImpersonatedBy()
+	if admin == "" {
+		return nil, errNotImpersonating
+	}
+	var restored *Principal
+	actor := Actor{Type: domain.ActorUser, ID: string(admin), RequestID: requestID, IPAddress: ip}
+	err := a.audit.record(ctx, actor, "admin.stop-impersonating", userTarget(p.User.ID()), func() error {
+		if err := a.sessions.Delete(ctx, p.User.ID(), p.Session.ID()); err != nil && !errors.Is(err, domain.ErrNotFound) {
+			return err
+		}
+		if adminToken == "" {
+			return errUnauthorized
+		}
+		s, u, err := a.sessions.GetByTokenHash(ctx, domain.HashToken(adminToken))
+		if errors.Is(err, domain.ErrNotFound) || (err == nil && (u.ID() != admin || s.IsExpired(a.clock.Now()))) {
+			return errUnauthorized
+		}
+		if err != nil {
+			return err
+		}
+		restored = &Principal{Session: s, User: u}
+		return nil
+	}())
+	return restored, err
+}
+
+// BootstrapAdmin makes the administrator of a fresh install from the
+// command line: a verified account with the admin role (an existing account
+// with the address is promoted). With a password it is set under the
+// policy; without one, a one-time link to set it is returned.
+type BootstrapAdmin struct {
+	Email    string
+	Name     string
+	Password string
+}
+
+// BootstrapAdminResult is the administrator and, when no password was
+// given, the link that sets one.
+type BootstrapAdminResult struct {
+	User    *domain.User
+	Created bool
+	// SetPasswordToken is a one-time reset token (valid for LinkTTL) that
+	// POST /api/auth/reset-password accepts with the new password.
+	SetPasswordToken string
+}
+
+// BootstrapAdmin creates or promotes the administrator; see BootstrapAdmin.
+func (a *Administration) BootstrapAdmin(ctx context.Context, cmd BootstrapAdmin, links *ResetPasswordHandler) (*BootstrapAdminResult, error) {
+	res := &BootstrapAdminResult{}
+	err := func() error {
+		email, err := domain.NewEmail(cmd.Email)
+		if err != nil {
+			return err
+		}
+		u, err := a.users.GetByEmail(ctx, email)
+		switch {
+		case errors.Is(err, domain.ErrNotFound):
+			u, err = a.newUser(ctx, CreateUser{Email: cmd.Email, Name: cmd.Name, Password: cmd.Password,
+				Roles: []domain.PlatformRole{domain.PlatformRoleAdmin}, EmailVerified: true})
+			if err != nil {
+				return err
+			}
+			res.Created = true
+		case err != nil:
+			return err
+		default:
+			err = a.users.Update(ctx, u.ID(), func(stored *domain.User) error {
+				now := a.clock.Now()
+				roles := stored.Roles()
+				if !slices.Contains(roles, domain.PlatformRoleAdmin) {
+					roles = append(roles, domain.PlatformRoleAdmin)
+				}
+				stored.MarkEmailVerified(now)
+				u = stored
+				return stored.SetRoles(roles, now)
+			})
+			if err != nil {
+				return err
+			}
+			if cmd.Password != "" {
+				hash, err := a.hashPassword(ctx, u, cmd.Password, "password")
+				if err != nil {
+					return err
+				}
+				if err := a.credentials.Put(ctx, domain.NewCredential(u.ID(), hash, a.clock.Now())); err != nil {
+					return err
+				}
+			}
+		}
+		res.User = u
+		if cmd.Password == "" {
+			token, err := links.setPasswordToken(ctx, u)
+			if err != nil {
+				return err
+			}
+			res.SetPasswordToken = token
+		}
+		return nil
+	}()
+	t := target{Type: "user"}
+	if res.User != nil {
+		t.ID = string(res.User.ID())
+	}
+	if err := a.audit.record(ctx, CLIActor, "admin.bootstrap", t, err); err != nil {
+		return nil, err
+	}
+	return res, nil
+}

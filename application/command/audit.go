@@ -1,0 +1,63 @@
+package command
+
+import (
+	"context"
+	"errors"
+
+	"github.com/gatehouse/gatehouse/domain"
+	"github.com/gatehouse/gatehouse/ports"
+)
+
+// Actor is who performs an audited action and where the request came from.
+type Actor struct {
+	Type domain.ActorType
+	// ID is the user id, the service-key id, or "" for the command line.
+	ID        string
+	RequestID string
+	IPAddress string
+}
+
+// UserActor returns the actor for a signed-in user's request.
+func UserActor(u domain.UserID, requestID, ip string) Actor {
+	return Actor{Type: domain.ActorUser, ID: string(u), RequestID: requestID, IPAddress: ip}
+}
+
+// CLIActor is the command line on the server.
+var CLIActor = Actor{Type: domain.ActorCLI, ID: "cli"}
+
+// auditor appends to the audit log.
+type auditor struct {
+	log   ports.AuditLog
+	ids   ports.IDGenerator
+	clock ports.Clock
+}
+
+// target names what an action was done to.
+type target struct {
+	Type string
+	ID   string
+}
+
+// record appends the outcome of action by actor on t, which ended with err,
+// and returns err. If the entry cannot be written the action's own error
+// still wins; when the action succeeded, the failure to record it is
+// returned, so nothing administrative succeeds silently unaudited.
+func (a auditor) record(ctx context.Context, actor Actor, action string, t target, err error) error {
+	e := domain.AuditEntry{
+		ID: a.ids.NewID(), OccurredAt: a.clock.Now(),
+		ActorType: actor.Type, ActorID: actor.ID, Action: action, TargetType: t.Type, TargetID: t.ID,
+		RequestID: actor.RequestID, IPAddress: actor.IPAddress, Outcome: domain.OutcomeOf(err),
+	}
+	if e.Outcome != domain.OutcomeSuccess {
+		var de *domain.Error
+		if errors.As(err, &de) {
+			e.Code = de.Code
+		}
+	}
+	// The entry is written even when the request's context was cancelled
+	// after the action took effect.
+	if aerr := a.log.Append(context.WithoutCancel(ctx), e); aerr != nil && err == nil {
+		return domain.Internal("audit: append", aerr)
+	}
+	return err
+}

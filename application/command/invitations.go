@@ -1,0 +1,297 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/gatehouse/gatehouse/domain"
+)
+
+// InviteMember invites an address to an organization.
+type InviteMember struct {
+	Organization OrgSelector
+	Email        string
+	Roles        []string
+	// Resend renews and re-sends an open invitation instead of refusing.
+	Resend bool
+}
+
+func invitationTarget(id domain.InvitationID) target {
+	return target{Type: "invitation", ID: string(id)}
+}
+
+// Invite records an invitation and mails its link. Only owners invite
+// owners; an address that is already a member or already invited is refused.
+func (o *Organizations) Invite(ctx context.Context, req OrgRequest, cmd InviteMember) (*domain.Invitation, error) {
+	var inv *domain.Invitation
+	err := func() error {
+		email, err := domain.NewEmail(cmd.Email)
+		if err != nil {
+			return err
+		}
+		roles, err := domain.ParseOrgRoles(cmd.Roles)
+		if err != nil {
+			return err
+		}
+		caller, err := o.guard(ctx, req, cmd.Organization, orgPermInvite)
+		if err != nil {
+			return err
+		}
+		if slices.Contains(roles, domain.OrgRoleOwner) && !caller.IsOwner() {
+			return errInviteOwnerRole
+		}
+		orgID := caller.OrganizationID()
+		if err := o.refuseMember(ctx, orgID, email); err != nil {
+			return err
+		}
+		now := o.clock.Now()
+		existing, err := o.orgs.FindPendingInvitation(ctx, orgID, email, now)
+		switch {
+		case err == nil && !cmd.Resend:
+			return errAlreadyInvited
+		case err == nil:
+			err = o.orgs.UpdateInvitation(ctx, existing.ID(), func(stored *domain.Invitation) error {
+				stored.Renew(roles, o.settings.InvitationTTL, now)
+				inv = stored
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		case errors.Is(err, domain.ErrNotFound):
+			if inv, err = o.newInvitation(ctx, orgID, email, roles, req.Principal.User.ID()); err != nil {
+				return err
+			}
+		default:
+			return err
+		}
+		return o.mailInvitation(ctx, inv, req.Principal.User)
+	}()
+	t := target{Type: "invitation"}
+	if inv != nil {
+		t.ID = string(inv.ID())
+	}
+	return inv, o.audit.record(ctx, req.Actor(), "organization.invite-member", t, err)
+}
+
+// refuseMember refuses to invite an address whose user is already a member.
+func (o *Organizations) refuseMember(ctx context.Context, org domain.OrganizationID, email domain.Email) error {
+	u, err := o.users.GetByEmail(ctx, email)
+	if errors.Is(err, domain.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	_, err = o.orgs.GetMemberByUser(ctx, org, u.ID())
+	switch {
+	case err == nil:
+		return errAlreadyMember
+	case errors.Is(err, domain.ErrNotFound):
+		return nil
+	}
+	return err
+}
+
+// newInvitation stores a new invitation within the organization's limit.
+func (o *Organizations) newInvitation(ctx context.Context, org domain.OrganizationID, email domain.Email, roles []domain.OrgRole, inviter domain.UserID) (*domain.Invitation, error) {
+	now := o.clock.Now()
+	if o.settings.InvitationLimit > 0 {
+		n, err := o.orgs.CountPendingInvitations(ctx, org, now)
+		if err != nil {
+			return nil, err
+		}
+		if n >= o.settings.InvitationLimit {
+			return nil, errInvitationLimit
+		}
+	}
+	inv, err := domain.NewInvitation(domain.InvitationID(o.ids.NewID()), org, email, roles, inviter, o.settings.InvitationTTL, now)
+	if err != nil {
+		return nil, err
+	}
+	if err := o.orgs.CreateInvitation(ctx, inv); err != nil {
+		return nil, err
+	}
+	return inv, nil
+}
+
+// mailInvitation sends the invitation's link to the invited address.
+func (o *Organizations) mailInvitation(ctx context.Context, inv *domain.Invitation, inviter *domain.User) error {
+	org, err := o.orgs.Get(ctx, inv.OrganizationID())
+	if err != nil {
+		return err
+	}
+	return o.mailer.Send(ctx, domain.Mail{
+		Kind: domain.MailInvitation, To: inv.Email(),
+		Link:         strings.ReplaceAll(o.settings.InvitationURL, "{id}", string(inv.ID())),
+		ExpiresIn:    inv.ExpiresAt().Sub(o.clock.Now()),
+		Organization: org.Name(), Inviter: inviter.Name(),
+	})
+}
+
+// InvitationDetails is an invitation with what its recipient needs to decide.
+type InvitationDetails struct {
+	Invitation       *domain.Invitation
+	OrganizationName string
+	OrganizationSlug string
+	InviterEmail     domain.Email
+}
+
+// recipientInvitation returns an open invitation addressed to the caller.
+// Invitations that do not exist, were answered or expired all answer
+// INVITATION_NOT_FOUND; someone else's answers YOU_ARE_NOT_THE_RECIPIENT.
+func (o *Organizations) recipientInvitation(ctx context.Context, req OrgRequest, id domain.InvitationID) (*domain.Invitation, error) {
+	inv, err := o.orgs.GetInvitation(ctx, id)
+	if errors.Is(err, domain.ErrNotFound) {
+		return nil, domain.ErrInvitationNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !inv.IsOpen(o.clock.Now()) {
+		return nil, domain.ErrInvitationNotFound
+	}
+	if inv.Email() != req.Principal.User.Email() {
+		return nil, errNotRecipient
+	}
+	return inv, nil
+}
+
+// GetInvitation returns an open invitation addressed to the caller.
+func (o *Organizations) GetInvitation(ctx context.Context, req OrgRequest, id domain.InvitationID) (*InvitationDetails, error) {
+	inv, err := o.recipientInvitation(ctx, req, id)
+	if err != nil {
+		return nil, err
+	}
+	org, err := o.orgs.Get(ctx, inv.OrganizationID())
+	if err != nil {
+		return nil, err
+	}
+	d := &InvitationDetails{Invitation: inv, OrganizationName: org.Name(), OrganizationSlug: org.Slug()}
+	if inviter, err := o.users.Get(ctx, inv.InviterID()); err == nil {
+		d.InviterEmail = inviter.Email()
+	} else if !errors.Is(err, domain.ErrNotFound) {
+		return nil, err
+	}
+	return d, nil
+}
+
+// Accept adds the caller to the organization with the invitation's roles
+// and makes it the session's active organization. The caller's address must
+// be verified: the invitation went to it.
+func (o *Organizations) Accept(ctx context.Context, req OrgRequest, id domain.InvitationID) (*domain.Invitation, *domain.Member, error) {
+	var inv *domain.Invitation
+	var member *domain.Member
+	err := func() error {
+		if !req.Principal.User.EmailVerified() {
+			return errInvitationUnverifed
+		}
+		pending, err := o.recipientInvitation(ctx, req, id)
+		if err != nil {
+			return err
+		}
+		if o.settings.MembershipLimit > 0 {
+			n, err := o.orgs.CountMembers(ctx, pending.OrganizationID())
+			if err != nil {
+				return err
+			}
+			if n >= o.settings.MembershipLimit {
+				return errMembershipLimit
+			}
+		}
+		now := o.clock.Now()
+		m, err := domain.NewMember(domain.MemberID(o.ids.NewID()), pending.OrganizationID(), req.Principal.User.ID(), pending.Roles(), now)
+		if err != nil {
+			return err
+		}
+		err = o.orgs.AcceptInvitation(ctx, id, func(stored *domain.Invitation) error {
+			inv = stored
+			return stored.Answer(domain.InvitationAccepted, now)
+		}, m)
+		if errors.Is(err, domain.ErrConflict) {
+			return errAlreadyMember
+		}
+		if err != nil {
+			return err
+		}
+		member = m
+		return o.setActive(ctx, req.Principal.Session, m.OrganizationID())
+	}()
+	return inv, member, o.audit.record(ctx, req.Actor(), "organization.accept-invitation", invitationTarget(id), err)
+}
+
+// Reject declines an invitation addressed to the caller.
+func (o *Organizations) Reject(ctx context.Context, req OrgRequest, id domain.InvitationID) (*domain.Invitation, error) {
+	var inv *domain.Invitation
+	err := func() error {
+		if !req.Principal.User.EmailVerified() {
+			return errInvitationUnverifed
+		}
+		if _, err := o.recipientInvitation(ctx, req, id); err != nil {
+			return err
+		}
+		return o.orgs.UpdateInvitation(ctx, id, func(stored *domain.Invitation) error {
+			inv = stored
+			return stored.Answer(domain.InvitationRejected, o.clock.Now())
+		})
+	}()
+	return inv, o.audit.record(ctx, req.Actor(), "organization.reject-invitation", invitationTarget(id), err)
+}
+
+// Cancel withdraws an open invitation of an organization the caller may
+// cancel invitations of.
+func (o *Organizations) Cancel(ctx context.Context, req OrgRequest, id domain.InvitationID) (*domain.Invitation, error) {
+	var inv *domain.Invitation
+	err := func() error {
+		stored, err := o.orgs.GetInvitation(ctx, id)
+		if errors.Is(err, domain.ErrNotFound) {
+			return domain.ErrInvitationNotFound
+		}
+		if err != nil {
+			return err
+		}
+		caller, err := o.guard(ctx, req, OrgSelector{ID: stored.OrganizationID()}, orgPermCancel)
+		if err != nil {
+			return err
+		}
+		if slices.Contains(stored.Roles(), domain.OrgRoleOwner) && !caller.IsOwner() {
+			return forbidden(orgPermCancel.code, orgPermCancel.message)
+		}
+		return o.orgs.UpdateInvitation(ctx, id, func(s *domain.Invitation) error {
+			inv = s
+			return s.Answer(domain.InvitationCanceled, o.clock.Now())
+		})
+	}()
+	return inv, o.audit.record(ctx, req.Actor(), "organization.cancel-invitation", invitationTarget(id), err)
+}
+
+// ListInvitations returns an organization's invitations to members who may invite.
+func (o *Organizations) ListInvitations(ctx context.Context, req OrgRequest, sel OrgSelector) ([]*domain.Invitation, error) {
+	m, err := o.guard(ctx, req, sel, orgPermListInvites)
+	if err != nil {
+		return nil, err
+	}
+	return o.orgs.ListInvitations(ctx, m.OrganizationID())
+}
+
+// ListUserInvitations returns the open invitations to the caller's verified address.
+func (o *Organizations) ListUserInvitations(ctx context.Context, req OrgRequest) ([]*InvitationDetails, error) {
+	if !req.Principal.User.EmailVerified() {
+		return nil, errListUnverified
+	}
+	invs, err := o.orgs.ListPendingInvitationsByEmail(ctx, req.Principal.User.Email(), o.clock.Now())
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*InvitationDetails, 0, len(invs))
+	for _, inv := range invs {
+		org, err := o.orgs.Get(ctx, inv.OrganizationID())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, &InvitationDetails{Invitation: inv, OrganizationName: org.Name(), OrganizationSlug: org.Slug()})
+	}
+	return out, nil
+}

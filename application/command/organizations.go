@@ -1,0 +1,580 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gatehouse/gatehouse/domain"
+	"github.com/gatehouse/gatehouse/ports"
+)
+
+// OrganizationSettings are the rules of organizations.
+type OrganizationSettings struct {
+	// InvitationTTL is how long an invitation can be accepted (default 48 hours).
+	InvitationTTL time.Duration
+	// InvitationLimit caps an organization's open invitations (default 100).
+	InvitationLimit int
+	// MembershipLimit caps an organization's members; 0 means no limit.
+	MembershipLimit int
+	// OrganizationLimit caps how many organizations a user may belong to when
+	// creating one; 0 means no limit.
+	OrganizationLimit int
+	// InvitationURL is the page that accepts an invitation; "{id}" in it is
+	// replaced by the invitation's id.
+	InvitationURL string
+}
+
+// The organization plugin's error codes.
+var (
+	errOrgSlugTaken        = domain.NewError(domain.KindInvalid, "ORGANIZATION_SLUG_ALREADY_TAKEN", "Organization slug already taken")
+	errOrgExists           = domain.NewError(domain.KindInvalid, "ORGANIZATION_ALREADY_EXISTS", "Organization already exists")
+	errOrgLimit            = domain.NewError(domain.KindForbidden, "YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_ORGANIZATIONS", "You have reached the maximum number of organizations")
+	errNotMember           = domain.NewError(domain.KindForbidden, "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION", "User is not a member of the organization")
+	errNoActiveOrg         = domain.NewError(domain.KindInvalid, "NO_ACTIVE_ORGANIZATION", "No active organization")
+	errMemberNotFound      = domain.NewError(domain.KindInvalid, "MEMBER_NOT_FOUND", "Member not found")
+	errAlreadyMember       = domain.NewError(domain.KindInvalid, "USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION", "User is already a member of this organization")
+	errAlreadyInvited      = domain.NewError(domain.KindInvalid, "USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION", "User is already invited to this organization")
+	errInvitationLimit     = domain.NewError(domain.KindForbidden, "INVITATION_LIMIT_REACHED", "Invitation limit reached")
+	errMembershipLimit     = domain.NewError(domain.KindForbidden, "ORGANIZATION_MEMBERSHIP_LIMIT_REACHED", "Organization membership limit reached")
+	errInviteOwnerRole     = domain.NewError(domain.KindForbidden, "YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE", "You are not allowed to invite user with this role")
+	errNotRecipient        = domain.NewError(domain.KindForbidden, "YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION", "You are not the recipient of the invitation")
+	errInvitationUnverifed = domain.NewError(domain.KindForbidden, "EMAIL_VERIFICATION_REQUIRED_BEFORE_ACCEPTING_OR_REJECTING_INVITATION", "Email verification required before accepting or rejecting invitation")
+	errListUnverified      = domain.NewError(domain.KindForbidden, "EMAIL_VERIFICATION_REQUIRED_FOR_INVITATION", "Email verification required for invitation")
+	errOnlyOwnerLeaving    = domain.NewError(domain.KindInvalid, "YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER", "You cannot leave the organization as the only owner")
+)
+
+func forbidden(code, message string) error {
+	return domain.NewError(domain.KindForbidden, code, message)
+}
+
+// The permission each guarded organization action needs, with the code
+// refusing it.
+var (
+	orgPermUpdate       = orgPerm("organization", "update", "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION", "You are not allowed to update this organization")
+	orgPermDelete       = orgPerm("organization", "delete", "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION", "You are not allowed to delete this organization")
+	orgPermInvite       = orgPerm("invitation", "create", "YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION", "You are not allowed to invite users to this organization")
+	orgPermCancel       = orgPerm("invitation", "cancel", "YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION", "You are not allowed to cancel this invitation")
+	orgPermListInvites  = orgPerm("invitation", "create", "YOU_ARE_NOT_ALLOWED_TO_LIST_INVITATIONS", "You are not allowed to list invitations")
+	orgPermUpdateMember = orgPerm("member", "update", "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER", "You are not allowed to update this member")
+	orgPermDeleteMember = orgPerm("member", "delete", "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER", "You are not allowed to delete this member")
+)
+
+func orgPerm(resource, action, code, message string) permission {
+	return permission{perms: domain.Permissions{resource: {action}}, code: code, message: message}
+}
+
+// Organizations is the organization plugin's use cases.
+type Organizations struct {
+	orgs     ports.OrganizationRepository
+	users    ports.UserRepository
+	sessions ports.SessionRepository
+	mailer   ports.Mailer
+	audit    auditor
+	ids      ports.IDGenerator
+	clock    ports.Clock
+	settings OrganizationSettings
+}
+
+// NewOrganizations returns the organization use cases.
+func NewOrganizations(orgs ports.OrganizationRepository, users ports.UserRepository, sessions ports.SessionRepository,
+	mailer ports.Mailer, audit ports.AuditLog, ids ports.IDGenerator, clock ports.Clock, settings OrganizationSettings) *Organizations {
+	mustHave(orgs, users, sessions, mailer, audit, ids, clock)
+	return &Organizations{orgs: orgs, users: users, sessions: sessions, mailer: mailer,
+		audit: auditor{audit, ids, clock}, ids: ids, clock: clock, settings: settings}
+}
+
+// OrgRequest is a signed-in user's request about organizations.
+type OrgRequest struct {
+	Principal Principal
+	RequestID string
+	IPAddress string
+}
+
+// Actor is the audit log's view of the request.
+func (r OrgRequest) Actor() Actor { return UserActor(r.Principal.User.ID(), r.RequestID, r.IPAddress) }
+
+// OrgSelector names an organization by id or slug; neither means the
+// session's active organization.
+type OrgSelector struct {
+	ID   domain.OrganizationID
+	Slug string
+}
+
+func orgTarget(id domain.OrganizationID) target { return target{Type: "organization", ID: string(id)} }
+
+// resolve returns the id sel names. With neither id nor slug it is the
+// session's active organization, and NO_ACTIVE_ORGANIZATION without one.
+func (o *Organizations) resolve(ctx context.Context, req OrgRequest, sel OrgSelector) (domain.OrganizationID, error) {
+	switch {
+	case sel.ID != "":
+		return sel.ID, nil
+	case sel.Slug != "":
+		org, err := o.orgs.GetBySlug(ctx, sel.Slug)
+		if errors.Is(err, domain.ErrNotFound) {
+			// An unknown slug and someone else's organization answer alike.
+			return "", errNotMember
+		}
+		if err != nil {
+			return "", err
+		}
+		return org.ID(), nil
+	case req.Principal.Session.ActiveOrganizationID() != "":
+		return req.Principal.Session.ActiveOrganizationID(), nil
+	default:
+		return "", errNoActiveOrg
+	}
+}
+
+// membership returns the caller's membership of org: one indexed lookup. A
+// caller who is not a member (or an organization that does not exist) is
+// refused alike, so ids of other organizations reveal nothing.
+func (o *Organizations) membership(ctx context.Context, req OrgRequest, org domain.OrganizationID) (*domain.Member, error) {
+	m, err := o.orgs.GetMemberByUser(ctx, org, req.Principal.User.ID())
+	if errors.Is(err, domain.ErrNotFound) {
+		return nil, errNotMember
+	}
+	return m, err
+}
+
+// guard resolves sel and returns the caller's membership, refused unless it
+// holds every permission in ps.
+func (o *Organizations) guard(ctx context.Context, req OrgRequest, sel OrgSelector, ps ...permission) (*domain.Member, error) {
+	id, err := o.resolve(ctx, req, sel)
+	if err != nil {
+		return nil, err
+	}
+	m, err := o.membership(ctx, req, id)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range ps {
+		if !m.Allows(p.perms) {
+			return nil, forbidden(p.code, p.message)
+		}
+	}
+	return m, nil
+}
+
+// CreateOrganization is a user creating an organization they will own.
+type CreateOrganization struct {
+	Name     string
+	Slug     string
+	Logo     string
+	Metadata string
+	// KeepCurrentActive leaves the session's active organization as it is.
+	KeepCurrentActive bool
+}
+
+// Create creates an organization with the caller as its owner and, unless
+// asked not to, makes it the session's active organization.
+func (o *Organizations) Create(ctx context.Context, req OrgRequest, cmd CreateOrganization) (*domain.Organization, *domain.Member, error) {
+	var org *domain.Organization
+	var owner *domain.Member
+	err := func() error {
+		now := o.clock.Now()
+		var err error
+		if org, err = domain.NewOrganization(domain.OrganizationID(o.ids.NewID()), cmd.Name, cmd.Slug, cmd.Logo, cmd.Metadata, now); err != nil {
+			return err
+		}
+		if o.settings.OrganizationLimit > 0 {
+			mine, err := o.orgs.ListByUser(ctx, req.Principal.User.ID())
+			if err != nil {
+				return err
+			}
+			if len(mine) >= o.settings.OrganizationLimit {
+				return errOrgLimit
+			}
+		}
+		owner, err = domain.NewMember(domain.MemberID(o.ids.NewID()), org.ID(), req.Principal.User.ID(), []domain.OrgRole{domain.OrgRoleOwner}, now)
+		if err != nil {
+			return err
+		}
+		if err := o.orgs.Create(ctx, org, owner); err != nil {
+			if errors.Is(err, domain.ErrConflict) {
+				return errOrgExists
+			}
+			return err
+		}
+		if !cmd.KeepCurrentActive {
+			return o.setActive(ctx, req.Principal.Session, org.ID())
+		}
+		return nil
+	}()
+	t := target{Type: "organization"}
+	if org != nil {
+		t.ID = string(org.ID())
+	}
+	if err := o.audit.record(ctx, req.Actor(), "organization.create", t, err); err != nil {
+		return nil, nil, err
+	}
+	return org, owner, nil
+}
+
+// setActive records org (or none) as the session's active organization.
+func (o *Organizations) setActive(ctx context.Context, s *domain.Session, org domain.OrganizationID) error {
+	return o.sessions.Update(ctx, s.ID(), func(stored *domain.Session) error {
+		stored.SetActiveOrganization(org, o.clock.Now())
+		*s = *stored
+		return nil
+	})
+}
+
+// CheckSlug refuses a malformed or taken slug.
+func (o *Organizations) CheckSlug(ctx context.Context, slug string) error {
+	if err := domain.CheckSlug(slug); err != nil {
+		return err
+	}
+	taken, err := o.orgs.SlugTaken(ctx, slug)
+	if err != nil {
+		return err
+	}
+	if taken {
+		return errOrgSlugTaken
+	}
+	return nil
+}
+
+// OrganizationPatch is what update changes; nil fields stay.
+type OrganizationPatch struct {
+	Name     *string
+	Slug     *string
+	Logo     *string
+	Metadata *string
+}
+
+// Update changes an organization the caller may update.
+func (o *Organizations) Update(ctx context.Context, req OrgRequest, sel OrgSelector, patch OrganizationPatch) (*domain.Organization, error) {
+	var updated *domain.Organization
+	var orgID domain.OrganizationID
+	err := func() error {
+		m, err := o.guard(ctx, req, sel, orgPermUpdate)
+		if err != nil {
+			return err
+		}
+		orgID = m.OrganizationID()
+		err = o.orgs.Update(ctx, orgID, func(org *domain.Organization) error {
+			now := o.clock.Now()
+			if patch.Name != nil {
+				if err := org.Rename(*patch.Name, now); err != nil {
+					return err
+				}
+			}
+			if patch.Slug != nil {
+				if err := org.SetSlug(*patch.Slug, now); err != nil {
+					return err
+				}
+			}
+			if patch.Logo != nil {
+				if err := org.SetLogo(*patch.Logo, now); err != nil {
+					return err
+				}
+			}
+			if patch.Metadata != nil {
+				if err := org.SetMetadata(*patch.Metadata, now); err != nil {
+					return err
+				}
+			}
+			updated = org
+			return nil
+		})
+		if errors.Is(err, domain.ErrConflict) {
+			return errOrgSlugTaken
+		}
+		return err
+	}()
+	return updated, o.audit.record(ctx, req.Actor(), "organization.update", orgTarget(orgOr(orgID, sel)), err)
+}
+
+// orgOr names the organization for the audit log even when it was not resolved.
+func orgOr(id domain.OrganizationID, sel OrgSelector) domain.OrganizationID {
+	if id != "" {
+		return id
+	}
+	if sel.ID != "" {
+		return sel.ID
+	}
+	return domain.OrganizationID(sel.Slug)
+}
+
+// Delete deletes an organization the caller may delete, with its members
+// and invitations; it stops being anyone's active organization.
+func (o *Organizations) Delete(ctx context.Context, req OrgRequest, id domain.OrganizationID) (*domain.Organization, error) {
+	var deleted *domain.Organization
+	err := func() error {
+		if _, err := o.guard(ctx, req, OrgSelector{ID: id}, orgPermDelete); err != nil {
+			return err
+		}
+		org, err := o.orgs.Get(ctx, id)
+		if err != nil {
+			return err
+		}
+		if err := o.orgs.Delete(ctx, id); err != nil {
+			return err
+		}
+		if req.Principal.Session.ActiveOrganizationID() == id {
+			req.Principal.Session.SetActiveOrganization("", o.clock.Now())
+		}
+		deleted = org
+		return nil
+	}()
+	return deleted, o.audit.record(ctx, req.Actor(), "organization.delete", orgTarget(id), err)
+}
+
+// List returns the caller's organizations.
+func (o *Organizations) List(ctx context.Context, req OrgRequest) ([]*domain.Organization, error) {
+	return o.orgs.ListByUser(ctx, req.Principal.User.ID())
+}
+
+// Get returns an organization the caller belongs to.
+func (o *Organizations) Get(ctx context.Context, req OrgRequest, sel OrgSelector) (*domain.Organization, error) {
+	m, err := o.guard(ctx, req, sel)
+	if err != nil {
+		return nil, err
+	}
+	return o.orgs.Get(ctx, m.OrganizationID())
+}
+
+// FullOrganization is an organization with its members and, for members
+// who may invite, its invitations.
+type FullOrganization struct {
+	Organization *domain.Organization
+	Members      []ports.MemberWithUser
+	Invitations  []*domain.Invitation
+}
+
+// GetFull returns the organization sel names (nil when it names the active
+// organization and there is none) with up to membersLimit members.
+func (o *Organizations) GetFull(ctx context.Context, req OrgRequest, sel OrgSelector, membersLimit int) (*FullOrganization, error) {
+	if sel.ID == "" && sel.Slug == "" && req.Principal.Session.ActiveOrganizationID() == "" {
+		return nil, nil
+	}
+	m, err := o.guard(ctx, req, sel)
+	if err != nil {
+		return nil, err
+	}
+	org, err := o.orgs.Get(ctx, m.OrganizationID())
+	if err != nil {
+		return nil, err
+	}
+	if membersLimit <= 0 || membersLimit > 1000 {
+		membersLimit = 100
+	}
+	members, _, err := o.orgs.ListMembers(ctx, org.ID(), ports.MemberQuery{Limit: membersLimit})
+	if err != nil {
+		return nil, err
+	}
+	full := &FullOrganization{Organization: org, Members: members, Invitations: []*domain.Invitation{}}
+	if m.Allows(orgPermInvite.perms) {
+		invs, err := o.orgs.ListInvitations(ctx, org.ID())
+		if err != nil {
+			return nil, err
+		}
+		for _, inv := range invs {
+			// Invitations to become an owner are shown to owners only.
+			if slices.Contains(inv.Roles(), domain.OrgRoleOwner) && !m.IsOwner() {
+				continue
+			}
+			full.Invitations = append(full.Invitations, inv)
+		}
+	}
+	return full, nil
+}
+
+// SetActive makes an organization the caller belongs to the session's
+// active one, or clears it when sel is empty and clear is true.
+func (o *Organizations) SetActive(ctx context.Context, req OrgRequest, sel OrgSelector, clear bool) (*domain.Organization, error) {
+	if clear || (sel.ID == "" && sel.Slug == "") {
+		if clear {
+			if err := o.setActive(ctx, req.Principal.Session, ""); err != nil {
+				return nil, err
+			}
+			return nil, nil
+		}
+		if req.Principal.Session.ActiveOrganizationID() == "" {
+			return nil, nil
+		}
+	}
+	m, err := o.guard(ctx, req, sel)
+	if errors.Is(err, errNotMember) && req.Principal.Session.ActiveOrganizationID() != "" {
+		if cerr := o.setActive(ctx, req.Principal.Session, ""); cerr != nil {
+			return nil, cerr
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	org, err := o.orgs.Get(ctx, m.OrganizationID())
+	if err != nil {
+		return nil, err
+	}
+	if req.Principal.Session.ActiveOrganizationID() != org.ID() {
+		if err := o.setActive(ctx, req.Principal.Session, org.ID()); err != nil {
+			return nil, err
+		}
+	}
+	return org, nil
+}
+
+// ListMembers returns a page of the members of an organization the caller
+// belongs to, and how many it has.
+func (o *Organizations) ListMembers(ctx context.Context, req OrgRequest, sel OrgSelector, q ports.MemberQuery) ([]ports.MemberWithUser, int, error) {
+	m, err := o.guard(ctx, req, sel)
+	if err != nil {
+		return nil, 0, err
+	}
+	return o.orgs.ListMembers(ctx, m.OrganizationID(), q)
+}
+
+// ActiveMember returns the caller's membership of the active organization.
+func (o *Organizations) ActiveMember(ctx context.Context, req OrgRequest, sel OrgSelector) (*domain.Member, error) {
+	id, err := o.resolve(ctx, req, sel)
+	if err != nil {
+		return nil, err
+	}
+	m, err := o.orgs.GetMemberByUser(ctx, id, req.Principal.User.ID())
+	if errors.Is(err, domain.ErrNotFound) {
+		return nil, errMemberNotFound
+	}
+	return m, err
+}
+
+// findMember returns the member of org named by an id or an address.
+func (o *Organizations) findMember(ctx context.Context, org domain.OrganizationID, idOrEmail string) (*domain.Member, error) {
+	var m *domain.Member
+	var err error
+	if strings.Contains(idOrEmail, "@") {
+		email, eerr := domain.NewEmail(idOrEmail)
+		if eerr != nil {
+			return nil, errMemberNotFound
+		}
+		u, uerr := o.users.GetByEmail(ctx, email)
+		if errors.Is(uerr, domain.ErrNotFound) {
+			return nil, errMemberNotFound
+		}
+		if uerr != nil {
+			return nil, uerr
+		}
+		m, err = o.orgs.GetMemberByUser(ctx, org, u.ID())
+	} else {
+		m, err = o.orgs.GetMember(ctx, org, domain.MemberID(idOrEmail))
+	}
+	if errors.Is(err, domain.ErrNotFound) {
+		return nil, errMemberNotFound
+	}
+	return m, err
+}
+
+// memberErr maps the last-owner refusal to the code of the action.
+func memberErr(err error, lastOwner error) error {
+	if errors.Is(err, ports.ErrLastOwner) {
+		return lastOwner
+	}
+	return err
+}
+
+// RemoveMember removes a member (by id or address). Only owners remove owners.
+func (o *Organizations) RemoveMember(ctx context.Context, req OrgRequest, sel OrgSelector, idOrEmail string) (*ports.MemberWithUser, error) {
+	var removed *ports.MemberWithUser
+	var orgID domain.OrganizationID
+	err := func() error {
+		caller, err := o.guard(ctx, req, sel, orgPermDeleteMember)
+		if err != nil {
+			return err
+		}
+		orgID = caller.OrganizationID()
+		m, err := o.findMember(ctx, orgID, idOrEmail)
+		if err != nil {
+			return err
+		}
+		if m.IsOwner() && !caller.IsOwner() {
+			return forbidden(orgPermDeleteMember.code, orgPermDeleteMember.message)
+		}
+		u, err := o.users.Get(ctx, m.UserID())
+		if err != nil {
+			return err
+		}
+		if _, err := o.orgs.RemoveMember(ctx, orgID, m.ID()); err != nil {
+			return memberErr(err, ports.ErrLastOwner)
+		}
+		removed = &ports.MemberWithUser{Member: m, User: u}
+		return o.sessions.ClearOrganization(ctx, orgID, m.UserID())
+	}()
+	t := target{Type: "member", ID: idOrEmail}
+	if removed != nil {
+		t.ID = string(removed.Member.ID())
+	}
+	return removed, o.audit.record(ctx, req.Actor(), "organization.remove-member", t, err)
+}
+
+// UpdateMemberRole replaces a member's roles. Only owners grant the owner
+// role or change an owner's roles.
+func (o *Organizations) UpdateMemberRole(ctx context.Context, req OrgRequest, sel OrgSelector, id domain.MemberID, roles []string) (*ports.MemberWithUser, error) {
+	var updated *ports.MemberWithUser
+	err := func() error {
+		parsed, err := domain.ParseOrgRoles(roles)
+		if err != nil {
+			return err
+		}
+		caller, err := o.guard(ctx, req, sel, orgPermUpdateMember)
+		if err != nil {
+			return err
+		}
+		if !caller.IsOwner() && slices.Contains(parsed, domain.OrgRoleOwner) {
+			return forbidden(orgPermUpdateMember.code, orgPermUpdateMember.message)
+		}
+		var member *domain.Member
+		err = o.orgs.UpdateMember(ctx, caller.OrganizationID(), id, func(m *domain.Member) error {
+			if m.IsOwner() && !caller.IsOwner() {
+				return forbidden(orgPermUpdateMember.code, orgPermUpdateMember.message)
+			}
+			member = m
+			return m.SetRoles(parsed)
+		})
+		if errors.Is(err, domain.ErrNotFound) {
+			return errMemberNotFound
+		}
+		if err != nil {
+			return memberErr(err, ports.ErrLastOwner)
+		}
+		u, err := o.users.Get(ctx, member.UserID())
+		if err != nil {
+			return err
+		}
+		updated = &ports.MemberWithUser{Member: member, User: u}
+		return nil
+	}()
+	return updated, o.audit.record(ctx, req.Actor(), "organization.update-member-role", target{Type: "member", ID: string(id)}, err)
+}
+
+// Leave removes the caller from an organization. The only owner cannot leave.
+func (o *Organizations) Leave(ctx context.Context, req OrgRequest, id domain.OrganizationID) (*ports.MemberWithUser, error) {
+	var left *ports.MemberWithUser
+	err := func() error {
+		m, err := o.membership(ctx, req, id)
+		if err != nil {
+			return err
+		}
+		if _, err := o.orgs.RemoveMember(ctx, id, m.ID()); err != nil {
+			return memberErr(err, errOnlyOwnerLeaving)
+		}
+		left = &ports.MemberWithUser{Member: m, User: req.Principal.User}
+		if req.Principal.Session.ActiveOrganizationID() == id {
+			req.Principal.Session.SetActiveOrganization("", o.clock.Now())
+		}
+		return o.sessions.ClearOrganization(ctx, id, req.Principal.User.ID())
+	}()
+	return left, o.audit.record(ctx, req.Actor(), "organization.leave", orgTarget(id), err)
+}
+
+// HasPermission reports whether the caller's roles in an organization grant
+// every requested action.
+func (o *Organizations) HasPermission(ctx context.Context, req OrgRequest, sel OrgSelector, requested domain.Permissions) (bool, error) {
+	m, err := o.guard(ctx, req, sel)
+	if err != nil {
+		return false, err
+	}
+	return m.Allows(requested), nil
+}

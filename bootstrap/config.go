@@ -120,7 +120,7 @@ var settings = []setting{
 	{"GATEHOUSE_ADMIN_USER_IDS", "admin-user-ids", "", "comma-separated user ids that are platform administrators", false},
 	{"GATEHOUSE_IMPERSONATION_TTL", "impersonation-ttl", "1h", "how long an administrator's impersonation session lasts", false},
 	{"GATEHOUSE_INVITATION_TTL", "invitation-ttl", "48h", "how long an organization invitation can be accepted", false},
-	{"GATEHOUSE_INVITATION_URL", "invitation-url", "", "page of your application that accepts an invitation; {id} is replaced by its id (default: BASE_URL/accept-invitation/{id})", false},
+	{"GATEHOUSE_INVITATION_URL", "invitation-url", "", "page of your application that accepts an invitation; {id} is replaced by its id (required in production; development default: BASE_URL/accept-invitation/{id})", false},
 	{"GATEHOUSE_INVITATION_LIMIT", "invitation-limit", "100", "most open invitations an organization may have", false},
 	{"GATEHOUSE_MEMBERSHIP_LIMIT", "membership-limit", "0", "most members an organization may have (0: no limit)", false},
 	{"GATEHOUSE_ORGANIZATION_LIMIT", "organization-limit", "0", "most organizations a user may belong to and still create another (0: no limit)", false},
@@ -283,6 +283,9 @@ func (c *Config) loadAdmin(get func(string) string) error {
 	}
 	c.AdminUserIDs = splitList(get("GATEHOUSE_ADMIN_USER_IDS"))
 	c.InvitationURL = get("GATEHOUSE_INVITATION_URL")
+	if c.InvitationURL == "" && c.Env == Production {
+		return &ConfigError{"GATEHOUSE_INVITATION_URL", "must be set in production: invitation mails link to the page of your application that accepts them"}
+	}
 	if c.InvitationURL == "" {
 		c.InvitationURL = c.BaseURL + "/accept-invitation/{id}"
 	}

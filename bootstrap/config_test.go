@@ -71,6 +71,11 @@ func TestLoadConfig_refuses_bad_settings(t *testing.T) {
 		{"tiny_body_limit", map[string]string{"GATEHOUSE_MAX_BODY_BYTES": "10"}, "GATEHOUSE_MAX_BODY_BYTES"},
 		{"bad_shutdown_timeout", map[string]string{"GATEHOUSE_SHUTDOWN_TIMEOUT": "soon"}, "GATEHOUSE_SHUTDOWN_TIMEOUT"},
 		{"bad_cookie_prefix", map[string]string{"GATEHOUSE_COOKIE_PREFIX": "a b;"}, "GATEHOUSE_COOKIE_PREFIX"},
+		{"production_without_invitation_url", prod(map[string]string{"GATEHOUSE_SMTP_HOST": "smtp.example.com"}), "GATEHOUSE_INVITATION_URL"},
+		{"invitation_url_without_id", map[string]string{"GATEHOUSE_INVITATION_URL": "https://app.example.com/invite"}, "GATEHOUSE_INVITATION_URL"},
+		{"bad_admin_email", map[string]string{"GATEHOUSE_ADMIN_EMAILS": "ada@example.com, not-an-address"}, "GATEHOUSE_ADMIN_EMAILS"},
+		{"impersonation_ttl_too_long", map[string]string{"GATEHOUSE_IMPERSONATION_TTL": "48h"}, "GATEHOUSE_IMPERSONATION_TTL"},
+		{"negative_membership_limit", map[string]string{"GATEHOUSE_MEMBERSHIP_LIMIT": "-1"}, "GATEHOUSE_MEMBERSHIP_LIMIT"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -90,7 +95,7 @@ func TestLoadConfig_production_accepts_safe_settings(t *testing.T) {
 	c, err := load(t, nil, map[string]string{
 		"GATEHOUSE_ENV": "production", "GATEHOUSE_BASE_URL": "https://id.example.com/",
 		"GATEHOUSE_SECRETS": "new-" + longSecret + ", old-" + longSecret, "GATEHOUSE_TRUSTED_ORIGINS": "https://app.example.com,https://admin.example.com:8443",
-		"GATEHOUSE_SMTP_HOST": "smtp.example.com",
+		"GATEHOUSE_SMTP_HOST": "smtp.example.com", "GATEHOUSE_INVITATION_URL": "https://app.example.com/invitations/{id}",
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package test
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"log/slog"
 	"net"
 	"net/http/httptest"
@@ -10,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -30,7 +32,9 @@ const clientsDir = "clients"
 // Ensure the official better-auth JS client, pinned in test/clients, works
 // against Gatehouse unmodified on SQLite and PostgreSQL: sign-up, e-mail
 // verification, sign-in, sessions, profile, password change and reset, and
-// sign-out, with the client's own error codes (test/clients/better-auth.test.mjs).
+// sign-out, with the client's own error codes (test/clients/better-auth.test.mjs);
+// organizations through organizationClient() (organization.test.mjs); and
+// platform administration through adminClient() (admin.test.mjs).
 func TestBetterAuthClient(t *testing.T) {
 	if testing.Short() {
 		t.Skip("Node client suite skipped in -short mode")
@@ -46,15 +50,19 @@ func TestBetterAuthClient(t *testing.T) {
 
 			ln := mustListenLocal(t)
 			base := "http://" + ln.Addr().String()
+			// A fresh platform administrator's address per run, which
+			// admin.test.mjs signs up and verifies.
+			adminEmail := "admin." + strings.ToLower(rand.Text()[:12]) + "@clients.example.test"
 			cfg := mustConfig(t, map[string]string{
 				// Links in mails are built from the base URL, so it must be
 				// where the suite reaches Gatehouse.
-				"GATEHOUSE_BASE_URL":   base,
-				"GATEHOUSE_SMTP_HOST":  mail.Host(),
-				"GATEHOUSE_SMTP_PORT":  strconv.Itoa(mail.Port()),
-				"GATEHOUSE_SMTP_TLS":   "none",
-				"GATEHOUSE_MAIL_FROM":  "gatehouse@example.test",
-				"GATEHOUSE_RATE_LIMIT": "off", // the suite signs in more often than 3 per 10 s
+				"GATEHOUSE_BASE_URL":     base,
+				"GATEHOUSE_SMTP_HOST":    mail.Host(),
+				"GATEHOUSE_SMTP_PORT":    strconv.Itoa(mail.Port()),
+				"GATEHOUSE_SMTP_TLS":     "none",
+				"GATEHOUSE_MAIL_FROM":    "gatehouse@example.test",
+				"GATEHOUSE_RATE_LIMIT":   "off", // the suite signs in more often than 3 per 10 s
+				"GATEHOUSE_ADMIN_EMAILS": adminEmail,
 			})
 			app := mustStartOn(t, s, cfg, ln)
 
@@ -62,7 +70,8 @@ func TestBetterAuthClient(t *testing.T) {
 			defer cancel()
 			cmd := exec.CommandContext(ctx, node, "--test", "--test-reporter=spec", ".")
 			cmd.Dir = clientsDir
-			cmd.Env = append(os.Environ(), "GATEHOUSE_URL="+app.URL, "MAILBOX_URL="+mailbox.URL, "NO_COLOR=1")
+			cmd.Env = append(os.Environ(), "GATEHOUSE_URL="+app.URL, "MAILBOX_URL="+mailbox.URL,
+				"GATEHOUSE_TEST_ADMIN_EMAIL="+adminEmail, "NO_COLOR=1")
 			cmd.WaitDelay = 5 * time.Second
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out

@@ -436,6 +436,10 @@ func (o *Organizations) ActiveMember(ctx context.Context, req OrgRequest, sel Or
 	}
 	m, err := o.orgs.GetMemberByUser(ctx, id, req.Principal.User.ID())
 	if errors.Is(err, domain.ErrNotFound) {
+		if sel.ID != "" || sel.Slug != "" {
+			// Asking about an organization one does not belong to.
+			return nil, errNotMember
+		}
 		return nil, errMemberNotFound
 	}
 	return m, err

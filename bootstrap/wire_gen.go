@@ -61,7 +61,15 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	verifyEmailHandler := command.NewVerifyEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings)
 	memory, cleanup3 := ratelimit.NewDefault()
 	throttleHandler := command.NewThrottleHandler(memory)
-	purgeExpiredHandler := command.NewPurgeExpiredHandler(sessionRepository, verificationRepository, clock)
+	serviceKeyRepository := gormstore.NewServiceKeyRepository(db)
+	purgeExpiredHandler := command.NewPurgeExpiredHandler(sessionRepository, verificationRepository, serviceKeyRepository, clock)
+	organizationRepository := gormstore.NewOrganizationRepository(db)
+	auditLog := gormstore.NewAuditLog(db)
+	commandOrganizationSettings := organizationSettings(cfg)
+	organizations := command.NewOrganizations(organizationRepository, userRepository, sessionRepository, mailer, auditLog, idGenerator, clock, commandOrganizationSettings)
+	commandAdminSettings := adminSettings(cfg)
+	administration := command.NewAdministration(userRepository, credentialRepository, sessionRepository, hasher, list, auditLog, tokenGenerator, idGenerator, clock, commandAuthSettings, commandAdminSettings)
+	serviceKeys := command.NewServiceKeys(serviceKeyRepository, auditLog, tokenGenerator, idGenerator, clock, commandAdminSettings)
 	commands := application.Commands{
 		SignUp:         signUpHandler,
 		SignIn:         signInHandler,
@@ -76,13 +84,19 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 		VerifyEmail:    verifyEmailHandler,
 		Throttle:       throttleHandler,
 		PurgeExpired:   purgeExpiredHandler,
+		Organizations:  organizations,
+		Administration: administration,
+		ServiceKeys:    serviceKeys,
 	}
 	healthChecker := gormstore.NewHealthChecker(db)
 	readinessHandler := query.NewReadinessHandler(healthChecker)
 	listSessionsHandler := query.NewListSessionsHandler(sessionRepository, clock)
+	domainPlatformAdmins := platformAdmins(cfg)
+	auditLogHandler := query.NewAuditLogHandler(auditLog, domainPlatformAdmins)
 	queries := application.Queries{
 		Readiness:    readinessHandler,
 		ListSessions: listSessionsHandler,
+		AuditLog:     auditLogHandler,
 	}
 	applicationApplication := &application.Application{
 		Commands: commands,
@@ -129,7 +143,15 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	verifyEmailHandler := command.NewVerifyEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings)
 	ratelimitMemory, cleanup2 := ratelimit.NewDefault()
 	throttleHandler := command.NewThrottleHandler(ratelimitMemory)
-	purgeExpiredHandler := command.NewPurgeExpiredHandler(sessionRepository, verificationRepository, clock)
+	serviceKeyRepository := memory.NewServiceKeyRepository(db)
+	purgeExpiredHandler := command.NewPurgeExpiredHandler(sessionRepository, verificationRepository, serviceKeyRepository, clock)
+	organizationRepository := memory.NewOrganizationRepository(db)
+	auditLog := memory.NewAuditLog(db)
+	commandOrganizationSettings := organizationSettings(cfg)
+	organizations := command.NewOrganizations(organizationRepository, userRepository, sessionRepository, mailer, auditLog, idGenerator, clock, commandOrganizationSettings)
+	commandAdminSettings := adminSettings(cfg)
+	administration := command.NewAdministration(userRepository, credentialRepository, sessionRepository, hasher, list, auditLog, tokenGenerator, idGenerator, clock, commandAuthSettings, commandAdminSettings)
+	serviceKeys := command.NewServiceKeys(serviceKeyRepository, auditLog, tokenGenerator, idGenerator, clock, commandAdminSettings)
 	commands := application.Commands{
 		SignUp:         signUpHandler,
 		SignIn:         signInHandler,
@@ -144,13 +166,19 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 		VerifyEmail:    verifyEmailHandler,
 		Throttle:       throttleHandler,
 		PurgeExpired:   purgeExpiredHandler,
+		Organizations:  organizations,
+		Administration: administration,
+		ServiceKeys:    serviceKeys,
 	}
 	healthChecker := memory.NewHealthChecker()
 	readinessHandler := query.NewReadinessHandler(healthChecker)
 	listSessionsHandler := query.NewListSessionsHandler(sessionRepository, clock)
+	domainPlatformAdmins := platformAdmins(cfg)
+	auditLogHandler := query.NewAuditLogHandler(auditLog, domainPlatformAdmins)
 	queries := application.Queries{
 		Readiness:    readinessHandler,
 		ListSessions: listSessionsHandler,
+		AuditLog:     auditLogHandler,
 	}
 	applicationApplication := &application.Application{
 		Commands: commands,
@@ -169,6 +197,6 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 
 // applicationSet provides every use case. It lives here, not in application,
 // because application may not import wire.
-var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSessionsHandler, command.NewSignUpHandler, command.NewSignInHandler, command.NewSignOutHandler, command.NewAuthenticateHandler, command.NewRevokeSessionsHandler, command.NewUpdateUserHandler, command.NewChangePasswordHandler, command.NewChangeEmailHandler, command.NewDeleteUserHandler, command.NewResetPasswordHandler, command.NewVerifyEmailHandler, command.NewThrottleHandler, command.NewPurgeExpiredHandler, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"))
+var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSessionsHandler, command.NewSignUpHandler, command.NewSignInHandler, command.NewSignOutHandler, command.NewAuthenticateHandler, command.NewRevokeSessionsHandler, command.NewUpdateUserHandler, command.NewChangePasswordHandler, command.NewChangeEmailHandler, command.NewDeleteUserHandler, command.NewResetPasswordHandler, command.NewVerifyEmailHandler, command.NewThrottleHandler, command.NewPurgeExpiredHandler, command.NewOrganizations, command.NewAdministration, command.NewServiceKeys, query.NewAuditLogHandler, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"))
 
-var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, newMailer, passwordhash.Set, blocklist.Set, ratelimit.Set)
+var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, adminSettings, platformAdmins, organizationSettings, newMailer, passwordhash.Set, blocklist.Set, ratelimit.Set)

@@ -32,6 +32,9 @@ func storesOn(newURL gormtest.NewURLFunc) func(t *testing.T) conformance.Stores 
 			Sessions:      gormstore.NewSessionRepository(db),
 			Credentials:   gormstore.NewCredentialRepository(db),
 			Verifications: gormstore.NewVerificationRepository(db),
+			Organizations: gormstore.NewOrganizationRepository(db),
+			ServiceKeys:   gormstore.NewServiceKeyRepository(db),
+			Audit:         gormstore.NewAuditLog(db),
 		}
 	}
 }
@@ -51,6 +54,24 @@ func TestCredentialRepository(t *testing.T) {
 func TestVerificationRepository(t *testing.T) {
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		conformance.RunVerificationRepository(t, storesOn(newURL))
+	})
+}
+
+func TestServiceKeyRepository(t *testing.T) {
+	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
+		conformance.RunServiceKeyRepository(t, storesOn(newURL))
+	})
+}
+
+func TestAuditLog(t *testing.T) {
+	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
+		conformance.RunAuditLog(t, storesOn(newURL))
+	})
+}
+
+func TestOrganizationRepository(t *testing.T) {
+	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
+		conformance.RunOrganizationRepository(t, storesOn(newURL))
 	})
 }
 

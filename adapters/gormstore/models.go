@@ -10,26 +10,42 @@ import (
 // them to it. Timestamps are never filled in by gorm: the domain sets them.
 
 type userRow struct {
-	ID            string    `gorm:"column:id;primaryKey;type:text"`
+	ID            string    `gorm:"column:id;primaryKey;type:text;index:users_created_at_idx,priority:2"`
 	Name          string    `gorm:"column:name;not null"`
 	Email         string    `gorm:"column:email;not null;uniqueIndex:users_email_key"`
 	EmailVerified bool      `gorm:"column:email_verified;not null"`
 	Image         string    `gorm:"column:image;not null"`
-	CreatedAt     time.Time `gorm:"column:created_at;not null;autoCreateTime:false"`
+	CreatedAt     time.Time `gorm:"column:created_at;not null;autoCreateTime:false;index:users_created_at_idx,priority:1"`
 	UpdatedAt     time.Time `gorm:"column:updated_at;not null;autoUpdateTime:false"`
+	// Role is the user's platform roles, comma-separated (domain.JoinPlatformRoles).
+	Role      string `gorm:"column:role;not null"`
+	Banned    bool   `gorm:"column:banned;not null"`
+	BanReason string `gorm:"column:ban_reason;not null"`
+	// BanExpires is NULL for a ban until lifted, and for a user not banned.
+	BanExpires *time.Time `gorm:"column:ban_expires"`
 }
 
 func (userRow) TableName() string { return "users" }
 
 func userFromDomain(u *domain.User) userRow {
-	return userRow{
+	a := u.Access()
+	r := userRow{
 		ID: string(u.ID()), Name: u.Name(), Email: string(u.Email()), EmailVerified: u.EmailVerified(),
 		Image: u.Image(), CreatedAt: u.CreatedAt(), UpdatedAt: u.UpdatedAt(),
+		Role: domain.JoinPlatformRoles(a.Roles), Banned: a.Banned, BanReason: a.BanReason,
 	}
+	if !a.BanExpires.IsZero() {
+		r.BanExpires = &a.BanExpires
+	}
+	return r
 }
 
 func (r userRow) toDomain() *domain.User {
-	return domain.RehydrateUser(domain.UserID(r.ID), r.Name, domain.Email(r.Email), r.EmailVerified, r.Image, r.CreatedAt, r.UpdatedAt)
+	a := domain.UserAccess{Roles: domain.SplitPlatformRoles(r.Role), Banned: r.Banned, BanReason: r.BanReason}
+	if r.BanExpires != nil {
+		a.BanExpires = *r.BanExpires
+	}
+	return domain.RehydrateUser(domain.UserID(r.ID), r.Name, domain.Email(r.Email), r.EmailVerified, r.Image, a, r.CreatedAt, r.UpdatedAt)
 }
 
 type sessionRow struct {
@@ -42,6 +58,10 @@ type sessionRow struct {
 	ExpiresAt  time.Time `gorm:"column:expires_at;not null;index:sessions_expires_at_idx"`
 	CreatedAt  time.Time `gorm:"column:created_at;not null;autoCreateTime:false"`
 	UpdatedAt  time.Time `gorm:"column:updated_at;not null;autoUpdateTime:false"`
+	// ActiveOrganizationID is NULL when the session works in no organization.
+	ActiveOrganizationID *string `gorm:"column:active_organization_id;index:sessions_active_organization_id_idx"`
+	// ImpersonatedBy is NULL unless an administrator acts through the session.
+	ImpersonatedBy *string `gorm:"column:impersonated_by;index:sessions_impersonated_by_idx"`
 }
 
 func (sessionRow) TableName() string { return "sessions" }
@@ -51,12 +71,32 @@ func sessionFromDomain(s *domain.Session) sessionRow {
 		ID: string(s.ID()), UserID: string(s.UserID()), TokenHash: string(s.TokenHash()), RememberMe: s.RememberMe(),
 		IPAddress: s.IPAddress(), UserAgent: s.UserAgent(),
 		ExpiresAt: s.ExpiresAt(), CreatedAt: s.CreatedAt(), UpdatedAt: s.UpdatedAt(),
+		ActiveOrganizationID: nullIfEmpty(string(s.ActiveOrganizationID())),
+		ImpersonatedBy:       nullIfEmpty(string(s.ImpersonatedBy())),
 	}
 }
 
 func (r sessionRow) toDomain() *domain.Session {
 	return domain.RehydrateSession(domain.SessionID(r.ID), domain.UserID(r.UserID), domain.TokenHash(r.TokenHash), r.RememberMe,
-		r.IPAddress, r.UserAgent, r.ExpiresAt, r.CreatedAt, r.UpdatedAt)
+		r.IPAddress, r.UserAgent, domain.OrganizationID(emptyIfNull(r.ActiveOrganizationID)), domain.UserID(emptyIfNull(r.ImpersonatedBy)),
+		r.ExpiresAt, r.CreatedAt, r.UpdatedAt)
+}
+
+// nullIfEmpty maps "" to NULL, for optional references: a foreign key holds
+// NULL, never "", when it refers to nothing.
+func nullIfEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// emptyIfNull maps NULL to "".
+func emptyIfNull(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
 }
 
 // sessionUserRow is one row of the session lookup, which reads the session
@@ -121,5 +161,7 @@ func (r verificationRow) toDomain() *domain.Verification {
 // RowModels returns a new value of every row model, so that a schema-drift
 // test can compare them with the migrated schema.
 func RowModels() []any {
-	return []any{&userRow{}, &sessionRow{}, &credentialRow{}, &verificationRow{}}
+	return []any{&userRow{}, &sessionRow{}, &credentialRow{}, &verificationRow{},
+		&organizationRow{}, &memberRow{}, &invitationRow{},
+		&serviceKeyRow{}, &serviceKeySecretRow{}, &auditRow{}}
 }

@@ -29,6 +29,13 @@ func NewSessionRepository(db *gorm.DB) *SessionRepository {
 var (
 	errSessionNotFound = domain.NotFound("session.not_found", "session")
 	errSessionConflict = domain.NewError(domain.KindConflict, "session.exists", "a session with this id or token already exists")
+	// errSessionRefNotFound is a foreign-key violation on creating a
+	// session that names an organization: its user, its impersonator or
+	// its organization is missing, and the databases do not say which.
+	errSessionRefNotFound = domain.NotFound("session.reference_not_found", "user or organization")
+	// errActiveOrgNotFound is a foreign-key violation on updating a
+	// session: only its active organization can have changed.
+	errActiveOrgNotFound = domain.NotFound("organization.not_found", "organization")
 )
 
 // sessionLookupSQL reads a session and its user in one round trip, through
@@ -37,8 +44,10 @@ var (
 const sessionLookupSQL = `SELECT
  s.id AS s_id, s.user_id AS s_user_id, s.token_hash AS s_token_hash, s.remember_me AS s_remember_me,
  s.ip_address AS s_ip_address, s.user_agent AS s_user_agent,
+ s.active_organization_id AS s_active_organization_id, s.impersonated_by AS s_impersonated_by,
  s.expires_at AS s_expires_at, s.created_at AS s_created_at, s.updated_at AS s_updated_at,
  u.id AS u_id, u.name AS u_name, u.email AS u_email, u.email_verified AS u_email_verified, u.image AS u_image,
+ u.role AS u_role, u.banned AS u_banned, u.ban_reason AS u_ban_reason, u.ban_expires AS u_ban_expires,
  u.created_at AS u_created_at, u.updated_at AS u_updated_at
 FROM sessions s JOIN users u ON u.id = s.user_id
 WHERE s.token_hash = ?`
@@ -46,7 +55,20 @@ WHERE s.token_hash = ?`
 // Create implements ports.SessionRepository.
 func (r *SessionRepository) Create(ctx context.Context, s *domain.Session) error {
 	row := sessionFromDomain(s)
-	return convertErr("sessions.create", r.db.WithContext(ctx).Create(&row).Error, errUserNotFound, errSessionConflict)
+	missing := errUserNotFound
+	if row.ActiveOrganizationID != nil {
+		missing = errSessionRefNotFound
+	}
+	return convertErr("sessions.create", r.db.WithContext(ctx).Create(&row).Error, missing, errSessionConflict)
+}
+
+// Get implements ports.SessionRepository.
+func (r *SessionRepository) Get(ctx context.Context, id domain.SessionID) (*domain.Session, error) {
+	var row sessionRow
+	if err := r.db.WithContext(ctx).Where("id = ?", string(id)).Take(&row).Error; err != nil {
+		return nil, convertErr("sessions.get", err, errSessionNotFound, nil)
+	}
+	return row.toDomain(), nil
 }
 
 // GetByTokenHash implements ports.SessionRepository.
@@ -100,7 +122,18 @@ func (r *SessionRepository) Update(ctx context.Context, id domain.SessionID, fn 
 		row = sessionFromDomain(s)
 		return tx.Model(&sessionRow{}).Where("id = ?", row.ID).Select("*").Updates(&row).Error
 	})
-	return convertErr("sessions.update", err, errUserNotFound, errSessionConflict)
+	return convertErr("sessions.update", err, errActiveOrgNotFound, errSessionConflict)
+}
+
+// ClearOrganization implements ports.SessionRepository. It leaves
+// updated_at alone, as the foreign key's ON DELETE SET NULL does.
+func (r *SessionRepository) ClearOrganization(ctx context.Context, org domain.OrganizationID, userID domain.UserID) error {
+	q := r.db.WithContext(ctx).Model(&sessionRow{}).Where("active_organization_id = ?", string(org))
+	if userID != "" {
+		q = q.Where("user_id = ?", string(userID))
+	}
+	err := q.Update("active_organization_id", nil).Error
+	return convertErr("sessions.clear_organization", err, nil, nil)
 }
 
 // Delete implements ports.SessionRepository. Matching on the owner as well

@@ -2,6 +2,9 @@ package gormstore
 
 import (
 	"context"
+	"fmt"
+	"strings"
+	"time"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -86,4 +89,162 @@ func (r *UserRepository) Delete(ctx context.Context, id domain.UserID) error {
 		return errUserNotFound
 	}
 	return nil
+}
+
+// List implements ports.UserRepository. The matches are counted by a
+// second query with the same conditions. On PostgreSQL, text is compared and
+// sorted in the "C" collation, byte by byte, as SQLite and the memory store
+// do whatever the database's locale; the default order (created_at, id) reads
+// through users_created_at_idx.
+func (r *UserRepository) List(ctx context.Context, q ports.UserQuery) ([]*domain.User, int, error) {
+	db := r.db.WithContext(ctx)
+	collate := ""
+	if DialectOf(db) == DialectPostgres {
+		collate = ` COLLATE "C"`
+	}
+	where, args, err := userQueryWhere(q, collate)
+	if err != nil {
+		return nil, 0, err
+	}
+	order, err := userQueryOrder(q, collate)
+	if err != nil {
+		return nil, 0, err
+	}
+	if q.Limit < 1 || q.Limit > maxUserListLimit || q.Offset < 0 {
+		return nil, 0, errUserQueryPage
+	}
+	var total int64
+	if err := db.Model(&userRow{}).Where(where, args...).Count(&total).Error; err != nil {
+		return nil, 0, convertErr("users.list", err, nil, nil)
+	}
+	var rows []userRow
+	if err := db.Where(where, args...).Order(order).Limit(q.Limit).Offset(q.Offset).Find(&rows).Error; err != nil {
+		return nil, 0, convertErr("users.list", err, nil, nil)
+	}
+	out := make([]*domain.User, 0, len(rows))
+	for _, row := range rows {
+		out = append(out, row.toDomain())
+	}
+	return out, int(total), nil
+}
+
+// maxUserListLimit is the largest page ports.UserQuery allows.
+const maxUserListLimit = 1000
+
+var errUserQueryPage = domain.Invalid("user.query_unsupported", "the page must hold 1 to 1000 users from a non-negative offset")
+
+// errUserQuery reports a condition or sort the store does not support. The
+// offending names go in the cause, which is logged and never sent.
+func errUserQuery(format string, args ...any) error {
+	return &domain.Error{Kind: domain.KindInvalid, Code: "user.query_unsupported",
+		Message: "unsupported user query", Err: fmt.Errorf(format, args...)}
+}
+
+// userColumns maps the searchable fields to their columns.
+var userColumns = map[ports.UserField]string{
+	ports.UserFieldEmail: "email", ports.UserFieldName: "name", ports.UserFieldID: "id",
+	ports.UserFieldRole: "role", ports.UserFieldBanned: "banned", ports.UserFieldVerified: "email_verified",
+	ports.UserFieldCreatedAt: "created_at", ports.UserFieldUpdatedAt: "updated_at",
+}
+
+// userQueryOperators maps the ordering operators to SQL.
+var userQueryOperators = map[ports.Operator]string{
+	ports.OpEq: "=", ports.OpNe: "<>", ports.OpLt: "<", ports.OpLte: "<=", ports.OpGt: ">", ports.OpGte: ">=",
+}
+
+// userQueryWhere returns q's conditions as one SQL condition, ANDed, with
+// its arguments. Text ordering comparisons carry collate.
+func userQueryWhere(q ports.UserQuery, collate string) (string, []any, error) {
+	parts := []string{"1 = 1"}
+	var args []any
+	for _, c := range q.Conditions {
+		col, ok := userColumns[c.Field]
+		if !ok {
+			return "", nil, errUserQuery("unknown field %q", c.Field)
+		}
+		part, arg, err := userCondition(c, col, collate)
+		if err != nil {
+			return "", nil, err
+		}
+		parts = append(parts, part)
+		args = append(args, arg)
+	}
+	return strings.Join(parts, " AND "), args, nil
+}
+
+// userCondition returns one condition on col and its argument.
+func userCondition(c ports.UserCondition, col, collate string) (string, any, error) {
+	switch c.Field {
+	case ports.UserFieldEmail, ports.UserFieldName, ports.UserFieldID:
+		v, ok := c.Value.(string)
+		if !ok {
+			break
+		}
+		switch c.Operator {
+		case ports.OpEq, ports.OpNe:
+			return col + " " + userQueryOperators[c.Operator] + " ?", v, nil
+		case ports.OpLt, ports.OpLte, ports.OpGt, ports.OpGte:
+			return col + collate + " " + userQueryOperators[c.Operator] + " ?", v, nil
+		case ports.OpContains:
+			return "LOWER(" + col + `) LIKE LOWER(?) ESCAPE '\'`, "%" + escapeLike(v) + "%", nil
+		case ports.OpStartsWith:
+			return "LOWER(" + col + `) LIKE LOWER(?) ESCAPE '\'`, escapeLike(v) + "%", nil
+		case ports.OpEndsWith:
+			return "LOWER(" + col + `) LIKE LOWER(?) ESCAPE '\'`, "%" + escapeLike(v), nil
+		}
+	case ports.UserFieldRole:
+		v, ok := c.Value.(string)
+		if !ok || strings.Contains(v, ",") {
+			break
+		}
+		// The roles are stored comma-separated: wrapped in commas, the
+		// column holds ",v," exactly when v is one of them.
+		match := "(',' || " + col + ` || ',') LIKE ? ESCAPE '\'`
+		switch c.Operator {
+		case ports.OpEq:
+			return match, "%," + escapeLike(v) + ",%", nil
+		case ports.OpNe:
+			return "NOT " + match, "%," + escapeLike(v) + ",%", nil
+		}
+	case ports.UserFieldBanned, ports.UserFieldVerified:
+		v, ok := c.Value.(bool)
+		if ok && (c.Operator == ports.OpEq || c.Operator == ports.OpNe) {
+			return col + " " + userQueryOperators[c.Operator] + " ?", v, nil
+		}
+	case ports.UserFieldCreatedAt, ports.UserFieldUpdatedAt:
+		v, ok := c.Value.(time.Time)
+		if op, known := userQueryOperators[c.Operator]; ok && known {
+			// Normalised like the stored times: SQLite compares them as text.
+			return col + " " + op + " ?", domain.Timestamp(v), nil
+		}
+	}
+	return "", nil, errUserQuery("operator %q on field %q with a %T value", c.Operator, c.Field, c.Value)
+}
+
+// escapeLike makes s match only itself in a LIKE pattern with ESCAPE '\'.
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(s)
+}
+
+// userQueryOrder returns q's ORDER BY: the sort column, then id, both in
+// the same direction.
+func userQueryOrder(q ports.UserQuery, collate string) (string, error) {
+	var col string
+	switch q.SortBy {
+	case "", ports.UserFieldCreatedAt:
+		col = "created_at"
+	case ports.UserFieldUpdatedAt:
+		col = "updated_at"
+	case ports.UserFieldEmail:
+		col = "email" + collate
+	case ports.UserFieldName:
+		col = "name" + collate
+	default:
+		return "", errUserQuery("cannot sort by %q", q.SortBy)
+	}
+	dir := " ASC"
+	if q.SortDesc {
+		dir = " DESC"
+	}
+	return col + dir + ", id" + collate + dir, nil
 }

@@ -12,5 +12,8 @@ var Set = wire.NewSet(
 	NewSessionRepository, wire.Bind(new(ports.SessionRepository), new(*SessionRepository)),
 	NewCredentialRepository, wire.Bind(new(ports.CredentialRepository), new(*CredentialRepository)),
 	NewVerificationRepository, wire.Bind(new(ports.VerificationRepository), new(*VerificationRepository)),
+	NewOrganizationRepository, wire.Bind(new(ports.OrganizationRepository), new(*OrganizationRepository)),
+	NewServiceKeyRepository, wire.Bind(new(ports.ServiceKeyRepository), new(*ServiceKeyRepository)),
+	NewAuditLog, wire.Bind(new(ports.AuditLog), new(*AuditLog)),
 	NewHealthChecker, wire.Bind(new(ports.HealthChecker), new(*HealthChecker)),
 )

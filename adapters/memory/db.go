@@ -23,6 +23,20 @@ type DB struct {
 
 	verifications       map[string]*domain.Verification
 	verificationByToken map[domain.TokenHash]string
+
+	organizations      map[domain.OrganizationID]*domain.Organization
+	organizationBySlug map[string]domain.OrganizationID
+	members            map[domain.MemberID]*domain.Member
+	memberByOrgUser    map[orgUser]domain.MemberID
+	invitations        map[domain.InvitationID]*domain.Invitation
+
+	// serviceKeySecrets is keyed by hash, the primary key of
+	// service_key_secrets; revoking or rotating a key deletes from it.
+	serviceKeys       map[domain.ServiceKeyID]*domain.ServiceKey
+	serviceKeySecrets map[domain.TokenHash]domain.ServiceKeySecret
+
+	// auditLog is append-only: nothing deletes from it.
+	auditLog map[string]domain.AuditEntry
 }
 
 // NewDB returns an empty store.
@@ -35,6 +49,14 @@ func NewDB() *DB {
 		credentials:         map[domain.UserID]*domain.Credential{},
 		verifications:       map[string]*domain.Verification{},
 		verificationByToken: map[domain.TokenHash]string{},
+		organizations:       map[domain.OrganizationID]*domain.Organization{},
+		organizationBySlug:  map[string]domain.OrganizationID{},
+		members:             map[domain.MemberID]*domain.Member{},
+		memberByOrgUser:     map[orgUser]domain.MemberID{},
+		invitations:         map[domain.InvitationID]*domain.Invitation{},
+		serviceKeys:         map[domain.ServiceKeyID]*domain.ServiceKey{},
+		serviceKeySecrets:   map[domain.TokenHash]domain.ServiceKeySecret{},
+		auditLog:            map[string]domain.AuditEntry{},
 	}
 }
 
@@ -50,8 +72,10 @@ func (db *DB) deleteUser(u *domain.User) {
 	delete(db.userByEmail, u.Email())
 	delete(db.users, u.ID())
 	delete(db.credentials, u.ID())
+	db.deleteMemberships(u.ID())
 	for id, s := range db.sessions {
-		if s.UserID() == u.ID() {
+		// Sessions in which the user impersonated someone go too.
+		if s.UserID() == u.ID() || s.ImpersonatedBy() == u.ID() {
 			db.deleteSession(id, s)
 		}
 	}

@@ -15,6 +15,9 @@ func newStores(*testing.T) conformance.Stores {
 		Sessions:      memory.NewSessionRepository(db),
 		Credentials:   memory.NewCredentialRepository(db),
 		Verifications: memory.NewVerificationRepository(db),
+		Organizations: memory.NewOrganizationRepository(db),
+		ServiceKeys:   memory.NewServiceKeyRepository(db),
+		Audit:         memory.NewAuditLog(db),
 	}
 }
 
@@ -32,6 +35,18 @@ func TestCredentialRepository(t *testing.T) {
 
 func TestVerificationRepository(t *testing.T) {
 	conformance.RunVerificationRepository(t, newStores)
+}
+
+func TestServiceKeyRepository(t *testing.T) {
+	conformance.RunServiceKeyRepository(t, newStores)
+}
+
+func TestAuditLog(t *testing.T) {
+	conformance.RunAuditLog(t, newStores)
+}
+
+func TestOrganizationRepository(t *testing.T) {
+	conformance.RunOrganizationRepository(t, newStores)
 }
 
 func TestHealthChecker(t *testing.T) {

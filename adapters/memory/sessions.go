@@ -36,6 +36,17 @@ func sessionConflict() error {
 
 func sessionNotFound() error { return domain.NotFound("session.not_found", "session") }
 
+func activeOrganizationNotFound() error {
+	return domain.NotFound("organization.not_found", "organization")
+}
+
+// hasActiveOrganization reports whether a session may name org as its
+// active organization: whether org exists. The caller holds the lock.
+func (db *DB) hasActiveOrganization(org domain.OrganizationID) bool {
+	_, ok := db.organizations[org]
+	return ok
+}
+
 // Create implements ports.SessionRepository.
 func (r *SessionRepository) Create(_ context.Context, s *domain.Session) error {
 	r.db.mu.Lock()
@@ -48,6 +59,12 @@ func (r *SessionRepository) Create(_ context.Context, s *domain.Session) error {
 	}
 	if !r.db.hasUser(s.UserID()) {
 		return ownerNotFound()
+	}
+	if by := s.ImpersonatedBy(); by != "" && !r.db.hasUser(by) {
+		return ownerNotFound()
+	}
+	if org := s.ActiveOrganizationID(); org != "" && !r.db.hasActiveOrganization(org) {
+		return activeOrganizationNotFound()
 	}
 	r.db.sessions[s.ID()] = copySession(s)
 	r.db.sessionByToken[s.TokenHash()] = s.ID()
@@ -64,6 +81,17 @@ func (r *SessionRepository) GetByTokenHash(_ context.Context, h domain.TokenHash
 	}
 	s := r.db.sessions[id]
 	return copySession(s), copyUser(r.db.users[s.UserID()]), nil
+}
+
+// Get implements ports.SessionRepository.
+func (r *SessionRepository) Get(_ context.Context, id domain.SessionID) (*domain.Session, error) {
+	r.db.mu.RLock()
+	defer r.db.mu.RUnlock()
+	s, ok := r.db.sessions[id]
+	if !ok {
+		return nil, sessionNotFound()
+	}
+	return copySession(s), nil
 }
 
 // ListByUser implements ports.SessionRepository. It scans every session:
@@ -101,7 +129,11 @@ func (r *SessionRepository) Update(_ context.Context, id domain.SessionID, fn fu
 		return err
 	}
 	// fn cannot change the id, owner or token hash (Session has no setters
-	// for them), so the indexes stay valid.
+	// for them), so the indexes stay valid. The active organization must
+	// exist, as the SQL stores' foreign key requires.
+	if org := s.ActiveOrganizationID(); org != "" && org != stored.ActiveOrganizationID() && !r.db.hasActiveOrganization(org) {
+		return activeOrganizationNotFound()
+	}
 	r.db.sessions[id] = s
 	return nil
 }
@@ -144,4 +176,32 @@ func (r *SessionRepository) DeleteExpired(_ context.Context, now time.Time) (int
 		}
 	}
 	return n, nil
+}
+
+// ClearOrganization implements ports.SessionRepository.
+func (r *SessionRepository) ClearOrganization(_ context.Context, org domain.OrganizationID, userID domain.UserID) error {
+	r.db.mu.Lock()
+	defer r.db.mu.Unlock()
+	r.db.clearSessionsOrganization(org, userID)
+	return nil
+}
+
+// clearActiveOrganization sets no active organization on every session
+// working in org, as the SQL stores' ON DELETE SET NULL does when org is
+// deleted. The caller holds the write lock.
+func (db *DB) clearActiveOrganization(org domain.OrganizationID) {
+	db.clearSessionsOrganization(org, "")
+}
+
+// clearSessionsOrganization sets no active organization on the sessions of
+// userID (of everyone, if userID is "") working in org. Like the SQL
+// stores, it leaves updatedAt alone. The caller holds the write lock.
+func (db *DB) clearSessionsOrganization(org domain.OrganizationID, userID domain.UserID) {
+	for id, s := range db.sessions {
+		if s.ActiveOrganizationID() != org || (userID != "" && s.UserID() != userID) {
+			continue
+		}
+		db.sessions[id] = domain.RehydrateSession(s.ID(), s.UserID(), s.TokenHash(), s.RememberMe(), s.IPAddress(), s.UserAgent(),
+			"", s.ImpersonatedBy(), s.ExpiresAt(), s.CreatedAt(), s.UpdatedAt())
+	}
 }

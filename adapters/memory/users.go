@@ -2,6 +2,10 @@ package memory
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
 
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
@@ -23,10 +27,10 @@ func NewUserRepository(db *DB) *UserRepository {
 }
 
 // copyUser returns an independent copy, so neither the caller nor the store
-// can change the other's value.
+// can change the other's value: rebuilt, so that it shares no slice (the
+// roles) with u.
 func copyUser(u *domain.User) *domain.User {
-	c := *u
-	return &c
+	return domain.RehydrateUser(u.ID(), u.Name(), u.Email(), u.EmailVerified(), u.Image(), u.Access(), u.CreatedAt(), u.UpdatedAt())
 }
 
 func userConflict() error {
@@ -112,4 +116,158 @@ func (r *UserRepository) Delete(_ context.Context, id domain.UserID) error {
 	}
 	r.db.deleteUser(u)
 	return nil
+}
+
+// List implements ports.UserRepository. It scans every user, as the SQL
+// stores do for any sort but the default; text compares byte by byte, and
+// the case-insensitive operators fold case with strings.ToLower.
+func (r *UserRepository) List(_ context.Context, q ports.UserQuery) ([]*domain.User, int, error) {
+	matchers := make([]func(*domain.User) bool, 0, len(q.Conditions))
+	for _, c := range q.Conditions {
+		m, err := userMatcher(c)
+		if err != nil {
+			return nil, 0, err
+		}
+		matchers = append(matchers, m)
+	}
+	sortKey, err := userSortKey(q.SortBy)
+	if err != nil {
+		return nil, 0, err
+	}
+	if q.Limit < 1 || q.Limit > maxUserListLimit || q.Offset < 0 {
+		return nil, 0, domain.Invalid("user.query_unsupported", "the page must hold 1 to 1000 users from a non-negative offset")
+	}
+
+	r.db.mu.RLock()
+	defer r.db.mu.RUnlock()
+	var matches []*domain.User
+	for _, u := range r.db.users {
+		if !slices.ContainsFunc(matchers, func(m func(*domain.User) bool) bool { return !m(u) }) {
+			matches = append(matches, u)
+		}
+	}
+	slices.SortFunc(matches, func(a, b *domain.User) int {
+		c := sortKey(a, b)
+		if c == 0 {
+			c = strings.Compare(string(a.ID()), string(b.ID()))
+		}
+		if q.SortDesc {
+			return -c
+		}
+		return c
+	})
+	total := len(matches)
+	page := matches[min(q.Offset, total):min(q.Offset+q.Limit, total)]
+	out := make([]*domain.User, 0, len(page))
+	for _, u := range page {
+		out = append(out, copyUser(u))
+	}
+	return out, total, nil
+}
+
+// maxUserListLimit is the largest page ports.UserQuery allows.
+const maxUserListLimit = 1000
+
+// errUserQuery reports a condition or sort the store does not support. The
+// offending names go in the cause, which is logged and never sent.
+func errUserQuery(format string, args ...any) error {
+	return &domain.Error{Kind: domain.KindInvalid, Code: "user.query_unsupported",
+		Message: "unsupported user query", Err: fmt.Errorf(format, args...)}
+}
+
+// userSortKey returns the comparison of the field users are sorted by.
+func userSortKey(f ports.UserField) (func(a, b *domain.User) int, error) {
+	switch f {
+	case "", ports.UserFieldCreatedAt:
+		return func(a, b *domain.User) int { return a.CreatedAt().Compare(b.CreatedAt()) }, nil
+	case ports.UserFieldUpdatedAt:
+		return func(a, b *domain.User) int { return a.UpdatedAt().Compare(b.UpdatedAt()) }, nil
+	case ports.UserFieldEmail:
+		return func(a, b *domain.User) int { return strings.Compare(string(a.Email()), string(b.Email())) }, nil
+	case ports.UserFieldName:
+		return func(a, b *domain.User) int { return strings.Compare(a.Name(), b.Name()) }, nil
+	}
+	return nil, errUserQuery("cannot sort by %q", f)
+}
+
+// userMatcher returns the test of one condition, with the semantics of the
+// SQL stores.
+func userMatcher(c ports.UserCondition) (func(*domain.User) bool, error) {
+	switch c.Field {
+	case ports.UserFieldEmail, ports.UserFieldName, ports.UserFieldID:
+		v, ok := c.Value.(string)
+		if !ok {
+			break
+		}
+		get := map[ports.UserField]func(*domain.User) string{
+			ports.UserFieldEmail: func(u *domain.User) string { return string(u.Email()) },
+			ports.UserFieldName:  (*domain.User).Name,
+			ports.UserFieldID:    func(u *domain.User) string { return string(u.ID()) },
+		}[c.Field]
+		if test, ok := compareTest(c.Operator); ok {
+			return func(u *domain.User) bool { return test(strings.Compare(get(u), v)) }, nil
+		}
+		var textTest func(s, sub string) bool
+		switch c.Operator {
+		case ports.OpContains:
+			textTest = strings.Contains
+		case ports.OpStartsWith:
+			textTest = strings.HasPrefix
+		case ports.OpEndsWith:
+			textTest = strings.HasSuffix
+		default:
+			return nil, errUserQuery("operator %q on field %q", c.Operator, c.Field)
+		}
+		lower := strings.ToLower(v)
+		return func(u *domain.User) bool { return textTest(strings.ToLower(get(u)), lower) }, nil
+	case ports.UserFieldRole:
+		v, ok := c.Value.(string)
+		if !ok || strings.Contains(v, ",") || (c.Operator != ports.OpEq && c.Operator != ports.OpNe) {
+			break
+		}
+		want := c.Operator == ports.OpEq
+		return func(u *domain.User) bool { return slices.Contains(u.Roles(), domain.PlatformRole(v)) == want }, nil
+	case ports.UserFieldBanned, ports.UserFieldVerified:
+		v, ok := c.Value.(bool)
+		if !ok || (c.Operator != ports.OpEq && c.Operator != ports.OpNe) {
+			break
+		}
+		want := c.Operator == ports.OpEq
+		if c.Field == ports.UserFieldBanned {
+			return func(u *domain.User) bool { return (u.Access().Banned == v) == want }, nil
+		}
+		return func(u *domain.User) bool { return (u.EmailVerified() == v) == want }, nil
+	case ports.UserFieldCreatedAt, ports.UserFieldUpdatedAt:
+		v, ok := c.Value.(time.Time)
+		test, known := compareTest(c.Operator)
+		if !ok || !known {
+			break
+		}
+		v = domain.Timestamp(v)
+		if c.Field == ports.UserFieldCreatedAt {
+			return func(u *domain.User) bool { return test(u.CreatedAt().Compare(v)) }, nil
+		}
+		return func(u *domain.User) bool { return test(u.UpdatedAt().Compare(v)) }, nil
+	}
+	return nil, errUserQuery("operator %q on field %q with a %T value", c.Operator, c.Field, c.Value)
+}
+
+// compareTest returns what an ordering operator requires of a comparison's
+// result (-1, 0 or 1), and false for the other operators.
+func compareTest(op ports.Operator) (func(c int) bool, bool) {
+	switch op {
+	case ports.OpEq:
+		return func(c int) bool { return c == 0 }, true
+	case ports.OpNe:
+		return func(c int) bool { return c != 0 }, true
+	case ports.OpLt:
+		return func(c int) bool { return c < 0 }, true
+	case ports.OpLte:
+		return func(c int) bool { return c <= 0 }, true
+	case ports.OpGt:
+		return func(c int) bool { return c > 0 }, true
+	case ports.OpGte:
+		return func(c int) bool { return c >= 0 }, true
+	}
+	return nil, false
 }

@@ -37,6 +37,15 @@ func RunSessionRepository(t *testing.T, newStores func(t *testing.T) Stores) {
 		{"delete_expired_removes_only_expired", testSessionDeleteExpired},
 		{"deleting_the_user_deletes_their_sessions", testSessionCascade},
 		{"returned_values_are_copies", testSessionCopies},
+		{"get_returns_the_session", testSessionGet},
+		{"impersonation_round_trips", testSessionImpersonation},
+		{"unknown_impersonator_is_not_found", testSessionUnknownImpersonator},
+		{"deleting_the_impersonator_deletes_the_session", testSessionImpersonatorCascade},
+		{"active_organization_round_trips", testSessionActiveOrganization},
+		{"missing_active_organization_is_not_found", testSessionMissingOrganization},
+		{"clear_organization_for_one_user", testSessionClearOrganizationUser},
+		{"clear_organization_for_everyone", testSessionClearOrganizationAll},
+		{"deleting_the_organization_clears_it", testSessionOrganizationDeleted},
 	}
 	for _, tt := range tests {
 		t.Run("contract=SessionRepository/"+tt.name, func(t *testing.T) {
@@ -51,7 +60,7 @@ var sessionPolicy = domain.SessionPolicy{Lifetime: 7 * 24 * time.Hour, ShortLife
 // expiring at expiresAt, whose token is "token-<id>".
 func makeSession(id string, userID domain.UserID, createdAt, expiresAt time.Time) *domain.Session {
 	return domain.RehydrateSession(domain.SessionID(id), userID, domain.HashToken("token-"+id), true,
-		"203.0.113.7", "test-agent/1.0", expiresAt, createdAt, createdAt)
+		"203.0.113.7", "test-agent/1.0", "", "", expiresAt, createdAt, createdAt)
 }
 
 func mustCreateSession(t *testing.T, repo ports.SessionRepository, s *domain.Session) {
@@ -73,7 +82,8 @@ func mustGetSession(t *testing.T, repo ports.SessionRepository, h domain.TokenHa
 func assertSameSession(t *testing.T, got, want *domain.Session) {
 	t.Helper()
 	if got.ID() != want.ID() || got.UserID() != want.UserID() || got.TokenHash() != want.TokenHash() ||
-		got.RememberMe() != want.RememberMe() || got.IPAddress() != want.IPAddress() || got.UserAgent() != want.UserAgent() {
+		got.RememberMe() != want.RememberMe() || got.IPAddress() != want.IPAddress() || got.UserAgent() != want.UserAgent() ||
+		got.ActiveOrganizationID() != want.ActiveOrganizationID() || got.ImpersonatedBy() != want.ImpersonatedBy() {
 		t.Fatalf("session mismatch:\n got  %s\n want %s", describeSession(got), describeSession(want))
 	}
 	assertTime(t, "ExpiresAt", got.ExpiresAt(), want.ExpiresAt())
@@ -82,8 +92,8 @@ func assertSameSession(t *testing.T, got, want *domain.Session) {
 }
 
 func describeSession(s *domain.Session) string {
-	return fmt.Sprintf("{id=%s user=%s hash=%s remember=%v ip=%q ua=%q expires=%s created=%s updated=%s}",
-		s.ID(), s.UserID(), s.TokenHash(), s.RememberMe(), s.IPAddress(), s.UserAgent(),
+	return fmt.Sprintf("{id=%s user=%s hash=%s remember=%v ip=%q ua=%q org=%q impersonator=%q expires=%s created=%s updated=%s}",
+		s.ID(), s.UserID(), s.TokenHash(), s.RememberMe(), s.IPAddress(), s.UserAgent(), s.ActiveOrganizationID(), s.ImpersonatedBy(),
 		s.ExpiresAt().Format(time.RFC3339Nano), s.CreatedAt().Format(time.RFC3339Nano), s.UpdatedAt().Format(time.RFC3339Nano))
 }
 
@@ -149,7 +159,7 @@ func testSessionDuplicateID(t *testing.T, s Stores) {
 	mustCreateUsers(t, s, "u1")
 	first := makeSession("s1", "u1", baseTime, baseTime.Add(time.Hour))
 	mustCreateSession(t, s.Sessions, first)
-	dup := domain.RehydrateSession("s1", "u1", domain.HashToken("another token"), false, "", "", baseTime.Add(2*time.Hour), baseTime, baseTime)
+	dup := domain.RehydrateSession("s1", "u1", domain.HashToken("another token"), false, "", "", "", "", baseTime.Add(2*time.Hour), baseTime, baseTime)
 	mustBeKind(t, s.Sessions.Create(context.Background(), dup), domain.ErrConflict)
 	_, _, err := s.Sessions.GetByTokenHash(context.Background(), dup.TokenHash())
 	mustBeKind(t, err, domain.ErrNotFound)
@@ -161,7 +171,7 @@ func testSessionDuplicateToken(t *testing.T, s Stores) {
 	mustCreateUsers(t, s, "u1", "u2")
 	first := makeSession("s1", "u1", baseTime, baseTime.Add(time.Hour))
 	mustCreateSession(t, s.Sessions, first)
-	dup := domain.RehydrateSession("s2", "u2", first.TokenHash(), false, "", "", baseTime.Add(2*time.Hour), baseTime, baseTime)
+	dup := domain.RehydrateSession("s2", "u2", first.TokenHash(), false, "", "", "", "", baseTime.Add(2*time.Hour), baseTime, baseTime)
 	mustBeKind(t, s.Sessions.Create(context.Background(), dup), domain.ErrConflict)
 	got, u := mustGetSession(t, s.Sessions, first.TokenHash())
 	assertSameSession(t, got, first)
@@ -186,6 +196,12 @@ func testSessionJoinsUser(t *testing.T, s Stores) {
 	if err := s.Users.Update(ctx, "u1", func(u *domain.User) error {
 		u.MarkEmailVerified(later)
 		u.SetImage("https://example.com/u1.png", later)
+		if err := u.SetRoles([]domain.PlatformRole{domain.PlatformRoleUser, domain.PlatformRoleAdmin}, later); err != nil {
+			return err
+		}
+		if err := u.Ban("abuse", later.Add(time.Hour), later); err != nil {
+			return err
+		}
 		return u.Rename("Renamed", later)
 	}); err != nil {
 		t.Fatal(err)
@@ -239,7 +255,7 @@ func testSessionUpdate(t *testing.T, s Stores) {
 		t.Fatal(err)
 	}
 	got, _ := mustGetSession(t, s.Sessions, orig.TokenHash())
-	want := domain.RehydrateSession("s1", "u1", orig.TokenHash(), true, orig.IPAddress(), orig.UserAgent(),
+	want := domain.RehydrateSession("s1", "u1", orig.TokenHash(), true, orig.IPAddress(), orig.UserAgent(), "", "",
 		later.Add(sessionPolicy.Lifetime), baseTime, later)
 	assertSameSession(t, got, want)
 }
@@ -420,4 +436,268 @@ func testSessionCopies(t *testing.T, s Stores) {
 	if u.Name() != "User u1" {
 		t.Fatalf("stored user changed with a returned value: %q", u.Name())
 	}
+}
+
+func testSessionGet(t *testing.T, s Stores) {
+	ctx := context.Background()
+	mustCreateUsers(t, s, "u1")
+	want := makeSession("s1", "u1", baseTime, baseTime.Add(time.Hour))
+	mustCreateSession(t, s.Sessions, want)
+	mustCreateSession(t, s.Sessions, makeSession("s2", "u1", baseTime, baseTime.Add(time.Hour)))
+	got, err := s.Sessions.Get(ctx, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertSameSession(t, got, want)
+	// A copy: changing it changes nothing stored.
+	got.Refresh(baseTime.Add(time.Minute), sessionPolicy)
+	if again := mustGetSessionByID(t, s.Sessions, "s1"); !again.UpdatedAt().Equal(want.UpdatedAt()) {
+		t.Fatalf("stored session changed with a returned value: %s", describeSession(again))
+	}
+	_, err = s.Sessions.Get(ctx, "nothing")
+	mustBeKind(t, err, domain.ErrNotFound)
+	// Expired sessions are returned; the caller decides.
+	mustCreateSession(t, s.Sessions, makeSession("old", "u1", baseTime.Add(-2*time.Hour), baseTime.Add(-time.Hour)))
+	mustGetSessionByID(t, s.Sessions, "old")
+}
+
+func mustGetSessionByID(t *testing.T, repo ports.SessionRepository, id domain.SessionID) *domain.Session {
+	t.Helper()
+	got, err := repo.Get(context.Background(), id)
+	if err != nil {
+		t.Fatalf("Get session %s: %v", id, err)
+	}
+	return got
+}
+
+// assertSessionEverywhere checks that the session want reads back the same
+// through Get, GetByTokenHash and ListByUser at now.
+func assertSessionEverywhere(t *testing.T, repo ports.SessionRepository, want *domain.Session, now time.Time) {
+	t.Helper()
+	assertSameSession(t, mustGetSessionByID(t, repo, want.ID()), want)
+	got, u := mustGetSession(t, repo, want.TokenHash())
+	assertSameSession(t, got, want)
+	if u.ID() != want.UserID() {
+		t.Fatalf("session %s came with user %s, want %s", want.ID(), u.ID(), want.UserID())
+	}
+	list, err := repo.ListByUser(context.Background(), want.UserID(), now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range list {
+		if l.ID() == want.ID() {
+			assertSameSession(t, l, want)
+			return
+		}
+	}
+	t.Fatalf("ListByUser(%s) lacks session %s", want.UserID(), want.ID())
+}
+
+func testSessionImpersonation(t *testing.T, s Stores) {
+	ctx := context.Background()
+	mustCreateUsers(t, s, "u1", "admin")
+	imp := domain.NewImpersonationSession("s1", "u1", "admin", domain.HashToken("tok-imp"), "198.51.100.1", "admin-agent", time.Hour, baseTime)
+	mustCreateSession(t, s.Sessions, imp)
+	if imp.ImpersonatedBy() != "admin" {
+		t.Fatalf("NewImpersonationSession set impersonator %q", imp.ImpersonatedBy())
+	}
+	assertSessionEverywhere(t, s.Sessions, imp, baseTime)
+
+	// Update keeps the impersonator.
+	later := baseTime.Add(time.Minute)
+	if err := s.Sessions.Update(ctx, "s1", func(s *domain.Session) error {
+		s.Refresh(later, domain.SessionPolicy{Lifetime: time.Hour})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := domain.RehydrateSession("s1", "u1", imp.TokenHash(), false, imp.IPAddress(), imp.UserAgent(), "", "admin",
+		later.Add(time.Hour), baseTime, later)
+	assertSessionEverywhere(t, s.Sessions, want, later)
+
+	// An ordinary session has no impersonator.
+	plain := makeSession("s2", "u1", baseTime, baseTime.Add(time.Hour))
+	mustCreateSession(t, s.Sessions, plain)
+	if got := mustGetSessionByID(t, s.Sessions, "s2"); got.ImpersonatedBy() != "" {
+		t.Fatalf("plain session impersonated by %q", got.ImpersonatedBy())
+	}
+}
+
+func testSessionUnknownImpersonator(t *testing.T, s Stores) {
+	mustCreateUsers(t, s, "u1")
+	imp := domain.NewImpersonationSession("s1", "u1", "ghost", domain.HashToken("tok-imp"), "", "", time.Hour, baseTime)
+	mustBeKind(t, s.Sessions.Create(context.Background(), imp), domain.ErrNotFound)
+	_, err := s.Sessions.Get(context.Background(), "s1")
+	mustBeKind(t, err, domain.ErrNotFound)
+}
+
+func testSessionImpersonatorCascade(t *testing.T, s Stores) {
+	mustCreateUsers(t, s, "u1", "admin")
+	mustCreateSession(t, s.Sessions, domain.NewImpersonationSession("imp", "u1", "admin", domain.HashToken("token-imp"), "", "", time.Hour, baseTime))
+	mustCreateSession(t, s.Sessions, makeSession("own", "u1", baseTime, baseTime.Add(time.Hour)))
+	mustCreateSession(t, s.Sessions, makeSession("admins", "admin", baseTime, baseTime.Add(time.Hour)))
+	mustDeleteUser(t, s, "admin")
+	assertSessionGone(t, s.Sessions, "imp")
+	assertSessionGone(t, s.Sessions, "admins")
+	if got := mustListSessions(t, s.Sessions, "u1", baseTime); !slices.Equal(got, []domain.SessionID{"own"}) {
+		t.Fatalf("u1 keeps %v after the impersonator was deleted, want [own]", got)
+	}
+}
+
+// needOrganizations skips a test that needs organizations when the store
+// under test has no organization repository wired into Stores yet.
+func needOrganizations(t *testing.T, s Stores) {
+	t.Helper()
+	if s.Organizations == nil {
+		t.Skip("Stores.Organizations is nil: a session's active organization must refer to a stored organization")
+	}
+}
+
+// createOrgsForSessions creates organizations o1, o2, … owned by owner.
+func createOrgsForSessions(t *testing.T, s Stores, owner domain.UserID, ids ...domain.OrganizationID) {
+	t.Helper()
+	for _, id := range ids {
+		org, err := domain.NewOrganization(id, "Org "+string(id), "org-"+string(id), "", "", baseTime)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := domain.NewMember(domain.MemberID("m-"+string(id)), id, owner, []domain.OrgRole{domain.OrgRoleOwner}, baseTime)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Organizations.Create(context.Background(), org, m); err != nil {
+			t.Fatalf("Create organization %s: %v", id, err)
+		}
+	}
+}
+
+// makeOrgSession is makeSession working in org.
+func makeOrgSession(id string, userID domain.UserID, org domain.OrganizationID) *domain.Session {
+	return domain.RehydrateSession(domain.SessionID(id), userID, domain.HashToken("token-"+id), true,
+		"203.0.113.7", "test-agent/1.0", org, "", baseTime.Add(time.Hour), baseTime, baseTime)
+}
+
+// assertActiveOrganization fails unless session id works in org.
+func assertActiveOrganization(t *testing.T, repo ports.SessionRepository, id domain.SessionID, org domain.OrganizationID) {
+	t.Helper()
+	if got := mustGetSessionByID(t, repo, id).ActiveOrganizationID(); got != org {
+		t.Fatalf("session %s works in %q, want %q", id, got, org)
+	}
+}
+
+func testSessionActiveOrganization(t *testing.T, s Stores) {
+	needOrganizations(t, s)
+	ctx := context.Background()
+	mustCreateUsers(t, s, "u1")
+	createOrgsForSessions(t, s, "u1", "o1", "o2")
+
+	// Created working in o1.
+	created := makeOrgSession("s1", "u1", "o1")
+	mustCreateSession(t, s.Sessions, created)
+	assertSessionEverywhere(t, s.Sessions, created, baseTime)
+
+	// Moved to o2.
+	later := baseTime.Add(time.Minute)
+	if err := s.Sessions.Update(ctx, "s1", func(s *domain.Session) error {
+		s.SetActiveOrganization("o2", later)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	moved := domain.RehydrateSession("s1", "u1", created.TokenHash(), true, created.IPAddress(), created.UserAgent(), "o2", "",
+		created.ExpiresAt(), baseTime, later)
+	assertSessionEverywhere(t, s.Sessions, moved, baseTime)
+
+	// And out of any organization.
+	if err := s.Sessions.Update(ctx, "s1", func(s *domain.Session) error {
+		s.SetActiveOrganization("", later)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cleared := domain.RehydrateSession("s1", "u1", created.TokenHash(), true, created.IPAddress(), created.UserAgent(), "", "",
+		created.ExpiresAt(), baseTime, later)
+	assertSessionEverywhere(t, s.Sessions, cleared, baseTime)
+
+	// An impersonation session may work in an organization too.
+	mustCreateUsers(t, s, "admin")
+	imp := domain.NewImpersonationSession("s2", "u1", "admin", domain.HashToken("tok-imp"), "", "", time.Hour, baseTime)
+	imp.SetActiveOrganization("o1", baseTime)
+	mustCreateSession(t, s.Sessions, imp)
+	assertSessionEverywhere(t, s.Sessions, imp, baseTime)
+}
+
+func testSessionMissingOrganization(t *testing.T, s Stores) {
+	needOrganizations(t, s)
+	ctx := context.Background()
+	mustCreateUsers(t, s, "u1")
+	createOrgsForSessions(t, s, "u1", "o1")
+	mustBeKind(t, s.Sessions.Create(ctx, makeOrgSession("s1", "u1", "nowhere")), domain.ErrNotFound)
+	_, err := s.Sessions.Get(ctx, "s1")
+	mustBeKind(t, err, domain.ErrNotFound)
+
+	mustCreateSession(t, s.Sessions, makeOrgSession("s2", "u1", "o1"))
+	err = s.Sessions.Update(ctx, "s2", func(s *domain.Session) error {
+		s.SetActiveOrganization("nowhere", baseTime.Add(time.Minute))
+		return nil
+	})
+	mustBeKind(t, err, domain.ErrNotFound)
+	assertSameSession(t, mustGetSessionByID(t, s.Sessions, "s2"), makeOrgSession("s2", "u1", "o1"))
+}
+
+// seedOrgSessions gives u1 sessions a (in o1) and b (in o2), and u2
+// sessions c (in o1) and d (in none).
+func seedOrgSessions(t *testing.T, s Stores) {
+	t.Helper()
+	needOrganizations(t, s)
+	mustCreateUsers(t, s, "u1", "u2")
+	createOrgsForSessions(t, s, "u1", "o1", "o2")
+	for _, sess := range []*domain.Session{
+		makeOrgSession("a", "u1", "o1"), makeOrgSession("b", "u1", "o2"),
+		makeOrgSession("c", "u2", "o1"), makeOrgSession("d", "u2", ""),
+	} {
+		mustCreateSession(t, s.Sessions, sess)
+	}
+}
+
+func testSessionClearOrganizationUser(t *testing.T, s Stores) {
+	seedOrgSessions(t, s)
+	if err := s.Sessions.ClearOrganization(context.Background(), "o1", "u1"); err != nil {
+		t.Fatal(err)
+	}
+	// Only the active organization changes: not even updatedAt.
+	assertSameSession(t, mustGetSessionByID(t, s.Sessions, "a"), makeOrgSession("a", "u1", ""))
+	assertActiveOrganization(t, s.Sessions, "b", "o2")
+	assertActiveOrganization(t, s.Sessions, "c", "o1")
+	assertActiveOrganization(t, s.Sessions, "d", "")
+	// Nothing to clear is not an error.
+	if err := s.Sessions.ClearOrganization(context.Background(), "o1", "u1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Sessions.ClearOrganization(context.Background(), "nowhere", "nobody"); err != nil {
+		t.Fatal(err)
+	}
+	assertActiveOrganization(t, s.Sessions, "c", "o1")
+}
+
+func testSessionClearOrganizationAll(t *testing.T, s Stores) {
+	seedOrgSessions(t, s)
+	if err := s.Sessions.ClearOrganization(context.Background(), "o1", ""); err != nil {
+		t.Fatal(err)
+	}
+	assertSameSession(t, mustGetSessionByID(t, s.Sessions, "a"), makeOrgSession("a", "u1", ""))
+	assertSameSession(t, mustGetSessionByID(t, s.Sessions, "c"), makeOrgSession("c", "u2", ""))
+	assertActiveOrganization(t, s.Sessions, "b", "o2")
+	assertActiveOrganization(t, s.Sessions, "d", "")
+}
+
+func testSessionOrganizationDeleted(t *testing.T, s Stores) {
+	seedOrgSessions(t, s)
+	if err := s.Organizations.Delete(context.Background(), "o1"); err != nil {
+		t.Fatal(err)
+	}
+	// The sessions live on, in no organization.
+	assertSameSession(t, mustGetSessionByID(t, s.Sessions, "a"), makeOrgSession("a", "u1", ""))
+	assertSameSession(t, mustGetSessionByID(t, s.Sessions, "c"), makeOrgSession("c", "u2", ""))
+	assertActiveOrganization(t, s.Sessions, "b", "o2")
 }

@@ -1,0 +1,284 @@
+package gormstore_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/gatehouse/gatehouse/adapters/gormstore"
+	"github.com/gatehouse/gatehouse/adapters/gormstore/gormtest"
+	"github.com/gatehouse/gatehouse/domain"
+	"github.com/gatehouse/gatehouse/ports"
+)
+
+// Seeded sizes: orgSeedUsers users; orgSeedSmall organizations of about
+// orgSeedUsers/orgSeedSmall members each; org-big, whose members are the
+// first orgSeedBig users; and orgSeedJoiner, the last user, who is a member
+// of every small organization and of nothing else.
+const (
+	orgSeedUsers  = 20_000
+	orgSeedSmall  = 1_000
+	orgSeedBig    = 10_000
+	orgSeedJoiner = "user-00019999"
+)
+
+// TestOrganizationMemberQueries_use_indexes proves that the queries which guard and list
+// an organization read through indexes, whatever the organization's size:
+// a page of members comes in order from members_organization_id_created_at_idx
+// (no sort, either direction) with each user by primary key;
+// GetMemberByUser is one index lookup, through
+// members_organization_id_user_id_key whenever the user's own index would
+// not be as selective; and ListByUser starts from members_user_id_idx. The plans are of the very
+// statements the repository runs, captured through gorm's callbacks.
+func TestOrganizationMemberQueries_use_indexes(t *testing.T) {
+	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
+		db := gormtest.Open(t, newURL(t))
+		dialect := gormstore.DialectOf(db)
+		seedOrganizationMembers(t, db, dialect)
+		repo := gormstore.NewOrganizationRepository(db)
+		capture := captureOrgStatements(t, db)
+		ctx := context.Background()
+
+		for _, org := range []domain.OrganizationID{"org-big", "org-0042"} {
+			for _, desc := range []bool{false, true} {
+				q := ports.MemberQuery{Limit: 50, SortDesc: desc}
+				stmt := capture.matching(t, "JOIN users", func() {
+					page, total, err := repo.ListMembers(ctx, org, q)
+					if err != nil || len(page) == 0 || total == 0 {
+						t.Fatalf("ListMembers(%s) = %d members of %d, %v", org, len(page), total, err)
+					}
+				})
+				plan := explainOrgStatement(t, db, dialect, stmt)
+				t.Logf("member page of %s, desc=%v:\n%s", org, desc, plan)
+				assertOrgPlan(t, dialect, plan, "members_organization_id_created_at_idx")
+				if dialect == gormstore.DialectSQLite && strings.Contains(plan, "TEMP B-TREE") {
+					t.Errorf("the member page of %s (desc=%v) is sorted, not read in index order", org, desc)
+				}
+				if dialect == gormstore.DialectPostgres && strings.Contains(plan, "Sort") {
+					t.Errorf("the member page of %s (desc=%v) is sorted, not read in index order", org, desc)
+				}
+			}
+		}
+
+		// For a user of two organizations either index finds the row at
+		// once, and PostgreSQL may take the smaller; for a user of every
+		// organization only the unique key on the pair is selective.
+		lookups := []struct {
+			org     domain.OrganizationID
+			user    domain.UserID
+			indexes []string
+		}{
+			{"org-big", "user-00001234", []string{"members_organization_id_user_id_key", "members_user_id_idx"}},
+			{"org-0042", orgSeedJoiner, []string{"members_organization_id_user_id_key"}},
+		}
+		for _, l := range lookups {
+			stmt := capture.matching(t, "user_id", func() {
+				if _, err := repo.GetMemberByUser(ctx, l.org, l.user); err != nil {
+					t.Fatal(err)
+				}
+			})
+			plan := explainOrgStatement(t, db, dialect, stmt)
+			t.Logf("GetMemberByUser(%s, %s):\n%s", l.org, l.user, plan)
+			assertOrgPlan(t, dialect, plan, l.indexes...)
+		}
+
+		stmt := capture.matching(t, "JOIN members", func() {
+			if list, err := repo.ListByUser(ctx, "user-00001234"); err != nil || len(list) != 2 {
+				t.Fatalf("ListByUser = %d organizations, %v; want 2", len(list), err)
+			}
+		})
+		plan := explainOrgStatement(t, db, dialect, stmt)
+		t.Logf("ListByUser:\n%s", plan)
+		assertOrgPlan(t, dialect, plan, "members_user_id_idx")
+	})
+}
+
+// seedOrganizationMembers fills users, organizations and members in a few
+// statements per dialect, then refreshes the planner's statistics.
+func seedOrganizationMembers(t *testing.T, db *gorm.DB, dialect gormstore.Dialect) {
+	t.Helper()
+	seedUsers(t, db, dialect, orgSeedUsers)
+	now := domain.Timestamp(time.Now())
+	stmts := []struct {
+		q    string
+		args []any
+	}{
+		{`WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s WHERE i + 1 < ?)
+INSERT INTO organizations (id, name, slug, logo, metadata, created_at, updated_at)
+SELECT printf('org-%04d', i), 'Org', printf('org-%04d', i), '', '', ?, ? FROM s`, []any{orgSeedSmall, now, now}},
+		{`INSERT INTO organizations (id, name, slug, logo, metadata, created_at, updated_at)
+VALUES ('org-big', 'Big', 'org-big', '', '', ?, ?)`, []any{now, now}},
+		// The members of one organization joined a second apart, in id order.
+		{`WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s WHERE i + 1 < ?)
+INSERT INTO members (id, organization_id, user_id, role, created_at)
+SELECT printf('member-%08d', i), printf('org-%04d', i % ?), printf('user-%08d', i), 'member', datetime(?, '+' || i || ' seconds') FROM s`,
+			[]any{orgSeedUsers - 1, orgSeedSmall, now}},
+		{`WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s WHERE i + 1 < ?)
+INSERT INTO members (id, organization_id, user_id, role, created_at)
+SELECT printf('joiner-%04d', i), printf('org-%04d', i), ?, 'member', datetime(?, '+1 day') FROM s`,
+			[]any{orgSeedSmall, orgSeedJoiner, now}},
+		{`WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s WHERE i + 1 < ?)
+INSERT INTO members (id, organization_id, user_id, role, created_at)
+SELECT printf('big-%08d', i), 'org-big', printf('user-%08d', i), CASE WHEN i = 0 THEN 'owner' ELSE 'member' END,
+ datetime(?, '+' || i || ' seconds') FROM s`, []any{orgSeedBig, now}},
+	}
+	if dialect == gormstore.DialectPostgres {
+		stmts = []struct {
+			q    string
+			args []any
+		}{
+			{`INSERT INTO organizations (id, name, slug, logo, metadata, created_at, updated_at)
+SELECT 'org-' || lpad(i::text, 4, '0'), 'Org', 'org-' || lpad(i::text, 4, '0'), '', '', ?, ?
+FROM generate_series(0, ? - 1) AS i`, []any{now, now, orgSeedSmall}},
+			{`INSERT INTO organizations (id, name, slug, logo, metadata, created_at, updated_at)
+VALUES ('org-big', 'Big', 'org-big', '', '', ?, ?)`, []any{now, now}},
+			{`INSERT INTO members (id, organization_id, user_id, role, created_at)
+SELECT 'member-' || lpad(i::text, 8, '0'), 'org-' || lpad((i % ?)::text, 4, '0'), 'user-' || lpad(i::text, 8, '0'), 'member',
+ ?::timestamptz + i * interval '1 second'
+FROM generate_series(0, ? - 1) AS i`, []any{orgSeedSmall, now, orgSeedUsers - 1}},
+			{`INSERT INTO members (id, organization_id, user_id, role, created_at)
+SELECT 'joiner-' || lpad(i::text, 4, '0'), 'org-' || lpad(i::text, 4, '0'), ?, 'member', ?::timestamptz + interval '1 day'
+FROM generate_series(0, ? - 1) AS i`, []any{orgSeedJoiner, now, orgSeedSmall}},
+			{`INSERT INTO members (id, organization_id, user_id, role, created_at)
+SELECT 'big-' || lpad(i::text, 8, '0'), 'org-big', 'user-' || lpad(i::text, 8, '0'), CASE WHEN i = 0 THEN 'owner' ELSE 'member' END,
+ ?::timestamptz + i * interval '1 second'
+FROM generate_series(0, ? - 1) AS i`, []any{now, orgSeedBig}},
+		}
+	}
+	for _, s := range stmts {
+		if err := db.Exec(s.q, s.args...).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	analyze(db, "organizations")
+	analyze(db, "members")
+}
+
+// orgStatement is one SQL statement as gorm sent it to the driver.
+type orgStatement struct {
+	sql  string
+	vars []any
+}
+
+// orgStatementCapture records the statements run on a database.
+type orgStatementCapture struct {
+	mu   sync.Mutex
+	seen []orgStatement
+}
+
+// captureOrgStatements records every query that db, and every repository on
+// it, runs from now on, through gorm's callbacks.
+func captureOrgStatements(t *testing.T, db *gorm.DB) *orgStatementCapture {
+	t.Helper()
+	c := &orgStatementCapture{}
+	record := func(tx *gorm.DB) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.seen = append(c.seen, orgStatement{sql: tx.Statement.SQL.String(), vars: slices.Clone(tx.Statement.Vars)})
+	}
+	const name = "gatehouse_test:capture_org"
+	cb := db.Callback()
+	for _, err := range []error{
+		cb.Query().After("gorm:query").Register(name, record),
+		cb.Row().After("gorm:row").Register(name, record),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return c
+}
+
+// matching runs fn and returns the one statement it ran that contains
+// substr, failing unless there is exactly one.
+func (c *orgStatementCapture) matching(t *testing.T, substr string, fn func()) orgStatement {
+	t.Helper()
+	c.mu.Lock()
+	c.seen = nil
+	c.mu.Unlock()
+	fn()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var found []orgStatement
+	for _, s := range c.seen {
+		if strings.Contains(s.sql, substr) {
+			found = append(found, s)
+		}
+	}
+	if len(found) != 1 {
+		var all []string
+		for _, s := range c.seen {
+			all = append(all, s.sql)
+		}
+		t.Fatalf("ran %d statements containing %q, want exactly one; ran:\n%s", len(found), substr, strings.Join(all, "\n"))
+	}
+	return found[0]
+}
+
+// explainOrgStatement returns the plan of a captured statement, one step per
+// line. The statement carries the dialect's own placeholders, so it goes to
+// database/sql as it is.
+func explainOrgStatement(t *testing.T, db *gorm.DB, dialect gormstore.Dialect, s orgStatement) string {
+	t.Helper()
+	prefix := "EXPLAIN "
+	if dialect == gormstore.DialectSQLite {
+		prefix = "EXPLAIN QUERY PLAN "
+	}
+	sqlDB, err := db.DB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := sqlDB.Query(prefix+s.sql, s.vars...)
+	if err != nil {
+		t.Fatalf("explain %s: %v", s.sql, err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		// The plan text is the last column: "detail" on SQLite, "QUERY PLAN" on PostgreSQL.
+		switch v := vals[len(vals)-1].(type) {
+		case string:
+			lines = append(lines, v)
+		case []byte:
+			lines = append(lines, string(v))
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// assertOrgPlan fails unless plan uses one of indexes and reads no table
+// whole: no "SCAN" step on SQLite (a SCAN, even of an index, reads all of
+// it), no sequential scan on PostgreSQL.
+func assertOrgPlan(t *testing.T, dialect gormstore.Dialect, plan string, indexes ...string) {
+	t.Helper()
+	if !slices.ContainsFunc(indexes, func(idx string) bool { return strings.Contains(plan, idx) }) {
+		t.Errorf("the plan uses none of %v", indexes)
+	}
+	for _, line := range strings.Split(plan, "\n") {
+		line = strings.TrimSpace(line)
+		if dialect == gormstore.DialectSQLite && strings.HasPrefix(line, "SCAN") ||
+			dialect == gormstore.DialectPostgres && strings.Contains(line, "Seq Scan") {
+			t.Errorf("the plan reads a whole table: %s", line)
+		}
+	}
+}

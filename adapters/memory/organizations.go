@@ -1,0 +1,514 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gatehouse/gatehouse/domain"
+	"github.com/gatehouse/gatehouse/ports"
+)
+
+var _ ports.OrganizationRepository = (*OrganizationRepository)(nil)
+
+// OrganizationRepository keeps organizations, members and invitations in
+// the shared DB. Every change runs under the DB's write lock, which is also
+// the per-organization lock the port asks for.
+type OrganizationRepository struct {
+	db *DB
+}
+
+// NewOrganizationRepository returns an OrganizationRepository on db.
+func NewOrganizationRepository(db *DB) *OrganizationRepository {
+	if db == nil {
+		panic("memory: nil db")
+	}
+	return &OrganizationRepository{db: db}
+}
+
+// orgUser keys a membership by organization and user, the unique pair of
+// the SQL stores' members_organization_id_user_id_key.
+type orgUser struct {
+	org  domain.OrganizationID
+	user domain.UserID
+}
+
+// The organization plugin's errors, with Better Auth's codes, as the SQL
+// stores return them.
+func organizationNotFound() error {
+	return domain.NewError(domain.KindNotFound, "ORGANIZATION_NOT_FOUND", "Organization not found")
+}
+
+func organizationExists() error {
+	return domain.NewError(domain.KindConflict, "ORGANIZATION_ALREADY_EXISTS", "Organization already exists")
+}
+
+func slugTaken() error {
+	return domain.NewError(domain.KindConflict, "ORGANIZATION_SLUG_ALREADY_TAKEN", "Organization slug already taken")
+}
+
+func memberNotFound() error {
+	return domain.NewError(domain.KindNotFound, "MEMBER_NOT_FOUND", "Member not found")
+}
+
+func alreadyMember() error {
+	return domain.NewError(domain.KindConflict, "USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION", "User is already a member of this organization")
+}
+
+func invitationNotFound() error {
+	return domain.NewError(domain.KindNotFound, "INVITATION_NOT_FOUND", "Invitation not found")
+}
+
+func invitationConflict() error {
+	return domain.NewError(domain.KindConflict, "invitation.exists", "an invitation with this id already exists")
+}
+
+var errMemberOfAnotherOrg = errors.New("the member belongs to another organization")
+
+// maxMemberPage is the largest page ListMembers returns.
+const maxMemberPage = 1000
+
+// The copies go through the Rehydrate functions, which clone the role slices.
+
+func copyOrganization(o *domain.Organization) *domain.Organization {
+	return domain.RehydrateOrganization(o.ID(), o.Name(), o.Slug(), o.Logo(), o.Metadata(), o.CreatedAt(), o.UpdatedAt())
+}
+
+func copyMember(m *domain.Member) *domain.Member {
+	return domain.RehydrateMember(m.ID(), m.OrganizationID(), m.UserID(), m.Roles(), m.CreatedAt())
+}
+
+func copyInvitation(inv *domain.Invitation) *domain.Invitation {
+	return domain.RehydrateInvitation(inv.ID(), inv.OrganizationID(), inv.Email(), inv.Roles(), inv.Status(), inv.InviterID(),
+		inv.ExpiresAt(), inv.CreatedAt(), inv.UpdatedAt())
+}
+
+// compareMembers orders memberships by joining time, ties broken by id.
+func compareMembers(a, b *domain.Member) int {
+	if c := a.CreatedAt().Compare(b.CreatedAt()); c != 0 {
+		return c
+	}
+	return strings.Compare(string(a.ID()), string(b.ID()))
+}
+
+// compareInvitationsNewestFirst orders invitations newest first, ties
+// broken by id, the order the SQL stores use.
+func compareInvitationsNewestFirst(a, b *domain.Invitation) int {
+	if c := b.CreatedAt().Compare(a.CreatedAt()); c != 0 {
+		return c
+	}
+	return strings.Compare(string(b.ID()), string(a.ID()))
+}
+
+// insertMember stores a copy of m, as the SQL insert would: a duplicate
+// before a missing user. The caller holds the write lock and has checked
+// the organization.
+func (db *DB) insertMember(m *domain.Member) error {
+	key := orgUser{m.OrganizationID(), m.UserID()}
+	if _, ok := db.members[m.ID()]; ok {
+		return alreadyMember()
+	}
+	if _, ok := db.memberByOrgUser[key]; ok {
+		return alreadyMember()
+	}
+	if !db.hasUser(m.UserID()) {
+		return ownerNotFound()
+	}
+	db.members[m.ID()] = copyMember(m)
+	db.memberByOrgUser[key] = m.ID()
+	return nil
+}
+
+func (db *DB) deleteMember(m *domain.Member) {
+	delete(db.memberByOrgUser, orgUser{m.OrganizationID(), m.UserID()})
+	delete(db.members, m.ID())
+}
+
+// deleteMemberships removes the user's memberships and clears them as the
+// inviter of invitations, as the SQL foreign keys do (ON DELETE CASCADE and
+// SET NULL). deleteUser calls it with the write lock held.
+func (db *DB) deleteMemberships(userID domain.UserID) {
+	for _, m := range db.members {
+		if m.UserID() == userID {
+			db.deleteMember(m)
+		}
+	}
+	for id, inv := range db.invitations {
+		if inv.InviterID() == userID {
+			db.invitations[id] = domain.RehydrateInvitation(inv.ID(), inv.OrganizationID(), inv.Email(), inv.Roles(), inv.Status(), "",
+				inv.ExpiresAt(), inv.CreatedAt(), inv.UpdatedAt())
+		}
+	}
+}
+
+// member returns member id of org. The caller holds the lock.
+func (db *DB) member(org domain.OrganizationID, id domain.MemberID) (*domain.Member, error) {
+	m, ok := db.members[id]
+	if !ok || m.OrganizationID() != org {
+		return nil, memberNotFound()
+	}
+	return m, nil
+}
+
+// hasOtherOwner reports whether a member of org other than except is an
+// owner. The caller holds the lock.
+func (db *DB) hasOtherOwner(org domain.OrganizationID, except domain.MemberID) bool {
+	for id, m := range db.members {
+		if id != except && m.OrganizationID() == org && m.IsOwner() {
+			return true
+		}
+	}
+	return false
+}
+
+// Create implements ports.OrganizationRepository. Everything is checked
+// before anything is stored, so a failure leaves nothing behind.
+func (r *OrganizationRepository) Create(_ context.Context, org *domain.Organization, owner *domain.Member) error {
+	if owner.OrganizationID() != org.ID() {
+		return domain.Internal("memory: organizations.create", errMemberOfAnotherOrg)
+	}
+	r.db.mu.Lock()
+	defer r.db.mu.Unlock()
+	if _, ok := r.db.organizations[org.ID()]; ok {
+		return organizationExists()
+	}
+	if _, ok := r.db.organizationBySlug[org.Slug()]; ok {
+		return organizationExists()
+	}
+	if _, ok := r.db.members[owner.ID()]; ok {
+		return alreadyMember()
+	}
+	if !r.db.hasUser(owner.UserID()) {
+		return ownerNotFound()
+	}
+	r.db.organizations[org.ID()] = copyOrganization(org)
+	r.db.organizationBySlug[org.Slug()] = org.ID()
+	if err := r.db.insertMember(owner); err != nil {
+		delete(r.db.organizationBySlug, org.Slug())
+		delete(r.db.organizations, org.ID())
+		return err
+	}
+	return nil
+}
+
+// Get implements ports.OrganizationRepository.
+func (r *OrganizationRepository) Get(_ context.Context, id domain.OrganizationID) (*domain.Organization, error) {
+	r.db.mu.RLock()
+	defer r.db.mu.RUnlock()
+	o, ok := r.db.organizations[id]
+	if !ok {
+		return nil, organizationNotFound()
+	}
+	return copyOrganization(o), nil
+}
+
+// GetBySlug implements ports.OrganizationRepository.
+func (r *OrganizationRepository) GetBySlug(_ context.Context, slug string) (*domain.Organization, error) {
+	r.db.mu.RLock()
+	defer r.db.mu.RUnlock()
+	id, ok := r.db.organizationBySlug[slug]
+	if !ok {
+		return nil, organizationNotFound()
+	}
+	return copyOrganization(r.db.organizations[id]), nil
+}
+
+// SlugTaken implements ports.OrganizationRepository.
+func (r *OrganizationRepository) SlugTaken(_ context.Context, slug string) (bool, error) {
+	r.db.mu.RLock()
+	defer r.db.mu.RUnlock()
+	_, ok := r.db.organizationBySlug[slug]
+	return ok, nil
+}
+
+// Update implements ports.OrganizationRepository.
+func (r *OrganizationRepository) Update(_ context.Context, id domain.OrganizationID, fn func(o *domain.Organization) error) error {
+	r.db.mu.Lock()
+	defer r.db.mu.Unlock()
+	stored, ok := r.db.organizations[id]
+	if !ok {
+		return organizationNotFound()
+	}
+	o := copyOrganization(stored)
+	if err := fn(o); err != nil {
+		return err
+	}
+	if o.Slug() != stored.Slug() {
+		if _, taken := r.db.organizationBySlug[o.Slug()]; taken {
+			return slugTaken()
+		}
+		delete(r.db.organizationBySlug, stored.Slug())
+		r.db.organizationBySlug[o.Slug()] = id
+	}
+	r.db.organizations[id] = o
+	return nil
+}
+
+// Delete implements ports.OrganizationRepository: its members and
+// invitations go with it, and no session keeps it as its active one.
+func (r *OrganizationRepository) Delete(_ context.Context, id domain.OrganizationID) error {
+	r.db.mu.Lock()
+	defer r.db.mu.Unlock()
+	o, ok := r.db.organizations[id]
+	if !ok {
+		return organizationNotFound()
+	}
+	for _, m := range r.db.members {
+		if m.OrganizationID() == id {
+			r.db.deleteMember(m)
+		}
+	}
+	for invID, inv := range r.db.invitations {
+		if inv.OrganizationID() == id {
+			delete(r.db.invitations, invID)
+		}
+	}
+	r.db.clearActiveOrganization(id)
+	delete(r.db.organizationBySlug, o.Slug())
+	delete(r.db.organizations, id)
+	return nil
+}
+
+// ListByUser implements ports.OrganizationRepository.
+func (r *OrganizationRepository) ListByUser(_ context.Context, userID domain.UserID) ([]*domain.Organization, error) {
+	r.db.mu.RLock()
+	defer r.db.mu.RUnlock()
+	var mine []*domain.Member
+	for _, m := range r.db.members {
+		if m.UserID() == userID {
+			mine = append(mine, m)
+		}
+	}
+	slices.SortFunc(mine, compareMembers)
+	out := make([]*domain.Organization, 0, len(mine))
+	for _, m := range mine {
+		out = append(out, copyOrganization(r.db.organizations[m.OrganizationID()]))
+	}
+	return out, nil
+}
+
+// AddMember implements ports.OrganizationRepository.
+func (r *OrganizationRepository) AddMember(_ context.Context, m *domain.Member) error {
+	r.db.mu.Lock()
+	defer r.db.mu.Unlock()
+	if _, ok := r.db.organizations[m.OrganizationID()]; !ok {
+		return organizationNotFound()
+	}
+	return r.db.insertMember(m)
+}
+
+// GetMember implements ports.OrganizationRepository.
+func (r *OrganizationRepository) GetMember(_ context.Context, org domain.OrganizationID, id domain.MemberID) (*domain.Member, error) {
+	r.db.mu.RLock()
+	defer r.db.mu.RUnlock()
+	m, err := r.db.member(org, id)
+	if err != nil {
+		return nil, err
+	}
+	return copyMember(m), nil
+}
+
+// GetMemberByUser implements ports.OrganizationRepository.
+func (r *OrganizationRepository) GetMemberByUser(_ context.Context, org domain.OrganizationID, userID domain.UserID) (*domain.Member, error) {
+	r.db.mu.RLock()
+	defer r.db.mu.RUnlock()
+	id, ok := r.db.memberByOrgUser[orgUser{org, userID}]
+	if !ok {
+		return nil, memberNotFound()
+	}
+	return copyMember(r.db.members[id]), nil
+}
+
+// ListMembers implements ports.OrganizationRepository. It scans every
+// membership: the memory store serves tests and development.
+func (r *OrganizationRepository) ListMembers(_ context.Context, org domain.OrganizationID, q ports.MemberQuery) ([]ports.MemberWithUser, int, error) {
+	if q.Limit < 1 || q.Limit > maxMemberPage {
+		return nil, 0, domain.Invalid("INVALID_LIMIT", "Invalid limit", domain.FieldViolation{Location: "query.limit", Message: "must be 1 to 1000"})
+	}
+	if q.Offset < 0 {
+		return nil, 0, domain.Invalid("INVALID_OFFSET", "Invalid offset", domain.FieldViolation{Location: "query.offset", Message: "must not be negative"})
+	}
+	r.db.mu.RLock()
+	defer r.db.mu.RUnlock()
+	var all []*domain.Member
+	for _, m := range r.db.members {
+		if m.OrganizationID() == org {
+			all = append(all, m)
+		}
+	}
+	slices.SortFunc(all, compareMembers)
+	if q.SortDesc {
+		slices.Reverse(all)
+	}
+	page := all[min(q.Offset, len(all)):min(q.Offset+q.Limit, len(all))]
+	out := make([]ports.MemberWithUser, 0, len(page))
+	for _, m := range page {
+		out = append(out, ports.MemberWithUser{Member: copyMember(m), User: copyUser(r.db.users[m.UserID()])})
+	}
+	return out, len(all), nil
+}
+
+// UpdateMember implements ports.OrganizationRepository.
+func (r *OrganizationRepository) UpdateMember(_ context.Context, org domain.OrganizationID, id domain.MemberID, fn func(m *domain.Member) error) error {
+	r.db.mu.Lock()
+	defer r.db.mu.Unlock()
+	if _, ok := r.db.organizations[org]; !ok {
+		return organizationNotFound()
+	}
+	stored, err := r.db.member(org, id)
+	if err != nil {
+		return err
+	}
+	m := copyMember(stored)
+	if err := fn(m); err != nil {
+		return err
+	}
+	if stored.IsOwner() && !m.IsOwner() && !r.db.hasOtherOwner(org, id) {
+		return ports.ErrLastOwner
+	}
+	// fn cannot change the id, organization or user (Member has no setters
+	// for them), so the index stays valid; the copy keeps it so regardless.
+	r.db.members[id] = domain.RehydrateMember(id, stored.OrganizationID(), stored.UserID(), m.Roles(), stored.CreatedAt())
+	return nil
+}
+
+// RemoveMember implements ports.OrganizationRepository.
+func (r *OrganizationRepository) RemoveMember(_ context.Context, org domain.OrganizationID, id domain.MemberID) (*domain.Member, error) {
+	r.db.mu.Lock()
+	defer r.db.mu.Unlock()
+	if _, ok := r.db.organizations[org]; !ok {
+		return nil, organizationNotFound()
+	}
+	m, err := r.db.member(org, id)
+	if err != nil {
+		return nil, err
+	}
+	if m.IsOwner() && !r.db.hasOtherOwner(org, id) {
+		return nil, ports.ErrLastOwner
+	}
+	r.db.deleteMember(m)
+	return copyMember(m), nil
+}
+
+// CountMembers implements ports.OrganizationRepository.
+func (r *OrganizationRepository) CountMembers(_ context.Context, org domain.OrganizationID) (int, error) {
+	r.db.mu.RLock()
+	defer r.db.mu.RUnlock()
+	n := 0
+	for _, m := range r.db.members {
+		if m.OrganizationID() == org {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// CreateInvitation implements ports.OrganizationRepository. A missing
+// inviter is a missing user, as the SQL foreign key reports it.
+func (r *OrganizationRepository) CreateInvitation(_ context.Context, inv *domain.Invitation) error {
+	r.db.mu.Lock()
+	defer r.db.mu.Unlock()
+	if _, ok := r.db.organizations[inv.OrganizationID()]; !ok {
+		return organizationNotFound()
+	}
+	if _, ok := r.db.invitations[inv.ID()]; ok {
+		return invitationConflict()
+	}
+	if inv.InviterID() != "" && !r.db.hasUser(inv.InviterID()) {
+		return ownerNotFound()
+	}
+	r.db.invitations[inv.ID()] = copyInvitation(inv)
+	return nil
+}
+
+// GetInvitation implements ports.OrganizationRepository.
+func (r *OrganizationRepository) GetInvitation(_ context.Context, id domain.InvitationID) (*domain.Invitation, error) {
+	r.db.mu.RLock()
+	defer r.db.mu.RUnlock()
+	inv, ok := r.db.invitations[id]
+	if !ok {
+		return nil, invitationNotFound()
+	}
+	return copyInvitation(inv), nil
+}
+
+// UpdateInvitation implements ports.OrganizationRepository.
+func (r *OrganizationRepository) UpdateInvitation(_ context.Context, id domain.InvitationID, fn func(inv *domain.Invitation) error) error {
+	r.db.mu.Lock()
+	defer r.db.mu.Unlock()
+	stored, ok := r.db.invitations[id]
+	if !ok {
+		return invitationNotFound()
+	}
+	inv := copyInvitation(stored)
+	if err := fn(inv); err != nil {
+		return err
+	}
+	r.db.invitations[id] = copyInvitation(inv)
+	return nil
+}
+
+// AcceptInvitation implements ports.OrganizationRepository. The member is
+// checked before the invitation is saved, so a failure changes nothing.
+func (r *OrganizationRepository) AcceptInvitation(_ context.Context, id domain.InvitationID, fn func(inv *domain.Invitation) error, m *domain.Member) error {
+	r.db.mu.Lock()
+	defer r.db.mu.Unlock()
+	stored, ok := r.db.invitations[id]
+	if !ok {
+		return invitationNotFound()
+	}
+	if m.OrganizationID() != stored.OrganizationID() {
+		return domain.Internal("memory: invitations.accept", errMemberOfAnotherOrg)
+	}
+	inv := copyInvitation(stored)
+	if err := fn(inv); err != nil {
+		return err
+	}
+	if err := r.db.insertMember(m); err != nil {
+		return err
+	}
+	r.db.invitations[id] = copyInvitation(inv)
+	return nil
+}
+
+// ListInvitations implements ports.OrganizationRepository.
+func (r *OrganizationRepository) ListInvitations(_ context.Context, org domain.OrganizationID) ([]*domain.Invitation, error) {
+	return r.listInvitations(func(inv *domain.Invitation) bool { return inv.OrganizationID() == org }), nil
+}
+
+// ListPendingInvitationsByEmail implements ports.OrganizationRepository.
+func (r *OrganizationRepository) ListPendingInvitationsByEmail(_ context.Context, email domain.Email, now time.Time) ([]*domain.Invitation, error) {
+	return r.listInvitations(func(inv *domain.Invitation) bool { return inv.Email() == email && inv.IsOpen(now) }), nil
+}
+
+// FindPendingInvitation implements ports.OrganizationRepository.
+func (r *OrganizationRepository) FindPendingInvitation(_ context.Context, org domain.OrganizationID, email domain.Email, now time.Time) (*domain.Invitation, error) {
+	list := r.listInvitations(func(inv *domain.Invitation) bool {
+		return inv.OrganizationID() == org && inv.Email() == email && inv.IsOpen(now)
+	})
+	if len(list) == 0 {
+		return nil, invitationNotFound()
+	}
+	return list[0], nil
+}
+
+// CountPendingInvitations implements ports.OrganizationRepository.
+func (r *OrganizationRepository) CountPendingInvitations(_ context.Context, org domain.OrganizationID, now time.Time) (int, error) {
+	return len(r.listInvitations(func(inv *domain.Invitation) bool { return inv.OrganizationID() == org && inv.IsOpen(now) })), nil
+}
+
+// listInvitations returns copies of the invitations that match, newest first.
+func (r *OrganizationRepository) listInvitations(match func(*domain.Invitation) bool) []*domain.Invitation {
+	r.db.mu.RLock()
+	defer r.db.mu.RUnlock()
+	out := []*domain.Invitation{}
+	for _, inv := range r.db.invitations {
+		if match(inv) {
+			out = append(out, copyInvitation(inv))
+		}
+	}
+	slices.SortFunc(out, compareInvitationsNewestFirst)
+	return out
+}

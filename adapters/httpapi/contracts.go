@@ -28,6 +28,7 @@ const (
 // The paths the contracts are published at.
 const (
 	frameworkBase     = "/api/auth"
+	adminBase         = "/api/admin"
 	frameworkSpecPath = frameworkBase + "/open-api/generate-schema"
 	authSpecPath      = "/api/auth-openapi.json"
 	backendSpecPath   = "/api/backend-openapi.json"

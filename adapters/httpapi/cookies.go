@@ -20,6 +20,9 @@ type sessionCookies struct {
 	sessionName  string
 	dontRemember string
 	sessionData  string
+	// adminSession keeps an administrator's own session while they
+	// impersonate someone (the admin plugin's admin_session cookie).
+	adminSession string
 	lifetime     time.Duration
 }
 
@@ -35,6 +38,7 @@ func newSessionCookies(cfg Config, lifetime time.Duration) *sessionCookies {
 	return &sessionCookies{
 		signer: newCookieSigner(cfg.Secrets), secure: secure, lifetime: lifetime,
 		sessionName: prefix + ".session_token", dontRemember: prefix + ".dont_remember", sessionData: prefix + ".session_data",
+		adminSession: prefix + ".admin_session",
 	}
 }
 

@@ -78,6 +78,11 @@ func (e *FrameworkError) Error() string { return e.Message }
 // GetStatus implements huma.StatusError.
 func (e *FrameworkError) GetStatus() int { return e.status }
 
+// isAdminPath reports whether path is an administration route, which is
+// authenticated by the session cookie and so guarded against cross-site
+// requests like the framework.
+func isAdminPath(path string) bool { return strings.HasPrefix(path, adminBase+"/") }
+
 // isFrameworkPath reports whether path belongs to the authentication
 // framework, whose errors follow Better Auth's wire format.
 func isFrameworkPath(path string) bool {

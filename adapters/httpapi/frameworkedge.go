@@ -120,7 +120,7 @@ var (
 func (s *Server) originCheck() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		r := c.Request
-		if r.Method == http.MethodGet || r.Method == http.MethodHead || r.Method == http.MethodOptions || !isFrameworkPath(r.URL.Path) {
+		if r.Method == http.MethodGet || r.Method == http.MethodHead || r.Method == http.MethodOptions || !(isFrameworkPath(r.URL.Path) || isAdminPath(r.URL.Path)) {
 			c.Next()
 			return
 		}

@@ -20,13 +20,28 @@ type UserJSON struct {
 	Image         *string `json:"image" nullable:"true" doc:"Avatar URL, or null." example:"https://example.com/ada.png"`
 	CreatedAt     string  `json:"createdAt" format:"date-time" doc:"When the user was created (milliseconds, UTC)." example:"2026-11-21T09:30:00.000Z"`
 	UpdatedAt     string  `json:"updatedAt" format:"date-time" doc:"When the user last changed." example:"2026-11-21T09:30:00.000Z"`
+	Role          string  `json:"role" doc:"Platform roles, comma-separated (admin plugin): user or admin." example:"user"`
+	Banned        bool    `json:"banned" doc:"Whether the user is banned."`
+	BanReason     *string `json:"banReason" nullable:"true" doc:"Why the user was banned, or null."`
+	BanExpires    *string `json:"banExpires" nullable:"true" format:"date-time" doc:"When the ban lifts, or null for never (or not banned)."`
 }
 
 func userJSON(u *domain.User) UserJSON {
+	a := u.Access()
 	out := UserJSON{ID: string(u.ID()), Name: u.Name(), Email: string(u.Email()), EmailVerified: u.EmailVerified(),
-		CreatedAt: jsDate(u.CreatedAt()), UpdatedAt: jsDate(u.UpdatedAt())}
+		CreatedAt: jsDate(u.CreatedAt()), UpdatedAt: jsDate(u.UpdatedAt()),
+		Role: domain.JoinPlatformRoles(a.Roles), Banned: a.Banned}
 	if img := u.Image(); img != "" {
 		out.Image = &img
+	}
+	if a.Banned {
+		if a.BanReason != "" {
+			out.BanReason = &a.BanReason
+		}
+		if !a.BanExpires.IsZero() {
+			exp := jsDate(a.BanExpires)
+			out.BanExpires = &exp
+		}
 	}
 	return out
 }
@@ -44,12 +59,24 @@ type SessionJSON struct {
 	UpdatedAt string `json:"updatedAt" format:"date-time" doc:"When the session was last refreshed." example:"2026-11-21T09:30:00.000Z"`
 	IPAddress string `json:"ipAddress" doc:"The client address it was created from." example:"203.0.113.7"`
 	UserAgent string `json:"userAgent" doc:"The User-Agent it was created with." example:"Mozilla/5.0"`
+	// ActiveOrganizationID and ImpersonatedBy are the organization and admin plugins' session fields.
+	ActiveOrganizationID *string `json:"activeOrganizationId" nullable:"true" doc:"The organization the session works in, or null."`
+	ImpersonatedBy       *string `json:"impersonatedBy" nullable:"true" doc:"The administrator impersonating the user in this session, or null."`
 }
 
 func sessionJSON(s *domain.Session) SessionJSON {
-	return SessionJSON{ID: string(s.ID()), Token: string(s.ID()), UserID: string(s.UserID()),
+	out := SessionJSON{ID: string(s.ID()), Token: string(s.ID()), UserID: string(s.UserID()),
 		ExpiresAt: jsDate(s.ExpiresAt()), CreatedAt: jsDate(s.CreatedAt()), UpdatedAt: jsDate(s.UpdatedAt()),
 		IPAddress: s.IPAddress(), UserAgent: s.UserAgent()}
+	if org := s.ActiveOrganizationID(); org != "" {
+		id := string(org)
+		out.ActiveOrganizationID = &id
+	}
+	if by := s.ImpersonatedBy(); by != "" {
+		id := string(by)
+		out.ImpersonatedBy = &id
+	}
+	return out
 }
 
 // StatusJSON is the {status:true} answer of many framework operations.

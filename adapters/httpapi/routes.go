@@ -28,6 +28,8 @@ func (s *Server) addRoutes() {
 	}, ready(q.Readiness), ContractBackend)
 
 	s.addFrameworkRoutes()
+	s.addOrganizationRoutes()
+	s.addAdminRoutes()
 
 	// Outside the contracts: the documents and the explorer.
 	s.engine.GET(frameworkSpecPath, s.serveSpec(ContractFramework))

@@ -1,10 +1,10 @@
 // Command loadtest is a development tool that measures Gatehouse over real
 // connections. It wires Gatehouse in-process on a temporary SQLite database
 // (and, when GATEHOUSE_TEST_POSTGRES_URL is set, on a schema of its own on
-// that PostgreSQL server), serves it on 127.0.0.1, signs up one user, and
-// then drives GET /api/auth/get-session (with that user's cookie),
-// POST /api/auth/sign-in/email (with the right password) and
-// GET /api/auth/ok, one after another, each with a pool of keep-alive
+// that PostgreSQL server), serves it on 127.0.0.1, signs up one user, issues
+// one service key, and then drives GET /api/auth/get-session (with that
+// user's cookie), POST /api/auth/sign-in/email (with the right password),
+// GET /api/service-key (with the key) and GET /api/auth/ok, one after another, each with a pool of keep-alive
 // clients for a fixed time. It prints requests per second, the median and
 // 99th-percentile latency, and the number of errors (transport failures and
 // non-2xx answers) per route. The load and the service share the machine's
@@ -39,6 +39,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse/adapters/gormstore"
+	"github.com/gatehouse/gatehouse/application/command"
 	"github.com/gatehouse/gatehouse/bootstrap"
 )
 
@@ -158,7 +159,7 @@ func postgresSchema(base string) (string, func(), error) {
 	return u.String(), drop, nil
 }
 
-// runStore starts Gatehouse on the database at dbURL, drives the three routes
+// runStore starts Gatehouse on the database at dbURL, drives the four routes
 // and prints their table.
 func runStore(ctx context.Context, o options, name, dir, dbURL string, stdout io.Writer) error {
 	var secret [32]byte
@@ -205,6 +206,10 @@ func runStore(ctx context.Context, o options, name, dir, dbURL string, stdout io
 	if err != nil {
 		return err
 	}
+	key, err := app.CreateServiceKey(ctx, command.CreateServiceKey{Name: "loadtest", Scopes: []string{"*"}})
+	if err != nil {
+		return err
+	}
 
 	routes := []struct {
 		name        string
@@ -220,6 +225,13 @@ func runStore(ctx context.Context, o options, name, dir, dbURL string, stdout io
 		}},
 		{"POST /api/auth/sign-in/email", o.signInConcurrency, func(ctx context.Context) (*http.Request, error) {
 			return jsonRequest(ctx, base+"/api/auth/sign-in/email", `{"email":"`+email+`","password":"`+password+`"}`)
+		}},
+		{"GET /api/service-key", o.concurrency, func(ctx context.Context) (*http.Request, error) {
+			r, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/service-key", nil)
+			if err == nil {
+				r.Header.Set("Authorization", "Bearer "+key.Secret)
+			}
+			return r, err
 		}},
 		{"GET /api/auth/ok", o.concurrency, func(ctx context.Context) (*http.Request, error) {
 			return http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/auth/ok", nil)

@@ -1,0 +1,317 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/gatehouse/gatehouse/application/command"
+	"github.com/gatehouse/gatehouse/application/query"
+	"github.com/gatehouse/gatehouse/domain"
+	"github.com/gatehouse/gatehouse/ports"
+)
+
+// Administration routes under /api/admin (auth contract, problem+json
+// errors) and the service key's own route on the trusted API.
+
+// keyRequest is the administrator's request about service keys, or 401.
+func (s *Server) keyRequest(ctx context.Context) (command.KeyRequest, error) {
+	req, err := s.adminRequest(ctx)
+	if err != nil {
+		return command.KeyRequest{}, err
+	}
+	return command.KeyRequest{Principal: &req.Principal, Actor: req.Actor()}, nil
+}
+
+// ServiceKeyJSON is a service key as administrators see it: never its secret.
+type ServiceKeyJSON struct {
+	ID         string     `json:"id" example:"0192f5e4-8a4b-7cc1-9a51-0b3c8d9e1f20"`
+	Name       string     `json:"name" example:"billing backend"`
+	Masked     string     `json:"maskedKey" doc:"The prefix and the last four characters of the newest secret." example:"gh_sk_…x9Qa"`
+	Scopes     []string   `json:"scopes" example:"[\"users:read\"]"`
+	CreatedBy  string     `json:"createdBy" doc:"user:<id> or cli." example:"cli"`
+	CreatedAt  time.Time  `json:"createdAt"`
+	ExpiresAt  *time.Time `json:"expiresAt" nullable:"true" doc:"When the key stops working, or null."`
+	LastUsedAt *time.Time `json:"lastUsedAt" nullable:"true" doc:"When the key last authenticated a request (written every few seconds), or null."`
+	RevokedAt  *time.Time `json:"revokedAt" nullable:"true" doc:"When the key was revoked, or null."`
+}
+
+func optionalTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+func serviceKeyJSON(k *domain.ServiceKey) ServiceKeyJSON {
+	scopes := make([]string, 0, len(k.Scopes()))
+	for _, sc := range k.Scopes() {
+		scopes = append(scopes, string(sc))
+	}
+	return ServiceKeyJSON{ID: string(k.ID()), Name: k.Name(), Masked: k.Masked(), Scopes: scopes, CreatedBy: k.CreatedBy(),
+		CreatedAt: k.CreatedAt(), ExpiresAt: optionalTime(k.ExpiresAt()), LastUsedAt: optionalTime(k.LastUsedAt()), RevokedAt: optionalTime(k.RevokedAt())}
+}
+
+// IssuedKeyJSON is a key with its secret, shown once.
+type IssuedKeyJSON struct {
+	ServiceKeyJSON
+	Secret string `json:"secret" doc:"The secret, shown this one time: only its hash is kept. Send it as Authorization: Bearer or x-api-key." example:"gh_sk_…"`
+}
+
+// IssuedKeyOutput answers key creation and rotation.
+type IssuedKeyOutput struct {
+	Status int
+	Body   IssuedKeyJSON
+}
+
+func issuedKeyOutput(status int, k *command.IssuedKey) *IssuedKeyOutput {
+	return &IssuedKeyOutput{Status: status, Body: IssuedKeyJSON{ServiceKeyJSON: serviceKeyJSON(k.Key), Secret: k.Secret}}
+}
+
+// CreateServiceKeyInput issues a key.
+type CreateServiceKeyInput struct {
+	Body struct {
+		Name      string     `json:"name" minLength:"1" maxLength:"128" example:"billing backend"`
+		Scopes    []string   `json:"scopes" minItems:"1" maxItems:"7" uniqueItems:"true" doc:"users:read, users:write, organizations:read, organizations:write, domains:read, domains:write, or * for all."`
+		ExpiresAt *time.Time `json:"expiresAt,omitempty" doc:"When the key stops working; absent: never."`
+	}
+}
+
+func (s *Server) createServiceKey(ctx context.Context, in *CreateServiceKeyInput) (*IssuedKeyOutput, error) {
+	req, err := s.keyRequest(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cmd := command.CreateServiceKey{Name: in.Body.Name, Scopes: in.Body.Scopes}
+	if in.Body.ExpiresAt != nil {
+		cmd.ExpiresAt = in.Body.ExpiresAt.UTC()
+	}
+	k, err := s.app.Commands.ServiceKeys.Create(ctx, req, cmd)
+	if err != nil {
+		return nil, err
+	}
+	return issuedKeyOutput(http.StatusCreated, k), nil
+}
+
+// ServiceKeyListOutput lists keys.
+type ServiceKeyListOutput struct {
+	Body struct {
+		Data []ServiceKeyJSON `json:"data" doc:"Every key, revoked ones included, newest first."`
+	}
+}
+
+func (s *Server) listServiceKeys(ctx context.Context, _ *struct{}) (*ServiceKeyListOutput, error) {
+	req, err := s.keyRequest(ctx)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := s.app.Commands.ServiceKeys.List(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	out := &ServiceKeyListOutput{}
+	out.Body.Data = make([]ServiceKeyJSON, len(keys))
+	for i, k := range keys {
+		out.Body.Data[i] = serviceKeyJSON(k)
+	}
+	return out, nil
+}
+
+// RotateServiceKeyInput issues a new secret for a key.
+type RotateServiceKeyInput struct {
+	ID   string `path:"id" minLength:"1" maxLength:"64"`
+	Body *struct {
+		OverlapSeconds int64 `json:"overlapSeconds,omitempty" minimum:"0" maximum:"2592000" doc:"How long the old secret keeps working (default 0: it stops now; at most 30 days)."`
+	}
+}
+
+func (s *Server) rotateServiceKey(ctx context.Context, in *RotateServiceKeyInput) (*IssuedKeyOutput, error) {
+	req, err := s.keyRequest(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var overlap time.Duration
+	if in.Body != nil {
+		overlap = time.Duration(in.Body.OverlapSeconds) * time.Second
+	}
+	k, err := s.app.Commands.ServiceKeys.Rotate(ctx, req, domain.ServiceKeyID(in.ID), overlap)
+	if err != nil {
+		return nil, err
+	}
+	return issuedKeyOutput(http.StatusOK, k), nil
+}
+
+// ServiceKeyIDInput names a key in the path.
+type ServiceKeyIDInput struct {
+	ID string `path:"id" minLength:"1" maxLength:"64"`
+}
+
+// NoContentOutput answers 204.
+type NoContentOutput struct {
+	Status int
+}
+
+func (s *Server) revokeServiceKey(ctx context.Context, in *ServiceKeyIDInput) (*NoContentOutput, error) {
+	req, err := s.keyRequest(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.app.Commands.ServiceKeys.Revoke(ctx, req, domain.ServiceKeyID(in.ID)); err != nil {
+		return nil, err
+	}
+	return &NoContentOutput{Status: http.StatusNoContent}, nil
+}
+
+// AuditLogInput filters and pages the audit log.
+type AuditLogInput struct {
+	ActorType  string    `query:"actorType" enum:"user,service_key,cli" doc:"Only this kind of actor."`
+	ActorID    string    `query:"actorId" maxLength:"64" doc:"Only this actor (a user or service-key id)."`
+	Action     string    `query:"action" maxLength:"64" doc:"Only this action, such as admin.ban-user." example:"admin.ban-user"`
+	TargetType string    `query:"targetType" maxLength:"32" doc:"Only targets of this type, such as user."`
+	TargetID   string    `query:"targetId" maxLength:"128" doc:"Only this target."`
+	Since      time.Time `query:"since" doc:"Entries at or after this time (RFC 3339)."`
+	Until      time.Time `query:"until" doc:"Entries before this time (RFC 3339)."`
+	Cursor     string    `query:"cursor" maxLength:"256" doc:"nextCursor of the previous page."`
+	Limit      int       `query:"limit" minimum:"1" maximum:"100" default:"50" doc:"Page size."`
+}
+
+// AuditEntryJSON is one audit entry.
+type AuditEntryJSON struct {
+	ID         string    `json:"id"`
+	OccurredAt time.Time `json:"occurredAt"`
+	ActorType  string    `json:"actorType" enum:"user,service_key,cli"`
+	ActorID    string    `json:"actorId"`
+	Action     string    `json:"action" example:"admin.ban-user"`
+	TargetType string    `json:"targetType" example:"user"`
+	TargetID   string    `json:"targetId"`
+	RequestID  string    `json:"requestId"`
+	IPAddress  string    `json:"ipAddress"`
+	Outcome    string    `json:"outcome" enum:"success,denied,failure"`
+	Code       string    `json:"code,omitempty" doc:"The error code when the outcome is not success."`
+}
+
+// AuditLogOutput is a page of entries, newest first.
+type AuditLogOutput struct {
+	Body struct {
+		Data       []AuditEntryJSON `json:"data"`
+		NextCursor *string          `json:"nextCursor" nullable:"true" doc:"Pass as cursor for the next page; null on the last."`
+	}
+}
+
+func (s *Server) listAuditLog(ctx context.Context, in *AuditLogInput) (*AuditLogOutput, error) {
+	p, err := s.principal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	page, err := s.app.Queries.AuditLog.Handle(ctx, p.User, query.ListAuditLog{Cursor: in.Cursor, Filter: ports.AuditQuery{
+		ActorType: domain.ActorType(in.ActorType), ActorID: in.ActorID, Action: in.Action, TargetType: in.TargetType, TargetID: in.TargetID,
+		Since: in.Since, Until: in.Until, Limit: in.Limit,
+	}})
+	if err != nil {
+		return nil, err
+	}
+	out := &AuditLogOutput{}
+	out.Body.Data = make([]AuditEntryJSON, len(page.Entries))
+	for i, e := range page.Entries {
+		out.Body.Data[i] = AuditEntryJSON{ID: e.ID, OccurredAt: e.OccurredAt, ActorType: string(e.ActorType), ActorID: e.ActorID, Action: e.Action,
+			TargetType: e.TargetType, TargetID: e.TargetID, RequestID: e.RequestID, IPAddress: e.IPAddress, Outcome: string(e.Outcome), Code: e.Code}
+	}
+	if page.NextCursor != "" {
+		out.Body.NextCursor = &page.NextCursor
+	}
+	return out, nil
+}
+
+// serviceKey authenticates the request's service key, from Authorization:
+// Bearer or x-api-key (never the query string; cookies are ignored), and
+// refuses it without scope (403). Refusals carry WWW-Authenticate: Bearer.
+func (s *Server) serviceKey(ctx context.Context, scope domain.Scope) (*domain.ServiceKey, error) {
+	r := requestInfoFrom(ctx).r
+	secret := strings.TrimSpace(r.Header.Get("x-api-key"))
+	if auth := r.Header.Get("Authorization"); secret == "" && len(auth) > 7 && strings.EqualFold(auth[:7], "bearer ") {
+		secret = strings.TrimSpace(auth[7:])
+	}
+	k, err := s.app.Commands.ServiceKeys.Authenticate(ctx, secret)
+	if err != nil {
+		if domain.KindOf(err) == domain.KindUnauthenticated {
+			return nil, huma.ErrorWithHeaders(renderError(ctx, loggerFrom(ctx), r.URL.Path, err),
+				http.Header{"WWW-Authenticate": {`Bearer realm="gatehouse", error="invalid_token"`}})
+		}
+		return nil, err
+	}
+	if scope != "" && !k.HasScope(scope) {
+		return nil, domain.NewError(domain.KindForbidden, "auth.insufficient_scope", "The service key lacks the scope "+string(scope))
+	}
+	return k, nil
+}
+
+// CurrentKeyOutput describes the calling key.
+type CurrentKeyOutput struct {
+	Body struct {
+		ID        string     `json:"id"`
+		Name      string     `json:"name"`
+		Scopes    []string   `json:"scopes"`
+		ExpiresAt *time.Time `json:"expiresAt" nullable:"true"`
+	}
+}
+
+func (s *Server) currentServiceKey(ctx context.Context, _ *struct{}) (*CurrentKeyOutput, error) {
+	k, err := s.serviceKey(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	out := &CurrentKeyOutput{}
+	j := serviceKeyJSON(k)
+	out.Body.ID, out.Body.Name, out.Body.Scopes, out.Body.ExpiresAt = j.ID, j.Name, j.Scopes, j.ExpiresAt
+	return out, nil
+}
+
+// keySecurity documents that a trusted operation takes a service key in
+// either header.
+var keySecurity = []map[string][]string{{schemeKeyBearer: {}}, {schemeKeyHeader: {}}}
+
+// addServiceRoutes registers /api/admin/* (auth contract) and the key's own
+// route (backend contract).
+func (s *Server) addServiceRoutes() {
+	type op = huma.Operation
+	const (
+		tagKeys  = "Service keys"
+		tagAudit = "Audit log"
+	)
+	adminOp := func(o op) op {
+		o.Path = adminBase + o.Path
+		o.Security = sessionSecurity
+		o.Description += " Needs a platform administrator's session: 401 without a session, 403 for anyone else."
+		o.Errors = append(o.Errors, http.StatusUnauthorized, http.StatusForbidden)
+		return o
+	}
+	register(s, ContractAuth, adminOp(op{OperationID: "createServiceKey", Method: http.MethodPost, Path: "/service-keys", Tags: []string{tagKeys},
+		Summary: "Issue a service key", DefaultStatus: http.StatusCreated,
+		Description: "Issues a key for a trusted backend. The secret (gh_sk_ and 43 random characters, 256 bits) is in this answer only: storage keeps its SHA-256 hash. Audited."}),
+		s.createServiceKey)
+	register(s, ContractAuth, adminOp(op{OperationID: "listServiceKeys", Method: http.MethodGet, Path: "/service-keys", Tags: []string{tagKeys},
+		Summary: "List service keys", Description: "Every key, masked (prefix and last four characters), with scopes, creation, last use, expiry and revocation."}),
+		s.listServiceKeys)
+	register(s, ContractAuth, adminOp(op{OperationID: "rotateServiceKey", Method: http.MethodPost, Path: "/service-keys/{id}/rotate", Tags: []string{tagKeys},
+		Summary: "Rotate a service key", Errors: []int{http.StatusNotFound},
+		Description: "Issues a new secret, shown once. The old secret keeps working for overlapSeconds (default 0), so deployments can switch over. Audited."}),
+		s.rotateServiceKey)
+	register(s, ContractAuth, adminOp(op{OperationID: "revokeServiceKey", Method: http.MethodDelete, Path: "/service-keys/{id}", Tags: []string{tagKeys},
+		Summary: "Revoke a service key", DefaultStatus: http.StatusNoContent, Errors: []int{http.StatusNotFound},
+		Description: "Revokes the key and all its secrets; the next request with it answers 401. Audited."}),
+		s.revokeServiceKey)
+	register(s, ContractAuth, adminOp(op{OperationID: "listAuditLog", Method: http.MethodGet, Path: "/audit-log", Tags: []string{tagAudit},
+		Summary: "Read the audit log",
+		Description: "Administrative actions and trusted writes, newest first, with who, what, which target, when, the request id, the client address and the outcome " +
+			"(refusals included). Filter by actor, action, target and time; page with nextCursor. No route changes or deletes entries."}),
+		s.listAuditLog)
+
+	register(s, ContractBackend, op{OperationID: "currentServiceKey", Method: http.MethodGet, Path: "/api/service-key", Tags: []string{tagKeys},
+		Summary: "The calling service key", Security: keySecurity, Errors: []int{http.StatusUnauthorized},
+		Description: "The key the request was made with: id, name, scopes and expiry. Lets automation check a key before using it. Any scope. " +
+			"401 with WWW-Authenticate: Bearer for a missing, unknown, revoked or expired key."},
+		s.currentServiceKey)
+}

@@ -1,0 +1,300 @@
+package test
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// The authorization matrix: every organization and administration route,
+// called by each kind of caller. A cell fails on any 2xx, 401 or 403 it
+// did not expect; other statuses (a 400 for a caller with no active
+// organization, say) are the route's business, tested elsewhere.
+
+type expect int
+
+const (
+	allow     expect = iota // 2xx
+	deny401                 // 401: no credentials
+	deny403                 // 403: a known caller without permission
+	notAuthzd               // anything but 401 and 403 (the route may refuse for another reason)
+)
+
+func (e expect) String() string {
+	return [...]string{"2xx", "401", "403", "neither 401 nor 403"}[e]
+}
+
+func (e expect) check(status int) bool {
+	switch e {
+	case allow:
+		return status >= 200 && status < 300
+	case deny401:
+		return status == http.StatusUnauthorized
+	case deny403:
+		return status == http.StatusForbidden
+	default:
+		return status != http.StatusUnauthorized && status != http.StatusForbidden
+	}
+}
+
+// The callers, in the order each route is tried: those expected to be
+// refused first, so a caller who succeeds at a destructive route (delete,
+// leave) does so last.
+var callers = []string{"anonymous", "other-org-admin", "platform-admin", "member", "org-admin"}
+
+// matrixWorld is the cast of the matrix, signed in once per store.
+type matrixWorld struct {
+	app     *fwApp
+	clients map[string]*fwClient // by caller, plus "owner" and "invitee"
+	userIDs map[string]string
+	seq     atomic.Int64
+}
+
+// orgFixture is a fresh organization A: owner, org-admin (role admin) and
+// member (role member); an open invitation to the invitee; and the ids the
+// routes need.
+type orgFixture struct {
+	org, memberID, invitationID string
+}
+
+func (w *matrixWorld) unique(prefix string) string {
+	return fmt.Sprintf("%s-%d", prefix, w.seq.Add(1))
+}
+
+func (w *matrixWorld) newOrg(t *testing.T) orgFixture {
+	t.Helper()
+	owner := w.clients["owner"]
+	org := mustCreateOrg(t, owner, "Acme", w.unique("acme"))["id"].(string)
+	mustJoin(t, owner, org, w.clients["org-admin"], "org-admin@example.com", "admin")
+	m := mustJoin(t, owner, org, w.clients["member"], "member@example.com", "member")
+	inv := mustInvite(t, owner, org, "invitee@example.com", "member")
+	return orgFixture{org: org, memberID: m["id"].(string), invitationID: inv["id"].(string)}
+}
+
+// call sends a request as caller on a copy of its client, so that cookies
+// a route sets (impersonation, say) do not change the caller for later cells.
+func (w *matrixWorld) call(t *testing.T, caller, method, path, body string) *response {
+	t.Helper()
+	var c *fwClient
+	if caller == "anonymous" {
+		c = w.app.client(t)
+	} else {
+		c = w.clients[caller].clone()
+	}
+	if body == "" && method != http.MethodGet {
+		body = "{}"
+	}
+	body = strings.ReplaceAll(body, "{unique}", w.unique("u"))
+	return c.do(method, path, body, "Origin", w.app.Cfg.BaseURL)
+}
+
+type matrixRoute struct {
+	name   string
+	method string
+	// request builds the path and body, setting up whatever it needs.
+	request func(t *testing.T, w *matrixWorld) (path, body string)
+	expect  map[string]expect
+}
+
+// The usual expectations.
+var (
+	anySignedIn = map[string]expect{"anonymous": deny401, "other-org-admin": allow, "platform-admin": allow, "member": allow, "org-admin": allow}
+	membersOnly = map[string]expect{"anonymous": deny401, "other-org-admin": deny403, "platform-admin": deny403, "member": allow, "org-admin": allow}
+	orgAdmins   = map[string]expect{"anonymous": deny401, "other-org-admin": deny403, "platform-admin": deny403, "member": deny403, "org-admin": allow}
+	ownersOnly  = map[string]expect{"anonymous": deny401, "other-org-admin": deny403, "platform-admin": deny403, "member": deny403, "org-admin": deny403}
+	recipient   = map[string]expect{"anonymous": deny401, "other-org-admin": deny403, "platform-admin": deny403, "member": deny403, "org-admin": deny403}
+	signedInAny = map[string]expect{"anonymous": deny401, "other-org-admin": notAuthzd, "platform-admin": notAuthzd, "member": notAuthzd, "org-admin": notAuthzd}
+	platform    = map[string]expect{"anonymous": deny401, "other-org-admin": deny403, "platform-admin": allow, "member": deny403, "org-admin": deny403}
+)
+
+func orgRoute(name, method string, expect map[string]expect, build func(w *matrixWorld, f orgFixture) (string, string)) matrixRoute {
+	return matrixRoute{name: "organization/" + name, method: method, expect: expect,
+		request: func(t *testing.T, w *matrixWorld) (string, string) {
+			path, body := build(w, w.newOrg(t))
+			return orgPath(name) + path, body
+		}}
+}
+
+func adminRoute(name, method string, expect map[string]expect, build func(t *testing.T, w *matrixWorld, victim string) (string, string)) matrixRoute {
+	return matrixRoute{name: "admin/" + name, method: method, expect: expect,
+		request: func(t *testing.T, w *matrixWorld) (string, string) {
+			victim := mustOK(t, w.clients["platform-admin"].post("/api/auth/admin/create-user", mustJSON(t, map[string]any{
+				"email": w.unique("victim") + "@example.com", "name": "Victim"})))["user"].(map[string]any)["id"].(string)
+			path, body := build(t, w, victim)
+			return "/api/auth/admin/" + name + path, body
+		}}
+}
+
+func jsonBody(kv ...any) string {
+	var b strings.Builder
+	b.WriteString("{")
+	first := true
+	for i := 0; i+1 < len(kv); i += 2 {
+		if !first {
+			b.WriteString(",")
+		}
+		first = false
+		fmt.Fprintf(&b, "%q:%s", kv[i], jsonValue(kv[i+1]))
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+func jsonValue(v any) string {
+	switch x := v.(type) {
+	case string:
+		return fmt.Sprintf("%q", x)
+	case raw:
+		return string(x)
+	default:
+		return fmt.Sprint(x)
+	}
+}
+
+// raw is JSON written as is.
+type raw string
+
+func matrixRoutes() []matrixRoute {
+	orgID := func(w *matrixWorld, f orgFixture) (string, string) { return "", jsonBody("organizationId", f.org) }
+	orgQuery := func(w *matrixWorld, f orgFixture) (string, string) { return "?organizationId=" + f.org, "" }
+	invitation := func(w *matrixWorld, f orgFixture) (string, string) {
+		return "", jsonBody("invitationId", f.invitationID)
+	}
+	victimBody := func(t *testing.T, w *matrixWorld, victim string) (string, string) {
+		return "", jsonBody("userId", victim)
+	}
+	return []matrixRoute{
+		{name: "organization/create", method: http.MethodPost, expect: anySignedIn, request: func(t *testing.T, w *matrixWorld) (string, string) {
+			return orgPath("create"), jsonBody("name", "New", "slug", "{unique}")
+		}},
+		orgRoute("check-slug", http.MethodPost, anySignedIn, func(w *matrixWorld, f orgFixture) (string, string) {
+			return "", jsonBody("slug", w.unique("free"))
+		}),
+		orgRoute("update", http.MethodPost, orgAdmins, func(w *matrixWorld, f orgFixture) (string, string) {
+			return "", jsonBody("organizationId", f.org, "data", raw(`{"name":"Renamed"}`))
+		}),
+		orgRoute("delete", http.MethodPost, ownersOnly, orgID),
+		orgRoute("list", http.MethodGet, anySignedIn, func(*matrixWorld, orgFixture) (string, string) { return "", "" }),
+		orgRoute("get-full-organization", http.MethodGet, membersOnly, orgQuery),
+		orgRoute("get-organization", http.MethodGet, membersOnly, orgQuery),
+		orgRoute("set-active", http.MethodPost, membersOnly, orgID),
+		orgRoute("list-members", http.MethodGet, membersOnly, orgQuery),
+		orgRoute("get-active-member", http.MethodGet, signedInAny, func(*matrixWorld, orgFixture) (string, string) { return "", "" }),
+		orgRoute("get-active-member-role", http.MethodGet, membersOnly, orgQuery),
+		orgRoute("remove-member", http.MethodPost, orgAdmins, func(w *matrixWorld, f orgFixture) (string, string) {
+			return "", jsonBody("organizationId", f.org, "memberIdOrEmail", f.memberID)
+		}),
+		orgRoute("update-member-role", http.MethodPost, orgAdmins, func(w *matrixWorld, f orgFixture) (string, string) {
+			return "", jsonBody("organizationId", f.org, "memberId", f.memberID, "role", "admin")
+		}),
+		orgRoute("leave", http.MethodPost, membersOnly, orgID),
+		orgRoute("invite-member", http.MethodPost, orgAdmins, func(w *matrixWorld, f orgFixture) (string, string) {
+			return "", jsonBody("organizationId", f.org, "email", w.unique("new")+"@example.com", "role", "member")
+		}),
+		orgRoute("get-invitation", http.MethodGet, recipient, func(w *matrixWorld, f orgFixture) (string, string) { return "?id=" + f.invitationID, "" }),
+		orgRoute("accept-invitation", http.MethodPost, recipient, invitation),
+		orgRoute("reject-invitation", http.MethodPost, recipient, invitation),
+		orgRoute("cancel-invitation", http.MethodPost, orgAdmins, invitation),
+		orgRoute("list-invitations", http.MethodGet, orgAdmins, orgQuery),
+		orgRoute("list-user-invitations", http.MethodGet, anySignedIn, func(*matrixWorld, orgFixture) (string, string) { return "", "" }),
+		orgRoute("has-permission", http.MethodPost, membersOnly, func(w *matrixWorld, f orgFixture) (string, string) {
+			return "", jsonBody("organizationId", f.org, "permissions", raw(`{"member":["delete"]}`))
+		}),
+
+		adminRoute("create-user", http.MethodPost, platform, func(t *testing.T, w *matrixWorld, _ string) (string, string) {
+			return "", jsonBody("email", w.unique("created")+"@example.com", "name", "Created")
+		}),
+		adminRoute("list-users", http.MethodGet, platform, func(*testing.T, *matrixWorld, string) (string, string) { return "?limit=5", "" }),
+		adminRoute("get-user", http.MethodGet, platform, func(t *testing.T, w *matrixWorld, v string) (string, string) { return "?id=" + v, "" }),
+		adminRoute("update-user", http.MethodPost, platform, func(t *testing.T, w *matrixWorld, v string) (string, string) {
+			return "", jsonBody("userId", v, "data", raw(`{"name":"Renamed"}`))
+		}),
+		adminRoute("set-role", http.MethodPost, platform, func(t *testing.T, w *matrixWorld, v string) (string, string) {
+			return "", jsonBody("userId", v, "role", "user")
+		}),
+		adminRoute("ban-user", http.MethodPost, platform, victimBody),
+		adminRoute("unban-user", http.MethodPost, platform, victimBody),
+		adminRoute("list-user-sessions", http.MethodPost, platform, victimBody),
+		adminRoute("revoke-user-session", http.MethodPost, platform, func(t *testing.T, w *matrixWorld, _ string) (string, string) {
+			c := w.app.client(t)
+			mustSignIn(t, c, "invitee@example.com", orgPassword)
+			s, _ := mustSession(t, c)["session"].(map[string]any)
+			return "", jsonBody("sessionToken", s["token"].(string))
+		}),
+		adminRoute("revoke-user-sessions", http.MethodPost, platform, victimBody),
+		adminRoute("remove-user", http.MethodPost, platform, victimBody),
+		adminRoute("set-user-password", http.MethodPost, platform, func(t *testing.T, w *matrixWorld, v string) (string, string) {
+			return "", jsonBody("userId", v, "newPassword", "a long new passphrase")
+		}),
+		adminRoute("impersonate-user", http.MethodPost, platform, victimBody),
+		adminRoute("stop-impersonating", http.MethodPost, signedInAny, func(*testing.T, *matrixWorld, string) (string, string) { return "", "" }),
+		adminRoute("has-permission", http.MethodPost, anySignedIn, func(*testing.T, *matrixWorld, string) (string, string) {
+			return "", jsonBody("permissions", raw(`{"user":["ban"]}`))
+		}),
+
+		{name: "service-keys/create", method: http.MethodPost, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
+			return "/api/admin/service-keys", jsonBody("name", "matrix", "scopes", raw(`["users:read"]`))
+		}},
+		{name: "service-keys/list", method: http.MethodGet, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
+			return "/api/admin/service-keys", ""
+		}},
+		{name: "service-keys/rotate", method: http.MethodPost, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
+			return "/api/admin/service-keys/" + w.newKey(t) + "/rotate", ""
+		}},
+		{name: "service-keys/revoke", method: http.MethodDelete, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
+			return "/api/admin/service-keys/" + w.newKey(t), ""
+		}},
+		{name: "audit-log", method: http.MethodGet, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
+			return "/api/admin/audit-log?limit=5", ""
+		}},
+	}
+}
+
+func (w *matrixWorld) newKey(t *testing.T) string {
+	t.Helper()
+	r := w.clients["platform-admin"].post("/api/admin/service-keys", jsonBody("name", "matrix", "scopes", raw(`["users:read"]`)))
+	mustStatus(t, r, http.StatusCreated)
+	return r.JSON(t)["id"].(string)
+}
+
+func newMatrixWorld(t *testing.T, app *fwApp) *matrixWorld {
+	t.Helper()
+	w := &matrixWorld{app: app, clients: map[string]*fwClient{}, userIDs: map[string]string{}}
+	for _, who := range []string{"owner", "org-admin", "member", "other-org-admin", "platform-admin", "invitee"} {
+		c := mustVerifiedClient(t, app, who, who+"@example.com")
+		w.clients[who] = c
+		w.userIDs[who] = mustUser(t, mustSession(t, c))["id"].(string)
+	}
+	mustCreateOrg(t, w.clients["other-org-admin"], "Other", "other-org")
+	return w
+}
+
+func TestAuthorizationMatrix(t *testing.T) {
+	env := fwEnv(orgEnv, map[string]string{"GATEHOUSE_ADMIN_EMAILS": "platform-admin@example.com"})
+	fwForStores(t, []store{storeSQLite, storePostgres}, env, func(t *testing.T, app *fwApp) {
+		w := newMatrixWorld(t, app)
+		for _, route := range matrixRoutes() {
+			t.Run(route.name, func(t *testing.T) {
+				path, body := route.request(t, w)
+				for _, caller := range callers {
+					want, ok := route.expect[caller]
+					if !ok {
+						t.Fatalf("no expectation for %s", caller)
+					}
+					r := w.call(t, caller, route.method, path, body)
+					if !want.check(r.Status) {
+						t.Errorf("%s %s as %s = %d %s, want %s", route.method, path, caller, r.Status, r.Body, want)
+					}
+				}
+			})
+		}
+		// The owner, whom no cell above plays, may delete; the recipient may accept.
+		t.Run("owner_deletes_and_invitee_accepts", func(t *testing.T) {
+			f := w.newOrg(t)
+			mustOK(t, w.clients["invitee"].clone().post(orgPath("accept-invitation"), jsonBody("invitationId", f.invitationID)))
+			mustOK(t, w.clients["owner"].clone().post(orgPath("delete"), jsonBody("organizationId", f.org)))
+		})
+	})
+}

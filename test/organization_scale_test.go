@@ -1,0 +1,190 @@
+package test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/gatehouse/gatehouse/adapters/gormstore"
+	"github.com/gatehouse/gatehouse/domain"
+)
+
+// A large organization, on the SQL stores: members are seeded straight
+// through the storage port (ports.OrganizationRepository.AddMember) on a
+// second pool to the server's database, as signing up ten thousand users
+// over HTTP would take minutes. The memory store cannot be seeded from here
+// (InitializeMemory keeps its tables private).
+
+// seedOrgMembers adds n members (with their users) to org through the
+// storage ports, joining one millisecond apart after start, in one
+// transaction: each AddMember is then a savepoint instead of a commit.
+func seedOrgMembers(tb testing.TB, db *gorm.DB, org domain.OrganizationID, n int, start time.Time) {
+	tb.Helper()
+	err := db.Transaction(func(tx *gorm.DB) error {
+		users, orgs := gormstore.NewUserRepository(tx), gormstore.NewOrganizationRepository(tx)
+		for i := range n {
+			at := start.Add(time.Duration(i+1) * time.Millisecond)
+			email, err := domain.NewEmail(fmt.Sprintf("member%05d@example.com", i))
+			if err != nil {
+				return err
+			}
+			u, err := domain.NewUser(domain.UserID(fmt.Sprintf("seed-user-%05d", i)), fmt.Sprintf("Member %d", i), email, at)
+			if err != nil {
+				return err
+			}
+			if err := users.Create(tb.Context(), u); err != nil {
+				return fmt.Errorf("user %d: %w", i, err)
+			}
+			m, err := domain.NewMember(domain.MemberID(fmt.Sprintf("seed-member-%05d", i)), org, u.ID(), []domain.OrgRole{domain.OrgRoleMember}, at)
+			if err != nil {
+				return err
+			}
+			if err := orgs.AddMember(tb.Context(), m); err != nil {
+				return fmt.Errorf("member %d: %w", i, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if gormstore.DialectOf(db) == gormstore.DialectPostgres {
+		_ = db.Exec("ANALYZE members").Error
+		_ = db.Exec("ANALYZE users").Error
+	}
+}
+
+// Ensure list-members over an organization of 10,000 members: pages of the
+// largest size are disjoint, in joining order, each with total 10000, and
+// together hold every member once. Correctness only; BenchmarkListMembers
+// measures the cost. Seeding takes a few seconds on SQLite and about half a
+// minute on PostgreSQL (one savepoint and organization lock per member), so
+// -short skips it.
+func TestOrganization_scale_list_members(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("seeds 10,000 members")
+	}
+	const size = 10_000
+	fwForStores(t, []store{storeSQLite, storePostgres}, fwQuick, func(t *testing.T, app *fwApp) {
+		owner := app.client(t)
+		mustSignUp(t, owner, "Owner", "owner@example.com", orgPassword)
+		created := mustCreateOrg(t, owner, "Big", "big")
+		org, _ := created["id"].(string)
+		ownerJoined, err := time.Parse(time.RFC3339, created["createdAt"].(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		seedOrgMembers(t, mustDB(t, app), domain.OrganizationID(org), size-1, ownerJoined)
+
+		seen := map[string]bool{}
+		var last string
+		for offset := 0; offset < size; offset += 1000 {
+			page := mustOK(t, owner.get(fmt.Sprintf("%s?limit=1000&offset=%d", orgPath("list-members"), offset)))
+			if page["total"] != float64(size) {
+				t.Fatalf("offset %d: total = %v, want %d", offset, page["total"], size)
+			}
+			members, _ := page["members"].([]any)
+			if len(members) != 1000 {
+				t.Fatalf("offset %d: %d members, want 1000", offset, len(members))
+			}
+			for _, m := range members {
+				mm := m.(map[string]any)
+				id, _ := mm["id"].(string)
+				if seen[id] {
+					t.Fatalf("member %s on two pages", id)
+				}
+				seen[id] = true
+				if created, _ := mm["createdAt"].(string); created < last {
+					t.Fatalf("member %s joined %s, before the previous one (%s)", id, created, last)
+				} else {
+					last = created
+				}
+				if u, _ := mm["user"].(map[string]any); u["id"] != mm["userId"] {
+					t.Fatalf("member %v has another user", mm)
+				}
+			}
+		}
+		if len(seen) != size {
+			t.Fatalf("pages held %d members, want %d", len(seen), size)
+		}
+		if ms := mustOK(t, owner.get(orgPath("list-members")+"?offset=10000"))["members"].([]any); len(ms) != 0 {
+			t.Fatalf("page past the end has %d members", len(ms))
+		}
+		// Newest first starts with the last seeded member and ends with the owner.
+		newest := mustOK(t, owner.get(orgPath("list-members")+"?sortDirection=desc&limit=1"))["members"].([]any)
+		if newest[0].(map[string]any)["id"] != fmt.Sprintf("seed-member-%05d", size-2) {
+			t.Fatalf("newest member = %v", newest[0])
+		}
+		oldest := mustOK(t, owner.get(orgPath("list-members")+"?sortDirection=desc&limit=1&offset=9999"))["members"].([]any)
+		if oldest[0].(map[string]any)["role"] != "owner" {
+			t.Fatalf("oldest member = %v, want the owner", oldest[0])
+		}
+		// get-full-organization lists the first 100 only.
+		if ms := mustOK(t, owner.get(orgPath("get-full-organization")))["members"].([]any); len(ms) != 100 {
+			t.Fatalf("get-full-organization has %d members, want 100", len(ms))
+		}
+	})
+}
+
+// BenchmarkListMembers measures one list-members page of 100 in an
+// organization of 1k and of 10k members, at the start and at the end of
+// the list. The first page should cost the same at both sizes; the last
+// page pays for the offset.
+//
+//	go test -run '^$' -bench ListMembers -benchmem ./test/
+func BenchmarkListMembers(b *testing.B) {
+	for _, s := range []store{storeSQLite, storePostgres} {
+		b.Run("store="+string(s), func(b *testing.B) {
+			for _, n := range []int{1_000, 10_000} {
+				app := mustStartBench(b, s)
+				cookie := app.mustSignUp(b)
+				org := app.mustCreateOrg(b, cookie)
+				seedOrgMembers(b, app.db, domain.OrganizationID(org), n-1, time.Now())
+				for _, page := range []struct {
+					name   string
+					offset int
+				}{{"first", 0}, {"last", n - 100}} {
+					b.Run(fmt.Sprintf("members=%s/page=%s", benchSizeName(n), page.name), func(b *testing.B) {
+						path := fmt.Sprintf("%s?organizationId=%s&limit=100&offset=%d", orgPath("list-members"), org, page.offset)
+						b.ReportAllocs()
+						for b.Loop() {
+							r := httptest.NewRequest(http.MethodGet, path, nil)
+							r.Header.Set("Cookie", app.cookie+"="+cookie)
+							if w := app.serve(r); w.Code != http.StatusOK {
+								b.Fatalf("list-members: status %d: %s", w.Code, w.Body)
+							}
+						}
+					})
+				}
+			}
+		})
+	}
+}
+
+// mustCreateOrg creates an organization as the session cookie's user and
+// returns its id.
+func (a *benchApp) mustCreateOrg(b *testing.B, cookie string) string {
+	b.Helper()
+	r := httptest.NewRequest(http.MethodPost, orgPath("create"), strings.NewReader(`{"name":"Bench","slug":"bench"}`))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Origin", "http://localhost:8080") // mustConfig's base URL
+	r.Header.Set("Cookie", a.cookie+"="+cookie)
+	w := a.serve(r)
+	if w.Code != http.StatusOK {
+		b.Fatalf("create organization: status %d: %s", w.Code, w.Body)
+	}
+	var org struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &org); err != nil || org.ID == "" {
+		b.Fatalf("create organization: %s", w.Body)
+	}
+	return org.ID
+}

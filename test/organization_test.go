@@ -1,0 +1,719 @@
+package test
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The organization plugin's routes (better-auth-wire §7.3), black-box over
+// HTTP on every store. Users sign up and verify their address through the
+// mailed link, as the default configuration requires.
+
+// orgEnv keeps the default verification rule and turns off the rate limits,
+// which these tests' many requests from one address would trip.
+var orgEnv = map[string]string{"GATEHOUSE_RATE_LIMIT": "off"}
+
+const orgPassword = "correct horse battery"
+
+// orgPath is the route path of an organization operation.
+func orgPath(op string) string { return "/api/auth/organization/" + op }
+
+// mustVerifiedClient signs up name/email, follows the verification link and
+// returns a client signed in as that user.
+func mustVerifiedClient(t testing.TB, app *fwApp, name, email string) *fwClient {
+	t.Helper()
+	c := app.client(t)
+	mustSignUp(t, c, name, email, orgPassword)
+	mustOK(t, app.client(t).get(mustLink(t, app, email, "Verify your email address")))
+	mustSignIn(t, c, email, orgPassword)
+	return c
+}
+
+// mustCreateOrg creates an organization through c and returns it.
+func mustCreateOrg(t testing.TB, c *fwClient, name, slug string) map[string]any {
+	t.Helper()
+	return mustOK(t, c.post(orgPath("create"), mustJSON(t, map[string]any{"name": name, "slug": slug})))
+}
+
+// mustInvite invites email to org through c and returns the invitation.
+func mustInvite(t testing.TB, c *fwClient, org, email string, role any) map[string]any {
+	t.Helper()
+	return mustOK(t, c.post(orgPath("invite-member"), mustJSON(t, map[string]any{"organizationId": org, "email": email, "role": role})))
+}
+
+// mustJoin has owner invite member's address to org with role and member
+// accept it; it returns the new membership.
+func mustJoin(t testing.TB, owner *fwClient, org string, member *fwClient, email, role string) map[string]any {
+	t.Helper()
+	inv := mustInvite(t, owner, org, email, role)
+	body := mustOK(t, member.post(orgPath("accept-invitation"), mustJSON(t, map[string]any{"invitationId": inv["id"]})))
+	m, _ := body["member"].(map[string]any)
+	if m == nil || m["role"] != role || m["organizationId"] != org {
+		t.Fatalf("accept-invitation = %v", body)
+	}
+	return m
+}
+
+// mustList fails unless r is a 200 with a JSON array, and returns it.
+func mustList(t testing.TB, r *response) []map[string]any {
+	t.Helper()
+	mustStatus(t, r, http.StatusOK)
+	var out []map[string]any
+	mustUnmarshal(t, r.Body, &out)
+	return out
+}
+
+// activeOrg returns the session's activeOrganizationId (nil when none).
+func activeOrg(t testing.TB, c *fwClient) any {
+	t.Helper()
+	s, _ := mustSession(t, c)["session"].(map[string]any)
+	return s["activeOrganizationId"]
+}
+
+// mustKeys fails unless obj has exactly keys.
+func mustKeys(t testing.TB, obj map[string]any, keys ...string) {
+	t.Helper()
+	if len(obj) != len(keys) {
+		t.Fatalf("object has keys %v, want %v", mapKeys(obj), keys)
+	}
+	for _, k := range keys {
+		if _, ok := obj[k]; !ok {
+			t.Fatalf("object has keys %v, want %v", mapKeys(obj), keys)
+		}
+	}
+}
+
+func mapKeys(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+var (
+	orgKeys        = []string{"id", "name", "slug", "logo", "metadata", "createdAt"}
+	memberKeys     = []string{"id", "organizationId", "userId", "role", "createdAt"}
+	invitationKeys = []string{"id", "organizationId", "email", "role", "status", "expiresAt", "createdAt", "inviterId"}
+)
+
+// mustOrg fails unless obj is an organization with id (when not empty).
+func mustOrg(t testing.TB, obj map[string]any, id string, extra ...string) {
+	t.Helper()
+	mustKeys(t, obj, append(append([]string(nil), orgKeys...), extra...)...)
+	mustJSDates(t, obj, "createdAt")
+	if id != "" && obj["id"] != id {
+		t.Fatalf("organization id = %v, want %s", obj["id"], id)
+	}
+}
+
+// mustMemberWithUser fails unless obj is a membership with a user of email.
+func mustMemberWithUser(t testing.TB, obj map[string]any, email, role string) {
+	t.Helper()
+	mustKeys(t, obj, append(append([]string(nil), memberKeys...), "user")...)
+	mustJSDates(t, obj, "createdAt")
+	u, _ := obj["user"].(map[string]any)
+	mustKeys(t, u, "id", "name", "email", "image")
+	if u["email"] != email || obj["role"] != role || u["id"] != obj["userId"] {
+		t.Fatalf("member = %v, want %s as %s", obj, email, role)
+	}
+}
+
+// Ensure create: Better Auth's organization with its owner, the session's
+// active organization switched to it (unless kept), a taken slug refused
+// with ORGANIZATION_ALREADY_EXISTS, a malformed one with a validation error
+// naming body.slug; check-slug and list agree.
+func TestOrganization_create_check_slug_list(t *testing.T) {
+	t.Parallel()
+	fwForEachStore(t, orgEnv, func(t *testing.T, app *fwApp) {
+		ada := mustVerifiedClient(t, app, "Ada", "ada@example.com")
+		body := mustOK(t, ada.post(orgPath("create"), mustJSON(t, map[string]any{
+			"name": "Acme", "slug": "acme", "logo": "https://example.com/acme.png", "metadata": map[string]any{"plan": "pro", "seats": 12345678901234567},
+		})))
+		mustOrg(t, body, "", "members")
+		id, _ := body["id"].(string)
+		if body["name"] != "Acme" || body["slug"] != "acme" || body["logo"] != "https://example.com/acme.png" {
+			t.Fatalf("create = %s", mustJSON(t, body))
+		}
+		// metadata is an object, numbers kept exactly.
+		if !strings.Contains(string(ada.clone().get(orgPath("get-organization")+"?organizationId="+id).Body), `"metadata":{"plan":"pro","seats":12345678901234567}`) {
+			t.Fatalf("metadata not kept as an object")
+		}
+		members, _ := body["members"].([]any)
+		if len(members) != 1 {
+			t.Fatalf("members = %v", body["members"])
+		}
+		owner, _ := members[0].(map[string]any)
+		mustKeys(t, owner, memberKeys...)
+		if owner["role"] != "owner" || owner["organizationId"] != id || owner["userId"] != mustUser(t, mustSession(t, ada))["id"] {
+			t.Fatalf("owner = %v", owner)
+		}
+		if got := activeOrg(t, ada); got != id {
+			t.Fatalf("activeOrganizationId = %v, want %s", got, id)
+		}
+
+		mustCode(t, ada.post(orgPath("create"), mustJSON(t, map[string]any{"name": "Other", "slug": "acme"})), http.StatusBadRequest, "ORGANIZATION_ALREADY_EXISTS")
+		for _, slug := range []string{"Bad Slug", "-acme", "acme--x", "ACME", strings.Repeat("a", 65), ""} {
+			msg := mustCode(t, ada.post(orgPath("create"), mustJSON(t, map[string]any{"name": "Other", "slug": slug})), http.StatusBadRequest, "VALIDATION_ERROR")
+			if !strings.Contains(msg, "body.slug") {
+				t.Fatalf("slug %q: message %q does not name body.slug", slug, msg)
+			}
+		}
+		msg := mustCode(t, ada.post(orgPath("create"), `{"name":"Other","slug":"other","metadata":"{\"a\":1}"}`), http.StatusBadRequest, "VALIDATION_ERROR")
+		if !strings.Contains(msg, "body.metadata") {
+			t.Fatalf("message %q does not name body.metadata", msg)
+		}
+		mustCode(t, ada.post(orgPath("create"), `{"name":"Other","slug":"other","userId":"someone-else"}`), http.StatusBadRequest, "VALIDATION_ERROR")
+
+		mustCode(t, ada.post(orgPath("check-slug"), `{"slug":"acme"}`), http.StatusBadRequest, "ORGANIZATION_SLUG_ALREADY_TAKEN")
+		mustStatusTrue(t, ada.post(orgPath("check-slug"), `{"slug":"free-slug"}`))
+		if msg := mustCode(t, ada.post(orgPath("check-slug"), `{"slug":"Not OK"}`), http.StatusBadRequest, "VALIDATION_ERROR"); !strings.Contains(msg, "body.slug") {
+			t.Fatalf("message %q does not name body.slug", msg)
+		}
+
+		// keepCurrentActiveOrganization leaves the active organization alone.
+		second := mustOK(t, ada.post(orgPath("create"), mustJSON(t, map[string]any{"name": "Beta", "slug": "beta", "keepCurrentActiveOrganization": true})))
+		if got := activeOrg(t, ada); got != id {
+			t.Fatalf("activeOrganizationId = %v after keepCurrentActiveOrganization, want %s", got, id)
+		}
+		if second["logo"] != nil || second["metadata"] != nil {
+			t.Fatalf("logo/metadata = %v/%v, want null", second["logo"], second["metadata"])
+		}
+
+		list := mustList(t, ada.get(orgPath("list")))
+		if len(list) != 2 || list[0]["id"] != id || list[1]["id"] != second["id"] {
+			t.Fatalf("list = %v", list)
+		}
+		for _, o := range list {
+			mustOrg(t, o, "")
+		}
+		if m, _ := list[0]["metadata"].(map[string]any); m["plan"] != "pro" {
+			t.Fatalf("list metadata = %v, want an object", list[0]["metadata"])
+		}
+		// Another user sees none of them.
+		bob := mustVerifiedClient(t, app, "Bob", "bob@example.com")
+		if list := mustList(t, bob.get(orgPath("list"))); len(list) != 0 {
+			t.Fatalf("bob's list = %v", list)
+		}
+	})
+}
+
+// Ensure update and delete: owners and admins update, members are refused;
+// only owners delete; a deleted organization is gone for everyone and stops
+// being the active organization.
+func TestOrganization_update_delete(t *testing.T) {
+	t.Parallel()
+	fwForEachStore(t, orgEnv, func(t *testing.T, app *fwApp) {
+		ada := mustVerifiedClient(t, app, "Ada", "ada@example.com")
+		bob := mustVerifiedClient(t, app, "Bob", "bob@example.com")
+		cat := mustVerifiedClient(t, app, "Cat", "cat@example.com")
+		id, _ := mustCreateOrg(t, ada, "Acme", "acme")["id"].(string)
+		mustJoin(t, ada, id, bob, "bob@example.com", "admin")
+		mustJoin(t, ada, id, cat, "cat@example.com", "member")
+
+		// The active organization is the default.
+		body := mustOK(t, ada.post(orgPath("update"), `{"data":{"name":"Acme Inc","slug":"acme-inc","logo":"https://example.com/l.png","metadata":{"tier":1}}}`))
+		mustOrg(t, body, id)
+		if body["name"] != "Acme Inc" || body["slug"] != "acme-inc" || body["logo"] != "https://example.com/l.png" {
+			t.Fatalf("update = %v", body)
+		}
+		if m, _ := body["metadata"].(map[string]any); m["tier"] != float64(1) {
+			t.Fatalf("metadata = %v", body["metadata"])
+		}
+		// An admin updates too; null clears logo and metadata; absent fields stay.
+		body = mustOK(t, bob.post(orgPath("update"), mustJSON(t, map[string]any{"organizationId": id, "data": map[string]any{"logo": nil, "metadata": nil}})))
+		if body["logo"] != nil || body["metadata"] != nil || body["name"] != "Acme Inc" {
+			t.Fatalf("update with nulls = %v", body)
+		}
+		mustCode(t, cat.post(orgPath("update"), mustJSON(t, map[string]any{"organizationId": id, "data": map[string]any{"name": "Mine"}})),
+			http.StatusForbidden, "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION")
+		mustCreateOrg(t, cat, "Cat Co", "cat-co")
+		mustCode(t, ada.post(orgPath("update"), mustJSON(t, map[string]any{"organizationId": id, "data": map[string]any{"slug": "cat-co"}})),
+			http.StatusBadRequest, "ORGANIZATION_SLUG_ALREADY_TAKEN")
+		if msg := mustCode(t, ada.post(orgPath("update"), `{"data":{"slug":"No Good"}}`), http.StatusBadRequest, "VALIDATION_ERROR"); !strings.Contains(msg, "body.data.slug") {
+			t.Fatalf("message %q does not name body.data.slug", msg)
+		}
+
+		del := mustJSON(t, map[string]any{"organizationId": id})
+		mustCode(t, bob.post(orgPath("delete"), del), http.StatusForbidden, "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION")
+		mustCode(t, cat.post(orgPath("delete"), del), http.StatusForbidden, "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION")
+		body = mustOK(t, ada.post(orgPath("delete"), del))
+		mustOrg(t, body, id)
+		if activeOrg(t, ada) != nil || activeOrg(t, bob) != nil {
+			t.Fatal("a deleted organization is still active")
+		}
+		for _, c := range []*fwClient{ada, bob} {
+			mustCode(t, c.get(orgPath("get-organization")+"?organizationId="+id), http.StatusForbidden, "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION")
+			if list := mustList(t, c.get(orgPath("list"))); len(list) != 0 {
+				t.Fatalf("list after delete = %v", list)
+			}
+		}
+		mustCode(t, ada.post(orgPath("delete"), del), http.StatusForbidden, "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION")
+	})
+}
+
+// Ensure set-active and get-full-organization: by id or slug, null clears
+// (and answers null), a non-member is refused; the full organization lists
+// members with their users and shows invitations only to those who may invite.
+func TestOrganization_set_active_full(t *testing.T) {
+	t.Parallel()
+	fwForEachStore(t, orgEnv, func(t *testing.T, app *fwApp) {
+		ada := mustVerifiedClient(t, app, "Ada", "ada@example.com")
+		bob := mustVerifiedClient(t, app, "Bob", "bob@example.com")
+		one, _ := mustCreateOrg(t, ada, "One", "one")["id"].(string)
+		two, _ := mustCreateOrg(t, ada, "Two", "two")["id"].(string)
+		mine, _ := mustCreateOrg(t, bob, "Bob's", "bobs")["id"].(string)
+		mustJoin(t, ada, one, bob, "bob@example.com", "member")
+		mustInvite(t, ada, one, "carol@example.com", "admin")
+		mustInvite(t, ada, one, "olga@example.com", "owner")
+
+		mustOrg(t, mustOK(t, ada.post(orgPath("set-active"), mustJSON(t, map[string]any{"organizationId": one}))), one)
+		if activeOrg(t, ada) != one {
+			t.Fatal("set-active by id did not switch")
+		}
+		mustOrg(t, mustOK(t, ada.post(orgPath("set-active"), `{"organizationSlug":"two"}`)), two)
+		if activeOrg(t, ada) != two {
+			t.Fatal("set-active by slug did not switch")
+		}
+		// Neither: the current active organization.
+		mustOrg(t, mustOK(t, ada.post(orgPath("set-active"), `{}`)), two)
+		mustNull(t, ada.post(orgPath("set-active"), `{"organizationId":null}`))
+		if activeOrg(t, ada) != nil {
+			t.Fatal("set-active null did not clear")
+		}
+		mustNull(t, ada.post(orgPath("set-active"), `{}`))
+		mustNull(t, ada.get(orgPath("get-full-organization")))
+		mustCode(t, ada.get(orgPath("get-organization")), http.StatusBadRequest, "NO_ACTIVE_ORGANIZATION")
+
+		mustOK(t, ada.post(orgPath("set-active"), mustJSON(t, map[string]any{"organizationId": one})))
+		mustCode(t, ada.post(orgPath("set-active"), mustJSON(t, map[string]any{"organizationId": mine})), http.StatusForbidden, "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION")
+		if activeOrg(t, ada) != nil {
+			t.Fatal("a refused set-active left the active organization")
+		}
+		mustCode(t, ada.post(orgPath("set-active"), `{"organizationSlug":"no-such-org"}`), http.StatusForbidden, "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION")
+		mustOK(t, ada.post(orgPath("set-active"), mustJSON(t, map[string]any{"organizationId": one})))
+
+		full := mustOK(t, ada.get(orgPath("get-full-organization")))
+		mustOrg(t, full, one, "members", "invitations")
+		members, _ := full["members"].([]any)
+		if len(members) != 2 {
+			t.Fatalf("members = %v", full["members"])
+		}
+		first, _ := members[0].(map[string]any)
+		second, _ := members[1].(map[string]any)
+		mustMemberWithUser(t, first, "ada@example.com", "owner")
+		mustMemberWithUser(t, second, "bob@example.com", "member")
+		invs, _ := full["invitations"].([]any)
+		if len(invs) != 3 { // every invitation, bob's accepted one too, as Better Auth lists them
+			t.Fatalf("owner sees invitations %v, want 3", invs)
+		}
+		inv, _ := invs[0].(map[string]any)
+		mustKeys(t, inv, invitationKeys...)
+		mustJSDates(t, inv, "createdAt", "expiresAt")
+		// By slug, with a members limit.
+		full = mustOK(t, ada.get(orgPath("get-full-organization")+"?organizationSlug=one&membersLimit=1"))
+		if members, _ := full["members"].([]any); len(members) != 1 {
+			t.Fatalf("membersLimit=1 gave %d members", len(members))
+		}
+		// A plain member sees members but no invitations.
+		full = mustOK(t, bob.get(orgPath("get-full-organization")+"?organizationId="+one))
+		if invs, _ := full["invitations"].([]any); len(invs) != 0 || len(full["members"].([]any)) != 2 {
+			t.Fatalf("member's full organization = %v", full)
+		}
+		mustCode(t, ada.get(orgPath("get-full-organization")+"?organizationId="+mine), http.StatusForbidden, "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION")
+
+		mustOrg(t, mustOK(t, bob.get(orgPath("get-organization")+"?organizationSlug=one")), one)
+	})
+}
+
+// Ensure the invitation lifecycle: the invitation is mailed with a link
+// naming it; only its recipient reads, accepts or rejects it; accepting makes
+// a member and switches the active organization; repeated invitations,
+// owner-role invitations by admins and cancellations follow Better Auth.
+func TestOrganization_invitations(t *testing.T) {
+	t.Parallel()
+	fwForEachStore(t, orgEnv, func(t *testing.T, app *fwApp) {
+		ada := mustVerifiedClient(t, app, "Ada", "ada@example.com")
+		bob := mustVerifiedClient(t, app, "Bob", "bob@example.com")
+		cat := mustVerifiedClient(t, app, "Cat", "cat@example.com")
+		dan := mustVerifiedClient(t, app, "Dan", "dan@example.com")
+		org, _ := mustCreateOrg(t, ada, "Acme", "acme")["id"].(string)
+
+		inv := mustInvite(t, ada, org, "Bob@Example.com", "member")
+		mustKeys(t, inv, invitationKeys...)
+		mustJSDates(t, inv, "createdAt", "expiresAt")
+		invID, _ := inv["id"].(string)
+		if inv["email"] != "bob@example.com" || inv["status"] != "pending" || inv["role"] != "member" || inv["organizationId"] != org ||
+			inv["inviterId"] != mustUser(t, mustSession(t, ada))["id"] {
+			t.Fatalf("invitation = %v", inv)
+		}
+		exp, _ := time.Parse(time.RFC3339, inv["expiresAt"].(string))
+		if d := time.Until(exp); d < 47*time.Hour || d > 49*time.Hour {
+			t.Fatalf("invitation expires in %v, want 48h", d)
+		}
+		mustInvitationMail(t, app, "bob@example.com", invID)
+
+		// Only the recipient reads it.
+		got := mustOK(t, bob.get(orgPath("get-invitation")+"?id="+url.QueryEscape(invID)))
+		mustKeys(t, got, append(append([]string(nil), invitationKeys...), "organizationName", "organizationSlug", "inviterEmail")...)
+		if got["organizationName"] != "Acme" || got["organizationSlug"] != "acme" || got["inviterEmail"] != "ada@example.com" {
+			t.Fatalf("get-invitation = %v", got)
+		}
+		mustCode(t, cat.get(orgPath("get-invitation")+"?id="+invID), http.StatusForbidden, "YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION")
+		mustCode(t, bob.get(orgPath("get-invitation")+"?id=no-such-invitation"), http.StatusBadRequest, "INVITATION_NOT_FOUND")
+		mustCode(t, bob.get(orgPath("get-invitation")), http.StatusBadRequest, "VALIDATION_ERROR")
+		mine := mustList(t, bob.get(orgPath("list-user-invitations")))
+		if len(mine) != 1 || mine[0]["id"] != invID || mine[0]["organizationName"] != "Acme" {
+			t.Fatalf("list-user-invitations = %v", mine)
+		}
+		if l := mustList(t, ada.get(orgPath("list-invitations"))); len(l) != 1 || l[0]["id"] != invID {
+			t.Fatalf("list-invitations = %v", l)
+		}
+		mustCode(t, cat.post(orgPath("accept-invitation"), mustJSON(t, map[string]any{"invitationId": invID})), http.StatusForbidden, "YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION")
+
+		// Accepting makes a member and switches the active organization.
+		body := mustOK(t, bob.post(orgPath("accept-invitation"), mustJSON(t, map[string]any{"invitationId": invID})))
+		mustKeys(t, body, "invitation", "member")
+		accepted, _ := body["invitation"].(map[string]any)
+		member, _ := body["member"].(map[string]any)
+		mustKeys(t, member, memberKeys...)
+		if accepted["status"] != "accepted" || member["role"] != "member" || member["userId"] != mustUser(t, mustSession(t, bob))["id"] {
+			t.Fatalf("accept-invitation = %v", body)
+		}
+		if activeOrg(t, bob) != org {
+			t.Fatal("accepting did not make the organization active")
+		}
+		mustMemberWithUser(t, mustOK(t, bob.get(orgPath("get-active-member"))), "bob@example.com", "member")
+		mustKeys(t, mustOK(t, bob.get(orgPath("get-active-member-role"))), "role")
+		if r := mustOK(t, bob.get(orgPath("get-active-member-role")+"?organizationId="+org)); r["role"] != "member" {
+			t.Fatalf("get-active-member-role = %v", r)
+		}
+		if r := mustOK(t, ada.get(orgPath("get-active-member-role")+"?organizationSlug=acme")); r["role"] != "owner" {
+			t.Fatalf("owner's role = %v", r)
+		}
+		mustCode(t, bob.post(orgPath("accept-invitation"), mustJSON(t, map[string]any{"invitationId": invID})), http.StatusBadRequest, "INVITATION_NOT_FOUND")
+		if l := mustList(t, bob.get(orgPath("list-user-invitations"))); len(l) != 0 {
+			t.Fatalf("list-user-invitations after accepting = %v", l)
+		}
+
+		// Already a member; already invited (unless resent).
+		mustCode(t, ada.post(orgPath("invite-member"), mustJSON(t, map[string]any{"email": "bob@example.com", "role": "admin"})), http.StatusBadRequest, "USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION")
+		catInv := mustInvite(t, ada, org, "cat@example.com", []string{"admin", "member"})
+		if catInv["role"] != "admin,member" {
+			t.Fatalf("role from an array = %v", catInv["role"])
+		}
+		mustCode(t, ada.post(orgPath("invite-member"), mustJSON(t, map[string]any{"email": "cat@example.com", "role": "member"})), http.StatusBadRequest, "USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION")
+		resent := mustOK(t, ada.post(orgPath("invite-member"), mustJSON(t, map[string]any{"email": "cat@example.com", "role": "admin", "resend": true})))
+		if resent["id"] != catInv["id"] || resent["role"] != "admin" {
+			t.Fatalf("resend = %v, want the same invitation renewed", resent)
+		}
+
+		// Roles: unknown, malformed.
+		mustCode(t, ada.post(orgPath("invite-member"), mustJSON(t, map[string]any{"email": "x@example.com", "role": "superuser"})), http.StatusBadRequest, "ROLE_NOT_FOUND")
+		for _, role := range []string{`5`, `{"a":1}`, `[]`, `[1]`, `null`} {
+			msg := mustCode(t, ada.post(orgPath("invite-member"), `{"email":"x@example.com","role":`+role+`}`), http.StatusBadRequest, "VALIDATION_ERROR")
+			if !strings.Contains(msg, "body.role") {
+				t.Fatalf("role %s: message %q does not name body.role", role, msg)
+			}
+		}
+		mustCode(t, ada.post(orgPath("invite-member"), `{"email":"x@example.com"}`), http.StatusBadRequest, "VALIDATION_ERROR")
+
+		// Cat rejects; the rejected invitation cannot be accepted.
+		body = mustOK(t, cat.post(orgPath("reject-invitation"), mustJSON(t, map[string]any{"invitationId": catInv["id"]})))
+		if inv, _ := body["invitation"].(map[string]any); inv["status"] != "rejected" || body["member"] != nil {
+			t.Fatalf("reject-invitation = %v", body)
+		}
+		mustKeys(t, body, "invitation", "member")
+		mustCode(t, cat.post(orgPath("accept-invitation"), mustJSON(t, map[string]any{"invitationId": catInv["id"]})), http.StatusBadRequest, "INVITATION_NOT_FOUND")
+		mustCode(t, cat.get(orgPath("get-active-member-role")+"?organizationId="+org), http.StatusForbidden, "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION")
+
+		// Cancel: members may not, owners may; a cancelled invitation is closed.
+		danInv := mustInvite(t, ada, org, "dan@example.com", "member")
+		cancel := mustJSON(t, map[string]any{"invitationId": danInv["id"]})
+		mustCode(t, bob.post(orgPath("cancel-invitation"), cancel), http.StatusForbidden, "YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION")
+		mustCode(t, bob.get(orgPath("list-invitations")+"?organizationId="+org), http.StatusForbidden, "YOU_ARE_NOT_ALLOWED_TO_LIST_INVITATIONS")
+		mustCode(t, bob.post(orgPath("invite-member"), mustJSON(t, map[string]any{"email": "eve@example.com", "role": "member"})), http.StatusForbidden, "YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION")
+		body = mustOK(t, ada.post(orgPath("cancel-invitation"), cancel))
+		mustKeys(t, body, invitationKeys...)
+		if body["status"] != "canceled" {
+			t.Fatalf("cancel-invitation = %v", body)
+		}
+		mustCode(t, dan.post(orgPath("accept-invitation"), cancel), http.StatusBadRequest, "INVITATION_NOT_FOUND")
+
+		// An admin invites, but not owners, and cannot cancel an owner's invitation.
+		mustOK(t, ada.post(orgPath("update-member-role"), mustJSON(t, map[string]any{"memberId": member["id"], "role": "admin"})))
+		mustCode(t, bob.post(orgPath("invite-member"), mustJSON(t, map[string]any{"email": "eve@example.com", "role": "owner"})), http.StatusForbidden, "YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE")
+		mustCode(t, bob.post(orgPath("invite-member"), mustJSON(t, map[string]any{"email": "eve@example.com", "role": []string{"member", "owner"}})), http.StatusForbidden, "YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE")
+		mustInvite(t, bob, org, "eve@example.com", "member")
+		ownerInv := mustInvite(t, ada, org, "olga@example.com", "owner")
+		mustCode(t, bob.post(orgPath("cancel-invitation"), mustJSON(t, map[string]any{"invitationId": ownerInv["id"]})), http.StatusForbidden, "YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION")
+	})
+}
+
+// mustInvitationMail waits for the invitation mail to to and fails unless a
+// link in it names the invitation.
+func mustInvitationMail(t testing.TB, app *fwApp, to, invitationID string) {
+	t.Helper()
+	deadline := time.Now().Add(mailWait)
+	for {
+		for _, m := range app.Mail.Messages() {
+			if !m.IsTo(to) {
+				continue
+			}
+			for _, l := range m.Links() {
+				if strings.Contains(l, invitationID) {
+					return
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no mail to %s with a link containing invitation %s", to, invitationID)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Ensure the member routes: list-members pages with a total, in either
+// order; roles change only within the rules (only owners touch owners, an
+// organization keeps an owner); members are removed by id or address; a
+// member leaves, the only owner cannot.
+func TestOrganization_members(t *testing.T) {
+	t.Parallel()
+	fwForEachStore(t, orgEnv, func(t *testing.T, app *fwApp) {
+		ada := mustVerifiedClient(t, app, "Ada", "ada@example.com")
+		bob := mustVerifiedClient(t, app, "Bob", "bob@example.com")
+		cat := mustVerifiedClient(t, app, "Cat", "cat@example.com")
+		dan := mustVerifiedClient(t, app, "Dan", "dan@example.com")
+		org, _ := mustCreateOrg(t, ada, "Acme", "acme")["id"].(string)
+		bobM := mustJoin(t, ada, org, bob, "bob@example.com", "admin")
+		catM := mustJoin(t, ada, org, cat, "cat@example.com", "member")
+		mustJoin(t, ada, org, dan, "dan@example.com", "member")
+		emails := []string{"ada@example.com", "bob@example.com", "cat@example.com", "dan@example.com"}
+
+		// Paging: disjoint pages in joining order, the total on each.
+		var seen []string
+		for offset := 0; offset < 4; offset += 2 {
+			page := mustOK(t, cat.get(fmt.Sprintf("%s?organizationId=%s&limit=2&offset=%d", orgPath("list-members"), org, offset)))
+			mustKeys(t, page, "members", "total")
+			if page["total"] != float64(4) {
+				t.Fatalf("total = %v, want 4", page["total"])
+			}
+			for _, m := range page["members"].([]any) {
+				mm := m.(map[string]any)
+				mustKeys(t, mm, append(append([]string(nil), memberKeys...), "user")...)
+				seen = append(seen, mm["user"].(map[string]any)["email"].(string))
+			}
+		}
+		if strings.Join(seen, ",") != strings.Join(emails, ",") {
+			t.Fatalf("pages gave %v, want %v", seen, emails)
+		}
+		page := mustOK(t, cat.get(orgPath("list-members")+"?sortDirection=desc&limit=1"))
+		if ms := page["members"].([]any); len(ms) != 1 || ms[0].(map[string]any)["user"].(map[string]any)["email"] != "dan@example.com" {
+			t.Fatalf("newest first = %v", page)
+		}
+		if ms := mustOK(t, cat.get(orgPath("list-members")+"?organizationSlug=acme"))["members"].([]any); len(ms) != 4 {
+			t.Fatalf("default page has %d members, want 4", len(ms))
+		}
+		if ms := mustOK(t, cat.get(orgPath("list-members")+"?offset=10"))["members"].([]any); len(ms) != 0 {
+			t.Fatalf("page past the end = %v", ms)
+		}
+		for _, q := range []string{"limit=0", "limit=1001", "offset=-1", "sortDirection=up", "sortBy=email", "filterField=role&filterValue=owner"} {
+			msg := mustCode(t, cat.get(orgPath("list-members")+"?"+q), http.StatusBadRequest, "VALIDATION_ERROR")
+			if name, _, _ := strings.Cut(q, "="); !strings.Contains(msg, "query."+name) {
+				t.Fatalf("%s: message %q does not name query.%s", q, msg, name)
+			}
+		}
+
+		// Roles: members may not change them; admins not for owners; owners may.
+		owner := mustOK(t, ada.get(orgPath("get-active-member")))
+		role := func(c *fwClient, memberID any, role any) *response {
+			return c.post(orgPath("update-member-role"), mustJSON(t, map[string]any{"memberId": memberID, "role": role, "organizationId": org}))
+		}
+		mustCode(t, role(cat, bobM["id"], "member"), http.StatusForbidden, "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER")
+		mustCode(t, role(bob, owner["id"], "member"), http.StatusForbidden, "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER")
+		mustCode(t, role(bob, catM["id"], "owner"), http.StatusForbidden, "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER")
+		updated := mustOK(t, role(bob, catM["id"], []string{"admin"}))
+		mustKeys(t, updated, memberKeys...)
+		if updated["role"] != "admin" || updated["id"] != catM["id"] {
+			t.Fatalf("update-member-role = %v", updated)
+		}
+		mustCode(t, role(ada, "no-such-member", "admin"), http.StatusBadRequest, "MEMBER_NOT_FOUND")
+		mustCode(t, role(ada, catM["id"], "superuser"), http.StatusBadRequest, "ROLE_NOT_FOUND")
+		mustCode(t, role(ada, owner["id"], "admin"), http.StatusBadRequest, "YOU_CANNOT_LEAVE_THE_ORGANIZATION_WITHOUT_AN_OWNER")
+		if r := mustOK(t, cat.get(orgPath("get-active-member-role"))); r["role"] != "admin" {
+			t.Fatalf("cat's role = %v", r)
+		}
+
+		// Removal by id and by address; admins cannot remove owners.
+		remove := func(c *fwClient, idOrEmail any) *response {
+			return c.post(orgPath("remove-member"), mustJSON(t, map[string]any{"memberIdOrEmail": idOrEmail, "organizationId": org}))
+		}
+		mustCode(t, remove(bob, owner["id"]), http.StatusForbidden, "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER")
+		mustCode(t, remove(bob, "ada@example.com"), http.StatusForbidden, "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER")
+		body := mustOK(t, remove(bob, catM["id"]))
+		mustKeys(t, body, "member")
+		mustMemberWithUser(t, body["member"].(map[string]any), "cat@example.com", "admin")
+		if activeOrg(t, cat) != nil {
+			t.Fatal("a removed member's session keeps the organization active")
+		}
+		mustCode(t, cat.get(orgPath("list-members")+"?organizationId="+org), http.StatusForbidden, "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION")
+		body = mustOK(t, remove(ada, "DAN@example.com"))
+		mustMemberWithUser(t, body["member"].(map[string]any), "dan@example.com", "member")
+		mustCode(t, remove(ada, "dan@example.com"), http.StatusBadRequest, "MEMBER_NOT_FOUND")
+		mustCode(t, remove(ada, "nobody@example.com"), http.StatusBadRequest, "MEMBER_NOT_FOUND")
+		mustCode(t, remove(dan, "bob@example.com"), http.StatusForbidden, "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION")
+
+		// Leaving: the only owner cannot; a member can; then an owner can.
+		leave := mustJSON(t, map[string]any{"organizationId": org})
+		mustCode(t, ada.post(orgPath("leave"), leave), http.StatusBadRequest, "YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER")
+		left := mustOK(t, bob.post(orgPath("leave"), leave))
+		mustMemberWithUser(t, left, "bob@example.com", "admin")
+		if activeOrg(t, bob) != nil {
+			t.Fatal("leaving left the organization active")
+		}
+		mustCode(t, bob.post(orgPath("leave"), leave), http.StatusForbidden, "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION")
+		mustCode(t, bob.get(orgPath("get-active-member")), http.StatusBadRequest, "NO_ACTIVE_ORGANIZATION")
+		if total := mustOK(t, ada.get(orgPath("list-members")))["total"]; total != float64(1) {
+			t.Fatalf("total after removals = %v, want 1", total)
+		}
+		// With a second owner the first may leave.
+		danOwner := mustJoin(t, ada, org, dan, "dan@example.com", "owner")
+		mustMemberWithUser(t, mustOK(t, ada.post(orgPath("leave"), leave)), "ada@example.com", "owner")
+		mustCode(t, dan.post(orgPath("remove-member"), mustJSON(t, map[string]any{"memberIdOrEmail": danOwner["id"]})), http.StatusBadRequest, "YOU_CANNOT_LEAVE_THE_ORGANIZATION_WITHOUT_AN_OWNER")
+	})
+}
+
+// Ensure has-permission answers from the caller's roles in the organization
+// ({error:null, success}), refuses non-members with 403 and needs an
+// organization and permissions.
+func TestOrganization_has_permission(t *testing.T) {
+	t.Parallel()
+	fwForEachStore(t, orgEnv, func(t *testing.T, app *fwApp) {
+		ada := mustVerifiedClient(t, app, "Ada", "ada@example.com")
+		bob := mustVerifiedClient(t, app, "Bob", "bob@example.com")
+		cat := mustVerifiedClient(t, app, "Cat", "cat@example.com")
+		org, _ := mustCreateOrg(t, ada, "Acme", "acme")["id"].(string)
+		mustJoin(t, ada, org, bob, "bob@example.com", "admin")
+		mustJoin(t, ada, org, cat, "cat@example.com", "member")
+
+		check := func(c *fwClient, body string, want bool) {
+			t.Helper()
+			r := mustOK(t, c.post(orgPath("has-permission"), body))
+			mustKeys(t, r, "error", "success")
+			if r["error"] != nil || r["success"] != want {
+				t.Fatalf("has-permission %s = %v, want success %v", body, r, want)
+			}
+		}
+		check(ada, `{"permissions":{"organization":["delete"]}}`, true)
+		check(ada, `{"permissions":{"member":["create","update","delete"],"invitation":["cancel"]}}`, true)
+		check(bob, `{"permissions":{"organization":["delete"]}}`, false)
+		check(bob, `{"permissions":{"organization":["update"]},"organizationId":"`+org+`"}`, true)
+		check(cat, `{"permissions":{"member":["delete"]}}`, false)
+		check(cat, `{"permission":{"ac":["read"]}}`, true)
+		check(cat, `{"permissions":{"ac":["read"],"member":["delete"]}}`, false)
+		check(cat, `{"permissions":{"nonsense":["fly"]}}`, false)
+		if msg := mustCode(t, cat.post(orgPath("has-permission"), `{}`), http.StatusBadRequest, "VALIDATION_ERROR"); !strings.Contains(msg, "body.permissions") {
+			t.Fatalf("message %q does not name body.permissions", msg)
+		}
+		mustCode(t, cat.post(orgPath("has-permission"), `{"permissions":{"member":"delete"}}`), http.StatusBadRequest, "VALIDATION_ERROR")
+
+		// Another organization's admin is not a member here.
+		dan := mustVerifiedClient(t, app, "Dan", "dan@example.com")
+		mustCode(t, dan.post(orgPath("has-permission"), `{"permissions":{"ac":["read"]}}`), http.StatusBadRequest, "NO_ACTIVE_ORGANIZATION")
+		other, _ := mustCreateOrg(t, dan, "Other", "other")["id"].(string)
+		check(dan, `{"permissions":{"organization":["delete"]}}`, true)
+		mustCode(t, dan.post(orgPath("has-permission"), `{"permissions":{"ac":["read"]},"organizationId":"`+org+`"}`), http.StatusForbidden, "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION")
+		mustCode(t, ada.post(orgPath("has-permission"), `{"permissions":{"ac":["read"]},"organizationId":"`+other+`"}`), http.StatusForbidden, "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION")
+	})
+}
+
+// Ensure an admin of one organization has no power over another: every
+// route naming it answers 403 USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION, as
+// for an organization that does not exist.
+func TestOrganization_other_organization(t *testing.T) {
+	t.Parallel()
+	fwForEachStore(t, orgEnv, func(t *testing.T, app *fwApp) {
+		ada := mustVerifiedClient(t, app, "Ada", "ada@example.com")
+		eve := mustVerifiedClient(t, app, "Eve", "eve@example.com")
+		target, _ := mustCreateOrg(t, ada, "Acme", "acme")["id"].(string)
+		inv := mustInvite(t, ada, target, "bob@example.com", "member")
+		mustCreateOrg(t, eve, "Evil", "evil")
+		for _, id := range []string{target, "no-such-organization"} {
+			q := "?organizationId=" + id
+			for _, r := range []*response{
+				eve.get(orgPath("get-full-organization") + q),
+				eve.get(orgPath("get-organization") + q),
+				eve.get(orgPath("list-members") + q),
+				eve.get(orgPath("list-invitations") + q),
+				eve.get(orgPath("get-active-member-role") + q),
+				eve.post(orgPath("set-active"), mustJSON(t, map[string]any{"organizationId": id})),
+				eve.post(orgPath("update"), mustJSON(t, map[string]any{"organizationId": id, "data": map[string]any{"name": "Pwned"}})),
+				eve.post(orgPath("delete"), mustJSON(t, map[string]any{"organizationId": id})),
+				eve.post(orgPath("invite-member"), mustJSON(t, map[string]any{"organizationId": id, "email": "mallory@example.com", "role": "owner"})),
+				eve.post(orgPath("remove-member"), mustJSON(t, map[string]any{"organizationId": id, "memberIdOrEmail": "ada@example.com"})),
+				eve.post(orgPath("update-member-role"), mustJSON(t, map[string]any{"organizationId": id, "memberId": "x", "role": "owner"})),
+				eve.post(orgPath("leave"), mustJSON(t, map[string]any{"organizationId": id})),
+				eve.post(orgPath("has-permission"), mustJSON(t, map[string]any{"organizationId": id, "permissions": map[string]any{"ac": []string{"read"}}})),
+			} {
+				mustCode(t, r, http.StatusForbidden, "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION")
+			}
+		}
+		mustCode(t, eve.post(orgPath("cancel-invitation"), mustJSON(t, map[string]any{"invitationId": inv["id"]})), http.StatusForbidden, "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION")
+		mustCode(t, eve.post(orgPath("cancel-invitation"), `{"invitationId":"no-such-invitation"}`), http.StatusBadRequest, "INVITATION_NOT_FOUND")
+		// Nothing changed.
+		full := mustOK(t, ada.get(orgPath("get-full-organization")))
+		if full["name"] != "Acme" || len(full["members"].([]any)) != 1 || len(full["invitations"].([]any)) != 1 {
+			t.Fatalf("organization changed: %v", full)
+		}
+	})
+}
+
+// orgRoutes lists every organization route with a body that passes validation.
+var orgRoutes = []struct{ method, op, body string }{
+	{http.MethodPost, "create", `{"name":"Acme","slug":"acme"}`},
+	{http.MethodPost, "check-slug", `{"slug":"acme"}`},
+	{http.MethodPost, "update", `{"data":{"name":"Acme"}}`},
+	{http.MethodPost, "delete", `{"organizationId":"x"}`},
+	{http.MethodPost, "set-active", `{"organizationId":null}`},
+	{http.MethodPost, "invite-member", `{"email":"bob@example.com","role":"member"}`},
+	{http.MethodPost, "accept-invitation", `{"invitationId":"x"}`},
+	{http.MethodPost, "reject-invitation", `{"invitationId":"x"}`},
+	{http.MethodPost, "cancel-invitation", `{"invitationId":"x"}`},
+	{http.MethodPost, "remove-member", `{"memberIdOrEmail":"x"}`},
+	{http.MethodPost, "update-member-role", `{"memberId":"x","role":"admin"}`},
+	{http.MethodPost, "leave", `{"organizationId":"x"}`},
+	{http.MethodPost, "has-permission", `{"permissions":{"ac":["read"]}}`},
+	{http.MethodGet, "get-full-organization", ""},
+	{http.MethodGet, "get-organization", ""},
+	{http.MethodGet, "list", ""},
+	{http.MethodGet, "get-invitation?id=x", ""},
+	{http.MethodGet, "list-invitations", ""},
+	{http.MethodGet, "list-user-invitations", ""},
+	{http.MethodGet, "list-members", ""},
+	{http.MethodGet, "get-active-member", ""},
+	{http.MethodGet, "get-active-member-role", ""},
+}
+
+// Ensure every organization route needs a session: 401 UNAUTHORIZED in
+// Better Auth's {message, code} shape without one, or with a signed-out one.
+func TestOrganization_requires_session(t *testing.T) {
+	t.Parallel()
+	fwForEachStore(t, orgEnv, func(t *testing.T, app *fwApp) {
+		ada := mustVerifiedClient(t, app, "Ada", "ada@example.com")
+		stale := ada.clone()
+		mustOK(t, ada.post("/api/auth/sign-out", ""))
+		for _, c := range []*fwClient{app.client(t), stale} {
+			for _, rt := range orgRoutes {
+				r := c.clone().do(rt.method, orgPath(rt.op), rt.body)
+				mustCode(t, r, http.StatusUnauthorized, "UNAUTHORIZED")
+			}
+		}
+		// The wrong method is an unknown route.
+		mustStatus(t, app.client(t).get(orgPath("create")), http.StatusNotFound)
+		mustStatus(t, app.client(t).post(orgPath("list"), `{}`), http.StatusNotFound)
+	})
+}

@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -55,14 +56,18 @@ func fwEnv(envs ...map[string]string) map[string]string {
 
 // mustStartFramework starts Gatehouse on s, serving on a loopback port that
 // is also its base URL (unless env sets GATEHOUSE_BASE_URL), mailing through
-// a fresh smtptest server.
+// a fresh smtptest server, on a fresh database (unless env sets
+// GATEHOUSE_DATABASE_URL, such as another app's DatabaseURL).
 func mustStartFramework(t testing.TB, s store, env map[string]string) *fwApp {
 	t.Helper()
-	var dbURL string
-	switch s {
-	case storeSQLite:
+	dbURL := env["GATEHOUSE_DATABASE_URL"]
+	switch {
+	case s == storeMemory:
+		dbURL = ""
+	case dbURL != "":
+	case s == storeSQLite:
 		dbURL = string(gormtest.SQLiteURL(t))
-	case storePostgres:
+	case s == storePostgres:
 		dbURL = string(postgresURL(t)) // skips without a server
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -89,7 +94,13 @@ func mustStartFramework(t testing.TB, s store, env map[string]string) *fwApp {
 		app, cleanup, err = bootstrap.InitializeMemory(cfg, logger)
 	} else {
 		cfg.DatabaseURL = dbURL
+		if s == storePostgres {
+			pgStartMu.Lock()
+		}
 		app, cleanup, err = bootstrap.InitializeSQL(t.Context(), cfg, logger)
+		if s == storePostgres {
+			pgStartMu.Unlock()
+		}
 	}
 	if err != nil {
 		t.Fatalf("start on %s: %v", s, err)
@@ -101,6 +112,10 @@ func mustStartFramework(t testing.TB, s store, env map[string]string) *fwApp {
 	t.Cleanup(func() { srv.Close(); cleanup() })
 	return &fwApp{testApp: &testApp{Server: srv, App: app, Logs: logs}, Store: s, Cfg: cfg, Mail: mail, DatabaseURL: dbURL}
 }
+
+// pgStartMu serialises start-ups on PostgreSQL: their migrations share one
+// advisory lock, which a waiting start-up polls only every 5 s.
+var pgStartMu sync.Mutex
 
 // fwForEachStore runs fn in parallel against a fresh app with env on every store.
 func fwForEachStore(t *testing.T, env map[string]string, fn func(t *testing.T, app *fwApp)) {

@@ -28,6 +28,7 @@ var (
 	errBannedUser          = domain.NewError(domain.KindForbidden, "BANNED_USER", "You have been banned from this application. Please contact support if you believe this is an error.")
 	errAdminUserNotFound   = domain.NewError(domain.KindNotFound, "USER_NOT_FOUND", "User not found")
 	errAdminSessionMissing = domain.NewError(domain.KindNotFound, "SESSION_NOT_FOUND", "Session not found")
+	errNoDataToUpdate      = domain.NewError(domain.KindInvalid, "NO_DATA_TO_UPDATE", "No data to update")
 )
 
 // permission is one admin access-control check with the code refusing it.
@@ -154,15 +155,16 @@ func (a *Administration) CreateUser(ctx context.Context, req AdminRequest, cmd C
 	if len(cmd.Roles) > 0 {
 		ps = append(ps, permSetRole)
 	}
-	err := a.audited(ctx, req, "admin.create-user", target{Type: "user"}, func() error {
-		u, err := a.newUser(ctx, cmd)
-		if err != nil {
-			return err
-		}
-		created = u
-		return nil
-	}, ps...)
-	if err != nil {
+	err := a.authorize(req, ps...)
+	if err == nil {
+		created, err = a.newUser(ctx, cmd)
+	}
+	// The entry names the user created, like service-key.create names its key.
+	t := target{Type: "user"}
+	if created != nil {
+		t.ID = string(created.ID())
+	}
+	if err := a.audit.record(ctx, req.Actor(), "admin.create-user", t, err); err != nil {
 		return nil, err
 	}
 	return created, nil
@@ -256,6 +258,9 @@ func (a *Administration) UpdateUser(ctx context.Context, req AdminRequest, id do
 	}
 	var updated *domain.User
 	err := a.audited(ctx, req, "admin.update-user", userTarget(id), func() error {
+		if patch.Name == nil && patch.Image == nil && patch.Email == nil && patch.EmailVerified == nil && patch.Roles == nil {
+			return errNoDataToUpdate
+		}
 		var email domain.Email
 		if patch.Email != nil {
 			var err error

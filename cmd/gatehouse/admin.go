@@ -177,6 +177,12 @@ func serviceKey(ctx context.Context, args []string, getenv func(string) string, 
 	defer cleanup()
 	k, err := app.CreateServiceKey(ctx, cmd)
 	if err != nil {
+		// The service's refusal (audited) does not repeat values; name the scope here.
+		for _, sc := range cmd.Scopes {
+			if _, perr := domain.ParseScopes([]string{sc}, "scopes"); perr != nil {
+				return fmt.Errorf("unknown scope %q; use users:read, users:write, organizations:read, organizations:write, domains:read, domains:write or *", sc)
+			}
+		}
 		return describe(err)
 	}
 	fmt.Fprintf(stdout, "service key %q (id %s) created\n%s\n", k.Key.Name(), k.Key.ID(), k.Secret)

@@ -133,7 +133,7 @@ func TestAudit_log(t *testing.T) {
 		keyID := mustID(t, key)
 		want[len(want)-1].targetID = keyID
 		ok(admin.post(serviceKeysPath+"/"+keyID+"/rotate", `{"overlapSeconds":60}`), "service-key.rotate", "service_key", keyID)
-		did(eve.post(serviceKeysPath, mustJSON(t, map[string]any{"name": "mine", "scopes": []string{"*"}})), http.StatusForbidden, eveID, "service-key.create", "service_key", "", "denied", "YOU_ARE_NOT_A_PLATFORM_ADMINISTRATOR")
+		did(eve.post(serviceKeysPath, mustJSON(t, map[string]any{"name": "mine", "scopes": []string{"*"}})), http.StatusForbidden, eveID, "service-key.create", "service_key", "", "denied", "auth.not_platform_admin")
 		did(admin.do(http.MethodDelete, serviceKeysPath+"/"+keyID, "", "Origin", app.Cfg.BaseURL), http.StatusNoContent, adminID, "service-key.revoke", "service_key", keyID, "success", "")
 		ok(post("remove-user", map[string]any{"userId": bobID}), "admin.remove-user", "user", bobID)
 

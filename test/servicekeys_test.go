@@ -193,9 +193,9 @@ func TestServiceKey_lifecycle(t *testing.T) {
 		if got := mustKeyInList(t, admin, id); got["revokedAt"] == nil {
 			t.Fatalf("revoked key listed as %v", got)
 		}
-		mustProblem(t, admin.post(serviceKeysPath+"/"+id+"/rotate", ""), http.StatusNotFound, "request.service_key_not_found")
-		mustProblem(t, admin.do(http.MethodDelete, serviceKeysPath+"/no-such-key", "", "Origin", app.Cfg.BaseURL), http.StatusNotFound, "request.service_key_not_found")
-		mustProblem(t, admin.post(serviceKeysPath+"/no-such-key/rotate", ""), http.StatusNotFound, "request.service_key_not_found")
+		mustProblem(t, admin.post(serviceKeysPath+"/"+id+"/rotate", ""), http.StatusNotFound, "service_key.not_found")
+		mustProblem(t, admin.do(http.MethodDelete, serviceKeysPath+"/no-such-key", "", "Origin", app.Cfg.BaseURL), http.StatusNotFound, "service_key.not_found")
+		mustProblem(t, admin.post(serviceKeysPath+"/no-such-key/rotate", ""), http.StatusNotFound, "service_key.not_found")
 	})
 }
 
@@ -279,10 +279,10 @@ func TestServiceKey_admin_routes_refuse_others(t *testing.T) {
 		}
 		for _, rt := range routes {
 			origin := []string{"Origin", app.Cfg.BaseURL}
-			mustProblem(t, app.client(t).do(rt.method, rt.path, rt.body, origin...), http.StatusUnauthorized, "request.unauthorized")
-			mustProblem(t, app.client(t).do(rt.method, rt.path, rt.body, append(origin, "Authorization", "Bearer "+secret)...), http.StatusUnauthorized, "request.unauthorized")
-			mustProblem(t, app.client(t).do(rt.method, rt.path, rt.body, append(origin, "x-api-key", secret)...), http.StatusUnauthorized, "request.unauthorized")
-			p := mustProblem(t, plain.do(rt.method, rt.path, rt.body, origin...), http.StatusForbidden, "request.you_are_not_a_platform_administrator")
+			mustProblem(t, app.client(t).do(rt.method, rt.path, rt.body, origin...), http.StatusUnauthorized, "auth.unauthenticated")
+			mustProblem(t, app.client(t).do(rt.method, rt.path, rt.body, append(origin, "Authorization", "Bearer "+secret)...), http.StatusUnauthorized, "auth.unauthenticated")
+			mustProblem(t, app.client(t).do(rt.method, rt.path, rt.body, append(origin, "x-api-key", secret)...), http.StatusUnauthorized, "auth.unauthenticated")
+			p := mustProblem(t, plain.do(rt.method, rt.path, rt.body, origin...), http.StatusForbidden, "auth.not_platform_admin")
 			if p["detail"] == "" {
 				t.Fatalf("403 without detail: %v", p)
 			}

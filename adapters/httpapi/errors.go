@@ -173,6 +173,9 @@ func frameworkCodeFor(status int) string {
 // problemCodeFor gives edge-decided problems a stable area.reason code. A
 // framework-style code (UPPER_SNAKE) is lower-cased into the request area.
 func problemCodeFor(status int, code string) string {
+	if code == "UNAUTHORIZED" {
+		return "auth.unauthenticated" // a framework session check on a route outside the framework
+	}
 	if code != "" {
 		return "request." + strings.ToLower(code)
 	}

@@ -143,15 +143,15 @@ func TestServiceKey_rotation_overlap_ends(t *testing.T) {
 	}
 	w.clock.Advance(10 * time.Minute)
 	_, err = w.keys.Authenticate(t.Context(), issued.Secret)
-	mustCode(t, err, "INVALID_SERVICE_KEY")
+	mustCode(t, err, "auth.invalid_service_key")
 	if _, err := w.keys.Authenticate(t.Context(), rotated.Secret); err != nil {
 		t.Fatalf("the new secret after the overlap: %v", err)
 	}
 	w.clock.Advance(24 * time.Hour)
 	_, err = w.keys.Authenticate(t.Context(), rotated.Secret)
-	mustCode(t, err, "INVALID_SERVICE_KEY")
+	mustCode(t, err, "auth.invalid_service_key")
 	_, err = w.keys.Rotate(t.Context(), req, issued.Key.ID(), 0)
-	mustCode(t, err, "SERVICE_KEY_NOT_FOUND")
+	mustCode(t, err, "service_key.not_found")
 }
 
 func TestServiceKey_last_use_is_written_in_batches(t *testing.T) {
@@ -184,7 +184,7 @@ func TestServiceKey_last_use_is_written_in_batches(t *testing.T) {
 	}
 	for _, bad := range []string{"", "gh_sk_short", issued.Secret[:len(issued.Secret)-1] + "!", "xx" + issued.Secret[2:]} {
 		_, err := w.keys.Authenticate(t.Context(), bad)
-		mustCode(t, err, "INVALID_SERVICE_KEY")
+		mustCode(t, err, "auth.invalid_service_key")
 	}
 }
 

@@ -15,10 +15,10 @@ import (
 const MaxRotationOverlap = 30 * 24 * time.Hour
 
 var (
-	errInvalidServiceKey = domain.NewError(domain.KindUnauthenticated, "INVALID_SERVICE_KEY", "The service key is missing, unknown, revoked or expired")
-	errServiceKeyMissing = domain.NewError(domain.KindNotFound, "SERVICE_KEY_NOT_FOUND", "Service key not found")
-	errNotPlatformAdmin  = domain.NewError(domain.KindForbidden, "YOU_ARE_NOT_A_PLATFORM_ADMINISTRATOR", "Only platform administrators may do this")
-	errBadOverlap        = domain.Invalid("INVALID_OVERLAP", "Invalid overlap", domain.FieldViolation{Location: "body.overlapSeconds", Message: "must be between 0 and 2592000 seconds (30 days)"})
+	errInvalidServiceKey = domain.NewError(domain.KindUnauthenticated, "auth.invalid_service_key", "The service key is missing, unknown, revoked or expired")
+	errServiceKeyMissing = domain.NewError(domain.KindNotFound, "service_key.not_found", "Service key not found")
+	errNotPlatformAdmin  = domain.NewError(domain.KindForbidden, "auth.not_platform_admin", "Only platform administrators may do this")
+	errBadOverlap        = domain.Invalid("request.invalid_overlap", "Invalid overlap", domain.FieldViolation{Location: "body.overlapSeconds", Message: "must be between 0 and 2592000 seconds (30 days)"})
 )
 
 // ServiceKeys issues, rotates, revokes and checks the keys of trusted backends.

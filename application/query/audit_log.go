@@ -39,8 +39,8 @@ type ListAuditLog struct {
 }
 
 var (
-	errNotPlatformAdmin = domain.NewError(domain.KindForbidden, "YOU_ARE_NOT_A_PLATFORM_ADMINISTRATOR", "Only platform administrators may do this")
-	errBadCursor        = domain.Invalid("INVALID_CURSOR", "Invalid cursor", domain.FieldViolation{Location: "query.cursor", Message: "is not a cursor this listing returned"})
+	errNotPlatformAdmin = domain.NewError(domain.KindForbidden, "auth.not_platform_admin", "Only platform administrators may do this")
+	errBadCursor        = domain.Invalid("request.invalid_cursor", "Invalid cursor", domain.FieldViolation{Location: "query.cursor", Message: "is not a cursor this listing returned"})
 )
 
 // Handle returns a page of the log to a platform administrator.

@@ -1,6 +1,7 @@
 package gormstore_test
 
 import (
+	"database/sql"
 	"strings"
 	"testing"
 
@@ -56,6 +57,13 @@ func explain(t *testing.T, db *gorm.DB, dialect gormstore.Dialect, q string, arg
 	if err != nil {
 		t.Fatal(err)
 	}
+	return readPlan(t, rows)
+}
+
+// readPlan reads an EXPLAIN result into its plan text, one step per line,
+// and closes rows.
+func readPlan(t *testing.T, rows *sql.Rows) string {
+	t.Helper()
 	defer rows.Close()
 	cols, err := rows.Columns()
 	if err != nil {

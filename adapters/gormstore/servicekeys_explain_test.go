@@ -316,33 +316,7 @@ func explainStatement(t *testing.T, db *gorm.DB, dialect gormstore.Dialect, s st
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lines []string
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		// The plan text is the last column: "detail" on SQLite, "QUERY PLAN" on PostgreSQL.
-		switch v := vals[len(vals)-1].(type) {
-		case string:
-			lines = append(lines, v)
-		case []byte:
-			lines = append(lines, string(v))
-		}
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return strings.Join(lines, "\n")
+	return readPlan(t, rows)
 }
 
 func assertPlanUses(t *testing.T, plan string, indexes ...string) {

@@ -47,10 +47,14 @@ type OrganizationRepository interface {
 	// domain.KindNotFound. One indexed lookup: it guards every organization route.
 	GetMemberByUser(ctx context.Context, org domain.OrganizationID, userID domain.UserID) (*domain.Member, error)
 	// ListMembers returns one page of org's members with their users, in
-	// q's order, and how many members org has. It reads through the index on
-	// (organization_id, created_at), so a page costs the same in an
-	// organization of ten members and of ten thousand.
-	ListMembers(ctx context.Context, org domain.OrganizationID, q MemberQuery) ([]MemberWithUser, int, error)
+	// q's order, how many members org has, and where the next page starts.
+	// A page read from a cursor (q.After) reads through the index on
+	// (organization_id, created_at, id) from that position, and the total is
+	// a count kept with the members, so such a page costs the same in an
+	// organization of ten members and of ten thousand; a page read from an
+	// offset also steps over the members it skips. A bad page (see
+	// MemberQuery) is an error of kind domain.KindInvalid.
+	ListMembers(ctx context.Context, org domain.OrganizationID, q MemberQuery) (MemberPage, error)
 	// UpdateMember loads the member, applies fn and saves it, under the
 	// organization's lock. If the change would leave org without an owner
 	// nothing is saved and the error is ErrLastOwner.
@@ -58,7 +62,10 @@ type OrganizationRepository interface {
 	// RemoveMember deletes the member under the organization's lock and
 	// returns it. Removing the last owner is refused with ErrLastOwner.
 	RemoveMember(ctx context.Context, org domain.OrganizationID, id domain.MemberID) (*domain.Member, error)
-	// CountMembers returns how many members org has.
+	// CountMembers returns how many members org has (0 for a missing
+	// organization), from a count kept in step with every membership added or
+	// removed, by whatever means (deleting a user included): it costs the
+	// same however many members org has.
 	CountMembers(ctx context.Context, org domain.OrganizationID) (int, error)
 
 	// CreateInvitation stores inv. A missing organization is domain.KindNotFound.
@@ -98,9 +105,33 @@ type MemberWithUser struct {
 // MemberQuery pages an organization's members.
 type MemberQuery struct {
 	// SortDesc lists the newest members first; the default is oldest first.
-	// Ties in joining time are broken by member id.
+	// Ties in joining time are broken by member id, compared byte by byte.
 	SortDesc bool
 	// Limit is the page size (1 to 1000); Offset skips that many members.
 	Limit  int
 	Offset int
+	// After, when set, starts the page strictly after this position in the
+	// query's order (after it in joining order, or before it with SortDesc),
+	// whether or not a member is still there. Offset must then be 0: a store
+	// refuses an offset with a cursor as it refuses a bad limit or a negative
+	// offset, with an error of kind domain.KindInvalid.
+	After *MemberCursor
+}
+
+// MemberCursor is a position in an organization's members: the joining
+// time and id of a member.
+type MemberCursor struct {
+	CreatedAt time.Time
+	ID        domain.MemberID
+}
+
+// MemberPage is one page of an organization's members.
+type MemberPage struct {
+	Members []MemberWithUser
+	// Total is how many members the organization has.
+	Total int
+	// Next is the position of the page's last member when more members
+	// follow it in the query's order, and nil on the last page: a query with
+	// After set to it reads the next page.
+	Next *MemberCursor
 }

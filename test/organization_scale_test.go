@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -22,37 +23,45 @@ import (
 // (InitializeMemory keeps its tables private).
 
 // seedOrgMembers adds n members (with their users) to org through the
-// storage ports, joining one millisecond apart after start, in one
-// transaction: each AddMember is then a savepoint instead of a commit.
+// storage ports, joining one millisecond apart after start, in transactions
+// of seedBatch members: each AddMember is then a savepoint instead of a
+// commit. Not all in one: every member added updates the organization's row
+// (its member_count), and on PostgreSQL the versions one transaction leaves
+// of a row cannot be pruned before it ends, so each update of the row would
+// walk all those before it, and the seeding would slow down with every
+// member.
 func seedOrgMembers(tb testing.TB, db *gorm.DB, org domain.OrganizationID, n int, start time.Time) {
 	tb.Helper()
-	err := db.Transaction(func(tx *gorm.DB) error {
-		users, orgs := gormstore.NewUserRepository(tx), gormstore.NewOrganizationRepository(tx)
-		for i := range n {
-			at := start.Add(time.Duration(i+1) * time.Millisecond)
-			email, err := domain.NewEmail(fmt.Sprintf("member%05d@example.com", i))
-			if err != nil {
-				return err
+	const seedBatch = 250
+	for first := 0; first < n; first += seedBatch {
+		err := db.Transaction(func(tx *gorm.DB) error {
+			users, orgs := gormstore.NewUserRepository(tx), gormstore.NewOrganizationRepository(tx)
+			for i := first; i < min(first+seedBatch, n); i++ {
+				at := start.Add(time.Duration(i+1) * time.Millisecond)
+				email, err := domain.NewEmail(fmt.Sprintf("member%05d@example.com", i))
+				if err != nil {
+					return err
+				}
+				u, err := domain.NewUser(domain.UserID(fmt.Sprintf("seed-user-%05d", i)), fmt.Sprintf("Member %d", i), email, at)
+				if err != nil {
+					return err
+				}
+				if err := users.Create(tb.Context(), u); err != nil {
+					return fmt.Errorf("user %d: %w", i, err)
+				}
+				m, err := domain.NewMember(domain.MemberID(fmt.Sprintf("seed-member-%05d", i)), org, u.ID(), []domain.OrgRole{domain.OrgRoleMember}, at)
+				if err != nil {
+					return err
+				}
+				if err := orgs.AddMember(tb.Context(), m); err != nil {
+					return fmt.Errorf("member %d: %w", i, err)
+				}
 			}
-			u, err := domain.NewUser(domain.UserID(fmt.Sprintf("seed-user-%05d", i)), fmt.Sprintf("Member %d", i), email, at)
-			if err != nil {
-				return err
-			}
-			if err := users.Create(tb.Context(), u); err != nil {
-				return fmt.Errorf("user %d: %w", i, err)
-			}
-			m, err := domain.NewMember(domain.MemberID(fmt.Sprintf("seed-member-%05d", i)), org, u.ID(), []domain.OrgRole{domain.OrgRoleMember}, at)
-			if err != nil {
-				return err
-			}
-			if err := orgs.AddMember(tb.Context(), m); err != nil {
-				return fmt.Errorf("member %d: %w", i, err)
-			}
+			return nil
+		})
+		if err != nil {
+			tb.Fatal(err)
 		}
-		return nil
-	})
-	if err != nil {
-		tb.Fatal(err)
 	}
 	if gormstore.DialectOf(db) == gormstore.DialectPostgres {
 		_ = db.Exec("ANALYZE members").Error
@@ -134,9 +143,10 @@ func TestOrganization_scale_list_members(t *testing.T) {
 }
 
 // BenchmarkListMembers measures one list-members page of 100 in an
-// organization of 1k and of 10k members, at the start and at the end of
-// the list. The first page should cost the same at both sizes; the last
-// page pays for the offset.
+// organization of 1k and of 10k members: the first page, the last page by
+// offset, and the last page by cursor (cursor-deep: the nextCursor of the
+// page before it). The first and the cursor page should cost the same at
+// both sizes; the last page by offset pays for the members it skips.
 //
 //	go test -run '^$' -bench ListMembers -benchmem ./test/
 func BenchmarkListMembers(b *testing.B) {
@@ -147,19 +157,44 @@ func BenchmarkListMembers(b *testing.B) {
 				cookie := app.mustSignUp(b)
 				org := app.mustCreateOrg(b, cookie)
 				seedOrgMembers(b, app.db, domain.OrganizationID(org), n-1, time.Now())
+				list := func(b *testing.B, query string) *httptest.ResponseRecorder {
+					r := httptest.NewRequest(http.MethodGet, orgPath("list-members")+"?organizationId="+org+"&limit=100&"+query, nil)
+					r.Header.Set("Cookie", app.cookie+"="+cookie)
+					w := app.serve(r)
+					if w.Code != http.StatusOK {
+						b.Fatalf("list-members?%s: status %d: %s", query, w.Code, w.Body)
+					}
+					return w
+				}
+				// The cursor of the last page: where the page before it ends.
+				var before struct {
+					NextCursor *string `json:"nextCursor"`
+				}
+				if err := json.Unmarshal(list(b, fmt.Sprintf("offset=%d", n-200)).Body.Bytes(), &before); err != nil || before.NextCursor == nil {
+					b.Fatalf("the page before the last has no nextCursor (%v)", err)
+				}
 				for _, page := range []struct {
-					name   string
-					offset int
-				}{{"first", 0}, {"last", n - 100}} {
+					name, query string
+				}{
+					{"first", "offset=0"},
+					{"last", fmt.Sprintf("offset=%d", n-100)},
+					{"cursor-deep", "cursor=" + url.QueryEscape(*before.NextCursor)},
+				} {
 					b.Run(fmt.Sprintf("members=%s/page=%s", benchSizeName(n), page.name), func(b *testing.B) {
-						path := fmt.Sprintf("%s?organizationId=%s&limit=100&offset=%d", orgPath("list-members"), org, page.offset)
+						var got struct {
+							Members    []json.RawMessage `json:"members"`
+							Total      int               `json:"total"`
+							NextCursor *string           `json:"nextCursor"`
+						}
+						if err := json.Unmarshal(list(b, page.query).Body.Bytes(), &got); err != nil || len(got.Members) != 100 || got.Total != n {
+							b.Fatalf("page %s: %d members of %d (%v), want 100 of %d", page.name, len(got.Members), got.Total, err, n)
+						}
+						if page.name != "first" && got.NextCursor != nil {
+							b.Fatalf("page %s is the last, yet has a nextCursor", page.name)
+						}
 						b.ReportAllocs()
 						for b.Loop() {
-							r := httptest.NewRequest(http.MethodGet, path, nil)
-							r.Header.Set("Cookie", app.cookie+"="+cookie)
-							if w := app.serve(r); w.Code != http.StatusOK {
-								b.Fatalf("list-members: status %d: %s", w.Code, w.Body)
-							}
+							list(b, page.query)
 						}
 					})
 				}

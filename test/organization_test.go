@@ -1,6 +1,7 @@
 package test
 
 import (
+	"encoding/base64"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -478,7 +479,8 @@ func mustInvitationMail(t testing.TB, app *fwApp, to, invitationID string) {
 }
 
 // Ensure the member routes: list-members pages with a total, in either
-// order; roles change only within the rules (only owners touch owners, an
+// order, by offset or by cursor (nextCursor null on the last page; a
+// malformed cursor, or one with an offset, is 400); roles change only within the rules (only owners touch owners, an
 // organization keeps an owner); members are removed by id or address; a
 // member leaves, the only owner cannot.
 func TestOrganization_members(t *testing.T) {
@@ -498,7 +500,7 @@ func TestOrganization_members(t *testing.T) {
 		var seen []string
 		for offset := 0; offset < 4; offset += 2 {
 			page := mustOK(t, cat.get(fmt.Sprintf("%s?organizationId=%s&limit=2&offset=%d", orgPath("list-members"), org, offset)))
-			mustKeys(t, page, "members", "total")
+			mustKeys(t, page, "members", "total", "nextCursor")
 			if page["total"] != float64(4) {
 				t.Fatalf("total = %v, want 4", page["total"])
 			}
@@ -526,6 +528,83 @@ func TestOrganization_members(t *testing.T) {
 			if name, _, _ := strings.Cut(q, "="); !strings.Contains(msg, "query."+name) {
 				t.Fatalf("%s: message %q does not name query.%s", q, msg, name)
 			}
+		}
+
+		// Cursor paging: each page's nextCursor continues the listing in
+		// the same order, the total is on every page, and the last page,
+		// full or not, has a null nextCursor.
+		walk := func(q string) ([]string, int) {
+			t.Helper()
+			var got []string
+			cursor := ""
+			for pages := 1; pages <= 5; pages++ {
+				path := orgPath("list-members") + "?organizationId=" + org + "&" + q
+				if cursor != "" {
+					path += "&cursor=" + url.QueryEscape(cursor)
+				}
+				page := mustOK(t, cat.get(path))
+				mustKeys(t, page, "members", "total", "nextCursor")
+				if page["total"] != float64(4) {
+					t.Fatalf("%s, page %d: total = %v, want 4", q, pages, page["total"])
+				}
+				for _, m := range page["members"].([]any) {
+					got = append(got, m.(map[string]any)["user"].(map[string]any)["email"].(string))
+				}
+				if page["nextCursor"] == nil {
+					return got, pages
+				}
+				next, _ := page["nextCursor"].(string)
+				if next == "" || next == cursor {
+					t.Fatalf("%s, page %d: nextCursor = %#v", q, pages, page["nextCursor"])
+				}
+				cursor = next
+			}
+			t.Fatalf("%s: more pages than members", q)
+			return nil, 0
+		}
+		newestFirst := []string{"dan@example.com", "cat@example.com", "bob@example.com", "ada@example.com"}
+		for _, c := range []struct {
+			q     string
+			want  []string
+			pages int
+		}{
+			{"limit=1", emails, 4},
+			{"limit=2", emails, 2},
+			{"limit=3", emails, 2},
+			{"limit=4", emails, 1},
+			{"limit=3&sortDirection=desc", newestFirst, 2},
+			{"limit=1&sortDirection=desc", newestFirst, 4},
+		} {
+			if got, pages := walk(c.q); strings.Join(got, ",") != strings.Join(c.want, ",") || pages != c.pages {
+				t.Fatalf("%s: %d pages gave %v, want %d giving %v", c.q, pages, got, c.pages, c.want)
+			}
+		}
+		// An offset page's nextCursor continues it too.
+		page = mustOK(t, cat.get(orgPath("list-members")+"?limit=2&offset=1"))
+		next, _ := page["nextCursor"].(string)
+		if ms := page["members"].([]any); len(ms) != 2 || next == "" {
+			t.Fatalf("offset page = %v", page)
+		}
+		page = mustOK(t, cat.get(orgPath("list-members")+"?limit=2&cursor="+url.QueryEscape(next)))
+		if ms := page["members"].([]any); len(ms) != 1 || ms[0].(map[string]any)["user"].(map[string]any)["email"] != "dan@example.com" || page["nextCursor"] != nil {
+			t.Fatalf("page after the offset page = %v", page)
+		}
+		// A malformed cursor is refused naming query.cursor; a cursor
+		// with an offset, naming query.offset.
+		b64 := base64.RawURLEncoding.EncodeToString
+		for _, c := range []string{
+			"!!!", "bm9wZQ==", b64([]byte("nope")), b64([]byte("1700000000000000~")), b64([]byte("1700000000000000")),
+			b64([]byte("17e14~m1")), b64([]byte("253402300800000000~m1")), b64([]byte("1700000000000000~a\x00b")),
+			b64([]byte("1700000000000000~\xff")), strings.Repeat("A", 257),
+		} {
+			msg := mustCode(t, cat.get(orgPath("list-members")+"?cursor="+url.QueryEscape(c)), http.StatusBadRequest, "VALIDATION_ERROR")
+			if !strings.Contains(msg, "query.cursor") {
+				t.Fatalf("cursor %q: message %q does not name query.cursor", c, msg)
+			}
+		}
+		msg := mustCode(t, cat.get(orgPath("list-members")+"?offset=1&cursor="+url.QueryEscape(next)), http.StatusBadRequest, "VALIDATION_ERROR")
+		if !strings.Contains(msg, "query.offset") {
+			t.Fatalf("cursor with an offset: message %q does not name query.offset", msg)
 		}
 
 		// Roles: members may not change them; admins not for owners; owners may.

@@ -18,12 +18,15 @@ var _ ports.OrganizationRepository = (*OrganizationRepository)(nil)
 // OrganizationRepository stores organizations, members and invitations in
 // the organizations, members and invitations tables. Deleting an
 // organization cascades to its members and invitations, and deleting a user
-// to their memberships, by the foreign keys.
+// to their memberships, by the foreign keys. organizations.member_count is
+// kept by triggers on members (see the migration), so no code here touches
+// it and no way of adding or removing a member can miss it.
 type OrganizationRepository struct {
 	db *gorm.DB
 	// memberPageSQL reads one page of an organization's members with their
-	// users; see NewOrganizationRepository.
-	memberPageSQL [2]string // [ascending, descending]
+	// users, indexed [descending][from a cursor]; see
+	// NewOrganizationRepository.
+	memberPageSQL [2][2]string
 }
 
 // NewOrganizationRepository returns an OrganizationRepository on db.
@@ -34,11 +37,37 @@ func NewOrganizationRepository(db *gorm.DB) *OrganizationRepository {
 	// The member page selects every column of both row models, named from
 	// their schemas, so the join follows the models as they change.
 	cols := prefixedColumns(db, &memberRow{}, "m", "m_") + ", " + prefixedColumns(db, &userRow{}, "u", "u_")
-	page := func(dir string) string {
-		return "SELECT " + cols + " FROM members m JOIN users u ON u.id = m.user_id" +
-			" WHERE m.organization_id = ? ORDER BY m.created_at " + dir + ", m.id " + dir + " LIMIT ? OFFSET ?"
+	// On PostgreSQL the id is compared and sorted in the "C" collation, byte
+	// by byte as SQLite and the memory store compare it, whatever the
+	// database's locale; members_organization_id_created_at_idx indexes it
+	// in that collation, so both the order and the cursor condition read
+	// through the index.
+	id := "m.id"
+	if DialectOf(db) == DialectPostgres {
+		id = `m.id COLLATE "C"`
 	}
-	return &OrganizationRepository{db: db, memberPageSQL: [2]string{page("ASC"), page("DESC")}}
+	// A cursor page starts after a position with a row-value comparison,
+	// which both dialects turn into a range of the index after the equality
+	// on organization_id (see TestOrganizationMemberQueries_use_indexes).
+	page := func(desc, cursor bool) string {
+		dir, cmp := "ASC", ">"
+		if desc {
+			dir, cmp = "DESC", "<"
+		}
+		q := "SELECT " + cols + " FROM members m JOIN users u ON u.id = m.user_id WHERE m.organization_id = ?"
+		if cursor {
+			q += " AND (m.created_at, " + id + ") " + cmp + " (?, ?)"
+		}
+		q += " ORDER BY m.created_at " + dir + ", " + id + " " + dir + " LIMIT ?"
+		if !cursor {
+			q += " OFFSET ?"
+		}
+		return q
+	}
+	return &OrganizationRepository{db: db, memberPageSQL: [2][2]string{
+		{page(false, false), page(false, true)},
+		{page(true, false), page(true, true)},
+	}}
 }
 
 // prefixedColumns returns "alias.col AS prefixcol, …" for every column of model.
@@ -78,6 +107,9 @@ type organizationRow struct {
 	Metadata  string    `gorm:"column:metadata;not null"`
 	CreatedAt time.Time `gorm:"column:created_at;not null;autoCreateTime:false"`
 	UpdatedAt time.Time `gorm:"column:updated_at;not null;autoUpdateTime:false"`
+	// MemberCount is read only: the triggers on members keep it, and no
+	// insert or update of the row writes it.
+	MemberCount int `gorm:"column:member_count;not null;->"`
 }
 
 func (organizationRow) TableName() string { return "organizations" }
@@ -93,6 +125,8 @@ func (r organizationRow) toDomain() *domain.Organization {
 	return domain.RehydrateOrganization(domain.OrganizationID(r.ID), r.Name, r.Slug, r.Logo, r.Metadata, r.CreatedAt, r.UpdatedAt)
 }
 
+// memberRow's id is indexed in the "C" collation on PostgreSQL (see
+// NewOrganizationRepository).
 type memberRow struct {
 	ID             string    `gorm:"column:id;primaryKey;type:text;index:members_organization_id_created_at_idx,priority:3"`
 	OrganizationID string    `gorm:"column:organization_id;not null;uniqueIndex:members_organization_id_user_id_key,priority:1;index:members_organization_id_created_at_idx,priority:1"`
@@ -299,46 +333,77 @@ func getMember(db *gorm.DB, where string, args ...any) (*domain.Member, error) {
 	return row.toDomain(), nil
 }
 
-// ListMembers implements ports.OrganizationRepository: the page is one
-// query joining members and users, read in order from the index on
-// (organization_id, created_at, id); the total is a second, index-only count.
-func (r *OrganizationRepository) ListMembers(ctx context.Context, org domain.OrganizationID, q ports.MemberQuery) ([]ports.MemberWithUser, int, error) {
+// ListMembers implements ports.OrganizationRepository: the total is the
+// organization's member_count, read by primary key; the page is one query
+// joining members and users, read in order from the index on
+// (organization_id, created_at, id), from the cursor's position when there is
+// one. It asks for one member more than the page holds, to tell whether
+// another page follows.
+func (r *OrganizationRepository) ListMembers(ctx context.Context, org domain.OrganizationID, q ports.MemberQuery) (ports.MemberPage, error) {
 	if err := checkMemberQuery(q); err != nil {
-		return nil, 0, err
+		return ports.MemberPage{}, err
 	}
 	db := r.db.WithContext(ctx)
-	var total int64
-	if err := db.Model(&memberRow{}).Where("organization_id = ?", string(org)).Count(&total).Error; err != nil {
-		return nil, 0, convertErr("members.count", err, nil, nil)
+	total, err := memberCount(db, org)
+	if err != nil {
+		return ports.MemberPage{}, err
 	}
-	if total == 0 || q.Offset >= int(total) {
-		return []ports.MemberWithUser{}, int(total), nil
+	out := ports.MemberPage{Members: []ports.MemberWithUser{}, Total: total}
+	if total == 0 || q.Offset >= total {
+		return out, nil
 	}
-	query := r.memberPageSQL[0]
+	stmts := r.memberPageSQL[0]
 	if q.SortDesc {
-		query = r.memberPageSQL[1]
+		stmts = r.memberPageSQL[1]
+	}
+	query, args := stmts[0], []any{string(org), q.Limit + 1, q.Offset}
+	if q.After != nil {
+		// The time normalised like the stored times: SQLite compares them as text.
+		query, args = stmts[1], []any{string(org), domain.Timestamp(q.After.CreatedAt), string(q.After.ID), q.Limit + 1}
 	}
 	var rows []memberUserRow
-	if err := db.Raw(query, string(org), q.Limit, q.Offset).Scan(&rows).Error; err != nil {
-		return nil, 0, convertErr("members.list", err, nil, nil)
+	if err := db.Raw(query, args...).Scan(&rows).Error; err != nil {
+		return ports.MemberPage{}, convertErr("members.list", err, nil, nil)
 	}
-	out := make([]ports.MemberWithUser, 0, len(rows))
+	if len(rows) > q.Limit {
+		rows = rows[:q.Limit]
+		last := rows[len(rows)-1].Member
+		out.Next = &ports.MemberCursor{CreatedAt: last.CreatedAt, ID: domain.MemberID(last.ID)}
+	}
+	out.Members = make([]ports.MemberWithUser, 0, len(rows))
 	for _, row := range rows {
-		out = append(out, ports.MemberWithUser{Member: row.Member.toDomain(), User: row.User.toDomain()})
+		out.Members = append(out.Members, ports.MemberWithUser{Member: row.Member.toDomain(), User: row.User.toDomain()})
 	}
-	return out, int(total), nil
+	return out, nil
+}
+
+// memberCount returns org's member_count, or 0 when org is missing.
+func memberCount(db *gorm.DB, org domain.OrganizationID) (int, error) {
+	var row organizationRow
+	err := db.Select("member_count").Where("id = ?", string(org)).Take(&row).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, convertErr("members.count", err, nil, nil)
+	}
+	return row.MemberCount, nil
 }
 
 // maxMemberPage is the largest page ListMembers returns.
 const maxMemberPage = 1000
 
-// checkMemberQuery refuses a page size outside 1 to 1000 or a negative offset.
+// checkMemberQuery refuses a page size outside 1 to 1000, a negative
+// offset, or an offset with a cursor.
 func checkMemberQuery(q ports.MemberQuery) error {
 	if q.Limit < 1 || q.Limit > maxMemberPage {
 		return domain.Invalid("INVALID_LIMIT", "Invalid limit", domain.FieldViolation{Location: "query.limit", Message: "must be 1 to 1000"})
 	}
 	if q.Offset < 0 {
 		return domain.Invalid("INVALID_OFFSET", "Invalid offset", domain.FieldViolation{Location: "query.offset", Message: "must not be negative"})
+	}
+	if q.After != nil && q.Offset != 0 {
+		return domain.Invalid("INVALID_OFFSET", "Invalid offset", domain.FieldViolation{Location: "query.offset", Message: "must be 0 with a cursor"})
 	}
 	return nil
 }
@@ -413,13 +478,10 @@ func checkOtherOwner(tx *gorm.DB, org domain.OrganizationID, except domain.Membe
 	return nil
 }
 
-// CountMembers implements ports.OrganizationRepository.
+// CountMembers implements ports.OrganizationRepository: the organization's
+// member_count, read by primary key.
 func (r *OrganizationRepository) CountMembers(ctx context.Context, org domain.OrganizationID) (int, error) {
-	var n int64
-	if err := r.db.WithContext(ctx).Model(&memberRow{}).Where("organization_id = ?", string(org)).Count(&n).Error; err != nil {
-		return 0, convertErr("members.count", err, nil, nil)
-	}
-	return int(n), nil
+	return memberCount(r.db.WithContext(ctx), org)
 }
 
 // CreateInvitation implements ports.OrganizationRepository. The

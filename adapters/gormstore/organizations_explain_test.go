@@ -2,6 +2,7 @@ package gormstore_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -48,22 +49,54 @@ func TestOrganizationMemberQueries_use_indexes(t *testing.T) {
 			for _, desc := range []bool{false, true} {
 				q := ports.MemberQuery{Limit: 50, SortDesc: desc}
 				stmt := capture.matching(t, "JOIN users", func() {
-					page, total, err := repo.ListMembers(ctx, org, q)
-					if err != nil || len(page) == 0 || total == 0 {
-						t.Fatalf("ListMembers(%s) = %d members of %d, %v", org, len(page), total, err)
+					page, err := repo.ListMembers(ctx, org, q)
+					if err != nil || len(page.Members) == 0 || page.Total == 0 {
+						t.Fatalf("ListMembers(%s) = %d members of %d, %v", org, len(page.Members), page.Total, err)
 					}
 				})
 				plan := explainOrgStatement(t, db, dialect, stmt)
 				t.Logf("member page of %s, desc=%v:\n%s", org, desc, plan)
-				assertOrgPlan(t, dialect, plan, "members_organization_id_created_at_idx")
-				if dialect == gormstore.DialectSQLite && strings.Contains(plan, "TEMP B-TREE") {
-					t.Errorf("the member page of %s (desc=%v) is sorted, not read in index order", org, desc)
+				assertMemberPagePlan(t, dialect, plan, fmt.Sprintf("the member page of %s (desc=%v)", org, desc))
+				if org != "org-big" {
+					continue
 				}
-				if dialect == gormstore.DialectPostgres && strings.Contains(plan, "Sort") {
-					t.Errorf("the member page of %s (desc=%v) is sorted, not read in index order", org, desc)
+				// A cursor page deep in the list, 200 members from its end:
+				// the cursor condition is a range of the index after the
+				// equality on organization_id, not a filter over the members
+				// before it.
+				at := domain.MemberID(fmt.Sprintf("big-%08d", orgSeedBig-200))
+				if desc {
+					at = domain.MemberID(fmt.Sprintf("big-%08d", 200))
 				}
+				m, err := repo.GetMember(ctx, org, at)
+				if err != nil {
+					t.Fatal(err)
+				}
+				deep := ports.MemberCursor{CreatedAt: m.CreatedAt(), ID: m.ID()}
+				q.After = &deep
+				stmt = capture.matching(t, "JOIN users", func() {
+					page, err := repo.ListMembers(ctx, org, q)
+					if err != nil || len(page.Members) != 50 || page.Total != orgSeedBig {
+						t.Fatalf("ListMembers(%s, after %+v) = %d members of %d, %v", org, deep, len(page.Members), page.Total, err)
+					}
+				})
+				plan = explainOrgStatement(t, db, dialect, stmt)
+				t.Logf("cursor page of %s, desc=%v:\n%s", org, desc, plan)
+				what := fmt.Sprintf("the cursor page of %s (desc=%v)", org, desc)
+				assertMemberPagePlan(t, dialect, plan, what)
+				assertCursorInIndex(t, dialect, plan, what)
 			}
 		}
+
+		// The total is the organization's kept count, read by primary key.
+		stmt := capture.matching(t, "member_count", func() {
+			if n, err := repo.CountMembers(ctx, "org-big"); err != nil || n != orgSeedBig {
+				t.Fatalf("CountMembers(org-big) = %d, %v; want %d", n, err, orgSeedBig)
+			}
+		})
+		plan := explainOrgStatement(t, db, dialect, stmt)
+		t.Logf("CountMembers:\n%s", plan)
+		assertOrgPlan(t, dialect, plan, "organizations_pkey", "sqlite_autoindex_organizations_1")
 
 		// For a user of two organizations either index finds the row at
 		// once, and PostgreSQL may take the smaller; for a user of every
@@ -87,15 +120,48 @@ func TestOrganizationMemberQueries_use_indexes(t *testing.T) {
 			assertOrgPlan(t, dialect, plan, l.indexes...)
 		}
 
-		stmt := capture.matching(t, "JOIN members", func() {
+		stmt = capture.matching(t, "JOIN members", func() {
 			if list, err := repo.ListByUser(ctx, "user-00001234"); err != nil || len(list) != 2 {
 				t.Fatalf("ListByUser = %d organizations, %v; want 2", len(list), err)
 			}
 		})
-		plan := explainOrgStatement(t, db, dialect, stmt)
+		plan = explainOrgStatement(t, db, dialect, stmt)
 		t.Logf("ListByUser:\n%s", plan)
 		assertOrgPlan(t, dialect, plan, "members_user_id_idx")
 	})
+}
+
+// assertMemberPagePlan fails unless a member page reads
+// members_organization_id_created_at_idx in order, without sorting.
+func assertMemberPagePlan(t *testing.T, dialect gormstore.Dialect, plan, what string) {
+	t.Helper()
+	assertOrgPlan(t, dialect, plan, "members_organization_id_created_at_idx")
+	if dialect == gormstore.DialectSQLite && strings.Contains(plan, "TEMP B-TREE") {
+		t.Errorf("%s is sorted, not read in index order", what)
+	}
+	if dialect == gormstore.DialectPostgres && strings.Contains(plan, "Sort") {
+		t.Errorf("%s is sorted, not read in index order", what)
+	}
+}
+
+// assertCursorInIndex fails unless the cursor's (created_at, id) condition
+// bounds the index scan: on SQLite the SEARCH of the index names it; on
+// PostgreSQL it is in the Index Cond, and nothing filters rows after.
+func assertCursorInIndex(t *testing.T, dialect gormstore.Dialect, plan, what string) {
+	t.Helper()
+	for _, line := range strings.Split(plan, "\n") {
+		switch {
+		case dialect == gormstore.DialectSQLite && strings.Contains(line, "members_organization_id_created_at_idx"):
+			if strings.Contains(line, "(created_at,id)") {
+				return
+			}
+		case dialect == gormstore.DialectPostgres && strings.Contains(line, "Index Cond") && strings.Contains(line, "created_at"):
+			if !strings.Contains(plan, "Filter") {
+				return
+			}
+		}
+	}
+	t.Errorf("%s does not bound the index scan by the cursor", what)
 }
 
 // seedOrganizationMembers fills users, organizations and members in a few

@@ -79,16 +79,34 @@ func (r *UserRepository) Update(ctx context.Context, id domain.UserID, fn func(u
 	return convertErr("users.update", err, errUserNotFound, errUserConflict)
 }
 
-// Delete implements ports.UserRepository.
+// Delete implements ports.UserRepository. The foreign keys delete the
+// user's memberships, and the trigger on members then updates the
+// member_count of each of their organizations. On PostgreSQL those
+// organizations are locked first, in id order: every other change to an
+// organization's members locks the organization before it touches a member
+// or user row, and locking it only after the user's row could deadlock with
+// one of them (say a RemoveMember of this very user, which holds the
+// organization and waits for the member row this deletion holds).
 func (r *UserRepository) Delete(ctx context.Context, id domain.UserID) error {
-	res := r.db.WithContext(ctx).Where("id = ?", string(id)).Delete(&userRow{})
-	if res.Error != nil {
-		return convertErr("users.delete", res.Error, nil, nil)
-	}
-	if res.RowsAffected == 0 {
-		return errUserNotFound
-	}
-	return nil
+	err := r.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if DialectOf(tx) == DialectPostgres {
+			var locked []string
+			err := tx.Raw(`SELECT id FROM organizations WHERE id IN (SELECT organization_id FROM members WHERE user_id = ?)
+ORDER BY id FOR NO KEY UPDATE`, string(id)).Scan(&locked).Error
+			if err != nil {
+				return err
+			}
+		}
+		res := tx.Where("id = ?", string(id)).Delete(&userRow{})
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected == 0 {
+			return errUserNotFound
+		}
+		return nil
+	})
+	return convertErr("users.delete", err, nil, nil)
 }
 
 // List implements ports.UserRepository. The matches are counted by a

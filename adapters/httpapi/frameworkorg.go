@@ -3,9 +3,14 @@ package httpapi
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"reflect"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -29,7 +34,9 @@ import (
 //   - set-active does not re-issue the session cookie: there is no cookie
 //     cache to refresh, get-session reads the store.
 //   - list-members sorts by createdAt only and refuses filterField/
-//     filterValue/filterOperator (400) rather than answer unfiltered;
+//     filterValue/filterOperator (400) rather than answer unfiltered; it
+//     also pages by cursor (cursor in, nextCursor out, beside {members,
+//     total}), which Better Auth does not;
 //     get-active-member-role accepts userId only for the caller; teamId is
 //     not accepted (no teams).
 
@@ -697,7 +704,8 @@ func (s *Server) leaveOrganization(ctx context.Context, in *OrganizationIDInput)
 type ListMembersInput struct {
 	GetOrganizationInput
 	Limit          int    `query:"limit" minimum:"1" maximum:"1000" default:"100" doc:"Page size."`
-	Offset         int    `query:"offset" minimum:"0" default:"0" doc:"Members to skip."`
+	Offset         int    `query:"offset" minimum:"0" default:"0" doc:"Members to skip. Its cost grows with it: prefer cursor past the first pages. Must be 0 with cursor."`
+	Cursor         string `query:"cursor" maxLength:"256" doc:"nextCursor of the previous page, read with the same sortDirection: the page starts right after it, at a cost that does not grow with its depth."`
 	SortBy         string `query:"sortBy" enum:"createdAt" default:"createdAt" doc:"Only createdAt (joining time; ties broken by id) is supported."`
 	SortDirection  string `query:"sortDirection" enum:"asc,desc" default:"asc" doc:"asc: oldest first."`
 	FilterField    string `query:"filterField" maxLength:"64" doc:"Not supported: a request with a filter is refused rather than answered unfiltered."`
@@ -705,15 +713,54 @@ type ListMembersInput struct {
 	FilterOperator string `query:"filterOperator" maxLength:"16" doc:"Not supported."`
 }
 
-// ListMembersOutput is {members, total}.
+// ListMembersOutput is Better Auth's {members, total}, and nextCursor.
 type ListMembersOutput struct {
 	Body struct {
-		Members []OrgMemberWithUserJSON `json:"members"`
-		Total   int                     `json:"total" doc:"How many members the organization has."`
+		Members    []OrgMemberWithUserJSON `json:"members"`
+		Total      int                     `json:"total" doc:"How many members the organization has."`
+		NextCursor *string                 `json:"nextCursor" nullable:"true" doc:"Pass as cursor (with the same sortDirection) for the next page; null on the last. Not in Better Auth."`
 	}
 }
 
-var errMemberFilter = domain.Invalid("VALIDATION_ERROR", "Invalid query", domain.FieldViolation{Location: "query.filterField", Message: "filtering members is not supported"})
+var (
+	errMemberFilter       = domain.Invalid("VALIDATION_ERROR", "Invalid query", domain.FieldViolation{Location: "query.filterField", Message: "filtering members is not supported"})
+	errMemberCursor       = domain.Invalid("VALIDATION_ERROR", "Invalid query", domain.FieldViolation{Location: "query.cursor", Message: "is not a cursor list-members returned"})
+	errMemberCursorOffset = domain.Invalid("VALIDATION_ERROR", "Invalid query", domain.FieldViolation{Location: "query.offset", Message: "must be 0 with a cursor"})
+)
+
+// A member cursor is the position of the last member of a page: its joining
+// time in microseconds (the precision every store keeps) and its id,
+// base64url-encoded so that clients treat it as opaque.
+func encodeMemberCursor(c *ports.MemberCursor) *string {
+	if c == nil {
+		return nil
+	}
+	s := base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(c.CreatedAt.UnixMicro(), 10) + "~" + string(c.ID)))
+	return &s
+}
+
+// decodeMemberCursor refuses anything encodeMemberCursor cannot have made:
+// a time outside years 1 to 9999, or an id that is empty, not UTF-8 or holds
+// a NUL, which a database could not compare.
+func decodeMemberCursor(s string) (*ports.MemberCursor, error) {
+	raw, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return nil, errMemberCursor
+	}
+	ts, id, ok := strings.Cut(string(raw), "~")
+	if !ok || id == "" || !utf8.ValidString(id) || strings.ContainsRune(id, 0) {
+		return nil, errMemberCursor
+	}
+	micros, err := strconv.ParseInt(ts, 10, 64)
+	if err != nil {
+		return nil, errMemberCursor
+	}
+	at := time.UnixMicro(micros).UTC()
+	if at.Year() < 1 || at.Year() > 9999 {
+		return nil, errMemberCursor
+	}
+	return &ports.MemberCursor{CreatedAt: at, ID: domain.MemberID(id)}, nil
+}
 
 func (s *Server) listMembers(ctx context.Context, in *ListMembersInput) (*ListMembersOutput, error) {
 	req, err := s.orgRequest(ctx)
@@ -723,13 +770,21 @@ func (s *Server) listMembers(ctx context.Context, in *ListMembersInput) (*ListMe
 	if in.FilterField != "" || in.FilterValue != "" || in.FilterOperator != "" {
 		return nil, errMemberFilter
 	}
-	list, total, err := s.app.Commands.Organizations.ListMembers(ctx, req, orgSelector(in.OrganizationID, in.OrganizationSlug),
-		ports.MemberQuery{SortDesc: in.SortDirection == "desc", Limit: in.Limit, Offset: in.Offset})
+	q := ports.MemberQuery{SortDesc: in.SortDirection == "desc", Limit: in.Limit, Offset: in.Offset}
+	if in.Cursor != "" {
+		if q.After, err = decodeMemberCursor(in.Cursor); err != nil {
+			return nil, err
+		}
+		if q.Offset != 0 {
+			return nil, errMemberCursorOffset
+		}
+	}
+	page, err := s.app.Commands.Organizations.ListMembers(ctx, req, orgSelector(in.OrganizationID, in.OrganizationSlug), q)
 	if err != nil {
 		return nil, err
 	}
 	out := &ListMembersOutput{}
-	out.Body.Members, out.Body.Total = orgMembersJSON(list), total
+	out.Body.Members, out.Body.Total, out.Body.NextCursor = orgMembersJSON(page.Members), page.Total, encodeMemberCursor(page.Next)
 	return out, nil
 }
 
@@ -893,8 +948,11 @@ func (s *Server) addOrganizationRoutes() {
 		"Removes the caller from the organization and returns the removed membership. The only owner cannot leave: "+
 			"400 YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER."+notMember), s.leaveOrganization, ContractAuth)
 	register(s, fw, org("organizationListMembers", get, "/list-members", "List members",
-		"One page of the organization's members with their users, in joining order, and how many it has. A page costs the same in an organization "+
-			"of ten members and of ten thousand. Filtering is not supported."+active+notMember), s.listMembers, ContractAuth)
+		"One page of the organization's members with their users, in joining order, how many it has (total), and nextCursor, the cursor of the "+
+			"next page (null on the last). Page by offset or by cursor, not both (400 naming query.offset); a malformed cursor is 400 naming query.cursor. "+
+			"The total and the first page cost the same in an organization of ten members and of ten thousand, and so does every page read from a "+
+			"cursor; a page read from an offset costs more the larger the offset, as the members it skips are still read. Filtering is not supported."+
+			active+notMember), s.listMembers, ContractAuth)
 	register(s, fw, org("organizationGetActiveMember", get, "/get-active-member", "My membership of the active organization",
 		"The caller's membership of the session's active organization, with their user. 400 NO_ACTIVE_ORGANIZATION, MEMBER_NOT_FOUND."),
 		s.getActiveMember, ContractAuth)

@@ -28,7 +28,10 @@ type DB struct {
 	organizationBySlug map[string]domain.OrganizationID
 	members            map[domain.MemberID]*domain.Member
 	memberByOrgUser    map[orgUser]domain.MemberID
-	invitations        map[domain.InvitationID]*domain.Invitation
+	// membersByOrg indexes each organization's members, kept in step by
+	// insertMember and deleteMember: its size is the member count.
+	membersByOrg map[domain.OrganizationID]map[domain.MemberID]struct{}
+	invitations  map[domain.InvitationID]*domain.Invitation
 
 	// serviceKeySecrets is keyed by hash, the primary key of
 	// service_key_secrets; revoking or rotating a key deletes from it.
@@ -53,6 +56,7 @@ func NewDB() *DB {
 		organizationBySlug:  map[string]domain.OrganizationID{},
 		members:             map[domain.MemberID]*domain.Member{},
 		memberByOrgUser:     map[orgUser]domain.MemberID{},
+		membersByOrg:        map[domain.OrganizationID]map[domain.MemberID]struct{}{},
 		invitations:         map[domain.InvitationID]*domain.Invitation{},
 		serviceKeys:         map[domain.ServiceKeyID]*domain.ServiceKey{},
 		serviceKeySecrets:   map[domain.TokenHash]domain.ServiceKeySecret{},

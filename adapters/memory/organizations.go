@@ -118,12 +118,26 @@ func (db *DB) insertMember(m *domain.Member) error {
 	}
 	db.members[m.ID()] = copyMember(m)
 	db.memberByOrgUser[key] = m.ID()
+	ids := db.membersByOrg[m.OrganizationID()]
+	if ids == nil {
+		ids = map[domain.MemberID]struct{}{}
+		db.membersByOrg[m.OrganizationID()] = ids
+	}
+	ids[m.ID()] = struct{}{}
 	return nil
 }
 
+// deleteMember removes m and its index entries: every removal of a member
+// (RemoveMember, deleting its organization or its user) goes through here.
 func (db *DB) deleteMember(m *domain.Member) {
 	delete(db.memberByOrgUser, orgUser{m.OrganizationID(), m.UserID()})
 	delete(db.members, m.ID())
+	if ids := db.membersByOrg[m.OrganizationID()]; ids != nil {
+		delete(ids, m.ID())
+		if len(ids) == 0 {
+			delete(db.membersByOrg, m.OrganizationID())
+		}
+	}
 }
 
 // deleteMemberships removes the user's memberships and clears them as the
@@ -155,8 +169,8 @@ func (db *DB) member(org domain.OrganizationID, id domain.MemberID) (*domain.Mem
 // hasOtherOwner reports whether a member of org other than except is an
 // owner. The caller holds the lock.
 func (db *DB) hasOtherOwner(org domain.OrganizationID, except domain.MemberID) bool {
-	for id, m := range db.members {
-		if id != except && m.OrganizationID() == org && m.IsOwner() {
+	for id := range db.membersByOrg[org] {
+		if id != except && db.members[id].IsOwner() {
 			return true
 		}
 	}
@@ -255,10 +269,8 @@ func (r *OrganizationRepository) Delete(_ context.Context, id domain.Organizatio
 	if !ok {
 		return organizationNotFound()
 	}
-	for _, m := range r.db.members {
-		if m.OrganizationID() == id {
-			r.db.deleteMember(m)
-		}
+	for memberID := range r.db.membersByOrg[id] {
+		r.db.deleteMember(r.db.members[memberID])
 	}
 	for invID, inv := range r.db.invitations {
 		if inv.OrganizationID() == id {
@@ -321,33 +333,58 @@ func (r *OrganizationRepository) GetMemberByUser(_ context.Context, org domain.O
 	return copyMember(r.db.members[id]), nil
 }
 
-// ListMembers implements ports.OrganizationRepository. It scans every
-// membership: the memory store serves tests and development.
-func (r *OrganizationRepository) ListMembers(_ context.Context, org domain.OrganizationID, q ports.MemberQuery) ([]ports.MemberWithUser, int, error) {
+// ListMembers implements ports.OrganizationRepository. It sorts the
+// organization's members (not every membership) for each page: the memory
+// store serves tests and development.
+func (r *OrganizationRepository) ListMembers(_ context.Context, org domain.OrganizationID, q ports.MemberQuery) (ports.MemberPage, error) {
 	if q.Limit < 1 || q.Limit > maxMemberPage {
-		return nil, 0, domain.Invalid("INVALID_LIMIT", "Invalid limit", domain.FieldViolation{Location: "query.limit", Message: "must be 1 to 1000"})
+		return ports.MemberPage{}, domain.Invalid("INVALID_LIMIT", "Invalid limit", domain.FieldViolation{Location: "query.limit", Message: "must be 1 to 1000"})
 	}
 	if q.Offset < 0 {
-		return nil, 0, domain.Invalid("INVALID_OFFSET", "Invalid offset", domain.FieldViolation{Location: "query.offset", Message: "must not be negative"})
+		return ports.MemberPage{}, domain.Invalid("INVALID_OFFSET", "Invalid offset", domain.FieldViolation{Location: "query.offset", Message: "must not be negative"})
+	}
+	if q.After != nil && q.Offset != 0 {
+		return ports.MemberPage{}, domain.Invalid("INVALID_OFFSET", "Invalid offset", domain.FieldViolation{Location: "query.offset", Message: "must be 0 with a cursor"})
 	}
 	r.db.mu.RLock()
 	defer r.db.mu.RUnlock()
-	var all []*domain.Member
-	for _, m := range r.db.members {
-		if m.OrganizationID() == org {
-			all = append(all, m)
-		}
+	ids := r.db.membersByOrg[org]
+	all := make([]*domain.Member, 0, len(ids))
+	for id := range ids {
+		all = append(all, r.db.members[id])
 	}
 	slices.SortFunc(all, compareMembers)
 	if q.SortDesc {
 		slices.Reverse(all)
 	}
-	page := all[min(q.Offset, len(all)):min(q.Offset+q.Limit, len(all))]
-	out := make([]ports.MemberWithUser, 0, len(page))
-	for _, m := range page {
-		out = append(out, ports.MemberWithUser{Member: copyMember(m), User: copyUser(r.db.users[m.UserID()])})
+	start := min(q.Offset, len(all))
+	if q.After != nil {
+		// The first member strictly after the position in the query's order.
+		at := domain.Timestamp(q.After.CreatedAt)
+		start, _ = slices.BinarySearchFunc(all, q.After.ID, func(m *domain.Member, id domain.MemberID) int {
+			c := m.CreatedAt().Compare(at)
+			if c == 0 {
+				c = strings.Compare(string(m.ID()), string(id))
+			}
+			if q.SortDesc {
+				c = -c
+			}
+			if c <= 0 {
+				return -1 // m is at or before the position
+			}
+			return 1
+		})
 	}
-	return out, len(all), nil
+	end := min(start+q.Limit, len(all))
+	page := ports.MemberPage{Members: make([]ports.MemberWithUser, 0, end-start), Total: len(all)}
+	for _, m := range all[start:end] {
+		page.Members = append(page.Members, ports.MemberWithUser{Member: copyMember(m), User: copyUser(r.db.users[m.UserID()])})
+	}
+	if end < len(all) {
+		last := all[end-1]
+		page.Next = &ports.MemberCursor{CreatedAt: last.CreatedAt(), ID: last.ID()}
+	}
+	return page, nil
 }
 
 // UpdateMember implements ports.OrganizationRepository.
@@ -396,13 +433,7 @@ func (r *OrganizationRepository) RemoveMember(_ context.Context, org domain.Orga
 func (r *OrganizationRepository) CountMembers(_ context.Context, org domain.OrganizationID) (int, error) {
 	r.db.mu.RLock()
 	defer r.db.mu.RUnlock()
-	n := 0
-	for _, m := range r.db.members {
-		if m.OrganizationID() == org {
-			n++
-		}
-	}
-	return n, nil
+	return len(r.db.membersByOrg[org]), nil
 }
 
 // CreateInvitation implements ports.OrganizationRepository. A missing

@@ -362,11 +362,11 @@ func (o *Organizations) GetFull(ctx context.Context, req OrgRequest, sel OrgSele
 	if membersLimit <= 0 || membersLimit > 1000 {
 		membersLimit = 100
 	}
-	members, _, err := o.orgs.ListMembers(ctx, org.ID(), ports.MemberQuery{Limit: membersLimit})
+	members, err := o.orgs.ListMembers(ctx, org.ID(), ports.MemberQuery{Limit: membersLimit})
 	if err != nil {
 		return nil, err
 	}
-	full := &FullOrganization{Organization: org, Members: members, Invitations: []*domain.Invitation{}}
+	full := &FullOrganization{Organization: org, Members: members.Members, Invitations: []*domain.Invitation{}}
 	if m.Allows(orgPermInvite.perms) {
 		invs, err := o.orgs.ListInvitations(ctx, org.ID())
 		if err != nil {
@@ -419,11 +419,13 @@ func (o *Organizations) SetActive(ctx context.Context, req OrgRequest, sel OrgSe
 }
 
 // ListMembers returns a page of the members of an organization the caller
-// belongs to, and how many it has.
-func (o *Organizations) ListMembers(ctx context.Context, req OrgRequest, sel OrgSelector, q ports.MemberQuery) ([]ports.MemberWithUser, int, error) {
+// belongs to, how many it has, and the cursor of the next page (nil on the
+// last page). q pages from an offset or, with q.After, from the cursor of
+// the page before; only the latter costs the same however deep the page.
+func (o *Organizations) ListMembers(ctx context.Context, req OrgRequest, sel OrgSelector, q ports.MemberQuery) (ports.MemberPage, error) {
 	m, err := o.guard(ctx, req, sel)
 	if err != nil {
-		return nil, 0, err
+		return ports.MemberPage{}, err
 	}
 	return o.orgs.ListMembers(ctx, m.OrganizationID(), q)
 }

@@ -46,7 +46,12 @@ func RunOrganizationRepository(t *testing.T, newStores func(t *testing.T) Stores
 		{"list_members_joins_the_current_users", testMemberListJoinsUsers},
 		{"list_members_of_an_empty_or_missing_organization", testMemberListEmpty},
 		{"list_members_refuses_a_bad_page", testMemberListBadPage},
+		{"list_members_pages_by_cursor_in_either_order", testMemberListCursor},
+		{"list_members_cursor_of_a_removed_member_still_places_the_page", testMemberListCursorRemoved},
+		{"list_members_next_cursor_of_an_offset_page", testMemberListOffsetNext},
 		{"count_members", testMemberCount},
+		{"member_count_is_exact_through_every_change", testMemberCountExact},
+		{"member_count_is_exact_under_concurrent_adds_and_removals", testMemberCountParallel},
 		{"update_member_applies_fn", testMemberUpdate},
 		{"update_member_rolls_back_when_fn_fails", testMemberUpdateRollback},
 		{"update_member_of_a_missing_member_is_not_found", testMemberUpdateMissing},
@@ -286,18 +291,36 @@ func mustListByUser(t *testing.T, s Stores, userID domain.UserID) []domain.Organ
 // mustListMembers returns the member ids of one page and the total.
 func mustListMembers(t *testing.T, s Stores, org domain.OrganizationID, q ports.MemberQuery) ([]domain.MemberID, int) {
 	t.Helper()
-	page, total, err := s.Organizations.ListMembers(context.Background(), org, q)
+	ids, total, _ := mustListMembersPage(t, s, org, q)
+	return ids, total
+}
+
+// mustListMembersPage returns the ids on one page, the total and the next
+// cursor, checking that every member comes with its user and that the
+// cursor is the last member's position exactly when it is not nil.
+func mustListMembersPage(t *testing.T, s Stores, org domain.OrganizationID, q ports.MemberQuery) ([]domain.MemberID, int, *ports.MemberCursor) {
+	t.Helper()
+	page, err := s.Organizations.ListMembers(context.Background(), org, q)
 	if err != nil {
 		t.Fatalf("ListMembers %s %+v: %v", org, q, err)
 	}
-	ids := make([]domain.MemberID, 0, len(page))
-	for _, mu := range page {
+	ids := make([]domain.MemberID, 0, len(page.Members))
+	for _, mu := range page.Members {
 		if mu.User == nil || mu.User.ID() != mu.Member.UserID() {
 			t.Fatalf("member %s comes with user %v, want %s", mu.Member.ID(), mu.User, mu.Member.UserID())
 		}
 		ids = append(ids, mu.Member.ID())
 	}
-	return ids, total
+	if next := page.Next; next != nil {
+		if len(page.Members) == 0 {
+			t.Fatalf("ListMembers %s %+v: an empty page with a next cursor %+v", org, q, *next)
+		}
+		last := page.Members[len(page.Members)-1].Member
+		if next.ID != last.ID() || !next.CreatedAt.Equal(last.CreatedAt()) {
+			t.Fatalf("ListMembers %s %+v: next cursor %+v, want the last member's position (%s, %s)", org, q, *next, last.CreatedAt(), last.ID())
+		}
+	}
+	return ids, page.Total, page.Next
 }
 
 // --- Organizations ---
@@ -821,12 +844,13 @@ func testMemberListJoinsUsers(t *testing.T, s Stores) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	page, total, err := s.Organizations.ListMembers(ctx, "o1", ports.MemberQuery{Limit: 10})
+	list, err := s.Organizations.ListMembers(ctx, "o1", ports.MemberQuery{Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if total != 2 || len(page) != 2 {
-		t.Fatalf("ListMembers = %d members of %d, want 2 of 2", len(page), total)
+	page, total := list.Members, list.Total
+	if total != 2 || len(page) != 2 || list.Next != nil {
+		t.Fatalf("ListMembers = %d members of %d, next %v; want 2 of 2, no next", len(page), total, list.Next)
 	}
 	for i, want := range []*domain.Member{m1, m2} {
 		assertSameMember(t, page[i].Member, want)
@@ -841,9 +865,14 @@ func testMemberListJoinsUsers(t *testing.T, s Stores) {
 func testMemberListEmpty(t *testing.T, s Stores) {
 	ctx := context.Background()
 	mustCreateOrg(t, s, "o1", "u1")
-	page, total, err := s.Organizations.ListMembers(ctx, "ghost", ports.MemberQuery{Limit: 10})
-	if err != nil || total != 0 || len(page) != 0 {
-		t.Fatalf("ListMembers(ghost) = %d members of %d, %v; want none", len(page), total, err)
+	page, err := s.Organizations.ListMembers(ctx, "ghost", ports.MemberQuery{Limit: 10})
+	if err != nil || page.Total != 0 || len(page.Members) != 0 || page.Next != nil {
+		t.Fatalf("ListMembers(ghost) = %d members of %d, next %v, %v; want none", len(page.Members), page.Total, page.Next, err)
+	}
+	after := &ports.MemberCursor{CreatedAt: baseTime, ID: "x"}
+	page, err = s.Organizations.ListMembers(ctx, "ghost", ports.MemberQuery{Limit: 10, After: after})
+	if err != nil || page.Total != 0 || len(page.Members) != 0 || page.Next != nil {
+		t.Fatalf("ListMembers(ghost, after) = %d members of %d, next %v, %v; want none", len(page.Members), page.Total, page.Next, err)
 	}
 	if n := mustCountMembers(t, s, "ghost"); n != 0 {
 		t.Fatalf("CountMembers(ghost) = %d, want 0", n)
@@ -852,9 +881,128 @@ func testMemberListEmpty(t *testing.T, s Stores) {
 
 func testMemberListBadPage(t *testing.T, s Stores) {
 	mustCreateOrg(t, s, "o1", "u1")
-	for _, q := range []ports.MemberQuery{{Limit: 0}, {Limit: -1}, {Limit: 1001}, {Limit: 10, Offset: -1}} {
-		_, _, err := s.Organizations.ListMembers(context.Background(), "o1", q)
+	after := &ports.MemberCursor{CreatedAt: baseTime, ID: "o1-u1"}
+	for _, q := range []ports.MemberQuery{
+		{Limit: 0}, {Limit: -1}, {Limit: 1001}, {Limit: 10, Offset: -1},
+		{Limit: 10, Offset: 1, After: after}, {Limit: 0, After: after},
+	} {
+		_, err := s.Organizations.ListMembers(context.Background(), "o1", q)
 		mustBeKind(t, err, domain.ErrInvalid)
+	}
+}
+
+// walkMembersByCursor reads o1's members page by page from the start,
+// following each page's next cursor, and returns them in order. It fails
+// unless every page but the last is full and has a next cursor, the last
+// has none, and every page has the total.
+func walkMembersByCursor(t *testing.T, s Stores, limit int, desc bool, total int) []domain.MemberID {
+	t.Helper()
+	var all []domain.MemberID
+	q := ports.MemberQuery{Limit: limit, SortDesc: desc}
+	for pages := 0; ; pages++ {
+		if pages > total+1 {
+			t.Fatalf("limit %d, desc %v: more pages than members, ids so far %v", limit, desc, all)
+		}
+		ids, gotTotal, next := mustListMembersPage(t, s, "o1", q)
+		if gotTotal != total {
+			t.Fatalf("limit %d, desc %v, page %d: total = %d, want %d", limit, desc, pages, gotTotal, total)
+		}
+		all = append(all, ids...)
+		if next == nil {
+			return all
+		}
+		if len(ids) != limit {
+			t.Fatalf("limit %d, desc %v, page %d: %d members and a next cursor; only a full page has one", limit, desc, pages, len(ids))
+		}
+		q.After = next
+	}
+}
+
+func testMemberListCursor(t *testing.T, s Stores) {
+	seedMemberPage(t, s)
+	all := []domain.MemberID{"o1-u1", "a", "b", "c", "d", "e", "f"}
+	desc := slices.Clone(all)
+	slices.Reverse(desc)
+	// Every page size, so that pages end inside the tie of a, b and c, on
+	// its edges and on the very last member (7 = 7 × 1: the last page is
+	// full and still has no next cursor).
+	for limit := 1; limit <= len(all)+1; limit++ {
+		if got := walkMembersByCursor(t, s, limit, false, len(all)); !slices.Equal(got, all) {
+			t.Fatalf("limit %d, oldest first: pages gave %v, want %v", limit, got, all)
+		}
+		if got := walkMembersByCursor(t, s, limit, true, len(all)); !slices.Equal(got, desc) {
+			t.Fatalf("limit %d, newest first: pages gave %v, want %v", limit, got, desc)
+		}
+	}
+	// A cursor inside the tie places the page by id within it, in either order.
+	tie := baseTime.Add(time.Second)
+	tests := []struct {
+		after ports.MemberCursor
+		desc  bool
+		want  []domain.MemberID
+	}{
+		{ports.MemberCursor{CreatedAt: tie, ID: "a"}, false, []domain.MemberID{"b", "c"}},
+		{ports.MemberCursor{CreatedAt: tie, ID: "b"}, false, []domain.MemberID{"c", "d"}},
+		{ports.MemberCursor{CreatedAt: tie, ID: "c"}, false, []domain.MemberID{"d", "e"}},
+		{ports.MemberCursor{CreatedAt: tie, ID: "c"}, true, []domain.MemberID{"b", "a"}},
+		{ports.MemberCursor{CreatedAt: tie, ID: "a"}, true, []domain.MemberID{"o1-u1"}},
+		{ports.MemberCursor{CreatedAt: tie, ID: "bb"}, false, []domain.MemberID{"c", "d"}},
+		{ports.MemberCursor{CreatedAt: tie, ID: "bb"}, true, []domain.MemberID{"b", "a"}},
+		// Positions before the first and after the last member.
+		{ports.MemberCursor{CreatedAt: baseTime.Add(-time.Hour), ID: "z"}, false, []domain.MemberID{"o1-u1", "a"}},
+		{ports.MemberCursor{CreatedAt: baseTime.Add(time.Hour), ID: ""}, true, []domain.MemberID{"f", "e"}},
+		{ports.MemberCursor{CreatedAt: baseTime.Add(4 * time.Minute), ID: "f"}, false, nil},
+		{ports.MemberCursor{CreatedAt: baseTime, ID: "o1-u1"}, true, nil},
+	}
+	for _, tt := range tests {
+		q := ports.MemberQuery{Limit: 2, SortDesc: tt.desc, After: &tt.after}
+		got, total := mustListMembers(t, s, "o1", q)
+		if !slices.Equal(got, tt.want) && (len(got) != 0 || len(tt.want) != 0) {
+			t.Fatalf("ListMembers(after %+v, desc %v) = %v, want %v", tt.after, tt.desc, got, tt.want)
+		}
+		if total != len(all) {
+			t.Fatalf("ListMembers(after %+v) total = %d, want %d", tt.after, total, len(all))
+		}
+	}
+	// A time in another zone, or with nanoseconds below the stores'
+	// microseconds, is the same position as its normalised value.
+	local := ports.MemberCursor{CreatedAt: tie.In(time.FixedZone("UTC+9", 9*60*60)).Add(999 * time.Nanosecond), ID: "a"}
+	if got, _ := mustListMembers(t, s, "o1", ports.MemberQuery{Limit: 2, After: &local}); !slices.Equal(got, []domain.MemberID{"b", "c"}) {
+		t.Fatalf("ListMembers(after %+v) = %v, want [b c]", local, got)
+	}
+}
+
+func testMemberListCursorRemoved(t *testing.T, s Stores) {
+	seedMemberPage(t, s)
+	ids, _, next := mustListMembersPage(t, s, "o1", ports.MemberQuery{Limit: 2})
+	if !slices.Equal(ids, []domain.MemberID{"o1-u1", "a"}) || next == nil {
+		t.Fatalf("first page = %v, next %v", ids, next)
+	}
+	if _, err := s.Organizations.RemoveMember(context.Background(), "o1", "a"); err != nil {
+		t.Fatal(err)
+	}
+	ids, total, _ := mustListMembersPage(t, s, "o1", ports.MemberQuery{Limit: 2, After: next})
+	if !slices.Equal(ids, []domain.MemberID{"b", "c"}) || total != 6 {
+		t.Fatalf("page after the removed member = %v of %d, want [b c] of 6", ids, total)
+	}
+}
+
+func testMemberListOffsetNext(t *testing.T, s Stores) {
+	seedMemberPage(t, s)
+	// An offset page hands over to cursor paging: its next cursor continues it.
+	ids, _, next := mustListMembersPage(t, s, "o1", ports.MemberQuery{Limit: 2, Offset: 2})
+	if !slices.Equal(ids, []domain.MemberID{"b", "c"}) || next == nil {
+		t.Fatalf("offset page = %v, next %v", ids, next)
+	}
+	ids, _, next = mustListMembersPage(t, s, "o1", ports.MemberQuery{Limit: 3, After: next})
+	if !slices.Equal(ids, []domain.MemberID{"d", "e", "f"}) || next != nil {
+		t.Fatalf("page after it = %v, next %v; want [d e f] and no next", ids, next)
+	}
+	// The last page has no next cursor, whether it is full or not.
+	for _, q := range []ports.MemberQuery{{Limit: 2, Offset: 5}, {Limit: 3, Offset: 5}, {Limit: 7}, {Limit: 2, Offset: 7}} {
+		if _, _, next := mustListMembersPage(t, s, "o1", q); next != nil {
+			t.Fatalf("ListMembers(%+v) next = %+v, want none on the last page", q, *next)
+		}
 	}
 }
 
@@ -875,6 +1023,181 @@ func testMemberCount(t *testing.T, s Stores) {
 	}
 	if n := mustCountMembers(t, s, "o1"); n != 4 {
 		t.Fatalf("CountMembers(o1) after a removal = %d, want 4", n)
+	}
+}
+
+// assertMemberTotal fails unless CountMembers and the total of ListMembers
+// (either way of paging) are want, and want is how many members a full
+// walk of the organization finds.
+func assertMemberTotal(t *testing.T, s Stores, org domain.OrganizationID, want int, when string) {
+	t.Helper()
+	if n := mustCountMembers(t, s, org); n != want {
+		t.Fatalf("%s: CountMembers(%s) = %d, want %d", when, org, n, want)
+	}
+	ids, total := mustListMembers(t, s, org, ports.MemberQuery{Limit: 1000})
+	if total != want || len(ids) != want {
+		t.Fatalf("%s: ListMembers(%s) = %d members of %d, want %d of %d", when, org, len(ids), total, want, want)
+	}
+	after := &ports.MemberCursor{CreatedAt: baseTime.Add(-time.Hour), ID: ""}
+	if _, total := mustListMembers(t, s, org, ports.MemberQuery{Limit: 1, After: after}); total != want {
+		t.Fatalf("%s: ListMembers(%s, after) total = %d, want %d", when, org, total, want)
+	}
+}
+
+func testMemberCountExact(t *testing.T, s Stores) {
+	ctx := context.Background()
+	mustCreateOrg(t, s, "o1", "u1")
+	assertMemberTotal(t, s, "o1", 1, "created with its owner")
+	mustCreateOrg(t, s, "o2", "u9")
+
+	// Added, one at a time, in both organizations.
+	for i := range 3 {
+		mustAddMember(t, s, "o1", domain.UserID(fmt.Sprintf("u%d", i+2)), rolesMember, baseTime.Add(time.Duration(i)*time.Minute))
+	}
+	mustAddMember(t, s, "o2", "u2", rolesMember, baseTime)
+	assertMemberTotal(t, s, "o1", 4, "after three adds")
+	assertMemberTotal(t, s, "o2", 2, "after one add")
+
+	// Refused changes count nothing.
+	err := s.Organizations.AddMember(ctx, mustMember(t, "dup", "o1", "u2", rolesMember, baseTime))
+	mustBeCode(t, err, domain.ErrConflict, codeAlreadyMember)
+	err = s.Organizations.AddMember(ctx, mustMember(t, "nobody", "o1", "ghost", rolesMember, baseTime))
+	mustBeKind(t, err, domain.ErrNotFound)
+	_, err = s.Organizations.RemoveMember(ctx, "o1", "o1-u1")
+	mustBeLastOwner(t, err)
+	assertMemberTotal(t, s, "o1", 4, "after refused changes")
+
+	// Changing a member's roles or the organization itself counts nothing.
+	if err := s.Organizations.UpdateMember(ctx, "o1", "o1-u2", func(m *domain.Member) error { return m.SetRoles(rolesAdmin) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Organizations.Update(ctx, "o1", func(o *domain.Organization) error { return o.Rename("Renamed", baseTime.Add(time.Hour)) }); err != nil {
+		t.Fatal(err)
+	}
+	assertMemberTotal(t, s, "o1", 4, "after a role change and a rename")
+
+	// Accepting an invitation adds one; one that fails adds none.
+	mustCreateUsers(t, s, "u7")
+	mustCreateInvitation(t, s, mustInvitation(t, "i1", "o1", "u7@example.com", "u1", inviteTTL, baseTime))
+	at := baseTime.Add(time.Hour)
+	if err := s.Organizations.AcceptInvitation(ctx, "i1", acceptAt(at), mustMember(t, "m7", "o1", "u7", rolesMember, at)); err != nil {
+		t.Fatal(err)
+	}
+	assertMemberTotal(t, s, "o1", 5, "after an accepted invitation")
+	mustCreateInvitation(t, s, mustInvitation(t, "i2", "o1", "u2@example.com", "u1", inviteTTL, baseTime))
+	err = s.Organizations.AcceptInvitation(ctx, "i2", acceptAt(at), mustMember(t, "m2b", "o1", "u2", rolesMember, at))
+	mustBeCode(t, err, domain.ErrConflict, codeAlreadyMember)
+	assertMemberTotal(t, s, "o1", 5, "after a refused acceptance")
+
+	// Removed.
+	if _, err := s.Organizations.RemoveMember(ctx, "o1", "o1-u3"); err != nil {
+		t.Fatal(err)
+	}
+	assertMemberTotal(t, s, "o1", 4, "after a removal")
+
+	// Deleting a user removes them from every organization they are in.
+	mustDeleteUser(t, s, "u2")
+	assertMemberTotal(t, s, "o1", 3, "after deleting a member of both")
+	assertMemberTotal(t, s, "o2", 1, "after deleting a member of both")
+	// The user comes back and joins again.
+	mustCreateUsers(t, s, "u2")
+	mustAddMember(t, s, "o1", "u2", rolesMember, at)
+	assertMemberTotal(t, s, "o1", 4, "after the user joined again")
+
+	// A deleted organization has no members; its id may be used again.
+	if err := s.Organizations.Delete(ctx, "o1"); err != nil {
+		t.Fatal(err)
+	}
+	if n := mustCountMembers(t, s, "o1"); n != 0 {
+		t.Fatalf("CountMembers(deleted o1) = %d, want 0", n)
+	}
+	assertMemberTotal(t, s, "o2", 1, "after the other organization was deleted")
+	if err := s.Organizations.Create(ctx, mustOrg(t, "o1", "o1", baseTime), mustMember(t, "again", "o1", "u1", rolesOwner, baseTime)); err != nil {
+		t.Fatal(err)
+	}
+	assertMemberTotal(t, s, "o1", 1, "recreated")
+}
+
+func testMemberCountParallel(t *testing.T, s Stores) {
+	ctx := context.Background()
+	mustCreateOrg(t, s, "o1", "u1")
+	mustCreateOrg(t, s, "o2", "u2")
+	const workers = 8
+	users := make([]domain.UserID, workers)
+	for i := range users {
+		users[i] = domain.UserID(fmt.Sprintf("w%d", i))
+	}
+	mustCreateUsers(t, s, users...)
+	// Every worker joins both organizations at once: sixteen concurrent adds.
+	errs := runParallel(2*workers, func(i int) error {
+		org := domain.OrganizationID("o1")
+		if i >= workers {
+			org = "o2"
+		}
+		u := users[i%workers]
+		return s.Organizations.AddMember(ctx, mustMember(t, string(org)+"-"+string(u), org, u, rolesMember, baseTime))
+	})
+	for _, err := range errs {
+		if err != nil {
+			t.Fatalf("concurrent AddMember: %v", err)
+		}
+	}
+	assertMemberTotal(t, s, "o1", workers+1, "after concurrent adds")
+	assertMemberTotal(t, s, "o2", workers+1, "after concurrent adds")
+
+	// Half the workers leave o1 while the other half are deleted (leaving
+	// both) and new users join o2, all at once.
+	mustCreateUsers(t, s, "n0", "n1", "n2", "n3")
+	errs = runParallel(workers+4, func(i int) error {
+		switch {
+		case i < workers/2:
+			_, err := s.Organizations.RemoveMember(ctx, "o1", domain.MemberID("o1-"+string(users[i])))
+			return err
+		case i < workers:
+			return s.Users.Delete(ctx, users[i])
+		default:
+			u := domain.UserID(fmt.Sprintf("n%d", i-workers))
+			return s.Organizations.AddMember(ctx, mustMember(t, "o2-"+string(u), "o2", u, rolesMember, baseTime))
+		}
+	})
+	for _, err := range errs {
+		if err != nil {
+			t.Fatalf("concurrent change: %v", err)
+		}
+	}
+	assertMemberTotal(t, s, "o1", 1, "after concurrent removals and deletions")
+	assertMemberTotal(t, s, "o2", 1+workers/2+4, "after concurrent deletions and adds")
+
+	// One user is removed from an organization and deleted at once, and
+	// another joins it: whichever comes first, the count ends exact and
+	// neither waits for the other for ever (the deletion updates the counts
+	// of the user's organizations, which the removal holds locked).
+	for round := range 4 {
+		x, y := domain.UserID(fmt.Sprintf("x%d", round)), domain.UserID(fmt.Sprintf("y%d", round))
+		mustAddMember(t, s, "o1", x, rolesMember, baseTime)
+		mustAddMember(t, s, "o2", x, rolesMember, baseTime)
+		mustCreateUsers(t, s, y)
+		errs = runParallel(3, func(i int) error {
+			switch i {
+			case 0:
+				_, err := s.Organizations.RemoveMember(ctx, "o1", domain.MemberID("o1-"+string(x)))
+				if errors.Is(err, domain.ErrNotFound) {
+					return nil // the deletion came first
+				}
+				return err
+			case 1:
+				return s.Users.Delete(ctx, x)
+			default:
+				return s.Organizations.AddMember(ctx, mustMember(t, "o1-"+string(y), "o1", y, rolesMember, baseTime))
+			}
+		})
+		for _, err := range errs {
+			if err != nil {
+				t.Fatalf("round %d: concurrent removal, deletion and add: %v", round, err)
+			}
+		}
+		assertMemberTotal(t, s, "o1", 2+round, fmt.Sprintf("round %d: after a removal and deletion of one user", round))
+		assertMemberTotal(t, s, "o2", 1+workers/2+4, fmt.Sprintf("round %d: after the deletion of a member", round))
 	}
 }
 
@@ -1046,12 +1369,12 @@ func assertOneWinner(t *testing.T, s Stores, org domain.OrganizationID, errs []e
 	if ok != 1 || refused != 1 {
 		t.Fatalf("%s: %d changes succeeded and %d were refused, want 1 and 1", org, ok, refused)
 	}
-	page, _, err := s.Organizations.ListMembers(context.Background(), org, ports.MemberQuery{Limit: 10})
+	page, err := s.Organizations.ListMembers(context.Background(), org, ports.MemberQuery{Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
 	owners := 0
-	for _, mu := range page {
+	for _, mu := range page.Members {
 		if mu.Member.IsOwner() {
 			owners++
 		}
@@ -1459,10 +1782,11 @@ func testOrgCopies(t *testing.T, s Stores) {
 	gotMember := mustGetMember(t, s, "o1", "m1")
 	assertSameMember(t, gotMember, wantMember)
 	_ = gotMember.SetRoles(rolesMember)
-	page, _, err := s.Organizations.ListMembers(ctx, "o1", ports.MemberQuery{Limit: 10})
-	if err != nil || len(page) != 1 {
-		t.Fatalf("ListMembers = %d, %v", len(page), err)
+	members, err := s.Organizations.ListMembers(ctx, "o1", ports.MemberQuery{Limit: 10})
+	if err != nil || len(members.Members) != 1 {
+		t.Fatalf("ListMembers = %d, %v", len(members.Members), err)
 	}
+	page := members.Members
 	assertSameMember(t, page[0].Member, wantMember)
 	_ = page[0].Member.SetRoles(rolesMember)
 	_ = page[0].User.Rename("Mutated user", baseTime)

@@ -1,6 +1,9 @@
 -- +goose Up
 -- Organizations, their members and invitations (Better Auth's organization
 -- plugin). Roles are stored comma-separated, as Better Auth stores them.
+-- member_count is how many members an organization has, kept by the
+-- triggers on members below: counting them would cost in proportion to
+-- their number.
 CREATE TABLE organizations (
     id         TEXT     NOT NULL PRIMARY KEY,
     name       TEXT     NOT NULL,
@@ -8,7 +11,8 @@ CREATE TABLE organizations (
     logo       TEXT     NOT NULL DEFAULT '',
     metadata   TEXT     NOT NULL DEFAULT '',
     created_at DATETIME NOT NULL,
-    updated_at DATETIME NOT NULL
+    updated_at DATETIME NOT NULL,
+    member_count INTEGER NOT NULL DEFAULT 0
 );
 CREATE UNIQUE INDEX organizations_slug_key ON organizations (slug);
 
@@ -23,6 +27,31 @@ CREATE UNIQUE INDEX members_organization_id_user_id_key ON members (organization
 -- Pages of an organization's members, in joining order either way.
 CREATE INDEX members_organization_id_created_at_idx ON members (organization_id, created_at, id);
 CREATE INDEX members_user_id_idx ON members (user_id);
+
+-- organizations.member_count follows every insert and delete of a member,
+-- those of ON DELETE CASCADE included (SQLite fires triggers for foreign-key
+-- actions), in the statement's transaction. A membership that moves to
+-- another organization is counted out of one and into the other.
+-- +goose StatementBegin
+CREATE TRIGGER members_count_insert AFTER INSERT ON members
+BEGIN
+    UPDATE organizations SET member_count = member_count + 1 WHERE id = NEW.organization_id;
+END;
+-- +goose StatementEnd
+-- +goose StatementBegin
+CREATE TRIGGER members_count_delete AFTER DELETE ON members
+BEGIN
+    UPDATE organizations SET member_count = member_count - 1 WHERE id = OLD.organization_id;
+END;
+-- +goose StatementEnd
+-- +goose StatementBegin
+CREATE TRIGGER members_count_move AFTER UPDATE OF organization_id ON members
+WHEN NEW.organization_id <> OLD.organization_id
+BEGIN
+    UPDATE organizations SET member_count = member_count - 1 WHERE id = OLD.organization_id;
+    UPDATE organizations SET member_count = member_count + 1 WHERE id = NEW.organization_id;
+END;
+-- +goose StatementEnd
 
 -- inviter_id is NULL once the inviting user is deleted: the invitation stays.
 CREATE TABLE invitations (

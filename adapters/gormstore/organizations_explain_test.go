@@ -303,33 +303,7 @@ func explainOrgStatement(t *testing.T, db *gorm.DB, dialect gormstore.Dialect, s
 	if err != nil {
 		t.Fatalf("explain %s: %v", s.sql, err)
 	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lines []string
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		// The plan text is the last column: "detail" on SQLite, "QUERY PLAN" on PostgreSQL.
-		switch v := vals[len(vals)-1].(type) {
-		case string:
-			lines = append(lines, v)
-		case []byte:
-			lines = append(lines, string(v))
-		}
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return strings.Join(lines, "\n")
+	return readPlan(t, rows)
 }
 
 // assertOrgPlan fails unless plan uses one of indexes and reads no table

@@ -104,6 +104,10 @@ func SplitPlatformRoles(s string) []PlatformRole {
 	return out
 }
 
+// ErrNotPlatformAdmin refuses a signed-in user who is not a platform
+// administrator an administration route outside the admin plugin.
+var ErrNotPlatformAdmin = NewError(KindForbidden, "auth.not_platform_admin", "Only platform administrators may do this")
+
 // PlatformAdmins says who administers the platform beyond the admin role:
 // users whose id or verified address is configured.
 type PlatformAdmins struct {

@@ -128,3 +128,16 @@ func TestServiceKey(t *testing.T) {
 		t.Fatal("a rotated-out secret must work until its overlap ends")
 	}
 }
+
+func TestCursorRoundTripAndRefusals(t *testing.T) {
+	at := time.Date(2026, 11, 21, 10, 0, 0, 123456000, time.UTC)
+	p, ok := ParseCursor(Position{At: at, ID: "m-1~x"}.Cursor())
+	if !ok || !p.At.Equal(at) || p.ID != "m-1~x" {
+		t.Fatalf("round trip = %+v, %v", p, ok)
+	}
+	for _, bad := range []string{"", "!!", "bm90LWEtY3Vyc29y", Position{At: at, ID: "a\x00b"}.Cursor(), Position{At: at, ID: ""}.Cursor()} {
+		if _, ok := ParseCursor(bad); ok {
+			t.Errorf("ParseCursor(%q) accepted", bad)
+		}
+	}
+}

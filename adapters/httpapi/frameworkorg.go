@@ -3,14 +3,9 @@ package httpapi
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"reflect"
-	"strconv"
-	"strings"
-	"time"
-	"unicode/utf8"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -728,38 +723,20 @@ var (
 	errMemberCursorOffset = domain.Invalid("VALIDATION_ERROR", "Invalid query", domain.FieldViolation{Location: "query.offset", Message: "must be 0 with a cursor"})
 )
 
-// A member cursor is the position of the last member of a page: its joining
-// time in microseconds (the precision every store keeps) and its id,
-// base64url-encoded so that clients treat it as opaque.
 func encodeMemberCursor(c *ports.MemberCursor) *string {
 	if c == nil {
 		return nil
 	}
-	s := base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(c.CreatedAt.UnixMicro(), 10) + "~" + string(c.ID)))
+	s := domain.Position{At: c.CreatedAt, ID: string(c.ID)}.Cursor()
 	return &s
 }
 
-// decodeMemberCursor refuses anything encodeMemberCursor cannot have made:
-// a time outside years 1 to 9999, or an id that is empty, not UTF-8 or holds
-// a NUL, which a database could not compare.
 func decodeMemberCursor(s string) (*ports.MemberCursor, error) {
-	raw, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil {
+	p, ok := domain.ParseCursor(s)
+	if !ok {
 		return nil, errMemberCursor
 	}
-	ts, id, ok := strings.Cut(string(raw), "~")
-	if !ok || id == "" || !utf8.ValidString(id) || strings.ContainsRune(id, 0) {
-		return nil, errMemberCursor
-	}
-	micros, err := strconv.ParseInt(ts, 10, 64)
-	if err != nil {
-		return nil, errMemberCursor
-	}
-	at := time.UnixMicro(micros).UTC()
-	if at.Year() < 1 || at.Year() > 9999 {
-		return nil, errMemberCursor
-	}
-	return &ports.MemberCursor{CreatedAt: at, ID: domain.MemberID(id)}, nil
+	return &ports.MemberCursor{CreatedAt: p.At, ID: domain.MemberID(p.ID)}, nil
 }
 
 func (s *Server) listMembers(ctx context.Context, in *ListMembersInput) (*ListMembersOutput, error) {

@@ -43,8 +43,11 @@ func (RoleInput) Schema(huma.Registry) *huma.Schema {
 
 var _ huma.SchemaProvider = RoleInput(nil)
 
-// permissionsSchema documents {resource: [actions]} objects.
-func permissionsSchema() *huma.Schema {
+// PermissionsInput is a {resource: [actions]} request.
+type PermissionsInput map[string][]string
+
+// Schema documents the object.
+func (PermissionsInput) Schema(huma.Registry) *huma.Schema {
 	return &huma.Schema{
 		Type:                 huma.TypeObject,
 		Description:          "Actions per resource, such as {\"user\": [\"ban\"]}. Every action must be granted.",
@@ -52,11 +55,5 @@ func permissionsSchema() *huma.Schema {
 		MaxProperties:        new(16),
 	}
 }
-
-// PermissionsInput is a {resource: [actions]} request.
-type PermissionsInput map[string][]string
-
-// Schema documents the object.
-func (PermissionsInput) Schema(huma.Registry) *huma.Schema { return permissionsSchema() }
 
 var _ huma.SchemaProvider = PermissionsInput(nil)

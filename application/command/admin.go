@@ -20,7 +20,6 @@ type AdminSettings struct {
 
 // The admin plugin's error codes.
 var (
-	errNotAdmin            = func(code, msg string) error { return domain.NewError(domain.KindForbidden, code, msg) }
 	errCannotBanYourself   = domain.NewError(domain.KindInvalid, "YOU_CANNOT_BAN_YOURSELF", "You cannot ban yourself")
 	errCannotRemoveSelf    = domain.NewError(domain.KindInvalid, "YOU_CANNOT_REMOVE_YOURSELF", "You cannot remove yourself")
 	errCannotImpersonate   = domain.NewError(domain.KindForbidden, "YOU_CANNOT_IMPERSONATE_ADMINS", "You cannot impersonate admins")
@@ -112,7 +111,7 @@ func (a *Administration) HasPermission(p Principal, requested domain.Permissions
 func (a *Administration) authorize(req AdminRequest, ps ...permission) error {
 	for _, p := range ps {
 		if !a.admin.Admins.Allows(req.Principal.User, p.perms) {
-			return errNotAdmin(p.code, p.message)
+			return forbidden(p.code, p.message)
 		}
 	}
 	return nil

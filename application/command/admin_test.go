@@ -41,6 +41,13 @@ func newAdminWorld(t *testing.T) *adminWorld {
 // signedIn signs a new, verified user up and returns their principal.
 func (w *adminWorld) signedIn(t *testing.T, email string) command.Principal {
 	t.Helper()
+	p, _ := w.signedInWithToken(t, email)
+	return p
+}
+
+// signedInWithToken is signedIn that also returns the session's bearer token.
+func (w *adminWorld) signedInWithToken(t *testing.T, email string) (command.Principal, string) {
+	t.Helper()
 	w.mustSignUp(t, email)
 	res, err := w.signIn.Handle(t.Context(), command.SignIn{Email: email, Password: pw, RememberMe: true})
 	if err != nil {
@@ -53,7 +60,7 @@ func (w *adminWorld) signedIn(t *testing.T, email string) command.Principal {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return a.Principal
+	return a.Principal, res.Token
 }
 
 func (w *adminWorld) entries(t *testing.T, action string) []domain.AuditEntry {
@@ -191,7 +198,7 @@ func TestServiceKey_last_use_is_written_in_batches(t *testing.T) {
 func TestAdministration_refusals_are_audited(t *testing.T) {
 	w := newAdminWorld(t)
 	boss := w.signedIn(t, "boss@example.com")
-	eve := w.signedIn(t, "eve@example.com")
+	eve, eveToken := w.signedInWithToken(t, "eve@example.com")
 	_, err := w.admin.BanUser(t.Context(), command.AdminRequest{Principal: eve, RequestID: "r-1", IPAddress: "203.0.113.9"}, boss.User.ID(), "", 0)
 	mustCode(t, err, "YOU_ARE_NOT_ALLOWED_TO_BAN_USERS")
 	_, err = w.admin.BanUser(t.Context(), command.AdminRequest{Principal: boss}, boss.User.ID(), "", 0)
@@ -199,7 +206,8 @@ func TestAdministration_refusals_are_audited(t *testing.T) {
 	if _, err := w.admin.BanUser(t.Context(), command.AdminRequest{Principal: boss, RequestID: "r-2"}, eve.User.ID(), "spam", time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	_, err = w.auth.Handle(t.Context(), command.Authenticate{Token: "unused"})
+	// The ban ended eve's session.
+	_, err = w.auth.Handle(t.Context(), command.Authenticate{Token: eveToken})
 	mustCode(t, err, "UNAUTHORIZED")
 	es := w.entries(t, "admin.ban-user")
 	if len(es) != 3 {

@@ -53,18 +53,14 @@ func forbidden(code, message string) error {
 // The permission each guarded organization action needs, with the code
 // refusing it.
 var (
-	orgPermUpdate       = orgPerm("organization", "update", "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION", "You are not allowed to update this organization")
-	orgPermDelete       = orgPerm("organization", "delete", "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION", "You are not allowed to delete this organization")
-	orgPermInvite       = orgPerm("invitation", "create", "YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION", "You are not allowed to invite users to this organization")
-	orgPermCancel       = orgPerm("invitation", "cancel", "YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION", "You are not allowed to cancel this invitation")
-	orgPermListInvites  = orgPerm("invitation", "create", "YOU_ARE_NOT_ALLOWED_TO_LIST_INVITATIONS", "You are not allowed to list invitations")
-	orgPermUpdateMember = orgPerm("member", "update", "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER", "You are not allowed to update this member")
-	orgPermDeleteMember = orgPerm("member", "delete", "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER", "You are not allowed to delete this member")
+	orgPermUpdate       = perm("organization", "update", "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION", "You are not allowed to update this organization")
+	orgPermDelete       = perm("organization", "delete", "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION", "You are not allowed to delete this organization")
+	orgPermInvite       = perm("invitation", "create", "YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION", "You are not allowed to invite users to this organization")
+	orgPermCancel       = perm("invitation", "cancel", "YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION", "You are not allowed to cancel this invitation")
+	orgPermListInvites  = perm("invitation", "create", "YOU_ARE_NOT_ALLOWED_TO_LIST_INVITATIONS", "You are not allowed to list invitations")
+	orgPermUpdateMember = perm("member", "update", "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER", "You are not allowed to update this member")
+	orgPermDeleteMember = perm("member", "delete", "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER", "You are not allowed to delete this member")
 )
-
-func orgPerm(resource, action, code, message string) permission {
-	return permission{perms: domain.Permissions{resource: {action}}, code: code, message: message}
-}
 
 // Organizations is the organization plugin's use cases.
 type Organizations struct {

@@ -17,7 +17,6 @@ const MaxRotationOverlap = 30 * 24 * time.Hour
 var (
 	errInvalidServiceKey = domain.NewError(domain.KindUnauthenticated, "auth.invalid_service_key", "The service key is missing, unknown, revoked or expired")
 	errServiceKeyMissing = domain.NewError(domain.KindNotFound, "service_key.not_found", "Service key not found")
-	errNotPlatformAdmin  = domain.NewError(domain.KindForbidden, "auth.not_platform_admin", "Only platform administrators may do this")
 	errBadOverlap        = domain.Invalid("request.invalid_overlap", "Invalid overlap", domain.FieldViolation{Location: "body.overlapSeconds", Message: "must be between 0 and 2592000 seconds (30 days)"})
 )
 
@@ -50,7 +49,7 @@ func (k *ServiceKeys) authorizeAdmin(p *Principal) error {
 		return nil // the command line on the server
 	}
 	if !k.admins.IsAdmin(p.User) {
-		return errNotPlatformAdmin
+		return domain.ErrNotPlatformAdmin
 	}
 	return nil
 }

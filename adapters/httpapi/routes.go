@@ -30,6 +30,9 @@ func (s *Server) addRoutes() {
 	s.addFrameworkRoutes()
 	s.addOrganizationRoutes()
 	s.addAdminRoutes()
+	s.addBackendUserRoutes()
+	s.addBackendOrganizationRoutes()
+	s.addDomainRoutes()
 
 	// Outside the contracts: the documents and the explorer.
 	s.engine.GET(frameworkSpecPath, s.serveSpec(ContractFramework))

@@ -61,3 +61,16 @@ func (a auditor) record(ctx context.Context, actor Actor, action string, t targe
 	}
 	return err
 }
+
+// TrustedRequest is a request of a trusted backend, authenticated by its
+// service key at the edge (which also checked the route's scope).
+type TrustedRequest struct {
+	Key       *domain.ServiceKey
+	RequestID string
+	IPAddress string
+}
+
+// Actor returns the service key as the audited actor.
+func (r TrustedRequest) Actor() Actor {
+	return Actor{Type: domain.ActorServiceKey, ID: string(r.Key.ID()), RequestID: r.RequestID, IPAddress: r.IPAddress}
+}

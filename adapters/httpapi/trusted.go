@@ -1,0 +1,41 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/gatehouse/gatehouse/application/command"
+	"github.com/gatehouse/gatehouse/domain"
+)
+
+// The trusted API (backend contract): routes a consumer's own backend calls
+// server to server with a service key. Each route names one scope; the key
+// is read from Authorization: Bearer or x-api-key, never from the query
+// string, and cookies are ignored.
+
+// trustedRequest authenticates the calling service key and checks it holds
+// scope: 401 (with WWW-Authenticate: Bearer) for a missing, unknown, revoked
+// or expired key, 403 auth.insufficient_scope for a key without the scope.
+func (s *Server) trustedRequest(ctx context.Context, scope domain.Scope) (command.TrustedRequest, error) {
+	k, err := s.serviceKey(ctx, scope)
+	if err != nil {
+		return command.TrustedRequest{}, err
+	}
+	return command.TrustedRequest{Key: k, RequestID: RequestIDFrom(ctx), IPAddress: requestInfoFrom(ctx).clientIP}, nil
+}
+
+// trustedOp documents o as a trusted operation needing scope: both key
+// schemes, 401 and 403.
+func trustedOp(o huma.Operation, scope domain.Scope) huma.Operation {
+	o.Security = keySecurity
+	o.Description += " Needs a service key with the scope " + string(scope) + " (or *): 401 without a valid key, 403 without the scope."
+	o.Errors = append(o.Errors, http.StatusUnauthorized, http.StatusForbidden)
+	return o
+}
+
+// registerTrusted registers a trusted operation in the backend contract.
+func registerTrusted[I, O any](s *Server, scope domain.Scope, o huma.Operation, h func(context.Context, *I) (*O, error)) {
+	register(s, ContractBackend, trustedOp(o, scope), h)
+}

@@ -25,6 +25,7 @@ type User struct {
 	emailVerified bool
 	image         string
 	access        UserAccess
+	metadata      UserMetadata
 	createdAt     time.Time
 	updatedAt     time.Time
 }
@@ -59,7 +60,7 @@ func NewUser(id UserID, name string, email Email, now time.Time) (*User, error) 
 
 // RehydrateUser rebuilds a stored user. Only storage adapters call it; it does
 // not validate, because what was stored was valid when it was written.
-func RehydrateUser(id UserID, name string, email Email, emailVerified bool, image string, access UserAccess, createdAt, updatedAt time.Time) *User {
+func RehydrateUser(id UserID, name string, email Email, emailVerified bool, image string, access UserAccess, metadata UserMetadata, createdAt, updatedAt time.Time) *User {
 	if len(access.Roles) == 0 {
 		access.Roles = []PlatformRole{DefaultPlatformRole}
 	}
@@ -67,7 +68,8 @@ func RehydrateUser(id UserID, name string, email Email, emailVerified bool, imag
 	if !access.BanExpires.IsZero() {
 		access.BanExpires = Timestamp(access.BanExpires)
 	}
-	return &User{id: id, name: name, email: email, emailVerified: emailVerified, image: image, access: access, createdAt: Timestamp(createdAt), updatedAt: Timestamp(updatedAt)}
+	return &User{id: id, name: name, email: email, emailVerified: emailVerified, image: image, access: access, metadata: metadata,
+		createdAt: Timestamp(createdAt), updatedAt: Timestamp(updatedAt)}
 }
 
 // ID returns the user's identifier.
@@ -84,6 +86,21 @@ func (u *User) EmailVerified() bool { return u.emailVerified }
 
 // Image returns the avatar URL, or "".
 func (u *User) Image() string { return u.image }
+
+// Metadata returns the user's public and private metadata.
+func (u *User) Metadata() UserMetadata { return u.metadata }
+
+// SetPublicMetadata replaces the user's public metadata.
+func (u *User) SetPublicMetadata(m Metadata, now time.Time) {
+	u.metadata.Public = m
+	u.updatedAt = Timestamp(now)
+}
+
+// SetPrivateMetadata replaces the user's private metadata.
+func (u *User) SetPrivateMetadata(m Metadata, now time.Time) {
+	u.metadata.Private = m
+	u.updatedAt = Timestamp(now)
+}
 
 // CreatedAt returns when the user was created.
 func (u *User) CreatedAt() time.Time { return u.createdAt }

@@ -2,6 +2,7 @@ package ports
 
 import (
 	"context"
+	"time"
 
 	"github.com/gatehouse/gatehouse/domain"
 )
@@ -30,6 +31,43 @@ type UserRepository interface {
 	// List returns one page of the users matching q, and how many match in
 	// all. Search values are literal text: % and _ match only themselves.
 	List(ctx context.Context, q UserQuery) ([]*domain.User, int, error)
+	// Page returns one page of the users matching q, newest first (created
+	// at, then id, both descending; ids compare byte by byte), and where the
+	// next page starts. Unfiltered, from a cursor or not, a page reads
+	// through the index on (created_at, id) and an e-mail lookup through the
+	// unique index on email, so such a page costs the same at any depth and
+	// size. A bad limit is an error of kind domain.KindInvalid.
+	Page(ctx context.Context, q UserPageQuery) (UserPage, error)
+}
+
+// UserPageQuery selects one page of users. Every filter set must hold.
+type UserPageQuery struct {
+	// Email, when set, matches only the user with this normalised address.
+	Email domain.Email
+	// EmailContains and NameContains match text within the address or the
+	// name, case-insensitively and literally: % and _ match only themselves.
+	EmailContains string
+	NameContains  string
+	// Banned, when set, matches users whose stored ban flag equals it.
+	Banned *bool
+	// OrganizationID, when set, matches the organization's members.
+	OrganizationID domain.OrganizationID
+	// CreatedAfter and CreatedBefore, when not zero, match users created
+	// strictly after or strictly before the instant.
+	CreatedAfter  time.Time
+	CreatedBefore time.Time
+	// After, when set, starts the page strictly after this position (older
+	// than it), whether or not a user is still there.
+	After *domain.Position
+	// Limit is the page size, 1 to 1000.
+	Limit int
+}
+
+// UserPage is one page of users and the position of its last user when
+// more follow (nil on the last page).
+type UserPage struct {
+	Users []*domain.User
+	Next  *domain.Position
 }
 
 // UserField is a user attribute that can be searched, filtered or sorted on.

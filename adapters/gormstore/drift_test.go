@@ -82,7 +82,8 @@ func compatible(field schema.DataType, dbType string) bool {
 	dbType = strings.ToLower(dbType)
 	switch field {
 	case schema.String:
-		return strings.Contains(dbType, "text") || strings.Contains(dbType, "char")
+		// jsonb columns (PostgreSQL) hold JSON text.
+		return strings.Contains(dbType, "text") || strings.Contains(dbType, "char") || strings.Contains(dbType, "json")
 	case schema.Bool:
 		return strings.Contains(dbType, "bool")
 	case schema.Int, schema.Uint:

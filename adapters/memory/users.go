@@ -30,7 +30,7 @@ func NewUserRepository(db *DB) *UserRepository {
 // can change the other's value: rebuilt, so that it shares no slice (the
 // roles) with u.
 func copyUser(u *domain.User) *domain.User {
-	return domain.RehydrateUser(u.ID(), u.Name(), u.Email(), u.EmailVerified(), u.Image(), u.Access(), u.CreatedAt(), u.UpdatedAt())
+	return domain.RehydrateUser(u.ID(), u.Name(), u.Email(), u.EmailVerified(), u.Image(), u.Access(), u.Metadata(), u.CreatedAt(), u.UpdatedAt())
 }
 
 func userConflict() error {
@@ -164,6 +164,63 @@ func (r *UserRepository) List(_ context.Context, q ports.UserQuery) ([]*domain.U
 	}
 	return out, total, nil
 }
+
+// Page implements ports.UserRepository. It scans every user, where the SQL
+// stores read an index; text compares byte by byte, and the contains
+// filters fold case with strings.ToLower.
+func (r *UserRepository) Page(_ context.Context, q ports.UserPageQuery) (ports.UserPage, error) {
+	if q.Limit < 1 || q.Limit > maxUserListLimit {
+		return ports.UserPage{}, errUserPageLimit
+	}
+	emailPart, namePart := strings.ToLower(q.EmailContains), strings.ToLower(q.NameContains)
+	after, before := domain.Timestamp(q.CreatedAfter), domain.Timestamp(q.CreatedBefore)
+	r.db.mu.RLock()
+	defer r.db.mu.RUnlock()
+	var matches []*domain.User
+	for _, u := range r.db.users {
+		switch {
+		case q.Email != "" && u.Email() != q.Email,
+			emailPart != "" && !strings.Contains(strings.ToLower(string(u.Email())), emailPart),
+			namePart != "" && !strings.Contains(strings.ToLower(u.Name()), namePart),
+			q.Banned != nil && u.Access().Banned != *q.Banned,
+			!q.CreatedAfter.IsZero() && !u.CreatedAt().After(after),
+			!q.CreatedBefore.IsZero() && !u.CreatedAt().Before(before),
+			q.After != nil && newestFirst(u, *q.After) <= 0:
+			continue
+		}
+		if q.OrganizationID != "" {
+			if _, ok := r.db.memberByOrgUser[orgUser{org: q.OrganizationID, user: u.ID()}]; !ok {
+				continue
+			}
+		}
+		matches = append(matches, u)
+	}
+	slices.SortFunc(matches, func(a, b *domain.User) int {
+		return newestFirst(a, domain.Position{At: b.CreatedAt(), ID: string(b.ID())})
+	})
+	var out ports.UserPage
+	if len(matches) > q.Limit {
+		matches = matches[:q.Limit]
+		last := matches[len(matches)-1]
+		out.Next = &domain.Position{At: last.CreatedAt(), ID: string(last.ID())}
+	}
+	out.Users = make([]*domain.User, 0, len(matches))
+	for _, u := range matches {
+		out.Users = append(out.Users, copyUser(u))
+	}
+	return out, nil
+}
+
+// newestFirst compares u with the position p in the newest-first order:
+// negative when u comes before p (is newer), positive when after.
+func newestFirst(u *domain.User, p domain.Position) int {
+	if c := p.At.Compare(u.CreatedAt()); c != 0 {
+		return c
+	}
+	return strings.Compare(p.ID, string(u.ID()))
+}
+
+var errUserPageLimit = domain.Invalid("user.query_unsupported", "the page must hold 1 to 1000 users")
 
 // maxUserListLimit is the largest page ports.UserQuery allows.
 const maxUserListLimit = 1000

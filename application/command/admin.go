@@ -145,6 +145,8 @@ type CreateUser struct {
 	Roles         []domain.PlatformRole
 	EmailVerified bool
 	Image         string
+	// Metadata is set only by trusted backends (BackendUsers).
+	Metadata domain.UserMetadata
 }
 
 // CreateUser creates an account. Setting roles needs the set-role permission too.
@@ -189,6 +191,8 @@ func (a *Administration) newUser(ctx context.Context, cmd CreateUser) (*domain.U
 		u.MarkEmailVerified(now)
 	}
 	u.SetImage(cmd.Image, now)
+	u.SetPublicMetadata(cmd.Metadata.Public, now)
+	u.SetPrivateMetadata(cmd.Metadata.Private, now)
 	if cmd.Password == "" {
 		err = a.users.Create(ctx, u)
 	} else {
@@ -243,6 +247,15 @@ type AdminUserPatch struct {
 	Email         *string
 	EmailVerified *bool
 	Roles         []domain.PlatformRole
+	// The metadata objects are set only by trusted backends (BackendUsers).
+	PublicMetadata  *domain.Metadata
+	PrivateMetadata *domain.Metadata
+}
+
+// isEmpty reports whether the patch changes nothing.
+func (p AdminUserPatch) isEmpty() bool {
+	return p.Name == nil && p.Image == nil && p.Email == nil && p.EmailVerified == nil && p.Roles == nil &&
+		p.PublicMetadata == nil && p.PrivateMetadata == nil
 }
 
 // UpdateUser changes a user. Changing roles needs set-role and changing the
@@ -257,47 +270,64 @@ func (a *Administration) UpdateUser(ctx context.Context, req AdminRequest, id do
 	}
 	var updated *domain.User
 	err := a.audited(ctx, req, "admin.update-user", userTarget(id), func() error {
-		if patch.Name == nil && patch.Image == nil && patch.Email == nil && patch.EmailVerified == nil && patch.Roles == nil {
-			return errNoDataToUpdate
+		var err error
+		updated, err = a.updateUser(ctx, id, patch)
+		return err
+	}, ps...)
+	return updated, err
+}
+
+// updateUser applies patch to the user id; an empty patch is refused.
+func (a *Administration) updateUser(ctx context.Context, id domain.UserID, patch AdminUserPatch) (*domain.User, error) {
+	if patch.isEmpty() {
+		return nil, errNoDataToUpdate
+	}
+	var email domain.Email
+	if patch.Email != nil {
+		var err error
+		if email, err = domain.NewEmail(*patch.Email); err != nil {
+			return nil, err
 		}
-		var email domain.Email
-		if patch.Email != nil {
-			var err error
-			if email, err = domain.NewEmail(*patch.Email); err != nil {
+	}
+	var updated *domain.User
+	err := a.users.Update(ctx, id, func(u *domain.User) error {
+		now := a.clock.Now()
+		if patch.Name != nil {
+			if err := u.Rename(*patch.Name, now); err != nil {
 				return err
 			}
 		}
-		err := a.users.Update(ctx, id, func(u *domain.User) error {
-			now := a.clock.Now()
-			if patch.Name != nil {
-				if err := u.Rename(*patch.Name, now); err != nil {
-					return err
-				}
+		if patch.Image != nil {
+			u.SetImage(*patch.Image, now)
+		}
+		if patch.Email != nil {
+			u.ChangeEmail(email, u.EmailVerified() && email == u.Email(), now)
+		}
+		if patch.EmailVerified != nil {
+			if *patch.EmailVerified {
+				u.MarkEmailVerified(now)
+			} else {
+				u.ChangeEmail(u.Email(), false, now)
 			}
-			if patch.Image != nil {
-				u.SetImage(*patch.Image, now)
+		}
+		if patch.Roles != nil {
+			if err := u.SetRoles(patch.Roles, now); err != nil {
+				return err
 			}
-			if patch.Email != nil {
-				u.ChangeEmail(email, u.EmailVerified() && email == u.Email(), now)
-			}
-			if patch.EmailVerified != nil {
-				if *patch.EmailVerified {
-					u.MarkEmailVerified(now)
-				} else {
-					u.ChangeEmail(u.Email(), false, now)
-				}
-			}
-			if patch.Roles != nil {
-				if err := u.SetRoles(patch.Roles, now); err != nil {
-					return err
-				}
-			}
-			updated = u
-			return nil
-		})
-		return a.userErr(err)
-	}, ps...)
-	return updated, err
+		}
+		if patch.PublicMetadata != nil {
+			u.SetPublicMetadata(*patch.PublicMetadata, now)
+		}
+		if patch.PrivateMetadata != nil {
+			u.SetPrivateMetadata(*patch.PrivateMetadata, now)
+		}
+		updated = u
+		return nil
+	})
+	if err != nil {
+		return nil, a.userErr(err)
+	}
+	return updated, nil
 }
 
 // userErr maps a missing user and a taken address to Better Auth's codes.
@@ -331,35 +361,57 @@ func (a *Administration) BanUser(ctx context.Context, req AdminRequest, id domai
 		if id == req.Principal.User.ID() {
 			return errCannotBanYourself
 		}
-		now := a.clock.Now()
-		var expires time.Time
-		if expiresIn > 0 {
-			expires = now.Add(expiresIn)
-		}
-		err := a.users.Update(ctx, id, func(u *domain.User) error {
-			updated = u
-			return u.Ban(reason, expires, now)
-		})
-		if err != nil {
-			return a.userErr(err)
-		}
-		_, err = a.sessions.DeleteByUser(ctx, id, "")
+		var err error
+		updated, err = a.banUser(ctx, id, reason, expiresIn)
 		return err
 	}, permBan)
 	return updated, err
+}
+
+// banUser bans the user id and ends their sessions.
+func (a *Administration) banUser(ctx context.Context, id domain.UserID, reason string, expiresIn time.Duration) (*domain.User, error) {
+	now := a.clock.Now()
+	var expires time.Time
+	if expiresIn > 0 {
+		expires = now.Add(expiresIn)
+	}
+	var updated *domain.User
+	err := a.users.Update(ctx, id, func(u *domain.User) error {
+		updated = u
+		return u.Ban(reason, expires, now)
+	})
+	if err != nil {
+		return nil, a.userErr(err)
+	}
+	if _, err := a.sessions.DeleteByUser(ctx, id, ""); err != nil {
+		return nil, err
+	}
+	return updated, nil
 }
 
 // UnbanUser lifts a user's ban.
 func (a *Administration) UnbanUser(ctx context.Context, req AdminRequest, id domain.UserID) (*domain.User, error) {
 	var updated *domain.User
 	err := a.audited(ctx, req, "admin.unban-user", userTarget(id), func() error {
-		return a.userErr(a.users.Update(ctx, id, func(u *domain.User) error {
-			u.Unban(a.clock.Now())
-			updated = u
-			return nil
-		}))
+		var err error
+		updated, err = a.unbanUser(ctx, id)
+		return err
 	}, permBan)
 	return updated, err
+}
+
+// unbanUser lifts the ban of the user id.
+func (a *Administration) unbanUser(ctx context.Context, id domain.UserID) (*domain.User, error) {
+	var updated *domain.User
+	err := a.users.Update(ctx, id, func(u *domain.User) error {
+		u.Unban(a.clock.Now())
+		updated = u
+		return nil
+	})
+	if err != nil {
+		return nil, a.userErr(err)
+	}
+	return updated, nil
 }
 
 // ListUserSessions returns a user's live sessions, impersonations included.
@@ -393,12 +445,17 @@ func (a *Administration) RevokeUserSession(ctx context.Context, req AdminRequest
 // RevokeUserSessions ends all of a user's sessions.
 func (a *Administration) RevokeUserSessions(ctx context.Context, req AdminRequest, id domain.UserID) error {
 	return a.audited(ctx, req, "admin.revoke-user-sessions", userTarget(id), func() error {
-		if _, err := a.getUser(ctx, id); err != nil {
-			return err
-		}
-		_, err := a.sessions.DeleteByUser(ctx, id, "")
-		return err
+		return a.revokeUserSessions(ctx, id)
 	}, permRevoke)
+}
+
+// revokeUserSessions ends every session of the user id.
+func (a *Administration) revokeUserSessions(ctx context.Context, id domain.UserID) error {
+	if _, err := a.getUser(ctx, id); err != nil {
+		return err
+	}
+	_, err := a.sessions.DeleteByUser(ctx, id, "")
+	return err
 }
 
 // RemoveUser deletes a user and everything they own.
@@ -416,20 +473,26 @@ func (a *Administration) RemoveUser(ctx context.Context, req AdminRequest, id do
 // can no longer be trusted.
 func (a *Administration) SetUserPassword(ctx context.Context, req AdminRequest, id domain.UserID, password string) error {
 	return a.audited(ctx, req, "admin.set-user-password", userTarget(id), func() error {
-		u, err := a.getUser(ctx, id)
-		if err != nil {
-			return err
-		}
-		hash, err := a.hashPassword(ctx, u, password, "body.newPassword")
-		if err != nil {
-			return err
-		}
-		if err := a.credentials.Put(ctx, domain.NewCredential(id, hash, a.clock.Now())); err != nil {
-			return a.userErr(err)
-		}
-		_, err = a.sessions.DeleteByUser(ctx, id, "")
-		return err
+		return a.setUserPassword(ctx, id, password, "body.newPassword")
 	}, permSetPassword)
+}
+
+// setUserPassword sets the password of the user id under the policy (its
+// refusals name location) and ends their sessions.
+func (a *Administration) setUserPassword(ctx context.Context, id domain.UserID, password, location string) error {
+	u, err := a.getUser(ctx, id)
+	if err != nil {
+		return err
+	}
+	hash, err := a.hashPassword(ctx, u, password, location)
+	if err != nil {
+		return err
+	}
+	if err := a.credentials.Put(ctx, domain.NewCredential(id, hash, a.clock.Now())); err != nil {
+		return a.userErr(err)
+	}
+	_, err = a.sessions.DeleteByUser(ctx, id, "")
+	return err
 }
 
 // ImpersonationResult is the session an administrator acts through, with

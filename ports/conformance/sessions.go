@@ -202,6 +202,8 @@ func testSessionJoinsUser(t *testing.T, s Stores) {
 		if err := u.Ban("abuse", later.Add(time.Hour), later); err != nil {
 			return err
 		}
+		u.SetPublicMetadata(mustMetadata(t, `{"plan":"pro"}`), later)
+		u.SetPrivateMetadata(mustMetadata(t, `{"crm":{"id":7}}`), later)
 		return u.Rename("Renamed", later)
 	}); err != nil {
 		t.Fatal(err)

@@ -45,6 +45,7 @@ func RunUserRepository(t *testing.T, newRepo func(t *testing.T) ports.UserReposi
 		{"list_pages_and_counts_all_matches", testUserListPaging},
 		{"list_unsupported_query_is_invalid", testUserListInvalid},
 		{"list_returns_copies", testUserListCopies},
+		{"metadata_round_trips", testUserMetadataRoundTrip},
 	}
 	for _, tt := range tests {
 		t.Run("contract=UserRepository/"+tt.name, func(t *testing.T) {
@@ -79,7 +80,8 @@ func assertSameUser(t *testing.T, got, want *domain.User) {
 	t.Helper()
 	if got.ID() != want.ID() || got.Name() != want.Name() || got.Email() != want.Email() ||
 		got.EmailVerified() != want.EmailVerified() || got.Image() != want.Image() ||
-		!got.CreatedAt().Equal(want.CreatedAt()) || !got.UpdatedAt().Equal(want.UpdatedAt()) || !sameAccess(got.Access(), want.Access()) {
+		!got.CreatedAt().Equal(want.CreatedAt()) || !got.UpdatedAt().Equal(want.UpdatedAt()) || !sameAccess(got.Access(), want.Access()) ||
+		!got.Metadata().Public.Equal(want.Metadata().Public) || !got.Metadata().Private.Equal(want.Metadata().Private) {
 		t.Fatalf("user mismatch:\n got  %s\n want %s", describeUser(got), describeUser(want))
 	}
 	if exp := got.Access().BanExpires; !exp.IsZero() && exp.Location() != time.UTC {
@@ -92,9 +94,9 @@ func assertSameUser(t *testing.T, got, want *domain.User) {
 
 func describeUser(u *domain.User) string {
 	a := u.Access()
-	return fmt.Sprintf("{id=%s name=%q email=%s verified=%v image=%q roles=%v banned=%v reason=%q ban_expires=%s created=%s updated=%s}",
+	return fmt.Sprintf("{id=%s name=%q email=%s verified=%v image=%q roles=%v banned=%v reason=%q ban_expires=%s public=%s private=%s created=%s updated=%s}",
 		u.ID(), u.Name(), u.Email(), u.EmailVerified(), u.Image(), a.Roles, a.Banned, a.BanReason, a.BanExpires.Format(time.RFC3339Nano),
-		u.CreatedAt().Format(time.RFC3339Nano), u.UpdatedAt().Format(time.RFC3339Nano))
+		u.Metadata().Public, u.Metadata().Private, u.CreatedAt().Format(time.RFC3339Nano), u.UpdatedAt().Format(time.RFC3339Nano))
 }
 
 func sameAccess(a, b domain.UserAccess) bool {
@@ -411,7 +413,7 @@ func seedUsersForList(t *testing.T, repo ports.UserRepository) {
 			access.BanReason = "reason " + sd.id
 		}
 		mustCreateUser(t, repo, domain.RehydrateUser(domain.UserID(sd.id), sd.name, domain.Email(sd.email), sd.verified, "",
-			access, baseTime.Add(sd.created), baseTime.Add(sd.updated)))
+			access, domain.UserMetadata{}, baseTime.Add(sd.created), baseTime.Add(sd.updated)))
 	}
 }
 
@@ -601,7 +603,7 @@ func testUserListSort(t *testing.T, repo ports.UserRepository) {
 		}
 	}
 	// Ties in a text field are broken by id too.
-	mustCreateUser(t, repo, domain.RehydrateUser("u0", "Grace Hopper", "grace0@example.com", false, "", domain.UserAccess{}, baseTime, baseTime))
+	mustCreateUser(t, repo, domain.RehydrateUser("u0", "Grace Hopper", "grace0@example.com", false, "", domain.UserAccess{}, domain.UserMetadata{}, baseTime, baseTime))
 	q := ports.UserQuery{Conditions: []ports.UserCondition{{Field: ports.UserFieldName, Operator: ports.OpEq, Value: "Grace Hopper"}}, SortBy: ports.UserFieldName}
 	if got, _ := listIDs(t, repo, q); !slices.Equal(got, []domain.UserID{"u0", "u2"}) {
 		t.Errorf("name tie ascending = %v, want [u0 u2]", got)

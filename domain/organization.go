@@ -231,7 +231,8 @@ type Invitation struct {
 	updatedAt      time.Time
 }
 
-// NewInvitation returns a pending invitation that expires after ttl.
+// NewInvitation returns a pending invitation that expires after ttl. inviter
+// is the member who sent it, or "" when no user did (a trusted backend).
 func NewInvitation(id InvitationID, org OrganizationID, email Email, roles []OrgRole, inviter UserID, ttl time.Duration, now time.Time) (*Invitation, error) {
 	names := make([]string, len(roles))
 	for i, r := range roles {
@@ -271,7 +272,8 @@ func (i *Invitation) Roles() []OrgRole { return slices.Clone(i.roles) }
 // Status returns the stored status (an expired invitation is still "pending").
 func (i *Invitation) Status() InvitationStatus { return i.status }
 
-// InviterID returns who sent the invitation.
+// InviterID returns who sent the invitation: "" when no user did (a
+// trusted backend) or once the inviting user is deleted.
 func (i *Invitation) InviterID() UserID { return i.inviterID }
 
 // ExpiresAt returns when the invitation stops working.

@@ -36,6 +36,13 @@ type OrganizationRepository interface {
 	// ListByUser returns the organizations userID is a member of, oldest
 	// membership first.
 	ListByUser(ctx context.Context, userID domain.UserID) ([]*domain.Organization, error)
+	// List returns one page of every organization with its member count,
+	// newest first (created_at, then id compared byte by byte, both
+	// descending). It reads through the index on (created_at, id) from
+	// q.After, and the counts are kept with the organizations, so every page
+	// costs the same however many organizations there are and however deep
+	// the page. A limit outside 1 to 1000 is domain.KindInvalid.
+	List(ctx context.Context, q OrganizationQuery) (OrganizationPage, error)
 
 	// AddMember stores m. The user already being a member is an error of kind
 	// domain.KindConflict with code USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION;
@@ -134,4 +141,28 @@ type MemberPage struct {
 	// follow it in the query's order, and nil on the last page: a query with
 	// After set to it reads the next page.
 	Next *MemberCursor
+}
+
+// OrganizationQuery pages every organization, newest first.
+type OrganizationQuery struct {
+	// Limit is the page size (1 to 1000).
+	Limit int
+	// After, when set, starts the page strictly after this position
+	// (creation time and id) in newest-first order, whether or not an
+	// organization is still there.
+	After *domain.Position
+}
+
+// OrganizationWithCount is an organization and how many members it has.
+type OrganizationWithCount struct {
+	Organization *domain.Organization
+	MemberCount  int
+}
+
+// OrganizationPage is one page of organizations.
+type OrganizationPage struct {
+	Organizations []OrganizationWithCount
+	// Next is the position of the page's last organization when more
+	// follow it, and nil on the last page.
+	Next *domain.Position
 }

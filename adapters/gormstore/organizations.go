@@ -27,6 +27,9 @@ type OrganizationRepository struct {
 	// users, indexed [descending][from a cursor]; see
 	// NewOrganizationRepository.
 	memberPageSQL [2][2]string
+	// orgID is organizations.id as List orders and compares it: in the "C"
+	// collation on PostgreSQL.
+	orgID string
 }
 
 // NewOrganizationRepository returns an OrganizationRepository on db.
@@ -42,9 +45,9 @@ func NewOrganizationRepository(db *gorm.DB) *OrganizationRepository {
 	// database's locale; members_organization_id_created_at_idx indexes it
 	// in that collation, so both the order and the cursor condition read
 	// through the index.
-	id := "m.id"
+	id, orgID := "m.id", "id"
 	if DialectOf(db) == DialectPostgres {
-		id = `m.id COLLATE "C"`
+		id, orgID = `m.id COLLATE "C"`, `id COLLATE "C"`
 	}
 	// A cursor page starts after a position with a row-value comparison,
 	// which both dialects turn into a range of the index after the equality
@@ -64,7 +67,7 @@ func NewOrganizationRepository(db *gorm.DB) *OrganizationRepository {
 		}
 		return q
 	}
-	return &OrganizationRepository{db: db, memberPageSQL: [2][2]string{
+	return &OrganizationRepository{db: db, orgID: orgID, memberPageSQL: [2][2]string{
 		{page(false, false), page(false, true)},
 		{page(true, false), page(true, true)},
 	}}
@@ -99,13 +102,15 @@ var (
 // once the list is wrapped in commas.
 const ownerRolePattern = "%," + string(domain.OrgRoleOwner) + ",%"
 
+// organizationRow's id is indexed in the "C" collation on PostgreSQL, with
+// created_at, for List (see NewOrganizationRepository).
 type organizationRow struct {
-	ID        string    `gorm:"column:id;primaryKey;type:text"`
+	ID        string    `gorm:"column:id;primaryKey;type:text;index:organizations_created_at_idx,priority:2"`
 	Name      string    `gorm:"column:name;not null"`
 	Slug      string    `gorm:"column:slug;not null;uniqueIndex:organizations_slug_key"`
 	Logo      string    `gorm:"column:logo;not null"`
 	Metadata  string    `gorm:"column:metadata;not null"`
-	CreatedAt time.Time `gorm:"column:created_at;not null;autoCreateTime:false"`
+	CreatedAt time.Time `gorm:"column:created_at;not null;autoCreateTime:false;index:organizations_created_at_idx,priority:1"`
 	UpdatedAt time.Time `gorm:"column:updated_at;not null;autoUpdateTime:false"`
 	// MemberCount is read only: the triggers on members keep it, and no
 	// insert or update of the row writes it.
@@ -291,6 +296,41 @@ func (r *OrganizationRepository) ListByUser(ctx context.Context, userID domain.U
 	out := make([]*domain.Organization, 0, len(rows))
 	for _, row := range rows {
 		out = append(out, row.toDomain())
+	}
+	return out, nil
+}
+
+// maxOrganizationPage is the largest page List returns.
+const maxOrganizationPage = 1000
+
+// List implements ports.OrganizationRepository: one query read in order,
+// backwards, from organizations_created_at_idx, from the cursor's position
+// when there is one (a row-value comparison that both dialects turn into a
+// range of the index; see TestOrganizationList_uses_the_index). The member
+// counts are the rows' member_count. It asks for one organization more than
+// the page holds, to tell whether another page follows.
+func (r *OrganizationRepository) List(ctx context.Context, q ports.OrganizationQuery) (ports.OrganizationPage, error) {
+	if q.Limit < 1 || q.Limit > maxOrganizationPage {
+		return ports.OrganizationPage{}, domain.Invalid("INVALID_LIMIT", "Invalid limit", domain.FieldViolation{Location: "query.limit", Message: "must be 1 to 1000"})
+	}
+	db := r.db.WithContext(ctx).Model(&organizationRow{})
+	if q.After != nil {
+		// The time normalised like the stored times: SQLite compares them as text.
+		db = db.Where("(created_at, "+r.orgID+") < (?, ?)", domain.Timestamp(q.After.At), q.After.ID)
+	}
+	var rows []organizationRow
+	if err := db.Order("created_at DESC, " + r.orgID + " DESC").Limit(q.Limit + 1).Find(&rows).Error; err != nil {
+		return ports.OrganizationPage{}, convertErr("organizations.list", err, nil, nil)
+	}
+	out := ports.OrganizationPage{}
+	if len(rows) > q.Limit {
+		rows = rows[:q.Limit]
+		last := rows[len(rows)-1]
+		out.Next = &domain.Position{At: domain.Timestamp(last.CreatedAt), ID: last.ID}
+	}
+	out.Organizations = make([]ports.OrganizationWithCount, 0, len(rows))
+	for _, row := range rows {
+		out.Organizations = append(out.Organizations, ports.OrganizationWithCount{Organization: row.toDomain(), MemberCount: row.MemberCount})
 	}
 	return out, nil
 }

@@ -260,8 +260,8 @@ func (r *OrganizationRepository) Update(_ context.Context, id domain.Organizatio
 	return nil
 }
 
-// Delete implements ports.OrganizationRepository: its members and
-// invitations go with it, and no session keeps it as its active one.
+// Delete implements ports.OrganizationRepository: its members, invitations
+// and domains go with it, and no session keeps it as its active one.
 func (r *OrganizationRepository) Delete(_ context.Context, id domain.OrganizationID) error {
 	r.db.mu.Lock()
 	defer r.db.mu.Unlock()
@@ -278,6 +278,7 @@ func (r *OrganizationRepository) Delete(_ context.Context, id domain.Organizatio
 		}
 	}
 	r.db.clearActiveOrganization(id)
+	r.db.deleteOrganizationDomains(id)
 	delete(r.db.organizationBySlug, o.Slug())
 	delete(r.db.organizations, id)
 	return nil
@@ -299,6 +300,58 @@ func (r *OrganizationRepository) ListByUser(_ context.Context, userID domain.Use
 		out = append(out, copyOrganization(r.db.organizations[m.OrganizationID()]))
 	}
 	return out, nil
+}
+
+// maxOrganizationPage is the largest page List returns.
+const maxOrganizationPage = 1000
+
+// compareOrganizationsNewestFirst orders organizations newest first, ties
+// broken by id, byte by byte, as the SQL stores order them.
+func compareOrganizationsNewestFirst(a, b *domain.Organization) int {
+	if c := b.CreatedAt().Compare(a.CreatedAt()); c != 0 {
+		return c
+	}
+	return strings.Compare(string(b.ID()), string(a.ID()))
+}
+
+// List implements ports.OrganizationRepository. It sorts every organization
+// for each page: the memory store serves tests and development.
+func (r *OrganizationRepository) List(_ context.Context, q ports.OrganizationQuery) (ports.OrganizationPage, error) {
+	if q.Limit < 1 || q.Limit > maxOrganizationPage {
+		return ports.OrganizationPage{}, domain.Invalid("INVALID_LIMIT", "Invalid limit", domain.FieldViolation{Location: "query.limit", Message: "must be 1 to 1000"})
+	}
+	r.db.mu.RLock()
+	defer r.db.mu.RUnlock()
+	all := make([]*domain.Organization, 0, len(r.db.organizations))
+	for _, o := range r.db.organizations {
+		all = append(all, o)
+	}
+	slices.SortFunc(all, compareOrganizationsNewestFirst)
+	start := 0
+	if q.After != nil {
+		// The first organization strictly after the position, newest first.
+		at := domain.Timestamp(q.After.At)
+		start, _ = slices.BinarySearchFunc(all, q.After.ID, func(o *domain.Organization, id string) int {
+			c := at.Compare(o.CreatedAt())
+			if c == 0 {
+				c = strings.Compare(id, string(o.ID()))
+			}
+			if c <= 0 {
+				return -1 // o is at or before the position
+			}
+			return 1
+		})
+	}
+	end := min(start+q.Limit, len(all))
+	page := ports.OrganizationPage{Organizations: make([]ports.OrganizationWithCount, 0, end-start)}
+	for _, o := range all[start:end] {
+		page.Organizations = append(page.Organizations, ports.OrganizationWithCount{Organization: copyOrganization(o), MemberCount: len(r.db.membersByOrg[o.ID()])})
+	}
+	if end < len(all) {
+		last := all[end-1]
+		page.Next = &domain.Position{At: last.CreatedAt(), ID: string(last.ID())}
+	}
+	return page, nil
 }
 
 // AddMember implements ports.OrganizationRepository.

@@ -42,38 +42,51 @@ func (o *Organizations) Invite(ctx context.Context, req OrgRequest, cmd InviteMe
 		if slices.Contains(roles, domain.OrgRoleOwner) && !caller.IsOwner() {
 			return errInviteOwnerRole
 		}
-		orgID := caller.OrganizationID()
-		if err := o.refuseMember(ctx, orgID, email); err != nil {
-			return err
-		}
-		now := o.clock.Now()
-		existing, err := o.orgs.FindPendingInvitation(ctx, orgID, email, now)
-		switch {
-		case err == nil && !cmd.Resend:
-			return errAlreadyInvited
-		case err == nil:
-			err = o.orgs.UpdateInvitation(ctx, existing.ID(), func(stored *domain.Invitation) error {
-				stored.Renew(roles, o.settings.InvitationTTL, now)
-				inv = stored
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-		case errors.Is(err, domain.ErrNotFound):
-			if inv, err = o.newInvitation(ctx, orgID, email, roles, req.Principal.User.ID()); err != nil {
-				return err
-			}
-		default:
-			return err
-		}
-		return o.mailInvitation(ctx, inv, req.Principal.User)
+		inv, err = o.invite(ctx, caller.OrganizationID(), email, roles, cmd.Resend, req.Principal.User)
+		return err
 	}()
 	t := target{Type: "invitation"}
 	if inv != nil {
 		t.ID = string(inv.ID())
 	}
 	return inv, o.audit.record(ctx, req.Actor(), "organization.invite-member", t, err)
+}
+
+// invite records an invitation of email to org with roles, sent by inviter
+// (nil: no user, such as a trusted backend), and mails its link. An address
+// that is already a member is refused, and one with an open invitation too
+// unless resend, which renews that invitation and sends it again.
+func (o *Organizations) invite(ctx context.Context, org domain.OrganizationID, email domain.Email, roles []domain.OrgRole, resend bool, inviter *domain.User) (*domain.Invitation, error) {
+	if err := o.refuseMember(ctx, org, email); err != nil {
+		return nil, err
+	}
+	now := o.clock.Now()
+	var inv *domain.Invitation
+	existing, err := o.orgs.FindPendingInvitation(ctx, org, email, now)
+	switch {
+	case err == nil && !resend:
+		return nil, errAlreadyInvited
+	case err == nil:
+		err = o.orgs.UpdateInvitation(ctx, existing.ID(), func(stored *domain.Invitation) error {
+			stored.Renew(roles, o.settings.InvitationTTL, now)
+			inv = stored
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	case errors.Is(err, domain.ErrNotFound):
+		var inviterID domain.UserID
+		if inviter != nil {
+			inviterID = inviter.ID()
+		}
+		if inv, err = o.newInvitation(ctx, org, email, roles, inviterID); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, err
+	}
+	return inv, o.mailInvitation(ctx, inv, inviter)
 }
 
 // refuseMember refuses to invite an address whose user is already a member.
@@ -117,18 +130,23 @@ func (o *Organizations) newInvitation(ctx context.Context, org domain.Organizati
 	return inv, nil
 }
 
-// mailInvitation sends the invitation's link to the invited address.
+// mailInvitation sends the invitation's link to the invited address. Without
+// an inviter (nil) the mail says only that the recipient was invited.
 func (o *Organizations) mailInvitation(ctx context.Context, inv *domain.Invitation, inviter *domain.User) error {
 	org, err := o.orgs.Get(ctx, inv.OrganizationID())
 	if err != nil {
 		return err
 	}
-	return o.mailer.Send(ctx, domain.Mail{
+	m := domain.Mail{
 		Kind: domain.MailInvitation, To: inv.Email(),
 		Link:         strings.ReplaceAll(o.settings.InvitationURL, "{id}", string(inv.ID())),
 		ExpiresIn:    inv.ExpiresAt().Sub(o.clock.Now()),
-		Organization: org.Name(), Inviter: inviter.Name(),
-	})
+		Organization: org.Name(),
+	}
+	if inviter != nil {
+		m.Inviter = inviter.Name()
+	}
+	return o.mailer.Send(ctx, m)
 }
 
 // InvitationDetails is an invitation with what its recipient needs to decide.
@@ -192,14 +210,8 @@ func (o *Organizations) Accept(ctx context.Context, req OrgRequest, id domain.In
 		if err != nil {
 			return err
 		}
-		if o.settings.MembershipLimit > 0 {
-			n, err := o.orgs.CountMembers(ctx, pending.OrganizationID())
-			if err != nil {
-				return err
-			}
-			if n >= o.settings.MembershipLimit {
-				return errMembershipLimit
-			}
+		if err := o.checkMembershipLimit(ctx, pending.OrganizationID()); err != nil {
+			return err
 		}
 		now := o.clock.Now()
 		m, err := domain.NewMember(domain.MemberID(o.ids.NewID()), pending.OrganizationID(), req.Principal.User.ID(), pending.Roles(), now)
@@ -220,6 +232,22 @@ func (o *Organizations) Accept(ctx context.Context, req OrgRequest, id domain.In
 		return o.setActive(ctx, req.Principal.Session, m.OrganizationID())
 	}()
 	return inv, member, o.audit.record(ctx, req.Actor(), "organization.accept-invitation", invitationTarget(id), err)
+}
+
+// checkMembershipLimit refuses a new member of an organization that has
+// as many as the limit allows.
+func (o *Organizations) checkMembershipLimit(ctx context.Context, org domain.OrganizationID) error {
+	if o.settings.MembershipLimit <= 0 {
+		return nil
+	}
+	n, err := o.orgs.CountMembers(ctx, org)
+	if err != nil {
+		return err
+	}
+	if n >= o.settings.MembershipLimit {
+		return errMembershipLimit
+	}
+	return nil
 }
 
 // Reject declines an invitation addressed to the caller.
@@ -259,12 +287,24 @@ func (o *Organizations) Cancel(ctx context.Context, req OrgRequest, id domain.In
 		if slices.Contains(stored.Roles(), domain.OrgRoleOwner) && !caller.IsOwner() {
 			return forbidden(orgPermCancel.code, orgPermCancel.message)
 		}
-		return o.orgs.UpdateInvitation(ctx, id, func(s *domain.Invitation) error {
-			inv = s
-			return s.Answer(domain.InvitationCanceled, o.clock.Now())
-		})
+		inv, err = o.cancelInvitation(ctx, id)
+		return err
 	}()
 	return inv, o.audit.record(ctx, req.Actor(), "organization.cancel-invitation", invitationTarget(id), err)
+}
+
+// cancelInvitation withdraws invitation id; one that is no longer open is
+// INVITATION_NOT_FOUND.
+func (o *Organizations) cancelInvitation(ctx context.Context, id domain.InvitationID) (*domain.Invitation, error) {
+	var inv *domain.Invitation
+	err := o.orgs.UpdateInvitation(ctx, id, func(s *domain.Invitation) error {
+		inv = s
+		return s.Answer(domain.InvitationCanceled, o.clock.Now())
+	})
+	if err != nil {
+		return nil, err
+	}
+	return inv, nil
 }
 
 // ListInvitations returns an organization's invitations to members who may invite.

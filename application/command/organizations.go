@@ -167,44 +167,54 @@ type CreateOrganization struct {
 // Create creates an organization with the caller as its owner and, unless
 // asked not to, makes it the session's active organization.
 func (o *Organizations) Create(ctx context.Context, req OrgRequest, cmd CreateOrganization) (*domain.Organization, *domain.Member, error) {
-	var org *domain.Organization
-	var owner *domain.Member
-	err := func() error {
-		now := o.clock.Now()
-		var err error
-		if org, err = domain.NewOrganization(domain.OrganizationID(o.ids.NewID()), cmd.Name, cmd.Slug, cmd.Logo, cmd.Metadata, now); err != nil {
-			return err
-		}
-		if o.settings.OrganizationLimit > 0 {
-			mine, err := o.orgs.ListByUser(ctx, req.Principal.User.ID())
-			if err != nil {
-				return err
-			}
-			if len(mine) >= o.settings.OrganizationLimit {
-				return errOrgLimit
-			}
-		}
-		owner, err = domain.NewMember(domain.MemberID(o.ids.NewID()), org.ID(), req.Principal.User.ID(), []domain.OrgRole{domain.OrgRoleOwner}, now)
-		if err != nil {
-			return err
-		}
-		if err := o.orgs.Create(ctx, org, owner); err != nil {
-			if errors.Is(err, domain.ErrConflict) {
-				return errOrgExists
-			}
-			return err
-		}
-		if !cmd.KeepCurrentActive {
-			return o.setActive(ctx, req.Principal.Session, org.ID())
-		}
-		return nil
-	}()
+	org, owner, err := o.newOrganization(ctx, req.Principal.User.ID(), cmd)
+	if err == nil && !cmd.KeepCurrentActive {
+		err = o.setActive(ctx, req.Principal.Session, org.ID())
+	}
+	if err := o.audit.record(ctx, req.Actor(), "organization.create", newOrgTarget(org), err); err != nil {
+		return nil, nil, err
+	}
+	return org, owner, nil
+}
+
+// newOrgTarget names an organization being created for the audit log: its
+// id once it has one.
+func newOrgTarget(org *domain.Organization) target {
 	t := target{Type: "organization"}
 	if org != nil {
 		t.ID = string(org.ID())
 	}
-	if err := o.audit.record(ctx, req.Actor(), "organization.create", t, err); err != nil {
+	return t
+}
+
+// newOrganization stores an organization with ownerID as its owner, within
+// the limit of organizations per user. A taken slug is
+// ORGANIZATION_ALREADY_EXISTS. The organization is returned as soon as it
+// is built, even when storing it fails, so that the audit log names it.
+func (o *Organizations) newOrganization(ctx context.Context, ownerID domain.UserID, cmd CreateOrganization) (*domain.Organization, *domain.Member, error) {
+	now := o.clock.Now()
+	org, err := domain.NewOrganization(domain.OrganizationID(o.ids.NewID()), cmd.Name, cmd.Slug, cmd.Logo, cmd.Metadata, now)
+	if err != nil {
 		return nil, nil, err
+	}
+	if o.settings.OrganizationLimit > 0 {
+		mine, err := o.orgs.ListByUser(ctx, ownerID)
+		if err != nil {
+			return org, nil, err
+		}
+		if len(mine) >= o.settings.OrganizationLimit {
+			return org, nil, errOrgLimit
+		}
+	}
+	owner, err := domain.NewMember(domain.MemberID(o.ids.NewID()), org.ID(), ownerID, []domain.OrgRole{domain.OrgRoleOwner}, now)
+	if err != nil {
+		return org, nil, err
+	}
+	if err := o.orgs.Create(ctx, org, owner); err != nil {
+		if errors.Is(err, domain.ErrConflict) {
+			return org, nil, errOrgExists
+		}
+		return org, nil, err
 	}
 	return org, owner, nil
 }
@@ -251,37 +261,55 @@ func (o *Organizations) Update(ctx context.Context, req OrgRequest, sel OrgSelec
 			return err
 		}
 		orgID = m.OrganizationID()
-		err = o.orgs.Update(ctx, orgID, func(org *domain.Organization) error {
-			now := o.clock.Now()
-			if patch.Name != nil {
-				if err := org.Rename(*patch.Name, now); err != nil {
-					return err
-				}
-			}
-			if patch.Slug != nil {
-				if err := org.SetSlug(*patch.Slug, now); err != nil {
-					return err
-				}
-			}
-			if patch.Logo != nil {
-				if err := org.SetLogo(*patch.Logo, now); err != nil {
-					return err
-				}
-			}
-			if patch.Metadata != nil {
-				if err := org.SetMetadata(*patch.Metadata, now); err != nil {
-					return err
-				}
-			}
-			updated = org
-			return nil
-		})
-		if errors.Is(err, domain.ErrConflict) {
-			return errOrgSlugTaken
-		}
+		updated, err = o.updateOrganization(ctx, orgID, patch)
 		return err
 	}()
 	return updated, o.audit.record(ctx, req.Actor(), "organization.update", orgTarget(orgOr(orgID, sel)), err)
+}
+
+// updateOrganization applies patch to organization id and returns it. A
+// slug taken by another organization is ORGANIZATION_SLUG_ALREADY_TAKEN.
+func (o *Organizations) updateOrganization(ctx context.Context, id domain.OrganizationID, patch OrganizationPatch) (*domain.Organization, error) {
+	var updated *domain.Organization
+	err := o.orgs.Update(ctx, id, func(org *domain.Organization) error {
+		if err := patch.apply(org, o.clock.Now()); err != nil {
+			return err
+		}
+		updated = org
+		return nil
+	})
+	if errors.Is(err, domain.ErrConflict) {
+		return nil, errOrgSlugTaken
+	}
+	if err != nil {
+		return nil, err
+	}
+	return updated, nil
+}
+
+// apply changes org's fields that p sets.
+func (p OrganizationPatch) apply(org *domain.Organization, now time.Time) error {
+	if p.Name != nil {
+		if err := org.Rename(*p.Name, now); err != nil {
+			return err
+		}
+	}
+	if p.Slug != nil {
+		if err := org.SetSlug(*p.Slug, now); err != nil {
+			return err
+		}
+	}
+	if p.Logo != nil {
+		if err := org.SetLogo(*p.Logo, now); err != nil {
+			return err
+		}
+	}
+	if p.Metadata != nil {
+		if err := org.SetMetadata(*p.Metadata, now); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // orgOr names the organization for the audit log even when it was not resolved.
@@ -303,11 +331,8 @@ func (o *Organizations) Delete(ctx context.Context, req OrgRequest, id domain.Or
 		if _, err := o.guard(ctx, req, OrgSelector{ID: id}, orgPermDelete); err != nil {
 			return err
 		}
-		org, err := o.orgs.Get(ctx, id)
+		org, err := o.deleteOrganization(ctx, id)
 		if err != nil {
-			return err
-		}
-		if err := o.orgs.Delete(ctx, id); err != nil {
 			return err
 		}
 		if req.Principal.Session.ActiveOrganizationID() == id {
@@ -317,6 +342,20 @@ func (o *Organizations) Delete(ctx context.Context, req OrgRequest, id domain.Or
 		return nil
 	}()
 	return deleted, o.audit.record(ctx, req.Actor(), "organization.delete", orgTarget(id), err)
+}
+
+// deleteOrganization deletes organization id with its members and
+// invitations (the store clears it as any session's active organization)
+// and returns what it was.
+func (o *Organizations) deleteOrganization(ctx context.Context, id domain.OrganizationID) (*domain.Organization, error) {
+	org, err := o.orgs.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := o.orgs.Delete(ctx, id); err != nil {
+		return nil, err
+	}
+	return org, nil
 }
 
 // List returns the caller's organizations.
@@ -494,21 +533,29 @@ func (o *Organizations) RemoveMember(ctx context.Context, req OrgRequest, sel Or
 		if m.IsOwner() && !caller.IsOwner() {
 			return forbidden(orgPermDeleteMember.code, orgPermDeleteMember.message)
 		}
-		u, err := o.users.Get(ctx, m.UserID())
-		if err != nil {
-			return err
-		}
-		if _, err := o.orgs.RemoveMember(ctx, orgID, m.ID()); err != nil {
-			return memberErr(err, ports.ErrLastOwner)
-		}
-		removed = &ports.MemberWithUser{Member: m, User: u}
-		return o.sessions.ClearOrganization(ctx, orgID, m.UserID())
+		removed, err = o.removeMember(ctx, m)
+		return err
 	}()
 	t := target{Type: "member", ID: idOrEmail}
 	if removed != nil {
 		t.ID = string(removed.Member.ID())
 	}
 	return removed, o.audit.record(ctx, req.Actor(), "organization.remove-member", t, err)
+}
+
+// removeMember removes m from its organization, unless m is its last owner
+// (ports.ErrLastOwner), and stops the user's sessions working in it. The
+// membership is returned with its user once removed.
+func (o *Organizations) removeMember(ctx context.Context, m *domain.Member) (*ports.MemberWithUser, error) {
+	u, err := o.users.Get(ctx, m.UserID())
+	if err != nil {
+		return nil, err
+	}
+	if _, err := o.orgs.RemoveMember(ctx, m.OrganizationID(), m.ID()); err != nil {
+		return nil, memberErr(err, ports.ErrLastOwner)
+	}
+	removed := &ports.MemberWithUser{Member: m, User: u}
+	return removed, o.sessions.ClearOrganization(ctx, m.OrganizationID(), m.UserID())
 }
 
 // UpdateMemberRole replaces a member's roles. Only owners grant the owner
@@ -527,28 +574,42 @@ func (o *Organizations) UpdateMemberRole(ctx context.Context, req OrgRequest, se
 		if !caller.IsOwner() && slices.Contains(parsed, domain.OrgRoleOwner) {
 			return forbidden(orgPermUpdateMember.code, orgPermUpdateMember.message)
 		}
-		var member *domain.Member
-		err = o.orgs.UpdateMember(ctx, caller.OrganizationID(), id, func(m *domain.Member) error {
+		updated, err = o.setMemberRoles(ctx, caller.OrganizationID(), id, parsed, func(m *domain.Member) error {
 			if m.IsOwner() && !caller.IsOwner() {
 				return forbidden(orgPermUpdateMember.code, orgPermUpdateMember.message)
 			}
-			member = m
-			return m.SetRoles(parsed)
+			return nil
 		})
-		if errors.Is(err, domain.ErrNotFound) {
-			return errMemberNotFound
-		}
-		if err != nil {
-			return memberErr(err, ports.ErrLastOwner)
-		}
-		u, err := o.users.Get(ctx, member.UserID())
-		if err != nil {
-			return err
-		}
-		updated = &ports.MemberWithUser{Member: member, User: u}
-		return nil
+		return err
 	}()
 	return updated, o.audit.record(ctx, req.Actor(), "organization.update-member-role", target{Type: "member", ID: string(id)}, err)
+}
+
+// setMemberRoles replaces the roles of member id of org, under the
+// organization's lock, if allow (run on the stored member) lets it; a
+// missing member is MEMBER_NOT_FOUND, taking the last owner's role
+// ports.ErrLastOwner. It returns the member with its user.
+func (o *Organizations) setMemberRoles(ctx context.Context, org domain.OrganizationID, id domain.MemberID, roles []domain.OrgRole,
+	allow func(m *domain.Member) error) (*ports.MemberWithUser, error) {
+	var member *domain.Member
+	err := o.orgs.UpdateMember(ctx, org, id, func(m *domain.Member) error {
+		if err := allow(m); err != nil {
+			return err
+		}
+		member = m
+		return m.SetRoles(roles)
+	})
+	if errors.Is(err, domain.ErrNotFound) {
+		return nil, errMemberNotFound
+	}
+	if err != nil {
+		return nil, memberErr(err, ports.ErrLastOwner)
+	}
+	u, err := o.users.Get(ctx, member.UserID())
+	if err != nil {
+		return nil, err
+	}
+	return &ports.MemberWithUser{Member: member, User: u}, nil
 }
 
 // Leave removes the caller from an organization. The only owner cannot leave.

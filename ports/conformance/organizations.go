@@ -81,6 +81,7 @@ func RunOrganizationRepository(t *testing.T, newStores func(t *testing.T) Stores
 		{"count_pending_invitations", testInvitationCountPending},
 		{"returned_values_are_copies", testOrgCopies},
 	}
+	tests = append(tests, organizationListingTests...)
 	for _, tt := range tests {
 		t.Run("contract=OrganizationRepository/"+tt.name, func(t *testing.T) {
 			tt.fn(t, newStores(t))

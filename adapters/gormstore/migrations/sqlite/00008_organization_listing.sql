@@ -1,0 +1,9 @@
+-- +goose Up
+-- The trusted API lists every organization newest first (created_at, then id,
+-- both descending) and pages by keyset from the last one seen: this index
+-- serves each page in order, read backwards, from the cursor's position, so
+-- every page costs the same however many organizations there are.
+CREATE INDEX organizations_created_at_idx ON organizations (created_at, id);
+
+-- +goose Down
+DROP INDEX organizations_created_at_idx;

@@ -67,6 +67,14 @@ type Config struct {
 	InvitationLimit   int
 	MembershipLimit   int
 	OrganizationLimit int
+
+	DNSNameserver          string // host:port, or "" for the system's
+	DomainCNAMETarget      string // normalised hostname, or ""
+	DomainWindow           time.Duration
+	DomainGrace            time.Duration
+	DomainCheckInterval    time.Duration
+	DomainCheckMaxInterval time.Duration
+	DomainRecheckInterval  time.Duration
 }
 
 // ConfigError names the setting that is wrong.
@@ -124,6 +132,13 @@ var settings = []setting{
 	{"GATEHOUSE_INVITATION_LIMIT", "invitation-limit", "100", "most open invitations an organization may have", false},
 	{"GATEHOUSE_MEMBERSHIP_LIMIT", "membership-limit", "0", "most members an organization may have (0: no limit)", false},
 	{"GATEHOUSE_ORGANIZATION_LIMIT", "organization-limit", "0", "most organizations a user may belong to and still create another (0: no limit)", false},
+	{"GATEHOUSE_DNS_NAMESERVER", "dns-nameserver", "", "host:port of the nameserver domain verification asks (default: the system's, from /etc/resolv.conf)", false},
+	{"GATEHOUSE_DOMAIN_CNAME_TARGET", "domain-cname-target", "", "hostname every domain must point a CNAME to, besides its TXT challenge (none by default)", false},
+	{"GATEHOUSE_DOMAIN_VERIFICATION_WINDOW", "domain-verification-window", "168h", "how long a new domain has to publish its DNS records before it fails", false},
+	{"GATEHOUSE_DOMAIN_GRACE_PERIOD", "domain-grace-period", "72h", "how long a verified domain's required record may be missing before the domain fails", false},
+	{"GATEHOUSE_DOMAIN_CHECK_INTERVAL", "domain-check-interval", "1m", "how often the verifier looks for due domains, and the first delay between checks of a pending domain (doubling after each miss; at least 1s in production)", false},
+	{"GATEHOUSE_DOMAIN_CHECK_MAX_INTERVAL", "domain-check-max-interval", "1h", "longest delay between checks of a pending domain, or of a verified one missing a record", false},
+	{"GATEHOUSE_DOMAIN_RECHECK_INTERVAL", "domain-recheck-interval", "24h", "how often a verified domain's records are checked again", false},
 }
 
 // LoadConfig reads settings from flags in args, then the environment through
@@ -292,7 +307,7 @@ func (c *Config) loadAdmin(get func(string) string) error {
 	if u, err := url.Parse(c.InvitationURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || !strings.Contains(c.InvitationURL, "{id}") {
 		return &ConfigError{"GATEHOUSE_INVITATION_URL", "must be an absolute http(s) URL containing {id}"}
 	}
-	return nil
+	return c.loadDomains(get)
 }
 
 // splitList splits a comma-separated setting, dropping blanks.

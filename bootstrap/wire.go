@@ -39,8 +39,11 @@ var applicationSet = wire.NewSet(
 	command.NewThrottleHandler,
 	command.NewPurgeExpiredHandler,
 	command.NewOrganizations,
+	command.NewBackendOrganizations,
 	command.NewAdministration,
+	command.NewBackendUsers,
 	command.NewServiceKeys,
+	command.NewDomains,
 	query.NewAuditLogHandler,
 	wire.Struct(new(application.Commands), "*"),
 	wire.Struct(new(application.Queries), "*"),
@@ -48,7 +51,7 @@ var applicationSet = wire.NewSet(
 )
 
 var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set,
-	authSettings, adminSettings, platformAdmins, organizationSettings, newMailer, passwordhash.Set, blocklist.Set, ratelimit.Set)
+	authSettings, adminSettings, platformAdmins, organizationSettings, domainSettings, newDNSResolver, newMailer, passwordhash.Set, blocklist.Set, ratelimit.Set)
 
 // InitializeSQL wires Gatehouse on SQLite or PostgreSQL, chosen from the
 // database URL; migrations run before it returns. The cleanup closes the pool.

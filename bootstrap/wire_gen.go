@@ -70,23 +70,38 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	commandAdminSettings := adminSettings(cfg)
 	administration := command.NewAdministration(userRepository, credentialRepository, sessionRepository, hasher, list, auditLog, tokenGenerator, idGenerator, clock, commandAuthSettings, commandAdminSettings)
 	serviceKeys := command.NewServiceKeys(serviceKeyRepository, auditLog, tokenGenerator, idGenerator, clock, commandAdminSettings)
+	backendUsers := command.NewBackendUsers(administration)
+	backendOrganizations := command.NewBackendOrganizations(organizations)
+	domainRepository := gormstore.NewDomainRepository(db)
+	dnsResolver, err := newDNSResolver(cfg)
+	if err != nil {
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	commandDomainSettings := domainSettings(cfg)
+	domains := command.NewDomains(domainRepository, organizationRepository, dnsResolver, auditLog, tokenGenerator, idGenerator, clock, commandDomainSettings, commandAdminSettings)
 	commands := application.Commands{
-		SignUp:         signUpHandler,
-		SignIn:         signInHandler,
-		SignOut:        signOutHandler,
-		Authenticate:   authenticateHandler,
-		RevokeSessions: revokeSessionsHandler,
-		UpdateUser:     updateUserHandler,
-		ChangePassword: changePasswordHandler,
-		ChangeEmail:    changeEmailHandler,
-		DeleteUser:     deleteUserHandler,
-		ResetPassword:  resetPasswordHandler,
-		VerifyEmail:    verifyEmailHandler,
-		Throttle:       throttleHandler,
-		PurgeExpired:   purgeExpiredHandler,
-		Organizations:  organizations,
-		Administration: administration,
-		ServiceKeys:    serviceKeys,
+		SignUp:               signUpHandler,
+		SignIn:               signInHandler,
+		SignOut:              signOutHandler,
+		Authenticate:         authenticateHandler,
+		RevokeSessions:       revokeSessionsHandler,
+		UpdateUser:           updateUserHandler,
+		ChangePassword:       changePasswordHandler,
+		ChangeEmail:          changeEmailHandler,
+		DeleteUser:           deleteUserHandler,
+		ResetPassword:        resetPasswordHandler,
+		VerifyEmail:          verifyEmailHandler,
+		Throttle:             throttleHandler,
+		PurgeExpired:         purgeExpiredHandler,
+		Organizations:        organizations,
+		Administration:       administration,
+		ServiceKeys:          serviceKeys,
+		BackendUsers:         backendUsers,
+		BackendOrganizations: backendOrganizations,
+		Domains:              domains,
 	}
 	healthChecker := gormstore.NewHealthChecker(db)
 	readinessHandler := query.NewReadinessHandler(healthChecker)
@@ -152,23 +167,37 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	commandAdminSettings := adminSettings(cfg)
 	administration := command.NewAdministration(userRepository, credentialRepository, sessionRepository, hasher, list, auditLog, tokenGenerator, idGenerator, clock, commandAuthSettings, commandAdminSettings)
 	serviceKeys := command.NewServiceKeys(serviceKeyRepository, auditLog, tokenGenerator, idGenerator, clock, commandAdminSettings)
+	backendUsers := command.NewBackendUsers(administration)
+	backendOrganizations := command.NewBackendOrganizations(organizations)
+	domainRepository := memory.NewDomainRepository(db)
+	dnsResolver, err := newDNSResolver(cfg)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	commandDomainSettings := domainSettings(cfg)
+	domains := command.NewDomains(domainRepository, organizationRepository, dnsResolver, auditLog, tokenGenerator, idGenerator, clock, commandDomainSettings, commandAdminSettings)
 	commands := application.Commands{
-		SignUp:         signUpHandler,
-		SignIn:         signInHandler,
-		SignOut:        signOutHandler,
-		Authenticate:   authenticateHandler,
-		RevokeSessions: revokeSessionsHandler,
-		UpdateUser:     updateUserHandler,
-		ChangePassword: changePasswordHandler,
-		ChangeEmail:    changeEmailHandler,
-		DeleteUser:     deleteUserHandler,
-		ResetPassword:  resetPasswordHandler,
-		VerifyEmail:    verifyEmailHandler,
-		Throttle:       throttleHandler,
-		PurgeExpired:   purgeExpiredHandler,
-		Organizations:  organizations,
-		Administration: administration,
-		ServiceKeys:    serviceKeys,
+		SignUp:               signUpHandler,
+		SignIn:               signInHandler,
+		SignOut:              signOutHandler,
+		Authenticate:         authenticateHandler,
+		RevokeSessions:       revokeSessionsHandler,
+		UpdateUser:           updateUserHandler,
+		ChangePassword:       changePasswordHandler,
+		ChangeEmail:          changeEmailHandler,
+		DeleteUser:           deleteUserHandler,
+		ResetPassword:        resetPasswordHandler,
+		VerifyEmail:          verifyEmailHandler,
+		Throttle:             throttleHandler,
+		PurgeExpired:         purgeExpiredHandler,
+		Organizations:        organizations,
+		Administration:       administration,
+		ServiceKeys:          serviceKeys,
+		BackendUsers:         backendUsers,
+		BackendOrganizations: backendOrganizations,
+		Domains:              domains,
 	}
 	healthChecker := memory.NewHealthChecker()
 	readinessHandler := query.NewReadinessHandler(healthChecker)
@@ -197,6 +226,6 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 
 // applicationSet provides every use case. It lives here, not in application,
 // because application may not import wire.
-var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSessionsHandler, command.NewSignUpHandler, command.NewSignInHandler, command.NewSignOutHandler, command.NewAuthenticateHandler, command.NewRevokeSessionsHandler, command.NewUpdateUserHandler, command.NewChangePasswordHandler, command.NewChangeEmailHandler, command.NewDeleteUserHandler, command.NewResetPasswordHandler, command.NewVerifyEmailHandler, command.NewThrottleHandler, command.NewPurgeExpiredHandler, command.NewOrganizations, command.NewAdministration, command.NewServiceKeys, query.NewAuditLogHandler, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"))
+var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSessionsHandler, command.NewSignUpHandler, command.NewSignInHandler, command.NewSignOutHandler, command.NewAuthenticateHandler, command.NewRevokeSessionsHandler, command.NewUpdateUserHandler, command.NewChangePasswordHandler, command.NewChangeEmailHandler, command.NewDeleteUserHandler, command.NewResetPasswordHandler, command.NewVerifyEmailHandler, command.NewThrottleHandler, command.NewPurgeExpiredHandler, command.NewOrganizations, command.NewBackendOrganizations, command.NewAdministration, command.NewBackendUsers, command.NewServiceKeys, command.NewDomains, query.NewAuditLogHandler, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"))
 
-var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, adminSettings, platformAdmins, organizationSettings, newMailer, passwordhash.Set, blocklist.Set, ratelimit.Set)
+var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, adminSettings, platformAdmins, organizationSettings, domainSettings, newDNSResolver, newMailer, passwordhash.Set, blocklist.Set, ratelimit.Set)

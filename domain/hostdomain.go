@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/net/idna"
 	"golang.org/x/net/publicsuffix"
@@ -217,11 +218,14 @@ func (d *Domain) AssignOrganization(org OrganizationID, now time.Time) {
 }
 
 // RequestCheck schedules a check now. A failed domain becomes pending again
-// with a fresh verification window.
+// with a fresh verification window. A domain verified by hand goes back to
+// DNS: it stays verified, and the checks from now on decide (with the grace
+// period) whether it stays so.
 func (d *Domain) RequestCheck(now time.Time) {
 	if d.status == DomainFailed {
 		d.status, d.windowStart, d.attempts, d.missingSince = DomainPending, now, 0, time.Time{}
 	}
+	d.manualReason = ""
 	d.nextCheckAt, d.updatedAt = now, now
 }
 
@@ -274,6 +278,10 @@ func (d *Domain) Observe(obs []Observation, now time.Time, p VerificationPolicy)
 	case d.manualReason != "" && d.status == DomainVerified:
 		// Verified by hand: observations are recorded, the status stands.
 		d.nextCheckAt = time.Time{}
+	case d.status == DomainFailed:
+		// Failed: observations are recorded, and only RequestCheck starts
+		// a new window; the time of failure stays the first one.
+		d.nextCheckAt = time.Time{}
 	case allFound:
 		if d.status != DomainVerified {
 			d.verifiedAt = now
@@ -298,6 +306,16 @@ func (d *Domain) Observe(obs []Observation, now time.Time, p VerificationPolicy)
 		}
 	}
 	return d.status != before
+}
+
+// PostponeCheck records an inconclusive check at now (a lookup that failed:
+// SERVFAIL, a timeout): one more attempt and the next check after the
+// backoff, and nothing else. The status, records, window and grace period
+// stand, so an outage of DNS (ours or the owner's) decides nothing; the next
+// conclusive check applies the window and the grace period.
+func (d *Domain) PostponeCheck(now time.Time, p VerificationPolicy) {
+	d.attempts++
+	d.nextCheckAt, d.updatedAt = now.Add(backoff(p, d.attempts)), now
 }
 
 func (d *Domain) fail(now time.Time) {
@@ -328,23 +346,38 @@ const (
 	maxObservedValue = 255
 )
 
+// observedValues keeps the first values, each as valid UTF-8 without NUL
+// (TXT strings are arbitrary bytes, which JSON columns refuse: PostgreSQL's
+// jsonb rejects \u0000) and cut on a character boundary.
 func observedValues(vs []string) []string {
 	out := make([]string, 0, min(len(vs), maxObserved))
 	for _, v := range vs {
 		if len(out) == maxObserved {
 			break
 		}
-		if len(v) > maxObservedValue {
-			v = v[:maxObservedValue]
-		}
-		out = append(out, v)
+		out = append(out, printableValue(v))
 	}
 	return out
 }
 
+func printableValue(v string) string {
+	if len(v) > 4*maxObservedValue {
+		v = v[:4*maxObservedValue] // bound the work before the clean-up
+	}
+	v = strings.ReplaceAll(strings.ToValidUTF8(v, "\uFFFD"), "\x00", "\uFFFD")
+	if len(v) <= maxObservedValue {
+		return v
+	}
+	cut := maxObservedValue
+	for cut > 0 && !utf8.RuneStart(v[cut]) {
+		cut--
+	}
+	return v[:cut]
+}
+
 func recordValueMatches(t RecordType, want, got string) bool {
 	if t == RecordCNAME {
-		return strings.EqualFold(strings.TrimSuffix(got, "."), want)
+		return strings.EqualFold(strings.TrimSuffix(got, "."), strings.TrimSuffix(want, "."))
 	}
 	return got == want
 }
@@ -373,6 +406,10 @@ func NormalizeHostname(hostname, location string) (string, error) {
 	if h == "" {
 		return "", bad("must not be empty")
 	}
+	if !utf8.ValidString(h) {
+		// The IDNA mapping would turn a stray byte into U+FFFD and encode it.
+		return "", bad("must be a valid DNS name (letters, digits and hyphens; labels may not start or end with a hyphen)")
+	}
 	if strings.Contains(h, "*") {
 		return "", bad("must not be a wildcard")
 	}
@@ -384,6 +421,10 @@ func NormalizeHostname(hostname, location string) (string, error) {
 		return "", bad("must be a valid DNS name (letters, digits and hyphens; labels may not start or end with a hyphen)")
 	}
 	ascii = strings.ToLower(ascii)
+	if !strings.HasSuffix(h, ".") {
+		// A trailing full stop other than ".", such as "。", maps to "." only now.
+		ascii = strings.TrimSuffix(ascii, ".")
+	}
 	if len(ascii) > maxHostnameLength {
 		return "", bad("must be at most 253 characters once encoded")
 	}
@@ -396,7 +437,7 @@ func NormalizeHostname(hostname, location string) (string, error) {
 	if len(labels) < 2 {
 		return "", bad("must have at least two labels, such as example.com")
 	}
-	if _, err := netip.ParseAddr(ascii); err == nil || allDigits(labels[len(labels)-1]) {
+	if _, err := netip.ParseAddr(ascii); err == nil || numericLabel(labels[len(labels)-1]) {
 		return "", bad("must be a name, not an IP address")
 	}
 	if suffix, _ := publicsuffix.PublicSuffix(ascii); suffix == ascii {
@@ -405,13 +446,14 @@ func NormalizeHostname(hostname, location string) (string, error) {
 	return ascii, nil
 }
 
-func allDigits(s string) bool {
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
+// numericLabel reports whether a last label makes the name an IPv4 address
+// to URL parsers and inet_aton (WHATWG URL's "ends in a number"): decimal
+// digits, or 0x followed by hexadecimal digits (1.2.3.0x4 is 1.2.3.4).
+func numericLabel(s string) bool {
+	if rest, ok := strings.CutPrefix(s, "0x"); ok {
+		return strings.Trim(rest, "0123456789abcdef") == ""
 	}
-	return s != ""
+	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
 // ErrHostnameTaken refuses a hostname another domain already has.

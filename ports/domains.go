@@ -8,7 +8,8 @@ import (
 )
 
 // DomainRepository stores domains. Implementations are safe for concurrent
-// use and return copies. Deleting an organization deletes its domains.
+// use and return copies, their times in UTC at microsecond precision.
+// Deleting an organization deletes its domains.
 type DomainRepository interface {
 	// Create stores d. A hostname another domain has is domain.ErrHostnameTaken
 	// (kind conflict), whatever its organization; a taken id is
@@ -31,8 +32,11 @@ type DomainRepository interface {
 	// both descending), reading through an index from q.After, so every page
 	// costs the same however many domains there are.
 	List(ctx context.Context, q DomainQuery) (DomainPage, error)
-	// Due returns up to limit domains whose next check is due at now, the
-	// most overdue first, through an index on the next check time.
+	// Due returns up to limit domains whose next check is due at now (at or
+	// before it), the most overdue first, ties broken by id, through an index
+	// on the next check time. Domains with no check scheduled (failed, or
+	// verified by hand) are never due. A limit outside 1 to 1000 is
+	// domain.KindInvalid.
 	Due(ctx context.Context, now time.Time, limit int) ([]*domain.Domain, error)
 }
 

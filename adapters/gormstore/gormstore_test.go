@@ -35,8 +35,15 @@ func storesOn(newURL gormtest.NewURLFunc) func(t *testing.T) conformance.Stores 
 			Organizations: gormstore.NewOrganizationRepository(db),
 			ServiceKeys:   gormstore.NewServiceKeyRepository(db),
 			Audit:         gormstore.NewAuditLog(db),
+			Domains:       gormstore.NewDomainRepository(db),
 		}
 	}
+}
+
+func TestUserPage(t *testing.T) {
+	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
+		conformance.RunUserPage(t, storesOn(newURL))
+	})
 }
 
 func TestSessionRepository(t *testing.T) {
@@ -72,6 +79,12 @@ func TestAuditLog(t *testing.T) {
 func TestOrganizationRepository(t *testing.T) {
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		conformance.RunOrganizationRepository(t, storesOn(newURL))
+	})
+}
+
+func TestDomainRepository(t *testing.T) {
+	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
+		conformance.RunDomainRepository(t, storesOn(newURL))
 	})
 }
 

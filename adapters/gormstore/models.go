@@ -23,6 +23,10 @@ type userRow struct {
 	BanReason string `gorm:"column:ban_reason;not null"`
 	// BanExpires is NULL for a ban until lifted, and for a user not banned.
 	BanExpires *time.Time `gorm:"column:ban_expires"`
+	// PublicMetadata and PrivateMetadata are JSON objects: TEXT on SQLite,
+	// jsonb on PostgreSQL.
+	PublicMetadata  string `gorm:"column:public_metadata;not null"`
+	PrivateMetadata string `gorm:"column:private_metadata;not null"`
 }
 
 func (userRow) TableName() string { return "users" }
@@ -33,6 +37,7 @@ func userFromDomain(u *domain.User) userRow {
 		ID: string(u.ID()), Name: u.Name(), Email: string(u.Email()), EmailVerified: u.EmailVerified(),
 		Image: u.Image(), CreatedAt: u.CreatedAt(), UpdatedAt: u.UpdatedAt(),
 		Role: domain.JoinPlatformRoles(a.Roles), Banned: a.Banned, BanReason: a.BanReason,
+		PublicMetadata: u.Metadata().Public.String(), PrivateMetadata: u.Metadata().Private.String(),
 	}
 	if !a.BanExpires.IsZero() {
 		r.BanExpires = &a.BanExpires
@@ -45,7 +50,8 @@ func (r userRow) toDomain() *domain.User {
 	if r.BanExpires != nil {
 		a.BanExpires = *r.BanExpires
 	}
-	return domain.RehydrateUser(domain.UserID(r.ID), r.Name, domain.Email(r.Email), r.EmailVerified, r.Image, a, r.CreatedAt, r.UpdatedAt)
+	meta := domain.UserMetadata{Public: domain.RehydrateMetadata(r.PublicMetadata), Private: domain.RehydrateMetadata(r.PrivateMetadata)}
+	return domain.RehydrateUser(domain.UserID(r.ID), r.Name, domain.Email(r.Email), r.EmailVerified, r.Image, a, meta, r.CreatedAt, r.UpdatedAt)
 }
 
 type sessionRow struct {
@@ -163,5 +169,6 @@ func (r verificationRow) toDomain() *domain.Verification {
 func RowModels() []any {
 	return []any{&userRow{}, &sessionRow{}, &credentialRow{}, &verificationRow{},
 		&organizationRow{}, &memberRow{}, &invitationRow{},
-		&serviceKeyRow{}, &serviceKeySecretRow{}, &auditRow{}}
+		&serviceKeyRow{}, &serviceKeySecretRow{}, &auditRow{},
+		&domainRow{}}
 }

@@ -40,6 +40,10 @@ type DB struct {
 
 	// auditLog is append-only: nothing deletes from it.
 	auditLog map[string]domain.AuditEntry
+
+	// domainByHostname is the unique index on hostname.
+	domains          map[domain.DomainID]*domain.Domain
+	domainByHostname map[string]domain.DomainID
 }
 
 // NewDB returns an empty store.
@@ -61,6 +65,8 @@ func NewDB() *DB {
 		serviceKeys:         map[domain.ServiceKeyID]*domain.ServiceKey{},
 		serviceKeySecrets:   map[domain.TokenHash]domain.ServiceKeySecret{},
 		auditLog:            map[string]domain.AuditEntry{},
+		domains:             map[domain.DomainID]*domain.Domain{},
+		domainByHostname:    map[string]domain.DomainID{},
 	}
 }
 

@@ -18,6 +18,7 @@ func newStores(*testing.T) conformance.Stores {
 		Organizations: memory.NewOrganizationRepository(db),
 		ServiceKeys:   memory.NewServiceKeyRepository(db),
 		Audit:         memory.NewAuditLog(db),
+		Domains:       memory.NewDomainRepository(db),
 	}
 }
 
@@ -49,6 +50,14 @@ func TestOrganizationRepository(t *testing.T) {
 	conformance.RunOrganizationRepository(t, newStores)
 }
 
+func TestDomainRepository(t *testing.T) {
+	conformance.RunDomainRepository(t, newStores)
+}
+
 func TestHealthChecker(t *testing.T) {
 	conformance.RunHealthChecker(t, func(*testing.T) ports.HealthChecker { return memory.NewHealthChecker() })
+}
+
+func TestUserPage(t *testing.T) {
+	conformance.RunUserPage(t, newStores)
 }

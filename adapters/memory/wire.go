@@ -17,5 +17,6 @@ var Set = wire.NewSet(
 	NewOrganizationRepository, wire.Bind(new(ports.OrganizationRepository), new(*OrganizationRepository)),
 	NewServiceKeyRepository, wire.Bind(new(ports.ServiceKeyRepository), new(*ServiceKeyRepository)),
 	NewAuditLog, wire.Bind(new(ports.AuditLog), new(*AuditLog)),
+	NewDomainRepository, wire.Bind(new(ports.DomainRepository), new(*DomainRepository)),
 	NewHealthChecker, wire.Bind(new(ports.HealthChecker), new(*HealthChecker)),
 )

@@ -104,12 +104,17 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	purgeCtx, stopPurge := context.WithCancel(ctx)
 	defer stopPurge()
 	go app.PurgeEvery(purgeCtx, time.Hour, logger)
+	verifying := make(chan struct{})
+	go func() {
+		app.VerifyDomainsEvery(purgeCtx, cfg.DomainCheckInterval, logger)
+		close(verifying)
+	}()
 	flushed := make(chan struct{})
 	go func() {
 		app.FlushKeyUseEvery(purgeCtx, 5*time.Second, logger)
 		close(flushed)
 	}()
-	defer func() { stopPurge(); <-flushed }()
+	defer func() { stopPurge(); <-flushed; <-verifying }()
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()

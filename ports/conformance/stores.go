@@ -21,6 +21,7 @@ type Stores struct {
 	Organizations ports.OrganizationRepository
 	ServiceKeys   ports.ServiceKeyRepository
 	Audit         ports.AuditLog
+	Domains       ports.DomainRepository
 }
 
 // mustCreateUsers creates users u1, u2, … with addresses u1@example.com, ….

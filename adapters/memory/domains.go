@@ -1,0 +1,232 @@
+package memory
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gatehouse/gatehouse/domain"
+	"github.com/gatehouse/gatehouse/ports"
+)
+
+var _ ports.DomainRepository = (*DomainRepository)(nil)
+
+// DomainRepository keeps domains in the shared DB, indexed by hostname as
+// the SQL stores' unique index does. Deleting an organization deletes its
+// domains (see deleteOrganizationDomains), as ON DELETE CASCADE does.
+type DomainRepository struct {
+	db *DB
+}
+
+// NewDomainRepository returns a DomainRepository on db.
+func NewDomainRepository(db *DB) *DomainRepository {
+	if db == nil {
+		panic("memory: nil db")
+	}
+	return &DomainRepository{db: db}
+}
+
+// maxDomainPage and maxDueBatch bound List's page and Due's batch, as the
+// port documents; the SQL stores apply the same bounds.
+const (
+	maxDomainPage = 1000
+	maxDueBatch   = 1000
+)
+
+func domainConflict() error {
+	return domain.NewError(domain.KindConflict, "domain.exists", "a domain with this id already exists")
+}
+
+// storedDomain returns an independent copy of d as the SQL stores keep it:
+// every time in UTC at microsecond precision (zero stays zero), the
+// records' observed values cloned.
+func storedDomain(d *domain.Domain) *domain.Domain {
+	s := d.State()
+	for i := range s.Records {
+		s.Records[i].LastCheckedAt = timestampOrZero(s.Records[i].LastCheckedAt)
+		if len(s.Records[i].Observed) == 0 {
+			s.Records[i].Observed = nil
+		}
+	}
+	for _, t := range []*time.Time{&s.LastCheckedAt, &s.NextCheckAt, &s.WindowStart, &s.MissingSince,
+		&s.VerifiedAt, &s.FailedAt, &s.CreatedAt, &s.UpdatedAt} {
+		*t = timestampOrZero(*t)
+	}
+	return domain.RehydrateDomain(s)
+}
+
+// copyDomain returns an independent copy of a stored domain.
+func copyDomain(d *domain.Domain) *domain.Domain { return domain.RehydrateDomain(d.State()) }
+
+// hasOrganization reports whether org exists; "" (no organization) always
+// does, as a NULL foreign key. The caller holds the lock.
+func (db *DB) hasOrganization(org domain.OrganizationID) bool {
+	if org == "" {
+		return true
+	}
+	_, ok := db.organizations[org]
+	return ok
+}
+
+// deleteOrganizationDomains removes org's domains, as the SQL foreign key's
+// ON DELETE CASCADE does. The caller holds the write lock.
+func (db *DB) deleteOrganizationDomains(org domain.OrganizationID) {
+	for id, d := range db.domains {
+		if d.OrganizationID() == org {
+			delete(db.domainByHostname, d.Hostname())
+			delete(db.domains, id)
+		}
+	}
+}
+
+// Create implements ports.DomainRepository. As the SQL insert, it checks
+// the keys before the foreign key.
+func (r *DomainRepository) Create(_ context.Context, d *domain.Domain) error {
+	r.db.mu.Lock()
+	defer r.db.mu.Unlock()
+	if _, ok := r.db.domains[d.ID()]; ok {
+		return domainConflict()
+	}
+	if _, ok := r.db.domainByHostname[d.Hostname()]; ok {
+		return domain.ErrHostnameTaken
+	}
+	if !r.db.hasOrganization(d.OrganizationID()) {
+		return organizationNotFound()
+	}
+	r.db.domains[d.ID()] = storedDomain(d)
+	r.db.domainByHostname[d.Hostname()] = d.ID()
+	return nil
+}
+
+// Get implements ports.DomainRepository.
+func (r *DomainRepository) Get(_ context.Context, id domain.DomainID) (*domain.Domain, error) {
+	r.db.mu.RLock()
+	defer r.db.mu.RUnlock()
+	d, ok := r.db.domains[id]
+	if !ok {
+		return nil, domain.ErrDomainNotFound
+	}
+	return copyDomain(d), nil
+}
+
+// GetByHostname implements ports.DomainRepository.
+func (r *DomainRepository) GetByHostname(_ context.Context, hostname string) (*domain.Domain, error) {
+	r.db.mu.RLock()
+	defer r.db.mu.RUnlock()
+	id, ok := r.db.domainByHostname[hostname]
+	if !ok {
+		return nil, domain.ErrDomainNotFound
+	}
+	return copyDomain(r.db.domains[id]), nil
+}
+
+// Update implements ports.DomainRepository. The write lock makes it atomic:
+// fn runs once.
+func (r *DomainRepository) Update(_ context.Context, id domain.DomainID, fn func(d *domain.Domain) error) error {
+	r.db.mu.Lock()
+	defer r.db.mu.Unlock()
+	stored, ok := r.db.domains[id]
+	if !ok {
+		return domain.ErrDomainNotFound
+	}
+	d := copyDomain(stored)
+	if err := fn(d); err != nil {
+		return err
+	}
+	if !r.db.hasOrganization(d.OrganizationID()) {
+		return organizationNotFound()
+	}
+	// Domain has no setters for its id or hostname, so the index stays valid.
+	r.db.domains[id] = storedDomain(d)
+	return nil
+}
+
+// Delete implements ports.DomainRepository.
+func (r *DomainRepository) Delete(_ context.Context, id domain.DomainID) error {
+	r.db.mu.Lock()
+	defer r.db.mu.Unlock()
+	d, ok := r.db.domains[id]
+	if !ok {
+		return domain.ErrDomainNotFound
+	}
+	delete(r.db.domainByHostname, d.Hostname())
+	delete(r.db.domains, id)
+	return nil
+}
+
+func invalidDomainLimit() error {
+	return domain.Invalid("INVALID_LIMIT", "Invalid limit", domain.FieldViolation{Location: "query.limit", Message: "must be 1 to 1000"})
+}
+
+// compareDomainPosition compares d's (created_at, id) with (at, id) as the
+// SQL row-value comparison does.
+func compareDomainPosition(d *domain.Domain, at time.Time, id string) int {
+	if c := d.CreatedAt().Compare(at); c != 0 {
+		return c
+	}
+	return strings.Compare(string(d.ID()), id)
+}
+
+// List implements ports.DomainRepository. It scans every domain: the memory
+// store serves tests and development, not large deployments.
+func (r *DomainRepository) List(_ context.Context, q ports.DomainQuery) (ports.DomainPage, error) {
+	if q.Limit < 1 || q.Limit > maxDomainPage {
+		return ports.DomainPage{}, invalidDomainLimit()
+	}
+	var after *domain.Position
+	if q.After != nil {
+		after = &domain.Position{At: domain.Timestamp(q.After.At), ID: q.After.ID}
+	}
+	r.db.mu.RLock()
+	defer r.db.mu.RUnlock()
+	var all []*domain.Domain
+	for _, d := range r.db.domains {
+		switch {
+		case q.OrganizationID != "" && d.OrganizationID() != q.OrganizationID,
+			q.Status != "" && d.Status() != q.Status,
+			after != nil && compareDomainPosition(d, after.At, after.ID) >= 0:
+			continue
+		}
+		all = append(all, d)
+	}
+	// Newest first: created_at, then id, both descending.
+	slices.SortFunc(all, func(a, b *domain.Domain) int { return compareDomainPosition(b, a.CreatedAt(), string(a.ID())) })
+	page := ports.DomainPage{Domains: make([]*domain.Domain, 0, min(q.Limit, len(all)))}
+	for _, d := range all[:min(q.Limit, len(all))] {
+		page.Domains = append(page.Domains, copyDomain(d))
+	}
+	if len(all) > q.Limit {
+		last := all[q.Limit-1]
+		page.Next = &domain.Position{At: last.CreatedAt(), ID: string(last.ID())}
+	}
+	return page, nil
+}
+
+// Due implements ports.DomainRepository: the domains whose next check is
+// at or before now, the most overdue first, ties broken by id.
+func (r *DomainRepository) Due(_ context.Context, now time.Time, limit int) ([]*domain.Domain, error) {
+	if limit < 1 || limit > maxDueBatch {
+		return nil, domain.Invalid("INVALID_LIMIT", "Invalid limit", domain.FieldViolation{Location: "limit", Message: "must be 1 to 1000"})
+	}
+	now = domain.Timestamp(now)
+	r.db.mu.RLock()
+	defer r.db.mu.RUnlock()
+	var due []*domain.Domain
+	for _, d := range r.db.domains {
+		if next := d.NextCheckAt(); !next.IsZero() && !next.After(now) {
+			due = append(due, d)
+		}
+	}
+	slices.SortFunc(due, func(a, b *domain.Domain) int {
+		if c := a.NextCheckAt().Compare(b.NextCheckAt()); c != 0 {
+			return c
+		}
+		return strings.Compare(string(a.ID()), string(b.ID()))
+	})
+	out := make([]*domain.Domain, 0, min(limit, len(due)))
+	for _, d := range due[:min(limit, len(due))] {
+		out = append(out, copyDomain(d))
+	}
+	return out, nil
+}

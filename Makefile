@@ -28,7 +28,7 @@ test: ## run every test: memory and SQLite always, PostgreSQL when GATEHOUSE_TES
 
 .PHONY: bench
 bench: ## Go benchmarks for the hot paths, then a load run on loopback (rps, p50, p99)
-	$(GO) test -run '^$$' -bench 'GetSession|SignIn|Lookup|ListMembers' -benchmem ./test/ ./adapters/gormstore/
+	$(GO) test -run '^$$' -bench 'GetSession|SignIn|Lookup|ListMembers|ListUsers|OrganizationList' -benchmem ./test/ ./adapters/gormstore/
 	$(GO) run ./cmd/loadtest
 
 .PHONY: clients

@@ -41,6 +41,7 @@ const (
 // database (nil on memory) for seeding.
 type benchApp struct {
 	handler http.Handler
+	app     *bootstrap.App
 	db      *gorm.DB
 	cookie  string // the session cookie's name
 }
@@ -78,7 +79,7 @@ func mustStartBench(b *testing.B, s store) *benchApp {
 		b.Fatalf("start on %s: %v", s, err)
 	}
 	b.Cleanup(cleanup)
-	return &benchApp{handler: app.Handler, db: db, cookie: cfg.SessionCookieName()}
+	return &benchApp{handler: app.Handler, app: app, db: db, cookie: cfg.SessionCookieName()}
 }
 
 // serve runs one request through the handler and returns the recorder.

@@ -4,7 +4,8 @@
 // that PostgreSQL server), serves it on 127.0.0.1, signs up one user, issues
 // one service key, and then drives GET /api/auth/get-session (with that
 // user's cookie), POST /api/auth/sign-in/email (with the right password),
-// GET /api/service-key (with the key) and GET /api/auth/ok, one after another, each with a pool of keep-alive
+// GET /api/service-key, GET /api/users?email= and GET /api/domains/by-hostname/{hostname} (with the key) and
+// GET /api/auth/ok, one after another, each with a pool of keep-alive
 // clients for a fixed time. It prints requests per second, the median and
 // 99th-percentile latency, and the number of errors (transport failures and
 // non-2xx answers) per route. The load and the service share the machine's
@@ -159,7 +160,7 @@ func postgresSchema(base string) (string, func(), error) {
 	return u.String(), drop, nil
 }
 
-// runStore starts Gatehouse on the database at dbURL, drives the four routes
+// runStore starts Gatehouse on the database at dbURL, drives the routes
 // and prints their table.
 func runStore(ctx context.Context, o options, name, dir, dbURL string, stdout io.Writer) error {
 	var secret [32]byte
@@ -211,6 +212,27 @@ func runStore(ctx context.Context, o options, name, dir, dbURL string, stdout io
 		return err
 	}
 
+	withKey := func(ctx context.Context, path string) (*http.Request, error) {
+		r, err := http.NewRequestWithContext(ctx, http.MethodGet, base+path, nil)
+		if err == nil {
+			r.Header.Set("Authorization", "Bearer "+key.Secret)
+		}
+		return r, err
+	}
+	claim, err := jsonRequest(ctx, base+"/api/domains", `{"hostname":"loadtest.example.com"}`)
+	if err != nil {
+		return err
+	}
+	claim.Header.Set("Authorization", "Bearer "+key.Secret)
+	res, err := (&http.Client{Transport: transport}).Do(claim)
+	if err != nil {
+		return err
+	}
+	_ = res.Body.Close()
+	if res.StatusCode != http.StatusCreated {
+		return fmt.Errorf("claim a domain: status %d", res.StatusCode)
+	}
+
 	routes := []struct {
 		name        string
 		concurrency int
@@ -227,11 +249,13 @@ func runStore(ctx context.Context, o options, name, dir, dbURL string, stdout io
 			return jsonRequest(ctx, base+"/api/auth/sign-in/email", `{"email":"`+email+`","password":"`+password+`"}`)
 		}},
 		{"GET /api/service-key", o.concurrency, func(ctx context.Context) (*http.Request, error) {
-			r, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/service-key", nil)
-			if err == nil {
-				r.Header.Set("Authorization", "Bearer "+key.Secret)
-			}
-			return r, err
+			return withKey(ctx, "/api/service-key")
+		}},
+		{"GET /api/users?email=", o.concurrency, func(ctx context.Context) (*http.Request, error) {
+			return withKey(ctx, "/api/users?email="+url.QueryEscape(email))
+		}},
+		{"GET /api/domains/by-hostname", o.concurrency, func(ctx context.Context) (*http.Request, error) {
+			return withKey(ctx, "/api/domains/by-hostname/loadtest.example.com")
 		}},
 		{"GET /api/auth/ok", o.concurrency, func(ctx context.Context) (*http.Request, error) {
 			return http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/auth/ok", nil)

@@ -1,0 +1,179 @@
+package test
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// trustedRoute is one operation of the trusted API with a request that
+// passes validation, and the status a key holding its scope gets for it.
+type trustedRoute struct {
+	method string
+	path   string // concrete: ids that do not exist unless the route creates
+	scope  string // "" for any scope
+	body   func(n int64) string
+	want   int
+}
+
+// missing is an id no resource has.
+const missing = "0192f5e4-8a4b-7cc1-9a51-000000000000"
+
+// trustedRoutes lists every operation of the backend contract except the
+// unauthenticated readiness probe. ownerID is an existing user.
+func trustedRoutes(ownerID string) []trustedRoute {
+	noBody := func(int64) string { return "" }
+	body := func(format string) func(n int64) string {
+		return func(n int64) string { return strings.ReplaceAll(format, "{n}", fmt.Sprint(n)) }
+	}
+	const (
+		ur, uw = "users:read", "users:write"
+		or, ow = "organizations:read", "organizations:write"
+		dr, dw = "domains:read", "domains:write"
+	)
+	return []trustedRoute{
+		{http.MethodGet, "/api/service-key", "", noBody, http.StatusOK},
+
+		{http.MethodPost, "/api/users", uw, body(`{"email":"matrix{n}@example.com","name":"Matrix {n}"}`), http.StatusCreated},
+		{http.MethodGet, "/api/users", ur, noBody, http.StatusOK},
+		{http.MethodGet, "/api/users/" + missing, ur, noBody, http.StatusNotFound},
+		{http.MethodPatch, "/api/users/" + missing, uw, body(`{"name":"Renamed"}`), http.StatusNotFound},
+		{http.MethodDelete, "/api/users/" + missing, uw, noBody, http.StatusNotFound},
+		{http.MethodPost, "/api/users/" + missing + "/ban", uw, body(`{"reason":"spam"}`), http.StatusNotFound},
+		{http.MethodPost, "/api/users/" + missing + "/unban", uw, noBody, http.StatusNotFound},
+		{http.MethodDelete, "/api/users/" + missing + "/sessions", uw, noBody, http.StatusNotFound},
+		{http.MethodPut, "/api/users/" + missing + "/password", uw, body(`{"password":"a long enough passphrase {n}"}`), http.StatusNotFound},
+
+		{http.MethodPost, "/api/organizations", ow, body(`{"name":"Matrix {n}","slug":"matrix-{n}","ownerUserId":"` + ownerID + `"}`), http.StatusCreated},
+		{http.MethodGet, "/api/organizations", or, noBody, http.StatusOK},
+		{http.MethodGet, "/api/organizations/" + missing, or, noBody, http.StatusNotFound},
+		{http.MethodGet, "/api/organizations/by-slug/no-such-slug", or, noBody, http.StatusNotFound},
+		{http.MethodPatch, "/api/organizations/" + missing, ow, body(`{"name":"Renamed"}`), http.StatusNotFound},
+		{http.MethodDelete, "/api/organizations/" + missing, ow, noBody, http.StatusNotFound},
+		{http.MethodPost, "/api/organizations/" + missing + "/members", ow, body(`{"userId":"` + ownerID + `","role":"member"}`), http.StatusNotFound},
+		{http.MethodGet, "/api/organizations/" + missing + "/members", or, noBody, http.StatusNotFound},
+		{http.MethodPatch, "/api/organizations/" + missing + "/members/" + missing, ow, body(`{"role":"admin"}`), http.StatusNotFound},
+		{http.MethodDelete, "/api/organizations/" + missing + "/members/" + missing, ow, noBody, http.StatusNotFound},
+		{http.MethodPost, "/api/organizations/" + missing + "/invitations", ow, body(`{"email":"invitee{n}@example.com","role":"member"}`), http.StatusNotFound},
+		{http.MethodGet, "/api/organizations/" + missing + "/invitations", or, noBody, http.StatusNotFound},
+		{http.MethodDelete, "/api/organizations/" + missing + "/invitations/" + missing, ow, noBody, http.StatusNotFound},
+
+		{http.MethodPost, "/api/domains", dw, body(`{"hostname":"matrix{n}.example.com"}`), http.StatusCreated},
+		{http.MethodGet, "/api/domains", dr, noBody, http.StatusOK},
+		{http.MethodGet, "/api/domains/" + missing, dr, noBody, http.StatusNotFound},
+		{http.MethodGet, "/api/domains/by-hostname/no-such.example.com", dr, noBody, http.StatusNotFound},
+		{http.MethodGet, "/api/domains/" + missing + "/dns-records", dr, noBody, http.StatusNotFound},
+		{http.MethodDelete, "/api/domains/" + missing, dw, noBody, http.StatusNotFound},
+	}
+}
+
+// templatePath turns a concrete route path back into the contract's
+// template, for comparing the table with the contract.
+func templatePath(path string) string {
+	r := strings.NewReplacer(
+		"/users/"+missing, "/users/{id}",
+		"/organizations/"+missing, "/organizations/{id}",
+		"/members/"+missing, "/members/{memberId}",
+		"/invitations/"+missing, "/invitations/{invitationId}",
+		"/domains/"+missing, "/domains/{id}",
+		"/by-slug/no-such-slug", "/by-slug/{slug}",
+		"/by-hostname/no-such.example.com", "/by-hostname/{hostname}",
+	)
+	return r.Replace(path)
+}
+
+// Ensure every trusted route authenticates the same way: no key, an unknown
+// key, a revoked key and a session cookie alone are 401 with
+// WWW-Authenticate: Bearer; a key without the route's scope is 403
+// auth.insufficient_scope; a key holding exactly the scope works in either
+// header. The table must list every operation of the backend contract, so a
+// new route cannot escape it.
+func TestTrusted_every_route_authenticates_and_checks_scope(t *testing.T) {
+	t.Parallel()
+	adminForStores(t, func(t *testing.T, app *fwApp) {
+		admin, adminID := mustAdmin(t, app)
+		revoked := mustCreateKey(t, admin, map[string]any{"name": "revoked", "scopes": []string{"*"}})
+		mustStatus(t, admin.do(http.MethodDelete, serviceKeysPath+"/"+mustID(t, revoked), "", "Origin", app.Cfg.BaseURL), http.StatusNoContent)
+		revokedSecret := revoked["secret"].(string)
+
+		routes := trustedRoutes(adminID)
+		mustCoverBackendContract(t, app, routes)
+
+		// One key per scope holding exactly it, and one per scope holding
+		// every other scope (never *).
+		scopes := []string{"users:read", "users:write", "organizations:read", "organizations:write", "domains:read", "domains:write"}
+		only, allBut := map[string]string{}, map[string]string{}
+		for _, sc := range scopes {
+			only[sc] = mustCreateKey(t, admin, map[string]any{"name": "only " + sc, "scopes": []string{sc}})["secret"].(string)
+			others := slices.DeleteFunc(slices.Clone(scopes), func(s string) bool { return s == sc })
+			allBut[sc] = mustCreateKey(t, admin, map[string]any{"name": "all but " + sc, "scopes": others})["secret"].(string)
+		}
+		anyKey := only["users:read"]
+
+		var n atomic.Int64
+		for _, rt := range routes {
+			t.Run(rt.method+" "+templatePath(rt.path), func(t *testing.T) {
+				call := func(c *fwClient, headers ...string) *response {
+					return c.do(rt.method, rt.path, rt.body(n.Add(1)), append([]string{"Content-Type", "application/json"}, headers...)...)
+				}
+				anon := app.client(t)
+				for name, headers := range map[string][]string{
+					"no key":            nil,
+					"unknown key":       {"Authorization", "Bearer gh_sk_" + strings.Repeat("Z", 43)},
+					"revoked bearer":    {"Authorization", "Bearer " + revokedSecret},
+					"revoked x-api-key": {"x-api-key", revokedSecret},
+					"basic scheme":      {"Authorization", "Basic " + revokedSecret},
+				} {
+					r := call(anon, headers...)
+					if r.Status != http.StatusUnauthorized || !strings.HasPrefix(r.Header.Get("WWW-Authenticate"), "Bearer") {
+						t.Fatalf("%s: %d (WWW-Authenticate %q) %s, want 401 with WWW-Authenticate: Bearer", name, r.Status, r.Header.Get("WWW-Authenticate"), r.Body)
+					}
+					mustProblem(t, r, http.StatusUnauthorized, r.JSON(t)["code"].(string))
+				}
+				// The administrator's session cookie is no key.
+				if r := call(admin); r.Status != http.StatusUnauthorized {
+					t.Fatalf("session cookie alone: %d %s, want 401", r.Status, r.Body)
+				}
+				if rt.scope != "" {
+					mustProblem(t, call(anon, "Authorization", "Bearer "+allBut[rt.scope]), http.StatusForbidden, "auth.insufficient_scope")
+					mustProblem(t, call(anon, "x-api-key", allBut[rt.scope]), http.StatusForbidden, "auth.insufficient_scope")
+				}
+				secret := anyKey
+				if rt.scope != "" {
+					secret = only[rt.scope]
+				}
+				for _, headers := range [][]string{{"Authorization", "Bearer " + secret}, {"x-api-key", secret}} {
+					if r := call(anon, headers...); r.Status != rt.want {
+						t.Fatalf("%s with the scope: %d %s, want %d", headers[0], r.Status, r.Body, rt.want)
+					}
+				}
+			})
+		}
+	})
+}
+
+// mustCoverBackendContract fails unless routes are exactly the secured
+// operations of the backend contract.
+func mustCoverBackendContract(t *testing.T, app *fwApp, routes []trustedRoute) {
+	t.Helper()
+	doc := mustOK(t, app.client(t).get("/api/backend-openapi.json"))
+	var inContract, inTable []string
+	for path, item := range mustObject(t, doc["paths"]) {
+		for method, op := range mustObject(t, item) {
+			if sec, ok := mustObject(t, op)["security"].([]any); ok && len(sec) > 0 {
+				inContract = append(inContract, strings.ToUpper(method)+" "+path)
+			}
+		}
+	}
+	for _, rt := range routes {
+		inTable = append(inTable, rt.method+" "+templatePath(rt.path))
+	}
+	slices.Sort(inContract)
+	slices.Sort(inTable)
+	if !slices.Equal(inContract, inTable) {
+		t.Fatalf("the matrix and the backend contract differ:\ncontract %v\nmatrix   %v", inContract, inTable)
+	}
+}

@@ -196,30 +196,30 @@ func (s *Server) addBackendMemberRoutes() {
 	get, post, patch, del := http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete
 	nf, cf := http.StatusNotFound, http.StatusConflict
 
-	registerTrusted(s, write, op{OperationID: "backendAddMember", Method: post, Path: base + "/members", Tags: []string{tag},
+	registerTrusted(s, write, op{OperationID: "addMember", Method: post, Path: base + "/members", Tags: []string{tag},
 		Summary: "Add a member", DefaultStatus: http.StatusCreated, Errors: []int{nf, cf},
 		Description: "Adds an existing user to the organization with roles and answers 201 with the membership and its user, without an invitation. " +
 			"An unknown user is 404 user.not_found naming body.userId; a user who is already a member 409 organization.already_member; " +
 			"an organization at the configured membership limit 409 organization.membership_limit_reached." + roles + unknown + "." + audited},
 		s.backendAddMember)
-	registerTrusted(s, read, op{OperationID: "backendListMembers", Method: get, Path: base + "/members", Tags: []string{tag},
+	registerTrusted(s, read, op{OperationID: "listMembers", Method: get, Path: base + "/members", Tags: []string{tag},
 		Summary: "List members", Errors: []int{nf},
 		Description: "One page of the organization's members with their users, newest first (joining time, then membership id), as {data, nextCursor}. " +
 			"Pass nextCursor as cursor for the next page; it is null on the last. Every page costs the same at any depth and in an organization of any size. " +
 			"A malformed cursor is 400 naming query.cursor; the organization's memberCount is the total." + unknown + "."},
 		s.backendListMembers)
-	registerTrusted(s, write, op{OperationID: "backendUpdateMemberRole", Method: patch, Path: base + "/members/{memberId}", Tags: []string{tag},
+	registerTrusted(s, write, op{OperationID: "updateMemberRole", Method: patch, Path: base + "/members/{memberId}", Tags: []string{tag},
 		Summary: "Change a member's roles", Errors: []int{nf, cf},
 		Description: "Replaces the member's roles and answers with the membership. Taking the owner role from the last owner is 409 organization.last_owner." +
 			roles + unknown + "; an unknown member, or a member of another organization, 404 organization.member_not_found." + audited},
 		s.backendUpdateMemberRole)
-	registerTrusted(s, write, op{OperationID: "backendRemoveMember", Method: del, Path: base + "/members/{memberId}", Tags: []string{tag},
+	registerTrusted(s, write, op{OperationID: "removeMember", Method: del, Path: base + "/members/{memberId}", Tags: []string{tag},
 		Summary: "Remove a member", DefaultStatus: http.StatusNoContent, Errors: []int{nf, cf},
 		Description: "Removes the member (the user stays) and answers 204; their sessions stop having it as their active organization. " +
 			"The last owner cannot be removed: 409 organization.last_owner." + unknown +
 			"; an unknown member, or a member of another organization, 404 organization.member_not_found." + audited},
 		s.backendRemoveMember)
-	registerTrusted(s, write, op{OperationID: "backendInvite", Method: post, Path: base + "/invitations", Tags: []string{invTag},
+	registerTrusted(s, write, op{OperationID: "createInvitation", Method: post, Path: base + "/invitations", Tags: []string{invTag},
 		Summary: "Invite to an organization", DefaultStatus: http.StatusCreated, Errors: []int{nf, cf},
 		Description: "Records an invitation, mails its link to the address (the framework's invitation mail, which the recipient accepts through " +
 			"the framework's accept-invitation after signing in with that address, verified) and answers 201 with it. " +
@@ -228,11 +228,11 @@ func (s *Server) addBackendMemberRoutes() {
 			"409 organization.already_invited unless resend; an organization at the configured invitation limit 409 organization.invitation_limit_reached. " +
 			"A malformed address is 400 naming body.email." + roles + unknown + "." + audited},
 		s.backendInvite)
-	registerTrusted(s, read, op{OperationID: "backendListInvitations", Method: get, Path: base + "/invitations", Tags: []string{invTag},
+	registerTrusted(s, read, op{OperationID: "listInvitations", Method: get, Path: base + "/invitations", Tags: []string{invTag},
 		Summary: "List invitations", Errors: []int{nf},
 		Description: "Every invitation of the organization, newest first, whatever its status, as {data}." + unknown + "."},
 		s.backendListInvitations)
-	registerTrusted(s, write, op{OperationID: "backendRevokeInvitation", Method: del, Path: base + "/invitations/{invitationId}", Tags: []string{invTag},
+	registerTrusted(s, write, op{OperationID: "revokeInvitation", Method: del, Path: base + "/invitations/{invitationId}", Tags: []string{invTag},
 		Summary: "Revoke an invitation", DefaultStatus: http.StatusNoContent, Errors: []int{nf, cf},
 		Description: "Cancels an open invitation (its status becomes canceled; the link stops working) and answers 204. One that was accepted, rejected " +
 			"or revoked, or has expired, is 409 organization.invitation_not_pending." + unknown +

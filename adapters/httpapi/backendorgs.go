@@ -247,33 +247,33 @@ func (s *Server) addBackendOrganizationRoutes() {
 	const notFound = " An unknown organization is 404 organization.not_found."
 	const audited = " Audited, with the service key as the actor."
 
-	registerTrusted(s, write, op{OperationID: "backendCreateOrganization", Method: post, Path: base, Tags: []string{tag},
+	registerTrusted(s, write, op{OperationID: "createOrganization", Method: post, Path: base, Tags: []string{tag},
 		Summary: "Create an organization", DefaultStatus: http.StatusCreated, Errors: []int{http.StatusNotFound, http.StatusConflict},
 		Description: "Creates an organization owned by an existing user, its only member, and answers 201 with it. No session changes. " +
 			"The slug is the framework's (lower-case letters, digits and single hyphens): malformed is 400 naming body.slug, taken 409 organization.slug_taken. " +
 			"An unknown owner is 404 user.not_found naming body.ownerUserId; an owner who belongs to as many organizations as the configured limit allows " +
 			"is 409 organization.limit_reached. metadata is a JSON object of at most 8 KiB." + audited},
 		s.backendCreateOrganization)
-	registerTrusted(s, read, op{OperationID: "backendListOrganizations", Method: get, Path: base, Tags: []string{tag},
+	registerTrusted(s, read, op{OperationID: "listOrganizations", Method: get, Path: base, Tags: []string{tag},
 		Summary: "List organizations",
 		Description: "One page of every organization, newest first (creation time, then id), as {data, nextCursor}. Pass nextCursor as cursor for the next " +
 			"page; it is null on the last. Pages are read by keyset through an index, so every page costs the same at any depth, and organizations created " +
 			"while paging do not shift the pages that follow. A malformed cursor is 400 naming query.cursor."},
 		s.backendListOrganizations)
-	registerTrusted(s, read, op{OperationID: "backendGetOrganization", Method: get, Path: base + "/{id}", Tags: []string{tag},
+	registerTrusted(s, read, op{OperationID: "getOrganization", Method: get, Path: base + "/{id}", Tags: []string{tag},
 		Summary: "Get an organization", Errors: []int{http.StatusNotFound},
 		Description: "The organization with its member count." + notFound},
 		s.backendGetOrganization)
-	registerTrusted(s, read, op{OperationID: "backendGetOrganizationBySlug", Method: get, Path: base + "/by-slug/{slug}", Tags: []string{tag},
+	registerTrusted(s, read, op{OperationID: "getOrganizationBySlug", Method: get, Path: base + "/by-slug/{slug}", Tags: []string{tag},
 		Summary: "Get an organization by slug", Errors: []int{http.StatusNotFound},
 		Description: "The organization with this slug (exact), with its member count. A malformed slug is 400 naming path.slug." + notFound},
 		s.backendGetOrganizationBySlug)
-	registerTrusted(s, write, op{OperationID: "backendUpdateOrganization", Method: patch, Path: base + "/{id}", Tags: []string{tag},
+	registerTrusted(s, write, op{OperationID: "updateOrganization", Method: patch, Path: base + "/{id}", Tags: []string{tag},
 		Summary: "Update an organization", Errors: []int{http.StatusNotFound, http.StatusConflict},
 		Description: "Changes name, slug, logo or metadata; absent fields stay, logo null (or \"\") and metadata null remove them. " +
 			"A slug taken by another organization is 409 organization.slug_taken." + notFound + audited},
 		s.backendUpdateOrganization)
-	registerTrusted(s, write, op{OperationID: "backendDeleteOrganization", Method: del, Path: base + "/{id}", Tags: []string{tag},
+	registerTrusted(s, write, op{OperationID: "deleteOrganization", Method: del, Path: base + "/{id}", Tags: []string{tag},
 		Summary: "Delete an organization", DefaultStatus: http.StatusNoContent, Errors: []int{http.StatusNotFound},
 		Description: "Deletes the organization with its memberships and invitations (and domains); it stops being any session's active organization. " +
 			"Answers 204." + notFound + audited},

@@ -88,38 +88,21 @@ func BenchmarkTrustedLookup(b *testing.B) {
 	}
 }
 
-// seedTrustedBench inserts n users and n domains straight into the tables,
-// 500 rows a statement in one transaction, one second apart so the listing
-// order is the seeding order.
+// seedTrustedBench inserts n users and n domains straight into the tables
+// in one transaction, one second apart so the listing order is the seeding
+// order.
 func seedTrustedBench(b *testing.B, db *gorm.DB, n int) {
 	b.Helper()
-	const batch = 500
 	base := domain.Timestamp(time.Now().Add(-time.Duration(n) * time.Second))
-	insert := func(tx *gorm.DB, table, cols string, row func(i int) []any) error {
-		width := strings.Count(cols, ",") + 1
-		one := "(" + strings.TrimSuffix(strings.Repeat("?,", width), ",") + ")"
-		for start := 0; start < n; start += batch {
-			end := min(start+batch, n)
-			args := make([]any, 0, (end-start)*width)
-			for i := start; i < end; i++ {
-				args = append(args, row(i)...)
-			}
-			q := "INSERT INTO " + table + " (" + cols + ") VALUES " + strings.TrimSuffix(strings.Repeat(one+",", end-start), ",")
-			if err := tx.Exec(q, args...).Error; err != nil {
-				return fmt.Errorf("seed %s: %w", table, err)
-			}
-		}
-		return nil
-	}
 	err := db.Transaction(func(tx *gorm.DB) error {
-		err := insert(tx, "users", "id, name, email, email_verified, image, created_at, updated_at", func(i int) []any {
+		err := seedRows(tx, "users", "id, name, email, email_verified, image, created_at, updated_at", n, func(i int) []any {
 			at := base.Add(time.Duration(i) * time.Second)
 			return []any{fmt.Sprintf("seed-user-%08d", i), "Seed", fmt.Sprintf("seed%d@example.com", i), true, "", at, at}
 		})
 		if err != nil {
 			return err
 		}
-		return insert(tx, "domains", "id, hostname, status, token, records, attempts, window_start, manual_reason, created_at, updated_at", func(i int) []any {
+		return seedRows(tx, "domains", "id, hostname, status, token, records, attempts, window_start, manual_reason, created_at, updated_at", n, func(i int) []any {
 			at := base.Add(time.Duration(i) * time.Second)
 			return []any{fmt.Sprintf("seed-domain-%08d", i), fmt.Sprintf("host%d.example.com", i), "pending",
 				fmt.Sprintf("token%027d", i), "[]", 0, at, "", at, at}

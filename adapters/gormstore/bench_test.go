@@ -28,7 +28,7 @@ func BenchmarkUserLookup(b *testing.B) {
 				}
 				db := gormtest.Open(b, u)
 				repo := gormstore.NewUserRepository(db)
-				seedUsers(b, db, dialect, rows)
+				seedPageUsers(b, db, dialect, rows)
 				ctx := context.Background()
 				b.Run("by_id", func(b *testing.B) {
 					for i := 0; b.Loop(); i++ {
@@ -91,7 +91,7 @@ func seededTokenHash(i int) domain.TokenHash {
 func seedSessions(tb testing.TB, db *gorm.DB, dialect gormstore.Dialect, n int) {
 	tb.Helper()
 	users := max(n/10, 1)
-	seedUsers(tb, db, dialect, users)
+	seedPageUsers(tb, db, dialect, users)
 	now := domain.Timestamp(time.Now())
 	q := `WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s WHERE i + 1 < ?)
 INSERT INTO sessions (id, user_id, token_hash, remember_me, ip_address, user_agent, expires_at, created_at, updated_at)
@@ -116,22 +116,4 @@ FROM generate_series(0, ? - 1) AS i`
 // soon after a bulk load.
 func analyze(db *gorm.DB, table string) {
 	_ = db.Exec("ANALYZE " + table).Error
-}
-
-// seedUsers fills the users table in one statement per dialect; inserting
-// 100,000 rows one by one would dominate the benchmark's run time.
-func seedUsers(b testing.TB, db *gorm.DB, dialect gormstore.Dialect, n int) {
-	b.Helper()
-	q := `WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s WHERE i + 1 < ?)
-INSERT INTO users (id, name, email, email_verified, image, created_at, updated_at)
-SELECT printf('user-%08d', i), 'User', 'user' || i || '@example.com', false, '', datetime('now'), datetime('now') FROM s`
-	if dialect == gormstore.DialectPostgres {
-		q = `INSERT INTO users (id, name, email, email_verified, image, created_at, updated_at)
-SELECT 'user-' || lpad(i::text, 8, '0'), 'User', 'user' || i || '@example.com', false, '', now(), now()
-FROM generate_series(0, ? - 1) AS i`
-	}
-	if err := db.Exec(q, n).Error; err != nil {
-		b.Fatal(err)
-	}
-	analyze(db, "users")
 }

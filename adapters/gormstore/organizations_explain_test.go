@@ -168,7 +168,7 @@ func assertCursorInIndex(t *testing.T, dialect gormstore.Dialect, plan, what str
 // statements per dialect, then refreshes the planner's statistics.
 func seedOrganizationMembers(t *testing.T, db *gorm.DB, dialect gormstore.Dialect) {
 	t.Helper()
-	seedUsers(t, db, dialect, orgSeedUsers)
+	seedPageUsers(t, db, dialect, orgSeedUsers)
 	now := domain.Timestamp(time.Now())
 	stmts := []struct {
 		q    string

@@ -18,7 +18,8 @@ import (
 // user i was created i seconds later.
 var pageSeedBase = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// seedPageUsers fills the users table with n users, user-%08d created i
+// seedPageUsers fills the users table with n users (for every benchmark
+// and plan test that needs many), user-%08d created i
 // seconds after pageSeedBase with the address user<i>@example.com, in
 // batches of multi-row INSERT … SELECT statements (never through the
 // password hasher). The times are written as the SQLite driver writes them

@@ -39,6 +39,12 @@ type Commands struct {
 	// Domains is the trusted API's domains, their administration and the
 	// DNS verifier.
 	Domains *command.Domains
+	// SigningKeys signs and verifies tokens and publishes the key set.
+	SigningKeys *command.SigningKeys
+	// OAuthClients is the administrators' registry of OAuth clients.
+	OAuthClients *command.OAuthClients
+	// OAuthProvider is the OpenID Connect provider.
+	OAuthProvider *command.OAuthProvider
 }
 
 // Queries are the use cases that only read.

@@ -75,6 +75,15 @@ type Config struct {
 	DomainCheckInterval    time.Duration
 	DomainCheckMaxInterval time.Duration
 	DomainRecheckInterval  time.Duration
+
+	JWTIssuer            string   // iss of framework tokens (default: Issuer())
+	JWTAudience          []string // aud of framework tokens (default: BaseURL)
+	JWTLifetime          time.Duration
+	CodeLifetime         time.Duration
+	AccessTokenLifetime  time.Duration
+	IDTokenLifetime      time.Duration
+	RefreshTokenLifetime time.Duration
+	AccessTokenAudience  string // aud of OAuth access tokens (default: BaseURL)
 }
 
 // ConfigError names the setting that is wrong.
@@ -139,6 +148,14 @@ var settings = []setting{
 	{"GATEHOUSE_DOMAIN_CHECK_INTERVAL", "domain-check-interval", "1m", "how often the verifier looks for due domains, and the first delay between checks of a pending domain (doubling after each miss; at least 1s in production)", false},
 	{"GATEHOUSE_DOMAIN_CHECK_MAX_INTERVAL", "domain-check-max-interval", "1h", "longest delay between checks of a pending domain, or of a verified one missing a record", false},
 	{"GATEHOUSE_DOMAIN_RECHECK_INTERVAL", "domain-recheck-interval", "24h", "how often a verified domain's records are checked again", false},
+	{"GATEHOUSE_JWT_ISSUER", "jwt-issuer", "", "iss of the framework's JWTs (/api/auth/token, set-auth-jwt); default: the issuer, BASE_URL/api/auth", false},
+	{"GATEHOUSE_JWT_AUDIENCE", "jwt-audience", "", "comma-separated aud of the framework's JWTs; default: BASE_URL, as Better Auth", false},
+	{"GATEHOUSE_JWT_LIFETIME", "jwt-lifetime", "15m", "lifetime of the framework's JWTs", false},
+	{"GATEHOUSE_OAUTH_CODE_LIFETIME", "oauth-code-lifetime", "1m", "lifetime of an OAuth authorization code (at most 10m)", false},
+	{"GATEHOUSE_OAUTH_ACCESS_TOKEN_LIFETIME", "oauth-access-token-lifetime", "15m", "lifetime of an OAuth access token (a JWT APIs verify without calling Gatehouse)", false},
+	{"GATEHOUSE_OAUTH_ID_TOKEN_LIFETIME", "oauth-id-token-lifetime", "1h", "lifetime of an OpenID Connect ID token", false},
+	{"GATEHOUSE_OAUTH_REFRESH_TOKEN_LIFETIME", "oauth-refresh-token-lifetime", "720h", "absolute lifetime of a grant's refresh tokens: rotation never extends it", false},
+	{"GATEHOUSE_OAUTH_ACCESS_TOKEN_AUDIENCE", "oauth-access-token-audience", "", "aud of OAuth access tokens; default: BASE_URL (the protected resource)", false},
 }
 
 // LoadConfig reads settings from flags in args, then the environment through

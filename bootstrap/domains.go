@@ -51,7 +51,7 @@ func (c *Config) loadDomains(get func(string) string) error {
 	if c.DomainCheckMaxInterval < c.DomainCheckInterval {
 		return &ConfigError{"GATEHOUSE_DOMAIN_CHECK_MAX_INTERVAL", "must be at least GATEHOUSE_DOMAIN_CHECK_INTERVAL"}
 	}
-	return nil
+	return c.loadTokens(get)
 }
 
 // domainSettings turns the configuration into the rules of domain verification.

@@ -44,6 +44,9 @@ var applicationSet = wire.NewSet(
 	command.NewBackendUsers,
 	command.NewServiceKeys,
 	command.NewDomains,
+	command.NewSigningKeys,
+	command.NewOAuthClients,
+	command.NewOAuthProvider,
 	query.NewAuditLogHandler,
 	wire.Struct(new(application.Commands), "*"),
 	wire.Struct(new(application.Queries), "*"),
@@ -51,7 +54,7 @@ var applicationSet = wire.NewSet(
 )
 
 var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set,
-	authSettings, adminSettings, platformAdmins, organizationSettings, domainSettings, newDNSResolver, newMailer, passwordhash.Set, blocklist.Set, ratelimit.Set)
+	authSettings, adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, passwordhash.Set, blocklist.Set, ratelimit.Set)
 
 // InitializeSQL wires Gatehouse on SQLite or PostgreSQL, chosen from the
 // database URL; migrations run before it returns. The cleanup closes the pool.

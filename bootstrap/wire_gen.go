@@ -82,6 +82,13 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	}
 	commandDomainSettings := domainSettings(cfg)
 	domains := command.NewDomains(domainRepository, organizationRepository, dnsResolver, auditLog, tokenGenerator, idGenerator, clock, commandDomainSettings, commandAdminSettings)
+	signingKeyRepository := gormstore.NewSigningKeyRepository(db)
+	commandTokenSettings := tokenSettings(cfg)
+	signingKeys := command.NewSigningKeys(signingKeyRepository, idGenerator, clock, auditLog, commandTokenSettings, commandAdminSettings)
+	oAuthClientRepository := gormstore.NewOAuthClientRepository(db)
+	oAuthClients := command.NewOAuthClients(oAuthClientRepository, auditLog, tokenGenerator, idGenerator, clock, commandAdminSettings)
+	oAuthGrantRepository := gormstore.NewOAuthGrantRepository(db)
+	oAuthProvider := command.NewOAuthProvider(oAuthClientRepository, oAuthGrantRepository, userRepository, sessionRepository, signingKeys, tokenGenerator, idGenerator, clock, commandTokenSettings, commandAuthSettings)
 	commands := application.Commands{
 		SignUp:               signUpHandler,
 		SignIn:               signInHandler,
@@ -102,6 +109,9 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 		BackendUsers:         backendUsers,
 		BackendOrganizations: backendOrganizations,
 		Domains:              domains,
+		SigningKeys:          signingKeys,
+		OAuthClients:         oAuthClients,
+		OAuthProvider:        oAuthProvider,
 	}
 	healthChecker := gormstore.NewHealthChecker(db)
 	readinessHandler := query.NewReadinessHandler(healthChecker)
@@ -178,6 +188,13 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	}
 	commandDomainSettings := domainSettings(cfg)
 	domains := command.NewDomains(domainRepository, organizationRepository, dnsResolver, auditLog, tokenGenerator, idGenerator, clock, commandDomainSettings, commandAdminSettings)
+	signingKeyRepository := memory.NewSigningKeyRepository(db)
+	commandTokenSettings := tokenSettings(cfg)
+	signingKeys := command.NewSigningKeys(signingKeyRepository, idGenerator, clock, auditLog, commandTokenSettings, commandAdminSettings)
+	oAuthClientRepository := memory.NewOAuthClientRepository(db)
+	oAuthClients := command.NewOAuthClients(oAuthClientRepository, auditLog, tokenGenerator, idGenerator, clock, commandAdminSettings)
+	oAuthGrantRepository := memory.NewOAuthGrantRepository(db)
+	oAuthProvider := command.NewOAuthProvider(oAuthClientRepository, oAuthGrantRepository, userRepository, sessionRepository, signingKeys, tokenGenerator, idGenerator, clock, commandTokenSettings, commandAuthSettings)
 	commands := application.Commands{
 		SignUp:               signUpHandler,
 		SignIn:               signInHandler,
@@ -198,6 +215,9 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 		BackendUsers:         backendUsers,
 		BackendOrganizations: backendOrganizations,
 		Domains:              domains,
+		SigningKeys:          signingKeys,
+		OAuthClients:         oAuthClients,
+		OAuthProvider:        oAuthProvider,
 	}
 	healthChecker := memory.NewHealthChecker()
 	readinessHandler := query.NewReadinessHandler(healthChecker)
@@ -226,6 +246,6 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 
 // applicationSet provides every use case. It lives here, not in application,
 // because application may not import wire.
-var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSessionsHandler, command.NewSignUpHandler, command.NewSignInHandler, command.NewSignOutHandler, command.NewAuthenticateHandler, command.NewRevokeSessionsHandler, command.NewUpdateUserHandler, command.NewChangePasswordHandler, command.NewChangeEmailHandler, command.NewDeleteUserHandler, command.NewResetPasswordHandler, command.NewVerifyEmailHandler, command.NewThrottleHandler, command.NewPurgeExpiredHandler, command.NewOrganizations, command.NewBackendOrganizations, command.NewAdministration, command.NewBackendUsers, command.NewServiceKeys, command.NewDomains, query.NewAuditLogHandler, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"))
+var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSessionsHandler, command.NewSignUpHandler, command.NewSignInHandler, command.NewSignOutHandler, command.NewAuthenticateHandler, command.NewRevokeSessionsHandler, command.NewUpdateUserHandler, command.NewChangePasswordHandler, command.NewChangeEmailHandler, command.NewDeleteUserHandler, command.NewResetPasswordHandler, command.NewVerifyEmailHandler, command.NewThrottleHandler, command.NewPurgeExpiredHandler, command.NewOrganizations, command.NewBackendOrganizations, command.NewAdministration, command.NewBackendUsers, command.NewServiceKeys, command.NewDomains, command.NewSigningKeys, command.NewOAuthClients, command.NewOAuthProvider, query.NewAuditLogHandler, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"))
 
-var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, adminSettings, platformAdmins, organizationSettings, domainSettings, newDNSResolver, newMailer, passwordhash.Set, blocklist.Set, ratelimit.Set)
+var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, passwordhash.Set, blocklist.Set, ratelimit.Set)

@@ -16,5 +16,8 @@ var Set = wire.NewSet(
 	NewServiceKeyRepository, wire.Bind(new(ports.ServiceKeyRepository), new(*ServiceKeyRepository)),
 	NewAuditLog, wire.Bind(new(ports.AuditLog), new(*AuditLog)),
 	NewDomainRepository, wire.Bind(new(ports.DomainRepository), new(*DomainRepository)),
+	NewSigningKeyRepository, wire.Bind(new(ports.SigningKeyRepository), new(*SigningKeyRepository)),
+	NewOAuthClientRepository, wire.Bind(new(ports.OAuthClientRepository), new(*OAuthClientRepository)),
+	NewOAuthGrantRepository, wire.Bind(new(ports.OAuthGrantRepository), new(*OAuthGrantRepository)),
 	NewHealthChecker, wire.Bind(new(ports.HealthChecker), new(*HealthChecker)),
 )

@@ -33,6 +33,11 @@ func (s *Server) addRoutes() {
 	s.addBackendUserRoutes()
 	s.addBackendOrganizationRoutes()
 	s.addDomainRoutes()
+	s.addTokenRoutes()
+	s.addOAuthClientRoutes()
+	s.addOAuthRoutes()
+	s.addDiscoveryRoutes()
+	s.addHostedPages()
 
 	// Outside the contracts: the documents and the explorer.
 	s.engine.GET(frameworkSpecPath, s.serveSpec(ContractFramework))

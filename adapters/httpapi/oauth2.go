@@ -1,0 +1,4 @@
+package httpapi
+
+// GROUNDWORK STUB (H3a replaces this file).
+func (s *Server) addOAuthRoutes() {}

@@ -1,0 +1,4 @@
+package httpapi
+
+// GROUNDWORK STUB (H3b replaces this file).
+func (s *Server) addHostedPages() {}

@@ -1,0 +1,4 @@
+package httpapi
+
+// GROUNDWORK STUB (H1 replaces this file).
+func (s *Server) addTokenRoutes() {}

@@ -2,6 +2,7 @@ package bootstrap
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
@@ -22,12 +23,18 @@ type App struct {
 	app     *application.Application
 }
 
-func newApp(s *httpapi.Server, app *application.Application) *App {
-	return &App{Handler: s, Server: s, app: app}
+func newApp(s *httpapi.Server, app *application.Application) (*App, error) {
+	// Every algorithm has a signing key before the first request: the first
+	// start creates them, later ones load them.
+	if err := app.Commands.SigningKeys.Ensure(context.Background()); err != nil {
+		return nil, fmt.Errorf("signing keys: %w", err)
+	}
+	return &App{Handler: s, Server: s, app: app}, nil
 }
 
-// PurgeEvery removes expired sessions and one-time links now and then every
-// interval until ctx ends, logging what it removed.
+// PurgeEvery removes expired sessions, one-time links, service-key secrets
+// and OAuth codes, grants and refresh tokens now and then every interval
+// until ctx ends, logging what it removed.
 func (a *App) PurgeEvery(ctx context.Context, interval time.Duration, logger *slog.Logger) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
@@ -35,8 +42,9 @@ func (a *App) PurgeEvery(ctx context.Context, interval time.Duration, logger *sl
 		p, err := a.app.Commands.PurgeExpired.Handle(ctx)
 		if err != nil && ctx.Err() == nil {
 			logger.Warn("purge expired", slog.String("error", err.Error()))
-		} else if p.Sessions+p.Links+p.KeySecrets > 0 {
-			logger.Info("purged expired", slog.Int("sessions", p.Sessions), slog.Int("links", p.Links), slog.Int("key_secrets", p.KeySecrets))
+		} else if p.Sessions+p.Links+p.KeySecrets+p.OAuth > 0 {
+			logger.Info("purged expired", slog.Int("sessions", p.Sessions), slog.Int("links", p.Links), slog.Int("key_secrets", p.KeySecrets),
+				slog.Int("oauth", p.OAuth))
 		}
 		select {
 		case <-ctx.Done():
@@ -89,4 +97,11 @@ func (a *App) BootstrapAdmin(ctx context.Context, cmd command.BootstrapAdmin) (*
 // CreateServiceKey issues a service key from the command line (audited as the CLI).
 func (a *App) CreateServiceKey(ctx context.Context, cmd command.CreateServiceKey) (*command.IssuedKey, error) {
 	return a.app.Commands.ServiceKeys.Create(ctx, command.KeyRequest{Actor: command.CLIActor}, cmd)
+}
+
+// RegisterOAuthClient registers an OAuth client as the command line, as
+// POST /api/admin/oauth-clients does for an administrator; the load run and
+// the benchmarks use it.
+func (a *App) RegisterOAuthClient(ctx context.Context, cmd command.RegisterOAuthClient) (command.IssuedOAuthClient, error) {
+	return a.app.Commands.OAuthClients.Register(ctx, command.KeyRequest{Actor: command.CLIActor}, cmd)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/gatehouse/gatehouse/adapters/memory"
 	"github.com/gatehouse/gatehouse/adapters/passwordhash"
 	"github.com/gatehouse/gatehouse/adapters/ratelimit"
+	"github.com/gatehouse/gatehouse/adapters/signingkeys"
 	"github.com/gatehouse/gatehouse/adapters/system"
 	"github.com/gatehouse/gatehouse/application"
 	"github.com/gatehouse/gatehouse/application/command"
@@ -54,7 +55,8 @@ var applicationSet = wire.NewSet(
 )
 
 var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set,
-	authSettings, adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, passwordhash.Set, blocklist.Set, ratelimit.Set)
+	authSettings, adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, passwordhash.Set, blocklist.Set, ratelimit.Set,
+	signingkeys.Set, signingSecrets)
 
 // InitializeSQL wires Gatehouse on SQLite or PostgreSQL, chosen from the
 // database URL; migrations run before it returns. The cleanup closes the pool.

@@ -14,6 +14,7 @@ import (
 	"github.com/gatehouse/gatehouse/adapters/memory"
 	"github.com/gatehouse/gatehouse/adapters/passwordhash"
 	"github.com/gatehouse/gatehouse/adapters/ratelimit"
+	"github.com/gatehouse/gatehouse/adapters/signingkeys"
 	"github.com/gatehouse/gatehouse/adapters/system"
 	"github.com/gatehouse/gatehouse/application"
 	"github.com/gatehouse/gatehouse/application/command"
@@ -62,7 +63,8 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	memory, cleanup3 := ratelimit.NewDefault()
 	throttleHandler := command.NewThrottleHandler(memory)
 	serviceKeyRepository := gormstore.NewServiceKeyRepository(db)
-	purgeExpiredHandler := command.NewPurgeExpiredHandler(sessionRepository, verificationRepository, serviceKeyRepository, clock)
+	oAuthGrantRepository := gormstore.NewOAuthGrantRepository(db)
+	purgeExpiredHandler := command.NewPurgeExpiredHandler(sessionRepository, verificationRepository, serviceKeyRepository, oAuthGrantRepository, clock)
 	organizationRepository := gormstore.NewOrganizationRepository(db)
 	auditLog := gormstore.NewAuditLog(db)
 	commandOrganizationSettings := organizationSettings(cfg)
@@ -83,11 +85,18 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	commandDomainSettings := domainSettings(cfg)
 	domains := command.NewDomains(domainRepository, organizationRepository, dnsResolver, auditLog, tokenGenerator, idGenerator, clock, commandDomainSettings, commandAdminSettings)
 	signingKeyRepository := gormstore.NewSigningKeyRepository(db)
+	secrets := signingSecrets(cfg)
+	jose, err := signingkeys.New(secrets)
+	if err != nil {
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
 	commandTokenSettings := tokenSettings(cfg)
-	signingKeys := command.NewSigningKeys(signingKeyRepository, idGenerator, clock, auditLog, commandTokenSettings, commandAdminSettings)
+	signingKeys := command.NewSigningKeys(signingKeyRepository, jose, idGenerator, clock, auditLog, commandTokenSettings, commandAdminSettings)
 	oAuthClientRepository := gormstore.NewOAuthClientRepository(db)
 	oAuthClients := command.NewOAuthClients(oAuthClientRepository, auditLog, tokenGenerator, idGenerator, clock, commandAdminSettings)
-	oAuthGrantRepository := gormstore.NewOAuthGrantRepository(db)
 	oAuthProvider := command.NewOAuthProvider(oAuthClientRepository, oAuthGrantRepository, userRepository, sessionRepository, signingKeys, tokenGenerator, idGenerator, clock, commandTokenSettings, commandAuthSettings)
 	commands := application.Commands{
 		SignUp:               signUpHandler,
@@ -129,7 +138,13 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 		Settings: commandAuthSettings,
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
-	app := newApp(server, applicationApplication)
+	app, err := newApp(server, applicationApplication)
+	if err != nil {
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
 	return app, func() {
 		cleanup3()
 		cleanup2()
@@ -169,7 +184,8 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	ratelimitMemory, cleanup2 := ratelimit.NewDefault()
 	throttleHandler := command.NewThrottleHandler(ratelimitMemory)
 	serviceKeyRepository := memory.NewServiceKeyRepository(db)
-	purgeExpiredHandler := command.NewPurgeExpiredHandler(sessionRepository, verificationRepository, serviceKeyRepository, clock)
+	oAuthGrantRepository := memory.NewOAuthGrantRepository(db)
+	purgeExpiredHandler := command.NewPurgeExpiredHandler(sessionRepository, verificationRepository, serviceKeyRepository, oAuthGrantRepository, clock)
 	organizationRepository := memory.NewOrganizationRepository(db)
 	auditLog := memory.NewAuditLog(db)
 	commandOrganizationSettings := organizationSettings(cfg)
@@ -189,11 +205,17 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	commandDomainSettings := domainSettings(cfg)
 	domains := command.NewDomains(domainRepository, organizationRepository, dnsResolver, auditLog, tokenGenerator, idGenerator, clock, commandDomainSettings, commandAdminSettings)
 	signingKeyRepository := memory.NewSigningKeyRepository(db)
+	secrets := signingSecrets(cfg)
+	jose, err := signingkeys.New(secrets)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
 	commandTokenSettings := tokenSettings(cfg)
-	signingKeys := command.NewSigningKeys(signingKeyRepository, idGenerator, clock, auditLog, commandTokenSettings, commandAdminSettings)
+	signingKeys := command.NewSigningKeys(signingKeyRepository, jose, idGenerator, clock, auditLog, commandTokenSettings, commandAdminSettings)
 	oAuthClientRepository := memory.NewOAuthClientRepository(db)
 	oAuthClients := command.NewOAuthClients(oAuthClientRepository, auditLog, tokenGenerator, idGenerator, clock, commandAdminSettings)
-	oAuthGrantRepository := memory.NewOAuthGrantRepository(db)
 	oAuthProvider := command.NewOAuthProvider(oAuthClientRepository, oAuthGrantRepository, userRepository, sessionRepository, signingKeys, tokenGenerator, idGenerator, clock, commandTokenSettings, commandAuthSettings)
 	commands := application.Commands{
 		SignUp:               signUpHandler,
@@ -235,7 +257,12 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 		Settings: commandAuthSettings,
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
-	app := newApp(server, applicationApplication)
+	app, err := newApp(server, applicationApplication)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
 	return app, func() {
 		cleanup2()
 		cleanup()
@@ -248,4 +275,4 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 // because application may not import wire.
 var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSessionsHandler, command.NewSignUpHandler, command.NewSignInHandler, command.NewSignOutHandler, command.NewAuthenticateHandler, command.NewRevokeSessionsHandler, command.NewUpdateUserHandler, command.NewChangePasswordHandler, command.NewChangeEmailHandler, command.NewDeleteUserHandler, command.NewResetPasswordHandler, command.NewVerifyEmailHandler, command.NewThrottleHandler, command.NewPurgeExpiredHandler, command.NewOrganizations, command.NewBackendOrganizations, command.NewAdministration, command.NewBackendUsers, command.NewServiceKeys, command.NewDomains, command.NewSigningKeys, command.NewOAuthClients, command.NewOAuthProvider, query.NewAuditLogHandler, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"))
 
-var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, passwordhash.Set, blocklist.Set, ratelimit.Set)
+var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, passwordhash.Set, blocklist.Set, ratelimit.Set, signingkeys.Set, signingSecrets)

@@ -36,6 +36,8 @@ func storesOn(newURL gormtest.NewURLFunc) func(t *testing.T) conformance.Stores 
 			ServiceKeys:   gormstore.NewServiceKeyRepository(db),
 			Audit:         gormstore.NewAuditLog(db),
 			Domains:       gormstore.NewDomainRepository(db),
+			OAuthClients:  gormstore.NewOAuthClientRepository(db),
+			OAuthGrants:   gormstore.NewOAuthGrantRepository(db),
 		}
 	}
 }
@@ -85,6 +87,12 @@ func TestOrganizationRepository(t *testing.T) {
 func TestDomainRepository(t *testing.T) {
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		conformance.RunDomainRepository(t, storesOn(newURL))
+	})
+}
+
+func TestOAuthRepositories(t *testing.T) {
+	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
+		conformance.RunOAuthRepositories(t, storesOn(newURL))
 	})
 }
 
@@ -178,4 +186,12 @@ func TestParseDatabaseURL(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestSigningKeyRepository(t *testing.T) {
+	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
+		conformance.RunSigningKeyRepository(t, func(t *testing.T) ports.SigningKeyRepository {
+			return gormstore.NewSigningKeyRepository(gormtest.Open(t, newURL(t)))
+		})
+	})
 }

@@ -170,5 +170,6 @@ func RowModels() []any {
 	return []any{&userRow{}, &sessionRow{}, &credentialRow{}, &verificationRow{},
 		&organizationRow{}, &memberRow{}, &invitationRow{},
 		&serviceKeyRow{}, &serviceKeySecretRow{}, &auditRow{},
-		&domainRow{}}
+		&domainRow{}, &signingKeyRow{},
+		&oauthClientRow{}, &oauthCodeRow{}, &oauthGrantRow{}, &oauthRefreshRow{}, &oauthConsentRow{}}
 }

@@ -7,25 +7,101 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/gatehouse/gatehouse/domain"
+	"github.com/gatehouse/gatehouse/ports"
 )
 
-// GROUNDWORK STUB: replaced by the signing-key helper.
+var _ ports.SigningKeyRepository = (*SigningKeyRepository)(nil)
 
-// SigningKeyRepository implements ports.SigningKeyRepository.
-type SigningKeyRepository struct{ db *gorm.DB }
+// SigningKeyRepository stores signing keys in the signing_keys table. The
+// private key is stored only as sealed by the JOSE adapter.
+type SigningKeyRepository struct {
+	db *gorm.DB
+	// idOrder is the id column as List breaks ties: on PostgreSQL in the
+	// "C" collation, byte by byte as SQLite and the memory store compare.
+	idOrder string
+}
 
 // NewSigningKeyRepository returns the signing-key store.
-func NewSigningKeyRepository(db *gorm.DB) *SigningKeyRepository { return &SigningKeyRepository{db: db} }
+func NewSigningKeyRepository(db *gorm.DB) *SigningKeyRepository {
+	if db == nil {
+		panic("gormstore: nil db")
+	}
+	id := "id"
+	if DialectOf(db) == DialectPostgres {
+		id = `id COLLATE "C"`
+	}
+	return &SigningKeyRepository{db: db, idOrder: id}
+}
 
+var errSigningKeyConflict = domain.NewError(domain.KindConflict, "signing_key.exists", "a signing key with this id already exists")
+
+type signingKeyRow struct {
+	ID            string     `gorm:"column:id;primaryKey;type:text"`
+	Alg           string     `gorm:"column:alg;not null"`
+	PublicJWK     string     `gorm:"column:public_jwk;not null"`
+	SealedPrivate []byte     `gorm:"column:sealed_private;not null"`
+	CreatedAt     time.Time  `gorm:"column:created_at;not null;autoCreateTime:false"`
+	RetiredAt     *time.Time `gorm:"column:retired_at"` // NULL while the key signs
+}
+
+func (signingKeyRow) TableName() string { return "signing_keys" }
+
+func signingKeyFromDomain(k domain.SigningKey) signingKeyRow {
+	return signingKeyRow{ID: string(k.ID), Alg: string(k.Alg), PublicJWK: string(k.PublicJWK), SealedPrivate: k.SealedPrivate,
+		CreatedAt: domain.Timestamp(k.CreatedAt), RetiredAt: nullTime(k.RetiredAt)}
+}
+
+func (r signingKeyRow) toDomain() domain.SigningKey {
+	return domain.SigningKey{ID: domain.SigningKeyID(r.ID), Alg: domain.SigningAlgorithm(r.Alg), PublicJWK: []byte(r.PublicJWK),
+		SealedPrivate: r.SealedPrivate, CreatedAt: domain.Timestamp(r.CreatedAt), RetiredAt: fromNullTime(r.RetiredAt)}
+}
+
+// Create implements ports.SigningKeyRepository.
 func (r *SigningKeyRepository) Create(ctx context.Context, k domain.SigningKey) error {
-	panic("groundwork")
+	row := signingKeyFromDomain(k)
+	return convertErr("signing_keys.create", r.db.WithContext(ctx).Create(&row).Error, nil, errSigningKeyConflict)
 }
+
+// List implements ports.SigningKeyRepository.
 func (r *SigningKeyRepository) List(ctx context.Context) ([]domain.SigningKey, error) {
-	panic("groundwork")
+	var rows []signingKeyRow
+	if err := r.db.WithContext(ctx).Order("created_at, " + r.idOrder).Find(&rows).Error; err != nil {
+		return nil, convertErr("signing_keys.list", err, nil, nil)
+	}
+	out := make([]domain.SigningKey, len(rows))
+	for i, row := range rows {
+		out[i] = row.toDomain()
+	}
+	return out, nil
 }
+
+// Retire implements ports.SigningKeyRepository: one conditional update, and
+// a lookup only when it changed nothing, to tell a retired key from a
+// missing one.
 func (r *SigningKeyRepository) Retire(ctx context.Context, id domain.SigningKeyID, at time.Time) error {
-	panic("groundwork")
+	db := r.db.WithContext(ctx)
+	res := db.Model(&signingKeyRow{}).Where("id = ? AND retired_at IS NULL", string(id)).Update("retired_at", domain.Timestamp(at))
+	if res.Error != nil {
+		return convertErr("signing_keys.retire", res.Error, nil, nil)
+	}
+	if res.RowsAffected > 0 {
+		return nil
+	}
+	var n int64
+	if err := db.Model(&signingKeyRow{}).Where("id = ?", string(id)).Count(&n).Error; err != nil {
+		return convertErr("signing_keys.retire", err, nil, nil)
+	}
+	if n == 0 {
+		return domain.ErrSigningKeyNotFound
+	}
+	return nil
 }
+
+// DeleteRetiredBefore implements ports.SigningKeyRepository.
 func (r *SigningKeyRepository) DeleteRetiredBefore(ctx context.Context, t time.Time) (int, error) {
-	panic("groundwork")
+	res := r.db.WithContext(ctx).Where("retired_at IS NOT NULL AND retired_at < ?", domain.Timestamp(t)).Delete(&signingKeyRow{})
+	if res.Error != nil {
+		return 0, convertErr("signing_keys.delete_retired", res.Error, nil, nil)
+	}
+	return int(res.RowsAffected), nil
 }

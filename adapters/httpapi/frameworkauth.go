@@ -123,7 +123,11 @@ type SessionBody struct {
 type GetSessionOutput struct {
 	SessionHeaders
 	Pragma string `header:"Pragma"`
-	Body   *SessionBody
+	// SetAuthJWT is Better Auth's JWT plugin header: a token of the user,
+	// signed from the keys in memory (no database read).
+	SetAuthJWT    string   `header:"set-auth-jwt" doc:"With a session: a JWT of the user, as GET /api/auth/token returns."`
+	ExposeHeaders []string `header:"Access-Control-Expose-Headers" doc:"Lets browser code read set-auth-jwt."`
+	Body          *SessionBody
 }
 
 func (s *Server) getSession(ctx context.Context, in *GetSessionInput) (*GetSessionOutput, error) {
@@ -149,6 +153,10 @@ func (s *Server) getSession(ctx context.Context, in *GetSessionInput) (*GetSessi
 		out.SetCookie = append(out.SetCookie, s.cookies.issue(token, res.Session)...)
 	}
 	out.Body = &SessionBody{Session: sessionJSON(res.Session), User: userJSON(res.User)}
+	if out.SetAuthJWT, err = s.app.Commands.SigningKeys.FrameworkToken(ctx, &res.Principal); err != nil {
+		return nil, err
+	}
+	out.ExposeHeaders = []string{"set-auth-jwt"}
 	return out, nil
 }
 

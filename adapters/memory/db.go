@@ -44,6 +44,20 @@ type DB struct {
 	// domainByHostname is the unique index on hostname.
 	domains          map[domain.DomainID]*domain.Domain
 	domainByHostname map[string]domain.DomainID
+
+	// The OpenID provider's rows (see oauth.go); codes and refresh tokens
+	// are keyed by hash, consents by user and client.
+	oauthClients       map[domain.OAuthClientID]domain.OAuthClient
+	oauthCodes         map[domain.TokenHash]domain.AuthorizationCode
+	oauthGrants        map[domain.GrantID]domain.OAuthGrant
+	oauthRefreshTokens map[domain.TokenHash]domain.RefreshToken
+	oauthConsents      map[userClient]domain.Consent
+}
+
+// userClient is the primary key of a consent.
+type userClient struct {
+	user   domain.UserID
+	client domain.OAuthClientID
 }
 
 // NewDB returns an empty store.
@@ -67,6 +81,11 @@ func NewDB() *DB {
 		auditLog:            map[string]domain.AuditEntry{},
 		domains:             map[domain.DomainID]*domain.Domain{},
 		domainByHostname:    map[string]domain.DomainID{},
+		oauthClients:        map[domain.OAuthClientID]domain.OAuthClient{},
+		oauthCodes:          map[domain.TokenHash]domain.AuthorizationCode{},
+		oauthGrants:         map[domain.GrantID]domain.OAuthGrant{},
+		oauthRefreshTokens:  map[domain.TokenHash]domain.RefreshToken{},
+		oauthConsents:       map[userClient]domain.Consent{},
 	}
 }
 
@@ -94,6 +113,7 @@ func (db *DB) deleteUser(u *domain.User) {
 			db.deleteVerification(id, v)
 		}
 	}
+	db.deleteOAuthOf("", u.ID())
 }
 
 func (db *DB) deleteSession(id domain.SessionID, s *domain.Session) {

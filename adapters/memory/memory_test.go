@@ -19,6 +19,8 @@ func newStores(*testing.T) conformance.Stores {
 		ServiceKeys:   memory.NewServiceKeyRepository(db),
 		Audit:         memory.NewAuditLog(db),
 		Domains:       memory.NewDomainRepository(db),
+		OAuthClients:  memory.NewOAuthClientRepository(db),
+		OAuthGrants:   memory.NewOAuthGrantRepository(db),
 	}
 }
 
@@ -54,10 +56,20 @@ func TestDomainRepository(t *testing.T) {
 	conformance.RunDomainRepository(t, newStores)
 }
 
+func TestOAuthRepositories(t *testing.T) {
+	conformance.RunOAuthRepositories(t, newStores)
+}
+
 func TestHealthChecker(t *testing.T) {
 	conformance.RunHealthChecker(t, func(*testing.T) ports.HealthChecker { return memory.NewHealthChecker() })
 }
 
 func TestUserPage(t *testing.T) {
 	conformance.RunUserPage(t, newStores)
+}
+
+func TestSigningKeyRepository(t *testing.T) {
+	conformance.RunSigningKeyRepository(t, func(*testing.T) ports.SigningKeyRepository {
+		return memory.NewSigningKeyRepository(memory.NewDB())
+	})
 }

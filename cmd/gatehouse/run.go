@@ -25,6 +25,10 @@ Commands:
             create (or promote) a platform administrator
   service-key create --name N --scopes S[,S…] [--expires-in D]
             issue a service key and print its secret once
+  signing-keys rotate [--alg EdDSA|RS256]
+            make new token-signing keys (the old ones stay published)
+  signing-keys list
+            list the published token-signing keys
   version   print the version and exit
   help      print this help
 
@@ -47,6 +51,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return admin(ctx, rest, getenv, stdin, stdout)
 	case "service-key":
 		return serviceKey(ctx, rest, getenv, stdout)
+	case "signing-keys":
+		return signingKeys(ctx, rest, getenv, stdout)
 	case "version":
 		_, err := fmt.Fprintln(stdout, "gatehouse", bootstrap.Version)
 		return err
@@ -114,7 +120,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		app.FlushKeyUseEvery(purgeCtx, 5*time.Second, logger)
 		close(flushed)
 	}()
-	defer func() { stopPurge(); <-flushed; <-verifying }()
+	refreshed := make(chan struct{})
+	go func() {
+		app.RefreshSigningKeysEvery(purgeCtx, time.Minute, logger)
+		close(refreshed)
+	}()
+	defer func() { stopPurge(); <-flushed; <-verifying; <-refreshed }()
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()

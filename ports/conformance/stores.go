@@ -22,6 +22,8 @@ type Stores struct {
 	ServiceKeys   ports.ServiceKeyRepository
 	Audit         ports.AuditLog
 	Domains       ports.DomainRepository
+	OAuthClients  ports.OAuthClientRepository
+	OAuthGrants   ports.OAuthGrantRepository
 }
 
 // mustCreateUsers creates users u1, u2, … with addresses u1@example.com, ….

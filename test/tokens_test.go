@@ -1,0 +1,386 @@
+package test
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"crypto/rsa"
+	"encoding/base64"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
+
+	"github.com/gatehouse/gatehouse/adapters/gormstore/gormtest"
+	"github.com/gatehouse/gatehouse/adapters/signingkeys"
+	"github.com/gatehouse/gatehouse/domain"
+)
+
+const (
+	jwksPath        = "/api/auth/jwks"
+	signingKeysPath = "/api/admin/signing-keys"
+)
+
+// mustJWKS fetches the key set and checks its shape: every key public only,
+// with a unique kid, alg and use "sig"; OKP keys Ed25519 for EdDSA, RSA keys
+// of 2048 bits for RS256. It returns the keys by kid.
+func mustJWKS(t testing.TB, c *fwClient) map[string]map[string]any {
+	t.Helper()
+	r := c.get(jwksPath)
+	mustStatus(t, r, http.StatusOK)
+	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		t.Fatalf("Content-Type = %q", ct)
+	}
+	if cc := r.Header.Get("Cache-Control"); cc != "public, max-age=300" {
+		t.Fatalf("Cache-Control = %q", cc)
+	}
+	if o := r.Header.Get("Access-Control-Allow-Origin"); o != "*" {
+		t.Fatalf("Access-Control-Allow-Origin = %q", o)
+	}
+	var set struct {
+		Keys []map[string]any `json:"keys"`
+	}
+	mustUnmarshal(t, r.Body, &set)
+	out := map[string]map[string]any{}
+	for _, k := range set.Keys {
+		kid, _ := k["kid"].(string)
+		if kid == "" || out[kid] != nil {
+			t.Fatalf("missing or repeated kid in %s", r.Body)
+		}
+		out[kid] = k
+		for _, private := range []string{"d", "p", "q", "dp", "dq", "qi", "k", "oth"} {
+			if _, ok := k[private]; ok {
+				t.Fatalf("key %s publishes the private member %q", kid, private)
+			}
+		}
+		if k["use"] != "sig" {
+			t.Fatalf("key %s: use = %v", kid, k["use"])
+		}
+		switch k["alg"] {
+		case "EdDSA":
+			x, _ := base64.RawURLEncoding.DecodeString(k["x"].(string))
+			if k["kty"] != "OKP" || k["crv"] != "Ed25519" || len(x) != ed25519.PublicKeySize || len(k) != 6 {
+				t.Fatalf("EdDSA key = %v", k)
+			}
+		case "RS256":
+			n, _ := base64.RawURLEncoding.DecodeString(k["n"].(string))
+			if k["kty"] != "RSA" || k["e"] != "AQAB" || len(n) < 256 || len(k) != 6 {
+				t.Fatalf("RS256 key = %v", k)
+			}
+		default:
+			t.Fatalf("key %s: alg = %v", kid, k["alg"])
+		}
+	}
+	return out
+}
+
+// kidsOf returns the kids of the keys of alg, sorted.
+func kidsOf(keys map[string]map[string]any, alg string) []string {
+	var out []string
+	for kid, k := range keys {
+		if k["alg"] == alg {
+			out = append(out, kid)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// mustVerifyJWT verifies token against the key set with go-jose, as a
+// consumer API would, and returns its header and claims.
+func mustVerifyJWT(t testing.TB, c *fwClient, token string) (jose.Header, map[string]any) {
+	t.Helper()
+	var set jose.JSONWebKeySet
+	mustUnmarshal(t, c.get(jwksPath).Body, &set)
+	tok, err := jwt.ParseSigned(token, []jose.SignatureAlgorithm{jose.EdDSA})
+	if err != nil {
+		t.Fatalf("parse %q: %v", token, err)
+	}
+	h := tok.Headers[0]
+	keys := set.Key(h.KeyID)
+	if len(keys) != 1 {
+		t.Fatalf("kid %q names %d keys of the key set", h.KeyID, len(keys))
+	}
+	var claims map[string]any
+	if err := tok.Claims(keys[0].Key, &claims); err != nil {
+		t.Fatalf("verify: %v", err)
+	}
+	return h, claims
+}
+
+// Ensure the key set has one EdDSA and one RS256 key with public members
+// only, cacheable and readable from any origin.
+func TestTokens_jwks(t *testing.T) {
+	t.Parallel()
+	fwForEachStore(t, fwQuick, func(t *testing.T, app *fwApp) {
+		c := app.client(t)
+		keys := mustJWKS(t, c)
+		if len(kidsOf(keys, "EdDSA")) != 1 || len(kidsOf(keys, "RS256")) != 1 || len(keys) != 2 {
+			t.Fatalf("key set = %v", keys)
+		}
+		r := c.get(jwksPath, "Origin", "https://elsewhere.example.com")
+		if r.Status != http.StatusOK || r.Header.Get("Access-Control-Allow-Origin") != "*" {
+			t.Fatalf("from another origin: %d %q", r.Status, r.Header.Get("Access-Control-Allow-Origin"))
+		}
+	})
+}
+
+// Ensure /api/auth/token needs a session (401 UNAUTHORIZED) and signs the
+// user object with iat, sub, exp, iss and aud, verifiable with the key set;
+// get-session sends the same token in set-auth-jwt when signed in, exposed
+// to browser code, and not when signed out.
+func TestTokens_framework_token(t *testing.T) {
+	t.Parallel()
+	fwForEachStore(t, fwQuick, func(t *testing.T, app *fwApp) {
+		anon := app.client(t)
+		mustCode(t, anon.get("/api/auth/token"), http.StatusUnauthorized, "UNAUTHORIZED")
+		r := anon.get("/api/auth/get-session")
+		mustNull(t, r)
+		if r.Header.Get("set-auth-jwt") != "" {
+			t.Fatal("set-auth-jwt without a session")
+		}
+
+		c := app.client(t)
+		mustSignUp(t, c, "Ada", "ada@example.com", "correct horse battery staple")
+		r = c.get("/api/auth/token")
+		body := mustOK(t, r)
+		if r.Header.Get("Cache-Control") != "no-store" {
+			t.Fatalf("Cache-Control = %q", r.Header.Get("Cache-Control"))
+		}
+		token, _ := body["token"].(string)
+		h, claims := mustVerifyJWT(t, c, token)
+		if h.Algorithm != "EdDSA" || h.ExtraHeaders["typ"] != "JWT" || !slices.Contains(kidsOf(mustJWKS(t, c), "EdDSA"), h.KeyID) {
+			t.Fatalf("header = %+v", h)
+		}
+		user := mustUser(t, mustSession(t, c))
+		for name, want := range user {
+			if got := claims[name]; mustJSON(t, got) != mustJSON(t, want) {
+				t.Errorf("claim %s = %v, want the user object's %v", name, got, want)
+			}
+		}
+		iat, exp := claims["iat"].(float64), claims["exp"].(float64)
+		if claims["sub"] != user["id"] || claims["iss"] != app.Cfg.BaseURL+"/api/auth" || claims["aud"] != app.Cfg.BaseURL || exp-iat != 15*60 {
+			t.Fatalf("claims = %v", claims)
+		}
+
+		r = c.get("/api/auth/get-session", "Origin", app.Cfg.BaseURL)
+		mustOK(t, r)
+		jwtHeader := r.Header.Get("set-auth-jwt")
+		if _, again := mustVerifyJWT(t, c, jwtHeader); again["sub"] != user["id"] {
+			t.Fatalf("set-auth-jwt claims = %v", again)
+		}
+		exposed := strings.Join(r.Header.Values("Access-Control-Expose-Headers"), ",")
+		if !strings.Contains(exposed, "set-auth-jwt") || !strings.Contains(exposed, "set-auth-token") {
+			t.Fatalf("Access-Control-Expose-Headers = %q", exposed)
+		}
+		mustOK(t, c.post("/api/auth/sign-out", ""))
+		if r := c.get("/api/auth/get-session"); r.Header.Get("set-auth-jwt") != "" {
+			t.Fatal("set-auth-jwt after sign-out")
+		}
+		mustCode(t, c.get("/api/auth/token"), http.StatusUnauthorized, "UNAUTHORIZED")
+	})
+}
+
+// Ensure the issuer and audiences of framework tokens are configurable; two
+// audiences make aud an array.
+func TestTokens_framework_token_issuer_and_audience(t *testing.T) {
+	t.Parallel()
+	env := fwEnv(fwQuick, map[string]string{"GATEHOUSE_JWT_ISSUER": "https://issuer.example.com",
+		"GATEHOUSE_JWT_AUDIENCE": "https://api.example.com,https://other.example.com", "GATEHOUSE_JWT_LIFETIME": "5m"})
+	fwForStores(t, []store{storeMemory}, env, func(t *testing.T, app *fwApp) {
+		c := app.client(t)
+		mustSignUp(t, c, "Ada", "ada@example.com", "correct horse battery staple")
+		_, claims := mustVerifyJWT(t, c, mustOK(t, c.get("/api/auth/token"))["token"].(string))
+		if claims["iss"] != "https://issuer.example.com" || mustJSON(t, claims["aud"]) != `["https://api.example.com","https://other.example.com"]` ||
+			claims["exp"].(float64)-claims["iat"].(float64) != 300 {
+			t.Fatalf("claims = %v", claims)
+		}
+	})
+}
+
+// Ensure signing keys rotate from the admin route: 401 without a session,
+// 403 for others, and for the administrator a new key that signs at once
+// while the old one stays in the key set (its tokens still verify). The
+// rotation is audited; a bad algorithm is a 400 naming body.alg.
+func TestTokens_rotate_signing_keys(t *testing.T) {
+	t.Parallel()
+	fwForEachStore(t, adminEnv, func(t *testing.T, app *fwApp) {
+		admin, _ := mustAdmin(t, app)
+		plain, _ := mustPlainUser(t, app, "Eve", "eve@example.com", userPassword)
+		origin := []string{"Origin", app.Cfg.BaseURL}
+		for _, rt := range []struct{ method, path, body string }{
+			{http.MethodGet, signingKeysPath, ""},
+			{http.MethodPost, signingKeysPath + "/rotate", `{"alg":"EdDSA"}`},
+		} {
+			mustProblem(t, app.client(t).do(rt.method, rt.path, rt.body, origin...), http.StatusUnauthorized, "auth.unauthenticated")
+			mustProblem(t, plain.do(rt.method, rt.path, rt.body, origin...), http.StatusForbidden, "auth.not_platform_admin")
+		}
+		before := mustJWKS(t, admin)
+		oldEd, oldRSA := kidsOf(before, "EdDSA")[0], kidsOf(before, "RS256")[0]
+		oldToken := mustOK(t, admin.get("/api/auth/token"))["token"].(string)
+
+		mustFieldProblem(t, admin.post(signingKeysPath+"/rotate", `{"alg":"HS256"}`), "body.alg")
+		rotated := mustOK(t, admin.post(signingKeysPath+"/rotate", `{"alg":"EdDSA"}`))["data"].([]any)
+		newKey := mustObject(t, rotated[0])
+		if len(rotated) != 1 || newKey["alg"] != "EdDSA" || newKey["status"] != "active" || newKey["id"] == oldEd {
+			t.Fatalf("rotate answered %v", rotated)
+		}
+		after := mustJWKS(t, admin)
+		if eds := kidsOf(after, "EdDSA"); len(eds) != 2 || !slices.Contains(eds, oldEd) || !slices.Contains(eds, newKey["id"].(string)) ||
+			!slices.Equal(kidsOf(after, "RS256"), []string{oldRSA}) {
+			t.Fatalf("key set after rotation = %v", after)
+		}
+		if h, _ := mustVerifyJWT(t, admin, mustOK(t, admin.get("/api/auth/token"))["token"].(string)); h.KeyID != newKey["id"] {
+			t.Fatalf("a token after rotation names %s, want %s", h.KeyID, newKey["id"])
+		}
+		mustVerifyJWT(t, admin, oldToken) // signed by the retired key, still published
+
+		list := mustOK(t, admin.get(signingKeysPath))["data"].([]any)
+		if len(list) != 3 || mustObject(t, list[0])["id"] != newKey["id"] {
+			t.Fatalf("list = %v", list)
+		}
+		for _, v := range list {
+			k := mustObject(t, v)
+			if retired := k["id"] == oldEd; retired != (k["status"] == "retired") || retired != (k["publishedUntil"] != nil) {
+				t.Fatalf("listed key %v", k)
+			}
+		}
+		// No body rotates both algorithms.
+		if both := mustOK(t, admin.post(signingKeysPath+"/rotate", ""))["data"].([]any); len(both) != 2 {
+			t.Fatalf("rotate without a body = %v", both)
+		}
+		entries := mustOK(t, admin.get("/api/admin/audit-log?action=admin.rotate-signing-key"))["data"].([]any)
+		var outcomes []string
+		for _, e := range entries {
+			outcomes = append(outcomes, mustObject(t, e)["outcome"].(string))
+		}
+		slices.Sort(outcomes)
+		// The plain user's denial and three keys made (HS256 was refused at
+		// the edge, before the use case).
+		if strings.Join(outcomes, ",") != "denied,success,success,success" {
+			t.Fatalf("audit outcomes = %v", outcomes)
+		}
+	})
+}
+
+// Ensure keys survive a restart on the same database (same kids, and under
+// a rotated GATEHOUSE_SECRETS list that keeps the old secret), that the
+// stored private key is sealed (no private material in the row, and only
+// the service secret opens it), and that a secret no longer configured
+// gets new keys while the old ones stay published.
+func TestTokens_keys_survive_restart_sealed(t *testing.T) {
+	t.Parallel()
+	fwForStores(t, []store{storeSQLite, storePostgres}, fwQuick, func(t *testing.T, app *fwApp) {
+		kids := mustJWKS(t, app.client(t))
+		same := mustStartFramework(t, app.Store, fwEnv(fwQuick, map[string]string{"GATEHOUSE_DATABASE_URL": app.DatabaseURL}))
+		rotatedSecrets := mustStartFramework(t, app.Store, fwEnv(fwQuick, map[string]string{"GATEHOUSE_DATABASE_URL": app.DatabaseURL,
+			"GATEHOUSE_SECRET": "", "GATEHOUSE_SECRETS": "a-new-secret-0123456789-abcdefghijklmnopqrstuv," + testSecret}))
+		for _, other := range []*fwApp{same, rotatedSecrets} {
+			if got := mustJWKS(t, other.client(t)); mustJSON(t, got) != mustJSON(t, kids) {
+				t.Fatalf("after a restart the key set is %v, want %v", got, kids)
+			}
+		}
+
+		rows := mustStoredSigningKeys(t, app)
+		if len(rows) != 2 {
+			t.Fatalf("rows = %d, want 2", len(rows))
+		}
+		for _, k := range rows {
+			if strings.Contains(string(k.PublicJWK), `"d"`) {
+				t.Fatalf("public_jwk holds a private member: %s", k.PublicJWK)
+			}
+			priv, err := signingkeys.PrivateKey(signingkeys.Secrets{testSecret}, k)
+			if err != nil {
+				t.Fatalf("the service secret does not open %s: %v", k.ID, err)
+			}
+			var material [][]byte
+			switch p := priv.(type) {
+			case ed25519.PrivateKey:
+				material = [][]byte{p.Seed()}
+			case *rsa.PrivateKey:
+				material = [][]byte{p.D.Bytes(), p.Primes[0].Bytes(), p.Primes[1].Bytes()}
+			}
+			for _, m := range material {
+				if bytes.Contains(k.SealedPrivate, m[:16]) || strings.Contains(string(k.SealedPrivate), base64.RawURLEncoding.EncodeToString(m[:12])) {
+					t.Fatalf("sealed_private of %s holds private key material", k.ID)
+				}
+			}
+			if _, err := signingkeys.PrivateKey(signingkeys.Secrets{"not-the-secret-0123456789-abcdefghijklmnopq"}, k); err == nil {
+				t.Fatalf("another secret opened %s", k.ID)
+			}
+		}
+
+		replaced := mustStartFramework(t, app.Store, fwEnv(fwQuick, map[string]string{"GATEHOUSE_DATABASE_URL": app.DatabaseURL,
+			"GATEHOUSE_SECRET": "a-new-secret-0123456789-abcdefghijklmnopqrstuv"}))
+		now := mustJWKS(t, replaced.client(t))
+		for _, alg := range []string{"EdDSA", "RS256"} {
+			if got := kidsOf(now, alg); len(got) != 2 || !slices.Contains(got, kidsOf(kids, alg)[0]) {
+				t.Fatalf("%s keys after the secret changed = %v", alg, got)
+			}
+		}
+	})
+}
+
+// mustStoredSigningKeys reads the signing keys as stored in app's database
+// (SQLite or PostgreSQL), oldest first. With signingkeys.PrivateKey or
+// signingkeys.SignClaims and the service secret (testSecret), a test can
+// sign what it likes with them, as an operator holding both could.
+func mustStoredSigningKeys(t testing.TB, app *fwApp) []domain.SigningKey {
+	t.Helper()
+	var rows []struct {
+		ID            string
+		Alg           string
+		PublicJWK     string `gorm:"column:public_jwk"`
+		SealedPrivate []byte
+	}
+	if err := mustDB(t, app).Raw("SELECT id, alg, public_jwk, sealed_private FROM signing_keys ORDER BY created_at, id").Scan(&rows).Error; err != nil {
+		t.Fatal(err)
+	}
+	out := make([]domain.SigningKey, len(rows))
+	for i, r := range rows {
+		out[i] = domain.SigningKey{ID: domain.SigningKeyID(r.ID), Alg: domain.SigningAlgorithm(r.Alg), PublicJWK: []byte(r.PublicJWK), SealedPrivate: r.SealedPrivate}
+	}
+	return out
+}
+
+var cliNewKeyRE = regexp.MustCompile(`(?m)^new (EdDSA|RS256) signing key (\S+)$`)
+
+// Ensure "gatehouse signing-keys" lists the keys and rotates them on the
+// database (audited as the command line), and refuses an unknown algorithm.
+func TestCLI_signing_keys(t *testing.T) {
+	t.Parallel()
+	dbURL := string(gormtest.SQLiteURL(t))
+	env := []string{"GATEHOUSE_SECRET=" + testSecret, "GATEHOUSE_BASE_URL=" + cliBaseURL, "GATEHOUSE_DATA_DIR=" + t.TempDir(), "GATEHOUSE_DATABASE_URL=" + dbURL}
+	listed := mustRunCLI(t, env, "", "signing-keys", "list")
+	if lines := strings.Split(strings.TrimSpace(listed), "\n"); len(lines) != 2 || !strings.Contains(listed, "\tEdDSA\t") || !strings.Contains(listed, "\tRS256\t") {
+		t.Fatalf("list printed %q", listed)
+	}
+	out := mustRunCLI(t, env, "", "signing-keys", "rotate", "--alg", "RS256")
+	m := cliNewKeyRE.FindStringSubmatch(out)
+	if m == nil || m[1] != "RS256" {
+		t.Fatalf("rotate printed %q", out)
+	}
+	listed = mustRunCLI(t, env, "", "signing-keys", "list")
+	if lines := strings.Split(strings.TrimSpace(listed), "\n"); len(lines) != 3 || !strings.HasPrefix(lines[0], m[2]+"\tRS256\t") || strings.Count(listed, "retired") != 1 {
+		t.Fatalf("list after rotation printed %q", listed)
+	}
+	if _, _, err := runCLI(t, env, "", "signing-keys", "rotate", "--alg", "HS256"); err == nil {
+		t.Fatal("rotate --alg HS256 succeeded")
+	}
+
+	app := mustStartFramework(t, storeSQLite, fwEnv(fwQuick, map[string]string{"GATEHOUSE_DATABASE_URL": dbURL}))
+	keys := mustJWKS(t, app.client(t))
+	if rsaKids := kidsOf(keys, "RS256"); len(rsaKids) != 2 || !slices.Contains(rsaKids, m[2]) {
+		t.Fatalf("the service publishes %v", keys)
+	}
+	var actors []string
+	if err := mustDB(t, app).Raw("SELECT actor_type FROM audit_log WHERE action = 'admin.rotate-signing-key'").Scan(&actors).Error; err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(actors, ",") != "cli" {
+		t.Fatalf("audit actors = %v", actors)
+	}
+}

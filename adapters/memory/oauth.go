@@ -2,68 +2,395 @@ package memory
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/gatehouse/gatehouse/domain"
+	"github.com/gatehouse/gatehouse/ports"
 )
 
-// GROUNDWORK STUB: replaced by the OAuth-storage helper.
+var (
+	_ ports.OAuthClientRepository = (*OAuthClientRepository)(nil)
+	_ ports.OAuthGrantRepository  = (*OAuthGrantRepository)(nil)
+)
 
-// OAuthClientRepository implements ports.OAuthClientRepository.
+// OAuthClientRepository keeps OAuth clients in the shared DB. Deleting a
+// client deletes its codes, grants (with their refresh tokens) and consents,
+// as the SQL foreign keys' ON DELETE CASCADE does.
 type OAuthClientRepository struct{ db *DB }
 
-// NewOAuthClientRepository returns the OAuth-client store.
-func NewOAuthClientRepository(db *DB) *OAuthClientRepository { return &OAuthClientRepository{db: db} }
-
-func (r *OAuthClientRepository) Create(ctx context.Context, c domain.OAuthClient) error {
-	panic("groundwork")
-}
-func (r *OAuthClientRepository) Get(ctx context.Context, id domain.OAuthClientID) (domain.OAuthClient, error) {
-	panic("groundwork")
-}
-func (r *OAuthClientRepository) Update(ctx context.Context, id domain.OAuthClientID, fn func(c *domain.OAuthClient) error) error {
-	panic("groundwork")
-}
-func (r *OAuthClientRepository) Delete(ctx context.Context, id domain.OAuthClientID) error {
-	panic("groundwork")
-}
-func (r *OAuthClientRepository) List(ctx context.Context) ([]domain.OAuthClient, error) {
-	panic("groundwork")
+// NewOAuthClientRepository returns an OAuthClientRepository on db.
+func NewOAuthClientRepository(db *DB) *OAuthClientRepository {
+	if db == nil {
+		panic("memory: nil db")
+	}
+	return &OAuthClientRepository{db: db}
 }
 
-// OAuthGrantRepository implements ports.OAuthGrantRepository.
+// OAuthGrantRepository keeps authorization codes, grants, refresh tokens and
+// consents in the shared DB. The single lock makes ConsumeCode and
+// RotateRefreshToken atomic, as the SQL stores' conditional UPDATEs are.
 type OAuthGrantRepository struct{ db *DB }
 
-// NewOAuthGrantRepository returns the store of codes, grants, refresh tokens and consents.
-func NewOAuthGrantRepository(db *DB) *OAuthGrantRepository { return &OAuthGrantRepository{db: db} }
+// NewOAuthGrantRepository returns an OAuthGrantRepository on db.
+func NewOAuthGrantRepository(db *DB) *OAuthGrantRepository {
+	if db == nil {
+		panic("memory: nil db")
+	}
+	return &OAuthGrantRepository{db: db}
+}
 
-func (r *OAuthGrantRepository) CreateCode(ctx context.Context, c domain.AuthorizationCode) error {
-	panic("groundwork")
+// oauthConflict is a taken primary key, as a unique violation reports it.
+func oauthConflict(what string) error {
+	return domain.NewError(domain.KindConflict, "oauth.exists", "a "+what+" with this key already exists")
 }
-func (r *OAuthGrantRepository) ConsumeCode(ctx context.Context, h domain.TokenHash, grant domain.GrantID, now time.Time) (domain.AuthorizationCode, error) {
-	panic("groundwork")
+
+// errCodeConsumed and errRefreshUsed are the conflicts ConsumeCode and
+// RotateRefreshToken report, as the SQL stores do.
+var (
+	errCodeConsumed = domain.NewError(domain.KindConflict, "oauth_code.consumed", "The authorization code was already used")
+	errRefreshUsed  = domain.NewError(domain.KindConflict, "oauth_refresh_token.used", "The refresh token was already used")
+)
+
+// cloneStrings copies s; empty comes back nil, as the SQL stores read "[]".
+func cloneStrings(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	return slices.Clone(s)
 }
-func (r *OAuthGrantRepository) CreateGrant(ctx context.Context, g domain.OAuthGrant, refresh *domain.RefreshToken) error {
-	panic("groundwork")
+
+// storedClient returns an independent copy of c as the SQL stores keep it.
+func storedClient(c domain.OAuthClient) domain.OAuthClient {
+	c.RedirectURIs = cloneStrings(c.RedirectURIs)
+	c.PostLogoutRedirectURIs = cloneStrings(c.PostLogoutRedirectURIs)
+	c.CreatedAt = timestampOrZero(c.CreatedAt)
+	c.UpdatedAt = timestampOrZero(c.UpdatedAt)
+	return c
 }
-func (r *OAuthGrantRepository) GetGrant(ctx context.Context, id domain.GrantID) (domain.OAuthGrant, error) {
-	panic("groundwork")
+
+func storedCode(c domain.AuthorizationCode) domain.AuthorizationCode {
+	c.Scopes = cloneStrings(c.Scopes)
+	c.AuthTime = timestampOrZero(c.AuthTime)
+	c.CreatedAt = timestampOrZero(c.CreatedAt)
+	c.ExpiresAt = timestampOrZero(c.ExpiresAt)
+	c.ConsumedAt = timestampOrZero(c.ConsumedAt)
+	return c
 }
-func (r *OAuthGrantRepository) RevokeGrant(ctx context.Context, id domain.GrantID, at time.Time) error {
-	panic("groundwork")
+
+func storedGrant(g domain.OAuthGrant) domain.OAuthGrant {
+	g.Scopes = cloneStrings(g.Scopes)
+	g.AuthTime = timestampOrZero(g.AuthTime)
+	g.CreatedAt = timestampOrZero(g.CreatedAt)
+	g.ExpiresAt = timestampOrZero(g.ExpiresAt)
+	g.RevokedAt = timestampOrZero(g.RevokedAt)
+	return g
 }
-func (r *OAuthGrantRepository) GetRefreshToken(ctx context.Context, h domain.TokenHash) (domain.RefreshToken, domain.OAuthGrant, error) {
-	panic("groundwork")
+
+func storedRefresh(t domain.RefreshToken) domain.RefreshToken {
+	t.CreatedAt = timestampOrZero(t.CreatedAt)
+	t.ExpiresAt = timestampOrZero(t.ExpiresAt)
+	t.UsedAt = timestampOrZero(t.UsedAt)
+	return t
 }
-func (r *OAuthGrantRepository) RotateRefreshToken(ctx context.Context, old domain.TokenHash, next domain.RefreshToken, now time.Time) error {
-	panic("groundwork")
+
+func storedConsent(c domain.Consent) domain.Consent {
+	c.Scopes = cloneStrings(c.Scopes)
+	c.CreatedAt = timestampOrZero(c.CreatedAt)
+	c.UpdatedAt = timestampOrZero(c.UpdatedAt)
+	return c
 }
-func (r *OAuthGrantRepository) GetConsent(ctx context.Context, user domain.UserID, client domain.OAuthClientID) (domain.Consent, error) {
-	panic("groundwork")
+
+// deleteGrant removes a grant and its refresh tokens. The caller holds the
+// write lock.
+func (db *DB) deleteGrant(id domain.GrantID) {
+	delete(db.oauthGrants, id)
+	for h, t := range db.oauthRefreshTokens {
+		if t.GrantID == id {
+			delete(db.oauthRefreshTokens, h)
+		}
+	}
 }
-func (r *OAuthGrantRepository) PutConsent(ctx context.Context, c domain.Consent) error {
-	panic("groundwork")
+
+// deleteOAuthOf removes every code, grant and consent of the client or of
+// the user (the other argument empty), as the foreign keys' ON DELETE
+// CASCADE does. The caller holds the write lock.
+func (db *DB) deleteOAuthOf(client domain.OAuthClientID, user domain.UserID) {
+	match := func(c domain.OAuthClientID, u domain.UserID) bool {
+		return (client != "" && c == client) || (user != "" && u == user)
+	}
+	for h, c := range db.oauthCodes {
+		if match(c.ClientID, c.UserID) {
+			delete(db.oauthCodes, h)
+		}
+	}
+	for id, g := range db.oauthGrants {
+		if match(g.ClientID, g.UserID) {
+			db.deleteGrant(id)
+		}
+	}
+	for k, c := range db.oauthConsents {
+		if match(c.ClientID, c.UserID) {
+			delete(db.oauthConsents, k)
+		}
+	}
 }
-func (r *OAuthGrantRepository) DeleteExpired(ctx context.Context, now time.Time) (int, error) {
-	panic("groundwork")
+
+// Create implements ports.OAuthClientRepository.
+func (r *OAuthClientRepository) Create(_ context.Context, c domain.OAuthClient) error {
+	r.db.mu.Lock()
+	defer r.db.mu.Unlock()
+	if _, ok := r.db.oauthClients[c.ID]; ok {
+		return oauthConflict("client")
+	}
+	r.db.oauthClients[c.ID] = storedClient(c)
+	return nil
+}
+
+// Get implements ports.OAuthClientRepository.
+func (r *OAuthClientRepository) Get(_ context.Context, id domain.OAuthClientID) (domain.OAuthClient, error) {
+	r.db.mu.RLock()
+	defer r.db.mu.RUnlock()
+	c, ok := r.db.oauthClients[id]
+	if !ok {
+		return domain.OAuthClient{}, domain.ErrOAuthClientNotFound
+	}
+	return storedClient(c), nil
+}
+
+// Update implements ports.OAuthClientRepository. The write lock makes it
+// atomic; the id cannot change.
+func (r *OAuthClientRepository) Update(_ context.Context, id domain.OAuthClientID, fn func(c *domain.OAuthClient) error) error {
+	r.db.mu.Lock()
+	defer r.db.mu.Unlock()
+	stored, ok := r.db.oauthClients[id]
+	if !ok {
+		return domain.ErrOAuthClientNotFound
+	}
+	c := storedClient(stored)
+	if err := fn(&c); err != nil {
+		return err
+	}
+	c.ID = id
+	r.db.oauthClients[id] = storedClient(c)
+	return nil
+}
+
+// Delete implements ports.OAuthClientRepository.
+func (r *OAuthClientRepository) Delete(_ context.Context, id domain.OAuthClientID) error {
+	r.db.mu.Lock()
+	defer r.db.mu.Unlock()
+	if _, ok := r.db.oauthClients[id]; !ok {
+		return domain.ErrOAuthClientNotFound
+	}
+	delete(r.db.oauthClients, id)
+	r.db.deleteOAuthOf(id, "")
+	return nil
+}
+
+// List implements ports.OAuthClientRepository: newest first, ties by id
+// descending.
+func (r *OAuthClientRepository) List(_ context.Context) ([]domain.OAuthClient, error) {
+	r.db.mu.RLock()
+	defer r.db.mu.RUnlock()
+	out := make([]domain.OAuthClient, 0, len(r.db.oauthClients))
+	for _, c := range r.db.oauthClients {
+		out = append(out, storedClient(c))
+	}
+	slices.SortFunc(out, func(a, b domain.OAuthClient) int {
+		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(string(b.ID), string(a.ID))
+	})
+	return out, nil
+}
+
+// CreateCode implements ports.OAuthGrantRepository. As the SQL insert, it
+// checks the key before the foreign keys.
+func (r *OAuthGrantRepository) CreateCode(_ context.Context, c domain.AuthorizationCode) error {
+	r.db.mu.Lock()
+	defer r.db.mu.Unlock()
+	if _, ok := r.db.oauthCodes[c.Hash]; ok {
+		return oauthConflict("code")
+	}
+	if _, ok := r.db.oauthClients[c.ClientID]; !ok {
+		return domain.ErrOAuthClientNotFound
+	}
+	if !r.db.hasUser(c.UserID) {
+		return ownerNotFound()
+	}
+	r.db.oauthCodes[c.Hash] = storedCode(c)
+	return nil
+}
+
+// ConsumeCode implements ports.OAuthGrantRepository.
+func (r *OAuthGrantRepository) ConsumeCode(_ context.Context, h domain.TokenHash, grant domain.GrantID, now time.Time) (domain.AuthorizationCode, error) {
+	now = domain.Timestamp(now)
+	r.db.mu.Lock()
+	defer r.db.mu.Unlock()
+	c, ok := r.db.oauthCodes[h]
+	switch {
+	case !ok:
+		return domain.AuthorizationCode{}, domain.ErrCodeNotFound
+	case !c.ConsumedAt.IsZero():
+		return storedCode(c), errCodeConsumed
+	case !now.Before(c.ExpiresAt):
+		return domain.AuthorizationCode{}, domain.ErrCodeNotFound
+	}
+	c.ConsumedAt = now
+	c.GrantID = grant
+	r.db.oauthCodes[h] = c
+	return storedCode(c), nil
+}
+
+// CreateGrant implements ports.OAuthGrantRepository.
+func (r *OAuthGrantRepository) CreateGrant(_ context.Context, g domain.OAuthGrant, refresh *domain.RefreshToken) error {
+	r.db.mu.Lock()
+	defer r.db.mu.Unlock()
+	if _, ok := r.db.oauthGrants[g.ID]; ok {
+		return oauthConflict("grant")
+	}
+	if refresh != nil {
+		if _, ok := r.db.oauthRefreshTokens[refresh.Hash]; ok {
+			return oauthConflict("refresh token")
+		}
+	}
+	if _, ok := r.db.oauthClients[g.ClientID]; !ok {
+		return domain.ErrOAuthClientNotFound
+	}
+	if g.UserID != "" && !r.db.hasUser(g.UserID) {
+		return ownerNotFound()
+	}
+	r.db.oauthGrants[g.ID] = storedGrant(g)
+	if refresh != nil {
+		t := storedRefresh(*refresh)
+		t.GrantID = g.ID
+		r.db.oauthRefreshTokens[t.Hash] = t
+	}
+	return nil
+}
+
+// GetGrant implements ports.OAuthGrantRepository.
+func (r *OAuthGrantRepository) GetGrant(_ context.Context, id domain.GrantID) (domain.OAuthGrant, error) {
+	r.db.mu.RLock()
+	defer r.db.mu.RUnlock()
+	g, ok := r.db.oauthGrants[id]
+	if !ok {
+		return domain.OAuthGrant{}, domain.ErrGrantNotFound
+	}
+	return storedGrant(g), nil
+}
+
+// RevokeGrant implements ports.OAuthGrantRepository.
+func (r *OAuthGrantRepository) RevokeGrant(_ context.Context, id domain.GrantID, at time.Time) error {
+	r.db.mu.Lock()
+	defer r.db.mu.Unlock()
+	g, ok := r.db.oauthGrants[id]
+	if !ok {
+		return domain.ErrGrantNotFound
+	}
+	if g.RevokedAt.IsZero() {
+		g.RevokedAt = domain.Timestamp(at)
+		r.db.oauthGrants[id] = g
+	}
+	return nil
+}
+
+// GetRefreshToken implements ports.OAuthGrantRepository.
+func (r *OAuthGrantRepository) GetRefreshToken(_ context.Context, h domain.TokenHash) (domain.RefreshToken, domain.OAuthGrant, error) {
+	r.db.mu.RLock()
+	defer r.db.mu.RUnlock()
+	t, ok := r.db.oauthRefreshTokens[h]
+	if !ok {
+		return domain.RefreshToken{}, domain.OAuthGrant{}, domain.ErrRefreshNotFound
+	}
+	return storedRefresh(t), storedGrant(r.db.oauthGrants[t.GrantID]), nil
+}
+
+// RotateRefreshToken implements ports.OAuthGrantRepository. Like the SQL
+// stores, it refuses an expired token as not found.
+func (r *OAuthGrantRepository) RotateRefreshToken(_ context.Context, old domain.TokenHash, next domain.RefreshToken, now time.Time) error {
+	now = domain.Timestamp(now)
+	r.db.mu.Lock()
+	defer r.db.mu.Unlock()
+	t, ok := r.db.oauthRefreshTokens[old]
+	switch {
+	case !ok:
+		return domain.ErrRefreshNotFound
+	case !t.UsedAt.IsZero():
+		return errRefreshUsed
+	case !now.Before(t.ExpiresAt):
+		return domain.ErrRefreshNotFound
+	}
+	if _, ok := r.db.oauthRefreshTokens[next.Hash]; ok {
+		return oauthConflict("refresh token")
+	}
+	if _, ok := r.db.oauthGrants[next.GrantID]; !ok {
+		return domain.ErrGrantNotFound
+	}
+	t.UsedAt = now
+	r.db.oauthRefreshTokens[old] = t
+	r.db.oauthRefreshTokens[next.Hash] = storedRefresh(next)
+	return nil
+}
+
+// GetConsent implements ports.OAuthGrantRepository.
+func (r *OAuthGrantRepository) GetConsent(_ context.Context, user domain.UserID, client domain.OAuthClientID) (domain.Consent, error) {
+	r.db.mu.RLock()
+	defer r.db.mu.RUnlock()
+	c, ok := r.db.oauthConsents[userClient{user, client}]
+	if !ok {
+		return domain.Consent{}, domain.ErrConsentNotFound
+	}
+	return storedConsent(c), nil
+}
+
+// PutConsent implements ports.OAuthGrantRepository. Replacing a consent
+// keeps its creation time, as the SQL upsert does.
+func (r *OAuthGrantRepository) PutConsent(_ context.Context, c domain.Consent) error {
+	r.db.mu.Lock()
+	defer r.db.mu.Unlock()
+	if _, ok := r.db.oauthClients[c.ClientID]; !ok {
+		return domain.ErrOAuthClientNotFound
+	}
+	if !r.db.hasUser(c.UserID) {
+		return ownerNotFound()
+	}
+	key := userClient{c.UserID, c.ClientID}
+	if old, ok := r.db.oauthConsents[key]; ok {
+		c.CreatedAt = old.CreatedAt
+	}
+	r.db.oauthConsents[key] = storedConsent(c)
+	return nil
+}
+
+// DeleteExpired implements ports.OAuthGrantRepository. It counts the codes,
+// refresh tokens and grants expired at now; refresh tokens that go
+// only because their grant went are not counted, as a cascade is not.
+func (r *OAuthGrantRepository) DeleteExpired(_ context.Context, now time.Time) (int, error) {
+	now = domain.Timestamp(now)
+	r.db.mu.Lock()
+	defer r.db.mu.Unlock()
+	n := 0
+	for h, c := range r.db.oauthCodes {
+		if !c.ExpiresAt.After(now) {
+			delete(r.db.oauthCodes, h)
+			n++
+		}
+	}
+	for h, t := range r.db.oauthRefreshTokens {
+		if !t.ExpiresAt.After(now) {
+			delete(r.db.oauthRefreshTokens, h)
+			n++
+		}
+	}
+	for id, g := range r.db.oauthGrants {
+		if !g.ExpiresAt.After(now) {
+			r.db.deleteGrant(id)
+			n++
+		}
+	}
+	return n, nil
 }

@@ -1,0 +1,163 @@
+package httpapi
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"html/template"
+	"net/http"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/gin-gonic/gin"
+
+	"github.com/gatehouse/gatehouse/domain"
+)
+
+// schemeOAuthBearer documents OAuth access tokens (userinfo).
+const schemeOAuthBearer = "oauthAccessToken"
+
+// openOAuthPaths are the OAuth endpoints that clients and resource servers
+// call with their own credentials, never the session cookie: they skip the
+// origin check and any browser origin may call them (CORS with "*", no
+// credentials). Consent and end-session use the session cookie, so they
+// keep the framework's origin rules.
+var openOAuthPaths = map[string]bool{
+	frameworkBase + "/oauth2/token":      true,
+	frameworkBase + "/oauth2/revoke":     true,
+	frameworkBase + "/oauth2/introspect": true,
+	frameworkBase + "/oauth2/userinfo":   true,
+	// The key set is public: relying parties and APIs fetch it from anywhere.
+	frameworkBase + "/jwks": true,
+	// The discovery documents under the framework (discovery.go) are public.
+	frameworkBase + "/.well-known/openid-configuration":       true,
+	frameworkBase + "/.well-known/oauth-authorization-server": true,
+}
+
+// isOpenOAuthPath reports whether path is one of openOAuthPaths.
+func isOpenOAuthPath(path string) bool { return openOAuthPaths[path] }
+
+// openCORS answers a request to an open OAuth path from any origin, without
+// credentials, and ends preflights here. It reports whether it answered.
+func openCORS(c *gin.Context) bool {
+	if c.GetHeader("Origin") == "" {
+		return false
+	}
+	h := c.Writer.Header()
+	h.Set("Access-Control-Allow-Origin", "*")
+	h.Set("Access-Control-Expose-Headers", "WWW-Authenticate")
+	if c.Request.Method != http.MethodOptions {
+		return false
+	}
+	h.Set("Access-Control-Allow-Methods", "GET, POST")
+	h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type")
+	h.Set("Access-Control-Max-Age", "600")
+	c.AbortWithStatus(http.StatusNoContent)
+	return true
+}
+
+// documentOAuth finishes what register documents for the OAuth endpoints:
+// their form bodies, the OAuth error shape of the token, revocation,
+// introspection and userinfo endpoints, and the HTML error page of the
+// browser endpoints.
+func (s *Server) documentOAuth() {
+	forms := map[string]reflect.Type{
+		"/oauth2/authorize":  reflect.TypeFor[AuthorizeForm](),
+		"/oauth2/token":      reflect.TypeFor[TokenForm](),
+		"/oauth2/revoke":     reflect.TypeFor[RevokeForm](),
+		"/oauth2/introspect": reflect.TypeFor[IntrospectForm](),
+		"/oauth2/userinfo":   reflect.TypeFor[UserInfoForm](),
+	}
+	oauthShaped := []string{"/oauth2/token", "/oauth2/revoke", "/oauth2/introspect", "/oauth2/userinfo"}
+	for _, c := range s.contracts {
+		for _, api := range []huma.API{c.routed, c.docs} {
+			oapi := api.OpenAPI()
+			if oapi.Components.SecuritySchemes == nil {
+				oapi.Components.SecuritySchemes = map[string]*huma.SecurityScheme{}
+			}
+			oapi.Components.SecuritySchemes[schemeOAuthBearer] = &huma.SecurityScheme{Type: "http", Scheme: "bearer", BearerFormat: "JWT",
+				Description: "An OAuth access token from the token endpoint."}
+			for path, t := range forms {
+				item := oapi.Paths[frameworkBase+path]
+				if item == nil || item.Post == nil {
+					continue
+				}
+				schema := oapi.Components.Schemas.Schema(t, true, t.Name())
+				item.Post.RequestBody = &huma.RequestBody{Required: path != "/oauth2/userinfo",
+					Content: map[string]*huma.MediaType{"application/x-www-form-urlencoded": {Schema: schema}}}
+			}
+			errSchema := oapi.Components.Schemas.Schema(reflect.TypeFor[OAuthError](), true, "OAuthError")
+			for _, path := range oauthShaped {
+				item := oapi.Paths[frameworkBase+path]
+				if item == nil {
+					continue
+				}
+				for _, o := range []*huma.Operation{item.Get, item.Post} {
+					if o == nil {
+						continue
+					}
+					o.Responses[strconv.Itoa(http.StatusBadRequest)] = &huma.Response{Description: "Bad Request"}
+					for status, r := range o.Responses {
+						if n, _ := strconv.Atoi(status); n >= 400 && n != http.StatusTooManyRequests {
+							r.Content = map[string]*huma.MediaType{"application/json": {Schema: errSchema}}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// UserInfoForm is userinfo's optional form body (RFC 6750 §2.2).
+type UserInfoForm struct {
+	AccessToken string `json:"access_token,omitempty" doc:"The access token, when not sent as Authorization: Bearer."`
+}
+
+// oauthPageCSS is the error page's only style, allowed by its hash.
+const oauthPageCSS = "body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#1b1f24}" +
+	"h1{font-size:1.5rem}code{background:#f0f2f4;padding:.1rem .3rem;border-radius:3px}"
+
+var oauthPageCSP = func() string {
+	sum := sha256.Sum256([]byte(oauthPageCSS))
+	return "default-src 'none'; style-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'; img-src 'self'; " +
+		"form-action 'none'; frame-ancestors 'none'; base-uri 'none'"
+}()
+
+var oauthPageTemplate = template.Must(template.New("oauth-error").Parse(`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>Sign-in request refused · Gatehouse</title>
+<style>{{.CSS}}</style>
+</head>
+<body>
+<main>
+<h1>This sign-in request cannot continue</h1>
+<p role="alert">{{.Description}}</p>
+<p>Error code: <code>{{.Code}}</code></p>
+<p>Go back to the application you came from and try again. If this keeps happening, tell its administrator.</p>
+</main>
+</body>
+</html>
+`))
+
+// oauthPage is the 400 HTML page shown instead of a redirect when the
+// request's client or redirect URI cannot be trusted (RFC 6749 §4.1.2.1).
+func oauthPage(err error) *BrowserRedirect {
+	code, desc := "invalid_request", "The request is invalid."
+	var de *domain.Error
+	if errors.As(err, &de) && errorCodePattern.MatchString(de.Code) {
+		code, desc = de.Code, de.Message
+	}
+	var b strings.Builder
+	_ = oauthPageTemplate.Execute(&b, struct {
+		CSS         template.CSS
+		Code        string
+		Description string
+	}{template.CSS(oauthPageCSS), code, desc})
+	return &BrowserRedirect{Status: http.StatusBadRequest, ContentType: "text/html; charset=utf-8", ContentSecurityPolicy: oauthPageCSP, Body: []byte(b.String())}
+}

@@ -24,13 +24,22 @@ var contractDocs = map[string]string{
 }
 
 // nonAPIRoutes are the only routes allowed outside every contract: the
-// documents themselves and the explorer.
+// documents themselves, the explorer and the hosted pages.
 var nonAPIRoutes = map[string]bool{
 	"GET /api/auth-openapi.json":             true,
 	"GET /api/auth/open-api/generate-schema": true,
 	"GET /api/backend-openapi.json":          true,
 	"GET /api/docs":                          true,
 	"GET /api/docs/assets/{file}":            true,
+	// The hosted pages and their stylesheet.
+	"GET /favicon.ico":          true,
+	"GET /sign-in":              true,
+	"GET /sign-up":              true,
+	"GET /forgot-password":      true,
+	"GET /reset-password":       true,
+	"GET /consent":              true,
+	"GET /sign-out":             true,
+	"GET /assets/gatehouse.css": true,
 }
 
 func fetchContract(t *testing.T, app *testApp, path string) (*openapi3.T, []byte) {

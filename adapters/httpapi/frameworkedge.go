@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -67,6 +68,8 @@ func rateRuleFor(path string) (rateRule, bool) {
 		return rateRule{"credentials:" + p, 3, 10 * time.Second}, true
 	case p == "/request-password-reset", p == "/send-verification-email":
 		return rateRule{"mail:" + p, 3, 60 * time.Second}, true
+	case p == "/oauth2/token":
+		return rateRule{"oauth-token:" + p, 30, 10 * time.Second}, true
 	default:
 		return rateRule{"global:" + p, 100, 10 * time.Second}, true
 	}
@@ -120,7 +123,8 @@ var (
 func (s *Server) originCheck() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		r := c.Request
-		if r.Method == http.MethodGet || r.Method == http.MethodHead || r.Method == http.MethodOptions || !(isFrameworkPath(r.URL.Path) || isAdminPath(r.URL.Path)) {
+		if r.Method == http.MethodGet || r.Method == http.MethodHead || r.Method == http.MethodOptions || !(isFrameworkPath(r.URL.Path) || isAdminPath(r.URL.Path)) ||
+			isOpenOAuthPath(r.URL.Path) { // no cookie authenticates them: nothing to forge
 			c.Next()
 			return
 		}
@@ -170,12 +174,15 @@ func (s *Server) checkOrigin(r *http.Request) error {
 	return nil
 }
 
-// formBodies lets HTML forms post to sign-in and sign-up (progressive
-// enhancement, as Better Auth allows): the form is turned into the JSON body
-// the operation validates, so both encodings meet the same schema.
+// formBodies lets HTML forms post to the framework routes the hosted pages
+// use (formRoutes: sign-in, sign-up, password reset, consent, end-session;
+// progressive enhancement, as Better Auth allows): the form is turned into
+// the JSON body the operation validates, so both encodings meet the same
+// schema. Checkboxes and buttons become booleans (rememberMe takes its last
+// value, so a hidden "false" before the checkbox is the unchecked state);
+// empty optional fields are left out.
 func (s *Server) formBodies() gin.HandlerFunc {
 	return func(c *gin.Context) {
-		p := strings.TrimPrefix(c.Request.URL.Path, frameworkBase)
 		ct, _, _ := strings.Cut(c.GetHeader("Content-Type"), ";")
 		hasBody := c.Request.ContentLength > 0 || c.Request.ContentLength < 0 && c.Request.Body != nil && c.Request.Body != http.NoBody
 		if c.Request.Method == http.MethodPost && isFrameworkPath(c.Request.URL.Path) && hasBody && strings.TrimSpace(ct) == "" {
@@ -184,8 +191,7 @@ func (s *Server) formBodies() gin.HandlerFunc {
 				"Content-Type is required. Allowed types: application/json", nil))
 			return
 		}
-		if c.Request.Method != http.MethodPost || (p != "/sign-in/email" && p != "/sign-up/email") ||
-			!strings.EqualFold(strings.TrimSpace(ct), "application/x-www-form-urlencoded") {
+		if _, ok := formRouteFor(c.Request); !ok {
 			c.Next()
 			return
 		}
@@ -204,9 +210,10 @@ func (s *Server) formBodies() gin.HandlerFunc {
 			if len(v) == 0 {
 				continue
 			}
-			switch k {
-			case "rememberMe":
-				body[k] = v[0] == "true" || v[0] == "on" || v[0] == "1"
+			switch last := v[len(v)-1]; {
+			case k == "rememberMe" || k == "accept":
+				body[k] = last == "true" || last == "on" || last == "1"
+			case v[0] == "" && (k == "callbackURL" || k == "redirectTo" || slices.Contains(endSessionFields, k)):
 			default:
 				body[k] = v[0]
 			}
@@ -223,6 +230,12 @@ func (s *Server) formBodies() gin.HandlerFunc {
 // credentials are allowed for exactly that origin, never for "*".
 func (s *Server) cors() gin.HandlerFunc {
 	return func(c *gin.Context) {
+		if isOpenOAuthPath(c.Request.URL.Path) {
+			if !openCORS(c) {
+				c.Next()
+			}
+			return
+		}
 		origin := c.GetHeader("Origin")
 		if origin == "" || !isFrameworkPath(c.Request.URL.Path) || !s.origins.trusted(origin) {
 			if c.Request.Method == http.MethodOptions && isFrameworkPath(c.Request.URL.Path) {

@@ -36,7 +36,7 @@ func (o *origins) trusted(origin string) bool {
 
 // safeTarget reports whether a callback or redirect URL may be sent to: a
 // relative path on this service (one leading slash, no backslash, no control
-// characters, no encoded slash or backslash), or an absolute http(s) URL on a
+// characters, no encoded slash or backslash in the path), or an absolute http(s) URL on a
 // trusted origin. javascript:, data: and protocol-relative URLs never are.
 func (o *origins) safeTarget(raw string) bool {
 	if raw == "" || len(raw) > 2048 {
@@ -47,8 +47,11 @@ func (o *origins) safeTarget(raw string) bool {
 			return false
 		}
 	}
-	lower := strings.ToLower(raw)
-	if strings.Contains(lower, "%2f") || strings.Contains(lower, "%5c") {
+	// An encoded slash or backslash in the path could turn into "//host";
+	// in the query it is ordinary (an authorization request's redirect_uri).
+	path, _, _ := strings.Cut(raw, "?")
+	path, _, _ = strings.Cut(path, "#")
+	if lower := strings.ToLower(path); strings.Contains(lower, "%2f") || strings.Contains(lower, "%5c") {
 		return false
 	}
 	if strings.HasPrefix(raw, "/") {

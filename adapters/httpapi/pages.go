@@ -1,4 +1,334 @@
 package httpapi
 
-// GROUNDWORK STUB (H3b replaces this file).
-func (s *Server) addHostedPages() {}
+import (
+	"bytes"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"html/template"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/gatehouse/gatehouse/application/command"
+)
+
+// The hosted pages: sign-in, sign-up, forgotten and reset password, consent
+// and sign-out, rendered on the server with html/template. They run no
+// JavaScript and load nothing from elsewhere; their forms post to the
+// framework routes, which answer a form post with 303 See Other
+// (formRedirect). Like the explorer they are pages, not API operations, so
+// no contract lists them.
+
+//go:embed pages/*.html pages/gatehouse.css
+var pageFiles embed.FS
+
+const stylesheetPath = "/assets/gatehouse.css"
+
+// pagesCSP is the pages' policy: their own stylesheet, no script at all, and
+// forms that post here only. Pages serving an authorization or logout
+// request add the client's redirect origin to form-action, since browsers
+// apply form-action to the redirects that follow a form post.
+const pagesCSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'%s; frame-ancestors 'none'; base-uri 'none'"
+
+// pageData is what a page template renders.
+type pageData struct {
+	Title      string
+	Stylesheet string
+	Notice     string
+	Error      string
+	ShowForm   bool
+
+	CallbackURL                     string
+	SignInURL, SignUpURL, ForgotURL string
+	RedirectTo                      string // forgot-password: where the link leads
+	Sent                            bool   // forgot-password: the mail went out
+	Token                           string // reset-password
+
+	ClientName string   // consent, sign-out
+	UserEmail  string   // consent
+	Scopes     []string // consent: what each scope allows, in words
+	OAuthQuery string   // consent: the authorization request
+	Hidden     []hiddenField
+	Done       bool // sign-out: signed out (the notice says so)
+}
+
+type hiddenField struct{ Name, Value string }
+
+// pages renders the hosted pages.
+type pages struct {
+	templates  map[string]*template.Template
+	css        []byte
+	stylesheet string // the stylesheet's URL, versioned by its hash
+}
+
+func newPages() *pages {
+	css, err := pageFiles.ReadFile("pages/gatehouse.css")
+	if err != nil {
+		panic("httpapi: page stylesheet missing: " + err.Error())
+	}
+	sum := sha256.Sum256(css)
+	p := &pages{templates: map[string]*template.Template{}, css: css,
+		stylesheet: stylesheetPath + "?v=" + hex.EncodeToString(sum[:6])}
+	for _, name := range []string{"sign-in", "sign-up", "forgot-password", "reset-password", "consent", "sign-out"} {
+		p.templates[name] = template.Must(template.ParseFS(pageFiles, "pages/layout.html", "pages/"+name+".html"))
+	}
+	return p
+}
+
+// scopeDescriptions say in words what an OpenID scope lets a client see.
+var scopeDescriptions = map[string]string{
+	"openid":         "Know who you are: your account's identifier at Gatehouse",
+	"profile":        "See your name and profile picture",
+	"email":          "See your e-mail address and whether it is confirmed",
+	"offline_access": "Keep access while you are away, without asking you again",
+}
+
+// errorMessages turn the codes a form post comes back with into words.
+var errorMessages = map[string]string{
+	"INVALID_EMAIL_OR_PASSWORD":             "The e-mail address or the password is wrong. After several failed attempts the account is locked for a while.",
+	"EMAIL_NOT_VERIFIED":                    "Confirm your e-mail address first: open the link we mailed you.",
+	"BANNED_USER":                           "This account is suspended.",
+	"TOO_MANY_REQUESTS":                     "Too many attempts. Wait a minute, then try again.",
+	"USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL": "An account with this e-mail address exists already. Sign in instead.",
+	"PASSWORD_TOO_SHORT":                    "The password is too short: use at least 8 characters.",
+	"PASSWORD_TOO_LONG":                     "The password is too long: use at most 128 characters.",
+	"PASSWORD_TOO_COMMON":                   "This password is too common. Choose another.",
+	"INVALID_PASSWORD":                      "This password cannot be used. Choose another.",
+	"INVALID_EMAIL":                         "Enter a valid e-mail address.",
+	"INVALID_TOKEN":                         "This link is not valid any more: it was used, has expired or is incomplete. Ask for a new one.",
+	"TOKEN_EXPIRED":                         "This link has expired. Ask for a new one.",
+	"INVALID_CALLBACK_URL":                  "The application that sent you here gave an address Gatehouse does not trust.",
+	"INVALID_REDIRECT_URL":                  "The application that sent you here gave an address Gatehouse does not trust.",
+	"UNAUTHORIZED":                          "Your session has ended. Sign in again.",
+	"VALIDATION_ERROR":                      "Some fields are missing or not valid. Check them and try again.",
+	"INVALID_REQUEST":                       "This request is not valid. Go back to the application and try again.",
+}
+
+func errorMessage(code string) string {
+	if code == "" {
+		return ""
+	}
+	if m, ok := errorMessages[code]; ok {
+		return m
+	}
+	return "Something went wrong. Try again."
+}
+
+var noticeMessages = map[string]string{
+	"signed-in":      "You are signed in.",
+	"check-email":    "Account created. We mailed you a link: open it to confirm your address, then sign in.",
+	"password-reset": "Your password has been changed. Sign in with the new one.",
+}
+
+func (s *Server) addHostedPages() {
+	// The password routes the pages post to take HTML forms (formBodies)
+	// beside JSON; sign-in, sign-up and the OAuth routes say so themselves.
+	s.documentFormBodies("/request-password-reset", "/reset-password")
+	p := newPages()
+	s.engine.GET(stylesheetPath, func(c *gin.Context) {
+		c.Header("Cache-Control", "public, max-age=31536000, immutable")
+		c.Data(http.StatusOK, "text/css; charset=utf-8", p.css)
+	})
+	// Browsers ask for an icon on every page; an empty answer keeps that
+	// request from showing as an error, and costs nothing.
+	s.engine.GET("/favicon.ico", func(c *gin.Context) {
+		c.Header("Cache-Control", "public, max-age=86400")
+		c.Status(http.StatusNoContent)
+	})
+	s.engine.GET("/sign-in", func(c *gin.Context) { s.signInPage(c, p) })
+	s.engine.GET("/sign-up", func(c *gin.Context) { s.signUpPage(c, p) })
+	s.engine.GET("/forgot-password", func(c *gin.Context) { s.forgotPasswordPage(c, p) })
+	s.engine.GET("/reset-password", func(c *gin.Context) { s.resetPasswordPage(c, p) })
+	s.engine.GET("/consent", func(c *gin.Context) { s.consentPage(c, p) })
+	s.engine.GET("/sign-out", func(c *gin.Context) { s.signOutPage(c, p) })
+}
+
+// render writes a page with its CSP; formOrigins are origins the page's
+// form may lead to besides this one.
+func (s *Server) render(c *gin.Context, p *pages, status int, name string, d pageData, formOrigins ...string) {
+	d.Stylesheet = p.stylesheet
+	var buf bytes.Buffer
+	if err := p.templates[name].ExecuteTemplate(&buf, "layout", d); err != nil {
+		loggerFrom(c.Request.Context()).Error("page", "page", name, "error", err.Error())
+		c.Status(http.StatusInternalServerError)
+		return
+	}
+	extra := ""
+	for _, o := range formOrigins {
+		if o = cspOrigin(o); o != "" && o != strings.ToLower(s.cfg.BaseURL) && !strings.Contains(extra, " "+o) {
+			extra += " " + o
+		}
+	}
+	h := c.Writer.Header()
+	h.Set("Content-Security-Policy", strings.Replace(pagesCSP, "%s", extra, 1))
+	h.Set("Cache-Control", "no-store")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("X-Frame-Options", "DENY")
+	c.Data(status, "text/html; charset=utf-8", buf.Bytes())
+}
+
+// cspOrigin returns origin as a CSP source (scheme://host[:port]), or "" when
+// it is not a plain http(s) origin.
+func cspOrigin(origin string) string {
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+		return ""
+	}
+	for _, r := range u.Host {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune(".-:[]", r)) {
+			return ""
+		}
+	}
+	return strings.ToLower(u.Scheme + "://" + u.Host)
+}
+
+// withCallback is path with callbackURL in its query, when there is one.
+func withCallback(path, callbackURL string) string {
+	return pageURL(path, url.Values{"callbackURL": {callbackURL}})
+}
+
+// callbackOrigins are the origins a sign-in or sign-up with callbackURL
+// may end on: the callback's own origin, and for an authorization request
+// the client's redirect origin.
+func (s *Server) callbackOrigins(c *gin.Context, callbackURL string) []string {
+	if callbackURL == "" {
+		return nil
+	}
+	u, err := url.Parse(callbackURL)
+	if err != nil {
+		return nil
+	}
+	if u.Host != "" {
+		return []string{u.Scheme + "://" + u.Host}
+	}
+	if u.Path != frameworkBase+"/oauth2/authorize" {
+		return nil
+	}
+	prompt, err := s.app.Commands.OAuthProvider.DescribeAuthorization(c.Request.Context(), u.Query())
+	if err != nil {
+		return nil
+	}
+	return []string{prompt.RedirectOrigin}
+}
+
+// pageCallback reads and checks a page's callbackURL: "" and ok when there
+// is none; not ok (the page answers 400) when it is not a safe target.
+func (s *Server) pageCallback(c *gin.Context) (string, bool) {
+	cb := c.Query("callbackURL")
+	return cb, cb == "" || s.origins.safeTarget(cb)
+}
+
+func (s *Server) signInPage(c *gin.Context, p *pages) {
+	cb, ok := s.pageCallback(c)
+	d := pageData{Title: "Sign in", ShowForm: ok, Error: errorMessage(c.Query("error")), Notice: noticeMessages[c.Query("notice")]}
+	if !ok {
+		d.Error = errorMessage("INVALID_CALLBACK_URL")
+		s.render(c, p, http.StatusBadRequest, "sign-in", d)
+		return
+	}
+	d.CallbackURL, d.SignUpURL, d.ForgotURL = cb, withCallback("/sign-up", cb), withCallback("/forgot-password", cb)
+	s.render(c, p, http.StatusOK, "sign-in", d, s.callbackOrigins(c, cb)...)
+}
+
+func (s *Server) signUpPage(c *gin.Context, p *pages) {
+	cb, ok := s.pageCallback(c)
+	d := pageData{Title: "Create an account", ShowForm: ok, Error: errorMessage(c.Query("error"))}
+	if !ok {
+		d.Error = errorMessage("INVALID_CALLBACK_URL")
+		s.render(c, p, http.StatusBadRequest, "sign-up", d)
+		return
+	}
+	d.CallbackURL, d.SignInURL = cb, withCallback("/sign-in", cb)
+	s.render(c, p, http.StatusOK, "sign-up", d, s.callbackOrigins(c, cb)...)
+}
+
+func (s *Server) forgotPasswordPage(c *gin.Context, p *pages) {
+	cb, ok := s.pageCallback(c)
+	if !ok {
+		cb = ""
+	}
+	d := pageData{Title: "Forgot your password?", Error: errorMessage(c.Query("error")), SignInURL: withCallback("/sign-in", cb),
+		RedirectTo: s.cfg.BaseURL + "/reset-password", Sent: c.Query("sent") != ""}
+	if d.Sent {
+		d.Notice = "If an account exists for that address, we have mailed it a link to choose a new password."
+	}
+	s.render(c, p, http.StatusOK, "forgot-password", d)
+}
+
+func (s *Server) resetPasswordPage(c *gin.Context, p *pages) {
+	d := pageData{Title: "Choose a new password", Token: c.Query("token"), Error: errorMessage(c.Query("error"))}
+	status := http.StatusOK
+	if d.Token == "" {
+		status = http.StatusBadRequest
+		if d.Error == "" {
+			d.Error = errorMessage("INVALID_TOKEN")
+		}
+	}
+	s.render(c, p, status, "reset-password", d)
+}
+
+// consentPage asks the signed-in user whether a client may have the scopes
+// it requests. Its query is the authorization request; the form posts it
+// back as oauth_query with the answer.
+func (s *Server) consentPage(c *gin.Context, p *pages) {
+	ctx := c.Request.Context()
+	q := c.Request.URL.Query()
+	code := q.Get("error")
+	oauthQuery := c.Request.URL.RawQuery
+	if q.Has("error") {
+		q.Del("error")
+		oauthQuery = q.Encode()
+	}
+	token, _ := s.cookies.token(c.Request)
+	auth, err := s.app.Commands.Authenticate.Handle(ctx, command.Authenticate{Token: token})
+	if err != nil {
+		if !isUnauthenticated(err) {
+			s.render(c, p, statusOfErr(err), "consent", pageData{Title: "Allow access", Error: errorMessage(errorCode(err))})
+			return
+		}
+		c.Header("Location", s.origins.absolute(withCallback("/sign-in", "/consent?"+oauthQuery)))
+		c.Status(http.StatusFound)
+		c.Writer.WriteHeaderNow()
+		return
+	}
+	prompt, err := s.app.Commands.OAuthProvider.DescribeAuthorization(ctx, q)
+	if err != nil {
+		s.render(c, p, http.StatusBadRequest, "consent", pageData{Title: "Allow access", Error: errorMessage("INVALID_REQUEST")})
+		return
+	}
+	d := pageData{Title: "Allow access", ShowForm: true, Error: errorMessage(code), ClientName: prompt.ClientName,
+		UserEmail: string(auth.User.Email()), OAuthQuery: oauthQuery}
+	for _, sc := range prompt.Scopes {
+		if desc, ok := scopeDescriptions[sc]; ok {
+			d.Scopes = append(d.Scopes, desc)
+		} else {
+			d.Scopes = append(d.Scopes, sc)
+		}
+	}
+	s.render(c, p, http.StatusOK, "consent", d, prompt.RedirectOrigin)
+}
+
+// signOutPage confirms an end-session request that the provider could not
+// attribute (no valid id_token_hint): the form posts its parameters back.
+func (s *Server) signOutPage(c *gin.Context, p *pages) {
+	q := c.Request.URL.Query()
+	if q.Get("done") != "" {
+		s.render(c, p, http.StatusOK, "sign-out", pageData{Title: "Signed out", Done: true, Notice: "You are signed out. You can close this window."})
+		return
+	}
+	prompt, err := s.app.Commands.OAuthProvider.DescribeLogout(c.Request.Context(), q)
+	if err != nil {
+		s.render(c, p, http.StatusBadRequest, "sign-out", pageData{Title: "Sign out", Error: errorMessage("INVALID_REQUEST")})
+		return
+	}
+	d := pageData{Title: "Sign out", ShowForm: true, ClientName: prompt.ClientName, Error: errorMessage(q.Get("error"))}
+	for _, k := range endSessionFields {
+		if v := q.Get(k); v != "" {
+			d.Hidden = append(d.Hidden, hiddenField{k, v})
+		}
+	}
+	s.render(c, p, http.StatusOK, "sign-out", d, prompt.RedirectOrigin)
+}

@@ -238,7 +238,7 @@ func (s *Server) serviceKey(ctx context.Context, scope domain.Scope) (*domain.Se
 	if err != nil {
 		if domain.KindOf(err) == domain.KindUnauthenticated {
 			return nil, huma.ErrorWithHeaders(renderError(ctx, loggerFrom(ctx), r.URL.Path, err),
-				http.Header{"WWW-Authenticate": {`Bearer realm="gatehouse", error="invalid_token"`}})
+				http.Header{"WWW-Authenticate": {`Bearer realm="gatehouse", error="invalid_token", resource_metadata="` + s.resourceMetadataURL() + `"`}})
 		}
 		return nil, err
 	}

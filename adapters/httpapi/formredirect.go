@@ -1,0 +1,268 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+)
+
+// The hosted pages work without JavaScript: their forms post
+// (application/x-www-form-urlencoded) to the framework routes, and the
+// browser must land on a page afterwards, not on JSON. formRedirect turns
+// the answer to such a post into a 303 See Other: a success to its Location
+// or to the page that follows, an error back to the form's page with
+// ?error=CODE and the form's non-secret fields. JSON callers are untouched.
+
+// formRoute is a framework route a hosted page posts to.
+type formRoute struct {
+	// page is the form's page, where errors go back to.
+	page string
+	// keep are the fields carried back to page with an error (never a
+	// password).
+	keep []string
+	// done is where a success without a Location goes.
+	done func(form url.Values, signedIn bool) string
+}
+
+// formRoutes are the framework routes (below /api/auth) that accept HTML
+// forms, with their pages.
+var formRoutes = map[string]formRoute{
+	"/sign-in/email": {page: "/sign-in", keep: []string{"callbackURL"},
+		done: func(url.Values, bool) string { return "/sign-in?notice=signed-in" }},
+	"/sign-up/email": {page: "/sign-up", keep: []string{"callbackURL"},
+		done: func(form url.Values, signedIn bool) string {
+			if !signedIn {
+				return pageURL("/sign-in", url.Values{"notice": {"check-email"}, "callbackURL": {form.Get("callbackURL")}})
+			}
+			if cb := form.Get("callbackURL"); cb != "" {
+				return cb
+			}
+			return "/sign-in?notice=signed-in"
+		}},
+	"/request-password-reset": {page: "/forgot-password",
+		done: func(url.Values, bool) string { return "/forgot-password?sent=1" }},
+	"/reset-password": {page: "/reset-password", keep: []string{"token"},
+		done: func(url.Values, bool) string { return "/sign-in?notice=password-reset" }},
+	"/oauth2/consent": {page: "/consent"},
+	"/oauth2/end-session": {page: "/sign-out", keep: endSessionFields,
+		done: func(url.Values, bool) string { return "/sign-out?done=1" }},
+}
+
+// endSessionFields are the parameters of an end-session request (OpenID
+// Connect RP-Initiated Logout §2) the sign-out page carries.
+var endSessionFields = []string{"id_token_hint", "client_id", "post_logout_redirect_uri", "state", "logout_hint", "ui_locales"}
+
+// pageURL is path with the non-empty values of q.
+func pageURL(path string, q url.Values) string {
+	for k, v := range q {
+		if len(v) == 0 || v[0] == "" {
+			delete(q, k)
+		}
+	}
+	if len(q) == 0 {
+		return path
+	}
+	return path + "?" + q.Encode()
+}
+
+// formRouteFor returns the form route of a request, when it is an HTML form
+// post to one.
+func formRouteFor(r *http.Request) (formRoute, bool) {
+	if r.Method != http.MethodPost || !isFrameworkPath(r.URL.Path) || !isFormBody(r) {
+		return formRoute{}, false
+	}
+	fr, ok := formRoutes[strings.TrimPrefix(r.URL.Path, frameworkBase)]
+	return fr, ok
+}
+
+func isFormBody(r *http.Request) bool {
+	ct, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";")
+	return strings.EqualFold(strings.TrimSpace(ct), "application/x-www-form-urlencoded")
+}
+
+// maxBufferedAnswer bounds what formRedirect holds of an answer; the
+// framework's answers to form routes are far smaller. A larger one is sent
+// as it is.
+const maxBufferedAnswer = 64 << 10
+
+// formRedirect answers HTML form posts to the framework with 303 See Other.
+// It runs before the rate limit, so a throttled sign-in returns to its page
+// too; a post the origin check refuses is answered as usual (403 JSON),
+// never redirected.
+func (s *Server) formRedirect() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		fr, ok := formRouteFor(c.Request)
+		if !ok || s.checkOrigin(c.Request) != nil {
+			c.Next()
+			return
+		}
+		raw, err := io.ReadAll(c.Request.Body)
+		c.Request.Body = io.NopCloser(bytes.NewReader(raw))
+		if err != nil {
+			c.Next() // the body is over the limit: answered as usual
+			return
+		}
+		form, _ := url.ParseQuery(string(raw))
+
+		real := c.Writer
+		buf := &bufferedWriter{ResponseWriter: real, status: http.StatusOK}
+		c.Writer = buf
+		defer func() { c.Writer = real }() // a panic's 500 reaches the client
+		c.Next()
+		c.Writer = real
+		if buf.passthrough {
+			return
+		}
+		target := s.formTarget(fr, form, buf)
+		if target == "" {
+			buf.flush()
+			return
+		}
+		h := real.Header()
+		for _, k := range []string{"Content-Type", "Content-Length", "set-auth-token"} {
+			h.Del(k)
+		}
+		h.Set("Location", s.origins.absolute(target))
+		real.WriteHeader(http.StatusSeeOther)
+		real.WriteHeaderNow()
+	}
+}
+
+// formTarget is where the browser goes after a form post answered with
+// buf's status and body, or "" to send the answer unchanged.
+func (s *Server) formTarget(fr formRoute, form url.Values, buf *bufferedWriter) string {
+	status, loc := buf.status, buf.Header().Get("Location")
+	switch {
+	case status >= 200 && status < 400 && loc != "":
+		return loc
+	case status >= 200 && status < 300:
+		if fr.done == nil {
+			return ""
+		}
+		var body struct {
+			Token *string `json:"token"`
+		}
+		_ = json.Unmarshal(buf.buf.Bytes(), &body)
+		target := fr.done(form, body.Token != nil && *body.Token != "")
+		if !s.origins.safeTarget(target) {
+			return ""
+		}
+		return target
+	case status >= 400:
+		var body struct {
+			Code string `json:"code"`
+		}
+		_ = json.Unmarshal(buf.buf.Bytes(), &body)
+		code := body.Code
+		if !errorCodePattern.MatchString(code) {
+			code = frameworkCodeFor(status)
+		}
+		q := url.Values{}
+		if fr.page == "/consent" {
+			// The consent page's own query is the authorization request.
+			q, _ = url.ParseQuery(form.Get("oauth_query"))
+		}
+		for _, k := range fr.keep {
+			q.Set(k, form.Get(k))
+		}
+		if cb := q.Get("callbackURL"); cb != "" && !s.origins.safeTarget(cb) {
+			q.Del("callbackURL")
+		}
+		q.Set("error", code)
+		return pageURL(fr.page, q)
+	}
+	return ""
+}
+
+// bufferedWriter holds an answer (status, body) so that formRedirect can
+// replace it; headers go straight to the real writer's map. Past
+// maxBufferedAnswer bytes it gives up and writes everything through.
+type bufferedWriter struct {
+	gin.ResponseWriter
+	status      int
+	written     bool
+	buf         bytes.Buffer
+	passthrough bool
+}
+
+func (w *bufferedWriter) WriteHeader(code int) {
+	if w.passthrough {
+		w.ResponseWriter.WriteHeader(code)
+		return
+	}
+	if code > 0 && !w.written {
+		w.status = code
+	}
+}
+
+func (w *bufferedWriter) WriteHeaderNow() {
+	if w.passthrough {
+		w.ResponseWriter.WriteHeaderNow()
+		return
+	}
+	w.written = true
+}
+
+func (w *bufferedWriter) Write(b []byte) (int, error) {
+	if w.passthrough {
+		return w.ResponseWriter.Write(b)
+	}
+	w.written = true
+	w.buf.Write(b)
+	if w.buf.Len() > maxBufferedAnswer {
+		w.flush()
+	}
+	return len(b), nil
+}
+
+func (w *bufferedWriter) WriteString(s string) (int, error) { return w.Write([]byte(s)) }
+
+func (w *bufferedWriter) Status() int {
+	if w.passthrough {
+		return w.ResponseWriter.Status()
+	}
+	return w.status
+}
+
+func (w *bufferedWriter) Size() int {
+	if w.passthrough {
+		return w.ResponseWriter.Size()
+	}
+	if !w.written {
+		return -1
+	}
+	return w.buf.Len()
+}
+
+func (w *bufferedWriter) Written() bool {
+	if w.passthrough {
+		return w.ResponseWriter.Written()
+	}
+	return w.written
+}
+
+func (w *bufferedWriter) Flush() {
+	if w.passthrough {
+		w.ResponseWriter.Flush()
+	}
+}
+
+// flush sends what was held and writes through from now on.
+func (w *bufferedWriter) flush() {
+	if w.passthrough {
+		return
+	}
+	w.passthrough = true
+	w.ResponseWriter.WriteHeader(w.status)
+	if w.buf.Len() > 0 {
+		_, _ = w.ResponseWriter.Write(w.buf.Bytes())
+	} else {
+		w.ResponseWriter.WriteHeaderNow()
+	}
+	w.buf.Reset()
+}

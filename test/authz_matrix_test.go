@@ -249,7 +249,42 @@ func matrixRoutes() []matrixRoute {
 		{name: "audit-log", method: http.MethodGet, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
 			return "/api/admin/audit-log?limit=5", ""
 		}},
+
+		{name: "oauth-clients/create", method: http.MethodPost, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
+			return "/api/admin/oauth-clients", matrixOAuthClient
+		}},
+		{name: "oauth-clients/list", method: http.MethodGet, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
+			return "/api/admin/oauth-clients", ""
+		}},
+		{name: "oauth-clients/get", method: http.MethodGet, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
+			return "/api/admin/oauth-clients/" + w.newOAuthClient(t), ""
+		}},
+		{name: "oauth-clients/update", method: http.MethodPatch, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
+			return "/api/admin/oauth-clients/" + w.newOAuthClient(t), jsonBody("name", "renamed")
+		}},
+		{name: "oauth-clients/rotate-secret", method: http.MethodPost, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
+			return "/api/admin/oauth-clients/" + w.newOAuthClient(t) + "/rotate-secret", ""
+		}},
+		{name: "oauth-clients/delete", method: http.MethodDelete, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
+			return "/api/admin/oauth-clients/" + w.newOAuthClient(t), ""
+		}},
+		{name: "signing-keys/list", method: http.MethodGet, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
+			return "/api/admin/signing-keys", ""
+		}},
+		{name: "signing-keys/rotate", method: http.MethodPost, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
+			return "/api/admin/signing-keys/rotate", jsonBody("alg", "EdDSA")
+		}},
 	}
+}
+
+// matrixOAuthClient registers a confidential client.
+const matrixOAuthClient = `{"name":"matrix","type":"confidential","redirectUris":["https://rp.example.com/callback"]}`
+
+func (w *matrixWorld) newOAuthClient(t *testing.T) string {
+	t.Helper()
+	r := w.clients["platform-admin"].post("/api/admin/oauth-clients", matrixOAuthClient)
+	mustStatus(t, r, http.StatusCreated)
+	return r.JSON(t)["clientId"].(string)
 }
 
 func (w *matrixWorld) newKey(t *testing.T) string {

@@ -33,8 +33,10 @@ const clientsDir = "clients"
 // against Gatehouse unmodified on SQLite and PostgreSQL: sign-up, e-mail
 // verification, sign-in, sessions, profile, password change and reset, and
 // sign-out, with the client's own error codes (test/clients/better-auth.test.mjs);
-// organizations through organizationClient() (organization.test.mjs); and
-// platform administration through adminClient() (admin.test.mjs).
+// organizations through organizationClient() (organization.test.mjs);
+// platform administration through adminClient() (admin.test.mjs); and the
+// OpenID Connect provider through openid-client, a strict client nobody here
+// wrote (oidc.test.mjs).
 func TestBetterAuthClient(t *testing.T) {
 	if testing.Short() {
 		t.Skip("Node client suite skipped in -short mode")
@@ -53,6 +55,9 @@ func TestBetterAuthClient(t *testing.T) {
 			// A fresh platform administrator's address per run, which
 			// admin.test.mjs signs up and verifies.
 			adminEmail := "admin." + strings.ToLower(rand.Text()[:12]) + "@clients.example.test"
+			// oidc.test.mjs's own administrator, who registers its OAuth
+			// clients (the suites run in parallel processes).
+			oidcAdminEmail := "oidc-admin." + strings.ToLower(rand.Text()[:12]) + "@clients.example.test"
 			cfg := mustConfig(t, map[string]string{
 				// Links in mails are built from the base URL, so it must be
 				// where the suite reaches Gatehouse.
@@ -62,7 +67,7 @@ func TestBetterAuthClient(t *testing.T) {
 				"GATEHOUSE_SMTP_TLS":     "none",
 				"GATEHOUSE_MAIL_FROM":    "gatehouse@example.test",
 				"GATEHOUSE_RATE_LIMIT":   "off", // the suite signs in more often than 3 per 10 s
-				"GATEHOUSE_ADMIN_EMAILS": adminEmail,
+				"GATEHOUSE_ADMIN_EMAILS": adminEmail + "," + oidcAdminEmail,
 			})
 			app := mustStartOn(t, s, cfg, ln)
 
@@ -71,7 +76,7 @@ func TestBetterAuthClient(t *testing.T) {
 			cmd := exec.CommandContext(ctx, node, "--test", "--test-reporter=spec", ".")
 			cmd.Dir = clientsDir
 			cmd.Env = append(os.Environ(), "GATEHOUSE_URL="+app.URL, "MAILBOX_URL="+mailbox.URL,
-				"GATEHOUSE_TEST_ADMIN_EMAIL="+adminEmail, "NO_COLOR=1")
+				"GATEHOUSE_TEST_ADMIN_EMAIL="+adminEmail, "GATEHOUSE_TEST_OIDC_ADMIN_EMAIL="+oidcAdminEmail, "NO_COLOR=1")
 			cmd.WaitDelay = 5 * time.Second
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out
@@ -105,7 +110,13 @@ func mustTool(t *testing.T, name string) string {
 // ("make clients" does the same by hand).
 func mustNpmCI(t *testing.T, npm string) {
 	t.Helper()
-	if _, err := os.Stat(filepath.Join(clientsDir, "node_modules", "better-auth", "package.json")); err == nil {
+	installed := true
+	for _, pkg := range []string{"better-auth", "openid-client"} {
+		if _, err := os.Stat(filepath.Join(clientsDir, "node_modules", pkg, "package.json")); err != nil {
+			installed = false
+		}
+	}
+	if installed {
 		return
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), npmCITimeout)

@@ -4,8 +4,10 @@
 // that PostgreSQL server), serves it on 127.0.0.1, signs up one user, issues
 // one service key, and then drives GET /api/auth/get-session (with that
 // user's cookie), POST /api/auth/sign-in/email (with the right password),
-// GET /api/service-key, GET /api/users?email= and GET /api/domains/by-hostname/{hostname} (with the key) and
-// GET /api/auth/ok, one after another, each with a pool of keep-alive
+// GET /api/service-key, GET /api/users?email= and GET /api/domains/by-hostname/{hostname} (with the key),
+// GET /api/auth/token (a signed framework JWT for that user), GET /api/auth/jwks,
+// GET /.well-known/openid-configuration, a client-credentials grant at
+// POST /api/auth/oauth2/token and GET /api/auth/ok, one after another, each with a pool of keep-alive
 // clients for a fixed time. It prints requests per second, the median and
 // 99th-percentile latency, and the number of errors (transport failures and
 // non-2xx answers) per route. The load and the service share the machine's
@@ -219,6 +221,19 @@ func runStore(ctx context.Context, o options, name, dir, dbURL string, stdout io
 		}
 		return r, err
 	}
+	client, err := app.RegisterOAuthClient(ctx, command.RegisterOAuthClient{Name: "loadtest", Type: "confidential",
+		RedirectURIs: []string{"https://rp.example.com/callback"}})
+	if err != nil {
+		return err
+	}
+	clientCredentials := func(ctx context.Context) (*http.Request, error) {
+		r, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/api/auth/oauth2/token", strings.NewReader("grant_type=client_credentials"))
+		if err == nil {
+			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			r.SetBasicAuth(string(client.Client.ID), client.Secret)
+		}
+		return r, err
+	}
 	claim, err := jsonRequest(ctx, base+"/api/domains", `{"hostname":"loadtest.example.com"}`)
 	if err != nil {
 		return err
@@ -257,6 +272,20 @@ func runStore(ctx context.Context, o options, name, dir, dbURL string, stdout io
 		{"GET /api/domains/by-hostname", o.concurrency, func(ctx context.Context) (*http.Request, error) {
 			return withKey(ctx, "/api/domains/by-hostname/loadtest.example.com")
 		}},
+		{"GET /api/auth/token", o.concurrency, func(ctx context.Context) (*http.Request, error) {
+			r, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/auth/token", nil)
+			if err == nil {
+				r.Header.Set("Cookie", cookie)
+			}
+			return r, err
+		}},
+		{"GET /api/auth/jwks", o.concurrency, func(ctx context.Context) (*http.Request, error) {
+			return http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/auth/jwks", nil)
+		}},
+		{"GET /.well-known/openid-configuration", o.concurrency, func(ctx context.Context) (*http.Request, error) {
+			return http.NewRequestWithContext(ctx, http.MethodGet, base+"/.well-known/openid-configuration", nil)
+		}},
+		{"POST /api/auth/oauth2/token (client_credentials)", o.concurrency, clientCredentials},
 		{"GET /api/auth/ok", o.concurrency, func(ctx context.Context) (*http.Request, error) {
 			return http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/auth/ok", nil)
 		}},

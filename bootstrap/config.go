@@ -83,7 +83,7 @@ type Config struct {
 	AccessTokenLifetime  time.Duration
 	IDTokenLifetime      time.Duration
 	RefreshTokenLifetime time.Duration
-	AccessTokenAudience  string // aud of OAuth access tokens (default: BaseURL)
+	AccessTokenAudience  string // aud of OAuth access tokens (default: Issuer())
 }
 
 // ConfigError names the setting that is wrong.
@@ -155,7 +155,7 @@ var settings = []setting{
 	{"GATEHOUSE_OAUTH_ACCESS_TOKEN_LIFETIME", "oauth-access-token-lifetime", "15m", "lifetime of an OAuth access token (a JWT APIs verify without calling Gatehouse)", false},
 	{"GATEHOUSE_OAUTH_ID_TOKEN_LIFETIME", "oauth-id-token-lifetime", "1h", "lifetime of an OpenID Connect ID token", false},
 	{"GATEHOUSE_OAUTH_REFRESH_TOKEN_LIFETIME", "oauth-refresh-token-lifetime", "720h", "absolute lifetime of a grant's refresh tokens: rotation never extends it", false},
-	{"GATEHOUSE_OAUTH_ACCESS_TOKEN_AUDIENCE", "oauth-access-token-audience", "", "aud of OAuth access tokens; default: BASE_URL (the protected resource)", false},
+	{"GATEHOUSE_OAUTH_ACCESS_TOKEN_AUDIENCE", "oauth-access-token-audience", "", "aud of OAuth access tokens; default: the issuer, BASE_URL/api/auth (must differ from GATEHOUSE_JWT_AUDIENCE)", false},
 }
 
 // LoadConfig reads settings from flags in args, then the environment through

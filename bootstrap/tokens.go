@@ -3,6 +3,7 @@ package bootstrap
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/gatehouse/gatehouse/application/command"
@@ -27,9 +28,15 @@ func (c *Config) loadTokens(get func(string) string) error {
 	if len(c.JWTAudience) == 0 {
 		c.JWTAudience = []string{c.BaseURL}
 	}
+	// Access tokens and framework tokens carry the same user as sub and
+	// are published in one key set, so their audiences must differ: an API
+	// that accepts one must never accept the other.
 	c.AccessTokenAudience = get("GATEHOUSE_OAUTH_ACCESS_TOKEN_AUDIENCE")
 	if c.AccessTokenAudience == "" {
-		c.AccessTokenAudience = c.BaseURL
+		c.AccessTokenAudience = c.Issuer()
+	}
+	if slices.Contains(c.JWTAudience, c.AccessTokenAudience) {
+		return &ConfigError{"GATEHOUSE_OAUTH_ACCESS_TOKEN_AUDIENCE", "must differ from every GATEHOUSE_JWT_AUDIENCE: an API accepting framework tokens would accept access tokens too"}
 	}
 	for env, v := range map[string]string{"GATEHOUSE_JWT_ISSUER": c.JWTIssuer, "GATEHOUSE_OAUTH_ACCESS_TOKEN_AUDIENCE": c.AccessTokenAudience} {
 		if u, err := url.Parse(v); err != nil || u.Scheme == "" || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {

@@ -228,7 +228,7 @@ func TestOAuthProvider_public_client_code_flow(t *testing.T) {
 			t.Fatalf("ID token claims: %v", id)
 		}
 		at := opClaims(t, first.AccessToken)
-		if at["client_id"] != w.spa || at["aud"] != w.app.Cfg.BaseURL || at["gid"] == nil || at["jti"] == nil {
+		if at["client_id"] != w.spa || at["aud"] != w.app.Cfg.Issuer() || at["gid"] == nil || at["jti"] == nil {
 			t.Fatalf("access token claims: %v", at)
 		}
 		info := mustOK(t, w.userinfo(t, first.AccessToken))
@@ -271,7 +271,13 @@ func TestOAuthProvider_public_client_code_flow(t *testing.T) {
 // ends the session with an ID token hint.
 func TestOAuthProvider_confidential_client_consent_and_logout(t *testing.T) {
 	opForEachStore(t, func(t *testing.T, w *opWorld) {
-		q := url.Values{"response_type": {"code"}, "client_id": {w.web}, "redirect_uri": {opWebRedirect}, "scope": {"openid email"}, "state": {"w-1"}}
+		q := url.Values{"response_type": {"code"}, "client_id": {w.web}, "redirect_uri": {opWebRedirect}, "scope": {"openid email"}, "state": {"w-1"},
+			"code_challenge": {opChallenge(opVerifier)}, "code_challenge_method": {"S256"}}
+		// PKCE is required of confidential clients too.
+		noPKCE := url.Values{"response_type": {"code"}, "client_id": {w.web}, "redirect_uri": {opWebRedirect}, "scope": {"openid email"}, "state": {"w-0"}}
+		if got := opLocation(t, w.user.get("/api/auth/oauth2/authorize?"+noPKCE.Encode()), http.StatusFound, opWebRedirect+"?"); got.Get("error") != "invalid_request" {
+			t.Fatalf("confidential client without PKCE: %v", got)
+		}
 		consent := opLocation(t, w.user.get("/api/auth/oauth2/authorize?"+q.Encode()), http.StatusFound, w.app.Cfg.BaseURL+"/consent?")
 		if consent.Get("client_id") != w.web {
 			t.Fatalf("consent page query: %v", consent)
@@ -296,7 +302,7 @@ func TestOAuthProvider_confidential_client_consent_and_logout(t *testing.T) {
 			t.Fatalf("denied consent: %v", denied)
 		}
 		exchange := func(code string, user, pass string, extra url.Values) *response {
-			f := url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {opWebRedirect}}
+			f := url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {opWebRedirect}, "code_verifier": {opVerifier}}
 			for k, v := range extra {
 				f[k] = v
 			}

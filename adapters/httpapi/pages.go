@@ -170,9 +170,13 @@ func (s *Server) render(c *gin.Context, p *pages, status int, name string, d pag
 	c.Data(status, "text/html; charset=utf-8", buf.Bytes())
 }
 
-// cspOrigin returns origin as a CSP source (scheme://host[:port]), or "" when
-// it is not a plain http(s) origin.
+// cspOrigin returns origin as a CSP source (scheme://host[:port], or
+// "scheme:" for a native app's private-use scheme such as com.example.app:),
+// or "" when it is neither.
 func cspOrigin(origin string) string {
+	if scheme, ok := strings.CutSuffix(origin, ":"); ok && privateUseScheme(scheme) {
+		return origin
+	}
 	u, err := url.Parse(origin)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
 		return ""
@@ -331,4 +335,18 @@ func (s *Server) signOutPage(c *gin.Context, p *pages) {
 		}
 	}
 	s.render(c, p, http.StatusOK, "sign-out", d, prompt.RedirectOrigin)
+}
+
+// privateUseScheme reports whether s is a reverse-domain URI scheme (RFC 8252
+// §7.1): letters, digits, "+", "-" and ".", starting with a letter, with a dot.
+func privateUseScheme(s string) bool {
+	if s == "" || !strings.Contains(s, ".") || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '+' || r == '-' || r == '.') {
+			return false
+		}
+	}
+	return true
 }

@@ -45,7 +45,7 @@ func NewOAuthProvider(clients ports.OAuthClientRepository, grants ports.OAuthGra
 		settings.Issuer = settings.BaseURL + "/api/auth"
 	}
 	if settings.AccessTokenAudience == "" {
-		settings.AccessTokenAudience = settings.BaseURL
+		settings.AccessTokenAudience = settings.Issuer
 	}
 	return &OAuthProvider{clients: clients, grants: grants, users: users, sessions: sessions, keys: keys,
 		tokens: tokens, ids: ids, clock: clock, settings: settings}
@@ -143,7 +143,14 @@ func union(a, b []string) []string {
 // origin returns scheme://host[:port] of raw, or "".
 func origin(raw string) string {
 	u, err := url.Parse(raw)
-	if err != nil || u.Scheme == "" || u.Host == "" {
+	switch {
+	case err != nil || u.Scheme == "":
+		return ""
+	case u.Host == "" && strings.Contains(u.Scheme, "."):
+		// A native app's private-use scheme (RFC 8252 §7.1), such as
+		// com.example.app: — a CSP scheme source.
+		return strings.ToLower(u.Scheme) + ":"
+	case u.Host == "":
 		return ""
 	}
 	return u.Scheme + "://" + u.Host
@@ -175,7 +182,8 @@ type AuthorizationPrompt struct {
 	// Scopes requested, in request order.
 	Scopes      []string
 	RedirectURI string
-	// RedirectOrigin is scheme://host[:port] of RedirectURI.
+	// RedirectOrigin is scheme://host[:port] of RedirectURI, or "scheme:"
+	// for a native app's private-use scheme.
 	RedirectOrigin string
 }
 

@@ -97,7 +97,9 @@ func (p *OAuthProvider) authorizationRequest(ctx context.Context, params url.Val
 	switch {
 	case challenge == "" && method != "":
 		return fail("invalid_request", "code_challenge_method without code_challenge.")
-	case challenge == "" && client.Type != domain.OAuthClientConfidential:
+	case challenge == "":
+		// PKCE for every client, confidential ones too (OAuth 2.1, ASVS
+		// V10.4.6): it is what binds a code to the client that asked for it.
 		return fail("invalid_request", "PKCE is required: send code_challenge with code_challenge_method S256.")
 	case challenge != "" && method != "S256":
 		return fail("invalid_request", "code_challenge_method must be S256; plain is not supported.")
@@ -163,7 +165,9 @@ func (p *OAuthProvider) Authorize(ctx context.Context, params url.Values, princi
 		}
 		return p.signInURL(params), nil
 	}
-	if !req.client.FirstParty {
+	// First-party clients skip the consent page unless the request asks
+	// for it (prompt=consent, OpenID Connect Core §3.1.2.1).
+	if !req.client.FirstParty || hasPrompt("consent") {
 		consented, err := p.consented(ctx, principal.User.ID(), req)
 		if err != nil {
 			return "", err

@@ -14,7 +14,10 @@ import (
 type logoutRequest struct {
 	client *domain.OAuthClient
 	// subject is the sub of a valid id_token_hint, or "".
-	subject     string
+	subject string
+	// authTime is the hint's auth_time: the sign-in that the ID token was
+	// issued for, which is the session's start.
+	authTime    int64
 	redirectURI string
 	state       string
 }
@@ -56,7 +59,7 @@ func (p *OAuthProvider) logoutRequest(ctx context.Context, params url.Values) (*
 				clientID = azp
 			}
 		}
-		req.subject = sub
+		req.subject, req.authTime = sub, claimInt(claims["auth_time"])
 	}
 	if clientID != "" {
 		c, err := p.clients.Get(ctx, domain.OAuthClientID(clientID))
@@ -123,8 +126,11 @@ func (p *OAuthProvider) EndSession(ctx context.Context, cmd EndSession) (EndSess
 	var out EndSessionResult
 	signedIn := cmd.Principal != nil && cmd.Principal.Session != nil
 	switch {
-	case req.subject != "" && signedIn && string(cmd.Principal.User.ID()) != req.subject && !cmd.Confirmed:
-		// The hint names someone else: ask the person in front of the browser.
+	case req.subject != "" && signedIn && !cmd.Confirmed &&
+		(string(cmd.Principal.User.ID()) != req.subject || cmd.Principal.Session.CreatedAt().Unix() != req.authTime):
+		// The hint names someone else, or an earlier sign-in than this
+		// session's (RP-Initiated Logout §2: ask when the token does not
+		// belong to the current session): ask the person in front of the browser.
 		return EndSessionResult{Redirect: p.settings.BaseURL + "/sign-out?" + cmd.Params.Encode()}, nil
 	case req.subject == "" && !cmd.Confirmed:
 		return EndSessionResult{Redirect: p.settings.BaseURL + "/sign-out?" + cmd.Params.Encode()}, nil

@@ -193,7 +193,9 @@ func (p *OAuthProvider) Introspect(ctx context.Context, auth ClientAuthenticatio
 		if err != nil {
 			return Introspection{}, err
 		}
-		if !rt.UsedAt.IsZero() || !now.Before(rt.ExpiresAt) || !g.Active(now) {
+		// A refresh token is only ever presented by the client it was
+		// issued to: another client learns nothing about it.
+		if !rt.UsedAt.IsZero() || !now.Before(rt.ExpiresAt) || !g.Active(now) || g.ClientID != client.ID {
 			return Introspection{}, nil
 		}
 		out := Introspection{Active: true, Scope: strings.Join(g.Scopes, " "), ClientID: string(g.ClientID), Subject: string(g.UserID),
@@ -217,8 +219,9 @@ func (p *OAuthProvider) Introspect(ctx context.Context, auth ClientAuthenticatio
 	return p.withUser(ctx, out, at.grant.UserID)
 }
 
-// withUser adds the user's address as username, or reports the token
-// inactive when the user is gone or banned.
+// withUser adds the user's address as username when the token's scopes
+// include email (the user allowed no more), or reports the token inactive
+// when the user is gone or banned.
 func (p *OAuthProvider) withUser(ctx context.Context, out Introspection, id domain.UserID) (Introspection, error) {
 	if id == "" {
 		out.Subject = out.ClientID
@@ -234,7 +237,9 @@ func (p *OAuthProvider) withUser(ctx context.Context, out Introspection, id doma
 	if u.IsBanned(p.clock.Now()) {
 		return Introspection{}, nil
 	}
-	out.Username = string(u.Email())
+	if slices.Contains(strings.Fields(out.Scope), "email") {
+		out.Username = string(u.Email())
+	}
 	return out, nil
 }
 

@@ -147,15 +147,17 @@ func TestOAuthAuthorize_rules(t *testing.T) {
 		{"response_type_token", publicRequest(func(q url.Values) { q.Set("response_type", "token") }), p, false, publicURI, "unsupported_response_type"},
 		{"unknown_scope", publicRequest(func(q url.Values) { q.Set("scope", "openid admin") }), p, false, publicURI, "invalid_scope"},
 		{"public_without_pkce", publicRequest(func(q url.Values) { q.Del("code_challenge"); q.Del("code_challenge_method") }), p, false, publicURI, "invalid_request"},
+		{"first_party_prompt_consent_asks", publicRequest(func(q url.Values) { q.Set("prompt", "consent") }), p, false, "https://id.example.com/consent?", ""},
+		{"confidential_without_pkce", url.Values{"response_type": {"code"}, "client_id": {confID}, "redirect_uri": {confURI}, "scope": {"openid"}}, p, false, confURI, "invalid_request"},
 		{"plain_refused", publicRequest(func(q url.Values) { q.Set("code_challenge_method", "plain") }), p, false, publicURI, "invalid_request"},
 		{"method_missing_means_plain", publicRequest(func(q url.Values) { q.Del("code_challenge_method") }), p, false, publicURI, "invalid_request"},
 		{"repeated_parameter", publicRequest(func(q url.Values) { q.Add("scope", "openid") }), p, false, publicURI, "invalid_request"},
 		{"prompt_none_without_session", publicRequest(func(q url.Values) { q.Set("prompt", "none") }), nil, false, publicURI, "login_required"},
 		{"no_session_signs_in", publicRequest(), nil, false, "https://id.example.com/sign-in?callbackURL=%2Fapi%2Fauth%2Foauth2%2Fauthorize%3F", ""},
 		{"prompt_login_signs_in", publicRequest(func(q url.Values) { q.Set("prompt", "login") }), p, false, "https://id.example.com/sign-in?callbackURL=", ""},
-		{"third_party_asks_consent", url.Values{"response_type": {"code"}, "client_id": {confID}, "redirect_uri": {confURI}, "scope": {"openid"}}, p, false,
+		{"third_party_asks_consent", url.Values{"response_type": {"code"}, "code_challenge": {challenge(testVerifier)}, "code_challenge_method": {"S256"}, "client_id": {confID}, "redirect_uri": {confURI}, "scope": {"openid"}}, p, false,
 			"https://id.example.com/consent?", ""},
-		{"prompt_none_needing_consent", url.Values{"response_type": {"code"}, "client_id": {confID}, "redirect_uri": {confURI}, "scope": {"openid"},
+		{"prompt_none_needing_consent", url.Values{"response_type": {"code"}, "code_challenge": {challenge(testVerifier)}, "code_challenge_method": {"S256"}, "client_id": {confID}, "redirect_uri": {confURI}, "scope": {"openid"},
 			"prompt": {"none"}}, p, false, confURI, "consent_required"},
 	}
 	for _, tc := range cases {
@@ -198,7 +200,7 @@ func TestOAuthAuthorize_rules(t *testing.T) {
 func TestOAuthConsent_then_skip(t *testing.T) {
 	w := newOAuthWorld(t)
 	p := w.principal(t, "ada@example.com")
-	q := url.Values{"response_type": {"code"}, "client_id": {confID}, "redirect_uri": {confURI}, "scope": {"openid email"}, "state": {"s"}}
+	q := url.Values{"response_type": {"code"}, "code_challenge": {challenge(testVerifier)}, "code_challenge_method": {"S256"}, "client_id": {confID}, "redirect_uri": {confURI}, "scope": {"openid email"}, "state": {"s"}}
 	target, err := w.p.Consent(t.Context(), command.ConsentDecision{Principal: *p, Accept: false, Query: q.Encode()})
 	if err != nil {
 		t.Fatal(err)
@@ -320,14 +322,14 @@ func TestOAuthToken_confidential_client_authentication(t *testing.T) {
 	w := newOAuthWorld(t)
 	p := w.principal(t, "ada@example.com")
 	if _, err := w.p.Consent(t.Context(), command.ConsentDecision{Principal: *p, Accept: true,
-		Query: url.Values{"response_type": {"code"}, "client_id": {confID}, "redirect_uri": {confURI}, "scope": {"openid"}}.Encode()}); err != nil {
+		Query: url.Values{"response_type": {"code"}, "code_challenge": {challenge(testVerifier)}, "code_challenge_method": {"S256"}, "client_id": {confID}, "redirect_uri": {confURI}, "scope": {"openid"}}.Encode()}); err != nil {
 		t.Fatal(err)
 	}
 	code := func() string {
-		return w.mustCodeFor(t, url.Values{"response_type": {"code"}, "client_id": {confID}, "redirect_uri": {confURI}, "scope": {"openid"}}, p)
+		return w.mustCodeFor(t, url.Values{"response_type": {"code"}, "code_challenge": {challenge(testVerifier)}, "code_challenge_method": {"S256"}, "client_id": {confID}, "redirect_uri": {confURI}, "scope": {"openid"}}, p)
 	}
 	form := func(c string) url.Values {
-		return url.Values{"grant_type": {"authorization_code"}, "code": {c}, "redirect_uri": {confURI}}
+		return url.Values{"grant_type": {"authorization_code"}, "code": {c}, "redirect_uri": {confURI}, "code_verifier": {testVerifier}}
 	}
 	// client_secret_basic is form-url-decoded (RFC 6749 §2.3.1).
 	basic := command.ClientAuthentication{HasBasic: true, BasicID: confID, BasicSecret: url.QueryEscape(confSecret)}
@@ -345,12 +347,12 @@ func TestOAuthToken_confidential_client_authentication(t *testing.T) {
 		form url.Values
 		code string
 	}{
-		"wrong_secret":     {command.ClientAuthentication{HasBasic: true, BasicID: confID, BasicSecret: "nope"}, form(code()), "invalid_client"},
-		"no_secret":        {command.ClientAuthentication{}, func() url.Values { f := form(code()); f.Set("client_id", confID); return f }(), "invalid_client"},
-		"two_methods":      {basic, func() url.Values { f := form(code()); f.Set("client_secret", confSecret); return f }(), "invalid_request"},
-		"unknown_client":   {command.ClientAuthentication{HasBasic: true, BasicID: "nobody", BasicSecret: "x"}, form(code()), "invalid_client"},
-		"code_of_another":  {command.ClientAuthentication{}, func() url.Values { f := form(code()); f.Set("client_id", publicID); return f }(), "invalid_grant"},
-		"verifier_without": {basic, func() url.Values { f := form(code()); f.Set("code_verifier", testVerifier); return f }(), "invalid_grant"},
+		"wrong_secret":    {command.ClientAuthentication{HasBasic: true, BasicID: confID, BasicSecret: "nope"}, form(code()), "invalid_client"},
+		"no_secret":       {command.ClientAuthentication{}, func() url.Values { f := form(code()); f.Set("client_id", confID); return f }(), "invalid_client"},
+		"two_methods":     {basic, func() url.Values { f := form(code()); f.Set("client_secret", confSecret); return f }(), "invalid_request"},
+		"unknown_client":  {command.ClientAuthentication{HasBasic: true, BasicID: "nobody", BasicSecret: "x"}, form(code()), "invalid_client"},
+		"code_of_another": {command.ClientAuthentication{}, func() url.Values { f := form(code()); f.Set("client_id", publicID); return f }(), "invalid_grant"},
+		"no_verifier":     {basic, func() url.Values { f := form(code()); f.Del("code_verifier"); return f }(), "invalid_grant"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := w.p.Token(t.Context(), tc.auth, tc.form)
@@ -464,10 +466,20 @@ func TestOAuthUserInfo_revoke_introspect(t *testing.T) {
 	mustOAuthCode(t, err, "invalid_token")
 	_, err = w.p.Introspect(t.Context(), command.ClientAuthentication{}, url.Values{"client_id": {publicID}, "token": {res.AccessToken}})
 	mustOAuthCode(t, err, "invalid_client")
-	for _, tok := range []string{res.AccessToken, res.RefreshToken} {
-		if in, err := w.p.Introspect(t.Context(), basic, url.Values{"token": {tok}}); err != nil || !in.Active || in.Username != "ada@example.com" {
-			t.Fatalf("introspect = %+v, %v", in, err)
-		}
+	if in, err := w.p.Introspect(t.Context(), basic, url.Values{"token": {res.AccessToken}}); err != nil || !in.Active || in.Username != "ada@example.com" {
+		t.Fatalf("introspect = %+v, %v", in, err)
+	}
+	// Another client's refresh token tells the introspecting client nothing.
+	if in, err := w.p.Introspect(t.Context(), basic, url.Values{"token": {res.RefreshToken}}); err != nil || in.Active {
+		t.Fatalf("introspect of another client's refresh token = %+v, %v", in, err)
+	}
+	// Without the email scope, introspection does not reveal the address.
+	openidOnly, err := w.exchange(t, w.mustCodeFor(t, publicRequest(func(q url.Values) { q.Set("scope", "openid") }), p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in, err := w.p.Introspect(t.Context(), basic, url.Values{"token": {openidOnly.AccessToken}}); err != nil || !in.Active || in.Username != "" {
+		t.Fatalf("introspect without the email scope = %+v, %v", in, err)
 	}
 	// Another client's revocation changes nothing.
 	if err := w.p.Revoke(t.Context(), basic, url.Values{"token": {res.RefreshToken}}); err != nil {
@@ -514,12 +526,12 @@ func TestOAuthEndSession(t *testing.T) {
 	signedUp := w.mustSignUp(t, "ada@example.com")
 	p := &command.Principal{Session: signedUp.Session, User: signedUp.User}
 	if _, err := w.p.Consent(t.Context(), command.ConsentDecision{Principal: *p, Accept: true,
-		Query: url.Values{"response_type": {"code"}, "client_id": {confID}, "redirect_uri": {confURI}, "scope": {"openid"}}.Encode()}); err != nil {
+		Query: url.Values{"response_type": {"code"}, "code_challenge": {challenge(testVerifier)}, "code_challenge_method": {"S256"}, "client_id": {confID}, "redirect_uri": {confURI}, "scope": {"openid"}}.Encode()}); err != nil {
 		t.Fatal(err)
 	}
-	code := w.mustCodeFor(t, url.Values{"response_type": {"code"}, "client_id": {confID}, "redirect_uri": {confURI}, "scope": {"openid"}}, p)
+	code := w.mustCodeFor(t, url.Values{"response_type": {"code"}, "code_challenge": {challenge(testVerifier)}, "code_challenge_method": {"S256"}, "client_id": {confID}, "redirect_uri": {confURI}, "scope": {"openid"}}, p)
 	res, err := w.p.Token(t.Context(), command.ClientAuthentication{HasBasic: true, BasicID: confID, BasicSecret: confSecret},
-		url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {confURI}})
+		url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {confURI}, "code_verifier": {testVerifier}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -541,6 +553,14 @@ func TestOAuthEndSession(t *testing.T) {
 	out, err := end(url.Values{"client_id": {confID}, "post_logout_redirect_uri": {logoutURI}}, p, false)
 	if err != nil || out.SignedOut || !strings.HasPrefix(out.Redirect, "https://id.example.com/sign-out?") {
 		t.Fatalf("without hint = %+v, %v", out, err)
+	}
+	// A hint from an earlier sign-in of the same user does not end a later
+	// session without asking.
+	later := domain.NewSession("later", p.User.ID(), domain.HashToken("later"), true, "", "",
+		domain.SessionPolicy{Lifetime: time.Hour, ShortLifetime: time.Hour}, w.clock.Now().Add(time.Minute))
+	out, err = end(url.Values{"id_token_hint": {res.IDToken}}, &command.Principal{Session: later, User: p.User}, false)
+	if err != nil || out.SignedOut || !strings.HasPrefix(out.Redirect, "https://id.example.com/sign-out?") {
+		t.Fatalf("hint of an earlier sign-in = %+v, %v", out, err)
 	}
 	w.clock.Advance(2 * time.Hour) // an expired hint is fine
 	out, err = end(url.Values{"id_token_hint": {res.IDToken}, "post_logout_redirect_uri": {logoutURI}, "state": {"xyz"}}, p, false)

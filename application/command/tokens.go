@@ -32,8 +32,8 @@ type TokenSettings struct {
 	AccessTokenLifetime  time.Duration
 	IDTokenLifetime      time.Duration
 	RefreshTokenLifetime time.Duration
-	// AccessTokenAudience is the aud of access tokens: the protected
-	// resource, by default BaseURL.
+	// AccessTokenAudience is the aud of access tokens, by default Issuer;
+	// configuration keeps it out of JWTAudience.
 	AccessTokenAudience string
 
 	// JWKSMaxAge is the Cache-Control max-age of the key set (default 5

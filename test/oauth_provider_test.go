@@ -138,7 +138,14 @@ func opSend(t testing.TB, req *http.Request) *response {
 // userinfo calls userinfo with a bearer token.
 func (w *opWorld) userinfo(t testing.TB, token string) *response {
 	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, w.app.URL+"/api/auth/oauth2/userinfo", nil)
+	return userinfoAt(t, w.app.URL, token)
+}
+
+// userinfoAt calls the userinfo endpoint of the Gatehouse at base with a
+// bearer token.
+func userinfoAt(t testing.TB, base, token string) *response {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, base+"/api/auth/oauth2/userinfo", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

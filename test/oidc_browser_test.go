@@ -7,17 +7,13 @@ import (
 	"html/template"
 	"net/http"
 	"net/http/httptest"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/page"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/coreos/go-oidc/v3/oidc"
 	"golang.org/x/oauth2"
@@ -155,7 +151,7 @@ func TestOIDCBrowser_signs_in_on_the_hosted_pages(t *testing.T) {
 	rp.clients["first"] = first.oauthConfig(provider)
 
 	ctx := newBrowser(t, chromium)
-	report := oidcWatchHostedPages(t, ctx)
+	report := watchPage(t, ctx)
 
 	// Third-party client: sign-in page, consent page, callback.
 	oidcBrowserNavigate(t, ctx, rp.URL+"/login?client=third")
@@ -248,86 +244,5 @@ func oidcBrowserNoCSPViolations(t *testing.T, ctx context.Context, what string) 
 	}
 	if len(v) > 0 {
 		t.Fatalf("%s violated its CSP:\n  %s", what, strings.Join(v, "\n  "))
-	}
-}
-
-// oidcWatchHostedPages records, from now on, what signals a broken page on the
-// tab, as watchPage does: uncaught exceptions, console errors, browser log
-// errors (Chromium reports CSP violations there, "Refused to send form data"
-// for form-action included), failed requests and error statuses; and it
-// installs the securitypolicyviolation recorder oidcBrowserNoCSPViolations reads.
-// It forgives nothing (Gatehouse answers the icon request browsers make by
-// themselves). The returned func fails the test if anything happened.
-func oidcWatchHostedPages(t *testing.T, ctx context.Context) (report func()) {
-	t.Helper()
-	var (
-		mu       sync.Mutex
-		problems []string
-		urls     = map[network.RequestID]string{}
-	)
-	add := func(format string, args ...any) {
-		mu.Lock()
-		defer mu.Unlock()
-		problems = append(problems, fmt.Sprintf(format, args...))
-	}
-	err := chromedp.Listen(ctx, func(ev any) {
-		switch ev := ev.(type) {
-		case *runtime.EventExceptionThrown:
-			add("uncaught exception at %s:%d: %s", ev.ExceptionDetails.URL, ev.ExceptionDetails.LineNumber+1, ev.ExceptionDetails.Text)
-		case *runtime.EventConsoleAPICalled:
-			if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeAssert {
-				var args []string
-				for _, a := range ev.Args {
-					args = append(args, string(a.Value)+a.Description)
-				}
-				add("console.%s: %s", ev.Type, strings.Join(args, " "))
-			}
-		case *log.EventEntryAdded:
-			if ev.Entry.Level == log.EntryLevelError {
-				add("browser log (%s) %s: %s", ev.Entry.Source, ev.Entry.URL, ev.Entry.Text)
-			}
-		case *network.EventRequestWillBeSent:
-			mu.Lock()
-			urls[ev.RequestID] = ev.Request.URL
-			mu.Unlock()
-		case *network.EventLoadingFailed:
-			mu.Lock()
-			u := urls[ev.RequestID]
-			mu.Unlock()
-			add("request %s failed: %s (blocked: %q, canceled: %t)", u, ev.ErrorText, ev.BlockedReason, ev.Canceled)
-		case *network.EventResponseReceived:
-			if ev.Response.Status >= 400 {
-				add("request %s answered %d", ev.Response.URL, ev.Response.Status)
-			}
-		}
-	})
-	if err != nil {
-		t.Fatalf("listen to the tab: %v", err)
-	}
-	const recordCSP = `document.addEventListener("securitypolicyviolation", e => {
-		(window.__cspViolations = window.__cspViolations || []).push(
-			e.effectiveDirective + " blocked " + (e.blockedURI || "(inline)") + " on " + e.documentURI);
-	});`
-	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument,
-		page.AddScriptToEvaluateOnNewDocumentParams{Source: recordCSP}); err != nil {
-		t.Fatalf("install the CSP violation recorder: %v", err)
-	}
-	all := func() []string {
-		mu.Lock()
-		defer mu.Unlock()
-		return slices.Clone(problems)
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			if p := all(); len(p) > 0 {
-				t.Logf("the pages had %d problem(s) by then:\n  %s", len(p), strings.Join(p, "\n  "))
-			}
-		}
-	})
-	return func() {
-		t.Helper()
-		if p := all(); len(p) > 0 {
-			t.Fatalf("the pages had %d problem(s):\n  %s", len(p), strings.Join(p, "\n  "))
-		}
 	}
 }

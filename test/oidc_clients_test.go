@@ -619,36 +619,13 @@ func (w *strictWorld) clientPost(t testing.TB, c strictClient, path string, form
 	req.Body = io.NopCloser(strings.NewReader(form.Encode()))
 	req.ContentLength = int64(len(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("POST %s: %v", path, err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &response{Status: res.StatusCode, Header: res.Header, Body: b}
+	return opSend(t, req)
 }
 
-// userinfo calls the userinfo endpoint with a bearer token and returns the response.
+// userinfo calls the userinfo endpoint with a bearer token.
 func (w *strictWorld) userinfo(t testing.TB, token string) *response {
 	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, w.app.URL+"/api/auth/oauth2/userinfo", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &response{Status: res.StatusCode, Header: res.Header, Body: b}
+	return userinfoAt(t, w.app.URL, token)
 }
 
 // mustTokenRefused fails unless the service's own verification refuses

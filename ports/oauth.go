@@ -59,7 +59,8 @@ type OAuthGrantRepository interface {
 	ConsumeCode(ctx context.Context, h domain.TokenHash, grant domain.GrantID, now time.Time) (domain.AuthorizationCode, error)
 
 	// CreateGrant stores g and, when refresh is not nil, its first refresh
-	// token, atomically.
+	// token, atomically. A taken grant id or refresh hash is
+	// domain.KindConflict; a missing client or user domain.KindNotFound.
 	CreateGrant(ctx context.Context, g domain.OAuthGrant, refresh *domain.RefreshToken) error
 	// GetGrant returns grant id, revoked or not, or domain.ErrGrantNotFound;
 	// one lookup by primary key.

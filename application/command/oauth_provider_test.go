@@ -1,11 +1,13 @@
 package command_test
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -588,4 +590,37 @@ func TestOAuthDescribe(t *testing.T) {
 	if _, err := w.p.DescribeLogout(t.Context(), url.Values{"client_id": {publicID}, "post_logout_redirect_uri": {logoutURI}}); !errors.Is(err, domain.ErrInvalid) {
 		t.Fatalf("another client's post-logout URI: %v", err)
 	}
+}
+
+// replayingGrants runs replay just before the first grant is stored: a code
+// presented again while its first exchange is between consuming the code
+// and storing the grant.
+type replayingGrants struct {
+	*memory.OAuthGrantRepository
+	replay func()
+	done   atomic.Bool // the replay runs once (it stores a grant itself)
+}
+
+func (r *replayingGrants) CreateGrant(ctx context.Context, g domain.OAuthGrant, refresh *domain.RefreshToken) error {
+	if r.done.CompareAndSwap(false, true) {
+		r.replay()
+	}
+	return r.OAuthGrantRepository.CreateGrant(ctx, g, refresh)
+}
+
+// Ensure a code replayed while its first exchange is still storing the
+// grant leaves no usable grant: both exchanges fail.
+func TestOAuthToken_code_replayed_during_its_first_exchange(t *testing.T) {
+	w := newOAuthWorld(t)
+	p := w.principal(t, "ada@example.com")
+	code := w.mustCodeFor(t, publicRequest(), p)
+	form := url.Values{"grant_type": {"authorization_code"}, "client_id": {publicID}, "code": {code}, "redirect_uri": {publicURI}, "code_verifier": {testVerifier}}
+	grants := &replayingGrants{OAuthGrantRepository: w.grants}
+	provider := command.NewOAuthProvider(memory.NewOAuthClientRepository(w.db), grants, w.users, memory.NewSessionRepository(w.db), w.keys,
+		system.NewTokenGenerator(), system.NewIDGenerator(), w.clock, w.settings, w.world.settings)
+	var replayErr error
+	grants.replay = func() { _, replayErr = provider.Token(t.Context(), command.ClientAuthentication{}, form) }
+	_, err := provider.Token(t.Context(), command.ClientAuthentication{}, form)
+	mustOAuthCode(t, err, "invalid_grant")
+	mustOAuthCode(t, replayErr, "invalid_grant")
 }

@@ -133,7 +133,7 @@ func (p *OAuthProvider) exchangeCode(ctx context.Context, client domain.OAuthCli
 	switch {
 	case errors.Is(err, domain.ErrConflict):
 		if code.GrantID != "" {
-			if err := p.grants.RevokeGrant(ctx, code.GrantID, now); err != nil && !errors.Is(err, domain.ErrNotFound) {
+			if err := p.revokeReplayed(ctx, code, now); err != nil {
 				return TokenResponse{}, err
 			}
 		}
@@ -166,10 +166,33 @@ func (p *OAuthProvider) exchangeCode(ctx context.Context, client domain.OAuthCli
 		refresh = refreshTokenPrefix + p.tokens.NewSecret(43)
 		rt = &domain.RefreshToken{Hash: domain.HashToken(refresh), GrantID: gid, CreatedAt: now, ExpiresAt: g.ExpiresAt}
 	}
-	if err := p.grants.CreateGrant(ctx, g, rt); err != nil {
+	if err := p.grants.CreateGrant(ctx, g, rt); errors.Is(err, domain.ErrConflict) {
+		return TokenResponse{}, errInvalidGrant // the code was replayed meanwhile: see revokeReplayed
+	} else if err != nil {
 		return TokenResponse{}, err
 	}
 	return p.issueTokens(ctx, client, g, code.Scopes, user, code.Nonce, refresh)
+}
+
+// revokeReplayed revokes the grant that a replayed code's first exchange
+// created. When that exchange has not stored its grant yet, a revoked grant
+// with its id takes the place first, so the first exchange's insert fails
+// and it issues nothing: the replay wins the race either way.
+func (p *OAuthProvider) revokeReplayed(ctx context.Context, code domain.AuthorizationCode, now time.Time) error {
+	err := p.grants.RevokeGrant(ctx, code.GrantID, now)
+	if !errors.Is(err, domain.ErrNotFound) {
+		return err
+	}
+	revoked := domain.OAuthGrant{ID: code.GrantID, ClientID: code.ClientID, UserID: code.UserID, Scopes: code.Scopes,
+		AuthTime: code.AuthTime, CreatedAt: now, ExpiresAt: now, RevokedAt: now}
+	switch err := p.grants.CreateGrant(ctx, revoked, nil); {
+	case errors.Is(err, domain.ErrConflict): // the first exchange stored it after all
+		return p.grants.RevokeGrant(ctx, code.GrantID, now)
+	case errors.Is(err, domain.ErrNotFound): // the client or the user is gone, and the grant with them
+		return nil
+	default:
+		return err
+	}
 }
 
 // isVerifier reports whether s is a PKCE code verifier: 43 to 128

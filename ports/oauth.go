@@ -82,6 +82,15 @@ type OAuthGrantRepository interface {
 	GetConsent(ctx context.Context, user domain.UserID, client domain.OAuthClientID) (domain.Consent, error)
 	// PutConsent creates or replaces the consent of c.UserID for c.ClientID.
 	PutConsent(ctx context.Context, c domain.Consent) error
+	// ListConsents returns every consent of user, most recently updated
+	// first (updated_at, then client id).
+	ListConsents(ctx context.Context, user domain.UserID) ([]domain.Consent, error)
+	// RevokeConsent deletes the consent of user for client and sets the
+	// revocation time of every unrevoked grant of that user and client to
+	// at, atomically, so their access and refresh tokens stop working. When
+	// there is neither a consent nor an unrevoked grant (nothing to revoke),
+	// the error is domain.ErrConsentNotFound.
+	RevokeConsent(ctx context.Context, user domain.UserID, client domain.OAuthClientID, at time.Time) error
 
 	// DeleteExpired removes codes and grants (with their refresh tokens) that
 	// expired before now, and returns how many rows went.

@@ -426,3 +426,60 @@ func TestOAuthProvider_refusals(t *testing.T) {
 		}
 	})
 }
+
+// Ensure a signed-in user lists the clients they consented to and revokes
+// one (ASVS V10.4.9): its access token fails at userinfo, its refresh token
+// is invalid_grant, and the next authorization asks for consent again.
+func TestOAuthProvider_user_revokes_consent(t *testing.T) {
+	opForEachStore(t, func(t *testing.T, w *opWorld) {
+		q := url.Values{"response_type": {"code"}, "client_id": {w.web}, "redirect_uri": {opWebRedirect}, "scope": {"openid email offline_access"},
+			"state": {"c-1"}, "code_challenge": {opChallenge(opVerifier)}, "code_challenge_method": {"S256"}}
+		authorize := "/api/auth/oauth2/authorize?" + q.Encode()
+		consent := opLocation(t, w.user.get(authorize), http.StatusFound, w.app.Cfg.BaseURL+"/consent?")
+		mustOK(t, w.user.post("/api/auth/oauth2/consent", mustJSON(t, map[string]any{"accept": true, "oauth_query": consent.Encode()})))
+		code := w.mustAuthCode(t, w.user, authorize, opWebRedirect)
+		tk := opMustTokens(t, w.form(t, "/api/auth/oauth2/token", url.Values{"grant_type": {"authorization_code"}, "code": {code},
+			"redirect_uri": {opWebRedirect}, "code_verifier": {opVerifier}}, w.web, w.webSecret))
+		if tk.RefreshToken == "" {
+			t.Fatalf("no refresh token: %+v", tk)
+		}
+		mustStatus(t, w.userinfo(t, tk.AccessToken), http.StatusOK)
+
+		r := w.user.get("/api/auth/oauth2/get-consents")
+		mustStatus(t, r, http.StatusOK)
+		var list []map[string]any
+		mustUnmarshal(t, r.Body, &list)
+		if len(list) != 1 || list[0]["clientId"] != w.web || list[0]["clientName"] != "Web" || list[0]["createdAt"] == nil || list[0]["updatedAt"] == nil {
+			t.Fatalf("get-consents: %s", r.Body)
+		}
+		if scopes, _ := list[0]["scopes"].([]any); len(scopes) != 3 || scopes[0] != "openid" || scopes[2] != "offline_access" {
+			t.Fatalf("scopes: %s", r.Body)
+		}
+
+		// Without a session: 401; an unknown client: 404.
+		anon := w.app.client(t)
+		mustCode(t, anon.get("/api/auth/oauth2/get-consents"), http.StatusUnauthorized, "UNAUTHORIZED")
+		mustCode(t, anon.post("/api/auth/oauth2/delete-consent", mustJSON(t, map[string]any{"clientId": w.web})), http.StatusUnauthorized, "UNAUTHORIZED")
+		mustCode(t, w.user.post("/api/auth/oauth2/delete-consent", mustJSON(t, map[string]any{"clientId": "gh_ci_nobody"})),
+			http.StatusNotFound, "CONSENT_NOT_FOUND")
+		// Cookie-authenticated: a foreign origin is refused.
+		mustCode(t, w.user.post("/api/auth/oauth2/delete-consent", mustJSON(t, map[string]any{"clientId": w.web}), "Origin", "https://evil.example"),
+			http.StatusForbidden, "INVALID_ORIGIN")
+		mustStatus(t, w.userinfo(t, tk.AccessToken), http.StatusOK)
+
+		if body := mustOK(t, w.user.post("/api/auth/oauth2/delete-consent", mustJSON(t, map[string]any{"clientId": w.web}))); body["status"] != true {
+			t.Fatalf("delete-consent: %v", body)
+		}
+		mustStatus(t, w.userinfo(t, tk.AccessToken), http.StatusUnauthorized)
+		opMustError(t, w.form(t, "/api/auth/oauth2/token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {tk.RefreshToken}}, w.web, w.webSecret),
+			http.StatusBadRequest, "invalid_grant")
+		opLocation(t, w.user.get(authorize), http.StatusFound, w.app.Cfg.BaseURL+"/consent?")
+		r = w.user.get("/api/auth/oauth2/get-consents")
+		mustStatus(t, r, http.StatusOK)
+		if strings.TrimSpace(string(r.Body)) != "[]" {
+			t.Fatalf("get-consents after revocation: %s", r.Body)
+		}
+		mustCode(t, w.user.post("/api/auth/oauth2/delete-consent", mustJSON(t, map[string]any{"clientId": w.web})),
+			http.StatusNotFound, "CONSENT_NOT_FOUND")
+	})
+}

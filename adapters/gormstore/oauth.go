@@ -495,6 +495,48 @@ func (r *OAuthGrantRepository) PutConsent(ctx context.Context, c domain.Consent)
 	return convertErr("oauth_consents.put", err, errOAuthOwnerNotFound, nil)
 }
 
+// ListConsents implements ports.OAuthGrantRepository, through the primary
+// key's user_id prefix; a user's consents are few, so they are sorted after.
+func (r *OAuthGrantRepository) ListConsents(ctx context.Context, user domain.UserID) ([]domain.Consent, error) {
+	// Client ids compare byte by byte, as SQLite and the memory store do.
+	order := "updated_at DESC, client_id"
+	if DialectOf(r.db) == DialectPostgres {
+		order = `updated_at DESC, client_id COLLATE "C"`
+	}
+	var rows []oauthConsentRow
+	if err := r.db.WithContext(ctx).Where("user_id = ?", string(user)).Order(order).Find(&rows).Error; err != nil {
+		return nil, convertErr("oauth_consents.list", err, nil, nil)
+	}
+	out := make([]domain.Consent, len(rows))
+	for i, row := range rows {
+		out[i] = row.toDomain()
+	}
+	return out, nil
+}
+
+// RevokeConsent implements ports.OAuthGrantRepository in one transaction:
+// the consent is deleted by primary key and the user's unrevoked grants of
+// the client are revoked through the oauth_grants user_id index.
+func (r *OAuthGrantRepository) RevokeConsent(ctx context.Context, user domain.UserID, client domain.OAuthClientID, at time.Time) error {
+	at = domain.Timestamp(at)
+	err := r.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		del := tx.Where("user_id = ? AND client_id = ?", string(user), string(client)).Delete(&oauthConsentRow{})
+		if del.Error != nil {
+			return del.Error
+		}
+		upd := tx.Model(&oauthGrantRow{}).Where("user_id = ? AND client_id = ? AND revoked_at IS NULL", string(user), string(client)).
+			Update("revoked_at", at)
+		if upd.Error != nil {
+			return upd.Error
+		}
+		if del.RowsAffected == 0 && upd.RowsAffected == 0 {
+			return domain.ErrConsentNotFound
+		}
+		return nil
+	})
+	return convertErr("oauth_consents.revoke", err, domain.ErrConsentNotFound, nil)
+}
+
 // DeleteExpired implements ports.OAuthGrantRepository: codes, then refresh
 // tokens, then grants expired at now, each through its expires_at index, in
 // one transaction. Refresh tokens deleted by the grants' cascade are not

@@ -79,6 +79,7 @@ func (s *Server) addOAuthRoutes() {
 		Summary: "End-session endpoint (form post)", Description: endDoc + " Answers {redirect:true, url} with a Location header; an HTML form gets 303.",
 		Errors: []int{http.StatusForbidden, http.StatusTooManyRequests}}, s.oauthEndSessionPost, ContractAuth)
 
+	s.addOAuthConsentRoutes()
 	s.documentFormBodies("/oauth2/consent", "/oauth2/end-session")
 	s.documentOAuth()
 }

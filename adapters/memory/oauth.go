@@ -366,6 +366,49 @@ func (r *OAuthGrantRepository) PutConsent(_ context.Context, c domain.Consent) e
 	return nil
 }
 
+// ListConsents implements ports.OAuthGrantRepository.
+func (r *OAuthGrantRepository) ListConsents(_ context.Context, user domain.UserID) ([]domain.Consent, error) {
+	r.db.mu.RLock()
+	defer r.db.mu.RUnlock()
+	var out []domain.Consent
+	for k, c := range r.db.oauthConsents {
+		if k.user == user {
+			out = append(out, storedConsent(c))
+		}
+	}
+	slices.SortFunc(out, func(a, b domain.Consent) int {
+		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(string(a.ClientID), string(b.ClientID))
+	})
+	return out, nil
+}
+
+// RevokeConsent implements ports.OAuthGrantRepository under the write lock.
+func (r *OAuthGrantRepository) RevokeConsent(_ context.Context, user domain.UserID, client domain.OAuthClientID, at time.Time) error {
+	at = domain.Timestamp(at)
+	r.db.mu.Lock()
+	defer r.db.mu.Unlock()
+	if user == "" { // client-credentials grants have no user
+		return domain.ErrConsentNotFound
+	}
+	key := userClient{user, client}
+	_, found := r.db.oauthConsents[key]
+	delete(r.db.oauthConsents, key)
+	for id, g := range r.db.oauthGrants {
+		if g.UserID == user && g.ClientID == client && g.RevokedAt.IsZero() {
+			g.RevokedAt = at
+			r.db.oauthGrants[id] = g
+			found = true
+		}
+	}
+	if !found {
+		return domain.ErrConsentNotFound
+	}
+	return nil
+}
+
 // DeleteExpired implements ports.OAuthGrantRepository. It counts the codes,
 // refresh tokens and grants expired at now; refresh tokens that go
 // only because their grant went are not counted, as a cascade is not.

@@ -624,3 +624,80 @@ func TestOAuthToken_code_replayed_during_its_first_exchange(t *testing.T) {
 	mustOAuthCode(t, err, "invalid_grant")
 	mustOAuthCode(t, replayErr, "invalid_grant")
 }
+
+func TestOAuthConsents_list_and_revoke(t *testing.T) {
+	w := newOAuthWorld(t)
+	ada, bob := w.principal(t, "ada@example.com"), w.principal(t, "bob@example.com")
+	q := url.Values{"response_type": {"code"}, "code_challenge": {challenge(testVerifier)}, "code_challenge_method": {"S256"}, "client_id": {confID},
+		"redirect_uri": {confURI}, "scope": {"openid email offline_access"}, "state": {"s"}}
+	basic := command.ClientAuthentication{HasBasic: true, BasicID: confID, BasicSecret: url.QueryEscape(confSecret)}
+	// tokensFor consents to the confidential client as p and exchanges the code.
+	tokensFor := func(p *command.Principal) command.TokenResponse {
+		t.Helper()
+		target, err := w.p.Consent(t.Context(), command.ConsentDecision{Principal: *p, Accept: true, Query: q.Encode()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		code := mustRedirect(t, target, confURI+"?code=").Get("code")
+		res, err := w.p.Token(t.Context(), basic, url.Values{"grant_type": {"authorization_code"}, "code": {code},
+			"redirect_uri": {confURI}, "code_verifier": {testVerifier}})
+		if err != nil || res.RefreshToken == "" {
+			t.Fatalf("token = %+v, %v", res, err)
+		}
+		return res
+	}
+	refresh := func(token string) (command.TokenResponse, error) {
+		return w.p.Token(t.Context(), basic, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {token}})
+	}
+	adas, bobs := tokensFor(ada), tokensFor(bob)
+	// A first-party grant of the public client, which has no consent.
+	spa, err := w.exchange(t, w.mustCodeFor(t, publicRequest(), ada))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	list, err := w.p.Consents(t.Context(), ada)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 1 || list[0].ClientID != confID || list[0].ClientName != "Web" ||
+		strings.Join(list[0].Scopes, " ") != "openid email offline_access" || list[0].CreatedAt.IsZero() || list[0].UpdatedAt.IsZero() {
+		t.Fatalf("Consents = %+v", list)
+	}
+
+	if err := w.p.RevokeConsent(t.Context(), ada, confID); err != nil {
+		t.Fatal(err)
+	}
+	_, err = w.p.UserInfo(t.Context(), adas.AccessToken)
+	mustOAuthCode(t, err, "invalid_token")
+	_, err = refresh(adas.RefreshToken)
+	mustOAuthCode(t, err, "invalid_grant")
+	target, err := w.p.Authorize(t.Context(), q, ada)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustRedirect(t, target, "https://id.example.com/consent?")
+	if list, err := w.p.Consents(t.Context(), ada); err != nil || len(list) != 0 {
+		t.Fatalf("Consents after revocation = %+v, %v", list, err)
+	}
+
+	// Bob's grant of the same client and Ada's grant of another client stay.
+	if _, err := w.p.UserInfo(t.Context(), bobs.AccessToken); err != nil {
+		t.Fatalf("bob's userinfo: %v", err)
+	}
+	if _, err := refresh(bobs.RefreshToken); err != nil {
+		t.Fatalf("bob's refresh: %v", err)
+	}
+	if _, err := w.p.UserInfo(t.Context(), spa.AccessToken); err != nil {
+		t.Fatalf("the public client's userinfo: %v", err)
+	}
+
+	mustCode(t, w.p.RevokeConsent(t.Context(), ada, confID), "CONSENT_NOT_FOUND") // nothing left
+	mustCode(t, w.p.RevokeConsent(t.Context(), ada, "nobody"), "CONSENT_NOT_FOUND")
+	if err := w.p.RevokeConsent(t.Context(), nil, confID); domain.KindOf(err) != domain.KindUnauthenticated {
+		t.Fatalf("RevokeConsent without principal = %v", err)
+	}
+	if _, err := w.p.Consents(t.Context(), nil); domain.KindOf(err) != domain.KindUnauthenticated {
+		t.Fatalf("Consents without principal = %v", err)
+	}
+}

@@ -49,6 +49,9 @@ func RunOAuthRepositories(t *testing.T, newStores func(t *testing.T) Stores) {
 		{"concurrent_rotations_one_wins", testOAuthRefreshRotateParallel},
 		{"consent_put_replaces", testOAuthConsent},
 		{"consent_of_missing_client_or_user_is_not_found", testOAuthConsentMissingOwner},
+		{"consents_list_newest_updated_first", testOAuthConsentList},
+		{"consent_revoke_revokes_only_that_users_grants_of_the_client", testOAuthConsentRevoke},
+		{"consent_revoke_without_consent_or_grant_is_not_found", testOAuthConsentRevokeNotFound},
 		{"delete_expired_removes_only_expired", testOAuthDeleteExpired},
 	}
 	for _, tt := range tests {
@@ -742,6 +745,120 @@ func testOAuthConsentMissingOwner(t *testing.T, s Stores) {
 		c.Scopes, c.CreatedAt, c.UpdatedAt = []string{"openid"}, baseTime, baseTime
 		mustBeKind(t, s.OAuthGrants.PutConsent(ctx, c), domain.ErrNotFound)
 	}
+}
+
+func testOAuthConsentList(t *testing.T, s Stores) {
+	ctx := context.Background()
+	mustCreateUsers(t, s, "u1", "u2")
+	for _, id := range []string{"c1", "c2", "c3", "c4"} {
+		mustCreateOAuthClient(t, s, id, baseTime)
+	}
+	put := func(user domain.UserID, client string, created, updated time.Time) {
+		t.Helper()
+		if err := s.OAuthGrants.PutConsent(ctx, domain.Consent{UserID: user, ClientID: domain.OAuthClientID(client),
+			Scopes: []string{"openid", client}, CreatedAt: created, UpdatedAt: updated}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// c2 and c4 tie on updated_at; c3 was created first but updated last.
+	put("u1", "c4", baseTime, baseTime.Add(time.Hour))
+	put("u1", "c1", baseTime, baseTime)
+	put("u1", "c3", baseTime.Add(-time.Hour), baseTime.Add(2*time.Hour))
+	put("u1", "c2", baseTime, baseTime.Add(time.Hour))
+	put("u2", "c1", baseTime, baseTime.Add(3*time.Hour))
+	got, err := s.OAuthGrants.ListConsents(ctx, "u1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []domain.OAuthClientID
+	for _, c := range got {
+		if c.UserID != "u1" || !slices.Equal(c.Scopes, []string{"openid", string(c.ClientID)}) {
+			t.Fatalf("consent = %+v", c)
+		}
+		ids = append(ids, c.ClientID)
+	}
+	if want := []domain.OAuthClientID{"c3", "c2", "c4", "c1"}; !slices.Equal(ids, want) {
+		t.Fatalf("ListConsents order = %v, want %v", ids, want)
+	}
+	assertTime(t, "c3 CreatedAt", got[0].CreatedAt, baseTime.Add(-time.Hour))
+	assertTime(t, "c3 UpdatedAt", got[0].UpdatedAt, baseTime.Add(2*time.Hour))
+	none, err := s.OAuthGrants.ListConsents(ctx, "u9")
+	if err != nil || len(none) != 0 {
+		t.Fatalf("ListConsents of a user without consents = %v, %v", none, err)
+	}
+}
+
+func testOAuthConsentRevoke(t *testing.T, s Stores) {
+	ctx := context.Background()
+	mustCreateUsers(t, s, "u1", "u2")
+	mustCreateOAuthClient(t, s, "c1", baseTime)
+	mustCreateOAuthClient(t, s, "c2", baseTime)
+	seedOAuth(t, s, 1, "c1", "u1") // grant g1, revoked below
+	seedOAuth(t, s, 2, "c2", "u1") // another client: kept
+	seedOAuth(t, s, 3, "c1", "u2") // another user: kept
+	// A second grant of u1 and c1, and one revoked earlier, which keeps its
+	// first revocation time.
+	mustCreateGrant(t, s, makeGrant("g4", "c1", "u1", baseTime), nil)
+	earlier := baseTime.Add(time.Minute)
+	old := makeGrant("g5", "c1", "u1", baseTime)
+	mustCreateGrant(t, s, old, nil)
+	if err := s.OAuthGrants.RevokeGrant(ctx, "g5", earlier); err != nil {
+		t.Fatal(err)
+	}
+	mustCreateGrant(t, s, makeGrant("cc1", "c1", "", baseTime), nil) // client credentials: kept
+	at := baseTime.In(nonUTC).Add(time.Hour + 5*time.Nanosecond)
+	if err := s.OAuthGrants.RevokeConsent(ctx, "u1", "c1", at); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.OAuthGrants.GetConsent(ctx, "u1", "c1")
+	mustBeKind(t, err, domain.ErrNotFound)
+	for _, id := range []string{"g1", "g4"} {
+		assertTime(t, id+" RevokedAt", mustGetGrant(t, s, id).RevokedAt, at.Truncate(time.Microsecond))
+	}
+	assertTime(t, "g5 RevokedAt", mustGetGrant(t, s, "g5").RevokedAt, earlier)
+	_, g := mustGetRefresh(t, s, refreshHash(1))
+	if g.Active(baseTime.Add(2 * time.Hour)) {
+		t.Fatal("the refresh token's grant is still active")
+	}
+	for _, id := range []string{"g2", "g3", "cc1"} {
+		if g := mustGetGrant(t, s, id); !g.RevokedAt.IsZero() {
+			t.Fatalf("grant %s revoked: %+v", id, g)
+		}
+	}
+	assertOAuthSeed(t, s, 2, "c2", "u1", true)
+	assertOAuthSeed(t, s, 3, "c1", "u2", true)
+	list, err := s.OAuthGrants.ListConsents(ctx, "u1")
+	if err != nil || len(list) != 1 || list[0].ClientID != "c2" {
+		t.Fatalf("ListConsents after revocation = %+v, %v", list, err)
+	}
+}
+
+func testOAuthConsentRevokeNotFound(t *testing.T, s Stores) {
+	ctx := context.Background()
+	mustCreateUsers(t, s, "u1")
+	mustCreateOAuthClient(t, s, "c1", baseTime)
+	mustCreateOAuthClient(t, s, "c2", baseTime)
+	for _, client := range []domain.OAuthClientID{"c1", "c9"} {
+		mustBeCode(t, s.OAuthGrants.RevokeConsent(ctx, "u1", client, baseTime), domain.ErrConsentNotFound, "oauth_consent.not_found")
+	}
+	// A grant without a consent (a first-party client) is revoked; then
+	// nothing is left to revoke.
+	mustCreateGrant(t, s, makeGrant("g1", "c2", "u1", baseTime), nil)
+	if err := s.OAuthGrants.RevokeConsent(ctx, "u1", "c2", baseTime); err != nil {
+		t.Fatalf("RevokeConsent of a grant without consent: %v", err)
+	}
+	assertTime(t, "g1 RevokedAt", mustGetGrant(t, s, "g1").RevokedAt, baseTime)
+	mustBeCode(t, s.OAuthGrants.RevokeConsent(ctx, "u1", "c2", baseTime), domain.ErrConsentNotFound, "oauth_consent.not_found")
+	// Only the consent: it goes.
+	if err := s.OAuthGrants.PutConsent(ctx, domain.Consent{UserID: "u1", ClientID: "c1", Scopes: []string{"openid"},
+		CreatedAt: baseTime, UpdatedAt: baseTime}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.OAuthGrants.RevokeConsent(ctx, "u1", "c1", baseTime); err != nil {
+		t.Fatalf("RevokeConsent of a consent without grants: %v", err)
+	}
+	_, err := s.OAuthGrants.GetConsent(ctx, "u1", "c1")
+	mustBeKind(t, err, domain.ErrNotFound)
 }
 
 func testOAuthDeleteExpired(t *testing.T, s Stores) {

@@ -2,10 +2,7 @@ package gormstore
 
 import (
 	"context"
-	"database/sql/driver"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"time"
 
 	"gorm.io/gorm"
@@ -71,7 +68,7 @@ func (domainRow) TableName() string { return "domains" }
 
 // domainRecords is the records column: a JSON array (jsonb on PostgreSQL,
 // text on SQLite) of the records with what was last observed of each.
-type domainRecords []domainRecordJSON
+type domainRecords = jsonArray[domainRecordJSON]
 
 type domainRecordJSON struct {
 	Type          string     `json:"type"`
@@ -81,36 +78,6 @@ type domainRecordJSON struct {
 	Status        string     `json:"status"`
 	Observed      []string   `json:"observed,omitempty"`
 	LastCheckedAt *time.Time `json:"lastCheckedAt,omitempty"`
-}
-
-// GormDataType names the column's type for gorm's schema.
-func (domainRecords) GormDataType() string { return "json" }
-
-// Value implements driver.Valuer: the JSON text, which both dialects accept
-// for their column type.
-func (r domainRecords) Value() (driver.Value, error) {
-	if r == nil {
-		r = domainRecords{}
-	}
-	b, err := json.Marshal([]domainRecordJSON(r))
-	if err != nil {
-		return nil, err
-	}
-	return string(b), nil
-}
-
-// Scan implements sql.Scanner.
-func (r *domainRecords) Scan(src any) error {
-	var b []byte
-	switch v := src.(type) {
-	case []byte:
-		b = v
-	case string:
-		b = []byte(v)
-	default:
-		return fmt.Errorf("gormstore: domains.records: cannot scan %T", src)
-	}
-	return json.Unmarshal(b, (*[]domainRecordJSON)(r))
 }
 
 func domainFromDomain(d *domain.Domain) domainRow {

@@ -2,10 +2,7 @@ package gormstore
 
 import (
 	"context"
-	"database/sql/driver"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -156,44 +153,8 @@ const oauthRefreshLookupSQL = `SELECT
 FROM oauth_refresh_tokens r JOIN oauth_grants g ON g.id = r.grant_id
 WHERE r.hash = ?`
 
-// stringList is a JSON array of strings: jsonb on PostgreSQL, text on
-// SQLite. Empty reads back as nil.
-type stringList []string
-
-// GormDataType names the column's type for gorm's schema.
-func (stringList) GormDataType() string { return "json" }
-
-// Value implements driver.Valuer: the JSON text, which both dialects accept.
-func (l stringList) Value() (driver.Value, error) {
-	if l == nil {
-		l = stringList{}
-	}
-	b, err := json.Marshal([]string(l))
-	if err != nil {
-		return nil, err
-	}
-	return string(b), nil
-}
-
-// Scan implements sql.Scanner.
-func (l *stringList) Scan(src any) error {
-	var b []byte
-	switch v := src.(type) {
-	case []byte:
-		b = v
-	case string:
-		b = []byte(v)
-	default:
-		return fmt.Errorf("gormstore: string list: cannot scan %T", src)
-	}
-	if err := json.Unmarshal(b, (*[]string)(l)); err != nil {
-		return err
-	}
-	if len(*l) == 0 {
-		*l = nil
-	}
-	return nil
-}
+// stringList is a JSON array of strings (redirect URIs).
+type stringList = jsonArray[string]
 
 // joinScopes and splitScopes write and read the space-separated scopes.
 func joinScopes(s []string) string { return strings.Join(s, " ") }

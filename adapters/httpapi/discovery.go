@@ -6,6 +6,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/gatehouse/gatehouse/application/command"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
@@ -93,7 +94,7 @@ func (s *Server) providerMetadata() ProviderMetadata {
 		RevocationEndpoint:                        issuer + "/oauth2/revoke",
 		IntrospectionEndpoint:                     issuer + "/oauth2/introspect",
 		EndSessionEndpoint:                        issuer + "/oauth2/end-session",
-		ScopesSupported:                           []string{"openid", "profile", "email", "offline_access"},
+		ScopesSupported:                           command.SupportedScopes,
 		ResponseTypesSupported:                    []string{"code"},
 		ResponseModesSupported:                    []string{"query"},
 		GrantTypesSupported:                       []string{"authorization_code", "refresh_token", "client_credentials"},
@@ -121,8 +122,9 @@ func (s *Server) resourceMetadataURL() string { return s.cfg.BaseURL + protected
 func (s *Server) addDiscoveryRoutes() {
 	type op = huma.Operation
 	const tag = "Discovery"
+	metadata := s.providerMetadata() // fixed for the process's life
 	provider := func(context.Context, *struct{}) (*ProviderMetadataOutput, error) {
-		return &ProviderMetadataOutput{DiscoveryHeaders: discoveryHeaders(), Body: s.providerMetadata()}, nil
+		return &ProviderMetadataOutput{DiscoveryHeaders: discoveryHeaders(), Body: metadata}, nil
 	}
 	const same = " The same document is served at every discovery URL; its issuer is the base URL with /api/auth, exactly " +
 		"(no trailing slash): configure clients with that issuer, never with the bare origin. 200 JSON, never a redirect; " +

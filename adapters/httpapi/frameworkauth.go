@@ -153,7 +153,7 @@ func (s *Server) getSession(ctx context.Context, in *GetSessionInput) (*GetSessi
 		out.SetCookie = append(out.SetCookie, s.cookies.issue(token, res.Session)...)
 	}
 	out.Body = &SessionBody{Session: sessionJSON(res.Session), User: userJSON(res.User)}
-	if out.SetAuthJWT, err = s.app.Commands.SigningKeys.FrameworkToken(ctx, &res.Principal); err != nil {
+	if out.SetAuthJWT, err = s.app.Commands.SigningKeys.FrameworkToken(ctx, &res.Principal, out.Body.User); err != nil {
 		return nil, err
 	}
 	out.ExposeHeaders = []string{"set-auth-jwt"}

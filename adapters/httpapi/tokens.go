@@ -64,7 +64,7 @@ func (s *Server) frameworkToken(ctx context.Context, _ *struct{}) (*FrameworkTok
 	if err != nil {
 		return nil, err
 	}
-	token, err := s.app.Commands.SigningKeys.FrameworkToken(ctx, &p)
+	token, err := s.app.Commands.SigningKeys.FrameworkToken(ctx, &p, userJSON(p.User))
 	if err != nil {
 		return nil, err
 	}

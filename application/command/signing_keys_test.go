@@ -323,7 +323,9 @@ func TestSigningKeys_ensure_replaces_keys_no_secret_opens(t *testing.T) {
 func TestSigningKeys_framework_token(t *testing.T) {
 	w := newKeyWorld(t)
 	p := w.signedIn(t, "ada@example.com")
-	token, err := w.keys.FrameworkToken(t.Context(), &p)
+	// The edge passes the user object as the framework serialises it.
+	user := map[string]any{"id": string(p.User.ID()), "email": "ada@example.com", "emailVerified": true, "role": "user"}
+	token, err := w.keys.FrameworkToken(t.Context(), &p, user)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,7 +343,12 @@ func TestSigningKeys_framework_token(t *testing.T) {
 		c["aud"] != "https://id.example.com" || c["iat"] != now || c["exp"] != now+15*60 || c["role"] != "user" {
 		t.Fatalf("claims = %v", c)
 	}
-	if _, err := w.keys.FrameworkToken(t.Context(), nil); domain.KindOf(err) != domain.KindUnauthenticated {
+	if _, err := w.keys.FrameworkToken(t.Context(), nil, user); domain.KindOf(err) != domain.KindUnauthenticated {
 		t.Fatalf("without a principal: %v", err)
+	}
+	for _, bad := range []any{nil, "ada", []string{"ada"}, map[string]any{}} {
+		if _, err := w.keys.FrameworkToken(t.Context(), &p, bad); domain.KindOf(err) != domain.KindInternal {
+			t.Fatalf("user %#v: %v, want an internal error", bad, err)
+		}
 	}
 }

@@ -83,13 +83,18 @@ func (k *SigningKeys) reloadLocked(ctx context.Context) error {
 // Sign signs claims with the newest key of alg; typ is the "typ" header
 // ("JWT", "at+jwt"). The header carries the key's kid.
 func (k *SigningKeys) Sign(ctx context.Context, alg domain.SigningAlgorithm, typ string, claims map[string]any) (string, error) {
-	lk := k.snap.Load().signing[alg]
-	if lk == nil {
-		return "", domain.Internal("signing keys", fmt.Errorf("no %s key signs", alg))
-	}
 	payload, err := json.Marshal(claims)
 	if err != nil {
 		return "", domain.Internal("signing keys: claims", err)
+	}
+	return k.signPayload(alg, typ, payload)
+}
+
+// signPayload signs a JSON payload with the newest key of alg.
+func (k *SigningKeys) signPayload(alg domain.SigningAlgorithm, typ string, payload []byte) (string, error) {
+	lk := k.snap.Load().signing[alg]
+	if lk == nil {
+		return "", domain.Internal("signing keys", fmt.Errorf("no %s key signs", alg))
 	}
 	return lk.signer.Sign(typ, payload)
 }
@@ -217,44 +222,38 @@ func sameMediaType(got, want string) bool {
 }
 
 // FrameworkToken signs the Better Auth JWT plugin's token for a signed-in
-// user: the user object plus iat, sub, exp, iss and aud.
-func (k *SigningKeys) FrameworkToken(ctx context.Context, p *Principal) (string, error) {
+// user: user is the user object exactly as the framework serialises it
+// (get-session's "user"), to which iat, exp, sub, iss and aud are added. The
+// edge owns that shape, so there is one serialiser of it.
+func (k *SigningKeys) FrameworkToken(ctx context.Context, p *Principal, user any) (string, error) {
 	if p == nil || p.User == nil {
 		return "", errUnauthorized
 	}
-	claims := frameworkUserClaims(p.User)
+	object, err := json.Marshal(user)
+	if err != nil || len(object) <= 2 || object[0] != '{' || object[len(object)-1] != '}' {
+		return "", domain.Internal("signing keys: framework token", fmt.Errorf("the user is not a non-empty JSON object: %v", err))
+	}
 	now := k.clock.Now()
-	claims["iat"] = now.Unix()
-	claims["exp"] = now.Add(k.settings.JWTLifetime).Unix()
-	claims["sub"] = string(p.User.ID())
-	claims["iss"] = k.settings.JWTIssuer
-	if len(k.settings.JWTAudience) == 1 {
-		claims["aud"] = k.settings.JWTAudience[0]
-	} else if len(k.settings.JWTAudience) > 1 {
-		claims["aud"] = k.settings.JWTAudience
+	std := struct {
+		IssuedAt  int64  `json:"iat"`
+		ExpiresAt int64  `json:"exp"`
+		Subject   string `json:"sub"`
+		Issuer    string `json:"iss"`
+		Audience  any    `json:"aud,omitempty"`
+	}{IssuedAt: now.Unix(), ExpiresAt: now.Add(k.settings.JWTLifetime).Unix(), Subject: string(p.User.ID()), Issuer: k.settings.JWTIssuer}
+	switch len(k.settings.JWTAudience) {
+	case 0:
+	case 1:
+		std.Audience = k.settings.JWTAudience[0]
+	default:
+		std.Audience = k.settings.JWTAudience
 	}
-	return k.Sign(ctx, domain.AlgEdDSA, "JWT", claims)
-}
-
-// frameworkUserClaims is the user object exactly as the framework returns it
-// from get-session (adapters/httpapi's UserJSON), which Better Auth's JWT
-// plugin puts in its tokens. A black-box test holds the two equal.
-func frameworkUserClaims(u *domain.User) map[string]any {
-	jsDate := func(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
-	a := u.Access()
-	c := map[string]any{
-		"id": string(u.ID()), "name": u.Name(), "email": string(u.Email()), "emailVerified": u.EmailVerified(),
-		"image": nil, "createdAt": jsDate(u.CreatedAt()), "updatedAt": jsDate(u.UpdatedAt()),
-		"role": domain.JoinPlatformRoles(a.Roles), "banned": a.Banned, "banReason": nil, "banExpires": nil,
+	claims, err := json.Marshal(std)
+	if err != nil {
+		return "", domain.Internal("signing keys: framework token", err)
 	}
-	if img := u.Image(); img != "" {
-		c["image"] = img
-	}
-	if a.Banned && a.BanReason != "" {
-		c["banReason"] = a.BanReason
-	}
-	if a.Banned && !a.BanExpires.IsZero() {
-		c["banExpires"] = jsDate(a.BanExpires)
-	}
-	return c
+	// The user object's members, then the registered claims: one object.
+	payload := append(object[:len(object)-1:len(object)-1], ',')
+	payload = append(payload, claims[1:]...)
+	return k.signPayload(domain.AlgEdDSA, "JWT", payload)
 }

@@ -124,6 +124,8 @@ var (
 // through the primary keys of service_key_secrets and service_keys. Every
 // trusted request runs it. Revoked keys have no secrets left; the revoked_at
 // test only makes sure of it.
+//
+// #nosec G101 -- an SQL query (it compares secret hashes), not a credential
 const serviceKeySecretLookupSQL = `SELECT
  k.id AS k_id, k.name AS k_name, k.scopes AS k_scopes, k.last4 AS k_last4, k.created_by AS k_created_by,
  k.expires_at AS k_expires_at, k.created_at AS k_created_at, k.last_used_at AS k_last_used_at, k.revoked_at AS k_revoked_at,

@@ -43,7 +43,7 @@ func newSessionCookies(cfg Config, lifetime time.Duration) *sessionCookies {
 }
 
 func (sc *sessionCookies) cookie(name, value string, maxAge int) http.Cookie {
-	return http.Cookie{Name: name, Value: value, Path: "/", MaxAge: maxAge, HttpOnly: true, Secure: sc.secure, SameSite: http.SameSiteLaxMode}
+	return http.Cookie{Name: name, Value: value, Path: "/", MaxAge: maxAge, HttpOnly: true, Secure: sc.secure, SameSite: http.SameSiteLaxMode} // #nosec G124 -- Secure whenever the base URL is https; a browser drops Secure cookies on plain-http development hosts
 }
 
 // issue returns the cookies that carry a new or refreshed session. A session

@@ -158,6 +158,6 @@ func oauthPage(err error) *BrowserRedirect {
 		CSS         template.CSS
 		Code        string
 		Description string
-	}{template.CSS(oauthPageCSS), code, desc})
+	}{template.CSS(oauthPageCSS), code, desc}) // #nosec G203 -- oauthPageCSS is a constant; code and desc are escaped by the template
 	return &BrowserRedirect{Status: http.StatusBadRequest, ContentType: "text/html; charset=utf-8", ContentSecurityPolicy: oauthPageCSP, Body: []byte(b.String())}
 }

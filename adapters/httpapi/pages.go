@@ -87,7 +87,7 @@ var scopeDescriptions = map[string]string{
 }
 
 // errorMessages turn the codes a form post comes back with into words.
-var errorMessages = map[string]string{
+var errorMessages = map[string]string{ // #nosec G101 -- error codes and their messages, no credentials
 	"INVALID_EMAIL_OR_PASSWORD":             "The e-mail address or the password is wrong. After several failed attempts the account is locked for a while.",
 	"EMAIL_NOT_VERIFIED":                    "Confirm your e-mail address first: open the link we mailed you.",
 	"BANNED_USER":                           "This account is suspended.",

@@ -108,7 +108,7 @@ func (h *Hasher) Verify(ctx context.Context, encoded, password string) (ok, reha
 		if perr != nil {
 			return false, false, nil
 		}
-		got := argon2.IDKey([]byte(norm.NFKC.String(password)), salt, p.Iterations, p.MemoryKiB, p.Parallelism, uint32(len(key)))
+		got := argon2.IDKey([]byte(norm.NFKC.String(password)), salt, p.Iterations, p.MemoryKiB, p.Parallelism, uint32(len(key))) // #nosec G115 -- parseArgon2id keeps len(key) within 16..64
 		ok = subtle.ConstantTimeCompare(got, key) == 1
 		return ok, ok && (p != h.params || len(salt) < saltLen || len(key) < keyLen), nil
 	case strings.HasPrefix(encoded, "$2a$"), strings.HasPrefix(encoded, "$2b$"), strings.HasPrefix(encoded, "$2y$"):

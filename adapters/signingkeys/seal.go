@@ -66,7 +66,7 @@ func (s *sealer) seal(id domain.SigningKeyID, alg domain.SigningAlgorithm, plain
 	if _, err := rand.Read(out[1:]); err != nil {
 		return nil, fmt.Errorf("signingkeys: nonce: %w", err)
 	}
-	return aead.Seal(out, out[1:], plaintext, additionalData(id, alg)), nil
+	return aead.Seal(out, out[1:], plaintext, additionalData(id, alg)), nil // #nosec G407 -- the nonce out[1:] was just filled by crypto/rand
 }
 
 func (s *sealer) open(id domain.SigningKeyID, alg domain.SigningAlgorithm, sealed []byte) ([]byte, error) {

@@ -209,7 +209,7 @@ func testUserUpdateParallel(t *testing.T, repo ports.UserRepository) {
 		go func() {
 			defer wg.Done()
 			errs <- repo.Update(ctx, "u1", func(u *domain.User) error {
-				return u.Rename(u.Name()+string(rune('a'+i)), baseTime)
+				return u.Rename(u.Name()+string(rune('a'+i)), baseTime) // #nosec G115 -- i counts 20 goroutines
 			})
 		}()
 	}

@@ -98,6 +98,7 @@ func NewServer(cfg Config, app *application.Application, logger *slog.Logger) *S
 		recovery(logger),
 		accessLog(logger),
 		securityHeaders(strings.HasPrefix(cfg.BaseURL, "https://")),
+		requestSize(),
 		bodyLimit(cfg.MaxBodyBytes),
 		s.cors(),
 		frameworkContext(),

@@ -3,14 +3,11 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -51,11 +48,8 @@ func frameworkContext() gin.HandlerFunc {
 // abortWithError renders err for a middleware, with Retry-After headers on 429s.
 func (s *Server) abortWithError(c *gin.Context, err error) {
 	ctx := c.Request.Context()
-	var de *domain.Error
-	if errors.As(err, &de) && de.Kind == domain.KindRateLimited {
-		secs := strconv.Itoa(int((de.RetryAfter + time.Second - 1) / time.Second))
-		c.Header("X-Retry-After", secs)
-		c.Header("Retry-After", secs)
+	for k, v := range retryAfterHeaders(err) {
+		c.Header(k, v[0])
 	}
 	writeGinError(c, renderError(ctx, loggerFrom(ctx), c.Request.URL.Path, err))
 }

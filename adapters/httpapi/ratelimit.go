@@ -186,14 +186,23 @@ func (s *Server) throttleRefusedKey(ctx context.Context) error {
 	return withRetryAfter(ctx, s.throttle(ctx, key, rateRefusedKey))
 }
 
-// withRetryAfter renders a RateLimited error from a handler with its
-// Retry-After headers, as abortWithError does for the middleware.
-func withRetryAfter(ctx context.Context, err error) error {
+// retryAfterHeaders are the headers of a RateLimited error (Retry-After, and
+// Better Auth's X-Retry-After), in whole seconds; nil for any other error.
+func retryAfterHeaders(err error) http.Header {
 	var de *domain.Error
 	if !errors.As(err, &de) || de.Kind != domain.KindRateLimited {
-		return err
+		return nil
 	}
 	secs := strconv.Itoa(int((de.RetryAfter + time.Second - 1) / time.Second))
-	return huma.ErrorWithHeaders(renderError(ctx, loggerFrom(ctx), requestInfoFrom(ctx).r.URL.Path, err),
-		http.Header{"Retry-After": {secs}, "X-Retry-After": {secs}})
+	return http.Header{"Retry-After": {secs}, "X-Retry-After": {secs}}
+}
+
+// withRetryAfter renders a RateLimited error from a handler with its
+// headers, as abortWithError does for the middleware.
+func withRetryAfter(ctx context.Context, err error) error {
+	h := retryAfterHeaders(err)
+	if h == nil {
+		return err
+	}
+	return huma.ErrorWithHeaders(renderError(ctx, loggerFrom(ctx), requestInfoFrom(ctx).r.URL.Path, err), h)
 }

@@ -318,8 +318,8 @@ func (s *Server) addServiceRoutes() {
 		s.listAuditLog)
 
 	register(s, ContractBackend, op{OperationID: "currentServiceKey", Method: http.MethodGet, Path: "/api/service-key", Tags: []string{tagKeys},
-		Summary: "The calling service key", Security: keySecurity, Errors: []int{http.StatusUnauthorized},
+		Summary: "The calling service key", Security: keySecurity, Errors: []int{http.StatusUnauthorized, http.StatusTooManyRequests},
 		Description: "The key the request was made with: id, name, scopes and expiry. Lets automation check a key before using it. Any scope. " +
-			"401 with WWW-Authenticate: Bearer for a missing, unknown, revoked or expired key."},
+			"401 with WWW-Authenticate: Bearer for a missing, unknown, revoked or expired key; 429 with Retry-After past the key's rate budget."},
 		s.currentServiceKey)
 }

@@ -42,6 +42,10 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	TrustedProxies  []string
 	RateLimit       bool
+	// ServiceKeyLimit requests per ServiceKeyWindow are allowed to each
+	// service key on the trusted routes.
+	ServiceKeyLimit  int
+	ServiceKeyWindow time.Duration
 
 	SessionLifetime  time.Duration
 	SessionUpdateAge time.Duration
@@ -118,7 +122,8 @@ var settings = []setting{
 	{"GATEHOUSE_MAX_BODY_BYTES", "max-body-bytes", "1048576", "largest request body accepted (413 above)", false},
 	{"GATEHOUSE_SHUTDOWN_TIMEOUT", "shutdown-timeout", "20s", "how long SIGTERM waits for in-flight requests", false},
 	{"GATEHOUSE_TRUSTED_PROXIES", "trusted-proxies", "", "comma-separated proxy addresses or CIDRs whose X-Forwarded-For is believed (none by default)", false},
-	{"GATEHOUSE_RATE_LIMIT", "rate-limit", "on", "on or off: per-address limits on the framework (3 sign-ins per 10 s, 3 mails per 60 s, 100 per 10 s otherwise)", false},
+	{"GATEHOUSE_RATE_LIMIT", "rate-limit", "on", "on or off: rate limits (per address on the framework, admin API and pages; per service key on the trusted API; see README)", false},
+	{"GATEHOUSE_RATE_LIMIT_SERVICE_KEY", "rate-limit-service-key", "6000/1m", "requests each service key may make to the trusted API per window, as N/DURATION", false},
 	{"GATEHOUSE_SESSION_LIFETIME", "session-lifetime", "168h", "how long a remembered session lives, pushed forward as it is used", false},
 	{"GATEHOUSE_SESSION_UPDATE_AGE", "session-update-age", "24h", "how often a used session's expiry is pushed forward", false},
 	{"GATEHOUSE_SESSION_FRESH_AGE", "session-fresh-age", "24h", "how recent a sign-in must be for sensitive changes such as change-email (0 disables)", false},
@@ -249,6 +254,9 @@ func (c *Config) loadAuth(get func(string) string) error {
 	case "off", "false":
 	default:
 		return &ConfigError{"GATEHOUSE_RATE_LIMIT", "must be on or off"}
+	}
+	if c.ServiceKeyLimit, c.ServiceKeyWindow, err = parseRate(get("GATEHOUSE_RATE_LIMIT_SERVICE_KEY")); err != nil {
+		return &ConfigError{"GATEHOUSE_RATE_LIMIT_SERVICE_KEY", err.Error()}
 	}
 	durations := []struct {
 		env      string
@@ -435,4 +443,22 @@ func Settings() [][4]string {
 		out[i] = [4]string{s.env, "--" + s.flag, s.def, s.usage}
 	}
 	return out
+}
+
+// parseRate reads a budget written N/DURATION, such as 6000/1m.
+func parseRate(v string) (int, time.Duration, error) {
+	errRate := errors.New("must be a number of requests from 1 to 1000000 per a duration from 1s to 24h, such as 6000/1m")
+	n, d, ok := strings.Cut(v, "/")
+	if !ok {
+		return 0, 0, errRate
+	}
+	limit, err := strconv.Atoi(strings.TrimSpace(n))
+	if err != nil || limit < 1 || limit > 1_000_000 {
+		return 0, 0, errRate
+	}
+	window, err := time.ParseDuration(strings.TrimSpace(d))
+	if err != nil || window < time.Second || window > 24*time.Hour {
+		return 0, 0, errRate
+	}
+	return limit, window, nil
 }

@@ -2,6 +2,7 @@ package bootstrap_test
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -31,6 +32,9 @@ func TestLoadConfig_defaults(t *testing.T) {
 	}
 	if c.SessionCookieName() != "gatehouse.session_token" {
 		t.Fatalf("cookie = %q", c.SessionCookieName())
+	}
+	if got, want := fmt.Sprintf("%d/%v", c.ServiceKeyLimit, c.ServiceKeyWindow), "6000/1m0s"; got != want {
+		t.Fatalf("service-key budget = %s, want %s", got, want)
 	}
 }
 
@@ -76,6 +80,9 @@ func TestLoadConfig_refuses_bad_settings(t *testing.T) {
 		{"bad_admin_email", map[string]string{"GATEHOUSE_ADMIN_EMAILS": "ada@example.com, not-an-address"}, "GATEHOUSE_ADMIN_EMAILS"},
 		{"impersonation_ttl_too_long", map[string]string{"GATEHOUSE_IMPERSONATION_TTL": "48h"}, "GATEHOUSE_IMPERSONATION_TTL"},
 		{"negative_membership_limit", map[string]string{"GATEHOUSE_MEMBERSHIP_LIMIT": "-1"}, "GATEHOUSE_MEMBERSHIP_LIMIT"},
+		{"service_key_rate_without_window", map[string]string{"GATEHOUSE_RATE_LIMIT_SERVICE_KEY": "6000"}, "GATEHOUSE_RATE_LIMIT_SERVICE_KEY"},
+		{"service_key_rate_of_zero", map[string]string{"GATEHOUSE_RATE_LIMIT_SERVICE_KEY": "0/1m"}, "GATEHOUSE_RATE_LIMIT_SERVICE_KEY"},
+		{"service_key_rate_window_too_short", map[string]string{"GATEHOUSE_RATE_LIMIT_SERVICE_KEY": "10/1ms"}, "GATEHOUSE_RATE_LIMIT_SERVICE_KEY"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -122,6 +122,7 @@ func register[I, O any](s *Server, c Contract, op huma.Operation, h func(context
 		}
 		return o
 	}
+	s.routeRate(op.Method, ginPath(op.Path), operationRate(op))
 	huma.Register(s.contracts[c].routed, document(s.contracts[c].routed), h)
 	shareSuccessBody(s.contracts[c].routed, op)
 	for _, other := range alsoIn {

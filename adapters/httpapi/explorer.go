@@ -29,12 +29,12 @@ func (s *Server) addExplorer() {
 	swaggerUI := http.StripPrefix(explorerAssetsPath, statigz.FileServer(static.FS))
 	ours := http.StripPrefix(explorerAssetsPath, http.FileServerFS(mustSub(explorerFiles, "explorer")))
 
-	s.engine.GET(explorerPath, func(c *gin.Context) {
+	s.handle(http.MethodGet, explorerPath, ratePublic, func(c *gin.Context) {
 		c.Header("Content-Security-Policy", explorerCSP)
 		c.Header("Cache-Control", "no-cache")
 		c.Data(http.StatusOK, "text/html; charset=utf-8", index)
 	})
-	s.engine.GET(explorerAssetsPath+"*file", func(c *gin.Context) {
+	s.handle(http.MethodGet, explorerAssetsPath+"*file", ratePublic, func(c *gin.Context) {
 		c.Header("Cache-Control", "no-cache")
 		switch name := strings.TrimPrefix(c.Param("file"), "/"); name {
 		case "explorer.js", "explorer.css":

@@ -3,14 +3,11 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -48,60 +45,11 @@ func frameworkContext() gin.HandlerFunc {
 	}
 }
 
-// rateRule is a limit on requests per client address.
-type rateRule struct {
-	name   string
-	limit  int
-	window time.Duration
-}
-
-// rateRuleFor returns Better Auth's default rule for a framework path
-// (better-auth-wire §4): 3 per 10 s for sign-in, sign-up and credential
-// changes, 3 per 60 s for routes that send mail, 100 per 10 s otherwise.
-func rateRuleFor(path string) (rateRule, bool) {
-	p := strings.TrimPrefix(path, frameworkBase)
-	switch {
-	case p == "/ok" || p == "/open-api/generate-schema":
-		return rateRule{}, false // liveness and the contract are never throttled
-	case strings.HasPrefix(p, "/sign-in"), strings.HasPrefix(p, "/sign-up"),
-		strings.HasPrefix(p, "/change-password"), strings.HasPrefix(p, "/change-email"):
-		return rateRule{"credentials:" + p, 3, 10 * time.Second}, true
-	case p == "/request-password-reset", p == "/send-verification-email":
-		return rateRule{"mail:" + p, 3, 60 * time.Second}, true
-	case p == "/oauth2/token":
-		return rateRule{"oauth-token:" + p, 30, 10 * time.Second}, true
-	default:
-		return rateRule{"global:" + p, 100, 10 * time.Second}, true
-	}
-}
-
-// rateLimit counts every framework request against its rule before routing,
-// keyed by the client address (IPv6 by its /64), as Better Auth does.
-func (s *Server) rateLimit() gin.HandlerFunc {
-	return func(c *gin.Context) {
-		rule, ok := rateRuleFor(c.Request.URL.Path)
-		if !ok || !s.cfg.RateLimit {
-			c.Next()
-			return
-		}
-		key := rule.name + "|" + clientKey(c.ClientIP())
-		err := s.app.Commands.Throttle.Handle(c.Request.Context(), command.Throttle{Key: key, Limit: rule.limit, Window: rule.window})
-		if err == nil {
-			c.Next()
-			return
-		}
-		s.abortWithError(c, err)
-	}
-}
-
 // abortWithError renders err for a middleware, with Retry-After headers on 429s.
 func (s *Server) abortWithError(c *gin.Context, err error) {
 	ctx := c.Request.Context()
-	var de *domain.Error
-	if errors.As(err, &de) && de.Kind == domain.KindRateLimited {
-		secs := strconv.Itoa(int((de.RetryAfter + time.Second - 1) / time.Second))
-		c.Header("X-Retry-After", secs)
-		c.Header("Retry-After", secs)
+	for k, v := range retryAfterHeaders(err) {
+		c.Header(k, v[0])
 	}
 	writeGinError(c, renderError(ctx, loggerFrom(ctx), c.Request.URL.Path, err))
 }

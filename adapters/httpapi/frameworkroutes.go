@@ -32,14 +32,18 @@ func (s *Server) addFrameworkRoutes() {
 		o.Errors = append(o.Errors, http.StatusUnauthorized, http.StatusForbidden)
 		return both(o)
 	}
+	// Better Auth's stricter rules (better-auth-wire §4); the rest take the
+	// general rule.
+	credentials := func(o op) op { return withRate(both(o), rateCredentials) }
+	mail := func(o op) op { return withRate(both(o), rateMail) }
 	fw := ContractFramework
 
-	register(s, fw, both(op{OperationID: "signUpEmail", Method: http.MethodPost, Path: "/sign-up/email", Tags: []string{tagAuth},
+	register(s, fw, credentials(op{OperationID: "signUpEmail", Method: http.MethodPost, Path: "/sign-up/email", Tags: []string{tagAuth},
 		Summary: "Sign up with e-mail and password",
 		Description: "Creates an account and mails a verification link. When e-mail verification is required (the default) nobody is signed in " +
 			"and token is null; a taken address gets the same answer, and its owner a mail. Accepts JSON or an HTML form.",
 		Errors: []int{http.StatusForbidden, http.StatusUnprocessableEntity}}), s.signUp, ContractAuth)
-	register(s, fw, both(op{OperationID: "signInEmail", Method: http.MethodPost, Path: "/sign-in/email", Tags: []string{tagAuth},
+	register(s, fw, credentials(op{OperationID: "signInEmail", Method: http.MethodPost, Path: "/sign-in/email", Tags: []string{tagAuth},
 		Summary: "Sign in with e-mail and password",
 		Description: "Starts a session and sets the session cookie. A wrong password, an unknown address and a locked account all answer " +
 			"401 INVALID_EMAIL_OR_PASSWORD. With callbackURL the answer is still 200, with {redirect:true, url} and a Location header. Accepts JSON or an HTML form.",
@@ -63,14 +67,14 @@ func (s *Server) addFrameworkRoutes() {
 		Summary: "Revoke other sessions", Description: "Ends every session of the user but this one."}), s.revokeOtherSessions, ContractAuth)
 	register(s, fw, signedIn(op{OperationID: "updateUser", Method: http.MethodPost, Path: "/update-user", Tags: []string{tagAccount},
 		Summary: "Update the profile", Description: "Changes the name or image. The address changes through change-email."}), s.updateUser, ContractAuth)
-	register(s, fw, signedIn(op{OperationID: "changePassword", Method: http.MethodPost, Path: "/change-password", Tags: []string{tagAccount},
+	register(s, fw, withRate(signedIn(op{OperationID: "changePassword", Method: http.MethodPost, Path: "/change-password", Tags: []string{tagAccount},
 		Summary:     "Change the password",
-		Description: "Needs the current password (a wrong one counts towards the account lockout). With revokeOtherSessions every session ends and this device gets a new one."}),
+		Description: "Needs the current password (a wrong one counts towards the account lockout). With revokeOtherSessions every session ends and this device gets a new one."}), rateCredentials),
 		s.changePassword, ContractAuth)
-	register(s, fw, signedIn(op{OperationID: "changeEmail", Method: http.MethodPost, Path: "/change-email", Tags: []string{tagAccount},
+	register(s, fw, withRate(signedIn(op{OperationID: "changeEmail", Method: http.MethodPost, Path: "/change-email", Tags: []string{tagAccount},
 		Summary: "Change the e-mail address",
 		Description: "Mails a verification link to the new address; the account moves when it is followed. Needs a fresh session (403 SESSION_NOT_FRESH). " +
-			"An address that has an account gets no mail, and the answer does not say so."}), s.changeEmail, ContractAuth)
+			"An address that has an account gets no mail, and the answer does not say so."}), rateCredentials), s.changeEmail, ContractAuth)
 	register(s, fw, signedIn(op{OperationID: "deleteUser", Method: http.MethodPost, Path: "/delete-user", Tags: []string{tagAccount},
 		Summary:     "Delete the account",
 		Description: "With the password (or the token from the confirmation mail) the account is deleted at once; with neither, a confirmation mail is sent."}),
@@ -80,7 +84,7 @@ func (s *Server) addFrameworkRoutes() {
 		Description: "The link from the confirmation mail, followed while signed in. With callbackURL: 302 there (errors as ?error=CODE); without: JSON.",
 		Responses:   map[string]*huma.Response{"302": {Description: "To callbackURL."}}, Errors: []int{http.StatusNotFound}}),
 		s.deleteUserCallback, ContractAuth)
-	register(s, fw, both(op{OperationID: "requestPasswordReset", Method: http.MethodPost, Path: "/request-password-reset", Tags: []string{tagLinks},
+	register(s, fw, mail(op{OperationID: "requestPasswordReset", Method: http.MethodPost, Path: "/request-password-reset", Tags: []string{tagLinks},
 		Summary: "Request a password reset", Description: "Mails a reset link when the address has an account. The answer is the same either way.",
 		Errors: []int{http.StatusForbidden}}), s.requestPasswordReset, ContractAuth)
 	register(s, fw, both(op{OperationID: "resetPasswordLink", Method: http.MethodGet, Path: "/reset-password/{token}", Tags: []string{tagLinks},
@@ -90,7 +94,7 @@ func (s *Server) addFrameworkRoutes() {
 		Summary:     "Reset the password",
 		Description: "Sets a new password with the token of a reset link. The token works once; every session of the user ends; a lockout is lifted."}),
 		s.resetPassword, ContractAuth)
-	register(s, fw, both(op{OperationID: "sendVerificationEmail", Method: http.MethodPost, Path: "/send-verification-email", Tags: []string{tagLinks},
+	register(s, fw, mail(op{OperationID: "sendVerificationEmail", Method: http.MethodPost, Path: "/send-verification-email", Tags: []string{tagLinks},
 		Summary:     "Send a verification link",
 		Description: "Mails a new verification link. Signed out, the answer is always {status:true}; signed in, EMAIL_MISMATCH and EMAIL_ALREADY_VERIFIED are reported.",
 		Errors:      []int{http.StatusForbidden}}), s.sendVerificationEmail, ContractAuth)

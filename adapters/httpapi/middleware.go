@@ -168,3 +168,45 @@ func bodyLimit(max int64) gin.HandlerFunc {
 		c.Next()
 	}
 }
+
+// The largest request line and headers the edge reads. net/http's own
+// limit (http.Server.MaxHeaderBytes, set above both by cmd/gatehouse) cuts
+// off anything larger with a bare 431 before a handler runs.
+const (
+	// MaxRequestTargetBytes is the longest request-target (path and query)
+	// accepted; longer ones get 414.
+	MaxRequestTargetBytes = 8 << 10
+	// MaxHeaderBytes is the most header bytes (names, values and the Host)
+	// accepted; more get 431.
+	MaxHeaderBytes = 32 << 10
+)
+
+// requestSize refuses an over-long request-target with 414 and oversized
+// headers with 431, before the rate limiter, routing's handlers or anything
+// else reads them: a long path must not become a long key anywhere.
+func requestSize() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		r := c.Request
+		target := len(r.RequestURI)
+		if target == 0 {
+			target = len(r.URL.RequestURI())
+		}
+		if target > MaxRequestTargetBytes {
+			writeGinError(c, renderStatus(r.Context(), r.URL.Path, http.StatusRequestURITooLong, "URI_TOO_LONG",
+				fmt.Sprintf("The request target is longer than %d bytes.", MaxRequestTargetBytes), nil))
+			return
+		}
+		n := len(r.Host)
+		for name, values := range r.Header {
+			for _, v := range values {
+				n += len(name) + len(v) + 4 // ": " and CRLF
+			}
+		}
+		if n > MaxHeaderBytes {
+			writeGinError(c, renderStatus(r.Context(), r.URL.Path, http.StatusRequestHeaderFieldsTooLarge, "HEADERS_TOO_LARGE",
+				fmt.Sprintf("The request headers are larger than %d bytes.", MaxHeaderBytes), nil))
+			return
+		}
+		c.Next()
+	}
+}

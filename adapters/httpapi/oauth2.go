@@ -42,12 +42,12 @@ func (s *Server) addOAuthRoutes() {
 		Description: "Records the signed-in user's consent (accept true) or refusal for the authorization request in oauth_query, and answers " +
 			"{redirect:true, url} with a Location header: the client's redirect_uri with a code, or with error access_denied. Accepts JSON or an HTML form (303).",
 		Security: sessionSecurity, Errors: []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests}}, s.oauthConsent, ContractAuth)
-	register(s, fw, op{OperationID: "oauth2Token", Method: http.MethodPost, Path: p("/token"), Tags: []string{tagOAuth},
+	register(s, fw, withRate(op{OperationID: "oauth2Token", Method: http.MethodPost, Path: p("/token"), Tags: []string{tagOAuth},
 		Summary: "Token endpoint",
 		Description: "Grant types authorization_code (with the PKCE code_verifier), refresh_token (rotated on every use; presenting a used one revokes " +
 			"the whole grant) and client_credentials (confidential clients). Clients authenticate with client_secret_basic or client_secret_post; " +
 			"public clients send client_id only. Access tokens are RS256 JWTs (typ at+jwt, RFC 9068); ID tokens are RS256 JWTs.",
-		Errors: []int{http.StatusUnauthorized, http.StatusTooManyRequests}}, s.oauthToken, ContractAuth)
+		Errors: []int{http.StatusUnauthorized, http.StatusTooManyRequests}}, rateOAuthToken), s.oauthToken, ContractAuth)
 	for _, method := range []string{http.MethodGet, http.MethodPost} {
 		id := "oauth2UserInfo"
 		if method == http.MethodPost {

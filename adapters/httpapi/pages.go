@@ -128,22 +128,22 @@ func (s *Server) addHostedPages() {
 	// beside JSON; sign-in, sign-up and the OAuth routes say so themselves.
 	s.documentFormBodies("/request-password-reset", "/reset-password")
 	p := newPages()
-	s.engine.GET(stylesheetPath, func(c *gin.Context) {
+	s.handle(http.MethodGet, stylesheetPath, ratePublic, func(c *gin.Context) {
 		c.Header("Cache-Control", "public, max-age=31536000, immutable")
 		c.Data(http.StatusOK, "text/css; charset=utf-8", p.css)
 	})
 	// Browsers ask for an icon on every page; an empty answer keeps that
 	// request from showing as an error, and costs nothing.
-	s.engine.GET("/favicon.ico", func(c *gin.Context) {
+	s.handle(http.MethodGet, "/favicon.ico", ratePublic, func(c *gin.Context) {
 		c.Header("Cache-Control", "public, max-age=86400")
 		c.Status(http.StatusNoContent)
 	})
-	s.engine.GET("/sign-in", func(c *gin.Context) { s.signInPage(c, p) })
-	s.engine.GET("/sign-up", func(c *gin.Context) { s.signUpPage(c, p) })
-	s.engine.GET("/forgot-password", func(c *gin.Context) { s.forgotPasswordPage(c, p) })
-	s.engine.GET("/reset-password", func(c *gin.Context) { s.resetPasswordPage(c, p) })
-	s.engine.GET("/consent", func(c *gin.Context) { s.consentPage(c, p) })
-	s.engine.GET("/sign-out", func(c *gin.Context) { s.signOutPage(c, p) })
+	s.handle(http.MethodGet, "/sign-in", rateGeneral, func(c *gin.Context) { s.signInPage(c, p) })
+	s.handle(http.MethodGet, "/sign-up", rateGeneral, func(c *gin.Context) { s.signUpPage(c, p) })
+	s.handle(http.MethodGet, "/forgot-password", rateGeneral, func(c *gin.Context) { s.forgotPasswordPage(c, p) })
+	s.handle(http.MethodGet, "/reset-password", rateGeneral, func(c *gin.Context) { s.resetPasswordPage(c, p) })
+	s.handle(http.MethodGet, "/consent", rateGeneral, func(c *gin.Context) { s.consentPage(c, p) })
+	s.handle(http.MethodGet, "/sign-out", rateGeneral, func(c *gin.Context) { s.signOutPage(c, p) })
 }
 
 // render writes a page with its CSP; formOrigins are origins the page's

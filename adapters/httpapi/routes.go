@@ -12,20 +12,20 @@ import (
 func (s *Server) addRoutes() {
 	q := s.app.Queries
 
-	register(s, ContractFramework, huma.Operation{
+	register(s, ContractFramework, withRate(huma.Operation{
 		OperationID: "ok", Method: http.MethodGet, Path: frameworkBase + "/ok",
 		Summary: "Liveness", Tags: []string{"Health"},
 		Description: "Answers 200 while the process serves requests. It never touches the database or any other dependency.",
-	}, ok, ContractAuth)
+	}, rateNone), ok, ContractAuth)
 
-	register(s, ContractAuth, huma.Operation{
+	register(s, ContractAuth, withRate(huma.Operation{
 		OperationID: "ready", Method: http.MethodGet, Path: "/api/health/ready",
 		Summary: "Readiness", Tags: []string{"Health"},
 		Description: "Answers 200 when the database answers, 503 when it does not.",
 		Responses: map[string]*huma.Response{
 			"503": {Description: "A dependency is down; the body says which."},
 		},
-	}, ready(q.Readiness), ContractBackend)
+	}, rateNone), ready(q.Readiness), ContractBackend)
 
 	s.addFrameworkRoutes()
 	s.addOrganizationRoutes()
@@ -40,8 +40,8 @@ func (s *Server) addRoutes() {
 	s.addHostedPages()
 
 	// Outside the contracts: the documents and the explorer.
-	s.engine.GET(frameworkSpecPath, s.serveSpec(ContractFramework))
-	s.engine.GET(authSpecPath, s.serveSpec(ContractAuth))
-	s.engine.GET(backendSpecPath, s.serveSpec(ContractBackend))
+	s.handle(http.MethodGet, frameworkSpecPath, ratePublic, s.serveSpec(ContractFramework))
+	s.handle(http.MethodGet, authSpecPath, ratePublic, s.serveSpec(ContractAuth))
+	s.handle(http.MethodGet, backendSpecPath, ratePublic, s.serveSpec(ContractBackend))
 	s.addExplorer()
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -31,9 +32,20 @@ type Config struct {
 	// TrustedProxies (addresses or CIDRs) may set X-Forwarded-For and
 	// X-Real-IP; nobody else's forwarding headers are believed.
 	TrustedProxies []string
-	// RateLimit turns the per-address limits of the framework on.
+	// RateLimit turns the rate limits on (see ratelimit.go).
 	RateLimit bool
+	// ServiceKeyLimit requests per ServiceKeyWindow are allowed to each
+	// service key on the trusted routes (default 6000 per minute).
+	ServiceKeyLimit  int
+	ServiceKeyWindow time.Duration
 }
+
+// The default budget of each service key on the trusted routes: far above
+// what a backend normally sends.
+const (
+	DefaultServiceKeyLimit  = 6000
+	DefaultServiceKeyWindow = time.Minute
+)
 
 // Server is Gatehouse's HTTP handler.
 type Server struct {
@@ -44,6 +56,7 @@ type Server struct {
 	contracts map[Contract]*contract
 	cookies   *sessionCookies
 	origins   *origins
+	rates     map[string]rateRule // each route's rule, by "METHOD template"
 }
 
 // Route is one routed method and path, with parameters written {name} as in
@@ -61,6 +74,9 @@ func NewServer(cfg Config, app *application.Application, logger *slog.Logger) *S
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = 1 << 20
+	}
+	if cfg.ServiceKeyLimit <= 0 || cfg.ServiceKeyWindow <= 0 {
+		cfg.ServiceKeyLimit, cfg.ServiceKeyWindow = DefaultServiceKeyLimit, DefaultServiceKeyWindow
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	installHumaErrors()
@@ -82,6 +98,7 @@ func NewServer(cfg Config, app *application.Application, logger *slog.Logger) *S
 		recovery(logger),
 		accessLog(logger),
 		securityHeaders(strings.HasPrefix(cfg.BaseURL, "https://")),
+		requestSize(),
 		bodyLimit(cfg.MaxBodyBytes),
 		s.cors(),
 		frameworkContext(),
@@ -92,6 +109,7 @@ func NewServer(cfg Config, app *application.Application, logger *slog.Logger) *S
 	)
 	s.contracts = newContracts(engine, cfg)
 	s.addRoutes()
+	s.checkRates()
 	s.freeze()
 	engine.NoRoute(s.notFound)
 	engine.NoMethod(s.methodNotAllowed)

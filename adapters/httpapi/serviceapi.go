@@ -226,8 +226,10 @@ func (s *Server) listAuditLog(ctx context.Context, in *AuditLogInput) (*AuditLog
 }
 
 // serviceKey authenticates the request's service key, from Authorization:
-// Bearer or x-api-key (never the query string; cookies are ignored), and
-// refuses it without scope (403). Refusals carry WWW-Authenticate: Bearer.
+// Bearer or x-api-key (never the query string; cookies are ignored), counts
+// the request against the key's budget (429 past it), and refuses the key
+// without scope (403). Refusals carry WWW-Authenticate: Bearer. Requests
+// whose key is refused count against their address instead.
 func (s *Server) serviceKey(ctx context.Context, scope domain.Scope) (*domain.ServiceKey, error) {
 	r := requestInfoFrom(ctx).r
 	secret := strings.TrimSpace(r.Header.Get("x-api-key"))
@@ -237,9 +239,15 @@ func (s *Server) serviceKey(ctx context.Context, scope domain.Scope) (*domain.Se
 	k, err := s.app.Commands.ServiceKeys.Authenticate(ctx, secret)
 	if err != nil {
 		if domain.KindOf(err) == domain.KindUnauthenticated {
+			if err := s.throttleRefusedKey(ctx); err != nil {
+				return nil, err
+			}
 			return nil, huma.ErrorWithHeaders(renderError(ctx, loggerFrom(ctx), r.URL.Path, err),
 				http.Header{"WWW-Authenticate": {`Bearer realm="gatehouse", error="invalid_token", resource_metadata="` + s.resourceMetadataURL() + `"`}})
 		}
+		return nil, err
+	}
+	if err := s.throttleServiceKey(ctx, k.ID()); err != nil {
 		return nil, err
 	}
 	if scope != "" && !k.HasScope(scope) {
@@ -310,8 +318,8 @@ func (s *Server) addServiceRoutes() {
 		s.listAuditLog)
 
 	register(s, ContractBackend, op{OperationID: "currentServiceKey", Method: http.MethodGet, Path: "/api/service-key", Tags: []string{tagKeys},
-		Summary: "The calling service key", Security: keySecurity, Errors: []int{http.StatusUnauthorized},
+		Summary: "The calling service key", Security: keySecurity, Errors: []int{http.StatusUnauthorized, http.StatusTooManyRequests},
 		Description: "The key the request was made with: id, name, scopes and expiry. Lets automation check a key before using it. Any scope. " +
-			"401 with WWW-Authenticate: Bearer for a missing, unknown, revoked or expired key."},
+			"401 with WWW-Authenticate: Bearer for a missing, unknown, revoked or expired key; 429 with Retry-After past the key's rate budget."},
 		s.currentServiceKey)
 }

@@ -27,11 +27,12 @@ func (s *Server) trustedRequest(ctx context.Context, scope domain.Scope) (comman
 }
 
 // trustedOp documents o as a trusted operation needing scope: both key
-// schemes, 401 and 403.
+// schemes, 401, 403 and the key's rate budget (429).
 func trustedOp(o huma.Operation, scope domain.Scope) huma.Operation {
 	o.Security = keySecurity
-	o.Description += " Needs a service key with the scope " + string(scope) + " (or *): 401 without a valid key, 403 without the scope."
-	o.Errors = append(o.Errors, http.StatusUnauthorized, http.StatusForbidden)
+	o.Description += " Needs a service key with the scope " + string(scope) + " (or *): 401 without a valid key, 403 without the scope, " +
+		"429 with Retry-After past the key's rate budget."
+	o.Errors = append(o.Errors, http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests)
 	return o
 }
 

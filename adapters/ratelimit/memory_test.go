@@ -3,6 +3,8 @@ package ratelimit_test
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -135,21 +137,68 @@ func TestMemory_janitorDeletesExpiredWindows(t *testing.T) {
 	}
 }
 
-func TestMemory_hardCapEvicts(t *testing.T) {
+// Ensure the bound is in bytes: distinct keys past it evict older ones, and
+// the memory counted never exceeds it while most of it stays in use.
+func TestMemory_byteBoundEvicts(t *testing.T) {
 	c := newClock()
-	const maxEntries = 1000
-	m := newMemory(t, ratelimit.WithClock(c.Now), ratelimit.WithSweepInterval(0), ratelimit.WithMaxEntries(maxEntries))
-	for i := range 20 * maxEntries {
+	const maxBytes = 1 << 20
+	m := newMemory(t, ratelimit.WithClock(c.Now), ratelimit.WithSweepInterval(0), ratelimit.WithMaxBytes(maxBytes))
+	for i := range 100_000 {
 		c.Advance(time.Millisecond)
-		if ok, _ := mustAllow(t, m, fmt.Sprintf("ip:%d", i), 5, time.Hour); !ok {
+		if ok, _ := mustAllow(t, m, fmt.Sprintf("global|%064d", i), 5, time.Hour); !ok {
 			t.Fatalf("new key %d refused", i)
 		}
+		if got := m.Bytes(); got > maxBytes {
+			t.Fatalf("Bytes() = %d after %d keys, want at most %d", got, i+1, maxBytes)
+		}
 	}
-	if got := m.Len(); got > maxEntries {
-		t.Fatalf("Len() = %d, want at most %d", got, maxEntries)
+	if got, want := m.Bytes(), maxBytes/2; got < want {
+		t.Fatalf("Bytes() = %d, want the bound mostly used (at least %d)", got, want)
 	}
-	if got := m.Len(); got < maxEntries/2 {
-		t.Fatalf("Len() = %d, want the cap mostly used (evicting one entry per new key)", got)
+	if got, want := m.Bytes(), m.Len()*(ratelimit.EntryOverhead+len("global|")+64); got != want {
+		t.Fatalf("Bytes() = %d for %d keys, want each key's length plus %d", got, m.Len(), ratelimit.EntryOverhead)
+	}
+}
+
+// Ensure long keys cost no more than MaxKeyBytes each: a flood of 60 KB keys
+// (the raw paths of the memory flood) holds far fewer bytes than it
+// sent, and each long key still has its own count.
+func TestMemory_longKeysAreBounded(t *testing.T) {
+	c := newClock()
+	const maxBytes = 1 << 20
+	m := newMemory(t, ratelimit.WithClock(c.Now), ratelimit.WithSweepInterval(0), ratelimit.WithMaxBytes(maxBytes))
+	long := strings.Repeat("x", 60_000)
+	for i := range 2_000 {
+		if ok, _ := mustAllow(t, m, long+strconv.Itoa(i), 1, time.Hour); !ok {
+			t.Fatalf("new long key %d refused", i)
+		}
+	}
+	if got, want := m.Bytes(), m.Len()*(ratelimit.EntryOverhead+ratelimit.MaxKeyBytes); got > want || got > maxBytes {
+		t.Fatalf("Bytes() = %d for %d long keys, want at most %d each and %d in all", got, m.Len(), ratelimit.EntryOverhead+ratelimit.MaxKeyBytes, maxBytes)
+	}
+	if ok, _ := mustAllow(t, m, long+"1999", 1, time.Hour); ok {
+		t.Fatal("second hit on a long key allowed, want refused")
+	}
+	if ok, _ := mustAllow(t, m, long+"fresh", 1, time.Hour); !ok {
+		t.Fatal("first hit on another long key refused")
+	}
+}
+
+// Ensure the janitor gives back the cost of the windows it deletes, so the
+// bound tracks live entries only.
+func TestMemory_sweepReleasesBytes(t *testing.T) {
+	c := newClock()
+	m := newMemory(t, ratelimit.WithClock(c.Now), ratelimit.WithSweepInterval(5*time.Millisecond))
+	for i := range 1000 {
+		mustAllow(t, m, fmt.Sprintf("ip:%d", i), 5, time.Minute)
+	}
+	c.Advance(time.Minute)
+	deadline := time.Now().Add(10 * time.Second)
+	for m.Bytes() > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("Bytes() = %d ten seconds after every window expired, want 0", m.Bytes())
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 

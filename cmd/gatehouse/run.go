@@ -100,8 +100,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		// Well above the edge's own caps (httpapi.MaxRequestTargetBytes and
+		// MaxHeaderBytes), so requests up to 64 KiB are refused in the
+		// contract's shape (414, 431); net/http answers a bare 431 beyond.
+		MaxHeaderBytes: 64 << 10,
+		ErrorLog:       slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	fmt.Fprintf(stdout, "Gatehouse %s serving %s (listening on http://%s, %s, secret from %s)\n",
 		bootstrap.Version, cfg.BaseURL, ln.Addr(), cfg.Env, cfg.SecretSource)

@@ -1,0 +1,147 @@
+package test
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// limitsOn turns the rate limits on (the quick environments turn them off).
+var limitsOn = map[string]string{"GATEHOUSE_RATE_LIMIT": "on"}
+
+// mustProblemRateLimited fails unless r is a 429 problem with a retry delay
+// of at least one second and at most max.
+func mustProblemRateLimited(t testing.TB, r *response, max int) {
+	t.Helper()
+	mustStatus(t, r, http.StatusTooManyRequests)
+	if got, want := r.Header.Get("Content-Type"), "application/problem+json"; got != want {
+		t.Fatalf("Content-Type = %q, want %q; body %s", got, want, r.Body)
+	}
+	if n, err := strconv.Atoi(r.Header.Get("Retry-After")); err != nil || n < 1 || n > max {
+		t.Fatalf("Retry-After = %q, want whole seconds in [1, %d]", r.Header.Get("Retry-After"), max)
+	}
+}
+
+// Ensure requests no route matches share one budget per address, however
+// many paths they invent: each path used to be a key of its own, so a flood
+// of distinct paths was never refused and filled the limiter's memory.
+func TestRateLimit_unmatched_paths_share_one_budget(t *testing.T) {
+	t.Parallel()
+	app := mustStartFramework(t, storeMemory, nil)
+	c := app.client(t)
+	for i := range 100 {
+		path := "/api/auth/no-such-route-" + strconv.Itoa(i)
+		if i%2 == 1 {
+			path = "/no-such-page/" + strconv.Itoa(i)
+		}
+		mustStatus(t, c.get(path), http.StatusNotFound)
+	}
+	mustRateLimited(t, c.get("/api/auth/yet-another-route"), 10)
+	mustProblemRateLimited(t, c.get("/yet-another-page"), 10)
+	// Routes that exist keep their own budget.
+	mustStatus(t, c.get("/api/auth/get-session"), http.StatusOK)
+}
+
+// Ensure a route's limit holds across the values of its path parameters:
+// the rule is keyed on the route template, not on the concrete path.
+func TestRateLimit_path_parameters_share_their_route_budget(t *testing.T) {
+	t.Parallel()
+	fwForEachStore(t, nil, func(t *testing.T, app *fwApp) {
+		c := app.client(t)
+		for i := range 100 {
+			r := c.get("/api/auth/reset-password/token-" + strconv.Itoa(i) + "?callbackURL=/done")
+			if r.Status == http.StatusTooManyRequests {
+				t.Fatalf("request %d refused within the budget of 100", i+1)
+			}
+		}
+		mustRateLimited(t, c.get("/api/auth/reset-password/token-fresh?callbackURL=/done"), 10)
+	})
+}
+
+// Ensure liveness and readiness are never limited: an orchestrator polling
+// them must not see a healthy process fail.
+func TestRateLimit_health_is_never_limited(t *testing.T) {
+	t.Parallel()
+	app := mustStartFramework(t, storeMemory, nil)
+	c := app.client(t)
+	for range 150 {
+		mustStatus(t, c.get("/api/health/ready"), http.StatusOK)
+		mustStatus(t, c.get("/api/auth/ok"), http.StatusOK)
+	}
+}
+
+// Ensure discovery, the key set, the contracts and the explorer share a
+// generous budget per address (600 a minute), well above the framework's
+// 100 per 10 s, and are still limited past it.
+func TestRateLimit_public_documents_have_a_generous_budget(t *testing.T) {
+	t.Parallel()
+	app := mustStartFramework(t, storeMemory, nil)
+	c := app.client(t)
+	paths := []string{"/api/auth/jwks", "/.well-known/openid-configuration", "/api/auth/.well-known/openid-configuration",
+		"/api/backend-openapi.json", "/api/docs", "/.well-known/oauth-protected-resource"}
+	for i := range 600 {
+		path := paths[0]
+		if i >= 150 { // the key set alone past the old budget, then the rest
+			path = paths[i%len(paths)]
+		}
+		mustStatus(t, c.get(path), http.StatusOK)
+	}
+	mustRateLimited(t, c.get("/api/auth/jwks"), 60)
+	mustProblemRateLimited(t, c.get("/api/auth-openapi.json"), 60)
+}
+
+// Ensure trusted routes are limited per service key, not per address: a
+// backend's 150 calls all succeed under the default budget; a small
+// configured budget refuses one key past it while another key from the same
+// address goes on; refused keys are limited per address, without locking
+// out valid keys there.
+func TestRateLimit_trusted_routes_are_limited_per_service_key(t *testing.T) {
+	t.Parallel()
+	t.Run("default_budget", func(t *testing.T) {
+		t.Parallel()
+		fwForEachStore(t, fwEnv(adminEnv, limitsOn), func(t *testing.T, app *fwApp) {
+			k, _, _ := mustUsersKey(t, app)
+			for i := range 150 {
+				r := k.do(http.MethodGet, usersPath+"?limit=1", nil)
+				if r.Status != http.StatusOK {
+					t.Fatalf("call %d: status %d, want 200; body %s", i+1, r.Status, r.Body)
+				}
+			}
+		})
+	})
+	t.Run("configured_budget", func(t *testing.T) {
+		t.Parallel()
+		env := fwEnv(adminEnv, limitsOn, map[string]string{"GATEHOUSE_RATE_LIMIT_SERVICE_KEY": "5/1m"})
+		fwForEachStore(t, env, func(t *testing.T, app *fwApp) {
+			k, admin, _ := mustUsersKey(t, app)
+			other := mustCreateKey(t, admin, map[string]any{"name": "other backend", "scopes": []string{"users:read"}})
+			otherKey := keyClient{t: t, c: app.client(t), headers: []string{"x-api-key", other["secret"].(string)}}
+			for range 5 {
+				mustStatus(t, k.do(http.MethodGet, usersPath+"?limit=1", nil), http.StatusOK)
+			}
+			mustProblemRateLimited(t, k.do(http.MethodGet, usersPath+"?limit=1", nil), 60)
+			// The budget is the key's, whichever trusted route it calls.
+			mustProblemRateLimited(t, k.do(http.MethodGet, "/api/service-key", nil), 60)
+			for range 5 {
+				mustStatus(t, otherKey.do(http.MethodGet, usersPath+"?limit=1", nil), http.StatusOK)
+			}
+		})
+	})
+	t.Run("refused_keys_per_address", func(t *testing.T) {
+		t.Parallel()
+		fwForEachStore(t, fwEnv(adminEnv, limitsOn), func(t *testing.T, app *fwApp) {
+			k, _, _ := mustUsersKey(t, app)
+			bad := keyClient{t: t, c: app.client(t), headers: []string{"Authorization", "Bearer gh_sk_" + strings.Repeat("A", 43)}}
+			for i := range 100 {
+				path := usersPath
+				if i%2 == 1 {
+					path = "/api/service-key"
+				}
+				mustStatus(t, bad.do(http.MethodGet, path, nil), http.StatusUnauthorized)
+			}
+			mustProblemRateLimited(t, bad.do(http.MethodGet, usersPath, nil), 10)
+			mustStatus(t, k.do(http.MethodGet, usersPath+"?limit=1", nil), http.StatusOK)
+		})
+	})
+}

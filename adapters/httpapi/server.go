@@ -85,6 +85,7 @@ func NewServer(cfg Config, app *application.Application, logger *slog.Logger) *S
 		bodyLimit(cfg.MaxBodyBytes),
 		s.cors(),
 		frameworkContext(),
+		s.inputCheck(),
 		s.formRedirect(),
 		s.rateLimit(),
 		s.originCheck(),

@@ -206,8 +206,9 @@ func problemCodeFor(status int, code string) string {
 }
 
 func logError(ctx context.Context, logger *slog.Logger, status int, de *domain.Error) {
+	// The request's logger carries request_id already.
 	attrs := []slog.Attr{
-		slog.String("request_id", RequestIDFrom(ctx)), slog.Int("status", status),
+		slog.Int("status", status),
 		slog.String("kind", de.Kind.String()), slog.String("code", de.Code),
 	}
 	if de.Err != nil {

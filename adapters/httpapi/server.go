@@ -84,8 +84,8 @@ func NewServer(cfg Config, app *application.Application, logger *slog.Logger) *S
 		securityHeaders(strings.HasPrefix(cfg.BaseURL, "https://")),
 		bodyLimit(cfg.MaxBodyBytes),
 		s.cors(),
+		s.inputCheck(), // before frameworkContext, which keeps the request (and the body it restores)
 		frameworkContext(),
-		s.inputCheck(),
 		s.formRedirect(),
 		s.rateLimit(),
 		s.originCheck(),

@@ -2,7 +2,10 @@ package test
 
 import (
 	"encoding/base64"
+	"maps"
 	"net/http"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -137,6 +140,44 @@ func TestEdge_error_contract_gaps(t *testing.T) {
 				mustNameHostile(t, c.do(tt.method, tt.path, tt.body, tt.headers...), tt)
 			})
 		}
+		t.Run("every_required_body", func(t *testing.T) {
+			all := mustCreateKey(t, admin, map[string]any{"name": "all scopes", "scopes": []string{"*"}})
+			seen := map[string]bool{}
+			for _, contract := range slices.Collect(maps.Values(contractDocs)) {
+				var doc struct {
+					Paths map[string]map[string]struct {
+						RequestBody *struct {
+							Required bool           `json:"required"`
+							Content  map[string]any `json:"content"`
+						} `json:"requestBody"`
+					} `json:"paths"`
+				}
+				mustUnmarshal(t, mustOK200(t, app.client(t).get(contract)).Body, &doc)
+				for path, ops := range doc.Paths {
+					for method, o := range ops {
+						if o.RequestBody == nil || !o.RequestBody.Required || o.RequestBody.Content["application/json"] == nil {
+							continue
+						}
+						route := strings.ToUpper(method) + " " + path
+						if seen[route] {
+							continue
+						}
+						seen[route] = true
+						shape := "problem"
+						if strings.HasPrefix(path, "/api/auth/") {
+							shape = "framework"
+						}
+						concrete := regexp.MustCompile(`\{[^}]+\}`).ReplaceAllString(path, "x")
+						tt := hostileCase{name: route, method: strings.ToUpper(method), path: concrete, shape: shape, location: "body",
+							headers: []string{"Content-Type", "application/json", "Origin", app.Cfg.BaseURL, "Authorization", "Bearer " + all["secret"].(string)}}
+						t.Run(route, func(t *testing.T) { mustNameHostile(t, admin.do(tt.method, tt.path, "", tt.headers...), tt) })
+					}
+				}
+			}
+			if len(seen) < 40 { // the loop must have found the contracts' routes
+				t.Fatalf("%d routes need a JSON body", len(seen))
+			}
+		})
 		t.Run("unsupported_media_type_not_echoed", func(t *testing.T) {
 			r := admin.post("/api/auth/update-user", `{"name":"Mallory"}`, hostileType...)
 			if msg := mustCode(t, r, http.StatusUnsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE"); strings.Contains(msg, "hostile") {
@@ -152,4 +193,11 @@ func TestEdge_error_contract_gaps(t *testing.T) {
 			t.Fatalf("name = %v, want unchanged", name)
 		}
 	})
+}
+
+// mustOK200 fails unless r is a 200, and returns it.
+func mustOK200(t testing.TB, r *response) *response {
+	t.Helper()
+	mustStatus(t, r, http.StatusOK)
+	return r
 }

@@ -1,6 +1,9 @@
 package domain
 
-import "time"
+import (
+	"time"
+	"unicode/utf8"
+)
 
 // SessionID is a session's public handle. Users see it when they list their
 // sessions and use it to revoke one; it is not a credential.
@@ -52,7 +55,13 @@ func NewSession(id SessionID, userID UserID, token TokenHash, rememberMe bool, i
 		lifetime = policy.ShortLifetime
 	}
 	if len(userAgent) > maxUserAgentLength {
-		userAgent = userAgent[:maxUserAgentLength]
+		// Cut at a character boundary: half a character is invalid UTF-8,
+		// which PostgreSQL refuses to store.
+		n := maxUserAgentLength
+		for n > 0 && !utf8.RuneStart(userAgent[n]) {
+			n--
+		}
+		userAgent = userAgent[:n]
 	}
 	return &Session{
 		id: id, userID: userID, tokenHash: token, rememberMe: rememberMe,

@@ -1,8 +1,10 @@
 package domain_test
 
 import (
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gatehouse/gatehouse/domain"
 )
@@ -55,5 +57,15 @@ func TestCredential_lockout(t *testing.T) {
 	c.SetHash("new", now)
 	if c.IsLocked(now) || c.FailedAttempts() != 0 {
 		t.Fatal("setting a password lifts the lockout")
+	}
+}
+
+// Ensure a long User-Agent is cut at a character boundary, so what is
+// stored stays valid UTF-8 (PostgreSQL refuses half a character).
+func TestSession_user_agent_cut_at_character(t *testing.T) {
+	ua := strings.Repeat("a", 511) + "é and more"
+	s := domain.NewSession("s1", "u1", domain.HashToken("t"), true, "", ua, policy, time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC))
+	if got, want := s.UserAgent(), strings.Repeat("a", 511); got != want || !utf8.ValidString(got) {
+		t.Fatalf("user agent = %q (%d bytes), want 511 bytes of a", got, len(got))
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Ensure unknown routes and wrong methods answer as each contract promises:
@@ -158,4 +159,63 @@ func TestEdge_logs_hold_no_secrets(t *testing.T) {
 			t.Fatalf("log contains %q:\n%s", s, logs)
 		}
 	}
+}
+
+// Ensure each log line names its request once (the request's logger already
+// carries request_id) and gives durations in milliseconds, the unit in the
+// key.
+func TestEdge_log_lines(t *testing.T) {
+	app := mustStart(t, storeMemory, mustConfig(t, map[string]string{"GATEHOUSE_RATE_LIMIT": "off"}))
+	// A sign-up mails a link (written to the log without SMTP), a call
+	// without a key and a hostile body are refused at warn.
+	mustStatus(t, do(t, app, http.MethodPost, "/api/auth/sign-up/email", `{"email":"ada@example.com","name":"Ada","password":"correct horse battery"}`), http.StatusOK)
+	mustStatus(t, do(t, app, http.MethodGet, usersPath, ""), http.StatusUnauthorized)
+	mustStatus(t, do(t, app, http.MethodPost, "/api/auth/sign-in/email", `{"email":"a\u0000@example.com","password":"x"}`), http.StatusBadRequest)
+	logs := mustLogLine(t, app, `"msg":"mail (development mailer: not sent)"`)
+
+	var warned, timed int
+	for _, line := range strings.Split(strings.TrimSpace(logs), "\n") {
+		var entry map[string]any
+		mustUnmarshal(t, []byte(line), &entry)
+		n := strings.Count(line, `"request_id":`)
+		if n > 1 {
+			t.Fatalf("request_id %d times: %s", n, line)
+		}
+		if (entry["level"] == "WARN" || entry["level"] == "ERROR") && entry["msg"] == "request failed" {
+			warned++
+			if n != 1 {
+				t.Fatalf("request_id %d times: %s", n, line)
+			}
+		}
+		for k, v := range entry {
+			if _, isNumber := v.(float64); !isNumber {
+				continue
+			}
+			for _, unit := range []string{"duration", "elapsed", "latency", "timeout", "expires", "took"} {
+				if strings.Contains(k, unit) && !strings.HasSuffix(k, "_ms") {
+					t.Fatalf("duration %s without its unit: %s", k, line)
+				}
+			}
+			if strings.HasSuffix(k, "_ms") {
+				timed++
+			}
+		}
+	}
+	if warned < 2 || timed < 4 {
+		t.Fatalf("%d refusals logged, %d durations in ms; want at least 2 and 4:\n%s", warned, timed, logs)
+	}
+}
+
+// mustLogLine waits until app has logged a line containing s (mail is sent
+// from a queue) and returns the whole log.
+func mustLogLine(t testing.TB, app *testApp, s string) string {
+	t.Helper()
+	for range 500 {
+		if logs := app.Logs.String(); strings.Contains(logs, s) {
+			return logs
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("log lacks %s:\n%s", s, app.Logs.String())
+	return ""
 }

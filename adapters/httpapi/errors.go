@@ -206,8 +206,9 @@ func problemCodeFor(status int, code string) string {
 }
 
 func logError(ctx context.Context, logger *slog.Logger, status int, de *domain.Error) {
+	// The request's logger carries request_id already.
 	attrs := []slog.Attr{
-		slog.String("request_id", RequestIDFrom(ctx)), slog.Int("status", status),
+		slog.Int("status", status),
 		slog.String("kind", de.Kind.String()), slog.String("code", de.Code),
 	}
 	if de.Err != nil {
@@ -232,6 +233,10 @@ func writeGinError(c *gin.Context, body huma.StatusError) {
 }
 
 var installHumaErrorsOnce sync.Once
+
+// msgBodyRequired is Huma's message for an empty body on an operation that
+// requires one.
+const msgBodyRequired = "request body is required"
 
 // missingProperty matches Huma's message for an absent required property.
 var missingProperty = regexp.MustCompile(`^expected required property (\w+) to be present$`)
@@ -297,15 +302,14 @@ func humaClientError(ctx context.Context, path string, status int, msg string, e
 	case http.StatusUnprocessableEntity:
 		status, msg = http.StatusBadRequest, "The request is malformed."
 	case http.StatusUnsupportedMediaType:
-		ct := ""
-		if hctx, ok := ctx.Value(requestInfoKey).(*requestInfo); ok {
-			ct = hctx.r.Header.Get("Content-Type")
-		}
-		if len(ct) > 100 || strings.ContainsAny(ct, "\"\r\n") {
-			ct = "this type"
-		}
-		code, msg, fields = "UNSUPPORTED_MEDIA_TYPE", "Content-Type \""+ct+"\" is not allowed. Allowed types: application/json", nil
+		// Better Auth quotes the caller's Content-Type here; submitted values
+		// are never echoed, so the message names no type.
+		code, msg, fields = "UNSUPPORTED_MEDIA_TYPE", "This Content-Type is not allowed. Allowed types: application/json", nil
 	case http.StatusBadRequest:
+		if msg == msgBodyRequired && len(fields) == 0 {
+			// Huma names no part when a required body is empty.
+			return renderStatus(ctx, path, status, "", "The request is malformed.", []domain.FieldViolation{{Location: "body", Message: "is required"}})
+		}
 		msg = "The request is malformed."
 		if isFrameworkPath(path) && len(fields) > 0 && fields[0].Location == "body" {
 			code, msg, fields = "BAD_REQUEST", "Invalid JSON in request body", nil

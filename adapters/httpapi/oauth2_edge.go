@@ -36,6 +36,14 @@ var openOAuthPaths = map[string]bool{
 	frameworkBase + "/.well-known/oauth-authorization-server": true,
 }
 
+// oauthShapedPaths answer their errors, the edge's too, in OAuth's shape (RFC 6749 §5.2).
+var oauthShapedPaths = map[string]bool{
+	frameworkBase + "/oauth2/token":      true,
+	frameworkBase + "/oauth2/revoke":     true,
+	frameworkBase + "/oauth2/introspect": true,
+	frameworkBase + "/oauth2/userinfo":   true,
+}
+
 // isOpenOAuthPath reports whether path is one of openOAuthPaths.
 func isOpenOAuthPath(path string) bool { return openOAuthPaths[path] }
 
@@ -70,7 +78,6 @@ func (s *Server) documentOAuth() {
 		"/oauth2/introspect": reflect.TypeFor[IntrospectForm](),
 		"/oauth2/userinfo":   reflect.TypeFor[UserInfoForm](),
 	}
-	oauthShaped := []string{"/oauth2/token", "/oauth2/revoke", "/oauth2/introspect", "/oauth2/userinfo"}
 	for _, c := range s.contracts {
 		for _, api := range []huma.API{c.routed, c.docs} {
 			oapi := api.OpenAPI()
@@ -89,8 +96,8 @@ func (s *Server) documentOAuth() {
 					Content: map[string]*huma.MediaType{"application/x-www-form-urlencoded": {Schema: schema}}}
 			}
 			errSchema := oapi.Components.Schemas.Schema(reflect.TypeFor[OAuthError](), true, "OAuthError")
-			for _, path := range oauthShaped {
-				item := oapi.Paths[frameworkBase+path]
+			for path := range oauthShapedPaths {
+				item := oapi.Paths[path]
 				if item == nil {
 					continue
 				}

@@ -101,6 +101,7 @@ func NewServer(cfg Config, app *application.Application, logger *slog.Logger) *S
 		requestSize(),
 		bodyLimit(cfg.MaxBodyBytes),
 		s.cors(),
+		s.inputCheck(), // before frameworkContext, which keeps the request (and the body it restores)
 		frameworkContext(),
 		s.formRedirect(),
 		s.rateLimit(),

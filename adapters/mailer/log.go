@@ -41,7 +41,7 @@ func (l *Log) Send(ctx context.Context, m domain.Mail) error {
 	if m.Link != "" {
 		attrs = append(attrs,
 			slog.String("link", m.Link),
-			slog.Duration("expires_in", m.ExpiresIn),
+			slog.Int64("expires_in_ms", m.ExpiresIn.Milliseconds()),
 		)
 	}
 	l.logger.LogAttrs(ctx, slog.LevelInfo, "mail (development mailer: not sent)", attrs...)

@@ -138,7 +138,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	case <-ctx.Done():
 	}
 	// Stop accepting, let in-flight requests finish, then close the database.
-	logger.Info("shutting down", slog.Duration("timeout", cfg.ShutdownTimeout))
+	logger.Info("shutting down", slog.Int64("timeout_ms", cfg.ShutdownTimeout.Milliseconds()))
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {

@@ -37,6 +37,7 @@ type Config struct {
 	SecretSource    string   // where the secrets came from, for the start-up line
 	TrustedOrigins  []string
 	CookiePrefix    string
+	HostCookies     bool // __Host- cookie names on https
 	LogLevel        slog.Level
 	MaxBodyBytes    int64
 	ShutdownTimeout time.Duration
@@ -114,10 +115,11 @@ var settings = []setting{
 	{"GATEHOUSE_SECRETS", "secrets", "", "comma-separated secrets for rotation: the first signs, all verify", true},
 	{"GATEHOUSE_TRUSTED_ORIGINS", "trusted-origins", "", "comma-separated origins allowed to call the framework from browsers", false},
 	{"GATEHOUSE_COOKIE_PREFIX", "cookie-prefix", "gatehouse", "prefix of cookie names (better-auth lets a Better Auth deployment move over)", false},
+	{"GATEHOUSE_COOKIE_HOST_PREFIX", "cookie-host-prefix", "false", "true: on https, cookies are named __Host- instead of __Secure- (no sibling subdomain can set them; Better Auth's getSessionCookie no longer finds them)", false},
 	{"GATEHOUSE_LOG_LEVEL", "log-level", "info", "debug, info, warn or error", false},
 	{"GATEHOUSE_MAX_BODY_BYTES", "max-body-bytes", "1048576", "largest request body accepted (413 above)", false},
 	{"GATEHOUSE_SHUTDOWN_TIMEOUT", "shutdown-timeout", "20s", "how long SIGTERM waits for in-flight requests", false},
-	{"GATEHOUSE_TRUSTED_PROXIES", "trusted-proxies", "", "comma-separated proxy addresses or CIDRs whose X-Forwarded-For is believed (none by default)", false},
+	{"GATEHOUSE_TRUSTED_PROXIES", "trusted-proxies", "", "comma-separated proxy addresses or CIDRs whose X-Forwarded-For is believed (none by default; X-Real-IP never is)", false},
 	{"GATEHOUSE_RATE_LIMIT", "rate-limit", "on", "on or off: per-address limits on the framework (3 sign-ins per 10 s, 3 mails per 60 s, 100 per 10 s otherwise)", false},
 	{"GATEHOUSE_SESSION_LIFETIME", "session-lifetime", "168h", "how long a remembered session lives, pushed forward as it is used", false},
 	{"GATEHOUSE_SESSION_UPDATE_AGE", "session-update-age", "24h", "how often a used session's expiry is pushed forward", false},
@@ -224,6 +226,16 @@ func buildConfig(get func(string) string) (Config, error) {
 	c.CookiePrefix = get("GATEHOUSE_COOKIE_PREFIX")
 	if !isToken(c.CookiePrefix) {
 		return c, &ConfigError{"GATEHOUSE_COOKIE_PREFIX", "must be letters, digits, '-', '_' or '.'"}
+	}
+	switch get("GATEHOUSE_COOKIE_HOST_PREFIX") {
+	case "true", "on":
+		if !strings.HasPrefix(c.BaseURL, "https://") {
+			return c, &ConfigError{"GATEHOUSE_COOKIE_HOST_PREFIX", "needs an https GATEHOUSE_BASE_URL: browsers keep __Host- cookies only from secure origins"}
+		}
+		c.HostCookies = true
+	case "false", "off":
+	default:
+		return c, &ConfigError{"GATEHOUSE_COOKIE_HOST_PREFIX", "must be true or false"}
 	}
 	if err := c.LogLevel.UnmarshalText([]byte(get("GATEHOUSE_LOG_LEVEL"))); err != nil {
 		return c, &ConfigError{"GATEHOUSE_LOG_LEVEL", "must be debug, info, warn or error"}
@@ -422,7 +434,10 @@ func isToken(s string) bool {
 // SessionCookieName is the session cookie's name for this configuration.
 func (c Config) SessionCookieName() string {
 	name := c.CookiePrefix + ".session_token"
-	if strings.HasPrefix(c.BaseURL, "https://") {
+	switch {
+	case c.HostCookies:
+		name = "__Host-" + name
+	case strings.HasPrefix(c.BaseURL, "https://"):
 		name = "__Secure-" + name
 	}
 	return name

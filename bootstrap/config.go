@@ -85,6 +85,9 @@ type Config struct {
 	IDTokenLifetime      time.Duration
 	RefreshTokenLifetime time.Duration
 	AccessTokenAudience  string // aud of OAuth access tokens (default: Issuer())
+	// SigningKeyReloadInterval is how often each instance reloads the
+	// signing keys; a rotated key signs two of these after the rotation.
+	SigningKeyReloadInterval time.Duration
 }
 
 // ConfigError names the setting that is wrong.
@@ -158,6 +161,7 @@ var settings = []setting{
 	{"GATEHOUSE_OAUTH_ID_TOKEN_LIFETIME", "oauth-id-token-lifetime", "1h", "lifetime of an OpenID Connect ID token", false},
 	{"GATEHOUSE_OAUTH_REFRESH_TOKEN_LIFETIME", "oauth-refresh-token-lifetime", "720h", "absolute lifetime of a grant's refresh tokens: rotation never extends it", false},
 	{"GATEHOUSE_OAUTH_ACCESS_TOKEN_AUDIENCE", "oauth-access-token-audience", "", "aud of OAuth access tokens; default: the issuer, BASE_URL/api/auth (must differ from GATEHOUSE_JWT_AUDIENCE)", false},
+	{"GATEHOUSE_SIGNING_KEY_RELOAD_INTERVAL", "signing-key-reload-interval", "1m", "how often each instance reloads the signing keys (1s to 5m, the same on every instance); a rotated key signs two intervals after the rotation", false},
 }
 
 // LoadConfig reads settings from flags in args, then the environment through

@@ -37,6 +37,7 @@ type Config struct {
 	SecretSource    string   // where the secrets came from, for the start-up line
 	TrustedOrigins  []string
 	CookiePrefix    string
+	HostCookies     bool // __Host- cookie names on https
 	LogLevel        slog.Level
 	MaxBodyBytes    int64
 	ShutdownTimeout time.Duration
@@ -88,6 +89,9 @@ type Config struct {
 	IDTokenLifetime      time.Duration
 	RefreshTokenLifetime time.Duration
 	AccessTokenAudience  string // aud of OAuth access tokens (default: Issuer())
+	// SigningKeyReloadInterval is how often each instance reloads the
+	// signing keys; a rotated key signs two of these after the rotation.
+	SigningKeyReloadInterval time.Duration
 }
 
 // ConfigError names the setting that is wrong.
@@ -118,10 +122,11 @@ var settings = []setting{
 	{"GATEHOUSE_SECRETS", "secrets", "", "comma-separated secrets for rotation: the first signs, all verify", true},
 	{"GATEHOUSE_TRUSTED_ORIGINS", "trusted-origins", "", "comma-separated origins allowed to call the framework from browsers", false},
 	{"GATEHOUSE_COOKIE_PREFIX", "cookie-prefix", "gatehouse", "prefix of cookie names (better-auth lets a Better Auth deployment move over)", false},
+	{"GATEHOUSE_COOKIE_HOST_PREFIX", "cookie-host-prefix", "false", "true: on https, cookies are named __Host- instead of __Secure- (no sibling subdomain can set them; Better Auth's getSessionCookie no longer finds them)", false},
 	{"GATEHOUSE_LOG_LEVEL", "log-level", "info", "debug, info, warn or error", false},
 	{"GATEHOUSE_MAX_BODY_BYTES", "max-body-bytes", "1048576", "largest request body accepted (413 above)", false},
 	{"GATEHOUSE_SHUTDOWN_TIMEOUT", "shutdown-timeout", "20s", "how long SIGTERM waits for in-flight requests", false},
-	{"GATEHOUSE_TRUSTED_PROXIES", "trusted-proxies", "", "comma-separated proxy addresses or CIDRs whose X-Forwarded-For is believed (none by default)", false},
+	{"GATEHOUSE_TRUSTED_PROXIES", "trusted-proxies", "", "comma-separated proxy addresses or CIDRs whose X-Forwarded-For is believed (none by default; X-Real-IP never is)", false},
 	{"GATEHOUSE_RATE_LIMIT", "rate-limit", "on", "on or off: rate limits (per address on the framework, admin API and pages; per service key on the trusted API; see README)", false},
 	{"GATEHOUSE_RATE_LIMIT_SERVICE_KEY", "rate-limit-service-key", "6000/1m", "requests each service key may make to the trusted API per window, as N/DURATION", false},
 	{"GATEHOUSE_SESSION_LIFETIME", "session-lifetime", "168h", "how long a remembered session lives, pushed forward as it is used", false},
@@ -161,6 +166,7 @@ var settings = []setting{
 	{"GATEHOUSE_OAUTH_ID_TOKEN_LIFETIME", "oauth-id-token-lifetime", "1h", "lifetime of an OpenID Connect ID token", false},
 	{"GATEHOUSE_OAUTH_REFRESH_TOKEN_LIFETIME", "oauth-refresh-token-lifetime", "720h", "absolute lifetime of a grant's refresh tokens: rotation never extends it", false},
 	{"GATEHOUSE_OAUTH_ACCESS_TOKEN_AUDIENCE", "oauth-access-token-audience", "", "aud of OAuth access tokens; default: the issuer, BASE_URL/api/auth (must differ from GATEHOUSE_JWT_AUDIENCE)", false},
+	{"GATEHOUSE_SIGNING_KEY_RELOAD_INTERVAL", "signing-key-reload-interval", "1m", "how often each instance reloads the signing keys (1s to 5m, the same on every instance); a rotated key signs two intervals after the rotation", false},
 }
 
 // LoadConfig reads settings from flags in args, then the environment through
@@ -229,6 +235,16 @@ func buildConfig(get func(string) string) (Config, error) {
 	c.CookiePrefix = get("GATEHOUSE_COOKIE_PREFIX")
 	if !isToken(c.CookiePrefix) {
 		return c, &ConfigError{"GATEHOUSE_COOKIE_PREFIX", "must be letters, digits, '-', '_' or '.'"}
+	}
+	switch get("GATEHOUSE_COOKIE_HOST_PREFIX") {
+	case "true", "on":
+		if !strings.HasPrefix(c.BaseURL, "https://") {
+			return c, &ConfigError{"GATEHOUSE_COOKIE_HOST_PREFIX", "needs an https GATEHOUSE_BASE_URL: browsers keep __Host- cookies only from secure origins"}
+		}
+		c.HostCookies = true
+	case "false", "off":
+	default:
+		return c, &ConfigError{"GATEHOUSE_COOKIE_HOST_PREFIX", "must be true or false"}
 	}
 	if err := c.LogLevel.UnmarshalText([]byte(get("GATEHOUSE_LOG_LEVEL"))); err != nil {
 		return c, &ConfigError{"GATEHOUSE_LOG_LEVEL", "must be debug, info, warn or error"}
@@ -430,7 +446,10 @@ func isToken(s string) bool {
 // SessionCookieName is the session cookie's name for this configuration.
 func (c Config) SessionCookieName() string {
 	name := c.CookiePrefix + ".session_token"
-	if strings.HasPrefix(c.BaseURL, "https://") {
+	switch {
+	case c.HostCookies:
+		name = "__Host-" + name
+	case strings.HasPrefix(c.BaseURL, "https://"):
 		name = "__Secure-" + name
 	}
 	return name

@@ -75,6 +75,8 @@ func TestLoadConfig_refuses_bad_settings(t *testing.T) {
 		{"tiny_body_limit", map[string]string{"GATEHOUSE_MAX_BODY_BYTES": "10"}, "GATEHOUSE_MAX_BODY_BYTES"},
 		{"bad_shutdown_timeout", map[string]string{"GATEHOUSE_SHUTDOWN_TIMEOUT": "soon"}, "GATEHOUSE_SHUTDOWN_TIMEOUT"},
 		{"bad_cookie_prefix", map[string]string{"GATEHOUSE_COOKIE_PREFIX": "a b;"}, "GATEHOUSE_COOKIE_PREFIX"},
+		{"host_cookies_on_http", map[string]string{"GATEHOUSE_COOKIE_HOST_PREFIX": "true"}, "GATEHOUSE_COOKIE_HOST_PREFIX"},
+		{"bad_host_cookies", map[string]string{"GATEHOUSE_BASE_URL": "https://id.example.com", "GATEHOUSE_COOKIE_HOST_PREFIX": "yes"}, "GATEHOUSE_COOKIE_HOST_PREFIX"},
 		{"production_without_invitation_url", prod(map[string]string{"GATEHOUSE_SMTP_HOST": "smtp.example.com"}), "GATEHOUSE_INVITATION_URL"},
 		{"invitation_url_without_id", map[string]string{"GATEHOUSE_INVITATION_URL": "https://app.example.com/invite"}, "GATEHOUSE_INVITATION_URL"},
 		{"bad_admin_email", map[string]string{"GATEHOUSE_ADMIN_EMAILS": "ada@example.com, not-an-address"}, "GATEHOUSE_ADMIN_EMAILS"},

@@ -33,10 +33,11 @@ func (a *App) RefreshSigningKeysEvery(ctx context.Context, interval time.Duratio
 }
 
 // RotateSigningKeys makes new signing keys for algs (every algorithm when
-// empty) from the command line, audited as the CLI. The retired keys stay
+// empty) from the command line, audited as the CLI. They sign after the
+// activation delay, or at once when immediate. The retired keys stay
 // published until the tokens they signed have expired.
-func (a *App) RotateSigningKeys(ctx context.Context, algs []domain.SigningAlgorithm) ([]command.SigningKeyView, error) {
-	return a.app.Commands.SigningKeys.Rotate(ctx, command.KeyRequest{Actor: command.CLIActor}, algs)
+func (a *App) RotateSigningKeys(ctx context.Context, algs []domain.SigningAlgorithm, immediate bool) ([]command.SigningKeyView, error) {
+	return a.app.Commands.SigningKeys.Rotate(ctx, command.KeyRequest{Actor: command.CLIActor}, command.RotateSigningKeys{Algs: algs, Immediate: immediate})
 }
 
 // ListSigningKeys returns the published signing keys, newest first.

@@ -53,6 +53,9 @@ func (c *Config) loadTokens(get func(string) string) error {
 		{"GATEHOUSE_OAUTH_ACCESS_TOKEN_LIFETIME", &c.AccessTokenLifetime, time.Second, 24 * time.Hour},
 		{"GATEHOUSE_OAUTH_ID_TOKEN_LIFETIME", &c.IDTokenLifetime, time.Second, 24 * time.Hour},
 		{"GATEHOUSE_OAUTH_REFRESH_TOKEN_LIFETIME", &c.RefreshTokenLifetime, time.Minute, 365 * 24 * time.Hour},
+		// At most the key set's max-age: an instance that missed a rotation
+		// must follow it before clients refetch the key set.
+		{"GATEHOUSE_SIGNING_KEY_RELOAD_INTERVAL", &c.SigningKeyReloadInterval, time.Second, jwksMaxAge},
 	}
 	for _, d := range durations {
 		v, err := time.ParseDuration(get(d.env))
@@ -73,5 +76,6 @@ func tokenSettings(c Config) command.TokenSettings {
 		JWTIssuer: c.JWTIssuer, JWTAudience: c.JWTAudience, JWTLifetime: c.JWTLifetime,
 		CodeLifetime: c.CodeLifetime, AccessTokenLifetime: c.AccessTokenLifetime, IDTokenLifetime: c.IDTokenLifetime,
 		RefreshTokenLifetime: c.RefreshTokenLifetime, AccessTokenAudience: c.AccessTokenAudience, JWKSMaxAge: jwksMaxAge,
+		KeyReloadInterval: c.SigningKeyReloadInterval,
 	}
 }

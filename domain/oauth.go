@@ -38,10 +38,21 @@ type SigningKey struct {
 	// cases can open it.
 	SealedPrivate []byte
 	CreatedAt     time.Time
-	// RetiredAt is when a newer key of the same algorithm replaced this one
-	// (zero while it signs). A retired key signs nothing more but stays
-	// published until every token it signed has expired.
+	// ActivatesAt is when the key starts signing. A key is published at
+	// once but, unless rotated in a hurry, signs only once every instance
+	// has reloaded the key set and published it too.
+	ActivatesAt time.Time
+	// RetiredAt is when a newer key of the same algorithm replaces this one
+	// (zero while nothing does); it may lie ahead, at the newer key's
+	// ActivatesAt. A retired key signs nothing more but stays published
+	// until every token it signed has expired.
 	RetiredAt time.Time
+}
+
+// SignsAt reports whether k is the one to sign with at t, as far as its own
+// times go: activated, and not yet retired.
+func (k SigningKey) SignsAt(t time.Time) bool {
+	return !t.Before(k.ActivatesAt) && (k.RetiredAt.IsZero() || t.Before(k.RetiredAt))
 }
 
 // OAuthClientID is a client's client_id.

@@ -22,6 +22,14 @@ func TestNewEmail(t *testing.T) {
 		{"rejects_empty", "", "", false},
 		{"rejects_overlong", strings.Repeat("a", 250) + "@example.com", "", false},
 		{"rejects_overlong_local_part", strings.Repeat("a", 65) + "@example.com", "", false},
+		{"cyrillic_domain", "Иван@Пример.рф", "иван@пример.рф", true},
+		{"german_idn", "ada@bücher.de", "ada@bücher.de", true},
+		{"decomposed_folds_to_nfc", "ada@bu\u0308cher.de", "ada@bücher.de", true},
+		{"punycode_domain", "ada@xn--bcher-kva.de", "ada@xn--bcher-kva.de", true},
+		{"japanese_mix", "ada@日本語テキストabc.jp", "ada@日本語テキストabc.jp", true},
+		{"korean_mix", "ada@한국abc.kr", "ada@한국abc.kr", true},
+		{"greek_label_beside_latin_label", "ada@αβγ.example.com", "ada@αβγ.example.com", true},
+		{"rejects_invalid_idna", "ada@exa_mple.com", "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -34,6 +42,48 @@ func TestNewEmail(t *testing.T) {
 			}
 			if string(got) != tt.want {
 				t.Fatalf("NewEmail(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+// Addresses that could pass for another one are refused with a code of their
+// own, located at body.email, and the message never repeats the address.
+func TestNewEmail_look_alikes(t *testing.T) {
+	tests := []struct {
+		name, in, code string
+	}{
+		{"zero_width_space", "ada\u200b@example.com", domain.CodeEmailInvisible},
+		{"zero_width_joiner_in_domain", "ada@exam\u200dple.com", domain.CodeEmailInvisible},
+		{"zero_width_non_joiner", "a\u200cda@example.com", domain.CodeEmailInvisible},
+		{"word_joiner", "ada@example\u2060.com", domain.CodeEmailInvisible},
+		{"byte_order_mark", "\ufeffada@example.com", domain.CodeEmailInvisible},
+		{"soft_hyphen", "ad\u00ada@example.com", domain.CodeEmailInvisible},
+		{"right_to_left_override", "ada@\u202eexample.com", domain.CodeEmailInvisible},
+		{"variation_selector", "ada\ufe0f@example.com", domain.CodeEmailInvisible},
+		{"hangul_filler", "ada\u3164@example.com", domain.CodeEmailInvisible},
+		{"fullwidth_address", "ａｄａ@ｅｘａｍｐｌｅ.ｃｏｍ", domain.CodeEmailNotNormalized},
+		{"fullwidth_at_sign", "ada＠example.com", domain.CodeEmailNotNormalized},
+		{"ligature", "ﬁnn@example.com", domain.CodeEmailNotNormalized},
+		{"superscript", "ada²@example.com", domain.CodeEmailNotNormalized},
+		{"cyrillic_a_in_latin_label", "ada@p\u0430ypal.com", domain.CodeEmailMixedScript},
+		{"cyrillic_a_in_punycode", "ada@xn--pypal-4ve.com", domain.CodeEmailMixedScript},
+		{"greek_omicron_in_latin_label", "ada@g\u03bfogle.com", domain.CodeEmailMixedScript},
+		{"cyrillic_and_greek", "ada@\u0430\u03b2.com", domain.CodeEmailMixedScript},
+		{"hangul_and_hiragana", "ada@한あ.jp", domain.CodeEmailMixedScript},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := domain.NewEmail(tt.in)
+			var de *domain.Error
+			if !errors.As(err, &de) || de.Kind != domain.KindInvalid || de.Code != tt.code {
+				t.Fatalf("NewEmail(%q) = %q, %v; want code %s", tt.in, got, err, tt.code)
+			}
+			if len(de.Fields) != 1 || de.Fields[0].Location != "body.email" {
+				t.Fatalf("fields = %v, want one at body.email", de.Fields)
+			}
+			if strings.Contains(de.Message+de.Fields[0].Message, "@") {
+				t.Fatalf("the error repeats the address: %v", de)
 			}
 		})
 	}

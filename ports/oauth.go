@@ -15,9 +15,11 @@ type SigningKeyRepository interface {
 	Create(ctx context.Context, k domain.SigningKey) error
 	// List returns every stored key, oldest first (created_at, then id).
 	List(ctx context.Context) ([]domain.SigningKey, error)
-	// Retire sets the retirement time of key id to at, if it has none yet.
-	// A missing key is domain.ErrSigningKeyNotFound; retiring a retired key
-	// changes nothing and is not an error.
+	// Retire sets the retirement time of key id to at, if it has none yet
+	// or a later one: a retirement only ever moves earlier (a rotation in a
+	// hurry brings forward one scheduled by a calm rotation). A missing key
+	// is domain.ErrSigningKeyNotFound; retiring a key already retired at or
+	// before at changes nothing and is not an error.
 	Retire(ctx context.Context, id domain.SigningKeyID, at time.Time) error
 	// DeleteRetiredBefore removes keys retired before t and returns how many.
 	DeleteRetiredBefore(ctx context.Context, t time.Time) (int, error)

@@ -25,7 +25,7 @@ func mustRateLimited(t testing.TB, r *response, max int) {
 
 // Ensure the default rate limits (better-auth-wire §4): three sign-ins per
 // 10 s and three mails per 60 s from one address; forwarding headers count
-// only from trusted proxies; liveness is never limited.
+// only from trusted proxies, and X-Real-IP never; liveness is never limited.
 func TestFramework_rate_limits(t *testing.T) {
 	t.Parallel()
 	signIn := func(t *testing.T, app *fwApp, headers ...string) *response {
@@ -61,6 +61,17 @@ func TestFramework_rate_limits(t *testing.T) {
 		}
 		mustRateLimited(t, signIn(t, app, "X-Forwarded-For", "198.51.100.0"), 10)
 		mustCode(t, signIn(t, app, "X-Forwarded-For", "198.51.100.200"), http.StatusUnauthorized, "INVALID_EMAIL_OR_PASSWORD")
+	})
+	t.Run("real_ip_from_trusted_proxy_is_ignored", func(t *testing.T) {
+		t.Parallel()
+		app := mustStartFramework(t, storeMemory, map[string]string{"GATEHOUSE_TRUSTED_PROXIES": "127.0.0.1/32"})
+		for i := 0; i < 3; i++ {
+			mustCode(t, signIn(t, app, "X-Real-IP", fmt.Sprintf("203.0.113.%d", i)), http.StatusUnauthorized, "INVALID_EMAIL_OR_PASSWORD")
+		}
+		mustRateLimited(t, signIn(t, app, "X-Real-IP", "203.0.113.99"), 10)
+		// Beside X-Forwarded-For it changes nothing either: the hop the
+		// proxy appended is the client.
+		mustCode(t, signIn(t, app, "X-Forwarded-For", "198.51.100.7", "X-Real-IP", "203.0.113.99"), http.StatusUnauthorized, "INVALID_EMAIL_OR_PASSWORD")
 	})
 	t.Run("fourth_reset_request_in_60s", func(t *testing.T) {
 		t.Parallel()

@@ -11,7 +11,7 @@ import (
 // Ensure sign-up and sign-in set the session cookie with Better Auth's name
 // and attributes: Max-Age for a remembered session, a browser-session cookie
 // plus dont_remember otherwise, __Secure- and Secure on https, and the
-// configured prefix.
+// configured prefix; __Host- (host-only, Path=/, Secure) when asked for.
 func TestFramework_session_cookie_attributes(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -27,6 +27,8 @@ func TestFramework_session_cookie_attributes(t *testing.T) {
 		{"https_base_url", map[string]string{"GATEHOUSE_BASE_URL": "https://id.example.com"}, nil, "__Secure-gatehouse.session_token", true},
 		{"https_not_remembered", map[string]string{"GATEHOUSE_BASE_URL": "https://id.example.com"}, false, "__Secure-gatehouse.session_token", true},
 		{"better_auth_prefix", map[string]string{"GATEHOUSE_COOKIE_PREFIX": "better-auth"}, nil, "better-auth.session_token", false},
+		{"https_host_prefix", map[string]string{"GATEHOUSE_BASE_URL": "https://id.example.com", "GATEHOUSE_COOKIE_HOST_PREFIX": "true"}, nil, "__Host-gatehouse.session_token", true},
+		{"https_host_prefix_not_remembered", map[string]string{"GATEHOUSE_BASE_URL": "https://id.example.com", "GATEHOUSE_COOKIE_HOST_PREFIX": "true"}, false, "__Host-gatehouse.session_token", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -308,4 +310,30 @@ func TestFramework_secret_rotation(t *testing.T) {
 	old := app.client(t)
 	_, old.Cookies["gatehouse.session_token"] = signCookie(token, testSecret)
 	mustSession(t, old)
+}
+
+// Ensure a session records the client address a trusted proxy appended to
+// X-Forwarded-For, and never the one X-Real-IP claims, even from that proxy.
+func TestFramework_session_ip_address_behind_proxy(t *testing.T) {
+	t.Parallel()
+	app := mustStartFramework(t, storeMemory, fwEnv(fwQuick, map[string]string{"GATEHOUSE_TRUSTED_PROXIES": "127.0.0.1/32"}))
+	tests := []struct {
+		name    string
+		headers []string
+		want    string
+	}{
+		{"real_ip_alone", []string{"X-Real-IP", "203.0.113.7"}, "127.0.0.1"},
+		{"real_ip_beside_forwarded_for", []string{"X-Forwarded-For", "192.0.2.1, 198.51.100.7", "X-Real-IP", "203.0.113.7"}, "198.51.100.7"},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := app.client(t)
+			email := "ada" + string(rune('a'+i)) + "@example.com"
+			mustOK(t, c.post("/api/auth/sign-up/email", mustJSON(t, map[string]any{"name": "Ada", "email": email, "password": "correct horse battery"}), tt.headers...))
+			s, _ := mustSession(t, c)["session"].(map[string]any)
+			if got, want := s["ipAddress"], tt.want; got != want {
+				t.Fatalf("session ipAddress = %v, want %v", got, want)
+			}
+		})
+	}
 }

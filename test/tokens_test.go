@@ -2,14 +2,18 @@ package test
 
 import (
 	"bytes"
+	"context"
 	"crypto/ed25519"
 	"crypto/rsa"
 	"encoding/base64"
+	"io"
+	"log/slog"
 	"net/http"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
@@ -202,9 +206,10 @@ func TestTokens_framework_token_issuer_and_audience(t *testing.T) {
 }
 
 // Ensure signing keys rotate from the admin route: 401 without a session,
-// 403 for others, and for the administrator a new key that signs at once
-// while the old one stays in the key set (its tokens still verify). The
-// rotation is audited; a bad algorithm is a 400 naming body.alg.
+// 403 for others, and for the administrator, asking for an immediate
+// rotation, a new key that signs at once while the old one stays in the key
+// set (its tokens still verify). The rotation is audited; a bad algorithm
+// is a 400 naming body.alg.
 func TestTokens_rotate_signing_keys(t *testing.T) {
 	t.Parallel()
 	fwForEachStore(t, adminEnv, func(t *testing.T, app *fwApp) {
@@ -223,7 +228,7 @@ func TestTokens_rotate_signing_keys(t *testing.T) {
 		oldToken := mustOK(t, admin.get("/api/auth/token"))["token"].(string)
 
 		mustFieldProblem(t, admin.post(signingKeysPath+"/rotate", `{"alg":"HS256"}`), "body.alg")
-		rotated := mustOK(t, admin.post(signingKeysPath+"/rotate", `{"alg":"EdDSA"}`))["data"].([]any)
+		rotated := mustOK(t, admin.post(signingKeysPath+"/rotate", `{"alg":"EdDSA","immediate":true}`))["data"].([]any)
 		newKey := mustObject(t, rotated[0])
 		if len(rotated) != 1 || newKey["alg"] != "EdDSA" || newKey["status"] != "active" || newKey["id"] == oldEd {
 			t.Fatalf("rotate answered %v", rotated)
@@ -346,10 +351,11 @@ func mustStoredSigningKeys(t testing.TB, app *fwApp) []domain.SigningKey {
 	return out
 }
 
-var cliNewKeyRE = regexp.MustCompile(`(?m)^new (EdDSA|RS256) signing key (\S+)$`)
+var cliNewKeyRE = regexp.MustCompile(`(?m)^new (EdDSA|RS256) signing key (\S+), signing from \S+$`)
 
 // Ensure "gatehouse signing-keys" lists the keys and rotates them on the
-// database (audited as the command line), and refuses an unknown algorithm.
+// database (audited as the command line): with --now the new key signs at
+// once, without it the new key is pending; an unknown algorithm is refused.
 func TestCLI_signing_keys(t *testing.T) {
 	t.Parallel()
 	dbURL := string(gormtest.SQLiteURL(t))
@@ -358,7 +364,7 @@ func TestCLI_signing_keys(t *testing.T) {
 	if lines := strings.Split(strings.TrimSpace(listed), "\n"); len(lines) != 2 || !strings.Contains(listed, "\tEdDSA\t") || !strings.Contains(listed, "\tRS256\t") {
 		t.Fatalf("list printed %q", listed)
 	}
-	out := mustRunCLI(t, env, "", "signing-keys", "rotate", "--alg", "RS256")
+	out := mustRunCLI(t, env, "", "signing-keys", "rotate", "--alg", "RS256", "--now")
 	m := cliNewKeyRE.FindStringSubmatch(out)
 	if m == nil || m[1] != "RS256" {
 		t.Fatalf("rotate printed %q", out)
@@ -370,6 +376,11 @@ func TestCLI_signing_keys(t *testing.T) {
 	if _, _, err := runCLI(t, env, "", "signing-keys", "rotate", "--alg", "HS256"); err == nil {
 		t.Fatal("rotate --alg HS256 succeeded")
 	}
+	calm := cliNewKeyRE.FindStringSubmatch(mustRunCLI(t, env, "", "signing-keys", "rotate", "--alg", "EdDSA"))
+	listed = mustRunCLI(t, env, "", "signing-keys", "list")
+	if calm == nil || !strings.Contains(listed, calm[2]+"\tEdDSA\t") || strings.Count(listed, "\tpending, signs from ") != 1 || strings.Count(listed, ", retires ") != 1 {
+		t.Fatalf("list after a rotation without --now printed %q", listed)
+	}
 
 	app := mustStartFramework(t, storeSQLite, fwEnv(fwQuick, map[string]string{"GATEHOUSE_DATABASE_URL": dbURL}))
 	keys := mustJWKS(t, app.client(t))
@@ -380,7 +391,99 @@ func TestCLI_signing_keys(t *testing.T) {
 	if err := mustDB(t, app).Raw("SELECT actor_type FROM audit_log WHERE action = 'admin.rotate-signing-key'").Scan(&actors).Error; err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(actors, ",") != "cli" {
+	if strings.Join(actors, ",") != "cli,cli" {
 		t.Fatalf("audit actors = %v", actors)
 	}
+}
+
+// reloadEnv makes instances reload their signing keys every second, so a
+// rotated key signs two seconds after the rotation.
+var reloadEnv = map[string]string{"GATEHOUSE_SIGNING_KEY_RELOAD_INTERVAL": "1s"}
+
+// startKeyRefresher reloads app's signing keys at its configured interval
+// until the test ends, as "gatehouse serve" does.
+func startKeyRefresher(t testing.TB, app *fwApp) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		app.App.RefreshSigningKeysEvery(ctx, app.Cfg.SigningKeyReloadInterval, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		close(done)
+	}()
+	t.Cleanup(func() { cancel(); <-done }) // before the app's database closes
+}
+
+// mustTokenSignedBy asks c for framework tokens until one names kid, and
+// returns it. It gives up after 30 s, far beyond any activation delay here.
+func mustTokenSignedBy(t testing.TB, c *fwClient, kid string) string {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		token := mustOK(t, c.get("/api/auth/token"))["token"].(string)
+		h, _ := mustVerifyJWT(t, c, token)
+		if h.KeyID == kid {
+			return token
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("tokens still name %s, want %s", h.KeyID, kid)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// Ensure a rotation publishes the new key before signing with it: right
+// after it the key set lists both keys, the new one pending, and tokens are
+// still signed by the old key; after the activation delay (two reload
+// intervals) they are signed by the new one, which the key set verifies.
+// An immediate rotation signs with its key at once.
+func TestTokens_rotation_publishes_before_signing(t *testing.T) {
+	t.Parallel()
+	fwForEachStore(t, fwEnv(adminEnv, reloadEnv), func(t *testing.T, app *fwApp) {
+		admin, _ := mustAdmin(t, app)
+		oldKid := kidsOf(mustJWKS(t, admin), "EdDSA")[0]
+		newKey := mustObject(t, mustOK(t, admin.post(signingKeysPath+"/rotate", `{"alg":"EdDSA"}`))["data"].([]any)[0])
+		newKid, _ := newKey["id"].(string)
+		activates, err := time.Parse(time.RFC3339Nano, newKey["activatesAt"].(string))
+		if err != nil || newKey["status"] != "pending" || newKey["retiredAt"] != nil || !activates.After(time.Now()) {
+			t.Fatalf("rotate answered %v", newKey)
+		}
+		if eds := kidsOf(mustJWKS(t, admin), "EdDSA"); len(eds) != 2 || !slices.Contains(eds, oldKid) || !slices.Contains(eds, newKid) {
+			t.Fatalf("key set after rotation = %v, want both keys", eds)
+		}
+		if h, _ := mustVerifyJWT(t, admin, mustOK(t, admin.get("/api/auth/token"))["token"].(string)); h.KeyID != oldKid {
+			t.Fatalf("a token right after the rotation names %s, want the old key %s", h.KeyID, oldKid)
+		}
+		for _, v := range mustOK(t, admin.get(signingKeysPath))["data"].([]any) {
+			if k := mustObject(t, v); k["id"] == oldKid && (k["status"] != "active" || k["retiredAt"] != newKey["activatesAt"]) {
+				t.Fatalf("old key listed as %v, want active until the new key's activation", k)
+			}
+		}
+		mustTokenSignedBy(t, admin, newKid)
+
+		urgent := mustObject(t, mustOK(t, admin.post(signingKeysPath+"/rotate", `{"alg":"EdDSA","immediate":true}`))["data"].([]any)[0])
+		if urgent["status"] != "active" {
+			t.Fatalf("immediate rotation answered %v", urgent)
+		}
+		if h, _ := mustVerifyJWT(t, admin, mustOK(t, admin.get("/api/auth/token"))["token"].(string)); h.KeyID != urgent["id"] {
+			t.Fatalf("a token after an immediate rotation names %s, want %s", h.KeyID, urgent["id"])
+		}
+	})
+}
+
+// Ensure the scenario of a load balancer over two instances on one
+// database: a key rotated on instance A signs there only once instance B
+// publishes it too, so the first token A signs with it verifies against
+// B's key set.
+func TestTokens_rotation_across_instances(t *testing.T) {
+	t.Parallel()
+	fwForStores(t, []store{storeSQLite, storePostgres}, fwEnv(adminEnv, map[string]string{"GATEHOUSE_SIGNING_KEY_RELOAD_INTERVAL": "2s"}), func(t *testing.T, a *fwApp) {
+		b := mustStartFramework(t, a.Store, fwEnv(adminEnv, map[string]string{"GATEHOUSE_SIGNING_KEY_RELOAD_INTERVAL": "2s", "GATEHOUSE_DATABASE_URL": a.DatabaseURL}))
+		startKeyRefresher(t, a)
+		startKeyRefresher(t, b)
+		admin, _ := mustAdmin(t, a)
+		newKid := mustObject(t, mustOK(t, admin.post(signingKeysPath+"/rotate", `{"alg":"EdDSA"}`))["data"].([]any)[0])["id"].(string)
+		token := mustTokenSignedBy(t, admin, newKid)
+		if h, _ := mustVerifyJWT(t, b.client(t), token); h.KeyID != newKid {
+			t.Fatalf("B verified a token naming %s", h.KeyID)
+		}
+	})
 }

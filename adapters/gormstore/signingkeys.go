@@ -41,19 +41,24 @@ type signingKeyRow struct {
 	PublicJWK     string     `gorm:"column:public_jwk;not null"`
 	SealedPrivate []byte     `gorm:"column:sealed_private;not null"`
 	CreatedAt     time.Time  `gorm:"column:created_at;not null;autoCreateTime:false"`
-	RetiredAt     *time.Time `gorm:"column:retired_at"` // NULL while the key signs
+	ActivatesAt   *time.Time `gorm:"column:activates_at"` // NULL only in rows written before 00011: created_at
+	RetiredAt     *time.Time `gorm:"column:retired_at"`   // NULL while nothing replaces the key
 }
 
 func (signingKeyRow) TableName() string { return "signing_keys" }
 
 func signingKeyFromDomain(k domain.SigningKey) signingKeyRow {
 	return signingKeyRow{ID: string(k.ID), Alg: string(k.Alg), PublicJWK: string(k.PublicJWK), SealedPrivate: k.SealedPrivate,
-		CreatedAt: domain.Timestamp(k.CreatedAt), RetiredAt: nullTime(k.RetiredAt)}
+		CreatedAt: domain.Timestamp(k.CreatedAt), ActivatesAt: nullTime(k.ActivatesAt), RetiredAt: nullTime(k.RetiredAt)}
 }
 
 func (r signingKeyRow) toDomain() domain.SigningKey {
-	return domain.SigningKey{ID: domain.SigningKeyID(r.ID), Alg: domain.SigningAlgorithm(r.Alg), PublicJWK: []byte(r.PublicJWK),
-		SealedPrivate: r.SealedPrivate, CreatedAt: domain.Timestamp(r.CreatedAt), RetiredAt: fromNullTime(r.RetiredAt)}
+	k := domain.SigningKey{ID: domain.SigningKeyID(r.ID), Alg: domain.SigningAlgorithm(r.Alg), PublicJWK: []byte(r.PublicJWK),
+		SealedPrivate: r.SealedPrivate, CreatedAt: domain.Timestamp(r.CreatedAt), ActivatesAt: fromNullTime(r.ActivatesAt), RetiredAt: fromNullTime(r.RetiredAt)}
+	if r.ActivatesAt == nil {
+		k.ActivatesAt = k.CreatedAt // keys made before activation times signed at once
+	}
+	return k
 }
 
 // Create implements ports.SigningKeyRepository.
@@ -80,7 +85,8 @@ func (r *SigningKeyRepository) List(ctx context.Context) ([]domain.SigningKey, e
 // missing one.
 func (r *SigningKeyRepository) Retire(ctx context.Context, id domain.SigningKeyID, at time.Time) error {
 	db := r.db.WithContext(ctx)
-	res := db.Model(&signingKeyRow{}).Where("id = ? AND retired_at IS NULL", string(id)).Update("retired_at", domain.Timestamp(at))
+	at = domain.Timestamp(at)
+	res := db.Model(&signingKeyRow{}).Where("id = ? AND (retired_at IS NULL OR retired_at > ?)", string(id), at).Update("retired_at", at)
 	if res.Error != nil {
 		return convertErr("signing_keys.retire", res.Error, nil, nil)
 	}

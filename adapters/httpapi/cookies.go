@@ -13,7 +13,7 @@ import (
 // sessionCookies names, writes and reads the framework's cookies exactly as
 // Better Auth does (better-auth-wire §2): <prefix>.session_token holds the
 // signed token; <prefix>.dont_remember marks a session the user chose not to
-// keep; both get __Secure- and Secure on https.
+// keep; both get __Secure- and Secure on https (__Host- with HostCookies).
 type sessionCookies struct {
 	signer       *cookieSigner
 	secure       bool
@@ -32,7 +32,11 @@ func newSessionCookies(cfg Config, lifetime time.Duration) *sessionCookies {
 	if prefix == "" {
 		prefix = "gatehouse"
 	}
-	if secure {
+	switch {
+	case secure && cfg.HostCookies:
+		// Every cookie here is host-only with Path=/, as __Host- requires.
+		prefix = "__Host-" + prefix
+	case secure:
 		prefix = "__Secure-" + prefix
 	}
 	return &sessionCookies{

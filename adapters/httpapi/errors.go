@@ -115,6 +115,14 @@ var frameworkStatus = map[string]int{
 	"FAILED_TO_CREATE_USER":                 http.StatusUnprocessableEntity,
 }
 
+// frameworkCodes gives neutral domain codes the Better Auth code its client
+// knows; the message stays the domain's, which says what was wrong.
+var frameworkCodes = map[string]string{
+	domain.CodeEmailInvisible:     "INVALID_EMAIL",
+	domain.CodeEmailNotNormalized: "INVALID_EMAIL",
+	domain.CodeEmailMixedScript:   "INVALID_EMAIL",
+}
+
 // renderStatus builds the body for a status decided outside the domain (an
 // unknown route, an oversized body, a validation failure in the edge).
 func renderStatus(ctx context.Context, path string, status int, code, message string, fields []domain.FieldViolation) huma.StatusError {
@@ -122,6 +130,9 @@ func renderStatus(ctx context.Context, path string, status int, code, message st
 		message = http.StatusText(status)
 	}
 	if isFrameworkPath(path) {
+		if wire, ok := frameworkCodes[code]; ok {
+			code = wire
+		}
 		if code == "" || strings.Contains(code, ".") {
 			code = frameworkCodeFor(status)
 		}

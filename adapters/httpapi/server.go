@@ -29,9 +29,13 @@ type Config struct {
 	CookiePrefix string
 	// TrustedOrigins may call the framework from browsers, besides BaseURL's.
 	TrustedOrigins []string
-	// TrustedProxies (addresses or CIDRs) may set X-Forwarded-For and
-	// X-Real-IP; nobody else's forwarding headers are believed.
+	// TrustedProxies (addresses or CIDRs) may set X-Forwarded-For; nobody
+	// else's is believed, and X-Real-IP is never believed.
 	TrustedProxies []string
+	// HostCookies names the cookies __Host- instead of __Secure- on https
+	// (no Domain, Path=/): a sibling subdomain cannot plant one. Better
+	// Auth's server helpers look for __Secure- names, so it is opt-in.
+	HostCookies bool
 	// RateLimit turns the rate limits on (see ratelimit.go).
 	RateLimit bool
 	// ServiceKeyLimit requests per ServiceKeyWindow are allowed to each
@@ -86,7 +90,12 @@ func NewServer(cfg Config, app *application.Application, logger *slog.Logger) *S
 	engine.RedirectFixedPath = false
 	engine.HandleMethodNotAllowed = true
 	engine.ContextWithFallback = true
-	// Forwarding headers are believed only from configured proxies.
+	// Forwarding headers are believed only from configured proxies, and
+	// only X-Forwarded-For, walked from the right past trusted proxies to
+	// the first untrusted hop. gin would fall back to X-Real-IP, a single
+	// value that no proxy checks against the hops it saw: a client behind
+	// a proxy that passes the header through would choose its own address.
+	engine.RemoteIPHeaders = []string{"X-Forwarded-For"}
 	if err := engine.SetTrustedProxies(cfg.TrustedProxies); err != nil {
 		panic("httpapi: trusted proxies: " + err.Error())
 	}

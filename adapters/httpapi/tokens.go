@@ -78,18 +78,15 @@ func (s *Server) frameworkToken(ctx context.Context, _ *struct{}) (*FrameworkTok
 type SigningKeyJSON struct {
 	ID             string     `json:"id" doc:"The key's kid."`
 	Alg            string     `json:"alg" enum:"EdDSA,RS256"`
-	Status         string     `json:"status" enum:"active,retired" doc:"active keys sign (the newest of each algorithm); retired ones only verify."`
+	Status         string     `json:"status" enum:"pending,active,retired" doc:"pending keys are published and sign from activatesAt; active keys sign (the latest activated of each algorithm); retired ones only verify."`
 	CreatedAt      time.Time  `json:"createdAt"`
-	RetiredAt      *time.Time `json:"retiredAt" nullable:"true" doc:"When a newer key replaced it, or null."`
+	ActivatesAt    time.Time  `json:"activatesAt" doc:"When the key starts (or started) signing: after a rotation, once every instance publishes it."`
+	RetiredAt      *time.Time `json:"retiredAt" nullable:"true" doc:"When a newer key replaces (or replaced) it, possibly ahead, or null."`
 	PublishedUntil *time.Time `json:"publishedUntil" nullable:"true" doc:"When a retired key leaves the key set (its tokens have all expired by then), or null."`
 }
 
 func signingKeyJSON(v command.SigningKeyView) SigningKeyJSON {
-	status := "active"
-	if !v.RetiredAt.IsZero() {
-		status = "retired"
-	}
-	return SigningKeyJSON{ID: string(v.ID), Alg: string(v.Alg), Status: status, CreatedAt: v.CreatedAt,
+	return SigningKeyJSON{ID: string(v.ID), Alg: string(v.Alg), Status: v.Status, CreatedAt: v.CreatedAt, ActivatesAt: v.ActivatesAt,
 		RetiredAt: optionalTime(v.RetiredAt), PublishedUntil: optionalTime(v.PublishedUntil)}
 }
 
@@ -124,7 +121,8 @@ func (s *Server) listSigningKeys(ctx context.Context, _ *struct{}) (*SigningKeyL
 // RotateSigningKeysInput names the algorithm to rotate, or none for both.
 type RotateSigningKeysInput struct {
 	Body *struct {
-		Alg string `json:"alg,omitempty" enum:"EdDSA,RS256" doc:"The algorithm whose key to replace; absent: both."`
+		Alg       string `json:"alg,omitempty" enum:"EdDSA,RS256" doc:"The algorithm whose key to replace; absent: both."`
+		Immediate bool   `json:"immediate,omitempty" doc:"For a compromised key: the new key signs at once and the old one is retired now. Other instances publish the new key only at their next reload (up to one reload interval), and until then their key sets cannot verify its tokens."`
 	}
 }
 
@@ -133,11 +131,14 @@ func (s *Server) rotateSigningKeys(ctx context.Context, in *RotateSigningKeysInp
 	if err != nil {
 		return nil, err
 	}
-	var algs []domain.SigningAlgorithm
-	if in.Body != nil && in.Body.Alg != "" {
-		algs = []domain.SigningAlgorithm{domain.SigningAlgorithm(in.Body.Alg)}
+	var cmd command.RotateSigningKeys
+	if in.Body != nil {
+		if in.Body.Alg != "" {
+			cmd.Algs = []domain.SigningAlgorithm{domain.SigningAlgorithm(in.Body.Alg)}
+		}
+		cmd.Immediate = in.Body.Immediate
 	}
-	views, err := s.app.Commands.SigningKeys.Rotate(ctx, req, algs)
+	views, err := s.app.Commands.SigningKeys.Rotate(ctx, req, cmd)
 	if err != nil {
 		return nil, err
 	}
@@ -172,11 +173,13 @@ func (s *Server) addTokenRoutes() {
 		return o
 	}
 	register(s, ContractAuth, adminOp(op{OperationID: "listSigningKeys", Method: http.MethodGet, Path: "/signing-keys", Tags: []string{tagKeys},
-		Summary: "List signing keys", Description: "The published signing keys, newest first: the active key of each algorithm and the retired ones still in the key set."}),
+		Summary: "List signing keys", Description: "The published signing keys, newest first: the active key of each algorithm, any pending one, and the retired ones still in the key set."}),
 		s.listSigningKeys)
 	register(s, ContractAuth, adminOp(op{OperationID: "rotateSigningKeys", Method: http.MethodPost, Path: "/signing-keys/rotate", Tags: []string{tagKeys},
 		Summary: "Rotate signing keys",
-		Description: "Makes a new key for alg (both algorithms when absent), which signs from now on; the key it replaces is retired but stays in the key set " +
-			"until every token it signed has expired. Other instances switch within a minute. Audited."}),
+		Description: "Makes a new key for alg (both algorithms when absent). It is published at once (pending) and signs from its activatesAt, two key " +
+			"reload intervals later (2 minutes by default), when every instance publishes it; the key it replaces signs until then, then is retired " +
+			"but stays in the key set until every token it signed has expired. With immediate (a compromised key) the new key signs at once and the " +
+			"old one is retired now: other instances' key sets lack the new key for up to one reload interval. Audited."}),
 		s.rotateSigningKeys)
 }

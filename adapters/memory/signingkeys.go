@@ -36,6 +36,7 @@ func copySigningKey(k domain.SigningKey) domain.SigningKey {
 	k.PublicJWK = bytes.Clone(k.PublicJWK)
 	k.SealedPrivate = bytes.Clone(k.SealedPrivate)
 	k.CreatedAt = timestampOrZero(k.CreatedAt)
+	k.ActivatesAt = timestampOrZero(k.ActivatesAt)
 	k.RetiredAt = timestampOrZero(k.RetiredAt)
 	return k
 }
@@ -73,8 +74,8 @@ func (r *SigningKeyRepository) Retire(_ context.Context, id domain.SigningKeyID,
 	if !ok {
 		return domain.ErrSigningKeyNotFound
 	}
-	if k.RetiredAt.IsZero() {
-		k.RetiredAt = domain.Timestamp(at)
+	if at = domain.Timestamp(at); k.RetiredAt.IsZero() || at.Before(k.RetiredAt) {
+		k.RetiredAt = at
 		r.keys[id] = k
 	}
 	return nil

@@ -18,7 +18,11 @@ import (
 // signs tokens with, and signs and verifies those tokens. Keys are held in
 // memory (an immutable snapshot swapped atomically); no request reads the
 // database for them. The snapshot is reloaded by Refresh, which the service
-// runs every minute, so a rotation on another instance is seen here too.
+// runs every KeyReloadInterval, so a rotation on another instance is seen
+// here too. A rotated key is published at once but signs only from its
+// activation time, when every instance publishes it (Keycloak's passive
+// keys): which key signs is decided at signing time, so the switch needs
+// no reload.
 type SigningKeys struct {
 	repo     ports.SigningKeyRepository
 	jose     ports.JOSE
@@ -46,16 +50,22 @@ func NewSigningKeys(repo ports.SigningKeyRepository, jose ports.JOSE, ids ports.
 	settings TokenSettings, admin AdminSettings) *SigningKeys {
 	mustHave(repo, jose, ids, clock, audit)
 	k := &SigningKeys{repo: repo, jose: jose, ids: ids, clock: clock, audit: auditor{audit, ids, clock}, admins: admin.Admins, settings: settings}
-	k.snap.Store(&keySnapshot{published: map[domain.SigningKeyID]*loadedKey{}, signing: map[domain.SigningAlgorithm]*loadedKey{}, jwks: []byte(`{"keys":[]}`)})
+	k.snap.Store(&keySnapshot{published: map[domain.SigningKeyID]*loadedKey{}, signers: map[domain.SigningAlgorithm][]*loadedKey{}, jwks: []byte(`{"keys":[]}`)})
 	return k
 }
 
 // SigningKeyView is what administrators see of a key: never private parts.
 type SigningKeyView struct {
-	ID        domain.SigningKeyID
-	Alg       domain.SigningAlgorithm
-	CreatedAt time.Time
+	ID          domain.SigningKeyID
+	Alg         domain.SigningAlgorithm
+	CreatedAt   time.Time
+	ActivatesAt time.Time
+	// RetiredAt is when a newer key replaces it (zero while none does); it
+	// may lie ahead, at the newer key's activation.
 	RetiredAt time.Time
+	// Status is SigningKeyPending, SigningKeyActive or SigningKeyRetired at
+	// the time of the view.
+	Status string
 	// PublishedUntil is when a retired key leaves the key set (zero while
 	// it signs).
 	PublishedUntil time.Time
@@ -68,8 +78,21 @@ func (k *SigningKeys) publishedFor() time.Duration {
 	return k.settings.MaxTokenLifetime() + k.settings.JWKSMaxAge
 }
 
-func (k *SigningKeys) view(key domain.SigningKey) SigningKeyView {
-	v := SigningKeyView{ID: key.ID, Alg: key.Alg, CreatedAt: key.CreatedAt, RetiredAt: key.RetiredAt}
+// The statuses of a signing key.
+const (
+	SigningKeyPending = "pending" // published, signs from ActivatesAt
+	SigningKeyActive  = "active"  // signs (the newest active key of its algorithm)
+	SigningKeyRetired = "retired" // only verifies, until PublishedUntil
+)
+
+func (k *SigningKeys) view(key domain.SigningKey, now time.Time) SigningKeyView {
+	v := SigningKeyView{ID: key.ID, Alg: key.Alg, CreatedAt: key.CreatedAt, ActivatesAt: key.ActivatesAt, RetiredAt: key.RetiredAt, Status: SigningKeyActive}
+	switch {
+	case !key.RetiredAt.IsZero() && !now.Before(key.RetiredAt):
+		v.Status = SigningKeyRetired
+	case now.Before(key.ActivatesAt):
+		v.Status = SigningKeyPending
+	}
 	if !key.RetiredAt.IsZero() {
 		v.PublishedUntil = key.RetiredAt.Add(k.publishedFor())
 	}
@@ -86,11 +109,19 @@ func newestFirst(a, b domain.SigningKey) int {
 	return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), cmp.Compare(b.ID, a.ID))
 }
 
+// latestActivationFirst orders keys as signing picks them: the latest
+// activation first, then the newest.
+func latestActivationFirst(a, b domain.SigningKey) int {
+	return cmp.Or(b.ActivatesAt.Compare(a.ActivatesAt), newestFirst(a, b))
+}
+
 // Ensure loads the keys, creating a key for each algorithm that has none
-// signing, and prunes keys no longer published. Run at start. An active key
-// whose private half no configured secret opens (the secret was replaced
-// without being kept in GATEHOUSE_SECRETS) is retired and replaced; its
-// public key stays published, so its tokens still verify.
+// signing, and prunes keys no longer published. Run at start. A key made
+// here signs at once: with no key signing, nothing else could. An active
+// key whose private half no configured secret opens (the secret was
+// replaced without being kept in GATEHOUSE_SECRETS) is retired and
+// replaced, as is any key waiting to sign; their public keys stay
+// published, so their tokens still verify.
 func (k *SigningKeys) Ensure(ctx context.Context) error {
 	k.loadMu.Lock()
 	defer k.loadMu.Unlock()
@@ -100,28 +131,26 @@ func (k *SigningKeys) Ensure(ctx context.Context) error {
 	}
 	now := k.clock.Now()
 	for _, alg := range domain.SigningAlgorithms {
-		var active []domain.SigningKey
-		for _, key := range keys {
-			if key.Alg == alg && key.RetiredAt.IsZero() {
-				active = append(active, key)
+		signs := func(key domain.SigningKey) bool {
+			if key.Alg != alg || !key.SignsAt(now) {
+				return false
 			}
+			_, err := k.jose.Open(key)
+			return err == nil
 		}
-		slices.SortFunc(active, newestFirst)
-		if slices.ContainsFunc(active, func(key domain.SigningKey) bool { _, err := k.jose.Open(key); return err == nil }) {
+		if slices.ContainsFunc(keys, signs) {
 			continue
 		}
-		if _, err := k.create(ctx, alg, now); err != nil {
+		if _, err := k.create(ctx, alg, now, now); err != nil {
 			return err
 		}
-		for _, key := range active {
-			if err := k.repo.Retire(ctx, key.ID, now); err != nil {
-				return err
-			}
+		if err := k.retireOthers(ctx, keys, alg, now); err != nil {
+			return err
 		}
 	}
 	err = k.refreshLocked(ctx)
 	for _, alg := range domain.SigningAlgorithms {
-		if k.snap.Load().signing[alg] == nil {
+		if k.snap.Load().signer(alg, now) == nil {
 			return err
 		}
 	}
@@ -130,20 +159,35 @@ func (k *SigningKeys) Ensure(ctx context.Context) error {
 	return nil
 }
 
-// create makes, stores and returns a new key of alg.
-func (k *SigningKeys) create(ctx context.Context, alg domain.SigningAlgorithm, now time.Time) (domain.SigningKey, error) {
+// create makes, stores and returns a new key of alg, signing from activates.
+func (k *SigningKeys) create(ctx context.Context, alg domain.SigningAlgorithm, now, activates time.Time) (domain.SigningKey, error) {
 	key, err := k.jose.Generate(domain.SigningKeyID(k.ids.NewID()), alg)
 	if err != nil {
 		return domain.SigningKey{}, err
 	}
-	key.CreatedAt = now
+	key.CreatedAt, key.ActivatesAt = now, activates
 	return key, k.repo.Create(ctx, key)
 }
 
+// retireOthers retires at at every key of alg among keys not retired by
+// then; the new key, absent from keys, is left alone.
+func (k *SigningKeys) retireOthers(ctx context.Context, keys []domain.SigningKey, alg domain.SigningAlgorithm, at time.Time) error {
+	for _, old := range keys {
+		if old.Alg == alg && (old.RetiredAt.IsZero() || old.RetiredAt.After(at)) {
+			if err := k.repo.Retire(ctx, old.ID, at); err != nil && !errors.Is(err, domain.ErrNotFound) {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // Refresh deletes keys past their publication window and reloads the keys
-// from storage. The service runs it every minute, well within JWKSMaxAge,
-// so an instance that missed a rotation elsewhere stops signing with the
-// retired key long before that key leaves the key set.
+// from storage. The service runs it every KeyReloadInterval, well within
+// JWKSMaxAge and half the activation delay, so every instance publishes a
+// rotated key before any signs with it, and an instance that missed an
+// immediate rotation elsewhere stops signing with the retired key long
+// before that key leaves the key set.
 func (k *SigningKeys) Refresh(ctx context.Context) error {
 	k.loadMu.Lock()
 	defer k.loadMu.Unlock()
@@ -160,12 +204,27 @@ func (k *SigningKeys) refreshLocked(ctx context.Context) error {
 var errBadSigningAlg = domain.Invalid("request.invalid_alg", "Unknown signing algorithm",
 	domain.FieldViolation{Location: "body.alg", Message: "must be EdDSA or RS256"})
 
-// Rotate makes a new key for each algorithm in algs (all when empty) and
-// retires the key it replaces. A nil Principal is the command line.
-func (k *SigningKeys) Rotate(ctx context.Context, req KeyRequest, algs []domain.SigningAlgorithm) ([]SigningKeyView, error) {
+// RotateSigningKeys says which keys to replace, and how fast.
+type RotateSigningKeys struct {
+	// Algs are the algorithms whose key to replace (all when empty).
+	Algs []domain.SigningAlgorithm
+	// Immediate makes each new key sign at once and retires the key it
+	// replaces now: for a compromised key. Other instances do not publish
+	// the new key until their next reload, so for up to one reload
+	// interval their key sets cannot verify its tokens. Without it the new
+	// key is published now and signs after KeyActivationDelay, the old key
+	// signing until then.
+	Immediate bool
+}
+
+// Rotate makes a new key for each algorithm of cmd and retires the key it
+// replaces when the new one starts signing. A nil Principal is the command
+// line.
+func (k *SigningKeys) Rotate(ctx context.Context, req KeyRequest, cmd RotateSigningKeys) ([]SigningKeyView, error) {
 	if err := k.authorizeAdmin(req.Principal); err != nil {
 		return nil, k.audit.record(ctx, req.Actor, "admin.rotate-signing-key", target{Type: "signing_key"}, err)
 	}
+	algs := cmd.Algs
 	if len(algs) == 0 {
 		algs = domain.SigningAlgorithms
 	}
@@ -176,38 +235,36 @@ func (k *SigningKeys) Rotate(ctx context.Context, req KeyRequest, algs []domain.
 	}
 	k.loadMu.Lock()
 	defer k.loadMu.Unlock()
+	now := k.clock.Now()
+	activates := now.Add(k.settings.KeyActivationDelay())
+	if cmd.Immediate {
+		activates = now
+	}
 	var out []SigningKeyView
 	for _, alg := range slices.Compact(slices.Clone(algs)) {
-		key, err := k.rotate(ctx, alg)
+		key, err := k.rotate(ctx, alg, now, activates)
 		if err := k.audit.record(ctx, req.Actor, "admin.rotate-signing-key", target{Type: "signing_key", ID: string(key.ID)}, err); err != nil {
 			return nil, err
 		}
-		out = append(out, k.view(key))
+		out = append(out, k.view(key, now))
 	}
-	// The new keys sign from now on, here; other instances follow at their
-	// next Refresh, signing with the retired (still published) key until then.
+	// The new keys are in this instance's key set now, and in the others'
+	// at their next Refresh; each signs from its activation time.
 	return out, k.reloadLocked(ctx)
 }
 
-// rotate creates a key of alg and retires every other active key of alg.
-func (k *SigningKeys) rotate(ctx context.Context, alg domain.SigningAlgorithm) (domain.SigningKey, error) {
+// rotate creates a key of alg signing from activates, and retires every
+// other key of alg at that time (bringing forward later retirements).
+func (k *SigningKeys) rotate(ctx context.Context, alg domain.SigningAlgorithm, now, activates time.Time) (domain.SigningKey, error) {
 	keys, err := k.repo.List(ctx)
 	if err != nil {
 		return domain.SigningKey{}, err
 	}
-	now := k.clock.Now()
-	key, err := k.create(ctx, alg, now)
+	key, err := k.create(ctx, alg, now, activates)
 	if err != nil {
 		return key, err
 	}
-	for _, old := range keys {
-		if old.Alg == alg && old.RetiredAt.IsZero() {
-			if err := k.repo.Retire(ctx, old.ID, now); err != nil && !errors.Is(err, domain.ErrNotFound) {
-				return key, err
-			}
-		}
-	}
-	return key, nil
+	return key, k.retireOthers(ctx, keys, alg, activates)
 }
 
 // List returns every published key, newest first.
@@ -224,7 +281,7 @@ func (k *SigningKeys) List(ctx context.Context, req KeyRequest) ([]SigningKeyVie
 	out := make([]SigningKeyView, 0, len(keys))
 	for _, key := range keys {
 		if k.isPublished(key, now) {
-			out = append(out, k.view(key))
+			out = append(out, k.view(key, now))
 		}
 	}
 	return out, nil

@@ -200,6 +200,8 @@ func TestSigningKeys_verify(t *testing.T) {
 	}
 }
 
+// Ensure an immediate rotation (a compromised key) signs with the new key
+// at once, here, and retires the old one now.
 func TestSigningKeys_rotate(t *testing.T) {
 	w := newKeyWorld(t)
 	ctx := t.Context()
@@ -208,15 +210,16 @@ func TestSigningKeys_rotate(t *testing.T) {
 	before, _ := w.keys.Sign(ctx, domain.AlgEdDSA, "JWT", map[string]any{"sub": "u1", "exp": w.clock.Now().Unix() + 600})
 	oldKid := header(t, before)["kid"].(string)
 
-	_, err := w.keys.Rotate(ctx, command.KeyRequest{Principal: &eve, Actor: command.UserActor(eve.User.ID(), "", "")}, nil)
+	_, err := w.keys.Rotate(ctx, command.KeyRequest{Principal: &eve, Actor: command.UserActor(eve.User.ID(), "", "")}, command.RotateSigningKeys{})
 	if domain.KindOf(err) != domain.KindForbidden {
 		t.Fatalf("Rotate by a non-admin = %v, want forbidden", err)
 	}
-	_, err = w.keys.Rotate(ctx, command.KeyRequest{Principal: &boss, Actor: command.UserActor(boss.User.ID(), "", "")}, []domain.SigningAlgorithm{"HS256"})
+	_, err = w.keys.Rotate(ctx, command.KeyRequest{Principal: &boss, Actor: command.UserActor(boss.User.ID(), "", "")}, command.RotateSigningKeys{Algs: []domain.SigningAlgorithm{"HS256"}})
 	mustCode(t, err, "request.invalid_alg")
 
 	w.clock.Advance(time.Second)
-	views, err := w.keys.Rotate(ctx, command.KeyRequest{Principal: &boss, Actor: command.UserActor(boss.User.ID(), "", "")}, []domain.SigningAlgorithm{domain.AlgEdDSA})
+	views, err := w.keys.Rotate(ctx, command.KeyRequest{Principal: &boss, Actor: command.UserActor(boss.User.ID(), "", "")},
+		command.RotateSigningKeys{Algs: []domain.SigningAlgorithm{domain.AlgEdDSA}, Immediate: true})
 	if err != nil || len(views) != 1 || views[0].Alg != domain.AlgEdDSA || string(views[0].ID) == oldKid {
 		t.Fatalf("Rotate = %+v, %v", views, err)
 	}
@@ -270,7 +273,7 @@ func TestSigningKeys_another_instance_follows_a_rotation(t *testing.T) {
 	b := w.instance(t, keySecret)
 	rotate := func() string {
 		w.clock.Advance(time.Second)
-		if _, err := w.keys.Rotate(ctx, command.KeyRequest{Actor: command.CLIActor}, []domain.SigningAlgorithm{domain.AlgRS256}); err != nil {
+		if _, err := w.keys.Rotate(ctx, command.KeyRequest{Actor: command.CLIActor}, command.RotateSigningKeys{Algs: []domain.SigningAlgorithm{domain.AlgRS256}, Immediate: true}); err != nil {
 			t.Fatal(err)
 		}
 		token, err := w.keys.Sign(ctx, domain.AlgRS256, "JWT", map[string]any{"exp": w.clock.Now().Unix() + 60})
@@ -299,6 +302,115 @@ func TestSigningKeys_another_instance_follows_a_rotation(t *testing.T) {
 	token, _ := b.Sign(ctx, domain.AlgRS256, "JWT", map[string]any{})
 	if header(t, token)["kid"] != header(t, third)["kid"] {
 		t.Fatal("b does not sign with the newest key after Refresh")
+	}
+}
+
+// Ensure a rotation publishes its key on every instance before any signs
+// with it: the new key is in the key set at once (and in another
+// instance's after its reload) while the old key signs; at the activation
+// time, two reload intervals on, both instances switch without a reload,
+// and a token of the new key verifies on the other instance.
+func TestSigningKeys_rotation_publishes_before_signing(t *testing.T) {
+	w := newKeyWorld(t)
+	ctx := t.Context()
+	b := w.instance(t, keySecret)
+	sign := func(k *command.SigningKeys) string {
+		t.Helper()
+		token, err := k.Sign(ctx, domain.AlgEdDSA, "JWT", map[string]any{"exp": w.clock.Now().Unix() + 600})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return token
+	}
+	oldKid := header(t, sign(w.keys))["kid"]
+	w.clock.Advance(time.Second)
+	rotatedAt := w.clock.Now()
+	views, err := w.keys.Rotate(ctx, command.KeyRequest{Actor: command.CLIActor}, command.RotateSigningKeys{Algs: []domain.SigningAlgorithm{domain.AlgEdDSA}})
+	if err != nil || len(views) != 1 {
+		t.Fatalf("Rotate = %+v, %v", views, err)
+	}
+	newKid := string(views[0].ID)
+	if got, want := views[0].ActivatesAt, rotatedAt.Add(tokenSettings.KeyActivationDelay()); views[0].Status != command.SigningKeyPending || !got.Equal(want) {
+		t.Fatalf("new key %s activates at %v, want pending until %v", views[0].Status, got, want)
+	}
+	if kids := jwksKids(t, w.keys)["EdDSA"]; len(kids) != 2 || kids[0] != newKid {
+		t.Fatalf("key set after rotation = %v, want the new key first and the old one", kids)
+	}
+	for name, k := range map[string]*command.SigningKeys{"a": w.keys, "b": b} {
+		if kid := header(t, sign(k))["kid"]; kid != oldKid {
+			t.Fatalf("instance %s signs with %v before the activation, want the old key %v", name, kid, oldKid)
+		}
+	}
+	// b's periodic reload, within one interval of the rotation.
+	w.clock.Advance(time.Minute - time.Second)
+	if err := b.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if kids := jwksKids(t, b)["EdDSA"]; len(kids) != 2 || kids[0] != newKid {
+		t.Fatalf("b's key set after its reload = %v", kids)
+	}
+	if kid := header(t, sign(b))["kid"]; kid != oldKid {
+		t.Fatalf("b signs with %v before the activation", kid)
+	}
+
+	w.clock.Advance(time.Minute + time.Second) // past the activation; nobody reloads
+	token := sign(w.keys)
+	if kid := header(t, token)["kid"]; kid != newKid {
+		t.Fatalf("a signs with %v after the activation, want %s", kid, newKid)
+	}
+	if kid := header(t, sign(b))["kid"]; kid != newKid {
+		t.Fatalf("b signs with %v after the activation, want %s", kid, newKid)
+	}
+	if _, err := b.Verify(ctx, token, command.VerifyOptions{Alg: domain.AlgEdDSA}); err != nil {
+		t.Fatalf("b does not verify a's token of the new key: %v", err)
+	}
+	list, err := w.keys.List(ctx, command.KeyRequest{Actor: command.CLIActor})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range list {
+		want := command.SigningKeyActive
+		if string(v.ID) == oldKid {
+			want = command.SigningKeyRetired
+			if !v.RetiredAt.Equal(views[0].ActivatesAt) {
+				t.Fatalf("old key retired at %v, want the new key's activation %v", v.RetiredAt, views[0].ActivatesAt)
+			}
+		}
+		if v.Status != want {
+			t.Fatalf("key %s (%s) is %s, want %s", v.ID, v.Alg, v.Status, want)
+		}
+	}
+}
+
+// Ensure an immediate rotation while another waits to activate signs at
+// once, and the waiting key never signs: its retirement comes first.
+func TestSigningKeys_immediate_rotation_overtakes_a_pending_one(t *testing.T) {
+	w := newKeyWorld(t)
+	ctx := t.Context()
+	calm, err := w.keys.Rotate(ctx, command.KeyRequest{Actor: command.CLIActor}, command.RotateSigningKeys{Algs: []domain.SigningAlgorithm{domain.AlgRS256}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.clock.Advance(10 * time.Second)
+	urgent, err := w.keys.Rotate(ctx, command.KeyRequest{Actor: command.CLIActor}, command.RotateSigningKeys{Algs: []domain.SigningAlgorithm{domain.AlgRS256}, Immediate: true})
+	if err != nil || urgent[0].Status != command.SigningKeyActive || !urgent[0].ActivatesAt.Equal(w.clock.Now()) {
+		t.Fatalf("immediate Rotate = %+v, %v", urgent, err)
+	}
+	for _, after := range []time.Duration{0, time.Hour} {
+		w.clock.Advance(after)
+		token, err := w.keys.Sign(ctx, domain.AlgRS256, "JWT", map[string]any{})
+		if err != nil || header(t, token)["kid"] != string(urgent[0].ID) {
+			t.Fatalf("%v after: signed with %v, %v; want the immediate key", after, header(t, token)["kid"], err)
+		}
+	}
+	list, err := w.keys.List(ctx, command.KeyRequest{Actor: command.CLIActor})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range list {
+		if v.ID == calm[0].ID && v.Status != command.SigningKeyRetired {
+			t.Fatalf("the overtaken key is %s, want retired", v.Status)
+		}
 	}
 }
 

@@ -17,8 +17,9 @@ import (
 // keySnapshot is the keys as loaded at one moment; it is never modified
 // once stored, so requests read it without locks.
 type keySnapshot struct {
-	// signing is the newest active key of each algorithm that opens.
-	signing map[domain.SigningAlgorithm]*loadedKey
+	// signers are, for each algorithm, the keys that opened and sign now
+	// or will (not retired at load time), latest activation first.
+	signers map[domain.SigningAlgorithm][]*loadedKey
 	// published is every key in the key set, by kid.
 	published map[domain.SigningKeyID]*loadedKey
 	jwks      []byte
@@ -30,6 +31,19 @@ type loadedKey struct {
 	signer   ports.JWSSigner // nil unless the key signs
 }
 
+// signer returns the key of alg to sign with at now: the one with the
+// latest activation that has activated and is not retired. Deciding here,
+// not at load, lets every instance switch to a rotated key at its
+// activation time without a reload.
+func (s *keySnapshot) signer(alg domain.SigningAlgorithm, now time.Time) *loadedKey {
+	for _, lk := range s.signers[alg] {
+		if lk.key.SignsAt(now) {
+			return lk
+		}
+	}
+	return nil
+}
+
 // reloadLocked reads the keys and stores a new snapshot, reusing the parsed
 // and opened keys of the previous one. The caller holds loadMu.
 func (k *SigningKeys) reloadLocked(ctx context.Context) error {
@@ -37,9 +51,9 @@ func (k *SigningKeys) reloadLocked(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	slices.SortFunc(keys, newestFirst)
+	slices.SortFunc(keys, latestActivationFirst)
 	prev, now := k.snap.Load(), k.clock.Now()
-	next := &keySnapshot{published: map[domain.SigningKeyID]*loadedKey{}, signing: map[domain.SigningAlgorithm]*loadedKey{}}
+	next := &keySnapshot{published: map[domain.SigningKeyID]*loadedKey{}, signers: map[domain.SigningAlgorithm][]*loadedKey{}}
 	var inSet []domain.SigningKey
 	var errs []error
 	for _, key := range keys {
@@ -53,7 +67,7 @@ func (k *SigningKeys) reloadLocked(ctx context.Context) error {
 			errs = append(errs, err) // a broken key is left out of the set
 			continue
 		}
-		if key.RetiredAt.IsZero() && next.signing[key.Alg] == nil {
+		if key.RetiredAt.IsZero() || key.RetiredAt.After(now) {
 			if lk.signer == nil {
 				signer, err := k.jose.Open(key)
 				if err != nil {
@@ -62,26 +76,29 @@ func (k *SigningKeys) reloadLocked(ctx context.Context) error {
 				lk.signer = signer
 			}
 			if lk.signer != nil {
-				next.signing[key.Alg] = lk
+				next.signers[key.Alg] = append(next.signers[key.Alg], lk)
 			}
 		}
 		next.published[key.ID] = lk
 		inSet = append(inSet, key)
 	}
+	// The key set lists the newest keys first, pending ones included.
+	slices.SortStableFunc(inSet, newestFirst)
 	if next.jwks, err = jwksDocument(inSet); err != nil {
 		return err
 	}
 	k.snap.Store(next)
 	for _, alg := range domain.SigningAlgorithms {
-		if next.signing[alg] == nil {
+		if next.signer(alg, now) == nil {
 			errs = append(errs, domain.Internal("signing keys", fmt.Errorf("no %s key signs (run Ensure)", alg)))
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// Sign signs claims with the newest key of alg; typ is the "typ" header
-// ("JWT", "at+jwt"). The header carries the key's kid.
+// Sign signs claims with the key of alg that signs now (the latest
+// activated); typ is the "typ" header ("JWT", "at+jwt"). The header
+// carries the key's kid.
 func (k *SigningKeys) Sign(ctx context.Context, alg domain.SigningAlgorithm, typ string, claims map[string]any) (string, error) {
 	payload, err := json.Marshal(claims)
 	if err != nil {
@@ -90,9 +107,9 @@ func (k *SigningKeys) Sign(ctx context.Context, alg domain.SigningAlgorithm, typ
 	return k.signPayload(alg, typ, payload)
 }
 
-// signPayload signs a JSON payload with the newest key of alg.
+// signPayload signs a JSON payload with the key of alg that signs now.
 func (k *SigningKeys) signPayload(alg domain.SigningAlgorithm, typ string, payload []byte) (string, error) {
-	lk := k.snap.Load().signing[alg]
+	lk := k.snap.Load().signer(alg, k.clock.Now())
 	if lk == nil {
 		return "", domain.Internal("signing keys", fmt.Errorf("no %s key signs", alg))
 	}

@@ -40,6 +40,19 @@ type TokenSettings struct {
 	// minutes). Retired keys stay published for the longest token lifetime
 	// plus this.
 	JWKSMaxAge time.Duration
+	// KeyReloadInterval is how often every instance reloads the signing
+	// keys (default 1 minute). A rotated key signs only after two of them:
+	// one for every instance to publish it, one as margin.
+	KeyReloadInterval time.Duration
+}
+
+// KeyActivationDelay is how long after a rotation its new key starts
+// signing: by then every instance has reloaded and publishes it.
+func (s TokenSettings) KeyActivationDelay() time.Duration {
+	if s.KeyReloadInterval <= 0 {
+		return 2 * time.Minute
+	}
+	return 2 * s.KeyReloadInterval
 }
 
 // MaxTokenLifetime is the longest a signed token lives: how long a retired

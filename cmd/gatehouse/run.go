@@ -125,7 +125,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}()
 	refreshed := make(chan struct{})
 	go func() {
-		app.RefreshSigningKeysEvery(purgeCtx, time.Minute, logger)
+		app.RefreshSigningKeysEvery(purgeCtx, cfg.SigningKeyReloadInterval, logger)
 		close(refreshed)
 	}()
 	defer func() { stopPurge(); <-flushed; <-verifying; <-refreshed }()

@@ -26,6 +26,8 @@ func RunSigningKeyRepository(t *testing.T, newRepo func(t *testing.T) ports.Sign
 		{"taken_id_is_conflict", testSigningKeyDuplicate},
 		{"list_is_oldest_first_with_ties_by_id", testSigningKeyListOrder},
 		{"retire_sets_the_time_once", testSigningKeyRetire},
+		{"retire_moves_a_scheduled_retirement_earlier_only", testSigningKeyRetireEarlier},
+		{"activation_time_round_trips_apart_from_creation", testSigningKeyActivation},
 		{"retire_of_a_missing_key_is_not_found", testSigningKeyRetireMissing},
 		{"delete_retired_before_removes_only_keys_retired_earlier", testSigningKeyDeleteRetired},
 		{"concurrent_creates_are_all_kept", testSigningKeyParallel},
@@ -46,6 +48,7 @@ func signingKeyAt(id string, alg domain.SigningAlgorithm, at time.Time) domain.S
 		PublicJWK:     []byte(fmt.Sprintf(`{"kty":"OKP","crv":"Ed25519","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo","kid":%q,"alg":%q,"use":"sig"}`, id, alg)),
 		SealedPrivate: append([]byte{1, 0, 0xff}, id...),
 		CreatedAt:     at,
+		ActivatesAt:   at,
 	}
 }
 
@@ -68,7 +71,8 @@ func mustListSigningKeys(t *testing.T, r ports.SigningKeyRepository) []domain.Si
 func sameSigningKey(t *testing.T, got, want domain.SigningKey) {
 	t.Helper()
 	if got.ID != want.ID || got.Alg != want.Alg || !bytes.Equal(got.PublicJWK, want.PublicJWK) || !bytes.Equal(got.SealedPrivate, want.SealedPrivate) ||
-		!got.CreatedAt.Equal(want.CreatedAt) || !got.RetiredAt.Equal(want.RetiredAt) || got.RetiredAt.IsZero() != want.RetiredAt.IsZero() {
+		!got.CreatedAt.Equal(want.CreatedAt) || !got.ActivatesAt.Equal(want.ActivatesAt) ||
+		!got.RetiredAt.Equal(want.RetiredAt) || got.RetiredAt.IsZero() != want.RetiredAt.IsZero() {
 		t.Fatalf("key = %+v\nwant %+v", got, want)
 	}
 }
@@ -95,6 +99,7 @@ func testSigningKeyBinary(t *testing.T, r ports.SigningKeyRepository) {
 		k.SealedPrivate[i] = byte(i)
 	}
 	k.CreatedAt = domain.Timestamp(k.CreatedAt)
+	k.ActivatesAt = k.CreatedAt
 	mustCreateSigningKey(t, r, k)
 	sameSigningKey(t, mustListSigningKeys(t, r)[0], k)
 }
@@ -150,6 +155,40 @@ func testSigningKeyRetire(t *testing.T, r ports.SigningKeyRepository) {
 		case k.ID == "other" && !k.RetiredAt.IsZero():
 			t.Errorf("the other key was retired: %v", k.RetiredAt)
 		}
+	}
+}
+
+func testSigningKeyRetireEarlier(t *testing.T, r ports.SigningKeyRepository) {
+	ctx := context.Background()
+	now := domain.Timestamp(time.Now())
+	mustCreateSigningKey(t, r, signingKeyAt("old", domain.AlgEdDSA, now))
+	scheduled := now.Add(2 * time.Minute) // a calm rotation retires it when its successor activates
+	for _, at := range []time.Time{scheduled, scheduled.Add(time.Hour)} {
+		if err := r.Retire(ctx, "old", at); err != nil {
+			t.Fatalf("Retire at %v: %v", at, err)
+		}
+	}
+	if got := mustListSigningKeys(t, r)[0].RetiredAt; !got.Equal(scheduled) {
+		t.Fatalf("RetiredAt = %v, want the scheduled %v (a later retirement changes nothing)", got, scheduled)
+	}
+	// A rotation in a hurry retires it now.
+	if err := r.Retire(ctx, "old", now.Add(time.Second)); err != nil {
+		t.Fatalf("Retire earlier: %v", err)
+	}
+	if got := mustListSigningKeys(t, r)[0].RetiredAt; !got.Equal(now.Add(time.Second)) {
+		t.Fatalf("RetiredAt = %v, want it brought forward to %v", got, now.Add(time.Second))
+	}
+}
+
+func testSigningKeyActivation(t *testing.T, r ports.SigningKeyRepository) {
+	now := domain.Timestamp(time.Now())
+	k := signingKeyAt("pending", domain.AlgEdDSA, now)
+	k.ActivatesAt = time.Date(2030, 1, 2, 3, 4, 5, 678901000, time.FixedZone("EST", -5*3600))
+	mustCreateSigningKey(t, r, k)
+	got := mustListSigningKeys(t, r)[0]
+	sameSigningKey(t, got, k)
+	if got.ActivatesAt.Location() != time.UTC {
+		t.Errorf("ActivatesAt location = %v, want UTC", got.ActivatesAt.Location())
 	}
 }
 

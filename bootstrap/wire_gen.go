@@ -58,9 +58,10 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	changePasswordHandler := command.NewChangePasswordHandler(credentialRepository, sessionRepository, hasher, list, tokenGenerator, idGenerator, clock, commandAuthSettings)
 	changeEmailHandler := command.NewChangeEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings)
 	deleteUserHandler := command.NewDeleteUserHandler(userRepository, credentialRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings)
-	resetPasswordHandler := command.NewResetPasswordHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings)
-	verifyEmailHandler := command.NewVerifyEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings)
-	memory, cleanup3 := ratelimit.NewDefault()
+	jobs, cleanup3 := newJobs(logger, mailer, userRepository)
+	resetPasswordHandler := command.NewResetPasswordHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, jobs, commandAuthSettings)
+	verifyEmailHandler := command.NewVerifyEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, jobs, commandAuthSettings)
+	memory, cleanup4 := ratelimit.NewDefault()
 	throttleHandler := command.NewThrottleHandler(memory)
 	serviceKeyRepository := gormstore.NewServiceKeyRepository(db)
 	oAuthGrantRepository := gormstore.NewOAuthGrantRepository(db)
@@ -77,6 +78,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	domainRepository := gormstore.NewDomainRepository(db)
 	dnsResolver, err := newDNSResolver(cfg)
 	if err != nil {
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
@@ -88,6 +90,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	secrets := signingSecrets(cfg)
 	jose, err := signingkeys.New(secrets)
 	if err != nil {
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
@@ -140,12 +143,14 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	server := httpapi.NewServer(config, applicationApplication, logger)
 	app, err := newApp(server, applicationApplication)
 	if err != nil {
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
 	return app, func() {
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
@@ -179,9 +184,10 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	changePasswordHandler := command.NewChangePasswordHandler(credentialRepository, sessionRepository, hasher, list, tokenGenerator, idGenerator, clock, commandAuthSettings)
 	changeEmailHandler := command.NewChangeEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings)
 	deleteUserHandler := command.NewDeleteUserHandler(userRepository, credentialRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings)
-	resetPasswordHandler := command.NewResetPasswordHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings)
-	verifyEmailHandler := command.NewVerifyEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings)
-	ratelimitMemory, cleanup2 := ratelimit.NewDefault()
+	jobs, cleanup2 := newJobs(logger, mailer, userRepository)
+	resetPasswordHandler := command.NewResetPasswordHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, jobs, commandAuthSettings)
+	verifyEmailHandler := command.NewVerifyEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, jobs, commandAuthSettings)
+	ratelimitMemory, cleanup3 := ratelimit.NewDefault()
 	throttleHandler := command.NewThrottleHandler(ratelimitMemory)
 	serviceKeyRepository := memory.NewServiceKeyRepository(db)
 	oAuthGrantRepository := memory.NewOAuthGrantRepository(db)
@@ -198,6 +204,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	domainRepository := memory.NewDomainRepository(db)
 	dnsResolver, err := newDNSResolver(cfg)
 	if err != nil {
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
@@ -208,6 +215,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	secrets := signingSecrets(cfg)
 	jose, err := signingkeys.New(secrets)
 	if err != nil {
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
@@ -259,11 +267,13 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	server := httpapi.NewServer(config, applicationApplication, logger)
 	app, err := newApp(server, applicationApplication)
 	if err != nil {
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
 	return app, func() {
+		cleanup3()
 		cleanup2()
 		cleanup()
 	}, nil
@@ -275,4 +285,4 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 // because application may not import wire.
 var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSessionsHandler, command.NewSignUpHandler, command.NewSignInHandler, command.NewSignOutHandler, command.NewAuthenticateHandler, command.NewRevokeSessionsHandler, command.NewUpdateUserHandler, command.NewChangePasswordHandler, command.NewChangeEmailHandler, command.NewDeleteUserHandler, command.NewResetPasswordHandler, command.NewVerifyEmailHandler, command.NewThrottleHandler, command.NewPurgeExpiredHandler, command.NewOrganizations, command.NewBackendOrganizations, command.NewAdministration, command.NewBackendUsers, command.NewServiceKeys, command.NewDomains, command.NewSigningKeys, command.NewOAuthClients, command.NewOAuthProvider, query.NewAuditLogHandler, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"))
 
-var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, passwordhash.Set, blocklist.Set, ratelimit.Set, signingkeys.Set, signingSecrets)
+var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, newJobs, passwordhash.Set, blocklist.Set, ratelimit.Set, signingkeys.Set, signingSecrets)

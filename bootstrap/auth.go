@@ -85,7 +85,7 @@ func newMailer(c Config, logger *slog.Logger) (ports.Mailer, func(), error) {
 // the mailer and the users, which its jobs use, so that the cleanup drains
 // it before either is closed.
 func newJobs(logger *slog.Logger, _ ports.Mailer, _ ports.UserRepository) (ports.Jobs, func()) {
-	q := jobs.NewQueue(jobs.DefaultCapacity, logger)
+	q := jobs.NewQueue(jobs.DefaultCapacity, jobs.DefaultDelay, logger)
 	return q, func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

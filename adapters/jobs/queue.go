@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
@@ -12,8 +13,17 @@ import (
 
 var _ ports.Jobs = (*Queue)(nil)
 
-// DefaultCapacity is how many jobs may wait by default.
-const DefaultCapacity = 1000
+// Defaults of NewQueue.
+const (
+	// DefaultCapacity is how many jobs may wait.
+	DefaultCapacity = 1000
+	// DefaultDelay is how long a job waits before it runs. A job that
+	// started at once would run beside the end of the request that queued
+	// it (writing the answer, logging) and slow that answer down, which is
+	// just what the queue is there to prevent: a reset for a known address
+	// would again take longer than one for an unknown address.
+	DefaultDelay = 100 * time.Millisecond
+)
 
 // Queue runs jobs in the background, one at a time, in the order they were
 // queued: a newer reset link must not be replaced by an older request that
@@ -22,6 +32,7 @@ const DefaultCapacity = 1000
 type Queue struct {
 	logger *slog.Logger
 	jobs   chan job
+	delay  time.Duration
 
 	mu     sync.RWMutex // guards closed against Enqueue racing Close's close(jobs)
 	closed bool
@@ -32,23 +43,25 @@ type Queue struct {
 }
 
 type job struct {
-	ctx  context.Context
-	name string
-	fn   func(ctx context.Context) error
+	ctx       context.Context
+	name      string
+	fn        func(ctx context.Context) error
+	notBefore time.Time
 }
 
 // NewQueue starts the worker of a queue with room for capacity waiting jobs
-// (DefaultCapacity when not positive). Failed jobs are logged to logger
+// (DefaultCapacity when not positive), each run delay after it was queued
+// (see DefaultDelay). Failed jobs are logged to logger
 // (slog.Default() when nil) by name; the error must not carry personal data.
 // Call Close to stop it.
-func NewQueue(capacity int, logger *slog.Logger) *Queue {
+func NewQueue(capacity int, delay time.Duration, logger *slog.Logger) *Queue {
 	if capacity <= 0 {
 		capacity = DefaultCapacity
 	}
 	if logger == nil {
 		logger = slog.Default()
 	}
-	q := &Queue{logger: logger, jobs: make(chan job, capacity), done: make(chan struct{})}
+	q := &Queue{logger: logger, jobs: make(chan job, capacity), delay: delay, done: make(chan struct{})}
 	q.stop, q.halt = context.WithCancel(context.Background())
 	go q.work()
 	return q
@@ -62,7 +75,7 @@ func (q *Queue) Enqueue(ctx context.Context, name string, fn func(ctx context.Co
 		return domain.NewError(domain.KindUnavailable, "jobs.unavailable", "the service is shutting down; try again later")
 	}
 	select {
-	case q.jobs <- job{ctx: context.WithoutCancel(ctx), name: name, fn: fn}:
+	case q.jobs <- job{ctx: context.WithoutCancel(ctx), name: name, fn: fn, notBefore: time.Now().Add(q.delay)}:
 		return nil
 	default:
 		q.logger.LogAttrs(ctx, slog.LevelError, "job queue full: job refused", slog.String("job", name), slog.Int("capacity", cap(q.jobs)))
@@ -94,6 +107,16 @@ func (q *Queue) Close(ctx context.Context) error {
 func (q *Queue) work() {
 	defer close(q.done)
 	for j := range q.jobs {
+		// Jobs wait in order, so waiting for this one delays no later one
+		// beyond its own time.
+		if wait := time.Until(j.notBefore); wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-q.stop.Done():
+				t.Stop()
+			}
+		}
 		if q.stop.Err() != nil {
 			continue // Close gave up: drain without running
 		}

@@ -18,7 +18,7 @@ import (
 // runs what is queued and then refuses more.
 func TestQueue_runs_in_order_and_refuses_when_full(t *testing.T) {
 	t.Parallel()
-	q := jobs.NewQueue(2, slog.New(slog.DiscardHandler))
+	q := jobs.NewQueue(2, 0, slog.New(slog.DiscardHandler))
 	gate, started := make(chan struct{}), make(chan struct{})
 	var (
 		mu  sync.Mutex

@@ -109,7 +109,7 @@ func newWorld(t *testing.T, requireVerification bool) *world {
 	sessions, links := memory.NewSessionRepository(w.db), memory.NewVerificationRepository(w.db)
 	hasher := passwordhash.New(passwordhash.Params{MemoryKiB: 1024, Iterations: 1, Parallelism: 1}, 4)
 	tokens, ids := system.NewTokenGenerator(), system.NewIDGenerator()
-	w.jobs = jobs.NewQueue(10, nil)
+	w.jobs = jobs.NewQueue(10, 0, nil)
 	t.Cleanup(func() { _ = w.jobs.Close(context.Background()) })
 	w.signUp = command.NewSignUpHandler(w.creds, sessions, links, hasher, noBlocklist{}, w.mail, tokens, ids, w.clock, w.settings)
 	w.signIn = command.NewSignInHandler(w.users, w.creds, sessions, links, hasher, w.mail, tokens, ids, w.clock, w.settings)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
@@ -29,6 +30,10 @@ type failureRecorder struct {
 	pending map[domain.UserID]*pendingFailures
 }
 
+// failureWriteDelay is how long a failure waits before it is written, so
+// that the write does not slow down the answer of its own request.
+const failureWriteDelay = 20 * time.Millisecond
+
 // pendingFailures are the writes under way for one user; done closes when
 // the last one ends.
 type pendingFailures struct {
@@ -52,6 +57,8 @@ func (fr *failureRecorder) record(ctx context.Context, userID domain.UserID) {
 
 	ctx = context.WithoutCancel(ctx)
 	go func() {
+		// Start after the answer is out, not beside it (see jobs.DefaultDelay).
+		time.Sleep(failureWriteDelay)
 		defer func() {
 			fr.mu.Lock()
 			defer fr.mu.Unlock()

@@ -94,3 +94,19 @@ func newJobs(logger *slog.Logger, _ ports.Mailer, _ ports.UserRepository) (ports
 		}
 	}
 }
+
+// signInHandler is command.NewSignInHandler with a cleanup that lets the
+// failed attempts still being written (sign-in writes them after the
+// answer) reach the stores before they close.
+func signInHandler(users ports.UserRepository, credentials ports.CredentialRepository, sessions ports.SessionRepository,
+	verifications ports.VerificationRepository, hasher ports.PasswordHasher, mailer ports.Mailer, tokens ports.TokenGenerator,
+	ids ports.IDGenerator, clock ports.Clock, settings command.AuthSettings, logger *slog.Logger) (*command.SignInHandler, func()) {
+	h := command.NewSignInHandler(users, credentials, sessions, verifications, hasher, mailer, tokens, ids, clock, settings)
+	return h, func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := h.Wait(ctx); err != nil {
+			logger.Warn("sign-in: failed attempts not written before stopping", slog.String("error", err.Error()))
+		}
+	}
+}

@@ -27,7 +27,7 @@ var applicationSet = wire.NewSet(
 	query.NewReadinessHandler,
 	query.NewListSessionsHandler,
 	command.NewSignUpHandler,
-	command.NewSignInHandler,
+	signInHandler,
 	command.NewSignOutHandler,
 	command.NewAuthenticateHandler,
 	command.NewRevokeSessionsHandler,

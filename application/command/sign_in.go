@@ -92,6 +92,10 @@ func (h *SignInHandler) Handle(ctx context.Context, cmd SignIn) (*SignInResult, 
 	return &SignInResult{User: u, Session: s, Token: token}, nil
 }
 
+// Wait waits until the failed attempts still being written are written, or
+// ctx ends. Call it before the stores close.
+func (h *SignInHandler) Wait(ctx context.Context) error { return h.failures.wait(ctx) }
+
 // lookup returns the user and credential for email, or nils when either is missing.
 func (h *SignInHandler) lookup(ctx context.Context, email domain.Email) (*domain.User, *domain.Credential, error) {
 	u, err := h.users.GetByEmail(ctx, email)

@@ -20,7 +20,8 @@ import (
 // waits for the user's writes still under way and reads the credential
 // again before it signs anyone in. Across replicas a write is as late as a
 // concurrent request's already was. A write under way when the process is
-// killed is lost (one failure uncounted).
+// killed is lost (one failure uncounted); a clean stop waits for them
+// (SignInHandler.Wait).
 type failureRecorder struct {
 	credentials ports.CredentialRepository
 	clock       ports.Clock
@@ -28,6 +29,7 @@ type failureRecorder struct {
 
 	mu      sync.Mutex
 	pending map[domain.UserID]*pendingFailures
+	writes  sync.WaitGroup
 }
 
 // failureWriteDelay is how long a failure waits before it is written, so
@@ -56,7 +58,9 @@ func (fr *failureRecorder) record(ctx context.Context, userID domain.UserID) {
 	fr.mu.Unlock()
 
 	ctx = context.WithoutCancel(ctx)
+	fr.writes.Add(1)
 	go func() {
+		defer fr.writes.Done()
 		// Start after the answer is out, not beside it (see jobs.DefaultDelay).
 		time.Sleep(failureWriteDelay)
 		defer func() {
@@ -88,6 +92,18 @@ func (fr *failureRecorder) settle(ctx context.Context, userID domain.UserID) err
 	}
 	select {
 	case <-p.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// wait waits until every failure recorded so far is written, or ctx ends.
+func (fr *failureRecorder) wait(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() { fr.writes.Wait(); close(done) }()
+	select {
+	case <-done:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()

@@ -101,7 +101,7 @@ func newJobs(logger *slog.Logger, _ ports.Mailer, _ ports.UserRepository) (ports
 func signInHandler(users ports.UserRepository, credentials ports.CredentialRepository, sessions ports.SessionRepository,
 	verifications ports.VerificationRepository, hasher ports.PasswordHasher, mailer ports.Mailer, tokens ports.TokenGenerator,
 	ids ports.IDGenerator, clock ports.Clock, settings command.AuthSettings, logger *slog.Logger) (*command.SignInHandler, func()) {
-	h := command.NewSignInHandler(users, credentials, sessions, verifications, hasher, mailer, tokens, ids, clock, settings)
+	h := command.NewSignInHandler(users, credentials, sessions, verifications, hasher, mailer, tokens, ids, clock, settings, logger)
 	return h, func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

@@ -112,7 +112,7 @@ func newWorld(t *testing.T, requireVerification bool) *world {
 	w.jobs = jobs.NewQueue(10, 0, nil)
 	t.Cleanup(func() { _ = w.jobs.Close(context.Background()) })
 	w.signUp = command.NewSignUpHandler(w.creds, sessions, links, hasher, noBlocklist{}, w.mail, tokens, ids, w.clock, w.settings)
-	w.signIn = command.NewSignInHandler(w.users, w.creds, sessions, links, hasher, w.mail, tokens, ids, w.clock, w.settings)
+	w.signIn = command.NewSignInHandler(w.users, w.creds, sessions, links, hasher, w.mail, tokens, ids, w.clock, w.settings, nil)
 	w.auth = command.NewAuthenticateHandler(sessions, w.clock, w.settings)
 	w.reset = command.NewResetPasswordHandler(w.users, w.creds, sessions, links, hasher, noBlocklist{}, w.mail, tokens, ids, w.clock, w.jobs, w.settings)
 	return w

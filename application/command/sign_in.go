@@ -3,6 +3,7 @@ package command
 import (
 	"context"
 	"errors"
+	"log/slog"
 
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
@@ -35,16 +36,20 @@ type SignInHandler struct {
 	settings    AuthSettings
 }
 
-// NewSignInHandler returns a SignInHandler.
+// NewSignInHandler returns a SignInHandler. logger (slog.Default() when nil)
+// receives the failed attempts that could not be written.
 func NewSignInHandler(users ports.UserRepository, credentials ports.CredentialRepository, sessions ports.SessionRepository,
 	verifications ports.VerificationRepository, hasher ports.PasswordHasher, mailer ports.Mailer, tokens ports.TokenGenerator,
-	ids ports.IDGenerator, clock ports.Clock, settings AuthSettings) *SignInHandler {
+	ids ports.IDGenerator, clock ports.Clock, settings AuthSettings, logger *slog.Logger) *SignInHandler {
 	mustHave(users, credentials, sessions, verifications, hasher, mailer, tokens, ids, clock)
+	if logger == nil {
+		logger = slog.Default()
+	}
 	return &SignInHandler{
 		users: users, credentials: credentials, hasher: hasher, settings: settings,
 		issuer:   sessionIssuer{sessions, tokens, ids, clock, settings.Sessions},
 		links:    linkSender{verifications, mailer, tokens, ids, clock, settings},
-		failures: &failureRecorder{credentials: credentials, clock: clock, lockout: settings.Lockout},
+		failures: &failureRecorder{credentials: credentials, clock: clock, lockout: settings.Lockout, logger: logger},
 	}
 }
 

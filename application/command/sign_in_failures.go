@@ -26,6 +26,7 @@ type failureRecorder struct {
 	credentials ports.CredentialRepository
 	clock       ports.Clock
 	lockout     domain.LockoutPolicy
+	logger      *slog.Logger
 
 	mu      sync.Mutex
 	pending map[domain.UserID]*pendingFailures
@@ -76,7 +77,7 @@ func (fr *failureRecorder) record(ctx context.Context, userID domain.UserID) {
 			return nil
 		})
 		if err != nil {
-			slog.Default().LogAttrs(ctx, slog.LevelError, "sign-in: failed attempt not recorded",
+			fr.logger.LogAttrs(ctx, slog.LevelError, "sign-in: failed attempt not recorded",
 				slog.String("user_id", string(userID)), slog.String("error", err.Error()))
 		}
 	}()

@@ -34,7 +34,7 @@ func TestSignIn_failed_attempts_are_written_after_the_answer(t *testing.T) {
 	creds := gatedCredentials{w.creds, make(chan struct{})}
 	hasher := passwordhash.New(passwordhash.Params{MemoryKiB: 1024, Iterations: 1, Parallelism: 1}, 4)
 	signIn := command.NewSignInHandler(w.users, creds, memory.NewSessionRepository(w.db), memory.NewVerificationRepository(w.db),
-		hasher, w.mail, system.NewTokenGenerator(), system.NewIDGenerator(), w.clock, w.settings)
+		hasher, w.mail, system.NewTokenGenerator(), system.NewIDGenerator(), w.clock, w.settings, nil)
 
 	// The writes are held back; each wrong password must still be answered.
 	for i := range w.settings.Lockout.Threshold {

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/gatehouse/gatehouse/adapters/jobs"
 	"github.com/gatehouse/gatehouse/adapters/mailer"
 	"github.com/gatehouse/gatehouse/application/command"
 	"github.com/gatehouse/gatehouse/domain"
@@ -69,10 +70,43 @@ func newMailer(c Config, logger *slog.Logger) (ports.Mailer, func(), error) {
 		}
 		next = smtp
 	}
-	q := mailer.NewQueue(next, logger)
+	q := mailer.NewQueue(next, logger, mailer.WithCapacity(c.MailQueue))
 	return q, func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		_ = q.Close(ctx)
 	}, nil
+}
+
+// newJobs returns the queue of work done after the answer (looking up the
+// address of a reset or verification request and mailing its link). Its
+// size is fixed: it empties at the speed of the database, not of the SMTP
+// server, and a small mail queue must not make it refuse a burst. It takes
+// the mailer and the users, which its jobs use, so that the cleanup drains
+// it before either is closed.
+func newJobs(logger *slog.Logger, _ ports.Mailer, _ ports.UserRepository) (ports.Jobs, func()) {
+	q := jobs.NewQueue(jobs.DefaultCapacity, jobs.DefaultDelay, logger)
+	return q, func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := q.Close(ctx); err != nil {
+			logger.Warn("close job queue", slog.String("error", err.Error()))
+		}
+	}
+}
+
+// signInHandler is command.NewSignInHandler with a cleanup that lets the
+// failed attempts still being written (sign-in writes them after the
+// answer) reach the stores before they close.
+func signInHandler(users ports.UserRepository, credentials ports.CredentialRepository, sessions ports.SessionRepository,
+	verifications ports.VerificationRepository, hasher ports.PasswordHasher, mailer ports.Mailer, tokens ports.TokenGenerator,
+	ids ports.IDGenerator, clock ports.Clock, settings command.AuthSettings, logger *slog.Logger) (*command.SignInHandler, func()) {
+	h := command.NewSignInHandler(users, credentials, sessions, verifications, hasher, mailer, tokens, ids, clock, settings, logger)
+	return h, func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := h.Wait(ctx); err != nil {
+			logger.Warn("sign-in: failed attempts not written before stopping", slog.String("error", err.Error()))
+		}
+	}
 }

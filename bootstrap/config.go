@@ -63,6 +63,7 @@ type Config struct {
 	SMTPUsername string
 	SMTPPassword string
 	MailFrom     string
+	MailQueue    int // mails that may wait to be delivered
 
 	AdminEmails       []string
 	AdminUserIDs      []string
@@ -143,6 +144,7 @@ var settings = []setting{
 	{"GATEHOUSE_SMTP_USERNAME", "smtp-username", "", "SMTP user name (no authentication when empty)", false},
 	{"GATEHOUSE_SMTP_PASSWORD", "smtp-password", "", "SMTP password", true},
 	{"GATEHOUSE_MAIL_FROM", "mail-from", "Gatehouse <no-reply@localhost>", "sender of every mail", false},
+	{"GATEHOUSE_MAIL_QUEUE_SIZE", "mail-queue-size", "1000", "mails that may wait for the SMTP server; when it is full, sign-up answers 503 whether or not the address has an account", false},
 	{"GATEHOUSE_ADMIN_EMAILS", "admin-emails", "", "comma-separated addresses whose users are platform administrators once the address is verified", false},
 	{"GATEHOUSE_ADMIN_USER_IDS", "admin-user-ids", "", "comma-separated user ids that are platform administrators", false},
 	{"GATEHOUSE_IMPERSONATION_TTL", "impersonation-ttl", "1h", "how long an administrator's impersonation session lasts", false},
@@ -302,6 +304,7 @@ func (c *Config) loadAuth(get func(string) string) error {
 		{"GATEHOUSE_PASSWORD_MAX_LENGTH", &c.PasswordMax, 64, 1024},
 		{"GATEHOUSE_LOCKOUT_THRESHOLD", &c.LockoutThreshold, 0, 100},
 		{"GATEHOUSE_SMTP_PORT", &c.SMTPPort, 1, 65535},
+		{"GATEHOUSE_MAIL_QUEUE_SIZE", &c.MailQueue, 1, 1000000},
 		{"GATEHOUSE_INVITATION_LIMIT", &c.InvitationLimit, 1, 100000},
 		{"GATEHOUSE_MEMBERSHIP_LIMIT", &c.MembershipLimit, 0, 10000000},
 		{"GATEHOUSE_ORGANIZATION_LIMIT", &c.OrganizationLimit, 0, 100000},

@@ -27,7 +27,7 @@ var applicationSet = wire.NewSet(
 	query.NewReadinessHandler,
 	query.NewListSessionsHandler,
 	command.NewSignUpHandler,
-	command.NewSignInHandler,
+	signInHandler,
 	command.NewSignOutHandler,
 	command.NewAuthenticateHandler,
 	command.NewRevokeSessionsHandler,
@@ -55,7 +55,7 @@ var applicationSet = wire.NewSet(
 )
 
 var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set,
-	authSettings, adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, passwordhash.Set, blocklist.Set, ratelimit.Set,
+	authSettings, adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, newJobs, passwordhash.Set, blocklist.Set, ratelimit.Set,
 	signingkeys.Set, signingSecrets)
 
 // InitializeSQL wires Gatehouse on SQLite or PostgreSQL, chosen from the

@@ -50,7 +50,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	commandAuthSettings := authSettings(cfg)
 	signUpHandler := command.NewSignUpHandler(credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings)
 	userRepository := gormstore.NewUserRepository(db)
-	signInHandler := command.NewSignInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings)
+	commandSignInHandler, cleanup3 := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings, logger)
 	signOutHandler := command.NewSignOutHandler(sessionRepository)
 	authenticateHandler := command.NewAuthenticateHandler(sessionRepository, clock, commandAuthSettings)
 	revokeSessionsHandler := command.NewRevokeSessionsHandler(sessionRepository)
@@ -58,9 +58,10 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	changePasswordHandler := command.NewChangePasswordHandler(credentialRepository, sessionRepository, hasher, list, tokenGenerator, idGenerator, clock, commandAuthSettings)
 	changeEmailHandler := command.NewChangeEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings)
 	deleteUserHandler := command.NewDeleteUserHandler(userRepository, credentialRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings)
-	resetPasswordHandler := command.NewResetPasswordHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings)
-	verifyEmailHandler := command.NewVerifyEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings)
-	memory, cleanup3 := ratelimit.NewDefault()
+	jobs, cleanup4 := newJobs(logger, mailer, userRepository)
+	resetPasswordHandler := command.NewResetPasswordHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, jobs, commandAuthSettings)
+	verifyEmailHandler := command.NewVerifyEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, jobs, commandAuthSettings)
+	memory, cleanup5 := ratelimit.NewDefault()
 	throttleHandler := command.NewThrottleHandler(memory)
 	serviceKeyRepository := gormstore.NewServiceKeyRepository(db)
 	oAuthGrantRepository := gormstore.NewOAuthGrantRepository(db)
@@ -77,6 +78,8 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	domainRepository := gormstore.NewDomainRepository(db)
 	dnsResolver, err := newDNSResolver(cfg)
 	if err != nil {
+		cleanup5()
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
@@ -88,6 +91,8 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	secrets := signingSecrets(cfg)
 	jose, err := signingkeys.New(secrets)
 	if err != nil {
+		cleanup5()
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
@@ -100,7 +105,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	oAuthProvider := command.NewOAuthProvider(oAuthClientRepository, oAuthGrantRepository, userRepository, sessionRepository, signingKeys, tokenGenerator, idGenerator, clock, commandTokenSettings, commandAuthSettings)
 	commands := application.Commands{
 		SignUp:               signUpHandler,
-		SignIn:               signInHandler,
+		SignIn:               commandSignInHandler,
 		SignOut:              signOutHandler,
 		Authenticate:         authenticateHandler,
 		RevokeSessions:       revokeSessionsHandler,
@@ -140,12 +145,16 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	server := httpapi.NewServer(config, applicationApplication, logger)
 	app, err := newApp(server, applicationApplication)
 	if err != nil {
+		cleanup5()
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
 	return app, func() {
+		cleanup5()
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
@@ -171,7 +180,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	commandAuthSettings := authSettings(cfg)
 	signUpHandler := command.NewSignUpHandler(credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings)
 	userRepository := memory.NewUserRepository(db)
-	signInHandler := command.NewSignInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings)
+	commandSignInHandler, cleanup2 := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings, logger)
 	signOutHandler := command.NewSignOutHandler(sessionRepository)
 	authenticateHandler := command.NewAuthenticateHandler(sessionRepository, clock, commandAuthSettings)
 	revokeSessionsHandler := command.NewRevokeSessionsHandler(sessionRepository)
@@ -179,9 +188,10 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	changePasswordHandler := command.NewChangePasswordHandler(credentialRepository, sessionRepository, hasher, list, tokenGenerator, idGenerator, clock, commandAuthSettings)
 	changeEmailHandler := command.NewChangeEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings)
 	deleteUserHandler := command.NewDeleteUserHandler(userRepository, credentialRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings)
-	resetPasswordHandler := command.NewResetPasswordHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings)
-	verifyEmailHandler := command.NewVerifyEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings)
-	ratelimitMemory, cleanup2 := ratelimit.NewDefault()
+	jobs, cleanup3 := newJobs(logger, mailer, userRepository)
+	resetPasswordHandler := command.NewResetPasswordHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, jobs, commandAuthSettings)
+	verifyEmailHandler := command.NewVerifyEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, jobs, commandAuthSettings)
+	ratelimitMemory, cleanup4 := ratelimit.NewDefault()
 	throttleHandler := command.NewThrottleHandler(ratelimitMemory)
 	serviceKeyRepository := memory.NewServiceKeyRepository(db)
 	oAuthGrantRepository := memory.NewOAuthGrantRepository(db)
@@ -198,6 +208,8 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	domainRepository := memory.NewDomainRepository(db)
 	dnsResolver, err := newDNSResolver(cfg)
 	if err != nil {
+		cleanup4()
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
@@ -208,6 +220,8 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	secrets := signingSecrets(cfg)
 	jose, err := signingkeys.New(secrets)
 	if err != nil {
+		cleanup4()
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
@@ -219,7 +233,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	oAuthProvider := command.NewOAuthProvider(oAuthClientRepository, oAuthGrantRepository, userRepository, sessionRepository, signingKeys, tokenGenerator, idGenerator, clock, commandTokenSettings, commandAuthSettings)
 	commands := application.Commands{
 		SignUp:               signUpHandler,
-		SignIn:               signInHandler,
+		SignIn:               commandSignInHandler,
 		SignOut:              signOutHandler,
 		Authenticate:         authenticateHandler,
 		RevokeSessions:       revokeSessionsHandler,
@@ -259,11 +273,15 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	server := httpapi.NewServer(config, applicationApplication, logger)
 	app, err := newApp(server, applicationApplication)
 	if err != nil {
+		cleanup4()
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
 	return app, func() {
+		cleanup4()
+		cleanup3()
 		cleanup2()
 		cleanup()
 	}, nil
@@ -273,6 +291,6 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 
 // applicationSet provides every use case. It lives here, not in application,
 // because application may not import wire.
-var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSessionsHandler, command.NewSignUpHandler, command.NewSignInHandler, command.NewSignOutHandler, command.NewAuthenticateHandler, command.NewRevokeSessionsHandler, command.NewUpdateUserHandler, command.NewChangePasswordHandler, command.NewChangeEmailHandler, command.NewDeleteUserHandler, command.NewResetPasswordHandler, command.NewVerifyEmailHandler, command.NewThrottleHandler, command.NewPurgeExpiredHandler, command.NewOrganizations, command.NewBackendOrganizations, command.NewAdministration, command.NewBackendUsers, command.NewServiceKeys, command.NewDomains, command.NewSigningKeys, command.NewOAuthClients, command.NewOAuthProvider, query.NewAuditLogHandler, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"))
+var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSessionsHandler, command.NewSignUpHandler, signInHandler, command.NewSignOutHandler, command.NewAuthenticateHandler, command.NewRevokeSessionsHandler, command.NewUpdateUserHandler, command.NewChangePasswordHandler, command.NewChangeEmailHandler, command.NewDeleteUserHandler, command.NewResetPasswordHandler, command.NewVerifyEmailHandler, command.NewThrottleHandler, command.NewPurgeExpiredHandler, command.NewOrganizations, command.NewBackendOrganizations, command.NewAdministration, command.NewBackendUsers, command.NewServiceKeys, command.NewDomains, command.NewSigningKeys, command.NewOAuthClients, command.NewOAuthProvider, query.NewAuditLogHandler, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"))
 
-var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, passwordhash.Set, blocklist.Set, ratelimit.Set, signingkeys.Set, signingSecrets)
+var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, newJobs, passwordhash.Set, blocklist.Set, ratelimit.Set, signingkeys.Set, signingSecrets)

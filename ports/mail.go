@@ -13,4 +13,19 @@ type Mailer interface {
 	// Send delivers or queues m. An error of kind domain.KindUnavailable means
 	// it could not be accepted (the queue is full or the server refused it).
 	Send(ctx context.Context, m domain.Mail) error
+	// Reserve holds room for one mail, so that work which must end with a
+	// mail can be refused before it changes anything. It gives an error of
+	// kind domain.KindUnavailable when there is no room. The caller must
+	// Release the slot when done with it.
+	Reserve(ctx context.Context) (MailSlot, error)
+}
+
+// MailSlot is room held for one mail.
+type MailSlot interface {
+	// Send delivers or queues m in the held room; it never fails for lack of
+	// room. A slot sends one mail; a second Send is refused.
+	Send(ctx context.Context, m domain.Mail) error
+	// Release gives the room back unless a mail took it. It may be called
+	// more than once and after Send.
+	Release()
 }

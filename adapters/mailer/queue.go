@@ -23,20 +23,24 @@ const (
 // defaultRetryDelays are the waits before the second and third attempt.
 var defaultRetryDelays = []time.Duration{1 * time.Second, 4 * time.Second}
 
-// Queue delivers mail in the background through another Mailer. Send only
+// Queue delivers mail in the background through another mailer. Send only
 // enqueues, so a request takes as long whether or not a mail goes out, and a
 // slow SMTP server never holds a request. Mail still queued when the process
 // stops is lost; that is acceptable for links the user can ask for again.
 type Queue struct {
-	next    ports.Mailer
+	next    sender
 	logger  *slog.Logger
 	jobs    chan job
 	workers int
 	timeout time.Duration
 	delays  []time.Duration
 
-	mu     sync.RWMutex // guards closed against Send racing Close's close(jobs)
+	// mu guards closed against Send racing Close's close(jobs), and used:
+	// the mails waiting in jobs plus the slots reserved. used never exceeds
+	// cap(jobs), so sending on jobs under mu never blocks.
+	mu     sync.Mutex
 	closed bool
+	used   int
 
 	wg     sync.WaitGroup
 	stop   context.Context // cancelled when Close gives up waiting
@@ -89,7 +93,7 @@ func WithRetryDelays(delays ...time.Duration) QueueOption {
 // NewQueue starts the workers that deliver through next. Call Close to stop
 // them. logger (slog.Default() when nil) receives delivery failures, which
 // name the kind and a masked recipient but never the link.
-func NewQueue(next ports.Mailer, logger *slog.Logger, opts ...QueueOption) *Queue {
+func NewQueue(next sender, logger *slog.Logger, opts ...QueueOption) *Queue {
 	if next == nil {
 		panic("mailer: NewQueue needs a Mailer")
 	}
@@ -120,18 +124,79 @@ func NewQueue(next ports.Mailer, logger *slog.Logger, opts ...QueueOption) *Queu
 // log correlation) are kept. A full or closed queue gives an error of kind
 // domain.KindUnavailable.
 func (q *Queue) Send(ctx context.Context, m domain.Mail) error {
-	q.mu.RLock()
-	defer q.mu.RUnlock()
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if err := q.take(ctx, m.Kind, m.To); err != nil {
+		return err
+	}
+	return q.put(ctx, m)
+}
+
+// Reserve holds a place in the queue for one mail. Sign-up reserves before
+// it creates the account, so that a full queue refuses the sign-up before
+// anything changes rather than leaving an account whose mail was dropped.
+// A full or closed queue gives an error of kind domain.KindUnavailable.
+func (q *Queue) Reserve(ctx context.Context) (ports.MailSlot, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if err := q.take(ctx, "", ""); err != nil {
+		return nil, err
+	}
+	return &queueSlot{q: q}, nil
+}
+
+// take counts one more place used, or says why there is none. kind and to
+// (empty for a reservation) go into the log line of a full queue. q.mu is held.
+func (q *Queue) take(ctx context.Context, kind domain.MailKind, to domain.Email) error {
 	if q.closed {
 		return domain.NewError(domain.KindUnavailable, "mail.unavailable", "the mailer is shutting down; try again later")
 	}
-	select {
-	case q.jobs <- job{ctx: context.WithoutCancel(ctx), m: m}:
-		return nil
-	default:
-		q.logger.LogAttrs(ctx, slog.LevelError, "mail queue full: mail dropped",
-			slog.String("kind", string(m.Kind)), slog.String("to", maskAddress(m.To)), slog.Int("capacity", cap(q.jobs)))
+	if q.used >= cap(q.jobs) {
+		attrs := []slog.Attr{slog.Int("capacity", cap(q.jobs))}
+		if kind != "" {
+			attrs = append(attrs, slog.String("kind", string(kind)), slog.String("to", maskAddress(to)))
+		}
+		q.logger.LogAttrs(ctx, slog.LevelError, "mail queue full: mail refused", attrs...)
 		return domain.NewError(domain.KindUnavailable, "mail.unavailable", "too many mails are waiting; try again later")
+	}
+	q.used++
+	return nil
+}
+
+// put queues m in a place already taken. q.mu is held.
+func (q *Queue) put(ctx context.Context, m domain.Mail) error {
+	if q.closed {
+		q.used--
+		return domain.NewError(domain.KindUnavailable, "mail.unavailable", "the mailer is shutting down; try again later")
+	}
+	q.jobs <- job{ctx: context.WithoutCancel(ctx), m: m}
+	return nil
+}
+
+// queueSlot is a place held in a Queue.
+type queueSlot struct {
+	q    *Queue
+	done bool // sent or released; guarded by q.mu
+}
+
+// Send implements ports.MailSlot.
+func (s *queueSlot) Send(ctx context.Context, m domain.Mail) error {
+	s.q.mu.Lock()
+	defer s.q.mu.Unlock()
+	if s.done {
+		return errSlotUsed
+	}
+	s.done = true
+	return s.q.put(ctx, m)
+}
+
+// Release implements ports.MailSlot.
+func (s *queueSlot) Release() {
+	s.q.mu.Lock()
+	defer s.q.mu.Unlock()
+	if !s.done {
+		s.done = true
+		s.q.used--
 	}
 }
 
@@ -164,6 +229,9 @@ func (q *Queue) Close(ctx context.Context) error {
 func (q *Queue) work() {
 	defer q.wg.Done()
 	for j := range q.jobs {
+		q.mu.Lock()
+		q.used--
+		q.mu.Unlock()
 		if q.stop.Err() != nil {
 			continue // Close gave up: drain without sending
 		}

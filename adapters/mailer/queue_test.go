@@ -145,6 +145,66 @@ func TestQueue_full_is_unavailable(t *testing.T) {
 	}
 }
 
+// Ensure a reservation holds a place: while it is held the queue is full
+// for everyone else, its own mail always gets in, and a released place is
+// free again. Sign-up relies on this to refuse before it creates anything.
+func TestQueue_reserve_holds_a_place(t *testing.T) {
+	t.Parallel()
+	gate := make(chan struct{})
+	next := &fakeMailer{fn: func(context.Context, int, domain.Mail) error { <-gate; return nil }}
+	// No worker may take a mail out while the test counts places: the
+	// only worker is stuck on a first mail.
+	started := make(chan struct{})
+	first := &fakeMailer{fn: func(ctx context.Context, call int, m domain.Mail) error {
+		if call == 1 {
+			close(started)
+		}
+		return next.Send(ctx, m)
+	}}
+	q := mailer.NewQueue(first, slog.New(slog.DiscardHandler), mailer.WithCapacity(2), mailer.WithWorkers(1))
+	ctx := context.Background()
+	m := mailOf(domain.MailVerifyEmail, "jane@example.test")
+	if err := q.Send(ctx, m); err != nil {
+		t.Fatalf("first Send: %v", err)
+	}
+	<-started
+
+	a, err := q.Reserve(ctx)
+	if err != nil {
+		t.Fatalf("first Reserve: %v", err)
+	}
+	b, err := q.Reserve(ctx)
+	if err != nil {
+		t.Fatalf("second Reserve: %v", err)
+	}
+	if _, err := q.Reserve(ctx); domain.KindOf(err) != domain.KindUnavailable {
+		t.Fatalf("Reserve with every place held = %v, want unavailable", err)
+	}
+	if err := q.Send(ctx, m); domain.KindOf(err) != domain.KindUnavailable {
+		t.Fatalf("Send with every place held = %v, want unavailable", err)
+	}
+	if err := a.Send(ctx, m); err != nil {
+		t.Fatalf("Send through a held place: %v", err)
+	}
+	if err := a.Send(ctx, m); err == nil {
+		t.Fatal("second Send through one place succeeded")
+	}
+	a.Release() // after Send: changes nothing
+	if err := q.Send(ctx, m); domain.KindOf(err) != domain.KindUnavailable {
+		t.Fatalf("Send after releasing a used place = %v, want unavailable", err)
+	}
+	b.Release()
+	b.Release()
+	if err := q.Send(ctx, m); err != nil {
+		t.Fatalf("Send after a release: %v", err)
+	}
+	close(gate)
+	mustClose(t, q)
+	if _, sent := next.counts(); sent != 3 {
+		t.Errorf("sent = %d, want 3", sent)
+	}
+}
+
 func TestQueue_close_drains(t *testing.T) {
 	t.Parallel()
 	next := &fakeMailer{fn: func(context.Context, int, domain.Mail) error {

@@ -83,11 +83,21 @@ type linkSender struct {
 // send records a one-time link for u (sent to email) and mails it. The link
 // is built by link from the token, which is mailed once and never stored.
 func (ls linkSender) send(ctx context.Context, kind domain.MailKind, purpose domain.VerificationPurpose, u *domain.User, email domain.Email, link func(token string) string) error {
+	return ls.sendVia(ctx, ls.mailer, kind, purpose, u, email, link)
+}
+
+// mailSender is a ports.Mailer or a place reserved in one.
+type mailSender interface {
+	Send(ctx context.Context, m domain.Mail) error
+}
+
+// sendVia is send through out, such as a reserved ports.MailSlot.
+func (ls linkSender) sendVia(ctx context.Context, out mailSender, kind domain.MailKind, purpose domain.VerificationPurpose, u *domain.User, email domain.Email, link func(token string) string) error {
 	token, err := ls.create(ctx, purpose, u, email)
 	if err != nil {
 		return err
 	}
-	return ls.mailer.Send(ctx, domain.Mail{Kind: kind, To: email, Name: u.Name(), Link: link(token), ExpiresIn: ls.settings.LinkTTL})
+	return out.Send(ctx, domain.Mail{Kind: kind, To: email, Name: u.Name(), Link: link(token), ExpiresIn: ls.settings.LinkTTL})
 }
 
 // create records a one-time link for u and returns its token.

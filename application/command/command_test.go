@@ -10,11 +10,13 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/gatehouse/gatehouse/adapters/jobs"
 	"github.com/gatehouse/gatehouse/adapters/memory"
 	"github.com/gatehouse/gatehouse/adapters/passwordhash"
 	"github.com/gatehouse/gatehouse/adapters/system"
 	"github.com/gatehouse/gatehouse/application/command"
 	"github.com/gatehouse/gatehouse/domain"
+	"github.com/gatehouse/gatehouse/ports"
 )
 
 // fakeClock is a settable clock.
@@ -42,6 +44,13 @@ func (o *outbox) Send(_ context.Context, m domain.Mail) error {
 	o.mails = append(o.mails, m)
 	return nil
 }
+
+// Reserve implements ports.Mailer: an outbox always has room.
+func (o *outbox) Reserve(context.Context) (ports.MailSlot, error) { return outboxSlot{o}, nil }
+
+type outboxSlot struct{ *outbox }
+
+func (outboxSlot) Release() {}
 
 func (o *outbox) last(t *testing.T, kind domain.MailKind) domain.Mail {
 	t.Helper()
@@ -72,6 +81,18 @@ type world struct {
 	reset    *command.ResetPasswordHandler
 	users    *memory.UserRepository
 	creds    *memory.CredentialRepository
+	jobs     *jobs.Queue
+}
+
+// settle waits until the jobs queued so far have run: they run in order,
+// so a job queued now runs after them.
+func (w *world) settle(t *testing.T) {
+	t.Helper()
+	done := make(chan struct{})
+	if err := w.jobs.Enqueue(t.Context(), "settle", func(context.Context) error { close(done); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	<-done
 }
 
 func newWorld(t *testing.T, requireVerification bool) *world {
@@ -88,10 +109,12 @@ func newWorld(t *testing.T, requireVerification bool) *world {
 	sessions, links := memory.NewSessionRepository(w.db), memory.NewVerificationRepository(w.db)
 	hasher := passwordhash.New(passwordhash.Params{MemoryKiB: 1024, Iterations: 1, Parallelism: 1}, 4)
 	tokens, ids := system.NewTokenGenerator(), system.NewIDGenerator()
+	w.jobs = jobs.NewQueue(10, 0, nil)
+	t.Cleanup(func() { _ = w.jobs.Close(context.Background()) })
 	w.signUp = command.NewSignUpHandler(w.creds, sessions, links, hasher, noBlocklist{}, w.mail, tokens, ids, w.clock, w.settings)
-	w.signIn = command.NewSignInHandler(w.users, w.creds, sessions, links, hasher, w.mail, tokens, ids, w.clock, w.settings)
+	w.signIn = command.NewSignInHandler(w.users, w.creds, sessions, links, hasher, w.mail, tokens, ids, w.clock, w.settings, nil)
 	w.auth = command.NewAuthenticateHandler(sessions, w.clock, w.settings)
-	w.reset = command.NewResetPasswordHandler(w.users, w.creds, sessions, links, hasher, noBlocklist{}, w.mail, tokens, ids, w.clock, w.settings)
+	w.reset = command.NewResetPasswordHandler(w.users, w.creds, sessions, links, hasher, noBlocklist{}, w.mail, tokens, ids, w.clock, w.jobs, w.settings)
 	return w
 }
 
@@ -218,6 +241,7 @@ func TestResetPassword_link_works_once_and_ends_sessions(t *testing.T) {
 	if err := w.reset.Request(t.Context(), command.RequestPasswordReset{Email: "ada@example.com"}); err != nil {
 		t.Fatal(err)
 	}
+	w.settle(t)
 	link := w.mail.last(t, domain.MailResetPassword).Link
 	token := link[strings.LastIndex(link, "/")+1:]
 	mustCode(t, w.reset.Reset(t.Context(), command.ResetPassword{Token: token, NewPassword: "short"}), domain.CodePasswordTooShort)
@@ -238,6 +262,7 @@ func TestResetPassword_expired_link_is_refused(t *testing.T) {
 	if err := w.reset.Request(t.Context(), command.RequestPasswordReset{Email: "ada@example.com"}); err != nil {
 		t.Fatal(err)
 	}
+	w.settle(t)
 	link := w.mail.last(t, domain.MailResetPassword).Link
 	w.clock.Advance(time.Hour)
 	mustCode(t, w.reset.Reset(t.Context(), command.ResetPassword{Token: link[strings.LastIndex(link, "/")+1:], NewPassword: "a new long passphrase"}), "INVALID_TOKEN")

@@ -30,6 +30,7 @@ type ResetPasswordHandler struct {
 	hasher        ports.PasswordHasher
 	blocklist     ports.PasswordBlocklist
 	links         linkSender
+	jobs          ports.Jobs
 	clock         ports.Clock
 	settings      AuthSettings
 }
@@ -37,10 +38,10 @@ type ResetPasswordHandler struct {
 // NewResetPasswordHandler returns a ResetPasswordHandler.
 func NewResetPasswordHandler(users ports.UserRepository, credentials ports.CredentialRepository, sessions ports.SessionRepository,
 	verifications ports.VerificationRepository, hasher ports.PasswordHasher, blocklist ports.PasswordBlocklist, mailer ports.Mailer,
-	tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock, settings AuthSettings) *ResetPasswordHandler {
-	mustHave(users, credentials, sessions, verifications, hasher, blocklist, mailer, tokens, ids, clock)
+	tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock, jobs ports.Jobs, settings AuthSettings) *ResetPasswordHandler {
+	mustHave(users, credentials, sessions, verifications, hasher, blocklist, mailer, tokens, ids, clock, jobs)
 	return &ResetPasswordHandler{users: users, credentials: credentials, sessions: sessions, verifications: verifications,
-		hasher: hasher, blocklist: blocklist, clock: clock, settings: settings,
+		hasher: hasher, blocklist: blocklist, jobs: jobs, clock: clock, settings: settings,
 		links: linkSender{verifications, mailer, tokens, ids, clock, settings}}
 }
 
@@ -48,11 +49,23 @@ var errInvalidResetToken = domain.Invalid("INVALID_TOKEN", "Invalid token", doma
 
 // Request mails a reset link when the address has an account, and answers
 // the same either way. Older reset links stop working.
+//
+// The request only checks the address and queues the rest: the lookup, the
+// link and the mail happen after the answer, so that neither the answer nor
+// its timing tells whether the address has an account (ASVS V6.3). A full
+// queue refuses every address alike.
 func (h *ResetPasswordHandler) Request(ctx context.Context, cmd RequestPasswordReset) error {
 	email, err := domain.NewEmail(cmd.Email)
 	if err != nil {
 		return err
 	}
+	return h.jobs.Enqueue(ctx, "request-password-reset", func(ctx context.Context) error {
+		return h.mailLink(ctx, email, cmd.RedirectTo)
+	})
+}
+
+// mailLink mails a reset link to email if it has an account.
+func (h *ResetPasswordHandler) mailLink(ctx context.Context, email domain.Email, redirectTo string) error {
 	u, err := h.users.GetByEmail(ctx, email)
 	if errors.Is(err, domain.ErrNotFound) {
 		return nil
@@ -65,8 +78,8 @@ func (h *ResetPasswordHandler) Request(ctx context.Context, cmd RequestPasswordR
 	}
 	return h.links.send(ctx, domain.MailResetPassword, domain.PurposeResetPassword, u, email, func(token string) string {
 		q := url.Values{}
-		if cmd.RedirectTo != "" {
-			q.Set("callbackURL", cmd.RedirectTo)
+		if redirectTo != "" {
+			q.Set("callbackURL", redirectTo)
 		}
 		return h.settings.frameworkURL("/reset-password/"+url.PathEscape(token), q)
 	})

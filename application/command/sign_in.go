@@ -3,6 +3,7 @@ package command
 import (
 	"context"
 	"errors"
+	"log/slog"
 
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
@@ -31,27 +32,33 @@ type SignInHandler struct {
 	hasher      ports.PasswordHasher
 	issuer      sessionIssuer
 	links       linkSender
-	check       passwordCheck
+	failures    *failureRecorder
 	settings    AuthSettings
 }
 
-// NewSignInHandler returns a SignInHandler.
+// NewSignInHandler returns a SignInHandler. logger (slog.Default() when nil)
+// receives the failed attempts that could not be written.
 func NewSignInHandler(users ports.UserRepository, credentials ports.CredentialRepository, sessions ports.SessionRepository,
 	verifications ports.VerificationRepository, hasher ports.PasswordHasher, mailer ports.Mailer, tokens ports.TokenGenerator,
-	ids ports.IDGenerator, clock ports.Clock, settings AuthSettings) *SignInHandler {
+	ids ports.IDGenerator, clock ports.Clock, settings AuthSettings, logger *slog.Logger) *SignInHandler {
 	mustHave(users, credentials, sessions, verifications, hasher, mailer, tokens, ids, clock)
+	if logger == nil {
+		logger = slog.Default()
+	}
 	return &SignInHandler{
 		users: users, credentials: credentials, hasher: hasher, settings: settings,
-		issuer: sessionIssuer{sessions, tokens, ids, clock, settings.Sessions},
-		links:  linkSender{verifications, mailer, tokens, ids, clock, settings},
-		check:  passwordCheck{credentials, hasher, clock, settings.Lockout},
+		issuer:   sessionIssuer{sessions, tokens, ids, clock, settings.Sessions},
+		links:    linkSender{verifications, mailer, tokens, ids, clock, settings},
+		failures: &failureRecorder{credentials: credentials, clock: clock, lockout: settings.Lockout, logger: logger},
 	}
 }
 
 // Handle checks the password and starts a session. Every refusal before the
 // password is known to be right (no such user, no password, a locked
-// account, a wrong password) answers alike and costs one hash, so neither the
-// answer nor its timing reveals whether the address has an account.
+// account, a wrong password) answers alike and costs one hash, one user
+// read and one credential read, and a wrong password is counted after the
+// answer, so neither the answer nor its timing reveals whether the address
+// has an account.
 func (h *SignInHandler) Handle(ctx context.Context, cmd SignIn) (*SignInResult, error) {
 	email, err := domain.NewEmail(cmd.Email)
 	if err != nil {
@@ -61,7 +68,7 @@ func (h *SignInHandler) Handle(ctx context.Context, cmd SignIn) (*SignInResult, 
 	if err != nil {
 		return nil, err
 	}
-	ok, rehash, err := h.check.verify(ctx, cred, cmd.Password)
+	cred, ok, rehash, err := h.verify(ctx, cred, cmd.Password)
 	if err != nil {
 		return nil, err
 	}
@@ -90,10 +97,19 @@ func (h *SignInHandler) Handle(ctx context.Context, cmd SignIn) (*SignInResult, 
 	return &SignInResult{User: u, Session: s, Token: token}, nil
 }
 
+// Wait waits until the failed attempts still being written are written, or
+// ctx ends. Call it before the stores close.
+func (h *SignInHandler) Wait(ctx context.Context) error { return h.failures.wait(ctx) }
+
 // lookup returns the user and credential for email, or nils when either is missing.
 func (h *SignInHandler) lookup(ctx context.Context, email domain.Email) (*domain.User, *domain.Credential, error) {
 	u, err := h.users.GetByEmail(ctx, email)
 	if errors.Is(err, domain.ErrNotFound) {
+		// Read a credential nobody has, so that an unknown address costs
+		// the same two reads as a known one.
+		if _, err := h.credentials.Get(ctx, noUser); err != nil && !errors.Is(err, domain.ErrNotFound) {
+			return nil, nil, err
+		}
 		return nil, nil, nil
 	}
 	if err != nil {
@@ -107,6 +123,45 @@ func (h *SignInHandler) lookup(ctx context.Context, email domain.Email) (*domain
 		return nil, nil, err
 	}
 	return u, cred, nil
+}
+
+// noUser is a user id no user has.
+const noUser = domain.UserID("")
+
+// verify reports whether password is cred's, as passwordCheck.verify does,
+// but counts a wrong password after the answer (see failureRecorder). Only
+// a right password waits for this user's failures still being written and
+// reads the credential again: one of them may have locked it, and then even
+// the right password is refused. It returns the credential as last read.
+func (h *SignInHandler) verify(ctx context.Context, cred *domain.Credential, password string) (_ *domain.Credential, ok, rehash bool, err error) {
+	now := h.issuer.clock.Now()
+	if cred == nil || cred.IsLocked(now) {
+		if err := h.hasher.VerifyNothing(ctx, password); err != nil {
+			return nil, false, false, domain.Internal("password: dummy verify", err)
+		}
+		return cred, false, false, nil
+	}
+	ok, rehash, err = h.hasher.Verify(ctx, cred.Hash(), password)
+	if err != nil {
+		return nil, false, false, domain.Internal("password: verify", err)
+	}
+	if !ok {
+		h.failures.record(ctx, cred.UserID())
+		return cred, false, false, nil
+	}
+	// Whoever knows the password learns nothing from the time this takes.
+	if err := h.failures.settle(ctx, cred.UserID()); err != nil {
+		return nil, false, false, err
+	}
+	if cred, err = h.credentials.Get(ctx, cred.UserID()); errors.Is(err, domain.ErrNotFound) {
+		return nil, false, false, nil // the user or the password went meanwhile
+	} else if err != nil {
+		return nil, false, false, err
+	}
+	if cred.IsLocked(now) {
+		return cred, false, false, nil
+	}
+	return cred, true, rehash, nil
 }
 
 // recordSuccess forgets earlier failures and, when the stored hash is an

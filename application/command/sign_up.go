@@ -55,6 +55,11 @@ func NewSignUpHandler(credentials ports.CredentialRepository, sessions ports.Ses
 // When verification is required a taken address is not revealed: the answer
 // has the same shape, and the address's owner gets a mail saying someone
 // tried to sign up with it.
+//
+// Either way a sign-up ends with a mail, so it first reserves a place in the
+// mail queue: when the queue is full the sign-up is refused (503) before
+// anything is stored, for a free and a taken address alike, rather than
+// leaving an account whose verification mail was dropped.
 func (h *SignUpHandler) Handle(ctx context.Context, cmd SignUp) (*SignUpResult, error) {
 	email, err := domain.NewEmail(cmd.Email)
 	if err != nil {
@@ -75,13 +80,18 @@ func (h *SignUpHandler) Handle(ctx context.Context, cmd SignUp) (*SignUpResult, 
 	if err != nil {
 		return nil, domain.Internal("sign-up: hash", err)
 	}
+	slot, err := h.mailer.Reserve(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer slot.Release()
 	err = h.credentials.CreateUser(ctx, u, domain.NewCredential(u.ID(), hash, now))
 	if errors.Is(err, domain.ErrConflict) {
 		if !h.settings.RequireEmailVerification {
 			return nil, errUserExists
 		}
 		// The owner learns of the attempt; the caller learns nothing.
-		if err := h.mailer.Send(ctx, domain.Mail{Kind: domain.MailAccountExists, To: email}); err != nil {
+		if err := slot.Send(ctx, domain.Mail{Kind: domain.MailAccountExists, To: email}); err != nil {
 			return nil, err
 		}
 		return &SignUpResult{User: u}, nil
@@ -89,7 +99,7 @@ func (h *SignUpHandler) Handle(ctx context.Context, cmd SignUp) (*SignUpResult, 
 	if err != nil {
 		return nil, err
 	}
-	if err := h.links.send(ctx, domain.MailVerifyEmail, domain.PurposeVerifyEmail, u, email, func(token string) string {
+	if err := h.links.sendVia(ctx, slot, domain.MailVerifyEmail, domain.PurposeVerifyEmail, u, email, func(token string) string {
 		return h.settings.verifyEmailLink(token, cmd.CallbackURL)
 	}); err != nil {
 		return nil, err

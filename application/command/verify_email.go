@@ -24,15 +24,16 @@ type VerifyEmailHandler struct {
 	users         ports.UserRepository
 	verifications ports.VerificationRepository
 	links         linkSender
+	jobs          ports.Jobs
 	clock         ports.Clock
 	settings      AuthSettings
 }
 
 // NewVerifyEmailHandler returns a VerifyEmailHandler.
 func NewVerifyEmailHandler(users ports.UserRepository, verifications ports.VerificationRepository, mailer ports.Mailer,
-	tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock, settings AuthSettings) *VerifyEmailHandler {
-	mustHave(users, verifications, mailer, tokens, ids, clock)
-	return &VerifyEmailHandler{users: users, verifications: verifications, clock: clock, settings: settings,
+	tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock, jobs ports.Jobs, settings AuthSettings) *VerifyEmailHandler {
+	mustHave(users, verifications, mailer, tokens, ids, clock, jobs)
+	return &VerifyEmailHandler{users: users, verifications: verifications, jobs: jobs, clock: clock, settings: settings,
 		links: linkSender{verifications, mailer, tokens, ids, clock, settings}}
 }
 
@@ -46,6 +47,12 @@ var (
 
 // Send mails a fresh link (older ones stop working) when the address
 // belongs to an unverified account.
+//
+// Past the checks on the signed-in caller's own address, the request only
+// queues the rest: the lookup, the link and the mail happen after the
+// answer, so that neither the answer nor its timing tells whether the
+// address has an account (ASVS V6.3). A full queue refuses every address
+// alike.
 func (h *VerifyEmailHandler) Send(ctx context.Context, cmd SendVerificationEmail) error {
 	email, err := domain.NewEmail(cmd.Email)
 	if err != nil {
@@ -59,6 +66,13 @@ func (h *VerifyEmailHandler) Send(ctx context.Context, cmd SendVerificationEmail
 			return errEmailAlreadyVerified
 		}
 	}
+	return h.jobs.Enqueue(ctx, "send-verification-email", func(ctx context.Context) error {
+		return h.mailLink(ctx, email, cmd.CallbackURL)
+	})
+}
+
+// mailLink mails a verification link to email if it has an unverified account.
+func (h *VerifyEmailHandler) mailLink(ctx context.Context, email domain.Email, callbackURL string) error {
 	u, err := h.users.GetByEmail(ctx, email)
 	if errors.Is(err, domain.ErrNotFound) {
 		return nil
@@ -73,7 +87,7 @@ func (h *VerifyEmailHandler) Send(ctx context.Context, cmd SendVerificationEmail
 		return err
 	}
 	return h.links.send(ctx, domain.MailVerifyEmail, domain.PurposeVerifyEmail, u, email, func(token string) string {
-		return h.settings.verifyEmailLink(token, cmd.CallbackURL)
+		return h.settings.verifyEmailLink(token, callbackURL)
 	})
 }
 

@@ -33,6 +33,7 @@ type Server struct {
 	mu    sync.Mutex
 	msgs  []Message
 	conns map[net.Conn]struct{}
+	hung  chan struct{} // while non-nil, new sessions wait for it to close
 }
 
 // Start starts a server on a free loopback port. It is closed when the test
@@ -68,6 +69,27 @@ func (s *Server) Close() {
 		s.mu.Unlock()
 		s.wg.Wait()
 	})
+}
+
+// Hang makes the server accept connections but say nothing, not even its
+// greeting, as a stuck server does, until Recover. Clients wait until their
+// own timeout.
+func (s *Server) Hang() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.hung == nil {
+		s.hung = make(chan struct{})
+	}
+}
+
+// Recover ends Hang: the sessions waiting get their greeting and go on.
+func (s *Server) Recover() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.hung != nil {
+		close(s.hung)
+		s.hung = nil
+	}
 }
 
 // Messages returns the mails received so far, oldest first.
@@ -155,6 +177,16 @@ func (s *Server) session(c net.Conn) {
 	)
 	reset := func() { from, rcpts, inMail = "", nil, false }
 
+	s.mu.Lock()
+	hung := s.hung
+	s.mu.Unlock()
+	if hung != nil {
+		select {
+		case <-hung:
+		case <-s.quit:
+			return
+		}
+	}
 	if !reply("220 smtptest ESMTP ready") {
 		return
 	}

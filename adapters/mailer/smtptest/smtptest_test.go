@@ -218,3 +218,25 @@ func TestServer_Handler(t *testing.T) {
 		})
 	}
 }
+
+// Ensure a hung server accepts a connection but says nothing until it
+// recovers, then serves the session as usual.
+func TestServer_Hang(t *testing.T) {
+	t.Parallel()
+	srv := smtptest.Start(t)
+	srv.Hang()
+	c, err := net.Dial("tcp", net.JoinHostPort(srv.Host(), strconv.Itoa(srv.Port())))
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	_ = c.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+	buf := make([]byte, 64)
+	if n, err := c.Read(buf); n != 0 || err == nil {
+		t.Fatalf("hung server said %q (err %v), want silence", buf[:n], err)
+	}
+	srv.Recover()
+	s := &session{t: t, c: textproto.NewConn(c)}
+	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	s.expect(220)
+}

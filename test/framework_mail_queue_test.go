@@ -1,0 +1,66 @@
+package test
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+)
+
+// Ensure a full mail queue (a hanging SMTP server, a queue of 2) reveals no
+// account: reset and verification requests for a known and an unknown
+// address answer alike, and sign-up for a taken address answers like one
+// for a free address; a refused sign-up creates nothing, and the accepted
+// sign-ups' mails arrive once the server recovers.
+func TestFramework_full_mail_queue_reveals_no_account(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"GATEHOUSE_RATE_LIMIT": "off", "GATEHOUSE_MAIL_QUEUE_SIZE": "2"}
+	fwForEachStore(t, env, func(t *testing.T, app *fwApp) {
+		const owner, pw = "ada@example.com", "correct horse battery"
+		c := app.client(t)
+		mustOK(t, c.post("/api/auth/sign-up/email", mustJSON(t, map[string]string{"name": "Ada", "email": owner, "password": pw})))
+		mustLink(t, app, owner, "Verify your email address")
+
+		app.Mail.Hang()
+		defer app.Mail.Recover()
+		var accepted []string
+		refused, full := "", (*response)(nil)
+		for i := range 20 {
+			email := fmt.Sprintf("user%d@example.com", i)
+			r := c.post("/api/auth/sign-up/email", mustJSON(t, map[string]string{"name": "User", "email": email, "password": pw}))
+			if r.Status == http.StatusServiceUnavailable {
+				refused, full = email, r
+				break
+			}
+			mustOK(t, r)
+			accepted = append(accepted, email)
+		}
+		if full == nil {
+			t.Fatalf("20 sign-ups with the SMTP server hanging and a queue of 2 were all accepted")
+		}
+		mustSameAnswer := func(what string, a, b *response) {
+			t.Helper()
+			if a.Status != b.Status || string(a.Body) != string(b.Body) {
+				t.Fatalf("%s: %d %s, but %d %s", what, a.Status, a.Body, b.Status, b.Body)
+			}
+		}
+		taken := c.post("/api/auth/sign-up/email", mustJSON(t, map[string]string{"name": "Mallory", "email": owner, "password": "another good passphrase"}))
+		mustSameAnswer("sign-up for a free address, then a taken one", full, taken)
+
+		resetKnown := c.post("/api/auth/request-password-reset", mustJSON(t, map[string]string{"email": owner, "redirectTo": "/reset"}))
+		resetUnknown := c.post("/api/auth/request-password-reset", mustJSON(t, map[string]string{"email": "nobody@example.com", "redirectTo": "/reset"}))
+		mustSameAnswer("reset for a known address, then an unknown one", resetKnown, resetUnknown)
+		verifyKnown := c.post("/api/auth/send-verification-email", mustJSON(t, map[string]string{"email": accepted[0]}))
+		verifyUnknown := c.post("/api/auth/send-verification-email", mustJSON(t, map[string]string{"email": "nobody@example.com"}))
+		mustSameAnswer("verification mail for a known address, then an unknown one", verifyKnown, verifyUnknown)
+
+		app.Mail.Recover()
+		for _, email := range accepted {
+			mustLink(t, app, email, "Verify your email address")
+		}
+		// The refused sign-up left no account: signing up again is a first
+		// sign-up, not an attempt on a taken address.
+		mustOK(t, c.post("/api/auth/sign-up/email", mustJSON(t, map[string]string{"name": "User", "email": refused, "password": pw})))
+		mustLink(t, app, refused, "Verify your email address")
+		mustNoMail(t, app, refused, "Someone tried to sign up")
+	})
+}

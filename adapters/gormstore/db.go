@@ -77,9 +77,10 @@ func ParseDatabaseURL(u DatabaseURL) (Dialect, string, error) {
 }
 
 // Open connects to the database named by u, applies pending migrations and
-// returns the handle with a cleanup that closes it.
-func Open(ctx context.Context, u DatabaseURL) (*gorm.DB, func(), error) {
-	db, err := Connect(u)
+// returns the handle with a cleanup that closes it. Every statement and
+// transaction on the handle is bounded by timeout (see Connect).
+func Open(ctx context.Context, u DatabaseURL, timeout Timeout) (*gorm.DB, func(), error) {
+	db, err := Connect(u, timeout)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -95,8 +96,12 @@ func Open(ctx context.Context, u DatabaseURL) (*gorm.DB, func(), error) {
 	return db, cleanup, nil
 }
 
-// Connect opens a connection pool without migrating.
-func Connect(u DatabaseURL) (*gorm.DB, error) {
+// Connect opens a connection pool without migrating. Each statement and
+// each transaction run through the handle gets a deadline of timeout (zero:
+// DefaultTimeout), whatever its caller's context says, so a database that
+// stops answering fails requests with KindUnavailable instead of holding
+// them. Migrations run on the raw pool and are not bounded by it.
+func Connect(u DatabaseURL, timeout Timeout) (*gorm.DB, error) {
 	dialect, dsn, err := ParseDatabaseURL(u)
 	if err != nil {
 		return nil, fmt.Errorf("database URL: %w", err)
@@ -109,7 +114,11 @@ func Connect(u DatabaseURL) (*gorm.DB, error) {
 	var dialector gorm.Dialector
 	switch dialect {
 	case DialectPostgres:
-		dialector = postgres.Open(dsn)
+		pool, err := openPostgres(dsn, timeout.duration())
+		if err != nil {
+			return nil, fmt.Errorf("open %s database: %w", dialect, redactDSNError(err, dsn))
+		}
+		dialector = postgres.New(postgres.Config{Conn: pool})
 	default:
 		path := strings.TrimPrefix(strings.SplitN(dsn, "?", 2)[0], "file:")
 		if dir := filepath.Dir(path); dir != "" {
@@ -122,6 +131,9 @@ func Connect(u DatabaseURL) (*gorm.DB, error) {
 	db, err := gorm.Open(dialector, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open %s database: %w", dialect, redactDSNError(err, dsn))
+	}
+	if err := db.Use(&deadlines{timeout: timeout.duration()}); err != nil {
+		return nil, err
 	}
 	sqlDB, err := db.DB()
 	if err != nil {

@@ -80,7 +80,7 @@ func Dialects(t *testing.T, fn func(t *testing.T, newURL NewURLFunc)) {
 // Open opens and migrates the database at u, closed when the test ends.
 func Open(t testing.TB, u gormstore.DatabaseURL) *gorm.DB {
 	t.Helper()
-	db, cleanup, err := gormstore.Open(t.Context(), u)
+	db, cleanup, err := gormstore.Open(t.Context(), u, 0)
 	if err != nil {
 		t.Fatalf("open %s: %v", u, err)
 	}

@@ -3,12 +3,10 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -94,15 +92,11 @@ func (s *Server) rateLimit() gin.HandlerFunc {
 	}
 }
 
-// abortWithError renders err for a middleware, with Retry-After headers on 429s.
+// abortWithError renders err for a middleware, with Retry-After headers on
+// 429s and 503s.
 func (s *Server) abortWithError(c *gin.Context, err error) {
 	ctx := c.Request.Context()
-	var de *domain.Error
-	if errors.As(err, &de) && de.Kind == domain.KindRateLimited {
-		secs := strconv.Itoa(int((de.RetryAfter + time.Second - 1) / time.Second))
-		c.Header("X-Retry-After", secs)
-		c.Header("Retry-After", secs)
-	}
+	setRetryHeaders(err, c.Header)
 	writeGinError(c, renderError(ctx, loggerFrom(ctx), c.Request.URL.Path, err))
 }
 

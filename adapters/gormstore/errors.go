@@ -75,12 +75,12 @@ func isForeignKeyViolation(err error) bool {
 
 // isUnavailable reports whether err says the database could not be reached
 // or did not answer in time, rather than that the statement was wrong: a
-// deadline or cancellation, a refused, reset or cut connection (including
-// an "unexpected EOF" mid-answer), a failed connect, a connection the pool
-// gave up on, or a server that is shutting down, starting, out of
-// connections or that cancelled the statement. A cancelled context is among
-// them: whether the client left is the edge's to tell, and it is no fault of
-// the statement either way.
+// deadline or cancellation, a refused, reset or cut connection (including an
+// "unexpected EOF" mid-answer), a failed connect, a connection the pool gave
+// up on, a server that is shutting down, starting, out of connections or
+// that cancelled the statement, or a SQLite write lock that stayed taken. A
+// cancelled context is among them: whether the client left is the edge's to
+// tell, and it is no fault of the statement either way.
 func isUnavailable(err error) bool {
 	var netErr net.Error
 	var connErr *pgconn.ConnectError
@@ -95,8 +95,13 @@ func isUnavailable(err error) bool {
 	case errors.As(err, &pgErr):
 		return isUnavailableState(pgErr.Code)
 	}
-	return false
+	var coded interface{ Code() int }
+	return errors.As(err, &coded) && coded.Code()&0xff == sqliteBusy
 }
+
+// sqliteBusy is SQLite's primary result code SQLITE_BUSY: the write lock
+// stayed taken for the whole busy_timeout.
+const sqliteBusy = 5
 
 // isUnavailableState reports whether a PostgreSQL SQLSTATE means the server
 // cannot serve now: connection exceptions (class 08), too many connections,

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gatehouse/gatehouse/bootstrap"
 )
@@ -28,6 +29,9 @@ func TestLoadConfig_defaults(t *testing.T) {
 	}
 	if c.DatabaseURL != "sqlite:data/gatehouse.db" {
 		t.Fatalf("DatabaseURL = %q, want SQLite in the data directory", c.DatabaseURL)
+	}
+	if got, want := c.DatabaseTimeout, 5*time.Second; got != want {
+		t.Fatalf("DatabaseTimeout = %s, want %s", got, want)
 	}
 	if c.SessionCookieName() != "gatehouse.session_token" {
 		t.Fatalf("cookie = %q", c.SessionCookieName())
@@ -70,6 +74,8 @@ func TestLoadConfig_refuses_bad_settings(t *testing.T) {
 		{"bad_log_level", map[string]string{"GATEHOUSE_LOG_LEVEL": "loud"}, "GATEHOUSE_LOG_LEVEL"},
 		{"tiny_body_limit", map[string]string{"GATEHOUSE_MAX_BODY_BYTES": "10"}, "GATEHOUSE_MAX_BODY_BYTES"},
 		{"bad_shutdown_timeout", map[string]string{"GATEHOUSE_SHUTDOWN_TIMEOUT": "soon"}, "GATEHOUSE_SHUTDOWN_TIMEOUT"},
+		{"bad_database_timeout", map[string]string{"GATEHOUSE_DATABASE_TIMEOUT": "forever"}, "GATEHOUSE_DATABASE_TIMEOUT"},
+		{"zero_database_timeout", map[string]string{"GATEHOUSE_DATABASE_TIMEOUT": "0s"}, "GATEHOUSE_DATABASE_TIMEOUT"},
 		{"bad_cookie_prefix", map[string]string{"GATEHOUSE_COOKIE_PREFIX": "a b;"}, "GATEHOUSE_COOKIE_PREFIX"},
 		{"production_without_invitation_url", prod(map[string]string{"GATEHOUSE_SMTP_HOST": "smtp.example.com"}), "GATEHOUSE_INVITATION_URL"},
 		{"invitation_url_without_id", map[string]string{"GATEHOUSE_INVITATION_URL": "https://app.example.com/invite"}, "GATEHOUSE_INVITATION_URL"},

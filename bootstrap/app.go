@@ -32,10 +32,16 @@ func newApp(s *httpapi.Server, app *application.Application) (*App, error) {
 	return &App{Handler: s, Server: s, app: app}, nil
 }
 
+// purgeTimeout bounds each statement of the purge job.
+const purgeTimeout = 5 * time.Minute
+
 // PurgeEvery removes expired sessions, one-time links, service-key secrets
 // and OAuth codes, grants and refresh tokens now and then every interval
-// until ctx ends, logging what it removed.
+// until ctx ends, logging what it removed. Its deletions may take up to
+// purgeTimeout each, not the database timeout of requests: after a long
+// outage a table can hold many expired rows.
 func (a *App) PurgeEvery(ctx context.Context, interval time.Duration, logger *slog.Logger) {
+	ctx = gormstore.WithTimeout(ctx, purgeTimeout)
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -61,6 +67,8 @@ func httpConfig(c Config) httpapi.Config {
 }
 
 func databaseURL(c Config) gormstore.DatabaseURL { return gormstore.DatabaseURL(c.DatabaseURL) }
+
+func databaseTimeout(c Config) gormstore.Timeout { return gormstore.Timeout(c.DatabaseTimeout) }
 
 // NewLogger returns the JSON logger every part of Gatehouse logs through.
 func NewLogger(c Config, w interface{ Write([]byte) (int, error) }) *slog.Logger {

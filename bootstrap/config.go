@@ -33,6 +33,7 @@ type Config struct {
 	Addr            string
 	DataDir         string
 	DatabaseURL     string
+	DatabaseTimeout time.Duration
 	Secrets         []string // the first signs; all verify
 	SecretSource    string   // where the secrets came from, for the start-up line
 	TrustedOrigins  []string
@@ -119,6 +120,7 @@ var settings = []setting{
 	{"GATEHOUSE_ADDR", "addr", ":8080", "listen address", false},
 	{"GATEHOUSE_DATA_DIR", "data-dir", "./data", "directory for the SQLite database and the generated development secret", false},
 	{"GATEHOUSE_DATABASE_URL", "database-url", "", "postgres://… for PostgreSQL; sqlite:PATH or a path for SQLite (default: DATA_DIR/gatehouse.db)", false},
+	{"GATEHOUSE_DATABASE_TIMEOUT", "database-timeout", "5s", "longest a database statement or transaction may take, waiting for a connection included; past it the request answers 503 with Retry-After", false},
 	{"GATEHOUSE_SECRET", "secret", "", "signing secret, at least 32 bytes (generated and kept in DATA_DIR in development)", true},
 	{"GATEHOUSE_SECRETS", "secrets", "", "comma-separated secrets for rotation: the first signs, all verify", true},
 	{"GATEHOUSE_TRUSTED_ORIGINS", "trusted-origins", "", "comma-separated origins allowed to call the framework from browsers", false},
@@ -227,6 +229,9 @@ func buildConfig(get func(string) string) (Config, error) {
 	}
 	if _, _, err := gormstore.ParseDatabaseURL(gormstore.DatabaseURL(c.DatabaseURL)); err != nil {
 		return c, &ConfigError{"GATEHOUSE_DATABASE_URL", err.Error()}
+	}
+	if c.DatabaseTimeout, err = time.ParseDuration(get("GATEHOUSE_DATABASE_TIMEOUT")); err != nil || c.DatabaseTimeout < 100*time.Millisecond || c.DatabaseTimeout > 5*time.Minute {
+		return c, &ConfigError{"GATEHOUSE_DATABASE_TIMEOUT", "must be a duration from 100ms to 5m, such as 5s"}
 	}
 	if err := c.loadSecrets(get("GATEHOUSE_SECRET"), get("GATEHOUSE_SECRETS")); err != nil {
 		return c, err

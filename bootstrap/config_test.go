@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gatehouse/gatehouse/bootstrap"
 )
@@ -29,6 +30,9 @@ func TestLoadConfig_defaults(t *testing.T) {
 	}
 	if c.DatabaseURL != "sqlite:data/gatehouse.db" {
 		t.Fatalf("DatabaseURL = %q, want SQLite in the data directory", c.DatabaseURL)
+	}
+	if got, want := c.DatabaseTimeout, 5*time.Second; got != want {
+		t.Fatalf("DatabaseTimeout = %s, want %s", got, want)
 	}
 	if c.SessionCookieName() != "gatehouse.session_token" {
 		t.Fatalf("cookie = %q", c.SessionCookieName())
@@ -74,6 +78,8 @@ func TestLoadConfig_refuses_bad_settings(t *testing.T) {
 		{"bad_log_level", map[string]string{"GATEHOUSE_LOG_LEVEL": "loud"}, "GATEHOUSE_LOG_LEVEL"},
 		{"tiny_body_limit", map[string]string{"GATEHOUSE_MAX_BODY_BYTES": "10"}, "GATEHOUSE_MAX_BODY_BYTES"},
 		{"bad_shutdown_timeout", map[string]string{"GATEHOUSE_SHUTDOWN_TIMEOUT": "soon"}, "GATEHOUSE_SHUTDOWN_TIMEOUT"},
+		{"bad_database_timeout", map[string]string{"GATEHOUSE_DATABASE_TIMEOUT": "forever"}, "GATEHOUSE_DATABASE_TIMEOUT"},
+		{"zero_database_timeout", map[string]string{"GATEHOUSE_DATABASE_TIMEOUT": "0s"}, "GATEHOUSE_DATABASE_TIMEOUT"},
 		{"bad_cookie_prefix", map[string]string{"GATEHOUSE_COOKIE_PREFIX": "a b;"}, "GATEHOUSE_COOKIE_PREFIX"},
 		{"host_cookies_on_http", map[string]string{"GATEHOUSE_COOKIE_HOST_PREFIX": "true"}, "GATEHOUSE_COOKIE_HOST_PREFIX"},
 		{"bad_host_cookies", map[string]string{"GATEHOUSE_BASE_URL": "https://id.example.com", "GATEHOUSE_COOKIE_HOST_PREFIX": "yes"}, "GATEHOUSE_COOKIE_HOST_PREFIX"},

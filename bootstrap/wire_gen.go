@@ -30,7 +30,8 @@ import (
 func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, func(), error) {
 	config := httpConfig(cfg)
 	gormstoreDatabaseURL := databaseURL(cfg)
-	db, cleanup, err := gormstore.Open(ctx, gormstoreDatabaseURL)
+	timeout := databaseTimeout(cfg)
+	db, cleanup, err := gormstore.Open(ctx, gormstoreDatabaseURL, timeout)
 	if err != nil {
 		return nil, nil, err
 	}

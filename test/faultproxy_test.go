@@ -13,6 +13,8 @@ import (
 // faultProxy sits between Gatehouse and PostgreSQL on loopback. Blackhole
 // makes the database unreachable in the worst way: connections stay open but
 // nothing comes back, so anything that queries hangs until its deadline.
+// CutOnTraffic drops each connection as soon as anything is sent on it, so a
+// query dies mid-flight, after it was sent and before its answer.
 type faultProxy struct {
 	t        testing.TB
 	ln       net.Listener
@@ -20,6 +22,7 @@ type faultProxy struct {
 	dbURL    *url.URL
 	mu       sync.Mutex
 	blackout bool
+	cut      bool
 	conns    []net.Conn
 }
 
@@ -80,8 +83,13 @@ func (p *faultProxy) pipe(dst, src net.Conn) {
 		n, err := src.Read(buf)
 		if n > 0 {
 			p.mu.Lock()
-			dark := p.blackout
+			dark, cut := p.blackout, p.cut
 			p.mu.Unlock()
+			if cut {
+				src.Close()
+				dst.Close()
+				return
+			}
 			if !dark {
 				if _, werr := dst.Write(buf[:n]); werr != nil {
 					return
@@ -102,11 +110,18 @@ func (p *faultProxy) Blackhole() {
 	p.mu.Unlock()
 }
 
+// CutOnTraffic closes every connection, open or new, on its next bytes.
+func (p *faultProxy) CutOnTraffic() {
+	p.mu.Lock()
+	p.cut = true
+	p.mu.Unlock()
+}
+
 // Restore closes the poisoned connections and lets new ones through.
 func (p *faultProxy) Restore() {
 	p.closeAll()
 	p.mu.Lock()
-	p.blackout = false
+	p.blackout, p.cut = false, false
 	p.mu.Unlock()
 }
 

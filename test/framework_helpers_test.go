@@ -405,7 +405,7 @@ func mustDB(t testing.TB, app *fwApp) *gorm.DB {
 	if app.DatabaseURL == "" {
 		t.Fatal("mustDB: the memory store has no database")
 	}
-	db, err := gormstore.Connect(gormstore.DatabaseURL(app.DatabaseURL))
+	db, err := gormstore.Connect(gormstore.DatabaseURL(app.DatabaseURL), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

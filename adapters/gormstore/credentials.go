@@ -38,7 +38,7 @@ func (r *CredentialRepository) CreateUser(ctx context.Context, u *domain.User, c
 	if c.UserID() != u.ID() {
 		return domain.Internal("gormstore: credentials.create_user", errCredentialOwner)
 	}
-	err := r.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := transaction(ctx, r.db, func(tx *gorm.DB) error {
 		user := userFromDomain(u)
 		if err := tx.Create(&user).Error; err != nil {
 			return err
@@ -67,7 +67,7 @@ func getCredential(db *gorm.DB, userID domain.UserID) (*domain.Credential, error
 // already holds the database's write lock. Either way concurrent failed
 // attempts are counted one after another, never lost.
 func (r *CredentialRepository) Update(ctx context.Context, userID domain.UserID, fn func(c *domain.Credential) error) error {
-	err := r.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := transaction(ctx, r.db, func(tx *gorm.DB) error {
 		q := tx
 		if DialectOf(tx) == DialectPostgres {
 			q = tx.Clauses(clause.Locking{Strength: clause.LockingStrengthUpdate})

@@ -33,15 +33,23 @@ const (
 )
 
 // sqlitePragmas are applied to every SQLite connection. WAL lets readers run
-// beside the writer; busy_timeout makes a writer wait instead of failing;
-// foreign keys are off in SQLite unless asked for on each connection; and
-// immediate transactions take the write lock up front, because a deferred
-// transaction that reads and then writes fails with SQLITE_BUSY in WAL mode
-// whatever the timeout.
-var sqlitePragmas = []string{"journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(1)", "synchronous(NORMAL)"}
+// beside the writer; busy_timeout (added by parseDatabaseURL) makes a writer
+// wait instead of failing; foreign keys are off in SQLite unless asked for on
+// each connection; and immediate transactions take the write lock up front,
+// because a deferred transaction that reads and then writes fails with
+// SQLITE_BUSY in WAL mode whatever the timeout.
+var sqlitePragmas = []string{"journal_mode(WAL)", "foreign_keys(1)", "synchronous(NORMAL)"}
 
 // ParseDatabaseURL returns the dialect of u and the DSN its driver expects.
 func ParseDatabaseURL(u DatabaseURL) (Dialect, string, error) {
+	return parseDatabaseURL(u, DefaultTimeout)
+}
+
+// parseDatabaseURL is ParseDatabaseURL with SQLite's busy_timeout set to
+// busy unless u sets it: SQLite waits for the write lock (at BEGIN, taken up
+// front) without looking at the statement's context, so the database
+// timeout must bound that wait itself.
+func parseDatabaseURL(u DatabaseURL, busy time.Duration) (Dialect, string, error) {
 	s := strings.TrimSpace(string(u))
 	switch {
 	case s == "":
@@ -64,7 +72,7 @@ func ParseDatabaseURL(u DatabaseURL) (Dialect, string, error) {
 		return "", "", errors.New("malformed SQLite options")
 	}
 	have := strings.Join(q["_pragma"], ",")
-	for _, p := range sqlitePragmas {
+	for _, p := range append(sqlitePragmas, fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds())) {
 		name, _, _ := strings.Cut(p, "(")
 		if !strings.Contains(have, name) {
 			q.Add("_pragma", p)
@@ -77,9 +85,10 @@ func ParseDatabaseURL(u DatabaseURL) (Dialect, string, error) {
 }
 
 // Open connects to the database named by u, applies pending migrations and
-// returns the handle with a cleanup that closes it.
-func Open(ctx context.Context, u DatabaseURL) (*gorm.DB, func(), error) {
-	db, err := Connect(u)
+// returns the handle with a cleanup that closes it. Every statement and
+// transaction on the handle is bounded by timeout (see Connect).
+func Open(ctx context.Context, u DatabaseURL, timeout Timeout) (*gorm.DB, func(), error) {
+	db, err := Connect(u, timeout)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -95,9 +104,13 @@ func Open(ctx context.Context, u DatabaseURL) (*gorm.DB, func(), error) {
 	return db, cleanup, nil
 }
 
-// Connect opens a connection pool without migrating.
-func Connect(u DatabaseURL) (*gorm.DB, error) {
-	dialect, dsn, err := ParseDatabaseURL(u)
+// Connect opens a connection pool without migrating. Each statement and
+// each transaction run through the handle gets a deadline of timeout (zero:
+// DefaultTimeout), whatever its caller's context says, so a database that
+// stops answering fails requests with KindUnavailable instead of holding
+// them. Migrations run on the raw pool and are not bounded by it.
+func Connect(u DatabaseURL, timeout Timeout) (*gorm.DB, error) {
+	dialect, dsn, err := parseDatabaseURL(u, timeout.duration())
 	if err != nil {
 		return nil, fmt.Errorf("database URL: %w", err)
 	}
@@ -109,7 +122,11 @@ func Connect(u DatabaseURL) (*gorm.DB, error) {
 	var dialector gorm.Dialector
 	switch dialect {
 	case DialectPostgres:
-		dialector = postgres.Open(dsn)
+		pool, err := openPostgres(dsn, timeout.duration())
+		if err != nil {
+			return nil, fmt.Errorf("open %s database: %w", dialect, redactDSNError(err, dsn))
+		}
+		dialector = postgres.New(postgres.Config{Conn: pool})
 	default:
 		path := strings.TrimPrefix(strings.SplitN(dsn, "?", 2)[0], "file:")
 		if dir := filepath.Dir(path); dir != "" {
@@ -122,6 +139,9 @@ func Connect(u DatabaseURL) (*gorm.DB, error) {
 	db, err := gorm.Open(dialector, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open %s database: %w", dialect, redactDSNError(err, dsn))
+	}
+	if err := db.Use(&deadlines{timeout: timeout.duration()}); err != nil {
+		return nil, err
 	}
 	sqlDB, err := db.DB()
 	if err != nil {

@@ -159,7 +159,7 @@ func getDomain(db *gorm.DB, where string, arg string) (*domain.Domain, error) {
 // holds the database's write lock. A foreign-key violation means fn moved
 // the domain to an organization that does not exist.
 func (r *DomainRepository) Update(ctx context.Context, id domain.DomainID, fn func(d *domain.Domain) error) error {
-	err := r.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := transaction(ctx, r.db, func(tx *gorm.DB) error {
 		q := tx
 		if DialectOf(tx) == DialectPostgres {
 			q = tx.Clauses(clause.Locking{Strength: clause.LockingStrengthUpdate})

@@ -6,8 +6,10 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strings"
+	"syscall"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"gorm.io/gorm"
@@ -71,10 +73,43 @@ func isForeignKeyViolation(err error) bool {
 	return strings.Contains(err.Error(), "FOREIGN KEY constraint failed")
 }
 
+// isUnavailable reports whether err says the database could not be reached
+// or did not answer in time, rather than that the statement was wrong: a
+// deadline or cancellation, a refused, reset or cut connection (including an
+// "unexpected EOF" mid-answer), a failed connect, a connection the pool gave
+// up on, a server that is shutting down, starting, out of connections or
+// that cancelled the statement, or a SQLite write lock that stayed taken. A
+// cancelled context is among them: whether the client left is the edge's to
+// tell, and it is no fault of the statement either way.
 func isUnavailable(err error) bool {
 	var netErr net.Error
 	var connErr *pgconn.ConnectError
-	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, driver.ErrBadConn) ||
-		errors.Is(err, sql.ErrConnDone) || errors.As(err, &netErr) || errors.As(err, &connErr) ||
-		pgconn.Timeout(err)
+	var pgErr *pgconn.PgError
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled),
+		errors.Is(err, driver.ErrBadConn), errors.Is(err, sql.ErrConnDone),
+		errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF),
+		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
+		errors.As(err, &netErr), errors.As(err, &connErr), pgconn.Timeout(err):
+		return true
+	case errors.As(err, &pgErr):
+		return isUnavailableState(pgErr.Code)
+	}
+	var coded interface{ Code() int }
+	return errors.As(err, &coded) && coded.Code()&0xff == sqliteBusy
+}
+
+// sqliteBusy is SQLite's primary result code SQLITE_BUSY: the write lock
+// stayed taken for the whole busy_timeout.
+const sqliteBusy = 5
+
+// isUnavailableState reports whether a PostgreSQL SQLSTATE means the server
+// cannot serve now: connection exceptions (class 08), too many connections,
+// a cancelled statement, and a server shutting down or starting up.
+func isUnavailableState(code string) bool {
+	switch code {
+	case "53300", "57014", "57P01", "57P02", "57P03":
+		return true
+	}
+	return strings.HasPrefix(code, "08")
 }

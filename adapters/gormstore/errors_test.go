@@ -1,8 +1,15 @@
 package gormstore
 
 import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"os"
+	"syscall"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -50,5 +57,55 @@ func TestConvertErr_foreign_key_violation_is_the_owners_not_found(t *testing.T) 
 	// Without a not-found error to give, it is our fault.
 	if err := convertErr("op", fk, nil, errSessionConflict); domain.KindOf(err) != domain.KindInternal {
 		t.Fatalf("convertErr without notFound = %v (kind %v), want internal", err, domain.KindOf(err))
+	}
+}
+
+// Ensure every way the database can fail to answer becomes a safe
+// database.unavailable error (503 at the edge) with its cause kept for the
+// log, and that a statement's own failure stays internal.
+func TestConvertErr_unavailable(t *testing.T) {
+	cut := fmt.Errorf("failed to receive message: %w", io.ErrUnexpectedEOF)
+	tests := []struct {
+		name string
+		err  error
+		want domain.Kind
+	}{
+		{"deadline", fmt.Errorf("query: %w", context.DeadlineExceeded), domain.KindUnavailable},
+		{"client_cancelled", fmt.Errorf("query: %w", context.Canceled), domain.KindUnavailable},
+		{"unexpected_eof_mid_query", cut, domain.KindUnavailable},
+		{"eof", io.EOF, domain.KindUnavailable},
+		{"connection_refused", &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}, domain.KindUnavailable},
+		{"connection_reset_bare", fmt.Errorf("read: %w", syscall.ECONNRESET), domain.KindUnavailable},
+		{"broken_pipe", fmt.Errorf("write: %w", syscall.EPIPE), domain.KindUnavailable},
+		{"bad_conn", driver.ErrBadConn, domain.KindUnavailable},
+		{"conn_done", sql.ErrConnDone, domain.KindUnavailable},
+		{"pg_admin_shutdown", &pgconn.PgError{Code: "57P01"}, domain.KindUnavailable},
+		{"pg_cannot_connect_now", &pgconn.PgError{Code: "57P03"}, domain.KindUnavailable},
+		{"pg_too_many_connections", &pgconn.PgError{Code: "53300"}, domain.KindUnavailable},
+		{"pg_query_canceled", &pgconn.PgError{Code: "57014"}, domain.KindUnavailable},
+		{"pg_connection_failure", &pgconn.PgError{Code: "08006"}, domain.KindUnavailable},
+		{"sqlite_busy", codedError(5), domain.KindUnavailable},
+		{"sqlite_busy_snapshot", codedError(517), domain.KindUnavailable},
+		{"pg_syntax_error", &pgconn.PgError{Code: "42601"}, domain.KindInternal},
+		{"pg_unique_without_conflict_error", &pgconn.PgError{Code: "23505"}, domain.KindInternal},
+		{"sqlite_constraint", codedError(19), domain.KindInternal},
+		{"other", errors.New("disk I/O error"), domain.KindInternal},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := convertErr("sessions.get", tt.err, nil, nil)
+			if got := domain.KindOf(err); got != tt.want {
+				t.Fatalf("convertErr(%v) kind = %v, want %v", tt.err, got, tt.want)
+			}
+			if !errors.Is(err, tt.err) {
+				t.Fatalf("convertErr(%v) = %v: the cause is lost", tt.err, err)
+			}
+			var de *domain.Error
+			if errors.As(err, &de) && tt.want == domain.KindUnavailable {
+				if got, want := de.Code+": "+de.Message, "database.unavailable: the database is unavailable"; got != want {
+					t.Fatalf("code and message = %q, want %q", got, want)
+				}
+			}
+		})
 	}
 }

@@ -136,7 +136,7 @@ func TestMigrate_concurrent_replicas_migrate_once(t *testing.T) {
 	errs := make(chan error, replicas)
 	for range replicas {
 		go func() {
-			_, cleanup, err := gormstore.Open(context.Background(), u)
+			_, cleanup, err := gormstore.Open(context.Background(), u, 0)
 			if err == nil {
 				cleanup()
 			}

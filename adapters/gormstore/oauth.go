@@ -258,7 +258,7 @@ func getOAuthClient(db *gorm.DB, id domain.OAuthClientID) (domain.OAuthClient, e
 // locked with SELECT … FOR UPDATE; on SQLite the immediate transaction
 // already holds the database's write lock. The id cannot change.
 func (r *OAuthClientRepository) Update(ctx context.Context, id domain.OAuthClientID, fn func(c *domain.OAuthClient) error) error {
-	err := r.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := transaction(ctx, r.db, func(tx *gorm.DB) error {
 		q := tx
 		if DialectOf(tx) == DialectPostgres {
 			q = tx.Clauses(clause.Locking{Strength: clause.LockingStrengthUpdate})
@@ -342,7 +342,7 @@ func (r *OAuthGrantRepository) ConsumeCode(ctx context.Context, h domain.TokenHa
 // CreateGrant implements ports.OAuthGrantRepository, in one transaction.
 func (r *OAuthGrantRepository) CreateGrant(ctx context.Context, g domain.OAuthGrant, refresh *domain.RefreshToken) error {
 	row := oauthGrantFromDomain(g)
-	err := r.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := transaction(ctx, r.db, func(tx *gorm.DB) error {
 		if err := tx.Create(&row).Error; err != nil {
 			return err
 		}
@@ -411,7 +411,7 @@ func (r *OAuthGrantRepository) GetRefreshToken(ctx context.Context, h domain.Tok
 func (r *OAuthGrantRepository) RotateRefreshToken(ctx context.Context, old domain.TokenHash, next domain.RefreshToken, now time.Time) error {
 	now = domain.Timestamp(now)
 	row := oauthRefreshFromDomain(next)
-	err := r.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := transaction(ctx, r.db, func(tx *gorm.DB) error {
 		res := tx.Model(&oauthRefreshRow{}).Where("hash = ? AND used_at IS NULL AND expires_at > ?", string(old), now).
 			Update("used_at", now)
 		if res.Error != nil {
@@ -480,7 +480,7 @@ func (r *OAuthGrantRepository) ListConsents(ctx context.Context, user domain.Use
 // the client are revoked through the oauth_grants user_id index.
 func (r *OAuthGrantRepository) RevokeConsent(ctx context.Context, user domain.UserID, client domain.OAuthClientID, at time.Time) error {
 	at = domain.Timestamp(at)
-	err := r.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := transaction(ctx, r.db, func(tx *gorm.DB) error {
 		del := tx.Where("user_id = ? AND client_id = ?", string(user), string(client)).Delete(&oauthConsentRow{})
 		if del.Error != nil {
 			return del.Error
@@ -506,7 +506,7 @@ func (r *OAuthGrantRepository) RevokeConsent(ctx context.Context, user domain.Us
 func (r *OAuthGrantRepository) DeleteExpired(ctx context.Context, now time.Time) (int, error) {
 	now = domain.Timestamp(now)
 	n := 0
-	err := r.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := transaction(ctx, r.db, func(tx *gorm.DB) error {
 		for _, model := range []any{&oauthCodeRow{}, &oauthRefreshRow{}, &oauthGrantRow{}} {
 			res := tx.Where("expires_at <= ?", now).Delete(model)
 			if res.Error != nil {

@@ -213,7 +213,7 @@ func (r *OrganizationRepository) Create(ctx context.Context, org *domain.Organiz
 	if owner.OrganizationID() != org.ID() {
 		return domain.Internal("gormstore: organizations.create", errMemberOfAnotherOrg)
 	}
-	err := r.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := transaction(ctx, r.db, func(tx *gorm.DB) error {
 		orgRow := organizationFromDomain(org)
 		if err := tx.Create(&orgRow).Error; err != nil {
 			return convertErr("organizations.create", err, nil, errOrganizationExists)
@@ -254,7 +254,7 @@ func (r *OrganizationRepository) SlugTaken(ctx context.Context, slug string) (bo
 // Update implements ports.OrganizationRepository, with the row locked on
 // PostgreSQL.
 func (r *OrganizationRepository) Update(ctx context.Context, id domain.OrganizationID, fn func(o *domain.Organization) error) error {
-	err := r.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := transaction(ctx, r.db, func(tx *gorm.DB) error {
 		o, err := getOrganization(forUpdate(tx), "id = ?", string(id))
 		if err != nil {
 			return err
@@ -338,7 +338,7 @@ func (r *OrganizationRepository) List(ctx context.Context, q ports.OrganizationQ
 // AddMember implements ports.OrganizationRepository, under the
 // organization's lock.
 func (r *OrganizationRepository) AddMember(ctx context.Context, m *domain.Member) error {
-	err := r.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := transaction(ctx, r.db, func(tx *gorm.DB) error {
 		if err := lockOrganization(tx, m.OrganizationID()); err != nil {
 			return err
 		}
@@ -451,7 +451,7 @@ func checkMemberQuery(q ports.MemberQuery) error {
 // UpdateMember implements ports.OrganizationRepository, under the
 // organization's lock.
 func (r *OrganizationRepository) UpdateMember(ctx context.Context, org domain.OrganizationID, id domain.MemberID, fn func(m *domain.Member) error) error {
-	err := r.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := transaction(ctx, r.db, func(tx *gorm.DB) error {
 		if err := lockOrganization(tx, org); err != nil {
 			return err
 		}
@@ -477,7 +477,7 @@ func (r *OrganizationRepository) UpdateMember(ctx context.Context, org domain.Or
 // organization's lock.
 func (r *OrganizationRepository) RemoveMember(ctx context.Context, org domain.OrganizationID, id domain.MemberID) (*domain.Member, error) {
 	var removed *domain.Member
-	err := r.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := transaction(ctx, r.db, func(tx *gorm.DB) error {
 		if err := lockOrganization(tx, org); err != nil {
 			return err
 		}
@@ -528,7 +528,7 @@ func (r *OrganizationRepository) CountMembers(ctx context.Context, org domain.Or
 // organization is looked up first, so that a foreign-key violation on the
 // insert can only mean the inviter is missing.
 func (r *OrganizationRepository) CreateInvitation(ctx context.Context, inv *domain.Invitation) error {
-	err := r.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := transaction(ctx, r.db, func(tx *gorm.DB) error {
 		if _, err := getOrganization(tx.Select("id"), "id = ?", string(inv.OrganizationID())); err != nil {
 			return err
 		}
@@ -560,7 +560,7 @@ func saveInvitation(tx *gorm.DB, inv *domain.Invitation) error {
 // UpdateInvitation implements ports.OrganizationRepository, with the row
 // locked on PostgreSQL.
 func (r *OrganizationRepository) UpdateInvitation(ctx context.Context, id domain.InvitationID, fn func(inv *domain.Invitation) error) error {
-	err := r.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := transaction(ctx, r.db, func(tx *gorm.DB) error {
 		inv, err := getInvitation(forUpdate(tx), id)
 		if err != nil {
 			return err
@@ -577,7 +577,7 @@ func (r *OrganizationRepository) UpdateInvitation(ctx context.Context, id domain
 // organization is locked before the invitation, the order in which deleting
 // the organization takes them, so the two cannot deadlock.
 func (r *OrganizationRepository) AcceptInvitation(ctx context.Context, id domain.InvitationID, fn func(inv *domain.Invitation) error, m *domain.Member) error {
-	err := r.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := transaction(ctx, r.db, func(tx *gorm.DB) error {
 		inv, err := getInvitation(tx, id)
 		if err != nil {
 			return err

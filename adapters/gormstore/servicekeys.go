@@ -137,7 +137,7 @@ WHERE s.hash = ? AND k.revoked_at IS NULL`
 func (r *ServiceKeyRepository) Create(ctx context.Context, k *domain.ServiceKey, secret domain.ServiceKeySecret) error {
 	key := serviceKeyFromDomain(k)
 	sec := serviceKeySecretFromDomain(secret, k.ID())
-	err := r.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := transaction(ctx, r.db, func(tx *gorm.DB) error {
 		if err := tx.Create(&key).Error; err != nil {
 			return err
 		}
@@ -206,7 +206,7 @@ func lockActiveServiceKey(tx *gorm.DB, id domain.ServiceKeyID) (*domain.ServiceK
 // secret is inserted, the older secrets get their expiry (or go), and the
 // key as fn leaves it is written back.
 func (r *ServiceKeyRepository) Rotate(ctx context.Context, id domain.ServiceKeyID, secret domain.ServiceKeySecret, oldExpiresAt time.Time, fn func(k *domain.ServiceKey) error) error {
-	err := r.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := transaction(ctx, r.db, func(tx *gorm.DB) error {
 		k, err := lockActiveServiceKey(tx, id)
 		if err != nil {
 			return err
@@ -241,7 +241,7 @@ func (r *ServiceKeyRepository) Rotate(ctx context.Context, id domain.ServiceKeyI
 // Revoke implements ports.ServiceKeyRepository. The conditional UPDATE is
 // what makes a second revocation, even a concurrent one, not found.
 func (r *ServiceKeyRepository) Revoke(ctx context.Context, id domain.ServiceKeyID, now time.Time) error {
-	err := r.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := transaction(ctx, r.db, func(tx *gorm.DB) error {
 		res := tx.Model(&serviceKeyRow{}).Where("id = ? AND revoked_at IS NULL", string(id)).
 			Update("revoked_at", domain.Timestamp(now))
 		if res.Error != nil {
@@ -274,7 +274,7 @@ func (r *ServiceKeyRepository) TouchLastUsed(ctx context.Context, used map[domai
 		return nil
 	}
 	slices.Sort(ids)
-	err := r.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := transaction(ctx, r.db, func(tx *gorm.DB) error {
 		for _, id := range ids {
 			t := domain.Timestamp(used[id])
 			if err := tx.Exec(touchLastUsedSQL, t, string(id), t).Error; err != nil {

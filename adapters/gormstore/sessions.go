@@ -107,7 +107,7 @@ func (r *SessionRepository) ListByUser(ctx context.Context, userID domain.UserID
 // with SELECT … FOR UPDATE; on SQLite the immediate transaction already holds
 // the database's write lock.
 func (r *SessionRepository) Update(ctx context.Context, id domain.SessionID, fn func(s *domain.Session) error) error {
-	err := r.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := transaction(ctx, r.db, func(tx *gorm.DB) error {
 		q := tx
 		if DialectOf(tx) == DialectPostgres {
 			q = tx.Clauses(clause.Locking{Strength: clause.LockingStrengthUpdate})

@@ -61,7 +61,7 @@ func getUser(db *gorm.DB, where string, arg string) (*domain.User, error) {
 // with SELECT … FOR UPDATE; on SQLite the immediate transaction already holds
 // the database's write lock.
 func (r *UserRepository) Update(ctx context.Context, id domain.UserID, fn func(u *domain.User) error) error {
-	err := r.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := transaction(ctx, r.db, func(tx *gorm.DB) error {
 		q := tx
 		if DialectOf(tx) == DialectPostgres {
 			q = tx.Clauses(clause.Locking{Strength: clause.LockingStrengthUpdate})
@@ -88,7 +88,7 @@ func (r *UserRepository) Update(ctx context.Context, id domain.UserID, fn func(u
 // one of them (say a RemoveMember of this very user, which holds the
 // organization and waits for the member row this deletion holds).
 func (r *UserRepository) Delete(ctx context.Context, id domain.UserID) error {
-	err := r.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := transaction(ctx, r.db, func(tx *gorm.DB) error {
 		if DialectOf(tx) == DialectPostgres {
 			var locked []string
 			err := tx.Raw(`SELECT id FROM organizations WHERE id IN (SELECT organization_id FROM members WHERE user_id = ?)

@@ -6,8 +6,10 @@ import (
 	"log/slog"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/gin-gonic/gin"
@@ -34,6 +36,46 @@ func statusFor(k domain.Kind) int {
 		return http.StatusServiceUnavailable
 	default:
 		return http.StatusInternalServerError
+	}
+}
+
+// unavailableRetryAfter is the Retry-After of a 503: the database's own
+// deadline is a few seconds, so by then a short outage (a failover, a
+// restart) may be over, and clients that retry do not pile onto it sooner.
+const unavailableRetryAfter = 5 * time.Second
+
+// retryHeaders returns the headers that say when to try again: Retry-After
+// (with Better Auth's X-Retry-After) on a 429, Retry-After on every 503, and
+// none otherwise. Every renderer of a domain error sets them, so middleware,
+// Huma handlers, pages and the OAuth endpoints agree.
+func retryHeaders(de *domain.Error) http.Header {
+	switch de.Kind {
+	case domain.KindRateLimited:
+		secs := retrySeconds(de.RetryAfter)
+		return http.Header{"Retry-After": {secs}, "X-Retry-After": {secs}}
+	case domain.KindUnavailable:
+		d := de.RetryAfter
+		if d <= 0 {
+			d = unavailableRetryAfter
+		}
+		return http.Header{"Retry-After": {retrySeconds(d)}}
+	}
+	return nil
+}
+
+// retrySeconds renders d as whole seconds, rounded up.
+func retrySeconds(d time.Duration) string {
+	return strconv.Itoa(int((d + time.Second - 1) / time.Second))
+}
+
+// setRetryHeaders sets err's retry headers through set.
+func setRetryHeaders(err error, set func(name, value string)) {
+	var de *domain.Error
+	if !errors.As(err, &de) {
+		return
+	}
+	for name, values := range retryHeaders(de) {
+		set(name, values[0])
 	}
 }
 
@@ -225,11 +267,16 @@ func logError(ctx context.Context, logger *slog.Logger, status int, de *domain.E
 	if de.Err != nil {
 		attrs = append(attrs, slog.String("cause", de.Err.Error()))
 	}
-	level := slog.LevelWarn
-	if status >= 500 {
+	level, msg := slog.LevelWarn, "request failed"
+	switch {
+	case errors.Is(de, context.Canceled) && ctx.Err() != nil:
+		// The client hung up and its cancellation stopped the work: no
+		// fault of ours, and nobody reads the answer.
+		level, msg = slog.LevelInfo, "request cancelled by the client"
+	case status >= 500:
 		level = slog.LevelError
 	}
-	logger.LogAttrs(ctx, level, "request failed", attrs...)
+	logger.LogAttrs(ctx, level, msg, attrs...)
 }
 
 // writeGinError renders err for routes outside Huma (unknown routes, the body
@@ -272,6 +319,9 @@ func installHumaErrors() {
 			for _, err := range errs {
 				var de *domain.Error
 				if errors.As(err, &de) {
+					if hctx != nil {
+						setRetryHeaders(err, hctx.SetHeader)
+					}
 					return renderError(ctx, loggerFrom(ctx), path, err)
 				}
 			}

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/danielgtaylor/huma/v2"
+	"github.com/gin-gonic/gin"
 
 	"github.com/gatehouse/gatehouse/adapters/memory"
 	"github.com/gatehouse/gatehouse/application"
@@ -213,5 +215,67 @@ func TestErrors_panic_is_a_500_without_internals(t *testing.T) {
 	// The server keeps serving.
 	if w := serve(s, http.MethodGet, "/api/auth/ok", ""); w.Code != 200 {
 		t.Fatalf("after a panic /ok = %d", w.Code)
+	}
+}
+
+// Ensure every 503 says when to try again, whoever renders it (a Huma
+// handler on either contract, or a middleware), and other errors do not.
+func TestErrors_unavailable_carries_retry_after(t *testing.T) {
+	s, _ := newTestServer(t)
+	addErrorRoutes(s)
+	for _, path := range []string{"/api/test/fail/", "/api/auth/test/fail/"} {
+		w := serve(s, http.MethodGet, path+domain.KindUnavailable.String(), "")
+		if got, want := w.Code, http.StatusServiceUnavailable; got != want {
+			t.Fatalf("%s: status = %d, want %d", path, got, want)
+		}
+		if got, want := w.Header().Get("Retry-After"), "5"; got != want {
+			t.Fatalf("%s: Retry-After = %q, want %q", path, got, want)
+		}
+		if w := serve(s, http.MethodGet, path+domain.KindConflict.String(), ""); w.Header().Get("Retry-After") != "" {
+			t.Fatalf("%s: a 409 has Retry-After %q", path, w.Header().Get("Retry-After"))
+		}
+	}
+
+	w := httptest.NewRecorder()
+	c, _ := gin.CreateTestContext(w)
+	c.Request = httptest.NewRequest(http.MethodGet, "/api/auth/get-session", nil)
+	s.abortWithError(c, &domain.Error{Kind: domain.KindUnavailable, Code: "database.unavailable", Message: "the database is unavailable"})
+	if got, want := w.Code, http.StatusServiceUnavailable; got != want {
+		t.Fatalf("middleware: status = %d, want %d", got, want)
+	}
+	if got, want := w.Header().Get("Retry-After"), "5"; got != want {
+		t.Fatalf("middleware: Retry-After = %q, want %q", got, want)
+	}
+}
+
+// Ensure a request its client cancelled, whose work stopped on that
+// cancellation, is logged as such at info, not as a server error.
+func TestErrors_client_cancellation_is_not_a_server_error(t *testing.T) {
+	s, logs := newTestServer(t)
+	cancelled := func(ctx context.Context, _ *struct{}) (*emptyOutput, error) {
+		return nil, &domain.Error{Kind: domain.KindUnavailable, Code: "database.unavailable", Message: "the database is unavailable",
+			Err: fmt.Errorf("gormstore: sessions.get: %w", ctx.Err())}
+	}
+	register(s, ContractFramework, huma.Operation{OperationID: "cancelled", Method: http.MethodGet, Path: "/api/auth/test/cancelled"}, cancelled)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	req := httptest.NewRequest(http.MethodGet, "/api/auth/test/cancelled", nil).WithContext(ctx)
+	s.ServeHTTP(httptest.NewRecorder(), req)
+
+	var found bool
+	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		var entry struct {
+			Level, Msg string
+		}
+		if err := json.Unmarshal([]byte(line), &entry); err != nil {
+			t.Fatalf("log line is not JSON: %s", line)
+		}
+		if entry.Level == "ERROR" {
+			t.Fatalf("a cancelled request logged an error: %s", line)
+		}
+		found = found || entry.Level+" "+entry.Msg == "INFO request cancelled by the client"
+	}
+	if !found {
+		t.Fatalf("no info line says the client cancelled:\n%s", logs)
 	}
 }

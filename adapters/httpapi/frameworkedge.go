@@ -45,12 +45,11 @@ func frameworkContext() gin.HandlerFunc {
 	}
 }
 
-// abortWithError renders err for a middleware, with Retry-After headers on 429s.
+// abortWithError renders err for a middleware, with Retry-After headers on
+// 429s and 503s.
 func (s *Server) abortWithError(c *gin.Context, err error) {
 	ctx := c.Request.Context()
-	for k, v := range retryAfterHeaders(err) {
-		c.Header(k, v[0])
-	}
+	setRetryHeaders(err, c.Header)
 	writeGinError(c, renderError(ctx, loggerFrom(ctx), c.Request.URL.Path, err))
 }
 

@@ -83,8 +83,8 @@ func accessLog(logger *slog.Logger) gin.HandlerFunc {
 		c.Next()
 		status := c.Writer.Status()
 		level := slog.LevelInfo
-		if status >= 500 {
-			level = slog.LevelError
+		if status >= 500 && c.Request.Context().Err() == nil {
+			level = slog.LevelError // unless the client left: its error, if ours, is logged as one
 		}
 		logger.LogAttrs(c.Request.Context(), level, "request",
 			slog.String("request_id", RequestIDFrom(c.Request.Context())),

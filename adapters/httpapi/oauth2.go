@@ -156,7 +156,11 @@ func (s *Server) oauthAuthorizePost(ctx context.Context, _ *struct{}) (*BrowserR
 
 // authorize runs an authorization request for whoever is signed in.
 func (s *Server) authorize(ctx context.Context, params url.Values, status int) (*BrowserRedirect, error) {
-	target, err := s.app.Commands.OAuthProvider.Authorize(ctx, params, s.optionalPrincipal(ctx))
+	p, err := s.optionalPrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	target, err := s.app.Commands.OAuthProvider.Authorize(ctx, params, p)
 	if err != nil {
 		if _, _, ok := command.IsOAuthError(err); ok {
 			return oauthPage(err), nil
@@ -166,13 +170,18 @@ func (s *Server) authorize(ctx context.Context, params url.Values, status int) (
 	return found(status, target), nil
 }
 
-// optionalPrincipal is the signed-in session, or nil.
-func (s *Server) optionalPrincipal(ctx context.Context) *command.Principal {
+// optionalPrincipal is the signed-in session, or nil when there is none. Any
+// other failure (the database is down) is returned: treating it as "nobody
+// is signed in" would answer login_required for a signed-in user.
+func (s *Server) optionalPrincipal(ctx context.Context) (*command.Principal, error) {
 	p, err := s.principal(ctx)
-	if err != nil {
-		return nil
+	if isUnauthenticated(err) {
+		return nil, nil
 	}
-	return &p
+	if err != nil {
+		return nil, err
+	}
+	return &p, nil
 }
 
 // ConsentInput is the consent page's answer (JSON, or an HTML form).
@@ -234,7 +243,11 @@ type EndSessionPostInput struct {
 }
 
 func (s *Server) oauthEndSession(ctx context.Context, _ *EndSessionInput) (*BrowserRedirect, error) {
-	res, err := s.app.Commands.OAuthProvider.EndSession(ctx, command.EndSession{Params: requestInfoFrom(ctx).r.URL.Query(), Principal: s.optionalPrincipal(ctx)})
+	p, err := s.optionalPrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.app.Commands.OAuthProvider.EndSession(ctx, command.EndSession{Params: requestInfoFrom(ctx).r.URL.Query(), Principal: p})
 	if err != nil {
 		if _, _, ok := command.IsOAuthError(err); ok {
 			return oauthPage(err), nil
@@ -256,7 +269,11 @@ func (s *Server) oauthEndSessionPost(ctx context.Context, in *EndSessionPostInpu
 			params.Set(k, v)
 		}
 	}
-	res, err := s.app.Commands.OAuthProvider.EndSession(ctx, command.EndSession{Params: params, Principal: s.optionalPrincipal(ctx), Confirmed: true})
+	p, err := s.optionalPrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.app.Commands.OAuthProvider.EndSession(ctx, command.EndSession{Params: params, Principal: p, Confirmed: true})
 	if err != nil {
 		return nil, err
 	}

@@ -62,6 +62,7 @@ func (s *Server) oauthFailure(ctx context.Context, err error, basic, bearer bool
 		}
 	}
 	out := &OAuthError{Code: code, Description: desc, status: status, headers: http.Header{}}
+	setRetryHeaders(de, out.headers.Set)
 	switch {
 	case bearer && (status == http.StatusUnauthorized || status == http.StatusForbidden):
 		out.headers.Set("WWW-Authenticate", `Bearer error="`+code+`", error_description="`+strings.ReplaceAll(desc, `"`, "'")+`"`)

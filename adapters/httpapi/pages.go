@@ -167,6 +167,9 @@ func (s *Server) render(c *gin.Context, p *pages, status int, name string, d pag
 	h.Set("Cache-Control", "no-store")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("X-Frame-Options", "DENY")
+	if status == http.StatusServiceUnavailable {
+		h.Set("Retry-After", retrySeconds(unavailableRetryAfter))
+	}
 	c.Data(status, "text/html; charset=utf-8", buf.Bytes())
 }
 

@@ -2,9 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"errors"
-	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -173,7 +170,7 @@ func (s *Server) throttleServiceKey(ctx context.Context, id domain.ServiceKeyID)
 		return nil
 	}
 	r := rateRule{name: rateServiceKey.name, limit: s.cfg.ServiceKeyLimit, window: s.cfg.ServiceKeyWindow}
-	return withRetryAfter(ctx, s.throttle(ctx, r.name+"|"+string(id), r))
+	return s.throttle(ctx, r.name+"|"+string(id), r)
 }
 
 // throttleRefusedKey counts a request whose service key was refused against
@@ -183,26 +180,5 @@ func (s *Server) throttleRefusedKey(ctx context.Context) error {
 		return nil
 	}
 	key := rateRefusedKey.name + "|" + clientKey(requestInfoFrom(ctx).clientIP)
-	return withRetryAfter(ctx, s.throttle(ctx, key, rateRefusedKey))
-}
-
-// retryAfterHeaders are the headers of a RateLimited error (Retry-After, and
-// Better Auth's X-Retry-After), in whole seconds; nil for any other error.
-func retryAfterHeaders(err error) http.Header {
-	var de *domain.Error
-	if !errors.As(err, &de) || de.Kind != domain.KindRateLimited {
-		return nil
-	}
-	secs := strconv.Itoa(int((de.RetryAfter + time.Second - 1) / time.Second))
-	return http.Header{"Retry-After": {secs}, "X-Retry-After": {secs}}
-}
-
-// withRetryAfter renders a RateLimited error from a handler with its
-// headers, as abortWithError does for the middleware.
-func withRetryAfter(ctx context.Context, err error) error {
-	h := retryAfterHeaders(err)
-	if h == nil {
-		return err
-	}
-	return huma.ErrorWithHeaders(renderError(ctx, loggerFrom(ctx), requestInfoFrom(ctx).r.URL.Path, err), h)
+	return s.throttle(ctx, key, rateRefusedKey)
 }

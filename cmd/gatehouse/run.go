@@ -153,7 +153,7 @@ func migrate(ctx context.Context, args []string, getenv func(string) string, std
 	if done || err != nil {
 		return err
 	}
-	db, err := gormstore.Connect(gormstore.DatabaseURL(cfg.DatabaseURL))
+	db, err := gormstore.Connect(gormstore.DatabaseURL(cfg.DatabaseURL), gormstore.Timeout(cfg.DatabaseTimeout))
 	if err != nil {
 		return err
 	}

@@ -132,7 +132,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 // URL that uses it, and a function that drops it, so the run leaves the
 // database as it found it.
 func postgresSchema(base string) (string, func(), error) {
-	admin, err := gormstore.Connect(gormstore.DatabaseURL(base))
+	admin, err := gormstore.Connect(gormstore.DatabaseURL(base), 0)
 	if err != nil {
 		return "", nil, err
 	}

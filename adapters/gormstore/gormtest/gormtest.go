@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
@@ -77,10 +78,15 @@ func Dialects(t *testing.T, fn func(t *testing.T, newURL NewURLFunc)) {
 	t.Run("dialect=postgres", func(t *testing.T) { fn(t, PostgresURL) })
 }
 
+// Timeout is the database timeout of the handles Open returns: generous,
+// because tests seed tables of many thousand rows in one statement, under
+// the race detector, on busy machines. Tests of the timeout open their own.
+const Timeout = gormstore.Timeout(time.Minute)
+
 // Open opens and migrates the database at u, closed when the test ends.
 func Open(t testing.TB, u gormstore.DatabaseURL) *gorm.DB {
 	t.Helper()
-	db, cleanup, err := gormstore.Open(t.Context(), u)
+	db, cleanup, err := gormstore.Open(t.Context(), u, Timeout)
 	if err != nil {
 		t.Fatalf("open %s: %v", u, err)
 	}

@@ -1,0 +1,138 @@
+package gormstore_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/gatehouse/gatehouse/adapters/gormstore"
+	"github.com/gatehouse/gatehouse/adapters/gormstore/gormtest"
+	"github.com/gatehouse/gatehouse/domain"
+)
+
+// shortTimeout is the database timeout of these tests. Their waits are
+// bounded by patience, far above it, never asserted as timings.
+const (
+	shortTimeout = 200 * time.Millisecond
+	patience     = 30 * time.Second
+)
+
+// mustOpenShort opens the migrated database at u with shortTimeout.
+func mustOpenShort(t *testing.T, u gormstore.DatabaseURL) *gorm.DB {
+	t.Helper()
+	db, cleanup, err := gormstore.Open(t.Context(), u, gormstore.Timeout(shortTimeout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cleanup)
+	return db
+}
+
+// mustHoldLock takes, on a connection of its own, the lock an update of the
+// user id needs (the row on PostgreSQL, the write lock on SQLite) and keeps
+// it until the test ends.
+func mustHoldLock(t *testing.T, db *gorm.DB, id domain.UserID) {
+	t.Helper()
+	sqlDB, err := db.DB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := sqlDB.Conn(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	stmts := []string{"BEGIN IMMEDIATE"}
+	if gormstore.DialectOf(db) == gormstore.DialectPostgres {
+		stmts = []string{"BEGIN", "SELECT 1 FROM users WHERE id = '" + string(id) + "' FOR UPDATE"}
+	}
+	for _, s := range stmts {
+		if _, err := conn.ExecContext(t.Context(), s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	t.Cleanup(func() {
+		_, _ = conn.ExecContext(context.Background(), "ROLLBACK")
+		_ = conn.Close()
+	})
+}
+
+// Ensure a repository call the database does not answer (it waits on a
+// lock another connection holds) fails with KindUnavailable once the
+// database timeout has passed, though its caller's context has no deadline,
+// instead of waiting as long as the lock is held.
+func TestTimeout_bounds_a_call_that_waits_on_a_lock(t *testing.T) {
+	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
+		u := newURL(t)
+		db := gormtest.Open(t, u)
+		user, err := domain.NewUser("u1", "Ada", "ada@example.com", time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := gormstore.NewUserRepository(db).Create(t.Context(), user); err != nil {
+			t.Fatal(err)
+		}
+		users := gormstore.NewUserRepository(mustOpenShort(t, u))
+		mustHoldLock(t, db, user.ID())
+
+		done := make(chan error, 1)
+		go func() {
+			done <- users.Update(context.Background(), user.ID(), func(u *domain.User) error { return nil })
+		}()
+		select {
+		case err := <-done:
+			if got, want := domain.KindOf(err), domain.KindUnavailable; got != want {
+				t.Fatalf("update behind a held lock: kind %v, want %v (err %v)", got, want, err)
+			}
+			if !errors.Is(err, domain.ErrUnavailable) || err.Error() == "" {
+				t.Fatalf("err = %v", err)
+			}
+		case <-time.After(patience):
+			t.Fatalf("the update still waits on the lock after %s", patience)
+		}
+	})
+}
+
+// Ensure a transaction is bounded as a whole: statements that each finish
+// within the timeout still fail once the transaction has lasted longer.
+func TestTimeout_bounds_a_whole_transaction(t *testing.T) {
+	db := mustOpenShort(t, gormtest.PostgresURL(t))
+	step := shortTimeout / 2
+	var steps int
+	err := gormstore.Transaction(context.Background(), db, func(tx *gorm.DB) error {
+		for steps = 0; steps < 4; steps++ {
+			if err := tx.Exec("SELECT pg_sleep(?)", step.Seconds()).Error; err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("four steps of %s in a transaction bounded by %s: err %v after %d steps, want the deadline", step, shortTimeout, err, steps)
+	}
+}
+
+// Ensure known long work can ask for a longer bound: a statement that
+// outlasts the timeout fails, and succeeds under WithTimeout.
+func TestTimeout_can_be_lengthened_for_long_work(t *testing.T) {
+	db := mustOpenShort(t, gormtest.PostgresURL(t))
+	slow := func(ctx context.Context) error {
+		return db.WithContext(ctx).Exec("SELECT pg_sleep(?)", (2 * shortTimeout).Seconds()).Error
+	}
+	if err := slow(context.Background()); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a statement of twice the timeout: err %v, want the deadline", err)
+	}
+	if err := slow(gormstore.WithTimeout(context.Background(), patience)); err != nil {
+		t.Fatalf("under WithTimeout: %v", err)
+	}
+	// The raw pool (migrations) keeps its own context.
+	sqlDB, err := db.DB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sqlDB.ExecContext(context.Background(), "SELECT pg_sleep($1)", (2 * shortTimeout).Seconds()); err != nil {
+		t.Fatalf("raw pool: %v", err)
+	}
+}

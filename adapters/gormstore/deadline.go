@@ -124,14 +124,14 @@ func bound(ctx context.Context, def time.Duration) (context.Context, context.Can
 }
 
 // transaction runs fn in a transaction on db under ctx, bounded as a whole
-// like a statement, so a BEGIN or COMMIT that never comes back cannot hold
+// like a statement where statements are (PostgreSQL), so a BEGIN or COMMIT that never comes back cannot hold
 // the caller (or the connection) past the deadline.
 func transaction(ctx context.Context, db *gorm.DB, fn func(tx *gorm.DB) error) error {
-	def := DefaultTimeout
-	if p, ok := db.Config.Plugins[deadlinesName].(*deadlines); ok {
-		def = p.timeout
+	p, ok := db.Config.Plugins[deadlinesName].(*deadlines)
+	if !ok { // SQLite: see Connect
+		return db.WithContext(ctx).Transaction(fn)
 	}
-	ctx, cancel := bound(ctx, def)
+	ctx, cancel := bound(ctx, p.timeout)
 	defer cancel()
 	return db.WithContext(ctx).Transaction(fn)
 }

@@ -25,8 +25,9 @@ Commands:
             create (or promote) a platform administrator
   service-key create --name N --scopes S[,S…] [--expires-in D]
             issue a service key and print its secret once
-  signing-keys rotate [--alg EdDSA|RS256]
-            make new token-signing keys (the old ones stay published)
+  signing-keys rotate [--alg EdDSA|RS256] [--now]
+            publish new token-signing keys, signing two reload intervals
+            later (--now: at once, for a compromised key)
   signing-keys list
             list the published token-signing keys
   version   print the version and exit

@@ -46,12 +46,7 @@ type deadlines struct {
 	timeout time.Duration
 }
 
-const (
-	deadlinesName = "gatehouse:deadlines"
-	// cancelKey keeps, per statement, the cancel of its deadline and the
-	// context it replaced.
-	cancelKey = "gatehouse:deadline"
-)
+const deadlinesName = "gatehouse:deadlines"
 
 // Name implements gorm.Plugin.
 func (*deadlines) Name() string { return deadlinesName }
@@ -83,8 +78,12 @@ func (d *deadlines) Initialize(db *gorm.DB) error {
 	return nil
 }
 
-// deadline is what set leaves for release.
-type deadline struct {
+// deadlineContext is the statement's context while its deadline runs: it
+// remembers the caller's context and the cancel, so release finds both on
+// the statement itself (gorm's InstanceSet would build a key string and a
+// map entry for every statement on the hot path).
+type deadlineContext struct {
+	context.Context
 	parent context.Context
 	cancel context.CancelFunc
 }
@@ -92,25 +91,23 @@ type deadline struct {
 func (d *deadlines) set(db *gorm.DB) {
 	parent := db.Statement.Context
 	ctx, cancel := bound(parent, d.timeout)
-	db.Statement.Context = ctx
-	db.InstanceSet(cancelKey, deadline{parent: parent, cancel: cancel})
+	db.Statement.Context = &deadlineContext{Context: ctx, parent: parent, cancel: cancel}
 }
 
 // release ends the statement's deadline and puts back the caller's context,
 // so a chained *gorm.DB that runs another statement starts a fresh one.
 func release(db *gorm.DB) {
-	if v, ok := db.InstanceGet(cancelKey); ok {
-		dl := v.(deadline)
-		dl.cancel()
-		db.Statement.Context = dl.parent
+	if dc, ok := db.Statement.Context.(*deadlineContext); ok {
+		dc.cancel()
+		db.Statement.Context = dc.parent
 	}
 }
 
 // restore puts back the caller's context but leaves the deadline running for
 // the rows the caller is still reading.
 func restore(db *gorm.DB) {
-	if v, ok := db.InstanceGet(cancelKey); ok {
-		db.Statement.Context = v.(deadline).parent
+	if dc, ok := db.Statement.Context.(*deadlineContext); ok {
+		db.Statement.Context = dc.parent
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -19,9 +21,16 @@ import (
 )
 
 // DatabaseURL selects and locates the database: "postgres://…" or
-// "postgresql://…" for PostgreSQL; "sqlite:PATH", "file:PATH" or a bare path
-// for SQLite.
+// "postgresql://…" for PostgreSQL; "sqlite:PATH" or "file:PATH" for SQLite,
+// or for SQLite a bare path that has a directory part ("./gatehouse.db",
+// "/var/lib/gatehouse/db") or ends in .db, .sqlite or .sqlite3. A bare word
+// ("gatehouse", "not a url at all") is refused: it is more likely a mistake
+// than the name of a file to create in the working directory.
 type DatabaseURL string
+
+// errNotDatabaseURL says which forms a database URL may take.
+var errNotDatabaseURL = errors.New("not a database URL: use postgres://USER:PASSWORD@HOST:PORT/DATABASE, " +
+	"sqlite:PATH, or a SQLite file path with a directory (./gatehouse.db) or ending in .db, .sqlite or .sqlite3")
 
 // Dialect names a supported SQL dialect.
 type Dialect string
@@ -62,10 +71,16 @@ func parseDatabaseURL(u DatabaseURL, busy time.Duration) (Dialect, string, error
 	case strings.Contains(s, "://"):
 		return "", "", errors.New("unsupported scheme: use postgres://, sqlite: or a file path")
 	}
-	path := strings.TrimPrefix(strings.TrimPrefix(s, "sqlite:"), "file:")
+	path, prefixed := strings.CutPrefix(s, "sqlite:")
+	if !prefixed {
+		path, prefixed = strings.CutPrefix(s, "file:")
+	}
 	path, rawQuery, _ := strings.Cut(path, "?")
 	if path == "" || path == ":memory:" {
 		return "", "", errors.New("SQLite needs a file path (an in-memory database is per connection)")
+	}
+	if !prefixed && !isSQLitePath(path) {
+		return "", "", errNotDatabaseURL
 	}
 	q, err := url.ParseQuery(rawQuery)
 	if err != nil {
@@ -82,6 +97,90 @@ func parseDatabaseURL(u DatabaseURL, busy time.Duration) (Dialect, string, error
 		q.Set("_txlock", "immediate")
 	}
 	return DialectSQLite, "file:" + path + "?" + q.Encode(), nil
+}
+
+// isSQLitePath reports whether a bare path (no sqlite: or file: prefix)
+// plainly names a SQLite file: it has a directory part or a SQLite extension.
+func isSQLitePath(path string) bool {
+	if strings.ContainsRune(path, '/') || strings.ContainsRune(path, filepath.Separator) {
+		return true
+	}
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".db", ".sqlite", ".sqlite3":
+		return true
+	}
+	return false
+}
+
+// SQLitePath returns the file of a SQLite database URL, and false for
+// PostgreSQL or a URL ParseDatabaseURL refuses.
+func SQLitePath(u DatabaseURL) (string, bool) {
+	dialect, dsn, err := ParseDatabaseURL(u)
+	if err != nil || dialect != DialectSQLite {
+		return "", false
+	}
+	path, _, _ := strings.Cut(strings.TrimPrefix(dsn, "file:"), "?")
+	return path, true
+}
+
+// Describe names the database u selects, for start-up lines and logs:
+// "SQLite PATH" or "PostgreSQL USER@HOST:PORT/DATABASE". It never includes
+// a password.
+func Describe(u DatabaseURL) string {
+	if path, ok := SQLitePath(u); ok {
+		return "SQLite " + path
+	}
+	pu, err := url.Parse(strings.TrimSpace(string(u)))
+	if err != nil {
+		return "PostgreSQL (malformed URL)"
+	}
+	q := pu.Query()
+	host, port := pu.Hostname(), pu.Port()
+	if host == "" {
+		host = q.Get("host")
+	}
+	if host == "" {
+		host = "localhost"
+	}
+	if port == "" {
+		if port = q.Get("port"); port == "" {
+			port = "5432"
+		}
+	}
+	user := q.Get("user")
+	if pu.User != nil {
+		user = pu.User.Username()
+	}
+	if user != "" {
+		user += "@"
+	}
+	return "PostgreSQL " + user + net.JoinHostPort(host, port) + "/" + strings.TrimPrefix(pu.Path, "/")
+}
+
+// checkSQLiteDir refuses a SQLite file whose directory does not exist:
+// Gatehouse creates no directory on its own here (the operator's data
+// directory is created, and announced, by whoever configures it).
+func checkSQLiteDir(path string) error {
+	dir := filepath.Dir(path)
+	info, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("the SQLite database's directory %s does not exist", dir)
+	case err != nil:
+		return fmt.Errorf("the SQLite database's directory %s: %w", dir, err)
+	case !info.IsDir():
+		return fmt.Errorf("the SQLite database's directory %s is not a directory", dir)
+	}
+	return nil
+}
+
+// CheckSQLiteDir returns an error if u is a SQLite database whose directory
+// does not exist; Connect refuses such a database.
+func CheckSQLiteDir(u DatabaseURL) error {
+	if path, ok := SQLitePath(u); ok {
+		return checkSQLiteDir(path)
+	}
+	return nil
 }
 
 // Open connects to the database named by u, applies pending migrations and
@@ -131,10 +230,8 @@ func Connect(u DatabaseURL, timeout Timeout) (*gorm.DB, error) {
 		dialector = postgres.New(postgres.Config{Conn: pool})
 	default:
 		path := strings.TrimPrefix(strings.SplitN(dsn, "?", 2)[0], "file:")
-		if dir := filepath.Dir(path); dir != "" {
-			if err := os.MkdirAll(dir, 0o700); err != nil {
-				return nil, fmt.Errorf("create database directory: %w", err)
-			}
+		if err := checkSQLiteDir(path); err != nil {
+			return nil, err
 		}
 		dialector = sqlite.Open(dsn)
 	}

@@ -3,6 +3,9 @@ package gormstore_test
 import (
 	"context"
 	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -167,6 +170,10 @@ func TestParseDatabaseURL(t *testing.T) {
 		{"sqlite_scheme", "sqlite:/tmp/x.db", gormstore.DialectSQLite, true},
 		{"bare_path", "./data/x.db", gormstore.DialectSQLite, true},
 		{"file_scheme", "file:x.db?_pragma=busy_timeout(100)", gormstore.DialectSQLite, true},
+		{"bare_name_with_sqlite_extension", "gatehouse.sqlite3", gormstore.DialectSQLite, true},
+		{"prefixed_bare_word", "sqlite:gatehouse", gormstore.DialectSQLite, true},
+		{"bare_word_refused", "gatehouse", "", false},
+		{"words_refused", "not a url at all", "", false},
 		{"mysql_refused", "mysql://u@localhost/db", "", false},
 		{"memory_refused", "sqlite::memory:", "", false},
 		{"empty_refused", "", "", false},
@@ -185,6 +192,59 @@ func TestParseDatabaseURL(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Ensure a bare word is refused with a message listing the accepted forms.
+func TestParseDatabaseURL_bare_word_names_the_forms(t *testing.T) {
+	_, _, err := gormstore.ParseDatabaseURL("not a url at all")
+	if err == nil {
+		t.Fatal("a bare word was accepted")
+	}
+	for _, want := range []string{"postgres://", "sqlite:PATH", ".db"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Fatalf("error %q does not mention %s", err, want)
+		}
+	}
+	if strings.Contains(err.Error(), "not a url at all") {
+		t.Fatalf("error %q repeats the value", err)
+	}
+}
+
+func TestDescribe(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"sqlite:data/gatehouse.db", "SQLite data/gatehouse.db"},
+		{"./x/y.db?_pragma=busy_timeout(5)", "SQLite ./x/y.db"},
+		{"postgres://gatehouse:s3cret@db.internal:6432/auth?sslmode=disable", "PostgreSQL gatehouse@db.internal:6432/auth"},
+		{"postgresql://db/auth", "PostgreSQL db:5432/auth"},
+		{"postgres:///auth?host=/run/postgresql&user=me", "PostgreSQL me@/run/postgresql:5432/auth"},
+	}
+	for _, tt := range tests {
+		if got := gormstore.Describe(gormstore.DatabaseURL(tt.in)); got != tt.want {
+			t.Errorf("Describe(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if strings.Contains(gormstore.Describe(gormstore.DatabaseURL(tt.in)), "s3cret") {
+			t.Errorf("Describe(%q) shows the password", tt.in)
+		}
+	}
+}
+
+// Ensure Connect creates no directory for a SQLite file: a missing one is
+// refused, by name, and stays missing.
+func TestConnect_refuses_missing_sqlite_directory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "nonexistent", "dir")
+	_, err := gormstore.Connect(gormstore.DatabaseURL("sqlite:"+filepath.Join(dir, "x.db")), 0)
+	if err == nil || !strings.Contains(err.Error(), dir) {
+		t.Fatalf("Connect = %v, want an error naming %s", err, dir)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the directory was created: %v", err)
+	}
+	if err := gormstore.CheckSQLiteDir(gormstore.DatabaseURL("sqlite:" + filepath.Join(dir, "x.db"))); err == nil {
+		t.Fatal("CheckSQLiteDir accepted a missing directory")
+	}
+	if err := gormstore.CheckSQLiteDir("postgres://u@h/db"); err != nil {
+		t.Fatalf("CheckSQLiteDir on PostgreSQL = %v", err)
 	}
 }
 

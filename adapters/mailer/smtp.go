@@ -78,7 +78,7 @@ func NewSMTP(cfg Config) (*SMTP, error) {
 	case TLSModeSTARTTLS, TLSModeTLS:
 	case TLSModeNone:
 		// Credentials and reset links would cross the network in clear text.
-		if !isLoopback(cfg.Host) && !cfg.AllowInsecure {
+		if !IsLoopback(cfg.Host) && !cfg.AllowInsecure {
 			return nil, invalid(`TLS mode "none" is only allowed for a loopback host unless insecure mail is explicitly allowed`)
 		}
 	default:
@@ -208,9 +208,9 @@ func isPermanent(err error) bool {
 	return false
 }
 
-// isLoopback reports whether host is "localhost" or a loopback IP address.
+// IsLoopback reports whether host is "localhost" or a loopback IP address.
 // Names are not resolved: what counts is what the operator wrote.
-func isLoopback(host string) bool {
+func IsLoopback(host string) bool {
 	if strings.EqualFold(host, "localhost") {
 		return true
 	}

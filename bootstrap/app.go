@@ -18,18 +18,19 @@ var Version = "dev"
 
 // App is a wired Gatehouse.
 type App struct {
-	Handler http.Handler
-	Server  *httpapi.Server
-	app     *application.Application
+	Handler  http.Handler
+	Server   *httpapi.Server
+	Database Database // the store, and the migrations this start applied
+	app      *application.Application
 }
 
-func newApp(s *httpapi.Server, app *application.Application) (*App, error) {
+func newApp(s *httpapi.Server, app *application.Application, db Database) (*App, error) {
 	// Every algorithm has a signing key before the first request: the first
 	// start creates them, later ones load them.
 	if err := app.Commands.SigningKeys.Ensure(context.Background()); err != nil {
 		return nil, fmt.Errorf("signing keys: %w", err)
 	}
-	return &App{Handler: s, Server: s, app: app}, nil
+	return &App{Handler: s, Server: s, Database: db, app: app}, nil
 }
 
 // purgeTimeout bounds each statement of the purge job.

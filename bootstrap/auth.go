@@ -56,6 +56,14 @@ func organizationSettings(c Config) command.OrganizationSettings {
 	}
 }
 
+// smtpConfig is the SMTP mailer's configuration. TLS mode none (no
+// encryption) is allowed to any host in development, where a mail catcher
+// on the next container is common, and only to loopback in production.
+func smtpConfig(c Config) mailer.Config {
+	return mailer.Config{Host: c.SMTPHost, Port: c.SMTPPort, TLSMode: c.SMTPTLS, AllowInsecure: c.Env != Production,
+		Username: c.SMTPUsername, Password: c.SMTPPassword, From: c.MailFrom, ProductName: ProductName}
+}
+
 // newMailer returns the queued mailer: SMTP when a host is configured, else
 // the development mailer that logs the links. The cleanup drains the queue.
 func newMailer(c Config, logger *slog.Logger) (ports.Mailer, func(), error) {
@@ -63,10 +71,9 @@ func newMailer(c Config, logger *slog.Logger) (ports.Mailer, func(), error) {
 	if c.SMTPHost == "" {
 		next = mailer.NewLog(logger)
 	} else {
-		smtp, err := mailer.NewSMTP(mailer.Config{Host: c.SMTPHost, Port: c.SMTPPort, TLSMode: c.SMTPTLS,
-			Username: c.SMTPUsername, Password: c.SMTPPassword, From: c.MailFrom, ProductName: ProductName})
+		smtp, err := mailer.NewSMTP(smtpConfig(c))
 		if err != nil {
-			return nil, nil, &ConfigError{"GATEHOUSE_SMTP_HOST", err.Error()}
+			return nil, nil, &ConfigError{Var: "GATEHOUSE_SMTP_HOST", Msg: err.Error()}
 		}
 		next = smtp
 	}

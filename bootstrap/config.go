@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/mail"
 	"net/netip"
 	"net/url"
 	"path/filepath"
@@ -14,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse/adapters/gormstore"
+	"github.com/gatehouse/gatehouse/adapters/mailer"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
@@ -94,15 +97,89 @@ type Config struct {
 	// SigningKeyReloadInterval is how often each instance reloads the
 	// signing keys; a rotated key signs two of these after the rotation.
 	SigningKeyReloadInterval time.Duration
+
+	// BaseURLFollowsAddr reports that GATEHOUSE_BASE_URL was not set and
+	// BaseURL was derived from Addr (development only; see DefaultBaseURL).
+	BaseURLFollowsAddr bool
+
+	flags map[string]bool // the variables whose values came from flags
 }
 
 // ConfigError names the setting that is wrong.
 type ConfigError struct {
-	Var string // the environment variable, e.g. GATEHOUSE_BASE_URL
-	Msg string
+	Var  string // the environment variable, e.g. GATEHOUSE_BASE_URL
+	Flag string // the flag, e.g. --base-url, when the value came from the command line
+	Msg  string
 }
 
-func (e *ConfigError) Error() string { return "configuration: " + e.Var + ": " + e.Msg }
+func (e *ConfigError) Error() string { return "configuration: " + e.Setting() + ": " + e.Msg }
+
+// Setting names the setting as the operator gave it: the flag if it was
+// given on the command line, else the environment variable.
+func (e *ConfigError) Setting() string {
+	if e.Flag != "" {
+		return e.Flag
+	}
+	return e.Var
+}
+
+// ConfigErrors is every problem LoadConfig found, in the order of the
+// settings. Its message has one line per problem; errors.As finds each
+// *ConfigError through Unwrap.
+type ConfigErrors []*ConfigError
+
+func (es ConfigErrors) Error() string {
+	lines := make([]string, len(es))
+	for i, e := range es {
+		lines[i] = e.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Unwrap returns the problems, for errors.Is and errors.As.
+func (es ConfigErrors) Unwrap() []error {
+	out := make([]error, len(es))
+	for i, e := range es {
+		out[i] = e
+	}
+	return out
+}
+
+// SettingError reports a problem with the setting env found after loading
+// (a listen address already in use, say), naming its flag if the value
+// came from the command line.
+func (c Config) SettingError(env, msg string) *ConfigError {
+	e := &ConfigError{Var: env, Msg: msg}
+	if c.flags[env] {
+		e.Flag = "--" + flagOf(env)
+	}
+	return e
+}
+
+// problems collects a configuration's problems, so that one run reports
+// them all.
+type problems struct{ errs ConfigErrors }
+
+// add records that the setting env is wrong.
+func (p *problems) add(env, msg string) { p.errs = append(p.errs, &ConfigError{Var: env, Msg: msg}) }
+
+// has reports whether the setting env was found wrong. What derives from a
+// wrong setting is not checked, so that one mistake is reported once.
+func (p *problems) has(env string) bool {
+	for _, e := range p.errs {
+		if e.Var == env {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *problems) err() error {
+	if len(p.errs) == 0 {
+		return nil
+	}
+	return p.errs
+}
 
 // MinSecretBytes is the shortest secret production accepts.
 const MinSecretBytes = 32
@@ -116,10 +193,10 @@ type setting struct {
 // what it means. README's table and -help come from the same facts.
 var settings = []setting{
 	{"GATEHOUSE_ENV", "env", "development", "development or production (production refuses unsafe settings)", false},
-	{"GATEHOUSE_BASE_URL", "base-url", "http://localhost:8080", "public URL of the service", false},
+	{"GATEHOUSE_BASE_URL", "base-url", "", "public URL of the service; must be set, https, in production (development default: http://localhost:PORT, following GATEHOUSE_ADDR)", false},
 	{"GATEHOUSE_ADDR", "addr", ":8080", "listen address", false},
-	{"GATEHOUSE_DATA_DIR", "data-dir", "./data", "directory for the SQLite database and the generated development secret", false},
-	{"GATEHOUSE_DATABASE_URL", "database-url", "", "postgres://… for PostgreSQL; sqlite:PATH or a path for SQLite (default: DATA_DIR/gatehouse.db)", false},
+	{"GATEHOUSE_DATA_DIR", "data-dir", "./data", "directory for the default SQLite database and the generated development secret; created (0700, its parent must exist) when used", false},
+	{"GATEHOUSE_DATABASE_URL", "database-url", "", "postgres://USER:PASSWORD@HOST:PORT/DATABASE for PostgreSQL; sqlite:PATH, or a path with a directory or ending in .db, .sqlite or .sqlite3, for SQLite, whose directory must exist (default: DATA_DIR/gatehouse.db)", false},
 	{"GATEHOUSE_DATABASE_TIMEOUT", "database-timeout", "5s", "longest a database statement or transaction may take, waiting for a connection included; past it the request answers 503 with Retry-After", false},
 	{"GATEHOUSE_SECRET", "secret", "", "signing secret, at least 32 bytes (generated and kept in DATA_DIR in development)", true},
 	{"GATEHOUSE_SECRETS", "secrets", "", "comma-separated secrets for rotation: the first signs, all verify", true},
@@ -142,7 +219,7 @@ var settings = []setting{
 	{"GATEHOUSE_REQUIRE_EMAIL_VERIFICATION", "require-email-verification", "true", "true: sign-in waits for a verified address, and sign-up never reveals taken addresses", false},
 	{"GATEHOUSE_SMTP_HOST", "smtp-host", "", "SMTP server for mail; empty logs the links instead (development only)", false},
 	{"GATEHOUSE_SMTP_PORT", "smtp-port", "587", "SMTP port", false},
-	{"GATEHOUSE_SMTP_TLS", "smtp-tls", "starttls", "starttls, tls (implicit) or none (loopback only)", false},
+	{"GATEHOUSE_SMTP_TLS", "smtp-tls", "starttls", "starttls, tls (implicit) or none (no encryption: any host in development, a loopback host only in production)", false},
 	{"GATEHOUSE_SMTP_USERNAME", "smtp-username", "", "SMTP user name (no authentication when empty)", false},
 	{"GATEHOUSE_SMTP_PASSWORD", "smtp-password", "", "SMTP password", true},
 	{"GATEHOUSE_MAIL_FROM", "mail-from", "Gatehouse <no-reply@localhost>", "sender of every mail", false},
@@ -174,8 +251,11 @@ var settings = []setting{
 }
 
 // LoadConfig reads settings from flags in args, then the environment through
-// getenv, then the defaults. It validates everything and returns the first
-// problem as a *ConfigError. It touches no file: see EnsureSecrets.
+// getenv, then the defaults. It validates everything and reports every
+// problem at once, as ConfigErrors, each naming the flag if the value came
+// from the command line, else the variable. It writes no file; it only
+// looks whether a SQLite database's directory exists (see EnsureDataDir and
+// EnsureSecrets for what start-up creates).
 func LoadConfig(name string, args []string, getenv func(string) string, usage io.Writer) (Config, error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(usage)
@@ -197,89 +277,198 @@ func LoadConfig(name string, args []string, getenv func(string) string, usage io
 	if fs.NArg() > 0 {
 		return Config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
+	fromFlags := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { fromFlags[envOf(f.Name)] = true })
 	get := func(env string) string { return strings.TrimSpace(*values[env]) }
-	return buildConfig(get)
+	c, err := buildConfig(get)
+	c.flags = fromFlags
+	var errs ConfigErrors
+	if errors.As(err, &errs) {
+		for _, e := range errs {
+			if fromFlags[e.Var] {
+				e.Flag = "--" + flagOf(e.Var)
+			}
+		}
+	}
+	return c, err
+}
+
+// flagOf returns the flag of the setting env, without dashes.
+func flagOf(env string) string {
+	for _, s := range settings {
+		if s.env == env {
+			return s.flag
+		}
+	}
+	return ""
+}
+
+// envOf returns the variable of the setting whose flag is name.
+func envOf(name string) string {
+	for _, s := range settings {
+		if s.flag == name {
+			return s.env
+		}
+	}
+	return ""
 }
 
 func buildConfig(get func(string) string) (Config, error) {
 	var c Config
+	p := &problems{}
 	switch env := Environment(get("GATEHOUSE_ENV")); env {
 	case Development, Production:
 		c.Env = env
 	default:
-		return c, &ConfigError{"GATEHOUSE_ENV", "must be development or production"}
+		c.Env = Development // the rest is checked as development checks it
+		p.add("GATEHOUSE_ENV", "must be development or production")
 	}
-	base, err := parseBaseURL(get("GATEHOUSE_BASE_URL"))
-	if err != nil {
-		return c, &ConfigError{"GATEHOUSE_BASE_URL", err.Error()}
-	}
-	if c.Env == Production && !strings.HasPrefix(base, "https://") {
-		return c, &ConfigError{"GATEHOUSE_BASE_URL", "must be an https URL in production"}
-	}
-	c.BaseURL = base
 	if c.Addr = get("GATEHOUSE_ADDR"); c.Addr == "" {
-		return c, &ConfigError{"GATEHOUSE_ADDR", "must not be empty"}
+		p.add("GATEHOUSE_ADDR", "must not be empty")
+	} else if err := checkAddr(c.Addr); err != nil {
+		p.add("GATEHOUSE_ADDR", err.Error())
 	}
+	c.loadBaseURL(get("GATEHOUSE_BASE_URL"), p)
 	if c.DataDir = get("GATEHOUSE_DATA_DIR"); c.DataDir == "" {
-		return c, &ConfigError{"GATEHOUSE_DATA_DIR", "must not be empty"}
+		p.add("GATEHOUSE_DATA_DIR", "must not be empty")
 	}
-	c.DatabaseURL = get("GATEHOUSE_DATABASE_URL")
-	if c.DatabaseURL == "" {
-		c.DatabaseURL = "sqlite:" + filepath.Join(c.DataDir, "gatehouse.db")
-	}
-	if _, _, err := gormstore.ParseDatabaseURL(gormstore.DatabaseURL(c.DatabaseURL)); err != nil {
-		return c, &ConfigError{"GATEHOUSE_DATABASE_URL", err.Error()}
-	}
+	c.loadDatabaseURL(get("GATEHOUSE_DATABASE_URL"), p)
+	var err error
 	if c.DatabaseTimeout, err = time.ParseDuration(get("GATEHOUSE_DATABASE_TIMEOUT")); err != nil || c.DatabaseTimeout < 100*time.Millisecond || c.DatabaseTimeout > 5*time.Minute {
-		return c, &ConfigError{"GATEHOUSE_DATABASE_TIMEOUT", "must be a duration from 100ms to 5m, such as 5s"}
+		p.add("GATEHOUSE_DATABASE_TIMEOUT", "must be a duration from 100ms to 5m, such as 5s")
 	}
-	if err := c.loadSecrets(get("GATEHOUSE_SECRET"), get("GATEHOUSE_SECRETS")); err != nil {
-		return c, err
-	}
+	c.loadSecrets(get("GATEHOUSE_SECRET"), get("GATEHOUSE_SECRETS"), p)
 	if c.TrustedOrigins, err = parseOrigins(get("GATEHOUSE_TRUSTED_ORIGINS")); err != nil {
-		return c, &ConfigError{"GATEHOUSE_TRUSTED_ORIGINS", err.Error()}
+		p.add("GATEHOUSE_TRUSTED_ORIGINS", err.Error())
 	}
 	c.CookiePrefix = get("GATEHOUSE_COOKIE_PREFIX")
 	if !isToken(c.CookiePrefix) {
-		return c, &ConfigError{"GATEHOUSE_COOKIE_PREFIX", "must be letters, digits, '-', '_' or '.'"}
+		p.add("GATEHOUSE_COOKIE_PREFIX", "must be letters, digits, '-', '_' or '.'")
 	}
 	switch get("GATEHOUSE_COOKIE_HOST_PREFIX") {
 	case "true", "on":
-		if !strings.HasPrefix(c.BaseURL, "https://") {
-			return c, &ConfigError{"GATEHOUSE_COOKIE_HOST_PREFIX", "needs an https GATEHOUSE_BASE_URL: browsers keep __Host- cookies only from secure origins"}
-		}
 		c.HostCookies = true
+		if c.BaseURL != "" && !strings.HasPrefix(c.BaseURL, "https://") {
+			p.add("GATEHOUSE_COOKIE_HOST_PREFIX", "needs an https GATEHOUSE_BASE_URL: browsers keep __Host- cookies only from secure origins")
+		}
 	case "false", "off":
 	default:
-		return c, &ConfigError{"GATEHOUSE_COOKIE_HOST_PREFIX", "must be true or false"}
+		p.add("GATEHOUSE_COOKIE_HOST_PREFIX", "must be true or false")
 	}
 	if err := c.LogLevel.UnmarshalText([]byte(get("GATEHOUSE_LOG_LEVEL"))); err != nil {
-		return c, &ConfigError{"GATEHOUSE_LOG_LEVEL", "must be debug, info, warn or error"}
+		p.add("GATEHOUSE_LOG_LEVEL", "must be debug, info, warn or error")
 	}
 	if c.MaxBodyBytes, err = strconv.ParseInt(get("GATEHOUSE_MAX_BODY_BYTES"), 10, 64); err != nil || c.MaxBodyBytes < 1024 || c.MaxBodyBytes > 64<<20 {
-		return c, &ConfigError{"GATEHOUSE_MAX_BODY_BYTES", "must be a whole number of bytes from 1024 to 67108864"}
+		p.add("GATEHOUSE_MAX_BODY_BYTES", "must be a whole number of bytes from 1024 to 67108864")
 	}
 	if c.ShutdownTimeout, err = time.ParseDuration(get("GATEHOUSE_SHUTDOWN_TIMEOUT")); err != nil || c.ShutdownTimeout <= 0 {
-		return c, &ConfigError{"GATEHOUSE_SHUTDOWN_TIMEOUT", "must be a positive duration such as 20s"}
+		p.add("GATEHOUSE_SHUTDOWN_TIMEOUT", "must be a positive duration such as 20s")
 	}
-	return c, c.loadAuth(get)
+	c.loadAuth(get, p)
+	c.loadAdmin(get, p)
+	c.loadDomains(get, p)
+	c.loadTokens(get, p)
+	return c, p.err()
+}
+
+// checkAddr checks a listen address: HOST:PORT or :PORT, the port a number.
+func checkAddr(addr string) error {
+	errAddr := errors.New("must be HOST:PORT or :PORT, such as :8080 or 127.0.0.1:8080")
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return errAddr
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return errAddr
+	}
+	return nil
+}
+
+// DefaultBaseURL is the base URL of a development service listening on
+// addr: http, addr's host and port, and localhost for a host that names
+// every interface (":9090", "0.0.0.0:9090", "[::]:9090").
+func DefaultBaseURL(addr string) (string, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", err
+	}
+	switch host {
+	case "", "0.0.0.0", "::":
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port), nil
+}
+
+// loadBaseURL reads the public URL. Unset, development follows the listen
+// address; production must name its https origin.
+func (c *Config) loadBaseURL(raw string, p *problems) {
+	switch {
+	case raw == "" && c.Env == Production:
+		p.add("GATEHOUSE_BASE_URL", "must be set in production, an https URL")
+	case raw == "":
+		if c.Addr != "" && !p.has("GATEHOUSE_ADDR") {
+			c.BaseURL, _ = DefaultBaseURL(c.Addr)
+			c.BaseURLFollowsAddr = true
+		}
+	default:
+		base, err := parseBaseURL(raw)
+		switch {
+		case err != nil:
+			p.add("GATEHOUSE_BASE_URL", err.Error())
+		case c.Env == Production && !strings.HasPrefix(base, "https://"):
+			p.add("GATEHOUSE_BASE_URL", "must be an https URL in production")
+		default:
+			c.BaseURL = base
+		}
+	}
+}
+
+// loadDatabaseURL reads the database URL (see gormstore.DatabaseURL for
+// its forms). A SQLite file's directory must exist, unless it is the data
+// directory, which start-up creates (EnsureDataDir).
+func (c *Config) loadDatabaseURL(raw string, p *problems) {
+	c.DatabaseURL = raw
+	if raw == "" {
+		if c.DataDir != "" {
+			c.DatabaseURL = "sqlite:" + filepath.Join(c.DataDir, "gatehouse.db")
+		}
+		return
+	}
+	u := gormstore.DatabaseURL(raw)
+	if _, _, err := gormstore.ParseDatabaseURL(u); err != nil {
+		p.add("GATEHOUSE_DATABASE_URL", err.Error())
+		return
+	}
+	if c.sqliteInDataDir() {
+		return
+	}
+	if err := gormstore.CheckSQLiteDir(u); err != nil {
+		p.add("GATEHOUSE_DATABASE_URL", err.Error()+" (Gatehouse creates GATEHOUSE_DATA_DIR only; create it, or leave GATEHOUSE_DATABASE_URL unset for DATA_DIR/gatehouse.db)")
+	}
+}
+
+// sqliteInDataDir reports whether the database is a SQLite file directly
+// in the data directory.
+func (c Config) sqliteInDataDir() bool {
+	path, ok := gormstore.SQLitePath(gormstore.DatabaseURL(c.DatabaseURL))
+	return ok && c.DataDir != "" && filepath.Clean(filepath.Dir(path)) == filepath.Clean(c.DataDir)
 }
 
 // loadAuth reads the framework's settings.
-func (c *Config) loadAuth(get func(string) string) error {
+func (c *Config) loadAuth(get func(string) string, p *problems) {
 	var err error
 	if c.TrustedProxies, err = parseProxies(get("GATEHOUSE_TRUSTED_PROXIES")); err != nil {
-		return &ConfigError{"GATEHOUSE_TRUSTED_PROXIES", err.Error()}
+		p.add("GATEHOUSE_TRUSTED_PROXIES", err.Error())
 	}
 	switch get("GATEHOUSE_RATE_LIMIT") {
 	case "on", "true":
 		c.RateLimit = true
 	case "off", "false":
 	default:
-		return &ConfigError{"GATEHOUSE_RATE_LIMIT", "must be on or off"}
+		p.add("GATEHOUSE_RATE_LIMIT", "must be on or off")
 	}
 	if c.ServiceKeyLimit, c.ServiceKeyWindow, err = parseRate(get("GATEHOUSE_RATE_LIMIT_SERVICE_KEY")); err != nil {
-		return &ConfigError{"GATEHOUSE_RATE_LIMIT_SERVICE_KEY", err.Error()}
+		p.add("GATEHOUSE_RATE_LIMIT_SERVICE_KEY", err.Error())
 	}
 	durations := []struct {
 		env      string
@@ -296,7 +485,8 @@ func (c *Config) loadAuth(get func(string) string) error {
 	for _, d := range durations {
 		v, err := time.ParseDuration(get(d.env))
 		if err != nil || v < d.min || v > d.max {
-			return &ConfigError{d.env, fmt.Sprintf("must be a duration from %s to %s, such as 24h", d.min, d.max)}
+			p.add(d.env, fmt.Sprintf("must be a duration from %s to %s, such as 24h", d.min, d.max))
+			continue
 		}
 		*d.dst = v
 	}
@@ -317,46 +507,70 @@ func (c *Config) loadAuth(get func(string) string) error {
 	for _, n := range ints {
 		v, err := strconv.Atoi(get(n.env))
 		if err != nil || v < n.min || v > n.max {
-			return &ConfigError{n.env, fmt.Sprintf("must be a whole number from %d to %d", n.min, n.max)}
+			p.add(n.env, fmt.Sprintf("must be a whole number from %d to %d", n.min, n.max))
+			continue
 		}
 		*n.dst = v
 	}
 	if c.RequireVerified, err = strconv.ParseBool(get("GATEHOUSE_REQUIRE_EMAIL_VERIFICATION")); err != nil {
-		return &ConfigError{"GATEHOUSE_REQUIRE_EMAIL_VERIFICATION", "must be true or false"}
+		p.add("GATEHOUSE_REQUIRE_EMAIL_VERIFICATION", "must be true or false")
 	}
+	c.loadMail(get, p)
+}
+
+// loadMail reads the SMTP settings. With no SMTP host, development logs the
+// links instead; production refuses.
+func (c *Config) loadMail(get func(string) string, p *problems) {
 	c.SMTPHost, c.SMTPUsername, c.SMTPPassword, c.MailFrom = get("GATEHOUSE_SMTP_HOST"), get("GATEHOUSE_SMTP_USERNAME"), get("GATEHOUSE_SMTP_PASSWORD"), get("GATEHOUSE_MAIL_FROM")
 	switch c.SMTPTLS = get("GATEHOUSE_SMTP_TLS"); c.SMTPTLS {
 	case "starttls", "tls", "none":
 	default:
-		return &ConfigError{"GATEHOUSE_SMTP_TLS", "must be starttls, tls or none"}
+		p.add("GATEHOUSE_SMTP_TLS", "must be starttls, tls or none")
 	}
-	if c.Env == Production && c.SMTPHost == "" {
-		return &ConfigError{"GATEHOUSE_SMTP_HOST", "must be set in production: verification and reset mails must reach people"}
+	if _, err := mail.ParseAddress(c.MailFrom); err != nil {
+		p.add("GATEHOUSE_MAIL_FROM", `must be an address, optionally as "Name <address>"`)
 	}
-	return c.loadAdmin(get)
+	if c.SMTPPassword != "" && c.SMTPUsername == "" {
+		p.add("GATEHOUSE_SMTP_USERNAME", "must be set when GATEHOUSE_SMTP_PASSWORD is")
+	}
+	switch {
+	case c.SMTPHost == "" && c.Env == Production:
+		p.add("GATEHOUSE_SMTP_HOST", "must be set in production: verification and reset mails must reach people")
+	case c.SMTPHost == "" || p.has("GATEHOUSE_SMTP_TLS") || p.has("GATEHOUSE_SMTP_PORT") || p.has("GATEHOUSE_MAIL_FROM") || p.has("GATEHOUSE_SMTP_USERNAME"):
+	case c.SMTPTLS == "none" && c.Env == Production && !mailer.IsLoopback(c.SMTPHost):
+		// Credentials and reset links would cross the network in clear text.
+		p.add("GATEHOUSE_SMTP_TLS", "none is allowed in production only with a loopback GATEHOUSE_SMTP_HOST (localhost, 127.0.0.1 or ::1); use starttls or tls")
+	default:
+		if _, err := mailer.NewSMTP(smtpConfig(*c)); err != nil {
+			p.add("GATEHOUSE_SMTP_HOST", err.Error())
+		}
+	}
 }
 
 // loadAdmin reads the settings of administration and organizations.
-func (c *Config) loadAdmin(get func(string) string) error {
+func (c *Config) loadAdmin(get func(string) string, p *problems) {
 	for _, e := range splitList(get("GATEHOUSE_ADMIN_EMAILS")) {
 		email, err := domain.NewEmail(e)
 		if err != nil {
-			return &ConfigError{"GATEHOUSE_ADMIN_EMAILS", fmt.Sprintf("entry %q is not an e-mail address", e)}
+			p.add("GATEHOUSE_ADMIN_EMAILS", fmt.Sprintf("entry %q is not an e-mail address", e))
+			continue
 		}
 		c.AdminEmails = append(c.AdminEmails, string(email))
 	}
 	c.AdminUserIDs = splitList(get("GATEHOUSE_ADMIN_USER_IDS"))
 	c.InvitationURL = get("GATEHOUSE_INVITATION_URL")
-	if c.InvitationURL == "" && c.Env == Production {
-		return &ConfigError{"GATEHOUSE_INVITATION_URL", "must be set in production: invitation mails link to the page of your application that accepts them"}
-	}
-	if c.InvitationURL == "" {
+	switch {
+	case c.InvitationURL == "" && c.Env == Production:
+		p.add("GATEHOUSE_INVITATION_URL", "must be set in production: invitation mails link to the page of your application that accepts them")
+		return
+	case c.InvitationURL == "" && c.BaseURL == "":
+		return // follows the base URL, which is wrong
+	case c.InvitationURL == "":
 		c.InvitationURL = c.BaseURL + "/accept-invitation/{id}"
 	}
 	if u, err := url.Parse(c.InvitationURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || !strings.Contains(c.InvitationURL, "{id}") {
-		return &ConfigError{"GATEHOUSE_INVITATION_URL", "must be an absolute http(s) URL containing {id}"}
+		p.add("GATEHOUSE_INVITATION_URL", "must be an absolute http(s) URL containing {id}")
 	}
-	return c.loadDomains(get)
 }
 
 // splitList splits a comma-separated setting, dropping blanks.
@@ -387,30 +601,33 @@ func parseProxies(s string) ([]string, error) {
 	return out, nil
 }
 
-func (c *Config) loadSecrets(single, list string) error {
+func (c *Config) loadSecrets(single, list string, p *problems) {
 	switch {
 	case single != "" && list != "":
-		return &ConfigError{"GATEHOUSE_SECRETS", "set either GATEHOUSE_SECRET or GATEHOUSE_SECRETS, not both"}
+		p.add("GATEHOUSE_SECRETS", "set either GATEHOUSE_SECRET or GATEHOUSE_SECRETS, not both")
+		return
 	case single != "":
 		c.Secrets, c.SecretSource = []string{single}, "GATEHOUSE_SECRET"
 	case list != "":
-		for _, s := range strings.Split(list, ",") {
+		for s := range strings.SplitSeq(list, ",") {
 			if s = strings.TrimSpace(s); s == "" {
-				return &ConfigError{"GATEHOUSE_SECRETS", "has an empty entry"}
+				p.add("GATEHOUSE_SECRETS", "has an empty entry")
+				c.Secrets = nil
+				return
 			}
 			c.Secrets = append(c.Secrets, s)
 		}
 		c.SecretSource = "GATEHOUSE_SECRETS"
 	}
 	if len(c.Secrets) == 0 && c.Env == Production {
-		return &ConfigError{"GATEHOUSE_SECRET", "must be set in production (at least 32 bytes; e.g. openssl rand -base64 48)"}
+		p.add("GATEHOUSE_SECRET", "must be set in production (at least 32 bytes; e.g. openssl rand -base64 48)")
 	}
 	for _, s := range c.Secrets {
 		if c.Env == Production && len(s) < MinSecretBytes {
-			return &ConfigError{c.SecretSource, fmt.Sprintf("each secret must be at least %d bytes in production", MinSecretBytes)}
+			p.add(c.SecretSource, fmt.Sprintf("each secret must be at least %d bytes in production", MinSecretBytes))
+			break
 		}
 	}
-	return nil
 }
 
 func parseBaseURL(s string) (string, error) {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -25,8 +26,11 @@ func TestLoadConfig_defaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.BaseURL != "http://localhost:8080" || c.Addr != ":8080" || c.DataDir != "./data" || c.Env != bootstrap.Development {
+	if c.BaseURL != "http://localhost:8080" || !c.BaseURLFollowsAddr || c.Addr != ":8080" || c.DataDir != "./data" || c.Env != bootstrap.Development {
 		t.Fatalf("defaults = %+v", c)
+	}
+	if c.InvitationURL != "http://localhost:8080/accept-invitation/{id}" {
+		t.Fatalf("InvitationURL = %q", c.InvitationURL)
 	}
 	if c.DatabaseURL != "sqlite:data/gatehouse.db" {
 		t.Fatalf("DatabaseURL = %q, want SQLite in the data directory", c.DatabaseURL)
@@ -54,7 +58,8 @@ func TestLoadConfig_flags_override_environment(t *testing.T) {
 
 func TestLoadConfig_refuses_bad_settings(t *testing.T) {
 	prod := func(extra map[string]string) map[string]string {
-		env := map[string]string{"GATEHOUSE_ENV": "production", "GATEHOUSE_BASE_URL": "https://id.example.com", "GATEHOUSE_SECRET": longSecret}
+		env := map[string]string{"GATEHOUSE_ENV": "production", "GATEHOUSE_BASE_URL": "https://id.example.com", "GATEHOUSE_SECRET": longSecret,
+			"GATEHOUSE_SMTP_HOST": "smtp.example.com", "GATEHOUSE_INVITATION_URL": "https://app.example.com/invitations/{id}"}
 		for k, v := range extra {
 			env[k] = v
 		}
@@ -83,7 +88,16 @@ func TestLoadConfig_refuses_bad_settings(t *testing.T) {
 		{"bad_cookie_prefix", map[string]string{"GATEHOUSE_COOKIE_PREFIX": "a b;"}, "GATEHOUSE_COOKIE_PREFIX"},
 		{"host_cookies_on_http", map[string]string{"GATEHOUSE_COOKIE_HOST_PREFIX": "true"}, "GATEHOUSE_COOKIE_HOST_PREFIX"},
 		{"bad_host_cookies", map[string]string{"GATEHOUSE_BASE_URL": "https://id.example.com", "GATEHOUSE_COOKIE_HOST_PREFIX": "yes"}, "GATEHOUSE_COOKIE_HOST_PREFIX"},
-		{"production_without_invitation_url", prod(map[string]string{"GATEHOUSE_SMTP_HOST": "smtp.example.com"}), "GATEHOUSE_INVITATION_URL"},
+		{"production_without_invitation_url", prod(map[string]string{"GATEHOUSE_INVITATION_URL": ""}), "GATEHOUSE_INVITATION_URL"},
+		{"production_without_smtp", prod(map[string]string{"GATEHOUSE_SMTP_HOST": ""}), "GATEHOUSE_SMTP_HOST"},
+		{"production_unencrypted_smtp_to_another_host", prod(map[string]string{"GATEHOUSE_SMTP_TLS": "none"}), "GATEHOUSE_SMTP_TLS"},
+		{"bad_smtp_tls", map[string]string{"GATEHOUSE_SMTP_TLS": "ssl"}, "GATEHOUSE_SMTP_TLS"},
+		{"smtp_password_without_username", map[string]string{"GATEHOUSE_SMTP_HOST": "mail.example.com", "GATEHOUSE_SMTP_PASSWORD": "pw"}, "GATEHOUSE_SMTP_USERNAME"},
+		{"bad_mail_from", map[string]string{"GATEHOUSE_MAIL_FROM": "nobody"}, "GATEHOUSE_MAIL_FROM"},
+		{"production_without_base_url", prod(map[string]string{"GATEHOUSE_BASE_URL": ""}), "GATEHOUSE_BASE_URL"},
+		{"empty_listen_address", map[string]string{"GATEHOUSE_ADDR": " "}, "GATEHOUSE_ADDR"},
+		{"listen_address_without_port", map[string]string{"GATEHOUSE_ADDR": "localhost"}, "GATEHOUSE_ADDR"},
+		{"listen_port_out_of_range", map[string]string{"GATEHOUSE_ADDR": ":70000"}, "GATEHOUSE_ADDR"},
 		{"invitation_url_without_id", map[string]string{"GATEHOUSE_INVITATION_URL": "https://app.example.com/invite"}, "GATEHOUSE_INVITATION_URL"},
 		{"bad_admin_email", map[string]string{"GATEHOUSE_ADMIN_EMAILS": "ada@example.com, not-an-address"}, "GATEHOUSE_ADMIN_EMAILS"},
 		{"impersonation_ttl_too_long", map[string]string{"GATEHOUSE_IMPERSONATION_TTL": "48h"}, "GATEHOUSE_IMPERSONATION_TTL"},
@@ -98,6 +112,9 @@ func TestLoadConfig_refuses_bad_settings(t *testing.T) {
 			var ce *bootstrap.ConfigError
 			if !errors.As(err, &ce) || ce.Var != tt.wantVar {
 				t.Fatalf("error = %v, want a ConfigError naming %s", err, tt.wantVar)
+			}
+			if got := problemVars(err); len(got) != 1 {
+				t.Fatalf("problems = %v, want the one of %s alone", got, tt.wantVar)
 			}
 			if strings.Contains(err.Error(), "short") && strings.Contains(tt.name, "secret") {
 				t.Fatalf("error repeats the secret: %v", err)
@@ -163,5 +180,218 @@ func TestEnsureSecrets_configured_secret_is_never_written(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "secret")); !os.IsNotExist(err) {
 		t.Fatalf("a secret file was written: %v", err)
+	}
+}
+
+// problemVars lists the variables err names, in order.
+func problemVars(err error) []string {
+	var errs bootstrap.ConfigErrors
+	if !errors.As(err, &errs) {
+		return nil
+	}
+	var out []string
+	for _, e := range errs {
+		out = append(out, e.Var)
+	}
+	return out
+}
+
+// Ensure production with nothing set names everything it needs in one run,
+// one line each.
+func TestLoadConfig_production_lists_every_missing_setting(t *testing.T) {
+	_, err := load(t, nil, map[string]string{"GATEHOUSE_ENV": "production"})
+	want := []string{"GATEHOUSE_BASE_URL", "GATEHOUSE_SECRET", "GATEHOUSE_SMTP_HOST", "GATEHOUSE_INVITATION_URL"}
+	if got := problemVars(err); !slices.Equal(got, want) {
+		t.Fatalf("problems = %v, want %v\n%v", got, want, err)
+	}
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("message has %d lines, want one per problem:\n%s", len(lines), err)
+	}
+	for i, v := range want {
+		if !strings.HasPrefix(lines[i], "configuration: "+v+": ") {
+			t.Fatalf("line %d = %q, want it to name %s", i+1, lines[i], v)
+		}
+	}
+	if !strings.Contains(lines[0], "https") {
+		t.Fatalf("the base URL's problem does not say it must be https: %q", lines[0])
+	}
+}
+
+// Ensure validation goes on after a problem, without follow-on noise: a
+// wrong base URL is reported once, not again through the invitation URL,
+// the __Host- cookie rule or the token defaults that follow it.
+func TestLoadConfig_reports_every_problem_once(t *testing.T) {
+	_, err := load(t, nil, map[string]string{
+		"GATEHOUSE_BASE_URL": "not a url", "GATEHOUSE_COOKIE_HOST_PREFIX": "true", "GATEHOUSE_LOG_LEVEL": "loud",
+		"GATEHOUSE_SESSION_LIFETIME": "forever", "GATEHOUSE_DOMAIN_CHECK_INTERVAL": "soon", "GATEHOUSE_JWT_LIFETIME": "1s",
+	})
+	want := []string{"GATEHOUSE_BASE_URL", "GATEHOUSE_LOG_LEVEL", "GATEHOUSE_SESSION_LIFETIME", "GATEHOUSE_DOMAIN_CHECK_INTERVAL", "GATEHOUSE_JWT_LIFETIME"}
+	if got := problemVars(err); !slices.Equal(got, want) {
+		t.Fatalf("problems = %v, want %v\n%v", got, want, err)
+	}
+	// A listen address that is wrong leaves the base URL it would give unset.
+	_, err = load(t, nil, map[string]string{"GATEHOUSE_ADDR": "nowhere"})
+	if got := problemVars(err); !slices.Equal(got, []string{"GATEHOUSE_ADDR"}) {
+		t.Fatalf("problems = %v, want the address alone\n%v", got, err)
+	}
+}
+
+// Ensure a problem names the flag when the value came from the command
+// line, and the variable otherwise.
+func TestLoadConfig_problems_name_the_flag_or_the_variable(t *testing.T) {
+	env := map[string]string{"GATEHOUSE_LOG_LEVEL": "loud"}
+	_, err := load(t, []string{"--base-url", "ftp://x", "--max-body-bytes=1"}, env)
+	var errs bootstrap.ConfigErrors
+	if !errors.As(err, &errs) || len(errs) != 3 {
+		t.Fatalf("error = %v, want three problems", err)
+	}
+	got := []string{errs[0].Setting(), errs[1].Setting(), errs[2].Setting()}
+	if want := []string{"--base-url", "GATEHOUSE_LOG_LEVEL", "--max-body-bytes"}; !slices.Equal(got, want) {
+		t.Fatalf("settings named = %v, want %v", got, want)
+	}
+	if errs[0].Var != "GATEHOUSE_BASE_URL" || !strings.HasPrefix(errs[0].Error(), "configuration: --base-url: ") {
+		t.Fatalf("first problem = %+v (%v)", errs[0], errs[0])
+	}
+	// Each problem is found on its own through errors.As.
+	var ce *bootstrap.ConfigError
+	if !errors.As(err, &ce) || ce != errs[0] {
+		t.Fatalf("errors.As found %v, want the first problem", ce)
+	}
+	c, err := load(t, []string{"--addr", "127.0.0.1:9999"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := c.SettingError("GATEHOUSE_ADDR", "in use"); e.Setting() != "--addr" {
+		t.Fatalf("SettingError names %q, want --addr", e.Setting())
+	}
+	if e := c.SettingError("GATEHOUSE_DATA_DIR", "gone"); e.Setting() != "GATEHOUSE_DATA_DIR" {
+		t.Fatalf("SettingError names %q, want the variable", e.Setting())
+	}
+}
+
+// Ensure the development base URL follows the listen address, and what
+// derives from it follows too.
+func TestLoadConfig_base_url_follows_the_listen_address(t *testing.T) {
+	tests := []struct{ addr, want string }{
+		{":9090", "http://localhost:9090"},
+		{"127.0.0.1:9090", "http://127.0.0.1:9090"},
+		{"[::1]:9090", "http://[::1]:9090"},
+		{"0.0.0.0:9090", "http://localhost:9090"},
+		{"[::]:9090", "http://localhost:9090"},
+		{"localhost:9090", "http://localhost:9090"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.addr, func(t *testing.T) {
+			c, err := load(t, []string{"--addr", tt.addr}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.BaseURL != tt.want || !c.BaseURLFollowsAddr {
+				t.Fatalf("BaseURL = %q (follows %v), want %q", c.BaseURL, c.BaseURLFollowsAddr, tt.want)
+			}
+			if c.InvitationURL != tt.want+"/accept-invitation/{id}" || c.Issuer() != tt.want+"/api/auth" || c.JWTAudience[0] != tt.want {
+				t.Fatalf("derived: invitation %q, issuer %q, audience %v", c.InvitationURL, c.Issuer(), c.JWTAudience)
+			}
+		})
+	}
+	c, err := load(t, nil, map[string]string{"GATEHOUSE_ADDR": ":9090", "GATEHOUSE_BASE_URL": "http://id.example.test"})
+	if err != nil || c.BaseURL != "http://id.example.test" || c.BaseURLFollowsAddr {
+		t.Fatalf("a set base URL: %q (follows %v), %v", c.BaseURL, c.BaseURLFollowsAddr, err)
+	}
+}
+
+// Ensure database URLs are checked: bare words are refused with the forms
+// accepted, and a SQLite file's directory must exist unless it is the data
+// directory, which start-up creates.
+func TestLoadConfig_database_urls(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "nonexistent", "dir")
+	tests := []struct {
+		name, url, dataDir string
+		ok                 bool
+		wantIn             string
+	}{
+		{"bare_word", "gatehouse", dir, false, "sqlite:PATH"},
+		{"words", "not a url at all", dir, false, "postgres://"},
+		{"missing_directory", "sqlite:" + filepath.Join(missing, "x.db"), dir, false, missing},
+		{"missing_directory_bare_path", filepath.Join(missing, "x.db"), dir, false, missing},
+		{"existing_directory", "sqlite:" + filepath.Join(dir, "x.db"), dir, true, ""},
+		{"bare_name_with_extension", "gatehouse.db", dir, true, ""},
+		{"in_the_data_directory_to_be_created", filepath.Join(missing, "x.db"), missing, true, ""},
+		{"postgres", "postgres://u:pw@db.example:5432/gatehouse", dir, true, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := load(t, nil, map[string]string{"GATEHOUSE_DATABASE_URL": tt.url, "GATEHOUSE_DATA_DIR": tt.dataDir})
+			if tt.ok {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			if got := problemVars(err); !slices.Equal(got, []string{"GATEHOUSE_DATABASE_URL"}) || !strings.Contains(err.Error(), tt.wantIn) {
+				t.Fatalf("error = %v, want GATEHOUSE_DATABASE_URL alone, mentioning %q", err, tt.wantIn)
+			}
+		})
+	}
+	if _, err := os.Stat(missing); !os.IsNotExist(err) {
+		t.Fatalf("loading the configuration created %s: %v", missing, err)
+	}
+}
+
+// Ensure unencrypted SMTP reaches any host in development (a mail catcher
+// on the next container) and only loopback in production.
+func TestLoadConfig_unencrypted_smtp(t *testing.T) {
+	prod := map[string]string{"GATEHOUSE_ENV": "production", "GATEHOUSE_BASE_URL": "https://id.example.com", "GATEHOUSE_SECRET": longSecret,
+		"GATEHOUSE_INVITATION_URL": "https://app.example.com/i/{id}", "GATEHOUSE_SMTP_TLS": "none", "GATEHOUSE_SMTP_HOST": "127.0.0.1"}
+	if _, err := load(t, nil, prod); err != nil {
+		t.Fatalf("production, none to loopback: %v", err)
+	}
+	if _, err := load(t, nil, map[string]string{"GATEHOUSE_SMTP_TLS": "none", "GATEHOUSE_SMTP_HOST": "mailpit"}); err != nil {
+		t.Fatalf("development, none to another host: %v", err)
+	}
+}
+
+// Ensure the data directory is created, 0700, only when something is kept
+// there, and only the directory itself.
+func TestEnsureDataDir(t *testing.T) {
+	parent := t.TempDir()
+	dataDir := filepath.Join(parent, "data")
+	c, err := load(t, nil, map[string]string{"GATEHOUSE_DATA_DIR": dataDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	created, err := bootstrap.EnsureDataDir(c)
+	if err != nil || !created {
+		t.Fatalf("EnsureDataDir = %v, %v; want created", created, err)
+	}
+	if info, err := os.Stat(dataDir); err != nil || info.Mode().Perm() != 0o700 {
+		t.Fatalf("data directory: %v, mode %v", err, info.Mode())
+	}
+	if created, err := bootstrap.EnsureDataDir(c); err != nil || created {
+		t.Fatalf("second EnsureDataDir = %v, %v; want it left as it is", created, err)
+	}
+
+	deep := filepath.Join(parent, "a", "b")
+	c, err = load(t, nil, map[string]string{"GATEHOUSE_DATA_DIR": deep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ce *bootstrap.ConfigError
+	if _, err := bootstrap.EnsureDataDir(c); !errors.As(err, &ce) || ce.Var != "GATEHOUSE_DATA_DIR" {
+		t.Fatalf("EnsureDataDir without its parent = %v, want a GATEHOUSE_DATA_DIR problem", err)
+	}
+
+	unused := filepath.Join(parent, "unused")
+	c, err = load(t, nil, map[string]string{"GATEHOUSE_DATA_DIR": unused, "GATEHOUSE_SECRET": longSecret, "GATEHOUSE_DATABASE_URL": "postgres://u@h/db"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if created, err := bootstrap.EnsureDataDir(c); err != nil || created {
+		t.Fatalf("EnsureDataDir with nothing to keep = %v, %v", created, err)
+	}
+	if _, err := os.Stat(unused); !os.IsNotExist(err) {
+		t.Fatalf("an unused data directory was created: %v", err)
 	}
 }

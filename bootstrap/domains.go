@@ -13,15 +13,15 @@ import (
 )
 
 // loadDomains reads the settings of domain verification.
-func (c *Config) loadDomains(get func(string) string) error {
+func (c *Config) loadDomains(get func(string) string, p *problems) {
 	ns, err := dnsresolver.ParseNameserver(get("GATEHOUSE_DNS_NAMESERVER"))
 	if err != nil {
-		return &ConfigError{"GATEHOUSE_DNS_NAMESERVER", err.Error()}
+		p.add("GATEHOUSE_DNS_NAMESERVER", err.Error())
 	}
 	c.DNSNameserver = ns
 	if target := get("GATEHOUSE_DOMAIN_CNAME_TARGET"); target != "" {
 		if c.DomainCNAMETarget, err = domain.NormalizeHostname(target, "GATEHOUSE_DOMAIN_CNAME_TARGET"); err != nil {
-			return &ConfigError{"GATEHOUSE_DOMAIN_CNAME_TARGET", "must be a hostname such as edge.example.com (not an IP address, wildcard or public suffix)"}
+			p.add("GATEHOUSE_DOMAIN_CNAME_TARGET", "must be a hostname such as edge.example.com (not an IP address, wildcard or public suffix)")
 		}
 	}
 	// Development and tests may check every few milliseconds; production
@@ -44,14 +44,14 @@ func (c *Config) loadDomains(get func(string) string) error {
 	for _, d := range durations {
 		v, err := time.ParseDuration(get(d.env))
 		if err != nil || v < d.min || v > d.max {
-			return &ConfigError{d.env, fmt.Sprintf("must be a duration from %s to %s, such as 1h", d.min, d.max)}
+			p.add(d.env, fmt.Sprintf("must be a duration from %s to %s, such as 1h", d.min, d.max))
+			continue
 		}
 		*d.dst = v
 	}
-	if c.DomainCheckMaxInterval < c.DomainCheckInterval {
-		return &ConfigError{"GATEHOUSE_DOMAIN_CHECK_MAX_INTERVAL", "must be at least GATEHOUSE_DOMAIN_CHECK_INTERVAL"}
+	if !p.has("GATEHOUSE_DOMAIN_CHECK_INTERVAL") && !p.has("GATEHOUSE_DOMAIN_CHECK_MAX_INTERVAL") && c.DomainCheckMaxInterval < c.DomainCheckInterval {
+		p.add("GATEHOUSE_DOMAIN_CHECK_MAX_INTERVAL", "must be at least GATEHOUSE_DOMAIN_CHECK_INTERVAL")
 	}
-	return c.loadTokens(get)
 }
 
 // domainSettings turns the configuration into the rules of domain verification.
@@ -68,7 +68,7 @@ func domainSettings(c Config) command.DomainSettings {
 func newDNSResolver(c Config) (ports.DNSResolver, error) {
 	r, err := dnsresolver.New(dnsresolver.Config{Nameserver: c.DNSNameserver})
 	if err != nil {
-		return nil, &ConfigError{"GATEHOUSE_DNS_NAMESERVER", err.Error()}
+		return nil, &ConfigError{Var: "GATEHOUSE_DNS_NAMESERVER", Msg: err.Error()}
 	}
 	return r, nil
 }

@@ -17,13 +17,14 @@ const secretFile = "secret"
 // EnsureSecrets gives a development configuration without a secret one that
 // survives restarts: read from DATA_DIR/secret, or generated there (0600) on
 // first start. Production never gets here without a secret (LoadConfig
-// refuses), and a configured secret is never written anywhere.
+// refuses), and a configured secret is never written anywhere. The data
+// directory must exist: call EnsureDataDir first.
 func EnsureSecrets(c *Config) error {
 	if len(c.Secrets) > 0 {
 		return nil
 	}
 	if c.Env == Production {
-		return &ConfigError{"GATEHOUSE_SECRET", "must be set in production"}
+		return c.SettingError("GATEHOUSE_SECRET", "must be set in production")
 	}
 	path := filepath.Join(c.DataDir, secretFile)
 	b, err := os.ReadFile(path) // #nosec G304 -- the operator's GATEHOUSE_DATA_DIR and a fixed file name
@@ -31,15 +32,12 @@ func EnsureSecrets(c *Config) error {
 	case err == nil:
 		s := strings.TrimSpace(string(b))
 		if len(s) < MinSecretBytes {
-			return &ConfigError{"GATEHOUSE_DATA_DIR", fmt.Sprintf("%s holds a secret shorter than %d bytes", path, MinSecretBytes)}
+			return c.SettingError("GATEHOUSE_DATA_DIR", fmt.Sprintf("%s holds a secret shorter than %d bytes", path, MinSecretBytes))
 		}
 		c.Secrets, c.SecretSource = []string{s}, path
 		return nil
 	case !errors.Is(err, fs.ErrNotExist):
-		return &ConfigError{"GATEHOUSE_DATA_DIR", "cannot read " + path + ": " + err.Error()}
-	}
-	if err := os.MkdirAll(c.DataDir, 0o700); err != nil {
-		return &ConfigError{"GATEHOUSE_DATA_DIR", "cannot create the directory: " + err.Error()}
+		return c.SettingError("GATEHOUSE_DATA_DIR", "cannot read "+path+": "+err.Error())
 	}
 	var raw [48]byte
 	if _, err := rand.Read(raw[:]); err != nil {
@@ -52,7 +50,7 @@ func EnsureSecrets(c *Config) error {
 		return EnsureSecrets(c)
 	}
 	if err != nil {
-		return &ConfigError{"GATEHOUSE_DATA_DIR", "cannot write " + path + ": " + err.Error()}
+		return c.SettingError("GATEHOUSE_DATA_DIR", "cannot write "+path+": "+err.Error())
 	}
 	if _, err := f.WriteString(s + "\n"); err != nil {
 		_ = f.Close()

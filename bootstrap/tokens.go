@@ -19,28 +19,34 @@ const FrameworkBasePath = "/api/auth"
 func (c Config) Issuer() string { return c.BaseURL + FrameworkBasePath }
 
 // loadTokens reads the settings of signed tokens and the OpenID provider.
-func (c *Config) loadTokens(get func(string) string) error {
+// The defaults follow the base URL; when it is wrong they stay empty and
+// are not checked.
+func (c *Config) loadTokens(get func(string) string, p *problems) {
+	base := c.BaseURL != ""
 	c.JWTIssuer = get("GATEHOUSE_JWT_ISSUER")
-	if c.JWTIssuer == "" {
+	if c.JWTIssuer == "" && base {
 		c.JWTIssuer = c.Issuer()
 	}
 	c.JWTAudience = splitList(get("GATEHOUSE_JWT_AUDIENCE"))
-	if len(c.JWTAudience) == 0 {
+	if len(c.JWTAudience) == 0 && base {
 		c.JWTAudience = []string{c.BaseURL}
 	}
 	// Access tokens and framework tokens carry the same user as sub and
 	// are published in one key set, so their audiences must differ: an API
 	// that accepts one must never accept the other.
 	c.AccessTokenAudience = get("GATEHOUSE_OAUTH_ACCESS_TOKEN_AUDIENCE")
-	if c.AccessTokenAudience == "" {
+	if c.AccessTokenAudience == "" && base {
 		c.AccessTokenAudience = c.Issuer()
 	}
-	if slices.Contains(c.JWTAudience, c.AccessTokenAudience) {
-		return &ConfigError{"GATEHOUSE_OAUTH_ACCESS_TOKEN_AUDIENCE", "must differ from every GATEHOUSE_JWT_AUDIENCE: an API accepting framework tokens would accept access tokens too"}
+	if c.AccessTokenAudience != "" && slices.Contains(c.JWTAudience, c.AccessTokenAudience) {
+		p.add("GATEHOUSE_OAUTH_ACCESS_TOKEN_AUDIENCE", "must differ from every GATEHOUSE_JWT_AUDIENCE: an API accepting framework tokens would accept access tokens too")
 	}
-	for env, v := range map[string]string{"GATEHOUSE_JWT_ISSUER": c.JWTIssuer, "GATEHOUSE_OAUTH_ACCESS_TOKEN_AUDIENCE": c.AccessTokenAudience} {
-		if u, err := url.Parse(v); err != nil || u.Scheme == "" || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-			return &ConfigError{env, "must be an absolute URL without query or fragment"}
+	for _, s := range []struct{ env, v string }{{"GATEHOUSE_JWT_ISSUER", c.JWTIssuer}, {"GATEHOUSE_OAUTH_ACCESS_TOKEN_AUDIENCE", c.AccessTokenAudience}} {
+		if s.v == "" || p.has(s.env) {
+			continue
+		}
+		if u, err := url.Parse(s.v); err != nil || u.Scheme == "" || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+			p.add(s.env, "must be an absolute URL without query or fragment")
 		}
 	}
 	durations := []struct {
@@ -60,11 +66,11 @@ func (c *Config) loadTokens(get func(string) string) error {
 	for _, d := range durations {
 		v, err := time.ParseDuration(get(d.env))
 		if err != nil || v < d.min || v > d.max {
-			return &ConfigError{d.env, fmt.Sprintf("must be a duration from %s to %s, such as 15m", d.min, d.max)}
+			p.add(d.env, fmt.Sprintf("must be a duration from %s to %s, such as 15m", d.min, d.max))
+			continue
 		}
 		*d.dst = v
 	}
-	return nil
 }
 
 // jwksMaxAge is how long clients may cache the key set.

@@ -61,12 +61,12 @@ var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set,
 // InitializeSQL wires Gatehouse on SQLite or PostgreSQL, chosen from the
 // database URL; migrations run before it returns. The cleanup closes the pool.
 func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, func(), error) {
-	wire.Build(applicationSet, edgeSet, databaseURL, databaseTimeout, gormstore.Open, gormstore.Set)
+	wire.Build(applicationSet, edgeSet, databaseURL, databaseTimeout, openSQL, sqlDB, sqlDatabase, gormstore.Set)
 	return nil, nil, nil
 }
 
 // InitializeMemory wires Gatehouse on in-memory adapters.
 func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
-	wire.Build(applicationSet, edgeSet, memory.Set)
+	wire.Build(applicationSet, edgeSet, memoryDatabase, memory.Set)
 	return nil, nil, nil
 }

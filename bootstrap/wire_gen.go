@@ -31,10 +31,11 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	config := httpConfig(cfg)
 	gormstoreDatabaseURL := databaseURL(cfg)
 	timeout := databaseTimeout(cfg)
-	db, cleanup, err := gormstore.Open(ctx, gormstoreDatabaseURL, timeout)
+	bootstrapSqlStore, cleanup, err := openSQL(ctx, gormstoreDatabaseURL, timeout)
 	if err != nil {
 		return nil, nil, err
 	}
+	db := sqlDB(bootstrapSqlStore)
 	credentialRepository := gormstore.NewCredentialRepository(db)
 	sessionRepository := gormstore.NewSessionRepository(db)
 	verificationRepository := gormstore.NewVerificationRepository(db)
@@ -144,7 +145,8 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 		Settings: commandAuthSettings,
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
-	app, err := newApp(server, applicationApplication)
+	database := sqlDatabase(bootstrapSqlStore)
+	app, err := newApp(server, applicationApplication, database)
 	if err != nil {
 		cleanup5()
 		cleanup4()
@@ -272,7 +274,8 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 		Settings: commandAuthSettings,
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
-	app, err := newApp(server, applicationApplication)
+	database := memoryDatabase()
+	app, err := newApp(server, applicationApplication, database)
 	if err != nil {
 		cleanup4()
 		cleanup3()

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -122,13 +123,14 @@ func (p *process) wait(t *testing.T) error {
 }
 
 // Ensure a newcomer's "make run" path works: the binary starts on embedded
-// SQLite with no configuration, prints where it serves and where the explorer
-// is, serves liveness, readiness, the contracts and the explorer, and stops
-// cleanly on SIGTERM.
+// SQLite with no configuration, prints where it serves (the port the kernel
+// picked, as no base URL is set) and where the explorer is, serves
+// liveness, readiness, the contracts and the explorer, and stops cleanly on
+// SIGTERM.
 func TestProcess_serves_on_sqlite_by_default(t *testing.T) {
 	p := startProcess(t)
-	if out := p.stdout.String(); !strings.Contains(out, "API explorer: http://localhost:8080/api/docs") {
-		t.Fatalf("start-up lines lack the explorer URL:\n%s", out)
+	if out := p.stdout.String(); !strings.Contains(out, "serving "+p.url+" (") || !strings.Contains(out, "API explorer: "+p.url+"/api/docs") {
+		t.Fatalf("start-up lines lack the service and explorer URLs (%s):\n%s", p.url, out)
 	}
 	for _, path := range []string{"/api/auth/ok", "/api/health/ready", "/api/auth-openapi.json", "/api/auth/open-api/generate-schema", "/api/backend-openapi.json", "/api/docs", "/api/docs/assets/swagger-ui-bundle.js"} {
 		if status, body := p.get(t, path); status != http.StatusOK {
@@ -188,17 +190,19 @@ func TestProcess_sigterm_drains_in_flight_requests(t *testing.T) {
 	}
 }
 
-// Ensure bad configuration stops the process with one line naming the
+// Ensure a bad setting stops the process with one line naming the
 // variable, and a non-zero exit.
 func TestProcess_bad_configuration_exits_with_one_line(t *testing.T) {
+	prod := []string{"GATEHOUSE_ENV=production", "GATEHOUSE_SMTP_HOST=smtp.example.com", "GATEHOUSE_INVITATION_URL=https://app.example.com/i/{id}"}
 	tests := []struct {
 		name    string
 		env     []string
 		wantVar string
 	}{
-		{"production_without_secret", []string{"GATEHOUSE_ENV=production", "GATEHOUSE_BASE_URL=https://id.example.com"}, "GATEHOUSE_SECRET"},
-		{"production_on_http", []string{"GATEHOUSE_ENV=production", "GATEHOUSE_SECRET=" + testSecret}, "GATEHOUSE_BASE_URL"},
+		{"production_without_secret", append([]string{"GATEHOUSE_BASE_URL=https://id.example.com"}, prod...), "GATEHOUSE_SECRET"},
+		{"production_on_http", append([]string{"GATEHOUSE_BASE_URL=http://id.example.com", "GATEHOUSE_SECRET=" + testSecret}, prod...), "GATEHOUSE_BASE_URL"},
 		{"bad_listen_address", []string{"GATEHOUSE_ADDR=not-an-address"}, "GATEHOUSE_ADDR"},
+		{"listen_address_in_use", []string{"GATEHOUSE_ADDR=" + busyAddr(t)}, "GATEHOUSE_ADDR"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -220,6 +224,17 @@ func TestProcess_bad_configuration_exits_with_one_line(t *testing.T) {
 			}
 		})
 	}
+}
+
+// busyAddr returns an address something listens on until the test ends.
+func busyAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	return ln.Addr().String()
 }
 
 // Ensure "gatehouse migrate" applies pending migrations once and "version"

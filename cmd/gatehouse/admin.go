@@ -79,7 +79,7 @@ func startApp(ctx context.Context, name string, args []string, getenv func(strin
 	if done || err != nil {
 		return nil, cfg, nil, err
 	}
-	if err := bootstrap.EnsureSecrets(&cfg); err != nil {
+	if err := prepareFiles(&cfg, stdout); err != nil {
 		return nil, cfg, nil, err
 	}
 	logger := bootstrap.NewLogger(cfg, io.Discard)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -14,7 +15,10 @@ func main() {
 	err := run(ctx, os.Args, os.Getenv, os.Stdin, os.Stdout)
 	stop()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "gatehouse:", err)
+		// One line per problem: a configuration may have several.
+		for line := range strings.SplitSeq(err.Error(), "\n") {
+			fmt.Fprintln(os.Stderr, "gatehouse:", line)
+		}
 		os.Exit(1)
 	}
 }

@@ -30,8 +30,11 @@ Commands:
             later (--now: at once, for a compromised key)
   signing-keys list
             list the published token-signing keys
+  healthcheck [--addr A] [--url U]
+            exit 0 if the local service answers its liveness route
+            (for a container's HEALTHCHECK)
   version   print the version and exit
-  help      print this help
+  help      print this help (also -h, --help)
 
 Every flag has an environment variable; flags win. Run "gatehouse serve -h" for the list.
 `
@@ -40,7 +43,11 @@ Every flag has an environment variable; flags win. Run "gatehouse serve -h" for 
 // arguments, environment and standard output, so tests can call run directly.
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout io.Writer) error {
 	cmd, rest := "serve", args[1:]
-	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
+	switch {
+	case len(rest) > 0 && isHelp(rest[0]):
+		// "gatehouse -h" asks about gatehouse, not about serve's flags.
+		cmd = "help"
+	case len(rest) > 0 && !strings.HasPrefix(rest[0], "-"):
 		cmd, rest = rest[0], rest[1:]
 	}
 	switch cmd {
@@ -54,14 +61,25 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return serviceKey(ctx, rest, getenv, stdout)
 	case "signing-keys":
 		return signingKeys(ctx, rest, getenv, stdout)
+	case "healthcheck":
+		return healthcheck(ctx, rest, getenv, stdout)
 	case "version":
 		_, err := fmt.Fprintln(stdout, "gatehouse", bootstrap.Version)
 		return err
-	case "help", "-h", "--help":
+	case "help":
 		_, err := io.WriteString(stdout, usage)
 		return err
 	}
 	return fmt.Errorf("unknown command %q (try: gatehouse help)", cmd)
+}
+
+// isHelp reports whether arg asks for help, as the flag package reads it.
+func isHelp(arg string) bool {
+	switch arg {
+	case "-h", "--h", "-help", "--help":
+		return true
+	}
+	return false
 }
 
 // loadConfig reads the configuration. When the flags asked for help, it prints
@@ -76,12 +94,48 @@ func loadConfig(name string, args []string, getenv func(string) string, stdout i
 	return cfg, false, err
 }
 
+// prepareFiles creates what start-up keeps on disk: the data directory when
+// it is used, then the development secret. It says so on stdout when it
+// created the directory.
+func prepareFiles(cfg *bootstrap.Config, stdout io.Writer) error {
+	created, err := bootstrap.EnsureDataDir(*cfg)
+	if err != nil {
+		return err
+	}
+	if created {
+		fmt.Fprintf(stdout, "Created the data directory %s (mode 0700)\n", cfg.DataDir)
+	}
+	return bootstrap.EnsureSecrets(cfg)
+}
+
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
 	cfg, done, err := loadConfig("gatehouse serve", args, getenv, stdout)
 	if done || err != nil {
 		return err
 	}
-	if err := bootstrap.EnsureSecrets(&cfg); err != nil {
+	// Listen first: with port 0 the kernel picks the port, and a base URL
+	// that follows the address must follow the port it picked.
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return cfg.SettingError("GATEHOUSE_ADDR", err.Error())
+	}
+	defer ln.Close()
+	if _, port, _ := net.SplitHostPort(cfg.Addr); cfg.BaseURLFollowsAddr && port == "0" {
+		base, err := bootstrap.DefaultBaseURL(ln.Addr().String())
+		if err != nil {
+			return err
+		}
+		withBase := func(k string) string {
+			if k == "GATEHOUSE_BASE_URL" {
+				return base
+			}
+			return getenv(k)
+		}
+		if cfg, _, err = loadConfig("gatehouse serve", args, withBase, io.Discard); err != nil {
+			return err
+		}
+	}
+	if err := prepareFiles(&cfg, stdout); err != nil {
 		return err
 	}
 	logger := bootstrap.NewLogger(cfg, stdout)
@@ -91,10 +145,6 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	defer cleanup()
 
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return &bootstrap.ConfigError{Var: "GATEHOUSE_ADDR", Msg: err.Error()}
-	}
 	srv := &http.Server{
 		Handler:           app.Handler,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -109,6 +159,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	fmt.Fprintf(stdout, "Gatehouse %s serving %s (listening on http://%s, %s, secret from %s)\n",
 		bootstrap.Version, cfg.BaseURL, ln.Addr(), cfg.Env, cfg.SecretSource)
+	fmt.Fprintf(stdout, "Database: %s at migration version %d (%d applied by this start)\n",
+		app.Database.Store, app.Database.Version, len(app.Database.Applied))
 	fmt.Fprintf(stdout, "API explorer: %s/api/docs\n", cfg.BaseURL)
 
 	purgeCtx, stopPurge := context.WithCancel(ctx)
@@ -154,6 +206,11 @@ func migrate(ctx context.Context, args []string, getenv func(string) string, std
 	if done || err != nil {
 		return err
 	}
+	if created, err := bootstrap.EnsureDataDir(cfg); err != nil {
+		return err
+	} else if created {
+		fmt.Fprintf(stdout, "Created the data directory %s (mode 0700)\n", cfg.DataDir)
+	}
 	db, err := gormstore.Connect(gormstore.DatabaseURL(cfg.DatabaseURL), gormstore.Timeout(cfg.DatabaseTimeout))
 	if err != nil {
 		return err
@@ -172,6 +229,6 @@ func migrate(ctx context.Context, args []string, getenv func(string) string, std
 	for _, name := range applied {
 		fmt.Fprintln(stdout, "applied", name)
 	}
-	fmt.Fprintf(stdout, "database at version %d (%d migration(s) applied)\n", version, len(applied))
+	fmt.Fprintf(stdout, "%s at version %d (%d migration(s) applied)\n", gormstore.Describe(gormstore.DatabaseURL(cfg.DatabaseURL)), version, len(applied))
 	return nil
 }

@@ -14,9 +14,11 @@ export GATEHOUSE_TEST_POSTGRES_URL
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
+# exec: the shell becomes the service, so Ctrl-C and a SIGTERM to make
+# (which make passes on to its child) reach it, and it stops cleanly.
 .PHONY: run
-run: ## run the service on embedded SQLite in ./data (no server to install)
-	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/gatehouse serve
+run: build ## build, then run the service on embedded SQLite in ./data (no server to install)
+	exec $(BIN) serve
 
 .PHONY: build
 build: ## build bin/gatehouse
@@ -25,6 +27,10 @@ build: ## build bin/gatehouse
 .PHONY: test
 test: ## run every test: memory and SQLite always, PostgreSQL when GATEHOUSE_TEST_POSTGRES_URL is set
 	$(GO) test -race -count=1 ./...
+
+.PHONY: test-short
+test-short: ## the fast loop: no race detector; skips the PostgreSQL, Node client, browser, timing and scale suites
+	$(GO) test -short -count=1 ./...
 
 .PHONY: bench
 bench: ## Go benchmarks for the hot paths, then a load run on loopback (rps, p50, p99)
@@ -75,6 +81,10 @@ openapi: ## regenerate the golden contracts in test/testdata/openapi
 .PHONY: migrate
 migrate: ## apply pending migrations to GATEHOUSE_DATABASE_URL (default: SQLite in ./data)
 	$(GO) run ./cmd/gatehouse migrate
+
+.PHONY: docker
+docker: ## build the container image gatehouse:$(VERSION)
+	docker build --build-arg VERSION=$(VERSION) -t gatehouse:$(VERSION) .
 
 .PHONY: clean
 clean: ## remove build output (keeps ./data)

@@ -147,11 +147,11 @@ func TestProcess_base_url_follows_addr(t *testing.T) {
 	if len(startup) != 4 {
 		t.Fatalf("start-up lines:\n%s\nstderr: %s", text, stderr.String())
 	}
-	if startup[0] != "Created the data directory "+dataDir+" (mode 0700)" {
-		t.Fatalf("first line %q, want the data directory created", startup[0])
+	if m := servingRE.FindStringSubmatch(startup[0]); m == nil || m[1] != base {
+		t.Fatalf("first line %q, want it serving %s", startup[0], base)
 	}
-	if m := servingRE.FindStringSubmatch(startup[1]); m == nil || m[1] != base {
-		t.Fatalf("serving line %q, want %s", startup[1], base)
+	if startup[1] != "Created the data directory "+dataDir+" (mode 0700)" {
+		t.Fatalf("second line %q, want the data directory created", startup[1])
 	}
 	m := databaseRE.FindStringSubmatch(startup[2])
 	if m == nil || m[1] != filepath.Join(dataDir, "gatehouse.db") || m[2] == "0" || m[3] != m[2] {

@@ -79,9 +79,11 @@ func startApp(ctx context.Context, name string, args []string, getenv func(strin
 	if done || err != nil {
 		return nil, cfg, nil, err
 	}
-	if err := prepareFiles(&cfg, stdout); err != nil {
+	createdDir, err := prepareFiles(&cfg)
+	if err != nil {
 		return nil, cfg, nil, err
 	}
+	fmt.Fprint(stdout, createdDir)
 	logger := bootstrap.NewLogger(cfg, io.Discard)
 	app, cleanup, err := bootstrap.InitializeSQL(ctx, cfg, logger)
 	if err != nil {

@@ -95,17 +95,18 @@ func loadConfig(name string, args []string, getenv func(string) string, stdout i
 }
 
 // prepareFiles creates what start-up keeps on disk: the data directory when
-// it is used, then the development secret. It says so on stdout when it
-// created the directory.
-func prepareFiles(cfg *bootstrap.Config, stdout io.Writer) error {
+// it is used, then the development secret. It returns the line to print if
+// it created the directory, or "".
+func prepareFiles(cfg *bootstrap.Config) (string, error) {
 	created, err := bootstrap.EnsureDataDir(*cfg)
 	if err != nil {
-		return err
+		return "", err
 	}
+	note := ""
 	if created {
-		fmt.Fprintf(stdout, "Created the data directory %s (mode 0700)\n", cfg.DataDir)
+		note = fmt.Sprintf("Created the data directory %s (mode 0700)\n", cfg.DataDir)
 	}
-	return bootstrap.EnsureSecrets(cfg)
+	return note, bootstrap.EnsureSecrets(cfg)
 }
 
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
@@ -135,7 +136,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 			return err
 		}
 	}
-	if err := prepareFiles(&cfg, stdout); err != nil {
+	createdDir, err := prepareFiles(&cfg)
+	if err != nil {
 		return err
 	}
 	logger := bootstrap.NewLogger(cfg, stdout)
@@ -159,6 +161,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	fmt.Fprintf(stdout, "Gatehouse %s serving %s (listening on http://%s, %s, secret from %s)\n",
 		bootstrap.Version, cfg.BaseURL, ln.Addr(), cfg.Env, cfg.SecretSource)
+	fmt.Fprint(stdout, createdDir)
 	fmt.Fprintf(stdout, "Database: %s at migration version %d (%d applied by this start)\n",
 		app.Database.Store, app.Database.Version, len(app.Database.Applied))
 	fmt.Fprintf(stdout, "API explorer: %s/api/docs\n", cfg.BaseURL)

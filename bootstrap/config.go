@@ -113,7 +113,7 @@ type setting struct {
 }
 
 // settings lists every setting once: its variable, its flag, its default and
-// what it means. README's table and -help come from the same facts.
+// what it means. docs/configuration.md's table and -help come from the same facts.
 var settings = []setting{
 	{"GATEHOUSE_ENV", "env", "development", "development or production (production refuses unsafe settings)", false},
 	{"GATEHOUSE_BASE_URL", "base-url", "http://localhost:8080", "public URL of the service", false},
@@ -130,7 +130,7 @@ var settings = []setting{
 	{"GATEHOUSE_MAX_BODY_BYTES", "max-body-bytes", "1048576", "largest request body accepted (413 above)", false},
 	{"GATEHOUSE_SHUTDOWN_TIMEOUT", "shutdown-timeout", "20s", "how long SIGTERM waits for in-flight requests", false},
 	{"GATEHOUSE_TRUSTED_PROXIES", "trusted-proxies", "", "comma-separated proxy addresses or CIDRs whose X-Forwarded-For is believed (none by default; X-Real-IP never is)", false},
-	{"GATEHOUSE_RATE_LIMIT", "rate-limit", "on", "on or off: rate limits (per address on the framework, admin API and pages; per service key on the trusted API; see README)", false},
+	{"GATEHOUSE_RATE_LIMIT", "rate-limit", "on", "on or off: rate limits (per address on the framework, admin API and pages; per service key on the trusted API; see docs/security.md)", false},
 	{"GATEHOUSE_RATE_LIMIT_SERVICE_KEY", "rate-limit-service-key", "6000/1m", "requests each service key may make to the trusted API per window, as N/DURATION", false},
 	{"GATEHOUSE_SESSION_LIFETIME", "session-lifetime", "168h", "how long a remembered session lives, pushed forward as it is used", false},
 	{"GATEHOUSE_SESSION_UPDATE_AGE", "session-update-age", "24h", "how often a used session's expiry is pushed forward", false},

@@ -85,7 +85,9 @@ func TestQuickStart_runs_from_a_fresh_copy(t *testing.T) {
 	qs := readQuickStart(t, string(readme))
 	dir := freshCopy(t, root)
 	port := freeTCPPort(t)
-	local := func(s string) string { return strings.ReplaceAll(s, "localhost:8080", fmt.Sprintf("localhost:%d", port)) }
+	local := func(s string) string {
+		return strings.ReplaceAll(s, "localhost:8080", fmt.Sprintf("localhost:%d", port))
+	}
 	env := append(withoutGatehouseEnv(os.Environ()), fmt.Sprintf("GATEHOUSE_ADDR=:%d", port))
 	start := time.Now()
 

@@ -30,15 +30,27 @@ var nonAPIRoutes = map[string]bool{
 	"GET /api/auth/open-api/generate-schema": true,
 	"GET /api/backend-openapi.json":          true,
 	"GET /api/docs":                          true,
+	"GET /api/docs/":                         true, // redirects to /api/docs
 	"GET /api/docs/assets/{file}":            true,
-	// The hosted pages and their stylesheet.
+	// The hosted pages and their stylesheet; each page's path with a
+	// trailing slash redirects to the page.
+	"GET /":                     true,
+	"HEAD /":                    true,
 	"GET /favicon.ico":          true,
 	"GET /sign-in":              true,
+	"GET /sign-in/":             true,
 	"GET /sign-up":              true,
+	"GET /sign-up/":             true,
 	"GET /forgot-password":      true,
+	"GET /forgot-password/":     true,
 	"GET /reset-password":       true,
+	"GET /reset-password/":      true,
 	"GET /consent":              true,
+	"GET /consent/":             true,
 	"GET /sign-out":             true,
+	"GET /sign-out/":            true,
+	"GET /account":              true,
+	"GET /account/":             true,
 	"GET /assets/gatehouse.css": true,
 }
 

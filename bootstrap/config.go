@@ -30,6 +30,7 @@ const (
 type Config struct {
 	Env             Environment
 	BaseURL         string // public origin, no trailing slash
+	HomeURL         string // where / redirects; "" shows the home page
 	Addr            string
 	DataDir         string
 	DatabaseURL     string
@@ -117,6 +118,7 @@ type setting struct {
 var settings = []setting{
 	{"GATEHOUSE_ENV", "env", "development", "development or production (production refuses unsafe settings)", false},
 	{"GATEHOUSE_BASE_URL", "base-url", "http://localhost:8080", "public URL of the service", false},
+	{"GATEHOUSE_HOME_URL", "home-url", "", "absolute http(s) URL that / redirects to, such as your product's site (empty: / shows Gatehouse's own home page)", false},
 	{"GATEHOUSE_ADDR", "addr", ":8080", "listen address", false},
 	{"GATEHOUSE_DATA_DIR", "data-dir", "./data", "directory for the SQLite database and the generated development secret", false},
 	{"GATEHOUSE_DATABASE_URL", "database-url", "", "postgres://… for PostgreSQL; sqlite:PATH or a path for SQLite (default: DATA_DIR/gatehouse.db)", false},
@@ -217,6 +219,9 @@ func buildConfig(get func(string) string) (Config, error) {
 		return c, &ConfigError{"GATEHOUSE_BASE_URL", "must be an https URL in production"}
 	}
 	c.BaseURL = base
+	if c.HomeURL = get("GATEHOUSE_HOME_URL"); c.HomeURL != "" && !isHomeURL(c.HomeURL, base) {
+		return c, &ConfigError{"GATEHOUSE_HOME_URL", "must be an absolute http(s) URL other than the base URL itself"}
+	}
 	if c.Addr = get("GATEHOUSE_ADDR"); c.Addr == "" {
 		return c, &ConfigError{"GATEHOUSE_ADDR", "must not be empty"}
 	}
@@ -422,6 +427,16 @@ func parseBaseURL(s string) (string, error) {
 		return "", errors.New("must be an origin (scheme, host and optional port) with no path, query or credentials")
 	}
 	return u.Scheme + "://" + u.Host, nil
+}
+
+// isHomeURL reports whether s may be where / redirects: an absolute http(s)
+// URL without credentials that is not / here (which would loop).
+func isHomeURL(s, base string) bool {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+		return false
+	}
+	return !strings.EqualFold(u.Scheme+"://"+u.Host, base) || (u.Path != "" && u.Path != "/")
 }
 
 func parseOrigins(s string) ([]string, error) {

@@ -62,7 +62,7 @@ func (a *App) PurgeEvery(ctx context.Context, interval time.Duration, logger *sl
 }
 
 func httpConfig(c Config) httpapi.Config {
-	return httpapi.Config{BaseURL: c.BaseURL, Version: Version, MaxBodyBytes: c.MaxBodyBytes, SessionCookieName: c.SessionCookieName(),
+	return httpapi.Config{BaseURL: c.BaseURL, HomeURL: c.HomeURL, Version: Version, MaxBodyBytes: c.MaxBodyBytes, SessionCookieName: c.SessionCookieName(),
 		Secrets: c.Secrets, CookiePrefix: c.CookiePrefix, HostCookies: c.HostCookies, TrustedOrigins: c.TrustedOrigins, TrustedProxies: c.TrustedProxies, RateLimit: c.RateLimit,
 		ServiceKeyLimit: c.ServiceKeyLimit, ServiceKeyWindow: c.ServiceKeyWindow}
 }

@@ -33,6 +33,7 @@ const (
 type Config struct {
 	Env             Environment
 	BaseURL         string // public origin, no trailing slash
+	HomeURL         string // where / redirects; "" shows the home page
 	Addr            string
 	DataDir         string
 	DatabaseURL     string
@@ -190,10 +191,11 @@ type setting struct {
 }
 
 // settings lists every setting once: its variable, its flag, its default and
-// what it means. README's table and -help come from the same facts.
+// what it means. docs/configuration.md's table and -help come from the same facts.
 var settings = []setting{
 	{"GATEHOUSE_ENV", "env", "development", "development or production (production refuses unsafe settings)", false},
 	{"GATEHOUSE_BASE_URL", "base-url", "", "public URL of the service; must be set, https, in production (development default: http://localhost:PORT, following GATEHOUSE_ADDR)", false},
+	{"GATEHOUSE_HOME_URL", "home-url", "", "absolute http(s) URL that / redirects to, such as your product's site (empty: / shows Gatehouse's own home page)", false},
 	{"GATEHOUSE_ADDR", "addr", ":8080", "listen address", false},
 	{"GATEHOUSE_DATA_DIR", "data-dir", "./data", "directory for the default SQLite database and the generated development secret; created (0700, its parent must exist) when used", false},
 	{"GATEHOUSE_DATABASE_URL", "database-url", "", "postgres://USER:PASSWORD@HOST:PORT/DATABASE for PostgreSQL; sqlite:PATH, or a path with a directory or ending in .db, .sqlite or .sqlite3, for SQLite, whose directory must exist (default: DATA_DIR/gatehouse.db)", false},
@@ -207,7 +209,7 @@ var settings = []setting{
 	{"GATEHOUSE_MAX_BODY_BYTES", "max-body-bytes", "1048576", "largest request body accepted (413 above)", false},
 	{"GATEHOUSE_SHUTDOWN_TIMEOUT", "shutdown-timeout", "20s", "how long SIGTERM waits for in-flight requests", false},
 	{"GATEHOUSE_TRUSTED_PROXIES", "trusted-proxies", "", "comma-separated proxy addresses or CIDRs whose X-Forwarded-For is believed (none by default; X-Real-IP never is)", false},
-	{"GATEHOUSE_RATE_LIMIT", "rate-limit", "on", "on or off: rate limits (per address on the framework, admin API and pages; per service key on the trusted API; see README)", false},
+	{"GATEHOUSE_RATE_LIMIT", "rate-limit", "on", "on or off: rate limits (per address on the framework, admin API and pages; per service key on the trusted API; see docs/security.md)", false},
 	{"GATEHOUSE_RATE_LIMIT_SERVICE_KEY", "rate-limit-service-key", "6000/1m", "requests each service key may make to the trusted API per window, as N/DURATION", false},
 	{"GATEHOUSE_SESSION_LIFETIME", "session-lifetime", "168h", "how long a remembered session lives, pushed forward as it is used", false},
 	{"GATEHOUSE_SESSION_UPDATE_AGE", "session-update-age", "24h", "how often a used session's expiry is pushed forward", false},
@@ -329,6 +331,9 @@ func buildConfig(get func(string) string) (Config, error) {
 		p.add("GATEHOUSE_ADDR", err.Error())
 	}
 	c.loadBaseURL(get("GATEHOUSE_BASE_URL"), p)
+	if c.HomeURL = get("GATEHOUSE_HOME_URL"); c.HomeURL != "" && !isHomeURL(c.HomeURL, c.BaseURL) {
+		p.add("GATEHOUSE_HOME_URL", "must be an absolute http(s) URL other than the base URL itself")
+	}
 	if c.DataDir = get("GATEHOUSE_DATA_DIR"); c.DataDir == "" {
 		p.add("GATEHOUSE_DATA_DIR", "must not be empty")
 	}
@@ -639,6 +644,16 @@ func parseBaseURL(s string) (string, error) {
 		return "", errors.New("must be an origin (scheme, host and optional port) with no path, query or credentials")
 	}
 	return u.Scheme + "://" + u.Host, nil
+}
+
+// isHomeURL reports whether s may be where / redirects: an absolute http(s)
+// URL without credentials that is not / here (which would loop).
+func isHomeURL(s, base string) bool {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+		return false
+	}
+	return !strings.EqualFold(u.Scheme+"://"+u.Host, base) || (u.Path != "" && u.Path != "/")
 }
 
 func parseOrigins(s string) ([]string, error) {

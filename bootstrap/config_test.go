@@ -105,6 +105,10 @@ func TestLoadConfig_refuses_bad_settings(t *testing.T) {
 		{"service_key_rate_without_window", map[string]string{"GATEHOUSE_RATE_LIMIT_SERVICE_KEY": "6000"}, "GATEHOUSE_RATE_LIMIT_SERVICE_KEY"},
 		{"service_key_rate_of_zero", map[string]string{"GATEHOUSE_RATE_LIMIT_SERVICE_KEY": "0/1m"}, "GATEHOUSE_RATE_LIMIT_SERVICE_KEY"},
 		{"service_key_rate_window_too_short", map[string]string{"GATEHOUSE_RATE_LIMIT_SERVICE_KEY": "10/1ms"}, "GATEHOUSE_RATE_LIMIT_SERVICE_KEY"},
+		{"relative_home_url", map[string]string{"GATEHOUSE_HOME_URL": "/welcome"}, "GATEHOUSE_HOME_URL"},
+		{"home_url_not_http", map[string]string{"GATEHOUSE_HOME_URL": "javascript:alert(1)"}, "GATEHOUSE_HOME_URL"},
+		{"home_url_with_credentials", map[string]string{"GATEHOUSE_HOME_URL": "https://user:pw@www.example.com/"}, "GATEHOUSE_HOME_URL"},
+		{"home_url_is_home", map[string]string{"GATEHOUSE_HOME_URL": "http://LOCALHOST:8080/"}, "GATEHOUSE_HOME_URL"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -128,11 +132,12 @@ func TestLoadConfig_production_accepts_safe_settings(t *testing.T) {
 		"GATEHOUSE_ENV": "production", "GATEHOUSE_BASE_URL": "https://id.example.com/",
 		"GATEHOUSE_SECRETS": "new-" + longSecret + ", old-" + longSecret, "GATEHOUSE_TRUSTED_ORIGINS": "https://app.example.com,https://admin.example.com:8443",
 		"GATEHOUSE_SMTP_HOST": "smtp.example.com", "GATEHOUSE_INVITATION_URL": "https://app.example.com/invitations/{id}",
+		"GATEHOUSE_HOME_URL": "https://www.example.com/product",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.BaseURL != "https://id.example.com" || len(c.Secrets) != 2 || c.Secrets[0] != "new-"+longSecret {
+	if c.BaseURL != "https://id.example.com" || c.HomeURL != "https://www.example.com/product" || len(c.Secrets) != 2 || c.Secrets[0] != "new-"+longSecret {
 		t.Fatalf("config = %+v", c)
 	}
 	if c.SessionCookieName() != "__Secure-gatehouse.session_token" {

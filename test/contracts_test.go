@@ -30,15 +30,27 @@ var nonAPIRoutes = map[string]bool{
 	"GET /api/auth/open-api/generate-schema": true,
 	"GET /api/backend-openapi.json":          true,
 	"GET /api/docs":                          true,
+	"GET /api/docs/":                         true, // redirects to /api/docs
 	"GET /api/docs/assets/{file}":            true,
-	// The hosted pages and their stylesheet.
+	// The hosted pages and their stylesheet; each page's path with a
+	// trailing slash redirects to the page.
+	"GET /":                     true,
+	"HEAD /":                    true,
 	"GET /favicon.ico":          true,
 	"GET /sign-in":              true,
+	"GET /sign-in/":             true,
 	"GET /sign-up":              true,
+	"GET /sign-up/":             true,
 	"GET /forgot-password":      true,
+	"GET /forgot-password/":     true,
 	"GET /reset-password":       true,
+	"GET /reset-password/":      true,
 	"GET /consent":              true,
+	"GET /consent/":             true,
 	"GET /sign-out":             true,
+	"GET /sign-out/":            true,
+	"GET /account":              true,
+	"GET /account/":             true,
 	"GET /assets/gatehouse.css": true,
 }
 
@@ -149,6 +161,62 @@ func TestContracts_match_the_routes(t *testing.T) {
 		if !docs[want.contract][want.op] {
 			t.Errorf("%s contract lacks %s", want.contract, want.op)
 		}
+	}
+}
+
+// Ensure each served contract declares exactly the security schemes its
+// operations use: every scheme an operation (or the document) asks for is
+// declared, and every declared scheme is asked for by something, so the
+// explorer's Authorize dialog offers no credential the contract never takes.
+func TestContracts_declare_exactly_the_security_schemes_they_use(t *testing.T) {
+	app := mustStart(t, storeMemory, mustConfig(t, nil))
+	for name, path := range contractDocs {
+		t.Run(name, func(t *testing.T) {
+			r := do(t, app, http.MethodGet, path, "")
+			mustStatus(t, r, http.StatusOK)
+			var doc struct {
+				Security   []map[string][]string
+				Paths      map[string]map[string]json.RawMessage
+				Components struct {
+					SecuritySchemes map[string]json.RawMessage `json:"securitySchemes"`
+				}
+			}
+			if err := json.Unmarshal(r.Body, &doc); err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			used := map[string][]string{} // scheme → operations using it
+			for _, req := range doc.Security {
+				for s := range req {
+					used[s] = append(used[s], "(document)")
+				}
+			}
+			for p, item := range doc.Paths {
+				for method, raw := range item {
+					var op struct{ Security []map[string][]string }
+					if err := json.Unmarshal(raw, &op); err != nil {
+						continue // not an operation (parameters, summary…)
+					}
+					for _, req := range op.Security {
+						for s := range req {
+							used[s] = append(used[s], strings.ToUpper(method)+" "+p)
+						}
+					}
+				}
+			}
+			if len(used) == 0 {
+				t.Fatalf("%s: no operation asks for any security scheme", path)
+			}
+			for s, ops := range used {
+				if _, ok := doc.Components.SecuritySchemes[s]; !ok {
+					t.Errorf("%s: scheme %s is used (by %s) but not declared", path, s, ops[0])
+				}
+			}
+			for s := range doc.Components.SecuritySchemes {
+				if _, ok := used[s]; !ok {
+					t.Errorf("%s: scheme %s is declared but no operation uses it", path, s)
+				}
+			}
+		})
 	}
 }
 

@@ -61,10 +61,12 @@ var explorerContracts = []explorerContract{
 }
 
 // Ensure the API explorer works in a real browser under its strict CSP:
-// Swagger UI loads, its top-bar selector offers exactly the three contracts,
+// Swagger UI loads under a Gatehouse header (no Swagger branding), its
+// top-bar selector offers exactly the three contracts,
 // selecting each one renders that contract's operations (the known ones
 // present, the other contracts' ones absent, nothing more and nothing less
-// than the document lists), and the page raises no exception, logs no error,
+// than the document lists), the trusted contract's Authorize dialog offers
+// only its service-key schemes, and the page raises no exception, logs no error,
 // violates no CSP directive and has no request fail.
 func TestExplorer_lists_the_three_contracts(t *testing.T) {
 	if testing.Short() {
@@ -112,6 +114,7 @@ func TestExplorer_lists_the_three_contracts(t *testing.T) {
 	if !slices.Equal(options, want) {
 		t.Fatalf("selector options = %+v, want %+v", options, want)
 	}
+	checkBranding(t, ctx)
 
 	// Select every contract in turn, the primary one last, so that each
 	// selection is a real switch away from what is on screen.
@@ -126,8 +129,105 @@ func TestExplorer_lists_the_three_contracts(t *testing.T) {
 		checkOperations(t, c, docs[c.url], shown)
 	}
 
+	// The trusted contract's Authorize dialog offers the service-key
+	// schemes, and nothing the trusted operations never take.
+	trusted := explorerContracts[2]
+	selectContract(t, ctx, trusted)
+	waitForContract(t, ctx, trusted, docs[trusted.url])
+	schemes := authorizeSchemes(t, ctx)
+	for _, want := range []string{"serviceKeyBearer", "serviceKeyHeader"} {
+		if !slices.Contains(schemes, want) {
+			t.Errorf("the trusted contract's Authorize dialog lacks %s; it offers %v", want, schemes)
+		}
+	}
+	if slices.Contains(schemes, "oauthAccessToken") || len(schemes) != 2 {
+		t.Errorf("the trusted contract's Authorize dialog offers %v, want exactly the two service-key schemes", schemes)
+	}
+
 	saveScreenshot(t, ctx)
 	report()
+}
+
+// branding is what the explorer shows of whose it is.
+type branding struct {
+	TopBar   string   `json:"topBar"`   // the top bar's visible text
+	Markup   string   `json:"markup"`   // the top bar's HTML
+	Graphics int      `json:"graphics"` // images and SVGs in the top bar
+	Icons    []string `json:"icons"`    // the page's icon links
+	Text     string   `json:"text"`     // the whole page's visible text
+	Title    string   `json:"title"`
+}
+
+// checkBranding fails unless the explorer's top bar names Gatehouse beside
+// the contract selector and nothing on the page shows Swagger's or
+// SmartBear's branding (their logo, name or icon).
+func checkBranding(t *testing.T, ctx context.Context) {
+	t.Helper()
+	b, err := chromedp.Run(ctx, chromedp.Evaluate[branding](`(() => {
+		const bar = document.querySelector(".topbar");
+		return {
+			topBar: bar ? bar.innerText : "",
+			markup: bar ? bar.outerHTML : "",
+			graphics: bar ? bar.querySelectorAll("svg, img, picture, canvas").length : -1,
+			icons: Array.from(document.querySelectorAll('link[rel~="icon"]'), l => l.href),
+			text: document.body.innerText,
+			title: document.title,
+		};
+	})()`))
+	if err != nil {
+		t.Fatalf("read the explorer's branding: %v", err)
+	}
+	if !strings.Contains(b.TopBar, "Gatehouse") || !strings.Contains(b.Title, "Gatehouse") {
+		t.Errorf("the explorer's top bar says %q and its title %q: neither names Gatehouse", b.TopBar, b.Title)
+	}
+	if !strings.Contains(b.Markup, "<select") {
+		t.Errorf("the explorer's top bar lost the contract selector: %s", b.Markup)
+	}
+	if b.Graphics != 0 {
+		t.Errorf("the explorer's top bar shows %d graphics (Swagger's logo?)", b.Graphics)
+	}
+	for what, v := range map[string]string{"top bar": b.Markup, "page text": b.Text, "title": b.Title, "icons": strings.Join(b.Icons, " ")} {
+		l := strings.ToLower(v)
+		for _, brand := range []string{"swagger", "smartbear"} {
+			if i := strings.Index(l, brand); i >= 0 {
+				t.Errorf("the explorer's %s shows Swagger branding: …%s…", what, v[max(0, i-80):min(len(v), i+80)])
+			}
+		}
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+}
+
+// authorizeSchemes opens the Authorize dialog of the contract on screen,
+// returns the names of the security schemes it offers and closes it.
+func authorizeSchemes(t *testing.T, ctx context.Context) []string {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(".auth-wrapper .authorize"))); err != nil {
+		t.Fatalf("open the Authorize dialog: %v", err)
+	}
+	names, err := chromedp.Run(ctx, chromedp.Poll[[]string](`(() => {
+		const blocks = document.querySelectorAll(".modal-ux .auth-container");
+		if (blocks.length === 0) return null;
+		return Array.from(blocks, b => {
+			const name = b.querySelector("h4 code") || b.querySelector("h4");
+			return name ? name.textContent.trim() : "";
+		});
+	})()`, chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(renderTimeout)))
+	if err != nil {
+		t.Fatalf("the Authorize dialog never showed its schemes: %v", err)
+	}
+	// The dialog's close button, pressed from script: a synthetic click at
+	// its coordinates can land on the dialog's backdrop layers instead.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector(".modal-ux .close-modal").click() === undefined`)); err != nil {
+		t.Fatalf("close the Authorize dialog: %v", err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector(".modal-ux") === null || null`,
+		chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(renderTimeout))); err != nil {
+		t.Fatalf("the Authorize dialog did not close: %v", err)
+	}
+	slices.Sort(names)
+	return names
 }
 
 // selectOption is an <option> of the contract selector.

@@ -326,10 +326,10 @@ func TestPages_sign_up_and_in_without_javascript(t *testing.T) {
 		}
 
 		// Unchecked "keep me signed in" (only the hidden false): a
-		// browser-session cookie. Without a callback: the sign-in page.
+		// browser-session cookie. Without a callback: the account page.
 		b = newFormBrowser(t, app)
 		r = b.submit("/api/auth/sign-in/email", url.Values{"email": {email}, "password": {pw}, "rememberMe": {"false"}, "callbackURL": {""}})
-		if q := mustSeeOther(t, app, r, "/sign-in"); q.Get("notice") != "signed-in" {
+		if q := mustSeeOther(t, app, r, "/account"); len(q) != 0 {
 			t.Fatalf("Location = %q", r.Header.Get("Location"))
 		}
 		if c := rawSetCookie(r, "gatehouse.session_token"); c == "" || strings.Contains(c, "Max-Age") {

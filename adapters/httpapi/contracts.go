@@ -160,6 +160,7 @@ func shareSuccessBody(api huma.API, op huma.Operation) {
 // freeze marshals each document once all routes are registered.
 func (s *Server) freeze() {
 	for _, c := range s.contracts {
+		keepUsedSchemes(c.routed.OpenAPI())
 		spec, err := json.Marshal(c.routed.OpenAPI())
 		if err != nil {
 			panic("httpapi: marshal contract: " + err.Error())
@@ -173,4 +174,39 @@ func (s *Server) serveSpec(c Contract) gin.HandlerFunc {
 		ctx.Header("Cache-Control", "no-cache")
 		ctx.Data(http.StatusOK, "application/json", s.contracts[c].spec)
 	}
+}
+
+// keepUsedSchemes drops the security schemes that neither the document nor
+// any of its operations asks for, so the explorer's Authorize dialog offers
+// only credentials that some operation of this contract takes. The schemes
+// are declared per contract family (session, service key) and the OAuth one
+// everywhere; which operations each contract holds decides what stays. The
+// map is replaced, not edited: contracts share their declared maps.
+func keepUsedSchemes(doc *huma.OpenAPI) {
+	if doc.Components == nil || doc.Components.SecuritySchemes == nil {
+		return
+	}
+	used := map[string]bool{}
+	mark := func(reqs []map[string][]string) {
+		for _, req := range reqs {
+			for name := range req {
+				used[name] = true
+			}
+		}
+	}
+	mark(doc.Security)
+	for _, item := range doc.Paths {
+		for _, op := range []*huma.Operation{item.Get, item.Put, item.Post, item.Delete, item.Options, item.Head, item.Patch, item.Trace} {
+			if op != nil {
+				mark(op.Security)
+			}
+		}
+	}
+	kept := map[string]*huma.SecurityScheme{}
+	for name, scheme := range doc.Components.SecuritySchemes {
+		if used[name] {
+			kept[name] = scheme
+		}
+	}
+	doc.Components.SecuritySchemes = kept
 }

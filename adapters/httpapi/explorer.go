@@ -19,8 +19,10 @@ const (
 )
 
 // addExplorer serves the interactive explorer: Swagger UI, embedded in the
-// binary (no network access needed), listing the three contracts. Its page
-// runs only scripts served from here, so its CSP needs no inline script.
+// binary (no network access needed), listing the three contracts under a
+// Gatehouse header (explorer.js replaces Swagger UI's logo; Swagger's icons
+// are not served). Its page runs only scripts served from here, so its CSP
+// needs no inline script.
 func (s *Server) addExplorer() {
 	index, err := explorerFiles.ReadFile("explorer/index.html")
 	if err != nil {
@@ -29,7 +31,7 @@ func (s *Server) addExplorer() {
 	swaggerUI := http.StripPrefix(explorerAssetsPath, statigz.FileServer(static.FS))
 	ours := http.StripPrefix(explorerAssetsPath, http.FileServerFS(mustSub(explorerFiles, "explorer")))
 
-	s.handle(http.MethodGet, explorerPath, ratePublic, func(c *gin.Context) {
+	s.page(explorerPath, ratePublic, func(c *gin.Context) {
 		c.Header("Content-Security-Policy", explorerCSP)
 		c.Header("Cache-Control", "no-cache")
 		c.Data(http.StatusOK, "text/html; charset=utf-8", index)
@@ -39,7 +41,7 @@ func (s *Server) addExplorer() {
 		switch name := strings.TrimPrefix(c.Param("file"), "/"); name {
 		case "explorer.js", "explorer.css":
 			ours.ServeHTTP(c.Writer, c.Request)
-		case "swagger-ui-bundle.js", "swagger-ui-standalone-preset.js", "swagger-ui.css", "favicon-32x32.png", "favicon-16x16.png":
+		case "swagger-ui-bundle.js", "swagger-ui-standalone-preset.js", "swagger-ui.css":
 			swaggerUI.ServeHTTP(c.Writer, c.Request)
 		default:
 			s.notFound(c)

@@ -33,7 +33,7 @@ type formRoute struct {
 // forms, with their pages.
 var formRoutes = map[string]formRoute{
 	"/sign-in/email": {page: "/sign-in", keep: []string{"callbackURL"},
-		done: func(url.Values, bool) string { return "/sign-in?notice=signed-in" }},
+		done: func(url.Values, bool) string { return accountPath }},
 	"/sign-up/email": {page: "/sign-up", keep: []string{"callbackURL"},
 		done: func(form url.Values, signedIn bool) string {
 			if !signedIn {
@@ -42,7 +42,7 @@ var formRoutes = map[string]formRoute{
 			if cb := form.Get("callbackURL"); cb != "" {
 				return cb
 			}
-			return "/sign-in?notice=signed-in"
+			return accountPath
 		}},
 	"/request-password-reset": {page: "/forgot-password",
 		done: func(url.Values, bool) string { return "/forgot-password?sent=1" }},

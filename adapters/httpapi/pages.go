@@ -15,8 +15,8 @@ import (
 	"github.com/gatehouse/gatehouse/application/command"
 )
 
-// The hosted pages: sign-in, sign-up, forgotten and reset password, consent
-// and sign-out, rendered on the server with html/template. They run no
+// The hosted pages: the home page, sign-in, sign-up, forgotten and reset
+// password, consent, sign-out and the account page, rendered on the server with html/template. They run no
 // JavaScript and load nothing from elsewhere; their forms post to the
 // framework routes, which answer a form post with 303 See Other
 // (formRedirect). Like the explorer they are pages, not API operations, so
@@ -53,6 +53,13 @@ type pageData struct {
 	OAuthQuery string   // consent: the authorization request
 	Hidden     []hiddenField
 	Done       bool // sign-out: signed out (the notice says so)
+
+	AccountURL string // sign-in: where a signed-in visitor may continue
+	Version    string // home
+	Issuer     string // home: the OpenID issuer, as discovery names it
+	SignedIn   bool   // home
+	UserName   string // account
+	Verified   bool   // account: the e-mail address is confirmed
 }
 
 type hiddenField struct{ Name, Value string }
@@ -72,7 +79,7 @@ func newPages() *pages {
 	sum := sha256.Sum256(css)
 	p := &pages{templates: map[string]*template.Template{}, css: css,
 		stylesheet: stylesheetPath + "?v=" + hex.EncodeToString(sum[:6])}
-	for _, name := range []string{"sign-in", "sign-up", "forgot-password", "reset-password", "consent", "sign-out"} {
+	for _, name := range []string{"home", "sign-in", "sign-up", "forgot-password", "reset-password", "consent", "sign-out", "account"} {
 		p.templates[name] = template.Must(template.ParseFS(pageFiles, "pages/layout.html", "pages/"+name+".html"))
 	}
 	return p
@@ -118,7 +125,6 @@ func errorMessage(code string) string {
 }
 
 var noticeMessages = map[string]string{
-	"signed-in":      "You are signed in.",
 	"check-email":    "Account created. We mailed you a link: open it to confirm your address, then sign in.",
 	"password-reset": "Your password has been changed. Sign in with the new one.",
 }
@@ -138,12 +144,16 @@ func (s *Server) addHostedPages() {
 		c.Header("Cache-Control", "public, max-age=86400")
 		c.Status(http.StatusNoContent)
 	})
-	s.handle(http.MethodGet, "/sign-in", rateGeneral, func(c *gin.Context) { s.signInPage(c, p) })
-	s.handle(http.MethodGet, "/sign-up", rateGeneral, func(c *gin.Context) { s.signUpPage(c, p) })
-	s.handle(http.MethodGet, "/forgot-password", rateGeneral, func(c *gin.Context) { s.forgotPasswordPage(c, p) })
-	s.handle(http.MethodGet, "/reset-password", rateGeneral, func(c *gin.Context) { s.resetPasswordPage(c, p) })
-	s.handle(http.MethodGet, "/consent", rateGeneral, func(c *gin.Context) { s.consentPage(c, p) })
-	s.handle(http.MethodGet, "/sign-out", rateGeneral, func(c *gin.Context) { s.signOutPage(c, p) })
+	home := func(c *gin.Context) { s.homePage(c, p) }
+	s.handle(http.MethodGet, "/", rateGeneral, home)
+	s.handle(http.MethodHead, "/", rateGeneral, home)
+	s.page("/sign-in", rateGeneral, func(c *gin.Context) { s.signInPage(c, p) })
+	s.page("/sign-up", rateGeneral, func(c *gin.Context) { s.signUpPage(c, p) })
+	s.page("/forgot-password", rateGeneral, func(c *gin.Context) { s.forgotPasswordPage(c, p) })
+	s.page("/reset-password", rateGeneral, func(c *gin.Context) { s.resetPasswordPage(c, p) })
+	s.page("/consent", rateGeneral, func(c *gin.Context) { s.consentPage(c, p) })
+	s.page("/sign-out", rateGeneral, func(c *gin.Context) { s.signOutPage(c, p) })
+	s.page(accountPath, rateGeneral, func(c *gin.Context) { s.accountPage(c, p) })
 }
 
 // render writes a page with its CSP; formOrigins are origins the page's
@@ -237,6 +247,14 @@ func (s *Server) signInPage(c *gin.Context, p *pages) {
 		return
 	}
 	d.CallbackURL, d.SignUpURL, d.ForgotURL = cb, withCallback("/sign-up", cb), withCallback("/forgot-password", cb)
+	if cb == "" {
+		// Signed in already: offer the account instead of a dead end. With
+		// a callback (an application asking to sign in again) the form is
+		// what the visitor came for.
+		if u := s.signedInUser(c); u != nil {
+			d.Notice, d.AccountURL = "You are signed in as "+string(u.Email())+".", accountPath
+		}
+	}
 	s.render(c, p, http.StatusOK, "sign-in", d, s.callbackOrigins(c, cb)...)
 }
 
@@ -296,9 +314,7 @@ func (s *Server) consentPage(c *gin.Context, p *pages) {
 			s.render(c, p, statusOfErr(err), "consent", pageData{Title: "Allow access", Error: errorMessage(errorCode(err))})
 			return
 		}
-		c.Header("Location", s.origins.absolute(withCallback("/sign-in", "/consent?"+oauthQuery)))
-		c.Status(http.StatusFound)
-		c.Writer.WriteHeaderNow()
+		s.toSignIn(c, "/consent?"+oauthQuery)
 		return
 	}
 	prompt, err := s.app.Commands.OAuthProvider.DescribeAuthorization(ctx, q)

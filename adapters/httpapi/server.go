@@ -16,7 +16,9 @@ import (
 type Config struct {
 	// BaseURL is the public origin, such as https://id.example.com, without a trailing slash.
 	BaseURL string
-	// Version is reported in the contracts.
+	// HomeURL is where / redirects; "" shows Gatehouse's own home page.
+	HomeURL string
+	// Version is reported in the contracts and on the home page.
 	Version string
 	// MaxBodyBytes is the largest request body accepted; larger ones get 413.
 	MaxBodyBytes int64

@@ -1,5 +1,21 @@
 // Gatehouse API explorer: Swagger UI over the three published contracts.
 // Everything it loads is served by Gatehouse itself, so it works offline.
+
+// GatehouseBranding replaces the logo of Swagger UI's top bar with
+// Gatehouse's name; the top bar keeps the contract selector beside it.
+function GatehouseBranding(system) {
+  var h = system.React.createElement;
+  return {
+    components: {
+      Logo: function () {
+        return h("span", { className: "gatehouse-brand" },
+          h("span", { className: "gatehouse-name" }, "Gatehouse"),
+          h("span", { className: "gatehouse-what" }, "API explorer"));
+      }
+    }
+  };
+}
+
 window.addEventListener("load", function () {
   window.ui = SwaggerUIBundle({
     urls: [
@@ -23,7 +39,7 @@ window.addEventListener("load", function () {
       return req;
     },
     presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
-    plugins: [SwaggerUIBundle.plugins.DownloadUrl],
+    plugins: [SwaggerUIBundle.plugins.DownloadUrl, GatehouseBranding],
     layout: "StandaloneLayout"
   });
 });

@@ -1,0 +1,90 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/gatehouse/gatehouse/application/command"
+	"github.com/gatehouse/gatehouse/domain"
+)
+
+// The home page says what is running and where its doors are; the account
+// page is where a browser lands after signing in. Both are hosted pages
+// (pages.go): no script, nothing from elsewhere.
+
+// accountPath is the account page, where a sign-in without a callback ends.
+const accountPath = "/account"
+
+// page registers a page at path and, for the same path with a trailing
+// slash, a permanent redirect to it (the engine does not redirect slashes
+// itself, since Better Auth's routes answer 404 there).
+func (s *Server) page(path string, r rateRule, h gin.HandlerFunc) {
+	s.handle(http.MethodGet, path, r, h)
+	s.handle(http.MethodGet, path+"/", ratePublic, func(c *gin.Context) {
+		target := path
+		if q := c.Request.URL.RawQuery; q != "" {
+			target += "?" + q
+		}
+		redirect(c, http.StatusMovedPermanently, s.origins.absolute(target))
+	})
+}
+
+// redirect answers with status and Location, and no body.
+func redirect(c *gin.Context, status int, location string) {
+	c.Header("Location", location)
+	c.Status(status)
+	c.Writer.WriteHeaderNow()
+}
+
+// toSignIn sends a browser without a session to the sign-in page, which
+// brings it back to callback.
+func (s *Server) toSignIn(c *gin.Context, callback string) {
+	redirect(c, http.StatusFound, s.origins.absolute(withCallback("/sign-in", callback)))
+}
+
+// signedInUser is the user of the request's session, or nil: without a
+// session, and also when it cannot be read, since the pages that ask only
+// adapt a link to it.
+func (s *Server) signedInUser(c *gin.Context) *domain.User {
+	token, _ := s.cookies.token(c.Request)
+	if token == "" {
+		return nil
+	}
+	auth, err := s.app.Commands.Authenticate.Handle(c.Request.Context(), command.Authenticate{Token: token})
+	if err != nil {
+		return nil
+	}
+	return auth.User
+}
+
+// homePage answers / (GET and HEAD): a redirect to the configured home URL,
+// or a page naming the service, its version (the contracts publish it too)
+// and its public doors. It shows nothing of the configuration or the data.
+func (s *Server) homePage(c *gin.Context, p *pages) {
+	if s.cfg.HomeURL != "" {
+		redirect(c, http.StatusFound, s.cfg.HomeURL)
+		return
+	}
+	s.render(c, p, http.StatusOK, "home", pageData{Title: "Gatehouse", Version: s.cfg.Version,
+		Issuer: s.cfg.BaseURL + frameworkBase, SignedIn: s.signedInUser(c) != nil})
+}
+
+// accountPage shows who is signed in and lets them sign out through the
+// end-session form (the hosted sign-out flow, under the origin check).
+// Without a session it sends the browser to sign in and back.
+func (s *Server) accountPage(c *gin.Context, p *pages) {
+	token, _ := s.cookies.token(c.Request)
+	auth, err := s.app.Commands.Authenticate.Handle(c.Request.Context(), command.Authenticate{Token: token})
+	if err != nil {
+		if !isUnauthenticated(err) {
+			s.render(c, p, statusOfErr(err), "account", pageData{Title: "Your account", Error: errorMessage(errorCode(err))})
+			return
+		}
+		s.toSignIn(c, accountPath)
+		return
+	}
+	u := auth.User
+	s.render(c, p, http.StatusOK, "account", pageData{Title: "Your account", ShowForm: true,
+		UserName: u.Name(), UserEmail: string(u.Email()), Verified: u.EmailVerified()})
+}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -84,7 +83,7 @@ func TestQuickStart_runs_from_a_fresh_copy(t *testing.T) {
 	}
 	qs := readQuickStart(t, string(readme))
 	dir := freshCopy(t, root)
-	port := freeTCPPort(t)
+	port := freePort(t)
 	local := func(s string) string {
 		return strings.ReplaceAll(s, "localhost:8080", fmt.Sprintf("localhost:%d", port))
 	}
@@ -194,16 +193,6 @@ func withoutGatehouseEnv(env []string) []string {
 		}
 	}
 	return out
-}
-
-func freeTCPPort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }
 
 // waitLive polls url until it answers 200, the server exits, or two minutes

@@ -22,80 +22,82 @@ type App struct {
 	Server   *httpapi.Server
 	Database Database // the store, and the migrations this start applied
 	app      *application.Application
+	cfg      Config
 }
 
-func newApp(s *httpapi.Server, app *application.Application, db Database) (*App, error) {
+func newApp(s *httpapi.Server, app *application.Application, db Database, cfg Config) (*App, error) {
 	// Every algorithm has a signing key before the first request: the first
 	// start creates them, later ones load them.
 	if err := app.Commands.SigningKeys.Ensure(context.Background()); err != nil {
 		return nil, fmt.Errorf("signing keys: %w", err)
 	}
-	return &App{Handler: s, Server: s, Database: db, app: app}, nil
+	return &App{Handler: s, Server: s, Database: db, app: app, cfg: cfg}, nil
 }
 
 // purgeTimeout bounds each statement of the purge job.
 const purgeTimeout = 5 * time.Minute
 
-// PurgeEvery removes expired sessions, one-time links, service-key secrets
-// and OAuth codes, grants and refresh tokens now and then every interval
-// until ctx ends, logging what it removed. Its deletions may take up to
+// The intervals of the jobs that have no setting.
+const (
+	purgeInterval   = time.Hour
+	keyUseFlushTime = 5 * time.Second
+)
+
+// StartJobs starts every periodic job of the service, from this one list,
+// until the returned stop is called; stop ends them and waits for them
+// (the service-key use is written once more as they stop).
+func (a *App) StartJobs(ctx context.Context, logger *slog.Logger) (stop func()) {
+	return startJobs(ctx, logger,
+		a.purgeJob(purgeInterval, logger),
+		a.domainJob(a.cfg.Domains.CheckInterval, logger),
+		a.keyUseJob(keyUseFlushTime),
+		a.signingKeyJob(a.cfg.Tokens.SigningKeyReloadInterval),
+	)
+}
+
+// purgeJob removes expired sessions, one-time links, service-key secrets
+// and OAuth codes, grants and refresh tokens at start and then every
+// interval, logging what it removed. Its deletions may take up to
 // purgeTimeout each, not the database timeout of requests: after a long
 // outage a table can hold many expired rows.
-func (a *App) PurgeEvery(ctx context.Context, interval time.Duration, logger *slog.Logger) {
-	ctx = gormstore.WithTimeout(ctx, purgeTimeout)
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		p, err := a.app.Commands.PurgeExpired.Handle(ctx)
-		if err != nil && ctx.Err() == nil {
-			logger.Warn("purge expired", slog.String("error", err.Error()))
-		} else if p.Sessions+p.Links+p.KeySecrets+p.OAuth > 0 {
+func (a *App) purgeJob(interval time.Duration, logger *slog.Logger) job {
+	return job{name: "purge expired", every: interval, atStart: true, run: func(ctx context.Context) error {
+		p, err := a.app.Commands.PurgeExpired.Handle(gormstore.WithTimeout(ctx, purgeTimeout))
+		if err == nil && p.Sessions+p.Links+p.KeySecrets+p.OAuth > 0 {
 			logger.Info("purged expired", slog.Int("sessions", p.Sessions), slog.Int("links", p.Links), slog.Int("key_secrets", p.KeySecrets),
 				slog.Int("oauth", p.OAuth))
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+		return err
+	}}
 }
 
-func httpConfig(c Config) httpapi.Config {
-	return httpapi.Config{BaseURL: c.BaseURL, HomeURL: c.HomeURL, Version: Version, MaxBodyBytes: c.MaxBodyBytes, SessionCookieName: c.SessionCookieName(),
-		Secrets: c.Secrets, CookiePrefix: c.CookiePrefix, HostCookies: c.HostCookies, TrustedOrigins: c.TrustedOrigins, TrustedProxies: c.TrustedProxies, RateLimit: c.RateLimit,
-		ServiceKeyLimit: c.ServiceKeyLimit, ServiceKeyWindow: c.ServiceKeyWindow}
+// keyUseJob writes the service keys' last-use times every interval and once
+// more at stop, so no trusted request waits on that write.
+func (a *App) keyUseJob(interval time.Duration) job {
+	return job{name: "flush service-key use", every: interval, atStop: true, run: a.app.Commands.ServiceKeys.FlushLastUsed}
 }
 
-func databaseURL(c Config) gormstore.DatabaseURL { return gormstore.DatabaseURL(c.DatabaseURL) }
-
-func databaseTimeout(c Config) gormstore.Timeout { return gormstore.Timeout(c.DatabaseTimeout) }
-
-// NewLogger returns the JSON logger every part of Gatehouse logs through.
-func NewLogger(c Config, w interface{ Write([]byte) (int, error) }) *slog.Logger {
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: c.LogLevel}))
+// signingKeyJob reloads the signing keys every interval, deleting those
+// past their publication window, so that a rotation made on another
+// instance (or from the command line) is followed here.
+func (a *App) signingKeyJob(interval time.Duration) job {
+	return job{name: "refresh signing keys", every: interval, run: a.app.Commands.SigningKeys.Refresh}
 }
 
-// FlushKeyUseEvery writes the service keys' last-use times every interval
-// and once more when ctx ends, so no trusted request waits on that write.
+// PurgeEvery runs the purge job alone until ctx ends.
+func (a *App) PurgeEvery(ctx context.Context, interval time.Duration, logger *slog.Logger) {
+	runJob(ctx, a.purgeJob(interval, logger), logger)
+}
+
+// FlushKeyUseEvery runs the service-key use job alone until ctx ends, and
+// writes once more then.
 func (a *App) FlushKeyUseEvery(ctx context.Context, interval time.Duration, logger *slog.Logger) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			flushCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			if err := a.app.Commands.ServiceKeys.FlushLastUsed(flushCtx); err != nil {
-				logger.Warn("flush service-key use", slog.String("error", err.Error()))
-			}
-			return
-		case <-t.C:
-			if err := a.app.Commands.ServiceKeys.FlushLastUsed(ctx); err != nil && ctx.Err() == nil {
-				logger.Warn("flush service-key use", slog.String("error", err.Error()))
-			}
-		}
-	}
+	runJob(ctx, a.keyUseJob(interval), logger)
+}
+
+// RefreshSigningKeysEvery runs the signing-key reload job alone until ctx ends.
+func (a *App) RefreshSigningKeysEvery(ctx context.Context, interval time.Duration, logger *slog.Logger) {
+	runJob(ctx, a.signingKeyJob(interval), logger)
 }
 
 // BootstrapAdmin creates or promotes a platform administrator from the

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse/adapters/jobs"
-	"github.com/gatehouse/gatehouse/adapters/mailer"
 	"github.com/gatehouse/gatehouse/application/command"
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
@@ -15,74 +14,59 @@ import (
 // ProductName is named in mails and refused as a password.
 const ProductName = "Gatehouse"
 
+// AuthConfig is the section of sign-in: sessions, passwords, lockout and
+// e-mail verification.
+type AuthConfig struct {
+	SessionLifetime  time.Duration
+	SessionUpdateAge time.Duration
+	SessionFreshAge  time.Duration
+	PasswordMin      int
+	PasswordMax      int
+	LockoutThreshold int
+	LockoutCooldown  time.Duration
+	RequireVerified  bool
+}
+
+var authSettingList settingList
+
+var (
+	settingSessionLifetime   = authSettingList.add("GATEHOUSE_SESSION_LIFETIME", "session-lifetime", "168h", "how long a remembered session lives, pushed forward as it is used")
+	settingSessionUpdateAge  = authSettingList.add("GATEHOUSE_SESSION_UPDATE_AGE", "session-update-age", "24h", "how often a used session's expiry is pushed forward")
+	settingSessionFreshAge   = authSettingList.add("GATEHOUSE_SESSION_FRESH_AGE", "session-fresh-age", "24h", "how recent a sign-in must be for sensitive changes such as change-email (0 disables)")
+	settingPasswordMinLength = authSettingList.add("GATEHOUSE_PASSWORD_MIN_LENGTH", "password-min-length", "8", "shortest password accepted, in characters")
+	settingPasswordMaxLength = authSettingList.add("GATEHOUSE_PASSWORD_MAX_LENGTH", "password-max-length", "128", "longest password accepted, in characters")
+	settingLockoutThreshold  = authSettingList.add("GATEHOUSE_LOCKOUT_THRESHOLD", "lockout-threshold", "10", "consecutive wrong passwords that lock an account's password (0 disables)")
+	settingLockoutCooldown   = authSettingList.add("GATEHOUSE_LOCKOUT_COOLDOWN", "lockout-cooldown", "15m", "how long a locked password stays locked (a password reset lifts it)")
+	settingRequireVerified   = authSettingList.add("GATEHOUSE_REQUIRE_EMAIL_VERIFICATION", "require-email-verification", "true", "true: sign-in waits for a verified address, and sign-up never reveals taken addresses")
+)
+
+func (a *AuthConfig) load(r *reader) {
+	const day = 24 * time.Hour
+	a.SessionLifetime = r.duration(settingSessionLifetime, time.Minute, 400*day, "24h")
+	a.SessionUpdateAge = r.duration(settingSessionUpdateAge, 0, 400*day, "24h")
+	a.SessionFreshAge = r.duration(settingSessionFreshAge, 0, 400*day, "24h")
+	a.PasswordMin = r.integer(settingPasswordMinLength, 8, 64)
+	a.PasswordMax = r.integer(settingPasswordMaxLength, 64, 1024)
+	a.LockoutThreshold = r.integer(settingLockoutThreshold, 0, 100)
+	a.LockoutCooldown = r.duration(settingLockoutCooldown, time.Second, 30*day, "24h")
+	a.RequireVerified = r.boolean(settingRequireVerified)
+}
+
 // authSettings turns the configuration into the framework's rules.
 func authSettings(c Config) command.AuthSettings {
+	a := c.Auth
 	return command.AuthSettings{
-		BaseURL:     c.BaseURL,
+		BaseURL:     c.HTTP.BaseURL,
 		ProductName: ProductName,
 		Sessions: domain.SessionPolicy{
-			Lifetime: c.SessionLifetime, ShortLifetime: min(24*time.Hour, c.SessionLifetime),
-			UpdateAge: c.SessionUpdateAge, FreshAge: c.SessionFreshAge,
+			Lifetime: a.SessionLifetime, ShortLifetime: min(24*time.Hour, a.SessionLifetime),
+			UpdateAge: a.SessionUpdateAge, FreshAge: a.SessionFreshAge,
 		},
-		Passwords:                domain.PasswordPolicy{MinLength: c.PasswordMin, MaxLength: c.PasswordMax},
-		Lockout:                  domain.LockoutPolicy{Threshold: c.LockoutThreshold, Cooldown: c.LockoutCooldown},
-		RequireEmailVerification: c.RequireVerified,
+		Passwords:                domain.PasswordPolicy{MinLength: a.PasswordMin, MaxLength: a.PasswordMax},
+		Lockout:                  domain.LockoutPolicy{Threshold: a.LockoutThreshold, Cooldown: a.LockoutCooldown},
+		RequireEmailVerification: a.RequireVerified,
 		LinkTTL:                  time.Hour,
 	}
-}
-
-// adminSettings turns the configuration into the rules of administration.
-func adminSettings(c Config) command.AdminSettings {
-	return command.AdminSettings{Admins: platformAdmins(c), ImpersonationTTL: c.ImpersonationTTL}
-}
-
-// platformAdmins are the administrators named by the configuration.
-func platformAdmins(c Config) domain.PlatformAdmins {
-	var a domain.PlatformAdmins
-	for _, e := range c.AdminEmails {
-		a.Emails = append(a.Emails, domain.Email(e))
-	}
-	for _, id := range c.AdminUserIDs {
-		a.UserIDs = append(a.UserIDs, domain.UserID(id))
-	}
-	return a
-}
-
-// organizationSettings turns the configuration into the rules of organizations.
-func organizationSettings(c Config) command.OrganizationSettings {
-	return command.OrganizationSettings{
-		InvitationTTL: c.InvitationTTL, InvitationLimit: c.InvitationLimit, MembershipLimit: c.MembershipLimit,
-		OrganizationLimit: c.OrganizationLimit, InvitationURL: c.InvitationURL,
-	}
-}
-
-// smtpConfig is the SMTP mailer's configuration. TLS mode none (no
-// encryption) is allowed to any host in development, where a mail catcher
-// on the next container is common, and only to loopback in production.
-func smtpConfig(c Config) mailer.Config {
-	return mailer.Config{Host: c.SMTPHost, Port: c.SMTPPort, TLSMode: c.SMTPTLS, AllowInsecure: c.Env != Production,
-		Username: c.SMTPUsername, Password: c.SMTPPassword, From: c.MailFrom, ProductName: ProductName}
-}
-
-// newMailer returns the queued mailer: SMTP when a host is configured, else
-// the development mailer that logs the links. The cleanup drains the queue.
-func newMailer(c Config, logger *slog.Logger) (ports.Mailer, func(), error) {
-	var next ports.Mailer
-	if c.SMTPHost == "" {
-		next = mailer.NewLog(logger)
-	} else {
-		smtp, err := mailer.NewSMTP(smtpConfig(c))
-		if err != nil {
-			return nil, nil, &ConfigError{Var: "GATEHOUSE_SMTP_HOST", Msg: err.Error()}
-		}
-		next = smtp
-	}
-	q := mailer.NewQueue(next, logger, mailer.WithCapacity(c.MailQueue))
-	return q, func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = q.Close(ctx)
-	}, nil
 }
 
 // newJobs returns the queue of work done after the answer (looking up the

@@ -26,22 +26,22 @@ func TestLoadConfig_defaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.BaseURL != "http://localhost:8080" || !c.BaseURLFollowsAddr || c.Addr != ":8080" || c.DataDir != "./data" || c.Env != bootstrap.Development {
+	if c.HTTP.BaseURL != "http://localhost:8080" || !c.HTTP.BaseURLFollowsAddr || c.HTTP.Addr != ":8080" || c.DataDir != "./data" || c.Env != bootstrap.Development {
 		t.Fatalf("defaults = %+v", c)
 	}
-	if c.InvitationURL != "http://localhost:8080/accept-invitation/{id}" {
-		t.Fatalf("InvitationURL = %q", c.InvitationURL)
+	if c.Organizations.InvitationURL != "http://localhost:8080/accept-invitation/{id}" {
+		t.Fatalf("InvitationURL = %q", c.Organizations.InvitationURL)
 	}
-	if c.DatabaseURL != "sqlite:data/gatehouse.db" {
-		t.Fatalf("DatabaseURL = %q, want SQLite in the data directory", c.DatabaseURL)
+	if c.Database.URL != "sqlite:data/gatehouse.db" {
+		t.Fatalf("DatabaseURL = %q, want SQLite in the data directory", c.Database.URL)
 	}
-	if got, want := c.DatabaseTimeout, 5*time.Second; got != want {
+	if got, want := c.Database.Timeout, 5*time.Second; got != want {
 		t.Fatalf("DatabaseTimeout = %s, want %s", got, want)
 	}
 	if c.SessionCookieName() != "gatehouse.session_token" {
 		t.Fatalf("cookie = %q", c.SessionCookieName())
 	}
-	if got, want := fmt.Sprintf("%d/%v", c.ServiceKeyLimit, c.ServiceKeyWindow), "6000/1m0s"; got != want {
+	if got, want := fmt.Sprintf("%d/%v", c.HTTP.ServiceKeyLimit, c.HTTP.ServiceKeyWindow), "6000/1m0s"; got != want {
 		t.Fatalf("service-key budget = %s, want %s", got, want)
 	}
 }
@@ -51,8 +51,8 @@ func TestLoadConfig_flags_override_environment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Addr != "127.0.0.1:9999" || c.DataDir != "/tmp/x" {
-		t.Fatalf("Addr=%q DataDir=%q", c.Addr, c.DataDir)
+	if c.HTTP.Addr != "127.0.0.1:9999" || c.DataDir != "/tmp/x" {
+		t.Fatalf("Addr=%q DataDir=%q", c.HTTP.Addr, c.DataDir)
 	}
 }
 
@@ -137,14 +137,14 @@ func TestLoadConfig_production_accepts_safe_settings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.BaseURL != "https://id.example.com" || c.HomeURL != "https://www.example.com/product" || len(c.Secrets) != 2 || c.Secrets[0] != "new-"+longSecret {
+	if c.HTTP.BaseURL != "https://id.example.com" || c.HTTP.HomeURL != "https://www.example.com/product" || len(c.Secrets) != 2 || c.Secrets[0] != "new-"+longSecret {
 		t.Fatalf("config = %+v", c)
 	}
 	if c.SessionCookieName() != "__Secure-gatehouse.session_token" {
 		t.Fatalf("cookie on https = %q", c.SessionCookieName())
 	}
-	if len(c.TrustedOrigins) != 2 || c.TrustedOrigins[1] != "https://admin.example.com:8443" {
-		t.Fatalf("origins = %v", c.TrustedOrigins)
+	if len(c.HTTP.TrustedOrigins) != 2 || c.HTTP.TrustedOrigins[1] != "https://admin.example.com:8443" {
+		t.Fatalf("origins = %v", c.HTTP.TrustedOrigins)
 	}
 }
 
@@ -292,17 +292,17 @@ func TestLoadConfig_base_url_follows_the_listen_address(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c.BaseURL != tt.want || !c.BaseURLFollowsAddr {
-				t.Fatalf("BaseURL = %q (follows %v), want %q", c.BaseURL, c.BaseURLFollowsAddr, tt.want)
+			if c.HTTP.BaseURL != tt.want || !c.HTTP.BaseURLFollowsAddr {
+				t.Fatalf("BaseURL = %q (follows %v), want %q", c.HTTP.BaseURL, c.HTTP.BaseURLFollowsAddr, tt.want)
 			}
-			if c.InvitationURL != tt.want+"/accept-invitation/{id}" || c.Issuer() != tt.want+"/api/auth" || c.JWTAudience[0] != tt.want {
-				t.Fatalf("derived: invitation %q, issuer %q, audience %v", c.InvitationURL, c.Issuer(), c.JWTAudience)
+			if c.Organizations.InvitationURL != tt.want+"/accept-invitation/{id}" || c.Issuer() != tt.want+"/api/auth" || c.Tokens.JWTAudience[0] != tt.want {
+				t.Fatalf("derived: invitation %q, issuer %q, audience %v", c.Organizations.InvitationURL, c.Issuer(), c.Tokens.JWTAudience)
 			}
 		})
 	}
 	c, err := load(t, nil, map[string]string{"GATEHOUSE_ADDR": ":9090", "GATEHOUSE_BASE_URL": "http://id.example.test"})
-	if err != nil || c.BaseURL != "http://id.example.test" || c.BaseURLFollowsAddr {
-		t.Fatalf("a set base URL: %q (follows %v), %v", c.BaseURL, c.BaseURLFollowsAddr, err)
+	if err != nil || c.HTTP.BaseURL != "http://id.example.test" || c.HTTP.BaseURLFollowsAddr {
+		t.Fatalf("a set base URL: %q (follows %v), %v", c.HTTP.BaseURL, c.HTTP.BaseURLFollowsAddr, err)
 	}
 }
 

@@ -2,11 +2,66 @@ package bootstrap
 
 import (
 	"context"
+	"path/filepath"
+	"time"
 
 	"gorm.io/gorm"
 
 	"github.com/gatehouse/gatehouse/adapters/gormstore"
 )
+
+// DatabaseConfig is the database's section.
+type DatabaseConfig struct {
+	URL     string // see gormstore.DatabaseURL; default DATA_DIR/gatehouse.db
+	Timeout time.Duration
+}
+
+var databaseSettings settingList
+
+var (
+	settingDatabaseURL     = databaseSettings.add("GATEHOUSE_DATABASE_URL", "database-url", "", "postgres://USER:PASSWORD@HOST:PORT/DATABASE for PostgreSQL; sqlite:PATH, or a path with a directory or ending in .db, .sqlite or .sqlite3, for SQLite, whose directory must exist (default: DATA_DIR/gatehouse.db)")
+	settingDatabaseTimeout = databaseSettings.add("GATEHOUSE_DATABASE_TIMEOUT", "database-timeout", "5s", "longest a database statement or transaction may take, waiting for a connection included; past it the request answers 503 with Retry-After")
+)
+
+// load reads the database URL (see gormstore.DatabaseURL for its forms)
+// and timeout. A SQLite file's directory must exist, unless it is the data
+// directory dataDir, which start-up creates (EnsureDataDir).
+func (d *DatabaseConfig) load(r *reader, dataDir string) {
+	d.loadURL(r, dataDir)
+	d.Timeout = r.durationOr(settingDatabaseTimeout, 100*time.Millisecond, 5*time.Minute, "must be a duration from 100ms to 5m, such as 5s")
+}
+
+func (d *DatabaseConfig) loadURL(r *reader, dataDir string) {
+	raw := r.text(settingDatabaseURL)
+	d.URL = raw
+	if raw == "" {
+		if dataDir != "" {
+			d.URL = "sqlite:" + filepath.Join(dataDir, "gatehouse.db")
+		}
+		return
+	}
+	u := gormstore.DatabaseURL(raw)
+	if _, _, err := gormstore.ParseDatabaseURL(u); err != nil {
+		r.fail(settingDatabaseURL, err.Error())
+		return
+	}
+	if d.sqliteIn(dataDir) {
+		return
+	}
+	if err := gormstore.CheckSQLiteDir(u); err != nil {
+		r.fail(settingDatabaseURL, err.Error()+" (Gatehouse creates "+settingDataDir.env+" only; create it, or leave "+settingDatabaseURL.env+" unset for DATA_DIR/gatehouse.db)")
+	}
+}
+
+// sqliteIn reports whether the database is a SQLite file directly in dir.
+func (d DatabaseConfig) sqliteIn(dir string) bool {
+	path, ok := gormstore.SQLitePath(gormstore.DatabaseURL(d.URL))
+	return ok && dir != "" && filepath.Clean(filepath.Dir(path)) == filepath.Clean(dir)
+}
+
+func databaseURL(c Config) gormstore.DatabaseURL { return gormstore.DatabaseURL(c.Database.URL) }
+
+func databaseTimeout(c Config) gormstore.Timeout { return gormstore.Timeout(c.Database.Timeout) }
 
 // Database describes the store a wired Gatehouse uses, for the start-up
 // lines.

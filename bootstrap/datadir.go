@@ -22,12 +22,12 @@ func EnsureDataDir(c Config) (bool, error) {
 		return true, nil
 	case errors.Is(err, fs.ErrExist):
 		if info, err := os.Stat(c.DataDir); err != nil || !info.IsDir() {
-			return false, c.SettingError("GATEHOUSE_DATA_DIR", c.DataDir+" is not a directory")
+			return false, c.settingError(settingDataDir, c.DataDir+" is not a directory")
 		}
 		return false, nil
 	case errors.Is(err, fs.ErrNotExist):
-		return false, c.SettingError("GATEHOUSE_DATA_DIR", "cannot create "+c.DataDir+": its parent directory does not exist")
+		return false, c.settingError(settingDataDir, "cannot create "+c.DataDir+": its parent directory does not exist")
 	default:
-		return false, c.SettingError("GATEHOUSE_DATA_DIR", "cannot create "+c.DataDir+": "+err.Error())
+		return false, c.settingError(settingDataDir, "cannot create "+c.DataDir+": "+err.Error())
 	}
 }

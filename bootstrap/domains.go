@@ -2,7 +2,6 @@ package bootstrap
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"time"
 
@@ -12,63 +11,70 @@ import (
 	"github.com/gatehouse/gatehouse/ports"
 )
 
-// loadDomains reads the settings of domain verification.
-func (c *Config) loadDomains(get func(string) string, p *problems) {
-	ns, err := dnsresolver.ParseNameserver(get("GATEHOUSE_DNS_NAMESERVER"))
-	if err != nil {
-		p.add("GATEHOUSE_DNS_NAMESERVER", err.Error())
-	}
-	c.DNSNameserver = ns
-	if target := get("GATEHOUSE_DOMAIN_CNAME_TARGET"); target != "" {
-		if c.DomainCNAMETarget, err = domain.NormalizeHostname(target, "GATEHOUSE_DOMAIN_CNAME_TARGET"); err != nil {
-			p.add("GATEHOUSE_DOMAIN_CNAME_TARGET", "must be a hostname such as edge.example.com (not an IP address, wildcard or public suffix)")
+// DomainConfig is the section of domain verification.
+type DomainConfig struct {
+	Nameserver       string // host:port, or "" for the system's
+	CNAMETarget      string // normalised hostname, or ""
+	Window           time.Duration
+	Grace            time.Duration
+	CheckInterval    time.Duration
+	CheckMaxInterval time.Duration
+	RecheckInterval  time.Duration
+}
+
+var domainSettingList settingList
+
+var (
+	settingDNSNameserver          = domainSettingList.add("GATEHOUSE_DNS_NAMESERVER", "dns-nameserver", "", "host:port of the nameserver domain verification asks (default: the system's, from /etc/resolv.conf)")
+	settingDomainCNAMETarget      = domainSettingList.add("GATEHOUSE_DOMAIN_CNAME_TARGET", "domain-cname-target", "", "hostname every domain must point a CNAME to, besides its TXT challenge (none by default)")
+	settingDomainWindow           = domainSettingList.add("GATEHOUSE_DOMAIN_VERIFICATION_WINDOW", "domain-verification-window", "168h", "how long a new domain has to publish its DNS records before it fails")
+	settingDomainGrace            = domainSettingList.add("GATEHOUSE_DOMAIN_GRACE_PERIOD", "domain-grace-period", "72h", "how long a verified domain's required record may be missing before the domain fails")
+	settingDomainCheckInterval    = domainSettingList.add("GATEHOUSE_DOMAIN_CHECK_INTERVAL", "domain-check-interval", "1m", "how often the verifier looks for due domains, and the first delay between checks of a pending domain (doubling after each miss; at least 1s in production)")
+	settingDomainCheckMaxInterval = domainSettingList.add("GATEHOUSE_DOMAIN_CHECK_MAX_INTERVAL", "domain-check-max-interval", "1h", "longest delay between checks of a pending domain, or of a verified one missing a record")
+	settingDomainRecheckInterval  = domainSettingList.add("GATEHOUSE_DOMAIN_RECHECK_INTERVAL", "domain-recheck-interval", "24h", "how often a verified domain's records are checked again")
+)
+
+func (d *DomainConfig) load(r *reader) {
+	d.Nameserver = parsed(r, settingDNSNameserver, dnsresolver.ParseNameserver)
+	if target := r.text(settingDomainCNAMETarget); target != "" {
+		var err error
+		if d.CNAMETarget, err = domain.NormalizeHostname(target, settingDomainCNAMETarget.env); err != nil {
+			r.fail(settingDomainCNAMETarget, "must be a hostname such as edge.example.com (not an IP address, wildcard or public suffix)")
 		}
 	}
 	// Development and tests may check every few milliseconds; production
 	// keeps at least a second between passes, out of courtesy to DNS.
 	minInterval := 10 * time.Millisecond
-	if c.Env == Production {
+	if r.production() {
 		minInterval = time.Second
 	}
-	durations := []struct {
-		env      string
-		dst      *time.Duration
-		min, max time.Duration
-	}{
-		{"GATEHOUSE_DOMAIN_VERIFICATION_WINDOW", &c.DomainWindow, time.Second, 365 * 24 * time.Hour},
-		{"GATEHOUSE_DOMAIN_GRACE_PERIOD", &c.DomainGrace, 0, 90 * 24 * time.Hour},
-		{"GATEHOUSE_DOMAIN_CHECK_INTERVAL", &c.DomainCheckInterval, minInterval, 24 * time.Hour},
-		{"GATEHOUSE_DOMAIN_CHECK_MAX_INTERVAL", &c.DomainCheckMaxInterval, minInterval, 7 * 24 * time.Hour},
-		{"GATEHOUSE_DOMAIN_RECHECK_INTERVAL", &c.DomainRecheckInterval, minInterval, 30 * 24 * time.Hour},
-	}
-	for _, d := range durations {
-		v, err := time.ParseDuration(get(d.env))
-		if err != nil || v < d.min || v > d.max {
-			p.add(d.env, fmt.Sprintf("must be a duration from %s to %s, such as 1h", d.min, d.max))
-			continue
-		}
-		*d.dst = v
-	}
-	if !p.has("GATEHOUSE_DOMAIN_CHECK_INTERVAL") && !p.has("GATEHOUSE_DOMAIN_CHECK_MAX_INTERVAL") && c.DomainCheckMaxInterval < c.DomainCheckInterval {
-		p.add("GATEHOUSE_DOMAIN_CHECK_MAX_INTERVAL", "must be at least GATEHOUSE_DOMAIN_CHECK_INTERVAL")
+	const day = 24 * time.Hour
+	d.Window = r.duration(settingDomainWindow, time.Second, 365*day, "1h")
+	d.Grace = r.duration(settingDomainGrace, 0, 90*day, "1h")
+	d.CheckInterval = r.duration(settingDomainCheckInterval, minInterval, day, "1h")
+	d.CheckMaxInterval = r.duration(settingDomainCheckMaxInterval, minInterval, 7*day, "1h")
+	d.RecheckInterval = r.duration(settingDomainRecheckInterval, minInterval, 30*day, "1h")
+	if !r.failed(settingDomainCheckInterval, settingDomainCheckMaxInterval) && d.CheckMaxInterval < d.CheckInterval {
+		r.fail(settingDomainCheckMaxInterval, "must be at least "+settingDomainCheckInterval.env)
 	}
 }
 
 // domainSettings turns the configuration into the rules of domain verification.
 func domainSettings(c Config) command.DomainSettings {
+	d := c.Domains
 	return command.DomainSettings{
-		CNAMETarget: c.DomainCNAMETarget,
-		Policy: domain.VerificationPolicy{Window: c.DomainWindow, Grace: c.DomainGrace,
-			Interval: c.DomainCheckInterval, MaxInterval: c.DomainCheckMaxInterval, Recheck: c.DomainRecheckInterval},
+		CNAMETarget: d.CNAMETarget,
+		Policy: domain.VerificationPolicy{Window: d.Window, Grace: d.Grace,
+			Interval: d.CheckInterval, MaxInterval: d.CheckMaxInterval, Recheck: d.RecheckInterval},
 	}
 }
 
 // newDNSResolver returns the resolver of domain verification: Go's, asking
 // the configured nameserver or the system's.
 func newDNSResolver(c Config) (ports.DNSResolver, error) {
-	r, err := dnsresolver.New(dnsresolver.Config{Nameserver: c.DNSNameserver})
+	r, err := dnsresolver.New(dnsresolver.Config{Nameserver: c.Domains.Nameserver})
 	if err != nil {
-		return nil, &ConfigError{Var: "GATEHOUSE_DNS_NAMESERVER", Msg: err.Error()}
+		return nil, &ConfigError{Var: settingDNSNameserver.env, Msg: err.Error()}
 	}
 	return r, nil
 }
@@ -77,37 +83,32 @@ func newDNSResolver(c Config) (ports.DNSResolver, error) {
 // while full batches of domains are due.
 const maxPassesPerTick = 50
 
-// VerifyDomainsEvery runs the domain verifier until ctx ends: a pass now,
-// then every interval and whenever a domain becomes due at once in this
-// process (created, or a recheck asked). While passes find full batches of
-// due domains it runs them back to back. It runs beside the requests, never
-// in their way; several processes may run it at once. Status changes are
-// logged at info, inconclusive lookups at warn.
-func (a *App) VerifyDomainsEvery(ctx context.Context, interval time.Duration, logger *slog.Logger) {
+// domainJob runs the domain verifier: a pass at start, then every interval
+// and whenever a domain becomes due at once in this process (created, or a
+// recheck asked). While passes find full batches of due domains it runs
+// them back to back. It runs beside the requests, never in their way;
+// several processes may run it at once. Status changes are logged at info,
+// inconclusive lookups at warn.
+func (a *App) domainJob(interval time.Duration, logger *slog.Logger) job {
 	domains := a.app.Commands.Domains
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
+	return job{name: "domain verifier", every: interval, atStart: true, wake: domains.Woken(), run: func(ctx context.Context) error {
 		for range maxPassesPerTick {
 			report, err := domains.CheckDue(ctx)
 			if ctx.Err() != nil {
-				return
-			}
-			if err != nil {
-				logger.Warn("domain verifier", slog.String("error", err.Error()))
+				return nil
 			}
 			logChecks(logger, report)
 			if err != nil || !report.More {
-				break
+				return err
 			}
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		case <-domains.Woken():
-		}
-	}
+		return nil
+	}}
+}
+
+// VerifyDomainsEvery runs the domain verifier alone until ctx ends.
+func (a *App) VerifyDomainsEvery(ctx context.Context, interval time.Duration, logger *slog.Logger) {
+	runJob(ctx, a.domainJob(interval, logger), logger)
 }
 
 func logChecks(logger *slog.Logger, report command.CheckReport) {

@@ -15,16 +15,16 @@ func TestLoadConfig_domain_settings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.DNSNameserver != "" || c.DomainCNAMETarget != "" || c.DomainWindow != 168*time.Hour || c.DomainGrace != 72*time.Hour ||
-		c.DomainCheckInterval != time.Minute || c.DomainCheckMaxInterval != time.Hour || c.DomainRecheckInterval != 24*time.Hour {
+	if c.Domains.Nameserver != "" || c.Domains.CNAMETarget != "" || c.Domains.Window != 168*time.Hour || c.Domains.Grace != 72*time.Hour ||
+		c.Domains.CheckInterval != time.Minute || c.Domains.CheckMaxInterval != time.Hour || c.Domains.RecheckInterval != 24*time.Hour {
 		t.Fatalf("domain defaults = %+v", c)
 	}
 	c, err = load(t, []string{"--dns-nameserver", "10.0.0.2", "--domain-cname-target", "Edge.Example.COM.", "--domain-grace-period", "0s"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.DNSNameserver != "10.0.0.2:53" || c.DomainCNAMETarget != "edge.example.com" || c.DomainGrace != 0 {
-		t.Fatalf("DNSNameserver %q, DomainCNAMETarget %q, DomainGrace %s", c.DNSNameserver, c.DomainCNAMETarget, c.DomainGrace)
+	if c.Domains.Nameserver != "10.0.0.2:53" || c.Domains.CNAMETarget != "edge.example.com" || c.Domains.Grace != 0 {
+		t.Fatalf("DNSNameserver %q, DomainCNAMETarget %q, DomainGrace %s", c.Domains.Nameserver, c.Domains.CNAMETarget, c.Domains.Grace)
 	}
 }
 

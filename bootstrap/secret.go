@@ -24,7 +24,7 @@ func EnsureSecrets(c *Config) error {
 		return nil
 	}
 	if c.Env == Production {
-		return c.SettingError("GATEHOUSE_SECRET", "must be set in production")
+		return c.settingError(settingSecret, "must be set in production")
 	}
 	path := filepath.Join(c.DataDir, secretFile)
 	b, err := os.ReadFile(path) // #nosec G304 -- the operator's GATEHOUSE_DATA_DIR and a fixed file name
@@ -32,12 +32,12 @@ func EnsureSecrets(c *Config) error {
 	case err == nil:
 		s := strings.TrimSpace(string(b))
 		if len(s) < MinSecretBytes {
-			return c.SettingError("GATEHOUSE_DATA_DIR", fmt.Sprintf("%s holds a secret shorter than %d bytes", path, MinSecretBytes))
+			return c.settingError(settingDataDir, fmt.Sprintf("%s holds a secret shorter than %d bytes", path, MinSecretBytes))
 		}
 		c.Secrets, c.SecretSource = []string{s}, path
 		return nil
 	case !errors.Is(err, fs.ErrNotExist):
-		return c.SettingError("GATEHOUSE_DATA_DIR", "cannot read "+path+": "+err.Error())
+		return c.settingError(settingDataDir, "cannot read "+path+": "+err.Error())
 	}
 	var raw [48]byte
 	if _, err := rand.Read(raw[:]); err != nil {
@@ -50,7 +50,7 @@ func EnsureSecrets(c *Config) error {
 		return EnsureSecrets(c)
 	}
 	if err != nil {
-		return c.SettingError("GATEHOUSE_DATA_DIR", "cannot write "+path+": "+err.Error())
+		return c.settingError(settingDataDir, "cannot write "+path+": "+err.Error())
 	}
 	if _, err := f.WriteString(s + "\n"); err != nil {
 		_ = f.Close()

@@ -16,9 +16,9 @@ func TestLoadConfig_token_settings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Issuer() != "https://id.example.com/api/auth" || c.JWTIssuer != c.Issuer() || !slices.Equal(c.JWTAudience, []string{"https://id.example.com"}) ||
-		c.AccessTokenAudience != c.Issuer() || c.JWTLifetime != 15*time.Minute || c.CodeLifetime != time.Minute ||
-		c.AccessTokenLifetime != 15*time.Minute || c.IDTokenLifetime != time.Hour || c.RefreshTokenLifetime != 720*time.Hour {
+	if c.Issuer() != "https://id.example.com/api/auth" || c.Tokens.JWTIssuer != c.Issuer() || !slices.Equal(c.Tokens.JWTAudience, []string{"https://id.example.com"}) ||
+		c.Tokens.AccessTokenAudience != c.Issuer() || c.Tokens.JWTLifetime != 15*time.Minute || c.Tokens.CodeLifetime != time.Minute ||
+		c.Tokens.AccessTokenLifetime != 15*time.Minute || c.Tokens.IDTokenLifetime != time.Hour || c.Tokens.RefreshTokenLifetime != 720*time.Hour {
 		t.Fatalf("token defaults = %+v", c)
 	}
 }

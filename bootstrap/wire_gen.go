@@ -146,7 +146,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
 	database := sqlDatabase(bootstrapSqlStore)
-	app, err := newApp(server, applicationApplication, database)
+	app, err := newApp(server, applicationApplication, database, cfg)
 	if err != nil {
 		cleanup5()
 		cleanup4()
@@ -275,7 +275,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
 	database := memoryDatabase()
-	app, err := newApp(server, applicationApplication, database)
+	app, err := newApp(server, applicationApplication, database, cfg)
 	if err != nil {
 		cleanup4()
 		cleanup3()

@@ -134,7 +134,7 @@ func TestAudit_log(t *testing.T) {
 		want[len(want)-1].targetID = keyID
 		ok(admin.post(serviceKeysPath+"/"+keyID+"/rotate", `{"overlapSeconds":60}`), "service-key.rotate", "service_key", keyID)
 		did(eve.post(serviceKeysPath, mustJSON(t, map[string]any{"name": "mine", "scopes": []string{"*"}})), http.StatusForbidden, eveID, "service-key.create", "service_key", "", "denied", "auth.not_platform_admin")
-		did(admin.do(http.MethodDelete, serviceKeysPath+"/"+keyID, "", "Origin", app.Cfg.BaseURL), http.StatusNoContent, adminID, "service-key.revoke", "service_key", keyID, "success", "")
+		did(admin.do(http.MethodDelete, serviceKeysPath+"/"+keyID, "", "Origin", app.Cfg.HTTP.BaseURL), http.StatusNoContent, adminID, "service-key.revoke", "service_key", keyID, "success", "")
 		ok(post("remove-user", map[string]any{"userId": bobID}), "admin.remove-user", "user", bobID)
 
 		all := auditAll(t, admin, nil)
@@ -257,7 +257,7 @@ func TestAudit_log(t *testing.T) {
 		first := all[0]["id"].(string)
 		for _, m := range []string{http.MethodDelete, http.MethodPatch, http.MethodPut, http.MethodPost} {
 			for _, path := range []string{auditPath, auditPath + "/" + first} {
-				r := admin.do(m, path, `{"outcome":"success"}`, "Origin", app.Cfg.BaseURL)
+				r := admin.do(m, path, `{"outcome":"success"}`, "Origin", app.Cfg.HTTP.BaseURL)
 				if r.Status != http.StatusNotFound && r.Status != http.StatusMethodNotAllowed {
 					t.Fatalf("%s %s = %d %s, want 404 or 405", m, path, r.Status, r.Body)
 				}

@@ -87,7 +87,7 @@ func (w *matrixWorld) call(t *testing.T, caller, method, path, body string) *res
 		body = "{}"
 	}
 	body = strings.ReplaceAll(body, "{unique}", w.unique("u"))
-	return c.do(method, path, body, "Origin", w.app.Cfg.BaseURL)
+	return c.do(method, path, body, "Origin", w.app.Cfg.HTTP.BaseURL)
 }
 
 type matrixRoute struct {

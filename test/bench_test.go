@@ -70,7 +70,7 @@ func mustStartBench(b *testing.B, s store) *benchApp {
 		if s == storePostgres {
 			u = gormtest.PostgresURL(b)
 		}
-		cfg.DatabaseURL = string(u)
+		cfg.Database.URL = string(u)
 		if app, cleanup, err = bootstrap.InitializeSQL(b.Context(), cfg, logger); err == nil {
 			db = gormtest.Open(b, u) // a second pool on the same database, for seeding
 		}

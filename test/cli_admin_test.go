@@ -46,7 +46,7 @@ func mustRunCLI(t *testing.T, env []string, stdin string, args ...string) string
 
 // processClient is a browser-like client of a running binary.
 func processClient(t testing.TB, p *process) *fwClient {
-	app := &fwApp{testApp: &testApp{Server: &httptest.Server{URL: p.url}}, Cfg: bootstrap.Config{BaseURL: cliBaseURL}}
+	app := &fwApp{testApp: &testApp{Server: &httptest.Server{URL: p.url}}, Cfg: bootstrap.Config{HTTP: bootstrap.HTTPConfig{BaseURL: cliBaseURL}}}
 	hc := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	return &fwClient{t: t, app: app, Origin: cliBaseURL, Cookies: map[string]string{}, http: hc}
 }

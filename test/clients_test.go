@@ -147,9 +147,9 @@ func mustStartOn(t *testing.T, s store, cfg bootstrap.Config, ln net.Listener) *
 	t.Helper()
 	switch s {
 	case storeSQLite:
-		cfg.DatabaseURL = string(gormtest.SQLiteURL(t))
+		cfg.Database.URL = string(gormtest.SQLiteURL(t))
 	case storePostgres:
-		cfg.DatabaseURL = string(postgresURL(t))
+		cfg.Database.URL = string(postgresURL(t))
 	default:
 		t.Fatalf("mustStartOn: store %s is not SQL", s)
 	}

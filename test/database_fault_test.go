@@ -69,7 +69,7 @@ func (a *faultApp) calls(t *testing.T) []faultCall {
 		}
 		return strings.Join(parts, "; ")
 	}
-	origin := a.Cfg.BaseURL
+	origin := a.Cfg.HTTP.BaseURL
 	return []faultCall{
 		{name: "get-session", method: http.MethodGet, path: "/api/auth/get-session",
 			headers: map[string]string{"Cookie": cookie(a.user)}, wantSucceeded: http.StatusOK},

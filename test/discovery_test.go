@@ -61,7 +61,7 @@ func mustNoEmptyArrays(t testing.TB, path string, doc map[string]any) {
 func TestDiscovery_provider_metadata(t *testing.T) {
 	t.Parallel()
 	fwForEachStore(t, fwQuick, func(t *testing.T, app *fwApp) {
-		issuer := app.Cfg.BaseURL + "/api/auth"
+		issuer := app.Cfg.HTTP.BaseURL + "/api/auth"
 		c := app.client(t)
 		var first []byte
 		for _, path := range providerMetadataPaths {
@@ -230,8 +230,8 @@ func TestDiscovery_protected_resource(t *testing.T) {
 			Scopes        []string `json:"scopes_supported"`
 		}
 		mustUnmarshal(t, r.Body, &meta)
-		if meta.Resource != app.Cfg.BaseURL {
-			t.Fatalf("resource = %q, want exactly %q", meta.Resource, app.Cfg.BaseURL)
+		if meta.Resource != app.Cfg.HTTP.BaseURL {
+			t.Fatalf("resource = %q, want exactly %q", meta.Resource, app.Cfg.HTTP.BaseURL)
 		}
 		if meta.Name == "" || !slices.Equal(meta.Bearer, []string{"header"}) {
 			t.Fatalf("metadata = %s", r.Body)
@@ -243,7 +243,7 @@ func TestDiscovery_protected_resource(t *testing.T) {
 		if _, ok := doc["authorization_servers"]; ok {
 			t.Fatalf("authorization_servers listed, but the trusted API takes no OAuth token: %s", r.Body)
 		}
-		if !strings.HasPrefix(meta.Documentation, app.Cfg.BaseURL+"/") {
+		if !strings.HasPrefix(meta.Documentation, app.Cfg.HTTP.BaseURL+"/") {
 			t.Fatalf("resource_documentation = %q", meta.Documentation)
 		}
 		mustStatus(t, c.get(meta.Documentation), http.StatusOK)
@@ -254,7 +254,7 @@ func TestDiscovery_protected_resource(t *testing.T) {
 		r = c.get("/api/service-key")
 		mustStatus(t, r, http.StatusUnauthorized)
 		challenge := r.Header.Get("WWW-Authenticate")
-		if !strings.HasPrefix(challenge, "Bearer ") || !strings.Contains(challenge, `resource_metadata="`+app.Cfg.BaseURL+protectedResourcePath+`"`) {
+		if !strings.HasPrefix(challenge, "Bearer ") || !strings.Contains(challenge, `resource_metadata="`+app.Cfg.HTTP.BaseURL+protectedResourcePath+`"`) {
 			t.Fatalf("WWW-Authenticate = %q, want Bearer with resource_metadata", challenge)
 		}
 	})

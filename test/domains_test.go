@@ -47,7 +47,7 @@ func (k *domainKit) call(method, path, body string) *response {
 // patch sends an administrator's PATCH through c (a session, or none).
 func (k *domainKit) patch(c *fwClient, id, body string) *response {
 	k.t.Helper()
-	return c.do(http.MethodPatch, "/api/admin/domains/"+id, body, "Origin", k.app.Cfg.BaseURL, "Content-Type", "application/json")
+	return c.do(http.MethodPatch, "/api/admin/domains/"+id, body, "Origin", k.app.Cfg.HTTP.BaseURL, "Content-Type", "application/json")
 }
 
 // mustCreate claims hostname for org ("" for none) and returns the domain.
@@ -117,7 +117,7 @@ func startDomainVerifier(t testing.TB, app *fwApp) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
-		app.App.VerifyDomainsEvery(ctx, app.Cfg.DomainCheckInterval, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		app.App.VerifyDomainsEvery(ctx, app.Cfg.Domains.CheckInterval, slog.New(slog.NewTextHandler(io.Discard, nil)))
 		close(done)
 	}()
 	t.Cleanup(func() { cancel(); <-done }) // before the app's database closes
@@ -404,7 +404,7 @@ func TestDomains_admin_update(t *testing.T) {
 		}
 		// The service key is no session either.
 		r = app.client(t).do(http.MethodPatch, "/api/admin/domains/"+id, `{"recheck":true}`, "Authorization", "Bearer "+k.secret,
-			"Origin", app.Cfg.BaseURL, "Content-Type", "application/json")
+			"Origin", app.Cfg.HTTP.BaseURL, "Content-Type", "application/json")
 		mustStatus(t, r, http.StatusUnauthorized)
 
 		moved := mustOK(t, k.patch(k.admin, id, `{"organizationId":"`+orgB+`"}`))

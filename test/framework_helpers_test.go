@@ -93,7 +93,7 @@ func mustStartFramework(t testing.TB, s store, env map[string]string) *fwApp {
 	if s == storeMemory {
 		app, cleanup, err = bootstrap.InitializeMemory(cfg, logger)
 	} else {
-		cfg.DatabaseURL = dbURL
+		cfg.Database.URL = dbURL
 		if s == storePostgres {
 			pgStartMu.Lock()
 		}
@@ -148,7 +148,7 @@ type fwClient struct {
 func (a *fwApp) client(t testing.TB) *fwClient {
 	hc := *a.Client()
 	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	return &fwClient{t: t, app: a, Origin: a.Cfg.BaseURL, Cookies: map[string]string{}, http: &hc}
+	return &fwClient{t: t, app: a, Origin: a.Cfg.HTTP.BaseURL, Cookies: map[string]string{}, http: &hc}
 }
 
 // clone returns a client holding a copy of c's cookies: the same browser,

@@ -30,7 +30,7 @@ func TestHealth(t *testing.T) {
 func TestLiveness_does_not_touch_the_database(t *testing.T) {
 	proxy := newFaultProxy(t, postgresURL(t))
 	cfg := mustConfig(t, nil)
-	cfg.DatabaseURL = proxy.URL()
+	cfg.Database.URL = proxy.URL()
 	app := mustStart(t, storePostgres, cfg)
 
 	mustStatus(t, do(t, app, http.MethodGet, "/api/health/ready", ""), http.StatusOK)

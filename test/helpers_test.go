@@ -94,11 +94,11 @@ func mustStart(t testing.TB, s store, cfg bootstrap.Config) *testApp {
 	case storeMemory:
 		app, cleanup, err = bootstrap.InitializeMemory(cfg, logger)
 	case storeSQLite:
-		cfg.DatabaseURL = string(gormtest.SQLiteURL(t))
+		cfg.Database.URL = string(gormtest.SQLiteURL(t))
 		app, cleanup, err = bootstrap.InitializeSQL(t.Context(), cfg, logger)
 	case storePostgres:
-		if cfg.DatabaseURL == "" || !strings.HasPrefix(cfg.DatabaseURL, "postgres") {
-			cfg.DatabaseURL = string(gormtest.PostgresURL(t))
+		if cfg.Database.URL == "" || !strings.HasPrefix(cfg.Database.URL, "postgres") {
+			cfg.Database.URL = string(gormtest.PostgresURL(t))
 		}
 		app, cleanup, err = bootstrap.InitializeSQL(t.Context(), cfg, logger)
 	}

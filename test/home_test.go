@@ -74,12 +74,12 @@ func TestHome_page(t *testing.T) {
 			t.Fatalf("the home page's link %s answers %d", l, got.Status)
 		}
 	}
-	for _, want := range []string{"<h1>Gatehouse</h1>", "<title>Gatehouse</title>", "version " + bootstrap.Version, app.Cfg.BaseURL + "/api/auth"} {
+	for _, want := range []string{"<h1>Gatehouse</h1>", "<title>Gatehouse</title>", "version " + bootstrap.Version, app.Cfg.HTTP.BaseURL + "/api/auth"} {
 		if !strings.Contains(page, want) {
 			t.Fatalf("home page lacks %q:\n%s", want, page)
 		}
 	}
-	for _, secret := range append([]string{app.Cfg.DatabaseURL, app.Cfg.DataDir, adminEmail, email, "app.example.com", app.Cfg.SessionCookieName()},
+	for _, secret := range append([]string{app.Cfg.Database.URL, app.Cfg.DataDir, adminEmail, email, "app.example.com", app.Cfg.SessionCookieName()},
 		app.Cfg.Secrets...) {
 		if strings.Contains(page, secret) {
 			t.Fatalf("home page gives away %q:\n%s", secret, page)

@@ -169,7 +169,7 @@ func TestEdge_error_contract_gaps(t *testing.T) {
 						}
 						concrete := regexp.MustCompile(`\{[^}]+\}`).ReplaceAllString(path, "x")
 						tt := hostileCase{name: route, method: strings.ToUpper(method), path: concrete, shape: shape, location: "body",
-							headers: []string{"Content-Type", "application/json", "Origin", app.Cfg.BaseURL, "Authorization", "Bearer " + all["secret"].(string)}}
+							headers: []string{"Content-Type", "application/json", "Origin", app.Cfg.HTTP.BaseURL, "Authorization", "Bearer " + all["secret"].(string)}}
 						t.Run(route, func(t *testing.T) { mustNameHostile(t, admin.do(tt.method, tt.path, "", tt.headers...), tt) })
 					}
 				}

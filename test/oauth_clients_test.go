@@ -28,7 +28,7 @@ var (
 // session, or none), with the service's Origin.
 func ocCall(t testing.TB, app *fwApp, c *fwClient, method, path, body string) *response {
 	t.Helper()
-	return c.do(method, path, body, "Origin", app.Cfg.BaseURL)
+	return c.do(method, path, body, "Origin", app.Cfg.HTTP.BaseURL)
 }
 
 // mustRegisterClient registers a client and returns the 201 answer's body.

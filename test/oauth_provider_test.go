@@ -97,7 +97,7 @@ func opLocation(t testing.TB, r *response, status int, prefix string) url.Values
 func (w *opWorld) mustAuthCode(t testing.TB, c *fwClient, path, redirect string) string {
 	t.Helper()
 	q := opLocation(t, c.get(path), http.StatusFound, redirect+"?")
-	if q.Get("code") == "" || q.Get("iss") != w.app.Cfg.BaseURL+"/api/auth" {
+	if q.Get("code") == "" || q.Get("iss") != w.app.Cfg.HTTP.BaseURL+"/api/auth" {
 		t.Fatalf("authorization response = %v", q)
 	}
 	return q.Get("code")
@@ -220,7 +220,7 @@ func opClaims(t testing.TB, jwt string) map[string]any {
 func TestOAuthProvider_public_client_code_flow(t *testing.T) {
 	opForEachStore(t, func(t *testing.T, w *opWorld) {
 		browser := w.app.client(t)
-		signIn := opLocation(t, browser.get(w.spaAuthorize()), http.StatusFound, w.app.Cfg.BaseURL+"/sign-in?callbackURL=")
+		signIn := opLocation(t, browser.get(w.spaAuthorize()), http.StatusFound, w.app.Cfg.HTTP.BaseURL+"/sign-in?callbackURL=")
 		callback := signIn.Get("callbackURL")
 		if !strings.HasPrefix(callback, "/api/auth/oauth2/authorize?") {
 			t.Fatalf("callbackURL = %q", callback)
@@ -231,7 +231,7 @@ func TestOAuthProvider_public_client_code_flow(t *testing.T) {
 
 		first := opMustTokens(t, w.spaExchange(t, code, opVerifier))
 		id := opClaims(t, first.IDToken)
-		if id["iss"] != w.app.Cfg.BaseURL+"/api/auth" || id["aud"] != w.spa || id["sub"] != w.userID || id["nonce"] != "no-1" || id["email"] != "ada@example.com" {
+		if id["iss"] != w.app.Cfg.HTTP.BaseURL+"/api/auth" || id["aud"] != w.spa || id["sub"] != w.userID || id["nonce"] != "no-1" || id["email"] != "ada@example.com" {
 			t.Fatalf("ID token claims: %v", id)
 		}
 		at := opClaims(t, first.AccessToken)
@@ -285,7 +285,7 @@ func TestOAuthProvider_confidential_client_consent_and_logout(t *testing.T) {
 		if got := opLocation(t, w.user.get("/api/auth/oauth2/authorize?"+noPKCE.Encode()), http.StatusFound, opWebRedirect+"?"); got.Get("error") != "invalid_request" {
 			t.Fatalf("confidential client without PKCE: %v", got)
 		}
-		consent := opLocation(t, w.user.get("/api/auth/oauth2/authorize?"+q.Encode()), http.StatusFound, w.app.Cfg.BaseURL+"/consent?")
+		consent := opLocation(t, w.user.get("/api/auth/oauth2/authorize?"+q.Encode()), http.StatusFound, w.app.Cfg.HTTP.BaseURL+"/consent?")
 		if consent.Get("client_id") != w.web {
 			t.Fatalf("consent page query: %v", consent)
 		}
@@ -389,7 +389,7 @@ func TestOAuthProvider_refusals(t *testing.T) {
 			},
 		} {
 			q := opLocation(t, w.user.get(w.spaAuthorize(edit)), http.StatusFound, opSPARedirect+"?")
-			if q.Get("error") != "invalid_request" || q.Get("state") != "st-1" || q.Get("iss") != w.app.Cfg.BaseURL+"/api/auth" {
+			if q.Get("error") != "invalid_request" || q.Get("state") != "st-1" || q.Get("iss") != w.app.Cfg.HTTP.BaseURL+"/api/auth" {
 				t.Fatalf("%s: %v", name, q)
 			}
 		}
@@ -435,7 +435,7 @@ func TestOAuthProvider_user_revokes_consent(t *testing.T) {
 		q := url.Values{"response_type": {"code"}, "client_id": {w.web}, "redirect_uri": {opWebRedirect}, "scope": {"openid email offline_access"},
 			"state": {"c-1"}, "code_challenge": {opChallenge(opVerifier)}, "code_challenge_method": {"S256"}}
 		authorize := "/api/auth/oauth2/authorize?" + q.Encode()
-		consent := opLocation(t, w.user.get(authorize), http.StatusFound, w.app.Cfg.BaseURL+"/consent?")
+		consent := opLocation(t, w.user.get(authorize), http.StatusFound, w.app.Cfg.HTTP.BaseURL+"/consent?")
 		mustOK(t, w.user.post("/api/auth/oauth2/consent", mustJSON(t, map[string]any{"accept": true, "oauth_query": consent.Encode()})))
 		code := w.mustAuthCode(t, w.user, authorize, opWebRedirect)
 		tk := opMustTokens(t, w.form(t, "/api/auth/oauth2/token", url.Values{"grant_type": {"authorization_code"}, "code": {code},
@@ -473,7 +473,7 @@ func TestOAuthProvider_user_revokes_consent(t *testing.T) {
 		mustStatus(t, w.userinfo(t, tk.AccessToken), http.StatusUnauthorized)
 		opMustError(t, w.form(t, "/api/auth/oauth2/token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {tk.RefreshToken}}, w.web, w.webSecret),
 			http.StatusBadRequest, "invalid_grant")
-		opLocation(t, w.user.get(authorize), http.StatusFound, w.app.Cfg.BaseURL+"/consent?")
+		opLocation(t, w.user.get(authorize), http.StatusFound, w.app.Cfg.HTTP.BaseURL+"/consent?")
 		r = w.user.get("/api/auth/oauth2/get-consents")
 		mustStatus(t, r, http.StatusOK)
 		if strings.TrimSpace(string(r.Body)) != "[]" {

@@ -69,7 +69,7 @@ func (b *formBrowser) submit(action string, form url.Values, headers ...string) 
 		b.t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Origin", b.app.Cfg.BaseURL)
+	req.Header.Set("Origin", b.app.Cfg.HTTP.BaseURL)
 	req.Header.Set("Sec-Fetch-Site", "same-origin")
 	req.Header.Set("Sec-Fetch-Mode", "navigate")
 	req.Header.Set("Sec-Fetch-Dest", "document")
@@ -149,7 +149,7 @@ func mustPage(t testing.TB, app *fwApp, r *response, status int, csp string) map
 	}
 	visible := hiddenInput.ReplaceAllString(page, "")
 	for _, u := range anyURL.FindAllString(visible, -1) {
-		if !strings.HasPrefix(u, app.Cfg.BaseURL+"/") {
+		if !strings.HasPrefix(u, app.Cfg.HTTP.BaseURL+"/") {
 			t.Fatalf("page names another origin's URL %q:\n%s", u, page)
 		}
 	}
@@ -211,7 +211,7 @@ func TestPages_render(t *testing.T) {
 		t.Fatalf("sign-up inputs = %v", up)
 	}
 	forgot := mustPage(t, app, b.get("/forgot-password"), http.StatusOK, pagesCSP)
-	if forgot["redirectTo"]["value"] != app.Cfg.BaseURL+"/reset-password" {
+	if forgot["redirectTo"]["value"] != app.Cfg.HTTP.BaseURL+"/reset-password" {
 		t.Fatalf("forgot-password inputs = %v", forgot)
 	}
 	reset := mustPage(t, app, b.get("/reset-password?token=abc"), http.StatusOK, pagesCSP)
@@ -555,7 +555,7 @@ func TestPages_consent_and_sign_out(t *testing.T) {
 		}
 		back, err := url.Parse(r.Header.Get("Location"))
 		if err != nil || back.Scheme+"://"+back.Host+back.Path != rp+"/cb" || back.Query().Get("code") == "" || back.Query().Get("state") != "st-1" ||
-			back.Query().Get("iss") != app.Cfg.BaseURL+"/api/auth" {
+			back.Query().Get("iss") != app.Cfg.HTTP.BaseURL+"/api/auth" {
 			t.Fatalf("consent accepted: Location %q", r.Header.Get("Location"))
 		}
 

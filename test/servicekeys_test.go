@@ -182,7 +182,7 @@ func TestServiceKey_lifecycle(t *testing.T) {
 		}
 
 		// Revocation: the very next request with any of its secrets fails.
-		r = admin.do(http.MethodDelete, serviceKeysPath+"/"+id, "", "Origin", app.Cfg.BaseURL)
+		r = admin.do(http.MethodDelete, serviceKeysPath+"/"+id, "", "Origin", app.Cfg.HTTP.BaseURL)
 		mustStatus(t, r, http.StatusNoContent)
 		if len(r.Body) != 0 {
 			t.Fatalf("204 with a body: %s", r.Body)
@@ -194,7 +194,7 @@ func TestServiceKey_lifecycle(t *testing.T) {
 			t.Fatalf("revoked key listed as %v", got)
 		}
 		mustProblem(t, admin.post(serviceKeysPath+"/"+id+"/rotate", ""), http.StatusNotFound, "service_key.not_found")
-		mustProblem(t, admin.do(http.MethodDelete, serviceKeysPath+"/no-such-key", "", "Origin", app.Cfg.BaseURL), http.StatusNotFound, "service_key.not_found")
+		mustProblem(t, admin.do(http.MethodDelete, serviceKeysPath+"/no-such-key", "", "Origin", app.Cfg.HTTP.BaseURL), http.StatusNotFound, "service_key.not_found")
 		mustProblem(t, admin.post(serviceKeysPath+"/no-such-key/rotate", ""), http.StatusNotFound, "service_key.not_found")
 	})
 }
@@ -278,7 +278,7 @@ func TestServiceKey_admin_routes_refuse_others(t *testing.T) {
 			{http.MethodGet, "/api/admin/audit-log", ""},
 		}
 		for _, rt := range routes {
-			origin := []string{"Origin", app.Cfg.BaseURL}
+			origin := []string{"Origin", app.Cfg.HTTP.BaseURL}
 			mustProblem(t, app.client(t).do(rt.method, rt.path, rt.body, origin...), http.StatusUnauthorized, "auth.unauthenticated")
 			mustProblem(t, app.client(t).do(rt.method, rt.path, rt.body, append(origin, "Authorization", "Bearer "+secret)...), http.StatusUnauthorized, "auth.unauthenticated")
 			mustProblem(t, app.client(t).do(rt.method, rt.path, rt.body, append(origin, "x-api-key", secret)...), http.StatusUnauthorized, "auth.unauthenticated")

@@ -166,11 +166,11 @@ func TestTokens_framework_token(t *testing.T) {
 			}
 		}
 		iat, exp := claims["iat"].(float64), claims["exp"].(float64)
-		if claims["sub"] != user["id"] || claims["iss"] != app.Cfg.BaseURL+"/api/auth" || claims["aud"] != app.Cfg.BaseURL || exp-iat != 15*60 {
+		if claims["sub"] != user["id"] || claims["iss"] != app.Cfg.HTTP.BaseURL+"/api/auth" || claims["aud"] != app.Cfg.HTTP.BaseURL || exp-iat != 15*60 {
 			t.Fatalf("claims = %v", claims)
 		}
 
-		r = c.get("/api/auth/get-session", "Origin", app.Cfg.BaseURL)
+		r = c.get("/api/auth/get-session", "Origin", app.Cfg.HTTP.BaseURL)
 		mustOK(t, r)
 		jwtHeader := r.Header.Get("set-auth-jwt")
 		if _, again := mustVerifyJWT(t, c, jwtHeader); again["sub"] != user["id"] {
@@ -215,7 +215,7 @@ func TestTokens_rotate_signing_keys(t *testing.T) {
 	fwForEachStore(t, adminEnv, func(t *testing.T, app *fwApp) {
 		admin, _ := mustAdmin(t, app)
 		plain, _ := mustPlainUser(t, app, "Eve", "eve@example.com", userPassword)
-		origin := []string{"Origin", app.Cfg.BaseURL}
+		origin := []string{"Origin", app.Cfg.HTTP.BaseURL}
 		for _, rt := range []struct{ method, path, body string }{
 			{http.MethodGet, signingKeysPath, ""},
 			{http.MethodPost, signingKeysPath + "/rotate", `{"alg":"EdDSA"}`},
@@ -406,7 +406,7 @@ func startKeyRefresher(t testing.TB, app *fwApp) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
-		app.App.RefreshSigningKeysEvery(ctx, app.Cfg.SigningKeyReloadInterval, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		app.App.RefreshSigningKeysEvery(ctx, app.Cfg.Tokens.SigningKeyReloadInterval, slog.New(slog.NewTextHandler(io.Discard, nil)))
 		close(done)
 	}()
 	t.Cleanup(func() { cancel(); <-done }) // before the app's database closes

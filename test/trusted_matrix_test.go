@@ -96,7 +96,7 @@ func TestTrusted_every_route_authenticates_and_checks_scope(t *testing.T) {
 	adminForStores(t, func(t *testing.T, app *fwApp) {
 		admin, adminID := mustAdmin(t, app)
 		revoked := mustCreateKey(t, admin, map[string]any{"name": "revoked", "scopes": []string{"*"}})
-		mustStatus(t, admin.do(http.MethodDelete, serviceKeysPath+"/"+mustID(t, revoked), "", "Origin", app.Cfg.BaseURL), http.StatusNoContent)
+		mustStatus(t, admin.do(http.MethodDelete, serviceKeysPath+"/"+mustID(t, revoked), "", "Origin", app.Cfg.HTTP.BaseURL), http.StatusNoContent)
 		revokedSecret := revoked["secret"].(string)
 
 		routes := trustedRoutes(adminID)

@@ -136,7 +136,7 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdin
 		fmt.Fprintf(stdout, "No password was given. Within the next hour, set one with this one-time token:\n\n"+
 			"  curl -X POST %s/api/auth/reset-password -H 'Content-Type: application/json' -H 'Origin: %s' \\\n"+
 			"    -d '{\"token\":\"%s\",\"newPassword\":\"…\"}'\n",
-			cfg.BaseURL, cfg.BaseURL, res.SetPasswordToken)
+			cfg.HTTP.BaseURL, cfg.HTTP.BaseURL, res.SetPasswordToken)
 	}
 	return nil
 }

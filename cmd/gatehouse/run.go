@@ -116,12 +116,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	// Listen first: with port 0 the kernel picks the port, and a base URL
 	// that follows the address must follow the port it picked.
-	ln, err := net.Listen("tcp", cfg.Addr)
+	ln, err := net.Listen("tcp", cfg.HTTP.Addr)
 	if err != nil {
 		return cfg.SettingError("GATEHOUSE_ADDR", err.Error())
 	}
 	defer ln.Close()
-	if _, port, _ := net.SplitHostPort(cfg.Addr); cfg.BaseURLFollowsAddr && port == "0" {
+	if _, port, _ := net.SplitHostPort(cfg.HTTP.Addr); cfg.HTTP.BaseURLFollowsAddr && port == "0" {
 		base, err := bootstrap.DefaultBaseURL(ln.Addr().String())
 		if err != nil {
 			return err
@@ -160,18 +160,18 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		ErrorLog:       slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	fmt.Fprintf(stdout, "Gatehouse %s serving %s (listening on http://%s, %s, secret from %s)\n",
-		bootstrap.Version, cfg.BaseURL, ln.Addr(), cfg.Env, cfg.SecretSource)
+		bootstrap.Version, cfg.HTTP.BaseURL, ln.Addr(), cfg.Env, cfg.SecretSource)
 	fmt.Fprint(stdout, createdDir)
 	fmt.Fprintf(stdout, "Database: %s at migration version %d (%d applied by this start)\n",
 		app.Database.Store, app.Database.Version, len(app.Database.Applied))
-	fmt.Fprintf(stdout, "API explorer: %s/api/docs\n", cfg.BaseURL)
+	fmt.Fprintf(stdout, "API explorer: %s/api/docs\n", cfg.HTTP.BaseURL)
 
 	purgeCtx, stopPurge := context.WithCancel(ctx)
 	defer stopPurge()
 	go app.PurgeEvery(purgeCtx, time.Hour, logger)
 	verifying := make(chan struct{})
 	go func() {
-		app.VerifyDomainsEvery(purgeCtx, cfg.DomainCheckInterval, logger)
+		app.VerifyDomainsEvery(purgeCtx, cfg.Domains.CheckInterval, logger)
 		close(verifying)
 	}()
 	flushed := make(chan struct{})
@@ -181,7 +181,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}()
 	refreshed := make(chan struct{})
 	go func() {
-		app.RefreshSigningKeysEvery(purgeCtx, cfg.SigningKeyReloadInterval, logger)
+		app.RefreshSigningKeysEvery(purgeCtx, cfg.Tokens.SigningKeyReloadInterval, logger)
 		close(refreshed)
 	}()
 	defer func() { stopPurge(); <-flushed; <-verifying; <-refreshed }()
@@ -194,8 +194,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	case <-ctx.Done():
 	}
 	// Stop accepting, let in-flight requests finish, then close the database.
-	logger.Info("shutting down", slog.Int64("timeout_ms", cfg.ShutdownTimeout.Milliseconds()))
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	logger.Info("shutting down", slog.Int64("timeout_ms", cfg.HTTP.ShutdownTimeout.Milliseconds()))
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.HTTP.ShutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
@@ -214,7 +214,7 @@ func migrate(ctx context.Context, args []string, getenv func(string) string, std
 	} else if created {
 		fmt.Fprintf(stdout, "Created the data directory %s (mode 0700)\n", cfg.DataDir)
 	}
-	db, err := gormstore.Connect(gormstore.DatabaseURL(cfg.DatabaseURL), gormstore.Timeout(cfg.DatabaseTimeout))
+	db, err := gormstore.Connect(gormstore.DatabaseURL(cfg.Database.URL), gormstore.Timeout(cfg.Database.Timeout))
 	if err != nil {
 		return err
 	}
@@ -232,6 +232,6 @@ func migrate(ctx context.Context, args []string, getenv func(string) string, std
 	for _, name := range applied {
 		fmt.Fprintln(stdout, "applied", name)
 	}
-	fmt.Fprintf(stdout, "%s at version %d (%d migration(s) applied)\n", gormstore.Describe(gormstore.DatabaseURL(cfg.DatabaseURL)), version, len(applied))
+	fmt.Fprintf(stdout, "%s at version %d (%d migration(s) applied)\n", gormstore.Describe(gormstore.DatabaseURL(cfg.Database.URL)), version, len(applied))
 	return nil
 }

@@ -118,7 +118,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	// that follows the address must follow the port it picked.
 	ln, err := net.Listen("tcp", cfg.HTTP.Addr)
 	if err != nil {
-		return cfg.SettingError("GATEHOUSE_ADDR", err.Error())
+		return cfg.AddrError(err.Error())
 	}
 	defer ln.Close()
 	if _, port, _ := net.SplitHostPort(cfg.HTTP.Addr); cfg.HTTP.BaseURLFollowsAddr && port == "0" {
@@ -126,13 +126,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		if err != nil {
 			return err
 		}
-		withBase := func(k string) string {
-			if k == "GATEHOUSE_BASE_URL" {
-				return base
-			}
-			return getenv(k)
-		}
-		if cfg, _, err = loadConfig("gatehouse serve", args, withBase, io.Discard); err != nil {
+		if cfg, _, err = loadConfig("gatehouse serve", args, bootstrap.FollowingBaseURL(getenv, base), io.Discard); err != nil {
 			return err
 		}
 	}
@@ -166,25 +160,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		app.Database.Store, app.Database.Version, len(app.Database.Applied))
 	fmt.Fprintf(stdout, "API explorer: %s/api/docs\n", cfg.HTTP.BaseURL)
 
-	purgeCtx, stopPurge := context.WithCancel(ctx)
-	defer stopPurge()
-	go app.PurgeEvery(purgeCtx, time.Hour, logger)
-	verifying := make(chan struct{})
-	go func() {
-		app.VerifyDomainsEvery(purgeCtx, cfg.Domains.CheckInterval, logger)
-		close(verifying)
-	}()
-	flushed := make(chan struct{})
-	go func() {
-		app.FlushKeyUseEvery(purgeCtx, 5*time.Second, logger)
-		close(flushed)
-	}()
-	refreshed := make(chan struct{})
-	go func() {
-		app.RefreshSigningKeysEvery(purgeCtx, cfg.Tokens.SigningKeyReloadInterval, logger)
-		close(refreshed)
-	}()
-	defer func() { stopPurge(); <-flushed; <-verifying; <-refreshed }()
+	stopJobs := app.StartJobs(ctx, logger)
+	defer stopJobs()
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()

@@ -39,20 +39,20 @@ type Config struct {
 	flags map[string]bool // the variables whose values came from flags
 }
 
-// generalSettings are the settings every section depends on.
-var generalSettings settingList
+// generalSettingList are the settings every section depends on.
+var generalSettingList settingList
 
 var (
-	settingEnv     = generalSettings.add("GATEHOUSE_ENV", "env", "development", "development or production (production refuses unsafe settings)")
-	settingDataDir = generalSettings.add("GATEHOUSE_DATA_DIR", "data-dir", "./data", "directory for the default SQLite database and the generated development secret; created (0700, its parent must exist) when used")
-	settingSecret  = generalSettings.addSecret("GATEHOUSE_SECRET", "secret", "signing secret, at least 32 bytes (generated and kept in DATA_DIR in development)")
-	settingSecrets = generalSettings.addSecret("GATEHOUSE_SECRETS", "secrets", "comma-separated secrets for rotation: the first signs, all verify")
+	settingEnv     = generalSettingList.add("GATEHOUSE_ENV", "env", "development", "development or production (production refuses unsafe settings)")
+	settingDataDir = generalSettingList.add("GATEHOUSE_DATA_DIR", "data-dir", "./data", "directory for the default SQLite database and the generated development secret; created (0700, its parent must exist) when used")
+	settingSecret  = generalSettingList.addSecret("GATEHOUSE_SECRET", "secret", "signing secret, at least 32 bytes (generated and kept in DATA_DIR in development)")
+	settingSecrets = generalSettingList.addSecret("GATEHOUSE_SECRETS", "secrets", "comma-separated secrets for rotation: the first signs, all verify")
 )
 
 // allSettings lists every setting: the general ones, then each section's.
 func allSettings() []*setting {
 	var all []*setting
-	for _, l := range []settingList{generalSettings, httpSettings, databaseSettings, authSettingList, mailSettings, adminSettingList,
+	for _, l := range []settingList{generalSettingList, httpSettingList, databaseSettingList, authSettingList, mailSettingList, adminSettingList,
 		organizationSettingList, domainSettingList, tokenSettingList} {
 		all = append(all, l...)
 	}
@@ -77,8 +77,8 @@ func (e *ConfigError) Setting() string {
 	return e.Var
 }
 
-// ConfigErrors is every problem LoadConfig found, in the order of the
-// settings. Its message has one line per problem; errors.As finds each
+// ConfigErrors is every problem LoadConfig found, in the order the
+// sections are read (see buildConfig). Its message has one line per problem; errors.As finds each
 // *ConfigError through Unwrap.
 type ConfigErrors []*ConfigError
 
@@ -232,11 +232,13 @@ func (c Config) sqliteInDataDir() bool { return c.Database.sqliteIn(c.DataDir) }
 
 func (c *Config) loadSecrets(r *reader) {
 	single, list := r.text(settingSecret), r.text(settingSecrets)
+	var source *setting
 	switch {
 	case single != "" && list != "":
 		r.fail(settingSecrets, "set either "+settingSecret.env+" or "+settingSecrets.env+", not both")
 		return
 	case single != "":
+		source = settingSecret
 		c.Secrets, c.SecretSource = []string{single}, settingSecret.env
 	case list != "":
 		for s := range strings.SplitSeq(list, ",") {
@@ -247,6 +249,7 @@ func (c *Config) loadSecrets(r *reader) {
 			}
 			c.Secrets = append(c.Secrets, s)
 		}
+		source = settingSecrets
 		c.SecretSource = settingSecrets.env
 	}
 	if len(c.Secrets) == 0 && r.production() {
@@ -254,7 +257,7 @@ func (c *Config) loadSecrets(r *reader) {
 	}
 	for _, s := range c.Secrets {
 		if r.production() && len(s) < MinSecretBytes {
-			r.p.add(c.SecretSource, fmt.Sprintf("each secret must be at least %d bytes in production", MinSecretBytes))
+			r.fail(source, fmt.Sprintf("each secret must be at least %d bytes in production", MinSecretBytes))
 			break
 		}
 	}

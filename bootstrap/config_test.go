@@ -400,3 +400,14 @@ func TestEnsureDataDir(t *testing.T) {
 		t.Fatalf("an unused data directory was created: %v", err)
 	}
 }
+
+// Ensure each setting is declared once: no variable and no flag twice.
+func TestSettings_each_declared_once(t *testing.T) {
+	vars, flags := map[string]bool{}, map[string]bool{}
+	for _, s := range bootstrap.Settings() {
+		if vars[s[0]] || flags[s[1]] {
+			t.Errorf("%s (%s) is declared twice", s[0], s[1])
+		}
+		vars[s[0]], flags[s[1]] = true, true
+	}
+}

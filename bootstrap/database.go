@@ -16,11 +16,11 @@ type DatabaseConfig struct {
 	Timeout time.Duration
 }
 
-var databaseSettings settingList
+var databaseSettingList settingList
 
 var (
-	settingDatabaseURL     = databaseSettings.add("GATEHOUSE_DATABASE_URL", "database-url", "", "postgres://USER:PASSWORD@HOST:PORT/DATABASE for PostgreSQL; sqlite:PATH, or a path with a directory or ending in .db, .sqlite or .sqlite3, for SQLite, whose directory must exist (default: DATA_DIR/gatehouse.db)")
-	settingDatabaseTimeout = databaseSettings.add("GATEHOUSE_DATABASE_TIMEOUT", "database-timeout", "5s", "longest a database statement or transaction may take, waiting for a connection included; past it the request answers 503 with Retry-After")
+	settingDatabaseURL     = databaseSettingList.add("GATEHOUSE_DATABASE_URL", "database-url", "", "postgres://USER:PASSWORD@HOST:PORT/DATABASE for PostgreSQL; sqlite:PATH, or a path with a directory or ending in .db, .sqlite or .sqlite3, for SQLite, whose directory must exist (default: DATA_DIR/gatehouse.db)")
+	settingDatabaseTimeout = databaseSettingList.add("GATEHOUSE_DATABASE_TIMEOUT", "database-timeout", "5s", "longest a database statement or transaction may take, waiting for a connection included; past it the request answers 503 with Retry-After")
 )
 
 // load reads the database URL (see gormstore.DatabaseURL for its forms)

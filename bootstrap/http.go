@@ -39,21 +39,21 @@ type HTTPConfig struct {
 	ServiceKeyWindow time.Duration
 }
 
-var httpSettings settingList
+var httpSettingList settingList
 
 var (
-	settingBaseURL          = httpSettings.add("GATEHOUSE_BASE_URL", "base-url", "", "public URL of the service; must be set, https, in production (development default: http://localhost:PORT, following GATEHOUSE_ADDR)")
-	settingHomeURL          = httpSettings.add("GATEHOUSE_HOME_URL", "home-url", "", "absolute http(s) URL that / redirects to, such as your product's site (empty: / shows Gatehouse's own home page)")
-	settingAddr             = httpSettings.add("GATEHOUSE_ADDR", "addr", ":8080", "listen address")
-	settingTrustedOrigins   = httpSettings.add("GATEHOUSE_TRUSTED_ORIGINS", "trusted-origins", "", "comma-separated origins allowed to call the framework from browsers")
-	settingCookiePrefix     = httpSettings.add("GATEHOUSE_COOKIE_PREFIX", "cookie-prefix", "gatehouse", "prefix of cookie names (better-auth lets a Better Auth deployment move over)")
-	settingCookieHostPrefix = httpSettings.add("GATEHOUSE_COOKIE_HOST_PREFIX", "cookie-host-prefix", "false", "true: on https, cookies are named __Host- instead of __Secure- (no sibling subdomain can set them; Better Auth's getSessionCookie no longer finds them)")
-	settingLogLevel         = httpSettings.add("GATEHOUSE_LOG_LEVEL", "log-level", "info", "debug, info, warn or error")
-	settingMaxBodyBytes     = httpSettings.add("GATEHOUSE_MAX_BODY_BYTES", "max-body-bytes", "1048576", "largest request body accepted (413 above)")
-	settingShutdownTimeout  = httpSettings.add("GATEHOUSE_SHUTDOWN_TIMEOUT", "shutdown-timeout", "20s", "how long SIGTERM waits for in-flight requests")
-	settingTrustedProxies   = httpSettings.add("GATEHOUSE_TRUSTED_PROXIES", "trusted-proxies", "", "comma-separated proxy addresses or CIDRs whose X-Forwarded-For is believed (none by default; X-Real-IP never is)")
-	settingRateLimit        = httpSettings.add("GATEHOUSE_RATE_LIMIT", "rate-limit", "on", "on or off: rate limits (per address on the framework, admin API and pages; per service key on the trusted API; see docs/security.md)")
-	settingServiceKeyRate   = httpSettings.add("GATEHOUSE_RATE_LIMIT_SERVICE_KEY", "rate-limit-service-key", "6000/1m", "requests each service key may make to the trusted API per window, as N/DURATION")
+	settingBaseURL          = httpSettingList.add("GATEHOUSE_BASE_URL", "base-url", "", "public URL of the service; must be set, https, in production (development default: http://localhost:PORT, following GATEHOUSE_ADDR)")
+	settingHomeURL          = httpSettingList.add("GATEHOUSE_HOME_URL", "home-url", "", "absolute http(s) URL that / redirects to, such as your product's site (empty: / shows Gatehouse's own home page)")
+	settingAddr             = httpSettingList.add("GATEHOUSE_ADDR", "addr", ":8080", "listen address")
+	settingTrustedOrigins   = httpSettingList.add("GATEHOUSE_TRUSTED_ORIGINS", "trusted-origins", "", "comma-separated origins allowed to call the framework from browsers")
+	settingCookiePrefix     = httpSettingList.add("GATEHOUSE_COOKIE_PREFIX", "cookie-prefix", "gatehouse", "prefix of cookie names (better-auth lets a Better Auth deployment move over)")
+	settingCookieHostPrefix = httpSettingList.add("GATEHOUSE_COOKIE_HOST_PREFIX", "cookie-host-prefix", "false", "true: on https, cookies are named __Host- instead of __Secure- (no sibling subdomain can set them; Better Auth's getSessionCookie no longer finds them)")
+	settingLogLevel         = httpSettingList.add("GATEHOUSE_LOG_LEVEL", "log-level", "info", "debug, info, warn or error")
+	settingMaxBodyBytes     = httpSettingList.add("GATEHOUSE_MAX_BODY_BYTES", "max-body-bytes", "1048576", "largest request body accepted (413 above)")
+	settingShutdownTimeout  = httpSettingList.add("GATEHOUSE_SHUTDOWN_TIMEOUT", "shutdown-timeout", "20s", "how long SIGTERM waits for in-flight requests")
+	settingTrustedProxies   = httpSettingList.add("GATEHOUSE_TRUSTED_PROXIES", "trusted-proxies", "", "comma-separated proxy addresses or CIDRs whose X-Forwarded-For is believed (none by default; X-Real-IP never is)")
+	settingRateLimit        = httpSettingList.add("GATEHOUSE_RATE_LIMIT", "rate-limit", "on", "on or off: rate limits (per address on the framework, admin API and pages; per service key on the trusted API; see docs/security.md)")
+	settingServiceKeyRate   = httpSettingList.add("GATEHOUSE_RATE_LIMIT_SERVICE_KEY", "rate-limit-service-key", "6000/1m", "requests each service key may make to the trusted API per window, as N/DURATION")
 )
 
 func (h *HTTPConfig) load(r *reader) {
@@ -127,6 +127,11 @@ func FollowingBaseURL(getenv func(string) string, base string) func(string) stri
 		return getenv(k)
 	}
 }
+
+// AddrSetting returns the listen address's variable, flag and default, for
+// a command that reads the address alone, without loading the rest of the
+// configuration (gatehouse healthcheck).
+func AddrSetting() (env, flag, def string) { return settingAddr.env, settingAddr.flag, settingAddr.def }
 
 // AddrError reports a problem with the listen address found after loading
 // (already in use, say), naming its flag if it came from the command line.

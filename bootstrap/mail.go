@@ -22,16 +22,16 @@ type MailConfig struct {
 	Queue        int // mails that may wait to be delivered
 }
 
-var mailSettings settingList
+var mailSettingList settingList
 
 var (
-	settingSMTPHost     = mailSettings.add("GATEHOUSE_SMTP_HOST", "smtp-host", "", "SMTP server for mail; empty logs the links instead (development only)")
-	settingSMTPPort     = mailSettings.add("GATEHOUSE_SMTP_PORT", "smtp-port", "587", "SMTP port")
-	settingSMTPTLS      = mailSettings.add("GATEHOUSE_SMTP_TLS", "smtp-tls", "starttls", "starttls, tls (implicit) or none (no encryption: any host in development, a loopback host only in production)")
-	settingSMTPUsername = mailSettings.add("GATEHOUSE_SMTP_USERNAME", "smtp-username", "", "SMTP user name (no authentication when empty)")
-	settingSMTPPassword = mailSettings.addSecret("GATEHOUSE_SMTP_PASSWORD", "smtp-password", "SMTP password")
-	settingMailFrom     = mailSettings.add("GATEHOUSE_MAIL_FROM", "mail-from", "Gatehouse <no-reply@localhost>", "sender of every mail")
-	settingMailQueue    = mailSettings.add("GATEHOUSE_MAIL_QUEUE_SIZE", "mail-queue-size", "1000", "mails that may wait for the SMTP server; when it is full, sign-up answers 503 whether or not the address has an account")
+	settingSMTPHost     = mailSettingList.add("GATEHOUSE_SMTP_HOST", "smtp-host", "", "SMTP server for mail; empty logs the links instead (development only)")
+	settingSMTPPort     = mailSettingList.add("GATEHOUSE_SMTP_PORT", "smtp-port", "587", "SMTP port")
+	settingSMTPTLS      = mailSettingList.add("GATEHOUSE_SMTP_TLS", "smtp-tls", "starttls", "starttls, tls (implicit) or none (no encryption: any host in development, a loopback host only in production)")
+	settingSMTPUsername = mailSettingList.add("GATEHOUSE_SMTP_USERNAME", "smtp-username", "", "SMTP user name (no authentication when empty)")
+	settingSMTPPassword = mailSettingList.addSecret("GATEHOUSE_SMTP_PASSWORD", "smtp-password", "SMTP password")
+	settingMailFrom     = mailSettingList.add("GATEHOUSE_MAIL_FROM", "mail-from", "Gatehouse <no-reply@localhost>", "sender of every mail")
+	settingMailQueue    = mailSettingList.add("GATEHOUSE_MAIL_QUEUE_SIZE", "mail-queue-size", "1000", "mails that may wait for the SMTP server; when it is full, sign-up answers 503 whether or not the address has an account")
 )
 
 func (m *MailConfig) load(r *reader) {

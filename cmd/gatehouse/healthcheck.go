@@ -12,6 +12,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/gatehouse/gatehouse/bootstrap"
 )
 
 const healthcheckUsage = `Usage: gatehouse healthcheck [--addr ADDR] [--url URL]
@@ -35,11 +37,11 @@ func healthcheck(ctx context.Context, args []string, getenv func(string) string,
 	var help strings.Builder
 	fs.SetOutput(&help)
 	fs.Usage = func() { help.WriteString(healthcheckUsage); fs.PrintDefaults() }
-	addr := getenv("GATEHOUSE_ADDR")
-	if addr == "" {
-		addr = ":8080"
+	addrVar, addrFlag, addr := bootstrap.AddrSetting()
+	if v := getenv(addrVar); v != "" {
+		addr = v
 	}
-	fs.StringVar(&addr, "addr", addr, "listen address of the service (GATEHOUSE_ADDR)")
+	fs.StringVar(&addr, addrFlag, addr, "listen address of the service ("+addrVar+")")
 	target := fs.String("url", "", "URL to ask instead, http on a loopback host, such as http://127.0.0.1:8080/api/auth/ok")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

@@ -99,10 +99,6 @@ type OrganizationRepository interface {
 	CountPendingInvitations(ctx context.Context, org domain.OrganizationID, now time.Time) (int, error)
 }
 
-// ErrLastOwner refuses a change that would leave an organization without an
-// owner (Better Auth's code for it).
-var ErrLastOwner = domain.NewError(domain.KindInvalid, "YOU_CANNOT_LEAVE_THE_ORGANIZATION_WITHOUT_AN_OWNER", "You cannot leave the organization without an owner")
-
 // MemberWithUser is a membership and the user it belongs to.
 type MemberWithUser struct {
 	Member *domain.Member

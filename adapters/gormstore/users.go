@@ -128,8 +128,8 @@ func (r *UserRepository) List(ctx context.Context, q ports.UserQuery) ([]*domain
 	if err != nil {
 		return nil, 0, err
 	}
-	if q.Limit < 1 || q.Limit > maxUserListLimit || q.Offset < 0 {
-		return nil, 0, errUserQueryPage
+	if err := q.ValidatePage(); err != nil {
+		return nil, 0, err
 	}
 	var total int64
 	if err := db.Model(&userRow{}).Where(where, args...).Count(&total).Error; err != nil {
@@ -154,8 +154,8 @@ func (r *UserRepository) List(ctx context.Context, q ports.UserQuery) ([]*domain
 // the memory store compare. An e-mail lookup reads through users_email_key.
 // One user more than the limit is read to learn whether a next page exists.
 func (r *UserRepository) Page(ctx context.Context, q ports.UserPageQuery) (ports.UserPage, error) {
-	if q.Limit < 1 || q.Limit > maxUserListLimit {
-		return ports.UserPage{}, errUserPageLimit
+	if err := q.Validate(); err != nil {
+		return ports.UserPage{}, err
 	}
 	db := r.db.WithContext(ctx)
 	query, args := userPageSQL(q, DialectOf(db))
@@ -219,13 +219,6 @@ func userPageSQL(q ports.UserPageQuery, dialect Dialect) (string, []any) {
 	return "SELECT * FROM users WHERE " + strings.Join(where, " AND ") +
 		" ORDER BY created_at DESC, " + id + " DESC LIMIT ?", args
 }
-
-var errUserPageLimit = domain.Invalid("user.query_unsupported", "the page must hold 1 to 1000 users")
-
-// maxUserListLimit is the largest page ports.UserQuery allows.
-const maxUserListLimit = 1000
-
-var errUserQueryPage = domain.Invalid("user.query_unsupported", "the page must hold 1 to 1000 users from a non-negative offset")
 
 // errUserQuery reports a condition or sort the store does not support. The
 // offending names go in the cause, which is logged and never sent.

@@ -134,8 +134,8 @@ func (r *UserRepository) List(_ context.Context, q ports.UserQuery) ([]*domain.U
 	if err != nil {
 		return nil, 0, err
 	}
-	if q.Limit < 1 || q.Limit > maxUserListLimit || q.Offset < 0 {
-		return nil, 0, domain.Invalid("user.query_unsupported", "the page must hold 1 to 1000 users from a non-negative offset")
+	if err := q.ValidatePage(); err != nil {
+		return nil, 0, err
 	}
 
 	r.db.mu.RLock()
@@ -169,8 +169,8 @@ func (r *UserRepository) List(_ context.Context, q ports.UserQuery) ([]*domain.U
 // stores read an index; text compares byte by byte, and the contains
 // filters fold case with strings.ToLower.
 func (r *UserRepository) Page(_ context.Context, q ports.UserPageQuery) (ports.UserPage, error) {
-	if q.Limit < 1 || q.Limit > maxUserListLimit {
-		return ports.UserPage{}, errUserPageLimit
+	if err := q.Validate(); err != nil {
+		return ports.UserPage{}, err
 	}
 	emailPart, namePart := strings.ToLower(q.EmailContains), strings.ToLower(q.NameContains)
 	after, before := domain.Timestamp(q.CreatedAfter), domain.Timestamp(q.CreatedBefore)
@@ -219,11 +219,6 @@ func newestFirst(u *domain.User, p domain.Position) int {
 	}
 	return strings.Compare(p.ID, string(u.ID()))
 }
-
-var errUserPageLimit = domain.Invalid("user.query_unsupported", "the page must hold 1 to 1000 users")
-
-// maxUserListLimit is the largest page ports.UserQuery allows.
-const maxUserListLimit = 1000
 
 // errUserQuery reports a condition or sort the store does not support. The
 // offending names go in the cause, which is logged and never sent.

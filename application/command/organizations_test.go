@@ -1,6 +1,7 @@
 package command_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/gatehouse/gatehouse/adapters/system"
 	"github.com/gatehouse/gatehouse/application/command"
 	"github.com/gatehouse/gatehouse/domain"
+	"github.com/gatehouse/gatehouse/ports"
 )
 
 // orgWorld is the organization use cases on memory stores, with an
@@ -329,4 +331,102 @@ func TestOrganizations_roles_and_the_last_owner(t *testing.T) {
 			return err
 		}},
 	})
+}
+
+// racingOrgs is an organization store where something else happens just
+// before an invitation or a member is changed: the change finds it gone.
+type racingOrgs struct {
+	ports.OrganizationRepository
+	before func()
+}
+
+func (r racingOrgs) UpdateInvitation(ctx context.Context, id domain.InvitationID, fn func(*domain.Invitation) error) error {
+	r.before()
+	return r.OrganizationRepository.UpdateInvitation(ctx, id, fn)
+}
+
+func (r racingOrgs) AcceptInvitation(ctx context.Context, id domain.InvitationID, fn func(*domain.Invitation) error, m *domain.Member) error {
+	r.before()
+	return r.OrganizationRepository.AcceptInvitation(ctx, id, fn, m)
+}
+
+func (r racingOrgs) RemoveMember(ctx context.Context, org domain.OrganizationID, id domain.MemberID) (*domain.Member, error) {
+	r.before()
+	return r.OrganizationRepository.RemoveMember(ctx, org, id)
+}
+
+// Ensure an invitation or a member removed after the use case read it, which
+// the store reports as its own not-found, is answered with the organization
+// plugin's code and kind, as when it was never there.
+func TestOrganizations_answer_what_vanished_as_never_there(t *testing.T) {
+	const newcomer = "new@example.com"
+	tests := []struct {
+		name string
+		run  func(t *testing.T, w *orgWorld, orgs *command.Organizations, vanish *func()) error
+		code string
+	}{
+		{"accept", func(t *testing.T, w *orgWorld, orgs *command.Organizations, vanish *func()) error {
+			inv := w.mustInvite(t, newcomer, "member")
+			req := command.OrgRequest{Principal: w.signedIn(t, newcomer)}
+			*vanish = func() { mustDeleteInvitations(t, w) }
+			_, _, err := orgs.Accept(t.Context(), req, inv.ID())
+			return err
+		}, "INVITATION_NOT_FOUND"},
+		{"reject", func(t *testing.T, w *orgWorld, orgs *command.Organizations, vanish *func()) error {
+			inv := w.mustInvite(t, newcomer, "member")
+			req := command.OrgRequest{Principal: w.signedIn(t, newcomer)}
+			*vanish = func() { mustDeleteInvitations(t, w) }
+			_, err := orgs.Reject(t.Context(), req, inv.ID())
+			return err
+		}, "INVITATION_NOT_FOUND"},
+		{"cancel", func(t *testing.T, w *orgWorld, orgs *command.Organizations, vanish *func()) error {
+			inv := w.mustInvite(t, newcomer, "member")
+			*vanish = func() { mustDeleteInvitations(t, w) }
+			_, err := orgs.Cancel(t.Context(), w.ownerReq, inv.ID())
+			return err
+		}, "INVITATION_NOT_FOUND"},
+		{"remove_member", func(t *testing.T, w *orgWorld, orgs *command.Organizations, vanish *func()) error {
+			*vanish = func() {
+				if _, err := w.store.RemoveMember(t.Context(), w.acme, w.memberM.ID()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, err := orgs.RemoveMember(t.Context(), w.ownerReq, w.acmeSel(), string(w.memberM.ID()))
+			return err
+		}, "MEMBER_NOT_FOUND"},
+		{"leave", func(t *testing.T, w *orgWorld, orgs *command.Organizations, vanish *func()) error {
+			*vanish = func() {
+				if _, err := w.store.RemoveMember(t.Context(), w.acme, w.memberM.ID()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, err := orgs.Leave(t.Context(), w.memberReq, w.acme)
+			return err
+		}, "MEMBER_NOT_FOUND"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newOrgWorld(t, defaultOrgSettings)
+			vanish := func() {}
+			racing := racingOrgs{OrganizationRepository: w.store, before: func() { vanish() }}
+			orgs := command.NewOrganizations(racing, w.users, memory.NewSessionRepository(w.db), w.mail, w.audit, system.NewIDGenerator(), w.clock, defaultOrgSettings)
+			mustFail(t, tt.run(t, w, orgs, &vanish), domain.KindInvalid, tt.code)
+		})
+	}
+}
+
+// mustDeleteInvitations deletes acme's invitations by deleting and
+// recreating the organization under the same id, members and all.
+func mustDeleteInvitations(t *testing.T, w *orgWorld) {
+	t.Helper()
+	org, err := w.store.Get(t.Context(), w.acme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.store.Delete(t.Context(), w.acme); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.store.Create(t.Context(), org, w.ownerM); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -14,8 +14,17 @@ import (
 // their memberships.
 //
 // Every change to an organization's members runs under a per-organization
-// lock (SELECT … FOR UPDATE on the organization row in PostgreSQL), so the
-// rule that an organization keeps at least one owner holds under concurrency.
+// lock (SELECT … FOR UPDATE on the organization row in PostgreSQL). Two rules
+// live in the store because only that lock makes them hold under
+// concurrency, and the conformance suite tests both on every store:
+//   - an organization keeps at least one owner: UpdateMember and
+//     RemoveMember refuse a change that would leave none with ErrLastOwner;
+//   - AcceptInvitation answers the invitation and adds the member together.
+//
+// Every other rule (the limits on organizations per user, members and open
+// invitations, who may do what) is the use cases', checked before the
+// change and not under this lock: requests racing one another may each pass
+// a limit that only one of them should.
 type OrganizationRepository interface {
 	// Create stores org with owner as its first member, atomically. A taken
 	// slug or id is ErrOrganizationExists (domain.KindConflict); a missing

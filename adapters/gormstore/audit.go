@@ -60,12 +60,10 @@ func (r auditRow) toDomain() domain.AuditEntry {
 	}
 }
 
-var errAuditConflict = domain.NewError(domain.KindConflict, "audit.exists", "an audit entry with this id already exists")
-
 // Append implements ports.AuditLog.
 func (l *AuditLog) Append(ctx context.Context, e domain.AuditEntry) error {
 	row := auditFromDomain(e)
-	return convertErr("audit.append", l.db.WithContext(ctx).Create(&row).Error, nil, errAuditConflict)
+	return convertErr("audit.append", l.db.WithContext(ctx).Create(&row).Error, nil, ports.ErrAuditEntryExists)
 }
 
 // List implements ports.AuditLog. The filters are AND-ed; the cursor is a

@@ -37,8 +37,6 @@ func NewDomainRepository(db *gorm.DB) *DomainRepository {
 	return &DomainRepository{db: db, idOrder: id}
 }
 
-var errDomainConflict = domain.NewError(domain.KindConflict, "domain.exists", "a domain with this id already exists")
-
 type domainRow struct {
 	ID             string        `gorm:"column:id;primaryKey;type:text;index:domains_created_at_idx,priority:2"`
 	Hostname       string        `gorm:"column:hostname;not null;uniqueIndex:domains_hostname_key"`
@@ -122,7 +120,7 @@ func (r *DomainRepository) Create(ctx context.Context, d *domain.Domain) error {
 			return convertErr("domains.create", cerr, nil, nil)
 		}
 		if n > 0 {
-			return errDomainConflict
+			return ports.ErrDomainExists
 		}
 		return domain.ErrHostnameTaken
 	}

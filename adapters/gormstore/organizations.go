@@ -210,7 +210,7 @@ func (r *OrganizationRepository) Create(ctx context.Context, org *domain.Organiz
 			return convertErr("organizations.create", err, nil, ports.ErrOrganizationExists)
 		}
 		m := memberFromDomain(owner)
-		return convertErr("organizations.create_owner", tx.Create(&m).Error, errUserNotFound, ports.ErrAlreadyMember)
+		return convertErr("organizations.create_owner", tx.Create(&m).Error, ports.ErrUserNotFound, ports.ErrAlreadyMember)
 	})
 	return convertErr("organizations.create", err, nil, nil)
 }
@@ -339,7 +339,7 @@ func (r *OrganizationRepository) AddMember(ctx context.Context, m *domain.Member
 // key violation means the user is missing.
 func insertMember(tx *gorm.DB, m *domain.Member) error {
 	row := memberFromDomain(m)
-	return convertErr("members.insert", tx.Create(&row).Error, errUserNotFound, ports.ErrAlreadyMember)
+	return convertErr("members.insert", tx.Create(&row).Error, ports.ErrUserNotFound, ports.ErrAlreadyMember)
 }
 
 // GetMember implements ports.OrganizationRepository.
@@ -503,7 +503,7 @@ func (r *OrganizationRepository) CreateInvitation(ctx context.Context, inv *doma
 			return err
 		}
 		row := invitationFromDomain(inv)
-		return convertErr("invitations.create", tx.Create(&row).Error, errUserNotFound, ports.ErrInvitationExists)
+		return convertErr("invitations.create", tx.Create(&row).Error, ports.ErrUserNotFound, ports.ErrInvitationExists)
 	})
 	return convertErr("invitations.create", err, nil, nil)
 }

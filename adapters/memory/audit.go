@@ -25,16 +25,12 @@ func NewAuditLog(db *DB) *AuditLog {
 	return &AuditLog{db: db}
 }
 
-func auditConflict() error {
-	return domain.NewError(domain.KindConflict, "audit.exists", "an audit entry with this id already exists")
-}
-
 // Append implements ports.AuditLog.
 func (l *AuditLog) Append(_ context.Context, e domain.AuditEntry) error {
 	l.db.mu.Lock()
 	defer l.db.mu.Unlock()
 	if _, ok := l.db.auditLog[e.ID]; ok {
-		return auditConflict()
+		return ports.ErrAuditEntryExists
 	}
 	e.OccurredAt = domain.Timestamp(e.OccurredAt)
 	l.db.auditLog[e.ID] = e

@@ -27,10 +27,6 @@ func NewDomainRepository(db *DB) *DomainRepository {
 	return &DomainRepository{db: db}
 }
 
-func domainConflict() error {
-	return domain.NewError(domain.KindConflict, "domain.exists", "a domain with this id already exists")
-}
-
 // storedDomain returns an independent copy of d as the SQL stores keep it:
 // every time in UTC at microsecond precision (zero stays zero), the
 // records' observed values cloned.
@@ -79,7 +75,7 @@ func (r *DomainRepository) Create(_ context.Context, d *domain.Domain) error {
 	r.db.mu.Lock()
 	defer r.db.mu.Unlock()
 	if _, ok := r.db.domains[d.ID()]; ok {
-		return domainConflict()
+		return ports.ErrDomainExists
 	}
 	if _, ok := r.db.domainByHostname[d.Hostname()]; ok {
 		return domain.ErrHostnameTaken

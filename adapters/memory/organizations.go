@@ -81,7 +81,7 @@ func (db *DB) insertMember(m *domain.Member) error {
 		return ports.ErrAlreadyMember
 	}
 	if !db.hasUser(m.UserID()) {
-		return ownerNotFound()
+		return ports.ErrUserNotFound
 	}
 	db.members[m.ID()] = copyMember(m)
 	db.memberByOrgUser[key] = m.ID()
@@ -162,7 +162,7 @@ func (r *OrganizationRepository) Create(_ context.Context, org *domain.Organizat
 		return ports.ErrAlreadyMember
 	}
 	if !r.db.hasUser(owner.UserID()) {
-		return ownerNotFound()
+		return ports.ErrUserNotFound
 	}
 	r.db.organizations[org.ID()] = copyOrganization(org)
 	r.db.organizationBySlug[org.Slug()] = org.ID()
@@ -459,7 +459,7 @@ func (r *OrganizationRepository) CreateInvitation(_ context.Context, inv *domain
 		return ports.ErrInvitationExists
 	}
 	if inv.InviterID() != "" && !r.db.hasUser(inv.InviterID()) {
-		return ownerNotFound()
+		return ports.ErrUserNotFound
 	}
 	r.db.invitations[inv.ID()] = copyInvitation(inv)
 	return nil

@@ -290,14 +290,16 @@ func (i *Invitation) IsOpen(now time.Time) bool {
 	return i.status == InvitationPending && now.Before(i.expiresAt)
 }
 
-// ErrInvitationNotFound is Better Auth's answer for an invitation that does
-// not exist, was answered or has expired.
-var ErrInvitationNotFound = NewError(KindInvalid, "INVITATION_NOT_FOUND", "Invitation not found")
+// ErrInvitationNotOpen refuses to answer an invitation that was already
+// answered or has expired. Its code is Better Auth's, which also answers an
+// unknown invitation so; a store's missing invitation is the distinct
+// ports.ErrInvitationNotFound.
+var ErrInvitationNotOpen = NewError(KindInvalid, "INVITATION_NOT_FOUND", "Invitation not found")
 
 // Answer moves an open invitation to accepted, rejected or canceled.
 func (i *Invitation) Answer(status InvitationStatus, now time.Time) error {
 	if !i.IsOpen(now) {
-		return ErrInvitationNotFound
+		return ErrInvitationNotOpen
 	}
 	switch status {
 	case InvitationAccepted, InvitationRejected, InvitationCanceled:

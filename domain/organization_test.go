@@ -54,13 +54,13 @@ func TestInvitationLifecycle(t *testing.T) {
 	if !inv.IsOpen(now) || inv.IsOpen(now.Add(48*time.Hour)) {
 		t.Fatal("an invitation must be open for exactly its lifetime")
 	}
-	if err := inv.Answer(InvitationAccepted, now.Add(48*time.Hour)); !errors.Is(err, ErrInvitationNotFound) {
+	if err := inv.Answer(InvitationAccepted, now.Add(48*time.Hour)); !errors.Is(err, ErrInvitationNotOpen) {
 		t.Fatalf("answering an expired invitation: %v", err)
 	}
 	if err := inv.Answer(InvitationRejected, now); err != nil {
 		t.Fatal(err)
 	}
-	if err := inv.Answer(InvitationAccepted, now); !errors.Is(err, ErrInvitationNotFound) {
+	if err := inv.Answer(InvitationAccepted, now); !errors.Is(err, ErrInvitationNotOpen) {
 		t.Fatalf("answering twice: %v, want INVITATION_NOT_FOUND", err)
 	}
 	if inv.Status() != InvitationRejected {

@@ -35,8 +35,8 @@ type DomainRepository interface {
 	// Due returns up to limit domains whose next check is due at now (at or
 	// before it), the most overdue first, ties broken by id, through an index
 	// on the next check time. Domains with no check scheduled (failed, or
-	// verified by hand) are never due. A limit outside 1 to 1000 is
-	// domain.KindInvalid.
+	// verified by hand) are never due. A limit outside 1 to MaxDueBatch is
+	// domain.KindInvalid (see ValidateDueBatch).
 	Due(ctx context.Context, now time.Time, limit int) ([]*domain.Domain, error)
 }
 

@@ -14,12 +14,21 @@ import (
 // their memberships.
 //
 // Every change to an organization's members runs under a per-organization
-// lock (SELECT … FOR UPDATE on the organization row in PostgreSQL), so the
-// rule that an organization keeps at least one owner holds under concurrency.
+// lock (SELECT … FOR UPDATE on the organization row in PostgreSQL). Two rules
+// live in the store because only that lock makes them hold under
+// concurrency, and the conformance suite tests both on every store:
+//   - an organization keeps at least one owner: UpdateMember and
+//     RemoveMember refuse a change that would leave none with ErrLastOwner;
+//   - AcceptInvitation answers the invitation and adds the member together.
+//
+// Every other rule (the limits on organizations per user, members and open
+// invitations, who may do what) is the use cases', checked before the
+// change and not under this lock: requests racing one another may each pass
+// a limit that only one of them should.
 type OrganizationRepository interface {
 	// Create stores org with owner as its first member, atomically. A taken
-	// slug or id is an error of kind domain.KindConflict with code
-	// ORGANIZATION_ALREADY_EXISTS; a missing user is domain.KindNotFound.
+	// slug or id is ErrOrganizationExists (domain.KindConflict); a missing
+	// user is domain.KindNotFound.
 	Create(ctx context.Context, org *domain.Organization, owner *domain.Member) error
 	// Get returns the organization id, or an error of kind domain.KindNotFound.
 	Get(ctx context.Context, id domain.OrganizationID) (*domain.Organization, error)
@@ -28,8 +37,8 @@ type OrganizationRepository interface {
 	// SlugTaken reports whether an organization has slug.
 	SlugTaken(ctx context.Context, slug string) (bool, error)
 	// Update loads the organization, applies fn and saves it atomically. A
-	// slug taken by another organization is domain.KindConflict with code
-	// ORGANIZATION_SLUG_ALREADY_TAKEN.
+	// slug taken by another organization is ErrSlugTaken
+	// (domain.KindConflict); a missing organization ErrOrganizationNotFound.
 	Update(ctx context.Context, id domain.OrganizationID, fn func(o *domain.Organization) error) error
 	// Delete removes the organization and everything it owns.
 	Delete(ctx context.Context, id domain.OrganizationID) error
@@ -44,11 +53,11 @@ type OrganizationRepository interface {
 	// the page. A limit outside 1 to 1000 is domain.KindInvalid.
 	List(ctx context.Context, q OrganizationQuery) (OrganizationPage, error)
 
-	// AddMember stores m. The user already being a member is an error of kind
-	// domain.KindConflict with code USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION;
-	// a missing organization or user is domain.KindNotFound.
+	// AddMember stores m. The user already being a member is
+	// ErrAlreadyMember (domain.KindConflict); a missing organization or user
+	// is domain.KindNotFound.
 	AddMember(ctx context.Context, m *domain.Member) error
-	// GetMember returns the member id of org, or domain.KindNotFound.
+	// GetMember returns the member id of org, or ErrMemberNotFound.
 	GetMember(ctx context.Context, org domain.OrganizationID, id domain.MemberID) (*domain.Member, error)
 	// GetMemberByUser returns userID's membership of org, or
 	// domain.KindNotFound. One indexed lookup: it guards every organization route.
@@ -77,13 +86,13 @@ type OrganizationRepository interface {
 
 	// CreateInvitation stores inv. A missing organization is domain.KindNotFound.
 	CreateInvitation(ctx context.Context, inv *domain.Invitation) error
-	// GetInvitation returns the invitation id, or domain.KindNotFound.
+	// GetInvitation returns the invitation id, or ErrInvitationNotFound.
 	GetInvitation(ctx context.Context, id domain.InvitationID) (*domain.Invitation, error)
 	// UpdateInvitation loads the invitation, applies fn and saves it atomically.
 	UpdateInvitation(ctx context.Context, id domain.InvitationID, fn func(inv *domain.Invitation) error) error
 	// AcceptInvitation applies fn to the invitation and adds m, in one
 	// transaction under the organization's lock: either both happen or
-	// neither. fn returning an error (such as domain.ErrInvitationNotFound)
+	// neither. fn returning an error (such as domain.ErrInvitationNotOpen)
 	// saves nothing.
 	AcceptInvitation(ctx context.Context, id domain.InvitationID, fn func(inv *domain.Invitation) error, m *domain.Member) error
 	// ListInvitations returns org's invitations, newest first.
@@ -98,10 +107,6 @@ type OrganizationRepository interface {
 	// pending and unexpired at now.
 	CountPendingInvitations(ctx context.Context, org domain.OrganizationID, now time.Time) (int, error)
 }
-
-// ErrLastOwner refuses a change that would leave an organization without an
-// owner (Better Auth's code for it).
-var ErrLastOwner = domain.NewError(domain.KindInvalid, "YOU_CANNOT_LEAVE_THE_ORGANIZATION_WITHOUT_AN_OWNER", "You cannot leave the organization without an owner")
 
 // MemberWithUser is a membership and the user it belongs to.
 type MemberWithUser struct {

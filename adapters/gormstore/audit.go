@@ -60,16 +60,10 @@ func (r auditRow) toDomain() domain.AuditEntry {
 	}
 }
 
-var errAuditConflict = domain.NewError(domain.KindConflict, "audit.exists", "an audit entry with this id already exists")
-
-// maxAuditPage bounds a page of List, as ports.AuditQuery documents; a Limit
-// outside 1 to maxAuditPage reads a page of maxAuditPage.
-const maxAuditPage = 1000
-
 // Append implements ports.AuditLog.
 func (l *AuditLog) Append(ctx context.Context, e domain.AuditEntry) error {
 	row := auditFromDomain(e)
-	return convertErr("audit.append", l.db.WithContext(ctx).Create(&row).Error, nil, errAuditConflict)
+	return convertErr("audit.append", l.db.WithContext(ctx).Create(&row).Error, nil, ports.ErrAuditEntryExists)
 }
 
 // List implements ports.AuditLog. The filters are AND-ed; the cursor is a
@@ -107,9 +101,5 @@ func auditListQuery(db *gorm.DB, q ports.AuditQuery) *gorm.DB {
 	if q.After != nil {
 		db = db.Where("(occurred_at, id) < (?, ?)", domain.Timestamp(q.After.OccurredAt), q.After.ID)
 	}
-	limit := q.Limit
-	if limit <= 0 || limit > maxAuditPage {
-		limit = maxAuditPage
-	}
-	return db.Order("occurred_at DESC, id DESC").Limit(limit)
+	return db.Order("occurred_at DESC, id DESC").Limit(q.PageSize())
 }

@@ -27,10 +27,7 @@ func NewCredentialRepository(db *gorm.DB) *CredentialRepository {
 	return &CredentialRepository{db: db}
 }
 
-var (
-	errCredentialNotFound = domain.NotFound("credential.not_found", "credential")
-	errCredentialOwner    = errors.New("the credential belongs to another user")
-)
+var errCredentialOwner = errors.New("the credential belongs to another user")
 
 // CreateUser implements ports.CredentialRepository with both inserts in one
 // transaction.
@@ -46,7 +43,7 @@ func (r *CredentialRepository) CreateUser(ctx context.Context, u *domain.User, c
 		cred := credentialFromDomain(c)
 		return tx.Create(&cred).Error
 	})
-	return convertErr("credentials.create_user", err, nil, errUserConflict)
+	return convertErr("credentials.create_user", err, nil, ports.ErrUserExists)
 }
 
 // Get implements ports.CredentialRepository.
@@ -57,7 +54,7 @@ func (r *CredentialRepository) Get(ctx context.Context, userID domain.UserID) (*
 func getCredential(db *gorm.DB, userID domain.UserID) (*domain.Credential, error) {
 	var row credentialRow
 	if err := db.Where("user_id = ?", string(userID)).Take(&row).Error; err != nil {
-		return nil, convertErr("credentials.get", err, errCredentialNotFound, nil)
+		return nil, convertErr("credentials.get", err, ports.ErrCredentialNotFound, nil)
 	}
 	return row.toDomain(), nil
 }
@@ -83,7 +80,7 @@ func (r *CredentialRepository) Update(ctx context.Context, userID domain.UserID,
 		// Select("*") writes every column, so a cleared lockout stores NULL.
 		return tx.Model(&credentialRow{}).Where("user_id = ?", row.UserID).Select("*").Updates(&row).Error
 	})
-	return convertErr("credentials.update", err, errCredentialNotFound, nil)
+	return convertErr("credentials.update", err, ports.ErrCredentialNotFound, nil)
 }
 
 // Put implements ports.CredentialRepository with one upsert.
@@ -93,5 +90,5 @@ func (r *CredentialRepository) Put(ctx context.Context, c *domain.Credential) er
 		Columns:   []clause.Column{{Name: "user_id"}},
 		UpdateAll: true,
 	}).Create(&row).Error
-	return convertErr("credentials.put", err, errUserNotFound, nil)
+	return convertErr("credentials.put", err, ports.ErrUserNotFound, nil)
 }

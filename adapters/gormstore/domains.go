@@ -37,14 +37,6 @@ func NewDomainRepository(db *gorm.DB) *DomainRepository {
 	return &DomainRepository{db: db, idOrder: id}
 }
 
-var errDomainConflict = domain.NewError(domain.KindConflict, "domain.exists", "a domain with this id already exists")
-
-// The bounds of a page and of the verifier's batch, as the port documents.
-const (
-	maxDomainPage = 1000
-	maxDueBatch   = 1000
-)
-
 type domainRow struct {
 	ID             string        `gorm:"column:id;primaryKey;type:text;index:domains_created_at_idx,priority:2"`
 	Hostname       string        `gorm:"column:hostname;not null;uniqueIndex:domains_hostname_key"`
@@ -128,11 +120,11 @@ func (r *DomainRepository) Create(ctx context.Context, d *domain.Domain) error {
 			return convertErr("domains.create", cerr, nil, nil)
 		}
 		if n > 0 {
-			return errDomainConflict
+			return ports.ErrDomainExists
 		}
 		return domain.ErrHostnameTaken
 	}
-	return convertErr("domains.create", err, errOrganizationNotFound, nil)
+	return convertErr("domains.create", err, ports.ErrOrganizationNotFound, nil)
 }
 
 // Get implements ports.DomainRepository, by primary key.
@@ -174,7 +166,7 @@ func (r *DomainRepository) Update(ctx context.Context, id domain.DomainID, fn fu
 		row := domainFromDomain(d)
 		return tx.Model(&domainRow{}).Where("id = ?", string(id)).Select("*").Updates(&row).Error
 	})
-	return convertErr("domains.update", err, errOrganizationNotFound, nil)
+	return convertErr("domains.update", err, ports.ErrOrganizationNotFound, nil)
 }
 
 // Delete implements ports.DomainRepository.
@@ -198,9 +190,8 @@ func (r *DomainRepository) Delete(ctx context.Context, id domain.DomainID) error
 // It asks for one domain more than the page holds, to tell whether another
 // page follows.
 func (r *DomainRepository) List(ctx context.Context, q ports.DomainQuery) (ports.DomainPage, error) {
-	if q.Limit < 1 || q.Limit > maxDomainPage {
-		return ports.DomainPage{}, domain.Invalid("INVALID_LIMIT", "Invalid limit",
-			domain.FieldViolation{Location: "query.limit", Message: "must be 1 to 1000"})
+	if err := q.Validate(); err != nil {
+		return ports.DomainPage{}, err
 	}
 	db := r.db.WithContext(ctx).Model(&domainRow{})
 	if q.OrganizationID != "" {
@@ -233,8 +224,8 @@ func (r *DomainRepository) List(ctx context.Context, q ports.DomainQuery) (ports
 // Due implements ports.DomainRepository, through the partial index
 // domains_next_check_at_idx, which holds only scheduled domains.
 func (r *DomainRepository) Due(ctx context.Context, now time.Time, limit int) ([]*domain.Domain, error) {
-	if limit < 1 || limit > maxDueBatch {
-		return nil, domain.Invalid("INVALID_LIMIT", "Invalid limit", domain.FieldViolation{Location: "limit", Message: "must be 1 to 1000"})
+	if err := ports.ValidateDueBatch(limit); err != nil {
+		return nil, err
 	}
 	var rows []domainRow
 	err := r.db.WithContext(ctx).

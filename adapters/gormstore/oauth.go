@@ -57,12 +57,6 @@ func NewOAuthGrantRepository(db *gorm.DB) *OAuthGrantRepository {
 }
 
 var (
-	errOAuthClientConflict  = domain.NewError(domain.KindConflict, "oauth_client.exists", "an OAuth client with this id already exists")
-	errOAuthCodeConflict    = domain.NewError(domain.KindConflict, "oauth_code.exists", "an authorization code with this hash already exists")
-	errOAuthGrantConflict   = domain.NewError(domain.KindConflict, "oauth_grant.exists", "a grant or refresh token with this key already exists")
-	errOAuthRefreshConflict = domain.NewError(domain.KindConflict, "oauth_refresh_token.exists", "a refresh token with this hash already exists")
-	errCodeConsumed         = domain.NewError(domain.KindConflict, "oauth_code.consumed", "The authorization code was already used")
-	errRefreshUsed          = domain.NewError(domain.KindConflict, "oauth_refresh_token.used", "The refresh token was already used")
 	// errOAuthOwnerNotFound is a foreign-key violation of a code, grant or
 	// consent: its client or its user does not exist.
 	errOAuthOwnerNotFound = domain.NotFound("oauth.owner_not_found", "client or user")
@@ -238,7 +232,7 @@ func (r oauthConsentRow) toDomain() domain.Consent {
 // Create implements ports.OAuthClientRepository.
 func (r *OAuthClientRepository) Create(ctx context.Context, c domain.OAuthClient) error {
 	row := oauthClientFromDomain(c)
-	return convertErr("oauth_clients.create", r.db.WithContext(ctx).Create(&row).Error, nil, errOAuthClientConflict)
+	return convertErr("oauth_clients.create", r.db.WithContext(ctx).Create(&row).Error, nil, ports.ErrOAuthClientExists)
 }
 
 // Get implements ports.OAuthClientRepository, by primary key.
@@ -307,7 +301,7 @@ func (r *OAuthClientRepository) List(ctx context.Context) ([]domain.OAuthClient,
 // CreateCode implements ports.OAuthGrantRepository.
 func (r *OAuthGrantRepository) CreateCode(ctx context.Context, c domain.AuthorizationCode) error {
 	row := oauthCodeFromDomain(c)
-	return convertErr("oauth_codes.create", r.db.WithContext(ctx).Create(&row).Error, errOAuthOwnerNotFound, errOAuthCodeConflict)
+	return convertErr("oauth_codes.create", r.db.WithContext(ctx).Create(&row).Error, errOAuthOwnerNotFound, ports.ErrOAuthCodeExists)
 }
 
 // ConsumeCode implements ports.OAuthGrantRepository with one conditional
@@ -334,7 +328,7 @@ func (r *OAuthGrantRepository) ConsumeCode(ctx context.Context, h domain.TokenHa
 		return domain.AuthorizationCode{}, convertErr("oauth_codes.consume", err, domain.ErrCodeNotFound, nil)
 	}
 	if row.ConsumedAt != nil {
-		return row.toDomain(), errCodeConsumed
+		return row.toDomain(), ports.ErrCodeConsumed
 	}
 	return domain.AuthorizationCode{}, domain.ErrCodeNotFound
 }
@@ -354,7 +348,7 @@ func (r *OAuthGrantRepository) CreateGrant(ctx context.Context, g domain.OAuthGr
 		tr := oauthRefreshFromDomain(t)
 		return tx.Create(&tr).Error
 	})
-	return convertErr("oauth_grants.create", err, errOAuthOwnerNotFound, errOAuthGrantConflict)
+	return convertErr("oauth_grants.create", err, errOAuthOwnerNotFound, ports.ErrOAuthGrantExists)
 }
 
 // GetGrant implements ports.OAuthGrantRepository, by primary key.
@@ -426,13 +420,13 @@ func (r *OAuthGrantRepository) RotateRefreshToken(ctx context.Context, old domai
 				return err
 			}
 			if cur.UsedAt != nil {
-				return errRefreshUsed
+				return ports.ErrRefreshTokenUsed
 			}
 			return domain.ErrRefreshNotFound
 		}
 		return tx.Create(&row).Error
 	})
-	return convertErr("oauth_refresh_tokens.rotate", err, domain.ErrGrantNotFound, errOAuthRefreshConflict)
+	return convertErr("oauth_refresh_tokens.rotate", err, domain.ErrGrantNotFound, ports.ErrOAuthRefreshTokenExists)
 }
 
 // GetConsent implements ports.OAuthGrantRepository, by primary key.

@@ -86,17 +86,8 @@ func prefixedColumns(db *gorm.DB, model any, alias, prefix string) string {
 	return strings.Join(cols, ", ")
 }
 
-// The organization plugin's errors, with Better Auth's codes.
-var (
-	errOrganizationNotFound = domain.NewError(domain.KindNotFound, "ORGANIZATION_NOT_FOUND", "Organization not found")
-	errOrganizationExists   = domain.NewError(domain.KindConflict, "ORGANIZATION_ALREADY_EXISTS", "Organization already exists")
-	errSlugTaken            = domain.NewError(domain.KindConflict, "ORGANIZATION_SLUG_ALREADY_TAKEN", "Organization slug already taken")
-	errMemberNotFound       = domain.NewError(domain.KindNotFound, "MEMBER_NOT_FOUND", "Member not found")
-	errAlreadyMember        = domain.NewError(domain.KindConflict, "USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION", "User is already a member of this organization")
-	errInvitationNotFound   = domain.NewError(domain.KindNotFound, "INVITATION_NOT_FOUND", "Invitation not found")
-	errInvitationConflict   = domain.NewError(domain.KindConflict, "invitation.exists", "an invitation with this id already exists")
-	errMemberOfAnotherOrg   = errors.New("the member belongs to another organization")
-)
+// errMemberOfAnotherOrg stops a member change aimed at another organization.
+var errMemberOfAnotherOrg = errors.New("the member belongs to another organization")
 
 // ownerRolePattern matches a comma-separated role list that holds owner,
 // once the list is wrapped in commas.
@@ -204,7 +195,7 @@ func forUpdate(q *gorm.DB) *gorm.DB {
 func lockOrganization(tx *gorm.DB, id domain.OrganizationID) error {
 	var row organizationRow
 	err := forUpdate(tx).Select("id").Where("id = ?", string(id)).Take(&row).Error
-	return convertErr("organizations.lock", err, errOrganizationNotFound, nil)
+	return convertErr("organizations.lock", err, ports.ErrOrganizationNotFound, nil)
 }
 
 // Create implements ports.OrganizationRepository: the organization and its
@@ -216,10 +207,10 @@ func (r *OrganizationRepository) Create(ctx context.Context, org *domain.Organiz
 	err := transaction(ctx, r.db, func(tx *gorm.DB) error {
 		orgRow := organizationFromDomain(org)
 		if err := tx.Create(&orgRow).Error; err != nil {
-			return convertErr("organizations.create", err, nil, errOrganizationExists)
+			return convertErr("organizations.create", err, nil, ports.ErrOrganizationExists)
 		}
 		m := memberFromDomain(owner)
-		return convertErr("organizations.create_owner", tx.Create(&m).Error, errUserNotFound, errAlreadyMember)
+		return convertErr("organizations.create_owner", tx.Create(&m).Error, ports.ErrUserNotFound, ports.ErrAlreadyMember)
 	})
 	return convertErr("organizations.create", err, nil, nil)
 }
@@ -237,7 +228,7 @@ func (r *OrganizationRepository) GetBySlug(ctx context.Context, slug string) (*d
 func getOrganization(db *gorm.DB, where string, arg string) (*domain.Organization, error) {
 	var row organizationRow
 	if err := db.Where(where, arg).Take(&row).Error; err != nil {
-		return nil, convertErr("organizations.get", err, errOrganizationNotFound, nil)
+		return nil, convertErr("organizations.get", err, ports.ErrOrganizationNotFound, nil)
 	}
 	return row.toDomain(), nil
 }
@@ -265,7 +256,7 @@ func (r *OrganizationRepository) Update(ctx context.Context, id domain.Organizat
 		row := organizationFromDomain(o)
 		return tx.Model(&organizationRow{}).Where("id = ?", string(id)).Select("*").Omit("id").Updates(&row).Error
 	})
-	return convertErr("organizations.update", err, errOrganizationNotFound, errSlugTaken)
+	return convertErr("organizations.update", err, ports.ErrOrganizationNotFound, ports.ErrSlugTaken)
 }
 
 // Delete implements ports.OrganizationRepository. The foreign keys delete
@@ -276,7 +267,7 @@ func (r *OrganizationRepository) Delete(ctx context.Context, id domain.Organizat
 		return convertErr("organizations.delete", res.Error, nil, nil)
 	}
 	if res.RowsAffected == 0 {
-		return errOrganizationNotFound
+		return ports.ErrOrganizationNotFound
 	}
 	return nil
 }
@@ -300,9 +291,6 @@ func (r *OrganizationRepository) ListByUser(ctx context.Context, userID domain.U
 	return out, nil
 }
 
-// maxOrganizationPage is the largest page List returns.
-const maxOrganizationPage = 1000
-
 // List implements ports.OrganizationRepository: one query read in order,
 // backwards, from organizations_created_at_idx, from the cursor's position
 // when there is one (a row-value comparison that both dialects turn into a
@@ -310,8 +298,8 @@ const maxOrganizationPage = 1000
 // counts are the rows' member_count. It asks for one organization more than
 // the page holds, to tell whether another page follows.
 func (r *OrganizationRepository) List(ctx context.Context, q ports.OrganizationQuery) (ports.OrganizationPage, error) {
-	if q.Limit < 1 || q.Limit > maxOrganizationPage {
-		return ports.OrganizationPage{}, domain.Invalid("INVALID_LIMIT", "Invalid limit", domain.FieldViolation{Location: "query.limit", Message: "must be 1 to 1000"})
+	if err := q.Validate(); err != nil {
+		return ports.OrganizationPage{}, err
 	}
 	db := r.db.WithContext(ctx).Model(&organizationRow{})
 	if q.After != nil {
@@ -351,7 +339,7 @@ func (r *OrganizationRepository) AddMember(ctx context.Context, m *domain.Member
 // key violation means the user is missing.
 func insertMember(tx *gorm.DB, m *domain.Member) error {
 	row := memberFromDomain(m)
-	return convertErr("members.insert", tx.Create(&row).Error, errUserNotFound, errAlreadyMember)
+	return convertErr("members.insert", tx.Create(&row).Error, ports.ErrUserNotFound, ports.ErrAlreadyMember)
 }
 
 // GetMember implements ports.OrganizationRepository.
@@ -368,7 +356,7 @@ func (r *OrganizationRepository) GetMemberByUser(ctx context.Context, org domain
 func getMember(db *gorm.DB, where string, args ...any) (*domain.Member, error) {
 	var row memberRow
 	if err := db.Where(where, args...).Take(&row).Error; err != nil {
-		return nil, convertErr("members.get", err, errMemberNotFound, nil)
+		return nil, convertErr("members.get", err, ports.ErrMemberNotFound, nil)
 	}
 	return row.toDomain(), nil
 }
@@ -380,7 +368,7 @@ func getMember(db *gorm.DB, where string, args ...any) (*domain.Member, error) {
 // one. It asks for one member more than the page holds, to tell whether
 // another page follows.
 func (r *OrganizationRepository) ListMembers(ctx context.Context, org domain.OrganizationID, q ports.MemberQuery) (ports.MemberPage, error) {
-	if err := checkMemberQuery(q); err != nil {
+	if err := q.Validate(); err != nil {
 		return ports.MemberPage{}, err
 	}
 	db := r.db.WithContext(ctx)
@@ -430,24 +418,6 @@ func memberCount(db *gorm.DB, org domain.OrganizationID) (int, error) {
 	return row.MemberCount, nil
 }
 
-// maxMemberPage is the largest page ListMembers returns.
-const maxMemberPage = 1000
-
-// checkMemberQuery refuses a page size outside 1 to 1000, a negative
-// offset, or an offset with a cursor.
-func checkMemberQuery(q ports.MemberQuery) error {
-	if q.Limit < 1 || q.Limit > maxMemberPage {
-		return domain.Invalid("INVALID_LIMIT", "Invalid limit", domain.FieldViolation{Location: "query.limit", Message: "must be 1 to 1000"})
-	}
-	if q.Offset < 0 {
-		return domain.Invalid("INVALID_OFFSET", "Invalid offset", domain.FieldViolation{Location: "query.offset", Message: "must not be negative"})
-	}
-	if q.After != nil && q.Offset != 0 {
-		return domain.Invalid("INVALID_OFFSET", "Invalid offset", domain.FieldViolation{Location: "query.offset", Message: "must be 0 with a cursor"})
-	}
-	return nil
-}
-
 // UpdateMember implements ports.OrganizationRepository, under the
 // organization's lock.
 func (r *OrganizationRepository) UpdateMember(ctx context.Context, org domain.OrganizationID, id domain.MemberID, fn func(m *domain.Member) error) error {
@@ -470,7 +440,7 @@ func (r *OrganizationRepository) UpdateMember(ctx context.Context, org domain.Or
 		}
 		return tx.Model(&memberRow{}).Where("id = ?", string(id)).Update("role", domain.JoinOrgRoles(m.Roles())).Error
 	})
-	return convertErr("members.update", err, errMemberNotFound, nil)
+	return convertErr("members.update", err, ports.ErrMemberNotFound, nil)
 }
 
 // RemoveMember implements ports.OrganizationRepository, under the
@@ -497,7 +467,7 @@ func (r *OrganizationRepository) RemoveMember(ctx context.Context, org domain.Or
 		return nil
 	})
 	if err != nil {
-		return nil, convertErr("members.remove", err, errMemberNotFound, nil)
+		return nil, convertErr("members.remove", err, ports.ErrMemberNotFound, nil)
 	}
 	return removed, nil
 }
@@ -533,7 +503,7 @@ func (r *OrganizationRepository) CreateInvitation(ctx context.Context, inv *doma
 			return err
 		}
 		row := invitationFromDomain(inv)
-		return convertErr("invitations.create", tx.Create(&row).Error, errUserNotFound, errInvitationConflict)
+		return convertErr("invitations.create", tx.Create(&row).Error, ports.ErrUserNotFound, ports.ErrInvitationExists)
 	})
 	return convertErr("invitations.create", err, nil, nil)
 }
@@ -546,7 +516,7 @@ func (r *OrganizationRepository) GetInvitation(ctx context.Context, id domain.In
 func getInvitation(db *gorm.DB, id domain.InvitationID) (*domain.Invitation, error) {
 	var row invitationRow
 	if err := db.Where("id = ?", string(id)).Take(&row).Error; err != nil {
-		return nil, convertErr("invitations.get", err, errInvitationNotFound, nil)
+		return nil, convertErr("invitations.get", err, ports.ErrInvitationNotFound, nil)
 	}
 	return row.toDomain(), nil
 }
@@ -570,7 +540,7 @@ func (r *OrganizationRepository) UpdateInvitation(ctx context.Context, id domain
 		}
 		return saveInvitation(tx, inv)
 	})
-	return convertErr("invitations.update", err, errInvitationNotFound, nil)
+	return convertErr("invitations.update", err, ports.ErrInvitationNotFound, nil)
 }
 
 // AcceptInvitation implements ports.OrganizationRepository. The
@@ -600,7 +570,7 @@ func (r *OrganizationRepository) AcceptInvitation(ctx context.Context, id domain
 		}
 		return insertMember(tx, m)
 	})
-	return convertErr("invitations.accept", err, errInvitationNotFound, nil)
+	return convertErr("invitations.accept", err, ports.ErrInvitationNotFound, nil)
 }
 
 // ListInvitations implements ports.OrganizationRepository.
@@ -622,7 +592,7 @@ func (r *OrganizationRepository) FindPendingInvitation(ctx context.Context, org 
 		Where("email = ? AND organization_id = ?", string(email), string(org)).
 		Order("created_at DESC, id DESC").Take(&row).Error
 	if err != nil {
-		return nil, convertErr("invitations.find_pending", err, errInvitationNotFound, nil)
+		return nil, convertErr("invitations.find_pending", err, ports.ErrInvitationNotFound, nil)
 	}
 	return row.toDomain(), nil
 }

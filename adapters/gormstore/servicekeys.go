@@ -115,11 +115,6 @@ func (r serviceKeySecretRow) toDomain() domain.ServiceKeySecret {
 		ExpiresAt: fromNullTime(r.ExpiresAt), CreatedAt: domain.Timestamp(r.CreatedAt)}
 }
 
-var (
-	errServiceKeyNotFound = domain.NotFound("service_key.not_found", "service key")
-	errServiceKeyConflict = domain.NewError(domain.KindConflict, "service_key.exists", "a service key with this id or secret already exists")
-)
-
 // serviceKeySecretLookupSQL reads a secret and its key in one round trip,
 // through the primary keys of service_key_secrets and service_keys. Every
 // trusted request runs it. Revoked keys have no secrets left; the revoked_at
@@ -143,14 +138,14 @@ func (r *ServiceKeyRepository) Create(ctx context.Context, k *domain.ServiceKey,
 		}
 		return tx.Create(&sec).Error
 	})
-	return convertErr("service_keys.create", err, nil, errServiceKeyConflict)
+	return convertErr("service_keys.create", err, nil, ports.ErrServiceKeyExists)
 }
 
 // Get implements ports.ServiceKeyRepository.
 func (r *ServiceKeyRepository) Get(ctx context.Context, id domain.ServiceKeyID) (*domain.ServiceKey, error) {
 	var row serviceKeyRow
 	if err := r.db.WithContext(ctx).Where("id = ?", string(id)).Take(&row).Error; err != nil {
-		return nil, convertErr("service_keys.get", err, errServiceKeyNotFound, nil)
+		return nil, convertErr("service_keys.get", err, ports.ErrServiceKeyNotFound, nil)
 	}
 	return row.toDomain(), nil
 }
@@ -177,7 +172,7 @@ func (r *ServiceKeyRepository) GetBySecretHash(ctx context.Context, h domain.Tok
 		return nil, domain.ServiceKeySecret{}, convertErr("service_keys.get_by_secret_hash", res.Error, nil, nil)
 	}
 	if res.RowsAffected == 0 {
-		return nil, domain.ServiceKeySecret{}, errServiceKeyNotFound
+		return nil, domain.ServiceKeySecret{}, ports.ErrServiceKeyNotFound
 	}
 	return row.Key.toDomain(), row.Secret.toDomain(), nil
 }
@@ -194,10 +189,10 @@ func lockActiveServiceKey(tx *gorm.DB, id domain.ServiceKeyID) (*domain.ServiceK
 	}
 	var row serviceKeyRow
 	if err := q.Where("id = ?", string(id)).Take(&row).Error; err != nil {
-		return nil, convertErr("service_keys.lock", err, errServiceKeyNotFound, nil)
+		return nil, convertErr("service_keys.lock", err, ports.ErrServiceKeyNotFound, nil)
 	}
 	if row.RevokedAt != nil {
-		return nil, errServiceKeyNotFound
+		return nil, ports.ErrServiceKeyNotFound
 	}
 	return row.toDomain(), nil
 }
@@ -235,7 +230,7 @@ func (r *ServiceKeyRepository) Rotate(ctx context.Context, id domain.ServiceKeyI
 		row := serviceKeyFromDomain(k)
 		return tx.Model(&serviceKeyRow{}).Where("id = ?", row.ID).Select("*").Updates(&row).Error
 	})
-	return convertErr("service_keys.rotate", err, errServiceKeyNotFound, errServiceKeyConflict)
+	return convertErr("service_keys.rotate", err, ports.ErrServiceKeyNotFound, ports.ErrServiceKeyExists)
 }
 
 // Revoke implements ports.ServiceKeyRepository. The conditional UPDATE is
@@ -248,11 +243,11 @@ func (r *ServiceKeyRepository) Revoke(ctx context.Context, id domain.ServiceKeyI
 			return res.Error
 		}
 		if res.RowsAffected == 0 {
-			return errServiceKeyNotFound
+			return ports.ErrServiceKeyNotFound
 		}
 		return tx.Where("key_id = ?", string(id)).Delete(&serviceKeySecretRow{}).Error
 	})
-	return convertErr("service_keys.revoke", err, errServiceKeyNotFound, nil)
+	return convertErr("service_keys.revoke", err, ports.ErrServiceKeyNotFound, nil)
 }
 
 // touchLastUsedSQL moves last_used_at forwards only, so batches flushed out

@@ -27,15 +27,10 @@ func NewSessionRepository(db *gorm.DB) *SessionRepository {
 }
 
 var (
-	errSessionNotFound = domain.NotFound("session.not_found", "session")
-	errSessionConflict = domain.NewError(domain.KindConflict, "session.exists", "a session with this id or token already exists")
 	// errSessionRefNotFound is a foreign-key violation on creating a
 	// session that names an organization: its user, its impersonator or
 	// its organization is missing, and the databases do not say which.
 	errSessionRefNotFound = domain.NotFound("session.reference_not_found", "user or organization")
-	// errActiveOrgNotFound is a foreign-key violation on updating a
-	// session: only its active organization can have changed.
-	errActiveOrgNotFound = domain.NotFound("organization.not_found", "organization")
 )
 
 // sessionLookupSQL reads a session and its user in one round trip, through
@@ -56,18 +51,18 @@ WHERE s.token_hash = ?`
 // Create implements ports.SessionRepository.
 func (r *SessionRepository) Create(ctx context.Context, s *domain.Session) error {
 	row := sessionFromDomain(s)
-	missing := errUserNotFound
+	missing := ports.ErrUserNotFound
 	if row.ActiveOrganizationID != nil {
 		missing = errSessionRefNotFound
 	}
-	return convertErr("sessions.create", r.db.WithContext(ctx).Create(&row).Error, missing, errSessionConflict)
+	return convertErr("sessions.create", r.db.WithContext(ctx).Create(&row).Error, missing, ports.ErrSessionExists)
 }
 
 // Get implements ports.SessionRepository.
 func (r *SessionRepository) Get(ctx context.Context, id domain.SessionID) (*domain.Session, error) {
 	var row sessionRow
 	if err := r.db.WithContext(ctx).Where("id = ?", string(id)).Take(&row).Error; err != nil {
-		return nil, convertErr("sessions.get", err, errSessionNotFound, nil)
+		return nil, convertErr("sessions.get", err, ports.ErrSessionNotFound, nil)
 	}
 	return row.toDomain(), nil
 }
@@ -80,7 +75,7 @@ func (r *SessionRepository) GetByTokenHash(ctx context.Context, h domain.TokenHa
 		return nil, nil, convertErr("sessions.get_by_token_hash", res.Error, nil, nil)
 	}
 	if res.RowsAffected == 0 {
-		return nil, nil, errSessionNotFound
+		return nil, nil, ports.ErrSessionNotFound
 	}
 	return row.Session.toDomain(), row.User.toDomain(), nil
 }
@@ -114,7 +109,7 @@ func (r *SessionRepository) Update(ctx context.Context, id domain.SessionID, fn 
 		}
 		var row sessionRow
 		if err := q.Where("id = ?", string(id)).Take(&row).Error; err != nil {
-			return convertErr("sessions.update", err, errSessionNotFound, nil)
+			return convertErr("sessions.update", err, ports.ErrSessionNotFound, nil)
 		}
 		s := row.toDomain()
 		if err := fn(s); err != nil {
@@ -123,7 +118,9 @@ func (r *SessionRepository) Update(ctx context.Context, id domain.SessionID, fn 
 		row = sessionFromDomain(s)
 		return tx.Model(&sessionRow{}).Where("id = ?", row.ID).Select("*").Updates(&row).Error
 	})
-	return convertErr("sessions.update", err, errActiveOrgNotFound, errSessionConflict)
+	// A foreign-key violation on updating a session: only its active
+	// organization can have changed.
+	return convertErr("sessions.update", err, ports.ErrActiveOrganizationNotFound, ports.ErrSessionExists)
 }
 
 // ClearOrganization implements ports.SessionRepository. It leaves
@@ -145,7 +142,7 @@ func (r *SessionRepository) Delete(ctx context.Context, userID domain.UserID, id
 		return convertErr("sessions.delete", res.Error, nil, nil)
 	}
 	if res.RowsAffected == 0 {
-		return errSessionNotFound
+		return ports.ErrSessionNotFound
 	}
 	return nil
 }

@@ -33,8 +33,6 @@ func NewSigningKeyRepository(db *gorm.DB) *SigningKeyRepository {
 	return &SigningKeyRepository{db: db, idOrder: id}
 }
 
-var errSigningKeyConflict = domain.NewError(domain.KindConflict, "signing_key.exists", "a signing key with this id already exists")
-
 type signingKeyRow struct {
 	ID            string     `gorm:"column:id;primaryKey;type:text"`
 	Alg           string     `gorm:"column:alg;not null"`
@@ -64,7 +62,7 @@ func (r signingKeyRow) toDomain() domain.SigningKey {
 // Create implements ports.SigningKeyRepository.
 func (r *SigningKeyRepository) Create(ctx context.Context, k domain.SigningKey) error {
 	row := signingKeyFromDomain(k)
-	return convertErr("signing_keys.create", r.db.WithContext(ctx).Create(&row).Error, nil, errSigningKeyConflict)
+	return convertErr("signing_keys.create", r.db.WithContext(ctx).Create(&row).Error, nil, ports.ErrSigningKeyExists)
 }
 
 // List implements ports.SigningKeyRepository.

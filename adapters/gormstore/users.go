@@ -2,7 +2,6 @@ package gormstore
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
@@ -28,15 +27,10 @@ func NewUserRepository(db *gorm.DB) *UserRepository {
 	return &UserRepository{db: db}
 }
 
-var (
-	errUserNotFound = domain.NotFound("user.not_found", "user")
-	errUserConflict = domain.NewError(domain.KindConflict, "user.exists", "a user with this id or e-mail already exists")
-)
-
 // Create implements ports.UserRepository.
 func (r *UserRepository) Create(ctx context.Context, u *domain.User) error {
 	row := userFromDomain(u)
-	return convertErr("users.create", r.db.WithContext(ctx).Create(&row).Error, nil, errUserConflict)
+	return convertErr("users.create", r.db.WithContext(ctx).Create(&row).Error, nil, ports.ErrUserExists)
 }
 
 // Get implements ports.UserRepository.
@@ -52,7 +46,7 @@ func (r *UserRepository) GetByEmail(ctx context.Context, email domain.Email) (*d
 func getUser(db *gorm.DB, where string, arg string) (*domain.User, error) {
 	var row userRow
 	if err := db.Where(where, arg).Take(&row).Error; err != nil {
-		return nil, convertErr("users.get", err, errUserNotFound, nil)
+		return nil, convertErr("users.get", err, ports.ErrUserNotFound, nil)
 	}
 	return row.toDomain(), nil
 }
@@ -76,7 +70,7 @@ func (r *UserRepository) Update(ctx context.Context, id domain.UserID, fn func(u
 		row := userFromDomain(u)
 		return tx.Model(&userRow{}).Where("id = ?", row.ID).Select("*").Updates(&row).Error
 	})
-	return convertErr("users.update", err, errUserNotFound, errUserConflict)
+	return convertErr("users.update", err, ports.ErrUserNotFound, ports.ErrUserExists)
 }
 
 // Delete implements ports.UserRepository. The foreign keys delete the
@@ -102,7 +96,7 @@ ORDER BY id FOR NO KEY UPDATE`, string(id)).Scan(&locked).Error
 			return res.Error
 		}
 		if res.RowsAffected == 0 {
-			return errUserNotFound
+			return ports.ErrUserNotFound
 		}
 		return nil
 	})
@@ -128,8 +122,8 @@ func (r *UserRepository) List(ctx context.Context, q ports.UserQuery) ([]*domain
 	if err != nil {
 		return nil, 0, err
 	}
-	if q.Limit < 1 || q.Limit > maxUserListLimit || q.Offset < 0 {
-		return nil, 0, errUserQueryPage
+	if err := q.ValidatePage(); err != nil {
+		return nil, 0, err
 	}
 	var total int64
 	if err := db.Model(&userRow{}).Where(where, args...).Count(&total).Error; err != nil {
@@ -154,8 +148,8 @@ func (r *UserRepository) List(ctx context.Context, q ports.UserQuery) ([]*domain
 // the memory store compare. An e-mail lookup reads through users_email_key.
 // One user more than the limit is read to learn whether a next page exists.
 func (r *UserRepository) Page(ctx context.Context, q ports.UserPageQuery) (ports.UserPage, error) {
-	if q.Limit < 1 || q.Limit > maxUserListLimit {
-		return ports.UserPage{}, errUserPageLimit
+	if err := q.Validate(); err != nil {
+		return ports.UserPage{}, err
 	}
 	db := r.db.WithContext(ctx)
 	query, args := userPageSQL(q, DialectOf(db))
@@ -220,20 +214,6 @@ func userPageSQL(q ports.UserPageQuery, dialect Dialect) (string, []any) {
 		" ORDER BY created_at DESC, " + id + " DESC LIMIT ?", args
 }
 
-var errUserPageLimit = domain.Invalid("user.query_unsupported", "the page must hold 1 to 1000 users")
-
-// maxUserListLimit is the largest page ports.UserQuery allows.
-const maxUserListLimit = 1000
-
-var errUserQueryPage = domain.Invalid("user.query_unsupported", "the page must hold 1 to 1000 users from a non-negative offset")
-
-// errUserQuery reports a condition or sort the store does not support. The
-// offending names go in the cause, which is logged and never sent.
-func errUserQuery(format string, args ...any) error {
-	return &domain.Error{Kind: domain.KindInvalid, Code: "user.query_unsupported",
-		Message: "unsupported user query", Err: fmt.Errorf(format, args...)}
-}
-
 // userColumns maps the searchable fields to their columns.
 var userColumns = map[ports.UserField]string{
 	ports.UserFieldEmail: "email", ports.UserFieldName: "name", ports.UserFieldID: "id",
@@ -254,7 +234,7 @@ func userQueryWhere(q ports.UserQuery, collate string) (string, []any, error) {
 	for _, c := range q.Conditions {
 		col, ok := userColumns[c.Field]
 		if !ok {
-			return "", nil, errUserQuery("unknown field %q", c.Field)
+			return "", nil, ports.UserQueryError("unknown field %q", c.Field)
 		}
 		part, arg, err := userCondition(c, col, collate)
 		if err != nil {
@@ -312,7 +292,7 @@ func userCondition(c ports.UserCondition, col, collate string) (string, any, err
 			return col + " " + op + " ?", domain.Timestamp(v), nil
 		}
 	}
-	return "", nil, errUserQuery("operator %q on field %q with a %T value", c.Operator, c.Field, c.Value)
+	return "", nil, ports.UserQueryError("operator %q on field %q with a %T value", c.Operator, c.Field, c.Value)
 }
 
 // escapeLike makes s match only itself in a LIKE pattern with ESCAPE '\'.
@@ -334,7 +314,7 @@ func userQueryOrder(q ports.UserQuery, collate string) (string, error) {
 	case ports.UserFieldName:
 		col = "name" + collate
 	default:
-		return "", errUserQuery("cannot sort by %q", q.SortBy)
+		return "", ports.UserQueryError("cannot sort by %q", q.SortBy)
 	}
 	dir := " ASC"
 	if q.SortDesc {

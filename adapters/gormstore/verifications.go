@@ -26,15 +26,10 @@ func NewVerificationRepository(db *gorm.DB) *VerificationRepository {
 	return &VerificationRepository{db: db}
 }
 
-var (
-	errVerificationNotFound = domain.NotFound("verification.not_found", "link")
-	errVerificationConflict = domain.NewError(domain.KindConflict, "verification.exists", "a link with this id or token already exists")
-)
-
 // Create implements ports.VerificationRepository.
 func (r *VerificationRepository) Create(ctx context.Context, v *domain.Verification) error {
 	row := verificationFromDomain(v)
-	return convertErr("verifications.create", r.db.WithContext(ctx).Create(&row).Error, errUserNotFound, errVerificationConflict)
+	return convertErr("verifications.create", r.db.WithContext(ctx).Create(&row).Error, ports.ErrUserNotFound, ports.ErrVerificationExists)
 }
 
 // Consume implements ports.VerificationRepository with one DELETE … RETURNING
@@ -51,7 +46,7 @@ func (r *VerificationRepository) Consume(ctx context.Context, purpose domain.Ver
 		return nil, convertErr("verifications.consume", res.Error, nil, nil)
 	}
 	if len(rows) == 0 {
-		return nil, errVerificationNotFound
+		return nil, ports.ErrVerificationNotFound
 	}
 	return rows[0].toDomain(), nil
 }

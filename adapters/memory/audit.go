@@ -25,20 +25,12 @@ func NewAuditLog(db *DB) *AuditLog {
 	return &AuditLog{db: db}
 }
 
-// maxAuditPage bounds a page of List, as ports.AuditQuery documents; the SQL
-// stores apply the same bound.
-const maxAuditPage = 1000
-
-func auditConflict() error {
-	return domain.NewError(domain.KindConflict, "audit.exists", "an audit entry with this id already exists")
-}
-
 // Append implements ports.AuditLog.
 func (l *AuditLog) Append(_ context.Context, e domain.AuditEntry) error {
 	l.db.mu.Lock()
 	defer l.db.mu.Unlock()
 	if _, ok := l.db.auditLog[e.ID]; ok {
-		return auditConflict()
+		return ports.ErrAuditEntryExists
 	}
 	e.OccurredAt = domain.Timestamp(e.OccurredAt)
 	l.db.auditLog[e.ID] = e
@@ -48,10 +40,7 @@ func (l *AuditLog) Append(_ context.Context, e domain.AuditEntry) error {
 // List implements ports.AuditLog. It scans the whole log: the memory store
 // serves tests and development, not large deployments.
 func (l *AuditLog) List(_ context.Context, q ports.AuditQuery) ([]domain.AuditEntry, error) {
-	limit := q.Limit
-	if limit <= 0 || limit > maxAuditPage {
-		limit = maxAuditPage
-	}
+	limit := q.PageSize()
 	// The bounds are normalised as the SQL stores normalise their arguments.
 	if !q.Since.IsZero() {
 		q.Since = domain.Timestamp(q.Since)

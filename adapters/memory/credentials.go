@@ -28,8 +28,6 @@ func copyCredential(c *domain.Credential) *domain.Credential {
 	return &cp
 }
 
-func credentialNotFound() error { return domain.NotFound("credential.not_found", "credential") }
-
 var errCredentialOwner = errors.New("the credential belongs to another user")
 
 // CreateUser implements ports.CredentialRepository. Both maps change under
@@ -53,7 +51,7 @@ func (r *CredentialRepository) Get(_ context.Context, userID domain.UserID) (*do
 	defer r.db.mu.RUnlock()
 	c, ok := r.db.credentials[userID]
 	if !ok {
-		return nil, credentialNotFound()
+		return nil, ports.ErrCredentialNotFound
 	}
 	return copyCredential(c), nil
 }
@@ -65,7 +63,7 @@ func (r *CredentialRepository) Update(_ context.Context, userID domain.UserID, f
 	defer r.db.mu.Unlock()
 	stored, ok := r.db.credentials[userID]
 	if !ok {
-		return credentialNotFound()
+		return ports.ErrCredentialNotFound
 	}
 	c := copyCredential(stored)
 	if err := fn(c); err != nil {
@@ -80,7 +78,7 @@ func (r *CredentialRepository) Put(_ context.Context, c *domain.Credential) erro
 	r.db.mu.Lock()
 	defer r.db.mu.Unlock()
 	if !r.db.hasUser(c.UserID()) {
-		return userNotFound()
+		return ports.ErrUserNotFound
 	}
 	r.db.credentials[c.UserID()] = copyCredential(c)
 	return nil

@@ -125,7 +125,3 @@ func (db *DB) deleteVerification(id string, v *domain.Verification) {
 	delete(db.verificationByToken, v.TokenHash())
 	delete(db.verifications, id)
 }
-
-// A missing owner is reported as the SQL stores report a foreign-key
-// violation: the user is not found.
-func ownerNotFound() error { return domain.NotFound("user.not_found", "user") }

@@ -27,17 +27,6 @@ func NewDomainRepository(db *DB) *DomainRepository {
 	return &DomainRepository{db: db}
 }
 
-// maxDomainPage and maxDueBatch bound List's page and Due's batch, as the
-// port documents; the SQL stores apply the same bounds.
-const (
-	maxDomainPage = 1000
-	maxDueBatch   = 1000
-)
-
-func domainConflict() error {
-	return domain.NewError(domain.KindConflict, "domain.exists", "a domain with this id already exists")
-}
-
 // storedDomain returns an independent copy of d as the SQL stores keep it:
 // every time in UTC at microsecond precision (zero stays zero), the
 // records' observed values cloned.
@@ -86,13 +75,13 @@ func (r *DomainRepository) Create(_ context.Context, d *domain.Domain) error {
 	r.db.mu.Lock()
 	defer r.db.mu.Unlock()
 	if _, ok := r.db.domains[d.ID()]; ok {
-		return domainConflict()
+		return ports.ErrDomainExists
 	}
 	if _, ok := r.db.domainByHostname[d.Hostname()]; ok {
 		return domain.ErrHostnameTaken
 	}
 	if !r.db.hasOrganization(d.OrganizationID()) {
-		return organizationNotFound()
+		return ports.ErrOrganizationNotFound
 	}
 	r.db.domains[d.ID()] = storedDomain(d)
 	r.db.domainByHostname[d.Hostname()] = d.ID()
@@ -135,7 +124,7 @@ func (r *DomainRepository) Update(_ context.Context, id domain.DomainID, fn func
 		return err
 	}
 	if !r.db.hasOrganization(d.OrganizationID()) {
-		return organizationNotFound()
+		return ports.ErrOrganizationNotFound
 	}
 	// Domain has no setters for its id or hostname, so the index stays valid.
 	r.db.domains[id] = storedDomain(d)
@@ -155,10 +144,6 @@ func (r *DomainRepository) Delete(_ context.Context, id domain.DomainID) error {
 	return nil
 }
 
-func invalidDomainLimit() error {
-	return domain.Invalid("INVALID_LIMIT", "Invalid limit", domain.FieldViolation{Location: "query.limit", Message: "must be 1 to 1000"})
-}
-
 // compareDomainPosition compares d's (created_at, id) with (at, id) as the
 // SQL row-value comparison does.
 func compareDomainPosition(d *domain.Domain, at time.Time, id string) int {
@@ -171,8 +156,8 @@ func compareDomainPosition(d *domain.Domain, at time.Time, id string) int {
 // List implements ports.DomainRepository. It scans every domain: the memory
 // store serves tests and development, not large deployments.
 func (r *DomainRepository) List(_ context.Context, q ports.DomainQuery) (ports.DomainPage, error) {
-	if q.Limit < 1 || q.Limit > maxDomainPage {
-		return ports.DomainPage{}, invalidDomainLimit()
+	if err := q.Validate(); err != nil {
+		return ports.DomainPage{}, err
 	}
 	var after *domain.Position
 	if q.After != nil {
@@ -206,8 +191,8 @@ func (r *DomainRepository) List(_ context.Context, q ports.DomainQuery) (ports.D
 // Due implements ports.DomainRepository: the domains whose next check is
 // at or before now, the most overdue first, ties broken by id.
 func (r *DomainRepository) Due(_ context.Context, now time.Time, limit int) ([]*domain.Domain, error) {
-	if limit < 1 || limit > maxDueBatch {
-		return nil, domain.Invalid("INVALID_LIMIT", "Invalid limit", domain.FieldViolation{Location: "limit", Message: "must be 1 to 1000"})
+	if err := ports.ValidateDueBatch(limit); err != nil {
+		return nil, err
 	}
 	now = domain.Timestamp(now)
 	r.db.mu.RLock()

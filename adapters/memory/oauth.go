@@ -41,18 +41,6 @@ func NewOAuthGrantRepository(db *DB) *OAuthGrantRepository {
 	return &OAuthGrantRepository{db: db}
 }
 
-// oauthConflict is a taken primary key, as a unique violation reports it.
-func oauthConflict(what string) error {
-	return domain.NewError(domain.KindConflict, "oauth.exists", "a "+what+" with this key already exists")
-}
-
-// errCodeConsumed and errRefreshUsed are the conflicts ConsumeCode and
-// RotateRefreshToken report, as the SQL stores do.
-var (
-	errCodeConsumed = domain.NewError(domain.KindConflict, "oauth_code.consumed", "The authorization code was already used")
-	errRefreshUsed  = domain.NewError(domain.KindConflict, "oauth_refresh_token.used", "The refresh token was already used")
-)
-
 // cloneStrings copies s; empty comes back nil, as the SQL stores read "[]".
 func cloneStrings(s []string) []string {
 	if len(s) == 0 {
@@ -142,7 +130,7 @@ func (r *OAuthClientRepository) Create(_ context.Context, c domain.OAuthClient) 
 	r.db.mu.Lock()
 	defer r.db.mu.Unlock()
 	if _, ok := r.db.oauthClients[c.ID]; ok {
-		return oauthConflict("client")
+		return ports.ErrOAuthClientExists
 	}
 	r.db.oauthClients[c.ID] = storedClient(c)
 	return nil
@@ -213,13 +201,13 @@ func (r *OAuthGrantRepository) CreateCode(_ context.Context, c domain.Authorizat
 	r.db.mu.Lock()
 	defer r.db.mu.Unlock()
 	if _, ok := r.db.oauthCodes[c.Hash]; ok {
-		return oauthConflict("code")
+		return ports.ErrOAuthCodeExists
 	}
 	if _, ok := r.db.oauthClients[c.ClientID]; !ok {
 		return domain.ErrOAuthClientNotFound
 	}
 	if !r.db.hasUser(c.UserID) {
-		return ownerNotFound()
+		return ports.ErrUserNotFound
 	}
 	r.db.oauthCodes[c.Hash] = storedCode(c)
 	return nil
@@ -235,7 +223,7 @@ func (r *OAuthGrantRepository) ConsumeCode(_ context.Context, h domain.TokenHash
 	case !ok:
 		return domain.AuthorizationCode{}, domain.ErrCodeNotFound
 	case !c.ConsumedAt.IsZero():
-		return storedCode(c), errCodeConsumed
+		return storedCode(c), ports.ErrCodeConsumed
 	case !now.Before(c.ExpiresAt):
 		return domain.AuthorizationCode{}, domain.ErrCodeNotFound
 	}
@@ -250,18 +238,18 @@ func (r *OAuthGrantRepository) CreateGrant(_ context.Context, g domain.OAuthGran
 	r.db.mu.Lock()
 	defer r.db.mu.Unlock()
 	if _, ok := r.db.oauthGrants[g.ID]; ok {
-		return oauthConflict("grant")
+		return ports.ErrOAuthGrantExists
 	}
 	if refresh != nil {
 		if _, ok := r.db.oauthRefreshTokens[refresh.Hash]; ok {
-			return oauthConflict("refresh token")
+			return ports.ErrOAuthGrantExists
 		}
 	}
 	if _, ok := r.db.oauthClients[g.ClientID]; !ok {
 		return domain.ErrOAuthClientNotFound
 	}
 	if g.UserID != "" && !r.db.hasUser(g.UserID) {
-		return ownerNotFound()
+		return ports.ErrUserNotFound
 	}
 	r.db.oauthGrants[g.ID] = storedGrant(g)
 	if refresh != nil {
@@ -320,12 +308,12 @@ func (r *OAuthGrantRepository) RotateRefreshToken(_ context.Context, old domain.
 	case !ok:
 		return domain.ErrRefreshNotFound
 	case !t.UsedAt.IsZero():
-		return errRefreshUsed
+		return ports.ErrRefreshTokenUsed
 	case !now.Before(t.ExpiresAt):
 		return domain.ErrRefreshNotFound
 	}
 	if _, ok := r.db.oauthRefreshTokens[next.Hash]; ok {
-		return oauthConflict("refresh token")
+		return ports.ErrOAuthRefreshTokenExists
 	}
 	if _, ok := r.db.oauthGrants[next.GrantID]; !ok {
 		return domain.ErrGrantNotFound
@@ -356,7 +344,7 @@ func (r *OAuthGrantRepository) PutConsent(_ context.Context, c domain.Consent) e
 		return domain.ErrOAuthClientNotFound
 	}
 	if !r.db.hasUser(c.UserID) {
-		return ownerNotFound()
+		return ports.ErrUserNotFound
 	}
 	key := userClient{c.UserID, c.ClientID}
 	if old, ok := r.db.oauthConsents[key]; ok {

@@ -35,40 +35,7 @@ type orgUser struct {
 	user domain.UserID
 }
 
-// The organization plugin's errors, with Better Auth's codes, as the SQL
-// stores return them.
-func organizationNotFound() error {
-	return domain.NewError(domain.KindNotFound, "ORGANIZATION_NOT_FOUND", "Organization not found")
-}
-
-func organizationExists() error {
-	return domain.NewError(domain.KindConflict, "ORGANIZATION_ALREADY_EXISTS", "Organization already exists")
-}
-
-func slugTaken() error {
-	return domain.NewError(domain.KindConflict, "ORGANIZATION_SLUG_ALREADY_TAKEN", "Organization slug already taken")
-}
-
-func memberNotFound() error {
-	return domain.NewError(domain.KindNotFound, "MEMBER_NOT_FOUND", "Member not found")
-}
-
-func alreadyMember() error {
-	return domain.NewError(domain.KindConflict, "USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION", "User is already a member of this organization")
-}
-
-func invitationNotFound() error {
-	return domain.NewError(domain.KindNotFound, "INVITATION_NOT_FOUND", "Invitation not found")
-}
-
-func invitationConflict() error {
-	return domain.NewError(domain.KindConflict, "invitation.exists", "an invitation with this id already exists")
-}
-
 var errMemberOfAnotherOrg = errors.New("the member belongs to another organization")
-
-// maxMemberPage is the largest page ListMembers returns.
-const maxMemberPage = 1000
 
 // The copies go through the Rehydrate functions, which clone the role slices.
 
@@ -108,13 +75,13 @@ func compareInvitationsNewestFirst(a, b *domain.Invitation) int {
 func (db *DB) insertMember(m *domain.Member) error {
 	key := orgUser{m.OrganizationID(), m.UserID()}
 	if _, ok := db.members[m.ID()]; ok {
-		return alreadyMember()
+		return ports.ErrAlreadyMember
 	}
 	if _, ok := db.memberByOrgUser[key]; ok {
-		return alreadyMember()
+		return ports.ErrAlreadyMember
 	}
 	if !db.hasUser(m.UserID()) {
-		return ownerNotFound()
+		return ports.ErrUserNotFound
 	}
 	db.members[m.ID()] = copyMember(m)
 	db.memberByOrgUser[key] = m.ID()
@@ -161,7 +128,7 @@ func (db *DB) deleteMemberships(userID domain.UserID) {
 func (db *DB) member(org domain.OrganizationID, id domain.MemberID) (*domain.Member, error) {
 	m, ok := db.members[id]
 	if !ok || m.OrganizationID() != org {
-		return nil, memberNotFound()
+		return nil, ports.ErrMemberNotFound
 	}
 	return m, nil
 }
@@ -186,16 +153,16 @@ func (r *OrganizationRepository) Create(_ context.Context, org *domain.Organizat
 	r.db.mu.Lock()
 	defer r.db.mu.Unlock()
 	if _, ok := r.db.organizations[org.ID()]; ok {
-		return organizationExists()
+		return ports.ErrOrganizationExists
 	}
 	if _, ok := r.db.organizationBySlug[org.Slug()]; ok {
-		return organizationExists()
+		return ports.ErrOrganizationExists
 	}
 	if _, ok := r.db.members[owner.ID()]; ok {
-		return alreadyMember()
+		return ports.ErrAlreadyMember
 	}
 	if !r.db.hasUser(owner.UserID()) {
-		return ownerNotFound()
+		return ports.ErrUserNotFound
 	}
 	r.db.organizations[org.ID()] = copyOrganization(org)
 	r.db.organizationBySlug[org.Slug()] = org.ID()
@@ -213,7 +180,7 @@ func (r *OrganizationRepository) Get(_ context.Context, id domain.OrganizationID
 	defer r.db.mu.RUnlock()
 	o, ok := r.db.organizations[id]
 	if !ok {
-		return nil, organizationNotFound()
+		return nil, ports.ErrOrganizationNotFound
 	}
 	return copyOrganization(o), nil
 }
@@ -224,7 +191,7 @@ func (r *OrganizationRepository) GetBySlug(_ context.Context, slug string) (*dom
 	defer r.db.mu.RUnlock()
 	id, ok := r.db.organizationBySlug[slug]
 	if !ok {
-		return nil, organizationNotFound()
+		return nil, ports.ErrOrganizationNotFound
 	}
 	return copyOrganization(r.db.organizations[id]), nil
 }
@@ -243,7 +210,7 @@ func (r *OrganizationRepository) Update(_ context.Context, id domain.Organizatio
 	defer r.db.mu.Unlock()
 	stored, ok := r.db.organizations[id]
 	if !ok {
-		return organizationNotFound()
+		return ports.ErrOrganizationNotFound
 	}
 	o := copyOrganization(stored)
 	if err := fn(o); err != nil {
@@ -251,7 +218,7 @@ func (r *OrganizationRepository) Update(_ context.Context, id domain.Organizatio
 	}
 	if o.Slug() != stored.Slug() {
 		if _, taken := r.db.organizationBySlug[o.Slug()]; taken {
-			return slugTaken()
+			return ports.ErrSlugTaken
 		}
 		delete(r.db.organizationBySlug, stored.Slug())
 		r.db.organizationBySlug[o.Slug()] = id
@@ -267,7 +234,7 @@ func (r *OrganizationRepository) Delete(_ context.Context, id domain.Organizatio
 	defer r.db.mu.Unlock()
 	o, ok := r.db.organizations[id]
 	if !ok {
-		return organizationNotFound()
+		return ports.ErrOrganizationNotFound
 	}
 	for memberID := range r.db.membersByOrg[id] {
 		r.db.deleteMember(r.db.members[memberID])
@@ -302,9 +269,6 @@ func (r *OrganizationRepository) ListByUser(_ context.Context, userID domain.Use
 	return out, nil
 }
 
-// maxOrganizationPage is the largest page List returns.
-const maxOrganizationPage = 1000
-
 // compareOrganizationsNewestFirst orders organizations newest first, ties
 // broken by id, byte by byte, as the SQL stores order them.
 func compareOrganizationsNewestFirst(a, b *domain.Organization) int {
@@ -317,8 +281,8 @@ func compareOrganizationsNewestFirst(a, b *domain.Organization) int {
 // List implements ports.OrganizationRepository. It sorts every organization
 // for each page: the memory store serves tests and development.
 func (r *OrganizationRepository) List(_ context.Context, q ports.OrganizationQuery) (ports.OrganizationPage, error) {
-	if q.Limit < 1 || q.Limit > maxOrganizationPage {
-		return ports.OrganizationPage{}, domain.Invalid("INVALID_LIMIT", "Invalid limit", domain.FieldViolation{Location: "query.limit", Message: "must be 1 to 1000"})
+	if err := q.Validate(); err != nil {
+		return ports.OrganizationPage{}, err
 	}
 	r.db.mu.RLock()
 	defer r.db.mu.RUnlock()
@@ -359,7 +323,7 @@ func (r *OrganizationRepository) AddMember(_ context.Context, m *domain.Member) 
 	r.db.mu.Lock()
 	defer r.db.mu.Unlock()
 	if _, ok := r.db.organizations[m.OrganizationID()]; !ok {
-		return organizationNotFound()
+		return ports.ErrOrganizationNotFound
 	}
 	return r.db.insertMember(m)
 }
@@ -381,7 +345,7 @@ func (r *OrganizationRepository) GetMemberByUser(_ context.Context, org domain.O
 	defer r.db.mu.RUnlock()
 	id, ok := r.db.memberByOrgUser[orgUser{org, userID}]
 	if !ok {
-		return nil, memberNotFound()
+		return nil, ports.ErrMemberNotFound
 	}
 	return copyMember(r.db.members[id]), nil
 }
@@ -390,14 +354,8 @@ func (r *OrganizationRepository) GetMemberByUser(_ context.Context, org domain.O
 // organization's members (not every membership) for each page: the memory
 // store serves tests and development.
 func (r *OrganizationRepository) ListMembers(_ context.Context, org domain.OrganizationID, q ports.MemberQuery) (ports.MemberPage, error) {
-	if q.Limit < 1 || q.Limit > maxMemberPage {
-		return ports.MemberPage{}, domain.Invalid("INVALID_LIMIT", "Invalid limit", domain.FieldViolation{Location: "query.limit", Message: "must be 1 to 1000"})
-	}
-	if q.Offset < 0 {
-		return ports.MemberPage{}, domain.Invalid("INVALID_OFFSET", "Invalid offset", domain.FieldViolation{Location: "query.offset", Message: "must not be negative"})
-	}
-	if q.After != nil && q.Offset != 0 {
-		return ports.MemberPage{}, domain.Invalid("INVALID_OFFSET", "Invalid offset", domain.FieldViolation{Location: "query.offset", Message: "must be 0 with a cursor"})
+	if err := q.Validate(); err != nil {
+		return ports.MemberPage{}, err
 	}
 	r.db.mu.RLock()
 	defer r.db.mu.RUnlock()
@@ -445,7 +403,7 @@ func (r *OrganizationRepository) UpdateMember(_ context.Context, org domain.Orga
 	r.db.mu.Lock()
 	defer r.db.mu.Unlock()
 	if _, ok := r.db.organizations[org]; !ok {
-		return organizationNotFound()
+		return ports.ErrOrganizationNotFound
 	}
 	stored, err := r.db.member(org, id)
 	if err != nil {
@@ -469,7 +427,7 @@ func (r *OrganizationRepository) RemoveMember(_ context.Context, org domain.Orga
 	r.db.mu.Lock()
 	defer r.db.mu.Unlock()
 	if _, ok := r.db.organizations[org]; !ok {
-		return nil, organizationNotFound()
+		return nil, ports.ErrOrganizationNotFound
 	}
 	m, err := r.db.member(org, id)
 	if err != nil {
@@ -495,13 +453,13 @@ func (r *OrganizationRepository) CreateInvitation(_ context.Context, inv *domain
 	r.db.mu.Lock()
 	defer r.db.mu.Unlock()
 	if _, ok := r.db.organizations[inv.OrganizationID()]; !ok {
-		return organizationNotFound()
+		return ports.ErrOrganizationNotFound
 	}
 	if _, ok := r.db.invitations[inv.ID()]; ok {
-		return invitationConflict()
+		return ports.ErrInvitationExists
 	}
 	if inv.InviterID() != "" && !r.db.hasUser(inv.InviterID()) {
-		return ownerNotFound()
+		return ports.ErrUserNotFound
 	}
 	r.db.invitations[inv.ID()] = copyInvitation(inv)
 	return nil
@@ -513,7 +471,7 @@ func (r *OrganizationRepository) GetInvitation(_ context.Context, id domain.Invi
 	defer r.db.mu.RUnlock()
 	inv, ok := r.db.invitations[id]
 	if !ok {
-		return nil, invitationNotFound()
+		return nil, ports.ErrInvitationNotFound
 	}
 	return copyInvitation(inv), nil
 }
@@ -524,7 +482,7 @@ func (r *OrganizationRepository) UpdateInvitation(_ context.Context, id domain.I
 	defer r.db.mu.Unlock()
 	stored, ok := r.db.invitations[id]
 	if !ok {
-		return invitationNotFound()
+		return ports.ErrInvitationNotFound
 	}
 	inv := copyInvitation(stored)
 	if err := fn(inv); err != nil {
@@ -541,7 +499,7 @@ func (r *OrganizationRepository) AcceptInvitation(_ context.Context, id domain.I
 	defer r.db.mu.Unlock()
 	stored, ok := r.db.invitations[id]
 	if !ok {
-		return invitationNotFound()
+		return ports.ErrInvitationNotFound
 	}
 	if m.OrganizationID() != stored.OrganizationID() {
 		return domain.Internal("memory: invitations.accept", errMemberOfAnotherOrg)
@@ -573,7 +531,7 @@ func (r *OrganizationRepository) FindPendingInvitation(_ context.Context, org do
 		return inv.OrganizationID() == org && inv.Email() == email && inv.IsOpen(now)
 	})
 	if len(list) == 0 {
-		return nil, invitationNotFound()
+		return nil, ports.ErrInvitationNotFound
 	}
 	return list[0], nil
 }

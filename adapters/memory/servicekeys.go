@@ -51,21 +51,15 @@ func timestampOrZero(t time.Time) time.Time {
 	return domain.Timestamp(t)
 }
 
-func serviceKeyNotFound() error { return domain.NotFound("service_key.not_found", "service key") }
-
-func serviceKeyConflict() error {
-	return domain.NewError(domain.KindConflict, "service_key.exists", "a service key with this id or secret already exists")
-}
-
 // Create implements ports.ServiceKeyRepository.
 func (r *ServiceKeyRepository) Create(_ context.Context, k *domain.ServiceKey, secret domain.ServiceKeySecret) error {
 	r.db.mu.Lock()
 	defer r.db.mu.Unlock()
 	if _, ok := r.db.serviceKeys[k.ID()]; ok {
-		return serviceKeyConflict()
+		return ports.ErrServiceKeyExists
 	}
 	if _, ok := r.db.serviceKeySecrets[secret.Hash]; ok {
-		return serviceKeyConflict()
+		return ports.ErrServiceKeyExists
 	}
 	r.db.serviceKeys[k.ID()] = copyServiceKey(k, time.Time{})
 	r.db.serviceKeySecrets[secret.Hash] = storedSecret(secret, k.ID())
@@ -78,7 +72,7 @@ func (r *ServiceKeyRepository) Get(_ context.Context, id domain.ServiceKeyID) (*
 	defer r.db.mu.RUnlock()
 	k, ok := r.db.serviceKeys[id]
 	if !ok {
-		return nil, serviceKeyNotFound()
+		return nil, ports.ErrServiceKeyNotFound
 	}
 	return copyServiceKey(k, time.Time{}), nil
 }
@@ -107,11 +101,11 @@ func (r *ServiceKeyRepository) GetBySecretHash(_ context.Context, h domain.Token
 	defer r.db.mu.RUnlock()
 	secret, ok := r.db.serviceKeySecrets[h]
 	if !ok {
-		return nil, domain.ServiceKeySecret{}, serviceKeyNotFound()
+		return nil, domain.ServiceKeySecret{}, ports.ErrServiceKeyNotFound
 	}
 	k, ok := r.db.serviceKeys[secret.KeyID]
 	if !ok || !k.RevokedAt().IsZero() {
-		return nil, domain.ServiceKeySecret{}, serviceKeyNotFound()
+		return nil, domain.ServiceKeySecret{}, ports.ErrServiceKeyNotFound
 	}
 	return copyServiceKey(k, time.Time{}), secret, nil
 }
@@ -123,10 +117,10 @@ func (r *ServiceKeyRepository) Rotate(_ context.Context, id domain.ServiceKeyID,
 	defer r.db.mu.Unlock()
 	stored, ok := r.db.serviceKeys[id]
 	if !ok || !stored.RevokedAt().IsZero() {
-		return serviceKeyNotFound()
+		return ports.ErrServiceKeyNotFound
 	}
 	if _, ok := r.db.serviceKeySecrets[secret.Hash]; ok {
-		return serviceKeyConflict()
+		return ports.ErrServiceKeyExists
 	}
 	k := copyServiceKey(stored, time.Time{})
 	if err := fn(k); err != nil {
@@ -154,7 +148,7 @@ func (r *ServiceKeyRepository) Revoke(_ context.Context, id domain.ServiceKeyID,
 	defer r.db.mu.Unlock()
 	stored, ok := r.db.serviceKeys[id]
 	if !ok || !stored.RevokedAt().IsZero() {
-		return serviceKeyNotFound()
+		return ports.ErrServiceKeyNotFound
 	}
 	k := copyServiceKey(stored, time.Time{})
 	k.Revoke(now)

@@ -30,16 +30,6 @@ func copySession(s *domain.Session) *domain.Session {
 	return &c
 }
 
-func sessionConflict() error {
-	return domain.NewError(domain.KindConflict, "session.exists", "a session with this id or token already exists")
-}
-
-func sessionNotFound() error { return domain.NotFound("session.not_found", "session") }
-
-func activeOrganizationNotFound() error {
-	return domain.NotFound("organization.not_found", "organization")
-}
-
 // hasActiveOrganization reports whether a session may name org as its
 // active organization: whether org exists. The caller holds the lock.
 func (db *DB) hasActiveOrganization(org domain.OrganizationID) bool {
@@ -52,19 +42,19 @@ func (r *SessionRepository) Create(_ context.Context, s *domain.Session) error {
 	r.db.mu.Lock()
 	defer r.db.mu.Unlock()
 	if _, ok := r.db.sessions[s.ID()]; ok {
-		return sessionConflict()
+		return ports.ErrSessionExists
 	}
 	if _, ok := r.db.sessionByToken[s.TokenHash()]; ok {
-		return sessionConflict()
+		return ports.ErrSessionExists
 	}
 	if !r.db.hasUser(s.UserID()) {
-		return ownerNotFound()
+		return ports.ErrUserNotFound
 	}
 	if by := s.ImpersonatedBy(); by != "" && !r.db.hasUser(by) {
-		return ownerNotFound()
+		return ports.ErrUserNotFound
 	}
 	if org := s.ActiveOrganizationID(); org != "" && !r.db.hasActiveOrganization(org) {
-		return activeOrganizationNotFound()
+		return ports.ErrActiveOrganizationNotFound
 	}
 	r.db.sessions[s.ID()] = copySession(s)
 	r.db.sessionByToken[s.TokenHash()] = s.ID()
@@ -77,7 +67,7 @@ func (r *SessionRepository) GetByTokenHash(_ context.Context, h domain.TokenHash
 	defer r.db.mu.RUnlock()
 	id, ok := r.db.sessionByToken[h]
 	if !ok {
-		return nil, nil, sessionNotFound()
+		return nil, nil, ports.ErrSessionNotFound
 	}
 	s := r.db.sessions[id]
 	return copySession(s), copyUser(r.db.users[s.UserID()]), nil
@@ -89,7 +79,7 @@ func (r *SessionRepository) Get(_ context.Context, id domain.SessionID) (*domain
 	defer r.db.mu.RUnlock()
 	s, ok := r.db.sessions[id]
 	if !ok {
-		return nil, sessionNotFound()
+		return nil, ports.ErrSessionNotFound
 	}
 	return copySession(s), nil
 }
@@ -122,7 +112,7 @@ func (r *SessionRepository) Update(_ context.Context, id domain.SessionID, fn fu
 	defer r.db.mu.Unlock()
 	stored, ok := r.db.sessions[id]
 	if !ok {
-		return sessionNotFound()
+		return ports.ErrSessionNotFound
 	}
 	s := copySession(stored)
 	if err := fn(s); err != nil {
@@ -132,7 +122,7 @@ func (r *SessionRepository) Update(_ context.Context, id domain.SessionID, fn fu
 	// for them), so the indexes stay valid. The active organization must
 	// exist, as the SQL stores' foreign key requires.
 	if org := s.ActiveOrganizationID(); org != "" && org != stored.ActiveOrganizationID() && !r.db.hasActiveOrganization(org) {
-		return activeOrganizationNotFound()
+		return ports.ErrActiveOrganizationNotFound
 	}
 	r.db.sessions[id] = s
 	return nil
@@ -144,7 +134,7 @@ func (r *SessionRepository) Delete(_ context.Context, userID domain.UserID, id d
 	defer r.db.mu.Unlock()
 	s, ok := r.db.sessions[id]
 	if !ok || s.UserID() != userID {
-		return sessionNotFound()
+		return ports.ErrSessionNotFound
 	}
 	r.db.deleteSession(id, s)
 	return nil

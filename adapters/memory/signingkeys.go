@@ -46,7 +46,7 @@ func (r *SigningKeyRepository) Create(_ context.Context, k domain.SigningKey) er
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, ok := r.keys[k.ID]; ok {
-		return domain.NewError(domain.KindConflict, "signing_key.exists", "a signing key with this id already exists")
+		return ports.ErrSigningKeyExists
 	}
 	r.keys[k.ID] = copySigningKey(k)
 	return nil

@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -33,12 +32,6 @@ func copyUser(u *domain.User) *domain.User {
 	return domain.RehydrateUser(u.ID(), u.Name(), u.Email(), u.EmailVerified(), u.Image(), u.Access(), u.Metadata(), u.CreatedAt(), u.UpdatedAt())
 }
 
-func userConflict() error {
-	return domain.NewError(domain.KindConflict, "user.exists", "a user with this id or e-mail already exists")
-}
-
-func userNotFound() error { return domain.NotFound("user.not_found", "user") }
-
 // Create implements ports.UserRepository.
 func (r *UserRepository) Create(_ context.Context, u *domain.User) error {
 	r.db.mu.Lock()
@@ -49,10 +42,10 @@ func (r *UserRepository) Create(_ context.Context, u *domain.User) error {
 // createUser stores a copy of u. The caller holds the write lock.
 func (db *DB) createUser(u *domain.User) error {
 	if _, ok := db.users[u.ID()]; ok {
-		return userConflict()
+		return ports.ErrUserExists
 	}
 	if _, ok := db.userByEmail[u.Email()]; ok {
-		return userConflict()
+		return ports.ErrUserExists
 	}
 	db.users[u.ID()] = copyUser(u)
 	db.userByEmail[u.Email()] = u.ID()
@@ -65,7 +58,7 @@ func (r *UserRepository) Get(_ context.Context, id domain.UserID) (*domain.User,
 	defer r.db.mu.RUnlock()
 	u, ok := r.db.users[id]
 	if !ok {
-		return nil, userNotFound()
+		return nil, ports.ErrUserNotFound
 	}
 	return copyUser(u), nil
 }
@@ -76,7 +69,7 @@ func (r *UserRepository) GetByEmail(_ context.Context, email domain.Email) (*dom
 	defer r.db.mu.RUnlock()
 	id, ok := r.db.userByEmail[email]
 	if !ok {
-		return nil, userNotFound()
+		return nil, ports.ErrUserNotFound
 	}
 	return copyUser(r.db.users[id]), nil
 }
@@ -88,7 +81,7 @@ func (r *UserRepository) Update(_ context.Context, id domain.UserID, fn func(u *
 	defer r.db.mu.Unlock()
 	stored, ok := r.db.users[id]
 	if !ok {
-		return userNotFound()
+		return ports.ErrUserNotFound
 	}
 	u := copyUser(stored)
 	if err := fn(u); err != nil {
@@ -96,7 +89,7 @@ func (r *UserRepository) Update(_ context.Context, id domain.UserID, fn func(u *
 	}
 	if u.Email() != stored.Email() {
 		if _, taken := r.db.userByEmail[u.Email()]; taken {
-			return userConflict()
+			return ports.ErrUserExists
 		}
 		delete(r.db.userByEmail, stored.Email())
 		r.db.userByEmail[u.Email()] = id
@@ -112,7 +105,7 @@ func (r *UserRepository) Delete(_ context.Context, id domain.UserID) error {
 	defer r.db.mu.Unlock()
 	u, ok := r.db.users[id]
 	if !ok {
-		return userNotFound()
+		return ports.ErrUserNotFound
 	}
 	r.db.deleteUser(u)
 	return nil
@@ -134,8 +127,8 @@ func (r *UserRepository) List(_ context.Context, q ports.UserQuery) ([]*domain.U
 	if err != nil {
 		return nil, 0, err
 	}
-	if q.Limit < 1 || q.Limit > maxUserListLimit || q.Offset < 0 {
-		return nil, 0, domain.Invalid("user.query_unsupported", "the page must hold 1 to 1000 users from a non-negative offset")
+	if err := q.ValidatePage(); err != nil {
+		return nil, 0, err
 	}
 
 	r.db.mu.RLock()
@@ -169,8 +162,8 @@ func (r *UserRepository) List(_ context.Context, q ports.UserQuery) ([]*domain.U
 // stores read an index; text compares byte by byte, and the contains
 // filters fold case with strings.ToLower.
 func (r *UserRepository) Page(_ context.Context, q ports.UserPageQuery) (ports.UserPage, error) {
-	if q.Limit < 1 || q.Limit > maxUserListLimit {
-		return ports.UserPage{}, errUserPageLimit
+	if err := q.Validate(); err != nil {
+		return ports.UserPage{}, err
 	}
 	emailPart, namePart := strings.ToLower(q.EmailContains), strings.ToLower(q.NameContains)
 	after, before := domain.Timestamp(q.CreatedAfter), domain.Timestamp(q.CreatedBefore)
@@ -220,18 +213,6 @@ func newestFirst(u *domain.User, p domain.Position) int {
 	return strings.Compare(p.ID, string(u.ID()))
 }
 
-var errUserPageLimit = domain.Invalid("user.query_unsupported", "the page must hold 1 to 1000 users")
-
-// maxUserListLimit is the largest page ports.UserQuery allows.
-const maxUserListLimit = 1000
-
-// errUserQuery reports a condition or sort the store does not support. The
-// offending names go in the cause, which is logged and never sent.
-func errUserQuery(format string, args ...any) error {
-	return &domain.Error{Kind: domain.KindInvalid, Code: "user.query_unsupported",
-		Message: "unsupported user query", Err: fmt.Errorf(format, args...)}
-}
-
 // userSortKey returns the comparison of the field users are sorted by.
 func userSortKey(f ports.UserField) (func(a, b *domain.User) int, error) {
 	switch f {
@@ -244,7 +225,7 @@ func userSortKey(f ports.UserField) (func(a, b *domain.User) int, error) {
 	case ports.UserFieldName:
 		return func(a, b *domain.User) int { return strings.Compare(a.Name(), b.Name()) }, nil
 	}
-	return nil, errUserQuery("cannot sort by %q", f)
+	return nil, ports.UserQueryError("cannot sort by %q", f)
 }
 
 // userMatcher returns the test of one condition, with the semantics of the
@@ -273,7 +254,7 @@ func userMatcher(c ports.UserCondition) (func(*domain.User) bool, error) {
 		case ports.OpEndsWith:
 			textTest = strings.HasSuffix
 		default:
-			return nil, errUserQuery("operator %q on field %q", c.Operator, c.Field)
+			return nil, ports.UserQueryError("operator %q on field %q", c.Operator, c.Field)
 		}
 		lower := strings.ToLower(v)
 		return func(u *domain.User) bool { return textTest(strings.ToLower(get(u)), lower) }, nil
@@ -306,7 +287,7 @@ func userMatcher(c ports.UserCondition) (func(*domain.User) bool, error) {
 		}
 		return func(u *domain.User) bool { return test(u.UpdatedAt().Compare(v)) }, nil
 	}
-	return nil, errUserQuery("operator %q on field %q with a %T value", c.Operator, c.Field, c.Value)
+	return nil, ports.UserQueryError("operator %q on field %q with a %T value", c.Operator, c.Field, c.Value)
 }
 
 // compareTest returns what an ordering operator requires of a comparison's

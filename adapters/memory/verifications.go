@@ -28,24 +28,18 @@ func copyVerification(v *domain.Verification) *domain.Verification {
 	return &c
 }
 
-func verificationConflict() error {
-	return domain.NewError(domain.KindConflict, "verification.exists", "a link with this id or token already exists")
-}
-
-func verificationNotFound() error { return domain.NotFound("verification.not_found", "link") }
-
 // Create implements ports.VerificationRepository.
 func (r *VerificationRepository) Create(_ context.Context, v *domain.Verification) error {
 	r.db.mu.Lock()
 	defer r.db.mu.Unlock()
 	if _, ok := r.db.verifications[v.ID()]; ok {
-		return verificationConflict()
+		return ports.ErrVerificationExists
 	}
 	if _, ok := r.db.verificationByToken[v.TokenHash()]; ok {
-		return verificationConflict()
+		return ports.ErrVerificationExists
 	}
 	if !r.db.hasUser(v.UserID()) {
-		return ownerNotFound()
+		return ports.ErrUserNotFound
 	}
 	r.db.verifications[v.ID()] = copyVerification(v)
 	r.db.verificationByToken[v.TokenHash()] = v.ID()
@@ -59,13 +53,13 @@ func (r *VerificationRepository) Consume(_ context.Context, purpose domain.Verif
 	defer r.db.mu.Unlock()
 	id, ok := r.db.verificationByToken[h]
 	if !ok {
-		return nil, verificationNotFound()
+		return nil, ports.ErrVerificationNotFound
 	}
 	v := r.db.verifications[id]
 	if v.Purpose() != purpose {
 		// A link made for one purpose proves nothing about another, and
 		// trying it must not use it up.
-		return nil, verificationNotFound()
+		return nil, ports.ErrVerificationNotFound
 	}
 	r.db.deleteVerification(id, v)
 	return v, nil

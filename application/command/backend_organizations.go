@@ -55,8 +55,14 @@ func orgUserNotFound(location string) error {
 }
 
 // backendCodes translates the organization plugin's codes, which its
-// Better Auth clients compare, into the trusted API's.
+// Better Auth clients compare, and the organization stores' codes into the
+// trusted API's.
 var backendCodes = map[string]error{
+	ports.ErrOrganizationExists.Code:                       errBackendSlugTaken,
+	ports.ErrSlugTaken.Code:                                errBackendSlugTaken,
+	ports.ErrAlreadyMember.Code:                            errBackendAlreadyMember,
+	ports.ErrMemberNotFound.Code:                           errBackendMemberNotFound,
+	ports.ErrInvitationNotFound.Code:                       errBackendInvitationNotFound,
 	"ORGANIZATION_ALREADY_EXISTS":                          errBackendSlugTaken,
 	"ORGANIZATION_SLUG_ALREADY_TAKEN":                      errBackendSlugTaken,
 	"YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_ORGANIZATIONS": errBackendOrgLimit,
@@ -71,16 +77,13 @@ var backendCodes = map[string]error{
 }
 
 // backendErr gives an error of the shared use cases its trusted code. An
-// invitation "not found" that exists but is no longer open is a conflict.
+// invitation that exists but is no longer open is a conflict.
 func backendErr(err error) error {
 	var de *domain.Error
 	if err == nil || !errors.As(err, &de) {
 		return err
 	}
-	if de.Code == domain.ErrInvitationNotFound.Code {
-		if de.Kind == domain.KindNotFound {
-			return errBackendInvitationNotFound
-		}
+	if errors.Is(err, domain.ErrInvitationNotOpen) {
 		return errBackendNotPending
 	}
 	if mapped, ok := backendCodes[de.Code]; ok {

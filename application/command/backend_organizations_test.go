@@ -135,3 +135,73 @@ func TestBackendOrganizations_invitation_mail(t *testing.T) {
 		t.Fatalf("mail inviter = %q, want the owner's name", mail.Inviter)
 	}
 }
+
+// Ensure the trusted API answers each organization condition with one
+// problem code and kind, whether the shared use case or the store found it.
+func TestBackendOrganizations_conditions(t *testing.T) {
+	tests := []struct {
+		name string
+		run  func(t *testing.T, w *orgWorld, b *command.BackendOrganizations, req command.TrustedRequest) error
+		kind domain.Kind
+		code string
+		msg  string // the trusted API's message, when the store's differs
+	}{
+		{"add_a_member_twice", func(t *testing.T, w *orgWorld, b *command.BackendOrganizations, req command.TrustedRequest) error {
+			_, err := b.AddMember(t.Context(), req, w.acme, command.BackendAddMember{UserID: w.member.User.ID(), Roles: []string{"member"}})
+			return err
+		}, domain.KindConflict, "organization.already_member", "The user is already a member of the organization"},
+		{"invite_a_member", func(t *testing.T, w *orgWorld, b *command.BackendOrganizations, req command.TrustedRequest) error {
+			_, err := b.Invite(t.Context(), req, w.acme, command.BackendInvite{Email: "member@example.com", Roles: []string{"member"}})
+			return err
+		}, domain.KindConflict, "organization.already_member", ""},
+		{"invite_twice", func(t *testing.T, w *orgWorld, b *command.BackendOrganizations, req command.TrustedRequest) error {
+			w.mustInvite(t, "new@example.com", "member")
+			_, err := b.Invite(t.Context(), req, w.acme, command.BackendInvite{Email: "new@example.com", Roles: []string{"member"}})
+			return err
+		}, domain.KindConflict, "organization.already_invited", ""},
+		{"inviter_must_be_a_member", func(t *testing.T, w *orgWorld, b *command.BackendOrganizations, req command.TrustedRequest) error {
+			_, err := b.Invite(t.Context(), req, w.acme, command.BackendInvite{Email: "new@example.com", Roles: []string{"member"}, InviterUserID: w.outsider.User.ID()})
+			return err
+		}, domain.KindInvalid, "organization.inviter_not_member", ""},
+		{"invite_with_an_unknown_role", func(t *testing.T, w *orgWorld, b *command.BackendOrganizations, req command.TrustedRequest) error {
+			_, err := b.Invite(t.Context(), req, w.acme, command.BackendInvite{Email: "new@example.com", Roles: []string{"superuser"}})
+			return err
+		}, domain.KindInvalid, "organization.unknown_role", ""},
+		{"revoke_an_unknown_invitation", func(t *testing.T, w *orgWorld, b *command.BackendOrganizations, req command.TrustedRequest) error {
+			return b.RevokeInvitation(t.Context(), req, w.acme, "no-such-invitation")
+		}, domain.KindNotFound, "organization.invitation_not_found", ""},
+		{"revoke_an_answered_invitation", func(t *testing.T, w *orgWorld, b *command.BackendOrganizations, req command.TrustedRequest) error {
+			inv := w.mustInvite(t, "new@example.com", "member")
+			if err := b.RevokeInvitation(t.Context(), req, w.acme, inv.ID()); err != nil {
+				t.Fatal(err)
+			}
+			return b.RevokeInvitation(t.Context(), req, w.acme, inv.ID())
+		}, domain.KindConflict, "organization.invitation_not_pending", ""},
+		{"remove_a_missing_member", func(t *testing.T, w *orgWorld, b *command.BackendOrganizations, req command.TrustedRequest) error {
+			return b.RemoveMember(t.Context(), req, w.acme, "no-such-member")
+		}, domain.KindNotFound, "organization.member_not_found", ""},
+		{"remove_the_last_owner", func(t *testing.T, w *orgWorld, b *command.BackendOrganizations, req command.TrustedRequest) error {
+			return b.RemoveMember(t.Context(), req, w.acme, w.ownerM.ID())
+		}, domain.KindConflict, "organization.last_owner", ""},
+		{"rename_to_a_taken_slug", func(t *testing.T, w *orgWorld, b *command.BackendOrganizations, req command.TrustedRequest) error {
+			if _, _, err := w.orgs.Create(t.Context(), w.outsiderReq, command.CreateOrganization{Name: "Beta", Slug: "beta"}); err != nil {
+				t.Fatal(err)
+			}
+			slug := "beta"
+			_, err := b.Update(t.Context(), req, w.acme, command.OrganizationPatch{Slug: &slug})
+			return err
+		}, domain.KindConflict, "organization.slug_taken", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newOrgWorld(t, defaultOrgSettings)
+			key := domain.RehydrateServiceKey("key-1", "backend", []domain.Scope{domain.ScopeAll}, "abcd", "cli", time.Time{}, w.clock.Now(), time.Time{}, time.Time{})
+			err := tt.run(t, w, command.NewBackendOrganizations(w.orgs), command.TrustedRequest{Key: key})
+			mustFail(t, err, tt.kind, tt.code)
+			var de *domain.Error
+			if errors.As(err, &de); tt.msg != "" && de.Message != tt.msg {
+				t.Fatalf("message = %q, want %q", de.Message, tt.msg)
+			}
+		})
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gatehouse/gatehouse/domain"
+	"github.com/gatehouse/gatehouse/ports"
 )
 
 // InviteMember invites an address to an organization.
@@ -163,13 +164,13 @@ type InvitationDetails struct {
 func (o *Organizations) recipientInvitation(ctx context.Context, req OrgRequest, id domain.InvitationID) (*domain.Invitation, error) {
 	inv, err := o.orgs.GetInvitation(ctx, id)
 	if errors.Is(err, domain.ErrNotFound) {
-		return nil, domain.ErrInvitationNotFound
+		return nil, domain.ErrInvitationNotOpen
 	}
 	if err != nil {
 		return nil, err
 	}
 	if !inv.IsOpen(o.clock.Now()) {
-		return nil, domain.ErrInvitationNotFound
+		return nil, domain.ErrInvitationNotOpen
 	}
 	if inv.Email() != req.Principal.User.Email() {
 		return nil, errNotRecipient
@@ -226,7 +227,7 @@ func (o *Organizations) Accept(ctx context.Context, req OrgRequest, id domain.In
 			return errAlreadyMember
 		}
 		if err != nil {
-			return err
+			return invitationErr(err)
 		}
 		member = m
 		return o.setActive(ctx, req.Principal.Session, m.OrganizationID())
@@ -260,10 +261,10 @@ func (o *Organizations) Reject(ctx context.Context, req OrgRequest, id domain.In
 		if _, err := o.recipientInvitation(ctx, req, id); err != nil {
 			return err
 		}
-		return o.orgs.UpdateInvitation(ctx, id, func(stored *domain.Invitation) error {
+		return invitationErr(o.orgs.UpdateInvitation(ctx, id, func(stored *domain.Invitation) error {
 			inv = stored
 			return stored.Answer(domain.InvitationRejected, o.clock.Now())
-		})
+		}))
 	}()
 	return inv, o.audit.record(ctx, req.Actor(), "organization.reject-invitation", invitationTarget(id), err)
 }
@@ -275,7 +276,7 @@ func (o *Organizations) Cancel(ctx context.Context, req OrgRequest, id domain.In
 	err := func() error {
 		stored, err := o.orgs.GetInvitation(ctx, id)
 		if errors.Is(err, domain.ErrNotFound) {
-			return domain.ErrInvitationNotFound
+			return domain.ErrInvitationNotOpen
 		}
 		if err != nil {
 			return err
@@ -288,9 +289,19 @@ func (o *Organizations) Cancel(ctx context.Context, req OrgRequest, id domain.In
 			return forbidden(orgPermCancel.code, orgPermCancel.message)
 		}
 		inv, err = o.cancelInvitation(ctx, id)
-		return err
+		return invitationErr(err)
 	}()
 	return inv, o.audit.record(ctx, req.Actor(), "organization.cancel-invitation", invitationTarget(id), err)
+}
+
+// invitationErr answers an invitation the store no longer has (removed
+// since it was read) as Better Auth answers every invitation that cannot be
+// answered: INVITATION_NOT_FOUND.
+func invitationErr(err error) error {
+	if errors.Is(err, ports.ErrInvitationNotFound) {
+		return domain.ErrInvitationNotOpen
+	}
+	return err
 }
 
 // cancelInvitation withdraws invitation id; one that is no longer open is

@@ -508,10 +508,15 @@ func (o *Organizations) findMember(ctx context.Context, org domain.OrganizationI
 	return m, err
 }
 
-// memberErr maps the last-owner refusal to the code of the action.
+// memberErr maps the last-owner refusal to the code of the action, and a
+// member the store no longer has (removed since it was read) to
+// MEMBER_NOT_FOUND.
 func memberErr(err error, lastOwner error) error {
-	if errors.Is(err, ports.ErrLastOwner) {
+	switch {
+	case errors.Is(err, ports.ErrLastOwner):
 		return lastOwner
+	case errors.Is(err, ports.ErrMemberNotFound):
+		return errMemberNotFound
 	}
 	return err
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse/domain"
+	"github.com/gatehouse/gatehouse/ports"
 )
 
 // RunOAuthRepositories runs the OAuthClientRepository and
@@ -259,7 +260,7 @@ func testOAuthClientDuplicate(t *testing.T, s Stores) {
 	mustCreateOAuthClient(t, s, "c1", baseTime)
 	dup := makeOAuthClient("c1", baseTime.Add(time.Hour))
 	dup.Name = "Other"
-	mustBeKind(t, s.OAuthClients.Create(context.Background(), dup), domain.ErrConflict)
+	mustBeCode(t, s.OAuthClients.Create(context.Background(), dup), domain.ErrConflict, ports.ErrOAuthClientExists.Code)
 	if got := mustGetOAuthClient(t, s, "c1"); got.Name != "Client c1" {
 		t.Fatalf("Name = %q after a refused duplicate, want the first", got.Name)
 	}
@@ -439,7 +440,7 @@ func testOAuthCodeReuse(t *testing.T, s Stores) {
 	}
 	for _, at := range []time.Time{now.Add(time.Second), c.ExpiresAt.Add(time.Hour)} {
 		got, err := s.OAuthGrants.ConsumeCode(ctx, c.Hash, "g2", at)
-		mustBeKind(t, err, domain.ErrConflict)
+		mustBeCode(t, err, domain.ErrConflict, ports.ErrCodeConsumed.Code)
 		want := c
 		want.ConsumedAt, want.GrantID = now, "g1"
 		assertSameCode(t, got, want)
@@ -502,7 +503,7 @@ func testOAuthCodeDuplicate(t *testing.T, s Stores) {
 	mustCreateUsers(t, s, "u1")
 	mustCreateOAuthClient(t, s, "c1", baseTime)
 	mustCreateCode(t, s, makeCode(1, "c1", "u1", baseTime))
-	mustBeKind(t, s.OAuthGrants.CreateCode(context.Background(), makeCode(1, "c1", "u1", baseTime)), domain.ErrConflict)
+	mustBeCode(t, s.OAuthGrants.CreateCode(context.Background(), makeCode(1, "c1", "u1", baseTime)), domain.ErrConflict, ports.ErrOAuthCodeExists.Code)
 }
 
 func testOAuthCodeMissingOwner(t *testing.T, s Stores) {
@@ -555,11 +556,11 @@ func testOAuthGrantDuplicate(t *testing.T, s Stores) {
 	mustCreateGrant(t, s, makeGrant("g1", "c1", "u1", baseTime), &r1)
 	// A taken grant id stores neither the grant nor its refresh token.
 	r2 := makeRefresh(2, "g1", baseTime)
-	mustBeKind(t, s.OAuthGrants.CreateGrant(context.Background(), makeGrant("g1", "c1", "u1", baseTime), &r2), domain.ErrConflict)
+	mustBeCode(t, s.OAuthGrants.CreateGrant(context.Background(), makeGrant("g1", "c1", "u1", baseTime), &r2), domain.ErrConflict, ports.ErrOAuthGrantExists.Code)
 	_, _, err := s.OAuthGrants.GetRefreshToken(context.Background(), r2.Hash)
 	mustBeKind(t, err, domain.ErrNotFound)
 	// A taken refresh hash stores neither either.
-	mustBeKind(t, s.OAuthGrants.CreateGrant(context.Background(), makeGrant("g2", "c1", "u1", baseTime), &r1), domain.ErrConflict)
+	mustBeCode(t, s.OAuthGrants.CreateGrant(context.Background(), makeGrant("g2", "c1", "u1", baseTime), &r1), domain.ErrConflict, ports.ErrOAuthGrantExists.Code)
 	_, err = s.OAuthGrants.GetGrant(context.Background(), "g2")
 	mustBeKind(t, err, domain.ErrNotFound)
 }
@@ -642,7 +643,7 @@ func testOAuthRefreshRotateUsed(t *testing.T, s Stores) {
 		t.Fatal(err)
 	}
 	err := s.OAuthGrants.RotateRefreshToken(context.Background(), r1.Hash, makeRefresh(3, "g1", now), now.Add(time.Minute))
-	mustBeKind(t, err, domain.ErrConflict)
+	mustBeCode(t, err, domain.ErrConflict, ports.ErrRefreshTokenUsed.Code)
 	_, _, err = s.OAuthGrants.GetRefreshToken(context.Background(), refreshHash(3))
 	mustBeKind(t, err, domain.ErrNotFound)
 	old, _ := mustGetRefresh(t, s, r1.Hash)

@@ -98,11 +98,13 @@ var (
 	errOrgFn     = errors.New("fn failed")
 )
 
-// Better Auth's codes, which the port names.
-const (
-	codeOrgExists     = "ORGANIZATION_ALREADY_EXISTS"
-	codeSlugTaken     = "ORGANIZATION_SLUG_ALREADY_TAKEN"
-	codeAlreadyMember = "USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION"
+// The codes of the port's errors, which every store must return.
+var (
+	codeOrgExists          = ports.ErrOrganizationExists.Code
+	codeSlugTaken          = ports.ErrSlugTaken.Code
+	codeAlreadyMember      = ports.ErrAlreadyMember.Code
+	codeMemberNotFound     = ports.ErrMemberNotFound.Code
+	codeInvitationNotFound = ports.ErrInvitationNotFound.Code
 )
 
 func mustOrg(t *testing.T, id, slug string, now time.Time) *domain.Organization {
@@ -1234,7 +1236,7 @@ func testMemberUpdateMissing(t *testing.T, s Stores) {
 	mustCreateOrg(t, s, "o2", "u2")
 	called := false
 	fn := func(m *domain.Member) error { called = true; return m.SetRoles(rolesMember) }
-	mustBeKind(t, s.Organizations.UpdateMember(ctx, "o1", "nothing", fn), domain.ErrNotFound)
+	mustBeCode(t, s.Organizations.UpdateMember(ctx, "o1", "nothing", fn), domain.ErrNotFound, codeMemberNotFound)
 	mustBeKind(t, s.Organizations.UpdateMember(ctx, "o2", m1.ID(), fn), domain.ErrNotFound)
 	mustBeKind(t, s.Organizations.UpdateMember(ctx, "ghost", m1.ID(), fn), domain.ErrNotFound)
 	if called {
@@ -1331,7 +1333,7 @@ func testMemberRemoveScoped(t *testing.T, s Stores) {
 	mustCreateOrg(t, s, "o2", "u2")
 	m := mustAddMember(t, s, "o2", "u3", rolesMember, baseTime)
 	_, err := s.Organizations.RemoveMember(ctx, "o1", m.ID())
-	mustBeKind(t, err, domain.ErrNotFound)
+	mustBeCode(t, err, domain.ErrNotFound, codeMemberNotFound)
 	_, err = s.Organizations.RemoveMember(ctx, "ghost", m.ID())
 	mustBeKind(t, err, domain.ErrNotFound)
 	assertSameMember(t, mustGetMember(t, s, "o2", m.ID()), m)
@@ -1562,8 +1564,8 @@ func testInvitationAccept(t *testing.T, s Stores) {
 		t.Fatalf("CountPendingInvitations = %d, %v; want 0", n, err)
 	}
 	err = s.Organizations.AcceptInvitation(ctx, "i1", acceptAt(at.Add(time.Minute)), mustMember(t, "m3", "o1", "u2", rolesMember, at))
-	if !errors.Is(err, domain.ErrInvitationNotFound) {
-		t.Fatalf("accepting twice = %v, want ErrInvitationNotFound from fn", err)
+	if !errors.Is(err, domain.ErrInvitationNotOpen) {
+		t.Fatalf("accepting twice = %v, want ErrInvitationNotOpen from fn", err)
 	}
 }
 
@@ -1576,8 +1578,8 @@ func testInvitationAcceptFnFails(t *testing.T, s Stores) {
 	mustCreateInvitation(t, s, inv)
 	late := baseTime.Add(2 * time.Hour)
 	err := s.Organizations.AcceptInvitation(ctx, "i1", acceptAt(late), mustMember(t, "m2", "o1", "u2", rolesMember, late))
-	if !errors.Is(err, domain.ErrInvitationNotFound) {
-		t.Fatalf("AcceptInvitation error = %v, want the fn's ErrInvitationNotFound", err)
+	if !errors.Is(err, domain.ErrInvitationNotOpen) {
+		t.Fatalf("AcceptInvitation error = %v, want the fn's ErrInvitationNotOpen", err)
 	}
 	// A fn that changes the invitation and then fails saves nothing either.
 	err = s.Organizations.AcceptInvitation(ctx, "i1", func(inv *domain.Invitation) error {
@@ -1624,7 +1626,7 @@ func testInvitationAcceptMissing(t *testing.T, s Stores) {
 	called := false
 	err := s.Organizations.AcceptInvitation(context.Background(), "nothing", func(*domain.Invitation) error { called = true; return nil },
 		mustMember(t, "m2", "o1", "u2", rolesMember, baseTime))
-	mustBeKind(t, err, domain.ErrNotFound)
+	mustBeCode(t, err, domain.ErrNotFound, codeInvitationNotFound)
 	if called {
 		t.Fatal("fn was called for a missing invitation")
 	}

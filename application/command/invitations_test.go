@@ -1,0 +1,236 @@
+package command_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/gatehouse/gatehouse/application/command"
+	"github.com/gatehouse/gatehouse/domain"
+)
+
+// signedInUnverified signs a user up and in without verifying the address.
+func (w *orgWorld) signedInUnverified(t *testing.T, email string) command.OrgRequest {
+	t.Helper()
+	w.mustSignUp(t, email)
+	res, err := w.signIn.Handle(t.Context(), command.SignIn{Email: email, Password: pw})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := w.auth.Handle(t.Context(), command.Authenticate{Token: res.Token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return command.OrgRequest{Principal: a.Principal}
+}
+
+// mustStatus fails unless invitation id has status.
+func (w *orgWorld) mustStatus(t *testing.T, id domain.InvitationID, want domain.InvitationStatus) {
+	t.Helper()
+	inv, err := w.store.GetInvitation(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inv.Status() != want {
+		t.Fatalf("status = %s, want %s", inv.Status(), want)
+	}
+}
+
+// Ensure inviting follows the organization plugin: who may invite whom, no
+// second invitation or invitation of a member, resend, and the limit.
+func TestOrganizations_invite(t *testing.T) {
+	invite := func(t *testing.T, w *orgWorld, req command.OrgRequest, email string, resend bool, roles ...string) (*domain.Invitation, error) {
+		return w.orgs.Invite(t.Context(), req, command.InviteMember{Organization: w.acmeSel(), Email: email, Roles: roles, Resend: resend})
+	}
+	runOrgCases(t, []orgCase{
+		{name: "invite_mails_the_link", run: func(t *testing.T, w *orgWorld) error {
+			inv, err := invite(t, w, w.adminReq, "new@example.com", false, "member")
+			if err == nil {
+				mail := w.mail.last(t, domain.MailInvitation)
+				if mail.To != "new@example.com" || mail.Link != "https://app.example.com/invite/"+string(inv.ID()) || mail.Organization != "Acme" {
+					t.Fatalf("mail = %+v", mail)
+				}
+			}
+			return err
+		}},
+		{name: "already_a_member", kind: domain.KindInvalid, code: "USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION", run: func(t *testing.T, w *orgWorld) error {
+			_, err := invite(t, w, w.ownerReq, "member@example.com", false, "admin")
+			return err
+		}},
+		{name: "already_invited", kind: domain.KindInvalid, code: "USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION", run: func(t *testing.T, w *orgWorld) error {
+			w.mustInvite(t, "new@example.com", "member")
+			_, err := invite(t, w, w.adminReq, "new@example.com", false, "member")
+			return err
+		}},
+		{name: "resend_renews_the_open_invitation", run: func(t *testing.T, w *orgWorld) error {
+			first := w.mustInvite(t, "new@example.com", "member")
+			w.clock.Advance(time.Hour)
+			again, err := invite(t, w, w.adminReq, "new@example.com", true, "admin")
+			if err == nil && (again.ID() != first.ID() || !again.ExpiresAt().After(first.ExpiresAt()) || again.Roles()[0] != domain.OrgRoleAdmin) {
+				t.Fatalf("resent = %+v, want invitation %s renewed with role admin", again, first.ID())
+			}
+			return err
+		}},
+		{name: "invitation_limit", kind: domain.KindForbidden, code: "INVITATION_LIMIT_REACHED",
+			settings: withOrgSettings(func(s *command.OrganizationSettings) { s.InvitationLimit = 1 }),
+			run: func(t *testing.T, w *orgWorld) error {
+				w.mustInvite(t, "one@example.com", "member")
+				_, err := invite(t, w, w.ownerReq, "two@example.com", false, "member")
+				return err
+			}},
+		{name: "resend_within_the_invitation_limit", settings: withOrgSettings(func(s *command.OrganizationSettings) { s.InvitationLimit = 1 }),
+			run: func(t *testing.T, w *orgWorld) error {
+				w.mustInvite(t, "one@example.com", "member")
+				_, err := invite(t, w, w.ownerReq, "one@example.com", true, "member")
+				return err
+			}},
+		{name: "inviter_must_be_a_member", kind: domain.KindForbidden, code: "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION", run: func(t *testing.T, w *orgWorld) error {
+			_, err := invite(t, w, w.outsiderReq, "new@example.com", false, "member")
+			return err
+		}},
+		{name: "members_may_not_invite", kind: domain.KindForbidden, code: "YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION", run: func(t *testing.T, w *orgWorld) error {
+			_, err := invite(t, w, w.memberReq, "new@example.com", false, "member")
+			return err
+		}},
+		{name: "only_owners_invite_owners", kind: domain.KindForbidden, code: "YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE", run: func(t *testing.T, w *orgWorld) error {
+			_, err := invite(t, w, w.adminReq, "new@example.com", false, "owner")
+			return err
+		}},
+		{name: "owner_invites_an_owner", run: func(t *testing.T, w *orgWorld) error {
+			_, err := invite(t, w, w.ownerReq, "new@example.com", false, "owner")
+			return err
+		}},
+		{name: "unknown_role", kind: domain.KindInvalid, code: "ROLE_NOT_FOUND", run: func(t *testing.T, w *orgWorld) error {
+			_, err := invite(t, w, w.ownerReq, "new@example.com", false, "superuser")
+			return err
+		}},
+		{name: "malformed_address", kind: domain.KindInvalid, code: "INVALID_EMAIL", run: func(t *testing.T, w *orgWorld) error {
+			_, err := invite(t, w, w.ownerReq, "not an address", false, "member")
+			return err
+		}},
+	})
+}
+
+// Ensure answering an invitation follows the organization plugin: only the
+// verified invited address accepts or rejects, only while the invitation is
+// pending and unexpired, within the membership limit; cancelling needs the
+// permission, and only owners cancel an owner's invitation.
+func TestOrganizations_answer_invitation(t *testing.T) {
+	const newcomer = "new@example.com"
+	accept := func(t *testing.T, w *orgWorld, req command.OrgRequest, id domain.InvitationID) error {
+		_, _, err := w.orgs.Accept(t.Context(), req, id)
+		return err
+	}
+	runOrgCases(t, []orgCase{
+		{name: "accept_adds_the_member_and_activates_the_organization", run: func(t *testing.T, w *orgWorld) error {
+			inv := w.mustInvite(t, newcomer, "admin")
+			req := command.OrgRequest{Principal: w.signedIn(t, newcomer)}
+			_, m, err := w.orgs.Accept(t.Context(), req, inv.ID())
+			if err == nil && (m.Roles()[0] != domain.OrgRoleAdmin || req.Principal.Session.ActiveOrganizationID() != w.acme) {
+				t.Fatalf("member = %+v, active = %q", m, req.Principal.Session.ActiveOrganizationID())
+			}
+			if err == nil {
+				w.mustStatus(t, inv.ID(), domain.InvitationAccepted)
+			}
+			return err
+		}},
+		{name: "accept_needs_a_verified_address", kind: domain.KindForbidden, code: "EMAIL_VERIFICATION_REQUIRED_BEFORE_ACCEPTING_OR_REJECTING_INVITATION",
+			run: func(t *testing.T, w *orgWorld) error {
+				inv := w.mustInvite(t, newcomer, "member")
+				return accept(t, w, w.signedInUnverified(t, newcomer), inv.ID())
+			}},
+		{name: "accept_by_another_address", kind: domain.KindForbidden, code: "YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION", run: func(t *testing.T, w *orgWorld) error {
+			inv := w.mustInvite(t, newcomer, "member")
+			return accept(t, w, w.outsiderReq, inv.ID())
+		}, check: func(t *testing.T, w *orgWorld) { w.mustBeMember(t, w.outsider.User.ID(), false) }},
+		{name: "accept_expired", kind: domain.KindInvalid, code: "INVITATION_NOT_FOUND", run: func(t *testing.T, w *orgWorld) error {
+			inv := w.mustInvite(t, newcomer, "member")
+			req := command.OrgRequest{Principal: w.signedIn(t, newcomer)}
+			w.clock.Advance(48 * time.Hour)
+			return accept(t, w, req, inv.ID())
+		}},
+		{name: "accept_twice", kind: domain.KindInvalid, code: "INVITATION_NOT_FOUND", run: func(t *testing.T, w *orgWorld) error {
+			inv := w.mustInvite(t, newcomer, "member")
+			req := command.OrgRequest{Principal: w.signedIn(t, newcomer)}
+			if err := accept(t, w, req, inv.ID()); err != nil {
+				t.Fatal(err)
+			}
+			return accept(t, w, req, inv.ID())
+		}},
+		{name: "accept_rejected", kind: domain.KindInvalid, code: "INVITATION_NOT_FOUND", run: func(t *testing.T, w *orgWorld) error {
+			inv := w.mustInvite(t, newcomer, "member")
+			req := command.OrgRequest{Principal: w.signedIn(t, newcomer)}
+			if _, err := w.orgs.Reject(t.Context(), req, inv.ID()); err != nil {
+				t.Fatal(err)
+			}
+			return accept(t, w, req, inv.ID())
+		}},
+		{name: "accept_unknown", kind: domain.KindInvalid, code: "INVITATION_NOT_FOUND", run: func(t *testing.T, w *orgWorld) error {
+			return accept(t, w, w.outsiderReq, "no-such-invitation")
+		}},
+		{name: "accept_beyond_the_membership_limit", kind: domain.KindForbidden, code: "ORGANIZATION_MEMBERSHIP_LIMIT_REACHED",
+			settings: withOrgSettings(func(s *command.OrganizationSettings) { s.MembershipLimit = 3 }),
+			run: func(t *testing.T, w *orgWorld) error {
+				inv := w.mustInvite(t, newcomer, "member")
+				return accept(t, w, command.OrgRequest{Principal: w.signedIn(t, newcomer)}, inv.ID())
+			}, check: func(t *testing.T, w *orgWorld) {
+				if n, err := w.store.CountMembers(t.Context(), w.acme); err != nil || n != 3 {
+					t.Fatalf("members = %d (%v), want 3", n, err)
+				}
+			}},
+		{name: "reject", run: func(t *testing.T, w *orgWorld) error {
+			inv := w.mustInvite(t, newcomer, "member")
+			_, err := w.orgs.Reject(t.Context(), command.OrgRequest{Principal: w.signedIn(t, newcomer)}, inv.ID())
+			if err == nil {
+				w.mustStatus(t, inv.ID(), domain.InvitationRejected)
+			}
+			return err
+		}},
+		{name: "reject_needs_a_verified_address", kind: domain.KindForbidden, code: "EMAIL_VERIFICATION_REQUIRED_BEFORE_ACCEPTING_OR_REJECTING_INVITATION",
+			run: func(t *testing.T, w *orgWorld) error {
+				inv := w.mustInvite(t, newcomer, "member")
+				_, err := w.orgs.Reject(t.Context(), w.signedInUnverified(t, newcomer), inv.ID())
+				return err
+			}},
+		{name: "reject_by_another_address", kind: domain.KindForbidden, code: "YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION", run: func(t *testing.T, w *orgWorld) error {
+			inv := w.mustInvite(t, newcomer, "member")
+			_, err := w.orgs.Reject(t.Context(), w.outsiderReq, inv.ID())
+			return err
+		}},
+		{name: "cancel", run: func(t *testing.T, w *orgWorld) error {
+			inv := w.mustInvite(t, newcomer, "member")
+			_, err := w.orgs.Cancel(t.Context(), w.adminReq, inv.ID())
+			if err == nil {
+				w.mustStatus(t, inv.ID(), domain.InvitationCanceled)
+				mustFail(t, accept(t, w, command.OrgRequest{Principal: w.signedIn(t, newcomer)}, inv.ID()), domain.KindInvalid, "INVITATION_NOT_FOUND")
+			}
+			return err
+		}},
+		{name: "cancel_by_a_member", kind: domain.KindForbidden, code: "YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION", run: func(t *testing.T, w *orgWorld) error {
+			inv := w.mustInvite(t, newcomer, "member")
+			_, err := w.orgs.Cancel(t.Context(), w.memberReq, inv.ID())
+			return err
+		}},
+		{name: "cancel_an_owners_invitation_by_an_admin", kind: domain.KindForbidden, code: "YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION", run: func(t *testing.T, w *orgWorld) error {
+			inv := w.mustInvite(t, newcomer, "owner")
+			_, err := w.orgs.Cancel(t.Context(), w.adminReq, inv.ID())
+			return err
+		}},
+		{name: "cancel_by_a_non_member", kind: domain.KindForbidden, code: "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION", run: func(t *testing.T, w *orgWorld) error {
+			inv := w.mustInvite(t, newcomer, "member")
+			_, err := w.orgs.Cancel(t.Context(), w.outsiderReq, inv.ID())
+			return err
+		}},
+		{name: "cancel_twice", kind: domain.KindInvalid, code: "INVITATION_NOT_FOUND", run: func(t *testing.T, w *orgWorld) error {
+			inv := w.mustInvite(t, newcomer, "member")
+			if _, err := w.orgs.Cancel(t.Context(), w.ownerReq, inv.ID()); err != nil {
+				t.Fatal(err)
+			}
+			_, err := w.orgs.Cancel(t.Context(), w.ownerReq, inv.ID())
+			return err
+		}},
+		{name: "cancel_unknown", kind: domain.KindInvalid, code: "INVITATION_NOT_FOUND", run: func(t *testing.T, w *orgWorld) error {
+			_, err := w.orgs.Cancel(t.Context(), w.ownerReq, "no-such-invitation")
+			return err
+		}},
+	})
+}

@@ -8,6 +8,8 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/swaggest/swgui/v5/static"
 	"github.com/vearutop/statigz"
+
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 )
 
 //go:embed explorer/index.html explorer/explorer.js explorer/explorer.css
@@ -31,12 +33,12 @@ func (s *Server) addExplorer() {
 	swaggerUI := http.StripPrefix(explorerAssetsPath, statigz.FileServer(static.FS))
 	ours := http.StripPrefix(explorerAssetsPath, http.FileServerFS(mustSub(explorerFiles, "explorer")))
 
-	s.page(explorerPath, ratePublic, func(c *gin.Context) {
+	s.page(explorerPath, edge.RatePublic, func(c *gin.Context) {
 		c.Header("Content-Security-Policy", explorerCSP)
 		c.Header("Cache-Control", "no-cache")
 		c.Data(http.StatusOK, "text/html; charset=utf-8", index)
 	})
-	s.handle(http.MethodGet, explorerAssetsPath+"*file", ratePublic, func(c *gin.Context) {
+	s.handle(http.MethodGet, explorerAssetsPath+"*file", edge.Policy{Rate: edge.RatePublic}, func(c *gin.Context) {
 		c.Header("Cache-Control", "no-cache")
 		switch name := strings.TrimPrefix(c.Param("file"), "/"); name {
 		case "explorer.js", "explorer.css":

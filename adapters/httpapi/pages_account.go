@@ -5,6 +5,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/application/command"
 	"github.com/gatehouse/gatehouse/domain"
 )
@@ -19,9 +20,9 @@ const accountPath = "/account"
 // page registers a page at path and, for the same path with a trailing
 // slash, a permanent redirect to it (the engine does not redirect slashes
 // itself, since Better Auth's routes answer 404 there).
-func (s *Server) page(path string, r rateRule, h gin.HandlerFunc) {
-	s.handle(http.MethodGet, path, r, h)
-	s.handle(http.MethodGet, path+"/", ratePublic, func(c *gin.Context) {
+func (s *Server) page(path string, r edge.Rate, h gin.HandlerFunc) {
+	s.handle(http.MethodGet, path, edge.Policy{Rate: r}, h)
+	s.handle(http.MethodGet, path+"/", edge.Policy{Rate: edge.RatePublic}, func(c *gin.Context) {
 		target := path
 		if q := c.Request.URL.RawQuery; q != "" {
 			target += "?" + q

@@ -33,7 +33,7 @@ func (s *Server) addExplorer() {
 	swaggerUI := http.StripPrefix(explorerAssetsPath, statigz.FileServer(static.FS))
 	ours := http.StripPrefix(explorerAssetsPath, http.FileServerFS(mustSub(explorerFiles, "explorer")))
 
-	s.page(explorerPath, edge.RatePublic, func(c *gin.Context) {
+	s.page(explorerPath, edge.Policy{Rate: edge.RatePublic}, func(c *gin.Context) {
 		c.Header("Content-Security-Policy", explorerCSP)
 		c.Header("Cache-Control", "no-cache")
 		c.Data(http.StatusOK, "text/html; charset=utf-8", index)

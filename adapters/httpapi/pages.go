@@ -142,16 +142,20 @@ func (s *Server) addHostedPages() {
 		c.Header("Cache-Control", "public, max-age=86400")
 		c.Status(http.StatusNoContent)
 	})
+	// The pages that show who is signed in read the session cookie; every
+	// page is a GET, so the origin check guards the routes they post to.
+	page := edge.Policy{Rate: edge.RateGeneral}
+	signedIn := edge.Policy{Rate: edge.RateGeneral, Security: edge.SecuritySession}
 	home := func(c *gin.Context) { s.homePage(c, p) }
-	s.handle(http.MethodGet, "/", edge.Policy{Rate: edge.RateGeneral}, home)
-	s.handle(http.MethodHead, "/", edge.Policy{Rate: edge.RateGeneral}, home)
-	s.page("/sign-in", edge.RateGeneral, func(c *gin.Context) { s.signInPage(c, p) })
-	s.page("/sign-up", edge.RateGeneral, func(c *gin.Context) { s.signUpPage(c, p) })
-	s.page("/forgot-password", edge.RateGeneral, func(c *gin.Context) { s.forgotPasswordPage(c, p) })
-	s.page("/reset-password", edge.RateGeneral, func(c *gin.Context) { s.resetPasswordPage(c, p) })
-	s.page("/consent", edge.RateGeneral, func(c *gin.Context) { s.consentPage(c, p) })
-	s.page("/sign-out", edge.RateGeneral, func(c *gin.Context) { s.signOutPage(c, p) })
-	s.page(accountPath, edge.RateGeneral, func(c *gin.Context) { s.accountPage(c, p) })
+	s.handle(http.MethodGet, "/", signedIn, home)
+	s.handle(http.MethodHead, "/", signedIn, home)
+	s.page("/sign-in", signedIn, func(c *gin.Context) { s.signInPage(c, p) })
+	s.page("/sign-up", page, func(c *gin.Context) { s.signUpPage(c, p) })
+	s.page("/forgot-password", page, func(c *gin.Context) { s.forgotPasswordPage(c, p) })
+	s.page("/reset-password", page, func(c *gin.Context) { s.resetPasswordPage(c, p) })
+	s.page("/consent", signedIn, func(c *gin.Context) { s.consentPage(c, p) })
+	s.page("/sign-out", signedIn, func(c *gin.Context) { s.signOutPage(c, p) })
+	s.page(accountPath, signedIn, func(c *gin.Context) { s.accountPage(c, p) })
 }
 
 // render writes a page with its CSP; formOrigins are origins the page's

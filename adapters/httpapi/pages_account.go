@@ -20,8 +20,8 @@ const accountPath = "/account"
 // page registers a page at path and, for the same path with a trailing
 // slash, a permanent redirect to it (the engine does not redirect slashes
 // itself, since Better Auth's routes answer 404 there).
-func (s *Server) page(path string, r edge.Rate, h gin.HandlerFunc) {
-	s.handle(http.MethodGet, path, edge.Policy{Rate: r}, h)
+func (s *Server) page(path string, p edge.Policy, h gin.HandlerFunc) {
+	s.handle(http.MethodGet, path, p, h)
 	s.handle(http.MethodGet, path+"/", edge.Policy{Rate: edge.RatePublic}, func(c *gin.Context) {
 		target := path
 		if q := c.Request.URL.RawQuery; q != "" {

@@ -29,8 +29,8 @@ const (
 
 // The paths the contracts are published at.
 const (
-	frameworkBase     = "/api/auth"
-	adminBase         = "/api/admin"
+	frameworkBase     = edge.FrameworkBase
+	adminBase         = edge.AdminBase
 	frameworkSpecPath = frameworkBase + "/open-api/generate-schema"
 	authSpecPath      = "/api/auth-openapi.json"
 	backendSpecPath   = "/api/backend-openapi.json"

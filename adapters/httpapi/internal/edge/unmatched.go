@@ -2,12 +2,14 @@ package edge
 
 import "strings"
 
-// The path prefixes of the two contracts that own a whole subtree. Only
-// requests no route matches are told apart by them (Unmatched); a matched
-// route's policy is the one it declared.
+// The path prefixes of the two surfaces that own a whole subtree: the
+// framework (Better Auth's base path, its issuer's path too) and the
+// administration API. Routes are registered under them; only requests no
+// route matches are told apart by them (Unmatched), a matched route's policy
+// being the one it declared.
 const (
-	frameworkBase = "/api/auth"
-	adminBase     = "/api/admin"
+	FrameworkBase = "/api/auth"
+	AdminBase     = "/api/admin"
 )
 
 // Unmatched is the policy of a request on a path no route serves: under
@@ -18,9 +20,9 @@ const (
 // RateUnmatched.
 func Unmatched(path string) *Policy {
 	switch {
-	case path == frameworkBase || strings.HasPrefix(path, frameworkBase+"/"):
+	case path == FrameworkBase || strings.HasPrefix(path, FrameworkBase+"/"):
 		return &unmatchedFramework
-	case strings.HasPrefix(path, adminBase+"/"):
+	case strings.HasPrefix(path, AdminBase+"/"):
 		return &unmatchedAdmin
 	}
 	return &unmatchedOther

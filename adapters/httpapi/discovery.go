@@ -6,6 +6,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/gatehouse/gatehouse/adapters/httpapi/explorer"
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/application/command"
 	"github.com/gatehouse/gatehouse/domain"
@@ -167,7 +168,7 @@ func (s *Server) addDiscoveryRoutes() {
 				scopes[i] = string(sc)
 			}
 			return &ProtectedResourceOutput{DiscoveryHeaders: discoveryHeaders(), Body: ProtectedResourceMetadata{
-				Resource: s.cfg.BaseURL, ResourceName: "Gatehouse trusted API", ResourceDocumentation: s.cfg.BaseURL + explorerPath,
+				Resource: s.cfg.BaseURL, ResourceName: "Gatehouse trusted API", ResourceDocumentation: s.cfg.BaseURL + explorer.Path,
 				BearerMethodsSupported: []string{"header"}, ScopesSupported: scopes,
 			}}, nil
 		})

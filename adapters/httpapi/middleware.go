@@ -125,13 +125,9 @@ func recovery(logger *slog.Logger) gin.HandlerFunc {
 	}
 }
 
-// The content security policies. API responses are data and may run nothing;
-// the explorer page runs only its own scripts.
-const (
-	apiCSP      = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
-	explorerCSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
-		"connect-src 'self'; font-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'; object-src 'none'"
-)
+// apiCSP is the content security policy of API responses: they are data and
+// may run nothing. Pages set their own.
+const apiCSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
 
 // securityHeaders sets the headers every response carries. Cache-Control
 // defaults to no-store, since most answers concern a session or a key;

@@ -31,6 +31,16 @@ func (s *Server) page(path string, p edge.Policy, h gin.HandlerFunc) {
 	})
 }
 
+// router hands the surface packages (explorer) the Server's registration:
+// each plain route with its policy.
+type router struct{ s *Server }
+
+func (r router) Handle(method, path string, p edge.Policy, h gin.HandlerFunc) {
+	r.s.handle(method, path, p, h)
+}
+func (r router) Page(path string, p edge.Policy, h gin.HandlerFunc) { r.s.page(path, p, h) }
+func (r router) NotFound(c *gin.Context)                            { r.s.notFound(c) }
+
 // redirect answers with status and Location, and no body.
 func redirect(c *gin.Context, status int, location string) {
 	c.Header("Location", location)

@@ -5,14 +5,16 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/gatehouse/gatehouse/adapters/httpapi/explorer"
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 )
 
 // addRoutes lists every route: each group below is called from here and
 // nowhere else, so if this function does not reach a route, it is not served.
 // API operations go through register, which puts them in their contracts;
-// plain gin routes go through handle (the hosted pages, the documents and the
-// explorer). Each route declares its policy where it is registered (rate
+// plain gin routes go through handle (the hosted pages and the documents), or
+// through an edge.Router for the surfaces in their own package (explorer/).
+// Each route declares its policy where it is registered (rate
 // rule, error shape, CORS, security, form page: internal/edge.Policy), and
 // NewServer panics if one does not.
 func (s *Server) addRoutes() {
@@ -48,12 +50,12 @@ func (s *Server) addRoutes() {
 	s.addDiscoveryRoutes()
 	s.addHostedPages() // the pages, their stylesheet, the icon and the home page
 
-	// Outside the contracts: the documents and the explorer.
-	// The framework's document sits in the framework: Better Auth's error
-	// shape and CORS, like its other routes.
+	// Outside the contracts: the documents and the explorer. The framework's
+	// document sits in the framework: Better Auth's error shape and CORS,
+	// like its other routes.
 	s.handle(http.MethodGet, frameworkSpecPath, edge.Policy{Shape: edge.ShapeFramework, CORS: edge.CORSTrusted, Rate: edge.RatePublic},
 		s.serveSpec(ContractFramework))
 	s.handle(http.MethodGet, authSpecPath, edge.Policy{Rate: edge.RatePublic}, s.serveSpec(ContractAuth))
 	s.handle(http.MethodGet, backendSpecPath, edge.Policy{Rate: edge.RatePublic}, s.serveSpec(ContractBackend))
-	s.addExplorer()
+	explorer.Routes(router{s})
 }

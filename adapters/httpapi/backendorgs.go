@@ -278,5 +278,4 @@ func (s *Server) addBackendOrganizationRoutes() {
 		Description: "Deletes the organization with its memberships and invitations (and domains); it stops being any session's active organization. " +
 			"Answers 204." + notFound + audited},
 		s.backendDeleteOrganization)
-	s.addBackendMemberRoutes()
 }

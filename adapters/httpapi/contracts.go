@@ -10,6 +10,8 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humagin"
 	"github.com/gin-gonic/gin"
+
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 )
 
 // Contract names one of the three published API documents.
@@ -27,8 +29,8 @@ const (
 
 // The paths the contracts are published at.
 const (
-	frameworkBase     = "/api/auth"
-	adminBase         = "/api/admin"
+	frameworkBase     = edge.FrameworkBase
+	adminBase         = edge.AdminBase
 	frameworkSpecPath = frameworkBase + "/open-api/generate-schema"
 	authSpecPath      = "/api/auth-openapi.json"
 	backendSpecPath   = "/api/backend-openapi.json"
@@ -103,6 +105,7 @@ func register[I, O any](s *Server, c Contract, op huma.Operation, h func(context
 	}
 	errorStatuses = append(errorStatuses, http.StatusInternalServerError)
 
+	policy := operationPolicy(c, op)
 	document := func(api huma.API) huma.Operation {
 		o := op
 		o.Responses = map[string]*huma.Response{}
@@ -110,7 +113,7 @@ func register[I, O any](s *Server, c Contract, op huma.Operation, h func(context
 			o.Responses[k] = v
 		}
 		body, ct := reflect.TypeFor[Problem](), "application/problem+json"
-		if isFrameworkPath(op.Path) {
+		if policy.Shape.Framework() {
 			body, ct = reflect.TypeFor[FrameworkError](), "application/json"
 		}
 		schema := api.OpenAPI().Components.Schemas.Schema(body, true, body.Name())
@@ -122,12 +125,91 @@ func register[I, O any](s *Server, c Contract, op huma.Operation, h func(context
 		}
 		return o
 	}
-	s.routeRate(op.Method, ginPath(op.Path), operationRate(op))
+	s.policies.Set(op.Method, ginPath(op.Path), policy)
 	huma.Register(s.contracts[c].routed, document(s.contracts[c].routed), h)
 	shareSuccessBody(s.contracts[c].routed, op)
+	documentForm(s.contracts[c].routed, op, policy)
 	for _, other := range alsoIn {
 		huma.Register(s.contracts[other].docs, document(s.contracts[other].docs), h)
 		shareSuccessBody(s.contracts[other].docs, op)
+		documentForm(s.contracts[other].docs, op, policy)
+	}
+}
+
+// policyMetadata is the huma.Operation metadata entry holding what the
+// operation declares of its policy (withPolicy).
+const policyMetadata = "gatehouse.policy"
+
+// withPolicy declares parts of o's policy; the rest follows its contract and
+// its security (operationPolicy).
+func withPolicy(o huma.Operation, set ...func(*edge.Policy)) huma.Operation {
+	md := make(map[string]any, len(o.Metadata)+1)
+	for k, v := range o.Metadata {
+		md[k] = v
+	}
+	prev, _ := o.Metadata[policyMetadata].([]func(*edge.Policy))
+	var all []func(*edge.Policy)
+	md[policyMetadata] = append(append(all, prev...), set...)
+	o.Metadata = md
+	return o
+}
+
+// withRate declares o's rate rule.
+func withRate(o huma.Operation, r edge.Rate) huma.Operation {
+	return withPolicy(o, func(p *edge.Policy) { p.Rate = r })
+}
+
+// withForm declares the hosted page whose HTML form posts to o.
+func withForm(o huma.Operation, f *edge.Form) huma.Operation {
+	return withPolicy(o, formPage(f))
+}
+
+// operationPolicy is the policy o declares. Unless it says otherwise: the
+// framework's operations speak Better Auth's wire, allow its trusted origins
+// and are browser routes of the session cookie (Better Auth checks the origin
+// of every state-changing request); the others speak problem+json and read
+// the credential their documented security names. Operations taking a
+// service key are limited per key, the rest by the general rule.
+func operationPolicy(c Contract, o huma.Operation) edge.Policy {
+	p := edge.Policy{Rate: edge.RateGeneral}
+	if c == ContractFramework {
+		p.Shape, p.Security, p.CORS = edge.ShapeFramework, edge.SecuritySession, edge.CORSTrusted
+	}
+	for _, req := range o.Security {
+		switch {
+		case has(req, schemeKeyBearer):
+			p.Security, p.Rate = edge.SecurityServiceKey, edge.RateServiceKey
+		case has(req, schemeOAuthBearer):
+			p.Security = edge.SecurityAccessToken
+		case has(req, schemeSessionCookie):
+			p.Security = edge.SecuritySession
+		}
+	}
+	if set, ok := o.Metadata[policyMetadata].([]func(*edge.Policy)); ok {
+		for _, f := range set {
+			f(&p)
+		}
+	}
+	return p
+}
+
+func has(req map[string][]string, scheme string) bool {
+	_, ok := req[scheme]
+	return ok
+}
+
+// documentForm lists the HTML form encoding beside JSON, with the same
+// schema, on an operation that declares a form page (formBodies accepts it).
+func documentForm(api huma.API, op huma.Operation, p edge.Policy) {
+	if p.Form == nil || op.Method != http.MethodPost {
+		return
+	}
+	item := api.OpenAPI().Paths[op.Path]
+	if item == nil || item.Post == nil || item.Post.RequestBody == nil {
+		return
+	}
+	if js := item.Post.RequestBody.Content["application/json"]; js != nil {
+		item.Post.RequestBody.Content["application/x-www-form-urlencoded"] = &huma.MediaType{Schema: js.Schema}
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/gatehouse/gatehouse/adapters/httpapi/explorer"
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/application/command"
 	"github.com/gatehouse/gatehouse/domain"
 )
@@ -130,15 +132,15 @@ func (s *Server) addDiscoveryRoutes() {
 		"(no trailing slash): configure clients with that issuer, never with the bare origin. 200 JSON, never a redirect; " +
 		"cacheable for five minutes; readable from any origin."
 
-	register(s, ContractFramework, withRate(op{OperationID: "openidConfiguration", Method: http.MethodGet,
+	register(s, ContractFramework, withPolicy(op{OperationID: "openidConfiguration", Method: http.MethodGet,
 		Path: frameworkBase + "/.well-known/openid-configuration", Tags: []string{tag},
 		Summary:     "OpenID provider metadata",
-		Description: "OpenID Connect Discovery 1.0 §4: the issuer with /.well-known/openid-configuration appended, where go-oidc and openid-client look." + same}, ratePublic),
+		Description: "OpenID Connect Discovery 1.0 §4: the issuer with /.well-known/openid-configuration appended, where go-oidc and openid-client look." + same}, publicDocument),
 		provider, ContractAuth)
-	register(s, ContractFramework, withRate(op{OperationID: "oauthAuthorizationServerMetadata", Method: http.MethodGet,
+	register(s, ContractFramework, withPolicy(op{OperationID: "oauthAuthorizationServerMetadata", Method: http.MethodGet,
 		Path: frameworkBase + "/.well-known/oauth-authorization-server", Tags: []string{tag},
 		Summary:     "OAuth authorization server metadata",
-		Description: "RFC 8414 metadata under the framework's base path, for clients that append the well-known segment." + same}, ratePublic),
+		Description: "RFC 8414 metadata under the framework's base path, for clients that append the well-known segment." + same}, publicDocument),
 		provider, ContractAuth)
 
 	for _, r := range []struct{ id, path, summary, desc string }{
@@ -152,21 +154,21 @@ func (s *Server) addDiscoveryRoutes() {
 			"RFC 8414 §5's transition form: the OpenID well-known segment inserted between the host and the issuer's path."},
 	} {
 		register(s, ContractAuth, withRate(op{OperationID: r.id, Method: http.MethodGet, Path: r.path, Tags: []string{tag},
-			Summary: r.summary, Description: r.desc + same}, ratePublic), provider)
+			Summary: r.summary, Description: r.desc + same}, edge.RatePublic), provider)
 	}
 
 	register(s, ContractBackend, withRate(op{OperationID: "protectedResourceMetadata", Method: http.MethodGet, Path: protectedResourcePath, Tags: []string{tag},
 		Summary: "Protected resource metadata (RFC 9728)",
 		Description: "Describes the trusted API: its resource identifier (the base URL, exactly), how it takes a bearer credential (the Authorization header) " +
 			"and the service-key scopes. It names no authorization server: the trusted API takes service keys issued by administrators, not OAuth access tokens. " +
-			"Its 401s point here with WWW-Authenticate: Bearer resource_metadata=\"…\". 200 JSON, never a redirect; cacheable for five minutes; readable from any origin."}, ratePublic),
+			"Its 401s point here with WWW-Authenticate: Bearer resource_metadata=\"…\". 200 JSON, never a redirect; cacheable for five minutes; readable from any origin."}, edge.RatePublic),
 		func(context.Context, *struct{}) (*ProtectedResourceOutput, error) {
 			scopes := make([]string, len(domain.Scopes))
 			for i, sc := range domain.Scopes {
 				scopes[i] = string(sc)
 			}
 			return &ProtectedResourceOutput{DiscoveryHeaders: discoveryHeaders(), Body: ProtectedResourceMetadata{
-				Resource: s.cfg.BaseURL, ResourceName: "Gatehouse trusted API", ResourceDocumentation: s.cfg.BaseURL + explorerPath,
+				Resource: s.cfg.BaseURL, ResourceName: "Gatehouse trusted API", ResourceDocumentation: s.cfg.BaseURL + explorer.Path,
 				BearerMethodsSupported: []string{"header"}, ScopesSupported: scopes,
 			}}, nil
 		})

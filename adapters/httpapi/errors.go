@@ -14,6 +14,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/gin-gonic/gin"
 
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
@@ -120,26 +121,16 @@ func (e *FrameworkError) Error() string { return e.Message }
 // GetStatus implements huma.StatusError.
 func (e *FrameworkError) GetStatus() int { return e.status }
 
-// isAdminPath reports whether path is an administration route, which is
-// authenticated by the session cookie and so guarded against cross-site
-// requests like the framework.
-func isAdminPath(path string) bool { return strings.HasPrefix(path, adminBase+"/") }
-
-// isFrameworkPath reports whether path belongs to the authentication
-// framework, whose errors follow Better Auth's wire format.
-func isFrameworkPath(path string) bool {
-	return path == frameworkBase || strings.HasPrefix(path, frameworkBase+"/")
-}
-
-// renderError turns any error into the body for the route at path. Causes are
-// logged here, once, and never sent.
-func renderError(ctx context.Context, logger *slog.Logger, path string, err error) huma.StatusError {
+// renderError turns any error into the body of the request's route, in the
+// shape its policy declares (edge.PolicyFrom(ctx)). Causes are logged here,
+// once, and never sent.
+func renderError(ctx context.Context, logger *slog.Logger, err error) huma.StatusError {
 	var de *domain.Error
 	if !errors.As(err, &de) {
 		de = domain.Internal("unclassified", err)
 	}
 	status := statusFor(de.Kind)
-	if override, ok := frameworkStatus[de.Code]; ok && isFrameworkPath(path) {
+	if override, ok := frameworkStatus[de.Code]; ok && edge.PolicyFrom(ctx).Shape.Framework() {
 		status = override
 	}
 	logError(ctx, logger, status, de)
@@ -147,7 +138,7 @@ func renderError(ctx context.Context, logger *slog.Logger, path string, err erro
 		// Never send an internal message, whatever its author put in it.
 		de = &domain.Error{Kind: domain.KindInternal, Code: "server.internal", Message: "internal error"}
 	}
-	return renderStatus(ctx, path, status, de.Code, de.Message, de.Fields)
+	return renderStatus(ctx, status, de.Code, de.Message, de.Fields)
 }
 
 // frameworkStatus keeps the few statuses Better Auth's wire protocol fixes
@@ -166,12 +157,13 @@ var frameworkCodes = map[string]string{
 }
 
 // renderStatus builds the body for a status decided outside the domain (an
-// unknown route, an oversized body, a validation failure in the edge).
-func renderStatus(ctx context.Context, path string, status int, code, message string, fields []domain.FieldViolation) huma.StatusError {
+// unknown route, an oversized body, a validation failure in the edge), in the
+// shape the request's route declares.
+func renderStatus(ctx context.Context, status int, code, message string, fields []domain.FieldViolation) huma.StatusError {
 	if message == "" {
 		message = http.StatusText(status)
 	}
-	if isFrameworkPath(path) {
+	if edge.PolicyFrom(ctx).Shape.Framework() {
 		if wire, ok := frameworkCodes[code]; ok {
 			code = wire
 		}
@@ -306,15 +298,12 @@ var missingProperty = regexp.MustCompile(`^expected required property (\w+) to b
 func installHumaErrors() {
 	installHumaErrorsOnce.Do(func() {
 		huma.NewError = func(status int, msg string, errs ...error) huma.StatusError {
-			return renderStatus(context.Background(), "", status, "", msg, nil)
+			return renderStatus(context.Background(), status, "", msg, nil)
 		}
 		huma.NewErrorWithContext = func(hctx huma.Context, status int, msg string, errs ...error) huma.StatusError {
-			ctx, path := context.Background(), ""
+			ctx := context.Background()
 			if hctx != nil {
 				ctx = hctx.Context()
-				if op := hctx.Operation(); op != nil {
-					path = op.Path
-				}
 			}
 			for _, err := range errs {
 				var de *domain.Error
@@ -322,7 +311,7 @@ func installHumaErrors() {
 					if hctx != nil {
 						setRetryHeaders(err, hctx.SetHeader)
 					}
-					return renderError(ctx, loggerFrom(ctx), path, err)
+					return renderError(ctx, loggerFrom(ctx), err)
 				}
 			}
 			if status >= 500 {
@@ -330,16 +319,16 @@ func installHumaErrors() {
 				if len(errs) > 0 {
 					cause = errors.Join(errs...)
 				}
-				return renderError(ctx, loggerFrom(ctx), path, domain.Internal("huma", cause))
+				return renderError(ctx, loggerFrom(ctx), domain.Internal("huma", cause))
 			}
-			return humaClientError(ctx, path, status, msg, errs)
+			return humaClientError(ctx, status, msg, errs)
 		}
 	})
 }
 
 // humaClientError renders Huma's own 4xx errors. Validation failures (422)
 // become 400s naming each malformed part; values Huma would echo are dropped.
-func humaClientError(ctx context.Context, path string, status int, msg string, errs []error) huma.StatusError {
+func humaClientError(ctx context.Context, status int, msg string, errs []error) huma.StatusError {
 	var fields []domain.FieldViolation
 	for _, err := range errs {
 		if err == nil {
@@ -369,14 +358,14 @@ func humaClientError(ctx context.Context, path string, status int, msg string, e
 	case http.StatusBadRequest:
 		if msg == msgBodyRequired && len(fields) == 0 {
 			// Huma names no part when a required body is empty.
-			return renderStatus(ctx, path, status, "", "The request is malformed.", []domain.FieldViolation{{Location: "body", Message: "is required"}})
+			return renderStatus(ctx, status, "", "The request is malformed.", []domain.FieldViolation{{Location: "body", Message: "is required"}})
 		}
 		msg = "The request is malformed."
-		if isFrameworkPath(path) && len(fields) > 0 && fields[0].Location == "body" {
+		if edge.PolicyFrom(ctx).Shape.Framework() && len(fields) > 0 && fields[0].Location == "body" {
 			code, msg, fields = "BAD_REQUEST", "Invalid JSON in request body", nil
 		}
 	}
-	return renderStatus(ctx, path, status, code, msg, fields)
+	return renderStatus(ctx, status, code, msg, fields)
 }
 
 // statusOfErr returns the status err is answered with.

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 )
 
 // The hosted pages work without JavaScript: their forms post
@@ -18,24 +20,14 @@ import (
 // or to the page that follows, an error back to the form's page with
 // ?error=CODE and the form's non-secret fields. JSON callers are untouched.
 
-// formRoute is a framework route a hosted page posts to.
-type formRoute struct {
-	// page is the form's page, where errors go back to.
-	page string
-	// keep are the fields carried back to page with an error (never a
-	// password).
-	keep []string
-	// done is where a success without a Location goes.
-	done func(form url.Values, signedIn bool) string
-}
-
-// formRoutes are the framework routes (below /api/auth) that accept HTML
-// forms, with their pages.
-var formRoutes = map[string]formRoute{
-	"/sign-in/email": {page: "/sign-in", keep: []string{"callbackURL"},
-		done: func(url.Values, bool) string { return accountPath }},
-	"/sign-up/email": {page: "/sign-up", keep: []string{"callbackURL"},
-		done: func(form url.Values, signedIn bool) string {
+// The forms of the hosted pages, each declared on the route it posts to
+// (withForm): the page, the fields carried back with an error, and where a
+// success goes.
+var (
+	signInForm = pageForm(edge.Form{Page: "/sign-in", Keep: []string{"callbackURL"},
+		Done: func(url.Values, bool) string { return accountPath }})
+	signUpForm = pageForm(edge.Form{Page: "/sign-up", Keep: []string{"callbackURL"},
+		Done: func(form url.Values, signedIn bool) string {
 			if !signedIn {
 				return pageURL("/sign-in", url.Values{"notice": {"check-email"}, "callbackURL": {form.Get("callbackURL")}})
 			}
@@ -43,14 +35,30 @@ var formRoutes = map[string]formRoute{
 				return cb
 			}
 			return accountPath
-		}},
-	"/request-password-reset": {page: "/forgot-password",
-		done: func(url.Values, bool) string { return "/forgot-password?sent=1" }},
-	"/reset-password": {page: "/reset-password", keep: []string{"token"},
-		done: func(url.Values, bool) string { return "/sign-in?notice=password-reset" }},
-	"/oauth2/consent": {page: "/consent"},
-	"/oauth2/end-session": {page: "/sign-out", keep: endSessionFields,
-		done: func(url.Values, bool) string { return "/sign-out?done=1" }},
+		}})
+	forgotPasswordForm = pageForm(edge.Form{Page: "/forgot-password",
+		Done: func(url.Values, bool) string { return "/forgot-password?sent=1" }})
+	resetPasswordForm = pageForm(edge.Form{Page: "/reset-password", Keep: []string{"token"},
+		Done: func(url.Values, bool) string { return "/sign-in?notice=password-reset" }})
+	consentForm    = pageForm(edge.Form{Page: "/consent"})
+	endSessionForm = pageForm(edge.Form{Page: "/sign-out", Keep: endSessionFields,
+		Done: func(url.Values, bool) string { return "/sign-out?done=1" }})
+)
+
+// formPage declares the form page of a route (withPolicy).
+func formPage(f *edge.Form) func(*edge.Policy) { return func(p *edge.Policy) { p.Form = f } }
+
+// loginRoute declares sign-in or sign-up: the origin check refuses login
+// CSRF on it even without a cookie.
+func loginRoute(p *edge.Policy) { p.Login = true }
+
+// pageForm completes f with the fields the pages' forms share: the
+// checkboxes and buttons (rememberMe, accept) and the optional fields an
+// empty input leaves out (callbackURL, redirectTo and end-session's).
+func pageForm(f edge.Form) *edge.Form {
+	f.Bools = []string{"rememberMe", "accept"}
+	f.Optional = append([]string{"callbackURL", "redirectTo"}, endSessionFields...)
+	return &f
 }
 
 // endSessionFields are the parameters of an end-session request (OpenID
@@ -70,14 +78,14 @@ func pageURL(path string, q url.Values) string {
 	return path + "?" + q.Encode()
 }
 
-// formRouteFor returns the form route of a request, when it is an HTML form
-// post to one.
-func formRouteFor(r *http.Request) (formRoute, bool) {
-	if r.Method != http.MethodPost || !isFrameworkPath(r.URL.Path) || !isFormBody(r) {
-		return formRoute{}, false
+// formPost returns the form page of a request, when it is an HTML form post
+// to a route that declares one.
+func formPost(r *http.Request) (*edge.Form, bool) {
+	f := edge.PolicyFrom(r.Context()).Form
+	if r.Method != http.MethodPost || f == nil || !isFormBody(r) {
+		return nil, false
 	}
-	fr, ok := formRoutes[strings.TrimPrefix(r.URL.Path, frameworkBase)]
-	return fr, ok
+	return f, true
 }
 
 func isFormBody(r *http.Request) bool {
@@ -96,8 +104,8 @@ const maxBufferedAnswer = 64 << 10
 // never redirected.
 func (s *Server) formRedirect() gin.HandlerFunc {
 	return func(c *gin.Context) {
-		fr, ok := formRouteFor(c.Request)
-		if !ok || s.checkOrigin(c.Request) != nil {
+		fr, ok := formPost(c.Request)
+		if !ok || s.checkOrigin(c.Request, edge.PolicyFrom(c.Request.Context())) != nil {
 			c.Next()
 			return
 		}
@@ -135,20 +143,20 @@ func (s *Server) formRedirect() gin.HandlerFunc {
 
 // formTarget is where the browser goes after a form post answered with
 // buf's status and body, or "" to send the answer unchanged.
-func (s *Server) formTarget(fr formRoute, form url.Values, buf *bufferedWriter) string {
+func (s *Server) formTarget(fr *edge.Form, form url.Values, buf *bufferedWriter) string {
 	status, loc := buf.status, buf.Header().Get("Location")
 	switch {
 	case status >= 200 && status < 400 && loc != "":
 		return loc
 	case status >= 200 && status < 300:
-		if fr.done == nil {
+		if fr.Done == nil {
 			return ""
 		}
 		var body struct {
 			Token *string `json:"token"`
 		}
 		_ = json.Unmarshal(buf.buf.Bytes(), &body)
-		target := fr.done(form, body.Token != nil && *body.Token != "")
+		target := fr.Done(form, body.Token != nil && *body.Token != "")
 		if !s.origins.safeTarget(target) {
 			return ""
 		}
@@ -163,18 +171,18 @@ func (s *Server) formTarget(fr formRoute, form url.Values, buf *bufferedWriter) 
 			code = frameworkCodeFor(status)
 		}
 		q := url.Values{}
-		if fr.page == "/consent" {
+		if fr.Page == "/consent" {
 			// The consent page's own query is the authorization request.
 			q, _ = url.ParseQuery(form.Get("oauth_query"))
 		}
-		for _, k := range fr.keep {
+		for _, k := range fr.Keep {
 			q.Set(k, form.Get(k))
 		}
 		if cb := q.Get("callbackURL"); cb != "" && !s.origins.safeTarget(cb) {
 			q.Del("callbackURL")
 		}
 		q.Set("error", code)
-		return pageURL(fr.page, q)
+		return pageURL(fr.Page, q)
 	}
 	return ""
 }

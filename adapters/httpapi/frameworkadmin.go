@@ -547,6 +547,4 @@ func (s *Server) addAdminRoutes() {
 		"Whether the signed-in user holds every requested admin permission, such as {\"user\": [\"ban\"]}.")
 	has.Description = "Whether the signed-in user holds every requested admin permission, such as {\"user\": [\"ban\"]}. Any signed-in user may ask about themselves; 401 without a session."
 	register(s, fw, has, s.adminHasPermission, ContractAuth)
-
-	s.addServiceRoutes()
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/application/command"
 	"github.com/gatehouse/gatehouse/domain"
 )
@@ -50,7 +51,7 @@ func frameworkContext() gin.HandlerFunc {
 func (s *Server) abortWithError(c *gin.Context, err error) {
 	ctx := c.Request.Context()
 	setRetryHeaders(err, c.Header)
-	writeGinError(c, renderError(ctx, loggerFrom(ctx), c.Request.URL.Path, err))
+	writeGinError(c, renderError(ctx, loggerFrom(ctx), err))
 }
 
 // Origin and CSRF errors (better-auth-wire §3).
@@ -63,19 +64,21 @@ var (
 )
 
 // originCheck applies Better Auth's origin rules to every state-changing
-// framework request: with a cookie, the Origin (or Referer) must be trusted;
-// without one, sign-in and sign-up still refuse cross-site form posts and
-// untrusted browser origins (login CSRF). Calls with neither cookies nor
-// browser headers (servers, curl) pass: they carry no ambient authority.
+// request to a route whose declared security is the session cookie, wherever
+// its path is (edge.Policy.OriginChecked): with a cookie, the Origin (or
+// Referer) must be trusted; without one, sign-in and sign-up still refuse
+// cross-site form posts and untrusted browser origins (login CSRF). Calls
+// with neither cookies nor browser headers (servers, curl) pass: they carry
+// no ambient authority.
 func (s *Server) originCheck() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		r := c.Request
-		if r.Method == http.MethodGet || r.Method == http.MethodHead || r.Method == http.MethodOptions || !(isFrameworkPath(r.URL.Path) || isAdminPath(r.URL.Path)) ||
-			isOpenOAuthPath(r.URL.Path) { // no cookie authenticates them: nothing to forge
+		p := edge.PolicyFrom(r.Context())
+		if !p.OriginChecked(r.Method) {
 			c.Next()
 			return
 		}
-		if err := s.checkOrigin(r); err != nil {
+		if err := s.checkOrigin(r, p); err != nil {
 			s.abortWithError(c, err)
 			return
 		}
@@ -83,7 +86,7 @@ func (s *Server) originCheck() gin.HandlerFunc {
 	}
 }
 
-func (s *Server) checkOrigin(r *http.Request) error {
+func (s *Server) checkOrigin(r *http.Request, p *edge.Policy) error {
 	origin := r.Header.Get("Origin")
 	if origin == "" {
 		if ref, err := url.Parse(r.Header.Get("Referer")); err == nil && ref.Scheme != "" && ref.Host != "" {
@@ -102,8 +105,7 @@ func (s *Server) checkOrigin(r *http.Request) error {
 		}
 		return nil
 	}
-	p := strings.TrimPrefix(r.URL.Path, frameworkBase)
-	if p != "/sign-in/email" && p != "/sign-up/email" {
+	if !p.Login {
 		return nil
 	}
 	site, mode, dest := r.Header.Get("Sec-Fetch-Site"), r.Header.Get("Sec-Fetch-Mode"), r.Header.Get("Sec-Fetch-Dest")
@@ -121,46 +123,48 @@ func (s *Server) checkOrigin(r *http.Request) error {
 	return nil
 }
 
-// formBodies lets HTML forms post to the framework routes the hosted pages
-// use (formRoutes: sign-in, sign-up, password reset, consent, end-session;
+// formBodies lets HTML forms post to the routes that declare a form page
+// (edge.Policy.Form: sign-in, sign-up, password reset, consent, end-session;
 // progressive enhancement, as Better Auth allows): the form is turned into
 // the JSON body the operation validates, so both encodings meet the same
-// schema. Checkboxes and buttons become booleans (rememberMe takes its last
-// value, so a hidden "false" before the checkbox is the unchecked state);
-// empty optional fields are left out.
+// schema. The form's declared checkboxes and buttons become booleans (the
+// last value wins, so a hidden "false" before a checkbox is the unchecked
+// state); its empty optional fields are left out.
 func (s *Server) formBodies() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		ct, _, _ := strings.Cut(c.GetHeader("Content-Type"), ";")
 		hasBody := c.Request.ContentLength > 0 || c.Request.ContentLength < 0 && c.Request.Body != nil && c.Request.Body != http.NoBody
-		if c.Request.Method == http.MethodPost && isFrameworkPath(c.Request.URL.Path) && hasBody && strings.TrimSpace(ct) == "" {
+		p := edge.PolicyFrom(c.Request.Context())
+		if c.Request.Method == http.MethodPost && p.Shape.Framework() && hasBody && strings.TrimSpace(ct) == "" {
 			// Like Better Auth: a body must say what it is.
-			writeGinError(c, renderStatus(c.Request.Context(), c.Request.URL.Path, http.StatusUnsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE",
+			writeGinError(c, renderStatus(c.Request.Context(), http.StatusUnsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE",
 				"Content-Type is required. Allowed types: application/json", nil))
 			return
 		}
-		if _, ok := formRouteFor(c.Request); !ok {
+		form, ok := formPost(c.Request)
+		if !ok {
 			c.Next()
 			return
 		}
 		raw, err := io.ReadAll(c.Request.Body)
 		if err != nil {
-			writeGinError(c, renderStatus(c.Request.Context(), c.Request.URL.Path, http.StatusRequestEntityTooLarge, "", "The request body is too large.", nil))
+			writeGinError(c, renderStatus(c.Request.Context(), http.StatusRequestEntityTooLarge, "", "The request body is too large.", nil))
 			return
 		}
-		form, err := url.ParseQuery(string(raw))
+		values, err := url.ParseQuery(string(raw))
 		if err != nil {
-			writeGinError(c, renderStatus(c.Request.Context(), c.Request.URL.Path, http.StatusBadRequest, "BAD_REQUEST", "Invalid form body", nil))
+			writeGinError(c, renderStatus(c.Request.Context(), http.StatusBadRequest, "BAD_REQUEST", "Invalid form body", nil))
 			return
 		}
 		body := map[string]any{}
-		for k, v := range form {
+		for k, v := range values {
 			if len(v) == 0 {
 				continue
 			}
 			switch last := v[len(v)-1]; {
-			case k == "rememberMe" || k == "accept":
+			case slices.Contains(form.Bools, k):
 				body[k] = last == "true" || last == "on" || last == "1"
-			case v[0] == "" && (k == "callbackURL" || k == "redirectTo" || slices.Contains(endSessionFields, k)):
+			case v[0] == "" && slices.Contains(form.Optional, k):
 			default:
 				body[k] = v[0]
 			}
@@ -173,19 +177,21 @@ func (s *Server) formBodies() gin.HandlerFunc {
 	}
 }
 
-// cors answers browsers calling the framework from another trusted origin:
-// credentials are allowed for exactly that origin, never for "*".
+// cors answers browsers by the route's declared CORS: open routes to any
+// origin without credentials (openCORS); the framework's to another trusted
+// origin, with credentials for exactly that origin, never for "*".
 func (s *Server) cors() gin.HandlerFunc {
 	return func(c *gin.Context) {
-		if isOpenOAuthPath(c.Request.URL.Path) {
+		p := edge.PolicyFrom(c.Request.Context())
+		if p.CORS == edge.CORSOpen {
 			if !openCORS(c) {
 				c.Next()
 			}
 			return
 		}
 		origin := c.GetHeader("Origin")
-		if origin == "" || !isFrameworkPath(c.Request.URL.Path) || !s.origins.trusted(origin) {
-			if c.Request.Method == http.MethodOptions && isFrameworkPath(c.Request.URL.Path) {
+		if origin == "" || p.CORS != edge.CORSTrusted || !s.origins.trusted(origin) {
+			if c.Request.Method == http.MethodOptions && p.CORS == edge.CORSTrusted {
 				emptyNotFound(c)
 				return
 			}

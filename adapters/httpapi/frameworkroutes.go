@@ -4,6 +4,8 @@ import (
 	"net/http"
 
 	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 )
 
 // sessionSecurity documents that an operation needs a signed-in session.
@@ -34,20 +36,20 @@ func (s *Server) addFrameworkRoutes() {
 	}
 	// Better Auth's stricter rules (better-auth-wire §4); the rest take the
 	// general rule.
-	credentials := func(o op) op { return withRate(both(o), rateCredentials) }
-	mail := func(o op) op { return withRate(both(o), rateMail) }
+	credentials := func(o op) op { return withRate(both(o), edge.RateCredentials) }
+	mail := func(o op) op { return withRate(both(o), edge.RateMail) }
 	fw := ContractFramework
 
-	register(s, fw, credentials(op{OperationID: "signUpEmail", Method: http.MethodPost, Path: "/sign-up/email", Tags: []string{tagAuth},
+	register(s, fw, withPolicy(credentials(op{OperationID: "signUpEmail", Method: http.MethodPost, Path: "/sign-up/email", Tags: []string{tagAuth},
 		Summary: "Sign up with e-mail and password",
 		Description: "Creates an account and mails a verification link. When e-mail verification is required (the default) nobody is signed in " +
 			"and token is null; a taken address gets the same answer, and its owner a mail. Accepts JSON or an HTML form.",
-		Errors: []int{http.StatusForbidden, http.StatusUnprocessableEntity}}), s.signUp, ContractAuth)
-	register(s, fw, credentials(op{OperationID: "signInEmail", Method: http.MethodPost, Path: "/sign-in/email", Tags: []string{tagAuth},
+		Errors: []int{http.StatusForbidden, http.StatusUnprocessableEntity}}), formPage(signUpForm), loginRoute), s.signUp, ContractAuth)
+	register(s, fw, withPolicy(credentials(op{OperationID: "signInEmail", Method: http.MethodPost, Path: "/sign-in/email", Tags: []string{tagAuth},
 		Summary: "Sign in with e-mail and password",
 		Description: "Starts a session and sets the session cookie. A wrong password, an unknown address and a locked account all answer " +
 			"401 INVALID_EMAIL_OR_PASSWORD. With callbackURL the answer is still 200, with {redirect:true, url} and a Location header. Accepts JSON or an HTML form.",
-		Errors: []int{http.StatusUnauthorized, http.StatusForbidden}}), s.signIn, ContractAuth)
+		Errors: []int{http.StatusUnauthorized, http.StatusForbidden}}), formPage(signInForm), loginRoute), s.signIn, ContractAuth)
 	register(s, fw, both(op{OperationID: "signOut", Method: http.MethodPost, Path: "/sign-out", Tags: []string{tagSession},
 		Summary: "Sign out", Description: "Ends the current session and expires the cookies. Succeeds without a session too.",
 		Errors: []int{http.StatusForbidden}}), s.signOut, ContractAuth)
@@ -69,12 +71,12 @@ func (s *Server) addFrameworkRoutes() {
 		Summary: "Update the profile", Description: "Changes the name or image. The address changes through change-email."}), s.updateUser, ContractAuth)
 	register(s, fw, withRate(signedIn(op{OperationID: "changePassword", Method: http.MethodPost, Path: "/change-password", Tags: []string{tagAccount},
 		Summary:     "Change the password",
-		Description: "Needs the current password (a wrong one counts towards the account lockout). With revokeOtherSessions every session ends and this device gets a new one."}), rateCredentials),
+		Description: "Needs the current password (a wrong one counts towards the account lockout). With revokeOtherSessions every session ends and this device gets a new one."}), edge.RateCredentials),
 		s.changePassword, ContractAuth)
 	register(s, fw, withRate(signedIn(op{OperationID: "changeEmail", Method: http.MethodPost, Path: "/change-email", Tags: []string{tagAccount},
 		Summary: "Change the e-mail address",
 		Description: "Mails a verification link to the new address; the account moves when it is followed. Needs a fresh session (403 SESSION_NOT_FRESH). " +
-			"An address that has an account gets no mail, and the answer does not say so."}), rateCredentials), s.changeEmail, ContractAuth)
+			"An address that has an account gets no mail, and the answer does not say so."}), edge.RateCredentials), s.changeEmail, ContractAuth)
 	register(s, fw, signedIn(op{OperationID: "deleteUser", Method: http.MethodPost, Path: "/delete-user", Tags: []string{tagAccount},
 		Summary:     "Delete the account",
 		Description: "With the password (or the token from the confirmation mail) the account is deleted at once; with neither, a confirmation mail is sent."}),
@@ -84,15 +86,15 @@ func (s *Server) addFrameworkRoutes() {
 		Description: "The link from the confirmation mail, followed while signed in. With callbackURL: 302 there (errors as ?error=CODE); without: JSON.",
 		Responses:   map[string]*huma.Response{"302": {Description: "To callbackURL."}}, Errors: []int{http.StatusNotFound}}),
 		s.deleteUserCallback, ContractAuth)
-	register(s, fw, mail(op{OperationID: "requestPasswordReset", Method: http.MethodPost, Path: "/request-password-reset", Tags: []string{tagLinks},
+	register(s, fw, withForm(mail(op{OperationID: "requestPasswordReset", Method: http.MethodPost, Path: "/request-password-reset", Tags: []string{tagLinks},
 		Summary: "Request a password reset", Description: "Mails a reset link when the address has an account. The answer is the same either way.",
-		Errors: []int{http.StatusForbidden}}), s.requestPasswordReset, ContractAuth)
+		Errors: []int{http.StatusForbidden}}), forgotPasswordForm), s.requestPasswordReset, ContractAuth)
 	register(s, fw, both(op{OperationID: "resetPasswordLink", Method: http.MethodGet, Path: "/reset-password/{token}", Tags: []string{tagLinks},
 		Summary: "Follow a reset link", Description: "302 to callbackURL with ?token=…, where the application asks for the new password.",
 		DefaultStatus: http.StatusFound, Errors: []int{http.StatusForbidden}}), s.resetPasswordLink, ContractAuth)
-	register(s, fw, both(op{OperationID: "resetPassword", Method: http.MethodPost, Path: "/reset-password", Tags: []string{tagLinks},
+	register(s, fw, withForm(both(op{OperationID: "resetPassword", Method: http.MethodPost, Path: "/reset-password", Tags: []string{tagLinks},
 		Summary:     "Reset the password",
-		Description: "Sets a new password with the token of a reset link. The token works once; every session of the user ends; a lockout is lifted."}),
+		Description: "Sets a new password with the token of a reset link. The token works once; every session of the user ends; a lockout is lifted."}), resetPasswordForm),
 		s.resetPassword, ContractAuth)
 	register(s, fw, mail(op{OperationID: "sendVerificationEmail", Method: http.MethodPost, Path: "/send-verification-email", Tags: []string{tagLinks},
 		Summary:     "Send a verification link",
@@ -107,7 +109,6 @@ func (s *Server) addFrameworkRoutes() {
 		Summary: "Error page", Description: "A small HTML page showing an error code to a person whose browser landed here.",
 		Responses: map[string]*huma.Response{"200": {Description: "An HTML page.", Content: map[string]*huma.MediaType{"text/html": {Schema: &huma.Schema{Type: "string"}}}}}}),
 		s.errorPage, ContractAuth)
-	s.documentFormBodies("/sign-up/email", "/sign-in/email")
 	s.documentNullBody("/get-session")
 }
 
@@ -124,24 +125,6 @@ func (s *Server) documentNullBody(path string) {
 			for _, mt := range item.Get.Responses["200"].Content {
 				if mt.Schema != nil && mt.Schema.Ref != "" {
 					mt.Schema = &huma.Schema{AnyOf: []*huma.Schema{{Ref: mt.Schema.Ref}, {Type: "null"}}}
-				}
-			}
-		}
-	}
-}
-
-// documentFormBodies lists the HTML form encoding beside JSON for the
-// operations formBodies accepts it on, with the same schema.
-func (s *Server) documentFormBodies(paths ...string) {
-	for _, c := range s.contracts {
-		for _, api := range []huma.API{c.routed, c.docs} {
-			for _, p := range paths {
-				item := api.OpenAPI().Paths[frameworkBase+p]
-				if item == nil || item.Post == nil || item.Post.RequestBody == nil {
-					continue
-				}
-				if js := item.Post.RequestBody.Content["application/json"]; js != nil {
-					item.Post.RequestBody.Content["application/x-www-form-urlencoded"] = &huma.MediaType{Schema: js.Schema}
 				}
 			}
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
@@ -292,12 +293,12 @@ func jsonLocation(stack []jsonFrame) string {
 // refuseInput answers a hostile request: a 400 (or 413) naming the part, in
 // the shape of the route's contract, logged at warn.
 func (s *Server) refuseInput(c *gin.Context, status int, fv domain.FieldViolation) {
-	ctx, path := c.Request.Context(), c.Request.URL.Path
+	ctx := c.Request.Context()
 	if status == http.StatusRequestEntityTooLarge {
-		writeGinError(c, renderStatus(ctx, path, status, "", "The request body is too large.", nil))
+		writeGinError(c, renderStatus(ctx, status, "", "The request body is too large.", nil))
 		return
 	}
-	if oauthShapedPaths[path] {
+	if edge.PolicyFrom(ctx).Shape == edge.ShapeOAuth {
 		err := s.oauthFailure(ctx, oauthErr("invalid_request", "["+fv.Location+"] "+fv.Message), false, false)
 		var oe *OAuthError
 		if errors.As(err, &oe) {
@@ -307,5 +308,5 @@ func (s *Server) refuseInput(c *gin.Context, status int, fv domain.FieldViolatio
 		}
 	}
 	de := domain.Invalid("request.invalid", "The request is malformed.", fv)
-	writeGinError(c, renderError(ctx, loggerFrom(ctx), path, de))
+	writeGinError(c, renderError(ctx, loggerFrom(ctx), de))
 }

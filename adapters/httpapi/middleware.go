@@ -119,19 +119,15 @@ func recovery(logger *slog.Logger) gin.HandlerFunc {
 				c.Abort()
 				return
 			}
-			writeGinError(c, renderStatus(ctx, c.Request.URL.Path, http.StatusInternalServerError, "server.internal", "internal error", nil))
+			writeGinError(c, renderStatus(ctx, http.StatusInternalServerError, "server.internal", "internal error", nil))
 		}()
 		c.Next()
 	}
 }
 
-// The content security policies. API responses are data and may run nothing;
-// the explorer page runs only its own scripts.
-const (
-	apiCSP      = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
-	explorerCSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
-		"connect-src 'self'; font-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'; object-src 'none'"
-)
+// apiCSP is the content security policy of API responses: they are data and
+// may run nothing. Pages set their own.
+const apiCSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
 
 // securityHeaders sets the headers every response carries. Cache-Control
 // defaults to no-store, since most answers concern a session or a key;
@@ -157,7 +153,7 @@ func securityHeaders(https bool) gin.HandlerFunc {
 func bodyLimit(max int64) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		if c.Request.ContentLength > max {
-			writeGinError(c, renderStatus(c.Request.Context(), c.Request.URL.Path, http.StatusRequestEntityTooLarge, "",
+			writeGinError(c, renderStatus(c.Request.Context(), http.StatusRequestEntityTooLarge, "",
 				fmt.Sprintf("The request body is larger than %d bytes.", max), nil))
 			return
 		}
@@ -192,7 +188,7 @@ func requestSize() gin.HandlerFunc {
 			target = len(r.URL.RequestURI())
 		}
 		if target > MaxRequestTargetBytes {
-			writeGinError(c, renderStatus(r.Context(), r.URL.Path, http.StatusRequestURITooLong, "URI_TOO_LONG",
+			writeGinError(c, renderStatus(r.Context(), http.StatusRequestURITooLong, "URI_TOO_LONG",
 				fmt.Sprintf("The request target is longer than %d bytes.", MaxRequestTargetBytes), nil))
 			return
 		}
@@ -203,7 +199,7 @@ func requestSize() gin.HandlerFunc {
 			}
 		}
 		if n > MaxHeaderBytes {
-			writeGinError(c, renderStatus(r.Context(), r.URL.Path, http.StatusRequestHeaderFieldsTooLarge, "HEADERS_TOO_LARGE",
+			writeGinError(c, renderStatus(r.Context(), http.StatusRequestHeaderFieldsTooLarge, "HEADERS_TOO_LARGE",
 				fmt.Sprintf("The request headers are larger than %d bytes.", MaxHeaderBytes), nil))
 			return
 		}

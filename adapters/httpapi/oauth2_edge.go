@@ -7,45 +7,35 @@ import (
 	"html/template"
 	"net/http"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/gin-gonic/gin"
 
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
 // schemeOAuthBearer documents OAuth access tokens (userinfo).
 const schemeOAuthBearer = "oauthAccessToken"
 
-// openOAuthPaths are the OAuth endpoints that clients and resource servers
-// call with their own credentials, never the session cookie: they skip the
-// origin check and any browser origin may call them (CORS with "*", no
-// credentials). Consent and end-session use the session cookie, so they
-// keep the framework's origin rules.
-var openOAuthPaths = map[string]bool{
-	frameworkBase + "/oauth2/token":      true,
-	frameworkBase + "/oauth2/revoke":     true,
-	frameworkBase + "/oauth2/introspect": true,
-	frameworkBase + "/oauth2/userinfo":   true,
-	// The key set is public: relying parties and APIs fetch it from anywhere.
-	frameworkBase + "/jwks": true,
-	// The discovery documents under the framework (discovery.go) are public.
-	frameworkBase + "/.well-known/openid-configuration":       true,
-	frameworkBase + "/.well-known/oauth-authorization-server": true,
+// publicDocument declares a public document of the framework (the key set,
+// discovery): any browser origin may read it, and no cookie is read.
+func publicDocument(p *edge.Policy) {
+	p.CORS, p.Security, p.Rate = edge.CORSOpen, edge.SecurityNone, edge.RatePublic
 }
 
-// oauthShapedPaths answer their errors, the edge's too, in OAuth's shape (RFC 6749 §5.2).
-var oauthShapedPaths = map[string]bool{
-	frameworkBase + "/oauth2/token":      true,
-	frameworkBase + "/oauth2/revoke":     true,
-	frameworkBase + "/oauth2/introspect": true,
-	frameworkBase + "/oauth2/userinfo":   true,
+// oauthEndpoint declares an OAuth endpoint that clients and resource servers
+// call with their own credentials, never the session cookie (token,
+// revocation, introspection, userinfo): it skips the origin check, any
+// browser origin may call it (CORS with "*", no credentials), and its errors,
+// the edge's input checks' too, take OAuth's shape (RFC 6749 §5.2). Consent
+// and end-session use the session cookie, so they keep the framework's rules.
+func oauthEndpoint(p *edge.Policy) {
+	p.Shape, p.CORS, p.Security = edge.ShapeOAuth, edge.CORSOpen, edge.SecurityAccessToken
 }
-
-// isOpenOAuthPath reports whether path is one of openOAuthPaths.
-func isOpenOAuthPath(path string) bool { return openOAuthPaths[path] }
 
 // openCORS answers a request to an open OAuth path from any origin, without
 // credentials, and ends preflights here. It reports whether it answered.
@@ -78,6 +68,12 @@ func (s *Server) documentOAuth() {
 		"/oauth2/introspect": reflect.TypeFor[IntrospectForm](),
 		"/oauth2/userinfo":   reflect.TypeFor[UserInfoForm](),
 	}
+	var oauthShaped []string
+	s.policies.Each(func(_, template string, p edge.Policy) {
+		if p.Shape == edge.ShapeOAuth && !slices.Contains(oauthShaped, template) {
+			oauthShaped = append(oauthShaped, template) // literal paths: the template is the contract's path
+		}
+	})
 	for _, c := range s.contracts {
 		for _, api := range []huma.API{c.routed, c.docs} {
 			oapi := api.OpenAPI()
@@ -96,7 +92,7 @@ func (s *Server) documentOAuth() {
 					Content: map[string]*huma.MediaType{"application/x-www-form-urlencoded": {Schema: schema}}}
 			}
 			errSchema := oapi.Components.Schemas.Schema(reflect.TypeFor[OAuthError](), true, "OAuthError")
-			for path := range oauthShapedPaths {
+			for _, path := range oauthShaped {
 				item := oapi.Paths[path]
 				if item == nil {
 					continue

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/application/command"
 )
 
@@ -130,30 +131,31 @@ var noticeMessages = map[string]string{
 }
 
 func (s *Server) addHostedPages() {
-	// The password routes the pages post to take HTML forms (formBodies)
-	// beside JSON; sign-in, sign-up and the OAuth routes say so themselves.
-	s.documentFormBodies("/request-password-reset", "/reset-password")
 	p := newPages()
-	s.handle(http.MethodGet, stylesheetPath, ratePublic, func(c *gin.Context) {
+	s.handle(http.MethodGet, stylesheetPath, edge.Policy{Rate: edge.RatePublic}, func(c *gin.Context) {
 		c.Header("Cache-Control", "public, max-age=31536000, immutable")
 		c.Data(http.StatusOK, "text/css; charset=utf-8", p.css)
 	})
 	// Browsers ask for an icon on every page; an empty answer keeps that
 	// request from showing as an error, and costs nothing.
-	s.handle(http.MethodGet, "/favicon.ico", ratePublic, func(c *gin.Context) {
+	s.handle(http.MethodGet, "/favicon.ico", edge.Policy{Rate: edge.RatePublic}, func(c *gin.Context) {
 		c.Header("Cache-Control", "public, max-age=86400")
 		c.Status(http.StatusNoContent)
 	})
+	// The pages that show who is signed in read the session cookie; every
+	// page is a GET, so the origin check guards the routes they post to.
+	page := edge.Policy{Rate: edge.RateGeneral}
+	signedIn := edge.Policy{Rate: edge.RateGeneral, Security: edge.SecuritySession}
 	home := func(c *gin.Context) { s.homePage(c, p) }
-	s.handle(http.MethodGet, "/", rateGeneral, home)
-	s.handle(http.MethodHead, "/", rateGeneral, home)
-	s.page("/sign-in", rateGeneral, func(c *gin.Context) { s.signInPage(c, p) })
-	s.page("/sign-up", rateGeneral, func(c *gin.Context) { s.signUpPage(c, p) })
-	s.page("/forgot-password", rateGeneral, func(c *gin.Context) { s.forgotPasswordPage(c, p) })
-	s.page("/reset-password", rateGeneral, func(c *gin.Context) { s.resetPasswordPage(c, p) })
-	s.page("/consent", rateGeneral, func(c *gin.Context) { s.consentPage(c, p) })
-	s.page("/sign-out", rateGeneral, func(c *gin.Context) { s.signOutPage(c, p) })
-	s.page(accountPath, rateGeneral, func(c *gin.Context) { s.accountPage(c, p) })
+	s.handle(http.MethodGet, "/", signedIn, home)
+	s.handle(http.MethodHead, "/", signedIn, home)
+	s.page("/sign-in", signedIn, func(c *gin.Context) { s.signInPage(c, p) })
+	s.page("/sign-up", page, func(c *gin.Context) { s.signUpPage(c, p) })
+	s.page("/forgot-password", page, func(c *gin.Context) { s.forgotPasswordPage(c, p) })
+	s.page("/reset-password", page, func(c *gin.Context) { s.resetPasswordPage(c, p) })
+	s.page("/consent", signedIn, func(c *gin.Context) { s.consentPage(c, p) })
+	s.page("/sign-out", signedIn, func(c *gin.Context) { s.signOutPage(c, p) })
+	s.page(accountPath, signedIn, func(c *gin.Context) { s.accountPage(c, p) })
 }
 
 // render writes a page with its CSP; formOrigins are origins the page's

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/application/command"
 	"github.com/gatehouse/gatehouse/domain"
 )
@@ -19,9 +20,9 @@ const accountPath = "/account"
 // page registers a page at path and, for the same path with a trailing
 // slash, a permanent redirect to it (the engine does not redirect slashes
 // itself, since Better Auth's routes answer 404 there).
-func (s *Server) page(path string, r rateRule, h gin.HandlerFunc) {
-	s.handle(http.MethodGet, path, r, h)
-	s.handle(http.MethodGet, path+"/", ratePublic, func(c *gin.Context) {
+func (s *Server) page(path string, p edge.Policy, h gin.HandlerFunc) {
+	s.handle(http.MethodGet, path, p, h)
+	s.handle(http.MethodGet, path+"/", edge.Policy{Rate: edge.RatePublic}, func(c *gin.Context) {
 		target := path
 		if q := c.Request.URL.RawQuery; q != "" {
 			target += "?" + q
@@ -29,6 +30,16 @@ func (s *Server) page(path string, r rateRule, h gin.HandlerFunc) {
 		redirect(c, http.StatusMovedPermanently, s.origins.absolute(target))
 	})
 }
+
+// router hands the surface packages (explorer) the Server's registration:
+// each plain route with its policy.
+type router struct{ s *Server }
+
+func (r router) Handle(method, path string, p edge.Policy, h gin.HandlerFunc) {
+	r.s.handle(method, path, p, h)
+}
+func (r router) Page(path string, p edge.Policy, h gin.HandlerFunc) { r.s.page(path, p, h) }
+func (r router) NotFound(c *gin.Context)                            { r.s.notFound(c) }
 
 // redirect answers with status and Location, and no body.
 func redirect(c *gin.Context, status int, location string) {

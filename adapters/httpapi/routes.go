@@ -4,11 +4,19 @@ import (
 	"net/http"
 
 	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/gatehouse/gatehouse/adapters/httpapi/explorer"
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 )
 
-// addRoutes lists every route. API operations go through register, which puts
-// them in their contracts; the few routes outside any contract are the
-// documents themselves and the explorer.
+// addRoutes lists every route: each group below is called from here and
+// nowhere else, so if this function does not reach a route, it is not served.
+// API operations go through register, which puts them in their contracts;
+// plain gin routes go through handle (the hosted pages and the documents), or
+// through an edge.Router for the surfaces in their own package (explorer/).
+// Each route declares its policy where it is registered (rate
+// rule, error shape, CORS, security, form page: internal/edge.Policy), and
+// NewServer panics if one does not.
 func (s *Server) addRoutes() {
 	q := s.app.Queries
 
@@ -16,7 +24,7 @@ func (s *Server) addRoutes() {
 		OperationID: "ok", Method: http.MethodGet, Path: frameworkBase + "/ok",
 		Summary: "Liveness", Tags: []string{"Health"},
 		Description: "Answers 200 while the process serves requests. It never touches the database or any other dependency.",
-	}, rateNone), ok, ContractAuth)
+	}, edge.RateNone), ok, ContractAuth)
 
 	register(s, ContractAuth, withRate(huma.Operation{
 		OperationID: "ready", Method: http.MethodGet, Path: "/api/health/ready",
@@ -25,23 +33,29 @@ func (s *Server) addRoutes() {
 		Responses: map[string]*huma.Response{
 			"503": {Description: "A dependency is down; the body says which."},
 		},
-	}, rateNone), ready(q.Readiness), ContractBackend)
+	}, edge.RateNone), ready(q.Readiness), ContractBackend)
 
 	s.addFrameworkRoutes()
 	s.addOrganizationRoutes()
 	s.addAdminRoutes()
+	s.addServiceRoutes()
 	s.addBackendUserRoutes()
 	s.addBackendOrganizationRoutes()
+	s.addBackendMemberRoutes()
 	s.addDomainRoutes()
 	s.addTokenRoutes()
 	s.addOAuthClientRoutes()
 	s.addOAuthRoutes()
+	s.addOAuthConsentRoutes()
 	s.addDiscoveryRoutes()
-	s.addHostedPages()
+	s.addHostedPages() // the pages, their stylesheet, the icon and the home page
 
-	// Outside the contracts: the documents and the explorer.
-	s.handle(http.MethodGet, frameworkSpecPath, ratePublic, s.serveSpec(ContractFramework))
-	s.handle(http.MethodGet, authSpecPath, ratePublic, s.serveSpec(ContractAuth))
-	s.handle(http.MethodGet, backendSpecPath, ratePublic, s.serveSpec(ContractBackend))
-	s.addExplorer()
+	// Outside the contracts: the documents and the explorer. The framework's
+	// document sits in the framework: Better Auth's error shape and CORS,
+	// like its other routes.
+	s.handle(http.MethodGet, frameworkSpecPath, edge.Policy{Shape: edge.ShapeFramework, CORS: edge.CORSTrusted, Rate: edge.RatePublic},
+		s.serveSpec(ContractFramework))
+	s.handle(http.MethodGet, authSpecPath, edge.Policy{Rate: edge.RatePublic}, s.serveSpec(ContractAuth))
+	s.handle(http.MethodGet, backendSpecPath, edge.Policy{Rate: edge.RatePublic}, s.serveSpec(ContractBackend))
+	explorer.Routes(router{s})
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/application"
 )
 
@@ -62,7 +63,7 @@ type Server struct {
 	contracts map[Contract]*contract
 	cookies   *sessionCookies
 	origins   *origins
-	rates     map[string]rateRule // each route's rule, by "METHOD template"
+	policies  *edge.Table // each route's policy, by "METHOD template"
 }
 
 // Route is one routed method and path, with parameters written {name} as in
@@ -102,9 +103,11 @@ func NewServer(cfg Config, app *application.Application, logger *slog.Logger) *S
 		panic("httpapi: trusted proxies: " + err.Error())
 	}
 	s := &Server{cfg: cfg, app: app, logger: logger, engine: engine,
-		cookies: newSessionCookies(cfg, app.Settings.Sessions.Lifetime), origins: newOrigins(cfg.BaseURL, cfg.TrustedOrigins)}
+		cookies: newSessionCookies(cfg, app.Settings.Sessions.Lifetime), origins: newOrigins(cfg.BaseURL, cfg.TrustedOrigins),
+		policies: edge.NewTable()}
 
 	engine.Use(
+		s.routePolicy(), // first: every middleware after it, and the error renderers, read the route's policy
 		requestContext(logger),
 		recovery(logger),
 		accessLog(logger),
@@ -121,7 +124,7 @@ func NewServer(cfg Config, app *application.Application, logger *slog.Logger) *S
 	)
 	s.contracts = newContracts(engine, cfg)
 	s.addRoutes()
-	s.checkRates()
+	s.checkPolicies()
 	s.freeze()
 	engine.NoRoute(s.notFound)
 	engine.NoMethod(s.methodNotAllowed)
@@ -152,25 +155,35 @@ func (s *Server) Routes() []Route {
 	return out
 }
 
+// routePolicy puts the policy of the request's route (edge.Table.Lookup) in
+// its context.
+func (s *Server) routePolicy() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		p := s.policies.Lookup(c.Request.Method, c.FullPath(), c.Request.URL.Path)
+		c.Request = c.Request.WithContext(edge.WithPolicy(c.Request.Context(), p))
+		c.Next()
+	}
+}
+
 // notFound answers unknown routes: an empty 404 under /api/auth, as Better
 // Auth does, and a problem elsewhere.
 func (s *Server) notFound(c *gin.Context) {
-	if isFrameworkPath(c.Request.URL.Path) {
+	if edge.Unmatched(c.Request.URL.Path).Shape.Framework() {
 		emptyNotFound(c)
 		return
 	}
-	writeGinError(c, renderStatus(c.Request.Context(), c.Request.URL.Path, http.StatusNotFound, "", "No route matches this path.", nil))
+	writeGinError(c, renderStatus(c.Request.Context(), http.StatusNotFound, "", "No route matches this path.", nil))
 }
 
 // methodNotAllowed answers a known path with the wrong method: like an unknown
 // route under /api/auth (Better Auth does not send 405), a 405 problem elsewhere.
 func (s *Server) methodNotAllowed(c *gin.Context) {
-	if isFrameworkPath(c.Request.URL.Path) {
+	if edge.Unmatched(c.Request.URL.Path).Shape.Framework() {
 		c.Writer.Header().Del("Allow")
 		emptyNotFound(c)
 		return
 	}
-	writeGinError(c, renderStatus(c.Request.Context(), c.Request.URL.Path, http.StatusMethodNotAllowed, "", "This path does not accept this method.", nil))
+	writeGinError(c, renderStatus(c.Request.Context(), http.StatusMethodNotAllowed, "", "This path does not accept this method.", nil))
 }
 
 // emptyNotFound writes a 404 with no body. Writing the header now stops gin

@@ -242,7 +242,7 @@ func (s *Server) serviceKey(ctx context.Context, scope domain.Scope) (*domain.Se
 			if err := s.throttleRefusedKey(ctx); err != nil {
 				return nil, err
 			}
-			return nil, huma.ErrorWithHeaders(renderError(ctx, loggerFrom(ctx), r.URL.Path, err),
+			return nil, huma.ErrorWithHeaders(renderError(ctx, loggerFrom(ctx), err),
 				http.Header{"WWW-Authenticate": {`Bearer realm="gatehouse", error="invalid_token", resource_metadata="` + s.resourceMetadataURL() + `"`}})
 		}
 		return nil, err

@@ -153,12 +153,12 @@ func (s *Server) addTokenRoutes() {
 		tagTokens = "Tokens"
 		tagKeys   = "Signing keys"
 	)
-	register(s, ContractFramework, withRate(op{OperationID: "getJwks", Method: http.MethodGet, Path: frameworkBase + "/jwks", Tags: []string{tagTokens},
+	register(s, ContractFramework, withPolicy(op{OperationID: "getJwks", Method: http.MethodGet, Path: frameworkBase + "/jwks", Tags: []string{tagTokens},
 		Summary: "Key set (JWKS)",
 		Description: "The public keys tokens are verified with (RFC 7517): an Ed25519 key (alg EdDSA) for the framework's tokens and an RSA key (alg RS256) " +
 			"for OpenID Connect, each with kid, alg and use sig; after a rotation the retired key stays until every token it signed has expired. " +
 			"Public members only. Cacheable (Cache-Control max-age), readable from any origin.",
-		Errors: []int{http.StatusTooManyRequests}}, ratePublic), s.jwks, ContractAuth)
+		Errors: []int{http.StatusTooManyRequests}}, publicDocument), s.jwks, ContractAuth)
 	register(s, ContractFramework, op{OperationID: "getToken", Method: http.MethodGet, Path: frameworkBase + "/token", Tags: []string{tagTokens},
 		Summary: "Token for the current user", Security: sessionSecurity,
 		Description: "A short-lived JWT (default 15 minutes) of the signed-in user, as Better Auth's JWT plugin signs it, for APIs that verify users " +

@@ -1,0 +1,383 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"go/ast"
+	"go/token"
+	"io"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Rule 1 ---------------------------------------------------------------------
+
+// innerLayers never import a framework (rule 1).
+var innerLayers = []string{"domain", "ports", "application"}
+
+// frameworks are the module paths the inner layers may not depend on.
+var frameworks = []string{
+	"github.com/gin-gonic/gin",
+	"github.com/danielgtaylor/huma/v2",
+	"gorm.io/gorm",
+	"github.com/google/wire",
+}
+
+func isFramework(importPath string) bool {
+	for _, f := range frameworks {
+		if importPath == f || strings.HasPrefix(importPath, f+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+type listed struct {
+	ImportPath string
+	Imports    []string
+	DepOnly    bool
+}
+
+func checkLayers(m *module) ([]violation, error) {
+	args := []string{"list", "-deps", "-json=ImportPath,Imports,DepOnly"}
+	for _, l := range innerLayers {
+		if len(m.pkgsUnder(l)) > 0 {
+			args = append(args, "./"+l+"/...")
+		}
+	}
+	if len(args) == 3 {
+		return nil, nil
+	}
+	cmd := exec.Command("go", args...)
+	cmd.Dir = m.root
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list: %v: %s", err, stderr.String())
+	}
+	imports := map[string][]string{}
+	var roots []string
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p listed
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			return nil, fmt.Errorf("go list: %v", err)
+		}
+		imports[p.ImportPath] = p.Imports
+		if !p.DepOnly {
+			roots = append(roots, p.ImportPath)
+		}
+	}
+	// reaches[p] is the framework package p depends on, or "" for none.
+	reaches := map[string]string{}
+	var reach func(p string) string
+	reach = func(p string) string {
+		if r, ok := reaches[p]; ok {
+			return r
+		}
+		reaches[p] = "" // a cycle cannot occur in Go, but stay finite
+		if isFramework(p) {
+			reaches[p] = p
+			return p
+		}
+		for _, imp := range imports[p] {
+			if r := reach(imp); r != "" {
+				reaches[p] = r
+				return r
+			}
+		}
+		return ""
+	}
+	var vs []violation
+	for _, root := range roots {
+		dir, ok := m.rel(root)
+		if !ok || m.pkgs[dir] == nil {
+			continue
+		}
+		for _, f := range m.pkgs[dir].files {
+			if f.test {
+				continue
+			}
+			for _, imp := range f.ast.Imports {
+				ip, _ := strconv.Unquote(imp.Path.Value)
+				bad := reach(ip)
+				switch {
+				case bad == "":
+					continue
+				case bad == ip:
+					vs = append(vs, violation{f.name, m.line(imp.Pos()), 1,
+						fmt.Sprintf("%s imports %s; domain, ports and application may not use gin, huma, gorm or wire", dir, ip)})
+				default:
+					vs = append(vs, violation{f.name, m.line(imp.Pos()), 1,
+						fmt.Sprintf("%s imports %s, which depends on %s; domain, ports and application may not use gin, huma, gorm or wire", dir, ip, bad)})
+				}
+			}
+		}
+	}
+	return vs, nil
+}
+
+// Rule 2 ---------------------------------------------------------------------
+
+const (
+	httpapiDir = "adapters/httpapi"
+	edgeDir    = "adapters/httpapi/internal/edge"
+)
+
+// contracts are the packages of adapters/httpapi, one per contract or surface.
+var contracts = []string{"framework", "oidc", "admin", "backend", "pages", "explorer"}
+
+// contractOf returns the contract directory dir belongs to, or "".
+func contractOf(dir string) string {
+	for _, c := range contracts {
+		if under(dir, httpapiDir+"/"+c) {
+			return httpapiDir + "/" + c
+		}
+	}
+	return ""
+}
+
+func checkContracts(m *module) ([]violation, error) {
+	var vs []violation
+	for _, pk := range m.pkgsUnder(httpapiDir) {
+		own := contractOf(pk.dir)
+		if own == "" {
+			continue
+		}
+		for _, f := range pk.files {
+			for _, imp := range f.ast.Imports {
+				ip, _ := strconv.Unquote(imp.Path.Value)
+				dir, ok := m.rel(ip)
+				if !ok || under(dir, own) || under(dir, edgeDir) {
+					continue
+				}
+				var why string
+				switch {
+				case contractOf(dir) != "":
+					why = "another contract package"
+				case under(dir, httpapiDir):
+					why = "adapters/httpapi outside internal/edge"
+				case under(dir, "application"), under(dir, "domain"), under(dir, "ports"):
+					continue
+				default:
+					why = "outside internal/edge, application, domain and ports"
+				}
+				vs = append(vs, violation{f.name, m.line(imp.Pos()), 2,
+					fmt.Sprintf("contract package %s imports %s (%s)", pk.dir, ip, why)})
+			}
+		}
+	}
+	return vs, nil
+}
+
+// Rule 3 ---------------------------------------------------------------------
+
+var prefixTests = map[string]bool{
+	"HasPrefix": true, "TrimPrefix": true, "CutPrefix": true,
+	"HasSuffix": true, "TrimSuffix": true, "CutSuffix": true,
+}
+
+// routePath matches a URL path that names at least one segment.
+var routePath = regexp.MustCompile(`^/[A-Za-z0-9._~:-]`)
+
+func checkPathTests(m *module) ([]violation, error) {
+	var vs []violation
+	for _, pk := range m.pkgsUnder(httpapiDir) {
+		if under(pk.dir, edgeDir) {
+			continue
+		}
+		for _, f := range pk.files {
+			if f.test {
+				continue
+			}
+			ast.Inspect(f.ast, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok {
+					return true
+				}
+				sel, ok := call.Fun.(*ast.SelectorExpr)
+				if !ok || !prefixTests[sel.Sel.Name] {
+					return true
+				}
+				x, ok := sel.X.(*ast.Ident)
+				if !ok || f.imports[x.Name] != "strings" {
+					return true
+				}
+				for _, arg := range call.Args {
+					if s, ok := m.constString(pk, f, arg, 0); ok && routePath.MatchString(s) {
+						vs = append(vs, violation{f.name, m.line(call.Pos()), 3,
+							fmt.Sprintf("strings.%s tests the URL path %q; declare the policy on the route (internal/edge) instead", sel.Sel.Name, s)})
+						break
+					}
+				}
+				return true
+			})
+		}
+	}
+	return vs, nil
+}
+
+// constString evaluates e as a constant string: a literal, a constant of pk,
+// a constant of a package of this module, or a sum of those.
+func (m *module) constString(pk *pkg, f *file, e ast.Expr, depth int) (string, bool) {
+	if depth > 20 {
+		return "", false
+	}
+	switch e := e.(type) {
+	case *ast.BasicLit:
+		if e.Kind != token.STRING {
+			return "", false
+		}
+		s, err := strconv.Unquote(e.Value)
+		return s, err == nil
+	case *ast.ParenExpr:
+		return m.constString(pk, f, e.X, depth+1)
+	case *ast.BinaryExpr:
+		if e.Op != token.ADD {
+			return "", false
+		}
+		a, ok := m.constString(pk, f, e.X, depth+1)
+		if !ok {
+			return "", false
+		}
+		b, ok := m.constString(pk, f, e.Y, depth+1)
+		return a + b, ok
+	case *ast.Ident:
+		return m.constNamed(pk, e.Name, depth)
+	case *ast.SelectorExpr:
+		x, ok := e.X.(*ast.Ident)
+		if !ok || f == nil {
+			return "", false
+		}
+		dir, ok := m.rel(f.imports[x.Name])
+		if !ok || m.pkgs[dir] == nil {
+			return "", false
+		}
+		return m.constNamed(m.pkgs[dir], e.Sel.Name, depth)
+	}
+	return "", false
+}
+
+// constNamed evaluates the package-level constant name of pk.
+func (m *module) constNamed(pk *pkg, name string, depth int) (string, bool) {
+	vs, ok := pk.consts[name]
+	if !ok {
+		return "", false
+	}
+	for i, n := range vs.Names {
+		if n.Name != name || i >= len(vs.Values) {
+			continue
+		}
+		// The constant's own file gives the imports its value refers to.
+		var owner *file
+		for _, f := range pk.files {
+			if f.ast.Pos() <= vs.Pos() && vs.Pos() < f.ast.End() {
+				owner = f
+			}
+		}
+		return m.constString(pk, owner, vs.Values[i], depth+1)
+	}
+	return "", false
+}
+
+// Rule 4 ---------------------------------------------------------------------
+
+// neutralDirs speak in neutral codes and bare field names (rule 4).
+var neutralDirs = []string{"domain", "ports", "application", "adapters/memory", "adapters/gormstore"}
+
+var (
+	wireCode     = regexp.MustCompile(`^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$`)
+	locationPfxs = []string{"body.", "query.", "path.", "header."}
+	// sqlKeywords look like codes but are SQL the stores hand to the database.
+	sqlKeywords = map[string]bool{
+		"CURRENT_TIMESTAMP": true, "CURRENT_DATE": true, "CURRENT_TIME": true,
+		"LOCALTIMESTAMP": true, "LOCALTIME": true,
+	}
+)
+
+func checkWireVocabulary(m *module) ([]violation, error) {
+	var vs []violation
+	for _, pk := range m.pkgsUnder(neutralDirs...) {
+		for _, f := range pk.files {
+			if f.test {
+				continue
+			}
+			skip := map[*ast.BasicLit]bool{}
+			for _, imp := range f.ast.Imports {
+				skip[imp.Path] = true
+			}
+			ast.Inspect(f.ast, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.Field:
+					if n.Tag != nil {
+						skip[n.Tag] = true
+					}
+				case *ast.CallExpr:
+					if envName(f, n) && len(n.Args) > 0 {
+						if lit, ok := n.Args[0].(*ast.BasicLit); ok {
+							skip[lit] = true
+						}
+					}
+				case *ast.ValueSpec:
+					for i, name := range n.Names {
+						if strings.HasSuffix(name.Name, "Env") && i < len(n.Values) {
+							if lit, ok := n.Values[i].(*ast.BasicLit); ok {
+								skip[lit] = true
+							}
+						}
+					}
+				case *ast.BasicLit:
+					if n.Kind != token.STRING || skip[n] {
+						return true
+					}
+					s, err := strconv.Unquote(n.Value)
+					if err != nil {
+						return true
+					}
+					if msg := wireVocabulary(s); msg != "" {
+						vs = append(vs, violation{f.name, m.line(n.Pos()), 4, msg})
+					}
+				}
+				return true
+			})
+		}
+	}
+	return vs, nil
+}
+
+// envName reports whether call is os.Getenv, LookupEnv, Setenv or Unsetenv,
+// whose first argument names an environment variable, not a code.
+func envName(f *file, call *ast.CallExpr) bool {
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	x, ok := sel.X.(*ast.Ident)
+	if !ok || f.imports[x.Name] != "os" {
+		return false
+	}
+	switch sel.Sel.Name {
+	case "Getenv", "LookupEnv", "Setenv", "Unsetenv":
+		return true
+	}
+	return false
+}
+
+// wireVocabulary says why s is a contract's wire vocabulary, or "".
+func wireVocabulary(s string) string {
+	if wireCode.MatchString(s) && !sqlKeywords[s] {
+		return fmt.Sprintf("%q is an UPPER_SNAKE wire code; use a neutral code and map it in the contract package", s)
+	}
+	for _, p := range locationPfxs {
+		if strings.HasPrefix(s, p) {
+			return fmt.Sprintf("%q is a wire location; use the bare field name and let the contract package add %q", s, p)
+		}
+	}
+	return ""
+}

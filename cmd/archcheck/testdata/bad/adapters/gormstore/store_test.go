@@ -1,0 +1,4 @@
+package gormstore
+
+// Tests may name wire codes.
+var wantCode = "MEMBER_NOT_FOUND"

@@ -7,8 +7,9 @@
 //
 //  1. domain/, ports/ and application/ never import gin, huma, gorm or wire,
 //     even transitively. The import graph comes from "go list -deps" (test
-//     files excluded, as they never ship); a violation is reported at the
-//     import line in the layer package that leads to the forbidden package.
+//     files excluded, as they never ship); a violation is reported once, at
+//     the import line where the path to the forbidden package leaves the
+//     inner layers (not again at every layer package that imports that one).
 //  2. The contract packages under adapters/httpapi (framework, oidc, admin,
 //     backend, pages, explorer) never import each other, adapters/httpapi
 //     itself, or any other package of adapters/httpapi except internal/edge.

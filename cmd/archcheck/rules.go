@@ -26,6 +26,15 @@ var frameworks = []string{
 	"github.com/google/wire",
 }
 
+func isInnerLayer(dir string) bool {
+	for _, l := range innerLayers {
+		if under(dir, l) {
+			return true
+		}
+	}
+	return false
+}
+
 func isFramework(importPath string) bool {
 	for _, f := range frameworks {
 		if importPath == f || strings.HasPrefix(importPath, f+"/") {
@@ -106,6 +115,9 @@ func checkLayers(m *module) ([]violation, error) {
 			}
 			for _, imp := range f.ast.Imports {
 				ip, _ := strconv.Unquote(imp.Path.Value)
+				if dir, ok := m.rel(ip); ok && isInnerLayer(dir) {
+					continue // reported where that package's own import leaves the layers
+				}
 				bad := reach(ip)
 				switch {
 				case bad == "":

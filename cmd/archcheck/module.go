@@ -40,7 +40,7 @@ type file struct {
 // loadModule parses every .go file of the module at root, skipping testdata,
 // vendor, hidden directories and nested modules.
 func loadModule(root string) (*module, error) {
-	modPath, err := modulePath(filepath.Join(root, "go.mod"))
+	modPath, err := modulePath(root)
 	if err != nil {
 		return nil, err
 	}
@@ -111,8 +111,13 @@ func loadModule(root string) (*module, error) {
 	return m, nil
 }
 
-func modulePath(gomod string) (string, error) {
-	f, err := os.Open(gomod)
+func modulePath(root string) (string, error) {
+	dir, err := os.OpenRoot(root)
+	if err != nil {
+		return "", err
+	}
+	defer dir.Close()
+	f, err := dir.Open("go.mod")
 	if err != nil {
 		return "", err
 	}
@@ -123,7 +128,7 @@ func modulePath(gomod string) (string, error) {
 			return strings.Trim(strings.TrimSpace(rest), `"`), nil
 		}
 	}
-	return "", fmt.Errorf("%s: no module line", gomod)
+	return "", fmt.Errorf("%s: no module line", filepath.Join(root, "go.mod"))
 }
 
 // under reports whether the relative directory dir is base or below it.

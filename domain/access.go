@@ -78,7 +78,7 @@ func ParsePlatformRoles(roles []PlatformRole) ([]PlatformRole, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, Invalid("INVALID_ROLE_TYPE", "Invalid role type", FieldViolation{Location: "body.role", Message: "must name at least one role"})
+		return nil, Invalid("INVALID_ROLE_TYPE", "Invalid role type", FieldViolation{Field: "role", Message: "must name at least one role"})
 	}
 	return out, nil
 }
@@ -182,7 +182,7 @@ func ParseOrgRoles(roles []string) ([]OrgRole, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, Invalid("ROLE_NOT_FOUND", "Role not found", FieldViolation{Location: "body.role", Message: "must name at least one role"})
+		return nil, Invalid("ROLE_NOT_FOUND", "Role not found", FieldViolation{Field: "role", Message: "must name at least one role"})
 	}
 	return out, nil
 }

@@ -52,11 +52,13 @@ func (k Kind) String() string {
 }
 
 // FieldViolation names one malformed part of a request and says what is wrong
-// with it. Location is "body.<field>", "query.<name>", "path.<name>" or
-// "header.<name>". Message never repeats the submitted value.
+// with it. Field is the bare name of the input ("email", "limit",
+// "verify.reason", "redirectUris[0]"; "" for the input as a whole): the edge,
+// which knows where the value came from, renders its location (body.email,
+// query.limit). Message never repeats the submitted value.
 type FieldViolation struct {
-	Location string
-	Message  string
+	Field   string
+	Message string
 }
 
 // Error is the one error type of Gatehouse.

@@ -34,7 +34,7 @@ type UserMetadata struct {
 // numbers that do not fit a double.
 func NewMetadata(location string, raw []byte) (Metadata, error) {
 	bad := func(msg string) error {
-		return Invalid("user.invalid_metadata", "Invalid metadata", FieldViolation{Location: location, Message: msg})
+		return Invalid("user.invalid_metadata", "Invalid metadata", FieldViolation{Field: location, Message: msg})
 	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, raw); err != nil || buf.Len() == 0 || buf.Bytes()[0] != '{' {

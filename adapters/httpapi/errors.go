@@ -163,7 +163,12 @@ func renderStatus(ctx context.Context, status int, code, message string, fields 
 	if message == "" {
 		message = http.StatusText(status)
 	}
-	if edge.PolicyFrom(ctx).Shape.Framework() {
+	policy := edge.PolicyFrom(ctx)
+	located := make([]FieldError, len(fields))
+	for i, f := range fields {
+		located[i] = FieldError{Location: policy.Locate(f.Field), Message: f.Message}
+	}
+	if policy.Shape.Framework() {
 		if wire, ok := frameworkCodes[code]; ok {
 			code = wire
 		}
@@ -172,9 +177,9 @@ func renderStatus(ctx context.Context, status int, code, message string, fields 
 		}
 		// Better Auth joins field messages only for schema failures; its
 		// named errors keep their own message ("Password too short").
-		if len(fields) > 0 && code == "VALIDATION_ERROR" {
-			parts := make([]string, len(fields))
-			for i, f := range fields {
+		if len(located) > 0 && code == "VALIDATION_ERROR" {
+			parts := make([]string, len(located))
+			for i, f := range located {
 				parts[i] = "[" + f.Location + "] " + f.Message
 			}
 			message = strings.Join(parts, "; ")
@@ -185,8 +190,8 @@ func renderStatus(ctx context.Context, status int, code, message string, fields 
 		code = problemCodeFor(status, code)
 	}
 	p := &Problem{Type: "about:blank", Title: http.StatusText(status), Status: status, Detail: message, Code: code, RequestID: RequestIDFrom(ctx)}
-	for _, f := range fields {
-		p.Errors = append(p.Errors, FieldError(f))
+	if len(located) > 0 {
+		p.Errors = located
 	}
 	return p
 }
@@ -342,10 +347,10 @@ func humaClientError(ctx context.Context, status int, msg string, errs []error) 
 			if m := missingProperty.FindStringSubmatch(msg); m != nil {
 				loc, msg = loc+"."+m[1], "is required"
 			}
-			fields = append(fields, domain.FieldViolation{Location: loc, Message: msg})
+			fields = append(fields, domain.FieldViolation{Field: loc, Message: msg})
 			continue
 		}
-		fields = append(fields, domain.FieldViolation{Location: "body", Message: "malformed"})
+		fields = append(fields, domain.FieldViolation{Field: "body", Message: "malformed"})
 	}
 	code := ""
 	switch status {
@@ -358,10 +363,10 @@ func humaClientError(ctx context.Context, status int, msg string, errs []error) 
 	case http.StatusBadRequest:
 		if msg == msgBodyRequired && len(fields) == 0 {
 			// Huma names no part when a required body is empty.
-			return renderStatus(ctx, status, "", "The request is malformed.", []domain.FieldViolation{{Location: "body", Message: "is required"}})
+			return renderStatus(ctx, status, "", "The request is malformed.", []domain.FieldViolation{{Field: "body", Message: "is required"}})
 		}
 		msg = "The request is malformed."
-		if edge.PolicyFrom(ctx).Shape.Framework() && len(fields) > 0 && fields[0].Location == "body" {
+		if edge.PolicyFrom(ctx).Shape.Framework() && len(fields) > 0 && fields[0].Field == "body" {
 			code, msg, fields = "BAD_REQUEST", "Invalid JSON in request body", nil
 		}
 	}

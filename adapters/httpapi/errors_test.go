@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -75,7 +76,7 @@ func addErrorRoutes(s *Server) {
 			panic("secret panic detail")
 		}
 		return nil, &domain.Error{Kind: kinds[in.Kind], Code: "test.failure", Message: "it failed",
-			Fields: []domain.FieldViolation{{Location: "body.x", Message: "is wrong"}}, Err: io.ErrUnexpectedEOF}
+			Fields: []domain.FieldViolation{{Field: "x", Message: "is wrong"}}, Err: io.ErrUnexpectedEOF}
 	}
 	echo := func(context.Context, *echoInput) (*emptyOutput, error) { return &emptyOutput{}, nil }
 	register(s, ContractAuth, huma.Operation{OperationID: "fail", Method: http.MethodGet, Path: "/api/test/fail/{kind}"}, fail)
@@ -277,5 +278,32 @@ func TestErrors_client_cancellation_is_not_a_server_error(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("no info line says the client cancelled:\n%s", logs)
+	}
+}
+
+// TestInputLocations: register declares each query, path and header
+// parameter of the operation's input, embedded structs included, so a bare
+// field of a domain error is rendered where the caller sent it.
+func TestInputLocations(t *testing.T) {
+	type paging struct {
+		Limit int `query:"limit"`
+	}
+	type input struct {
+		paging
+		ID   string `path:"id"`
+		Key  string `header:"x-api-key"`
+		Body struct {
+			Email string `json:"email"`
+		}
+	}
+	got := inputLocations(reflect.TypeFor[input]())
+	want := map[string]string{"limit": "query", "id": "path", "x-api-key": "header"}
+	if len(got) != len(want) {
+		t.Fatalf("inputLocations = %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("inputLocations[%q] = %q, want %q", k, got[k], v)
+		}
 	}
 }

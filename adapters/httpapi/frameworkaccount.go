@@ -22,7 +22,7 @@ type UpdateUserInput struct {
 }
 
 var errEmailCannotBeUpdated = domain.Invalid("EMAIL_CAN_NOT_BE_UPDATED", "Email can not be updated",
-	domain.FieldViolation{Location: "body.email", Message: "cannot be changed here; use change-email"})
+	domain.FieldViolation{Field: "body.email", Message: "cannot be changed here; use change-email"})
 
 func (s *Server) updateUser(ctx context.Context, in *UpdateUserInput) (*StatusOutput, error) {
 	p, err := s.principal(ctx)

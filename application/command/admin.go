@@ -197,7 +197,7 @@ func (a *Administration) newUser(ctx context.Context, cmd CreateUser) (*domain.U
 		err = a.users.Create(ctx, u)
 	} else {
 		var hash string
-		if hash, err = a.hashPassword(ctx, u, cmd.Password, "body.password"); err != nil {
+		if hash, err = a.hashPassword(ctx, u, cmd.Password, "password"); err != nil {
 			return nil, err
 		}
 		err = a.credentials.CreateUser(ctx, u, domain.NewCredential(u.ID(), hash, now))
@@ -473,7 +473,7 @@ func (a *Administration) RemoveUser(ctx context.Context, req AdminRequest, id do
 // can no longer be trusted.
 func (a *Administration) SetUserPassword(ctx context.Context, req AdminRequest, id domain.UserID, password string) error {
 	return a.audited(ctx, req, "admin.set-user-password", userTarget(id), func() error {
-		return a.setUserPassword(ctx, id, password, "body.newPassword")
+		return a.setUserPassword(ctx, id, password, "newPassword")
 	}, permSetPassword)
 }
 

@@ -32,7 +32,7 @@ func (b *BackendOrganizations) AddMember(ctx context.Context, req TrustedRequest
 		}
 		u, err := b.o.users.Get(ctx, cmd.UserID)
 		if errors.Is(err, domain.ErrNotFound) {
-			return orgUserNotFound("body.userId")
+			return orgUserNotFound("userId")
 		}
 		if err != nil {
 			return err

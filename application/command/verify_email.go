@@ -38,7 +38,7 @@ func NewVerifyEmailHandler(users ports.UserRepository, verifications ports.Verif
 }
 
 var (
-	errEmailMismatch        = domain.Invalid("EMAIL_MISMATCH", "Email mismatch", domain.FieldViolation{Location: "body.email", Message: "is not the signed-in user's address"})
+	errEmailMismatch        = domain.Invalid("EMAIL_MISMATCH", "Email mismatch", domain.FieldViolation{Field: "email", Message: "is not the signed-in user's address"})
 	errEmailAlreadyVerified = domain.Invalid("EMAIL_ALREADY_VERIFIED", "Email is already verified")
 	errInvalidLink          = domain.NewError(domain.KindUnauthenticated, "INVALID_TOKEN", "Invalid token")
 	errExpiredLink          = domain.NewError(domain.KindUnauthenticated, "TOKEN_EXPIRED", "Token expired")

@@ -45,7 +45,7 @@ const (
 // would go there.
 func NewEmail(s string) (Email, error) {
 	s = strings.TrimSpace(s)
-	bad := Invalid("INVALID_EMAIL", "Invalid email", FieldViolation{Field: "email", Message: "must be a valid e-mail address"})
+	bad := Invalid("email.invalid", "Invalid email", FieldViolation{Field: "email", Message: "must be a valid e-mail address"})
 	if s == "" || len(s) > maxEmailLength || !utf8.ValidString(s) {
 		return "", bad
 	}
@@ -94,13 +94,13 @@ func isInvisible(r rune) bool {
 func checkEmailDomain(host string) error {
 	ascii, err := hostnameProfile.ToASCII(host)
 	if err != nil {
-		return Invalid("INVALID_EMAIL", "Invalid email", FieldViolation{Field: "email", Message: "must have a valid domain name"})
+		return Invalid("email.invalid", "Invalid email", FieldViolation{Field: "email", Message: "must have a valid domain name"})
 	}
 	// Checking the decoded form catches a look-alike written in punycode
 	// ("xn--pypal-4ve.com") as well as one written in Unicode.
 	uni, err := hostnameProfile.ToUnicode(ascii)
 	if err != nil {
-		return Invalid("INVALID_EMAIL", "Invalid email", FieldViolation{Field: "email", Message: "must have a valid domain name"})
+		return Invalid("email.invalid", "Invalid email", FieldViolation{Field: "email", Message: "must have a valid domain name"})
 	}
 	for label := range strings.SplitSeq(uni, ".") {
 		if !isSingleScript(label) {

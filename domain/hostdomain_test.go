@@ -122,8 +122,8 @@ func TestNormalizeHostname_refuses(t *testing.T) {
 			for _, loc := range []string{"hostname", "hostname"} {
 				got, err := NormalizeHostname(tc.in, loc)
 				var de *Error
-				if !errors.As(err, &de) || de.Kind != KindInvalid || de.Code != "INVALID_HOSTNAME" {
-					t.Fatalf("NormalizeHostname(%q) = %q, %v; want an INVALID_HOSTNAME error", tc.in, got, err)
+				if !errors.As(err, &de) || de.Kind != KindInvalid || de.Code != "domain.invalid_hostname" {
+					t.Fatalf("NormalizeHostname(%q) = %q, %v; want a domain.invalid_hostname error", tc.in, got, err)
 				}
 				if got != "" {
 					t.Errorf("NormalizeHostname(%q) returned %q with its error", tc.in, got)

@@ -16,9 +16,9 @@ type PasswordPolicy struct {
 
 // The codes of refused passwords.
 const (
-	CodePasswordTooShort  = "PASSWORD_TOO_SHORT"
-	CodePasswordTooLong   = "PASSWORD_TOO_LONG"
-	CodePasswordTooCommon = "PASSWORD_TOO_COMMON"
+	CodePasswordTooShort  = "password.too_short"
+	CodePasswordTooLong   = "password.too_long"
+	CodePasswordTooCommon = "password.too_common"
 )
 
 // Check returns an Invalid error naming field (such as "password") when
@@ -29,7 +29,7 @@ func (p PasswordPolicy) Check(field, password string, blocked func(string) bool,
 	n := utf8.RuneCountInString(password)
 	switch {
 	case !utf8.ValidString(password):
-		return Invalid("INVALID_PASSWORD", "Invalid password", FieldViolation{Field: field, Message: "must be valid UTF-8"})
+		return Invalid("password.invalid", "Invalid password", FieldViolation{Field: field, Message: "must be valid UTF-8"})
 	case n < p.MinLength:
 		return Invalid(CodePasswordTooShort, "Password too short",
 			FieldViolation{Field: field, Message: "must be at least " + strconv.Itoa(p.MinLength) + " characters"})

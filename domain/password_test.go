@@ -23,7 +23,7 @@ func TestPasswordPolicy_Check(t *testing.T) {
 		{"blocklisted_case_insensitive", "PassWord1", domain.CodePasswordTooCommon},
 		{"the_address_itself", "Ada@Example.com", domain.CodePasswordTooCommon},
 		{"passphrase_with_spaces_accepted", "correct horse battery staple", ""},
-		{"invalid_utf8_refused", "abcdefgh\xff", "INVALID_PASSWORD"},
+		{"invalid_utf8_refused", "abcdefgh\xff", "password.invalid"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

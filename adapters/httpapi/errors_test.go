@@ -15,6 +15,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/gin-gonic/gin"
 
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/adapters/memory"
 	"github.com/gatehouse/gatehouse/application"
 	"github.com/gatehouse/gatehouse/application/query"
@@ -304,6 +305,37 @@ func TestInputLocations(t *testing.T) {
 	for k, v := range want {
 		if got[k] != v {
 			t.Errorf("inputLocations[%q] = %q, want %q", k, got[k], v)
+		}
+	}
+}
+
+// TestContractCodes: each contract answers a neutral code in its own
+// vocabulary, chosen by the route's declared shape: Better Auth's code (and
+// its status where the wire fixes one) on the framework, the problem code
+// elsewhere; a neutral code a contract has no entry for answers the
+// framework's code for its status, and itself as a problem code.
+func TestContractCodes(t *testing.T) {
+	framework := edge.WithPolicy(context.Background(), &edge.Policy{Shape: edge.ShapeFramework})
+	problem := edge.WithPolicy(context.Background(), &edge.Policy{Shape: edge.ShapeProblem})
+	for _, tt := range []struct {
+		err           error
+		wire          string
+		wireStatus    int
+		problemCode   string
+		problemStatus int
+	}{
+		{domain.Invalid("organization.invalid_slug", "Invalid slug"), "INVALID_SLUG", 400, "request.invalid_slug", 400},
+		{domain.Invalid("email.invisible_characters", "Invalid email"), "INVALID_EMAIL", 400, "email.invisible_characters", 400},
+		{domain.NewError(domain.KindConflict, "USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL", "taken"), "USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL", 422, "request.user_already_exists_use_another_email", 409},
+		{domain.NotFound("organization.member_not_found", "Member"), "NOT_FOUND", 404, "organization.member_not_found", 404},
+	} {
+		f, ok := renderError(framework, slog.New(slog.DiscardHandler), tt.err).(*FrameworkError)
+		if !ok || f.Code != tt.wire || f.GetStatus() != tt.wireStatus {
+			t.Errorf("framework answer to %v = %+v, want %s %d", tt.err, f, tt.wire, tt.wireStatus)
+		}
+		p, ok := renderError(problem, slog.New(slog.DiscardHandler), tt.err).(*Problem)
+		if !ok || p.Code != tt.problemCode || p.Status != tt.problemStatus {
+			t.Errorf("problem answer to %v = %+v, want %s %d", tt.err, p, tt.problemCode, tt.problemStatus)
 		}
 	}
 }

@@ -91,14 +91,14 @@ func TestInvitation_expires_after_its_lifetime(t *testing.T) {
 	}
 	w.clock.Advance(48 * time.Hour)
 	_, _, err = w.orgs.Accept(t.Context(), command.OrgRequest{Principal: bob}, inv.ID())
-	mustCode(t, err, "INVITATION_NOT_FOUND")
+	mustCode(t, err, "invitation.not_open")
 	// Once expired it no longer counts as pending: a new one may be sent.
 	if _, err := w.orgs.Invite(t.Context(), command.OrgRequest{Principal: owner}, command.InviteMember{
 		Organization: command.OrgSelector{ID: org.ID()}, Email: "bob@example.com", Roles: []string{"member"}}); err != nil {
 		t.Fatalf("re-inviting after expiry: %v", err)
 	}
 	es := w.entries(t, "organization.accept-invitation")
-	if len(es) != 1 || es[0].Outcome != domain.OutcomeFailure || es[0].Code != "INVITATION_NOT_FOUND" || es[0].ActorID != string(bob.User.ID()) {
+	if len(es) != 1 || es[0].Outcome != domain.OutcomeFailure || es[0].Code != "invitation.not_open" || es[0].ActorID != string(bob.User.ID()) {
 		t.Fatalf("audit of the refused acceptance = %+v", es)
 	}
 }

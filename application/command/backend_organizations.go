@@ -73,7 +73,7 @@ var backendCodes = map[string]error{
 	"YOU_CANNOT_LEAVE_THE_ORGANIZATION_WITHOUT_AN_OWNER":   errBackendLastOwner,
 	"MEMBER_NOT_FOUND":                                     errBackendMemberNotFound,
 	"ORGANIZATION_NOT_FOUND":                               errBackendOrgNotFound,
-	"ROLE_NOT_FOUND":                                       errBackendUnknownRole,
+	"role.not_found":                                       errBackendUnknownRole,
 }
 
 // backendErr gives an error of the shared use cases its trusted code. An

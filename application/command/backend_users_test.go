@@ -58,7 +58,7 @@ func TestBackendUsers_rules(t *testing.T) {
 		}},
 		{"ban_refusals_name_the_trusted_fields", func(t *testing.T, _ *adminWorld, b *command.BackendUsers, id domain.UserID) {
 			_, err := b.Ban(t.Context(), trustedReq(), id, strings.Repeat("é", domain.MaxBanReasonLength+1), 0)
-			mustField(t, err, "INVALID_BAN_REASON", "reason")
+			mustField(t, err, "user.invalid_ban_reason", "reason")
 			u, err := b.Ban(t.Context(), trustedReq(), id, "spam", time.Hour)
 			if err != nil || !u.Access().Banned || !u.Access().BanExpires.Equal(u.UpdatedAt().Add(time.Hour)) {
 				t.Fatalf("Ban = %+v, %v", u, err)

@@ -147,7 +147,7 @@ func TestDomains_Create(t *testing.T) {
 	_, err = w.domains.Create(t.Context(), w.req, command.CreateDomain{Hostname: "SHOP.example.com"})
 	mustDomainField(t, err, "domain.hostname_taken", "hostname")
 	_, err = w.domains.Create(t.Context(), w.req, command.CreateDomain{Hostname: "co.uk"})
-	mustDomainField(t, err, "INVALID_HOSTNAME", "hostname")
+	mustDomainField(t, err, "domain.invalid_hostname", "hostname")
 	if got := len(w.entries(t, "domains.create")); got != 5 {
 		t.Fatalf("%d domains.create entries, want 5 (2 created, 3 refused)", got)
 	}

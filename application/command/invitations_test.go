@@ -99,11 +99,11 @@ func TestOrganizations_invite(t *testing.T) {
 			_, err := invite(t, w, w.ownerReq, "new@example.com", false, "owner")
 			return err
 		}},
-		{name: "unknown_role", kind: domain.KindInvalid, code: "ROLE_NOT_FOUND", run: func(t *testing.T, w *orgWorld) error {
+		{name: "unknown_role", kind: domain.KindInvalid, code: "role.not_found", run: func(t *testing.T, w *orgWorld) error {
 			_, err := invite(t, w, w.ownerReq, "new@example.com", false, "superuser")
 			return err
 		}},
-		{name: "malformed_address", kind: domain.KindInvalid, code: "INVALID_EMAIL", run: func(t *testing.T, w *orgWorld) error {
+		{name: "malformed_address", kind: domain.KindInvalid, code: "email.invalid", run: func(t *testing.T, w *orgWorld) error {
 			_, err := invite(t, w, w.ownerReq, "not an address", false, "member")
 			return err
 		}},
@@ -142,13 +142,13 @@ func TestOrganizations_answer_invitation(t *testing.T) {
 			inv := w.mustInvite(t, newcomer, "member")
 			return accept(t, w, w.outsiderReq, inv.ID())
 		}, check: func(t *testing.T, w *orgWorld) { w.mustBeMember(t, w.outsider.User.ID(), false) }},
-		{name: "accept_expired", kind: domain.KindInvalid, code: "INVITATION_NOT_FOUND", run: func(t *testing.T, w *orgWorld) error {
+		{name: "accept_expired", kind: domain.KindInvalid, code: "invitation.not_open", run: func(t *testing.T, w *orgWorld) error {
 			inv := w.mustInvite(t, newcomer, "member")
 			req := command.OrgRequest{Principal: w.signedIn(t, newcomer)}
 			w.clock.Advance(48 * time.Hour)
 			return accept(t, w, req, inv.ID())
 		}},
-		{name: "accept_twice", kind: domain.KindInvalid, code: "INVITATION_NOT_FOUND", run: func(t *testing.T, w *orgWorld) error {
+		{name: "accept_twice", kind: domain.KindInvalid, code: "invitation.not_open", run: func(t *testing.T, w *orgWorld) error {
 			inv := w.mustInvite(t, newcomer, "member")
 			req := command.OrgRequest{Principal: w.signedIn(t, newcomer)}
 			if err := accept(t, w, req, inv.ID()); err != nil {
@@ -156,7 +156,7 @@ func TestOrganizations_answer_invitation(t *testing.T) {
 			}
 			return accept(t, w, req, inv.ID())
 		}},
-		{name: "accept_rejected", kind: domain.KindInvalid, code: "INVITATION_NOT_FOUND", run: func(t *testing.T, w *orgWorld) error {
+		{name: "accept_rejected", kind: domain.KindInvalid, code: "invitation.not_open", run: func(t *testing.T, w *orgWorld) error {
 			inv := w.mustInvite(t, newcomer, "member")
 			req := command.OrgRequest{Principal: w.signedIn(t, newcomer)}
 			if _, err := w.orgs.Reject(t.Context(), req, inv.ID()); err != nil {
@@ -164,7 +164,7 @@ func TestOrganizations_answer_invitation(t *testing.T) {
 			}
 			return accept(t, w, req, inv.ID())
 		}},
-		{name: "accept_unknown", kind: domain.KindInvalid, code: "INVITATION_NOT_FOUND", run: func(t *testing.T, w *orgWorld) error {
+		{name: "accept_unknown", kind: domain.KindInvalid, code: "invitation.not_open", run: func(t *testing.T, w *orgWorld) error {
 			return accept(t, w, w.outsiderReq, "no-such-invitation")
 		}},
 		{name: "accept_beyond_the_membership_limit", kind: domain.KindForbidden, code: "ORGANIZATION_MEMBERSHIP_LIMIT_REACHED",
@@ -201,7 +201,7 @@ func TestOrganizations_answer_invitation(t *testing.T) {
 			_, err := w.orgs.Cancel(t.Context(), w.adminReq, inv.ID())
 			if err == nil {
 				w.mustStatus(t, inv.ID(), domain.InvitationCanceled)
-				mustFail(t, accept(t, w, command.OrgRequest{Principal: w.signedIn(t, newcomer)}, inv.ID()), domain.KindInvalid, "INVITATION_NOT_FOUND")
+				mustFail(t, accept(t, w, command.OrgRequest{Principal: w.signedIn(t, newcomer)}, inv.ID()), domain.KindInvalid, "invitation.not_open")
 			}
 			return err
 		}},
@@ -220,7 +220,7 @@ func TestOrganizations_answer_invitation(t *testing.T) {
 			_, err := w.orgs.Cancel(t.Context(), w.outsiderReq, inv.ID())
 			return err
 		}},
-		{name: "cancel_twice", kind: domain.KindInvalid, code: "INVITATION_NOT_FOUND", run: func(t *testing.T, w *orgWorld) error {
+		{name: "cancel_twice", kind: domain.KindInvalid, code: "invitation.not_open", run: func(t *testing.T, w *orgWorld) error {
 			inv := w.mustInvite(t, newcomer, "member")
 			if _, err := w.orgs.Cancel(t.Context(), w.ownerReq, inv.ID()); err != nil {
 				t.Fatal(err)
@@ -228,7 +228,7 @@ func TestOrganizations_answer_invitation(t *testing.T) {
 			_, err := w.orgs.Cancel(t.Context(), w.ownerReq, inv.ID())
 			return err
 		}},
-		{name: "cancel_unknown", kind: domain.KindInvalid, code: "INVITATION_NOT_FOUND", run: func(t *testing.T, w *orgWorld) error {
+		{name: "cancel_unknown", kind: domain.KindInvalid, code: "invitation.not_open", run: func(t *testing.T, w *orgWorld) error {
 			_, err := w.orgs.Cancel(t.Context(), w.ownerReq, "no-such-invitation")
 			return err
 		}},

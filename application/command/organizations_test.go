@@ -174,11 +174,11 @@ func TestOrganizations_create_update_delete(t *testing.T) {
 			_, _, err := w.orgs.Create(t.Context(), w.outsiderReq, command.CreateOrganization{Name: "Other Acme", Slug: "acme"})
 			return err
 		}},
-		{name: "create_with_a_malformed_slug", kind: domain.KindInvalid, code: "INVALID_SLUG", run: func(t *testing.T, w *orgWorld) error {
+		{name: "create_with_a_malformed_slug", kind: domain.KindInvalid, code: "organization.invalid_slug", run: func(t *testing.T, w *orgWorld) error {
 			_, _, err := w.orgs.Create(t.Context(), w.outsiderReq, command.CreateOrganization{Name: "Beta", Slug: "-Beta-"})
 			return err
 		}},
-		{name: "create_without_a_name", kind: domain.KindInvalid, code: "INVALID_NAME", run: func(t *testing.T, w *orgWorld) error {
+		{name: "create_without_a_name", kind: domain.KindInvalid, code: "organization.invalid_name", run: func(t *testing.T, w *orgWorld) error {
 			_, _, err := w.orgs.Create(t.Context(), w.outsiderReq, command.CreateOrganization{Name: "", Slug: "beta"})
 			return err
 		}},
@@ -196,7 +196,7 @@ func TestOrganizations_create_update_delete(t *testing.T) {
 		{name: "check_slug_taken", kind: domain.KindInvalid, code: "ORGANIZATION_SLUG_ALREADY_TAKEN", run: func(t *testing.T, w *orgWorld) error {
 			return w.orgs.CheckSlug(t.Context(), "acme")
 		}},
-		{name: "check_slug_malformed", kind: domain.KindInvalid, code: "INVALID_SLUG", run: func(t *testing.T, w *orgWorld) error {
+		{name: "check_slug_malformed", kind: domain.KindInvalid, code: "organization.invalid_slug", run: func(t *testing.T, w *orgWorld) error {
 			return w.orgs.CheckSlug(t.Context(), "Acme Inc")
 		}},
 		{name: "check_slug_free", run: func(t *testing.T, w *orgWorld) error {
@@ -228,7 +228,7 @@ func TestOrganizations_create_update_delete(t *testing.T) {
 			_, err := w.orgs.Update(t.Context(), w.ownerReq, w.acmeSel(), command.OrganizationPatch{Slug: &slug})
 			return err
 		}},
-		{name: "update_to_a_malformed_slug", kind: domain.KindInvalid, code: "INVALID_SLUG", run: func(t *testing.T, w *orgWorld) error {
+		{name: "update_to_a_malformed_slug", kind: domain.KindInvalid, code: "organization.invalid_slug", run: func(t *testing.T, w *orgWorld) error {
 			slug := "Not A Slug"
 			_, err := w.orgs.Update(t.Context(), w.ownerReq, w.acmeSel(), command.OrganizationPatch{Slug: &slug})
 			return err
@@ -276,7 +276,7 @@ func TestOrganizations_roles_and_the_last_owner(t *testing.T) {
 		{name: "member_cannot_change_roles", kind: domain.KindForbidden, code: "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER", run: func(t *testing.T, w *orgWorld) error {
 			return setRole(t, w, w.memberReq, w.memberM.ID(), "admin")
 		}},
-		{name: "unknown_role", kind: domain.KindInvalid, code: "ROLE_NOT_FOUND", run: func(t *testing.T, w *orgWorld) error {
+		{name: "unknown_role", kind: domain.KindInvalid, code: "role.not_found", run: func(t *testing.T, w *orgWorld) error {
 			return setRole(t, w, w.ownerReq, w.memberM.ID(), "superuser")
 		}},
 		{name: "role_of_a_missing_member", kind: domain.KindInvalid, code: "MEMBER_NOT_FOUND", run: func(t *testing.T, w *orgWorld) error {
@@ -371,20 +371,20 @@ func TestOrganizations_answer_what_vanished_as_never_there(t *testing.T) {
 			*vanish = func() { mustDeleteInvitations(t, w) }
 			_, _, err := orgs.Accept(t.Context(), req, inv.ID())
 			return err
-		}, "INVITATION_NOT_FOUND"},
+		}, "invitation.not_open"},
 		{"reject", func(t *testing.T, w *orgWorld, orgs *command.Organizations, vanish *func()) error {
 			inv := w.mustInvite(t, newcomer, "member")
 			req := command.OrgRequest{Principal: w.signedIn(t, newcomer)}
 			*vanish = func() { mustDeleteInvitations(t, w) }
 			_, err := orgs.Reject(t.Context(), req, inv.ID())
 			return err
-		}, "INVITATION_NOT_FOUND"},
+		}, "invitation.not_open"},
 		{"cancel", func(t *testing.T, w *orgWorld, orgs *command.Organizations, vanish *func()) error {
 			inv := w.mustInvite(t, newcomer, "member")
 			*vanish = func() { mustDeleteInvitations(t, w) }
 			_, err := orgs.Cancel(t.Context(), w.ownerReq, inv.ID())
 			return err
-		}, "INVITATION_NOT_FOUND"},
+		}, "invitation.not_open"},
 		{"remove_member", func(t *testing.T, w *orgWorld, orgs *command.Organizations, vanish *func()) error {
 			*vanish = func() {
 				if _, err := w.store.RemoveMember(t.Context(), w.acme, w.memberM.ID()); err != nil {

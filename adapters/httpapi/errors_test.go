@@ -326,7 +326,11 @@ func TestContractCodes(t *testing.T) {
 	}{
 		{domain.Invalid("organization.invalid_slug", "Invalid slug"), "INVALID_SLUG", 400, "request.invalid_slug", 400},
 		{domain.Invalid("email.invisible_characters", "Invalid email"), "INVALID_EMAIL", 400, "email.invisible_characters", 400},
-		{domain.NewError(domain.KindConflict, "USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL", "taken"), "USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL", 422, "request.user_already_exists_use_another_email", 409},
+		{domain.NewError(domain.KindConflict, "user.email_exists", "taken"), "USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL", 422, "request.user_already_exists_use_another_email", 409},
+		// One wire code, three conditions, three statuses.
+		{domain.Invalid("password_reset.invalid_token", "Invalid token"), "INVALID_TOKEN", 400, "request.invalid_token", 400},
+		{domain.NewError(domain.KindUnauthenticated, "verification.invalid_token", "Invalid token"), "INVALID_TOKEN", 401, "request.invalid_token", 401},
+		{domain.NewError(domain.KindNotFound, "account_deletion.invalid_token", "Invalid token"), "INVALID_TOKEN", 404, "request.invalid_token", 404},
 		{domain.NotFound("organization.member_not_found", "Member"), "NOT_FOUND", 404, "organization.member_not_found", 404},
 	} {
 		f, ok := renderError(framework, slog.New(slog.DiscardHandler), tt.err).(*FrameworkError)

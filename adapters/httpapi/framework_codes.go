@@ -63,9 +63,68 @@ var frameworkCodes = map[string]wireCode{
 	"paging.invalid_limit":  {Code: "INVALID_LIMIT"},
 	"paging.invalid_offset": {Code: "INVALID_OFFSET"},
 
-	// Status overrides: Better Auth answers these with 422.
-	"USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL": {Code: "USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL", Status: http.StatusUnprocessableEntity},
-	"FAILED_TO_CREATE_USER":                 {Code: "FAILED_TO_CREATE_USER", Status: http.StatusUnprocessableEntity},
+	// The application layer's conditions.
+	"account_deletion.invalid_token":         {Code: "INVALID_TOKEN"},
+	"admin.ban_forbidden":                    {Code: "YOU_ARE_NOT_ALLOWED_TO_BAN_USERS"},
+	"admin.cannot_ban_self":                  {Code: "YOU_CANNOT_BAN_YOURSELF"},
+	"admin.cannot_impersonate_admin":         {Code: "YOU_CANNOT_IMPERSONATE_ADMINS"},
+	"admin.cannot_remove_self":               {Code: "YOU_CANNOT_REMOVE_YOURSELF"},
+	"admin.create_user_forbidden":            {Code: "YOU_ARE_NOT_ALLOWED_TO_CREATE_USERS"},
+	"admin.delete_user_forbidden":            {Code: "YOU_ARE_NOT_ALLOWED_TO_DELETE_USERS"},
+	"admin.get_user_forbidden":               {Code: "YOU_ARE_NOT_ALLOWED_TO_GET_USER"},
+	"admin.impersonate_forbidden":            {Code: "YOU_ARE_NOT_ALLOWED_TO_IMPERSONATE_USERS"},
+	"admin.list_sessions_forbidden":          {Code: "YOU_ARE_NOT_ALLOWED_TO_LIST_USERS_SESSIONS"},
+	"admin.list_users_forbidden":             {Code: "YOU_ARE_NOT_ALLOWED_TO_LIST_USERS"},
+	"admin.no_data_to_update":                {Code: "NO_DATA_TO_UPDATE"},
+	"admin.not_impersonating":                {Code: "NOT_IMPERSONATING"},
+	"admin.revoke_sessions_forbidden":        {Code: "YOU_ARE_NOT_ALLOWED_TO_REVOKE_USERS_SESSIONS"},
+	"admin.session_not_found":                {Code: "SESSION_NOT_FOUND"},
+	"admin.set_email_forbidden":              {Code: "YOU_ARE_NOT_ALLOWED_TO_SET_USERS_EMAIL"},
+	"admin.set_password_forbidden":           {Code: "YOU_ARE_NOT_ALLOWED_TO_SET_USERS_PASSWORD"},
+	"admin.set_role_forbidden":               {Code: "YOU_ARE_NOT_ALLOWED_TO_CHANGE_USERS_ROLE"},
+	"admin.update_user_forbidden":            {Code: "YOU_ARE_NOT_ALLOWED_TO_UPDATE_USERS"},
+	"admin.user_not_found":                   {Code: "USER_NOT_FOUND"},
+	"auth.email_not_verified":                {Code: "EMAIL_NOT_VERIFIED"},
+	"auth.invalid_credentials":               {Code: "INVALID_EMAIL_OR_PASSWORD"},
+	"auth.session_not_fresh":                 {Code: "SESSION_NOT_FRESH"},
+	"auth.too_many_attempts":                 {Code: "TOO_MANY_REQUESTS"},
+	"auth.wrong_password":                    {Code: "INVALID_PASSWORD"},
+	"email_change.same_address":              {Code: "EMAIL_IS_THE_SAME"},
+	"invitation.already_invited":             {Code: "USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION"},
+	"invitation.answer_needs_verified_email": {Code: "EMAIL_VERIFICATION_REQUIRED_BEFORE_ACCEPTING_OR_REJECTING_INVITATION"},
+	"invitation.cancel_forbidden":            {Code: "YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION"},
+	"invitation.create_forbidden":            {Code: "YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION"},
+	"invitation.limit_reached":               {Code: "INVITATION_LIMIT_REACHED"},
+	"invitation.list_forbidden":              {Code: "YOU_ARE_NOT_ALLOWED_TO_LIST_INVITATIONS"},
+	"invitation.list_needs_verified_email":   {Code: "EMAIL_VERIFICATION_REQUIRED_FOR_INVITATION"},
+	"invitation.not_recipient":               {Code: "YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION"},
+	"invitation.role_not_allowed":            {Code: "YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE"},
+	"member.delete_forbidden":                {Code: "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER"},
+	"member.update_forbidden":                {Code: "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER"},
+	"oauth_consent.not_found":                {Code: "CONSENT_NOT_FOUND"},
+	"organization.already_exists":            {Code: "ORGANIZATION_ALREADY_EXISTS"},
+	"organization.delete_forbidden":          {Code: "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION"},
+	"organization.owner_required":            {Code: "YOU_CANNOT_LEAVE_THE_ORGANIZATION_WITHOUT_AN_OWNER"},
+	"organization.user_limit_reached":        {Code: "YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_ORGANIZATIONS"},
+	"organization.member_limit_reached":      {Code: "ORGANIZATION_MEMBERSHIP_LIMIT_REACHED"},
+	"organization.no_such_member":            {Code: "MEMBER_NOT_FOUND"},
+	"organization.none_active":               {Code: "NO_ACTIVE_ORGANIZATION"},
+	"organization.not_a_member":              {Code: "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION"},
+	"organization.unknown":                   {Code: "ORGANIZATION_NOT_FOUND"},
+	"organization.only_owner_leaving":        {Code: "YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER"},
+	"organization.slug_unavailable":          {Code: "ORGANIZATION_SLUG_ALREADY_TAKEN"},
+	"organization.update_forbidden":          {Code: "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION"},
+	"organization.user_already_member":       {Code: "USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION"},
+	"password_reset.invalid_token":           {Code: "INVALID_TOKEN"},
+	"user.banned":                            {Code: "BANNED_USER"},
+	"user.email_exists":                      {Code: "USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL", Status: http.StatusUnprocessableEntity},
+	"user.no_fields_to_update":               {Code: "NO_FIELDS_TO_UPDATE"},
+	"verification.already_verified":          {Code: "EMAIL_ALREADY_VERIFIED"},
+	"verification.email_mismatch":            {Code: "EMAIL_MISMATCH"},
+	"verification.invalid_token":             {Code: "INVALID_TOKEN"},
+	"verification.token_expired":             {Code: "TOKEN_EXPIRED"},
+	"verification.user_not_found":            {Code: "USER_NOT_FOUND"},
+	"FAILED_TO_CREATE_USER":                  {Code: "FAILED_TO_CREATE_USER", Status: http.StatusUnprocessableEntity},
 }
 
 // frameworkAnswer returns the Better Auth code and status of neutral code,
@@ -116,4 +175,16 @@ func frameworkCodeFor(status int) string {
 	default:
 		return "INTERNAL_SERVER_ERROR"
 	}
+}
+
+// auditCode is the code the audit log publishes for a refusal recorded with
+// code: Better Auth's code for the conditions the framework names (what the
+// log recorded before the inner layers spoke neutral codes, so entries old
+// and new read alike), and the recorded code otherwise (the trusted API's
+// and the admin API's own codes).
+func auditCode(code string) string {
+	if w, ok := frameworkCodes[code]; ok {
+		return w.Code
+	}
+	return code
 }

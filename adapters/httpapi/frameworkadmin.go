@@ -80,9 +80,9 @@ func (s *Server) adminCreateUser(ctx context.Context, in *AdminCreateUserInput) 
 		cmd.EmailVerified, cmd.Image = d.EmailVerified, d.Image
 	}
 	u, err := s.app.Commands.Administration.CreateUser(ctx, req, cmd)
-	if de := (*domain.Error)(nil); errors.As(err, &de) && de.Code == "USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL" {
+	if de := (*domain.Error)(nil); errors.As(err, &de) && de.Code == "user.email_exists" {
 		// The admin plugin answers a taken address with 400, where sign-up answers 422.
-		return nil, &FrameworkError{Message: de.Message, Code: de.Code, status: http.StatusBadRequest}
+		return nil, &FrameworkError{Message: de.Message, Code: "USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL", status: http.StatusBadRequest}
 	}
 	if err != nil {
 		return nil, err

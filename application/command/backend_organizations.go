@@ -58,22 +58,22 @@ func orgUserNotFound(location string) error {
 // Better Auth clients compare, and the organization stores' codes into the
 // trusted API's.
 var backendCodes = map[string]error{
-	ports.ErrOrganizationExists.Code:                       errBackendSlugTaken,
-	ports.ErrSlugTaken.Code:                                errBackendSlugTaken,
-	ports.ErrAlreadyMember.Code:                            errBackendAlreadyMember,
-	ports.ErrMemberNotFound.Code:                           errBackendMemberNotFound,
-	ports.ErrInvitationNotFound.Code:                       errBackendInvitationNotFound,
-	"ORGANIZATION_ALREADY_EXISTS":                          errBackendSlugTaken,
-	"ORGANIZATION_SLUG_ALREADY_TAKEN":                      errBackendSlugTaken,
-	"YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_ORGANIZATIONS": errBackendOrgLimit,
-	"USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION":        errBackendAlreadyMember,
-	"USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION":         errBackendAlreadyInvited,
-	"INVITATION_LIMIT_REACHED":                             errBackendInvitationLimit,
-	"ORGANIZATION_MEMBERSHIP_LIMIT_REACHED":                errBackendMembershipLimit,
-	"YOU_CANNOT_LEAVE_THE_ORGANIZATION_WITHOUT_AN_OWNER":   errBackendLastOwner,
-	"MEMBER_NOT_FOUND":                                     errBackendMemberNotFound,
-	"ORGANIZATION_NOT_FOUND":                               errBackendOrgNotFound,
-	"role.not_found":                                       errBackendUnknownRole,
+	ports.ErrOrganizationExists.Code:    errBackendSlugTaken,
+	ports.ErrSlugTaken.Code:             errBackendSlugTaken,
+	ports.ErrAlreadyMember.Code:         errBackendAlreadyMember,
+	ports.ErrMemberNotFound.Code:        errBackendMemberNotFound,
+	ports.ErrInvitationNotFound.Code:    errBackendInvitationNotFound,
+	"organization.already_exists":       errBackendSlugTaken,
+	"organization.slug_unavailable":     errBackendSlugTaken,
+	"organization.user_limit_reached":   errBackendOrgLimit,
+	"organization.user_already_member":  errBackendAlreadyMember,
+	"invitation.already_invited":        errBackendAlreadyInvited,
+	"invitation.limit_reached":          errBackendInvitationLimit,
+	"organization.member_limit_reached": errBackendMembershipLimit,
+	"organization.owner_required":       errBackendLastOwner,
+	"organization.no_such_member":       errBackendMemberNotFound,
+	"organization.unknown":              errBackendOrgNotFound,
+	"role.not_found":                    errBackendUnknownRole,
 }
 
 // backendErr gives an error of the shared use cases its trusted code. An

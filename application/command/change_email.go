@@ -31,7 +31,7 @@ func NewChangeEmailHandler(users ports.UserRepository, verifications ports.Verif
 	return &ChangeEmailHandler{users: users, settings: settings, links: linkSender{verifications, mailer, tokens, ids, clock, settings}}
 }
 
-var errEmailIsTheSame = domain.Invalid("EMAIL_IS_THE_SAME", "Email is the same",
+var errEmailIsTheSame = domain.Invalid("email_change.same_address", "Email is the same",
 	domain.FieldViolation{Field: "newEmail", Message: "is the account's current address"})
 
 // Handle mails a verification link to the new address. The session must be

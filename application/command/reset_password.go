@@ -45,7 +45,7 @@ func NewResetPasswordHandler(users ports.UserRepository, credentials ports.Crede
 		links: linkSender{verifications, mailer, tokens, ids, clock, settings}}
 }
 
-var errInvalidResetToken = domain.Invalid("INVALID_TOKEN", "Invalid token", domain.FieldViolation{Field: "token", Message: "is unknown, used or expired"})
+var errInvalidResetToken = domain.Invalid("password_reset.invalid_token", "Invalid token", domain.FieldViolation{Field: "token", Message: "is unknown, used or expired"})
 
 // Request mails a reset link when the address has an account, and answers
 // the same either way. Older reset links stop working.

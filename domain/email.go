@@ -34,8 +34,8 @@ const (
 
 // NewEmail validates and normalises s: trimmed, lower-cased, and folded to
 // NFC (canonically equivalent spellings are the same text). It returns a
-// KindInvalid error located at body.email when s is not a bare address
-// (code INVALID_EMAIL, the Better Auth code), or when it could pass for
+// KindInvalid error naming the field email when s is not a bare address
+// (code email.invalid), or when it could pass for
 // another address: invisible characters anywhere (CodeEmailInvisible), a
 // spelling NFKC would change, such as fullwidth letters
 // (CodeEmailNotNormalized), or a domain that is not a valid IDNA lookup

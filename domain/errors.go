@@ -63,9 +63,10 @@ type FieldViolation struct {
 
 // Error is the one error type of Gatehouse.
 //
-// Code is stable and machine-readable: on the framework routes it is the
-// UPPER_SNAKE code the Better Auth client expects, elsewhere an "area.reason"
-// string. Message is safe to show a client. Err is the cause: it is logged and
+// Code is stable, machine-readable and neutral: an "area.reason" string
+// (organization.invalid_slug, password.too_short) naming one condition, of
+// one Kind. Each contract maps it to its own wire vocabulary at the edge
+// (adapters/httpapi framework_codes.go and problem_codes.go). Message is safe to show a client. Err is the cause: it is logged and
 // never sent.
 type Error struct {
 	Kind    Kind

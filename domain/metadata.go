@@ -27,7 +27,7 @@ type UserMetadata struct {
 }
 
 // NewMetadata validates and compacts raw, a serialised JSON object, for the
-// request field at location (such as body.publicMetadata). It refuses
+// request field named location (such as publicMetadata). It refuses
 // anything else (arrays, strings, null, malformed JSON), an object over
 // MaxMetadataBytes once compacted, and what not every store can keep: text
 // that is not UTF-8, the NUL character (PostgreSQL's jsonb refuses it) and

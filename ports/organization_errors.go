@@ -4,9 +4,9 @@ import "github.com/gatehouse/gatehouse/domain"
 
 // The errors an OrganizationRepository returns, created here once so that
 // every store answers each condition with the same kind and code. The
-// stores' codes are neutral and distinct from the organization use cases'
-// Better Auth codes (ORGANIZATION_ALREADY_EXISTS, MEMBER_NOT_FOUND, …),
-// which are of kind domain.KindInvalid on Better Auth's wire: one code, one
+// stores' codes are distinct from the organization use cases' own
+// (organization.already_exists, organization.no_such_member, …), which are
+// of kind domain.KindInvalid as Better Auth answers them: one code, one
 // kind. The use cases turn these into theirs; the trusted API maps them to
 // its problem codes.
 var (

@@ -144,11 +144,11 @@ func frameworkAnswer(code string, status int) (string, int) {
 	return frameworkCodeFor(status), status
 }
 
-// isWireCode reports whether code is not a neutral "area.reason" code but
-// already a wire code: an UPPER_SNAKE code the application layer still
-// raises in Better Auth's vocabulary, or an RFC 6749 error code of the
-// OAuth endpoints. Transitional: issue 15 moves each UPPER_SNAKE code to a
-// neutral one listed above; once none is left, only the OAuth codes remain.
+// isWireCode reports whether code is not a neutral "area.reason" code but a
+// wire code already: one the framework's handlers raise in Better Auth's
+// vocabulary themselves (VALIDATION_ERROR, INVALID_FILTER, …), or an RFC 6749
+// error code of the OAuth endpoints (invalid_request). The inner layers
+// raise neutral codes only.
 func isWireCode(code string) bool {
 	return code != "" && !strings.Contains(code, ".")
 }

@@ -124,7 +124,7 @@ type BackendCreateOrganization struct {
 }
 
 // Create creates an organization with its owner as its only member. The
-// owner must exist (user.not_found naming body.ownerUserId) and be within the
+// owner must exist (user.not_found naming ownerUserId) and be within the
 // limit of organizations per user; a taken slug is organization.slug_taken.
 func (b *BackendOrganizations) Create(ctx context.Context, req TrustedRequest, cmd BackendCreateOrganization) (ports.OrganizationWithCount, error) {
 	var org *domain.Organization

@@ -85,9 +85,9 @@ type CreateDomain struct {
 }
 
 // Create claims a hostname: normalised and validated (errors at
-// body.hostname), unique in the service (409 domain.hostname_taken), for an
+// hostname), unique in the service (409 domain.hostname_taken), for an
 // existing organization (404 organization.not_found naming
-// body.organizationId) or none. The domain is pending with a fresh random
+// organizationId) or none. The domain is pending with a fresh random
 // challenge, and its first check is due at once. Audited as domains.create.
 func (s *Domains) Create(ctx context.Context, req TrustedRequest, cmd CreateDomain) (*domain.Domain, error) {
 	var created *domain.Domain
@@ -133,7 +133,7 @@ func (s *Domains) organizationExists(ctx context.Context, org domain.Organizatio
 }
 
 // domainStoreErr gives the store's errors the API's codes: a taken
-// hostname names body.hostname, an organization deleted meanwhile names
+// hostname names hostname, an organization deleted meanwhile names
 // orgLocation.
 func domainStoreErr(err error, orgLocation string) error {
 	switch {

@@ -71,14 +71,14 @@ func ParsePlatformRoles(roles []PlatformRole) ([]PlatformRole, error) {
 	for _, r := range roles {
 		r = PlatformRole(strings.TrimSpace(string(r)))
 		if _, ok := platformStatements[string(r)]; !ok {
-			return nil, NewError(KindInvalid, "YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE", "You are not allowed to set a non-existent role value")
+			return nil, NewError(KindInvalid, "role.unknown_value", "You are not allowed to set a non-existent role value")
 		}
 		if !slices.Contains(out, r) {
 			out = append(out, r)
 		}
 	}
 	if len(out) == 0 {
-		return nil, Invalid("INVALID_ROLE_TYPE", "Invalid role type", FieldViolation{Location: "body.role", Message: "must name at least one role"})
+		return nil, Invalid("role.invalid_type", "Invalid role type", FieldViolation{Field: "role", Message: "must name at least one role"})
 	}
 	return out, nil
 }
@@ -175,14 +175,14 @@ func ParseOrgRoles(roles []string) ([]OrgRole, error) {
 	for _, r := range roles {
 		r = strings.TrimSpace(r)
 		if _, ok := orgStatements[r]; !ok {
-			return nil, NewError(KindInvalid, "ROLE_NOT_FOUND", "Role not found")
+			return nil, NewError(KindInvalid, "role.not_found", "Role not found")
 		}
 		if !slices.Contains(out, OrgRole(r)) {
 			out = append(out, OrgRole(r))
 		}
 	}
 	if len(out) == 0 {
-		return nil, Invalid("ROLE_NOT_FOUND", "Role not found", FieldViolation{Location: "body.role", Message: "must name at least one role"})
+		return nil, Invalid("role.not_found", "Role not found", FieldViolation{Field: "role", Message: "must name at least one role"})
 	}
 	return out, nil
 }

@@ -34,8 +34,8 @@ const (
 
 // NewEmail validates and normalises s: trimmed, lower-cased, and folded to
 // NFC (canonically equivalent spellings are the same text). It returns a
-// KindInvalid error located at body.email when s is not a bare address
-// (code INVALID_EMAIL, the Better Auth code), or when it could pass for
+// KindInvalid error naming the field email when s is not a bare address
+// (code email.invalid), or when it could pass for
 // another address: invisible characters anywhere (CodeEmailInvisible), a
 // spelling NFKC would change, such as fullwidth letters
 // (CodeEmailNotNormalized), or a domain that is not a valid IDNA lookup
@@ -45,18 +45,18 @@ const (
 // would go there.
 func NewEmail(s string) (Email, error) {
 	s = strings.TrimSpace(s)
-	bad := Invalid("INVALID_EMAIL", "Invalid email", FieldViolation{Location: "body.email", Message: "must be a valid e-mail address"})
+	bad := Invalid("email.invalid", "Invalid email", FieldViolation{Field: "email", Message: "must be a valid e-mail address"})
 	if s == "" || len(s) > maxEmailLength || !utf8.ValidString(s) {
 		return "", bad
 	}
 	if strings.IndexFunc(s, isInvisible) >= 0 {
 		return "", Invalid(CodeEmailInvisible, "Invalid email: it contains invisible characters",
-			FieldViolation{Location: "body.email", Message: "must not contain invisible characters (such as zero-width spaces)"})
+			FieldViolation{Field: "email", Message: "must not contain invisible characters (such as zero-width spaces)"})
 	}
 	s = norm.NFC.String(strings.ToLower(s))
 	if !norm.NFKC.IsNormalString(s) {
 		return "", Invalid(CodeEmailNotNormalized, "Invalid email: it contains look-alike characters such as fullwidth letters",
-			FieldViolation{Location: "body.email", Message: "must be typed with plain characters (no fullwidth letters, ligatures or similar forms)"})
+			FieldViolation{Field: "email", Message: "must be typed with plain characters (no fullwidth letters, ligatures or similar forms)"})
 	}
 	if len(s) > maxEmailLength {
 		return "", bad
@@ -94,18 +94,18 @@ func isInvisible(r rune) bool {
 func checkEmailDomain(host string) error {
 	ascii, err := hostnameProfile.ToASCII(host)
 	if err != nil {
-		return Invalid("INVALID_EMAIL", "Invalid email", FieldViolation{Location: "body.email", Message: "must have a valid domain name"})
+		return Invalid("email.invalid", "Invalid email", FieldViolation{Field: "email", Message: "must have a valid domain name"})
 	}
 	// Checking the decoded form catches a look-alike written in punycode
 	// ("xn--pypal-4ve.com") as well as one written in Unicode.
 	uni, err := hostnameProfile.ToUnicode(ascii)
 	if err != nil {
-		return Invalid("INVALID_EMAIL", "Invalid email", FieldViolation{Location: "body.email", Message: "must have a valid domain name"})
+		return Invalid("email.invalid", "Invalid email", FieldViolation{Field: "email", Message: "must have a valid domain name"})
 	}
 	for label := range strings.SplitSeq(uni, ".") {
 		if !isSingleScript(label) {
 			return Invalid(CodeEmailMixedScript, "Invalid email: its domain mixes alphabets, as look-alike domains do",
-				FieldViolation{Location: "body.email", Message: "must not mix scripts within a part of the domain (such as Latin and Cyrillic letters)"})
+				FieldViolation{Field: "email", Message: "must not mix scripts within a part of the domain (such as Latin and Cyrillic letters)"})
 		}
 	}
 	return nil

@@ -52,18 +52,21 @@ func (k Kind) String() string {
 }
 
 // FieldViolation names one malformed part of a request and says what is wrong
-// with it. Location is "body.<field>", "query.<name>", "path.<name>" or
-// "header.<name>". Message never repeats the submitted value.
+// with it. Field is the bare name of the input ("email", "limit",
+// "verify.reason", "redirectUris[0]"; "" for the input as a whole): the edge,
+// which knows where the value came from, renders its location (body.email,
+// query.limit). Message never repeats the submitted value.
 type FieldViolation struct {
-	Location string
-	Message  string
+	Field   string
+	Message string
 }
 
 // Error is the one error type of Gatehouse.
 //
-// Code is stable and machine-readable: on the framework routes it is the
-// UPPER_SNAKE code the Better Auth client expects, elsewhere an "area.reason"
-// string. Message is safe to show a client. Err is the cause: it is logged and
+// Code is stable, machine-readable and neutral: an "area.reason" string
+// (organization.invalid_slug, password.too_short) naming one condition, of
+// one Kind. Each contract maps it to its own wire vocabulary at the edge
+// (adapters/httpapi framework_codes.go and problem_codes.go). Message is safe to show a client. Err is the cause: it is logged and
 // never sent.
 type Error struct {
 	Kind    Kind

@@ -238,7 +238,7 @@ const MaxManualReasonLength = 500
 func (d *Domain) VerifyManually(reason string, now time.Time) error {
 	reason = strings.TrimSpace(reason)
 	if reason == "" || len([]rune(reason)) > MaxManualReasonLength {
-		return Invalid("INVALID_REASON", "Invalid reason", FieldViolation{Location: "body.reason", Message: "must be 1 to 500 characters"})
+		return Invalid("domain.invalid_reason", "Invalid reason", FieldViolation{Field: "reason", Message: "must be 1 to 500 characters"})
 	}
 	d.status, d.verifiedAt, d.manualReason = DomainVerified, now, reason
 	d.attempts, d.missingSince, d.nextCheckAt, d.updatedAt = 0, time.Time{}, time.Time{}, now
@@ -399,7 +399,7 @@ var hostnameProfile = idna.New(idna.MapForLookup(), idna.BidiRule(), idna.Strict
 // suffix list.
 func NormalizeHostname(hostname, location string) (string, error) {
 	bad := func(msg string) error {
-		return Invalid("INVALID_HOSTNAME", "Invalid hostname", FieldViolation{Location: location, Message: msg})
+		return Invalid("domain.invalid_hostname", "Invalid hostname", FieldViolation{Field: location, Message: msg})
 	}
 	h := strings.TrimSpace(hostname)
 	h = strings.TrimSuffix(h, ".")

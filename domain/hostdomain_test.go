@@ -42,7 +42,7 @@ func TestNormalizeHostname_accepts(t *testing.T) {
 		{"unknown top-level domain", "foo.example", "foo.example"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := NormalizeHostname(tc.in, "body.hostname")
+			got, err := NormalizeHostname(tc.in, "hostname")
 			if err != nil {
 				t.Fatalf("NormalizeHostname(%q) = %v", tc.in, err)
 			}
@@ -119,16 +119,16 @@ func TestNormalizeHostname_refuses(t *testing.T) {
 		{"ideographic full stop after a dot", "example.com.。", label},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, loc := range []string{"body.hostname", "path.hostname"} {
+			for _, loc := range []string{"hostname", "hostname"} {
 				got, err := NormalizeHostname(tc.in, loc)
 				var de *Error
-				if !errors.As(err, &de) || de.Kind != KindInvalid || de.Code != "INVALID_HOSTNAME" {
-					t.Fatalf("NormalizeHostname(%q) = %q, %v; want an INVALID_HOSTNAME error", tc.in, got, err)
+				if !errors.As(err, &de) || de.Kind != KindInvalid || de.Code != "domain.invalid_hostname" {
+					t.Fatalf("NormalizeHostname(%q) = %q, %v; want a domain.invalid_hostname error", tc.in, got, err)
 				}
 				if got != "" {
 					t.Errorf("NormalizeHostname(%q) returned %q with its error", tc.in, got)
 				}
-				if len(de.Fields) != 1 || de.Fields[0].Location != loc {
+				if len(de.Fields) != 1 || de.Fields[0].Field != loc {
 					t.Fatalf("NormalizeHostname(%q) fields = %+v, want one at %s", tc.in, de.Fields, loc)
 				}
 				if !matchesAny(de.Fields[0].Message, tc.why) {
@@ -157,10 +157,10 @@ func FuzzNormalizeHostname(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		out, err := NormalizeHostname(in, "body.hostname")
+		out, err := NormalizeHostname(in, "hostname")
 		if err != nil {
 			var de *Error
-			if !errors.As(err, &de) || de.Kind != KindInvalid || len(de.Fields) != 1 || de.Fields[0].Location != "body.hostname" {
+			if !errors.As(err, &de) || de.Kind != KindInvalid || len(de.Fields) != 1 || de.Fields[0].Field != "hostname" {
 				t.Fatalf("NormalizeHostname(%q) error %v is not a located validation error", in, err)
 			}
 			return
@@ -173,7 +173,7 @@ func FuzzNormalizeHostname(f *testing.F) {
 				t.Fatalf("NormalizeHostname(%q) = %q holds %q", in, out, c)
 			}
 		}
-		again, err := NormalizeHostname(out, "body.hostname")
+		again, err := NormalizeHostname(out, "hostname")
 		if err != nil || again != out {
 			t.Fatalf("NormalizeHostname(%q) = %q, but that normalises to %q, %v", in, out, again, err)
 		}
@@ -608,7 +608,7 @@ func TestVerifyManually_reason(t *testing.T) {
 		d := newTestDomain("")
 		err := d.VerifyManually(bad, t0)
 		var de *Error
-		if !errors.As(err, &de) || de.Kind != KindInvalid || len(de.Fields) != 1 || de.Fields[0].Location != "body.reason" {
+		if !errors.As(err, &de) || de.Kind != KindInvalid || len(de.Fields) != 1 || de.Fields[0].Field != "reason" {
 			t.Fatalf("VerifyManually(%d characters) = %v, want invalid at body.reason", utf8.RuneCountInString(bad), err)
 		}
 		mustStatus(t, d, DomainPending)

@@ -27,14 +27,14 @@ type UserMetadata struct {
 }
 
 // NewMetadata validates and compacts raw, a serialised JSON object, for the
-// request field at location (such as body.publicMetadata). It refuses
+// request field named location (such as publicMetadata). It refuses
 // anything else (arrays, strings, null, malformed JSON), an object over
 // MaxMetadataBytes once compacted, and what not every store can keep: text
 // that is not UTF-8, the NUL character (PostgreSQL's jsonb refuses it) and
 // numbers that do not fit a double.
 func NewMetadata(location string, raw []byte) (Metadata, error) {
 	bad := func(msg string) error {
-		return Invalid("user.invalid_metadata", "Invalid metadata", FieldViolation{Location: location, Message: msg})
+		return Invalid("user.invalid_metadata", "Invalid metadata", FieldViolation{Field: location, Message: msg})
 	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, raw); err != nil || buf.Len() == 0 || buf.Bytes()[0] != '{' {

@@ -39,13 +39,13 @@ func TestNewMetadata(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m, err := domain.NewMetadata("body.publicMetadata", []byte(tt.in))
+			m, err := domain.NewMetadata("publicMetadata", []byte(tt.in))
 			if tt.ok != (err == nil) {
 				t.Fatalf("NewMetadata(%.40q) error = %v, want ok=%v", tt.in, err, tt.ok)
 			}
 			if err != nil {
 				var de *domain.Error
-				if !errors.As(err, &de) || de.Kind != domain.KindInvalid || len(de.Fields) != 1 || de.Fields[0].Location != "body.publicMetadata" {
+				if !errors.As(err, &de) || de.Kind != domain.KindInvalid || len(de.Fields) != 1 || de.Fields[0].Field != "publicMetadata" {
 					t.Fatalf("error = %#v, want invalid at body.publicMetadata", err)
 				}
 				if strings.Contains(de.Fields[0].Message, tt.in) && tt.in != "" {
@@ -65,7 +65,7 @@ func TestMetadata_zero_is_the_empty_object(t *testing.T) {
 	if m.String() != "{}" || !m.IsEmpty() || string(m.JSON()) != "{}" {
 		t.Fatalf("zero Metadata = %q", m.String())
 	}
-	e, err := domain.NewMetadata("body.x", []byte(" { } "))
+	e, err := domain.NewMetadata("x", []byte(" { } "))
 	if err != nil || e != m {
 		t.Fatalf("NewMetadata({}) = %#v, %v; want the zero value", e, err)
 	}
@@ -75,7 +75,7 @@ func TestMetadata_zero_is_the_empty_object(t *testing.T) {
 }
 
 func TestMetadata_Equal_ignores_order_spacing_and_number_spelling(t *testing.T) {
-	a, _ := domain.NewMetadata("body.x", []byte(`{"a":1,"b":[1e2,"x"],"c":{"d":null}}`))
+	a, _ := domain.NewMetadata("x", []byte(`{"a":1,"b":[1e2,"x"],"c":{"d":null}}`))
 	b := domain.RehydrateMetadata(`{"c": {"d": null}, "b": [100, "x"], "a": 1.0}`)
 	if !a.Equal(b) || !b.Equal(a) {
 		t.Fatalf("%s and %s should be equal", a, b)
@@ -83,7 +83,7 @@ func TestMetadata_Equal_ignores_order_spacing_and_number_spelling(t *testing.T) 
 	if b.String() != `{"c":{"d":null},"b":[100,"x"],"a":1.0}` {
 		t.Fatalf("RehydrateMetadata did not compact: %s", b)
 	}
-	c, _ := domain.NewMetadata("body.x", []byte(`{"a":2}`))
+	c, _ := domain.NewMetadata("x", []byte(`{"a":2}`))
 	if a.Equal(c) || c.Equal(domain.Metadata{}) {
 		t.Fatal("different objects compare equal")
 	}
@@ -98,8 +98,8 @@ func TestUser_metadata_setters(t *testing.T) {
 	if !u.Metadata().Public.IsEmpty() || !u.Metadata().Private.IsEmpty() {
 		t.Fatal("a new user has metadata")
 	}
-	pub, _ := domain.NewMetadata("body.publicMetadata", []byte(`{"plan":"pro"}`))
-	priv, _ := domain.NewMetadata("body.privateMetadata", []byte(`{"stripe":"cus_1"}`))
+	pub, _ := domain.NewMetadata("publicMetadata", []byte(`{"plan":"pro"}`))
+	priv, _ := domain.NewMetadata("privateMetadata", []byte(`{"stripe":"cus_1"}`))
 	later := baseTime.Add(time.Minute)
 	u.SetPublicMetadata(pub, later)
 	u.SetPrivateMetadata(priv, later)

@@ -31,8 +31,8 @@ func ParseOAuthClientType(s, location string) (OAuthClientType, error) {
 	case OAuthClientPublic, OAuthClientConfidential:
 		return t, nil
 	}
-	return "", Invalid("INVALID_CLIENT_TYPE", "Invalid client type",
-		FieldViolation{Location: location, Message: `must be "public" or "confidential"`})
+	return "", Invalid("oauth_client.invalid_type", "Invalid client type",
+		FieldViolation{Field: location, Message: `must be "public" or "confidential"`})
 }
 
 // NormalizeOAuthClientName trims a client's name and checks it is 1 to 128
@@ -40,7 +40,7 @@ func ParseOAuthClientType(s, location string) (OAuthClientType, error) {
 func NormalizeOAuthClientName(name, location string) (string, error) {
 	name = strings.TrimSpace(name)
 	if name == "" || !utf8.ValidString(name) || utf8.RuneCountInString(name) > MaxOAuthClientNameLength {
-		return "", Invalid("INVALID_NAME", "Invalid name", FieldViolation{Location: location, Message: "must be 1 to 128 characters"})
+		return "", Invalid("oauth_client.invalid_name", "Invalid name", FieldViolation{Field: location, Message: "must be 1 to 128 characters"})
 	}
 	return name, nil
 }
@@ -57,15 +57,15 @@ func NormalizeOAuthClientName(name, location string) (string, error) {
 // §7.1).
 func NormalizeRedirectURIs(uris []string, t OAuthClientType, location string, minCount int) ([]string, error) {
 	if len(uris) < minCount || len(uris) > MaxRedirectURIs {
-		return nil, Invalid("INVALID_REDIRECT_URI", "Invalid redirect URI",
-			FieldViolation{Location: location, Message: fmt.Sprintf("must list %d to %d URIs", minCount, MaxRedirectURIs)})
+		return nil, Invalid("oauth_client.invalid_redirect_uri", "Invalid redirect URI",
+			FieldViolation{Field: location, Message: fmt.Sprintf("must list %d to %d URIs", minCount, MaxRedirectURIs)})
 	}
 	var bad []FieldViolation
 	out := make([]string, 0, len(uris))
 	seen := make(map[string]bool, len(uris))
 	for i, u := range uris {
 		if msg := redirectURIProblem(u, t); msg != "" {
-			bad = append(bad, FieldViolation{Location: fmt.Sprintf("%s[%d]", location, i), Message: msg})
+			bad = append(bad, FieldViolation{Field: fmt.Sprintf("%s[%d]", location, i), Message: msg})
 			continue
 		}
 		if !seen[u] {
@@ -74,7 +74,7 @@ func NormalizeRedirectURIs(uris []string, t OAuthClientType, location string, mi
 		}
 	}
 	if len(bad) > 0 {
-		return nil, Invalid("INVALID_REDIRECT_URI", "Invalid redirect URI", bad...)
+		return nil, Invalid("oauth_client.invalid_redirect_uri", "Invalid redirect URI", bad...)
 	}
 	return out, nil
 }

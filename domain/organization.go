@@ -31,7 +31,7 @@ var slugPattern = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
 // between them, at most 64 characters, so it is safe in a URL as it is.
 func CheckSlug(slug string) error {
 	if len(slug) > MaxSlugLength || !slugPattern.MatchString(slug) {
-		return Invalid("INVALID_SLUG", "Invalid slug", FieldViolation{Location: "body.slug",
+		return Invalid("organization.invalid_slug", "Invalid slug", FieldViolation{Field: "slug",
 			Message: "must be 1 to 64 lower-case letters, digits and single hyphens, not starting or ending with a hyphen"})
 	}
 	return nil
@@ -43,7 +43,7 @@ func CheckMetadata(metadata string, location string) error {
 		return nil
 	}
 	if len(metadata) > MaxMetadataLength || !json.Valid([]byte(metadata)) || !strings.HasPrefix(strings.TrimSpace(metadata), "{") {
-		return Invalid("INVALID_METADATA", "Invalid metadata", FieldViolation{Location: location, Message: "must be a JSON object of at most 8192 bytes"})
+		return Invalid("organization.invalid_metadata", "Invalid metadata", FieldViolation{Field: location, Message: "must be a JSON object of at most 8192 bytes"})
 	}
 	return nil
 }
@@ -111,7 +111,7 @@ func (o *Organization) UpdatedAt() time.Time { return o.updatedAt }
 func (o *Organization) Rename(name string, now time.Time) error {
 	name = strings.TrimSpace(name)
 	if name == "" || !utf8.ValidString(name) || utf8.RuneCountInString(name) > MaxNameLength {
-		return Invalid("INVALID_NAME", "Invalid name", FieldViolation{Location: "body.name", Message: "must be 1 to 256 characters"})
+		return Invalid("organization.invalid_name", "Invalid name", FieldViolation{Field: "name", Message: "must be 1 to 256 characters"})
 	}
 	o.name = name
 	o.updatedAt = Timestamp(now)
@@ -132,7 +132,7 @@ func (o *Organization) SetSlug(slug string, now time.Time) error {
 func (o *Organization) SetLogo(logo string, now time.Time) error {
 	logo = strings.TrimSpace(logo)
 	if len(logo) > MaxLogoLength || !utf8.ValidString(logo) {
-		return Invalid("INVALID_LOGO", "Invalid logo", FieldViolation{Location: "body.logo", Message: "must be a URL of at most 2048 characters"})
+		return Invalid("organization.invalid_logo", "Invalid logo", FieldViolation{Field: "logo", Message: "must be a URL of at most 2048 characters"})
 	}
 	o.logo = logo
 	o.updatedAt = Timestamp(now)
@@ -141,7 +141,7 @@ func (o *Organization) SetLogo(logo string, now time.Time) error {
 
 // SetMetadata sets or clears the metadata (see CheckMetadata).
 func (o *Organization) SetMetadata(metadata string, now time.Time) error {
-	if err := CheckMetadata(metadata, "body.metadata"); err != nil {
+	if err := CheckMetadata(metadata, "metadata"); err != nil {
 		return err
 	}
 	o.metadata = metadata
@@ -294,7 +294,7 @@ func (i *Invitation) IsOpen(now time.Time) bool {
 // answered or has expired. Its code is Better Auth's, which also answers an
 // unknown invitation so; a store's missing invitation is the distinct
 // ports.ErrInvitationNotFound.
-var ErrInvitationNotOpen = NewError(KindInvalid, "INVITATION_NOT_FOUND", "Invitation not found")
+var ErrInvitationNotOpen = NewError(KindInvalid, "invitation.not_open", "Invitation not found")
 
 // Answer moves an open invitation to accepted, rejected or canceled.
 func (i *Invitation) Answer(status InvitationStatus, now time.Time) error {

@@ -16,7 +16,7 @@ func TestCheckSlug(t *testing.T) {
 	for _, bad := range []string{"", "Acme", "-acme", "acme-", "ac--me", "ac me", "acmé", "a/b", strings.Repeat("a", 65)} {
 		err := CheckSlug(bad)
 		var de *Error
-		if !errors.As(err, &de) || de.Kind != KindInvalid || len(de.Fields) != 1 || de.Fields[0].Location != "body.slug" {
+		if !errors.As(err, &de) || de.Kind != KindInvalid || len(de.Fields) != 1 || de.Fields[0].Field != "slug" {
 			t.Errorf("CheckSlug(%q) = %v, want an invalid error at body.slug", bad, err)
 		}
 	}
@@ -87,13 +87,13 @@ func TestMemberRoles(t *testing.T) {
 
 func TestServiceKey(t *testing.T) {
 	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
-	if _, err := ParseScopes([]string{"users:read", "users:delete"}, "body.scopes"); !errors.Is(err, ErrInvalid) {
+	if _, err := ParseScopes([]string{"users:read", "users:delete"}, "scopes"); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("unknown scope: %v", err)
 	}
-	if _, err := ParseScopes(nil, "body.scopes"); !errors.Is(err, ErrInvalid) {
+	if _, err := ParseScopes(nil, "scopes"); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("no scopes: %v", err)
 	}
-	scopes, err := ParseScopes([]string{"users:read", "domains:write", "users:read"}, "body.scopes")
+	scopes, err := ParseScopes([]string{"users:read", "domains:write", "users:read"}, "scopes")
 	if err != nil || len(scopes) != 2 {
 		t.Fatalf("ParseScopes = %v, %v", scopes, err)
 	}

@@ -16,12 +16,12 @@ type PasswordPolicy struct {
 
 // The codes of refused passwords.
 const (
-	CodePasswordTooShort  = "PASSWORD_TOO_SHORT"
-	CodePasswordTooLong   = "PASSWORD_TOO_LONG"
-	CodePasswordTooCommon = "PASSWORD_TOO_COMMON"
+	CodePasswordTooShort  = "password.too_short"
+	CodePasswordTooLong   = "password.too_long"
+	CodePasswordTooCommon = "password.too_common"
 )
 
-// Check returns an Invalid error naming field (such as "body.password") when
+// Check returns an Invalid error naming field (such as "password") when
 // password is too short, too long, or blocked: found in the blocklist, or
 // equal to one of the context words (the user's address, its local part, the
 // product's name), compared case-insensitively.
@@ -29,13 +29,13 @@ func (p PasswordPolicy) Check(field, password string, blocked func(string) bool,
 	n := utf8.RuneCountInString(password)
 	switch {
 	case !utf8.ValidString(password):
-		return Invalid("INVALID_PASSWORD", "Invalid password", FieldViolation{Location: field, Message: "must be valid UTF-8"})
+		return Invalid("password.invalid", "Invalid password", FieldViolation{Field: field, Message: "must be valid UTF-8"})
 	case n < p.MinLength:
 		return Invalid(CodePasswordTooShort, "Password too short",
-			FieldViolation{Location: field, Message: "must be at least " + strconv.Itoa(p.MinLength) + " characters"})
+			FieldViolation{Field: field, Message: "must be at least " + strconv.Itoa(p.MinLength) + " characters"})
 	case n > p.MaxLength:
 		return Invalid(CodePasswordTooLong, "Password too long",
-			FieldViolation{Location: field, Message: "must be at most " + strconv.Itoa(p.MaxLength) + " characters"})
+			FieldViolation{Field: field, Message: "must be at most " + strconv.Itoa(p.MaxLength) + " characters"})
 	}
 	lower := strings.ToLower(password)
 	common := blocked != nil && blocked(lower)
@@ -47,7 +47,7 @@ func (p PasswordPolicy) Check(field, password string, blocked func(string) bool,
 	if common {
 		return Invalid(CodePasswordTooCommon,
 			"This password is too common or too easy to guess. Choose a longer, less predictable one, such as a few unrelated words.",
-			FieldViolation{Location: field, Message: "is too common; choose another"})
+			FieldViolation{Field: field, Message: "is too common; choose another"})
 	}
 	return nil
 }

@@ -23,11 +23,11 @@ func TestPasswordPolicy_Check(t *testing.T) {
 		{"blocklisted_case_insensitive", "PassWord1", domain.CodePasswordTooCommon},
 		{"the_address_itself", "Ada@Example.com", domain.CodePasswordTooCommon},
 		{"passphrase_with_spaces_accepted", "correct horse battery staple", ""},
-		{"invalid_utf8_refused", "abcdefgh\xff", "INVALID_PASSWORD"},
+		{"invalid_utf8_refused", "abcdefgh\xff", "password.invalid"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := p.Check("body.password", tt.password, blocked, "ada@example.com", "ada")
+			err := p.Check("password", tt.password, blocked, "ada@example.com", "ada")
 			if tt.code == "" {
 				if err != nil {
 					t.Fatalf("err = %v, want nil", err)
@@ -38,7 +38,7 @@ func TestPasswordPolicy_Check(t *testing.T) {
 			if !errors.As(err, &de) || de.Code != tt.code || de.Kind != domain.KindInvalid {
 				t.Fatalf("err = %v, want %s", err, tt.code)
 			}
-			if len(de.Fields) != 1 || de.Fields[0].Location != "body.password" || strings.Contains(de.Error(), tt.password) {
+			if len(de.Fields) != 1 || de.Fields[0].Field != "password" || strings.Contains(de.Error(), tt.password) {
 				t.Fatalf("fields = %+v; the error must name the field and never repeat the password", de.Fields)
 			}
 		})

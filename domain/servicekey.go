@@ -42,7 +42,7 @@ func ParseScopes(scopes []string, location string) ([]Scope, error) {
 	for _, s := range scopes {
 		sc := Scope(strings.TrimSpace(s))
 		if !slices.Contains(Scopes, sc) {
-			return nil, Invalid("INVALID_SCOPE", "Invalid scope", FieldViolation{Location: location,
+			return nil, Invalid("service_key.invalid_scope", "Invalid scope", FieldViolation{Field: location,
 				Message: "unknown scope; use users:read, users:write, organizations:read, organizations:write, domains:read, domains:write or *"})
 		}
 		if !slices.Contains(out, sc) {
@@ -50,7 +50,7 @@ func ParseScopes(scopes []string, location string) ([]Scope, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, Invalid("INVALID_SCOPE", "Invalid scope", FieldViolation{Location: location, Message: "must list at least one scope"})
+		return nil, Invalid("service_key.invalid_scope", "Invalid scope", FieldViolation{Field: location, Message: "must list at least one scope"})
 	}
 	return out, nil
 }
@@ -77,13 +77,13 @@ type ServiceKey struct {
 func NewServiceKey(id ServiceKeyID, name string, scopes []Scope, secret string, createdBy string, expiresAt, now time.Time) (*ServiceKey, error) {
 	name = strings.TrimSpace(name)
 	if name == "" || !utf8.ValidString(name) || utf8.RuneCountInString(name) > MaxServiceKeyNameLength {
-		return nil, Invalid("INVALID_NAME", "Invalid name", FieldViolation{Location: "body.name", Message: "must be 1 to 128 characters"})
+		return nil, Invalid("service_key.invalid_name", "Invalid name", FieldViolation{Field: "name", Message: "must be 1 to 128 characters"})
 	}
 	if len(scopes) == 0 {
-		return nil, Invalid("INVALID_SCOPE", "Invalid scope", FieldViolation{Location: "body.scopes", Message: "must list at least one scope"})
+		return nil, Invalid("service_key.invalid_scope", "Invalid scope", FieldViolation{Field: "scopes", Message: "must list at least one scope"})
 	}
 	if !expiresAt.IsZero() && !expiresAt.After(now) {
-		return nil, Invalid("INVALID_EXPIRY", "Invalid expiry", FieldViolation{Location: "body.expiresAt", Message: "must be in the future"})
+		return nil, Invalid("service_key.invalid_expiry", "Invalid expiry", FieldViolation{Field: "expiresAt", Message: "must be in the future"})
 	}
 	k := &ServiceKey{id: id, name: name, scopes: slices.Clone(scopes), createdBy: createdBy, createdAt: Timestamp(now)}
 	if !expiresAt.IsZero() {

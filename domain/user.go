@@ -48,7 +48,7 @@ func NewUser(id UserID, name string, email Email, now time.Time) (*User, error) 
 		return nil, Internal("domain.NewUser", errEmptyID)
 	}
 	if email == "" {
-		return nil, Invalid("INVALID_EMAIL", "Invalid email", FieldViolation{Location: "body.email", Message: "is required"})
+		return nil, Invalid("email.invalid", "Invalid email", FieldViolation{Field: "email", Message: "is required"})
 	}
 	now = Timestamp(now)
 	u := &User{id: id, email: email, access: UserAccess{Roles: []PlatformRole{DefaultPlatformRole}}, createdAt: now, updatedAt: now}
@@ -112,7 +112,7 @@ func (u *User) UpdatedAt() time.Time { return u.updatedAt }
 func (u *User) Rename(name string, now time.Time) error {
 	name = strings.TrimSpace(name)
 	if name == "" || !utf8.ValidString(name) || utf8.RuneCountInString(name) > MaxNameLength {
-		return Invalid("INVALID_NAME", "Invalid name", FieldViolation{Location: "body.name", Message: "must be 1 to 256 characters"})
+		return Invalid("user.invalid_name", "Invalid name", FieldViolation{Field: "name", Message: "must be 1 to 256 characters"})
 	}
 	u.name = name
 	u.updatedAt = Timestamp(now)
@@ -179,10 +179,10 @@ const MaxBanReasonLength = 1024
 func (u *User) Ban(reason string, expires time.Time, now time.Time) error {
 	reason = strings.TrimSpace(reason)
 	if !utf8.ValidString(reason) || utf8.RuneCountInString(reason) > MaxBanReasonLength {
-		return Invalid("INVALID_BAN_REASON", "Invalid ban reason", FieldViolation{Location: "body.banReason", Message: "must be at most 1024 characters"})
+		return Invalid("user.invalid_ban_reason", "Invalid ban reason", FieldViolation{Field: "banReason", Message: "must be at most 1024 characters"})
 	}
 	if !expires.IsZero() && !expires.After(now) {
-		return Invalid("INVALID_BAN_EXPIRY", "Invalid ban expiry", FieldViolation{Location: "body.banExpiresIn", Message: "must be in the future"})
+		return Invalid("user.invalid_ban_expiry", "Invalid ban expiry", FieldViolation{Field: "banExpiresIn", Message: "must be in the future"})
 	}
 	u.access.Banned = true
 	u.access.BanReason = reason

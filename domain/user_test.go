@@ -79,7 +79,7 @@ func TestNewEmail_look_alikes(t *testing.T) {
 			if !errors.As(err, &de) || de.Kind != domain.KindInvalid || de.Code != tt.code {
 				t.Fatalf("NewEmail(%q) = %q, %v; want code %s", tt.in, got, err, tt.code)
 			}
-			if len(de.Fields) != 1 || de.Fields[0].Location != "body.email" {
+			if len(de.Fields) != 1 || de.Fields[0].Field != "email" {
 				t.Fatalf("fields = %v, want one at body.email", de.Fields)
 			}
 			if strings.Contains(de.Message+de.Fields[0].Message, "@") {
@@ -112,7 +112,7 @@ func TestNewUser_validates_name(t *testing.T) {
 			}
 			if err != nil {
 				var de *domain.Error
-				if !errors.As(err, &de) || len(de.Fields) == 0 || de.Fields[0].Location != "body.name" {
+				if !errors.As(err, &de) || len(de.Fields) == 0 || de.Fields[0].Field != "name" {
 					t.Fatalf("error does not name body.name: %#v", err)
 				}
 			}

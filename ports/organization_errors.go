@@ -4,14 +4,14 @@ import "github.com/gatehouse/gatehouse/domain"
 
 // The errors an OrganizationRepository returns, created here once so that
 // every store answers each condition with the same kind and code. The
-// stores' codes are neutral and distinct from the organization use cases'
-// Better Auth codes (ORGANIZATION_ALREADY_EXISTS, MEMBER_NOT_FOUND, …),
-// which are of kind domain.KindInvalid on Better Auth's wire: one code, one
+// stores' codes are distinct from the organization use cases' own
+// (organization.already_exists, organization.no_such_member, …), which are
+// of kind domain.KindInvalid as Better Auth answers them: one code, one
 // kind. The use cases turn these into theirs; the trusted API maps them to
 // its problem codes.
 var (
 	// ErrOrganizationNotFound is a missing organization (domain.KindNotFound).
-	ErrOrganizationNotFound = domain.NewError(domain.KindNotFound, "ORGANIZATION_NOT_FOUND", "Organization not found")
+	ErrOrganizationNotFound = domain.NewError(domain.KindNotFound, "organization.unknown", "Organization not found")
 	// ErrOrganizationExists is Create with a taken slug or id (domain.KindConflict).
 	ErrOrganizationExists = domain.NewError(domain.KindConflict, "organization.exists", "Organization already exists")
 	// ErrSlugTaken is Update to a slug another organization has (domain.KindConflict).
@@ -26,5 +26,5 @@ var (
 	ErrInvitationExists = domain.NewError(domain.KindConflict, "invitation.exists", "an invitation with this id already exists")
 	// ErrLastOwner refuses a change that would leave an organization without
 	// an owner (Better Auth's code for it).
-	ErrLastOwner = domain.NewError(domain.KindInvalid, "YOU_CANNOT_LEAVE_THE_ORGANIZATION_WITHOUT_AN_OWNER", "You cannot leave the organization without an owner")
+	ErrLastOwner = domain.NewError(domain.KindInvalid, "organization.owner_required", "You cannot leave the organization without an owner")
 )

@@ -15,7 +15,7 @@ const (
 )
 
 // errLimit is a page size outside 1 to 1000 (every Max above is 1000).
-var errLimit = domain.Invalid("INVALID_LIMIT", "Invalid limit", domain.FieldViolation{Location: "query.limit", Message: "must be 1 to 1000"})
+var errLimit = domain.Invalid("paging.invalid_limit", "Invalid limit", domain.FieldViolation{Field: "limit", Message: "must be 1 to 1000"})
 
 // The refusals of a bad user page.
 var (
@@ -39,9 +39,9 @@ func (q MemberQuery) Validate() error {
 	case q.Limit < 1 || q.Limit > MaxMemberPage:
 		return errLimit
 	case q.Offset < 0:
-		return domain.Invalid("INVALID_OFFSET", "Invalid offset", domain.FieldViolation{Location: "query.offset", Message: "must not be negative"})
+		return domain.Invalid("paging.invalid_offset", "Invalid offset", domain.FieldViolation{Field: "offset", Message: "must not be negative"})
 	case q.After != nil && q.Offset != 0:
-		return domain.Invalid("INVALID_OFFSET", "Invalid offset", domain.FieldViolation{Location: "query.offset", Message: "must be 0 with a cursor"})
+		return domain.Invalid("paging.invalid_offset", "Invalid offset", domain.FieldViolation{Field: "offset", Message: "must be 0 with a cursor"})
 	}
 	return nil
 }

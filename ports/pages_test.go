@@ -17,19 +17,19 @@ func TestQueryValidation(t *testing.T) {
 		err      error
 		location string // "" when the query is fine
 	}{
-		{"organization_limit_0", ports.OrganizationQuery{Limit: 0}.Validate(), "query.limit"},
-		{"organization_limit_1001", ports.OrganizationQuery{Limit: ports.MaxOrganizationPage + 1}.Validate(), "query.limit"},
+		{"organization_limit_0", ports.OrganizationQuery{Limit: 0}.Validate(), "limit"},
+		{"organization_limit_1001", ports.OrganizationQuery{Limit: ports.MaxOrganizationPage + 1}.Validate(), "limit"},
 		{"organization_limit_1000", ports.OrganizationQuery{Limit: ports.MaxOrganizationPage}.Validate(), ""},
-		{"member_limit_0", ports.MemberQuery{Limit: 0}.Validate(), "query.limit"},
-		{"member_limit_1001", ports.MemberQuery{Limit: ports.MaxMemberPage + 1}.Validate(), "query.limit"},
-		{"member_negative_offset", ports.MemberQuery{Limit: 10, Offset: -1}.Validate(), "query.offset"},
-		{"member_offset_with_cursor", ports.MemberQuery{Limit: 10, Offset: 1, After: after}.Validate(), "query.offset"},
+		{"member_limit_0", ports.MemberQuery{Limit: 0}.Validate(), "limit"},
+		{"member_limit_1001", ports.MemberQuery{Limit: ports.MaxMemberPage + 1}.Validate(), "limit"},
+		{"member_negative_offset", ports.MemberQuery{Limit: 10, Offset: -1}.Validate(), "offset"},
+		{"member_offset_with_cursor", ports.MemberQuery{Limit: 10, Offset: 1, After: after}.Validate(), "offset"},
 		{"member_cursor", ports.MemberQuery{Limit: 10, After: after}.Validate(), ""},
 		{"member_offset", ports.MemberQuery{Limit: 1000, Offset: 5}.Validate(), ""},
-		{"domain_limit_0", ports.DomainQuery{Limit: 0}.Validate(), "query.limit"},
+		{"domain_limit_0", ports.DomainQuery{Limit: 0}.Validate(), "limit"},
 		{"domain_limit_1000", ports.DomainQuery{Limit: ports.MaxDomainPage}.Validate(), ""},
-		{"due_batch_0", ports.ValidateDueBatch(0), "query.limit"},
-		{"due_batch_1001", ports.ValidateDueBatch(ports.MaxDueBatch + 1), "query.limit"},
+		{"due_batch_0", ports.ValidateDueBatch(0), "limit"},
+		{"due_batch_1001", ports.ValidateDueBatch(ports.MaxDueBatch + 1), "limit"},
 		{"due_batch_1", ports.ValidateDueBatch(1), ""},
 	}
 	for _, tt := range tests {
@@ -44,7 +44,7 @@ func TestQueryValidation(t *testing.T) {
 			if !errors.As(tt.err, &de) || de.Kind != domain.KindInvalid {
 				t.Fatalf("error = %v, want kind invalid", tt.err)
 			}
-			if len(de.Fields) != 1 || de.Fields[0].Location != tt.location {
+			if len(de.Fields) != 1 || de.Fields[0].Field != tt.location {
 				t.Fatalf("fields = %+v, want one at %s", de.Fields, tt.location)
 			}
 		})

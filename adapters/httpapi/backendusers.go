@@ -247,7 +247,7 @@ func (b BackendUserPatchBody) patch() (command.BackendUserPatch, error) {
 		case "publicmetadata", "privatemetadata":
 			// Refused by the use case, which checks the object.
 		default:
-			bad = append(bad, domain.FieldViolation{Location: "body." + k, Message: "must not be null"})
+			bad = append(bad, domain.FieldViolation{Field: "body." + k, Message: "must not be null"})
 		}
 	}
 	if len(bad) > 0 {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"reflect"
 	"strconv"
+	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humagin"
@@ -106,6 +107,7 @@ func register[I, O any](s *Server, c Contract, op huma.Operation, h func(context
 	errorStatuses = append(errorStatuses, http.StatusInternalServerError)
 
 	policy := operationPolicy(c, op)
+	policy.Inputs = inputLocations(t)
 	document := func(api huma.API) huma.Operation {
 		o := op
 		o.Responses = map[string]*huma.Response{}
@@ -191,6 +193,40 @@ func operationPolicy(c Contract, o huma.Operation) edge.Policy {
 		}
 	}
 	return p
+}
+
+// inputLocations maps each query, path and header parameter of the input
+// type t (embedded structs included) to its location, by its wire name.
+func inputLocations(t reflect.Type) map[string]string {
+	var out map[string]string
+	var walk func(reflect.Type)
+	walk = func(t reflect.Type) {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct {
+			return
+		}
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if f.Anonymous {
+				walk(f.Type)
+				continue
+			}
+			for _, in := range []string{"query", "path", "header"} {
+				name, _, _ := strings.Cut(f.Tag.Get(in), ",")
+				if name == "" {
+					continue
+				}
+				if out == nil {
+					out = map[string]string{}
+				}
+				out[name] = in
+			}
+		}
+	}
+	walk(t)
+	return out
 }
 
 func has(req map[string][]string, scheme string) bool {

@@ -130,8 +130,8 @@ func renderError(ctx context.Context, logger *slog.Logger, err error) huma.Statu
 		de = domain.Internal("unclassified", err)
 	}
 	status := statusFor(de.Kind)
-	if override, ok := frameworkStatus[de.Code]; ok && edge.PolicyFrom(ctx).Shape.Framework() {
-		status = override
+	if edge.PolicyFrom(ctx).Shape.Framework() {
+		_, status = frameworkAnswer(de.Code, status)
 	}
 	logError(ctx, logger, status, de)
 	if de.Kind == domain.KindInternal {
@@ -141,21 +141,6 @@ func renderError(ctx context.Context, logger *slog.Logger, err error) huma.Statu
 	return renderStatus(ctx, status, de.Code, de.Message, de.Fields)
 }
 
-// frameworkStatus keeps the few statuses Better Auth's wire protocol fixes
-// against the usual mapping of their kind.
-var frameworkStatus = map[string]int{
-	"USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL": http.StatusUnprocessableEntity,
-	"FAILED_TO_CREATE_USER":                 http.StatusUnprocessableEntity,
-}
-
-// frameworkCodes gives neutral domain codes the Better Auth code its client
-// knows; the message stays the domain's, which says what was wrong.
-var frameworkCodes = map[string]string{
-	domain.CodeEmailInvisible:     "INVALID_EMAIL",
-	domain.CodeEmailNotNormalized: "INVALID_EMAIL",
-	domain.CodeEmailMixedScript:   "INVALID_EMAIL",
-}
-
 // renderStatus builds the body for a status decided outside the domain (an
 // unknown route, an oversized body, a validation failure in the edge), in the
 // shape the request's route declares.
@@ -163,91 +148,30 @@ func renderStatus(ctx context.Context, status int, code, message string, fields 
 	if message == "" {
 		message = http.StatusText(status)
 	}
-	if edge.PolicyFrom(ctx).Shape.Framework() {
-		if wire, ok := frameworkCodes[code]; ok {
-			code = wire
-		}
-		if code == "" || strings.Contains(code, ".") {
-			code = frameworkCodeFor(status)
-		}
+	policy := edge.PolicyFrom(ctx)
+	located := make([]FieldError, len(fields))
+	for i, f := range fields {
+		located[i] = FieldError{Location: policy.Locate(f.Field), Message: f.Message}
+	}
+	if policy.Shape.Framework() {
+		code, _ = frameworkAnswer(code, status)
 		// Better Auth joins field messages only for schema failures; its
 		// named errors keep their own message ("Password too short").
-		if len(fields) > 0 && code == "VALIDATION_ERROR" {
-			parts := make([]string, len(fields))
-			for i, f := range fields {
+		if len(located) > 0 && code == "VALIDATION_ERROR" {
+			parts := make([]string, len(located))
+			for i, f := range located {
 				parts[i] = "[" + f.Location + "] " + f.Message
 			}
 			message = strings.Join(parts, "; ")
 		}
 		return &FrameworkError{Message: message, Code: code, status: status}
 	}
-	if code == "" || !strings.Contains(code, ".") {
-		code = problemCodeFor(status, code)
-	}
+	code = problemAnswer(code, status)
 	p := &Problem{Type: "about:blank", Title: http.StatusText(status), Status: status, Detail: message, Code: code, RequestID: RequestIDFrom(ctx)}
-	for _, f := range fields {
-		p.Errors = append(p.Errors, FieldError(f))
+	if len(located) > 0 {
+		p.Errors = located
 	}
 	return p
-}
-
-// frameworkCodeFor gives edge-decided framework errors Better Auth's codes.
-func frameworkCodeFor(status int) string {
-	switch status {
-	case http.StatusBadRequest:
-		return "VALIDATION_ERROR"
-	case http.StatusUnauthorized:
-		return "UNAUTHORIZED"
-	case http.StatusForbidden:
-		return "FORBIDDEN"
-	case http.StatusNotFound:
-		return "NOT_FOUND"
-	case http.StatusRequestEntityTooLarge:
-		return "PAYLOAD_TOO_LARGE"
-	case http.StatusUnsupportedMediaType:
-		return "UNSUPPORTED_MEDIA_TYPE"
-	case http.StatusTooManyRequests:
-		return "TOO_MANY_REQUESTS"
-	case http.StatusServiceUnavailable:
-		return "SERVICE_UNAVAILABLE"
-	default:
-		return "INTERNAL_SERVER_ERROR"
-	}
-}
-
-// problemCodeFor gives edge-decided problems a stable area.reason code. A
-// framework-style code (UPPER_SNAKE) is lower-cased into the request area.
-func problemCodeFor(status int, code string) string {
-	if code == "UNAUTHORIZED" {
-		return "auth.unauthenticated" // a framework session check on a route outside the framework
-	}
-	if code != "" {
-		return "request." + strings.ToLower(code)
-	}
-	switch status {
-	case http.StatusBadRequest:
-		return "request.invalid"
-	case http.StatusUnauthorized:
-		return "auth.unauthenticated"
-	case http.StatusForbidden:
-		return "auth.forbidden"
-	case http.StatusNotFound:
-		return "route.not_found"
-	case http.StatusMethodNotAllowed:
-		return "route.method_not_allowed"
-	case http.StatusRequestEntityTooLarge:
-		return "request.too_large"
-	case http.StatusUnsupportedMediaType:
-		return "request.unsupported_media_type"
-	case http.StatusNotAcceptable:
-		return "request.not_acceptable"
-	case http.StatusTooManyRequests:
-		return "request.rate_limited"
-	case http.StatusServiceUnavailable:
-		return "service.unavailable"
-	default:
-		return "server.internal"
-	}
 }
 
 func logError(ctx context.Context, logger *slog.Logger, status int, de *domain.Error) {
@@ -342,10 +266,10 @@ func humaClientError(ctx context.Context, status int, msg string, errs []error) 
 			if m := missingProperty.FindStringSubmatch(msg); m != nil {
 				loc, msg = loc+"."+m[1], "is required"
 			}
-			fields = append(fields, domain.FieldViolation{Location: loc, Message: msg})
+			fields = append(fields, domain.FieldViolation{Field: loc, Message: msg})
 			continue
 		}
-		fields = append(fields, domain.FieldViolation{Location: "body", Message: "malformed"})
+		fields = append(fields, domain.FieldViolation{Field: "body", Message: "malformed"})
 	}
 	code := ""
 	switch status {
@@ -358,10 +282,10 @@ func humaClientError(ctx context.Context, status int, msg string, errs []error) 
 	case http.StatusBadRequest:
 		if msg == msgBodyRequired && len(fields) == 0 {
 			// Huma names no part when a required body is empty.
-			return renderStatus(ctx, status, "", "The request is malformed.", []domain.FieldViolation{{Location: "body", Message: "is required"}})
+			return renderStatus(ctx, status, "", "The request is malformed.", []domain.FieldViolation{{Field: "body", Message: "is required"}})
 		}
 		msg = "The request is malformed."
-		if edge.PolicyFrom(ctx).Shape.Framework() && len(fields) > 0 && fields[0].Location == "body" {
+		if edge.PolicyFrom(ctx).Shape.Framework() && len(fields) > 0 && fields[0].Field == "body" {
 			code, msg, fields = "BAD_REQUEST", "Invalid JSON in request body", nil
 		}
 	}

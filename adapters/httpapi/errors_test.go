@@ -8,12 +8,14 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/gin-gonic/gin"
 
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/adapters/memory"
 	"github.com/gatehouse/gatehouse/application"
 	"github.com/gatehouse/gatehouse/application/query"
@@ -75,7 +77,7 @@ func addErrorRoutes(s *Server) {
 			panic("secret panic detail")
 		}
 		return nil, &domain.Error{Kind: kinds[in.Kind], Code: "test.failure", Message: "it failed",
-			Fields: []domain.FieldViolation{{Location: "body.x", Message: "is wrong"}}, Err: io.ErrUnexpectedEOF}
+			Fields: []domain.FieldViolation{{Field: "x", Message: "is wrong"}}, Err: io.ErrUnexpectedEOF}
 	}
 	echo := func(context.Context, *echoInput) (*emptyOutput, error) { return &emptyOutput{}, nil }
 	register(s, ContractAuth, huma.Operation{OperationID: "fail", Method: http.MethodGet, Path: "/api/test/fail/{kind}"}, fail)
@@ -277,5 +279,67 @@ func TestErrors_client_cancellation_is_not_a_server_error(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("no info line says the client cancelled:\n%s", logs)
+	}
+}
+
+// TestInputLocations: register declares each query, path and header
+// parameter of the operation's input, embedded structs included, so a bare
+// field of a domain error is rendered where the caller sent it.
+func TestInputLocations(t *testing.T) {
+	type paging struct {
+		Limit int `query:"limit"`
+	}
+	type input struct {
+		paging
+		ID   string `path:"id"`
+		Key  string `header:"x-api-key"`
+		Body struct {
+			Email string `json:"email"`
+		}
+	}
+	got := inputLocations(reflect.TypeFor[input]())
+	want := map[string]string{"limit": "query", "id": "path", "x-api-key": "header"}
+	if len(got) != len(want) {
+		t.Fatalf("inputLocations = %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("inputLocations[%q] = %q, want %q", k, got[k], v)
+		}
+	}
+}
+
+// TestContractCodes: each contract answers a neutral code in its own
+// vocabulary, chosen by the route's declared shape: Better Auth's code (and
+// its status where the wire fixes one) on the framework, the problem code
+// elsewhere; a neutral code a contract has no entry for answers the
+// framework's code for its status, and itself as a problem code.
+func TestContractCodes(t *testing.T) {
+	framework := edge.WithPolicy(context.Background(), &edge.Policy{Shape: edge.ShapeFramework})
+	problem := edge.WithPolicy(context.Background(), &edge.Policy{Shape: edge.ShapeProblem})
+	for _, tt := range []struct {
+		err           error
+		wire          string
+		wireStatus    int
+		problemCode   string
+		problemStatus int
+	}{
+		{domain.Invalid("organization.invalid_slug", "Invalid slug"), "INVALID_SLUG", 400, "request.invalid_slug", 400},
+		{domain.Invalid("email.invisible_characters", "Invalid email"), "INVALID_EMAIL", 400, "email.invisible_characters", 400},
+		{domain.NewError(domain.KindConflict, "user.email_exists", "taken"), "USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL", 422, "request.user_already_exists_use_another_email", 409},
+		// One wire code, three conditions, three statuses.
+		{domain.Invalid("password_reset.invalid_token", "Invalid token"), "INVALID_TOKEN", 400, "request.invalid_token", 400},
+		{domain.NewError(domain.KindUnauthenticated, "verification.invalid_token", "Invalid token"), "INVALID_TOKEN", 401, "request.invalid_token", 401},
+		{domain.NewError(domain.KindNotFound, "account_deletion.invalid_token", "Invalid token"), "INVALID_TOKEN", 404, "request.invalid_token", 404},
+		{domain.NotFound("organization.member_not_found", "Member"), "NOT_FOUND", 404, "organization.member_not_found", 404},
+	} {
+		f, ok := renderError(framework, slog.New(slog.DiscardHandler), tt.err).(*FrameworkError)
+		if !ok || f.Code != tt.wire || f.GetStatus() != tt.wireStatus {
+			t.Errorf("framework answer to %v = %+v, want %s %d", tt.err, f, tt.wire, tt.wireStatus)
+		}
+		p, ok := renderError(problem, slog.New(slog.DiscardHandler), tt.err).(*Problem)
+		if !ok || p.Code != tt.problemCode || p.Status != tt.problemStatus {
+			t.Errorf("problem answer to %v = %+v, want %s %d", tt.err, p, tt.problemCode, tt.problemStatus)
+		}
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"html"
 	"net/http"
 	"regexp"
-	"strings"
 
 	"github.com/gatehouse/gatehouse/application/command"
 	"github.com/gatehouse/gatehouse/domain"
@@ -22,7 +21,7 @@ type UpdateUserInput struct {
 }
 
 var errEmailCannotBeUpdated = domain.Invalid("EMAIL_CAN_NOT_BE_UPDATED", "Email can not be updated",
-	domain.FieldViolation{Location: "body.email", Message: "cannot be changed here; use change-email"})
+	domain.FieldViolation{Field: "body.email", Message: "cannot be changed here; use change-email"})
 
 func (s *Server) updateUser(ctx context.Context, in *UpdateUserInput) (*StatusOutput, error) {
 	p, err := s.principal(ctx)
@@ -336,11 +335,18 @@ func (s *Server) errorPage(_ context.Context, in *ErrorPageInput) (*ErrorPageOut
 	return &ErrorPageOutput{ContentType: "text/html; charset=utf-8", Body: []byte(page)}, nil
 }
 
-// errorCode is the code a redirect carries as ?error=.
+// errorCode is the code a redirect carries as ?error=: the framework's code
+// of err (framework_codes.go), or INTERNAL_SERVER_ERROR for a condition the
+// framework has no code for.
 func errorCode(err error) string {
 	var de *domain.Error
-	if errors.As(err, &de) && de.Code != "" && !strings.Contains(de.Code, ".") {
-		return de.Code
+	if errors.As(err, &de) {
+		if w, ok := frameworkCodes[de.Code]; ok {
+			return w.Code
+		}
+		if isWireCode(de.Code) {
+			return de.Code
+		}
 	}
 	return "INTERNAL_SERVER_ERROR"
 }

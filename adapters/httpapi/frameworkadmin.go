@@ -80,9 +80,9 @@ func (s *Server) adminCreateUser(ctx context.Context, in *AdminCreateUserInput) 
 		cmd.EmailVerified, cmd.Image = d.EmailVerified, d.Image
 	}
 	u, err := s.app.Commands.Administration.CreateUser(ctx, req, cmd)
-	if de := (*domain.Error)(nil); errors.As(err, &de) && de.Code == "USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL" {
+	if de := (*domain.Error)(nil); errors.As(err, &de) && de.Code == "user.email_exists" {
 		// The admin plugin answers a taken address with 400, where sign-up answers 422.
-		return nil, &FrameworkError{Message: de.Message, Code: de.Code, status: http.StatusBadRequest}
+		return nil, &FrameworkError{Message: de.Message, Code: "USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL", status: http.StatusBadRequest}
 	}
 	if err != nil {
 		return nil, err
@@ -148,7 +148,7 @@ func (in *AdminListUsersInput) query() (ports.UserQuery, error) {
 func userCondition(field ports.UserField, op ports.Operator, raw string) (ports.UserCondition, error) {
 	c := ports.UserCondition{Field: field, Operator: op}
 	bad := func(msg string) error {
-		return domain.Invalid("INVALID_FILTER", "Invalid filter", domain.FieldViolation{Location: "query.filterValue", Message: msg})
+		return domain.Invalid("INVALID_FILTER", "Invalid filter", domain.FieldViolation{Field: "query.filterValue", Message: msg})
 	}
 	text := op == ports.OpContains || op == ports.OpStartsWith || op == ports.OpEndsWith
 	switch field {
@@ -158,7 +158,7 @@ func userCondition(field ports.UserField, op ports.Operator, raw string) (ports.
 			return c, bad("must be true or false for " + string(field))
 		}
 		if op != ports.OpEq && op != ports.OpNe {
-			return c, domain.Invalid("INVALID_FILTER", "Invalid filter", domain.FieldViolation{Location: "query.filterOperator", Message: "must be eq or ne for " + string(field)})
+			return c, domain.Invalid("INVALID_FILTER", "Invalid filter", domain.FieldViolation{Field: "query.filterOperator", Message: "must be eq or ne for " + string(field)})
 		}
 		c.Value = b
 	case ports.UserFieldCreatedAt, ports.UserFieldUpdatedAt:
@@ -167,12 +167,12 @@ func userCondition(field ports.UserField, op ports.Operator, raw string) (ports.
 			return c, bad("must be an RFC 3339 time for " + string(field))
 		}
 		if text {
-			return c, domain.Invalid("INVALID_FILTER", "Invalid filter", domain.FieldViolation{Location: "query.filterOperator", Message: "must be a comparison for " + string(field)})
+			return c, domain.Invalid("INVALID_FILTER", "Invalid filter", domain.FieldViolation{Field: "query.filterOperator", Message: "must be a comparison for " + string(field)})
 		}
 		c.Value = t.UTC()
 	case ports.UserFieldRole:
 		if op != ports.OpEq && op != ports.OpNe {
-			return c, domain.Invalid("INVALID_FILTER", "Invalid filter", domain.FieldViolation{Location: "query.filterOperator", Message: "must be eq or ne for role"})
+			return c, domain.Invalid("INVALID_FILTER", "Invalid filter", domain.FieldViolation{Field: "query.filterOperator", Message: "must be eq or ne for role"})
 		}
 		c.Value = raw
 	default:
@@ -473,7 +473,7 @@ type HasPermissionOutput struct {
 	}
 }
 
-var errNoPermissions = domain.Invalid("INVALID_PERMISSIONS", "Invalid permissions", domain.FieldViolation{Location: "body.permissions", Message: "is required"})
+var errNoPermissions = domain.Invalid("INVALID_PERMISSIONS", "Invalid permissions", domain.FieldViolation{Field: "body.permissions", Message: "is required"})
 
 func (in *HasPermissionInput) permissions() (domain.Permissions, error) {
 	p := in.Body.Permissions

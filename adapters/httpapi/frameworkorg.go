@@ -718,9 +718,9 @@ type ListMembersOutput struct {
 }
 
 var (
-	errMemberFilter       = domain.Invalid("VALIDATION_ERROR", "Invalid query", domain.FieldViolation{Location: "query.filterField", Message: "filtering members is not supported"})
-	errMemberCursor       = domain.Invalid("VALIDATION_ERROR", "Invalid query", domain.FieldViolation{Location: "query.cursor", Message: "is not a cursor list-members returned"})
-	errMemberCursorOffset = domain.Invalid("VALIDATION_ERROR", "Invalid query", domain.FieldViolation{Location: "query.offset", Message: "must be 0 with a cursor"})
+	errMemberFilter       = domain.Invalid("VALIDATION_ERROR", "Invalid query", domain.FieldViolation{Field: "query.filterField", Message: "filtering members is not supported"})
+	errMemberCursor       = domain.Invalid("VALIDATION_ERROR", "Invalid query", domain.FieldViolation{Field: "query.cursor", Message: "is not a cursor list-members returned"})
+	errMemberCursorOffset = domain.Invalid("VALIDATION_ERROR", "Invalid query", domain.FieldViolation{Field: "query.offset", Message: "must be 0 with a cursor"})
 )
 
 func encodeMemberCursor(c *ports.MemberCursor) *string {
@@ -790,7 +790,7 @@ type ActiveMemberRoleOutput struct {
 	}
 }
 
-var errOtherUsersRole = domain.Invalid("VALIDATION_ERROR", "Invalid query", domain.FieldViolation{Location: "query.userId", Message: "must be your own id"})
+var errOtherUsersRole = domain.Invalid("VALIDATION_ERROR", "Invalid query", domain.FieldViolation{Field: "query.userId", Message: "must be your own id"})
 
 func (s *Server) getActiveMemberRole(ctx context.Context, in *GetActiveMemberRoleInput) (*ActiveMemberRoleOutput, error) {
 	req, err := s.orgRequest(ctx)
@@ -819,7 +819,7 @@ type OrgHasPermissionInput struct {
 	}
 }
 
-var errNoOrgPermissions = domain.Invalid("VALIDATION_ERROR", "Invalid permissions", domain.FieldViolation{Location: "body.permissions", Message: "is required"})
+var errNoOrgPermissions = domain.Invalid("VALIDATION_ERROR", "Invalid permissions", domain.FieldViolation{Field: "body.permissions", Message: "is required"})
 
 // OrgHasPermissionOutput is Better Auth's {error:null, success}.
 type OrgHasPermissionOutput struct {

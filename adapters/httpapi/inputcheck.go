@@ -76,7 +76,7 @@ func checkRequest(c *gin.Context) (*domain.FieldViolation, int) {
 				break
 			}
 		}
-		return &domain.FieldViolation{Location: loc, Message: msgBadText}, http.StatusBadRequest
+		return &domain.FieldViolation{Field: loc, Message: msgBadText}, http.StatusBadRequest
 	}
 	if fv := checkPairs(r.URL.RawQuery, "query"); fv != nil {
 		return fv, http.StatusBadRequest
@@ -84,7 +84,7 @@ func checkRequest(c *gin.Context) (*domain.FieldViolation, int) {
 	for _, h := range checkedHeaders {
 		for _, v := range r.Header.Values(h) {
 			if !isCleanText(v) || h == "Authorization" && !isCleanBasic(v) {
-				return &domain.FieldViolation{Location: "header." + strings.ToLower(h), Message: msgBadText}, http.StatusBadRequest
+				return &domain.FieldViolation{Field: "header." + strings.ToLower(h), Message: msgBadText}, http.StatusBadRequest
 			}
 		}
 	}
@@ -102,9 +102,9 @@ func checkRequest(c *gin.Context) (*domain.FieldViolation, int) {
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
-			return &domain.FieldViolation{Location: "body", Message: "is too large"}, http.StatusRequestEntityTooLarge
+			return &domain.FieldViolation{Field: "body", Message: "is too large"}, http.StatusRequestEntityTooLarge
 		}
-		return &domain.FieldViolation{Location: "body", Message: "could not be read"}, http.StatusBadRequest
+		return &domain.FieldViolation{Field: "body", Message: "could not be read"}, http.StatusBadRequest
 	}
 	if form {
 		return checkPairs(string(raw), "body"), http.StatusBadRequest
@@ -162,17 +162,17 @@ func checkPairs(raw, prefix string) *domain.FieldViolation {
 			loc = prefix + "." + key
 		}
 		if kerr != nil || strings.Contains(rawKey, ";") {
-			return &domain.FieldViolation{Location: prefix, Message: msgMalformed}
+			return &domain.FieldViolation{Field: prefix, Message: msgMalformed}
 		}
 		if !isCleanText(key) {
-			return &domain.FieldViolation{Location: prefix, Message: msgBadText}
+			return &domain.FieldViolation{Field: prefix, Message: msgBadText}
 		}
 		value, verr := url.QueryUnescape(rawValue)
 		if verr != nil || strings.Contains(rawValue, ";") {
-			return &domain.FieldViolation{Location: loc, Message: msgMalformed}
+			return &domain.FieldViolation{Field: loc, Message: msgMalformed}
 		}
 		if !isCleanText(value) {
-			return &domain.FieldViolation{Location: loc, Message: msgBadText}
+			return &domain.FieldViolation{Field: loc, Message: msgBadText}
 		}
 	}
 	return nil
@@ -212,7 +212,7 @@ func checkJSON(raw []byte) *domain.FieldViolation {
 		if fv := walkJSON(raw); fv != nil {
 			return fv
 		}
-		return &domain.FieldViolation{Location: "body", Message: msgBadText}
+		return &domain.FieldViolation{Field: "body", Message: msgBadText}
 	}
 	return walkJSON(raw)
 }
@@ -249,7 +249,7 @@ func walkJSON(raw []byte) *domain.FieldViolation {
 		if isKey {
 			top := &stack[len(stack)-1]
 			if !clean {
-				return &domain.FieldViolation{Location: jsonLocation(stack[:len(stack)-1]), Message: msgBadText}
+				return &domain.FieldViolation{Field: jsonLocation(stack[:len(stack)-1]), Message: msgBadText}
 			}
 			top.key, top.wantKey = "", false
 			if str, _ := tok.(string); isPlainName(str) {
@@ -258,11 +258,11 @@ func walkJSON(raw []byte) *domain.FieldViolation {
 			continue
 		}
 		if !clean {
-			return &domain.FieldViolation{Location: jsonLocation(stack), Message: msgBadText}
+			return &domain.FieldViolation{Field: jsonLocation(stack), Message: msgBadText}
 		}
 		if d, ok := tok.(json.Delim); ok {
 			if len(stack) == maxJSONDepth {
-				return &domain.FieldViolation{Location: "body", Message: msgTooDeep}
+				return &domain.FieldViolation{Field: "body", Message: msgTooDeep}
 			}
 			stack = append(stack, jsonFrame{array: d == '[', index: -1, wantKey: d == '{'})
 		}
@@ -299,7 +299,7 @@ func (s *Server) refuseInput(c *gin.Context, status int, fv domain.FieldViolatio
 		return
 	}
 	if edge.PolicyFrom(ctx).Shape == edge.ShapeOAuth {
-		err := s.oauthFailure(ctx, oauthErr("invalid_request", "["+fv.Location+"] "+fv.Message), false, false)
+		err := s.oauthFailure(ctx, oauthErr("invalid_request", "["+fv.Field+"] "+fv.Message), false, false)
 		var oe *OAuthError
 		if errors.As(err, &oe) {
 			c.Header("Content-Type", "application/json")

@@ -20,14 +20,14 @@ type AdminSettings struct {
 
 // The admin plugin's error codes.
 var (
-	errCannotBanYourself   = domain.NewError(domain.KindInvalid, "YOU_CANNOT_BAN_YOURSELF", "You cannot ban yourself")
-	errCannotRemoveSelf    = domain.NewError(domain.KindInvalid, "YOU_CANNOT_REMOVE_YOURSELF", "You cannot remove yourself")
-	errCannotImpersonate   = domain.NewError(domain.KindForbidden, "YOU_CANNOT_IMPERSONATE_ADMINS", "You cannot impersonate admins")
-	errNotImpersonating    = domain.NewError(domain.KindInvalid, "NOT_IMPERSONATING", "You are not impersonating anyone")
-	errBannedUser          = domain.NewError(domain.KindForbidden, "BANNED_USER", "You have been banned from this application. Please contact support if you believe this is an error.")
-	errAdminUserNotFound   = domain.NewError(domain.KindNotFound, "USER_NOT_FOUND", "User not found")
-	errAdminSessionMissing = domain.NewError(domain.KindNotFound, "SESSION_NOT_FOUND", "Session not found")
-	errNoDataToUpdate      = domain.NewError(domain.KindInvalid, "NO_DATA_TO_UPDATE", "No data to update")
+	errCannotBanYourself   = domain.NewError(domain.KindInvalid, "admin.cannot_ban_self", "You cannot ban yourself")
+	errCannotRemoveSelf    = domain.NewError(domain.KindInvalid, "admin.cannot_remove_self", "You cannot remove yourself")
+	errCannotImpersonate   = domain.NewError(domain.KindForbidden, "admin.cannot_impersonate_admin", "You cannot impersonate admins")
+	errNotImpersonating    = domain.NewError(domain.KindInvalid, "admin.not_impersonating", "You are not impersonating anyone")
+	errBannedUser          = domain.NewError(domain.KindForbidden, "user.banned", "You have been banned from this application. Please contact support if you believe this is an error.")
+	errAdminUserNotFound   = domain.NewError(domain.KindNotFound, "admin.user_not_found", "User not found")
+	errAdminSessionMissing = domain.NewError(domain.KindNotFound, "admin.session_not_found", "Session not found")
+	errNoDataToUpdate      = domain.NewError(domain.KindInvalid, "admin.no_data_to_update", "No data to update")
 )
 
 // permission is one admin access-control check with the code refusing it.
@@ -42,18 +42,18 @@ func perm(resource, action, code, message string) permission {
 }
 
 var (
-	permCreateUser   = perm("user", "create", "YOU_ARE_NOT_ALLOWED_TO_CREATE_USERS", "You are not allowed to create users")
-	permListUsers    = perm("user", "list", "YOU_ARE_NOT_ALLOWED_TO_LIST_USERS", "You are not allowed to list users")
-	permGetUser      = perm("user", "get", "YOU_ARE_NOT_ALLOWED_TO_GET_USER", "You are not allowed to get user")
-	permUpdateUser   = perm("user", "update", "YOU_ARE_NOT_ALLOWED_TO_UPDATE_USERS", "You are not allowed to update users")
-	permSetRole      = perm("user", "set-role", "YOU_ARE_NOT_ALLOWED_TO_CHANGE_USERS_ROLE", "You are not allowed to change users role")
-	permSetEmail     = perm("user", "set-email", "YOU_ARE_NOT_ALLOWED_TO_SET_USERS_EMAIL", "You are not allowed to set users email")
-	permBan          = perm("user", "ban", "YOU_ARE_NOT_ALLOWED_TO_BAN_USERS", "You are not allowed to ban users")
-	permImpersonate  = perm("user", "impersonate", "YOU_ARE_NOT_ALLOWED_TO_IMPERSONATE_USERS", "You are not allowed to impersonate users")
-	permDeleteUser   = perm("user", "delete", "YOU_ARE_NOT_ALLOWED_TO_DELETE_USERS", "You are not allowed to delete users")
-	permSetPassword  = perm("user", "set-password", "YOU_ARE_NOT_ALLOWED_TO_SET_USERS_PASSWORD", "You are not allowed to set users password")
-	permListSessions = perm("session", "list", "YOU_ARE_NOT_ALLOWED_TO_LIST_USERS_SESSIONS", "You are not allowed to list users sessions")
-	permRevoke       = perm("session", "revoke", "YOU_ARE_NOT_ALLOWED_TO_REVOKE_USERS_SESSIONS", "You are not allowed to revoke users sessions")
+	permCreateUser   = perm("user", "create", "admin.create_user_forbidden", "You are not allowed to create users")
+	permListUsers    = perm("user", "list", "admin.list_users_forbidden", "You are not allowed to list users")
+	permGetUser      = perm("user", "get", "admin.get_user_forbidden", "You are not allowed to get user")
+	permUpdateUser   = perm("user", "update", "admin.update_user_forbidden", "You are not allowed to update users")
+	permSetRole      = perm("user", "set-role", "admin.set_role_forbidden", "You are not allowed to change users role")
+	permSetEmail     = perm("user", "set-email", "admin.set_email_forbidden", "You are not allowed to set users email")
+	permBan          = perm("user", "ban", "admin.ban_forbidden", "You are not allowed to ban users")
+	permImpersonate  = perm("user", "impersonate", "admin.impersonate_forbidden", "You are not allowed to impersonate users")
+	permDeleteUser   = perm("user", "delete", "admin.delete_user_forbidden", "You are not allowed to delete users")
+	permSetPassword  = perm("user", "set-password", "admin.set_password_forbidden", "You are not allowed to set users password")
+	permListSessions = perm("session", "list", "admin.list_sessions_forbidden", "You are not allowed to list users sessions")
+	permRevoke       = perm("session", "revoke", "admin.revoke_sessions_forbidden", "You are not allowed to revoke users sessions")
 )
 
 // Administration is the admin plugin's use cases: platform administrators
@@ -197,7 +197,7 @@ func (a *Administration) newUser(ctx context.Context, cmd CreateUser) (*domain.U
 		err = a.users.Create(ctx, u)
 	} else {
 		var hash string
-		if hash, err = a.hashPassword(ctx, u, cmd.Password, "body.password"); err != nil {
+		if hash, err = a.hashPassword(ctx, u, cmd.Password, "password"); err != nil {
 			return nil, err
 		}
 		err = a.credentials.CreateUser(ctx, u, domain.NewCredential(u.ID(), hash, now))
@@ -473,7 +473,7 @@ func (a *Administration) RemoveUser(ctx context.Context, req AdminRequest, id do
 // can no longer be trusted.
 func (a *Administration) SetUserPassword(ctx context.Context, req AdminRequest, id domain.UserID, password string) error {
 	return a.audited(ctx, req, "admin.set-user-password", userTarget(id), func() error {
-		return a.setUserPassword(ctx, id, password, "body.newPassword")
+		return a.setUserPassword(ctx, id, password, "newPassword")
 	}, permSetPassword)
 }
 

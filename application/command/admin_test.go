@@ -91,14 +91,14 @@ func TestInvitation_expires_after_its_lifetime(t *testing.T) {
 	}
 	w.clock.Advance(48 * time.Hour)
 	_, _, err = w.orgs.Accept(t.Context(), command.OrgRequest{Principal: bob}, inv.ID())
-	mustCode(t, err, "INVITATION_NOT_FOUND")
+	mustCode(t, err, "invitation.not_open")
 	// Once expired it no longer counts as pending: a new one may be sent.
 	if _, err := w.orgs.Invite(t.Context(), command.OrgRequest{Principal: owner}, command.InviteMember{
 		Organization: command.OrgSelector{ID: org.ID()}, Email: "bob@example.com", Roles: []string{"member"}}); err != nil {
 		t.Fatalf("re-inviting after expiry: %v", err)
 	}
 	es := w.entries(t, "organization.accept-invitation")
-	if len(es) != 1 || es[0].Outcome != domain.OutcomeFailure || es[0].Code != "INVITATION_NOT_FOUND" || es[0].ActorID != string(bob.User.ID()) {
+	if len(es) != 1 || es[0].Outcome != domain.OutcomeFailure || es[0].Code != "invitation.not_open" || es[0].ActorID != string(bob.User.ID()) {
 		t.Fatalf("audit of the refused acceptance = %+v", es)
 	}
 }
@@ -119,7 +119,7 @@ func TestInvitation_limit_and_resend(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = invite("a@example.com", false)
-	mustCode(t, err, "USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION")
+	mustCode(t, err, "invitation.already_invited")
 	w.clock.Advance(time.Hour)
 	again, err := invite("a@example.com", true)
 	if err != nil || again.ID() != first.ID() || !again.ExpiresAt().Equal(first.ExpiresAt().Add(time.Hour)) {
@@ -129,7 +129,7 @@ func TestInvitation_limit_and_resend(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = invite("c@example.com", false)
-	mustCode(t, err, "INVITATION_LIMIT_REACHED")
+	mustCode(t, err, "invitation.limit_reached")
 }
 
 func TestServiceKey_rotation_overlap_ends(t *testing.T) {
@@ -200,9 +200,9 @@ func TestAdministration_refusals_are_audited(t *testing.T) {
 	boss := w.signedIn(t, "boss@example.com")
 	eve, eveToken := w.signedInWithToken(t, "eve@example.com")
 	_, err := w.admin.BanUser(t.Context(), command.AdminRequest{Principal: eve, RequestID: "r-1", IPAddress: "203.0.113.9"}, boss.User.ID(), "", 0)
-	mustCode(t, err, "YOU_ARE_NOT_ALLOWED_TO_BAN_USERS")
+	mustCode(t, err, "admin.ban_forbidden")
 	_, err = w.admin.BanUser(t.Context(), command.AdminRequest{Principal: boss}, boss.User.ID(), "", 0)
-	mustCode(t, err, "YOU_CANNOT_BAN_YOURSELF")
+	mustCode(t, err, "admin.cannot_ban_self")
 	if _, err := w.admin.BanUser(t.Context(), command.AdminRequest{Principal: boss, RequestID: "r-2"}, eve.User.ID(), "spam", time.Hour); err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +245,7 @@ func TestImpersonation_session_ends_after_its_lifetime(t *testing.T) {
 		t.Fatalf("impersonation session = %+v", res.Session)
 	}
 	_, err = w.admin.ImpersonateUser(t.Context(), command.AdminRequest{Principal: bob}, boss.User.ID(), command.Client{})
-	mustCode(t, err, "YOU_ARE_NOT_ALLOWED_TO_IMPERSONATE_USERS")
+	mustCode(t, err, "admin.impersonate_forbidden")
 	w.clock.Advance(time.Hour)
 	_, err = w.auth.Handle(t.Context(), command.Authenticate{Token: res.Token})
 	mustCode(t, err, "UNAUTHORIZED")

@@ -29,11 +29,11 @@ type AuthSettings struct {
 
 // The framework's error codes (Better Auth's, so its client recognises them).
 var (
-	errInvalidCredentials = domain.NewError(domain.KindUnauthenticated, "INVALID_EMAIL_OR_PASSWORD", "Invalid email or password")
-	errInvalidPassword    = domain.Invalid("INVALID_PASSWORD", "Invalid password", domain.FieldViolation{Location: "body.password", Message: "is not the account's password"})
-	errEmailNotVerified   = domain.NewError(domain.KindForbidden, "EMAIL_NOT_VERIFIED", "Email not verified")
-	errUserExists         = domain.NewError(domain.KindConflict, "USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL", "User already exists. Use another email.")
-	errSessionNotFresh    = domain.NewError(domain.KindForbidden, "SESSION_NOT_FRESH", "Session is not fresh")
+	errInvalidCredentials = domain.NewError(domain.KindUnauthenticated, "auth.invalid_credentials", "Invalid email or password")
+	errInvalidPassword    = domain.Invalid("auth.wrong_password", "Invalid password", domain.FieldViolation{Field: "password", Message: "is not the account's password"})
+	errEmailNotVerified   = domain.NewError(domain.KindForbidden, "auth.email_not_verified", "Email not verified")
+	errUserExists         = domain.NewError(domain.KindConflict, "user.email_exists", "User already exists. Use another email.")
+	errSessionNotFresh    = domain.NewError(domain.KindForbidden, "auth.session_not_fresh", "Session is not fresh")
 	errUnauthorized       = domain.NewError(domain.KindUnauthenticated, "UNAUTHORIZED", "Unauthorized")
 )
 

@@ -18,7 +18,7 @@ type BackendAddMember struct {
 }
 
 // AddMember adds a user with roles. The user must exist (user.not_found
-// naming body.userId); one already a member is organization.already_member;
+// naming userId); one already a member is organization.already_member;
 // the organization's membership limit applies.
 func (b *BackendOrganizations) AddMember(ctx context.Context, req TrustedRequest, org domain.OrganizationID, cmd BackendAddMember) (*ports.MemberWithUser, error) {
 	var added *ports.MemberWithUser
@@ -32,7 +32,7 @@ func (b *BackendOrganizations) AddMember(ctx context.Context, req TrustedRequest
 		}
 		u, err := b.o.users.Get(ctx, cmd.UserID)
 		if errors.Is(err, domain.ErrNotFound) {
-			return orgUserNotFound("body.userId")
+			return orgUserNotFound("userId")
 		}
 		if err != nil {
 			return err

@@ -34,46 +34,46 @@ var (
 	errBackendMemberNotFound     = domain.NotFound("organization.member_not_found", "Member")
 	errBackendInvitationNotFound = domain.NotFound("organization.invitation_not_found", "Invitation")
 	errBackendSlugTaken          = &domain.Error{Kind: domain.KindConflict, Code: "organization.slug_taken", Message: "Another organization has this slug",
-		Fields: []domain.FieldViolation{{Location: "body.slug", Message: "is taken by another organization"}}}
+		Fields: []domain.FieldViolation{{Field: "slug", Message: "is taken by another organization"}}}
 	errBackendOrgLimit = &domain.Error{Kind: domain.KindConflict, Code: "organization.limit_reached", Message: "The user belongs to as many organizations as allowed",
-		Fields: []domain.FieldViolation{{Location: "body.ownerUserId", Message: "belongs to as many organizations as allowed"}}}
+		Fields: []domain.FieldViolation{{Field: "ownerUserId", Message: "belongs to as many organizations as allowed"}}}
 	errBackendAlreadyMember    = domain.NewError(domain.KindConflict, "organization.already_member", "The user is already a member of the organization")
-	errBackendAlreadyInvited   = &domain.Error{Kind: domain.KindConflict, Code: "organization.already_invited", Message: "The address already has an open invitation", Fields: []domain.FieldViolation{{Location: "body.email", Message: "already has an open invitation; send resend: true to renew it"}}}
+	errBackendAlreadyInvited   = &domain.Error{Kind: domain.KindConflict, Code: "organization.already_invited", Message: "The address already has an open invitation", Fields: []domain.FieldViolation{{Field: "email", Message: "already has an open invitation; send resend: true to renew it"}}}
 	errBackendInvitationLimit  = domain.NewError(domain.KindConflict, "organization.invitation_limit_reached", "The organization has as many open invitations as allowed")
 	errBackendMembershipLimit  = domain.NewError(domain.KindConflict, "organization.membership_limit_reached", "The organization has as many members as allowed")
 	errBackendLastOwner        = domain.NewError(domain.KindConflict, "organization.last_owner", "An organization keeps at least one owner")
 	errBackendNotPending       = domain.NewError(domain.KindConflict, "organization.invitation_not_pending", "The invitation was already accepted, rejected or revoked, or has expired")
-	errBackendUnknownRole      = domain.Invalid("organization.unknown_role", "Unknown role", domain.FieldViolation{Location: "body.role", Message: "must be owner, admin or member, or several of them"})
+	errBackendUnknownRole      = domain.Invalid("organization.unknown_role", "Unknown role", domain.FieldViolation{Field: "role", Message: "must be owner, admin or member, or several of them"})
 	errBackendInviterNotMember = domain.Invalid("organization.inviter_not_member", "The inviter is not a member of the organization",
-		domain.FieldViolation{Location: "body.inviterUserId", Message: "must be a member of the organization"})
+		domain.FieldViolation{Field: "inviterUserId", Message: "must be a member of the organization"})
 )
 
 // userNotFound is a missing user named by the request at location.
 func orgUserNotFound(location string) error {
 	return &domain.Error{Kind: domain.KindNotFound, Code: "user.not_found", Message: "User not found",
-		Fields: []domain.FieldViolation{{Location: location, Message: "is not a user"}}}
+		Fields: []domain.FieldViolation{{Field: location, Message: "is not a user"}}}
 }
 
 // backendCodes translates the organization plugin's codes, which its
 // Better Auth clients compare, and the organization stores' codes into the
 // trusted API's.
 var backendCodes = map[string]error{
-	ports.ErrOrganizationExists.Code:                       errBackendSlugTaken,
-	ports.ErrSlugTaken.Code:                                errBackendSlugTaken,
-	ports.ErrAlreadyMember.Code:                            errBackendAlreadyMember,
-	ports.ErrMemberNotFound.Code:                           errBackendMemberNotFound,
-	ports.ErrInvitationNotFound.Code:                       errBackendInvitationNotFound,
-	"ORGANIZATION_ALREADY_EXISTS":                          errBackendSlugTaken,
-	"ORGANIZATION_SLUG_ALREADY_TAKEN":                      errBackendSlugTaken,
-	"YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_ORGANIZATIONS": errBackendOrgLimit,
-	"USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION":        errBackendAlreadyMember,
-	"USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION":         errBackendAlreadyInvited,
-	"INVITATION_LIMIT_REACHED":                             errBackendInvitationLimit,
-	"ORGANIZATION_MEMBERSHIP_LIMIT_REACHED":                errBackendMembershipLimit,
-	"YOU_CANNOT_LEAVE_THE_ORGANIZATION_WITHOUT_AN_OWNER":   errBackendLastOwner,
-	"MEMBER_NOT_FOUND":                                     errBackendMemberNotFound,
-	"ORGANIZATION_NOT_FOUND":                               errBackendOrgNotFound,
-	"ROLE_NOT_FOUND":                                       errBackendUnknownRole,
+	ports.ErrOrganizationExists.Code:    errBackendSlugTaken,
+	ports.ErrSlugTaken.Code:             errBackendSlugTaken,
+	ports.ErrAlreadyMember.Code:         errBackendAlreadyMember,
+	ports.ErrMemberNotFound.Code:        errBackendMemberNotFound,
+	ports.ErrInvitationNotFound.Code:    errBackendInvitationNotFound,
+	"organization.already_exists":       errBackendSlugTaken,
+	"organization.slug_unavailable":     errBackendSlugTaken,
+	"organization.user_limit_reached":   errBackendOrgLimit,
+	"organization.user_already_member":  errBackendAlreadyMember,
+	"invitation.already_invited":        errBackendAlreadyInvited,
+	"invitation.limit_reached":          errBackendInvitationLimit,
+	"organization.member_limit_reached": errBackendMembershipLimit,
+	"organization.owner_required":       errBackendLastOwner,
+	"organization.no_such_member":       errBackendMemberNotFound,
+	"organization.unknown":              errBackendOrgNotFound,
+	"role.not_found":                    errBackendUnknownRole,
 }
 
 // backendErr gives an error of the shared use cases its trusted code. An
@@ -124,13 +124,13 @@ type BackendCreateOrganization struct {
 }
 
 // Create creates an organization with its owner as its only member. The
-// owner must exist (user.not_found naming body.ownerUserId) and be within the
+// owner must exist (user.not_found naming ownerUserId) and be within the
 // limit of organizations per user; a taken slug is organization.slug_taken.
 func (b *BackendOrganizations) Create(ctx context.Context, req TrustedRequest, cmd BackendCreateOrganization) (ports.OrganizationWithCount, error) {
 	var org *domain.Organization
 	err := backendErr(func() error {
 		if _, err := b.o.users.Get(ctx, cmd.OwnerUserID); errors.Is(err, domain.ErrNotFound) {
-			return orgUserNotFound("body.ownerUserId")
+			return orgUserNotFound("ownerUserId")
 		} else if err != nil {
 			return err
 		}

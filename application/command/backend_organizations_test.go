@@ -66,7 +66,7 @@ func TestBackendOrganizations_limits_are_the_frameworks(t *testing.T) {
 	_, err = w.backend.Create(ctx, w.req, command.BackendCreateOrganization{Name: "Second", Slug: "second", OwnerUserID: owner})
 	mustConflict(t, err, "organization.limit_reached")
 	var de *domain.Error
-	if errors.As(err, &de); len(de.Fields) != 1 || de.Fields[0].Location != "body.ownerUserId" {
+	if errors.As(err, &de); len(de.Fields) != 1 || de.Fields[0].Field != "ownerUserId" {
 		t.Fatalf("limit error fields = %+v, want body.ownerUserId", de.Fields)
 	}
 

@@ -32,11 +32,11 @@ func NewBackendUsers(a *Administration) *BackendUsers {
 var (
 	errBackendUserNotFound = domain.NotFound("user.not_found", "User")
 	errBackendEmailTaken   = &domain.Error{Kind: domain.KindConflict, Code: "user.email_taken", Message: "Another user has this e-mail address",
-		Fields: []domain.FieldViolation{{Location: "body.email", Message: "is taken by another user"}}}
+		Fields: []domain.FieldViolation{{Field: "email", Message: "is taken by another user"}}}
 	errBackendNoChanges = domain.Invalid("user.no_changes", "Nothing to change",
-		domain.FieldViolation{Location: "body", Message: "must name at least one field to change"})
+		domain.FieldViolation{Field: "", Message: "must name at least one field to change"})
 	errBackendUserEmailFilter = domain.Invalid("request.invalid_email", "Invalid email",
-		domain.FieldViolation{Location: "query.email", Message: "must be a valid e-mail address"})
+		domain.FieldViolation{Field: "email", Message: "must be a valid e-mail address"})
 )
 
 // backendUserErr gives an error of the shared use cases its trusted code.
@@ -65,8 +65,8 @@ func relocated(err error, from, to string) error {
 	out := *de
 	out.Fields = make([]domain.FieldViolation, len(de.Fields))
 	for i, f := range de.Fields {
-		if f.Location == from {
-			f.Location = to
+		if f.Field == from {
+			f.Field = to
 		}
 		out.Fields[i] = f
 	}
@@ -110,11 +110,11 @@ type CreateBackendUser struct {
 func (b *BackendUsers) Create(ctx context.Context, req TrustedRequest, cmd CreateBackendUser) (*domain.User, error) {
 	created, err := func() (*domain.User, error) {
 		cu := CreateUser{Email: cmd.Email, Name: cmd.Name, Password: cmd.Password, EmailVerified: cmd.EmailVerified, Image: cmd.Image}
-		public, err := parseMetadata(cmd.PublicMetadata, "body.publicMetadata")
+		public, err := parseMetadata(cmd.PublicMetadata, "publicMetadata")
 		if err != nil {
 			return nil, err
 		}
-		private, err := parseMetadata(cmd.PrivateMetadata, "body.privateMetadata")
+		private, err := parseMetadata(cmd.PrivateMetadata, "privateMetadata")
 		if err != nil {
 			return nil, err
 		}
@@ -214,10 +214,10 @@ func (b *BackendUsers) Update(ctx context.Context, req TrustedRequest, id domain
 	updated, err := func() (*domain.User, error) {
 		patch := AdminUserPatch{Name: p.Name, Email: p.Email, EmailVerified: p.EmailVerified, Image: p.Image}
 		var err error
-		if patch.PublicMetadata, err = parseMetadata(p.PublicMetadata, "body.publicMetadata"); err != nil {
+		if patch.PublicMetadata, err = parseMetadata(p.PublicMetadata, "publicMetadata"); err != nil {
 			return nil, err
 		}
-		if patch.PrivateMetadata, err = parseMetadata(p.PrivateMetadata, "body.privateMetadata"); err != nil {
+		if patch.PrivateMetadata, err = parseMetadata(p.PrivateMetadata, "privateMetadata"); err != nil {
 			return nil, err
 		}
 		return b.a.updateUser(ctx, id, patch)
@@ -238,7 +238,7 @@ func (b *BackendUsers) Delete(ctx context.Context, req TrustedRequest, id domain
 // until unbanned) and ends all their sessions.
 func (b *BackendUsers) Ban(ctx context.Context, req TrustedRequest, id domain.UserID, reason string, expiresIn time.Duration) (*domain.User, error) {
 	u, err := b.a.banUser(ctx, id, reason, expiresIn)
-	err = relocated(relocated(err, "body.banReason", "body.reason"), "body.banExpiresIn", "body.expiresInSeconds")
+	err = relocated(relocated(err, "banReason", "reason"), "banExpiresIn", "expiresInSeconds")
 	if err := b.record(ctx, req, "users.ban", id, err); err != nil {
 		return nil, err
 	}
@@ -262,5 +262,5 @@ func (b *BackendUsers) RevokeSessions(ctx context.Context, req TrustedRequest, i
 // SetPassword sets a user's password under the password policy, creating
 // their credential if they had none, and ends their sessions.
 func (b *BackendUsers) SetPassword(ctx context.Context, req TrustedRequest, id domain.UserID, password string) error {
-	return b.record(ctx, req, "users.set-password", id, b.a.setUserPassword(ctx, id, password, "body.password"))
+	return b.record(ctx, req, "users.set-password", id, b.a.setUserPassword(ctx, id, password, "password"))
 }

@@ -24,7 +24,7 @@ func mustField(t *testing.T, err error, code, location string) {
 	var de *domain.Error
 	errors.As(err, &de)
 	for _, f := range de.Fields {
-		if f.Location == location {
+		if f.Field == location {
 			return
 		}
 	}
@@ -39,7 +39,7 @@ func TestBackendUsers_rules(t *testing.T) {
 		{"metadata_is_checked_and_the_refusal_audited", func(t *testing.T, w *adminWorld, b *command.BackendUsers, _ domain.UserID) {
 			_, err := b.Create(t.Context(), trustedReq(), command.CreateBackendUser{Email: "x@example.com", Name: "X",
 				PrivateMetadata: []byte(`{"k":"` + strings.Repeat("x", domain.MaxMetadataBytes) + `"}`)})
-			mustField(t, err, "user.invalid_metadata", "body.privateMetadata")
+			mustField(t, err, "user.invalid_metadata", "privateMetadata")
 			es := w.entries(t, "users.create") // newest first, after the setup's creation
 			if len(es) != 2 || es[1].Outcome != domain.OutcomeSuccess || es[0].Outcome != domain.OutcomeFailure || es[0].Code != "user.invalid_metadata" ||
 				es[0].ActorType != domain.ActorServiceKey || es[0].ActorID != "key-1" || es[0].RequestID != "req-1" || es[0].IPAddress != "203.0.113.9" {
@@ -48,17 +48,17 @@ func TestBackendUsers_rules(t *testing.T) {
 		}},
 		{"taken_address_is_email_taken", func(t *testing.T, _ *adminWorld, b *command.BackendUsers, _ domain.UserID) {
 			_, err := b.Create(t.Context(), trustedReq(), command.CreateBackendUser{Email: "ADA@example.com", Name: "Ada"})
-			mustField(t, err, "user.email_taken", "body.email")
+			mustField(t, err, "user.email_taken", "email")
 			_, err = b.Update(t.Context(), trustedReq(), "nobody", command.BackendUserPatch{Name: new(string)})
 			mustCode(t, err, "user.not_found")
 		}},
 		{"empty_patch_is_no_changes", func(t *testing.T, _ *adminWorld, b *command.BackendUsers, id domain.UserID) {
 			_, err := b.Update(t.Context(), trustedReq(), id, command.BackendUserPatch{})
-			mustField(t, err, "user.no_changes", "body")
+			mustField(t, err, "user.no_changes", "")
 		}},
 		{"ban_refusals_name_the_trusted_fields", func(t *testing.T, _ *adminWorld, b *command.BackendUsers, id domain.UserID) {
 			_, err := b.Ban(t.Context(), trustedReq(), id, strings.Repeat("é", domain.MaxBanReasonLength+1), 0)
-			mustField(t, err, "INVALID_BAN_REASON", "body.reason")
+			mustField(t, err, "user.invalid_ban_reason", "reason")
 			u, err := b.Ban(t.Context(), trustedReq(), id, "spam", time.Hour)
 			if err != nil || !u.Access().Banned || !u.Access().BanExpires.Equal(u.UpdatedAt().Add(time.Hour)) {
 				t.Fatalf("Ban = %+v, %v", u, err)
@@ -69,10 +69,10 @@ func TestBackendUsers_rules(t *testing.T) {
 				q              command.ListBackendUsers
 				code, location string
 			}{
-				{command.ListBackendUsers{Limit: 101}, "request.invalid_limit", "query.limit"},
-				{command.ListBackendUsers{Limit: -1}, "request.invalid_limit", "query.limit"},
-				{command.ListBackendUsers{Cursor: "!!"}, "request.invalid_cursor", "query.cursor"},
-				{command.ListBackendUsers{Email: "nope"}, "request.invalid_email", "query.email"},
+				{command.ListBackendUsers{Limit: 101}, "request.invalid_limit", "limit"},
+				{command.ListBackendUsers{Limit: -1}, "request.invalid_limit", "limit"},
+				{command.ListBackendUsers{Cursor: "!!"}, "request.invalid_cursor", "cursor"},
+				{command.ListBackendUsers{Email: "nope"}, "request.invalid_email", "email"},
 			} {
 				_, err := b.List(t.Context(), trustedReq(), tt.q)
 				mustField(t, err, tt.code, tt.location)

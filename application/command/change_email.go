@@ -31,8 +31,8 @@ func NewChangeEmailHandler(users ports.UserRepository, verifications ports.Verif
 	return &ChangeEmailHandler{users: users, settings: settings, links: linkSender{verifications, mailer, tokens, ids, clock, settings}}
 }
 
-var errEmailIsTheSame = domain.Invalid("EMAIL_IS_THE_SAME", "Email is the same",
-	domain.FieldViolation{Location: "body.newEmail", Message: "is the account's current address"})
+var errEmailIsTheSame = domain.Invalid("email_change.same_address", "Email is the same",
+	domain.FieldViolation{Field: "newEmail", Message: "is the account's current address"})
 
 // Handle mails a verification link to the new address. The session must be
 // fresh (a recent sign-in): moving the account's address moves who can reset
@@ -43,7 +43,7 @@ func (h *ChangeEmailHandler) Handle(ctx context.Context, cmd ChangeEmail) error 
 	if err != nil {
 		var de *domain.Error
 		if errors.As(err, &de) {
-			de.Fields = []domain.FieldViolation{{Location: "body.newEmail", Message: "must be a valid e-mail address"}}
+			de.Fields = []domain.FieldViolation{{Field: "newEmail", Message: "must be a valid e-mail address"}}
 		}
 		return err
 	}

@@ -49,7 +49,7 @@ func NewChangePasswordHandler(credentials ports.CredentialRepository, sessions p
 // asked, ends every session and starts a new one for this device.
 func (h *ChangePasswordHandler) Handle(ctx context.Context, cmd ChangePassword) (*ChangePasswordResult, error) {
 	u := cmd.Principal.User
-	if err := h.settings.Passwords.Check("body.newPassword", cmd.NewPassword, h.blocklist.Contains, h.settings.passwordContext(u.Email(), u.Name())...); err != nil {
+	if err := h.settings.Passwords.Check("newPassword", cmd.NewPassword, h.blocklist.Contains, h.settings.passwordContext(u.Email(), u.Name())...); err != nil {
 		return nil, err
 	}
 	cred, err := h.credentials.Get(ctx, u.ID())

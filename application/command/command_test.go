@@ -180,10 +180,10 @@ func TestSignIn_lockout_and_cooldown(t *testing.T) {
 	good := command.SignIn{Email: "ada@example.com", Password: pw}
 	for range 3 {
 		_, err := w.signIn.Handle(t.Context(), bad)
-		mustCode(t, err, "INVALID_EMAIL_OR_PASSWORD")
+		mustCode(t, err, "auth.invalid_credentials")
 	}
 	_, err := w.signIn.Handle(t.Context(), good)
-	mustCode(t, err, "INVALID_EMAIL_OR_PASSWORD") // locked: the right password is refused alike
+	mustCode(t, err, "auth.invalid_credentials") // locked: the right password is refused alike
 	w.clock.Advance(15 * time.Minute)
 	if _, err := w.signIn.Handle(t.Context(), good); err != nil {
 		t.Fatalf("after the cooldown: %v", err)
@@ -208,14 +208,14 @@ func TestSignUp_taken_address_is_not_revealed_when_verification_is_required(t *t
 	}
 	w.mail.last(t, domain.MailAccountExists)
 	_, err = w.signIn.Handle(t.Context(), command.SignIn{Email: "ada@example.com", Password: pw})
-	mustCode(t, err, "EMAIL_NOT_VERIFIED")
+	mustCode(t, err, "auth.email_not_verified")
 }
 
 func TestSignUp_taken_address_is_422_code_without_verification(t *testing.T) {
 	w := newWorld(t, false)
 	w.mustSignUp(t, "ada@example.com")
 	_, err := w.signUp.Handle(t.Context(), command.SignUp{Name: "Eve", Email: "ada@example.com", Password: pw})
-	mustCode(t, err, "USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL")
+	mustCode(t, err, "user.email_exists")
 }
 
 func TestAuthenticate_refresh_and_expiry(t *testing.T) {
@@ -248,7 +248,7 @@ func TestResetPassword_link_works_once_and_ends_sessions(t *testing.T) {
 	if err := w.reset.Reset(t.Context(), command.ResetPassword{Token: token, NewPassword: "a new long passphrase"}); err != nil {
 		t.Fatalf("a refused password must leave the link working: %v", err)
 	}
-	mustCode(t, w.reset.Reset(t.Context(), command.ResetPassword{Token: token, NewPassword: "another passphrase"}), "INVALID_TOKEN")
+	mustCode(t, w.reset.Reset(t.Context(), command.ResetPassword{Token: token, NewPassword: "another passphrase"}), "password_reset.invalid_token")
 	_, err := w.auth.Handle(t.Context(), command.Authenticate{Token: res.Token})
 	mustCode(t, err, "UNAUTHORIZED")
 	if err := w.reset.Request(t.Context(), command.RequestPasswordReset{Email: "nobody@example.com"}); err != nil {
@@ -265,5 +265,5 @@ func TestResetPassword_expired_link_is_refused(t *testing.T) {
 	w.settle(t)
 	link := w.mail.last(t, domain.MailResetPassword).Link
 	w.clock.Advance(time.Hour)
-	mustCode(t, w.reset.Reset(t.Context(), command.ResetPassword{Token: link[strings.LastIndex(link, "/")+1:], NewPassword: "a new long passphrase"}), "INVALID_TOKEN")
+	mustCode(t, w.reset.Reset(t.Context(), command.ResetPassword{Token: link[strings.LastIndex(link, "/")+1:], NewPassword: "a new long passphrase"}), "password_reset.invalid_token")
 }

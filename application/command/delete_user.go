@@ -103,4 +103,4 @@ func (h *DeleteUserHandler) consume(ctx context.Context, userID domain.UserID, t
 	return nil
 }
 
-var errInvalidDeleteToken = domain.NewError(domain.KindNotFound, "INVALID_TOKEN", "Invalid token")
+var errInvalidDeleteToken = domain.NewError(domain.KindNotFound, "account_deletion.invalid_token", "Invalid token")

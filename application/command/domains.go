@@ -28,14 +28,14 @@ const DomainTokenLength = 32
 // The domain errors of the trusted and admin APIs.
 var (
 	errDomainHostnameTaken = &domain.Error{Kind: domain.KindConflict, Code: domain.ErrHostnameTaken.Code, Message: domain.ErrHostnameTaken.Message,
-		Fields: []domain.FieldViolation{{Location: "body.hostname", Message: "is taken by another domain"}}}
-	errDomainBadStatus = domain.Invalid("request.invalid_status", "Invalid status", domain.FieldViolation{Location: "query.status", Message: "must be pending, verified or failed"})
+		Fields: []domain.FieldViolation{{Field: "hostname", Message: "is taken by another domain"}}}
+	errDomainBadStatus = domain.Invalid("request.invalid_status", "Invalid status", domain.FieldViolation{Field: "status", Message: "must be pending, verified or failed"})
 )
 
 // domainOrgNotFound is a missing organization named at location.
 func domainOrgNotFound(location string) error {
 	return &domain.Error{Kind: domain.KindNotFound, Code: "organization.not_found", Message: "Organization not found",
-		Fields: []domain.FieldViolation{{Location: location, Message: "is not an organization"}}}
+		Fields: []domain.FieldViolation{{Field: location, Message: "is not an organization"}}}
 }
 
 // Domains is the use cases of domains: trusted backends create, read and
@@ -85,24 +85,24 @@ type CreateDomain struct {
 }
 
 // Create claims a hostname: normalised and validated (errors at
-// body.hostname), unique in the service (409 domain.hostname_taken), for an
+// hostname), unique in the service (409 domain.hostname_taken), for an
 // existing organization (404 organization.not_found naming
-// body.organizationId) or none. The domain is pending with a fresh random
+// organizationId) or none. The domain is pending with a fresh random
 // challenge, and its first check is due at once. Audited as domains.create.
 func (s *Domains) Create(ctx context.Context, req TrustedRequest, cmd CreateDomain) (*domain.Domain, error) {
 	var created *domain.Domain
 	err := func() error {
-		host, err := domain.NormalizeHostname(cmd.Hostname, "body.hostname")
+		host, err := domain.NormalizeHostname(cmd.Hostname, "hostname")
 		if err != nil {
 			return err
 		}
-		if err := s.organizationExists(ctx, cmd.OrganizationID, "body.organizationId"); err != nil {
+		if err := s.organizationExists(ctx, cmd.OrganizationID, "organizationId"); err != nil {
 			return err
 		}
 		d := domain.NewDomain(domain.DomainID(s.ids.NewID()), host, cmd.OrganizationID, s.tokens.NewSecret(DomainTokenLength),
 			s.settings.CNAMETarget, s.clock.Now())
 		if err := s.domains.Create(ctx, d); err != nil {
-			return domainStoreErr(err, "body.organizationId")
+			return domainStoreErr(err, "organizationId")
 		}
 		created = d
 		return nil
@@ -133,7 +133,7 @@ func (s *Domains) organizationExists(ctx context.Context, org domain.Organizatio
 }
 
 // domainStoreErr gives the store's errors the API's codes: a taken
-// hostname names body.hostname, an organization deleted meanwhile names
+// hostname names hostname, an organization deleted meanwhile names
 // orgLocation.
 func domainStoreErr(err error, orgLocation string) error {
 	switch {
@@ -156,7 +156,7 @@ func (s *Domains) Get(ctx context.Context, id domain.DomainID) (*domain.Domain, 
 // "Example.COM." and IDN spellings find it), or domain.not_found; a
 // hostname that cannot be a domain's is invalid at path.hostname.
 func (s *Domains) GetByHostname(ctx context.Context, hostname string) (*domain.Domain, error) {
-	host, err := domain.NormalizeHostname(hostname, "path.hostname")
+	host, err := domain.NormalizeHostname(hostname, "hostname")
 	if err != nil {
 		return nil, err
 	}

@@ -26,11 +26,11 @@ type UpdateDomain struct {
 
 var (
 	errDomainEmptyPatch = domain.Invalid("request.empty_patch", "Nothing to update",
-		domain.FieldViolation{Location: "body", Message: "must set organizationId, recheck: true or verify"})
+		domain.FieldViolation{Field: "", Message: "must set organizationId, recheck: true or verify"})
 	errDomainRecheckAndVerify = domain.Invalid("request.conflicting_fields", "recheck and verify exclude each other",
-		domain.FieldViolation{Location: "body.verify", Message: "cannot be combined with recheck"})
+		domain.FieldViolation{Field: "verify", Message: "cannot be combined with recheck"})
 	errDomainBadReason = domain.Invalid("request.invalid_reason", "Invalid reason",
-		domain.FieldViolation{Location: "body.verify.reason", Message: "must be 1 to 500 characters"})
+		domain.FieldViolation{Field: "verify.reason", Message: "must be 1 to 500 characters"})
 )
 
 // Update applies a platform administrator's change to domain id, atomically,
@@ -46,7 +46,7 @@ func (s *Domains) Update(ctx context.Context, req AdminRequest, id domain.Domain
 			return err
 		}
 		if cmd.SetOrganization {
-			if err := s.organizationExists(ctx, cmd.OrganizationID, "body.organizationId"); err != nil {
+			if err := s.organizationExists(ctx, cmd.OrganizationID, "organizationId"); err != nil {
 				return err
 			}
 		}
@@ -66,7 +66,7 @@ func (s *Domains) Update(ctx context.Context, req AdminRequest, id domain.Domain
 			updated = d
 			return nil
 		})
-		return domainStoreErr(err, "body.organizationId")
+		return domainStoreErr(err, "organizationId")
 	}()
 	if err := s.audit.record(ctx, req.Actor(), "admin.update-domain", domainTarget(id), err); err != nil {
 		return nil, err

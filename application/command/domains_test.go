@@ -143,11 +143,11 @@ func TestDomains_Create(t *testing.T) {
 	}
 
 	_, err := w.domains.Create(t.Context(), w.req, command.CreateDomain{Hostname: "free.example.com", OrganizationID: "no-such-org"})
-	mustDomainField(t, err, "organization.not_found", "body.organizationId")
+	mustDomainField(t, err, "organization.not_found", "organizationId")
 	_, err = w.domains.Create(t.Context(), w.req, command.CreateDomain{Hostname: "SHOP.example.com"})
-	mustDomainField(t, err, "domain.hostname_taken", "body.hostname")
+	mustDomainField(t, err, "domain.hostname_taken", "hostname")
 	_, err = w.domains.Create(t.Context(), w.req, command.CreateDomain{Hostname: "co.uk"})
-	mustDomainField(t, err, "INVALID_HOSTNAME", "body.hostname")
+	mustDomainField(t, err, "domain.invalid_hostname", "hostname")
 	if got := len(w.entries(t, "domains.create")); got != 5 {
 		t.Fatalf("%d domains.create entries, want 5 (2 created, 3 refused)", got)
 	}
@@ -156,7 +156,7 @@ func TestDomains_Create(t *testing.T) {
 func mustDomainField(t *testing.T, err error, code, location string) {
 	t.Helper()
 	var de *domain.Error
-	if !errors.As(err, &de) || de.Code != code || len(de.Fields) != 1 || de.Fields[0].Location != location {
+	if !errors.As(err, &de) || de.Code != code || len(de.Fields) != 1 || de.Fields[0].Field != location {
 		t.Fatalf("err = %#v, want %s at %s", err, code, location)
 	}
 }

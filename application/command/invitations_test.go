@@ -52,11 +52,11 @@ func TestOrganizations_invite(t *testing.T) {
 			}
 			return err
 		}},
-		{name: "already_a_member", kind: domain.KindInvalid, code: "USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION", run: func(t *testing.T, w *orgWorld) error {
+		{name: "already_a_member", kind: domain.KindInvalid, code: "organization.user_already_member", run: func(t *testing.T, w *orgWorld) error {
 			_, err := invite(t, w, w.ownerReq, "member@example.com", false, "admin")
 			return err
 		}},
-		{name: "already_invited", kind: domain.KindInvalid, code: "USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION", run: func(t *testing.T, w *orgWorld) error {
+		{name: "already_invited", kind: domain.KindInvalid, code: "invitation.already_invited", run: func(t *testing.T, w *orgWorld) error {
 			w.mustInvite(t, "new@example.com", "member")
 			_, err := invite(t, w, w.adminReq, "new@example.com", false, "member")
 			return err
@@ -70,7 +70,7 @@ func TestOrganizations_invite(t *testing.T) {
 			}
 			return err
 		}},
-		{name: "invitation_limit", kind: domain.KindForbidden, code: "INVITATION_LIMIT_REACHED",
+		{name: "invitation_limit", kind: domain.KindForbidden, code: "invitation.limit_reached",
 			settings: withOrgSettings(func(s *command.OrganizationSettings) { s.InvitationLimit = 1 }),
 			run: func(t *testing.T, w *orgWorld) error {
 				w.mustInvite(t, "one@example.com", "member")
@@ -83,15 +83,15 @@ func TestOrganizations_invite(t *testing.T) {
 				_, err := invite(t, w, w.ownerReq, "one@example.com", true, "member")
 				return err
 			}},
-		{name: "inviter_must_be_a_member", kind: domain.KindForbidden, code: "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION", run: func(t *testing.T, w *orgWorld) error {
+		{name: "inviter_must_be_a_member", kind: domain.KindForbidden, code: "organization.not_a_member", run: func(t *testing.T, w *orgWorld) error {
 			_, err := invite(t, w, w.outsiderReq, "new@example.com", false, "member")
 			return err
 		}},
-		{name: "members_may_not_invite", kind: domain.KindForbidden, code: "YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION", run: func(t *testing.T, w *orgWorld) error {
+		{name: "members_may_not_invite", kind: domain.KindForbidden, code: "invitation.create_forbidden", run: func(t *testing.T, w *orgWorld) error {
 			_, err := invite(t, w, w.memberReq, "new@example.com", false, "member")
 			return err
 		}},
-		{name: "only_owners_invite_owners", kind: domain.KindForbidden, code: "YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE", run: func(t *testing.T, w *orgWorld) error {
+		{name: "only_owners_invite_owners", kind: domain.KindForbidden, code: "invitation.role_not_allowed", run: func(t *testing.T, w *orgWorld) error {
 			_, err := invite(t, w, w.adminReq, "new@example.com", false, "owner")
 			return err
 		}},
@@ -99,11 +99,11 @@ func TestOrganizations_invite(t *testing.T) {
 			_, err := invite(t, w, w.ownerReq, "new@example.com", false, "owner")
 			return err
 		}},
-		{name: "unknown_role", kind: domain.KindInvalid, code: "ROLE_NOT_FOUND", run: func(t *testing.T, w *orgWorld) error {
+		{name: "unknown_role", kind: domain.KindInvalid, code: "role.not_found", run: func(t *testing.T, w *orgWorld) error {
 			_, err := invite(t, w, w.ownerReq, "new@example.com", false, "superuser")
 			return err
 		}},
-		{name: "malformed_address", kind: domain.KindInvalid, code: "INVALID_EMAIL", run: func(t *testing.T, w *orgWorld) error {
+		{name: "malformed_address", kind: domain.KindInvalid, code: "email.invalid", run: func(t *testing.T, w *orgWorld) error {
 			_, err := invite(t, w, w.ownerReq, "not an address", false, "member")
 			return err
 		}},
@@ -133,22 +133,22 @@ func TestOrganizations_answer_invitation(t *testing.T) {
 			}
 			return err
 		}},
-		{name: "accept_needs_a_verified_address", kind: domain.KindForbidden, code: "EMAIL_VERIFICATION_REQUIRED_BEFORE_ACCEPTING_OR_REJECTING_INVITATION",
+		{name: "accept_needs_a_verified_address", kind: domain.KindForbidden, code: "invitation.answer_needs_verified_email",
 			run: func(t *testing.T, w *orgWorld) error {
 				inv := w.mustInvite(t, newcomer, "member")
 				return accept(t, w, w.signedInUnverified(t, newcomer), inv.ID())
 			}},
-		{name: "accept_by_another_address", kind: domain.KindForbidden, code: "YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION", run: func(t *testing.T, w *orgWorld) error {
+		{name: "accept_by_another_address", kind: domain.KindForbidden, code: "invitation.not_recipient", run: func(t *testing.T, w *orgWorld) error {
 			inv := w.mustInvite(t, newcomer, "member")
 			return accept(t, w, w.outsiderReq, inv.ID())
 		}, check: func(t *testing.T, w *orgWorld) { w.mustBeMember(t, w.outsider.User.ID(), false) }},
-		{name: "accept_expired", kind: domain.KindInvalid, code: "INVITATION_NOT_FOUND", run: func(t *testing.T, w *orgWorld) error {
+		{name: "accept_expired", kind: domain.KindInvalid, code: "invitation.not_open", run: func(t *testing.T, w *orgWorld) error {
 			inv := w.mustInvite(t, newcomer, "member")
 			req := command.OrgRequest{Principal: w.signedIn(t, newcomer)}
 			w.clock.Advance(48 * time.Hour)
 			return accept(t, w, req, inv.ID())
 		}},
-		{name: "accept_twice", kind: domain.KindInvalid, code: "INVITATION_NOT_FOUND", run: func(t *testing.T, w *orgWorld) error {
+		{name: "accept_twice", kind: domain.KindInvalid, code: "invitation.not_open", run: func(t *testing.T, w *orgWorld) error {
 			inv := w.mustInvite(t, newcomer, "member")
 			req := command.OrgRequest{Principal: w.signedIn(t, newcomer)}
 			if err := accept(t, w, req, inv.ID()); err != nil {
@@ -156,7 +156,7 @@ func TestOrganizations_answer_invitation(t *testing.T) {
 			}
 			return accept(t, w, req, inv.ID())
 		}},
-		{name: "accept_rejected", kind: domain.KindInvalid, code: "INVITATION_NOT_FOUND", run: func(t *testing.T, w *orgWorld) error {
+		{name: "accept_rejected", kind: domain.KindInvalid, code: "invitation.not_open", run: func(t *testing.T, w *orgWorld) error {
 			inv := w.mustInvite(t, newcomer, "member")
 			req := command.OrgRequest{Principal: w.signedIn(t, newcomer)}
 			if _, err := w.orgs.Reject(t.Context(), req, inv.ID()); err != nil {
@@ -164,10 +164,10 @@ func TestOrganizations_answer_invitation(t *testing.T) {
 			}
 			return accept(t, w, req, inv.ID())
 		}},
-		{name: "accept_unknown", kind: domain.KindInvalid, code: "INVITATION_NOT_FOUND", run: func(t *testing.T, w *orgWorld) error {
+		{name: "accept_unknown", kind: domain.KindInvalid, code: "invitation.not_open", run: func(t *testing.T, w *orgWorld) error {
 			return accept(t, w, w.outsiderReq, "no-such-invitation")
 		}},
-		{name: "accept_beyond_the_membership_limit", kind: domain.KindForbidden, code: "ORGANIZATION_MEMBERSHIP_LIMIT_REACHED",
+		{name: "accept_beyond_the_membership_limit", kind: domain.KindForbidden, code: "organization.member_limit_reached",
 			settings: withOrgSettings(func(s *command.OrganizationSettings) { s.MembershipLimit = 3 }),
 			run: func(t *testing.T, w *orgWorld) error {
 				inv := w.mustInvite(t, newcomer, "member")
@@ -185,13 +185,13 @@ func TestOrganizations_answer_invitation(t *testing.T) {
 			}
 			return err
 		}},
-		{name: "reject_needs_a_verified_address", kind: domain.KindForbidden, code: "EMAIL_VERIFICATION_REQUIRED_BEFORE_ACCEPTING_OR_REJECTING_INVITATION",
+		{name: "reject_needs_a_verified_address", kind: domain.KindForbidden, code: "invitation.answer_needs_verified_email",
 			run: func(t *testing.T, w *orgWorld) error {
 				inv := w.mustInvite(t, newcomer, "member")
 				_, err := w.orgs.Reject(t.Context(), w.signedInUnverified(t, newcomer), inv.ID())
 				return err
 			}},
-		{name: "reject_by_another_address", kind: domain.KindForbidden, code: "YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION", run: func(t *testing.T, w *orgWorld) error {
+		{name: "reject_by_another_address", kind: domain.KindForbidden, code: "invitation.not_recipient", run: func(t *testing.T, w *orgWorld) error {
 			inv := w.mustInvite(t, newcomer, "member")
 			_, err := w.orgs.Reject(t.Context(), w.outsiderReq, inv.ID())
 			return err
@@ -201,26 +201,26 @@ func TestOrganizations_answer_invitation(t *testing.T) {
 			_, err := w.orgs.Cancel(t.Context(), w.adminReq, inv.ID())
 			if err == nil {
 				w.mustStatus(t, inv.ID(), domain.InvitationCanceled)
-				mustFail(t, accept(t, w, command.OrgRequest{Principal: w.signedIn(t, newcomer)}, inv.ID()), domain.KindInvalid, "INVITATION_NOT_FOUND")
+				mustFail(t, accept(t, w, command.OrgRequest{Principal: w.signedIn(t, newcomer)}, inv.ID()), domain.KindInvalid, "invitation.not_open")
 			}
 			return err
 		}},
-		{name: "cancel_by_a_member", kind: domain.KindForbidden, code: "YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION", run: func(t *testing.T, w *orgWorld) error {
+		{name: "cancel_by_a_member", kind: domain.KindForbidden, code: "invitation.cancel_forbidden", run: func(t *testing.T, w *orgWorld) error {
 			inv := w.mustInvite(t, newcomer, "member")
 			_, err := w.orgs.Cancel(t.Context(), w.memberReq, inv.ID())
 			return err
 		}},
-		{name: "cancel_an_owners_invitation_by_an_admin", kind: domain.KindForbidden, code: "YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION", run: func(t *testing.T, w *orgWorld) error {
+		{name: "cancel_an_owners_invitation_by_an_admin", kind: domain.KindForbidden, code: "invitation.cancel_forbidden", run: func(t *testing.T, w *orgWorld) error {
 			inv := w.mustInvite(t, newcomer, "owner")
 			_, err := w.orgs.Cancel(t.Context(), w.adminReq, inv.ID())
 			return err
 		}},
-		{name: "cancel_by_a_non_member", kind: domain.KindForbidden, code: "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION", run: func(t *testing.T, w *orgWorld) error {
+		{name: "cancel_by_a_non_member", kind: domain.KindForbidden, code: "organization.not_a_member", run: func(t *testing.T, w *orgWorld) error {
 			inv := w.mustInvite(t, newcomer, "member")
 			_, err := w.orgs.Cancel(t.Context(), w.outsiderReq, inv.ID())
 			return err
 		}},
-		{name: "cancel_twice", kind: domain.KindInvalid, code: "INVITATION_NOT_FOUND", run: func(t *testing.T, w *orgWorld) error {
+		{name: "cancel_twice", kind: domain.KindInvalid, code: "invitation.not_open", run: func(t *testing.T, w *orgWorld) error {
 			inv := w.mustInvite(t, newcomer, "member")
 			if _, err := w.orgs.Cancel(t.Context(), w.ownerReq, inv.ID()); err != nil {
 				t.Fatal(err)
@@ -228,7 +228,7 @@ func TestOrganizations_answer_invitation(t *testing.T) {
 			_, err := w.orgs.Cancel(t.Context(), w.ownerReq, inv.ID())
 			return err
 		}},
-		{name: "cancel_unknown", kind: domain.KindInvalid, code: "INVITATION_NOT_FOUND", run: func(t *testing.T, w *orgWorld) error {
+		{name: "cancel_unknown", kind: domain.KindInvalid, code: "invitation.not_open", run: func(t *testing.T, w *orgWorld) error {
 			_, err := w.orgs.Cancel(t.Context(), w.ownerReq, "no-such-invitation")
 			return err
 		}},

@@ -114,15 +114,15 @@ func validateRegistration(in RegisterOAuthClient) (domain.OAuthClient, error) {
 			bad = append(bad, de.Fields...)
 		}
 	}
-	name, err := domain.NormalizeOAuthClientName(in.Name, "body.name")
+	name, err := domain.NormalizeOAuthClientName(in.Name, "name")
 	collect(err)
-	t, err := domain.ParseOAuthClientType(in.Type, "body.type")
+	t, err := domain.ParseOAuthClientType(in.Type, "type")
 	collect(err)
 	var uris, logout []string
 	if err == nil { // the rules for URIs depend on the type
-		uris, err = domain.NormalizeRedirectURIs(in.RedirectURIs, t, "body.redirectUris", 1)
+		uris, err = domain.NormalizeRedirectURIs(in.RedirectURIs, t, "redirectUris", 1)
 		collect(err)
-		logout, err = domain.NormalizeRedirectURIs(in.PostLogoutRedirectURIs, t, "body.postLogoutRedirectUris", 0)
+		logout, err = domain.NormalizeRedirectURIs(in.PostLogoutRedirectURIs, t, "postLogoutRedirectUris", 0)
 		collect(err)
 	}
 	if len(bad) > 0 {
@@ -159,7 +159,7 @@ func (o *OAuthClients) Update(ctx context.Context, req KeyRequest, id domain.OAu
 		var name string
 		if in.Name != nil {
 			var err error
-			if name, err = domain.NormalizeOAuthClientName(*in.Name, "body.name"); err != nil {
+			if name, err = domain.NormalizeOAuthClientName(*in.Name, "name"); err != nil {
 				return err
 			}
 		}
@@ -167,14 +167,14 @@ func (o *OAuthClients) Update(ctx context.Context, req KeyRequest, id domain.OAu
 		return o.clients.Update(ctx, id, func(c *domain.OAuthClient) error {
 			var bad []domain.FieldViolation
 			if in.RedirectURIs != nil {
-				uris, err := domain.NormalizeRedirectURIs(*in.RedirectURIs, c.Type, "body.redirectUris", 1)
+				uris, err := domain.NormalizeRedirectURIs(*in.RedirectURIs, c.Type, "redirectUris", 1)
 				if err != nil {
 					bad = append(bad, fieldsOf(err)...)
 				}
 				c.RedirectURIs = uris
 			}
 			if in.PostLogoutRedirectURIs != nil {
-				uris, err := domain.NormalizeRedirectURIs(*in.PostLogoutRedirectURIs, c.Type, "body.postLogoutRedirectUris", 0)
+				uris, err := domain.NormalizeRedirectURIs(*in.PostLogoutRedirectURIs, c.Type, "postLogoutRedirectUris", 0)
 				if err != nil {
 					bad = append(bad, fieldsOf(err)...)
 				}

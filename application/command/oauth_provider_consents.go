@@ -10,7 +10,7 @@ import (
 
 // errConsentNotFound is Better Auth's answer for a client the user has
 // nothing granted to.
-var errConsentNotFound = domain.NewError(domain.KindNotFound, "CONSENT_NOT_FOUND", "Consent not found")
+var errConsentNotFound = domain.NewError(domain.KindNotFound, "oauth_consent.not_found", "Consent not found")
 
 // ConsentView is what the signed-in user allowed one client.
 type ConsentView struct {

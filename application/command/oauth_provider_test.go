@@ -692,8 +692,8 @@ func TestOAuthConsents_list_and_revoke(t *testing.T) {
 		t.Fatalf("the public client's userinfo: %v", err)
 	}
 
-	mustCode(t, w.p.RevokeConsent(t.Context(), ada, confID), "CONSENT_NOT_FOUND") // nothing left
-	mustCode(t, w.p.RevokeConsent(t.Context(), ada, "nobody"), "CONSENT_NOT_FOUND")
+	mustCode(t, w.p.RevokeConsent(t.Context(), ada, confID), "oauth_consent.not_found") // nothing left
+	mustCode(t, w.p.RevokeConsent(t.Context(), ada, "nobody"), "oauth_consent.not_found")
 	if err := w.p.RevokeConsent(t.Context(), nil, confID); domain.KindOf(err) != domain.KindUnauthenticated {
 		t.Fatalf("RevokeConsent without principal = %v", err)
 	}

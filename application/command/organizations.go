@@ -29,21 +29,21 @@ type OrganizationSettings struct {
 
 // The organization plugin's error codes.
 var (
-	errOrgSlugTaken        = domain.NewError(domain.KindInvalid, "ORGANIZATION_SLUG_ALREADY_TAKEN", "Organization slug already taken")
-	errOrgExists           = domain.NewError(domain.KindInvalid, "ORGANIZATION_ALREADY_EXISTS", "Organization already exists")
-	errOrgLimit            = domain.NewError(domain.KindForbidden, "YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_ORGANIZATIONS", "You have reached the maximum number of organizations")
-	errNotMember           = domain.NewError(domain.KindForbidden, "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION", "User is not a member of the organization")
-	errNoActiveOrg         = domain.NewError(domain.KindInvalid, "NO_ACTIVE_ORGANIZATION", "No active organization")
-	errMemberNotFound      = domain.NewError(domain.KindInvalid, "MEMBER_NOT_FOUND", "Member not found")
-	errAlreadyMember       = domain.NewError(domain.KindInvalid, "USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION", "User is already a member of this organization")
-	errAlreadyInvited      = domain.NewError(domain.KindInvalid, "USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION", "User is already invited to this organization")
-	errInvitationLimit     = domain.NewError(domain.KindForbidden, "INVITATION_LIMIT_REACHED", "Invitation limit reached")
-	errMembershipLimit     = domain.NewError(domain.KindForbidden, "ORGANIZATION_MEMBERSHIP_LIMIT_REACHED", "Organization membership limit reached")
-	errInviteOwnerRole     = domain.NewError(domain.KindForbidden, "YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE", "You are not allowed to invite user with this role")
-	errNotRecipient        = domain.NewError(domain.KindForbidden, "YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION", "You are not the recipient of the invitation")
-	errInvitationUnverifed = domain.NewError(domain.KindForbidden, "EMAIL_VERIFICATION_REQUIRED_BEFORE_ACCEPTING_OR_REJECTING_INVITATION", "Email verification required before accepting or rejecting invitation")
-	errListUnverified      = domain.NewError(domain.KindForbidden, "EMAIL_VERIFICATION_REQUIRED_FOR_INVITATION", "Email verification required for invitation")
-	errOnlyOwnerLeaving    = domain.NewError(domain.KindInvalid, "YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER", "You cannot leave the organization as the only owner")
+	errOrgSlugTaken        = domain.NewError(domain.KindInvalid, "organization.slug_unavailable", "Organization slug already taken")
+	errOrgExists           = domain.NewError(domain.KindInvalid, "organization.already_exists", "Organization already exists")
+	errOrgLimit            = domain.NewError(domain.KindForbidden, "organization.user_limit_reached", "You have reached the maximum number of organizations")
+	errNotMember           = domain.NewError(domain.KindForbidden, "organization.not_a_member", "User is not a member of the organization")
+	errNoActiveOrg         = domain.NewError(domain.KindInvalid, "organization.none_active", "No active organization")
+	errMemberNotFound      = domain.NewError(domain.KindInvalid, "organization.no_such_member", "Member not found")
+	errAlreadyMember       = domain.NewError(domain.KindInvalid, "organization.user_already_member", "User is already a member of this organization")
+	errAlreadyInvited      = domain.NewError(domain.KindInvalid, "invitation.already_invited", "User is already invited to this organization")
+	errInvitationLimit     = domain.NewError(domain.KindForbidden, "invitation.limit_reached", "Invitation limit reached")
+	errMembershipLimit     = domain.NewError(domain.KindForbidden, "organization.member_limit_reached", "Organization membership limit reached")
+	errInviteOwnerRole     = domain.NewError(domain.KindForbidden, "invitation.role_not_allowed", "You are not allowed to invite user with this role")
+	errNotRecipient        = domain.NewError(domain.KindForbidden, "invitation.not_recipient", "You are not the recipient of the invitation")
+	errInvitationUnverifed = domain.NewError(domain.KindForbidden, "invitation.answer_needs_verified_email", "Email verification required before accepting or rejecting invitation")
+	errListUnverified      = domain.NewError(domain.KindForbidden, "invitation.list_needs_verified_email", "Email verification required for invitation")
+	errOnlyOwnerLeaving    = domain.NewError(domain.KindInvalid, "organization.only_owner_leaving", "You cannot leave the organization as the only owner")
 )
 
 func forbidden(code, message string) error {
@@ -53,13 +53,13 @@ func forbidden(code, message string) error {
 // The permission each guarded organization action needs, with the code
 // refusing it.
 var (
-	orgPermUpdate       = perm("organization", "update", "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION", "You are not allowed to update this organization")
-	orgPermDelete       = perm("organization", "delete", "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION", "You are not allowed to delete this organization")
-	orgPermInvite       = perm("invitation", "create", "YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION", "You are not allowed to invite users to this organization")
-	orgPermCancel       = perm("invitation", "cancel", "YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION", "You are not allowed to cancel this invitation")
-	orgPermListInvites  = perm("invitation", "create", "YOU_ARE_NOT_ALLOWED_TO_LIST_INVITATIONS", "You are not allowed to list invitations")
-	orgPermUpdateMember = perm("member", "update", "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER", "You are not allowed to update this member")
-	orgPermDeleteMember = perm("member", "delete", "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER", "You are not allowed to delete this member")
+	orgPermUpdate       = perm("organization", "update", "organization.update_forbidden", "You are not allowed to update this organization")
+	orgPermDelete       = perm("organization", "delete", "organization.delete_forbidden", "You are not allowed to delete this organization")
+	orgPermInvite       = perm("invitation", "create", "invitation.create_forbidden", "You are not allowed to invite users to this organization")
+	orgPermCancel       = perm("invitation", "cancel", "invitation.cancel_forbidden", "You are not allowed to cancel this invitation")
+	orgPermListInvites  = perm("invitation", "create", "invitation.list_forbidden", "You are not allowed to list invitations")
+	orgPermUpdateMember = perm("member", "update", "member.update_forbidden", "You are not allowed to update this member")
+	orgPermDeleteMember = perm("member", "delete", "member.delete_forbidden", "You are not allowed to delete this member")
 )
 
 // Organizations is the organization plugin's use cases.

@@ -170,19 +170,19 @@ func TestOrganizations_create_update_delete(t *testing.T) {
 			}
 			return err
 		}},
-		{name: "create_with_a_taken_slug", kind: domain.KindInvalid, code: "ORGANIZATION_ALREADY_EXISTS", run: func(t *testing.T, w *orgWorld) error {
+		{name: "create_with_a_taken_slug", kind: domain.KindInvalid, code: "organization.already_exists", run: func(t *testing.T, w *orgWorld) error {
 			_, _, err := w.orgs.Create(t.Context(), w.outsiderReq, command.CreateOrganization{Name: "Other Acme", Slug: "acme"})
 			return err
 		}},
-		{name: "create_with_a_malformed_slug", kind: domain.KindInvalid, code: "INVALID_SLUG", run: func(t *testing.T, w *orgWorld) error {
+		{name: "create_with_a_malformed_slug", kind: domain.KindInvalid, code: "organization.invalid_slug", run: func(t *testing.T, w *orgWorld) error {
 			_, _, err := w.orgs.Create(t.Context(), w.outsiderReq, command.CreateOrganization{Name: "Beta", Slug: "-Beta-"})
 			return err
 		}},
-		{name: "create_without_a_name", kind: domain.KindInvalid, code: "INVALID_NAME", run: func(t *testing.T, w *orgWorld) error {
+		{name: "create_without_a_name", kind: domain.KindInvalid, code: "organization.invalid_name", run: func(t *testing.T, w *orgWorld) error {
 			_, _, err := w.orgs.Create(t.Context(), w.outsiderReq, command.CreateOrganization{Name: "", Slug: "beta"})
 			return err
 		}},
-		{name: "create_beyond_the_organization_limit", kind: domain.KindForbidden, code: "YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_ORGANIZATIONS",
+		{name: "create_beyond_the_organization_limit", kind: domain.KindForbidden, code: "organization.user_limit_reached",
 			settings: withOrgSettings(func(s *command.OrganizationSettings) { s.OrganizationLimit = 1 }),
 			run: func(t *testing.T, w *orgWorld) error {
 				_, _, err := w.orgs.Create(t.Context(), w.memberReq, command.CreateOrganization{Name: "Beta", Slug: "beta"})
@@ -193,10 +193,10 @@ func TestOrganizations_create_update_delete(t *testing.T) {
 				_, _, err := w.orgs.Create(t.Context(), w.outsiderReq, command.CreateOrganization{Name: "Beta", Slug: "beta"})
 				return err
 			}},
-		{name: "check_slug_taken", kind: domain.KindInvalid, code: "ORGANIZATION_SLUG_ALREADY_TAKEN", run: func(t *testing.T, w *orgWorld) error {
+		{name: "check_slug_taken", kind: domain.KindInvalid, code: "organization.slug_unavailable", run: func(t *testing.T, w *orgWorld) error {
 			return w.orgs.CheckSlug(t.Context(), "acme")
 		}},
-		{name: "check_slug_malformed", kind: domain.KindInvalid, code: "INVALID_SLUG", run: func(t *testing.T, w *orgWorld) error {
+		{name: "check_slug_malformed", kind: domain.KindInvalid, code: "organization.invalid_slug", run: func(t *testing.T, w *orgWorld) error {
 			return w.orgs.CheckSlug(t.Context(), "Acme Inc")
 		}},
 		{name: "check_slug_free", run: func(t *testing.T, w *orgWorld) error {
@@ -210,17 +210,17 @@ func TestOrganizations_create_update_delete(t *testing.T) {
 			}
 			return err
 		}},
-		{name: "update_by_a_member", kind: domain.KindForbidden, code: "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION", run: func(t *testing.T, w *orgWorld) error {
+		{name: "update_by_a_member", kind: domain.KindForbidden, code: "organization.update_forbidden", run: func(t *testing.T, w *orgWorld) error {
 			name := "Mine"
 			_, err := w.orgs.Update(t.Context(), w.memberReq, w.acmeSel(), command.OrganizationPatch{Name: &name})
 			return err
 		}},
-		{name: "update_by_a_non_member", kind: domain.KindForbidden, code: "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION", run: func(t *testing.T, w *orgWorld) error {
+		{name: "update_by_a_non_member", kind: domain.KindForbidden, code: "organization.not_a_member", run: func(t *testing.T, w *orgWorld) error {
 			name := "Mine"
 			_, err := w.orgs.Update(t.Context(), w.outsiderReq, w.acmeSel(), command.OrganizationPatch{Name: &name})
 			return err
 		}},
-		{name: "update_to_a_taken_slug", kind: domain.KindInvalid, code: "ORGANIZATION_SLUG_ALREADY_TAKEN", run: func(t *testing.T, w *orgWorld) error {
+		{name: "update_to_a_taken_slug", kind: domain.KindInvalid, code: "organization.slug_unavailable", run: func(t *testing.T, w *orgWorld) error {
 			if _, _, err := w.orgs.Create(t.Context(), w.outsiderReq, command.CreateOrganization{Name: "Beta", Slug: "beta"}); err != nil {
 				t.Fatal(err)
 			}
@@ -228,7 +228,7 @@ func TestOrganizations_create_update_delete(t *testing.T) {
 			_, err := w.orgs.Update(t.Context(), w.ownerReq, w.acmeSel(), command.OrganizationPatch{Slug: &slug})
 			return err
 		}},
-		{name: "update_to_a_malformed_slug", kind: domain.KindInvalid, code: "INVALID_SLUG", run: func(t *testing.T, w *orgWorld) error {
+		{name: "update_to_a_malformed_slug", kind: domain.KindInvalid, code: "organization.invalid_slug", run: func(t *testing.T, w *orgWorld) error {
 			slug := "Not A Slug"
 			_, err := w.orgs.Update(t.Context(), w.ownerReq, w.acmeSel(), command.OrganizationPatch{Slug: &slug})
 			return err
@@ -242,11 +242,11 @@ func TestOrganizations_create_update_delete(t *testing.T) {
 			}
 			w.mustBeMember(t, w.member.User.ID(), false)
 		}},
-		{name: "delete_by_an_admin", kind: domain.KindForbidden, code: "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION", run: func(t *testing.T, w *orgWorld) error {
+		{name: "delete_by_an_admin", kind: domain.KindForbidden, code: "organization.delete_forbidden", run: func(t *testing.T, w *orgWorld) error {
 			_, err := w.orgs.Delete(t.Context(), w.adminReq, w.acme)
 			return err
 		}},
-		{name: "delete_by_a_non_member", kind: domain.KindForbidden, code: "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION", run: func(t *testing.T, w *orgWorld) error {
+		{name: "delete_by_a_non_member", kind: domain.KindForbidden, code: "organization.not_a_member", run: func(t *testing.T, w *orgWorld) error {
 			_, err := w.orgs.Delete(t.Context(), w.outsiderReq, w.acme)
 			return err
 		}},
@@ -267,22 +267,22 @@ func TestOrganizations_roles_and_the_last_owner(t *testing.T) {
 		{name: "admin_changes_a_members_role", run: func(t *testing.T, w *orgWorld) error {
 			return setRole(t, w, w.adminReq, w.memberM.ID(), "admin")
 		}, check: func(t *testing.T, w *orgWorld) { w.mustRoles(t, w.memberM.ID(), domain.OrgRoleAdmin) }},
-		{name: "admin_cannot_grant_owner", kind: domain.KindForbidden, code: "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER", run: func(t *testing.T, w *orgWorld) error {
+		{name: "admin_cannot_grant_owner", kind: domain.KindForbidden, code: "member.update_forbidden", run: func(t *testing.T, w *orgWorld) error {
 			return setRole(t, w, w.adminReq, w.memberM.ID(), "owner")
 		}, check: func(t *testing.T, w *orgWorld) { w.mustRoles(t, w.memberM.ID(), domain.OrgRoleMember) }},
-		{name: "admin_cannot_change_an_owners_role", kind: domain.KindForbidden, code: "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER", run: func(t *testing.T, w *orgWorld) error {
+		{name: "admin_cannot_change_an_owners_role", kind: domain.KindForbidden, code: "member.update_forbidden", run: func(t *testing.T, w *orgWorld) error {
 			return setRole(t, w, w.adminReq, w.ownerM.ID(), "member")
 		}, check: func(t *testing.T, w *orgWorld) { w.mustRoles(t, w.ownerM.ID(), domain.OrgRoleOwner) }},
-		{name: "member_cannot_change_roles", kind: domain.KindForbidden, code: "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER", run: func(t *testing.T, w *orgWorld) error {
+		{name: "member_cannot_change_roles", kind: domain.KindForbidden, code: "member.update_forbidden", run: func(t *testing.T, w *orgWorld) error {
 			return setRole(t, w, w.memberReq, w.memberM.ID(), "admin")
 		}},
-		{name: "unknown_role", kind: domain.KindInvalid, code: "ROLE_NOT_FOUND", run: func(t *testing.T, w *orgWorld) error {
+		{name: "unknown_role", kind: domain.KindInvalid, code: "role.not_found", run: func(t *testing.T, w *orgWorld) error {
 			return setRole(t, w, w.ownerReq, w.memberM.ID(), "superuser")
 		}},
-		{name: "role_of_a_missing_member", kind: domain.KindInvalid, code: "MEMBER_NOT_FOUND", run: func(t *testing.T, w *orgWorld) error {
+		{name: "role_of_a_missing_member", kind: domain.KindInvalid, code: "organization.no_such_member", run: func(t *testing.T, w *orgWorld) error {
 			return setRole(t, w, w.ownerReq, "no-such-member", "admin")
 		}},
-		{name: "last_owner_cannot_lose_the_role", kind: domain.KindInvalid, code: "YOU_CANNOT_LEAVE_THE_ORGANIZATION_WITHOUT_AN_OWNER", run: func(t *testing.T, w *orgWorld) error {
+		{name: "last_owner_cannot_lose_the_role", kind: domain.KindInvalid, code: "organization.owner_required", run: func(t *testing.T, w *orgWorld) error {
 			return setRole(t, w, w.ownerReq, w.ownerM.ID(), "admin")
 		}, check: func(t *testing.T, w *orgWorld) { w.mustRoles(t, w.ownerM.ID(), domain.OrgRoleOwner) }},
 		{name: "an_owner_loses_the_role_while_another_remains", run: func(t *testing.T, w *orgWorld) error {
@@ -291,7 +291,7 @@ func TestOrganizations_roles_and_the_last_owner(t *testing.T) {
 			}
 			return setRole(t, w, w.ownerReq, w.ownerM.ID(), "member")
 		}, check: func(t *testing.T, w *orgWorld) { w.mustRoles(t, w.ownerM.ID(), domain.OrgRoleMember) }},
-		{name: "last_owner_cannot_leave", kind: domain.KindInvalid, code: "YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER", run: func(t *testing.T, w *orgWorld) error {
+		{name: "last_owner_cannot_leave", kind: domain.KindInvalid, code: "organization.only_owner_leaving", run: func(t *testing.T, w *orgWorld) error {
 			_, err := w.orgs.Leave(t.Context(), w.ownerReq, w.acme)
 			return err
 		}, check: func(t *testing.T, w *orgWorld) { w.mustBeMember(t, w.owner.User.ID(), true) }},
@@ -306,15 +306,15 @@ func TestOrganizations_roles_and_the_last_owner(t *testing.T) {
 			_, err := w.orgs.Leave(t.Context(), w.memberReq, w.acme)
 			return err
 		}, check: func(t *testing.T, w *orgWorld) { w.mustBeMember(t, w.member.User.ID(), false) }},
-		{name: "a_non_member_cannot_leave", kind: domain.KindForbidden, code: "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION", run: func(t *testing.T, w *orgWorld) error {
+		{name: "a_non_member_cannot_leave", kind: domain.KindForbidden, code: "organization.not_a_member", run: func(t *testing.T, w *orgWorld) error {
 			_, err := w.orgs.Leave(t.Context(), w.outsiderReq, w.acme)
 			return err
 		}},
-		{name: "last_owner_cannot_be_removed", kind: domain.KindInvalid, code: "YOU_CANNOT_LEAVE_THE_ORGANIZATION_WITHOUT_AN_OWNER", run: func(t *testing.T, w *orgWorld) error {
+		{name: "last_owner_cannot_be_removed", kind: domain.KindInvalid, code: "organization.owner_required", run: func(t *testing.T, w *orgWorld) error {
 			_, err := w.orgs.RemoveMember(t.Context(), w.ownerReq, w.acmeSel(), string(w.ownerM.ID()))
 			return err
 		}, check: func(t *testing.T, w *orgWorld) { w.mustBeMember(t, w.owner.User.ID(), true) }},
-		{name: "admin_cannot_remove_an_owner", kind: domain.KindForbidden, code: "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER", run: func(t *testing.T, w *orgWorld) error {
+		{name: "admin_cannot_remove_an_owner", kind: domain.KindForbidden, code: "member.delete_forbidden", run: func(t *testing.T, w *orgWorld) error {
 			_, err := w.orgs.RemoveMember(t.Context(), w.adminReq, w.acmeSel(), string(w.ownerM.ID()))
 			return err
 		}, check: func(t *testing.T, w *orgWorld) { w.mustBeMember(t, w.owner.User.ID(), true) }},
@@ -322,11 +322,11 @@ func TestOrganizations_roles_and_the_last_owner(t *testing.T) {
 			_, err := w.orgs.RemoveMember(t.Context(), w.adminReq, w.acmeSel(), "member@example.com")
 			return err
 		}, check: func(t *testing.T, w *orgWorld) { w.mustBeMember(t, w.member.User.ID(), false) }},
-		{name: "member_cannot_remove_members", kind: domain.KindForbidden, code: "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER", run: func(t *testing.T, w *orgWorld) error {
+		{name: "member_cannot_remove_members", kind: domain.KindForbidden, code: "member.delete_forbidden", run: func(t *testing.T, w *orgWorld) error {
 			_, err := w.orgs.RemoveMember(t.Context(), w.memberReq, w.acmeSel(), string(w.adminM.ID()))
 			return err
 		}},
-		{name: "remove_a_missing_member", kind: domain.KindInvalid, code: "MEMBER_NOT_FOUND", run: func(t *testing.T, w *orgWorld) error {
+		{name: "remove_a_missing_member", kind: domain.KindInvalid, code: "organization.no_such_member", run: func(t *testing.T, w *orgWorld) error {
 			_, err := w.orgs.RemoveMember(t.Context(), w.ownerReq, w.acmeSel(), "nobody@example.com")
 			return err
 		}},
@@ -371,20 +371,20 @@ func TestOrganizations_answer_what_vanished_as_never_there(t *testing.T) {
 			*vanish = func() { mustDeleteInvitations(t, w) }
 			_, _, err := orgs.Accept(t.Context(), req, inv.ID())
 			return err
-		}, "INVITATION_NOT_FOUND"},
+		}, "invitation.not_open"},
 		{"reject", func(t *testing.T, w *orgWorld, orgs *command.Organizations, vanish *func()) error {
 			inv := w.mustInvite(t, newcomer, "member")
 			req := command.OrgRequest{Principal: w.signedIn(t, newcomer)}
 			*vanish = func() { mustDeleteInvitations(t, w) }
 			_, err := orgs.Reject(t.Context(), req, inv.ID())
 			return err
-		}, "INVITATION_NOT_FOUND"},
+		}, "invitation.not_open"},
 		{"cancel", func(t *testing.T, w *orgWorld, orgs *command.Organizations, vanish *func()) error {
 			inv := w.mustInvite(t, newcomer, "member")
 			*vanish = func() { mustDeleteInvitations(t, w) }
 			_, err := orgs.Cancel(t.Context(), w.ownerReq, inv.ID())
 			return err
-		}, "INVITATION_NOT_FOUND"},
+		}, "invitation.not_open"},
 		{"remove_member", func(t *testing.T, w *orgWorld, orgs *command.Organizations, vanish *func()) error {
 			*vanish = func() {
 				if _, err := w.store.RemoveMember(t.Context(), w.acme, w.memberM.ID()); err != nil {
@@ -393,7 +393,7 @@ func TestOrganizations_answer_what_vanished_as_never_there(t *testing.T) {
 			}
 			_, err := orgs.RemoveMember(t.Context(), w.ownerReq, w.acmeSel(), string(w.memberM.ID()))
 			return err
-		}, "MEMBER_NOT_FOUND"},
+		}, "organization.no_such_member"},
 		{"leave", func(t *testing.T, w *orgWorld, orgs *command.Organizations, vanish *func()) error {
 			*vanish = func() {
 				if _, err := w.store.RemoveMember(t.Context(), w.acme, w.memberM.ID()); err != nil {
@@ -402,7 +402,7 @@ func TestOrganizations_answer_what_vanished_as_never_there(t *testing.T) {
 			}
 			_, err := orgs.Leave(t.Context(), w.memberReq, w.acme)
 			return err
-		}, "MEMBER_NOT_FOUND"},
+		}, "organization.no_such_member"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

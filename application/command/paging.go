@@ -5,9 +5,9 @@ import "github.com/gatehouse/gatehouse/domain"
 // The refusals of a malformed page request, shared by every trusted listing.
 var (
 	errPageCursor = domain.Invalid("request.invalid_cursor", "Invalid cursor",
-		domain.FieldViolation{Location: "query.cursor", Message: "is not a cursor this listing returned"})
+		domain.FieldViolation{Field: "cursor", Message: "is not a cursor this listing returned"})
 	errPageLimit = domain.Invalid("request.invalid_limit", "Invalid limit",
-		domain.FieldViolation{Location: "query.limit", Message: "must be 1 to 100"})
+		domain.FieldViolation{Field: "limit", Message: "must be 1 to 100"})
 )
 
 // MaxPageLimit is the largest page a trusted listing returns.

@@ -45,7 +45,7 @@ func NewResetPasswordHandler(users ports.UserRepository, credentials ports.Crede
 		links: linkSender{verifications, mailer, tokens, ids, clock, settings}}
 }
 
-var errInvalidResetToken = domain.Invalid("INVALID_TOKEN", "Invalid token", domain.FieldViolation{Location: "body.token", Message: "is unknown, used or expired"})
+var errInvalidResetToken = domain.Invalid("password_reset.invalid_token", "Invalid token", domain.FieldViolation{Field: "token", Message: "is unknown, used or expired"})
 
 // Request mails a reset link when the address has an account, and answers
 // the same either way. Older reset links stop working.
@@ -90,7 +90,7 @@ func (h *ResetPasswordHandler) mailLink(ctx context.Context, email domain.Email,
 // the user ends: whoever held the old password is signed out. The lockout
 // is lifted, and the address counts as verified: the link reached it.
 func (h *ResetPasswordHandler) Reset(ctx context.Context, cmd ResetPassword) error {
-	if err := h.settings.Passwords.Check("body.newPassword", cmd.NewPassword, h.blocklist.Contains, h.settings.ProductName); err != nil {
+	if err := h.settings.Passwords.Check("newPassword", cmd.NewPassword, h.blocklist.Contains, h.settings.ProductName); err != nil {
 		return err
 	}
 	if cmd.Token == "" {
@@ -151,7 +151,7 @@ func (h *ResetPasswordHandler) checkContext(ctx context.Context, v *domain.Verif
 	if err != nil {
 		return err
 	}
-	refusal := h.settings.Passwords.Check("body.newPassword", password, nil, h.settings.passwordContext(u.Email(), u.Name())...)
+	refusal := h.settings.Passwords.Check("newPassword", password, nil, h.settings.passwordContext(u.Email(), u.Name())...)
 	if refusal == nil {
 		return nil
 	}

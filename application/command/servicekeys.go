@@ -17,7 +17,7 @@ const MaxRotationOverlap = 30 * 24 * time.Hour
 var (
 	errInvalidServiceKey = domain.NewError(domain.KindUnauthenticated, "auth.invalid_service_key", "The service key is missing, unknown, revoked or expired")
 	errServiceKeyMissing = domain.NewError(domain.KindNotFound, "service_key.not_found", "Service key not found")
-	errBadOverlap        = domain.Invalid("request.invalid_overlap", "Invalid overlap", domain.FieldViolation{Location: "body.overlapSeconds", Message: "must be between 0 and 2592000 seconds (30 days)"})
+	errBadOverlap        = domain.Invalid("request.invalid_overlap", "Invalid overlap", domain.FieldViolation{Field: "overlapSeconds", Message: "must be between 0 and 2592000 seconds (30 days)"})
 )
 
 // ServiceKeys issues, rotates, revokes and checks the keys of trusted backends.
@@ -89,7 +89,7 @@ func (k *ServiceKeys) Create(ctx context.Context, req KeyRequest, cmd CreateServ
 		if err := k.authorizeAdmin(req.Principal); err != nil {
 			return err
 		}
-		scopes, err := domain.ParseScopes(cmd.Scopes, "body.scopes")
+		scopes, err := domain.ParseScopes(cmd.Scopes, "scopes")
 		if err != nil {
 			return err
 		}

@@ -45,7 +45,7 @@ func TestSignIn_failed_attempts_are_written_after_the_answer(t *testing.T) {
 		}()
 		select {
 		case err := <-answered:
-			mustCode(t, err, "INVALID_EMAIL_OR_PASSWORD")
+			mustCode(t, err, "auth.invalid_credentials")
 		case <-time.After(10 * time.Second): // a hang detector, not a timing
 			close(creds.open)
 			t.Fatalf("wrong password %d waits for its failed-attempt write", i+1)
@@ -57,7 +57,7 @@ func TestSignIn_failed_attempts_are_written_after_the_answer(t *testing.T) {
 		right <- err
 	}()
 	close(creds.open)
-	mustCode(t, <-right, "INVALID_EMAIL_OR_PASSWORD")
+	mustCode(t, <-right, "auth.invalid_credentials")
 	c, err := w.creds.Get(t.Context(), mustUserID(t, w, "ada@example.com"))
 	if err != nil {
 		t.Fatal(err)

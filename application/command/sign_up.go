@@ -73,7 +73,7 @@ func (h *SignUpHandler) Handle(ctx context.Context, cmd SignUp) (*SignUpResult, 
 	if cmd.Image != "" {
 		u.SetImage(cmd.Image, now)
 	}
-	if err := h.settings.Passwords.Check("body.password", cmd.Password, h.blocklist.Contains, h.settings.passwordContext(email, u.Name())...); err != nil {
+	if err := h.settings.Passwords.Check("password", cmd.Password, h.blocklist.Contains, h.settings.passwordContext(email, u.Name())...); err != nil {
 		return nil, err
 	}
 	hash, err := h.hasher.Hash(ctx, cmd.Password)

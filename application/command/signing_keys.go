@@ -202,7 +202,7 @@ func (k *SigningKeys) refreshLocked(ctx context.Context) error {
 }
 
 var errBadSigningAlg = domain.Invalid("request.invalid_alg", "Unknown signing algorithm",
-	domain.FieldViolation{Location: "body.alg", Message: "must be EdDSA or RS256"})
+	domain.FieldViolation{Field: "alg", Message: "must be EdDSA or RS256"})
 
 // RotateSigningKeys says which keys to replace, and how fast.
 type RotateSigningKeys struct {

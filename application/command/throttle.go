@@ -35,6 +35,6 @@ func (h *ThrottleHandler) Handle(ctx context.Context, cmd Throttle) error {
 	if err != nil || ok {
 		return nil
 	}
-	return &domain.Error{Kind: domain.KindRateLimited, Code: "TOO_MANY_REQUESTS",
+	return &domain.Error{Kind: domain.KindRateLimited, Code: "auth.too_many_attempts",
 		Message: "Too many requests. Please try again later.", RetryAfter: retry}
 }

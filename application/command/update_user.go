@@ -26,7 +26,7 @@ func NewUpdateUserHandler(users ports.UserRepository, clock ports.Clock) *Update
 	return &UpdateUserHandler{users: users, clock: clock}
 }
 
-var errNoFieldsToUpdate = domain.Invalid("NO_FIELDS_TO_UPDATE", "No fields to update")
+var errNoFieldsToUpdate = domain.Invalid("user.no_fields_to_update", "No fields to update")
 
 // Handle applies the changes and returns the updated user.
 func (h *UpdateUserHandler) Handle(ctx context.Context, cmd UpdateUser) (*domain.User, error) {

@@ -38,11 +38,11 @@ func NewVerifyEmailHandler(users ports.UserRepository, verifications ports.Verif
 }
 
 var (
-	errEmailMismatch        = domain.Invalid("EMAIL_MISMATCH", "Email mismatch", domain.FieldViolation{Location: "body.email", Message: "is not the signed-in user's address"})
-	errEmailAlreadyVerified = domain.Invalid("EMAIL_ALREADY_VERIFIED", "Email is already verified")
-	errInvalidLink          = domain.NewError(domain.KindUnauthenticated, "INVALID_TOKEN", "Invalid token")
-	errExpiredLink          = domain.NewError(domain.KindUnauthenticated, "TOKEN_EXPIRED", "Token expired")
-	errLinkUserNotFound     = domain.NewError(domain.KindUnauthenticated, "USER_NOT_FOUND", "User not found")
+	errEmailMismatch        = domain.Invalid("verification.email_mismatch", "Email mismatch", domain.FieldViolation{Field: "email", Message: "is not the signed-in user's address"})
+	errEmailAlreadyVerified = domain.Invalid("verification.already_verified", "Email is already verified")
+	errInvalidLink          = domain.NewError(domain.KindUnauthenticated, "verification.invalid_token", "Invalid token")
+	errExpiredLink          = domain.NewError(domain.KindUnauthenticated, "verification.token_expired", "Token expired")
+	errLinkUserNotFound     = domain.NewError(domain.KindUnauthenticated, "verification.user_not_found", "User not found")
 )
 
 // Send mails a fresh link (older ones stop working) when the address

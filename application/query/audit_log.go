@@ -35,7 +35,7 @@ type ListAuditLog struct {
 }
 
 var (
-	errBadCursor = domain.Invalid("request.invalid_cursor", "Invalid cursor", domain.FieldViolation{Location: "query.cursor", Message: "is not a cursor this listing returned"})
+	errBadCursor = domain.Invalid("request.invalid_cursor", "Invalid cursor", domain.FieldViolation{Field: "cursor", Message: "is not a cursor this listing returned"})
 )
 
 // Handle returns a page of the log to a platform administrator.

@@ -199,7 +199,7 @@ func describe(err error) error {
 	}
 	msg := de.Message
 	for _, f := range de.Fields {
-		msg += "; " + strings.TrimPrefix(f.Location, "body.") + " " + f.Message
+		msg += "; " + f.Field + " " + f.Message
 	}
 	return errors.New(msg)
 }

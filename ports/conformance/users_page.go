@@ -41,7 +41,7 @@ func RunUserPage(t *testing.T, newStores func(t *testing.T) Stores) {
 // mustMetadata returns the metadata object raw.
 func mustMetadata(t *testing.T, raw string) domain.Metadata {
 	t.Helper()
-	m, err := domain.NewMetadata("body.metadata", []byte(raw))
+	m, err := domain.NewMetadata("metadata", []byte(raw))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func testUserMetadataRoundTrip(t *testing.T, repo ports.UserRepository) {
 		}
 		// Whatever a store does to the spelling, what it returns is valid
 		// metadata again, compact and the same object.
-		again, err := domain.NewMetadata("body.x", got.Metadata().Public.JSON())
+		again, err := domain.NewMetadata("x", got.Metadata().Public.JSON())
 		if err != nil || again.String() != got.Metadata().Public.String() || !again.Equal(public) {
 			t.Fatalf("stored metadata %s is not compact valid metadata: %v", got.Metadata().Public, err)
 		}

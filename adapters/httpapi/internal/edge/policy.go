@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 )
 
@@ -134,6 +135,33 @@ type Policy struct {
 	Login bool
 	// Form is set on the routes the hosted pages post forms to.
 	Form *Form
+	// Inputs names where each of the operation's parameters comes from
+	// ("query", "path" or "header"), by its wire name; every other field
+	// is the body's. The renderers locate a domain FieldViolation's bare
+	// field with it (Locate).
+	Inputs map[string]string
+}
+
+// Locate renders the location of field, a bare name as the inner layers
+// report it ("email", "verify.reason", "redirectUris[0]"; "" for the input
+// as a whole): its first segment's declared input (Inputs), else the body.
+// A field the edge located itself ("body.email", "query.limit", "header.x",
+// "body") is already a location and is kept.
+func (p Policy) Locate(field string) string {
+	head := field
+	if i := strings.IndexAny(head, ".["); i >= 0 {
+		head = head[:i]
+	}
+	switch head {
+	case "body", "query", "path", "header":
+		return field
+	case "":
+		return "body"
+	}
+	if in, ok := p.Inputs[head]; ok {
+		return in + "." + field
+	}
+	return "body." + field
 }
 
 // Complete reports whether p declares what every route must: a rate rule.

@@ -1,0 +1,190 @@
+package httpapi
+
+import (
+	"net/http"
+	"strings"
+)
+
+// This file is the framework contract's one vocabulary map: each neutral
+// code the inner layers raise (an "area.reason" string) becomes the
+// UPPER_SNAKE code the Better Auth client compares against
+// (reference/better-auth-wire.md appendix A), with the status Better Auth
+// answers where it differs from the one its kind maps to. A code missing
+// here answers the framework's code for its status (frameworkCodeFor).
+
+// wireCode is one framework answer: its code, and its status when Better
+// Auth's wire fixes another than the kind's.
+type wireCode struct {
+	Code   string
+	Status int // 0: the status of the error's kind
+}
+
+// frameworkCodes maps neutral codes to Better Auth's.
+var frameworkCodes = map[string]wireCode{
+	// E-mail addresses (domain.NewEmail).
+	"email.invalid":              {Code: "INVALID_EMAIL"},
+	"email.invisible_characters": {Code: "INVALID_EMAIL"},
+	"email.not_normalized":       {Code: "INVALID_EMAIL"},
+	"email.mixed_script":         {Code: "INVALID_EMAIL"},
+
+	// Users (domain.User).
+	"user.invalid_name":       {Code: "INVALID_NAME"},
+	"user.invalid_ban_reason": {Code: "INVALID_BAN_REASON"},
+	"user.invalid_ban_expiry": {Code: "INVALID_BAN_EXPIRY"},
+
+	// Passwords (domain.PasswordPolicy).
+	"password.invalid":    {Code: "INVALID_PASSWORD"},
+	"password.too_short":  {Code: "PASSWORD_TOO_SHORT"},
+	"password.too_long":   {Code: "PASSWORD_TOO_LONG"},
+	"password.too_common": {Code: "PASSWORD_TOO_COMMON"},
+
+	// Roles and permissions (domain access control).
+	"role.invalid_type":             {Code: "INVALID_ROLE_TYPE"},
+	"role.not_found":                {Code: "ROLE_NOT_FOUND"},
+	"role.unknown_value":            {Code: "YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE"},
+	"organization.invalid_name":     {Code: "INVALID_NAME"},
+	"organization.invalid_slug":     {Code: "INVALID_SLUG"},
+	"organization.invalid_logo":     {Code: "INVALID_LOGO"},
+	"organization.invalid_metadata": {Code: "INVALID_METADATA"},
+
+	"invitation.not_open": {Code: "INVITATION_NOT_FOUND"},
+
+	// Service keys, OAuth clients and domains (their rules in domain).
+	"service_key.invalid_name":          {Code: "INVALID_NAME"},
+	"service_key.invalid_scope":         {Code: "INVALID_SCOPE"},
+	"service_key.invalid_expiry":        {Code: "INVALID_EXPIRY"},
+	"oauth_client.invalid_name":         {Code: "INVALID_NAME"},
+	"oauth_client.invalid_type":         {Code: "INVALID_CLIENT_TYPE"},
+	"oauth_client.invalid_redirect_uri": {Code: "INVALID_REDIRECT_URI"},
+	"domain.invalid_hostname":           {Code: "INVALID_HOSTNAME"},
+	"domain.invalid_reason":             {Code: "INVALID_REASON"},
+
+	// Paging (ports).
+	"paging.invalid_limit":  {Code: "INVALID_LIMIT"},
+	"paging.invalid_offset": {Code: "INVALID_OFFSET"},
+
+	// The application layer's conditions.
+	"account_deletion.invalid_token":         {Code: "INVALID_TOKEN"},
+	"admin.ban_forbidden":                    {Code: "YOU_ARE_NOT_ALLOWED_TO_BAN_USERS"},
+	"admin.cannot_ban_self":                  {Code: "YOU_CANNOT_BAN_YOURSELF"},
+	"admin.cannot_impersonate_admin":         {Code: "YOU_CANNOT_IMPERSONATE_ADMINS"},
+	"admin.cannot_remove_self":               {Code: "YOU_CANNOT_REMOVE_YOURSELF"},
+	"admin.create_user_forbidden":            {Code: "YOU_ARE_NOT_ALLOWED_TO_CREATE_USERS"},
+	"admin.delete_user_forbidden":            {Code: "YOU_ARE_NOT_ALLOWED_TO_DELETE_USERS"},
+	"admin.get_user_forbidden":               {Code: "YOU_ARE_NOT_ALLOWED_TO_GET_USER"},
+	"admin.impersonate_forbidden":            {Code: "YOU_ARE_NOT_ALLOWED_TO_IMPERSONATE_USERS"},
+	"admin.list_sessions_forbidden":          {Code: "YOU_ARE_NOT_ALLOWED_TO_LIST_USERS_SESSIONS"},
+	"admin.list_users_forbidden":             {Code: "YOU_ARE_NOT_ALLOWED_TO_LIST_USERS"},
+	"admin.no_data_to_update":                {Code: "NO_DATA_TO_UPDATE"},
+	"admin.not_impersonating":                {Code: "NOT_IMPERSONATING"},
+	"admin.revoke_sessions_forbidden":        {Code: "YOU_ARE_NOT_ALLOWED_TO_REVOKE_USERS_SESSIONS"},
+	"admin.session_not_found":                {Code: "SESSION_NOT_FOUND"},
+	"admin.set_email_forbidden":              {Code: "YOU_ARE_NOT_ALLOWED_TO_SET_USERS_EMAIL"},
+	"admin.set_password_forbidden":           {Code: "YOU_ARE_NOT_ALLOWED_TO_SET_USERS_PASSWORD"},
+	"admin.set_role_forbidden":               {Code: "YOU_ARE_NOT_ALLOWED_TO_CHANGE_USERS_ROLE"},
+	"admin.update_user_forbidden":            {Code: "YOU_ARE_NOT_ALLOWED_TO_UPDATE_USERS"},
+	"admin.user_not_found":                   {Code: "USER_NOT_FOUND"},
+	"auth.email_not_verified":                {Code: "EMAIL_NOT_VERIFIED"},
+	"auth.invalid_credentials":               {Code: "INVALID_EMAIL_OR_PASSWORD"},
+	"auth.session_not_fresh":                 {Code: "SESSION_NOT_FRESH"},
+	"auth.too_many_attempts":                 {Code: "TOO_MANY_REQUESTS"},
+	"auth.wrong_password":                    {Code: "INVALID_PASSWORD"},
+	"email_change.same_address":              {Code: "EMAIL_IS_THE_SAME"},
+	"invitation.already_invited":             {Code: "USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION"},
+	"invitation.answer_needs_verified_email": {Code: "EMAIL_VERIFICATION_REQUIRED_BEFORE_ACCEPTING_OR_REJECTING_INVITATION"},
+	"invitation.cancel_forbidden":            {Code: "YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION"},
+	"invitation.create_forbidden":            {Code: "YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION"},
+	"invitation.limit_reached":               {Code: "INVITATION_LIMIT_REACHED"},
+	"invitation.list_forbidden":              {Code: "YOU_ARE_NOT_ALLOWED_TO_LIST_INVITATIONS"},
+	"invitation.list_needs_verified_email":   {Code: "EMAIL_VERIFICATION_REQUIRED_FOR_INVITATION"},
+	"invitation.not_recipient":               {Code: "YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION"},
+	"invitation.role_not_allowed":            {Code: "YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE"},
+	"member.delete_forbidden":                {Code: "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER"},
+	"member.update_forbidden":                {Code: "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER"},
+	"oauth_consent.not_found":                {Code: "CONSENT_NOT_FOUND"},
+	"organization.already_exists":            {Code: "ORGANIZATION_ALREADY_EXISTS"},
+	"organization.delete_forbidden":          {Code: "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION"},
+	"organization.owner_required":            {Code: "YOU_CANNOT_LEAVE_THE_ORGANIZATION_WITHOUT_AN_OWNER"},
+	"organization.user_limit_reached":        {Code: "YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_ORGANIZATIONS"},
+	"organization.member_limit_reached":      {Code: "ORGANIZATION_MEMBERSHIP_LIMIT_REACHED"},
+	"organization.no_such_member":            {Code: "MEMBER_NOT_FOUND"},
+	"organization.none_active":               {Code: "NO_ACTIVE_ORGANIZATION"},
+	"organization.not_a_member":              {Code: "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION"},
+	"organization.unknown":                   {Code: "ORGANIZATION_NOT_FOUND"},
+	"organization.only_owner_leaving":        {Code: "YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER"},
+	"organization.slug_unavailable":          {Code: "ORGANIZATION_SLUG_ALREADY_TAKEN"},
+	"organization.update_forbidden":          {Code: "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION"},
+	"organization.user_already_member":       {Code: "USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION"},
+	"password_reset.invalid_token":           {Code: "INVALID_TOKEN"},
+	"user.banned":                            {Code: "BANNED_USER"},
+	"user.email_exists":                      {Code: "USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL", Status: http.StatusUnprocessableEntity},
+	"user.no_fields_to_update":               {Code: "NO_FIELDS_TO_UPDATE"},
+	"verification.already_verified":          {Code: "EMAIL_ALREADY_VERIFIED"},
+	"verification.email_mismatch":            {Code: "EMAIL_MISMATCH"},
+	"verification.invalid_token":             {Code: "INVALID_TOKEN"},
+	"verification.token_expired":             {Code: "TOKEN_EXPIRED"},
+	"verification.user_not_found":            {Code: "USER_NOT_FOUND"},
+	"FAILED_TO_CREATE_USER":                  {Code: "FAILED_TO_CREATE_USER", Status: http.StatusUnprocessableEntity},
+}
+
+// frameworkAnswer returns the Better Auth code and status of neutral code,
+// raised with status: its entry in frameworkCodes, else a code the inner
+// layers still raise in Better Auth's vocabulary (isWireCode), else the
+// framework's code for status.
+func frameworkAnswer(code string, status int) (string, int) {
+	if w, ok := frameworkCodes[code]; ok {
+		if w.Status != 0 {
+			status = w.Status
+		}
+		return w.Code, status
+	}
+	if isWireCode(code) {
+		return code, status
+	}
+	return frameworkCodeFor(status), status
+}
+
+// isWireCode reports whether code is not a neutral "area.reason" code but a
+// wire code already: one the framework's handlers raise in Better Auth's
+// vocabulary themselves (VALIDATION_ERROR, INVALID_FILTER, …), or an RFC 6749
+// error code of the OAuth endpoints (invalid_request). The inner layers
+// raise neutral codes only.
+func isWireCode(code string) bool {
+	return code != "" && !strings.Contains(code, ".")
+}
+
+// frameworkCodeFor gives edge-decided framework errors Better Auth's codes.
+func frameworkCodeFor(status int) string {
+	switch status {
+	case http.StatusBadRequest:
+		return "VALIDATION_ERROR"
+	case http.StatusUnauthorized:
+		return "UNAUTHORIZED"
+	case http.StatusForbidden:
+		return "FORBIDDEN"
+	case http.StatusNotFound:
+		return "NOT_FOUND"
+	case http.StatusRequestEntityTooLarge:
+		return "PAYLOAD_TOO_LARGE"
+	case http.StatusUnsupportedMediaType:
+		return "UNSUPPORTED_MEDIA_TYPE"
+	case http.StatusTooManyRequests:
+		return "TOO_MANY_REQUESTS"
+	case http.StatusServiceUnavailable:
+		return "SERVICE_UNAVAILABLE"
+	default:
+		return "INTERNAL_SERVER_ERROR"
+	}
+}
+
+// auditCode is the code the audit log publishes for a refusal recorded with
+// code: Better Auth's code for the conditions the framework names (what the
+// log recorded before the inner layers spoke neutral codes, so entries old
+// and new read alike), and the recorded code otherwise (the trusted API's
+// and the admin API's own codes).
+func auditCode(code string) string {
+	if w, ok := frameworkCodes[code]; ok {
+		return w.Code
+	}
+	return code
+}

@@ -84,11 +84,6 @@ func (a *App) signingKeyJob(interval time.Duration) job {
 	return job{name: "refresh signing keys", every: interval, run: a.app.Commands.SigningKeys.Refresh}
 }
 
-// PurgeEvery runs the purge job alone until ctx ends.
-func (a *App) PurgeEvery(ctx context.Context, interval time.Duration, logger *slog.Logger) {
-	runJob(ctx, a.purgeJob(interval, logger), logger)
-}
-
 // FlushKeyUseEvery runs the service-key use job alone until ctx ends, and
 // writes once more then.
 func (a *App) FlushKeyUseEvery(ctx context.Context, interval time.Duration, logger *slog.Logger) {

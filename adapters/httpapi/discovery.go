@@ -85,7 +85,7 @@ type ProtectedResourceOutput struct {
 // providerMetadata builds the one metadata document every discovery route
 // serves.
 func (s *Server) providerMetadata() ProviderMetadata {
-	issuer := s.cfg.BaseURL + frameworkBase
+	issuer := s.issuer()
 	clientAuth := []string{"client_secret_basic", "client_secret_post", "none"}
 	return ProviderMetadata{
 		Issuer:                                    issuer,
@@ -173,3 +173,7 @@ func (s *Server) addDiscoveryRoutes() {
 			}}, nil
 		})
 }
+
+// issuer is the OpenID issuer: the base URL with the framework's path,
+// exactly, as every document, page and token names it.
+func (s *Server) issuer() string { return s.cfg.BaseURL + frameworkBase }

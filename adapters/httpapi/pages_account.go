@@ -78,7 +78,7 @@ func (s *Server) homePage(c *gin.Context, p *pages) {
 		return
 	}
 	s.render(c, p, http.StatusOK, "home", pageData{Title: "Gatehouse", Version: s.cfg.Version,
-		Issuer: s.cfg.BaseURL + frameworkBase, SignedIn: s.signedInUser(c) != nil})
+		Issuer: s.issuer(), SignedIn: s.signedInUser(c) != nil})
 }
 
 // accountPage shows who is signed in and lets them sign out through the

@@ -8,11 +8,11 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"strings"
 	"time"
 
+	"github.com/gatehouse/gatehouse/adapters/mailer"
 	"github.com/gatehouse/gatehouse/bootstrap"
 )
 
@@ -100,17 +100,8 @@ func healthURL(addr, target string) (string, error) {
 	if err != nil || u.Scheme != "http" || u.Host == "" || u.User != nil {
 		return "", fmt.Errorf("%q is not an http URL", target)
 	}
-	if !isLoopback(u.Hostname()) {
+	if !mailer.IsLoopback(u.Hostname()) {
 		return "", fmt.Errorf("%s is not a loopback host: the health check asks this machine only (pass --url http://127.0.0.1:PORT/api/auth/ok)", u.Hostname())
 	}
 	return u.String(), nil
-}
-
-// isLoopback reports whether host is localhost or a loopback address.
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.IsLoopback()
 }

@@ -173,9 +173,9 @@ func withForm(o huma.Operation, f *edge.Form) huma.Operation {
 // the credential their documented security names. Operations taking a
 // service key are limited per key, the rest by the general rule.
 func operationPolicy(c Contract, o huma.Operation) edge.Policy {
-	p := edge.Policy{Rate: edge.RateGeneral}
+	p := edge.Policy{Rate: edge.RateGeneral, Words: problemWords}
 	if c == ContractFramework {
-		p.Shape, p.Security, p.CORS = edge.ShapeFramework, edge.SecuritySession, edge.CORSTrusted
+		p.Shape, p.Security, p.CORS, p.Words = edge.ShapeFramework, edge.SecuritySession, edge.CORSTrusted, frameworkWords
 	}
 	for _, req := range o.Security {
 		switch {

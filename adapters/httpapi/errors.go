@@ -129,32 +129,37 @@ func renderError(ctx context.Context, logger *slog.Logger, err error) huma.Statu
 	if !errors.As(err, &de) {
 		de = domain.Internal("unclassified", err)
 	}
-	status := statusFor(de.Kind)
-	if edge.PolicyFrom(ctx).Shape.Framework() {
-		_, status = frameworkAnswer(de.Code, status)
-	}
-	logError(ctx, logger, status, de)
+	c := edge.Condition{Status: statusFor(de.Kind), Code: de.Code, Message: de.Message, Fields: de.Fields}
 	if de.Kind == domain.KindInternal {
 		// Never send an internal message, whatever its author put in it.
-		de = &domain.Error{Kind: domain.KindInternal, Code: "server.internal", Message: "internal error"}
+		c.Code, c.Message, c.Fields = "server.internal", "internal error", nil
 	}
-	return renderStatus(ctx, status, de.Code, de.Message, de.Fields)
+	c = edge.PolicyFrom(ctx).Word(c)
+	logError(ctx, logger, c.Status, de)
+	return render(ctx, c)
 }
 
 // renderStatus builds the body for a status decided outside the domain (an
 // unknown route, an oversized body, a validation failure in the edge), in the
 // shape the request's route declares.
 func renderStatus(ctx context.Context, status int, code, message string, fields []domain.FieldViolation) huma.StatusError {
+	c := edge.Condition{Status: status, Code: code, Message: message, Fields: fields}
+	return render(ctx, edge.PolicyFrom(ctx).Word(c))
+}
+
+// render builds the body of c, already in the route's vocabulary, in the
+// shape the request's route declares.
+func render(ctx context.Context, c edge.Condition) huma.StatusError {
+	status, code, message := c.Status, c.Code, c.Message
 	if message == "" {
 		message = http.StatusText(status)
 	}
 	policy := edge.PolicyFrom(ctx)
-	located := make([]FieldError, len(fields))
-	for i, f := range fields {
+	located := make([]FieldError, len(c.Fields))
+	for i, f := range c.Fields {
 		located[i] = FieldError{Location: policy.Locate(f.Field), Message: f.Message}
 	}
 	if policy.Shape.Framework() {
-		code, _ = frameworkAnswer(code, status)
 		// Better Auth joins field messages only for schema failures; its
 		// named errors keep their own message ("Password too short").
 		if len(located) > 0 && code == "VALIDATION_ERROR" {
@@ -166,7 +171,6 @@ func renderStatus(ctx context.Context, status int, code, message string, fields 
 		}
 		return &FrameworkError{Message: message, Code: code, status: status}
 	}
-	code = problemAnswer(code, status)
 	p := &Problem{Type: "about:blank", Title: http.StatusText(status), Status: status, Detail: message, Code: code, RequestID: RequestIDFrom(ctx)}
 	if len(located) > 0 {
 		p.Errors = located

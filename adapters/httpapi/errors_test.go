@@ -310,13 +310,13 @@ func TestInputLocations(t *testing.T) {
 }
 
 // TestContractCodes: each contract answers a neutral code in its own
-// vocabulary, chosen by the route's declared shape: Better Auth's code (and
+// vocabulary, the Words its routes declare: Better Auth's code (and
 // its status where the wire fixes one) on the framework, the problem code
 // elsewhere; a neutral code a contract has no entry for answers the
 // framework's code for its status, and itself as a problem code.
 func TestContractCodes(t *testing.T) {
-	framework := edge.WithPolicy(context.Background(), &edge.Policy{Shape: edge.ShapeFramework})
-	problem := edge.WithPolicy(context.Background(), &edge.Policy{Shape: edge.ShapeProblem})
+	framework := edge.WithPolicy(context.Background(), &edge.Policy{Shape: edge.ShapeFramework, Words: frameworkWords})
+	problem := edge.WithPolicy(context.Background(), &edge.Policy{Shape: edge.ShapeProblem, Words: problemWords})
 	for _, tt := range []struct {
 		err           error
 		wire          string

@@ -168,7 +168,7 @@ func (s *Server) formTarget(fr *edge.Form, form url.Values, buf *bufferedWriter)
 		_ = json.Unmarshal(buf.buf.Bytes(), &body)
 		code := body.Code
 		if !errorCodePattern.MatchString(code) {
-			code = frameworkCodeFor(status)
+			code = edge.FrameworkCodeFor(status)
 		}
 		q := url.Values{}
 		if fr.Page == "/consent" {

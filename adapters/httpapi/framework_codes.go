@@ -2,7 +2,8 @@ package httpapi
 
 import (
 	"net/http"
-	"strings"
+
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 )
 
 // This file is the framework contract's one vocabulary map: each neutral
@@ -10,7 +11,7 @@ import (
 // UPPER_SNAKE code the Better Auth client compares against
 // (reference/better-auth-wire.md appendix A), with the status Better Auth
 // answers where it differs from the one its kind maps to. A code missing
-// here answers the framework's code for its status (frameworkCodeFor).
+// here answers the framework's code for its status (edge.FrameworkCodeFor).
 
 // wireCode is one framework answer: its code, and its status when Better
 // Auth's wire fixes another than the kind's.
@@ -127,55 +128,19 @@ var frameworkCodes = map[string]wireCode{
 	"FAILED_TO_CREATE_USER":                  {Code: "FAILED_TO_CREATE_USER", Status: http.StatusUnprocessableEntity},
 }
 
-// frameworkAnswer returns the Better Auth code and status of neutral code,
-// raised with status: its entry in frameworkCodes, else a code the inner
-// layers still raise in Better Auth's vocabulary (isWireCode), else the
-// framework's code for status.
-func frameworkAnswer(code string, status int) (string, int) {
-	if w, ok := frameworkCodes[code]; ok {
+// frameworkWords is the framework contract's vocabulary: a neutral code's
+// entry in frameworkCodes, else the framework's status mapping (a wire code
+// the edge raised is kept, anything else answers the code for its status).
+var frameworkWords = edge.WordsFunc(func(c edge.Condition) edge.Condition {
+	if w, ok := frameworkCodes[c.Code]; ok {
 		if w.Status != 0 {
-			status = w.Status
+			c.Status = w.Status
 		}
-		return w.Code, status
+		c.Code = w.Code
+		return c
 	}
-	if isWireCode(code) {
-		return code, status
-	}
-	return frameworkCodeFor(status), status
-}
-
-// isWireCode reports whether code is not a neutral "area.reason" code but a
-// wire code already: one the framework's handlers raise in Better Auth's
-// vocabulary themselves (VALIDATION_ERROR, INVALID_FILTER, …), or an RFC 6749
-// error code of the OAuth endpoints (invalid_request). The inner layers
-// raise neutral codes only.
-func isWireCode(code string) bool {
-	return code != "" && !strings.Contains(code, ".")
-}
-
-// frameworkCodeFor gives edge-decided framework errors Better Auth's codes.
-func frameworkCodeFor(status int) string {
-	switch status {
-	case http.StatusBadRequest:
-		return "VALIDATION_ERROR"
-	case http.StatusUnauthorized:
-		return "UNAUTHORIZED"
-	case http.StatusForbidden:
-		return "FORBIDDEN"
-	case http.StatusNotFound:
-		return "NOT_FOUND"
-	case http.StatusRequestEntityTooLarge:
-		return "PAYLOAD_TOO_LARGE"
-	case http.StatusUnsupportedMediaType:
-		return "UNSUPPORTED_MEDIA_TYPE"
-	case http.StatusTooManyRequests:
-		return "TOO_MANY_REQUESTS"
-	case http.StatusServiceUnavailable:
-		return "SERVICE_UNAVAILABLE"
-	default:
-		return "INTERNAL_SERVER_ERROR"
-	}
-}
+	return edge.FrameworkStatusWord(c)
+})
 
 // auditCode is the code the audit log publishes for a refusal recorded with
 // code: Better Auth's code for the conditions the framework names (what the

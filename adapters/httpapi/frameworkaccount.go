@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"regexp"
 
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/application/command"
 	"github.com/gatehouse/gatehouse/domain"
 )
@@ -344,7 +345,7 @@ func errorCode(err error) string {
 		if w, ok := frameworkCodes[de.Code]; ok {
 			return w.Code
 		}
-		if isWireCode(de.Code) {
+		if edge.IsWireCode(de.Code) {
 			return de.Code
 		}
 	}

@@ -1,9 +1,6 @@
 package httpapi
 
-import (
-	"net/http"
-	"strings"
-)
+import "github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 
 // This file is the problem contracts' one vocabulary map (the service,
 // admin and trusted routes, RFC 9457): each neutral code the inner layers
@@ -101,51 +98,13 @@ var problemCodes = map[string]string{
 	"paging.invalid_offset":                  "request.invalid_offset",
 }
 
-// problemAnswer returns the problem code of neutral code, raised with
-// status: its entry in problemCodes, else the code itself, else (for codes
-// the edge decides, and wire codes still raised inside, isWireCode) the
-// problem code for status.
-func problemAnswer(code string, status int) string {
-	if p, ok := problemCodes[code]; ok {
-		return p
+// problemWords is the problem contracts' vocabulary: a neutral code's entry
+// in problemCodes, else the code itself, else (for codes the edge decides)
+// the problem code for the status (edge.ProblemStatusWord).
+var problemWords = edge.WordsFunc(func(c edge.Condition) edge.Condition {
+	if p, ok := problemCodes[c.Code]; ok {
+		c.Code = p
+		return c
 	}
-	if code == "" || isWireCode(code) {
-		return problemCodeFor(status, code)
-	}
-	return code
-}
-
-// problemCodeFor gives edge-decided problems a stable area.reason code. A
-// framework-style code (UPPER_SNAKE) is lower-cased into the request area.
-func problemCodeFor(status int, code string) string {
-	if code == "UNAUTHORIZED" {
-		return "auth.unauthenticated" // a framework session check on a route outside the framework
-	}
-	if code != "" {
-		return "request." + strings.ToLower(code)
-	}
-	switch status {
-	case http.StatusBadRequest:
-		return "request.invalid"
-	case http.StatusUnauthorized:
-		return "auth.unauthenticated"
-	case http.StatusForbidden:
-		return "auth.forbidden"
-	case http.StatusNotFound:
-		return "route.not_found"
-	case http.StatusMethodNotAllowed:
-		return "route.method_not_allowed"
-	case http.StatusRequestEntityTooLarge:
-		return "request.too_large"
-	case http.StatusUnsupportedMediaType:
-		return "request.unsupported_media_type"
-	case http.StatusNotAcceptable:
-		return "request.not_acceptable"
-	case http.StatusTooManyRequests:
-		return "request.rate_limited"
-	case http.StatusServiceUnavailable:
-		return "service.unavailable"
-	default:
-		return "server.internal"
-	}
-}
+	return edge.ProblemStatusWord(c)
+})

@@ -33,6 +33,12 @@ func ginPath(path string) string {
 
 // handle registers a plain gin route (outside the contracts) with its policy.
 func (s *Server) handle(method, path string, p edge.Policy, h gin.HandlerFunc) {
+	if p.Words == nil {
+		p.Words = problemWords
+		if p.Shape.Framework() {
+			p.Words = frameworkWords
+		}
+	}
 	s.policies.Set(method, path, p)
 	s.engine.Handle(method, path, h)
 }

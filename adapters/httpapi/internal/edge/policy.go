@@ -126,7 +126,10 @@ type Form struct {
 // Policy is everything the middleware decides per request, declared once
 // where the route is registered.
 type Policy struct {
-	Shape    Shape
+	Shape Shape
+	// Words is the route's contract vocabulary (nil: the Shape's status
+	// mapping only, for requests no route matched).
+	Words    Words
 	Rate     Rate
 	Security Security
 	CORS     CORS

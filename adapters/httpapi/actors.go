@@ -6,21 +6,21 @@ import (
 	"github.com/gatehouse/gatehouse/application/command"
 )
 
-// orgRequest is the signed-in caller of an organization route, or 401.
-func (s *Server) orgRequest(ctx context.Context) (command.OrgRequest, error) {
-	p, err := s.principal(ctx)
+// OrgRequest is the signed-in caller of an organization route, or 401.
+func (s *Server) OrgRequest(ctx context.Context) (command.OrgRequest, error) {
+	p, err := s.Principal(ctx)
 	if err != nil {
 		return command.OrgRequest{}, err
 	}
-	return command.OrgRequest{Principal: p, RequestID: RequestIDFrom(ctx), IPAddress: requestInfoFrom(ctx).clientIP}, nil
+	return command.OrgRequest{Principal: p, RequestID: RequestIDFrom(ctx), IPAddress: RequestInfoFrom(ctx).ClientIP}, nil
 }
 
-// adminRequest is the signed-in caller of an administration route, or 401.
+// AdminRequest is the signed-in caller of an administration route, or 401.
 // Whether they may act is the use case's to decide (403), and to audit.
-func (s *Server) adminRequest(ctx context.Context) (command.AdminRequest, error) {
-	p, err := s.principal(ctx)
+func (s *Server) AdminRequest(ctx context.Context) (command.AdminRequest, error) {
+	p, err := s.Principal(ctx)
 	if err != nil {
 		return command.AdminRequest{}, err
 	}
-	return command.AdminRequest{Principal: p, RequestID: RequestIDFrom(ctx), IPAddress: requestInfoFrom(ctx).clientIP}, nil
+	return command.AdminRequest{Principal: p, RequestID: RequestIDFrom(ctx), IPAddress: RequestInfoFrom(ctx).ClientIP}, nil
 }

@@ -89,7 +89,7 @@ func backendUserJSON(u *domain.User) BackendUserJSON {
 		if a.BanReason != "" {
 			out.BanReason = &a.BanReason
 		}
-		out.BanExpires = optionalTime(a.BanExpires)
+		out.BanExpires = OptionalTime(a.BanExpires)
 	}
 	return out
 }
@@ -122,7 +122,7 @@ func (s *Server) backendCreateUser(ctx context.Context, in *BackendCreateUserInp
 		return nil, err
 	}
 	b := in.Body
-	u, err := s.app.Commands.BackendUsers.Create(ctx, req, command.CreateBackendUser{Email: b.Email, Name: b.Name, Password: b.Password,
+	u, err := s.App.Commands.BackendUsers.Create(ctx, req, command.CreateBackendUser{Email: b.Email, Name: b.Name, Password: b.Password,
 		EmailVerified: b.EmailVerified, Image: b.Image, PublicMetadata: b.PublicMetadata.bytes(), PrivateMetadata: b.PrivateMetadata.bytes()})
 	if err != nil {
 		return nil, err
@@ -163,7 +163,7 @@ func (s *Server) backendListUsers(ctx context.Context, in *BackendListUsersInput
 		banned := in.Banned == "true"
 		q.Banned = &banned
 	}
-	page, err := s.app.Commands.BackendUsers.List(ctx, req, q)
+	page, err := s.App.Commands.BackendUsers.List(ctx, req, q)
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +188,7 @@ func (s *Server) backendGetUser(ctx context.Context, in *BackendUserIDInput) (*B
 	if err != nil {
 		return nil, err
 	}
-	u, err := s.app.Commands.BackendUsers.Get(ctx, req, domain.UserID(in.ID))
+	u, err := s.App.Commands.BackendUsers.Get(ctx, req, domain.UserID(in.ID))
 	if err != nil {
 		return nil, err
 	}
@@ -265,7 +265,7 @@ func (s *Server) backendUpdateUser(ctx context.Context, in *BackendUpdateUserInp
 	if err != nil {
 		return nil, err
 	}
-	u, err := s.app.Commands.BackendUsers.Update(ctx, req, domain.UserID(in.ID), patch)
+	u, err := s.App.Commands.BackendUsers.Update(ctx, req, domain.UserID(in.ID), patch)
 	if err != nil {
 		return nil, err
 	}
@@ -277,7 +277,7 @@ func (s *Server) backendDeleteUser(ctx context.Context, in *BackendUserIDInput) 
 	if err != nil {
 		return nil, err
 	}
-	if err := s.app.Commands.BackendUsers.Delete(ctx, req, domain.UserID(in.ID)); err != nil {
+	if err := s.App.Commands.BackendUsers.Delete(ctx, req, domain.UserID(in.ID)); err != nil {
 		return nil, err
 	}
 	return &NoContentOutput{Status: http.StatusNoContent}, nil
@@ -302,7 +302,7 @@ func (s *Server) backendBanUser(ctx context.Context, in *BackendBanUserInput) (*
 	if b := in.Body; b != nil {
 		reason, expiresIn = b.Reason, time.Duration(b.ExpiresInSeconds)*time.Second
 	}
-	u, err := s.app.Commands.BackendUsers.Ban(ctx, req, domain.UserID(in.ID), reason, expiresIn)
+	u, err := s.App.Commands.BackendUsers.Ban(ctx, req, domain.UserID(in.ID), reason, expiresIn)
 	if err != nil {
 		return nil, err
 	}
@@ -314,7 +314,7 @@ func (s *Server) backendUnbanUser(ctx context.Context, in *BackendUserIDInput) (
 	if err != nil {
 		return nil, err
 	}
-	u, err := s.app.Commands.BackendUsers.Unban(ctx, req, domain.UserID(in.ID))
+	u, err := s.App.Commands.BackendUsers.Unban(ctx, req, domain.UserID(in.ID))
 	if err != nil {
 		return nil, err
 	}
@@ -326,7 +326,7 @@ func (s *Server) backendRevokeUserSessions(ctx context.Context, in *BackendUserI
 	if err != nil {
 		return nil, err
 	}
-	if err := s.app.Commands.BackendUsers.RevokeSessions(ctx, req, domain.UserID(in.ID)); err != nil {
+	if err := s.App.Commands.BackendUsers.RevokeSessions(ctx, req, domain.UserID(in.ID)); err != nil {
 		return nil, err
 	}
 	return &NoContentOutput{Status: http.StatusNoContent}, nil
@@ -345,7 +345,7 @@ func (s *Server) backendSetUserPassword(ctx context.Context, in *BackendSetPassw
 	if err != nil {
 		return nil, err
 	}
-	if err := s.app.Commands.BackendUsers.SetPassword(ctx, req, domain.UserID(in.ID), in.Body.Password); err != nil {
+	if err := s.App.Commands.BackendUsers.SetPassword(ctx, req, domain.UserID(in.ID), in.Body.Password); err != nil {
 		return nil, err
 	}
 	return &NoContentOutput{Status: http.StatusNoContent}, nil

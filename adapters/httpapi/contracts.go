@@ -32,17 +32,17 @@ const (
 const (
 	frameworkBase     = edge.FrameworkBase
 	adminBase         = edge.AdminBase
-	frameworkSpecPath = frameworkBase + "/open-api/generate-schema"
-	authSpecPath      = "/api/auth-openapi.json"
-	backendSpecPath   = "/api/backend-openapi.json"
+	FrameworkSpecPath = frameworkBase + "/open-api/generate-schema"
+	AuthSpecPath      = "/api/auth-openapi.json"
+	BackendSpecPath   = "/api/backend-openapi.json"
 )
 
 // Security scheme names used in the documents.
 const (
-	schemeSessionCookie = "sessionCookie"
-	schemeSessionBearer = "sessionBearer"
-	schemeKeyBearer     = "serviceKeyBearer"
-	schemeKeyHeader     = "serviceKeyHeader"
+	SchemeSessionCookie = "sessionCookie"
+	SchemeSessionBearer = "sessionBearer"
+	SchemeKeyBearer     = "serviceKeyBearer"
+	SchemeKeyHeader     = "serviceKeyHeader"
 )
 
 // contract is one published document: the API that routes its own operations
@@ -73,14 +73,14 @@ func newContract(engine *gin.Engine, cfg Config, title, description string, sche
 // newContracts creates the three documents on engine.
 func newContracts(engine *gin.Engine, cfg Config) map[Contract]*contract {
 	session := map[string]*huma.SecurityScheme{
-		schemeSessionCookie: {Type: "apiKey", In: "cookie", Name: cfg.SessionCookieName,
+		SchemeSessionCookie: {Type: "apiKey", In: "cookie", Name: cfg.SessionCookieName,
 			Description: "The session cookie set by sign-in."},
-		schemeSessionBearer: {Type: "http", Scheme: "bearer",
+		SchemeSessionBearer: {Type: "http", Scheme: "bearer",
 			Description: "The session token, for callers that cannot keep cookies."},
 	}
 	keys := map[string]*huma.SecurityScheme{
-		schemeKeyBearer: {Type: "http", Scheme: "bearer", Description: "A service key: Authorization: Bearer gh_sk_…"},
-		schemeKeyHeader: {Type: "apiKey", In: "header", Name: "x-api-key", Description: "A service key in the x-api-key header."},
+		SchemeKeyBearer: {Type: "http", Scheme: "bearer", Description: "A service key: Authorization: Bearer gh_sk_…"},
+		SchemeKeyHeader: {Type: "apiKey", In: "header", Name: "x-api-key", Description: "A service key in the x-api-key header."},
 	}
 	return map[Contract]*contract{
 		ContractFramework: newContract(engine, cfg, "Gatehouse authentication framework",
@@ -93,11 +93,11 @@ func newContracts(engine *gin.Engine, cfg Config) map[Contract]*contract {
 	}
 }
 
-// register routes op in contract c and documents it in the contracts listed
+// Register routes op in contract c and documents it in the contracts listed
 // in alsoIn. Error responses are documented in the shape the route really
 // sends: Better Auth's {message, code} under /api/auth, problem+json elsewhere.
-func register[I, O any](s *Server, c Contract, op huma.Operation, h func(context.Context, *I) (*O, error), alsoIn ...Contract) {
-	op.MaxBodyBytes = s.cfg.MaxBodyBytes
+func Register[I, O any](s *Server, c Contract, op huma.Operation, h func(context.Context, *I) (*O, error), alsoIn ...Contract) {
+	op.MaxBodyBytes = s.Config.MaxBodyBytes
 	errorStatuses := append([]int(nil), op.Errors...)
 	op.Errors = nil
 	t := reflect.TypeFor[I]()
@@ -142,9 +142,9 @@ func register[I, O any](s *Server, c Contract, op huma.Operation, h func(context
 // operation declares of its policy (withPolicy).
 const policyMetadata = "gatehouse.policy"
 
-// withPolicy declares parts of o's policy; the rest follows its contract and
+// WithPolicy declares parts of o's policy; the rest follows its contract and
 // its security (operationPolicy).
-func withPolicy(o huma.Operation, set ...func(*edge.Policy)) huma.Operation {
+func WithPolicy(o huma.Operation, set ...func(*edge.Policy)) huma.Operation {
 	md := make(map[string]any, len(o.Metadata)+1)
 	for k, v := range o.Metadata {
 		md[k] = v
@@ -156,14 +156,14 @@ func withPolicy(o huma.Operation, set ...func(*edge.Policy)) huma.Operation {
 	return o
 }
 
-// withRate declares o's rate rule.
-func withRate(o huma.Operation, r edge.Rate) huma.Operation {
-	return withPolicy(o, func(p *edge.Policy) { p.Rate = r })
+// WithRate declares o's rate rule.
+func WithRate(o huma.Operation, r edge.Rate) huma.Operation {
+	return WithPolicy(o, func(p *edge.Policy) { p.Rate = r })
 }
 
-// withForm declares the hosted page whose HTML form posts to o.
-func withForm(o huma.Operation, f *edge.Form) huma.Operation {
-	return withPolicy(o, formPage(f))
+// WithForm declares the hosted page whose HTML form posts to o.
+func WithForm(o huma.Operation, f *edge.Form) huma.Operation {
+	return WithPolicy(o, FormPage(f))
 }
 
 // operationPolicy is the policy o declares. Unless it says otherwise: the
@@ -179,11 +179,11 @@ func operationPolicy(c Contract, o huma.Operation) edge.Policy {
 	}
 	for _, req := range o.Security {
 		switch {
-		case has(req, schemeKeyBearer):
+		case has(req, SchemeKeyBearer):
 			p.Security, p.Rate = edge.SecurityServiceKey, edge.RateServiceKey
-		case has(req, schemeOAuthBearer):
+		case has(req, SchemeOAuthBearer):
 			p.Security = edge.SecurityAccessToken
-		case has(req, schemeSessionCookie):
+		case has(req, SchemeSessionCookie):
 			p.Security = edge.SecuritySession
 		}
 	}
@@ -275,8 +275,8 @@ func shareSuccessBody(api huma.API, op huma.Operation) {
 	}
 }
 
-// freeze marshals each document once all routes are registered.
-func (s *Server) freeze() {
+// Freeze marshals each document once all routes are registered.
+func (s *Server) Freeze() {
 	for _, c := range s.contracts {
 		keepUsedSchemes(c.routed.OpenAPI())
 		spec, err := json.Marshal(c.routed.OpenAPI())
@@ -287,7 +287,7 @@ func (s *Server) freeze() {
 	}
 }
 
-func (s *Server) serveSpec(c Contract) gin.HandlerFunc {
+func (s *Server) ServeSpec(c Contract) gin.HandlerFunc {
 	return func(ctx *gin.Context) {
 		ctx.Header("Cache-Control", "no-cache")
 		ctx.Data(http.StatusOK, "application/json", s.contracts[c].spec)

@@ -10,23 +10,23 @@ import (
 	"github.com/gatehouse/gatehouse/domain"
 )
 
-// sessionCookies names, writes and reads the framework's cookies exactly as
+// SessionCookies names, writes and reads the framework's cookies exactly as
 // Better Auth does (better-auth-wire §2): <prefix>.session_token holds the
 // signed token; <prefix>.dont_remember marks a session the user chose not to
 // keep; both get __Secure- and Secure on https (__Host- with HostCookies).
-type sessionCookies struct {
-	signer       *cookieSigner
+type SessionCookies struct {
+	signer       *CookieSigner
 	secure       bool
 	sessionName  string
 	dontRemember string
 	sessionData  string
-	// adminSession keeps an administrator's own session while they
+	// AdminSession keeps an administrator's own session while they
 	// impersonate someone (the admin plugin's admin_session cookie).
-	adminSession string
+	AdminSession string
 	lifetime     time.Duration
 }
 
-func newSessionCookies(cfg Config, lifetime time.Duration) *sessionCookies {
+func newSessionCookies(cfg Config, lifetime time.Duration) *SessionCookies {
 	secure := strings.HasPrefix(cfg.BaseURL, "https://")
 	prefix := cfg.CookiePrefix
 	if prefix == "" {
@@ -39,41 +39,41 @@ func newSessionCookies(cfg Config, lifetime time.Duration) *sessionCookies {
 	case secure:
 		prefix = "__Secure-" + prefix
 	}
-	return &sessionCookies{
+	return &SessionCookies{
 		signer: newCookieSigner(cfg.Secrets), secure: secure, lifetime: lifetime,
 		sessionName: prefix + ".session_token", dontRemember: prefix + ".dont_remember", sessionData: prefix + ".session_data",
-		adminSession: prefix + ".admin_session",
+		AdminSession: prefix + ".admin_session",
 	}
 }
 
-func (sc *sessionCookies) cookie(name, value string, maxAge int) http.Cookie {
+func (sc *SessionCookies) Cookie(name, value string, maxAge int) http.Cookie {
 	return http.Cookie{Name: name, Value: value, Path: "/", MaxAge: maxAge, HttpOnly: true, Secure: sc.secure, SameSite: http.SameSiteLaxMode} // #nosec G124 -- Secure whenever the base URL is https; a browser drops Secure cookies on plain-http development hosts
 }
 
-// issue returns the cookies that carry a new or refreshed session. A session
+// Issue returns the cookies that carry a new or refreshed session. A session
 // the user chose not to remember gets a browser-session cookie (no Max-Age).
-func (sc *sessionCookies) issue(token string, s *domain.Session) []http.Cookie {
+func (sc *SessionCookies) Issue(token string, s *domain.Session) []http.Cookie {
 	if !s.RememberMe() {
-		return []http.Cookie{sc.cookie(sc.sessionName, sc.signer.Sign(token), 0), sc.cookie(sc.dontRemember, sc.signer.Sign("true"), 0)}
+		return []http.Cookie{sc.Cookie(sc.sessionName, sc.signer.Sign(token), 0), sc.Cookie(sc.dontRemember, sc.signer.Sign("true"), 0)}
 	}
 	maxAge := int((time.Until(s.ExpiresAt()) + time.Second - 1) / time.Second)
 	if maxAge <= 0 {
 		maxAge = int(sc.lifetime / time.Second)
 	}
-	return []http.Cookie{sc.cookie(sc.sessionName, sc.signer.Sign(token), maxAge)}
+	return []http.Cookie{sc.Cookie(sc.sessionName, sc.signer.Sign(token), maxAge)}
 }
 
 // clear returns cookies that expire every session cookie.
-func (sc *sessionCookies) clear() []http.Cookie {
-	return []http.Cookie{sc.cookie(sc.sessionName, "", -1), sc.cookie(sc.sessionData, "", -1), sc.cookie(sc.dontRemember, "", -1)}
+func (sc *SessionCookies) clear() []http.Cookie {
+	return []http.Cookie{sc.Cookie(sc.sessionName, "", -1), sc.Cookie(sc.sessionData, "", -1), sc.Cookie(sc.dontRemember, "", -1)}
 }
 
-// token returns the session token a request carries: from the session
+// Token returns the session Token a request carries: from the session
 // cookie when its signature holds, else from Authorization: Bearer (signed,
-// URL-encoded or not, or the raw token, as Better Auth's bearer plugin
+// URL-encoded or not, or the raw Token, as Better Auth's bearer plugin
 // accepts). hadCookie reports whether a session cookie was sent at all, so
 // that a stale or forged one can be cleared.
-func (sc *sessionCookies) token(r *http.Request) (token string, hadCookie bool) {
+func (sc *SessionCookies) Token(r *http.Request) (token string, hadCookie bool) {
 	if c, err := r.Cookie(sc.sessionName); err == nil && c.Value != "" {
 		hadCookie = true
 		if t, ok := sc.signer.Verify(c.Value); ok && isSessionToken(t) {
@@ -116,19 +116,19 @@ type SessionHeaders struct {
 	SetAuthToken string        `header:"set-auth-token" doc:"The signed session token, for callers that send it as Authorization: Bearer instead of keeping cookies."`
 }
 
-func (h *SessionHeaders) signIn(sc *sessionCookies, token string, s *domain.Session) {
-	h.SetCookie = append(h.SetCookie, sc.issue(token, s)...)
+func (h *SessionHeaders) SignIn(sc *SessionCookies, token string, s *domain.Session) {
+	h.SetCookie = append(h.SetCookie, sc.Issue(token, s)...)
 	h.SetAuthToken = sc.signer.SignRaw(token)
 }
 
-func (h *SessionHeaders) signOut(sc *sessionCookies) {
+func (h *SessionHeaders) SignOut(sc *SessionCookies) {
 	h.SetCookie = append(h.SetCookie, sc.clear()...)
 }
 
-// principal resolves the request's session, or returns 401 UNAUTHORIZED.
-func (s *Server) principal(ctx context.Context) (command.Principal, error) {
-	token, _ := s.cookies.token(requestInfoFrom(ctx).r)
-	res, err := s.app.Commands.Authenticate.Handle(ctx, command.Authenticate{Token: token})
+// Principal resolves the request's session, or returns 401 UNAUTHORIZED.
+func (s *Server) Principal(ctx context.Context) (command.Principal, error) {
+	token, _ := s.Cookies.Token(RequestInfoFrom(ctx).r)
+	res, err := s.App.Commands.Authenticate.Handle(ctx, command.Authenticate{Token: token})
 	if err != nil {
 		return command.Principal{}, err
 	}

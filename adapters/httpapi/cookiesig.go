@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// cookieSigner signs and verifies cookie values exactly as Better Auth does
+// CookieSigner signs and verifies cookie values exactly as Better Auth does
 // (better-auth-wire §2.2), so a deployment that sets the same secret and
 // cookie prefix moves over with its users still signed in:
 //
@@ -16,15 +16,15 @@ import (
 //
 // The first secret signs; every secret verifies, so secrets can be rotated
 // without signing anyone out.
-type cookieSigner struct {
+type CookieSigner struct {
 	secrets [][]byte
 }
 
-func newCookieSigner(secrets []string) *cookieSigner {
+func newCookieSigner(secrets []string) *CookieSigner {
 	if len(secrets) == 0 {
 		panic("httpapi: no signing secret")
 	}
-	s := &cookieSigner{}
+	s := &CookieSigner{}
 	for _, secret := range secrets {
 		s.secrets = append(s.secrets, []byte(secret))
 	}
@@ -42,14 +42,14 @@ func mac(secret []byte, token string) []byte {
 
 // Sign returns the cookie value for token, URL-encoded as encodeURIComponent
 // would encode it.
-func (s *cookieSigner) Sign(token string) string {
+func (s *CookieSigner) Sign(token string) string {
 	return encodeURIComponent(token + "." + base64.StdEncoding.EncodeToString(mac(s.secrets[0], token)))
 }
 
 // Verify returns the token inside a cookie value (URL-encoded or not) when
 // its signature matches one of the secrets. Anything else is treated as no
 // cookie at all.
-func (s *cookieSigner) Verify(value string) (string, bool) {
+func (s *CookieSigner) Verify(value string) (string, bool) {
 	if strings.Contains(value, "%") {
 		decoded, err := url.PathUnescape(value)
 		if err != nil {
@@ -100,6 +100,6 @@ func encodeURIComponent(s string) string {
 
 // SignRaw returns token.signature without URL-encoding, the form Better
 // Auth's bearer plugin puts in the set-auth-token header.
-func (s *cookieSigner) SignRaw(token string) string {
+func (s *CookieSigner) SignRaw(token string) string {
 	return token + "." + base64.StdEncoding.EncodeToString(mac(s.secrets[0], token))
 }

@@ -29,7 +29,7 @@ func TestCookieSigner_verify(t *testing.T) {
 	decoded := strings.NewReplacer("%2F", "/", "%2B", "+", "%3D", "=").Replace(vecSigned)
 	tests := []struct {
 		name   string
-		signer *cookieSigner
+		signer *CookieSigner
 		value  string
 		ok     bool
 	}{

@@ -85,7 +85,7 @@ type ProtectedResourceOutput struct {
 // providerMetadata builds the one metadata document every discovery route
 // serves.
 func (s *Server) providerMetadata() ProviderMetadata {
-	issuer := s.issuer()
+	issuer := s.Issuer()
 	clientAuth := []string{"client_secret_basic", "client_secret_post", "none"}
 	return ProviderMetadata{
 		Issuer:                                    issuer,
@@ -117,9 +117,9 @@ func (s *Server) providerMetadata() ProviderMetadata {
 // resource is the base URL, whose path is empty).
 const protectedResourcePath = "/.well-known/oauth-protected-resource"
 
-// resourceMetadataURL is the trusted API's metadata URL, named by the
+// ResourceMetadataURL is the trusted API's metadata URL, named by the
 // WWW-Authenticate challenge of its 401s (RFC 9728 §5.1).
-func (s *Server) resourceMetadataURL() string { return s.cfg.BaseURL + protectedResourcePath }
+func (s *Server) ResourceMetadataURL() string { return s.Config.BaseURL + protectedResourcePath }
 
 func (s *Server) addDiscoveryRoutes() {
 	type op = huma.Operation
@@ -132,12 +132,12 @@ func (s *Server) addDiscoveryRoutes() {
 		"(no trailing slash): configure clients with that issuer, never with the bare origin. 200 JSON, never a redirect; " +
 		"cacheable for five minutes; readable from any origin."
 
-	register(s, ContractFramework, withPolicy(op{OperationID: "openidConfiguration", Method: http.MethodGet,
+	Register(s, ContractFramework, WithPolicy(op{OperationID: "openidConfiguration", Method: http.MethodGet,
 		Path: frameworkBase + "/.well-known/openid-configuration", Tags: []string{tag},
 		Summary:     "OpenID provider metadata",
 		Description: "OpenID Connect Discovery 1.0 §4: the issuer with /.well-known/openid-configuration appended, where go-oidc and openid-client look." + same}, publicDocument),
 		provider, ContractAuth)
-	register(s, ContractFramework, withPolicy(op{OperationID: "oauthAuthorizationServerMetadata", Method: http.MethodGet,
+	Register(s, ContractFramework, WithPolicy(op{OperationID: "oauthAuthorizationServerMetadata", Method: http.MethodGet,
 		Path: frameworkBase + "/.well-known/oauth-authorization-server", Tags: []string{tag},
 		Summary:     "OAuth authorization server metadata",
 		Description: "RFC 8414 metadata under the framework's base path, for clients that append the well-known segment." + same}, publicDocument),
@@ -153,11 +153,11 @@ func (s *Server) addDiscoveryRoutes() {
 		{"openidConfigurationForIssuer", "/.well-known/openid-configuration" + frameworkBase, "OpenID provider metadata (RFC 8414 §5)",
 			"RFC 8414 §5's transition form: the OpenID well-known segment inserted between the host and the issuer's path."},
 	} {
-		register(s, ContractAuth, withRate(op{OperationID: r.id, Method: http.MethodGet, Path: r.path, Tags: []string{tag},
+		Register(s, ContractAuth, WithRate(op{OperationID: r.id, Method: http.MethodGet, Path: r.path, Tags: []string{tag},
 			Summary: r.summary, Description: r.desc + same}, edge.RatePublic), provider)
 	}
 
-	register(s, ContractBackend, withRate(op{OperationID: "protectedResourceMetadata", Method: http.MethodGet, Path: protectedResourcePath, Tags: []string{tag},
+	Register(s, ContractBackend, WithRate(op{OperationID: "protectedResourceMetadata", Method: http.MethodGet, Path: protectedResourcePath, Tags: []string{tag},
 		Summary: "Protected resource metadata (RFC 9728)",
 		Description: "Describes the trusted API: its resource identifier (the base URL, exactly), how it takes a bearer credential (the Authorization header) " +
 			"and the service-key scopes. It names no authorization server: the trusted API takes service keys issued by administrators, not OAuth access tokens. " +
@@ -168,12 +168,12 @@ func (s *Server) addDiscoveryRoutes() {
 				scopes[i] = string(sc)
 			}
 			return &ProtectedResourceOutput{DiscoveryHeaders: discoveryHeaders(), Body: ProtectedResourceMetadata{
-				Resource: s.cfg.BaseURL, ResourceName: "Gatehouse trusted API", ResourceDocumentation: s.cfg.BaseURL + explorer.Path,
+				Resource: s.Config.BaseURL, ResourceName: "Gatehouse trusted API", ResourceDocumentation: s.Config.BaseURL + explorer.Path,
 				BearerMethodsSupported: []string{"header"}, ScopesSupported: scopes,
 			}}, nil
 		})
 }
 
-// issuer is the OpenID issuer: the base URL with the framework's path,
+// Issuer is the OpenID Issuer: the base URL with the framework's path,
 // exactly, as every document, page and token names it.
-func (s *Server) issuer() string { return s.cfg.BaseURL + frameworkBase }
+func (s *Server) Issuer() string { return s.Config.BaseURL + frameworkBase }

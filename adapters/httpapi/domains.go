@@ -48,8 +48,8 @@ type DomainJSON struct {
 
 func domainJSON(d *domain.Domain) DomainJSON {
 	out := DomainJSON{ID: string(d.ID()), Hostname: d.Hostname(), Status: string(d.Status()), Attempts: d.Attempts(),
-		LastCheckedAt: optionalTime(d.LastCheckedAt()), NextCheckAt: optionalTime(d.NextCheckAt()), VerifiedAt: optionalTime(d.VerifiedAt()),
-		FailedAt: optionalTime(d.FailedAt()), CreatedAt: d.CreatedAt(), UpdatedAt: d.UpdatedAt(), Records: dnsRecordsJSON(d.Records())}
+		LastCheckedAt: OptionalTime(d.LastCheckedAt()), NextCheckAt: OptionalTime(d.NextCheckAt()), VerifiedAt: OptionalTime(d.VerifiedAt()),
+		FailedAt: OptionalTime(d.FailedAt()), CreatedAt: d.CreatedAt(), UpdatedAt: d.UpdatedAt(), Records: dnsRecordsJSON(d.Records())}
 	if org := d.OrganizationID(); org != "" {
 		s := string(org)
 		out.OrganizationID = &s
@@ -68,7 +68,7 @@ func dnsRecordsJSON(rs []domain.DNSRecord) []DNSRecordJSON {
 			observed = []string{}
 		}
 		out[i] = DNSRecordJSON{Type: string(r.Type), Name: r.Name, Value: r.Value, Required: r.Required, Status: string(r.Status),
-			Observed: observed, LastCheckedAt: optionalTime(r.LastCheckedAt)}
+			Observed: observed, LastCheckedAt: OptionalTime(r.LastCheckedAt)}
 	}
 	return out
 }
@@ -97,7 +97,7 @@ func (s *Server) createDomain(ctx context.Context, in *CreateDomainInput) (*Doma
 	if in.Body.OrganizationID != nil {
 		cmd.OrganizationID = domain.OrganizationID(*in.Body.OrganizationID)
 	}
-	d, err := s.app.Commands.Domains.Create(ctx, req, cmd)
+	d, err := s.App.Commands.Domains.Create(ctx, req, cmd)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +113,7 @@ func (s *Server) getDomain(ctx context.Context, in *DomainIDInput) (*DomainOutpu
 	if _, err := s.trustedRequest(ctx, domain.ScopeDomainsRead); err != nil {
 		return nil, err
 	}
-	d, err := s.app.Commands.Domains.Get(ctx, domain.DomainID(in.ID))
+	d, err := s.App.Commands.Domains.Get(ctx, domain.DomainID(in.ID))
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +129,7 @@ func (s *Server) getDomainByHostname(ctx context.Context, in *DomainHostnameInpu
 	if _, err := s.trustedRequest(ctx, domain.ScopeDomainsRead); err != nil {
 		return nil, err
 	}
-	d, err := s.app.Commands.Domains.GetByHostname(ctx, in.Hostname)
+	d, err := s.App.Commands.Domains.GetByHostname(ctx, in.Hostname)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +147,7 @@ func (s *Server) domainRecords(ctx context.Context, in *DomainIDInput) (*DNSReco
 	if _, err := s.trustedRequest(ctx, domain.ScopeDomainsRead); err != nil {
 		return nil, err
 	}
-	rs, err := s.app.Commands.Domains.Records(ctx, domain.DomainID(in.ID))
+	rs, err := s.App.Commands.Domains.Records(ctx, domain.DomainID(in.ID))
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +176,7 @@ func (s *Server) listDomains(ctx context.Context, in *ListDomainsInput) (*Domain
 	if _, err := s.trustedRequest(ctx, domain.ScopeDomainsRead); err != nil {
 		return nil, err
 	}
-	page, err := s.app.Commands.Domains.List(ctx, command.ListDomains{OrganizationID: domain.OrganizationID(in.OrganizationID),
+	page, err := s.App.Commands.Domains.List(ctx, command.ListDomains{OrganizationID: domain.OrganizationID(in.OrganizationID),
 		Status: domain.DomainStatus(in.Status), Limit: in.Limit, Cursor: in.Cursor})
 	if err != nil {
 		return nil, err
@@ -197,7 +197,7 @@ func (s *Server) deleteDomain(ctx context.Context, in *DomainIDInput) (*NoConten
 	if err != nil {
 		return nil, err
 	}
-	if err := s.app.Commands.Domains.Delete(ctx, req, domain.DomainID(in.ID)); err != nil {
+	if err := s.App.Commands.Domains.Delete(ctx, req, domain.DomainID(in.ID)); err != nil {
 		return nil, err
 	}
 	return &NoContentOutput{Status: http.StatusNoContent}, nil
@@ -219,7 +219,7 @@ type AdminUpdateDomainInput struct {
 }
 
 func (s *Server) adminUpdateDomain(ctx context.Context, in *AdminUpdateDomainInput) (*DomainOutput, error) {
-	req, err := s.adminRequest(ctx)
+	req, err := s.AdminRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -228,7 +228,7 @@ func (s *Server) adminUpdateDomain(ctx context.Context, in *AdminUpdateDomainInp
 	if b.Verify != nil {
 		cmd.VerifyReason = &b.Verify.Reason
 	}
-	d, err := s.app.Commands.Domains.Update(ctx, req, domain.DomainID(in.ID), cmd)
+	d, err := s.App.Commands.Domains.Update(ctx, req, domain.DomainID(in.ID), cmd)
 	if err != nil {
 		return nil, err
 	}
@@ -278,8 +278,8 @@ func (s *Server) addDomainRoutes() {
 		Description: "Releases the hostname, which can then be claimed again (with a new token). Answers 204." + notFound + audited},
 		s.deleteDomain)
 
-	register(s, ContractAuth, op{OperationID: "adminUpdateDomain", Method: http.MethodPatch, Path: adminBase + "/domains/{id}", Tags: []string{tag},
-		Summary: "Administer a domain", Security: sessionSecurity,
+	Register(s, ContractAuth, op{OperationID: "adminUpdateDomain", Method: http.MethodPatch, Path: adminBase + "/domains/{id}", Tags: []string{tag},
+		Summary: "Administer a domain", Security: SessionSecurity,
 		Errors: []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound},
 		Description: "A platform administrator's change, applied atomically: organizationId moves the domain to another organization (null detaches it; " +
 			"an unknown one is 404 organization.not_found naming body.organizationId); recheck: true checks DNS now (a failed domain becomes pending with a " +

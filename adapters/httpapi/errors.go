@@ -18,8 +18,8 @@ import (
 	"github.com/gatehouse/gatehouse/domain"
 )
 
-// statusFor is the only place a domain.Kind becomes an HTTP status.
-func statusFor(k domain.Kind) int {
+// StatusFor is the only place a domain.Kind becomes an HTTP status.
+func StatusFor(k domain.Kind) int {
 	switch k {
 	case domain.KindInvalid:
 		return http.StatusBadRequest
@@ -40,10 +40,10 @@ func statusFor(k domain.Kind) int {
 	}
 }
 
-// unavailableRetryAfter is the Retry-After of a 503: the database's own
+// UnavailableRetryAfter is the Retry-After of a 503: the database's own
 // deadline is a few seconds, so by then a short outage (a failover, a
 // restart) may be over, and clients that retry do not pile onto it sooner.
-const unavailableRetryAfter = 5 * time.Second
+const UnavailableRetryAfter = 5 * time.Second
 
 // retryHeaders returns the headers that say when to try again: Retry-After
 // (with Better Auth's X-Retry-After) on a 429, Retry-After on every 503, and
@@ -52,25 +52,25 @@ const unavailableRetryAfter = 5 * time.Second
 func retryHeaders(de *domain.Error) http.Header {
 	switch de.Kind {
 	case domain.KindRateLimited:
-		secs := retrySeconds(de.RetryAfter)
+		secs := RetrySeconds(de.RetryAfter)
 		return http.Header{"Retry-After": {secs}, "X-Retry-After": {secs}}
 	case domain.KindUnavailable:
 		d := de.RetryAfter
 		if d <= 0 {
-			d = unavailableRetryAfter
+			d = UnavailableRetryAfter
 		}
-		return http.Header{"Retry-After": {retrySeconds(d)}}
+		return http.Header{"Retry-After": {RetrySeconds(d)}}
 	}
 	return nil
 }
 
-// retrySeconds renders d as whole seconds, rounded up.
-func retrySeconds(d time.Duration) string {
+// RetrySeconds renders d as whole seconds, rounded up.
+func RetrySeconds(d time.Duration) string {
 	return strconv.Itoa(int((d + time.Second - 1) / time.Second))
 }
 
-// setRetryHeaders sets err's retry headers through set.
-func setRetryHeaders(err error, set func(name, value string)) {
+// SetRetryHeaders sets err's retry headers through set.
+func SetRetryHeaders(err error, set func(name, value string)) {
 	var de *domain.Error
 	if !errors.As(err, &de) {
 		return
@@ -121,28 +121,28 @@ func (e *FrameworkError) Error() string { return e.Message }
 // GetStatus implements huma.StatusError.
 func (e *FrameworkError) GetStatus() int { return e.status }
 
-// renderError turns any error into the body of the request's route, in the
+// RenderError turns any error into the body of the request's route, in the
 // shape its policy declares (edge.PolicyFrom(ctx)). Causes are logged here,
 // once, and never sent.
-func renderError(ctx context.Context, logger *slog.Logger, err error) huma.StatusError {
+func RenderError(ctx context.Context, logger *slog.Logger, err error) huma.StatusError {
 	var de *domain.Error
 	if !errors.As(err, &de) {
 		de = domain.Internal("unclassified", err)
 	}
-	c := edge.Condition{Status: statusFor(de.Kind), Code: de.Code, Message: de.Message, Fields: de.Fields}
+	c := edge.Condition{Status: StatusFor(de.Kind), Code: de.Code, Message: de.Message, Fields: de.Fields}
 	if de.Kind == domain.KindInternal {
 		// Never send an internal message, whatever its author put in it.
 		c.Code, c.Message, c.Fields = "server.internal", "internal error", nil
 	}
 	c = edge.PolicyFrom(ctx).Word(c)
-	logError(ctx, logger, c.Status, de)
+	LogError(ctx, logger, c.Status, de)
 	return render(ctx, c)
 }
 
-// renderStatus builds the body for a status decided outside the domain (an
+// RenderStatus builds the body for a status decided outside the domain (an
 // unknown route, an oversized body, a validation failure in the edge), in the
 // shape the request's route declares.
-func renderStatus(ctx context.Context, status int, code, message string, fields []domain.FieldViolation) huma.StatusError {
+func RenderStatus(ctx context.Context, status int, code, message string, fields []domain.FieldViolation) huma.StatusError {
 	c := edge.Condition{Status: status, Code: code, Message: message, Fields: fields}
 	return render(ctx, edge.PolicyFrom(ctx).Word(c))
 }
@@ -178,7 +178,7 @@ func render(ctx context.Context, c edge.Condition) huma.StatusError {
 	return p
 }
 
-func logError(ctx context.Context, logger *slog.Logger, status int, de *domain.Error) {
+func LogError(ctx context.Context, logger *slog.Logger, status int, de *domain.Error) {
 	// The request's logger carries request_id already.
 	attrs := []slog.Attr{
 		slog.Int("status", status),
@@ -199,9 +199,9 @@ func logError(ctx context.Context, logger *slog.Logger, status int, de *domain.E
 	logger.LogAttrs(ctx, level, msg, attrs...)
 }
 
-// writeGinError renders err for routes outside Huma (unknown routes, the body
+// WriteGinError renders err for routes outside Huma (unknown routes, the body
 // limit, panics) in the same shapes Huma routes use.
-func writeGinError(c *gin.Context, body huma.StatusError) {
+func WriteGinError(c *gin.Context, body huma.StatusError) {
 	ct := "application/json"
 	if _, ok := body.(*Problem); ok {
 		ct = "application/problem+json"
@@ -219,14 +219,14 @@ const msgBodyRequired = "request body is required"
 // missingProperty matches Huma's message for an absent required property.
 var missingProperty = regexp.MustCompile(`^expected required property (\w+) to be present$`)
 
-// installHumaErrors routes every error Huma produces (validation, decoding,
+// InstallHumaErrors routes every error Huma produces (validation, decoding,
 // body size, handler errors) through renderError/renderStatus. Huma keeps the
 // hook in a package variable, so it is installed once per process; the logger
 // travels in the request context.
-func installHumaErrors() {
+func InstallHumaErrors() {
 	installHumaErrorsOnce.Do(func() {
 		huma.NewError = func(status int, msg string, errs ...error) huma.StatusError {
-			return renderStatus(context.Background(), status, "", msg, nil)
+			return RenderStatus(context.Background(), status, "", msg, nil)
 		}
 		huma.NewErrorWithContext = func(hctx huma.Context, status int, msg string, errs ...error) huma.StatusError {
 			ctx := context.Background()
@@ -237,9 +237,9 @@ func installHumaErrors() {
 				var de *domain.Error
 				if errors.As(err, &de) {
 					if hctx != nil {
-						setRetryHeaders(err, hctx.SetHeader)
+						SetRetryHeaders(err, hctx.SetHeader)
 					}
-					return renderError(ctx, loggerFrom(ctx), err)
+					return RenderError(ctx, LoggerFrom(ctx), err)
 				}
 			}
 			if status >= 500 {
@@ -247,7 +247,7 @@ func installHumaErrors() {
 				if len(errs) > 0 {
 					cause = errors.Join(errs...)
 				}
-				return renderError(ctx, loggerFrom(ctx), domain.Internal("huma", cause))
+				return RenderError(ctx, LoggerFrom(ctx), domain.Internal("huma", cause))
 			}
 			return humaClientError(ctx, status, msg, errs)
 		}
@@ -286,15 +286,15 @@ func humaClientError(ctx context.Context, status int, msg string, errs []error) 
 	case http.StatusBadRequest:
 		if msg == msgBodyRequired && len(fields) == 0 {
 			// Huma names no part when a required body is empty.
-			return renderStatus(ctx, status, "", "The request is malformed.", []domain.FieldViolation{{Field: "body", Message: "is required"}})
+			return RenderStatus(ctx, status, "", "The request is malformed.", []domain.FieldViolation{{Field: "body", Message: "is required"}})
 		}
 		msg = "The request is malformed."
 		if edge.PolicyFrom(ctx).Shape.Framework() && len(fields) > 0 && fields[0].Field == "body" {
 			code, msg, fields = "BAD_REQUEST", "Invalid JSON in request body", nil
 		}
 	}
-	return renderStatus(ctx, status, code, msg, fields)
+	return RenderStatus(ctx, status, code, msg, fields)
 }
 
-// statusOfErr returns the status err is answered with.
-func statusOfErr(err error) int { return statusFor(domain.KindOf(err)) }
+// StatusOfErr returns the status err is answered with.
+func StatusOfErr(err error) int { return StatusFor(domain.KindOf(err)) }

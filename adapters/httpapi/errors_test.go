@@ -33,11 +33,11 @@ func TestStatusFor_every_kind(t *testing.T) {
 		if !ok {
 			t.Fatalf("kind %v has no expected status in this test: add it", k)
 		}
-		if statusFor(k) != got {
-			t.Errorf("statusFor(%v) = %d, want %d", k, statusFor(k), got)
+		if StatusFor(k) != got {
+			t.Errorf("statusFor(%v) = %d, want %d", k, StatusFor(k), got)
 		}
 	}
-	if statusFor(domain.KindUnauthenticated) == statusFor(domain.KindForbidden) {
+	if StatusFor(domain.KindUnauthenticated) == StatusFor(domain.KindForbidden) {
 		t.Fatal("401 and 403 merged")
 	}
 }
@@ -80,10 +80,10 @@ func addErrorRoutes(s *Server) {
 			Fields: []domain.FieldViolation{{Field: "x", Message: "is wrong"}}, Err: io.ErrUnexpectedEOF}
 	}
 	echo := func(context.Context, *echoInput) (*emptyOutput, error) { return &emptyOutput{}, nil }
-	register(s, ContractAuth, huma.Operation{OperationID: "fail", Method: http.MethodGet, Path: "/api/test/fail/{kind}"}, fail)
-	register(s, ContractFramework, huma.Operation{OperationID: "fail-fw", Method: http.MethodGet, Path: "/api/auth/test/fail/{kind}"}, fail)
-	register(s, ContractAuth, huma.Operation{OperationID: "echo", Method: http.MethodPost, Path: "/api/test/echo"}, echo)
-	register(s, ContractFramework, huma.Operation{OperationID: "echo-fw", Method: http.MethodPost, Path: "/api/auth/test/echo"}, echo)
+	Register(s, ContractAuth, huma.Operation{OperationID: "fail", Method: http.MethodGet, Path: "/api/test/fail/{kind}"}, fail)
+	Register(s, ContractFramework, huma.Operation{OperationID: "fail-fw", Method: http.MethodGet, Path: "/api/auth/test/fail/{kind}"}, fail)
+	Register(s, ContractAuth, huma.Operation{OperationID: "echo", Method: http.MethodPost, Path: "/api/test/echo"}, echo)
+	Register(s, ContractFramework, huma.Operation{OperationID: "echo-fw", Method: http.MethodPost, Path: "/api/auth/test/echo"}, echo)
 }
 
 func serve(s *Server, method, path, body string) *httptest.ResponseRecorder {
@@ -102,8 +102,8 @@ func TestErrors_every_kind_in_both_shapes(t *testing.T) {
 	for _, k := range domain.Kinds {
 		t.Run(k.String(), func(t *testing.T) {
 			w := serve(s, http.MethodGet, "/api/test/fail/"+k.String(), "")
-			if w.Code != statusFor(k) {
-				t.Fatalf("status = %d, want %d", w.Code, statusFor(k))
+			if w.Code != StatusFor(k) {
+				t.Fatalf("status = %d, want %d", w.Code, StatusFor(k))
 			}
 			var p Problem
 			if err := json.Unmarshal(w.Body.Bytes(), &p); err != nil || w.Header().Get("Content-Type") != "application/problem+json" {
@@ -125,7 +125,7 @@ func TestErrors_every_kind_in_both_shapes(t *testing.T) {
 
 			w = serve(s, http.MethodGet, "/api/auth/test/fail/"+k.String(), "")
 			var fe map[string]any
-			if err := json.Unmarshal(w.Body.Bytes(), &fe); err != nil || w.Code != statusFor(k) {
+			if err := json.Unmarshal(w.Body.Bytes(), &fe); err != nil || w.Code != StatusFor(k) {
 				t.Fatalf("framework: %d %s", w.Code, w.Body)
 			}
 			if len(fe) != 2 || fe["message"] == nil || fe["code"] == nil {
@@ -241,7 +241,7 @@ func TestErrors_unavailable_carries_retry_after(t *testing.T) {
 	w := httptest.NewRecorder()
 	c, _ := gin.CreateTestContext(w)
 	c.Request = httptest.NewRequest(http.MethodGet, "/api/auth/get-session", nil)
-	s.abortWithError(c, &domain.Error{Kind: domain.KindUnavailable, Code: "database.unavailable", Message: "the database is unavailable"})
+	s.AbortWithError(c, &domain.Error{Kind: domain.KindUnavailable, Code: "database.unavailable", Message: "the database is unavailable"})
 	if got, want := w.Code, http.StatusServiceUnavailable; got != want {
 		t.Fatalf("middleware: status = %d, want %d", got, want)
 	}
@@ -258,7 +258,7 @@ func TestErrors_client_cancellation_is_not_a_server_error(t *testing.T) {
 		return nil, &domain.Error{Kind: domain.KindUnavailable, Code: "database.unavailable", Message: "the database is unavailable",
 			Err: fmt.Errorf("gormstore: sessions.get: %w", ctx.Err())}
 	}
-	register(s, ContractFramework, huma.Operation{OperationID: "cancelled", Method: http.MethodGet, Path: "/api/auth/test/cancelled"}, cancelled)
+	Register(s, ContractFramework, huma.Operation{OperationID: "cancelled", Method: http.MethodGet, Path: "/api/auth/test/cancelled"}, cancelled)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	req := httptest.NewRequest(http.MethodGet, "/api/auth/test/cancelled", nil).WithContext(ctx)
@@ -333,11 +333,11 @@ func TestContractCodes(t *testing.T) {
 		{domain.NewError(domain.KindNotFound, "account_deletion.invalid_token", "Invalid token"), "INVALID_TOKEN", 404, "request.invalid_token", 404},
 		{domain.NotFound("organization.member_not_found", "Member"), "NOT_FOUND", 404, "organization.member_not_found", 404},
 	} {
-		f, ok := renderError(framework, slog.New(slog.DiscardHandler), tt.err).(*FrameworkError)
+		f, ok := RenderError(framework, slog.New(slog.DiscardHandler), tt.err).(*FrameworkError)
 		if !ok || f.Code != tt.wire || f.GetStatus() != tt.wireStatus {
 			t.Errorf("framework answer to %v = %+v, want %s %d", tt.err, f, tt.wire, tt.wireStatus)
 		}
-		p, ok := renderError(problem, slog.New(slog.DiscardHandler), tt.err).(*Problem)
+		p, ok := RenderError(problem, slog.New(slog.DiscardHandler), tt.err).(*Problem)
 		if !ok || p.Code != tt.problemCode || p.Status != tt.problemStatus {
 			t.Errorf("problem answer to %v = %+v, want %s %d", tt.err, p, tt.problemCode, tt.problemStatus)
 		}

@@ -45,8 +45,8 @@ var (
 		Done: func(url.Values, bool) string { return "/sign-out?done=1" }})
 )
 
-// formPage declares the form page of a route (withPolicy).
-func formPage(f *edge.Form) func(*edge.Policy) { return func(p *edge.Policy) { p.Form = f } }
+// FormPage declares the form page of a route (withPolicy).
+func FormPage(f *edge.Form) func(*edge.Policy) { return func(p *edge.Policy) { p.Form = f } }
 
 // loginRoute declares sign-in or sign-up: the origin check refuses login
 // CSRF on it even without a cookie.
@@ -78,9 +78,9 @@ func pageURL(path string, q url.Values) string {
 	return path + "?" + q.Encode()
 }
 
-// formPost returns the form page of a request, when it is an HTML form post
+// FormPost returns the form page of a request, when it is an HTML form post
 // to a route that declares one.
-func formPost(r *http.Request) (*edge.Form, bool) {
+func FormPost(r *http.Request) (*edge.Form, bool) {
 	f := edge.PolicyFrom(r.Context()).Form
 	if r.Method != http.MethodPost || f == nil || !isFormBody(r) {
 		return nil, false
@@ -104,8 +104,8 @@ const maxBufferedAnswer = 64 << 10
 // never redirected.
 func (s *Server) formRedirect() gin.HandlerFunc {
 	return func(c *gin.Context) {
-		fr, ok := formPost(c.Request)
-		if !ok || s.checkOrigin(c.Request, edge.PolicyFrom(c.Request.Context())) != nil {
+		fr, ok := FormPost(c.Request)
+		if !ok || s.CheckOrigin(c.Request, edge.PolicyFrom(c.Request.Context())) != nil {
 			c.Next()
 			return
 		}
@@ -135,7 +135,7 @@ func (s *Server) formRedirect() gin.HandlerFunc {
 		for _, k := range []string{"Content-Type", "Content-Length", "set-auth-token"} {
 			h.Del(k)
 		}
-		h.Set("Location", s.origins.absolute(target))
+		h.Set("Location", s.Origins.Absolute(target))
 		real.WriteHeader(http.StatusSeeOther)
 		real.WriteHeaderNow()
 	}
@@ -157,7 +157,7 @@ func (s *Server) formTarget(fr *edge.Form, form url.Values, buf *bufferedWriter)
 		}
 		_ = json.Unmarshal(buf.buf.Bytes(), &body)
 		target := fr.Done(form, body.Token != nil && *body.Token != "")
-		if !s.origins.safeTarget(target) {
+		if !s.Origins.SafeTarget(target) {
 			return ""
 		}
 		return target
@@ -178,7 +178,7 @@ func (s *Server) formTarget(fr *edge.Form, form url.Values, buf *bufferedWriter)
 		for _, k := range fr.Keep {
 			q.Set(k, form.Get(k))
 		}
-		if cb := q.Get("callbackURL"); cb != "" && !s.origins.safeTarget(cb) {
+		if cb := q.Get("callbackURL"); cb != "" && !s.Origins.SafeTarget(cb) {
 			q.Del("callbackURL")
 		}
 		q.Set("error", code)

@@ -25,17 +25,17 @@ var errEmailCannotBeUpdated = domain.Invalid("EMAIL_CAN_NOT_BE_UPDATED", "Email 
 	domain.FieldViolation{Field: "body.email", Message: "cannot be changed here; use change-email"})
 
 func (s *Server) updateUser(ctx context.Context, in *UpdateUserInput) (*StatusOutput, error) {
-	p, err := s.principal(ctx)
+	p, err := s.Principal(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if in.Body.Email != nil {
 		return nil, errEmailCannotBeUpdated
 	}
-	if _, err := s.app.Commands.UpdateUser.Handle(ctx, command.UpdateUser{UserID: p.User.ID(), Name: in.Body.Name, Image: in.Body.Image}); err != nil {
+	if _, err := s.App.Commands.UpdateUser.Handle(ctx, command.UpdateUser{UserID: p.User.ID(), Name: in.Body.Name, Image: in.Body.Image}); err != nil {
 		return nil, err
 	}
-	return statusOK(), nil
+	return StatusOK(), nil
 }
 
 // ChangePasswordInput changes the password, proven by the current one.
@@ -57,12 +57,12 @@ type ChangePasswordOutput struct {
 }
 
 func (s *Server) changePassword(ctx context.Context, in *ChangePasswordInput) (*ChangePasswordOutput, error) {
-	p, err := s.principal(ctx)
+	p, err := s.Principal(ctx)
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.app.Commands.ChangePassword.Handle(ctx, command.ChangePassword{Principal: p, CurrentPassword: in.Body.CurrentPassword,
-		NewPassword: in.Body.NewPassword, RevokeOtherSessions: in.Body.RevokeOtherSessions, Client: requestInfoFrom(ctx).client()})
+	res, err := s.App.Commands.ChangePassword.Handle(ctx, command.ChangePassword{Principal: p, CurrentPassword: in.Body.CurrentPassword,
+		NewPassword: in.Body.NewPassword, RevokeOtherSessions: in.Body.RevokeOtherSessions, Client: RequestInfoFrom(ctx).Client()})
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +70,7 @@ func (s *Server) changePassword(ctx context.Context, in *ChangePasswordInput) (*
 	out.Body.User = userJSON(p.User)
 	if res.Session != nil {
 		out.Body.Token = &res.Token
-		out.signIn(s.cookies, res.Token, res.Session)
+		out.SignIn(s.Cookies, res.Token, res.Session)
 	}
 	return out, nil
 }
@@ -84,17 +84,17 @@ type ChangeEmailInput struct {
 }
 
 func (s *Server) changeEmail(ctx context.Context, in *ChangeEmailInput) (*StatusOutput, error) {
-	if err := s.checkTarget(in.Body.CallbackURL, errInvalidCallback); err != nil {
+	if err := s.CheckTarget(in.Body.CallbackURL, ErrInvalidCallback); err != nil {
 		return nil, err
 	}
-	p, err := s.principal(ctx)
+	p, err := s.Principal(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.app.Commands.ChangeEmail.Handle(ctx, command.ChangeEmail{Principal: p, NewEmail: in.Body.NewEmail, CallbackURL: in.Body.CallbackURL}); err != nil {
+	if err := s.App.Commands.ChangeEmail.Handle(ctx, command.ChangeEmail{Principal: p, NewEmail: in.Body.NewEmail, CallbackURL: in.Body.CallbackURL}); err != nil {
 		return nil, err
 	}
-	return statusOK(), nil
+	return StatusOK(), nil
 }
 
 // DeleteUserInput deletes the account: with the password, with a token from
@@ -121,15 +121,15 @@ func (s *Server) deleteUser(ctx context.Context, in *DeleteUserInput) (*DeleteUs
 	if in.Body != nil {
 		cmd.Password, cmd.Token, cmd.CallbackURL = in.Body.Password, in.Body.Token, in.Body.CallbackURL
 	}
-	if err := s.checkTarget(cmd.CallbackURL, errInvalidCallback); err != nil {
+	if err := s.CheckTarget(cmd.CallbackURL, ErrInvalidCallback); err != nil {
 		return nil, err
 	}
-	p, err := s.principal(ctx)
+	p, err := s.Principal(ctx)
 	if err != nil {
 		return nil, err
 	}
 	cmd.Principal = p
-	res, err := s.app.Commands.DeleteUser.Handle(ctx, cmd)
+	res, err := s.App.Commands.DeleteUser.Handle(ctx, cmd)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +137,7 @@ func (s *Server) deleteUser(ctx context.Context, in *DeleteUserInput) (*DeleteUs
 	out.Body.Success, out.Body.Message = true, "Verification email sent"
 	if res.Deleted {
 		out.Body.Message = "User deleted"
-		out.signOut(s.cookies)
+		out.SignOut(s.Cookies)
 	}
 	return out, nil
 }
@@ -157,32 +157,32 @@ type RedirectOrJSON[T any] struct {
 }
 
 func redirectTo[T any](s *Server, target string) *RedirectOrJSON[T] {
-	return &RedirectOrJSON[T]{Status: http.StatusFound, Location: s.origins.absolute(target)}
+	return &RedirectOrJSON[T]{Status: http.StatusFound, Location: s.Origins.Absolute(target)}
 }
 
 // deleteUserCallback follows the confirmation link: the signed-in user's
 // account is deleted.
 func (s *Server) deleteUserCallback(ctx context.Context, in *LinkInput) (*RedirectOrJSON[DeleteUserBody], error) {
-	if err := s.checkTarget(in.CallbackURL, errInvalidCallback); err != nil {
+	if err := s.CheckTarget(in.CallbackURL, ErrInvalidCallback); err != nil {
 		return nil, err
 	}
-	p, err := s.principal(ctx)
+	p, err := s.Principal(ctx)
 	if err == nil {
-		_, err = s.app.Commands.DeleteUser.Handle(ctx, command.DeleteUser{Principal: p, Token: in.Token})
+		_, err = s.App.Commands.DeleteUser.Handle(ctx, command.DeleteUser{Principal: p, Token: in.Token})
 	}
 	if in.CallbackURL != "" {
 		if err != nil {
-			return redirectTo[DeleteUserBody](s, withQuery(in.CallbackURL, "error", errorCode(err))), nil
+			return redirectTo[DeleteUserBody](s, WithQuery(in.CallbackURL, "error", errorCode(err))), nil
 		}
 		out := redirectTo[DeleteUserBody](s, in.CallbackURL)
-		out.signOut(s.cookies)
+		out.SignOut(s.Cookies)
 		return out, nil
 	}
 	if err != nil {
 		return nil, err
 	}
 	out := &RedirectOrJSON[DeleteUserBody]{Status: http.StatusOK, Body: &DeleteUserBody{Success: true, Message: "User deleted"}}
-	out.signOut(s.cookies)
+	out.SignOut(s.Cookies)
 	return out, nil
 }
 
@@ -209,10 +209,10 @@ type MessageStatusOutput struct {
 }
 
 func (s *Server) requestPasswordReset(ctx context.Context, in *RequestPasswordResetInput) (*MessageStatusOutput, error) {
-	if err := s.checkTarget(in.Body.RedirectTo, errInvalidRedirect); err != nil {
+	if err := s.CheckTarget(in.Body.RedirectTo, ErrInvalidRedirect); err != nil {
 		return nil, err
 	}
-	if err := s.app.Commands.ResetPassword.Request(ctx, command.RequestPasswordReset{Email: in.Body.Email, RedirectTo: in.Body.RedirectTo}); err != nil {
+	if err := s.App.Commands.ResetPassword.Request(ctx, command.RequestPasswordReset{Email: in.Body.Email, RedirectTo: in.Body.RedirectTo}); err != nil {
 		return nil, err
 	}
 	out := &MessageStatusOutput{}
@@ -235,10 +235,10 @@ type RedirectOutput struct {
 // resetPasswordLink sends the browser on to the application's page with the
 // token; the token is checked (and used up) by reset-password.
 func (s *Server) resetPasswordLink(_ context.Context, in *ResetPasswordLinkInput) (*RedirectOutput, error) {
-	if !s.origins.safeTarget(in.CallbackURL) {
-		return nil, errInvalidCallback
+	if !s.Origins.SafeTarget(in.CallbackURL) {
+		return nil, ErrInvalidCallback
 	}
-	return &RedirectOutput{Status: http.StatusFound, Location: s.origins.absolute(withQuery(in.CallbackURL, "token", in.Token))}, nil
+	return &RedirectOutput{Status: http.StatusFound, Location: s.Origins.Absolute(WithQuery(in.CallbackURL, "token", in.Token))}, nil
 }
 
 // ResetPasswordInput sets a new password with a reset token.
@@ -255,10 +255,10 @@ func (s *Server) resetPassword(ctx context.Context, in *ResetPasswordInput) (*St
 	if token == "" {
 		token = in.Token
 	}
-	if err := s.app.Commands.ResetPassword.Reset(ctx, command.ResetPassword{Token: token, NewPassword: in.Body.NewPassword}); err != nil {
+	if err := s.App.Commands.ResetPassword.Reset(ctx, command.ResetPassword{Token: token, NewPassword: in.Body.NewPassword}); err != nil {
 		return nil, err
 	}
-	return statusOK(), nil
+	return StatusOK(), nil
 }
 
 // SendVerificationEmailInput asks for a new verification link.
@@ -270,17 +270,17 @@ type SendVerificationEmailInput struct {
 }
 
 func (s *Server) sendVerificationEmail(ctx context.Context, in *SendVerificationEmailInput) (*StatusOutput, error) {
-	if err := s.checkTarget(in.Body.CallbackURL, errInvalidCallback); err != nil {
+	if err := s.CheckTarget(in.Body.CallbackURL, ErrInvalidCallback); err != nil {
 		return nil, err
 	}
 	cmd := command.SendVerificationEmail{Email: in.Body.Email, CallbackURL: in.Body.CallbackURL}
-	if p, err := s.principal(ctx); err == nil {
+	if p, err := s.Principal(ctx); err == nil {
 		cmd.Principal = &p
 	}
-	if err := s.app.Commands.VerifyEmail.Send(ctx, cmd); err != nil {
+	if err := s.App.Commands.VerifyEmail.Send(ctx, cmd); err != nil {
 		return nil, err
 	}
-	return statusOK(), nil
+	return StatusOK(), nil
 }
 
 // VerifyEmailBody is the JSON answer of a followed verification link.
@@ -290,13 +290,13 @@ type VerifyEmailBody struct {
 }
 
 func (s *Server) verifyEmail(ctx context.Context, in *LinkInput) (*RedirectOrJSON[VerifyEmailBody], error) {
-	if err := s.checkTarget(in.CallbackURL, errInvalidCallback); err != nil {
+	if err := s.CheckTarget(in.CallbackURL, ErrInvalidCallback); err != nil {
 		return nil, err
 	}
-	u, err := s.app.Commands.VerifyEmail.Verify(ctx, in.Token)
+	u, err := s.App.Commands.VerifyEmail.Verify(ctx, in.Token)
 	if in.CallbackURL != "" {
 		if err != nil {
-			return redirectTo[VerifyEmailBody](s, withQuery(in.CallbackURL, "error", errorCode(err))), nil
+			return redirectTo[VerifyEmailBody](s, WithQuery(in.CallbackURL, "error", errorCode(err))), nil
 		}
 		return redirectTo[VerifyEmailBody](s, in.CallbackURL), nil
 	}

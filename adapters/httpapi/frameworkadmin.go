@@ -71,7 +71,7 @@ type AdminCreateUserInput struct {
 }
 
 func (s *Server) adminCreateUser(ctx context.Context, in *AdminCreateUserInput) (*UserEnvelope, error) {
-	req, err := s.adminRequest(ctx)
+	req, err := s.AdminRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +79,7 @@ func (s *Server) adminCreateUser(ctx context.Context, in *AdminCreateUserInput) 
 	if d := in.Body.Data; d != nil {
 		cmd.EmailVerified, cmd.Image = d.EmailVerified, d.Image
 	}
-	u, err := s.app.Commands.Administration.CreateUser(ctx, req, cmd)
+	u, err := s.App.Commands.Administration.CreateUser(ctx, req, cmd)
 	if de := (*domain.Error)(nil); errors.As(err, &de) && de.Code == "user.email_exists" {
 		// The admin plugin answers a taken address with 400, where sign-up answers 422.
 		return nil, &FrameworkError{Message: de.Message, Code: "USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL", status: http.StatusBadRequest}
@@ -185,7 +185,7 @@ func userCondition(field ports.UserField, op ports.Operator, raw string) (ports.
 }
 
 func (s *Server) adminListUsers(ctx context.Context, in *AdminListUsersInput) (*AdminListUsersOutput, error) {
-	req, err := s.adminRequest(ctx)
+	req, err := s.AdminRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +193,7 @@ func (s *Server) adminListUsers(ctx context.Context, in *AdminListUsersInput) (*
 	if err != nil {
 		return nil, err
 	}
-	users, total, err := s.app.Commands.Administration.ListUsers(ctx, req, q)
+	users, total, err := s.App.Commands.Administration.ListUsers(ctx, req, q)
 	if err != nil {
 		return nil, err
 	}
@@ -218,11 +218,11 @@ type AdminGetUserInput struct {
 }
 
 func (s *Server) adminGetUser(ctx context.Context, in *AdminGetUserInput) (*UserOutput, error) {
-	req, err := s.adminRequest(ctx)
+	req, err := s.AdminRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
-	u, err := s.app.Commands.Administration.GetUser(ctx, req, domain.UserID(in.ID))
+	u, err := s.App.Commands.Administration.GetUser(ctx, req, domain.UserID(in.ID))
 	if err != nil {
 		return nil, err
 	}
@@ -244,7 +244,7 @@ type AdminUpdateUserInput struct {
 }
 
 func (s *Server) adminUpdateUser(ctx context.Context, in *AdminUpdateUserInput) (*UserOutput, error) {
-	req, err := s.adminRequest(ctx)
+	req, err := s.AdminRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -253,7 +253,7 @@ func (s *Server) adminUpdateUser(ctx context.Context, in *AdminUpdateUserInput) 
 	if d.Role != nil {
 		patch.Roles = platformRoles(d.Role)
 	}
-	u, err := s.app.Commands.Administration.UpdateUser(ctx, req, domain.UserID(in.Body.UserID), patch)
+	u, err := s.App.Commands.Administration.UpdateUser(ctx, req, domain.UserID(in.Body.UserID), patch)
 	if err != nil {
 		return nil, err
 	}
@@ -269,11 +269,11 @@ type AdminSetRoleInput struct {
 }
 
 func (s *Server) adminSetRole(ctx context.Context, in *AdminSetRoleInput) (*UserEnvelope, error) {
-	req, err := s.adminRequest(ctx)
+	req, err := s.AdminRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
-	u, err := s.app.Commands.Administration.SetRole(ctx, req, domain.UserID(in.Body.UserID), platformRoles(in.Body.Role))
+	u, err := s.App.Commands.Administration.SetRole(ctx, req, domain.UserID(in.Body.UserID), platformRoles(in.Body.Role))
 	if err != nil {
 		return nil, err
 	}
@@ -290,11 +290,11 @@ type AdminBanUserInput struct {
 }
 
 func (s *Server) adminBanUser(ctx context.Context, in *AdminBanUserInput) (*UserEnvelope, error) {
-	req, err := s.adminRequest(ctx)
+	req, err := s.AdminRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
-	u, err := s.app.Commands.Administration.BanUser(ctx, req, domain.UserID(in.Body.UserID), in.Body.BanReason, time.Duration(in.Body.BanExpiresIn)*time.Second)
+	u, err := s.App.Commands.Administration.BanUser(ctx, req, domain.UserID(in.Body.UserID), in.Body.BanReason, time.Duration(in.Body.BanExpiresIn)*time.Second)
 	if err != nil {
 		return nil, err
 	}
@@ -309,11 +309,11 @@ type AdminUserIDInput struct {
 }
 
 func (s *Server) adminUnbanUser(ctx context.Context, in *AdminUserIDInput) (*UserEnvelope, error) {
-	req, err := s.adminRequest(ctx)
+	req, err := s.AdminRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
-	u, err := s.app.Commands.Administration.UnbanUser(ctx, req, domain.UserID(in.Body.UserID))
+	u, err := s.App.Commands.Administration.UnbanUser(ctx, req, domain.UserID(in.Body.UserID))
 	if err != nil {
 		return nil, err
 	}
@@ -328,11 +328,11 @@ type SessionsEnvelope struct {
 }
 
 func (s *Server) adminListUserSessions(ctx context.Context, in *AdminUserIDInput) (*SessionsEnvelope, error) {
-	req, err := s.adminRequest(ctx)
+	req, err := s.AdminRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
-	sessions, err := s.app.Commands.Administration.ListUserSessions(ctx, req, domain.UserID(in.Body.UserID))
+	sessions, err := s.App.Commands.Administration.ListUserSessions(ctx, req, domain.UserID(in.Body.UserID))
 	if err != nil {
 		return nil, err
 	}
@@ -352,33 +352,33 @@ type AdminRevokeSessionInput struct {
 }
 
 func (s *Server) adminRevokeUserSession(ctx context.Context, in *AdminRevokeSessionInput) (*SuccessOutput, error) {
-	req, err := s.adminRequest(ctx)
+	req, err := s.AdminRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.app.Commands.Administration.RevokeUserSession(ctx, req, domain.SessionID(in.Body.SessionToken)); err != nil {
+	if err := s.App.Commands.Administration.RevokeUserSession(ctx, req, domain.SessionID(in.Body.SessionToken)); err != nil {
 		return nil, err
 	}
 	return successOK(), nil
 }
 
 func (s *Server) adminRevokeUserSessions(ctx context.Context, in *AdminUserIDInput) (*SuccessOutput, error) {
-	req, err := s.adminRequest(ctx)
+	req, err := s.AdminRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.app.Commands.Administration.RevokeUserSessions(ctx, req, domain.UserID(in.Body.UserID)); err != nil {
+	if err := s.App.Commands.Administration.RevokeUserSessions(ctx, req, domain.UserID(in.Body.UserID)); err != nil {
 		return nil, err
 	}
 	return successOK(), nil
 }
 
 func (s *Server) adminRemoveUser(ctx context.Context, in *AdminUserIDInput) (*SuccessOutput, error) {
-	req, err := s.adminRequest(ctx)
+	req, err := s.AdminRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.app.Commands.Administration.RemoveUser(ctx, req, domain.UserID(in.Body.UserID)); err != nil {
+	if err := s.App.Commands.Administration.RemoveUser(ctx, req, domain.UserID(in.Body.UserID)); err != nil {
 		return nil, err
 	}
 	return successOK(), nil
@@ -393,14 +393,14 @@ type AdminSetPasswordInput struct {
 }
 
 func (s *Server) adminSetUserPassword(ctx context.Context, in *AdminSetPasswordInput) (*StatusOutput, error) {
-	req, err := s.adminRequest(ctx)
+	req, err := s.AdminRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.app.Commands.Administration.SetUserPassword(ctx, req, domain.UserID(in.Body.UserID), in.Body.NewPassword); err != nil {
+	if err := s.App.Commands.Administration.SetUserPassword(ctx, req, domain.UserID(in.Body.UserID), in.Body.NewPassword); err != nil {
 		return nil, err
 	}
-	return statusOK(), nil
+	return StatusOK(), nil
 }
 
 // SessionUserOutput is {session, user} with the cookies that switch to it.
@@ -419,41 +419,41 @@ func adminSessionValue(token string, s *domain.Session) string {
 }
 
 func (s *Server) adminImpersonateUser(ctx context.Context, in *AdminUserIDInput) (*SessionUserOutput, error) {
-	req, err := s.adminRequest(ctx)
+	req, err := s.AdminRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
-	adminToken, _ := s.cookies.token(requestInfoFrom(ctx).r)
-	res, err := s.app.Commands.Administration.ImpersonateUser(ctx, req, domain.UserID(in.Body.UserID), requestInfoFrom(ctx).client())
+	adminToken, _ := s.Cookies.Token(RequestInfoFrom(ctx).r)
+	res, err := s.App.Commands.Administration.ImpersonateUser(ctx, req, domain.UserID(in.Body.UserID), RequestInfoFrom(ctx).Client())
 	if err != nil {
 		return nil, err
 	}
 	out := &SessionUserOutput{}
 	out.Body.Session, out.Body.User = sessionJSON(res.Session), userJSON(res.User)
-	out.SetCookie = append(out.SetCookie, s.cookies.cookie(s.cookies.adminSession, s.cookies.signer.Sign(adminSessionValue(adminToken, req.Principal.Session)), 0))
-	out.signIn(s.cookies, res.Token, res.Session)
+	out.SetCookie = append(out.SetCookie, s.Cookies.Cookie(s.Cookies.AdminSession, s.Cookies.signer.Sign(adminSessionValue(adminToken, req.Principal.Session)), 0))
+	out.SignIn(s.Cookies, res.Token, res.Session)
 	return out, nil
 }
 
 func (s *Server) adminStopImpersonating(ctx context.Context, _ *struct{}) (*SessionUserOutput, error) {
-	p, err := s.principal(ctx)
+	p, err := s.Principal(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var adminToken string
-	if c, err := requestInfoFrom(ctx).r.Cookie(s.cookies.adminSession); err == nil {
-		if v, ok := s.cookies.signer.Verify(c.Value); ok {
+	if c, err := RequestInfoFrom(ctx).r.Cookie(s.Cookies.AdminSession); err == nil {
+		if v, ok := s.Cookies.signer.Verify(c.Value); ok {
 			adminToken, _, _ = strings.Cut(v, ":")
 		}
 	}
-	restored, err := s.app.Commands.Administration.StopImpersonating(ctx, p, adminToken, RequestIDFrom(ctx), requestInfoFrom(ctx).clientIP)
+	restored, err := s.App.Commands.Administration.StopImpersonating(ctx, p, adminToken, RequestIDFrom(ctx), RequestInfoFrom(ctx).ClientIP)
 	if err != nil {
 		return nil, err
 	}
 	out := &SessionUserOutput{}
 	out.Body.Session, out.Body.User = sessionJSON(restored.Session), userJSON(restored.User)
-	out.SetCookie = append(out.SetCookie, s.cookies.cookie(s.cookies.adminSession, "", -1))
-	out.signIn(s.cookies, adminToken, restored.Session)
+	out.SetCookie = append(out.SetCookie, s.Cookies.Cookie(s.Cookies.AdminSession, "", -1))
+	out.SignIn(s.Cookies, adminToken, restored.Session)
 	return out, nil
 }
 
@@ -487,7 +487,7 @@ func (in *HasPermissionInput) permissions() (domain.Permissions, error) {
 }
 
 func (s *Server) adminHasPermission(ctx context.Context, in *HasPermissionInput) (*HasPermissionOutput, error) {
-	p, err := s.principal(ctx)
+	p, err := s.Principal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -496,7 +496,7 @@ func (s *Server) adminHasPermission(ctx context.Context, in *HasPermissionInput)
 		return nil, err
 	}
 	out := &HasPermissionOutput{}
-	out.Body.Success = s.app.Commands.Administration.HasPermission(p, perms)
+	out.Body.Success = s.App.Commands.Administration.HasPermission(p, perms)
 	return out, nil
 }
 
@@ -509,42 +509,42 @@ func (s *Server) addAdminRoutes() {
 	admin := func(id, method, path, summary, description string) op {
 		return op{OperationID: id, Method: method, Path: frameworkBase + "/admin" + path, Tags: []string{tag},
 			Summary: summary, Description: description + " Needs a platform administrator's session: 401 without a session, 403 without the permission.",
-			Security: sessionSecurity, Errors: []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests}}
+			Security: SessionSecurity, Errors: []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests}}
 	}
-	register(s, fw, admin("adminCreateUser", http.MethodPost, "/create-user", "Create a user",
+	Register(s, fw, admin("adminCreateUser", http.MethodPost, "/create-user", "Create a user",
 		"Creates an account, with a password or without one (the user then sets it through a reset). Needs user:create, and user:set-role to give roles."),
 		s.adminCreateUser, ContractAuth)
-	register(s, fw, admin("adminListUsers", http.MethodGet, "/list-users", "List users",
+	Register(s, fw, admin("adminListUsers", http.MethodGet, "/list-users", "List users",
 		"Searches (email or name, case-insensitive), filters, sorts and pages users, with the total. Needs user:list."), s.adminListUsers, ContractAuth)
-	register(s, fw, admin("adminGetUser", http.MethodGet, "/get-user", "Get a user", "Needs user:get."), s.adminGetUser, ContractAuth)
-	register(s, fw, admin("adminUpdateUser", http.MethodPost, "/update-user", "Update a user",
+	Register(s, fw, admin("adminGetUser", http.MethodGet, "/get-user", "Get a user", "Needs user:get."), s.adminGetUser, ContractAuth)
+	Register(s, fw, admin("adminUpdateUser", http.MethodPost, "/update-user", "Update a user",
 		"Changes name, image, address (user:set-email), verification and roles (user:set-role). Needs user:update."), s.adminUpdateUser, ContractAuth)
-	register(s, fw, admin("adminSetRole", http.MethodPost, "/set-role", "Set a user's roles",
+	Register(s, fw, admin("adminSetRole", http.MethodPost, "/set-role", "Set a user's roles",
 		"Replaces the user's platform roles (user or admin; others are refused). Needs user:set-role."), s.adminSetRole, ContractAuth)
-	register(s, fw, admin("adminBanUser", http.MethodPost, "/ban-user", "Ban a user",
+	Register(s, fw, admin("adminBanUser", http.MethodPost, "/ban-user", "Ban a user",
 		"Bans the user, for banExpiresIn seconds or until unbanned, and ends their sessions; their sign-in answers 403 BANNED_USER. Administrators cannot ban themselves. Needs user:ban."),
 		s.adminBanUser, ContractAuth)
-	register(s, fw, admin("adminUnbanUser", http.MethodPost, "/unban-user", "Unban a user", "Needs user:ban."), s.adminUnbanUser, ContractAuth)
-	register(s, fw, admin("adminListUserSessions", http.MethodPost, "/list-user-sessions", "List a user's sessions",
+	Register(s, fw, admin("adminUnbanUser", http.MethodPost, "/unban-user", "Unban a user", "Needs user:ban."), s.adminUnbanUser, ContractAuth)
+	Register(s, fw, admin("adminListUserSessions", http.MethodPost, "/list-user-sessions", "List a user's sessions",
 		"Live sessions, impersonations included. Needs session:list."), s.adminListUserSessions, ContractAuth)
-	register(s, fw, admin("adminRevokeUserSession", http.MethodPost, "/revoke-user-session", "Revoke a session",
+	Register(s, fw, admin("adminRevokeUserSession", http.MethodPost, "/revoke-user-session", "Revoke a session",
 		"Ends one session, named by its public handle. Needs session:revoke."), s.adminRevokeUserSession, ContractAuth)
-	register(s, fw, admin("adminRevokeUserSessions", http.MethodPost, "/revoke-user-sessions", "Revoke a user's sessions",
+	Register(s, fw, admin("adminRevokeUserSessions", http.MethodPost, "/revoke-user-sessions", "Revoke a user's sessions",
 		"Needs session:revoke."), s.adminRevokeUserSessions, ContractAuth)
-	register(s, fw, admin("adminRemoveUser", http.MethodPost, "/remove-user", "Delete a user",
+	Register(s, fw, admin("adminRemoveUser", http.MethodPost, "/remove-user", "Delete a user",
 		"Deletes the account with its sessions and memberships. Administrators cannot remove themselves. Needs user:delete."), s.adminRemoveUser, ContractAuth)
-	register(s, fw, admin("adminSetUserPassword", http.MethodPost, "/set-user-password", "Set a user's password",
+	Register(s, fw, admin("adminSetUserPassword", http.MethodPost, "/set-user-password", "Set a user's password",
 		"Sets the password under the password policy and ends the user's sessions. Needs user:set-password."), s.adminSetUserPassword, ContractAuth)
-	register(s, fw, admin("adminImpersonateUser", http.MethodPost, "/impersonate-user", "Impersonate a user",
+	Register(s, fw, admin("adminImpersonateUser", http.MethodPost, "/impersonate-user", "Impersonate a user",
 		"Starts a time-limited session as the user (administrators cannot be impersonated) and keeps the administrator's own session aside in the admin_session cookie. Needs user:impersonate."),
 		s.adminImpersonateUser, ContractAuth)
 	stop := admin("adminStopImpersonating", http.MethodPost, "/stop-impersonating", "Stop impersonating",
 		"Ends the impersonation session and restores the administrator's own session.")
 	stop.Description = "Ends the impersonation session and restores the administrator's own session from the admin_session cookie. 400 NOT_IMPERSONATING in an ordinary session; 401 without a session."
 	stop.Errors = append(stop.Errors, http.StatusBadRequest)
-	register(s, fw, stop, s.adminStopImpersonating, ContractAuth)
+	Register(s, fw, stop, s.adminStopImpersonating, ContractAuth)
 	has := admin("adminHasPermission", http.MethodPost, "/has-permission", "Check admin permissions",
 		"Whether the signed-in user holds every requested admin permission, such as {\"user\": [\"ban\"]}.")
 	has.Description = "Whether the signed-in user holds every requested admin permission, such as {\"user\": [\"ban\"]}. Any signed-in user may ask about themselves; 401 without a session."
-	register(s, fw, has, s.adminHasPermission, ContractAuth)
+	Register(s, fw, has, s.adminHasPermission, ContractAuth)
 }

@@ -29,12 +29,12 @@ type SignUpOutput struct {
 }
 
 func (s *Server) signUp(ctx context.Context, in *SignUpInput) (*SignUpOutput, error) {
-	if err := s.checkTarget(in.Body.CallbackURL, errInvalidCallback); err != nil {
+	if err := s.CheckTarget(in.Body.CallbackURL, ErrInvalidCallback); err != nil {
 		return nil, err
 	}
-	ri := requestInfoFrom(ctx)
-	res, err := s.app.Commands.SignUp.Handle(ctx, command.SignUp{Name: in.Body.Name, Email: in.Body.Email, Password: in.Body.Password,
-		Image: in.Body.Image, RememberMe: in.Body.RememberMe == nil || *in.Body.RememberMe, CallbackURL: in.Body.CallbackURL, Client: ri.client()})
+	ri := RequestInfoFrom(ctx)
+	res, err := s.App.Commands.SignUp.Handle(ctx, command.SignUp{Name: in.Body.Name, Email: in.Body.Email, Password: in.Body.Password,
+		Image: in.Body.Image, RememberMe: in.Body.RememberMe == nil || *in.Body.RememberMe, CallbackURL: in.Body.CallbackURL, Client: ri.Client()})
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +42,7 @@ func (s *Server) signUp(ctx context.Context, in *SignUpInput) (*SignUpOutput, er
 	out.Body.User = userJSON(res.User)
 	if res.Session != nil {
 		out.Body.Token = &res.Token
-		out.signIn(s.cookies, res.Token, res.Session)
+		out.SignIn(s.Cookies, res.Token, res.Session)
 	}
 	return out, nil
 }
@@ -70,21 +70,21 @@ type SignInOutput struct {
 }
 
 func (s *Server) signIn(ctx context.Context, in *SignInInput) (*SignInOutput, error) {
-	if err := s.checkTarget(in.Body.CallbackURL, errInvalidCallback); err != nil {
+	if err := s.CheckTarget(in.Body.CallbackURL, ErrInvalidCallback); err != nil {
 		return nil, err
 	}
-	ri := requestInfoFrom(ctx)
-	res, err := s.app.Commands.SignIn.Handle(ctx, command.SignIn{Email: in.Body.Email, Password: in.Body.Password,
-		RememberMe: in.Body.RememberMe == nil || *in.Body.RememberMe, CallbackURL: in.Body.CallbackURL, Client: ri.client()})
+	ri := RequestInfoFrom(ctx)
+	res, err := s.App.Commands.SignIn.Handle(ctx, command.SignIn{Email: in.Body.Email, Password: in.Body.Password,
+		RememberMe: in.Body.RememberMe == nil || *in.Body.RememberMe, CallbackURL: in.Body.CallbackURL, Client: ri.Client()})
 	if err != nil {
 		return nil, err
 	}
 	out := &SignInOutput{}
 	out.Body.Token, out.Body.User = res.Token, userJSON(res.User)
 	if in.Body.CallbackURL != "" {
-		out.Body.Redirect, out.Body.URL, out.Location = true, in.Body.CallbackURL, s.origins.absolute(in.Body.CallbackURL)
+		out.Body.Redirect, out.Body.URL, out.Location = true, in.Body.CallbackURL, s.Origins.Absolute(in.Body.CallbackURL)
 	}
-	out.signIn(s.cookies, res.Token, res.Session)
+	out.SignIn(s.Cookies, res.Token, res.Session)
 	return out, nil
 }
 
@@ -97,13 +97,13 @@ type SignOutOutput struct {
 }
 
 func (s *Server) signOut(ctx context.Context, _ *struct{}) (*SignOutOutput, error) {
-	token, _ := s.cookies.token(requestInfoFrom(ctx).r)
-	if err := s.app.Commands.SignOut.Handle(ctx, token); err != nil {
+	token, _ := s.Cookies.Token(RequestInfoFrom(ctx).r)
+	if err := s.App.Commands.SignOut.Handle(ctx, token); err != nil {
 		return nil, err
 	}
 	out := &SignOutOutput{}
 	out.Body.Success = true
-	out.signOut(s.cookies)
+	out.SignOut(s.Cookies)
 	return out, nil
 }
 
@@ -132,28 +132,28 @@ type GetSessionOutput struct {
 
 func (s *Server) getSession(ctx context.Context, in *GetSessionInput) (*GetSessionOutput, error) {
 	out := &GetSessionOutput{Pragma: "no-cache"}
-	token, hadCookie := s.cookies.token(requestInfoFrom(ctx).r)
+	token, hadCookie := s.Cookies.Token(RequestInfoFrom(ctx).r)
 	if token == "" {
 		if hadCookie {
-			out.signOut(s.cookies) // a forged or stale cookie is cleared
+			out.SignOut(s.Cookies) // a forged or stale cookie is cleared
 		}
 		return out, nil
 	}
-	res, err := s.app.Commands.Authenticate.Handle(ctx, command.Authenticate{Token: token, Refresh: !in.DisableRefresh})
+	res, err := s.App.Commands.Authenticate.Handle(ctx, command.Authenticate{Token: token, Refresh: !in.DisableRefresh})
 	if err != nil {
-		if isUnauthenticated(err) {
+		if IsUnauthenticated(err) {
 			if hadCookie {
-				out.signOut(s.cookies)
+				out.SignOut(s.Cookies)
 			}
 			return out, nil
 		}
 		return nil, err
 	}
 	if res.Refreshed && hadCookie {
-		out.SetCookie = append(out.SetCookie, s.cookies.issue(token, res.Session)...)
+		out.SetCookie = append(out.SetCookie, s.Cookies.Issue(token, res.Session)...)
 	}
 	out.Body = &SessionBody{Session: sessionJSON(res.Session), User: userJSON(res.User)}
-	if out.SetAuthJWT, err = s.app.Commands.SigningKeys.FrameworkToken(ctx, &res.Principal, out.Body.User); err != nil {
+	if out.SetAuthJWT, err = s.App.Commands.SigningKeys.FrameworkToken(ctx, &res.Principal, out.Body.User); err != nil {
 		return nil, err
 	}
 	out.ExposeHeaders = []string{"set-auth-jwt"}
@@ -166,11 +166,11 @@ type ListSessionsOutput struct {
 }
 
 func (s *Server) listSessions(ctx context.Context, _ *struct{}) (*ListSessionsOutput, error) {
-	p, err := s.principal(ctx)
+	p, err := s.Principal(ctx)
 	if err != nil {
 		return nil, err
 	}
-	list, err := s.app.Queries.ListSessions.Handle(ctx, p.User.ID())
+	list, err := s.App.Queries.ListSessions.Handle(ctx, p.User.ID())
 	if err != nil {
 		return nil, err
 	}
@@ -189,43 +189,43 @@ type RevokeSessionInput struct {
 }
 
 func (s *Server) revokeSession(ctx context.Context, in *RevokeSessionInput) (*StatusOutput, error) {
-	p, err := s.principal(ctx)
+	p, err := s.Principal(ctx)
 	if err != nil {
 		return nil, err
 	}
-	current, err := s.app.Commands.RevokeSessions.One(ctx, command.RevokeSession{Principal: p, Handle: in.Body.Token})
+	current, err := s.App.Commands.RevokeSessions.One(ctx, command.RevokeSession{Principal: p, Handle: in.Body.Token})
 	if err != nil {
 		return nil, err
 	}
-	out := statusOK()
+	out := StatusOK()
 	if current {
-		out.signOut(s.cookies)
+		out.SignOut(s.Cookies)
 	}
 	return out, nil
 }
 
 func (s *Server) revokeSessions(ctx context.Context, _ *struct{}) (*StatusOutput, error) {
-	p, err := s.principal(ctx)
+	p, err := s.Principal(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.app.Commands.RevokeSessions.All(ctx, p); err != nil {
+	if err := s.App.Commands.RevokeSessions.All(ctx, p); err != nil {
 		return nil, err
 	}
-	out := statusOK()
-	out.signOut(s.cookies)
+	out := StatusOK()
+	out.SignOut(s.Cookies)
 	return out, nil
 }
 
 func (s *Server) revokeOtherSessions(ctx context.Context, _ *struct{}) (*StatusOutput, error) {
-	p, err := s.principal(ctx)
+	p, err := s.Principal(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.app.Commands.RevokeSessions.Others(ctx, p); err != nil {
+	if err := s.App.Commands.RevokeSessions.Others(ctx, p); err != nil {
 		return nil, err
 	}
-	return statusOK(), nil
+	return StatusOK(), nil
 }
 
-func isUnauthenticated(err error) bool { return statusOfErr(err) == http.StatusUnauthorized }
+func IsUnauthenticated(err error) bool { return StatusOfErr(err) == http.StatusUnauthorized }

@@ -16,42 +16,42 @@ import (
 	"github.com/gatehouse/gatehouse/domain"
 )
 
-// requestInfo is what framework handlers need from the raw request: its
+// RequestInfo is what framework handlers need from the raw request: its
 // cookies and headers, and the client address resolved through trusted
 // proxies. Huma hands handlers only a context, so a middleware puts it there.
-type requestInfo struct {
+type RequestInfo struct {
 	r        *http.Request
-	clientIP string
+	ClientIP string
 }
 
 const requestInfoKey ctxKey = 100
 
-func requestInfoFrom(ctx context.Context) *requestInfo {
-	if ri, ok := ctx.Value(requestInfoKey).(*requestInfo); ok {
+func RequestInfoFrom(ctx context.Context) *RequestInfo {
+	if ri, ok := ctx.Value(requestInfoKey).(*RequestInfo); ok {
 		return ri
 	}
-	return &requestInfo{r: &http.Request{Header: http.Header{}}}
+	return &RequestInfo{r: &http.Request{Header: http.Header{}}}
 }
 
-func (ri *requestInfo) client() command.Client {
-	return command.Client{IPAddress: ri.clientIP, UserAgent: ri.r.UserAgent()}
+func (ri *RequestInfo) Client() command.Client {
+	return command.Client{IPAddress: ri.ClientIP, UserAgent: ri.r.UserAgent()}
 }
 
-// frameworkContext stores the request info for the handlers.
-func frameworkContext() gin.HandlerFunc {
+// FrameworkContext stores the request info for the handlers.
+func FrameworkContext() gin.HandlerFunc {
 	return func(c *gin.Context) {
-		ri := &requestInfo{r: c.Request, clientIP: c.ClientIP()}
+		ri := &RequestInfo{r: c.Request, ClientIP: c.ClientIP()}
 		c.Request = c.Request.WithContext(context.WithValue(c.Request.Context(), requestInfoKey, ri))
 		c.Next()
 	}
 }
 
-// abortWithError renders err for a middleware, with Retry-After headers on
+// AbortWithError renders err for a middleware, with Retry-After headers on
 // 429s and 503s.
-func (s *Server) abortWithError(c *gin.Context, err error) {
+func (s *Server) AbortWithError(c *gin.Context, err error) {
 	ctx := c.Request.Context()
-	setRetryHeaders(err, c.Header)
-	writeGinError(c, renderError(ctx, loggerFrom(ctx), err))
+	SetRetryHeaders(err, c.Header)
+	WriteGinError(c, RenderError(ctx, LoggerFrom(ctx), err))
 }
 
 // Origin and CSRF errors (better-auth-wire §3).
@@ -59,18 +59,18 @@ var (
 	errMissingOrigin   = domain.NewError(domain.KindForbidden, "MISSING_OR_NULL_ORIGIN", "Missing or null Origin")
 	errInvalidOrigin   = domain.NewError(domain.KindForbidden, "INVALID_ORIGIN", "Invalid origin")
 	errCrossSiteLogin  = domain.NewError(domain.KindForbidden, "CROSS_SITE_NAVIGATION_LOGIN_BLOCKED", "Cross-site navigation login blocked")
-	errInvalidCallback = domain.NewError(domain.KindForbidden, "INVALID_CALLBACK_URL", "Invalid callbackURL")
-	errInvalidRedirect = domain.NewError(domain.KindForbidden, "INVALID_REDIRECT_URL", "Invalid redirectURL")
+	ErrInvalidCallback = domain.NewError(domain.KindForbidden, "INVALID_CALLBACK_URL", "Invalid callbackURL")
+	ErrInvalidRedirect = domain.NewError(domain.KindForbidden, "INVALID_REDIRECT_URL", "Invalid redirectURL")
 )
 
-// originCheck applies Better Auth's origin rules to every state-changing
+// OriginCheck applies Better Auth's origin rules to every state-changing
 // request to a route whose declared security is the session cookie, wherever
 // its path is (edge.Policy.OriginChecked): with a cookie, the Origin (or
 // Referer) must be trusted; without one, sign-in and sign-up still refuse
 // cross-site form posts and untrusted browser origins (login CSRF). Calls
 // with neither cookies nor browser headers (servers, curl) pass: they carry
 // no ambient authority.
-func (s *Server) originCheck() gin.HandlerFunc {
+func (s *Server) OriginCheck() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		r := c.Request
 		p := edge.PolicyFrom(r.Context())
@@ -78,15 +78,15 @@ func (s *Server) originCheck() gin.HandlerFunc {
 			c.Next()
 			return
 		}
-		if err := s.checkOrigin(r, p); err != nil {
-			s.abortWithError(c, err)
+		if err := s.CheckOrigin(r, p); err != nil {
+			s.AbortWithError(c, err)
 			return
 		}
 		c.Next()
 	}
 }
 
-func (s *Server) checkOrigin(r *http.Request, p *edge.Policy) error {
+func (s *Server) CheckOrigin(r *http.Request, p *edge.Policy) error {
 	origin := r.Header.Get("Origin")
 	if origin == "" {
 		if ref, err := url.Parse(r.Header.Get("Referer")); err == nil && ref.Scheme != "" && ref.Host != "" {
@@ -94,13 +94,13 @@ func (s *Server) checkOrigin(r *http.Request, p *edge.Policy) error {
 		}
 	}
 	if origin == "null" && r.Header.Get("Sec-Fetch-Site") == "same-origin" {
-		origin = s.cfg.BaseURL
+		origin = s.Config.BaseURL
 	}
 	if r.Header.Get("Cookie") != "" {
 		switch {
 		case origin == "" || origin == "null":
 			return errMissingOrigin
-		case !s.origins.trusted(origin):
+		case !s.Origins.trusted(origin):
 			return errInvalidOrigin
 		}
 		return nil
@@ -117,43 +117,43 @@ func (s *Server) checkOrigin(r *http.Request, p *edge.Policy) error {
 			return errMissingOrigin
 		}
 	}
-	if origin != "" && !s.origins.trusted(origin) {
+	if origin != "" && !s.Origins.trusted(origin) {
 		return errInvalidOrigin
 	}
 	return nil
 }
 
-// formBodies lets HTML forms post to the routes that declare a form page
+// FormBodies lets HTML forms post to the routes that declare a form page
 // (edge.Policy.Form: sign-in, sign-up, password reset, consent, end-session;
 // progressive enhancement, as Better Auth allows): the form is turned into
 // the JSON body the operation validates, so both encodings meet the same
 // schema. The form's declared checkboxes and buttons become booleans (the
 // last value wins, so a hidden "false" before a checkbox is the unchecked
 // state); its empty optional fields are left out.
-func (s *Server) formBodies() gin.HandlerFunc {
+func (s *Server) FormBodies() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		ct, _, _ := strings.Cut(c.GetHeader("Content-Type"), ";")
 		hasBody := c.Request.ContentLength > 0 || c.Request.ContentLength < 0 && c.Request.Body != nil && c.Request.Body != http.NoBody
 		p := edge.PolicyFrom(c.Request.Context())
 		if c.Request.Method == http.MethodPost && p.Shape.Framework() && hasBody && strings.TrimSpace(ct) == "" {
 			// Like Better Auth: a body must say what it is.
-			writeGinError(c, renderStatus(c.Request.Context(), http.StatusUnsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE",
+			WriteGinError(c, RenderStatus(c.Request.Context(), http.StatusUnsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE",
 				"Content-Type is required. Allowed types: application/json", nil))
 			return
 		}
-		form, ok := formPost(c.Request)
+		form, ok := FormPost(c.Request)
 		if !ok {
 			c.Next()
 			return
 		}
 		raw, err := io.ReadAll(c.Request.Body)
 		if err != nil {
-			writeGinError(c, renderStatus(c.Request.Context(), http.StatusRequestEntityTooLarge, "", "The request body is too large.", nil))
+			WriteGinError(c, RenderStatus(c.Request.Context(), http.StatusRequestEntityTooLarge, "", "The request body is too large.", nil))
 			return
 		}
 		values, err := url.ParseQuery(string(raw))
 		if err != nil {
-			writeGinError(c, renderStatus(c.Request.Context(), http.StatusBadRequest, "BAD_REQUEST", "Invalid form body", nil))
+			WriteGinError(c, RenderStatus(c.Request.Context(), http.StatusBadRequest, "BAD_REQUEST", "Invalid form body", nil))
 			return
 		}
 		body := map[string]any{}
@@ -177,22 +177,22 @@ func (s *Server) formBodies() gin.HandlerFunc {
 	}
 }
 
-// cors answers browsers by the route's declared CORS: open routes to any
+// CORS answers browsers by the route's declared CORS: open routes to any
 // origin without credentials (openCORS); the framework's to another trusted
 // origin, with credentials for exactly that origin, never for "*".
-func (s *Server) cors() gin.HandlerFunc {
+func (s *Server) CORS() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		p := edge.PolicyFrom(c.Request.Context())
 		if p.CORS == edge.CORSOpen {
-			if !openCORS(c) {
+			if !OpenCORS(c) {
 				c.Next()
 			}
 			return
 		}
 		origin := c.GetHeader("Origin")
-		if origin == "" || p.CORS != edge.CORSTrusted || !s.origins.trusted(origin) {
+		if origin == "" || p.CORS != edge.CORSTrusted || !s.Origins.trusted(origin) {
 			if c.Request.Method == http.MethodOptions && p.CORS == edge.CORSTrusted {
-				emptyNotFound(c)
+				EmptyNotFound(c)
 				return
 			}
 			c.Next()

@@ -114,7 +114,7 @@ type OrganizationJSON struct {
 }
 
 func organizationJSON(o *domain.Organization) OrganizationJSON {
-	out := OrganizationJSON{ID: string(o.ID()), Name: o.Name(), Slug: o.Slug(), Metadata: orgMetadata(o.Metadata()), CreatedAt: jsDate(o.CreatedAt())}
+	out := OrganizationJSON{ID: string(o.ID()), Name: o.Name(), Slug: o.Slug(), Metadata: orgMetadata(o.Metadata()), CreatedAt: JSDate(o.CreatedAt())}
 	if logo := o.Logo(); logo != "" {
 		out.Logo = &logo
 	}
@@ -132,7 +132,7 @@ type OrgMemberJSON struct {
 
 func orgMemberJSON(m *domain.Member) OrgMemberJSON {
 	return OrgMemberJSON{ID: string(m.ID()), OrganizationID: string(m.OrganizationID()), UserID: string(m.UserID()),
-		Role: domain.JoinOrgRoles(m.Roles()), CreatedAt: jsDate(m.CreatedAt())}
+		Role: domain.JoinOrgRoles(m.Roles()), CreatedAt: JSDate(m.CreatedAt())}
 }
 
 // OrgMemberUserJSON is the public part of a member's user.
@@ -182,7 +182,7 @@ type OrgInvitationJSON struct {
 
 func orgInvitationJSON(i *domain.Invitation) OrgInvitationJSON {
 	out := OrgInvitationJSON{ID: string(i.ID()), OrganizationID: string(i.OrganizationID()), Email: string(i.Email()),
-		Role: domain.JoinOrgRoles(i.Roles()), Status: string(i.Status()), ExpiresAt: jsDate(i.ExpiresAt()), CreatedAt: jsDate(i.CreatedAt())}
+		Role: domain.JoinOrgRoles(i.Roles()), Status: string(i.Status()), ExpiresAt: JSDate(i.ExpiresAt()), CreatedAt: JSDate(i.CreatedAt())}
 	if id := i.InviterID(); id != "" {
 		s := string(id)
 		out.InviterID = &s
@@ -235,11 +235,11 @@ type CreateOrganizationOutput struct {
 }
 
 func (s *Server) createOrganization(ctx context.Context, in *CreateOrganizationInput) (*CreateOrganizationOutput, error) {
-	req, err := s.orgRequest(ctx)
+	req, err := s.OrgRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
-	org, owner, err := s.app.Commands.Organizations.Create(ctx, req, command.CreateOrganization{
+	org, owner, err := s.App.Commands.Organizations.Create(ctx, req, command.CreateOrganization{
 		Name: in.Body.Name, Slug: in.Body.Slug, Logo: in.Body.Logo, Metadata: in.Body.Metadata.text(),
 		KeepCurrentActive: in.Body.KeepCurrentActiveOrganization})
 	if err != nil {
@@ -259,13 +259,13 @@ type CheckSlugInput struct {
 }
 
 func (s *Server) checkSlug(ctx context.Context, in *CheckSlugInput) (*StatusOutput, error) {
-	if _, err := s.orgRequest(ctx); err != nil {
+	if _, err := s.OrgRequest(ctx); err != nil {
 		return nil, err
 	}
-	if err := s.app.Commands.Organizations.CheckSlug(ctx, in.Body.Slug); err != nil {
+	if err := s.App.Commands.Organizations.CheckSlug(ctx, in.Body.Slug); err != nil {
 		return nil, err
 	}
-	return statusOK(), nil
+	return StatusOK(), nil
 }
 
 // UpdateOrganizationData is what update changes.
@@ -285,7 +285,7 @@ type UpdateOrganizationInput struct {
 }
 
 func (s *Server) updateOrganization(ctx context.Context, in *UpdateOrganizationInput) (*OrganizationOutput, error) {
-	req, err := s.orgRequest(ctx)
+	req, err := s.OrgRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -298,7 +298,7 @@ func (s *Server) updateOrganization(ctx context.Context, in *UpdateOrganizationI
 		text := d.Metadata.text()
 		patch.Metadata = &text
 	}
-	org, err := s.app.Commands.Organizations.Update(ctx, req, orgSelector(in.Body.OrganizationID, ""), patch)
+	org, err := s.App.Commands.Organizations.Update(ctx, req, orgSelector(in.Body.OrganizationID, ""), patch)
 	if err != nil {
 		return nil, err
 	}
@@ -313,11 +313,11 @@ type OrganizationIDInput struct {
 }
 
 func (s *Server) deleteOrganization(ctx context.Context, in *OrganizationIDInput) (*OrganizationOutput, error) {
-	req, err := s.orgRequest(ctx)
+	req, err := s.OrgRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
-	org, err := s.app.Commands.Organizations.Delete(ctx, req, domain.OrganizationID(in.Body.OrganizationID))
+	org, err := s.App.Commands.Organizations.Delete(ctx, req, domain.OrganizationID(in.Body.OrganizationID))
 	if err != nil {
 		return nil, err
 	}
@@ -338,7 +338,7 @@ type NullableOrganizationOutput struct {
 }
 
 func (s *Server) setActiveOrganization(ctx context.Context, in *SetActiveOrganizationInput) (*NullableOrganizationOutput, error) {
-	req, err := s.orgRequest(ctx)
+	req, err := s.OrgRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -348,7 +348,7 @@ func (s *Server) setActiveOrganization(ctx context.Context, in *SetActiveOrganiz
 		sel = orgSelector(b.OrganizationID.value, b.OrganizationSlug)
 		clear = b.OrganizationID.isNull && b.OrganizationSlug == ""
 	}
-	org, err := s.app.Commands.Organizations.SetActive(ctx, req, sel, clear)
+	org, err := s.App.Commands.Organizations.SetActive(ctx, req, sel, clear)
 	if err != nil {
 		return nil, err
 	}
@@ -385,11 +385,11 @@ type FullOrganizationOutput struct {
 }
 
 func (s *Server) getFullOrganization(ctx context.Context, in *GetFullOrganizationInput) (*FullOrganizationOutput, error) {
-	req, err := s.orgRequest(ctx)
+	req, err := s.OrgRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
-	full, err := s.app.Commands.Organizations.GetFull(ctx, req, orgSelector(in.OrganizationID, in.OrganizationSlug), in.MembersLimit)
+	full, err := s.App.Commands.Organizations.GetFull(ctx, req, orgSelector(in.OrganizationID, in.OrganizationSlug), in.MembersLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -402,11 +402,11 @@ func (s *Server) getFullOrganization(ctx context.Context, in *GetFullOrganizatio
 }
 
 func (s *Server) getOrganization(ctx context.Context, in *GetOrganizationInput) (*OrganizationOutput, error) {
-	req, err := s.orgRequest(ctx)
+	req, err := s.OrgRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
-	org, err := s.app.Commands.Organizations.Get(ctx, req, orgSelector(in.OrganizationID, in.OrganizationSlug))
+	org, err := s.App.Commands.Organizations.Get(ctx, req, orgSelector(in.OrganizationID, in.OrganizationSlug))
 	if err != nil {
 		return nil, err
 	}
@@ -419,11 +419,11 @@ type ListOrganizationsOutput struct {
 }
 
 func (s *Server) listOrganizations(ctx context.Context, _ *struct{}) (*ListOrganizationsOutput, error) {
-	req, err := s.orgRequest(ctx)
+	req, err := s.OrgRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
-	list, err := s.app.Commands.Organizations.List(ctx, req)
+	list, err := s.App.Commands.Organizations.List(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -450,11 +450,11 @@ type InvitationOutput struct {
 }
 
 func (s *Server) inviteMember(ctx context.Context, in *InviteMemberInput) (*InvitationOutput, error) {
-	req, err := s.orgRequest(ctx)
+	req, err := s.OrgRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
-	inv, err := s.app.Commands.Organizations.Invite(ctx, req, command.InviteMember{
+	inv, err := s.App.Commands.Organizations.Invite(ctx, req, command.InviteMember{
 		Organization: orgSelector(in.Body.OrganizationID, ""), Email: in.Body.Email, Roles: in.Body.Role, Resend: in.Body.Resend})
 	if err != nil {
 		return nil, err
@@ -481,11 +481,11 @@ type InvitationDetailsOutput struct {
 }
 
 func (s *Server) getInvitation(ctx context.Context, in *GetInvitationInput) (*InvitationDetailsOutput, error) {
-	req, err := s.orgRequest(ctx)
+	req, err := s.OrgRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
-	d, err := s.app.Commands.Organizations.GetInvitation(ctx, req, domain.InvitationID(in.ID))
+	d, err := s.App.Commands.Organizations.GetInvitation(ctx, req, domain.InvitationID(in.ID))
 	if err != nil {
 		return nil, err
 	}
@@ -509,11 +509,11 @@ type InvitationsOutput struct {
 }
 
 func (s *Server) listInvitations(ctx context.Context, in *ListInvitationsInput) (*InvitationsOutput, error) {
-	req, err := s.orgRequest(ctx)
+	req, err := s.OrgRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
-	list, err := s.app.Commands.Organizations.ListInvitations(ctx, req, orgSelector(in.OrganizationID, ""))
+	list, err := s.App.Commands.Organizations.ListInvitations(ctx, req, orgSelector(in.OrganizationID, ""))
 	if err != nil {
 		return nil, err
 	}
@@ -533,11 +533,11 @@ type UserInvitationsOutput struct {
 }
 
 func (s *Server) listUserInvitations(ctx context.Context, _ *struct{}) (*UserInvitationsOutput, error) {
-	req, err := s.orgRequest(ctx)
+	req, err := s.OrgRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
-	list, err := s.app.Commands.Organizations.ListUserInvitations(ctx, req)
+	list, err := s.App.Commands.Organizations.ListUserInvitations(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -581,11 +581,11 @@ type AnswerInvitationOutput struct {
 }
 
 func (s *Server) acceptInvitation(ctx context.Context, in *InvitationIDInput) (*AnswerInvitationOutput, error) {
-	req, err := s.orgRequest(ctx)
+	req, err := s.OrgRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
-	inv, m, err := s.app.Commands.Organizations.Accept(ctx, req, domain.InvitationID(in.Body.InvitationID))
+	inv, m, err := s.App.Commands.Organizations.Accept(ctx, req, domain.InvitationID(in.Body.InvitationID))
 	if err != nil {
 		return nil, err
 	}
@@ -597,11 +597,11 @@ func (s *Server) acceptInvitation(ctx context.Context, in *InvitationIDInput) (*
 }
 
 func (s *Server) rejectInvitation(ctx context.Context, in *InvitationIDInput) (*AnswerInvitationOutput, error) {
-	req, err := s.orgRequest(ctx)
+	req, err := s.OrgRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
-	inv, err := s.app.Commands.Organizations.Reject(ctx, req, domain.InvitationID(in.Body.InvitationID))
+	inv, err := s.App.Commands.Organizations.Reject(ctx, req, domain.InvitationID(in.Body.InvitationID))
 	if err != nil {
 		return nil, err
 	}
@@ -611,11 +611,11 @@ func (s *Server) rejectInvitation(ctx context.Context, in *InvitationIDInput) (*
 }
 
 func (s *Server) cancelInvitation(ctx context.Context, in *InvitationIDInput) (*InvitationOutput, error) {
-	req, err := s.orgRequest(ctx)
+	req, err := s.OrgRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
-	inv, err := s.app.Commands.Organizations.Cancel(ctx, req, domain.InvitationID(in.Body.InvitationID))
+	inv, err := s.App.Commands.Organizations.Cancel(ctx, req, domain.InvitationID(in.Body.InvitationID))
 	if err != nil {
 		return nil, err
 	}
@@ -638,11 +638,11 @@ type RemoveMemberOutput struct {
 }
 
 func (s *Server) removeMember(ctx context.Context, in *RemoveMemberInput) (*RemoveMemberOutput, error) {
-	req, err := s.orgRequest(ctx)
+	req, err := s.OrgRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
-	removed, err := s.app.Commands.Organizations.RemoveMember(ctx, req, orgSelector(in.Body.OrganizationID, ""), in.Body.MemberIDOrEmail)
+	removed, err := s.App.Commands.Organizations.RemoveMember(ctx, req, orgSelector(in.Body.OrganizationID, ""), in.Body.MemberIDOrEmail)
 	if err != nil {
 		return nil, err
 	}
@@ -666,11 +666,11 @@ type MemberOutput struct {
 }
 
 func (s *Server) updateMemberRole(ctx context.Context, in *UpdateMemberRoleInput) (*MemberOutput, error) {
-	req, err := s.orgRequest(ctx)
+	req, err := s.OrgRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
-	updated, err := s.app.Commands.Organizations.UpdateMemberRole(ctx, req, orgSelector(in.Body.OrganizationID, ""),
+	updated, err := s.App.Commands.Organizations.UpdateMemberRole(ctx, req, orgSelector(in.Body.OrganizationID, ""),
 		domain.MemberID(in.Body.MemberID), in.Body.Role)
 	if err != nil {
 		return nil, err
@@ -684,11 +684,11 @@ type MemberWithUserOutput struct {
 }
 
 func (s *Server) leaveOrganization(ctx context.Context, in *OrganizationIDInput) (*MemberWithUserOutput, error) {
-	req, err := s.orgRequest(ctx)
+	req, err := s.OrgRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
-	left, err := s.app.Commands.Organizations.Leave(ctx, req, domain.OrganizationID(in.Body.OrganizationID))
+	left, err := s.App.Commands.Organizations.Leave(ctx, req, domain.OrganizationID(in.Body.OrganizationID))
 	if err != nil {
 		return nil, err
 	}
@@ -740,7 +740,7 @@ func decodeMemberCursor(s string) (*ports.MemberCursor, error) {
 }
 
 func (s *Server) listMembers(ctx context.Context, in *ListMembersInput) (*ListMembersOutput, error) {
-	req, err := s.orgRequest(ctx)
+	req, err := s.OrgRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -756,7 +756,7 @@ func (s *Server) listMembers(ctx context.Context, in *ListMembersInput) (*ListMe
 			return nil, errMemberCursorOffset
 		}
 	}
-	page, err := s.app.Commands.Organizations.ListMembers(ctx, req, orgSelector(in.OrganizationID, in.OrganizationSlug), q)
+	page, err := s.App.Commands.Organizations.ListMembers(ctx, req, orgSelector(in.OrganizationID, in.OrganizationSlug), q)
 	if err != nil {
 		return nil, err
 	}
@@ -766,11 +766,11 @@ func (s *Server) listMembers(ctx context.Context, in *ListMembersInput) (*ListMe
 }
 
 func (s *Server) getActiveMember(ctx context.Context, _ *struct{}) (*MemberWithUserOutput, error) {
-	req, err := s.orgRequest(ctx)
+	req, err := s.OrgRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
-	m, err := s.app.Commands.Organizations.ActiveMember(ctx, req, command.OrgSelector{})
+	m, err := s.App.Commands.Organizations.ActiveMember(ctx, req, command.OrgSelector{})
 	if err != nil {
 		return nil, err
 	}
@@ -793,14 +793,14 @@ type ActiveMemberRoleOutput struct {
 var errOtherUsersRole = domain.Invalid("VALIDATION_ERROR", "Invalid query", domain.FieldViolation{Field: "query.userId", Message: "must be your own id"})
 
 func (s *Server) getActiveMemberRole(ctx context.Context, in *GetActiveMemberRoleInput) (*ActiveMemberRoleOutput, error) {
-	req, err := s.orgRequest(ctx)
+	req, err := s.OrgRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if in.UserID != "" && in.UserID != string(req.Principal.User.ID()) {
 		return nil, errOtherUsersRole
 	}
-	m, err := s.app.Commands.Organizations.ActiveMember(ctx, req, orgSelector(in.OrganizationID, in.OrganizationSlug))
+	m, err := s.App.Commands.Organizations.ActiveMember(ctx, req, orgSelector(in.OrganizationID, in.OrganizationSlug))
 	if err != nil {
 		return nil, err
 	}
@@ -830,7 +830,7 @@ type OrgHasPermissionOutput struct {
 }
 
 func (s *Server) orgHasPermission(ctx context.Context, in *OrgHasPermissionInput) (*OrgHasPermissionOutput, error) {
-	req, err := s.orgRequest(ctx)
+	req, err := s.OrgRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -841,7 +841,7 @@ func (s *Server) orgHasPermission(ctx context.Context, in *OrgHasPermissionInput
 	if len(perms) == 0 {
 		return nil, errNoOrgPermissions
 	}
-	ok, err := s.app.Commands.Organizations.HasPermission(ctx, req, orgSelector(in.Body.OrganizationID, ""), domain.Permissions(perms))
+	ok, err := s.App.Commands.Organizations.HasPermission(ctx, req, orgSelector(in.Body.OrganizationID, ""), domain.Permissions(perms))
 	if err != nil {
 		return nil, err
 	}
@@ -859,83 +859,83 @@ func (s *Server) addOrganizationRoutes() {
 	// when the caller may not (or is not a member), 400 for a broken rule.
 	org := func(id, method, path, summary, description string) op {
 		return op{OperationID: id, Method: method, Path: frameworkBase + "/organization" + path, Tags: []string{tag},
-			Summary: summary, Description: description, Security: sessionSecurity,
+			Summary: summary, Description: description, Security: SessionSecurity,
 			Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests}}
 	}
 	const notMember = " A caller who is not a member gets 403 USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION, whether or not the organization exists."
 	const active = " Without organizationId (or organizationSlug) it is the session's active organization: 400 NO_ACTIVE_ORGANIZATION without one."
 	fw, post, get := ContractFramework, http.MethodPost, http.MethodGet
 
-	register(s, fw, org("organizationCreate", post, "/create", "Create an organization",
+	Register(s, fw, org("organizationCreate", post, "/create", "Create an organization",
 		"Creates an organization owned by the caller and, unless keepCurrentActiveOrganization, makes it the session's active one. "+
 			"A taken slug is 400 ORGANIZATION_ALREADY_EXISTS; a malformed one a VALIDATION_ERROR naming body.slug."), s.createOrganization, ContractAuth)
-	register(s, fw, org("organizationCheckSlug", post, "/check-slug", "Check a slug",
+	Register(s, fw, org("organizationCheckSlug", post, "/check-slug", "Check a slug",
 		"{status:true} when the slug is free; 400 ORGANIZATION_SLUG_ALREADY_TAKEN when not."), s.checkSlug, ContractAuth)
-	register(s, fw, org("organizationUpdate", post, "/update", "Update an organization",
+	Register(s, fw, org("organizationUpdate", post, "/update", "Update an organization",
 		"Changes name, slug, logo or metadata. Needs organization:update (owners and admins): 403 YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION."+active+notMember),
 		s.updateOrganization, ContractAuth)
-	register(s, fw, org("organizationDelete", post, "/delete", "Delete an organization",
+	Register(s, fw, org("organizationDelete", post, "/delete", "Delete an organization",
 		"Deletes the organization with its members and invitations; it stops being any session's active organization. "+
 			"Needs organization:delete (owners only): 403 YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION."+notMember), s.deleteOrganization, ContractAuth)
-	register(s, fw, org("organizationSetActive", post, "/set-active", "Set the active organization",
+	Register(s, fw, org("organizationSetActive", post, "/set-active", "Set the active organization",
 		"Makes an organization the caller belongs to the session's active one and returns it. organizationId null clears it and answers null; "+
 			"with neither id nor slug the current active organization is returned (null without one). A non-member is refused, and the active organization cleared."),
 		s.setActiveOrganization, ContractAuth)
-	register(s, fw, org("organizationGetFull", get, "/get-full-organization", "Get an organization with its members",
+	Register(s, fw, org("organizationGetFull", get, "/get-full-organization", "Get an organization with its members",
 		"The organization with its first members (and their users) and, for members who may invite, its invitations. "+
 			"null when no organization is named and none is active."+notMember), s.getFullOrganization, ContractAuth)
-	register(s, fw, org("organizationGet", get, "/get-organization", "Get an organization",
+	Register(s, fw, org("organizationGet", get, "/get-organization", "Get an organization",
 		"The organization alone."+active+notMember), s.getOrganization, ContractAuth)
-	register(s, fw, org("organizationList", get, "/list", "List my organizations",
+	Register(s, fw, org("organizationList", get, "/list", "List my organizations",
 		"The organizations the caller belongs to, oldest membership first."), s.listOrganizations, ContractAuth)
-	register(s, fw, org("organizationInviteMember", post, "/invite-member", "Invite a member",
+	Register(s, fw, org("organizationInviteMember", post, "/invite-member", "Invite a member",
 		"Records an invitation and mails its link to the address. Needs invitation:create; only owners invite owners "+
 			"(403 YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE). 400 USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION, "+
 			"USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION (unless resend), ROLE_NOT_FOUND; 403 INVITATION_LIMIT_REACHED."+active+notMember),
 		s.inviteMember, ContractAuth)
-	register(s, fw, org("organizationGetInvitation", get, "/get-invitation", "Get an invitation",
+	Register(s, fw, org("organizationGetInvitation", get, "/get-invitation", "Get an invitation",
 		"An open invitation addressed to the caller, with the organization's name and the inviter's address. "+
 			"Unknown, answered and expired invitations are 400 INVITATION_NOT_FOUND; someone else's 403 YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION."),
 		s.getInvitation, ContractAuth)
-	register(s, fw, org("organizationListInvitations", get, "/list-invitations", "List an organization's invitations",
+	Register(s, fw, org("organizationListInvitations", get, "/list-invitations", "List an organization's invitations",
 		"Every invitation of the organization, newest first. Needs invitation:create (403 YOU_ARE_NOT_ALLOWED_TO_LIST_INVITATIONS)."+active+notMember),
 		s.listInvitations, ContractAuth)
-	register(s, fw, org("organizationListUserInvitations", get, "/list-user-invitations", "List my invitations",
+	Register(s, fw, org("organizationListUserInvitations", get, "/list-user-invitations", "List my invitations",
 		"The open invitations to the caller's address, newest first. The address must be verified: 403 EMAIL_VERIFICATION_REQUIRED_FOR_INVITATION."),
 		s.listUserInvitations, ContractAuth)
-	register(s, fw, org("organizationAcceptInvitation", post, "/accept-invitation", "Accept an invitation",
+	Register(s, fw, org("organizationAcceptInvitation", post, "/accept-invitation", "Accept an invitation",
 		"Adds the caller with the invitation's roles and makes the organization the session's active one. The caller's address must be the invited one "+
 			"(403 YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION) and verified (403 EMAIL_VERIFICATION_REQUIRED_BEFORE_ACCEPTING_OR_REJECTING_INVITATION); "+
 			"400 INVITATION_NOT_FOUND, USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION; 403 ORGANIZATION_MEMBERSHIP_LIMIT_REACHED."),
 		s.acceptInvitation, ContractAuth)
-	register(s, fw, org("organizationRejectInvitation", post, "/reject-invitation", "Reject an invitation",
+	Register(s, fw, org("organizationRejectInvitation", post, "/reject-invitation", "Reject an invitation",
 		"Declines an open invitation addressed to the caller; member is null."), s.rejectInvitation, ContractAuth)
-	register(s, fw, org("organizationCancelInvitation", post, "/cancel-invitation", "Cancel an invitation",
+	Register(s, fw, org("organizationCancelInvitation", post, "/cancel-invitation", "Cancel an invitation",
 		"Withdraws an open invitation. Needs invitation:cancel (403 YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION); only owners cancel owner-role invitations."+notMember),
 		s.cancelInvitation, ContractAuth)
-	register(s, fw, org("organizationRemoveMember", post, "/remove-member", "Remove a member",
+	Register(s, fw, org("organizationRemoveMember", post, "/remove-member", "Remove a member",
 		"Removes a member by membership id or address; their sessions stop working in the organization. Needs member:delete "+
 			"(403 YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER); only owners remove owners; the last owner stays "+
 			"(400 YOU_CANNOT_LEAVE_THE_ORGANIZATION_WITHOUT_AN_OWNER). 400 MEMBER_NOT_FOUND."+active+notMember), s.removeMember, ContractAuth)
-	register(s, fw, org("organizationUpdateMemberRole", post, "/update-member-role", "Change a member's roles",
+	Register(s, fw, org("organizationUpdateMemberRole", post, "/update-member-role", "Change a member's roles",
 		"Replaces a member's roles. Needs member:update (403 YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER); only owners grant the owner role or change an owner; "+
 			"the last owner keeps the role (400 YOU_CANNOT_LEAVE_THE_ORGANIZATION_WITHOUT_AN_OWNER). 400 MEMBER_NOT_FOUND, ROLE_NOT_FOUND."+active+notMember),
 		s.updateMemberRole, ContractAuth)
-	register(s, fw, org("organizationLeave", post, "/leave", "Leave an organization",
+	Register(s, fw, org("organizationLeave", post, "/leave", "Leave an organization",
 		"Removes the caller from the organization and returns the removed membership. The only owner cannot leave: "+
 			"400 YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER."+notMember), s.leaveOrganization, ContractAuth)
-	register(s, fw, org("organizationListMembers", get, "/list-members", "List members",
+	Register(s, fw, org("organizationListMembers", get, "/list-members", "List members",
 		"One page of the organization's members with their users, in joining order, how many it has (total), and nextCursor, the cursor of the "+
 			"next page (null on the last). Page by offset or by cursor, not both (400 naming query.offset); a malformed cursor is 400 naming query.cursor. "+
 			"The total and the first page cost the same in an organization of ten members and of ten thousand, and so does every page read from a "+
 			"cursor; a page read from an offset costs more the larger the offset, as the members it skips are still read. Filtering is not supported."+
 			active+notMember), s.listMembers, ContractAuth)
-	register(s, fw, org("organizationGetActiveMember", get, "/get-active-member", "My membership of the active organization",
+	Register(s, fw, org("organizationGetActiveMember", get, "/get-active-member", "My membership of the active organization",
 		"The caller's membership of the session's active organization, with their user. 400 NO_ACTIVE_ORGANIZATION, MEMBER_NOT_FOUND."),
 		s.getActiveMember, ContractAuth)
-	register(s, fw, org("organizationGetActiveMemberRole", get, "/get-active-member-role", "My role in an organization",
+	Register(s, fw, org("organizationGetActiveMemberRole", get, "/get-active-member-role", "My role in an organization",
 		"{role}: the caller's roles in the organization, comma-separated. 400 MEMBER_NOT_FOUND when the caller is not a member of the active organization."+active+notMember), s.getActiveMemberRole, ContractAuth)
-	register(s, fw, org("organizationHasPermission", post, "/has-permission", "Check my organization permissions",
+	Register(s, fw, org("organizationHasPermission", post, "/has-permission", "Check my organization permissions",
 		"Whether the caller's roles in the organization grant every requested action: {error:null, success}."+active+notMember+
 			" (Better Auth answers 401 for a non-member here.)"), s.orgHasPermission, ContractAuth)
 

@@ -6,10 +6,10 @@ import (
 	"github.com/gatehouse/gatehouse/domain"
 )
 
-// jsDate formats t as JavaScript's Date.toJSON does: UTC with exactly three
+// JSDate formats t as JavaScript's Date.toJSON does: UTC with exactly three
 // fractional digits. The better-auth client turns such strings into Dates;
 // Go's default nanosecond form it leaves as strings.
-func jsDate(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+func JSDate(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
 // UserJSON is a user as the framework returns it (Better Auth's user object).
 type UserJSON struct {
@@ -29,7 +29,7 @@ type UserJSON struct {
 func userJSON(u *domain.User) UserJSON {
 	a := u.Access()
 	out := UserJSON{ID: string(u.ID()), Name: u.Name(), Email: string(u.Email()), EmailVerified: u.EmailVerified(),
-		CreatedAt: jsDate(u.CreatedAt()), UpdatedAt: jsDate(u.UpdatedAt()),
+		CreatedAt: JSDate(u.CreatedAt()), UpdatedAt: JSDate(u.UpdatedAt()),
 		Role: domain.JoinPlatformRoles(a.Roles), Banned: a.Banned}
 	if img := u.Image(); img != "" {
 		out.Image = &img
@@ -39,7 +39,7 @@ func userJSON(u *domain.User) UserJSON {
 			out.BanReason = &a.BanReason
 		}
 		if !a.BanExpires.IsZero() {
-			exp := jsDate(a.BanExpires)
+			exp := JSDate(a.BanExpires)
 			out.BanExpires = &exp
 		}
 	}
@@ -66,7 +66,7 @@ type SessionJSON struct {
 
 func sessionJSON(s *domain.Session) SessionJSON {
 	out := SessionJSON{ID: string(s.ID()), Token: string(s.ID()), UserID: string(s.UserID()),
-		ExpiresAt: jsDate(s.ExpiresAt()), CreatedAt: jsDate(s.CreatedAt()), UpdatedAt: jsDate(s.UpdatedAt()),
+		ExpiresAt: JSDate(s.ExpiresAt()), CreatedAt: JSDate(s.CreatedAt()), UpdatedAt: JSDate(s.UpdatedAt()),
 		IPAddress: s.IPAddress(), UserAgent: s.UserAgent()}
 	if org := s.ActiveOrganizationID(); org != "" {
 		id := string(org)
@@ -90,4 +90,4 @@ type StatusOutput struct {
 	Body StatusJSON
 }
 
-func statusOK() *StatusOutput { return &StatusOutput{Body: StatusJSON{Status: true}} }
+func StatusOK() *StatusOutput { return &StatusOutput{Body: StatusJSON{Status: true}} }

@@ -49,11 +49,11 @@ func isCleanText(s string) bool {
 	return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0
 }
 
-// inputCheck refuses requests carrying hostile strings, in the shape of the
+// InputCheck refuses requests carrying hostile strings, in the shape of the
 // contract the path belongs to. A GET without a body costs a scan of its
 // path, query and a few headers; bodies are read (within the body limit),
 // scanned and put back only for JSON and form requests.
-func (s *Server) inputCheck() gin.HandlerFunc {
+func (s *Server) InputCheck() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		fv, status := checkRequest(c)
 		if fv == nil {
@@ -295,11 +295,11 @@ func jsonLocation(stack []jsonFrame) string {
 func (s *Server) refuseInput(c *gin.Context, status int, fv domain.FieldViolation) {
 	ctx := c.Request.Context()
 	if status == http.StatusRequestEntityTooLarge {
-		writeGinError(c, renderStatus(ctx, status, "", "The request body is too large.", nil))
+		WriteGinError(c, RenderStatus(ctx, status, "", "The request body is too large.", nil))
 		return
 	}
 	if edge.PolicyFrom(ctx).Shape == edge.ShapeOAuth {
-		err := s.oauthFailure(ctx, oauthErr("invalid_request", "["+fv.Field+"] "+fv.Message), false, false)
+		err := s.OAuthFailure(ctx, OAuthErr("invalid_request", "["+fv.Field+"] "+fv.Message), false, false)
 		var oe *OAuthError
 		if errors.As(err, &oe) {
 			c.Header("Content-Type", "application/json")
@@ -308,5 +308,5 @@ func (s *Server) refuseInput(c *gin.Context, status int, fv domain.FieldViolatio
 		}
 	}
 	de := domain.Invalid("request.invalid", "The request is malformed.", fv)
-	writeGinError(c, renderError(ctx, loggerFrom(ctx), de))
+	WriteGinError(c, RenderError(ctx, LoggerFrom(ctx), de))
 }

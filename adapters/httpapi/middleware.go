@@ -30,7 +30,7 @@ func RequestIDFrom(ctx context.Context) string {
 	return id
 }
 
-func loggerFrom(ctx context.Context) *slog.Logger {
+func LoggerFrom(ctx context.Context) *slog.Logger {
 	if l, ok := ctx.Value(loggerKey).(*slog.Logger); ok {
 		return l
 	}
@@ -58,9 +58,9 @@ func newRequestID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// requestContext adopts or creates the request id, echoes it, and puts it and
+// RequestContext adopts or creates the request id, echoes it, and puts it and
 // the logger in the request context for everything downstream.
-func requestContext(logger *slog.Logger) gin.HandlerFunc {
+func RequestContext(logger *slog.Logger) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		id := c.GetHeader(RequestIDHeader)
 		if !isSafeRequestID(id) {
@@ -74,10 +74,10 @@ func requestContext(logger *slog.Logger) gin.HandlerFunc {
 	}
 }
 
-// accessLog writes one line per request. It logs the route template, never
+// AccessLog writes one line per request. It logs the route template, never
 // the raw path or query (tokens travel in both), and no header or body: no
 // cookie, key, password or token can reach the log through it.
-func accessLog(logger *slog.Logger) gin.HandlerFunc {
+func AccessLog(logger *slog.Logger) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		start := time.Now()
 		c.Next()
@@ -98,9 +98,9 @@ func accessLog(logger *slog.Logger) gin.HandlerFunc {
 	}
 }
 
-// recovery turns a panic into a 500 with no internals, logged with the
+// Recovery turns a panic into a 500 with no internals, logged with the
 // request id and stack. http.ErrAbortHandler is re-raised, as net/http expects.
-func recovery(logger *slog.Logger) gin.HandlerFunc {
+func Recovery(logger *slog.Logger) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		defer func() {
 			rec := recover()
@@ -119,7 +119,7 @@ func recovery(logger *slog.Logger) gin.HandlerFunc {
 				c.Abort()
 				return
 			}
-			writeGinError(c, renderStatus(ctx, http.StatusInternalServerError, "server.internal", "internal error", nil))
+			WriteGinError(c, RenderStatus(ctx, http.StatusInternalServerError, "server.internal", "internal error", nil))
 		}()
 		c.Next()
 	}
@@ -129,10 +129,10 @@ func recovery(logger *slog.Logger) gin.HandlerFunc {
 // may run nothing. Pages set their own.
 const apiCSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
 
-// securityHeaders sets the headers every response carries. Cache-Control
+// SecurityHeaders sets the headers every response carries. Cache-Control
 // defaults to no-store, since most answers concern a session or a key;
 // cacheable routes (explorer assets) override it.
-func securityHeaders(https bool) gin.HandlerFunc {
+func SecurityHeaders(https bool) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		h := c.Writer.Header()
 		h.Set("X-Content-Type-Options", "nosniff")
@@ -148,12 +148,12 @@ func securityHeaders(https bool) gin.HandlerFunc {
 	}
 }
 
-// bodyLimit refuses bodies over max bytes with 413 before anything reads them,
+// BodyLimit refuses bodies over max bytes with 413 before anything reads them,
 // and caps bodies of unknown length as they are read.
-func bodyLimit(max int64) gin.HandlerFunc {
+func BodyLimit(max int64) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		if c.Request.ContentLength > max {
-			writeGinError(c, renderStatus(c.Request.Context(), http.StatusRequestEntityTooLarge, "",
+			WriteGinError(c, RenderStatus(c.Request.Context(), http.StatusRequestEntityTooLarge, "",
 				fmt.Sprintf("The request body is larger than %d bytes.", max), nil))
 			return
 		}
@@ -177,10 +177,10 @@ const (
 	MaxHeaderBytes = 32 << 10
 )
 
-// requestSize refuses an over-long request-target with 414 and oversized
+// RequestSize refuses an over-long request-target with 414 and oversized
 // headers with 431, before the rate limiter, routing's handlers or anything
 // else reads them: a long path must not become a long key anywhere.
-func requestSize() gin.HandlerFunc {
+func RequestSize() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		r := c.Request
 		target := len(r.RequestURI)
@@ -188,7 +188,7 @@ func requestSize() gin.HandlerFunc {
 			target = len(r.URL.RequestURI())
 		}
 		if target > MaxRequestTargetBytes {
-			writeGinError(c, renderStatus(r.Context(), http.StatusRequestURITooLong, "URI_TOO_LONG",
+			WriteGinError(c, RenderStatus(r.Context(), http.StatusRequestURITooLong, "URI_TOO_LONG",
 				fmt.Sprintf("The request target is longer than %d bytes.", MaxRequestTargetBytes), nil))
 			return
 		}
@@ -199,7 +199,7 @@ func requestSize() gin.HandlerFunc {
 			}
 		}
 		if n > MaxHeaderBytes {
-			writeGinError(c, renderStatus(r.Context(), http.StatusRequestHeaderFieldsTooLarge, "HEADERS_TOO_LARGE",
+			WriteGinError(c, RenderStatus(r.Context(), http.StatusRequestHeaderFieldsTooLarge, "HEADERS_TOO_LARGE",
 				fmt.Sprintf("The request headers are larger than %d bytes.", MaxHeaderBytes), nil))
 			return
 		}

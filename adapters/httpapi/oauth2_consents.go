@@ -14,16 +14,16 @@ import (
 func (s *Server) addOAuthConsentRoutes() {
 	type op = huma.Operation
 	errs := []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests}
-	register(s, ContractFramework, op{OperationID: "oauth2GetConsents", Method: http.MethodGet, Path: frameworkBase + "/oauth2/get-consents",
+	Register(s, ContractFramework, op{OperationID: "oauth2GetConsents", Method: http.MethodGet, Path: frameworkBase + "/oauth2/get-consents",
 		Tags: []string{tagOAuth}, Summary: "List OAuth consents",
 		Description: "The clients the signed-in user consented to, with the scopes allowed, most recently updated first. " +
 			"First-party clients, which ask no consent, are not listed.",
-		Security: sessionSecurity, Errors: errs}, s.oauthGetConsents, ContractAuth)
-	register(s, ContractFramework, op{OperationID: "oauth2DeleteConsent", Method: http.MethodPost, Path: frameworkBase + "/oauth2/delete-consent",
+		Security: SessionSecurity, Errors: errs}, s.oauthGetConsents, ContractAuth)
+	Register(s, ContractFramework, op{OperationID: "oauth2DeleteConsent", Method: http.MethodPost, Path: frameworkBase + "/oauth2/delete-consent",
 		Tags: []string{tagOAuth}, Summary: "Revoke an OAuth consent",
 		Description: "Withdraws the signed-in user's consent to a client and revokes every grant the user gave it: its access and refresh tokens " +
 			"stop working and the next authorization asks for consent again. A client with nothing granted (or unknown) is 404 CONSENT_NOT_FOUND.",
-		Security: sessionSecurity, Errors: append([]int{http.StatusNotFound}, errs...)}, s.oauthDeleteConsent, ContractAuth)
+		Security: SessionSecurity, Errors: append([]int{http.StatusNotFound}, errs...)}, s.oauthDeleteConsent, ContractAuth)
 }
 
 // ConsentJSON is one client the user consented to.
@@ -41,11 +41,11 @@ type ConsentsOutput struct {
 }
 
 func (s *Server) oauthGetConsents(ctx context.Context, _ *struct{}) (*ConsentsOutput, error) {
-	p, err := s.principal(ctx)
+	p, err := s.Principal(ctx)
 	if err != nil {
 		return nil, err
 	}
-	list, err := s.app.Commands.OAuthProvider.Consents(ctx, &p)
+	list, err := s.App.Commands.OAuthProvider.Consents(ctx, &p)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +56,7 @@ func (s *Server) oauthGetConsents(ctx context.Context, _ *struct{}) (*ConsentsOu
 			scopes = []string{}
 		}
 		out.Body[i] = ConsentJSON{ClientID: string(c.ClientID), ClientName: c.ClientName, Scopes: scopes,
-			CreatedAt: jsDate(c.CreatedAt), UpdatedAt: jsDate(c.UpdatedAt)}
+			CreatedAt: JSDate(c.CreatedAt), UpdatedAt: JSDate(c.UpdatedAt)}
 	}
 	return out, nil
 }
@@ -69,12 +69,12 @@ type DeleteConsentInput struct {
 }
 
 func (s *Server) oauthDeleteConsent(ctx context.Context, in *DeleteConsentInput) (*StatusOutput, error) {
-	p, err := s.principal(ctx)
+	p, err := s.Principal(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.app.Commands.OAuthProvider.RevokeConsent(ctx, &p, in.Body.ClientID); err != nil {
+	if err := s.App.Commands.OAuthProvider.RevokeConsent(ctx, &p, in.Body.ClientID); err != nil {
 		return nil, err
 	}
-	return statusOK(), nil
+	return StatusOK(), nil
 }

@@ -18,8 +18,8 @@ import (
 	"github.com/gatehouse/gatehouse/domain"
 )
 
-// schemeOAuthBearer documents OAuth access tokens (userinfo).
-const schemeOAuthBearer = "oauthAccessToken"
+// SchemeOAuthBearer documents OAuth access tokens (userinfo).
+const SchemeOAuthBearer = "oauthAccessToken"
 
 // publicDocument declares a public document of the framework (the key set,
 // discovery): any browser origin may read it, and no cookie is read.
@@ -37,9 +37,9 @@ func oauthEndpoint(p *edge.Policy) {
 	p.Shape, p.CORS, p.Security = edge.ShapeOAuth, edge.CORSOpen, edge.SecurityAccessToken
 }
 
-// openCORS answers a request to an open OAuth path from any origin, without
+// OpenCORS answers a request to an open OAuth path from any origin, without
 // credentials, and ends preflights here. It reports whether it answered.
-func openCORS(c *gin.Context) bool {
+func OpenCORS(c *gin.Context) bool {
 	if c.GetHeader("Origin") == "" {
 		return false
 	}
@@ -80,7 +80,7 @@ func (s *Server) documentOAuth() {
 			if oapi.Components.SecuritySchemes == nil {
 				oapi.Components.SecuritySchemes = map[string]*huma.SecurityScheme{}
 			}
-			oapi.Components.SecuritySchemes[schemeOAuthBearer] = &huma.SecurityScheme{Type: "http", Scheme: "bearer", BearerFormat: "JWT",
+			oapi.Components.SecuritySchemes[SchemeOAuthBearer] = &huma.SecurityScheme{Type: "http", Scheme: "bearer", BearerFormat: "JWT",
 				Description: "An OAuth access token from the token endpoint."}
 			for path, t := range forms {
 				item := oapi.Paths[frameworkBase+path]

@@ -32,8 +32,8 @@ func (e *OAuthError) GetHeaders() http.Header { return e.headers }
 // ContentType implements huma.ContentTypeFilter.
 func (e *OAuthError) ContentType(string) string { return "application/json" }
 
-// oauthErr is an OAuth error decided at the edge (a malformed body).
-func oauthErr(code, description string) *domain.Error {
+// OAuthErr is an OAuth error decided at the edge (a malformed body).
+func OAuthErr(code, description string) *domain.Error {
 	kind := domain.KindInvalid
 	if code == "invalid_client" || code == "invalid_token" {
 		kind = domain.KindUnauthenticated
@@ -41,17 +41,17 @@ func oauthErr(code, description string) *domain.Error {
 	return domain.NewError(kind, code, description)
 }
 
-// oauthFailure renders err in OAuth's shape, logging it once. Internal
+// OAuthFailure renders err in OAuth's shape, logging it once. Internal
 // errors become server_error without detail. A 401 invalid_client names the
 // Basic scheme when the client used it (RFC 6749 §5.2); userinfo's errors
 // carry WWW-Authenticate: Bearer (RFC 6750 §3).
-func (s *Server) oauthFailure(ctx context.Context, err error, basic, bearer bool) error {
+func (s *Server) OAuthFailure(ctx context.Context, err error, basic, bearer bool) error {
 	var de *domain.Error
 	if !errors.As(err, &de) {
 		de = domain.Internal("oauth", err)
 	}
-	status := statusFor(de.Kind)
-	logError(ctx, loggerFrom(ctx), status, de)
+	status := StatusFor(de.Kind)
+	LogError(ctx, LoggerFrom(ctx), status, de)
 	code, desc, ok := command.IsOAuthError(de)
 	if !ok || de.Kind == domain.KindInternal || de.Kind == domain.KindUnavailable {
 		code, desc = "server_error", "The server could not handle the request."
@@ -62,7 +62,7 @@ func (s *Server) oauthFailure(ctx context.Context, err error, basic, bearer bool
 		}
 	}
 	out := &OAuthError{Code: code, Description: desc, status: status, headers: http.Header{}}
-	setRetryHeaders(de, out.headers.Set)
+	SetRetryHeaders(de, out.headers.Set)
 	switch {
 	case bearer && (status == http.StatusUnauthorized || status == http.StatusForbidden):
 		out.headers.Set("WWW-Authenticate", `Bearer error="`+code+`", error_description="`+strings.ReplaceAll(desc, `"`, "'")+`"`)
@@ -80,7 +80,7 @@ func clientAuth(r *http.Request) (command.ClientAuthentication, error) {
 	}
 	id, secret, ok := r.BasicAuth()
 	if !ok {
-		return command.ClientAuthentication{HasBasic: true}, oauthErr("invalid_client", "The Authorization header is malformed.")
+		return command.ClientAuthentication{HasBasic: true}, OAuthErr("invalid_client", "The Authorization header is malformed.")
 	}
 	return command.ClientAuthentication{HasBasic: true, BasicID: id, BasicSecret: secret}, nil
 }
@@ -88,7 +88,7 @@ func clientAuth(r *http.Request) (command.ClientAuthentication, error) {
 // clientForm reads the form and the client authentication of a token,
 // revocation or introspection request.
 func clientForm(ctx context.Context) (command.ClientAuthentication, url.Values, error) {
-	r := requestInfoFrom(ctx).r
+	r := RequestInfoFrom(ctx).r
 	auth, err := clientAuth(r)
 	if err != nil {
 		return auth, nil, err
@@ -134,11 +134,11 @@ type TokenOutput struct {
 func (s *Server) oauthToken(ctx context.Context, _ *OAuthClientHeader) (*TokenOutput, error) {
 	auth, form, err := clientForm(ctx)
 	if err != nil {
-		return nil, s.oauthFailure(ctx, err, auth.HasBasic, false)
+		return nil, s.OAuthFailure(ctx, err, auth.HasBasic, false)
 	}
-	res, err := s.app.Commands.OAuthProvider.Token(ctx, auth, form)
+	res, err := s.App.Commands.OAuthProvider.Token(ctx, auth, form)
 	if err != nil {
-		return nil, s.oauthFailure(ctx, err, auth.HasBasic, false)
+		return nil, s.OAuthFailure(ctx, err, auth.HasBasic, false)
 	}
 	return &TokenOutput{CacheControl: "no-store", Pragma: "no-cache", Body: TokenJSON(res)}, nil
 }
@@ -168,15 +168,15 @@ func (s *Server) oauthUserInfo(ctx context.Context, in *UserInfoInput) (*UserInf
 	token := ""
 	if h := in.Authorization; len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
 		token = strings.TrimSpace(h[7:])
-	} else if r := requestInfoFrom(ctx).r; r.Method == http.MethodPost && isFormBody(r) {
+	} else if r := RequestInfoFrom(ctx).r; r.Method == http.MethodPost && isFormBody(r) {
 		// RFC 6750 §2.2: the token in a form body.
 		if form, err := readForm(r); err == nil && len(form["access_token"]) == 1 {
 			token = form.Get("access_token")
 		}
 	}
-	info, err := s.app.Commands.OAuthProvider.UserInfo(ctx, token)
+	info, err := s.App.Commands.OAuthProvider.UserInfo(ctx, token)
 	if err != nil {
-		return nil, s.oauthFailure(ctx, err, false, true)
+		return nil, s.OAuthFailure(ctx, err, false, true)
 	}
 	return &UserInfoOutput{CacheControl: "no-store", Body: UserInfoJSON{Sub: info.Subject, Email: info.Email, EmailVerified: info.EmailVerified,
 		Name: info.Name, Picture: info.Picture, UpdatedAt: info.UpdatedAt}}, nil
@@ -198,10 +198,10 @@ type NoStoreOutput struct {
 func (s *Server) oauthRevoke(ctx context.Context, _ *OAuthClientHeader) (*NoStoreOutput, error) {
 	auth, form, err := clientForm(ctx)
 	if err == nil {
-		err = s.app.Commands.OAuthProvider.Revoke(ctx, auth, form)
+		err = s.App.Commands.OAuthProvider.Revoke(ctx, auth, form)
 	}
 	if err != nil {
-		return nil, s.oauthFailure(ctx, err, auth.HasBasic, false)
+		return nil, s.OAuthFailure(ctx, err, auth.HasBasic, false)
 	}
 	return &NoStoreOutput{CacheControl: "no-store"}, nil
 }
@@ -233,10 +233,10 @@ func (s *Server) oauthIntrospect(ctx context.Context, _ *OAuthClientHeader) (*In
 	auth, form, err := clientForm(ctx)
 	var res command.Introspection
 	if err == nil {
-		res, err = s.app.Commands.OAuthProvider.Introspect(ctx, auth, form)
+		res, err = s.App.Commands.OAuthProvider.Introspect(ctx, auth, form)
 	}
 	if err != nil {
-		return nil, s.oauthFailure(ctx, err, auth.HasBasic, false)
+		return nil, s.OAuthFailure(ctx, err, auth.HasBasic, false)
 	}
 	return &IntrospectionOutput{CacheControl: "no-store", Body: IntrospectionJSON{Active: res.Active, Scope: res.Scope, ClientID: res.ClientID,
 		Sub: res.Subject, Username: res.Username, TokenType: res.TokenType, Exp: res.ExpiresAt, Iat: res.IssuedAt, Iss: res.Issuer, Aud: res.Audience}}, nil

@@ -77,12 +77,12 @@ type RegisterOAuthClientInput struct {
 }
 
 func (s *Server) registerOAuthClient(ctx context.Context, in *RegisterOAuthClientInput) (*IssuedOAuthClientOutput, error) {
-	req, err := s.keyRequest(ctx)
+	req, err := s.KeyRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
 	b := in.Body
-	c, err := s.app.Commands.OAuthClients.Register(ctx, req, command.RegisterOAuthClient{Name: b.Name, Type: b.Type,
+	c, err := s.App.Commands.OAuthClients.Register(ctx, req, command.RegisterOAuthClient{Name: b.Name, Type: b.Type,
 		RedirectURIs: b.RedirectURIs, PostLogoutRedirectURIs: b.PostLogoutRedirectURIs, FirstParty: b.FirstParty})
 	if err != nil {
 		return nil, err
@@ -98,11 +98,11 @@ type OAuthClientListOutput struct {
 }
 
 func (s *Server) listOAuthClients(ctx context.Context, _ *struct{}) (*OAuthClientListOutput, error) {
-	req, err := s.keyRequest(ctx)
+	req, err := s.KeyRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
-	clients, err := s.app.Commands.OAuthClients.List(ctx, req)
+	clients, err := s.App.Commands.OAuthClients.List(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -120,11 +120,11 @@ type OAuthClientIDInput struct {
 }
 
 func (s *Server) getOAuthClient(ctx context.Context, in *OAuthClientIDInput) (*OAuthClientOutput, error) {
-	req, err := s.keyRequest(ctx)
+	req, err := s.KeyRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
-	c, err := s.app.Commands.OAuthClients.Get(ctx, req, domain.OAuthClientID(in.ID))
+	c, err := s.App.Commands.OAuthClients.Get(ctx, req, domain.OAuthClientID(in.ID))
 	if err != nil {
 		return nil, err
 	}
@@ -144,12 +144,12 @@ type UpdateOAuthClientInput struct {
 }
 
 func (s *Server) updateOAuthClient(ctx context.Context, in *UpdateOAuthClientInput) (*OAuthClientOutput, error) {
-	req, err := s.keyRequest(ctx)
+	req, err := s.KeyRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
 	b := in.Body
-	c, err := s.app.Commands.OAuthClients.Update(ctx, req, domain.OAuthClientID(in.ID), command.UpdateOAuthClient{Name: b.Name,
+	c, err := s.App.Commands.OAuthClients.Update(ctx, req, domain.OAuthClientID(in.ID), command.UpdateOAuthClient{Name: b.Name,
 		RedirectURIs: b.RedirectURIs, PostLogoutRedirectURIs: b.PostLogoutRedirectURIs, FirstParty: b.FirstParty})
 	if err != nil {
 		return nil, err
@@ -158,11 +158,11 @@ func (s *Server) updateOAuthClient(ctx context.Context, in *UpdateOAuthClientInp
 }
 
 func (s *Server) rotateOAuthClientSecret(ctx context.Context, in *OAuthClientIDInput) (*IssuedOAuthClientOutput, error) {
-	req, err := s.keyRequest(ctx)
+	req, err := s.KeyRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
-	c, err := s.app.Commands.OAuthClients.RotateSecret(ctx, req, domain.OAuthClientID(in.ID))
+	c, err := s.App.Commands.OAuthClients.RotateSecret(ctx, req, domain.OAuthClientID(in.ID))
 	if err != nil {
 		return nil, err
 	}
@@ -170,11 +170,11 @@ func (s *Server) rotateOAuthClientSecret(ctx context.Context, in *OAuthClientIDI
 }
 
 func (s *Server) deleteOAuthClient(ctx context.Context, in *OAuthClientIDInput) (*NoContentOutput, error) {
-	req, err := s.keyRequest(ctx)
+	req, err := s.KeyRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.app.Commands.OAuthClients.Delete(ctx, req, domain.OAuthClientID(in.ID)); err != nil {
+	if err := s.App.Commands.OAuthClients.Delete(ctx, req, domain.OAuthClientID(in.ID)); err != nil {
 		return nil, err
 	}
 	return &NoContentOutput{Status: http.StatusNoContent}, nil
@@ -187,36 +187,36 @@ func (s *Server) addOAuthClientRoutes() {
 	adminOp := func(o op) op {
 		o.Path = adminBase + "/oauth-clients" + o.Path
 		o.Tags = []string{tag}
-		o.Security = sessionSecurity
+		o.Security = SessionSecurity
 		o.Description += " Needs a platform administrator's session: 401 without a session, 403 for anyone else."
 		o.Errors = append(o.Errors, http.StatusUnauthorized, http.StatusForbidden)
 		return o
 	}
 	get, post, patch, del := http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete
-	register(s, ContractAuth, adminOp(op{OperationID: "createOAuthClient", Method: post, Path: "", DefaultStatus: http.StatusCreated,
+	Register(s, ContractAuth, adminOp(op{OperationID: "createOAuthClient", Method: post, Path: "", DefaultStatus: http.StatusCreated,
 		Summary: "Register an OAuth client", Errors: []int{http.StatusBadRequest},
 		Description: "Registers an application that signs users in through Gatehouse's OpenID provider. The client_id is gh_ci_ and 24 random characters. " +
 			"A confidential client's secret (gh_cs_ and 43 random characters) is in this answer only: storage keeps its SHA-256 hash. Redirect URIs are " +
 			"compared exactly at authorization. Audited."}),
 		s.registerOAuthClient)
-	register(s, ContractAuth, adminOp(op{OperationID: "listOAuthClients", Method: get, Path: "",
+	Register(s, ContractAuth, adminOp(op{OperationID: "listOAuthClients", Method: get, Path: "",
 		Summary:     "List OAuth clients",
 		Description: "Every client, newest first, without secrets (a confidential client shows the last four characters of its secret)."}),
 		s.listOAuthClients)
-	register(s, ContractAuth, adminOp(op{OperationID: "getOAuthClient", Method: get, Path: "/{id}",
+	Register(s, ContractAuth, adminOp(op{OperationID: "getOAuthClient", Method: get, Path: "/{id}",
 		Summary: "Get an OAuth client", Errors: []int{http.StatusNotFound},
 		Description: "One client, without its secret."}),
 		s.getOAuthClient)
-	register(s, ContractAuth, adminOp(op{OperationID: "updateOAuthClient", Method: patch, Path: "/{id}",
+	Register(s, ContractAuth, adminOp(op{OperationID: "updateOAuthClient", Method: patch, Path: "/{id}",
 		Summary: "Change an OAuth client", Errors: []int{http.StatusBadRequest, http.StatusNotFound},
 		Description: "Changes the name, redirect URIs, post-logout redirect URIs or first-party flag. The type and the secret cannot be changed here. Audited."}),
 		s.updateOAuthClient)
-	register(s, ContractAuth, adminOp(op{OperationID: "rotateOAuthClientSecret", Method: post, Path: "/{id}/rotate-secret",
+	Register(s, ContractAuth, adminOp(op{OperationID: "rotateOAuthClientSecret", Method: post, Path: "/{id}/rotate-secret",
 		Summary: "Rotate an OAuth client's secret", Errors: []int{http.StatusBadRequest, http.StatusNotFound},
 		Description: "Gives a confidential client a new secret, shown once; the old one stops working at once. A public client has no secret (400 " +
 			"oauth_client.public_has_no_secret). Audited."}),
 		s.rotateOAuthClientSecret)
-	register(s, ContractAuth, adminOp(op{OperationID: "deleteOAuthClient", Method: del, Path: "/{id}", DefaultStatus: http.StatusNoContent,
+	Register(s, ContractAuth, adminOp(op{OperationID: "deleteOAuthClient", Method: del, Path: "/{id}", DefaultStatus: http.StatusNoContent,
 		Summary: "Delete an OAuth client", Errors: []int{http.StatusNotFound},
 		Description: "Deletes the client with its authorization codes, grants (its access and refresh tokens stop working) and consents. Audited."}),
 		s.deleteOAuthClient)

@@ -19,9 +19,9 @@ import (
 func TestOriginCheck_follows_declared_session_security_outside_the_framework_paths(t *testing.T) {
 	s, _ := newTestServer(t)
 	done := func(c *gin.Context) { c.Status(http.StatusNoContent) }
-	s.handle(http.MethodPost, "/elsewhere/session", edge.Policy{Rate: edge.RateGeneral, Security: edge.SecuritySession}, done)
-	s.handle(http.MethodPost, "/elsewhere/open", edge.Policy{Rate: edge.RateGeneral}, done)
-	register(s, ContractAuth, huma.Operation{OperationID: "sessionElsewhere", Method: http.MethodPost, Path: "/api/elsewhere/{id}", Security: sessionSecurity},
+	s.Handle(http.MethodPost, "/elsewhere/session", edge.Policy{Rate: edge.RateGeneral, Security: edge.SecuritySession}, done)
+	s.Handle(http.MethodPost, "/elsewhere/open", edge.Policy{Rate: edge.RateGeneral}, done)
+	Register(s, ContractAuth, huma.Operation{OperationID: "sessionElsewhere", Method: http.MethodPost, Path: "/api/elsewhere/{id}", Security: SessionSecurity},
 		func(context.Context, *struct {
 			ID string `path:"id"`
 		}) (*struct{}, error) {

@@ -7,15 +7,15 @@ import (
 	"strings"
 )
 
-// origins is the list of trusted origins: the base URL's and the configured
+// Origins is the list of trusted Origins: the base URL's and the configured
 // ones, compared exactly (scheme, host and port).
-type origins struct {
+type Origins struct {
 	base string
 	list map[string]bool
 }
 
-func newOrigins(base string, trusted []string) *origins {
-	o := &origins{base: base, list: map[string]bool{strings.ToLower(base): true}}
+func newOrigins(base string, trusted []string) *Origins {
+	o := &Origins{base: base, list: map[string]bool{strings.ToLower(base): true}}
 	for _, t := range trusted {
 		o.list[strings.ToLower(strings.TrimRight(t, "/"))] = true
 	}
@@ -23,7 +23,7 @@ func newOrigins(base string, trusted []string) *origins {
 }
 
 // trusted reports whether origin (scheme://host[:port]) is on the list.
-func (o *origins) trusted(origin string) bool {
+func (o *Origins) trusted(origin string) bool {
 	u, err := url.Parse(origin)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
 		return false
@@ -34,11 +34,11 @@ func (o *origins) trusted(origin string) bool {
 	return o.list[strings.ToLower(u.Scheme+"://"+u.Host)]
 }
 
-// safeTarget reports whether a callback or redirect URL may be sent to: a
+// SafeTarget reports whether a callback or redirect URL may be sent to: a
 // relative path on this service (one leading slash, no backslash, no control
 // characters, no encoded slash or backslash in the path), or an absolute http(s) URL on a
 // trusted origin. javascript:, data: and protocol-relative URLs never are.
-func (o *origins) safeTarget(raw string) bool {
+func (o *Origins) SafeTarget(raw string) bool {
 	if raw == "" || len(raw) > 2048 {
 		return false
 	}
@@ -68,25 +68,25 @@ func (o *origins) safeTarget(raw string) bool {
 	return o.trusted(u.Scheme + "://" + u.Host)
 }
 
-// checkTarget returns refusal when a callback or redirect URL was given and
+// CheckTarget returns refusal when a callback or redirect URL was given and
 // is not a safe target.
-func (s *Server) checkTarget(target string, refusal error) error {
-	if target != "" && !s.origins.safeTarget(target) {
+func (s *Server) CheckTarget(target string, refusal error) error {
+	if target != "" && !s.Origins.SafeTarget(target) {
 		return refusal
 	}
 	return nil
 }
 
-// absolute resolves a safe target against the base URL, for Location headers.
-func (o *origins) absolute(target string) string {
+// Absolute resolves a safe target against the base URL, for Location headers.
+func (o *Origins) Absolute(target string) string {
 	if strings.HasPrefix(target, "/") {
 		return o.base + target
 	}
 	return target
 }
 
-// withQuery adds a query parameter to a target URL.
-func withQuery(target, key, value string) string {
+// WithQuery adds a query parameter to a target URL.
+func WithQuery(target, key, value string) string {
 	u, err := url.Parse(target)
 	if err != nil {
 		return target

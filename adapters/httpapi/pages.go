@@ -132,13 +132,13 @@ var noticeMessages = map[string]string{
 
 func (s *Server) addHostedPages() {
 	p := newPages()
-	s.handle(http.MethodGet, stylesheetPath, edge.Policy{Rate: edge.RatePublic}, func(c *gin.Context) {
+	s.Handle(http.MethodGet, stylesheetPath, edge.Policy{Rate: edge.RatePublic}, func(c *gin.Context) {
 		c.Header("Cache-Control", "public, max-age=31536000, immutable")
 		c.Data(http.StatusOK, "text/css; charset=utf-8", p.css)
 	})
 	// Browsers ask for an icon on every page; an empty answer keeps that
 	// request from showing as an error, and costs nothing.
-	s.handle(http.MethodGet, "/favicon.ico", edge.Policy{Rate: edge.RatePublic}, func(c *gin.Context) {
+	s.Handle(http.MethodGet, "/favicon.ico", edge.Policy{Rate: edge.RatePublic}, func(c *gin.Context) {
 		c.Header("Cache-Control", "public, max-age=86400")
 		c.Status(http.StatusNoContent)
 	})
@@ -147,8 +147,8 @@ func (s *Server) addHostedPages() {
 	page := edge.Policy{Rate: edge.RateGeneral}
 	signedIn := edge.Policy{Rate: edge.RateGeneral, Security: edge.SecuritySession}
 	home := func(c *gin.Context) { s.homePage(c, p) }
-	s.handle(http.MethodGet, "/", signedIn, home)
-	s.handle(http.MethodHead, "/", signedIn, home)
+	s.Handle(http.MethodGet, "/", signedIn, home)
+	s.Handle(http.MethodHead, "/", signedIn, home)
 	s.page("/sign-in", signedIn, func(c *gin.Context) { s.signInPage(c, p) })
 	s.page("/sign-up", page, func(c *gin.Context) { s.signUpPage(c, p) })
 	s.page("/forgot-password", page, func(c *gin.Context) { s.forgotPasswordPage(c, p) })
@@ -164,13 +164,13 @@ func (s *Server) render(c *gin.Context, p *pages, status int, name string, d pag
 	d.Stylesheet = p.stylesheet
 	var buf bytes.Buffer
 	if err := p.templates[name].ExecuteTemplate(&buf, "layout", d); err != nil {
-		loggerFrom(c.Request.Context()).Error("page", "page", name, "error", err.Error())
+		LoggerFrom(c.Request.Context()).Error("page", "page", name, "error", err.Error())
 		c.Status(http.StatusInternalServerError)
 		return
 	}
 	extra := ""
 	for _, o := range formOrigins {
-		if o = cspOrigin(o); o != "" && o != strings.ToLower(s.cfg.BaseURL) && !strings.Contains(extra, " "+o) {
+		if o = cspOrigin(o); o != "" && o != strings.ToLower(s.Config.BaseURL) && !strings.Contains(extra, " "+o) {
 			extra += " " + o
 		}
 	}
@@ -180,7 +180,7 @@ func (s *Server) render(c *gin.Context, p *pages, status int, name string, d pag
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("X-Frame-Options", "DENY")
 	if status == http.StatusServiceUnavailable {
-		h.Set("Retry-After", retrySeconds(unavailableRetryAfter))
+		h.Set("Retry-After", RetrySeconds(UnavailableRetryAfter))
 	}
 	c.Data(status, "text/html; charset=utf-8", buf.Bytes())
 }
@@ -226,7 +226,7 @@ func (s *Server) callbackOrigins(c *gin.Context, callbackURL string) []string {
 	if u.Path != frameworkBase+"/oauth2/authorize" {
 		return nil
 	}
-	prompt, err := s.app.Commands.OAuthProvider.DescribeAuthorization(c.Request.Context(), u.Query())
+	prompt, err := s.App.Commands.OAuthProvider.DescribeAuthorization(c.Request.Context(), u.Query())
 	if err != nil {
 		return nil
 	}
@@ -237,7 +237,7 @@ func (s *Server) callbackOrigins(c *gin.Context, callbackURL string) []string {
 // is none; not ok (the page answers 400) when it is not a safe target.
 func (s *Server) pageCallback(c *gin.Context) (string, bool) {
 	cb := c.Query("callbackURL")
-	return cb, cb == "" || s.origins.safeTarget(cb)
+	return cb, cb == "" || s.Origins.SafeTarget(cb)
 }
 
 func (s *Server) signInPage(c *gin.Context, p *pages) {
@@ -278,7 +278,7 @@ func (s *Server) forgotPasswordPage(c *gin.Context, p *pages) {
 		cb = ""
 	}
 	d := pageData{Title: "Forgot your password?", Error: errorMessage(c.Query("error")), SignInURL: withCallback("/sign-in", cb),
-		RedirectTo: s.cfg.BaseURL + "/reset-password", Sent: c.Query("sent") != ""}
+		RedirectTo: s.Config.BaseURL + "/reset-password", Sent: c.Query("sent") != ""}
 	if d.Sent {
 		d.Notice = "If an account exists for that address, we have mailed it a link to choose a new password."
 	}
@@ -309,17 +309,17 @@ func (s *Server) consentPage(c *gin.Context, p *pages) {
 		q.Del("error")
 		oauthQuery = q.Encode()
 	}
-	token, _ := s.cookies.token(c.Request)
-	auth, err := s.app.Commands.Authenticate.Handle(ctx, command.Authenticate{Token: token})
+	token, _ := s.Cookies.Token(c.Request)
+	auth, err := s.App.Commands.Authenticate.Handle(ctx, command.Authenticate{Token: token})
 	if err != nil {
-		if !isUnauthenticated(err) {
-			s.render(c, p, statusOfErr(err), "consent", pageData{Title: "Allow access", Error: errorMessage(errorCode(err))})
+		if !IsUnauthenticated(err) {
+			s.render(c, p, StatusOfErr(err), "consent", pageData{Title: "Allow access", Error: errorMessage(errorCode(err))})
 			return
 		}
 		s.toSignIn(c, "/consent?"+oauthQuery)
 		return
 	}
-	prompt, err := s.app.Commands.OAuthProvider.DescribeAuthorization(ctx, q)
+	prompt, err := s.App.Commands.OAuthProvider.DescribeAuthorization(ctx, q)
 	if err != nil {
 		s.render(c, p, http.StatusBadRequest, "consent", pageData{Title: "Allow access", Error: errorMessage("INVALID_REQUEST")})
 		return
@@ -344,7 +344,7 @@ func (s *Server) signOutPage(c *gin.Context, p *pages) {
 		s.render(c, p, http.StatusOK, "sign-out", pageData{Title: "Signed out", Done: true, Notice: "You are signed out. You can close this window."})
 		return
 	}
-	prompt, err := s.app.Commands.OAuthProvider.DescribeLogout(c.Request.Context(), q)
+	prompt, err := s.App.Commands.OAuthProvider.DescribeLogout(c.Request.Context(), q)
 	if err != nil {
 		s.render(c, p, http.StatusBadRequest, "sign-out", pageData{Title: "Sign out", Error: errorMessage("INVALID_REQUEST")})
 		return

@@ -21,13 +21,13 @@ const accountPath = "/account"
 // slash, a permanent redirect to it (the engine does not redirect slashes
 // itself, since Better Auth's routes answer 404 there).
 func (s *Server) page(path string, p edge.Policy, h gin.HandlerFunc) {
-	s.handle(http.MethodGet, path, p, h)
-	s.handle(http.MethodGet, path+"/", edge.Policy{Rate: edge.RatePublic}, func(c *gin.Context) {
+	s.Handle(http.MethodGet, path, p, h)
+	s.Handle(http.MethodGet, path+"/", edge.Policy{Rate: edge.RatePublic}, func(c *gin.Context) {
 		target := path
 		if q := c.Request.URL.RawQuery; q != "" {
 			target += "?" + q
 		}
-		redirect(c, http.StatusMovedPermanently, s.origins.absolute(target))
+		redirect(c, http.StatusMovedPermanently, s.Origins.Absolute(target))
 	})
 }
 
@@ -36,10 +36,10 @@ func (s *Server) page(path string, p edge.Policy, h gin.HandlerFunc) {
 type router struct{ s *Server }
 
 func (r router) Handle(method, path string, p edge.Policy, h gin.HandlerFunc) {
-	r.s.handle(method, path, p, h)
+	r.s.Handle(method, path, p, h)
 }
 func (r router) Page(path string, p edge.Policy, h gin.HandlerFunc) { r.s.page(path, p, h) }
-func (r router) NotFound(c *gin.Context)                            { r.s.notFound(c) }
+func (r router) NotFound(c *gin.Context)                            { r.s.NotFound(c) }
 
 // redirect answers with status and Location, and no body.
 func redirect(c *gin.Context, status int, location string) {
@@ -51,18 +51,18 @@ func redirect(c *gin.Context, status int, location string) {
 // toSignIn sends a browser without a session to the sign-in page, which
 // brings it back to callback.
 func (s *Server) toSignIn(c *gin.Context, callback string) {
-	redirect(c, http.StatusFound, s.origins.absolute(withCallback("/sign-in", callback)))
+	redirect(c, http.StatusFound, s.Origins.Absolute(withCallback("/sign-in", callback)))
 }
 
 // signedInUser is the user of the request's session, or nil: without a
 // session, and also when it cannot be read, since the pages that ask only
 // adapt a link to it.
 func (s *Server) signedInUser(c *gin.Context) *domain.User {
-	token, _ := s.cookies.token(c.Request)
+	token, _ := s.Cookies.Token(c.Request)
 	if token == "" {
 		return nil
 	}
-	auth, err := s.app.Commands.Authenticate.Handle(c.Request.Context(), command.Authenticate{Token: token})
+	auth, err := s.App.Commands.Authenticate.Handle(c.Request.Context(), command.Authenticate{Token: token})
 	if err != nil {
 		return nil
 	}
@@ -73,23 +73,23 @@ func (s *Server) signedInUser(c *gin.Context) *domain.User {
 // or a page naming the service, its version (the contracts publish it too)
 // and its public doors. It shows nothing of the configuration or the data.
 func (s *Server) homePage(c *gin.Context, p *pages) {
-	if s.cfg.HomeURL != "" {
-		redirect(c, http.StatusFound, s.cfg.HomeURL)
+	if s.Config.HomeURL != "" {
+		redirect(c, http.StatusFound, s.Config.HomeURL)
 		return
 	}
-	s.render(c, p, http.StatusOK, "home", pageData{Title: "Gatehouse", Version: s.cfg.Version,
-		Issuer: s.issuer(), SignedIn: s.signedInUser(c) != nil})
+	s.render(c, p, http.StatusOK, "home", pageData{Title: "Gatehouse", Version: s.Config.Version,
+		Issuer: s.Issuer(), SignedIn: s.signedInUser(c) != nil})
 }
 
 // accountPage shows who is signed in and lets them sign out through the
 // end-session form (the hosted sign-out flow, under the origin check).
 // Without a session it sends the browser to sign in and back.
 func (s *Server) accountPage(c *gin.Context, p *pages) {
-	token, _ := s.cookies.token(c.Request)
-	auth, err := s.app.Commands.Authenticate.Handle(c.Request.Context(), command.Authenticate{Token: token})
+	token, _ := s.Cookies.Token(c.Request)
+	auth, err := s.App.Commands.Authenticate.Handle(c.Request.Context(), command.Authenticate{Token: token})
 	if err != nil {
-		if !isUnauthenticated(err) {
-			s.render(c, p, statusOfErr(err), "account", pageData{Title: "Your account", Error: errorMessage(errorCode(err))})
+		if !IsUnauthenticated(err) {
+			s.render(c, p, StatusOfErr(err), "account", pageData{Title: "Your account", Error: errorMessage(errorCode(err))})
 			return
 		}
 		s.toSignIn(c, accountPath)

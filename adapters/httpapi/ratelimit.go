@@ -31,8 +31,8 @@ func ginPath(path string) string {
 	return string(out)
 }
 
-// handle registers a plain gin route (outside the contracts) with its policy.
-func (s *Server) handle(method, path string, p edge.Policy, h gin.HandlerFunc) {
+// Handle registers a plain gin route (outside the contracts) with its policy.
+func (s *Server) Handle(method, path string, p edge.Policy, h gin.HandlerFunc) {
 	if p.Words == nil {
 		p.Words = problemWords
 		if p.Shape.Framework() {
@@ -43,9 +43,9 @@ func (s *Server) handle(method, path string, p edge.Policy, h gin.HandlerFunc) {
 	s.engine.Handle(method, path, h)
 }
 
-// checkPolicies panics unless every route declared a complete policy, so a
+// CheckPolicies panics unless every route declared a complete policy, so a
 // route added without one fails at start-up rather than going unguarded.
-func (s *Server) checkPolicies() {
+func (s *Server) CheckPolicies() {
 	served := s.engine.Routes()
 	infos := make([]edge.RouteInfo, len(served))
 	for i, r := range served {
@@ -54,12 +54,12 @@ func (s *Server) checkPolicies() {
 	s.policies.Check(infos)
 }
 
-// rateLimit counts each request against its route's rule before the
+// RateLimiter counts each request against its route's rule before the
 // handler runs, keyed by the rule and the client address (IPv6 by its /64).
 // Trusted routes are counted per service key by Server.serviceKey instead.
-func (s *Server) rateLimit() gin.HandlerFunc {
+func (s *Server) RateLimiter() gin.HandlerFunc {
 	return func(c *gin.Context) {
-		if !s.cfg.RateLimit {
+		if !s.Config.RateLimit {
 			c.Next()
 			return
 		}
@@ -73,7 +73,7 @@ func (s *Server) rateLimit() gin.HandlerFunc {
 			return
 		}
 		if err := s.throttle(c.Request.Context(), name+"|"+clientKey(c.ClientIP()), rule); err != nil {
-			s.abortWithError(c, err)
+			s.AbortWithError(c, err)
 			return
 		}
 		c.Next()
@@ -83,26 +83,26 @@ func (s *Server) rateLimit() gin.HandlerFunc {
 // throttle counts one request for key under rule's limit, or returns a
 // RateLimited error.
 func (s *Server) throttle(ctx context.Context, key string, r edge.Rate) error {
-	return s.app.Commands.Throttle.Handle(ctx, command.Throttle{Key: key, Limit: r.Limit, Window: r.Window})
+	return s.App.Commands.Throttle.Handle(ctx, command.Throttle{Key: key, Limit: r.Limit, Window: r.Window})
 }
 
-// throttleServiceKey counts a trusted request against its key's budget
+// ThrottleServiceKey counts a trusted request against its key's budget
 // (Config.ServiceKeyLimit per ServiceKeyWindow), whatever address it comes
 // from: backends behind one outbound address each have their own budget.
-func (s *Server) throttleServiceKey(ctx context.Context, id domain.ServiceKeyID) error {
-	if !s.cfg.RateLimit {
+func (s *Server) ThrottleServiceKey(ctx context.Context, id domain.ServiceKeyID) error {
+	if !s.Config.RateLimit {
 		return nil
 	}
-	r := edge.Rate{Name: edge.RateServiceKey.Name, Limit: s.cfg.ServiceKeyLimit, Window: s.cfg.ServiceKeyWindow}
+	r := edge.Rate{Name: edge.RateServiceKey.Name, Limit: s.Config.ServiceKeyLimit, Window: s.Config.ServiceKeyWindow}
 	return s.throttle(ctx, r.Name+"|"+string(id), r)
 }
 
-// throttleRefusedKey counts a request whose service key was refused against
+// ThrottleRefusedKey counts a request whose service key was refused against
 // its address, so nobody can send unlimited guesses.
-func (s *Server) throttleRefusedKey(ctx context.Context) error {
-	if !s.cfg.RateLimit {
+func (s *Server) ThrottleRefusedKey(ctx context.Context) error {
+	if !s.Config.RateLimit {
 		return nil
 	}
-	key := edge.RateRefusedKey.Name + "|" + clientKey(requestInfoFrom(ctx).clientIP)
+	key := edge.RateRefusedKey.Name + "|" + clientKey(RequestInfoFrom(ctx).ClientIP)
 	return s.throttle(ctx, key, edge.RateRefusedKey)
 }

@@ -18,15 +18,15 @@ import (
 // rule, error shape, CORS, security, form page: internal/edge.Policy), and
 // NewServer panics if one does not.
 func (s *Server) addRoutes() {
-	q := s.app.Queries
+	q := s.App.Queries
 
-	register(s, ContractFramework, withRate(huma.Operation{
+	Register(s, ContractFramework, WithRate(huma.Operation{
 		OperationID: "ok", Method: http.MethodGet, Path: frameworkBase + "/ok",
 		Summary: "Liveness", Tags: []string{"Health"},
 		Description: "Answers 200 while the process serves requests. It never touches the database or any other dependency.",
 	}, edge.RateNone), ok, ContractAuth)
 
-	register(s, ContractAuth, withRate(huma.Operation{
+	Register(s, ContractAuth, WithRate(huma.Operation{
 		OperationID: "ready", Method: http.MethodGet, Path: "/api/health/ready",
 		Summary: "Readiness", Tags: []string{"Health"},
 		Description: "Answers 200 when the database answers, 503 when it does not.",
@@ -53,9 +53,9 @@ func (s *Server) addRoutes() {
 	// Outside the contracts: the documents and the explorer. The framework's
 	// document sits in the framework: Better Auth's error shape and CORS,
 	// like its other routes.
-	s.handle(http.MethodGet, frameworkSpecPath, edge.Policy{Shape: edge.ShapeFramework, CORS: edge.CORSTrusted, Rate: edge.RatePublic},
-		s.serveSpec(ContractFramework))
-	s.handle(http.MethodGet, authSpecPath, edge.Policy{Rate: edge.RatePublic}, s.serveSpec(ContractAuth))
-	s.handle(http.MethodGet, backendSpecPath, edge.Policy{Rate: edge.RatePublic}, s.serveSpec(ContractBackend))
+	s.Handle(http.MethodGet, FrameworkSpecPath, edge.Policy{Shape: edge.ShapeFramework, CORS: edge.CORSTrusted, Rate: edge.RatePublic},
+		s.ServeSpec(ContractFramework))
+	s.Handle(http.MethodGet, AuthSpecPath, edge.Policy{Rate: edge.RatePublic}, s.ServeSpec(ContractAuth))
+	s.Handle(http.MethodGet, BackendSpecPath, edge.Policy{Rate: edge.RatePublic}, s.ServeSpec(ContractBackend))
 	explorer.Routes(router{s})
 }

@@ -56,13 +56,13 @@ const (
 
 // Server is Gatehouse's HTTP handler.
 type Server struct {
-	cfg       Config
-	app       *application.Application
-	logger    *slog.Logger
+	Config       Config
+	App       *application.Application
+	Logger    *slog.Logger
 	engine    *gin.Engine
 	contracts map[Contract]*contract
-	cookies   *sessionCookies
-	origins   *origins
+	Cookies   *SessionCookies
+	Origins   *Origins
 	policies  *edge.Table // each route's policy, by "METHOD template"
 }
 
@@ -86,7 +86,7 @@ func NewServer(cfg Config, app *application.Application, logger *slog.Logger) *S
 		cfg.ServiceKeyLimit, cfg.ServiceKeyWindow = DefaultServiceKeyLimit, DefaultServiceKeyWindow
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	installHumaErrors()
+	InstallHumaErrors()
 	gin.SetMode(gin.ReleaseMode)
 	engine := gin.New()
 	engine.RedirectTrailingSlash = false // Better Auth answers 404, not a redirect
@@ -102,32 +102,32 @@ func NewServer(cfg Config, app *application.Application, logger *slog.Logger) *S
 	if err := engine.SetTrustedProxies(cfg.TrustedProxies); err != nil {
 		panic("httpapi: trusted proxies: " + err.Error())
 	}
-	s := &Server{cfg: cfg, app: app, logger: logger, engine: engine,
-		cookies: newSessionCookies(cfg, app.Settings.Sessions.Lifetime), origins: newOrigins(cfg.BaseURL, cfg.TrustedOrigins),
+	s := &Server{Config: cfg, App: app, Logger: logger, engine: engine,
+		Cookies: newSessionCookies(cfg, app.Settings.Sessions.Lifetime), Origins: newOrigins(cfg.BaseURL, cfg.TrustedOrigins),
 		policies: edge.NewTable()}
 
 	engine.Use(
 		s.routePolicy(), // first: every middleware after it, and the error renderers, read the route's policy
-		requestContext(logger),
-		recovery(logger),
-		accessLog(logger),
-		securityHeaders(strings.HasPrefix(cfg.BaseURL, "https://")),
-		requestSize(),
-		bodyLimit(cfg.MaxBodyBytes),
-		s.cors(),
-		s.inputCheck(), // before frameworkContext, which keeps the request (and the body it restores)
-		frameworkContext(),
+		RequestContext(logger),
+		Recovery(logger),
+		AccessLog(logger),
+		SecurityHeaders(strings.HasPrefix(cfg.BaseURL, "https://")),
+		RequestSize(),
+		BodyLimit(cfg.MaxBodyBytes),
+		s.CORS(),
+		s.InputCheck(), // before frameworkContext, which keeps the request (and the body it restores)
+		FrameworkContext(),
 		s.formRedirect(),
-		s.rateLimit(),
-		s.originCheck(),
-		s.formBodies(),
+		s.RateLimiter(),
+		s.OriginCheck(),
+		s.FormBodies(),
 	)
 	s.contracts = newContracts(engine, cfg)
 	s.addRoutes()
-	s.checkPolicies()
-	s.freeze()
-	engine.NoRoute(s.notFound)
-	engine.NoMethod(s.methodNotAllowed)
+	s.CheckPolicies()
+	s.Freeze()
+	engine.NoRoute(s.NotFound)
+	engine.NoMethod(s.MethodNotAllowed)
 	return s
 }
 
@@ -165,30 +165,30 @@ func (s *Server) routePolicy() gin.HandlerFunc {
 	}
 }
 
-// notFound answers unknown routes: an empty 404 under /api/auth, as Better
+// NotFound answers unknown routes: an empty 404 under /api/auth, as Better
 // Auth does, and a problem elsewhere.
-func (s *Server) notFound(c *gin.Context) {
+func (s *Server) NotFound(c *gin.Context) {
 	if edge.Unmatched(c.Request.URL.Path).Shape.Framework() {
-		emptyNotFound(c)
+		EmptyNotFound(c)
 		return
 	}
-	writeGinError(c, renderStatus(c.Request.Context(), http.StatusNotFound, "", "No route matches this path.", nil))
+	WriteGinError(c, RenderStatus(c.Request.Context(), http.StatusNotFound, "", "No route matches this path.", nil))
 }
 
-// methodNotAllowed answers a known path with the wrong method: like an unknown
+// MethodNotAllowed answers a known path with the wrong method: like an unknown
 // route under /api/auth (Better Auth does not send 405), a 405 problem elsewhere.
-func (s *Server) methodNotAllowed(c *gin.Context) {
+func (s *Server) MethodNotAllowed(c *gin.Context) {
 	if edge.Unmatched(c.Request.URL.Path).Shape.Framework() {
 		c.Writer.Header().Del("Allow")
-		emptyNotFound(c)
+		EmptyNotFound(c)
 		return
 	}
-	writeGinError(c, renderStatus(c.Request.Context(), http.StatusMethodNotAllowed, "", "This path does not accept this method.", nil))
+	WriteGinError(c, RenderStatus(c.Request.Context(), http.StatusMethodNotAllowed, "", "This path does not accept this method.", nil))
 }
 
-// emptyNotFound writes a 404 with no body. Writing the header now stops gin
+// EmptyNotFound writes a 404 with no body. Writing the header now stops gin
 // from adding its own "404 page not found" text.
-func emptyNotFound(c *gin.Context) {
+func EmptyNotFound(c *gin.Context) {
 	c.Status(http.StatusNotFound)
 	c.Writer.WriteHeaderNow()
 	c.Abort()

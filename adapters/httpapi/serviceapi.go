@@ -17,9 +17,9 @@ import (
 // Administration routes under /api/admin (auth contract, problem+json
 // errors) and the service key's own route on the trusted API.
 
-// keyRequest is the administrator's request about service keys, or 401.
-func (s *Server) keyRequest(ctx context.Context) (command.KeyRequest, error) {
-	req, err := s.adminRequest(ctx)
+// KeyRequest is the administrator's request about service keys, or 401.
+func (s *Server) KeyRequest(ctx context.Context) (command.KeyRequest, error) {
+	req, err := s.AdminRequest(ctx)
 	if err != nil {
 		return command.KeyRequest{}, err
 	}
@@ -39,7 +39,7 @@ type ServiceKeyJSON struct {
 	RevokedAt  *time.Time `json:"revokedAt" nullable:"true" doc:"When the key was revoked, or null."`
 }
 
-func optionalTime(t time.Time) *time.Time {
+func OptionalTime(t time.Time) *time.Time {
 	if t.IsZero() {
 		return nil
 	}
@@ -52,7 +52,7 @@ func serviceKeyJSON(k *domain.ServiceKey) ServiceKeyJSON {
 		scopes = append(scopes, string(sc))
 	}
 	return ServiceKeyJSON{ID: string(k.ID()), Name: k.Name(), Masked: k.Masked(), Scopes: scopes, CreatedBy: k.CreatedBy(),
-		CreatedAt: k.CreatedAt(), ExpiresAt: optionalTime(k.ExpiresAt()), LastUsedAt: optionalTime(k.LastUsedAt()), RevokedAt: optionalTime(k.RevokedAt())}
+		CreatedAt: k.CreatedAt(), ExpiresAt: OptionalTime(k.ExpiresAt()), LastUsedAt: OptionalTime(k.LastUsedAt()), RevokedAt: OptionalTime(k.RevokedAt())}
 }
 
 // IssuedKeyJSON is a key with its secret, shown once.
@@ -81,7 +81,7 @@ type CreateServiceKeyInput struct {
 }
 
 func (s *Server) createServiceKey(ctx context.Context, in *CreateServiceKeyInput) (*IssuedKeyOutput, error) {
-	req, err := s.keyRequest(ctx)
+	req, err := s.KeyRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +89,7 @@ func (s *Server) createServiceKey(ctx context.Context, in *CreateServiceKeyInput
 	if in.Body.ExpiresAt != nil {
 		cmd.ExpiresAt = in.Body.ExpiresAt.UTC()
 	}
-	k, err := s.app.Commands.ServiceKeys.Create(ctx, req, cmd)
+	k, err := s.App.Commands.ServiceKeys.Create(ctx, req, cmd)
 	if err != nil {
 		return nil, err
 	}
@@ -104,11 +104,11 @@ type ServiceKeyListOutput struct {
 }
 
 func (s *Server) listServiceKeys(ctx context.Context, _ *struct{}) (*ServiceKeyListOutput, error) {
-	req, err := s.keyRequest(ctx)
+	req, err := s.KeyRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
-	keys, err := s.app.Commands.ServiceKeys.List(ctx, req)
+	keys, err := s.App.Commands.ServiceKeys.List(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +129,7 @@ type RotateServiceKeyInput struct {
 }
 
 func (s *Server) rotateServiceKey(ctx context.Context, in *RotateServiceKeyInput) (*IssuedKeyOutput, error) {
-	req, err := s.keyRequest(ctx)
+	req, err := s.KeyRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +137,7 @@ func (s *Server) rotateServiceKey(ctx context.Context, in *RotateServiceKeyInput
 	if in.Body != nil {
 		overlap = time.Duration(in.Body.OverlapSeconds) * time.Second
 	}
-	k, err := s.app.Commands.ServiceKeys.Rotate(ctx, req, domain.ServiceKeyID(in.ID), overlap)
+	k, err := s.App.Commands.ServiceKeys.Rotate(ctx, req, domain.ServiceKeyID(in.ID), overlap)
 	if err != nil {
 		return nil, err
 	}
@@ -155,11 +155,11 @@ type NoContentOutput struct {
 }
 
 func (s *Server) revokeServiceKey(ctx context.Context, in *ServiceKeyIDInput) (*NoContentOutput, error) {
-	req, err := s.keyRequest(ctx)
+	req, err := s.KeyRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.app.Commands.ServiceKeys.Revoke(ctx, req, domain.ServiceKeyID(in.ID)); err != nil {
+	if err := s.App.Commands.ServiceKeys.Revoke(ctx, req, domain.ServiceKeyID(in.ID)); err != nil {
 		return nil, err
 	}
 	return &NoContentOutput{Status: http.StatusNoContent}, nil
@@ -202,11 +202,11 @@ type AuditLogOutput struct {
 }
 
 func (s *Server) listAuditLog(ctx context.Context, in *AuditLogInput) (*AuditLogOutput, error) {
-	p, err := s.principal(ctx)
+	p, err := s.Principal(ctx)
 	if err != nil {
 		return nil, err
 	}
-	page, err := s.app.Queries.AuditLog.Handle(ctx, p.User, query.ListAuditLog{Cursor: in.Cursor, Filter: ports.AuditQuery{
+	page, err := s.App.Queries.AuditLog.Handle(ctx, p.User, query.ListAuditLog{Cursor: in.Cursor, Filter: ports.AuditQuery{
 		ActorType: domain.ActorType(in.ActorType), ActorID: in.ActorID, Action: in.Action, TargetType: in.TargetType, TargetID: in.TargetID,
 		Since: in.Since, Until: in.Until, Limit: in.Limit,
 	}})
@@ -231,23 +231,23 @@ func (s *Server) listAuditLog(ctx context.Context, in *AuditLogInput) (*AuditLog
 // without scope (403). Refusals carry WWW-Authenticate: Bearer. Requests
 // whose key is refused count against their address instead.
 func (s *Server) serviceKey(ctx context.Context, scope domain.Scope) (*domain.ServiceKey, error) {
-	r := requestInfoFrom(ctx).r
+	r := RequestInfoFrom(ctx).r
 	secret := strings.TrimSpace(r.Header.Get("x-api-key"))
 	if auth := r.Header.Get("Authorization"); secret == "" && len(auth) > 7 && strings.EqualFold(auth[:7], "bearer ") {
 		secret = strings.TrimSpace(auth[7:])
 	}
-	k, err := s.app.Commands.ServiceKeys.Authenticate(ctx, secret)
+	k, err := s.App.Commands.ServiceKeys.Authenticate(ctx, secret)
 	if err != nil {
 		if domain.KindOf(err) == domain.KindUnauthenticated {
-			if err := s.throttleRefusedKey(ctx); err != nil {
+			if err := s.ThrottleRefusedKey(ctx); err != nil {
 				return nil, err
 			}
-			return nil, huma.ErrorWithHeaders(renderError(ctx, loggerFrom(ctx), err),
-				http.Header{"WWW-Authenticate": {`Bearer realm="gatehouse", error="invalid_token", resource_metadata="` + s.resourceMetadataURL() + `"`}})
+			return nil, huma.ErrorWithHeaders(RenderError(ctx, LoggerFrom(ctx), err),
+				http.Header{"WWW-Authenticate": {`Bearer realm="gatehouse", error="invalid_token", resource_metadata="` + s.ResourceMetadataURL() + `"`}})
 		}
 		return nil, err
 	}
-	if err := s.throttleServiceKey(ctx, k.ID()); err != nil {
+	if err := s.ThrottleServiceKey(ctx, k.ID()); err != nil {
 		return nil, err
 	}
 	if scope != "" && !k.HasScope(scope) {
@@ -277,9 +277,9 @@ func (s *Server) currentServiceKey(ctx context.Context, _ *struct{}) (*CurrentKe
 	return out, nil
 }
 
-// keySecurity documents that a trusted operation takes a service key in
+// KeySecurity documents that a trusted operation takes a service key in
 // either header.
-var keySecurity = []map[string][]string{{schemeKeyBearer: {}}, {schemeKeyHeader: {}}}
+var KeySecurity = []map[string][]string{{SchemeKeyBearer: {}}, {SchemeKeyHeader: {}}}
 
 // addServiceRoutes registers /api/admin/* (auth contract) and the key's own
 // route (backend contract).
@@ -291,34 +291,34 @@ func (s *Server) addServiceRoutes() {
 	)
 	adminOp := func(o op) op {
 		o.Path = adminBase + o.Path
-		o.Security = sessionSecurity
+		o.Security = SessionSecurity
 		o.Description += " Needs a platform administrator's session: 401 without a session, 403 for anyone else."
 		o.Errors = append(o.Errors, http.StatusUnauthorized, http.StatusForbidden)
 		return o
 	}
-	register(s, ContractAuth, adminOp(op{OperationID: "createServiceKey", Method: http.MethodPost, Path: "/service-keys", Tags: []string{tagKeys},
+	Register(s, ContractAuth, adminOp(op{OperationID: "createServiceKey", Method: http.MethodPost, Path: "/service-keys", Tags: []string{tagKeys},
 		Summary: "Issue a service key", DefaultStatus: http.StatusCreated,
 		Description: "Issues a key for a trusted backend. The secret (gh_sk_ and 43 random characters, 256 bits) is in this answer only: storage keeps its SHA-256 hash. Audited."}),
 		s.createServiceKey)
-	register(s, ContractAuth, adminOp(op{OperationID: "listServiceKeys", Method: http.MethodGet, Path: "/service-keys", Tags: []string{tagKeys},
+	Register(s, ContractAuth, adminOp(op{OperationID: "listServiceKeys", Method: http.MethodGet, Path: "/service-keys", Tags: []string{tagKeys},
 		Summary: "List service keys", Description: "Every key, masked (prefix and last four characters), with scopes, creation, last use, expiry and revocation."}),
 		s.listServiceKeys)
-	register(s, ContractAuth, adminOp(op{OperationID: "rotateServiceKey", Method: http.MethodPost, Path: "/service-keys/{id}/rotate", Tags: []string{tagKeys},
+	Register(s, ContractAuth, adminOp(op{OperationID: "rotateServiceKey", Method: http.MethodPost, Path: "/service-keys/{id}/rotate", Tags: []string{tagKeys},
 		Summary: "Rotate a service key", Errors: []int{http.StatusNotFound},
 		Description: "Issues a new secret, shown once. The old secret keeps working for overlapSeconds (default 0), so deployments can switch over. Audited."}),
 		s.rotateServiceKey)
-	register(s, ContractAuth, adminOp(op{OperationID: "revokeServiceKey", Method: http.MethodDelete, Path: "/service-keys/{id}", Tags: []string{tagKeys},
+	Register(s, ContractAuth, adminOp(op{OperationID: "revokeServiceKey", Method: http.MethodDelete, Path: "/service-keys/{id}", Tags: []string{tagKeys},
 		Summary: "Revoke a service key", DefaultStatus: http.StatusNoContent, Errors: []int{http.StatusNotFound},
 		Description: "Revokes the key and all its secrets; the next request with it answers 401. Audited."}),
 		s.revokeServiceKey)
-	register(s, ContractAuth, adminOp(op{OperationID: "listAuditLog", Method: http.MethodGet, Path: "/audit-log", Tags: []string{tagAudit},
+	Register(s, ContractAuth, adminOp(op{OperationID: "listAuditLog", Method: http.MethodGet, Path: "/audit-log", Tags: []string{tagAudit},
 		Summary: "Read the audit log",
 		Description: "Administrative actions and trusted writes, newest first, with who, what, which target, when, the request id, the client address and the outcome " +
 			"(refusals included). Filter by actor, action, target and time; page with nextCursor. No route changes or deletes entries."}),
 		s.listAuditLog)
 
-	register(s, ContractBackend, op{OperationID: "currentServiceKey", Method: http.MethodGet, Path: "/api/service-key", Tags: []string{tagKeys},
-		Summary: "The calling service key", Security: keySecurity, Errors: []int{http.StatusUnauthorized, http.StatusTooManyRequests},
+	Register(s, ContractBackend, op{OperationID: "currentServiceKey", Method: http.MethodGet, Path: "/api/service-key", Tags: []string{tagKeys},
+		Summary: "The calling service key", Security: KeySecurity, Errors: []int{http.StatusUnauthorized, http.StatusTooManyRequests},
 		Description: "The key the request was made with: id, name, scopes and expiry. Lets automation check a key before using it. Any scope. " +
 			"401 with WWW-Authenticate: Bearer for a missing, unknown, revoked or expired key; 429 with Retry-After past the key's rate budget."},
 		s.currentServiceKey)

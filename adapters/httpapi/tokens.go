@@ -39,12 +39,12 @@ type JWKSOutput struct {
 }
 
 func (s *Server) jwks(ctx context.Context, _ *struct{}) (*JWKSOutput, error) {
-	doc, err := s.app.Commands.SigningKeys.JWKS(ctx)
+	doc, err := s.App.Commands.SigningKeys.JWKS(ctx)
 	if err != nil {
 		return nil, err
 	}
 	out := &JWKSOutput{AllowOrigin: "*",
-		CacheControl: "public, max-age=" + strconv.Itoa(int(s.app.Commands.SigningKeys.JWKSMaxAge()/time.Second))}
+		CacheControl: "public, max-age=" + strconv.Itoa(int(s.App.Commands.SigningKeys.JWKSMaxAge()/time.Second))}
 	if err := json.Unmarshal(doc, &out.Body); err != nil {
 		return nil, domain.Internal("jwks", err)
 	}
@@ -60,11 +60,11 @@ type FrameworkTokenOutput struct {
 }
 
 func (s *Server) frameworkToken(ctx context.Context, _ *struct{}) (*FrameworkTokenOutput, error) {
-	p, err := s.principal(ctx)
+	p, err := s.Principal(ctx)
 	if err != nil {
 		return nil, err
 	}
-	token, err := s.app.Commands.SigningKeys.FrameworkToken(ctx, &p, userJSON(p.User))
+	token, err := s.App.Commands.SigningKeys.FrameworkToken(ctx, &p, userJSON(p.User))
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +87,7 @@ type SigningKeyJSON struct {
 
 func signingKeyJSON(v command.SigningKeyView) SigningKeyJSON {
 	return SigningKeyJSON{ID: string(v.ID), Alg: string(v.Alg), Status: v.Status, CreatedAt: v.CreatedAt, ActivatesAt: v.ActivatesAt,
-		RetiredAt: optionalTime(v.RetiredAt), PublishedUntil: optionalTime(v.PublishedUntil)}
+		RetiredAt: OptionalTime(v.RetiredAt), PublishedUntil: OptionalTime(v.PublishedUntil)}
 }
 
 // SigningKeyListOutput lists signing keys.
@@ -107,11 +107,11 @@ func signingKeyList(views []command.SigningKeyView) *SigningKeyListOutput {
 }
 
 func (s *Server) listSigningKeys(ctx context.Context, _ *struct{}) (*SigningKeyListOutput, error) {
-	req, err := s.keyRequest(ctx)
+	req, err := s.KeyRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
-	views, err := s.app.Commands.SigningKeys.List(ctx, req)
+	views, err := s.App.Commands.SigningKeys.List(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +127,7 @@ type RotateSigningKeysInput struct {
 }
 
 func (s *Server) rotateSigningKeys(ctx context.Context, in *RotateSigningKeysInput) (*SigningKeyListOutput, error) {
-	req, err := s.keyRequest(ctx)
+	req, err := s.KeyRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +138,7 @@ func (s *Server) rotateSigningKeys(ctx context.Context, in *RotateSigningKeysInp
 		}
 		cmd.Immediate = in.Body.Immediate
 	}
-	views, err := s.app.Commands.SigningKeys.Rotate(ctx, req, cmd)
+	views, err := s.App.Commands.SigningKeys.Rotate(ctx, req, cmd)
 	if err != nil {
 		return nil, err
 	}
@@ -153,29 +153,29 @@ func (s *Server) addTokenRoutes() {
 		tagTokens = "Tokens"
 		tagKeys   = "Signing keys"
 	)
-	register(s, ContractFramework, withPolicy(op{OperationID: "getJwks", Method: http.MethodGet, Path: frameworkBase + "/jwks", Tags: []string{tagTokens},
+	Register(s, ContractFramework, WithPolicy(op{OperationID: "getJwks", Method: http.MethodGet, Path: frameworkBase + "/jwks", Tags: []string{tagTokens},
 		Summary: "Key set (JWKS)",
 		Description: "The public keys tokens are verified with (RFC 7517): an Ed25519 key (alg EdDSA) for the framework's tokens and an RSA key (alg RS256) " +
 			"for OpenID Connect, each with kid, alg and use sig; after a rotation the retired key stays until every token it signed has expired. " +
 			"Public members only. Cacheable (Cache-Control max-age), readable from any origin.",
 		Errors: []int{http.StatusTooManyRequests}}, publicDocument), s.jwks, ContractAuth)
-	register(s, ContractFramework, op{OperationID: "getToken", Method: http.MethodGet, Path: frameworkBase + "/token", Tags: []string{tagTokens},
-		Summary: "Token for the current user", Security: sessionSecurity,
+	Register(s, ContractFramework, op{OperationID: "getToken", Method: http.MethodGet, Path: frameworkBase + "/token", Tags: []string{tagTokens},
+		Summary: "Token for the current user", Security: SessionSecurity,
 		Description: "A short-lived JWT (default 15 minutes) of the signed-in user, as Better Auth's JWT plugin signs it, for APIs that verify users " +
 			"offline with the key set. get-session also sends one in its set-auth-jwt header. 401 UNAUTHORIZED without a session.",
 		Errors: []int{http.StatusUnauthorized, http.StatusTooManyRequests}}, s.frameworkToken, ContractAuth)
 
 	adminOp := func(o op) op {
 		o.Path = adminBase + o.Path
-		o.Security = sessionSecurity
+		o.Security = SessionSecurity
 		o.Description += " Needs a platform administrator's session: 401 without a session, 403 for anyone else."
 		o.Errors = append(o.Errors, http.StatusUnauthorized, http.StatusForbidden)
 		return o
 	}
-	register(s, ContractAuth, adminOp(op{OperationID: "listSigningKeys", Method: http.MethodGet, Path: "/signing-keys", Tags: []string{tagKeys},
+	Register(s, ContractAuth, adminOp(op{OperationID: "listSigningKeys", Method: http.MethodGet, Path: "/signing-keys", Tags: []string{tagKeys},
 		Summary: "List signing keys", Description: "The published signing keys, newest first: the active key of each algorithm, any pending one, and the retired ones still in the key set."}),
 		s.listSigningKeys)
-	register(s, ContractAuth, adminOp(op{OperationID: "rotateSigningKeys", Method: http.MethodPost, Path: "/signing-keys/rotate", Tags: []string{tagKeys},
+	Register(s, ContractAuth, adminOp(op{OperationID: "rotateSigningKeys", Method: http.MethodPost, Path: "/signing-keys/rotate", Tags: []string{tagKeys},
 		Summary: "Rotate signing keys",
 		Description: "Makes a new key for alg (both algorithms when absent). It is published at once (pending) and signs from its activatesAt, two key " +
 			"reload intervals later (2 minutes by default), when every instance publishes it; the key it replaces signs until then, then is retired " +

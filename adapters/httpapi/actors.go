@@ -24,3 +24,12 @@ func (s *Server) AdminRequest(ctx context.Context) (command.AdminRequest, error)
 	}
 	return command.AdminRequest{Principal: p, RequestID: RequestIDFrom(ctx), IPAddress: RequestInfoFrom(ctx).ClientIP}, nil
 }
+
+// KeyRequest is the administrator's request about service keys, or 401.
+func (s *Server) KeyRequest(ctx context.Context) (command.KeyRequest, error) {
+	req, err := s.AdminRequest(ctx)
+	if err != nil {
+		return command.KeyRequest{}, err
+	}
+	return command.KeyRequest{Principal: &req.Principal, Actor: req.Actor()}, nil
+}

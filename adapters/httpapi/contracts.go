@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humagin"
@@ -327,4 +328,44 @@ func keepUsedSchemes(doc *huma.OpenAPI) {
 		}
 	}
 	doc.Components.SecuritySchemes = kept
+}
+
+// SchemeOAuthBearer documents OAuth access tokens (userinfo).
+const SchemeOAuthBearer = "oauthAccessToken"
+
+// SessionSecurity documents that an operation needs a signed-in session.
+var SessionSecurity = []map[string][]string{{SchemeSessionCookie: {}}, {SchemeSessionBearer: {}}}
+
+// KeySecurity documents that a trusted operation takes a service key in
+// either header.
+var KeySecurity = []map[string][]string{{SchemeKeyBearer: {}}, {SchemeKeyHeader: {}}}
+
+// JSDate formats t as JavaScript's Date.toJSON does: UTC with exactly three
+// fractional digits. The better-auth client turns such strings into Dates;
+// Go's default nanosecond form it leaves as strings.
+func JSDate(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+
+// StatusJSON is the {status:true} answer of many framework operations.
+type StatusJSON struct {
+	Status bool `json:"status" doc:"Always true on success." example:"true"`
+}
+
+// StatusOutput answers {status:true}, with session headers.
+type StatusOutput struct {
+	SessionHeaders
+	Body StatusJSON
+}
+
+func StatusOK() *StatusOutput { return &StatusOutput{Body: StatusJSON{Status: true}} }
+
+func OptionalTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+// NoContentOutput answers 204.
+type NoContentOutput struct {
+	Status int
 }

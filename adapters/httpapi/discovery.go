@@ -113,14 +113,6 @@ func (s *Server) providerMetadata() ProviderMetadata {
 	}
 }
 
-// protectedResourcePath is the trusted API's metadata (RFC 9728 §3: the
-// resource is the base URL, whose path is empty).
-const protectedResourcePath = "/.well-known/oauth-protected-resource"
-
-// ResourceMetadataURL is the trusted API's metadata URL, named by the
-// WWW-Authenticate challenge of its 401s (RFC 9728 §5.1).
-func (s *Server) ResourceMetadataURL() string { return s.Config.BaseURL + protectedResourcePath }
-
 func (s *Server) addDiscoveryRoutes() {
 	type op = huma.Operation
 	const tag = "Discovery"
@@ -173,7 +165,3 @@ func (s *Server) addDiscoveryRoutes() {
 			}}, nil
 		})
 }
-
-// Issuer is the OpenID Issuer: the base URL with the framework's path,
-// exactly, as every document, page and token names it.
-func (s *Server) Issuer() string { return s.Config.BaseURL + frameworkBase }

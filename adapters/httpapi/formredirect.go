@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -45,9 +44,6 @@ var (
 		Done: func(url.Values, bool) string { return "/sign-out?done=1" }})
 )
 
-// FormPage declares the form page of a route (withPolicy).
-func FormPage(f *edge.Form) func(*edge.Policy) { return func(p *edge.Policy) { p.Form = f } }
-
 // loginRoute declares sign-in or sign-up: the origin check refuses login
 // CSRF on it even without a cookie.
 func loginRoute(p *edge.Policy) { p.Login = true }
@@ -76,21 +72,6 @@ func pageURL(path string, q url.Values) string {
 		return path
 	}
 	return path + "?" + q.Encode()
-}
-
-// FormPost returns the form page of a request, when it is an HTML form post
-// to a route that declares one.
-func FormPost(r *http.Request) (*edge.Form, bool) {
-	f := edge.PolicyFrom(r.Context()).Form
-	if r.Method != http.MethodPost || f == nil || !isFormBody(r) {
-		return nil, false
-	}
-	return f, true
-}
-
-func isFormBody(r *http.Request) bool {
-	ct, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";")
-	return strings.EqualFold(strings.TrimSpace(ct), "application/x-www-form-urlencoded")
 }
 
 // maxBufferedAnswer bounds what formRedirect holds of an answer; the

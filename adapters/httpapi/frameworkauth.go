@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/gatehouse/gatehouse/application/command"
 )
@@ -227,5 +226,3 @@ func (s *Server) revokeOtherSessions(ctx context.Context, _ *struct{}) (*StatusO
 	}
 	return StatusOK(), nil
 }
-
-func IsUnauthenticated(err error) bool { return StatusOfErr(err) == http.StatusUnauthorized }

@@ -213,3 +213,40 @@ func (s *Server) CORS() gin.HandlerFunc {
 		c.Next()
 	}
 }
+
+// OpenCORS answers a request to an open OAuth path from any origin, without
+// credentials, and ends preflights here. It reports whether it answered.
+func OpenCORS(c *gin.Context) bool {
+	if c.GetHeader("Origin") == "" {
+		return false
+	}
+	h := c.Writer.Header()
+	h.Set("Access-Control-Allow-Origin", "*")
+	h.Set("Access-Control-Expose-Headers", "WWW-Authenticate")
+	if c.Request.Method != http.MethodOptions {
+		return false
+	}
+	h.Set("Access-Control-Allow-Methods", "GET, POST")
+	h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type")
+	h.Set("Access-Control-Max-Age", "600")
+	c.AbortWithStatus(http.StatusNoContent)
+	return true
+}
+
+// FormPage declares the form page of a route (withPolicy).
+func FormPage(f *edge.Form) func(*edge.Policy) { return func(p *edge.Policy) { p.Form = f } }
+
+// FormPost returns the form page of a request, when it is an HTML form post
+// to a route that declares one.
+func FormPost(r *http.Request) (*edge.Form, bool) {
+	f := edge.PolicyFrom(r.Context()).Form
+	if r.Method != http.MethodPost || f == nil || !IsFormBody(r) {
+		return nil, false
+	}
+	return f, true
+}
+
+func IsFormBody(r *http.Request) bool {
+	ct, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";")
+	return strings.EqualFold(strings.TrimSpace(ct), "application/x-www-form-urlencoded")
+}

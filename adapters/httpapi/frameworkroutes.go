@@ -8,9 +8,6 @@ import (
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 )
 
-// SessionSecurity documents that an operation needs a signed-in session.
-var SessionSecurity = []map[string][]string{{SchemeSessionCookie: {}}, {SchemeSessionBearer: {}}}
-
 // addFrameworkRoutes registers the authentication framework (Better Auth's
 // core routes, better-auth-wire §6) in the framework and auth contracts.
 func (s *Server) addFrameworkRoutes() {

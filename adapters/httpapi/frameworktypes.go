@@ -1,15 +1,8 @@
 package httpapi
 
 import (
-	"time"
-
 	"github.com/gatehouse/gatehouse/domain"
 )
-
-// JSDate formats t as JavaScript's Date.toJSON does: UTC with exactly three
-// fractional digits. The better-auth client turns such strings into Dates;
-// Go's default nanosecond form it leaves as strings.
-func JSDate(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
 // UserJSON is a user as the framework returns it (Better Auth's user object).
 type UserJSON struct {
@@ -78,16 +71,3 @@ func sessionJSON(s *domain.Session) SessionJSON {
 	}
 	return out
 }
-
-// StatusJSON is the {status:true} answer of many framework operations.
-type StatusJSON struct {
-	Status bool `json:"status" doc:"Always true on success." example:"true"`
-}
-
-// StatusOutput answers {status:true}, with session headers.
-type StatusOutput struct {
-	SessionHeaders
-	Body StatusJSON
-}
-
-func StatusOK() *StatusOutput { return &StatusOutput{Body: StatusJSON{Status: true}} }

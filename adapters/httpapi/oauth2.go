@@ -286,7 +286,7 @@ func (s *Server) oauthEndSessionPost(ctx context.Context, in *EndSessionPostInpu
 // readForm reads a form-encoded request body. A missing or other content
 // type, or a malformed body, is invalid_request.
 func readForm(r *http.Request) (url.Values, error) {
-	if !isFormBody(r) {
+	if !IsFormBody(r) {
 		return nil, OAuthErr("invalid_request", "The body must be application/x-www-form-urlencoded.")
 	}
 	raw, err := io.ReadAll(r.Body)

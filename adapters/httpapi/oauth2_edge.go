@@ -12,14 +12,10 @@ import (
 	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
-	"github.com/gin-gonic/gin"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/domain"
 )
-
-// SchemeOAuthBearer documents OAuth access tokens (userinfo).
-const SchemeOAuthBearer = "oauthAccessToken"
 
 // publicDocument declares a public document of the framework (the key set,
 // discovery): any browser origin may read it, and no cookie is read.
@@ -35,25 +31,6 @@ func publicDocument(p *edge.Policy) {
 // and end-session use the session cookie, so they keep the framework's rules.
 func oauthEndpoint(p *edge.Policy) {
 	p.Shape, p.CORS, p.Security = edge.ShapeOAuth, edge.CORSOpen, edge.SecurityAccessToken
-}
-
-// OpenCORS answers a request to an open OAuth path from any origin, without
-// credentials, and ends preflights here. It reports whether it answered.
-func OpenCORS(c *gin.Context) bool {
-	if c.GetHeader("Origin") == "" {
-		return false
-	}
-	h := c.Writer.Header()
-	h.Set("Access-Control-Allow-Origin", "*")
-	h.Set("Access-Control-Expose-Headers", "WWW-Authenticate")
-	if c.Request.Method != http.MethodOptions {
-		return false
-	}
-	h.Set("Access-Control-Allow-Methods", "GET, POST")
-	h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type")
-	h.Set("Access-Control-Max-Age", "600")
-	c.AbortWithStatus(http.StatusNoContent)
-	return true
 }
 
 // documentOAuth finishes what register documents for the OAuth endpoints:

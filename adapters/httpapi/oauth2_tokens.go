@@ -2,75 +2,12 @@ package httpapi
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/url"
 	"strings"
 
 	"github.com/gatehouse/gatehouse/application/command"
-	"github.com/gatehouse/gatehouse/domain"
 )
-
-// OAuthError is the error body of the token, revocation, introspection and
-// userinfo endpoints (RFC 6749 §5.2, RFC 6750 §3.1).
-type OAuthError struct {
-	Code        string `json:"error" doc:"The OAuth error code." example:"invalid_grant" enum:"invalid_request,invalid_client,invalid_grant,unauthorized_client,unsupported_grant_type,invalid_scope,invalid_token,insufficient_scope,server_error"`
-	Description string `json:"error_description,omitempty" doc:"What went wrong, safe to show." example:"The grant is invalid, expired or revoked."`
-	status      int
-	headers     http.Header
-}
-
-// Error implements error.
-func (e *OAuthError) Error() string { return e.Code + ": " + e.Description }
-
-// GetStatus implements huma.StatusError.
-func (e *OAuthError) GetStatus() int { return e.status }
-
-// GetHeaders implements huma.HeadersError.
-func (e *OAuthError) GetHeaders() http.Header { return e.headers }
-
-// ContentType implements huma.ContentTypeFilter.
-func (e *OAuthError) ContentType(string) string { return "application/json" }
-
-// OAuthErr is an OAuth error decided at the edge (a malformed body).
-func OAuthErr(code, description string) *domain.Error {
-	kind := domain.KindInvalid
-	if code == "invalid_client" || code == "invalid_token" {
-		kind = domain.KindUnauthenticated
-	}
-	return domain.NewError(kind, code, description)
-}
-
-// OAuthFailure renders err in OAuth's shape, logging it once. Internal
-// errors become server_error without detail. A 401 invalid_client names the
-// Basic scheme when the client used it (RFC 6749 §5.2); userinfo's errors
-// carry WWW-Authenticate: Bearer (RFC 6750 §3).
-func (s *Server) OAuthFailure(ctx context.Context, err error, basic, bearer bool) error {
-	var de *domain.Error
-	if !errors.As(err, &de) {
-		de = domain.Internal("oauth", err)
-	}
-	status := StatusFor(de.Kind)
-	LogError(ctx, LoggerFrom(ctx), status, de)
-	code, desc, ok := command.IsOAuthError(de)
-	if !ok || de.Kind == domain.KindInternal || de.Kind == domain.KindUnavailable {
-		code, desc = "server_error", "The server could not handle the request."
-		if de.Kind == domain.KindUnavailable {
-			status = http.StatusServiceUnavailable
-		} else {
-			status = http.StatusInternalServerError
-		}
-	}
-	out := &OAuthError{Code: code, Description: desc, status: status, headers: http.Header{}}
-	SetRetryHeaders(de, out.headers.Set)
-	switch {
-	case bearer && (status == http.StatusUnauthorized || status == http.StatusForbidden):
-		out.headers.Set("WWW-Authenticate", `Bearer error="`+code+`", error_description="`+strings.ReplaceAll(desc, `"`, "'")+`"`)
-	case basic && status == http.StatusUnauthorized:
-		out.headers.Set("WWW-Authenticate", `Basic realm="gatehouse", charset="UTF-8"`)
-	}
-	return out
-}
 
 // clientAuth reads Authorization: Basic. Any other scheme is ignored here.
 func clientAuth(r *http.Request) (command.ClientAuthentication, error) {
@@ -168,7 +105,7 @@ func (s *Server) oauthUserInfo(ctx context.Context, in *UserInfoInput) (*UserInf
 	token := ""
 	if h := in.Authorization; len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
 		token = strings.TrimSpace(h[7:])
-	} else if r := RequestInfoFrom(ctx).r; r.Method == http.MethodPost && isFormBody(r) {
+	} else if r := RequestInfoFrom(ctx).r; r.Method == http.MethodPost && IsFormBody(r) {
 		// RFC 6750 §2.2: the token in a form body.
 		if form, err := readForm(r); err == nil && len(form["access_token"]) == 1 {
 			token = form.Get("access_token")

@@ -56,7 +56,7 @@ const (
 
 // Server is Gatehouse's HTTP handler.
 type Server struct {
-	Config       Config
+	Config    Config
 	App       *application.Application
 	Logger    *slog.Logger
 	engine    *gin.Engine
@@ -193,3 +193,15 @@ func EmptyNotFound(c *gin.Context) {
 	c.Writer.WriteHeaderNow()
 	c.Abort()
 }
+
+// protectedResourcePath is the trusted API's metadata (RFC 9728 §3: the
+// resource is the base URL, whose path is empty).
+const protectedResourcePath = "/.well-known/oauth-protected-resource"
+
+// ResourceMetadataURL is the trusted API's metadata URL, named by the
+// WWW-Authenticate challenge of its 401s (RFC 9728 §5.1).
+func (s *Server) ResourceMetadataURL() string { return s.Config.BaseURL + protectedResourcePath }
+
+// Issuer is the OpenID Issuer: the base URL with the framework's path,
+// exactly, as every document, page and token names it.
+func (s *Server) Issuer() string { return s.Config.BaseURL + frameworkBase }

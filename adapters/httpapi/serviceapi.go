@@ -17,15 +17,6 @@ import (
 // Administration routes under /api/admin (auth contract, problem+json
 // errors) and the service key's own route on the trusted API.
 
-// KeyRequest is the administrator's request about service keys, or 401.
-func (s *Server) KeyRequest(ctx context.Context) (command.KeyRequest, error) {
-	req, err := s.AdminRequest(ctx)
-	if err != nil {
-		return command.KeyRequest{}, err
-	}
-	return command.KeyRequest{Principal: &req.Principal, Actor: req.Actor()}, nil
-}
-
 // ServiceKeyJSON is a service key as administrators see it: never its secret.
 type ServiceKeyJSON struct {
 	ID         string     `json:"id" example:"0192f5e4-8a4b-7cc1-9a51-0b3c8d9e1f20"`
@@ -37,13 +28,6 @@ type ServiceKeyJSON struct {
 	ExpiresAt  *time.Time `json:"expiresAt" nullable:"true" doc:"When the key stops working, or null."`
 	LastUsedAt *time.Time `json:"lastUsedAt" nullable:"true" doc:"When the key last authenticated a request (written every few seconds), or null."`
 	RevokedAt  *time.Time `json:"revokedAt" nullable:"true" doc:"When the key was revoked, or null."`
-}
-
-func OptionalTime(t time.Time) *time.Time {
-	if t.IsZero() {
-		return nil
-	}
-	return &t
 }
 
 func serviceKeyJSON(k *domain.ServiceKey) ServiceKeyJSON {
@@ -147,11 +131,6 @@ func (s *Server) rotateServiceKey(ctx context.Context, in *RotateServiceKeyInput
 // ServiceKeyIDInput names a key in the path.
 type ServiceKeyIDInput struct {
 	ID string `path:"id" minLength:"1" maxLength:"64"`
-}
-
-// NoContentOutput answers 204.
-type NoContentOutput struct {
-	Status int
 }
 
 func (s *Server) revokeServiceKey(ctx context.Context, in *ServiceKeyIDInput) (*NoContentOutput, error) {
@@ -276,10 +255,6 @@ func (s *Server) currentServiceKey(ctx context.Context, _ *struct{}) (*CurrentKe
 	out.Body.ID, out.Body.Name, out.Body.Scopes, out.Body.ExpiresAt = j.ID, j.Name, j.Scopes, j.ExpiresAt
 	return out, nil
 }
-
-// KeySecurity documents that a trusted operation takes a service key in
-// either header.
-var KeySecurity = []map[string][]string{{SchemeKeyBearer: {}}, {SchemeKeyHeader: {}}}
 
 // addServiceRoutes registers /api/admin/* (auth contract) and the key's own
 // route (backend contract).

@@ -7,7 +7,7 @@ import (
 )
 
 // OrgRequest is the signed-in caller of an organization route, or 401.
-func (s *Server) OrgRequest(ctx context.Context) (command.OrgRequest, error) {
+func (s *Kit) OrgRequest(ctx context.Context) (command.OrgRequest, error) {
 	p, err := s.Principal(ctx)
 	if err != nil {
 		return command.OrgRequest{}, err
@@ -17,7 +17,7 @@ func (s *Server) OrgRequest(ctx context.Context) (command.OrgRequest, error) {
 
 // AdminRequest is the signed-in caller of an administration route, or 401.
 // Whether they may act is the use case's to decide (403), and to audit.
-func (s *Server) AdminRequest(ctx context.Context) (command.AdminRequest, error) {
+func (s *Kit) AdminRequest(ctx context.Context) (command.AdminRequest, error) {
 	p, err := s.Principal(ctx)
 	if err != nil {
 		return command.AdminRequest{}, err
@@ -26,7 +26,7 @@ func (s *Server) AdminRequest(ctx context.Context) (command.AdminRequest, error)
 }
 
 // KeyRequest is the administrator's request about service keys, or 401.
-func (s *Server) KeyRequest(ctx context.Context) (command.KeyRequest, error) {
+func (s *Kit) KeyRequest(ctx context.Context) (command.KeyRequest, error) {
 	req, err := s.AdminRequest(ctx)
 	if err != nil {
 		return command.KeyRequest{}, err

@@ -97,7 +97,7 @@ func newContracts(engine *gin.Engine, cfg Config) map[Contract]*contract {
 // Register routes op in contract c and documents it in the contracts listed
 // in alsoIn. Error responses are documented in the shape the route really
 // sends: Better Auth's {message, code} under /api/auth, problem+json elsewhere.
-func Register[I, O any](s *Server, c Contract, op huma.Operation, h func(context.Context, *I) (*O, error), alsoIn ...Contract) {
+func Register[I, O any](s *Kit, c Contract, op huma.Operation, h func(context.Context, *I) (*O, error), alsoIn ...Contract) {
 	op.MaxBodyBytes = s.Config.MaxBodyBytes
 	errorStatuses := append([]int(nil), op.Errors...)
 	op.Errors = nil
@@ -174,9 +174,9 @@ func WithForm(o huma.Operation, f *edge.Form) huma.Operation {
 // the credential their documented security names. Operations taking a
 // service key are limited per key, the rest by the general rule.
 func operationPolicy(c Contract, o huma.Operation) edge.Policy {
-	p := edge.Policy{Rate: edge.RateGeneral, Words: problemWords}
+	p := edge.Policy{Rate: edge.RateGeneral}
 	if c == ContractFramework {
-		p.Shape, p.Security, p.CORS, p.Words = edge.ShapeFramework, edge.SecuritySession, edge.CORSTrusted, frameworkWords
+		p.Shape, p.Security, p.CORS = edge.ShapeFramework, edge.SecuritySession, edge.CORSTrusted
 	}
 	for _, req := range o.Security {
 		switch {
@@ -277,7 +277,7 @@ func shareSuccessBody(api huma.API, op huma.Operation) {
 }
 
 // Freeze marshals each document once all routes are registered.
-func (s *Server) Freeze() {
+func (s *Kit) Freeze() {
 	for _, c := range s.contracts {
 		keepUsedSchemes(c.routed.OpenAPI())
 		spec, err := json.Marshal(c.routed.OpenAPI())
@@ -288,7 +288,7 @@ func (s *Server) Freeze() {
 	}
 }
 
-func (s *Server) ServeSpec(c Contract) gin.HandlerFunc {
+func (s *Kit) ServeSpec(c Contract) gin.HandlerFunc {
 	return func(ctx *gin.Context) {
 		ctx.Header("Cache-Control", "no-cache")
 		ctx.Data(http.StatusOK, "application/json", s.contracts[c].spec)

@@ -126,7 +126,7 @@ func (h *SessionHeaders) SignOut(sc *SessionCookies) {
 }
 
 // Principal resolves the request's session, or returns 401 UNAUTHORIZED.
-func (s *Server) Principal(ctx context.Context) (command.Principal, error) {
+func (s *Kit) Principal(ctx context.Context) (command.Principal, error) {
 	token, _ := s.Cookies.Token(RequestInfoFrom(ctx).r)
 	res, err := s.App.Commands.Authenticate.Handle(ctx, command.Authenticate{Token: token})
 	if err != nil {

@@ -278,7 +278,7 @@ func (s *Server) addDomainRoutes() {
 		Description: "Releases the hostname, which can then be claimed again (with a new token). Answers 204." + notFound + audited},
 		s.deleteDomain)
 
-	Register(s, ContractAuth, op{OperationID: "adminUpdateDomain", Method: http.MethodPatch, Path: adminBase + "/domains/{id}", Tags: []string{tag},
+	register(s, ContractAuth, op{OperationID: "adminUpdateDomain", Method: http.MethodPatch, Path: adminBase + "/domains/{id}", Tags: []string{tag},
 		Summary: "Administer a domain", Security: SessionSecurity,
 		Errors: []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound},
 		Description: "A platform administrator's change, applied atomically: organizationId moves the domain to another organization (null detaches it; " +

@@ -334,7 +334,7 @@ func OAuthErr(code, description string) *domain.Error {
 // errors become server_error without detail. A 401 invalid_client names the
 // Basic scheme when the client used it (RFC 6749 §5.2); userinfo's errors
 // carry WWW-Authenticate: Bearer (RFC 6750 §3).
-func (s *Server) OAuthFailure(ctx context.Context, err error, basic, bearer bool) error {
+func (s *Kit) OAuthFailure(ctx context.Context, err error, basic, bearer bool) error {
 	var de *domain.Error
 	if !errors.As(err, &de) {
 		de = domain.Internal("oauth", err)

@@ -80,10 +80,10 @@ func addErrorRoutes(s *Server) {
 			Fields: []domain.FieldViolation{{Field: "x", Message: "is wrong"}}, Err: io.ErrUnexpectedEOF}
 	}
 	echo := func(context.Context, *echoInput) (*emptyOutput, error) { return &emptyOutput{}, nil }
-	Register(s, ContractAuth, huma.Operation{OperationID: "fail", Method: http.MethodGet, Path: "/api/test/fail/{kind}"}, fail)
-	Register(s, ContractFramework, huma.Operation{OperationID: "fail-fw", Method: http.MethodGet, Path: "/api/auth/test/fail/{kind}"}, fail)
-	Register(s, ContractAuth, huma.Operation{OperationID: "echo", Method: http.MethodPost, Path: "/api/test/echo"}, echo)
-	Register(s, ContractFramework, huma.Operation{OperationID: "echo-fw", Method: http.MethodPost, Path: "/api/auth/test/echo"}, echo)
+	register(s, ContractAuth, huma.Operation{OperationID: "fail", Method: http.MethodGet, Path: "/api/test/fail/{kind}"}, fail)
+	register(s, ContractFramework, huma.Operation{OperationID: "fail-fw", Method: http.MethodGet, Path: "/api/auth/test/fail/{kind}"}, fail)
+	register(s, ContractAuth, huma.Operation{OperationID: "echo", Method: http.MethodPost, Path: "/api/test/echo"}, echo)
+	register(s, ContractFramework, huma.Operation{OperationID: "echo-fw", Method: http.MethodPost, Path: "/api/auth/test/echo"}, echo)
 }
 
 func serve(s *Server, method, path, body string) *httptest.ResponseRecorder {
@@ -258,7 +258,7 @@ func TestErrors_client_cancellation_is_not_a_server_error(t *testing.T) {
 		return nil, &domain.Error{Kind: domain.KindUnavailable, Code: "database.unavailable", Message: "the database is unavailable",
 			Err: fmt.Errorf("gormstore: sessions.get: %w", ctx.Err())}
 	}
-	Register(s, ContractFramework, huma.Operation{OperationID: "cancelled", Method: http.MethodGet, Path: "/api/auth/test/cancelled"}, cancelled)
+	register(s, ContractFramework, huma.Operation{OperationID: "cancelled", Method: http.MethodGet, Path: "/api/auth/test/cancelled"}, cancelled)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	req := httptest.NewRequest(http.MethodGet, "/api/auth/test/cancelled", nil).WithContext(ctx)

@@ -511,40 +511,40 @@ func (s *Server) addAdminRoutes() {
 			Summary: summary, Description: description + " Needs a platform administrator's session: 401 without a session, 403 without the permission.",
 			Security: SessionSecurity, Errors: []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests}}
 	}
-	Register(s, fw, admin("adminCreateUser", http.MethodPost, "/create-user", "Create a user",
+	register(s, fw, admin("adminCreateUser", http.MethodPost, "/create-user", "Create a user",
 		"Creates an account, with a password or without one (the user then sets it through a reset). Needs user:create, and user:set-role to give roles."),
 		s.adminCreateUser, ContractAuth)
-	Register(s, fw, admin("adminListUsers", http.MethodGet, "/list-users", "List users",
+	register(s, fw, admin("adminListUsers", http.MethodGet, "/list-users", "List users",
 		"Searches (email or name, case-insensitive), filters, sorts and pages users, with the total. Needs user:list."), s.adminListUsers, ContractAuth)
-	Register(s, fw, admin("adminGetUser", http.MethodGet, "/get-user", "Get a user", "Needs user:get."), s.adminGetUser, ContractAuth)
-	Register(s, fw, admin("adminUpdateUser", http.MethodPost, "/update-user", "Update a user",
+	register(s, fw, admin("adminGetUser", http.MethodGet, "/get-user", "Get a user", "Needs user:get."), s.adminGetUser, ContractAuth)
+	register(s, fw, admin("adminUpdateUser", http.MethodPost, "/update-user", "Update a user",
 		"Changes name, image, address (user:set-email), verification and roles (user:set-role). Needs user:update."), s.adminUpdateUser, ContractAuth)
-	Register(s, fw, admin("adminSetRole", http.MethodPost, "/set-role", "Set a user's roles",
+	register(s, fw, admin("adminSetRole", http.MethodPost, "/set-role", "Set a user's roles",
 		"Replaces the user's platform roles (user or admin; others are refused). Needs user:set-role."), s.adminSetRole, ContractAuth)
-	Register(s, fw, admin("adminBanUser", http.MethodPost, "/ban-user", "Ban a user",
+	register(s, fw, admin("adminBanUser", http.MethodPost, "/ban-user", "Ban a user",
 		"Bans the user, for banExpiresIn seconds or until unbanned, and ends their sessions; their sign-in answers 403 BANNED_USER. Administrators cannot ban themselves. Needs user:ban."),
 		s.adminBanUser, ContractAuth)
-	Register(s, fw, admin("adminUnbanUser", http.MethodPost, "/unban-user", "Unban a user", "Needs user:ban."), s.adminUnbanUser, ContractAuth)
-	Register(s, fw, admin("adminListUserSessions", http.MethodPost, "/list-user-sessions", "List a user's sessions",
+	register(s, fw, admin("adminUnbanUser", http.MethodPost, "/unban-user", "Unban a user", "Needs user:ban."), s.adminUnbanUser, ContractAuth)
+	register(s, fw, admin("adminListUserSessions", http.MethodPost, "/list-user-sessions", "List a user's sessions",
 		"Live sessions, impersonations included. Needs session:list."), s.adminListUserSessions, ContractAuth)
-	Register(s, fw, admin("adminRevokeUserSession", http.MethodPost, "/revoke-user-session", "Revoke a session",
+	register(s, fw, admin("adminRevokeUserSession", http.MethodPost, "/revoke-user-session", "Revoke a session",
 		"Ends one session, named by its public handle. Needs session:revoke."), s.adminRevokeUserSession, ContractAuth)
-	Register(s, fw, admin("adminRevokeUserSessions", http.MethodPost, "/revoke-user-sessions", "Revoke a user's sessions",
+	register(s, fw, admin("adminRevokeUserSessions", http.MethodPost, "/revoke-user-sessions", "Revoke a user's sessions",
 		"Needs session:revoke."), s.adminRevokeUserSessions, ContractAuth)
-	Register(s, fw, admin("adminRemoveUser", http.MethodPost, "/remove-user", "Delete a user",
+	register(s, fw, admin("adminRemoveUser", http.MethodPost, "/remove-user", "Delete a user",
 		"Deletes the account with its sessions and memberships. Administrators cannot remove themselves. Needs user:delete."), s.adminRemoveUser, ContractAuth)
-	Register(s, fw, admin("adminSetUserPassword", http.MethodPost, "/set-user-password", "Set a user's password",
+	register(s, fw, admin("adminSetUserPassword", http.MethodPost, "/set-user-password", "Set a user's password",
 		"Sets the password under the password policy and ends the user's sessions. Needs user:set-password."), s.adminSetUserPassword, ContractAuth)
-	Register(s, fw, admin("adminImpersonateUser", http.MethodPost, "/impersonate-user", "Impersonate a user",
+	register(s, fw, admin("adminImpersonateUser", http.MethodPost, "/impersonate-user", "Impersonate a user",
 		"Starts a time-limited session as the user (administrators cannot be impersonated) and keeps the administrator's own session aside in the admin_session cookie. Needs user:impersonate."),
 		s.adminImpersonateUser, ContractAuth)
 	stop := admin("adminStopImpersonating", http.MethodPost, "/stop-impersonating", "Stop impersonating",
 		"Ends the impersonation session and restores the administrator's own session.")
 	stop.Description = "Ends the impersonation session and restores the administrator's own session from the admin_session cookie. 400 NOT_IMPERSONATING in an ordinary session; 401 without a session."
 	stop.Errors = append(stop.Errors, http.StatusBadRequest)
-	Register(s, fw, stop, s.adminStopImpersonating, ContractAuth)
+	register(s, fw, stop, s.adminStopImpersonating, ContractAuth)
 	has := admin("adminHasPermission", http.MethodPost, "/has-permission", "Check admin permissions",
 		"Whether the signed-in user holds every requested admin permission, such as {\"user\": [\"ban\"]}.")
 	has.Description = "Whether the signed-in user holds every requested admin permission, such as {\"user\": [\"ban\"]}. Any signed-in user may ask about themselves; 401 without a session."
-	Register(s, fw, has, s.adminHasPermission, ContractAuth)
+	register(s, fw, has, s.adminHasPermission, ContractAuth)
 }

@@ -48,7 +48,7 @@ func FrameworkContext() gin.HandlerFunc {
 
 // AbortWithError renders err for a middleware, with Retry-After headers on
 // 429s and 503s.
-func (s *Server) AbortWithError(c *gin.Context, err error) {
+func (s *Kit) AbortWithError(c *gin.Context, err error) {
 	ctx := c.Request.Context()
 	SetRetryHeaders(err, c.Header)
 	WriteGinError(c, RenderError(ctx, LoggerFrom(ctx), err))
@@ -70,7 +70,7 @@ var (
 // cross-site form posts and untrusted browser origins (login CSRF). Calls
 // with neither cookies nor browser headers (servers, curl) pass: they carry
 // no ambient authority.
-func (s *Server) OriginCheck() gin.HandlerFunc {
+func (s *Kit) OriginCheck() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		r := c.Request
 		p := edge.PolicyFrom(r.Context())
@@ -86,7 +86,7 @@ func (s *Server) OriginCheck() gin.HandlerFunc {
 	}
 }
 
-func (s *Server) CheckOrigin(r *http.Request, p *edge.Policy) error {
+func (s *Kit) CheckOrigin(r *http.Request, p *edge.Policy) error {
 	origin := r.Header.Get("Origin")
 	if origin == "" {
 		if ref, err := url.Parse(r.Header.Get("Referer")); err == nil && ref.Scheme != "" && ref.Host != "" {
@@ -130,7 +130,7 @@ func (s *Server) CheckOrigin(r *http.Request, p *edge.Policy) error {
 // schema. The form's declared checkboxes and buttons become booleans (the
 // last value wins, so a hidden "false" before a checkbox is the unchecked
 // state); its empty optional fields are left out.
-func (s *Server) FormBodies() gin.HandlerFunc {
+func (s *Kit) FormBodies() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		ct, _, _ := strings.Cut(c.GetHeader("Content-Type"), ";")
 		hasBody := c.Request.ContentLength > 0 || c.Request.ContentLength < 0 && c.Request.Body != nil && c.Request.Body != http.NoBody
@@ -180,7 +180,7 @@ func (s *Server) FormBodies() gin.HandlerFunc {
 // CORS answers browsers by the route's declared CORS: open routes to any
 // origin without credentials (openCORS); the framework's to another trusted
 // origin, with credentials for exactly that origin, never for "*".
-func (s *Server) CORS() gin.HandlerFunc {
+func (s *Kit) CORS() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		p := edge.PolicyFrom(c.Request.Context())
 		if p.CORS == edge.CORSOpen {

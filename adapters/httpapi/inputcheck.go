@@ -53,7 +53,7 @@ func isCleanText(s string) bool {
 // contract the path belongs to. A GET without a body costs a scan of its
 // path, query and a few headers; bodies are read (within the body limit),
 // scanned and put back only for JSON and form requests.
-func (s *Server) InputCheck() gin.HandlerFunc {
+func (s *Kit) InputCheck() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		fv, status := checkRequest(c)
 		if fv == nil {
@@ -292,7 +292,7 @@ func jsonLocation(stack []jsonFrame) string {
 
 // refuseInput answers a hostile request: a 400 (or 413) naming the part, in
 // the shape of the route's contract, logged at warn.
-func (s *Server) refuseInput(c *gin.Context, status int, fv domain.FieldViolation) {
+func (s *Kit) refuseInput(c *gin.Context, status int, fv domain.FieldViolation) {
 	ctx := c.Request.Context()
 	if status == http.StatusRequestEntityTooLarge {
 		WriteGinError(c, RenderStatus(ctx, status, "", "The request body is too large.", nil))

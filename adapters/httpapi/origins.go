@@ -70,7 +70,7 @@ func (o *Origins) SafeTarget(raw string) bool {
 
 // CheckTarget returns refusal when a callback or redirect URL was given and
 // is not a safe target.
-func (s *Server) CheckTarget(target string, refusal error) error {
+func (s *Kit) CheckTarget(target string, refusal error) error {
 	if target != "" && !s.Origins.SafeTarget(target) {
 		return refusal
 	}

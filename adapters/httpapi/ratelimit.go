@@ -32,20 +32,14 @@ func ginPath(path string) string {
 }
 
 // Handle registers a plain gin route (outside the contracts) with its policy.
-func (s *Server) Handle(method, path string, p edge.Policy, h gin.HandlerFunc) {
-	if p.Words == nil {
-		p.Words = problemWords
-		if p.Shape.Framework() {
-			p.Words = frameworkWords
-		}
-	}
+func (s *Kit) Handle(method, path string, p edge.Policy, h gin.HandlerFunc) {
 	s.policies.Set(method, path, p)
 	s.engine.Handle(method, path, h)
 }
 
 // CheckPolicies panics unless every route declared a complete policy, so a
 // route added without one fails at start-up rather than going unguarded.
-func (s *Server) CheckPolicies() {
+func (s *Kit) CheckPolicies() {
 	served := s.engine.Routes()
 	infos := make([]edge.RouteInfo, len(served))
 	for i, r := range served {
@@ -57,7 +51,7 @@ func (s *Server) CheckPolicies() {
 // RateLimiter counts each request against its route's rule before the
 // handler runs, keyed by the rule and the client address (IPv6 by its /64).
 // Trusted routes are counted per service key by Server.serviceKey instead.
-func (s *Server) RateLimiter() gin.HandlerFunc {
+func (s *Kit) RateLimiter() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		if !s.Config.RateLimit {
 			c.Next()
@@ -82,14 +76,14 @@ func (s *Server) RateLimiter() gin.HandlerFunc {
 
 // throttle counts one request for key under rule's limit, or returns a
 // RateLimited error.
-func (s *Server) throttle(ctx context.Context, key string, r edge.Rate) error {
+func (s *Kit) throttle(ctx context.Context, key string, r edge.Rate) error {
 	return s.App.Commands.Throttle.Handle(ctx, command.Throttle{Key: key, Limit: r.Limit, Window: r.Window})
 }
 
 // ThrottleServiceKey counts a trusted request against its key's budget
 // (Config.ServiceKeyLimit per ServiceKeyWindow), whatever address it comes
 // from: backends behind one outbound address each have their own budget.
-func (s *Server) ThrottleServiceKey(ctx context.Context, id domain.ServiceKeyID) error {
+func (s *Kit) ThrottleServiceKey(ctx context.Context, id domain.ServiceKeyID) error {
 	if !s.Config.RateLimit {
 		return nil
 	}
@@ -99,7 +93,7 @@ func (s *Server) ThrottleServiceKey(ctx context.Context, id domain.ServiceKeyID)
 
 // ThrottleRefusedKey counts a request whose service key was refused against
 // its address, so nobody can send unlimited guesses.
-func (s *Server) ThrottleRefusedKey(ctx context.Context) error {
+func (s *Kit) ThrottleRefusedKey(ctx context.Context) error {
 	if !s.Config.RateLimit {
 		return nil
 	}

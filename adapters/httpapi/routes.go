@@ -20,13 +20,13 @@ import (
 func (s *Server) addRoutes() {
 	q := s.App.Queries
 
-	Register(s, ContractFramework, WithRate(huma.Operation{
+	register(s, ContractFramework, WithRate(huma.Operation{
 		OperationID: "ok", Method: http.MethodGet, Path: frameworkBase + "/ok",
 		Summary: "Liveness", Tags: []string{"Health"},
 		Description: "Answers 200 while the process serves requests. It never touches the database or any other dependency.",
 	}, edge.RateNone), ok, ContractAuth)
 
-	Register(s, ContractAuth, WithRate(huma.Operation{
+	register(s, ContractAuth, WithRate(huma.Operation{
 		OperationID: "ready", Method: http.MethodGet, Path: "/api/health/ready",
 		Summary: "Readiness", Tags: []string{"Health"},
 		Description: "Answers 200 when the database answers, 503 when it does not.",

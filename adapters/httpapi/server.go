@@ -56,6 +56,13 @@ const (
 
 // Server is Gatehouse's HTTP handler.
 type Server struct {
+	*Kit
+}
+
+// Kit is what every contract's handlers share: the deployment's settings,
+// the use cases, the logger, the session cookies and the origins, and the
+// engine, contracts and policy table that registration writes to.
+type Kit struct {
 	Config    Config
 	App       *application.Application
 	Logger    *slog.Logger
@@ -102,9 +109,9 @@ func NewServer(cfg Config, app *application.Application, logger *slog.Logger) *S
 	if err := engine.SetTrustedProxies(cfg.TrustedProxies); err != nil {
 		panic("httpapi: trusted proxies: " + err.Error())
 	}
-	s := &Server{Config: cfg, App: app, Logger: logger, engine: engine,
+	s := &Server{&Kit{Config: cfg, App: app, Logger: logger, engine: engine,
 		Cookies: newSessionCookies(cfg, app.Settings.Sessions.Lifetime), Origins: newOrigins(cfg.BaseURL, cfg.TrustedOrigins),
-		policies: edge.NewTable()}
+		policies: edge.NewTable()}}
 
 	engine.Use(
 		s.routePolicy(), // first: every middleware after it, and the error renderers, read the route's policy
@@ -157,7 +164,7 @@ func (s *Server) Routes() []Route {
 
 // routePolicy puts the policy of the request's route (edge.Table.Lookup) in
 // its context.
-func (s *Server) routePolicy() gin.HandlerFunc {
+func (s *Kit) routePolicy() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		p := s.policies.Lookup(c.Request.Method, c.FullPath(), c.Request.URL.Path)
 		c.Request = c.Request.WithContext(edge.WithPolicy(c.Request.Context(), p))
@@ -167,7 +174,7 @@ func (s *Server) routePolicy() gin.HandlerFunc {
 
 // NotFound answers unknown routes: an empty 404 under /api/auth, as Better
 // Auth does, and a problem elsewhere.
-func (s *Server) NotFound(c *gin.Context) {
+func (s *Kit) NotFound(c *gin.Context) {
 	if edge.Unmatched(c.Request.URL.Path).Shape.Framework() {
 		EmptyNotFound(c)
 		return
@@ -177,7 +184,7 @@ func (s *Server) NotFound(c *gin.Context) {
 
 // MethodNotAllowed answers a known path with the wrong method: like an unknown
 // route under /api/auth (Better Auth does not send 405), a 405 problem elsewhere.
-func (s *Server) MethodNotAllowed(c *gin.Context) {
+func (s *Kit) MethodNotAllowed(c *gin.Context) {
 	if edge.Unmatched(c.Request.URL.Path).Shape.Framework() {
 		c.Writer.Header().Del("Allow")
 		EmptyNotFound(c)
@@ -200,8 +207,8 @@ const protectedResourcePath = "/.well-known/oauth-protected-resource"
 
 // ResourceMetadataURL is the trusted API's metadata URL, named by the
 // WWW-Authenticate challenge of its 401s (RFC 9728 §5.1).
-func (s *Server) ResourceMetadataURL() string { return s.Config.BaseURL + protectedResourcePath }
+func (s *Kit) ResourceMetadataURL() string { return s.Config.BaseURL + protectedResourcePath }
 
 // Issuer is the OpenID Issuer: the base URL with the framework's path,
 // exactly, as every document, page and token names it.
-func (s *Server) Issuer() string { return s.Config.BaseURL + frameworkBase }
+func (s *Kit) Issuer() string { return s.Config.BaseURL + frameworkBase }

@@ -153,13 +153,13 @@ func (s *Server) addTokenRoutes() {
 		tagTokens = "Tokens"
 		tagKeys   = "Signing keys"
 	)
-	Register(s, ContractFramework, WithPolicy(op{OperationID: "getJwks", Method: http.MethodGet, Path: frameworkBase + "/jwks", Tags: []string{tagTokens},
+	register(s, ContractFramework, WithPolicy(op{OperationID: "getJwks", Method: http.MethodGet, Path: frameworkBase + "/jwks", Tags: []string{tagTokens},
 		Summary: "Key set (JWKS)",
 		Description: "The public keys tokens are verified with (RFC 7517): an Ed25519 key (alg EdDSA) for the framework's tokens and an RSA key (alg RS256) " +
 			"for OpenID Connect, each with kid, alg and use sig; after a rotation the retired key stays until every token it signed has expired. " +
 			"Public members only. Cacheable (Cache-Control max-age), readable from any origin.",
 		Errors: []int{http.StatusTooManyRequests}}, publicDocument), s.jwks, ContractAuth)
-	Register(s, ContractFramework, op{OperationID: "getToken", Method: http.MethodGet, Path: frameworkBase + "/token", Tags: []string{tagTokens},
+	register(s, ContractFramework, op{OperationID: "getToken", Method: http.MethodGet, Path: frameworkBase + "/token", Tags: []string{tagTokens},
 		Summary: "Token for the current user", Security: SessionSecurity,
 		Description: "A short-lived JWT (default 15 minutes) of the signed-in user, as Better Auth's JWT plugin signs it, for APIs that verify users " +
 			"offline with the key set. get-session also sends one in its set-auth-jwt header. 401 UNAUTHORIZED without a session.",
@@ -172,10 +172,10 @@ func (s *Server) addTokenRoutes() {
 		o.Errors = append(o.Errors, http.StatusUnauthorized, http.StatusForbidden)
 		return o
 	}
-	Register(s, ContractAuth, adminOp(op{OperationID: "listSigningKeys", Method: http.MethodGet, Path: "/signing-keys", Tags: []string{tagKeys},
+	register(s, ContractAuth, adminOp(op{OperationID: "listSigningKeys", Method: http.MethodGet, Path: "/signing-keys", Tags: []string{tagKeys},
 		Summary: "List signing keys", Description: "The published signing keys, newest first: the active key of each algorithm, any pending one, and the retired ones still in the key set."}),
 		s.listSigningKeys)
-	Register(s, ContractAuth, adminOp(op{OperationID: "rotateSigningKeys", Method: http.MethodPost, Path: "/signing-keys/rotate", Tags: []string{tagKeys},
+	register(s, ContractAuth, adminOp(op{OperationID: "rotateSigningKeys", Method: http.MethodPost, Path: "/signing-keys/rotate", Tags: []string{tagKeys},
 		Summary: "Rotate signing keys",
 		Description: "Makes a new key for alg (both algorithms when absent). It is published at once (pending) and signs from its activatesAt, two key " +
 			"reload intervals later (2 minutes by default), when every instance publishes it; the key it replaces signs until then, then is retired " +

@@ -38,5 +38,5 @@ func trustedOp(o huma.Operation, scope domain.Scope) huma.Operation {
 
 // registerTrusted registers a trusted operation in the backend contract.
 func registerTrusted[I, O any](s *Server, scope domain.Scope, o huma.Operation, h func(context.Context, *I) (*O, error)) {
-	Register(s, ContractBackend, trustedOp(o, scope), h)
+	register(s, ContractBackend, trustedOp(o, scope), h)
 }

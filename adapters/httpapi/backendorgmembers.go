@@ -6,6 +6,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/application/command"
 	"github.com/gatehouse/gatehouse/domain"
 )
@@ -98,7 +99,7 @@ func (s *Server) backendUpdateMemberRole(ctx context.Context, in *BackendUpdateM
 	return &BackendMemberOutput{Body: backendMemberJSON(*mu)}, nil
 }
 
-func (s *Server) backendRemoveMember(ctx context.Context, in *BackendMemberIDInput) (*NoContentOutput, error) {
+func (s *Server) backendRemoveMember(ctx context.Context, in *BackendMemberIDInput) (*edge.NoContentOutput, error) {
 	req, err := s.trustedRequest(ctx, domain.ScopeOrganizationsWrite)
 	if err != nil {
 		return nil, err
@@ -106,7 +107,7 @@ func (s *Server) backendRemoveMember(ctx context.Context, in *BackendMemberIDInp
 	if err := s.App.Commands.BackendOrganizations.RemoveMember(ctx, req, domain.OrganizationID(in.ID), domain.MemberID(in.MemberID)); err != nil {
 		return nil, err
 	}
-	return &NoContentOutput{Status: http.StatusNoContent}, nil
+	return &edge.NoContentOutput{Status: http.StatusNoContent}, nil
 }
 
 // BackendInvitationOutput is one invitation.
@@ -169,7 +170,7 @@ type BackendInvitationIDInput struct {
 	InvitationID string `path:"invitationId" minLength:"1" maxLength:"128" doc:"The invitation's id."`
 }
 
-func (s *Server) backendRevokeInvitation(ctx context.Context, in *BackendInvitationIDInput) (*NoContentOutput, error) {
+func (s *Server) backendRevokeInvitation(ctx context.Context, in *BackendInvitationIDInput) (*edge.NoContentOutput, error) {
 	req, err := s.trustedRequest(ctx, domain.ScopeOrganizationsWrite)
 	if err != nil {
 		return nil, err
@@ -177,7 +178,7 @@ func (s *Server) backendRevokeInvitation(ctx context.Context, in *BackendInvitat
 	if err := s.App.Commands.BackendOrganizations.RevokeInvitation(ctx, req, domain.OrganizationID(in.ID), domain.InvitationID(in.InvitationID)); err != nil {
 		return nil, err
 	}
-	return &NoContentOutput{Status: http.StatusNoContent}, nil
+	return &edge.NoContentOutput{Status: http.StatusNoContent}, nil
 }
 
 // addBackendMemberRoutes registers the member and invitation routes of the

@@ -7,6 +7,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/application/command"
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
@@ -224,7 +225,7 @@ func (s *Server) backendUpdateOrganization(ctx context.Context, in *BackendUpdat
 	return &BackendOrganizationOutput{Body: backendOrganizationJSON(oc)}, nil
 }
 
-func (s *Server) backendDeleteOrganization(ctx context.Context, in *BackendOrganizationIDInput) (*NoContentOutput, error) {
+func (s *Server) backendDeleteOrganization(ctx context.Context, in *BackendOrganizationIDInput) (*edge.NoContentOutput, error) {
 	req, err := s.trustedRequest(ctx, domain.ScopeOrganizationsWrite)
 	if err != nil {
 		return nil, err
@@ -232,7 +233,7 @@ func (s *Server) backendDeleteOrganization(ctx context.Context, in *BackendOrgan
 	if err := s.App.Commands.BackendOrganizations.Delete(ctx, req, domain.OrganizationID(in.ID)); err != nil {
 		return nil, err
 	}
-	return &NoContentOutput{Status: http.StatusNoContent}, nil
+	return &edge.NoContentOutput{Status: http.StatusNoContent}, nil
 }
 
 // addBackendOrganizationRoutes registers the trusted organization routes (/api/organizations).

@@ -11,6 +11,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/application/command"
 	"github.com/gatehouse/gatehouse/domain"
 )
@@ -89,7 +90,7 @@ func backendUserJSON(u *domain.User) BackendUserJSON {
 		if a.BanReason != "" {
 			out.BanReason = &a.BanReason
 		}
-		out.BanExpires = OptionalTime(a.BanExpires)
+		out.BanExpires = edge.OptionalTime(a.BanExpires)
 	}
 	return out
 }
@@ -272,7 +273,7 @@ func (s *Server) backendUpdateUser(ctx context.Context, in *BackendUpdateUserInp
 	return backendUserOutput(u), nil
 }
 
-func (s *Server) backendDeleteUser(ctx context.Context, in *BackendUserIDInput) (*NoContentOutput, error) {
+func (s *Server) backendDeleteUser(ctx context.Context, in *BackendUserIDInput) (*edge.NoContentOutput, error) {
 	req, err := s.trustedRequest(ctx, domain.ScopeUsersWrite)
 	if err != nil {
 		return nil, err
@@ -280,7 +281,7 @@ func (s *Server) backendDeleteUser(ctx context.Context, in *BackendUserIDInput) 
 	if err := s.App.Commands.BackendUsers.Delete(ctx, req, domain.UserID(in.ID)); err != nil {
 		return nil, err
 	}
-	return &NoContentOutput{Status: http.StatusNoContent}, nil
+	return &edge.NoContentOutput{Status: http.StatusNoContent}, nil
 }
 
 // BackendBanUserInput bans a user.
@@ -321,7 +322,7 @@ func (s *Server) backendUnbanUser(ctx context.Context, in *BackendUserIDInput) (
 	return backendUserOutput(u), nil
 }
 
-func (s *Server) backendRevokeUserSessions(ctx context.Context, in *BackendUserIDInput) (*NoContentOutput, error) {
+func (s *Server) backendRevokeUserSessions(ctx context.Context, in *BackendUserIDInput) (*edge.NoContentOutput, error) {
 	req, err := s.trustedRequest(ctx, domain.ScopeUsersWrite)
 	if err != nil {
 		return nil, err
@@ -329,7 +330,7 @@ func (s *Server) backendRevokeUserSessions(ctx context.Context, in *BackendUserI
 	if err := s.App.Commands.BackendUsers.RevokeSessions(ctx, req, domain.UserID(in.ID)); err != nil {
 		return nil, err
 	}
-	return &NoContentOutput{Status: http.StatusNoContent}, nil
+	return &edge.NoContentOutput{Status: http.StatusNoContent}, nil
 }
 
 // BackendSetPasswordInput sets a user's password.
@@ -340,7 +341,7 @@ type BackendSetPasswordInput struct {
 	}
 }
 
-func (s *Server) backendSetUserPassword(ctx context.Context, in *BackendSetPasswordInput) (*NoContentOutput, error) {
+func (s *Server) backendSetUserPassword(ctx context.Context, in *BackendSetPasswordInput) (*edge.NoContentOutput, error) {
 	req, err := s.trustedRequest(ctx, domain.ScopeUsersWrite)
 	if err != nil {
 		return nil, err
@@ -348,7 +349,7 @@ func (s *Server) backendSetUserPassword(ctx context.Context, in *BackendSetPassw
 	if err := s.App.Commands.BackendUsers.SetPassword(ctx, req, domain.UserID(in.ID), in.Body.Password); err != nil {
 		return nil, err
 	}
-	return &NoContentOutput{Status: http.StatusNoContent}, nil
+	return &edge.NoContentOutput{Status: http.StatusNoContent}, nil
 }
 
 // addBackendUserRoutes registers the trusted user routes (/api/users).

@@ -124,32 +124,32 @@ func (s *Server) addDiscoveryRoutes() {
 		"(no trailing slash): configure clients with that issuer, never with the bare origin. 200 JSON, never a redirect; " +
 		"cacheable for five minutes; readable from any origin."
 
-	register(s, ContractFramework, WithPolicy(op{OperationID: "openidConfiguration", Method: http.MethodGet,
-		Path: frameworkBase + "/.well-known/openid-configuration", Tags: []string{tag},
+	register(s, edge.ContractFramework, edge.WithPolicy(op{OperationID: "openidConfiguration", Method: http.MethodGet,
+		Path: edge.FrameworkBase + "/.well-known/openid-configuration", Tags: []string{tag},
 		Summary:     "OpenID provider metadata",
 		Description: "OpenID Connect Discovery 1.0 §4: the issuer with /.well-known/openid-configuration appended, where go-oidc and openid-client look." + same}, publicDocument),
-		provider, ContractAuth)
-	register(s, ContractFramework, WithPolicy(op{OperationID: "oauthAuthorizationServerMetadata", Method: http.MethodGet,
-		Path: frameworkBase + "/.well-known/oauth-authorization-server", Tags: []string{tag},
+		provider, edge.ContractAuth)
+	register(s, edge.ContractFramework, edge.WithPolicy(op{OperationID: "oauthAuthorizationServerMetadata", Method: http.MethodGet,
+		Path: edge.FrameworkBase + "/.well-known/oauth-authorization-server", Tags: []string{tag},
 		Summary:     "OAuth authorization server metadata",
 		Description: "RFC 8414 metadata under the framework's base path, for clients that append the well-known segment." + same}, publicDocument),
-		provider, ContractAuth)
+		provider, edge.ContractAuth)
 
 	for _, r := range []struct{ id, path, summary, desc string }{
 		{"rootOpenidConfiguration", "/.well-known/openid-configuration", "OpenID provider metadata (host root)",
 			"The provider metadata at the host root, for clients that look there."},
 		{"rootOAuthAuthorizationServerMetadata", "/.well-known/oauth-authorization-server", "OAuth authorization server metadata (host root)",
 			"RFC 8414 metadata at the host root, for clients that look there."},
-		{"oauthAuthorizationServerMetadataForIssuer", "/.well-known/oauth-authorization-server" + frameworkBase, "OAuth authorization server metadata (RFC 8414)",
+		{"oauthAuthorizationServerMetadataForIssuer", "/.well-known/oauth-authorization-server" + edge.FrameworkBase, "OAuth authorization server metadata (RFC 8414)",
 			"RFC 8414 §3: the well-known segment inserted between the host and the issuer's path /api/auth. Clients should try this URL first."},
-		{"openidConfigurationForIssuer", "/.well-known/openid-configuration" + frameworkBase, "OpenID provider metadata (RFC 8414 §5)",
+		{"openidConfigurationForIssuer", "/.well-known/openid-configuration" + edge.FrameworkBase, "OpenID provider metadata (RFC 8414 §5)",
 			"RFC 8414 §5's transition form: the OpenID well-known segment inserted between the host and the issuer's path."},
 	} {
-		register(s, ContractAuth, WithRate(op{OperationID: r.id, Method: http.MethodGet, Path: r.path, Tags: []string{tag},
+		register(s, edge.ContractAuth, edge.WithRate(op{OperationID: r.id, Method: http.MethodGet, Path: r.path, Tags: []string{tag},
 			Summary: r.summary, Description: r.desc + same}, edge.RatePublic), provider)
 	}
 
-	register(s, ContractBackend, WithRate(op{OperationID: "protectedResourceMetadata", Method: http.MethodGet, Path: protectedResourcePath, Tags: []string{tag},
+	register(s, edge.ContractBackend, edge.WithRate(op{OperationID: "protectedResourceMetadata", Method: http.MethodGet, Path: edge.ProtectedResourcePath, Tags: []string{tag},
 		Summary: "Protected resource metadata (RFC 9728)",
 		Description: "Describes the trusted API: its resource identifier (the base URL, exactly), how it takes a bearer credential (the Authorization header) " +
 			"and the service-key scopes. It names no authorization server: the trusted API takes service keys issued by administrators, not OAuth access tokens. " +

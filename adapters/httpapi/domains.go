@@ -7,6 +7,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/application/command"
 	"github.com/gatehouse/gatehouse/domain"
 )
@@ -48,8 +49,8 @@ type DomainJSON struct {
 
 func domainJSON(d *domain.Domain) DomainJSON {
 	out := DomainJSON{ID: string(d.ID()), Hostname: d.Hostname(), Status: string(d.Status()), Attempts: d.Attempts(),
-		LastCheckedAt: OptionalTime(d.LastCheckedAt()), NextCheckAt: OptionalTime(d.NextCheckAt()), VerifiedAt: OptionalTime(d.VerifiedAt()),
-		FailedAt: OptionalTime(d.FailedAt()), CreatedAt: d.CreatedAt(), UpdatedAt: d.UpdatedAt(), Records: dnsRecordsJSON(d.Records())}
+		LastCheckedAt: edge.OptionalTime(d.LastCheckedAt()), NextCheckAt: edge.OptionalTime(d.NextCheckAt()), VerifiedAt: edge.OptionalTime(d.VerifiedAt()),
+		FailedAt: edge.OptionalTime(d.FailedAt()), CreatedAt: d.CreatedAt(), UpdatedAt: d.UpdatedAt(), Records: dnsRecordsJSON(d.Records())}
 	if org := d.OrganizationID(); org != "" {
 		s := string(org)
 		out.OrganizationID = &s
@@ -68,7 +69,7 @@ func dnsRecordsJSON(rs []domain.DNSRecord) []DNSRecordJSON {
 			observed = []string{}
 		}
 		out[i] = DNSRecordJSON{Type: string(r.Type), Name: r.Name, Value: r.Value, Required: r.Required, Status: string(r.Status),
-			Observed: observed, LastCheckedAt: OptionalTime(r.LastCheckedAt)}
+			Observed: observed, LastCheckedAt: edge.OptionalTime(r.LastCheckedAt)}
 	}
 	return out
 }
@@ -192,7 +193,7 @@ func (s *Server) listDomains(ctx context.Context, in *ListDomainsInput) (*Domain
 	return out, nil
 }
 
-func (s *Server) deleteDomain(ctx context.Context, in *DomainIDInput) (*NoContentOutput, error) {
+func (s *Server) deleteDomain(ctx context.Context, in *DomainIDInput) (*edge.NoContentOutput, error) {
 	req, err := s.trustedRequest(ctx, domain.ScopeDomainsWrite)
 	if err != nil {
 		return nil, err
@@ -200,7 +201,7 @@ func (s *Server) deleteDomain(ctx context.Context, in *DomainIDInput) (*NoConten
 	if err := s.App.Commands.Domains.Delete(ctx, req, domain.DomainID(in.ID)); err != nil {
 		return nil, err
 	}
-	return &NoContentOutput{Status: http.StatusNoContent}, nil
+	return &edge.NoContentOutput{Status: http.StatusNoContent}, nil
 }
 
 // ManualVerificationJSON marks a domain verified by hand.
@@ -278,8 +279,8 @@ func (s *Server) addDomainRoutes() {
 		Description: "Releases the hostname, which can then be claimed again (with a new token). Answers 204." + notFound + audited},
 		s.deleteDomain)
 
-	register(s, ContractAuth, op{OperationID: "adminUpdateDomain", Method: http.MethodPatch, Path: adminBase + "/domains/{id}", Tags: []string{tag},
-		Summary: "Administer a domain", Security: SessionSecurity,
+	register(s, edge.ContractAuth, op{OperationID: "adminUpdateDomain", Method: http.MethodPatch, Path: edge.AdminBase + "/domains/{id}", Tags: []string{tag},
+		Summary: "Administer a domain", Security: edge.SessionSecurity,
 		Errors: []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound},
 		Description: "A platform administrator's change, applied atomically: organizationId moves the domain to another organization (null detaches it; " +
 			"an unknown one is 404 organization.not_found naming body.organizationId); recheck: true checks DNS now (a failed domain becomes pending with a " +

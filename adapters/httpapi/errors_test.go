@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -33,11 +32,11 @@ func TestStatusFor_every_kind(t *testing.T) {
 		if !ok {
 			t.Fatalf("kind %v has no expected status in this test: add it", k)
 		}
-		if StatusFor(k) != got {
-			t.Errorf("statusFor(%v) = %d, want %d", k, StatusFor(k), got)
+		if edge.StatusFor(k) != got {
+			t.Errorf("statusFor(%v) = %d, want %d", k, edge.StatusFor(k), got)
 		}
 	}
-	if StatusFor(domain.KindUnauthenticated) == StatusFor(domain.KindForbidden) {
+	if edge.StatusFor(domain.KindUnauthenticated) == edge.StatusFor(domain.KindForbidden) {
 		t.Fatal("401 and 403 merged")
 	}
 }
@@ -48,7 +47,7 @@ func newTestServer(t *testing.T) (*Server, *strings.Builder) {
 	t.Helper()
 	logs := &strings.Builder{}
 	app := &application.Application{Queries: application.Queries{Readiness: query.NewReadinessHandler(memory.NewHealthChecker())}}
-	s := NewServer(Config{BaseURL: "http://localhost:8080", MaxBodyBytes: 4096, SessionCookieName: "gatehouse.session_token", Secrets: []string{"test-secret"}},
+	s := NewServer(edge.Config{BaseURL: "http://localhost:8080", MaxBodyBytes: 4096, SessionCookieName: "gatehouse.session_token", Secrets: []string{"test-secret"}},
 		app, slog.New(slog.NewJSONHandler(logs, nil)))
 	return s, logs
 }
@@ -80,10 +79,10 @@ func addErrorRoutes(s *Server) {
 			Fields: []domain.FieldViolation{{Field: "x", Message: "is wrong"}}, Err: io.ErrUnexpectedEOF}
 	}
 	echo := func(context.Context, *echoInput) (*emptyOutput, error) { return &emptyOutput{}, nil }
-	register(s, ContractAuth, huma.Operation{OperationID: "fail", Method: http.MethodGet, Path: "/api/test/fail/{kind}"}, fail)
-	register(s, ContractFramework, huma.Operation{OperationID: "fail-fw", Method: http.MethodGet, Path: "/api/auth/test/fail/{kind}"}, fail)
-	register(s, ContractAuth, huma.Operation{OperationID: "echo", Method: http.MethodPost, Path: "/api/test/echo"}, echo)
-	register(s, ContractFramework, huma.Operation{OperationID: "echo-fw", Method: http.MethodPost, Path: "/api/auth/test/echo"}, echo)
+	register(s, edge.ContractAuth, huma.Operation{OperationID: "fail", Method: http.MethodGet, Path: "/api/test/fail/{kind}"}, fail)
+	register(s, edge.ContractFramework, huma.Operation{OperationID: "fail-fw", Method: http.MethodGet, Path: "/api/auth/test/fail/{kind}"}, fail)
+	register(s, edge.ContractAuth, huma.Operation{OperationID: "echo", Method: http.MethodPost, Path: "/api/test/echo"}, echo)
+	register(s, edge.ContractFramework, huma.Operation{OperationID: "echo-fw", Method: http.MethodPost, Path: "/api/auth/test/echo"}, echo)
 }
 
 func serve(s *Server, method, path, body string) *httptest.ResponseRecorder {
@@ -102,10 +101,10 @@ func TestErrors_every_kind_in_both_shapes(t *testing.T) {
 	for _, k := range domain.Kinds {
 		t.Run(k.String(), func(t *testing.T) {
 			w := serve(s, http.MethodGet, "/api/test/fail/"+k.String(), "")
-			if w.Code != StatusFor(k) {
-				t.Fatalf("status = %d, want %d", w.Code, StatusFor(k))
+			if w.Code != edge.StatusFor(k) {
+				t.Fatalf("status = %d, want %d", w.Code, edge.StatusFor(k))
 			}
-			var p Problem
+			var p edge.Problem
 			if err := json.Unmarshal(w.Body.Bytes(), &p); err != nil || w.Header().Get("Content-Type") != "application/problem+json" {
 				t.Fatalf("not a problem: %v %s", err, w.Body)
 			}
@@ -116,8 +115,8 @@ func TestErrors_every_kind_in_both_shapes(t *testing.T) {
 			} else if p.Code != "test.failure" || p.Detail != "it failed" || len(p.Errors) != 1 || p.Errors[0].Location != "body.x" {
 				t.Fatalf("problem = %s", w.Body)
 			}
-			if p.RequestID == "" || p.RequestID != w.Header().Get(RequestIDHeader) {
-				t.Fatalf("requestId %q, header %q", p.RequestID, w.Header().Get(RequestIDHeader))
+			if p.RequestID == "" || p.RequestID != w.Header().Get(edge.RequestIDHeader) {
+				t.Fatalf("requestId %q, header %q", p.RequestID, w.Header().Get(edge.RequestIDHeader))
 			}
 			if strings.Contains(w.Body.String(), "unexpected EOF") {
 				t.Fatal("the cause was sent to the client")
@@ -125,7 +124,7 @@ func TestErrors_every_kind_in_both_shapes(t *testing.T) {
 
 			w = serve(s, http.MethodGet, "/api/auth/test/fail/"+k.String(), "")
 			var fe map[string]any
-			if err := json.Unmarshal(w.Body.Bytes(), &fe); err != nil || w.Code != StatusFor(k) {
+			if err := json.Unmarshal(w.Body.Bytes(), &fe); err != nil || w.Code != edge.StatusFor(k) {
 				t.Fatalf("framework: %d %s", w.Code, w.Body)
 			}
 			if len(fe) != 2 || fe["message"] == nil || fe["code"] == nil {
@@ -162,7 +161,7 @@ func TestErrors_validation_names_each_malformed_part(t *testing.T) {
 			if strings.Contains(w.Body.String(), secret) {
 				t.Fatalf("the submitted value was echoed: %s", w.Body)
 			}
-			var p Problem
+			var p edge.Problem
 			_ = json.Unmarshal(w.Body.Bytes(), &p)
 			if p.Code != "request.invalid" {
 				t.Fatalf("code = %q", p.Code)
@@ -180,7 +179,7 @@ func TestErrors_validation_names_each_malformed_part(t *testing.T) {
 	}
 	t.Run("framework_shape", func(t *testing.T) {
 		w := serve(s, http.MethodPost, "/api/auth/test/echo?limit=500", `{"hostname":"a","count":"x"}`)
-		var fe FrameworkError
+		var fe edge.FrameworkError
 		_ = json.Unmarshal(w.Body.Bytes(), &fe)
 		if w.Code != 400 || fe.Code != "VALIDATION_ERROR" || !strings.Contains(fe.Message, "[query.limit]") || !strings.Contains(fe.Message, "[body.count]") {
 			t.Fatalf("framework validation = %d %s", w.Code, w.Body)
@@ -188,7 +187,7 @@ func TestErrors_validation_names_each_malformed_part(t *testing.T) {
 	})
 	t.Run("malformed_json", func(t *testing.T) {
 		w := serve(s, http.MethodPost, "/api/auth/test/echo", `{"hostname":`)
-		var fe FrameworkError
+		var fe edge.FrameworkError
 		_ = json.Unmarshal(w.Body.Bytes(), &fe)
 		if w.Code != 400 || fe.Code != "BAD_REQUEST" {
 			t.Fatalf("framework malformed JSON = %d %s", w.Code, w.Body)
@@ -207,7 +206,7 @@ func TestErrors_panic_is_a_500_without_internals(t *testing.T) {
 	if w.Code != 500 || strings.Contains(w.Body.String(), "secret panic detail") {
 		t.Fatalf("panic answer = %d %s", w.Code, w.Body)
 	}
-	var p Problem
+	var p edge.Problem
 	if err := json.Unmarshal(w.Body.Bytes(), &p); err != nil || p.Code != "server.internal" || p.RequestID == "" {
 		t.Fatalf("panic body = %s", w.Body)
 	}
@@ -258,7 +257,7 @@ func TestErrors_client_cancellation_is_not_a_server_error(t *testing.T) {
 		return nil, &domain.Error{Kind: domain.KindUnavailable, Code: "database.unavailable", Message: "the database is unavailable",
 			Err: fmt.Errorf("gormstore: sessions.get: %w", ctx.Err())}
 	}
-	register(s, ContractFramework, huma.Operation{OperationID: "cancelled", Method: http.MethodGet, Path: "/api/auth/test/cancelled"}, cancelled)
+	register(s, edge.ContractFramework, huma.Operation{OperationID: "cancelled", Method: http.MethodGet, Path: "/api/auth/test/cancelled"}, cancelled)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	req := httptest.NewRequest(http.MethodGet, "/api/auth/test/cancelled", nil).WithContext(ctx)
@@ -282,32 +281,6 @@ func TestErrors_client_cancellation_is_not_a_server_error(t *testing.T) {
 	}
 }
 
-// TestInputLocations: register declares each query, path and header
-// parameter of the operation's input, embedded structs included, so a bare
-// field of a domain error is rendered where the caller sent it.
-func TestInputLocations(t *testing.T) {
-	type paging struct {
-		Limit int `query:"limit"`
-	}
-	type input struct {
-		paging
-		ID   string `path:"id"`
-		Key  string `header:"x-api-key"`
-		Body struct {
-			Email string `json:"email"`
-		}
-	}
-	got := inputLocations(reflect.TypeFor[input]())
-	want := map[string]string{"limit": "query", "id": "path", "x-api-key": "header"}
-	if len(got) != len(want) {
-		t.Fatalf("inputLocations = %v, want %v", got, want)
-	}
-	for k, v := range want {
-		if got[k] != v {
-			t.Errorf("inputLocations[%q] = %q, want %q", k, got[k], v)
-		}
-	}
-}
 
 // TestContractCodes: each contract answers a neutral code in its own
 // vocabulary, the Words its routes declare: Better Auth's code (and
@@ -315,8 +288,8 @@ func TestInputLocations(t *testing.T) {
 // elsewhere; a neutral code a contract has no entry for answers the
 // framework's code for its status, and itself as a problem code.
 func TestContractCodes(t *testing.T) {
-	framework := edge.WithPolicy(context.Background(), &edge.Policy{Shape: edge.ShapeFramework, Words: frameworkWords})
-	problem := edge.WithPolicy(context.Background(), &edge.Policy{Shape: edge.ShapeProblem, Words: problemWords})
+	framework := edge.ContextWithPolicy(context.Background(), &edge.Policy{Shape: edge.ShapeFramework, Words: frameworkWords})
+	problem := edge.ContextWithPolicy(context.Background(), &edge.Policy{Shape: edge.ShapeProblem, Words: problemWords})
 	for _, tt := range []struct {
 		err           error
 		wire          string
@@ -333,11 +306,11 @@ func TestContractCodes(t *testing.T) {
 		{domain.NewError(domain.KindNotFound, "account_deletion.invalid_token", "Invalid token"), "INVALID_TOKEN", 404, "request.invalid_token", 404},
 		{domain.NotFound("organization.member_not_found", "Member"), "NOT_FOUND", 404, "organization.member_not_found", 404},
 	} {
-		f, ok := RenderError(framework, slog.New(slog.DiscardHandler), tt.err).(*FrameworkError)
+		f, ok := edge.RenderError(framework, slog.New(slog.DiscardHandler), tt.err).(*edge.FrameworkError)
 		if !ok || f.Code != tt.wire || f.GetStatus() != tt.wireStatus {
 			t.Errorf("framework answer to %v = %+v, want %s %d", tt.err, f, tt.wire, tt.wireStatus)
 		}
-		p, ok := RenderError(problem, slog.New(slog.DiscardHandler), tt.err).(*Problem)
+		p, ok := edge.RenderError(problem, slog.New(slog.DiscardHandler), tt.err).(*edge.Problem)
 		if !ok || p.Code != tt.problemCode || p.Status != tt.problemStatus {
 			t.Errorf("problem answer to %v = %+v, want %s %d", tt.err, p, tt.problemCode, tt.problemStatus)
 		}

@@ -85,7 +85,7 @@ const maxBufferedAnswer = 64 << 10
 // never redirected.
 func (s *Server) formRedirect() gin.HandlerFunc {
 	return func(c *gin.Context) {
-		fr, ok := FormPost(c.Request)
+		fr, ok := edge.FormPost(c.Request)
 		if !ok || s.CheckOrigin(c.Request, edge.PolicyFrom(c.Request.Context())) != nil {
 			c.Next()
 			return

@@ -24,7 +24,7 @@ type UpdateUserInput struct {
 var errEmailCannotBeUpdated = domain.Invalid("EMAIL_CAN_NOT_BE_UPDATED", "Email can not be updated",
 	domain.FieldViolation{Field: "body.email", Message: "cannot be changed here; use change-email"})
 
-func (s *Server) updateUser(ctx context.Context, in *UpdateUserInput) (*StatusOutput, error) {
+func (s *Server) updateUser(ctx context.Context, in *UpdateUserInput) (*edge.StatusOutput, error) {
 	p, err := s.Principal(ctx)
 	if err != nil {
 		return nil, err
@@ -35,7 +35,7 @@ func (s *Server) updateUser(ctx context.Context, in *UpdateUserInput) (*StatusOu
 	if _, err := s.App.Commands.UpdateUser.Handle(ctx, command.UpdateUser{UserID: p.User.ID(), Name: in.Body.Name, Image: in.Body.Image}); err != nil {
 		return nil, err
 	}
-	return StatusOK(), nil
+	return edge.StatusOK(), nil
 }
 
 // ChangePasswordInput changes the password, proven by the current one.
@@ -49,7 +49,7 @@ type ChangePasswordInput struct {
 
 // ChangePasswordOutput carries the replacement session when others were revoked.
 type ChangePasswordOutput struct {
-	SessionHeaders
+	edge.SessionHeaders
 	Body struct {
 		Token *string  `json:"token" nullable:"true" doc:"The new session token when revokeOtherSessions was true, else null."`
 		User  UserJSON `json:"user"`
@@ -62,7 +62,7 @@ func (s *Server) changePassword(ctx context.Context, in *ChangePasswordInput) (*
 		return nil, err
 	}
 	res, err := s.App.Commands.ChangePassword.Handle(ctx, command.ChangePassword{Principal: p, CurrentPassword: in.Body.CurrentPassword,
-		NewPassword: in.Body.NewPassword, RevokeOtherSessions: in.Body.RevokeOtherSessions, Client: RequestInfoFrom(ctx).Client()})
+		NewPassword: in.Body.NewPassword, RevokeOtherSessions: in.Body.RevokeOtherSessions, Client: edge.RequestInfoFrom(ctx).Client()})
 	if err != nil {
 		return nil, err
 	}
@@ -83,8 +83,8 @@ type ChangeEmailInput struct {
 	}
 }
 
-func (s *Server) changeEmail(ctx context.Context, in *ChangeEmailInput) (*StatusOutput, error) {
-	if err := s.CheckTarget(in.Body.CallbackURL, ErrInvalidCallback); err != nil {
+func (s *Server) changeEmail(ctx context.Context, in *ChangeEmailInput) (*edge.StatusOutput, error) {
+	if err := s.CheckTarget(in.Body.CallbackURL, edge.ErrInvalidCallback); err != nil {
 		return nil, err
 	}
 	p, err := s.Principal(ctx)
@@ -94,7 +94,7 @@ func (s *Server) changeEmail(ctx context.Context, in *ChangeEmailInput) (*Status
 	if err := s.App.Commands.ChangeEmail.Handle(ctx, command.ChangeEmail{Principal: p, NewEmail: in.Body.NewEmail, CallbackURL: in.Body.CallbackURL}); err != nil {
 		return nil, err
 	}
-	return StatusOK(), nil
+	return edge.StatusOK(), nil
 }
 
 // DeleteUserInput deletes the account: with the password, with a token from
@@ -109,7 +109,7 @@ type DeleteUserInput struct {
 
 // DeleteUserOutput says what happened.
 type DeleteUserOutput struct {
-	SessionHeaders
+	edge.SessionHeaders
 	Body struct {
 		Success bool   `json:"success" example:"true"`
 		Message string `json:"message" enum:"User deleted,Verification email sent" example:"User deleted"`
@@ -121,7 +121,7 @@ func (s *Server) deleteUser(ctx context.Context, in *DeleteUserInput) (*DeleteUs
 	if in.Body != nil {
 		cmd.Password, cmd.Token, cmd.CallbackURL = in.Body.Password, in.Body.Token, in.Body.CallbackURL
 	}
-	if err := s.CheckTarget(cmd.CallbackURL, ErrInvalidCallback); err != nil {
+	if err := s.CheckTarget(cmd.CallbackURL, edge.ErrInvalidCallback); err != nil {
 		return nil, err
 	}
 	p, err := s.Principal(ctx)
@@ -150,7 +150,7 @@ type LinkInput struct {
 
 // RedirectOrJSON is a 302 to the callback, or JSON when there is none.
 type RedirectOrJSON[T any] struct {
-	SessionHeaders
+	edge.SessionHeaders
 	Status   int
 	Location string `header:"Location"`
 	Body     *T
@@ -163,7 +163,7 @@ func redirectTo[T any](s *Server, target string) *RedirectOrJSON[T] {
 // deleteUserCallback follows the confirmation link: the signed-in user's
 // account is deleted.
 func (s *Server) deleteUserCallback(ctx context.Context, in *LinkInput) (*RedirectOrJSON[DeleteUserBody], error) {
-	if err := s.CheckTarget(in.CallbackURL, ErrInvalidCallback); err != nil {
+	if err := s.CheckTarget(in.CallbackURL, edge.ErrInvalidCallback); err != nil {
 		return nil, err
 	}
 	p, err := s.Principal(ctx)
@@ -172,7 +172,7 @@ func (s *Server) deleteUserCallback(ctx context.Context, in *LinkInput) (*Redire
 	}
 	if in.CallbackURL != "" {
 		if err != nil {
-			return redirectTo[DeleteUserBody](s, WithQuery(in.CallbackURL, "error", errorCode(err))), nil
+			return redirectTo[DeleteUserBody](s, edge.WithQuery(in.CallbackURL, "error", errorCode(err))), nil
 		}
 		out := redirectTo[DeleteUserBody](s, in.CallbackURL)
 		out.SignOut(s.Cookies)
@@ -209,7 +209,7 @@ type MessageStatusOutput struct {
 }
 
 func (s *Server) requestPasswordReset(ctx context.Context, in *RequestPasswordResetInput) (*MessageStatusOutput, error) {
-	if err := s.CheckTarget(in.Body.RedirectTo, ErrInvalidRedirect); err != nil {
+	if err := s.CheckTarget(in.Body.RedirectTo, edge.ErrInvalidRedirect); err != nil {
 		return nil, err
 	}
 	if err := s.App.Commands.ResetPassword.Request(ctx, command.RequestPasswordReset{Email: in.Body.Email, RedirectTo: in.Body.RedirectTo}); err != nil {
@@ -236,9 +236,9 @@ type RedirectOutput struct {
 // token; the token is checked (and used up) by reset-password.
 func (s *Server) resetPasswordLink(_ context.Context, in *ResetPasswordLinkInput) (*RedirectOutput, error) {
 	if !s.Origins.SafeTarget(in.CallbackURL) {
-		return nil, ErrInvalidCallback
+		return nil, edge.ErrInvalidCallback
 	}
-	return &RedirectOutput{Status: http.StatusFound, Location: s.Origins.Absolute(WithQuery(in.CallbackURL, "token", in.Token))}, nil
+	return &RedirectOutput{Status: http.StatusFound, Location: s.Origins.Absolute(edge.WithQuery(in.CallbackURL, "token", in.Token))}, nil
 }
 
 // ResetPasswordInput sets a new password with a reset token.
@@ -250,7 +250,7 @@ type ResetPasswordInput struct {
 	}
 }
 
-func (s *Server) resetPassword(ctx context.Context, in *ResetPasswordInput) (*StatusOutput, error) {
+func (s *Server) resetPassword(ctx context.Context, in *ResetPasswordInput) (*edge.StatusOutput, error) {
 	token := in.Body.Token
 	if token == "" {
 		token = in.Token
@@ -258,7 +258,7 @@ func (s *Server) resetPassword(ctx context.Context, in *ResetPasswordInput) (*St
 	if err := s.App.Commands.ResetPassword.Reset(ctx, command.ResetPassword{Token: token, NewPassword: in.Body.NewPassword}); err != nil {
 		return nil, err
 	}
-	return StatusOK(), nil
+	return edge.StatusOK(), nil
 }
 
 // SendVerificationEmailInput asks for a new verification link.
@@ -269,8 +269,8 @@ type SendVerificationEmailInput struct {
 	}
 }
 
-func (s *Server) sendVerificationEmail(ctx context.Context, in *SendVerificationEmailInput) (*StatusOutput, error) {
-	if err := s.CheckTarget(in.Body.CallbackURL, ErrInvalidCallback); err != nil {
+func (s *Server) sendVerificationEmail(ctx context.Context, in *SendVerificationEmailInput) (*edge.StatusOutput, error) {
+	if err := s.CheckTarget(in.Body.CallbackURL, edge.ErrInvalidCallback); err != nil {
 		return nil, err
 	}
 	cmd := command.SendVerificationEmail{Email: in.Body.Email, CallbackURL: in.Body.CallbackURL}
@@ -280,7 +280,7 @@ func (s *Server) sendVerificationEmail(ctx context.Context, in *SendVerification
 	if err := s.App.Commands.VerifyEmail.Send(ctx, cmd); err != nil {
 		return nil, err
 	}
-	return StatusOK(), nil
+	return edge.StatusOK(), nil
 }
 
 // VerifyEmailBody is the JSON answer of a followed verification link.
@@ -290,13 +290,13 @@ type VerifyEmailBody struct {
 }
 
 func (s *Server) verifyEmail(ctx context.Context, in *LinkInput) (*RedirectOrJSON[VerifyEmailBody], error) {
-	if err := s.CheckTarget(in.CallbackURL, ErrInvalidCallback); err != nil {
+	if err := s.CheckTarget(in.CallbackURL, edge.ErrInvalidCallback); err != nil {
 		return nil, err
 	}
 	u, err := s.App.Commands.VerifyEmail.Verify(ctx, in.Token)
 	if in.CallbackURL != "" {
 		if err != nil {
-			return redirectTo[VerifyEmailBody](s, WithQuery(in.CallbackURL, "error", errorCode(err))), nil
+			return redirectTo[VerifyEmailBody](s, edge.WithQuery(in.CallbackURL, "error", errorCode(err))), nil
 		}
 		return redirectTo[VerifyEmailBody](s, in.CallbackURL), nil
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/application/command"
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
@@ -82,7 +83,7 @@ func (s *Server) adminCreateUser(ctx context.Context, in *AdminCreateUserInput) 
 	u, err := s.App.Commands.Administration.CreateUser(ctx, req, cmd)
 	if de := (*domain.Error)(nil); errors.As(err, &de) && de.Code == "user.email_exists" {
 		// The admin plugin answers a taken address with 400, where sign-up answers 422.
-		return nil, &FrameworkError{Message: de.Message, Code: "USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL", status: http.StatusBadRequest}
+		return nil, edge.NewFrameworkError(http.StatusBadRequest, "USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL", de.Message)
 	}
 	if err != nil {
 		return nil, err
@@ -392,7 +393,7 @@ type AdminSetPasswordInput struct {
 	}
 }
 
-func (s *Server) adminSetUserPassword(ctx context.Context, in *AdminSetPasswordInput) (*StatusOutput, error) {
+func (s *Server) adminSetUserPassword(ctx context.Context, in *AdminSetPasswordInput) (*edge.StatusOutput, error) {
 	req, err := s.AdminRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -400,12 +401,12 @@ func (s *Server) adminSetUserPassword(ctx context.Context, in *AdminSetPasswordI
 	if err := s.App.Commands.Administration.SetUserPassword(ctx, req, domain.UserID(in.Body.UserID), in.Body.NewPassword); err != nil {
 		return nil, err
 	}
-	return StatusOK(), nil
+	return edge.StatusOK(), nil
 }
 
 // SessionUserOutput is {session, user} with the cookies that switch to it.
 type SessionUserOutput struct {
-	SessionHeaders
+	edge.SessionHeaders
 	Body struct {
 		Session SessionJSON `json:"session"`
 		User    UserJSON    `json:"user"`
@@ -423,14 +424,14 @@ func (s *Server) adminImpersonateUser(ctx context.Context, in *AdminUserIDInput)
 	if err != nil {
 		return nil, err
 	}
-	adminToken, _ := s.Cookies.Token(RequestInfoFrom(ctx).r)
-	res, err := s.App.Commands.Administration.ImpersonateUser(ctx, req, domain.UserID(in.Body.UserID), RequestInfoFrom(ctx).Client())
+	adminToken, _ := s.Cookies.Token(edge.RequestInfoFrom(ctx).Request)
+	res, err := s.App.Commands.Administration.ImpersonateUser(ctx, req, domain.UserID(in.Body.UserID), edge.RequestInfoFrom(ctx).Client())
 	if err != nil {
 		return nil, err
 	}
 	out := &SessionUserOutput{}
 	out.Body.Session, out.Body.User = sessionJSON(res.Session), userJSON(res.User)
-	out.SetCookie = append(out.SetCookie, s.Cookies.Cookie(s.Cookies.AdminSession, s.Cookies.signer.Sign(adminSessionValue(adminToken, req.Principal.Session)), 0))
+	out.SetCookie = append(out.SetCookie, s.Cookies.Cookie(s.Cookies.AdminSession, s.Cookies.Signer.Sign(adminSessionValue(adminToken, req.Principal.Session)), 0))
 	out.SignIn(s.Cookies, res.Token, res.Session)
 	return out, nil
 }
@@ -441,12 +442,12 @@ func (s *Server) adminStopImpersonating(ctx context.Context, _ *struct{}) (*Sess
 		return nil, err
 	}
 	var adminToken string
-	if c, err := RequestInfoFrom(ctx).r.Cookie(s.Cookies.AdminSession); err == nil {
-		if v, ok := s.Cookies.signer.Verify(c.Value); ok {
+	if c, err := edge.RequestInfoFrom(ctx).Request.Cookie(s.Cookies.AdminSession); err == nil {
+		if v, ok := s.Cookies.Signer.Verify(c.Value); ok {
 			adminToken, _, _ = strings.Cut(v, ":")
 		}
 	}
-	restored, err := s.App.Commands.Administration.StopImpersonating(ctx, p, adminToken, RequestIDFrom(ctx), RequestInfoFrom(ctx).ClientIP)
+	restored, err := s.App.Commands.Administration.StopImpersonating(ctx, p, adminToken, edge.RequestIDFrom(ctx), edge.RequestInfoFrom(ctx).ClientIP)
 	if err != nil {
 		return nil, err
 	}
@@ -505,46 +506,46 @@ func (s *Server) adminHasPermission(ctx context.Context, in *HasPermissionInput)
 func (s *Server) addAdminRoutes() {
 	type op = huma.Operation
 	const tag = "Platform administration"
-	fw := ContractFramework
+	fw := edge.ContractFramework
 	admin := func(id, method, path, summary, description string) op {
-		return op{OperationID: id, Method: method, Path: frameworkBase + "/admin" + path, Tags: []string{tag},
+		return op{OperationID: id, Method: method, Path: edge.FrameworkBase + "/admin" + path, Tags: []string{tag},
 			Summary: summary, Description: description + " Needs a platform administrator's session: 401 without a session, 403 without the permission.",
-			Security: SessionSecurity, Errors: []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests}}
+			Security: edge.SessionSecurity, Errors: []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests}}
 	}
 	register(s, fw, admin("adminCreateUser", http.MethodPost, "/create-user", "Create a user",
 		"Creates an account, with a password or without one (the user then sets it through a reset). Needs user:create, and user:set-role to give roles."),
-		s.adminCreateUser, ContractAuth)
+		s.adminCreateUser, edge.ContractAuth)
 	register(s, fw, admin("adminListUsers", http.MethodGet, "/list-users", "List users",
-		"Searches (email or name, case-insensitive), filters, sorts and pages users, with the total. Needs user:list."), s.adminListUsers, ContractAuth)
-	register(s, fw, admin("adminGetUser", http.MethodGet, "/get-user", "Get a user", "Needs user:get."), s.adminGetUser, ContractAuth)
+		"Searches (email or name, case-insensitive), filters, sorts and pages users, with the total. Needs user:list."), s.adminListUsers, edge.ContractAuth)
+	register(s, fw, admin("adminGetUser", http.MethodGet, "/get-user", "Get a user", "Needs user:get."), s.adminGetUser, edge.ContractAuth)
 	register(s, fw, admin("adminUpdateUser", http.MethodPost, "/update-user", "Update a user",
-		"Changes name, image, address (user:set-email), verification and roles (user:set-role). Needs user:update."), s.adminUpdateUser, ContractAuth)
+		"Changes name, image, address (user:set-email), verification and roles (user:set-role). Needs user:update."), s.adminUpdateUser, edge.ContractAuth)
 	register(s, fw, admin("adminSetRole", http.MethodPost, "/set-role", "Set a user's roles",
-		"Replaces the user's platform roles (user or admin; others are refused). Needs user:set-role."), s.adminSetRole, ContractAuth)
+		"Replaces the user's platform roles (user or admin; others are refused). Needs user:set-role."), s.adminSetRole, edge.ContractAuth)
 	register(s, fw, admin("adminBanUser", http.MethodPost, "/ban-user", "Ban a user",
 		"Bans the user, for banExpiresIn seconds or until unbanned, and ends their sessions; their sign-in answers 403 BANNED_USER. Administrators cannot ban themselves. Needs user:ban."),
-		s.adminBanUser, ContractAuth)
-	register(s, fw, admin("adminUnbanUser", http.MethodPost, "/unban-user", "Unban a user", "Needs user:ban."), s.adminUnbanUser, ContractAuth)
+		s.adminBanUser, edge.ContractAuth)
+	register(s, fw, admin("adminUnbanUser", http.MethodPost, "/unban-user", "Unban a user", "Needs user:ban."), s.adminUnbanUser, edge.ContractAuth)
 	register(s, fw, admin("adminListUserSessions", http.MethodPost, "/list-user-sessions", "List a user's sessions",
-		"Live sessions, impersonations included. Needs session:list."), s.adminListUserSessions, ContractAuth)
+		"Live sessions, impersonations included. Needs session:list."), s.adminListUserSessions, edge.ContractAuth)
 	register(s, fw, admin("adminRevokeUserSession", http.MethodPost, "/revoke-user-session", "Revoke a session",
-		"Ends one session, named by its public handle. Needs session:revoke."), s.adminRevokeUserSession, ContractAuth)
+		"Ends one session, named by its public handle. Needs session:revoke."), s.adminRevokeUserSession, edge.ContractAuth)
 	register(s, fw, admin("adminRevokeUserSessions", http.MethodPost, "/revoke-user-sessions", "Revoke a user's sessions",
-		"Needs session:revoke."), s.adminRevokeUserSessions, ContractAuth)
+		"Needs session:revoke."), s.adminRevokeUserSessions, edge.ContractAuth)
 	register(s, fw, admin("adminRemoveUser", http.MethodPost, "/remove-user", "Delete a user",
-		"Deletes the account with its sessions and memberships. Administrators cannot remove themselves. Needs user:delete."), s.adminRemoveUser, ContractAuth)
+		"Deletes the account with its sessions and memberships. Administrators cannot remove themselves. Needs user:delete."), s.adminRemoveUser, edge.ContractAuth)
 	register(s, fw, admin("adminSetUserPassword", http.MethodPost, "/set-user-password", "Set a user's password",
-		"Sets the password under the password policy and ends the user's sessions. Needs user:set-password."), s.adminSetUserPassword, ContractAuth)
+		"Sets the password under the password policy and ends the user's sessions. Needs user:set-password."), s.adminSetUserPassword, edge.ContractAuth)
 	register(s, fw, admin("adminImpersonateUser", http.MethodPost, "/impersonate-user", "Impersonate a user",
 		"Starts a time-limited session as the user (administrators cannot be impersonated) and keeps the administrator's own session aside in the admin_session cookie. Needs user:impersonate."),
-		s.adminImpersonateUser, ContractAuth)
+		s.adminImpersonateUser, edge.ContractAuth)
 	stop := admin("adminStopImpersonating", http.MethodPost, "/stop-impersonating", "Stop impersonating",
 		"Ends the impersonation session and restores the administrator's own session.")
 	stop.Description = "Ends the impersonation session and restores the administrator's own session from the admin_session cookie. 400 NOT_IMPERSONATING in an ordinary session; 401 without a session."
 	stop.Errors = append(stop.Errors, http.StatusBadRequest)
-	register(s, fw, stop, s.adminStopImpersonating, ContractAuth)
+	register(s, fw, stop, s.adminStopImpersonating, edge.ContractAuth)
 	has := admin("adminHasPermission", http.MethodPost, "/has-permission", "Check admin permissions",
 		"Whether the signed-in user holds every requested admin permission, such as {\"user\": [\"ban\"]}.")
 	has.Description = "Whether the signed-in user holds every requested admin permission, such as {\"user\": [\"ban\"]}. Any signed-in user may ask about themselves; 401 without a session."
-	register(s, fw, has, s.adminHasPermission, ContractAuth)
+	register(s, fw, has, s.adminHasPermission, edge.ContractAuth)
 }

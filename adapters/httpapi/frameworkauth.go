@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/application/command"
 )
 
@@ -20,7 +21,7 @@ type SignUpInput struct {
 
 // SignUpOutput is the new user and, when nobody must verify first, a session token.
 type SignUpOutput struct {
-	SessionHeaders
+	edge.SessionHeaders
 	Body struct {
 		Token *string  `json:"token" nullable:"true" doc:"The session token, or null when the address must be verified before signing in."`
 		User  UserJSON `json:"user"`
@@ -28,10 +29,10 @@ type SignUpOutput struct {
 }
 
 func (s *Server) signUp(ctx context.Context, in *SignUpInput) (*SignUpOutput, error) {
-	if err := s.CheckTarget(in.Body.CallbackURL, ErrInvalidCallback); err != nil {
+	if err := s.CheckTarget(in.Body.CallbackURL, edge.ErrInvalidCallback); err != nil {
 		return nil, err
 	}
-	ri := RequestInfoFrom(ctx)
+	ri := edge.RequestInfoFrom(ctx)
 	res, err := s.App.Commands.SignUp.Handle(ctx, command.SignUp{Name: in.Body.Name, Email: in.Body.Email, Password: in.Body.Password,
 		Image: in.Body.Image, RememberMe: in.Body.RememberMe == nil || *in.Body.RememberMe, CallbackURL: in.Body.CallbackURL, Client: ri.Client()})
 	if err != nil {
@@ -58,7 +59,7 @@ type SignInInput struct {
 
 // SignInOutput is the signed-in user and their session token.
 type SignInOutput struct {
-	SessionHeaders
+	edge.SessionHeaders
 	Location string `header:"Location" doc:"The callbackURL, when one was given."`
 	Body     struct {
 		Redirect bool     `json:"redirect" doc:"true when the client should go to url."`
@@ -69,10 +70,10 @@ type SignInOutput struct {
 }
 
 func (s *Server) signIn(ctx context.Context, in *SignInInput) (*SignInOutput, error) {
-	if err := s.CheckTarget(in.Body.CallbackURL, ErrInvalidCallback); err != nil {
+	if err := s.CheckTarget(in.Body.CallbackURL, edge.ErrInvalidCallback); err != nil {
 		return nil, err
 	}
-	ri := RequestInfoFrom(ctx)
+	ri := edge.RequestInfoFrom(ctx)
 	res, err := s.App.Commands.SignIn.Handle(ctx, command.SignIn{Email: in.Body.Email, Password: in.Body.Password,
 		RememberMe: in.Body.RememberMe == nil || *in.Body.RememberMe, CallbackURL: in.Body.CallbackURL, Client: ri.Client()})
 	if err != nil {
@@ -89,14 +90,14 @@ func (s *Server) signIn(ctx context.Context, in *SignInInput) (*SignInOutput, er
 
 // SignOutOutput answers {success:true} and expires the cookies.
 type SignOutOutput struct {
-	SessionHeaders
+	edge.SessionHeaders
 	Body struct {
 		Success bool `json:"success" example:"true"`
 	}
 }
 
 func (s *Server) signOut(ctx context.Context, _ *struct{}) (*SignOutOutput, error) {
-	token, _ := s.Cookies.Token(RequestInfoFrom(ctx).r)
+	token, _ := s.Cookies.Token(edge.RequestInfoFrom(ctx).Request)
 	if err := s.App.Commands.SignOut.Handle(ctx, token); err != nil {
 		return nil, err
 	}
@@ -120,7 +121,7 @@ type SessionBody struct {
 
 // GetSessionOutput is the current session, or null.
 type GetSessionOutput struct {
-	SessionHeaders
+	edge.SessionHeaders
 	Pragma string `header:"Pragma"`
 	// SetAuthJWT is Better Auth's JWT plugin header: a token of the user,
 	// signed from the keys in memory (no database read).
@@ -131,7 +132,7 @@ type GetSessionOutput struct {
 
 func (s *Server) getSession(ctx context.Context, in *GetSessionInput) (*GetSessionOutput, error) {
 	out := &GetSessionOutput{Pragma: "no-cache"}
-	token, hadCookie := s.Cookies.Token(RequestInfoFrom(ctx).r)
+	token, hadCookie := s.Cookies.Token(edge.RequestInfoFrom(ctx).Request)
 	if token == "" {
 		if hadCookie {
 			out.SignOut(s.Cookies) // a forged or stale cookie is cleared
@@ -140,7 +141,7 @@ func (s *Server) getSession(ctx context.Context, in *GetSessionInput) (*GetSessi
 	}
 	res, err := s.App.Commands.Authenticate.Handle(ctx, command.Authenticate{Token: token, Refresh: !in.DisableRefresh})
 	if err != nil {
-		if IsUnauthenticated(err) {
+		if edge.IsUnauthenticated(err) {
 			if hadCookie {
 				out.SignOut(s.Cookies)
 			}
@@ -187,7 +188,7 @@ type RevokeSessionInput struct {
 	}
 }
 
-func (s *Server) revokeSession(ctx context.Context, in *RevokeSessionInput) (*StatusOutput, error) {
+func (s *Server) revokeSession(ctx context.Context, in *RevokeSessionInput) (*edge.StatusOutput, error) {
 	p, err := s.Principal(ctx)
 	if err != nil {
 		return nil, err
@@ -196,14 +197,14 @@ func (s *Server) revokeSession(ctx context.Context, in *RevokeSessionInput) (*St
 	if err != nil {
 		return nil, err
 	}
-	out := StatusOK()
+	out := edge.StatusOK()
 	if current {
 		out.SignOut(s.Cookies)
 	}
 	return out, nil
 }
 
-func (s *Server) revokeSessions(ctx context.Context, _ *struct{}) (*StatusOutput, error) {
+func (s *Server) revokeSessions(ctx context.Context, _ *struct{}) (*edge.StatusOutput, error) {
 	p, err := s.Principal(ctx)
 	if err != nil {
 		return nil, err
@@ -211,12 +212,12 @@ func (s *Server) revokeSessions(ctx context.Context, _ *struct{}) (*StatusOutput
 	if err := s.App.Commands.RevokeSessions.All(ctx, p); err != nil {
 		return nil, err
 	}
-	out := StatusOK()
+	out := edge.StatusOK()
 	out.SignOut(s.Cookies)
 	return out, nil
 }
 
-func (s *Server) revokeOtherSessions(ctx context.Context, _ *struct{}) (*StatusOutput, error) {
+func (s *Server) revokeOtherSessions(ctx context.Context, _ *struct{}) (*edge.StatusOutput, error) {
 	p, err := s.Principal(ctx)
 	if err != nil {
 		return nil, err
@@ -224,5 +225,5 @@ func (s *Server) revokeOtherSessions(ctx context.Context, _ *struct{}) (*StatusO
 	if err := s.App.Commands.RevokeSessions.Others(ctx, p); err != nil {
 		return nil, err
 	}
-	return StatusOK(), nil
+	return edge.StatusOK(), nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/application/command"
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
@@ -114,7 +115,7 @@ type OrganizationJSON struct {
 }
 
 func organizationJSON(o *domain.Organization) OrganizationJSON {
-	out := OrganizationJSON{ID: string(o.ID()), Name: o.Name(), Slug: o.Slug(), Metadata: orgMetadata(o.Metadata()), CreatedAt: JSDate(o.CreatedAt())}
+	out := OrganizationJSON{ID: string(o.ID()), Name: o.Name(), Slug: o.Slug(), Metadata: orgMetadata(o.Metadata()), CreatedAt: edge.JSDate(o.CreatedAt())}
 	if logo := o.Logo(); logo != "" {
 		out.Logo = &logo
 	}
@@ -132,7 +133,7 @@ type OrgMemberJSON struct {
 
 func orgMemberJSON(m *domain.Member) OrgMemberJSON {
 	return OrgMemberJSON{ID: string(m.ID()), OrganizationID: string(m.OrganizationID()), UserID: string(m.UserID()),
-		Role: domain.JoinOrgRoles(m.Roles()), CreatedAt: JSDate(m.CreatedAt())}
+		Role: domain.JoinOrgRoles(m.Roles()), CreatedAt: edge.JSDate(m.CreatedAt())}
 }
 
 // OrgMemberUserJSON is the public part of a member's user.
@@ -182,7 +183,7 @@ type OrgInvitationJSON struct {
 
 func orgInvitationJSON(i *domain.Invitation) OrgInvitationJSON {
 	out := OrgInvitationJSON{ID: string(i.ID()), OrganizationID: string(i.OrganizationID()), Email: string(i.Email()),
-		Role: domain.JoinOrgRoles(i.Roles()), Status: string(i.Status()), ExpiresAt: JSDate(i.ExpiresAt()), CreatedAt: JSDate(i.CreatedAt())}
+		Role: domain.JoinOrgRoles(i.Roles()), Status: string(i.Status()), ExpiresAt: edge.JSDate(i.ExpiresAt()), CreatedAt: edge.JSDate(i.CreatedAt())}
 	if id := i.InviterID(); id != "" {
 		s := string(id)
 		out.InviterID = &s
@@ -258,14 +259,14 @@ type CheckSlugInput struct {
 	}
 }
 
-func (s *Server) checkSlug(ctx context.Context, in *CheckSlugInput) (*StatusOutput, error) {
+func (s *Server) checkSlug(ctx context.Context, in *CheckSlugInput) (*edge.StatusOutput, error) {
 	if _, err := s.OrgRequest(ctx); err != nil {
 		return nil, err
 	}
 	if err := s.App.Commands.Organizations.CheckSlug(ctx, in.Body.Slug); err != nil {
 		return nil, err
 	}
-	return StatusOK(), nil
+	return edge.StatusOK(), nil
 }
 
 // UpdateOrganizationData is what update changes.
@@ -858,86 +859,86 @@ func (s *Server) addOrganizationRoutes() {
 	// org is a signed-in organization operation: 401 without a session, 403
 	// when the caller may not (or is not a member), 400 for a broken rule.
 	org := func(id, method, path, summary, description string) op {
-		return op{OperationID: id, Method: method, Path: frameworkBase + "/organization" + path, Tags: []string{tag},
-			Summary: summary, Description: description, Security: SessionSecurity,
+		return op{OperationID: id, Method: method, Path: edge.FrameworkBase + "/organization" + path, Tags: []string{tag},
+			Summary: summary, Description: description, Security: edge.SessionSecurity,
 			Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests}}
 	}
 	const notMember = " A caller who is not a member gets 403 USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION, whether or not the organization exists."
 	const active = " Without organizationId (or organizationSlug) it is the session's active organization: 400 NO_ACTIVE_ORGANIZATION without one."
-	fw, post, get := ContractFramework, http.MethodPost, http.MethodGet
+	fw, post, get := edge.ContractFramework, http.MethodPost, http.MethodGet
 
 	register(s, fw, org("organizationCreate", post, "/create", "Create an organization",
 		"Creates an organization owned by the caller and, unless keepCurrentActiveOrganization, makes it the session's active one. "+
-			"A taken slug is 400 ORGANIZATION_ALREADY_EXISTS; a malformed one a VALIDATION_ERROR naming body.slug."), s.createOrganization, ContractAuth)
+			"A taken slug is 400 ORGANIZATION_ALREADY_EXISTS; a malformed one a VALIDATION_ERROR naming body.slug."), s.createOrganization, edge.ContractAuth)
 	register(s, fw, org("organizationCheckSlug", post, "/check-slug", "Check a slug",
-		"{status:true} when the slug is free; 400 ORGANIZATION_SLUG_ALREADY_TAKEN when not."), s.checkSlug, ContractAuth)
+		"{status:true} when the slug is free; 400 ORGANIZATION_SLUG_ALREADY_TAKEN when not."), s.checkSlug, edge.ContractAuth)
 	register(s, fw, org("organizationUpdate", post, "/update", "Update an organization",
 		"Changes name, slug, logo or metadata. Needs organization:update (owners and admins): 403 YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION."+active+notMember),
-		s.updateOrganization, ContractAuth)
+		s.updateOrganization, edge.ContractAuth)
 	register(s, fw, org("organizationDelete", post, "/delete", "Delete an organization",
 		"Deletes the organization with its members and invitations; it stops being any session's active organization. "+
-			"Needs organization:delete (owners only): 403 YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION."+notMember), s.deleteOrganization, ContractAuth)
+			"Needs organization:delete (owners only): 403 YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION."+notMember), s.deleteOrganization, edge.ContractAuth)
 	register(s, fw, org("organizationSetActive", post, "/set-active", "Set the active organization",
 		"Makes an organization the caller belongs to the session's active one and returns it. organizationId null clears it and answers null; "+
 			"with neither id nor slug the current active organization is returned (null without one). A non-member is refused, and the active organization cleared."),
-		s.setActiveOrganization, ContractAuth)
+		s.setActiveOrganization, edge.ContractAuth)
 	register(s, fw, org("organizationGetFull", get, "/get-full-organization", "Get an organization with its members",
 		"The organization with its first members (and their users) and, for members who may invite, its invitations. "+
-			"null when no organization is named and none is active."+notMember), s.getFullOrganization, ContractAuth)
+			"null when no organization is named and none is active."+notMember), s.getFullOrganization, edge.ContractAuth)
 	register(s, fw, org("organizationGet", get, "/get-organization", "Get an organization",
-		"The organization alone."+active+notMember), s.getOrganization, ContractAuth)
+		"The organization alone."+active+notMember), s.getOrganization, edge.ContractAuth)
 	register(s, fw, org("organizationList", get, "/list", "List my organizations",
-		"The organizations the caller belongs to, oldest membership first."), s.listOrganizations, ContractAuth)
+		"The organizations the caller belongs to, oldest membership first."), s.listOrganizations, edge.ContractAuth)
 	register(s, fw, org("organizationInviteMember", post, "/invite-member", "Invite a member",
 		"Records an invitation and mails its link to the address. Needs invitation:create; only owners invite owners "+
 			"(403 YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE). 400 USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION, "+
 			"USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION (unless resend), ROLE_NOT_FOUND; 403 INVITATION_LIMIT_REACHED."+active+notMember),
-		s.inviteMember, ContractAuth)
+		s.inviteMember, edge.ContractAuth)
 	register(s, fw, org("organizationGetInvitation", get, "/get-invitation", "Get an invitation",
 		"An open invitation addressed to the caller, with the organization's name and the inviter's address. "+
 			"Unknown, answered and expired invitations are 400 INVITATION_NOT_FOUND; someone else's 403 YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION."),
-		s.getInvitation, ContractAuth)
+		s.getInvitation, edge.ContractAuth)
 	register(s, fw, org("organizationListInvitations", get, "/list-invitations", "List an organization's invitations",
 		"Every invitation of the organization, newest first. Needs invitation:create (403 YOU_ARE_NOT_ALLOWED_TO_LIST_INVITATIONS)."+active+notMember),
-		s.listInvitations, ContractAuth)
+		s.listInvitations, edge.ContractAuth)
 	register(s, fw, org("organizationListUserInvitations", get, "/list-user-invitations", "List my invitations",
 		"The open invitations to the caller's address, newest first. The address must be verified: 403 EMAIL_VERIFICATION_REQUIRED_FOR_INVITATION."),
-		s.listUserInvitations, ContractAuth)
+		s.listUserInvitations, edge.ContractAuth)
 	register(s, fw, org("organizationAcceptInvitation", post, "/accept-invitation", "Accept an invitation",
 		"Adds the caller with the invitation's roles and makes the organization the session's active one. The caller's address must be the invited one "+
 			"(403 YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION) and verified (403 EMAIL_VERIFICATION_REQUIRED_BEFORE_ACCEPTING_OR_REJECTING_INVITATION); "+
 			"400 INVITATION_NOT_FOUND, USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION; 403 ORGANIZATION_MEMBERSHIP_LIMIT_REACHED."),
-		s.acceptInvitation, ContractAuth)
+		s.acceptInvitation, edge.ContractAuth)
 	register(s, fw, org("organizationRejectInvitation", post, "/reject-invitation", "Reject an invitation",
-		"Declines an open invitation addressed to the caller; member is null."), s.rejectInvitation, ContractAuth)
+		"Declines an open invitation addressed to the caller; member is null."), s.rejectInvitation, edge.ContractAuth)
 	register(s, fw, org("organizationCancelInvitation", post, "/cancel-invitation", "Cancel an invitation",
 		"Withdraws an open invitation. Needs invitation:cancel (403 YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION); only owners cancel owner-role invitations."+notMember),
-		s.cancelInvitation, ContractAuth)
+		s.cancelInvitation, edge.ContractAuth)
 	register(s, fw, org("organizationRemoveMember", post, "/remove-member", "Remove a member",
 		"Removes a member by membership id or address; their sessions stop working in the organization. Needs member:delete "+
 			"(403 YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER); only owners remove owners; the last owner stays "+
-			"(400 YOU_CANNOT_LEAVE_THE_ORGANIZATION_WITHOUT_AN_OWNER). 400 MEMBER_NOT_FOUND."+active+notMember), s.removeMember, ContractAuth)
+			"(400 YOU_CANNOT_LEAVE_THE_ORGANIZATION_WITHOUT_AN_OWNER). 400 MEMBER_NOT_FOUND."+active+notMember), s.removeMember, edge.ContractAuth)
 	register(s, fw, org("organizationUpdateMemberRole", post, "/update-member-role", "Change a member's roles",
 		"Replaces a member's roles. Needs member:update (403 YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER); only owners grant the owner role or change an owner; "+
 			"the last owner keeps the role (400 YOU_CANNOT_LEAVE_THE_ORGANIZATION_WITHOUT_AN_OWNER). 400 MEMBER_NOT_FOUND, ROLE_NOT_FOUND."+active+notMember),
-		s.updateMemberRole, ContractAuth)
+		s.updateMemberRole, edge.ContractAuth)
 	register(s, fw, org("organizationLeave", post, "/leave", "Leave an organization",
 		"Removes the caller from the organization and returns the removed membership. The only owner cannot leave: "+
-			"400 YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER."+notMember), s.leaveOrganization, ContractAuth)
+			"400 YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER."+notMember), s.leaveOrganization, edge.ContractAuth)
 	register(s, fw, org("organizationListMembers", get, "/list-members", "List members",
 		"One page of the organization's members with their users, in joining order, how many it has (total), and nextCursor, the cursor of the "+
 			"next page (null on the last). Page by offset or by cursor, not both (400 naming query.offset); a malformed cursor is 400 naming query.cursor. "+
 			"The total and the first page cost the same in an organization of ten members and of ten thousand, and so does every page read from a "+
 			"cursor; a page read from an offset costs more the larger the offset, as the members it skips are still read. Filtering is not supported."+
-			active+notMember), s.listMembers, ContractAuth)
+			active+notMember), s.listMembers, edge.ContractAuth)
 	register(s, fw, org("organizationGetActiveMember", get, "/get-active-member", "My membership of the active organization",
 		"The caller's membership of the session's active organization, with their user. 400 NO_ACTIVE_ORGANIZATION, MEMBER_NOT_FOUND."),
-		s.getActiveMember, ContractAuth)
+		s.getActiveMember, edge.ContractAuth)
 	register(s, fw, org("organizationGetActiveMemberRole", get, "/get-active-member-role", "My role in an organization",
-		"{role}: the caller's roles in the organization, comma-separated. 400 MEMBER_NOT_FOUND when the caller is not a member of the active organization."+active+notMember), s.getActiveMemberRole, ContractAuth)
+		"{role}: the caller's roles in the organization, comma-separated. 400 MEMBER_NOT_FOUND when the caller is not a member of the active organization."+active+notMember), s.getActiveMemberRole, edge.ContractAuth)
 	register(s, fw, org("organizationHasPermission", post, "/has-permission", "Check my organization permissions",
 		"Whether the caller's roles in the organization grant every requested action: {error:null, success}."+active+notMember+
-			" (Better Auth answers 401 for a non-member here.)"), s.orgHasPermission, ContractAuth)
+			" (Better Auth answers 401 for a non-member here.)"), s.orgHasPermission, edge.ContractAuth)
 
 	s.documentNullBody("/organization/get-full-organization")
 	s.documentNullPostBody("/organization/set-active")
@@ -946,16 +947,14 @@ func (s *Server) addOrganizationRoutes() {
 // documentNullPostBody says that a POST operation's 200 body may be the JSON
 // literal null (set-active when clearing), as documentNullBody does for GETs.
 func (s *Server) documentNullPostBody(path string) {
-	for _, c := range s.contracts {
-		for _, api := range []huma.API{c.routed, c.docs} {
-			item := api.OpenAPI().Paths[frameworkBase+path]
-			if item == nil || item.Post == nil || item.Post.Responses["200"] == nil {
-				continue
-			}
-			for _, mt := range item.Post.Responses["200"].Content {
-				if mt.Schema != nil && mt.Schema.Ref != "" {
-					mt.Schema = &huma.Schema{AnyOf: []*huma.Schema{{Ref: mt.Schema.Ref}, {Type: "null"}}}
-				}
+	for _, doc := range s.Documents() {
+		item := doc.Paths[edge.FrameworkBase+path]
+		if item == nil || item.Post == nil || item.Post.Responses["200"] == nil {
+			continue
+		}
+		for _, mt := range item.Post.Responses["200"].Content {
+			if mt.Schema != nil && mt.Schema.Ref != "" {
+				mt.Schema = &huma.Schema{AnyOf: []*huma.Schema{{Ref: mt.Schema.Ref}, {Type: "null"}}}
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
@@ -22,7 +23,7 @@ type UserJSON struct {
 func userJSON(u *domain.User) UserJSON {
 	a := u.Access()
 	out := UserJSON{ID: string(u.ID()), Name: u.Name(), Email: string(u.Email()), EmailVerified: u.EmailVerified(),
-		CreatedAt: JSDate(u.CreatedAt()), UpdatedAt: JSDate(u.UpdatedAt()),
+		CreatedAt: edge.JSDate(u.CreatedAt()), UpdatedAt: edge.JSDate(u.UpdatedAt()),
 		Role: domain.JoinPlatformRoles(a.Roles), Banned: a.Banned}
 	if img := u.Image(); img != "" {
 		out.Image = &img
@@ -32,7 +33,7 @@ func userJSON(u *domain.User) UserJSON {
 			out.BanReason = &a.BanReason
 		}
 		if !a.BanExpires.IsZero() {
-			exp := JSDate(a.BanExpires)
+			exp := edge.JSDate(a.BanExpires)
 			out.BanExpires = &exp
 		}
 	}
@@ -59,7 +60,7 @@ type SessionJSON struct {
 
 func sessionJSON(s *domain.Session) SessionJSON {
 	out := SessionJSON{ID: string(s.ID()), Token: string(s.ID()), UserID: string(s.UserID()),
-		ExpiresAt: JSDate(s.ExpiresAt()), CreatedAt: JSDate(s.CreatedAt()), UpdatedAt: JSDate(s.UpdatedAt()),
+		ExpiresAt: edge.JSDate(s.ExpiresAt()), CreatedAt: edge.JSDate(s.CreatedAt()), UpdatedAt: edge.JSDate(s.UpdatedAt()),
 		IPAddress: s.IPAddress(), UserAgent: s.UserAgent()}
 	if org := s.ActiveOrganizationID(); org != "" {
 		id := string(org)

@@ -22,8 +22,8 @@ const tagOAuth = "OAuth 2.1 / OpenID Connect"
 // (RFC 6749 §5.2, RFC 6750 §3), not the framework's.
 func (s *Server) addOAuthRoutes() {
 	type op = huma.Operation
-	fw := ContractFramework
-	p := func(path string) string { return frameworkBase + "/oauth2" + path }
+	fw := edge.ContractFramework
+	p := func(path string) string { return edge.FrameworkBase + "/oauth2" + path }
 	redirect := map[string]*huma.Response{
 		"302": {Description: "To the sign-in page, the consent page, or the client's redirect_uri with code, state and iss (or error, error_description, state and iss).",
 			Headers: map[string]*huma.Param{"Location": {Schema: &huma.Schema{Type: "string"}}}},
@@ -34,51 +34,51 @@ func (s *Server) addOAuthRoutes() {
 		"sign-in page and comes back; a client that is not first-party and lacks the user's consent sends it to the consent page. " +
 		"The answer carries iss (RFC 9207). prompt none, login and consent and max_age are honoured."
 	register(s, fw, op{OperationID: "oauth2Authorize", Method: http.MethodGet, Path: p("/authorize"), Tags: []string{tagOAuth},
-		Summary: "Authorization endpoint", Description: authorizeDoc, DefaultStatus: http.StatusFound, Responses: redirect}, s.oauthAuthorize, ContractAuth)
+		Summary: "Authorization endpoint", Description: authorizeDoc, DefaultStatus: http.StatusFound, Responses: redirect}, s.oauthAuthorize, edge.ContractAuth)
 	register(s, fw, op{OperationID: "oauth2AuthorizePost", Method: http.MethodPost, Path: p("/authorize"), Tags: []string{tagOAuth},
 		Summary: "Authorization endpoint (form post)", Description: authorizeDoc + " The parameters arrive as a form.",
-		DefaultStatus: http.StatusSeeOther, Responses: withStatus(redirect, "302", "303")}, s.oauthAuthorizePost, ContractAuth)
-	register(s, fw, WithForm(op{OperationID: "oauth2Consent", Method: http.MethodPost, Path: p("/consent"), Tags: []string{tagOAuth},
+		DefaultStatus: http.StatusSeeOther, Responses: withStatus(redirect, "302", "303")}, s.oauthAuthorizePost, edge.ContractAuth)
+	register(s, fw, edge.WithForm(op{OperationID: "oauth2Consent", Method: http.MethodPost, Path: p("/consent"), Tags: []string{tagOAuth},
 		Summary: "Answer the consent page",
 		Description: "Records the signed-in user's consent (accept true) or refusal for the authorization request in oauth_query, and answers " +
 			"{redirect:true, url} with a Location header: the client's redirect_uri with a code, or with error access_denied. Accepts JSON or an HTML form (303).",
-		Security: SessionSecurity, Errors: []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests}}, consentForm), s.oauthConsent, ContractAuth)
-	register(s, fw, WithPolicy(op{OperationID: "oauth2Token", Method: http.MethodPost, Path: p("/token"), Tags: []string{tagOAuth},
+		Security: edge.SessionSecurity, Errors: []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests}}, consentForm), s.oauthConsent, edge.ContractAuth)
+	register(s, fw, edge.WithPolicy(op{OperationID: "oauth2Token", Method: http.MethodPost, Path: p("/token"), Tags: []string{tagOAuth},
 		Summary: "Token endpoint",
 		Description: "Grant types authorization_code (with the PKCE code_verifier), refresh_token (rotated on every use; presenting a used one revokes " +
 			"the whole grant) and client_credentials (confidential clients). Clients authenticate with client_secret_basic or client_secret_post; " +
 			"public clients send client_id only. Access tokens are RS256 JWTs (typ at+jwt, RFC 9068); ID tokens are RS256 JWTs.",
-		Errors: []int{http.StatusUnauthorized, http.StatusTooManyRequests}}, oauthEndpoint, func(p *edge.Policy) { p.Rate = edge.RateOAuthToken }), s.oauthToken, ContractAuth)
+		Errors: []int{http.StatusUnauthorized, http.StatusTooManyRequests}}, oauthEndpoint, func(p *edge.Policy) { p.Rate = edge.RateOAuthToken }), s.oauthToken, edge.ContractAuth)
 	for _, method := range []string{http.MethodGet, http.MethodPost} {
 		id := "oauth2UserInfo"
 		if method == http.MethodPost {
 			id = "oauth2UserInfoPost"
 		}
-		register(s, fw, WithPolicy(op{OperationID: id, Method: method, Path: p("/userinfo"), Tags: []string{tagOAuth},
+		register(s, fw, edge.WithPolicy(op{OperationID: id, Method: method, Path: p("/userinfo"), Tags: []string{tagOAuth},
 			Summary: "UserInfo endpoint",
 			Description: "The signed-in user's claims for an access token with scope openid: sub always, email and email_verified with scope email, " +
 				"name, picture and updated_at with scope profile. A revoked, expired or foreign token is 401 with WWW-Authenticate: Bearer error=\"invalid_token\".",
-			Security: []map[string][]string{{SchemeOAuthBearer: {}}},
-			Errors:   []int{http.StatusUnauthorized, http.StatusForbidden}}, oauthEndpoint), s.oauthUserInfo, ContractAuth)
+			Security: []map[string][]string{{edge.SchemeOAuthBearer: {}}},
+			Errors:   []int{http.StatusUnauthorized, http.StatusForbidden}}, oauthEndpoint), s.oauthUserInfo, edge.ContractAuth)
 	}
-	register(s, fw, WithPolicy(op{OperationID: "oauth2Revoke", Method: http.MethodPost, Path: p("/revoke"), Tags: []string{tagOAuth},
+	register(s, fw, edge.WithPolicy(op{OperationID: "oauth2Revoke", Method: http.MethodPost, Path: p("/revoke"), Tags: []string{tagOAuth},
 		Summary: "Revocation endpoint",
 		Description: "Revokes a refresh token or an access token of the authenticated client, and with it every token of its grant (RFC 7009). " +
 			"An unknown token, or another client's, is answered 200 too and changes nothing.",
-		DefaultStatus: http.StatusOK, Errors: []int{http.StatusUnauthorized}}, oauthEndpoint), s.oauthRevoke, ContractAuth)
-	register(s, fw, WithPolicy(op{OperationID: "oauth2Introspect", Method: http.MethodPost, Path: p("/introspect"), Tags: []string{tagOAuth},
+		DefaultStatus: http.StatusOK, Errors: []int{http.StatusUnauthorized}}, oauthEndpoint), s.oauthRevoke, edge.ContractAuth)
+	register(s, fw, edge.WithPolicy(op{OperationID: "oauth2Introspect", Method: http.MethodPost, Path: p("/introspect"), Tags: []string{tagOAuth},
 		Summary:     "Introspection endpoint",
 		Description: "Tells a confidential client whether an access or refresh token is active (RFC 7662). Anything unusable is {active:false}.",
-		Errors:      []int{http.StatusUnauthorized}}, oauthEndpoint), s.oauthIntrospect, ContractAuth)
+		Errors:      []int{http.StatusUnauthorized}}, oauthEndpoint), s.oauthIntrospect, edge.ContractAuth)
 	endDoc := "RP-initiated logout. With a valid id_token_hint (expired is fine) the user's session ends and the browser goes to the client's registered " +
 		"post_logout_redirect_uri with state (or to the hosted sign-out page); without one the hosted page asks first and posts back here. " +
 		"An unregistered post_logout_redirect_uri is refused with an HTML page, never followed."
 	register(s, fw, op{OperationID: "oauth2EndSession", Method: http.MethodGet, Path: p("/end-session"), Tags: []string{tagOAuth},
 		Summary: "End-session endpoint", Description: endDoc, DefaultStatus: http.StatusFound,
-		Responses: map[string]*huma.Response{"302": redirect["302"], "400": redirect["400"]}}, s.oauthEndSession, ContractAuth)
-	register(s, fw, WithForm(op{OperationID: "oauth2EndSessionPost", Method: http.MethodPost, Path: p("/end-session"), Tags: []string{tagOAuth},
+		Responses: map[string]*huma.Response{"302": redirect["302"], "400": redirect["400"]}}, s.oauthEndSession, edge.ContractAuth)
+	register(s, fw, edge.WithForm(op{OperationID: "oauth2EndSessionPost", Method: http.MethodPost, Path: p("/end-session"), Tags: []string{tagOAuth},
 		Summary: "End-session endpoint (form post)", Description: endDoc + " Answers {redirect:true, url} with a Location header; an HTML form gets 303.",
-		Errors: []int{http.StatusForbidden, http.StatusTooManyRequests}}, endSessionForm), s.oauthEndSessionPost, ContractAuth)
+		Errors: []int{http.StatusForbidden, http.StatusTooManyRequests}}, endSessionForm), s.oauthEndSessionPost, edge.ContractAuth)
 
 	s.documentOAuth()
 }
@@ -128,7 +128,7 @@ type AuthorizeForm struct {
 
 // BrowserRedirect is a redirect for a browser, or an HTML error page.
 type BrowserRedirect struct {
-	SessionHeaders
+	edge.SessionHeaders
 	Status                int
 	Location              string `header:"Location"`
 	ContentType           string `header:"Content-Type"`
@@ -142,11 +142,11 @@ func found(status int, target string) *BrowserRedirect {
 }
 
 func (s *Server) oauthAuthorize(ctx context.Context, _ *AuthorizeInput) (*BrowserRedirect, error) {
-	return s.authorize(ctx, RequestInfoFrom(ctx).r.URL.Query(), http.StatusFound)
+	return s.authorize(ctx, edge.RequestInfoFrom(ctx).Request.URL.Query(), http.StatusFound)
 }
 
 func (s *Server) oauthAuthorizePost(ctx context.Context, _ *struct{}) (*BrowserRedirect, error) {
-	form, err := readForm(RequestInfoFrom(ctx).r)
+	form, err := readForm(edge.RequestInfoFrom(ctx).Request)
 	if err != nil {
 		return oauthPage(err), nil
 	}
@@ -174,7 +174,7 @@ func (s *Server) authorize(ctx context.Context, params url.Values, status int) (
 // is signed in" would answer login_required for a signed-in user.
 func (s *Server) optionalPrincipal(ctx context.Context) (*command.Principal, error) {
 	p, err := s.Principal(ctx)
-	if IsUnauthenticated(err) {
+	if edge.IsUnauthenticated(err) {
 		return nil, nil
 	}
 	if err != nil {
@@ -193,7 +193,7 @@ type ConsentInput struct {
 
 // RedirectJSONOutput is {redirect:true, url} with a Location header.
 type RedirectJSONOutput struct {
-	SessionHeaders
+	edge.SessionHeaders
 	Location string `header:"Location" doc:"The next URL."`
 	Body     struct {
 		Redirect bool   `json:"redirect" example:"true"`
@@ -246,7 +246,7 @@ func (s *Server) oauthEndSession(ctx context.Context, _ *EndSessionInput) (*Brow
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.App.Commands.OAuthProvider.EndSession(ctx, command.EndSession{Params: RequestInfoFrom(ctx).r.URL.Query(), Principal: p})
+	res, err := s.App.Commands.OAuthProvider.EndSession(ctx, command.EndSession{Params: edge.RequestInfoFrom(ctx).Request.URL.Query(), Principal: p})
 	if err != nil {
 		if _, _, ok := command.IsOAuthError(err); ok {
 			return oauthPage(err), nil
@@ -286,16 +286,16 @@ func (s *Server) oauthEndSessionPost(ctx context.Context, in *EndSessionPostInpu
 // readForm reads a form-encoded request body. A missing or other content
 // type, or a malformed body, is invalid_request.
 func readForm(r *http.Request) (url.Values, error) {
-	if !IsFormBody(r) {
-		return nil, OAuthErr("invalid_request", "The body must be application/x-www-form-urlencoded.")
+	if !edge.IsFormBody(r) {
+		return nil, edge.OAuthErr("invalid_request", "The body must be application/x-www-form-urlencoded.")
 	}
 	raw, err := io.ReadAll(r.Body)
 	if err != nil {
-		return nil, OAuthErr("invalid_request", "The body is too large.")
+		return nil, edge.OAuthErr("invalid_request", "The body is too large.")
 	}
 	form, err := url.ParseQuery(string(raw))
 	if err != nil {
-		return nil, OAuthErr("invalid_request", "The body is not a valid form.")
+		return nil, edge.OAuthErr("invalid_request", "The body is not a valid form.")
 	}
 	return form, nil
 }

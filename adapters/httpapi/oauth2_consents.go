@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/danielgtaylor/huma/v2"
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 )
 
 // addOAuthConsentRoutes lets the signed-in user see and withdraw what they
@@ -14,16 +15,16 @@ import (
 func (s *Server) addOAuthConsentRoutes() {
 	type op = huma.Operation
 	errs := []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests}
-	register(s, ContractFramework, op{OperationID: "oauth2GetConsents", Method: http.MethodGet, Path: frameworkBase + "/oauth2/get-consents",
+	register(s, edge.ContractFramework, op{OperationID: "oauth2GetConsents", Method: http.MethodGet, Path: edge.FrameworkBase + "/oauth2/get-consents",
 		Tags: []string{tagOAuth}, Summary: "List OAuth consents",
 		Description: "The clients the signed-in user consented to, with the scopes allowed, most recently updated first. " +
 			"First-party clients, which ask no consent, are not listed.",
-		Security: SessionSecurity, Errors: errs}, s.oauthGetConsents, ContractAuth)
-	register(s, ContractFramework, op{OperationID: "oauth2DeleteConsent", Method: http.MethodPost, Path: frameworkBase + "/oauth2/delete-consent",
+		Security: edge.SessionSecurity, Errors: errs}, s.oauthGetConsents, edge.ContractAuth)
+	register(s, edge.ContractFramework, op{OperationID: "oauth2DeleteConsent", Method: http.MethodPost, Path: edge.FrameworkBase + "/oauth2/delete-consent",
 		Tags: []string{tagOAuth}, Summary: "Revoke an OAuth consent",
 		Description: "Withdraws the signed-in user's consent to a client and revokes every grant the user gave it: its access and refresh tokens " +
 			"stop working and the next authorization asks for consent again. A client with nothing granted (or unknown) is 404 CONSENT_NOT_FOUND.",
-		Security: SessionSecurity, Errors: append([]int{http.StatusNotFound}, errs...)}, s.oauthDeleteConsent, ContractAuth)
+		Security: edge.SessionSecurity, Errors: append([]int{http.StatusNotFound}, errs...)}, s.oauthDeleteConsent, edge.ContractAuth)
 }
 
 // ConsentJSON is one client the user consented to.
@@ -56,7 +57,7 @@ func (s *Server) oauthGetConsents(ctx context.Context, _ *struct{}) (*ConsentsOu
 			scopes = []string{}
 		}
 		out.Body[i] = ConsentJSON{ClientID: string(c.ClientID), ClientName: c.ClientName, Scopes: scopes,
-			CreatedAt: JSDate(c.CreatedAt), UpdatedAt: JSDate(c.UpdatedAt)}
+			CreatedAt: edge.JSDate(c.CreatedAt), UpdatedAt: edge.JSDate(c.UpdatedAt)}
 	}
 	return out, nil
 }
@@ -68,7 +69,7 @@ type DeleteConsentInput struct {
 	}
 }
 
-func (s *Server) oauthDeleteConsent(ctx context.Context, in *DeleteConsentInput) (*StatusOutput, error) {
+func (s *Server) oauthDeleteConsent(ctx context.Context, in *DeleteConsentInput) (*edge.StatusOutput, error) {
 	p, err := s.Principal(ctx)
 	if err != nil {
 		return nil, err
@@ -76,5 +77,5 @@ func (s *Server) oauthDeleteConsent(ctx context.Context, in *DeleteConsentInput)
 	if err := s.App.Commands.OAuthProvider.RevokeConsent(ctx, &p, in.Body.ClientID); err != nil {
 		return nil, err
 	}
-	return StatusOK(), nil
+	return edge.StatusOK(), nil
 }

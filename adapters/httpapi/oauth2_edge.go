@@ -46,43 +46,41 @@ func (s *Server) documentOAuth() {
 		"/oauth2/userinfo":   reflect.TypeFor[UserInfoForm](),
 	}
 	var oauthShaped []string
-	s.policies.Each(func(_, template string, p edge.Policy) {
+	s.Policies().Each(func(_, template string, p edge.Policy) {
 		if p.Shape == edge.ShapeOAuth && !slices.Contains(oauthShaped, template) {
 			oauthShaped = append(oauthShaped, template) // literal paths: the template is the contract's path
 		}
 	})
-	for _, c := range s.contracts {
-		for _, api := range []huma.API{c.routed, c.docs} {
-			oapi := api.OpenAPI()
-			if oapi.Components.SecuritySchemes == nil {
-				oapi.Components.SecuritySchemes = map[string]*huma.SecurityScheme{}
+	for _, doc := range s.Documents() {
+		oapi := doc
+		if oapi.Components.SecuritySchemes == nil {
+			oapi.Components.SecuritySchemes = map[string]*huma.SecurityScheme{}
+		}
+		oapi.Components.SecuritySchemes[edge.SchemeOAuthBearer] = &huma.SecurityScheme{Type: "http", Scheme: "bearer", BearerFormat: "JWT",
+			Description: "An OAuth access token from the token endpoint."}
+		for path, t := range forms {
+			item := oapi.Paths[edge.FrameworkBase+path]
+			if item == nil || item.Post == nil {
+				continue
 			}
-			oapi.Components.SecuritySchemes[SchemeOAuthBearer] = &huma.SecurityScheme{Type: "http", Scheme: "bearer", BearerFormat: "JWT",
-				Description: "An OAuth access token from the token endpoint."}
-			for path, t := range forms {
-				item := oapi.Paths[frameworkBase+path]
-				if item == nil || item.Post == nil {
+			schema := oapi.Components.Schemas.Schema(t, true, t.Name())
+			item.Post.RequestBody = &huma.RequestBody{Required: path != "/oauth2/userinfo",
+				Content: map[string]*huma.MediaType{"application/x-www-form-urlencoded": {Schema: schema}}}
+		}
+		errSchema := oapi.Components.Schemas.Schema(reflect.TypeFor[edge.OAuthError](), true, "OAuthError")
+		for _, path := range oauthShaped {
+			item := oapi.Paths[path]
+			if item == nil {
+				continue
+			}
+			for _, o := range []*huma.Operation{item.Get, item.Post} {
+				if o == nil {
 					continue
 				}
-				schema := oapi.Components.Schemas.Schema(t, true, t.Name())
-				item.Post.RequestBody = &huma.RequestBody{Required: path != "/oauth2/userinfo",
-					Content: map[string]*huma.MediaType{"application/x-www-form-urlencoded": {Schema: schema}}}
-			}
-			errSchema := oapi.Components.Schemas.Schema(reflect.TypeFor[OAuthError](), true, "OAuthError")
-			for _, path := range oauthShaped {
-				item := oapi.Paths[path]
-				if item == nil {
-					continue
-				}
-				for _, o := range []*huma.Operation{item.Get, item.Post} {
-					if o == nil {
-						continue
-					}
-					o.Responses[strconv.Itoa(http.StatusBadRequest)] = &huma.Response{Description: "Bad Request"}
-					for status, r := range o.Responses {
-						if n, _ := strconv.Atoi(status); n >= 400 && n != http.StatusTooManyRequests {
-							r.Content = map[string]*huma.MediaType{"application/json": {Schema: errSchema}}
-						}
+				o.Responses[strconv.Itoa(http.StatusBadRequest)] = &huma.Response{Description: "Bad Request"}
+				for status, r := range o.Responses {
+					if n, _ := strconv.Atoi(status); n >= 400 && n != http.StatusTooManyRequests {
+						r.Content = map[string]*huma.MediaType{"application/json": {Schema: errSchema}}
 					}
 				}
 			}

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/application/command"
 )
 
@@ -17,7 +18,7 @@ func clientAuth(r *http.Request) (command.ClientAuthentication, error) {
 	}
 	id, secret, ok := r.BasicAuth()
 	if !ok {
-		return command.ClientAuthentication{HasBasic: true}, OAuthErr("invalid_client", "The Authorization header is malformed.")
+		return command.ClientAuthentication{HasBasic: true}, edge.OAuthErr("invalid_client", "The Authorization header is malformed.")
 	}
 	return command.ClientAuthentication{HasBasic: true, BasicID: id, BasicSecret: secret}, nil
 }
@@ -25,7 +26,7 @@ func clientAuth(r *http.Request) (command.ClientAuthentication, error) {
 // clientForm reads the form and the client authentication of a token,
 // revocation or introspection request.
 func clientForm(ctx context.Context) (command.ClientAuthentication, url.Values, error) {
-	r := RequestInfoFrom(ctx).r
+	r := edge.RequestInfoFrom(ctx).Request
 	auth, err := clientAuth(r)
 	if err != nil {
 		return auth, nil, err
@@ -105,7 +106,7 @@ func (s *Server) oauthUserInfo(ctx context.Context, in *UserInfoInput) (*UserInf
 	token := ""
 	if h := in.Authorization; len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
 		token = strings.TrimSpace(h[7:])
-	} else if r := RequestInfoFrom(ctx).r; r.Method == http.MethodPost && IsFormBody(r) {
+	} else if r := edge.RequestInfoFrom(ctx).Request; r.Method == http.MethodPost && edge.IsFormBody(r) {
 		// RFC 6750 §2.2: the token in a form body.
 		if form, err := readForm(r); err == nil && len(form["access_token"]) == 1 {
 			token = form.Get("access_token")

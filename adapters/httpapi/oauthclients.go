@@ -7,6 +7,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/application/command"
 	"github.com/gatehouse/gatehouse/domain"
 )
@@ -169,7 +170,7 @@ func (s *Server) rotateOAuthClientSecret(ctx context.Context, in *OAuthClientIDI
 	return issuedOAuthClientOutput(http.StatusOK, c), nil
 }
 
-func (s *Server) deleteOAuthClient(ctx context.Context, in *OAuthClientIDInput) (*NoContentOutput, error) {
+func (s *Server) deleteOAuthClient(ctx context.Context, in *OAuthClientIDInput) (*edge.NoContentOutput, error) {
 	req, err := s.KeyRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -177,7 +178,7 @@ func (s *Server) deleteOAuthClient(ctx context.Context, in *OAuthClientIDInput) 
 	if err := s.App.Commands.OAuthClients.Delete(ctx, req, domain.OAuthClientID(in.ID)); err != nil {
 		return nil, err
 	}
-	return &NoContentOutput{Status: http.StatusNoContent}, nil
+	return &edge.NoContentOutput{Status: http.StatusNoContent}, nil
 }
 
 // addOAuthClientRoutes registers the administrators' OAuth-client routes.
@@ -185,38 +186,38 @@ func (s *Server) addOAuthClientRoutes() {
 	type op = huma.Operation
 	const tag = "OAuth clients"
 	adminOp := func(o op) op {
-		o.Path = adminBase + "/oauth-clients" + o.Path
+		o.Path = edge.AdminBase + "/oauth-clients" + o.Path
 		o.Tags = []string{tag}
-		o.Security = SessionSecurity
+		o.Security = edge.SessionSecurity
 		o.Description += " Needs a platform administrator's session: 401 without a session, 403 for anyone else."
 		o.Errors = append(o.Errors, http.StatusUnauthorized, http.StatusForbidden)
 		return o
 	}
 	get, post, patch, del := http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete
-	register(s, ContractAuth, adminOp(op{OperationID: "createOAuthClient", Method: post, Path: "", DefaultStatus: http.StatusCreated,
+	register(s, edge.ContractAuth, adminOp(op{OperationID: "createOAuthClient", Method: post, Path: "", DefaultStatus: http.StatusCreated,
 		Summary: "Register an OAuth client", Errors: []int{http.StatusBadRequest},
 		Description: "Registers an application that signs users in through Gatehouse's OpenID provider. The client_id is gh_ci_ and 24 random characters. " +
 			"A confidential client's secret (gh_cs_ and 43 random characters) is in this answer only: storage keeps its SHA-256 hash. Redirect URIs are " +
 			"compared exactly at authorization. Audited."}),
 		s.registerOAuthClient)
-	register(s, ContractAuth, adminOp(op{OperationID: "listOAuthClients", Method: get, Path: "",
+	register(s, edge.ContractAuth, adminOp(op{OperationID: "listOAuthClients", Method: get, Path: "",
 		Summary:     "List OAuth clients",
 		Description: "Every client, newest first, without secrets (a confidential client shows the last four characters of its secret)."}),
 		s.listOAuthClients)
-	register(s, ContractAuth, adminOp(op{OperationID: "getOAuthClient", Method: get, Path: "/{id}",
+	register(s, edge.ContractAuth, adminOp(op{OperationID: "getOAuthClient", Method: get, Path: "/{id}",
 		Summary: "Get an OAuth client", Errors: []int{http.StatusNotFound},
 		Description: "One client, without its secret."}),
 		s.getOAuthClient)
-	register(s, ContractAuth, adminOp(op{OperationID: "updateOAuthClient", Method: patch, Path: "/{id}",
+	register(s, edge.ContractAuth, adminOp(op{OperationID: "updateOAuthClient", Method: patch, Path: "/{id}",
 		Summary: "Change an OAuth client", Errors: []int{http.StatusBadRequest, http.StatusNotFound},
 		Description: "Changes the name, redirect URIs, post-logout redirect URIs or first-party flag. The type and the secret cannot be changed here. Audited."}),
 		s.updateOAuthClient)
-	register(s, ContractAuth, adminOp(op{OperationID: "rotateOAuthClientSecret", Method: post, Path: "/{id}/rotate-secret",
+	register(s, edge.ContractAuth, adminOp(op{OperationID: "rotateOAuthClientSecret", Method: post, Path: "/{id}/rotate-secret",
 		Summary: "Rotate an OAuth client's secret", Errors: []int{http.StatusBadRequest, http.StatusNotFound},
 		Description: "Gives a confidential client a new secret, shown once; the old one stops working at once. A public client has no secret (400 " +
 			"oauth_client.public_has_no_secret). Audited."}),
 		s.rotateOAuthClientSecret)
-	register(s, ContractAuth, adminOp(op{OperationID: "deleteOAuthClient", Method: del, Path: "/{id}", DefaultStatus: http.StatusNoContent,
+	register(s, edge.ContractAuth, adminOp(op{OperationID: "deleteOAuthClient", Method: del, Path: "/{id}", DefaultStatus: http.StatusNoContent,
 		Summary: "Delete an OAuth client", Errors: []int{http.StatusNotFound},
 		Description: "Deletes the client with its authorization codes, grants (its access and refresh tokens stop working) and consents. Audited."}),
 		s.deleteOAuthClient)

@@ -21,7 +21,7 @@ func TestOriginCheck_follows_declared_session_security_outside_the_framework_pat
 	done := func(c *gin.Context) { c.Status(http.StatusNoContent) }
 	s.Handle(http.MethodPost, "/elsewhere/session", edge.Policy{Rate: edge.RateGeneral, Security: edge.SecuritySession}, done)
 	s.Handle(http.MethodPost, "/elsewhere/open", edge.Policy{Rate: edge.RateGeneral}, done)
-	register(s, ContractAuth, huma.Operation{OperationID: "sessionElsewhere", Method: http.MethodPost, Path: "/api/elsewhere/{id}", Security: SessionSecurity},
+	register(s, edge.ContractAuth, huma.Operation{OperationID: "sessionElsewhere", Method: http.MethodPost, Path: "/api/elsewhere/{id}", Security: edge.SessionSecurity},
 		func(context.Context, *struct {
 			ID string `path:"id"`
 		}) (*struct{}, error) {

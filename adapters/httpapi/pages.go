@@ -164,7 +164,7 @@ func (s *Server) render(c *gin.Context, p *pages, status int, name string, d pag
 	d.Stylesheet = p.stylesheet
 	var buf bytes.Buffer
 	if err := p.templates[name].ExecuteTemplate(&buf, "layout", d); err != nil {
-		LoggerFrom(c.Request.Context()).Error("page", "page", name, "error", err.Error())
+		edge.LoggerFrom(c.Request.Context()).Error("page", "page", name, "error", err.Error())
 		c.Status(http.StatusInternalServerError)
 		return
 	}
@@ -180,7 +180,7 @@ func (s *Server) render(c *gin.Context, p *pages, status int, name string, d pag
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("X-Frame-Options", "DENY")
 	if status == http.StatusServiceUnavailable {
-		h.Set("Retry-After", RetrySeconds(UnavailableRetryAfter))
+		h.Set("Retry-After", edge.RetrySeconds(edge.UnavailableRetryAfter))
 	}
 	c.Data(status, "text/html; charset=utf-8", buf.Bytes())
 }
@@ -223,7 +223,7 @@ func (s *Server) callbackOrigins(c *gin.Context, callbackURL string) []string {
 	if u.Host != "" {
 		return []string{u.Scheme + "://" + u.Host}
 	}
-	if u.Path != frameworkBase+"/oauth2/authorize" {
+	if u.Path != edge.FrameworkBase+"/oauth2/authorize" {
 		return nil
 	}
 	prompt, err := s.App.Commands.OAuthProvider.DescribeAuthorization(c.Request.Context(), u.Query())
@@ -312,8 +312,8 @@ func (s *Server) consentPage(c *gin.Context, p *pages) {
 	token, _ := s.Cookies.Token(c.Request)
 	auth, err := s.App.Commands.Authenticate.Handle(ctx, command.Authenticate{Token: token})
 	if err != nil {
-		if !IsUnauthenticated(err) {
-			s.render(c, p, StatusOfErr(err), "consent", pageData{Title: "Allow access", Error: errorMessage(errorCode(err))})
+		if !edge.IsUnauthenticated(err) {
+			s.render(c, p, edge.StatusOfErr(err), "consent", pageData{Title: "Allow access", Error: errorMessage(errorCode(err))})
 			return
 		}
 		s.toSignIn(c, "/consent?"+oauthQuery)

@@ -88,8 +88,8 @@ func (s *Server) accountPage(c *gin.Context, p *pages) {
 	token, _ := s.Cookies.Token(c.Request)
 	auth, err := s.App.Commands.Authenticate.Handle(c.Request.Context(), command.Authenticate{Token: token})
 	if err != nil {
-		if !IsUnauthenticated(err) {
-			s.render(c, p, StatusOfErr(err), "account", pageData{Title: "Your account", Error: errorMessage(errorCode(err))})
+		if !edge.IsUnauthenticated(err) {
+			s.render(c, p, edge.StatusOfErr(err), "account", pageData{Title: "Your account", Error: errorMessage(errorCode(err))})
 			return
 		}
 		s.toSignIn(c, accountPath)

@@ -10,15 +10,15 @@ import (
 
 // register routes op in contract c with the Words of the contract it speaks:
 // Better Auth's codes in the framework, problem codes elsewhere.
-func register[I, O any](s *Server, c Contract, op huma.Operation, h func(context.Context, *I) (*O, error), alsoIn ...Contract) {
+func register[I, O any](s *Server, c edge.Contract, op huma.Operation, h func(context.Context, *I) (*O, error), alsoIn ...edge.Contract) {
 	words := problemWords
-	if c == ContractFramework {
+	if c == edge.ContractFramework {
 		words = frameworkWords
 	}
-	op = WithPolicy(op, func(p *edge.Policy) {
+	op = edge.WithPolicy(op, func(p *edge.Policy) {
 		if p.Words == nil {
 			p.Words = words
 		}
 	})
-	Register(s.Kit, c, op, h, alsoIn...)
+	edge.Register(s.Kit, c, op, h, alsoIn...)
 }

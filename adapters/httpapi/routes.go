@@ -20,20 +20,20 @@ import (
 func (s *Server) addRoutes() {
 	q := s.App.Queries
 
-	register(s, ContractFramework, WithRate(huma.Operation{
-		OperationID: "ok", Method: http.MethodGet, Path: frameworkBase + "/ok",
+	register(s, edge.ContractFramework, edge.WithRate(huma.Operation{
+		OperationID: "ok", Method: http.MethodGet, Path: edge.FrameworkBase + "/ok",
 		Summary: "Liveness", Tags: []string{"Health"},
 		Description: "Answers 200 while the process serves requests. It never touches the database or any other dependency.",
-	}, edge.RateNone), ok, ContractAuth)
+	}, edge.RateNone), ok, edge.ContractAuth)
 
-	register(s, ContractAuth, WithRate(huma.Operation{
+	register(s, edge.ContractAuth, edge.WithRate(huma.Operation{
 		OperationID: "ready", Method: http.MethodGet, Path: "/api/health/ready",
 		Summary: "Readiness", Tags: []string{"Health"},
 		Description: "Answers 200 when the database answers, 503 when it does not.",
 		Responses: map[string]*huma.Response{
 			"503": {Description: "A dependency is down; the body says which."},
 		},
-	}, edge.RateNone), ready(q.Readiness), ContractBackend)
+	}, edge.RateNone), ready(q.Readiness), edge.ContractBackend)
 
 	s.addFrameworkRoutes()
 	s.addOrganizationRoutes()
@@ -53,9 +53,9 @@ func (s *Server) addRoutes() {
 	// Outside the contracts: the documents and the explorer. The framework's
 	// document sits in the framework: Better Auth's error shape and CORS,
 	// like its other routes.
-	s.Handle(http.MethodGet, FrameworkSpecPath, edge.Policy{Shape: edge.ShapeFramework, CORS: edge.CORSTrusted, Rate: edge.RatePublic},
-		s.ServeSpec(ContractFramework))
-	s.Handle(http.MethodGet, AuthSpecPath, edge.Policy{Rate: edge.RatePublic}, s.ServeSpec(ContractAuth))
-	s.Handle(http.MethodGet, BackendSpecPath, edge.Policy{Rate: edge.RatePublic}, s.ServeSpec(ContractBackend))
+	s.Handle(http.MethodGet, edge.FrameworkSpecPath, edge.Policy{Shape: edge.ShapeFramework, CORS: edge.CORSTrusted, Rate: edge.RatePublic},
+		s.ServeSpec(edge.ContractFramework))
+	s.Handle(http.MethodGet, edge.AuthSpecPath, edge.Policy{Rate: edge.RatePublic}, s.ServeSpec(edge.ContractAuth))
+	s.Handle(http.MethodGet, edge.BackendSpecPath, edge.Policy{Rate: edge.RatePublic}, s.ServeSpec(edge.ContractBackend))
 	explorer.Routes(router{s})
 }

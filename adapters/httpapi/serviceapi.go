@@ -8,6 +8,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/application/command"
 	"github.com/gatehouse/gatehouse/application/query"
 	"github.com/gatehouse/gatehouse/domain"
@@ -36,7 +37,7 @@ func serviceKeyJSON(k *domain.ServiceKey) ServiceKeyJSON {
 		scopes = append(scopes, string(sc))
 	}
 	return ServiceKeyJSON{ID: string(k.ID()), Name: k.Name(), Masked: k.Masked(), Scopes: scopes, CreatedBy: k.CreatedBy(),
-		CreatedAt: k.CreatedAt(), ExpiresAt: OptionalTime(k.ExpiresAt()), LastUsedAt: OptionalTime(k.LastUsedAt()), RevokedAt: OptionalTime(k.RevokedAt())}
+		CreatedAt: k.CreatedAt(), ExpiresAt: edge.OptionalTime(k.ExpiresAt()), LastUsedAt: edge.OptionalTime(k.LastUsedAt()), RevokedAt: edge.OptionalTime(k.RevokedAt())}
 }
 
 // IssuedKeyJSON is a key with its secret, shown once.
@@ -133,7 +134,7 @@ type ServiceKeyIDInput struct {
 	ID string `path:"id" minLength:"1" maxLength:"64"`
 }
 
-func (s *Server) revokeServiceKey(ctx context.Context, in *ServiceKeyIDInput) (*NoContentOutput, error) {
+func (s *Server) revokeServiceKey(ctx context.Context, in *ServiceKeyIDInput) (*edge.NoContentOutput, error) {
 	req, err := s.KeyRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -141,7 +142,7 @@ func (s *Server) revokeServiceKey(ctx context.Context, in *ServiceKeyIDInput) (*
 	if err := s.App.Commands.ServiceKeys.Revoke(ctx, req, domain.ServiceKeyID(in.ID)); err != nil {
 		return nil, err
 	}
-	return &NoContentOutput{Status: http.StatusNoContent}, nil
+	return &edge.NoContentOutput{Status: http.StatusNoContent}, nil
 }
 
 // AuditLogInput filters and pages the audit log.
@@ -210,7 +211,7 @@ func (s *Server) listAuditLog(ctx context.Context, in *AuditLogInput) (*AuditLog
 // without scope (403). Refusals carry WWW-Authenticate: Bearer. Requests
 // whose key is refused count against their address instead.
 func (s *Server) serviceKey(ctx context.Context, scope domain.Scope) (*domain.ServiceKey, error) {
-	r := RequestInfoFrom(ctx).r
+	r := edge.RequestInfoFrom(ctx).Request
 	secret := strings.TrimSpace(r.Header.Get("x-api-key"))
 	if auth := r.Header.Get("Authorization"); secret == "" && len(auth) > 7 && strings.EqualFold(auth[:7], "bearer ") {
 		secret = strings.TrimSpace(auth[7:])
@@ -221,7 +222,7 @@ func (s *Server) serviceKey(ctx context.Context, scope domain.Scope) (*domain.Se
 			if err := s.ThrottleRefusedKey(ctx); err != nil {
 				return nil, err
 			}
-			return nil, huma.ErrorWithHeaders(RenderError(ctx, LoggerFrom(ctx), err),
+			return nil, huma.ErrorWithHeaders(edge.RenderError(ctx, edge.LoggerFrom(ctx), err),
 				http.Header{"WWW-Authenticate": {`Bearer realm="gatehouse", error="invalid_token", resource_metadata="` + s.ResourceMetadataURL() + `"`}})
 		}
 		return nil, err
@@ -265,35 +266,35 @@ func (s *Server) addServiceRoutes() {
 		tagAudit = "Audit log"
 	)
 	adminOp := func(o op) op {
-		o.Path = adminBase + o.Path
-		o.Security = SessionSecurity
+		o.Path = edge.AdminBase + o.Path
+		o.Security = edge.SessionSecurity
 		o.Description += " Needs a platform administrator's session: 401 without a session, 403 for anyone else."
 		o.Errors = append(o.Errors, http.StatusUnauthorized, http.StatusForbidden)
 		return o
 	}
-	register(s, ContractAuth, adminOp(op{OperationID: "createServiceKey", Method: http.MethodPost, Path: "/service-keys", Tags: []string{tagKeys},
+	register(s, edge.ContractAuth, adminOp(op{OperationID: "createServiceKey", Method: http.MethodPost, Path: "/service-keys", Tags: []string{tagKeys},
 		Summary: "Issue a service key", DefaultStatus: http.StatusCreated,
 		Description: "Issues a key for a trusted backend. The secret (gh_sk_ and 43 random characters, 256 bits) is in this answer only: storage keeps its SHA-256 hash. Audited."}),
 		s.createServiceKey)
-	register(s, ContractAuth, adminOp(op{OperationID: "listServiceKeys", Method: http.MethodGet, Path: "/service-keys", Tags: []string{tagKeys},
+	register(s, edge.ContractAuth, adminOp(op{OperationID: "listServiceKeys", Method: http.MethodGet, Path: "/service-keys", Tags: []string{tagKeys},
 		Summary: "List service keys", Description: "Every key, masked (prefix and last four characters), with scopes, creation, last use, expiry and revocation."}),
 		s.listServiceKeys)
-	register(s, ContractAuth, adminOp(op{OperationID: "rotateServiceKey", Method: http.MethodPost, Path: "/service-keys/{id}/rotate", Tags: []string{tagKeys},
+	register(s, edge.ContractAuth, adminOp(op{OperationID: "rotateServiceKey", Method: http.MethodPost, Path: "/service-keys/{id}/rotate", Tags: []string{tagKeys},
 		Summary: "Rotate a service key", Errors: []int{http.StatusNotFound},
 		Description: "Issues a new secret, shown once. The old secret keeps working for overlapSeconds (default 0), so deployments can switch over. Audited."}),
 		s.rotateServiceKey)
-	register(s, ContractAuth, adminOp(op{OperationID: "revokeServiceKey", Method: http.MethodDelete, Path: "/service-keys/{id}", Tags: []string{tagKeys},
+	register(s, edge.ContractAuth, adminOp(op{OperationID: "revokeServiceKey", Method: http.MethodDelete, Path: "/service-keys/{id}", Tags: []string{tagKeys},
 		Summary: "Revoke a service key", DefaultStatus: http.StatusNoContent, Errors: []int{http.StatusNotFound},
 		Description: "Revokes the key and all its secrets; the next request with it answers 401. Audited."}),
 		s.revokeServiceKey)
-	register(s, ContractAuth, adminOp(op{OperationID: "listAuditLog", Method: http.MethodGet, Path: "/audit-log", Tags: []string{tagAudit},
+	register(s, edge.ContractAuth, adminOp(op{OperationID: "listAuditLog", Method: http.MethodGet, Path: "/audit-log", Tags: []string{tagAudit},
 		Summary: "Read the audit log",
 		Description: "Administrative actions and trusted writes, newest first, with who, what, which target, when, the request id, the client address and the outcome " +
 			"(refusals included). Filter by actor, action, target and time; page with nextCursor. No route changes or deletes entries."}),
 		s.listAuditLog)
 
-	register(s, ContractBackend, op{OperationID: "currentServiceKey", Method: http.MethodGet, Path: "/api/service-key", Tags: []string{tagKeys},
-		Summary: "The calling service key", Security: KeySecurity, Errors: []int{http.StatusUnauthorized, http.StatusTooManyRequests},
+	register(s, edge.ContractBackend, op{OperationID: "currentServiceKey", Method: http.MethodGet, Path: "/api/service-key", Tags: []string{tagKeys},
+		Summary: "The calling service key", Security: edge.KeySecurity, Errors: []int{http.StatusUnauthorized, http.StatusTooManyRequests},
 		Description: "The key the request was made with: id, name, scopes and expiry. Lets automation check a key before using it. Any scope. " +
 			"401 with WWW-Authenticate: Bearer for a missing, unknown, revoked or expired key; 429 with Retry-After past the key's rate budget."},
 		s.currentServiceKey)

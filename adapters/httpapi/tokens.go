@@ -9,6 +9,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/application/command"
 	"github.com/gatehouse/gatehouse/domain"
 )
@@ -87,7 +88,7 @@ type SigningKeyJSON struct {
 
 func signingKeyJSON(v command.SigningKeyView) SigningKeyJSON {
 	return SigningKeyJSON{ID: string(v.ID), Alg: string(v.Alg), Status: v.Status, CreatedAt: v.CreatedAt, ActivatesAt: v.ActivatesAt,
-		RetiredAt: OptionalTime(v.RetiredAt), PublishedUntil: OptionalTime(v.PublishedUntil)}
+		RetiredAt: edge.OptionalTime(v.RetiredAt), PublishedUntil: edge.OptionalTime(v.PublishedUntil)}
 }
 
 // SigningKeyListOutput lists signing keys.
@@ -153,29 +154,29 @@ func (s *Server) addTokenRoutes() {
 		tagTokens = "Tokens"
 		tagKeys   = "Signing keys"
 	)
-	register(s, ContractFramework, WithPolicy(op{OperationID: "getJwks", Method: http.MethodGet, Path: frameworkBase + "/jwks", Tags: []string{tagTokens},
+	register(s, edge.ContractFramework, edge.WithPolicy(op{OperationID: "getJwks", Method: http.MethodGet, Path: edge.FrameworkBase + "/jwks", Tags: []string{tagTokens},
 		Summary: "Key set (JWKS)",
 		Description: "The public keys tokens are verified with (RFC 7517): an Ed25519 key (alg EdDSA) for the framework's tokens and an RSA key (alg RS256) " +
 			"for OpenID Connect, each with kid, alg and use sig; after a rotation the retired key stays until every token it signed has expired. " +
 			"Public members only. Cacheable (Cache-Control max-age), readable from any origin.",
-		Errors: []int{http.StatusTooManyRequests}}, publicDocument), s.jwks, ContractAuth)
-	register(s, ContractFramework, op{OperationID: "getToken", Method: http.MethodGet, Path: frameworkBase + "/token", Tags: []string{tagTokens},
-		Summary: "Token for the current user", Security: SessionSecurity,
+		Errors: []int{http.StatusTooManyRequests}}, publicDocument), s.jwks, edge.ContractAuth)
+	register(s, edge.ContractFramework, op{OperationID: "getToken", Method: http.MethodGet, Path: edge.FrameworkBase + "/token", Tags: []string{tagTokens},
+		Summary: "Token for the current user", Security: edge.SessionSecurity,
 		Description: "A short-lived JWT (default 15 minutes) of the signed-in user, as Better Auth's JWT plugin signs it, for APIs that verify users " +
 			"offline with the key set. get-session also sends one in its set-auth-jwt header. 401 UNAUTHORIZED without a session.",
-		Errors: []int{http.StatusUnauthorized, http.StatusTooManyRequests}}, s.frameworkToken, ContractAuth)
+		Errors: []int{http.StatusUnauthorized, http.StatusTooManyRequests}}, s.frameworkToken, edge.ContractAuth)
 
 	adminOp := func(o op) op {
-		o.Path = adminBase + o.Path
-		o.Security = SessionSecurity
+		o.Path = edge.AdminBase + o.Path
+		o.Security = edge.SessionSecurity
 		o.Description += " Needs a platform administrator's session: 401 without a session, 403 for anyone else."
 		o.Errors = append(o.Errors, http.StatusUnauthorized, http.StatusForbidden)
 		return o
 	}
-	register(s, ContractAuth, adminOp(op{OperationID: "listSigningKeys", Method: http.MethodGet, Path: "/signing-keys", Tags: []string{tagKeys},
+	register(s, edge.ContractAuth, adminOp(op{OperationID: "listSigningKeys", Method: http.MethodGet, Path: "/signing-keys", Tags: []string{tagKeys},
 		Summary: "List signing keys", Description: "The published signing keys, newest first: the active key of each algorithm, any pending one, and the retired ones still in the key set."}),
 		s.listSigningKeys)
-	register(s, ContractAuth, adminOp(op{OperationID: "rotateSigningKeys", Method: http.MethodPost, Path: "/signing-keys/rotate", Tags: []string{tagKeys},
+	register(s, edge.ContractAuth, adminOp(op{OperationID: "rotateSigningKeys", Method: http.MethodPost, Path: "/signing-keys/rotate", Tags: []string{tagKeys},
 		Summary: "Rotate signing keys",
 		Description: "Makes a new key for alg (both algorithms when absent). It is published at once (pending) and signs from its activatesAt, two key " +
 			"reload intervals later (2 minutes by default), when every instance publishes it; the key it replaces signs until then, then is retired " +

@@ -6,6 +6,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/application/command"
 	"github.com/gatehouse/gatehouse/domain"
 )
@@ -23,13 +24,13 @@ func (s *Server) trustedRequest(ctx context.Context, scope domain.Scope) (comman
 	if err != nil {
 		return command.TrustedRequest{}, err
 	}
-	return command.TrustedRequest{Key: k, RequestID: RequestIDFrom(ctx), IPAddress: RequestInfoFrom(ctx).ClientIP}, nil
+	return command.TrustedRequest{Key: k, RequestID: edge.RequestIDFrom(ctx), IPAddress: edge.RequestInfoFrom(ctx).ClientIP}, nil
 }
 
 // trustedOp documents o as a trusted operation needing scope: both key
 // schemes, 401, 403 and the key's rate budget (429).
 func trustedOp(o huma.Operation, scope domain.Scope) huma.Operation {
-	o.Security = KeySecurity
+	o.Security = edge.KeySecurity
 	o.Description += " Needs a service key with the scope " + string(scope) + " (or *): 401 without a valid key, 403 without the scope, " +
 		"429 with Retry-After past the key's rate budget."
 	o.Errors = append(o.Errors, http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests)
@@ -38,5 +39,5 @@ func trustedOp(o huma.Operation, scope domain.Scope) huma.Operation {
 
 // registerTrusted registers a trusted operation in the backend contract.
 func registerTrusted[I, O any](s *Server, scope domain.Scope, o huma.Operation, h func(context.Context, *I) (*O, error)) {
-	register(s, ContractBackend, trustedOp(o, scope), h)
+	register(s, edge.ContractBackend, trustedOp(o, scope), h)
 }

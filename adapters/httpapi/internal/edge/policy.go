@@ -181,17 +181,17 @@ func (p Policy) OriginChecked(method string) bool {
 	return p.Security == SecuritySession
 }
 
-type ctxKey struct{}
+type policyKey struct{}
 
-// WithPolicy returns ctx carrying the policy of its request's route.
-func WithPolicy(ctx context.Context, p *Policy) context.Context {
-	return context.WithValue(ctx, ctxKey{}, p)
+// ContextWithPolicy returns ctx carrying the policy of its request's route.
+func ContextWithPolicy(ctx context.Context, p *Policy) context.Context {
+	return context.WithValue(ctx, policyKey{}, p)
 }
 
 // PolicyFrom returns the policy stored in ctx, or the zero policy (problem
 // shape, no security) when there is none.
 func PolicyFrom(ctx context.Context) *Policy {
-	if p, ok := ctx.Value(ctxKey{}).(*Policy); ok {
+	if p, ok := ctx.Value(policyKey{}).(*Policy); ok {
 		return p
 	}
 	return &zero

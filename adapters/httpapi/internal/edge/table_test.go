@@ -147,7 +147,7 @@ func TestPolicyFrom_context(t *testing.T) {
 		t.Fatalf("no policy: %+v", p)
 	}
 	want := &Policy{Shape: ShapeFramework}
-	if got := PolicyFrom(WithPolicy(context.Background(), want)); got != want {
+	if got := PolicyFrom(ContextWithPolicy(context.Background(), want)); got != want {
 		t.Fatalf("got %+v", got)
 	}
 	if !ShapeOAuth.Framework() || !ShapeFramework.Framework() || ShapeProblem.Framework() {

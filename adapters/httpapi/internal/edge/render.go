@@ -1,4 +1,4 @@
-package httpapi
+package edge
 
 import (
 	"context"
@@ -14,7 +14,6 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/gin-gonic/gin"
 
-	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/application/command"
 	"github.com/gatehouse/gatehouse/domain"
 )
@@ -123,19 +122,19 @@ func (e *FrameworkError) Error() string { return e.Message }
 func (e *FrameworkError) GetStatus() int { return e.status }
 
 // RenderError turns any error into the body of the request's route, in the
-// shape its policy declares (edge.PolicyFrom(ctx)). Causes are logged here,
+// shape its policy declares (PolicyFrom(ctx)). Causes are logged here,
 // once, and never sent.
 func RenderError(ctx context.Context, logger *slog.Logger, err error) huma.StatusError {
 	var de *domain.Error
 	if !errors.As(err, &de) {
 		de = domain.Internal("unclassified", err)
 	}
-	c := edge.Condition{Status: StatusFor(de.Kind), Code: de.Code, Message: de.Message, Fields: de.Fields}
+	c := Condition{Status: StatusFor(de.Kind), Code: de.Code, Message: de.Message, Fields: de.Fields}
 	if de.Kind == domain.KindInternal {
 		// Never send an internal message, whatever its author put in it.
 		c.Code, c.Message, c.Fields = "server.internal", "internal error", nil
 	}
-	c = edge.PolicyFrom(ctx).Word(c)
+	c = PolicyFrom(ctx).Word(c)
 	LogError(ctx, logger, c.Status, de)
 	return render(ctx, c)
 }
@@ -144,18 +143,18 @@ func RenderError(ctx context.Context, logger *slog.Logger, err error) huma.Statu
 // unknown route, an oversized body, a validation failure in the edge), in the
 // shape the request's route declares.
 func RenderStatus(ctx context.Context, status int, code, message string, fields []domain.FieldViolation) huma.StatusError {
-	c := edge.Condition{Status: status, Code: code, Message: message, Fields: fields}
-	return render(ctx, edge.PolicyFrom(ctx).Word(c))
+	c := Condition{Status: status, Code: code, Message: message, Fields: fields}
+	return render(ctx, PolicyFrom(ctx).Word(c))
 }
 
 // render builds the body of c, already in the route's vocabulary, in the
 // shape the request's route declares.
-func render(ctx context.Context, c edge.Condition) huma.StatusError {
+func render(ctx context.Context, c Condition) huma.StatusError {
 	status, code, message := c.Status, c.Code, c.Message
 	if message == "" {
 		message = http.StatusText(status)
 	}
-	policy := edge.PolicyFrom(ctx)
+	policy := PolicyFrom(ctx)
 	located := make([]FieldError, len(c.Fields))
 	for i, f := range c.Fields {
 		located[i] = FieldError{Location: policy.Locate(f.Field), Message: f.Message}
@@ -290,7 +289,7 @@ func humaClientError(ctx context.Context, status int, msg string, errs []error) 
 			return RenderStatus(ctx, status, "", "The request is malformed.", []domain.FieldViolation{{Field: "body", Message: "is required"}})
 		}
 		msg = "The request is malformed."
-		if edge.PolicyFrom(ctx).Shape.Framework() && len(fields) > 0 && fields[0].Field == "body" {
+		if PolicyFrom(ctx).Shape.Framework() && len(fields) > 0 && fields[0].Field == "body" {
 			code, msg, fields = "BAD_REQUEST", "Invalid JSON in request body", nil
 		}
 	}
@@ -362,3 +361,10 @@ func (s *Kit) OAuthFailure(ctx context.Context, err error, basic, bearer bool) e
 }
 
 func IsUnauthenticated(err error) bool { return StatusOfErr(err) == http.StatusUnauthorized }
+
+// NewFrameworkError is a framework error decided by a handler: Better Auth
+// answers some conditions with another status than their kind's in one
+// route only.
+func NewFrameworkError(status int, code, message string) *FrameworkError {
+	return &FrameworkError{Message: message, Code: code, status: status}
+}

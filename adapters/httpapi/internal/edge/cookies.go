@@ -1,4 +1,4 @@
-package httpapi
+package edge
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 // signed token; <prefix>.dont_remember marks a session the user chose not to
 // keep; both get __Secure- and Secure on https (__Host- with HostCookies).
 type SessionCookies struct {
-	signer       *CookieSigner
+	Signer       *CookieSigner
 	secure       bool
 	sessionName  string
 	dontRemember string
@@ -40,7 +40,7 @@ func newSessionCookies(cfg Config, lifetime time.Duration) *SessionCookies {
 		prefix = "__Secure-" + prefix
 	}
 	return &SessionCookies{
-		signer: newCookieSigner(cfg.Secrets), secure: secure, lifetime: lifetime,
+		Signer: newCookieSigner(cfg.Secrets), secure: secure, lifetime: lifetime,
 		sessionName: prefix + ".session_token", dontRemember: prefix + ".dont_remember", sessionData: prefix + ".session_data",
 		AdminSession: prefix + ".admin_session",
 	}
@@ -54,13 +54,13 @@ func (sc *SessionCookies) Cookie(name, value string, maxAge int) http.Cookie {
 // the user chose not to remember gets a browser-session cookie (no Max-Age).
 func (sc *SessionCookies) Issue(token string, s *domain.Session) []http.Cookie {
 	if !s.RememberMe() {
-		return []http.Cookie{sc.Cookie(sc.sessionName, sc.signer.Sign(token), 0), sc.Cookie(sc.dontRemember, sc.signer.Sign("true"), 0)}
+		return []http.Cookie{sc.Cookie(sc.sessionName, sc.Signer.Sign(token), 0), sc.Cookie(sc.dontRemember, sc.Signer.Sign("true"), 0)}
 	}
 	maxAge := int((time.Until(s.ExpiresAt()) + time.Second - 1) / time.Second)
 	if maxAge <= 0 {
 		maxAge = int(sc.lifetime / time.Second)
 	}
-	return []http.Cookie{sc.Cookie(sc.sessionName, sc.signer.Sign(token), maxAge)}
+	return []http.Cookie{sc.Cookie(sc.sessionName, sc.Signer.Sign(token), maxAge)}
 }
 
 // clear returns cookies that expire every session cookie.
@@ -76,14 +76,14 @@ func (sc *SessionCookies) clear() []http.Cookie {
 func (sc *SessionCookies) Token(r *http.Request) (token string, hadCookie bool) {
 	if c, err := r.Cookie(sc.sessionName); err == nil && c.Value != "" {
 		hadCookie = true
-		if t, ok := sc.signer.Verify(c.Value); ok && isSessionToken(t) {
+		if t, ok := sc.Signer.Verify(c.Value); ok && isSessionToken(t) {
 			return t, true
 		}
 	}
 	auth := r.Header.Get("Authorization")
 	if len(auth) > 7 && strings.EqualFold(auth[:7], "bearer ") {
 		v := strings.TrimSpace(auth[7:])
-		if t, ok := sc.signer.Verify(v); ok && isSessionToken(t) {
+		if t, ok := sc.Signer.Verify(v); ok && isSessionToken(t) {
 			return t, hadCookie
 		}
 		if isSessionToken(v) {
@@ -118,7 +118,7 @@ type SessionHeaders struct {
 
 func (h *SessionHeaders) SignIn(sc *SessionCookies, token string, s *domain.Session) {
 	h.SetCookie = append(h.SetCookie, sc.Issue(token, s)...)
-	h.SetAuthToken = sc.signer.SignRaw(token)
+	h.SetAuthToken = sc.Signer.SignRaw(token)
 }
 
 func (h *SessionHeaders) SignOut(sc *SessionCookies) {
@@ -127,7 +127,7 @@ func (h *SessionHeaders) SignOut(sc *SessionCookies) {
 
 // Principal resolves the request's session, or returns 401 UNAUTHORIZED.
 func (s *Kit) Principal(ctx context.Context) (command.Principal, error) {
-	token, _ := s.Cookies.Token(RequestInfoFrom(ctx).r)
+	token, _ := s.Cookies.Token(RequestInfoFrom(ctx).Request)
 	res, err := s.App.Commands.Authenticate.Handle(ctx, command.Authenticate{Token: token})
 	if err != nil {
 		return command.Principal{}, err

@@ -1,4 +1,4 @@
-package httpapi
+package edge
 
 import (
 	"context"
@@ -12,8 +12,6 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humagin"
 	"github.com/gin-gonic/gin"
-
-	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 )
 
 // Contract names one of the three published API documents.
@@ -31,8 +29,8 @@ const (
 
 // The paths the contracts are published at.
 const (
-	frameworkBase     = edge.FrameworkBase
-	adminBase         = edge.AdminBase
+	frameworkBase     = FrameworkBase
+	adminBase         = AdminBase
 	FrameworkSpecPath = frameworkBase + "/open-api/generate-schema"
 	AuthSpecPath      = "/api/auth-openapi.json"
 	BackendSpecPath   = "/api/backend-openapi.json"
@@ -145,25 +143,25 @@ const policyMetadata = "gatehouse.policy"
 
 // WithPolicy declares parts of o's policy; the rest follows its contract and
 // its security (operationPolicy).
-func WithPolicy(o huma.Operation, set ...func(*edge.Policy)) huma.Operation {
+func WithPolicy(o huma.Operation, set ...func(*Policy)) huma.Operation {
 	md := make(map[string]any, len(o.Metadata)+1)
 	for k, v := range o.Metadata {
 		md[k] = v
 	}
-	prev, _ := o.Metadata[policyMetadata].([]func(*edge.Policy))
-	var all []func(*edge.Policy)
+	prev, _ := o.Metadata[policyMetadata].([]func(*Policy))
+	var all []func(*Policy)
 	md[policyMetadata] = append(append(all, prev...), set...)
 	o.Metadata = md
 	return o
 }
 
 // WithRate declares o's rate rule.
-func WithRate(o huma.Operation, r edge.Rate) huma.Operation {
-	return WithPolicy(o, func(p *edge.Policy) { p.Rate = r })
+func WithRate(o huma.Operation, r Rate) huma.Operation {
+	return WithPolicy(o, func(p *Policy) { p.Rate = r })
 }
 
 // WithForm declares the hosted page whose HTML form posts to o.
-func WithForm(o huma.Operation, f *edge.Form) huma.Operation {
+func WithForm(o huma.Operation, f *Form) huma.Operation {
 	return WithPolicy(o, FormPage(f))
 }
 
@@ -173,22 +171,22 @@ func WithForm(o huma.Operation, f *edge.Form) huma.Operation {
 // of every state-changing request); the others speak problem+json and read
 // the credential their documented security names. Operations taking a
 // service key are limited per key, the rest by the general rule.
-func operationPolicy(c Contract, o huma.Operation) edge.Policy {
-	p := edge.Policy{Rate: edge.RateGeneral}
+func operationPolicy(c Contract, o huma.Operation) Policy {
+	p := Policy{Rate: RateGeneral}
 	if c == ContractFramework {
-		p.Shape, p.Security, p.CORS = edge.ShapeFramework, edge.SecuritySession, edge.CORSTrusted
+		p.Shape, p.Security, p.CORS = ShapeFramework, SecuritySession, CORSTrusted
 	}
 	for _, req := range o.Security {
 		switch {
 		case has(req, SchemeKeyBearer):
-			p.Security, p.Rate = edge.SecurityServiceKey, edge.RateServiceKey
+			p.Security, p.Rate = SecurityServiceKey, RateServiceKey
 		case has(req, SchemeOAuthBearer):
-			p.Security = edge.SecurityAccessToken
+			p.Security = SecurityAccessToken
 		case has(req, SchemeSessionCookie):
-			p.Security = edge.SecuritySession
+			p.Security = SecuritySession
 		}
 	}
-	if set, ok := o.Metadata[policyMetadata].([]func(*edge.Policy)); ok {
+	if set, ok := o.Metadata[policyMetadata].([]func(*Policy)); ok {
 		for _, f := range set {
 			f(&p)
 		}
@@ -237,7 +235,7 @@ func has(req map[string][]string, scheme string) bool {
 
 // documentForm lists the HTML form encoding beside JSON, with the same
 // schema, on an operation that declares a form page (formBodies accepts it).
-func documentForm(api huma.API, op huma.Operation, p edge.Policy) {
+func documentForm(api huma.API, op huma.Operation, p Policy) {
 	if p.Form == nil || op.Method != http.MethodPost {
 		return
 	}

@@ -1,4 +1,4 @@
-package httpapi
+package edge
 
 import (
 	"bytes"
@@ -15,7 +15,6 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
@@ -298,7 +297,7 @@ func (s *Kit) refuseInput(c *gin.Context, status int, fv domain.FieldViolation) 
 		WriteGinError(c, RenderStatus(ctx, status, "", "The request body is too large.", nil))
 		return
 	}
-	if edge.PolicyFrom(ctx).Shape == edge.ShapeOAuth {
+	if PolicyFrom(ctx).Shape == ShapeOAuth {
 		err := s.OAuthFailure(ctx, OAuthErr("invalid_request", "["+fv.Field+"] "+fv.Message), false, false)
 		var oe *OAuthError
 		if errors.As(err, &oe) {

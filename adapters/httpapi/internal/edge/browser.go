@@ -1,4 +1,4 @@
-package httpapi
+package edge
 
 import (
 	"context"
@@ -11,7 +11,6 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/application/command"
 	"github.com/gatehouse/gatehouse/domain"
 )
@@ -20,7 +19,7 @@ import (
 // cookies and headers, and the client address resolved through trusted
 // proxies. Huma hands handlers only a context, so a middleware puts it there.
 type RequestInfo struct {
-	r        *http.Request
+	Request  *http.Request
 	ClientIP string
 }
 
@@ -30,17 +29,17 @@ func RequestInfoFrom(ctx context.Context) *RequestInfo {
 	if ri, ok := ctx.Value(requestInfoKey).(*RequestInfo); ok {
 		return ri
 	}
-	return &RequestInfo{r: &http.Request{Header: http.Header{}}}
+	return &RequestInfo{Request: &http.Request{Header: http.Header{}}}
 }
 
 func (ri *RequestInfo) Client() command.Client {
-	return command.Client{IPAddress: ri.ClientIP, UserAgent: ri.r.UserAgent()}
+	return command.Client{IPAddress: ri.ClientIP, UserAgent: ri.Request.UserAgent()}
 }
 
 // FrameworkContext stores the request info for the handlers.
 func FrameworkContext() gin.HandlerFunc {
 	return func(c *gin.Context) {
-		ri := &RequestInfo{r: c.Request, ClientIP: c.ClientIP()}
+		ri := &RequestInfo{Request: c.Request, ClientIP: c.ClientIP()}
 		c.Request = c.Request.WithContext(context.WithValue(c.Request.Context(), requestInfoKey, ri))
 		c.Next()
 	}
@@ -65,7 +64,7 @@ var (
 
 // OriginCheck applies Better Auth's origin rules to every state-changing
 // request to a route whose declared security is the session cookie, wherever
-// its path is (edge.Policy.OriginChecked): with a cookie, the Origin (or
+// its path is (Policy.OriginChecked): with a cookie, the Origin (or
 // Referer) must be trusted; without one, sign-in and sign-up still refuse
 // cross-site form posts and untrusted browser origins (login CSRF). Calls
 // with neither cookies nor browser headers (servers, curl) pass: they carry
@@ -73,7 +72,7 @@ var (
 func (s *Kit) OriginCheck() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		r := c.Request
-		p := edge.PolicyFrom(r.Context())
+		p := PolicyFrom(r.Context())
 		if !p.OriginChecked(r.Method) {
 			c.Next()
 			return
@@ -86,7 +85,7 @@ func (s *Kit) OriginCheck() gin.HandlerFunc {
 	}
 }
 
-func (s *Kit) CheckOrigin(r *http.Request, p *edge.Policy) error {
+func (s *Kit) CheckOrigin(r *http.Request, p *Policy) error {
 	origin := r.Header.Get("Origin")
 	if origin == "" {
 		if ref, err := url.Parse(r.Header.Get("Referer")); err == nil && ref.Scheme != "" && ref.Host != "" {
@@ -124,7 +123,7 @@ func (s *Kit) CheckOrigin(r *http.Request, p *edge.Policy) error {
 }
 
 // FormBodies lets HTML forms post to the routes that declare a form page
-// (edge.Policy.Form: sign-in, sign-up, password reset, consent, end-session;
+// (Policy.Form: sign-in, sign-up, password reset, consent, end-session;
 // progressive enhancement, as Better Auth allows): the form is turned into
 // the JSON body the operation validates, so both encodings meet the same
 // schema. The form's declared checkboxes and buttons become booleans (the
@@ -134,7 +133,7 @@ func (s *Kit) FormBodies() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		ct, _, _ := strings.Cut(c.GetHeader("Content-Type"), ";")
 		hasBody := c.Request.ContentLength > 0 || c.Request.ContentLength < 0 && c.Request.Body != nil && c.Request.Body != http.NoBody
-		p := edge.PolicyFrom(c.Request.Context())
+		p := PolicyFrom(c.Request.Context())
 		if c.Request.Method == http.MethodPost && p.Shape.Framework() && hasBody && strings.TrimSpace(ct) == "" {
 			// Like Better Auth: a body must say what it is.
 			WriteGinError(c, RenderStatus(c.Request.Context(), http.StatusUnsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE",
@@ -182,16 +181,16 @@ func (s *Kit) FormBodies() gin.HandlerFunc {
 // origin, with credentials for exactly that origin, never for "*".
 func (s *Kit) CORS() gin.HandlerFunc {
 	return func(c *gin.Context) {
-		p := edge.PolicyFrom(c.Request.Context())
-		if p.CORS == edge.CORSOpen {
+		p := PolicyFrom(c.Request.Context())
+		if p.CORS == CORSOpen {
 			if !OpenCORS(c) {
 				c.Next()
 			}
 			return
 		}
 		origin := c.GetHeader("Origin")
-		if origin == "" || p.CORS != edge.CORSTrusted || !s.Origins.trusted(origin) {
-			if c.Request.Method == http.MethodOptions && p.CORS == edge.CORSTrusted {
+		if origin == "" || p.CORS != CORSTrusted || !s.Origins.trusted(origin) {
+			if c.Request.Method == http.MethodOptions && p.CORS == CORSTrusted {
 				EmptyNotFound(c)
 				return
 			}
@@ -234,12 +233,12 @@ func OpenCORS(c *gin.Context) bool {
 }
 
 // FormPage declares the form page of a route (withPolicy).
-func FormPage(f *edge.Form) func(*edge.Policy) { return func(p *edge.Policy) { p.Form = f } }
+func FormPage(f *Form) func(*Policy) { return func(p *Policy) { p.Form = f } }
 
 // FormPost returns the form page of a request, when it is an HTML form post
 // to a route that declares one.
-func FormPost(r *http.Request) (*edge.Form, bool) {
-	f := edge.PolicyFrom(r.Context()).Form
+func FormPost(r *http.Request) (*Form, bool) {
+	f := PolicyFrom(r.Context()).Form
 	if r.Method != http.MethodPost || f == nil || !IsFormBody(r) {
 		return nil, false
 	}

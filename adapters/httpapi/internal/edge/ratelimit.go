@@ -1,20 +1,19 @@
-package httpapi
+package edge
 
 import (
 	"context"
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/application/command"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
 // Rate limits. Each route declares its rule with its policy where it is
-// registered (edge.Policy.Rate, withRate); the middleware looks the rule up by
+// registered (Policy.Rate, withRate); the middleware looks the rule up by
 // the request's method and matched route template, so a key names a rule and
 // a client, never a raw path, and the number of keys follows the number of
-// clients. The rules themselves are in internal/edge.
+// clients. The rules themselves are in internal/
 
 // ginPath turns a contract path ({id}) into the template gin reports (:id).
 func ginPath(path string) string {
@@ -32,7 +31,7 @@ func ginPath(path string) string {
 }
 
 // Handle registers a plain gin route (outside the contracts) with its policy.
-func (s *Kit) Handle(method, path string, p edge.Policy, h gin.HandlerFunc) {
+func (s *Kit) Handle(method, path string, p Policy, h gin.HandlerFunc) {
 	s.policies.Set(method, path, p)
 	s.engine.Handle(method, path, h)
 }
@@ -41,9 +40,9 @@ func (s *Kit) Handle(method, path string, p edge.Policy, h gin.HandlerFunc) {
 // route added without one fails at start-up rather than going unguarded.
 func (s *Kit) CheckPolicies() {
 	served := s.engine.Routes()
-	infos := make([]edge.RouteInfo, len(served))
+	infos := make([]RouteInfo, len(served))
 	for i, r := range served {
-		infos[i] = edge.RouteInfo{Method: r.Method, Path: r.Path}
+		infos[i] = RouteInfo{Method: r.Method, Path: r.Path}
 	}
 	s.policies.Check(infos)
 }
@@ -57,7 +56,7 @@ func (s *Kit) RateLimiter() gin.HandlerFunc {
 			c.Next()
 			return
 		}
-		rule := edge.PolicyFrom(c.Request.Context()).Rate
+		rule := PolicyFrom(c.Request.Context()).Rate
 		name := rule.Name
 		if rule.PerRoute {
 			name += ":" + c.FullPath()
@@ -76,7 +75,7 @@ func (s *Kit) RateLimiter() gin.HandlerFunc {
 
 // throttle counts one request for key under rule's limit, or returns a
 // RateLimited error.
-func (s *Kit) throttle(ctx context.Context, key string, r edge.Rate) error {
+func (s *Kit) throttle(ctx context.Context, key string, r Rate) error {
 	return s.App.Commands.Throttle.Handle(ctx, command.Throttle{Key: key, Limit: r.Limit, Window: r.Window})
 }
 
@@ -87,7 +86,7 @@ func (s *Kit) ThrottleServiceKey(ctx context.Context, id domain.ServiceKeyID) er
 	if !s.Config.RateLimit {
 		return nil
 	}
-	r := edge.Rate{Name: edge.RateServiceKey.Name, Limit: s.Config.ServiceKeyLimit, Window: s.Config.ServiceKeyWindow}
+	r := Rate{Name: RateServiceKey.Name, Limit: s.Config.ServiceKeyLimit, Window: s.Config.ServiceKeyWindow}
 	return s.throttle(ctx, r.Name+"|"+string(id), r)
 }
 
@@ -97,6 +96,6 @@ func (s *Kit) ThrottleRefusedKey(ctx context.Context) error {
 	if !s.Config.RateLimit {
 		return nil
 	}
-	key := edge.RateRefusedKey.Name + "|" + clientKey(RequestInfoFrom(ctx).ClientIP)
-	return s.throttle(ctx, key, edge.RateRefusedKey)
+	key := RateRefusedKey.Name + "|" + clientKey(RequestInfoFrom(ctx).ClientIP)
+	return s.throttle(ctx, key, RateRefusedKey)
 }

@@ -1,0 +1,147 @@
+package edge
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/gatehouse/gatehouse/application"
+	"github.com/gin-gonic/gin"
+)
+
+// Config is what the HTTP edge needs to know about its deployment.
+type Config struct {
+	// BaseURL is the public origin, such as https://id.example.com, without a trailing slash.
+	BaseURL string
+	// HomeURL is where / redirects; "" shows Gatehouse's own home page.
+	HomeURL string
+	// Version is reported in the contracts and on the home page.
+	Version string
+	// MaxBodyBytes is the largest request body accepted; larger ones get 413.
+	MaxBodyBytes int64
+	// SessionCookieName is the session cookie's name, documented in the contracts.
+	SessionCookieName string
+	// Secrets sign cookies: the first signs, all verify.
+	Secrets []string
+	// CookiePrefix starts every cookie name ("better-auth" keeps a Better
+	// Auth deployment's users signed in).
+	CookiePrefix string
+	// TrustedOrigins may call the framework from browsers, besides BaseURL's.
+	TrustedOrigins []string
+	// TrustedProxies (addresses or CIDRs) may set X-Forwarded-For; nobody
+	// else's is believed, and X-Real-IP is never believed.
+	TrustedProxies []string
+	// HostCookies names the cookies __Host- instead of __Secure- on https
+	// (no Domain, Path=/): a sibling subdomain cannot plant one. Better
+	// Auth's server helpers look for __Secure- names, so it is opt-in.
+	HostCookies bool
+	// RateLimit turns the rate limits on (see ratelimit.go).
+	RateLimit bool
+	// ServiceKeyLimit requests per ServiceKeyWindow are allowed to each
+	// service key on the trusted routes (default 6000 per minute).
+	ServiceKeyLimit  int
+	ServiceKeyWindow time.Duration
+}
+
+// The default budget of each service key on the trusted routes: far above
+// what a backend normally sends.
+const (
+	DefaultServiceKeyLimit  = 6000
+	DefaultServiceKeyWindow = time.Minute
+)
+
+// Kit is what every contract's handlers share: the deployment's settings,
+// the use cases, the logger, the session cookies and the origins, and the
+// engine, contracts and policy table that registration writes to.
+type Kit struct {
+	Config    Config
+	App       *application.Application
+	Logger    *slog.Logger
+	engine    *gin.Engine
+	contracts map[Contract]*contract
+	Cookies   *SessionCookies
+	Origins   *Origins
+	policies  *Table // each route's policy, by "METHOD template"
+}
+
+// routePolicy puts the policy of the request's route (Table.Lookup) in
+// its context.
+func (s *Kit) routePolicy() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		p := s.policies.Lookup(c.Request.Method, c.FullPath(), c.Request.URL.Path)
+		c.Request = c.Request.WithContext(ContextWithPolicy(c.Request.Context(), p))
+		c.Next()
+	}
+}
+
+// NotFound answers unknown routes: an empty 404 under /api/auth, as Better
+// Auth does, and a problem elsewhere.
+func (s *Kit) NotFound(c *gin.Context) {
+	if Unmatched(c.Request.URL.Path).Shape.Framework() {
+		EmptyNotFound(c)
+		return
+	}
+	WriteGinError(c, RenderStatus(c.Request.Context(), http.StatusNotFound, "", "No route matches this path.", nil))
+}
+
+// MethodNotAllowed answers a known path with the wrong method: like an unknown
+// route under /api/auth (Better Auth does not send 405), a 405 problem elsewhere.
+func (s *Kit) MethodNotAllowed(c *gin.Context) {
+	if Unmatched(c.Request.URL.Path).Shape.Framework() {
+		c.Writer.Header().Del("Allow")
+		EmptyNotFound(c)
+		return
+	}
+	WriteGinError(c, RenderStatus(c.Request.Context(), http.StatusMethodNotAllowed, "", "This path does not accept this method.", nil))
+}
+
+// EmptyNotFound writes a 404 with no body. Writing the header now stops gin
+// from adding its own "404 page not found" text.
+func EmptyNotFound(c *gin.Context) {
+	c.Status(http.StatusNotFound)
+	c.Writer.WriteHeaderNow()
+	c.Abort()
+}
+
+// ProtectedResourcePath is the trusted API's metadata (RFC 9728 §3: the
+// resource is the base URL, whose path is empty).
+const ProtectedResourcePath = "/.well-known/oauth-protected-resource"
+
+// ResourceMetadataURL is the trusted API's metadata URL, named by the
+// WWW-Authenticate challenge of its 401s (RFC 9728 §5.1).
+func (s *Kit) ResourceMetadataURL() string { return s.Config.BaseURL + ProtectedResourcePath }
+
+// Issuer is the OpenID Issuer: the base URL with the framework's path,
+// exactly, as every document, page and token names it.
+func (s *Kit) Issuer() string { return s.Config.BaseURL + frameworkBase }
+
+// NewKit returns the shared pieces of the edge on engine: the session
+// cookies, the origins, the policy table and the three contracts.
+func NewKit(engine *gin.Engine, cfg Config, app *application.Application, logger *slog.Logger) *Kit {
+	if app == nil || logger == nil {
+		panic("edge: nil dependency")
+	}
+	return &Kit{Config: cfg, App: app, Logger: logger, engine: engine,
+		Cookies: newSessionCookies(cfg, app.Settings.Sessions.Lifetime), Origins: newOrigins(cfg.BaseURL, cfg.TrustedOrigins),
+		policies: NewTable(), contracts: newContracts(engine, cfg)}
+}
+
+// RoutePolicy puts the policy of the request's route (Table.Lookup) in its
+// context. It is the first middleware: every one after it, and the error
+// renderers, read the route's policy.
+func (s *Kit) RoutePolicy() gin.HandlerFunc { return s.routePolicy() }
+
+// Policies is the table of every registered route's policy.
+func (s *Kit) Policies() *Table { return s.policies }
+
+// Documents lists the OpenAPI document of each contract, and of each
+// contract's document-only API (they share one value), for the operations
+// that finish what registration documents.
+func (s *Kit) Documents() []*huma.OpenAPI {
+	var out []*huma.OpenAPI
+	for _, c := range s.contracts {
+		out = append(out, c.routed.OpenAPI())
+	}
+	return out
+}

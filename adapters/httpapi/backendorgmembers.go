@@ -32,8 +32,8 @@ func (s *Server) backendAddMember(ctx context.Context, in *BackendAddMemberInput
 	if err != nil {
 		return nil, err
 	}
-	mu, err := s.app.Commands.BackendOrganizations.AddMember(ctx, req, domain.OrganizationID(in.ID),
-		command.BackendAddMember{UserID: domain.UserID(in.Body.UserID), Roles: in.Body.Role})
+	mu, err := s.app.Commands.Organizations.AddMember(ctx, req, domain.OrganizationID(in.ID),
+		command.AddMember{UserID: domain.UserID(in.Body.UserID), Roles: in.Body.Role})
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +59,7 @@ func (s *Server) backendListMembers(ctx context.Context, in *BackendListMembersI
 	if err != nil {
 		return nil, err
 	}
-	page, err := s.app.Commands.BackendOrganizations.ListMembers(ctx, req, domain.OrganizationID(in.ID), in.page())
+	page, err := s.app.Commands.Organizations.ListMembersByID(ctx, req, domain.OrganizationID(in.ID), in.page())
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +91,7 @@ func (s *Server) backendUpdateMemberRole(ctx context.Context, in *BackendUpdateM
 	if err != nil {
 		return nil, err
 	}
-	mu, err := s.app.Commands.BackendOrganizations.UpdateMemberRole(ctx, req, domain.OrganizationID(in.ID), domain.MemberID(in.MemberID), in.Body.Role)
+	mu, err := s.app.Commands.Organizations.UpdateMemberRoleByID(ctx, req, domain.OrganizationID(in.ID), domain.MemberID(in.MemberID), in.Body.Role)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +103,7 @@ func (s *Server) backendRemoveMember(ctx context.Context, in *BackendMemberIDInp
 	if err != nil {
 		return nil, err
 	}
-	if err := s.app.Commands.BackendOrganizations.RemoveMember(ctx, req, domain.OrganizationID(in.ID), domain.MemberID(in.MemberID)); err != nil {
+	if err := s.app.Commands.Organizations.RemoveMemberByID(ctx, req, domain.OrganizationID(in.ID), domain.MemberID(in.MemberID)); err != nil {
 		return nil, err
 	}
 	return &NoContentOutput{Status: http.StatusNoContent}, nil
@@ -131,7 +131,7 @@ func (s *Server) backendInvite(ctx context.Context, in *BackendInviteInput) (*Ba
 		return nil, err
 	}
 	b := in.Body
-	inv, err := s.app.Commands.BackendOrganizations.Invite(ctx, req, domain.OrganizationID(in.ID), command.BackendInvite{
+	inv, err := s.app.Commands.Organizations.InviteByID(ctx, req, domain.OrganizationID(in.ID), command.InviteAddress{
 		Email: b.Email, Roles: b.Role, InviterUserID: domain.UserID(b.InviterUserID), Resend: b.Resend})
 	if err != nil {
 		return nil, err
@@ -151,7 +151,7 @@ func (s *Server) backendListInvitations(ctx context.Context, in *BackendOrganiza
 	if err != nil {
 		return nil, err
 	}
-	list, err := s.app.Commands.BackendOrganizations.ListInvitations(ctx, req, domain.OrganizationID(in.ID))
+	list, err := s.app.Commands.Organizations.ListInvitationsByID(ctx, req, domain.OrganizationID(in.ID))
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +174,7 @@ func (s *Server) backendRevokeInvitation(ctx context.Context, in *BackendInvitat
 	if err != nil {
 		return nil, err
 	}
-	if err := s.app.Commands.BackendOrganizations.RevokeInvitation(ctx, req, domain.OrganizationID(in.ID), domain.InvitationID(in.InvitationID)); err != nil {
+	if err := s.app.Commands.Organizations.RevokeInvitation(ctx, req, domain.OrganizationID(in.ID), domain.InvitationID(in.InvitationID)); err != nil {
 		return nil, err
 	}
 	return &NoContentOutput{Status: http.StatusNoContent}, nil

@@ -14,8 +14,8 @@ import (
 
 // The trusted organization routes (backend contract): a consumer's backend
 // manages any organization, its members and its invitations with a service
-// key. The rules live in command.BackendOrganizations; this file only
-// translates. Unlike the framework's organization routes, times are RFC 3339
+// key. The rules live in command.Organizations, which checks the key's
+// scope; this file only translates. Unlike the framework's organization routes, times are RFC 3339
 // and errors problem+json.
 
 // BackendOrganizationJSON is an organization as the trusted API returns it.
@@ -106,7 +106,7 @@ func (s *Server) backendCreateOrganization(ctx context.Context, in *BackendCreat
 		return nil, err
 	}
 	b := in.Body
-	oc, err := s.app.Commands.BackendOrganizations.Create(ctx, req, command.BackendCreateOrganization{
+	oc, err := s.app.Commands.Organizations.CreateFor(ctx, req, command.CreateOrganizationFor{
 		Name: b.Name, Slug: b.Slug, OwnerUserID: domain.UserID(b.OwnerUserID), Logo: b.Logo, Metadata: b.Metadata.text()})
 	if err != nil {
 		return nil, err
@@ -124,7 +124,7 @@ func (s *Server) backendGetOrganization(ctx context.Context, in *BackendOrganiza
 	if err != nil {
 		return nil, err
 	}
-	oc, err := s.app.Commands.BackendOrganizations.Get(ctx, req, domain.OrganizationID(in.ID))
+	oc, err := s.app.Commands.Organizations.GetByID(ctx, req, domain.OrganizationID(in.ID))
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +141,7 @@ func (s *Server) backendGetOrganizationBySlug(ctx context.Context, in *BackendOr
 	if err != nil {
 		return nil, err
 	}
-	oc, err := s.app.Commands.BackendOrganizations.GetBySlug(ctx, req, in.Slug)
+	oc, err := s.app.Commands.Organizations.GetBySlug(ctx, req, in.Slug)
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +179,7 @@ func (s *Server) backendListOrganizations(ctx context.Context, in *BackendPageIn
 	if err != nil {
 		return nil, err
 	}
-	page, err := s.app.Commands.BackendOrganizations.List(ctx, req, in.page())
+	page, err := s.app.Commands.Organizations.ListAll(ctx, req, in.page())
 	if err != nil {
 		return nil, err
 	}
@@ -217,7 +217,7 @@ func (s *Server) backendUpdateOrganization(ctx context.Context, in *BackendUpdat
 		text := b.Metadata.text()
 		patch.Metadata = &text
 	}
-	oc, err := s.app.Commands.BackendOrganizations.Update(ctx, req, domain.OrganizationID(in.ID), patch)
+	oc, err := s.app.Commands.Organizations.UpdateByID(ctx, req, domain.OrganizationID(in.ID), patch)
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +229,7 @@ func (s *Server) backendDeleteOrganization(ctx context.Context, in *BackendOrgan
 	if err != nil {
 		return nil, err
 	}
-	if err := s.app.Commands.BackendOrganizations.Delete(ctx, req, domain.OrganizationID(in.ID)); err != nil {
+	if err := s.app.Commands.Organizations.DeleteByID(ctx, req, domain.OrganizationID(in.ID)); err != nil {
 		return nil, err
 	}
 	return &NoContentOutput{Status: http.StatusNoContent}, nil

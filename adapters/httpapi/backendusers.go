@@ -16,8 +16,8 @@ import (
 )
 
 // The trusted user routes (backend contract): a consumer's backend manages
-// any user with a service key. The rules live in command.BackendUsers; this
-// file only translates. Unlike the framework's user object, the trusted one
+// any user with a service key. The rules live in command.Administration,
+// which checks the key's scope; this file only translates. Unlike the framework's user object, the trusted one
 // carries the user's metadata, times are RFC 3339 and errors problem+json.
 
 // UserMetadataJSON is a metadata object, kept as sent; set says whether the
@@ -122,7 +122,7 @@ func (s *Server) backendCreateUser(ctx context.Context, in *BackendCreateUserInp
 		return nil, err
 	}
 	b := in.Body
-	u, err := s.app.Commands.BackendUsers.Create(ctx, req, command.CreateBackendUser{Email: b.Email, Name: b.Name, Password: b.Password,
+	u, err := s.app.Commands.Administration.CreateUser(ctx, req, command.CreateUser{Email: b.Email, Name: b.Name, Password: b.Password,
 		EmailVerified: b.EmailVerified, Image: b.Image, PublicMetadata: b.PublicMetadata.bytes(), PrivateMetadata: b.PrivateMetadata.bytes()})
 	if err != nil {
 		return nil, err
@@ -156,14 +156,14 @@ func (s *Server) backendListUsers(ctx context.Context, in *BackendListUsersInput
 	if err != nil {
 		return nil, err
 	}
-	q := command.ListBackendUsers{Limit: in.Limit, Cursor: in.Cursor, Email: in.Email, EmailContains: in.EmailContains,
+	q := command.ListUsersPage{Limit: in.Limit, Cursor: in.Cursor, Email: in.Email, EmailContains: in.EmailContains,
 		NameContains: in.NameContains, OrganizationID: domain.OrganizationID(in.OrganizationID),
 		CreatedAfter: in.CreatedAfter, CreatedBefore: in.CreatedBefore}
 	if in.Banned != "" {
 		banned := in.Banned == "true"
 		q.Banned = &banned
 	}
-	page, err := s.app.Commands.BackendUsers.List(ctx, req, q)
+	page, err := s.app.Commands.Administration.PageUsers(ctx, req, q)
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +188,7 @@ func (s *Server) backendGetUser(ctx context.Context, in *BackendUserIDInput) (*B
 	if err != nil {
 		return nil, err
 	}
-	u, err := s.app.Commands.BackendUsers.Get(ctx, req, domain.UserID(in.ID))
+	u, err := s.app.Commands.Administration.GetUser(ctx, req, domain.UserID(in.ID))
 	if err != nil {
 		return nil, err
 	}
@@ -236,8 +236,8 @@ func (b *BackendUserPatchBody) UnmarshalJSON(data []byte) error {
 
 // patch returns the change asked for: a null image removes it; any other
 // null is refused, named.
-func (b BackendUserPatchBody) patch() (command.BackendUserPatch, error) {
-	p := command.BackendUserPatch{Name: b.Name, Email: b.Email, EmailVerified: b.EmailVerified, Image: b.Image,
+func (b BackendUserPatchBody) patch() (command.AdminUserPatch, error) {
+	p := command.AdminUserPatch{Name: b.Name, Email: b.Email, EmailVerified: b.EmailVerified, Image: b.Image,
 		PublicMetadata: b.PublicMetadata.bytes(), PrivateMetadata: b.PrivateMetadata.bytes()}
 	var bad []domain.FieldViolation
 	for _, k := range b.nulls {
@@ -265,7 +265,7 @@ func (s *Server) backendUpdateUser(ctx context.Context, in *BackendUpdateUserInp
 	if err != nil {
 		return nil, err
 	}
-	u, err := s.app.Commands.BackendUsers.Update(ctx, req, domain.UserID(in.ID), patch)
+	u, err := s.app.Commands.Administration.UpdateUser(ctx, req, domain.UserID(in.ID), patch)
 	if err != nil {
 		return nil, err
 	}
@@ -277,7 +277,7 @@ func (s *Server) backendDeleteUser(ctx context.Context, in *BackendUserIDInput) 
 	if err != nil {
 		return nil, err
 	}
-	if err := s.app.Commands.BackendUsers.Delete(ctx, req, domain.UserID(in.ID)); err != nil {
+	if err := s.app.Commands.Administration.RemoveUser(ctx, req, domain.UserID(in.ID)); err != nil {
 		return nil, err
 	}
 	return &NoContentOutput{Status: http.StatusNoContent}, nil
@@ -302,7 +302,7 @@ func (s *Server) backendBanUser(ctx context.Context, in *BackendBanUserInput) (*
 	if b := in.Body; b != nil {
 		reason, expiresIn = b.Reason, time.Duration(b.ExpiresInSeconds)*time.Second
 	}
-	u, err := s.app.Commands.BackendUsers.Ban(ctx, req, domain.UserID(in.ID), reason, expiresIn)
+	u, err := s.app.Commands.Administration.BanUser(ctx, req, domain.UserID(in.ID), reason, expiresIn)
 	if err != nil {
 		return nil, err
 	}
@@ -314,7 +314,7 @@ func (s *Server) backendUnbanUser(ctx context.Context, in *BackendUserIDInput) (
 	if err != nil {
 		return nil, err
 	}
-	u, err := s.app.Commands.BackendUsers.Unban(ctx, req, domain.UserID(in.ID))
+	u, err := s.app.Commands.Administration.UnbanUser(ctx, req, domain.UserID(in.ID))
 	if err != nil {
 		return nil, err
 	}
@@ -326,7 +326,7 @@ func (s *Server) backendRevokeUserSessions(ctx context.Context, in *BackendUserI
 	if err != nil {
 		return nil, err
 	}
-	if err := s.app.Commands.BackendUsers.RevokeSessions(ctx, req, domain.UserID(in.ID)); err != nil {
+	if err := s.app.Commands.Administration.RevokeUserSessions(ctx, req, domain.UserID(in.ID)); err != nil {
 		return nil, err
 	}
 	return &NoContentOutput{Status: http.StatusNoContent}, nil
@@ -345,7 +345,7 @@ func (s *Server) backendSetUserPassword(ctx context.Context, in *BackendSetPassw
 	if err != nil {
 		return nil, err
 	}
-	if err := s.app.Commands.BackendUsers.SetPassword(ctx, req, domain.UserID(in.ID), in.Body.Password); err != nil {
+	if err := s.app.Commands.Administration.SetUserPassword(ctx, req, domain.UserID(in.ID), in.Body.Password); err != nil {
 		return nil, err
 	}
 	return &NoContentOutput{Status: http.StatusNoContent}, nil

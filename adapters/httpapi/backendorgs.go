@@ -14,9 +14,10 @@ import (
 
 // The trusted organization routes (backend contract): a consumer's backend
 // manages any organization, its members and its invitations with a service
-// key. The rules live in command.Organizations, which checks the key's
-// scope; this file only translates. Unlike the framework's organization routes, times are RFC 3339
-// and errors problem+json.
+// key. The rules live in command.Organizations (its by-id use cases), which
+// check the key's scope; this file only translates, and backendWords words
+// their errors. Unlike the framework's organization routes, times are RFC
+// 3339 and errors problem+json.
 
 // BackendOrganizationJSON is an organization as the trusted API returns it.
 type BackendOrganizationJSON struct {

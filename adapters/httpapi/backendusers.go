@@ -17,8 +17,10 @@ import (
 
 // The trusted user routes (backend contract): a consumer's backend manages
 // any user with a service key. The rules live in command.Administration,
-// which checks the key's scope; this file only translates. Unlike the framework's user object, the trusted one
-// carries the user's metadata, times are RFC 3339 and errors problem+json.
+// the admin plugin's use cases, which check the key's scope; this file only
+// translates, and backendWords words their errors. Unlike the framework's
+// user object, the trusted one carries the user's metadata, times are RFC
+// 3339 and errors problem+json.
 
 // UserMetadataJSON is a metadata object, kept as sent; set says whether the
 // request carried it.

@@ -60,8 +60,10 @@ var (
 )
 
 // Administration is the admin plugin's use cases: platform administrators
-// managing users and their sessions. Every action is authorised against the
-// admin access control and recorded in the audit log, refusals included.
+// managing users and their sessions, and trusted backends doing the same
+// with a service key (the trusted API's users). Every action is authorised
+// (the admin access control for a signed-in user, the scope for a key) and
+// recorded in the audit log, refusals included.
 type Administration struct {
 	users       ports.UserRepository
 	credentials ports.CredentialRepository

@@ -32,10 +32,6 @@ type Commands struct {
 	Organizations  *command.Organizations
 	Administration *command.Administration
 	ServiceKeys    *command.ServiceKeys
-	// BackendUsers is the trusted API's users (service keys).
-	BackendUsers *command.BackendUsers
-	// BackendOrganizations is the trusted API's organizations (service keys).
-	BackendOrganizations *command.BackendOrganizations
 	// Domains is the trusted API's domains, their administration and the
 	// DNS verifier.
 	Domains *command.Domains

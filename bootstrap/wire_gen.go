@@ -75,8 +75,6 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	commandAdminSettings := adminSettings(cfg)
 	administration := command.NewAdministration(userRepository, credentialRepository, sessionRepository, hasher, list, auditLog, tokenGenerator, idGenerator, clock, commandAuthSettings, commandAdminSettings)
 	serviceKeys := command.NewServiceKeys(serviceKeyRepository, auditLog, tokenGenerator, idGenerator, clock, commandAdminSettings)
-	backendUsers := command.NewBackendUsers(administration)
-	backendOrganizations := command.NewBackendOrganizations(organizations)
 	domainRepository := gormstore.NewDomainRepository(db)
 	dnsResolver, err := newDNSResolver(cfg)
 	if err != nil {
@@ -106,28 +104,26 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	oAuthClients := command.NewOAuthClients(oAuthClientRepository, auditLog, tokenGenerator, idGenerator, clock, commandAdminSettings)
 	oAuthProvider := command.NewOAuthProvider(oAuthClientRepository, oAuthGrantRepository, userRepository, sessionRepository, signingKeys, tokenGenerator, idGenerator, clock, commandTokenSettings, commandAuthSettings)
 	commands := application.Commands{
-		SignUp:               signUpHandler,
-		SignIn:               commandSignInHandler,
-		SignOut:              signOutHandler,
-		Authenticate:         authenticateHandler,
-		RevokeSessions:       revokeSessionsHandler,
-		UpdateUser:           updateUserHandler,
-		ChangePassword:       changePasswordHandler,
-		ChangeEmail:          changeEmailHandler,
-		DeleteUser:           deleteUserHandler,
-		ResetPassword:        resetPasswordHandler,
-		VerifyEmail:          verifyEmailHandler,
-		Throttle:             throttleHandler,
-		PurgeExpired:         purgeExpiredHandler,
-		Organizations:        organizations,
-		Administration:       administration,
-		ServiceKeys:          serviceKeys,
-		BackendUsers:         backendUsers,
-		BackendOrganizations: backendOrganizations,
-		Domains:              domains,
-		SigningKeys:          signingKeys,
-		OAuthClients:         oAuthClients,
-		OAuthProvider:        oAuthProvider,
+		SignUp:         signUpHandler,
+		SignIn:         commandSignInHandler,
+		SignOut:        signOutHandler,
+		Authenticate:   authenticateHandler,
+		RevokeSessions: revokeSessionsHandler,
+		UpdateUser:     updateUserHandler,
+		ChangePassword: changePasswordHandler,
+		ChangeEmail:    changeEmailHandler,
+		DeleteUser:     deleteUserHandler,
+		ResetPassword:  resetPasswordHandler,
+		VerifyEmail:    verifyEmailHandler,
+		Throttle:       throttleHandler,
+		PurgeExpired:   purgeExpiredHandler,
+		Organizations:  organizations,
+		Administration: administration,
+		ServiceKeys:    serviceKeys,
+		Domains:        domains,
+		SigningKeys:    signingKeys,
+		OAuthClients:   oAuthClients,
+		OAuthProvider:  oAuthProvider,
 	}
 	healthChecker := gormstore.NewHealthChecker(db)
 	readinessHandler := query.NewReadinessHandler(healthChecker)
@@ -206,8 +202,6 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	commandAdminSettings := adminSettings(cfg)
 	administration := command.NewAdministration(userRepository, credentialRepository, sessionRepository, hasher, list, auditLog, tokenGenerator, idGenerator, clock, commandAuthSettings, commandAdminSettings)
 	serviceKeys := command.NewServiceKeys(serviceKeyRepository, auditLog, tokenGenerator, idGenerator, clock, commandAdminSettings)
-	backendUsers := command.NewBackendUsers(administration)
-	backendOrganizations := command.NewBackendOrganizations(organizations)
 	domainRepository := memory.NewDomainRepository(db)
 	dnsResolver, err := newDNSResolver(cfg)
 	if err != nil {
@@ -235,28 +229,26 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	oAuthClients := command.NewOAuthClients(oAuthClientRepository, auditLog, tokenGenerator, idGenerator, clock, commandAdminSettings)
 	oAuthProvider := command.NewOAuthProvider(oAuthClientRepository, oAuthGrantRepository, userRepository, sessionRepository, signingKeys, tokenGenerator, idGenerator, clock, commandTokenSettings, commandAuthSettings)
 	commands := application.Commands{
-		SignUp:               signUpHandler,
-		SignIn:               commandSignInHandler,
-		SignOut:              signOutHandler,
-		Authenticate:         authenticateHandler,
-		RevokeSessions:       revokeSessionsHandler,
-		UpdateUser:           updateUserHandler,
-		ChangePassword:       changePasswordHandler,
-		ChangeEmail:          changeEmailHandler,
-		DeleteUser:           deleteUserHandler,
-		ResetPassword:        resetPasswordHandler,
-		VerifyEmail:          verifyEmailHandler,
-		Throttle:             throttleHandler,
-		PurgeExpired:         purgeExpiredHandler,
-		Organizations:        organizations,
-		Administration:       administration,
-		ServiceKeys:          serviceKeys,
-		BackendUsers:         backendUsers,
-		BackendOrganizations: backendOrganizations,
-		Domains:              domains,
-		SigningKeys:          signingKeys,
-		OAuthClients:         oAuthClients,
-		OAuthProvider:        oAuthProvider,
+		SignUp:         signUpHandler,
+		SignIn:         commandSignInHandler,
+		SignOut:        signOutHandler,
+		Authenticate:   authenticateHandler,
+		RevokeSessions: revokeSessionsHandler,
+		UpdateUser:     updateUserHandler,
+		ChangePassword: changePasswordHandler,
+		ChangeEmail:    changeEmailHandler,
+		DeleteUser:     deleteUserHandler,
+		ResetPassword:  resetPasswordHandler,
+		VerifyEmail:    verifyEmailHandler,
+		Throttle:       throttleHandler,
+		PurgeExpired:   purgeExpiredHandler,
+		Organizations:  organizations,
+		Administration: administration,
+		ServiceKeys:    serviceKeys,
+		Domains:        domains,
+		SigningKeys:    signingKeys,
+		OAuthClients:   oAuthClients,
+		OAuthProvider:  oAuthProvider,
 	}
 	healthChecker := memory.NewHealthChecker()
 	readinessHandler := query.NewReadinessHandler(healthChecker)
@@ -295,6 +287,6 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 
 // applicationSet provides every use case. It lives here, not in application,
 // because application may not import wire.
-var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSessionsHandler, command.NewSignUpHandler, signInHandler, command.NewSignOutHandler, command.NewAuthenticateHandler, command.NewRevokeSessionsHandler, command.NewUpdateUserHandler, command.NewChangePasswordHandler, command.NewChangeEmailHandler, command.NewDeleteUserHandler, command.NewResetPasswordHandler, command.NewVerifyEmailHandler, command.NewThrottleHandler, command.NewPurgeExpiredHandler, command.NewOrganizations, command.NewBackendOrganizations, command.NewAdministration, command.NewBackendUsers, command.NewServiceKeys, command.NewDomains, command.NewSigningKeys, command.NewOAuthClients, command.NewOAuthProvider, query.NewAuditLogHandler, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"))
+var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSessionsHandler, command.NewSignUpHandler, signInHandler, command.NewSignOutHandler, command.NewAuthenticateHandler, command.NewRevokeSessionsHandler, command.NewUpdateUserHandler, command.NewChangePasswordHandler, command.NewChangeEmailHandler, command.NewDeleteUserHandler, command.NewResetPasswordHandler, command.NewVerifyEmailHandler, command.NewThrottleHandler, command.NewPurgeExpiredHandler, command.NewOrganizations, command.NewAdministration, command.NewServiceKeys, command.NewDomains, command.NewSigningKeys, command.NewOAuthClients, command.NewOAuthProvider, query.NewAuditLogHandler, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"))
 
 var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, newJobs, passwordhash.Set, blocklist.Set, ratelimit.Set, signingkeys.Set, signingSecrets)

@@ -33,8 +33,8 @@ func (s *Server) backendAddMember(ctx context.Context, in *BackendAddMemberInput
 	if err != nil {
 		return nil, err
 	}
-	mu, err := s.App.Commands.BackendOrganizations.AddMember(ctx, req, domain.OrganizationID(in.ID),
-		command.BackendAddMember{UserID: domain.UserID(in.Body.UserID), Roles: in.Body.Role})
+	mu, err := s.App.Commands.Organizations.AddMember(ctx, req, domain.OrganizationID(in.ID),
+		command.AddMember{UserID: domain.UserID(in.Body.UserID), Roles: in.Body.Role})
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +60,7 @@ func (s *Server) backendListMembers(ctx context.Context, in *BackendListMembersI
 	if err != nil {
 		return nil, err
 	}
-	page, err := s.App.Commands.BackendOrganizations.ListMembers(ctx, req, domain.OrganizationID(in.ID), in.page())
+	page, err := s.App.Commands.Organizations.ListMembersByID(ctx, req, domain.OrganizationID(in.ID), in.page())
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +92,7 @@ func (s *Server) backendUpdateMemberRole(ctx context.Context, in *BackendUpdateM
 	if err != nil {
 		return nil, err
 	}
-	mu, err := s.App.Commands.BackendOrganizations.UpdateMemberRole(ctx, req, domain.OrganizationID(in.ID), domain.MemberID(in.MemberID), in.Body.Role)
+	mu, err := s.App.Commands.Organizations.UpdateMemberRoleByID(ctx, req, domain.OrganizationID(in.ID), domain.MemberID(in.MemberID), in.Body.Role)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +104,7 @@ func (s *Server) backendRemoveMember(ctx context.Context, in *BackendMemberIDInp
 	if err != nil {
 		return nil, err
 	}
-	if err := s.App.Commands.BackendOrganizations.RemoveMember(ctx, req, domain.OrganizationID(in.ID), domain.MemberID(in.MemberID)); err != nil {
+	if err := s.App.Commands.Organizations.RemoveMemberByID(ctx, req, domain.OrganizationID(in.ID), domain.MemberID(in.MemberID)); err != nil {
 		return nil, err
 	}
 	return &edge.NoContentOutput{Status: http.StatusNoContent}, nil
@@ -132,7 +132,7 @@ func (s *Server) backendInvite(ctx context.Context, in *BackendInviteInput) (*Ba
 		return nil, err
 	}
 	b := in.Body
-	inv, err := s.App.Commands.BackendOrganizations.Invite(ctx, req, domain.OrganizationID(in.ID), command.BackendInvite{
+	inv, err := s.App.Commands.Organizations.InviteByID(ctx, req, domain.OrganizationID(in.ID), command.InviteAddress{
 		Email: b.Email, Roles: b.Role, InviterUserID: domain.UserID(b.InviterUserID), Resend: b.Resend})
 	if err != nil {
 		return nil, err
@@ -152,7 +152,7 @@ func (s *Server) backendListInvitations(ctx context.Context, in *BackendOrganiza
 	if err != nil {
 		return nil, err
 	}
-	list, err := s.App.Commands.BackendOrganizations.ListInvitations(ctx, req, domain.OrganizationID(in.ID))
+	list, err := s.App.Commands.Organizations.ListInvitationsByID(ctx, req, domain.OrganizationID(in.ID))
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +175,7 @@ func (s *Server) backendRevokeInvitation(ctx context.Context, in *BackendInvitat
 	if err != nil {
 		return nil, err
 	}
-	if err := s.App.Commands.BackendOrganizations.RevokeInvitation(ctx, req, domain.OrganizationID(in.ID), domain.InvitationID(in.InvitationID)); err != nil {
+	if err := s.App.Commands.Organizations.RevokeInvitation(ctx, req, domain.OrganizationID(in.ID), domain.InvitationID(in.InvitationID)); err != nil {
 		return nil, err
 	}
 	return &edge.NoContentOutput{Status: http.StatusNoContent}, nil

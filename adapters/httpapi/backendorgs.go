@@ -15,9 +15,10 @@ import (
 
 // The trusted organization routes (backend contract): a consumer's backend
 // manages any organization, its members and its invitations with a service
-// key. The rules live in command.BackendOrganizations; this file only
-// translates. Unlike the framework's organization routes, times are RFC 3339
-// and errors problem+json.
+// key. The rules live in command.Organizations (its by-id use cases), which
+// check the key's scope; this file only translates, and backendWords words
+// their errors. Unlike the framework's organization routes, times are RFC
+// 3339 and errors problem+json.
 
 // BackendOrganizationJSON is an organization as the trusted API returns it.
 type BackendOrganizationJSON struct {
@@ -107,7 +108,7 @@ func (s *Server) backendCreateOrganization(ctx context.Context, in *BackendCreat
 		return nil, err
 	}
 	b := in.Body
-	oc, err := s.App.Commands.BackendOrganizations.Create(ctx, req, command.BackendCreateOrganization{
+	oc, err := s.App.Commands.Organizations.CreateFor(ctx, req, command.CreateOrganizationFor{
 		Name: b.Name, Slug: b.Slug, OwnerUserID: domain.UserID(b.OwnerUserID), Logo: b.Logo, Metadata: b.Metadata.text()})
 	if err != nil {
 		return nil, err
@@ -125,7 +126,7 @@ func (s *Server) backendGetOrganization(ctx context.Context, in *BackendOrganiza
 	if err != nil {
 		return nil, err
 	}
-	oc, err := s.App.Commands.BackendOrganizations.Get(ctx, req, domain.OrganizationID(in.ID))
+	oc, err := s.App.Commands.Organizations.GetByID(ctx, req, domain.OrganizationID(in.ID))
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +143,7 @@ func (s *Server) backendGetOrganizationBySlug(ctx context.Context, in *BackendOr
 	if err != nil {
 		return nil, err
 	}
-	oc, err := s.App.Commands.BackendOrganizations.GetBySlug(ctx, req, in.Slug)
+	oc, err := s.App.Commands.Organizations.GetBySlug(ctx, req, in.Slug)
 	if err != nil {
 		return nil, err
 	}
@@ -180,7 +181,7 @@ func (s *Server) backendListOrganizations(ctx context.Context, in *BackendPageIn
 	if err != nil {
 		return nil, err
 	}
-	page, err := s.App.Commands.BackendOrganizations.List(ctx, req, in.page())
+	page, err := s.App.Commands.Organizations.ListAll(ctx, req, in.page())
 	if err != nil {
 		return nil, err
 	}
@@ -218,7 +219,7 @@ func (s *Server) backendUpdateOrganization(ctx context.Context, in *BackendUpdat
 		text := b.Metadata.text()
 		patch.Metadata = &text
 	}
-	oc, err := s.App.Commands.BackendOrganizations.Update(ctx, req, domain.OrganizationID(in.ID), patch)
+	oc, err := s.App.Commands.Organizations.UpdateByID(ctx, req, domain.OrganizationID(in.ID), patch)
 	if err != nil {
 		return nil, err
 	}
@@ -230,7 +231,7 @@ func (s *Server) backendDeleteOrganization(ctx context.Context, in *BackendOrgan
 	if err != nil {
 		return nil, err
 	}
-	if err := s.App.Commands.BackendOrganizations.Delete(ctx, req, domain.OrganizationID(in.ID)); err != nil {
+	if err := s.App.Commands.Organizations.DeleteByID(ctx, req, domain.OrganizationID(in.ID)); err != nil {
 		return nil, err
 	}
 	return &edge.NoContentOutput{Status: http.StatusNoContent}, nil

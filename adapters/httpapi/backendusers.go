@@ -17,9 +17,11 @@ import (
 )
 
 // The trusted user routes (backend contract): a consumer's backend manages
-// any user with a service key. The rules live in command.BackendUsers; this
-// file only translates. Unlike the framework's user object, the trusted one
-// carries the user's metadata, times are RFC 3339 and errors problem+json.
+// any user with a service key. The rules live in command.Administration,
+// the admin plugin's use cases, which check the key's scope; this file only
+// translates, and backendWords words their errors. Unlike the framework's
+// user object, the trusted one carries the user's metadata, times are RFC
+// 3339 and errors problem+json.
 
 // UserMetadataJSON is a metadata object, kept as sent; set says whether the
 // request carried it.
@@ -123,7 +125,7 @@ func (s *Server) backendCreateUser(ctx context.Context, in *BackendCreateUserInp
 		return nil, err
 	}
 	b := in.Body
-	u, err := s.App.Commands.BackendUsers.Create(ctx, req, command.CreateBackendUser{Email: b.Email, Name: b.Name, Password: b.Password,
+	u, err := s.App.Commands.Administration.CreateUser(ctx, req, command.CreateUser{Email: b.Email, Name: b.Name, Password: b.Password,
 		EmailVerified: b.EmailVerified, Image: b.Image, PublicMetadata: b.PublicMetadata.bytes(), PrivateMetadata: b.PrivateMetadata.bytes()})
 	if err != nil {
 		return nil, err
@@ -157,14 +159,14 @@ func (s *Server) backendListUsers(ctx context.Context, in *BackendListUsersInput
 	if err != nil {
 		return nil, err
 	}
-	q := command.ListBackendUsers{Limit: in.Limit, Cursor: in.Cursor, Email: in.Email, EmailContains: in.EmailContains,
+	q := command.ListUsersPage{Limit: in.Limit, Cursor: in.Cursor, Email: in.Email, EmailContains: in.EmailContains,
 		NameContains: in.NameContains, OrganizationID: domain.OrganizationID(in.OrganizationID),
 		CreatedAfter: in.CreatedAfter, CreatedBefore: in.CreatedBefore}
 	if in.Banned != "" {
 		banned := in.Banned == "true"
 		q.Banned = &banned
 	}
-	page, err := s.App.Commands.BackendUsers.List(ctx, req, q)
+	page, err := s.App.Commands.Administration.PageUsers(ctx, req, q)
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +191,7 @@ func (s *Server) backendGetUser(ctx context.Context, in *BackendUserIDInput) (*B
 	if err != nil {
 		return nil, err
 	}
-	u, err := s.App.Commands.BackendUsers.Get(ctx, req, domain.UserID(in.ID))
+	u, err := s.App.Commands.Administration.GetUser(ctx, req, domain.UserID(in.ID))
 	if err != nil {
 		return nil, err
 	}
@@ -237,8 +239,8 @@ func (b *BackendUserPatchBody) UnmarshalJSON(data []byte) error {
 
 // patch returns the change asked for: a null image removes it; any other
 // null is refused, named.
-func (b BackendUserPatchBody) patch() (command.BackendUserPatch, error) {
-	p := command.BackendUserPatch{Name: b.Name, Email: b.Email, EmailVerified: b.EmailVerified, Image: b.Image,
+func (b BackendUserPatchBody) patch() (command.AdminUserPatch, error) {
+	p := command.AdminUserPatch{Name: b.Name, Email: b.Email, EmailVerified: b.EmailVerified, Image: b.Image,
 		PublicMetadata: b.PublicMetadata.bytes(), PrivateMetadata: b.PrivateMetadata.bytes()}
 	var bad []domain.FieldViolation
 	for _, k := range b.nulls {
@@ -266,7 +268,7 @@ func (s *Server) backendUpdateUser(ctx context.Context, in *BackendUpdateUserInp
 	if err != nil {
 		return nil, err
 	}
-	u, err := s.App.Commands.BackendUsers.Update(ctx, req, domain.UserID(in.ID), patch)
+	u, err := s.App.Commands.Administration.UpdateUser(ctx, req, domain.UserID(in.ID), patch)
 	if err != nil {
 		return nil, err
 	}
@@ -278,7 +280,7 @@ func (s *Server) backendDeleteUser(ctx context.Context, in *BackendUserIDInput) 
 	if err != nil {
 		return nil, err
 	}
-	if err := s.App.Commands.BackendUsers.Delete(ctx, req, domain.UserID(in.ID)); err != nil {
+	if err := s.App.Commands.Administration.RemoveUser(ctx, req, domain.UserID(in.ID)); err != nil {
 		return nil, err
 	}
 	return &edge.NoContentOutput{Status: http.StatusNoContent}, nil
@@ -303,7 +305,7 @@ func (s *Server) backendBanUser(ctx context.Context, in *BackendBanUserInput) (*
 	if b := in.Body; b != nil {
 		reason, expiresIn = b.Reason, time.Duration(b.ExpiresInSeconds)*time.Second
 	}
-	u, err := s.App.Commands.BackendUsers.Ban(ctx, req, domain.UserID(in.ID), reason, expiresIn)
+	u, err := s.App.Commands.Administration.BanUser(ctx, req, domain.UserID(in.ID), reason, expiresIn)
 	if err != nil {
 		return nil, err
 	}
@@ -315,7 +317,7 @@ func (s *Server) backendUnbanUser(ctx context.Context, in *BackendUserIDInput) (
 	if err != nil {
 		return nil, err
 	}
-	u, err := s.App.Commands.BackendUsers.Unban(ctx, req, domain.UserID(in.ID))
+	u, err := s.App.Commands.Administration.UnbanUser(ctx, req, domain.UserID(in.ID))
 	if err != nil {
 		return nil, err
 	}
@@ -327,7 +329,7 @@ func (s *Server) backendRevokeUserSessions(ctx context.Context, in *BackendUserI
 	if err != nil {
 		return nil, err
 	}
-	if err := s.App.Commands.BackendUsers.RevokeSessions(ctx, req, domain.UserID(in.ID)); err != nil {
+	if err := s.App.Commands.Administration.RevokeUserSessions(ctx, req, domain.UserID(in.ID)); err != nil {
 		return nil, err
 	}
 	return &edge.NoContentOutput{Status: http.StatusNoContent}, nil
@@ -346,7 +348,7 @@ func (s *Server) backendSetUserPassword(ctx context.Context, in *BackendSetPassw
 	if err != nil {
 		return nil, err
 	}
-	if err := s.App.Commands.BackendUsers.SetPassword(ctx, req, domain.UserID(in.ID), in.Body.Password); err != nil {
+	if err := s.App.Commands.Administration.SetUserPassword(ctx, req, domain.UserID(in.ID), in.Body.Password); err != nil {
 		return nil, err
 	}
 	return &edge.NoContentOutput{Status: http.StatusNoContent}, nil

@@ -95,6 +95,7 @@ var problemCodes = map[string]string{
 	"verification.user_not_found":            "request.user_not_found",
 	"organization.unknown":                   "request.organization_not_found",
 	"paging.invalid_limit":                   "request.invalid_limit",
+	"paging.invalid_cursor":                  "request.invalid_cursor",
 	"paging.invalid_offset":                  "request.invalid_offset",
 }
 

@@ -197,7 +197,7 @@ func (s *Server) listAuditLog(ctx context.Context, in *AuditLogInput) (*AuditLog
 	out.Body.Data = make([]AuditEntryJSON, len(page.Entries))
 	for i, e := range page.Entries {
 		out.Body.Data[i] = AuditEntryJSON{ID: e.ID, OccurredAt: e.OccurredAt, ActorType: string(e.ActorType), ActorID: e.ActorID, Action: e.Action,
-			TargetType: e.TargetType, TargetID: e.TargetID, RequestID: e.RequestID, IPAddress: e.IPAddress, Outcome: string(e.Outcome), Code: auditCode(e.Code)}
+			TargetType: e.TargetType, TargetID: e.TargetID, RequestID: e.RequestID, IPAddress: e.IPAddress, Outcome: string(e.Outcome), Code: auditEntryCode(e.ActorType, e.Code)}
 	}
 	if page.NextCursor != "" {
 		out.Body.NextCursor = &page.NextCursor

@@ -19,6 +19,9 @@ import (
 // trustedRequest authenticates the calling service key and checks it holds
 // scope: 401 (with WWW-Authenticate: Bearer) for a missing, unknown, revoked
 // or expired key, 403 auth.insufficient_scope for a key without the scope.
+// The use case checks the scope again (it decides what its caller may do);
+// the edge checks it first so that a key without the scope is refused
+// before the handler reads the body, and without an audit entry.
 func (s *Server) trustedRequest(ctx context.Context, scope domain.Scope) (command.TrustedRequest, error) {
 	k, err := s.serviceKey(ctx, scope)
 	if err != nil {
@@ -28,8 +31,10 @@ func (s *Server) trustedRequest(ctx context.Context, scope domain.Scope) (comman
 }
 
 // trustedOp documents o as a trusted operation needing scope: both key
-// schemes, 401, 403 and the key's rate budget (429).
+// schemes, 401, 403 and the key's rate budget (429); it answers in the
+// trusted API's vocabulary (backendWords).
 func trustedOp(o huma.Operation, scope domain.Scope) huma.Operation {
+	o = edge.WithPolicy(o, func(p *edge.Policy) { p.Words = backendWords })
 	o.Security = edge.KeySecurity
 	o.Description += " Needs a service key with the scope " + string(scope) + " (or *): 401 without a valid key, 403 without the scope, " +
 		"429 with Retry-After past the key's rate budget."

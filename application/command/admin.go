@@ -30,35 +30,40 @@ var (
 	errNoDataToUpdate      = domain.NewError(domain.KindInvalid, "admin.no_data_to_update", "No data to update")
 )
 
-// permission is one admin access-control check with the code refusing it.
+// permission is one access-control check: the permission a signed-in user
+// needs, with the code refusing it, and the scope a service key needs for
+// the same operation ("" for one no key may perform).
 type permission struct {
 	perms   domain.Permissions
+	scope   domain.Scope
 	code    string
 	message string
 }
 
-func perm(resource, action, code, message string) permission {
-	return permission{perms: domain.Permissions{resource: {action}}, code: code, message: message}
+func perm(resource, action string, scope domain.Scope, code, message string) permission {
+	return permission{perms: domain.Permissions{resource: {action}}, scope: scope, code: code, message: message}
 }
 
 var (
-	permCreateUser   = perm("user", "create", "admin.create_user_forbidden", "You are not allowed to create users")
-	permListUsers    = perm("user", "list", "admin.list_users_forbidden", "You are not allowed to list users")
-	permGetUser      = perm("user", "get", "admin.get_user_forbidden", "You are not allowed to get user")
-	permUpdateUser   = perm("user", "update", "admin.update_user_forbidden", "You are not allowed to update users")
-	permSetRole      = perm("user", "set-role", "admin.set_role_forbidden", "You are not allowed to change users role")
-	permSetEmail     = perm("user", "set-email", "admin.set_email_forbidden", "You are not allowed to set users email")
-	permBan          = perm("user", "ban", "admin.ban_forbidden", "You are not allowed to ban users")
-	permImpersonate  = perm("user", "impersonate", "admin.impersonate_forbidden", "You are not allowed to impersonate users")
-	permDeleteUser   = perm("user", "delete", "admin.delete_user_forbidden", "You are not allowed to delete users")
-	permSetPassword  = perm("user", "set-password", "admin.set_password_forbidden", "You are not allowed to set users password")
-	permListSessions = perm("session", "list", "admin.list_sessions_forbidden", "You are not allowed to list users sessions")
-	permRevoke       = perm("session", "revoke", "admin.revoke_sessions_forbidden", "You are not allowed to revoke users sessions")
+	permCreateUser   = perm("user", "create", domain.ScopeUsersWrite, "admin.create_user_forbidden", "You are not allowed to create users")
+	permListUsers    = perm("user", "list", domain.ScopeUsersRead, "admin.list_users_forbidden", "You are not allowed to list users")
+	permGetUser      = perm("user", "get", domain.ScopeUsersRead, "admin.get_user_forbidden", "You are not allowed to get user")
+	permUpdateUser   = perm("user", "update", domain.ScopeUsersWrite, "admin.update_user_forbidden", "You are not allowed to update users")
+	permSetRole      = perm("user", "set-role", "", "admin.set_role_forbidden", "You are not allowed to change users role")
+	permSetEmail     = perm("user", "set-email", domain.ScopeUsersWrite, "admin.set_email_forbidden", "You are not allowed to set users email")
+	permBan          = perm("user", "ban", domain.ScopeUsersWrite, "admin.ban_forbidden", "You are not allowed to ban users")
+	permImpersonate  = perm("user", "impersonate", "", "admin.impersonate_forbidden", "You are not allowed to impersonate users")
+	permDeleteUser   = perm("user", "delete", domain.ScopeUsersWrite, "admin.delete_user_forbidden", "You are not allowed to delete users")
+	permSetPassword  = perm("user", "set-password", domain.ScopeUsersWrite, "admin.set_password_forbidden", "You are not allowed to set users password")
+	permListSessions = perm("session", "list", domain.ScopeUsersRead, "admin.list_sessions_forbidden", "You are not allowed to list users sessions")
+	permRevoke       = perm("session", "revoke", domain.ScopeUsersWrite, "admin.revoke_sessions_forbidden", "You are not allowed to revoke users sessions")
 )
 
 // Administration is the admin plugin's use cases: platform administrators
-// managing users and their sessions. Every action is authorised against the
-// admin access control and recorded in the audit log, refusals included.
+// managing users and their sessions, and trusted backends doing the same
+// with a service key (the trusted API's users). Every action is authorised
+// (the admin access control for a signed-in user, the scope for a key) and
+// recorded in the audit log, refusals included.
 type Administration struct {
 	users       ports.UserRepository
 	credentials ports.CredentialRepository
@@ -107,10 +112,21 @@ func (a *Administration) HasPermission(p Principal, requested domain.Permissions
 	return a.admin.Admins.Allows(p.User, requested)
 }
 
-// authorize refuses, with the permission's own code, a user who lacks it.
-func (a *Administration) authorize(req AdminRequest, ps ...permission) error {
+// authorize refuses a caller who lacks a permission of ps: a signed-in user
+// without the admin permission, with the permission's own code; a service
+// key without the scope; anyone else.
+func (a *Administration) authorize(req Caller, ps ...permission) error {
 	for _, p := range ps {
-		if !a.admin.Admins.Allows(req.Principal.User, p.perms) {
+		switch r := req.(type) {
+		case AdminRequest:
+			if !a.admin.Admins.Allows(r.Principal.User, p.perms) {
+				return forbidden(p.code, p.message)
+			}
+		case TrustedRequest:
+			if err := r.need(p.scope); err != nil {
+				return err
+			}
+		default:
 			return forbidden(p.code, p.message)
 		}
 	}
@@ -118,7 +134,7 @@ func (a *Administration) authorize(req AdminRequest, ps ...permission) error {
 }
 
 // audited authorises req, runs fn and records the outcome of action on t.
-func (a *Administration) audited(ctx context.Context, req AdminRequest, action string, t target, fn func() error, ps ...permission) error {
+func (a *Administration) audited(ctx context.Context, req Caller, action string, t target, fn func() error, ps ...permission) error {
 	err := a.authorize(req, ps...)
 	if err == nil {
 		err = fn()
@@ -145,12 +161,14 @@ type CreateUser struct {
 	Roles         []domain.PlatformRole
 	EmailVerified bool
 	Image         string
-	// Metadata is set only by trusted backends (BackendUsers).
-	Metadata domain.UserMetadata
+	// PublicMetadata and PrivateMetadata are JSON objects as sent (nil
+	// means {}); the admin plugin sends none.
+	PublicMetadata  []byte
+	PrivateMetadata []byte
 }
 
 // CreateUser creates an account. Setting roles needs the set-role permission too.
-func (a *Administration) CreateUser(ctx context.Context, req AdminRequest, cmd CreateUser) (*domain.User, error) {
+func (a *Administration) CreateUser(ctx context.Context, req Caller, cmd CreateUser) (*domain.User, error) {
 	var created *domain.User
 	ps := []permission{permCreateUser}
 	if len(cmd.Roles) > 0 {
@@ -165,7 +183,7 @@ func (a *Administration) CreateUser(ctx context.Context, req AdminRequest, cmd C
 	if created != nil {
 		t.ID = string(created.ID())
 	}
-	if err := a.audit.record(ctx, req.Actor(), "admin.create-user", t, err); err != nil {
+	if err := a.audit.record(ctx, req.Actor(), actionOf(req, "admin.create-user", "users.create"), t, err); err != nil {
 		return nil, err
 	}
 	return created, nil
@@ -173,6 +191,14 @@ func (a *Administration) CreateUser(ctx context.Context, req AdminRequest, cmd C
 
 // newUser builds and stores the user of cmd, with a credential when it has a password.
 func (a *Administration) newUser(ctx context.Context, cmd CreateUser) (*domain.User, error) {
+	public, err := parseMetadata(cmd.PublicMetadata, "publicMetadata")
+	if err != nil {
+		return nil, err
+	}
+	private, err := parseMetadata(cmd.PrivateMetadata, "privateMetadata")
+	if err != nil {
+		return nil, err
+	}
 	email, err := domain.NewEmail(cmd.Email)
 	if err != nil {
 		return nil, err
@@ -191,8 +217,12 @@ func (a *Administration) newUser(ctx context.Context, cmd CreateUser) (*domain.U
 		u.MarkEmailVerified(now)
 	}
 	u.SetImage(cmd.Image, now)
-	u.SetPublicMetadata(cmd.Metadata.Public, now)
-	u.SetPrivateMetadata(cmd.Metadata.Private, now)
+	if public != nil {
+		u.SetPublicMetadata(*public, now)
+	}
+	if private != nil {
+		u.SetPrivateMetadata(*private, now)
+	}
 	if cmd.Password == "" {
 		err = a.users.Create(ctx, u)
 	} else {
@@ -232,9 +262,9 @@ func (a *Administration) ListUsers(ctx context.Context, req AdminRequest, q port
 }
 
 // GetUser returns one user.
-func (a *Administration) GetUser(ctx context.Context, req AdminRequest, id domain.UserID) (*domain.User, error) {
+func (a *Administration) GetUser(ctx context.Context, req Caller, id domain.UserID) (*domain.User, error) {
 	if err := a.authorize(req, permGetUser); err != nil {
-		return nil, a.audit.record(ctx, req.Actor(), "admin.get-user", userTarget(id), err)
+		return nil, a.audit.record(ctx, req.Actor(), actionOf(req, "admin.get-user", "users.get"), userTarget(id), err)
 	}
 	return a.getUser(ctx, id)
 }
@@ -247,9 +277,10 @@ type AdminUserPatch struct {
 	Email         *string
 	EmailVerified *bool
 	Roles         []domain.PlatformRole
-	// The metadata objects are set only by trusted backends (BackendUsers).
-	PublicMetadata  *domain.Metadata
-	PrivateMetadata *domain.Metadata
+	// PublicMetadata and PrivateMetadata replace the whole object when not
+	// nil; they are JSON objects as sent.
+	PublicMetadata  []byte
+	PrivateMetadata []byte
 }
 
 // isEmpty reports whether the patch changes nothing.
@@ -260,7 +291,7 @@ func (p AdminUserPatch) isEmpty() bool {
 
 // UpdateUser changes a user. Changing roles needs set-role and changing the
 // address needs set-email, beside update.
-func (a *Administration) UpdateUser(ctx context.Context, req AdminRequest, id domain.UserID, patch AdminUserPatch) (*domain.User, error) {
+func (a *Administration) UpdateUser(ctx context.Context, req Caller, id domain.UserID, patch AdminUserPatch) (*domain.User, error) {
 	ps := []permission{permUpdateUser}
 	if patch.Roles != nil {
 		ps = append(ps, permSetRole)
@@ -269,7 +300,7 @@ func (a *Administration) UpdateUser(ctx context.Context, req AdminRequest, id do
 		ps = append(ps, permSetEmail)
 	}
 	var updated *domain.User
-	err := a.audited(ctx, req, "admin.update-user", userTarget(id), func() error {
+	err := a.audited(ctx, req, actionOf(req, "admin.update-user", "users.update"), userTarget(id), func() error {
 		var err error
 		updated, err = a.updateUser(ctx, id, patch)
 		return err
@@ -279,6 +310,14 @@ func (a *Administration) UpdateUser(ctx context.Context, req AdminRequest, id do
 
 // updateUser applies patch to the user id; an empty patch is refused.
 func (a *Administration) updateUser(ctx context.Context, id domain.UserID, patch AdminUserPatch) (*domain.User, error) {
+	public, err := parseMetadata(patch.PublicMetadata, "publicMetadata")
+	if err != nil {
+		return nil, err
+	}
+	private, err := parseMetadata(patch.PrivateMetadata, "privateMetadata")
+	if err != nil {
+		return nil, err
+	}
 	if patch.isEmpty() {
 		return nil, errNoDataToUpdate
 	}
@@ -290,7 +329,7 @@ func (a *Administration) updateUser(ctx context.Context, id domain.UserID, patch
 		}
 	}
 	var updated *domain.User
-	err := a.users.Update(ctx, id, func(u *domain.User) error {
+	err = a.users.Update(ctx, id, func(u *domain.User) error {
 		now := a.clock.Now()
 		if patch.Name != nil {
 			if err := u.Rename(*patch.Name, now); err != nil {
@@ -315,11 +354,11 @@ func (a *Administration) updateUser(ctx context.Context, id domain.UserID, patch
 				return err
 			}
 		}
-		if patch.PublicMetadata != nil {
-			u.SetPublicMetadata(*patch.PublicMetadata, now)
+		if public != nil {
+			u.SetPublicMetadata(*public, now)
 		}
-		if patch.PrivateMetadata != nil {
-			u.SetPrivateMetadata(*patch.PrivateMetadata, now)
+		if private != nil {
+			u.SetPrivateMetadata(*private, now)
 		}
 		updated = u
 		return nil
@@ -355,10 +394,10 @@ func (a *Administration) SetRole(ctx context.Context, req AdminRequest, id domai
 
 // BanUser bans a user for reason, for expiresIn (zero: until unbanned), and
 // revokes all their sessions.
-func (a *Administration) BanUser(ctx context.Context, req AdminRequest, id domain.UserID, reason string, expiresIn time.Duration) (*domain.User, error) {
+func (a *Administration) BanUser(ctx context.Context, req Caller, id domain.UserID, reason string, expiresIn time.Duration) (*domain.User, error) {
 	var updated *domain.User
-	err := a.audited(ctx, req, "admin.ban-user", userTarget(id), func() error {
-		if id == req.Principal.User.ID() {
+	err := a.audited(ctx, req, actionOf(req, "admin.ban-user", "users.ban"), userTarget(id), func() error {
+		if isSelf(req, id) {
 			return errCannotBanYourself
 		}
 		var err error
@@ -390,9 +429,9 @@ func (a *Administration) banUser(ctx context.Context, id domain.UserID, reason s
 }
 
 // UnbanUser lifts a user's ban.
-func (a *Administration) UnbanUser(ctx context.Context, req AdminRequest, id domain.UserID) (*domain.User, error) {
+func (a *Administration) UnbanUser(ctx context.Context, req Caller, id domain.UserID) (*domain.User, error) {
 	var updated *domain.User
-	err := a.audited(ctx, req, "admin.unban-user", userTarget(id), func() error {
+	err := a.audited(ctx, req, actionOf(req, "admin.unban-user", "users.unban"), userTarget(id), func() error {
 		var err error
 		updated, err = a.unbanUser(ctx, id)
 		return err
@@ -443,8 +482,8 @@ func (a *Administration) RevokeUserSession(ctx context.Context, req AdminRequest
 }
 
 // RevokeUserSessions ends all of a user's sessions.
-func (a *Administration) RevokeUserSessions(ctx context.Context, req AdminRequest, id domain.UserID) error {
-	return a.audited(ctx, req, "admin.revoke-user-sessions", userTarget(id), func() error {
+func (a *Administration) RevokeUserSessions(ctx context.Context, req Caller, id domain.UserID) error {
+	return a.audited(ctx, req, actionOf(req, "admin.revoke-user-sessions", "users.revoke-sessions"), userTarget(id), func() error {
 		return a.revokeUserSessions(ctx, id)
 	}, permRevoke)
 }
@@ -459,9 +498,9 @@ func (a *Administration) revokeUserSessions(ctx context.Context, id domain.UserI
 }
 
 // RemoveUser deletes a user and everything they own.
-func (a *Administration) RemoveUser(ctx context.Context, req AdminRequest, id domain.UserID) error {
-	return a.audited(ctx, req, "admin.remove-user", userTarget(id), func() error {
-		if id == req.Principal.User.ID() {
+func (a *Administration) RemoveUser(ctx context.Context, req Caller, id domain.UserID) error {
+	return a.audited(ctx, req, actionOf(req, "admin.remove-user", "users.delete"), userTarget(id), func() error {
+		if isSelf(req, id) {
 			return errCannotRemoveSelf
 		}
 		return a.userErr(a.users.Delete(ctx, id))
@@ -471,8 +510,8 @@ func (a *Administration) RemoveUser(ctx context.Context, req AdminRequest, id do
 // SetUserPassword sets a user's password under the password policy and ends
 // their sessions, since an administrator sets a password when the old one
 // can no longer be trusted.
-func (a *Administration) SetUserPassword(ctx context.Context, req AdminRequest, id domain.UserID, password string) error {
-	return a.audited(ctx, req, "admin.set-user-password", userTarget(id), func() error {
+func (a *Administration) SetUserPassword(ctx context.Context, req Caller, id domain.UserID, password string) error {
+	return a.audited(ctx, req, actionOf(req, "admin.set-user-password", "users.set-password"), userTarget(id), func() error {
 		return a.setUserPassword(ctx, id, password, "newPassword")
 	}, permSetPassword)
 }

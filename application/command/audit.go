@@ -62,8 +62,23 @@ func (a auditor) record(ctx context.Context, actor Actor, action string, t targe
 	return err
 }
 
+// Caller is who asks for a use case and from where: a signed-in user
+// (AdminRequest, OrgRequest) or a trusted backend's service key
+// (TrustedRequest). Each use case decides what its caller may do: a user
+// needs the admin permission or the membership role it always needed, a
+// service key the scope of the operation.
+type Caller interface {
+	// Actor is the audit log's view of the caller.
+	Actor() Actor
+	caller()
+}
+
+func (AdminRequest) caller()   {}
+func (OrgRequest) caller()     {}
+func (TrustedRequest) caller() {}
+
 // TrustedRequest is a request of a trusted backend, authenticated by its
-// service key at the edge (which also checked the route's scope).
+// service key. The use case checks the key's scope for the operation.
 type TrustedRequest struct {
 	Key       *domain.ServiceKey
 	RequestID string
@@ -73,4 +88,29 @@ type TrustedRequest struct {
 // Actor returns the service key as the audited actor.
 func (r TrustedRequest) Actor() Actor {
 	return Actor{Type: domain.ActorServiceKey, ID: string(r.Key.ID()), RequestID: r.RequestID, IPAddress: r.IPAddress}
+}
+
+// need refuses a key without scope ("" names an operation no key may
+// perform).
+func (r TrustedRequest) need(scope domain.Scope) error {
+	if r.Key == nil || scope == "" || !r.Key.HasScope(scope) {
+		return domain.NewError(domain.KindForbidden, "auth.insufficient_scope", "The service key lacks the scope "+string(scope))
+	}
+	return nil
+}
+
+// actionOf names an audited action as the caller's log has always named it:
+// the admin plugin's name for a signed-in user, the trusted API's for a
+// service key.
+func actionOf(req Caller, user, key string) string {
+	if _, ok := req.(TrustedRequest); ok {
+		return key
+	}
+	return user
+}
+
+// isSelf reports whether req is the signed-in user id.
+func isSelf(req Caller, id domain.UserID) bool {
+	r, ok := req.(AdminRequest)
+	return ok && r.Principal.User != nil && r.Principal.User.ID() == id
 }

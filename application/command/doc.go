@@ -12,14 +12,22 @@
 //     Handle(ctx, cmd Foo) (*FooResult, error). A new account use case is a
 //     new file with a new handler.
 //   - Each other bounded context is one service object with one exported
-//     method per use case: Administration (platform admin), Organizations
-//     (organizations, members, invitations), Domains, ServiceKeys,
-//     OAuthClients, OAuthProvider and SigningKeys. A method takes ctx, the
-//     request that names the caller (AdminRequest, OrgRequest, KeyRequest or
+//     method per use case: Administration (platform admin and the trusted
+//     API's users), Organizations (organizations, members, invitations, for
+//     members and for the trusted API), Domains, ServiceKeys, OAuthClients,
+//     OAuthProvider and SigningKeys. A method takes ctx, the request that
+//     names the caller (AdminRequest, OrgRequest, KeyRequest or
 //     TrustedRequest, each giving the audit Actor), then the target's id and
 //     a command or patch struct. The service decides every permission
-//     question itself. A new use case in one of these contexts is a new
-//     method on its service; a new context is a new service.
+//     question itself. A use case more than one kind of caller may call
+//     takes a Caller and checks it: a signed-in user needs the admin
+//     permission or the membership role, a service key (TrustedRequest) the
+//     operation's scope (domain.Scope). The trusted API calls these shared
+//     use cases directly: there is no per-contract facade, and the errors
+//     are the same neutral conditions for every caller, which the trusted
+//     API words in its own vocabulary at the edge. A new use case in one of
+//     these contexts is a new method on its service; a new context is a new
+//     service.
 //
 // Common to both: constructors panic on a nil dependency (mustHave), since
 // that is a wiring bug. Errors are domain errors: a kind, a neutral code and

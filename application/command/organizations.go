@@ -53,13 +53,13 @@ func forbidden(code, message string) error {
 // The permission each guarded organization action needs, with the code
 // refusing it.
 var (
-	orgPermUpdate       = perm("organization", "update", "organization.update_forbidden", "You are not allowed to update this organization")
-	orgPermDelete       = perm("organization", "delete", "organization.delete_forbidden", "You are not allowed to delete this organization")
-	orgPermInvite       = perm("invitation", "create", "invitation.create_forbidden", "You are not allowed to invite users to this organization")
-	orgPermCancel       = perm("invitation", "cancel", "invitation.cancel_forbidden", "You are not allowed to cancel this invitation")
-	orgPermListInvites  = perm("invitation", "create", "invitation.list_forbidden", "You are not allowed to list invitations")
-	orgPermUpdateMember = perm("member", "update", "member.update_forbidden", "You are not allowed to update this member")
-	orgPermDeleteMember = perm("member", "delete", "member.delete_forbidden", "You are not allowed to delete this member")
+	orgPermUpdate       = perm("organization", "update", domain.ScopeOrganizationsWrite, "organization.update_forbidden", "You are not allowed to update this organization")
+	orgPermDelete       = perm("organization", "delete", domain.ScopeOrganizationsWrite, "organization.delete_forbidden", "You are not allowed to delete this organization")
+	orgPermInvite       = perm("invitation", "create", domain.ScopeOrganizationsWrite, "invitation.create_forbidden", "You are not allowed to invite users to this organization")
+	orgPermCancel       = perm("invitation", "cancel", domain.ScopeOrganizationsWrite, "invitation.cancel_forbidden", "You are not allowed to cancel this invitation")
+	orgPermListInvites  = perm("invitation", "create", domain.ScopeOrganizationsRead, "invitation.list_forbidden", "You are not allowed to list invitations")
+	orgPermUpdateMember = perm("member", "update", domain.ScopeOrganizationsWrite, "member.update_forbidden", "You are not allowed to update this member")
+	orgPermDeleteMember = perm("member", "delete", domain.ScopeOrganizationsWrite, "member.delete_forbidden", "You are not allowed to delete this member")
 )
 
 // Organizations is the organization plugin's use cases.

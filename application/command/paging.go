@@ -4,9 +4,9 @@ import "github.com/gatehouse/gatehouse/domain"
 
 // The refusals of a malformed page request, shared by every trusted listing.
 var (
-	errPageCursor = domain.Invalid("request.invalid_cursor", "Invalid cursor",
+	errPageCursor = domain.Invalid("paging.invalid_cursor", "Invalid cursor",
 		domain.FieldViolation{Field: "cursor", Message: "is not a cursor this listing returned"})
-	errPageLimit = domain.Invalid("request.invalid_limit", "Invalid limit",
+	errPageLimit = domain.Invalid("paging.invalid_limit", "Invalid limit",
 		domain.FieldViolation{Field: "limit", Message: "must be 1 to 100"})
 )
 

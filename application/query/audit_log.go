@@ -35,7 +35,7 @@ type ListAuditLog struct {
 }
 
 var (
-	errBadCursor = domain.Invalid("request.invalid_cursor", "Invalid cursor", domain.FieldViolation{Field: "cursor", Message: "is not a cursor this listing returned"})
+	errBadCursor = domain.Invalid("paging.invalid_cursor", "Invalid cursor", domain.FieldViolation{Field: "cursor", Message: "is not a cursor this listing returned"})
 )
 
 // Handle returns a page of the log to a platform administrator.

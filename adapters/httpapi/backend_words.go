@@ -83,7 +83,7 @@ var backendWords = edge.WordsFunc(func(c edge.Condition) edge.Condition {
 			c.Fields = w.Fields
 		}
 	} else {
-		c = problemWords.Word(c)
+		c = edge.ProblemWords.Word(c)
 	}
 	if len(c.Fields) > 0 {
 		// A copy: the fields may be a shared sentinel's.
@@ -99,13 +99,13 @@ var backendWords = edge.WordsFunc(func(c edge.Condition) edge.Condition {
 	return c
 })
 
-// auditEntryCode is the code the audit log publishes for an entry recorded
+// BackendAuditCode is the code the audit log publishes for an entry recorded
 // with code by actor: for a service key's, the trusted API's code (what the
 // trusted routes recorded before the inner layers spoke neutral codes, so
 // entries old and new read alike); otherwise auditCode's.
-func auditEntryCode(actor domain.ActorType, code string) string {
+func BackendAuditCode(actor domain.ActorType, code string) string {
 	if w, ok := backendCodes[code]; ok && actor == domain.ActorServiceKey {
 		return w.Code
 	}
-	return auditCode(code)
+	return AuditCode(code)
 }

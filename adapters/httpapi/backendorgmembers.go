@@ -23,8 +23,8 @@ type BackendMemberOutput struct {
 type BackendAddMemberInput struct {
 	ID   string `path:"id" minLength:"1" maxLength:"128" doc:"The organization's id."`
 	Body struct {
-		UserID string    `json:"userId" minLength:"1" maxLength:"128" doc:"The user to add."`
-		Role   RoleInput `json:"role" doc:"owner, admin or member; several comma-separated or as an array."`
+		UserID string         `json:"userId" minLength:"1" maxLength:"128" doc:"The user to add."`
+		Role   edge.RoleInput `json:"role" doc:"owner, admin or member; several comma-separated or as an array."`
 	}
 }
 
@@ -83,7 +83,7 @@ type BackendMemberIDInput struct {
 type BackendUpdateMemberRoleInput struct {
 	BackendMemberIDInput
 	Body struct {
-		Role RoleInput `json:"role" doc:"owner, admin or member; several comma-separated or as an array."`
+		Role edge.RoleInput `json:"role" doc:"owner, admin or member; several comma-separated or as an array."`
 	}
 }
 
@@ -119,10 +119,10 @@ type BackendInvitationOutput struct {
 type BackendInviteInput struct {
 	ID   string `path:"id" minLength:"1" maxLength:"128" doc:"The organization's id."`
 	Body struct {
-		Email         string    `json:"email" minLength:"1" maxLength:"254" doc:"The address to invite." example:"bob@example.com"`
-		Role          RoleInput `json:"role" doc:"owner, admin or member; several comma-separated or as an array."`
-		InviterUserID string    `json:"inviterUserId,omitempty" maxLength:"128" doc:"A member of the organization to name as the inviter, in the mail and on the invitation. Absent: the invitation has no inviter."`
-		Resend        bool      `json:"resend,omitempty" doc:"Renew and re-send an open invitation to the address instead of refusing it."`
+		Email         string         `json:"email" minLength:"1" maxLength:"254" doc:"The address to invite." example:"bob@example.com"`
+		Role          edge.RoleInput `json:"role" doc:"owner, admin or member; several comma-separated or as an array."`
+		InviterUserID string         `json:"inviterUserId,omitempty" maxLength:"128" doc:"A member of the organization to name as the inviter, in the mail and on the invitation. Absent: the invitation has no inviter."`
+		Resend        bool           `json:"resend,omitempty" doc:"Renew and re-send an open invitation to the address instead of refusing it."`
 	}
 }
 

@@ -22,19 +22,19 @@ import (
 
 // BackendOrganizationJSON is an organization as the trusted API returns it.
 type BackendOrganizationJSON struct {
-	ID          string      `json:"id" doc:"The organization's identifier." example:"0192f5e4-8a4b-7cc1-9a51-0b3c8d9e1f20"`
-	Name        string      `json:"name" example:"Acme"`
-	Slug        string      `json:"slug" doc:"Unique URL name." example:"acme"`
-	Logo        *string     `json:"logo" nullable:"true" doc:"Logo URL, or null." example:"https://example.com/acme.png"`
-	Metadata    OrgMetadata `json:"metadata"`
-	MemberCount int         `json:"memberCount" doc:"How many members the organization has." example:"3"`
-	CreatedAt   time.Time   `json:"createdAt"`
-	UpdatedAt   time.Time   `json:"updatedAt"`
+	ID          string           `json:"id" doc:"The organization's identifier." example:"0192f5e4-8a4b-7cc1-9a51-0b3c8d9e1f20"`
+	Name        string           `json:"name" example:"Acme"`
+	Slug        string           `json:"slug" doc:"Unique URL name." example:"acme"`
+	Logo        *string          `json:"logo" nullable:"true" doc:"Logo URL, or null." example:"https://example.com/acme.png"`
+	Metadata    edge.OrgMetadata `json:"metadata"`
+	MemberCount int              `json:"memberCount" doc:"How many members the organization has." example:"3"`
+	CreatedAt   time.Time        `json:"createdAt"`
+	UpdatedAt   time.Time        `json:"updatedAt"`
 }
 
 func backendOrganizationJSON(oc ports.OrganizationWithCount) BackendOrganizationJSON {
 	o := oc.Organization
-	out := BackendOrganizationJSON{ID: string(o.ID()), Name: o.Name(), Slug: o.Slug(), Metadata: orgMetadata(o.Metadata()),
+	out := BackendOrganizationJSON{ID: string(o.ID()), Name: o.Name(), Slug: o.Slug(), Metadata: edge.OrgMetadataOf(o.Metadata()),
 		MemberCount: oc.MemberCount, CreatedAt: o.CreatedAt(), UpdatedAt: o.UpdatedAt()}
 	if logo := o.Logo(); logo != "" {
 		out.Logo = &logo
@@ -44,19 +44,19 @@ func backendOrganizationJSON(oc ports.OrganizationWithCount) BackendOrganization
 
 // BackendMemberJSON is a membership with a summary of its user.
 type BackendMemberJSON struct {
-	ID             string            `json:"id" doc:"The membership's identifier (memberId in the member routes)."`
-	OrganizationID string            `json:"organizationId"`
-	UserID         string            `json:"userId"`
-	Role           string            `json:"role" doc:"Roles in the organization (owner, admin, member), comma-separated." example:"member"`
-	CreatedAt      time.Time         `json:"createdAt" doc:"When the user joined."`
-	User           OrgMemberUserJSON `json:"user"`
+	ID             string                 `json:"id" doc:"The membership's identifier (memberId in the member routes)."`
+	OrganizationID string                 `json:"organizationId"`
+	UserID         string                 `json:"userId"`
+	Role           string                 `json:"role" doc:"Roles in the organization (owner, admin, member), comma-separated." example:"member"`
+	CreatedAt      time.Time              `json:"createdAt" doc:"When the user joined."`
+	User           edge.OrgMemberUserJSON `json:"user"`
 }
 
 func backendMemberJSON(mu ports.MemberWithUser) BackendMemberJSON {
 	m, u := mu.Member, mu.User
 	out := BackendMemberJSON{ID: string(m.ID()), OrganizationID: string(m.OrganizationID()), UserID: string(m.UserID()),
 		Role: domain.JoinOrgRoles(m.Roles()), CreatedAt: m.CreatedAt(),
-		User: OrgMemberUserJSON{ID: string(u.ID()), Name: u.Name(), Email: string(u.Email())}}
+		User: edge.OrgMemberUserJSON{ID: string(u.ID()), Name: u.Name(), Email: string(u.Email())}}
 	if img := u.Image(); img != "" {
 		out.User.Image = &img
 	}
@@ -94,11 +94,11 @@ type BackendOrganizationOutput struct {
 // BackendCreateOrganizationInput creates an organization owned by an existing user.
 type BackendCreateOrganizationInput struct {
 	Body struct {
-		Name        string      `json:"name" minLength:"1" maxLength:"256" example:"Acme"`
-		Slug        string      `json:"slug" maxLength:"64" pattern:"^[a-z0-9]+(?:-[a-z0-9]+)*$" doc:"Unique URL name: lower-case letters, digits and single hyphens, at most 64 characters." example:"acme"`
-		OwnerUserID string      `json:"ownerUserId" minLength:"1" maxLength:"128" doc:"The user who owns the organization, its first member."`
-		Logo        string      `json:"logo,omitempty" maxLength:"2048" doc:"Logo URL."`
-		Metadata    OrgMetadata `json:"metadata,omitempty"`
+		Name        string           `json:"name" minLength:"1" maxLength:"256" example:"Acme"`
+		Slug        string           `json:"slug" maxLength:"64" pattern:"^[a-z0-9]+(?:-[a-z0-9]+)*$" doc:"Unique URL name: lower-case letters, digits and single hyphens, at most 64 characters." example:"acme"`
+		OwnerUserID string           `json:"ownerUserId" minLength:"1" maxLength:"128" doc:"The user who owns the organization, its first member."`
+		Logo        string           `json:"logo,omitempty" maxLength:"2048" doc:"Logo URL."`
+		Metadata    edge.OrgMetadata `json:"metadata,omitempty"`
 	}
 }
 
@@ -109,7 +109,7 @@ func (s *Server) backendCreateOrganization(ctx context.Context, in *BackendCreat
 	}
 	b := in.Body
 	oc, err := s.App.Commands.Organizations.CreateFor(ctx, req, command.CreateOrganizationFor{
-		Name: b.Name, Slug: b.Slug, OwnerUserID: domain.UserID(b.OwnerUserID), Logo: b.Logo, Metadata: b.Metadata.text()})
+		Name: b.Name, Slug: b.Slug, OwnerUserID: domain.UserID(b.OwnerUserID), Logo: b.Logo, Metadata: b.Metadata.Text()})
 	if err != nil {
 		return nil, err
 	}
@@ -198,10 +198,10 @@ func (s *Server) backendListOrganizations(ctx context.Context, in *BackendPageIn
 type BackendUpdateOrganizationInput struct {
 	ID   string `path:"id" minLength:"1" maxLength:"128" doc:"The organization's id."`
 	Body struct {
-		Name     *string        `json:"name,omitempty" minLength:"1" maxLength:"256"`
-		Slug     *string        `json:"slug,omitempty" maxLength:"64" pattern:"^[a-z0-9]+(?:-[a-z0-9]+)*$" doc:"Unique URL name: lower-case letters, digits and single hyphens, at most 64 characters."`
-		Logo     NullableString `json:"logo,omitempty" maxLength:"2048" doc:"Logo URL; null or \"\" removes it."`
-		Metadata OrgMetadata    `json:"metadata,omitempty" doc:"Replaces the metadata; null removes it."`
+		Name     *string             `json:"name,omitempty" minLength:"1" maxLength:"256"`
+		Slug     *string             `json:"slug,omitempty" maxLength:"64" pattern:"^[a-z0-9]+(?:-[a-z0-9]+)*$" doc:"Unique URL name: lower-case letters, digits and single hyphens, at most 64 characters."`
+		Logo     edge.NullableString `json:"logo,omitempty" maxLength:"2048" doc:"Logo URL; null or \"\" removes it."`
+		Metadata edge.OrgMetadata    `json:"metadata,omitempty" doc:"Replaces the metadata; null removes it."`
 	}
 }
 
@@ -212,11 +212,12 @@ func (s *Server) backendUpdateOrganization(ctx context.Context, in *BackendUpdat
 	}
 	b := in.Body
 	patch := command.OrganizationPatch{Name: b.Name, Slug: b.Slug}
-	if b.Logo.set {
-		patch.Logo = &b.Logo.value
+	if b.Logo.IsSet() {
+		logo := b.Logo.Value()
+		patch.Logo = &logo
 	}
-	if b.Metadata.set {
-		text := b.Metadata.text()
+	if b.Metadata.IsSet() {
+		text := b.Metadata.Text()
 		patch.Metadata = &text
 	}
 	oc, err := s.App.Commands.Organizations.UpdateByID(ctx, req, domain.OrganizationID(in.ID), patch)

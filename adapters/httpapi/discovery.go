@@ -127,12 +127,12 @@ func (s *Server) addDiscoveryRoutes() {
 	register(s, edge.ContractFramework, edge.WithPolicy(op{OperationID: "openidConfiguration", Method: http.MethodGet,
 		Path: edge.FrameworkBase + "/.well-known/openid-configuration", Tags: []string{tag},
 		Summary:     "OpenID provider metadata",
-		Description: "OpenID Connect Discovery 1.0 §4: the issuer with /.well-known/openid-configuration appended, where go-oidc and openid-client look." + same}, publicDocument),
+		Description: "OpenID Connect Discovery 1.0 §4: the issuer with /.well-known/openid-configuration appended, where go-oidc and openid-client look." + same}, edge.PublicDocument),
 		provider, edge.ContractAuth)
 	register(s, edge.ContractFramework, edge.WithPolicy(op{OperationID: "oauthAuthorizationServerMetadata", Method: http.MethodGet,
 		Path: edge.FrameworkBase + "/.well-known/oauth-authorization-server", Tags: []string{tag},
 		Summary:     "OAuth authorization server metadata",
-		Description: "RFC 8414 metadata under the framework's base path, for clients that append the well-known segment." + same}, publicDocument),
+		Description: "RFC 8414 metadata under the framework's base path, for clients that append the well-known segment." + same}, edge.PublicDocument),
 		provider, edge.ContractAuth)
 
 	for _, r := range []struct{ id, path, summary, desc string }{

@@ -213,7 +213,7 @@ type ManualVerificationJSON struct {
 type AdminUpdateDomainInput struct {
 	ID   string `path:"id" minLength:"1" maxLength:"128" doc:"The domain's id."`
 	Body struct {
-		OrganizationID NullableString          `json:"organizationId,omitempty" doc:"Move the domain to this organization; null (or \"\") detaches it from any organization."`
+		OrganizationID edge.NullableString     `json:"organizationId,omitempty" doc:"Move the domain to this organization; null (or \"\") detaches it from any organization."`
 		Recheck        bool                    `json:"recheck,omitempty" doc:"true: check DNS now. A failed domain becomes pending with a fresh verification window; a domain verified by hand goes back to DNS (it stays verified while its records are found, with the grace period)."`
 		Verify         *ManualVerificationJSON `json:"verify,omitempty" doc:"Mark the domain verified by hand; DNS no longer decides until a recheck is asked. Excludes recheck."`
 	}
@@ -225,7 +225,7 @@ func (s *Server) adminUpdateDomain(ctx context.Context, in *AdminUpdateDomainInp
 		return nil, err
 	}
 	b := in.Body
-	cmd := command.UpdateDomain{SetOrganization: b.OrganizationID.set, OrganizationID: domain.OrganizationID(b.OrganizationID.value), Recheck: b.Recheck}
+	cmd := command.UpdateDomain{SetOrganization: b.OrganizationID.IsSet(), OrganizationID: domain.OrganizationID(b.OrganizationID.Value()), Recheck: b.Recheck}
 	if b.Verify != nil {
 		cmd.VerifyReason = &b.Verify.Reason
 	}

@@ -281,7 +281,6 @@ func TestErrors_client_cancellation_is_not_a_server_error(t *testing.T) {
 	}
 }
 
-
 // TestContractCodes: each contract answers a neutral code in its own
 // vocabulary, the Words its routes declare: Better Auth's code (and
 // its status where the wire fixes one) on the framework, the problem code
@@ -289,7 +288,7 @@ func TestErrors_client_cancellation_is_not_a_server_error(t *testing.T) {
 // framework's code for its status, and itself as a problem code.
 func TestContractCodes(t *testing.T) {
 	framework := edge.ContextWithPolicy(context.Background(), &edge.Policy{Shape: edge.ShapeFramework, Words: frameworkWords})
-	problem := edge.ContextWithPolicy(context.Background(), &edge.Policy{Shape: edge.ShapeProblem, Words: problemWords})
+	problem := edge.ContextWithPolicy(context.Background(), &edge.Policy{Shape: edge.ShapeProblem, Words: edge.ProblemWords})
 	for _, tt := range []struct {
 		err           error
 		wire          string

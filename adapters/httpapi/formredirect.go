@@ -19,61 +19,6 @@ import (
 // or to the page that follows, an error back to the form's page with
 // ?error=CODE and the form's non-secret fields. JSON callers are untouched.
 
-// The forms of the hosted pages, each declared on the route it posts to
-// (withForm): the page, the fields carried back with an error, and where a
-// success goes.
-var (
-	signInForm = pageForm(edge.Form{Page: "/sign-in", Keep: []string{"callbackURL"},
-		Done: func(url.Values, bool) string { return accountPath }})
-	signUpForm = pageForm(edge.Form{Page: "/sign-up", Keep: []string{"callbackURL"},
-		Done: func(form url.Values, signedIn bool) string {
-			if !signedIn {
-				return pageURL("/sign-in", url.Values{"notice": {"check-email"}, "callbackURL": {form.Get("callbackURL")}})
-			}
-			if cb := form.Get("callbackURL"); cb != "" {
-				return cb
-			}
-			return accountPath
-		}})
-	forgotPasswordForm = pageForm(edge.Form{Page: "/forgot-password",
-		Done: func(url.Values, bool) string { return "/forgot-password?sent=1" }})
-	resetPasswordForm = pageForm(edge.Form{Page: "/reset-password", Keep: []string{"token"},
-		Done: func(url.Values, bool) string { return "/sign-in?notice=password-reset" }})
-	consentForm    = pageForm(edge.Form{Page: "/consent"})
-	endSessionForm = pageForm(edge.Form{Page: "/sign-out", Keep: endSessionFields,
-		Done: func(url.Values, bool) string { return "/sign-out?done=1" }})
-)
-
-// loginRoute declares sign-in or sign-up: the origin check refuses login
-// CSRF on it even without a cookie.
-func loginRoute(p *edge.Policy) { p.Login = true }
-
-// pageForm completes f with the fields the pages' forms share: the
-// checkboxes and buttons (rememberMe, accept) and the optional fields an
-// empty input leaves out (callbackURL, redirectTo and end-session's).
-func pageForm(f edge.Form) *edge.Form {
-	f.Bools = []string{"rememberMe", "accept"}
-	f.Optional = append([]string{"callbackURL", "redirectTo"}, endSessionFields...)
-	return &f
-}
-
-// endSessionFields are the parameters of an end-session request (OpenID
-// Connect RP-Initiated Logout §2) the sign-out page carries.
-var endSessionFields = []string{"id_token_hint", "client_id", "post_logout_redirect_uri", "state", "logout_hint", "ui_locales"}
-
-// pageURL is path with the non-empty values of q.
-func pageURL(path string, q url.Values) string {
-	for k, v := range q {
-		if len(v) == 0 || v[0] == "" {
-			delete(q, k)
-		}
-	}
-	if len(q) == 0 {
-		return path
-	}
-	return path + "?" + q.Encode()
-}
-
 // maxBufferedAnswer bounds what formRedirect holds of an answer; the
 // framework's answers to form routes are far smaller. A larger one is sent
 // as it is.
@@ -148,7 +93,7 @@ func (s *Server) formTarget(fr *edge.Form, form url.Values, buf *bufferedWriter)
 		}
 		_ = json.Unmarshal(buf.buf.Bytes(), &body)
 		code := body.Code
-		if !errorCodePattern.MatchString(code) {
+		if !edge.ErrorCodePattern.MatchString(code) {
 			code = edge.FrameworkCodeFor(status)
 		}
 		q := url.Values{}
@@ -163,7 +108,7 @@ func (s *Server) formTarget(fr *edge.Form, form url.Values, buf *bufferedWriter)
 			q.Del("callbackURL")
 		}
 		q.Set("error", code)
-		return pageURL(fr.Page, q)
+		return edge.PageURL(fr.Page, q)
 	}
 	return ""
 }

@@ -142,12 +142,12 @@ var frameworkWords = edge.WordsFunc(func(c edge.Condition) edge.Condition {
 	return edge.FrameworkStatusWord(c)
 })
 
-// auditCode is the code the audit log publishes for a refusal recorded with
+// AuditCode is the code the audit log publishes for a refusal recorded with
 // code: Better Auth's code for the conditions the framework names (what the
 // log recorded before the inner layers spoke neutral codes, so entries old
 // and new read alike), and the recorded code otherwise (the admin API's own
 // codes). A service key's entries are worded by auditEntryCode first.
-func auditCode(code string) string {
+func AuditCode(code string) string {
 	if w, ok := frameworkCodes[code]; ok {
 		return w.Code
 	}

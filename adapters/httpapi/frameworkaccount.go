@@ -5,7 +5,6 @@ import (
 	"errors"
 	"html"
 	"net/http"
-	"regexp"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/application/command"
@@ -172,7 +171,7 @@ func (s *Server) deleteUserCallback(ctx context.Context, in *LinkInput) (*Redire
 	}
 	if in.CallbackURL != "" {
 		if err != nil {
-			return redirectTo[DeleteUserBody](s, edge.WithQuery(in.CallbackURL, "error", errorCode(err))), nil
+			return redirectTo[DeleteUserBody](s, edge.WithQuery(in.CallbackURL, "error", ErrorCode(err))), nil
 		}
 		out := redirectTo[DeleteUserBody](s, in.CallbackURL)
 		out.SignOut(s.Cookies)
@@ -296,7 +295,7 @@ func (s *Server) verifyEmail(ctx context.Context, in *LinkInput) (*RedirectOrJSO
 	u, err := s.App.Commands.VerifyEmail.Verify(ctx, in.Token)
 	if in.CallbackURL != "" {
 		if err != nil {
-			return redirectTo[VerifyEmailBody](s, edge.WithQuery(in.CallbackURL, "error", errorCode(err))), nil
+			return redirectTo[VerifyEmailBody](s, edge.WithQuery(in.CallbackURL, "error", ErrorCode(err))), nil
 		}
 		return redirectTo[VerifyEmailBody](s, in.CallbackURL), nil
 	}
@@ -318,13 +317,11 @@ type ErrorPageOutput struct {
 	Body        []byte
 }
 
-var errorCodePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
-
 // errorPage shows an error to a person whose browser landed here from a
 // flow. Only the code's safe characters are shown, and everything is escaped.
 func (s *Server) errorPage(_ context.Context, in *ErrorPageInput) (*ErrorPageOutput, error) {
 	code := "UNKNOWN"
-	if errorCodePattern.MatchString(in.Error) {
+	if edge.ErrorCodePattern.MatchString(in.Error) {
 		code = in.Error
 	}
 	page := "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Error</title></head><body><h1>Something went wrong</h1><p>Error code: <code>" +
@@ -336,10 +333,10 @@ func (s *Server) errorPage(_ context.Context, in *ErrorPageInput) (*ErrorPageOut
 	return &ErrorPageOutput{ContentType: "text/html; charset=utf-8", Body: []byte(page)}, nil
 }
 
-// errorCode is the code a redirect carries as ?error=: the framework's code
+// ErrorCode is the code a redirect carries as ?error=: the framework's code
 // of err (framework_codes.go), or INTERNAL_SERVER_ERROR for a condition the
 // framework has no code for.
-func errorCode(err error) string {
+func ErrorCode(err error) string {
 	var de *domain.Error
 	if errors.As(err, &de) {
 		if w, ok := frameworkCodes[de.Code]; ok {

@@ -18,7 +18,7 @@ import (
 
 // The admin plugin's routes (better-auth-wire §8) under /api/auth/admin.
 
-func platformRoles(in RoleInput) []domain.PlatformRole {
+func platformRoles(in edge.RoleInput) []domain.PlatformRole {
 	out := make([]domain.PlatformRole, len(in))
 	for i, r := range in {
 		out[i] = domain.PlatformRole(r)
@@ -60,10 +60,10 @@ func successOK() *SuccessOutput {
 // AdminCreateUserInput creates an account.
 type AdminCreateUserInput struct {
 	Body struct {
-		Email    string    `json:"email" maxLength:"254" example:"grace@example.com"`
-		Password string    `json:"password,omitempty" maxLength:"4096" doc:"Optional: without it the user sets one through a password reset."`
-		Name     string    `json:"name" maxLength:"256" example:"Grace Hopper"`
-		Role     RoleInput `json:"role,omitempty" doc:"Platform roles (user, admin); needs the set-role permission."`
+		Email    string         `json:"email" maxLength:"254" example:"grace@example.com"`
+		Password string         `json:"password,omitempty" maxLength:"4096" doc:"Optional: without it the user sets one through a password reset."`
+		Name     string         `json:"name" maxLength:"256" example:"Grace Hopper"`
+		Role     edge.RoleInput `json:"role,omitempty" doc:"Platform roles (user, admin); needs the set-role permission."`
 		Data     *struct {
 			EmailVerified bool   `json:"emailVerified,omitempty" doc:"Mark the address verified."`
 			Image         string `json:"image,omitempty" maxLength:"2048"`
@@ -235,11 +235,11 @@ type AdminUpdateUserInput struct {
 	Body struct {
 		UserID string `json:"userId" minLength:"1" maxLength:"64"`
 		Data   struct {
-			Name          *string   `json:"name,omitempty" minLength:"1" maxLength:"256"`
-			Image         *string   `json:"image,omitempty" maxLength:"2048"`
-			Email         *string   `json:"email,omitempty" maxLength:"254" doc:"Needs the set-email permission; the new address is unverified."`
-			EmailVerified *bool     `json:"emailVerified,omitempty"`
-			Role          RoleInput `json:"role,omitempty" doc:"Needs the set-role permission."`
+			Name          *string        `json:"name,omitempty" minLength:"1" maxLength:"256"`
+			Image         *string        `json:"image,omitempty" maxLength:"2048"`
+			Email         *string        `json:"email,omitempty" maxLength:"254" doc:"Needs the set-email permission; the new address is unverified."`
+			EmailVerified *bool          `json:"emailVerified,omitempty"`
+			Role          edge.RoleInput `json:"role,omitempty" doc:"Needs the set-role permission."`
 		} `json:"data" doc:"The fields to change. Passwords change through set-user-password; ids never change."`
 	}
 }
@@ -264,8 +264,8 @@ func (s *Server) adminUpdateUser(ctx context.Context, in *AdminUpdateUserInput) 
 // AdminSetRoleInput replaces a user's roles.
 type AdminSetRoleInput struct {
 	Body struct {
-		UserID string    `json:"userId" minLength:"1" maxLength:"64"`
-		Role   RoleInput `json:"role"`
+		UserID string         `json:"userId" minLength:"1" maxLength:"64"`
+		Role   edge.RoleInput `json:"role"`
 	}
 }
 
@@ -461,8 +461,8 @@ func (s *Server) adminStopImpersonating(ctx context.Context, _ *struct{}) (*Sess
 // HasPermissionInput asks whether the caller holds permissions.
 type HasPermissionInput struct {
 	Body struct {
-		Permissions PermissionsInput `json:"permissions,omitempty"`
-		Permission  PermissionsInput `json:"permission,omitempty" doc:"Deprecated name of permissions."`
+		Permissions edge.PermissionsInput `json:"permissions,omitempty"`
+		Permission  edge.PermissionsInput `json:"permission,omitempty" doc:"Deprecated name of permissions."`
 	}
 }
 

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -36,86 +35,18 @@ import (
 //     get-active-member-role accepts userId only for the caller; teamId is
 //     not accepted (no teams).
 
-// OrgMetadata is an organization's metadata: a JSON object, or null. In a
-// request, absent, null (clear it) and an object are told apart.
-type OrgMetadata struct {
-	raw json.RawMessage
-	set bool
-}
-
-// UnmarshalJSON keeps the object as sent; the schema has checked its shape.
-func (m *OrgMetadata) UnmarshalJSON(b []byte) error {
-	m.set = true
-	if bytes.Equal(bytes.TrimSpace(b), []byte("null")) {
-		m.raw = nil
-		return nil
-	}
-	m.raw = append(json.RawMessage(nil), b...)
-	return nil
-}
-
-// MarshalJSON writes the stored object, or null.
-func (m OrgMetadata) MarshalJSON() ([]byte, error) {
-	if len(m.raw) == 0 {
-		return []byte("null"), nil
-	}
-	return m.raw, nil
-}
-
-// Schema documents a free-form object or null.
-func (OrgMetadata) Schema(huma.Registry) *huma.Schema {
-	return &huma.Schema{Type: huma.TypeObject, Nullable: true, AdditionalProperties: true,
-		Description: "Free-form JSON object of at most 8 KiB, or null. Always an object here, never Better Auth's JSON string."}
-}
-
-var _ huma.SchemaProvider = OrgMetadata{}
-
-func orgMetadata(text string) OrgMetadata {
-	if text == "" {
-		return OrgMetadata{}
-	}
-	return OrgMetadata{raw: json.RawMessage(text), set: true}
-}
-
-// text is the metadata as the use cases take it: JSON text, or "" for none.
-func (m OrgMetadata) text() string { return string(m.raw) }
-
-// NullableString is a string that may be sent as null, told apart from
-// absent: set-active's organizationId (null clears) and update's logo.
-type NullableString struct {
-	value       string
-	set, isNull bool
-}
-
-// UnmarshalJSON records whether the value was null.
-func (n *NullableString) UnmarshalJSON(b []byte) error {
-	n.set = true
-	if bytes.Equal(bytes.TrimSpace(b), []byte("null")) {
-		n.isNull = true
-		return nil
-	}
-	return json.Unmarshal(b, &n.value)
-}
-
-// Schema documents a string or null.
-func (NullableString) Schema(huma.Registry) *huma.Schema {
-	return &huma.Schema{Type: huma.TypeString, Nullable: true}
-}
-
-var _ huma.SchemaProvider = NullableString{}
-
 // OrganizationJSON is an organization as Better Auth returns it.
 type OrganizationJSON struct {
-	ID        string      `json:"id" doc:"The organization's identifier." example:"0192f5e4-8a4b-7cc1-9a51-0b3c8d9e1f20"`
-	Name      string      `json:"name" example:"Acme"`
-	Slug      string      `json:"slug" doc:"Unique URL name." example:"acme"`
-	Logo      *string     `json:"logo" nullable:"true" doc:"Logo URL, or null." example:"https://example.com/acme.png"`
-	Metadata  OrgMetadata `json:"metadata"`
-	CreatedAt string      `json:"createdAt" format:"date-time" example:"2026-11-21T09:30:00.000Z"`
+	ID        string           `json:"id" doc:"The organization's identifier." example:"0192f5e4-8a4b-7cc1-9a51-0b3c8d9e1f20"`
+	Name      string           `json:"name" example:"Acme"`
+	Slug      string           `json:"slug" doc:"Unique URL name." example:"acme"`
+	Logo      *string          `json:"logo" nullable:"true" doc:"Logo URL, or null." example:"https://example.com/acme.png"`
+	Metadata  edge.OrgMetadata `json:"metadata"`
+	CreatedAt string           `json:"createdAt" format:"date-time" example:"2026-11-21T09:30:00.000Z"`
 }
 
 func organizationJSON(o *domain.Organization) OrganizationJSON {
-	out := OrganizationJSON{ID: string(o.ID()), Name: o.Name(), Slug: o.Slug(), Metadata: orgMetadata(o.Metadata()), CreatedAt: edge.JSDate(o.CreatedAt())}
+	out := OrganizationJSON{ID: string(o.ID()), Name: o.Name(), Slug: o.Slug(), Metadata: edge.OrgMetadataOf(o.Metadata()), CreatedAt: edge.JSDate(o.CreatedAt())}
 	if logo := o.Logo(); logo != "" {
 		out.Logo = &logo
 	}
@@ -136,24 +67,16 @@ func orgMemberJSON(m *domain.Member) OrgMemberJSON {
 		Role: domain.JoinOrgRoles(m.Roles()), CreatedAt: edge.JSDate(m.CreatedAt())}
 }
 
-// OrgMemberUserJSON is the public part of a member's user.
-type OrgMemberUserJSON struct {
-	ID    string  `json:"id"`
-	Name  string  `json:"name" example:"Ada Lovelace"`
-	Email string  `json:"email" format:"email" example:"ada@example.com"`
-	Image *string `json:"image" nullable:"true" doc:"Avatar URL, or null."`
-}
-
 // OrgMemberWithUserJSON is a membership with its user.
 type OrgMemberWithUserJSON struct {
 	OrgMemberJSON
-	User OrgMemberUserJSON `json:"user"`
+	User edge.OrgMemberUserJSON `json:"user"`
 }
 
 func orgMemberWithUserJSON(m *domain.Member, u *domain.User) OrgMemberWithUserJSON {
 	out := OrgMemberWithUserJSON{OrgMemberJSON: orgMemberJSON(m)}
 	if u != nil {
-		out.User = OrgMemberUserJSON{ID: string(u.ID()), Name: u.Name(), Email: string(u.Email())}
+		out.User = edge.OrgMemberUserJSON{ID: string(u.ID()), Name: u.Name(), Email: string(u.Email())}
 		if img := u.Image(); img != "" {
 			out.User.Image = &img
 		}
@@ -219,11 +142,11 @@ func organizationOutput(o *domain.Organization) *OrganizationOutput {
 // malformed slug is a VALIDATION_ERROR naming body.slug.
 type CreateOrganizationInput struct {
 	Body struct {
-		Name                          string      `json:"name" minLength:"1" maxLength:"256" example:"Acme"`
-		Slug                          string      `json:"slug" maxLength:"64" pattern:"^[a-z0-9]+(?:-[a-z0-9]+)*$" doc:"Unique URL name: lower-case letters, digits and single hyphens, at most 64 characters." example:"acme"`
-		Logo                          string      `json:"logo,omitempty" maxLength:"2048" doc:"Logo URL."`
-		Metadata                      OrgMetadata `json:"metadata,omitempty"`
-		KeepCurrentActiveOrganization bool        `json:"keepCurrentActiveOrganization,omitempty" doc:"Leave the session's active organization as it is instead of switching to the new one."`
+		Name                          string           `json:"name" minLength:"1" maxLength:"256" example:"Acme"`
+		Slug                          string           `json:"slug" maxLength:"64" pattern:"^[a-z0-9]+(?:-[a-z0-9]+)*$" doc:"Unique URL name: lower-case letters, digits and single hyphens, at most 64 characters." example:"acme"`
+		Logo                          string           `json:"logo,omitempty" maxLength:"2048" doc:"Logo URL."`
+		Metadata                      edge.OrgMetadata `json:"metadata,omitempty"`
+		KeepCurrentActiveOrganization bool             `json:"keepCurrentActiveOrganization,omitempty" doc:"Leave the session's active organization as it is instead of switching to the new one."`
 	}
 }
 
@@ -241,7 +164,7 @@ func (s *Server) createOrganization(ctx context.Context, in *CreateOrganizationI
 		return nil, err
 	}
 	org, owner, err := s.App.Commands.Organizations.Create(ctx, req, command.CreateOrganization{
-		Name: in.Body.Name, Slug: in.Body.Slug, Logo: in.Body.Logo, Metadata: in.Body.Metadata.text(),
+		Name: in.Body.Name, Slug: in.Body.Slug, Logo: in.Body.Logo, Metadata: in.Body.Metadata.Text(),
 		KeepCurrentActive: in.Body.KeepCurrentActiveOrganization})
 	if err != nil {
 		return nil, err
@@ -271,10 +194,10 @@ func (s *Server) checkSlug(ctx context.Context, in *CheckSlugInput) (*edge.Statu
 
 // UpdateOrganizationData is what update changes.
 type UpdateOrganizationData struct {
-	Name     *string        `json:"name,omitempty" minLength:"1" maxLength:"256"`
-	Slug     *string        `json:"slug,omitempty" maxLength:"64" pattern:"^[a-z0-9]+(?:-[a-z0-9]+)*$" doc:"Unique URL name: lower-case letters, digits and single hyphens, at most 64 characters."`
-	Logo     NullableString `json:"logo,omitempty" maxLength:"2048" doc:"Logo URL; null or \"\" removes it."`
-	Metadata OrgMetadata    `json:"metadata,omitempty" doc:"Replaces the metadata; null removes it."`
+	Name     *string             `json:"name,omitempty" minLength:"1" maxLength:"256"`
+	Slug     *string             `json:"slug,omitempty" maxLength:"64" pattern:"^[a-z0-9]+(?:-[a-z0-9]+)*$" doc:"Unique URL name: lower-case letters, digits and single hyphens, at most 64 characters."`
+	Logo     edge.NullableString `json:"logo,omitempty" maxLength:"2048" doc:"Logo URL; null or \"\" removes it."`
+	Metadata edge.OrgMetadata    `json:"metadata,omitempty" doc:"Replaces the metadata; null removes it."`
 }
 
 // UpdateOrganizationInput changes an organization.
@@ -292,11 +215,12 @@ func (s *Server) updateOrganization(ctx context.Context, in *UpdateOrganizationI
 	}
 	d := in.Body.Data
 	patch := command.OrganizationPatch{Name: d.Name, Slug: d.Slug}
-	if d.Logo.set {
-		patch.Logo = &d.Logo.value
+	if d.Logo.IsSet() {
+		logo := d.Logo.Value()
+		patch.Logo = &logo
 	}
-	if d.Metadata.set {
-		text := d.Metadata.text()
+	if d.Metadata.IsSet() {
+		text := d.Metadata.Text()
 		patch.Metadata = &text
 	}
 	org, err := s.App.Commands.Organizations.Update(ctx, req, orgSelector(in.Body.OrganizationID, ""), patch)
@@ -328,8 +252,8 @@ func (s *Server) deleteOrganization(ctx context.Context, in *OrganizationIDInput
 // SetActiveOrganizationInput picks the session's active organization.
 type SetActiveOrganizationInput struct {
 	Body *struct {
-		OrganizationID   NullableString `json:"organizationId,omitempty" maxLength:"128" doc:"The organization to work in; null clears the active organization."`
-		OrganizationSlug string         `json:"organizationSlug,omitempty" maxLength:"64" doc:"The organization to work in, by slug."`
+		OrganizationID   edge.NullableString `json:"organizationId,omitempty" maxLength:"128" doc:"The organization to work in; null clears the active organization."`
+		OrganizationSlug string              `json:"organizationSlug,omitempty" maxLength:"64" doc:"The organization to work in, by slug."`
 	}
 }
 
@@ -346,8 +270,8 @@ func (s *Server) setActiveOrganization(ctx context.Context, in *SetActiveOrganiz
 	var sel command.OrgSelector
 	clear := false
 	if b := in.Body; b != nil {
-		sel = orgSelector(b.OrganizationID.value, b.OrganizationSlug)
-		clear = b.OrganizationID.isNull && b.OrganizationSlug == ""
+		sel = orgSelector(b.OrganizationID.Value(), b.OrganizationSlug)
+		clear = b.OrganizationID.IsNull() && b.OrganizationSlug == ""
 	}
 	org, err := s.App.Commands.Organizations.SetActive(ctx, req, sel, clear)
 	if err != nil {
@@ -438,10 +362,10 @@ func (s *Server) listOrganizations(ctx context.Context, _ *struct{}) (*ListOrgan
 // InviteMemberInput invites an address.
 type InviteMemberInput struct {
 	Body struct {
-		Email          string    `json:"email" minLength:"1" maxLength:"254" example:"bob@example.com"`
-		Role           RoleInput `json:"role" doc:"owner, admin or member; several comma-separated or as an array. Only owners invite owners."`
-		OrganizationID string    `json:"organizationId,omitempty" maxLength:"128" doc:"Default: the session's active organization."`
-		Resend         bool      `json:"resend,omitempty" doc:"Renew and re-send an open invitation to the address instead of refusing."`
+		Email          string         `json:"email" minLength:"1" maxLength:"254" example:"bob@example.com"`
+		Role           edge.RoleInput `json:"role" doc:"owner, admin or member; several comma-separated or as an array. Only owners invite owners."`
+		OrganizationID string         `json:"organizationId,omitempty" maxLength:"128" doc:"Default: the session's active organization."`
+		Resend         bool           `json:"resend,omitempty" doc:"Renew and re-send an open invitation to the address instead of refusing."`
 	}
 }
 
@@ -655,9 +579,9 @@ func (s *Server) removeMember(ctx context.Context, in *RemoveMemberInput) (*Remo
 // UpdateMemberRoleInput replaces a member's roles.
 type UpdateMemberRoleInput struct {
 	Body struct {
-		MemberID       string    `json:"memberId" minLength:"1" maxLength:"128"`
-		Role           RoleInput `json:"role" doc:"owner, admin or member; several comma-separated or as an array. Only owners grant the owner role or change an owner."`
-		OrganizationID string    `json:"organizationId,omitempty" maxLength:"128" doc:"Default: the session's active organization."`
+		MemberID       string         `json:"memberId" minLength:"1" maxLength:"128"`
+		Role           edge.RoleInput `json:"role" doc:"owner, admin or member; several comma-separated or as an array. Only owners grant the owner role or change an owner."`
+		OrganizationID string         `json:"organizationId,omitempty" maxLength:"128" doc:"Default: the session's active organization."`
 	}
 }
 
@@ -814,9 +738,9 @@ func (s *Server) getActiveMemberRole(ctx context.Context, in *GetActiveMemberRol
 // grant actions.
 type OrgHasPermissionInput struct {
 	Body struct {
-		Permissions    PermissionsInput `json:"permissions,omitempty" doc:"Actions per resource, e.g. {\"member\": [\"delete\"]}."`
-		Permission     PermissionsInput `json:"permission,omitempty" doc:"Deprecated name of permissions."`
-		OrganizationID string           `json:"organizationId,omitempty" maxLength:"128" doc:"Default: the session's active organization."`
+		Permissions    edge.PermissionsInput `json:"permissions,omitempty" doc:"Actions per resource, e.g. {\"member\": [\"delete\"]}."`
+		Permission     edge.PermissionsInput `json:"permission,omitempty" doc:"Deprecated name of permissions."`
+		OrganizationID string                `json:"organizationId,omitempty" maxLength:"128" doc:"Default: the session's active organization."`
 	}
 }
 

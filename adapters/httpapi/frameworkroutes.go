@@ -41,12 +41,12 @@ func (s *Server) addFrameworkRoutes() {
 		Summary: "Sign up with e-mail and password",
 		Description: "Creates an account and mails a verification link. When e-mail verification is required (the default) nobody is signed in " +
 			"and token is null; a taken address gets the same answer, and its owner a mail. Accepts JSON or an HTML form.",
-		Errors: []int{http.StatusForbidden, http.StatusUnprocessableEntity}}), edge.FormPage(signUpForm), loginRoute), s.signUp, edge.ContractAuth)
+		Errors: []int{http.StatusForbidden, http.StatusUnprocessableEntity}}), edge.FormPage(edge.SignUpForm), edge.LoginRoute), s.signUp, edge.ContractAuth)
 	register(s, fw, edge.WithPolicy(credentials(op{OperationID: "signInEmail", Method: http.MethodPost, Path: "/sign-in/email", Tags: []string{tagAuth},
 		Summary: "Sign in with e-mail and password",
 		Description: "Starts a session and sets the session cookie. A wrong password, an unknown address and a locked account all answer " +
 			"401 INVALID_EMAIL_OR_PASSWORD. With callbackURL the answer is still 200, with {redirect:true, url} and a Location header. Accepts JSON or an HTML form.",
-		Errors: []int{http.StatusUnauthorized, http.StatusForbidden}}), edge.FormPage(signInForm), loginRoute), s.signIn, edge.ContractAuth)
+		Errors: []int{http.StatusUnauthorized, http.StatusForbidden}}), edge.FormPage(edge.SignInForm), edge.LoginRoute), s.signIn, edge.ContractAuth)
 	register(s, fw, both(op{OperationID: "signOut", Method: http.MethodPost, Path: "/sign-out", Tags: []string{tagSession},
 		Summary: "Sign out", Description: "Ends the current session and expires the cookies. Succeeds without a session too.",
 		Errors: []int{http.StatusForbidden}}), s.signOut, edge.ContractAuth)
@@ -85,13 +85,13 @@ func (s *Server) addFrameworkRoutes() {
 		s.deleteUserCallback, edge.ContractAuth)
 	register(s, fw, edge.WithForm(mail(op{OperationID: "requestPasswordReset", Method: http.MethodPost, Path: "/request-password-reset", Tags: []string{tagLinks},
 		Summary: "Request a password reset", Description: "Mails a reset link when the address has an account. The answer is the same either way.",
-		Errors: []int{http.StatusForbidden}}), forgotPasswordForm), s.requestPasswordReset, edge.ContractAuth)
+		Errors: []int{http.StatusForbidden}}), edge.ForgotPasswordForm), s.requestPasswordReset, edge.ContractAuth)
 	register(s, fw, both(op{OperationID: "resetPasswordLink", Method: http.MethodGet, Path: "/reset-password/{token}", Tags: []string{tagLinks},
 		Summary: "Follow a reset link", Description: "302 to callbackURL with ?token=…, where the application asks for the new password.",
 		DefaultStatus: http.StatusFound, Errors: []int{http.StatusForbidden}}), s.resetPasswordLink, edge.ContractAuth)
 	register(s, fw, edge.WithForm(both(op{OperationID: "resetPassword", Method: http.MethodPost, Path: "/reset-password", Tags: []string{tagLinks},
 		Summary:     "Reset the password",
-		Description: "Sets a new password with the token of a reset link. The token works once; every session of the user ends; a lockout is lifted."}), resetPasswordForm),
+		Description: "Sets a new password with the token of a reset link. The token works once; every session of the user ends; a lockout is lifted."}), edge.ResetPasswordForm),
 		s.resetPassword, edge.ContractAuth)
 	register(s, fw, mail(op{OperationID: "sendVerificationEmail", Method: http.MethodPost, Path: "/send-verification-email", Tags: []string{tagLinks},
 		Summary:     "Send a verification link",

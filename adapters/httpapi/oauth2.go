@@ -42,13 +42,13 @@ func (s *Server) addOAuthRoutes() {
 		Summary: "Answer the consent page",
 		Description: "Records the signed-in user's consent (accept true) or refusal for the authorization request in oauth_query, and answers " +
 			"{redirect:true, url} with a Location header: the client's redirect_uri with a code, or with error access_denied. Accepts JSON or an HTML form (303).",
-		Security: edge.SessionSecurity, Errors: []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests}}, consentForm), s.oauthConsent, edge.ContractAuth)
+		Security: edge.SessionSecurity, Errors: []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests}}, edge.ConsentForm), s.oauthConsent, edge.ContractAuth)
 	register(s, fw, edge.WithPolicy(op{OperationID: "oauth2Token", Method: http.MethodPost, Path: p("/token"), Tags: []string{tagOAuth},
 		Summary: "Token endpoint",
 		Description: "Grant types authorization_code (with the PKCE code_verifier), refresh_token (rotated on every use; presenting a used one revokes " +
 			"the whole grant) and client_credentials (confidential clients). Clients authenticate with client_secret_basic or client_secret_post; " +
 			"public clients send client_id only. Access tokens are RS256 JWTs (typ at+jwt, RFC 9068); ID tokens are RS256 JWTs.",
-		Errors: []int{http.StatusUnauthorized, http.StatusTooManyRequests}}, oauthEndpoint, func(p *edge.Policy) { p.Rate = edge.RateOAuthToken }), s.oauthToken, edge.ContractAuth)
+		Errors: []int{http.StatusUnauthorized, http.StatusTooManyRequests}}, edge.OAuthEndpoint, func(p *edge.Policy) { p.Rate = edge.RateOAuthToken }), s.oauthToken, edge.ContractAuth)
 	for _, method := range []string{http.MethodGet, http.MethodPost} {
 		id := "oauth2UserInfo"
 		if method == http.MethodPost {
@@ -59,17 +59,17 @@ func (s *Server) addOAuthRoutes() {
 			Description: "The signed-in user's claims for an access token with scope openid: sub always, email and email_verified with scope email, " +
 				"name, picture and updated_at with scope profile. A revoked, expired or foreign token is 401 with WWW-Authenticate: Bearer error=\"invalid_token\".",
 			Security: []map[string][]string{{edge.SchemeOAuthBearer: {}}},
-			Errors:   []int{http.StatusUnauthorized, http.StatusForbidden}}, oauthEndpoint), s.oauthUserInfo, edge.ContractAuth)
+			Errors:   []int{http.StatusUnauthorized, http.StatusForbidden}}, edge.OAuthEndpoint), s.oauthUserInfo, edge.ContractAuth)
 	}
 	register(s, fw, edge.WithPolicy(op{OperationID: "oauth2Revoke", Method: http.MethodPost, Path: p("/revoke"), Tags: []string{tagOAuth},
 		Summary: "Revocation endpoint",
 		Description: "Revokes a refresh token or an access token of the authenticated client, and with it every token of its grant (RFC 7009). " +
 			"An unknown token, or another client's, is answered 200 too and changes nothing.",
-		DefaultStatus: http.StatusOK, Errors: []int{http.StatusUnauthorized}}, oauthEndpoint), s.oauthRevoke, edge.ContractAuth)
+		DefaultStatus: http.StatusOK, Errors: []int{http.StatusUnauthorized}}, edge.OAuthEndpoint), s.oauthRevoke, edge.ContractAuth)
 	register(s, fw, edge.WithPolicy(op{OperationID: "oauth2Introspect", Method: http.MethodPost, Path: p("/introspect"), Tags: []string{tagOAuth},
 		Summary:     "Introspection endpoint",
 		Description: "Tells a confidential client whether an access or refresh token is active (RFC 7662). Anything unusable is {active:false}.",
-		Errors:      []int{http.StatusUnauthorized}}, oauthEndpoint), s.oauthIntrospect, edge.ContractAuth)
+		Errors:      []int{http.StatusUnauthorized}}, edge.OAuthEndpoint), s.oauthIntrospect, edge.ContractAuth)
 	endDoc := "RP-initiated logout. With a valid id_token_hint (expired is fine) the user's session ends and the browser goes to the client's registered " +
 		"post_logout_redirect_uri with state (or to the hosted sign-out page); without one the hosted page asks first and posts back here. " +
 		"An unregistered post_logout_redirect_uri is refused with an HTML page, never followed."
@@ -78,7 +78,7 @@ func (s *Server) addOAuthRoutes() {
 		Responses: map[string]*huma.Response{"302": redirect["302"], "400": redirect["400"]}}, s.oauthEndSession, edge.ContractAuth)
 	register(s, fw, edge.WithForm(op{OperationID: "oauth2EndSessionPost", Method: http.MethodPost, Path: p("/end-session"), Tags: []string{tagOAuth},
 		Summary: "End-session endpoint (form post)", Description: endDoc + " Answers {redirect:true, url} with a Location header; an HTML form gets 303.",
-		Errors: []int{http.StatusForbidden, http.StatusTooManyRequests}}, endSessionForm), s.oauthEndSessionPost, edge.ContractAuth)
+		Errors: []int{http.StatusForbidden, http.StatusTooManyRequests}}, edge.EndSessionForm), s.oauthEndSessionPost, edge.ContractAuth)
 
 	s.documentOAuth()
 }

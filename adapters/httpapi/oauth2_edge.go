@@ -17,22 +17,6 @@ import (
 	"github.com/gatehouse/gatehouse/domain"
 )
 
-// publicDocument declares a public document of the framework (the key set,
-// discovery): any browser origin may read it, and no cookie is read.
-func publicDocument(p *edge.Policy) {
-	p.CORS, p.Security, p.Rate = edge.CORSOpen, edge.SecurityNone, edge.RatePublic
-}
-
-// oauthEndpoint declares an OAuth endpoint that clients and resource servers
-// call with their own credentials, never the session cookie (token,
-// revocation, introspection, userinfo): it skips the origin check, any
-// browser origin may call it (CORS with "*", no credentials), and its errors,
-// the edge's input checks' too, take OAuth's shape (RFC 6749 §5.2). Consent
-// and end-session use the session cookie, so they keep the framework's rules.
-func oauthEndpoint(p *edge.Policy) {
-	p.Shape, p.CORS, p.Security = edge.ShapeOAuth, edge.CORSOpen, edge.SecurityAccessToken
-}
-
 // documentOAuth finishes what register documents for the OAuth endpoints:
 // their form bodies, the OAuth error shape of the token, revocation,
 // introspection and userinfo endpoints, and the HTML error page of the
@@ -128,7 +112,7 @@ var oauthPageTemplate = template.Must(template.New("oauth-error").Parse(`<!docty
 func oauthPage(err error) *BrowserRedirect {
 	code, desc := "invalid_request", "The request is invalid."
 	var de *domain.Error
-	if errors.As(err, &de) && errorCodePattern.MatchString(de.Code) {
+	if errors.As(err, &de) && edge.ErrorCodePattern.MatchString(de.Code) {
 		code, desc = de.Code, de.Message
 	}
 	var b strings.Builder

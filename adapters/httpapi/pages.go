@@ -155,7 +155,7 @@ func (s *Server) addHostedPages() {
 	s.page("/reset-password", page, func(c *gin.Context) { s.resetPasswordPage(c, p) })
 	s.page("/consent", signedIn, func(c *gin.Context) { s.consentPage(c, p) })
 	s.page("/sign-out", signedIn, func(c *gin.Context) { s.signOutPage(c, p) })
-	s.page(accountPath, signedIn, func(c *gin.Context) { s.accountPage(c, p) })
+	s.page(edge.AccountPath, signedIn, func(c *gin.Context) { s.accountPage(c, p) })
 }
 
 // render writes a page with its CSP; formOrigins are origins the page's
@@ -206,7 +206,7 @@ func cspOrigin(origin string) string {
 
 // withCallback is path with callbackURL in its query, when there is one.
 func withCallback(path, callbackURL string) string {
-	return pageURL(path, url.Values{"callbackURL": {callbackURL}})
+	return edge.PageURL(path, url.Values{"callbackURL": {callbackURL}})
 }
 
 // callbackOrigins are the origins a sign-in or sign-up with callbackURL
@@ -254,7 +254,7 @@ func (s *Server) signInPage(c *gin.Context, p *pages) {
 		// a callback (an application asking to sign in again) the form is
 		// what the visitor came for.
 		if u := s.signedInUser(c); u != nil {
-			d.Notice, d.AccountURL = "You are signed in as "+string(u.Email())+".", accountPath
+			d.Notice, d.AccountURL = "You are signed in as "+string(u.Email())+".", edge.AccountPath
 		}
 	}
 	s.render(c, p, http.StatusOK, "sign-in", d, s.callbackOrigins(c, cb)...)
@@ -313,7 +313,7 @@ func (s *Server) consentPage(c *gin.Context, p *pages) {
 	auth, err := s.App.Commands.Authenticate.Handle(ctx, command.Authenticate{Token: token})
 	if err != nil {
 		if !edge.IsUnauthenticated(err) {
-			s.render(c, p, edge.StatusOfErr(err), "consent", pageData{Title: "Allow access", Error: errorMessage(errorCode(err))})
+			s.render(c, p, edge.StatusOfErr(err), "consent", pageData{Title: "Allow access", Error: errorMessage(ErrorCode(err))})
 			return
 		}
 		s.toSignIn(c, "/consent?"+oauthQuery)
@@ -350,7 +350,7 @@ func (s *Server) signOutPage(c *gin.Context, p *pages) {
 		return
 	}
 	d := pageData{Title: "Sign out", ShowForm: true, ClientName: prompt.ClientName, Error: errorMessage(q.Get("error"))}
-	for _, k := range endSessionFields {
+	for _, k := range edge.EndSessionFields {
 		if v := q.Get(k); v != "" {
 			d.Hidden = append(d.Hidden, hiddenField{k, v})
 		}

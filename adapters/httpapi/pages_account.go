@@ -14,9 +14,6 @@ import (
 // page is where a browser lands after signing in. Both are hosted pages
 // (pages.go): no script, nothing from elsewhere.
 
-// accountPath is the account page, where a sign-in without a callback ends.
-const accountPath = "/account"
-
 // page registers a page at path and, for the same path with a trailing
 // slash, a permanent redirect to it (the engine does not redirect slashes
 // itself, since Better Auth's routes answer 404 there).
@@ -89,10 +86,10 @@ func (s *Server) accountPage(c *gin.Context, p *pages) {
 	auth, err := s.App.Commands.Authenticate.Handle(c.Request.Context(), command.Authenticate{Token: token})
 	if err != nil {
 		if !edge.IsUnauthenticated(err) {
-			s.render(c, p, edge.StatusOfErr(err), "account", pageData{Title: "Your account", Error: errorMessage(errorCode(err))})
+			s.render(c, p, edge.StatusOfErr(err), "account", pageData{Title: "Your account", Error: errorMessage(ErrorCode(err))})
 			return
 		}
-		s.toSignIn(c, accountPath)
+		s.toSignIn(c, edge.AccountPath)
 		return
 	}
 	u := auth.User

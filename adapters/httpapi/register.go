@@ -11,7 +11,7 @@ import (
 // register routes op in contract c with the Words of the contract it speaks:
 // Better Auth's codes in the framework, problem codes elsewhere.
 func register[I, O any](s *Server, c edge.Contract, op huma.Operation, h func(context.Context, *I) (*O, error), alsoIn ...edge.Contract) {
-	words := problemWords
+	words := edge.ProblemWords
 	if c == edge.ContractFramework {
 		words = frameworkWords
 	}

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -197,43 +196,12 @@ func (s *Server) listAuditLog(ctx context.Context, in *AuditLogInput) (*AuditLog
 	out.Body.Data = make([]AuditEntryJSON, len(page.Entries))
 	for i, e := range page.Entries {
 		out.Body.Data[i] = AuditEntryJSON{ID: e.ID, OccurredAt: e.OccurredAt, ActorType: string(e.ActorType), ActorID: e.ActorID, Action: e.Action,
-			TargetType: e.TargetType, TargetID: e.TargetID, RequestID: e.RequestID, IPAddress: e.IPAddress, Outcome: string(e.Outcome), Code: auditEntryCode(e.ActorType, e.Code)}
+			TargetType: e.TargetType, TargetID: e.TargetID, RequestID: e.RequestID, IPAddress: e.IPAddress, Outcome: string(e.Outcome), Code: BackendAuditCode(e.ActorType, e.Code)}
 	}
 	if page.NextCursor != "" {
 		out.Body.NextCursor = &page.NextCursor
 	}
 	return out, nil
-}
-
-// serviceKey authenticates the request's service key, from Authorization:
-// Bearer or x-api-key (never the query string; cookies are ignored), counts
-// the request against the key's budget (429 past it), and refuses the key
-// without scope (403). Refusals carry WWW-Authenticate: Bearer. Requests
-// whose key is refused count against their address instead.
-func (s *Server) serviceKey(ctx context.Context, scope domain.Scope) (*domain.ServiceKey, error) {
-	r := edge.RequestInfoFrom(ctx).Request
-	secret := strings.TrimSpace(r.Header.Get("x-api-key"))
-	if auth := r.Header.Get("Authorization"); secret == "" && len(auth) > 7 && strings.EqualFold(auth[:7], "bearer ") {
-		secret = strings.TrimSpace(auth[7:])
-	}
-	k, err := s.App.Commands.ServiceKeys.Authenticate(ctx, secret)
-	if err != nil {
-		if domain.KindOf(err) == domain.KindUnauthenticated {
-			if err := s.ThrottleRefusedKey(ctx); err != nil {
-				return nil, err
-			}
-			return nil, huma.ErrorWithHeaders(edge.RenderError(ctx, edge.LoggerFrom(ctx), err),
-				http.Header{"WWW-Authenticate": {`Bearer realm="gatehouse", error="invalid_token", resource_metadata="` + s.ResourceMetadataURL() + `"`}})
-		}
-		return nil, err
-	}
-	if err := s.ThrottleServiceKey(ctx, k.ID()); err != nil {
-		return nil, err
-	}
-	if scope != "" && !k.HasScope(scope) {
-		return nil, domain.NewError(domain.KindForbidden, "auth.insufficient_scope", "The service key lacks the scope "+string(scope))
-	}
-	return k, nil
 }
 
 // CurrentKeyOutput describes the calling key.
@@ -247,7 +215,7 @@ type CurrentKeyOutput struct {
 }
 
 func (s *Server) currentServiceKey(ctx context.Context, _ *struct{}) (*CurrentKeyOutput, error) {
-	k, err := s.serviceKey(ctx, "")
+	k, err := s.ServiceKey(ctx, "")
 	if err != nil {
 		return nil, err
 	}

@@ -159,7 +159,7 @@ func (s *Server) addTokenRoutes() {
 		Description: "The public keys tokens are verified with (RFC 7517): an Ed25519 key (alg EdDSA) for the framework's tokens and an RSA key (alg RS256) " +
 			"for OpenID Connect, each with kid, alg and use sig; after a rotation the retired key stays until every token it signed has expired. " +
 			"Public members only. Cacheable (Cache-Control max-age), readable from any origin.",
-		Errors: []int{http.StatusTooManyRequests}}, publicDocument), s.jwks, edge.ContractAuth)
+		Errors: []int{http.StatusTooManyRequests}}, edge.PublicDocument), s.jwks, edge.ContractAuth)
 	register(s, edge.ContractFramework, op{OperationID: "getToken", Method: http.MethodGet, Path: edge.FrameworkBase + "/token", Tags: []string{tagTokens},
 		Summary: "Token for the current user", Security: edge.SessionSecurity,
 		Description: "A short-lived JWT (default 15 minutes) of the signed-in user, as Better Auth's JWT plugin signs it, for APIs that verify users " +

@@ -23,7 +23,7 @@ import (
 // the edge checks it first so that a key without the scope is refused
 // before the handler reads the body, and without an audit entry.
 func (s *Server) trustedRequest(ctx context.Context, scope domain.Scope) (command.TrustedRequest, error) {
-	k, err := s.serviceKey(ctx, scope)
+	k, err := s.ServiceKey(ctx, scope)
 	if err != nil {
 		return command.TrustedRequest{}, err
 	}

@@ -367,3 +367,19 @@ func OptionalTime(t time.Time) *time.Time {
 type NoContentOutput struct {
 	Status int
 }
+
+// PublicDocument declares a public document of the framework (the key set,
+// discovery): any browser origin may read it, and no cookie is read.
+func PublicDocument(p *Policy) {
+	p.CORS, p.Security, p.Rate = CORSOpen, SecurityNone, RatePublic
+}
+
+// OAuthEndpoint declares an OAuth endpoint that clients and resource servers
+// call with their own credentials, never the session cookie (token,
+// revocation, introspection, userinfo): it skips the origin check, any
+// browser origin may call it (CORS with "*", no credentials), and its errors,
+// the edge's input checks' too, take OAuth's shape (RFC 6749 §5.2). Consent
+// and end-session use the session cookie, so they keep the framework's rules.
+func OAuthEndpoint(p *Policy) {
+	p.Shape, p.CORS, p.Security = ShapeOAuth, CORSOpen, SecurityAccessToken
+}

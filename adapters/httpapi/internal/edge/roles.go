@@ -1,4 +1,4 @@
-package httpapi
+package edge
 
 import (
 	"encoding/json"

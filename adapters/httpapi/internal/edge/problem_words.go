@@ -1,6 +1,4 @@
-package httpapi
-
-import "github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+package edge
 
 // This file is the problem contracts' one vocabulary map (the service,
 // admin and trusted routes, RFC 9457): each neutral code the inner layers
@@ -99,13 +97,13 @@ var problemCodes = map[string]string{
 	"paging.invalid_offset":                  "request.invalid_offset",
 }
 
-// problemWords is the problem contracts' vocabulary: a neutral code's entry
+// ProblemWords is the problem contracts' vocabulary: a neutral code's entry
 // in problemCodes, else the code itself, else (for codes the edge decides)
-// the problem code for the status (edge.ProblemStatusWord).
-var problemWords = edge.WordsFunc(func(c edge.Condition) edge.Condition {
+// the problem code for the status (ProblemStatusWord).
+var ProblemWords = WordsFunc(func(c Condition) Condition {
 	if p, ok := problemCodes[c.Code]; ok {
 		c.Code = p
 		return c
 	}
-	return edge.ProblemStatusWord(c)
+	return ProblemStatusWord(c)
 })

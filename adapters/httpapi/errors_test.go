@@ -14,6 +14,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/gin-gonic/gin"
 
+	"github.com/gatehouse/gatehouse/adapters/httpapi/framework"
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/adapters/memory"
 	"github.com/gatehouse/gatehouse/application"
@@ -83,6 +84,15 @@ func addErrorRoutes(s *Server) {
 	register(s, edge.ContractFramework, huma.Operation{OperationID: "fail-fw", Method: http.MethodGet, Path: "/api/auth/test/fail/{kind}"}, fail)
 	register(s, edge.ContractAuth, huma.Operation{OperationID: "echo", Method: http.MethodPost, Path: "/api/test/echo"}, echo)
 	register(s, edge.ContractFramework, huma.Operation{OperationID: "echo-fw", Method: http.MethodPost, Path: "/api/auth/test/echo"}, echo)
+}
+
+// register routes a test operation in c with the vocabulary of its contract.
+func register[I, O any](s *Server, c edge.Contract, op huma.Operation, h func(context.Context, *I) (*O, error)) {
+	words := edge.ProblemWords
+	if c == edge.ContractFramework {
+		words = framework.Words
+	}
+	edge.Register(s.Kit, c, edge.WithWords(op, words), h)
 }
 
 func serve(s *Server, method, path, body string) *httptest.ResponseRecorder {
@@ -287,7 +297,7 @@ func TestErrors_client_cancellation_is_not_a_server_error(t *testing.T) {
 // elsewhere; a neutral code a contract has no entry for answers the
 // framework's code for its status, and itself as a problem code.
 func TestContractCodes(t *testing.T) {
-	framework := edge.ContextWithPolicy(context.Background(), &edge.Policy{Shape: edge.ShapeFramework, Words: frameworkWords})
+	fw := edge.ContextWithPolicy(context.Background(), &edge.Policy{Shape: edge.ShapeFramework, Words: framework.Words})
 	problem := edge.ContextWithPolicy(context.Background(), &edge.Policy{Shape: edge.ShapeProblem, Words: edge.ProblemWords})
 	for _, tt := range []struct {
 		err           error
@@ -305,7 +315,7 @@ func TestContractCodes(t *testing.T) {
 		{domain.NewError(domain.KindNotFound, "account_deletion.invalid_token", "Invalid token"), "INVALID_TOKEN", 404, "request.invalid_token", 404},
 		{domain.NotFound("organization.member_not_found", "Member"), "NOT_FOUND", 404, "organization.member_not_found", 404},
 	} {
-		f, ok := edge.RenderError(framework, slog.New(slog.DiscardHandler), tt.err).(*edge.FrameworkError)
+		f, ok := edge.RenderError(fw, slog.New(slog.DiscardHandler), tt.err).(*edge.FrameworkError)
 		if !ok || f.Code != tt.wire || f.GetStatus() != tt.wireStatus {
 			t.Errorf("framework answer to %v = %+v, want %s %d", tt.err, f, tt.wire, tt.wireStatus)
 		}

@@ -5,50 +5,77 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/gatehouse/gatehouse/adapters/httpapi/admin"
+	"github.com/gatehouse/gatehouse/adapters/httpapi/backend"
 	"github.com/gatehouse/gatehouse/adapters/httpapi/explorer"
+	"github.com/gatehouse/gatehouse/adapters/httpapi/framework"
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+	"github.com/gatehouse/gatehouse/adapters/httpapi/oidc"
+	"github.com/gatehouse/gatehouse/domain"
 )
 
 // addRoutes lists every route: each group below is called from here and
 // nowhere else, so if this function does not reach a route, it is not served.
-// API operations go through register, which puts them in their contracts;
-// plain gin routes go through handle (the hosted pages and the documents), or
-// through an edge.Router for the surfaces in their own package (explorer/).
-// Each route declares its policy where it is registered (rate
-// rule, error shape, CORS, security, form page: internal/edge.Policy), and
-// NewServer panics if one does not.
+// Each contract or surface has its own package, which never imports another
+// (make archcheck): framework/ (Better Auth's wire), oidc/ (the OpenID
+// provider and discovery), admin/ (service keys, audit, OAuth clients,
+// signing keys' administration, domains), backend/ (the trusted API),
+// pages/ (the hosted pages and their form posts) and explorer/. A group's
+// operations go through its package's register, which puts them in their
+// contracts with the package's vocabulary (its Words); plain gin routes go
+// through edge.Kit.Handle. Each route declares its policy where it is
+// registered (rate rule, error shape, CORS, security, form page:
+// internal/edge.Policy), and NewServer panics if one does not.
 func (s *Server) addRoutes() {
 	q := s.App.Queries
+	fw, trusted := framework.New(s.Kit), backend.New(s.Kit)
+	provider := oidc.New(s.Kit, framework.Words)
+	adm := admin.New(s.Kit, func(actor domain.ActorType, code string) string {
+		if c, ok := backend.AuditCode(actor, code); ok {
+			return c // a service key called the trusted API
+		}
+		return framework.AuditCode(code)
+	})
 
-	register(s, edge.ContractFramework, edge.WithRate(huma.Operation{
+	edge.Register(s.Kit, edge.ContractFramework, edge.WithWords(edge.WithRate(huma.Operation{
 		OperationID: "ok", Method: http.MethodGet, Path: edge.FrameworkBase + "/ok",
 		Summary: "Liveness", Tags: []string{"Health"},
 		Description: "Answers 200 while the process serves requests. It never touches the database or any other dependency.",
-	}, edge.RateNone), ok, edge.ContractAuth)
+	}, edge.RateNone), framework.Words), ok, edge.ContractAuth)
 
-	register(s, edge.ContractAuth, edge.WithRate(huma.Operation{
+	edge.Register(s.Kit, edge.ContractAuth, edge.WithWords(edge.WithRate(huma.Operation{
 		OperationID: "ready", Method: http.MethodGet, Path: "/api/health/ready",
 		Summary: "Readiness", Tags: []string{"Health"},
 		Description: "Answers 200 when the database answers, 503 when it does not.",
 		Responses: map[string]*huma.Response{
 			"503": {Description: "A dependency is down; the body says which."},
 		},
-	}, edge.RateNone), ready(q.Readiness), edge.ContractBackend)
+	}, edge.RateNone), edge.ProblemWords), ready(q.Readiness), edge.ContractBackend)
 
-	s.addFrameworkRoutes()
-	s.addOrganizationRoutes()
-	s.addAdminRoutes()
-	s.addServiceRoutes()
-	s.addBackendUserRoutes()
-	s.addBackendOrganizationRoutes()
-	s.addBackendMemberRoutes()
-	s.addDomainRoutes()
-	s.addTokenRoutes()
-	s.addOAuthClientRoutes()
-	s.addOAuthRoutes()
-	s.addOAuthConsentRoutes()
-	s.addDiscoveryRoutes()
-	s.addHostedPages() // the pages, their stylesheet, the icon and the home page
+	// The authentication framework (/api/auth, Better Auth's wire).
+	fw.AddFrameworkRoutes()    // sign-up, sign-in, sessions, account, verification, reset
+	fw.AddOrganizationRoutes() // the organization plugin
+	fw.AddAdminRoutes()        // the admin plugin
+	fw.AddTokenRoutes()        // JWKS and the JWT plugin's token
+
+	// The OpenID provider and discovery.
+	provider.AddOAuthRoutes()
+	provider.AddOAuthConsentRoutes()
+	provider.AddDiscoveryRoutes()
+
+	// The admin API (/api/admin: a platform administrator's session).
+	adm.AddServiceRoutes() // service keys, the audit log, the calling key
+	adm.AddOAuthClientRoutes()
+	adm.AddSigningKeyRoutes()
+	adm.AddAdminDomainRoutes()
+
+	// The trusted API (a service key).
+	trusted.AddBackendUserRoutes()
+	trusted.AddBackendOrganizationRoutes()
+	trusted.AddBackendMemberRoutes()
+	trusted.AddDomainRoutes()
+
+	s.pages.AddHostedPages() // the pages, their stylesheet, the icon and the home page
 
 	// Outside the contracts: the documents and the explorer. The framework's
 	// document sits in the framework: Better Auth's error shape and CORS,
@@ -57,5 +84,5 @@ func (s *Server) addRoutes() {
 		s.ServeSpec(edge.ContractFramework))
 	s.Handle(http.MethodGet, edge.AuthSpecPath, edge.Policy{Rate: edge.RatePublic}, s.ServeSpec(edge.ContractAuth))
 	s.Handle(http.MethodGet, edge.BackendSpecPath, edge.Policy{Rate: edge.RatePublic}, s.ServeSpec(edge.ContractBackend))
-	explorer.Routes(router{s})
+	explorer.Routes(s.Kit)
 }

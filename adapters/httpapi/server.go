@@ -8,7 +8,9 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/gatehouse/gatehouse/adapters/httpapi/framework"
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+	"github.com/gatehouse/gatehouse/adapters/httpapi/pages"
 	"github.com/gatehouse/gatehouse/application"
 )
 
@@ -26,6 +28,7 @@ const (
 type Server struct {
 	*edge.Kit
 	engine *gin.Engine
+	pages  *pages.API // the hosted pages: their routes and the form-post middleware
 }
 
 // Route is one routed method and path, with parameters written {name} as in
@@ -64,7 +67,8 @@ func NewServer(cfg edge.Config, app *application.Application, logger *slog.Logge
 	if err := engine.SetTrustedProxies(cfg.TrustedProxies); err != nil {
 		panic("httpapi: trusted proxies: " + err.Error())
 	}
-	s := &Server{Kit: edge.NewKit(engine, cfg, app, logger), engine: engine}
+	kit := edge.NewKit(engine, cfg, app, logger)
+	s := &Server{Kit: kit, engine: engine, pages: pages.New(kit, framework.ErrorCode)}
 
 	engine.Use(
 		s.RoutePolicy(), // first: every middleware after it, and the error renderers, read the route's policy
@@ -77,7 +81,7 @@ func NewServer(cfg edge.Config, app *application.Application, logger *slog.Logge
 		s.CORS(),
 		s.InputCheck(), // before frameworkContext, which keeps the request (and the body it restores)
 		edge.FrameworkContext(),
-		s.formRedirect(),
+		s.pages.FormRedirect(),
 		s.RateLimiter(),
 		s.OriginCheck(),
 		s.FormBodies(),

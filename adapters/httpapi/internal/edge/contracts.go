@@ -383,3 +383,14 @@ func PublicDocument(p *Policy) {
 func OAuthEndpoint(p *Policy) {
 	p.Shape, p.CORS, p.Security = ShapeOAuth, CORSOpen, SecurityAccessToken
 }
+
+// WithWords declares the vocabulary o answers in, unless o declares its own:
+// each contract package registers its operations through a helper that
+// calls this with its Words.
+func WithWords(o huma.Operation, w Words) huma.Operation {
+	return WithPolicy(o, func(p *Policy) {
+		if p.Words == nil {
+			p.Words = w
+		}
+	})
+}

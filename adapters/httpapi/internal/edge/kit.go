@@ -145,3 +145,24 @@ func (s *Kit) Documents() []*huma.OpenAPI {
 	}
 	return out
 }
+
+// Page registers a page at path and, for the same path with a trailing
+// slash, a permanent redirect to it (the engine does not redirect slashes
+// itself, since Better Auth's routes answer 404 there).
+func (s *Kit) Page(path string, p Policy, h gin.HandlerFunc) {
+	s.Handle(http.MethodGet, path, p, h)
+	s.Handle(http.MethodGet, path+"/", Policy{Rate: RatePublic}, func(c *gin.Context) {
+		target := path
+		if q := c.Request.URL.RawQuery; q != "" {
+			target += "?" + q
+		}
+		Redirect(c, http.StatusMovedPermanently, s.Origins.Absolute(target))
+	})
+}
+
+// Redirect answers with status and Location, and no body.
+func Redirect(c *gin.Context, status int, location string) {
+	c.Header("Location", location)
+	c.Status(status)
+	c.Writer.WriteHeaderNow()
+}

@@ -1,4 +1,4 @@
-package httpapi
+package backend
 
 import (
 	"context"
@@ -102,7 +102,7 @@ type BackendCreateOrganizationInput struct {
 	}
 }
 
-func (s *Server) backendCreateOrganization(ctx context.Context, in *BackendCreateOrganizationInput) (*BackendOrganizationOutput, error) {
+func (s *API) backendCreateOrganization(ctx context.Context, in *BackendCreateOrganizationInput) (*BackendOrganizationOutput, error) {
 	req, err := s.trustedRequest(ctx, domain.ScopeOrganizationsWrite)
 	if err != nil {
 		return nil, err
@@ -121,7 +121,7 @@ type BackendOrganizationIDInput struct {
 	ID string `path:"id" minLength:"1" maxLength:"128" doc:"The organization's id."`
 }
 
-func (s *Server) backendGetOrganization(ctx context.Context, in *BackendOrganizationIDInput) (*BackendOrganizationOutput, error) {
+func (s *API) backendGetOrganization(ctx context.Context, in *BackendOrganizationIDInput) (*BackendOrganizationOutput, error) {
 	req, err := s.trustedRequest(ctx, domain.ScopeOrganizationsRead)
 	if err != nil {
 		return nil, err
@@ -138,7 +138,7 @@ type BackendOrganizationSlugInput struct {
 	Slug string `path:"slug" maxLength:"64" pattern:"^[a-z0-9]+(?:-[a-z0-9]+)*$" doc:"The organization's slug." example:"acme"`
 }
 
-func (s *Server) backendGetOrganizationBySlug(ctx context.Context, in *BackendOrganizationSlugInput) (*BackendOrganizationOutput, error) {
+func (s *API) backendGetOrganizationBySlug(ctx context.Context, in *BackendOrganizationSlugInput) (*BackendOrganizationOutput, error) {
 	req, err := s.trustedRequest(ctx, domain.ScopeOrganizationsRead)
 	if err != nil {
 		return nil, err
@@ -176,7 +176,7 @@ type BackendOrganizationsOutput struct {
 	}
 }
 
-func (s *Server) backendListOrganizations(ctx context.Context, in *BackendPageInput) (*BackendOrganizationsOutput, error) {
+func (s *API) backendListOrganizations(ctx context.Context, in *BackendPageInput) (*BackendOrganizationsOutput, error) {
 	req, err := s.trustedRequest(ctx, domain.ScopeOrganizationsRead)
 	if err != nil {
 		return nil, err
@@ -205,7 +205,7 @@ type BackendUpdateOrganizationInput struct {
 	}
 }
 
-func (s *Server) backendUpdateOrganization(ctx context.Context, in *BackendUpdateOrganizationInput) (*BackendOrganizationOutput, error) {
+func (s *API) backendUpdateOrganization(ctx context.Context, in *BackendUpdateOrganizationInput) (*BackendOrganizationOutput, error) {
 	req, err := s.trustedRequest(ctx, domain.ScopeOrganizationsWrite)
 	if err != nil {
 		return nil, err
@@ -227,7 +227,7 @@ func (s *Server) backendUpdateOrganization(ctx context.Context, in *BackendUpdat
 	return &BackendOrganizationOutput{Body: backendOrganizationJSON(oc)}, nil
 }
 
-func (s *Server) backendDeleteOrganization(ctx context.Context, in *BackendOrganizationIDInput) (*edge.NoContentOutput, error) {
+func (s *API) backendDeleteOrganization(ctx context.Context, in *BackendOrganizationIDInput) (*edge.NoContentOutput, error) {
 	req, err := s.trustedRequest(ctx, domain.ScopeOrganizationsWrite)
 	if err != nil {
 		return nil, err
@@ -239,7 +239,7 @@ func (s *Server) backendDeleteOrganization(ctx context.Context, in *BackendOrgan
 }
 
 // addBackendOrganizationRoutes registers the trusted organization routes (/api/organizations).
-func (s *Server) addBackendOrganizationRoutes() {
+func (s *API) AddBackendOrganizationRoutes() {
 	type op = huma.Operation
 	const (
 		tag  = "Organizations"

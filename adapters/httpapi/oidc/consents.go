@@ -1,4 +1,4 @@
-package httpapi
+package oidc
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 // granted OAuth clients (Better Auth oauth-provider's get-consents and
 // delete-consent; ASVS V10.4.9). Both use the session cookie, so the POST
 // keeps the framework's origin check.
-func (s *Server) addOAuthConsentRoutes() {
+func (s *API) AddOAuthConsentRoutes() {
 	type op = huma.Operation
 	errs := []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests}
 	register(s, edge.ContractFramework, op{OperationID: "oauth2GetConsents", Method: http.MethodGet, Path: edge.FrameworkBase + "/oauth2/get-consents",
@@ -41,7 +41,7 @@ type ConsentsOutput struct {
 	Body []ConsentJSON
 }
 
-func (s *Server) oauthGetConsents(ctx context.Context, _ *struct{}) (*ConsentsOutput, error) {
+func (s *API) oauthGetConsents(ctx context.Context, _ *struct{}) (*ConsentsOutput, error) {
 	p, err := s.Principal(ctx)
 	if err != nil {
 		return nil, err
@@ -69,7 +69,7 @@ type DeleteConsentInput struct {
 	}
 }
 
-func (s *Server) oauthDeleteConsent(ctx context.Context, in *DeleteConsentInput) (*edge.StatusOutput, error) {
+func (s *API) oauthDeleteConsent(ctx context.Context, in *DeleteConsentInput) (*edge.StatusOutput, error) {
 	p, err := s.Principal(ctx)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package httpapi
+package oidc
 
 import (
 	"crypto/sha256"
@@ -21,7 +21,7 @@ import (
 // their form bodies, the OAuth error shape of the token, revocation,
 // introspection and userinfo endpoints, and the HTML error page of the
 // browser endpoints.
-func (s *Server) documentOAuth() {
+func (s *API) documentOAuth() {
 	forms := map[string]reflect.Type{
 		"/oauth2/authorize":  reflect.TypeFor[AuthorizeForm](),
 		"/oauth2/token":      reflect.TypeFor[TokenForm](),

@@ -1,4 +1,4 @@
-package httpapi
+package framework
 
 import (
 	"context"
@@ -158,7 +158,7 @@ type CreateOrganizationOutput struct {
 	}
 }
 
-func (s *Server) createOrganization(ctx context.Context, in *CreateOrganizationInput) (*CreateOrganizationOutput, error) {
+func (s *API) createOrganization(ctx context.Context, in *CreateOrganizationInput) (*CreateOrganizationOutput, error) {
 	req, err := s.OrgRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -182,7 +182,7 @@ type CheckSlugInput struct {
 	}
 }
 
-func (s *Server) checkSlug(ctx context.Context, in *CheckSlugInput) (*edge.StatusOutput, error) {
+func (s *API) checkSlug(ctx context.Context, in *CheckSlugInput) (*edge.StatusOutput, error) {
 	if _, err := s.OrgRequest(ctx); err != nil {
 		return nil, err
 	}
@@ -208,7 +208,7 @@ type UpdateOrganizationInput struct {
 	}
 }
 
-func (s *Server) updateOrganization(ctx context.Context, in *UpdateOrganizationInput) (*OrganizationOutput, error) {
+func (s *API) updateOrganization(ctx context.Context, in *UpdateOrganizationInput) (*OrganizationOutput, error) {
 	req, err := s.OrgRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -237,7 +237,7 @@ type OrganizationIDInput struct {
 	}
 }
 
-func (s *Server) deleteOrganization(ctx context.Context, in *OrganizationIDInput) (*OrganizationOutput, error) {
+func (s *API) deleteOrganization(ctx context.Context, in *OrganizationIDInput) (*OrganizationOutput, error) {
 	req, err := s.OrgRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -262,7 +262,7 @@ type NullableOrganizationOutput struct {
 	Body *OrganizationJSON
 }
 
-func (s *Server) setActiveOrganization(ctx context.Context, in *SetActiveOrganizationInput) (*NullableOrganizationOutput, error) {
+func (s *API) setActiveOrganization(ctx context.Context, in *SetActiveOrganizationInput) (*NullableOrganizationOutput, error) {
 	req, err := s.OrgRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -309,7 +309,7 @@ type FullOrganizationOutput struct {
 	Body *FullOrganizationJSON
 }
 
-func (s *Server) getFullOrganization(ctx context.Context, in *GetFullOrganizationInput) (*FullOrganizationOutput, error) {
+func (s *API) getFullOrganization(ctx context.Context, in *GetFullOrganizationInput) (*FullOrganizationOutput, error) {
 	req, err := s.OrgRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -326,7 +326,7 @@ func (s *Server) getFullOrganization(ctx context.Context, in *GetFullOrganizatio
 	return out, nil
 }
 
-func (s *Server) getOrganization(ctx context.Context, in *GetOrganizationInput) (*OrganizationOutput, error) {
+func (s *API) getOrganization(ctx context.Context, in *GetOrganizationInput) (*OrganizationOutput, error) {
 	req, err := s.OrgRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -343,7 +343,7 @@ type ListOrganizationsOutput struct {
 	Body []OrganizationJSON
 }
 
-func (s *Server) listOrganizations(ctx context.Context, _ *struct{}) (*ListOrganizationsOutput, error) {
+func (s *API) listOrganizations(ctx context.Context, _ *struct{}) (*ListOrganizationsOutput, error) {
 	req, err := s.OrgRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -374,7 +374,7 @@ type InvitationOutput struct {
 	Body OrgInvitationJSON
 }
 
-func (s *Server) inviteMember(ctx context.Context, in *InviteMemberInput) (*InvitationOutput, error) {
+func (s *API) inviteMember(ctx context.Context, in *InviteMemberInput) (*InvitationOutput, error) {
 	req, err := s.OrgRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -405,7 +405,7 @@ type InvitationDetailsOutput struct {
 	Body InvitationDetailsJSON
 }
 
-func (s *Server) getInvitation(ctx context.Context, in *GetInvitationInput) (*InvitationDetailsOutput, error) {
+func (s *API) getInvitation(ctx context.Context, in *GetInvitationInput) (*InvitationDetailsOutput, error) {
 	req, err := s.OrgRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -433,7 +433,7 @@ type InvitationsOutput struct {
 	Body []OrgInvitationJSON
 }
 
-func (s *Server) listInvitations(ctx context.Context, in *ListInvitationsInput) (*InvitationsOutput, error) {
+func (s *API) listInvitations(ctx context.Context, in *ListInvitationsInput) (*InvitationsOutput, error) {
 	req, err := s.OrgRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -457,7 +457,7 @@ type UserInvitationsOutput struct {
 	Body []UserInvitationJSON
 }
 
-func (s *Server) listUserInvitations(ctx context.Context, _ *struct{}) (*UserInvitationsOutput, error) {
+func (s *API) listUserInvitations(ctx context.Context, _ *struct{}) (*UserInvitationsOutput, error) {
 	req, err := s.OrgRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -505,7 +505,7 @@ type AnswerInvitationOutput struct {
 	}
 }
 
-func (s *Server) acceptInvitation(ctx context.Context, in *InvitationIDInput) (*AnswerInvitationOutput, error) {
+func (s *API) acceptInvitation(ctx context.Context, in *InvitationIDInput) (*AnswerInvitationOutput, error) {
 	req, err := s.OrgRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -521,7 +521,7 @@ func (s *Server) acceptInvitation(ctx context.Context, in *InvitationIDInput) (*
 	return out, nil
 }
 
-func (s *Server) rejectInvitation(ctx context.Context, in *InvitationIDInput) (*AnswerInvitationOutput, error) {
+func (s *API) rejectInvitation(ctx context.Context, in *InvitationIDInput) (*AnswerInvitationOutput, error) {
 	req, err := s.OrgRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -535,7 +535,7 @@ func (s *Server) rejectInvitation(ctx context.Context, in *InvitationIDInput) (*
 	return out, nil
 }
 
-func (s *Server) cancelInvitation(ctx context.Context, in *InvitationIDInput) (*InvitationOutput, error) {
+func (s *API) cancelInvitation(ctx context.Context, in *InvitationIDInput) (*InvitationOutput, error) {
 	req, err := s.OrgRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -562,7 +562,7 @@ type RemoveMemberOutput struct {
 	}
 }
 
-func (s *Server) removeMember(ctx context.Context, in *RemoveMemberInput) (*RemoveMemberOutput, error) {
+func (s *API) removeMember(ctx context.Context, in *RemoveMemberInput) (*RemoveMemberOutput, error) {
 	req, err := s.OrgRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -590,7 +590,7 @@ type MemberOutput struct {
 	Body OrgMemberJSON
 }
 
-func (s *Server) updateMemberRole(ctx context.Context, in *UpdateMemberRoleInput) (*MemberOutput, error) {
+func (s *API) updateMemberRole(ctx context.Context, in *UpdateMemberRoleInput) (*MemberOutput, error) {
 	req, err := s.OrgRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -608,7 +608,7 @@ type MemberWithUserOutput struct {
 	Body OrgMemberWithUserJSON
 }
 
-func (s *Server) leaveOrganization(ctx context.Context, in *OrganizationIDInput) (*MemberWithUserOutput, error) {
+func (s *API) leaveOrganization(ctx context.Context, in *OrganizationIDInput) (*MemberWithUserOutput, error) {
 	req, err := s.OrgRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -664,7 +664,7 @@ func decodeMemberCursor(s string) (*ports.MemberCursor, error) {
 	return &ports.MemberCursor{CreatedAt: p.At, ID: domain.MemberID(p.ID)}, nil
 }
 
-func (s *Server) listMembers(ctx context.Context, in *ListMembersInput) (*ListMembersOutput, error) {
+func (s *API) listMembers(ctx context.Context, in *ListMembersInput) (*ListMembersOutput, error) {
 	req, err := s.OrgRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -690,7 +690,7 @@ func (s *Server) listMembers(ctx context.Context, in *ListMembersInput) (*ListMe
 	return out, nil
 }
 
-func (s *Server) getActiveMember(ctx context.Context, _ *struct{}) (*MemberWithUserOutput, error) {
+func (s *API) getActiveMember(ctx context.Context, _ *struct{}) (*MemberWithUserOutput, error) {
 	req, err := s.OrgRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -717,7 +717,7 @@ type ActiveMemberRoleOutput struct {
 
 var errOtherUsersRole = domain.Invalid("VALIDATION_ERROR", "Invalid query", domain.FieldViolation{Field: "query.userId", Message: "must be your own id"})
 
-func (s *Server) getActiveMemberRole(ctx context.Context, in *GetActiveMemberRoleInput) (*ActiveMemberRoleOutput, error) {
+func (s *API) getActiveMemberRole(ctx context.Context, in *GetActiveMemberRoleInput) (*ActiveMemberRoleOutput, error) {
 	req, err := s.OrgRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -754,7 +754,7 @@ type OrgHasPermissionOutput struct {
 	}
 }
 
-func (s *Server) orgHasPermission(ctx context.Context, in *OrgHasPermissionInput) (*OrgHasPermissionOutput, error) {
+func (s *API) orgHasPermission(ctx context.Context, in *OrgHasPermissionInput) (*OrgHasPermissionOutput, error) {
 	req, err := s.OrgRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -777,7 +777,7 @@ func (s *Server) orgHasPermission(ctx context.Context, in *OrgHasPermissionInput
 
 // addOrganizationRoutes registers the organization plugin (better-auth-wire
 // §7.3, without teams and dynamic roles) in the framework and auth contracts.
-func (s *Server) addOrganizationRoutes() {
+func (s *API) AddOrganizationRoutes() {
 	type op = huma.Operation
 	const tag = "Organizations"
 	// org is a signed-in organization operation: 401 without a session, 403
@@ -870,7 +870,7 @@ func (s *Server) addOrganizationRoutes() {
 
 // documentNullPostBody says that a POST operation's 200 body may be the JSON
 // literal null (set-active when clearing), as documentNullBody does for GETs.
-func (s *Server) documentNullPostBody(path string) {
+func (s *API) documentNullPostBody(path string) {
 	for _, doc := range s.Documents() {
 		item := doc.Paths[edge.FrameworkBase+path]
 		if item == nil || item.Post == nil || item.Post.Responses["200"] == nil {

@@ -1,4 +1,4 @@
-package httpapi
+package framework
 
 import (
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"

@@ -1,4 +1,4 @@
-package httpapi
+package framework
 
 import (
 	"context"
@@ -23,7 +23,7 @@ type UpdateUserInput struct {
 var errEmailCannotBeUpdated = domain.Invalid("EMAIL_CAN_NOT_BE_UPDATED", "Email can not be updated",
 	domain.FieldViolation{Field: "body.email", Message: "cannot be changed here; use change-email"})
 
-func (s *Server) updateUser(ctx context.Context, in *UpdateUserInput) (*edge.StatusOutput, error) {
+func (s *API) updateUser(ctx context.Context, in *UpdateUserInput) (*edge.StatusOutput, error) {
 	p, err := s.Principal(ctx)
 	if err != nil {
 		return nil, err
@@ -55,7 +55,7 @@ type ChangePasswordOutput struct {
 	}
 }
 
-func (s *Server) changePassword(ctx context.Context, in *ChangePasswordInput) (*ChangePasswordOutput, error) {
+func (s *API) changePassword(ctx context.Context, in *ChangePasswordInput) (*ChangePasswordOutput, error) {
 	p, err := s.Principal(ctx)
 	if err != nil {
 		return nil, err
@@ -82,7 +82,7 @@ type ChangeEmailInput struct {
 	}
 }
 
-func (s *Server) changeEmail(ctx context.Context, in *ChangeEmailInput) (*edge.StatusOutput, error) {
+func (s *API) changeEmail(ctx context.Context, in *ChangeEmailInput) (*edge.StatusOutput, error) {
 	if err := s.CheckTarget(in.Body.CallbackURL, edge.ErrInvalidCallback); err != nil {
 		return nil, err
 	}
@@ -115,7 +115,7 @@ type DeleteUserOutput struct {
 	}
 }
 
-func (s *Server) deleteUser(ctx context.Context, in *DeleteUserInput) (*DeleteUserOutput, error) {
+func (s *API) deleteUser(ctx context.Context, in *DeleteUserInput) (*DeleteUserOutput, error) {
 	cmd := command.DeleteUser{}
 	if in.Body != nil {
 		cmd.Password, cmd.Token, cmd.CallbackURL = in.Body.Password, in.Body.Token, in.Body.CallbackURL
@@ -155,13 +155,13 @@ type RedirectOrJSON[T any] struct {
 	Body     *T
 }
 
-func redirectTo[T any](s *Server, target string) *RedirectOrJSON[T] {
+func redirectTo[T any](s *API, target string) *RedirectOrJSON[T] {
 	return &RedirectOrJSON[T]{Status: http.StatusFound, Location: s.Origins.Absolute(target)}
 }
 
 // deleteUserCallback follows the confirmation link: the signed-in user's
 // account is deleted.
-func (s *Server) deleteUserCallback(ctx context.Context, in *LinkInput) (*RedirectOrJSON[DeleteUserBody], error) {
+func (s *API) deleteUserCallback(ctx context.Context, in *LinkInput) (*RedirectOrJSON[DeleteUserBody], error) {
 	if err := s.CheckTarget(in.CallbackURL, edge.ErrInvalidCallback); err != nil {
 		return nil, err
 	}
@@ -207,7 +207,7 @@ type MessageStatusOutput struct {
 	}
 }
 
-func (s *Server) requestPasswordReset(ctx context.Context, in *RequestPasswordResetInput) (*MessageStatusOutput, error) {
+func (s *API) requestPasswordReset(ctx context.Context, in *RequestPasswordResetInput) (*MessageStatusOutput, error) {
 	if err := s.CheckTarget(in.Body.RedirectTo, edge.ErrInvalidRedirect); err != nil {
 		return nil, err
 	}
@@ -233,7 +233,7 @@ type RedirectOutput struct {
 
 // resetPasswordLink sends the browser on to the application's page with the
 // token; the token is checked (and used up) by reset-password.
-func (s *Server) resetPasswordLink(_ context.Context, in *ResetPasswordLinkInput) (*RedirectOutput, error) {
+func (s *API) resetPasswordLink(_ context.Context, in *ResetPasswordLinkInput) (*RedirectOutput, error) {
 	if !s.Origins.SafeTarget(in.CallbackURL) {
 		return nil, edge.ErrInvalidCallback
 	}
@@ -249,7 +249,7 @@ type ResetPasswordInput struct {
 	}
 }
 
-func (s *Server) resetPassword(ctx context.Context, in *ResetPasswordInput) (*edge.StatusOutput, error) {
+func (s *API) resetPassword(ctx context.Context, in *ResetPasswordInput) (*edge.StatusOutput, error) {
 	token := in.Body.Token
 	if token == "" {
 		token = in.Token
@@ -268,7 +268,7 @@ type SendVerificationEmailInput struct {
 	}
 }
 
-func (s *Server) sendVerificationEmail(ctx context.Context, in *SendVerificationEmailInput) (*edge.StatusOutput, error) {
+func (s *API) sendVerificationEmail(ctx context.Context, in *SendVerificationEmailInput) (*edge.StatusOutput, error) {
 	if err := s.CheckTarget(in.Body.CallbackURL, edge.ErrInvalidCallback); err != nil {
 		return nil, err
 	}
@@ -288,7 +288,7 @@ type VerifyEmailBody struct {
 	User   UserJSON `json:"user"`
 }
 
-func (s *Server) verifyEmail(ctx context.Context, in *LinkInput) (*RedirectOrJSON[VerifyEmailBody], error) {
+func (s *API) verifyEmail(ctx context.Context, in *LinkInput) (*RedirectOrJSON[VerifyEmailBody], error) {
 	if err := s.CheckTarget(in.CallbackURL, edge.ErrInvalidCallback); err != nil {
 		return nil, err
 	}
@@ -319,7 +319,7 @@ type ErrorPageOutput struct {
 
 // errorPage shows an error to a person whose browser landed here from a
 // flow. Only the code's safe characters are shown, and everything is escaped.
-func (s *Server) errorPage(_ context.Context, in *ErrorPageInput) (*ErrorPageOutput, error) {
+func (s *API) errorPage(_ context.Context, in *ErrorPageInput) (*ErrorPageOutput, error) {
 	code := "UNKNOWN"
 	if edge.ErrorCodePattern.MatchString(in.Error) {
 		code = in.Error

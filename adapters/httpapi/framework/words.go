@@ -1,4 +1,4 @@
-package httpapi
+package framework
 
 import (
 	"net/http"
@@ -128,10 +128,10 @@ var frameworkCodes = map[string]wireCode{
 	"FAILED_TO_CREATE_USER":                  {Code: "FAILED_TO_CREATE_USER", Status: http.StatusUnprocessableEntity},
 }
 
-// frameworkWords is the framework contract's vocabulary: a neutral code's
+// Words is the framework contract's vocabulary: a neutral code's
 // entry in frameworkCodes, else the framework's status mapping (a wire code
 // the edge raised is kept, anything else answers the code for its status).
-var frameworkWords = edge.WordsFunc(func(c edge.Condition) edge.Condition {
+var Words = edge.WordsFunc(func(c edge.Condition) edge.Condition {
 	if w, ok := frameworkCodes[c.Code]; ok {
 		if w.Status != 0 {
 			c.Status = w.Status

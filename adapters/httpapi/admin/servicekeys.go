@@ -1,4 +1,4 @@
-package httpapi
+package admin
 
 import (
 	"context"
@@ -64,7 +64,7 @@ type CreateServiceKeyInput struct {
 	}
 }
 
-func (s *Server) createServiceKey(ctx context.Context, in *CreateServiceKeyInput) (*IssuedKeyOutput, error) {
+func (s *API) createServiceKey(ctx context.Context, in *CreateServiceKeyInput) (*IssuedKeyOutput, error) {
 	req, err := s.KeyRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -87,7 +87,7 @@ type ServiceKeyListOutput struct {
 	}
 }
 
-func (s *Server) listServiceKeys(ctx context.Context, _ *struct{}) (*ServiceKeyListOutput, error) {
+func (s *API) listServiceKeys(ctx context.Context, _ *struct{}) (*ServiceKeyListOutput, error) {
 	req, err := s.KeyRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -112,7 +112,7 @@ type RotateServiceKeyInput struct {
 	}
 }
 
-func (s *Server) rotateServiceKey(ctx context.Context, in *RotateServiceKeyInput) (*IssuedKeyOutput, error) {
+func (s *API) rotateServiceKey(ctx context.Context, in *RotateServiceKeyInput) (*IssuedKeyOutput, error) {
 	req, err := s.KeyRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -133,7 +133,7 @@ type ServiceKeyIDInput struct {
 	ID string `path:"id" minLength:"1" maxLength:"64"`
 }
 
-func (s *Server) revokeServiceKey(ctx context.Context, in *ServiceKeyIDInput) (*edge.NoContentOutput, error) {
+func (s *API) revokeServiceKey(ctx context.Context, in *ServiceKeyIDInput) (*edge.NoContentOutput, error) {
 	req, err := s.KeyRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -180,7 +180,7 @@ type AuditLogOutput struct {
 	}
 }
 
-func (s *Server) listAuditLog(ctx context.Context, in *AuditLogInput) (*AuditLogOutput, error) {
+func (s *API) listAuditLog(ctx context.Context, in *AuditLogInput) (*AuditLogOutput, error) {
 	p, err := s.Principal(ctx)
 	if err != nil {
 		return nil, err
@@ -196,7 +196,7 @@ func (s *Server) listAuditLog(ctx context.Context, in *AuditLogInput) (*AuditLog
 	out.Body.Data = make([]AuditEntryJSON, len(page.Entries))
 	for i, e := range page.Entries {
 		out.Body.Data[i] = AuditEntryJSON{ID: e.ID, OccurredAt: e.OccurredAt, ActorType: string(e.ActorType), ActorID: e.ActorID, Action: e.Action,
-			TargetType: e.TargetType, TargetID: e.TargetID, RequestID: e.RequestID, IPAddress: e.IPAddress, Outcome: string(e.Outcome), Code: BackendAuditCode(e.ActorType, e.Code)}
+			TargetType: e.TargetType, TargetID: e.TargetID, RequestID: e.RequestID, IPAddress: e.IPAddress, Outcome: string(e.Outcome), Code: s.auditCode(e.ActorType, e.Code)}
 	}
 	if page.NextCursor != "" {
 		out.Body.NextCursor = &page.NextCursor
@@ -214,7 +214,7 @@ type CurrentKeyOutput struct {
 	}
 }
 
-func (s *Server) currentServiceKey(ctx context.Context, _ *struct{}) (*CurrentKeyOutput, error) {
+func (s *API) currentServiceKey(ctx context.Context, _ *struct{}) (*CurrentKeyOutput, error) {
 	k, err := s.ServiceKey(ctx, "")
 	if err != nil {
 		return nil, err
@@ -227,7 +227,7 @@ func (s *Server) currentServiceKey(ctx context.Context, _ *struct{}) (*CurrentKe
 
 // addServiceRoutes registers /api/admin/* (auth contract) and the key's own
 // route (backend contract).
-func (s *Server) addServiceRoutes() {
+func (s *API) AddServiceRoutes() {
 	type op = huma.Operation
 	const (
 		tagKeys  = "Service keys"

@@ -1,4 +1,4 @@
-package httpapi
+package framework
 
 import (
 	"context"
@@ -28,7 +28,7 @@ type SignUpOutput struct {
 	}
 }
 
-func (s *Server) signUp(ctx context.Context, in *SignUpInput) (*SignUpOutput, error) {
+func (s *API) signUp(ctx context.Context, in *SignUpInput) (*SignUpOutput, error) {
 	if err := s.CheckTarget(in.Body.CallbackURL, edge.ErrInvalidCallback); err != nil {
 		return nil, err
 	}
@@ -69,7 +69,7 @@ type SignInOutput struct {
 	}
 }
 
-func (s *Server) signIn(ctx context.Context, in *SignInInput) (*SignInOutput, error) {
+func (s *API) signIn(ctx context.Context, in *SignInInput) (*SignInOutput, error) {
 	if err := s.CheckTarget(in.Body.CallbackURL, edge.ErrInvalidCallback); err != nil {
 		return nil, err
 	}
@@ -96,7 +96,7 @@ type SignOutOutput struct {
 	}
 }
 
-func (s *Server) signOut(ctx context.Context, _ *struct{}) (*SignOutOutput, error) {
+func (s *API) signOut(ctx context.Context, _ *struct{}) (*SignOutOutput, error) {
 	token, _ := s.Cookies.Token(edge.RequestInfoFrom(ctx).Request)
 	if err := s.App.Commands.SignOut.Handle(ctx, token); err != nil {
 		return nil, err
@@ -130,7 +130,7 @@ type GetSessionOutput struct {
 	Body          *SessionBody
 }
 
-func (s *Server) getSession(ctx context.Context, in *GetSessionInput) (*GetSessionOutput, error) {
+func (s *API) getSession(ctx context.Context, in *GetSessionInput) (*GetSessionOutput, error) {
 	out := &GetSessionOutput{Pragma: "no-cache"}
 	token, hadCookie := s.Cookies.Token(edge.RequestInfoFrom(ctx).Request)
 	if token == "" {
@@ -165,7 +165,7 @@ type ListSessionsOutput struct {
 	Body []SessionJSON
 }
 
-func (s *Server) listSessions(ctx context.Context, _ *struct{}) (*ListSessionsOutput, error) {
+func (s *API) listSessions(ctx context.Context, _ *struct{}) (*ListSessionsOutput, error) {
 	p, err := s.Principal(ctx)
 	if err != nil {
 		return nil, err
@@ -188,7 +188,7 @@ type RevokeSessionInput struct {
 	}
 }
 
-func (s *Server) revokeSession(ctx context.Context, in *RevokeSessionInput) (*edge.StatusOutput, error) {
+func (s *API) revokeSession(ctx context.Context, in *RevokeSessionInput) (*edge.StatusOutput, error) {
 	p, err := s.Principal(ctx)
 	if err != nil {
 		return nil, err
@@ -204,7 +204,7 @@ func (s *Server) revokeSession(ctx context.Context, in *RevokeSessionInput) (*ed
 	return out, nil
 }
 
-func (s *Server) revokeSessions(ctx context.Context, _ *struct{}) (*edge.StatusOutput, error) {
+func (s *API) revokeSessions(ctx context.Context, _ *struct{}) (*edge.StatusOutput, error) {
 	p, err := s.Principal(ctx)
 	if err != nil {
 		return nil, err
@@ -217,7 +217,7 @@ func (s *Server) revokeSessions(ctx context.Context, _ *struct{}) (*edge.StatusO
 	return out, nil
 }
 
-func (s *Server) revokeOtherSessions(ctx context.Context, _ *struct{}) (*edge.StatusOutput, error) {
+func (s *API) revokeOtherSessions(ctx context.Context, _ *struct{}) (*edge.StatusOutput, error) {
 	p, err := s.Principal(ctx)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package httpapi
+package backend
 
 import (
 	"bytes"
@@ -119,7 +119,7 @@ type BackendCreateUserInput struct {
 	}
 }
 
-func (s *Server) backendCreateUser(ctx context.Context, in *BackendCreateUserInput) (*BackendUserOutput, error) {
+func (s *API) backendCreateUser(ctx context.Context, in *BackendCreateUserInput) (*BackendUserOutput, error) {
 	req, err := s.trustedRequest(ctx, domain.ScopeUsersWrite)
 	if err != nil {
 		return nil, err
@@ -154,7 +154,7 @@ type BackendUserListOutput struct {
 	}
 }
 
-func (s *Server) backendListUsers(ctx context.Context, in *BackendListUsersInput) (*BackendUserListOutput, error) {
+func (s *API) backendListUsers(ctx context.Context, in *BackendListUsersInput) (*BackendUserListOutput, error) {
 	req, err := s.trustedRequest(ctx, domain.ScopeUsersRead)
 	if err != nil {
 		return nil, err
@@ -186,7 +186,7 @@ type BackendUserIDInput struct {
 	ID string `path:"id" minLength:"1" maxLength:"128" doc:"The user's id."`
 }
 
-func (s *Server) backendGetUser(ctx context.Context, in *BackendUserIDInput) (*BackendUserOutput, error) {
+func (s *API) backendGetUser(ctx context.Context, in *BackendUserIDInput) (*BackendUserOutput, error) {
 	req, err := s.trustedRequest(ctx, domain.ScopeUsersRead)
 	if err != nil {
 		return nil, err
@@ -259,7 +259,7 @@ func (b BackendUserPatchBody) patch() (command.AdminUserPatch, error) {
 	return p, nil
 }
 
-func (s *Server) backendUpdateUser(ctx context.Context, in *BackendUpdateUserInput) (*BackendUserOutput, error) {
+func (s *API) backendUpdateUser(ctx context.Context, in *BackendUpdateUserInput) (*BackendUserOutput, error) {
 	req, err := s.trustedRequest(ctx, domain.ScopeUsersWrite)
 	if err != nil {
 		return nil, err
@@ -275,7 +275,7 @@ func (s *Server) backendUpdateUser(ctx context.Context, in *BackendUpdateUserInp
 	return backendUserOutput(u), nil
 }
 
-func (s *Server) backendDeleteUser(ctx context.Context, in *BackendUserIDInput) (*edge.NoContentOutput, error) {
+func (s *API) backendDeleteUser(ctx context.Context, in *BackendUserIDInput) (*edge.NoContentOutput, error) {
 	req, err := s.trustedRequest(ctx, domain.ScopeUsersWrite)
 	if err != nil {
 		return nil, err
@@ -295,7 +295,7 @@ type BackendBanUserInput struct {
 	}
 }
 
-func (s *Server) backendBanUser(ctx context.Context, in *BackendBanUserInput) (*BackendUserOutput, error) {
+func (s *API) backendBanUser(ctx context.Context, in *BackendBanUserInput) (*BackendUserOutput, error) {
 	req, err := s.trustedRequest(ctx, domain.ScopeUsersWrite)
 	if err != nil {
 		return nil, err
@@ -312,7 +312,7 @@ func (s *Server) backendBanUser(ctx context.Context, in *BackendBanUserInput) (*
 	return backendUserOutput(u), nil
 }
 
-func (s *Server) backendUnbanUser(ctx context.Context, in *BackendUserIDInput) (*BackendUserOutput, error) {
+func (s *API) backendUnbanUser(ctx context.Context, in *BackendUserIDInput) (*BackendUserOutput, error) {
 	req, err := s.trustedRequest(ctx, domain.ScopeUsersWrite)
 	if err != nil {
 		return nil, err
@@ -324,7 +324,7 @@ func (s *Server) backendUnbanUser(ctx context.Context, in *BackendUserIDInput) (
 	return backendUserOutput(u), nil
 }
 
-func (s *Server) backendRevokeUserSessions(ctx context.Context, in *BackendUserIDInput) (*edge.NoContentOutput, error) {
+func (s *API) backendRevokeUserSessions(ctx context.Context, in *BackendUserIDInput) (*edge.NoContentOutput, error) {
 	req, err := s.trustedRequest(ctx, domain.ScopeUsersWrite)
 	if err != nil {
 		return nil, err
@@ -343,7 +343,7 @@ type BackendSetPasswordInput struct {
 	}
 }
 
-func (s *Server) backendSetUserPassword(ctx context.Context, in *BackendSetPasswordInput) (*edge.NoContentOutput, error) {
+func (s *API) backendSetUserPassword(ctx context.Context, in *BackendSetPasswordInput) (*edge.NoContentOutput, error) {
 	req, err := s.trustedRequest(ctx, domain.ScopeUsersWrite)
 	if err != nil {
 		return nil, err
@@ -355,7 +355,7 @@ func (s *Server) backendSetUserPassword(ctx context.Context, in *BackendSetPassw
 }
 
 // addBackendUserRoutes registers the trusted user routes (/api/users).
-func (s *Server) addBackendUserRoutes() {
+func (s *API) AddBackendUserRoutes() {
 	type op = huma.Operation
 	const tag = "Users"
 	read, write := domain.ScopeUsersRead, domain.ScopeUsersWrite

@@ -1,4 +1,4 @@
-package httpapi
+package framework
 
 import (
 	"net/http"
@@ -10,7 +10,7 @@ import (
 
 // addFrameworkRoutes registers the authentication framework (Better Auth's
 // core routes, better-auth-wire §6) in the framework and auth contracts.
-func (s *Server) addFrameworkRoutes() {
+func (s *API) AddFrameworkRoutes() {
 	type op = huma.Operation
 	const (
 		tagAuth    = "Sign-up and sign-in"
@@ -112,7 +112,7 @@ func (s *Server) addFrameworkRoutes() {
 // documentNullBody says that a GET operation's 200 body may be the JSON
 // literal null (get-session when signed out), which Huma cannot infer from a
 // nil pointer.
-func (s *Server) documentNullBody(path string) {
+func (s *API) documentNullBody(path string) {
 	for _, doc := range s.Documents() {
 		item := doc.Paths[edge.FrameworkBase+path]
 		if item == nil || item.Get == nil || item.Get.Responses["200"] == nil {

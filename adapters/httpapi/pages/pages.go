@@ -1,4 +1,4 @@
-package httpapi
+package pages
 
 import (
 	"bytes"
@@ -23,7 +23,7 @@ import (
 // (formRedirect). Like the explorer they are pages, not API operations, so
 // no contract lists them.
 
-//go:embed pages/*.html pages/gatehouse.css
+//go:embed *.html gatehouse.css
 var pageFiles embed.FS
 
 const stylesheetPath = "/assets/gatehouse.css"
@@ -73,7 +73,7 @@ type pages struct {
 }
 
 func newPages() *pages {
-	css, err := pageFiles.ReadFile("pages/gatehouse.css")
+	css, err := pageFiles.ReadFile("gatehouse.css")
 	if err != nil {
 		panic("httpapi: page stylesheet missing: " + err.Error())
 	}
@@ -81,7 +81,7 @@ func newPages() *pages {
 	p := &pages{templates: map[string]*template.Template{}, css: css,
 		stylesheet: stylesheetPath + "?v=" + hex.EncodeToString(sum[:6])}
 	for _, name := range []string{"home", "sign-in", "sign-up", "forgot-password", "reset-password", "consent", "sign-out", "account"} {
-		p.templates[name] = template.Must(template.ParseFS(pageFiles, "pages/layout.html", "pages/"+name+".html"))
+		p.templates[name] = template.Must(template.ParseFS(pageFiles, "layout.html", name+".html"))
 	}
 	return p
 }
@@ -130,7 +130,7 @@ var noticeMessages = map[string]string{
 	"password-reset": "Your password has been changed. Sign in with the new one.",
 }
 
-func (s *Server) addHostedPages() {
+func (s *API) AddHostedPages() {
 	p := newPages()
 	s.Handle(http.MethodGet, stylesheetPath, edge.Policy{Rate: edge.RatePublic}, func(c *gin.Context) {
 		c.Header("Cache-Control", "public, max-age=31536000, immutable")
@@ -149,18 +149,18 @@ func (s *Server) addHostedPages() {
 	home := func(c *gin.Context) { s.homePage(c, p) }
 	s.Handle(http.MethodGet, "/", signedIn, home)
 	s.Handle(http.MethodHead, "/", signedIn, home)
-	s.page("/sign-in", signedIn, func(c *gin.Context) { s.signInPage(c, p) })
-	s.page("/sign-up", page, func(c *gin.Context) { s.signUpPage(c, p) })
-	s.page("/forgot-password", page, func(c *gin.Context) { s.forgotPasswordPage(c, p) })
-	s.page("/reset-password", page, func(c *gin.Context) { s.resetPasswordPage(c, p) })
-	s.page("/consent", signedIn, func(c *gin.Context) { s.consentPage(c, p) })
-	s.page("/sign-out", signedIn, func(c *gin.Context) { s.signOutPage(c, p) })
-	s.page(edge.AccountPath, signedIn, func(c *gin.Context) { s.accountPage(c, p) })
+	s.Page("/sign-in", signedIn, func(c *gin.Context) { s.signInPage(c, p) })
+	s.Page("/sign-up", page, func(c *gin.Context) { s.signUpPage(c, p) })
+	s.Page("/forgot-password", page, func(c *gin.Context) { s.forgotPasswordPage(c, p) })
+	s.Page("/reset-password", page, func(c *gin.Context) { s.resetPasswordPage(c, p) })
+	s.Page("/consent", signedIn, func(c *gin.Context) { s.consentPage(c, p) })
+	s.Page("/sign-out", signedIn, func(c *gin.Context) { s.signOutPage(c, p) })
+	s.Page(edge.AccountPath, signedIn, func(c *gin.Context) { s.accountPage(c, p) })
 }
 
 // render writes a page with its CSP; formOrigins are origins the page's
 // form may lead to besides this one.
-func (s *Server) render(c *gin.Context, p *pages, status int, name string, d pageData, formOrigins ...string) {
+func (s *API) render(c *gin.Context, p *pages, status int, name string, d pageData, formOrigins ...string) {
 	d.Stylesheet = p.stylesheet
 	var buf bytes.Buffer
 	if err := p.templates[name].ExecuteTemplate(&buf, "layout", d); err != nil {
@@ -212,7 +212,7 @@ func withCallback(path, callbackURL string) string {
 // callbackOrigins are the origins a sign-in or sign-up with callbackURL
 // may end on: the callback's own origin, and for an authorization request
 // the client's redirect origin.
-func (s *Server) callbackOrigins(c *gin.Context, callbackURL string) []string {
+func (s *API) callbackOrigins(c *gin.Context, callbackURL string) []string {
 	if callbackURL == "" {
 		return nil
 	}
@@ -235,12 +235,12 @@ func (s *Server) callbackOrigins(c *gin.Context, callbackURL string) []string {
 
 // pageCallback reads and checks a page's callbackURL: "" and ok when there
 // is none; not ok (the page answers 400) when it is not a safe target.
-func (s *Server) pageCallback(c *gin.Context) (string, bool) {
+func (s *API) pageCallback(c *gin.Context) (string, bool) {
 	cb := c.Query("callbackURL")
 	return cb, cb == "" || s.Origins.SafeTarget(cb)
 }
 
-func (s *Server) signInPage(c *gin.Context, p *pages) {
+func (s *API) signInPage(c *gin.Context, p *pages) {
 	cb, ok := s.pageCallback(c)
 	d := pageData{Title: "Sign in", ShowForm: ok, Error: errorMessage(c.Query("error")), Notice: noticeMessages[c.Query("notice")]}
 	if !ok {
@@ -260,7 +260,7 @@ func (s *Server) signInPage(c *gin.Context, p *pages) {
 	s.render(c, p, http.StatusOK, "sign-in", d, s.callbackOrigins(c, cb)...)
 }
 
-func (s *Server) signUpPage(c *gin.Context, p *pages) {
+func (s *API) signUpPage(c *gin.Context, p *pages) {
 	cb, ok := s.pageCallback(c)
 	d := pageData{Title: "Create an account", ShowForm: ok, Error: errorMessage(c.Query("error"))}
 	if !ok {
@@ -272,7 +272,7 @@ func (s *Server) signUpPage(c *gin.Context, p *pages) {
 	s.render(c, p, http.StatusOK, "sign-up", d, s.callbackOrigins(c, cb)...)
 }
 
-func (s *Server) forgotPasswordPage(c *gin.Context, p *pages) {
+func (s *API) forgotPasswordPage(c *gin.Context, p *pages) {
 	cb, ok := s.pageCallback(c)
 	if !ok {
 		cb = ""
@@ -285,7 +285,7 @@ func (s *Server) forgotPasswordPage(c *gin.Context, p *pages) {
 	s.render(c, p, http.StatusOK, "forgot-password", d)
 }
 
-func (s *Server) resetPasswordPage(c *gin.Context, p *pages) {
+func (s *API) resetPasswordPage(c *gin.Context, p *pages) {
 	d := pageData{Title: "Choose a new password", Token: c.Query("token"), Error: errorMessage(c.Query("error"))}
 	status := http.StatusOK
 	if d.Token == "" {
@@ -300,7 +300,7 @@ func (s *Server) resetPasswordPage(c *gin.Context, p *pages) {
 // consentPage asks the signed-in user whether a client may have the scopes
 // it requests. Its query is the authorization request; the form posts it
 // back as oauth_query with the answer.
-func (s *Server) consentPage(c *gin.Context, p *pages) {
+func (s *API) consentPage(c *gin.Context, p *pages) {
 	ctx := c.Request.Context()
 	q := c.Request.URL.Query()
 	code := q.Get("error")
@@ -313,7 +313,7 @@ func (s *Server) consentPage(c *gin.Context, p *pages) {
 	auth, err := s.App.Commands.Authenticate.Handle(ctx, command.Authenticate{Token: token})
 	if err != nil {
 		if !edge.IsUnauthenticated(err) {
-			s.render(c, p, edge.StatusOfErr(err), "consent", pageData{Title: "Allow access", Error: errorMessage(ErrorCode(err))})
+			s.render(c, p, edge.StatusOfErr(err), "consent", pageData{Title: "Allow access", Error: errorMessage(s.errorCode(err))})
 			return
 		}
 		s.toSignIn(c, "/consent?"+oauthQuery)
@@ -338,7 +338,7 @@ func (s *Server) consentPage(c *gin.Context, p *pages) {
 
 // signOutPage confirms an end-session request that the provider could not
 // attribute (no valid id_token_hint): the form posts its parameters back.
-func (s *Server) signOutPage(c *gin.Context, p *pages) {
+func (s *API) signOutPage(c *gin.Context, p *pages) {
 	q := c.Request.URL.Query()
 	if q.Get("done") != "" {
 		s.render(c, p, http.StatusOK, "sign-out", pageData{Title: "Signed out", Done: true, Notice: "You are signed out. You can close this window."})

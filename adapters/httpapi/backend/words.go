@@ -1,4 +1,4 @@
-package httpapi
+package backend
 
 import (
 	"net/http"
@@ -99,13 +99,14 @@ var backendWords = edge.WordsFunc(func(c edge.Condition) edge.Condition {
 	return c
 })
 
-// BackendAuditCode is the code the audit log publishes for an entry recorded
-// with code by actor: for a service key's, the trusted API's code (what the
-// trusted routes recorded before the inner layers spoke neutral codes, so
-// entries old and new read alike); otherwise auditCode's.
-func BackendAuditCode(actor domain.ActorType, code string) string {
+// AuditCode is the code the audit log publishes for an entry a service key
+// recorded with code: the trusted API's code (what the trusted routes
+// recorded before the inner layers spoke neutral codes, so entries old and
+// new read alike). It reports false for the conditions the trusted API has
+// no word of its own for, and for entries of other actors.
+func AuditCode(actor domain.ActorType, code string) (string, bool) {
 	if w, ok := backendCodes[code]; ok && actor == domain.ActorServiceKey {
-		return w.Code
+		return w.Code, true
 	}
-	return AuditCode(code)
+	return "", false
 }

@@ -1,4 +1,4 @@
-package httpapi
+package framework
 
 import (
 	"context"
@@ -71,7 +71,7 @@ type AdminCreateUserInput struct {
 	}
 }
 
-func (s *Server) adminCreateUser(ctx context.Context, in *AdminCreateUserInput) (*UserEnvelope, error) {
+func (s *API) adminCreateUser(ctx context.Context, in *AdminCreateUserInput) (*UserEnvelope, error) {
 	req, err := s.AdminRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -185,7 +185,7 @@ func userCondition(field ports.UserField, op ports.Operator, raw string) (ports.
 	return c, nil
 }
 
-func (s *Server) adminListUsers(ctx context.Context, in *AdminListUsersInput) (*AdminListUsersOutput, error) {
+func (s *API) adminListUsers(ctx context.Context, in *AdminListUsersInput) (*AdminListUsersOutput, error) {
 	req, err := s.AdminRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -218,7 +218,7 @@ type AdminGetUserInput struct {
 	ID string `query:"id" required:"true" minLength:"1" maxLength:"64" doc:"The user's id."`
 }
 
-func (s *Server) adminGetUser(ctx context.Context, in *AdminGetUserInput) (*UserOutput, error) {
+func (s *API) adminGetUser(ctx context.Context, in *AdminGetUserInput) (*UserOutput, error) {
 	req, err := s.AdminRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -244,7 +244,7 @@ type AdminUpdateUserInput struct {
 	}
 }
 
-func (s *Server) adminUpdateUser(ctx context.Context, in *AdminUpdateUserInput) (*UserOutput, error) {
+func (s *API) adminUpdateUser(ctx context.Context, in *AdminUpdateUserInput) (*UserOutput, error) {
 	req, err := s.AdminRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -269,7 +269,7 @@ type AdminSetRoleInput struct {
 	}
 }
 
-func (s *Server) adminSetRole(ctx context.Context, in *AdminSetRoleInput) (*UserEnvelope, error) {
+func (s *API) adminSetRole(ctx context.Context, in *AdminSetRoleInput) (*UserEnvelope, error) {
 	req, err := s.AdminRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -290,7 +290,7 @@ type AdminBanUserInput struct {
 	}
 }
 
-func (s *Server) adminBanUser(ctx context.Context, in *AdminBanUserInput) (*UserEnvelope, error) {
+func (s *API) adminBanUser(ctx context.Context, in *AdminBanUserInput) (*UserEnvelope, error) {
 	req, err := s.AdminRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -309,7 +309,7 @@ type AdminUserIDInput struct {
 	}
 }
 
-func (s *Server) adminUnbanUser(ctx context.Context, in *AdminUserIDInput) (*UserEnvelope, error) {
+func (s *API) adminUnbanUser(ctx context.Context, in *AdminUserIDInput) (*UserEnvelope, error) {
 	req, err := s.AdminRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -328,7 +328,7 @@ type SessionsEnvelope struct {
 	}
 }
 
-func (s *Server) adminListUserSessions(ctx context.Context, in *AdminUserIDInput) (*SessionsEnvelope, error) {
+func (s *API) adminListUserSessions(ctx context.Context, in *AdminUserIDInput) (*SessionsEnvelope, error) {
 	req, err := s.AdminRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -352,7 +352,7 @@ type AdminRevokeSessionInput struct {
 	}
 }
 
-func (s *Server) adminRevokeUserSession(ctx context.Context, in *AdminRevokeSessionInput) (*SuccessOutput, error) {
+func (s *API) adminRevokeUserSession(ctx context.Context, in *AdminRevokeSessionInput) (*SuccessOutput, error) {
 	req, err := s.AdminRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -363,7 +363,7 @@ func (s *Server) adminRevokeUserSession(ctx context.Context, in *AdminRevokeSess
 	return successOK(), nil
 }
 
-func (s *Server) adminRevokeUserSessions(ctx context.Context, in *AdminUserIDInput) (*SuccessOutput, error) {
+func (s *API) adminRevokeUserSessions(ctx context.Context, in *AdminUserIDInput) (*SuccessOutput, error) {
 	req, err := s.AdminRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -374,7 +374,7 @@ func (s *Server) adminRevokeUserSessions(ctx context.Context, in *AdminUserIDInp
 	return successOK(), nil
 }
 
-func (s *Server) adminRemoveUser(ctx context.Context, in *AdminUserIDInput) (*SuccessOutput, error) {
+func (s *API) adminRemoveUser(ctx context.Context, in *AdminUserIDInput) (*SuccessOutput, error) {
 	req, err := s.AdminRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -393,7 +393,7 @@ type AdminSetPasswordInput struct {
 	}
 }
 
-func (s *Server) adminSetUserPassword(ctx context.Context, in *AdminSetPasswordInput) (*edge.StatusOutput, error) {
+func (s *API) adminSetUserPassword(ctx context.Context, in *AdminSetPasswordInput) (*edge.StatusOutput, error) {
 	req, err := s.AdminRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -419,7 +419,7 @@ func adminSessionValue(token string, s *domain.Session) string {
 	return token + ":" + strconv.FormatBool(!s.RememberMe())
 }
 
-func (s *Server) adminImpersonateUser(ctx context.Context, in *AdminUserIDInput) (*SessionUserOutput, error) {
+func (s *API) adminImpersonateUser(ctx context.Context, in *AdminUserIDInput) (*SessionUserOutput, error) {
 	req, err := s.AdminRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -436,7 +436,7 @@ func (s *Server) adminImpersonateUser(ctx context.Context, in *AdminUserIDInput)
 	return out, nil
 }
 
-func (s *Server) adminStopImpersonating(ctx context.Context, _ *struct{}) (*SessionUserOutput, error) {
+func (s *API) adminStopImpersonating(ctx context.Context, _ *struct{}) (*SessionUserOutput, error) {
 	p, err := s.Principal(ctx)
 	if err != nil {
 		return nil, err
@@ -487,7 +487,7 @@ func (in *HasPermissionInput) permissions() (domain.Permissions, error) {
 	return domain.Permissions(p), nil
 }
 
-func (s *Server) adminHasPermission(ctx context.Context, in *HasPermissionInput) (*HasPermissionOutput, error) {
+func (s *API) adminHasPermission(ctx context.Context, in *HasPermissionInput) (*HasPermissionOutput, error) {
 	p, err := s.Principal(ctx)
 	if err != nil {
 		return nil, err
@@ -503,7 +503,7 @@ func (s *Server) adminHasPermission(ctx context.Context, in *HasPermissionInput)
 
 // addAdminRoutes registers the admin plugin (framework and auth contracts)
 // and the administration routes under /api/admin (auth contract).
-func (s *Server) addAdminRoutes() {
+func (s *API) AddAdminRoutes() {
 	type op = huma.Operation
 	const tag = "Platform administration"
 	fw := edge.ContractFramework

@@ -1,4 +1,4 @@
-package httpapi
+package backend
 
 import (
 	"context"
@@ -28,7 +28,7 @@ type BackendAddMemberInput struct {
 	}
 }
 
-func (s *Server) backendAddMember(ctx context.Context, in *BackendAddMemberInput) (*BackendMemberOutput, error) {
+func (s *API) backendAddMember(ctx context.Context, in *BackendAddMemberInput) (*BackendMemberOutput, error) {
 	req, err := s.trustedRequest(ctx, domain.ScopeOrganizationsWrite)
 	if err != nil {
 		return nil, err
@@ -55,7 +55,7 @@ type BackendMembersOutput struct {
 	}
 }
 
-func (s *Server) backendListMembers(ctx context.Context, in *BackendListMembersInput) (*BackendMembersOutput, error) {
+func (s *API) backendListMembers(ctx context.Context, in *BackendListMembersInput) (*BackendMembersOutput, error) {
 	req, err := s.trustedRequest(ctx, domain.ScopeOrganizationsRead)
 	if err != nil {
 		return nil, err
@@ -87,7 +87,7 @@ type BackendUpdateMemberRoleInput struct {
 	}
 }
 
-func (s *Server) backendUpdateMemberRole(ctx context.Context, in *BackendUpdateMemberRoleInput) (*BackendMemberOutput, error) {
+func (s *API) backendUpdateMemberRole(ctx context.Context, in *BackendUpdateMemberRoleInput) (*BackendMemberOutput, error) {
 	req, err := s.trustedRequest(ctx, domain.ScopeOrganizationsWrite)
 	if err != nil {
 		return nil, err
@@ -99,7 +99,7 @@ func (s *Server) backendUpdateMemberRole(ctx context.Context, in *BackendUpdateM
 	return &BackendMemberOutput{Body: backendMemberJSON(*mu)}, nil
 }
 
-func (s *Server) backendRemoveMember(ctx context.Context, in *BackendMemberIDInput) (*edge.NoContentOutput, error) {
+func (s *API) backendRemoveMember(ctx context.Context, in *BackendMemberIDInput) (*edge.NoContentOutput, error) {
 	req, err := s.trustedRequest(ctx, domain.ScopeOrganizationsWrite)
 	if err != nil {
 		return nil, err
@@ -126,7 +126,7 @@ type BackendInviteInput struct {
 	}
 }
 
-func (s *Server) backendInvite(ctx context.Context, in *BackendInviteInput) (*BackendInvitationOutput, error) {
+func (s *API) backendInvite(ctx context.Context, in *BackendInviteInput) (*BackendInvitationOutput, error) {
 	req, err := s.trustedRequest(ctx, domain.ScopeOrganizationsWrite)
 	if err != nil {
 		return nil, err
@@ -147,7 +147,7 @@ type BackendInvitationsOutput struct {
 	}
 }
 
-func (s *Server) backendListInvitations(ctx context.Context, in *BackendOrganizationIDInput) (*BackendInvitationsOutput, error) {
+func (s *API) backendListInvitations(ctx context.Context, in *BackendOrganizationIDInput) (*BackendInvitationsOutput, error) {
 	req, err := s.trustedRequest(ctx, domain.ScopeOrganizationsRead)
 	if err != nil {
 		return nil, err
@@ -170,7 +170,7 @@ type BackendInvitationIDInput struct {
 	InvitationID string `path:"invitationId" minLength:"1" maxLength:"128" doc:"The invitation's id."`
 }
 
-func (s *Server) backendRevokeInvitation(ctx context.Context, in *BackendInvitationIDInput) (*edge.NoContentOutput, error) {
+func (s *API) backendRevokeInvitation(ctx context.Context, in *BackendInvitationIDInput) (*edge.NoContentOutput, error) {
 	req, err := s.trustedRequest(ctx, domain.ScopeOrganizationsWrite)
 	if err != nil {
 		return nil, err
@@ -183,7 +183,7 @@ func (s *Server) backendRevokeInvitation(ctx context.Context, in *BackendInvitat
 
 // addBackendMemberRoutes registers the member and invitation routes of the
 // trusted organization API.
-func (s *Server) addBackendMemberRoutes() {
+func (s *API) AddBackendMemberRoutes() {
 	type op = huma.Operation
 	const (
 		tag     = "Organization members"

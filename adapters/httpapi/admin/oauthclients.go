@@ -1,4 +1,4 @@
-package httpapi
+package admin
 
 import (
 	"context"
@@ -77,7 +77,7 @@ type RegisterOAuthClientInput struct {
 	}
 }
 
-func (s *Server) registerOAuthClient(ctx context.Context, in *RegisterOAuthClientInput) (*IssuedOAuthClientOutput, error) {
+func (s *API) registerOAuthClient(ctx context.Context, in *RegisterOAuthClientInput) (*IssuedOAuthClientOutput, error) {
 	req, err := s.KeyRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -98,7 +98,7 @@ type OAuthClientListOutput struct {
 	}
 }
 
-func (s *Server) listOAuthClients(ctx context.Context, _ *struct{}) (*OAuthClientListOutput, error) {
+func (s *API) listOAuthClients(ctx context.Context, _ *struct{}) (*OAuthClientListOutput, error) {
 	req, err := s.KeyRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -120,7 +120,7 @@ type OAuthClientIDInput struct {
 	ID string `path:"id" minLength:"1" maxLength:"64" doc:"The client_id."`
 }
 
-func (s *Server) getOAuthClient(ctx context.Context, in *OAuthClientIDInput) (*OAuthClientOutput, error) {
+func (s *API) getOAuthClient(ctx context.Context, in *OAuthClientIDInput) (*OAuthClientOutput, error) {
 	req, err := s.KeyRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -144,7 +144,7 @@ type UpdateOAuthClientInput struct {
 	}
 }
 
-func (s *Server) updateOAuthClient(ctx context.Context, in *UpdateOAuthClientInput) (*OAuthClientOutput, error) {
+func (s *API) updateOAuthClient(ctx context.Context, in *UpdateOAuthClientInput) (*OAuthClientOutput, error) {
 	req, err := s.KeyRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -158,7 +158,7 @@ func (s *Server) updateOAuthClient(ctx context.Context, in *UpdateOAuthClientInp
 	return &OAuthClientOutput{Body: oauthClientJSON(c)}, nil
 }
 
-func (s *Server) rotateOAuthClientSecret(ctx context.Context, in *OAuthClientIDInput) (*IssuedOAuthClientOutput, error) {
+func (s *API) rotateOAuthClientSecret(ctx context.Context, in *OAuthClientIDInput) (*IssuedOAuthClientOutput, error) {
 	req, err := s.KeyRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -170,7 +170,7 @@ func (s *Server) rotateOAuthClientSecret(ctx context.Context, in *OAuthClientIDI
 	return issuedOAuthClientOutput(http.StatusOK, c), nil
 }
 
-func (s *Server) deleteOAuthClient(ctx context.Context, in *OAuthClientIDInput) (*edge.NoContentOutput, error) {
+func (s *API) deleteOAuthClient(ctx context.Context, in *OAuthClientIDInput) (*edge.NoContentOutput, error) {
 	req, err := s.KeyRequest(ctx)
 	if err != nil {
 		return nil, err
@@ -182,7 +182,7 @@ func (s *Server) deleteOAuthClient(ctx context.Context, in *OAuthClientIDInput) 
 }
 
 // addOAuthClientRoutes registers the administrators' OAuth-client routes.
-func (s *Server) addOAuthClientRoutes() {
+func (s *API) AddOAuthClientRoutes() {
 	type op = huma.Operation
 	const tag = "OAuth clients"
 	adminOp := func(o op) op {

@@ -1,4 +1,4 @@
-package httpapi
+package backend
 
 import (
 	"context"
@@ -22,7 +22,7 @@ import (
 // The use case checks the scope again (it decides what its caller may do);
 // the edge checks it first so that a key without the scope is refused
 // before the handler reads the body, and without an audit entry.
-func (s *Server) trustedRequest(ctx context.Context, scope domain.Scope) (command.TrustedRequest, error) {
+func (s *API) trustedRequest(ctx context.Context, scope domain.Scope) (command.TrustedRequest, error) {
 	k, err := s.ServiceKey(ctx, scope)
 	if err != nil {
 		return command.TrustedRequest{}, err
@@ -43,6 +43,6 @@ func trustedOp(o huma.Operation, scope domain.Scope) huma.Operation {
 }
 
 // registerTrusted registers a trusted operation in the backend contract.
-func registerTrusted[I, O any](s *Server, scope domain.Scope, o huma.Operation, h func(context.Context, *I) (*O, error)) {
+func registerTrusted[I, O any](s *API, scope domain.Scope, o huma.Operation, h func(context.Context, *I) (*O, error)) {
 	register(s, edge.ContractBackend, trustedOp(o, scope), h)
 }

@@ -1,4 +1,4 @@
-package httpapi
+package oidc
 
 import (
 	"context"
@@ -69,7 +69,7 @@ type TokenOutput struct {
 	Body         TokenJSON
 }
 
-func (s *Server) oauthToken(ctx context.Context, _ *OAuthClientHeader) (*TokenOutput, error) {
+func (s *API) oauthToken(ctx context.Context, _ *OAuthClientHeader) (*TokenOutput, error) {
 	auth, form, err := clientForm(ctx)
 	if err != nil {
 		return nil, s.OAuthFailure(ctx, err, auth.HasBasic, false)
@@ -102,7 +102,7 @@ type UserInfoOutput struct {
 	Body         UserInfoJSON
 }
 
-func (s *Server) oauthUserInfo(ctx context.Context, in *UserInfoInput) (*UserInfoOutput, error) {
+func (s *API) oauthUserInfo(ctx context.Context, in *UserInfoInput) (*UserInfoOutput, error) {
 	token := ""
 	if h := in.Authorization; len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
 		token = strings.TrimSpace(h[7:])
@@ -133,7 +133,7 @@ type NoStoreOutput struct {
 	CacheControl string `header:"Cache-Control"`
 }
 
-func (s *Server) oauthRevoke(ctx context.Context, _ *OAuthClientHeader) (*NoStoreOutput, error) {
+func (s *API) oauthRevoke(ctx context.Context, _ *OAuthClientHeader) (*NoStoreOutput, error) {
 	auth, form, err := clientForm(ctx)
 	if err == nil {
 		err = s.App.Commands.OAuthProvider.Revoke(ctx, auth, form)
@@ -167,7 +167,7 @@ type IntrospectionOutput struct {
 	Body         IntrospectionJSON
 }
 
-func (s *Server) oauthIntrospect(ctx context.Context, _ *OAuthClientHeader) (*IntrospectionOutput, error) {
+func (s *API) oauthIntrospect(ctx context.Context, _ *OAuthClientHeader) (*IntrospectionOutput, error) {
 	auth, form, err := clientForm(ctx)
 	var res command.Introspection
 	if err == nil {

@@ -1,4 +1,4 @@
-package httpapi
+package pages
 
 import (
 	"bytes"
@@ -24,11 +24,11 @@ import (
 // as it is.
 const maxBufferedAnswer = 64 << 10
 
-// formRedirect answers HTML form posts to the framework with 303 See Other.
+// FormRedirect answers HTML form posts to the framework with 303 See Other.
 // It runs before the rate limit, so a throttled sign-in returns to its page
 // too; a post the origin check refuses is answered as usual (403 JSON),
 // never redirected.
-func (s *Server) formRedirect() gin.HandlerFunc {
+func (s *API) FormRedirect() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		fr, ok := edge.FormPost(c.Request)
 		if !ok || s.CheckOrigin(c.Request, edge.PolicyFrom(c.Request.Context())) != nil {
@@ -69,7 +69,7 @@ func (s *Server) formRedirect() gin.HandlerFunc {
 
 // formTarget is where the browser goes after a form post answered with
 // buf's status and body, or "" to send the answer unchanged.
-func (s *Server) formTarget(fr *edge.Form, form url.Values, buf *bufferedWriter) string {
+func (s *API) formTarget(fr *edge.Form, form url.Values, buf *bufferedWriter) string {
 	status, loc := buf.status, buf.Header().Get("Location")
 	switch {
 	case status >= 200 && status < 400 && loc != "":

@@ -1,4 +1,4 @@
-package httpapi
+package oidc
 
 import (
 	"context"
@@ -84,7 +84,7 @@ type ProtectedResourceOutput struct {
 
 // providerMetadata builds the one metadata document every discovery route
 // serves.
-func (s *Server) providerMetadata() ProviderMetadata {
+func (s *API) providerMetadata() ProviderMetadata {
 	issuer := s.Issuer()
 	clientAuth := []string{"client_secret_basic", "client_secret_post", "none"}
 	return ProviderMetadata{
@@ -113,7 +113,7 @@ func (s *Server) providerMetadata() ProviderMetadata {
 	}
 }
 
-func (s *Server) addDiscoveryRoutes() {
+func (s *API) AddDiscoveryRoutes() {
 	type op = huma.Operation
 	const tag = "Discovery"
 	metadata := s.providerMetadata() // fixed for the process's life

@@ -1,4 +1,4 @@
-package httpapi
+package oidc
 
 import (
 	"context"
@@ -20,7 +20,7 @@ const tagOAuth = "OAuth 2.1 / OpenID Connect"
 // token, userinfo, revocation, introspection and end-session. Token,
 // revocation, introspection and userinfo speak OAuth's own error format
 // (RFC 6749 §5.2, RFC 6750 §3), not the framework's.
-func (s *Server) addOAuthRoutes() {
+func (s *API) AddOAuthRoutes() {
 	type op = huma.Operation
 	fw := edge.ContractFramework
 	p := func(path string) string { return edge.FrameworkBase + "/oauth2" + path }
@@ -141,11 +141,11 @@ func found(status int, target string) *BrowserRedirect {
 	return &BrowserRedirect{Status: status, Location: target}
 }
 
-func (s *Server) oauthAuthorize(ctx context.Context, _ *AuthorizeInput) (*BrowserRedirect, error) {
+func (s *API) oauthAuthorize(ctx context.Context, _ *AuthorizeInput) (*BrowserRedirect, error) {
 	return s.authorize(ctx, edge.RequestInfoFrom(ctx).Request.URL.Query(), http.StatusFound)
 }
 
-func (s *Server) oauthAuthorizePost(ctx context.Context, _ *struct{}) (*BrowserRedirect, error) {
+func (s *API) oauthAuthorizePost(ctx context.Context, _ *struct{}) (*BrowserRedirect, error) {
 	form, err := readForm(edge.RequestInfoFrom(ctx).Request)
 	if err != nil {
 		return oauthPage(err), nil
@@ -154,7 +154,7 @@ func (s *Server) oauthAuthorizePost(ctx context.Context, _ *struct{}) (*BrowserR
 }
 
 // authorize runs an authorization request for whoever is signed in.
-func (s *Server) authorize(ctx context.Context, params url.Values, status int) (*BrowserRedirect, error) {
+func (s *API) authorize(ctx context.Context, params url.Values, status int) (*BrowserRedirect, error) {
 	p, err := s.optionalPrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -172,7 +172,7 @@ func (s *Server) authorize(ctx context.Context, params url.Values, status int) (
 // optionalPrincipal is the signed-in session, or nil when there is none. Any
 // other failure (the database is down) is returned: treating it as "nobody
 // is signed in" would answer login_required for a signed-in user.
-func (s *Server) optionalPrincipal(ctx context.Context) (*command.Principal, error) {
+func (s *API) optionalPrincipal(ctx context.Context) (*command.Principal, error) {
 	p, err := s.Principal(ctx)
 	if edge.IsUnauthenticated(err) {
 		return nil, nil
@@ -207,7 +207,7 @@ func redirectJSON(target string) *RedirectJSONOutput {
 	return out
 }
 
-func (s *Server) oauthConsent(ctx context.Context, in *ConsentInput) (*RedirectJSONOutput, error) {
+func (s *API) oauthConsent(ctx context.Context, in *ConsentInput) (*RedirectJSONOutput, error) {
 	p, err := s.Principal(ctx)
 	if err != nil {
 		return nil, err
@@ -241,7 +241,7 @@ type EndSessionPostInput struct {
 	}
 }
 
-func (s *Server) oauthEndSession(ctx context.Context, _ *EndSessionInput) (*BrowserRedirect, error) {
+func (s *API) oauthEndSession(ctx context.Context, _ *EndSessionInput) (*BrowserRedirect, error) {
 	p, err := s.optionalPrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -260,7 +260,7 @@ func (s *Server) oauthEndSession(ctx context.Context, _ *EndSessionInput) (*Brow
 	return out, nil
 }
 
-func (s *Server) oauthEndSessionPost(ctx context.Context, in *EndSessionPostInput) (*RedirectJSONOutput, error) {
+func (s *API) oauthEndSessionPost(ctx context.Context, in *EndSessionPostInput) (*RedirectJSONOutput, error) {
 	b, params := in.Body, url.Values{}
 	for k, v := range map[string]string{"id_token_hint": b.IDTokenHint, "client_id": b.ClientID, "post_logout_redirect_uri": b.PostLogoutRedirectURI,
 		"state": b.State, "logout_hint": b.LogoutHint, "ui_locales": b.UILocales} {

@@ -1,0 +1,36 @@
+package admin
+
+import (
+	"context"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+	"github.com/gatehouse/gatehouse/domain"
+)
+
+// API holds the admin routes' handlers, on the edge's shared pieces.
+type API struct {
+	*edge.Kit
+	auditCode AuditCode
+}
+
+// AuditCode is the code the audit log publishes for an entry recorded with
+// code by an actor of type actor. The log stores neutral codes; each entry
+// reads in the vocabulary of the contract its actor called (routes.go
+// composes it from the trusted API's and the framework's).
+type AuditCode func(actor domain.ActorType, code string) string
+
+// New returns the admin routes on k; routes.go registers each group.
+func New(k *edge.Kit, auditCode AuditCode) *API {
+	if auditCode == nil {
+		panic("admin: nil dependency")
+	}
+	return &API{Kit: k, auditCode: auditCode}
+}
+
+// register routes op in contract c, answering in the problem vocabulary
+// the admin routes share with the trusted API (edge.ProblemWords).
+func register[I, O any](s *API, c edge.Contract, op huma.Operation, h func(context.Context, *I) (*O, error), alsoIn ...edge.Contract) {
+	edge.Register(s.Kit, c, edge.WithWords(op, edge.ProblemWords), h, alsoIn...)
+}

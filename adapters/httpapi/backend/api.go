@@ -1,0 +1,20 @@
+package backend
+
+import (
+	"context"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+)
+
+// API holds the backend routes' handlers, on the edge's shared pieces.
+type API struct{ *edge.Kit }
+
+// New returns the backend routes on k; routes.go registers each group.
+func New(k *edge.Kit) *API { return &API{k} }
+
+// register routes op in contract c, answering in this package's vocabulary.
+func register[I, O any](s *API, c edge.Contract, op huma.Operation, h func(context.Context, *I) (*O, error), alsoIn ...edge.Contract) {
+	edge.Register(s.Kit, c, edge.WithWords(op, backendWords), h, alsoIn...)
+}

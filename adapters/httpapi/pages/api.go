@@ -1,0 +1,19 @@
+package pages
+
+import "github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+
+// API holds the hosted pages' handlers, on the edge's shared pieces.
+type API struct {
+	*edge.Kit
+	errorCode func(error) string
+}
+
+// New returns the hosted pages on k. errorCode names an error in the
+// framework's vocabulary, the codes the pages' messages are keyed by (the
+// forms post to the framework's routes).
+func New(k *edge.Kit, errorCode func(error) string) *API {
+	if errorCode == nil {
+		panic("pages: nil dependency")
+	}
+	return &API{Kit: k, errorCode: errorCode}
+}

@@ -21,7 +21,7 @@ import (
 var files embed.FS
 
 // Path is the explorer's page.
-const Path = "/api/docs"
+const Path = edge.ExplorerPath
 
 const assetsPath = Path + "/assets/"
 

@@ -6,7 +6,6 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
-	"github.com/gatehouse/gatehouse/adapters/httpapi/explorer"
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/application/command"
 	"github.com/gatehouse/gatehouse/domain"
@@ -160,7 +159,7 @@ func (s *API) AddDiscoveryRoutes() {
 				scopes[i] = string(sc)
 			}
 			return &ProtectedResourceOutput{DiscoveryHeaders: discoveryHeaders(), Body: ProtectedResourceMetadata{
-				Resource: s.Config.BaseURL, ResourceName: "Gatehouse trusted API", ResourceDocumentation: s.Config.BaseURL + explorer.Path,
+				Resource: s.Config.BaseURL, ResourceName: "Gatehouse trusted API", ResourceDocumentation: s.Config.BaseURL + edge.ExplorerPath,
 				BearerMethodsSupported: []string{"header"}, ScopesSupported: scopes,
 			}}, nil
 		})

@@ -12,6 +12,10 @@ const (
 	AdminBase     = "/api/admin"
 )
 
+// ExplorerPath is where the explorer (explorer/) serves its page; the
+// trusted API's protected-resource metadata (oidc/) names it.
+const ExplorerPath = "/api/docs"
+
 // Unmatched is the policy of a request on a path no route serves: under
 // /api/auth Better Auth's (its unknown routes answer an empty 404, its
 // preflights follow its CORS rule, and its state-changing requests are

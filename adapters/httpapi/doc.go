@@ -5,11 +5,16 @@
 // validated. Handlers are thin: they build a command, call the application,
 // and map the result; errors go back as values and one hook renders them.
 //
-// routes.go is the index: every group of routes is called from addRoutes and
-// from nowhere else. Each route declares its policy where it is registered
-// (internal/edge.Policy: error shape, rate rule, CORS, security, form page),
-// through register and withPolicy for operations and handle for plain gin
-// routes; NewServer panics when a route has none. The middleware reads the
-// matched route's policy, never its path; only requests that match no route
-// fall back on the path prefix (edge.Unmatched).
+// The edge is split by contract. server.go builds the engine and its
+// middleware from internal/edge (the pieces every contract shares:
+// registration, each route's policy, cookies, origins, the principal, the
+// renderers and the one status mapping); routes.go is the index, calling
+// every group of every contract package (framework/, oidc/, admin/,
+// backend/, pages/, explorer/) and nothing else registers a route. Each
+// route declares its policy where it is registered (internal/edge.Policy:
+// error shape and vocabulary, rate rule, CORS, security, form page);
+// NewServer panics when a route has none. The middleware reads the matched
+// route's policy, never its path; only requests that match no route fall
+// back on the path prefix (edge.Unmatched). Contract packages never import
+// each other (make archcheck).
 package httpapi

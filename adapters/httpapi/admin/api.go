@@ -1,3 +1,10 @@
+// Package admin serves the administration API under /api/admin (a platform
+// administrator's session): service keys, the audit log, OAuth clients,
+// signing keys and the admin-only domain update, plus the calling service
+// key's own description. It answers in the problem vocabulary it shares
+// with the trusted API (edge.ProblemWords). The audit log publishes each
+// entry in the vocabulary of the contract its actor called, composed in
+// routes.go (AuditCode).
 package admin
 
 import (

@@ -1,3 +1,10 @@
+// Package backend serves the trusted API (/api/users, /api/organizations,
+// /api/domains): a consumer's backend calls it server to server with a
+// service key. Each operation is registered with registerTrusted, which
+// names its scope, documents the key schemes and answers in codes.go's
+// vocabulary (the trusted API's area.reason codes, over edge.ProblemWords).
+// The shared use cases decide what a service key may do; trustedRequest
+// refuses a key without the route's scope first, before the body is read.
 package backend
 
 import (

@@ -1,3 +1,10 @@
+// Package oidc serves the OpenID provider (Better Auth's oidc-provider
+// plugin's wire: authorize, token, userinfo, revocation, introspection,
+// end-session, consents) and discovery at the root and under /api/auth,
+// with one issuer everywhere (edge.Kit.Issuer). Its endpoints answer in the
+// framework's vocabulary, handed in by routes.go; the OAuth endpoints that
+// clients call with their own credentials declare edge.OAuthEndpoint, so
+// their errors take RFC 6749's shape.
 package oidc
 
 import (

@@ -1,3 +1,8 @@
+// Package pages serves the hosted pages (sign-in, sign-up, password reset,
+// consent, sign-out, the account and home pages) and turns their HTML form
+// posts to the framework's routes into redirects (FormRedirect). The forms
+// are declared on the routes they post to (edge.SignInForm, …); the pages
+// show errors by the framework's codes, handed in by routes.go.
 package pages
 
 import "github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"

@@ -10,7 +10,7 @@ import (
 // This file is the trusted API's one vocabulary map (the backend contract's
 // users, organizations and domains): where the trusted API answers a
 // neutral condition with another code, message, field or status than the
-// problem contracts' (problemWords), it says so here. The shared use cases
+// problem contracts' (edge.ProblemWords), it says so here. The shared use cases
 // raise the same neutral conditions for a session and for a service key;
 // the trusted API has published its own area.reason codes from the start.
 

@@ -14,17 +14,17 @@ import (
 // raise the same neutral conditions for a session and for a service key;
 // the trusted API has published its own area.reason codes from the start.
 
-// backendWord is the trusted API's answer to one neutral code. Fields, when
+// trustedWord is the trusted API's answer to one neutral code. Fields, when
 // not nil, replace the condition's.
-type backendWord struct {
+type trustedWord struct {
 	Status  int
 	Code    string
 	Message string
 	Fields  []domain.FieldViolation
 }
 
-// backendCodes maps neutral codes to the trusted API's answers.
-var backendCodes = map[string]backendWord{
+// trustedCodes maps neutral codes to the trusted API's answers.
+var trustedCodes = map[string]trustedWord{
 	// Users (the admin plugin's use cases, called with a service key).
 	"admin.user_not_found": {Status: http.StatusNotFound, Code: "user.not_found", Message: "User not found"},
 	"user.not_found":       {Status: http.StatusNotFound, Code: "user.not_found", Message: "User not found"},
@@ -60,9 +60,9 @@ var backendCodes = map[string]backendWord{
 }
 
 var (
-	slugTaken = backendWord{Status: http.StatusConflict, Code: "organization.slug_taken", Message: "Another organization has this slug",
+	slugTaken = trustedWord{Status: http.StatusConflict, Code: "organization.slug_taken", Message: "Another organization has this slug",
 		Fields: []domain.FieldViolation{{Field: "slug", Message: "is taken by another organization"}}}
-	alreadyMember = backendWord{Status: http.StatusConflict, Code: "organization.already_member", Message: "The user is already a member of the organization"}
+	alreadyMember = trustedWord{Status: http.StatusConflict, Code: "organization.already_member", Message: "The user is already a member of the organization"}
 )
 
 // backendFields renames the fields the shared use cases name after the
@@ -74,10 +74,10 @@ var backendFields = map[string]string{
 }
 
 // backendWords is the trusted API's vocabulary: a neutral code's entry in
-// backendCodes, else the problem contracts' (problemWords), with the
+// trustedCodes, else the problem contracts' (edge.ProblemWords), with the
 // trusted API's field names.
 var backendWords = edge.WordsFunc(func(c edge.Condition) edge.Condition {
-	if w, ok := backendCodes[c.Code]; ok {
+	if w, ok := trustedCodes[c.Code]; ok {
 		c.Status, c.Code, c.Message = w.Status, w.Code, w.Message
 		if w.Fields != nil {
 			c.Fields = w.Fields
@@ -105,7 +105,7 @@ var backendWords = edge.WordsFunc(func(c edge.Condition) edge.Condition {
 // new read alike). It reports false for the conditions the trusted API has
 // no word of its own for, and for entries of other actors.
 func AuditCode(actor domain.ActorType, code string) (string, bool) {
-	if w, ok := backendCodes[code]; ok && actor == domain.ActorServiceKey {
+	if w, ok := trustedCodes[code]; ok && actor == domain.ActorServiceKey {
 		return w.Code, true
 	}
 	return "", false

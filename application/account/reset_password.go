@@ -162,7 +162,7 @@ func (h *ResetPasswordHandler) checkContext(ctx context.Context, v *domain.Verif
 	return refusal
 }
 
-// setPasswordToken records a reset link for u without mailing it and
+// SetPasswordToken records a reset link for u without mailing it and
 // returns its token: the command line prints it for an administrator who
 // has no password yet.
 func (h *ResetPasswordHandler) SetPasswordToken(ctx context.Context, u *domain.User) (string, error) {

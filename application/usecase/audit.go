@@ -25,20 +25,20 @@ func UserActor(u domain.UserID, requestID, ip string) Actor {
 // CLIActor is the command line on the server.
 var CLIActor = Actor{Type: domain.ActorCLI, ID: "cli"}
 
-// auditor appends to the audit log.
+// Auditor appends to the audit log.
 type Auditor struct {
 	log   ports.AuditLog
 	ids   ports.IDGenerator
 	clock ports.Clock
 }
 
-// target names what an action was done to.
+// Target names what an action was done to.
 type Target struct {
 	Type string
 	ID   string
 }
 
-// record appends the outcome of action by actor on t, which ended with err,
+// Record appends the outcome of action by actor on t, which ended with err,
 // and returns err. If the entry cannot be written the action's own error
 // still wins; when the action succeeded, the failure to record it is
 // returned, so nothing administrative succeeds silently unaudited.
@@ -90,7 +90,7 @@ func (r TrustedRequest) Actor() Actor {
 	return Actor{Type: domain.ActorServiceKey, ID: string(r.Key.ID()), RequestID: r.RequestID, IPAddress: r.IPAddress}
 }
 
-// need refuses a key without scope ("" names an operation no key may
+// Need refuses a key without scope ("" names an operation no key may
 // perform).
 func (r TrustedRequest) Need(scope domain.Scope) error {
 	if r.Key == nil || scope == "" || !r.Key.HasScope(scope) {
@@ -99,7 +99,7 @@ func (r TrustedRequest) Need(scope domain.Scope) error {
 	return nil
 }
 
-// actionOf names an audited action as the caller's log has always named it:
+// ActionOf names an audited action as the caller's log has always named it:
 // the admin plugin's name for a signed-in user, the trusted API's for a
 // service key.
 func ActionOf(req Caller, user, key string) string {
@@ -109,7 +109,7 @@ func ActionOf(req Caller, user, key string) string {
 	return user
 }
 
-// isSelf reports whether req is the signed-in user id.
+// IsSelf reports whether req is the signed-in user id.
 func IsSelf(req Caller, id domain.UserID) bool {
 	r, ok := req.(AdminRequest)
 	return ok && r.Principal.User != nil && r.Principal.User.ID() == id

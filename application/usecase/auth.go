@@ -43,7 +43,7 @@ type Principal struct {
 	User    *domain.User
 }
 
-// sessionIssuer starts sessions. Several use cases sign people in.
+// SessionIssuer starts sessions. Several use cases sign people in.
 type SessionIssuer struct {
 	sessions ports.SessionRepository
 	Tokens   ports.TokenGenerator
@@ -58,7 +58,7 @@ type Client struct {
 	UserAgent string
 }
 
-// start creates a session for userID and returns its bearer token, which
+// Start creates a session for userID and returns its bearer token, which
 // exists only in the answer: storage keeps its hash.
 func (si SessionIssuer) Start(ctx context.Context, userID domain.UserID, rememberMe bool, c Client) (*domain.Session, string, error) {
 	token := si.Tokens.NewToken()
@@ -70,7 +70,7 @@ func (si SessionIssuer) Start(ctx context.Context, userID domain.UserID, remembe
 	return s, token, nil
 }
 
-// linkSender mails one-time links.
+// LinkSender mails one-time links.
 type LinkSender struct {
 	Verifications ports.VerificationRepository
 	mailer        ports.Mailer
@@ -80,7 +80,7 @@ type LinkSender struct {
 	settings      AuthSettings
 }
 
-// send records a one-time link for u (sent to email) and mails it. The link
+// Send records a one-time link for u (sent to email) and mails it. The link
 // is built by link from the token, which is mailed once and never stored.
 func (ls LinkSender) Send(ctx context.Context, kind domain.MailKind, purpose domain.VerificationPurpose, u *domain.User, email domain.Email, link func(token string) string) error {
 	return ls.SendVia(ctx, ls.mailer, kind, purpose, u, email, link)
@@ -91,7 +91,7 @@ type mailSender interface {
 	Send(ctx context.Context, m domain.Mail) error
 }
 
-// sendVia is send through out, such as a reserved ports.MailSlot.
+// SendVia is send through out, such as a reserved ports.MailSlot.
 func (ls LinkSender) SendVia(ctx context.Context, out mailSender, kind domain.MailKind, purpose domain.VerificationPurpose, u *domain.User, email domain.Email, link func(token string) string) error {
 	token, err := ls.Create(ctx, purpose, u, email)
 	if err != nil {
@@ -100,7 +100,7 @@ func (ls LinkSender) SendVia(ctx context.Context, out mailSender, kind domain.Ma
 	return out.Send(ctx, domain.Mail{Kind: kind, To: email, Name: u.Name(), Link: link(token), ExpiresIn: ls.settings.LinkTTL})
 }
 
-// create records a one-time link for u and returns its token.
+// Create records a one-time link for u and returns its token.
 func (ls LinkSender) Create(ctx context.Context, purpose domain.VerificationPurpose, u *domain.User, email domain.Email) (string, error) {
 	token := ls.tokens.NewToken()
 	v := domain.NewVerification(ls.ids.NewID(), purpose, domain.HashToken(token), u.ID(), email, ls.settings.LinkTTL, ls.Clock.Now())
@@ -110,7 +110,7 @@ func (ls LinkSender) Create(ctx context.Context, purpose domain.VerificationPurp
 	return token, nil
 }
 
-// frameworkURL returns the absolute URL of a framework route with query values.
+// FrameworkURL returns the absolute URL of a framework route with query values.
 func (s AuthSettings) FrameworkURL(path string, q url.Values) string {
 	u := strings.TrimRight(s.BaseURL, "/") + "/api/auth" + path
 	if enc := q.Encode(); enc != "" {
@@ -119,7 +119,7 @@ func (s AuthSettings) FrameworkURL(path string, q url.Values) string {
 	return u
 }
 
-// verifyEmailLink is the link that verifies an address (or an address change).
+// VerifyEmailLink is the link that verifies an address (or an address change).
 func (s AuthSettings) VerifyEmailLink(token, callbackURL string) string {
 	q := url.Values{"token": {token}}
 	if callbackURL != "" {
@@ -128,7 +128,7 @@ func (s AuthSettings) VerifyEmailLink(token, callbackURL string) string {
 	return s.FrameworkURL("/verify-email", q)
 }
 
-// passwordContext lists what a user's password may not be: their address,
+// PasswordContext lists what a user's password may not be: their address,
 // its local part, their name and the product's name.
 func (s AuthSettings) PasswordContext(email domain.Email, name string) []string {
 	local, _, _ := strings.Cut(string(email), "@")
@@ -143,7 +143,7 @@ func MustHave(deps ...any) {
 	}
 }
 
-// passwordCheck verifies passwords against stored credentials and counts
+// PasswordCheck verifies passwords against stored credentials and counts
 // wrong ones towards the account lockout. Sign-in, change-password and
 // delete-user all prove the user's password through it.
 type PasswordCheck struct {
@@ -153,7 +153,7 @@ type PasswordCheck struct {
 	lockout     domain.LockoutPolicy
 }
 
-// verify reports whether password is cred's. A missing or locked credential
+// Verify reports whether password is cred's. A missing or locked credential
 // costs one dummy hash and fails, so it looks like a wrong password from
 // outside. rehash says the stored hash should be replaced.
 func (pc PasswordCheck) Verify(ctx context.Context, cred *domain.Credential, password string) (ok, rehash bool, err error) {

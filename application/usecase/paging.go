@@ -13,7 +13,7 @@ var (
 // MaxPageLimit is the largest page a trusted listing returns.
 const MaxPageLimit = 100
 
-// pageRequest checks a listing's limit (1 to MaxPageLimit) and decodes its
+// PageRequest checks a listing's limit (1 to MaxPageLimit) and decodes its
 // cursor: nil for "" (the first page).
 func PageRequest(limit int, cursor string) (*domain.Position, error) {
 	if limit < 1 || limit > MaxPageLimit {
@@ -29,7 +29,7 @@ func PageRequest(limit int, cursor string) (*domain.Position, error) {
 	return &p, nil
 }
 
-// nextCursor encodes the position of the next page, "" on the last page.
+// NextCursor encodes the position of the next page, "" on the last page.
 func NextCursor(p *domain.Position) string {
 	if p == nil {
 		return ""

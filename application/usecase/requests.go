@@ -14,7 +14,7 @@ type AdminSettings struct {
 	ImpersonationTTL time.Duration
 }
 
-// permission is one access-control check: the permission a signed-in user
+// Permission is one access-control check: the permission a signed-in user
 // needs, with the code refusing it, and the scope a service key needs for
 // the same operation ("" for one no key may perform).
 type Permission struct {
@@ -41,7 +41,7 @@ func (r AdminRequest) Actor() Actor {
 	return UserActor(r.Principal.User.ID(), r.RequestID, r.IPAddress)
 }
 
-// errBannedUser refuses a banned user, at sign-in and in administration.
+// ErrBannedUser refuses a banned user, at sign-in and in administration.
 var ErrBannedUser = domain.NewError(domain.KindForbidden, "user.banned", "You have been banned from this application. Please contact support if you believe this is an error.")
 
 func Forbidden(code, message string) error {

@@ -1,3 +1,8 @@
+// Package usecasetest is the world the use-case packages' black-box tests
+// run in: every use case on one in-memory store, a settable clock, an
+// outbox for mail, and helpers that sign users up and check errors. It lives
+// outside application because it builds the memory adapters, which
+// application may not import (make archcheck, rule 1); only tests import it.
 package usecasetest
 
 import (
@@ -70,7 +75,7 @@ type noBlocklist struct{}
 
 func (noBlocklist) Contains(string) bool { return false }
 
-// world is every use case on one in-memory store with a fake clock.
+// World is every use case on one in-memory store with a fake clock.
 type World struct {
 	DB       *memory.DB
 	Clock    *fakeClock
@@ -85,7 +90,7 @@ type World struct {
 	jobs     *jobs.Queue
 }
 
-// settle waits until the jobs queued so far have run: they run in order,
+// Settle waits until the jobs queued so far have run: they run in order,
 // so a job queued now runs after them.
 func (w *World) Settle(t *testing.T) {
 	t.Helper()
@@ -138,7 +143,7 @@ func MustCode(t *testing.T, err error, code string) {
 	}
 }
 
-// adminWorld adds organizations, administration and service keys to world.
+// AdminWorld adds organizations, administration and service keys to world.
 type AdminWorld struct {
 	*World
 	Orgs   *organization.Organizations
@@ -164,14 +169,14 @@ func NewAdminWorld(t *testing.T) *AdminWorld {
 	return w
 }
 
-// signedIn signs a new, verified user up and returns their principal.
+// SignedIn signs a new, verified user up and returns their principal.
 func (w *AdminWorld) SignedIn(t *testing.T, email string) usecase.Principal {
 	t.Helper()
 	p, _ := w.SignedInWithToken(t, email)
 	return p
 }
 
-// signedInWithToken is signedIn that also returns the session's bearer token.
+// SignedInWithToken is signedIn that also returns the session's bearer token.
 func (w *AdminWorld) SignedInWithToken(t *testing.T, email string) (usecase.Principal, string) {
 	t.Helper()
 	w.MustSignUp(t, email)
@@ -198,14 +203,14 @@ func (w *AdminWorld) Entries(t *testing.T, action string) []domain.AuditEntry {
 	return es
 }
 
-// keyReq is a request of the service key "key-1" holding scopes.
+// KeyReq is a request of the service key "key-1" holding scopes.
 func KeyReq(scopes ...domain.Scope) usecase.TrustedRequest {
 	k := domain.RehydrateServiceKey("key-1", "backend", scopes, "abcd", "cli",
 		time.Time{}, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), time.Time{}, time.Time{})
 	return usecase.TrustedRequest{Key: k, RequestID: "req-1", IPAddress: "203.0.113.9"}
 }
 
-// mustField fails unless err has code and names field.
+// MustField fails unless err has code and names field.
 func MustField(t *testing.T, err error, code, field string) {
 	t.Helper()
 	MustCode(t, err, code)
@@ -219,7 +224,7 @@ func MustField(t *testing.T, err error, code, field string) {
 	t.Fatalf("err %v names %v, want %s", err, de.Fields, field)
 }
 
-// mustFail fails unless err has code and kind.
+// MustFail fails unless err has code and kind.
 func MustFail(t *testing.T, err error, kind domain.Kind, code string) {
 	t.Helper()
 	MustCode(t, err, code)

@@ -1,8 +1,14 @@
 package application
 
 import (
-	"github.com/gatehouse/gatehouse/application/command"
+	"github.com/gatehouse/gatehouse/application/account"
+	"github.com/gatehouse/gatehouse/application/admin"
+	"github.com/gatehouse/gatehouse/application/hostdomain"
+	"github.com/gatehouse/gatehouse/application/oidc"
+	"github.com/gatehouse/gatehouse/application/organization"
 	"github.com/gatehouse/gatehouse/application/query"
+	"github.com/gatehouse/gatehouse/application/servicekey"
+	"github.com/gatehouse/gatehouse/application/usecase"
 )
 
 // Application is every use case, grouped as commands and queries.
@@ -11,36 +17,36 @@ type Application struct {
 	Queries  Queries
 	// Settings are the framework's rules, which the edge also needs (cookie
 	// lifetimes, the base URL).
-	Settings command.AuthSettings
+	Settings usecase.AuthSettings
 }
 
 // Commands are the use cases that change state.
 type Commands struct {
-	SignUp         *command.SignUpHandler
-	SignIn         *command.SignInHandler
-	SignOut        *command.SignOutHandler
-	Authenticate   *command.AuthenticateHandler
-	RevokeSessions *command.RevokeSessionsHandler
-	UpdateUser     *command.UpdateUserHandler
-	ChangePassword *command.ChangePasswordHandler
-	ChangeEmail    *command.ChangeEmailHandler
-	DeleteUser     *command.DeleteUserHandler
-	ResetPassword  *command.ResetPasswordHandler
-	VerifyEmail    *command.VerifyEmailHandler
-	Throttle       *command.ThrottleHandler
-	PurgeExpired   *command.PurgeExpiredHandler
-	Organizations  *command.Organizations
-	Administration *command.Administration
-	ServiceKeys    *command.ServiceKeys
+	SignUp         *account.SignUpHandler
+	SignIn         *account.SignInHandler
+	SignOut        *account.SignOutHandler
+	Authenticate   *account.AuthenticateHandler
+	RevokeSessions *account.RevokeSessionsHandler
+	UpdateUser     *account.UpdateUserHandler
+	ChangePassword *account.ChangePasswordHandler
+	ChangeEmail    *account.ChangeEmailHandler
+	DeleteUser     *account.DeleteUserHandler
+	ResetPassword  *account.ResetPasswordHandler
+	VerifyEmail    *account.VerifyEmailHandler
+	Throttle       *account.ThrottleHandler
+	PurgeExpired   *account.PurgeExpiredHandler
+	Organizations  *organization.Organizations
+	Administration *admin.Administration
+	ServiceKeys    *servicekey.ServiceKeys
 	// Domains is the trusted API's domains, their administration and the
 	// DNS verifier.
-	Domains *command.Domains
+	Domains *hostdomain.Domains
 	// SigningKeys signs and verifies tokens and publishes the key set.
-	SigningKeys *command.SigningKeys
+	SigningKeys *oidc.SigningKeys
 	// OAuthClients is the administrators' registry of OAuth clients.
-	OAuthClients *command.OAuthClients
+	OAuthClients *oidc.OAuthClients
 	// OAuthProvider is the OpenID Connect provider.
-	OAuthProvider *command.OAuthProvider
+	OAuthProvider *oidc.OAuthProvider
 }
 
 // Queries are the use cases that only read.

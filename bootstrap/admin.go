@@ -6,7 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gatehouse/gatehouse/application/command"
+	"github.com/gatehouse/gatehouse/application/organization"
+	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
@@ -80,8 +81,8 @@ func (o *OrganizationConfig) load(r *reader, baseURL string) {
 }
 
 // adminSettings turns the configuration into the rules of administration.
-func adminSettings(c Config) command.AdminSettings {
-	return command.AdminSettings{Admins: platformAdmins(c), ImpersonationTTL: c.Admin.ImpersonationTTL}
+func adminSettings(c Config) usecase.AdminSettings {
+	return usecase.AdminSettings{Admins: platformAdmins(c), ImpersonationTTL: c.Admin.ImpersonationTTL}
 }
 
 // platformAdmins are the administrators named by the configuration.
@@ -97,9 +98,9 @@ func platformAdmins(c Config) domain.PlatformAdmins {
 }
 
 // organizationSettings turns the configuration into the rules of organizations.
-func organizationSettings(c Config) command.OrganizationSettings {
+func organizationSettings(c Config) organization.OrganizationSettings {
 	o := c.Organizations
-	return command.OrganizationSettings{
+	return organization.OrganizationSettings{
 		InvitationTTL: o.InvitationTTL, InvitationLimit: o.InvitationLimit, MembershipLimit: o.MembershipLimit,
 		OrganizationLimit: o.OrganizationLimit, InvitationURL: o.InvitationURL,
 	}

@@ -10,7 +10,10 @@ import (
 	"github.com/gatehouse/gatehouse/adapters/gormstore"
 	"github.com/gatehouse/gatehouse/adapters/httpapi"
 	"github.com/gatehouse/gatehouse/application"
-	"github.com/gatehouse/gatehouse/application/command"
+	"github.com/gatehouse/gatehouse/application/admin"
+	"github.com/gatehouse/gatehouse/application/oidc"
+	"github.com/gatehouse/gatehouse/application/servicekey"
+	"github.com/gatehouse/gatehouse/application/usecase"
 )
 
 // Version is the build's version, set with -ldflags "-X …bootstrap.Version=v1.2.3".
@@ -97,18 +100,18 @@ func (a *App) RefreshSigningKeysEvery(ctx context.Context, interval time.Duratio
 
 // BootstrapAdmin creates or promotes a platform administrator from the
 // command line (audited as the CLI).
-func (a *App) BootstrapAdmin(ctx context.Context, cmd command.BootstrapAdmin) (*command.BootstrapAdminResult, error) {
+func (a *App) BootstrapAdmin(ctx context.Context, cmd admin.BootstrapAdmin) (*admin.BootstrapAdminResult, error) {
 	return a.app.Commands.Administration.BootstrapAdmin(ctx, cmd, a.app.Commands.ResetPassword)
 }
 
 // CreateServiceKey issues a service key from the command line (audited as the CLI).
-func (a *App) CreateServiceKey(ctx context.Context, cmd command.CreateServiceKey) (*command.IssuedKey, error) {
-	return a.app.Commands.ServiceKeys.Create(ctx, command.KeyRequest{Actor: command.CLIActor}, cmd)
+func (a *App) CreateServiceKey(ctx context.Context, cmd servicekey.CreateServiceKey) (*servicekey.IssuedKey, error) {
+	return a.app.Commands.ServiceKeys.Create(ctx, usecase.KeyRequest{Actor: usecase.CLIActor}, cmd)
 }
 
 // RegisterOAuthClient registers an OAuth client as the command line, as
 // POST /api/admin/oauth-clients does for an administrator; the load run and
 // the benchmarks use it.
-func (a *App) RegisterOAuthClient(ctx context.Context, cmd command.RegisterOAuthClient) (command.IssuedOAuthClient, error) {
-	return a.app.Commands.OAuthClients.Register(ctx, command.KeyRequest{Actor: command.CLIActor}, cmd)
+func (a *App) RegisterOAuthClient(ctx context.Context, cmd oidc.RegisterOAuthClient) (oidc.IssuedOAuthClient, error) {
+	return a.app.Commands.OAuthClients.Register(ctx, usecase.KeyRequest{Actor: usecase.CLIActor}, cmd)
 }

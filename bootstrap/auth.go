@@ -6,7 +6,8 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse/adapters/jobs"
-	"github.com/gatehouse/gatehouse/application/command"
+	"github.com/gatehouse/gatehouse/application/account"
+	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
 )
@@ -53,9 +54,9 @@ func (a *AuthConfig) load(r *reader) {
 }
 
 // authSettings turns the configuration into the framework's rules.
-func authSettings(c Config) command.AuthSettings {
+func authSettings(c Config) usecase.AuthSettings {
 	a := c.Auth
-	return command.AuthSettings{
+	return usecase.AuthSettings{
 		BaseURL:     c.HTTP.BaseURL,
 		ProductName: ProductName,
 		Sessions: domain.SessionPolicy{
@@ -86,13 +87,13 @@ func newJobs(logger *slog.Logger, _ ports.Mailer, _ ports.UserRepository) (ports
 	}
 }
 
-// signInHandler is command.NewSignInHandler with a cleanup that lets the
+// signInHandler is account.NewSignInHandler with a cleanup that lets the
 // failed attempts still being written (sign-in writes them after the
 // answer) reach the stores before they close.
 func signInHandler(users ports.UserRepository, credentials ports.CredentialRepository, sessions ports.SessionRepository,
 	verifications ports.VerificationRepository, hasher ports.PasswordHasher, mailer ports.Mailer, tokens ports.TokenGenerator,
-	ids ports.IDGenerator, clock ports.Clock, settings command.AuthSettings, logger *slog.Logger) (*command.SignInHandler, func()) {
-	h := command.NewSignInHandler(users, credentials, sessions, verifications, hasher, mailer, tokens, ids, clock, settings, logger)
+	ids ports.IDGenerator, clock ports.Clock, settings usecase.AuthSettings, logger *slog.Logger) (*account.SignInHandler, func()) {
+	h := account.NewSignInHandler(users, credentials, sessions, verifications, hasher, mailer, tokens, ids, clock, settings, logger)
 	return h, func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse/adapters/dnsresolver"
-	"github.com/gatehouse/gatehouse/application/command"
+	"github.com/gatehouse/gatehouse/application/hostdomain"
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
 )
@@ -60,9 +60,9 @@ func (d *DomainConfig) load(r *reader) {
 }
 
 // domainSettings turns the configuration into the rules of domain verification.
-func domainSettings(c Config) command.DomainSettings {
+func domainSettings(c Config) hostdomain.DomainSettings {
 	d := c.Domains
-	return command.DomainSettings{
+	return hostdomain.DomainSettings{
 		CNAMETarget: d.CNAMETarget,
 		Policy: domain.VerificationPolicy{Window: d.Window, Grace: d.Grace,
 			Interval: d.CheckInterval, MaxInterval: d.CheckMaxInterval, Recheck: d.RecheckInterval},
@@ -111,7 +111,7 @@ func (a *App) VerifyDomainsEvery(ctx context.Context, interval time.Duration, lo
 	runJob(ctx, a.domainJob(interval, logger), logger)
 }
 
-func logChecks(logger *slog.Logger, report command.CheckReport) {
+func logChecks(logger *slog.Logger, report hostdomain.CheckReport) {
 	for _, c := range report.Checks {
 		attrs := []any{slog.String("domain_id", string(c.ID)), slog.String("hostname", c.Hostname), slog.String("status", string(c.To))}
 		switch {

@@ -12,7 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gatehouse/gatehouse/application/command"
+	"github.com/gatehouse/gatehouse/application/servicekey"
+	"github.com/gatehouse/gatehouse/application/usecase"
 )
 
 func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -159,7 +160,7 @@ func TestApp_StartJobs_writes_key_use_at_stop(t *testing.T) {
 	}
 	defer cleanup()
 	ctx := t.Context()
-	issued, err := app.CreateServiceKey(ctx, command.CreateServiceKey{Name: "backend", Scopes: []string{"users:read"}})
+	issued, err := app.CreateServiceKey(ctx, servicekey.CreateServiceKey{Name: "backend", Scopes: []string{"users:read"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +169,7 @@ func TestApp_StartJobs_writes_key_use_at_stop(t *testing.T) {
 	}
 	stop := app.StartJobs(ctx, discard())
 	stop()
-	keys, err := app.app.Commands.ServiceKeys.List(ctx, command.KeyRequest{Actor: command.CLIActor})
+	keys, err := app.app.Commands.ServiceKeys.List(ctx, usecase.KeyRequest{Actor: usecase.CLIActor})
 	if err != nil || len(keys) != 1 {
 		t.Fatalf("keys = %v, %v", keys, err)
 	}

@@ -4,7 +4,8 @@ import (
 	"context"
 
 	"github.com/gatehouse/gatehouse/adapters/signingkeys"
-	"github.com/gatehouse/gatehouse/application/command"
+	"github.com/gatehouse/gatehouse/application/oidc"
+	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
@@ -16,11 +17,11 @@ func signingSecrets(c Config) signingkeys.Secrets { return signingkeys.Secrets(c
 // empty) from the command line, audited as the CLI. They sign after the
 // activation delay, or at once when immediate. The retired keys stay
 // published until the tokens they signed have expired.
-func (a *App) RotateSigningKeys(ctx context.Context, algs []domain.SigningAlgorithm, immediate bool) ([]command.SigningKeyView, error) {
-	return a.app.Commands.SigningKeys.Rotate(ctx, command.KeyRequest{Actor: command.CLIActor}, command.RotateSigningKeys{Algs: algs, Immediate: immediate})
+func (a *App) RotateSigningKeys(ctx context.Context, algs []domain.SigningAlgorithm, immediate bool) ([]oidc.SigningKeyView, error) {
+	return a.app.Commands.SigningKeys.Rotate(ctx, usecase.KeyRequest{Actor: usecase.CLIActor}, oidc.RotateSigningKeys{Algs: algs, Immediate: immediate})
 }
 
 // ListSigningKeys returns the published signing keys, newest first.
-func (a *App) ListSigningKeys(ctx context.Context) ([]command.SigningKeyView, error) {
-	return a.app.Commands.SigningKeys.List(ctx, command.KeyRequest{Actor: command.CLIActor})
+func (a *App) ListSigningKeys(ctx context.Context) ([]oidc.SigningKeyView, error) {
+	return a.app.Commands.SigningKeys.List(ctx, usecase.KeyRequest{Actor: usecase.CLIActor})
 }

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/gatehouse/gatehouse/application/command"
+	"github.com/gatehouse/gatehouse/application/usecase"
 )
 
 // FrameworkBasePath is where the authentication framework is mounted; the
@@ -94,9 +94,9 @@ func (t *TokenConfig) load(r *reader, baseURL string) {
 // jwksMaxAge is how long clients may cache the key set.
 const jwksMaxAge = 5 * time.Minute
 
-func tokenSettings(c Config) command.TokenSettings {
+func tokenSettings(c Config) usecase.TokenSettings {
 	t := c.Tokens
-	return command.TokenSettings{
+	return usecase.TokenSettings{
 		Issuer: c.Issuer(), BaseURL: c.HTTP.BaseURL, Secrets: c.Secrets,
 		JWTIssuer: t.JWTIssuer, JWTAudience: t.JWTAudience, JWTLifetime: t.JWTLifetime,
 		CodeLifetime: t.CodeLifetime, AccessTokenLifetime: t.AccessTokenLifetime, IDTokenLifetime: t.IDTokenLifetime,

@@ -17,8 +17,13 @@ import (
 	"github.com/gatehouse/gatehouse/adapters/signingkeys"
 	"github.com/gatehouse/gatehouse/adapters/system"
 	"github.com/gatehouse/gatehouse/application"
-	"github.com/gatehouse/gatehouse/application/command"
+	"github.com/gatehouse/gatehouse/application/account"
+	"github.com/gatehouse/gatehouse/application/admin"
+	"github.com/gatehouse/gatehouse/application/hostdomain"
+	"github.com/gatehouse/gatehouse/application/oidc"
+	"github.com/gatehouse/gatehouse/application/organization"
 	"github.com/gatehouse/gatehouse/application/query"
+	"github.com/gatehouse/gatehouse/application/servicekey"
 )
 
 // applicationSet provides every use case. It lives here, not in application,
@@ -26,26 +31,26 @@ import (
 var applicationSet = wire.NewSet(
 	query.NewReadinessHandler,
 	query.NewListSessionsHandler,
-	command.NewSignUpHandler,
+	account.NewSignUpHandler,
 	signInHandler,
-	command.NewSignOutHandler,
-	command.NewAuthenticateHandler,
-	command.NewRevokeSessionsHandler,
-	command.NewUpdateUserHandler,
-	command.NewChangePasswordHandler,
-	command.NewChangeEmailHandler,
-	command.NewDeleteUserHandler,
-	command.NewResetPasswordHandler,
-	command.NewVerifyEmailHandler,
-	command.NewThrottleHandler,
-	command.NewPurgeExpiredHandler,
-	command.NewOrganizations,
-	command.NewAdministration,
-	command.NewServiceKeys,
-	command.NewDomains,
-	command.NewSigningKeys,
-	command.NewOAuthClients,
-	command.NewOAuthProvider,
+	account.NewSignOutHandler,
+	account.NewAuthenticateHandler,
+	account.NewRevokeSessionsHandler,
+	account.NewUpdateUserHandler,
+	account.NewChangePasswordHandler,
+	account.NewChangeEmailHandler,
+	account.NewDeleteUserHandler,
+	account.NewResetPasswordHandler,
+	account.NewVerifyEmailHandler,
+	account.NewThrottleHandler,
+	account.NewPurgeExpiredHandler,
+	organization.NewOrganizations,
+	admin.NewAdministration,
+	servicekey.NewServiceKeys,
+	hostdomain.NewDomains,
+	oidc.NewSigningKeys,
+	oidc.NewOAuthClients,
+	oidc.NewOAuthProvider,
 	query.NewAuditLogHandler,
 	wire.Struct(new(application.Commands), "*"),
 	wire.Struct(new(application.Queries), "*"),

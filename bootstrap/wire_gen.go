@@ -17,8 +17,13 @@ import (
 	"github.com/gatehouse/gatehouse/adapters/signingkeys"
 	"github.com/gatehouse/gatehouse/adapters/system"
 	"github.com/gatehouse/gatehouse/application"
-	"github.com/gatehouse/gatehouse/application/command"
+	"github.com/gatehouse/gatehouse/application/account"
+	"github.com/gatehouse/gatehouse/application/admin"
+	"github.com/gatehouse/gatehouse/application/hostdomain"
+	"github.com/gatehouse/gatehouse/application/oidc"
+	"github.com/gatehouse/gatehouse/application/organization"
 	"github.com/gatehouse/gatehouse/application/query"
+	"github.com/gatehouse/gatehouse/application/servicekey"
 	"github.com/google/wire"
 	"log/slog"
 )
@@ -49,32 +54,32 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	tokenGenerator := system.NewTokenGenerator()
 	idGenerator := system.NewIDGenerator()
 	clock := system.NewClock()
-	commandAuthSettings := authSettings(cfg)
-	signUpHandler := command.NewSignUpHandler(credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings)
+	usecaseAuthSettings := authSettings(cfg)
+	signUpHandler := account.NewSignUpHandler(credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	userRepository := gormstore.NewUserRepository(db)
-	commandSignInHandler, cleanup3 := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings, logger)
-	signOutHandler := command.NewSignOutHandler(sessionRepository)
-	authenticateHandler := command.NewAuthenticateHandler(sessionRepository, clock, commandAuthSettings)
-	revokeSessionsHandler := command.NewRevokeSessionsHandler(sessionRepository)
-	updateUserHandler := command.NewUpdateUserHandler(userRepository, clock)
-	changePasswordHandler := command.NewChangePasswordHandler(credentialRepository, sessionRepository, hasher, list, tokenGenerator, idGenerator, clock, commandAuthSettings)
-	changeEmailHandler := command.NewChangeEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings)
-	deleteUserHandler := command.NewDeleteUserHandler(userRepository, credentialRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings)
+	accountSignInHandler, cleanup3 := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger)
+	signOutHandler := account.NewSignOutHandler(sessionRepository)
+	authenticateHandler := account.NewAuthenticateHandler(sessionRepository, clock, usecaseAuthSettings)
+	revokeSessionsHandler := account.NewRevokeSessionsHandler(sessionRepository)
+	updateUserHandler := account.NewUpdateUserHandler(userRepository, clock)
+	changePasswordHandler := account.NewChangePasswordHandler(credentialRepository, sessionRepository, hasher, list, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
+	changeEmailHandler := account.NewChangeEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
+	deleteUserHandler := account.NewDeleteUserHandler(userRepository, credentialRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	jobs, cleanup4 := newJobs(logger, mailer, userRepository)
-	resetPasswordHandler := command.NewResetPasswordHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, jobs, commandAuthSettings)
-	verifyEmailHandler := command.NewVerifyEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, jobs, commandAuthSettings)
+	resetPasswordHandler := account.NewResetPasswordHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
+	verifyEmailHandler := account.NewVerifyEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
 	memory, cleanup5 := ratelimit.NewDefault()
-	throttleHandler := command.NewThrottleHandler(memory)
+	throttleHandler := account.NewThrottleHandler(memory)
 	serviceKeyRepository := gormstore.NewServiceKeyRepository(db)
 	oAuthGrantRepository := gormstore.NewOAuthGrantRepository(db)
-	purgeExpiredHandler := command.NewPurgeExpiredHandler(sessionRepository, verificationRepository, serviceKeyRepository, oAuthGrantRepository, clock)
+	purgeExpiredHandler := account.NewPurgeExpiredHandler(sessionRepository, verificationRepository, serviceKeyRepository, oAuthGrantRepository, clock)
 	organizationRepository := gormstore.NewOrganizationRepository(db)
 	auditLog := gormstore.NewAuditLog(db)
-	commandOrganizationSettings := organizationSettings(cfg)
-	organizations := command.NewOrganizations(organizationRepository, userRepository, sessionRepository, mailer, auditLog, idGenerator, clock, commandOrganizationSettings)
-	commandAdminSettings := adminSettings(cfg)
-	administration := command.NewAdministration(userRepository, credentialRepository, sessionRepository, hasher, list, auditLog, tokenGenerator, idGenerator, clock, commandAuthSettings, commandAdminSettings)
-	serviceKeys := command.NewServiceKeys(serviceKeyRepository, auditLog, tokenGenerator, idGenerator, clock, commandAdminSettings)
+	organizationOrganizationSettings := organizationSettings(cfg)
+	organizations := organization.NewOrganizations(organizationRepository, userRepository, sessionRepository, mailer, auditLog, idGenerator, clock, organizationOrganizationSettings)
+	usecaseAdminSettings := adminSettings(cfg)
+	administration := admin.NewAdministration(userRepository, credentialRepository, sessionRepository, hasher, list, auditLog, tokenGenerator, idGenerator, clock, usecaseAuthSettings, usecaseAdminSettings)
+	serviceKeys := servicekey.NewServiceKeys(serviceKeyRepository, auditLog, tokenGenerator, idGenerator, clock, usecaseAdminSettings)
 	domainRepository := gormstore.NewDomainRepository(db)
 	dnsResolver, err := newDNSResolver(cfg)
 	if err != nil {
@@ -85,8 +90,8 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 		cleanup()
 		return nil, nil, err
 	}
-	commandDomainSettings := domainSettings(cfg)
-	domains := command.NewDomains(domainRepository, organizationRepository, dnsResolver, auditLog, tokenGenerator, idGenerator, clock, commandDomainSettings, commandAdminSettings)
+	hostdomainDomainSettings := domainSettings(cfg)
+	domains := hostdomain.NewDomains(domainRepository, organizationRepository, dnsResolver, auditLog, tokenGenerator, idGenerator, clock, hostdomainDomainSettings, usecaseAdminSettings)
 	signingKeyRepository := gormstore.NewSigningKeyRepository(db)
 	secrets := signingSecrets(cfg)
 	jose, err := signingkeys.New(secrets)
@@ -98,14 +103,14 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 		cleanup()
 		return nil, nil, err
 	}
-	commandTokenSettings := tokenSettings(cfg)
-	signingKeys := command.NewSigningKeys(signingKeyRepository, jose, idGenerator, clock, auditLog, commandTokenSettings, commandAdminSettings)
+	usecaseTokenSettings := tokenSettings(cfg)
+	signingKeys := oidc.NewSigningKeys(signingKeyRepository, jose, idGenerator, clock, auditLog, usecaseTokenSettings, usecaseAdminSettings)
 	oAuthClientRepository := gormstore.NewOAuthClientRepository(db)
-	oAuthClients := command.NewOAuthClients(oAuthClientRepository, auditLog, tokenGenerator, idGenerator, clock, commandAdminSettings)
-	oAuthProvider := command.NewOAuthProvider(oAuthClientRepository, oAuthGrantRepository, userRepository, sessionRepository, signingKeys, tokenGenerator, idGenerator, clock, commandTokenSettings, commandAuthSettings)
+	oAuthClients := oidc.NewOAuthClients(oAuthClientRepository, auditLog, tokenGenerator, idGenerator, clock, usecaseAdminSettings)
+	oAuthProvider := oidc.NewOAuthProvider(oAuthClientRepository, oAuthGrantRepository, userRepository, sessionRepository, signingKeys, tokenGenerator, idGenerator, clock, usecaseTokenSettings, usecaseAuthSettings)
 	commands := application.Commands{
 		SignUp:         signUpHandler,
-		SignIn:         commandSignInHandler,
+		SignIn:         accountSignInHandler,
 		SignOut:        signOutHandler,
 		Authenticate:   authenticateHandler,
 		RevokeSessions: revokeSessionsHandler,
@@ -138,7 +143,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	applicationApplication := &application.Application{
 		Commands: commands,
 		Queries:  queries,
-		Settings: commandAuthSettings,
+		Settings: usecaseAuthSettings,
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
 	database := sqlDatabase(bootstrapSqlStore)
@@ -176,32 +181,32 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	tokenGenerator := system.NewTokenGenerator()
 	idGenerator := system.NewIDGenerator()
 	clock := system.NewClock()
-	commandAuthSettings := authSettings(cfg)
-	signUpHandler := command.NewSignUpHandler(credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings)
+	usecaseAuthSettings := authSettings(cfg)
+	signUpHandler := account.NewSignUpHandler(credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	userRepository := memory.NewUserRepository(db)
-	commandSignInHandler, cleanup2 := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings, logger)
-	signOutHandler := command.NewSignOutHandler(sessionRepository)
-	authenticateHandler := command.NewAuthenticateHandler(sessionRepository, clock, commandAuthSettings)
-	revokeSessionsHandler := command.NewRevokeSessionsHandler(sessionRepository)
-	updateUserHandler := command.NewUpdateUserHandler(userRepository, clock)
-	changePasswordHandler := command.NewChangePasswordHandler(credentialRepository, sessionRepository, hasher, list, tokenGenerator, idGenerator, clock, commandAuthSettings)
-	changeEmailHandler := command.NewChangeEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings)
-	deleteUserHandler := command.NewDeleteUserHandler(userRepository, credentialRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, commandAuthSettings)
+	accountSignInHandler, cleanup2 := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger)
+	signOutHandler := account.NewSignOutHandler(sessionRepository)
+	authenticateHandler := account.NewAuthenticateHandler(sessionRepository, clock, usecaseAuthSettings)
+	revokeSessionsHandler := account.NewRevokeSessionsHandler(sessionRepository)
+	updateUserHandler := account.NewUpdateUserHandler(userRepository, clock)
+	changePasswordHandler := account.NewChangePasswordHandler(credentialRepository, sessionRepository, hasher, list, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
+	changeEmailHandler := account.NewChangeEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
+	deleteUserHandler := account.NewDeleteUserHandler(userRepository, credentialRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	jobs, cleanup3 := newJobs(logger, mailer, userRepository)
-	resetPasswordHandler := command.NewResetPasswordHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, jobs, commandAuthSettings)
-	verifyEmailHandler := command.NewVerifyEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, jobs, commandAuthSettings)
+	resetPasswordHandler := account.NewResetPasswordHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
+	verifyEmailHandler := account.NewVerifyEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
 	ratelimitMemory, cleanup4 := ratelimit.NewDefault()
-	throttleHandler := command.NewThrottleHandler(ratelimitMemory)
+	throttleHandler := account.NewThrottleHandler(ratelimitMemory)
 	serviceKeyRepository := memory.NewServiceKeyRepository(db)
 	oAuthGrantRepository := memory.NewOAuthGrantRepository(db)
-	purgeExpiredHandler := command.NewPurgeExpiredHandler(sessionRepository, verificationRepository, serviceKeyRepository, oAuthGrantRepository, clock)
+	purgeExpiredHandler := account.NewPurgeExpiredHandler(sessionRepository, verificationRepository, serviceKeyRepository, oAuthGrantRepository, clock)
 	organizationRepository := memory.NewOrganizationRepository(db)
 	auditLog := memory.NewAuditLog(db)
-	commandOrganizationSettings := organizationSettings(cfg)
-	organizations := command.NewOrganizations(organizationRepository, userRepository, sessionRepository, mailer, auditLog, idGenerator, clock, commandOrganizationSettings)
-	commandAdminSettings := adminSettings(cfg)
-	administration := command.NewAdministration(userRepository, credentialRepository, sessionRepository, hasher, list, auditLog, tokenGenerator, idGenerator, clock, commandAuthSettings, commandAdminSettings)
-	serviceKeys := command.NewServiceKeys(serviceKeyRepository, auditLog, tokenGenerator, idGenerator, clock, commandAdminSettings)
+	organizationOrganizationSettings := organizationSettings(cfg)
+	organizations := organization.NewOrganizations(organizationRepository, userRepository, sessionRepository, mailer, auditLog, idGenerator, clock, organizationOrganizationSettings)
+	usecaseAdminSettings := adminSettings(cfg)
+	administration := admin.NewAdministration(userRepository, credentialRepository, sessionRepository, hasher, list, auditLog, tokenGenerator, idGenerator, clock, usecaseAuthSettings, usecaseAdminSettings)
+	serviceKeys := servicekey.NewServiceKeys(serviceKeyRepository, auditLog, tokenGenerator, idGenerator, clock, usecaseAdminSettings)
 	domainRepository := memory.NewDomainRepository(db)
 	dnsResolver, err := newDNSResolver(cfg)
 	if err != nil {
@@ -211,8 +216,8 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 		cleanup()
 		return nil, nil, err
 	}
-	commandDomainSettings := domainSettings(cfg)
-	domains := command.NewDomains(domainRepository, organizationRepository, dnsResolver, auditLog, tokenGenerator, idGenerator, clock, commandDomainSettings, commandAdminSettings)
+	hostdomainDomainSettings := domainSettings(cfg)
+	domains := hostdomain.NewDomains(domainRepository, organizationRepository, dnsResolver, auditLog, tokenGenerator, idGenerator, clock, hostdomainDomainSettings, usecaseAdminSettings)
 	signingKeyRepository := memory.NewSigningKeyRepository(db)
 	secrets := signingSecrets(cfg)
 	jose, err := signingkeys.New(secrets)
@@ -223,14 +228,14 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 		cleanup()
 		return nil, nil, err
 	}
-	commandTokenSettings := tokenSettings(cfg)
-	signingKeys := command.NewSigningKeys(signingKeyRepository, jose, idGenerator, clock, auditLog, commandTokenSettings, commandAdminSettings)
+	usecaseTokenSettings := tokenSettings(cfg)
+	signingKeys := oidc.NewSigningKeys(signingKeyRepository, jose, idGenerator, clock, auditLog, usecaseTokenSettings, usecaseAdminSettings)
 	oAuthClientRepository := memory.NewOAuthClientRepository(db)
-	oAuthClients := command.NewOAuthClients(oAuthClientRepository, auditLog, tokenGenerator, idGenerator, clock, commandAdminSettings)
-	oAuthProvider := command.NewOAuthProvider(oAuthClientRepository, oAuthGrantRepository, userRepository, sessionRepository, signingKeys, tokenGenerator, idGenerator, clock, commandTokenSettings, commandAuthSettings)
+	oAuthClients := oidc.NewOAuthClients(oAuthClientRepository, auditLog, tokenGenerator, idGenerator, clock, usecaseAdminSettings)
+	oAuthProvider := oidc.NewOAuthProvider(oAuthClientRepository, oAuthGrantRepository, userRepository, sessionRepository, signingKeys, tokenGenerator, idGenerator, clock, usecaseTokenSettings, usecaseAuthSettings)
 	commands := application.Commands{
 		SignUp:         signUpHandler,
-		SignIn:         commandSignInHandler,
+		SignIn:         accountSignInHandler,
 		SignOut:        signOutHandler,
 		Authenticate:   authenticateHandler,
 		RevokeSessions: revokeSessionsHandler,
@@ -263,7 +268,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	applicationApplication := &application.Application{
 		Commands: commands,
 		Queries:  queries,
-		Settings: commandAuthSettings,
+		Settings: usecaseAuthSettings,
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
 	database := memoryDatabase()
@@ -287,6 +292,6 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 
 // applicationSet provides every use case. It lives here, not in application,
 // because application may not import wire.
-var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSessionsHandler, command.NewSignUpHandler, signInHandler, command.NewSignOutHandler, command.NewAuthenticateHandler, command.NewRevokeSessionsHandler, command.NewUpdateUserHandler, command.NewChangePasswordHandler, command.NewChangeEmailHandler, command.NewDeleteUserHandler, command.NewResetPasswordHandler, command.NewVerifyEmailHandler, command.NewThrottleHandler, command.NewPurgeExpiredHandler, command.NewOrganizations, command.NewAdministration, command.NewServiceKeys, command.NewDomains, command.NewSigningKeys, command.NewOAuthClients, command.NewOAuthProvider, query.NewAuditLogHandler, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"))
+var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSessionsHandler, account.NewSignUpHandler, signInHandler, account.NewSignOutHandler, account.NewAuthenticateHandler, account.NewRevokeSessionsHandler, account.NewUpdateUserHandler, account.NewChangePasswordHandler, account.NewChangeEmailHandler, account.NewDeleteUserHandler, account.NewResetPasswordHandler, account.NewVerifyEmailHandler, account.NewThrottleHandler, account.NewPurgeExpiredHandler, organization.NewOrganizations, admin.NewAdministration, servicekey.NewServiceKeys, hostdomain.NewDomains, oidc.NewSigningKeys, oidc.NewOAuthClients, oidc.NewOAuthProvider, query.NewAuditLogHandler, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"))
 
 var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, newJobs, passwordhash.Set, blocklist.Set, ratelimit.Set, signingkeys.Set, signingSecrets)

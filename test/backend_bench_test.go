@@ -12,7 +12,7 @@ import (
 
 	"gorm.io/gorm"
 
-	"github.com/gatehouse/gatehouse/application/command"
+	"github.com/gatehouse/gatehouse/application/servicekey"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
@@ -29,7 +29,7 @@ func BenchmarkTrustedLookup(b *testing.B) {
 			for _, n := range []int{1_000, 100_000} {
 				app := mustStartBench(b, s)
 				seedTrustedBench(b, app.db, n)
-				k, err := app.app.CreateServiceKey(b.Context(), command.CreateServiceKey{Name: "bench", Scopes: []string{"*"}})
+				k, err := app.app.CreateServiceKey(b.Context(), servicekey.CreateServiceKey{Name: "bench", Scopes: []string{"*"}})
 				if err != nil {
 					b.Fatal(err)
 				}

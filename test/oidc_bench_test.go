@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gatehouse/gatehouse/application/command"
+	"github.com/gatehouse/gatehouse/application/oidc"
 )
 
 // BenchmarkTokens measures the token routes through the handler: the key set
@@ -25,7 +25,7 @@ func BenchmarkTokens(b *testing.B) {
 		b.Run("store="+string(s), func(b *testing.B) {
 			app := mustStartBench(b, s)
 			cookie := app.mustSignUp(b)
-			client, err := app.app.RegisterOAuthClient(context.Background(), command.RegisterOAuthClient{
+			client, err := app.app.RegisterOAuthClient(context.Background(), oidc.RegisterOAuthClient{
 				Name: "bench", Type: "confidential", RedirectURIs: []string{"https://rp.example.com/callback"}})
 			if err != nil {
 				b.Fatal(err)

@@ -6,9 +6,8 @@
 // dependency (a wiring bug), and one method Handle(ctx, ...) that returns
 // the result and a domain error. A query never writes through a port, and
 // decides its own permission question (the audit log is for platform
-// admins). Reads that belong to a context with a service in package command
-// (organizations, domains, service keys, ...) stay on that service until the
-// package is split by bounded context.
+// admins). Reads that belong to a context with a service (organizations,
+// domains, service keys, ...) are methods of that service, in its package.
 //
 // Tests are black-box (package query_test), table tests on the memory
 // adapters.

@@ -9,7 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gatehouse/gatehouse/application/command"
+	appadmin "github.com/gatehouse/gatehouse/application/admin"
+	"github.com/gatehouse/gatehouse/application/servicekey"
 	"github.com/gatehouse/gatehouse/bootstrap"
 	"github.com/gatehouse/gatehouse/domain"
 )
@@ -108,7 +109,7 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdin
 	if values["email"] == "" || values["name"] == "" {
 		return errors.New("admin create needs --email and --name")
 	}
-	cmd := command.BootstrapAdmin{Email: values["email"], Name: values["name"]}
+	cmd := appadmin.BootstrapAdmin{Email: values["email"], Name: values["name"]}
 	if fromStdin {
 		line, err := bufio.NewReader(stdin).ReadString('\n')
 		if err != nil && !errors.Is(err, io.EOF) {
@@ -164,7 +165,7 @@ func serviceKey(ctx context.Context, args []string, getenv func(string) string, 
 	if values["name"] == "" || values["scopes"] == "" {
 		return errors.New("service-key create needs --name and --scopes")
 	}
-	cmd := command.CreateServiceKey{Name: values["name"], Scopes: strings.Split(values["scopes"], ",")}
+	cmd := servicekey.CreateServiceKey{Name: values["name"], Scopes: strings.Split(values["scopes"], ",")}
 	if v := values["expires-in"]; v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/gatehouse/gatehouse/application/command"
+	"github.com/gatehouse/gatehouse/application/oidc"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
@@ -77,9 +77,9 @@ func signingKeys(ctx context.Context, args []string, getenv func(string) string,
 		for _, k := range keys {
 			state := k.Status
 			switch {
-			case k.Status == command.SigningKeyPending:
+			case k.Status == oidc.SigningKeyPending:
 				state += ", signs from " + k.ActivatesAt.Format(time.RFC3339)
-			case k.Status == command.SigningKeyRetired:
+			case k.Status == oidc.SigningKeyRetired:
 				state += " " + k.RetiredAt.Format(time.RFC3339) + ", published until " + k.PublishedUntil.Format(time.RFC3339)
 			case !k.RetiredAt.IsZero():
 				state += ", retires " + k.RetiredAt.Format(time.RFC3339)

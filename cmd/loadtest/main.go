@@ -42,7 +42,8 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse/adapters/gormstore"
-	"github.com/gatehouse/gatehouse/application/command"
+	"github.com/gatehouse/gatehouse/application/oidc"
+	"github.com/gatehouse/gatehouse/application/servicekey"
 	"github.com/gatehouse/gatehouse/bootstrap"
 )
 
@@ -209,7 +210,7 @@ func runStore(ctx context.Context, o options, name, dir, dbURL string, stdout io
 	if err != nil {
 		return err
 	}
-	key, err := app.CreateServiceKey(ctx, command.CreateServiceKey{Name: "loadtest", Scopes: []string{"*"}})
+	key, err := app.CreateServiceKey(ctx, servicekey.CreateServiceKey{Name: "loadtest", Scopes: []string{"*"}})
 	if err != nil {
 		return err
 	}
@@ -221,7 +222,7 @@ func runStore(ctx context.Context, o options, name, dir, dbURL string, stdout io
 		}
 		return r, err
 	}
-	client, err := app.RegisterOAuthClient(ctx, command.RegisterOAuthClient{Name: "loadtest", Type: "confidential",
+	client, err := app.RegisterOAuthClient(ctx, oidc.RegisterOAuthClient{Name: "loadtest", Type: "confidential",
 		RedirectURIs: []string{"https://rp.example.com/callback"}})
 	if err != nil {
 		return err

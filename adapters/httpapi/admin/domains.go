@@ -5,8 +5,9 @@ import (
 	"net/http"
 
 	"github.com/danielgtaylor/huma/v2"
+
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
-	"github.com/gatehouse/gatehouse/application/command"
+	"github.com/gatehouse/gatehouse/application/hostdomain"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
@@ -31,7 +32,7 @@ func (s *API) adminUpdateDomain(ctx context.Context, in *AdminUpdateDomainInput)
 		return nil, err
 	}
 	b := in.Body
-	cmd := command.UpdateDomain{SetOrganization: b.OrganizationID.IsSet(), OrganizationID: domain.OrganizationID(b.OrganizationID.Value()), Recheck: b.Recheck}
+	cmd := hostdomain.UpdateDomain{SetOrganization: b.OrganizationID.IsSet(), OrganizationID: domain.OrganizationID(b.OrganizationID.Value()), Recheck: b.Recheck}
 	if b.Verify != nil {
 		cmd.VerifyReason = &b.Verify.Reason
 	}

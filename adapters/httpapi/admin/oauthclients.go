@@ -8,12 +8,12 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
-	"github.com/gatehouse/gatehouse/application/command"
+	"github.com/gatehouse/gatehouse/application/oidc"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
 // Administration of OAuth clients under /api/admin/oauth-clients (auth
-// contract, problem+json errors). The rules live in command.OAuthClients;
+// contract, problem+json errors). The rules live in oidc.OAuthClients;
 // this file only translates.
 
 // OAuthClientJSON is an OAuth client as administrators see it: never its
@@ -56,7 +56,7 @@ type IssuedOAuthClientOutput struct {
 	Body         IssuedOAuthClientJSON
 }
 
-func issuedOAuthClientOutput(status int, c command.IssuedOAuthClient) *IssuedOAuthClientOutput {
+func issuedOAuthClientOutput(status int, c oidc.IssuedOAuthClient) *IssuedOAuthClientOutput {
 	return &IssuedOAuthClientOutput{Status: status, CacheControl: "no-store",
 		Body: IssuedOAuthClientJSON{OAuthClientJSON: oauthClientJSON(c.Client), ClientSecret: c.Secret}}
 }
@@ -83,7 +83,7 @@ func (s *API) registerOAuthClient(ctx context.Context, in *RegisterOAuthClientIn
 		return nil, err
 	}
 	b := in.Body
-	c, err := s.App.Commands.OAuthClients.Register(ctx, req, command.RegisterOAuthClient{Name: b.Name, Type: b.Type,
+	c, err := s.App.Commands.OAuthClients.Register(ctx, req, oidc.RegisterOAuthClient{Name: b.Name, Type: b.Type,
 		RedirectURIs: b.RedirectURIs, PostLogoutRedirectURIs: b.PostLogoutRedirectURIs, FirstParty: b.FirstParty})
 	if err != nil {
 		return nil, err
@@ -150,7 +150,7 @@ func (s *API) updateOAuthClient(ctx context.Context, in *UpdateOAuthClientInput)
 		return nil, err
 	}
 	b := in.Body
-	c, err := s.App.Commands.OAuthClients.Update(ctx, req, domain.OAuthClientID(in.ID), command.UpdateOAuthClient{Name: b.Name,
+	c, err := s.App.Commands.OAuthClients.Update(ctx, req, domain.OAuthClientID(in.ID), oidc.UpdateOAuthClient{Name: b.Name,
 		RedirectURIs: b.RedirectURIs, PostLogoutRedirectURIs: b.PostLogoutRedirectURIs, FirstParty: b.FirstParty})
 	if err != nil {
 		return nil, err

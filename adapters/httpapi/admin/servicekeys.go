@@ -8,8 +8,8 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
-	"github.com/gatehouse/gatehouse/application/command"
 	"github.com/gatehouse/gatehouse/application/query"
+	"github.com/gatehouse/gatehouse/application/servicekey"
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
 )
@@ -51,7 +51,7 @@ type IssuedKeyOutput struct {
 	Body   IssuedKeyJSON
 }
 
-func issuedKeyOutput(status int, k *command.IssuedKey) *IssuedKeyOutput {
+func issuedKeyOutput(status int, k *servicekey.IssuedKey) *IssuedKeyOutput {
 	return &IssuedKeyOutput{Status: status, Body: IssuedKeyJSON{ServiceKeyJSON: serviceKeyJSON(k.Key), Secret: k.Secret}}
 }
 
@@ -69,7 +69,7 @@ func (s *API) createServiceKey(ctx context.Context, in *CreateServiceKeyInput) (
 	if err != nil {
 		return nil, err
 	}
-	cmd := command.CreateServiceKey{Name: in.Body.Name, Scopes: in.Body.Scopes}
+	cmd := servicekey.CreateServiceKey{Name: in.Body.Name, Scopes: in.Body.Scopes}
 	if in.Body.ExpiresAt != nil {
 		cmd.ExpiresAt = in.Body.ExpiresAt.UTC()
 	}

@@ -6,8 +6,9 @@ import (
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
+
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
-	"github.com/gatehouse/gatehouse/application/command"
+	"github.com/gatehouse/gatehouse/application/oidc"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
@@ -23,7 +24,7 @@ type SigningKeyJSON struct {
 	PublishedUntil *time.Time `json:"publishedUntil" nullable:"true" doc:"When a retired key leaves the key set (its tokens have all expired by then), or null."`
 }
 
-func signingKeyJSON(v command.SigningKeyView) SigningKeyJSON {
+func signingKeyJSON(v oidc.SigningKeyView) SigningKeyJSON {
 	return SigningKeyJSON{ID: string(v.ID), Alg: string(v.Alg), Status: v.Status, CreatedAt: v.CreatedAt, ActivatesAt: v.ActivatesAt,
 		RetiredAt: edge.OptionalTime(v.RetiredAt), PublishedUntil: edge.OptionalTime(v.PublishedUntil)}
 }
@@ -35,7 +36,7 @@ type SigningKeyListOutput struct {
 	}
 }
 
-func signingKeyList(views []command.SigningKeyView) *SigningKeyListOutput {
+func signingKeyList(views []oidc.SigningKeyView) *SigningKeyListOutput {
 	out := &SigningKeyListOutput{}
 	out.Body.Data = make([]SigningKeyJSON, len(views))
 	for i, v := range views {
@@ -69,7 +70,7 @@ func (s *API) rotateSigningKeys(ctx context.Context, in *RotateSigningKeysInput)
 	if err != nil {
 		return nil, err
 	}
-	var cmd command.RotateSigningKeys
+	var cmd oidc.RotateSigningKeys
 	if in.Body != nil {
 		if in.Body.Alg != "" {
 			cmd.Algs = []domain.SigningAlgorithm{domain.SigningAlgorithm(in.Body.Alg)}

@@ -7,7 +7,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
-	"github.com/gatehouse/gatehouse/application/command"
+	"github.com/gatehouse/gatehouse/application/hostdomain"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
@@ -15,7 +15,7 @@ import (
 // read how their DNS verification goes (backend contract, service keys);
 // platform administrators reassign, recheck or verify them by hand (auth
 // contract, PATCH /api/admin/domains/{id}). The rules live in
-// command.Domains; this file only translates.
+// hostdomain.Domains; this file only translates.
 
 // CreateDomainInput claims a hostname.
 type CreateDomainInput struct {
@@ -30,7 +30,7 @@ func (s *API) createDomain(ctx context.Context, in *CreateDomainInput) (*edge.Do
 	if err != nil {
 		return nil, err
 	}
-	cmd := command.CreateDomain{Hostname: in.Body.Hostname}
+	cmd := hostdomain.CreateDomain{Hostname: in.Body.Hostname}
 	if in.Body.OrganizationID != nil {
 		cmd.OrganizationID = domain.OrganizationID(*in.Body.OrganizationID)
 	}
@@ -113,7 +113,7 @@ func (s *API) listDomains(ctx context.Context, in *ListDomainsInput) (*DomainsOu
 	if _, err := s.trustedRequest(ctx, domain.ScopeDomainsRead); err != nil {
 		return nil, err
 	}
-	page, err := s.App.Commands.Domains.List(ctx, command.ListDomains{OrganizationID: domain.OrganizationID(in.OrganizationID),
+	page, err := s.App.Commands.Domains.List(ctx, hostdomain.ListDomains{OrganizationID: domain.OrganizationID(in.OrganizationID),
 		Status: domain.DomainStatus(in.Status), Limit: in.Limit, Cursor: in.Cursor})
 	if err != nil {
 		return nil, err

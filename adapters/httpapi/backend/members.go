@@ -7,7 +7,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
-	"github.com/gatehouse/gatehouse/application/command"
+	"github.com/gatehouse/gatehouse/application/organization"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
@@ -34,7 +34,7 @@ func (s *API) backendAddMember(ctx context.Context, in *BackendAddMemberInput) (
 		return nil, err
 	}
 	mu, err := s.App.Commands.Organizations.AddMember(ctx, req, domain.OrganizationID(in.ID),
-		command.AddMember{UserID: domain.UserID(in.Body.UserID), Roles: in.Body.Role})
+		organization.AddMember{UserID: domain.UserID(in.Body.UserID), Roles: in.Body.Role})
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ func (s *API) backendInvite(ctx context.Context, in *BackendInviteInput) (*Backe
 		return nil, err
 	}
 	b := in.Body
-	inv, err := s.App.Commands.Organizations.InviteByID(ctx, req, domain.OrganizationID(in.ID), command.InviteAddress{
+	inv, err := s.App.Commands.Organizations.InviteByID(ctx, req, domain.OrganizationID(in.ID), organization.InviteAddress{
 		Email: b.Email, Roles: b.Role, InviterUserID: domain.UserID(b.InviterUserID), Resend: b.Resend})
 	if err != nil {
 		return nil, err

@@ -8,14 +8,14 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
-	"github.com/gatehouse/gatehouse/application/command"
+	"github.com/gatehouse/gatehouse/application/organization"
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
 )
 
 // The trusted organization routes (backend contract): a consumer's backend
 // manages any organization, its members and its invitations with a service
-// key. The rules live in command.Organizations (its by-id use cases), which
+// key. The rules live in organization.Organizations (its by-id use cases), which
 // check the key's scope; this file only translates, and backendWords words
 // their errors. Unlike the framework's organization routes, times are RFC
 // 3339 and errors problem+json.
@@ -108,7 +108,7 @@ func (s *API) backendCreateOrganization(ctx context.Context, in *BackendCreateOr
 		return nil, err
 	}
 	b := in.Body
-	oc, err := s.App.Commands.Organizations.CreateFor(ctx, req, command.CreateOrganizationFor{
+	oc, err := s.App.Commands.Organizations.CreateFor(ctx, req, organization.CreateOrganizationFor{
 		Name: b.Name, Slug: b.Slug, OwnerUserID: domain.UserID(b.OwnerUserID), Logo: b.Logo, Metadata: b.Metadata.Text()})
 	if err != nil {
 		return nil, err
@@ -156,8 +156,8 @@ type BackendPageInput struct {
 	Cursor string `query:"cursor" maxLength:"512" doc:"nextCursor of the previous page; absent for the first page."`
 }
 
-func (p BackendPageInput) page() command.OrgListPage {
-	return command.OrgListPage{Limit: p.Limit, Cursor: p.Cursor}
+func (p BackendPageInput) page() organization.OrgListPage {
+	return organization.OrgListPage{Limit: p.Limit, Cursor: p.Cursor}
 }
 
 // nextCursor is the envelope's nextCursor: null on the last page.
@@ -211,7 +211,7 @@ func (s *API) backendUpdateOrganization(ctx context.Context, in *BackendUpdateOr
 		return nil, err
 	}
 	b := in.Body
-	patch := command.OrganizationPatch{Name: b.Name, Slug: b.Slug}
+	patch := organization.OrganizationPatch{Name: b.Name, Slug: b.Slug}
 	if b.Logo.IsSet() {
 		logo := b.Logo.Value()
 		patch.Logo = &logo

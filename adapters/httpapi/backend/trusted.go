@@ -7,7 +7,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
-	"github.com/gatehouse/gatehouse/application/command"
+	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
@@ -22,12 +22,12 @@ import (
 // The use case checks the scope again (it decides what its caller may do);
 // the edge checks it first so that a key without the scope is refused
 // before the handler reads the body, and without an audit entry.
-func (s *API) trustedRequest(ctx context.Context, scope domain.Scope) (command.TrustedRequest, error) {
+func (s *API) trustedRequest(ctx context.Context, scope domain.Scope) (usecase.TrustedRequest, error) {
 	k, err := s.ServiceKey(ctx, scope)
 	if err != nil {
-		return command.TrustedRequest{}, err
+		return usecase.TrustedRequest{}, err
 	}
-	return command.TrustedRequest{Key: k, RequestID: edge.RequestIDFrom(ctx), IPAddress: edge.RequestInfoFrom(ctx).ClientIP}, nil
+	return usecase.TrustedRequest{Key: k, RequestID: edge.RequestIDFrom(ctx), IPAddress: edge.RequestInfoFrom(ctx).ClientIP}, nil
 }
 
 // trustedOp documents o as a trusted operation needing scope: both key

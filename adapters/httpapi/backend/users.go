@@ -12,12 +12,12 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
-	"github.com/gatehouse/gatehouse/application/command"
+	"github.com/gatehouse/gatehouse/application/admin"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
 // The trusted user routes (backend contract): a consumer's backend manages
-// any user with a service key. The rules live in command.Administration,
+// any user with a service key. The rules live in admin.Administration,
 // the admin plugin's use cases, which check the key's scope; this file only
 // translates, and backendWords words their errors. Unlike the framework's
 // user object, the trusted one carries the user's metadata, times are RFC
@@ -125,7 +125,7 @@ func (s *API) backendCreateUser(ctx context.Context, in *BackendCreateUserInput)
 		return nil, err
 	}
 	b := in.Body
-	u, err := s.App.Commands.Administration.CreateUser(ctx, req, command.CreateUser{Email: b.Email, Name: b.Name, Password: b.Password,
+	u, err := s.App.Commands.Administration.CreateUser(ctx, req, admin.CreateUser{Email: b.Email, Name: b.Name, Password: b.Password,
 		EmailVerified: b.EmailVerified, Image: b.Image, PublicMetadata: b.PublicMetadata.bytes(), PrivateMetadata: b.PrivateMetadata.bytes()})
 	if err != nil {
 		return nil, err
@@ -159,7 +159,7 @@ func (s *API) backendListUsers(ctx context.Context, in *BackendListUsersInput) (
 	if err != nil {
 		return nil, err
 	}
-	q := command.ListUsersPage{Limit: in.Limit, Cursor: in.Cursor, Email: in.Email, EmailContains: in.EmailContains,
+	q := admin.ListUsersPage{Limit: in.Limit, Cursor: in.Cursor, Email: in.Email, EmailContains: in.EmailContains,
 		NameContains: in.NameContains, OrganizationID: domain.OrganizationID(in.OrganizationID),
 		CreatedAfter: in.CreatedAfter, CreatedBefore: in.CreatedBefore}
 	if in.Banned != "" {
@@ -239,8 +239,8 @@ func (b *BackendUserPatchBody) UnmarshalJSON(data []byte) error {
 
 // patch returns the change asked for: a null image removes it; any other
 // null is refused, named.
-func (b BackendUserPatchBody) patch() (command.AdminUserPatch, error) {
-	p := command.AdminUserPatch{Name: b.Name, Email: b.Email, EmailVerified: b.EmailVerified, Image: b.Image,
+func (b BackendUserPatchBody) patch() (admin.AdminUserPatch, error) {
+	p := admin.AdminUserPatch{Name: b.Name, Email: b.Email, EmailVerified: b.EmailVerified, Image: b.Image,
 		PublicMetadata: b.PublicMetadata.bytes(), PrivateMetadata: b.PrivateMetadata.bytes()}
 	var bad []domain.FieldViolation
 	for _, k := range b.nulls {

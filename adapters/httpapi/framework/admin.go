@@ -11,7 +11,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
-	"github.com/gatehouse/gatehouse/application/command"
+	"github.com/gatehouse/gatehouse/application/admin"
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
 )
@@ -76,7 +76,7 @@ func (s *API) adminCreateUser(ctx context.Context, in *AdminCreateUserInput) (*U
 	if err != nil {
 		return nil, err
 	}
-	cmd := command.CreateUser{Email: in.Body.Email, Name: in.Body.Name, Password: in.Body.Password, Roles: platformRoles(in.Body.Role)}
+	cmd := admin.CreateUser{Email: in.Body.Email, Name: in.Body.Name, Password: in.Body.Password, Roles: platformRoles(in.Body.Role)}
 	if d := in.Body.Data; d != nil {
 		cmd.EmailVerified, cmd.Image = d.EmailVerified, d.Image
 	}
@@ -250,7 +250,7 @@ func (s *API) adminUpdateUser(ctx context.Context, in *AdminUpdateUserInput) (*U
 		return nil, err
 	}
 	d := in.Body.Data
-	patch := command.AdminUserPatch{Name: d.Name, Image: d.Image, Email: d.Email, EmailVerified: d.EmailVerified}
+	patch := admin.AdminUserPatch{Name: d.Name, Image: d.Image, Email: d.Email, EmailVerified: d.EmailVerified}
 	if d.Role != nil {
 		patch.Roles = platformRoles(d.Role)
 	}

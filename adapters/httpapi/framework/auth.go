@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
-	"github.com/gatehouse/gatehouse/application/command"
+	"github.com/gatehouse/gatehouse/application/account"
 )
 
 // SignUpInput is the sign-up request (JSON, or an HTML form).
@@ -33,7 +33,7 @@ func (s *API) signUp(ctx context.Context, in *SignUpInput) (*SignUpOutput, error
 		return nil, err
 	}
 	ri := edge.RequestInfoFrom(ctx)
-	res, err := s.App.Commands.SignUp.Handle(ctx, command.SignUp{Name: in.Body.Name, Email: in.Body.Email, Password: in.Body.Password,
+	res, err := s.App.Commands.SignUp.Handle(ctx, account.SignUp{Name: in.Body.Name, Email: in.Body.Email, Password: in.Body.Password,
 		Image: in.Body.Image, RememberMe: in.Body.RememberMe == nil || *in.Body.RememberMe, CallbackURL: in.Body.CallbackURL, Client: ri.Client()})
 	if err != nil {
 		return nil, err
@@ -74,7 +74,7 @@ func (s *API) signIn(ctx context.Context, in *SignInInput) (*SignInOutput, error
 		return nil, err
 	}
 	ri := edge.RequestInfoFrom(ctx)
-	res, err := s.App.Commands.SignIn.Handle(ctx, command.SignIn{Email: in.Body.Email, Password: in.Body.Password,
+	res, err := s.App.Commands.SignIn.Handle(ctx, account.SignIn{Email: in.Body.Email, Password: in.Body.Password,
 		RememberMe: in.Body.RememberMe == nil || *in.Body.RememberMe, CallbackURL: in.Body.CallbackURL, Client: ri.Client()})
 	if err != nil {
 		return nil, err
@@ -139,7 +139,7 @@ func (s *API) getSession(ctx context.Context, in *GetSessionInput) (*GetSessionO
 		}
 		return out, nil
 	}
-	res, err := s.App.Commands.Authenticate.Handle(ctx, command.Authenticate{Token: token, Refresh: !in.DisableRefresh})
+	res, err := s.App.Commands.Authenticate.Handle(ctx, account.Authenticate{Token: token, Refresh: !in.DisableRefresh})
 	if err != nil {
 		if edge.IsUnauthenticated(err) {
 			if hadCookie {
@@ -193,7 +193,7 @@ func (s *API) revokeSession(ctx context.Context, in *RevokeSessionInput) (*edge.
 	if err != nil {
 		return nil, err
 	}
-	current, err := s.App.Commands.RevokeSessions.One(ctx, command.RevokeSession{Principal: p, Handle: in.Body.Token})
+	current, err := s.App.Commands.RevokeSessions.One(ctx, account.RevokeSession{Principal: p, Handle: in.Body.Token})
 	if err != nil {
 		return nil, err
 	}

@@ -9,14 +9,14 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
-	"github.com/gatehouse/gatehouse/application/command"
+	"github.com/gatehouse/gatehouse/application/organization"
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
 )
 
 // The organization plugin (better-auth-wire §7): every route of
 // organizationClient() but teams and dynamic roles. The rules live in
-// command.Organizations; this file only translates.
+// organization.Organizations; this file only translates.
 //
 // Deviations from Better Auth, chosen on purpose:
 //   - metadata is a JSON object (or null) in every answer; Better Auth returns
@@ -124,8 +124,8 @@ func orgInvitationsJSON(list []*domain.Invitation) []OrgInvitationJSON {
 
 // orgSelector names an organization by id or slug; neither means the
 // session's active organization.
-func orgSelector(id, slug string) command.OrgSelector {
-	return command.OrgSelector{ID: domain.OrganizationID(id), Slug: slug}
+func orgSelector(id, slug string) organization.OrgSelector {
+	return organization.OrgSelector{ID: domain.OrganizationID(id), Slug: slug}
 }
 
 // OrganizationOutput is one organization.
@@ -163,7 +163,7 @@ func (s *API) createOrganization(ctx context.Context, in *CreateOrganizationInpu
 	if err != nil {
 		return nil, err
 	}
-	org, owner, err := s.App.Commands.Organizations.Create(ctx, req, command.CreateOrganization{
+	org, owner, err := s.App.Commands.Organizations.Create(ctx, req, organization.CreateOrganization{
 		Name: in.Body.Name, Slug: in.Body.Slug, Logo: in.Body.Logo, Metadata: in.Body.Metadata.Text(),
 		KeepCurrentActive: in.Body.KeepCurrentActiveOrganization})
 	if err != nil {
@@ -214,7 +214,7 @@ func (s *API) updateOrganization(ctx context.Context, in *UpdateOrganizationInpu
 		return nil, err
 	}
 	d := in.Body.Data
-	patch := command.OrganizationPatch{Name: d.Name, Slug: d.Slug}
+	patch := organization.OrganizationPatch{Name: d.Name, Slug: d.Slug}
 	if d.Logo.IsSet() {
 		logo := d.Logo.Value()
 		patch.Logo = &logo
@@ -267,7 +267,7 @@ func (s *API) setActiveOrganization(ctx context.Context, in *SetActiveOrganizati
 	if err != nil {
 		return nil, err
 	}
-	var sel command.OrgSelector
+	var sel organization.OrgSelector
 	clear := false
 	if b := in.Body; b != nil {
 		sel = orgSelector(b.OrganizationID.Value(), b.OrganizationSlug)
@@ -379,7 +379,7 @@ func (s *API) inviteMember(ctx context.Context, in *InviteMemberInput) (*Invitat
 	if err != nil {
 		return nil, err
 	}
-	inv, err := s.App.Commands.Organizations.Invite(ctx, req, command.InviteMember{
+	inv, err := s.App.Commands.Organizations.Invite(ctx, req, organization.InviteMember{
 		Organization: orgSelector(in.Body.OrganizationID, ""), Email: in.Body.Email, Roles: in.Body.Role, Resend: in.Body.Resend})
 	if err != nil {
 		return nil, err
@@ -695,7 +695,7 @@ func (s *API) getActiveMember(ctx context.Context, _ *struct{}) (*MemberWithUser
 	if err != nil {
 		return nil, err
 	}
-	m, err := s.App.Commands.Organizations.ActiveMember(ctx, req, command.OrgSelector{})
+	m, err := s.App.Commands.Organizations.ActiveMember(ctx, req, organization.OrgSelector{})
 	if err != nil {
 		return nil, err
 	}

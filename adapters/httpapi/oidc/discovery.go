@@ -7,7 +7,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
-	"github.com/gatehouse/gatehouse/application/command"
+	"github.com/gatehouse/gatehouse/application/oidc"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
@@ -95,7 +95,7 @@ func (s *API) providerMetadata() ProviderMetadata {
 		RevocationEndpoint:                        issuer + "/oauth2/revoke",
 		IntrospectionEndpoint:                     issuer + "/oauth2/introspect",
 		EndSessionEndpoint:                        issuer + "/oauth2/end-session",
-		ScopesSupported:                           command.SupportedScopes,
+		ScopesSupported:                           oidc.SupportedScopes,
 		ResponseTypesSupported:                    []string{"code"},
 		ResponseModesSupported:                    []string{"query"},
 		GrantTypesSupported:                       []string{"authorization_code", "refresh_token", "client_credentials"},

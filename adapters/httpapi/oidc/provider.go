@@ -9,7 +9,8 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
-	"github.com/gatehouse/gatehouse/application/command"
+	"github.com/gatehouse/gatehouse/application/oidc"
+	"github.com/gatehouse/gatehouse/application/usecase"
 )
 
 // tagOAuth groups the OpenID Connect provider's operations.
@@ -161,7 +162,7 @@ func (s *API) authorize(ctx context.Context, params url.Values, status int) (*Br
 	}
 	target, err := s.App.Commands.OAuthProvider.Authorize(ctx, params, p)
 	if err != nil {
-		if _, _, ok := command.IsOAuthError(err); ok {
+		if _, _, ok := oidc.IsOAuthError(err); ok {
 			return oauthPage(err), nil
 		}
 		return nil, err
@@ -172,7 +173,7 @@ func (s *API) authorize(ctx context.Context, params url.Values, status int) (*Br
 // optionalPrincipal is the signed-in session, or nil when there is none. Any
 // other failure (the database is down) is returned: treating it as "nobody
 // is signed in" would answer login_required for a signed-in user.
-func (s *API) optionalPrincipal(ctx context.Context) (*command.Principal, error) {
+func (s *API) optionalPrincipal(ctx context.Context) (*usecase.Principal, error) {
 	p, err := s.Principal(ctx)
 	if edge.IsUnauthenticated(err) {
 		return nil, nil
@@ -212,7 +213,7 @@ func (s *API) oauthConsent(ctx context.Context, in *ConsentInput) (*RedirectJSON
 	if err != nil {
 		return nil, err
 	}
-	target, err := s.App.Commands.OAuthProvider.Consent(ctx, command.ConsentDecision{Principal: p, Accept: in.Body.Accept, Query: in.Body.OAuthQuery})
+	target, err := s.App.Commands.OAuthProvider.Consent(ctx, oidc.ConsentDecision{Principal: p, Accept: in.Body.Accept, Query: in.Body.OAuthQuery})
 	if err != nil {
 		return nil, err
 	}
@@ -246,9 +247,9 @@ func (s *API) oauthEndSession(ctx context.Context, _ *EndSessionInput) (*Browser
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.App.Commands.OAuthProvider.EndSession(ctx, command.EndSession{Params: edge.RequestInfoFrom(ctx).Request.URL.Query(), Principal: p})
+	res, err := s.App.Commands.OAuthProvider.EndSession(ctx, oidc.EndSession{Params: edge.RequestInfoFrom(ctx).Request.URL.Query(), Principal: p})
 	if err != nil {
-		if _, _, ok := command.IsOAuthError(err); ok {
+		if _, _, ok := oidc.IsOAuthError(err); ok {
 			return oauthPage(err), nil
 		}
 		return nil, err
@@ -272,7 +273,7 @@ func (s *API) oauthEndSessionPost(ctx context.Context, in *EndSessionPostInput) 
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.App.Commands.OAuthProvider.EndSession(ctx, command.EndSession{Params: params, Principal: p, Confirmed: true})
+	res, err := s.App.Commands.OAuthProvider.EndSession(ctx, oidc.EndSession{Params: params, Principal: p, Confirmed: true})
 	if err != nil {
 		return nil, err
 	}

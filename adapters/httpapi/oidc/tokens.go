@@ -7,25 +7,25 @@ import (
 	"strings"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
-	"github.com/gatehouse/gatehouse/application/command"
+	"github.com/gatehouse/gatehouse/application/oidc"
 )
 
 // clientAuth reads Authorization: Basic. Any other scheme is ignored here.
-func clientAuth(r *http.Request) (command.ClientAuthentication, error) {
+func clientAuth(r *http.Request) (oidc.ClientAuthentication, error) {
 	h := r.Header.Get("Authorization")
 	if len(h) < 6 || !strings.EqualFold(h[:6], "basic ") {
-		return command.ClientAuthentication{}, nil
+		return oidc.ClientAuthentication{}, nil
 	}
 	id, secret, ok := r.BasicAuth()
 	if !ok {
-		return command.ClientAuthentication{HasBasic: true}, edge.OAuthErr("invalid_client", "The Authorization header is malformed.")
+		return oidc.ClientAuthentication{HasBasic: true}, edge.OAuthErr("invalid_client", "The Authorization header is malformed.")
 	}
-	return command.ClientAuthentication{HasBasic: true, BasicID: id, BasicSecret: secret}, nil
+	return oidc.ClientAuthentication{HasBasic: true, BasicID: id, BasicSecret: secret}, nil
 }
 
 // clientForm reads the form and the client authentication of a token,
 // revocation or introspection request.
-func clientForm(ctx context.Context) (command.ClientAuthentication, url.Values, error) {
+func clientForm(ctx context.Context) (oidc.ClientAuthentication, url.Values, error) {
 	r := edge.RequestInfoFrom(ctx).Request
 	auth, err := clientAuth(r)
 	if err != nil {
@@ -169,7 +169,7 @@ type IntrospectionOutput struct {
 
 func (s *API) oauthIntrospect(ctx context.Context, _ *OAuthClientHeader) (*IntrospectionOutput, error) {
 	auth, form, err := clientForm(ctx)
-	var res command.Introspection
+	var res oidc.Introspection
 	if err == nil {
 		res, err = s.App.Commands.OAuthProvider.Introspect(ctx, auth, form)
 	}

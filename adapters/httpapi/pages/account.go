@@ -6,7 +6,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
-	"github.com/gatehouse/gatehouse/application/command"
+	"github.com/gatehouse/gatehouse/application/account"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
@@ -28,7 +28,7 @@ func (s *API) signedInUser(c *gin.Context) *domain.User {
 	if token == "" {
 		return nil
 	}
-	auth, err := s.App.Commands.Authenticate.Handle(c.Request.Context(), command.Authenticate{Token: token})
+	auth, err := s.App.Commands.Authenticate.Handle(c.Request.Context(), account.Authenticate{Token: token})
 	if err != nil {
 		return nil
 	}
@@ -52,7 +52,7 @@ func (s *API) homePage(c *gin.Context, p *pages) {
 // Without a session it sends the browser to sign in and back.
 func (s *API) accountPage(c *gin.Context, p *pages) {
 	token, _ := s.Cookies.Token(c.Request)
-	auth, err := s.App.Commands.Authenticate.Handle(c.Request.Context(), command.Authenticate{Token: token})
+	auth, err := s.App.Commands.Authenticate.Handle(c.Request.Context(), account.Authenticate{Token: token})
 	if err != nil {
 		if !edge.IsUnauthenticated(err) {
 			s.render(c, p, edge.StatusOfErr(err), "account", pageData{Title: "Your account", Error: errorMessage(s.errorCode(err))})

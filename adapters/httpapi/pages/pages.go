@@ -13,7 +13,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
-	"github.com/gatehouse/gatehouse/application/command"
+	"github.com/gatehouse/gatehouse/application/account"
 )
 
 // The hosted pages: the home page, sign-in, sign-up, forgotten and reset
@@ -310,7 +310,7 @@ func (s *API) consentPage(c *gin.Context, p *pages) {
 		oauthQuery = q.Encode()
 	}
 	token, _ := s.Cookies.Token(c.Request)
-	auth, err := s.App.Commands.Authenticate.Handle(ctx, command.Authenticate{Token: token})
+	auth, err := s.App.Commands.Authenticate.Handle(ctx, account.Authenticate{Token: token})
 	if err != nil {
 		if !edge.IsUnauthenticated(err) {
 			s.render(c, p, edge.StatusOfErr(err), "consent", pageData{Title: "Allow access", Error: errorMessage(s.errorCode(err))})

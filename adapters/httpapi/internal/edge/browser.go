@@ -11,7 +11,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/gatehouse/gatehouse/application/command"
+	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
@@ -32,8 +32,8 @@ func RequestInfoFrom(ctx context.Context) *RequestInfo {
 	return &RequestInfo{Request: &http.Request{Header: http.Header{}}}
 }
 
-func (ri *RequestInfo) Client() command.Client {
-	return command.Client{IPAddress: ri.ClientIP, UserAgent: ri.Request.UserAgent()}
+func (ri *RequestInfo) Client() usecase.Client {
+	return usecase.Client{IPAddress: ri.ClientIP, UserAgent: ri.Request.UserAgent()}
 }
 
 // FrameworkContext stores the request info for the handlers.

@@ -6,7 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gatehouse/gatehouse/application/command"
+	"github.com/gatehouse/gatehouse/application/account"
+	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
@@ -126,11 +127,11 @@ func (h *SessionHeaders) SignOut(sc *SessionCookies) {
 }
 
 // Principal resolves the request's session, or returns 401 UNAUTHORIZED.
-func (s *Kit) Principal(ctx context.Context) (command.Principal, error) {
+func (s *Kit) Principal(ctx context.Context) (usecase.Principal, error) {
 	token, _ := s.Cookies.Token(RequestInfoFrom(ctx).Request)
-	res, err := s.App.Commands.Authenticate.Handle(ctx, command.Authenticate{Token: token})
+	res, err := s.App.Commands.Authenticate.Handle(ctx, account.Authenticate{Token: token})
 	if err != nil {
-		return command.Principal{}, err
+		return usecase.Principal{}, err
 	}
 	return res.Principal, nil
 }

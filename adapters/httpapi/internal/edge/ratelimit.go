@@ -5,7 +5,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/gatehouse/gatehouse/application/command"
+	"github.com/gatehouse/gatehouse/application/account"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
@@ -76,7 +76,7 @@ func (s *Kit) RateLimiter() gin.HandlerFunc {
 // throttle counts one request for key under rule's limit, or returns a
 // RateLimited error.
 func (s *Kit) throttle(ctx context.Context, key string, r Rate) error {
-	return s.App.Commands.Throttle.Handle(ctx, command.Throttle{Key: key, Limit: r.Limit, Window: r.Window})
+	return s.App.Commands.Throttle.Handle(ctx, account.Throttle{Key: key, Limit: r.Limit, Window: r.Window})
 }
 
 // ThrottleServiceKey counts a trusted request against its key's budget

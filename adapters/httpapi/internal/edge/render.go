@@ -14,7 +14,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/gin-gonic/gin"
 
-	"github.com/gatehouse/gatehouse/application/command"
+	"github.com/gatehouse/gatehouse/application/oidc"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
@@ -340,7 +340,7 @@ func (s *Kit) OAuthFailure(ctx context.Context, err error, basic, bearer bool) e
 	}
 	status := StatusFor(de.Kind)
 	LogError(ctx, LoggerFrom(ctx), status, de)
-	code, desc, ok := command.IsOAuthError(de)
+	code, desc, ok := oidc.IsOAuthError(de)
 	if !ok || de.Kind == domain.KindInternal || de.Kind == domain.KindUnavailable {
 		code, desc = "server_error", "The server could not handle the request."
 		if de.Kind == domain.KindUnavailable {

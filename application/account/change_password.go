@@ -1,0 +1,88 @@
+package account
+
+import (
+	"context"
+
+	"github.com/gatehouse/gatehouse/application/usecase"
+	"github.com/gatehouse/gatehouse/domain"
+	"github.com/gatehouse/gatehouse/ports"
+)
+
+// ChangePassword replaces the signed-in user's password. The current password
+// is required: it re-authenticates the user.
+type ChangePassword struct {
+	Principal           usecase.Principal
+	CurrentPassword     string
+	NewPassword         string
+	RevokeOtherSessions bool
+	Client              usecase.Client
+}
+
+// ChangePasswordResult carries the new session that replaces every other one
+// when RevokeOtherSessions was asked for.
+type ChangePasswordResult struct {
+	Session *domain.Session // nil unless sessions were revoked
+	Token   string
+}
+
+// ChangePasswordHandler handles ChangePassword.
+type ChangePasswordHandler struct {
+	credentials ports.CredentialRepository
+	sessions    ports.SessionRepository
+	hasher      ports.PasswordHasher
+	blocklist   ports.PasswordBlocklist
+	issuer      usecase.SessionIssuer
+	check       usecase.PasswordCheck
+	settings    usecase.AuthSettings
+}
+
+// NewChangePasswordHandler returns a ChangePasswordHandler.
+func NewChangePasswordHandler(credentials ports.CredentialRepository, sessions ports.SessionRepository, hasher ports.PasswordHasher,
+	blocklist ports.PasswordBlocklist, tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock, settings usecase.AuthSettings) *ChangePasswordHandler {
+	usecase.MustHave(credentials, sessions, hasher, blocklist, tokens, ids, clock)
+	return &ChangePasswordHandler{credentials: credentials, sessions: sessions, hasher: hasher, blocklist: blocklist, settings: settings,
+		issuer: usecase.NewSessionIssuer(sessions, tokens, ids, clock, settings.Sessions),
+		check:  usecase.NewPasswordCheck(credentials, hasher, clock, settings.Lockout)}
+}
+
+// Handle checks the current password (a wrong one counts towards the
+// lockout), checks the new one against the policy, stores its hash and, when
+// asked, ends every session and starts a new one for this device.
+func (h *ChangePasswordHandler) Handle(ctx context.Context, cmd ChangePassword) (*ChangePasswordResult, error) {
+	u := cmd.Principal.User
+	if err := h.settings.Passwords.Check("newPassword", cmd.NewPassword, h.blocklist.Contains, h.settings.PasswordContext(u.Email(), u.Name())...); err != nil {
+		return nil, err
+	}
+	cred, err := h.credentials.Get(ctx, u.ID())
+	if err != nil {
+		return nil, err
+	}
+	ok, _, err := h.check.Verify(ctx, cred, cmd.CurrentPassword)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, usecase.ErrInvalidPassword
+	}
+	hash, err := h.hasher.Hash(ctx, cmd.NewPassword)
+	if err != nil {
+		return nil, domain.Internal("change-password: hash", err)
+	}
+	if err := h.credentials.Update(ctx, u.ID(), func(c *domain.Credential) error {
+		c.SetHash(hash, h.issuer.Clock.Now())
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if !cmd.RevokeOtherSessions {
+		return &ChangePasswordResult{}, nil
+	}
+	if _, err := h.sessions.DeleteByUser(ctx, u.ID(), ""); err != nil {
+		return nil, err
+	}
+	s, token, err := h.issuer.Start(ctx, u.ID(), cmd.Principal.Session.RememberMe(), cmd.Client)
+	if err != nil {
+		return nil, err
+	}
+	return &ChangePasswordResult{Session: s, Token: token}, nil
+}

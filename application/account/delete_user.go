@@ -1,0 +1,107 @@
+package account
+
+import (
+	"context"
+	"errors"
+	"net/url"
+
+	"github.com/gatehouse/gatehouse/application/usecase"
+	"github.com/gatehouse/gatehouse/domain"
+	"github.com/gatehouse/gatehouse/ports"
+)
+
+// DeleteUser deletes the signed-in user's account, proven by their password
+// or by a token from a confirmation mail; with neither, a confirmation mail
+// is sent.
+type DeleteUser struct {
+	Principal   usecase.Principal
+	Password    string
+	Token       string
+	CallbackURL string
+}
+
+// DeleteUserResult says whether the account is gone or a mail was sent.
+type DeleteUserResult struct {
+	Deleted  bool
+	MailSent bool
+}
+
+// DeleteUserHandler handles DeleteUser.
+type DeleteUserHandler struct {
+	users         ports.UserRepository
+	credentials   ports.CredentialRepository
+	verifications ports.VerificationRepository
+	hasher        ports.PasswordHasher
+	links         usecase.LinkSender
+	clock         ports.Clock
+	settings      usecase.AuthSettings
+}
+
+// NewDeleteUserHandler returns a DeleteUserHandler.
+func NewDeleteUserHandler(users ports.UserRepository, credentials ports.CredentialRepository, verifications ports.VerificationRepository,
+	hasher ports.PasswordHasher, mailer ports.Mailer, tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock,
+	settings usecase.AuthSettings) *DeleteUserHandler {
+	usecase.MustHave(users, credentials, verifications, hasher, mailer, tokens, ids, clock)
+	return &DeleteUserHandler{users: users, credentials: credentials, verifications: verifications, hasher: hasher,
+		clock: clock, settings: settings, links: usecase.NewLinkSender(verifications, mailer, tokens, ids, clock, settings)}
+}
+
+// Handle deletes the account (its sessions, password and links go with it)
+// or mails a confirmation link.
+func (h *DeleteUserHandler) Handle(ctx context.Context, cmd DeleteUser) (*DeleteUserResult, error) {
+	u := cmd.Principal.User
+	switch {
+	case cmd.Password != "":
+		cred, err := h.credentials.Get(ctx, u.ID())
+		if err != nil && !errors.Is(err, domain.ErrNotFound) {
+			return nil, err
+		}
+		ok, _, err := usecase.NewPasswordCheck(h.credentials, h.hasher, h.clock, h.settings.Lockout).Verify(ctx, cred, cmd.Password)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, usecase.ErrInvalidPassword
+		}
+	case cmd.Token != "":
+		if err := h.consume(ctx, u.ID(), cmd.Token); err != nil {
+			return nil, err
+		}
+	default:
+		if _, err := h.verifications.DeleteByUser(ctx, u.ID(), domain.PurposeDeleteUser); err != nil {
+			return nil, err
+		}
+		err := h.links.Send(ctx, domain.MailDeleteUser, domain.PurposeDeleteUser, u, u.Email(), func(token string) string {
+			q := url.Values{"token": {token}}
+			if cmd.CallbackURL != "" {
+				q.Set("callbackURL", cmd.CallbackURL)
+			}
+			return h.settings.FrameworkURL("/delete-user/callback", q)
+		})
+		if err != nil {
+			return nil, err
+		}
+		return &DeleteUserResult{MailSent: true}, nil
+	}
+	if err := h.users.Delete(ctx, u.ID()); err != nil {
+		return nil, err
+	}
+	return &DeleteUserResult{Deleted: true}, nil
+}
+
+// consume uses up a confirmation token, which must be the user's own.
+func (h *DeleteUserHandler) consume(ctx context.Context, userID domain.UserID, token string) error {
+	v, err := h.verifications.Consume(ctx, domain.PurposeDeleteUser, domain.HashToken(token))
+	if errors.Is(err, domain.ErrNotFound) {
+		return errInvalidDeleteToken
+	}
+	if err != nil {
+		return err
+	}
+	if v.UserID() != userID || v.IsExpired(h.clock.Now()) {
+		return errInvalidDeleteToken
+	}
+	return nil
+}
+
+var errInvalidDeleteToken = domain.NewError(domain.KindNotFound, "account_deletion.invalid_token", "Invalid token")

@@ -1,0 +1,173 @@
+package account
+
+import (
+	"context"
+	"errors"
+	"net/url"
+
+	"github.com/gatehouse/gatehouse/application/usecase"
+	"github.com/gatehouse/gatehouse/domain"
+	"github.com/gatehouse/gatehouse/ports"
+)
+
+// RequestPasswordReset asks for a reset link for an address.
+type RequestPasswordReset struct {
+	Email      string
+	RedirectTo string // where the link leads with the token (already validated)
+}
+
+// ResetPassword sets a new password with the token from a reset link.
+type ResetPassword struct {
+	Token       string
+	NewPassword string
+}
+
+// ResetPasswordHandler handles password resets.
+type ResetPasswordHandler struct {
+	users         ports.UserRepository
+	credentials   ports.CredentialRepository
+	sessions      ports.SessionRepository
+	verifications ports.VerificationRepository
+	hasher        ports.PasswordHasher
+	blocklist     ports.PasswordBlocklist
+	links         usecase.LinkSender
+	jobs          ports.Jobs
+	clock         ports.Clock
+	settings      usecase.AuthSettings
+}
+
+// NewResetPasswordHandler returns a ResetPasswordHandler.
+func NewResetPasswordHandler(users ports.UserRepository, credentials ports.CredentialRepository, sessions ports.SessionRepository,
+	verifications ports.VerificationRepository, hasher ports.PasswordHasher, blocklist ports.PasswordBlocklist, mailer ports.Mailer,
+	tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock, jobs ports.Jobs, settings usecase.AuthSettings) *ResetPasswordHandler {
+	usecase.MustHave(users, credentials, sessions, verifications, hasher, blocklist, mailer, tokens, ids, clock, jobs)
+	return &ResetPasswordHandler{users: users, credentials: credentials, sessions: sessions, verifications: verifications,
+		hasher: hasher, blocklist: blocklist, jobs: jobs, clock: clock, settings: settings,
+		links: usecase.NewLinkSender(verifications, mailer, tokens, ids, clock, settings)}
+}
+
+var errInvalidResetToken = domain.Invalid("password_reset.invalid_token", "Invalid token", domain.FieldViolation{Field: "token", Message: "is unknown, used or expired"})
+
+// Request mails a reset link when the address has an account, and answers
+// the same either way. Older reset links stop working.
+//
+// The request only checks the address and queues the rest: the lookup, the
+// link and the mail happen after the answer, so that neither the answer nor
+// its timing tells whether the address has an account (ASVS V6.3). A full
+// queue refuses every address alike.
+func (h *ResetPasswordHandler) Request(ctx context.Context, cmd RequestPasswordReset) error {
+	email, err := domain.NewEmail(cmd.Email)
+	if err != nil {
+		return err
+	}
+	return h.jobs.Enqueue(ctx, "request-password-reset", func(ctx context.Context) error {
+		return h.mailLink(ctx, email, cmd.RedirectTo)
+	})
+}
+
+// mailLink mails a reset link to email if it has an account.
+func (h *ResetPasswordHandler) mailLink(ctx context.Context, email domain.Email, redirectTo string) error {
+	u, err := h.users.GetByEmail(ctx, email)
+	if errors.Is(err, domain.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := h.verifications.DeleteByUser(ctx, u.ID(), domain.PurposeResetPassword); err != nil {
+		return err
+	}
+	return h.links.Send(ctx, domain.MailResetPassword, domain.PurposeResetPassword, u, email, func(token string) string {
+		q := url.Values{}
+		if redirectTo != "" {
+			q.Set("callbackURL", redirectTo)
+		}
+		return h.settings.FrameworkURL("/reset-password/"+url.PathEscape(token), q)
+	})
+}
+
+// Reset sets the new password. The password is checked before the token is
+// used up, so a refused password leaves the link working. Every session of
+// the user ends: whoever held the old password is signed out. The lockout
+// is lifted, and the address counts as verified: the link reached it.
+func (h *ResetPasswordHandler) Reset(ctx context.Context, cmd ResetPassword) error {
+	if err := h.settings.Passwords.Check("newPassword", cmd.NewPassword, h.blocklist.Contains, h.settings.ProductName); err != nil {
+		return err
+	}
+	if cmd.Token == "" {
+		return errInvalidResetToken
+	}
+	v, err := h.verifications.Consume(ctx, domain.PurposeResetPassword, domain.HashToken(cmd.Token))
+	if errors.Is(err, domain.ErrNotFound) {
+		return errInvalidResetToken
+	}
+	if err != nil {
+		return err
+	}
+	if v.IsExpired(h.clock.Now()) {
+		return errInvalidResetToken
+	}
+	if err := h.checkContext(ctx, v, cmd.NewPassword); err != nil {
+		return err
+	}
+	hash, err := h.hasher.Hash(ctx, cmd.NewPassword)
+	if err != nil {
+		return domain.Internal("reset-password: hash", err)
+	}
+	err = h.credentials.Update(ctx, v.UserID(), func(c *domain.Credential) error {
+		c.SetHash(hash, h.clock.Now())
+		return nil
+	})
+	if errors.Is(err, domain.ErrNotFound) {
+		// An account created without a password (by an administrator or the
+		// command line) gets its first one through a reset link.
+		err = h.credentials.Put(ctx, domain.NewCredential(v.UserID(), hash, h.clock.Now()))
+		if errors.Is(err, domain.ErrNotFound) {
+			return errInvalidResetToken
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if err := h.users.Update(ctx, v.UserID(), func(u *domain.User) error {
+		if u.Email() == v.Email() && !u.EmailVerified() {
+			u.MarkEmailVerified(h.clock.Now())
+		}
+		return nil
+	}); err != nil && !errors.Is(err, domain.ErrNotFound) {
+		return err
+	}
+	_, err = h.sessions.DeleteByUser(ctx, v.UserID(), "")
+	return err
+}
+
+// checkContext refuses the user's own address or name as the new password.
+// Only now, with the link used up, is the user known: a refusal puts the
+// link back, so the user can try another password.
+func (h *ResetPasswordHandler) checkContext(ctx context.Context, v *domain.Verification, password string) error {
+	u, err := h.users.Get(ctx, v.UserID())
+	if errors.Is(err, domain.ErrNotFound) {
+		return errInvalidResetToken
+	}
+	if err != nil {
+		return err
+	}
+	refusal := h.settings.Passwords.Check("newPassword", password, nil, h.settings.PasswordContext(u.Email(), u.Name())...)
+	if refusal == nil {
+		return nil
+	}
+	if err := h.verifications.Create(ctx, v); err != nil {
+		return err
+	}
+	return refusal
+}
+
+// SetPasswordToken records a reset link for u without mailing it and
+// returns its token: the command line prints it for an administrator who
+// has no password yet.
+func (h *ResetPasswordHandler) SetPasswordToken(ctx context.Context, u *domain.User) (string, error) {
+	if _, err := h.verifications.DeleteByUser(ctx, u.ID(), domain.PurposeResetPassword); err != nil {
+		return "", err
+	}
+	return h.links.Create(ctx, domain.PurposeResetPassword, u, u.Email())
+}

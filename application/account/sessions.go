@@ -1,0 +1,166 @@
+package account
+
+import (
+	"context"
+	"errors"
+
+	"github.com/gatehouse/gatehouse/application/usecase"
+	"github.com/gatehouse/gatehouse/domain"
+	"github.com/gatehouse/gatehouse/ports"
+)
+
+// Authenticate resolves a bearer token to its session.
+type Authenticate struct {
+	Token string
+	// Refresh pushes the expiry of a remembered session forward when it is
+	// due (only get-session does, as in Better Auth).
+	Refresh bool
+}
+
+// AuthenticateResult is the principal and whether its session was refreshed
+// (and so its cookie must be re-issued).
+type AuthenticateResult struct {
+	usecase.Principal
+	Refreshed bool
+}
+
+// AuthenticateHandler handles Authenticate: the hot path of every signed-in
+// request. It costs one indexed query, plus a write only when an expired
+// session is removed or a session is refreshed (at most once per UpdateAge).
+type AuthenticateHandler struct {
+	sessions ports.SessionRepository
+	clock    ports.Clock
+	policy   domain.SessionPolicy
+}
+
+// NewAuthenticateHandler returns an AuthenticateHandler.
+func NewAuthenticateHandler(sessions ports.SessionRepository, clock ports.Clock, settings usecase.AuthSettings) *AuthenticateHandler {
+	usecase.MustHave(sessions, clock)
+	return &AuthenticateHandler{sessions: sessions, clock: clock, policy: settings.Sessions}
+}
+
+// Handle returns the live session for the token, or an Unauthenticated error
+// when the token is unknown or its session has expired (which is then deleted).
+func (h *AuthenticateHandler) Handle(ctx context.Context, cmd Authenticate) (*AuthenticateResult, error) {
+	if cmd.Token == "" {
+		return nil, usecase.ErrUnauthorized
+	}
+	s, u, err := h.sessions.GetByTokenHash(ctx, domain.HashToken(cmd.Token))
+	if errors.Is(err, domain.ErrNotFound) {
+		return nil, usecase.ErrUnauthorized
+	}
+	if err != nil {
+		return nil, err
+	}
+	now := h.clock.Now()
+	if u.IsBanned(now) {
+		return nil, usecase.ErrUnauthorized
+	}
+	if s.IsExpired(now) {
+		if err := h.sessions.Delete(ctx, s.UserID(), s.ID()); err != nil && !errors.Is(err, domain.ErrNotFound) {
+			return nil, err
+		}
+		return nil, usecase.ErrUnauthorized
+	}
+	res := &AuthenticateResult{Principal: usecase.Principal{Session: s, User: u}}
+	if cmd.Refresh && s.NeedsRefresh(now, h.policy) {
+		err := h.sessions.Update(ctx, s.ID(), func(stored *domain.Session) error {
+			stored.Refresh(now, h.policy)
+			s = stored
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		res.Session, res.Refreshed = s, true
+	}
+	return res, nil
+}
+
+// SignOutHandler ends the session of a token.
+type SignOutHandler struct {
+	sessions ports.SessionRepository
+}
+
+// NewSignOutHandler returns a SignOutHandler.
+func NewSignOutHandler(sessions ports.SessionRepository) *SignOutHandler {
+	usecase.MustHave(sessions)
+	return &SignOutHandler{sessions: sessions}
+}
+
+// Handle deletes the session of token. An unknown token is not an error:
+// signing out always succeeds.
+func (h *SignOutHandler) Handle(ctx context.Context, token string) error {
+	if token == "" {
+		return nil
+	}
+	s, _, err := h.sessions.GetByTokenHash(ctx, domain.HashToken(token))
+	if errors.Is(err, domain.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := h.sessions.Delete(ctx, s.UserID(), s.ID()); err != nil && !errors.Is(err, domain.ErrNotFound) {
+		return err
+	}
+	return nil
+}
+
+// RevokeSession ends one of the principal's sessions.
+type RevokeSession struct {
+	Principal usecase.Principal
+	// Handle is the session's public handle from list-sessions, or (as Better
+	// Auth clients send) a session's token.
+	Handle string
+}
+
+// RevokeSessionsHandler ends sessions of the signed-in user.
+type RevokeSessionsHandler struct {
+	sessions ports.SessionRepository
+}
+
+// NewRevokeSessionsHandler returns a RevokeSessionsHandler.
+func NewRevokeSessionsHandler(sessions ports.SessionRepository) *RevokeSessionsHandler {
+	usecase.MustHave(sessions)
+	return &RevokeSessionsHandler{sessions: sessions}
+}
+
+// One ends the session named by cmd.Handle if it is the principal's; another
+// user's session, or an unknown one, is left alone without saying so. It
+// reports whether the current session was the one ended.
+func (h *RevokeSessionsHandler) One(ctx context.Context, cmd RevokeSession) (current bool, err error) {
+	owner := cmd.Principal.User.ID()
+	id := domain.SessionID(cmd.Handle)
+	if err := h.sessions.Delete(ctx, owner, id); err == nil {
+		return id == cmd.Principal.Session.ID(), nil
+	} else if !errors.Is(err, domain.ErrNotFound) {
+		return false, err
+	}
+	s, _, err := h.sessions.GetByTokenHash(ctx, domain.HashToken(cmd.Handle))
+	if errors.Is(err, domain.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if err := h.sessions.Delete(ctx, owner, s.ID()); err != nil {
+		if errors.Is(err, domain.ErrNotFound) {
+			return false, nil
+		}
+		return false, err
+	}
+	return s.ID() == cmd.Principal.Session.ID(), nil
+}
+
+// All ends every session of the principal's user, the current one included.
+func (h *RevokeSessionsHandler) All(ctx context.Context, p usecase.Principal) error {
+	_, err := h.sessions.DeleteByUser(ctx, p.User.ID(), "")
+	return err
+}
+
+// Others ends every session of the principal's user but the current one.
+func (h *RevokeSessionsHandler) Others(ctx context.Context, p usecase.Principal) error {
+	_, err := h.sessions.DeleteByUser(ctx, p.User.ID(), p.Session.ID())
+	return err
+}

@@ -1,0 +1,190 @@
+package account
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+
+	"github.com/gatehouse/gatehouse/application/usecase"
+	"github.com/gatehouse/gatehouse/domain"
+	"github.com/gatehouse/gatehouse/ports"
+)
+
+// SignIn starts a session with an e-mail address and a password.
+type SignIn struct {
+	Email       string
+	Password    string
+	RememberMe  bool
+	CallbackURL string // for the verification mail re-sent to unverified users
+	Client      usecase.Client
+}
+
+// SignInResult is the signed-in user, their new session and its token.
+type SignInResult struct {
+	User    *domain.User
+	Session *domain.Session
+	Token   string
+}
+
+// SignInHandler handles SignIn.
+type SignInHandler struct {
+	users       ports.UserRepository
+	credentials ports.CredentialRepository
+	hasher      ports.PasswordHasher
+	issuer      usecase.SessionIssuer
+	links       usecase.LinkSender
+	failures    *failureRecorder
+	settings    usecase.AuthSettings
+}
+
+// NewSignInHandler returns a SignInHandler. logger (slog.Default() when nil)
+// receives the failed attempts that could not be written.
+func NewSignInHandler(users ports.UserRepository, credentials ports.CredentialRepository, sessions ports.SessionRepository,
+	verifications ports.VerificationRepository, hasher ports.PasswordHasher, mailer ports.Mailer, tokens ports.TokenGenerator,
+	ids ports.IDGenerator, clock ports.Clock, settings usecase.AuthSettings, logger *slog.Logger) *SignInHandler {
+	usecase.MustHave(users, credentials, sessions, verifications, hasher, mailer, tokens, ids, clock)
+	if logger == nil {
+		logger = slog.Default()
+	}
+	return &SignInHandler{
+		users: users, credentials: credentials, hasher: hasher, settings: settings,
+		issuer:   usecase.NewSessionIssuer(sessions, tokens, ids, clock, settings.Sessions),
+		links:    usecase.NewLinkSender(verifications, mailer, tokens, ids, clock, settings),
+		failures: &failureRecorder{credentials: credentials, clock: clock, lockout: settings.Lockout, logger: logger},
+	}
+}
+
+// Handle checks the password and starts a session. Every refusal before the
+// password is known to be right (no such user, no password, a locked
+// account, a wrong password) answers alike and costs one hash, one user
+// read and one credential read, and a wrong password is counted after the
+// answer, so neither the answer nor its timing reveals whether the address
+// has an account.
+func (h *SignInHandler) Handle(ctx context.Context, cmd SignIn) (*SignInResult, error) {
+	email, err := domain.NewEmail(cmd.Email)
+	if err != nil {
+		return nil, err
+	}
+	u, cred, err := h.lookup(ctx, email)
+	if err != nil {
+		return nil, err
+	}
+	cred, ok, rehash, err := h.verify(ctx, cred, cmd.Password)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, usecase.ErrInvalidCredentials
+	}
+	if err := h.recordSuccess(ctx, cred, cmd.Password, rehash); err != nil {
+		return nil, err
+	}
+	// Only someone who knows the password learns that the account is banned.
+	if u.IsBanned(h.issuer.Clock.Now()) {
+		return nil, usecase.ErrBannedUser
+	}
+	if h.settings.RequireEmailVerification && !u.EmailVerified() {
+		if err := h.links.Send(ctx, domain.MailVerifyEmail, domain.PurposeVerifyEmail, u, u.Email(), func(token string) string {
+			return h.settings.VerifyEmailLink(token, cmd.CallbackURL)
+		}); err != nil {
+			return nil, err
+		}
+		return nil, usecase.ErrEmailNotVerified
+	}
+	s, token, err := h.issuer.Start(ctx, u.ID(), cmd.RememberMe, cmd.Client)
+	if err != nil {
+		return nil, err
+	}
+	return &SignInResult{User: u, Session: s, Token: token}, nil
+}
+
+// Wait waits until the failed attempts still being written are written, or
+// ctx ends. Call it before the stores close.
+func (h *SignInHandler) Wait(ctx context.Context) error { return h.failures.wait(ctx) }
+
+// lookup returns the user and credential for email, or nils when either is missing.
+func (h *SignInHandler) lookup(ctx context.Context, email domain.Email) (*domain.User, *domain.Credential, error) {
+	u, err := h.users.GetByEmail(ctx, email)
+	if errors.Is(err, domain.ErrNotFound) {
+		// Read a credential nobody has, so that an unknown address costs
+		// the same two reads as a known one.
+		if _, err := h.credentials.Get(ctx, noUser); err != nil && !errors.Is(err, domain.ErrNotFound) {
+			return nil, nil, err
+		}
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	cred, err := h.credentials.Get(ctx, u.ID())
+	if errors.Is(err, domain.ErrNotFound) {
+		return u, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return u, cred, nil
+}
+
+// noUser is a user id no user has.
+const noUser = domain.UserID("")
+
+// verify reports whether password is cred's, as passwordCheck.verify does,
+// but counts a wrong password after the answer (see failureRecorder). Only
+// a right password waits for this user's failures still being written and
+// reads the credential again: one of them may have locked it, and then even
+// the right password is refused. It returns the credential as last read.
+func (h *SignInHandler) verify(ctx context.Context, cred *domain.Credential, password string) (_ *domain.Credential, ok, rehash bool, err error) {
+	now := h.issuer.Clock.Now()
+	if cred == nil || cred.IsLocked(now) {
+		if err := h.hasher.VerifyNothing(ctx, password); err != nil {
+			return nil, false, false, domain.Internal("password: dummy verify", err)
+		}
+		return cred, false, false, nil
+	}
+	ok, rehash, err = h.hasher.Verify(ctx, cred.Hash(), password)
+	if err != nil {
+		return nil, false, false, domain.Internal("password: verify", err)
+	}
+	if !ok {
+		h.failures.record(ctx, cred.UserID())
+		return cred, false, false, nil
+	}
+	// Whoever knows the password learns nothing from the time this takes.
+	if err := h.failures.settle(ctx, cred.UserID()); err != nil {
+		return nil, false, false, err
+	}
+	if cred, err = h.credentials.Get(ctx, cred.UserID()); errors.Is(err, domain.ErrNotFound) {
+		return nil, false, false, nil // the user or the password went meanwhile
+	} else if err != nil {
+		return nil, false, false, err
+	}
+	if cred.IsLocked(now) {
+		return cred, false, false, nil
+	}
+	return cred, true, rehash, nil
+}
+
+// recordSuccess forgets earlier failures and, when the stored hash is an
+// import (Better Auth scrypt, bcrypt) or has older parameters, replaces it
+// with a fresh argon2id hash of the password just proven.
+func (h *SignInHandler) recordSuccess(ctx context.Context, cred *domain.Credential, password string, rehash bool) error {
+	if !rehash && cred.FailedAttempts() == 0 && cred.LockedUntil().IsZero() {
+		return nil // nothing to write: the hot path stays read-only
+	}
+	var fresh string
+	if rehash {
+		var err error
+		if fresh, err = h.hasher.Hash(ctx, password); err != nil {
+			return domain.Internal("sign-in: rehash", err)
+		}
+	}
+	return h.credentials.Update(ctx, cred.UserID(), func(c *domain.Credential) error {
+		now := h.issuer.Clock.Now()
+		if fresh != "" {
+			c.SetHash(fresh, now)
+		}
+		c.RecordSuccess(now)
+		return nil
+	})
+}

@@ -1,0 +1,52 @@
+package account
+
+import (
+	"context"
+
+	"github.com/gatehouse/gatehouse/application/usecase"
+	"github.com/gatehouse/gatehouse/domain"
+	"github.com/gatehouse/gatehouse/ports"
+)
+
+// UpdateUser changes the signed-in user's profile. Nil fields are left alone.
+type UpdateUser struct {
+	UserID domain.UserID
+	Name   *string
+	Image  *string // "" clears the image
+}
+
+// UpdateUserHandler handles UpdateUser.
+type UpdateUserHandler struct {
+	users ports.UserRepository
+	clock ports.Clock
+}
+
+// NewUpdateUserHandler returns an UpdateUserHandler.
+func NewUpdateUserHandler(users ports.UserRepository, clock ports.Clock) *UpdateUserHandler {
+	usecase.MustHave(users, clock)
+	return &UpdateUserHandler{users: users, clock: clock}
+}
+
+var errNoFieldsToUpdate = domain.Invalid("user.no_fields_to_update", "No fields to update")
+
+// Handle applies the changes and returns the updated user.
+func (h *UpdateUserHandler) Handle(ctx context.Context, cmd UpdateUser) (*domain.User, error) {
+	if cmd.Name == nil && cmd.Image == nil {
+		return nil, errNoFieldsToUpdate
+	}
+	var out *domain.User
+	err := h.users.Update(ctx, cmd.UserID, func(u *domain.User) error {
+		now := h.clock.Now()
+		if cmd.Name != nil {
+			if err := u.Rename(*cmd.Name, now); err != nil {
+				return err
+			}
+		}
+		if cmd.Image != nil {
+			u.SetImage(*cmd.Image, now)
+		}
+		out = u
+		return nil
+	})
+	return out, err
+}

@@ -1,0 +1,121 @@
+package usecase
+
+import (
+	"context"
+	"errors"
+
+	"github.com/gatehouse/gatehouse/domain"
+	"github.com/gatehouse/gatehouse/ports"
+)
+
+// Actor is who performs an audited action and where the request came from.
+type Actor struct {
+	Type domain.ActorType
+	// ID is the user id, the service-key id, or "" for the command line.
+	ID        string
+	RequestID string
+	IPAddress string
+}
+
+// UserActor returns the actor for a signed-in user's request.
+func UserActor(u domain.UserID, requestID, ip string) Actor {
+	return Actor{Type: domain.ActorUser, ID: string(u), RequestID: requestID, IPAddress: ip}
+}
+
+// CLIActor is the command line on the server.
+var CLIActor = Actor{Type: domain.ActorCLI, ID: "cli"}
+
+// Auditor appends to the audit log.
+type Auditor struct {
+	log   ports.AuditLog
+	ids   ports.IDGenerator
+	clock ports.Clock
+}
+
+// Target names what an action was done to.
+type Target struct {
+	Type string
+	ID   string
+}
+
+// Record appends the outcome of action by actor on t, which ended with err,
+// and returns err. If the entry cannot be written the action's own error
+// still wins; when the action succeeded, the failure to record it is
+// returned, so nothing administrative succeeds silently unaudited.
+func (a Auditor) Record(ctx context.Context, actor Actor, action string, t Target, err error) error {
+	e := domain.AuditEntry{
+		ID: a.ids.NewID(), OccurredAt: a.clock.Now(),
+		ActorType: actor.Type, ActorID: actor.ID, Action: action, TargetType: t.Type, TargetID: t.ID,
+		RequestID: actor.RequestID, IPAddress: actor.IPAddress, Outcome: domain.OutcomeOf(err),
+	}
+	if e.Outcome != domain.OutcomeSuccess {
+		var de *domain.Error
+		if errors.As(err, &de) {
+			e.Code = de.Code
+		}
+	}
+	// The entry is written even when the request's context was cancelled
+	// after the action took effect.
+	if aerr := a.log.Append(context.WithoutCancel(ctx), e); aerr != nil && err == nil {
+		return domain.Internal("audit: append", aerr)
+	}
+	return err
+}
+
+// Caller is who asks for a use case and from where: a signed-in user
+// (AdminRequest, OrgRequest) or a trusted backend's service key
+// (TrustedRequest). Each use case decides what its caller may do: a user
+// needs the admin permission or the membership role it always needed, a
+// service key the scope of the operation.
+type Caller interface {
+	// Actor is the audit log's view of the caller.
+	Actor() Actor
+	caller()
+}
+
+func (AdminRequest) caller()   {}
+func (OrgRequest) caller()     {}
+func (TrustedRequest) caller() {}
+
+// TrustedRequest is a request of a trusted backend, authenticated by its
+// service key. The use case checks the key's scope for the operation.
+type TrustedRequest struct {
+	Key       *domain.ServiceKey
+	RequestID string
+	IPAddress string
+}
+
+// Actor returns the service key as the audited actor.
+func (r TrustedRequest) Actor() Actor {
+	return Actor{Type: domain.ActorServiceKey, ID: string(r.Key.ID()), RequestID: r.RequestID, IPAddress: r.IPAddress}
+}
+
+// Need refuses a key without scope ("" names an operation no key may
+// perform).
+func (r TrustedRequest) Need(scope domain.Scope) error {
+	if r.Key == nil || scope == "" || !r.Key.HasScope(scope) {
+		return domain.NewError(domain.KindForbidden, "auth.insufficient_scope", "The service key lacks the scope "+string(scope))
+	}
+	return nil
+}
+
+// ActionOf names an audited action as the caller's log has always named it:
+// the admin plugin's name for a signed-in user, the trusted API's for a
+// service key.
+func ActionOf(req Caller, user, key string) string {
+	if _, ok := req.(TrustedRequest); ok {
+		return key
+	}
+	return user
+}
+
+// IsSelf reports whether req is the signed-in user id.
+func IsSelf(req Caller, id domain.UserID) bool {
+	r, ok := req.(AdminRequest)
+	return ok && r.Principal.User != nil && r.Principal.User.ID() == id
+}
+
+// NewAuditor records to log, naming entries with ids and dating them by clock.
+func NewAuditor(log ports.AuditLog, ids ports.IDGenerator, clock ports.Clock) Auditor {
+	return Auditor{log, ids, clock}
+}

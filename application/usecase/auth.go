@@ -1,0 +1,193 @@
+package usecase
+
+import (
+	"context"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/gatehouse/gatehouse/domain"
+	"github.com/gatehouse/gatehouse/ports"
+)
+
+// AuthSettings are the rules of the authentication framework.
+type AuthSettings struct {
+	// BaseURL is the public origin links are built on, such as https://id.example.com.
+	BaseURL string
+	// ProductName is named in mails and refused as a password.
+	ProductName string
+	Sessions    domain.SessionPolicy
+	Passwords   domain.PasswordPolicy
+	Lockout     domain.LockoutPolicy
+	// RequireEmailVerification refuses sign-in until the address is verified.
+	// It also keeps sign-up from revealing which addresses have accounts:
+	// every sign-up answers alike and nobody is signed in by it.
+	RequireEmailVerification bool
+	// LinkTTL is how long a one-time link in a mail works (default 1 hour).
+	LinkTTL time.Duration
+}
+
+// The framework's error codes (Better Auth's, so its client recognises them).
+var (
+	ErrInvalidCredentials = domain.NewError(domain.KindUnauthenticated, "auth.invalid_credentials", "Invalid email or password")
+	ErrInvalidPassword    = domain.Invalid("auth.wrong_password", "Invalid password", domain.FieldViolation{Field: "password", Message: "is not the account's password"})
+	ErrEmailNotVerified   = domain.NewError(domain.KindForbidden, "auth.email_not_verified", "Email not verified")
+	ErrUserExists         = domain.NewError(domain.KindConflict, "user.email_exists", "User already exists. Use another email.")
+	ErrSessionNotFresh    = domain.NewError(domain.KindForbidden, "auth.session_not_fresh", "Session is not fresh")
+	ErrUnauthorized       = domain.NewError(domain.KindUnauthenticated, "UNAUTHORIZED", "Unauthorized")
+)
+
+// Principal is who a request acts for: a live session and its user.
+type Principal struct {
+	Session *domain.Session
+	User    *domain.User
+}
+
+// SessionIssuer starts sessions. Several use cases sign people in.
+type SessionIssuer struct {
+	sessions ports.SessionRepository
+	Tokens   ports.TokenGenerator
+	IDs      ports.IDGenerator
+	Clock    ports.Clock
+	policy   domain.SessionPolicy
+}
+
+// Client describes where a request came from, kept with the sessions it starts.
+type Client struct {
+	IPAddress string
+	UserAgent string
+}
+
+// Start creates a session for userID and returns its bearer token, which
+// exists only in the answer: storage keeps its hash.
+func (si SessionIssuer) Start(ctx context.Context, userID domain.UserID, rememberMe bool, c Client) (*domain.Session, string, error) {
+	token := si.Tokens.NewToken()
+	s := domain.NewSession(domain.SessionID(si.IDs.NewID()), userID, domain.HashToken(token), rememberMe,
+		c.IPAddress, c.UserAgent, si.policy, si.Clock.Now())
+	if err := si.sessions.Create(ctx, s); err != nil {
+		return nil, "", err
+	}
+	return s, token, nil
+}
+
+// LinkSender mails one-time links.
+type LinkSender struct {
+	Verifications ports.VerificationRepository
+	mailer        ports.Mailer
+	tokens        ports.TokenGenerator
+	ids           ports.IDGenerator
+	Clock         ports.Clock
+	settings      AuthSettings
+}
+
+// Send records a one-time link for u (sent to email) and mails it. The link
+// is built by link from the token, which is mailed once and never stored.
+func (ls LinkSender) Send(ctx context.Context, kind domain.MailKind, purpose domain.VerificationPurpose, u *domain.User, email domain.Email, link func(token string) string) error {
+	return ls.SendVia(ctx, ls.mailer, kind, purpose, u, email, link)
+}
+
+// mailSender is a ports.Mailer or a place reserved in one.
+type mailSender interface {
+	Send(ctx context.Context, m domain.Mail) error
+}
+
+// SendVia is send through out, such as a reserved ports.MailSlot.
+func (ls LinkSender) SendVia(ctx context.Context, out mailSender, kind domain.MailKind, purpose domain.VerificationPurpose, u *domain.User, email domain.Email, link func(token string) string) error {
+	token, err := ls.Create(ctx, purpose, u, email)
+	if err != nil {
+		return err
+	}
+	return out.Send(ctx, domain.Mail{Kind: kind, To: email, Name: u.Name(), Link: link(token), ExpiresIn: ls.settings.LinkTTL})
+}
+
+// Create records a one-time link for u and returns its token.
+func (ls LinkSender) Create(ctx context.Context, purpose domain.VerificationPurpose, u *domain.User, email domain.Email) (string, error) {
+	token := ls.tokens.NewToken()
+	v := domain.NewVerification(ls.ids.NewID(), purpose, domain.HashToken(token), u.ID(), email, ls.settings.LinkTTL, ls.Clock.Now())
+	if err := ls.Verifications.Create(ctx, v); err != nil {
+		return "", err
+	}
+	return token, nil
+}
+
+// FrameworkURL returns the absolute URL of a framework route with query values.
+func (s AuthSettings) FrameworkURL(path string, q url.Values) string {
+	u := strings.TrimRight(s.BaseURL, "/") + "/api/auth" + path
+	if enc := q.Encode(); enc != "" {
+		u += "?" + enc
+	}
+	return u
+}
+
+// VerifyEmailLink is the link that verifies an address (or an address change).
+func (s AuthSettings) VerifyEmailLink(token, callbackURL string) string {
+	q := url.Values{"token": {token}}
+	if callbackURL != "" {
+		q.Set("callbackURL", callbackURL)
+	}
+	return s.FrameworkURL("/verify-email", q)
+}
+
+// PasswordContext lists what a user's password may not be: their address,
+// its local part, their name and the product's name.
+func (s AuthSettings) PasswordContext(email domain.Email, name string) []string {
+	local, _, _ := strings.Cut(string(email), "@")
+	return []string{string(email), local, name, s.ProductName}
+}
+
+func MustHave(deps ...any) {
+	for _, d := range deps {
+		if d == nil {
+			panic("command: nil dependency")
+		}
+	}
+}
+
+// PasswordCheck verifies passwords against stored credentials and counts
+// wrong ones towards the account lockout. Sign-in, change-password and
+// delete-user all prove the user's password through it.
+type PasswordCheck struct {
+	credentials ports.CredentialRepository
+	hasher      ports.PasswordHasher
+	clock       ports.Clock
+	lockout     domain.LockoutPolicy
+}
+
+// Verify reports whether password is cred's. A missing or locked credential
+// costs one dummy hash and fails, so it looks like a wrong password from
+// outside. rehash says the stored hash should be replaced.
+func (pc PasswordCheck) Verify(ctx context.Context, cred *domain.Credential, password string) (ok, rehash bool, err error) {
+	if cred == nil || cred.IsLocked(pc.clock.Now()) {
+		if err := pc.hasher.VerifyNothing(ctx, password); err != nil {
+			return false, false, domain.Internal("password: dummy verify", err)
+		}
+		return false, false, nil
+	}
+	ok, rehash, err = pc.hasher.Verify(ctx, cred.Hash(), password)
+	if err != nil {
+		return false, false, domain.Internal("password: verify", err)
+	}
+	if ok {
+		return true, rehash, nil
+	}
+	err = pc.credentials.Update(ctx, cred.UserID(), func(c *domain.Credential) error {
+		c.RecordFailure(pc.clock.Now(), pc.lockout)
+		return nil
+	})
+	return false, false, err
+}
+
+// NewSessionIssuer starts sessions under policy.
+func NewSessionIssuer(sessions ports.SessionRepository, tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock, policy domain.SessionPolicy) SessionIssuer {
+	return SessionIssuer{sessions, tokens, ids, clock, policy}
+}
+
+// NewLinkSender mails links whose tokens it keeps in verifications.
+func NewLinkSender(verifications ports.VerificationRepository, mailer ports.Mailer, tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock, settings AuthSettings) LinkSender {
+	return LinkSender{verifications, mailer, tokens, ids, clock, settings}
+}
+
+// NewPasswordCheck checks passwords against credentials under the lockout policy.
+func NewPasswordCheck(credentials ports.CredentialRepository, hasher ports.PasswordHasher, clock ports.Clock, lockout domain.LockoutPolicy) PasswordCheck {
+	return PasswordCheck{credentials, hasher, clock, lockout}
+}

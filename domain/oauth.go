@@ -8,7 +8,7 @@ import (
 // signing: signing keys, OAuth clients, authorization codes, grants (one per
 // sign-in of a user at a client, or per client-credentials token), refresh
 // tokens and consents. They are records with exported fields; the rules that
-// govern them live in their constructors and in application/command.
+// govern them live in their constructors and in application/oidc.
 
 // SigningAlgorithm is a JWS algorithm Gatehouse signs with.
 type SigningAlgorithm string

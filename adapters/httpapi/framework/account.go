@@ -334,7 +334,7 @@ func (s *API) errorPage(_ context.Context, in *ErrorPageInput) (*ErrorPageOutput
 }
 
 // ErrorCode is the code a redirect carries as ?error=: the framework's code
-// of err (framework_codes.go), or INTERNAL_SERVER_ERROR for a condition the
+// of err (codes.go), or INTERNAL_SERVER_ERROR for a condition the
 // framework has no code for.
 func ErrorCode(err error) string {
 	var de *domain.Error

@@ -232,7 +232,7 @@ func OpenCORS(c *gin.Context) bool {
 	return true
 }
 
-// FormPage declares the form page of a route (withPolicy).
+// FormPage declares the form page of a route (WithPolicy).
 func FormPage(f *Form) func(*Policy) { return func(p *Policy) { p.Form = f } }
 
 // FormPost returns the form page of a request, when it is an HTML form post

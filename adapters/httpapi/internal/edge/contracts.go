@@ -138,7 +138,7 @@ func Register[I, O any](s *Kit, c Contract, op huma.Operation, h func(context.Co
 }
 
 // policyMetadata is the huma.Operation metadata entry holding what the
-// operation declares of its policy (withPolicy).
+// operation declares of its policy (WithPolicy).
 const policyMetadata = "gatehouse.policy"
 
 // WithPolicy declares parts of o's policy; the rest follows its contract and

@@ -6,7 +6,7 @@ import (
 )
 
 // The forms of the hosted pages, each declared on the route it posts to
-// (withForm): the page, the fields carried back with an error, and where a
+// (WithForm): the page, the fields carried back with an error, and where a
 // success goes.
 var (
 	SignInForm = pageForm(Form{Page: "/sign-in", Keep: []string{"callbackURL"},

@@ -10,7 +10,7 @@ import (
 )
 
 // Rate limits. Each route declares its rule with its policy where it is
-// registered (Policy.Rate, withRate); the middleware looks the rule up by
+// registered (Policy.Rate, WithRate); the middleware looks the rule up by
 // the request's method and matched route template, so a key names a rule and
 // a client, never a raw path, and the number of keys follows the number of
 // clients. The rules themselves are in internal/

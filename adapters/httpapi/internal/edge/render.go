@@ -220,7 +220,7 @@ const msgBodyRequired = "request body is required"
 var missingProperty = regexp.MustCompile(`^expected required property (\w+) to be present$`)
 
 // InstallHumaErrors routes every error Huma produces (validation, decoding,
-// body size, handler errors) through renderError/renderStatus. Huma keeps the
+// body size, handler errors) through RenderError/RenderStatus. Huma keeps the
 // hook in a package variable, so it is installed once per process; the logger
 // travels in the request context.
 func InstallHumaErrors() {

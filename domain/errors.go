@@ -66,8 +66,9 @@ type FieldViolation struct {
 // Code is stable, machine-readable and neutral: an "area.reason" string
 // (organization.invalid_slug, password.too_short) naming one condition, of
 // one Kind. Each contract maps it to its own wire vocabulary at the edge
-// (each contract package's codes.go under adapters/httpapi, and internal/edge/problem_words.go). Message is safe to show a client. Err is the cause: it is logged and
-// never sent.
+// (the codes.go of each contract package under adapters/httpapi, and
+// internal/edge/problem_words.go). Message is safe to show a client. Err is
+// the cause: it is logged and never sent.
 type Error struct {
 	Kind    Kind
 	Code    string

@@ -37,7 +37,7 @@ func New(secrets Secrets) (*JOSE, error) {
 	if len(secrets) == 0 {
 		secrets = Secrets{rand.Text() + rand.Text()}
 	}
-	s, err := newSealer(secrets)
+	s, err := newSealer(secrets, sealInfo)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +77,7 @@ func (j *JOSE) Generate(id domain.SigningKeyID, alg domain.SigningAlgorithm) (do
 	if err != nil {
 		return domain.SigningKey{}, domain.Internal("signingkeys: encode", err)
 	}
-	sealed, err := j.sealer.seal(id, alg, der)
+	sealed, err := j.sealer.seal(additionalData(id, alg), der)
 	clear(der)
 	if err != nil {
 		return domain.SigningKey{}, domain.Internal("signingkeys: seal", err)
@@ -109,7 +109,7 @@ func (j *JOSE) Open(k domain.SigningKey) (ports.JWSSigner, error) {
 }
 
 func (j *JOSE) privateKey(k domain.SigningKey) (crypto.Signer, error) {
-	der, err := j.sealer.open(k.ID, k.Alg, k.SealedPrivate)
+	der, err := j.sealer.open(additionalData(k.ID, k.Alg), k.SealedPrivate)
 	if err != nil {
 		return nil, domain.Internal("signingkeys: open key "+string(k.ID), err)
 	}

@@ -47,8 +47,9 @@ type TwoFactorRepository interface {
 }
 
 // MFAChallengeRepository stores the pending second-factor challenges of
-// password sign-ins, by the hash of their id. An expired or consumed
-// challenge is domain.ErrMFAChallengeNotFound to every method but Create.
+// password sign-ins, by the hash of their id. To Get, RecordFailure, SetOTP
+// and Consume, an unknown, expired or consumed challenge is
+// domain.ErrMFAChallengeNotFound.
 type MFAChallengeRepository interface {
 	// Create stores c. A taken id hash is domain.ErrMFAChallengeExists.
 	Create(ctx context.Context, c domain.MFAChallenge) error

@@ -41,6 +41,11 @@ func storesOn(newURL gormtest.NewURLFunc) func(t *testing.T) conformance.Stores 
 			Domains:       gormstore.NewDomainRepository(db),
 			OAuthClients:  gormstore.NewOAuthClientRepository(db),
 			OAuthGrants:   gormstore.NewOAuthGrantRepository(db),
+
+			TwoFactor:          gormstore.NewTwoFactorRepository(db),
+			MFAChallenges:      gormstore.NewMFAChallengeRepository(db),
+			Passkeys:           gormstore.NewPasskeyRepository(db),
+			WebAuthnChallenges: gormstore.NewWebAuthnChallengeRepository(db),
 		}
 	}
 }
@@ -96,6 +101,18 @@ func TestDomainRepository(t *testing.T) {
 func TestOAuthRepositories(t *testing.T) {
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		conformance.RunOAuthRepositories(t, storesOn(newURL))
+	})
+}
+
+func TestMFARepositories(t *testing.T) {
+	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
+		conformance.RunMFARepositories(t, storesOn(newURL))
+	})
+}
+
+func TestPasskeyRepositories(t *testing.T) {
+	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
+		conformance.RunPasskeyRepositories(t, storesOn(newURL))
 	})
 }
 

@@ -171,5 +171,6 @@ func RowModels() []any {
 		&organizationRow{}, &memberRow{}, &invitationRow{},
 		&serviceKeyRow{}, &serviceKeySecretRow{}, &auditRow{},
 		&domainRow{}, &signingKeyRow{},
-		&oauthClientRow{}, &oauthCodeRow{}, &oauthGrantRow{}, &oauthRefreshRow{}, &oauthConsentRow{}}
+		&oauthClientRow{}, &oauthCodeRow{}, &oauthGrantRow{}, &oauthRefreshRow{}, &oauthConsentRow{},
+		&totpFactorRow{}, &backupCodeRow{}, &mfaChallengeRow{}, &passkeyRow{}, &webauthnChallengeRow{}}
 }

@@ -52,6 +52,14 @@ type DB struct {
 	oauthGrants        map[domain.GrantID]domain.OAuthGrant
 	oauthRefreshTokens map[domain.TokenHash]domain.RefreshToken
 	oauthConsents      map[userClient]domain.Consent
+
+	// The multi-factor rows (see mfa.go and passkeys.go). Byte keys (hashes,
+	// credential ids) are kept as strings; backup codes by user, then hash.
+	totpFactors        map[domain.UserID]domain.TOTPFactor
+	backupCodes        map[domain.UserID]map[string]domain.BackupCode
+	mfaChallenges      map[string]domain.MFAChallenge
+	passkeys           map[string]domain.PasskeyCredential
+	webauthnChallenges map[string]domain.WebAuthnChallenge
 }
 
 // userClient is the primary key of a consent.
@@ -86,6 +94,11 @@ func NewDB() *DB {
 		oauthGrants:         map[domain.GrantID]domain.OAuthGrant{},
 		oauthRefreshTokens:  map[domain.TokenHash]domain.RefreshToken{},
 		oauthConsents:       map[userClient]domain.Consent{},
+		totpFactors:         map[domain.UserID]domain.TOTPFactor{},
+		backupCodes:         map[domain.UserID]map[string]domain.BackupCode{},
+		mfaChallenges:       map[string]domain.MFAChallenge{},
+		passkeys:            map[string]domain.PasskeyCredential{},
+		webauthnChallenges:  map[string]domain.WebAuthnChallenge{},
 	}
 }
 
@@ -114,6 +127,7 @@ func (db *DB) deleteUser(u *domain.User) {
 		}
 	}
 	db.deleteOAuthOf("", u.ID())
+	db.deleteFactorsOf(u.ID())
 }
 
 func (db *DB) deleteSession(id domain.SessionID, s *domain.Session) {

@@ -21,6 +21,11 @@ func newStores(*testing.T) conformance.Stores {
 		Domains:       memory.NewDomainRepository(db),
 		OAuthClients:  memory.NewOAuthClientRepository(db),
 		OAuthGrants:   memory.NewOAuthGrantRepository(db),
+
+		TwoFactor:          memory.NewTwoFactorRepository(db),
+		MFAChallenges:      memory.NewMFAChallengeRepository(db),
+		Passkeys:           memory.NewPasskeyRepository(db),
+		WebAuthnChallenges: memory.NewWebAuthnChallengeRepository(db),
 	}
 }
 
@@ -72,4 +77,12 @@ func TestSigningKeyRepository(t *testing.T) {
 	conformance.RunSigningKeyRepository(t, func(*testing.T) ports.SigningKeyRepository {
 		return memory.NewSigningKeyRepository(memory.NewDB())
 	})
+}
+
+func TestMFARepositories(t *testing.T) {
+	conformance.RunMFARepositories(t, newStores)
+}
+
+func TestPasskeyRepositories(t *testing.T) {
+	conformance.RunPasskeyRepositories(t, newStores)
 }

@@ -21,5 +21,9 @@ var Set = wire.NewSet(
 	NewSigningKeyRepository, wire.Bind(new(ports.SigningKeyRepository), new(*SigningKeyRepository)),
 	NewOAuthClientRepository, wire.Bind(new(ports.OAuthClientRepository), new(*OAuthClientRepository)),
 	NewOAuthGrantRepository, wire.Bind(new(ports.OAuthGrantRepository), new(*OAuthGrantRepository)),
+	NewTwoFactorRepository, wire.Bind(new(ports.TwoFactorRepository), new(*TwoFactorRepository)),
+	NewMFAChallengeRepository, wire.Bind(new(ports.MFAChallengeRepository), new(*MFAChallengeRepository)),
+	NewPasskeyRepository, wire.Bind(new(ports.PasskeyRepository), new(*PasskeyRepository)),
+	NewWebAuthnChallengeRepository, wire.Bind(new(ports.WebAuthnChallengeRepository), new(*WebAuthnChallengeRepository)),
 	NewHealthChecker, wire.Bind(new(ports.HealthChecker), new(*HealthChecker)),
 )

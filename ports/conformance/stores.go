@@ -24,6 +24,11 @@ type Stores struct {
 	Domains       ports.DomainRepository
 	OAuthClients  ports.OAuthClientRepository
 	OAuthGrants   ports.OAuthGrantRepository
+
+	TwoFactor          ports.TwoFactorRepository
+	MFAChallenges      ports.MFAChallengeRepository
+	Passkeys           ports.PasskeyRepository
+	WebAuthnChallenges ports.WebAuthnChallengeRepository
 }
 
 // mustCreateUsers creates users u1, u2, … with addresses u1@example.com, ….

@@ -19,11 +19,14 @@ type SignIn struct {
 	Client      usecase.Client
 }
 
-// SignInResult is the signed-in user, their new session and its token.
+// SignInResult is the signed-in user, their new session and its token. For
+// a user with two-factor on there is no session yet: TwoFactorChallenge is
+// the id of the challenge the second factor answers (TwoFactorHandler).
 type SignInResult struct {
-	User    *domain.User
-	Session *domain.Session
-	Token   string
+	User               *domain.User
+	Session            *domain.Session
+	Token              string
+	TwoFactorChallenge string
 }
 
 // SignInHandler handles SignIn.
@@ -35,6 +38,16 @@ type SignInHandler struct {
 	links       usecase.LinkSender
 	failures    *failureRecorder
 	settings    usecase.AuthSettings
+	challenges  ports.MFAChallengeRepository
+}
+
+// UseSecondFactor makes sign-in of a user with two-factor on record a
+// challenge in challenges instead of starting a session. Without it such a
+// sign-in is refused.
+func (h *SignInHandler) UseSecondFactor(challenges ports.MFAChallengeRepository) *SignInHandler {
+	usecase.MustHave(challenges)
+	h.challenges = challenges
+	return h
 }
 
 // NewSignInHandler returns a SignInHandler. logger (slog.Default() when nil)
@@ -90,6 +103,16 @@ func (h *SignInHandler) Handle(ctx context.Context, cmd SignIn) (*SignInResult, 
 			return nil, err
 		}
 		return nil, usecase.ErrEmailNotVerified
+	}
+	if u.TwoFactorEnabled() {
+		if h.challenges == nil {
+			return nil, domain.Internal("sign-in: two-factor user without challenge store", errors.New("no MFAChallengeRepository"))
+		}
+		id, err := startChallenge(ctx, h.challenges, h.issuer.Tokens, h.issuer.Clock.Now(), u.ID(), cmd.RememberMe)
+		if err != nil {
+			return nil, err
+		}
+		return &SignInResult{User: u, TwoFactorChallenge: id}, nil
 	}
 	s, token, err := h.issuer.Start(ctx, u.ID(), cmd.RememberMe, cmd.Client)
 	if err != nil {

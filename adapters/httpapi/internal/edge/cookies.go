@@ -24,7 +24,10 @@ type SessionCookies struct {
 	// AdminSession keeps an administrator's own session while they
 	// impersonate someone (the admin plugin's admin_session cookie).
 	AdminSession string
-	lifetime     time.Duration
+	// twoFactor carries the pending second-factor challenge of a password
+	// sign-in (Better Auth's two_factor cookie).
+	twoFactor string
+	lifetime  time.Duration
 }
 
 func newSessionCookies(cfg Config, lifetime time.Duration) *SessionCookies {
@@ -43,8 +46,30 @@ func newSessionCookies(cfg Config, lifetime time.Duration) *SessionCookies {
 	return &SessionCookies{
 		Signer: newCookieSigner(cfg.Secrets), secure: secure, lifetime: lifetime,
 		sessionName: prefix + ".session_token", dontRemember: prefix + ".dont_remember", sessionData: prefix + ".session_data",
-		AdminSession: prefix + ".admin_session",
+		AdminSession: prefix + ".admin_session", twoFactor: prefix + ".two_factor",
 	}
+}
+
+// TwoFactorCookie returns the signed two_factor cookie that carries the id
+// of a pending second-factor challenge for ttl (Better Auth: 600 s).
+func (sc *SessionCookies) TwoFactorCookie(id string, ttl time.Duration) http.Cookie {
+	return sc.Cookie(sc.twoFactor, sc.Signer.Sign(id), int(ttl/time.Second))
+}
+
+// ClearTwoFactor returns the cookie that expires two_factor.
+func (sc *SessionCookies) ClearTwoFactor() http.Cookie { return sc.Cookie(sc.twoFactor, "", -1) }
+
+// TwoFactorChallenge returns the challenge id a request's two_factor cookie
+// carries, or "" when there is none or its signature does not hold.
+func (sc *SessionCookies) TwoFactorChallenge(r *http.Request) string {
+	c, err := r.Cookie(sc.twoFactor)
+	if err != nil || c.Value == "" {
+		return ""
+	}
+	if id, ok := sc.Signer.Verify(c.Value); ok && isSessionToken(id) {
+		return id
+	}
+	return ""
 }
 
 func (sc *SessionCookies) Cookie(name, value string, maxAge int) http.Cookie {

@@ -89,8 +89,13 @@ func (h *SignInHandler) Handle(ctx context.Context, cmd SignIn) (*SignInResult, 
 	if !ok {
 		return nil, usecase.ErrInvalidCredentials
 	}
-	if err := h.recordSuccess(ctx, cred, cmd.Password, rehash); err != nil {
-		return nil, err
+	// With two-factor on, the password alone proves nothing yet: earlier
+	// failures (wrong codes count too) are forgotten only when the second
+	// factor is answered, else each sign-in would reset the lockout.
+	if !u.TwoFactorEnabled() {
+		if err := h.recordSuccess(ctx, cred, cmd.Password, rehash); err != nil {
+			return nil, err
+		}
 	}
 	// Only someone who knows the password learns that the account is banned.
 	if u.IsBanned(h.issuer.Clock.Now()) {

@@ -93,6 +93,14 @@ func mustChallenge(t *testing.T, app *fwApp, u *tfUser) *fwClient {
 	return c
 }
 
+// flipFirst returns v with its first character changed.
+func flipFirst(v string) string {
+	if v[0] == 'A' {
+		return "B" + v[1:]
+	}
+	return "A" + v[1:]
+}
+
 func verifyTOTP(t *testing.T, c *fwClient, code string) *response {
 	t.Helper()
 	return c.post("/api/auth/two-factor/verify-totp", mustJSON(t, map[string]any{"code": code}))
@@ -157,7 +165,7 @@ func TestTwoFactor_challenge_cookie(t *testing.T) {
 			u := mustTwoFactorUser(t, app, "tampered@example.com")
 			c := mustChallenge(t, app, u)
 			v := c.Cookies["gatehouse.two_factor"]
-			c.Cookies["gatehouse.two_factor"] = "A" + v[1:]
+			c.Cookies["gatehouse.two_factor"] = flipFirst(v)
 			mustCode(t, verifyTOTP(t, c, totpAt(u.secret, 0)), http.StatusUnauthorized, "INVALID_TWO_FACTOR_COOKIE")
 			delete(c.Cookies, "gatehouse.two_factor")
 			mustCode(t, verifyTOTP(t, c, totpAt(u.secret, 0)), http.StatusUnauthorized, "INVALID_TWO_FACTOR_COOKIE")
@@ -239,5 +247,64 @@ func TestTwoFactor_lockout(t *testing.T) {
 		time.Sleep(1100 * time.Millisecond)
 		c3 := mustChallenge(t, app, u)
 		mustOK(t, verifyTOTP(t, c3, totpAt(u.secret, 0)))
+	})
+}
+
+// Ensure trustDevice on a challenge's answer sets the signed trust_device
+// cookie, which skips the challenge at the next sign-in of that user only,
+// is replaced at each use, and does nothing when forged or after disable.
+func TestTwoFactor_trust_device(t *testing.T) {
+	t.Parallel()
+	fwForEachStore(t, fwQuick, func(t *testing.T, app *fwApp) {
+		u := mustTwoFactorUser(t, app, "ada@example.com")
+		other := mustTwoFactorUser(t, app, "bob@example.com")
+		const name = "gatehouse.trust_device"
+
+		c := mustChallenge(t, app, u)
+		r := c.post("/api/auth/two-factor/verify-totp", mustJSON(t, map[string]any{"code": totpAt(u.secret, 0), "trustDevice": true}))
+		mustOK(t, r)
+		if line := strings.ToLower(rawSetCookie(r, name)); !strings.Contains(line, "max-age=2592000") || !strings.Contains(line, "httponly") {
+			t.Fatalf("trust_device cookie = %q, want HttpOnly, Max-Age=2592000", line)
+		}
+		first := c.Cookies[name]
+
+		// A browser holding only the trust cookie signs in without a challenge.
+		b := app.client(t)
+		b.Cookies[name] = first
+		mustSignIn(t, b, u.email, tfPassword)
+		if b.Cookies[name] == "" || b.Cookies[name] == first {
+			t.Fatal("the trust_device cookie was not replaced at its use")
+		}
+		// The replaced value no longer skips it.
+		replayed := app.client(t)
+		replayed.Cookies[name] = first
+		body := mustOK(t, replayed.post("/api/auth/sign-in/email", mustCredentials(t, u.email, tfPassword)))
+		if body["twoFactorRedirect"] != true {
+			t.Fatalf("sign-in with a used trust cookie = %v, want a challenge", body)
+		}
+
+		// Forged: another value signed with the wrong secret, or tampered.
+		for _, forged := range []string{flipFirst(b.Cookies[name]), b.Cookies[name][:len(b.Cookies[name])-4] + "AAA%3D"} {
+			f := app.client(t)
+			f.Cookies[name] = forged
+			if body := mustOK(t, f.post("/api/auth/sign-in/email", mustCredentials(t, u.email, tfPassword))); body["twoFactorRedirect"] != true {
+				t.Fatalf("sign-in with a forged trust cookie = %v, want a challenge", body)
+			}
+		}
+		// Another user's sign-in in the trusted browser gets the challenge,
+		// and leaves the browser trusted for its own user.
+		o := b.clone()
+		if body := mustOK(t, o.post("/api/auth/sign-in/email", mustCredentials(t, other.email, tfPassword))); body["twoFactorRedirect"] != true {
+			t.Fatalf("another user's sign-in with the trust cookie = %v, want a challenge", body)
+		}
+		mustSignIn(t, b, u.email, tfPassword)
+
+		// Disable forgets every trusted browser.
+		d := mustChallenge(t, app, u)
+		mustOK(t, d.post("/api/auth/two-factor/verify-totp", mustJSON(t, map[string]any{"code": totpAt(u.secret, 1), "trustDevice": true})))
+		mustOK(t, d.post("/api/auth/two-factor/disable", mustJSON(t, map[string]any{"password": tfPassword})))
+		if d.Cookies[name] != "" {
+			t.Fatal("disable did not expire the trust_device cookie")
+		}
 	})
 }

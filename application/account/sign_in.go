@@ -16,7 +16,10 @@ type SignIn struct {
 	Password    string
 	RememberMe  bool
 	CallbackURL string // for the verification mail re-sent to unverified users
-	Client      usecase.Client
+	// TrustedDevice is the token of the browser's trust_device cookie: a
+	// live one of this user skips the second factor.
+	TrustedDevice string
+	Client        usecase.Client
 }
 
 // SignInResult is the signed-in user, their new session and its token. For
@@ -27,6 +30,10 @@ type SignInResult struct {
 	Session            *domain.Session
 	Token              string
 	TwoFactorChallenge string
+	// TrustToken replaces the trust_device token that skipped the second
+	// factor; TrustRefused says the one sent was not (or no longer) valid.
+	TrustToken   string
+	TrustRefused bool
 }
 
 // SignInHandler handles SignIn.
@@ -109,21 +116,34 @@ func (h *SignInHandler) Handle(ctx context.Context, cmd SignIn) (*SignInResult, 
 		}
 		return nil, usecase.ErrEmailNotVerified
 	}
+	res := &SignInResult{User: u}
 	if u.TwoFactorEnabled() {
 		if h.challenges == nil {
 			return nil, domain.Internal("sign-in: two-factor user without challenge store", errors.New("no MFAChallengeRepository"))
 		}
-		id, err := startChallenge(ctx, h.challenges, h.issuer.Tokens, h.issuer.Clock.Now(), u.ID(), cmd.RememberMe)
-		if err != nil {
+		trusted := false
+		if cmd.TrustedDevice != "" {
+			if res.TrustToken, trusted, err = useTrustedDevice(ctx, h.links.Verifications, h.issuer, u, cmd.TrustedDevice); err != nil {
+				return nil, err
+			}
+			res.TrustRefused = !trusted
+		}
+		if !trusted {
+			if res.TwoFactorChallenge, err = startChallenge(ctx, h.challenges, h.issuer.Tokens, h.issuer.Clock.Now(), u.ID(), cmd.RememberMe); err != nil {
+				return nil, err
+			}
+			return res, nil
+		}
+		// The second factor is proven by the trusted browser: forget
+		// earlier failures as its answer would.
+		if err := h.recordSuccess(ctx, cred, cmd.Password, rehash); err != nil {
 			return nil, err
 		}
-		return &SignInResult{User: u, TwoFactorChallenge: id}, nil
 	}
-	s, token, err := h.issuer.Start(ctx, u.ID(), cmd.RememberMe, cmd.Client)
-	if err != nil {
+	if res.Session, res.Token, err = h.issuer.Start(ctx, u.ID(), cmd.RememberMe, cmd.Client); err != nil {
 		return nil, err
 	}
-	return &SignInResult{User: u, Session: s, Token: token}, nil
+	return res, nil
 }
 
 // Wait waits until the failed attempts still being written are written, or

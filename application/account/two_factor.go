@@ -23,6 +23,9 @@ const (
 	MFAMaxAttempts = 5
 	// MFAChallengeTTL is how long a challenge lives (the two_factor cookie).
 	MFAChallengeTTL = domain.MFAChallengeMaxTTL
+	// TrustDeviceTTL is how long a trusted browser skips the challenge
+	// (the trust_device cookie); each use starts it again.
+	TrustDeviceTTL = 30 * 24 * time.Hour
 	// BackupCodeCount is how many backup codes a user gets.
 	BackupCodeCount = 10
 	// totpSealPurpose binds a sealed TOTP secret to its use.
@@ -70,6 +73,9 @@ type VerifySecondFactor struct {
 	Principal   *usecase.Principal
 	ChallengeID string
 	Code        string
+	// TrustDevice asks, on the challenge path, that this browser skip the
+	// challenge for TrustDeviceTTL.
+	TrustDevice bool
 	Client      usecase.Client
 }
 
@@ -80,6 +86,8 @@ type VerifySecondFactorResult struct {
 	Session    *domain.Session
 	Token      string
 	NewSession bool
+	// TrustToken is the new trust_device token, when one was asked for.
+	TrustToken string
 }
 
 // TwoFactorHandler handles the two-factor use cases; each has its method.
@@ -88,6 +96,7 @@ type TwoFactorHandler struct {
 	credentials ports.CredentialRepository
 	factors     ports.TwoFactorRepository
 	challenges  ports.MFAChallengeRepository
+	trust       ports.VerificationRepository
 	sealer      ports.SecretSealer
 	issuer      usecase.SessionIssuer
 	check       usecase.PasswordCheck
@@ -96,10 +105,10 @@ type TwoFactorHandler struct {
 
 // NewTwoFactorHandler returns a TwoFactorHandler.
 func NewTwoFactorHandler(users ports.UserRepository, credentials ports.CredentialRepository, factors ports.TwoFactorRepository,
-	challenges ports.MFAChallengeRepository, sealer ports.SecretSealer, sessions ports.SessionRepository, hasher ports.PasswordHasher,
-	tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock, settings usecase.AuthSettings) *TwoFactorHandler {
-	usecase.MustHave(users, credentials, factors, challenges, sealer, sessions, hasher, tokens, ids, clock)
-	return &TwoFactorHandler{users: users, credentials: credentials, factors: factors, challenges: challenges, sealer: sealer,
+	challenges ports.MFAChallengeRepository, verifications ports.VerificationRepository, sealer ports.SecretSealer, sessions ports.SessionRepository,
+	hasher ports.PasswordHasher, tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock, settings usecase.AuthSettings) *TwoFactorHandler {
+	usecase.MustHave(users, credentials, factors, challenges, verifications, sealer, sessions, hasher, tokens, ids, clock)
+	return &TwoFactorHandler{users: users, credentials: credentials, factors: factors, challenges: challenges, trust: verifications, sealer: sealer,
 		settings: settings, issuer: usecase.NewSessionIssuer(sessions, tokens, ids, clock, settings.Sessions),
 		check: usecase.NewPasswordCheck(credentials, hasher, clock, settings.Lockout)}
 }
@@ -228,6 +237,11 @@ func (h *TwoFactorHandler) Disable(ctx context.Context, cmd TwoFactorPassword) e
 	if err := h.factors.ReplaceBackupCodes(ctx, u.ID(), nil, now); err != nil {
 		return err
 	}
+	// Every trusted browser of the user, not only this one (Better Auth
+	// forgets only the current browser's).
+	if _, err := h.trust.DeleteByUser(ctx, u.ID(), domain.PurposeTrustDevice); err != nil {
+		return err
+	}
 	return h.users.Update(ctx, u.ID(), func(x *domain.User) error {
 		x.SetTwoFactorEnabled(false, now)
 		return nil
@@ -348,7 +362,47 @@ func (h *TwoFactorHandler) verify(ctx context.Context, cmd VerifySecondFactor, w
 	if err != nil {
 		return nil, err
 	}
-	return &VerifySecondFactorResult{User: u, Session: s, Token: token, NewSession: true}, nil
+	res := &VerifySecondFactorResult{User: u, Session: s, Token: token, NewSession: true}
+	if cmd.TrustDevice {
+		if res.TrustToken, err = trustDevice(ctx, h.trust, h.issuer, u); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// trustDevice records a trusted browser of u and returns its token (for
+// the trust_device cookie). Only the hash of the user id and the token is
+// stored, so the cookie counts only at its own user's sign-in and another
+// user's sign-in in that browser neither finds nor uses up the record.
+func trustDevice(ctx context.Context, trust ports.VerificationRepository, si usecase.SessionIssuer, u *domain.User) (string, error) {
+	token := si.Tokens.NewToken()
+	v := domain.NewVerification(si.IDs.NewID(), domain.PurposeTrustDevice, trustHash(u.ID(), token), u.ID(), u.Email(), TrustDeviceTTL, si.Clock.Now())
+	if err := trust.Create(ctx, v); err != nil {
+		return "", err
+	}
+	return token, nil
+}
+
+// trustHash is what is stored of a trust_device token of user.
+func trustHash(user domain.UserID, token string) domain.TokenHash {
+	return domain.HashToken(string(user) + "!" + token)
+}
+
+// useTrustedDevice reports whether token names a live trusted browser of
+// u, using it up; when it does, it returns the token that replaces it.
+func useTrustedDevice(ctx context.Context, trust ports.VerificationRepository, si usecase.SessionIssuer, u *domain.User, token string) (string, bool, error) {
+	v, err := trust.Consume(ctx, domain.PurposeTrustDevice, trustHash(u.ID(), token))
+	if errors.Is(err, domain.ErrNotFound) {
+		return "", false, nil
+	} else if err != nil {
+		return "", false, err
+	}
+	if v.UserID() != u.ID() || v.IsExpired(si.Clock.Now()) {
+		return "", false, nil
+	}
+	next, err := trustDevice(ctx, trust, si, u)
+	return next, err == nil, err
 }
 
 // fail counts a wrong answer on the challenge and towards the lockout.

@@ -5,8 +5,8 @@
 // refusal, backup codes and disabling. TestBetterAuthClient
 // (test/clients_test.go) runs this file.
 //
-// Not yet served, so not tested here: trusted devices (trustDevice is
-// accepted and changes nothing) and the e-mailed code (send-otp, verify-otp).
+// Not yet served, so not tested here: the e-mailed code (send-otp,
+// verify-otp).
 
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
@@ -14,7 +14,7 @@ import { describe, test } from "node:test";
 import { TWO_FACTOR_ERROR_CODES, twoFactorClient } from "better-auth/client/plugins";
 import * as OTPAuth from "otpauth";
 
-import { mustFail, mustOk, mustSession, mustSignedOut, newClient, randomEmail, signUpVerified, steps } from "./lib/gatehouse.mjs";
+import { CookieJar, mustFail, mustOk, mustSession, mustSignedOut, newClient, randomEmail, signUpVerified, steps } from "./lib/gatehouse.mjs";
 
 /** totpFrom returns the TOTP of an otpauth:// URI, as an authenticator app would read it. */
 function totpFrom(uri) {
@@ -100,7 +100,29 @@ describe("two-factor with twoFactorClient", () => {
 		await mustSignedOut(c.client, "after a used backup code");
 	});
 
-	step("6 disable; sign-in needs no second factor again", ["5"], async () => {
+	step("5b trustDevice skips the challenge in that browser; a forged trust cookie does not", ["5"], async () => {
+		const b = newClient({ plugins });
+		mustOk(await b.client.signIn.email({ email, password }), "signIn.email");
+		mustOk(await b.client.twoFactor.verifyBackupCode({ code: backupCodes[1], trustDevice: true }), "twoFactor.verifyBackupCode");
+		const name = b.jar.names().find((n) => n.endsWith(".trust_device"));
+		assert.ok(name, `no trust_device cookie in ${b.jar.names()}`);
+		const value = b.jar.header().split("; ").find((p) => p.startsWith(`${name}=`)).slice(name.length + 1);
+
+		// Only the trust cookie: a later visit of the same browser.
+		const trusted = newClient({ plugins, jar: new CookieJar() });
+		trusted.jar.store([`${name}=${value}`]);
+		const data = mustOk(await trusted.client.signIn.email({ email, password }), "signIn.email");
+		assert.equal(data.twoFactorRedirect, undefined, `trusted sign-in answered ${JSON.stringify(data)}`);
+		await mustSession(trusted.client);
+
+		const forged = newClient({ plugins, jar: new CookieJar() });
+		forged.jar.store([`${name}=${value.startsWith("A") ? "B" : "A"}${value.slice(1)}`]);
+		const refused = mustOk(await forged.client.signIn.email({ email, password }), "signIn.email");
+		assert.equal(refused.twoFactorRedirect, true);
+		await mustSignedOut(forged.client, "after a forged trust cookie");
+	});
+
+	step("6 disable; sign-in needs no second factor again", ["5b"], async () => {
 		mustFail(await a.client.twoFactor.disable({ password }), "UNAUTHORIZED", 401); // a signed out in step 2
 		const b = newClient({ plugins });
 		mustOk(await b.client.signIn.email({ email, password }), "signIn.email");

@@ -80,11 +80,18 @@ func (s *API) signIn(ctx context.Context, in *SignInInput) (*SignInOutput, error
 	}
 	ri := edge.RequestInfoFrom(ctx)
 	res, err := s.App.Commands.SignIn.Handle(ctx, account.SignIn{Email: in.Body.Email, Password: in.Body.Password,
-		RememberMe: in.Body.RememberMe == nil || *in.Body.RememberMe, CallbackURL: in.Body.CallbackURL, Client: ri.Client()})
+		RememberMe: in.Body.RememberMe == nil || *in.Body.RememberMe, CallbackURL: in.Body.CallbackURL,
+		TrustedDevice: s.Cookies.TrustedDevice(ri.Request), Client: ri.Client()})
 	if err != nil {
 		return nil, err
 	}
 	out := &SignInOutput{}
+	switch {
+	case res.TrustToken != "":
+		out.SetCookie = append(out.SetCookie, s.Cookies.TrustDeviceCookie(res.TrustToken, account.TrustDeviceTTL))
+	case res.TrustRefused:
+		out.SetCookie = append(out.SetCookie, s.Cookies.ClearTrustDevice())
+	}
 	if res.TwoFactorChallenge != "" {
 		out.Body.TwoFactorRedirect, out.Body.TwoFactorMethods = true, twoFactorMethods
 		out.SetCookie = append(out.SetCookie, s.Cookies.TwoFactorCookie(res.TwoFactorChallenge, account.MFAChallengeTTL))

@@ -17,8 +17,9 @@ import (
 // verify-totp, verify-backup-code, generate-backup-codes and disable. The
 // verify routes answer either for the signed-in user or for the pending
 // challenge of a password sign-in, carried by the signed two_factor cookie.
-// The e-mailed code (send-otp, verify-otp) and trusted devices are not
-// served yet.
+// With trustDevice, the challenge's answer also sets the signed
+// trust_device cookie, which skips the challenge at the next sign-ins for
+// 30 days. The e-mailed code (send-otp, verify-otp) is not served yet.
 
 // twoFactorMethods are the second factors sign-in offers: TOTP (backup
 // codes are never listed, as in Better Auth).
@@ -114,14 +115,16 @@ func (s *API) twoFactorDisable(ctx context.Context, in *TwoFactorPasswordInput) 
 	if err := s.App.Commands.TwoFactor.Disable(ctx, account.TwoFactorPassword{Principal: p, Password: in.Body.Password}); err != nil {
 		return nil, err
 	}
-	return edge.StatusOK(), nil
+	out := edge.StatusOK()
+	out.SetCookie = append(out.SetCookie, s.Cookies.ClearTrustDevice())
+	return out, nil
 }
 
 // TwoFactorVerifyInput answers a second factor.
 type TwoFactorVerifyInput struct {
 	Body struct {
 		Code           string `json:"code" maxLength:"64" doc:"The code: six digits from the authenticator app, or a backup code."`
-		TrustDevice    bool   `json:"trustDevice,omitempty" doc:"Accepted; trusted devices are not served yet, so it changes nothing."`
+		TrustDevice    bool   `json:"trustDevice,omitempty" doc:"After a sign-in challenge: this browser skips the second factor for 30 days (the trust_device cookie)."`
 		DisableSession bool   `json:"disableSession,omitempty" doc:"verify-backup-code only: accepted and ignored."`
 	}
 }
@@ -149,7 +152,7 @@ func (s *API) twoFactorVerifyBackupCode(ctx context.Context, in *TwoFactorVerify
 func (s *API) twoFactorVerify(ctx context.Context, in *TwoFactorVerifyInput,
 	verify func(context.Context, account.VerifySecondFactor) (*account.VerifySecondFactorResult, error)) (*TwoFactorVerifyOutput, error) {
 	ri := edge.RequestInfoFrom(ctx)
-	cmd := account.VerifySecondFactor{Code: in.Body.Code, Client: ri.Client()}
+	cmd := account.VerifySecondFactor{Code: in.Body.Code, TrustDevice: in.Body.TrustDevice, Client: ri.Client()}
 	token, _ := s.Cookies.Token(ri.Request)
 	if p, err := s.Principal(ctx); err == nil {
 		cmd.Principal = &p
@@ -172,6 +175,9 @@ func (s *API) twoFactorVerify(ctx context.Context, in *TwoFactorVerifyInput,
 		out.Body.Token = res.Token
 		out.SignIn(s.Cookies, res.Token, res.Session)
 		out.SetCookie = append(out.SetCookie, s.Cookies.ClearTwoFactor())
+		if res.TrustToken != "" {
+			out.SetCookie = append(out.SetCookie, s.Cookies.TrustDeviceCookie(res.TrustToken, account.TrustDeviceTTL))
+		}
 	} else {
 		out.Body.Token = token
 	}
@@ -211,7 +217,7 @@ func (s *API) AddTwoFactorRoutes() {
 		Description: "Checks the password and replaces the backup codes with ten new ones (400 TWO_FACTOR_NOT_ENABLED while two-factor is off)."}),
 		s.twoFactorBackupCodes, edge.ContractAuth)
 	register(s, fw, signedIn(op{OperationID: "twoFactorDisable", Path: "/disable", Summary: "Disable two-factor",
-		Description: "Checks the password, removes the TOTP factor and the backup codes, and turns two-factor off."}),
+		Description: "Checks the password, removes the TOTP factor and the backup codes, forgets every trusted browser of the user, and turns two-factor off."}),
 		s.twoFactorDisable, edge.ContractAuth)
 	register(s, fw, answer(op{OperationID: "twoFactorVerifyTotp", Path: "/verify-totp", Summary: "Answer with a TOTP code",
 		Description: "With a session: confirms enrolment (the first accepted code turns two-factor on) and returns the current session. " +

@@ -73,7 +73,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 		cleanup()
 		return nil, nil, err
 	}
-	twoFactorHandler := account.NewTwoFactorHandler(userRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, secretSealer, sessionRepository, hasher, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
+	twoFactorHandler := account.NewTwoFactorHandler(userRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, mailer, secretSealer, sessionRepository, hasher, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	changeEmailHandler := account.NewChangeEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	deleteUserHandler := account.NewDeleteUserHandler(userRepository, credentialRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	jobs, cleanup4 := newJobs(logger, mailer, userRepository)
@@ -210,7 +210,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 		cleanup()
 		return nil, nil, err
 	}
-	twoFactorHandler := account.NewTwoFactorHandler(userRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, secretSealer, sessionRepository, hasher, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
+	twoFactorHandler := account.NewTwoFactorHandler(userRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, mailer, secretSealer, sessionRepository, hasher, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	changeEmailHandler := account.NewChangeEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	deleteUserHandler := account.NewDeleteUserHandler(userRepository, credentialRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	jobs, cleanup3 := newJobs(logger, mailer, userRepository)

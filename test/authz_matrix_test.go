@@ -132,6 +132,12 @@ func twoFactorRoute(name, body string) matrixRoute {
 		request: func(*testing.T, *matrixWorld) (string, string) { return "/api/auth/two-factor/" + name, body }}
 }
 
+func challengeRoute(name, body string) matrixRoute {
+	r := twoFactorRoute(name, body)
+	r.expect = map[string]expect{"anonymous": deny401, "other-org-admin": deny401, "platform-admin": deny401, "member": deny401, "org-admin": deny401}
+	return r
+}
+
 func jsonBody(kv ...any) string {
 	var b strings.Builder
 	b.WriteString("{")
@@ -248,6 +254,10 @@ func matrixRoutes() []matrixRoute {
 		twoFactorRoute("generate-backup-codes", jsonBody("password", "not the password")),
 		twoFactorRoute("verify-totp", jsonBody("code", "000000")),
 		twoFactorRoute("verify-backup-code", jsonBody("code", "00000-00000")),
+		// The e-mailed code answers only a sign-in's challenge: a session
+		// is no credential there.
+		challengeRoute("send-otp", "{}"),
+		challengeRoute("verify-otp", jsonBody("code", "000000")),
 
 		{name: "service-keys/create", method: http.MethodPost, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
 			return "/api/admin/service-keys", jsonBody("name", "matrix", "scopes", raw(`["users:read"]`))

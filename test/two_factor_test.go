@@ -4,6 +4,7 @@ import (
 	"encoding/base32"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -306,5 +307,43 @@ func TestTwoFactor_trust_device(t *testing.T) {
 		if d.Cookies[name] != "" {
 			t.Fatal("disable did not expire the trust_device cookie")
 		}
+	})
+}
+
+// otpPattern finds the code in a two-factor code mail.
+var otpPattern = regexp.MustCompile(`(?m)^\s*(\d{6})\s*$`)
+
+// Ensure send-otp mails a code for the pending challenge, verify-otp
+// answers with it once, a wrong code is refused and counted, and neither
+// works without a challenge.
+func TestTwoFactor_email_code(t *testing.T) {
+	t.Parallel()
+	fwForEachStore(t, fwQuick, func(t *testing.T, app *fwApp) {
+		u := mustTwoFactorUser(t, app, "ada@example.com")
+		c := mustChallenge(t, app, u)
+		verify := func(c *fwClient, code string) *response {
+			return c.post("/api/auth/two-factor/verify-otp", mustJSON(t, map[string]any{"code": code}))
+		}
+		mustCode(t, verify(c, "123456"), http.StatusBadRequest, "OTP_HAS_EXPIRED") // none sent yet
+		mustOK(t, c.post("/api/auth/two-factor/send-otp", "{}"))
+		m := app.Mail.WaitFor(t, u.email, "sign-in code", mailWait)
+		found := otpPattern.FindStringSubmatch(m.Text)
+		if found == nil {
+			t.Fatalf("no code in mail %q: %s", m.Subject, m.Text)
+		}
+		code := found[1]
+		wrong := "000000"
+		if code == wrong {
+			wrong = "111111"
+		}
+		mustCode(t, verify(c, wrong), http.StatusUnauthorized, "INVALID_CODE")
+		mustOK(t, verify(c, code))
+		mustSession(t, c)
+
+		// The code went with its challenge; without one, nothing is sent.
+		c2 := mustChallenge(t, app, u)
+		mustCode(t, verify(c2, code), http.StatusBadRequest, "OTP_HAS_EXPIRED")
+		mustCode(t, app.client(t).post("/api/auth/two-factor/send-otp", "{}"), http.StatusUnauthorized, "INVALID_TWO_FACTOR_COOKIE")
+		mustCode(t, verify(app.client(t), code), http.StatusUnauthorized, "INVALID_TWO_FACTOR_COOKIE")
 	})
 }

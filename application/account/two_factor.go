@@ -2,6 +2,7 @@ package account
 
 import (
 	"context"
+	"crypto/subtle"
 	"errors"
 	"time"
 
@@ -23,6 +24,8 @@ const (
 	MFAMaxAttempts = 5
 	// MFAChallengeTTL is how long a challenge lives (the two_factor cookie).
 	MFAChallengeTTL = domain.MFAChallengeMaxTTL
+	// EmailOTPTTL is how long an e-mailed code works (Better Auth: 3 min).
+	EmailOTPTTL = 3 * time.Minute
 	// TrustDeviceTTL is how long a trusted browser skips the challenge
 	// (the trust_device cookie); each use starts it again.
 	TrustDeviceTTL = 30 * 24 * time.Hour
@@ -40,6 +43,7 @@ var (
 	ErrInvalidCode         = domain.NewError(domain.KindUnauthenticated, "mfa.invalid_code", "Invalid code")
 	ErrInvalidBackupCode   = domain.NewError(domain.KindUnauthenticated, "mfa.invalid_backup_code", "Invalid backup code")
 	ErrInvalidChallenge    = domain.NewError(domain.KindUnauthenticated, "mfa.invalid_challenge", "Invalid two factor cookie")
+	ErrOTPExpired          = domain.Invalid("mfa.otp_expired", "OTP has expired")
 	ErrTooManyAttempts     = domain.Invalid("mfa.too_many_attempts", "Too many attempts. Please request a new code.")
 	ErrAccountLocked       = domain.NewError(domain.KindRateLimited, "mfa.account_locked",
 		"Too many failed verification attempts. Your account is temporarily locked. Please try again later.")
@@ -97,6 +101,7 @@ type TwoFactorHandler struct {
 	factors     ports.TwoFactorRepository
 	challenges  ports.MFAChallengeRepository
 	trust       ports.VerificationRepository
+	mailer      ports.Mailer
 	sealer      ports.SecretSealer
 	issuer      usecase.SessionIssuer
 	check       usecase.PasswordCheck
@@ -105,10 +110,12 @@ type TwoFactorHandler struct {
 
 // NewTwoFactorHandler returns a TwoFactorHandler.
 func NewTwoFactorHandler(users ports.UserRepository, credentials ports.CredentialRepository, factors ports.TwoFactorRepository,
-	challenges ports.MFAChallengeRepository, verifications ports.VerificationRepository, sealer ports.SecretSealer, sessions ports.SessionRepository,
-	hasher ports.PasswordHasher, tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock, settings usecase.AuthSettings) *TwoFactorHandler {
-	usecase.MustHave(users, credentials, factors, challenges, verifications, sealer, sessions, hasher, tokens, ids, clock)
-	return &TwoFactorHandler{users: users, credentials: credentials, factors: factors, challenges: challenges, trust: verifications, sealer: sealer,
+	challenges ports.MFAChallengeRepository, verifications ports.VerificationRepository, mailer ports.Mailer, sealer ports.SecretSealer,
+	sessions ports.SessionRepository, hasher ports.PasswordHasher, tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock,
+	settings usecase.AuthSettings) *TwoFactorHandler {
+	usecase.MustHave(users, credentials, factors, challenges, verifications, mailer, sealer, sessions, hasher, tokens, ids, clock)
+	return &TwoFactorHandler{users: users, credentials: credentials, factors: factors, challenges: challenges, trust: verifications,
+		mailer: mailer, sealer: sealer,
 		settings: settings, issuer: usecase.NewSessionIssuer(sessions, tokens, ids, clock, settings.Sessions),
 		check: usecase.NewPasswordCheck(credentials, hasher, clock, settings.Lockout)}
 }
@@ -252,7 +259,8 @@ func (h *TwoFactorHandler) Disable(ctx context.Context, cmd TwoFactorPassword) e
 // earlier one) is refused. The first accepted code on the session path turns
 // two-factor on.
 func (h *TwoFactorHandler) VerifyTOTP(ctx context.Context, cmd VerifySecondFactor) (*VerifySecondFactorResult, error) {
-	return h.verify(ctx, cmd, ErrInvalidCode, func(u *domain.User, enrol bool) error {
+	return h.verify(ctx, cmd, ErrInvalidCode, func(u *domain.User, c *domain.MFAChallenge) error {
+		enrol := c == nil
 		f, err := h.factors.GetTOTP(ctx, u.ID())
 		if errors.Is(err, domain.ErrNotFound) || (err == nil && !f.Verified && !enrol) {
 			return ErrTOTPNotEnabled
@@ -289,7 +297,7 @@ func (h *TwoFactorHandler) VerifyTOTP(ctx context.Context, cmd VerifySecondFacto
 
 // VerifyBackupCode answers with a backup code, which is used up.
 func (h *TwoFactorHandler) VerifyBackupCode(ctx context.Context, cmd VerifySecondFactor) (*VerifySecondFactorResult, error) {
-	return h.verify(ctx, cmd, ErrInvalidBackupCode, func(u *domain.User, _ bool) error {
+	return h.verify(ctx, cmd, ErrInvalidBackupCode, func(u *domain.User, _ *domain.MFAChallenge) error {
 		if !u.TwoFactorEnabled() {
 			return ErrTwoFactorNotEnabled
 		}
@@ -301,16 +309,73 @@ func (h *TwoFactorHandler) VerifyBackupCode(ctx context.Context, cmd VerifySecon
 	})
 }
 
+// SendOTP mails a new one-time code for the pending challenge of a
+// password sign-in (ChallengeID), replacing any earlier one; it works for
+// EmailOTPTTL. Only a challenge can ask for one: a signed-in user has
+// nothing to answer with it.
+func (h *TwoFactorHandler) SendOTP(ctx context.Context, challengeID string) error {
+	if challengeID == "" {
+		return ErrInvalidChallenge
+	}
+	idHash := []byte(domain.HashToken(challengeID))
+	now := h.issuer.Clock.Now()
+	c, err := h.challenges.Get(ctx, idHash, now)
+	if errors.Is(err, domain.ErrNotFound) {
+		return ErrInvalidChallenge
+	} else if err != nil {
+		return err
+	}
+	u, err := h.users.Get(ctx, c.UserID)
+	if errors.Is(err, domain.ErrNotFound) {
+		return ErrInvalidChallenge
+	} else if err != nil {
+		return err
+	}
+	code, err := domain.NewEmailOTP()
+	if err != nil {
+		return domain.Internal("two-factor: e-mailed code", err)
+	}
+	expires := now.Add(EmailOTPTTL)
+	if expires.After(c.ExpiresAt) {
+		expires = c.ExpiresAt
+	}
+	if err := h.challenges.SetOTP(ctx, idHash, []byte(domain.HashToken(code)), expires, now); errors.Is(err, domain.ErrNotFound) {
+		return ErrInvalidChallenge
+	} else if err != nil {
+		return err
+	}
+	return h.mailer.Send(ctx, domain.Mail{Kind: domain.MailTwoFactorCode, To: u.Email(), Name: u.Name(), Code: code, ExpiresIn: expires.Sub(now)})
+}
+
+// VerifyOTP answers the challenge with the code SendOTP mailed. A challenge
+// without a live code is ErrOTPExpired (not counted); a wrong code counts as
+// any wrong answer.
+func (h *TwoFactorHandler) VerifyOTP(ctx context.Context, cmd VerifySecondFactor) (*VerifySecondFactorResult, error) {
+	if cmd.ChallengeID == "" {
+		return nil, ErrInvalidChallenge
+	}
+	cmd.Principal = nil
+	return h.verify(ctx, cmd, ErrInvalidCode, func(_ *domain.User, c *domain.MFAChallenge) error {
+		if len(c.OTPHash) == 0 || !h.issuer.Clock.Now().Before(c.OTPExpiresAt) {
+			return ErrOTPExpired
+		}
+		if subtle.ConstantTimeCompare(c.OTPHash, []byte(domain.HashToken(cmd.Code))) != 1 {
+			return ErrInvalidCode
+		}
+		return nil
+	})
+}
+
 // verify runs answer on the session path or the challenge path. On the
 // challenge path a locked account is refused before the code is looked at,
 // a wrong answer (wrong is the error that says so) is counted on the
 // challenge and towards the account lockout, the answer that reaches
 // MFAMaxAttempts is ErrTooManyAttempts and ends the challenge, and a right
 // one consumes the challenge and starts the session.
-func (h *TwoFactorHandler) verify(ctx context.Context, cmd VerifySecondFactor, wrong error, answer func(u *domain.User, enrol bool) error) (*VerifySecondFactorResult, error) {
+func (h *TwoFactorHandler) verify(ctx context.Context, cmd VerifySecondFactor, wrong error, answer func(u *domain.User, c *domain.MFAChallenge) error) (*VerifySecondFactorResult, error) {
 	if cmd.Principal != nil {
 		u := cmd.Principal.User
-		if err := answer(u, true); err != nil {
+		if err := answer(u, nil); err != nil {
 			return nil, err
 		}
 		return &VerifySecondFactorResult{User: u, Session: cmd.Principal.Session}, nil
@@ -339,7 +404,7 @@ func (h *TwoFactorHandler) verify(ctx context.Context, cmd VerifySecondFactor, w
 	if cred != nil && cred.IsLocked(now) {
 		return nil, ErrAccountLocked
 	}
-	if err := answer(u, false); err != nil {
+	if err := answer(u, &c); err != nil {
 		if !errors.Is(err, wrong) {
 			return nil, err
 		}

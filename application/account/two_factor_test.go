@@ -37,7 +37,7 @@ func newTFWorld(t *testing.T) *tfWorld {
 	challenges := memory.NewMFAChallengeRepository(w.DB)
 	hasher := passwordhash.New(passwordhash.Params{MemoryKiB: 1024, Iterations: 1, Parallelism: 1}, 4)
 	tokens, ids := system.NewTokenGenerator(), system.NewIDGenerator()
-	w.tf = account.NewTwoFactorHandler(w.Users, w.Creds, memory.NewTwoFactorRepository(w.DB), challenges, links, sealer, sessions,
+	w.tf = account.NewTwoFactorHandler(w.Users, w.Creds, memory.NewTwoFactorRepository(w.DB), challenges, links, w.Mail, sealer, sessions,
 		hasher, tokens, ids, w.Clock, w.Settings)
 	w.signIn = account.NewSignInHandler(w.Users, w.Creds, sessions, links, hasher, w.Mail, tokens, ids, w.Clock, w.Settings, nil).
 		UseSecondFactor(challenges)
@@ -197,6 +197,30 @@ func TestTwoFactor_rules(t *testing.T) {
 			if late, err := w.signIn.Handle(t.Context(), in); err != nil || late.TwoFactorChallenge == "" {
 				t.Fatalf("sign-in with an expired trust token = %+v, %v; want a challenge", late, err)
 			}
+		}},
+		{"emailed_code_works_once_and_expires", func(t *testing.T, w *tfWorld) {
+			w.enable(t)
+			id := w.challenge(t)
+			otp := func(id, code string) error {
+				_, err := w.tf.VerifyOTP(t.Context(), account.VerifySecondFactor{ChallengeID: id, Code: code})
+				return err
+			}
+			usecasetest.MustCode(t, otp(id, "123456"), "mfa.otp_expired")
+			if err := w.tf.SendOTP(t.Context(), id); err != nil {
+				t.Fatal(err)
+			}
+			code := w.Mail.Last(t, domain.MailTwoFactorCode).Code
+			w.Clock.Advance(account.EmailOTPTTL)
+			usecasetest.MustCode(t, otp(id, code), "mfa.otp_expired")
+			if err := w.tf.SendOTP(t.Context(), id); err != nil {
+				t.Fatal(err)
+			}
+			code = w.Mail.Last(t, domain.MailTwoFactorCode).Code
+			if err := otp(id, code); err != nil {
+				t.Fatal(err)
+			}
+			usecasetest.MustCode(t, otp(id, code), "mfa.invalid_challenge")
+			usecasetest.MustCode(t, w.tf.SendOTP(t.Context(), id), "mfa.invalid_challenge")
 		}},
 		{"disable_needs_the_password", func(t *testing.T, w *tfWorld) {
 			w.enable(t)

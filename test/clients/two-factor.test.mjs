@@ -2,11 +2,10 @@
 // pinned in package.json) works against Gatehouse's two-factor routes
 // unmodified: enrolment, the sign-in challenge, TOTP codes computed by a
 // pinned TOTP library (otpauth) from the totpURI Gatehouse returns, replay
-// refusal, backup codes and disabling. TestBetterAuthClient
+// refusal, backup codes, trusted browsers, the e-mailed code (read from
+// the test SMTP server's mailbox) and disabling. TestBetterAuthClient
 // (test/clients_test.go) runs this file.
 //
-// Not yet served, so not tested here: the e-mailed code (send-otp,
-// verify-otp).
 
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
@@ -14,7 +13,7 @@ import { describe, test } from "node:test";
 import { TWO_FACTOR_ERROR_CODES, twoFactorClient } from "better-auth/client/plugins";
 import * as OTPAuth from "otpauth";
 
-import { CookieJar, mustFail, mustOk, mustSession, mustSignedOut, newClient, randomEmail, signUpVerified, steps } from "./lib/gatehouse.mjs";
+import { CookieJar, mustFail, mustOk, mustSession, mustSignedOut, newClient, randomEmail, signUpVerified, steps, waitForMail } from "./lib/gatehouse.mjs";
 
 /** totpFrom returns the TOTP of an otpauth:// URI, as an authenticator app would read it. */
 function totpFrom(uri) {
@@ -31,7 +30,7 @@ const codeAt = (totp, delta) => totp.generate({ timestamp: Date.now() + delta * 
 
 describe("two-factor with twoFactorClient", () => {
 	test("the error codes compared against are the plugin's own", () => {
-		for (const code of ["INVALID_CODE", "INVALID_BACKUP_CODE"]) {
+		for (const code of ["INVALID_CODE", "INVALID_BACKUP_CODE", "OTP_HAS_EXPIRED"]) {
 			assert.equal(TWO_FACTOR_ERROR_CODES[code]?.code, code, `${code} is not a two-factor error code`);
 		}
 	});
@@ -66,7 +65,7 @@ describe("two-factor with twoFactorClient", () => {
 		const b = newClient({ plugins });
 		const data = mustOk(await b.client.signIn.email({ email, password }), "signIn.email");
 		assert.equal(data.twoFactorRedirect, true);
-		assert.deepEqual(data.twoFactorMethods, ["totp"]);
+		assert.deepEqual(data.twoFactorMethods, ["totp", "otp"]);
 		assert.equal(data.token, undefined);
 		assert.equal(redirects.length, 1, "onTwoFactorRedirect was not called");
 		await mustSignedOut(b.client, "after a password-only sign-in");
@@ -122,7 +121,24 @@ describe("two-factor with twoFactorClient", () => {
 		await mustSignedOut(forged.client, "after a forged trust cookie");
 	});
 
-	step("6 disable; sign-in needs no second factor again", ["5b"], async () => {
+	step("5c an e-mailed code signs in once", ["5"], async () => {
+		const b = newClient({ plugins });
+		mustOk(await b.client.signIn.email({ email, password }), "signIn.email");
+		mustOk(await b.client.twoFactor.sendOtp(), "twoFactor.sendOtp");
+		const mail = await waitForMail(email, "sign-in code");
+		const code = (mail.text ?? "").match(/^\s*(\d{6})\s*$/m)?.[1];
+		assert.ok(code, `no code in ${JSON.stringify(mail.text)}`);
+		mustFail(await b.client.twoFactor.verifyOtp({ code: code === "000000" ? "111111" : "000000" }), "INVALID_CODE", 401);
+		mustOk(await b.client.twoFactor.verifyOtp({ code }), "twoFactor.verifyOtp");
+		await mustSession(b.client);
+
+		const c = newClient({ plugins });
+		mustOk(await c.client.signIn.email({ email, password }), "signIn.email");
+		mustFail(await c.client.twoFactor.verifyOtp({ code }), "OTP_HAS_EXPIRED", 400);
+		await mustSignedOut(c.client, "after a used e-mailed code");
+	});
+
+	step("6 disable; sign-in needs no second factor again", ["5b", "5c"], async () => {
 		mustFail(await a.client.twoFactor.disable({ password }), "UNAUTHORIZED", 401); // a signed out in step 2
 		const b = newClient({ plugins });
 		mustOk(await b.client.signIn.email({ email, password }), "signIn.email");

@@ -19,11 +19,12 @@ import (
 // challenge of a password sign-in, carried by the signed two_factor cookie.
 // With trustDevice, the challenge's answer also sets the signed
 // trust_device cookie, which skips the challenge at the next sign-ins for
-// 30 days. The e-mailed code (send-otp, verify-otp) is not served yet.
+// 30 days. send-otp mails a one-time code for the pending challenge, and
+// verify-otp answers with it (the challenge path only).
 
-// twoFactorMethods are the second factors sign-in offers: TOTP (backup
-// codes are never listed, as in Better Auth).
-var twoFactorMethods = []string{"totp"}
+// twoFactorMethods are the second factors sign-in offers: TOTP and the
+// e-mailed code (backup codes are never listed, as in Better Auth).
+var twoFactorMethods = []string{"totp", "otp"}
 
 // TwoFactorEnableInput starts two-factor enrolment.
 type TwoFactorEnableInput struct {
@@ -142,6 +143,25 @@ func (s *API) twoFactorVerifyTOTP(ctx context.Context, in *TwoFactorVerifyInput)
 	return s.twoFactorVerify(ctx, in, s.App.Commands.TwoFactor.VerifyTOTP)
 }
 
+func (s *API) twoFactorVerifyOTP(ctx context.Context, in *TwoFactorVerifyInput) (*TwoFactorVerifyOutput, error) {
+	return s.twoFactorVerify(ctx, in, s.App.Commands.TwoFactor.VerifyOTP)
+}
+
+// TwoFactorSendOTPInput asks for an e-mailed code; the body may be {}.
+type TwoFactorSendOTPInput struct {
+	Body *struct {
+		TrustDevice bool `json:"trustDevice,omitempty" doc:"Accepted and ignored, as Better Auth does; give it to verify-otp."`
+	}
+}
+
+func (s *API) twoFactorSendOTP(ctx context.Context, _ *TwoFactorSendOTPInput) (*edge.StatusOutput, error) {
+	r := edge.RequestInfoFrom(ctx).Request
+	if err := s.App.Commands.TwoFactor.SendOTP(ctx, s.Cookies.TwoFactorChallenge(r)); err != nil {
+		return nil, err
+	}
+	return edge.StatusOK(), nil
+}
+
 func (s *API) twoFactorVerifyBackupCode(ctx context.Context, in *TwoFactorVerifyInput) (*TwoFactorVerifyOutput, error) {
 	return s.twoFactorVerify(ctx, in, s.App.Commands.TwoFactor.VerifyBackupCode)
 }
@@ -154,12 +174,14 @@ func (s *API) twoFactorVerify(ctx context.Context, in *TwoFactorVerifyInput,
 	ri := edge.RequestInfoFrom(ctx)
 	cmd := account.VerifySecondFactor{Code: in.Body.Code, TrustDevice: in.Body.TrustDevice, Client: ri.Client()}
 	token, _ := s.Cookies.Token(ri.Request)
-	if p, err := s.Principal(ctx); err == nil {
-		cmd.Principal = &p
-	} else if domain.KindOf(err) != domain.KindUnauthenticated {
-		return nil, err
-	} else {
-		cmd.ChallengeID = s.Cookies.TwoFactorChallenge(ri.Request)
+	// A pending challenge is answered first: verify-otp has no session
+	// path, and a sign-in's answer must not touch another session.
+	if cmd.ChallengeID = s.Cookies.TwoFactorChallenge(ri.Request); cmd.ChallengeID == "" {
+		if p, err := s.Principal(ctx); err == nil {
+			cmd.Principal = &p
+		} else if domain.KindOf(err) != domain.KindUnauthenticated {
+			return nil, err
+		}
 	}
 	res, err := verify(ctx, cmd)
 	if err != nil {
@@ -225,6 +247,14 @@ func (s *API) AddTwoFactorRoutes() {
 			"a challenge takes five wrong answers, the fifth answers 400 TOO_MANY_ATTEMPTS_REQUEST_NEW_CODE and ends it; " +
 			"wrong answers count towards the account lockout (429 ACCOUNT_TEMPORARILY_LOCKED)."}),
 		s.twoFactorVerifyTOTP, edge.ContractAuth)
+	register(s, fw, edge.WithRate(base(op{OperationID: "twoFactorSendOtp", Path: "/send-otp", Summary: "Mail a sign-in code",
+		Description: "Mails a six-digit code for the pending challenge of the two_factor cookie (it works for 3 minutes and replaces an earlier one). " +
+			"401 INVALID_TWO_FACTOR_COOKIE without a live challenge."}), edge.RateMail),
+		s.twoFactorSendOTP, edge.ContractAuth)
+	register(s, fw, answer(op{OperationID: "twoFactorVerifyOtp", Path: "/verify-otp", Summary: "Answer with the e-mailed code",
+		Description: "Answers the challenge of the two_factor cookie with the code send-otp mailed and starts the session. " +
+			"400 OTP_HAS_EXPIRED when no live code was sent; a wrong code counts as in verify-totp."}),
+		s.twoFactorVerifyOTP, edge.ContractAuth)
 	register(s, fw, answer(op{OperationID: "twoFactorVerifyBackupCode", Path: "/verify-backup-code", Summary: "Answer with a backup code",
 		Description: "As verify-totp, with a single-use backup code (401 INVALID_BACKUP_CODE when unknown or used)."}),
 		s.twoFactorVerifyBackupCode, edge.ContractAuth)

@@ -29,6 +29,7 @@ type Commands struct {
 	RevokeSessions *account.RevokeSessionsHandler
 	UpdateUser     *account.UpdateUserHandler
 	ChangePassword *account.ChangePasswordHandler
+	TwoFactor      *account.TwoFactorHandler
 	ChangeEmail    *account.ChangeEmailHandler
 	DeleteUser     *account.DeleteUserHandler
 	ResetPassword  *account.ResetPasswordHandler

@@ -58,17 +58,17 @@ func (a *App) StartJobs(ctx context.Context, logger *slog.Logger) (stop func()) 
 	)
 }
 
-// purgeJob removes expired sessions, one-time links, service-key secrets
-// and OAuth codes, grants and refresh tokens at start and then every
+// purgeJob removes expired sessions, one-time links, service-key secrets,
+// OAuth codes, grants and refresh tokens and second-factor challenges at start and then every
 // interval, logging what it removed. Its deletions may take up to
 // purgeTimeout each, not the database timeout of requests: after a long
 // outage a table can hold many expired rows.
 func (a *App) purgeJob(interval time.Duration, logger *slog.Logger) job {
 	return job{name: "purge expired", every: interval, atStart: true, run: func(ctx context.Context) error {
 		p, err := a.app.Commands.PurgeExpired.Handle(gormstore.WithTimeout(ctx, purgeTimeout))
-		if err == nil && p.Sessions+p.Links+p.KeySecrets+p.OAuth > 0 {
+		if err == nil && p.Sessions+p.Links+p.KeySecrets+p.OAuth+p.Challenges > 0 {
 			logger.Info("purged expired", slog.Int("sessions", p.Sessions), slog.Int("links", p.Links), slog.Int("key_secrets", p.KeySecrets),
-				slog.Int("oauth", p.OAuth))
+				slog.Int("oauth", p.OAuth), slog.Int("mfa_challenges", p.Challenges))
 		}
 		return err
 	}}

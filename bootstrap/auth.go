@@ -92,8 +92,10 @@ func newJobs(logger *slog.Logger, _ ports.Mailer, _ ports.UserRepository) (ports
 // answer) reach the stores before they close.
 func signInHandler(users ports.UserRepository, credentials ports.CredentialRepository, sessions ports.SessionRepository,
 	verifications ports.VerificationRepository, hasher ports.PasswordHasher, mailer ports.Mailer, tokens ports.TokenGenerator,
-	ids ports.IDGenerator, clock ports.Clock, settings usecase.AuthSettings, logger *slog.Logger) (*account.SignInHandler, func()) {
-	h := account.NewSignInHandler(users, credentials, sessions, verifications, hasher, mailer, tokens, ids, clock, settings, logger)
+	ids ports.IDGenerator, clock ports.Clock, settings usecase.AuthSettings, logger *slog.Logger,
+	challenges ports.MFAChallengeRepository) (*account.SignInHandler, func()) {
+	h := account.NewSignInHandler(users, credentials, sessions, verifications, hasher, mailer, tokens, ids, clock, settings, logger).
+		UseSecondFactor(challenges)
 	return h, func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

@@ -57,12 +57,23 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	usecaseAuthSettings := authSettings(cfg)
 	signUpHandler := account.NewSignUpHandler(credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	userRepository := gormstore.NewUserRepository(db)
-	accountSignInHandler, cleanup3 := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger)
+	mfaChallengeRepository := gormstore.NewMFAChallengeRepository(db)
+	accountSignInHandler, cleanup3 := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger, mfaChallengeRepository)
 	signOutHandler := account.NewSignOutHandler(sessionRepository)
 	authenticateHandler := account.NewAuthenticateHandler(sessionRepository, clock, usecaseAuthSettings)
 	revokeSessionsHandler := account.NewRevokeSessionsHandler(sessionRepository)
 	updateUserHandler := account.NewUpdateUserHandler(userRepository, clock)
 	changePasswordHandler := account.NewChangePasswordHandler(credentialRepository, sessionRepository, hasher, list, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
+	twoFactorRepository := gormstore.NewTwoFactorRepository(db)
+	secrets := signingSecrets(cfg)
+	secretSealer, err := signingkeys.NewSecretSealer(secrets)
+	if err != nil {
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	twoFactorHandler := account.NewTwoFactorHandler(userRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, mailer, secretSealer, sessionRepository, hasher, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	changeEmailHandler := account.NewChangeEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	deleteUserHandler := account.NewDeleteUserHandler(userRepository, credentialRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	jobs, cleanup4 := newJobs(logger, mailer, userRepository)
@@ -72,7 +83,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	throttleHandler := account.NewThrottleHandler(memory)
 	serviceKeyRepository := gormstore.NewServiceKeyRepository(db)
 	oAuthGrantRepository := gormstore.NewOAuthGrantRepository(db)
-	purgeExpiredHandler := account.NewPurgeExpiredHandler(sessionRepository, verificationRepository, serviceKeyRepository, oAuthGrantRepository, clock)
+	purgeExpiredHandler := account.NewPurgeExpiredHandler(sessionRepository, verificationRepository, serviceKeyRepository, oAuthGrantRepository, mfaChallengeRepository, clock)
 	organizationRepository := gormstore.NewOrganizationRepository(db)
 	auditLog := gormstore.NewAuditLog(db)
 	organizationOrganizationSettings := organizationSettings(cfg)
@@ -93,7 +104,6 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	hostdomainDomainSettings := domainSettings(cfg)
 	domains := hostdomain.NewDomains(domainRepository, organizationRepository, dnsResolver, auditLog, tokenGenerator, idGenerator, clock, hostdomainDomainSettings, usecaseAdminSettings)
 	signingKeyRepository := gormstore.NewSigningKeyRepository(db)
-	secrets := signingSecrets(cfg)
 	jose, err := signingkeys.New(secrets)
 	if err != nil {
 		cleanup5()
@@ -116,6 +126,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 		RevokeSessions: revokeSessionsHandler,
 		UpdateUser:     updateUserHandler,
 		ChangePassword: changePasswordHandler,
+		TwoFactor:      twoFactorHandler,
 		ChangeEmail:    changeEmailHandler,
 		DeleteUser:     deleteUserHandler,
 		ResetPassword:  resetPasswordHandler,
@@ -184,12 +195,22 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	usecaseAuthSettings := authSettings(cfg)
 	signUpHandler := account.NewSignUpHandler(credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	userRepository := memory.NewUserRepository(db)
-	accountSignInHandler, cleanup2 := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger)
+	mfaChallengeRepository := memory.NewMFAChallengeRepository(db)
+	accountSignInHandler, cleanup2 := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger, mfaChallengeRepository)
 	signOutHandler := account.NewSignOutHandler(sessionRepository)
 	authenticateHandler := account.NewAuthenticateHandler(sessionRepository, clock, usecaseAuthSettings)
 	revokeSessionsHandler := account.NewRevokeSessionsHandler(sessionRepository)
 	updateUserHandler := account.NewUpdateUserHandler(userRepository, clock)
 	changePasswordHandler := account.NewChangePasswordHandler(credentialRepository, sessionRepository, hasher, list, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
+	twoFactorRepository := memory.NewTwoFactorRepository(db)
+	secrets := signingSecrets(cfg)
+	secretSealer, err := signingkeys.NewSecretSealer(secrets)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	twoFactorHandler := account.NewTwoFactorHandler(userRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, mailer, secretSealer, sessionRepository, hasher, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	changeEmailHandler := account.NewChangeEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	deleteUserHandler := account.NewDeleteUserHandler(userRepository, credentialRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	jobs, cleanup3 := newJobs(logger, mailer, userRepository)
@@ -199,7 +220,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	throttleHandler := account.NewThrottleHandler(ratelimitMemory)
 	serviceKeyRepository := memory.NewServiceKeyRepository(db)
 	oAuthGrantRepository := memory.NewOAuthGrantRepository(db)
-	purgeExpiredHandler := account.NewPurgeExpiredHandler(sessionRepository, verificationRepository, serviceKeyRepository, oAuthGrantRepository, clock)
+	purgeExpiredHandler := account.NewPurgeExpiredHandler(sessionRepository, verificationRepository, serviceKeyRepository, oAuthGrantRepository, mfaChallengeRepository, clock)
 	organizationRepository := memory.NewOrganizationRepository(db)
 	auditLog := memory.NewAuditLog(db)
 	organizationOrganizationSettings := organizationSettings(cfg)
@@ -219,7 +240,6 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	hostdomainDomainSettings := domainSettings(cfg)
 	domains := hostdomain.NewDomains(domainRepository, organizationRepository, dnsResolver, auditLog, tokenGenerator, idGenerator, clock, hostdomainDomainSettings, usecaseAdminSettings)
 	signingKeyRepository := memory.NewSigningKeyRepository(db)
-	secrets := signingSecrets(cfg)
 	jose, err := signingkeys.New(secrets)
 	if err != nil {
 		cleanup4()
@@ -241,6 +261,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 		RevokeSessions: revokeSessionsHandler,
 		UpdateUser:     updateUserHandler,
 		ChangePassword: changePasswordHandler,
+		TwoFactor:      twoFactorHandler,
 		ChangeEmail:    changeEmailHandler,
 		DeleteUser:     deleteUserHandler,
 		ResetPassword:  resetPasswordHandler,
@@ -292,6 +313,6 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 
 // applicationSet provides every use case. It lives here, not in application,
 // because application may not import wire.
-var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSessionsHandler, account.NewSignUpHandler, signInHandler, account.NewSignOutHandler, account.NewAuthenticateHandler, account.NewRevokeSessionsHandler, account.NewUpdateUserHandler, account.NewChangePasswordHandler, account.NewChangeEmailHandler, account.NewDeleteUserHandler, account.NewResetPasswordHandler, account.NewVerifyEmailHandler, account.NewThrottleHandler, account.NewPurgeExpiredHandler, organization.NewOrganizations, admin.NewAdministration, servicekey.NewServiceKeys, hostdomain.NewDomains, oidc.NewSigningKeys, oidc.NewOAuthClients, oidc.NewOAuthProvider, query.NewAuditLogHandler, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"))
+var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSessionsHandler, account.NewSignUpHandler, signInHandler, account.NewSignOutHandler, account.NewAuthenticateHandler, account.NewRevokeSessionsHandler, account.NewUpdateUserHandler, account.NewChangePasswordHandler, account.NewChangeEmailHandler, account.NewDeleteUserHandler, account.NewResetPasswordHandler, account.NewVerifyEmailHandler, account.NewThrottleHandler, account.NewPurgeExpiredHandler, account.NewTwoFactorHandler, organization.NewOrganizations, admin.NewAdministration, servicekey.NewServiceKeys, hostdomain.NewDomains, oidc.NewSigningKeys, oidc.NewOAuthClients, oidc.NewOAuthProvider, query.NewAuditLogHandler, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"))
 
-var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, newJobs, passwordhash.Set, blocklist.Set, ratelimit.Set, signingkeys.Set, signingSecrets)
+var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, newJobs, passwordhash.Set, blocklist.Set, ratelimit.Set, signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets)

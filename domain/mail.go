@@ -7,12 +7,13 @@ type MailKind string
 
 // The messages Gatehouse sends.
 const (
-	MailVerifyEmail   MailKind = "verify-email"   // confirm the address of a new account
-	MailChangeEmail   MailKind = "change-email"   // confirm a new address
-	MailResetPassword MailKind = "reset-password" // a link to set a new password
-	MailDeleteUser    MailKind = "delete-user"    // confirm deleting the account
-	MailAccountExists MailKind = "account-exists" // someone tried to sign up with this address
-	MailInvitation    MailKind = "invitation"     // an invitation to join an organization
+	MailVerifyEmail   MailKind = "verify-email"    // confirm the address of a new account
+	MailChangeEmail   MailKind = "change-email"    // confirm a new address
+	MailResetPassword MailKind = "reset-password"  // a link to set a new password
+	MailDeleteUser    MailKind = "delete-user"     // confirm deleting the account
+	MailAccountExists MailKind = "account-exists"  // someone tried to sign up with this address
+	MailInvitation    MailKind = "invitation"      // an invitation to join an organization
+	MailTwoFactorCode MailKind = "two-factor-code" // a one-time code that answers a sign-in's second factor
 )
 
 // Mail is one message to one recipient. Link is the one-time link to follow
@@ -27,4 +28,6 @@ type Mail struct {
 	// invited the recipient (MailInvitation only).
 	Organization string
 	Inviter      string
+	// Code is the one-time code of MailTwoFactorCode, which has no Link.
+	Code string
 }

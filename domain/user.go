@@ -26,8 +26,11 @@ type User struct {
 	image         string
 	access        UserAccess
 	metadata      UserMetadata
-	createdAt     time.Time
-	updatedAt     time.Time
+	// twoFactorOn is set by the first accepted TOTP code and cleared when
+	// two-factor is disabled.
+	twoFactorOn bool
+	createdAt   time.Time
+	updatedAt   time.Time
 }
 
 // UserAccess is what platform administration sets on a user: their platform
@@ -83,6 +86,23 @@ func (u *User) Email() Email { return u.email }
 
 // EmailVerified reports whether the user proved they own the address.
 func (u *User) EmailVerified() bool { return u.emailVerified }
+
+// TwoFactorEnabled reports whether sign-in asks this user for a second
+// factor.
+func (u *User) TwoFactorEnabled() bool { return u.twoFactorOn }
+
+// SetTwoFactorEnabled turns the second factor of sign-in on or off.
+func (u *User) SetTwoFactorEnabled(on bool, now time.Time) {
+	u.twoFactorOn = on
+	u.updatedAt = Timestamp(now)
+}
+
+// WithTwoFactor returns u with its stored two-factor flag, as adapters
+// rehydrate it (RehydrateUser leaves it off).
+func (u *User) WithTwoFactor(on bool) *User {
+	u.twoFactorOn = on
+	return u
+}
 
 // Image returns the avatar URL, or "".
 func (u *User) Image() string { return u.image }

@@ -15,6 +15,10 @@ const (
 	PurposeResetPassword VerificationPurpose = "reset-password"
 	// PurposeDeleteUser confirms that the user wants their account deleted.
 	PurposeDeleteUser VerificationPurpose = "delete-user"
+	// PurposeTrustDevice lets a browser that answered a second factor skip
+	// it at its user's next sign-ins (the trust_device cookie). It is used
+	// once and replaced at each such sign-in.
+	PurposeTrustDevice VerificationPurpose = "trust-device"
 )
 
 // Verification is an outstanding one-time link. Only the hash of its token is

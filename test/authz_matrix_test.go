@@ -127,6 +127,17 @@ func adminRoute(name, method string, expect map[string]expect, build func(t *tes
 		}}
 }
 
+func twoFactorRoute(name, body string) matrixRoute {
+	return matrixRoute{name: "two-factor/" + name, method: http.MethodPost, expect: signedInAny,
+		request: func(*testing.T, *matrixWorld) (string, string) { return "/api/auth/two-factor/" + name, body }}
+}
+
+func challengeRoute(name, body string) matrixRoute {
+	r := twoFactorRoute(name, body)
+	r.expect = map[string]expect{"anonymous": deny401, "other-org-admin": deny401, "platform-admin": deny401, "member": deny401, "org-admin": deny401}
+	return r
+}
+
 func jsonBody(kv ...any) string {
 	var b strings.Builder
 	b.WriteString("{")
@@ -233,6 +244,20 @@ func matrixRoutes() []matrixRoute {
 		adminRoute("has-permission", http.MethodPost, anySignedIn, func(*testing.T, *matrixWorld, string) (string, string) {
 			return "", jsonBody("permissions", raw(`{"user":["ban"]}`))
 		}),
+
+		// The two-factor plugin: signed-in only (a caller without two-factor
+		// gets 400, never 401 or 403); the verify routes answer 401 without
+		// a session or a two_factor cookie.
+		twoFactorRoute("enable", jsonBody("password", "not the password")),
+		twoFactorRoute("disable", jsonBody("password", "not the password")),
+		twoFactorRoute("get-totp-uri", jsonBody("password", "not the password")),
+		twoFactorRoute("generate-backup-codes", jsonBody("password", "not the password")),
+		twoFactorRoute("verify-totp", jsonBody("code", "000000")),
+		twoFactorRoute("verify-backup-code", jsonBody("code", "00000-00000")),
+		// The e-mailed code answers only a sign-in's challenge: a session
+		// is no credential there.
+		challengeRoute("send-otp", "{}"),
+		challengeRoute("verify-otp", jsonBody("code", "000000")),
 
 		{name: "service-keys/create", method: http.MethodPost, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
 			return "/api/admin/service-keys", jsonBody("name", "matrix", "scopes", raw(`["users:read"]`))

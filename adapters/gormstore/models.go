@@ -27,6 +27,8 @@ type userRow struct {
 	// jsonb on PostgreSQL.
 	PublicMetadata  string `gorm:"column:public_metadata;not null"`
 	PrivateMetadata string `gorm:"column:private_metadata;not null"`
+	// TwoFactorEnabled is set by the first accepted TOTP code (00013).
+	TwoFactorEnabled bool `gorm:"column:two_factor_enabled;not null"`
 }
 
 func (userRow) TableName() string { return "users" }
@@ -38,6 +40,7 @@ func userFromDomain(u *domain.User) userRow {
 		Image: u.Image(), CreatedAt: u.CreatedAt(), UpdatedAt: u.UpdatedAt(),
 		Role: domain.JoinPlatformRoles(a.Roles), Banned: a.Banned, BanReason: a.BanReason,
 		PublicMetadata: u.Metadata().Public.String(), PrivateMetadata: u.Metadata().Private.String(),
+		TwoFactorEnabled: u.TwoFactorEnabled(),
 	}
 	if !a.BanExpires.IsZero() {
 		r.BanExpires = &a.BanExpires
@@ -51,7 +54,8 @@ func (r userRow) toDomain() *domain.User {
 		a.BanExpires = *r.BanExpires
 	}
 	meta := domain.UserMetadata{Public: domain.RehydrateMetadata(r.PublicMetadata), Private: domain.RehydrateMetadata(r.PrivateMetadata)}
-	return domain.RehydrateUser(domain.UserID(r.ID), r.Name, domain.Email(r.Email), r.EmailVerified, r.Image, a, meta, r.CreatedAt, r.UpdatedAt)
+	return domain.RehydrateUser(domain.UserID(r.ID), r.Name, domain.Email(r.Email), r.EmailVerified, r.Image, a, meta, r.CreatedAt, r.UpdatedAt).
+		WithTwoFactor(r.TwoFactorEnabled)
 }
 
 type sessionRow struct {

@@ -43,7 +43,7 @@ const sessionLookupSQL = `SELECT
  s.expires_at AS s_expires_at, s.created_at AS s_created_at, s.updated_at AS s_updated_at,
  u.id AS u_id, u.name AS u_name, u.email AS u_email, u.email_verified AS u_email_verified, u.image AS u_image,
  u.role AS u_role, u.banned AS u_banned, u.ban_reason AS u_ban_reason, u.ban_expires AS u_ban_expires,
- u.public_metadata AS u_public_metadata, u.private_metadata AS u_private_metadata,
+ u.public_metadata AS u_public_metadata, u.private_metadata AS u_private_metadata, u.two_factor_enabled AS u_two_factor_enabled,
  u.created_at AS u_created_at, u.updated_at AS u_updated_at
 FROM sessions s JOIN users u ON u.id = s.user_id
 WHERE s.token_hash = ?`

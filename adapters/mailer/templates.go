@@ -38,6 +38,7 @@ var kinds = []domain.MailKind{
 	domain.MailDeleteUser,
 	domain.MailAccountExists,
 	domain.MailInvitation,
+	domain.MailTwoFactorCode,
 }
 
 // mailTemplates holds the parsed templates of one kind.
@@ -78,6 +79,8 @@ type templateData struct {
 	// Organization and Inviter are set for domain.MailInvitation only.
 	Organization string
 	Inviter      string
+	// Code is set for domain.MailTwoFactorCode only.
+	Code string
 }
 
 // Render returns the subject, plain-text body and HTML body of m, naming
@@ -98,7 +101,14 @@ func Render(m domain.Mail, product string) (subject, text, html string, err erro
 		return "", "", "", err
 	}
 	data := templateData{Product: product, Name: cleanName(m.Name)}
-	if m.Kind != domain.MailAccountExists {
+	switch m.Kind {
+	case domain.MailAccountExists:
+	case domain.MailTwoFactorCode:
+		if !isDigits(m.Code) || m.ExpiresIn <= 0 {
+			return "", "", "", errors.New("mailer: two-factor code mail needs a Code of digits and a positive ExpiresIn")
+		}
+		data.Code, data.ExpiresIn = m.Code, humanDuration(m.ExpiresIn)
+	default:
 		if err := checkLink(m.Link); err != nil {
 			return "", "", "", err
 		}
@@ -210,4 +220,17 @@ func plural(n int64, unit string) string {
 		return "1 " + unit
 	}
 	return fmt.Sprintf("%d %ss", n, unit)
+}
+
+// isDigits reports whether s is 1 to 10 ASCII digits (a one-time code).
+func isDigits(s string) bool {
+	if s == "" || len(s) > 10 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }

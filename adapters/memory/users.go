@@ -29,7 +29,8 @@ func NewUserRepository(db *DB) *UserRepository {
 // can change the other's value: rebuilt, so that it shares no slice (the
 // roles) with u.
 func copyUser(u *domain.User) *domain.User {
-	return domain.RehydrateUser(u.ID(), u.Name(), u.Email(), u.EmailVerified(), u.Image(), u.Access(), u.Metadata(), u.CreatedAt(), u.UpdatedAt())
+	return domain.RehydrateUser(u.ID(), u.Name(), u.Email(), u.EmailVerified(), u.Image(), u.Access(), u.Metadata(), u.CreatedAt(), u.UpdatedAt()).
+		WithTwoFactor(u.TwoFactorEnabled())
 }
 
 // Create implements ports.UserRepository.

@@ -9,26 +9,29 @@ import (
 
 // PurgeExpiredHandler removes expired sessions, one-time links,
 // rotated-out service-key secrets and the OpenID provider's expired codes,
-// grants and refresh tokens, so the tables hold only what can still be used.
+// grants and refresh tokens, and second-factor challenges, so the tables
+// hold only what can still be used.
 type PurgeExpiredHandler struct {
 	sessions      ports.SessionRepository
 	verifications ports.VerificationRepository
 	keys          ports.ServiceKeyRepository
 	grants        ports.OAuthGrantRepository
+	challenges    ports.MFAChallengeRepository
 	clock         ports.Clock
 }
 
 // NewPurgeExpiredHandler returns a PurgeExpiredHandler.
 func NewPurgeExpiredHandler(sessions ports.SessionRepository, verifications ports.VerificationRepository, keys ports.ServiceKeyRepository,
-	grants ports.OAuthGrantRepository, clock ports.Clock) *PurgeExpiredHandler {
-	usecase.MustHave(sessions, verifications, keys, grants, clock)
-	return &PurgeExpiredHandler{sessions: sessions, verifications: verifications, keys: keys, grants: grants, clock: clock}
+	grants ports.OAuthGrantRepository, challenges ports.MFAChallengeRepository, clock ports.Clock) *PurgeExpiredHandler {
+	usecase.MustHave(sessions, verifications, keys, grants, challenges, clock)
+	return &PurgeExpiredHandler{sessions: sessions, verifications: verifications, keys: keys, grants: grants, challenges: challenges, clock: clock}
 }
 
 // Purged counts what a purge removed. OAuth counts authorization codes,
-// grants and refresh tokens together.
+// grants and refresh tokens together; Challenges the second-factor
+// challenges of sign-ins.
 type Purged struct {
-	Sessions, Links, KeySecrets, OAuth int
+	Sessions, Links, KeySecrets, OAuth, Challenges int
 }
 
 // Handle deletes what expired before now and says how much.
@@ -45,6 +48,9 @@ func (h *PurgeExpiredHandler) Handle(ctx context.Context) (Purged, error) {
 	if p.KeySecrets, err = h.keys.DeleteExpiredSecrets(ctx, now); err != nil {
 		return p, err
 	}
-	p.OAuth, err = h.grants.DeleteExpired(ctx, now)
+	if p.OAuth, err = h.grants.DeleteExpired(ctx, now); err != nil {
+		return p, err
+	}
+	p.Challenges, err = h.challenges.DeleteExpired(ctx, now)
 	return p, err
 }

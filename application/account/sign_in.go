@@ -16,14 +16,24 @@ type SignIn struct {
 	Password    string
 	RememberMe  bool
 	CallbackURL string // for the verification mail re-sent to unverified users
-	Client      usecase.Client
+	// TrustedDevice is the token of the browser's trust_device cookie: a
+	// live one of this user skips the second factor.
+	TrustedDevice string
+	Client        usecase.Client
 }
 
-// SignInResult is the signed-in user, their new session and its token.
+// SignInResult is the signed-in user, their new session and its token. For
+// a user with two-factor on there is no session yet: TwoFactorChallenge is
+// the id of the challenge the second factor answers (TwoFactorHandler).
 type SignInResult struct {
-	User    *domain.User
-	Session *domain.Session
-	Token   string
+	User               *domain.User
+	Session            *domain.Session
+	Token              string
+	TwoFactorChallenge string
+	// TrustToken replaces the trust_device token that skipped the second
+	// factor; TrustRefused says the one sent was not (or no longer) valid.
+	TrustToken   string
+	TrustRefused bool
 }
 
 // SignInHandler handles SignIn.
@@ -35,6 +45,16 @@ type SignInHandler struct {
 	links       usecase.LinkSender
 	failures    *failureRecorder
 	settings    usecase.AuthSettings
+	challenges  ports.MFAChallengeRepository
+}
+
+// UseSecondFactor makes sign-in of a user with two-factor on record a
+// challenge in challenges instead of starting a session. Without it such a
+// sign-in is refused.
+func (h *SignInHandler) UseSecondFactor(challenges ports.MFAChallengeRepository) *SignInHandler {
+	usecase.MustHave(challenges)
+	h.challenges = challenges
+	return h
 }
 
 // NewSignInHandler returns a SignInHandler. logger (slog.Default() when nil)
@@ -76,8 +96,13 @@ func (h *SignInHandler) Handle(ctx context.Context, cmd SignIn) (*SignInResult, 
 	if !ok {
 		return nil, usecase.ErrInvalidCredentials
 	}
-	if err := h.recordSuccess(ctx, cred, cmd.Password, rehash); err != nil {
-		return nil, err
+	// With two-factor on, the password alone proves nothing yet: earlier
+	// failures (wrong codes count too) are forgotten only when the second
+	// factor is answered, else each sign-in would reset the lockout.
+	if !u.TwoFactorEnabled() {
+		if err := h.recordSuccess(ctx, cred, cmd.Password, rehash); err != nil {
+			return nil, err
+		}
 	}
 	// Only someone who knows the password learns that the account is banned.
 	if u.IsBanned(h.issuer.Clock.Now()) {
@@ -91,11 +116,34 @@ func (h *SignInHandler) Handle(ctx context.Context, cmd SignIn) (*SignInResult, 
 		}
 		return nil, usecase.ErrEmailNotVerified
 	}
-	s, token, err := h.issuer.Start(ctx, u.ID(), cmd.RememberMe, cmd.Client)
-	if err != nil {
+	res := &SignInResult{User: u}
+	if u.TwoFactorEnabled() {
+		if h.challenges == nil {
+			return nil, domain.Internal("sign-in: two-factor user without challenge store", errors.New("no MFAChallengeRepository"))
+		}
+		trusted := false
+		if cmd.TrustedDevice != "" {
+			if res.TrustToken, trusted, err = useTrustedDevice(ctx, h.links.Verifications, h.issuer, u, cmd.TrustedDevice); err != nil {
+				return nil, err
+			}
+			res.TrustRefused = !trusted
+		}
+		if !trusted {
+			if res.TwoFactorChallenge, err = startChallenge(ctx, h.challenges, h.issuer.Tokens, h.issuer.Clock.Now(), u.ID(), cmd.RememberMe); err != nil {
+				return nil, err
+			}
+			return res, nil
+		}
+		// The second factor is proven by the trusted browser: forget
+		// earlier failures as its answer would.
+		if err := h.recordSuccess(ctx, cred, cmd.Password, rehash); err != nil {
+			return nil, err
+		}
+	}
+	if res.Session, res.Token, err = h.issuer.Start(ctx, u.ID(), cmd.RememberMe, cmd.Client); err != nil {
 		return nil, err
 	}
-	return &SignInResult{User: u, Session: s, Token: token}, nil
+	return res, nil
 }
 
 // Wait waits until the failed attempts still being written are written, or

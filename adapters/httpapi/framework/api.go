@@ -2,8 +2,8 @@
 // Better Auth's wire (reference/better-auth-wire.md), so the better-auth
 // client works unmodified: sign-up, sign-in and sessions, the account,
 // verification and reset (auth.go, account.go), the organization plugin
-// (organization.go), the admin plugin (admin.go), and the JWT plugin's
-// token and the key set (tokens.go). codes.go is its one vocabulary map:
+// (organization.go), the admin plugin (admin.go), the two-factor plugin
+// (two_factor.go), and the JWT plugin's token and the key set (tokens.go). codes.go is its one vocabulary map:
 // neutral codes to Better Auth's UPPER_SNAKE codes and statuses.
 //
 // A route is added in the group's Add…Routes method with register, which

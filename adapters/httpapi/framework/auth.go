@@ -57,15 +57,20 @@ type SignInInput struct {
 	}
 }
 
-// SignInOutput is the signed-in user and their session token.
+// SignInOutput is the signed-in user and their session token; for a user
+// with two-factor on, only {twoFactorRedirect:true, twoFactorMethods} and
+// the two_factor cookie (two-factor plugin).
 type SignInOutput struct {
 	edge.SessionHeaders
 	Location string `header:"Location" doc:"The callbackURL, when one was given."`
 	Body     struct {
-		Redirect bool     `json:"redirect" doc:"true when the client should go to url."`
-		Token    string   `json:"token" doc:"The session token (also set as a cookie)."`
-		URL      string   `json:"url,omitempty" doc:"The callbackURL, when one was given."`
-		User     UserJSON `json:"user"`
+		Redirect *bool     `json:"redirect,omitempty" doc:"true when the client should go to url. Absent in a two-factor answer."`
+		Token    string    `json:"token,omitempty" doc:"The session token (also set as a cookie). Absent in a two-factor answer."`
+		URL      string    `json:"url,omitempty" doc:"The callbackURL, when one was given."`
+		User     *UserJSON `json:"user,omitempty" doc:"The user. Absent in a two-factor answer."`
+		// The two-factor plugin's answer: no session yet.
+		TwoFactorRedirect bool     `json:"twoFactorRedirect,omitempty" doc:"true when the user must answer a second factor (verify-totp, verify-backup-code); no session was started."`
+		TwoFactorMethods  []string `json:"twoFactorMethods,omitempty" doc:"The second factors the user can answer with." example:"[\"totp\"]"`
 	}
 }
 
@@ -75,14 +80,28 @@ func (s *API) signIn(ctx context.Context, in *SignInInput) (*SignInOutput, error
 	}
 	ri := edge.RequestInfoFrom(ctx)
 	res, err := s.App.Commands.SignIn.Handle(ctx, account.SignIn{Email: in.Body.Email, Password: in.Body.Password,
-		RememberMe: in.Body.RememberMe == nil || *in.Body.RememberMe, CallbackURL: in.Body.CallbackURL, Client: ri.Client()})
+		RememberMe: in.Body.RememberMe == nil || *in.Body.RememberMe, CallbackURL: in.Body.CallbackURL,
+		TrustedDevice: s.Cookies.TrustedDevice(ri.Request), Client: ri.Client()})
 	if err != nil {
 		return nil, err
 	}
 	out := &SignInOutput{}
-	out.Body.Token, out.Body.User = res.Token, userJSON(res.User)
+	switch {
+	case res.TrustToken != "":
+		out.SetCookie = append(out.SetCookie, s.Cookies.TrustDeviceCookie(res.TrustToken, account.TrustDeviceTTL))
+	case res.TrustRefused:
+		out.SetCookie = append(out.SetCookie, s.Cookies.ClearTrustDevice())
+	}
+	if res.TwoFactorChallenge != "" {
+		out.Body.TwoFactorRedirect, out.Body.TwoFactorMethods = true, twoFactorMethods
+		out.SetCookie = append(out.SetCookie, s.Cookies.TwoFactorCookie(res.TwoFactorChallenge, account.MFAChallengeTTL))
+		return out, nil
+	}
+	u, redirect := userJSON(res.User), false
+	out.Body.Token, out.Body.User, out.Body.Redirect = res.Token, &u, &redirect
 	if in.Body.CallbackURL != "" {
-		out.Body.Redirect, out.Body.URL, out.Location = true, in.Body.CallbackURL, s.Origins.Absolute(in.Body.CallbackURL)
+		redirect = true
+		out.Body.URL, out.Location = in.Body.CallbackURL, s.Origins.Absolute(in.Body.CallbackURL)
 	}
 	out.SignIn(s.Cookies, res.Token, res.Session)
 	return out, nil

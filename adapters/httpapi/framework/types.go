@@ -18,13 +18,15 @@ type UserJSON struct {
 	Banned        bool    `json:"banned" doc:"Whether the user is banned."`
 	BanReason     *string `json:"banReason" nullable:"true" doc:"Why the user was banned, or null."`
 	BanExpires    *string `json:"banExpires" nullable:"true" format:"date-time" doc:"When the ban lifts, or null for never (or not banned)."`
+	// TwoFactorEnabled is Better Auth's twoFactor plugin field.
+	TwoFactorEnabled bool `json:"twoFactorEnabled" doc:"Whether sign-in asks for a second factor (two-factor plugin)."`
 }
 
 func userJSON(u *domain.User) UserJSON {
 	a := u.Access()
 	out := UserJSON{ID: string(u.ID()), Name: u.Name(), Email: string(u.Email()), EmailVerified: u.EmailVerified(),
 		CreatedAt: edge.JSDate(u.CreatedAt()), UpdatedAt: edge.JSDate(u.UpdatedAt()),
-		Role: domain.JoinPlatformRoles(a.Roles), Banned: a.Banned}
+		Role: domain.JoinPlatformRoles(a.Roles), Banned: a.Banned, TwoFactorEnabled: u.TwoFactorEnabled()}
 	if img := u.Image(); img != "" {
 		out.Image = &img
 	}

@@ -24,7 +24,13 @@ type SessionCookies struct {
 	// AdminSession keeps an administrator's own session while they
 	// impersonate someone (the admin plugin's admin_session cookie).
 	AdminSession string
-	lifetime     time.Duration
+	// twoFactor carries the pending second-factor challenge of a password
+	// sign-in (Better Auth's two_factor cookie).
+	twoFactor string
+	// trustDevice lets a browser that answered a second factor skip it at
+	// the next sign-ins (Better Auth's trust_device cookie).
+	trustDevice string
+	lifetime    time.Duration
 }
 
 func newSessionCookies(cfg Config, lifetime time.Duration) *SessionCookies {
@@ -43,8 +49,52 @@ func newSessionCookies(cfg Config, lifetime time.Duration) *SessionCookies {
 	return &SessionCookies{
 		Signer: newCookieSigner(cfg.Secrets), secure: secure, lifetime: lifetime,
 		sessionName: prefix + ".session_token", dontRemember: prefix + ".dont_remember", sessionData: prefix + ".session_data",
-		AdminSession: prefix + ".admin_session",
+		AdminSession: prefix + ".admin_session", twoFactor: prefix + ".two_factor",
+		trustDevice: prefix + ".trust_device",
 	}
+}
+
+// TrustDeviceCookie returns the signed trust_device cookie carrying token
+// for ttl (Better Auth: 30 days).
+func (sc *SessionCookies) TrustDeviceCookie(token string, ttl time.Duration) http.Cookie {
+	return sc.Cookie(sc.trustDevice, sc.Signer.Sign(token), int(ttl/time.Second))
+}
+
+// ClearTrustDevice returns the cookie that expires trust_device.
+func (sc *SessionCookies) ClearTrustDevice() http.Cookie { return sc.Cookie(sc.trustDevice, "", -1) }
+
+// TrustedDevice returns the token a request's trust_device cookie carries,
+// or "" when there is none or its signature does not hold (a forged cookie
+// is ignored, as Better Auth ignores it).
+func (sc *SessionCookies) TrustedDevice(r *http.Request) string {
+	return sc.signedToken(r, sc.trustDevice)
+}
+
+// TwoFactorCookie returns the signed two_factor cookie that carries the id
+// of a pending second-factor challenge for ttl (Better Auth: 600 s).
+func (sc *SessionCookies) TwoFactorCookie(id string, ttl time.Duration) http.Cookie {
+	return sc.Cookie(sc.twoFactor, sc.Signer.Sign(id), int(ttl/time.Second))
+}
+
+// ClearTwoFactor returns the cookie that expires two_factor.
+func (sc *SessionCookies) ClearTwoFactor() http.Cookie { return sc.Cookie(sc.twoFactor, "", -1) }
+
+// TwoFactorChallenge returns the challenge id a request's two_factor cookie
+// carries, or "" when there is none or its signature does not hold.
+func (sc *SessionCookies) TwoFactorChallenge(r *http.Request) string {
+	return sc.signedToken(r, sc.twoFactor)
+}
+
+// signedToken returns the token of the signed cookie name, or "".
+func (sc *SessionCookies) signedToken(r *http.Request, name string) string {
+	c, err := r.Cookie(name)
+	if err != nil || c.Value == "" {
+		return ""
+	}
+	if id, ok := sc.Signer.Verify(c.Value); ok && isSessionToken(id) {
+		return id
+	}
+	return ""
 }
 
 func (sc *SessionCookies) Cookie(name, value string, maxAge int) http.Cookie {

@@ -1,0 +1,261 @@
+package framework
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+	"github.com/gatehouse/gatehouse/application/account"
+	"github.com/gatehouse/gatehouse/domain"
+)
+
+// The two-factor plugin's routes (Better Auth 1.7.25's twoFactor, design
+// note better-auth-multi-factor-wire §1): enable, get-totp-uri,
+// verify-totp, verify-backup-code, generate-backup-codes and disable. The
+// verify routes answer either for the signed-in user or for the pending
+// challenge of a password sign-in, carried by the signed two_factor cookie.
+// With trustDevice, the challenge's answer also sets the signed
+// trust_device cookie, which skips the challenge at the next sign-ins for
+// 30 days. send-otp mails a one-time code for the pending challenge, and
+// verify-otp answers with it (the challenge path only).
+
+// twoFactorMethods are the second factors sign-in offers: TOTP and the
+// e-mailed code (backup codes are never listed, as in Better Auth).
+var twoFactorMethods = []string{"totp", "otp"}
+
+// TwoFactorEnableInput starts two-factor enrolment.
+type TwoFactorEnableInput struct {
+	Body struct {
+		Password string `json:"password" maxLength:"4096" doc:"The account's password."`
+		Issuer   string `json:"issuer,omitempty" maxLength:"256" doc:"The name an authenticator app shows (default the product name)."`
+		Method   string `json:"method,omitempty" enum:"totp" doc:"Only totp is served."`
+	}
+}
+
+// TwoFactorEnableOutput is the key URI to scan and the backup codes, shown once.
+type TwoFactorEnableOutput struct {
+	Body struct {
+		Method      string   `json:"method" example:"totp"`
+		TOTPURI     string   `json:"totpURI" doc:"The otpauth:// URI an authenticator app scans." example:"otpauth://totp/Gatehouse:ada%40example.com?secret=JBSWY3DPEHPK3PXP&issuer=Gatehouse&digits=6&period=30"`
+		BackupCodes []string `json:"backupCodes" doc:"Ten single-use recovery codes; stored hashed, shown only now." example:"[\"K96RJ-bGbB4\"]"`
+	}
+}
+
+func (s *API) twoFactorEnable(ctx context.Context, in *TwoFactorEnableInput) (*TwoFactorEnableOutput, error) {
+	p, err := s.Principal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.App.Commands.TwoFactor.Enable(ctx, account.EnableTwoFactor{Principal: p, Password: in.Body.Password, Issuer: in.Body.Issuer})
+	if err != nil {
+		return nil, err
+	}
+	out := &TwoFactorEnableOutput{}
+	out.Body.Method, out.Body.TOTPURI, out.Body.BackupCodes = "totp", res.TOTPURI, res.BackupCodes
+	return out, nil
+}
+
+// TwoFactorPasswordInput is a two-factor change proven by the password.
+type TwoFactorPasswordInput struct {
+	Body struct {
+		Password string `json:"password" maxLength:"4096" doc:"The account's password."`
+	}
+}
+
+// TwoFactorURIOutput is the key URI of the user's factor.
+type TwoFactorURIOutput struct {
+	Body struct {
+		TOTPURI string `json:"totpURI" doc:"The otpauth:// URI an authenticator app scans."`
+	}
+}
+
+func (s *API) twoFactorURI(ctx context.Context, in *TwoFactorPasswordInput) (*TwoFactorURIOutput, error) {
+	p, err := s.Principal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	uri, err := s.App.Commands.TwoFactor.TOTPURI(ctx, account.TwoFactorPassword{Principal: p, Password: in.Body.Password})
+	if err != nil {
+		return nil, err
+	}
+	out := &TwoFactorURIOutput{}
+	out.Body.TOTPURI = uri
+	return out, nil
+}
+
+// TwoFactorBackupCodesOutput is a new set of backup codes.
+type TwoFactorBackupCodesOutput struct {
+	Body struct {
+		Status      bool     `json:"status" example:"true"`
+		BackupCodes []string `json:"backupCodes" doc:"Ten new single-use codes; the old ones no longer work."`
+	}
+}
+
+func (s *API) twoFactorBackupCodes(ctx context.Context, in *TwoFactorPasswordInput) (*TwoFactorBackupCodesOutput, error) {
+	p, err := s.Principal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	codes, err := s.App.Commands.TwoFactor.GenerateBackupCodes(ctx, account.TwoFactorPassword{Principal: p, Password: in.Body.Password})
+	if err != nil {
+		return nil, err
+	}
+	out := &TwoFactorBackupCodesOutput{}
+	out.Body.Status, out.Body.BackupCodes = true, codes
+	return out, nil
+}
+
+func (s *API) twoFactorDisable(ctx context.Context, in *TwoFactorPasswordInput) (*edge.StatusOutput, error) {
+	p, err := s.Principal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.App.Commands.TwoFactor.Disable(ctx, account.TwoFactorPassword{Principal: p, Password: in.Body.Password}); err != nil {
+		return nil, err
+	}
+	out := edge.StatusOK()
+	out.SetCookie = append(out.SetCookie, s.Cookies.ClearTrustDevice())
+	return out, nil
+}
+
+// TwoFactorVerifyInput answers a second factor.
+type TwoFactorVerifyInput struct {
+	Body struct {
+		Code           string `json:"code" maxLength:"64" doc:"The code: six digits from the authenticator app, or a backup code."`
+		TrustDevice    bool   `json:"trustDevice,omitempty" doc:"After a sign-in challenge: this browser skips the second factor for 30 days (the trust_device cookie)."`
+		DisableSession bool   `json:"disableSession,omitempty" doc:"verify-backup-code only: accepted and ignored."`
+	}
+}
+
+// TwoFactorVerifyOutput is the session the answer opens (or the current one).
+type TwoFactorVerifyOutput struct {
+	edge.SessionHeaders
+	Body struct {
+		Token string   `json:"token" doc:"The session token: a new one after a sign-in challenge, else the current one."`
+		User  UserJSON `json:"user"`
+	}
+}
+
+func (s *API) twoFactorVerifyTOTP(ctx context.Context, in *TwoFactorVerifyInput) (*TwoFactorVerifyOutput, error) {
+	return s.twoFactorVerify(ctx, in, s.App.Commands.TwoFactor.VerifyTOTP)
+}
+
+func (s *API) twoFactorVerifyOTP(ctx context.Context, in *TwoFactorVerifyInput) (*TwoFactorVerifyOutput, error) {
+	return s.twoFactorVerify(ctx, in, s.App.Commands.TwoFactor.VerifyOTP)
+}
+
+// TwoFactorSendOTPInput asks for an e-mailed code; the body may be {}.
+type TwoFactorSendOTPInput struct {
+	Body *struct {
+		TrustDevice bool `json:"trustDevice,omitempty" doc:"Accepted and ignored, as Better Auth does; give it to verify-otp."`
+	}
+}
+
+func (s *API) twoFactorSendOTP(ctx context.Context, _ *TwoFactorSendOTPInput) (*edge.StatusOutput, error) {
+	r := edge.RequestInfoFrom(ctx).Request
+	if err := s.App.Commands.TwoFactor.SendOTP(ctx, s.Cookies.TwoFactorChallenge(r)); err != nil {
+		return nil, err
+	}
+	return edge.StatusOK(), nil
+}
+
+func (s *API) twoFactorVerifyBackupCode(ctx context.Context, in *TwoFactorVerifyInput) (*TwoFactorVerifyOutput, error) {
+	return s.twoFactorVerify(ctx, in, s.App.Commands.TwoFactor.VerifyBackupCode)
+}
+
+// twoFactorVerify answers for the signed-in user when there is a session,
+// else for the challenge of the two_factor cookie; the cookie is expired
+// when the challenge ends (answered, exhausted or gone).
+func (s *API) twoFactorVerify(ctx context.Context, in *TwoFactorVerifyInput,
+	verify func(context.Context, account.VerifySecondFactor) (*account.VerifySecondFactorResult, error)) (*TwoFactorVerifyOutput, error) {
+	ri := edge.RequestInfoFrom(ctx)
+	cmd := account.VerifySecondFactor{Code: in.Body.Code, TrustDevice: in.Body.TrustDevice, Client: ri.Client()}
+	token, _ := s.Cookies.Token(ri.Request)
+	// A pending challenge is answered first: verify-otp has no session
+	// path, and a sign-in's answer must not touch another session.
+	if cmd.ChallengeID = s.Cookies.TwoFactorChallenge(ri.Request); cmd.ChallengeID == "" {
+		if p, err := s.Principal(ctx); err == nil {
+			cmd.Principal = &p
+		} else if domain.KindOf(err) != domain.KindUnauthenticated {
+			return nil, err
+		}
+	}
+	res, err := verify(ctx, cmd)
+	if err != nil {
+		if cmd.Principal == nil && (errors.Is(err, account.ErrTooManyAttempts) || errors.Is(err, account.ErrInvalidChallenge)) {
+			clear := s.Cookies.ClearTwoFactor()
+			return nil, huma.ErrorWithHeaders(edge.RenderError(ctx, edge.LoggerFrom(ctx), err), http.Header{"Set-Cookie": {clear.String()}})
+		}
+		return nil, err
+	}
+	out := &TwoFactorVerifyOutput{}
+	out.Body.User = userJSON(res.User)
+	if res.NewSession {
+		out.Body.Token = res.Token
+		out.SignIn(s.Cookies, res.Token, res.Session)
+		out.SetCookie = append(out.SetCookie, s.Cookies.ClearTwoFactor())
+		if res.TrustToken != "" {
+			out.SetCookie = append(out.SetCookie, s.Cookies.TrustDeviceCookie(res.TrustToken, account.TrustDeviceTTL))
+		}
+	} else {
+		out.Body.Token = token
+	}
+	return out, nil
+}
+
+// AddTwoFactorRoutes registers the two-factor plugin's routes in the
+// framework and auth contracts. Enrolment and its changes need a session;
+// the verify routes take a session or the two_factor cookie, under the
+// credentials rate rule. All are cookie-bearing POSTs, so the origin check
+// applies.
+func (s *API) AddTwoFactorRoutes() {
+	type op = huma.Operation
+	const tag = "Two-factor"
+	base := func(o op) op {
+		o.Path = edge.FrameworkBase + "/two-factor" + o.Path
+		o.Method = http.MethodPost
+		o.Tags = []string{tag}
+		o.Errors = append(o.Errors, http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests)
+		return o
+	}
+	signedIn := func(o op) op {
+		o.Security = edge.SessionSecurity
+		return edge.WithRate(base(o), edge.RateCredentials)
+	}
+	answer := func(o op) op { return edge.WithRate(base(o), edge.RateCredentials) }
+	fw := edge.ContractFramework
+
+	register(s, fw, signedIn(op{OperationID: "twoFactorEnable", Path: "/enable", Summary: "Enable two-factor",
+		Description: "Checks the password and returns a new TOTP key URI and ten backup codes. Two-factor turns on with the first accepted " +
+			"verify-totp code; enabling again before that replaces the secret, after it answers 400 TOTP_ALREADY_ENABLED."}),
+		s.twoFactorEnable, edge.ContractAuth)
+	register(s, fw, signedIn(op{OperationID: "twoFactorGetTotpUri", Path: "/get-totp-uri", Summary: "TOTP key URI",
+		Description: "Checks the password and returns the key URI of the user's TOTP factor (400 TOTP_NOT_ENABLED without one)."}),
+		s.twoFactorURI, edge.ContractAuth)
+	register(s, fw, signedIn(op{OperationID: "twoFactorGenerateBackupCodes", Path: "/generate-backup-codes", Summary: "New backup codes",
+		Description: "Checks the password and replaces the backup codes with ten new ones (400 TWO_FACTOR_NOT_ENABLED while two-factor is off)."}),
+		s.twoFactorBackupCodes, edge.ContractAuth)
+	register(s, fw, signedIn(op{OperationID: "twoFactorDisable", Path: "/disable", Summary: "Disable two-factor",
+		Description: "Checks the password, removes the TOTP factor and the backup codes, forgets every trusted browser of the user, and turns two-factor off."}),
+		s.twoFactorDisable, edge.ContractAuth)
+	register(s, fw, answer(op{OperationID: "twoFactorVerifyTotp", Path: "/verify-totp", Summary: "Answer with a TOTP code",
+		Description: "With a session: confirms enrolment (the first accepted code turns two-factor on) and returns the current session. " +
+			"With the two_factor cookie of a sign-in: starts the session. A code is accepted once (a replay answers 401 INVALID_CODE); " +
+			"a challenge takes five wrong answers, the fifth answers 400 TOO_MANY_ATTEMPTS_REQUEST_NEW_CODE and ends it; " +
+			"wrong answers count towards the account lockout (429 ACCOUNT_TEMPORARILY_LOCKED)."}),
+		s.twoFactorVerifyTOTP, edge.ContractAuth)
+	register(s, fw, edge.WithRate(base(op{OperationID: "twoFactorSendOtp", Path: "/send-otp", Summary: "Mail a sign-in code",
+		Description: "Mails a six-digit code for the pending challenge of the two_factor cookie (it works for 3 minutes and replaces an earlier one). " +
+			"401 INVALID_TWO_FACTOR_COOKIE without a live challenge."}), edge.RateMail),
+		s.twoFactorSendOTP, edge.ContractAuth)
+	register(s, fw, answer(op{OperationID: "twoFactorVerifyOtp", Path: "/verify-otp", Summary: "Answer with the e-mailed code",
+		Description: "Answers the challenge of the two_factor cookie with the code send-otp mailed and starts the session. " +
+			"400 OTP_HAS_EXPIRED when no live code was sent; a wrong code counts as in verify-totp."}),
+		s.twoFactorVerifyOTP, edge.ContractAuth)
+	register(s, fw, answer(op{OperationID: "twoFactorVerifyBackupCode", Path: "/verify-backup-code", Summary: "Answer with a backup code",
+		Description: "As verify-totp, with a single-use backup code (401 INVALID_BACKUP_CODE when unknown or used)."}),
+		s.twoFactorVerifyBackupCode, edge.ContractAuth)
+}

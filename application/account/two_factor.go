@@ -1,0 +1,508 @@
+package account
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"time"
+
+	"github.com/gatehouse/gatehouse/application/usecase"
+	"github.com/gatehouse/gatehouse/domain"
+	"github.com/gatehouse/gatehouse/ports"
+)
+
+// Two-factor sign-in (Better Auth's twoFactor plugin): a TOTP factor with
+// backup codes, enabled with the password and turned on by the first
+// accepted code. Sign-in of a user with two-factor on creates no session but
+// a challenge (SignInHandler), answered here with a TOTP code or a backup
+// code; at most MFAMaxAttempts wrong answers per challenge, and each one
+// counts towards the account lockout as a wrong password does.
+
+// The second-factor rules.
+const (
+	// MFAMaxAttempts is how many wrong answers a challenge takes.
+	MFAMaxAttempts = 5
+	// MFAChallengeTTL is how long a challenge lives (the two_factor cookie).
+	MFAChallengeTTL = domain.MFAChallengeMaxTTL
+	// EmailOTPTTL is how long an e-mailed code works (Better Auth: 3 min).
+	EmailOTPTTL = 3 * time.Minute
+	// TrustDeviceTTL is how long a trusted browser skips the challenge
+	// (the trust_device cookie); each use starts it again.
+	TrustDeviceTTL = 30 * 24 * time.Hour
+	// BackupCodeCount is how many backup codes a user gets.
+	BackupCodeCount = 10
+	// totpSealPurpose binds a sealed TOTP secret to its use.
+	totpSealPurpose = "totp"
+)
+
+// The errors of two-factor sign-in.
+var (
+	ErrTOTPAlreadyEnabled  = domain.Invalid("mfa.totp_already_enabled", "TOTP is already enabled")
+	ErrTOTPNotEnabled      = domain.Invalid("mfa.totp_not_enabled", "TOTP not enabled")
+	ErrTwoFactorNotEnabled = domain.Invalid("mfa.two_factor_not_enabled", "Two factor isn't enabled")
+	ErrInvalidCode         = domain.NewError(domain.KindUnauthenticated, "mfa.invalid_code", "Invalid code")
+	ErrInvalidBackupCode   = domain.NewError(domain.KindUnauthenticated, "mfa.invalid_backup_code", "Invalid backup code")
+	ErrInvalidChallenge    = domain.NewError(domain.KindUnauthenticated, "mfa.invalid_challenge", "Invalid two factor cookie")
+	ErrOTPExpired          = domain.Invalid("mfa.otp_expired", "OTP has expired")
+	ErrTooManyAttempts     = domain.Invalid("mfa.too_many_attempts", "Too many attempts. Please request a new code.")
+	ErrAccountLocked       = domain.NewError(domain.KindRateLimited, "mfa.account_locked",
+		"Too many failed verification attempts. Your account is temporarily locked. Please try again later.")
+)
+
+// EnableTwoFactor starts enrolment: a new TOTP secret and new backup codes.
+type EnableTwoFactor struct {
+	Principal usecase.Principal
+	Password  string
+	Issuer    string // the name an authenticator app shows; default the product name
+}
+
+// EnableTwoFactorResult is the key URI to scan and the backup codes, shown
+// once.
+type EnableTwoFactorResult struct {
+	TOTPURI     string
+	BackupCodes []string
+}
+
+// TwoFactorPassword is a two-factor change proven by the password: get the
+// TOTP URI, generate new backup codes, disable.
+type TwoFactorPassword struct {
+	Principal usecase.Principal
+	Password  string
+}
+
+// VerifySecondFactor answers with a code, either for the signed-in user
+// (Principal set: confirming enrolment or re-checking) or for the pending
+// challenge of a password sign-in (ChallengeID, from the two_factor cookie).
+type VerifySecondFactor struct {
+	Principal   *usecase.Principal
+	ChallengeID string
+	Code        string
+	// TrustDevice asks, on the challenge path, that this browser skip the
+	// challenge for TrustDeviceTTL.
+	TrustDevice bool
+	Client      usecase.Client
+}
+
+// VerifySecondFactorResult is the user and their session: the current one
+// on the session path, a new one (NewSession) on the challenge path.
+type VerifySecondFactorResult struct {
+	User       *domain.User
+	Session    *domain.Session
+	Token      string
+	NewSession bool
+	// TrustToken is the new trust_device token, when one was asked for.
+	TrustToken string
+}
+
+// TwoFactorHandler handles the two-factor use cases; each has its method.
+type TwoFactorHandler struct {
+	users       ports.UserRepository
+	credentials ports.CredentialRepository
+	factors     ports.TwoFactorRepository
+	challenges  ports.MFAChallengeRepository
+	trust       ports.VerificationRepository
+	mailer      ports.Mailer
+	sealer      ports.SecretSealer
+	issuer      usecase.SessionIssuer
+	check       usecase.PasswordCheck
+	settings    usecase.AuthSettings
+}
+
+// NewTwoFactorHandler returns a TwoFactorHandler.
+func NewTwoFactorHandler(users ports.UserRepository, credentials ports.CredentialRepository, factors ports.TwoFactorRepository,
+	challenges ports.MFAChallengeRepository, verifications ports.VerificationRepository, mailer ports.Mailer, sealer ports.SecretSealer,
+	sessions ports.SessionRepository, hasher ports.PasswordHasher, tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock,
+	settings usecase.AuthSettings) *TwoFactorHandler {
+	usecase.MustHave(users, credentials, factors, challenges, verifications, mailer, sealer, sessions, hasher, tokens, ids, clock)
+	return &TwoFactorHandler{users: users, credentials: credentials, factors: factors, challenges: challenges, trust: verifications,
+		mailer: mailer, sealer: sealer,
+		settings: settings, issuer: usecase.NewSessionIssuer(sessions, tokens, ids, clock, settings.Sessions),
+		check: usecase.NewPasswordCheck(credentials, hasher, clock, settings.Lockout)}
+}
+
+// password proves the principal's password (a wrong one counts towards the
+// lockout).
+func (h *TwoFactorHandler) password(ctx context.Context, u *domain.User, password string) error {
+	cred, err := h.credentials.Get(ctx, u.ID())
+	if errors.Is(err, domain.ErrNotFound) {
+		cred = nil
+	} else if err != nil {
+		return err
+	}
+	ok, _, err := h.check.Verify(ctx, cred, password)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return usecase.ErrInvalidPassword
+	}
+	return nil
+}
+
+// Enable checks the password and stores a new unverified TOTP secret and ten
+// new backup codes (replacing an unverified enrolment). Two-factor turns on
+// only with the first accepted code. A user with it on gets
+// ErrTOTPAlreadyEnabled.
+func (h *TwoFactorHandler) Enable(ctx context.Context, cmd EnableTwoFactor) (*EnableTwoFactorResult, error) {
+	u := cmd.Principal.User
+	if u.TwoFactorEnabled() {
+		return nil, ErrTOTPAlreadyEnabled
+	}
+	if err := h.password(ctx, u, cmd.Password); err != nil {
+		return nil, err
+	}
+	secret := domain.NewTOTPSecret()
+	sealed, err := h.sealer.Seal(totpSealPurpose, string(u.ID()), secret)
+	if err != nil {
+		return nil, err
+	}
+	now := h.issuer.Clock.Now()
+	f, err := domain.NewTOTPFactor(u.ID(), sealed, now)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.factors.SaveTOTP(ctx, f); errors.Is(err, domain.ErrTOTPExists) {
+		return nil, ErrTOTPAlreadyEnabled
+	} else if err != nil {
+		return nil, err
+	}
+	codes, err := h.replaceBackupCodes(ctx, u.ID(), now)
+	if err != nil {
+		return nil, err
+	}
+	return &EnableTwoFactorResult{TOTPURI: domain.TOTPURI(secret, h.issuerName(cmd.Issuer), string(u.Email())), BackupCodes: codes}, nil
+}
+
+func (h *TwoFactorHandler) issuerName(issuer string) string {
+	if issuer != "" {
+		return issuer
+	}
+	if h.settings.ProductName != "" {
+		return h.settings.ProductName
+	}
+	return "Gatehouse"
+}
+
+func (h *TwoFactorHandler) replaceBackupCodes(ctx context.Context, user domain.UserID, now time.Time) ([]string, error) {
+	codes, err := domain.NewBackupCodes(BackupCodeCount)
+	if err != nil {
+		return nil, domain.Internal("two-factor: backup codes", err)
+	}
+	hashes := make([][]byte, len(codes))
+	for i, c := range codes {
+		hashes[i] = domain.HashBackupCode(c)
+	}
+	if err := h.factors.ReplaceBackupCodes(ctx, user, hashes, now); err != nil {
+		return nil, err
+	}
+	return codes, nil
+}
+
+// TOTPURI checks the password and returns the key URI of the user's factor.
+func (h *TwoFactorHandler) TOTPURI(ctx context.Context, cmd TwoFactorPassword) (string, error) {
+	u := cmd.Principal.User
+	f, err := h.factors.GetTOTP(ctx, u.ID())
+	if errors.Is(err, domain.ErrNotFound) {
+		return "", ErrTOTPNotEnabled
+	} else if err != nil {
+		return "", err
+	}
+	if err := h.password(ctx, u, cmd.Password); err != nil {
+		return "", err
+	}
+	secret, err := h.sealer.Open(totpSealPurpose, string(u.ID()), f.SealedSecret)
+	if err != nil {
+		return "", err
+	}
+	return domain.TOTPURI(secret, h.issuerName(""), string(u.Email())), nil
+}
+
+// GenerateBackupCodes checks the password and replaces the backup codes of
+// a user with two-factor on.
+func (h *TwoFactorHandler) GenerateBackupCodes(ctx context.Context, cmd TwoFactorPassword) ([]string, error) {
+	u := cmd.Principal.User
+	if !u.TwoFactorEnabled() {
+		return nil, ErrTwoFactorNotEnabled
+	}
+	if err := h.password(ctx, u, cmd.Password); err != nil {
+		return nil, err
+	}
+	return h.replaceBackupCodes(ctx, u.ID(), h.issuer.Clock.Now())
+}
+
+// Disable checks the password, removes the TOTP factor and the backup codes
+// and turns two-factor off.
+func (h *TwoFactorHandler) Disable(ctx context.Context, cmd TwoFactorPassword) error {
+	u := cmd.Principal.User
+	if err := h.password(ctx, u, cmd.Password); err != nil {
+		return err
+	}
+	if err := h.factors.DeleteTOTP(ctx, u.ID()); err != nil && !errors.Is(err, domain.ErrNotFound) {
+		return err
+	}
+	now := h.issuer.Clock.Now()
+	if err := h.factors.ReplaceBackupCodes(ctx, u.ID(), nil, now); err != nil {
+		return err
+	}
+	// Every trusted browser of the user, not only this one (Better Auth
+	// forgets only the current browser's).
+	if _, err := h.trust.DeleteByUser(ctx, u.ID(), domain.PurposeTrustDevice); err != nil {
+		return err
+	}
+	return h.users.Update(ctx, u.ID(), func(x *domain.User) error {
+		x.SetTwoFactorEnabled(false, now)
+		return nil
+	})
+}
+
+// VerifyTOTP answers with a TOTP code. A code of a step already used (or an
+// earlier one) is refused. The first accepted code on the session path turns
+// two-factor on.
+func (h *TwoFactorHandler) VerifyTOTP(ctx context.Context, cmd VerifySecondFactor) (*VerifySecondFactorResult, error) {
+	return h.verify(ctx, cmd, ErrInvalidCode, func(u *domain.User, c *domain.MFAChallenge) error {
+		enrol := c == nil
+		f, err := h.factors.GetTOTP(ctx, u.ID())
+		if errors.Is(err, domain.ErrNotFound) || (err == nil && !f.Verified && !enrol) {
+			return ErrTOTPNotEnabled
+		} else if err != nil {
+			return err
+		}
+		secret, err := h.sealer.Open(totpSealPurpose, string(u.ID()), f.SealedSecret)
+		if err != nil {
+			return err
+		}
+		now := h.issuer.Clock.Now()
+		step, ok := domain.VerifyTOTP(secret, cmd.Code, now, f.LastUsedStep)
+		if !ok {
+			return ErrInvalidCode
+		}
+		if f.Verified {
+			err = h.factors.UseTOTPStep(ctx, u.ID(), step)
+		} else {
+			err = h.factors.VerifyTOTP(ctx, u.ID(), step, now)
+		}
+		if errors.Is(err, domain.ErrTOTPStepReplayed) {
+			return ErrInvalidCode
+		}
+		if err != nil || u.TwoFactorEnabled() {
+			return err
+		}
+		u.SetTwoFactorEnabled(true, now)
+		return h.users.Update(ctx, u.ID(), func(x *domain.User) error {
+			x.SetTwoFactorEnabled(true, now)
+			return nil
+		})
+	})
+}
+
+// VerifyBackupCode answers with a backup code, which is used up.
+func (h *TwoFactorHandler) VerifyBackupCode(ctx context.Context, cmd VerifySecondFactor) (*VerifySecondFactorResult, error) {
+	return h.verify(ctx, cmd, ErrInvalidBackupCode, func(u *domain.User, _ *domain.MFAChallenge) error {
+		if !u.TwoFactorEnabled() {
+			return ErrTwoFactorNotEnabled
+		}
+		err := h.factors.UseBackupCode(ctx, u.ID(), domain.HashBackupCode(cmd.Code), h.issuer.Clock.Now())
+		if errors.Is(err, domain.ErrNotFound) {
+			return ErrInvalidBackupCode
+		}
+		return err
+	})
+}
+
+// SendOTP mails a new one-time code for the pending challenge of a
+// password sign-in (ChallengeID), replacing any earlier one; it works for
+// EmailOTPTTL. Only a challenge can ask for one: a signed-in user has
+// nothing to answer with it.
+func (h *TwoFactorHandler) SendOTP(ctx context.Context, challengeID string) error {
+	if challengeID == "" {
+		return ErrInvalidChallenge
+	}
+	idHash := []byte(domain.HashToken(challengeID))
+	now := h.issuer.Clock.Now()
+	c, err := h.challenges.Get(ctx, idHash, now)
+	if errors.Is(err, domain.ErrNotFound) {
+		return ErrInvalidChallenge
+	} else if err != nil {
+		return err
+	}
+	u, err := h.users.Get(ctx, c.UserID)
+	if errors.Is(err, domain.ErrNotFound) {
+		return ErrInvalidChallenge
+	} else if err != nil {
+		return err
+	}
+	code, err := domain.NewEmailOTP()
+	if err != nil {
+		return domain.Internal("two-factor: e-mailed code", err)
+	}
+	expires := now.Add(EmailOTPTTL)
+	if expires.After(c.ExpiresAt) {
+		expires = c.ExpiresAt
+	}
+	if err := h.challenges.SetOTP(ctx, idHash, []byte(domain.HashToken(code)), expires, now); errors.Is(err, domain.ErrNotFound) {
+		return ErrInvalidChallenge
+	} else if err != nil {
+		return err
+	}
+	return h.mailer.Send(ctx, domain.Mail{Kind: domain.MailTwoFactorCode, To: u.Email(), Name: u.Name(), Code: code, ExpiresIn: expires.Sub(now)})
+}
+
+// VerifyOTP answers the challenge with the code SendOTP mailed. A challenge
+// without a live code is ErrOTPExpired (not counted); a wrong code counts as
+// any wrong answer.
+func (h *TwoFactorHandler) VerifyOTP(ctx context.Context, cmd VerifySecondFactor) (*VerifySecondFactorResult, error) {
+	if cmd.ChallengeID == "" {
+		return nil, ErrInvalidChallenge
+	}
+	cmd.Principal = nil
+	return h.verify(ctx, cmd, ErrInvalidCode, func(_ *domain.User, c *domain.MFAChallenge) error {
+		if len(c.OTPHash) == 0 || !h.issuer.Clock.Now().Before(c.OTPExpiresAt) {
+			return ErrOTPExpired
+		}
+		if subtle.ConstantTimeCompare(c.OTPHash, []byte(domain.HashToken(cmd.Code))) != 1 {
+			return ErrInvalidCode
+		}
+		return nil
+	})
+}
+
+// verify runs answer on the session path or the challenge path. On the
+// challenge path a locked account is refused before the code is looked at,
+// a wrong answer (wrong is the error that says so) is counted on the
+// challenge and towards the account lockout, the answer that reaches
+// MFAMaxAttempts is ErrTooManyAttempts and ends the challenge, and a right
+// one consumes the challenge and starts the session.
+func (h *TwoFactorHandler) verify(ctx context.Context, cmd VerifySecondFactor, wrong error, answer func(u *domain.User, c *domain.MFAChallenge) error) (*VerifySecondFactorResult, error) {
+	if cmd.Principal != nil {
+		u := cmd.Principal.User
+		if err := answer(u, nil); err != nil {
+			return nil, err
+		}
+		return &VerifySecondFactorResult{User: u, Session: cmd.Principal.Session}, nil
+	}
+	if cmd.ChallengeID == "" {
+		return nil, ErrInvalidChallenge
+	}
+	idHash := []byte(domain.HashToken(cmd.ChallengeID))
+	now := h.issuer.Clock.Now()
+	c, err := h.challenges.Get(ctx, idHash, now)
+	if errors.Is(err, domain.ErrNotFound) {
+		return nil, ErrInvalidChallenge
+	} else if err != nil {
+		return nil, err
+	}
+	u, err := h.users.Get(ctx, c.UserID)
+	if errors.Is(err, domain.ErrNotFound) {
+		return nil, ErrInvalidChallenge
+	} else if err != nil {
+		return nil, err
+	}
+	cred, err := h.credentials.Get(ctx, u.ID())
+	if err != nil && !errors.Is(err, domain.ErrNotFound) {
+		return nil, err
+	}
+	if cred != nil && cred.IsLocked(now) {
+		return nil, ErrAccountLocked
+	}
+	if err := answer(u, &c); err != nil {
+		if !errors.Is(err, wrong) {
+			return nil, err
+		}
+		return nil, h.fail(ctx, idHash, u.ID(), cred != nil, wrong)
+	}
+	if _, err := h.challenges.Consume(ctx, idHash, now); errors.Is(err, domain.ErrNotFound) {
+		return nil, ErrInvalidChallenge
+	} else if err != nil {
+		return nil, err
+	}
+	if cred != nil && (cred.FailedAttempts() > 0 || !cred.LockedUntil().IsZero()) {
+		if err := h.credentials.Update(ctx, u.ID(), func(c *domain.Credential) error {
+			c.RecordSuccess(now)
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+	}
+	s, token, err := h.issuer.Start(ctx, u.ID(), c.RememberMe, cmd.Client)
+	if err != nil {
+		return nil, err
+	}
+	res := &VerifySecondFactorResult{User: u, Session: s, Token: token, NewSession: true}
+	if cmd.TrustDevice {
+		if res.TrustToken, err = trustDevice(ctx, h.trust, h.issuer, u); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// trustDevice records a trusted browser of u and returns its token (for
+// the trust_device cookie). Only the hash of the user id and the token is
+// stored, so the cookie counts only at its own user's sign-in and another
+// user's sign-in in that browser neither finds nor uses up the record.
+func trustDevice(ctx context.Context, trust ports.VerificationRepository, si usecase.SessionIssuer, u *domain.User) (string, error) {
+	token := si.Tokens.NewToken()
+	v := domain.NewVerification(si.IDs.NewID(), domain.PurposeTrustDevice, trustHash(u.ID(), token), u.ID(), u.Email(), TrustDeviceTTL, si.Clock.Now())
+	if err := trust.Create(ctx, v); err != nil {
+		return "", err
+	}
+	return token, nil
+}
+
+// trustHash is what is stored of a trust_device token of user.
+func trustHash(user domain.UserID, token string) domain.TokenHash {
+	return domain.HashToken(string(user) + "!" + token)
+}
+
+// useTrustedDevice reports whether token names a live trusted browser of
+// u, using it up; when it does, it returns the token that replaces it.
+func useTrustedDevice(ctx context.Context, trust ports.VerificationRepository, si usecase.SessionIssuer, u *domain.User, token string) (string, bool, error) {
+	v, err := trust.Consume(ctx, domain.PurposeTrustDevice, trustHash(u.ID(), token))
+	if errors.Is(err, domain.ErrNotFound) {
+		return "", false, nil
+	} else if err != nil {
+		return "", false, err
+	}
+	if v.UserID() != u.ID() || v.IsExpired(si.Clock.Now()) {
+		return "", false, nil
+	}
+	next, err := trustDevice(ctx, trust, si, u)
+	return next, err == nil, err
+}
+
+// fail counts a wrong answer on the challenge and towards the lockout.
+func (h *TwoFactorHandler) fail(ctx context.Context, idHash []byte, user domain.UserID, hasCredential bool, wrong error) error {
+	now := h.issuer.Clock.Now()
+	if hasCredential {
+		if err := h.credentials.Update(ctx, user, func(c *domain.Credential) error {
+			c.RecordFailure(now, h.settings.Lockout)
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	n, err := h.challenges.RecordFailure(ctx, idHash, now)
+	if errors.Is(err, domain.ErrNotFound) {
+		return ErrInvalidChallenge
+	} else if err != nil {
+		return err
+	}
+	if n >= MFAMaxAttempts {
+		return ErrTooManyAttempts
+	}
+	return wrong
+}
+
+// startChallenge records a second-factor challenge for u's password sign-in
+// and returns its id (for the two_factor cookie).
+func startChallenge(ctx context.Context, challenges ports.MFAChallengeRepository, tokens ports.TokenGenerator, now time.Time, u domain.UserID, rememberMe bool) (string, error) {
+	id := tokens.NewToken()
+	c, err := domain.NewMFAChallenge([]byte(domain.HashToken(id)), u, now, now.Add(MFAChallengeTTL), MFAMaxAttempts, rememberMe)
+	if err != nil {
+		return "", err
+	}
+	if err := challenges.Create(ctx, c); err != nil {
+		return "", err
+	}
+	return id, nil
+}

@@ -1,0 +1,244 @@
+package account_test
+
+import (
+	"encoding/base32"
+	"net/url"
+	"testing"
+
+	"github.com/gatehouse/gatehouse/adapters/memory"
+	"github.com/gatehouse/gatehouse/adapters/passwordhash"
+	"github.com/gatehouse/gatehouse/adapters/signingkeys"
+	"github.com/gatehouse/gatehouse/adapters/system"
+	"github.com/gatehouse/gatehouse/application/account"
+	"github.com/gatehouse/gatehouse/application/usecase"
+	"github.com/gatehouse/gatehouse/domain"
+	"github.com/gatehouse/gatehouse/test/usecasetest"
+)
+
+// tfWorld is a memory world whose sign-in asks for a second factor, with a
+// user who enabled and confirmed TOTP.
+type tfWorld struct {
+	*usecasetest.World
+	tf      *account.TwoFactorHandler
+	signIn  *account.SignInHandler
+	p       usecase.Principal
+	secret  []byte
+	backups []string
+}
+
+func newTFWorld(t *testing.T) *tfWorld {
+	t.Helper()
+	w := &tfWorld{World: usecasetest.NewWorld(t, false)}
+	sealer, err := signingkeys.NewSecretSealer(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sessions, links := memory.NewSessionRepository(w.DB), memory.NewVerificationRepository(w.DB)
+	challenges := memory.NewMFAChallengeRepository(w.DB)
+	hasher := passwordhash.New(passwordhash.Params{MemoryKiB: 1024, Iterations: 1, Parallelism: 1}, 4)
+	tokens, ids := system.NewTokenGenerator(), system.NewIDGenerator()
+	w.tf = account.NewTwoFactorHandler(w.Users, w.Creds, memory.NewTwoFactorRepository(w.DB), challenges, links, w.Mail, sealer, sessions,
+		hasher, tokens, ids, w.Clock, w.Settings)
+	w.signIn = account.NewSignInHandler(w.Users, w.Creds, sessions, links, hasher, w.Mail, tokens, ids, w.Clock, w.Settings, nil).
+		UseSecondFactor(challenges)
+	up := w.MustSignUp(t, "ada@example.com")
+	w.p = usecase.Principal{User: up.User, Session: up.Session}
+	return w
+}
+
+// enable enrols the user and confirms with the current code.
+func (w *tfWorld) enable(t *testing.T) {
+	t.Helper()
+	res, err := w.tf.Enable(t.Context(), account.EnableTwoFactor{Principal: w.p, Password: usecasetest.Password})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(res.TOTPURI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.secret, err = base32.StdEncoding.WithPadding(base32.NoPadding).DecodeString(u.Query().Get("secret")); err != nil {
+		t.Fatal(err)
+	}
+	w.backups = res.BackupCodes
+	if _, err := w.tf.VerifyTOTP(t.Context(), account.VerifySecondFactor{Principal: &w.p, Code: w.code()}); err != nil {
+		t.Fatal(err)
+	}
+	w.Clock.Advance(domain.TOTPPeriod)
+}
+
+func (w *tfWorld) code() string {
+	return domain.TOTPCode(w.secret, domain.TOTPStep(w.Clock.Now()), domain.TOTPDigits)
+}
+
+// challenge signs in with the password and returns the challenge id.
+func (w *tfWorld) challenge(t *testing.T) string {
+	t.Helper()
+	res, err := w.signIn.Handle(t.Context(), account.SignIn{Email: "ada@example.com", Password: usecasetest.Password})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.TwoFactorChallenge == "" || res.Session != nil {
+		t.Fatalf("sign-in = %+v, want a challenge and no session", res)
+	}
+	return res.TwoFactorChallenge
+}
+
+func (w *tfWorld) answer(t *testing.T, id, code string) error {
+	t.Helper()
+	_, err := w.tf.VerifyTOTP(t.Context(), account.VerifySecondFactor{ChallengeID: id, Code: code})
+	return err
+}
+
+func TestTwoFactor_rules(t *testing.T) {
+	tests := []struct {
+		name string
+		run  func(t *testing.T, w *tfWorld)
+	}{
+		{"enable_needs_the_password", func(t *testing.T, w *tfWorld) {
+			_, err := w.tf.Enable(t.Context(), account.EnableTwoFactor{Principal: w.p, Password: "wrong password"})
+			usecasetest.MustCode(t, err, "auth.wrong_password")
+		}},
+		{"on_only_after_the_first_code", func(t *testing.T, w *tfWorld) {
+			if _, err := w.tf.Enable(t.Context(), account.EnableTwoFactor{Principal: w.p, Password: usecasetest.Password}); err != nil {
+				t.Fatal(err)
+			}
+			res, err := w.signIn.Handle(t.Context(), account.SignIn{Email: "ada@example.com", Password: usecasetest.Password})
+			if err != nil || res.Session == nil {
+				t.Fatalf("sign-in before the first code = %+v, %v; want a session", res, err)
+			}
+		}},
+		{"enable_again_when_on", func(t *testing.T, w *tfWorld) {
+			w.enable(t)
+			u, _ := w.Users.Get(t.Context(), w.p.User.ID())
+			_, err := w.tf.Enable(t.Context(), account.EnableTwoFactor{Principal: usecase.Principal{User: u, Session: w.p.Session}, Password: usecasetest.Password})
+			usecasetest.MustCode(t, err, "mfa.totp_already_enabled")
+		}},
+		{"right_code_starts_a_session", func(t *testing.T, w *tfWorld) {
+			w.enable(t)
+			res, err := w.tf.VerifyTOTP(t.Context(), account.VerifySecondFactor{ChallengeID: w.challenge(t), Code: w.code()})
+			if err != nil || !res.NewSession || res.Token == "" {
+				t.Fatalf("verify = %+v, %v", res, err)
+			}
+		}},
+		{"code_refused_on_reuse", func(t *testing.T, w *tfWorld) {
+			w.enable(t)
+			code := w.code()
+			if err := w.answer(t, w.challenge(t), code); err != nil {
+				t.Fatal(err)
+			}
+			usecasetest.MustCode(t, w.answer(t, w.challenge(t), code), "mfa.invalid_code")
+		}},
+		{"five_failures_end_the_challenge", func(t *testing.T, w *tfWorld) {
+			w.enable(t)
+			id := w.challenge(t)
+			for range account.MFAMaxAttempts - 1 {
+				usecasetest.MustCode(t, w.answer(t, id, "000000"), "mfa.invalid_code")
+				// Keep the account lockout (threshold 3) out of this rule.
+				if err := w.Creds.Update(t.Context(), w.p.User.ID(), func(c *domain.Credential) error { c.RecordSuccess(w.Clock.Now()); return nil }); err != nil {
+					t.Fatal(err)
+				}
+			}
+			usecasetest.MustCode(t, w.answer(t, id, "000000"), "mfa.too_many_attempts")
+			usecasetest.MustCode(t, w.answer(t, id, w.code()), "mfa.invalid_challenge")
+		}},
+		{"failures_count_towards_the_lockout", func(t *testing.T, w *tfWorld) {
+			w.enable(t)
+			for range w.Settings.Lockout.Threshold {
+				usecasetest.MustCode(t, w.answer(t, w.challenge(t), "000000"), "mfa.invalid_code")
+			}
+			_, err := w.signIn.Handle(t.Context(), account.SignIn{Email: "ada@example.com", Password: usecasetest.Password})
+			usecasetest.MustCode(t, err, "auth.invalid_credentials")
+		}},
+		{"locked_account_refuses_the_right_code", func(t *testing.T, w *tfWorld) {
+			w.enable(t)
+			id := w.challenge(t)
+			for range w.Settings.Lockout.Threshold - 1 {
+				usecasetest.MustCode(t, w.answer(t, id, "000000"), "mfa.invalid_code")
+			}
+			id2 := w.challenge(t)
+			usecasetest.MustCode(t, w.answer(t, id2, "000000"), "mfa.invalid_code")
+			usecasetest.MustCode(t, w.answer(t, id2, w.code()), "mfa.account_locked")
+		}},
+		{"challenge_expires", func(t *testing.T, w *tfWorld) {
+			w.enable(t)
+			id := w.challenge(t)
+			w.Clock.Advance(account.MFAChallengeTTL)
+			usecasetest.MustCode(t, w.answer(t, id, w.code()), "mfa.invalid_challenge")
+		}},
+		{"backup_code_single_use", func(t *testing.T, w *tfWorld) {
+			w.enable(t)
+			verify := func() error {
+				_, err := w.tf.VerifyBackupCode(t.Context(), account.VerifySecondFactor{ChallengeID: w.challenge(t), Code: w.backups[0]})
+				return err
+			}
+			if err := verify(); err != nil {
+				t.Fatal(err)
+			}
+			usecasetest.MustCode(t, verify(), "mfa.invalid_backup_code")
+		}},
+		{"trusted_device_skips_the_challenge_once", func(t *testing.T, w *tfWorld) {
+			w.enable(t)
+			res, err := w.tf.VerifyTOTP(t.Context(), account.VerifySecondFactor{ChallengeID: w.challenge(t), Code: w.code(), TrustDevice: true})
+			if err != nil || res.TrustToken == "" {
+				t.Fatalf("verify with trustDevice = %+v, %v", res, err)
+			}
+			in := account.SignIn{Email: "ada@example.com", Password: usecasetest.Password, TrustedDevice: res.TrustToken}
+			first, err := w.signIn.Handle(t.Context(), in)
+			if err != nil || first.Session == nil || first.TrustToken == "" {
+				t.Fatalf("trusted sign-in = %+v, %v", first, err)
+			}
+			again, err := w.signIn.Handle(t.Context(), in)
+			if err != nil || again.TwoFactorChallenge == "" || !again.TrustRefused {
+				t.Fatalf("sign-in with a used trust token = %+v, %v; want a challenge", again, err)
+			}
+			w.Clock.Advance(account.TrustDeviceTTL)
+			in.TrustedDevice = first.TrustToken
+			if late, err := w.signIn.Handle(t.Context(), in); err != nil || late.TwoFactorChallenge == "" {
+				t.Fatalf("sign-in with an expired trust token = %+v, %v; want a challenge", late, err)
+			}
+		}},
+		{"emailed_code_works_once_and_expires", func(t *testing.T, w *tfWorld) {
+			w.enable(t)
+			id := w.challenge(t)
+			otp := func(id, code string) error {
+				_, err := w.tf.VerifyOTP(t.Context(), account.VerifySecondFactor{ChallengeID: id, Code: code})
+				return err
+			}
+			usecasetest.MustCode(t, otp(id, "123456"), "mfa.otp_expired")
+			if err := w.tf.SendOTP(t.Context(), id); err != nil {
+				t.Fatal(err)
+			}
+			code := w.Mail.Last(t, domain.MailTwoFactorCode).Code
+			w.Clock.Advance(account.EmailOTPTTL)
+			usecasetest.MustCode(t, otp(id, code), "mfa.otp_expired")
+			if err := w.tf.SendOTP(t.Context(), id); err != nil {
+				t.Fatal(err)
+			}
+			code = w.Mail.Last(t, domain.MailTwoFactorCode).Code
+			if err := otp(id, code); err != nil {
+				t.Fatal(err)
+			}
+			usecasetest.MustCode(t, otp(id, code), "mfa.invalid_challenge")
+			usecasetest.MustCode(t, w.tf.SendOTP(t.Context(), id), "mfa.invalid_challenge")
+		}},
+		{"disable_needs_the_password", func(t *testing.T, w *tfWorld) {
+			w.enable(t)
+			usecasetest.MustCode(t, w.tf.Disable(t.Context(), account.TwoFactorPassword{Principal: w.p, Password: "wrong password"}), "auth.wrong_password")
+			if err := w.tf.Disable(t.Context(), account.TwoFactorPassword{Principal: w.p, Password: usecasetest.Password}); err != nil {
+				t.Fatal(err)
+			}
+			res, err := w.signIn.Handle(t.Context(), account.SignIn{Email: "ada@example.com", Password: usecasetest.Password})
+			if err != nil || res.Session == nil {
+				t.Fatalf("sign-in after disable = %+v, %v; want a session", res, err)
+			}
+		}},
+		{"backup_codes_need_two_factor_on", func(t *testing.T, w *tfWorld) {
+			_, err := w.tf.GenerateBackupCodes(t.Context(), account.TwoFactorPassword{Principal: w.p, Password: usecasetest.Password})
+			usecasetest.MustCode(t, err, "mfa.two_factor_not_enabled")
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { tt.run(t, newTFWorld(t)) })
+	}
+}

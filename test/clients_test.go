@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"log/slog"
 	"net"
 	"net/http/httptest"
@@ -106,17 +107,13 @@ func mustTool(t *testing.T, name string) string {
 	return p
 }
 
-// mustNpmCI installs test/clients' locked packages unless they are there
-// ("make clients" does the same by hand).
+// mustNpmCI installs test/clients' locked packages unless every dependency
+// package.json pins is installed at its pinned version ("make clients" does
+// the same by hand). A checkout whose pins changed since its last install
+// (a new test's library, an upgrade) is installed again.
 func mustNpmCI(t *testing.T, npm string) {
 	t.Helper()
-	installed := true
-	for _, pkg := range []string{"better-auth", "openid-client"} {
-		if _, err := os.Stat(filepath.Join(clientsDir, "node_modules", pkg, "package.json")); err != nil {
-			installed = false
-		}
-	}
-	if installed {
+	if npmInstalled(t) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), npmCITimeout)
@@ -127,6 +124,35 @@ func mustNpmCI(t *testing.T, npm string) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("npm ci in test/%s: %v\n%s", clientsDir, err, out)
 	}
+	if !npmInstalled(t) {
+		t.Fatalf("npm ci in test/%s left a pinned dependency missing or at another version", clientsDir)
+	}
+}
+
+// npmInstalled reports whether every dependency of test/clients'
+// package.json is in node_modules at exactly its pinned version.
+func npmInstalled(t *testing.T) bool {
+	t.Helper()
+	var manifest struct {
+		Dependencies map[string]string `json:"dependencies"`
+	}
+	raw, err := os.ReadFile(filepath.Join(clientsDir, "package.json"))
+	if err != nil {
+		t.Fatalf("read test/%s/package.json: %v", clientsDir, err)
+	}
+	if err := json.Unmarshal(raw, &manifest); err != nil || len(manifest.Dependencies) == 0 {
+		t.Fatalf("test/%s/package.json: no dependencies (%v)", clientsDir, err)
+	}
+	for name, pinned := range manifest.Dependencies {
+		var installed struct {
+			Version string `json:"version"`
+		}
+		raw, err := os.ReadFile(filepath.Join(clientsDir, "node_modules", name, "package.json")) // #nosec G304 -- names from our own package.json
+		if err != nil || json.Unmarshal(raw, &installed) != nil || installed.Version != pinned {
+			return false
+		}
+	}
+	return true
 }
 
 // mustListenLocal opens a listener on a free loopback port, so the URL is

@@ -52,16 +52,8 @@ func (h *DeleteUserHandler) Handle(ctx context.Context, cmd DeleteUser) (*Delete
 	u := cmd.Principal.User
 	switch {
 	case cmd.Password != "":
-		cred, err := h.credentials.Get(ctx, u.ID())
-		if err != nil && !errors.Is(err, domain.ErrNotFound) {
+		if err := usecase.NewPasswordCheck(h.credentials, h.hasher, h.clock, h.settings.Lockout).Prove(ctx, u.ID(), cmd.Password); err != nil {
 			return nil, err
-		}
-		ok, _, err := usecase.NewPasswordCheck(h.credentials, h.hasher, h.clock, h.settings.Lockout).Verify(ctx, cred, cmd.Password)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return nil, usecase.ErrInvalidPassword
 		}
 	case cmd.Token != "":
 		if err := h.consume(ctx, u.ID(), cmd.Token); err != nil {

@@ -120,25 +120,6 @@ func NewTwoFactorHandler(users ports.UserRepository, credentials ports.Credentia
 		check: usecase.NewPasswordCheck(credentials, hasher, clock, settings.Lockout)}
 }
 
-// password proves the principal's password (a wrong one counts towards the
-// lockout).
-func (h *TwoFactorHandler) password(ctx context.Context, u *domain.User, password string) error {
-	cred, err := h.credentials.Get(ctx, u.ID())
-	if errors.Is(err, domain.ErrNotFound) {
-		cred = nil
-	} else if err != nil {
-		return err
-	}
-	ok, _, err := h.check.Verify(ctx, cred, password)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return usecase.ErrInvalidPassword
-	}
-	return nil
-}
-
 // Enable checks the password and stores a new unverified TOTP secret and ten
 // new backup codes (replacing an unverified enrolment). Two-factor turns on
 // only with the first accepted code. A user with it on gets
@@ -148,7 +129,7 @@ func (h *TwoFactorHandler) Enable(ctx context.Context, cmd EnableTwoFactor) (*En
 	if u.TwoFactorEnabled() {
 		return nil, ErrTOTPAlreadyEnabled
 	}
-	if err := h.password(ctx, u, cmd.Password); err != nil {
+	if err := h.check.Prove(ctx, u.ID(), cmd.Password); err != nil {
 		return nil, err
 	}
 	secret := domain.NewTOTPSecret()
@@ -207,7 +188,7 @@ func (h *TwoFactorHandler) TOTPURI(ctx context.Context, cmd TwoFactorPassword) (
 	} else if err != nil {
 		return "", err
 	}
-	if err := h.password(ctx, u, cmd.Password); err != nil {
+	if err := h.check.Prove(ctx, u.ID(), cmd.Password); err != nil {
 		return "", err
 	}
 	secret, err := h.sealer.Open(totpSealPurpose, string(u.ID()), f.SealedSecret)
@@ -224,7 +205,7 @@ func (h *TwoFactorHandler) GenerateBackupCodes(ctx context.Context, cmd TwoFacto
 	if !u.TwoFactorEnabled() {
 		return nil, ErrTwoFactorNotEnabled
 	}
-	if err := h.password(ctx, u, cmd.Password); err != nil {
+	if err := h.check.Prove(ctx, u.ID(), cmd.Password); err != nil {
 		return nil, err
 	}
 	return h.replaceBackupCodes(ctx, u.ID(), h.issuer.Clock.Now())
@@ -234,7 +215,7 @@ func (h *TwoFactorHandler) GenerateBackupCodes(ctx context.Context, cmd TwoFacto
 // and turns two-factor off.
 func (h *TwoFactorHandler) Disable(ctx context.Context, cmd TwoFactorPassword) error {
 	u := cmd.Principal.User
-	if err := h.password(ctx, u, cmd.Password); err != nil {
+	if err := h.check.Prove(ctx, u.ID(), cmd.Password); err != nil {
 		return err
 	}
 	if err := h.factors.DeleteTOTP(ctx, u.ID()); err != nil && !errors.Is(err, domain.ErrNotFound) {

@@ -2,6 +2,7 @@ package usecase
 
 import (
 	"context"
+	"errors"
 	"net/url"
 	"strings"
 	"time"
@@ -144,8 +145,9 @@ func MustHave(deps ...any) {
 }
 
 // PasswordCheck verifies passwords against stored credentials and counts
-// wrong ones towards the account lockout. Sign-in, change-password and
-// delete-user all prove the user's password through it.
+// wrong ones towards the account lockout. Sign-in, change-password,
+// delete-user and the two-factor changes all prove the user's password
+// through it (the last two with Prove).
 type PasswordCheck struct {
 	credentials ports.CredentialRepository
 	hasher      ports.PasswordHasher
@@ -175,6 +177,27 @@ func (pc PasswordCheck) Verify(ctx context.Context, cred *domain.Credential, pas
 		return nil
 	})
 	return false, false, err
+}
+
+// Prove checks that password is user's: ErrInvalidPassword when it is not,
+// or when the user has no password (which costs a dummy hash, like a wrong
+// one). A wrong password counts towards the lockout. It is how a signed-in
+// user re-proves their password before a sensitive change.
+func (pc PasswordCheck) Prove(ctx context.Context, user domain.UserID, password string) error {
+	cred, err := pc.credentials.Get(ctx, user)
+	if errors.Is(err, domain.ErrNotFound) {
+		cred = nil
+	} else if err != nil {
+		return err
+	}
+	ok, _, err := pc.Verify(ctx, cred, password)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return ErrInvalidPassword
+	}
+	return nil
 }
 
 // NewSessionIssuer starts sessions under policy.

@@ -26,6 +26,7 @@ type AuthConfig struct {
 	LockoutThreshold int
 	LockoutCooldown  time.Duration
 	RequireVerified  bool
+	StepUpWindow     time.Duration
 }
 
 var authSettingList settingList
@@ -38,6 +39,7 @@ var (
 	settingPasswordMaxLength = authSettingList.add("GATEHOUSE_PASSWORD_MAX_LENGTH", "password-max-length", "128", "longest password accepted, in characters")
 	settingLockoutThreshold  = authSettingList.add("GATEHOUSE_LOCKOUT_THRESHOLD", "lockout-threshold", "10", "consecutive wrong passwords that lock an account's password (0 disables)")
 	settingLockoutCooldown   = authSettingList.add("GATEHOUSE_LOCKOUT_COOLDOWN", "lockout-cooldown", "15m", "how long a locked password stays locked (a password reset lifts it)")
+	settingStepUpWindow      = authSettingList.add("GATEHOUSE_STEP_UP_WINDOW", "step-up-window", "10m", "how long a second factor proven in a session lets a user with one make sensitive changes (e-mail, password, deleting the account, turning factors off, service keys)")
 	settingRequireVerified   = authSettingList.add("GATEHOUSE_REQUIRE_EMAIL_VERIFICATION", "require-email-verification", "true", "true: sign-in waits for a verified address, and sign-up never reveals taken addresses")
 )
 
@@ -51,6 +53,7 @@ func (a *AuthConfig) load(r *reader) {
 	a.LockoutThreshold = r.integer(settingLockoutThreshold, 0, 100)
 	a.LockoutCooldown = r.duration(settingLockoutCooldown, time.Second, 30*day, "24h")
 	a.RequireVerified = r.boolean(settingRequireVerified)
+	a.StepUpWindow = r.duration(settingStepUpWindow, time.Minute, day, "24h")
 }
 
 // authSettings turns the configuration into the framework's rules.
@@ -67,6 +70,7 @@ func authSettings(c Config) usecase.AuthSettings {
 		Lockout:                  domain.LockoutPolicy{Threshold: a.LockoutThreshold, Cooldown: a.LockoutCooldown},
 		RequireEmailVerification: a.RequireVerified,
 		LinkTTL:                  time.Hour,
+		StepUpWindow:             a.StepUpWindow,
 	}
 }
 

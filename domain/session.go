@@ -42,6 +42,8 @@ type Session struct {
 	expiresAt      time.Time
 	createdAt      time.Time
 	updatedAt      time.Time
+	// auth is how the user proved who they are in this session.
+	auth Authentication
 }
 
 // maxUserAgentLength bounds what is kept of a User-Agent header.
@@ -71,11 +73,12 @@ func NewSession(id SessionID, userID UserID, token TokenHash, rememberMe bool, i
 }
 
 // RehydrateSession rebuilds a stored session. Only storage adapters call it.
-func RehydrateSession(id SessionID, userID UserID, token TokenHash, rememberMe bool, ipAddress, userAgent string, activeOrganizationID OrganizationID, impersonatedBy UserID, expiresAt, createdAt, updatedAt time.Time) *Session {
+func RehydrateSession(id SessionID, userID UserID, token TokenHash, rememberMe bool, ipAddress, userAgent string, activeOrganizationID OrganizationID, impersonatedBy UserID, expiresAt, createdAt, updatedAt time.Time, auth Authentication) *Session {
 	return &Session{
 		id: id, userID: userID, tokenHash: token, rememberMe: rememberMe, ipAddress: ipAddress, userAgent: userAgent,
 		activeOrganizationID: activeOrganizationID, impersonatedBy: impersonatedBy,
 		expiresAt: Timestamp(expiresAt), createdAt: Timestamp(createdAt), updatedAt: Timestamp(updatedAt),
+		auth: auth.normalised(),
 	}
 }
 

@@ -2,6 +2,7 @@ package test
 
 import (
 	"encoding/base32"
+	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -343,5 +344,47 @@ func TestTwoFactor_email_code(t *testing.T) {
 		mustCode(t, verify(c2, code), http.StatusBadRequest, "OTP_HAS_EXPIRED")
 		mustCode(t, app.client(t).post("/api/auth/two-factor/send-otp", "{}"), http.StatusUnauthorized, "INVALID_TWO_FACTOR_COOKIE")
 		mustCode(t, verify(app.client(t), code), http.StatusUnauthorized, "INVALID_TWO_FACTOR_COOKIE")
+	})
+}
+
+// sessionFactors returns the session's authMethods and secondFactorAt as
+// get-session says, and the amr and acr of the framework token.
+func sessionFactors(t *testing.T, c *fwClient) (methods []any, secondFactorAt any, amr []any, acr any) {
+	t.Helper()
+	s, _ := mustSession(t, c)["session"].(map[string]any)
+	methods, _ = s["authMethods"].([]any)
+	tok, _ := mustOK(t, c.get("/api/auth/token"))["token"].(string)
+	_, claims := mustVerifyJWT(t, c, tok)
+	amr, _ = claims["amr"].([]any)
+	return methods, s["secondFactorAt"], amr, claims["acr"]
+}
+
+// TestTwoFactor_session_factors: get-session and the framework token say
+// which factors the session holds (RFC 8176 methods), and a code answered
+// in a session steps it up.
+func TestTwoFactor_session_factors(t *testing.T) {
+	t.Parallel()
+	fwForEachStore(t, fwQuick, func(t *testing.T, app *fwApp) {
+		plain := app.client(t)
+		mustSignUp(t, plain, "Bo", "bo@example.com", tfPassword)
+		m, at, amr, acr := sessionFactors(t, plain)
+		if fmt.Sprint(m) != "[pwd]" || at != nil || fmt.Sprint(amr) != "[pwd]" || acr != domain.ACRPassword {
+			t.Fatalf("password session: authMethods %v, secondFactorAt %v, amr %v, acr %v", m, at, amr, acr)
+		}
+
+		u := mustTwoFactorUser(t, app, "ada@example.com")
+		// The enrolment's first code was answered in the session: stepped up.
+		m, at, amr, acr = sessionFactors(t, u.c)
+		if fmt.Sprint(m) != "[pwd otp mfa]" || at == nil || fmt.Sprint(amr) != "[pwd otp mfa]" || acr != domain.ACRMultiFactor {
+			t.Fatalf("enrolment session: authMethods %v, secondFactorAt %v, amr %v, acr %v", m, at, amr, acr)
+		}
+
+		c := mustChallenge(t, app, u)
+		mustOK(t, verifyTOTP(t, c, totpAt(u.secret, 0)))
+		m, at, amr, acr = sessionFactors(t, c)
+		if fmt.Sprint(m) != "[pwd otp mfa]" || at == nil || fmt.Sprint(amr) != "[pwd otp mfa]" || acr != domain.ACRMultiFactor {
+			t.Fatalf("two-factor sign-in: authMethods %v, secondFactorAt %v, amr %v, acr %v", m, at, amr, acr)
+		}
+		mustJSDates(t, mustSession(t, c)["session"].(map[string]any), "secondFactorAt")
 	})
 }

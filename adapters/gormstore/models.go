@@ -72,6 +72,10 @@ type sessionRow struct {
 	ActiveOrganizationID *string `gorm:"column:active_organization_id;index:sessions_active_organization_id_idx"`
 	// ImpersonatedBy is NULL unless an administrator acts through the session.
 	ImpersonatedBy *string `gorm:"column:impersonated_by;index:sessions_impersonated_by_idx"`
+	// AuthMethods are the RFC 8176 methods of the sign-in, space-separated.
+	AuthMethods string `gorm:"column:auth_methods;not null"`
+	// SecondFactorAt is NULL until a second factor is proven.
+	SecondFactorAt *time.Time `gorm:"column:second_factor_at"`
 }
 
 func (sessionRow) TableName() string { return "sessions" }
@@ -83,13 +87,16 @@ func sessionFromDomain(s *domain.Session) sessionRow {
 		ExpiresAt: s.ExpiresAt(), CreatedAt: s.CreatedAt(), UpdatedAt: s.UpdatedAt(),
 		ActiveOrganizationID: nullIfEmpty(string(s.ActiveOrganizationID())),
 		ImpersonatedBy:       nullIfEmpty(string(s.ImpersonatedBy())),
+		AuthMethods:          s.Authentication().EncodeMethods(),
+		SecondFactorAt:       nullTime(s.Authentication().SecondFactorAt),
 	}
 }
 
 func (r sessionRow) toDomain() *domain.Session {
 	return domain.RehydrateSession(domain.SessionID(r.ID), domain.UserID(r.UserID), domain.TokenHash(r.TokenHash), r.RememberMe,
 		r.IPAddress, r.UserAgent, domain.OrganizationID(emptyIfNull(r.ActiveOrganizationID)), domain.UserID(emptyIfNull(r.ImpersonatedBy)),
-		r.ExpiresAt, r.CreatedAt, r.UpdatedAt)
+		r.ExpiresAt, r.CreatedAt, r.UpdatedAt,
+		domain.Authentication{Methods: domain.DecodeMethods(r.AuthMethods), SecondFactorAt: fromNullTime(r.SecondFactorAt)})
 }
 
 // nullIfEmpty maps "" to NULL, for optional references: a foreign key holds

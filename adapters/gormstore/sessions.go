@@ -41,6 +41,7 @@ const sessionLookupSQL = `SELECT
  s.ip_address AS s_ip_address, s.user_agent AS s_user_agent,
  s.active_organization_id AS s_active_organization_id, s.impersonated_by AS s_impersonated_by,
  s.expires_at AS s_expires_at, s.created_at AS s_created_at, s.updated_at AS s_updated_at,
+ s.auth_methods AS s_auth_methods, s.second_factor_at AS s_second_factor_at,
  u.id AS u_id, u.name AS u_name, u.email AS u_email, u.email_verified AS u_email_verified, u.image AS u_image,
  u.role AS u_role, u.banned AS u_banned, u.ban_reason AS u_ban_reason, u.ban_expires AS u_ban_expires,
  u.public_metadata AS u_public_metadata, u.private_metadata AS u_private_metadata, u.two_factor_enabled AS u_two_factor_enabled,

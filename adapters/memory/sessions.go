@@ -27,6 +27,7 @@ func NewSessionRepository(db *DB) *SessionRepository {
 
 func copySession(s *domain.Session) *domain.Session {
 	c := *s
+	c.Authenticate(s.Authentication())
 	return &c
 }
 
@@ -192,6 +193,6 @@ func (db *DB) clearSessionsOrganization(org domain.OrganizationID, userID domain
 			continue
 		}
 		db.sessions[id] = domain.RehydrateSession(s.ID(), s.UserID(), s.TokenHash(), s.RememberMe(), s.IPAddress(), s.UserAgent(),
-			"", s.ImpersonatedBy(), s.ExpiresAt(), s.CreatedAt(), s.UpdatedAt())
+			"", s.ImpersonatedBy(), s.ExpiresAt(), s.CreatedAt(), s.UpdatedAt(), s.Authentication())
 	}
 }

@@ -80,7 +80,8 @@ func (h *ChangePasswordHandler) Handle(ctx context.Context, cmd ChangePassword) 
 	if _, err := h.sessions.DeleteByUser(ctx, u.ID(), ""); err != nil {
 		return nil, err
 	}
-	s, token, err := h.issuer.Start(ctx, u.ID(), cmd.Principal.Session.RememberMe(), cmd.Client)
+	s, token, err := h.issuer.Start(ctx, u.ID(), cmd.Principal.Session.RememberMe(), cmd.Client,
+		cmd.Principal.Session.Authentication())
 	if err != nil {
 		return nil, err
 	}

@@ -140,7 +140,7 @@ func (h *SignInHandler) Handle(ctx context.Context, cmd SignIn) (*SignInResult, 
 			return nil, err
 		}
 	}
-	if res.Session, res.Token, err = h.issuer.Start(ctx, u.ID(), cmd.RememberMe, cmd.Client); err != nil {
+	if res.Session, res.Token, err = h.issuer.Start(ctx, u.ID(), cmd.RememberMe, cmd.Client, domain.PasswordAuthentication()); err != nil {
 		return nil, err
 	}
 	return res, nil

@@ -108,7 +108,7 @@ func (h *SignUpHandler) Handle(ctx context.Context, cmd SignUp) (*SignUpResult, 
 	if h.settings.RequireEmailVerification {
 		return &SignUpResult{User: u}, nil
 	}
-	s, token, err := h.issuer.Start(ctx, u.ID(), cmd.RememberMe, cmd.Client)
+	s, token, err := h.issuer.Start(ctx, u.ID(), cmd.RememberMe, cmd.Client, domain.PasswordAuthentication())
 	if err != nil {
 		return nil, err
 	}

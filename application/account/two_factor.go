@@ -103,6 +103,7 @@ type TwoFactorHandler struct {
 	trust       ports.VerificationRepository
 	mailer      ports.Mailer
 	sealer      ports.SecretSealer
+	sessions    ports.SessionRepository
 	issuer      usecase.SessionIssuer
 	check       usecase.PasswordCheck
 	settings    usecase.AuthSettings
@@ -115,7 +116,7 @@ func NewTwoFactorHandler(users ports.UserRepository, credentials ports.Credentia
 	settings usecase.AuthSettings) *TwoFactorHandler {
 	usecase.MustHave(users, credentials, factors, challenges, verifications, mailer, sealer, sessions, hasher, tokens, ids, clock)
 	return &TwoFactorHandler{users: users, credentials: credentials, factors: factors, challenges: challenges, trust: verifications,
-		mailer: mailer, sealer: sealer,
+		mailer: mailer, sealer: sealer, sessions: sessions,
 		settings: settings, issuer: usecase.NewSessionIssuer(sessions, tokens, ids, clock, settings.Sessions),
 		check: usecase.NewPasswordCheck(credentials, hasher, clock, settings.Lockout)}
 }
@@ -359,7 +360,18 @@ func (h *TwoFactorHandler) verify(ctx context.Context, cmd VerifySecondFactor, w
 		if err := answer(u, nil); err != nil {
 			return nil, err
 		}
-		return &VerifySecondFactorResult{User: u, Session: cmd.Principal.Session}, nil
+		// A code answered in a session is a second factor proven now: it
+		// steps the session up.
+		s := cmd.Principal.Session
+		now := h.issuer.Clock.Now()
+		if err := h.sessions.Update(ctx, s.ID(), func(x *domain.Session) error {
+			x.ProveSecondFactor(domain.MethodOTP, now)
+			s = x
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+		return &VerifySecondFactorResult{User: u, Session: s}, nil
 	}
 	if cmd.ChallengeID == "" {
 		return nil, ErrInvalidChallenge
@@ -404,7 +416,8 @@ func (h *TwoFactorHandler) verify(ctx context.Context, cmd VerifySecondFactor, w
 			return nil, err
 		}
 	}
-	s, token, err := h.issuer.Start(ctx, u.ID(), c.RememberMe, cmd.Client)
+	s, token, err := h.issuer.Start(ctx, u.ID(), c.RememberMe, cmd.Client,
+		domain.SecondFactorAuthentication(domain.MethodOTP, now))
 	if err != nil {
 		return nil, err
 	}

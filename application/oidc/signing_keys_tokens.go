@@ -258,7 +258,17 @@ func (k *SigningKeys) FrameworkToken(ctx context.Context, p *usecase.Principal, 
 		Subject   string `json:"sub"`
 		Issuer    string `json:"iss"`
 		Audience  any    `json:"aud,omitempty"`
+		// AMR and ACR say how the user signed in (RFC 8176 methods).
+		AMR []string `json:"amr,omitempty"`
+		ACR string   `json:"acr,omitempty"`
 	}{IssuedAt: now.Unix(), ExpiresAt: now.Add(k.settings.JWTLifetime).Unix(), Subject: string(p.User.ID()), Issuer: k.settings.JWTIssuer}
+	if p.Session != nil {
+		a := p.Session.Authentication()
+		std.AMR, std.ACR = a.MethodNames(), a.ACR()
+		if len(std.AMR) == 0 {
+			std.ACR = ""
+		}
+	}
 	switch len(k.settings.JWTAudience) {
 	case 0:
 	case 1:

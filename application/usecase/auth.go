@@ -26,6 +26,9 @@ type AuthSettings struct {
 	RequireEmailVerification bool
 	// LinkTTL is how long a one-time link in a mail works (default 1 hour).
 	LinkTTL time.Duration
+	// StepUpWindow is how long a second factor proven in a session counts
+	// as fresh for sensitive actions (StepUp).
+	StepUpWindow time.Duration
 }
 
 // The framework's error codes (Better Auth's, so its client recognises them).
@@ -59,12 +62,13 @@ type Client struct {
 	UserAgent string
 }
 
-// Start creates a session for userID and returns its bearer token, which
-// exists only in the answer: storage keeps its hash.
-func (si SessionIssuer) Start(ctx context.Context, userID domain.UserID, rememberMe bool, c Client) (*domain.Session, string, error) {
+// Start creates a session for userID, signed in as auth says, and returns
+// its bearer token, which exists only in the answer: storage keeps its hash.
+func (si SessionIssuer) Start(ctx context.Context, userID domain.UserID, rememberMe bool, c Client, auth domain.Authentication) (*domain.Session, string, error) {
 	token := si.Tokens.NewToken()
 	s := domain.NewSession(domain.SessionID(si.IDs.NewID()), userID, domain.HashToken(token), rememberMe,
 		c.IPAddress, c.UserAgent, si.policy, si.Clock.Now())
+	s.Authenticate(auth)
 	if err := si.sessions.Create(ctx, s); err != nil {
 		return nil, "", err
 	}

@@ -28,6 +28,7 @@ func RunSessionRepository(t *testing.T, newStores func(t *testing.T) Stores) {
 		{"get_by_token_hash_returns_the_current_user", testSessionJoinsUser},
 		{"list_by_user_is_live_sessions_newest_first", testSessionList},
 		{"update_applies_fn", testSessionUpdate},
+		{"authentication_round_trips", testSessionAuthentication},
 		{"update_rolls_back_when_fn_fails", testSessionUpdateRollback},
 		{"update_of_missing_session_is_not_found", testSessionUpdateMissing},
 		{"concurrent_updates_lose_no_write", testSessionUpdateParallel},
@@ -60,7 +61,7 @@ var sessionPolicy = domain.SessionPolicy{Lifetime: 7 * 24 * time.Hour, ShortLife
 // expiring at expiresAt, whose token is "token-<id>".
 func makeSession(id string, userID domain.UserID, createdAt, expiresAt time.Time) *domain.Session {
 	return domain.RehydrateSession(domain.SessionID(id), userID, domain.HashToken("token-"+id), true,
-		"203.0.113.7", "test-agent/1.0", "", "", expiresAt, createdAt, createdAt)
+		"203.0.113.7", "test-agent/1.0", "", "", expiresAt, createdAt, createdAt, domain.PasswordAuthentication())
 }
 
 func mustCreateSession(t *testing.T, repo ports.SessionRepository, s *domain.Session) {
@@ -89,6 +90,11 @@ func assertSameSession(t *testing.T, got, want *domain.Session) {
 	assertTime(t, "ExpiresAt", got.ExpiresAt(), want.ExpiresAt())
 	assertTime(t, "CreatedAt", got.CreatedAt(), want.CreatedAt())
 	assertTime(t, "UpdatedAt", got.UpdatedAt(), want.UpdatedAt())
+	ga, wa := got.Authentication(), want.Authentication()
+	if !slices.Equal(ga.Methods, wa.Methods) {
+		t.Fatalf("session %s methods = %v, want %v", got.ID(), ga.Methods, wa.Methods)
+	}
+	assertTime(t, "SecondFactorAt", ga.SecondFactorAt, wa.SecondFactorAt)
 }
 
 func describeSession(s *domain.Session) string {
@@ -159,7 +165,7 @@ func testSessionDuplicateID(t *testing.T, s Stores) {
 	mustCreateUsers(t, s, "u1")
 	first := makeSession("s1", "u1", baseTime, baseTime.Add(time.Hour))
 	mustCreateSession(t, s.Sessions, first)
-	dup := domain.RehydrateSession("s1", "u1", domain.HashToken("another token"), false, "", "", "", "", baseTime.Add(2*time.Hour), baseTime, baseTime)
+	dup := domain.RehydrateSession("s1", "u1", domain.HashToken("another token"), false, "", "", "", "", baseTime.Add(2*time.Hour), baseTime, baseTime, domain.PasswordAuthentication())
 	mustBeKind(t, s.Sessions.Create(context.Background(), dup), domain.ErrConflict)
 	_, _, err := s.Sessions.GetByTokenHash(context.Background(), dup.TokenHash())
 	mustBeKind(t, err, domain.ErrNotFound)
@@ -171,7 +177,7 @@ func testSessionDuplicateToken(t *testing.T, s Stores) {
 	mustCreateUsers(t, s, "u1", "u2")
 	first := makeSession("s1", "u1", baseTime, baseTime.Add(time.Hour))
 	mustCreateSession(t, s.Sessions, first)
-	dup := domain.RehydrateSession("s2", "u2", first.TokenHash(), false, "", "", "", "", baseTime.Add(2*time.Hour), baseTime, baseTime)
+	dup := domain.RehydrateSession("s2", "u2", first.TokenHash(), false, "", "", "", "", baseTime.Add(2*time.Hour), baseTime, baseTime, domain.PasswordAuthentication())
 	mustBeKind(t, s.Sessions.Create(context.Background(), dup), domain.ErrConflict)
 	got, u := mustGetSession(t, s.Sessions, first.TokenHash())
 	assertSameSession(t, got, first)
@@ -258,8 +264,49 @@ func testSessionUpdate(t *testing.T, s Stores) {
 	}
 	got, _ := mustGetSession(t, s.Sessions, orig.TokenHash())
 	want := domain.RehydrateSession("s1", "u1", orig.TokenHash(), true, orig.IPAddress(), orig.UserAgent(), "", "",
-		later.Add(sessionPolicy.Lifetime), baseTime, later)
+		later.Add(sessionPolicy.Lifetime), baseTime, later, domain.PasswordAuthentication())
 	assertSameSession(t, got, want)
+}
+
+// testSessionAuthentication: how the user signed in (the RFC 8176 methods
+// and when a second factor was proven) is stored at creation, read back by
+// the lookup, Get and ListByUser, and changed by Update (a step-up).
+func testSessionAuthentication(t *testing.T, s Stores) {
+	mustCreateUsers(t, s, "u1")
+	pwd := makeSession("s1", "u1", baseTime, baseTime.Add(time.Hour))
+	passkey := makeSession("s2", "u1", baseTime.Add(time.Second), baseTime.Add(time.Hour))
+	passkey.Authenticate(domain.PasskeyAuthentication(true, baseTime.Add(time.Second)))
+	mustCreateSession(t, s.Sessions, pwd)
+	mustCreateSession(t, s.Sessions, passkey)
+	got, _ := mustGetSession(t, s.Sessions, passkey.TokenHash())
+	assertSameSession(t, got, passkey)
+	if a := got.Authentication(); !a.PhishingResistant() || a.ACR() != domain.ACRPhishingResistant {
+		t.Fatalf("passkey session reads back as %+v", a)
+	}
+	stepUp := baseTime.Add(10 * time.Minute)
+	if err := s.Sessions.Update(context.Background(), "s1", func(x *domain.Session) error {
+		x.ProveSecondFactor(domain.MethodOTP, stepUp)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Sessions.Get(context.Background(), "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := got.Authentication()
+	if want := []domain.AuthMethod{domain.MethodPassword, domain.MethodOTP, domain.MethodMultiFactor}; !slices.Equal(a.Methods, want) {
+		t.Fatalf("after a step-up the methods are %v, want %v", a.Methods, want)
+	}
+	assertTime(t, "SecondFactorAt", a.SecondFactorAt, stepUp)
+	list, err := s.Sessions.ListByUser(context.Background(), "u1", baseTime)
+	if err != nil || len(list) != 2 {
+		t.Fatalf("ListByUser = %d sessions, %v", len(list), err)
+	}
+	assertSameSession(t, list[0], passkey)
+	if !list[1].Authentication().HasSecondFactor() {
+		t.Fatal("ListByUser lost the step-up")
+	}
 }
 
 func testSessionUpdateRollback(t *testing.T, s Stores) {
@@ -514,7 +561,7 @@ func testSessionImpersonation(t *testing.T, s Stores) {
 		t.Fatal(err)
 	}
 	want := domain.RehydrateSession("s1", "u1", imp.TokenHash(), false, imp.IPAddress(), imp.UserAgent(), "", "admin",
-		later.Add(time.Hour), baseTime, later)
+		later.Add(time.Hour), baseTime, later, domain.Authentication{})
 	assertSessionEverywhere(t, s.Sessions, want, later)
 
 	// An ordinary session has no impersonator.
@@ -576,7 +623,7 @@ func createOrgsForSessions(t *testing.T, s Stores, owner domain.UserID, ids ...d
 // makeOrgSession is makeSession working in org.
 func makeOrgSession(id string, userID domain.UserID, org domain.OrganizationID) *domain.Session {
 	return domain.RehydrateSession(domain.SessionID(id), userID, domain.HashToken("token-"+id), true,
-		"203.0.113.7", "test-agent/1.0", org, "", baseTime.Add(time.Hour), baseTime, baseTime)
+		"203.0.113.7", "test-agent/1.0", org, "", baseTime.Add(time.Hour), baseTime, baseTime, domain.PasswordAuthentication())
 }
 
 // assertActiveOrganization fails unless session id works in org.
@@ -607,7 +654,7 @@ func testSessionActiveOrganization(t *testing.T, s Stores) {
 		t.Fatal(err)
 	}
 	moved := domain.RehydrateSession("s1", "u1", created.TokenHash(), true, created.IPAddress(), created.UserAgent(), "o2", "",
-		created.ExpiresAt(), baseTime, later)
+		created.ExpiresAt(), baseTime, later, domain.PasswordAuthentication())
 	assertSessionEverywhere(t, s.Sessions, moved, baseTime)
 
 	// And out of any organization.
@@ -618,7 +665,7 @@ func testSessionActiveOrganization(t *testing.T, s Stores) {
 		t.Fatal(err)
 	}
 	cleared := domain.RehydrateSession("s1", "u1", created.TokenHash(), true, created.IPAddress(), created.UserAgent(), "", "",
-		created.ExpiresAt(), baseTime, later)
+		created.ExpiresAt(), baseTime, later, domain.PasswordAuthentication())
 	assertSessionEverywhere(t, s.Sessions, cleared, baseTime)
 
 	// An impersonation session may work in an organization too.

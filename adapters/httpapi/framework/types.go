@@ -58,12 +58,21 @@ type SessionJSON struct {
 	// ActiveOrganizationID and ImpersonatedBy are the organization and admin plugins' session fields.
 	ActiveOrganizationID *string `json:"activeOrganizationId" nullable:"true" doc:"The organization the session works in, or null."`
 	ImpersonatedBy       *string `json:"impersonatedBy" nullable:"true" doc:"The administrator impersonating the user in this session, or null."`
+	// AuthMethods and SecondFactorAt are Gatehouse's: how the user signed in.
+	AuthMethods    []string `json:"authMethods" doc:"How the user proved who they are in this session, as RFC 8176 amr values: pwd (password), otp (a TOTP, backup or e-mailed code), hwk or swk (a device-bound or synced passkey), user (the authenticator verified the user), mfa (more than one factor). Empty for an impersonation." example:"[\"pwd\",\"otp\",\"mfa\"]"`
+	SecondFactorAt *string  `json:"secondFactorAt" nullable:"true" format:"date-time" doc:"When a second factor or a passkey was last proven in this session (sign-in or step-up), or null."`
 }
 
 func sessionJSON(s *domain.Session) SessionJSON {
 	out := SessionJSON{ID: string(s.ID()), Token: string(s.ID()), UserID: string(s.UserID()),
 		ExpiresAt: edge.JSDate(s.ExpiresAt()), CreatedAt: edge.JSDate(s.CreatedAt()), UpdatedAt: edge.JSDate(s.UpdatedAt()),
 		IPAddress: s.IPAddress(), UserAgent: s.UserAgent()}
+	a := s.Authentication()
+	out.AuthMethods = a.MethodNames()
+	if a.HasSecondFactor() {
+		at := edge.JSDate(a.SecondFactorAt)
+		out.SecondFactorAt = &at
+	}
 	if org := s.ActiveOrganizationID(); org != "" {
 		id := string(org)
 		out.ActiveOrganizationID = &id

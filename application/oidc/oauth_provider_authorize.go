@@ -253,9 +253,11 @@ func appendQuery(uri string, q url.Values) string {
 func (p *OAuthProvider) issueCode(ctx context.Context, req *authRequest, principal *usecase.Principal) (string, error) {
 	now := p.clock.Now()
 	secret := p.tokens.NewSecret(43)
+	auth := principal.Session.Authentication()
 	code := domain.AuthorizationCode{
 		Hash: domain.HashToken(secret), ClientID: req.client.ID, UserID: principal.User.ID(), RedirectURI: req.redirectURI,
-		Scopes: req.scopes, Nonce: req.nonce, AuthTime: principal.Session.CreatedAt(), CreatedAt: now, ExpiresAt: now.Add(p.codeLifetime()),
+		Scopes: req.scopes, Nonce: req.nonce, AuthTime: principal.Session.CreatedAt(), AMR: auth.Methods, ACR: auth.ACR(),
+		CreatedAt: now, ExpiresAt: now.Add(p.codeLifetime()),
 	}
 	if req.challenge != "" {
 		code.CodeChallenge, code.CodeChallengeMethod = req.challenge, "S256"

@@ -101,15 +101,15 @@ type oauthGrantRow struct {
 	ID       string `gorm:"column:id;primaryKey;type:text"`
 	ClientID string `gorm:"column:client_id;not null;index:oauth_grants_client_id_idx"`
 	// UserID is NULL for client credentials.
-	UserID    *string    `gorm:"column:user_id;index:oauth_grants_user_id_idx"`
-	Scopes    string     `gorm:"column:scopes;not null"`
+	UserID      *string    `gorm:"column:user_id;index:oauth_grants_user_id_idx"`
+	Scopes      string     `gorm:"column:scopes;not null"`
 	AuthTime    *time.Time `gorm:"column:auth_time"`
 	AuthMethods string     `gorm:"column:auth_methods;not null"` // separated by spaces
 	ACR         string     `gorm:"column:acr;not null"`
 	Nonce       string     `gorm:"column:nonce;not null"`
-	CreatedAt time.Time  `gorm:"column:created_at;not null;autoCreateTime:false"`
-	ExpiresAt time.Time  `gorm:"column:expires_at;not null;index:oauth_grants_expires_at_idx"`
-	RevokedAt *time.Time `gorm:"column:revoked_at"`
+	CreatedAt   time.Time  `gorm:"column:created_at;not null;autoCreateTime:false"`
+	ExpiresAt   time.Time  `gorm:"column:expires_at;not null;index:oauth_grants_expires_at_idx"`
+	RevokedAt   *time.Time `gorm:"column:revoked_at"`
 }
 
 func (oauthGrantRow) TableName() string { return "oauth_grants" }
@@ -221,7 +221,7 @@ func (r oauthGrantRow) toDomain() domain.OAuthGrant {
 	return domain.OAuthGrant{
 		ID: domain.GrantID(r.ID), ClientID: domain.OAuthClientID(r.ClientID), UserID: domain.UserID(emptyIfNull(r.UserID)),
 		Scopes: splitScopes(r.Scopes), AuthTime: fromNullTime(r.AuthTime), AMR: domain.DecodeMethods(r.AuthMethods), ACR: r.ACR,
-		Nonce: r.Nonce,
+		Nonce:     r.Nonce,
 		CreatedAt: domain.Timestamp(r.CreatedAt), ExpiresAt: domain.Timestamp(r.ExpiresAt), RevokedAt: fromNullTime(r.RevokedAt),
 	}
 }

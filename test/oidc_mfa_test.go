@@ -277,3 +277,76 @@ func TestOIDCMFA_acr_values_without_a_second_factor_and_prompt_none(t *testing.T
 		}
 	})
 }
+
+// Ensure the hosted sign-in of a two-factor user without a callback ends on
+// the account page after the second-factor page's e-mailed code, and that
+// five wrong codes end the challenge: the page then asks for a new sign-in
+// and holds no form.
+func TestOIDCMFA_second_factor_page_email_code_and_attempt_cap(t *testing.T) {
+	fwForEachStore(t, fwQuick, func(t *testing.T, app *fwApp) {
+		u := mustTwoFactorUser(t, app, "ada.pages@example.com")
+		w := &strictWorld{app: app, email: u.email}
+		signIn := func(b *strictBrowser) *strictPage {
+			t.Helper()
+			page := b.get(app.URL + "/sign-in")
+			f := strictSignInForm(t, page)
+			f.set(t, "email", w.email)
+			f.set(t, "password", tfPassword)
+			page = b.submit(page, f, nil)
+			strictMustSecondFactorPage(t, b, page)
+			return page
+		}
+
+		b := newStrictBrowser(t, app)
+		page := signIn(b)
+		if strings.Contains(page.Body, `action="/api/auth/two-factor/verify-otp"`) {
+			t.Fatal("the e-mailed code's form is shown before a code was sent")
+		}
+		page = b.submit(page, strictFormTo(t, page, "/api/auth/two-factor/send-otp"), nil)
+		strictMustSecondFactorPage(t, b, page)
+		m := app.Mail.WaitFor(t, u.email, "sign-in code", mailWait)
+		found := otpPattern.FindStringSubmatch(m.Text)
+		if found == nil {
+			t.Fatalf("no code in mail %q: %s", m.Subject, m.Text)
+		}
+		page = strictAnswer(t, b, page, "/api/auth/two-factor/verify-otp", found[1])
+		if page.Status != http.StatusOK || page.URL.Path != "/account" || !strings.Contains(page.Body, u.email) {
+			t.Fatalf("the e-mailed code ended at %d %s (visited %v), want the account page", page.Status, page.URL, b.seen)
+		}
+
+		b2 := newStrictBrowser(t, app)
+		page = signIn(b2)
+		for i := range 5 {
+			page = strictAnswer(t, b2, page, "/api/auth/two-factor/verify-totp", "000000")
+			strictMustSecondFactorPage(t, b2, page)
+			want := "INVALID_CODE"
+			if i == 4 {
+				want = "TOO_MANY_ATTEMPTS_REQUEST_NEW_CODE"
+			}
+			if got := page.URL.Query().Get("error"); got != want {
+				t.Fatalf("wrong code %d answered %q, want %q", i+1, got, want)
+			}
+		}
+		if forms := parseStrictForms(t, page.Body); len(forms) != 0 || !strings.Contains(page.Body, "Sign in again") {
+			t.Fatalf("after five wrong codes the page shows %d forms:\n%s", len(forms), page.Body)
+		}
+		// The right code no longer helps: the challenge is gone.
+		r := b2.send(mustFormRequest(t, app.URL+"/api/auth/two-factor/verify-totp", url.Values{"code": {totpAt(u.secret, 0)}}))
+		if r.URL.Path == "/account" {
+			t.Fatal("the right code after five wrong ones opened a session")
+		}
+	})
+}
+
+// mustFormRequest is a form post from the service's own origin.
+func mustFormRequest(t testing.TB, target string, form url.Values) *http.Request {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, target, strings.NewReader(form.Encode()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse(target)
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", u.Scheme+"://"+u.Host)
+	return req
+}

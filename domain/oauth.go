@@ -149,7 +149,7 @@ type AuthorizationCode struct {
 	AMR       []AuthMethod
 	ACR       string
 	CreatedAt time.Time
-	ExpiresAt           time.Time
+	ExpiresAt time.Time
 	// ConsumedAt is set when the code was exchanged; GrantID is the grant the
 	// exchange created, revoked if the code is presented again.
 	ConsumedAt time.Time

@@ -316,6 +316,13 @@ func TestOIDCMFA_second_factor_page_email_code_and_attempt_cap(t *testing.T) {
 
 		b2 := newStrictBrowser(t, app)
 		page = signIn(b2)
+		// A cross-site post of the page's form is refused, as every hosted
+		// form's is (the origin check), and counts nothing.
+		forged := mustFormRequest(t, app.URL+"/api/auth/two-factor/verify-totp", url.Values{"code": {totpAt(u.secret, 0)}})
+		forged.Header.Set("Origin", "https://evil.example.test")
+		if r := b2.send(forged); r.Status != http.StatusForbidden {
+			t.Fatalf("a cross-site post of the second-factor form answered %d %s", r.Status, r.URL)
+		}
 		for i := range 5 {
 			page = strictAnswer(t, b2, page, "/api/auth/two-factor/verify-totp", "000000")
 			strictMustSecondFactorPage(t, b2, page)

@@ -79,7 +79,10 @@ describe("two-factor with twoFactorClient", () => {
 		const data = mustOk(await b.client.twoFactor.verifyTotp({ code }), "twoFactor.verifyTotp");
 		assert.equal(typeof data.token, "string");
 		assert.equal(data.user.twoFactorEnabled, true);
-		await mustSession(b.client);
+		const { session } = await mustSession(b.client);
+		// The session says how the user signed in (RFC 8176 amr values).
+		assert.deepEqual(session.authMethods, ["pwd", "otp", "mfa"]);
+		assert.ok(session.secondFactorAt && !Number.isNaN(new Date(session.secondFactorAt).getTime()), `secondFactorAt ${session.secondFactorAt}`);
 
 		const c = newClient({ plugins });
 		mustOk(await c.client.signIn.email({ email, password }), "signIn.email");

@@ -73,7 +73,8 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 		cleanup()
 		return nil, nil, err
 	}
-	twoFactorHandler := account.NewTwoFactorHandler(userRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, mailer, secretSealer, sessionRepository, hasher, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
+	auditLog := gormstore.NewAuditLog(db)
+	twoFactorHandler := account.NewTwoFactorHandler(userRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, mailer, secretSealer, sessionRepository, hasher, tokenGenerator, idGenerator, clock, auditLog, usecaseAuthSettings)
 	changeEmailHandler := account.NewChangeEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	deleteUserHandler := account.NewDeleteUserHandler(userRepository, credentialRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	jobs, cleanup4 := newJobs(logger, mailer, userRepository)
@@ -85,7 +86,6 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	oAuthGrantRepository := gormstore.NewOAuthGrantRepository(db)
 	purgeExpiredHandler := account.NewPurgeExpiredHandler(sessionRepository, verificationRepository, serviceKeyRepository, oAuthGrantRepository, mfaChallengeRepository, clock)
 	organizationRepository := gormstore.NewOrganizationRepository(db)
-	auditLog := gormstore.NewAuditLog(db)
 	organizationOrganizationSettings := organizationSettings(cfg)
 	organizations := organization.NewOrganizations(organizationRepository, userRepository, sessionRepository, mailer, auditLog, idGenerator, clock, organizationOrganizationSettings)
 	usecaseAdminSettings := adminSettings(cfg)
@@ -213,7 +213,8 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 		cleanup()
 		return nil, nil, err
 	}
-	twoFactorHandler := account.NewTwoFactorHandler(userRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, mailer, secretSealer, sessionRepository, hasher, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
+	auditLog := memory.NewAuditLog(db)
+	twoFactorHandler := account.NewTwoFactorHandler(userRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, mailer, secretSealer, sessionRepository, hasher, tokenGenerator, idGenerator, clock, auditLog, usecaseAuthSettings)
 	changeEmailHandler := account.NewChangeEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	deleteUserHandler := account.NewDeleteUserHandler(userRepository, credentialRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	jobs, cleanup3 := newJobs(logger, mailer, userRepository)
@@ -225,7 +226,6 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	oAuthGrantRepository := memory.NewOAuthGrantRepository(db)
 	purgeExpiredHandler := account.NewPurgeExpiredHandler(sessionRepository, verificationRepository, serviceKeyRepository, oAuthGrantRepository, mfaChallengeRepository, clock)
 	organizationRepository := memory.NewOrganizationRepository(db)
-	auditLog := memory.NewAuditLog(db)
 	organizationOrganizationSettings := organizationSettings(cfg)
 	organizations := organization.NewOrganizations(organizationRepository, userRepository, sessionRepository, mailer, auditLog, idGenerator, clock, organizationOrganizationSettings)
 	usecaseAdminSettings := adminSettings(cfg)

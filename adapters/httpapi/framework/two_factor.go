@@ -9,6 +9,7 @@ import (
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/application/account"
+	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
@@ -31,16 +32,18 @@ type TwoFactorEnableInput struct {
 	Body struct {
 		Password string `json:"password" maxLength:"4096" doc:"The account's password."`
 		Issuer   string `json:"issuer,omitempty" maxLength:"256" doc:"The name an authenticator app shows (default the product name)."`
-		Method   string `json:"method,omitempty" enum:"totp" doc:"Only totp is served."`
+		Method   string `json:"method,omitempty" enum:"totp,otp" doc:"totp (default): an authenticator app, on after the first accepted code. otp: e-mailed codes, on at once (the session is rotated)."`
 	}
 }
 
-// TwoFactorEnableOutput is the key URI to scan and the backup codes, shown once.
+// TwoFactorEnableOutput is the key URI to scan and the backup codes, shown
+// once (totp), or only the method (otp, with the rotated session's cookie).
 type TwoFactorEnableOutput struct {
+	edge.SessionHeaders
 	Body struct {
-		Method      string   `json:"method" example:"totp"`
-		TOTPURI     string   `json:"totpURI" doc:"The otpauth:// URI an authenticator app scans." example:"otpauth://totp/Gatehouse:ada%40example.com?secret=JBSWY3DPEHPK3PXP&issuer=Gatehouse&digits=6&period=30"`
-		BackupCodes []string `json:"backupCodes" doc:"Ten single-use recovery codes; stored hashed, shown only now." example:"[\"K96RJ-bGbB4\"]"`
+		Method      string   `json:"method" enum:"totp,otp" example:"totp"`
+		TOTPURI     string   `json:"totpURI,omitempty" doc:"totp only: the otpauth:// URI an authenticator app scans." example:"otpauth://totp/Gatehouse:ada%40example.com?secret=JBSWY3DPEHPK3PXP&issuer=Gatehouse&digits=6&period=30"`
+		BackupCodes []string `json:"backupCodes,omitempty" doc:"totp only: ten single-use recovery codes; stored hashed, shown only now." example:"[\"K96RJ-bGbB4\"]"`
 	}
 }
 
@@ -49,12 +52,16 @@ func (s *API) twoFactorEnable(ctx context.Context, in *TwoFactorEnableInput) (*T
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.App.Commands.TwoFactor.Enable(ctx, account.EnableTwoFactor{Principal: p, Password: in.Body.Password, Issuer: in.Body.Issuer})
+	res, err := s.App.Commands.TwoFactor.Enable(ctx, account.EnableTwoFactor{Principal: p, Password: in.Body.Password, Issuer: in.Body.Issuer,
+		Method: in.Body.Method, Client: edge.RequestInfoFrom(ctx).Client(), Origin: edge.Origin(ctx)})
 	if err != nil {
 		return nil, err
 	}
 	out := &TwoFactorEnableOutput{}
-	out.Body.Method, out.Body.TOTPURI, out.Body.BackupCodes = "totp", res.TOTPURI, res.BackupCodes
+	out.Body.Method, out.Body.TOTPURI, out.Body.BackupCodes = res.Method, res.TOTPURI, res.BackupCodes
+	if r := res.Rotated; r != nil {
+		out.SignIn(s.Cookies, r.Token, r.Session)
+	}
 	return out, nil
 }
 
@@ -99,7 +106,7 @@ func (s *API) twoFactorBackupCodes(ctx context.Context, in *TwoFactorPasswordInp
 	if err != nil {
 		return nil, err
 	}
-	codes, err := s.App.Commands.TwoFactor.GenerateBackupCodes(ctx, account.TwoFactorPassword{Principal: p, Password: in.Body.Password})
+	codes, err := s.App.Commands.TwoFactor.GenerateBackupCodes(ctx, account.TwoFactorPassword{Principal: p, Password: in.Body.Password, Origin: edge.Origin(ctx)})
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +120,7 @@ func (s *API) twoFactorDisable(ctx context.Context, in *TwoFactorPasswordInput) 
 	if err != nil {
 		return nil, err
 	}
-	if err := s.App.Commands.TwoFactor.Disable(ctx, account.TwoFactorPassword{Principal: p, Password: in.Body.Password}); err != nil {
+	if err := s.App.Commands.TwoFactor.Disable(ctx, account.TwoFactorPassword{Principal: p, Password: in.Body.Password, Origin: edge.Origin(ctx)}); err != nil {
 		return nil, err
 	}
 	out := edge.StatusOK()
@@ -156,7 +163,18 @@ type TwoFactorSendOTPInput struct {
 
 func (s *API) twoFactorSendOTP(ctx context.Context, _ *TwoFactorSendOTPInput) (*edge.StatusOutput, error) {
 	r := edge.RequestInfoFrom(ctx).Request
-	if err := s.App.Commands.TwoFactor.SendOTP(ctx, s.Cookies.TwoFactorChallenge(r)); err != nil {
+	// A pending sign-in challenge first, as in twoFactorVerify; else the
+	// signed-in user's session.
+	challenge := s.Cookies.TwoFactorChallenge(r)
+	var principal *usecase.Principal
+	if challenge == "" {
+		if p, err := s.Principal(ctx); err == nil {
+			principal = &p
+		} else if domain.KindOf(err) != domain.KindUnauthenticated {
+			return nil, err
+		}
+	}
+	if err := s.App.Commands.TwoFactor.SendOTP(ctx, challenge, principal); err != nil {
 		return nil, err
 	}
 	return edge.StatusOK(), nil
@@ -172,7 +190,7 @@ func (s *API) twoFactorVerifyBackupCode(ctx context.Context, in *TwoFactorVerify
 func (s *API) twoFactorVerify(ctx context.Context, in *TwoFactorVerifyInput,
 	verify func(context.Context, account.VerifySecondFactor) (*account.VerifySecondFactorResult, error)) (*TwoFactorVerifyOutput, error) {
 	ri := edge.RequestInfoFrom(ctx)
-	cmd := account.VerifySecondFactor{Code: in.Body.Code, TrustDevice: in.Body.TrustDevice, Client: ri.Client()}
+	cmd := account.VerifySecondFactor{Code: in.Body.Code, TrustDevice: in.Body.TrustDevice, Client: ri.Client(), Origin: edge.Origin(ctx)}
 	token, _ := s.Cookies.Token(ri.Request)
 	// A pending challenge is answered first: verify-otp has no session
 	// path, and a sign-in's answer must not touch another session.
@@ -200,6 +218,11 @@ func (s *API) twoFactorVerify(ctx context.Context, in *TwoFactorVerifyInput,
 		if res.TrustToken != "" {
 			out.SetCookie = append(out.SetCookie, s.Cookies.TrustDeviceCookie(res.TrustToken, account.TrustDeviceTTL))
 		}
+	} else if res.Rotated {
+		// Two-factor turned on: the session was replaced (Better Auth
+		// answers the old token here; the new one is the one that works).
+		out.Body.Token = res.Token
+		out.SignIn(s.Cookies, res.Token, res.Session)
 	} else {
 		out.Body.Token = token
 	}

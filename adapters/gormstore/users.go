@@ -160,13 +160,13 @@ func (r *UserRepository) Page(ctx context.Context, q ports.UserPageQuery) (ports
 	var out ports.UserPage
 	if len(rows) > q.Limit {
 		rows = rows[:q.Limit]
-		last := rows[len(rows)-1]
+		last := rows[len(rows)-1].User
 		out.Next = &domain.Position{At: domain.Timestamp(last.CreatedAt), ID: last.ID}
 	}
 	out.Users = make([]*domain.User, 0, len(rows))
 	out.Passkeys = make([]int, 0, len(rows))
 	for _, row := range rows {
-		out.Users = append(out.Users, row.toDomain())
+		out.Users = append(out.Users, row.User.toDomain())
 		out.Passkeys = append(out.Passkeys, row.PasskeyCount)
 	}
 	return out, nil
@@ -174,7 +174,8 @@ func (r *UserRepository) Page(ctx context.Context, q ports.UserPageQuery) (ports
 
 // userPageRow is a user of a page and how many passkeys they have.
 type userPageRow struct {
-	userRow
+	// User is exported (and named) so that gorm scans into it.
+	User         userRow `gorm:"embedded"`
 	PasskeyCount int
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/gatehouse/gatehouse/application/usecase"
@@ -452,22 +453,27 @@ func (h *TwoFactorHandler) SendOTP(ctx context.Context, challengeID string, p *u
 	return h.mailer.Send(ctx, domain.Mail{Kind: domain.MailTwoFactorCode, To: u.Email(), Name: u.Name(), Code: code, ExpiresIn: expires.Sub(now)})
 }
 
-// sessionOTPID is the id of the e-mailed-code challenge of session s of
-// user: one per session, as Better Auth keys its code by user and session.
-// It is stored hashed like a sign-in challenge's random id, and never
-// leaves the server.
-func sessionOTPID(user domain.UserID, s domain.SessionID) []byte {
-	return []byte(domain.HashToken("session-otp!" + string(user) + "!" + string(s)))
+// sessionOTPID is the id of the e-mailed-code challenge of the signed-in
+// session p: bound to the user and the session, as Better Auth keys its
+// code, and to when the session last proved a second factor, so that the
+// code's use (which steps the session up, or rotates it) makes room for
+// the next one, while a code used up by wrong answers blocks a new one
+// until it expires. It is stored hashed like a sign-in challenge's random
+// id, and never leaves the server.
+func sessionOTPID(p usecase.Principal) []byte {
+	at := p.Session.Authentication().SecondFactorAt
+	return []byte(domain.HashToken(fmt.Sprintf("session-otp!%s!%s!%d", p.User.ID(), p.Session.ID(), domain.Timestamp(at).UnixMilli())))
 }
 
 // sendSessionOTP mails a code for the signed-in session p: a challenge
 // bound to the user and the session, living EmailOTPTTL, holding the code's
 // hash and counting wrong answers (at most MFAMaxAttempts). A new code
 // replaces a live one; once one is used up, the next can be asked when it
-// expires (ErrOTPPending until then).
+// expires (ErrOTPPending until then), unless its use stepped the session
+// up.
 func (h *TwoFactorHandler) sendSessionOTP(ctx context.Context, p usecase.Principal) error {
 	u, now := p.User, h.issuer.Clock.Now()
-	idHash := sessionOTPID(u.ID(), p.Session.ID())
+	idHash := sessionOTPID(p)
 	code, err := domain.NewEmailOTP()
 	if err != nil {
 		return domain.Internal("two-factor: e-mailed code", err)
@@ -514,7 +520,7 @@ func (h *TwoFactorHandler) newSessionOTP(ctx context.Context, idHash []byte, use
 // that reaches MFAMaxAttempts is ErrTooManyAttempts and uses the code up),
 // and the right one is used up.
 func (h *TwoFactorHandler) answerSessionOTP(ctx context.Context, p usecase.Principal, code string) error {
-	idHash, now := sessionOTPID(p.User.ID(), p.Session.ID()), h.issuer.Clock.Now()
+	idHash, now := sessionOTPID(p), h.issuer.Clock.Now()
 	c, err := h.challenges.Get(ctx, idHash, now)
 	if errors.Is(err, domain.ErrNotFound) {
 		return ErrOTPExpired

@@ -358,3 +358,39 @@ func mustSendSessionOTP(t *testing.T, app *fwApp, c *fwClient, n int) string {
 	}
 	return found[1]
 }
+
+// TestTwoFactor_enable_otp: enable {method: "otp"} (Better Auth 1.7.25)
+// turns two-factor on at once with e-mailed codes, proven by the password,
+// and rotates the session; sign-in then asks for the e-mailed code.
+func TestTwoFactor_enable_otp(t *testing.T) {
+	t.Parallel()
+	fwForEachStore(t, fwQuick, func(t *testing.T, app *fwApp) {
+		c := app.client(t)
+		mustSignUp(t, c, "Ada", "ada@example.com", tfPassword)
+		enable := func(password string) *response {
+			return c.post("/api/auth/two-factor/enable", mustJSON(t, map[string]any{"password": password, "method": "otp"}))
+		}
+		mustCode(t, enable("not the password"), http.StatusBadRequest, "INVALID_PASSWORD")
+		old := c.clone()
+		body := mustOK(t, enable(tfPassword))
+		if len(body) != 1 || body["method"] != "otp" {
+			t.Fatalf("enable otp = %v, want exactly {method: otp}", body)
+		}
+		mustNoSession(t, old)
+		if on := mustUser(t, mustSession(t, c))["twoFactorEnabled"]; on != true {
+			t.Fatalf("twoFactorEnabled after enable otp = %v", on)
+		}
+		ch := app.client(t)
+		if r := mustOK(t, ch.post("/api/auth/sign-in/email", mustCredentials(t, "ada@example.com", tfPassword))); r["twoFactorRedirect"] != true {
+			t.Fatalf("sign-in = %v, want twoFactorRedirect", r)
+		}
+		mustOK(t, ch.post("/api/auth/two-factor/send-otp", "{}"))
+		m := app.Mail.WaitFor(t, "ada@example.com", "sign-in code", mailWait)
+		found := otpPattern.FindStringSubmatch(m.Text)
+		if found == nil {
+			t.Fatalf("no code in %s", m.Text)
+		}
+		mustOK(t, ch.post("/api/auth/two-factor/verify-otp", mustJSON(t, map[string]any{"code": found[1]})))
+		mustSession(t, ch)
+	})
+}

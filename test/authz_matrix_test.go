@@ -132,12 +132,6 @@ func twoFactorRoute(name, body string) matrixRoute {
 		request: func(*testing.T, *matrixWorld) (string, string) { return "/api/auth/two-factor/" + name, body }}
 }
 
-func challengeRoute(name, body string) matrixRoute {
-	r := twoFactorRoute(name, body)
-	r.expect = map[string]expect{"anonymous": deny401, "other-org-admin": deny401, "platform-admin": deny401, "member": deny401, "org-admin": deny401}
-	return r
-}
-
 func jsonBody(kv ...any) string {
 	var b strings.Builder
 	b.WriteString("{")
@@ -254,10 +248,12 @@ func matrixRoutes() []matrixRoute {
 		twoFactorRoute("generate-backup-codes", jsonBody("password", "not the password")),
 		twoFactorRoute("verify-totp", jsonBody("code", "000000")),
 		twoFactorRoute("verify-backup-code", jsonBody("code", "00000-00000")),
-		// The e-mailed code answers only a sign-in's challenge: a session
-		// is no credential there.
-		challengeRoute("send-otp", "{}"),
-		challengeRoute("verify-otp", jsonBody("code", "000000")),
+		// The e-mailed code answers a sign-in's challenge or, in a
+		// session, steps it up. verify-otp goes first: with no code sent
+		// it answers 400 OTP_HAS_EXPIRED, where a wrong code would be
+		// Better Auth's 401 INVALID_CODE.
+		twoFactorRoute("verify-otp", jsonBody("code", "000000")),
+		twoFactorRoute("send-otp", "{}"),
 
 		{name: "service-keys/create", method: http.MethodPost, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
 			return "/api/admin/service-keys", jsonBody("name", "matrix", "scopes", raw(`["users:read"]`))
@@ -298,6 +294,11 @@ func matrixRoutes() []matrixRoute {
 		}},
 		{name: "signing-keys/rotate", method: http.MethodPost, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
 			return "/api/admin/signing-keys/rotate", jsonBody("alg", "EdDSA")
+		}},
+		{name: "users/factors/reset", method: http.MethodPost, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
+			victim := mustOK(t, w.clients["platform-admin"].post("/api/auth/admin/create-user", mustJSON(t, map[string]any{
+				"email": w.unique("victim") + "@example.com", "name": "Victim"})))["user"].(map[string]any)["id"].(string)
+			return "/api/admin/users/" + victim + "/factors/reset", ""
 		}},
 	}
 }

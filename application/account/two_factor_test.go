@@ -38,7 +38,7 @@ func newTFWorld(t *testing.T) *tfWorld {
 	hasher := passwordhash.New(passwordhash.Params{MemoryKiB: 1024, Iterations: 1, Parallelism: 1}, 4)
 	tokens, ids := system.NewTokenGenerator(), system.NewIDGenerator()
 	w.tf = account.NewTwoFactorHandler(w.Users, w.Creds, memory.NewTwoFactorRepository(w.DB), challenges, links, w.Mail, sealer, sessions,
-		hasher, tokens, ids, w.Clock, w.Settings)
+		hasher, tokens, ids, w.Clock, memory.NewAuditLog(w.DB), w.Settings)
 	w.signIn = account.NewSignInHandler(w.Users, w.Creds, sessions, links, hasher, w.Mail, tokens, ids, w.Clock, w.Settings, nil).
 		UseSecondFactor(challenges)
 	up := w.MustSignUp(t, "ada@example.com")
@@ -61,9 +61,12 @@ func (w *tfWorld) enable(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.backups = res.BackupCodes
-	if _, err := w.tf.VerifyTOTP(t.Context(), account.VerifySecondFactor{Principal: &w.p, Code: w.code()}); err != nil {
+	v, err := w.tf.VerifyTOTP(t.Context(), account.VerifySecondFactor{Principal: &w.p, Code: w.code()})
+	if err != nil {
 		t.Fatal(err)
 	}
+	// The first accepted code rotated the session.
+	w.p = usecase.Principal{User: v.User, Session: v.Session}
 	w.Clock.Advance(domain.TOTPPeriod)
 }
 
@@ -206,13 +209,13 @@ func TestTwoFactor_rules(t *testing.T) {
 				return err
 			}
 			usecasetest.MustCode(t, otp(id, "123456"), "mfa.otp_expired")
-			if err := w.tf.SendOTP(t.Context(), id); err != nil {
+			if err := w.tf.SendOTP(t.Context(), id, nil); err != nil {
 				t.Fatal(err)
 			}
 			code := w.Mail.Last(t, domain.MailTwoFactorCode).Code
 			w.Clock.Advance(account.EmailOTPTTL)
 			usecasetest.MustCode(t, otp(id, code), "mfa.otp_expired")
-			if err := w.tf.SendOTP(t.Context(), id); err != nil {
+			if err := w.tf.SendOTP(t.Context(), id, nil); err != nil {
 				t.Fatal(err)
 			}
 			code = w.Mail.Last(t, domain.MailTwoFactorCode).Code
@@ -220,7 +223,7 @@ func TestTwoFactor_rules(t *testing.T) {
 				t.Fatal(err)
 			}
 			usecasetest.MustCode(t, otp(id, code), "mfa.invalid_challenge")
-			usecasetest.MustCode(t, w.tf.SendOTP(t.Context(), id), "mfa.invalid_challenge")
+			usecasetest.MustCode(t, w.tf.SendOTP(t.Context(), id, nil), "mfa.invalid_challenge")
 		}},
 		{"disable_needs_the_password", func(t *testing.T, w *tfWorld) {
 			w.enable(t)

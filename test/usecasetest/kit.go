@@ -71,6 +71,19 @@ func (o *outbox) Last(t *testing.T, kind domain.MailKind) domain.Mail {
 	return domain.Mail{}
 }
 
+// Count returns how many mails of kind were sent.
+func (o *outbox) Count(kind domain.MailKind) int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	n := 0
+	for _, m := range o.mails {
+		if m.Kind == kind {
+			n++
+		}
+	}
+	return n
+}
+
 type noBlocklist struct{}
 
 func (noBlocklist) Contains(string) bool { return false }

@@ -105,6 +105,7 @@ var frameworkCodes = map[string]wireCode{
 	"mfa.invalid_challenge":                  {Code: "INVALID_TWO_FACTOR_COOKIE", Status: http.StatusUnauthorized},
 	"mfa.invalid_code":                       {Code: "INVALID_CODE", Status: http.StatusUnauthorized},
 	"mfa.otp_expired":                        {Code: "OTP_HAS_EXPIRED", Status: http.StatusBadRequest},
+	"mfa.otp_pending":                        {Code: "TOO_MANY_REQUESTS", Status: http.StatusTooManyRequests},
 	"mfa.too_many_attempts":                  {Code: "TOO_MANY_ATTEMPTS_REQUEST_NEW_CODE", Status: http.StatusBadRequest},
 	"mfa.totp_already_enabled":               {Code: "TOTP_ALREADY_ENABLED", Status: http.StatusBadRequest},
 	"mfa.totp_not_enabled":                   {Code: "TOTP_NOT_ENABLED", Status: http.StatusBadRequest},

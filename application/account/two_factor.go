@@ -106,19 +106,21 @@ type TwoFactorHandler struct {
 	sessions    ports.SessionRepository
 	issuer      usecase.SessionIssuer
 	check       usecase.PasswordCheck
+	stepUp      usecase.StepUp
 	settings    usecase.AuthSettings
 }
 
 // NewTwoFactorHandler returns a TwoFactorHandler.
 func NewTwoFactorHandler(users ports.UserRepository, credentials ports.CredentialRepository, factors ports.TwoFactorRepository,
 	challenges ports.MFAChallengeRepository, verifications ports.VerificationRepository, mailer ports.Mailer, sealer ports.SecretSealer,
-	sessions ports.SessionRepository, hasher ports.PasswordHasher, tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock,
-	settings usecase.AuthSettings) *TwoFactorHandler {
-	usecase.MustHave(users, credentials, factors, challenges, verifications, mailer, sealer, sessions, hasher, tokens, ids, clock)
+	sessions ports.SessionRepository, hasher ports.PasswordHasher, passkeys ports.PasskeyRepository, tokens ports.TokenGenerator,
+	ids ports.IDGenerator, clock ports.Clock, settings usecase.AuthSettings) *TwoFactorHandler {
+	usecase.MustHave(users, credentials, factors, challenges, verifications, mailer, sealer, sessions, hasher, passkeys, tokens, ids, clock)
 	return &TwoFactorHandler{users: users, credentials: credentials, factors: factors, challenges: challenges, trust: verifications,
 		mailer: mailer, sealer: sealer, sessions: sessions,
 		settings: settings, issuer: usecase.NewSessionIssuer(sessions, tokens, ids, clock, settings.Sessions),
-		check: usecase.NewPasswordCheck(credentials, hasher, clock, settings.Lockout)}
+		check:  usecase.NewPasswordCheck(credentials, hasher, clock, settings.Lockout),
+		stepUp: usecase.NewStepUp(passkeys, clock, settings.StepUpWindow)}
 }
 
 // Enable checks the password and stores a new unverified TOTP secret and ten
@@ -181,12 +183,17 @@ func (h *TwoFactorHandler) replaceBackupCodes(ctx context.Context, user domain.U
 }
 
 // TOTPURI checks the password and returns the key URI of the user's factor.
+// The URI holds the secret, so whoever reads it holds the factor: a user
+// with a second factor must have proven one recently (step-up).
 func (h *TwoFactorHandler) TOTPURI(ctx context.Context, cmd TwoFactorPassword) (string, error) {
 	u := cmd.Principal.User
 	f, err := h.factors.GetTOTP(ctx, u.ID())
 	if errors.Is(err, domain.ErrNotFound) {
 		return "", ErrTOTPNotEnabled
 	} else if err != nil {
+		return "", err
+	}
+	if err := h.stepUp.Require(ctx, cmd.Principal); err != nil {
 		return "", err
 	}
 	if err := h.check.Prove(ctx, u.ID(), cmd.Password); err != nil {
@@ -200,11 +207,15 @@ func (h *TwoFactorHandler) TOTPURI(ctx context.Context, cmd TwoFactorPassword) (
 }
 
 // GenerateBackupCodes checks the password and replaces the backup codes of
-// a user with two-factor on.
+// a user with two-factor on. New codes are a second factor in the caller's
+// hands, so the user must have proven one recently (step-up).
 func (h *TwoFactorHandler) GenerateBackupCodes(ctx context.Context, cmd TwoFactorPassword) ([]string, error) {
 	u := cmd.Principal.User
 	if !u.TwoFactorEnabled() {
 		return nil, ErrTwoFactorNotEnabled
+	}
+	if err := h.stepUp.Require(ctx, cmd.Principal); err != nil {
+		return nil, err
 	}
 	if err := h.check.Prove(ctx, u.ID(), cmd.Password); err != nil {
 		return nil, err
@@ -213,9 +224,13 @@ func (h *TwoFactorHandler) GenerateBackupCodes(ctx context.Context, cmd TwoFacto
 }
 
 // Disable checks the password, removes the TOTP factor and the backup codes
-// and turns two-factor off.
+// and turns two-factor off. A user with a second factor must have proven
+// one recently (step-up), before the password is tried.
 func (h *TwoFactorHandler) Disable(ctx context.Context, cmd TwoFactorPassword) error {
 	u := cmd.Principal.User
+	if err := h.stepUp.Require(ctx, cmd.Principal); err != nil {
+		return err
+	}
 	if err := h.check.Prove(ctx, u.ID(), cmd.Password); err != nil {
 		return err
 	}

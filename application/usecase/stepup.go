@@ -42,15 +42,37 @@ func (s StepUp) Require(ctx context.Context, p Principal) error {
 	if p.Session.Authentication().SecondFactorWithin(s.clock.Now(), s.Window) {
 		return nil
 	}
-	if p.User.TwoFactorEnabled() {
-		return ErrStepUpRequired
-	}
-	n, err := s.passkeys.CountByUser(ctx, p.User.ID())
+	has, err := s.hasFactor(ctx, p.User)
 	if err != nil {
 		return err
 	}
-	if n > 0 {
+	if has {
 		return ErrStepUpRequired
 	}
 	return nil
+}
+
+// HasSecondFactor reports whether p's user has a second factor: one proven
+// in p's session (so they have one), two-factor on, or a passkey. Only the
+// last costs a read, and only when the first two say no.
+func (s StepUp) HasSecondFactor(ctx context.Context, p Principal) (bool, error) {
+	if p.Session == nil || p.User == nil {
+		return false, ErrUnauthorized
+	}
+	if p.Session.Authentication().HasSecondFactor() {
+		return true, nil
+	}
+	return s.hasFactor(ctx, p.User)
+}
+
+// hasFactor reports whether u has two-factor on or a passkey.
+func (s StepUp) hasFactor(ctx context.Context, u *domain.User) (bool, error) {
+	if u.TwoFactorEnabled() {
+		return true, nil
+	}
+	n, err := s.passkeys.CountByUser(ctx, u.ID())
+	if err != nil {
+		return false, err
+	}
+	return n > 0, nil
 }

@@ -110,6 +110,7 @@ func NewWorld(t *testing.T, requireVerification bool) *World {
 		Passwords: domain.PasswordPolicy{MinLength: 8, MaxLength: 128},
 		Lockout:   domain.LockoutPolicy{Threshold: 3, Cooldown: 15 * time.Minute},
 		LinkTTL:   time.Hour, RequireEmailVerification: requireVerification,
+		StepUpWindow: 10 * time.Minute,
 	}
 	w.Users, w.Creds = memory.NewUserRepository(w.DB), memory.NewCredentialRepository(w.DB)
 	sessions, links := memory.NewSessionRepository(w.DB), memory.NewVerificationRepository(w.DB)
@@ -164,8 +165,9 @@ func NewAdminWorld(t *testing.T) *AdminWorld {
 	adminSettings := usecase.AdminSettings{Admins: w.Admins, ImpersonationTTL: time.Hour}
 	w.Orgs = organization.NewOrganizations(memory.NewOrganizationRepository(w.DB), w.Users, sessions, w.Mail, w.Audit, ids, w.Clock,
 		organization.OrganizationSettings{InvitationTTL: 48 * time.Hour, InvitationLimit: 2, InvitationURL: "https://app.example.com/invite/{id}"})
-	w.Admin = admin.NewAdministration(w.Users, w.Creds, sessions, hasher, noBlocklist{}, w.Audit, tokens, ids, w.Clock, w.Settings, adminSettings)
-	w.Keys = servicekey.NewServiceKeys(memory.NewServiceKeyRepository(w.DB), w.Audit, tokens, ids, w.Clock, adminSettings)
+	passkeys := memory.NewPasskeyRepository(w.DB)
+	w.Admin = admin.NewAdministration(w.Users, w.Creds, sessions, hasher, noBlocklist{}, w.Audit, passkeys, tokens, ids, w.Clock, w.Settings, adminSettings)
+	w.Keys = servicekey.NewServiceKeys(memory.NewServiceKeyRepository(w.DB), w.Audit, passkeys, tokens, ids, w.Clock, adminSettings, w.Settings)
 	return w
 }
 

@@ -100,6 +100,8 @@ var frameworkCodes = map[string]wireCode{
 	"invitation.list_needs_verified_email":   {Code: "EMAIL_VERIFICATION_REQUIRED_FOR_INVITATION"},
 	"invitation.not_recipient":               {Code: "YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION"},
 	"invitation.role_not_allowed":            {Code: "YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE"},
+	"mfa.step_up_required":                   {Code: "SECOND_FACTOR_REQUIRED"},
+	"admin.mfa_required":                     {Code: "ADMIN_MFA_REQUIRED"},
 	"mfa.account_locked":                     {Code: "ACCOUNT_TEMPORARILY_LOCKED", Status: http.StatusTooManyRequests},
 	"mfa.invalid_backup_code":                {Code: "INVALID_BACKUP_CODE", Status: http.StatusUnauthorized},
 	"mfa.invalid_challenge":                  {Code: "INVALID_TWO_FACTOR_COOKIE", Status: http.StatusUnauthorized},

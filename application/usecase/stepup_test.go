@@ -73,6 +73,15 @@ func TestStepUp(t *testing.T) {
 				t.Fatalf("HasSecondFactor = %v, %v; want true", has, err)
 			}
 		}},
+		{"a_code_proven_before_two_factor_went_off_is_no_factor", func(t *testing.T, w *world) {
+			w.p.Session.ProveSecondFactor(domain.MethodOTP, w.Clock.Now())
+			if has, err := w.s.HasSecondFactor(t.Context(), w.p); err != nil || has {
+				t.Fatalf("HasSecondFactor = %v, %v; want false", has, err)
+			}
+			if err := w.s.Require(t.Context(), w.p); err != nil {
+				t.Fatalf("Require = %v, want nil", err)
+			}
+		}},
 		{"a_passkey_sign_in_counts", func(t *testing.T, w *world) {
 			withPasskey(t, w)
 			w.p.Session.ProvePasskey(true, w.Clock.Now())

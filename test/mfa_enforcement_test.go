@@ -219,3 +219,90 @@ func TestMFA_cli_admin_create_says_so(t *testing.T) {
 		t.Fatalf("admin create with the rule off printed %q", out)
 	}
 }
+
+// Ensure an organization's owner may require its members to have a second
+// factor only with one of their own; that while the rule is on a member
+// without one gets 403 TWO_FACTOR_REQUIRED_BY_ORGANIZATION on the
+// organization's routes (and may still leave, and use routes that act in
+// no organization) until they enrol; and that a trusted backend sets the
+// rule too, and sees it.
+func TestMFA_organization_requires_second_factor(t *testing.T) {
+	t.Parallel()
+	fwForEachStore(t, adminEnv, func(t *testing.T, app *fwApp) {
+		owner := mustVerifiedClient(t, app, "Olga", "olga@example.com")
+		org := mustCreateOrg(t, owner, "Acme", "acme")
+		id := mustID(t, org)
+		if org["requireTwoFactor"] != false {
+			t.Fatalf("a new organization = %v, want requireTwoFactor false", org)
+		}
+		member := mustVerifiedClient(t, app, "Max", "max@example.com")
+		mustJoin(t, owner, id, member, "max@example.com", "member")
+		leaver := mustVerifiedClient(t, app, "Lea", "lea@example.com")
+		mustJoin(t, owner, id, leaver, "lea@example.com", "admin")
+		require := func(on bool) string {
+			return mustJSON(t, map[string]any{"organizationId": id, "data": map[string]any{"requireTwoFactor": on}})
+		}
+
+		// The owner without a second factor cannot turn it on.
+		mustCode(t, owner.post(orgPath("update"), require(true)), http.StatusForbidden, "SET_UP_A_SECOND_FACTOR_BEFORE_REQUIRING_ONE")
+		if got := mustOK(t, owner.get(orgPath("get-organization?organizationId="+id))); got["requireTwoFactor"] != false {
+			t.Fatalf("after a refused update: %v", got)
+		}
+		mustEnrolTOTP(t, owner, orgPassword)
+		if got := mustOK(t, owner.post(orgPath("update"), require(true))); got["requireTwoFactor"] != true {
+			t.Fatalf("update = %v, want requireTwoFactor true", got)
+		}
+
+		q := "?organizationId=" + id
+		refused := []struct{ method, op, body string }{
+			{http.MethodPost, "set-active", mustJSON(t, map[string]any{"organizationId": id})},
+			{http.MethodGet, "get-full-organization" + q, ""},
+			{http.MethodGet, "get-organization" + q, ""},
+			{http.MethodGet, "list-members" + q, ""},
+			{http.MethodGet, "list-invitations" + q, ""},
+			{http.MethodGet, "get-active-member-role" + q, ""},
+			{http.MethodPost, "has-permission", mustJSON(t, map[string]any{"organizationId": id, "permissions": map[string]any{"member": []string{"create"}}})},
+			{http.MethodPost, "invite-member", mustJSON(t, map[string]any{"organizationId": id, "email": "zed@example.com", "role": "member"})},
+			{http.MethodPost, "update", require(false)},
+		}
+		for _, r := range refused {
+			mustCode(t, member.do(r.method, orgPath(r.op), r.body), http.StatusForbidden, "TWO_FACTOR_REQUIRED_BY_ORGANIZATION")
+		}
+		// Routes that act in no organization, and the member's session.
+		if orgs := mustList(t, member.get(orgPath("list"))); len(orgs) != 1 || orgs[0]["requireTwoFactor"] != true {
+			t.Fatalf("list = %v", orgs)
+		}
+		mustSession(t, member)
+		// The owner, who has a factor, acts as before.
+		mustOK(t, owner.get(orgPath("get-full-organization"+q)))
+		// Leaving is never refused for it.
+		mustCode(t, leaver.get(orgPath("get-organization"+q)), http.StatusForbidden, "TWO_FACTOR_REQUIRED_BY_ORGANIZATION")
+		mustOK(t, leaver.post(orgPath("leave"), mustJSON(t, map[string]any{"organizationId": id})))
+
+		// Enrolling lifts it.
+		mustEnrolTOTP(t, member, orgPassword)
+		for _, r := range refused[:6] {
+			if strings.HasPrefix(r.op, "list-invitations") {
+				// Back to the member's own refusal: members may not list them.
+				mustCode(t, member.do(r.method, orgPath(r.op), r.body), http.StatusForbidden, "YOU_ARE_NOT_ALLOWED_TO_LIST_INVITATIONS")
+				continue
+			}
+			mustStatus(t, member.do(r.method, orgPath(r.op), r.body), http.StatusOK)
+		}
+
+		// A trusted backend sees the rule and turns it off (and on) for anyone.
+		k, _, _ := mustOrgKey(t, app)
+		got := mustTrustedOrg(t, k.do(http.MethodPatch, orgsPath+"/"+id, map[string]any{"requireTwoFactor": false}), http.StatusOK, "Acme")
+		if got["requireTwoFactor"] != false {
+			t.Fatalf("trusted update = %v", got)
+		}
+		if got := mustTrustedOrg(t, k.do(http.MethodGet, orgsPath+"/"+id, nil), http.StatusOK, "Acme"); got["requireTwoFactor"] != false {
+			t.Fatalf("trusted get = %v", got)
+		}
+		late := mustVerifiedClient(t, app, "Ned", "ned@example.com")
+		mustJoin(t, owner, id, late, "ned@example.com", "member")
+		mustOK(t, late.get(orgPath("get-organization"+q)))
+		mustTrustedOrg(t, k.do(http.MethodPatch, orgsPath+"/"+id, map[string]any{"requireTwoFactor": true}), http.StatusOK, "Acme")
+		mustCode(t, late.get(orgPath("get-organization"+q)), http.StatusForbidden, "TWO_FACTOR_REQUIRED_BY_ORGANIZATION")
+	})
+}

@@ -163,9 +163,9 @@ func NewAdminWorld(t *testing.T) *AdminWorld {
 	hasher := passwordhash.New(passwordhash.Params{MemoryKiB: 1024, Iterations: 1, Parallelism: 1}, 4)
 	w.Admins = domain.PlatformAdmins{Emails: []domain.Email{"boss@example.com"}}
 	adminSettings := usecase.AdminSettings{Admins: w.Admins, ImpersonationTTL: time.Hour}
-	w.Orgs = organization.NewOrganizations(memory.NewOrganizationRepository(w.DB), w.Users, sessions, w.Mail, w.Audit, ids, w.Clock,
-		organization.OrganizationSettings{InvitationTTL: 48 * time.Hour, InvitationLimit: 2, InvitationURL: "https://app.example.com/invite/{id}"})
 	passkeys := memory.NewPasskeyRepository(w.DB)
+	w.Orgs = organization.NewOrganizations(memory.NewOrganizationRepository(w.DB), w.Users, sessions, w.Mail, w.Audit, passkeys, ids, w.Clock,
+		organization.OrganizationSettings{InvitationTTL: 48 * time.Hour, InvitationLimit: 2, InvitationURL: "https://app.example.com/invite/{id}"})
 	w.Admin = admin.NewAdministration(w.Users, w.Creds, sessions, hasher, noBlocklist{}, w.Audit, passkeys, tokens, ids, w.Clock, w.Settings, adminSettings)
 	w.Keys = servicekey.NewServiceKeys(memory.NewServiceKeyRepository(w.DB), w.Audit, passkeys, tokens, ids, w.Clock, adminSettings, w.Settings)
 	return w

@@ -17,8 +17,8 @@ var ErrAdminMFARequired = domain.NewError(domain.KindForbidden, "admin.mfa_requi
 // RequireSecondFactor returns ErrAdminMFARequired when RequireMFA is on and
 // p's user is a platform administrator without a second factor. Anyone else
 // passes: whether they may act is each route's use case's to decide. It
-// costs a read (the passkeys) only for an administrator whose session holds
-// no second factor and whose two-factor is off.
+// costs a read (the passkeys) only for an administrator with two-factor off
+// whose session was not signed in or stepped up with a passkey.
 func (a *Administration) RequireSecondFactor(ctx context.Context, p usecase.Principal) error {
 	if !a.admin.RequireMFA || p.User == nil || !a.admin.Admins.IsAdmin(p.User) {
 		return nil

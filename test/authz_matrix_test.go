@@ -359,3 +359,40 @@ func TestAuthorizationMatrix(t *testing.T) {
 		})
 	})
 }
+
+// Ensure that with GATEHOUSE_ADMIN_REQUIRE_MFA on every administration
+// route of the matrix refuses a platform administrator without a second
+// factor (403 ADMIN_MFA_REQUIRED under /api/auth/admin, admin.mfa_required
+// under /api/admin) and admits one with (the matrix's platform-admin, once
+// enrolled). stop-impersonating is left out: its caller is the impersonated
+// user, never an administrator.
+func TestAuthorizationMatrix_admin_second_factor(t *testing.T) {
+	env := fwEnv(orgEnv, map[string]string{"GATEHOUSE_ADMIN_EMAILS": "platform-admin@example.com,bare-admin@example.com", "GATEHOUSE_ADMIN_REQUIRE_MFA": "true"})
+	fwForStores(t, []store{storeSQLite, storePostgres}, env, func(t *testing.T, app *fwApp) {
+		w := newMatrixWorld(t, app)
+		mustEnrolTOTP(t, w.clients["platform-admin"], orgPassword)
+		w.clients["bare-admin"] = mustVerifiedClient(t, app, "Bare", "bare-admin@example.com")
+		n := 0
+		for _, route := range matrixRoutes() {
+			if strings.HasPrefix(route.name, "organization/") || strings.HasPrefix(route.name, "two-factor/") || route.name == "admin/stop-impersonating" {
+				continue
+			}
+			n++
+			t.Run(route.name, func(t *testing.T) {
+				path, body := route.request(t, w)
+				r := w.call(t, "bare-admin", route.method, path, body)
+				if strings.HasPrefix(path, "/api/auth/") {
+					mustCode(t, r, http.StatusForbidden, "ADMIN_MFA_REQUIRED")
+				} else {
+					mustProblem(t, r, http.StatusForbidden, "admin.mfa_required")
+				}
+				if r := w.call(t, "platform-admin", route.method, path, body); !allow.check(r.Status) {
+					t.Errorf("%s %s as the enrolled administrator = %d %s", route.method, path, r.Status, r.Body)
+				}
+			})
+		}
+		if n < 25 {
+			t.Fatalf("only %d administration routes checked", n)
+		}
+	})
+}

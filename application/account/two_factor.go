@@ -134,19 +134,21 @@ type TwoFactorHandler struct {
 	issuer      usecase.SessionIssuer
 	check       usecase.PasswordCheck
 	audit       usecase.Auditor
+	stepUp      usecase.StepUp
 	settings    usecase.AuthSettings
 }
 
 // NewTwoFactorHandler returns a TwoFactorHandler.
 func NewTwoFactorHandler(users ports.UserRepository, credentials ports.CredentialRepository, factors ports.TwoFactorRepository,
 	challenges ports.MFAChallengeRepository, verifications ports.VerificationRepository, mailer ports.Mailer, sealer ports.SecretSealer,
-	sessions ports.SessionRepository, hasher ports.PasswordHasher, tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock,
-	audit ports.AuditLog, settings usecase.AuthSettings) *TwoFactorHandler {
-	usecase.MustHave(users, credentials, factors, challenges, verifications, mailer, sealer, sessions, hasher, tokens, ids, clock, audit)
+	sessions ports.SessionRepository, hasher ports.PasswordHasher, passkeys ports.PasskeyRepository, tokens ports.TokenGenerator,
+	ids ports.IDGenerator, clock ports.Clock, audit ports.AuditLog, settings usecase.AuthSettings) *TwoFactorHandler {
+	usecase.MustHave(users, credentials, factors, challenges, verifications, mailer, sealer, sessions, hasher, passkeys, tokens, ids, clock, audit)
 	return &TwoFactorHandler{users: users, credentials: credentials, factors: factors, challenges: challenges, trust: verifications,
 		mailer: mailer, sealer: sealer, sessions: sessions, audit: usecase.NewAuditor(audit, ids, clock),
 		settings: settings, issuer: usecase.NewSessionIssuer(sessions, tokens, ids, clock, settings.Sessions),
-		check: usecase.NewPasswordCheck(credentials, hasher, clock, settings.Lockout)}
+		check:  usecase.NewPasswordCheck(credentials, hasher, clock, settings.Lockout),
+		stepUp: usecase.NewStepUp(passkeys, clock, settings.StepUpWindow)}
 }
 
 // Enable checks the password and stores a new unverified TOTP secret and ten
@@ -239,7 +241,7 @@ func (h *TwoFactorHandler) rotate(ctx context.Context, p usecase.Principal, c us
 		auth.Prove(proven, now)
 	}
 	if old.ImpersonatedBy() != "" {
-		return nil, h.stepUp(ctx, old, proven, now)
+		return nil, h.proveInSession(ctx, old, proven, now)
 	}
 	s, token, err := h.issuer.Start(ctx, p.User.ID(), old.RememberMe(), c, auth)
 	if err != nil {
@@ -251,8 +253,8 @@ func (h *TwoFactorHandler) rotate(ctx context.Context, p usecase.Principal, c us
 	return &RotatedSession{Session: s, Token: token}, nil
 }
 
-// stepUp records in session s that a second factor was proven at now.
-func (h *TwoFactorHandler) stepUp(ctx context.Context, s *domain.Session, proven domain.AuthMethod, now time.Time) error {
+// proveInSession records in session s that a second factor was proven at now.
+func (h *TwoFactorHandler) proveInSession(ctx context.Context, s *domain.Session, proven domain.AuthMethod, now time.Time) error {
 	if proven != domain.MethodOTP {
 		return nil
 	}
@@ -289,12 +291,17 @@ func (h *TwoFactorHandler) replaceBackupCodes(ctx context.Context, user domain.U
 }
 
 // TOTPURI checks the password and returns the key URI of the user's factor.
+// The URI holds the secret, so whoever reads it holds the factor: a user
+// with a second factor must have proven one recently (step-up).
 func (h *TwoFactorHandler) TOTPURI(ctx context.Context, cmd TwoFactorPassword) (string, error) {
 	u := cmd.Principal.User
 	f, err := h.factors.GetTOTP(ctx, u.ID())
 	if errors.Is(err, domain.ErrNotFound) {
 		return "", ErrTOTPNotEnabled
 	} else if err != nil {
+		return "", err
+	}
+	if err := h.stepUp.Require(ctx, cmd.Principal); err != nil {
 		return "", err
 	}
 	if err := h.check.Prove(ctx, u.ID(), cmd.Password); err != nil {
@@ -308,17 +315,22 @@ func (h *TwoFactorHandler) TOTPURI(ctx context.Context, cmd TwoFactorPassword) (
 }
 
 // GenerateBackupCodes checks the password and replaces the backup codes of
-// a user with two-factor on.
-// Audited as two-factor.backup-codes, refusals included.
+// a user with two-factor on. New codes are a second factor in the caller's
+// hands, so the user must have proven one recently (step-up). Audited as
+// two-factor.backup-codes, refusals included.
 func (h *TwoFactorHandler) GenerateBackupCodes(ctx context.Context, cmd TwoFactorPassword) ([]string, error) {
 	u := cmd.Principal.User
-	codes, err := h.generateBackupCodes(ctx, u, cmd.Password)
+	codes, err := h.generateBackupCodes(ctx, cmd.Principal, cmd.Password)
 	return codes, h.audit.RecordSelf(ctx, u.ID(), cmd.Origin, "two-factor.backup-codes", err)
 }
 
-func (h *TwoFactorHandler) generateBackupCodes(ctx context.Context, u *domain.User, password string) ([]string, error) {
+func (h *TwoFactorHandler) generateBackupCodes(ctx context.Context, p usecase.Principal, password string) ([]string, error) {
+	u := p.User
 	if !u.TwoFactorEnabled() {
 		return nil, ErrTwoFactorNotEnabled
+	}
+	if err := h.stepUp.Require(ctx, p); err != nil {
+		return nil, err
 	}
 	if err := h.check.Prove(ctx, u.ID(), password); err != nil {
 		return nil, err
@@ -327,14 +339,19 @@ func (h *TwoFactorHandler) generateBackupCodes(ctx context.Context, u *domain.Us
 }
 
 // Disable checks the password, removes the TOTP factor and the backup codes
-// and turns two-factor off. Audited as two-factor.disable, refusals
-// included.
+// and turns two-factor off. A user with a second factor must have proven
+// one recently (step-up), before the password is tried. Audited as
+// two-factor.disable, refusals included.
 func (h *TwoFactorHandler) Disable(ctx context.Context, cmd TwoFactorPassword) error {
 	u := cmd.Principal.User
-	return h.audit.RecordSelf(ctx, u.ID(), cmd.Origin, "two-factor.disable", h.disable(ctx, u, cmd.Password))
+	return h.audit.RecordSelf(ctx, u.ID(), cmd.Origin, "two-factor.disable", h.disable(ctx, cmd.Principal, cmd.Password))
 }
 
-func (h *TwoFactorHandler) disable(ctx context.Context, u *domain.User, password string) error {
+func (h *TwoFactorHandler) disable(ctx context.Context, p usecase.Principal, password string) error {
+	u := p.User
+	if err := h.stepUp.Require(ctx, p); err != nil {
+		return err
+	}
 	if err := h.check.Prove(ctx, u.ID(), password); err != nil {
 		return err
 	}
@@ -614,7 +631,7 @@ func (h *TwoFactorHandler) verify(ctx context.Context, cmd VerifySecondFactor, w
 		// A code answered in a session is a second factor proven now: it
 		// steps the session up.
 		s := *cmd.Principal.Session
-		if err := h.stepUp(ctx, &s, domain.MethodOTP, h.issuer.Clock.Now()); err != nil {
+		if err := h.proveInSession(ctx, &s, domain.MethodOTP, h.issuer.Clock.Now()); err != nil {
 			return nil, err
 		}
 		return &VerifySecondFactorResult{User: u, Session: &s}, nil

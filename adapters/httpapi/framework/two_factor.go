@@ -47,6 +47,12 @@ type TwoFactorEnableOutput struct {
 	}
 }
 
+// stepUpNote ends the description of every route that asks for a fresh
+// second factor (usecase.StepUp).
+const stepUpNote = " Step-up: a user with a second factor (two-factor or a passkey) must have proven one in this session within " +
+	"GATEHOUSE_STEP_UP_WINDOW (default 10 minutes), else 403 SECOND_FACTOR_REQUIRED before anything is checked or changed; " +
+	"answer verify-totp, verify-backup-code or a passkey in the session, then try again."
+
 func (s *API) twoFactorEnable(ctx context.Context, in *TwoFactorEnableInput) (*TwoFactorEnableOutput, error) {
 	p, err := s.Principal(ctx)
 	if err != nil {
@@ -258,13 +264,13 @@ func (s *API) AddTwoFactorRoutes() {
 			"cookie and set-auth-token; the old token stops working). Audited when two-factor turns on."}),
 		s.twoFactorEnable, edge.ContractAuth)
 	register(s, fw, signedIn(op{OperationID: "twoFactorGetTotpUri", Path: "/get-totp-uri", Summary: "TOTP key URI",
-		Description: "Checks the password and returns the key URI of the user's TOTP factor (400 TOTP_NOT_ENABLED without one)."}),
+		Description: "Checks the password and returns the key URI of the user's TOTP factor (400 TOTP_NOT_ENABLED without one). The URI holds the secret." + stepUpNote}),
 		s.twoFactorURI, edge.ContractAuth)
 	register(s, fw, signedIn(op{OperationID: "twoFactorGenerateBackupCodes", Path: "/generate-backup-codes", Summary: "New backup codes",
-		Description: "Checks the password and replaces the backup codes with ten new ones (400 TWO_FACTOR_NOT_ENABLED while two-factor is off). Audited."}),
+		Description: "Checks the password and replaces the backup codes with ten new ones (400 TWO_FACTOR_NOT_ENABLED while two-factor is off). Audited." + stepUpNote}),
 		s.twoFactorBackupCodes, edge.ContractAuth)
 	register(s, fw, signedIn(op{OperationID: "twoFactorDisable", Path: "/disable", Summary: "Disable two-factor",
-		Description: "Checks the password, removes the TOTP factor and the backup codes, forgets every trusted browser of the user, and turns two-factor off. Audited."}),
+		Description: "Checks the password, removes the TOTP factor and the backup codes, forgets every trusted browser of the user, and turns two-factor off. Audited." + stepUpNote}),
 		s.twoFactorDisable, edge.ContractAuth)
 	register(s, fw, answer(op{OperationID: "twoFactorVerifyTotp", Path: "/verify-totp", Summary: "Answer with a TOTP code",
 		Description: "With a session: confirms enrolment (the first accepted code turns two-factor on, is audited, and replaces the session: " +

@@ -38,7 +38,9 @@ type Commands struct {
 	PurgeExpired   *account.PurgeExpiredHandler
 	Organizations  *organization.Organizations
 	Administration *admin.Administration
-	ServiceKeys    *servicekey.ServiceKeys
+	// Factors is what operators see and reset of users' second factors.
+	Factors     *admin.Factors
+	ServiceKeys *servicekey.ServiceKeys
 	// Domains is the trusted API's domains, their administration and the
 	// DNS verifier.
 	Domains *hostdomain.Domains

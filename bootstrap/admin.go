@@ -16,6 +16,9 @@ type AdminConfig struct {
 	Emails           []string
 	UserIDs          []string
 	ImpersonationTTL time.Duration
+	// RequireMFA refuses the administration routes to a platform
+	// administrator without a second factor.
+	RequireMFA bool
 }
 
 var adminSettingList settingList
@@ -24,6 +27,7 @@ var (
 	settingAdminEmails      = adminSettingList.add("GATEHOUSE_ADMIN_EMAILS", "admin-emails", "", "comma-separated addresses whose users are platform administrators once the address is verified")
 	settingAdminUserIDs     = adminSettingList.add("GATEHOUSE_ADMIN_USER_IDS", "admin-user-ids", "", "comma-separated user ids that are platform administrators")
 	settingImpersonationTTL = adminSettingList.add("GATEHOUSE_IMPERSONATION_TTL", "impersonation-ttl", "1h", "how long an administrator's impersonation session lasts")
+	settingAdminRequireMFA  = adminSettingList.add("GATEHOUSE_ADMIN_REQUIRE_MFA", "admin-require-mfa", "", "refuse the administration routes (403 ADMIN_MFA_REQUIRED) to a platform administrator without a second factor, who may still enrol one (default true in production, false in development)")
 )
 
 func (a *AdminConfig) load(r *reader) {
@@ -37,6 +41,11 @@ func (a *AdminConfig) load(r *reader) {
 		a.Emails = append(a.Emails, string(email))
 	}
 	a.UserIDs = r.list(settingAdminUserIDs)
+	if r.text(settingAdminRequireMFA) == "" {
+		a.RequireMFA = r.production()
+	} else {
+		a.RequireMFA = r.boolean(settingAdminRequireMFA)
+	}
 }
 
 // OrganizationConfig is the section of organizations and their invitations.
@@ -82,7 +91,7 @@ func (o *OrganizationConfig) load(r *reader, baseURL string) {
 
 // adminSettings turns the configuration into the rules of administration.
 func adminSettings(c Config) usecase.AdminSettings {
-	return usecase.AdminSettings{Admins: platformAdmins(c), ImpersonationTTL: c.Admin.ImpersonationTTL}
+	return usecase.AdminSettings{Admins: platformAdmins(c), ImpersonationTTL: c.Admin.ImpersonationTTL, RequireMFA: c.Admin.RequireMFA}
 }
 
 // platformAdmins are the administrators named by the configuration.

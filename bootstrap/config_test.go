@@ -44,6 +44,12 @@ func TestLoadConfig_defaults(t *testing.T) {
 	if got, want := fmt.Sprintf("%d/%v", c.HTTP.ServiceKeyLimit, c.HTTP.ServiceKeyWindow), "6000/1m0s"; got != want {
 		t.Fatalf("service-key budget = %s, want %s", got, want)
 	}
+	if c.Admin.RequireMFA {
+		t.Fatal("RequireMFA is on by default in development")
+	}
+	if c, err := load(t, nil, map[string]string{"GATEHOUSE_ADMIN_REQUIRE_MFA": "true"}); err != nil || !c.Admin.RequireMFA {
+		t.Fatalf("GATEHOUSE_ADMIN_REQUIRE_MFA=true in development: %v, RequireMFA %v", err, c.Admin.RequireMFA)
+	}
 }
 
 func TestLoadConfig_flags_override_environment(t *testing.T) {
@@ -101,6 +107,7 @@ func TestLoadConfig_refuses_bad_settings(t *testing.T) {
 		{"invitation_url_without_id", map[string]string{"GATEHOUSE_INVITATION_URL": "https://app.example.com/invite"}, "GATEHOUSE_INVITATION_URL"},
 		{"bad_admin_email", map[string]string{"GATEHOUSE_ADMIN_EMAILS": "ada@example.com, not-an-address"}, "GATEHOUSE_ADMIN_EMAILS"},
 		{"impersonation_ttl_too_long", map[string]string{"GATEHOUSE_IMPERSONATION_TTL": "48h"}, "GATEHOUSE_IMPERSONATION_TTL"},
+		{"admin_require_mfa_not_a_switch", map[string]string{"GATEHOUSE_ADMIN_REQUIRE_MFA": "sometimes"}, "GATEHOUSE_ADMIN_REQUIRE_MFA"},
 		{"negative_membership_limit", map[string]string{"GATEHOUSE_MEMBERSHIP_LIMIT": "-1"}, "GATEHOUSE_MEMBERSHIP_LIMIT"},
 		{"service_key_rate_without_window", map[string]string{"GATEHOUSE_RATE_LIMIT_SERVICE_KEY": "6000"}, "GATEHOUSE_RATE_LIMIT_SERVICE_KEY"},
 		{"service_key_rate_of_zero", map[string]string{"GATEHOUSE_RATE_LIMIT_SERVICE_KEY": "0/1m"}, "GATEHOUSE_RATE_LIMIT_SERVICE_KEY"},
@@ -145,6 +152,9 @@ func TestLoadConfig_production_accepts_safe_settings(t *testing.T) {
 	}
 	if len(c.HTTP.TrustedOrigins) != 2 || c.HTTP.TrustedOrigins[1] != "https://admin.example.com:8443" {
 		t.Fatalf("origins = %v", c.HTTP.TrustedOrigins)
+	}
+	if !c.Admin.RequireMFA {
+		t.Fatal("RequireMFA is off by default in production")
 	}
 }
 

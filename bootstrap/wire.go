@@ -47,6 +47,7 @@ var applicationSet = wire.NewSet(
 	account.NewTwoFactorHandler,
 	organization.NewOrganizations,
 	admin.NewAdministration,
+	admin.NewFactors,
 	servicekey.NewServiceKeys,
 	hostdomain.NewDomains,
 	oidc.NewSigningKeys,

@@ -63,7 +63,8 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	authenticateHandler := account.NewAuthenticateHandler(sessionRepository, clock, usecaseAuthSettings)
 	revokeSessionsHandler := account.NewRevokeSessionsHandler(sessionRepository)
 	updateUserHandler := account.NewUpdateUserHandler(userRepository, clock)
-	changePasswordHandler := account.NewChangePasswordHandler(credentialRepository, sessionRepository, hasher, list, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
+	passkeyRepository := gormstore.NewPasskeyRepository(db)
+	changePasswordHandler := account.NewChangePasswordHandler(credentialRepository, sessionRepository, hasher, list, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	twoFactorRepository := gormstore.NewTwoFactorRepository(db)
 	secrets := signingSecrets(cfg)
 	secretSealer, err := signingkeys.NewSecretSealer(secrets)
@@ -73,9 +74,10 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 		cleanup()
 		return nil, nil, err
 	}
-	twoFactorHandler := account.NewTwoFactorHandler(userRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, mailer, secretSealer, sessionRepository, hasher, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
-	changeEmailHandler := account.NewChangeEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
-	deleteUserHandler := account.NewDeleteUserHandler(userRepository, credentialRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
+	auditLog := gormstore.NewAuditLog(db)
+	twoFactorHandler := account.NewTwoFactorHandler(userRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, mailer, secretSealer, sessionRepository, hasher, passkeyRepository, tokenGenerator, idGenerator, clock, auditLog, usecaseAuthSettings)
+	changeEmailHandler := account.NewChangeEmailHandler(userRepository, verificationRepository, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
+	deleteUserHandler := account.NewDeleteUserHandler(userRepository, credentialRepository, verificationRepository, hasher, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	jobs, cleanup4 := newJobs(logger, mailer, userRepository)
 	resetPasswordHandler := account.NewResetPasswordHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
 	verifyEmailHandler := account.NewVerifyEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
@@ -85,12 +87,12 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	oAuthGrantRepository := gormstore.NewOAuthGrantRepository(db)
 	purgeExpiredHandler := account.NewPurgeExpiredHandler(sessionRepository, verificationRepository, serviceKeyRepository, oAuthGrantRepository, mfaChallengeRepository, clock)
 	organizationRepository := gormstore.NewOrganizationRepository(db)
-	auditLog := gormstore.NewAuditLog(db)
 	organizationOrganizationSettings := organizationSettings(cfg)
-	organizations := organization.NewOrganizations(organizationRepository, userRepository, sessionRepository, mailer, auditLog, idGenerator, clock, organizationOrganizationSettings)
+	organizations := organization.NewOrganizations(organizationRepository, userRepository, sessionRepository, mailer, auditLog, passkeyRepository, idGenerator, clock, organizationOrganizationSettings)
 	usecaseAdminSettings := adminSettings(cfg)
-	administration := admin.NewAdministration(userRepository, credentialRepository, sessionRepository, hasher, list, auditLog, tokenGenerator, idGenerator, clock, usecaseAuthSettings, usecaseAdminSettings)
-	serviceKeys := servicekey.NewServiceKeys(serviceKeyRepository, auditLog, tokenGenerator, idGenerator, clock, usecaseAdminSettings)
+	administration := admin.NewAdministration(userRepository, credentialRepository, sessionRepository, hasher, list, auditLog, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, usecaseAdminSettings)
+	factors := admin.NewFactors(administration, twoFactorRepository, passkeyRepository, verificationRepository, mailer)
+	serviceKeys := servicekey.NewServiceKeys(serviceKeyRepository, auditLog, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAdminSettings, usecaseAuthSettings)
 	domainRepository := gormstore.NewDomainRepository(db)
 	dnsResolver, err := newDNSResolver(cfg)
 	if err != nil {
@@ -135,6 +137,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 		PurgeExpired:   purgeExpiredHandler,
 		Organizations:  organizations,
 		Administration: administration,
+		Factors:        factors,
 		ServiceKeys:    serviceKeys,
 		Domains:        domains,
 		SigningKeys:    signingKeys,
@@ -201,7 +204,8 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	authenticateHandler := account.NewAuthenticateHandler(sessionRepository, clock, usecaseAuthSettings)
 	revokeSessionsHandler := account.NewRevokeSessionsHandler(sessionRepository)
 	updateUserHandler := account.NewUpdateUserHandler(userRepository, clock)
-	changePasswordHandler := account.NewChangePasswordHandler(credentialRepository, sessionRepository, hasher, list, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
+	passkeyRepository := memory.NewPasskeyRepository(db)
+	changePasswordHandler := account.NewChangePasswordHandler(credentialRepository, sessionRepository, hasher, list, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	twoFactorRepository := memory.NewTwoFactorRepository(db)
 	secrets := signingSecrets(cfg)
 	secretSealer, err := signingkeys.NewSecretSealer(secrets)
@@ -210,9 +214,10 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 		cleanup()
 		return nil, nil, err
 	}
-	twoFactorHandler := account.NewTwoFactorHandler(userRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, mailer, secretSealer, sessionRepository, hasher, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
-	changeEmailHandler := account.NewChangeEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
-	deleteUserHandler := account.NewDeleteUserHandler(userRepository, credentialRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
+	auditLog := memory.NewAuditLog(db)
+	twoFactorHandler := account.NewTwoFactorHandler(userRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, mailer, secretSealer, sessionRepository, hasher, passkeyRepository, tokenGenerator, idGenerator, clock, auditLog, usecaseAuthSettings)
+	changeEmailHandler := account.NewChangeEmailHandler(userRepository, verificationRepository, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
+	deleteUserHandler := account.NewDeleteUserHandler(userRepository, credentialRepository, verificationRepository, hasher, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	jobs, cleanup3 := newJobs(logger, mailer, userRepository)
 	resetPasswordHandler := account.NewResetPasswordHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
 	verifyEmailHandler := account.NewVerifyEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
@@ -222,12 +227,12 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	oAuthGrantRepository := memory.NewOAuthGrantRepository(db)
 	purgeExpiredHandler := account.NewPurgeExpiredHandler(sessionRepository, verificationRepository, serviceKeyRepository, oAuthGrantRepository, mfaChallengeRepository, clock)
 	organizationRepository := memory.NewOrganizationRepository(db)
-	auditLog := memory.NewAuditLog(db)
 	organizationOrganizationSettings := organizationSettings(cfg)
-	organizations := organization.NewOrganizations(organizationRepository, userRepository, sessionRepository, mailer, auditLog, idGenerator, clock, organizationOrganizationSettings)
+	organizations := organization.NewOrganizations(organizationRepository, userRepository, sessionRepository, mailer, auditLog, passkeyRepository, idGenerator, clock, organizationOrganizationSettings)
 	usecaseAdminSettings := adminSettings(cfg)
-	administration := admin.NewAdministration(userRepository, credentialRepository, sessionRepository, hasher, list, auditLog, tokenGenerator, idGenerator, clock, usecaseAuthSettings, usecaseAdminSettings)
-	serviceKeys := servicekey.NewServiceKeys(serviceKeyRepository, auditLog, tokenGenerator, idGenerator, clock, usecaseAdminSettings)
+	administration := admin.NewAdministration(userRepository, credentialRepository, sessionRepository, hasher, list, auditLog, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, usecaseAdminSettings)
+	factors := admin.NewFactors(administration, twoFactorRepository, passkeyRepository, verificationRepository, mailer)
+	serviceKeys := servicekey.NewServiceKeys(serviceKeyRepository, auditLog, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAdminSettings, usecaseAuthSettings)
 	domainRepository := memory.NewDomainRepository(db)
 	dnsResolver, err := newDNSResolver(cfg)
 	if err != nil {
@@ -270,6 +275,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 		PurgeExpired:   purgeExpiredHandler,
 		Organizations:  organizations,
 		Administration: administration,
+		Factors:        factors,
 		ServiceKeys:    serviceKeys,
 		Domains:        domains,
 		SigningKeys:    signingKeys,
@@ -313,6 +319,6 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 
 // applicationSet provides every use case. It lives here, not in application,
 // because application may not import wire.
-var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSessionsHandler, account.NewSignUpHandler, signInHandler, account.NewSignOutHandler, account.NewAuthenticateHandler, account.NewRevokeSessionsHandler, account.NewUpdateUserHandler, account.NewChangePasswordHandler, account.NewChangeEmailHandler, account.NewDeleteUserHandler, account.NewResetPasswordHandler, account.NewVerifyEmailHandler, account.NewThrottleHandler, account.NewPurgeExpiredHandler, account.NewTwoFactorHandler, organization.NewOrganizations, admin.NewAdministration, servicekey.NewServiceKeys, hostdomain.NewDomains, oidc.NewSigningKeys, oidc.NewOAuthClients, oidc.NewOAuthProvider, query.NewAuditLogHandler, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"))
+var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSessionsHandler, account.NewSignUpHandler, signInHandler, account.NewSignOutHandler, account.NewAuthenticateHandler, account.NewRevokeSessionsHandler, account.NewUpdateUserHandler, account.NewChangePasswordHandler, account.NewChangeEmailHandler, account.NewDeleteUserHandler, account.NewResetPasswordHandler, account.NewVerifyEmailHandler, account.NewThrottleHandler, account.NewPurgeExpiredHandler, account.NewTwoFactorHandler, organization.NewOrganizations, admin.NewAdministration, admin.NewFactors, servicekey.NewServiceKeys, hostdomain.NewDomains, oidc.NewSigningKeys, oidc.NewOAuthClients, oidc.NewOAuthProvider, query.NewAuditLogHandler, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"))
 
 var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, newJobs, passwordhash.Set, blocklist.Set, ratelimit.Set, signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets)

@@ -14,10 +14,12 @@ const (
 	MailAccountExists MailKind = "account-exists"  // someone tried to sign up with this address
 	MailInvitation    MailKind = "invitation"      // an invitation to join an organization
 	MailTwoFactorCode MailKind = "two-factor-code" // a one-time code that answers a sign-in's second factor
+	MailFactorsReset  MailKind = "factors-reset"   // an operator removed the user's second factors and passkeys
 )
 
 // Mail is one message to one recipient. Link is the one-time link to follow
-// (empty for MailAccountExists); ExpiresIn says how long it works.
+// (empty for MailAccountExists and MailFactorsReset); ExpiresIn says how
+// long it works.
 type Mail struct {
 	Kind      MailKind
 	To        Email

@@ -57,6 +57,9 @@ type Organization struct {
 	metadata  string // a JSON object as text, or ""
 	createdAt time.Time
 	updatedAt time.Time
+	// requireTwoFactor says that members must have a second factor
+	// (two-factor or a passkey) to act in the organization.
+	requireTwoFactor bool
 }
 
 // NewOrganization returns a valid organization created at now.
@@ -82,8 +85,9 @@ func NewOrganization(id OrganizationID, name, slug, logo, metadata string, now t
 }
 
 // RehydrateOrganization rebuilds a stored organization. Only storage adapters call it.
-func RehydrateOrganization(id OrganizationID, name, slug, logo, metadata string, createdAt, updatedAt time.Time) *Organization {
-	return &Organization{id: id, name: name, slug: slug, logo: logo, metadata: metadata, createdAt: Timestamp(createdAt), updatedAt: Timestamp(updatedAt)}
+func RehydrateOrganization(id OrganizationID, name, slug, logo, metadata string, requireTwoFactor bool, createdAt, updatedAt time.Time) *Organization {
+	return &Organization{id: id, name: name, slug: slug, logo: logo, metadata: metadata, requireTwoFactor: requireTwoFactor,
+		createdAt: Timestamp(createdAt), updatedAt: Timestamp(updatedAt)}
 }
 
 // ID returns the identifier.
@@ -137,6 +141,16 @@ func (o *Organization) SetLogo(logo string, now time.Time) error {
 	o.logo = logo
 	o.updatedAt = Timestamp(now)
 	return nil
+}
+
+// RequiresTwoFactor reports whether members must have a second factor
+// (two-factor or a passkey) to act in the organization.
+func (o *Organization) RequiresTwoFactor() bool { return o.requireTwoFactor }
+
+// SetRequireTwoFactor turns the organization's second-factor rule on or off.
+func (o *Organization) SetRequireTwoFactor(on bool, now time.Time) {
+	o.requireTwoFactor = on
+	o.updatedAt = Timestamp(now)
 }
 
 // SetMetadata sets or clears the metadata (see CheckMetadata).

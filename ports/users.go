@@ -67,7 +67,10 @@ type UserPageQuery struct {
 // more follow (nil on the last page).
 type UserPage struct {
 	Users []*domain.User
-	Next  *domain.Position
+	// Passkeys[i] is how many passkeys Users[i] has, read in the same
+	// statement as the page.
+	Passkeys []int
+	Next     *domain.Position
 }
 
 // UserField is a user attribute that can be searched, filtered or sorted on.

@@ -132,12 +132,6 @@ func twoFactorRoute(name, body string) matrixRoute {
 		request: func(*testing.T, *matrixWorld) (string, string) { return "/api/auth/two-factor/" + name, body }}
 }
 
-func challengeRoute(name, body string) matrixRoute {
-	r := twoFactorRoute(name, body)
-	r.expect = map[string]expect{"anonymous": deny401, "other-org-admin": deny401, "platform-admin": deny401, "member": deny401, "org-admin": deny401}
-	return r
-}
-
 func jsonBody(kv ...any) string {
 	var b strings.Builder
 	b.WriteString("{")
@@ -254,10 +248,12 @@ func matrixRoutes() []matrixRoute {
 		twoFactorRoute("generate-backup-codes", jsonBody("password", "not the password")),
 		twoFactorRoute("verify-totp", jsonBody("code", "000000")),
 		twoFactorRoute("verify-backup-code", jsonBody("code", "00000-00000")),
-		// The e-mailed code answers only a sign-in's challenge: a session
-		// is no credential there.
-		challengeRoute("send-otp", "{}"),
-		challengeRoute("verify-otp", jsonBody("code", "000000")),
+		// The e-mailed code answers a sign-in's challenge or, in a
+		// session, steps it up. verify-otp goes first: with no code sent
+		// it answers 400 OTP_HAS_EXPIRED, where a wrong code would be
+		// Better Auth's 401 INVALID_CODE.
+		twoFactorRoute("verify-otp", jsonBody("code", "000000")),
+		twoFactorRoute("send-otp", "{}"),
 
 		{name: "service-keys/create", method: http.MethodPost, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
 			return "/api/admin/service-keys", jsonBody("name", "matrix", "scopes", raw(`["users:read"]`))
@@ -298,6 +294,11 @@ func matrixRoutes() []matrixRoute {
 		}},
 		{name: "signing-keys/rotate", method: http.MethodPost, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
 			return "/api/admin/signing-keys/rotate", jsonBody("alg", "EdDSA")
+		}},
+		{name: "users/factors/reset", method: http.MethodPost, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
+			victim := mustOK(t, w.clients["platform-admin"].post("/api/auth/admin/create-user", mustJSON(t, map[string]any{
+				"email": w.unique("victim") + "@example.com", "name": "Victim"})))["user"].(map[string]any)["id"].(string)
+			return "/api/admin/users/" + victim + "/factors/reset", ""
 		}},
 	}
 }
@@ -356,5 +357,42 @@ func TestAuthorizationMatrix(t *testing.T) {
 			mustOK(t, w.clients["invitee"].clone().post(orgPath("accept-invitation"), jsonBody("invitationId", f.invitationID)))
 			mustOK(t, w.clients["owner"].clone().post(orgPath("delete"), jsonBody("organizationId", f.org)))
 		})
+	})
+}
+
+// Ensure that with GATEHOUSE_ADMIN_REQUIRE_MFA on every administration
+// route of the matrix refuses a platform administrator without a second
+// factor (403 ADMIN_MFA_REQUIRED under /api/auth/admin, admin.mfa_required
+// under /api/admin) and admits one with (the matrix's platform-admin, once
+// enrolled). stop-impersonating is left out: its caller is the impersonated
+// user, never an administrator.
+func TestAuthorizationMatrix_admin_second_factor(t *testing.T) {
+	env := fwEnv(orgEnv, map[string]string{"GATEHOUSE_ADMIN_EMAILS": "platform-admin@example.com,bare-admin@example.com", "GATEHOUSE_ADMIN_REQUIRE_MFA": "true"})
+	fwForStores(t, []store{storeSQLite, storePostgres}, env, func(t *testing.T, app *fwApp) {
+		w := newMatrixWorld(t, app)
+		mustEnrolTOTP(t, w.clients["platform-admin"], orgPassword)
+		w.clients["bare-admin"] = mustVerifiedClient(t, app, "Bare", "bare-admin@example.com")
+		n := 0
+		for _, route := range matrixRoutes() {
+			if strings.HasPrefix(route.name, "organization/") || strings.HasPrefix(route.name, "two-factor/") || route.name == "admin/stop-impersonating" {
+				continue
+			}
+			n++
+			t.Run(route.name, func(t *testing.T) {
+				path, body := route.request(t, w)
+				r := w.call(t, "bare-admin", route.method, path, body)
+				if strings.HasPrefix(path, "/api/auth/") {
+					mustCode(t, r, http.StatusForbidden, "ADMIN_MFA_REQUIRED")
+				} else {
+					mustProblem(t, r, http.StatusForbidden, "admin.mfa_required")
+				}
+				if r := w.call(t, "platform-admin", route.method, path, body); !allow.check(r.Status) {
+					t.Errorf("%s %s as the enrolled administrator = %d %s", route.method, path, r.Status, r.Body)
+				}
+			})
+		}
+		if n < 25 {
+			t.Fatalf("only %d administration routes checked", n)
+		}
 	})
 }

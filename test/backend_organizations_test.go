@@ -31,7 +31,7 @@ func mustOrgKey(t testing.TB, app *fwApp, scopes ...string) (keyClient, *fwClien
 }
 
 // trustedOrgFields are the keys of a trusted organization, exactly.
-var trustedOrgFields = []string{"id", "name", "slug", "logo", "metadata", "memberCount", "createdAt", "updatedAt"}
+var trustedOrgFields = []string{"id", "name", "slug", "logo", "metadata", "memberCount", "createdAt", "updatedAt", "requireTwoFactor"}
 
 // mustRFC3339 fails unless each named field of obj is an RFC 3339 time.
 func mustRFC3339(t testing.TB, obj map[string]any, fields ...string) {

@@ -97,7 +97,7 @@ func mapKeys(m map[string]any) []string {
 }
 
 var (
-	orgKeys        = []string{"id", "name", "slug", "logo", "metadata", "createdAt"}
+	orgKeys        = []string{"id", "name", "slug", "logo", "metadata", "createdAt", "requireTwoFactor"}
 	memberKeys     = []string{"id", "organizationId", "userId", "role", "createdAt"}
 	invitationKeys = []string{"id", "organizationId", "email", "role", "status", "expiresAt", "createdAt", "inviterId"}
 )

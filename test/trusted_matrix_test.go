@@ -46,6 +46,7 @@ func trustedRoutes(ownerID string) []trustedRoute {
 		{http.MethodPost, "/api/users/" + missing + "/unban", uw, noBody, http.StatusNotFound},
 		{http.MethodDelete, "/api/users/" + missing + "/sessions", uw, noBody, http.StatusNotFound},
 		{http.MethodPut, "/api/users/" + missing + "/password", uw, body(`{"password":"a long enough passphrase {n}"}`), http.StatusNotFound},
+		{http.MethodPost, "/api/users/" + missing + "/factors/reset", uw, noBody, http.StatusNotFound},
 
 		{http.MethodPost, "/api/organizations", ow, body(`{"name":"Matrix {n}","slug":"matrix-{n}","ownerUserId":"` + ownerID + `"}`), http.StatusCreated},
 		{http.MethodGet, "/api/organizations", or, noBody, http.StatusOK},

@@ -96,13 +96,15 @@ const ownerRolePattern = "%," + string(domain.OrgRoleOwner) + ",%"
 // organizationRow's id is indexed in the "C" collation on PostgreSQL, with
 // created_at, for List (see NewOrganizationRepository).
 type organizationRow struct {
-	ID        string    `gorm:"column:id;primaryKey;type:text;index:organizations_created_at_idx,priority:2"`
-	Name      string    `gorm:"column:name;not null"`
-	Slug      string    `gorm:"column:slug;not null;uniqueIndex:organizations_slug_key"`
-	Logo      string    `gorm:"column:logo;not null"`
-	Metadata  string    `gorm:"column:metadata;not null"`
-	CreatedAt time.Time `gorm:"column:created_at;not null;autoCreateTime:false;index:organizations_created_at_idx,priority:1"`
-	UpdatedAt time.Time `gorm:"column:updated_at;not null;autoUpdateTime:false"`
+	ID       string `gorm:"column:id;primaryKey;type:text;index:organizations_created_at_idx,priority:2"`
+	Name     string `gorm:"column:name;not null"`
+	Slug     string `gorm:"column:slug;not null;uniqueIndex:organizations_slug_key"`
+	Logo     string `gorm:"column:logo;not null"`
+	Metadata string `gorm:"column:metadata;not null"`
+	// RequireTwoFactor is the members' second-factor rule.
+	RequireTwoFactor bool      `gorm:"column:require_two_factor;not null"`
+	CreatedAt        time.Time `gorm:"column:created_at;not null;autoCreateTime:false;index:organizations_created_at_idx,priority:1"`
+	UpdatedAt        time.Time `gorm:"column:updated_at;not null;autoUpdateTime:false"`
 	// MemberCount is read only: the triggers on members keep it, and no
 	// insert or update of the row writes it.
 	MemberCount int `gorm:"column:member_count;not null;->"`
@@ -113,12 +115,12 @@ func (organizationRow) TableName() string { return "organizations" }
 func organizationFromDomain(o *domain.Organization) organizationRow {
 	return organizationRow{
 		ID: string(o.ID()), Name: o.Name(), Slug: o.Slug(), Logo: o.Logo(), Metadata: o.Metadata(),
-		CreatedAt: o.CreatedAt(), UpdatedAt: o.UpdatedAt(),
+		RequireTwoFactor: o.RequiresTwoFactor(), CreatedAt: o.CreatedAt(), UpdatedAt: o.UpdatedAt(),
 	}
 }
 
 func (r organizationRow) toDomain() *domain.Organization {
-	return domain.RehydrateOrganization(domain.OrganizationID(r.ID), r.Name, r.Slug, r.Logo, r.Metadata, r.CreatedAt, r.UpdatedAt)
+	return domain.RehydrateOrganization(domain.OrganizationID(r.ID), r.Name, r.Slug, r.Logo, r.Metadata, r.RequireTwoFactor, r.CreatedAt, r.UpdatedAt)
 }
 
 // memberRow's id is indexed in the "C" collation on PostgreSQL (see

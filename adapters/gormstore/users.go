@@ -153,21 +153,30 @@ func (r *UserRepository) Page(ctx context.Context, q ports.UserPageQuery) (ports
 	}
 	db := r.db.WithContext(ctx)
 	query, args := userPageSQL(q, DialectOf(db))
-	var rows []userRow
+	var rows []userPageRow
 	if err := db.Raw(query, args...).Scan(&rows).Error; err != nil {
 		return ports.UserPage{}, convertErr("users.page", err, nil, nil)
 	}
 	var out ports.UserPage
 	if len(rows) > q.Limit {
 		rows = rows[:q.Limit]
-		last := rows[len(rows)-1]
+		last := rows[len(rows)-1].User
 		out.Next = &domain.Position{At: domain.Timestamp(last.CreatedAt), ID: last.ID}
 	}
 	out.Users = make([]*domain.User, 0, len(rows))
+	out.Passkeys = make([]int, 0, len(rows))
 	for _, row := range rows {
-		out.Users = append(out.Users, row.toDomain())
+		out.Users = append(out.Users, row.User.toDomain())
+		out.Passkeys = append(out.Passkeys, row.PasskeyCount)
 	}
 	return out, nil
+}
+
+// userPageRow is a user of a page and how many passkeys they have.
+type userPageRow struct {
+	// User is exported (and named) so that gorm scans into it.
+	User         userRow `gorm:"embedded"`
+	PasskeyCount int
 }
 
 // userPageSQL returns the statement of a page of users and its arguments.
@@ -210,7 +219,12 @@ func userPageSQL(q ports.UserPageQuery, dialect Dialect) (string, []any) {
 		add("(created_at, "+id+") < (?, ?)", domain.Timestamp(q.After.At), q.After.ID)
 	}
 	args = append(args, q.Limit+1)
-	return "SELECT * FROM users WHERE " + strings.Join(where, " AND ") +
+	// Each user's passkeys are counted in the same statement, by a
+	// correlated count that reads only passkeys_user_id_created_at_idx (a
+	// covering index-only range per user of the page, at most limit+1 of
+	// them): the listing stays one query, and no count is stored to drift.
+	return "SELECT users.*, (SELECT COUNT(*) FROM passkeys pk WHERE pk.user_id = users.id) AS passkey_count FROM users WHERE " +
+		strings.Join(where, " AND ") +
 		" ORDER BY created_at DESC, " + id + " DESC LIMIT ?", args
 }
 

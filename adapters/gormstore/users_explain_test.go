@@ -61,6 +61,11 @@ func assertUserPagePlan(t *testing.T, dialect gormstore.Dialect, plan, what stri
 	if !strings.Contains(plan, "users_created_at_idx") {
 		t.Errorf("%s does not read users_created_at_idx", what)
 	}
+	// The passkey count of each user reads the passkeys' index, never
+	// the table.
+	if !strings.Contains(plan, "passkeys_user_id_created_at_idx") {
+		t.Errorf("%s does not count passkeys through passkeys_user_id_created_at_idx", what)
+	}
 	switch dialect {
 	case gormstore.DialectSQLite:
 		if strings.Contains(plan, "TEMP B-TREE") {

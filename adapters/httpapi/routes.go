@@ -69,6 +69,7 @@ func (s *Server) addRoutes() {
 	adm.AddOAuthClientRoutes()
 	adm.AddSigningKeyRoutes()
 	adm.AddAdminDomainRoutes()
+	adm.AddUserFactorRoutes() // reset a user's second factors
 
 	// The trusted API (a service key).
 	trusted.AddBackendUserRoutes()

@@ -39,6 +39,7 @@ var kinds = []domain.MailKind{
 	domain.MailAccountExists,
 	domain.MailInvitation,
 	domain.MailTwoFactorCode,
+	domain.MailFactorsReset,
 }
 
 // mailTemplates holds the parsed templates of one kind.
@@ -85,7 +86,8 @@ type templateData struct {
 
 // Render returns the subject, plain-text body and HTML body of m, naming
 // product (DefaultProductName when empty). Every kind but
-// domain.MailAccountExists needs an absolute http(s) Link and a positive
+// domain.MailAccountExists, domain.MailFactorsReset and
+// domain.MailTwoFactorCode (a Code instead) needs an absolute http(s) Link and a positive
 // ExpiresIn; domain.MailInvitation also needs an Organization (its Inviter
 // is optional). The error says which is missing. Names are cleaned of control
 // characters and truncated, so none can break the Subject header.
@@ -102,7 +104,7 @@ func Render(m domain.Mail, product string) (subject, text, html string, err erro
 	}
 	data := templateData{Product: product, Name: cleanName(m.Name)}
 	switch m.Kind {
-	case domain.MailAccountExists:
+	case domain.MailAccountExists, domain.MailFactorsReset:
 	case domain.MailTwoFactorCode:
 		if !isDigits(m.Code) || m.ExpiresIn <= 0 {
 			return "", "", "", errors.New("mailer: two-factor code mail needs a Code of digits and a positive ExpiresIn")

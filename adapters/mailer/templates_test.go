@@ -370,3 +370,28 @@ func TestRender_invitation_truncates_long_names(t *testing.T) {
 		}
 	}
 }
+
+// TestRender_factors_reset: the mail of an operator's reset of the user's
+// second factors has no link and no code, says what went, and tells a user
+// who did not ask to contact their administrator.
+func TestRender_factors_reset(t *testing.T) {
+	t.Parallel()
+	m := domain.Mail{Kind: domain.MailFactorsReset, To: "jane@example.test", Name: "Jane Doe"}
+	subject, text, htmlBody, err := mailer.Render(m, "Acme ID")
+	if err != nil {
+		t.Fatalf("Render: %v", err)
+	}
+	if subject != "Your Acme ID second factors were reset" {
+		t.Errorf("subject = %q", subject)
+	}
+	for name, body := range map[string]string{"text": text, "html": html.UnescapeString(htmlBody)} {
+		for _, want := range []string{"Hi Jane Doe,", "passkeys", "signed out everywhere", "contact your administrator"} {
+			if !strings.Contains(body, want) {
+				t.Errorf("%s lacks %q:\n%s", name, want, body)
+			}
+		}
+		if strings.Contains(body, "http") || strings.Contains(body, ignoreLine) {
+			t.Errorf("%s has a link or the usual closing line:\n%s", name, body)
+		}
+	}
+}

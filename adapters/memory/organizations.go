@@ -40,7 +40,7 @@ var errMemberOfAnotherOrg = errors.New("the member belongs to another organizati
 // The copies go through the Rehydrate functions, which clone the role slices.
 
 func copyOrganization(o *domain.Organization) *domain.Organization {
-	return domain.RehydrateOrganization(o.ID(), o.Name(), o.Slug(), o.Logo(), o.Metadata(), o.CreatedAt(), o.UpdatedAt())
+	return domain.RehydrateOrganization(o.ID(), o.Name(), o.Slug(), o.Logo(), o.Metadata(), o.RequiresTwoFactor(), o.CreatedAt(), o.UpdatedAt())
 }
 
 func copyMember(m *domain.Member) *domain.Member {

@@ -199,8 +199,16 @@ func (r *UserRepository) Page(_ context.Context, q ports.UserPageQuery) (ports.U
 		out.Next = &domain.Position{At: last.CreatedAt(), ID: string(last.ID())}
 	}
 	out.Users = make([]*domain.User, 0, len(matches))
-	for _, u := range matches {
+	out.Passkeys = make([]int, len(matches))
+	at := make(map[domain.UserID]int, len(matches))
+	for i, u := range matches {
 		out.Users = append(out.Users, copyUser(u))
+		at[u.ID()] = i
+	}
+	for _, c := range r.db.passkeys {
+		if i, ok := at[c.UserID]; ok {
+			out.Passkeys[i]++
+		}
 	}
 	return out, nil
 }

@@ -22,21 +22,24 @@ type ChangeEmail struct {
 type ChangeEmailHandler struct {
 	users    ports.UserRepository
 	links    usecase.LinkSender
+	stepUp   usecase.StepUp
 	settings usecase.AuthSettings
 }
 
 // NewChangeEmailHandler returns a ChangeEmailHandler.
 func NewChangeEmailHandler(users ports.UserRepository, verifications ports.VerificationRepository, mailer ports.Mailer,
-	tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock, settings usecase.AuthSettings) *ChangeEmailHandler {
-	usecase.MustHave(users, verifications, mailer, tokens, ids, clock)
-	return &ChangeEmailHandler{users: users, settings: settings, links: usecase.NewLinkSender(verifications, mailer, tokens, ids, clock, settings)}
+	passkeys ports.PasskeyRepository, tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock, settings usecase.AuthSettings) *ChangeEmailHandler {
+	usecase.MustHave(users, verifications, mailer, passkeys, tokens, ids, clock)
+	return &ChangeEmailHandler{users: users, settings: settings, links: usecase.NewLinkSender(verifications, mailer, tokens, ids, clock, settings),
+		stepUp: usecase.NewStepUp(passkeys, clock, settings.StepUpWindow)}
 }
 
 var errEmailIsTheSame = domain.Invalid("email_change.same_address", "Email is the same",
 	domain.FieldViolation{Field: "newEmail", Message: "is the account's current address"})
 
 // Handle mails a verification link to the new address. The session must be
-// fresh (a recent sign-in): moving the account's address moves who can reset
+// fresh (a recent sign-in), and a user with a second factor must have proven
+// it recently (step-up): moving the account's address moves who can reset
 // its password. An address that already has an account gets no mail, and
 // the caller is not told.
 func (h *ChangeEmailHandler) Handle(ctx context.Context, cmd ChangeEmail) error {
@@ -54,6 +57,9 @@ func (h *ChangeEmailHandler) Handle(ctx context.Context, cmd ChangeEmail) error 
 	}
 	if !cmd.Principal.Session.IsFresh(h.links.Clock.Now(), h.settings.Sessions) {
 		return usecase.ErrSessionNotFresh
+	}
+	if err := h.stepUp.Require(ctx, cmd.Principal); err != nil {
+		return err
 	}
 	if _, err := h.users.GetByEmail(ctx, email); err == nil {
 		return nil

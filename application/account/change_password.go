@@ -33,24 +33,31 @@ type ChangePasswordHandler struct {
 	blocklist   ports.PasswordBlocklist
 	issuer      usecase.SessionIssuer
 	check       usecase.PasswordCheck
+	stepUp      usecase.StepUp
 	settings    usecase.AuthSettings
 }
 
 // NewChangePasswordHandler returns a ChangePasswordHandler.
 func NewChangePasswordHandler(credentials ports.CredentialRepository, sessions ports.SessionRepository, hasher ports.PasswordHasher,
-	blocklist ports.PasswordBlocklist, tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock, settings usecase.AuthSettings) *ChangePasswordHandler {
-	usecase.MustHave(credentials, sessions, hasher, blocklist, tokens, ids, clock)
+	blocklist ports.PasswordBlocklist, passkeys ports.PasskeyRepository, tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock,
+	settings usecase.AuthSettings) *ChangePasswordHandler {
+	usecase.MustHave(credentials, sessions, hasher, blocklist, passkeys, tokens, ids, clock)
 	return &ChangePasswordHandler{credentials: credentials, sessions: sessions, hasher: hasher, blocklist: blocklist, settings: settings,
 		issuer: usecase.NewSessionIssuer(sessions, tokens, ids, clock, settings.Sessions),
-		check:  usecase.NewPasswordCheck(credentials, hasher, clock, settings.Lockout)}
+		check:  usecase.NewPasswordCheck(credentials, hasher, clock, settings.Lockout),
+		stepUp: usecase.NewStepUp(passkeys, clock, settings.StepUpWindow)}
 }
 
-// Handle checks the current password (a wrong one counts towards the
-// lockout), checks the new one against the policy, stores its hash and, when
+// Handle asks a user with a second factor to have proven it recently
+// (step-up, before the password is tried), checks the current password (a
+// wrong one counts towards the lockout), checks the new one against the policy, stores its hash and, when
 // asked, ends every session and starts a new one for this device.
 func (h *ChangePasswordHandler) Handle(ctx context.Context, cmd ChangePassword) (*ChangePasswordResult, error) {
 	u := cmd.Principal.User
 	if err := h.settings.Passwords.Check("newPassword", cmd.NewPassword, h.blocklist.Contains, h.settings.PasswordContext(u.Email(), u.Name())...); err != nil {
+		return nil, err
+	}
+	if err := h.stepUp.Require(ctx, cmd.Principal); err != nil {
 		return nil, err
 	}
 	cred, err := h.credentials.Get(ctx, u.ID())

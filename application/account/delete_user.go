@@ -33,23 +33,30 @@ type DeleteUserHandler struct {
 	verifications ports.VerificationRepository
 	hasher        ports.PasswordHasher
 	links         usecase.LinkSender
+	stepUp        usecase.StepUp
 	clock         ports.Clock
 	settings      usecase.AuthSettings
 }
 
 // NewDeleteUserHandler returns a DeleteUserHandler.
 func NewDeleteUserHandler(users ports.UserRepository, credentials ports.CredentialRepository, verifications ports.VerificationRepository,
-	hasher ports.PasswordHasher, mailer ports.Mailer, tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock,
-	settings usecase.AuthSettings) *DeleteUserHandler {
-	usecase.MustHave(users, credentials, verifications, hasher, mailer, tokens, ids, clock)
+	hasher ports.PasswordHasher, mailer ports.Mailer, passkeys ports.PasskeyRepository, tokens ports.TokenGenerator, ids ports.IDGenerator,
+	clock ports.Clock, settings usecase.AuthSettings) *DeleteUserHandler {
+	usecase.MustHave(users, credentials, verifications, hasher, mailer, passkeys, tokens, ids, clock)
 	return &DeleteUserHandler{users: users, credentials: credentials, verifications: verifications, hasher: hasher,
-		clock: clock, settings: settings, links: usecase.NewLinkSender(verifications, mailer, tokens, ids, clock, settings)}
+		clock: clock, settings: settings, links: usecase.NewLinkSender(verifications, mailer, tokens, ids, clock, settings),
+		stepUp: usecase.NewStepUp(passkeys, clock, settings.StepUpWindow)}
 }
 
 // Handle deletes the account (its sessions, password and links go with it)
-// or mails a confirmation link.
+// or mails a confirmation link. A user with a second factor must have
+// proven it recently (step-up), on every path: before the password is
+// tried, the token used up or the mail sent.
 func (h *DeleteUserHandler) Handle(ctx context.Context, cmd DeleteUser) (*DeleteUserResult, error) {
 	u := cmd.Principal.User
+	if err := h.stepUp.Require(ctx, cmd.Principal); err != nil {
+		return nil, err
+	}
 	switch {
 	case cmd.Password != "":
 		if err := usecase.NewPasswordCheck(h.credentials, h.hasher, h.clock, h.settings.Lockout).Prove(ctx, u.ID(), cmd.Password); err != nil {

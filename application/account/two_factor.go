@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/gatehouse/gatehouse/application/usecase"
@@ -54,13 +55,34 @@ type EnableTwoFactor struct {
 	Principal usecase.Principal
 	Password  string
 	Issuer    string // the name an authenticator app shows; default the product name
+	// Method is "totp" (the default) or "otp": e-mailed codes, on at once.
+	Method string
+	Client usecase.Client
+	Origin usecase.Origin
 }
 
-// EnableTwoFactorResult is the key URI to scan and the backup codes, shown
-// once.
+// The methods enable takes.
+const (
+	MethodTOTP = "totp"
+	MethodOTP  = "otp"
+)
+
+// EnableTwoFactorResult is, for TOTP, the key URI to scan and the backup
+// codes, shown once; for the e-mailed code, the session that replaces the
+// current one (two-factor is on at once).
 type EnableTwoFactorResult struct {
+	Method      string
 	TOTPURI     string
 	BackupCodes []string
+	Rotated     *RotatedSession
+}
+
+// RotatedSession is the session that replaced the signed-in one when
+// two-factor turned on (Better Auth rotates the session then): the old
+// token no longer works.
+type RotatedSession struct {
+	Session *domain.Session
+	Token   string
 }
 
 // TwoFactorPassword is a two-factor change proven by the password: get the
@@ -68,6 +90,7 @@ type EnableTwoFactorResult struct {
 type TwoFactorPassword struct {
 	Principal usecase.Principal
 	Password  string
+	Origin    usecase.Origin
 }
 
 // VerifySecondFactor answers with a code, either for the signed-in user
@@ -81,6 +104,7 @@ type VerifySecondFactor struct {
 	// challenge for TrustDeviceTTL.
 	TrustDevice bool
 	Client      usecase.Client
+	Origin      usecase.Origin
 }
 
 // VerifySecondFactorResult is the user and their session: the current one
@@ -90,6 +114,9 @@ type VerifySecondFactorResult struct {
 	Session    *domain.Session
 	Token      string
 	NewSession bool
+	// Rotated is set when the answer turned two-factor on in a session:
+	// Session and Token are then the new session, which replaced the old.
+	Rotated bool
 	// TrustToken is the new trust_device token, when one was asked for.
 	TrustToken string
 }
@@ -106,27 +133,37 @@ type TwoFactorHandler struct {
 	sessions    ports.SessionRepository
 	issuer      usecase.SessionIssuer
 	check       usecase.PasswordCheck
+	audit       usecase.Auditor
+	stepUp      usecase.StepUp
 	settings    usecase.AuthSettings
 }
 
 // NewTwoFactorHandler returns a TwoFactorHandler.
 func NewTwoFactorHandler(users ports.UserRepository, credentials ports.CredentialRepository, factors ports.TwoFactorRepository,
 	challenges ports.MFAChallengeRepository, verifications ports.VerificationRepository, mailer ports.Mailer, sealer ports.SecretSealer,
-	sessions ports.SessionRepository, hasher ports.PasswordHasher, tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock,
-	settings usecase.AuthSettings) *TwoFactorHandler {
-	usecase.MustHave(users, credentials, factors, challenges, verifications, mailer, sealer, sessions, hasher, tokens, ids, clock)
+	sessions ports.SessionRepository, hasher ports.PasswordHasher, passkeys ports.PasskeyRepository, tokens ports.TokenGenerator,
+	ids ports.IDGenerator, clock ports.Clock, audit ports.AuditLog, settings usecase.AuthSettings) *TwoFactorHandler {
+	usecase.MustHave(users, credentials, factors, challenges, verifications, mailer, sealer, sessions, hasher, passkeys, tokens, ids, clock, audit)
 	return &TwoFactorHandler{users: users, credentials: credentials, factors: factors, challenges: challenges, trust: verifications,
-		mailer: mailer, sealer: sealer, sessions: sessions,
+		mailer: mailer, sealer: sealer, sessions: sessions, audit: usecase.NewAuditor(audit, ids, clock),
 		settings: settings, issuer: usecase.NewSessionIssuer(sessions, tokens, ids, clock, settings.Sessions),
-		check: usecase.NewPasswordCheck(credentials, hasher, clock, settings.Lockout)}
+		check:  usecase.NewPasswordCheck(credentials, hasher, clock, settings.Lockout),
+		stepUp: usecase.NewStepUp(passkeys, clock, settings.StepUpWindow)}
 }
 
 // Enable checks the password and stores a new unverified TOTP secret and ten
 // new backup codes (replacing an unverified enrolment). Two-factor turns on
 // only with the first accepted code. A user with it on gets
 // ErrTOTPAlreadyEnabled.
+//
+// With Method "otp" (Better Auth 1.7.25's enable {method: "otp"}), the
+// password turns two-factor on at once with the e-mailed code as the
+// second factor, and the session is rotated as at a first accepted code.
 func (h *TwoFactorHandler) Enable(ctx context.Context, cmd EnableTwoFactor) (*EnableTwoFactorResult, error) {
 	u := cmd.Principal.User
+	if cmd.Method == MethodOTP {
+		return h.enableOTP(ctx, cmd)
+	}
 	if u.TwoFactorEnabled() {
 		return nil, ErrTOTPAlreadyEnabled
 	}
@@ -152,7 +189,80 @@ func (h *TwoFactorHandler) Enable(ctx context.Context, cmd EnableTwoFactor) (*En
 	if err != nil {
 		return nil, err
 	}
-	return &EnableTwoFactorResult{TOTPURI: domain.TOTPURI(secret, h.issuerName(cmd.Issuer), string(u.Email())), BackupCodes: codes}, nil
+	return &EnableTwoFactorResult{Method: MethodTOTP, TOTPURI: domain.TOTPURI(secret, h.issuerName(cmd.Issuer), string(u.Email())),
+		BackupCodes: codes}, nil
+}
+
+// enableOTP turns two-factor on with the e-mailed code, proven by the
+// password, and rotates the session. Better Auth does so even when it is
+// already on; so does this.
+func (h *TwoFactorHandler) enableOTP(ctx context.Context, cmd EnableTwoFactor) (*EnableTwoFactorResult, error) {
+	u := cmd.Principal.User
+	if err := h.check.Prove(ctx, u.ID(), cmd.Password); err != nil {
+		return nil, h.audit.RecordSelf(ctx, u.ID(), cmd.Origin, "two-factor.enable", err)
+	}
+	wasOn := u.TwoFactorEnabled()
+	if err := h.turnOn(ctx, u); err != nil {
+		return nil, err
+	}
+	if !wasOn {
+		if err := h.audit.RecordSelf(ctx, u.ID(), cmd.Origin, "two-factor.enable", nil); err != nil {
+			return nil, err
+		}
+	}
+	r, err := h.rotate(ctx, cmd.Principal, cmd.Client, domain.MethodPassword)
+	if err != nil {
+		return nil, err
+	}
+	return &EnableTwoFactorResult{Method: MethodOTP, Rotated: r}, nil
+}
+
+// turnOn turns two-factor on for u (and in u).
+func (h *TwoFactorHandler) turnOn(ctx context.Context, u *domain.User) error {
+	now := h.issuer.Clock.Now()
+	u.SetTwoFactorEnabled(true, now)
+	return h.users.Update(ctx, u.ID(), func(x *domain.User) error {
+		x.SetTwoFactorEnabled(true, now)
+		return nil
+	})
+}
+
+// rotate replaces the signed-in session p with a new one, as Better Auth
+// does when two-factor turns on: the new session keeps the old one's
+// authentication, with proven added (domain.MethodOTP: the code just
+// answered steps it up; domain.MethodPassword adds nothing new), and the
+// old token stops working. An impersonation session is not rotated (a new
+// one would drop the impersonation): it is stepped up in place.
+func (h *TwoFactorHandler) rotate(ctx context.Context, p usecase.Principal, c usecase.Client, proven domain.AuthMethod) (*RotatedSession, error) {
+	now := h.issuer.Clock.Now()
+	old := p.Session
+	auth := old.Authentication()
+	if proven == domain.MethodOTP {
+		auth.Prove(proven, now)
+	}
+	if old.ImpersonatedBy() != "" {
+		return nil, h.proveInSession(ctx, old, proven, now)
+	}
+	s, token, err := h.issuer.Start(ctx, p.User.ID(), old.RememberMe(), c, auth)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.sessions.Delete(ctx, p.User.ID(), old.ID()); err != nil && !errors.Is(err, domain.ErrNotFound) {
+		return nil, err
+	}
+	return &RotatedSession{Session: s, Token: token}, nil
+}
+
+// proveInSession records in session s that a second factor was proven at now.
+func (h *TwoFactorHandler) proveInSession(ctx context.Context, s *domain.Session, proven domain.AuthMethod, now time.Time) error {
+	if proven != domain.MethodOTP {
+		return nil
+	}
+	return h.sessions.Update(ctx, s.ID(), func(x *domain.Session) error {
+		x.ProveSecondFactor(domain.MethodOTP, now)
+		*s = *x
+		return nil
+	})
 }
 
 func (h *TwoFactorHandler) issuerName(issuer string) string {
@@ -181,12 +291,17 @@ func (h *TwoFactorHandler) replaceBackupCodes(ctx context.Context, user domain.U
 }
 
 // TOTPURI checks the password and returns the key URI of the user's factor.
+// The URI holds the secret, so whoever reads it holds the factor: a user
+// with a second factor must have proven one recently (step-up).
 func (h *TwoFactorHandler) TOTPURI(ctx context.Context, cmd TwoFactorPassword) (string, error) {
 	u := cmd.Principal.User
 	f, err := h.factors.GetTOTP(ctx, u.ID())
 	if errors.Is(err, domain.ErrNotFound) {
 		return "", ErrTOTPNotEnabled
 	} else if err != nil {
+		return "", err
+	}
+	if err := h.stepUp.Require(ctx, cmd.Principal); err != nil {
 		return "", err
 	}
 	if err := h.check.Prove(ctx, u.ID(), cmd.Password); err != nil {
@@ -200,23 +315,44 @@ func (h *TwoFactorHandler) TOTPURI(ctx context.Context, cmd TwoFactorPassword) (
 }
 
 // GenerateBackupCodes checks the password and replaces the backup codes of
-// a user with two-factor on.
+// a user with two-factor on. New codes are a second factor in the caller's
+// hands, so the user must have proven one recently (step-up). Audited as
+// two-factor.backup-codes, refusals included.
 func (h *TwoFactorHandler) GenerateBackupCodes(ctx context.Context, cmd TwoFactorPassword) ([]string, error) {
 	u := cmd.Principal.User
+	codes, err := h.generateBackupCodes(ctx, cmd.Principal, cmd.Password)
+	return codes, h.audit.RecordSelf(ctx, u.ID(), cmd.Origin, "two-factor.backup-codes", err)
+}
+
+func (h *TwoFactorHandler) generateBackupCodes(ctx context.Context, p usecase.Principal, password string) ([]string, error) {
+	u := p.User
 	if !u.TwoFactorEnabled() {
 		return nil, ErrTwoFactorNotEnabled
 	}
-	if err := h.check.Prove(ctx, u.ID(), cmd.Password); err != nil {
+	if err := h.stepUp.Require(ctx, p); err != nil {
+		return nil, err
+	}
+	if err := h.check.Prove(ctx, u.ID(), password); err != nil {
 		return nil, err
 	}
 	return h.replaceBackupCodes(ctx, u.ID(), h.issuer.Clock.Now())
 }
 
 // Disable checks the password, removes the TOTP factor and the backup codes
-// and turns two-factor off.
+// and turns two-factor off. A user with a second factor must have proven
+// one recently (step-up), before the password is tried. Audited as
+// two-factor.disable, refusals included.
 func (h *TwoFactorHandler) Disable(ctx context.Context, cmd TwoFactorPassword) error {
 	u := cmd.Principal.User
-	if err := h.check.Prove(ctx, u.ID(), cmd.Password); err != nil {
+	return h.audit.RecordSelf(ctx, u.ID(), cmd.Origin, "two-factor.disable", h.disable(ctx, cmd.Principal, cmd.Password))
+}
+
+func (h *TwoFactorHandler) disable(ctx context.Context, p usecase.Principal, password string) error {
+	u := p.User
+	if err := h.stepUp.Require(ctx, p); err != nil {
+		return err
+	}
+	if err := h.check.Prove(ctx, u.ID(), password); err != nil {
 		return err
 	}
 	if err := h.factors.DeleteTOTP(ctx, u.ID()); err != nil && !errors.Is(err, domain.ErrNotFound) {
@@ -269,11 +405,7 @@ func (h *TwoFactorHandler) VerifyTOTP(ctx context.Context, cmd VerifySecondFacto
 		if err != nil || u.TwoFactorEnabled() {
 			return err
 		}
-		u.SetTwoFactorEnabled(true, now)
-		return h.users.Update(ctx, u.ID(), func(x *domain.User) error {
-			x.SetTwoFactorEnabled(true, now)
-			return nil
-		})
+		return h.turnOn(ctx, u)
 	})
 }
 
@@ -291,11 +423,20 @@ func (h *TwoFactorHandler) VerifyBackupCode(ctx context.Context, cmd VerifySecon
 	})
 }
 
-// SendOTP mails a new one-time code for the pending challenge of a
-// password sign-in (ChallengeID), replacing any earlier one; it works for
-// EmailOTPTTL. Only a challenge can ask for one: a signed-in user has
-// nothing to answer with it.
-func (h *TwoFactorHandler) SendOTP(ctx context.Context, challengeID string) error {
+// ErrOTPPending refuses a new e-mailed code for a session while the
+// previous one, just used up (answered or out of attempts), has not yet
+// expired.
+var ErrOTPPending = domain.NewError(domain.KindRateLimited, "mfa.otp_pending",
+	"The last code was just used. Please wait a few minutes before requesting a new one.")
+
+// SendOTP mails a new one-time code, replacing any earlier one; it works
+// for EmailOTPTTL. It is for the pending challenge of a password sign-in
+// (challengeID, from the two_factor cookie) or, without one, for the
+// signed-in user p (a step-up, or turning two-factor on by e-mail).
+func (h *TwoFactorHandler) SendOTP(ctx context.Context, challengeID string, p *usecase.Principal) error {
+	if challengeID == "" && p != nil {
+		return h.sendSessionOTP(ctx, *p)
+	}
 	if challengeID == "" {
 		return ErrInvalidChallenge
 	}
@@ -329,10 +470,120 @@ func (h *TwoFactorHandler) SendOTP(ctx context.Context, challengeID string) erro
 	return h.mailer.Send(ctx, domain.Mail{Kind: domain.MailTwoFactorCode, To: u.Email(), Name: u.Name(), Code: code, ExpiresIn: expires.Sub(now)})
 }
 
-// VerifyOTP answers the challenge with the code SendOTP mailed. A challenge
-// without a live code is ErrOTPExpired (not counted); a wrong code counts as
-// any wrong answer.
+// sessionOTPID is the id of the e-mailed-code challenge of the signed-in
+// session p: bound to the user and the session, as Better Auth keys its
+// code, and to when the session last proved a second factor, so that the
+// code's use (which steps the session up, or rotates it) makes room for
+// the next one, while a code used up by wrong answers blocks a new one
+// until it expires. It is stored hashed like a sign-in challenge's random
+// id, and never leaves the server.
+func sessionOTPID(p usecase.Principal) []byte {
+	at := p.Session.Authentication().SecondFactorAt
+	return []byte(domain.HashToken(fmt.Sprintf("session-otp!%s!%s!%d", p.User.ID(), p.Session.ID(), domain.Timestamp(at).UnixMilli())))
+}
+
+// sendSessionOTP mails a code for the signed-in session p: a challenge
+// bound to the user and the session, living EmailOTPTTL, holding the code's
+// hash and counting wrong answers (at most MFAMaxAttempts). A new code
+// replaces a live one; once one is used up, the next can be asked when it
+// expires (ErrOTPPending until then), unless its use stepped the session
+// up.
+func (h *TwoFactorHandler) sendSessionOTP(ctx context.Context, p usecase.Principal) error {
+	u, now := p.User, h.issuer.Clock.Now()
+	idHash := sessionOTPID(p)
+	code, err := domain.NewEmailOTP()
+	if err != nil {
+		return domain.Internal("two-factor: e-mailed code", err)
+	}
+	codeHash, expires := []byte(domain.HashToken(code)), now.Add(EmailOTPTTL)
+	err = h.challenges.SetOTP(ctx, idHash, codeHash, expires, now)
+	if errors.Is(err, domain.ErrNotFound) {
+		err = h.newSessionOTP(ctx, idHash, u.ID(), codeHash, now)
+	}
+	if err != nil {
+		return err
+	}
+	return h.mailer.Send(ctx, domain.Mail{Kind: domain.MailTwoFactorCode, To: u.Email(), Name: u.Name(), Code: code, ExpiresIn: EmailOTPTTL})
+}
+
+// newSessionOTP stores the challenge of a session's code; an expired one
+// in the way is purged first.
+func (h *TwoFactorHandler) newSessionOTP(ctx context.Context, idHash []byte, user domain.UserID, codeHash []byte, now time.Time) error {
+	c, err := domain.NewMFAChallenge(idHash, user, now, now.Add(EmailOTPTTL), MFAMaxAttempts, false)
+	if err != nil {
+		return err
+	}
+	for try := 0; ; try++ {
+		err = h.challenges.Create(ctx, c)
+		if !errors.Is(err, domain.ErrMFAChallengeExists) || try > 0 {
+			break
+		}
+		// The session's previous challenge is consumed or expired (SetOTP
+		// found none live): an expired one goes, a consumed one waits.
+		if _, err = h.challenges.DeleteExpired(ctx, now); err != nil {
+			return err
+		}
+	}
+	if errors.Is(err, domain.ErrMFAChallengeExists) {
+		return ErrOTPPending
+	} else if err != nil {
+		return err
+	}
+	return h.challenges.SetOTP(ctx, idHash, codeHash, c.ExpiresAt, now)
+}
+
+// answerSessionOTP checks code against the signed-in session's e-mailed
+// code: no live code is ErrOTPExpired, a wrong one is counted (the one
+// that reaches MFAMaxAttempts is ErrTooManyAttempts and uses the code up),
+// and the right one is used up.
+func (h *TwoFactorHandler) answerSessionOTP(ctx context.Context, p usecase.Principal, code string) error {
+	idHash, now := sessionOTPID(p), h.issuer.Clock.Now()
+	c, err := h.challenges.Get(ctx, idHash, now)
+	if errors.Is(err, domain.ErrNotFound) {
+		return ErrOTPExpired
+	} else if err != nil {
+		return err
+	}
+	if len(c.OTPHash) == 0 || !now.Before(c.OTPExpiresAt) {
+		return ErrOTPExpired
+	}
+	if subtle.ConstantTimeCompare(c.OTPHash, []byte(domain.HashToken(code))) != 1 {
+		n, err := h.challenges.RecordFailure(ctx, idHash, now)
+		switch {
+		case errors.Is(err, domain.ErrNotFound):
+			return ErrOTPExpired
+		case err != nil:
+			return err
+		case n >= MFAMaxAttempts:
+			return ErrTooManyAttempts
+		}
+		return ErrInvalidCode
+	}
+	if _, err := h.challenges.Consume(ctx, idHash, now); errors.Is(err, domain.ErrNotFound) {
+		return ErrOTPExpired
+	} else if err != nil {
+		return err
+	}
+	return nil
+}
+
+// VerifyOTP answers with the code SendOTP mailed: the challenge of a
+// password sign-in, or the signed-in session's code, which steps the
+// session up, and for a user with two-factor off turns it on (as Better
+// Auth 1.7.25 does: the e-mailed code is then their second factor) and
+// rotates the session. Without a live code it is ErrOTPExpired (not
+// counted); a wrong code counts as any wrong answer (on the session path,
+// towards the code's attempts only).
 func (h *TwoFactorHandler) VerifyOTP(ctx context.Context, cmd VerifySecondFactor) (*VerifySecondFactorResult, error) {
+	if cmd.ChallengeID == "" && cmd.Principal != nil {
+		p := *cmd.Principal
+		return h.verify(ctx, cmd, ErrInvalidCode, func(u *domain.User, _ *domain.MFAChallenge) error {
+			if err := h.answerSessionOTP(ctx, p, cmd.Code); err != nil || u.TwoFactorEnabled() {
+				return err
+			}
+			return h.turnOn(ctx, u)
+		})
+	}
 	if cmd.ChallengeID == "" {
 		return nil, ErrInvalidChallenge
 	}
@@ -357,21 +608,33 @@ func (h *TwoFactorHandler) VerifyOTP(ctx context.Context, cmd VerifySecondFactor
 func (h *TwoFactorHandler) verify(ctx context.Context, cmd VerifySecondFactor, wrong error, answer func(u *domain.User, c *domain.MFAChallenge) error) (*VerifySecondFactorResult, error) {
 	if cmd.Principal != nil {
 		u := cmd.Principal.User
+		wasOn := u.TwoFactorEnabled()
 		if err := answer(u, nil); err != nil {
 			return nil, err
 		}
+		// The answer that turned two-factor on is an enrolment: audited,
+		// and the session is rotated (Better Auth 1.7.25), the new one
+		// carrying the step-up.
+		if !wasOn && u.TwoFactorEnabled() {
+			if err := h.audit.RecordSelf(ctx, u.ID(), cmd.Origin, "two-factor.enable", nil); err != nil {
+				return nil, err
+			}
+			r, err := h.rotate(ctx, *cmd.Principal, cmd.Client, domain.MethodOTP)
+			if err != nil {
+				return nil, err
+			}
+			if r == nil {
+				return &VerifySecondFactorResult{User: u, Session: cmd.Principal.Session}, nil
+			}
+			return &VerifySecondFactorResult{User: u, Session: r.Session, Token: r.Token, Rotated: true}, nil
+		}
 		// A code answered in a session is a second factor proven now: it
 		// steps the session up.
-		s := cmd.Principal.Session
-		now := h.issuer.Clock.Now()
-		if err := h.sessions.Update(ctx, s.ID(), func(x *domain.Session) error {
-			x.ProveSecondFactor(domain.MethodOTP, now)
-			s = x
-			return nil
-		}); err != nil {
+		s := *cmd.Principal.Session
+		if err := h.proveInSession(ctx, &s, domain.MethodOTP, h.issuer.Clock.Now()); err != nil {
 			return nil, err
 		}
-		return &VerifySecondFactorResult{User: u, Session: s}, nil
+		return &VerifySecondFactorResult{User: u, Session: &s}, nil
 	}
 	if cmd.ChallengeID == "" {
 		return nil, ErrInvalidChallenge

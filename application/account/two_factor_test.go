@@ -38,7 +38,7 @@ func newTFWorld(t *testing.T) *tfWorld {
 	hasher := passwordhash.New(passwordhash.Params{MemoryKiB: 1024, Iterations: 1, Parallelism: 1}, 4)
 	tokens, ids := system.NewTokenGenerator(), system.NewIDGenerator()
 	w.tf = account.NewTwoFactorHandler(w.Users, w.Creds, memory.NewTwoFactorRepository(w.DB), challenges, links, w.Mail, sealer, sessions,
-		hasher, tokens, ids, w.Clock, w.Settings)
+		hasher, memory.NewPasskeyRepository(w.DB), tokens, ids, w.Clock, memory.NewAuditLog(w.DB), w.Settings)
 	w.signIn = account.NewSignInHandler(w.Users, w.Creds, sessions, links, hasher, w.Mail, tokens, ids, w.Clock, w.Settings, nil).
 		UseSecondFactor(challenges)
 	up := w.MustSignUp(t, "ada@example.com")
@@ -61,9 +61,13 @@ func (w *tfWorld) enable(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.backups = res.BackupCodes
-	if _, err := w.tf.VerifyTOTP(t.Context(), account.VerifySecondFactor{Principal: &w.p, Code: w.code()}); err != nil {
+	v, err := w.tf.VerifyTOTP(t.Context(), account.VerifySecondFactor{Principal: &w.p, Code: w.code()})
+	if err != nil {
 		t.Fatal(err)
 	}
+	// The first accepted code rotated the session, and stepped it up: later
+	// changes in it are not asked for a fresh second factor.
+	w.p = usecase.Principal{User: v.User, Session: v.Session}
 	w.Clock.Advance(domain.TOTPPeriod)
 }
 
@@ -206,13 +210,13 @@ func TestTwoFactor_rules(t *testing.T) {
 				return err
 			}
 			usecasetest.MustCode(t, otp(id, "123456"), "mfa.otp_expired")
-			if err := w.tf.SendOTP(t.Context(), id); err != nil {
+			if err := w.tf.SendOTP(t.Context(), id, nil); err != nil {
 				t.Fatal(err)
 			}
 			code := w.Mail.Last(t, domain.MailTwoFactorCode).Code
 			w.Clock.Advance(account.EmailOTPTTL)
 			usecasetest.MustCode(t, otp(id, code), "mfa.otp_expired")
-			if err := w.tf.SendOTP(t.Context(), id); err != nil {
+			if err := w.tf.SendOTP(t.Context(), id, nil); err != nil {
 				t.Fatal(err)
 			}
 			code = w.Mail.Last(t, domain.MailTwoFactorCode).Code
@@ -220,7 +224,37 @@ func TestTwoFactor_rules(t *testing.T) {
 				t.Fatal(err)
 			}
 			usecasetest.MustCode(t, otp(id, code), "mfa.invalid_challenge")
-			usecasetest.MustCode(t, w.tf.SendOTP(t.Context(), id), "mfa.invalid_challenge")
+			usecasetest.MustCode(t, w.tf.SendOTP(t.Context(), id, nil), "mfa.invalid_challenge")
+		}},
+		{"changes_need_a_factor_proven_within_the_window", func(t *testing.T, w *tfWorld) {
+			w.enable(t) // the enrolment's code stepped the session up
+			w.Clock.Advance(w.Settings.StepUpWindow)
+			pw := account.TwoFactorPassword{Principal: w.p, Password: usecasetest.Password}
+			usecasetest.MustCode(t, w.tf.Disable(t.Context(), pw), "mfa.step_up_required")
+			_, err := w.tf.GenerateBackupCodes(t.Context(), pw)
+			usecasetest.MustCode(t, err, "mfa.step_up_required")
+			_, err = w.tf.TOTPURI(t.Context(), pw)
+			usecasetest.MustCode(t, err, "mfa.step_up_required")
+			// A wrong password is not even tried: no lockout count.
+			usecasetest.MustCode(t, w.tf.Disable(t.Context(), account.TwoFactorPassword{Principal: w.p, Password: "wrong password"}), "mfa.step_up_required")
+			cred, err := w.Creds.Get(t.Context(), w.p.User.ID())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := cred.FailedAttempts(); n != 0 {
+				t.Fatalf("failed attempts after refused changes = %d, want 0", n)
+			}
+			res, err := w.tf.VerifyTOTP(t.Context(), account.VerifySecondFactor{Principal: &w.p, Code: w.code()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			w.p.Session = res.Session
+			if _, err := w.tf.TOTPURI(t.Context(), account.TwoFactorPassword{Principal: w.p, Password: usecasetest.Password}); err != nil {
+				t.Fatalf("get-totp-uri after stepping up: %v", err)
+			}
+			if err := w.tf.Disable(t.Context(), account.TwoFactorPassword{Principal: w.p, Password: usecasetest.Password}); err != nil {
+				t.Fatalf("disable after stepping up: %v", err)
+			}
 		}},
 		{"disable_needs_the_password", func(t *testing.T, w *tfWorld) {
 			w.enable(t)

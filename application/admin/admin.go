@@ -53,19 +53,21 @@ type Administration struct {
 	audit       usecase.Auditor
 	ids         ports.IDGenerator
 	clock       ports.Clock
+	stepUp      usecase.StepUp
 	settings    usecase.AuthSettings
 	admin       usecase.AdminSettings
 }
 
 // NewAdministration returns the admin use cases.
 func NewAdministration(users ports.UserRepository, credentials ports.CredentialRepository, sessions ports.SessionRepository,
-	hasher ports.PasswordHasher, blocklist ports.PasswordBlocklist, audit ports.AuditLog, tokens ports.TokenGenerator,
+	hasher ports.PasswordHasher, blocklist ports.PasswordBlocklist, audit ports.AuditLog, passkeys ports.PasskeyRepository, tokens ports.TokenGenerator,
 	ids ports.IDGenerator, clock ports.Clock, settings usecase.AuthSettings, admin usecase.AdminSettings) *Administration {
-	usecase.MustHave(users, credentials, sessions, hasher, blocklist, audit, tokens, ids, clock)
+	usecase.MustHave(users, credentials, sessions, hasher, blocklist, audit, passkeys, tokens, ids, clock)
 	return &Administration{
 		users: users, credentials: credentials, sessions: sessions, hasher: hasher, blocklist: blocklist,
 		issuer: usecase.NewSessionIssuer(sessions, tokens, ids, clock, settings.Sessions),
 		audit:  usecase.NewAuditor(audit, ids, clock), ids: ids, clock: clock, settings: settings, admin: admin,
+		stepUp: usecase.NewStepUp(passkeys, clock, settings.StepUpWindow),
 	}
 }
 

@@ -32,7 +32,9 @@ type ListUsersPage struct {
 // UsersPage is one page of users and the cursor of the next ("" on the
 // last page).
 type UsersPage struct {
-	Users      []*domain.User
+	Users []*domain.User
+	// Passkeys[i] is how many passkeys Users[i] has.
+	Passkeys   []int
 	NextCursor string
 }
 
@@ -65,7 +67,7 @@ func (a *Administration) PageUsers(ctx context.Context, req usecase.Caller, q Li
 	if err != nil {
 		return UsersPage{}, err
 	}
-	return UsersPage{Users: page.Users, NextCursor: usecase.NextCursor(page.Next)}, nil
+	return UsersPage{Users: page.Users, Passkeys: page.Passkeys, NextCursor: usecase.NextCursor(page.Next)}, nil
 }
 
 // parseMetadata parses one optional metadata object of a request, its

@@ -45,6 +45,14 @@ var (
 	errInvitationUnverifed = domain.NewError(domain.KindForbidden, "invitation.answer_needs_verified_email", "Email verification required before accepting or rejecting invitation")
 	errListUnverified      = domain.NewError(domain.KindForbidden, "invitation.list_needs_verified_email", "Email verification required for invitation")
 	errOnlyOwnerLeaving    = domain.NewError(domain.KindInvalid, "organization.only_owner_leaving", "You cannot leave the organization as the only owner")
+	// ErrTwoFactorRequired refuses a member without a second factor the
+	// routes of an organization that requires one.
+	ErrTwoFactorRequired = domain.NewError(domain.KindForbidden, "organization.two_factor_required",
+		"This organization requires its members to use a second factor: set up two-factor or a passkey, then try again")
+	// ErrEnforcerNeedsTwoFactor refuses turning the organization's rule on
+	// to a caller without a second factor, who would lock themselves out.
+	ErrEnforcerNeedsTwoFactor = domain.NewError(domain.KindForbidden, "organization.enforcer_needs_two_factor",
+		"Set up a second factor (two-factor or a passkey) before requiring one of the organization's members")
 )
 
 // The permission each guarded organization action needs, with the code
@@ -66,6 +74,7 @@ type Organizations struct {
 	sessions ports.SessionRepository
 	mailer   ports.Mailer
 	audit    usecase.Auditor
+	factors  usecase.SecondFactors
 	ids      ports.IDGenerator
 	clock    ports.Clock
 	settings OrganizationSettings
@@ -73,10 +82,11 @@ type Organizations struct {
 
 // NewOrganizations returns the organization use cases.
 func NewOrganizations(orgs ports.OrganizationRepository, users ports.UserRepository, sessions ports.SessionRepository,
-	mailer ports.Mailer, audit ports.AuditLog, ids ports.IDGenerator, clock ports.Clock, settings OrganizationSettings) *Organizations {
-	usecase.MustHave(orgs, users, sessions, mailer, audit, ids, clock)
+	mailer ports.Mailer, audit ports.AuditLog, passkeys ports.PasskeyRepository, ids ports.IDGenerator, clock ports.Clock,
+	settings OrganizationSettings) *Organizations {
+	usecase.MustHave(orgs, users, sessions, mailer, audit, passkeys, ids, clock)
 	return &Organizations{orgs: orgs, users: users, sessions: sessions, mailer: mailer,
-		audit: usecase.NewAuditor(audit, ids, clock), ids: ids, clock: clock, settings: settings}
+		audit: usecase.NewAuditor(audit, ids, clock), factors: usecase.NewSecondFactors(passkeys), ids: ids, clock: clock, settings: settings}
 }
 
 // OrgSelector names an organization by id or slug; neither means the
@@ -125,7 +135,8 @@ func (o *Organizations) membership(ctx context.Context, req usecase.OrgRequest, 
 }
 
 // guard resolves sel and returns the caller's membership, refused unless it
-// holds every permission in ps.
+// holds every permission in ps and meets the organization's second-factor
+// rule (requireSecondFactor).
 func (o *Organizations) guard(ctx context.Context, req usecase.OrgRequest, sel OrgSelector, ps ...usecase.Permission) (*domain.Member, error) {
 	id, err := o.resolve(ctx, req, sel)
 	if err != nil {
@@ -135,12 +146,40 @@ func (o *Organizations) guard(ctx context.Context, req usecase.OrgRequest, sel O
 	if err != nil {
 		return nil, err
 	}
+	if err := o.requireSecondFactor(ctx, req, id); err != nil {
+		return nil, err
+	}
 	for _, p := range ps {
 		if !m.Allows(p.Perms) {
 			return nil, usecase.Forbidden(p.Code, p.Message)
 		}
 	}
 	return m, nil
+}
+
+// requireSecondFactor refuses (ErrTwoFactorRequired) a caller without a
+// second factor when organization id requires one. A caller with
+// two-factor on, or in a session of a passkey, costs nothing; anyone else
+// costs one read by primary key (the organization), and a second (their
+// passkeys) only when the organization requires a factor. Leaving an
+// organization is never refused for it.
+func (o *Organizations) requireSecondFactor(ctx context.Context, req usecase.OrgRequest, id domain.OrganizationID) error {
+	p := req.Principal
+	if p.User.TwoFactorEnabled() || p.Session.Authentication().PhishingResistant() {
+		return nil
+	}
+	org, err := o.orgs.Get(ctx, id)
+	if err != nil || !org.RequiresTwoFactor() {
+		return err
+	}
+	has, err := o.factors.Has(ctx, p)
+	if err != nil {
+		return err
+	}
+	if !has {
+		return ErrTwoFactorRequired
+	}
+	return nil
 }
 
 // CreateOrganization is a user creating an organization they will own.
@@ -238,6 +277,8 @@ type OrganizationPatch struct {
 	Slug     *string
 	Logo     *string
 	Metadata *string
+	// RequireTwoFactor turns the members' second-factor rule on or off.
+	RequireTwoFactor *bool
 }
 
 // Update changes an organization the caller may update.
@@ -249,11 +290,31 @@ func (o *Organizations) Update(ctx context.Context, req usecase.OrgRequest, sel 
 		if err != nil {
 			return err
 		}
+		if err := o.mayEnforce(ctx, req, patch); err != nil {
+			return err
+		}
 		orgID = m.OrganizationID()
 		updated, err = o.updateOrganization(ctx, orgID, patch)
 		return err
 	}()
 	return updated, o.audit.Record(ctx, req.Actor(), "organization.update", orgTarget(orgOr(orgID, sel)), err)
+}
+
+// mayEnforce refuses a signed-in caller turning the second-factor rule on
+// without a second factor themselves (ErrEnforcerNeedsTwoFactor): they would
+// lock themselves out, and possibly every owner with them.
+func (o *Organizations) mayEnforce(ctx context.Context, req usecase.OrgRequest, patch OrganizationPatch) error {
+	if patch.RequireTwoFactor == nil || !*patch.RequireTwoFactor {
+		return nil
+	}
+	has, err := o.factors.Has(ctx, req.Principal)
+	if err != nil {
+		return err
+	}
+	if !has {
+		return ErrEnforcerNeedsTwoFactor
+	}
+	return nil
 }
 
 // updateOrganization applies patch to organization id and returns it. A
@@ -297,6 +358,9 @@ func (p OrganizationPatch) apply(org *domain.Organization, now time.Time) error 
 		if err := org.SetMetadata(*p.Metadata, now); err != nil {
 			return err
 		}
+	}
+	if p.RequireTwoFactor != nil {
+		org.SetRequireTwoFactor(*p.RequireTwoFactor, now)
 	}
 	return nil
 }
@@ -468,7 +532,13 @@ func (o *Organizations) ActiveMember(ctx context.Context, req usecase.OrgRequest
 		}
 		return nil, errMemberNotFound
 	}
-	return m, err
+	if err != nil {
+		return nil, err
+	}
+	if err := o.requireSecondFactor(ctx, req, id); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // findMember returns the member of org named by an id or an address.

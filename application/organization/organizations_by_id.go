@@ -181,10 +181,17 @@ func (o *Organizations) ListAll(ctx context.Context, req usecase.Caller, p OrgLi
 	return &OrganizationsPage{Organizations: page.Organizations, NextCursor: usecase.NextCursor(page.Next)}, nil
 }
 
-// UpdateByID changes organization id's name, slug, logo or metadata.
+// UpdateByID changes organization id's name, slug, logo, metadata or
+// second-factor rule. A trusted backend may turn the rule on for anyone; a
+// signed-in caller only with a second factor of their own.
 func (o *Organizations) UpdateByID(ctx context.Context, req usecase.Caller, id domain.OrganizationID, patch OrganizationPatch) (ports.OrganizationWithCount, error) {
 	var out ports.OrganizationWithCount
 	err := o.auditedOn(ctx, req, orgPermUpdate, "organization.update", "organizations.update", id, func() error {
+		if r, ok := req.(usecase.OrgRequest); ok {
+			if err := o.mayEnforce(ctx, r, patch); err != nil {
+				return err
+			}
+		}
 		org, err := o.updateOrganization(ctx, id, patch)
 		if err != nil {
 			return err

@@ -36,7 +36,7 @@ func newOrgWorld(t *testing.T, settings organization.OrganizationSettings) *orgW
 	w := &orgWorld{AdminWorld: usecasetest.NewAdminWorld(t)}
 	w.store = memory.NewOrganizationRepository(w.DB)
 	// Set up with no limits, then apply the test's settings.
-	w.Orgs = organization.NewOrganizations(w.store, w.Users, memory.NewSessionRepository(w.DB), w.Mail, w.Audit, system.NewIDGenerator(), w.Clock, defaultOrgSettings)
+	w.Orgs = organization.NewOrganizations(w.store, w.Users, memory.NewSessionRepository(w.DB), w.Mail, w.Audit, memory.NewPasskeyRepository(w.DB), system.NewIDGenerator(), w.Clock, defaultOrgSettings)
 	w.owner, w.admin = w.SignedIn(t, "owner@example.com"), w.SignedIn(t, "admin@example.com")
 	w.member, w.outsider = w.SignedIn(t, "member@example.com"), w.SignedIn(t, "outsider@example.com")
 	w.ownerReq, w.adminReq = usecase.OrgRequest{Principal: w.owner}, usecase.OrgRequest{Principal: w.admin}
@@ -48,7 +48,7 @@ func newOrgWorld(t *testing.T, settings organization.OrganizationSettings) *orgW
 	w.acme, w.ownerM = org.ID(), owner
 	w.adminM = w.mustJoin(t, w.adminReq, "admin")
 	w.memberM = w.mustJoin(t, w.memberReq, "member")
-	w.Orgs = organization.NewOrganizations(w.store, w.Users, memory.NewSessionRepository(w.DB), w.Mail, w.Audit, system.NewIDGenerator(), w.Clock, settings)
+	w.Orgs = organization.NewOrganizations(w.store, w.Users, memory.NewSessionRepository(w.DB), w.Mail, w.Audit, memory.NewPasskeyRepository(w.DB), system.NewIDGenerator(), w.Clock, settings)
 	return w
 }
 
@@ -402,7 +402,7 @@ func TestOrganizations_answer_what_vanished_as_never_there(t *testing.T) {
 			w := newOrgWorld(t, defaultOrgSettings)
 			vanish := func() {}
 			racing := racingOrgs{OrganizationRepository: w.store, before: func() { vanish() }}
-			orgs := organization.NewOrganizations(racing, w.Users, memory.NewSessionRepository(w.DB), w.Mail, w.Audit, system.NewIDGenerator(), w.Clock, defaultOrgSettings)
+			orgs := organization.NewOrganizations(racing, w.Users, memory.NewSessionRepository(w.DB), w.Mail, w.Audit, memory.NewPasskeyRepository(w.DB), system.NewIDGenerator(), w.Clock, defaultOrgSettings)
 			usecasetest.MustFail(t, tt.run(t, w, orgs, &vanish), domain.KindInvalid, tt.code)
 		})
 	}
@@ -422,4 +422,83 @@ func mustDeleteInvitations(t *testing.T, w *orgWorld) {
 	if err := w.store.Create(t.Context(), org, w.ownerM); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// requireTwoFactor turns acme's second-factor rule on in the store.
+func (w *orgWorld) requireTwoFactor(t *testing.T) {
+	t.Helper()
+	if err := w.store.Update(t.Context(), w.acme, func(o *domain.Organization) error { o.SetRequireTwoFactor(true, w.Clock.Now()); return nil }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestOrganizations_second_factor_rule(t *testing.T) {
+	t.Parallel()
+	on := true
+	runOrgCases(t, []orgCase{
+		{name: "enforcer_without_a_factor_is_refused", kind: domain.KindForbidden, code: "organization.enforcer_needs_two_factor",
+			run: func(t *testing.T, w *orgWorld) error {
+				_, err := w.Orgs.Update(t.Context(), w.ownerReq, w.acmeSel(), organization.OrganizationPatch{RequireTwoFactor: &on})
+				return err
+			},
+		},
+		{name: "enforcer_with_a_factor_turns_it_on",
+			run: func(t *testing.T, w *orgWorld) error {
+				w.owner.User.SetTwoFactorEnabled(true, w.Clock.Now())
+				org, err := w.Orgs.Update(t.Context(), w.ownerReq, w.acmeSel(), organization.OrganizationPatch{RequireTwoFactor: &on})
+				if err == nil && !org.RequiresTwoFactor() {
+					t.Fatal("the answer does not show the rule")
+				}
+				return err
+			},
+			check: func(t *testing.T, w *orgWorld) {
+				if org, err := w.store.Get(t.Context(), w.acme); err != nil || !org.RequiresTwoFactor() {
+					t.Fatalf("stored organization: %v, %v", org, err)
+				}
+			}},
+		{name: "member_without_a_factor_is_refused", kind: domain.KindForbidden, code: "organization.two_factor_required",
+			run: func(t *testing.T, w *orgWorld) error {
+				w.requireTwoFactor(t)
+				_, err := w.Orgs.ListMembers(t.Context(), w.memberReq, w.acmeSel(), ports.MemberQuery{Limit: 10})
+				return err
+			}},
+		{name: "active_member_without_a_factor_is_refused", kind: domain.KindForbidden, code: "organization.two_factor_required",
+			run: func(t *testing.T, w *orgWorld) error {
+				w.requireTwoFactor(t)
+				_, err := w.Orgs.ActiveMember(t.Context(), w.memberReq, w.acmeSel())
+				return err
+			}},
+		{name: "member_with_two_factor_passes",
+			run: func(t *testing.T, w *orgWorld) error {
+				w.requireTwoFactor(t)
+				w.member.User.SetTwoFactorEnabled(true, w.Clock.Now())
+				_, err := w.Orgs.GetFull(t.Context(), w.memberReq, w.acmeSel(), 10)
+				return err
+			}},
+		{name: "member_with_a_passkey_passes",
+			run: func(t *testing.T, w *orgWorld) error {
+				w.requireTwoFactor(t)
+				pk, err := domain.NewPasskeyCredential(domain.PasskeyCredential{ID: []byte("k"), UserID: w.member.User.ID(), PublicKey: []byte("cose"), CreatedAt: w.Clock.Now()})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := memory.NewPasskeyRepository(w.DB).Create(t.Context(), pk); err != nil {
+					t.Fatal(err)
+				}
+				_, err = w.Orgs.GetFull(t.Context(), w.memberReq, w.acmeSel(), 10)
+				return err
+			}},
+		{name: "member_without_a_factor_may_leave",
+			run: func(t *testing.T, w *orgWorld) error {
+				w.requireTwoFactor(t)
+				_, err := w.Orgs.Leave(t.Context(), w.memberReq, w.acme)
+				return err
+			},
+			check: func(t *testing.T, w *orgWorld) { w.mustBeMember(t, w.member.User.ID(), false) }},
+		{name: "rule_off_asks_nothing",
+			run: func(t *testing.T, w *orgWorld) error {
+				_, err := w.Orgs.GetFull(t.Context(), w.memberReq, w.acmeSel(), 10)
+				return err
+			}},
+	})
 }

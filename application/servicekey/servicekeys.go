@@ -29,6 +29,7 @@ type ServiceKeys struct {
 	clock  ports.Clock
 	audit  usecase.Auditor
 	admins domain.PlatformAdmins
+	stepUp usecase.StepUp
 
 	// lastUsed collects when keys were used, written in batches by
 	// FlushLastUsed so that no trusted request waits on a write.
@@ -37,11 +38,11 @@ type ServiceKeys struct {
 }
 
 // NewServiceKeys returns the service-key use cases.
-func NewServiceKeys(keys ports.ServiceKeyRepository, audit ports.AuditLog, tokens ports.TokenGenerator, ids ports.IDGenerator,
-	clock ports.Clock, admin usecase.AdminSettings) *ServiceKeys {
-	usecase.MustHave(keys, audit, tokens, ids, clock)
+func NewServiceKeys(keys ports.ServiceKeyRepository, audit ports.AuditLog, passkeys ports.PasskeyRepository, tokens ports.TokenGenerator,
+	ids ports.IDGenerator, clock ports.Clock, admin usecase.AdminSettings, auth usecase.AuthSettings) *ServiceKeys {
+	usecase.MustHave(keys, audit, passkeys, tokens, ids, clock)
 	return &ServiceKeys{keys: keys, tokens: tokens, ids: ids, clock: clock, audit: usecase.NewAuditor(audit, ids, clock),
-		admins: admin.Admins, lastUsed: map[domain.ServiceKeyID]time.Time{}}
+		admins: admin.Admins, stepUp: usecase.NewStepUp(passkeys, clock, auth.StepUpWindow), lastUsed: map[domain.ServiceKeyID]time.Time{}}
 }
 
 // authorizeAdmin refuses actors other than platform administrators and the CLI.
@@ -53,6 +54,17 @@ func (k *ServiceKeys) authorizeAdmin(p *usecase.Principal) error {
 		return domain.ErrNotPlatformAdmin
 	}
 	return nil
+}
+
+// authorizeSecret is authorizeAdmin for the actions that hand out a secret
+// (create, rotate): an administrator with a second factor must also have
+// proven it recently (step-up), since the secret acts on every user. The
+// command line on the server is not asked.
+func (k *ServiceKeys) authorizeSecret(ctx context.Context, p *usecase.Principal) error {
+	if err := k.authorizeAdmin(p); err != nil || p == nil {
+		return err
+	}
+	return k.stepUp.Require(ctx, *p)
 }
 
 func keyTarget(id domain.ServiceKeyID) usecase.Target {
@@ -82,7 +94,7 @@ func (k *ServiceKeys) newSecret(id domain.ServiceKeyID, now time.Time) (string, 
 func (k *ServiceKeys) Create(ctx context.Context, req usecase.KeyRequest, cmd CreateServiceKey) (*IssuedKey, error) {
 	var issued *IssuedKey
 	err := func() error {
-		if err := k.authorizeAdmin(req.Principal); err != nil {
+		if err := k.authorizeSecret(ctx, req.Principal); err != nil {
 			return err
 		}
 		scopes, err := domain.ParseScopes(cmd.Scopes, "scopes")
@@ -126,7 +138,7 @@ func (k *ServiceKeys) List(ctx context.Context, req usecase.KeyRequest) ([]*doma
 func (k *ServiceKeys) Rotate(ctx context.Context, req usecase.KeyRequest, id domain.ServiceKeyID, overlap time.Duration) (*IssuedKey, error) {
 	var issued *IssuedKey
 	err := func() error {
-		if err := k.authorizeAdmin(req.Principal); err != nil {
+		if err := k.authorizeSecret(ctx, req.Principal); err != nil {
 			return err
 		}
 		if overlap < 0 || overlap > MaxRotationOverlap {

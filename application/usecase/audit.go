@@ -22,6 +22,15 @@ func UserActor(u domain.UserID, requestID, ip string) Actor {
 	return Actor{Type: domain.ActorUser, ID: string(u), RequestID: requestID, IPAddress: ip}
 }
 
+// Origin is where a request came from, for the audit log: the edge's
+// request id and the client's address. A signed-in user's own changes to
+// their account (two-factor, passkeys) carry it in their commands and are
+// recorded with RecordSelf.
+type Origin struct {
+	RequestID string
+	IPAddress string
+}
+
 // CLIActor is the command line on the server.
 var CLIActor = Actor{Type: domain.ActorCLI, ID: "cli"}
 
@@ -60,6 +69,14 @@ func (a Auditor) Record(ctx context.Context, actor Actor, action string, t Targe
 		return domain.Internal("audit: append", aerr)
 	}
 	return err
+}
+
+// RecordSelf records the outcome of action by the signed-in user on their
+// own account, from o, which ended with err, and returns err as Record does
+// (the target is the user). Use it for enrolments and removals of a user's
+// own factors: "two-factor.enable", "passkey.register"…
+func (a Auditor) RecordSelf(ctx context.Context, user domain.UserID, o Origin, action string, err error) error {
+	return a.Record(ctx, UserActor(user, o.RequestID, o.IPAddress), action, Target{Type: "user", ID: string(user)}, err)
 }
 
 // Caller is who asks for a use case and from where: a signed-in user

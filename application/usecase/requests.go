@@ -12,6 +12,9 @@ type AdminSettings struct {
 	Admins domain.PlatformAdmins
 	// ImpersonationTTL is how long an impersonation session lasts (default 1 hour).
 	ImpersonationTTL time.Duration
+	// RequireMFA refuses the administration routes to a platform
+	// administrator without a second factor (two-factor or a passkey).
+	RequireMFA bool
 }
 
 // Permission is one access-control check: the permission a signed-in user

@@ -42,15 +42,59 @@ func (s StepUp) Require(ctx context.Context, p Principal) error {
 	if p.Session.Authentication().SecondFactorWithin(s.clock.Now(), s.Window) {
 		return nil
 	}
-	if p.User.TwoFactorEnabled() {
-		return ErrStepUpRequired
-	}
-	n, err := s.passkeys.CountByUser(ctx, p.User.ID())
+	has, err := s.hasFactor(ctx, p.User)
 	if err != nil {
 		return err
 	}
-	if n > 0 {
+	if has {
 		return ErrStepUpRequired
 	}
 	return nil
+}
+
+// HasSecondFactor is SecondFactors.Has.
+func (s StepUp) HasSecondFactor(ctx context.Context, p Principal) (bool, error) {
+	return SecondFactors{s.passkeys}.Has(ctx, p)
+}
+
+func (s StepUp) hasFactor(ctx context.Context, u *domain.User) (bool, error) {
+	return SecondFactors{s.passkeys}.user(ctx, u)
+}
+
+// SecondFactors tells whether a user has a second factor, for the rules
+// that require one (administrators, organizations).
+type SecondFactors struct {
+	passkeys ports.PasskeyRepository
+}
+
+// NewSecondFactors returns SecondFactors reading passkeys.
+func NewSecondFactors(passkeys ports.PasskeyRepository) SecondFactors {
+	MustHave(passkeys)
+	return SecondFactors{passkeys: passkeys}
+}
+
+// Has reports whether p's user has a second factor: two-factor on, or a
+// passkey, which a session signed in or stepped up with one shows without
+// a read. Only a user with neither sign costs a read. (A code proven in the
+// session is no sign: two-factor may have been turned off since.)
+func (f SecondFactors) Has(ctx context.Context, p Principal) (bool, error) {
+	if p.Session == nil || p.User == nil {
+		return false, ErrUnauthorized
+	}
+	if p.User.TwoFactorEnabled() || p.Session.Authentication().PhishingResistant() {
+		return true, nil
+	}
+	return f.user(ctx, p.User)
+}
+
+// user reports whether u has two-factor on or a passkey.
+func (f SecondFactors) user(ctx context.Context, u *domain.User) (bool, error) {
+	if u.TwoFactorEnabled() {
+		return true, nil
+	}
+	n, err := f.passkeys.CountByUser(ctx, u.ID())
+	if err != nil {
+		return false, err
+	}
+	return n > 0, nil
 }

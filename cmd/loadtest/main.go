@@ -7,7 +7,9 @@
 // GET /api/service-key, GET /api/users?email= and GET /api/domains/by-hostname/{hostname} (with the key),
 // GET /api/auth/token (a signed framework JWT for that user), GET /api/auth/jwks,
 // GET /.well-known/openid-configuration, a client-credentials grant at
-// POST /api/auth/oauth2/token and GET /api/auth/ok, one after another, each with a pool of keep-alive
+// POST /api/auth/oauth2/token, GET /api/auth/ok, and a two-factor sign-in (sign-in/email then
+// verify-totp, timed together; each iteration signs in a user of its own, enrolled before the run,
+// since a TOTP code is accepted once), one after another, each with a pool of keep-alive
 // clients for a fixed time. It prints requests per second, the median and
 // 99th-percentile latency, and the number of errors (transport failures and
 // non-2xx answers) per route. The load and the service share the machine's
@@ -23,7 +25,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -249,10 +250,16 @@ func runStore(ctx context.Context, o options, name, dir, dbURL string, stdout io
 		return fmt.Errorf("claim a domain: status %d", res.StatusCode)
 	}
 
+	twoFactor, err := newTOTPSignIns(ctx, &http.Client{Transport: transport}, base, cfg, o)
+	if err != nil {
+		return err
+	}
 	routes := []struct {
 		name        string
 		concurrency int
 		request     func(ctx context.Context) (*http.Request, error)
+		// op, when set, is one iteration of several requests instead.
+		op op
 	}{
 		{"GET /api/auth/get-session", o.concurrency, func(ctx context.Context) (*http.Request, error) {
 			r, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/auth/get-session", nil)
@@ -260,36 +267,37 @@ func runStore(ctx context.Context, o options, name, dir, dbURL string, stdout io
 				r.Header.Set("Cookie", cookie)
 			}
 			return r, err
-		}},
+		}, nil},
 		{"POST /api/auth/sign-in/email", o.signInConcurrency, func(ctx context.Context) (*http.Request, error) {
 			return jsonRequest(ctx, base+"/api/auth/sign-in/email", `{"email":"`+email+`","password":"`+password+`"}`)
-		}},
+		}, nil},
 		{"GET /api/service-key", o.concurrency, func(ctx context.Context) (*http.Request, error) {
 			return withKey(ctx, "/api/service-key")
-		}},
+		}, nil},
 		{"GET /api/users?email=", o.concurrency, func(ctx context.Context) (*http.Request, error) {
 			return withKey(ctx, "/api/users?email="+url.QueryEscape(email))
-		}},
+		}, nil},
 		{"GET /api/domains/by-hostname", o.concurrency, func(ctx context.Context) (*http.Request, error) {
 			return withKey(ctx, "/api/domains/by-hostname/loadtest.example.com")
-		}},
+		}, nil},
 		{"GET /api/auth/token", o.concurrency, func(ctx context.Context) (*http.Request, error) {
 			r, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/auth/token", nil)
 			if err == nil {
 				r.Header.Set("Cookie", cookie)
 			}
 			return r, err
-		}},
+		}, nil},
 		{"GET /api/auth/jwks", o.concurrency, func(ctx context.Context) (*http.Request, error) {
 			return http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/auth/jwks", nil)
-		}},
+		}, nil},
 		{"GET /.well-known/openid-configuration", o.concurrency, func(ctx context.Context) (*http.Request, error) {
 			return http.NewRequestWithContext(ctx, http.MethodGet, base+"/.well-known/openid-configuration", nil)
-		}},
-		{"POST /api/auth/oauth2/token (client_credentials)", o.concurrency, clientCredentials},
+		}, nil},
+		{"POST /api/auth/oauth2/token (client_credentials)", o.concurrency, clientCredentials, nil},
 		{"GET /api/auth/ok", o.concurrency, func(ctx context.Context) (*http.Request, error) {
 			return http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/auth/ok", nil)
-		}},
+		}, nil},
+		{"sign-in/email + verify-totp", o.signInConcurrency, nil, twoFactor.signIn},
 	}
 	fmt.Fprintf(stdout, "\nstore=%s\n", name)
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -299,7 +307,11 @@ func runStore(ctx context.Context, o options, name, dir, dbURL string, stdout io
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		res := drive(ctx, transport, rt.concurrency, o.duration, rt.request)
+		run := rt.op
+		if run == nil {
+			run = single(rt.request)
+		}
+		res := drive(ctx, transport, rt.concurrency, o.duration, run)
 		fmt.Fprintf(tw, "%-30s\t%d\t%d\t%.0f\t%s\t%s\t%d\t\n", rt.name, rt.concurrency, len(res.latencies),
 			float64(len(res.latencies))/res.elapsed.Seconds(), round(res.percentile(0.50)), round(res.percentile(0.99)), res.errors)
 	}
@@ -317,25 +329,7 @@ func jsonRequest(ctx context.Context, u, body string) (*http.Request, error) {
 // signUp creates the run's user and returns its session cookie as a Cookie
 // header value.
 func signUp(ctx context.Context, c *http.Client, base, cookieName string) (string, error) {
-	r, err := jsonRequest(ctx, base+"/api/auth/sign-up/email", `{"name":"Load","email":"`+email+`","password":"`+password+`"}`)
-	if err != nil {
-		return "", err
-	}
-	res, err := c.Do(r)
-	if err != nil {
-		return "", err
-	}
-	defer res.Body.Close()
-	body, _ := io.ReadAll(res.Body)
-	if res.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("sign-up: status %d: %s", res.StatusCode, body)
-	}
-	for _, ck := range res.Cookies() {
-		if ck.Name == cookieName && ck.Value != "" {
-			return ck.Name + "=" + ck.Value, nil
-		}
-	}
-	return "", errors.New("sign-up set no session cookie")
+	return signUpAs(ctx, c, base, cookieName, email)
 }
 
 // result is what one route's run measured.
@@ -358,8 +352,7 @@ func (r result) percentile(p float64) time.Duration {
 // drive sends requests from concurrency clients until d has passed. Each
 // worker records every latency in its own preallocated slice, so timing
 // takes no lock; the slices are merged and sorted at the end.
-func drive(ctx context.Context, transport http.RoundTripper, concurrency int, d time.Duration,
-	request func(context.Context) (*http.Request, error)) result {
+func drive(ctx context.Context, transport http.RoundTripper, concurrency int, d time.Duration, run op) result {
 	type worker struct {
 		latencies []time.Duration
 		errors    int
@@ -378,7 +371,10 @@ func drive(ctx context.Context, transport http.RoundTripper, concurrency int, d 
 				if !t0.Before(deadline) {
 					return
 				}
-				ok := do(ctx, client, request)
+				ok, done := run(ctx, client)
+				if done {
+					return
+				}
 				w.latencies = append(w.latencies, time.Since(t0))
 				if !ok {
 					w.errors++
@@ -395,6 +391,15 @@ func drive(ctx context.Context, transport http.RoundTripper, concurrency int, d 
 	}
 	slices.Sort(res.latencies)
 	return res
+}
+
+// op is one timed iteration: it reports whether it succeeded, or done when
+// there is nothing left to do (it is then not counted).
+type op func(ctx context.Context, c *http.Client) (ok, done bool)
+
+// single is the op of one request.
+func single(request func(context.Context) (*http.Request, error)) op {
+	return func(ctx context.Context, c *http.Client) (bool, bool) { return do(ctx, c, request), false }
 }
 
 // do sends one request and reads the whole answer, so the connection is

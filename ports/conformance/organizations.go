@@ -223,7 +223,7 @@ func mustCountMembers(t *testing.T, s Stores, org domain.OrganizationID) int {
 func assertSameOrg(t *testing.T, got, want *domain.Organization) {
 	t.Helper()
 	if got.ID() != want.ID() || got.Name() != want.Name() || got.Slug() != want.Slug() ||
-		got.Logo() != want.Logo() || got.Metadata() != want.Metadata() {
+		got.Logo() != want.Logo() || got.Metadata() != want.Metadata() || got.RequiresTwoFactor() != want.RequiresTwoFactor() {
 		t.Fatalf("organization mismatch:\n got  %s\n want %s", describeOrg(got), describeOrg(want))
 	}
 	assertTime(t, "CreatedAt", got.CreatedAt(), want.CreatedAt())
@@ -231,8 +231,8 @@ func assertSameOrg(t *testing.T, got, want *domain.Organization) {
 }
 
 func describeOrg(o *domain.Organization) string {
-	return fmt.Sprintf("{id=%s name=%q slug=%s logo=%q metadata=%q created=%s updated=%s}", o.ID(), o.Name(), o.Slug(),
-		o.Logo(), o.Metadata(), o.CreatedAt().Format(time.RFC3339Nano), o.UpdatedAt().Format(time.RFC3339Nano))
+	return fmt.Sprintf("{id=%s name=%q slug=%s logo=%q metadata=%q requireTwoFactor=%v created=%s updated=%s}", o.ID(), o.Name(), o.Slug(),
+		o.Logo(), o.Metadata(), o.RequiresTwoFactor(), o.CreatedAt().Format(time.RFC3339Nano), o.UpdatedAt().Format(time.RFC3339Nano))
 }
 
 func assertSameMember(t *testing.T, got, want *domain.Member) {
@@ -478,13 +478,22 @@ func testOrgUpdate(t *testing.T, s Stores) {
 		if err := o.SetLogo("https://example.com/logo.svg", later); err != nil {
 			return err
 		}
+		o.SetRequireTwoFactor(true, later)
 		return o.SetMetadata(`{"tier":1}`, later)
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := domain.RehydrateOrganization("o1", "Renamed", "renamed", "https://example.com/logo.svg", `{"tier":1}`, baseTime, later)
+	want := domain.RehydrateOrganization("o1", "Renamed", "renamed", "https://example.com/logo.svg", `{"tier":1}`, true, baseTime, later)
 	assertSameOrg(t, mustGetOrg(t, s, "o1"), want)
+	// And off again.
+	if err := s.Organizations.Update(ctx, "o1", func(o *domain.Organization) error { o.SetRequireTwoFactor(false, later); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if mustGetOrg(t, s, "o1").RequiresTwoFactor() {
+		t.Fatal("the second-factor rule is still on after turning it off")
+	}
+	want = domain.RehydrateOrganization("o1", "Renamed", "renamed", "https://example.com/logo.svg", `{"tier":1}`, false, baseTime, later)
 	got, err := s.Organizations.GetBySlug(ctx, "renamed")
 	if err != nil {
 		t.Fatal(err)

@@ -30,6 +30,7 @@ func RunUserPage(t *testing.T, newStores func(t *testing.T) Stores) {
 		{"filters_combine_with_the_cursor", testUserPageFiltersWithCursor},
 		{"bad_limit_is_invalid", testUserPageLimit},
 		{"returns_copies_with_metadata", testUserPageCopies},
+		{"counts_each_users_passkeys", testUserPagePasskeys},
 	}
 	for _, tt := range tests {
 		t.Run("contract=UserRepository.Page/"+tt.name, func(t *testing.T) {
@@ -422,4 +423,28 @@ func testUserPageCopies(t *testing.T, s Stores) {
 	}
 	again, _ := s.Users.Get(ctx, "a0")
 	assertSameUser(t, again, want)
+}
+
+// testUserPagePasskeys: each user of a page comes with how many passkeys
+// they have, the whole user read as well.
+func testUserPagePasskeys(t *testing.T, s Stores) {
+	mustSeedPageUsers(t, s, pageSeeds...)
+	mustCreatePasskey(t, s, makePasskey("pk-1", "a1", baseTime))
+	mustCreatePasskey(t, s, makePasskey("pk-2", "a1", baseTime.Add(time.Second)))
+	mustCreatePasskey(t, s, makePasskey("pk-3", "c0", baseTime))
+	want := map[domain.UserID]int{"a1": 2, "c0": 1}
+	for _, q := range []ports.UserPageQuery{{Limit: 3}, {Limit: 100}, {Limit: 1, Email: "grace@example.com"}} {
+		page, err := s.Users.Page(context.Background(), q)
+		if err != nil {
+			t.Fatalf("Page(%+v): %v", q, err)
+		}
+		if len(page.Passkeys) != len(page.Users) {
+			t.Fatalf("Page(%+v): %d passkey counts for %d users", q, len(page.Passkeys), len(page.Users))
+		}
+		for i, u := range page.Users {
+			if page.Passkeys[i] != want[u.ID()] || u.Email() == "" || u.Name() == "" || u.CreatedAt().IsZero() {
+				t.Errorf("Page(%+v): user %q (%s) has %d passkeys, want %d", q, u.ID(), u.Email(), page.Passkeys[i], want[u.ID()])
+			}
+		}
+	}
 }

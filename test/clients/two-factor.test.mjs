@@ -79,7 +79,10 @@ describe("two-factor with twoFactorClient", () => {
 		const data = mustOk(await b.client.twoFactor.verifyTotp({ code }), "twoFactor.verifyTotp");
 		assert.equal(typeof data.token, "string");
 		assert.equal(data.user.twoFactorEnabled, true);
-		await mustSession(b.client);
+		const { session } = await mustSession(b.client);
+		// The session says how the user signed in (RFC 8176 amr values).
+		assert.deepEqual(session.authMethods, ["pwd", "otp", "mfa"]);
+		assert.ok(session.secondFactorAt && !Number.isNaN(new Date(session.secondFactorAt).getTime()), `secondFactorAt ${session.secondFactorAt}`);
 
 		const c = newClient({ plugins });
 		mustOk(await c.client.signIn.email({ email, password }), "signIn.email");
@@ -113,6 +116,9 @@ describe("two-factor with twoFactorClient", () => {
 		const data = mustOk(await trusted.client.signIn.email({ email, password }), "signIn.email");
 		assert.equal(data.twoFactorRedirect, undefined, `trusted sign-in answered ${JSON.stringify(data)}`);
 		await mustSession(trusted.client);
+		// No second factor was proven in this session: a sensitive action
+		// asks for one (step-up), before the password is even tried.
+		mustFail(await trusted.client.twoFactor.generateBackupCodes({ password }), "SECOND_FACTOR_REQUIRED", 403);
 
 		const forged = newClient({ plugins, jar: new CookieJar() });
 		forged.jar.store([`${name}=${value.startsWith("A") ? "B" : "A"}${value.slice(1)}`]);

@@ -71,6 +71,19 @@ func (o *outbox) Last(t *testing.T, kind domain.MailKind) domain.Mail {
 	return domain.Mail{}
 }
 
+// Count returns how many mails of kind were sent.
+func (o *outbox) Count(kind domain.MailKind) int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	n := 0
+	for _, m := range o.mails {
+		if m.Kind == kind {
+			n++
+		}
+	}
+	return n
+}
+
 type noBlocklist struct{}
 
 func (noBlocklist) Contains(string) bool { return false }
@@ -110,6 +123,7 @@ func NewWorld(t *testing.T, requireVerification bool) *World {
 		Passwords: domain.PasswordPolicy{MinLength: 8, MaxLength: 128},
 		Lockout:   domain.LockoutPolicy{Threshold: 3, Cooldown: 15 * time.Minute},
 		LinkTTL:   time.Hour, RequireEmailVerification: requireVerification,
+		StepUpWindow: 10 * time.Minute,
 	}
 	w.Users, w.Creds = memory.NewUserRepository(w.DB), memory.NewCredentialRepository(w.DB)
 	sessions, links := memory.NewSessionRepository(w.DB), memory.NewVerificationRepository(w.DB)
@@ -162,10 +176,11 @@ func NewAdminWorld(t *testing.T) *AdminWorld {
 	hasher := passwordhash.New(passwordhash.Params{MemoryKiB: 1024, Iterations: 1, Parallelism: 1}, 4)
 	w.Admins = domain.PlatformAdmins{Emails: []domain.Email{"boss@example.com"}}
 	adminSettings := usecase.AdminSettings{Admins: w.Admins, ImpersonationTTL: time.Hour}
-	w.Orgs = organization.NewOrganizations(memory.NewOrganizationRepository(w.DB), w.Users, sessions, w.Mail, w.Audit, ids, w.Clock,
+	passkeys := memory.NewPasskeyRepository(w.DB)
+	w.Orgs = organization.NewOrganizations(memory.NewOrganizationRepository(w.DB), w.Users, sessions, w.Mail, w.Audit, passkeys, ids, w.Clock,
 		organization.OrganizationSettings{InvitationTTL: 48 * time.Hour, InvitationLimit: 2, InvitationURL: "https://app.example.com/invite/{id}"})
-	w.Admin = admin.NewAdministration(w.Users, w.Creds, sessions, hasher, noBlocklist{}, w.Audit, tokens, ids, w.Clock, w.Settings, adminSettings)
-	w.Keys = servicekey.NewServiceKeys(memory.NewServiceKeyRepository(w.DB), w.Audit, tokens, ids, w.Clock, adminSettings)
+	w.Admin = admin.NewAdministration(w.Users, w.Creds, sessions, hasher, noBlocklist{}, w.Audit, passkeys, tokens, ids, w.Clock, w.Settings, adminSettings)
+	w.Keys = servicekey.NewServiceKeys(memory.NewServiceKeyRepository(w.DB), w.Audit, passkeys, tokens, ids, w.Clock, adminSettings, w.Settings)
 	return w
 }
 

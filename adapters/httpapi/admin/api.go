@@ -37,7 +37,13 @@ func New(k *edge.Kit, auditCode AuditCode) *API {
 }
 
 // register routes op in contract c, answering in the problem vocabulary
-// the admin routes share with the trusted API (edge.ProblemWords).
+// the admin routes share with the trusted API (edge.ProblemWords). The
+// routes a session calls administer the platform (edge.Administration); the
+// calling service key's own description does not.
 func register[I, O any](s *API, c edge.Contract, op huma.Operation, h func(context.Context, *I) (*O, error), alsoIn ...edge.Contract) {
+	if c == edge.ContractAuth {
+		op = edge.WithPolicy(op, edge.Administration)
+		op.Description += edge.AdministrationNote("admin.mfa_required")
+	}
 	edge.Register(s.Kit, c, edge.WithWords(op, edge.ProblemWords), h, alsoIn...)
 }

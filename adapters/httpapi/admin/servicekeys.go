@@ -30,6 +30,10 @@ type ServiceKeyJSON struct {
 	RevokedAt  *time.Time `json:"revokedAt" nullable:"true" doc:"When the key was revoked, or null."`
 }
 
+// stepUpNote ends the description of the routes that hand out a secret.
+const stepUpNote = " Step-up: an administrator with a second factor (two-factor or a passkey) must have proven one in this session within " +
+	"GATEHOUSE_STEP_UP_WINDOW (default 10 minutes), else 403 mfa.step_up_required; answer a code or a passkey in the session, then try again."
+
 func serviceKeyJSON(k *domain.ServiceKey) ServiceKeyJSON {
 	scopes := make([]string, 0, len(k.Scopes()))
 	for _, sc := range k.Scopes() {
@@ -242,14 +246,14 @@ func (s *API) AddServiceRoutes() {
 	}
 	register(s, edge.ContractAuth, adminOp(op{OperationID: "createServiceKey", Method: http.MethodPost, Path: "/service-keys", Tags: []string{tagKeys},
 		Summary: "Issue a service key", DefaultStatus: http.StatusCreated,
-		Description: "Issues a key for a trusted backend. The secret (gh_sk_ and 43 random characters, 256 bits) is in this answer only: storage keeps its SHA-256 hash. Audited."}),
+		Description: "Issues a key for a trusted backend. The secret (gh_sk_ and 43 random characters, 256 bits) is in this answer only: storage keeps its SHA-256 hash. Audited." + stepUpNote}),
 		s.createServiceKey)
 	register(s, edge.ContractAuth, adminOp(op{OperationID: "listServiceKeys", Method: http.MethodGet, Path: "/service-keys", Tags: []string{tagKeys},
 		Summary: "List service keys", Description: "Every key, masked (prefix and last four characters), with scopes, creation, last use, expiry and revocation."}),
 		s.listServiceKeys)
 	register(s, edge.ContractAuth, adminOp(op{OperationID: "rotateServiceKey", Method: http.MethodPost, Path: "/service-keys/{id}/rotate", Tags: []string{tagKeys},
 		Summary: "Rotate a service key", Errors: []int{http.StatusNotFound},
-		Description: "Issues a new secret, shown once. The old secret keeps working for overlapSeconds (default 0), so deployments can switch over. Audited."}),
+		Description: "Issues a new secret, shown once. The old secret keeps working for overlapSeconds (default 0), so deployments can switch over. Audited." + stepUpNote}),
 		s.rotateServiceKey)
 	register(s, edge.ContractAuth, adminOp(op{OperationID: "revokeServiceKey", Method: http.MethodDelete, Path: "/service-keys/{id}", Tags: []string{tagKeys},
 		Summary: "Revoke a service key", DefaultStatus: http.StatusNoContent, Errors: []int{http.StatusNotFound},

@@ -30,12 +30,14 @@ type BackendOrganizationJSON struct {
 	MemberCount int              `json:"memberCount" doc:"How many members the organization has." example:"3"`
 	CreatedAt   time.Time        `json:"createdAt"`
 	UpdatedAt   time.Time        `json:"updatedAt"`
+	// RequireTwoFactor is the members' second-factor rule.
+	RequireTwoFactor bool `json:"requireTwoFactor" doc:"Whether members must have a second factor (two-factor or a passkey) to act in the organization through the framework's routes."`
 }
 
 func backendOrganizationJSON(oc ports.OrganizationWithCount) BackendOrganizationJSON {
 	o := oc.Organization
 	out := BackendOrganizationJSON{ID: string(o.ID()), Name: o.Name(), Slug: o.Slug(), Metadata: edge.OrgMetadataOf(o.Metadata()),
-		MemberCount: oc.MemberCount, CreatedAt: o.CreatedAt(), UpdatedAt: o.UpdatedAt()}
+		MemberCount: oc.MemberCount, CreatedAt: o.CreatedAt(), UpdatedAt: o.UpdatedAt(), RequireTwoFactor: o.RequiresTwoFactor()}
 	if logo := o.Logo(); logo != "" {
 		out.Logo = &logo
 	}
@@ -202,6 +204,8 @@ type BackendUpdateOrganizationInput struct {
 		Slug     *string             `json:"slug,omitempty" maxLength:"64" pattern:"^[a-z0-9]+(?:-[a-z0-9]+)*$" doc:"Unique URL name: lower-case letters, digits and single hyphens, at most 64 characters."`
 		Logo     edge.NullableString `json:"logo,omitempty" maxLength:"2048" doc:"Logo URL; null or \"\" removes it."`
 		Metadata edge.OrgMetadata    `json:"metadata,omitempty" doc:"Replaces the metadata; null removes it."`
+		// RequireTwoFactor is the members' second-factor rule.
+		RequireTwoFactor *bool `json:"requireTwoFactor,omitempty" doc:"Require members to have a second factor (two-factor or a passkey) to act in the organization."`
 	}
 }
 
@@ -211,7 +215,7 @@ func (s *API) backendUpdateOrganization(ctx context.Context, in *BackendUpdateOr
 		return nil, err
 	}
 	b := in.Body
-	patch := organization.OrganizationPatch{Name: b.Name, Slug: b.Slug}
+	patch := organization.OrganizationPatch{Name: b.Name, Slug: b.Slug, RequireTwoFactor: b.RequireTwoFactor}
 	if b.Logo.IsSet() {
 		logo := b.Logo.Value()
 		patch.Logo = &logo
@@ -273,8 +277,10 @@ func (s *API) AddBackendOrganizationRoutes() {
 		s.backendGetOrganizationBySlug)
 	registerTrusted(s, write, op{OperationID: "updateOrganization", Method: patch, Path: base + "/{id}", Tags: []string{tag},
 		Summary: "Update an organization", Errors: []int{http.StatusNotFound, http.StatusConflict},
-		Description: "Changes name, slug, logo or metadata; absent fields stay, logo null (or \"\") and metadata null remove them. " +
-			"A slug taken by another organization is 409 organization.slug_taken." + notFound + audited},
+		Description: "Changes name, slug, logo, metadata or requireTwoFactor; absent fields stay, logo null (or \"\") and metadata null remove them. " +
+			"A slug taken by another organization is 409 organization.slug_taken. requireTwoFactor true makes the organization's framework routes " +
+			"answer 403 TWO_FACTOR_REQUIRED_BY_ORGANIZATION to members without a second factor (two-factor or a passkey) until they enrol; " +
+			"a service key may turn it on for any organization." + notFound + audited},
 		s.backendUpdateOrganization)
 	registerTrusted(s, write, op{OperationID: "deleteOrganization", Method: del, Path: base + "/{id}", Tags: []string{tag},
 		Summary: "Delete an organization", DefaultStatus: http.StatusNoContent, Errors: []int{http.StatusNotFound},

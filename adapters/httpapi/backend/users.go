@@ -63,25 +63,27 @@ func (m UserMetadataJSON) bytes() []byte {
 
 // BackendUserJSON is a user as the trusted API returns it.
 type BackendUserJSON struct {
-	ID              string           `json:"id" doc:"The user's identifier." example:"0192f5e4-8a4b-7cc1-9a51-0b3c8d9e1f20"`
-	Email           string           `json:"email" format:"email" doc:"The address, lower-cased." example:"ada@example.com"`
-	Name            string           `json:"name" doc:"Display name." example:"Ada Lovelace"`
-	EmailVerified   bool             `json:"emailVerified" doc:"Whether the address is verified."`
-	Image           *string          `json:"image" nullable:"true" doc:"Avatar URL, or null." example:"https://example.com/ada.png"`
-	Role            string           `json:"role" doc:"Platform roles, comma-separated: user or admin. Set by platform administrators only." example:"user"`
-	Banned          bool             `json:"banned" doc:"Whether the user is banned (as stored: a ban whose banExpires has passed no longer stops sign-in, and stays listed until lifted)."`
-	BanReason       *string          `json:"banReason" nullable:"true" doc:"Why the user was banned, or null."`
-	BanExpires      *time.Time       `json:"banExpires" nullable:"true" doc:"When the ban lifts, or null for never (or not banned)."`
-	PublicMetadata  UserMetadataJSON `json:"publicMetadata" doc:"Your backend's data about the user that the user may see."`
-	PrivateMetadata UserMetadataJSON `json:"privateMetadata" doc:"Your backend's data about the user that only backends see."`
-	CreatedAt       time.Time        `json:"createdAt"`
-	UpdatedAt       time.Time        `json:"updatedAt"`
+	ID               string           `json:"id" doc:"The user's identifier." example:"0192f5e4-8a4b-7cc1-9a51-0b3c8d9e1f20"`
+	Email            string           `json:"email" format:"email" doc:"The address, lower-cased." example:"ada@example.com"`
+	Name             string           `json:"name" doc:"Display name." example:"Ada Lovelace"`
+	EmailVerified    bool             `json:"emailVerified" doc:"Whether the address is verified."`
+	Image            *string          `json:"image" nullable:"true" doc:"Avatar URL, or null." example:"https://example.com/ada.png"`
+	Role             string           `json:"role" doc:"Platform roles, comma-separated: user or admin. Set by platform administrators only." example:"user"`
+	Banned           bool             `json:"banned" doc:"Whether the user is banned (as stored: a ban whose banExpires has passed no longer stops sign-in, and stays listed until lifted)."`
+	BanReason        *string          `json:"banReason" nullable:"true" doc:"Why the user was banned, or null."`
+	BanExpires       *time.Time       `json:"banExpires" nullable:"true" doc:"When the ban lifts, or null for never (or not banned)."`
+	PublicMetadata   UserMetadataJSON `json:"publicMetadata" doc:"Your backend's data about the user that the user may see."`
+	PrivateMetadata  UserMetadataJSON `json:"privateMetadata" doc:"Your backend's data about the user that only backends see."`
+	TwoFactorEnabled bool             `json:"twoFactorEnabled" doc:"Whether sign-in asks the user for a second factor (an authenticator app's code, a backup code or an e-mailed code). Never the secrets."`
+	Passkeys         int              `json:"passkeys" minimum:"0" doc:"How many passkeys the user has registered; a passkey signs in on its own."`
+	CreatedAt        time.Time        `json:"createdAt"`
+	UpdatedAt        time.Time        `json:"updatedAt"`
 }
 
-func backendUserJSON(u *domain.User) BackendUserJSON {
+func backendUserJSON(u *domain.User, passkeys int) BackendUserJSON {
 	a, meta := u.Access(), u.Metadata()
 	out := BackendUserJSON{ID: string(u.ID()), Email: string(u.Email()), Name: u.Name(), EmailVerified: u.EmailVerified(),
-		Role: domain.JoinPlatformRoles(a.Roles), Banned: a.Banned,
+		Role: domain.JoinPlatformRoles(a.Roles), Banned: a.Banned, TwoFactorEnabled: u.TwoFactorEnabled(), Passkeys: passkeys,
 		PublicMetadata:  UserMetadataJSON{raw: meta.Public.JSON(), set: true},
 		PrivateMetadata: UserMetadataJSON{raw: meta.Private.JSON(), set: true},
 		CreatedAt:       u.CreatedAt(), UpdatedAt: u.UpdatedAt()}
@@ -102,8 +104,14 @@ type BackendUserOutput struct {
 	Body BackendUserJSON
 }
 
-func backendUserOutput(u *domain.User) *BackendUserOutput {
-	return &BackendUserOutput{Body: backendUserJSON(u)}
+// backendUserOutput answers u, which the use case has just answered the
+// caller, with its passkey count.
+func (s *API) backendUserOutput(ctx context.Context, u *domain.User) (*BackendUserOutput, error) {
+	n, err := s.App.Commands.Factors.PasskeysOf(ctx, u)
+	if err != nil {
+		return nil, err
+	}
+	return &BackendUserOutput{Body: backendUserJSON(u, n)}, nil
 }
 
 // BackendCreateUserInput creates a user.
@@ -130,7 +138,7 @@ func (s *API) backendCreateUser(ctx context.Context, in *BackendCreateUserInput)
 	if err != nil {
 		return nil, err
 	}
-	return backendUserOutput(u), nil
+	return s.backendUserOutput(ctx, u)
 }
 
 // BackendListUsersInput filters and pages users.
@@ -173,7 +181,7 @@ func (s *API) backendListUsers(ctx context.Context, in *BackendListUsersInput) (
 	out := &BackendUserListOutput{}
 	out.Body.Data = make([]BackendUserJSON, len(page.Users))
 	for i, u := range page.Users {
-		out.Body.Data[i] = backendUserJSON(u)
+		out.Body.Data[i] = backendUserJSON(u, page.Passkeys[i])
 	}
 	if page.NextCursor != "" {
 		out.Body.NextCursor = &page.NextCursor
@@ -191,11 +199,11 @@ func (s *API) backendGetUser(ctx context.Context, in *BackendUserIDInput) (*Back
 	if err != nil {
 		return nil, err
 	}
-	u, err := s.App.Commands.Administration.GetUser(ctx, req, domain.UserID(in.ID))
+	u, err := s.App.Commands.Factors.GetUser(ctx, req, domain.UserID(in.ID))
 	if err != nil {
 		return nil, err
 	}
-	return backendUserOutput(u), nil
+	return &BackendUserOutput{Body: backendUserJSON(u.User, u.Passkeys)}, nil
 }
 
 // BackendUpdateUserInput changes a user. Only the body's fields may be
@@ -272,7 +280,7 @@ func (s *API) backendUpdateUser(ctx context.Context, in *BackendUpdateUserInput)
 	if err != nil {
 		return nil, err
 	}
-	return backendUserOutput(u), nil
+	return s.backendUserOutput(ctx, u)
 }
 
 func (s *API) backendDeleteUser(ctx context.Context, in *BackendUserIDInput) (*edge.NoContentOutput, error) {
@@ -309,7 +317,7 @@ func (s *API) backendBanUser(ctx context.Context, in *BackendBanUserInput) (*Bac
 	if err != nil {
 		return nil, err
 	}
-	return backendUserOutput(u), nil
+	return s.backendUserOutput(ctx, u)
 }
 
 func (s *API) backendUnbanUser(ctx context.Context, in *BackendUserIDInput) (*BackendUserOutput, error) {
@@ -321,7 +329,7 @@ func (s *API) backendUnbanUser(ctx context.Context, in *BackendUserIDInput) (*Ba
 	if err != nil {
 		return nil, err
 	}
-	return backendUserOutput(u), nil
+	return s.backendUserOutput(ctx, u)
 }
 
 func (s *API) backendRevokeUserSessions(ctx context.Context, in *BackendUserIDInput) (*edge.NoContentOutput, error) {
@@ -330,6 +338,17 @@ func (s *API) backendRevokeUserSessions(ctx context.Context, in *BackendUserIDIn
 		return nil, err
 	}
 	if err := s.App.Commands.Administration.RevokeUserSessions(ctx, req, domain.UserID(in.ID)); err != nil {
+		return nil, err
+	}
+	return &edge.NoContentOutput{Status: http.StatusNoContent}, nil
+}
+
+func (s *API) backendResetUserFactors(ctx context.Context, in *BackendUserIDInput) (*edge.NoContentOutput, error) {
+	req, err := s.trustedRequest(ctx, domain.ScopeUsersWrite)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.App.Commands.Factors.ResetFactors(ctx, req, domain.UserID(in.ID)); err != nil {
 		return nil, err
 	}
 	return &edge.NoContentOutput{Status: http.StatusNoContent}, nil
@@ -399,6 +418,12 @@ func (s *API) AddBackendUserRoutes() {
 		Summary: "Revoke a user's sessions", DefaultStatus: http.StatusNoContent, Errors: []int{http.StatusNotFound},
 		Description: "Ends every session of the user, on every device, at the next request. 404 user.not_found." + audited},
 		s.backendRevokeUserSessions)
+	registerTrusted(s, write, op{OperationID: "resetUserFactors", Method: http.MethodPost, Path: "/api/users/{id}/factors/reset", Tags: []string{tag},
+		Summary: "Reset a user's second factors", DefaultStatus: http.StatusNoContent, Errors: []int{http.StatusNotFound},
+		Description: "For a user who lost their authenticator or passkeys: removes their TOTP factor, backup codes, passkeys, pending " +
+			"second-factor challenges and trusted browsers, turns twoFactorEnabled off, ends all their sessions, and mails them that it " +
+			"happened. They then sign in with their password alone and enrol again. Idempotent: a user without factors has their sessions " +
+			"ended and is not mailed. 404 user.not_found." + audited}, s.backendResetUserFactors)
 	registerTrusted(s, write, op{OperationID: "setUserPassword", Method: http.MethodPut, Path: "/api/users/{id}/password", Tags: []string{tag},
 		Summary: "Set a user's password", DefaultStatus: http.StatusNoContent, Errors: []int{http.StatusNotFound},
 		Description: "Sets the user's password, replacing any, under the framework's password policy (400 naming body.password), and ends " +

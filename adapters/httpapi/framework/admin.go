@@ -508,9 +508,9 @@ func (s *API) AddAdminRoutes() {
 	const tag = "Platform administration"
 	fw := edge.ContractFramework
 	admin := func(id, method, path, summary, description string) op {
-		return op{OperationID: id, Method: method, Path: edge.FrameworkBase + "/admin" + path, Tags: []string{tag},
-			Summary: summary, Description: description + " Needs a platform administrator's session: 401 without a session, 403 without the permission.",
-			Security: edge.SessionSecurity, Errors: []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests}}
+		return edge.WithPolicy(op{OperationID: id, Method: method, Path: edge.FrameworkBase + "/admin" + path, Tags: []string{tag},
+			Summary: summary, Description: description + " Needs a platform administrator's session: 401 without a session, 403 without the permission." + edge.AdministrationNote("ADMIN_MFA_REQUIRED"),
+			Security: edge.SessionSecurity, Errors: []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests}}, edge.Administration)
 	}
 	register(s, fw, admin("adminCreateUser", http.MethodPost, "/create-user", "Create a user",
 		"Creates an account, with a password or without one (the user then sets it through a reset). Needs user:create, and user:set-role to give roles."),
@@ -542,10 +542,13 @@ func (s *API) AddAdminRoutes() {
 	stop := admin("adminStopImpersonating", http.MethodPost, "/stop-impersonating", "Stop impersonating",
 		"Ends the impersonation session and restores the administrator's own session.")
 	stop.Description = "Ends the impersonation session and restores the administrator's own session from the admin_session cookie. 400 NOT_IMPERSONATING in an ordinary session; 401 without a session."
+	// Leaving an impersonation is like signing out: never refused for a
+	// missing second factor.
+	stop = edge.WithPolicy(stop, func(p *edge.Policy) { p.Administers = false })
 	stop.Errors = append(stop.Errors, http.StatusBadRequest)
 	register(s, fw, stop, s.adminStopImpersonating, edge.ContractAuth)
 	has := admin("adminHasPermission", http.MethodPost, "/has-permission", "Check admin permissions",
 		"Whether the signed-in user holds every requested admin permission, such as {\"user\": [\"ban\"]}.")
-	has.Description = "Whether the signed-in user holds every requested admin permission, such as {\"user\": [\"ban\"]}. Any signed-in user may ask about themselves; 401 without a session."
+	has.Description = "Whether the signed-in user holds every requested admin permission, such as {\"user\": [\"ban\"]}. Any signed-in user may ask about themselves; 401 without a session." + edge.AdministrationNote("ADMIN_MFA_REQUIRED")
 	register(s, fw, has, s.adminHasPermission, edge.ContractAuth)
 }

@@ -43,10 +43,13 @@ type OrganizationJSON struct {
 	Logo      *string          `json:"logo" nullable:"true" doc:"Logo URL, or null." example:"https://example.com/acme.png"`
 	Metadata  edge.OrgMetadata `json:"metadata"`
 	CreatedAt string           `json:"createdAt" format:"date-time" example:"2026-11-21T09:30:00.000Z"`
+	// RequireTwoFactor is Gatehouse's own field (Better Auth has none).
+	RequireTwoFactor bool `json:"requireTwoFactor" doc:"Whether members must have a second factor (two-factor or a passkey) to act in the organization: without one its routes answer 403 TWO_FACTOR_REQUIRED_BY_ORGANIZATION until they enrol."`
 }
 
 func organizationJSON(o *domain.Organization) OrganizationJSON {
-	out := OrganizationJSON{ID: string(o.ID()), Name: o.Name(), Slug: o.Slug(), Metadata: edge.OrgMetadataOf(o.Metadata()), CreatedAt: edge.JSDate(o.CreatedAt())}
+	out := OrganizationJSON{ID: string(o.ID()), Name: o.Name(), Slug: o.Slug(), Metadata: edge.OrgMetadataOf(o.Metadata()), CreatedAt: edge.JSDate(o.CreatedAt()),
+		RequireTwoFactor: o.RequiresTwoFactor()}
 	if logo := o.Logo(); logo != "" {
 		out.Logo = &logo
 	}
@@ -198,6 +201,8 @@ type UpdateOrganizationData struct {
 	Slug     *string             `json:"slug,omitempty" maxLength:"64" pattern:"^[a-z0-9]+(?:-[a-z0-9]+)*$" doc:"Unique URL name: lower-case letters, digits and single hyphens, at most 64 characters."`
 	Logo     edge.NullableString `json:"logo,omitempty" maxLength:"2048" doc:"Logo URL; null or \"\" removes it."`
 	Metadata edge.OrgMetadata    `json:"metadata,omitempty" doc:"Replaces the metadata; null removes it."`
+	// RequireTwoFactor is Gatehouse's own field.
+	RequireTwoFactor *bool `json:"requireTwoFactor,omitempty" doc:"Require members to have a second factor (two-factor or a passkey). Turning it on needs one yourself (403 SET_UP_A_SECOND_FACTOR_BEFORE_REQUIRING_ONE)."`
 }
 
 // UpdateOrganizationInput changes an organization.
@@ -214,7 +219,7 @@ func (s *API) updateOrganization(ctx context.Context, in *UpdateOrganizationInpu
 		return nil, err
 	}
 	d := in.Body.Data
-	patch := organization.OrganizationPatch{Name: d.Name, Slug: d.Slug}
+	patch := organization.OrganizationPatch{Name: d.Name, Slug: d.Slug, RequireTwoFactor: d.RequireTwoFactor}
 	if d.Logo.IsSet() {
 		logo := d.Logo.Value()
 		patch.Logo = &logo
@@ -787,7 +792,12 @@ func (s *API) AddOrganizationRoutes() {
 			Summary: summary, Description: description, Security: edge.SessionSecurity,
 			Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests}}
 	}
-	const notMember = " A caller who is not a member gets 403 USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION, whether or not the organization exists."
+	const notMemberOnly = " A caller who is not a member gets 403 USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION, whether or not the organization exists."
+	// twoFactor is the organization's second-factor rule, on every route
+	// that acts in an organization except leave.
+	const twoFactor = " In an organization that requires a second factor (requireTwoFactor), a member without one (two-factor or a passkey) " +
+		"gets 403 TWO_FACTOR_REQUIRED_BY_ORGANIZATION until they enrol."
+	const notMember = notMemberOnly + twoFactor
 	const active = " Without organizationId (or organizationSlug) it is the session's active organization: 400 NO_ACTIVE_ORGANIZATION without one."
 	fw, post, get := edge.ContractFramework, http.MethodPost, http.MethodGet
 
@@ -797,14 +807,16 @@ func (s *API) AddOrganizationRoutes() {
 	register(s, fw, org("organizationCheckSlug", post, "/check-slug", "Check a slug",
 		"{status:true} when the slug is free; 400 ORGANIZATION_SLUG_ALREADY_TAKEN when not."), s.checkSlug, edge.ContractAuth)
 	register(s, fw, org("organizationUpdate", post, "/update", "Update an organization",
-		"Changes name, slug, logo or metadata. Needs organization:update (owners and admins): 403 YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION."+active+notMember),
+		"Changes name, slug, logo, metadata or requireTwoFactor (Gatehouse's own: members must have a second factor). Needs organization:update (owners and admins): "+
+			"403 YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION. Turning requireTwoFactor on needs a second factor of your own, so nobody locks the organization out: "+
+			"403 SET_UP_A_SECOND_FACTOR_BEFORE_REQUIRING_ONE."+active+notMember),
 		s.updateOrganization, edge.ContractAuth)
 	register(s, fw, org("organizationDelete", post, "/delete", "Delete an organization",
 		"Deletes the organization with its members and invitations; it stops being any session's active organization. "+
 			"Needs organization:delete (owners only): 403 YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION."+notMember), s.deleteOrganization, edge.ContractAuth)
 	register(s, fw, org("organizationSetActive", post, "/set-active", "Set the active organization",
 		"Makes an organization the caller belongs to the session's active one and returns it. organizationId null clears it and answers null; "+
-			"with neither id nor slug the current active organization is returned (null without one). A non-member is refused, and the active organization cleared."),
+			"with neither id nor slug the current active organization is returned (null without one). A non-member is refused, and the active organization cleared."+twoFactor),
 		s.setActiveOrganization, edge.ContractAuth)
 	register(s, fw, org("organizationGetFull", get, "/get-full-organization", "Get an organization with its members",
 		"The organization with its first members (and their users) and, for members who may invite, its invitations. "+
@@ -848,7 +860,7 @@ func (s *API) AddOrganizationRoutes() {
 		s.updateMemberRole, edge.ContractAuth)
 	register(s, fw, org("organizationLeave", post, "/leave", "Leave an organization",
 		"Removes the caller from the organization and returns the removed membership. The only owner cannot leave: "+
-			"400 YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER."+notMember), s.leaveOrganization, edge.ContractAuth)
+			"400 YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER. Leaving is allowed without a second factor in an organization that requires one."+notMemberOnly), s.leaveOrganization, edge.ContractAuth)
 	register(s, fw, org("organizationListMembers", get, "/list-members", "List members",
 		"One page of the organization's members with their users, in joining order, how many it has (total), and nextCursor, the cursor of the "+
 			"next page (null on the last). Page by offset or by cursor, not both (400 naming query.offset); a malformed cursor is 400 naming query.cursor. "+
@@ -856,7 +868,7 @@ func (s *API) AddOrganizationRoutes() {
 			"cursor; a page read from an offset costs more the larger the offset, as the members it skips are still read. Filtering is not supported."+
 			active+notMember), s.listMembers, edge.ContractAuth)
 	register(s, fw, org("organizationGetActiveMember", get, "/get-active-member", "My membership of the active organization",
-		"The caller's membership of the session's active organization, with their user. 400 NO_ACTIVE_ORGANIZATION, MEMBER_NOT_FOUND."),
+		"The caller's membership of the session's active organization, with their user. 400 NO_ACTIVE_ORGANIZATION, MEMBER_NOT_FOUND."+twoFactor),
 		s.getActiveMember, edge.ContractAuth)
 	register(s, fw, org("organizationGetActiveMemberRole", get, "/get-active-member-role", "My role in an organization",
 		"{role}: the caller's roles in the organization, comma-separated. 400 MEMBER_NOT_FOUND when the caller is not a member of the active organization."+active+notMember), s.getActiveMemberRole, edge.ContractAuth)

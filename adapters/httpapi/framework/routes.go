@@ -68,19 +68,19 @@ func (s *API) AddFrameworkRoutes() {
 		Summary: "Update the profile", Description: "Changes the name or image. The address changes through change-email."}), s.updateUser, edge.ContractAuth)
 	register(s, fw, edge.WithRate(signedIn(op{OperationID: "changePassword", Method: http.MethodPost, Path: "/change-password", Tags: []string{tagAccount},
 		Summary:     "Change the password",
-		Description: "Needs the current password (a wrong one counts towards the account lockout). With revokeOtherSessions every session ends and this device gets a new one."}), edge.RateCredentials),
+		Description: "Needs the current password (a wrong one counts towards the account lockout). With revokeOtherSessions every session ends and this device gets a new one." + stepUpNote}), edge.RateCredentials),
 		s.changePassword, edge.ContractAuth)
 	register(s, fw, edge.WithRate(signedIn(op{OperationID: "changeEmail", Method: http.MethodPost, Path: "/change-email", Tags: []string{tagAccount},
 		Summary: "Change the e-mail address",
 		Description: "Mails a verification link to the new address; the account moves when it is followed. Needs a fresh session (403 SESSION_NOT_FRESH). " +
-			"An address that has an account gets no mail, and the answer does not say so."}), edge.RateCredentials), s.changeEmail, edge.ContractAuth)
+			"An address that has an account gets no mail, and the answer does not say so." + stepUpNote}), edge.RateCredentials), s.changeEmail, edge.ContractAuth)
 	register(s, fw, signedIn(op{OperationID: "deleteUser", Method: http.MethodPost, Path: "/delete-user", Tags: []string{tagAccount},
 		Summary:     "Delete the account",
-		Description: "With the password (or the token from the confirmation mail) the account is deleted at once; with neither, a confirmation mail is sent."}),
+		Description: "With the password (or the token from the confirmation mail) the account is deleted at once; with neither, a confirmation mail is sent." + stepUpNote}),
 		s.deleteUser, edge.ContractAuth)
 	register(s, fw, signedIn(op{OperationID: "deleteUserCallback", Method: http.MethodGet, Path: "/delete-user/callback", Tags: []string{tagLinks},
 		Summary:     "Confirm deleting the account",
-		Description: "The link from the confirmation mail, followed while signed in. With callbackURL: 302 there (errors as ?error=CODE); without: JSON.",
+		Description: "The link from the confirmation mail, followed while signed in. With callbackURL: 302 there (errors as ?error=CODE); without: JSON." + stepUpNote,
 		Responses:   map[string]*huma.Response{"302": {Description: "To callbackURL."}}, Errors: []int{http.StatusNotFound}}),
 		s.deleteUserCallback, edge.ContractAuth)
 	register(s, fw, edge.WithForm(mail(op{OperationID: "requestPasswordReset", Method: http.MethodPost, Path: "/request-password-reset", Tags: []string{tagLinks},

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/application/account"
+	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
@@ -19,8 +20,8 @@ import (
 // challenge of a password sign-in, carried by the signed two_factor cookie.
 // With trustDevice, the challenge's answer also sets the signed
 // trust_device cookie, which skips the challenge at the next sign-ins for
-// 30 days. send-otp mails a one-time code for the pending challenge, and
-// verify-otp answers with it (the challenge path only).
+// 30 days. send-otp mails a one-time code for the pending challenge or the
+// signed-in session, and verify-otp answers with it.
 
 // twoFactorMethods are the second factors sign-in offers: TOTP and the
 // e-mailed code (backup codes are never listed, as in Better Auth).
@@ -31,30 +32,42 @@ type TwoFactorEnableInput struct {
 	Body struct {
 		Password string `json:"password" maxLength:"4096" doc:"The account's password."`
 		Issuer   string `json:"issuer,omitempty" maxLength:"256" doc:"The name an authenticator app shows (default the product name)."`
-		Method   string `json:"method,omitempty" enum:"totp" doc:"Only totp is served."`
+		Method   string `json:"method,omitempty" enum:"totp,otp" doc:"totp (default): an authenticator app, on after the first accepted code. otp: e-mailed codes, on at once (the session is rotated)."`
 	}
 }
 
-// TwoFactorEnableOutput is the key URI to scan and the backup codes, shown once.
+// TwoFactorEnableOutput is the key URI to scan and the backup codes, shown
+// once (totp), or only the method (otp, with the rotated session's cookie).
 type TwoFactorEnableOutput struct {
+	edge.SessionHeaders
 	Body struct {
-		Method      string   `json:"method" example:"totp"`
-		TOTPURI     string   `json:"totpURI" doc:"The otpauth:// URI an authenticator app scans." example:"otpauth://totp/Gatehouse:ada%40example.com?secret=JBSWY3DPEHPK3PXP&issuer=Gatehouse&digits=6&period=30"`
-		BackupCodes []string `json:"backupCodes" doc:"Ten single-use recovery codes; stored hashed, shown only now." example:"[\"K96RJ-bGbB4\"]"`
+		Method      string   `json:"method" enum:"totp,otp" example:"totp"`
+		TOTPURI     string   `json:"totpURI,omitempty" doc:"totp only: the otpauth:// URI an authenticator app scans." example:"otpauth://totp/Gatehouse:ada%40example.com?secret=JBSWY3DPEHPK3PXP&issuer=Gatehouse&digits=6&period=30"`
+		BackupCodes []string `json:"backupCodes,omitempty" doc:"totp only: ten single-use recovery codes; stored hashed, shown only now." example:"[\"K96RJ-bGbB4\"]"`
 	}
 }
+
+// stepUpNote ends the description of every route that asks for a fresh
+// second factor (usecase.StepUp).
+const stepUpNote = " Step-up: a user with a second factor (two-factor or a passkey) must have proven one in this session within " +
+	"GATEHOUSE_STEP_UP_WINDOW (default 10 minutes), else 403 SECOND_FACTOR_REQUIRED before anything is checked or changed; " +
+	"answer verify-totp, verify-backup-code or a passkey in the session, then try again."
 
 func (s *API) twoFactorEnable(ctx context.Context, in *TwoFactorEnableInput) (*TwoFactorEnableOutput, error) {
 	p, err := s.Principal(ctx)
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.App.Commands.TwoFactor.Enable(ctx, account.EnableTwoFactor{Principal: p, Password: in.Body.Password, Issuer: in.Body.Issuer})
+	res, err := s.App.Commands.TwoFactor.Enable(ctx, account.EnableTwoFactor{Principal: p, Password: in.Body.Password, Issuer: in.Body.Issuer,
+		Method: in.Body.Method, Client: edge.RequestInfoFrom(ctx).Client(), Origin: edge.Origin(ctx)})
 	if err != nil {
 		return nil, err
 	}
 	out := &TwoFactorEnableOutput{}
-	out.Body.Method, out.Body.TOTPURI, out.Body.BackupCodes = "totp", res.TOTPURI, res.BackupCodes
+	out.Body.Method, out.Body.TOTPURI, out.Body.BackupCodes = res.Method, res.TOTPURI, res.BackupCodes
+	if r := res.Rotated; r != nil {
+		out.SignIn(s.Cookies, r.Token, r.Session)
+	}
 	return out, nil
 }
 
@@ -99,7 +112,7 @@ func (s *API) twoFactorBackupCodes(ctx context.Context, in *TwoFactorPasswordInp
 	if err != nil {
 		return nil, err
 	}
-	codes, err := s.App.Commands.TwoFactor.GenerateBackupCodes(ctx, account.TwoFactorPassword{Principal: p, Password: in.Body.Password})
+	codes, err := s.App.Commands.TwoFactor.GenerateBackupCodes(ctx, account.TwoFactorPassword{Principal: p, Password: in.Body.Password, Origin: edge.Origin(ctx)})
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +126,7 @@ func (s *API) twoFactorDisable(ctx context.Context, in *TwoFactorPasswordInput) 
 	if err != nil {
 		return nil, err
 	}
-	if err := s.App.Commands.TwoFactor.Disable(ctx, account.TwoFactorPassword{Principal: p, Password: in.Body.Password}); err != nil {
+	if err := s.App.Commands.TwoFactor.Disable(ctx, account.TwoFactorPassword{Principal: p, Password: in.Body.Password, Origin: edge.Origin(ctx)}); err != nil {
 		return nil, err
 	}
 	out := edge.StatusOK()
@@ -156,7 +169,18 @@ type TwoFactorSendOTPInput struct {
 
 func (s *API) twoFactorSendOTP(ctx context.Context, _ *TwoFactorSendOTPInput) (*edge.StatusOutput, error) {
 	r := edge.RequestInfoFrom(ctx).Request
-	if err := s.App.Commands.TwoFactor.SendOTP(ctx, s.Cookies.TwoFactorChallenge(r)); err != nil {
+	// A pending sign-in challenge first, as in twoFactorVerify; else the
+	// signed-in user's session.
+	challenge := s.Cookies.TwoFactorChallenge(r)
+	var principal *usecase.Principal
+	if challenge == "" {
+		if p, err := s.Principal(ctx); err == nil {
+			principal = &p
+		} else if domain.KindOf(err) != domain.KindUnauthenticated {
+			return nil, err
+		}
+	}
+	if err := s.App.Commands.TwoFactor.SendOTP(ctx, challenge, principal); err != nil {
 		return nil, err
 	}
 	return edge.StatusOK(), nil
@@ -172,7 +196,7 @@ func (s *API) twoFactorVerifyBackupCode(ctx context.Context, in *TwoFactorVerify
 func (s *API) twoFactorVerify(ctx context.Context, in *TwoFactorVerifyInput,
 	verify func(context.Context, account.VerifySecondFactor) (*account.VerifySecondFactorResult, error)) (*TwoFactorVerifyOutput, error) {
 	ri := edge.RequestInfoFrom(ctx)
-	cmd := account.VerifySecondFactor{Code: in.Body.Code, TrustDevice: in.Body.TrustDevice, Client: ri.Client()}
+	cmd := account.VerifySecondFactor{Code: in.Body.Code, TrustDevice: in.Body.TrustDevice, Client: ri.Client(), Origin: edge.Origin(ctx)}
 	token, _ := s.Cookies.Token(ri.Request)
 	// A pending challenge is answered first: verify-otp has no session
 	// path, and a sign-in's answer must not touch another session.
@@ -200,6 +224,11 @@ func (s *API) twoFactorVerify(ctx context.Context, in *TwoFactorVerifyInput,
 		if res.TrustToken != "" {
 			out.SetCookie = append(out.SetCookie, s.Cookies.TrustDeviceCookie(res.TrustToken, account.TrustDeviceTTL))
 		}
+	} else if res.Rotated {
+		// Two-factor turned on: the session was replaced (Better Auth
+		// answers the old token here; the new one is the one that works).
+		out.Body.Token = res.Token
+		out.SignIn(s.Cookies, res.Token, res.Session)
 	} else {
 		out.Body.Token = token
 	}
@@ -231,30 +260,35 @@ func (s *API) AddTwoFactorRoutes() {
 
 	register(s, fw, signedIn(op{OperationID: "twoFactorEnable", Path: "/enable", Summary: "Enable two-factor",
 		Description: "Checks the password and returns a new TOTP key URI and ten backup codes. Two-factor turns on with the first accepted " +
-			"verify-totp code; enabling again before that replaces the secret, after it answers 400 TOTP_ALREADY_ENABLED."}),
+			"verify-totp code; enabling again before that replaces the secret, after it answers 400 TOTP_ALREADY_ENABLED. With method otp, " +
+			"two-factor turns on at once with e-mailed codes as the second factor, answers {method: otp}, and replaces the session (new " +
+			"cookie and set-auth-token; the old token stops working). Audited when two-factor turns on."}),
 		s.twoFactorEnable, edge.ContractAuth)
 	register(s, fw, signedIn(op{OperationID: "twoFactorGetTotpUri", Path: "/get-totp-uri", Summary: "TOTP key URI",
-		Description: "Checks the password and returns the key URI of the user's TOTP factor (400 TOTP_NOT_ENABLED without one)."}),
+		Description: "Checks the password and returns the key URI of the user's TOTP factor (400 TOTP_NOT_ENABLED without one). The URI holds the secret." + stepUpNote}),
 		s.twoFactorURI, edge.ContractAuth)
 	register(s, fw, signedIn(op{OperationID: "twoFactorGenerateBackupCodes", Path: "/generate-backup-codes", Summary: "New backup codes",
-		Description: "Checks the password and replaces the backup codes with ten new ones (400 TWO_FACTOR_NOT_ENABLED while two-factor is off)."}),
+		Description: "Checks the password and replaces the backup codes with ten new ones (400 TWO_FACTOR_NOT_ENABLED while two-factor is off). Audited." + stepUpNote}),
 		s.twoFactorBackupCodes, edge.ContractAuth)
 	register(s, fw, signedIn(op{OperationID: "twoFactorDisable", Path: "/disable", Summary: "Disable two-factor",
-		Description: "Checks the password, removes the TOTP factor and the backup codes, forgets every trusted browser of the user, and turns two-factor off."}),
+		Description: "Checks the password, removes the TOTP factor and the backup codes, forgets every trusted browser of the user, and turns two-factor off. Audited." + stepUpNote}),
 		s.twoFactorDisable, edge.ContractAuth)
 	register(s, fw, answer(op{OperationID: "twoFactorVerifyTotp", Path: "/verify-totp", Summary: "Answer with a TOTP code",
-		Description: "With a session: confirms enrolment (the first accepted code turns two-factor on) and returns the current session. " +
+		Description: "With a session: confirms enrolment (the first accepted code turns two-factor on, is audited, and replaces the session: " +
+			"the answer carries the new token and cookie, and the old token stops working) or steps the session up. " +
 			"With the two_factor cookie of a sign-in: starts the session. A code is accepted once (a replay answers 401 INVALID_CODE); " +
 			"a challenge takes five wrong answers, the fifth answers 400 TOO_MANY_ATTEMPTS_REQUEST_NEW_CODE and ends it; " +
 			"wrong answers count towards the account lockout (429 ACCOUNT_TEMPORARILY_LOCKED)."}),
 		s.twoFactorVerifyTOTP, edge.ContractAuth)
 	register(s, fw, edge.WithPolicy(edge.WithRate(base(op{OperationID: "twoFactorSendOtp", Path: "/send-otp", Summary: "Mail a sign-in code",
-		Description: "Mails a six-digit code for the pending challenge of the two_factor cookie (it works for 3 minutes and replaces an earlier one). " +
-			"401 INVALID_TWO_FACTOR_COOKIE without a live challenge."}), edge.RateMail), edge.FormPage(edge.TwoFactorSendForm)),
+		Description: "Mails a six-digit code for the pending challenge of the two_factor cookie or, without one, for the signed-in session " +
+			"(it works for 3 minutes and replaces an earlier one; after five wrong answers a session waits for it to expire: 429). " +
+			"401 INVALID_TWO_FACTOR_COOKIE without a live challenge or a session."}), edge.RateMail), edge.FormPage(edge.TwoFactorSendForm)),
 		s.twoFactorSendOTP, edge.ContractAuth)
 	register(s, fw, answer(op{OperationID: "twoFactorVerifyOtp", Path: "/verify-otp", Summary: "Answer with the e-mailed code",
-		Description: "Answers the challenge of the two_factor cookie with the code send-otp mailed and starts the session. " +
-			"400 OTP_HAS_EXPIRED when no live code was sent; a wrong code counts as in verify-totp."}),
+		Description: "Answers the challenge of the two_factor cookie with the code send-otp mailed and starts the session; or, in a session, " +
+			"steps it up (for a user with two-factor off, turns it on with e-mailed codes and replaces the session, as Better Auth does). " +
+			"A code works once. 400 OTP_HAS_EXPIRED when no live code was sent; a wrong code counts as in verify-totp."}),
 		s.twoFactorVerifyOTP, edge.ContractAuth)
 	register(s, fw, answer(op{OperationID: "twoFactorVerifyBackupCode", Path: "/verify-backup-code", Summary: "Answer with a backup code",
 		Description: "As verify-totp, with a single-use backup code (401 INVALID_BACKUP_CODE when unknown or used)."}),

@@ -141,6 +141,11 @@ type Policy struct {
 	Login bool
 	// Form is set on the routes the hosted pages post forms to.
 	Form *Form
+	// Administers marks the routes that administer the platform (the admin
+	// plugin, /api/admin): while administrators must have a second factor,
+	// Kit.Principal refuses one without (403 admin.mfa_required). The
+	// routes that enrol a factor and sign out are not marked.
+	Administers bool
 	// Inputs names where each of the operation's parameters comes from
 	// ("query", "path" or "header"), by its wire name; every other field
 	// is the body's. The renderers locate a domain FieldViolation's bare
@@ -168,6 +173,16 @@ func (p Policy) Locate(field string) string {
 		return in + "." + field
 	}
 	return "body." + field
+}
+
+// Administration declares that a route administers the platform (Policy.Administers).
+func Administration(p *Policy) { p.Administers = true }
+
+// AdministrationNote ends the description of every route that administers
+// the platform, in the vocabulary of its contract.
+func AdministrationNote(code string) string {
+	return " While GATEHOUSE_ADMIN_REQUIRE_MFA is on (the default in production), a platform administrator without a second factor " +
+		"(two-factor or a passkey) gets 403 " + code + " until they enrol one; the two-factor and passkey routes stay open to them."
 }
 
 // Complete reports whether p declares what every route must: a rate rule.

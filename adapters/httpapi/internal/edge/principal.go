@@ -30,6 +30,12 @@ func (s *Kit) AdminRequest(ctx context.Context) (usecase.AdminRequest, error) {
 	return usecase.AdminRequest{Principal: p, RequestID: RequestIDFrom(ctx), IPAddress: RequestInfoFrom(ctx).ClientIP}, nil
 }
 
+// Origin is the request's id and client address, for the audit log of a
+// signed-in user's own changes (usecase.Auditor.RecordSelf).
+func Origin(ctx context.Context) usecase.Origin {
+	return usecase.Origin{RequestID: RequestIDFrom(ctx), IPAddress: RequestInfoFrom(ctx).ClientIP}
+}
+
 // KeyRequest is the administrator's request about service keys, or 401.
 func (s *Kit) KeyRequest(ctx context.Context) (usecase.KeyRequest, error) {
 	req, err := s.AdminRequest(ctx)

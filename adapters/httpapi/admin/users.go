@@ -1,0 +1,42 @@
+package admin
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+	"github.com/gatehouse/gatehouse/domain"
+)
+
+// ResetFactorsInput names the user whose factors to reset.
+type ResetFactorsInput struct {
+	ID string `path:"id" minLength:"1" maxLength:"128" doc:"The user's id."`
+}
+
+func (s *API) resetUserFactors(ctx context.Context, in *ResetFactorsInput) (*edge.NoContentOutput, error) {
+	req, err := s.AdminRequest(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.App.Commands.Factors.ResetFactors(ctx, req, domain.UserID(in.ID)); err != nil {
+		return nil, err
+	}
+	return &edge.NoContentOutput{Status: http.StatusNoContent}, nil
+}
+
+// AddUserFactorRoutes registers the administrators' reset of a user's
+// second factors (the trusted API has the same for service keys).
+func (s *API) AddUserFactorRoutes() {
+	register(s, edge.ContractAuth, huma.Operation{OperationID: "adminResetUserFactors", Method: http.MethodPost,
+		Path: edge.AdminBase + "/users/{id}/factors/reset", Tags: []string{"Users"}, Security: edge.SessionSecurity,
+		Summary: "Reset a user's second factors", DefaultStatus: http.StatusNoContent,
+		Errors: []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound},
+		Description: "For a user who lost their authenticator or passkeys: removes their TOTP factor, backup codes, passkeys, pending " +
+			"second-factor challenges and trusted browsers, turns twoFactorEnabled off, ends all their sessions, and mails them that it " +
+			"happened. Idempotent: a user without factors has their sessions ended and is not mailed. 404 request.user_not_found. " +
+			"Needs a platform administrator's session with the user:update permission: 401 without a session, 403 for anyone else. " +
+			"Audited with the administrator as the actor."},
+		s.resetUserFactors)
+}

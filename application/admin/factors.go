@@ -1,0 +1,128 @@
+package admin
+
+import (
+	"context"
+	"errors"
+
+	"github.com/gatehouse/gatehouse/application/usecase"
+	"github.com/gatehouse/gatehouse/domain"
+	"github.com/gatehouse/gatehouse/ports"
+)
+
+// Factors is what operators see and do of a user's second factors: a
+// platform administrator (the admin API) or a trusted backend (a service
+// key with the users scopes) reads whether a user has two-factor on and how
+// many passkeys, never a secret, and resets them all when the user has lost
+// them. It authorises and audits as Administration does, whose user
+// lookups it shares.
+type Factors struct {
+	admin    *Administration
+	factors  ports.TwoFactorRepository
+	passkeys ports.PasskeyRepository
+	trust    ports.VerificationRepository
+	mailer   ports.Mailer
+}
+
+// NewFactors returns the operators' factor use cases.
+func NewFactors(a *Administration, factors ports.TwoFactorRepository, passkeys ports.PasskeyRepository,
+	verifications ports.VerificationRepository, mailer ports.Mailer) *Factors {
+	usecase.MustHave(a, factors, passkeys, verifications, mailer)
+	return &Factors{admin: a, factors: factors, passkeys: passkeys, trust: verifications, mailer: mailer}
+}
+
+// UserWithFactors is a user and how many passkeys they have; whether
+// two-factor is on is the user's own flag.
+type UserWithFactors struct {
+	User     *domain.User
+	Passkeys int
+}
+
+// GetUser returns the user with id and their passkey count, as
+// Administration.GetUser authorises and answers.
+func (f *Factors) GetUser(ctx context.Context, req usecase.Caller, id domain.UserID) (UserWithFactors, error) {
+	u, err := f.admin.GetUser(ctx, req, id)
+	if err != nil {
+		return UserWithFactors{}, err
+	}
+	n, err := f.passkeys.CountByUser(ctx, id)
+	if err != nil {
+		return UserWithFactors{}, err
+	}
+	return UserWithFactors{User: u, Passkeys: n}, nil
+}
+
+// ResetFactors removes every second factor of the user id: the TOTP factor,
+// the backup codes, the passkeys, the pending challenges and every trusted
+// browser. It turns two-factor off and ends all the user's sessions, so
+// whoever held a factor is signed out too. Then the user can sign in with
+// the password alone and enrol again.
+//
+// It is idempotent: a user without factors still has their sessions ended,
+// and every call is audited (users.reset-factors for a service key,
+// admin.reset-user-factors for an administrator), refusals included, since
+// an operator touching an account's sign-in is worth a line even when it
+// changed nothing. The user is mailed (domain.MailFactorsReset) only when a
+// factor was removed, so an operator's retry mails no one twice.
+func (f *Factors) ResetFactors(ctx context.Context, req usecase.Caller, id domain.UserID) error {
+	return f.admin.audited(ctx, req, usecase.ActionOf(req, "admin.reset-user-factors", "users.reset-factors"), userTarget(id), func() error {
+		return f.reset(ctx, id)
+	}, permUpdateUser)
+}
+
+func (f *Factors) reset(ctx context.Context, id domain.UserID) error {
+	u, err := f.admin.getUser(ctx, id)
+	if err != nil {
+		return err
+	}
+	had, err := f.hasFactors(ctx, u)
+	if err != nil {
+		return err
+	}
+	if err := f.factors.DeleteAll(ctx, id); err != nil {
+		return f.admin.userErr(err)
+	}
+	trusted, err := f.trust.DeleteByUser(ctx, id, domain.PurposeTrustDevice)
+	if err != nil {
+		return err
+	}
+	had = had || trusted > 0
+	if u.TwoFactorEnabled() {
+		if err := f.admin.userErr(f.admin.users.Update(ctx, id, func(x *domain.User) error {
+			x.SetTwoFactorEnabled(false, f.admin.clock.Now())
+			return nil
+		})); err != nil {
+			return err
+		}
+	}
+	if _, err := f.admin.sessions.DeleteByUser(ctx, id, ""); err != nil {
+		return err
+	}
+	if !had {
+		return nil
+	}
+	return f.mailer.Send(ctx, domain.Mail{Kind: domain.MailFactorsReset, To: u.Email(), Name: u.Name()})
+}
+
+// hasFactors reports whether u has any second factor to remove: two-factor
+// on, a TOTP factor (even unconfirmed), a backup code or a passkey.
+func (f *Factors) hasFactors(ctx context.Context, u *domain.User) (bool, error) {
+	if u.TwoFactorEnabled() {
+		return true, nil
+	}
+	if _, err := f.factors.GetTOTP(ctx, u.ID()); err == nil {
+		return true, nil
+	} else if !errors.Is(err, domain.ErrNotFound) {
+		return false, err
+	}
+	if n, err := f.factors.CountUnusedBackupCodes(ctx, u.ID()); err != nil || n > 0 {
+		return n > 0, err
+	}
+	n, err := f.passkeys.CountByUser(ctx, u.ID())
+	return n > 0, err
+}
+
+// PasskeysOf returns how many passkeys u has, for the answer of a use case
+// that has just authorised its caller for u (create, update, ban…).
+func (f *Factors) PasskeysOf(ctx context.Context, u *domain.User) (int, error) {
+	return f.passkeys.CountByUser(ctx, u.ID())
+}

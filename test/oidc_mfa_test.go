@@ -252,8 +252,9 @@ func TestOIDCMFA_amr_and_acr_reach_relying_parties(t *testing.T) {
 }
 
 // Ensure acr_values that the user cannot reach (no second factor) still
-// issue a code whose ID token says what was met, and that prompt=none with
-// a step-up needed answers interaction_required.
+// issue a code whose ID token says what was met, that prompt=none with a
+// step-up needed answers interaction_required, and that without it an
+// e-mailed code on the second-factor page steps the session up.
 func TestOIDCMFA_acr_values_without_a_second_factor_and_prompt_none(t *testing.T) {
 	fwForEachStore(t, adminEnv, func(t *testing.T, app *fwApp) {
 		w := mustStrictWorld(t, app)
@@ -275,6 +276,22 @@ func TestOIDCMFA_acr_values_without_a_second_factor_and_prompt_none(t *testing.T
 		if err != nil || strictWithoutQuery(loc) != w.public.RedirectURI || loc.Query().Get("error") != "interaction_required" {
 			t.Fatalf("prompt=none needing a step-up ended at %d %s, Location %q", page.Status, page.URL, page.Header.Get("Location"))
 		}
+
+		// Without prompt=none the session steps up on the second-factor
+		// page, here with an e-mailed code.
+		flow = newStrictFlowWith(conf, map[string]string{"acr_values": acrMFA})
+		page = b.get(flow.AuthURL)
+		strictMustSecondFactorPage(t, b, page)
+		page = b.submit(page, strictFormTo(t, page, "/api/auth/two-factor/send-otp"), nil)
+		strictMustSecondFactorPage(t, b, page)
+		m := app.Mail.WaitFor(t, w.email, "code", mailWait)
+		found := otpPattern.FindStringSubmatch(m.Text)
+		if found == nil {
+			t.Fatalf("no code in mail %q: %s", m.Subject, m.Text)
+		}
+		page = strictAnswer(t, b, page, "/api/auth/two-factor/verify-otp", found[1])
+		toks = w.exchangeAndVerify(t, provider, conf, flow, w.strictCallback(t, b, page, w.public, flow))
+		mustAuthClaims(t, "stepped up with an e-mailed code", strictAuthOf(t, toks.IDToken), []string{"pwd", "otp", "mfa"}, acrMFA)
 	})
 }
 

@@ -388,8 +388,7 @@ func privateUseScheme(s string) bool {
 // twoFactorPage asks for the second factor: of a sign-in whose password was
 // right (the challenge of the two_factor cookie: an authenticator code, a
 // backup code or an e-mailed code), or of the signed-in session when an
-// application asks for more than it has (step-up: an authenticator or
-// backup code). Its forms post to the two-factor routes (edge.TwoFactorForm)
+// application asks for more than it has (step-up, with the same three). Its forms post to the two-factor routes (edge.TwoFactorForm)
 // and carry callbackURL, where the browser goes once the answer is right.
 func (s *API) twoFactorPage(c *gin.Context, p *pages) {
 	cb, ok := s.pageCallback(c)
@@ -422,6 +421,10 @@ func (s *API) twoFactorPage(c *gin.Context, p *pages) {
 			break
 		}
 		d.ShowForm, d.StepUp = true, true
+		d.OTPSent = c.Query("sent") != "" || c.Query("method") == "otp"
+		if c.Query("sent") != "" && d.Error == "" {
+			d.Notice = noticeMessages["otp-sent"]
+		}
 	}
 	s.render(c, p, http.StatusOK, "two-factor", d, s.callbackOrigins(c, cb)...)
 }

@@ -74,6 +74,17 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 		return nil, nil, err
 	}
 	twoFactorHandler := account.NewTwoFactorHandler(userRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, mailer, secretSealer, sessionRepository, hasher, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
+	passkeyRepository := gormstore.NewPasskeyRepository(db)
+	webAuthnChallengeRepository := gormstore.NewWebAuthnChallengeRepository(db)
+	auditLog := gormstore.NewAuditLog(db)
+	accountPasskeySettings := passkeySettings(cfg)
+	passkeyHandler, err := account.NewPasskeyHandler(userRepository, passkeyRepository, webAuthnChallengeRepository, sessionRepository, auditLog, tokenGenerator, idGenerator, clock, usecaseAuthSettings, accountPasskeySettings)
+	if err != nil {
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
 	changeEmailHandler := account.NewChangeEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	deleteUserHandler := account.NewDeleteUserHandler(userRepository, credentialRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	jobs, cleanup4 := newJobs(logger, mailer, userRepository)
@@ -85,7 +96,6 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	oAuthGrantRepository := gormstore.NewOAuthGrantRepository(db)
 	purgeExpiredHandler := account.NewPurgeExpiredHandler(sessionRepository, verificationRepository, serviceKeyRepository, oAuthGrantRepository, mfaChallengeRepository, clock)
 	organizationRepository := gormstore.NewOrganizationRepository(db)
-	auditLog := gormstore.NewAuditLog(db)
 	organizationOrganizationSettings := organizationSettings(cfg)
 	organizations := organization.NewOrganizations(organizationRepository, userRepository, sessionRepository, mailer, auditLog, idGenerator, clock, organizationOrganizationSettings)
 	usecaseAdminSettings := adminSettings(cfg)
@@ -127,6 +137,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 		UpdateUser:     updateUserHandler,
 		ChangePassword: changePasswordHandler,
 		TwoFactor:      twoFactorHandler,
+		Passkeys:       passkeyHandler,
 		ChangeEmail:    changeEmailHandler,
 		DeleteUser:     deleteUserHandler,
 		ResetPassword:  resetPasswordHandler,
@@ -211,6 +222,16 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 		return nil, nil, err
 	}
 	twoFactorHandler := account.NewTwoFactorHandler(userRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, mailer, secretSealer, sessionRepository, hasher, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
+	passkeyRepository := memory.NewPasskeyRepository(db)
+	webAuthnChallengeRepository := memory.NewWebAuthnChallengeRepository(db)
+	auditLog := memory.NewAuditLog(db)
+	accountPasskeySettings := passkeySettings(cfg)
+	passkeyHandler, err := account.NewPasskeyHandler(userRepository, passkeyRepository, webAuthnChallengeRepository, sessionRepository, auditLog, tokenGenerator, idGenerator, clock, usecaseAuthSettings, accountPasskeySettings)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
 	changeEmailHandler := account.NewChangeEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	deleteUserHandler := account.NewDeleteUserHandler(userRepository, credentialRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	jobs, cleanup3 := newJobs(logger, mailer, userRepository)
@@ -222,7 +243,6 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	oAuthGrantRepository := memory.NewOAuthGrantRepository(db)
 	purgeExpiredHandler := account.NewPurgeExpiredHandler(sessionRepository, verificationRepository, serviceKeyRepository, oAuthGrantRepository, mfaChallengeRepository, clock)
 	organizationRepository := memory.NewOrganizationRepository(db)
-	auditLog := memory.NewAuditLog(db)
 	organizationOrganizationSettings := organizationSettings(cfg)
 	organizations := organization.NewOrganizations(organizationRepository, userRepository, sessionRepository, mailer, auditLog, idGenerator, clock, organizationOrganizationSettings)
 	usecaseAdminSettings := adminSettings(cfg)
@@ -262,6 +282,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 		UpdateUser:     updateUserHandler,
 		ChangePassword: changePasswordHandler,
 		TwoFactor:      twoFactorHandler,
+		Passkeys:       passkeyHandler,
 		ChangeEmail:    changeEmailHandler,
 		DeleteUser:     deleteUserHandler,
 		ResetPassword:  resetPasswordHandler,
@@ -313,6 +334,6 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 
 // applicationSet provides every use case. It lives here, not in application,
 // because application may not import wire.
-var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSessionsHandler, account.NewSignUpHandler, signInHandler, account.NewSignOutHandler, account.NewAuthenticateHandler, account.NewRevokeSessionsHandler, account.NewUpdateUserHandler, account.NewChangePasswordHandler, account.NewChangeEmailHandler, account.NewDeleteUserHandler, account.NewResetPasswordHandler, account.NewVerifyEmailHandler, account.NewThrottleHandler, account.NewPurgeExpiredHandler, account.NewTwoFactorHandler, organization.NewOrganizations, admin.NewAdministration, servicekey.NewServiceKeys, hostdomain.NewDomains, oidc.NewSigningKeys, oidc.NewOAuthClients, oidc.NewOAuthProvider, query.NewAuditLogHandler, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"))
+var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSessionsHandler, account.NewSignUpHandler, signInHandler, account.NewSignOutHandler, account.NewAuthenticateHandler, account.NewRevokeSessionsHandler, account.NewUpdateUserHandler, account.NewChangePasswordHandler, account.NewChangeEmailHandler, account.NewDeleteUserHandler, account.NewResetPasswordHandler, account.NewVerifyEmailHandler, account.NewThrottleHandler, account.NewPurgeExpiredHandler, account.NewTwoFactorHandler, account.NewPasskeyHandler, organization.NewOrganizations, admin.NewAdministration, servicekey.NewServiceKeys, hostdomain.NewDomains, oidc.NewSigningKeys, oidc.NewOAuthClients, oidc.NewOAuthProvider, query.NewAuditLogHandler, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"))
 
-var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, newJobs, passwordhash.Set, blocklist.Set, ratelimit.Set, signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets)
+var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, passkeySettings, adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, newJobs, passwordhash.Set, blocklist.Set, ratelimit.Set, signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets)

@@ -272,7 +272,8 @@ func (s *API) passkeyVerifyAuthentication(ctx context.Context, in *PasskeyVerify
 	if res.NewSession {
 		out.SignIn(s.Cookies, res.Token, res.Session)
 	}
-	out.SetCookie = append(out.SetCookie, s.Cookies.ClearPasskey())
+	// The challenge cookie stays, as Better Auth leaves it: its challenge
+	// is used, and the next options call replaces it.
 	return out, nil
 }
 

@@ -94,9 +94,6 @@ func (sc *SessionCookies) PasskeyCookie(id string, ttl time.Duration) http.Cooki
 	return sc.Cookie(sc.passkey, sc.Signer.Sign(id), int(ttl/time.Second))
 }
 
-// ClearPasskey returns the cookie that expires better-auth-passkey.
-func (sc *SessionCookies) ClearPasskey() http.Cookie { return sc.Cookie(sc.passkey, "", -1) }
-
 // PasskeyChallenge returns the ceremony id a request's better-auth-passkey
 // cookie carries, or "" when there is none or its signature does not hold.
 func (sc *SessionCookies) PasskeyChallenge(r *http.Request) string {

@@ -154,4 +154,29 @@ func TestPasskeyBrowser_official_client(t *testing.T) {
 	oidcBrowserWaitPath(t, ctx, other, "/sign-in")
 	must(`gh.client.signIn.passkey()`, `"code":"AUTHENTICATION_FAILED"`)
 	must(`gh.client.getSession()`, `"data":null`)
+	// The hosted sign-in page's passkey button, under the page's own CSP
+	// (recorded, and required to hold no violation).
+	if _, err := chromedp.Call(ctx, page.SetBypassCSP, page.SetBypassCSPParams{Enabled: false}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: `document.addEventListener("securitypolicyviolation", e => {
+		(window.__cspViolations = window.__cspViolations || []).push(e.effectiveDirective + " blocked " + (e.blockedURI || "(inline)"));
+	});`}); err != nil {
+		t.Fatal(err)
+	}
+	oidcBrowserNavigate(t, ctx, base+"/sign-in")
+	oidcBrowserWaitPath(t, ctx, base, "/sign-in")
+	oidcBrowserNoCSPViolations(t, ctx, "the sign-in page")
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#passkey-sign-in`), chromedp.NodeVisible)); err != nil {
+		t.Fatalf("press the passkey button: %v", err)
+	}
+	oidcBrowserWaitPath(t, ctx, base, "/account")
+	if text := pageText(t, ctx, "main"); !strings.Contains(text, "pat@example.com") {
+		t.Fatalf("the account page after the passkey button shows:\n%s", text)
+	}
+	oidcBrowserNavigate(t, ctx, base+"/api/auth/get-session")
+	oidcBrowserWaitPath(t, ctx, base, "/api/auth/get-session")
+	if body := pageText(t, ctx, "body"); !strings.Contains(body, `"authMethods":["hwk","user","mfa"]`) {
+		t.Fatalf("get-session after the passkey button = %s", body)
+	}
 }

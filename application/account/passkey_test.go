@@ -183,3 +183,20 @@ func TestPasskey_rules(t *testing.T) {
 		}
 	})
 }
+
+func TestPasskey_expired_challenges_are_purged(t *testing.T) {
+	w := newPKWorld(t)
+	if _, err := w.pk.AuthenticateOptions(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	purge := account.NewPurgeExpiredHandler(memory.NewSessionRepository(w.DB), memory.NewVerificationRepository(w.DB),
+		memory.NewServiceKeyRepository(w.DB), memory.NewOAuthGrantRepository(w.DB), memory.NewMFAChallengeRepository(w.DB),
+		memory.NewWebAuthnChallengeRepository(w.DB), w.Clock)
+	if p, err := purge.Handle(t.Context()); err != nil || p.Challenges != 0 {
+		t.Fatalf("purge of a live challenge = %+v, %v", p, err)
+	}
+	w.Clock.Advance(account.PasskeyChallengeTTL + time.Second)
+	if p, err := purge.Handle(t.Context()); err != nil || p.Challenges != 1 {
+		t.Fatalf("purge after the challenge expired = %+v, %v; want 1 challenge", p, err)
+	}
+}

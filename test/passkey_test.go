@@ -330,3 +330,33 @@ func TestPasskey_hostile_input(t *testing.T) {
 		}
 	})
 }
+
+// A passkey sign-in of a user with two-factor on is complete: no two_factor
+// challenge, a session at once, its second factor recorded.
+func TestPasskey_sign_in_satisfies_two_factor(t *testing.T) {
+	fwForEachStore(t, pkEnv, func(t *testing.T, app *fwApp) {
+		u := mustTwoFactorUser(t, app, "ada@example.com")
+		d := newDevice()
+		mustRegister(t, u.c, d, "Laptop")
+		// The password alone asks for the second factor.
+		if body := mustOK(t, app.client(t).post("/api/auth/sign-in/email", mustCredentials(t, u.email, tfPassword))); body["twoFactorRedirect"] != true {
+			t.Fatalf("password sign-in of a two-factor user = %v, want twoFactorRedirect", body)
+		}
+		c := app.client(t)
+		d.cred.Counter = 1
+		r := passkeySignIn(t, c, d)
+		mustOK(t, r)
+		for name := range setCookies(r) {
+			if strings.HasSuffix(name, ".two_factor") {
+				t.Fatalf("a passkey sign-in set %s", name)
+			}
+		}
+		s, _ := mustSession(t, c)["session"].(map[string]any)
+		if s["secondFactorAt"] == nil {
+			t.Fatalf("session = %v, want secondFactorAt", s)
+		}
+		if m := authMethods(t, c); !slices.Contains(m, "mfa") {
+			t.Fatalf("authMethods = %v, want mfa", m)
+		}
+	})
+}

@@ -121,6 +121,7 @@ type PasskeyHandler struct {
 	issuer     usecase.SessionIssuer
 	stepUp     usecase.StepUp
 	audit      usecase.Auditor
+	policy     domain.SessionPolicy
 	rp         *webauthn.WebAuthn
 }
 
@@ -133,7 +134,7 @@ func NewPasskeyHandler(users ports.UserRepository, passkeys ports.PasskeyReposit
 	h := &PasskeyHandler{users: users, passkeys: passkeys, challenges: challenges, sessions: sessions,
 		issuer: usecase.NewSessionIssuer(sessions, tokens, ids, clock, auth.Sessions),
 		stepUp: usecase.NewStepUp(passkeys, clock, auth.StepUpWindow),
-		audit:  usecase.NewAuditor(log, ids, clock)}
+		audit:  usecase.NewAuditor(log, ids, clock), policy: auth.Sessions}
 	if net.ParseIP(settings.RPID) != nil {
 		// Development on a loopback address (the configuration refuses it
 		// in production): browsers refuse an address as an RP ID, so the
@@ -195,12 +196,16 @@ func (h *PasskeyHandler) rpUser(ctx context.Context, u *domain.User) (rpUser, er
 	return r, nil
 }
 
-// RegisterOptions starts a registration for the signed-in user: their
-// existing passkeys are excluded, a discoverable credential and user
+// RegisterOptions starts a registration for the signed-in user, whose
+// session must be fresh (as Better Auth's freshSessionMiddleware asks):
+// their existing passkeys are excluded, a discoverable credential and user
 // verification are required.
 func (h *PasskeyHandler) RegisterOptions(ctx context.Context, cmd PasskeyRegisterOptions) (*PasskeyOptions, error) {
 	if h.rp == nil {
 		return nil, ErrPasskeysOff
+	}
+	if !cmd.Principal.Session.IsFresh(h.issuer.Clock.Now(), h.policy) {
+		return nil, usecase.ErrSessionNotFresh
 	}
 	u := cmd.Principal.User
 	r, err := h.rpUser(ctx, u)
@@ -327,6 +332,9 @@ func responseInvalid(err error) error {
 func (h *PasskeyHandler) VerifyRegistration(ctx context.Context, cmd PasskeyVerifyRegistration) (domain.PasskeyCredential, error) {
 	if h.rp == nil {
 		return domain.PasskeyCredential{}, ErrPasskeysOff
+	}
+	if !cmd.Principal.Session.IsFresh(h.issuer.Clock.Now(), h.policy) {
+		return domain.PasskeyCredential{}, usecase.ErrSessionNotFresh
 	}
 	u := cmd.Principal.User
 	name := strings.TrimSpace(cmd.Name)

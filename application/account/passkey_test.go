@@ -167,6 +167,18 @@ func TestPasskey_rules(t *testing.T) {
 		_, err = w.pk.VerifyAuthentication(t.Context(), account.PasskeyVerifyAuthentication{ChallengeID: reg.ChallengeID, Response: []byte(resp)})
 		usecasetest.MustCode(t, err, "passkey.challenge_not_found")
 	})
+	t.Run("registration_needs_a_fresh_session", func(t *testing.T) {
+		w := newPKWorld(t)
+		opts, err := w.pk.RegisterOptions(t.Context(), account.PasskeyRegisterOptions{Principal: w.p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Clock.Advance(w.Settings.Sessions.FreshAge + time.Second)
+		_, err = w.pk.RegisterOptions(t.Context(), account.PasskeyRegisterOptions{Principal: w.p})
+		usecasetest.MustCode(t, err, usecase.ErrSessionNotFresh.Code)
+		_, err = w.pk.VerifyRegistration(t.Context(), account.PasskeyVerifyRegistration{Principal: w.p, ChallengeID: opts.ChallengeID, Response: []byte(`{}`)})
+		usecasetest.MustCode(t, err, usecase.ErrSessionNotFresh.Code)
+	})
 	t.Run("synced_passkey_counter_may_stay", func(t *testing.T) {
 		w := newPKWorld(t)
 		w.device.Options.BackupEligible, w.device.Options.BackupState = true, true

@@ -386,7 +386,8 @@ func (s *API) AddPasskeyRoutes() {
 	register(s, fw, ceremony(signedIn(get, op{OperationID: "passkeyGenerateRegisterOptions", Path: "/generate-register-options",
 		Summary: "Start registering a passkey",
 		Description: "Returns PublicKeyCredentialCreationOptionsJSON for the signed-in user (their passkeys excluded; a discoverable credential " +
-			"and user verification required) and sets the better-auth-passkey cookie naming the challenge: 5 minutes, used once."})),
+			"and user verification required) and sets the better-auth-passkey cookie naming the challenge: 5 minutes, used once. " +
+			"The session must be fresh (403 SESSION_NOT_FRESH), as for verify-registration."})),
 		s.passkeyRegisterOptions, edge.ContractAuth)
 	register(s, fw, ceremony(signedIn(post, op{OperationID: "passkeyVerifyRegistration", Path: "/verify-registration",
 		Summary: "Finish registering a passkey",

@@ -52,6 +52,7 @@ var nonAPIRoutes = map[string]bool{
 	"GET /account":              true,
 	"GET /account/":             true,
 	"GET /assets/gatehouse.css": true,
+	"GET /assets/passkey.js":    true,
 }
 
 func fetchContract(t *testing.T, app *testApp, path string) (*openapi3.T, []byte) {

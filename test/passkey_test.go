@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/descope/virtualwebauthn"
-	"github.com/gatehouse/gatehouse/test/usecasetest"
+	"github.com/gatehouse/gatehouse/test/webauthntest"
 )
 
 // The passkey plugin's routes (docs/multi-factor.md, Passkeys), from
@@ -40,7 +40,7 @@ func newDevice() *pkDevice {
 	return &pkDevice{
 		rp:   virtualwebauthn.RelyingParty{ID: "localhost", Name: "Gatehouse", Origin: pkOrigin},
 		auth: virtualwebauthn.NewAuthenticator(),
-		cred: usecasetest.NewEC2Credential(),
+		cred: webauthntest.NewEC2Credential(),
 	}
 }
 

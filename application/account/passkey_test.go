@@ -14,6 +14,7 @@ import (
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
 	"github.com/gatehouse/gatehouse/test/usecasetest"
+	"github.com/gatehouse/gatehouse/test/webauthntest"
 )
 
 const pkTestOrigin = "https://id.example.com"
@@ -47,7 +48,7 @@ func newPKWorld(t *testing.T) *pkWorld {
 	up := w.MustSignUp(t, "ada@example.com")
 	w.p = usecase.Principal{User: up.User, Session: up.Session}
 	w.device = virtualwebauthn.NewAuthenticator()
-	w.cred = usecasetest.NewEC2Credential()
+	w.cred = webauthntest.NewEC2Credential()
 	w.rp = virtualwebauthn.RelyingParty{ID: "id.example.com", Name: "Gatehouse", Origin: pkTestOrigin}
 	return w
 }

@@ -1,4 +1,6 @@
-package usecasetest
+// Package webauthntest holds what tests and the load run need to play a
+// WebAuthn authenticator.
+package webauthntest
 
 import (
 	"crypto/ecdsa"

@@ -30,6 +30,7 @@ type Commands struct {
 	UpdateUser     *account.UpdateUserHandler
 	ChangePassword *account.ChangePasswordHandler
 	TwoFactor      *account.TwoFactorHandler
+	Passkeys       *account.PasskeyHandler
 	ChangeEmail    *account.ChangeEmailHandler
 	DeleteUser     *account.DeleteUserHandler
 	ResetPassword  *account.ResetPasswordHandler

@@ -35,6 +35,7 @@ type Config struct {
 	Organizations OrganizationConfig
 	Domains       DomainConfig
 	Tokens        TokenConfig
+	Passkeys      PasskeyConfig
 
 	flags map[string]bool // the variables whose values came from flags
 }
@@ -53,7 +54,7 @@ var (
 func allSettings() []*setting {
 	var all []*setting
 	for _, l := range []settingList{generalSettingList, httpSettingList, databaseSettingList, authSettingList, mailSettingList, adminSettingList,
-		organizationSettingList, domainSettingList, tokenSettingList} {
+		organizationSettingList, domainSettingList, tokenSettingList, passkeySettingList} {
 		all = append(all, l...)
 	}
 	return all
@@ -223,6 +224,7 @@ func buildConfig(get func(string) string) (Config, error) {
 	c.Organizations.load(r, c.HTTP.BaseURL)
 	c.Domains.load(r)
 	c.Tokens.load(r, c.HTTP.BaseURL)
+	c.Passkeys.load(r, c.HTTP)
 	return c, r.p.err()
 }
 

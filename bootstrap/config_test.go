@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -419,5 +420,40 @@ func TestSettings_each_declared_once(t *testing.T) {
 			t.Errorf("%s (%s) is declared twice", s[0], s[1])
 		}
 		vars[s[0]], flags[s[1]] = true, true
+	}
+}
+
+func TestLoadConfig_passkey_relying_party(t *testing.T) {
+	prod := func(extra map[string]string) map[string]string {
+		env := map[string]string{"GATEHOUSE_ENV": "production", "GATEHOUSE_BASE_URL": "https://id.example.com",
+			"GATEHOUSE_SECRET": longSecret, "GATEHOUSE_SMTP_HOST": "smtp.example.com", "GATEHOUSE_INVITATION_URL": "https://app.example.com/i/{id}"}
+		maps.Copy(env, extra)
+		return env
+	}
+	for name, tc := range map[string]struct {
+		env  map[string]string
+		want string // the variable named, "" for none
+	}{
+		"registrable_parent":      {map[string]string{"GATEHOUSE_PASSKEY_RP_ID": "example.com", "GATEHOUSE_PASSKEY_ORIGINS": "https://id.example.com,https://app.example.com"}, ""},
+		"public_suffix":           {map[string]string{"GATEHOUSE_PASSKEY_RP_ID": "com"}, "GATEHOUSE_PASSKEY_RP_ID"},
+		"public_suffix_two_level": {map[string]string{"GATEHOUSE_PASSKEY_RP_ID": "co.uk", "GATEHOUSE_BASE_URL": "https://id.example.co.uk"}, "GATEHOUSE_PASSKEY_RP_ID"},
+		"not_a_suffix_of_origin":  {map[string]string{"GATEHOUSE_PASSKEY_RP_ID": "other.com"}, "GATEHOUSE_PASSKEY_RP_ID"},
+		"lookalike_suffix":        {map[string]string{"GATEHOUSE_PASSKEY_RP_ID": "ample.com"}, "GATEHOUSE_PASSKEY_RP_ID"},
+		"address":                 {map[string]string{"GATEHOUSE_PASSKEY_RP_ID": "192.0.2.1"}, "GATEHOUSE_PASSKEY_RP_ID"},
+		"origin_outside":          {map[string]string{"GATEHOUSE_PASSKEY_ORIGINS": "https://id.example.com,https://evil.example.net"}, "GATEHOUSE_PASSKEY_ORIGINS"},
+		"origin_plain_http":       {map[string]string{"GATEHOUSE_PASSKEY_ORIGINS": "http://id.example.com"}, "GATEHOUSE_PASSKEY_ORIGINS"},
+		"origin_not_an_origin":    {map[string]string{"GATEHOUSE_PASSKEY_ORIGINS": "https://id.example.com/path"}, "GATEHOUSE_PASSKEY_ORIGINS"},
+		"trusted_origin_outside":  {map[string]string{"GATEHOUSE_TRUSTED_ORIGINS": "https://app.other.net"}, ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := load(t, nil, prod(tc.env))
+			got := problemVars(err)
+			if tc.want == "" && err != nil {
+				t.Fatalf("refused: %v", err)
+			}
+			if tc.want != "" && !slices.Equal(got, []string{tc.want}) {
+				t.Fatalf("problems = %v, want %s\n%v", got, tc.want, err)
+			}
+		})
 	}
 }

@@ -45,6 +45,7 @@ var applicationSet = wire.NewSet(
 	account.NewThrottleHandler,
 	account.NewPurgeExpiredHandler,
 	account.NewTwoFactorHandler,
+	account.NewPasskeyHandler,
 	organization.NewOrganizations,
 	admin.NewAdministration,
 	admin.NewFactors,
@@ -60,7 +61,7 @@ var applicationSet = wire.NewSet(
 )
 
 var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set,
-	authSettings, adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, newJobs, passwordhash.Set, blocklist.Set, ratelimit.Set,
+	authSettings, passkeySettings, adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, newJobs, passwordhash.Set, blocklist.Set, ratelimit.Set,
 	signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets)
 
 // InitializeSQL wires Gatehouse on SQLite or PostgreSQL, chosen from the

@@ -132,6 +132,17 @@ func twoFactorRoute(name, body string) matrixRoute {
 		request: func(*testing.T, *matrixWorld) (string, string) { return "/api/auth/two-factor/" + name, body }}
 }
 
+// The expectations of routes open to anyone.
+var (
+	everyone      = map[string]expect{"anonymous": allow, "other-org-admin": allow, "platform-admin": allow, "member": allow, "org-admin": allow}
+	anyoneRefused = map[string]expect{"anonymous": notAuthzd, "other-org-admin": notAuthzd, "platform-admin": notAuthzd, "member": notAuthzd, "org-admin": notAuthzd}
+)
+
+func passkeyRoute(name, method string, expect map[string]expect, body string) matrixRoute {
+	return matrixRoute{name: "passkey/" + name, method: method, expect: expect,
+		request: func(*testing.T, *matrixWorld) (string, string) { return "/api/auth/passkey/" + name, body }}
+}
+
 func jsonBody(kv ...any) string {
 	var b strings.Builder
 	b.WriteString("{")
@@ -255,6 +266,17 @@ func matrixRoutes() []matrixRoute {
 		twoFactorRoute("verify-otp", jsonBody("code", "000000")),
 		twoFactorRoute("send-otp", "{}"),
 
+		// The passkey plugin: registration, the list and the changes need a
+		// session (another user's passkey answers 404); the sign-in
+		// ceremony is open to anyone (without a valid answer, 400).
+		passkeyRoute("generate-register-options", http.MethodGet, anySignedIn, ""),
+		passkeyRoute("verify-registration", http.MethodPost, signedInAny, jsonBody("response", raw(`{}`))),
+		passkeyRoute("generate-authenticate-options", http.MethodGet, everyone, ""),
+		passkeyRoute("verify-authentication", http.MethodPost, anyoneRefused, jsonBody("response", raw(`{}`))),
+		passkeyRoute("list-user-passkeys", http.MethodGet, anySignedIn, ""),
+		passkeyRoute("update-passkey", http.MethodPost, signedInAny, jsonBody("id", "AAAA", "name", "mine")),
+		passkeyRoute("delete-passkey", http.MethodPost, signedInAny, jsonBody("id", "AAAA")),
+
 		{name: "service-keys/create", method: http.MethodPost, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
 			return "/api/admin/service-keys", jsonBody("name", "matrix", "scopes", raw(`["users:read"]`))
 		}},
@@ -333,7 +355,8 @@ func newMatrixWorld(t *testing.T, app *fwApp) *matrixWorld {
 }
 
 func TestAuthorizationMatrix(t *testing.T) {
-	env := fwEnv(orgEnv, map[string]string{"GATEHOUSE_ADMIN_EMAILS": "platform-admin@example.com"})
+	env := fwEnv(orgEnv, map[string]string{"GATEHOUSE_ADMIN_EMAILS": "platform-admin@example.com",
+		"GATEHOUSE_PASSKEY_RP_ID": "localhost", "GATEHOUSE_PASSKEY_ORIGINS": pkOrigin})
 	fwForStores(t, []store{storeSQLite, storePostgres}, env, func(t *testing.T, app *fwApp) {
 		w := newMatrixWorld(t, app)
 		for _, route := range matrixRoutes() {
@@ -374,7 +397,7 @@ func TestAuthorizationMatrix_admin_second_factor(t *testing.T) {
 		w.clients["bare-admin"] = mustVerifiedClient(t, app, "Bare", "bare-admin@example.com")
 		n := 0
 		for _, route := range matrixRoutes() {
-			if strings.HasPrefix(route.name, "organization/") || strings.HasPrefix(route.name, "two-factor/") || route.name == "admin/stop-impersonating" {
+			if strings.HasPrefix(route.name, "organization/") || strings.HasPrefix(route.name, "two-factor/") || strings.HasPrefix(route.name, "passkey/") || route.name == "admin/stop-impersonating" {
 				continue
 			}
 			n++

@@ -54,6 +54,7 @@ var nonAPIRoutes = map[string]bool{
 	"GET /two-factor":           true,
 	"GET /two-factor/":          true,
 	"GET /assets/gatehouse.css": true,
+	"GET /assets/passkey.js":    true,
 }
 
 func fetchContract(t *testing.T, app *testApp, path string) (*openapi3.T, []byte) {

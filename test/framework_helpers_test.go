@@ -83,6 +83,12 @@ func mustStartFramework(t testing.TB, s store, env map[string]string) *fwApp {
 		"GATEHOUSE_SMTP_TLS":  "none",
 		"GATEHOUSE_MAIL_FROM": "Gatehouse <no-reply@example.com>",
 	}, env)
+	// {port} in a value is the listener's port: a base URL on localhost
+	// (which a browser accepts as a WebAuthn RP ID) on the same server.
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	for k, v := range full {
+		full[k] = strings.ReplaceAll(v, "{port}", port)
+	}
 	cfg := mustConfig(t, full)
 	logs := &syncBuffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))

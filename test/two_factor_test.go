@@ -27,6 +27,8 @@ type tfUser struct {
 	secret  []byte
 	backups []string
 	c       *fwClient
+	// enrolCode is the code that confirmed enrolment: used, so refused.
+	enrolCode string
 }
 
 // totpSecretOf returns the secret of an otpauth:// URI.
@@ -67,7 +69,8 @@ func mustTwoFactorUser(t *testing.T, app *fwApp, email string) *tfUser {
 	if on := mustUser(t, mustSession(t, c))["twoFactorEnabled"]; on != false {
 		t.Fatalf("twoFactorEnabled before the first code = %v, want false", on)
 	}
-	mustOK(t, c.post("/api/auth/two-factor/verify-totp", mustJSON(t, map[string]any{"code": totpAt(u.secret, -1)})))
+	u.enrolCode = totpAt(u.secret, -1)
+	mustOK(t, c.post("/api/auth/two-factor/verify-totp", mustJSON(t, map[string]any{"code": u.enrolCode})))
 	if on := mustUser(t, mustSession(t, c))["twoFactorEnabled"]; on != true {
 		t.Fatalf("twoFactorEnabled after the first code = %v, want true", on)
 	}
@@ -114,8 +117,11 @@ func TestTwoFactor_sign_in(t *testing.T) {
 		u := mustTwoFactorUser(t, app, "ada@example.com")
 
 		c := mustChallenge(t, app, u)
-		mustCode(t, verifyTOTP(t, c, totpAt(u.secret, -1)), http.StatusUnauthorized, "INVALID_CODE") // the enrolment code, replayed
-		r := verifyTOTP(t, c, totpAt(u.secret, 0))
+		// Codes are kept, not recomputed: a 30-second boundary between two
+		// computations would give a new, unused code.
+		mustCode(t, verifyTOTP(t, c, u.enrolCode), http.StatusUnauthorized, "INVALID_CODE") // the enrolment code, replayed
+		code := totpAt(u.secret, 0)
+		r := verifyTOTP(t, c, code)
 		body := mustOK(t, r)
 		if tok, _ := body["token"].(string); len(tok) != 32 || c.Cookies["gatehouse.two_factor"] != "" {
 			t.Fatalf("verify-totp = %s, cookies %v; want a token and the two_factor cookie expired", r.Body, c.Cookies)
@@ -125,7 +131,7 @@ func TestTwoFactor_sign_in(t *testing.T) {
 
 		// The code just accepted is refused on the next challenge.
 		c2 := mustChallenge(t, app, u)
-		mustCode(t, verifyTOTP(t, c2, totpAt(u.secret, 0)), http.StatusUnauthorized, "INVALID_CODE")
+		mustCode(t, verifyTOTP(t, c2, code), http.StatusUnauthorized, "INVALID_CODE")
 		mustOK(t, verifyTOTP(t, c2, totpAt(u.secret, 1)))
 
 		// A backup code works once.

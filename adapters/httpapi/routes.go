@@ -55,6 +55,7 @@ func (s *Server) addRoutes() {
 	// The authentication framework (/api/auth, Better Auth's wire).
 	fw.AddFrameworkRoutes()    // sign-up, sign-in, sessions, account, verification, reset
 	fw.AddTwoFactorRoutes()    // the two-factor plugin: TOTP and backup codes
+	fw.AddPasskeyRoutes()      // the passkey plugin: WebAuthn
 	fw.AddOrganizationRoutes() // the organization plugin
 	fw.AddAdminRoutes()        // the admin plugin
 	fw.AddTokenRoutes()        // JWKS and the JWT plugin's token

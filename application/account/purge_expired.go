@@ -9,7 +9,7 @@ import (
 
 // PurgeExpiredHandler removes expired sessions, one-time links,
 // rotated-out service-key secrets and the OpenID provider's expired codes,
-// grants and refresh tokens, and second-factor challenges, so the tables
+// grants and refresh tokens, and second-factor and WebAuthn challenges, so the tables
 // hold only what can still be used.
 type PurgeExpiredHandler struct {
 	sessions      ports.SessionRepository
@@ -17,19 +17,22 @@ type PurgeExpiredHandler struct {
 	keys          ports.ServiceKeyRepository
 	grants        ports.OAuthGrantRepository
 	challenges    ports.MFAChallengeRepository
+	webauthn      ports.WebAuthnChallengeRepository
 	clock         ports.Clock
 }
 
 // NewPurgeExpiredHandler returns a PurgeExpiredHandler.
 func NewPurgeExpiredHandler(sessions ports.SessionRepository, verifications ports.VerificationRepository, keys ports.ServiceKeyRepository,
-	grants ports.OAuthGrantRepository, challenges ports.MFAChallengeRepository, clock ports.Clock) *PurgeExpiredHandler {
-	usecase.MustHave(sessions, verifications, keys, grants, challenges, clock)
-	return &PurgeExpiredHandler{sessions: sessions, verifications: verifications, keys: keys, grants: grants, challenges: challenges, clock: clock}
+	grants ports.OAuthGrantRepository, challenges ports.MFAChallengeRepository, webauthn ports.WebAuthnChallengeRepository,
+	clock ports.Clock) *PurgeExpiredHandler {
+	usecase.MustHave(sessions, verifications, keys, grants, challenges, webauthn, clock)
+	return &PurgeExpiredHandler{sessions: sessions, verifications: verifications, keys: keys, grants: grants, challenges: challenges,
+		webauthn: webauthn, clock: clock}
 }
 
 // Purged counts what a purge removed. OAuth counts authorization codes,
 // grants and refresh tokens together; Challenges the second-factor
-// challenges of sign-ins.
+// challenges of sign-ins and the passkey ceremonies' challenges.
 type Purged struct {
 	Sessions, Links, KeySecrets, OAuth, Challenges int
 }
@@ -51,6 +54,10 @@ func (h *PurgeExpiredHandler) Handle(ctx context.Context) (Purged, error) {
 	if p.OAuth, err = h.grants.DeleteExpired(ctx, now); err != nil {
 		return p, err
 	}
-	p.Challenges, err = h.challenges.DeleteExpired(ctx, now)
+	if p.Challenges, err = h.challenges.DeleteExpired(ctx, now); err != nil {
+		return p, err
+	}
+	n, err := h.webauthn.DeleteExpired(ctx, now)
+	p.Challenges += n
 	return p, err
 }

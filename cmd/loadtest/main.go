@@ -9,7 +9,8 @@
 // GET /.well-known/openid-configuration, a client-credentials grant at
 // POST /api/auth/oauth2/token, GET /api/auth/ok, and a two-factor sign-in (sign-in/email then
 // verify-totp, timed together; each iteration signs in a user of its own, enrolled before the run,
-// since a TOTP code is accepted once), one after another, each with a pool of keep-alive
+// since a TOTP code is accepted once) and a signed-out passkey sign-in (generate-authenticate-options
+// then verify-authentication with a software authenticator), one after another, each with a pool of keep-alive
 // clients for a fixed time. It prints requests per second, the median and
 // 99th-percentile latency, and the number of errors (transport failures and
 // non-2xx answers) per route. The load and the service share the machine's
@@ -254,6 +255,10 @@ func runStore(ctx context.Context, o options, name, dir, dbURL string, stdout io
 	if err != nil {
 		return err
 	}
+	passkeys, err := newPasskeySignIns(ctx, &http.Client{Transport: transport}, base, cfg, o)
+	if err != nil {
+		return err
+	}
 	routes := []struct {
 		name        string
 		concurrency int
@@ -298,6 +303,7 @@ func runStore(ctx context.Context, o options, name, dir, dbURL string, stdout io
 			return http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/auth/ok", nil)
 		}, nil},
 		{"sign-in/email + verify-totp", o.signInConcurrency, nil, twoFactor.signIn},
+		{"passkey options + verify-authentication", o.signInConcurrency, nil, passkeys.signIn},
 	}
 	fmt.Fprintf(stdout, "\nstore=%s\n", name)
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)

@@ -140,6 +140,22 @@ var frameworkCodes = map[string]wireCode{
 	"verification.token_expired":             {Code: "TOKEN_EXPIRED"},
 	"verification.user_not_found":            {Code: "USER_NOT_FOUND"},
 	"FAILED_TO_CREATE_USER":                  {Code: "FAILED_TO_CREATE_USER", Status: http.StatusUnprocessableEntity},
+
+	// Step-up (usecase.StepUp) and passkeys (@better-auth/passkey's
+	// PASSKEY_ERROR_CODES where it has one; account.ErrPasskey*).
+	"passkey.challenge_not_found":   {Code: "CHALLENGE_NOT_FOUND", Status: http.StatusBadRequest},
+	"passkey.not_allowed":           {Code: "YOU_ARE_NOT_ALLOWED_TO_REGISTER_THIS_PASSKEY", Status: http.StatusUnauthorized},
+	"passkey.registration_failed":   {Code: "FAILED_TO_VERIFY_REGISTRATION", Status: http.StatusBadRequest},
+	"passkey.authentication_failed": {Code: "AUTHENTICATION_FAILED", Status: http.StatusUnauthorized},
+	"passkey.unknown":               {Code: "PASSKEY_NOT_FOUND", Status: http.StatusUnauthorized},
+	"passkey.not_found":             {Code: "PASSKEY_NOT_FOUND", Status: http.StatusNotFound},
+	"passkey.exists":                {Code: "PREVIOUSLY_REGISTERED", Status: http.StatusBadRequest},
+	"passkey.counter_regressed":     {Code: "PASSKEY_COUNTER_REGRESSED", Status: http.StatusUnauthorized},
+	"passkey.disabled":              {Code: "PASSKEYS_DISABLED", Status: http.StatusForbidden},
+	"passkey.invalid_name":          {Code: "VALIDATION_ERROR", Status: http.StatusBadRequest},
+	"passkey.invalid_id":            {Code: "VALIDATION_ERROR", Status: http.StatusBadRequest},
+	"passkey.invalid_response":      {Code: "VALIDATION_ERROR", Status: http.StatusBadRequest},
+	"passkey.invalid_attachment":    {Code: "VALIDATION_ERROR", Status: http.StatusBadRequest},
 }
 
 // Words is the framework contract's vocabulary: a neutral code's

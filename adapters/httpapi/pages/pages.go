@@ -17,18 +17,27 @@ import (
 )
 
 // The hosted pages: the home page, sign-in, sign-up, forgotten and reset
-// password, consent, sign-out and the account page, rendered on the server with html/template. They run no
-// JavaScript and load nothing from elsewhere; their forms post to the
+// password, consent, sign-out and the account page, rendered on the server with html/template. They work
+// without JavaScript and load nothing from elsewhere; the one script, the
+// sign-in page's passkey button (passkey.js), is served from here; their forms post to the
 // framework routes, which answer a form post with 303 See Other
 // (formRedirect). Like the explorer they are pages, not API operations, so
 // no contract lists them.
 
-//go:embed *.html gatehouse.css
+//go:embed *.html gatehouse.css passkey.js
 var pageFiles embed.FS
 
 const stylesheetPath = "/assets/gatehouse.css"
 
-// pagesCSP is the pages' policy: their own stylesheet, no script at all, and
+// passkeyScriptPath is the sign-in page's one script: the passkey button.
+const passkeyScriptPath = "/assets/passkey.js"
+
+// scriptedPages may run their own scripts (script-src 'self') and call the
+// framework (connect-src 'self'); the others run none.
+var scriptedPages = map[string]bool{"sign-in": true}
+
+// pagesCSP is the pages' policy: their own stylesheet, no script (the
+// scriptedPages add their own scripts and calls to this origin), and
 // forms that post here only. Pages serving an authorization or logout
 // request add the client's redirect origin to form-action, since browsers
 // apply form-action to the redirects that follow a form post.
@@ -38,9 +47,11 @@ const pagesCSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-act
 type pageData struct {
 	Title      string
 	Stylesheet string
-	Notice     string
-	Error      string
-	ShowForm   bool
+	// PasskeyScript is the passkey button's script URL (sign-in).
+	PasskeyScript string
+	Notice        string
+	Error         string
+	ShowForm      bool
 
 	CallbackURL                     string
 	SignInURL, SignUpURL, ForgotURL string
@@ -72,6 +83,8 @@ type pages struct {
 	templates  map[string]*template.Template
 	css        []byte
 	stylesheet string // the stylesheet's URL, versioned by its hash
+	passkey    []byte
+	passkeyURL string // the passkey script's URL, versioned by its hash
 }
 
 func newPages() *pages {
@@ -79,9 +92,14 @@ func newPages() *pages {
 	if err != nil {
 		panic("httpapi: page stylesheet missing: " + err.Error())
 	}
-	sum := sha256.Sum256(css)
+	js, err := pageFiles.ReadFile("passkey.js")
+	if err != nil {
+		panic("httpapi: passkey script missing: " + err.Error())
+	}
+	sum, jsSum := sha256.Sum256(css), sha256.Sum256(js)
 	p := &pages{templates: map[string]*template.Template{}, css: css,
-		stylesheet: stylesheetPath + "?v=" + hex.EncodeToString(sum[:6])}
+		stylesheet: stylesheetPath + "?v=" + hex.EncodeToString(sum[:6]),
+		passkey:    js, passkeyURL: passkeyScriptPath + "?v=" + hex.EncodeToString(jsSum[:6])}
 	for _, name := range []string{"home", "sign-in", "sign-up", "forgot-password", "reset-password", "consent", "sign-out", "account", "two-factor"} {
 		p.templates[name] = template.Must(template.ParseFS(pageFiles, "layout.html", name+".html"))
 	}
@@ -148,6 +166,10 @@ func (s *API) AddHostedPages() {
 		c.Header("Cache-Control", "public, max-age=31536000, immutable")
 		c.Data(http.StatusOK, "text/css; charset=utf-8", p.css)
 	})
+	s.Handle(http.MethodGet, passkeyScriptPath, edge.Policy{Rate: edge.RatePublic}, func(c *gin.Context) {
+		c.Header("Cache-Control", "public, max-age=31536000, immutable")
+		c.Data(http.StatusOK, "text/javascript; charset=utf-8", p.passkey)
+	})
 	// Browsers ask for an icon on every page; an empty answer keeps that
 	// request from showing as an error, and costs nothing.
 	s.Handle(http.MethodGet, "/favicon.ico", edge.Policy{Rate: edge.RatePublic}, func(c *gin.Context) {
@@ -174,7 +196,7 @@ func (s *API) AddHostedPages() {
 // render writes a page with its CSP; formOrigins are origins the page's
 // form may lead to besides this one.
 func (s *API) render(c *gin.Context, p *pages, status int, name string, d pageData, formOrigins ...string) {
-	d.Stylesheet = p.stylesheet
+	d.Stylesheet, d.PasskeyScript = p.stylesheet, p.passkeyURL
 	var buf bytes.Buffer
 	if err := p.templates[name].ExecuteTemplate(&buf, "layout", d); err != nil {
 		edge.LoggerFrom(c.Request.Context()).Error("page", "page", name, "error", err.Error())
@@ -188,7 +210,11 @@ func (s *API) render(c *gin.Context, p *pages, status int, name string, d pageDa
 		}
 	}
 	h := c.Writer.Header()
-	h.Set("Content-Security-Policy", strings.Replace(pagesCSP, "%s", extra, 1))
+	csp := strings.Replace(pagesCSP, "%s", extra, 1)
+	if scriptedPages[name] {
+		csp += "; script-src 'self'; connect-src 'self'"
+	}
+	h.Set("Content-Security-Policy", csp)
 	h.Set("Cache-Control", "no-store")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("X-Frame-Options", "DENY")

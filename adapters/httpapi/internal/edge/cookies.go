@@ -30,7 +30,10 @@ type SessionCookies struct {
 	// trustDevice lets a browser that answered a second factor skip it at
 	// the next sign-ins (Better Auth's trust_device cookie).
 	trustDevice string
-	lifetime    time.Duration
+	// passkey carries the id of a pending WebAuthn ceremony (Better Auth's
+	// better-auth-passkey cookie).
+	passkey  string
+	lifetime time.Duration
 }
 
 func newSessionCookies(cfg Config, lifetime time.Duration) *SessionCookies {
@@ -50,7 +53,7 @@ func newSessionCookies(cfg Config, lifetime time.Duration) *SessionCookies {
 		Signer: newCookieSigner(cfg.Secrets), secure: secure, lifetime: lifetime,
 		sessionName: prefix + ".session_token", dontRemember: prefix + ".dont_remember", sessionData: prefix + ".session_data",
 		AdminSession: prefix + ".admin_session", twoFactor: prefix + ".two_factor",
-		trustDevice: prefix + ".trust_device",
+		trustDevice: prefix + ".trust_device", passkey: prefix + ".better-auth-passkey",
 	}
 }
 
@@ -83,6 +86,18 @@ func (sc *SessionCookies) ClearTwoFactor() http.Cookie { return sc.Cookie(sc.two
 // carries, or "" when there is none or its signature does not hold.
 func (sc *SessionCookies) TwoFactorChallenge(r *http.Request) string {
 	return sc.signedToken(r, sc.twoFactor)
+}
+
+// PasskeyCookie returns the signed better-auth-passkey cookie that carries
+// the id of a pending WebAuthn ceremony for ttl (Better Auth: 300 s).
+func (sc *SessionCookies) PasskeyCookie(id string, ttl time.Duration) http.Cookie {
+	return sc.Cookie(sc.passkey, sc.Signer.Sign(id), int(ttl/time.Second))
+}
+
+// PasskeyChallenge returns the ceremony id a request's better-auth-passkey
+// cookie carries, or "" when there is none or its signature does not hold.
+func (sc *SessionCookies) PasskeyChallenge(r *http.Request) string {
+	return sc.signedToken(r, sc.passkey)
 }
 
 // signedToken returns the token of the signed cookie name, or "".

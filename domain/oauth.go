@@ -110,6 +110,11 @@ type OAuthGrant struct {
 	Scopes []string
 	// AuthTime is when the user authenticated (the session's start).
 	AuthTime time.Time
+	// AMR are the methods the user authenticated with (RFC 8176) and ACR
+	// the class they met, as the authorization saw them: refreshed ID
+	// tokens repeat them. Empty for client credentials.
+	AMR []AuthMethod
+	ACR string
 	// Nonce of the authorization request, repeated in refreshed ID tokens.
 	Nonce     string
 	CreatedAt time.Time
@@ -139,8 +144,12 @@ type AuthorizationCode struct {
 	CodeChallenge       string
 	CodeChallengeMethod string
 	AuthTime            time.Time
-	CreatedAt           time.Time
-	ExpiresAt           time.Time
+	// AMR are the session's methods (RFC 8176) and ACR the class it met
+	// when the code was issued, for the ID token.
+	AMR       []AuthMethod
+	ACR       string
+	CreatedAt time.Time
+	ExpiresAt time.Time
 	// ConsumedAt is set when the code was exchanged; GrantID is the grant the
 	// exchange created, revoked if the code is presented again.
 	ConsumedAt time.Time

@@ -51,6 +51,8 @@ var nonAPIRoutes = map[string]bool{
 	"GET /sign-out/":            true,
 	"GET /account":              true,
 	"GET /account/":             true,
+	"GET /two-factor":           true,
+	"GET /two-factor/":          true,
 	"GET /assets/gatehouse.css": true,
 	"GET /assets/passkey.js":    true,
 }

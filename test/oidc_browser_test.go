@@ -32,6 +32,8 @@ type oidcRP struct {
 	issuer   string
 	provider *oidc.Provider
 	clients  map[string]*oauth2.Config
+	// showAuth adds the ID token's amr and acr to the result.
+	showAuth bool
 
 	mu      sync.Mutex
 	pending map[string]oidcRPRequest // by state
@@ -108,12 +110,18 @@ func (rp *oidcRP) callback(r *http.Request) (string, error) {
 		return "", fmt.Errorf("at_hash: %w", err)
 	}
 	var claims struct {
-		Email string `json:"email"`
+		Email string   `json:"email"`
+		AMR   []string `json:"amr"`
+		ACR   string   `json:"acr"`
 	}
 	if err := idt.Claims(&claims); err != nil {
 		return "", err
 	}
-	return "signed in as " + claims.Email + " through " + req.client, nil
+	result := "signed in as " + claims.Email + " through " + req.client
+	if rp.showAuth {
+		result += fmt.Sprintf(" (amr %s, acr %s)", strings.Join(claims.AMR, " "), claims.ACR)
+	}
+	return result, nil
 }
 
 // Ensure a real browser completes the code flow on the hosted pages under
@@ -245,4 +253,69 @@ func oidcBrowserNoCSPViolations(t *testing.T, ctx context.Context, what string) 
 	if len(v) > 0 {
 		t.Fatalf("%s violated its CSP:\n  %s", what, strings.Join(v, "\n  "))
 	}
+}
+
+// Ensure a real browser finishes a two-factor user's sign-in on the hosted
+// second-factor page under its strict CSP: after the password it lands on
+// the page, a wrong authenticator code is refused there with an error
+// announced, the right one leads back to the relying party, whose go-oidc
+// verified ID token says amr [pwd otp mfa] and acr mfa.
+func TestOIDCBrowser_second_factor_page(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test skipped in -short mode")
+	}
+	chromium := chromiumPath(t)
+	app := mustStartFramework(t, storeSQLite, adminEnv)
+	issuer := app.URL + "/api/auth"
+	rp := newOIDCRP(t, issuer)
+	rp.showAuth = true
+
+	admin, _ := mustAdmin(t, app)
+	client := mustRegisterStrictClient(t, admin, "Browser SPA", "public", true, rp.URL+"/callback")
+	email := "tess.twofactor@example.com"
+	mustVerifiedUser(t, app, "Tess Twofactor", email, strictPassword)
+	secret, _ := (&strictWorld{app: app, email: email}).mustEnableTwoFactor(t)
+
+	provider, err := oidc.NewProvider(t.Context(), issuer)
+	if err != nil {
+		t.Fatalf("discovery: %v", err)
+	}
+	rp.provider = provider
+	rp.clients["first"] = client.oauthConfig(provider)
+
+	ctx := newBrowser(t, chromium)
+	report := watchPage(t, ctx)
+
+	oidcBrowserNavigate(t, ctx, rp.URL+"/login?client=first")
+	oidcBrowserSignIn(t, ctx, app, email)
+	oidcBrowserWaitPath(t, ctx, app.URL, "/two-factor")
+	oidcBrowserNoCSPViolations(t, ctx, "the second-factor page")
+	const form = `form[action="/api/auth/two-factor/verify-totp"]`
+	answer := func(code string) {
+		t.Helper()
+		if err := chromedp.Do(ctx,
+			chromedp.SendKeys(chromedp.CSS(form+` input[name="code"]`), code),
+			chromedp.Click(chromedp.CSS(form+` [type="submit"]`)),
+		); err != nil {
+			t.Fatalf("answer on the second-factor page: %v", err)
+		}
+	}
+	answer("000000")
+	deadline := time.Now().Add(oidcBrowserStepTimeout)
+	for {
+		shown, err := chromedp.Run(ctx, chromedp.Evaluate[string](
+			`new URL(location.href).searchParams.get("error") === "INVALID_CODE" && document.readyState === "complete" ? (document.querySelector('[role="alert"]')?.textContent ?? "") : ""`))
+		if err == nil && strings.Contains(shown, "not right") {
+			break
+		}
+		if time.Now().After(deadline) {
+			href, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href + "\n" + document.body.innerText`))
+			t.Fatalf("a wrong code did not come back with its error; the tab shows %s", href)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	oidcBrowserNoCSPViolations(t, ctx, "the second-factor page with an error")
+	answer(totpAt(secret, 0))
+	oidcBrowserWaitResult(t, ctx, rp.URL, "signed in as "+email+" through first (amr pwd otp mfa, acr urn:gatehouse:acr:mfa)")
+	report()
 }

@@ -87,6 +87,8 @@ type oauthCodeRow struct {
 	CodeChallenge       string     `gorm:"column:code_challenge;not null"`
 	CodeChallengeMethod string     `gorm:"column:code_challenge_method;not null"`
 	AuthTime            *time.Time `gorm:"column:auth_time"`
+	AuthMethods         string     `gorm:"column:auth_methods;not null"` // separated by spaces
+	ACR                 string     `gorm:"column:acr;not null"`
 	CreatedAt           time.Time  `gorm:"column:created_at;not null;autoCreateTime:false"`
 	ExpiresAt           time.Time  `gorm:"column:expires_at;not null;index:oauth_codes_expires_at_idx"`
 	ConsumedAt          *time.Time `gorm:"column:consumed_at"`
@@ -99,13 +101,15 @@ type oauthGrantRow struct {
 	ID       string `gorm:"column:id;primaryKey;type:text"`
 	ClientID string `gorm:"column:client_id;not null;index:oauth_grants_client_id_idx"`
 	// UserID is NULL for client credentials.
-	UserID    *string    `gorm:"column:user_id;index:oauth_grants_user_id_idx"`
-	Scopes    string     `gorm:"column:scopes;not null"`
-	AuthTime  *time.Time `gorm:"column:auth_time"`
-	Nonce     string     `gorm:"column:nonce;not null"`
-	CreatedAt time.Time  `gorm:"column:created_at;not null;autoCreateTime:false"`
-	ExpiresAt time.Time  `gorm:"column:expires_at;not null;index:oauth_grants_expires_at_idx"`
-	RevokedAt *time.Time `gorm:"column:revoked_at"`
+	UserID      *string    `gorm:"column:user_id;index:oauth_grants_user_id_idx"`
+	Scopes      string     `gorm:"column:scopes;not null"`
+	AuthTime    *time.Time `gorm:"column:auth_time"`
+	AuthMethods string     `gorm:"column:auth_methods;not null"` // separated by spaces
+	ACR         string     `gorm:"column:acr;not null"`
+	Nonce       string     `gorm:"column:nonce;not null"`
+	CreatedAt   time.Time  `gorm:"column:created_at;not null;autoCreateTime:false"`
+	ExpiresAt   time.Time  `gorm:"column:expires_at;not null;index:oauth_grants_expires_at_idx"`
+	RevokedAt   *time.Time `gorm:"column:revoked_at"`
 }
 
 func (oauthGrantRow) TableName() string { return "oauth_grants" }
@@ -143,7 +147,7 @@ type oauthRefreshLookupRow struct {
 const oauthRefreshLookupSQL = `SELECT
  r.hash AS r_hash, r.grant_id AS r_grant_id, r.created_at AS r_created_at, r.expires_at AS r_expires_at, r.used_at AS r_used_at,
  g.id AS g_id, g.client_id AS g_client_id, g.user_id AS g_user_id, g.scopes AS g_scopes, g.auth_time AS g_auth_time,
- g.nonce AS g_nonce, g.created_at AS g_created_at, g.expires_at AS g_expires_at, g.revoked_at AS g_revoked_at
+ g.auth_methods AS g_auth_methods, g.acr AS g_acr, g.nonce AS g_nonce, g.created_at AS g_created_at, g.expires_at AS g_expires_at, g.revoked_at AS g_revoked_at
 FROM oauth_refresh_tokens r JOIN oauth_grants g ON g.id = r.grant_id
 WHERE r.hash = ?`
 
@@ -152,6 +156,11 @@ type stringList = jsonArray[string]
 
 // joinScopes and splitScopes write and read the space-separated scopes.
 func joinScopes(s []string) string { return strings.Join(s, " ") }
+
+// joinMethods writes authentication methods space-separated.
+func joinMethods(m []domain.AuthMethod) string {
+	return domain.Authentication{Methods: m}.EncodeMethods()
+}
 
 func splitScopes(s string) []string {
 	f := strings.Fields(s)
@@ -183,7 +192,8 @@ func oauthCodeFromDomain(c domain.AuthorizationCode) oauthCodeRow {
 	return oauthCodeRow{
 		Hash: string(c.Hash), ClientID: string(c.ClientID), UserID: string(c.UserID), RedirectURI: c.RedirectURI,
 		Scopes: joinScopes(c.Scopes), Nonce: c.Nonce, CodeChallenge: c.CodeChallenge, CodeChallengeMethod: c.CodeChallengeMethod,
-		AuthTime: nullTime(c.AuthTime), CreatedAt: domain.Timestamp(c.CreatedAt), ExpiresAt: domain.Timestamp(c.ExpiresAt),
+		AuthTime: nullTime(c.AuthTime), AuthMethods: joinMethods(c.AMR), ACR: c.ACR,
+		CreatedAt: domain.Timestamp(c.CreatedAt), ExpiresAt: domain.Timestamp(c.ExpiresAt),
 		ConsumedAt: nullTime(c.ConsumedAt), GrantID: string(c.GrantID),
 	}
 }
@@ -193,7 +203,8 @@ func (r oauthCodeRow) toDomain() domain.AuthorizationCode {
 		Hash: domain.TokenHash(r.Hash), ClientID: domain.OAuthClientID(r.ClientID), UserID: domain.UserID(r.UserID),
 		RedirectURI: r.RedirectURI, Scopes: splitScopes(r.Scopes), Nonce: r.Nonce,
 		CodeChallenge: r.CodeChallenge, CodeChallengeMethod: r.CodeChallengeMethod,
-		AuthTime: fromNullTime(r.AuthTime), CreatedAt: domain.Timestamp(r.CreatedAt), ExpiresAt: domain.Timestamp(r.ExpiresAt),
+		AuthTime: fromNullTime(r.AuthTime), AMR: domain.DecodeMethods(r.AuthMethods), ACR: r.ACR,
+		CreatedAt: domain.Timestamp(r.CreatedAt), ExpiresAt: domain.Timestamp(r.ExpiresAt),
 		ConsumedAt: fromNullTime(r.ConsumedAt), GrantID: domain.GrantID(r.GrantID),
 	}
 }
@@ -201,7 +212,7 @@ func (r oauthCodeRow) toDomain() domain.AuthorizationCode {
 func oauthGrantFromDomain(g domain.OAuthGrant) oauthGrantRow {
 	return oauthGrantRow{
 		ID: string(g.ID), ClientID: string(g.ClientID), UserID: nullIfEmpty(string(g.UserID)), Scopes: joinScopes(g.Scopes),
-		AuthTime: nullTime(g.AuthTime), Nonce: g.Nonce, CreatedAt: domain.Timestamp(g.CreatedAt),
+		AuthTime: nullTime(g.AuthTime), AuthMethods: joinMethods(g.AMR), ACR: g.ACR, Nonce: g.Nonce, CreatedAt: domain.Timestamp(g.CreatedAt),
 		ExpiresAt: domain.Timestamp(g.ExpiresAt), RevokedAt: nullTime(g.RevokedAt),
 	}
 }
@@ -209,7 +220,8 @@ func oauthGrantFromDomain(g domain.OAuthGrant) oauthGrantRow {
 func (r oauthGrantRow) toDomain() domain.OAuthGrant {
 	return domain.OAuthGrant{
 		ID: domain.GrantID(r.ID), ClientID: domain.OAuthClientID(r.ClientID), UserID: domain.UserID(emptyIfNull(r.UserID)),
-		Scopes: splitScopes(r.Scopes), AuthTime: fromNullTime(r.AuthTime), Nonce: r.Nonce,
+		Scopes: splitScopes(r.Scopes), AuthTime: fromNullTime(r.AuthTime), AMR: domain.DecodeMethods(r.AuthMethods), ACR: r.ACR,
+		Nonce:     r.Nonce,
 		CreatedAt: domain.Timestamp(r.CreatedAt), ExpiresAt: domain.Timestamp(r.ExpiresAt), RevokedAt: fromNullTime(r.RevokedAt),
 	}
 }

@@ -49,6 +49,15 @@ func cloneStrings(s []string) []string {
 	return slices.Clone(s)
 }
 
+// cloneMethods copies authentication methods, nil when there are none (as
+// the SQL stores read them back).
+func cloneMethods(m []domain.AuthMethod) []domain.AuthMethod {
+	if len(m) == 0 {
+		return nil
+	}
+	return slices.Clone(m)
+}
+
 // storedClient returns an independent copy of c as the SQL stores keep it.
 func storedClient(c domain.OAuthClient) domain.OAuthClient {
 	c.RedirectURIs = cloneStrings(c.RedirectURIs)
@@ -60,6 +69,7 @@ func storedClient(c domain.OAuthClient) domain.OAuthClient {
 
 func storedCode(c domain.AuthorizationCode) domain.AuthorizationCode {
 	c.Scopes = cloneStrings(c.Scopes)
+	c.AMR = cloneMethods(c.AMR)
 	c.AuthTime = timestampOrZero(c.AuthTime)
 	c.CreatedAt = timestampOrZero(c.CreatedAt)
 	c.ExpiresAt = timestampOrZero(c.ExpiresAt)
@@ -69,6 +79,7 @@ func storedCode(c domain.AuthorizationCode) domain.AuthorizationCode {
 
 func storedGrant(g domain.OAuthGrant) domain.OAuthGrant {
 	g.Scopes = cloneStrings(g.Scopes)
+	g.AMR = cloneMethods(g.AMR)
 	g.AuthTime = timestampOrZero(g.AuthTime)
 	g.CreatedAt = timestampOrZero(g.CreatedAt)
 	g.ExpiresAt = timestampOrZero(g.ExpiresAt)

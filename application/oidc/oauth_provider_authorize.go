@@ -23,6 +23,7 @@ type authRequest struct {
 	challenge   string
 	prompt      []string
 	maxAge      time.Duration // < 0 when absent
+	acrValues   []string      // the known classes of acr_values, in the client's order of preference
 	params      url.Values
 }
 
@@ -129,6 +130,18 @@ func (p *OAuthProvider) authorizationRequest(ctx context.Context, params url.Val
 		}
 		req.maxAge = time.Duration(n) * time.Second
 	}
+	if raw := params.Get("acr_values"); raw != "" {
+		if len(raw) > 1024 {
+			return fail("invalid_request", "acr_values is too long.")
+		}
+		// Unknown classes are ignored (OpenID Connect Core §3.1.2.1: the
+		// request is voluntary; the ID token's acr says what was met).
+		for v := range strings.SplitSeq(raw, " ") {
+			if domain.KnownACR(v) && !slices.Contains(req.acrValues, v) {
+				req.acrValues = append(req.acrValues, v)
+			}
+		}
+	}
 	return req, nil
 }
 
@@ -166,6 +179,12 @@ func (p *OAuthProvider) Authorize(ctx context.Context, params url.Values, princi
 		}
 		return p.signInURL(params), nil
 	}
+	if p.needsStepUp(req, principal) {
+		if hasPrompt("none") {
+			return p.errorTo(req, oauthError("interaction_required", "The session does not meet the requested acr_values.")), nil
+		}
+		return p.stepUpURL(params), nil
+	}
 	// First-party clients skip the consent page unless the request asks
 	// for it (prompt=consent, OpenID Connect Core §3.1.2.1).
 	if !req.client.FirstParty || hasPrompt("consent") {
@@ -195,13 +214,44 @@ func (p *OAuthProvider) consented(ctx context.Context, user domain.UserID, req *
 	return covers(c.Scopes, req.scopes), nil
 }
 
+// needsStepUp reports whether the session must prove a second factor
+// before a code is issued: acr_values lists the classes the client wants,
+// most preferred first, and the first that the session meets or that the
+// hosted pages can bring it to decides. A session that meets it goes on;
+// the multi-factor class for a user with a second factor sends them to the
+// second-factor page. A class the user cannot reach there (no second
+// factor, or phishing-resistant, which only a passkey sign-in gives) is
+// passed over; when none is left the code is issued anyway and the ID
+// token's acr says what was met (OpenID Connect Core §3.1.2.1: acr_values
+// is a voluntary request, and the client checks acr).
+func (p *OAuthProvider) needsStepUp(req *authRequest, principal *usecase.Principal) bool {
+	auth := principal.Session.Authentication()
+	for _, v := range req.acrValues {
+		if auth.Meets(v) {
+			return false
+		}
+		if v == domain.ACRMultiFactor && principal.User.TwoFactorEnabled() {
+			return true
+		}
+	}
+	return false
+}
+
+// stepUpURL is the hosted second-factor page, for the signed-in session,
+// returning to this request.
+func (p *OAuthProvider) stepUpURL(params url.Values) string {
+	return p.settings.BaseURL + "/two-factor?callbackURL=" + url.QueryEscape("/api/auth/oauth2/authorize?"+params.Encode())
+}
+
 // signInURL is the hosted sign-in page, returning to this request without
-// prompt=login (else it would loop).
+// prompt=login and max_age: the sign-in satisfies both, and asking again
+// would loop (max_age=0 is never met by a session, however new).
 func (p *OAuthProvider) signInURL(params url.Values) string {
 	back := url.Values{}
 	for k, v := range params {
 		back[k] = slices.Clone(v)
 	}
+	back.Del("max_age")
 	if prompt := params.Get("prompt"); prompt != "" {
 		var keep []string
 		for v := range strings.SplitSeq(prompt, " ") {
@@ -253,9 +303,11 @@ func appendQuery(uri string, q url.Values) string {
 func (p *OAuthProvider) issueCode(ctx context.Context, req *authRequest, principal *usecase.Principal) (string, error) {
 	now := p.clock.Now()
 	secret := p.tokens.NewSecret(43)
+	auth := principal.Session.Authentication()
 	code := domain.AuthorizationCode{
 		Hash: domain.HashToken(secret), ClientID: req.client.ID, UserID: principal.User.ID(), RedirectURI: req.redirectURI,
-		Scopes: req.scopes, Nonce: req.nonce, AuthTime: principal.Session.CreatedAt(), CreatedAt: now, ExpiresAt: now.Add(p.codeLifetime()),
+		Scopes: req.scopes, Nonce: req.nonce, AuthTime: principal.Session.CreatedAt(), AMR: auth.Methods, ACR: auth.ACR(),
+		CreatedAt: now, ExpiresAt: now.Add(p.codeLifetime()),
 	}
 	if req.challenge != "" {
 		code.CodeChallenge, code.CodeChallengeMethod = req.challenge, "S256"
@@ -303,6 +355,9 @@ func (p *OAuthProvider) Consent(ctx context.Context, d ConsentDecision) (string,
 	}
 	if !d.Accept {
 		return p.errorTo(req, oauthError("access_denied", "The user denied the request.")), nil
+	}
+	if p.needsStepUp(req, &d.Principal) {
+		return p.stepUpURL(params), nil
 	}
 	now := p.clock.Now()
 	c := domain.Consent{UserID: d.Principal.User.ID(), ClientID: req.client.ID, Scopes: req.scopes, CreatedAt: now, UpdatedAt: now}

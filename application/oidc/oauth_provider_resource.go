@@ -67,6 +67,9 @@ type UserInfo struct {
 	Name          string
 	Picture       string
 	UpdatedAt     int64
+	// AMR and ACR say how the user signed in for the token's grant.
+	AMR []string
+	ACR string
 }
 
 // UserInfo answers the userinfo endpoint for an access token (OpenID
@@ -99,6 +102,9 @@ func (p *OAuthProvider) UserInfo(ctx context.Context, token string) (UserInfo, e
 	out.Name, _ = c["name"].(string)
 	out.Picture, _ = c["picture"].(string)
 	out.UpdatedAt, _ = c["updated_at"].(int64)
+	a := authClaims(at.grant)
+	out.AMR, _ = a["amr"].([]string)
+	out.ACR, _ = a["acr"].(string)
 	return out, nil
 }
 

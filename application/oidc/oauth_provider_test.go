@@ -704,3 +704,65 @@ func TestOAuthConsents_list_and_revoke(t *testing.T) {
 		t.Fatalf("Consents without principal = %v", err)
 	}
 }
+
+// Ensure acr_values picks the first class the session meets or the
+// second-factor page can bring it to, that a class out of reach is passed
+// over (the code is issued, its acr says what was met), that prompt=none
+// needing a step-up answers interaction_required, that the sign-in
+// continuation drops max_age (max_age=0 would loop), and that a passkey
+// session's amr and acr reach the ID token.
+func TestOAuthAuthorize_acr_values(t *testing.T) {
+	w := newOAuthWorld(t)
+	p := w.principal(t, "ada@example.com")
+	acr := func(v string) func(url.Values) { return func(q url.Values) { q.Set("acr_values", v) } }
+	const stepUp = "https://id.example.com/two-factor?callbackURL=%2Fapi%2Fauth%2Foauth2%2Fauthorize%3F"
+
+	// No second factor: mfa is out of reach, the code is issued.
+	w.mustCodeFor(t, publicRequest(acr(domain.ACRMultiFactor)), p)
+
+	p.User.SetTwoFactorEnabled(true, w.Clock.Now())
+	for name, tc := range map[string]struct{ values, prefix string }{
+		"mfa_steps_up":                  {domain.ACRMultiFactor, stepUp},
+		"phr_out_of_reach_then_mfa":     {domain.ACRPhishingResistant + " " + domain.ACRMultiFactor, stepUp},
+		"pwd_first_is_met":              {domain.ACRPassword + " " + domain.ACRMultiFactor, publicURI + "?code="},
+		"unknown_values_ignored":        {"urn:example:gold silver", publicURI + "?code="},
+		"phr_alone_out_of_reach_issues": {domain.ACRPhishingResistant, publicURI + "?code="},
+	} {
+		t.Run(name, func(t *testing.T) {
+			target, err := w.p.Authorize(t.Context(), publicRequest(acr(tc.values)), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mustRedirect(t, target, tc.prefix)
+		})
+	}
+	target, _ := w.p.Authorize(t.Context(), publicRequest(acr(domain.ACRMultiFactor), func(q url.Values) { q.Set("prompt", "none") }), p)
+	if q := mustRedirect(t, target, publicURI+"?"); q.Get("error") != "interaction_required" {
+		t.Fatalf("prompt=none needing a step-up = %s", target)
+	}
+	target, _ = w.p.Authorize(t.Context(), publicRequest(acr(strings.Repeat("x", 1025))), p)
+	if q := mustRedirect(t, target, publicURI+"?"); q.Get("error") != "invalid_request" {
+		t.Fatalf("acr_values of 1025 characters = %s", target)
+	}
+
+	w.Clock.Advance(time.Second)
+	target, _ = w.p.Authorize(t.Context(), publicRequest(func(q url.Values) { q.Set("max_age", "0") }), p)
+	back, _ := url.Parse(mustRedirect(t, target, "https://id.example.com/sign-in?").Get("callbackURL"))
+	if back.Query().Has("max_age") || back.Path != "/api/auth/oauth2/authorize" {
+		t.Fatalf("sign-in continuation = %s, want the request without max_age", back)
+	}
+
+	// A passkey session meets every class.
+	p.Session.Authenticate(domain.PasskeyAuthentication(false, w.Clock.Now()))
+	res, err := w.exchange(t, w.mustCodeFor(t, publicRequest(acr(domain.ACRPhishingResistant)), p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := w.keys.Verify(t.Context(), res.IDToken, oidc.VerifyOptions{Alg: domain.AlgRS256, Type: "JWT", Issuer: w.settings.Issuer, Audience: publicID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if amr, _ := id["amr"].([]any); len(amr) != 3 || amr[0] != "hwk" || amr[1] != "user" || amr[2] != "mfa" || id["acr"] != domain.ACRPhishingResistant {
+		t.Fatalf("passkey ID token amr %v, acr %v", id["amr"], id["acr"])
+	}
+}

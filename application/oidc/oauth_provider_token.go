@@ -158,7 +158,7 @@ func (p *OAuthProvider) exchangeCode(ctx context.Context, client domain.OAuthCli
 		return TokenResponse{}, err
 	}
 	g := domain.OAuthGrant{ID: gid, ClientID: client.ID, UserID: code.UserID, Scopes: code.Scopes, AuthTime: code.AuthTime,
-		Nonce: code.Nonce, CreatedAt: now, ExpiresAt: now.Add(p.settings.AccessTokenLifetime)}
+		AMR: code.AMR, ACR: code.ACR, Nonce: code.Nonce, CreatedAt: now, ExpiresAt: now.Add(p.settings.AccessTokenLifetime)}
 	var rt *domain.RefreshToken
 	var refresh string
 	if slices.Contains(code.Scopes, ScopeOfflineAccess) {
@@ -333,6 +333,9 @@ func (p *OAuthProvider) issueTokens(ctx context.Context, client domain.OAuthClie
 	if nonce != "" {
 		id["nonce"] = nonce
 	}
+	for k, v := range authClaims(g) {
+		id[k] = v
+	}
 	for k, v := range userClaims(user, scopes) {
 		id[k] = v
 	}
@@ -340,6 +343,20 @@ func (p *OAuthProvider) issueTokens(ctx context.Context, client domain.OAuthClie
 		return TokenResponse{}, err
 	}
 	return out, nil
+}
+
+// authClaims are amr and acr (OpenID Connect Core §2, RFC 8176): how the
+// user signed in when the grant was authorized. A refresh repeats them: it
+// proves nothing new about the user.
+func authClaims(g domain.OAuthGrant) map[string]any {
+	out := map[string]any{}
+	if len(g.AMR) > 0 {
+		out["amr"] = domain.Authentication{Methods: g.AMR}.MethodNames()
+	}
+	if g.ACR != "" {
+		out["acr"] = g.ACR
+	}
+	return out
 }
 
 // userClaims are the standard claims the scopes release (OpenID Connect

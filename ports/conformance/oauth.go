@@ -127,6 +127,8 @@ func makeCode(n int, client string, user domain.UserID, createdAt time.Time) dom
 		CodeChallenge:       "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
 		CodeChallengeMethod: "S256",
 		AuthTime:            createdAt.Add(-time.Minute),
+		AMR:                 []domain.AuthMethod{domain.MethodPassword, domain.MethodOTP, domain.MethodMultiFactor},
+		ACR:                 domain.ACRMultiFactor,
 		CreatedAt:           createdAt,
 		ExpiresAt:           createdAt.Add(time.Minute),
 	}
@@ -144,7 +146,7 @@ func assertSameCode(t *testing.T, got, want domain.AuthorizationCode) {
 	if got.Hash != want.Hash || got.ClientID != want.ClientID || got.UserID != want.UserID ||
 		got.RedirectURI != want.RedirectURI || !slices.Equal(got.Scopes, want.Scopes) || got.Nonce != want.Nonce ||
 		got.CodeChallenge != want.CodeChallenge || got.CodeChallengeMethod != want.CodeChallengeMethod ||
-		got.GrantID != want.GrantID {
+		got.GrantID != want.GrantID || !slices.Equal(got.AMR, want.AMR) || got.ACR != want.ACR {
 		t.Fatalf("code mismatch:\n got  %+v\n want %+v", got, want)
 	}
 	assertTime(t, "AuthTime", got.AuthTime, want.AuthTime)
@@ -160,6 +162,8 @@ func makeGrant(id, client string, user domain.UserID, createdAt time.Time) domai
 		UserID:    user,
 		Scopes:    []string{"openid", "profile", "offline_access"},
 		AuthTime:  createdAt.Add(-time.Minute),
+		AMR:       []domain.AuthMethod{domain.MethodHardwareKey, domain.MethodUserVerification, domain.MethodMultiFactor},
+		ACR:       domain.ACRPhishingResistant,
 		Nonce:     "nonce-" + id,
 		CreatedAt: createdAt,
 		ExpiresAt: createdAt.Add(30 * 24 * time.Hour),
@@ -190,7 +194,7 @@ func mustGetGrant(t *testing.T, s Stores, id string) domain.OAuthGrant {
 func assertSameGrant(t *testing.T, got, want domain.OAuthGrant) {
 	t.Helper()
 	if got.ID != want.ID || got.ClientID != want.ClientID || got.UserID != want.UserID ||
-		!slices.Equal(got.Scopes, want.Scopes) || got.Nonce != want.Nonce {
+		!slices.Equal(got.Scopes, want.Scopes) || got.Nonce != want.Nonce || !slices.Equal(got.AMR, want.AMR) || got.ACR != want.ACR {
 		t.Fatalf("grant mismatch:\n got  %+v\n want %+v", got, want)
 	}
 	assertTime(t, "AuthTime", got.AuthTime, want.AuthTime)
@@ -520,7 +524,7 @@ func testOAuthGrantRoundTrip(t *testing.T, s Stores) {
 	g1 := makeGrant("g1", "c1", "u1", at)
 	mustCreateGrant(t, s, g1, nil)
 	g2 := makeGrant("g2", "c1", "", at) // client credentials
-	g2.Scopes, g2.Nonce, g2.AuthTime = nil, "", time.Time{}
+	g2.Scopes, g2.Nonce, g2.AuthTime, g2.AMR, g2.ACR = nil, "", time.Time{}, nil, ""
 	r := makeRefresh(1, "g2", at)
 	mustCreateGrant(t, s, g2, &r)
 

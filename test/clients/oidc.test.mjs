@@ -306,6 +306,10 @@ for (const kind of ["confidential", "public"]) {
 			assert.equal(claims.nonce, nonce);
 			assert.equal(claims.email, user.email);
 			assert.equal(claims.email_verified, true);
+			// How the user signed in: a password alone (docs/multi-factor.md).
+			assert.deepEqual(claims.amr, ["pwd"]);
+			assert.equal(claims.acr, "urn:gatehouse:acr:pwd");
+			assert.equal(typeof claims.auth_time, "number");
 			assert.equal(typeof tokens.refresh_token, "string");
 			assert.equal(tokens.token_type.toLowerCase(), "bearer");
 			s.tokens = tokens;
@@ -316,6 +320,8 @@ for (const kind of ["confidential", "public"]) {
 			assert.equal(info.sub, s.userId);
 			assert.equal(info.email, user.email);
 			assert.equal(info.email_verified, true);
+			assert.deepEqual(info.amr, ["pwd"]);
+			assert.equal(info.acr, "urn:gatehouse:acr:pwd");
 		});
 
 		step("5 refresh rotates the refresh token", ["3"], async () => {

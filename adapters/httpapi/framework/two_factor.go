@@ -254,7 +254,8 @@ func (s *API) AddTwoFactorRoutes() {
 		o.Security = edge.SessionSecurity
 		return edge.WithRate(base(o), edge.RateCredentials)
 	}
-	answer := func(o op) op { return edge.WithRate(base(o), edge.RateCredentials) }
+	// The answers are also the second-factor page's forms (edge.TwoFactorForm).
+	answer := func(o op) op { return edge.WithForm(edge.WithRate(base(o), edge.RateCredentials), edge.TwoFactorForm) }
 	fw := edge.ContractFramework
 
 	register(s, fw, signedIn(op{OperationID: "twoFactorEnable", Path: "/enable", Summary: "Enable two-factor",
@@ -279,10 +280,10 @@ func (s *API) AddTwoFactorRoutes() {
 			"a challenge takes five wrong answers, the fifth answers 400 TOO_MANY_ATTEMPTS_REQUEST_NEW_CODE and ends it; " +
 			"wrong answers count towards the account lockout (429 ACCOUNT_TEMPORARILY_LOCKED)."}),
 		s.twoFactorVerifyTOTP, edge.ContractAuth)
-	register(s, fw, edge.WithRate(base(op{OperationID: "twoFactorSendOtp", Path: "/send-otp", Summary: "Mail a sign-in code",
+	register(s, fw, edge.WithPolicy(edge.WithRate(base(op{OperationID: "twoFactorSendOtp", Path: "/send-otp", Summary: "Mail a sign-in code",
 		Description: "Mails a six-digit code for the pending challenge of the two_factor cookie or, without one, for the signed-in session " +
 			"(it works for 3 minutes and replaces an earlier one; after five wrong answers a session waits for it to expire: 429). " +
-			"401 INVALID_TWO_FACTOR_COOKIE without a live challenge or a session."}), edge.RateMail),
+			"401 INVALID_TWO_FACTOR_COOKIE without a live challenge or a session."}), edge.RateMail), edge.FormPage(edge.TwoFactorSendForm)),
 		s.twoFactorSendOTP, edge.ContractAuth)
 	register(s, fw, answer(op{OperationID: "twoFactorVerifyOtp", Path: "/verify-otp", Summary: "Answer with the e-mailed code",
 		Description: "Answers the challenge of the two_factor cookie with the code send-otp mailed and starts the session; or, in a session, " +

@@ -41,6 +41,7 @@ type ProviderMetadata struct {
 	IntrospectionEndpointAuthMethodsSupported  []string `json:"introspection_endpoint_auth_methods_supported"`
 	CodeChallengeMethodsSupported              []string `json:"code_challenge_methods_supported"`
 	ClaimsSupported                            []string `json:"claims_supported"`
+	ACRValuesSupported                         []string `json:"acr_values_supported"`
 	PromptValuesSupported                      []string `json:"prompt_values_supported"`
 	AuthorizationResponseIssParameterSupported bool     `json:"authorization_response_iss_parameter_supported" doc:"Authorization responses carry iss (RFC 9207)."`
 	RequestParameterSupported                  bool     `json:"request_parameter_supported"`
@@ -106,7 +107,8 @@ func (s *API) providerMetadata() ProviderMetadata {
 		IntrospectionEndpointAuthMethodsSupported: []string{"client_secret_basic", "client_secret_post"},
 		CodeChallengeMethodsSupported:             []string{"S256"},
 		ClaimsSupported: []string{"sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "azp", "at_hash",
-			"email", "email_verified", "name", "picture"},
+			"amr", "acr", "email", "email_verified", "name", "picture"},
+		ACRValuesSupported:                         []string{domain.ACRPassword, domain.ACRMultiFactor, domain.ACRPhishingResistant},
 		PromptValuesSupported:                      []string{"none", "login", "consent"},
 		AuthorizationResponseIssParameterSupported: true,
 	}

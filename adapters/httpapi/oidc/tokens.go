@@ -88,12 +88,14 @@ type UserInfoInput struct {
 
 // UserInfoJSON are the user's claims (OpenID Connect Core §5.3.2).
 type UserInfoJSON struct {
-	Sub           string `json:"sub" doc:"The user's id."`
-	Email         string `json:"email,omitempty" doc:"With scope email."`
-	EmailVerified *bool  `json:"email_verified,omitempty" doc:"With scope email."`
-	Name          string `json:"name,omitempty" doc:"With scope profile."`
-	Picture       string `json:"picture,omitempty" doc:"With scope profile, when the user has an image."`
-	UpdatedAt     int64  `json:"updated_at,omitempty" doc:"With scope profile: seconds since the epoch."`
+	Sub           string   `json:"sub" doc:"The user's id."`
+	Email         string   `json:"email,omitempty" doc:"With scope email."`
+	EmailVerified *bool    `json:"email_verified,omitempty" doc:"With scope email."`
+	Name          string   `json:"name,omitempty" doc:"With scope profile."`
+	Picture       string   `json:"picture,omitempty" doc:"With scope profile, when the user has an image."`
+	UpdatedAt     int64    `json:"updated_at,omitempty" doc:"With scope profile: seconds since the epoch."`
+	AMR           []string `json:"amr,omitempty" doc:"How the user signed in for this grant: RFC 8176 methods (pwd, otp, hwk, swk, user, mfa)."`
+	ACR           string   `json:"acr,omitempty" doc:"The authentication context class the sign-in met: urn:gatehouse:acr:pwd, :mfa or :phr."`
 }
 
 // UserInfoOutput is the claims, never cached.
@@ -117,7 +119,7 @@ func (s *API) oauthUserInfo(ctx context.Context, in *UserInfoInput) (*UserInfoOu
 		return nil, s.OAuthFailure(ctx, err, false, true)
 	}
 	return &UserInfoOutput{CacheControl: "no-store", Body: UserInfoJSON{Sub: info.Subject, Email: info.Email, EmailVerified: info.EmailVerified,
-		Name: info.Name, Picture: info.Picture, UpdatedAt: info.UpdatedAt}}, nil
+		Name: info.Name, Picture: info.Picture, UpdatedAt: info.UpdatedAt, AMR: info.AMR, ACR: info.ACR}}, nil
 }
 
 // RevokeForm is a revocation request (RFC 7009 §2.1).

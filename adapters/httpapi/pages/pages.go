@@ -72,6 +72,8 @@ type pageData struct {
 	SignedIn   bool   // home
 	UserName   string // account
 	Verified   bool   // account: the e-mail address is confirmed
+	StepUp     bool   // two-factor: a signed-in session proves its second factor
+	OTPSent    bool   // two-factor: a code was mailed
 }
 
 type hiddenField struct{ Name, Value string }
@@ -98,7 +100,7 @@ func newPages() *pages {
 	p := &pages{templates: map[string]*template.Template{}, css: css,
 		stylesheet: stylesheetPath + "?v=" + hex.EncodeToString(sum[:6]),
 		passkey:    js, passkeyURL: passkeyScriptPath + "?v=" + hex.EncodeToString(jsSum[:6])}
-	for _, name := range []string{"home", "sign-in", "sign-up", "forgot-password", "reset-password", "consent", "sign-out", "account"} {
+	for _, name := range []string{"home", "sign-in", "sign-up", "forgot-password", "reset-password", "consent", "sign-out", "account", "two-factor"} {
 		p.templates[name] = template.Must(template.ParseFS(pageFiles, "layout.html", name+".html"))
 	}
 	return p
@@ -131,6 +133,15 @@ var errorMessages = map[string]string{ // #nosec G101 -- error codes and their m
 	"UNAUTHORIZED":                          "Your session has ended. Sign in again.",
 	"VALIDATION_ERROR":                      "Some fields are missing or not valid. Check them and try again.",
 	"INVALID_REQUEST":                       "This request is not valid. Go back to the application and try again.",
+	// The second-factor page: a wrong answer says no more than that.
+	"INVALID_CODE":                       "That code is not right, or was used already. Try again.",
+	"INVALID_BACKUP_CODE":                "That backup code is not right, or was used already. Try again.",
+	"OTP_HAS_EXPIRED":                    "That code has expired, or none was sent. Ask for a new one.",
+	"TOO_MANY_ATTEMPTS_REQUEST_NEW_CODE": "Too many wrong codes. Sign in again.",
+	"INVALID_TWO_FACTOR_COOKIE":          "Your sign-in has expired. Sign in again.",
+	"ACCOUNT_TEMPORARILY_LOCKED":         "Too many failed attempts: the account is locked for a while. Try again later.",
+	"TOTP_NOT_ENABLED":                   "This account has no authenticator app. Use another way below.",
+	"TWO_FACTOR_NOT_ENABLED":             "This account has no second factor.",
 }
 
 func errorMessage(code string) string {
@@ -146,6 +157,7 @@ func errorMessage(code string) string {
 var noticeMessages = map[string]string{
 	"check-email":    "Account created. We mailed you a link: open it to confirm your address, then sign in.",
 	"password-reset": "Your password has been changed. Sign in with the new one.",
+	"otp-sent":       "We mailed you a code. It works for 3 minutes.",
 }
 
 func (s *API) AddHostedPages() {
@@ -178,6 +190,7 @@ func (s *API) AddHostedPages() {
 	s.Page("/consent", signedIn, func(c *gin.Context) { s.consentPage(c, p) })
 	s.Page("/sign-out", signedIn, func(c *gin.Context) { s.signOutPage(c, p) })
 	s.Page(edge.AccountPath, signedIn, func(c *gin.Context) { s.accountPage(c, p) })
+	s.Page(edge.TwoFactorPath, signedIn, func(c *gin.Context) { s.twoFactorPage(c, p) })
 }
 
 // render writes a page with its CSP; formOrigins are origins the page's
@@ -396,4 +409,48 @@ func privateUseScheme(s string) bool {
 		}
 	}
 	return true
+}
+
+// twoFactorPage asks for the second factor: of a sign-in whose password was
+// right (the challenge of the two_factor cookie: an authenticator code, a
+// backup code or an e-mailed code), or of the signed-in session when an
+// application asks for more than it has (step-up, with the same three). Its forms post to the two-factor routes (edge.TwoFactorForm)
+// and carry callbackURL, where the browser goes once the answer is right.
+func (s *API) twoFactorPage(c *gin.Context, p *pages) {
+	cb, ok := s.pageCallback(c)
+	if !ok {
+		s.render(c, p, http.StatusBadRequest, "two-factor", pageData{Title: "Second factor", SignInURL: "/sign-in",
+			Error: errorMessage("INVALID_CALLBACK_URL")})
+		return
+	}
+	code := c.Query("error")
+	d := pageData{Title: "Second factor", CallbackURL: cb, SignInURL: withCallback("/sign-in", cb), Error: errorMessage(code)}
+	switch {
+	case code == "TOO_MANY_ATTEMPTS_REQUEST_NEW_CODE" || code == "INVALID_TWO_FACTOR_COOKIE":
+		// The challenge is over: only a new sign-in helps.
+	case s.Cookies.TwoFactorChallenge(c.Request) != "":
+		d.ShowForm = true
+		d.OTPSent = c.Query("sent") != "" || c.Query("method") == "otp"
+		if c.Query("sent") != "" && d.Error == "" {
+			d.Notice = noticeMessages["otp-sent"]
+		}
+	default:
+		u := s.signedInUser(c)
+		if u == nil {
+			if d.Error == "" {
+				d.Error = errorMessage("INVALID_TWO_FACTOR_COOKIE")
+			}
+			break
+		}
+		if !u.TwoFactorEnabled() {
+			d.Error = errorMessage("TWO_FACTOR_NOT_ENABLED")
+			break
+		}
+		d.ShowForm, d.StepUp = true, true
+		d.OTPSent = c.Query("sent") != "" || c.Query("method") == "otp"
+		if c.Query("sent") != "" && d.Error == "" {
+			d.Notice = noticeMessages["otp-sent"]
+		}
+	}
+	s.render(c, p, http.StatusOK, "two-factor", d, s.callbackOrigins(c, cb)...)
 }

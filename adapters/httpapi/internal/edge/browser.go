@@ -157,7 +157,7 @@ func (s *Kit) FormBodies() gin.HandlerFunc {
 		}
 		body := map[string]any{}
 		for k, v := range values {
-			if len(v) == 0 {
+			if len(v) == 0 || slices.Contains(form.PageOnly, k) {
 				continue
 			}
 			switch last := v[len(v)-1]; {

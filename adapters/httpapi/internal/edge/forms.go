@@ -10,7 +10,29 @@ import (
 // success goes.
 var (
 	SignInForm = pageForm(Form{Page: "/sign-in", Keep: []string{"callbackURL"},
-		Done: func(url.Values, bool) string { return AccountPath }})
+		Done: func(form url.Values, signedIn bool) string {
+			if !signedIn {
+				// Two-factor is on: the second-factor page answers the
+				// challenge of the two_factor cookie.
+				return PageURL(TwoFactorPath, url.Values{"callbackURL": {form.Get("callbackURL")}})
+			}
+			return AccountPath
+		}})
+	// TwoFactorForm is the second-factor page's code forms (verify-totp,
+	// verify-backup-code, verify-otp): callbackURL is the page's, not the
+	// operation's.
+	TwoFactorForm = pageForm(Form{Page: TwoFactorPath, Keep: []string{"callbackURL", "method"}, PageOnly: []string{"callbackURL", "method"},
+		Done: func(form url.Values, _ bool) string {
+			if cb := form.Get("callbackURL"); cb != "" {
+				return cb
+			}
+			return AccountPath
+		}})
+	// TwoFactorSendForm is the second-factor page's "e-mail me a code".
+	TwoFactorSendForm = pageForm(Form{Page: TwoFactorPath, Keep: []string{"callbackURL", "method"}, PageOnly: []string{"callbackURL", "method"},
+		Done: func(form url.Values, _ bool) string {
+			return PageURL(TwoFactorPath, url.Values{"callbackURL": {form.Get("callbackURL")}, "method": {"otp"}, "sent": {"1"}})
+		}})
 	SignUpForm = pageForm(Form{Page: "/sign-up", Keep: []string{"callbackURL"},
 		Done: func(form url.Values, signedIn bool) string {
 			if !signedIn {
@@ -38,7 +60,7 @@ func LoginRoute(p *Policy) { p.Login = true }
 // checkboxes and buttons (rememberMe, accept) and the optional fields an
 // empty input leaves out (callbackURL, redirectTo and end-session's).
 func pageForm(f Form) *Form {
-	f.Bools = []string{"rememberMe", "accept"}
+	f.Bools = []string{"rememberMe", "accept", "trustDevice"}
 	f.Optional = append([]string{"callbackURL", "redirectTo"}, EndSessionFields...)
 	return &f
 }
@@ -59,6 +81,10 @@ func PageURL(path string, q url.Values) string {
 	}
 	return path + "?" + q.Encode()
 }
+
+// TwoFactorPath is the second-factor page: a sign-in's challenge, or a
+// step-up of the session.
+const TwoFactorPath = "/two-factor"
 
 // AccountPath is the account page, where a sign-in without a callback ends.
 const AccountPath = "/account"

@@ -121,6 +121,9 @@ type Form struct {
 	Bools []string
 	// Optional fields are left out when empty.
 	Optional []string
+	// PageOnly fields serve the page (where to go afterwards) and are no
+	// part of the operation's body: they are left out of it.
+	PageOnly []string
 }
 
 // Policy is everything the middleware decides per request, declared once

@@ -26,7 +26,7 @@ build: ## build bin/gatehouse
 
 .PHONY: test
 test: ## run every test: memory and SQLite always, PostgreSQL when GATEHOUSE_TEST_POSTGRES_URL is set
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 30m ./...
 
 .PHONY: test-short
 test-short: ## the fast loop: no race detector; skips the PostgreSQL, Node client, browser, timing and scale suites

@@ -162,6 +162,7 @@ func (w *strictWorld) strictUserInfoAuth(t testing.TB, tok *oauth2.Token) strict
 // prompt=login ask for the password and the second factor again, moving
 // auth_time.
 func TestOIDCMFA_amr_and_acr_reach_relying_parties(t *testing.T) {
+	t.Parallel()
 	fwForEachStore(t, adminEnv, func(t *testing.T, app *fwApp) {
 		w := mustStrictWorld(t, app)
 		provider, err := oidc.NewProvider(t.Context(), w.issuer)
@@ -256,6 +257,7 @@ func TestOIDCMFA_amr_and_acr_reach_relying_parties(t *testing.T) {
 // step-up needed answers interaction_required, and that without it an
 // e-mailed code on the second-factor page steps the session up.
 func TestOIDCMFA_acr_values_without_a_second_factor_and_prompt_none(t *testing.T) {
+	t.Parallel()
 	fwForEachStore(t, adminEnv, func(t *testing.T, app *fwApp) {
 		w := mustStrictWorld(t, app)
 		provider, err := oidc.NewProvider(t.Context(), w.issuer)
@@ -300,6 +302,7 @@ func TestOIDCMFA_acr_values_without_a_second_factor_and_prompt_none(t *testing.T
 // five wrong codes end the challenge: the page then asks for a new sign-in
 // and holds no form.
 func TestOIDCMFA_second_factor_page_email_code_and_attempt_cap(t *testing.T) {
+	t.Parallel()
 	fwForEachStore(t, fwQuick, func(t *testing.T, app *fwApp) {
 		u := mustTwoFactorUser(t, app, "ada.pages@example.com")
 		w := &strictWorld{app: app, email: u.email}

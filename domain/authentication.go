@@ -156,11 +156,20 @@ func (a Authentication) EncodeMethods() string {
 	return strings.Join(a.MethodNames(), " ")
 }
 
-// DecodeMethods reads EncodeMethods' form.
+// DecodeMethods reads EncodeMethods' form, in one allocation: every
+// session lookup runs it.
 func DecodeMethods(s string) []AuthMethod {
-	var out []AuthMethod
-	for _, f := range strings.Fields(s) {
-		out = append(out, AuthMethod(f))
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil
+	}
+	out := make([]AuthMethod, 0, strings.Count(s, " ")+1)
+	for s != "" {
+		var f string
+		f, s, _ = strings.Cut(s, " ")
+		if f != "" {
+			out = append(out, AuthMethod(f))
+		}
 	}
 	return out
 }

@@ -78,8 +78,16 @@ func RehydrateSession(id SessionID, userID UserID, token TokenHash, rememberMe b
 		id: id, userID: userID, tokenHash: token, rememberMe: rememberMe, ipAddress: ipAddress, userAgent: userAgent,
 		activeOrganizationID: activeOrganizationID, impersonatedBy: impersonatedBy,
 		expiresAt: Timestamp(expiresAt), createdAt: Timestamp(createdAt), updatedAt: Timestamp(updatedAt),
-		auth: auth.normalised(),
+		// The adapter hands over the methods it decoded: no copy.
+		auth: Authentication{Methods: auth.Methods, SecondFactorAt: timestampOrZero(auth.SecondFactorAt)},
 	}
+}
+
+func timestampOrZero(t time.Time) time.Time {
+	if t.IsZero() {
+		return t
+	}
+	return Timestamp(t)
 }
 
 // ID returns the public handle.

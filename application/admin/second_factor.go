@@ -23,7 +23,7 @@ func (a *Administration) RequireSecondFactor(ctx context.Context, p usecase.Prin
 	if !a.admin.RequireMFA || p.User == nil || !a.admin.Admins.IsAdmin(p.User) {
 		return nil
 	}
-	has, err := a.stepUp.HasSecondFactor(ctx, p)
+	has, err := a.stepUp.Has(ctx, p)
 	if err != nil {
 		return err
 	}

@@ -20,8 +20,10 @@ var ErrStepUpRequired = domain.NewError(domain.KindForbidden, "mfa.step_up_requi
 // with a second factor (two-factor on, or a passkey) must have proven one in
 // the session less than Window ago. A user without one is not asked.
 type StepUp struct {
-	passkeys ports.PasskeyRepository
-	clock    ports.Clock
+	// SecondFactors says whether the user has a second factor
+	// (StepUp.Has, for the rules that require one).
+	SecondFactors
+	clock ports.Clock
 	// Window is how long a proven second factor counts as fresh.
 	Window time.Duration
 }
@@ -29,7 +31,7 @@ type StepUp struct {
 // NewStepUp returns a StepUp with the given window.
 func NewStepUp(passkeys ports.PasskeyRepository, clock ports.Clock, window time.Duration) StepUp {
 	MustHave(passkeys, clock)
-	return StepUp{passkeys: passkeys, clock: clock, Window: window}
+	return StepUp{SecondFactors: SecondFactors{passkeys: passkeys}, clock: clock, Window: window}
 }
 
 // Require returns ErrStepUpRequired unless p's user has no second factor or
@@ -42,7 +44,7 @@ func (s StepUp) Require(ctx context.Context, p Principal) error {
 	if p.Session.Authentication().SecondFactorWithin(s.clock.Now(), s.Window) {
 		return nil
 	}
-	has, err := s.hasFactor(ctx, p.User)
+	has, err := s.user(ctx, p.User)
 	if err != nil {
 		return err
 	}
@@ -50,15 +52,6 @@ func (s StepUp) Require(ctx context.Context, p Principal) error {
 		return ErrStepUpRequired
 	}
 	return nil
-}
-
-// HasSecondFactor is SecondFactors.Has.
-func (s StepUp) HasSecondFactor(ctx context.Context, p Principal) (bool, error) {
-	return SecondFactors{s.passkeys}.Has(ctx, p)
-}
-
-func (s StepUp) hasFactor(ctx context.Context, u *domain.User) (bool, error) {
-	return SecondFactors{s.passkeys}.user(ctx, u)
 }
 
 // SecondFactors tells whether a user has a second factor, for the rules

@@ -37,21 +37,21 @@ func TestStepUp(t *testing.T) {
 			if err := w.s.Require(t.Context(), w.p); err != nil {
 				t.Fatalf("Require = %v, want nil", err)
 			}
-			if has, err := w.s.HasSecondFactor(t.Context(), w.p); err != nil || has {
+			if has, err := w.s.Has(t.Context(), w.p); err != nil || has {
 				t.Fatalf("HasSecondFactor = %v, %v; want false", has, err)
 			}
 		}},
 		{"two_factor_on_without_proof_is_asked", func(t *testing.T, w *world) {
 			w.p.User.SetTwoFactorEnabled(true, w.Clock.Now())
 			usecasetest.MustCode(t, w.s.Require(t.Context(), w.p), "mfa.step_up_required")
-			if has, err := w.s.HasSecondFactor(t.Context(), w.p); err != nil || !has {
+			if has, err := w.s.Has(t.Context(), w.p); err != nil || !has {
 				t.Fatalf("HasSecondFactor = %v, %v; want true", has, err)
 			}
 		}},
 		{"a_passkey_without_proof_is_asked", func(t *testing.T, w *world) {
 			withPasskey(t, w)
 			usecasetest.MustCode(t, w.s.Require(t.Context(), w.p), "mfa.step_up_required")
-			if has, err := w.s.HasSecondFactor(t.Context(), w.p); err != nil || !has {
+			if has, err := w.s.Has(t.Context(), w.p); err != nil || !has {
 				t.Fatalf("HasSecondFactor = %v, %v; want true", has, err)
 			}
 		}},
@@ -69,13 +69,13 @@ func TestStepUp(t *testing.T) {
 			w.Clock.Advance(window)
 			usecasetest.MustCode(t, w.s.Require(t.Context(), w.p), "mfa.step_up_required")
 			// An old proof still shows that the user has a factor.
-			if has, err := w.s.HasSecondFactor(t.Context(), w.p); err != nil || !has {
+			if has, err := w.s.Has(t.Context(), w.p); err != nil || !has {
 				t.Fatalf("HasSecondFactor = %v, %v; want true", has, err)
 			}
 		}},
 		{"a_code_proven_before_two_factor_went_off_is_no_factor", func(t *testing.T, w *world) {
 			w.p.Session.ProveSecondFactor(domain.MethodOTP, w.Clock.Now())
-			if has, err := w.s.HasSecondFactor(t.Context(), w.p); err != nil || has {
+			if has, err := w.s.Has(t.Context(), w.p); err != nil || has {
 				t.Fatalf("HasSecondFactor = %v, %v; want false", has, err)
 			}
 			if err := w.s.Require(t.Context(), w.p); err != nil {
@@ -91,7 +91,7 @@ func TestStepUp(t *testing.T) {
 		}},
 		{"no_session_is_unauthorized", func(t *testing.T, w *world) {
 			usecasetest.MustCode(t, w.s.Require(t.Context(), usecase.Principal{User: w.p.User}), "UNAUTHORIZED")
-			_, err := w.s.HasSecondFactor(t.Context(), usecase.Principal{})
+			_, err := w.s.Has(t.Context(), usecase.Principal{})
 			usecasetest.MustCode(t, err, "UNAUTHORIZED")
 		}},
 	}

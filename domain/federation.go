@@ -2,7 +2,6 @@ package domain
 
 import (
 	"fmt"
-	"net"
 	"net/url"
 	"regexp"
 	"slices"
@@ -274,7 +273,7 @@ func endpointProblem(s string) string {
 		return "must be a URL of at most 2048 characters"
 	}
 	u, err := url.Parse(s)
-	if err != nil || u.Host == "" || u.User != nil || u.Fragment != "" || u.RawQuery != "" && strings.Contains(s, "#") {
+	if err != nil || u.Host == "" || u.User != nil || u.Fragment != "" || strings.Contains(s, "#") {
 		return "must be an absolute URL without user information or fragment"
 	}
 	switch u.Scheme {
@@ -286,15 +285,6 @@ func endpointProblem(s string) string {
 		}
 	}
 	return "must be https (http only on a loopback host)"
-}
-
-// isLoopbackHost reports whether h is localhost or a loopback address.
-func isLoopbackHost(h string) bool {
-	if strings.EqualFold(h, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
 }
 
 // hasControl reports whether s has a control character (NUL included).
@@ -353,13 +343,6 @@ func CheckSubject(s string) error {
 		return ErrUpstreamUserInfo
 	}
 	return nil
-}
-
-func timestampOrZero(t time.Time) time.Time {
-	if t.IsZero() {
-		return time.Time{}
-	}
-	return Timestamp(t)
 }
 
 // FederationState is a sign-in (or a link) in flight at an upstream

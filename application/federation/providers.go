@@ -1,0 +1,235 @@
+package federation
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/gatehouse/gatehouse/application/usecase"
+	"github.com/gatehouse/gatehouse/domain"
+	"github.com/gatehouse/gatehouse/ports"
+)
+
+// Providers are the administrators' use cases for upstream identity
+// providers. Only platform administrators (and the command line or the
+// providers file, with a nil Principal) may use them; every change, and
+// every refusal, is audited. A client secret is sealed at once and never
+// shown again.
+type Providers struct {
+	providers ports.IdentityProviderRepository
+	sealer    ports.SecretSealer
+	clock     ports.Clock
+	audit     usecase.Auditor
+	admins    domain.PlatformAdmins
+}
+
+// NewProviders returns the provider use cases.
+func NewProviders(providers ports.IdentityProviderRepository, sealer ports.SecretSealer, audit ports.AuditLog, ids ports.IDGenerator,
+	clock ports.Clock, admin usecase.AdminSettings) *Providers {
+	usecase.MustHave(providers, sealer, audit, ids, clock)
+	return &Providers{providers: providers, sealer: sealer, clock: clock, audit: usecase.NewAuditor(audit, ids, clock), admins: admin.Admins}
+}
+
+// ProviderInput is a provider's registration. On update, nil fields keep
+// their values (ClientSecret "" keeps the secret).
+type ProviderInput struct {
+	ID                string
+	Preset            *string
+	Name              *string
+	Issuer            *string
+	ClientID          *string
+	ClientSecret      string
+	Scopes            *[]string
+	Endpoints         *domain.IdentityProviderEndpoints
+	TrustedForLinking *bool
+	Enabled           *bool
+	OrganizationID    *string
+	Domains           *[]string
+	DefaultRole       *string
+	RequireSSO        *bool
+}
+
+var errSecretRequired = domain.Invalid("identity_provider.invalid", "Invalid identity provider",
+	domain.FieldViolation{Field: "clientSecret", Message: "is required"})
+
+func providerTarget(id string) usecase.Target { return usecase.Target{Type: "identity_provider", ID: id} }
+
+func (ps *Providers) authorize(p *usecase.Principal) error {
+	if p == nil || ps.admins.IsAdmin(p.User) {
+		return nil
+	}
+	return domain.ErrNotPlatformAdmin
+}
+
+// Create registers a provider.
+func (ps *Providers) Create(ctx context.Context, req usecase.KeyRequest, in ProviderInput) (domain.IdentityProvider, error) {
+	var out domain.IdentityProvider
+	err := func() error {
+		if err := ps.authorize(req.Principal); err != nil {
+			return err
+		}
+		if in.ClientSecret == "" {
+			return errSecretRequired
+		}
+		p, err := ps.build(domain.IdentityProvider{Enabled: true}, in)
+		if err != nil {
+			return err
+		}
+		if p, err = domain.NewIdentityProvider(p, ps.clock.Now()); err != nil {
+			return err
+		}
+		if err := ps.providers.Create(ctx, p); err != nil {
+			return err
+		}
+		out = p
+		return nil
+	}()
+	return out, ps.audit.Record(ctx, req.Actor, "admin.create-identity-provider", providerTarget(in.ID), err)
+}
+
+// Update changes the fields in sets.
+func (ps *Providers) Update(ctx context.Context, req usecase.KeyRequest, in ProviderInput) (domain.IdentityProvider, error) {
+	var out domain.IdentityProvider
+	err := func() error {
+		if err := ps.authorize(req.Principal); err != nil {
+			return err
+		}
+		id, err := domain.ParseIdentityProviderID(in.ID, "id")
+		if err != nil {
+			return domain.ErrIdentityProviderNotFound
+		}
+		return ps.providers.Update(ctx, id, func(p *domain.IdentityProvider) error {
+			next, err := ps.build(*p, in)
+			if err != nil {
+				return err
+			}
+			next.UpdatedAt = ps.clock.Now()
+			if next, err = next.Normalize(); err != nil {
+				return err
+			}
+			*p, out = next, next
+			return nil
+		})
+	}()
+	return out, ps.audit.Record(ctx, req.Actor, "admin.update-identity-provider", providerTarget(in.ID), err)
+}
+
+// Put creates the provider, or replaces every field given of an existing
+// one (the providers file).
+func (ps *Providers) Put(ctx context.Context, req usecase.KeyRequest, in ProviderInput) (domain.IdentityProvider, error) {
+	p, err := ps.Update(ctx, req, in)
+	if errors.Is(err, domain.ErrIdentityProviderNotFound) {
+		return ps.Create(ctx, req, in)
+	}
+	return p, err
+}
+
+// build applies in to p, sealing a new secret.
+func (ps *Providers) build(p domain.IdentityProvider, in ProviderInput) (domain.IdentityProvider, error) {
+	p.ID = domain.IdentityProviderID(in.ID)
+	set := func(dst *string, v *string) {
+		if v != nil {
+			*dst = strings.TrimSpace(*v)
+		}
+	}
+	if in.Preset != nil {
+		p.Preset = domain.IdentityProviderPreset(*in.Preset)
+	}
+	set(&p.Name, in.Name)
+	set(&p.Issuer, in.Issuer)
+	set(&p.ClientID, in.ClientID)
+	if in.Scopes != nil {
+		p.Scopes = append([]string(nil), (*in.Scopes)...)
+	}
+	if in.Endpoints != nil {
+		p.Endpoints = *in.Endpoints
+	}
+	if in.TrustedForLinking != nil {
+		p.TrustedForLinking = *in.TrustedForLinking
+	}
+	if in.Enabled != nil {
+		p.Enabled = *in.Enabled
+	}
+	if in.OrganizationID != nil {
+		p.OrganizationID = domain.OrganizationID(*in.OrganizationID)
+	}
+	if in.Domains != nil {
+		p.Domains = p.Domains[:0:0]
+		for _, d := range *in.Domains {
+			p.Domains = append(p.Domains, domain.DomainID(d))
+		}
+	}
+	if in.DefaultRole != nil {
+		p.DefaultRole = domain.OrgRole(*in.DefaultRole)
+	}
+	if in.RequireSSO != nil {
+		p.RequireSSO = *in.RequireSSO
+	}
+	if in.ClientSecret != "" {
+		if len(in.ClientSecret) > 4096 {
+			return p, domain.Invalid("identity_provider.invalid", "Invalid identity provider",
+				domain.FieldViolation{Field: "clientSecret", Message: "must be at most 4096 bytes"})
+		}
+		if _, err := domain.ParseIdentityProviderID(in.ID, "id"); err != nil {
+			return p, err
+		}
+		sealed, err := ps.sealer.Seal(domain.SealIdentityProviderSecret, in.ID, []byte(in.ClientSecret))
+		if err != nil {
+			return p, err
+		}
+		p.SealedClientSecret = sealed
+	}
+	return p, nil
+}
+
+// List returns every provider. Only a refusal is audited.
+func (ps *Providers) List(ctx context.Context, req usecase.KeyRequest) ([]domain.IdentityProvider, error) {
+	if err := ps.authorize(req.Principal); err != nil {
+		return nil, ps.audit.Record(ctx, req.Actor, "admin.list-identity-providers", providerTarget(""), err)
+	}
+	return ps.providers.List(ctx)
+}
+
+// Get returns provider id. Only a refusal is audited.
+func (ps *Providers) Get(ctx context.Context, req usecase.KeyRequest, id string) (domain.IdentityProvider, error) {
+	if err := ps.authorize(req.Principal); err != nil {
+		return domain.IdentityProvider{}, ps.audit.Record(ctx, req.Actor, "admin.get-identity-provider", providerTarget(id), err)
+	}
+	pid, err := domain.ParseIdentityProviderID(id, "id")
+	if err != nil {
+		return domain.IdentityProvider{}, domain.ErrIdentityProviderNotFound
+	}
+	return ps.providers.Get(ctx, pid)
+}
+
+// Delete removes provider id with every account linked through it.
+func (ps *Providers) Delete(ctx context.Context, req usecase.KeyRequest, id string) error {
+	err := func() error {
+		if err := ps.authorize(req.Principal); err != nil {
+			return err
+		}
+		pid, err := domain.ParseIdentityProviderID(id, "id")
+		if err != nil {
+			return domain.ErrIdentityProviderNotFound
+		}
+		return ps.providers.Delete(ctx, pid)
+	}()
+	return ps.audit.Record(ctx, req.Actor, "admin.delete-identity-provider", providerTarget(id), err)
+}
+
+// Enabled lists the enabled providers that anyone may sign in with (not an
+// organization's), for the hosted sign-in page. It reads every provider:
+// they are few.
+func (ps *Providers) Enabled(ctx context.Context) ([]domain.IdentityProvider, error) {
+	all, err := ps.providers.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := all[:0]
+	for _, p := range all {
+		if p.Enabled && p.OrganizationID == "" {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}

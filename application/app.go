@@ -3,6 +3,7 @@ package application
 import (
 	"github.com/gatehouse/gatehouse/application/account"
 	"github.com/gatehouse/gatehouse/application/admin"
+	"github.com/gatehouse/gatehouse/application/federation"
 	"github.com/gatehouse/gatehouse/application/hostdomain"
 	"github.com/gatehouse/gatehouse/application/oidc"
 	"github.com/gatehouse/gatehouse/application/organization"
@@ -51,6 +52,12 @@ type Commands struct {
 	OAuthClients *oidc.OAuthClients
 	// OAuthProvider is the OpenID Connect provider.
 	OAuthProvider *oidc.OAuthProvider
+	// Federation signs users in at upstream identity providers and links
+	// their accounts; LinkedAccounts are those accounts and their tokens;
+	// IdentityProviders is the administrators' registry of providers.
+	Federation        *federation.SignIns
+	LinkedAccounts    *federation.Accounts
+	IdentityProviders *federation.Providers
 }
 
 // Queries are the use cases that only read.

@@ -59,6 +59,7 @@ func (s *Server) addRoutes() {
 	fw.AddOrganizationRoutes() // the organization plugin
 	fw.AddAdminRoutes()        // the admin plugin
 	fw.AddTokenRoutes()        // JWKS and the JWT plugin's token
+	fw.AddSocialRoutes()       // social sign-in, the providers' callback, linked accounts
 
 	// The OpenID provider and discovery.
 	provider.AddOAuthRoutes()
@@ -71,6 +72,7 @@ func (s *Server) addRoutes() {
 	adm.AddSigningKeyRoutes()
 	adm.AddAdminDomainRoutes()
 	adm.AddUserFactorRoutes() // reset a user's second factors
+	adm.AddIdentityProviderRoutes()
 
 	// The trusted API (a service key).
 	trusted.AddBackendUserRoutes()

@@ -152,10 +152,33 @@ var frameworkCodes = map[string]wireCode{
 	"passkey.exists":                {Code: "PREVIOUSLY_REGISTERED", Status: http.StatusBadRequest},
 	"passkey.counter_regressed":     {Code: "PASSKEY_COUNTER_REGRESSED", Status: http.StatusUnauthorized},
 	"passkey.disabled":              {Code: "PASSKEYS_DISABLED", Status: http.StatusForbidden},
-	"passkey.invalid_name":          {Code: "VALIDATION_ERROR", Status: http.StatusBadRequest},
-	"passkey.invalid_id":            {Code: "VALIDATION_ERROR", Status: http.StatusBadRequest},
-	"passkey.invalid_response":      {Code: "VALIDATION_ERROR", Status: http.StatusBadRequest},
-	"passkey.invalid_attachment":    {Code: "VALIDATION_ERROR", Status: http.StatusBadRequest},
+
+	// Social sign-in and linked accounts (application/federation; design
+	// note better-auth-social-wire §1–3).
+	"identity_provider.not_found":         {Code: "PROVIDER_NOT_FOUND", Status: http.StatusNotFound},
+	"federation.id_token_not_supported":   {Code: "ID_TOKEN_NOT_SUPPORTED", Status: http.StatusNotFound},
+	"federation.invalid_id_token":         {Code: "INVALID_TOKEN", Status: http.StatusUnauthorized},
+	"federation.user_info_failed":         {Code: "FAILED_TO_GET_USER_INFO", Status: http.StatusUnauthorized},
+	"federation.email_not_found":          {Code: "USER_EMAIL_NOT_FOUND", Status: http.StatusUnauthorized},
+	"federation.account_not_linked":       {Code: "OAUTH_LINK_ERROR", Status: http.StatusUnauthorized},
+	"federation.link_failed":              {Code: "LINKING_NOT_ALLOWED", Status: http.StatusUnauthorized},
+	"federation.link_email_mismatch":      {Code: "LINKING_DIFFERENT_EMAILS_NOT_ALLOWED", Status: http.StatusUnauthorized},
+	"federation.linked_to_another_user":   {Code: "SOCIAL_ACCOUNT_ALREADY_LINKED", Status: http.StatusConflict},
+	"federation.refresh_failed":           {Code: "FAILED_TO_REFRESH_ACCESS_TOKEN", Status: http.StatusBadRequest},
+	"federation.discovery_failed":         {Code: "PROVIDER_UNAVAILABLE", Status: http.StatusServiceUnavailable},
+	"federation.invalid_scopes":           {Code: "INVALID_SCOPES", Status: http.StatusBadRequest},
+	"federation.additional_params":        {Code: "VALIDATION_ERROR", Status: http.StatusBadRequest},
+	"linked_account.not_found":            {Code: "ACCOUNT_NOT_FOUND", Status: http.StatusBadRequest},
+	"linked_account.not_named":            {Code: "ACCOUNT_NOT_FOUND", Status: http.StatusBadRequest},
+	"linked_account.last":                 {Code: "FAILED_TO_UNLINK_LAST_ACCOUNT", Status: http.StatusBadRequest},
+	"linked_account.credential":           {Code: "CREDENTIAL_ACCOUNT_NOT_UNLINKABLE", Status: http.StatusBadRequest},
+	"linked_account.no_refresh_token":     {Code: "REFRESH_TOKEN_NOT_FOUND", Status: http.StatusBadRequest},
+	"linked_account.no_access_token":      {Code: "ACCESS_TOKEN_NOT_FOUND", Status: http.StatusBadRequest},
+	"linked_account.provider_unavailable": {Code: "PROVIDER_NOT_SUPPORTED", Status: http.StatusBadRequest},
+	"passkey.invalid_name":                {Code: "VALIDATION_ERROR", Status: http.StatusBadRequest},
+	"passkey.invalid_id":                  {Code: "VALIDATION_ERROR", Status: http.StatusBadRequest},
+	"passkey.invalid_response":            {Code: "VALIDATION_ERROR", Status: http.StatusBadRequest},
+	"passkey.invalid_attachment":          {Code: "VALIDATION_ERROR", Status: http.StatusBadRequest},
 }
 
 // Words is the framework contract's vocabulary: a neutral code's

@@ -32,8 +32,11 @@ type SessionCookies struct {
 	trustDevice string
 	// passkey carries the id of a pending WebAuthn ceremony (Better Auth's
 	// better-auth-passkey cookie).
-	passkey  string
-	lifetime time.Duration
+	passkey string
+	// oauthState binds a sign-in at an upstream provider to the browser
+	// that started it (Better Auth's state cookie).
+	oauthState string
+	lifetime   time.Duration
 }
 
 func newSessionCookies(cfg Config, lifetime time.Duration) *SessionCookies {
@@ -53,7 +56,7 @@ func newSessionCookies(cfg Config, lifetime time.Duration) *SessionCookies {
 		Signer: newCookieSigner(cfg.Secrets), secure: secure, lifetime: lifetime,
 		sessionName: prefix + ".session_token", dontRemember: prefix + ".dont_remember", sessionData: prefix + ".session_data",
 		AdminSession: prefix + ".admin_session", twoFactor: prefix + ".two_factor",
-		trustDevice: prefix + ".trust_device", passkey: prefix + ".better-auth-passkey",
+		trustDevice: prefix + ".trust_device", passkey: prefix + ".better-auth-passkey", oauthState: prefix + ".state",
 	}
 }
 
@@ -98,6 +101,21 @@ func (sc *SessionCookies) PasskeyCookie(id string, ttl time.Duration) http.Cooki
 // cookie carries, or "" when there is none or its signature does not hold.
 func (sc *SessionCookies) PasskeyChallenge(r *http.Request) string {
 	return sc.signedToken(r, sc.passkey)
+}
+
+// OAuthStateCookie returns the signed state cookie that binds a sign-in at
+// an upstream provider to this browser for ttl.
+func (sc *SessionCookies) OAuthStateCookie(state string, ttl time.Duration) http.Cookie {
+	return sc.Cookie(sc.oauthState, sc.Signer.Sign(state), int(ttl/time.Second))
+}
+
+// ClearOAuthState returns the cookie that expires the state cookie.
+func (sc *SessionCookies) ClearOAuthState() http.Cookie { return sc.Cookie(sc.oauthState, "", -1) }
+
+// OAuthState returns the state a request's state cookie carries, or "" when
+// there is none or its signature does not hold.
+func (sc *SessionCookies) OAuthState(r *http.Request) string {
+	return sc.signedToken(r, sc.oauthState)
 }
 
 // signedToken returns the token of the signed cookie name, or "".

@@ -52,7 +52,9 @@ type ProviderInput struct {
 var errSecretRequired = domain.Invalid("identity_provider.invalid", "Invalid identity provider",
 	domain.FieldViolation{Field: "clientSecret", Message: "is required"})
 
-func providerTarget(id string) usecase.Target { return usecase.Target{Type: "identity_provider", ID: id} }
+func providerTarget(id string) usecase.Target {
+	return usecase.Target{Type: "identity_provider", ID: id}
+}
 
 func (ps *Providers) authorize(p *usecase.Principal) error {
 	if p == nil || ps.admins.IsAdmin(p.User) {

@@ -593,8 +593,8 @@ func (s *API) AddSocialRoutes() {
 			"or the provider's own RFC 6749 code.",
 		DefaultStatus: http.StatusFound, Responses: redirect}), s.callbackGet, edge.ContractAuth)
 	register(s, fw, base(op{OperationID: "socialCallbackPost", Method: http.MethodPost, Path: "/callback/{providerId}",
-		Summary:     "The provider's callback (form_post)",
-		Description: "A provider's form_post answer: redirected to the GET callback with the same parameters, where the browser sends its cookies.",
+		Summary:       "The provider's callback (form_post)",
+		Description:   "A provider's form_post answer: redirected to the GET callback with the same parameters, where the browser sends its cookies.",
 		DefaultStatus: http.StatusFound, Responses: map[string]*huma.Response{"302": {Description: "To the GET callback."}}}), s.callbackPost, edge.ContractAuth)
 	register(s, fw, signedIn(op{OperationID: "linkSocial", Method: http.MethodPost, Path: "/link-social",
 		Summary: "Link an identity provider's account",

@@ -34,6 +34,9 @@ func newApp(s *httpapi.Server, app *application.Application, db Database, cfg Co
 	if err := app.Commands.SigningKeys.Ensure(context.Background()); err != nil {
 		return nil, fmt.Errorf("signing keys: %w", err)
 	}
+	if err := applyProvidersFile(context.Background(), app.Commands.IdentityProviders, cfg.Federation); err != nil {
+		return nil, err
+	}
 	return &App{Handler: s, Server: s, Database: db, app: app, cfg: cfg}, nil
 }
 

@@ -36,6 +36,7 @@ type Config struct {
 	Domains       DomainConfig
 	Tokens        TokenConfig
 	Passkeys      PasskeyConfig
+	Federation    FederationConfig
 
 	flags map[string]bool // the variables whose values came from flags
 }
@@ -54,7 +55,7 @@ var (
 func allSettings() []*setting {
 	var all []*setting
 	for _, l := range []settingList{generalSettingList, httpSettingList, databaseSettingList, authSettingList, mailSettingList, adminSettingList,
-		organizationSettingList, domainSettingList, tokenSettingList, passkeySettingList} {
+		organizationSettingList, domainSettingList, tokenSettingList, passkeySettingList, federationSettingList} {
 		all = append(all, l...)
 	}
 	return all
@@ -225,6 +226,7 @@ func buildConfig(get func(string) string) (Config, error) {
 	c.Domains.load(r)
 	c.Tokens.load(r, c.HTTP.BaseURL)
 	c.Passkeys.load(r, c.HTTP)
+	c.Federation.load(r)
 	return c, r.p.err()
 }
 

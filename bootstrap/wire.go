@@ -19,6 +19,7 @@ import (
 	"github.com/gatehouse/gatehouse/application"
 	"github.com/gatehouse/gatehouse/application/account"
 	"github.com/gatehouse/gatehouse/application/admin"
+	"github.com/gatehouse/gatehouse/application/federation"
 	"github.com/gatehouse/gatehouse/application/hostdomain"
 	"github.com/gatehouse/gatehouse/application/oidc"
 	"github.com/gatehouse/gatehouse/application/organization"
@@ -55,13 +56,16 @@ var applicationSet = wire.NewSet(
 	oidc.NewOAuthClients,
 	oidc.NewOAuthProvider,
 	query.NewAuditLogHandler,
+	federation.NewSignIns,
+	federation.NewAccounts,
+	federation.NewProviders,
 	wire.Struct(new(application.Commands), "*"),
 	wire.Struct(new(application.Queries), "*"),
 	wire.Struct(new(application.Application), "*"),
 )
 
 var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set,
-	authSettings, passkeySettings, adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, newJobs, passwordhash.Set, blocklist.Set, ratelimit.Set,
+	authSettings, passkeySettings, federationSettings, federationClient, adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, newJobs, passwordhash.Set, blocklist.Set, ratelimit.Set,
 	signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets)
 
 // InitializeSQL wires Gatehouse on SQLite or PostgreSQL, chosen from the

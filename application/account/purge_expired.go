@@ -18,21 +18,23 @@ type PurgeExpiredHandler struct {
 	grants        ports.OAuthGrantRepository
 	challenges    ports.MFAChallengeRepository
 	webauthn      ports.WebAuthnChallengeRepository
+	states        ports.FederationStateRepository
 	clock         ports.Clock
 }
 
 // NewPurgeExpiredHandler returns a PurgeExpiredHandler.
 func NewPurgeExpiredHandler(sessions ports.SessionRepository, verifications ports.VerificationRepository, keys ports.ServiceKeyRepository,
 	grants ports.OAuthGrantRepository, challenges ports.MFAChallengeRepository, webauthn ports.WebAuthnChallengeRepository,
-	clock ports.Clock) *PurgeExpiredHandler {
-	usecase.MustHave(sessions, verifications, keys, grants, challenges, webauthn, clock)
+	states ports.FederationStateRepository, clock ports.Clock) *PurgeExpiredHandler {
+	usecase.MustHave(sessions, verifications, keys, grants, challenges, webauthn, states, clock)
 	return &PurgeExpiredHandler{sessions: sessions, verifications: verifications, keys: keys, grants: grants, challenges: challenges,
-		webauthn: webauthn, clock: clock}
+		webauthn: webauthn, states: states, clock: clock}
 }
 
 // Purged counts what a purge removed. OAuth counts authorization codes,
 // grants and refresh tokens together; Challenges the second-factor
-// challenges of sign-ins and the passkey ceremonies' challenges.
+// challenges of sign-ins, the passkey ceremonies' challenges and the
+// sign-ins left unfinished at upstream identity providers.
 type Purged struct {
 	Sessions, Links, KeySecrets, OAuth, Challenges int
 }
@@ -58,6 +60,11 @@ func (h *PurgeExpiredHandler) Handle(ctx context.Context) (Purged, error) {
 		return p, err
 	}
 	n, err := h.webauthn.DeleteExpired(ctx, now)
+	p.Challenges += n
+	if err != nil {
+		return p, err
+	}
+	n, err = h.states.DeleteExpired(ctx, now)
 	p.Challenges += n
 	return p, err
 }

@@ -130,6 +130,9 @@ type UpstreamMetadata struct {
 	// authorization_response_iss_parameter_supported flag: the callback
 	// then must carry iss, equal to Issuer.
 	IssuerInResponse bool
+	// AuthorizationEndpoint is where sign-ins start (the override, else
+	// discovery's, else the preset's).
+	AuthorizationEndpoint string
 }
 
 // FederationClient talks to upstream providers. Discovery documents and key

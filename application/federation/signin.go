@@ -172,6 +172,23 @@ func (s *SignIns) Start(ctx context.Context, in Start) (Started, error) {
 	return Started{URL: url, State: state}, nil
 }
 
+// AuthorizationEndpoint is where a sign-in at p starts (for the hosted
+// sign-in page's form-action), or "" when it cannot be known now.
+func (s *SignIns) AuthorizationEndpoint(ctx context.Context, p domain.IdentityProvider) string {
+	if p.Endpoints.Authorization != "" {
+		return p.Endpoints.Authorization
+	}
+	up, err := s.upstream(p)
+	if err != nil {
+		return ""
+	}
+	md, err := s.client.Metadata(ctx, up)
+	if err != nil {
+		return ""
+	}
+	return md.AuthorizationEndpoint
+}
+
 // RedirectURI is the callback the provider sends the browser back to.
 func (s *SignIns) RedirectURI(id domain.IdentityProviderID) string {
 	return s.settings.Auth.FrameworkURL("/callback/"+string(id), nil)

@@ -582,7 +582,7 @@ func (s *API) AddSocialRoutes() {
 		Description: "Starts a sign-in at the provider: answers {url, redirect} with a Location header and the signed state cookie. " +
 			"PKCE S256, state and (OpenID Connect) nonce are always used. With idToken, a native app signs in with a token it got itself " +
 			"(signature, issuer, audience, expiry and nonce are checked) and the answer is the session. An unknown or disabled provider is 404 PROVIDER_NOT_FOUND.",
-		Errors: []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound}}), edge.RateCredentials), edge.LoginRoute),
+		Errors: []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound}}), edge.RateCredentials), edge.LoginRoute, edge.FormPage(edge.SocialSignInForm)),
 		s.socialSignIn, edge.ContractAuth)
 	register(s, fw, base(op{OperationID: "socialCallback", Method: http.MethodGet, Path: "/callback/{providerId}",
 		Summary: "The provider's callback",

@@ -67,16 +67,23 @@ type pageData struct {
 	Done       bool // sign-out: signed out (the notice says so)
 
 	AccountURL string // sign-in: where a signed-in visitor may continue
-	Version    string // home
-	Issuer     string // home: the OpenID issuer, as discovery names it
-	SignedIn   bool   // home
-	UserName   string // account
-	Verified   bool   // account: the e-mail address is confirmed
-	StepUp     bool   // two-factor: a signed-in session proves its second factor
-	OTPSent    bool   // two-factor: a code was mailed
+	// Providers are the identity providers the sign-in page offers.
+	Providers []providerButton
+	// ProviderError is where a provider's error goes back to (sign-in).
+	ProviderError string
+	Version       string // home
+	Issuer        string // home: the OpenID issuer, as discovery names it
+	SignedIn      bool   // home
+	UserName      string // account
+	Verified      bool   // account: the e-mail address is confirmed
+	StepUp        bool   // two-factor: a signed-in session proves its second factor
+	OTPSent       bool   // two-factor: a code was mailed
 }
 
 type hiddenField struct{ Name, Value string }
+
+// providerButton is one identity provider on the sign-in page.
+type providerButton struct{ ID, Name string }
 
 // pages renders the hosted pages.
 type pages struct {
@@ -119,6 +126,16 @@ var errorMessages = map[string]string{ // #nosec G101 -- error codes and their m
 	"INVALID_EMAIL_OR_PASSWORD":             "The e-mail address or the password is wrong. After several failed attempts the account is locked for a while.",
 	"EMAIL_NOT_VERIFIED":                    "Confirm your e-mail address first: open the link we mailed you.",
 	"BANNED_USER":                           "This account is suspended.",
+	"account_not_linked":                    "An account with this e-mail address exists already. Sign in with it, then link this provider from your account.",
+	"email_not_found":                       "The provider did not share an e-mail address.",
+	"email_not_verified":                    "Confirm your e-mail address first: open the link we mailed you.",
+	"banned":                                "This account is suspended.",
+	"state_mismatch":                        "The sign-in took too long or was started elsewhere. Try again.",
+	"access_denied":                         "The sign-in was cancelled at the provider.",
+	"unable_to_get_user_info":               "The provider's answer could not be checked. Try again.",
+	"invalid_code":                          "The provider's answer could not be checked. Try again.",
+	"issuer_mismatch":                       "The provider's answer could not be checked. Try again.",
+	"issuer_missing":                        "The provider's answer could not be checked. Try again.",
 	"TOO_MANY_REQUESTS":                     "Too many attempts. Wait a minute, then try again.",
 	"USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL": "An account with this e-mail address exists already. Sign in instead.",
 	"PASSWORD_TOO_SHORT":                    "The password is too short: use at least 8 characters.",
@@ -288,6 +305,20 @@ func (s *API) signInPage(c *gin.Context, p *pages) {
 		return
 	}
 	d.CallbackURL, d.SignUpURL, d.ForgotURL = cb, withCallback("/sign-up", cb), withCallback("/forgot-password", cb)
+	d.ProviderError = withCallback("/sign-in", cb)
+	origins := s.callbackOrigins(c, cb)
+	if ps, err := s.App.Commands.IdentityProviders.Enabled(c.Request.Context()); err == nil {
+		for _, pr := range ps {
+			d.Providers = append(d.Providers, providerButton{ID: string(pr.ID), Name: pr.Name})
+			// The button's form ends at the provider: form-action must
+			// allow its origin (browsers check it on redirects too).
+			if ep := s.App.Commands.Federation.AuthorizationEndpoint(c.Request.Context(), pr); ep != "" {
+				origins = append(origins, ep)
+			}
+		}
+	} else {
+		s.Logger.ErrorContext(c.Request.Context(), "sign-in page: identity providers", "err", err)
+	}
 	if cb == "" {
 		// Signed in already: offer the account instead of a dead end. With
 		// a callback (an application asking to sign in again) the form is
@@ -296,7 +327,7 @@ func (s *API) signInPage(c *gin.Context, p *pages) {
 			d.Notice, d.AccountURL = "You are signed in as "+string(u.Email())+".", edge.AccountPath
 		}
 	}
-	s.render(c, p, http.StatusOK, "sign-in", d, s.callbackOrigins(c, cb)...)
+	s.render(c, p, http.StatusOK, "sign-in", d, origins...)
 }
 
 func (s *API) signUpPage(c *gin.Context, p *pages) {

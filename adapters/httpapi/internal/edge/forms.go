@@ -43,6 +43,9 @@ var (
 			}
 			return AccountPath
 		}})
+	// SocialSignInForm is the sign-in page's "Continue with …" buttons: a
+	// success goes to the provider (the answer's Location).
+	SocialSignInForm   = pageForm(Form{Page: "/sign-in", Keep: []string{"callbackURL"}})
 	ForgotPasswordForm = pageForm(Form{Page: "/forgot-password",
 		Done: func(url.Values, bool) string { return "/forgot-password?sent=1" }})
 	ResetPasswordForm = pageForm(Form{Page: "/reset-password", Keep: []string{"token"},
@@ -61,7 +64,7 @@ func LoginRoute(p *Policy) { p.Login = true }
 // empty input leaves out (callbackURL, redirectTo and end-session's).
 func pageForm(f Form) *Form {
 	f.Bools = []string{"rememberMe", "accept", "trustDevice"}
-	f.Optional = append([]string{"callbackURL", "redirectTo"}, EndSessionFields...)
+	f.Optional = append([]string{"callbackURL", "redirectTo", "errorCallbackURL"}, EndSessionFields...)
 	return &f
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gatehouse/gatehouse/adapters/jobs"
 	"github.com/gatehouse/gatehouse/application/account"
+	"github.com/gatehouse/gatehouse/application/federation"
 	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
@@ -94,12 +95,21 @@ func newJobs(logger *slog.Logger, _ ports.Mailer, _ ports.UserRepository) (ports
 // signInHandler is account.NewSignInHandler with a cleanup that lets the
 // failed attempts still being written (sign-in writes them after the
 // answer) reach the stores before they close.
+// signUpHandler is the password sign-up, which refuses the addresses of
+// organizations that require their identity provider.
+func signUpHandler(credentials ports.CredentialRepository, sessions ports.SessionRepository, verifications ports.VerificationRepository,
+	hasher ports.PasswordHasher, blocklist ports.PasswordBlocklist, mailer ports.Mailer, tokens ports.TokenGenerator,
+	ids ports.IDGenerator, clock ports.Clock, settings usecase.AuthSettings, router *federation.Router, audit ports.AuditLog) *account.SignUpHandler {
+	return account.NewSignUpHandler(credentials, sessions, verifications, hasher, blocklist, mailer, tokens, ids, clock, settings).
+		UseSSO(router, usecase.NewAuditor(audit, ids, clock))
+}
+
 func signInHandler(users ports.UserRepository, credentials ports.CredentialRepository, sessions ports.SessionRepository,
 	verifications ports.VerificationRepository, hasher ports.PasswordHasher, mailer ports.Mailer, tokens ports.TokenGenerator,
 	ids ports.IDGenerator, clock ports.Clock, settings usecase.AuthSettings, logger *slog.Logger,
-	challenges ports.MFAChallengeRepository) (*account.SignInHandler, func()) {
+	challenges ports.MFAChallengeRepository, router *federation.Router, audit ports.AuditLog) (*account.SignInHandler, func()) {
 	h := account.NewSignInHandler(users, credentials, sessions, verifications, hasher, mailer, tokens, ids, clock, settings, logger).
-		UseSecondFactor(challenges)
+		UseSecondFactor(challenges).UseSSO(router, usecase.NewAuditor(audit, ids, clock))
 	return h, func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

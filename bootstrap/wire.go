@@ -32,7 +32,7 @@ import (
 var applicationSet = wire.NewSet(
 	query.NewReadinessHandler,
 	query.NewListSessionsHandler,
-	account.NewSignUpHandler,
+	signUpHandler,
 	signInHandler,
 	account.NewSignOutHandler,
 	account.NewAuthenticateHandler,
@@ -59,6 +59,7 @@ var applicationSet = wire.NewSet(
 	federation.NewSignIns,
 	federation.NewAccounts,
 	federation.NewProviders,
+	federation.NewRouter,
 	wire.Struct(new(application.Commands), "*"),
 	wire.Struct(new(application.Queries), "*"),
 	wire.Struct(new(application.Application), "*"),

@@ -46,6 +46,31 @@ type SignInHandler struct {
 	failures    *failureRecorder
 	settings    usecase.AuthSettings
 	challenges  ports.MFAChallengeRepository
+	sso         usecase.SSOPolicy
+	audit       usecase.Auditor
+}
+
+// UseSSO refuses password sign-ins of the addresses policy sends to their
+// organization's identity provider, each refusal audited.
+func (h *SignInHandler) UseSSO(policy usecase.SSOPolicy, audit usecase.Auditor) *SignInHandler {
+	usecase.MustHave(policy)
+	h.sso, h.audit = policy, audit
+	return h
+}
+
+// refuseSSO returns usecase.ErrSSORequired, audited, when email must sign in
+// with its organization's provider. It depends on the address's domain
+// only, never on whether an account exists.
+func refuseSSO(ctx context.Context, policy usecase.SSOPolicy, audit usecase.Auditor, email domain.Email, action string) error {
+	if policy == nil {
+		return nil
+	}
+	provider, required, err := policy.SSORequired(ctx, email)
+	if err != nil || !required {
+		return err
+	}
+	return audit.Record(ctx, usecase.Actor{Type: domain.ActorUser}, action,
+		usecase.Target{Type: "identity_provider", ID: string(provider)}, usecase.ErrSSORequired)
 }
 
 // UseSecondFactor makes sign-in of a user with two-factor on record a
@@ -83,6 +108,9 @@ func NewSignInHandler(users ports.UserRepository, credentials ports.CredentialRe
 func (h *SignInHandler) Handle(ctx context.Context, cmd SignIn) (*SignInResult, error) {
 	email, err := domain.NewEmail(cmd.Email)
 	if err != nil {
+		return nil, err
+	}
+	if err := refuseSSO(ctx, h.sso, h.audit, email, "sign-in.sso-required"); err != nil {
 		return nil, err
 	}
 	u, cred, err := h.lookup(ctx, email)

@@ -37,6 +37,16 @@ type SignUpHandler struct {
 	issuer      usecase.SessionIssuer
 	links       usecase.LinkSender
 	settings    usecase.AuthSettings
+	sso         usecase.SSOPolicy
+	audit       usecase.Auditor
+}
+
+// UseSSO refuses password sign-ups of the addresses policy sends to their
+// organization's identity provider, each refusal audited.
+func (h *SignUpHandler) UseSSO(policy usecase.SSOPolicy, audit usecase.Auditor) *SignUpHandler {
+	usecase.MustHave(policy)
+	h.sso, h.audit = policy, audit
+	return h
 }
 
 // NewSignUpHandler returns a SignUpHandler.
@@ -64,6 +74,9 @@ func NewSignUpHandler(credentials ports.CredentialRepository, sessions ports.Ses
 func (h *SignUpHandler) Handle(ctx context.Context, cmd SignUp) (*SignUpResult, error) {
 	email, err := domain.NewEmail(cmd.Email)
 	if err != nil {
+		return nil, err
+	}
+	if err := refuseSSO(ctx, h.sso, h.audit, email, "sign-up.sso-required"); err != nil {
 		return nil, err
 	}
 	now := h.issuer.Clock.Now()

@@ -17,6 +17,7 @@ import (
 // shown again.
 type Providers struct {
 	providers ports.IdentityProviderRepository
+	domains   ports.DomainRepository
 	sealer    ports.SecretSealer
 	clock     ports.Clock
 	audit     usecase.Auditor
@@ -24,10 +25,10 @@ type Providers struct {
 }
 
 // NewProviders returns the provider use cases.
-func NewProviders(providers ports.IdentityProviderRepository, sealer ports.SecretSealer, audit ports.AuditLog, ids ports.IDGenerator,
-	clock ports.Clock, admin usecase.AdminSettings) *Providers {
-	usecase.MustHave(providers, sealer, audit, ids, clock)
-	return &Providers{providers: providers, sealer: sealer, clock: clock, audit: usecase.NewAuditor(audit, ids, clock), admins: admin.Admins}
+func NewProviders(providers ports.IdentityProviderRepository, domains ports.DomainRepository, sealer ports.SecretSealer, audit ports.AuditLog,
+	ids ports.IDGenerator, clock ports.Clock, admin usecase.AdminSettings) *Providers {
+	usecase.MustHave(providers, domains, sealer, audit, ids, clock)
+	return &Providers{providers: providers, domains: domains, sealer: sealer, clock: clock, audit: usecase.NewAuditor(audit, ids, clock), admins: admin.Admins}
 }
 
 // ProviderInput is a provider's registration. On update, nil fields keep
@@ -80,6 +81,9 @@ func (ps *Providers) Create(ctx context.Context, req usecase.KeyRequest, in Prov
 		if p, err = domain.NewIdentityProvider(p, ps.clock.Now()); err != nil {
 			return err
 		}
+		if err := ps.checkDomains(ctx, p); err != nil {
+			return err
+		}
 		if err := ps.providers.Create(ctx, p); err != nil {
 			return err
 		}
@@ -107,6 +111,9 @@ func (ps *Providers) Update(ctx context.Context, req usecase.KeyRequest, in Prov
 			}
 			next.UpdatedAt = ps.clock.Now()
 			if next, err = next.Normalize(); err != nil {
+				return err
+			}
+			if err := ps.checkDomains(ctx, next); err != nil {
 				return err
 			}
 			*p, out = next, next
@@ -182,6 +189,27 @@ func (ps *Providers) build(p domain.IdentityProvider, in ProviderInput) (domain.
 		p.SealedClientSecret = sealed
 	}
 	return p, nil
+}
+
+// checkDomains refuses a domain that does not exist or belongs to another
+// organization than p's.
+func (ps *Providers) checkDomains(ctx context.Context, p domain.IdentityProvider) error {
+	var bad []domain.FieldViolation
+	for i, id := range p.Domains {
+		d, err := ps.domains.Get(ctx, id)
+		switch {
+		case errors.Is(err, domain.ErrNotFound):
+			bad = append(bad, domain.FieldViolation{Field: "domains[" + itoa(i) + "]", Message: "is not a domain"})
+		case err != nil:
+			return err
+		case d.OrganizationID() != p.OrganizationID:
+			bad = append(bad, domain.FieldViolation{Field: "domains[" + itoa(i) + "]", Message: "belongs to another organization"})
+		}
+	}
+	if len(bad) > 0 {
+		return domain.Invalid("identity_provider.invalid", "Invalid identity provider", bad...)
+	}
+	return nil
 }
 
 // List returns every provider. Only a refusal is audited.

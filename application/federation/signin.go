@@ -67,20 +67,22 @@ type SignIns struct {
 	audit      usecase.Auditor
 	settings   Settings
 	logger     *slog.Logger
+	router     *Router
+	orgs       ports.OrganizationRepository
 }
 
 // NewSignIns returns the sign-in use cases.
 func NewSignIns(providers ports.IdentityProviderRepository, accounts ports.LinkedAccountRepository, states ports.FederationStateRepository,
 	users ports.UserRepository, sessions ports.SessionRepository, verifications ports.VerificationRepository, challenges ports.MFAChallengeRepository,
 	client ports.FederationClient, sealer ports.SecretSealer, mailer ports.Mailer, audit ports.AuditLog, tokens ports.TokenGenerator,
-	ids ports.IDGenerator, clock ports.Clock, settings Settings, logger *slog.Logger) *SignIns {
-	usecase.MustHave(providers, accounts, states, users, sessions, verifications, challenges, client, sealer, mailer, audit, tokens, ids, clock)
+	ids ports.IDGenerator, clock ports.Clock, settings Settings, logger *slog.Logger, router *Router, orgs ports.OrganizationRepository) *SignIns {
+	usecase.MustHave(providers, accounts, states, users, sessions, verifications, challenges, client, sealer, mailer, audit, tokens, ids, clock, router, orgs)
 	if logger == nil {
 		logger = slog.Default()
 	}
 	return &SignIns{
 		providers: providers, accounts: accounts, states: states, users: users, sessions: sessions, challenges: challenges,
-		client: client, sealer: sealer, settings: settings, logger: logger,
+		client: client, sealer: sealer, settings: settings, logger: logger, router: router, orgs: orgs,
 		issuer: usecase.NewSessionIssuer(sessions, tokens, ids, clock, settings.Auth.Sessions),
 		links:  usecase.NewLinkSender(verifications, mailer, tokens, ids, clock, settings.Auth),
 		audit:  usecase.NewAuditor(audit, ids, clock),
@@ -120,9 +122,25 @@ const maxScopes = 32
 // Start records the sign-in in flight and returns the provider's
 // authorization URL: PKCE S256, state, and for OpenID Connect a nonce.
 func (s *SignIns) Start(ctx context.Context, in Start) (Started, error) {
-	p, err := s.enabledProvider(ctx, in.Provider)
-	if err != nil {
-		return Started{}, err
+	var (
+		p   domain.IdentityProvider
+		err error
+	)
+	// An address at a domain routed to an organization's provider signs in
+	// there, whichever provider was asked for (enterprise SSO).
+	if email, eerr := domain.NewEmail(in.LoginHint); eerr == nil && in.Link == nil {
+		routed, ok, rerr := s.router.ForEmail(ctx, email)
+		if rerr != nil {
+			return Started{}, rerr
+		}
+		if ok {
+			p = routed
+		}
+	}
+	if p.ID == "" {
+		if p, err = s.enabledProvider(ctx, in.Provider); err != nil {
+			return Started{}, err
+		}
 	}
 	if len(in.Scopes) > maxScopes {
 		return Started{}, domain.Invalid("federation.invalid_scopes", "Too many scopes",
@@ -377,6 +395,20 @@ func (s *SignIns) signIn(ctx context.Context, p domain.IdentityProvider, id port
 		return err
 	}
 	now := s.issuer.Clock.Now()
+	if p.OrganizationID != "" {
+		// An organization's provider speaks only for the addresses of its
+		// verified domains, at every sign-in.
+		email, err := domain.NewEmail(id.Email)
+		if err != nil {
+			return ErrEmailMissing
+		}
+		if ok, err := s.routedHere(ctx, p, email); err != nil {
+			return err
+		} else if !ok {
+			s.record(ctx, "", "federation.refuse-email-outside-domains", p.ID, ErrEmailOutsideRoute)
+			return ErrEmailOutsideRoute
+		}
+	}
 	acct, err := s.accounts.GetBySubject(ctx, p.ID, id.Subject)
 	switch {
 	case err == nil:
@@ -405,6 +437,9 @@ func (s *SignIns) signIn(ctx context.Context, p domain.IdentityProvider, id port
 			return err
 		}
 		return usecase.ErrEmailNotVerified
+	}
+	if err := s.provision(ctx, p, u); err != nil {
+		return err
 	}
 	auth := FederatedAuthentication(id.AMR, now)
 	if u.TwoFactorEnabled() && !auth.HasSecondFactor() {
@@ -463,7 +498,11 @@ func (s *SignIns) firstSignIn(ctx context.Context, p domain.IdentityProvider, id
 		// its word that the address is verified, and the local address
 		// verified (else whoever registered it first, unverified, would
 		// gain the upstream identity: pre-account takeover).
-		if !p.TrustedForLinking || !id.EmailVerified || !existing.EmailVerified() {
+		// An organization's provider is trusted for the addresses of its
+		// verified domains (checked by signIn): the organization proved it
+		// holds them.
+		vouched := p.OrganizationID != "" || p.TrustedForLinking && id.EmailVerified
+		if !vouched || !existing.EmailVerified() {
 			return nil, false, ErrAccountNotLinked
 		}
 		if _, err := s.createAccount(ctx, p, existing.ID(), id, tokens, now); err != nil {
@@ -481,7 +520,7 @@ func (s *SignIns) firstSignIn(ctx context.Context, p domain.IdentityProvider, id
 	if id.Image != "" && len(id.Image) <= 2048 && (strings.HasPrefix(id.Image, "https://") || strings.HasPrefix(id.Image, "http://")) {
 		u.SetImage(id.Image, now)
 	}
-	if id.EmailVerified {
+	if id.EmailVerified || p.OrganizationID != "" {
 		u.MarkEmailVerified(now)
 	}
 	if err := s.users.Create(ctx, u); err != nil {

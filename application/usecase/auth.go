@@ -41,6 +41,17 @@ var (
 	ErrUnauthorized       = domain.NewError(domain.KindUnauthenticated, "UNAUTHORIZED", "Unauthorized")
 )
 
+// SSOPolicy says which addresses must sign in with their organization's
+// identity provider (enterprise SSO), never with a password.
+type SSOPolicy interface {
+	// SSORequired reports whether email must, and through which provider.
+	SSORequired(ctx context.Context, email domain.Email) (domain.IdentityProviderID, bool, error)
+}
+
+// ErrSSORequired refuses a password sign-in (or sign-up) of an address whose
+// organization requires its identity provider.
+var ErrSSORequired = domain.NewError(domain.KindForbidden, "federation.sso_required", "This address signs in with its organization's identity provider")
+
 // Principal is who a request acts for: a live session and its user.
 type Principal struct {
 	Session *domain.Session

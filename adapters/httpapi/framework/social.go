@@ -76,6 +76,45 @@ func callbackErrorCode(err error, res federation.CallbackResult) string {
 	return "internal_server_error"
 }
 
+// SSOSignInInput starts an enterprise sign-in (@better-auth/sso's
+// signIn.sso): exactly one of email, domain, organizationSlug and
+// providerId names the provider.
+type SSOSignInInput struct {
+	Body struct {
+		_                  struct{} `additionalProperties:"true"`
+		Email              string   `json:"email,omitempty" maxLength:"254" doc:"Routed by its domain; also sent as login_hint." example:"ada@acme.example"`
+		Domain             string   `json:"domain,omitempty" maxLength:"253" example:"acme.example"`
+		OrganizationSlug   string   `json:"organizationSlug,omitempty" maxLength:"128"`
+		ProviderID         string   `json:"providerId,omitempty" maxLength:"64"`
+		CallbackURL        string   `json:"callbackURL,omitempty" maxLength:"2048" doc:"Where the browser goes after signing in (default /)."`
+		ErrorCallbackURL   string   `json:"errorCallbackURL,omitempty" maxLength:"2048"`
+		NewUserCallbackURL string   `json:"newUserCallbackURL,omitempty" maxLength:"2048"`
+		Scopes             []string `json:"scopes,omitempty" maxItems:"32"`
+		LoginHint          string   `json:"loginHint,omitempty" maxLength:"254"`
+		DisableRedirect    bool     `json:"disableRedirect,omitempty"`
+	}
+}
+
+func (s *API) ssoSignIn(ctx context.Context, in *SSOSignInInput) (*SocialSignInOutput, error) {
+	b := &in.Body
+	if err := s.checkSocialTargets(b.CallbackURL, b.ErrorCallbackURL, b.NewUserCallbackURL); err != nil {
+		return nil, err
+	}
+	cb := b.CallbackURL
+	if cb == "" {
+		cb = "/"
+	}
+	st, err := s.App.Commands.Federation.StartSSO(ctx, federation.SSOStart{Email: b.Email, Domain: b.Domain, OrganizationSlug: b.OrganizationSlug,
+		ProviderID: b.ProviderID, Start: federation.Start{CallbackURL: cb, ErrorURL: b.ErrorCallbackURL, NewUserURL: b.NewUserCallbackURL,
+			Scopes: b.Scopes, LoginHint: b.LoginHint}})
+	if err != nil {
+		return nil, err
+	}
+	out := &SocialSignInOutput{}
+	s.started(out, st, b.DisableRedirect)
+	return out, nil
+}
+
 // IDTokenJSON is a native app's ID token (Better Auth's idToken body).
 type IDTokenJSON struct {
 	Token        string  `json:"token" minLength:"1" maxLength:"16384" doc:"The ID token the app got from the provider."`
@@ -584,6 +623,13 @@ func (s *API) AddSocialRoutes() {
 			"(signature, issuer, audience, expiry and nonce are checked) and the answer is the session. An unknown or disabled provider is 404 PROVIDER_NOT_FOUND.",
 		Errors: []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound}}), edge.RateCredentials), edge.LoginRoute, edge.FormPage(edge.SocialSignInForm)),
 		s.socialSignIn, edge.ContractAuth)
+	register(s, fw, edge.WithPolicy(edge.WithRate(base(op{OperationID: "signInSSO", Method: http.MethodPost, Path: "/sign-in/sso",
+		Summary: "Sign in with an organization's identity provider",
+		Description: "Enterprise SSO: exactly one of email, domain, organizationSlug and providerId names the organization's provider. An address is routed by " +
+			"its domain, which must be one of the organization's verified domains bound to the provider (a domain that stops verifying stops routing). " +
+			"Answers {url, redirect} like sign-in/social; new users join the organization with the provider's default role. No provider: 404 SSO_PROVIDER_NOT_FOUND.",
+		Errors: []int{http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound}}), edge.RateCredentials), edge.LoginRoute, edge.FormPage(edge.SocialSignInForm)),
+		s.ssoSignIn, edge.ContractAuth)
 	register(s, fw, base(op{OperationID: "socialCallback", Method: http.MethodGet, Path: "/callback/{providerId}",
 		Summary: "The provider's callback",
 		Description: "Where the provider sends the browser back. The state must match the browser's state cookie and is used once; " +

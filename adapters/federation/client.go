@@ -64,13 +64,13 @@ func (wallClock) Now() time.Time { return time.Now().UTC().Truncate(time.Microse
 // Metadata implements ports.FederationClient.
 func (c *Client) Metadata(ctx context.Context, p ports.UpstreamProvider) (ports.UpstreamMetadata, error) {
 	if !p.Provider.Preset.IsOIDC() {
-		return ports.UpstreamMetadata{}, nil
+		return ports.UpstreamMetadata{AuthorizationEndpoint: p.Provider.Endpoints.Authorization}, nil
 	}
 	d, err := c.discover(ctx, p.Provider)
 	if err != nil {
 		return ports.UpstreamMetadata{}, err
 	}
-	return ports.UpstreamMetadata{Issuer: d.issuer, IssuerInResponse: d.issInResponse}, nil
+	return ports.UpstreamMetadata{Issuer: d.issuer, IssuerInResponse: d.issInResponse, AuthorizationEndpoint: d.authorization}, nil
 }
 
 // AuthorizationURL implements ports.FederationClient. A query already on

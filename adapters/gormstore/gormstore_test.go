@@ -46,6 +46,10 @@ func storesOn(newURL gormtest.NewURLFunc) func(t *testing.T) conformance.Stores 
 			MFAChallenges:      gormstore.NewMFAChallengeRepository(db),
 			Passkeys:           gormstore.NewPasskeyRepository(db),
 			WebAuthnChallenges: gormstore.NewWebAuthnChallengeRepository(db),
+
+			IdentityProviders: gormstore.NewIdentityProviderRepository(db),
+			LinkedAccounts:    gormstore.NewLinkedAccountRepository(db),
+			FederationStates:  gormstore.NewFederationStateRepository(db),
 		}
 	}
 }
@@ -113,6 +117,12 @@ func TestMFARepositories(t *testing.T) {
 func TestPasskeyRepositories(t *testing.T) {
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		conformance.RunPasskeyRepositories(t, storesOn(newURL))
+	})
+}
+
+func TestFederationRepositories(t *testing.T) {
+	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
+		conformance.RunFederationRepositories(t, storesOn(newURL))
 	})
 }
 

@@ -183,5 +183,6 @@ func RowModels() []any {
 		&serviceKeyRow{}, &serviceKeySecretRow{}, &auditRow{},
 		&domainRow{}, &signingKeyRow{},
 		&oauthClientRow{}, &oauthCodeRow{}, &oauthGrantRow{}, &oauthRefreshRow{}, &oauthConsentRow{},
-		&totpFactorRow{}, &backupCodeRow{}, &mfaChallengeRow{}, &passkeyRow{}, &webauthnChallengeRow{}}
+		&totpFactorRow{}, &backupCodeRow{}, &mfaChallengeRow{}, &passkeyRow{}, &webauthnChallengeRow{},
+		&identityProviderRow{}, &identityProviderDomainRow{}, &linkedAccountRow{}, &federationStateRow{}}
 }

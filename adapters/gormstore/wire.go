@@ -23,5 +23,8 @@ var Set = wire.NewSet(
 	NewMFAChallengeRepository, wire.Bind(new(ports.MFAChallengeRepository), new(*MFAChallengeRepository)),
 	NewPasskeyRepository, wire.Bind(new(ports.PasskeyRepository), new(*PasskeyRepository)),
 	NewWebAuthnChallengeRepository, wire.Bind(new(ports.WebAuthnChallengeRepository), new(*WebAuthnChallengeRepository)),
+	NewIdentityProviderRepository, wire.Bind(new(ports.IdentityProviderRepository), new(*IdentityProviderRepository)),
+	NewLinkedAccountRepository, wire.Bind(new(ports.LinkedAccountRepository), new(*LinkedAccountRepository)),
+	NewFederationStateRepository, wire.Bind(new(ports.FederationStateRepository), new(*FederationStateRepository)),
 	NewHealthChecker, wire.Bind(new(ports.HealthChecker), new(*HealthChecker)),
 )

@@ -60,6 +60,17 @@ type DB struct {
 	mfaChallenges      map[string]domain.MFAChallenge
 	passkeys           map[string]domain.PasskeyCredential
 	webauthnChallenges map[string]domain.WebAuthnChallenge
+
+	// The federation's rows (see identity_providers.go, linked_accounts.go
+	// and federation_states.go). providerByDomain is the unique index on a
+	// bound domain, kept in step with the providers' Domains;
+	// linkedAccountBySubject the unique index on (provider, subject). States
+	// are keyed by their id hash, as a string.
+	identityProviders      map[domain.IdentityProviderID]domain.IdentityProvider
+	providerByDomain       map[domain.DomainID]domain.IdentityProviderID
+	linkedAccounts         map[domain.LinkedAccountID]domain.LinkedAccount
+	linkedAccountBySubject map[providerSubject]domain.LinkedAccountID
+	federationStates       map[string]domain.FederationState
 }
 
 // userClient is the primary key of a consent.
@@ -99,6 +110,12 @@ func NewDB() *DB {
 		mfaChallenges:       map[string]domain.MFAChallenge{},
 		passkeys:            map[string]domain.PasskeyCredential{},
 		webauthnChallenges:  map[string]domain.WebAuthnChallenge{},
+
+		identityProviders:      map[domain.IdentityProviderID]domain.IdentityProvider{},
+		providerByDomain:       map[domain.DomainID]domain.IdentityProviderID{},
+		linkedAccounts:         map[domain.LinkedAccountID]domain.LinkedAccount{},
+		linkedAccountBySubject: map[providerSubject]domain.LinkedAccountID{},
+		federationStates:       map[string]domain.FederationState{},
 	}
 }
 
@@ -128,6 +145,7 @@ func (db *DB) deleteUser(u *domain.User) {
 	}
 	db.deleteOAuthOf("", u.ID())
 	db.deleteFactorsOf(u.ID())
+	db.deleteFederationOf(u.ID())
 }
 
 func (db *DB) deleteSession(id domain.SessionID, s *domain.Session) {

@@ -63,6 +63,7 @@ func (db *DB) hasOrganization(org domain.OrganizationID) bool {
 func (db *DB) deleteOrganizationDomains(org domain.OrganizationID) {
 	for id, d := range db.domains {
 		if d.OrganizationID() == org {
+			db.unbindDomain(id)
 			delete(db.domainByHostname, d.Hostname())
 			delete(db.domains, id)
 		}
@@ -131,7 +132,8 @@ func (r *DomainRepository) Update(_ context.Context, id domain.DomainID, fn func
 	return nil
 }
 
-// Delete implements ports.DomainRepository.
+// Delete implements ports.DomainRepository. The domain's binding to an
+// identity provider goes with it.
 func (r *DomainRepository) Delete(_ context.Context, id domain.DomainID) error {
 	r.db.mu.Lock()
 	defer r.db.mu.Unlock()
@@ -139,6 +141,7 @@ func (r *DomainRepository) Delete(_ context.Context, id domain.DomainID) error {
 	if !ok {
 		return domain.ErrDomainNotFound
 	}
+	r.db.unbindDomain(id)
 	delete(r.db.domainByHostname, d.Hostname())
 	delete(r.db.domains, id)
 	return nil

@@ -26,6 +26,10 @@ func newStores(*testing.T) conformance.Stores {
 		MFAChallenges:      memory.NewMFAChallengeRepository(db),
 		Passkeys:           memory.NewPasskeyRepository(db),
 		WebAuthnChallenges: memory.NewWebAuthnChallengeRepository(db),
+
+		IdentityProviders: memory.NewIdentityProviderRepository(db),
+		LinkedAccounts:    memory.NewLinkedAccountRepository(db),
+		FederationStates:  memory.NewFederationStateRepository(db),
 	}
 }
 
@@ -85,4 +89,8 @@ func TestMFARepositories(t *testing.T) {
 
 func TestPasskeyRepositories(t *testing.T) {
 	conformance.RunPasskeyRepositories(t, newStores)
+}
+
+func TestFederationRepositories(t *testing.T) {
+	conformance.RunFederationRepositories(t, newStores)
 }

@@ -227,8 +227,9 @@ func (r *OrganizationRepository) Update(_ context.Context, id domain.Organizatio
 	return nil
 }
 
-// Delete implements ports.OrganizationRepository: its members, invitations
-// and domains go with it, and no session keeps it as its active one.
+// Delete implements ports.OrganizationRepository: its members, invitations,
+// identity providers and domains go with it, and no session keeps it as its
+// active one.
 func (r *OrganizationRepository) Delete(_ context.Context, id domain.OrganizationID) error {
 	r.db.mu.Lock()
 	defer r.db.mu.Unlock()
@@ -245,6 +246,7 @@ func (r *OrganizationRepository) Delete(_ context.Context, id domain.Organizatio
 		}
 	}
 	r.db.clearActiveOrganization(id)
+	r.db.deleteOrganizationProviders(id)
 	r.db.deleteOrganizationDomains(id)
 	delete(r.db.organizationBySlug, o.Slug())
 	delete(r.db.organizations, id)

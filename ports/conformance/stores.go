@@ -29,6 +29,10 @@ type Stores struct {
 	MFAChallenges      ports.MFAChallengeRepository
 	Passkeys           ports.PasskeyRepository
 	WebAuthnChallenges ports.WebAuthnChallengeRepository
+
+	IdentityProviders ports.IdentityProviderRepository
+	LinkedAccounts    ports.LinkedAccountRepository
+	FederationStates  ports.FederationStateRepository
 }
 
 // mustCreateUsers creates users u1, u2, … with addresses u1@example.com, ….

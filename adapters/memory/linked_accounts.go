@@ -1,0 +1,169 @@
+package memory
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/gatehouse/gatehouse/domain"
+	"github.com/gatehouse/gatehouse/ports"
+)
+
+var _ ports.LinkedAccountRepository = (*LinkedAccountRepository)(nil)
+
+// LinkedAccountRepository keeps the upstream identities tied to users in
+// the shared DB, indexed by (provider, subject) as the SQL stores' unique
+// index does. The single lock makes Delete's keepOne check atomic.
+type LinkedAccountRepository struct{ db *DB }
+
+// NewLinkedAccountRepository returns a LinkedAccountRepository on db.
+func NewLinkedAccountRepository(db *DB) *LinkedAccountRepository {
+	if db == nil {
+		panic("memory: nil db")
+	}
+	return &LinkedAccountRepository{db: db}
+}
+
+// providerSubject is the unique key of a linked account.
+type providerSubject struct {
+	provider domain.IdentityProviderID
+	subject  string
+}
+
+func storedLinkedAccount(a domain.LinkedAccount) domain.LinkedAccount {
+	a.Scopes = cloneStrings(a.Scopes)
+	a.SealedTokens = cloneBytes(a.SealedTokens)
+	a.AccessTokenExpiresAt = timestampOrZero(a.AccessTokenExpiresAt)
+	a.RefreshTokenExpiresAt = timestampOrZero(a.RefreshTokenExpiresAt)
+	a.CreatedAt = timestampOrZero(a.CreatedAt)
+	a.UpdatedAt = timestampOrZero(a.UpdatedAt)
+	return a
+}
+
+// deleteLinkedAccount removes an account and its index entry. The caller
+// holds the write lock.
+func (db *DB) deleteLinkedAccount(id domain.LinkedAccountID, a domain.LinkedAccount) {
+	delete(db.linkedAccountBySubject, providerSubject{a.ProviderID, a.Subject})
+	delete(db.linkedAccounts, id)
+}
+
+// deleteFederationOf removes user's linked accounts and the links they have
+// in flight, as the foreign keys' ON DELETE CASCADE does. The caller holds
+// the write lock.
+func (db *DB) deleteFederationOf(user domain.UserID) {
+	for id, a := range db.linkedAccounts {
+		if a.UserID == user {
+			db.deleteLinkedAccount(id, a)
+		}
+	}
+	for k, s := range db.federationStates {
+		if s.LinkUserID == user {
+			delete(db.federationStates, k)
+		}
+	}
+}
+
+// Create implements ports.LinkedAccountRepository. As the SQL insert, it
+// checks the keys before the foreign keys.
+func (r *LinkedAccountRepository) Create(_ context.Context, a domain.LinkedAccount) error {
+	r.db.mu.Lock()
+	defer r.db.mu.Unlock()
+	key := providerSubject{a.ProviderID, a.Subject}
+	if _, ok := r.db.linkedAccounts[a.ID]; ok {
+		return domain.ErrLinkedAccountExists
+	}
+	if _, ok := r.db.linkedAccountBySubject[key]; ok {
+		return domain.ErrLinkedAccountExists
+	}
+	if !r.db.hasUser(a.UserID) {
+		return ports.ErrUserNotFound
+	}
+	if _, ok := r.db.identityProviders[a.ProviderID]; !ok {
+		return domain.ErrIdentityProviderNotFound
+	}
+	r.db.linkedAccounts[a.ID] = storedLinkedAccount(a)
+	r.db.linkedAccountBySubject[key] = a.ID
+	return nil
+}
+
+// GetBySubject implements ports.LinkedAccountRepository.
+func (r *LinkedAccountRepository) GetBySubject(_ context.Context, provider domain.IdentityProviderID, subject string) (domain.LinkedAccount, error) {
+	r.db.mu.RLock()
+	defer r.db.mu.RUnlock()
+	id, ok := r.db.linkedAccountBySubject[providerSubject{provider, subject}]
+	if !ok {
+		return domain.LinkedAccount{}, domain.ErrLinkedAccountNotFound
+	}
+	return storedLinkedAccount(r.db.linkedAccounts[id]), nil
+}
+
+// ListByUser implements ports.LinkedAccountRepository.
+func (r *LinkedAccountRepository) ListByUser(_ context.Context, user domain.UserID) ([]domain.LinkedAccount, error) {
+	r.db.mu.RLock()
+	defer r.db.mu.RUnlock()
+	var out []domain.LinkedAccount
+	for _, a := range r.db.linkedAccounts {
+		if a.UserID == user {
+			out = append(out, storedLinkedAccount(a))
+		}
+	}
+	slices.SortFunc(out, func(a, b domain.LinkedAccount) int {
+		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(string(a.ID), string(b.ID))
+	})
+	return out, nil
+}
+
+// owned returns user's account id. The caller holds the lock.
+func (r *LinkedAccountRepository) owned(user domain.UserID, id domain.LinkedAccountID) (domain.LinkedAccount, error) {
+	a, ok := r.db.linkedAccounts[id]
+	if !ok || a.UserID != user {
+		return domain.LinkedAccount{}, domain.ErrLinkedAccountNotFound
+	}
+	return a, nil
+}
+
+// Update implements ports.LinkedAccountRepository. The write lock makes it
+// atomic: fn runs once. Only the fields the port lets change are kept.
+func (r *LinkedAccountRepository) Update(_ context.Context, user domain.UserID, id domain.LinkedAccountID, fn func(a *domain.LinkedAccount) error) error {
+	r.db.mu.Lock()
+	defer r.db.mu.Unlock()
+	stored, err := r.owned(user, id)
+	if err != nil {
+		return err
+	}
+	a := storedLinkedAccount(stored)
+	if err := fn(&a); err != nil {
+		return err
+	}
+	stored.Email, stored.Scopes, stored.SealedTokens = a.Email, a.Scopes, a.SealedTokens
+	stored.AccessTokenExpiresAt, stored.RefreshTokenExpiresAt = a.AccessTokenExpiresAt, a.RefreshTokenExpiresAt
+	stored.UpdatedAt = a.UpdatedAt
+	r.db.linkedAccounts[id] = storedLinkedAccount(stored)
+	return nil
+}
+
+// Delete implements ports.LinkedAccountRepository.
+func (r *LinkedAccountRepository) Delete(_ context.Context, user domain.UserID, id domain.LinkedAccountID, keepOne bool) error {
+	r.db.mu.Lock()
+	defer r.db.mu.Unlock()
+	a, err := r.owned(user, id)
+	if err != nil {
+		return err
+	}
+	if keepOne {
+		n := 0
+		for _, other := range r.db.linkedAccounts {
+			if other.UserID == user {
+				n++
+			}
+		}
+		if n < 2 {
+			return domain.ErrLastLinkedAccount
+		}
+	}
+	r.db.deleteLinkedAccount(id, a)
+	return nil
+}

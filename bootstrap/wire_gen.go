@@ -19,6 +19,7 @@ import (
 	"github.com/gatehouse/gatehouse/application"
 	"github.com/gatehouse/gatehouse/application/account"
 	"github.com/gatehouse/gatehouse/application/admin"
+	"github.com/gatehouse/gatehouse/application/federation"
 	"github.com/gatehouse/gatehouse/application/hostdomain"
 	"github.com/gatehouse/gatehouse/application/oidc"
 	"github.com/gatehouse/gatehouse/application/organization"
@@ -55,10 +56,14 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	idGenerator := system.NewIDGenerator()
 	clock := system.NewClock()
 	usecaseAuthSettings := authSettings(cfg)
-	signUpHandler := account.NewSignUpHandler(credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
+	identityProviderRepository := gormstore.NewIdentityProviderRepository(db)
+	domainRepository := gormstore.NewDomainRepository(db)
+	router := federation.NewRouter(identityProviderRepository, domainRepository)
+	auditLog := gormstore.NewAuditLog(db)
+	accountSignUpHandler := signUpHandler(credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, router, auditLog)
 	userRepository := gormstore.NewUserRepository(db)
 	mfaChallengeRepository := gormstore.NewMFAChallengeRepository(db)
-	accountSignInHandler, cleanup3 := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger, mfaChallengeRepository)
+	accountSignInHandler, cleanup3 := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger, mfaChallengeRepository, router, auditLog)
 	signOutHandler := account.NewSignOutHandler(sessionRepository)
 	authenticateHandler := account.NewAuthenticateHandler(sessionRepository, clock, usecaseAuthSettings)
 	revokeSessionsHandler := account.NewRevokeSessionsHandler(sessionRepository)
@@ -74,7 +79,6 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 		cleanup()
 		return nil, nil, err
 	}
-	auditLog := gormstore.NewAuditLog(db)
 	twoFactorHandler := account.NewTwoFactorHandler(userRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, mailer, secretSealer, sessionRepository, hasher, passkeyRepository, tokenGenerator, idGenerator, clock, auditLog, usecaseAuthSettings)
 	webAuthnChallengeRepository := gormstore.NewWebAuthnChallengeRepository(db)
 	accountPasskeySettings := passkeySettings(cfg)
@@ -94,7 +98,8 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	throttleHandler := account.NewThrottleHandler(memory)
 	serviceKeyRepository := gormstore.NewServiceKeyRepository(db)
 	oAuthGrantRepository := gormstore.NewOAuthGrantRepository(db)
-	purgeExpiredHandler := account.NewPurgeExpiredHandler(sessionRepository, verificationRepository, serviceKeyRepository, oAuthGrantRepository, mfaChallengeRepository, webAuthnChallengeRepository, clock)
+	federationStateRepository := gormstore.NewFederationStateRepository(db)
+	purgeExpiredHandler := account.NewPurgeExpiredHandler(sessionRepository, verificationRepository, serviceKeyRepository, oAuthGrantRepository, mfaChallengeRepository, webAuthnChallengeRepository, federationStateRepository, clock)
 	organizationRepository := gormstore.NewOrganizationRepository(db)
 	organizationOrganizationSettings := organizationSettings(cfg)
 	organizations := organization.NewOrganizations(organizationRepository, userRepository, sessionRepository, mailer, auditLog, passkeyRepository, idGenerator, clock, organizationOrganizationSettings)
@@ -102,7 +107,6 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	administration := admin.NewAdministration(userRepository, credentialRepository, sessionRepository, hasher, list, auditLog, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, usecaseAdminSettings)
 	factors := admin.NewFactors(administration, twoFactorRepository, passkeyRepository, verificationRepository, mailer)
 	serviceKeys := servicekey.NewServiceKeys(serviceKeyRepository, auditLog, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAdminSettings, usecaseAuthSettings)
-	domainRepository := gormstore.NewDomainRepository(db)
 	dnsResolver, err := newDNSResolver(cfg)
 	if err != nil {
 		cleanup5()
@@ -129,30 +133,39 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	oAuthClientRepository := gormstore.NewOAuthClientRepository(db)
 	oAuthClients := oidc.NewOAuthClients(oAuthClientRepository, auditLog, tokenGenerator, idGenerator, clock, usecaseAdminSettings)
 	oAuthProvider := oidc.NewOAuthProvider(oAuthClientRepository, oAuthGrantRepository, userRepository, sessionRepository, signingKeys, tokenGenerator, idGenerator, clock, usecaseTokenSettings, usecaseAuthSettings)
+	linkedAccountRepository := gormstore.NewLinkedAccountRepository(db)
+	portsFederationClient := federationClient(clock)
+	settings := federationSettings(usecaseAuthSettings)
+	signIns := federation.NewSignIns(identityProviderRepository, linkedAccountRepository, federationStateRepository, userRepository, sessionRepository, verificationRepository, mfaChallengeRepository, portsFederationClient, secretSealer, mailer, auditLog, tokenGenerator, idGenerator, clock, settings, logger, router, organizationRepository)
+	accounts := federation.NewAccounts(identityProviderRepository, linkedAccountRepository, credentialRepository, passkeyRepository, portsFederationClient, secretSealer, auditLog, idGenerator, clock, settings, usecaseAdminSettings)
+	providers := federation.NewProviders(identityProviderRepository, domainRepository, secretSealer, auditLog, idGenerator, clock, usecaseAdminSettings)
 	commands := application.Commands{
-		SignUp:         signUpHandler,
-		SignIn:         accountSignInHandler,
-		SignOut:        signOutHandler,
-		Authenticate:   authenticateHandler,
-		RevokeSessions: revokeSessionsHandler,
-		UpdateUser:     updateUserHandler,
-		ChangePassword: changePasswordHandler,
-		TwoFactor:      twoFactorHandler,
-		Passkeys:       passkeyHandler,
-		ChangeEmail:    changeEmailHandler,
-		DeleteUser:     deleteUserHandler,
-		ResetPassword:  resetPasswordHandler,
-		VerifyEmail:    verifyEmailHandler,
-		Throttle:       throttleHandler,
-		PurgeExpired:   purgeExpiredHandler,
-		Organizations:  organizations,
-		Administration: administration,
-		Factors:        factors,
-		ServiceKeys:    serviceKeys,
-		Domains:        domains,
-		SigningKeys:    signingKeys,
-		OAuthClients:   oAuthClients,
-		OAuthProvider:  oAuthProvider,
+		SignUp:            accountSignUpHandler,
+		SignIn:            accountSignInHandler,
+		SignOut:           signOutHandler,
+		Authenticate:      authenticateHandler,
+		RevokeSessions:    revokeSessionsHandler,
+		UpdateUser:        updateUserHandler,
+		ChangePassword:    changePasswordHandler,
+		TwoFactor:         twoFactorHandler,
+		Passkeys:          passkeyHandler,
+		ChangeEmail:       changeEmailHandler,
+		DeleteUser:        deleteUserHandler,
+		ResetPassword:     resetPasswordHandler,
+		VerifyEmail:       verifyEmailHandler,
+		Throttle:          throttleHandler,
+		PurgeExpired:      purgeExpiredHandler,
+		Organizations:     organizations,
+		Administration:    administration,
+		Factors:           factors,
+		ServiceKeys:       serviceKeys,
+		Domains:           domains,
+		SigningKeys:       signingKeys,
+		OAuthClients:      oAuthClients,
+		OAuthProvider:     oAuthProvider,
+		Federation:        signIns,
+		LinkedAccounts:    accounts,
+		IdentityProviders: providers,
 	}
 	healthChecker := gormstore.NewHealthChecker(db)
 	readinessHandler := query.NewReadinessHandler(healthChecker)
@@ -206,10 +219,14 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	idGenerator := system.NewIDGenerator()
 	clock := system.NewClock()
 	usecaseAuthSettings := authSettings(cfg)
-	signUpHandler := account.NewSignUpHandler(credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
+	identityProviderRepository := memory.NewIdentityProviderRepository(db)
+	domainRepository := memory.NewDomainRepository(db)
+	router := federation.NewRouter(identityProviderRepository, domainRepository)
+	auditLog := memory.NewAuditLog(db)
+	accountSignUpHandler := signUpHandler(credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, router, auditLog)
 	userRepository := memory.NewUserRepository(db)
 	mfaChallengeRepository := memory.NewMFAChallengeRepository(db)
-	accountSignInHandler, cleanup2 := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger, mfaChallengeRepository)
+	accountSignInHandler, cleanup2 := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger, mfaChallengeRepository, router, auditLog)
 	signOutHandler := account.NewSignOutHandler(sessionRepository)
 	authenticateHandler := account.NewAuthenticateHandler(sessionRepository, clock, usecaseAuthSettings)
 	revokeSessionsHandler := account.NewRevokeSessionsHandler(sessionRepository)
@@ -224,7 +241,6 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 		cleanup()
 		return nil, nil, err
 	}
-	auditLog := memory.NewAuditLog(db)
 	twoFactorHandler := account.NewTwoFactorHandler(userRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, mailer, secretSealer, sessionRepository, hasher, passkeyRepository, tokenGenerator, idGenerator, clock, auditLog, usecaseAuthSettings)
 	webAuthnChallengeRepository := memory.NewWebAuthnChallengeRepository(db)
 	accountPasskeySettings := passkeySettings(cfg)
@@ -243,7 +259,8 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	throttleHandler := account.NewThrottleHandler(ratelimitMemory)
 	serviceKeyRepository := memory.NewServiceKeyRepository(db)
 	oAuthGrantRepository := memory.NewOAuthGrantRepository(db)
-	purgeExpiredHandler := account.NewPurgeExpiredHandler(sessionRepository, verificationRepository, serviceKeyRepository, oAuthGrantRepository, mfaChallengeRepository, webAuthnChallengeRepository, clock)
+	federationStateRepository := memory.NewFederationStateRepository(db)
+	purgeExpiredHandler := account.NewPurgeExpiredHandler(sessionRepository, verificationRepository, serviceKeyRepository, oAuthGrantRepository, mfaChallengeRepository, webAuthnChallengeRepository, federationStateRepository, clock)
 	organizationRepository := memory.NewOrganizationRepository(db)
 	organizationOrganizationSettings := organizationSettings(cfg)
 	organizations := organization.NewOrganizations(organizationRepository, userRepository, sessionRepository, mailer, auditLog, passkeyRepository, idGenerator, clock, organizationOrganizationSettings)
@@ -251,7 +268,6 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	administration := admin.NewAdministration(userRepository, credentialRepository, sessionRepository, hasher, list, auditLog, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, usecaseAdminSettings)
 	factors := admin.NewFactors(administration, twoFactorRepository, passkeyRepository, verificationRepository, mailer)
 	serviceKeys := servicekey.NewServiceKeys(serviceKeyRepository, auditLog, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAdminSettings, usecaseAuthSettings)
-	domainRepository := memory.NewDomainRepository(db)
 	dnsResolver, err := newDNSResolver(cfg)
 	if err != nil {
 		cleanup4()
@@ -276,30 +292,39 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	oAuthClientRepository := memory.NewOAuthClientRepository(db)
 	oAuthClients := oidc.NewOAuthClients(oAuthClientRepository, auditLog, tokenGenerator, idGenerator, clock, usecaseAdminSettings)
 	oAuthProvider := oidc.NewOAuthProvider(oAuthClientRepository, oAuthGrantRepository, userRepository, sessionRepository, signingKeys, tokenGenerator, idGenerator, clock, usecaseTokenSettings, usecaseAuthSettings)
+	linkedAccountRepository := memory.NewLinkedAccountRepository(db)
+	portsFederationClient := federationClient(clock)
+	settings := federationSettings(usecaseAuthSettings)
+	signIns := federation.NewSignIns(identityProviderRepository, linkedAccountRepository, federationStateRepository, userRepository, sessionRepository, verificationRepository, mfaChallengeRepository, portsFederationClient, secretSealer, mailer, auditLog, tokenGenerator, idGenerator, clock, settings, logger, router, organizationRepository)
+	accounts := federation.NewAccounts(identityProviderRepository, linkedAccountRepository, credentialRepository, passkeyRepository, portsFederationClient, secretSealer, auditLog, idGenerator, clock, settings, usecaseAdminSettings)
+	providers := federation.NewProviders(identityProviderRepository, domainRepository, secretSealer, auditLog, idGenerator, clock, usecaseAdminSettings)
 	commands := application.Commands{
-		SignUp:         signUpHandler,
-		SignIn:         accountSignInHandler,
-		SignOut:        signOutHandler,
-		Authenticate:   authenticateHandler,
-		RevokeSessions: revokeSessionsHandler,
-		UpdateUser:     updateUserHandler,
-		ChangePassword: changePasswordHandler,
-		TwoFactor:      twoFactorHandler,
-		Passkeys:       passkeyHandler,
-		ChangeEmail:    changeEmailHandler,
-		DeleteUser:     deleteUserHandler,
-		ResetPassword:  resetPasswordHandler,
-		VerifyEmail:    verifyEmailHandler,
-		Throttle:       throttleHandler,
-		PurgeExpired:   purgeExpiredHandler,
-		Organizations:  organizations,
-		Administration: administration,
-		Factors:        factors,
-		ServiceKeys:    serviceKeys,
-		Domains:        domains,
-		SigningKeys:    signingKeys,
-		OAuthClients:   oAuthClients,
-		OAuthProvider:  oAuthProvider,
+		SignUp:            accountSignUpHandler,
+		SignIn:            accountSignInHandler,
+		SignOut:           signOutHandler,
+		Authenticate:      authenticateHandler,
+		RevokeSessions:    revokeSessionsHandler,
+		UpdateUser:        updateUserHandler,
+		ChangePassword:    changePasswordHandler,
+		TwoFactor:         twoFactorHandler,
+		Passkeys:          passkeyHandler,
+		ChangeEmail:       changeEmailHandler,
+		DeleteUser:        deleteUserHandler,
+		ResetPassword:     resetPasswordHandler,
+		VerifyEmail:       verifyEmailHandler,
+		Throttle:          throttleHandler,
+		PurgeExpired:      purgeExpiredHandler,
+		Organizations:     organizations,
+		Administration:    administration,
+		Factors:           factors,
+		ServiceKeys:       serviceKeys,
+		Domains:           domains,
+		SigningKeys:       signingKeys,
+		OAuthClients:      oAuthClients,
+		OAuthProvider:     oAuthProvider,
+		Federation:        signIns,
+		LinkedAccounts:    accounts,
+		IdentityProviders: providers,
 	}
 	healthChecker := memory.NewHealthChecker()
 	readinessHandler := query.NewReadinessHandler(healthChecker)
@@ -338,6 +363,8 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 
 // applicationSet provides every use case. It lives here, not in application,
 // because application may not import wire.
-var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSessionsHandler, account.NewSignUpHandler, signInHandler, account.NewSignOutHandler, account.NewAuthenticateHandler, account.NewRevokeSessionsHandler, account.NewUpdateUserHandler, account.NewChangePasswordHandler, account.NewChangeEmailHandler, account.NewDeleteUserHandler, account.NewResetPasswordHandler, account.NewVerifyEmailHandler, account.NewThrottleHandler, account.NewPurgeExpiredHandler, account.NewTwoFactorHandler, account.NewPasskeyHandler, organization.NewOrganizations, admin.NewAdministration, admin.NewFactors, servicekey.NewServiceKeys, hostdomain.NewDomains, oidc.NewSigningKeys, oidc.NewOAuthClients, oidc.NewOAuthProvider, query.NewAuditLogHandler, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"))
+var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSessionsHandler, signUpHandler,
+	signInHandler, account.NewSignOutHandler, account.NewAuthenticateHandler, account.NewRevokeSessionsHandler, account.NewUpdateUserHandler, account.NewChangePasswordHandler, account.NewChangeEmailHandler, account.NewDeleteUserHandler, account.NewResetPasswordHandler, account.NewVerifyEmailHandler, account.NewThrottleHandler, account.NewPurgeExpiredHandler, account.NewTwoFactorHandler, account.NewPasskeyHandler, organization.NewOrganizations, admin.NewAdministration, admin.NewFactors, servicekey.NewServiceKeys, hostdomain.NewDomains, oidc.NewSigningKeys, oidc.NewOAuthClients, oidc.NewOAuthProvider, query.NewAuditLogHandler, federation.NewSignIns, federation.NewAccounts, federation.NewProviders, federation.NewRouter, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"),
+)
 
-var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, passkeySettings, adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, newJobs, passwordhash.Set, blocklist.Set, ratelimit.Set, signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets)
+var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, passkeySettings, federationSettings, federationClient, adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, newJobs, passwordhash.Set, blocklist.Set, ratelimit.Set, signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets)

@@ -39,7 +39,7 @@ func mustFedWorld(t *testing.T, s store, fields map[string]any) *fedWorld {
 	w.client = mustRegisterStrictClient(t, adminB, "Gatehouse A", "confidential", true, w.a.URL+"/api/auth/callback/"+w.provider)
 	w.adminA, _ = mustAdmin(t, w.a)
 	body := map[string]any{"id": w.provider, "preset": "oidc", "name": "Upstream", "issuer": w.b.URL + "/api/auth",
-		"clientId": w.client.ID, "clientSecret": w.client.Secret}
+		"clientId": w.client.ID, "clientSecret": w.client.Secret, "scopes": []string{"openid", "email", "profile", "offline_access"}}
 	for k, v := range fields {
 		body[k] = v
 	}

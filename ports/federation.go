@@ -49,6 +49,10 @@ type LinkedAccountRepository interface {
 	GetBySubject(ctx context.Context, provider domain.IdentityProviderID, subject string) (domain.LinkedAccount, error)
 	// ListByUser returns user's accounts, oldest first (created_at, then id).
 	ListByUser(ctx context.Context, user domain.UserID) ([]domain.LinkedAccount, error)
+	// ListByUsers returns the accounts of every user in users (at most 100),
+	// each user's oldest first, in one query: a page of users is listed
+	// with its accounts at a flat cost.
+	ListByUsers(ctx context.Context, users []domain.UserID) ([]domain.LinkedAccount, error)
 	// Update loads user's account id, applies fn and saves it atomically
 	// (only Email, Scopes, SealedTokens, the expiries and UpdatedAt change).
 	// Another user's or a missing account is domain.ErrLinkedAccountNotFound.

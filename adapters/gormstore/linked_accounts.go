@@ -124,6 +124,27 @@ func (r *LinkedAccountRepository) ListByUser(ctx context.Context, user domain.Us
 	return out, nil
 }
 
+// ListByUsers implements ports.LinkedAccountRepository: one query on the
+// (user_id, created_at) index.
+func (r *LinkedAccountRepository) ListByUsers(ctx context.Context, users []domain.UserID) ([]domain.LinkedAccount, error) {
+	if len(users) == 0 {
+		return nil, nil
+	}
+	ids := make([]string, len(users))
+	for i, u := range users {
+		ids[i] = string(u)
+	}
+	var rows []linkedAccountRow
+	if err := r.db.WithContext(ctx).Where("user_id IN ?", ids).Order("user_id, " + r.order).Find(&rows).Error; err != nil {
+		return nil, convertErr("linked_accounts.list_by_users", err, nil, nil)
+	}
+	out := make([]domain.LinkedAccount, 0, len(rows))
+	for _, row := range rows {
+		out = append(out, row.toDomain())
+	}
+	return out, nil
+}
+
 // Update implements ports.LinkedAccountRepository. On PostgreSQL the row is
 // locked with SELECT … FOR UPDATE; on SQLite the immediate transaction
 // already holds the database's write lock. Only the columns the port lets

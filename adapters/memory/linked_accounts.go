@@ -116,6 +116,19 @@ func (r *LinkedAccountRepository) ListByUser(_ context.Context, user domain.User
 	return out, nil
 }
 
+// ListByUsers implements ports.LinkedAccountRepository.
+func (r *LinkedAccountRepository) ListByUsers(ctx context.Context, users []domain.UserID) ([]domain.LinkedAccount, error) {
+	var out []domain.LinkedAccount
+	for _, u := range slices.Compact(slices.Sorted(slices.Values(users))) {
+		some, err := r.ListByUser(ctx, u)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, some...)
+	}
+	return out, nil
+}
+
 // owned returns user's account id. The caller holds the lock.
 func (r *LinkedAccountRepository) owned(user domain.UserID, id domain.LinkedAccountID) (domain.LinkedAccount, error) {
 	a, ok := r.db.linkedAccounts[id]

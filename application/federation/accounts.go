@@ -96,6 +96,20 @@ func (a *Accounts) Linked(ctx context.Context, user domain.UserID) ([]AccountVie
 	return out, nil
 }
 
+// LinkedOfUsers returns the linked accounts of a page of users, by user, in
+// one query (the trusted user list).
+func (a *Accounts) LinkedOfUsers(ctx context.Context, users []domain.UserID) (map[domain.UserID][]AccountView, error) {
+	linked, err := a.accounts.ListByUsers(ctx, users)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[domain.UserID][]AccountView, len(users))
+	for _, l := range linked {
+		out[l.UserID] = append(out[l.UserID], viewOf(l))
+	}
+	return out, nil
+}
+
 func viewOf(l domain.LinkedAccount) AccountView {
 	scopes := l.Scopes
 	if scopes == nil {
@@ -125,7 +139,16 @@ func (a *Accounts) UnlinkFor(ctx context.Context, req usecase.Caller, user domai
 		if err := authorizeOperator(req, a.admins, domain.ScopeUsersWrite); err != nil {
 			return err
 		}
-		return a.unlink(ctx, user, id)
+		// An operator names a resource: a missing one is not found, the
+		// last way in a conflict.
+		switch err := a.unlink(ctx, user, id); {
+		case errors.Is(err, ErrAccountNotFound), errors.Is(err, ErrCredentialAccount):
+			return domain.ErrLinkedAccountNotFound
+		case errors.Is(err, ErrCannotUnlinkLast):
+			return domain.ErrLastLinkedAccount
+		default:
+			return err
+		}
 	}()
 	return a.audit.Record(ctx, req.Actor(), usecase.ActionOf(req, "admin.unlink-account", "users.unlink-account"),
 		usecase.Target{Type: "linked_account", ID: id}, err)

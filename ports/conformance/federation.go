@@ -41,6 +41,7 @@ func RunFederationRepositories(t *testing.T, newStores func(t *testing.T) Stores
 		{"linked_account_round_trips_every_field_in_utc", testLinkedAccountRoundTrip},
 		{"minimal_linked_account_round_trips", testLinkedAccountMinimal},
 		{"linked_accounts_list_oldest_first", testLinkedAccountList},
+		{"linked_accounts_of_several_users_list_by_user_then_oldest", testLinkedAccountListByUsers},
 		{"duplicate_linked_account_is_conflict", testLinkedAccountDuplicate},
 		{"linked_account_of_missing_user_or_provider_is_not_found", testLinkedAccountMissingReferences},
 		{"linked_account_update_changes_only_its_own_mutable_fields", testLinkedAccountUpdate},
@@ -527,6 +528,27 @@ func testLinkedAccountList(t *testing.T, s Stores) {
 	want := []domain.LinkedAccountID{"a4", "a1", "a-2", "a2", "a3"}
 	if got := accountIDs(mustListAccounts(t, s, "u1")); !slices.Equal(got, want) {
 		t.Fatalf("ListByUser = %v, want %v (oldest first, then id in byte order)", got, want)
+	}
+}
+
+func testLinkedAccountListByUsers(t *testing.T, s Stores) {
+	mustCreateUsers(t, s, "u1", "u2", "u3")
+	mustCreateProvider(t, s, makeProvider(t, "p1", ""))
+	mustCreateProvider(t, s, makeProvider(t, "p2", ""))
+	mustLinkAccount(t, s, "a1", "u2", "p1", baseTime)
+	mustLinkAccount(t, s, "a2", "u2", "p2", baseTime.Add(-time.Minute))
+	mustLinkAccount(t, s, "a3", "u1", "p1", baseTime.Add(time.Hour))
+	mustLinkAccount(t, s, "a4", "u3", "p1", baseTime)
+	got, err := s.LinkedAccounts.ListByUsers(context.Background(), []domain.UserID{"u2", "u1", "u2", "nobody"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []domain.LinkedAccountID{"a3", "a2", "a1"}
+	if !slices.Equal(accountIDs(got), want) {
+		t.Fatalf("ListByUsers = %v, want %v (u1's, then u2's oldest first; not u3's; each once)", accountIDs(got), want)
+	}
+	if got, err := s.LinkedAccounts.ListByUsers(context.Background(), nil); err != nil || len(got) != 0 {
+		t.Fatalf("ListByUsers of nobody = %v, %v", got, err)
 	}
 }
 

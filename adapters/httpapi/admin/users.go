@@ -26,6 +26,23 @@ func (s *API) resetUserFactors(ctx context.Context, in *ResetFactorsInput) (*edg
 	return &edge.NoContentOutput{Status: http.StatusNoContent}, nil
 }
 
+// UnlinkAccountInput names one of a user's linked accounts.
+type UnlinkAccountInput struct {
+	ID        string `path:"id" minLength:"1" maxLength:"128" doc:"The user's id."`
+	AccountID string `path:"accountId" minLength:"1" maxLength:"128" doc:"The linked account's id."`
+}
+
+func (s *API) unlinkUserAccount(ctx context.Context, in *UnlinkAccountInput) (*edge.NoContentOutput, error) {
+	req, err := s.AdminRequest(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.App.Commands.LinkedAccounts.UnlinkFor(ctx, req, domain.UserID(in.ID), in.AccountID); err != nil {
+		return nil, err
+	}
+	return &edge.NoContentOutput{Status: http.StatusNoContent}, nil
+}
+
 // AddUserFactorRoutes registers the administrators' reset of a user's
 // second factors (the trusted API has the same for service keys).
 func (s *API) AddUserFactorRoutes() {
@@ -39,4 +56,12 @@ func (s *API) AddUserFactorRoutes() {
 			"Needs a platform administrator's session with the user:update permission: 401 without a session, 403 for anyone else. " +
 			"Audited with the administrator as the actor."},
 		s.resetUserFactors)
+	register(s, edge.ContractAuth, huma.Operation{OperationID: "adminUnlinkUserAccount", Method: http.MethodDelete,
+		Path: edge.AdminBase + "/users/{id}/linked-accounts/{accountId}", Tags: []string{"Users"}, Security: edge.SessionSecurity,
+		Summary: "Unlink a user's account", DefaultStatus: http.StatusNoContent,
+		Errors: []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusConflict},
+		Description: "Removes one of the user's linked accounts with its upstream tokens. Their last way to sign in (no password, no passkey, " +
+			"no other linked account) is refused: 409. Needs a platform administrator's session: 401 without a session, 403 for anyone else. " +
+			"Audited with the administrator as the actor."},
+		s.unlinkUserAccount)
 }

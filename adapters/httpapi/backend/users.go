@@ -13,6 +13,7 @@ import (
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/application/admin"
+	"github.com/gatehouse/gatehouse/application/federation"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
@@ -63,27 +64,47 @@ func (m UserMetadataJSON) bytes() []byte {
 
 // BackendUserJSON is a user as the trusted API returns it.
 type BackendUserJSON struct {
-	ID               string           `json:"id" doc:"The user's identifier." example:"0192f5e4-8a4b-7cc1-9a51-0b3c8d9e1f20"`
-	Email            string           `json:"email" format:"email" doc:"The address, lower-cased." example:"ada@example.com"`
-	Name             string           `json:"name" doc:"Display name." example:"Ada Lovelace"`
-	EmailVerified    bool             `json:"emailVerified" doc:"Whether the address is verified."`
-	Image            *string          `json:"image" nullable:"true" doc:"Avatar URL, or null." example:"https://example.com/ada.png"`
-	Role             string           `json:"role" doc:"Platform roles, comma-separated: user or admin. Set by platform administrators only." example:"user"`
-	Banned           bool             `json:"banned" doc:"Whether the user is banned (as stored: a ban whose banExpires has passed no longer stops sign-in, and stays listed until lifted)."`
-	BanReason        *string          `json:"banReason" nullable:"true" doc:"Why the user was banned, or null."`
-	BanExpires       *time.Time       `json:"banExpires" nullable:"true" doc:"When the ban lifts, or null for never (or not banned)."`
-	PublicMetadata   UserMetadataJSON `json:"publicMetadata" doc:"Your backend's data about the user that the user may see."`
-	PrivateMetadata  UserMetadataJSON `json:"privateMetadata" doc:"Your backend's data about the user that only backends see."`
-	TwoFactorEnabled bool             `json:"twoFactorEnabled" doc:"Whether sign-in asks the user for a second factor (an authenticator app's code, a backup code or an e-mailed code). Never the secrets."`
-	Passkeys         int              `json:"passkeys" minimum:"0" doc:"How many passkeys the user has registered; a passkey signs in on its own."`
-	CreatedAt        time.Time        `json:"createdAt"`
-	UpdatedAt        time.Time        `json:"updatedAt"`
+	ID               string              `json:"id" doc:"The user's identifier." example:"0192f5e4-8a4b-7cc1-9a51-0b3c8d9e1f20"`
+	Email            string              `json:"email" format:"email" doc:"The address, lower-cased." example:"ada@example.com"`
+	Name             string              `json:"name" doc:"Display name." example:"Ada Lovelace"`
+	EmailVerified    bool                `json:"emailVerified" doc:"Whether the address is verified."`
+	Image            *string             `json:"image" nullable:"true" doc:"Avatar URL, or null." example:"https://example.com/ada.png"`
+	Role             string              `json:"role" doc:"Platform roles, comma-separated: user or admin. Set by platform administrators only." example:"user"`
+	Banned           bool                `json:"banned" doc:"Whether the user is banned (as stored: a ban whose banExpires has passed no longer stops sign-in, and stays listed until lifted)."`
+	BanReason        *string             `json:"banReason" nullable:"true" doc:"Why the user was banned, or null."`
+	BanExpires       *time.Time          `json:"banExpires" nullable:"true" doc:"When the ban lifts, or null for never (or not banned)."`
+	PublicMetadata   UserMetadataJSON    `json:"publicMetadata" doc:"Your backend's data about the user that the user may see."`
+	PrivateMetadata  UserMetadataJSON    `json:"privateMetadata" doc:"Your backend's data about the user that only backends see."`
+	TwoFactorEnabled bool                `json:"twoFactorEnabled" doc:"Whether sign-in asks the user for a second factor (an authenticator app's code, a backup code or an e-mailed code). Never the secrets."`
+	Passkeys         int                 `json:"passkeys" minimum:"0" doc:"How many passkeys the user has registered; a passkey signs in on its own."`
+	LinkedAccounts   []LinkedAccountJSON `json:"linkedAccounts" nullable:"false" doc:"The user's accounts at upstream identity providers, oldest first. Never their tokens."`
+	CreatedAt        time.Time           `json:"createdAt"`
+	UpdatedAt        time.Time           `json:"updatedAt"`
 }
 
-func backendUserJSON(u *domain.User, passkeys int) BackendUserJSON {
+// LinkedAccountJSON is one of a user's upstream accounts.
+type LinkedAccountJSON struct {
+	ID         string    `json:"id" doc:"The linked account's id (to unlink it)."`
+	ProviderID string    `json:"providerId" example:"google"`
+	AccountID  string    `json:"accountId" doc:"The provider's subject for the person."`
+	Email      string    `json:"email" doc:"The address the provider gave at the last sign-in."`
+	CreatedAt  time.Time `json:"createdAt"`
+	UpdatedAt  time.Time `json:"updatedAt"`
+}
+
+func linkedAccountsJSON(views []federation.AccountView) []LinkedAccountJSON {
+	out := make([]LinkedAccountJSON, 0, len(views))
+	for _, v := range views {
+		out = append(out, LinkedAccountJSON{ID: v.ID, ProviderID: v.ProviderID, AccountID: v.Subject, Email: v.Email, CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt})
+	}
+	return out
+}
+
+func backendUserJSON(u *domain.User, passkeys int, linked []federation.AccountView) BackendUserJSON {
 	a, meta := u.Access(), u.Metadata()
 	out := BackendUserJSON{ID: string(u.ID()), Email: string(u.Email()), Name: u.Name(), EmailVerified: u.EmailVerified(),
-		Role: domain.JoinPlatformRoles(a.Roles), Banned: a.Banned, TwoFactorEnabled: u.TwoFactorEnabled(), Passkeys: passkeys,
+		LinkedAccounts: linkedAccountsJSON(linked),
+		Role:           domain.JoinPlatformRoles(a.Roles), Banned: a.Banned, TwoFactorEnabled: u.TwoFactorEnabled(), Passkeys: passkeys,
 		PublicMetadata:  UserMetadataJSON{raw: meta.Public.JSON(), set: true},
 		PrivateMetadata: UserMetadataJSON{raw: meta.Private.JSON(), set: true},
 		CreatedAt:       u.CreatedAt(), UpdatedAt: u.UpdatedAt()}
@@ -111,7 +132,11 @@ func (s *API) backendUserOutput(ctx context.Context, u *domain.User) (*BackendUs
 	if err != nil {
 		return nil, err
 	}
-	return &BackendUserOutput{Body: backendUserJSON(u, n)}, nil
+	linked, err := s.App.Commands.LinkedAccounts.Linked(ctx, u.ID())
+	if err != nil {
+		return nil, err
+	}
+	return &BackendUserOutput{Body: backendUserJSON(u, n, linked)}, nil
 }
 
 // BackendCreateUserInput creates a user.
@@ -178,10 +203,18 @@ func (s *API) backendListUsers(ctx context.Context, in *BackendListUsersInput) (
 	if err != nil {
 		return nil, err
 	}
+	ids := make([]domain.UserID, len(page.Users))
+	for i, u := range page.Users {
+		ids[i] = u.ID()
+	}
+	linked, err := s.App.Commands.LinkedAccounts.LinkedOfUsers(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
 	out := &BackendUserListOutput{}
 	out.Body.Data = make([]BackendUserJSON, len(page.Users))
 	for i, u := range page.Users {
-		out.Body.Data[i] = backendUserJSON(u, page.Passkeys[i])
+		out.Body.Data[i] = backendUserJSON(u, page.Passkeys[i], linked[u.ID()])
 	}
 	if page.NextCursor != "" {
 		out.Body.NextCursor = &page.NextCursor
@@ -203,7 +236,11 @@ func (s *API) backendGetUser(ctx context.Context, in *BackendUserIDInput) (*Back
 	if err != nil {
 		return nil, err
 	}
-	return &BackendUserOutput{Body: backendUserJSON(u.User, u.Passkeys)}, nil
+	linked, err := s.App.Commands.LinkedAccounts.Linked(ctx, u.User.ID())
+	if err != nil {
+		return nil, err
+	}
+	return &BackendUserOutput{Body: backendUserJSON(u.User, u.Passkeys, linked)}, nil
 }
 
 // BackendUpdateUserInput changes a user. Only the body's fields may be
@@ -354,6 +391,23 @@ func (s *API) backendResetUserFactors(ctx context.Context, in *BackendUserIDInpu
 	return &edge.NoContentOutput{Status: http.StatusNoContent}, nil
 }
 
+// BackendLinkedAccountInput names one of a user's linked accounts.
+type BackendLinkedAccountInput struct {
+	ID        string `path:"id" minLength:"1" maxLength:"128" doc:"The user's id."`
+	AccountID string `path:"accountId" minLength:"1" maxLength:"128" doc:"The linked account's id."`
+}
+
+func (s *API) backendUnlinkAccount(ctx context.Context, in *BackendLinkedAccountInput) (*edge.NoContentOutput, error) {
+	req, err := s.trustedRequest(ctx, domain.ScopeUsersWrite)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.App.Commands.LinkedAccounts.UnlinkFor(ctx, req, domain.UserID(in.ID), in.AccountID); err != nil {
+		return nil, err
+	}
+	return &edge.NoContentOutput{Status: http.StatusNoContent}, nil
+}
+
 // BackendSetPasswordInput sets a user's password.
 type BackendSetPasswordInput struct {
 	ID   string `path:"id" minLength:"1" maxLength:"128" doc:"The user's id."`
@@ -424,6 +478,10 @@ func (s *API) AddBackendUserRoutes() {
 			"second-factor challenges and trusted browsers, turns twoFactorEnabled off, ends all their sessions, and mails them that it " +
 			"happened. They then sign in with their password alone and enrol again. Idempotent: a user without factors has their sessions " +
 			"ended and is not mailed. 404 user.not_found." + audited}, s.backendResetUserFactors)
+	registerTrusted(s, write, op{OperationID: "unlinkUserAccount", Method: http.MethodDelete, Path: "/api/users/{id}/linked-accounts/{accountId}", Tags: []string{tag},
+		Summary: "Unlink a user's account", DefaultStatus: http.StatusNoContent, Errors: []int{http.StatusNotFound, http.StatusConflict},
+		Description: "Removes one of the user's linked accounts (linkedAccounts[].id) with its upstream tokens. Their last way to sign in (no password, " +
+			"no passkey, no other linked account) is refused: 409 linked_account.last. 404 linked_account.not_found." + audited}, s.backendUnlinkAccount)
 	registerTrusted(s, write, op{OperationID: "setUserPassword", Method: http.MethodPut, Path: "/api/users/{id}/password", Tags: []string{tag},
 		Summary: "Set a user's password", DefaultStatus: http.StatusNoContent, Errors: []int{http.StatusNotFound},
 		Description: "Sets the user's password, replacing any, under the framework's password policy (400 naming body.password), and ends " +

@@ -143,6 +143,12 @@ func passkeyRoute(name, method string, expect map[string]expect, body string) ma
 		request: func(*testing.T, *matrixWorld) (string, string) { return "/api/auth/passkey/" + name, body }}
 }
 
+// socialRoute is a route of the user's linked accounts.
+func socialRoute(name, method string, expect map[string]expect, body string) matrixRoute {
+	return matrixRoute{name: "social/" + name, method: method, expect: expect,
+		request: func(*testing.T, *matrixWorld) (string, string) { return "/api/auth/" + name, body }}
+}
+
 func jsonBody(kv ...any) string {
 	var b strings.Builder
 	b.WriteString("{")
@@ -317,12 +323,59 @@ func matrixRoutes() []matrixRoute {
 		{name: "signing-keys/rotate", method: http.MethodPost, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
 			return "/api/admin/signing-keys/rotate", jsonBody("alg", "EdDSA")
 		}},
+		socialRoute("list-accounts", http.MethodGet, anySignedIn, ""),
+		socialRoute("unlink-account", http.MethodPost, signedInAny, jsonBody("accountId", "nope")),
+		socialRoute("get-access-token", http.MethodPost, signedInAny, jsonBody("accountId", "nope")),
+		socialRoute("refresh-token", http.MethodPost, signedInAny, jsonBody("accountId", "nope")),
+		socialRoute("account-info?accountId=nope", http.MethodGet, signedInAny, ""),
+		socialRoute("link-social", http.MethodPost, signedInAny, jsonBody("provider", "nope")),
+		{name: "identity-providers/create", method: http.MethodPost, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
+			return "/api/admin/identity-providers", matrixProvider("{unique}")
+		}},
+		{name: "identity-providers/list", method: http.MethodGet, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
+			return "/api/admin/identity-providers", ""
+		}},
+		{name: "identity-providers/get", method: http.MethodGet, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
+			return "/api/admin/identity-providers/" + w.newProvider(t), ""
+		}},
+		{name: "identity-providers/update", method: http.MethodPatch, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
+			return "/api/admin/identity-providers/" + w.newProvider(t), jsonBody("name", "Renamed")
+		}},
+		{name: "identity-providers/disable", method: http.MethodPost, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
+			return "/api/admin/identity-providers/" + w.newProvider(t) + "/disable", ""
+		}},
+		{name: "identity-providers/enable", method: http.MethodPost, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
+			return "/api/admin/identity-providers/" + w.newProvider(t) + "/enable", ""
+		}},
+		{name: "identity-providers/delete", method: http.MethodDelete, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
+			return "/api/admin/identity-providers/" + w.newProvider(t), ""
+		}},
+		{name: "users/linked-accounts/delete", method: http.MethodDelete,
+			// The platform administrator passes the check and finds no such account.
+			expect: map[string]expect{"anonymous": deny401, "other-org-admin": deny403, "platform-admin": notAuthzd, "member": deny403, "org-admin": deny403},
+			request: func(t *testing.T, w *matrixWorld) (string, string) {
+				return "/api/admin/users/" + w.userIDs["member"] + "/linked-accounts/nope", ""
+			}},
 		{name: "users/factors/reset", method: http.MethodPost, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
 			victim := mustOK(t, w.clients["platform-admin"].post("/api/auth/admin/create-user", mustJSON(t, map[string]any{
 				"email": w.unique("victim") + "@example.com", "name": "Victim"})))["user"].(map[string]any)["id"].(string)
 			return "/api/admin/users/" + victim + "/factors/reset", ""
 		}},
 	}
+}
+
+// matrixProvider registers a GitHub provider with id (no network at
+// registration).
+func matrixProvider(id string) string {
+	return `{"id":"` + id + `","preset":"github","clientId":"matrix","clientSecret":"matrix-secret"}`
+}
+
+func (w *matrixWorld) newProvider(t *testing.T) string {
+	t.Helper()
+	id := w.unique("idp")
+	r := w.clients["platform-admin"].post("/api/admin/identity-providers", matrixProvider(id))
+	mustStatus(t, r, http.StatusCreated)
+	return id
 }
 
 // matrixOAuthClient registers a confidential client.
@@ -397,7 +450,7 @@ func TestAuthorizationMatrix_admin_second_factor(t *testing.T) {
 		w.clients["bare-admin"] = mustVerifiedClient(t, app, "Bare", "bare-admin@example.com")
 		n := 0
 		for _, route := range matrixRoutes() {
-			if strings.HasPrefix(route.name, "organization/") || strings.HasPrefix(route.name, "two-factor/") || strings.HasPrefix(route.name, "passkey/") || route.name == "admin/stop-impersonating" {
+			if strings.HasPrefix(route.name, "organization/") || strings.HasPrefix(route.name, "two-factor/") || strings.HasPrefix(route.name, "passkey/") || strings.HasPrefix(route.name, "social/") || route.name == "admin/stop-impersonating" {
 				continue
 			}
 			n++

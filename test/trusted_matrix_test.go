@@ -47,6 +47,7 @@ func trustedRoutes(ownerID string) []trustedRoute {
 		{http.MethodDelete, "/api/users/" + missing + "/sessions", uw, noBody, http.StatusNotFound},
 		{http.MethodPut, "/api/users/" + missing + "/password", uw, body(`{"password":"a long enough passphrase {n}"}`), http.StatusNotFound},
 		{http.MethodPost, "/api/users/" + missing + "/factors/reset", uw, noBody, http.StatusNotFound},
+		{http.MethodDelete, "/api/users/" + missing + "/linked-accounts/" + missing, uw, noBody, http.StatusNotFound},
 
 		{http.MethodPost, "/api/organizations", ow, body(`{"name":"Matrix {n}","slug":"matrix-{n}","ownerUserId":"` + ownerID + `"}`), http.StatusCreated},
 		{http.MethodGet, "/api/organizations", or, noBody, http.StatusOK},
@@ -80,6 +81,7 @@ func templatePath(path string) string {
 		"/members/"+missing, "/members/{memberId}",
 		"/invitations/"+missing, "/invitations/{invitationId}",
 		"/domains/"+missing, "/domains/{id}",
+		"/linked-accounts/"+missing, "/linked-accounts/{accountId}",
 		"/by-slug/no-such-slug", "/by-slug/{slug}",
 		"/by-hostname/no-such.example.com", "/by-hostname/{hostname}",
 	)

@@ -32,12 +32,27 @@ type fedWorld struct {
 // browser keeps one cookie jar for every port.
 func mustFedWorld(t *testing.T, s store, fields map[string]any) *fedWorld {
 	t.Helper()
-	w := &fedWorld{provider: "upstream"}
-	w.a = mustStartFramework(t, s, adminEnv)
+	w := mustFedWorldOn(t, s, adminEnv, "upstream")
+	w.register(t, fields)
+	return w
+}
+
+// mustFedWorldOn is mustFedWorld with A's environment and the provider's
+// id, without registering the provider at A yet (register does).
+func mustFedWorldOn(t *testing.T, s store, env map[string]string, provider string) *fedWorld {
+	t.Helper()
+	w := &fedWorld{provider: provider}
+	w.a = mustStartFramework(t, s, env)
 	w.b = mustStartFramework(t, storeMemory, fwEnv(adminEnv, map[string]string{"GATEHOUSE_COOKIE_PREFIX": "upstream"}))
 	adminB, _ := mustAdmin(t, w.b)
 	w.client = mustRegisterStrictClient(t, adminB, "Gatehouse A", "confidential", true, w.a.URL+"/api/auth/callback/"+w.provider)
 	w.adminA, _ = mustAdmin(t, w.a)
+	return w
+}
+
+// register registers B at A as the world's provider, with fields added.
+func (w *fedWorld) register(t *testing.T, fields map[string]any) {
+	t.Helper()
 	body := map[string]any{"id": w.provider, "preset": "oidc", "name": "Upstream", "issuer": w.b.URL + "/api/auth",
 		"clientId": w.client.ID, "clientSecret": w.client.Secret, "scopes": []string{"openid", "email", "profile", "offline_access"}}
 	for k, v := range fields {
@@ -48,7 +63,6 @@ func mustFedWorld(t *testing.T, s store, fields map[string]any) *fedWorld {
 	if strings.Contains(string(r.Body), w.client.Secret) {
 		t.Fatalf("the provider's answer shows its client secret: %s", r.Body)
 	}
-	return w
 }
 
 // start posts sign-in/social (or link-social with a session) at A from

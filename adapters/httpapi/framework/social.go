@@ -56,6 +56,7 @@ var callbackErrors = map[string]string{
 	"email.mixed_script":                 "email_not_found",
 	"email.not_normalized":               "email_not_found",
 	"federation.sso_required":            "sso_required",
+	"federation.email_outside_domains":   "email_outside_sso_domains",
 	"linked_account.exists":              "account_already_linked_to_different_user",
 	"federation.id_token_not_supported":  "oauth_provider_not_found",
 	"identity_provider.invalid":          "oauth_provider_not_found",

@@ -176,7 +176,13 @@ func LoadConfig(name string, args []string, getenv func(string) string, usage io
 	}
 	fromFlags := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { fromFlags[envOf[f.Name]] = true })
-	get := func(env string) string { return strings.TrimSpace(*values[env]) }
+	get := func(env string) string {
+		if v, ok := values[env]; ok {
+			return strings.TrimSpace(*v)
+		}
+		// A variable no setting declares: one the providers file names.
+		return strings.TrimSpace(getenv(env))
+	}
 	c, err := buildConfig(get)
 	c.flags = fromFlags
 	var errs ConfigErrors

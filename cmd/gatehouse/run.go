@@ -30,6 +30,10 @@ Commands:
             later (--now: at once, for a compromised key)
   signing-keys list
             list the published token-signing keys
+  identity-provider put --id ID [--preset P --issuer URL --client-id C --client-secret-stdin …]
+            create or change an upstream identity provider (sign-in with Google, GitHub, …)
+  identity-provider list | delete --id ID
+            list the identity providers, or delete one
   healthcheck [--addr A] [--url U]
             exit 0 if the local service answers its liveness route
             (for a container's HEALTHCHECK)
@@ -61,6 +65,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return serviceKey(ctx, rest, getenv, stdout)
 	case "signing-keys":
 		return signingKeys(ctx, rest, getenv, stdout)
+	case "identity-provider":
+		return identityProvider(ctx, rest, getenv, stdin, stdout)
 	case "healthcheck":
 		return healthcheck(ctx, rest, getenv, stdout)
 	case "version":

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http/httptest"
 	"os"
@@ -130,11 +131,13 @@ func mustNpmCI(t *testing.T, npm string) {
 }
 
 // npmInstalled reports whether every dependency of test/clients'
-// package.json is in node_modules at exactly its pinned version.
+// package.json, development ones included (npm ci installs them, and suites
+// import them), is in node_modules at exactly its pinned version.
 func npmInstalled(t *testing.T) bool {
 	t.Helper()
 	var manifest struct {
-		Dependencies map[string]string `json:"dependencies"`
+		Dependencies    map[string]string `json:"dependencies"`
+		DevDependencies map[string]string `json:"devDependencies"`
 	}
 	raw, err := os.ReadFile(filepath.Join(clientsDir, "package.json"))
 	if err != nil {
@@ -143,7 +146,9 @@ func npmInstalled(t *testing.T) bool {
 	if err := json.Unmarshal(raw, &manifest); err != nil || len(manifest.Dependencies) == 0 {
 		t.Fatalf("test/%s/package.json: no dependencies (%v)", clientsDir, err)
 	}
-	for name, pinned := range manifest.Dependencies {
+	pins := maps.Clone(manifest.Dependencies)
+	maps.Copy(pins, manifest.DevDependencies)
+	for name, pinned := range pins {
 		var installed struct {
 			Version string `json:"version"`
 		}

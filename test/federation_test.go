@@ -259,3 +259,33 @@ func TestFederation_sign_in_through_a_second_gatehouse(t *testing.T) {
 		})
 	}
 }
+
+// Ensure a user with a second factor who signs in through a provider that
+// asserted none is sent to the hosted second-factor page without a session
+// (Better Auth asks for nothing), and that the code answered there starts
+// the session. The upstream identity joins the existing user because the
+// provider is trusted for linking and both sides verified the address.
+func TestFederation_second_factor_after_the_provider(t *testing.T) {
+	t.Parallel()
+	w := mustFedWorld(t, storeSQLite, map[string]any{"trustedForLinking": true})
+	mustVerifiedUser(t, w.b, "Tess Totp", "tess@upstream.example", fedPassword)
+	local, localID := mustVerifiedUser(t, w.a, "Tess Totp", "tess@upstream.example", fedPassword)
+	secret := mustEnrolTOTP(t, local, fedPassword)
+
+	br := newStrictBrowser(t, w.a)
+	page := w.signInThroughB(t, br, "tess@upstream.example", map[string]any{"callbackURL": "/account"})
+	if page.URL.Path != "/two-factor" || page.URL.Query().Get("callbackURL") != "/account" {
+		t.Fatalf("a two-factor user landed at %s, want the second-factor page (visited %v)", page.URL, br.seen)
+	}
+	if w.sessionAtA(t, br) != nil {
+		t.Fatal("a session exists before the second factor")
+	}
+	r := w.apiAtA(t, br, http.MethodPost, "/api/auth/two-factor/verify-totp", map[string]any{"code": totpAt(secret, 0)})
+	if r.Status != http.StatusOK {
+		t.Fatalf("verify-totp after the provider: %d %s", r.Status, r.Body)
+	}
+	u := w.sessionAtA(t, br)
+	if u == nil || u["id"] != localID {
+		t.Fatalf("session after the code = %v, want the local user %s", u, localID)
+	}
+}

@@ -387,8 +387,10 @@ func mustLink(t testing.TB, app *fwApp, to, subject string) string {
 	if len(links) != 1 {
 		t.Fatalf("mail %q has links %v, want one", m.Subject, links)
 	}
-	if !strings.HasPrefix(links[0], app.URL+"/api/auth/") {
-		t.Fatalf("link %q does not lead to %s", links[0], app.URL)
+	// The link leads to the base URL: the app's own address, or the
+	// name it goes by (localhost:{port}).
+	if base := app.Cfg.HTTP.BaseURL; !strings.HasPrefix(links[0], base+"/api/auth/") {
+		t.Fatalf("link %q does not lead to %s", links[0], base)
 	}
 	return links[0]
 }

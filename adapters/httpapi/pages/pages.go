@@ -71,13 +71,16 @@ type pageData struct {
 	Providers []providerButton
 	// ProviderError is where a provider's error goes back to (sign-in).
 	ProviderError string
-	Version       string // home
-	Issuer        string // home: the OpenID issuer, as discovery names it
-	SignedIn      bool   // home
-	UserName      string // account
-	Verified      bool   // account: the e-mail address is confirmed
-	StepUp        bool   // two-factor: a signed-in session proves its second factor
-	OTPSent       bool   // two-factor: a code was mailed
+	// ProviderCallback is where a provider's sign-in ends (sign-in): the
+	// page's callbackURL, or the account page, as the password form's.
+	ProviderCallback string
+	Version          string // home
+	Issuer           string // home: the OpenID issuer, as discovery names it
+	SignedIn         bool   // home
+	UserName         string // account
+	Verified         bool   // account: the e-mail address is confirmed
+	StepUp           bool   // two-factor: a signed-in session proves its second factor
+	OTPSent          bool   // two-factor: a code was mailed
 }
 
 type hiddenField struct{ Name, Value string }
@@ -305,7 +308,12 @@ func (s *API) signInPage(c *gin.Context, p *pages) {
 		return
 	}
 	d.CallbackURL, d.SignUpURL, d.ForgotURL = cb, withCallback("/sign-up", cb), withCallback("/forgot-password", cb)
-	d.ProviderError = withCallback("/sign-in", cb)
+	d.ProviderError, d.ProviderCallback = withCallback("/sign-in", cb), cb
+	if cb == "" {
+		// sign-in/social's own default is "/" (Better Auth's); the page's
+		// buttons end where its password form does.
+		d.ProviderCallback = edge.AccountPath
+	}
 	origins := s.callbackOrigins(c, cb)
 	if ps, err := s.App.Commands.IdentityProviders.Enabled(c.Request.Context()); err == nil {
 		for _, pr := range ps {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	upstream "github.com/gatehouse/gatehouse/adapters/federation"
 	"github.com/gatehouse/gatehouse/adapters/gormstore"
 	"github.com/gatehouse/gatehouse/adapters/httpapi"
 	"github.com/gatehouse/gatehouse/application"
@@ -26,9 +27,10 @@ type App struct {
 	Database Database // the store, and the migrations this start applied
 	app      *application.Application
 	cfg      Config
+	upstream *upstream.Client
 }
 
-func newApp(s *httpapi.Server, app *application.Application, db Database, cfg Config) (*App, error) {
+func newApp(s *httpapi.Server, app *application.Application, db Database, cfg Config, fc *upstream.Client) (*App, error) {
 	// Every algorithm has a signing key before the first request: the first
 	// start creates them, later ones load them.
 	if err := app.Commands.SigningKeys.Ensure(context.Background()); err != nil {
@@ -37,7 +39,7 @@ func newApp(s *httpapi.Server, app *application.Application, db Database, cfg Co
 	if err := applyProvidersFile(context.Background(), app.Commands.IdentityProviders, cfg.Federation); err != nil {
 		return nil, err
 	}
-	return &App{Handler: s, Server: s, Database: db, app: app, cfg: cfg}, nil
+	return &App{Handler: s, Server: s, Database: db, app: app, cfg: cfg, upstream: fc}, nil
 }
 
 // purgeTimeout bounds each statement of the purge job.

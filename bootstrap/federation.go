@@ -54,8 +54,15 @@ func federationSettings(a usecase.AuthSettings) federation.Settings {
 const upstreamTimeout = 10 * time.Second
 
 // federationClient talks to upstream providers over its own HTTP client.
-func federationClient(clock ports.Clock) ports.FederationClient {
+func federationClient(clock ports.Clock) *upstream.Client {
 	return upstream.NewClient(&http.Client{Timeout: upstreamTimeout}, clock)
+}
+
+// UpstreamKeySetStats counts the ID tokens verified against upstream key
+// sets and the key-set fetches they needed: 1 - fetches/verifications is
+// the cache's hit rate.
+func (a *App) UpstreamKeySetStats() (verifications, fetches uint64) {
+	return a.upstream.KeySetStats()
 }
 
 // providerFileEntry is one provider of the providers file. The secret comes

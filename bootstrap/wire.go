@@ -9,6 +9,7 @@ import (
 	"github.com/google/wire"
 
 	"github.com/gatehouse/gatehouse/adapters/blocklist"
+	upstream "github.com/gatehouse/gatehouse/adapters/federation"
 	"github.com/gatehouse/gatehouse/adapters/gormstore"
 	"github.com/gatehouse/gatehouse/adapters/httpapi"
 	"github.com/gatehouse/gatehouse/adapters/memory"
@@ -25,6 +26,7 @@ import (
 	"github.com/gatehouse/gatehouse/application/organization"
 	"github.com/gatehouse/gatehouse/application/query"
 	"github.com/gatehouse/gatehouse/application/servicekey"
+	"github.com/gatehouse/gatehouse/ports"
 )
 
 // applicationSet provides every use case. It lives here, not in application,
@@ -66,7 +68,7 @@ var applicationSet = wire.NewSet(
 )
 
 var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set,
-	authSettings, passkeySettings, federationSettings, federationClient, adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, newJobs, passwordhash.Set, blocklist.Set, ratelimit.Set,
+	authSettings, passkeySettings, federationSettings, federationClient, wire.Bind(new(ports.FederationClient), new(*upstream.Client)), adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, newJobs, passwordhash.Set, blocklist.Set, ratelimit.Set,
 	signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets)
 
 // InitializeSQL wires Gatehouse on SQLite or PostgreSQL, chosen from the

@@ -9,6 +9,7 @@ package bootstrap
 import (
 	"context"
 	"github.com/gatehouse/gatehouse/adapters/blocklist"
+	federation2 "github.com/gatehouse/gatehouse/adapters/federation"
 	"github.com/gatehouse/gatehouse/adapters/gormstore"
 	"github.com/gatehouse/gatehouse/adapters/httpapi"
 	"github.com/gatehouse/gatehouse/adapters/memory"
@@ -25,6 +26,7 @@ import (
 	"github.com/gatehouse/gatehouse/application/organization"
 	"github.com/gatehouse/gatehouse/application/query"
 	"github.com/gatehouse/gatehouse/application/servicekey"
+	"github.com/gatehouse/gatehouse/ports"
 	"github.com/google/wire"
 	"log/slog"
 )
@@ -134,10 +136,10 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	oAuthClients := oidc.NewOAuthClients(oAuthClientRepository, auditLog, tokenGenerator, idGenerator, clock, usecaseAdminSettings)
 	oAuthProvider := oidc.NewOAuthProvider(oAuthClientRepository, oAuthGrantRepository, userRepository, sessionRepository, signingKeys, tokenGenerator, idGenerator, clock, usecaseTokenSettings, usecaseAuthSettings)
 	linkedAccountRepository := gormstore.NewLinkedAccountRepository(db)
-	portsFederationClient := federationClient(clock)
+	client := federationClient(clock)
 	settings := federationSettings(usecaseAuthSettings)
-	signIns := federation.NewSignIns(identityProviderRepository, linkedAccountRepository, federationStateRepository, userRepository, sessionRepository, verificationRepository, mfaChallengeRepository, portsFederationClient, secretSealer, mailer, auditLog, tokenGenerator, idGenerator, clock, settings, logger, router, organizationRepository)
-	accounts := federation.NewAccounts(identityProviderRepository, linkedAccountRepository, credentialRepository, passkeyRepository, portsFederationClient, secretSealer, auditLog, idGenerator, clock, settings, usecaseAdminSettings)
+	signIns := federation.NewSignIns(identityProviderRepository, linkedAccountRepository, federationStateRepository, userRepository, sessionRepository, verificationRepository, mfaChallengeRepository, client, secretSealer, mailer, auditLog, tokenGenerator, idGenerator, clock, settings, logger, router, organizationRepository)
+	accounts := federation.NewAccounts(identityProviderRepository, linkedAccountRepository, credentialRepository, passkeyRepository, client, secretSealer, auditLog, idGenerator, clock, settings, usecaseAdminSettings)
 	providers := federation.NewProviders(identityProviderRepository, domainRepository, secretSealer, auditLog, idGenerator, clock, usecaseAdminSettings)
 	commands := application.Commands{
 		SignUp:            accountSignUpHandler,
@@ -184,7 +186,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
 	database := sqlDatabase(bootstrapSqlStore)
-	app, err := newApp(server, applicationApplication, database, cfg)
+	app, err := newApp(server, applicationApplication, database, cfg, client)
 	if err != nil {
 		cleanup5()
 		cleanup4()
@@ -293,10 +295,10 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	oAuthClients := oidc.NewOAuthClients(oAuthClientRepository, auditLog, tokenGenerator, idGenerator, clock, usecaseAdminSettings)
 	oAuthProvider := oidc.NewOAuthProvider(oAuthClientRepository, oAuthGrantRepository, userRepository, sessionRepository, signingKeys, tokenGenerator, idGenerator, clock, usecaseTokenSettings, usecaseAuthSettings)
 	linkedAccountRepository := memory.NewLinkedAccountRepository(db)
-	portsFederationClient := federationClient(clock)
+	client := federationClient(clock)
 	settings := federationSettings(usecaseAuthSettings)
-	signIns := federation.NewSignIns(identityProviderRepository, linkedAccountRepository, federationStateRepository, userRepository, sessionRepository, verificationRepository, mfaChallengeRepository, portsFederationClient, secretSealer, mailer, auditLog, tokenGenerator, idGenerator, clock, settings, logger, router, organizationRepository)
-	accounts := federation.NewAccounts(identityProviderRepository, linkedAccountRepository, credentialRepository, passkeyRepository, portsFederationClient, secretSealer, auditLog, idGenerator, clock, settings, usecaseAdminSettings)
+	signIns := federation.NewSignIns(identityProviderRepository, linkedAccountRepository, federationStateRepository, userRepository, sessionRepository, verificationRepository, mfaChallengeRepository, client, secretSealer, mailer, auditLog, tokenGenerator, idGenerator, clock, settings, logger, router, organizationRepository)
+	accounts := federation.NewAccounts(identityProviderRepository, linkedAccountRepository, credentialRepository, passkeyRepository, client, secretSealer, auditLog, idGenerator, clock, settings, usecaseAdminSettings)
 	providers := federation.NewProviders(identityProviderRepository, domainRepository, secretSealer, auditLog, idGenerator, clock, usecaseAdminSettings)
 	commands := application.Commands{
 		SignUp:            accountSignUpHandler,
@@ -343,7 +345,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
 	database := memoryDatabase()
-	app, err := newApp(server, applicationApplication, database, cfg)
+	app, err := newApp(server, applicationApplication, database, cfg, client)
 	if err != nil {
 		cleanup4()
 		cleanup3()
@@ -367,4 +369,4 @@ var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSession
 	signInHandler, account.NewSignOutHandler, account.NewAuthenticateHandler, account.NewRevokeSessionsHandler, account.NewUpdateUserHandler, account.NewChangePasswordHandler, account.NewChangeEmailHandler, account.NewDeleteUserHandler, account.NewResetPasswordHandler, account.NewVerifyEmailHandler, account.NewThrottleHandler, account.NewPurgeExpiredHandler, account.NewTwoFactorHandler, account.NewPasskeyHandler, organization.NewOrganizations, admin.NewAdministration, admin.NewFactors, servicekey.NewServiceKeys, hostdomain.NewDomains, oidc.NewSigningKeys, oidc.NewOAuthClients, oidc.NewOAuthProvider, query.NewAuditLogHandler, federation.NewSignIns, federation.NewAccounts, federation.NewProviders, federation.NewRouter, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"),
 )
 
-var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, passkeySettings, federationSettings, federationClient, adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, newJobs, passwordhash.Set, blocklist.Set, ratelimit.Set, signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets)
+var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, passkeySettings, federationSettings, federationClient, wire.Bind(new(ports.FederationClient), new(*federation2.Client)), adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, newJobs, passwordhash.Set, blocklist.Set, ratelimit.Set, signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets)

@@ -10,7 +10,9 @@
 // POST /api/auth/oauth2/token, GET /api/auth/ok, and a two-factor sign-in (sign-in/email then
 // verify-totp, timed together; each iteration signs in a user of its own, enrolled before the run,
 // since a TOTP code is accepted once) and a signed-out passkey sign-in (generate-authenticate-options
-// then verify-authentication with a software authenticator), one after another, each with a pool of keep-alive
+// then verify-authentication with a software authenticator), and a sign-in through an upstream OpenID provider
+// (a second Gatehouse in memory: sign-in/social, the provider's authorization, the callback, whose own cost
+// and the upstream key set's cache hit rate are printed after the table), one after another, each with a pool of keep-alive
 // clients for a fixed time. It prints requests per second, the median and
 // 99th-percentile latency, and the number of errors (transport failures and
 // non-2xx answers) per route. The load and the service share the machine's
@@ -259,6 +261,11 @@ func runStore(ctx context.Context, o options, name, dir, dbURL string, stdout io
 	if err != nil {
 		return err
 	}
+	federated, err := newFederatedSignIns(ctx, &http.Client{Transport: transport}, app, base, cfg)
+	if err != nil {
+		return err
+	}
+	defer federated.stop()
 	routes := []struct {
 		name        string
 		concurrency int
@@ -304,6 +311,7 @@ func runStore(ctx context.Context, o options, name, dir, dbURL string, stdout io
 		}, nil},
 		{"sign-in/email + verify-totp", o.signInConcurrency, nil, twoFactor.signIn},
 		{"passkey options + verify-authentication", o.signInConcurrency, nil, passkeys.signIn},
+		{"sign-in/social + provider + callback", o.signInConcurrency, nil, federated.signIn},
 	}
 	fmt.Fprintf(stdout, "\nstore=%s\n", name)
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -321,7 +329,11 @@ func runStore(ctx context.Context, o options, name, dir, dbURL string, stdout io
 		fmt.Fprintf(tw, "%-30s\t%d\t%d\t%.0f\t%s\t%s\t%d\t\n", rt.name, rt.concurrency, len(res.latencies),
 			float64(len(res.latencies))/res.elapsed.Seconds(), round(res.percentile(0.50)), round(res.percentile(0.99)), res.errors)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	federated.report(stdout, app)
+	return nil
 }
 
 func jsonRequest(ctx context.Context, u, body string) (*http.Request, error) {

@@ -114,9 +114,9 @@ func (f *fedWorld) callback(t *testing.T, edit func(*federation.Callback)) (fede
 
 func TestSignIns_linking_rules(t *testing.T) {
 	for _, tc := range []struct {
-		name                              string
+		name                             string
 		trusted, upstreamVerified, local bool
-		wantCode                          string // "" links to the local user
+		wantCode                         string // "" links to the local user
 	}{
 		{"trusted_and_both_verified_links", true, true, true, ""},
 		{"untrusted_provider_does_not_link", false, true, true, "federation.account_not_linked"},

@@ -133,7 +133,7 @@ var presetDefaults = map[IdentityProviderPreset]struct {
 	PresetGoogle:    {issuer: "https://accounts.google.com", scopes: []string{"openid", "email", "profile"}, name: "Google"},
 	PresetMicrosoft: {scopes: []string{"openid", "email", "profile"}, name: "Microsoft"},
 	PresetGitLab:    {issuer: "https://gitlab.com", scopes: []string{"openid", "email", "profile"}, name: "GitLab"},
-	PresetGitHub: {endpoints: IdentityProviderEndpoints{
+	PresetGitHub: {endpoints: IdentityProviderEndpoints{ // #nosec G101 -- GitHub's public endpoint URLs, no credentials
 		Authorization: "https://github.com/login/oauth/authorize",
 		Token:         "https://github.com/login/oauth/access_token",
 		API:           "https://api.github.com",

@@ -32,7 +32,7 @@ var (
 
 // callbackErrors maps the neutral codes a callback ends with to Better
 // Auth's ?error= codes; anything else is internal_server_error.
-var callbackErrors = map[string]string{
+var callbackErrors = map[string]string{ // #nosec G101 -- error codes, no credentials
 	"federation.state_missing":           "state_not_found",
 	"federation.state_mismatch":          "state_mismatch",
 	"identity_provider.not_found":        "oauth_provider_not_found",

@@ -4,8 +4,12 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/coreos/go-oidc/v3/oidc"
+	"golang.org/x/oauth2"
 )
 
 // Federation: Gatehouse A signs users in through Gatehouse B, a second
@@ -287,5 +291,73 @@ func TestFederation_second_factor_after_the_provider(t *testing.T) {
 	u := w.sessionAtA(t, br)
 	if u == nil || u["id"] != localID {
 		t.Fatalf("session after the code = %v, want the local user %s", u, localID)
+	}
+}
+
+// Ensure Gatehouse brokers: an OpenID Connect application of A (go-oidc and
+// x/oauth2, strict clients nobody here wrote) signs a user in whom A signs
+// in through B, by the hosted sign-in page's "Continue with" button, and
+// gets an ID token of A for that user, whose amr carries B's methods.
+func TestFederation_broker_for_an_oidc_client(t *testing.T) {
+	t.Parallel()
+	w := mustFedWorld(t, storeSQLite, nil)
+	mustVerifiedUser(t, w.b, "Bea Broker", "bea@upstream.example", fedPassword)
+	rp := mustRegisterStrictClient(t, w.adminA, "Broker RP", "public", true, strictPublicRedirect)
+	provider, err := oidc.NewProvider(t.Context(), w.a.URL+"/api/auth")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf := rp.oauthConfig(provider)
+	flow := newStrictFlow(conf)
+
+	br := newStrictBrowser(t, w.a)
+	page := br.get(flow.AuthURL)
+	if page.URL.Path != "/sign-in" {
+		t.Fatalf("authorize ended at %s, want A's sign-in page", page.URL)
+	}
+	var button *strictForm
+	for _, f := range parseStrictForms(t, page.Body) {
+		if strings.HasSuffix(f.Action, "/api/auth/sign-in/social") {
+			button = &f
+		}
+	}
+	if button == nil {
+		t.Fatalf("no provider button on the sign-in page:\n%s", page.Body)
+	}
+	// The button goes to B, which sends the browser back to A's callback.
+	br.stopAt = w.a.URL + "/api/auth/callback/" + w.provider
+	page = br.submit(page, *button, nil)
+	if page.Status == http.StatusOK && page.URL.Path == "/sign-in" && strings.HasPrefix(page.URL.String(), w.b.URL) {
+		f := strictSignInForm(t, page)
+		f.set(t, "email", "bea@upstream.example")
+		f.set(t, "password", fedPassword)
+		page = br.submit(page, f, nil)
+	}
+	loc, err := page.URL.Parse(page.Header.Get("Location"))
+	if err != nil || strictWithoutQuery(loc) != br.stopAt {
+		t.Fatalf("B sent the browser to %q (visited %v)", page.Header.Get("Location"), br.seen)
+	}
+	// A's callback continues the application's authorization.
+	br.stopAt = rp.RedirectURI
+	page = br.get(loc.String())
+	cb, err := page.URL.Parse(page.Header.Get("Location"))
+	if err != nil || strictWithoutQuery(cb) != rp.RedirectURI || cb.Query().Get("code") == "" || cb.Query().Get("state") != flow.State {
+		t.Fatalf("the authorization ended at %q (visited %v)", page.Header.Get("Location"), br.seen)
+	}
+	tok, err := conf.Exchange(t.Context(), cb.Query().Get("code"), oauth2.VerifierOption(flow.Verifier))
+	if err != nil {
+		t.Fatalf("exchange: %v", err)
+	}
+	raw, _ := tok.Extra("id_token").(string)
+	idt, err := provider.Verifier(&oidc.Config{ClientID: rp.ID}).Verify(t.Context(), raw)
+	if err != nil || idt.Nonce != flow.Nonce {
+		t.Fatalf("A's ID token: %v (nonce %q)", err, idt.Nonce)
+	}
+	var claims struct {
+		Email string   `json:"email"`
+		AMR   []string `json:"amr"`
+	}
+	if err := idt.Claims(&claims); err != nil || claims.Email != "bea@upstream.example" || !slices.Contains(claims.AMR, "pwd") {
+		t.Fatalf("A's ID token claims = %+v, %v; want Bea with B's amr (pwd)", claims, err)
 	}
 }

@@ -1036,6 +1036,45 @@ func TestFederationUpstream_upstream_error(t *testing.T) {
 	}
 }
 
+// Ensure what an upstream says is kept out of the stores unless it is
+// usable: a picture URL or a name with a NUL byte, scopes that are not
+// RFC 6749 scope tokens, and at a returning sign-in an address with a NUL
+// byte. PostgreSQL refused the NUL bytes (the sign-in ended with
+// internal_server_error, and a returning user could no longer sign in);
+// memory and SQLite stored them and served them back.
+func TestFederationUpstream_hostile_profile_values(t *testing.T) {
+	for _, s := range allStores {
+		t.Run("store="+string(s), func(t *testing.T) {
+			t.Parallel()
+			w := mustFuWorld(t, s, nil)
+			w.register(t, w.fake, map[string]any{"id": "up"})
+			w.fake.set(func(f *fuFake) {
+				f.user = fuUser{Sub: "h-1", Email: "hana@mail.example", EmailVerified: true, Name: "Hana\x00Evil"}
+				f.claims = func(m map[string]any) { m["picture"] = "https://img.example/a\x00b" }
+				f.scope = "openid a\x00b c\"d e\\f email"
+			})
+			b := newFuBrowser(t, w.a)
+			user := w.mustSignedIn(t, b, w.signIn(t, b, "up", nil), "/welcome")
+			if user["image"] != nil || user["name"] != "hana" {
+				t.Fatalf("user = %v, want no image and the address's local part as name", user)
+			}
+			if _, raw := b.accounts(); len(raw) != 1 || fmt.Sprint(raw[0]["scopes"]) != "[openid email]" {
+				t.Fatalf("list-accounts = %v, want scopes [openid email]", raw)
+			}
+			// A returning sign-in whose address has a NUL byte: still Hana,
+			// and her account keeps working.
+			w.fake.set(func(f *fuFake) { f.scope = "" })
+			for _, claims := range []func(m map[string]any){func(m map[string]any) { m["email"] = "hana\x00@mail.example" }, nil} {
+				w.fake.set(func(f *fuFake) { f.claims = claims })
+				b := newFuBrowser(t, w.a)
+				if again := w.mustSignedIn(t, b, w.signIn(t, b, "up", nil), "/home"); again["id"] != user["id"] {
+					t.Fatalf("returning sign-in is %v, want %v", again["id"], user["id"])
+				}
+			}
+		})
+	}
+}
+
 // Ensure a form_post answer (a cross-site POST, which carries no SameSite=Lax
 // cookie) is turned into the GET callback with the same parameters, where
 // the browser's cookies finish the sign-in; a POST that carries cookies

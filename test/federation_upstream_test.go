@@ -143,8 +143,8 @@ type fuFake struct {
 	// decoy makes discovery name endpoints under /decoy, which fail the
 	// test when called: the provider's overrides must be used instead.
 	decoy bool
-	// callbackIss is the callback's iss: "" the fake's issuer, "-" none,
-	// else that value.
+	// callbackIss is the callback's iss: "" the fake's issuer (none for
+	// GitHub), "-" none, else that value.
 	callbackIss string
 	// callbackError makes the authorization answer error=callbackError.
 	callbackError string
@@ -292,7 +292,11 @@ func (f *fuFake) authorize(w http.ResponseWriter, r *http.Request) {
 		back.Set("code", code)
 	}
 	back.Set("state", q.Get("state"))
-	if !github {
+	if github {
+		if f.callbackIss != "" && f.callbackIss != "-" {
+			back.Set("iss", f.callbackIss) // GitHub sends none
+		}
+	} else {
 		switch f.callbackIss {
 		case "":
 			back.Set("iss", f.URL)
@@ -783,7 +787,7 @@ func TestFederationUpstream_github_preset(t *testing.T) {
 			})
 			b = newFuBrowser(t, w.a)
 			w.mustRefused(t, b, w.signIn(t, b, "github", nil), "/signin-failed", "email_not_verified")
-			w.a.Mail.WaitFor(t, "nina@public.example", "Verify your email address", mailWait)
+			verify := mustLink(t, w.a, "nina@public.example", "Verify your email address")
 			if got := w.usersNamed(t, "nina@"); !slices.Equal(got, []string{"nina@public.example"}) {
 				t.Fatalf("users = %v, want only the unverified nina@public.example", got)
 			}
@@ -791,6 +795,24 @@ func TestFederationUpstream_github_preset(t *testing.T) {
 			if nina := mustObject(t, body["users"].([]any)[0]); nina["emailVerified"] != false || nina["name"] != "nina" {
 				t.Fatalf("nina = %v, want unverified, named by her login", nina)
 			}
+			// Once the address is verified by mail, the GitHub identity
+			// signs in. (So whoever holds that GitHub account gets into the
+			// account of whoever verified the address.)
+			mustStatus(t, w.a.client(t).get(verify), http.StatusOK)
+			b = newFuBrowser(t, w.a)
+			if u := w.mustSignedIn(t, b, w.signIn(t, b, "github", nil), "/home"); u["email"] != "nina@public.example" || u["emailVerified"] != true {
+				t.Fatalf("nina after verifying = %v", u)
+			}
+
+			// GitHub sends no iss: a callback with one is not GitHub's.
+			w.fake.set(func(f *fuFake) { f.callbackIss = "https://evil.example" })
+			tokens := w.fake.hit("/login/oauth/access_token")
+			b = newFuBrowser(t, w.a)
+			w.mustRefused(t, b, w.signIn(t, b, "github", nil), "/signin-failed", "issuer_mismatch")
+			if n := w.fake.hit("/login/oauth/access_token"); n != tokens {
+				t.Fatalf("the code was redeemed despite the iss (%d token requests, want %d)", n, tokens)
+			}
+			w.fake.set(func(f *fuFake) { f.callbackIss = "" })
 
 			// No address at all.
 			w.fake.set(func(f *fuFake) {

@@ -1484,8 +1484,9 @@ func fuEdit(m map[string]any, k string, v any) map[string]any {
 // Ensure hostile input in the federation's routes is a 400 naming the part
 // (never a 500, never echoed): NUL and invalid UTF-8 in the provider id, an
 // over-long code in the callback (which leaves the sign-in in flight), a
-// NUL provider id in the callback's path; a 1 MB code is refused as an
-// over-long request target.
+// NUL provider id in the callback's path, a NUL code in a form_post; a
+// 1 MB code is refused as an over-long request target (query) or body
+// (form_post).
 func TestFederationUpstream_hostile_input(t *testing.T) {
 	for _, s := range fuStores {
 		t.Run("store="+string(s), func(t *testing.T) {
@@ -1523,6 +1524,12 @@ func TestFederationUpstream_hostile_input(t *testing.T) {
 			}
 			// A 1 MB code: the request target is too long.
 			mustCode(t, b.do(http.MethodGet, withCode(strings.Repeat("c", 1<<20)), ""), http.StatusRequestURITooLong, "URI_TOO_LONG")
+			// The same in a form_post answer.
+			form := []string{"Content-Type", "application/x-www-form-urlencoded"}
+			mustNameHostile(t, b.do(http.MethodPost, "/api/auth/callback/up", "state="+cb.Query().Get("state")+"&code=hostile%00", form...),
+				hostileCase{shape: "framework", location: "body.code"})
+			mustCode(t, b.do(http.MethodPost, "/api/auth/callback/up", "state="+cb.Query().Get("state")+"&code="+strings.Repeat("c", 1<<20), form...),
+				http.StatusRequestEntityTooLarge, "PAYLOAD_TOO_LARGE")
 			if n := w.fake.hit("/token"); n != 0 {
 				t.Fatalf("token requests = %d, want none", n)
 			}

@@ -108,10 +108,31 @@ func (c *Client) token(ctx context.Context, p ports.UpstreamProvider, endpoint s
 		t.RefreshTokenExpiresAt = now.Add(time.Duration(tr.RefreshTokenExpiresIn) * time.Second)
 	}
 	sep := func(r rune) bool { return r == ' ' || (github && r == ',') } // GitHub separates with commas
-	if t.Scopes = strings.FieldsFunc(tr.Scope, sep); len(t.Scopes) == 0 {
+	for _, sc := range strings.FieldsFunc(tr.Scope, sep) {
+		if isScopeToken(sc) && !slices.Contains(t.Scopes, sc) {
+			t.Scopes = append(t.Scopes, sc)
+		}
+	}
+	if len(t.Scopes) == 0 {
 		t.Scopes = slices.Clone(p.Provider.Scopes)
 	}
 	return t, nil
+}
+
+// isScopeToken reports whether s is an RFC 6749 §3.3 scope-token of at
+// most 256 bytes (%x21 / %x23-5B / %x5D-7E): anything else a provider
+// grants is dropped, not stored and listed (a NUL byte was refused by
+// PostgreSQL and served back by the other stores).
+func isScopeToken(s string) bool {
+	if s == "" || len(s) > 256 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x21 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // truncate cuts s to at most n bytes, for a provider's word in a log.

@@ -8,9 +8,11 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gatehouse/gatehouse/application/account"
 	"github.com/gatehouse/gatehouse/application/usecase"
@@ -517,7 +519,7 @@ func (s *SignIns) firstSignIn(ctx context.Context, p domain.IdentityProvider, id
 	if err != nil {
 		return nil, false, err
 	}
-	if id.Image != "" && len(id.Image) <= 2048 && (strings.HasPrefix(id.Image, "https://") || strings.HasPrefix(id.Image, "http://")) {
+	if usableImage(id.Image) {
 		u.SetImage(id.Image, now)
 	}
 	if id.EmailVerified || p.OrganizationID != "" {
@@ -538,6 +540,28 @@ func (s *SignIns) firstSignIn(ctx context.Context, p domain.IdentityProvider, id
 	}
 	s.record(ctx, u.ID(), "account.link", p.ID, nil)
 	return u, true, nil
+}
+
+// usableImage reports whether an upstream picture may become the user's
+// image: an absolute http(s) URL of at most 2048 bytes of UTF-8 without
+// control characters or spaces (a NUL byte would be refused by PostgreSQL
+// and stored by the other stores).
+func usableImage(s string) bool {
+	if s == "" || len(s) > 2048 || !utf8.ValidString(s) || strings.ContainsFunc(s, func(r rune) bool { return r <= 0x20 || r == 0x7f }) {
+		return false
+	}
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != ""
+}
+
+// accountEmail is the address an account keeps of the upstream's: the
+// normalised address, or "" when it is not one.
+func accountEmail(raw string) string {
+	e, err := domain.NewEmail(raw)
+	if err != nil {
+		return ""
+	}
+	return string(e)
 }
 
 // profileName is the upstream name, or the address's local part.
@@ -600,7 +624,7 @@ func (s *SignIns) link(ctx context.Context, p domain.IdentityProvider, u *domain
 // createAccount stores a new linked account with its tokens sealed.
 func (s *SignIns) createAccount(ctx context.Context, p domain.IdentityProvider, user domain.UserID, id ports.UpstreamIdentity, tokens ports.UpstreamTokens, now time.Time) (domain.LinkedAccount, error) {
 	a := domain.LinkedAccount{ID: domain.LinkedAccountID(s.issuer.IDs.NewID()), UserID: user, ProviderID: p.ID, Subject: id.Subject,
-		Email: strings.ToLower(strings.TrimSpace(id.Email)), Scopes: scopesOf(tokens, p), AccessTokenExpiresAt: tokens.AccessTokenExpiresAt,
+		Email: accountEmail(id.Email), Scopes: scopesOf(tokens, p), AccessTokenExpiresAt: tokens.AccessTokenExpiresAt,
 		RefreshTokenExpiresAt: tokens.RefreshTokenExpiresAt}
 	sealed, err := sealTokens(s.sealer, a.ID, tokens)
 	if err != nil {
@@ -625,7 +649,7 @@ func (s *SignIns) refreshAccount(ctx context.Context, acct domain.LinkedAccount,
 			return err
 		}
 		a.SealedTokens = sealed
-		if e := strings.ToLower(strings.TrimSpace(id.Email)); e != "" {
+		if e := accountEmail(id.Email); e != "" {
 			a.Email = e
 		}
 		a.Scopes = mergeScopes(a.Scopes, tokens.Scopes)

@@ -164,7 +164,7 @@ func TestGitHub_exchange(t *testing.T) {
 	if !reflect.DeepEqual(tok, wantTok) {
 		t.Errorf("tokens %+v\nwant %+v", tok, wantTok)
 	}
-	if md, err := c.Metadata(t.Context(), p); err != nil || md != (ports.UpstreamMetadata{}) {
+	if md, err := c.Metadata(t.Context(), p); err != nil || md != (ports.UpstreamMetadata{AuthorizationEndpoint: p.Provider.Endpoints.Authorization}) || md.AuthorizationEndpoint == "" {
 		t.Errorf("metadata %+v, %v", md, err)
 	}
 	_, err = c.VerifyIDToken(t.Context(), p, "a.b.c", "")

@@ -67,7 +67,7 @@ func TestExchange_happyPath(t *testing.T) {
 		t.Errorf("refresh expiry %v, scopes %v", tok.RefreshTokenExpiresAt, tok.Scopes)
 	}
 	md, err := c.Metadata(t.Context(), p)
-	if err != nil || md != (ports.UpstreamMetadata{Issuer: op.srv.URL, IssuerInResponse: true}) {
+	if err != nil || md != (ports.UpstreamMetadata{Issuer: op.srv.URL, IssuerInResponse: true, AuthorizationEndpoint: op.srv.URL + "/authorize"}) {
 		t.Errorf("metadata %+v, %v", md, err)
 	}
 	if got := op.hit("/.well-known/openid-configuration"); got != 1 {

@@ -35,6 +35,10 @@ var (
 	ErrLinkEmailMismatch = domain.NewError(domain.KindUnauthenticated, "federation.link_email_mismatch", "The account's e-mail address is not the signed-in user's")
 	ErrLinkedElsewhere   = domain.NewError(domain.KindConflict, "federation.linked_to_another_user", "The account is already linked to a different user")
 	ErrIDTokenNotAllowed = domain.NewError(domain.KindNotFound, "federation.id_token_not_supported", "id_token not supported")
+	// ErrUnverifiedEmail refuses to make a user of an address the provider
+	// has not verified: whoever verified it later would share the account
+	// with the upstream identity.
+	ErrUnverifiedEmail = domain.NewError(domain.KindForbidden, "federation.email_not_verified", "The identity provider has not verified this address")
 )
 
 // upstreamErrors are the error codes a provider's callback may carry (RFC
@@ -514,6 +518,13 @@ func (s *SignIns) firstSignIn(ctx context.Context, p domain.IdentityProvider, id
 		return existing, false, nil
 	case !errors.Is(err, domain.ErrNotFound):
 		return nil, false, err
+	}
+	// A new user's address must be verified by the provider (or be at an
+	// organization's verified domain): an account made of an address its
+	// holder never proved would pass to them, with the upstream identity
+	// still linked, once they verified it (Better Auth creates it).
+	if !id.EmailVerified && p.OrganizationID == "" {
+		return nil, false, ErrUnverifiedEmail
 	}
 	u, err := domain.NewUser(domain.UserID(s.issuer.IDs.NewID()), profileName(id, email), email, now)
 	if err != nil {

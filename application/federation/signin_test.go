@@ -231,3 +231,14 @@ func TestFederatedAuthentication_keeps_registered_methods(t *testing.T) {
 		t.Fatalf("no amr = %+v", a)
 	}
 }
+
+func TestSignIns_no_user_is_made_of_an_unverified_address(t *testing.T) {
+	f := newFedWorld(t)
+	f.mustProvider(t, true)
+	f.up.identity = ports.UpstreamIdentity{Subject: "sub-1", Email: "someone@example.com", EmailVerified: false}
+	_, err := f.callback(t, nil)
+	usecasetest.MustCode(t, err, "federation.email_not_verified")
+	if _, err := f.Users.GetByEmail(t.Context(), "someone@example.com"); err == nil {
+		t.Fatal("a user was made of an address the provider did not verify")
+	}
+}

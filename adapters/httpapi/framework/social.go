@@ -50,6 +50,7 @@ var callbackErrors = map[string]string{ // #nosec G101 -- error codes, no creden
 	"federation.linked_to_another_user":  "account_already_linked_to_different_user",
 	"user.banned":                        "banned",
 	"auth.email_not_verified":            "email_not_verified",
+	"federation.email_not_verified":      "email_not_verified",
 	"user.invalid_name":                  "unable_to_create_user",
 	"email.invalid":                      "email_not_found",
 	"email.invisible_characters":         "email_not_found",

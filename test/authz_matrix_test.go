@@ -462,7 +462,7 @@ func TestAuthorizationMatrix_admin_second_factor(t *testing.T) {
 				} else {
 					mustProblem(t, r, http.StatusForbidden, "admin.mfa_required")
 				}
-				if r := w.call(t, "platform-admin", route.method, path, body); !allow.check(r.Status) {
+				if r := w.call(t, "platform-admin", route.method, path, body); !route.expect["platform-admin"].check(r.Status) {
 					t.Errorf("%s %s as the enrolled administrator = %d %s", route.method, path, r.Status, r.Body)
 				}
 			})

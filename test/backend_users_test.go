@@ -59,7 +59,7 @@ func mustCreateBackendUser(t testing.TB, k keyClient, body map[string]any) map[s
 }
 
 // backendUserFields are the keys of the trusted user object, exactly.
-var backendUserFields = []string{"id", "email", "name", "emailVerified", "image", "role", "banned", "banReason", "banExpires", "twoFactorEnabled", "passkeys",
+var backendUserFields = []string{"id", "email", "name", "emailVerified", "image", "role", "banned", "banReason", "banExpires", "twoFactorEnabled", "passkeys", "linkedAccounts",
 	"publicMetadata", "privateMetadata", "createdAt", "updatedAt"}
 
 // mustBackendUser fails unless u is a trusted user object with exactly its

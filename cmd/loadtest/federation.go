@@ -18,6 +18,7 @@ import (
 
 	"github.com/gatehouse/gatehouse/application/federation"
 	"github.com/gatehouse/gatehouse/application/oidc"
+	"github.com/gatehouse/gatehouse/application/servicekey"
 	"github.com/gatehouse/gatehouse/bootstrap"
 )
 
@@ -68,8 +69,10 @@ func newFederatedSignIns(ctx context.Context, c *http.Client, app *bootstrap.App
 		cleanup()
 	}}
 	fail := func(err error) (*federatedSignIns, error) { f.stop(); return nil, err }
-	if f.upstreamSession, err = signUpAs(ctx, c, upBase, upCfg.SessionCookieName(), "federated@example.com"); err != nil {
-		return fail(fmt.Errorf("upstream sign-up: %w", err))
+	// A user whose address the provider has verified: Gatehouse makes no
+	// user of an unverified upstream address.
+	if f.upstreamSession, err = verifiedUpstreamUser(ctx, c, up, upBase, upCfg.SessionCookieName()); err != nil {
+		return fail(fmt.Errorf("upstream user: %w", err))
 	}
 	client, err := up.RegisterOAuthClient(ctx, oidc.RegisterOAuthClient{Name: "loadtest", Type: "confidential", FirstParty: true,
 		RedirectURIs: []string{f.configured + "/api/auth/callback/upstream"}})
@@ -82,6 +85,43 @@ func newFederatedSignIns(ctx context.Context, c *http.Client, app *bootstrap.App
 		return fail(err)
 	}
 	return f, nil
+}
+
+// verifiedUpstreamUser creates a verified user at the provider through its
+// trusted API, signs them in, and returns the session's Cookie header.
+func verifiedUpstreamUser(ctx context.Context, c *http.Client, up *bootstrap.App, base, cookieName string) (string, error) {
+	key, err := up.CreateServiceKey(ctx, servicekey.CreateServiceKey{Name: "loadtest", Scopes: []string{"users:write"}})
+	if err != nil {
+		return "", err
+	}
+	r, err := jsonRequest(ctx, base+"/api/users", `{"email":"federated@example.com","name":"Federated","password":"`+password+`","emailVerified":true}`)
+	if err != nil {
+		return "", err
+	}
+	r.Header.Set("Authorization", "Bearer "+key.Secret)
+	res, err := c.Do(r)
+	if err != nil {
+		return "", err
+	}
+	_, _ = io.Copy(io.Discard, res.Body)
+	_ = res.Body.Close()
+	if res.StatusCode != http.StatusCreated {
+		return "", fmt.Errorf("create the user: %d", res.StatusCode)
+	}
+	if r, err = jsonRequest(ctx, base+"/api/auth/sign-in/email", `{"email":"federated@example.com","password":"`+password+`"}`); err != nil {
+		return "", err
+	}
+	if res, err = c.Do(r); err != nil {
+		return "", err
+	}
+	_, _ = io.Copy(io.Discard, res.Body)
+	_ = res.Body.Close()
+	for _, ck := range res.Cookies() {
+		if ck.Name == cookieName {
+			return ck.Name + "=" + ck.Value, nil
+		}
+	}
+	return "", fmt.Errorf("sign-in at the provider: %d, no session cookie", res.StatusCode)
 }
 
 // signIn is one federated sign-in.

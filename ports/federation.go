@@ -44,6 +44,12 @@ type LinkedAccountRepository interface {
 	// domain.ErrLinkedAccountExists; a missing user ErrUserNotFound; a
 	// missing provider domain.ErrIdentityProviderNotFound.
 	Create(ctx context.Context, a domain.LinkedAccount) error
+	// CreateWithUser stores the new user u and their first linked account
+	// a atomically: both or neither. A taken user id or address is
+	// ErrUserExists; a taken (provider, subject) or account id
+	// domain.ErrLinkedAccountExists; a missing provider
+	// domain.ErrIdentityProviderNotFound.
+	CreateWithUser(ctx context.Context, u *domain.User, a domain.LinkedAccount) error
 	// GetBySubject returns the account of (provider, subject), or
 	// domain.ErrLinkedAccountNotFound; one indexed lookup.
 	GetBySubject(ctx context.Context, provider domain.IdentityProviderID, subject string) (domain.LinkedAccount, error)

@@ -3,9 +3,11 @@ package test
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/cookiejar"
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/coreos/go-oidc/v3/oidc"
@@ -359,5 +361,57 @@ func TestFederation_broker_for_an_oidc_client(t *testing.T) {
 	}
 	if err := idt.Claims(&claims); err != nil || claims.Email != "bea@upstream.example" || !slices.Contains(claims.AMR, "pwd") {
 		t.Fatalf("A's ID token claims = %+v, %v; want Bea with B's amr (pwd)", claims, err)
+	}
+}
+
+// Ensure first sign-ins of one new upstream identity that race (two tabs, a
+// double click) all sign in the same single user: the user and their
+// account are created whole, and the losers find the winner's account.
+func TestFederation_racing_first_sign_ins_make_one_user(t *testing.T) {
+	t.Parallel()
+	for _, s := range []store{storeSQLite, storePostgres} {
+		t.Run("store="+string(s), func(t *testing.T) {
+			t.Parallel()
+			w := mustFedWorld(t, s, nil)
+			mustVerifiedUser(t, w.b, "Rae Race", "rae@upstream.example", fedPassword)
+			first := newStrictBrowser(t, w.a)
+			const n = 6
+			browsers := make([]*strictBrowser, n)
+			callbacks := make([]*url.URL, n)
+			for i := range browsers {
+				b := newStrictBrowser(t, w.a)
+				b.hc.Jar = first.hc.Jar // one person, signed in at B once
+				if i > 0 {
+					jar, _ := cookiejar.New(nil)
+					for _, u := range []string{w.b.URL} {
+						pu, _ := url.Parse(u)
+						jar.SetCookies(pu, first.hc.Jar.Cookies(pu))
+					}
+					b.hc.Jar = jar // B's session, A's state cookie of its own
+				}
+				browsers[i] = b
+				callbacks[i] = w.authorizeAtB(t, b, w.start(t, b, "/api/auth/sign-in/social", map[string]any{"provider": w.provider, "callbackURL": "/account"}), "rae@upstream.example")
+			}
+			var wg sync.WaitGroup
+			pages := make([]*strictPage, n)
+			for i := range browsers {
+				wg.Go(func() { pages[i] = browsers[i].get(callbacks[i].String()) })
+			}
+			wg.Wait()
+			ids := map[any]bool{}
+			for i, page := range pages {
+				if page.URL.Path != "/account" {
+					t.Fatalf("racing sign-in %d ended at %s", i, page.URL)
+				}
+				u := w.sessionAtA(t, browsers[i])
+				if u == nil {
+					t.Fatalf("racing sign-in %d has no session", i)
+				}
+				ids[u["id"]] = true
+			}
+			if len(ids) != 1 {
+				t.Fatalf("racing first sign-ins made %d users, want 1", len(ids))
+			}
+		})
 	}
 }

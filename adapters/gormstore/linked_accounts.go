@@ -2,6 +2,7 @@ package gormstore
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"time"
 
@@ -97,6 +98,26 @@ func (r *LinkedAccountRepository) Create(ctx context.Context, a domain.LinkedAcc
 		return missingReference(db, "linked_accounts.create", a.UserID, domain.ErrIdentityProviderNotFound)
 	}
 	return convertErr("linked_accounts.create", err, nil, domain.ErrLinkedAccountExists)
+}
+
+// CreateWithUser implements ports.LinkedAccountRepository: the user's row
+// and the account's in one transaction.
+func (r *LinkedAccountRepository) CreateWithUser(ctx context.Context, u *domain.User, a domain.LinkedAccount) error {
+	if a.UserID != u.ID() {
+		return domain.Internal("gormstore: linked_accounts.create_with_user", errors.New("the account is another user's"))
+	}
+	return transaction(ctx, r.db, func(tx *gorm.DB) error {
+		user := userFromDomain(u)
+		if err := tx.Create(&user).Error; err != nil {
+			return convertErr("linked_accounts.create_with_user", err, nil, ports.ErrUserExists)
+		}
+		row := linkedAccountFromDomain(a)
+		err := tx.Create(&row).Error
+		if err != nil && isForeignKeyViolation(err) {
+			return domain.ErrIdentityProviderNotFound
+		}
+		return convertErr("linked_accounts.create_with_user", err, nil, domain.ErrLinkedAccountExists)
+	})
 }
 
 // GetBySubject implements ports.LinkedAccountRepository, through

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 
@@ -68,6 +69,40 @@ func (db *DB) deleteFederationOf(user domain.UserID) {
 func (r *LinkedAccountRepository) Create(_ context.Context, a domain.LinkedAccount) error {
 	r.db.mu.Lock()
 	defer r.db.mu.Unlock()
+	return r.create(a)
+}
+
+// CreateWithUser implements ports.LinkedAccountRepository: checked whole
+// before anything is stored, under one lock.
+func (r *LinkedAccountRepository) CreateWithUser(_ context.Context, u *domain.User, a domain.LinkedAccount) error {
+	r.db.mu.Lock()
+	defer r.db.mu.Unlock()
+	if _, ok := r.db.users[u.ID()]; ok {
+		return ports.ErrUserExists
+	}
+	if _, ok := r.db.userByEmail[u.Email()]; ok {
+		return ports.ErrUserExists
+	}
+	if a.UserID != u.ID() {
+		return domain.Internal("memory: linked_accounts.create_with_user", errors.New("the account is another user's"))
+	}
+	if _, ok := r.db.linkedAccounts[a.ID]; ok {
+		return domain.ErrLinkedAccountExists
+	}
+	if _, ok := r.db.linkedAccountBySubject[providerSubject{a.ProviderID, a.Subject}]; ok {
+		return domain.ErrLinkedAccountExists
+	}
+	if _, ok := r.db.identityProviders[a.ProviderID]; !ok {
+		return domain.ErrIdentityProviderNotFound
+	}
+	if err := r.db.createUser(u); err != nil {
+		return err
+	}
+	return r.create(a)
+}
+
+// create stores a. The caller holds the write lock.
+func (r *LinkedAccountRepository) create(a domain.LinkedAccount) error {
 	key := providerSubject{a.ProviderID, a.Subject}
 	if _, ok := r.db.linkedAccounts[a.ID]; ok {
 		return domain.ErrLinkedAccountExists

@@ -511,7 +511,9 @@ func (s *SignIns) firstSignIn(ctx context.Context, p domain.IdentityProvider, id
 		if !vouched || !existing.EmailVerified() {
 			return nil, false, ErrAccountNotLinked
 		}
-		if _, err := s.createAccount(ctx, p, existing.ID(), id, tokens, now); err != nil {
+		if _, err := s.createAccount(ctx, p, existing.ID(), id, tokens, now); errors.Is(err, domain.ErrConflict) {
+			return s.lostRace(ctx, p, id)
+		} else if err != nil {
 			return nil, false, err
 		}
 		s.record(ctx, existing.ID(), "account.link", p.ID, nil)
@@ -536,16 +538,14 @@ func (s *SignIns) firstSignIn(ctx context.Context, p domain.IdentityProvider, id
 	if id.EmailVerified || p.OrganizationID != "" {
 		u.MarkEmailVerified(now)
 	}
-	if err := s.users.Create(ctx, u); err != nil {
-		if errors.Is(err, domain.ErrConflict) {
-			return nil, false, ErrAccountNotLinked // the address was taken meanwhile
-		}
+	a, err := s.newAccount(p, u.ID(), id, tokens, now)
+	if err != nil {
 		return nil, false, err
 	}
-	if _, err := s.createAccount(ctx, p, u.ID(), id, tokens, now); err != nil {
-		// No user without their way in: undo the user.
-		if derr := s.users.Delete(context.WithoutCancel(ctx), u.ID()); derr != nil {
-			s.logger.ErrorContext(ctx, "federation: undo new user", "user", u.ID(), "err", derr)
+	// The user and their way in, both or neither.
+	if err := s.accounts.CreateWithUser(ctx, u, a); err != nil {
+		if errors.Is(err, domain.ErrConflict) {
+			return s.lostRace(ctx, p, id)
 		}
 		return nil, false, err
 	}
@@ -632,8 +632,33 @@ func (s *SignIns) link(ctx context.Context, p domain.IdentityProvider, u *domain
 	return err
 }
 
+// lostRace answers a first sign-in whose user or account another sign-in
+// of the same upstream identity created first (two tabs, a double click):
+// that one's account, committed whole, signs this one in too. Otherwise
+// the address belongs to someone else.
+func (s *SignIns) lostRace(ctx context.Context, p domain.IdentityProvider, id ports.UpstreamIdentity) (*domain.User, bool, error) {
+	acct, err := s.accounts.GetBySubject(ctx, p.ID, id.Subject)
+	if errors.Is(err, domain.ErrLinkedAccountNotFound) {
+		return nil, false, ErrAccountNotLinked
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	u, err := s.users.Get(ctx, acct.UserID)
+	return u, false, err
+}
+
 // createAccount stores a new linked account with its tokens sealed.
 func (s *SignIns) createAccount(ctx context.Context, p domain.IdentityProvider, user domain.UserID, id ports.UpstreamIdentity, tokens ports.UpstreamTokens, now time.Time) (domain.LinkedAccount, error) {
+	a, err := s.newAccount(p, user, id, tokens, now)
+	if err != nil {
+		return domain.LinkedAccount{}, err
+	}
+	return a, s.accounts.Create(ctx, a)
+}
+
+// newAccount is a new linked account of user with its tokens sealed.
+func (s *SignIns) newAccount(p domain.IdentityProvider, user domain.UserID, id ports.UpstreamIdentity, tokens ports.UpstreamTokens, now time.Time) (domain.LinkedAccount, error) {
 	a := domain.LinkedAccount{ID: domain.LinkedAccountID(s.issuer.IDs.NewID()), UserID: user, ProviderID: p.ID, Subject: id.Subject,
 		Email: accountEmail(id.Email), Scopes: scopesOf(tokens, p), AccessTokenExpiresAt: tokens.AccessTokenExpiresAt,
 		RefreshTokenExpiresAt: tokens.RefreshTokenExpiresAt}
@@ -645,7 +670,7 @@ func (s *SignIns) createAccount(ctx context.Context, p domain.IdentityProvider, 
 	if a, err = domain.NewLinkedAccount(a, now); err != nil {
 		return domain.LinkedAccount{}, err
 	}
-	return a, s.accounts.Create(ctx, a)
+	return a, nil
 }
 
 // refreshAccount stores the tokens and address of a sign-in with a known

@@ -35,6 +35,7 @@ type federatedSignIns struct {
 
 	mu        sync.Mutex
 	callbacks []time.Duration
+	failures  []string // the first few, for the report
 }
 
 func newFederatedSignIns(ctx context.Context, c *http.Client, app *bootstrap.App, base string, cfg bootstrap.Config) (*federatedSignIns, error) {
@@ -127,6 +128,13 @@ func verifiedUpstreamUser(ctx context.Context, c *http.Client, up *bootstrap.App
 // signIn is one federated sign-in.
 func (f *federatedSignIns) signIn(ctx context.Context, c *http.Client) (bool, bool) {
 	err := f.run(ctx, c)
+	if err != nil && ctx.Err() == nil {
+		f.mu.Lock()
+		if len(f.failures) < 3 {
+			f.failures = append(f.failures, err.Error())
+		}
+		f.mu.Unlock()
+	}
 	return err == nil, false
 }
 
@@ -213,4 +221,7 @@ func (f *federatedSignIns) report(w io.Writer, app *bootstrap.App) {
 	fmt.Fprintf(w, "  callback alone (code exchange + ID-token verification + session): %d callbacks, p50 %s, p99 %s\n",
 		len(lat), round(r.percentile(0.50)), round(r.percentile(0.99)))
 	fmt.Fprintf(w, "  upstream key set: %d ID tokens verified, %d key-set fetches: %.3f%% cache hits\n", verified, fetched, hit)
+	for _, e := range f.failures {
+		fmt.Fprintf(w, "  a failed federated sign-in: %s\n", e)
+	}
 }

@@ -43,6 +43,7 @@ func RunFederationRepositories(t *testing.T, newStores func(t *testing.T) Stores
 		{"linked_accounts_list_oldest_first", testLinkedAccountList},
 		{"linked_accounts_of_several_users_list_by_user_then_oldest", testLinkedAccountListByUsers},
 		{"duplicate_linked_account_is_conflict", testLinkedAccountDuplicate},
+		{"user_with_first_account_is_stored_whole_or_not_at_all", testLinkedAccountCreateWithUser},
 		{"linked_account_of_missing_user_or_provider_is_not_found", testLinkedAccountMissingReferences},
 		{"linked_account_update_changes_only_its_own_mutable_fields", testLinkedAccountUpdate},
 		{"linked_account_update_of_another_user_or_failing_saves_nothing", testLinkedAccountUpdateRefused},
@@ -549,6 +550,42 @@ func testLinkedAccountListByUsers(t *testing.T, s Stores) {
 	}
 	if got, err := s.LinkedAccounts.ListByUsers(context.Background(), nil); err != nil || len(got) != 0 {
 		t.Fatalf("ListByUsers of nobody = %v, %v", got, err)
+	}
+}
+
+func testLinkedAccountCreateWithUser(t *testing.T, s Stores) {
+	ctx := context.Background()
+	mustCreateUsers(t, s, "u1")
+	mustCreateProvider(t, s, makeProvider(t, "p1", ""))
+	mustLinkAccount(t, s, "a1", "u1", "p1", baseTime)
+	// Both stored.
+	u2 := mustUser(t, "u2", "u2@example.com")
+	if err := s.LinkedAccounts.CreateWithUser(ctx, u2, makeLinkedAccount(t, "a2", "u2", "p1", baseTime)); err != nil {
+		t.Fatalf("CreateWithUser: %v", err)
+	}
+	if got := mustGetBySubject(t, s, "p1", "sub-a2"); got.UserID != "u2" {
+		t.Fatalf("the new user's account = %+v", got)
+	}
+	if _, err := s.Users.Get(ctx, "u2"); err != nil {
+		t.Fatalf("the new user: %v", err)
+	}
+	// A taken address: neither stored.
+	u3 := mustUser(t, "u3", "u1@example.com")
+	mustBeCode(t, s.LinkedAccounts.CreateWithUser(ctx, u3, makeLinkedAccount(t, "a3", "u3", "p1", baseTime)), domain.ErrConflict, ports.ErrUserExists.Code)
+	assertAccountGone(t, s, "p1", "sub-a3")
+	// A taken upstream identity: neither stored.
+	u4 := mustUser(t, "u4", "u4@example.com")
+	dup := makeLinkedAccount(t, "a4", "u4", "p1", baseTime)
+	dup.Subject = "sub-a1"
+	mustBeCode(t, s.LinkedAccounts.CreateWithUser(ctx, u4, dup), domain.ErrConflict, domain.ErrLinkedAccountExists.Code)
+	if _, err := s.Users.Get(ctx, "u4"); !errors.Is(err, domain.ErrNotFound) {
+		t.Fatalf("the user of a refused account was stored: %v", err)
+	}
+	// A missing provider: neither stored.
+	u5 := mustUser(t, "u5", "u5@example.com")
+	mustBeCode(t, s.LinkedAccounts.CreateWithUser(ctx, u5, makeLinkedAccount(t, "a5", "u5", "nope", baseTime)), domain.ErrNotFound, domain.ErrIdentityProviderNotFound.Code)
+	if _, err := s.Users.Get(ctx, "u5"); !errors.Is(err, domain.ErrNotFound) {
+		t.Fatalf("the user of an account of a missing provider was stored: %v", err)
 	}
 }
 

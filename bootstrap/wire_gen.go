@@ -140,7 +140,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	settings := federationSettings(usecaseAuthSettings)
 	signIns := federation.NewSignIns(identityProviderRepository, linkedAccountRepository, federationStateRepository, userRepository, sessionRepository, verificationRepository, mfaChallengeRepository, client, secretSealer, mailer, auditLog, tokenGenerator, idGenerator, clock, settings, logger, router, organizationRepository)
 	accounts := federation.NewAccounts(identityProviderRepository, linkedAccountRepository, credentialRepository, passkeyRepository, client, secretSealer, auditLog, idGenerator, clock, settings, usecaseAdminSettings)
-	providers := federation.NewProviders(identityProviderRepository, domainRepository, secretSealer, auditLog, idGenerator, clock, usecaseAdminSettings)
+	providers := federation.NewProviders(identityProviderRepository, domainRepository, organizationRepository, secretSealer, auditLog, idGenerator, clock, usecaseAdminSettings)
 	commands := application.Commands{
 		SignUp:            accountSignUpHandler,
 		SignIn:            accountSignInHandler,
@@ -299,7 +299,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	settings := federationSettings(usecaseAuthSettings)
 	signIns := federation.NewSignIns(identityProviderRepository, linkedAccountRepository, federationStateRepository, userRepository, sessionRepository, verificationRepository, mfaChallengeRepository, client, secretSealer, mailer, auditLog, tokenGenerator, idGenerator, clock, settings, logger, router, organizationRepository)
 	accounts := federation.NewAccounts(identityProviderRepository, linkedAccountRepository, credentialRepository, passkeyRepository, client, secretSealer, auditLog, idGenerator, clock, settings, usecaseAdminSettings)
-	providers := federation.NewProviders(identityProviderRepository, domainRepository, secretSealer, auditLog, idGenerator, clock, usecaseAdminSettings)
+	providers := federation.NewProviders(identityProviderRepository, domainRepository, organizationRepository, secretSealer, auditLog, idGenerator, clock, usecaseAdminSettings)
 	commands := application.Commands{
 		SignUp:            accountSignUpHandler,
 		SignIn:            accountSignInHandler,

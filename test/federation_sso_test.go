@@ -42,8 +42,24 @@ func TestFederationSSO_domain_routed_provisioned_required_then_lost(t *testing.T
 			dns.SetTXT(name, value)
 			k.waitStatus(domainID, "verified")
 
-			// Its provider: B, bound to the domain, required, members join as "member".
-			w.register(t, map[string]any{"organizationId": org, "domains": []string{domainID}, "requireSso": true, "defaultRole": "member"})
+			// Its provider, registered by the organization's backend: B, bound
+			// to the domain, required, members join as "member".
+			r = trusted(http.MethodPost, orgsPath+"/"+org+"/identity-providers", mustJSON(t, map[string]any{
+				"id": w.provider, "preset": "oidc", "name": "Acme SSO", "issuer": w.b.URL + "/api/auth", "clientId": w.client.ID,
+				"clientSecret": w.client.Secret, "domains": []string{domainID}, "requireSso": true, "defaultRole": "member"}))
+			mustStatus(t, r, http.StatusCreated)
+			if strings.Contains(string(r.Body), w.client.Secret) || r.JSON(t)["organizationId"] != org {
+				t.Fatalf("the organization's provider: %s", r.Body)
+			}
+			if r := trusted(http.MethodGet, orgsPath+"/"+org+"/identity-providers", ""); !strings.Contains(string(r.Body), `"id":"acme-sso"`) {
+				t.Fatalf("the organization's providers: %d %s", r.Status, r.Body)
+			}
+			// Another organization's domain cannot be bound.
+			other := trusted(http.MethodPost, orgsPath, mustJSON(t, map[string]any{"name": "Other", "slug": "other", "ownerUserId": k.adminID}))
+			mustStatus(t, other, http.StatusCreated)
+			r = trusted(http.MethodPost, orgsPath+"/"+mustID(t, other.JSON(t))+"/identity-providers", mustJSON(t, map[string]any{
+				"id": "thief", "preset": "oidc", "issuer": w.b.URL + "/api/auth", "clientId": "x", "clientSecret": "y", "domains": []string{domainID}}))
+			mustStatus(t, r, http.StatusBadRequest)
 			mustVerifiedUser(t, w.b, "Ada Acme", "ada@acme.example.com", fedPassword)
 			mustVerifiedUser(t, w.b, "Eve Other", "eve@other.example.com", fedPassword)
 

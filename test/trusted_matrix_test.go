@@ -62,6 +62,11 @@ func trustedRoutes(ownerID string) []trustedRoute {
 		{http.MethodPost, "/api/organizations/" + missing + "/invitations", ow, body(`{"email":"invitee{n}@example.com","role":"member"}`), http.StatusNotFound},
 		{http.MethodGet, "/api/organizations/" + missing + "/invitations", or, noBody, http.StatusNotFound},
 		{http.MethodDelete, "/api/organizations/" + missing + "/invitations/" + missing, ow, noBody, http.StatusNotFound},
+		{http.MethodPost, "/api/organizations/" + missing + "/identity-providers", ow,
+			body(`{"id":"m{n}","preset":"oidc","issuer":"https://idp.example.com","clientId":"c","clientSecret":"s"}`), http.StatusNotFound},
+		{http.MethodGet, "/api/organizations/" + missing + "/identity-providers", or, noBody, http.StatusNotFound},
+		{http.MethodPatch, "/api/organizations/" + missing + "/identity-providers/" + missing, ow, body(`{"name":"Renamed"}`), http.StatusNotFound},
+		{http.MethodDelete, "/api/organizations/" + missing + "/identity-providers/" + missing, ow, noBody, http.StatusNotFound},
 
 		{http.MethodPost, "/api/domains", dw, body(`{"hostname":"matrix{n}.example.com"}`), http.StatusCreated},
 		{http.MethodGet, "/api/domains", dr, noBody, http.StatusOK},
@@ -82,6 +87,7 @@ func templatePath(path string) string {
 		"/invitations/"+missing, "/invitations/{invitationId}",
 		"/domains/"+missing, "/domains/{id}",
 		"/linked-accounts/"+missing, "/linked-accounts/{accountId}",
+		"/identity-providers/"+missing, "/identity-providers/{providerId}",
 		"/by-slug/no-such-slug", "/by-slug/{slug}",
 		"/by-hostname/no-such.example.com", "/by-hostname/{hostname}",
 	)

@@ -79,6 +79,7 @@ func (s *Server) addRoutes() {
 	trusted.AddBackendOrganizationRoutes()
 	trusted.AddBackendMemberRoutes()
 	trusted.AddDomainRoutes()
+	trusted.AddOrgProviderRoutes() // an organization's identity providers (enterprise SSO)
 
 	s.pages.AddHostedPages() // the pages, their stylesheet, the icon and the home page
 

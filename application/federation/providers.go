@@ -18,6 +18,7 @@ import (
 type Providers struct {
 	providers ports.IdentityProviderRepository
 	domains   ports.DomainRepository
+	orgs      ports.OrganizationRepository
 	sealer    ports.SecretSealer
 	clock     ports.Clock
 	audit     usecase.Auditor
@@ -25,10 +26,10 @@ type Providers struct {
 }
 
 // NewProviders returns the provider use cases.
-func NewProviders(providers ports.IdentityProviderRepository, domains ports.DomainRepository, sealer ports.SecretSealer, audit ports.AuditLog,
-	ids ports.IDGenerator, clock ports.Clock, admin usecase.AdminSettings) *Providers {
-	usecase.MustHave(providers, domains, sealer, audit, ids, clock)
-	return &Providers{providers: providers, domains: domains, sealer: sealer, clock: clock, audit: usecase.NewAuditor(audit, ids, clock), admins: admin.Admins}
+func NewProviders(providers ports.IdentityProviderRepository, domains ports.DomainRepository, orgs ports.OrganizationRepository,
+	sealer ports.SecretSealer, audit ports.AuditLog, ids ports.IDGenerator, clock ports.Clock, admin usecase.AdminSettings) *Providers {
+	usecase.MustHave(providers, domains, orgs, sealer, audit, ids, clock)
+	return &Providers{providers: providers, domains: domains, orgs: orgs, sealer: sealer, clock: clock, audit: usecase.NewAuditor(audit, ids, clock), admins: admin.Admins}
 }
 
 // ProviderInput is a provider's registration. On update, nil fields keep
@@ -262,4 +263,119 @@ func (ps *Providers) Enabled(ctx context.Context) ([]domain.IdentityProvider, er
 		}
 	}
 	return out, nil
+}
+
+// An organization's providers, managed by a trusted backend with a service
+// key (organizations:read to list, organizations:write to change): only
+// providers of the organization named in the path, which it can never
+// move to another organization. Every change and refusal is audited.
+
+// orgProviderTarget names the provider in the audit log.
+func orgProviderTarget(id string) usecase.Target { return usecase.Target{Type: "identity_provider", ID: id} }
+
+// CreateForOrganization registers a provider of org.
+func (ps *Providers) CreateForOrganization(ctx context.Context, req usecase.TrustedRequest, org string, in ProviderInput) (domain.IdentityProvider, error) {
+	var out domain.IdentityProvider
+	err := func() error {
+		if err := req.Need(domain.ScopeOrganizationsWrite); err != nil {
+			return err
+		}
+		if in.ClientSecret == "" {
+			return errSecretRequired
+		}
+		in.OrganizationID = &org
+		p, err := ps.build(domain.IdentityProvider{Enabled: true}, in)
+		if err != nil {
+			return err
+		}
+		if p, err = domain.NewIdentityProvider(p, ps.clock.Now()); err != nil {
+			return err
+		}
+		if err := ps.checkDomains(ctx, p); err != nil {
+			return err
+		}
+		if err := ps.providers.Create(ctx, p); err != nil {
+			return err
+		}
+		out = p
+		return nil
+	}()
+	return out, ps.audit.Record(ctx, req.Actor(), "organizations.create-identity-provider", orgProviderTarget(in.ID), err)
+}
+
+// ListForOrganization returns org's providers.
+func (ps *Providers) ListForOrganization(ctx context.Context, req usecase.TrustedRequest, org string) ([]domain.IdentityProvider, error) {
+	if err := req.Need(domain.ScopeOrganizationsRead); err != nil {
+		return nil, err
+	}
+	if _, err := ps.orgs.Get(ctx, domain.OrganizationID(org)); err != nil {
+		return nil, err
+	}
+	all, err := ps.providers.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]domain.IdentityProvider, 0, len(all))
+	for _, p := range all {
+		if string(p.OrganizationID) == org {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// UpdateForOrganization changes the fields given of org's provider.
+func (ps *Providers) UpdateForOrganization(ctx context.Context, req usecase.TrustedRequest, org string, in ProviderInput) (domain.IdentityProvider, error) {
+	var out domain.IdentityProvider
+	err := func() error {
+		if err := req.Need(domain.ScopeOrganizationsWrite); err != nil {
+			return err
+		}
+		id, err := domain.ParseIdentityProviderID(in.ID, "id")
+		if err != nil {
+			return domain.ErrIdentityProviderNotFound
+		}
+		in.OrganizationID = &org
+		return ps.providers.Update(ctx, id, func(p *domain.IdentityProvider) error {
+			if string(p.OrganizationID) != org {
+				return domain.ErrIdentityProviderNotFound
+			}
+			next, err := ps.build(*p, in)
+			if err != nil {
+				return err
+			}
+			next.UpdatedAt = ps.clock.Now()
+			if next, err = next.Normalize(); err != nil {
+				return err
+			}
+			if err := ps.checkDomains(ctx, next); err != nil {
+				return err
+			}
+			*p, out = next, next
+			return nil
+		})
+	}()
+	return out, ps.audit.Record(ctx, req.Actor(), "organizations.update-identity-provider", orgProviderTarget(in.ID), err)
+}
+
+// DeleteForOrganization removes org's provider with its linked accounts.
+func (ps *Providers) DeleteForOrganization(ctx context.Context, req usecase.TrustedRequest, org, id string) error {
+	err := func() error {
+		if err := req.Need(domain.ScopeOrganizationsWrite); err != nil {
+			return err
+		}
+		pid, err := domain.ParseIdentityProviderID(id, "id")
+		if err != nil {
+			return domain.ErrIdentityProviderNotFound
+		}
+		p, err := ps.providers.Get(ctx, pid)
+		if err != nil {
+			return err
+		}
+		if string(p.OrganizationID) != org {
+			return domain.ErrIdentityProviderNotFound
+		}
+		return ps.providers.Delete(ctx, pid)
+	}()
+	return ps.audit.Record(ctx, req.Actor(), "organizations.delete-identity-provider", orgProviderTarget(id), err)
 }

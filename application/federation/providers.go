@@ -271,7 +271,9 @@ func (ps *Providers) Enabled(ctx context.Context) ([]domain.IdentityProvider, er
 // move to another organization. Every change and refusal is audited.
 
 // orgProviderTarget names the provider in the audit log.
-func orgProviderTarget(id string) usecase.Target { return usecase.Target{Type: "identity_provider", ID: id} }
+func orgProviderTarget(id string) usecase.Target {
+	return usecase.Target{Type: "identity_provider", ID: id}
+}
 
 // CreateForOrganization registers a provider of org.
 func (ps *Providers) CreateForOrganization(ctx context.Context, req usecase.TrustedRequest, org string, in ProviderInput) (domain.IdentityProvider, error) {

@@ -509,7 +509,9 @@ func (s *SignIns) firstSignIn(ctx context.Context, p domain.IdentityProvider, id
 		// holds them.
 		vouched := p.OrganizationID != "" || p.TrustedForLinking && id.EmailVerified
 		if !vouched || !existing.EmailVerified() {
-			return nil, false, ErrAccountNotLinked
+			// The user may be this identity's own, made a moment ago by a
+			// racing first sign-in: then its account exists now.
+			return s.lostRace(ctx, p, id)
 		}
 		if _, err := s.createAccount(ctx, p, existing.ID(), id, tokens, now); errors.Is(err, domain.ErrConflict) {
 			return s.lostRace(ctx, p, id)

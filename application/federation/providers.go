@@ -72,24 +72,9 @@ func (ps *Providers) Create(ctx context.Context, req usecase.KeyRequest, in Prov
 		if err := ps.authorize(req.Principal); err != nil {
 			return err
 		}
-		if in.ClientSecret == "" {
-			return errSecretRequired
-		}
-		p, err := ps.build(domain.IdentityProvider{Enabled: true}, in)
-		if err != nil {
-			return err
-		}
-		if p, err = domain.NewIdentityProvider(p, ps.clock.Now()); err != nil {
-			return err
-		}
-		if err := ps.checkDomains(ctx, p); err != nil {
-			return err
-		}
-		if err := ps.providers.Create(ctx, p); err != nil {
-			return err
-		}
-		out = p
-		return nil
+		var err error
+		out, err = ps.create(ctx, in)
+		return err
 	}()
 	return out, ps.audit.Record(ctx, req.Actor, "admin.create-identity-provider", providerTarget(in.ID), err)
 }
@@ -101,27 +86,59 @@ func (ps *Providers) Update(ctx context.Context, req usecase.KeyRequest, in Prov
 		if err := ps.authorize(req.Principal); err != nil {
 			return err
 		}
-		id, err := domain.ParseIdentityProviderID(in.ID, "id")
-		if err != nil {
-			return domain.ErrIdentityProviderNotFound
-		}
-		return ps.providers.Update(ctx, id, func(p *domain.IdentityProvider) error {
-			next, err := ps.build(*p, in)
-			if err != nil {
-				return err
-			}
-			next.UpdatedAt = ps.clock.Now()
-			if next, err = next.Normalize(); err != nil {
-				return err
-			}
-			if err := ps.checkDomains(ctx, next); err != nil {
-				return err
-			}
-			*p, out = next, next
-			return nil
-		})
+		var err error
+		out, err = ps.update(ctx, in, "")
+		return err
 	}()
 	return out, ps.audit.Record(ctx, req.Actor, "admin.update-identity-provider", providerTarget(in.ID), err)
+}
+
+// create checks in (a new provider needs its secret), seals its secret and
+// stores it.
+func (ps *Providers) create(ctx context.Context, in ProviderInput) (domain.IdentityProvider, error) {
+	if in.ClientSecret == "" {
+		return domain.IdentityProvider{}, errSecretRequired
+	}
+	p, err := ps.build(domain.IdentityProvider{Enabled: true}, in)
+	if err != nil {
+		return domain.IdentityProvider{}, err
+	}
+	if p, err = domain.NewIdentityProvider(p, ps.clock.Now()); err != nil {
+		return domain.IdentityProvider{}, err
+	}
+	if err := ps.checkDomains(ctx, p); err != nil {
+		return domain.IdentityProvider{}, err
+	}
+	return p, ps.providers.Create(ctx, p)
+}
+
+// update applies in to provider in.ID, which must belong to org unless org
+// is "" (an administrator's update).
+func (ps *Providers) update(ctx context.Context, in ProviderInput, org string) (domain.IdentityProvider, error) {
+	var out domain.IdentityProvider
+	id, err := domain.ParseIdentityProviderID(in.ID, "id")
+	if err != nil {
+		return out, domain.ErrIdentityProviderNotFound
+	}
+	err = ps.providers.Update(ctx, id, func(p *domain.IdentityProvider) error {
+		if org != "" && string(p.OrganizationID) != org {
+			return domain.ErrIdentityProviderNotFound
+		}
+		next, err := ps.build(*p, in)
+		if err != nil {
+			return err
+		}
+		next.UpdatedAt = ps.clock.Now()
+		if next, err = next.Normalize(); err != nil {
+			return err
+		}
+		if err := ps.checkDomains(ctx, next); err != nil {
+			return err
+		}
+		*p, out = next, next
+		return nil
+	})
+	return out, err
 }
 
 // Put creates the provider, or replaces every field given of an existing
@@ -282,25 +299,10 @@ func (ps *Providers) CreateForOrganization(ctx context.Context, req usecase.Trus
 		if err := req.Need(domain.ScopeOrganizationsWrite); err != nil {
 			return err
 		}
-		if in.ClientSecret == "" {
-			return errSecretRequired
-		}
 		in.OrganizationID = &org
-		p, err := ps.build(domain.IdentityProvider{Enabled: true}, in)
-		if err != nil {
-			return err
-		}
-		if p, err = domain.NewIdentityProvider(p, ps.clock.Now()); err != nil {
-			return err
-		}
-		if err := ps.checkDomains(ctx, p); err != nil {
-			return err
-		}
-		if err := ps.providers.Create(ctx, p); err != nil {
-			return err
-		}
-		out = p
-		return nil
+		var err error
+		out, err = ps.create(ctx, in)
+		return err
 	}()
 	return out, ps.audit.Record(ctx, req.Actor(), "organizations.create-identity-provider", orgProviderTarget(in.ID), err)
 }
@@ -333,29 +335,10 @@ func (ps *Providers) UpdateForOrganization(ctx context.Context, req usecase.Trus
 		if err := req.Need(domain.ScopeOrganizationsWrite); err != nil {
 			return err
 		}
-		id, err := domain.ParseIdentityProviderID(in.ID, "id")
-		if err != nil {
-			return domain.ErrIdentityProviderNotFound
-		}
 		in.OrganizationID = &org
-		return ps.providers.Update(ctx, id, func(p *domain.IdentityProvider) error {
-			if string(p.OrganizationID) != org {
-				return domain.ErrIdentityProviderNotFound
-			}
-			next, err := ps.build(*p, in)
-			if err != nil {
-				return err
-			}
-			next.UpdatedAt = ps.clock.Now()
-			if next, err = next.Normalize(); err != nil {
-				return err
-			}
-			if err := ps.checkDomains(ctx, next); err != nil {
-				return err
-			}
-			*p, out = next, next
-			return nil
-		})
+		var err error
+		out, err = ps.update(ctx, in, org)
+		return err
 	}()
 	return out, ps.audit.Record(ctx, req.Actor(), "organizations.update-identity-provider", orgProviderTarget(in.ID), err)
 }

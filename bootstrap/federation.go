@@ -184,23 +184,24 @@ func (e providerFileEntry) secret(getenv func(string) string) (string, error) {
 func applyProvidersFile(ctx context.Context, ps *federation.Providers, f FederationConfig) error {
 	for _, in := range f.providers {
 		if _, err := ps.Put(ctx, usecase.KeyRequest{Actor: usecase.CLIActor}, in); err != nil {
-			return fmt.Errorf("%s: provider %q: %w", settingProvidersFile.env, in.ID, describe(err))
+			return fmt.Errorf("%s: provider %q: %w", settingProvidersFile.env, in.ID, DescribeError(err))
 		}
 	}
 	return nil
 }
 
-// describe spells out a domain error's field violations.
-func describe(err error) error {
+// DescribeError spells out a domain error for a person at a terminal: its
+// message and each field violation. An internal error is returned as is.
+func DescribeError(err error) error {
 	var de *domain.Error
-	if !errors.As(err, &de) || len(de.Fields) == 0 {
+	if !errors.As(err, &de) || de.Kind == domain.KindInternal {
 		return err
 	}
-	parts := make([]string, 0, len(de.Fields))
+	msg := de.Message
 	for _, f := range de.Fields {
-		parts = append(parts, f.Field+" "+f.Message)
+		msg += "; " + f.Field + " " + f.Message
 	}
-	return fmt.Errorf("%s: %s", de.Message, strings.Join(parts, "; "))
+	return errors.New(msg)
 }
 
 // IdentityProviders lists the upstream identity providers (the command

@@ -3,6 +3,7 @@ package federation
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 
 	"github.com/gatehouse/gatehouse/application/usecase"
@@ -217,11 +218,11 @@ func (ps *Providers) checkDomains(ctx context.Context, p domain.IdentityProvider
 		d, err := ps.domains.Get(ctx, id)
 		switch {
 		case errors.Is(err, domain.ErrNotFound):
-			bad = append(bad, domain.FieldViolation{Field: "domains[" + itoa(i) + "]", Message: "is not a domain"})
+			bad = append(bad, domain.FieldViolation{Field: "domains[" + strconv.Itoa(i) + "]", Message: "is not a domain"})
 		case err != nil:
 			return err
 		case d.OrganizationID() != p.OrganizationID:
-			bad = append(bad, domain.FieldViolation{Field: "domains[" + itoa(i) + "]", Message: "belongs to another organization"})
+			bad = append(bad, domain.FieldViolation{Field: "domains[" + strconv.Itoa(i) + "]", Message: "belongs to another organization"})
 		}
 	}
 	if len(bad) > 0 {

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -54,8 +55,6 @@ var upstreamErrors = []string{
 // Settings are the federation's rules.
 type Settings struct {
 	Auth usecase.AuthSettings
-	// Sessions is the session policy (freshness for unlink).
-	Sessions domain.SessionPolicy
 }
 
 // SignIns are the sign-in, link and callback use cases.
@@ -155,7 +154,7 @@ func (s *SignIns) Start(ctx context.Context, in Start) (Started, error) {
 	for i, sc := range in.Scopes {
 		if sc == "" || len(sc) > 256 || strings.ContainsAny(sc, " \"\\") {
 			return Started{}, domain.Invalid("federation.invalid_scopes", "Invalid scope",
-				domain.FieldViolation{Field: "scopes[" + itoa(i) + "]", Message: "must be a scope token"})
+				domain.FieldViolation{Field: "scopes[" + strconv.Itoa(i) + "]", Message: "must be a scope token"})
 		}
 	}
 	up, err := s.upstream(p)
@@ -224,10 +223,9 @@ type Callback struct {
 	State    string
 	// StateCookie is the state in the browser's signed cookie ("" when it
 	// sent none): the answer must come back to the browser that asked.
-	StateCookie      string
-	Code             string
-	Error            string
-	ErrorDescription string
+	StateCookie string
+	Code        string
+	Error       string
 	// Issuer is the RFC 9207 iss parameter, HasIssuer whether it was sent.
 	Issuer    string
 	HasIssuer bool
@@ -317,7 +315,7 @@ func (s *SignIns) Callback(ctx context.Context, in Callback) (CallbackResult, er
 		return res, err
 	}
 	if fs.LinkUserID != "" {
-		if err := s.linkTo(ctx, p, fs, id, tokens, in.Client); err != nil {
+		if err := s.linkTo(ctx, p, fs, id, tokens); err != nil {
 			return res, err
 		}
 		res.Linked, res.RedirectURL = true, fs.CallbackURL
@@ -471,7 +469,7 @@ func (s *SignIns) signIn(ctx context.Context, p domain.IdentityProvider, id port
 func FederatedAuthentication(amr []string, at time.Time) domain.Authentication {
 	var a domain.Authentication
 	for _, m := range amr {
-		if !slices.Contains(rfc8176, m) || slices.Contains(a.Methods, domain.AuthMethod(m)) || len(a.Methods) >= len(rfc8176) {
+		if !slices.Contains(rfc8176, m) || slices.Contains(a.Methods, domain.AuthMethod(m)) {
 			continue
 		}
 		a.Methods = append(a.Methods, domain.AuthMethod(m))
@@ -587,7 +585,7 @@ func profileName(id ports.UpstreamIdentity, email domain.Email) string {
 }
 
 // linkTo joins id to the state's signed-in user (link-social's callback).
-func (s *SignIns) linkTo(ctx context.Context, p domain.IdentityProvider, fs domain.FederationState, id ports.UpstreamIdentity, tokens ports.UpstreamTokens, _ usecase.Client) error {
+func (s *SignIns) linkTo(ctx context.Context, p domain.IdentityProvider, fs domain.FederationState, id ports.UpstreamIdentity, tokens ports.UpstreamTokens) error {
 	err := func() error {
 		if err := domain.CheckSubject(id.Subject); err != nil {
 			return err
@@ -798,12 +796,4 @@ func stamp(t time.Time) time.Time {
 		return t
 	}
 	return domain.Timestamp(t)
-}
-
-func itoa(i int) string {
-	const digits = "0123456789"
-	if i < 10 {
-		return digits[i : i+1]
-	}
-	return itoa(i/10) + digits[i%10:i%10+1]
 }

@@ -126,7 +126,7 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdin
 	defer cleanup()
 	res, err := app.BootstrapAdmin(ctx, cmd)
 	if err != nil {
-		return describe(err)
+		return bootstrap.DescribeError(err)
 	}
 	verb := "promoted"
 	if res.Created {
@@ -191,21 +191,8 @@ func serviceKey(ctx context.Context, args []string, getenv func(string) string, 
 				return fmt.Errorf("unknown scope %q; use users:read, users:write, organizations:read, organizations:write, domains:read, domains:write or *", sc)
 			}
 		}
-		return describe(err)
+		return bootstrap.DescribeError(err)
 	}
 	fmt.Fprintf(stdout, "service key %q (id %s) created\n%s\n", k.Key.Name(), k.Key.ID(), k.Secret)
 	return nil
-}
-
-// describe turns a refusal into a message naming what was wrong.
-func describe(err error) error {
-	var de *domain.Error
-	if !errors.As(err, &de) || de.Kind == domain.KindInternal {
-		return err
-	}
-	msg := de.Message
-	for _, f := range de.Fields {
-		msg += "; " + f.Field + " " + f.Message
-	}
-	return errors.New(msg)
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gatehouse/gatehouse/application/federation"
+	"github.com/gatehouse/gatehouse/bootstrap"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
@@ -84,7 +85,7 @@ func identityProvider(ctx context.Context, args []string, getenv func(string) st
 	case "list":
 		ps, err := app.IdentityProviders(ctx)
 		if err != nil {
-			return describe(err)
+			return bootstrap.DescribeError(err)
 		}
 		for _, p := range ps {
 			state := "enabled"
@@ -100,14 +101,14 @@ func identityProvider(ctx context.Context, args []string, getenv func(string) st
 		return nil
 	case "delete":
 		if err := app.DeleteIdentityProvider(ctx, in.ID); err != nil {
-			return describe(err)
+			return bootstrap.DescribeError(err)
 		}
 		fmt.Fprintf(stdout, "identity provider %q deleted\n", in.ID)
 		return nil
 	}
 	p, err := app.PutIdentityProvider(ctx, in)
 	if err != nil {
-		return describe(err)
+		return bootstrap.DescribeError(err)
 	}
 	fmt.Fprintf(stdout, "identity provider %q (%s) saved\nredirect URI to register at the provider: %s\n", p.ID, p.Preset, app.IdentityProviderCallback(string(p.ID)))
 	return nil

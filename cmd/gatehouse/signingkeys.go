@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse/application/oidc"
+	"github.com/gatehouse/gatehouse/bootstrap"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
@@ -72,7 +73,7 @@ func signingKeys(ctx context.Context, args []string, getenv func(string) string,
 	if sub == "list" {
 		keys, err := app.ListSigningKeys(ctx)
 		if err != nil {
-			return describe(err)
+			return bootstrap.DescribeError(err)
 		}
 		for _, k := range keys {
 			state := k.Status
@@ -90,7 +91,7 @@ func signingKeys(ctx context.Context, args []string, getenv func(string) string,
 	}
 	keys, err := app.RotateSigningKeys(ctx, algs, immediate)
 	if err != nil {
-		return describe(err)
+		return bootstrap.DescribeError(err)
 	}
 	for _, k := range keys {
 		fmt.Fprintf(stdout, "new %s signing key %s, signing from %s\n", k.Alg, k.ID, k.ActivatesAt.Format(time.RFC3339))

@@ -28,9 +28,10 @@ type App struct {
 	app      *application.Application
 	cfg      Config
 	upstream *upstream.Client
+	mail     *mailDelivery
 }
 
-func newApp(s *httpapi.Server, app *application.Application, db Database, cfg Config, fc *upstream.Client) (*App, error) {
+func newApp(s *httpapi.Server, app *application.Application, db Database, cfg Config, fc *upstream.Client, mail *mailDelivery) (*App, error) {
 	// Every algorithm has a signing key before the first request: the first
 	// start creates them, later ones load them.
 	if err := app.Commands.SigningKeys.Ensure(context.Background()); err != nil {
@@ -39,7 +40,7 @@ func newApp(s *httpapi.Server, app *application.Application, db Database, cfg Co
 	if err := applyProvidersFile(context.Background(), app.Commands.IdentityProviders, cfg.Federation); err != nil {
 		return nil, err
 	}
-	return &App{Handler: s, Server: s, Database: db, app: app, cfg: cfg, upstream: fc}, nil
+	return &App{Handler: s, Server: s, Database: db, app: app, cfg: cfg, upstream: fc, mail: mail}, nil
 }
 
 // purgeTimeout bounds each statement of the purge job.
@@ -60,7 +61,20 @@ func (a *App) StartJobs(ctx context.Context, logger *slog.Logger) (stop func()) 
 		a.domainJob(a.cfg.Domains.CheckInterval, logger),
 		a.keyUseJob(keyUseFlushTime),
 		a.signingKeyJob(a.cfg.Tokens.SigningKeyReloadInterval),
+		a.mailJob(),
 	)
+}
+
+// mailJob delivers the mail in the outbox: at start (what an earlier run
+// left), when this process appends a mail, and every mailPollInterval.
+func (a *App) mailJob() job {
+	return job{name: "deliver mail", every: mailPollInterval, atStart: true, wake: a.mail.wake, run: a.mail.run}
+}
+
+// StartMail runs the mail relay alone until the returned stop is called,
+// for an app served without StartJobs (the tests).
+func (a *App) StartMail(ctx context.Context, logger *slog.Logger) (stop func()) {
+	return startJobs(ctx, logger, a.mailJob())
 }
 
 // purgeJob removes expired sessions, one-time links, service-key secrets,

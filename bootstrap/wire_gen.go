@@ -49,14 +49,22 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	verificationRepository := gormstore.NewVerificationRepository(db)
 	hasher := passwordhash.NewDefault()
 	list := blocklist.New()
-	mailer, cleanup2, err := newMailer(cfg, logger)
+	outbox := gormstore.NewOutbox(db)
+	secrets := signingSecrets(cfg)
+	secretSealer, err := signingkeys.NewSecretSealer(secrets)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
 	}
-	tokenGenerator := system.NewTokenGenerator()
-	idGenerator := system.NewIDGenerator()
 	clock := system.NewClock()
+	idGenerator := system.NewIDGenerator()
+	bootstrapMailDelivery, err := newMailDelivery(cfg, logger, outbox, secretSealer, clock, idGenerator)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	mailer := newMailer(bootstrapMailDelivery)
+	tokenGenerator := system.NewTokenGenerator()
 	usecaseAuthSettings := authSettings(cfg)
 	identityProviderRepository := gormstore.NewIdentityProviderRepository(db)
 	domainRepository := gormstore.NewDomainRepository(db)
@@ -65,7 +73,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	accountSignUpHandler := signUpHandler(credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, router, auditLog)
 	userRepository := gormstore.NewUserRepository(db)
 	mfaChallengeRepository := gormstore.NewMFAChallengeRepository(db)
-	accountSignInHandler, cleanup3 := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger, mfaChallengeRepository, router, auditLog)
+	accountSignInHandler, cleanup2 := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger, mfaChallengeRepository, router, auditLog)
 	signOutHandler := account.NewSignOutHandler(sessionRepository)
 	authenticateHandler := account.NewAuthenticateHandler(sessionRepository, clock, usecaseAuthSettings)
 	revokeSessionsHandler := account.NewRevokeSessionsHandler(sessionRepository)
@@ -73,30 +81,21 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	passkeyRepository := gormstore.NewPasskeyRepository(db)
 	changePasswordHandler := account.NewChangePasswordHandler(credentialRepository, sessionRepository, hasher, list, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	twoFactorRepository := gormstore.NewTwoFactorRepository(db)
-	secrets := signingSecrets(cfg)
-	secretSealer, err := signingkeys.NewSecretSealer(secrets)
-	if err != nil {
-		cleanup3()
-		cleanup2()
-		cleanup()
-		return nil, nil, err
-	}
 	twoFactorHandler := account.NewTwoFactorHandler(userRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, mailer, secretSealer, sessionRepository, hasher, passkeyRepository, tokenGenerator, idGenerator, clock, auditLog, usecaseAuthSettings)
 	webAuthnChallengeRepository := gormstore.NewWebAuthnChallengeRepository(db)
 	accountPasskeySettings := passkeySettings(cfg)
 	passkeyHandler, err := account.NewPasskeyHandler(userRepository, passkeyRepository, webAuthnChallengeRepository, sessionRepository, auditLog, tokenGenerator, idGenerator, clock, usecaseAuthSettings, accountPasskeySettings)
 	if err != nil {
-		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
 	changeEmailHandler := account.NewChangeEmailHandler(userRepository, verificationRepository, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	deleteUserHandler := account.NewDeleteUserHandler(userRepository, credentialRepository, verificationRepository, hasher, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
-	jobs, cleanup4 := newJobs(logger, mailer, userRepository)
+	jobs, cleanup3 := newJobs(logger, mailer, userRepository)
 	resetPasswordHandler := account.NewResetPasswordHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
 	verifyEmailHandler := account.NewVerifyEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
-	memory, cleanup5 := ratelimit.NewDefault()
+	memory, cleanup4 := ratelimit.NewDefault()
 	throttleHandler := account.NewThrottleHandler(memory)
 	serviceKeyRepository := gormstore.NewServiceKeyRepository(db)
 	oAuthGrantRepository := gormstore.NewOAuthGrantRepository(db)
@@ -111,7 +110,6 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	serviceKeys := servicekey.NewServiceKeys(serviceKeyRepository, auditLog, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAdminSettings, usecaseAuthSettings)
 	dnsResolver, err := newDNSResolver(cfg)
 	if err != nil {
-		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
@@ -123,7 +121,6 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	signingKeyRepository := gormstore.NewSigningKeyRepository(db)
 	jose, err := signingkeys.New(secrets)
 	if err != nil {
-		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
@@ -186,9 +183,8 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
 	database := sqlDatabase(bootstrapSqlStore)
-	app, err := newApp(server, applicationApplication, database, cfg, client)
+	app, err := newApp(server, applicationApplication, database, cfg, client, bootstrapMailDelivery)
 	if err != nil {
-		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
@@ -196,7 +192,6 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 		return nil, nil, err
 	}
 	return app, func() {
-		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
@@ -213,13 +208,20 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	verificationRepository := memory.NewVerificationRepository(db)
 	hasher := passwordhash.NewDefault()
 	list := blocklist.New()
-	mailer, cleanup, err := newMailer(cfg, logger)
+	outbox := memory.NewOutbox(db)
+	secrets := signingSecrets(cfg)
+	secretSealer, err := signingkeys.NewSecretSealer(secrets)
 	if err != nil {
 		return nil, nil, err
 	}
-	tokenGenerator := system.NewTokenGenerator()
-	idGenerator := system.NewIDGenerator()
 	clock := system.NewClock()
+	idGenerator := system.NewIDGenerator()
+	bootstrapMailDelivery, err := newMailDelivery(cfg, logger, outbox, secretSealer, clock, idGenerator)
+	if err != nil {
+		return nil, nil, err
+	}
+	mailer := newMailer(bootstrapMailDelivery)
+	tokenGenerator := system.NewTokenGenerator()
 	usecaseAuthSettings := authSettings(cfg)
 	identityProviderRepository := memory.NewIdentityProviderRepository(db)
 	domainRepository := memory.NewDomainRepository(db)
@@ -228,7 +230,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	accountSignUpHandler := signUpHandler(credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, router, auditLog)
 	userRepository := memory.NewUserRepository(db)
 	mfaChallengeRepository := memory.NewMFAChallengeRepository(db)
-	accountSignInHandler, cleanup2 := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger, mfaChallengeRepository, router, auditLog)
+	accountSignInHandler, cleanup := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger, mfaChallengeRepository, router, auditLog)
 	signOutHandler := account.NewSignOutHandler(sessionRepository)
 	authenticateHandler := account.NewAuthenticateHandler(sessionRepository, clock, usecaseAuthSettings)
 	revokeSessionsHandler := account.NewRevokeSessionsHandler(sessionRepository)
@@ -236,28 +238,20 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	passkeyRepository := memory.NewPasskeyRepository(db)
 	changePasswordHandler := account.NewChangePasswordHandler(credentialRepository, sessionRepository, hasher, list, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	twoFactorRepository := memory.NewTwoFactorRepository(db)
-	secrets := signingSecrets(cfg)
-	secretSealer, err := signingkeys.NewSecretSealer(secrets)
-	if err != nil {
-		cleanup2()
-		cleanup()
-		return nil, nil, err
-	}
 	twoFactorHandler := account.NewTwoFactorHandler(userRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, mailer, secretSealer, sessionRepository, hasher, passkeyRepository, tokenGenerator, idGenerator, clock, auditLog, usecaseAuthSettings)
 	webAuthnChallengeRepository := memory.NewWebAuthnChallengeRepository(db)
 	accountPasskeySettings := passkeySettings(cfg)
 	passkeyHandler, err := account.NewPasskeyHandler(userRepository, passkeyRepository, webAuthnChallengeRepository, sessionRepository, auditLog, tokenGenerator, idGenerator, clock, usecaseAuthSettings, accountPasskeySettings)
 	if err != nil {
-		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
 	changeEmailHandler := account.NewChangeEmailHandler(userRepository, verificationRepository, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	deleteUserHandler := account.NewDeleteUserHandler(userRepository, credentialRepository, verificationRepository, hasher, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
-	jobs, cleanup3 := newJobs(logger, mailer, userRepository)
+	jobs, cleanup2 := newJobs(logger, mailer, userRepository)
 	resetPasswordHandler := account.NewResetPasswordHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
 	verifyEmailHandler := account.NewVerifyEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
-	ratelimitMemory, cleanup4 := ratelimit.NewDefault()
+	ratelimitMemory, cleanup3 := ratelimit.NewDefault()
 	throttleHandler := account.NewThrottleHandler(ratelimitMemory)
 	serviceKeyRepository := memory.NewServiceKeyRepository(db)
 	oAuthGrantRepository := memory.NewOAuthGrantRepository(db)
@@ -272,7 +266,6 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	serviceKeys := servicekey.NewServiceKeys(serviceKeyRepository, auditLog, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAdminSettings, usecaseAuthSettings)
 	dnsResolver, err := newDNSResolver(cfg)
 	if err != nil {
-		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
@@ -283,7 +276,6 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	signingKeyRepository := memory.NewSigningKeyRepository(db)
 	jose, err := signingkeys.New(secrets)
 	if err != nil {
-		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
@@ -345,16 +337,14 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
 	database := memoryDatabase()
-	app, err := newApp(server, applicationApplication, database, cfg, client)
+	app, err := newApp(server, applicationApplication, database, cfg, client, bootstrapMailDelivery)
 	if err != nil {
-		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
 	return app, func() {
-		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
@@ -369,4 +359,4 @@ var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSession
 	signInHandler, account.NewSignOutHandler, account.NewAuthenticateHandler, account.NewRevokeSessionsHandler, account.NewUpdateUserHandler, account.NewChangePasswordHandler, account.NewChangeEmailHandler, account.NewDeleteUserHandler, account.NewResetPasswordHandler, account.NewVerifyEmailHandler, account.NewThrottleHandler, account.NewPurgeExpiredHandler, account.NewTwoFactorHandler, account.NewPasskeyHandler, organization.NewOrganizations, admin.NewAdministration, admin.NewFactors, servicekey.NewServiceKeys, hostdomain.NewDomains, oidc.NewSigningKeys, oidc.NewOAuthClients, oidc.NewOAuthProvider, query.NewAuditLogHandler, federation.NewSignIns, federation.NewAccounts, federation.NewProviders, federation.NewRouter, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"),
 )
 
-var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, passkeySettings, federationSettings, federationClient, wire.Bind(new(ports.FederationClient), new(*federation2.Client)), adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, newJobs, passwordhash.Set, blocklist.Set, ratelimit.Set, signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets)
+var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, passkeySettings, federationSettings, federationClient, wire.Bind(new(ports.FederationClient), new(*federation2.Client)), adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailDelivery, newMailer, newJobs, passwordhash.Set, blocklist.Set, ratelimit.Set, signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets)

@@ -45,12 +45,6 @@ func (f *fakeMailer) Send(ctx context.Context, m domain.Mail) error {
 	return nil
 }
 
-func (f *fakeMailer) counts() (calls, sent int) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.calls, len(f.sent)
-}
-
 // syncBuffer is a bytes.Buffer safe to log into from several goroutines.
 type syncBuffer struct {
 	mu sync.Mutex

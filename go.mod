@@ -18,6 +18,7 @@ require (
 	github.com/libtnb/sqlite v1.2.1
 	github.com/miekg/dns v1.1.73
 	github.com/pressly/goose/v3 v3.29.0
+	github.com/redis/go-redis/v9 v9.23.0
 	github.com/swaggest/swgui v1.8.5
 	github.com/vearutop/statigz v1.4.0
 	github.com/wneessen/go-mail v0.8.1
@@ -94,7 +95,6 @@ require (
 	github.com/pmezard/go-difflib v1.0.1-0.20181226105442-5d4384ee4fb2 // indirect
 	github.com/quic-go/qpack v0.6.0 // indirect
 	github.com/quic-go/quic-go v0.59.1 // indirect
-	github.com/redis/go-redis/v9 v9.23.0 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
 	github.com/securego/gosec/v2 v2.29.0 // indirect

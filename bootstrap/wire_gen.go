@@ -14,7 +14,6 @@ import (
 	"github.com/gatehouse/gatehouse/adapters/httpapi"
 	"github.com/gatehouse/gatehouse/adapters/memory"
 	"github.com/gatehouse/gatehouse/adapters/passwordhash"
-	"github.com/gatehouse/gatehouse/adapters/ratelimit"
 	"github.com/gatehouse/gatehouse/adapters/signingkeys"
 	"github.com/gatehouse/gatehouse/adapters/system"
 	"github.com/gatehouse/gatehouse/application"
@@ -96,8 +95,16 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	jobs, cleanup4 := newJobs(logger, mailer, userRepository)
 	resetPasswordHandler := account.NewResetPasswordHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
 	verifyEmailHandler := account.NewVerifyEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
-	memory, cleanup5 := ratelimit.NewDefault()
-	throttleHandler := account.NewThrottleHandler(memory)
+	bootstrapRateLimits, cleanup5, err := sqlRateLimits(cfg, db, logger)
+	if err != nil {
+		cleanup4()
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	portsRateLimiter := rateLimiter(bootstrapRateLimits)
+	throttleHandler := account.NewThrottleHandler(portsRateLimiter)
 	serviceKeyRepository := gormstore.NewServiceKeyRepository(db)
 	oAuthGrantRepository := gormstore.NewOAuthGrantRepository(db)
 	federationStateRepository := gormstore.NewFederationStateRepository(db)
@@ -186,7 +193,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
 	database := sqlDatabase(bootstrapSqlStore)
-	app, err := newApp(server, applicationApplication, database, cfg, client)
+	app, err := newApp(server, applicationApplication, database, cfg, client, bootstrapRateLimits)
 	if err != nil {
 		cleanup5()
 		cleanup4()
@@ -257,8 +264,15 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	jobs, cleanup3 := newJobs(logger, mailer, userRepository)
 	resetPasswordHandler := account.NewResetPasswordHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
 	verifyEmailHandler := account.NewVerifyEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
-	ratelimitMemory, cleanup4 := ratelimit.NewDefault()
-	throttleHandler := account.NewThrottleHandler(ratelimitMemory)
+	bootstrapRateLimits, cleanup4, err := memoryRateLimits(cfg, logger)
+	if err != nil {
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	portsRateLimiter := rateLimiter(bootstrapRateLimits)
+	throttleHandler := account.NewThrottleHandler(portsRateLimiter)
 	serviceKeyRepository := memory.NewServiceKeyRepository(db)
 	oAuthGrantRepository := memory.NewOAuthGrantRepository(db)
 	federationStateRepository := memory.NewFederationStateRepository(db)
@@ -345,7 +359,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
 	database := memoryDatabase()
-	app, err := newApp(server, applicationApplication, database, cfg, client)
+	app, err := newApp(server, applicationApplication, database, cfg, client, bootstrapRateLimits)
 	if err != nil {
 		cleanup4()
 		cleanup3()
@@ -369,4 +383,4 @@ var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSession
 	signInHandler, account.NewSignOutHandler, account.NewAuthenticateHandler, account.NewRevokeSessionsHandler, account.NewUpdateUserHandler, account.NewChangePasswordHandler, account.NewChangeEmailHandler, account.NewDeleteUserHandler, account.NewResetPasswordHandler, account.NewVerifyEmailHandler, account.NewThrottleHandler, account.NewPurgeExpiredHandler, account.NewTwoFactorHandler, account.NewPasskeyHandler, organization.NewOrganizations, admin.NewAdministration, admin.NewFactors, servicekey.NewServiceKeys, hostdomain.NewDomains, oidc.NewSigningKeys, oidc.NewOAuthClients, oidc.NewOAuthProvider, query.NewAuditLogHandler, federation.NewSignIns, federation.NewAccounts, federation.NewProviders, federation.NewRouter, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"),
 )
 
-var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, passkeySettings, federationSettings, federationClient, wire.Bind(new(ports.FederationClient), new(*federation2.Client)), adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, newJobs, passwordhash.Set, blocklist.Set, ratelimit.Set, signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets)
+var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, passkeySettings, federationSettings, federationClient, wire.Bind(new(ports.FederationClient), new(*federation2.Client)), adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, newJobs, passwordhash.Set, blocklist.Set, rateLimiter, signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets)

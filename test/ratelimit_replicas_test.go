@@ -1,0 +1,51 @@
+package test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/gatehouse/gatehouse/adapters/ratelimit/redistest"
+)
+
+// Ensure the sign-in limit (3 per 10 s per address) holds in total across
+// two replicas on one PostgreSQL database, however the attempts are spread:
+// counted in Redis when it is set, and in the database when it is not.
+// Counted per process, each replica would allow its own three.
+func TestRateLimit_sign_in_limit_holds_across_replicas(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		env       func(t *testing.T) map[string]string
+		countedIn string
+	}{
+		{"limiter=postgres", func(*testing.T) map[string]string { return nil }, `"counted_in":"PostgreSQL`},
+		{"limiter=redis", func(t *testing.T) map[string]string {
+			url := redistest.URL(t)
+			return map[string]string{"GATEHOUSE_REDIS_URL": url, "GATEHOUSE_REDIS_PREFIX": redistest.Prefix(t, url)}
+		}, `"counted_in":"Redis redis`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			env := fwEnv(limitsOn, tt.env(t))
+			one := mustStartFramework(t, storePostgres, env)
+			two := mustStartFramework(t, storePostgres, fwEnv(env, map[string]string{"GATEHOUSE_DATABASE_URL": one.DatabaseURL}))
+			for _, app := range []*fwApp{one, two} {
+				if !strings.Contains(app.Logs.String(), tt.countedIn) {
+					t.Fatalf("start-up did not log the rate limits as %s; logs:\n%s", tt.countedIn, app.Logs)
+				}
+			}
+			signIn := func(app *fwApp) *response {
+				return app.client(t).post("/api/auth/sign-in/email", mustCredentials(t, "nobody@example.com", "correct horse battery"))
+			}
+			for _, app := range []*fwApp{one, two, one} {
+				mustCode(t, signIn(app), http.StatusUnauthorized, "INVALID_EMAIL_OR_PASSWORD")
+			}
+			mustRateLimited(t, signIn(two), 10)
+			mustRateLimited(t, signIn(one), 10)
+			// The budget is sign-in's alone, on both replicas.
+			mustStatus(t, two.client(t).get("/api/auth/get-session"), http.StatusOK)
+		})
+	}
+}

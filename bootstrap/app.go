@@ -25,10 +25,13 @@ type App struct {
 	Handler  http.Handler
 	Server   *httpapi.Server
 	Database Database // the store, and the migrations this start applied
-	app      *application.Application
-	cfg      Config
-	upstream *upstream.Client
-	limits   *rateLimits
+	// RateLimits says where the rate limits are counted, for the start-up
+	// lines: "counted in PostgreSQL, shared by …", "off (…)".
+	RateLimits string
+	app        *application.Application
+	cfg        Config
+	upstream   *upstream.Client
+	limits     *rateLimits
 }
 
 func newApp(s *httpapi.Server, app *application.Application, db Database, cfg Config, fc *upstream.Client, limits *rateLimits) (*App, error) {
@@ -40,7 +43,7 @@ func newApp(s *httpapi.Server, app *application.Application, db Database, cfg Co
 	if err := applyProvidersFile(context.Background(), app.Commands.IdentityProviders, cfg.Federation); err != nil {
 		return nil, err
 	}
-	return &App{Handler: s, Server: s, Database: db, app: app, cfg: cfg, upstream: fc, limits: limits}, nil
+	return &App{Handler: s, Server: s, Database: db, RateLimits: limits.store, app: app, cfg: cfg, upstream: fc, limits: limits}, nil
 }
 
 // purgeTimeout bounds each statement of the purge job.

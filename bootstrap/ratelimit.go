@@ -16,7 +16,7 @@ import (
 // and the jobs need of it.
 type rateLimits struct {
 	limiter ports.RateLimiter
-	store   string                             // where the windows are counted, for the start-up log
+	store   string                             // where the windows are counted, for the start-up lines (App.RateLimits)
 	purge   func(context.Context) (int, error) // deletes ended windows; nil unless they are rows of the database
 }
 
@@ -28,7 +28,7 @@ const redisPingTimeout = 2 * time.Second
 // set; else on PostgreSQL in the database every replica shares (rather than
 // refusing to start without Redis: the database is already there, and one
 // upsert on a primary key per request is well within its means); else
-// (SQLite, one process) in memory. It logs the choice.
+// (SQLite, one process) in memory. App.RateLimits names the choice.
 func sqlRateLimits(cfg Config, db *gorm.DB, logger *slog.Logger) (*rateLimits, func(), error) {
 	if !cfg.HTTP.RateLimit || cfg.Database.RedisURL != "" || gormstore.DialectOf(db) != gormstore.DialectPostgres {
 		return memoryRateLimits(cfg, logger)
@@ -38,9 +38,7 @@ func sqlRateLimits(cfg Config, db *gorm.DB, logger *slog.Logger) (*rateLimits, f
 		return nil, nil, err
 	}
 	s := ratelimit.NewShared(pg, "PostgreSQL", logger)
-	l := &rateLimits{limiter: s, store: "PostgreSQL (shared by the replicas on this database)", purge: pg.DeleteExpired}
-	l.log(logger)
-	return l, s.Close, nil
+	return &rateLimits{limiter: s, store: "counted in PostgreSQL, shared by the replicas on this database", purge: pg.DeleteExpired}, s.Close, nil
 }
 
 // memoryRateLimits counts the rate limits in Redis when GATEHOUSE_REDIS_URL
@@ -51,7 +49,7 @@ func memoryRateLimits(cfg Config, logger *slog.Logger) (*rateLimits, func(), err
 	switch {
 	case !cfg.HTTP.RateLimit:
 		m := ratelimit.NewMemory()
-		l, cleanup = &rateLimits{limiter: m, store: "none (" + settingRateLimit.env + "=off)"}, m.Close
+		l, cleanup = &rateLimits{limiter: m, store: "off (" + settingRateLimit.env + ")"}, m.Close
 	case cfg.Database.RedisURL != "":
 		client, err := ratelimit.OpenRedis(cfg.Database.RedisURL)
 		if err != nil {
@@ -59,7 +57,7 @@ func memoryRateLimits(cfg Config, logger *slog.Logger) (*rateLimits, func(), err
 		}
 		name := "Redis " + ratelimit.DescribeRedis(cfg.Database.RedisURL)
 		s := ratelimit.NewShared(ratelimit.NewRedis(client, cfg.Database.RedisPrefix), name, logger)
-		l = &rateLimits{limiter: s, store: name + " (shared by the replicas using it)"}
+		l = &rateLimits{limiter: s, store: "counted in " + name + ", shared by the replicas using it"}
 		cleanup = func() { s.Close(); _ = client.Close() }
 		// A Redis away at start is no reason not to serve: Shared counts
 		// in memory until it answers, as it would if Redis left later.
@@ -71,14 +69,9 @@ func memoryRateLimits(cfg Config, logger *slog.Logger) (*rateLimits, func(), err
 		}
 	default:
 		m := ratelimit.NewMemory()
-		l, cleanup = &rateLimits{limiter: m, store: "this process's memory"}, m.Close
+		l, cleanup = &rateLimits{limiter: m, store: "counted in this process's memory"}, m.Close
 	}
-	l.log(logger)
 	return l, cleanup, nil
-}
-
-func (l *rateLimits) log(logger *slog.Logger) {
-	logger.Info("rate limits", slog.String("counted_in", l.store))
 }
 
 func rateLimiter(l *rateLimits) ports.RateLimiter { return l.limiter }

@@ -27,8 +27,8 @@ func TestPurgeJob_deletes_ended_rate_limit_windows(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(cleanup)
-	if !strings.Contains(logs.String(), `"counted_in":"PostgreSQL`) {
-		t.Fatalf("start-up did not log the rate limits as counted in PostgreSQL; logs:\n%s", logs.String())
+	if !strings.HasPrefix(app.RateLimits, "counted in PostgreSQL") {
+		t.Fatalf("rate limits %q, want them counted in PostgreSQL", app.RateLimits)
 	}
 	db := gormtest.Open(t, u)
 	if err := db.Exec(`INSERT INTO rate_limits (key, hits, expires_at) VALUES

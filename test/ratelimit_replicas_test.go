@@ -19,11 +19,11 @@ func TestRateLimit_sign_in_limit_holds_across_replicas(t *testing.T) {
 		env       func(t *testing.T) map[string]string
 		countedIn string
 	}{
-		{"limiter=postgres", func(*testing.T) map[string]string { return nil }, `"counted_in":"PostgreSQL`},
+		{"limiter=postgres", func(*testing.T) map[string]string { return nil }, "counted in PostgreSQL"},
 		{"limiter=redis", func(t *testing.T) map[string]string {
 			url := redistest.URL(t)
 			return map[string]string{"GATEHOUSE_REDIS_URL": url, "GATEHOUSE_REDIS_PREFIX": redistest.Prefix(t, url)}
-		}, `"counted_in":"Redis redis`},
+		}, "counted in Redis redis://"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -32,8 +32,8 @@ func TestRateLimit_sign_in_limit_holds_across_replicas(t *testing.T) {
 			one := mustStartFramework(t, storePostgres, env)
 			two := mustStartFramework(t, storePostgres, fwEnv(env, map[string]string{"GATEHOUSE_DATABASE_URL": one.DatabaseURL}))
 			for _, app := range []*fwApp{one, two} {
-				if !strings.Contains(app.Logs.String(), tt.countedIn) {
-					t.Fatalf("start-up did not log the rate limits as %s; logs:\n%s", tt.countedIn, app.Logs)
+				if !strings.HasPrefix(app.App.RateLimits, tt.countedIn) {
+					t.Fatalf("rate limits %q, want them %s", app.App.RateLimits, tt.countedIn)
 				}
 			}
 			signIn := func(app *fwApp) *response {

@@ -18,12 +18,6 @@ import (
 
 var _ ports.RateLimiter = (*RateLimiter)(nil)
 
-// RateLimitTimeout bounds one hit: a single-row upsert that takes well under
-// a millisecond on a healthy server. Past it the hit is a failure, which
-// the caller (ratelimit.Shared) counts in memory instead of holding the
-// request for the database's full timeout.
-const RateLimitTimeout = time.Second
-
 // maxRateLimitKeyBytes is the longest key kept as it is; longer keys, and
 // keys PostgreSQL text cannot hold (NUL bytes, invalid UTF-8), are kept as
 // their SHA-256.
@@ -51,8 +45,10 @@ RETURNING hits, ceil(extract(epoch FROM expires_at - now()) * 1000)::bigint AS l
 // counts afresh. Retry-After is the time left in the window, rounded up to
 // whole seconds, at least one and at most the window rounded up.
 //
-// It needs PostgreSQL: SQLite is one process, which counts in memory.
-// DeleteExpired removes ended windows; the purge job calls it.
+// A hit is bounded like every statement (the database timeout): a database
+// that slow fails the request's own queries too. It needs PostgreSQL:
+// SQLite is one process, which counts in memory. DeleteExpired removes
+// ended windows; the purge job calls it.
 type RateLimiter struct {
 	db *gorm.DB
 }
@@ -76,8 +72,6 @@ func (r *RateLimiter) Allow(ctx context.Context, key string, limit int, window t
 		return false, 0, fmt.Errorf("gormstore: rate limit %d and window %v must be positive", limit, window)
 	}
 	ms := int64(max(1, (window+time.Millisecond-1)/time.Millisecond))
-	ctx, cancel := context.WithTimeout(ctx, RateLimitTimeout)
-	defer cancel()
 	var hit rateLimitHit
 	if err := r.db.WithContext(ctx).Raw(rateLimitHitSQL, rateLimitKey(key, ms), ms, min(limit, maxHits-1)+1).Scan(&hit).Error; err != nil {
 		return false, 0, convertErr("rate_limits.hit", err, nil, nil)

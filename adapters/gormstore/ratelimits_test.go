@@ -15,18 +15,20 @@ import (
 )
 
 // mustConnect opens another pool on the migrated database at u, as another
-// replica would, closed when the test ends.
+// replica would, closed when the test ends. The pool is small: the suite
+// opens one per case, all at once, on a server other tests share.
 func mustConnect(t testing.TB, u gormstore.DatabaseURL) *gorm.DB {
 	t.Helper()
 	db, err := gormstore.Connect(u, gormtest.Timeout)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		if sqlDB, err := db.DB(); err == nil {
-			_ = sqlDB.Close()
-		}
-	})
+	sqlDB, err := db.DB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sqlDB.SetMaxOpenConns(4)
+	t.Cleanup(func() { _ = sqlDB.Close() })
 	return db
 }
 

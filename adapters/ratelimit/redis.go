@@ -18,16 +18,13 @@ import (
 
 var _ ports.RateLimiter = (*Redis)(nil)
 
-// The bounds of a Redis limiter's calls. A hit is one short script on a
-// server that answers in well under a millisecond; past these the hit is a
-// failure, which Shared counts in process memory instead of holding the
-// request.
+// The bounds of OpenRedis's clients. A hit is one short script on a server
+// that answers in well under a millisecond; past these it is a failure,
+// which Shared counts in process memory instead of holding the request.
 const (
-	// RedisTimeout bounds one Allow: waiting for a pooled connection,
-	// dialling and the round trip together.
-	RedisTimeout     = 500 * time.Millisecond
-	redisDialTimeout = 500 * time.Millisecond
-	redisIOTimeout   = 300 * time.Millisecond
+	redisDialTimeout = time.Second            // connecting, TLS and the handshake
+	redisIOTimeout   = 500 * time.Millisecond // each read and each write
+	redisPoolTimeout = 500 * time.Millisecond // waiting for a pooled connection
 )
 
 // DefaultRedisPrefix starts every key Gatehouse keeps in Redis.
@@ -68,12 +65,12 @@ var windowHit = redis.NewScript(windowScript)
 // window counts afresh. Retry-After comes from the key's time to live,
 // rounded up to whole seconds as Memory rounds it.
 //
-// Allow returns an error when Redis does not answer within RedisTimeout or
-// answers with an error; wrap a Redis in a Shared to count in memory then.
+// Allow returns an error when Redis does not answer within the client's
+// timeouts (see OpenRedis) or answers with an error; wrap a Redis in a
+// Shared to count in memory then.
 type Redis struct {
-	client  *redis.Client
-	prefix  string
-	timeout time.Duration
+	client *redis.Client
+	prefix string
 }
 
 // NewRedis returns a Redis limiter over client, its keys under prefix
@@ -82,7 +79,7 @@ func NewRedis(client *redis.Client, prefix string) *Redis {
 	if prefix == "" {
 		prefix = DefaultRedisPrefix
 	}
-	return &Redis{client: client, prefix: prefix + "rl:", timeout: RedisTimeout}
+	return &Redis{client: client, prefix: prefix + "rl:"}
 }
 
 // Allow implements ports.RateLimiter.
@@ -91,8 +88,6 @@ func (r *Redis) Allow(ctx context.Context, key string, limit int, length time.Du
 		return false, 0, fmt.Errorf("ratelimit: limit %d and window %v must be positive", limit, length)
 	}
 	ms := max(1, (length+time.Millisecond-1)/time.Millisecond)
-	ctx, cancel := context.WithTimeout(ctx, r.timeout)
-	defer cancel()
 	res, err := windowHit.Run(ctx, r.client, []string{r.key(key, int64(ms))}, int64(ms)).Int64Slice()
 	if err != nil {
 		return false, 0, fmt.Errorf("ratelimit: redis: %w", err)
@@ -117,10 +112,11 @@ func (r *Redis) key(key string, ms int64) string {
 }
 
 // OpenRedis returns a client for rawURL (see ParseRedisURL) whose calls are
-// bounded: dialling and each read and write give up within a fraction of a
-// second, a failed call is not retried, and a dial is tried once (the pool
-// stops dialling a server that keeps refusing). Options set in the URL's
-// query (dial_timeout=…) win. It does not connect; call Ping to check.
+// bounded: waiting for a pooled connection and each read and write give up
+// after 500 ms, dialling after 1 s; a failed call is not retried, and a dial
+// is tried once (the pool stops dialling a server that keeps refusing).
+// Options set in the URL's query (dial_timeout=…) win. It does not
+// connect; call Ping to check.
 func OpenRedis(rawURL string) (*redis.Client, error) {
 	opt, err := ParseRedisURL(rawURL)
 	if err != nil {
@@ -136,7 +132,7 @@ func OpenRedis(rawURL string) (*redis.Client, error) {
 		opt.WriteTimeout = redisIOTimeout
 	}
 	if opt.PoolTimeout == 0 {
-		opt.PoolTimeout = redisIOTimeout
+		opt.PoolTimeout = redisPoolTimeout
 	}
 	if opt.MaxRetries == 0 {
 		// A retry after a lost answer would count the hit twice.

@@ -1,6 +1,7 @@
 package test
 
 import (
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -47,5 +48,37 @@ func TestRateLimit_sign_in_limit_holds_across_replicas(t *testing.T) {
 			// The budget is sign-in's alone, on both replicas.
 			mustStatus(t, two.client(t).get("/api/auth/get-session"), http.StatusOK)
 		})
+	}
+}
+
+// Ensure a Redis that does not answer neither stops Gatehouse nor lifts the
+// limits: it starts, says so, and counts in its own memory meanwhile.
+func TestRateLimit_redis_away_counts_in_the_process(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	_ = ln.Close()
+	app := mustStartFramework(t, storeMemory, fwEnv(limitsOn, map[string]string{"GATEHOUSE_REDIS_URL": "redis://:hunter2@" + closed + "/0"}))
+	if want := "counted in Redis redis://" + closed + "/0"; !strings.HasPrefix(app.App.RateLimits, want) {
+		t.Fatalf("rate limits %q, want them %s", app.App.RateLimits, want)
+	}
+	signIn := func() *response {
+		return app.client(t).post("/api/auth/sign-in/email", mustCredentials(t, "nobody@example.com", "correct horse battery"))
+	}
+	for range 3 {
+		mustCode(t, signIn(), http.StatusUnauthorized, "INVALID_EMAIL_OR_PASSWORD")
+	}
+	mustRateLimited(t, signIn(), 10)
+	logs := app.Logs.String()
+	for _, want := range []string{"Redis does not answer", "the shared store failed"} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("the logs do not say %q", want)
+		}
+	}
+	if strings.Contains(logs, "hunter2") {
+		t.Error("the logs hold Redis's password")
 	}
 }

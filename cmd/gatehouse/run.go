@@ -159,21 +159,22 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		MaxHeaderBytes: 64 << 10,
 		ErrorLog:       slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
-	fmt.Fprintf(stdout, "Gatehouse %s serving %s (listening on http://%s, %s, secret from %s)\n",
-		bootstrap.Version, cfg.HTTP.BaseURL, ln.Addr(), cfg.Env, cfg.SecretSource)
-	fmt.Fprint(stdout, createdDir)
-	fmt.Fprintf(stdout, "Database: %s at migration version %d (%d applied by this start)\n",
-		app.Database.Store, app.Database.Version, len(app.Database.Applied))
-	fmt.Fprintf(stdout, "API explorer: %s/api/docs\n", cfg.HTTP.BaseURL)
-
 	metricsSrv, metricsLn, err := metricsServer(cfg, app, logger)
 	if err != nil {
 		return err
 	}
 	if metricsLn != nil {
 		defer metricsLn.Close()
+	}
+	fmt.Fprintf(stdout, "Gatehouse %s serving %s (listening on http://%s, %s, secret from %s)\n",
+		bootstrap.Version, cfg.HTTP.BaseURL, ln.Addr(), cfg.Env, cfg.SecretSource)
+	fmt.Fprint(stdout, createdDir)
+	fmt.Fprintf(stdout, "Database: %s at migration version %d (%d applied by this start)\n",
+		app.Database.Store, app.Database.Version, len(app.Database.Applied))
+	if metricsLn != nil {
 		fmt.Fprintf(stdout, "Metrics: http://%s/metrics (a separate listener)\n", metricsLn.Addr())
 	}
+	fmt.Fprintf(stdout, "API explorer: %s/api/docs\n", cfg.HTTP.BaseURL)
 
 	stopJobs := app.StartJobs(ctx, logger)
 	defer stopJobs()

@@ -30,6 +30,9 @@ func RequestIDFrom(ctx context.Context) string {
 	return id
 }
 
+// LoggerFrom returns the logger of the request whose context ctx is. Log
+// with that context (LogAttrs(ctx, …), ErrorContext(ctx, …)): the request
+// id, and the trace, come from it.
 func LoggerFrom(ctx context.Context) *slog.Logger {
 	if l, ok := ctx.Value(loggerKey).(*slog.Logger); ok {
 		return l

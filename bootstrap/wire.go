@@ -68,17 +68,17 @@ var applicationSet = wire.NewSet(
 
 var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set,
 	authSettings, passkeySettings, federationSettings, federationClient, wire.Bind(new(ports.FederationClient), new(*upstream.Client)), adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, newJobs, passwordhash.Set, blocklist.Set, rateLimiter,
-	signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets)
+	signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets, newMetrics, observer, outboxStats, tracerProvider)
 
 // InitializeSQL wires Gatehouse on SQLite or PostgreSQL, chosen from the
 // database URL; migrations run before it returns. The cleanup closes the pool.
 func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, func(), error) {
-	wire.Build(applicationSet, edgeSet, databaseURL, databaseTimeout, openSQL, sqlDB, sqlDatabase, gormstore.Set, sqlRateLimits)
+	wire.Build(applicationSet, edgeSet, databaseURL, databaseTimeout, openSQL, sqlDB, sqlDatabase, sqlPool, gormstore.Set, sqlRateLimits)
 	return nil, nil, nil
 }
 
 // InitializeMemory wires Gatehouse on in-memory adapters.
 func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
-	wire.Build(applicationSet, edgeSet, memoryDatabase, memory.Set, memoryRateLimits)
+	wire.Build(applicationSet, edgeSet, memoryDatabase, noPool, memory.Set, memoryRateLimits)
 	return nil, nil, nil
 }

@@ -18,6 +18,9 @@ type rateLimits struct {
 	limiter ports.RateLimiter
 	store   string                             // where the windows are counted, for the start-up lines (App.RateLimits)
 	purge   func(context.Context) (int, error) // deletes ended windows; nil unless they are rows of the database
+	// failures counts the hits the shared store failed, for the metrics;
+	// nil when the limits are counted in memory.
+	failures func() uint64
 }
 
 // redisPingTimeout bounds the start-up check that Redis answers.
@@ -38,7 +41,8 @@ func sqlRateLimits(cfg Config, db *gorm.DB, logger *slog.Logger) (*rateLimits, f
 		return nil, nil, err
 	}
 	s := ratelimit.NewShared(pg, "PostgreSQL", logger)
-	return &rateLimits{limiter: s, store: "counted in PostgreSQL, shared by the replicas on this database", purge: pg.DeleteExpired}, s.Close, nil
+	return &rateLimits{limiter: s, store: "counted in PostgreSQL, shared by the replicas on this database", purge: pg.DeleteExpired,
+		failures: s.Failures}, s.Close, nil
 }
 
 // memoryRateLimits counts the rate limits in Redis when GATEHOUSE_REDIS_URL
@@ -57,7 +61,7 @@ func memoryRateLimits(cfg Config, logger *slog.Logger) (*rateLimits, func(), err
 		}
 		name := "Redis " + ratelimit.DescribeRedis(cfg.Database.RedisURL)
 		s := ratelimit.NewShared(ratelimit.NewRedis(client, cfg.Database.RedisPrefix), name, logger)
-		l = &rateLimits{limiter: s, store: "counted in " + name + ", shared by the replicas using it"}
+		l = &rateLimits{limiter: s, store: "counted in " + name + ", shared by the replicas using it", failures: s.Failures}
 		cleanup = func() { s.Close(); _ = client.Close() }
 		// A Redis away at start is no reason not to serve: Shared counts
 		// in memory until it answers, as it would if Redis left later.

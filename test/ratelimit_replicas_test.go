@@ -3,6 +3,7 @@ package test
 import (
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -52,7 +53,8 @@ func TestRateLimit_sign_in_limit_holds_across_replicas(t *testing.T) {
 }
 
 // Ensure a Redis that does not answer neither stops Gatehouse nor lifts the
-// limits: it starts, says so, and counts in its own memory meanwhile.
+// limits: it starts, says so in its logs and its metrics, and counts in its
+// own memory meanwhile.
 func TestRateLimit_redis_away_counts_in_the_process(t *testing.T) {
 	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -61,7 +63,8 @@ func TestRateLimit_redis_away_counts_in_the_process(t *testing.T) {
 	}
 	closed := ln.Addr().String()
 	_ = ln.Close()
-	app := mustStartFramework(t, storeMemory, fwEnv(limitsOn, map[string]string{"GATEHOUSE_REDIS_URL": "redis://:hunter2@" + closed + "/0"}))
+	app := mustStartFramework(t, storeMemory, fwEnv(limitsOn, map[string]string{"GATEHOUSE_REDIS_URL": "redis://:hunter2@" + closed + "/0",
+		"GATEHOUSE_METRICS_ADDR": "127.0.0.1:0"}))
 	if want := "counted in Redis redis://" + closed + "/0"; !strings.HasPrefix(app.App.RateLimits, want) {
 		t.Fatalf("rate limits %q, want them %s", app.App.RateLimits, want)
 	}
@@ -80,5 +83,10 @@ func TestRateLimit_redis_away_counts_in_the_process(t *testing.T) {
 	}
 	if strings.Contains(logs, "hunter2") {
 		t.Error("the logs hold Redis's password")
+	}
+	metrics := httptest.NewServer(app.App.Metrics)
+	defer metrics.Close()
+	if n, ok := sample(scrapeMetrics(t, metrics.URL+"/metrics"), "gatehouse_rate_limit_store_failures_total", nil); !ok || n < 4 {
+		t.Errorf("gatehouse_rate_limit_store_failures_total = %v (present %v), want at least the 4 sign-ins", n, ok)
 	}
 }

@@ -190,7 +190,6 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 		Commands: commands,
 		Queries:  queries,
 		Settings: usecaseAuthSettings,
-		Events:   events,
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
 	database := sqlDatabase(bootstrapSqlStore)
@@ -355,7 +354,6 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 		Commands: commands,
 		Queries:  queries,
 		Settings: usecaseAuthSettings,
-		Events:   events,
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
 	database := memoryDatabase()
@@ -520,7 +518,6 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 		Commands: commands,
 		Queries:  queries,
 		Settings: usecaseAuthSettings,
-		Events:   events,
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
 	database := memoryDatabase()

@@ -130,9 +130,20 @@ func TestEvents_each_change_writes_its_events(t *testing.T) {
 		admin, adminID := mustAdmin(t, app)
 		drainEvents(t, app)
 
-		// Sign-up signs in (fwQuick): the user and their first session.
+		// Sign-up signs in (fwQuick): the user and their first session; the
+		// commit signals this process's event relay.
+		appended := app.App.Outbox.Appended(ports.OutboxEvents)
+		select {
+		case <-appended:
+		default:
+		}
 		c := app.client(t)
 		up := mustSignUp(t, c, "Ada", "ada@example.com", userPassword)
+		select {
+		case <-appended:
+		default:
+			t.Fatal("the events' commit did not signal the relay")
+		}
 		userID := mustID(t, up["user"])
 		evs := mustEvents(t, app, "user.created", "session.created")
 		mustData(t, evs["user.created"][0], backendUserFields, "id", userID, "email", "ada@example.com", "passkeys", 0.0)

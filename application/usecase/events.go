@@ -18,9 +18,9 @@ type Emit func(t domain.EventType, data any)
 
 // Events writes the events of changes to the transactional outbox, in the
 // same unit of work as the change they report: the change and its events
-// are kept together or not at all. Once a unit that wrote events commits,
-// the local event relay is woken (Woken), so delivery does not wait for
-// its next tick.
+// are kept together or not at all. Once the unit commits, the outbox
+// signals the local event relay (ports.Outbox.Appended), so delivery does
+// not wait for its next poll.
 type Events struct {
 	uow      ports.UnitOfWork
 	outbox   ports.Outbox
@@ -30,7 +30,6 @@ type Events struct {
 	passkeys ports.PasskeyRepository
 	linked   ports.LinkedAccountRepository
 	orgs     ports.OrganizationRepository
-	wake     chan struct{}
 }
 
 // NewEvents writes events to outbox within uow, encoded by encoder, named
@@ -40,20 +39,8 @@ func NewEvents(uow ports.UnitOfWork, outbox ports.Outbox, encoder ports.EventEnc
 	passkeys ports.PasskeyRepository, linked ports.LinkedAccountRepository, orgs ports.OrganizationRepository) *Events {
 	MustHave(uow, outbox, encoder, ids, clock, passkeys, linked, orgs)
 	return &Events{uow: uow, outbox: outbox, encoder: encoder, ids: ids, clock: clock,
-		passkeys: passkeys, linked: linked, orgs: orgs, wake: make(chan struct{}, 1)}
+		passkeys: passkeys, linked: linked, orgs: orgs}
 }
-
-// Woken receives when a unit of work that wrote events has committed, so
-// that a relay in this process delivers them at once. Relays in other
-// processes find them on their next tick.
-func (ev *Events) Woken() <-chan struct{} { return ev.wake }
-
-// eventsKey marks a context inside Do, so that a Do within another leaves
-// waking the relay to the outer one, which commits.
-type eventsKey struct{}
-
-// eventUnit is what one outermost Do tracks.
-type eventUnit struct{ wrote bool }
 
 // Do runs change in a unit of work and appends the events it emitted to
 // the outbox in the same unit. When change returns an error (or an event
@@ -62,12 +49,7 @@ type eventUnit struct{ wrote bool }
 // call of change must use the context it receives. A Do inside another
 // joins it.
 func (ev *Events) Do(ctx context.Context, change func(ctx context.Context, emit Emit) error) error {
-	u, nested := ctx.Value(eventsKey{}).(*eventUnit)
-	if !nested {
-		u = &eventUnit{}
-		ctx = context.WithValue(ctx, eventsKey{}, u)
-	}
-	err := ev.uow.Do(ctx, func(ctx context.Context) error {
+	return ev.uow.Do(ctx, func(ctx context.Context) error {
 		var msgs []ports.OutboxMessage
 		var emitErr error
 		emit := func(t domain.EventType, data any) {
@@ -92,16 +74,8 @@ func (ev *Events) Do(ctx context.Context, change func(ctx context.Context, emit 
 				return domain.Internal("events: append", err)
 			}
 		}
-		u.wrote = u.wrote || len(msgs) > 0
 		return nil
 	})
-	if err == nil && !nested && u.wrote {
-		select {
-		case ev.wake <- struct{}{}:
-		default: // already woken
-		}
-	}
-	return err
 }
 
 // message builds, completes and encodes the event t with data.

@@ -10,6 +10,7 @@ import (
 	upstream "github.com/gatehouse/gatehouse/adapters/federation"
 	"github.com/gatehouse/gatehouse/adapters/gormstore"
 	"github.com/gatehouse/gatehouse/adapters/httpapi"
+	"github.com/gatehouse/gatehouse/adapters/metrics"
 	"github.com/gatehouse/gatehouse/application"
 	"github.com/gatehouse/gatehouse/application/admin"
 	"github.com/gatehouse/gatehouse/application/oidc"
@@ -23,7 +24,10 @@ var Version = "dev"
 
 // App is a wired Gatehouse.
 type App struct {
-	Handler  http.Handler
+	Handler http.Handler
+	// Metrics serves the Prometheus metrics; nil when GATEHOUSE_METRICS_ADDR
+	// is unset. Serve it on its own listener, never with Handler.
+	Metrics  http.Handler
 	Server   *httpapi.Server
 	Database Database // the store, and the migrations this start applied
 	// Outbox holds the messages the changes wrote, until relays deliver
@@ -34,7 +38,8 @@ type App struct {
 	upstream *upstream.Client
 }
 
-func newApp(s *httpapi.Server, app *application.Application, db Database, cfg Config, fc *upstream.Client, outbox ports.Outbox) (*App, error) {
+func newApp(s *httpapi.Server, app *application.Application, db Database, cfg Config, fc *upstream.Client, m *metrics.Metrics, obs ports.Observer,
+	outbox ports.Outbox) (*App, error) {
 	// Every algorithm has a signing key before the first request: the first
 	// start creates them, later ones load them.
 	if err := app.Commands.SigningKeys.Ensure(context.Background()); err != nil {
@@ -43,7 +48,15 @@ func newApp(s *httpapi.Server, app *application.Application, db Database, cfg Co
 	if err := applyProvidersFile(context.Background(), app.Commands.IdentityProviders, cfg.Federation); err != nil {
 		return nil, err
 	}
-	return &App{Handler: s, Server: s, Database: db, Outbox: outbox, app: app, cfg: cfg, upstream: fc}, nil
+	// Sign-ins are counted by outcome, before the first request.
+	app.Commands.SignIn.Observe(obs)
+	app.Commands.TwoFactor.Observe(obs)
+	app.Commands.Passkeys.Observe(obs)
+	a := &App{Handler: s, Server: s, Database: db, Outbox: outbox, app: app, cfg: cfg, upstream: fc}
+	if m != nil {
+		a.Metrics = m.Handler()
+	}
+	return a, nil
 }
 
 // purgeTimeout bounds each statement of the purge job.

@@ -38,21 +38,30 @@ import (
 // InitializeSQL wires Gatehouse on SQLite or PostgreSQL, chosen from the
 // database URL; migrations run before it returns. The cleanup closes the pool.
 func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, func(), error) {
-	config := httpConfig(cfg)
 	gormstoreDatabaseURL := databaseURL(cfg)
 	timeout := databaseTimeout(cfg)
 	bootstrapSqlStore, cleanup, err := openSQL(ctx, gormstoreDatabaseURL, timeout)
 	if err != nil {
 		return nil, nil, err
 	}
+	bootstrapDbPool := sqlPool(bootstrapSqlStore)
+	outbox := outboxStats()
+	metrics := newMetrics(cfg, bootstrapDbPool, outbox, logger)
+	traceTracerProvider, cleanup2, err := tracerProvider(cfg, logger)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	config := httpConfig(cfg, metrics, traceTracerProvider)
 	db := sqlDB(bootstrapSqlStore)
 	credentialRepository := gormstore.NewCredentialRepository(db)
 	sessionRepository := gormstore.NewSessionRepository(db)
 	verificationRepository := gormstore.NewVerificationRepository(db)
 	hasher := passwordhash.NewDefault()
 	list := blocklist.New()
-	mailer, cleanup2, err := newMailer(cfg, logger)
+	mailer, cleanup3, err := newMailer(cfg, logger)
 	if err != nil {
+		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
@@ -65,17 +74,17 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	router := federation.NewRouter(identityProviderRepository, domainRepository)
 	auditLog := gormstore.NewAuditLog(db)
 	unitOfWork := gormstore.NewUnitOfWork(db)
-	outbox := gormstore.NewOutbox(db)
+	gormstoreOutbox := gormstore.NewOutbox(db)
 	eventEncoder := backend.NewEventEncoder()
 	passkeyRepository := gormstore.NewPasskeyRepository(db)
 	linkedAccountRepository := gormstore.NewLinkedAccountRepository(db)
 	organizationRepository := gormstore.NewOrganizationRepository(db)
-	events := usecase.NewEvents(unitOfWork, outbox, eventEncoder, idGenerator, clock, passkeyRepository, linkedAccountRepository, organizationRepository)
+	events := usecase.NewEvents(unitOfWork, gormstoreOutbox, eventEncoder, idGenerator, clock, passkeyRepository, linkedAccountRepository, organizationRepository)
 	auditor := usecase.NewAuditor(auditLog, events, idGenerator, clock)
 	accountSignUpHandler := signUpHandler(credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, router, auditor)
 	userRepository := gormstore.NewUserRepository(db)
 	mfaChallengeRepository := gormstore.NewMFAChallengeRepository(db)
-	accountSignInHandler, cleanup3 := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger, mfaChallengeRepository, router, auditor)
+	accountSignInHandler, cleanup4 := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger, mfaChallengeRepository, router, auditor)
 	signOutHandler := account.NewSignOutHandler(sessionRepository, events, clock)
 	authenticateHandler := account.NewAuthenticateHandler(sessionRepository, clock, usecaseAuthSettings)
 	revokeSessionsHandler := account.NewRevokeSessionsHandler(sessionRepository, events, clock)
@@ -85,6 +94,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	secrets := signingSecrets(cfg)
 	secretSealer, err := signingkeys.NewSecretSealer(secrets)
 	if err != nil {
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
@@ -95,6 +105,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	accountPasskeySettings := passkeySettings(cfg)
 	passkeyHandler, err := account.NewPasskeyHandler(userRepository, passkeyRepository, webAuthnChallengeRepository, sessionRepository, auditor, tokenGenerator, idGenerator, clock, usecaseAuthSettings, accountPasskeySettings)
 	if err != nil {
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
@@ -102,10 +113,10 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	}
 	changeEmailHandler := account.NewChangeEmailHandler(userRepository, verificationRepository, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	deleteUserHandler := account.NewDeleteUserHandler(userRepository, credentialRepository, verificationRepository, hasher, mailer, passkeyRepository, events, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
-	jobs, cleanup4 := newJobs(logger, mailer, userRepository)
+	jobs, cleanup5 := newJobs(logger, mailer, userRepository)
 	resetPasswordHandler := account.NewResetPasswordHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, events, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
 	verifyEmailHandler := account.NewVerifyEmailHandler(userRepository, verificationRepository, mailer, events, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
-	memory, cleanup5 := ratelimit.NewDefault()
+	memory, cleanup6 := ratelimit.NewDefault()
 	throttleHandler := account.NewThrottleHandler(memory)
 	serviceKeyRepository := gormstore.NewServiceKeyRepository(db)
 	oAuthGrantRepository := gormstore.NewOAuthGrantRepository(db)
@@ -119,6 +130,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	serviceKeys := servicekey.NewServiceKeys(serviceKeyRepository, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAdminSettings, usecaseAuthSettings)
 	dnsResolver, err := newDNSResolver(cfg)
 	if err != nil {
+		cleanup6()
 		cleanup5()
 		cleanup4()
 		cleanup3()
@@ -131,6 +143,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	signingKeyRepository := gormstore.NewSigningKeyRepository(db)
 	jose, err := signingkeys.New(secrets)
 	if err != nil {
+		cleanup6()
 		cleanup5()
 		cleanup4()
 		cleanup3()
@@ -193,8 +206,10 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
 	database := sqlDatabase(bootstrapSqlStore)
-	app, err := newApp(server, applicationApplication, database, cfg, client, outbox)
+	portsObserver := observer(metrics)
+	app, err := newApp(server, applicationApplication, database, cfg, client, metrics, portsObserver, gormstoreOutbox)
 	if err != nil {
+		cleanup6()
 		cleanup5()
 		cleanup4()
 		cleanup3()
@@ -203,6 +218,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 		return nil, nil, err
 	}
 	return app, func() {
+		cleanup6()
 		cleanup5()
 		cleanup4()
 		cleanup3()
@@ -213,15 +229,23 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 
 // InitializeMemory wires Gatehouse on in-memory adapters.
 func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
-	config := httpConfig(cfg)
+	bootstrapDbPool := noPool()
+	outbox := outboxStats()
+	metrics := newMetrics(cfg, bootstrapDbPool, outbox, logger)
+	traceTracerProvider, cleanup, err := tracerProvider(cfg, logger)
+	if err != nil {
+		return nil, nil, err
+	}
+	config := httpConfig(cfg, metrics, traceTracerProvider)
 	db := memory.NewDB()
 	credentialRepository := memory.NewCredentialRepository(db)
 	sessionRepository := memory.NewSessionRepository(db)
 	verificationRepository := memory.NewVerificationRepository(db)
 	hasher := passwordhash.NewDefault()
 	list := blocklist.New()
-	mailer, cleanup, err := newMailer(cfg, logger)
+	mailer, cleanup2, err := newMailer(cfg, logger)
 	if err != nil {
+		cleanup()
 		return nil, nil, err
 	}
 	tokenGenerator := system.NewTokenGenerator()
@@ -233,17 +257,17 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	router := federation.NewRouter(identityProviderRepository, domainRepository)
 	auditLog := memory.NewAuditLog(db)
 	unitOfWork := memory.NewUnitOfWork(db)
-	outbox := memory.NewOutbox(db)
+	memoryOutbox := memory.NewOutbox(db)
 	eventEncoder := backend.NewEventEncoder()
 	passkeyRepository := memory.NewPasskeyRepository(db)
 	linkedAccountRepository := memory.NewLinkedAccountRepository(db)
 	organizationRepository := memory.NewOrganizationRepository(db)
-	events := usecase.NewEvents(unitOfWork, outbox, eventEncoder, idGenerator, clock, passkeyRepository, linkedAccountRepository, organizationRepository)
+	events := usecase.NewEvents(unitOfWork, memoryOutbox, eventEncoder, idGenerator, clock, passkeyRepository, linkedAccountRepository, organizationRepository)
 	auditor := usecase.NewAuditor(auditLog, events, idGenerator, clock)
 	accountSignUpHandler := signUpHandler(credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, router, auditor)
 	userRepository := memory.NewUserRepository(db)
 	mfaChallengeRepository := memory.NewMFAChallengeRepository(db)
-	accountSignInHandler, cleanup2 := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger, mfaChallengeRepository, router, auditor)
+	accountSignInHandler, cleanup3 := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger, mfaChallengeRepository, router, auditor)
 	signOutHandler := account.NewSignOutHandler(sessionRepository, events, clock)
 	authenticateHandler := account.NewAuthenticateHandler(sessionRepository, clock, usecaseAuthSettings)
 	revokeSessionsHandler := account.NewRevokeSessionsHandler(sessionRepository, events, clock)
@@ -253,6 +277,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	secrets := signingSecrets(cfg)
 	secretSealer, err := signingkeys.NewSecretSealer(secrets)
 	if err != nil {
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
@@ -262,16 +287,17 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	accountPasskeySettings := passkeySettings(cfg)
 	passkeyHandler, err := account.NewPasskeyHandler(userRepository, passkeyRepository, webAuthnChallengeRepository, sessionRepository, auditor, tokenGenerator, idGenerator, clock, usecaseAuthSettings, accountPasskeySettings)
 	if err != nil {
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
 	changeEmailHandler := account.NewChangeEmailHandler(userRepository, verificationRepository, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	deleteUserHandler := account.NewDeleteUserHandler(userRepository, credentialRepository, verificationRepository, hasher, mailer, passkeyRepository, events, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
-	jobs, cleanup3 := newJobs(logger, mailer, userRepository)
+	jobs, cleanup4 := newJobs(logger, mailer, userRepository)
 	resetPasswordHandler := account.NewResetPasswordHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, events, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
 	verifyEmailHandler := account.NewVerifyEmailHandler(userRepository, verificationRepository, mailer, events, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
-	ratelimitMemory, cleanup4 := ratelimit.NewDefault()
+	ratelimitMemory, cleanup5 := ratelimit.NewDefault()
 	throttleHandler := account.NewThrottleHandler(ratelimitMemory)
 	serviceKeyRepository := memory.NewServiceKeyRepository(db)
 	oAuthGrantRepository := memory.NewOAuthGrantRepository(db)
@@ -285,6 +311,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	serviceKeys := servicekey.NewServiceKeys(serviceKeyRepository, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAdminSettings, usecaseAuthSettings)
 	dnsResolver, err := newDNSResolver(cfg)
 	if err != nil {
+		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
@@ -296,6 +323,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	signingKeyRepository := memory.NewSigningKeyRepository(db)
 	jose, err := signingkeys.New(secrets)
 	if err != nil {
+		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
@@ -357,8 +385,10 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
 	database := memoryDatabase()
-	app, err := newApp(server, applicationApplication, database, cfg, client, outbox)
+	portsObserver := observer(metrics)
+	app, err := newApp(server, applicationApplication, database, cfg, client, metrics, portsObserver, memoryOutbox)
 	if err != nil {
+		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
@@ -366,6 +396,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 		return nil, nil, err
 	}
 	return app, func() {
+		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
@@ -377,15 +408,23 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 // outbox of the changes wrapped by faults: the atomicity tests make their
 // writes fail and check that nothing of the change is kept.
 func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) (*App, func(), error) {
-	config := httpConfig(cfg)
+	bootstrapDbPool := noPool()
+	outbox := outboxStats()
+	metrics := newMetrics(cfg, bootstrapDbPool, outbox, logger)
+	traceTracerProvider, cleanup, err := tracerProvider(cfg, logger)
+	if err != nil {
+		return nil, nil, err
+	}
+	config := httpConfig(cfg, metrics, traceTracerProvider)
 	db := memory.NewDB()
 	credentialRepository := memory.NewCredentialRepository(db)
 	sessionRepository := memory.NewSessionRepository(db)
 	verificationRepository := memory.NewVerificationRepository(db)
 	hasher := passwordhash.NewDefault()
 	list := blocklist.New()
-	mailer, cleanup, err := newMailer(cfg, logger)
+	mailer, cleanup2, err := newMailer(cfg, logger)
 	if err != nil {
+		cleanup()
 		return nil, nil, err
 	}
 	tokenGenerator := system.NewTokenGenerator()
@@ -397,17 +436,17 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 	router := federation.NewRouter(identityProviderRepository, domainRepository)
 	auditLog := memory.NewAuditLog(db)
 	unitOfWork := memory.NewUnitOfWork(db)
-	outbox := memory.NewOutbox(db)
+	memoryOutbox := memory.NewOutbox(db)
 	eventEncoder := backend.NewEventEncoder()
 	passkeyRepository := memory.NewPasskeyRepository(db)
 	linkedAccountRepository := memory.NewLinkedAccountRepository(db)
 	organizationRepository := memory.NewOrganizationRepository(db)
-	events := faultyEvents(faults, unitOfWork, outbox, eventEncoder, idGenerator, clock, passkeyRepository, linkedAccountRepository, organizationRepository)
+	events := faultyEvents(faults, unitOfWork, memoryOutbox, eventEncoder, idGenerator, clock, passkeyRepository, linkedAccountRepository, organizationRepository)
 	auditor := faultyAuditor(faults, auditLog, events, idGenerator, clock)
 	accountSignUpHandler := signUpHandler(credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, router, auditor)
 	userRepository := memory.NewUserRepository(db)
 	mfaChallengeRepository := memory.NewMFAChallengeRepository(db)
-	accountSignInHandler, cleanup2 := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger, mfaChallengeRepository, router, auditor)
+	accountSignInHandler, cleanup3 := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger, mfaChallengeRepository, router, auditor)
 	signOutHandler := account.NewSignOutHandler(sessionRepository, events, clock)
 	authenticateHandler := account.NewAuthenticateHandler(sessionRepository, clock, usecaseAuthSettings)
 	revokeSessionsHandler := account.NewRevokeSessionsHandler(sessionRepository, events, clock)
@@ -417,6 +456,7 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 	secrets := signingSecrets(cfg)
 	secretSealer, err := signingkeys.NewSecretSealer(secrets)
 	if err != nil {
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
@@ -426,16 +466,17 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 	accountPasskeySettings := passkeySettings(cfg)
 	passkeyHandler, err := account.NewPasskeyHandler(userRepository, passkeyRepository, webAuthnChallengeRepository, sessionRepository, auditor, tokenGenerator, idGenerator, clock, usecaseAuthSettings, accountPasskeySettings)
 	if err != nil {
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
 	changeEmailHandler := account.NewChangeEmailHandler(userRepository, verificationRepository, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	deleteUserHandler := account.NewDeleteUserHandler(userRepository, credentialRepository, verificationRepository, hasher, mailer, passkeyRepository, events, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
-	jobs, cleanup3 := newJobs(logger, mailer, userRepository)
+	jobs, cleanup4 := newJobs(logger, mailer, userRepository)
 	resetPasswordHandler := account.NewResetPasswordHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, events, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
 	verifyEmailHandler := account.NewVerifyEmailHandler(userRepository, verificationRepository, mailer, events, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
-	ratelimitMemory, cleanup4 := ratelimit.NewDefault()
+	ratelimitMemory, cleanup5 := ratelimit.NewDefault()
 	throttleHandler := account.NewThrottleHandler(ratelimitMemory)
 	serviceKeyRepository := memory.NewServiceKeyRepository(db)
 	oAuthGrantRepository := memory.NewOAuthGrantRepository(db)
@@ -449,6 +490,7 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 	serviceKeys := servicekey.NewServiceKeys(serviceKeyRepository, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAdminSettings, usecaseAuthSettings)
 	dnsResolver, err := newDNSResolver(cfg)
 	if err != nil {
+		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
@@ -460,6 +502,7 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 	signingKeyRepository := memory.NewSigningKeyRepository(db)
 	jose, err := signingkeys.New(secrets)
 	if err != nil {
+		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
@@ -521,8 +564,10 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
 	database := memoryDatabase()
-	app, err := newApp(server, applicationApplication, database, cfg, client, outbox)
+	portsObserver := observer(metrics)
+	app, err := newApp(server, applicationApplication, database, cfg, client, metrics, portsObserver, memoryOutbox)
 	if err != nil {
+		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
@@ -530,6 +575,7 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 		return nil, nil, err
 	}
 	return app, func() {
+		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
@@ -545,4 +591,4 @@ var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSession
 	signInHandler, account.NewSignOutHandler, account.NewAuthenticateHandler, account.NewRevokeSessionsHandler, account.NewUpdateUserHandler, account.NewChangePasswordHandler, account.NewChangeEmailHandler, account.NewDeleteUserHandler, account.NewResetPasswordHandler, account.NewVerifyEmailHandler, account.NewThrottleHandler, account.NewPurgeExpiredHandler, account.NewTwoFactorHandler, account.NewPasskeyHandler, organization.NewOrganizations, admin.NewAdministration, admin.NewFactors, servicekey.NewServiceKeys, hostdomain.NewDomains, oidc.NewSigningKeys, oidc.NewOAuthClients, oidc.NewOAuthProvider, query.NewAuditLogHandler, federation.NewSignIns, federation.NewAccounts, federation.NewProviders, federation.NewRouter, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"),
 )
 
-var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, passkeySettings, federationSettings, federationClient, wire.Bind(new(ports.FederationClient), new(*federation2.Client)), adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, newJobs, passwordhash.Set, blocklist.Set, ratelimit.Set, signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets)
+var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, passkeySettings, federationSettings, federationClient, wire.Bind(new(ports.FederationClient), new(*federation2.Client)), adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, newJobs, passwordhash.Set, blocklist.Set, ratelimit.Set, signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets, newMetrics, observer, outboxStats, tracerProvider)

@@ -28,7 +28,6 @@ type ChangePasswordResult struct {
 // ChangePasswordHandler handles ChangePassword.
 type ChangePasswordHandler struct {
 	credentials ports.CredentialRepository
-	sessions    ports.SessionRepository
 	hasher      ports.PasswordHasher
 	blocklist   ports.PasswordBlocklist
 	issuer      usecase.SessionIssuer
@@ -43,7 +42,7 @@ func NewChangePasswordHandler(credentials ports.CredentialRepository, sessions p
 	blocklist ports.PasswordBlocklist, passkeys ports.PasskeyRepository, events *usecase.Events, tokens ports.TokenGenerator, ids ports.IDGenerator,
 	clock ports.Clock, settings usecase.AuthSettings) *ChangePasswordHandler {
 	usecase.MustHave(credentials, sessions, hasher, blocklist, passkeys, tokens, ids, clock)
-	return &ChangePasswordHandler{credentials: credentials, sessions: sessions, hasher: hasher, blocklist: blocklist, settings: settings,
+	return &ChangePasswordHandler{credentials: credentials, hasher: hasher, blocklist: blocklist, settings: settings,
 		issuer:  usecase.NewSessionIssuer(sessions, events, tokens, ids, clock, settings.Sessions),
 		revoker: usecase.NewSessionRevoker(sessions, events, clock),
 		check:   usecase.NewPasswordCheck(credentials, hasher, clock, settings.Lockout),

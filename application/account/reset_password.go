@@ -26,7 +26,6 @@ type ResetPassword struct {
 type ResetPasswordHandler struct {
 	users         ports.UserRepository
 	credentials   ports.CredentialRepository
-	sessions      ports.SessionRepository
 	verifications ports.VerificationRepository
 	hasher        ports.PasswordHasher
 	blocklist     ports.PasswordBlocklist
@@ -44,7 +43,7 @@ func NewResetPasswordHandler(users ports.UserRepository, credentials ports.Crede
 	events *usecase.Events, tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock, jobs ports.Jobs,
 	settings usecase.AuthSettings) *ResetPasswordHandler {
 	usecase.MustHave(users, credentials, sessions, verifications, hasher, blocklist, mailer, tokens, ids, clock, jobs)
-	return &ResetPasswordHandler{users: users, credentials: credentials, sessions: sessions, verifications: verifications,
+	return &ResetPasswordHandler{users: users, credentials: credentials, verifications: verifications,
 		hasher: hasher, blocklist: blocklist, jobs: jobs, clock: clock, settings: settings, events: events,
 		revoker: usecase.NewSessionRevoker(sessions, events, clock),
 		links:   usecase.NewLinkSender(verifications, mailer, tokens, ids, clock, settings)}

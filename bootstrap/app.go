@@ -36,10 +36,11 @@ type App struct {
 	app      *application.Application
 	cfg      Config
 	upstream *upstream.Client
+	mail     *mailDelivery
 }
 
 func newApp(s *httpapi.Server, app *application.Application, db Database, cfg Config, fc *upstream.Client, m *metrics.Metrics, obs ports.Observer,
-	outbox ports.Outbox) (*App, error) {
+	mail *mailDelivery, outbox ports.Outbox) (*App, error) {
 	// Every algorithm has a signing key before the first request: the first
 	// start creates them, later ones load them.
 	if err := app.Commands.SigningKeys.Ensure(context.Background()); err != nil {
@@ -52,7 +53,7 @@ func newApp(s *httpapi.Server, app *application.Application, db Database, cfg Co
 	app.Commands.SignIn.Observe(obs)
 	app.Commands.TwoFactor.Observe(obs)
 	app.Commands.Passkeys.Observe(obs)
-	a := &App{Handler: s, Server: s, Database: db, Outbox: outbox, app: app, cfg: cfg, upstream: fc}
+	a := &App{Handler: s, Server: s, Database: db, Outbox: outbox, app: app, cfg: cfg, upstream: fc, mail: mail}
 	if m != nil {
 		a.Metrics = m.Handler()
 	}
@@ -77,7 +78,20 @@ func (a *App) StartJobs(ctx context.Context, logger *slog.Logger) (stop func()) 
 		a.domainJob(a.cfg.Domains.CheckInterval, logger),
 		a.keyUseJob(keyUseFlushTime),
 		a.signingKeyJob(a.cfg.Tokens.SigningKeyReloadInterval),
+		a.mailJob(),
 	)
+}
+
+// mailJob delivers the mail in the outbox: at start (what an earlier run
+// left), when this process appends a mail, and every mailPollInterval.
+func (a *App) mailJob() job {
+	return job{name: "deliver mail", every: mailPollInterval, atStart: true, wake: a.mail.wake, run: a.mail.run}
+}
+
+// StartMail runs the mail relay alone until the returned stop is called,
+// for an app served without StartJobs (the tests).
+func (a *App) StartMail(ctx context.Context, logger *slog.Logger) (stop func()) {
+	return startJobs(ctx, logger, a.mailJob())
 }
 
 // purgeJob removes expired sessions, one-time links, service-key secrets,

@@ -60,8 +60,9 @@ func (u *UnitOfWork) Do(ctx context.Context, fn func(ctx context.Context) error)
 		fnErr = fn(context.WithValue(tx.Statement.Context, unitKey{}, open))
 		return fnErr
 	})
-	if err != nil && err != fnErr { //nolint:errorlint // fn's own error goes back as it is
-		return convertErr("unit_of_work", err, nil, nil) // BEGIN or COMMIT failed
+	// fn's own error goes back as it is; any other is BEGIN's or COMMIT's.
+	if err != nil && err != fnErr {
+		return convertErr("unit_of_work", err, nil, nil)
 	}
 	if err == nil {
 		for _, h := range open.afterCommit {

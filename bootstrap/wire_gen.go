@@ -574,3 +574,14 @@ var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSession
 )
 
 var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, passkeySettings, federationSettings, federationClient, wire.Bind(new(ports.FederationClient), new(*federation2.Client)), adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailDelivery, newMailer, newJobs, passwordhash.Set, blocklist.Set, ratelimit.Set, signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets, newMetrics, observer, outboxStats, tracerProvider)
+
+// eventsSet provides what every change writes with: the events writer (on
+// the store's unit of work and outbox, encoding with the trusted API's
+// objects) and the auditor.
+var eventsSet = wire.NewSet(usecase.NewEvents, usecase.NewAuditor, encoderSet)
+
+// encoderSet encodes events as the trusted API presents their data.
+var encoderSet = wire.NewSet(backend.NewEventEncoder, wire.Bind(new(ports.EventEncoder), new(*backend.EventEncoder)))
+
+// faultSet is eventsSet with Faults applied.
+var faultSet = wire.NewSet(faultyEvents, faultyAuditor, encoderSet)

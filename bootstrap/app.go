@@ -33,15 +33,18 @@ type App struct {
 	// RateLimits says where the rate limits are counted, for the start-up
 	// lines: "counted in PostgreSQL, shared by …", "off (…)".
 	RateLimits string
-	app        *application.Application
-	cfg        Config
-	upstream   *upstream.Client
-	limits     *rateLimits
-	mail       *mailDelivery
+	// Outbox holds the messages the changes wrote, until relays deliver
+	// them.
+	Outbox   ports.Outbox
+	app      *application.Application
+	cfg      Config
+	upstream *upstream.Client
+	limits   *rateLimits
+	mail     *mailDelivery
 }
 
 func newApp(s *httpapi.Server, app *application.Application, db Database, cfg Config, fc *upstream.Client, m *metrics.Metrics, obs ports.Observer,
-	limits *rateLimits, mail *mailDelivery) (*App, error) {
+	limits *rateLimits, mail *mailDelivery, outbox ports.Outbox) (*App, error) {
 	// Every algorithm has a signing key before the first request: the first
 	// start creates them, later ones load them.
 	if err := app.Commands.SigningKeys.Ensure(context.Background()); err != nil {
@@ -54,7 +57,7 @@ func newApp(s *httpapi.Server, app *application.Application, db Database, cfg Co
 	app.Commands.SignIn.Observe(obs)
 	app.Commands.TwoFactor.Observe(obs)
 	app.Commands.Passkeys.Observe(obs)
-	a := &App{Handler: s, Server: s, Database: db, RateLimits: limits.store, app: app, cfg: cfg, upstream: fc, limits: limits, mail: mail}
+	a := &App{Handler: s, Server: s, Database: db, RateLimits: limits.store, Outbox: outbox, app: app, cfg: cfg, upstream: fc, limits: limits, mail: mail}
 	if m != nil {
 		a.Metrics = m.Handler()
 	}

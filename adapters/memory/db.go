@@ -71,6 +71,8 @@ type DB struct {
 	linkedAccounts         map[domain.LinkedAccountID]domain.LinkedAccount
 	linkedAccountBySubject map[providerSubject]domain.LinkedAccountID
 	federationStates       map[string]domain.FederationState
+
+	webhooks webhookTables // see webhooks.go
 }
 
 // userClient is the primary key of a consent.
@@ -116,6 +118,8 @@ func NewDB() *DB {
 		linkedAccounts:         map[domain.LinkedAccountID]domain.LinkedAccount{},
 		linkedAccountBySubject: map[providerSubject]domain.LinkedAccountID{},
 		federationStates:       map[string]domain.FederationState{},
+
+		webhooks: newWebhookTables(),
 	}
 }
 

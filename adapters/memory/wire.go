@@ -29,4 +29,6 @@ var Set = wire.NewSet(
 	NewLinkedAccountRepository, wire.Bind(new(ports.LinkedAccountRepository), new(*LinkedAccountRepository)),
 	NewFederationStateRepository, wire.Bind(new(ports.FederationStateRepository), new(*FederationStateRepository)),
 	NewHealthChecker, wire.Bind(new(ports.HealthChecker), new(*HealthChecker)),
+	NewWebhookEndpointRepository, wire.Bind(new(ports.WebhookEndpointRepository), new(*WebhookEndpointRepository)),
+	NewWebhookQueue, wire.Bind(new(ports.WebhookQueue), new(*WebhookQueue)), wire.Bind(new(ports.WebhookLog), new(*WebhookQueue)),
 )

@@ -111,3 +111,13 @@ type WebhookResponse struct {
 	Body    []byte
 	Latency time.Duration
 }
+
+// WebhookObserver is told the outcome of every delivery attempt, for
+// metrics. Implementations are safe for concurrent use and never block.
+type WebhookObserver interface {
+	// WebhookDelivery counts one outcome: "succeeded" (a 2xx), "retrying"
+	// (a failed attempt, another is scheduled), "failed" (the last attempt
+	// of the schedule failed) or "skipped" (the endpoint was disabled
+	// meanwhile, so the delivery failed without an attempt).
+	WebhookDelivery(outcome string)
+}

@@ -38,8 +38,9 @@ type OutboxMessage struct {
 	// Payload is the event's webhook payload, or the sealed mail.
 	Payload   []byte
 	CreatedAt time.Time
-	// AvailableAt is when it may next be claimed: its creation, the end of
-	// its current claim, or its next retry.
+	// AvailableAt is when it may next be claimed: its creation (Append
+	// takes a zero AvailableAt to mean CreatedAt), the end of its current
+	// claim, or its next retry.
 	AvailableAt time.Time
 	// Attempts counts the claims so far.
 	Attempts  int
@@ -68,7 +69,7 @@ type Outbox interface {
 	// Done removes a delivered message. A missing one is not an error.
 	Done(ctx context.Context, id string) error
 	// Retry makes a claimed message available again at at, recording why
-	// this attempt failed.
+	// this attempt failed. A missing one is not an error.
 	Retry(ctx context.Context, id string, at time.Time, lastError string) error
 	// Stats describes the waiting messages of each topic that has any.
 	Stats(ctx context.Context) (map[OutboxTopic]OutboxStats, error)

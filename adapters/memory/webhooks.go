@@ -20,10 +20,12 @@ var (
 // one delivery per message and endpoint, and the attempts of each
 // delivery. Deleting an endpoint or purging a message removes its
 // deliveries and their attempts, as the SQL foreign keys' cascades do.
+// Every write goes through set and unset, and stored values are replaced,
+// never changed in place, so a unit of work can undo them.
 type webhookTables struct {
 	endpoints  map[domain.WebhookEndpointID]domain.WebhookEndpoint
 	messages   map[string]domain.WebhookMessage
-	deliveries map[deliveryKey]*domain.WebhookDelivery
+	deliveries map[deliveryKey]domain.WebhookDelivery
 	attempts   map[deliveryKey][]domain.WebhookAttempt
 }
 
@@ -37,7 +39,7 @@ func newWebhookTables() webhookTables {
 	return webhookTables{
 		endpoints:  map[domain.WebhookEndpointID]domain.WebhookEndpoint{},
 		messages:   map[string]domain.WebhookMessage{},
-		deliveries: map[deliveryKey]*domain.WebhookDelivery{},
+		deliveries: map[deliveryKey]domain.WebhookDelivery{},
 		attempts:   map[deliveryKey][]domain.WebhookAttempt{},
 	}
 }
@@ -73,20 +75,18 @@ func storedEndpoint(e domain.WebhookEndpoint) domain.WebhookEndpoint {
 }
 
 // Create implements ports.WebhookEndpointRepository.
-func (r *WebhookEndpointRepository) Create(_ context.Context, e domain.WebhookEndpoint) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *WebhookEndpointRepository) Create(ctx context.Context, e domain.WebhookEndpoint) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	if _, ok := r.db.webhooks.endpoints[e.ID]; ok {
 		return domain.NewError(domain.KindConflict, "webhook.exists", "A webhook endpoint with this id exists")
 	}
-	r.db.webhooks.endpoints[e.ID] = storedEndpoint(e)
+	set(r.db, r.db.webhooks.endpoints, e.ID, storedEndpoint(e))
 	return nil
 }
 
 // Get implements ports.WebhookEndpointRepository.
-func (r *WebhookEndpointRepository) Get(_ context.Context, id domain.WebhookEndpointID) (domain.WebhookEndpoint, error) {
-	r.db.mu.RLock()
-	defer r.db.mu.RUnlock()
+func (r *WebhookEndpointRepository) Get(ctx context.Context, id domain.WebhookEndpointID) (domain.WebhookEndpoint, error) {
+	defer r.db.runlock(r.db.rlock(ctx))
 	e, ok := r.db.webhooks.endpoints[id]
 	if !ok {
 		return domain.WebhookEndpoint{}, domain.ErrWebhookNotFound
@@ -95,9 +95,8 @@ func (r *WebhookEndpointRepository) Get(_ context.Context, id domain.WebhookEndp
 }
 
 // List implements ports.WebhookEndpointRepository.
-func (r *WebhookEndpointRepository) List(context.Context) ([]domain.WebhookEndpoint, error) {
-	r.db.mu.RLock()
-	defer r.db.mu.RUnlock()
+func (r *WebhookEndpointRepository) List(ctx context.Context) ([]domain.WebhookEndpoint, error) {
+	defer r.db.runlock(r.db.rlock(ctx))
 	out := make([]domain.WebhookEndpoint, 0, len(r.db.webhooks.endpoints))
 	for _, e := range r.db.webhooks.endpoints {
 		out = append(out, storedEndpoint(e))
@@ -109,9 +108,8 @@ func (r *WebhookEndpointRepository) List(context.Context) ([]domain.WebhookEndpo
 }
 
 // Update implements ports.WebhookEndpointRepository.
-func (r *WebhookEndpointRepository) Update(_ context.Context, id domain.WebhookEndpointID, fn func(e *domain.WebhookEndpoint) error) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *WebhookEndpointRepository) Update(ctx context.Context, id domain.WebhookEndpointID, fn func(e *domain.WebhookEndpoint) error) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	old, ok := r.db.webhooks.endpoints[id]
 	if !ok {
 		return domain.ErrWebhookNotFound
@@ -121,30 +119,28 @@ func (r *WebhookEndpointRepository) Update(_ context.Context, id domain.WebhookE
 		return err
 	}
 	e.ID, e.CreatedAt = id, old.CreatedAt
-	r.db.webhooks.endpoints[id] = storedEndpoint(e)
+	set(r.db, r.db.webhooks.endpoints, id, storedEndpoint(e))
 	return nil
 }
 
 // Delete implements ports.WebhookEndpointRepository.
-func (r *WebhookEndpointRepository) Delete(_ context.Context, id domain.WebhookEndpointID) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *WebhookEndpointRepository) Delete(ctx context.Context, id domain.WebhookEndpointID) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	w := &r.db.webhooks
 	if _, ok := w.endpoints[id]; !ok {
 		return domain.ErrWebhookNotFound
 	}
-	delete(w.endpoints, id)
+	unset(r.db, w.endpoints, id)
 	for k := range w.deliveries {
 		if k.endpoint == id {
-			delete(w.deliveries, k)
-			delete(w.attempts, k)
+			r.db.unsetDelivery(k)
 		}
 	}
 	return nil
 }
 
 // WebhookQueue keeps webhook messages, deliveries and attempts in the
-// shared DB. One lock makes each claim exclusive.
+// shared DB. The write lock makes each claim exclusive.
 type WebhookQueue struct{ db *DB }
 
 // NewWebhookQueue returns a WebhookQueue on db.
@@ -156,19 +152,24 @@ func NewWebhookQueue(db *DB) *WebhookQueue {
 }
 
 // copyDelivery returns an independent copy of d.
-func copyDelivery(d *domain.WebhookDelivery) domain.WebhookDelivery {
-	out := *d
+func copyDelivery(d domain.WebhookDelivery) domain.WebhookDelivery {
 	if d.LastAttempt != nil {
 		a := *d.LastAttempt
-		out.LastAttempt = &a
+		d.LastAttempt = &a
 	}
-	return out
+	return d
+}
+
+// unsetDelivery removes a delivery and its attempts. The caller holds the
+// write lock.
+func (db *DB) unsetDelivery(k deliveryKey) {
+	unset(db, db.webhooks.deliveries, k)
+	unset(db, db.webhooks.attempts, k)
 }
 
 // Enqueue implements ports.WebhookQueue.
-func (q *WebhookQueue) Enqueue(_ context.Context, m domain.WebhookMessage, endpoints []domain.WebhookEndpointID, now time.Time) error {
-	q.db.mu.Lock()
-	defer q.db.mu.Unlock()
+func (q *WebhookQueue) Enqueue(ctx context.Context, m domain.WebhookMessage, endpoints []domain.WebhookEndpointID, now time.Time) error {
+	defer q.db.unlock(q.db.lock(ctx))
 	w := &q.db.webhooks
 	for _, e := range endpoints {
 		if _, ok := w.endpoints[e]; !ok {
@@ -178,38 +179,38 @@ func (q *WebhookQueue) Enqueue(_ context.Context, m domain.WebhookMessage, endpo
 	if _, ok := w.messages[m.ID]; !ok {
 		m.Payload = slices.Clone(m.Payload)
 		m.CreatedAt = domain.Timestamp(m.CreatedAt)
-		w.messages[m.ID] = m
+		set(q.db, w.messages, m.ID, m)
 	}
 	stored := w.messages[m.ID]
 	for _, e := range endpoints {
 		k := deliveryKey{e, m.ID}
 		if _, ok := w.deliveries[k]; !ok {
-			w.deliveries[k] = &domain.WebhookDelivery{EndpointID: e, MessageID: m.ID, EventType: stored.Type, Status: domain.WebhookPending,
-				NextAttemptAt: domain.Timestamp(now), CreatedAt: stored.CreatedAt}
+			set(q.db, w.deliveries, k, domain.WebhookDelivery{EndpointID: e, MessageID: m.ID, EventType: stored.Type, Status: domain.WebhookPending,
+				NextAttemptAt: domain.Timestamp(now), CreatedAt: stored.CreatedAt})
 		}
 	}
 	return nil
 }
 
 // Claim implements ports.WebhookQueue.
-func (q *WebhookQueue) Claim(_ context.Context, now time.Time, lease time.Duration, limit int) ([]ports.ClaimedDelivery, error) {
-	q.db.mu.Lock()
-	defer q.db.mu.Unlock()
+func (q *WebhookQueue) Claim(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]ports.ClaimedDelivery, error) {
+	defer q.db.unlock(q.db.lock(ctx))
 	w := &q.db.webhooks
 	now = domain.Timestamp(now)
-	var due []*domain.WebhookDelivery
+	var due []domain.WebhookDelivery
 	for _, d := range w.deliveries {
 		if d.Status == domain.WebhookPending && !d.NextAttemptAt.After(now) {
 			due = append(due, d)
 		}
 	}
-	slices.SortFunc(due, func(a, b *domain.WebhookDelivery) int {
+	slices.SortFunc(due, func(a, b domain.WebhookDelivery) int {
 		return cmp.Or(a.NextAttemptAt.Compare(b.NextAttemptAt), cmp.Compare(a.EndpointID, b.EndpointID), cmp.Compare(a.MessageID, b.MessageID))
 	})
 	due = due[:min(len(due), max(limit, 0))]
 	out := make([]ports.ClaimedDelivery, 0, len(due))
 	for _, d := range due {
 		d.NextAttemptAt = domain.Timestamp(now.Add(lease))
+		set(q.db, w.deliveries, deliveryKey{d.EndpointID, d.MessageID}, d)
 		m := w.messages[d.MessageID]
 		m.Payload = slices.Clone(m.Payload)
 		out = append(out, ports.ClaimedDelivery{Delivery: copyDelivery(d), Message: m})
@@ -218,9 +219,8 @@ func (q *WebhookQueue) Claim(_ context.Context, now time.Time, lease time.Durati
 }
 
 // Record implements ports.WebhookQueue.
-func (q *WebhookQueue) Record(_ context.Context, a domain.WebhookAttempt, status domain.WebhookDeliveryStatus, next time.Time) error {
-	q.db.mu.Lock()
-	defer q.db.mu.Unlock()
+func (q *WebhookQueue) Record(ctx context.Context, a domain.WebhookAttempt, status domain.WebhookDeliveryStatus, next time.Time) error {
+	defer q.db.unlock(q.db.lock(ctx))
 	w := &q.db.webhooks
 	k := deliveryKey{a.EndpointID, a.MessageID}
 	d, ok := w.deliveries[k]
@@ -229,31 +229,32 @@ func (q *WebhookQueue) Record(_ context.Context, a domain.WebhookAttempt, status
 	}
 	a.At = domain.Timestamp(a.At)
 	a.Latency = max(a.Latency.Truncate(time.Millisecond), 0)
-	w.attempts[k] = append(w.attempts[k], a)
+	set(q.db, w.attempts, k, slices.Concat(w.attempts[k], []domain.WebhookAttempt{a}))
 	d.Status, d.Attempts, d.NextAttemptAt = status, d.Attempts+1, time.Time{}
 	if status == domain.WebhookPending {
 		d.NextAttemptAt = domain.Timestamp(next)
 	}
 	d.LastAttempt = &a
+	set(q.db, w.deliveries, k, d)
 	return nil
 }
 
 // Replay implements ports.WebhookQueue.
-func (q *WebhookQueue) Replay(_ context.Context, endpoint domain.WebhookEndpointID, message string, now time.Time) error {
-	q.db.mu.Lock()
-	defer q.db.mu.Unlock()
-	d, ok := q.db.webhooks.deliveries[deliveryKey{endpoint, message}]
+func (q *WebhookQueue) Replay(ctx context.Context, endpoint domain.WebhookEndpointID, message string, now time.Time) error {
+	defer q.db.unlock(q.db.lock(ctx))
+	k := deliveryKey{endpoint, message}
+	d, ok := q.db.webhooks.deliveries[k]
 	if !ok {
 		return domain.ErrWebhookMessageNotFound
 	}
 	d.Status, d.Attempts, d.NextAttemptAt = domain.WebhookPending, 0, domain.Timestamp(now)
+	set(q.db, q.db.webhooks.deliveries, k, d)
 	return nil
 }
 
 // ReplaySince implements ports.WebhookQueue.
-func (q *WebhookQueue) ReplaySince(_ context.Context, endpoint domain.WebhookEndpointID, since time.Time, types []domain.EventType, now time.Time) (int, error) {
-	q.db.mu.Lock()
-	defer q.db.mu.Unlock()
+func (q *WebhookQueue) ReplaySince(ctx context.Context, endpoint domain.WebhookEndpointID, since time.Time, types []domain.EventType, now time.Time) (int, error) {
+	defer q.db.unlock(q.db.lock(ctx))
 	w := &q.db.webhooks
 	since = domain.Timestamp(since)
 	n := 0
@@ -267,41 +268,38 @@ func (q *WebhookQueue) ReplaySince(_ context.Context, endpoint domain.WebhookEnd
 		k := deliveryKey{endpoint, m.ID}
 		d, ok := w.deliveries[k]
 		if !ok {
-			d = &domain.WebhookDelivery{EndpointID: endpoint, MessageID: m.ID, EventType: m.Type, CreatedAt: m.CreatedAt}
-			w.deliveries[k] = d
+			d = domain.WebhookDelivery{EndpointID: endpoint, MessageID: m.ID, EventType: m.Type, CreatedAt: m.CreatedAt}
 		}
 		d.Status, d.Attempts, d.NextAttemptAt = domain.WebhookPending, 0, domain.Timestamp(now)
+		set(q.db, w.deliveries, k, d)
 		n++
 	}
 	return n, nil
 }
 
 // Purge implements ports.WebhookQueue.
-func (q *WebhookQueue) Purge(_ context.Context, before time.Time) (int, error) {
-	q.db.mu.Lock()
-	defer q.db.mu.Unlock()
+func (q *WebhookQueue) Purge(ctx context.Context, before time.Time) (int, error) {
+	defer q.db.unlock(q.db.lock(ctx))
 	w := &q.db.webhooks
 	before = domain.Timestamp(before)
 	n := 0
 	for id, m := range w.messages {
 		if m.CreatedAt.Before(before) {
-			delete(w.messages, id)
+			unset(q.db, w.messages, id)
 			n++
 		}
 	}
 	for k := range w.deliveries {
 		if _, ok := w.messages[k.message]; !ok {
-			delete(w.deliveries, k)
-			delete(w.attempts, k)
+			q.db.unsetDelivery(k)
 		}
 	}
 	return n, nil
 }
 
 // ListDeliveries implements ports.WebhookLog.
-func (q *WebhookQueue) ListDeliveries(_ context.Context, f ports.WebhookDeliveryQuery) ([]domain.WebhookDelivery, *domain.Position, error) {
-	q.db.mu.RLock()
-	defer q.db.mu.RUnlock()
+func (q *WebhookQueue) ListDeliveries(ctx context.Context, f ports.WebhookDeliveryQuery) ([]domain.WebhookDelivery, *domain.Position, error) {
+	defer q.db.runlock(q.db.rlock(ctx))
 	var after domain.Position
 	if f.After != nil {
 		after = domain.Position{At: domain.Timestamp(f.After.At), ID: f.After.ID}
@@ -329,9 +327,8 @@ func (q *WebhookQueue) ListDeliveries(_ context.Context, f ports.WebhookDelivery
 }
 
 // ListAttempts implements ports.WebhookLog.
-func (q *WebhookQueue) ListAttempts(_ context.Context, endpoint domain.WebhookEndpointID, message string) ([]domain.WebhookAttempt, error) {
-	q.db.mu.RLock()
-	defer q.db.mu.RUnlock()
+func (q *WebhookQueue) ListAttempts(ctx context.Context, endpoint domain.WebhookEndpointID, message string) ([]domain.WebhookAttempt, error) {
+	defer q.db.runlock(q.db.rlock(ctx))
 	k := deliveryKey{endpoint, message}
 	if _, ok := q.db.webhooks.deliveries[k]; !ok {
 		return nil, domain.ErrWebhookMessageNotFound

@@ -242,7 +242,7 @@ func mustEnqueue(t *testing.T, s WebhookStores, m domain.WebhookMessage, now tim
 	}
 }
 
-func mustClaim(t *testing.T, s WebhookStores, now time.Time, lease time.Duration, limit int) []ports.ClaimedDelivery {
+func mustClaimDeliveries(t *testing.T, s WebhookStores, now time.Time, lease time.Duration, limit int) []ports.ClaimedDelivery {
 	t.Helper()
 	c, err := s.Queue.Claim(context.Background(), now, lease, limit)
 	if err != nil {
@@ -305,7 +305,7 @@ func testWebhookEnqueue(t *testing.T, s WebhookStores) {
 		assertTime(t, "NextAttemptAt", d.NextAttemptAt, domain.Timestamp(webhookT0.Add(time.Second)))
 		assertTime(t, "CreatedAt", d.CreatedAt, domain.Timestamp(webhookT0))
 	}
-	c := mustClaim(t, s, webhookT0.Add(time.Hour), time.Minute, 10)
+	c := mustClaimDeliveries(t, s, webhookT0.Add(time.Hour), time.Minute, 10)
 	if len(c) != 2 || string(c[0].Message.Payload) != string(m.Payload) {
 		t.Fatalf("claimed %v with payload %s, want both deliveries with the first payload", claimedKeys(c), c[0].Message.Payload)
 	}
@@ -319,11 +319,11 @@ func testWebhookClaim(t *testing.T, s WebhookStores) {
 	mustEnqueue(t, s, message("m-mid", domain.EventUserCreated, webhookT0), webhookT0.Add(2*time.Second), "e1")
 	now := webhookT0.Add(10 * time.Second)
 
-	got := claimedKeys(mustClaim(t, s, now, time.Minute, 2))
+	got := claimedKeys(mustClaimDeliveries(t, s, now, time.Minute, 2))
 	if want := []string{"e1/m-early", "e1/m-mid"}; !slices.Equal(got, want) {
 		t.Fatalf("first claim = %v, want %v", got, want)
 	}
-	got = claimedKeys(mustClaim(t, s, now, time.Minute, 10))
+	got = claimedKeys(mustClaimDeliveries(t, s, now, time.Minute, 10))
 	if want := []string{"e1/m-late"}; !slices.Equal(got, want) {
 		t.Fatalf("second claim = %v, want %v (the claimed ones hidden, the future one not due)", got, want)
 	}
@@ -332,14 +332,14 @@ func testWebhookClaim(t *testing.T, s WebhookStores) {
 	}
 	// The claimer died: once the lease ends the deliveries come back (all
 	// due at once: in any order).
-	got = claimedKeys(mustClaim(t, s, now.Add(time.Minute), time.Minute, 10))
+	got = claimedKeys(mustClaimDeliveries(t, s, now.Add(time.Minute), time.Minute, 10))
 	slices.Sort(got)
 	if want := []string{"e1/m-early", "e1/m-late", "e1/m-mid"}; !slices.Equal(got, want) {
 		t.Fatalf("claim after the lease = %v, want %v", got, want)
 	}
 	// A finished delivery is never claimed.
 	mustRecord(t, s, attempt("a1", "e1", "m-early", now, 200), domain.WebhookSucceeded, time.Time{})
-	got = claimedKeys(mustClaim(t, s, now.Add(time.Hour), time.Minute, 10))
+	got = claimedKeys(mustClaimDeliveries(t, s, now.Add(time.Hour), time.Minute, 10))
 	slices.Sort(got)
 	if want := []string{"e1/m-future", "e1/m-late", "e1/m-mid"}; !slices.Equal(got, want) {
 		t.Fatalf("claim after success = %v, want %v", got, want)
@@ -457,7 +457,7 @@ func testWebhookReplay(t *testing.T, s WebhookStores) {
 	mustCreateEndpoint(t, s, newEndpoint("e1", webhookT0))
 	mustEnqueue(t, s, message("m1", domain.EventUserCreated, webhookT0), webhookT0, "e1")
 	mustRecord(t, s, attempt("a1", "e1", "m1", webhookT0, 500), domain.WebhookFailed, time.Time{})
-	if c := mustClaim(t, s, webhookT0.Add(time.Hour), time.Minute, 10); len(c) != 0 {
+	if c := mustClaimDeliveries(t, s, webhookT0.Add(time.Hour), time.Minute, 10); len(c) != 0 {
 		t.Fatalf("a failed delivery was claimed: %v", claimedKeys(c))
 	}
 	now := webhookT0.Add(2 * time.Hour)
@@ -468,7 +468,7 @@ func testWebhookReplay(t *testing.T, s WebhookStores) {
 	if d.Status != domain.WebhookPending || d.Attempts != 0 || d.LastAttempt == nil {
 		t.Fatalf("after replay: %+v, want pending, attempts counted afresh, the last attempt kept", d)
 	}
-	if got := claimedKeys(mustClaim(t, s, now, time.Minute, 10)); !slices.Equal(got, []string{"e1/m1"}) {
+	if got := claimedKeys(mustClaimDeliveries(t, s, now, time.Minute, 10)); !slices.Equal(got, []string{"e1/m1"}) {
 		t.Fatalf("claim after replay = %v", got)
 	}
 	if err := s.Queue.Replay(ctx, "e1", "nope", now); !errors.Is(err, domain.ErrWebhookMessageNotFound) {
@@ -590,7 +590,7 @@ func testWebhookEndpointDeleteCascade(t *testing.T, s WebhookStores) {
 	if _, err := s.Log.ListAttempts(ctx, "e1", "m1"); !errors.Is(err, domain.ErrWebhookMessageNotFound) {
 		t.Fatalf("attempts of a deleted endpoint = %v, want webhook.message_not_found", err)
 	}
-	if got := claimedKeys(mustClaim(t, s, webhookT0.Add(time.Hour), time.Minute, 10)); !slices.Equal(got, []string{"e2/m1"}) {
+	if got := claimedKeys(mustClaimDeliveries(t, s, webhookT0.Add(time.Hour), time.Minute, 10)); !slices.Equal(got, []string{"e2/m1"}) {
 		t.Fatalf("claim after deleting e1 = %v, want e2/m1 alone", got)
 	}
 }

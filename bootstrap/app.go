@@ -60,6 +60,9 @@ func (a *App) StartJobs(ctx context.Context, logger *slog.Logger) (stop func()) 
 		a.domainJob(a.cfg.Domains.CheckInterval, logger),
 		a.keyUseJob(keyUseFlushTime),
 		a.signingKeyJob(a.cfg.Tokens.SigningKeyReloadInterval),
+		a.webhookFanoutJob(a.cfg.Webhooks.PollInterval, logger),
+		a.webhookSendJob(a.cfg.Webhooks.PollInterval, logger),
+		a.webhookPurgeJob(a.cfg.Webhooks.Retention),
 	)
 }
 

@@ -26,6 +26,7 @@ import (
 	"github.com/gatehouse/gatehouse/application/organization"
 	"github.com/gatehouse/gatehouse/application/query"
 	"github.com/gatehouse/gatehouse/application/servicekey"
+	"github.com/gatehouse/gatehouse/application/webhook"
 	"github.com/gatehouse/gatehouse/ports"
 )
 
@@ -62,6 +63,10 @@ var applicationSet = wire.NewSet(
 	federation.NewAccounts,
 	federation.NewProviders,
 	federation.NewRouter,
+	webhook.NewWake,
+	webhook.NewWebhooks,
+	webhook.NewFanout,
+	webhook.NewSender,
 	wire.Struct(new(application.Commands), "*"),
 	wire.Struct(new(application.Queries), "*"),
 	wire.Struct(new(application.Application), "*"),
@@ -69,7 +74,7 @@ var applicationSet = wire.NewSet(
 
 var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set,
 	authSettings, passkeySettings, federationSettings, federationClient, wire.Bind(new(ports.FederationClient), new(*upstream.Client)), adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, newJobs, passwordhash.Set, blocklist.Set, ratelimit.Set,
-	signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets)
+	signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets, webhookSettings, newWebhookPoster, webhookObserver)
 
 // InitializeSQL wires Gatehouse on SQLite or PostgreSQL, chosen from the
 // database URL; migrations run before it returns. The cleanup closes the pool.

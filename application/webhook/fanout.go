@@ -22,18 +22,15 @@ type Fanout struct {
 	endpoints ports.WebhookEndpointRepository
 	queue     ports.WebhookQueue
 	clock     ports.Clock
-	wake      chan struct{}
+	wake      *Wake
 }
 
 // NewFanout returns the fan-out of events to webhook endpoints.
-func NewFanout(uow ports.UnitOfWork, ob ports.Outbox, endpoints ports.WebhookEndpointRepository, queue ports.WebhookQueue, clock ports.Clock) *Fanout {
-	usecase.MustHave(uow, ob, endpoints, queue, clock)
-	return &Fanout{uow: uow, outbox: ob, endpoints: endpoints, queue: queue, clock: clock, wake: make(chan struct{}, 1)}
+func NewFanout(uow ports.UnitOfWork, ob ports.Outbox, endpoints ports.WebhookEndpointRepository, queue ports.WebhookQueue, clock ports.Clock,
+	wake *Wake) *Fanout {
+	usecase.MustHave(uow, ob, endpoints, queue, clock, wake)
+	return &Fanout{uow: uow, outbox: ob, endpoints: endpoints, queue: queue, clock: clock, wake: wake}
 }
-
-// Woken receives when a fan-out added deliveries, so a sender in this
-// process sends them at once.
-func (f *Fanout) Woken() <-chan struct{} { return f.wake }
 
 // fanoutLease hides the events a pass claimed from other processes' relays;
 // one pass writes a batch in well under it.
@@ -71,10 +68,7 @@ func (f *Fanout) Handle(ctx context.Context, m ports.OutboxMessage) error {
 		return f.outbox.Done(ctx, m.ID)
 	})
 	if err == nil && wanted > 0 {
-		select {
-		case f.wake <- struct{}{}:
-		default:
-		}
+		f.wake.Signal() // the sender of this process sends them at once
 	}
 	return err
 }

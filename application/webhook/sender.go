@@ -35,15 +35,26 @@ type Sender struct {
 	admins    domain.PlatformAdmins
 	observer  ports.WebhookObserver
 	settings  Settings
+	wake      *Wake
 }
 
 // NewSender returns the sender.
 func NewSender(uow ports.UnitOfWork, endpoints ports.WebhookEndpointRepository, queue ports.WebhookQueue, poster ports.WebhookPoster,
 	sealer ports.SecretSealer, users ports.UserRepository, mailer ports.Mailer, audit ports.AuditLog, ids ports.IDGenerator, clock ports.Clock,
-	observer ports.WebhookObserver, admin usecase.AdminSettings, settings Settings) *Sender {
-	usecase.MustHave(uow, endpoints, queue, poster, sealer, users, mailer, audit, ids, clock, observer)
+	observer ports.WebhookObserver, wake *Wake, admin usecase.AdminSettings, settings Settings) *Sender {
+	usecase.MustHave(uow, endpoints, queue, poster, sealer, users, mailer, audit, ids, clock, observer, wake)
 	return &Sender{uow: uow, endpoints: endpoints, queue: queue, poster: poster, sealer: sealer, users: users, mailer: mailer, clock: clock,
-		ids: ids, audit: usecase.NewAuditor(audit, ids, clock), admins: admin.Admins, observer: observer, settings: settings.withDefaults()}
+		ids: ids, audit: usecase.NewAuditor(audit, ids, clock), admins: admin.Admins, observer: observer, settings: settings.withDefaults(), wake: wake}
+}
+
+// Woken receives when deliveries became due now in this process (an event
+// fanned out, a replay), so its sender need not wait for its next tick.
+func (s *Sender) Woken() <-chan struct{} { return s.wake.ch }
+
+// Purge removes the messages older than retention, with their deliveries
+// and attempts, and returns how many messages.
+func (s *Sender) Purge(ctx context.Context, retention time.Duration) (int, error) {
+	return s.queue.Purge(ctx, s.clock.Now().Add(-retention))
 }
 
 // lease is how long a claimed batch stays hidden from other senders: the

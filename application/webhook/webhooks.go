@@ -91,29 +91,36 @@ type Webhooks struct {
 	admins    domain.PlatformAdmins
 	stepUp    usecase.StepUp
 	settings  Settings
-	wake      chan struct{}
+	wake      *Wake
 }
 
 // NewWebhooks returns the management use cases.
 func NewWebhooks(endpoints ports.WebhookEndpointRepository, queue ports.WebhookQueue, log ports.WebhookLog, sealer ports.SecretSealer,
 	tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock, audit ports.AuditLog, passkeys ports.PasskeyRepository,
-	admin usecase.AdminSettings, auth usecase.AuthSettings, settings Settings) *Webhooks {
-	usecase.MustHave(endpoints, queue, log, sealer, tokens, ids, clock, audit, passkeys)
+	wake *Wake, admin usecase.AdminSettings, auth usecase.AuthSettings, settings Settings) *Webhooks {
+	usecase.MustHave(endpoints, queue, log, sealer, tokens, ids, clock, audit, passkeys, wake)
 	return &Webhooks{endpoints: endpoints, queue: queue, log: log, sealer: sealer, tokens: tokens, ids: ids, clock: clock,
 		audit: usecase.NewAuditor(audit, ids, clock), admins: admin.Admins, stepUp: usecase.NewStepUp(passkeys, clock, auth.StepUpWindow),
-		settings: settings.withDefaults(), wake: make(chan struct{}, 1)}
+		settings: settings.withDefaults(), wake: wake}
 }
 
-// Woken receives when deliveries became due now (a replay), so a sender in
-// this process sends them without waiting for its next tick.
-func (w *Webhooks) Woken() <-chan struct{} { return w.wake }
+// Wake tells the sender of this process that deliveries became due now (an
+// event fanned out, a replay), so it sends them without waiting for its
+// next tick. Senders in other processes find them on their next tick.
+type Wake struct{ ch chan struct{} }
 
-func (w *Webhooks) wakeSender() {
+// NewWake returns a Wake.
+func NewWake() *Wake { return &Wake{ch: make(chan struct{}, 1)} }
+
+// Signal wakes the sender, or leaves it woken.
+func (w *Wake) Signal() {
 	select {
-	case w.wake <- struct{}{}:
+	case w.ch <- struct{}{}:
 	default:
 	}
 }
+
+func (w *Webhooks) wakeSender() { w.wake.Signal() }
 
 // authorize refuses a caller who may not use scope: a service key without
 // it, a signed-in user who is not a platform administrator. handsSecret

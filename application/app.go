@@ -20,6 +20,9 @@ type Application struct {
 	// Settings are the framework's rules, which the edge also needs (cookie
 	// lifetimes, the base URL).
 	Settings usecase.AuthSettings
+	// Events writes the changes' events to the outbox, and wakes the event
+	// relay when some have committed (Woken).
+	Events *usecase.Events
 }
 
 // Commands are the use cases that change state.

@@ -47,10 +47,10 @@ type SigningKeys struct {
 const unknownKidReload = 5 * time.Second
 
 // NewSigningKeys returns the signing-key use cases.
-func NewSigningKeys(repo ports.SigningKeyRepository, jose ports.JOSE, ids ports.IDGenerator, clock ports.Clock, audit ports.AuditLog,
+func NewSigningKeys(repo ports.SigningKeyRepository, jose ports.JOSE, ids ports.IDGenerator, clock ports.Clock, audit usecase.Auditor,
 	settings usecase.TokenSettings, admin usecase.AdminSettings) *SigningKeys {
-	usecase.MustHave(repo, jose, ids, clock, audit)
-	k := &SigningKeys{repo: repo, jose: jose, ids: ids, clock: clock, audit: usecase.NewAuditor(audit, ids, clock), admins: admin.Admins, settings: settings}
+	usecase.MustHave(repo, jose, ids, clock)
+	k := &SigningKeys{repo: repo, jose: jose, ids: ids, clock: clock, audit: audit, admins: admin.Admins, settings: settings}
 	k.snap.Store(&keySnapshot{published: map[domain.SigningKeyID]*loadedKey{}, signers: map[domain.SigningAlgorithm][]*loadedKey{}, jwks: []byte(`{"keys":[]}`)})
 	return k
 }

@@ -102,10 +102,11 @@ const maxWebhookPasses = 50
 
 // webhookFanoutJob moves the outbox's events to the webhook endpoints'
 // deliveries: every poll interval (several instances may run it: claims
-// never overlap), pass after pass while full batches wait.
+// never overlap) and at once when a change of this instance wrote events,
+// pass after pass while full batches wait.
 func (a *App) webhookFanoutJob(interval time.Duration, logger *slog.Logger) job {
 	relay := a.app.Commands.WebhookFanout.Relay()
-	return job{name: "webhook fan-out", every: interval, atStart: true, run: func(ctx context.Context) error {
+	return job{name: "webhook fan-out", every: interval, atStart: true, wake: a.app.Events.Woken(), run: func(ctx context.Context) error {
 		for range maxWebhookPasses {
 			rep, err := relay.Pass(ctx)
 			for _, d := range rep.Dropped {

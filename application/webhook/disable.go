@@ -53,7 +53,7 @@ func (s *Sender) bookkeep(ctx context.Context, byID map[domain.WebhookEndpointID
 			if err != nil || disabled == nil {
 				return err
 			}
-			return s.audit.Record(ctx, senderActor, "webhooks.disable", usecase.Target{Type: "webhook", ID: string(id)}, nil)
+			return s.audit.Succeeded(ctx, senderActor, "webhooks.disable", usecase.Target{Type: "webhook", ID: string(id)})
 		})
 		if errors.Is(err, errUnchanged) || domain.KindOf(err) == domain.KindNotFound {
 			continue

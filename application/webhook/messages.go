@@ -66,7 +66,7 @@ func (w *Webhooks) Attempts(ctx context.Context, req usecase.Caller, id domain.W
 // with the same webhook-id; its attempts are counted afresh. Audited as
 // webhooks.replay.
 func (w *Webhooks) Replay(ctx context.Context, req usecase.Caller, id domain.WebhookEndpointID, message string) error {
-	err := func() error {
+	err := w.change(ctx, req, "replay", id, func(ctx context.Context) error {
 		if err := w.authorize(ctx, req, domain.ScopeWebhooksWrite, false); err != nil {
 			return err
 		}
@@ -74,11 +74,11 @@ func (w *Webhooks) Replay(ctx context.Context, req usecase.Caller, id domain.Web
 			return err
 		}
 		return w.queue.Replay(ctx, id, message, w.clock.Now())
-	}()
+	})
 	if err == nil {
 		w.wakeSender()
 	}
-	return w.record(ctx, req, "replay", id, err)
+	return err
 }
 
 var errFutureSince = domain.Invalid("webhook.invalid_since", "Invalid time",
@@ -91,7 +91,7 @@ var errFutureSince = domain.Invalid("webhook.invalid_since", "Invalid time",
 // webhooks.replay-since.
 func (w *Webhooks) ReplaySince(ctx context.Context, req usecase.Caller, id domain.WebhookEndpointID, since time.Time) (int, error) {
 	var n int
-	err := func() error {
+	err := w.change(ctx, req, "replay-since", id, func(ctx context.Context) error {
 		if err := w.authorize(ctx, req, domain.ScopeWebhooksWrite, false); err != nil {
 			return err
 		}
@@ -105,9 +105,9 @@ func (w *Webhooks) ReplaySince(ctx context.Context, req usecase.Caller, id domai
 		}
 		n, err = w.queue.ReplaySince(ctx, id, since, e.EventTypes, now)
 		return err
-	}()
+	})
 	if err == nil && n > 0 {
 		w.wakeSender()
 	}
-	return n, w.record(ctx, req, "replay-since", id, err)
+	return n, err
 }

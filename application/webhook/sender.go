@@ -40,11 +40,11 @@ type Sender struct {
 
 // NewSender returns the sender.
 func NewSender(uow ports.UnitOfWork, endpoints ports.WebhookEndpointRepository, queue ports.WebhookQueue, poster ports.WebhookPoster,
-	sealer ports.SecretSealer, users ports.UserRepository, mailer ports.Mailer, audit ports.AuditLog, ids ports.IDGenerator, clock ports.Clock,
+	sealer ports.SecretSealer, users ports.UserRepository, mailer ports.Mailer, audit usecase.Auditor, ids ports.IDGenerator, clock ports.Clock,
 	observer ports.WebhookObserver, wake *Wake, admin usecase.AdminSettings, settings Settings) *Sender {
-	usecase.MustHave(uow, endpoints, queue, poster, sealer, users, mailer, audit, ids, clock, observer, wake)
+	usecase.MustHave(uow, endpoints, queue, poster, sealer, users, mailer, ids, clock, observer, wake)
 	return &Sender{uow: uow, endpoints: endpoints, queue: queue, poster: poster, sealer: sealer, users: users, mailer: mailer, clock: clock,
-		ids: ids, audit: usecase.NewAuditor(audit, ids, clock), admins: admin.Admins, observer: observer, settings: settings.withDefaults(), wake: wake}
+		ids: ids, audit: audit, admins: admin.Admins, observer: observer, settings: settings.withDefaults(), wake: wake}
 }
 
 // Woken receives when deliveries became due now in this process (an event

@@ -96,11 +96,11 @@ type Webhooks struct {
 
 // NewWebhooks returns the management use cases.
 func NewWebhooks(endpoints ports.WebhookEndpointRepository, queue ports.WebhookQueue, log ports.WebhookLog, sealer ports.SecretSealer,
-	tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock, audit ports.AuditLog, passkeys ports.PasskeyRepository,
+	tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock, audit usecase.Auditor, passkeys ports.PasskeyRepository,
 	wake *Wake, admin usecase.AdminSettings, auth usecase.AuthSettings, settings Settings) *Webhooks {
-	usecase.MustHave(endpoints, queue, log, sealer, tokens, ids, clock, audit, passkeys, wake)
+	usecase.MustHave(endpoints, queue, log, sealer, tokens, ids, clock, passkeys, wake)
 	return &Webhooks{endpoints: endpoints, queue: queue, log: log, sealer: sealer, tokens: tokens, ids: ids, clock: clock,
-		audit: usecase.NewAuditor(audit, ids, clock), admins: admin.Admins, stepUp: usecase.NewStepUp(passkeys, clock, auth.StepUpWindow),
+		audit: audit, admins: admin.Admins, stepUp: usecase.NewStepUp(passkeys, clock, auth.StepUpWindow),
 		settings: settings.withDefaults(), wake: wake}
 }
 
@@ -142,12 +142,14 @@ func (w *Webhooks) authorize(ctx context.Context, req usecase.Caller, scope doma
 	return domain.ErrForbidden
 }
 
-// record audits action on endpoint id, named for the caller's log
+// change runs fn, the action verb of req on endpoint id, in one unit of
+// work with its audit entry, named for the caller's log
 // ("admin.<verb>-webhook" for an administrator, "webhooks.<verb>" for a
-// service key), and returns err.
-func (w *Webhooks) record(ctx context.Context, req usecase.Caller, verb string, id domain.WebhookEndpointID, err error) error {
+// service key); a refusal or failure is audited on its own.
+func (w *Webhooks) change(ctx context.Context, req usecase.Caller, verb string, id domain.WebhookEndpointID, fn func(ctx context.Context) error) error {
 	action := usecase.ActionOf(req, "admin."+verb+"-webhook", "webhooks."+verb)
-	return w.audit.Record(ctx, req.Actor(), action, usecase.Target{Type: "webhook", ID: string(id)}, err)
+	t := usecase.Target{Type: "webhook", ID: string(id)}
+	return w.audit.Change(ctx, req.Actor(), action, &t, func(ctx context.Context, _ usecase.Emit) error { return fn(ctx) })
 }
 
 // IssuedWebhook is an endpoint with its signing secret, shown once.
@@ -174,7 +176,7 @@ var errTooManyEndpoints = domain.NewError(domain.KindConflict, "webhook.too_many
 func (w *Webhooks) Create(ctx context.Context, req usecase.Caller, cmd CreateWebhook) (IssuedWebhook, error) {
 	var out IssuedWebhook
 	id := domain.WebhookEndpointID(w.ids.NewID())
-	err := func() error {
+	err := w.change(ctx, req, "create", id, func(ctx context.Context) error {
 		if err := w.authorize(ctx, req, domain.ScopeWebhooksWrite, true); err != nil {
 			return err
 		}
@@ -203,8 +205,8 @@ func (w *Webhooks) Create(ctx context.Context, req usecase.Caller, cmd CreateWeb
 		}
 		out = IssuedWebhook{Endpoint: e, Secret: secret}
 		return nil
-	}()
-	return out, w.record(ctx, req, "create", id, err)
+	})
+	return out, err
 }
 
 // newSecret draws a signing key for endpoint id and returns its secret and
@@ -276,7 +278,7 @@ var errEmptyPatch = domain.Invalid("request.empty_patch", "Nothing to update",
 // webhooks.update.
 func (w *Webhooks) Update(ctx context.Context, req usecase.Caller, id domain.WebhookEndpointID, cmd UpdateWebhook) (domain.WebhookEndpoint, error) {
 	var out domain.WebhookEndpoint
-	err := func() error {
+	err := w.change(ctx, req, "update", id, func(ctx context.Context) error {
 		if err := w.authorize(ctx, req, domain.ScopeWebhooksWrite, false); err != nil {
 			return err
 		}
@@ -299,18 +301,19 @@ func (w *Webhooks) Update(ctx context.Context, req usecase.Caller, id domain.Web
 			out = *e
 			return nil
 		})
-	}()
-	return out, w.record(ctx, req, "update", id, err)
+	})
+	return out, err
 }
 
 // Delete removes endpoint id with its deliveries. Audited as
 // webhooks.delete.
 func (w *Webhooks) Delete(ctx context.Context, req usecase.Caller, id domain.WebhookEndpointID) error {
-	err := w.authorize(ctx, req, domain.ScopeWebhooksWrite, false)
-	if err == nil {
-		err = w.endpoints.Delete(ctx, id)
-	}
-	return w.record(ctx, req, "delete", id, err)
+	return w.change(ctx, req, "delete", id, func(ctx context.Context) error {
+		if err := w.authorize(ctx, req, domain.ScopeWebhooksWrite, false); err != nil {
+			return err
+		}
+		return w.endpoints.Delete(ctx, id)
+	})
 }
 
 // RotateSecret gives endpoint id a new secret, returned once. The current
@@ -319,7 +322,7 @@ func (w *Webhooks) Delete(ctx context.Context, req usecase.Caller, id domain.Web
 // webhooks.rotate-secret.
 func (w *Webhooks) RotateSecret(ctx context.Context, req usecase.Caller, id domain.WebhookEndpointID) (IssuedWebhook, error) {
 	var out IssuedWebhook
-	err := func() error {
+	err := w.change(ctx, req, "rotate-secret", id, func(ctx context.Context) error {
 		if err := w.authorize(ctx, req, domain.ScopeWebhooksWrite, true); err != nil {
 			return err
 		}
@@ -334,6 +337,6 @@ func (w *Webhooks) RotateSecret(ctx context.Context, req usecase.Caller, id doma
 			out = IssuedWebhook{Endpoint: *e, Secret: secret}
 			return nil
 		})
-	}()
-	return out, w.record(ctx, req, "rotate-secret", id, err)
+	})
+	return out, err
 }

@@ -16,26 +16,6 @@ import (
 // encoder presents it with, and whose headers are the Standard Webhooks
 // ones.
 
-// webhookEventSchemas is each event's data type.
-// TODO(hooks): EventSchemas() once the event encoder lands.
-func webhookEventSchemas() map[domain.EventType]any {
-	user, org, member, invitation, dom := BackendUserJSON{}, BackendOrganizationJSON{}, BackendMemberJSON{}, BackendInvitationJSON{}, edge.DomainJSON{}
-	other := map[string]any{}
-	return map[domain.EventType]any{
-		domain.EventUserCreated: user, domain.EventUserUpdated: user, domain.EventUserDeleted: user,
-		domain.EventUserBanned: user, domain.EventUserUnbanned: user,
-		domain.EventSessionCreated: other, domain.EventSessionRevoked: other,
-		domain.EventOrganizationCreated: org, domain.EventOrganizationUpdated: org, domain.EventOrganizationDeleted: org,
-		domain.EventMemberAdded: member, domain.EventMemberRoleChanged: member, domain.EventMemberRemoved: member,
-		domain.EventInvitationCreated: invitation, domain.EventInvitationAccepted: invitation,
-		domain.EventInvitationRejected: invitation, domain.EventInvitationCanceled: invitation,
-		domain.EventDomainCreated: dom, domain.EventDomainVerified: dom, domain.EventDomainFailed: dom, domain.EventDomainDeleted: dom,
-		domain.EventServiceKeyCreated: other, domain.EventServiceKeyRevoked: other,
-		domain.EventFactorEnabled: other, domain.EventFactorDisabled: other,
-		domain.EventAccountLinked: LinkedAccountJSON{}, domain.EventAccountUnlinked: LinkedAccountJSON{},
-	}
-}
-
 // webhookHeaders are the headers every delivery carries.
 var webhookHeaders = []*huma.Param{
 	{Name: "webhook-id", In: "header", Required: true, Schema: &huma.Schema{Type: huma.TypeString},
@@ -55,7 +35,7 @@ var webhookHeaders = []*huma.Param{
 func (s *API) AddWebhookEvents() {
 	doc := s.Document(edge.ContractBackend)
 	reg := doc.Components.Schemas
-	schemas := webhookEventSchemas()
+	schemas := EventSchemas()
 	if doc.Webhooks == nil {
 		doc.Webhooks = map[string]*huma.PathItem{}
 	}

@@ -111,7 +111,7 @@ func (r domainRow) toDomain() *domain.Domain {
 // key: the id is looked up to tell which, and a hostname is reported taken
 // unless the id is.
 func (r *DomainRepository) Create(ctx context.Context, d *domain.Domain) error {
-	db := r.db.WithContext(ctx)
+	db := conn(ctx, r.db)
 	row := domainFromDomain(d)
 	err := db.Create(&row).Error
 	if errors.Is(err, gorm.ErrDuplicatedKey) {
@@ -129,13 +129,13 @@ func (r *DomainRepository) Create(ctx context.Context, d *domain.Domain) error {
 
 // Get implements ports.DomainRepository, by primary key.
 func (r *DomainRepository) Get(ctx context.Context, id domain.DomainID) (*domain.Domain, error) {
-	return getDomain(r.db.WithContext(ctx), "id = ?", string(id))
+	return getDomain(conn(ctx, r.db), "id = ?", string(id))
 }
 
 // GetByHostname implements ports.DomainRepository, through
 // domains_hostname_key.
 func (r *DomainRepository) GetByHostname(ctx context.Context, hostname string) (*domain.Domain, error) {
-	return getDomain(r.db.WithContext(ctx), "hostname = ?", hostname)
+	return getDomain(conn(ctx, r.db), "hostname = ?", hostname)
 }
 
 func getDomain(db *gorm.DB, where string, arg string) (*domain.Domain, error) {
@@ -171,7 +171,7 @@ func (r *DomainRepository) Update(ctx context.Context, id domain.DomainID, fn fu
 
 // Delete implements ports.DomainRepository.
 func (r *DomainRepository) Delete(ctx context.Context, id domain.DomainID) error {
-	res := r.db.WithContext(ctx).Where("id = ?", string(id)).Delete(&domainRow{})
+	res := conn(ctx, r.db).Where("id = ?", string(id)).Delete(&domainRow{})
 	if res.Error != nil {
 		return convertErr("domains.delete", res.Error, nil, nil)
 	}
@@ -193,7 +193,7 @@ func (r *DomainRepository) List(ctx context.Context, q ports.DomainQuery) (ports
 	if err := q.Validate(); err != nil {
 		return ports.DomainPage{}, err
 	}
-	db := r.db.WithContext(ctx).Model(&domainRow{})
+	db := conn(ctx, r.db).Model(&domainRow{})
 	if q.OrganizationID != "" {
 		db = db.Where("organization_id = ?", string(q.OrganizationID))
 	}
@@ -228,7 +228,7 @@ func (r *DomainRepository) Due(ctx context.Context, now time.Time, limit int) ([
 		return nil, err
 	}
 	var rows []domainRow
-	err := r.db.WithContext(ctx).
+	err := conn(ctx, r.db).
 		Where("next_check_at IS NOT NULL AND next_check_at <= ?", domain.Timestamp(now)).
 		Order("next_check_at, " + r.idOrder).Limit(limit).Find(&rows).Error
 	if err != nil {

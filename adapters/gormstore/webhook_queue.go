@@ -305,7 +305,3 @@ func (q *WebhookQueue) ListAttempts(ctx context.Context, endpoint domain.Webhook
 	}
 	return out, nil
 }
-
-// conn is db for ctx's statements.
-// TODO(hooks): join ctx's unit of work once the UnitOfWork adapter lands.
-func conn(ctx context.Context, db *gorm.DB) *gorm.DB { return db.WithContext(ctx) }

@@ -13,7 +13,7 @@ func TestWebhookStores(t *testing.T) {
 		conformance.RunWebhookStores(t, func(t *testing.T) conformance.WebhookStores {
 			db := gormtest.Open(t, newURL(t))
 			q := gormstore.NewWebhookQueue(db)
-			return conformance.WebhookStores{Endpoints: gormstore.NewWebhookEndpointRepository(db), Queue: q, Log: q}
+			return conformance.WebhookStores{Endpoints: gormstore.NewWebhookEndpointRepository(db), Queue: q, Log: q, UnitOfWork: gormstore.NewUnitOfWork(db)}
 		})
 	})
 }

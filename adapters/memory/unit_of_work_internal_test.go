@@ -56,7 +56,7 @@ func TestUnitOfWork_undo_log_reverts_every_suite(t *testing.T) {
 			conformance.RunWebhookStores(t, func(t *testing.T) conformance.WebhookStores {
 				db := recording(t)
 				q := NewWebhookQueue(db)
-				return conformance.WebhookStores{Endpoints: NewWebhookEndpointRepository(db), Queue: q, Log: q}
+				return conformance.WebhookStores{Endpoints: NewWebhookEndpointRepository(db), Queue: q, Log: q, UnitOfWork: NewUnitOfWork(db)}
 			})
 		},
 		"signing_keys": func(t *testing.T, _ func(*testing.T) conformance.Stores) {

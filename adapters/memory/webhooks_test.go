@@ -11,6 +11,6 @@ func TestWebhookStores(t *testing.T) {
 	conformance.RunWebhookStores(t, func(*testing.T) conformance.WebhookStores {
 		db := memory.NewDB()
 		q := memory.NewWebhookQueue(db)
-		return conformance.WebhookStores{Endpoints: memory.NewWebhookEndpointRepository(db), Queue: q, Log: q}
+		return conformance.WebhookStores{Endpoints: memory.NewWebhookEndpointRepository(db), Queue: q, Log: q, UnitOfWork: memory.NewUnitOfWork(db)}
 	})
 }

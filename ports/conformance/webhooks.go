@@ -20,6 +20,8 @@ type WebhookStores struct {
 	Endpoints ports.WebhookEndpointRepository
 	Queue     ports.WebhookQueue
 	Log       ports.WebhookLog
+	// UnitOfWork is the store's, which the webhook stores join.
+	UnitOfWork ports.UnitOfWork
 }
 
 // RunWebhookStores runs the contracts of the webhook endpoints, queue and
@@ -48,6 +50,7 @@ func RunWebhookStores(t *testing.T, newStores func(t *testing.T) WebhookStores) 
 		{"purge_removes_old_messages_with_their_deliveries", testWebhookPurge},
 		{"deliveries_page_newest_first_by_cursor_and_status", testWebhookListDeliveries},
 		{"deleting_an_endpoint_deletes_its_deliveries", testWebhookEndpointDeleteCascade},
+		{"writes_join_the_unit_of_work", testWebhookUnitOfWork},
 	}
 	for _, tt := range tests {
 		t.Run("contract=Webhooks/"+tt.name, func(t *testing.T) {
@@ -592,5 +595,42 @@ func testWebhookEndpointDeleteCascade(t *testing.T, s WebhookStores) {
 	}
 	if got := claimedKeys(mustClaimDeliveries(t, s, webhookT0.Add(time.Hour), time.Minute, 10)); !slices.Equal(got, []string{"e2/m1"}) {
 		t.Fatalf("claim after deleting e1 = %v, want e2/m1 alone", got)
+	}
+}
+
+func testWebhookUnitOfWork(t *testing.T, s WebhookStores) {
+	ctx := context.Background()
+	mustCreateEndpoint(t, s, newEndpoint("e1", webhookT0))
+	boom := errors.New("boom")
+	err := s.UnitOfWork.Do(ctx, func(ctx context.Context) error {
+		if err := s.Queue.Enqueue(ctx, message("m1", domain.EventUserCreated, webhookT0), []domain.WebhookEndpointID{"e1"}, webhookT0); err != nil {
+			return err
+		}
+		if err := s.Endpoints.Update(ctx, "e1", func(e *domain.WebhookEndpoint) error { e.Description = "lost"; return nil }); err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("Do = %v, want its error", err)
+	}
+	if list, _ := mustListDeliveries(t, s, ports.WebhookDeliveryQuery{Endpoint: "e1", Limit: 10}); len(list) != 0 {
+		t.Fatalf("a rolled-back unit left deliveries: %+v", list)
+	}
+	if n, err := s.Queue.ReplaySince(ctx, "e1", webhookT0.Add(-time.Hour), nil, webhookT0); err != nil || n != 0 {
+		t.Fatalf("a rolled-back unit left its message: ReplaySince = %d, %v", n, err)
+	}
+	if e := mustGetEndpoint(t, s, "e1"); e.Description != "" {
+		t.Fatalf("a rolled-back unit changed the endpoint: %q", e.Description)
+	}
+	// Committed, it keeps them.
+	err = s.UnitOfWork.Do(ctx, func(ctx context.Context) error {
+		return s.Queue.Enqueue(ctx, message("m1", domain.EventUserCreated, webhookT0), []domain.WebhookEndpointID{"e1"}, webhookT0)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if list, _ := mustListDeliveries(t, s, ports.WebhookDeliveryQuery{Endpoint: "e1", Limit: 10}); len(list) != 1 {
+		t.Fatalf("a committed unit's deliveries: %+v", list)
 	}
 }

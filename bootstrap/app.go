@@ -15,6 +15,7 @@ import (
 	"github.com/gatehouse/gatehouse/application/oidc"
 	"github.com/gatehouse/gatehouse/application/servicekey"
 	"github.com/gatehouse/gatehouse/application/usecase"
+	"github.com/gatehouse/gatehouse/ports"
 )
 
 // Version is the build's version, set with -ldflags "-X …bootstrap.Version=v1.2.3".
@@ -25,12 +26,15 @@ type App struct {
 	Handler  http.Handler
 	Server   *httpapi.Server
 	Database Database // the store, and the migrations this start applied
+	// Outbox holds the messages the changes wrote, until relays deliver
+	// them.
+	Outbox   ports.Outbox
 	app      *application.Application
 	cfg      Config
 	upstream *upstream.Client
 }
 
-func newApp(s *httpapi.Server, app *application.Application, db Database, cfg Config, fc *upstream.Client) (*App, error) {
+func newApp(s *httpapi.Server, app *application.Application, db Database, cfg Config, fc *upstream.Client, outbox ports.Outbox) (*App, error) {
 	// Every algorithm has a signing key before the first request: the first
 	// start creates them, later ones load them.
 	if err := app.Commands.SigningKeys.Ensure(context.Background()); err != nil {
@@ -39,7 +43,7 @@ func newApp(s *httpapi.Server, app *application.Application, db Database, cfg Co
 	if err := applyProvidersFile(context.Background(), app.Commands.IdentityProviders, cfg.Federation); err != nil {
 		return nil, err
 	}
-	return &App{Handler: s, Server: s, Database: db, app: app, cfg: cfg, upstream: fc}, nil
+	return &App{Handler: s, Server: s, Database: db, Outbox: outbox, app: app, cfg: cfg, upstream: fc}, nil
 }
 
 // purgeTimeout bounds each statement of the purge job.

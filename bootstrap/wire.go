@@ -79,12 +79,20 @@ var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set,
 // InitializeSQL wires Gatehouse on SQLite or PostgreSQL, chosen from the
 // database URL; migrations run before it returns. The cleanup closes the pool.
 func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, func(), error) {
-	wire.Build(applicationSet, edgeSet, databaseURL, databaseTimeout, openSQL, sqlDB, sqlDatabase, gormstore.Set)
+	wire.Build(applicationSet, edgeSet, eventsSet, databaseURL, databaseTimeout, openSQL, sqlDB, sqlDatabase, gormstore.Set)
 	return nil, nil, nil
 }
 
 // InitializeMemory wires Gatehouse on in-memory adapters.
 func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
-	wire.Build(applicationSet, edgeSet, memoryDatabase, memory.Set)
+	wire.Build(applicationSet, edgeSet, eventsSet, memoryDatabase, memory.Set)
+	return nil, nil, nil
+}
+
+// InitializeMemoryWithFaults is InitializeMemory with the audit log and the
+// outbox of the changes wrapped by faults: the atomicity tests make their
+// writes fail and check that nothing of the change is kept.
+func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) (*App, func(), error) {
+	wire.Build(applicationSet, edgeSet, faultSet, memoryDatabase, memory.Set)
 	return nil, nil, nil
 }

@@ -73,6 +73,13 @@ type Outbox interface {
 	Retry(ctx context.Context, id string, at time.Time, lastError string) error
 	// Stats describes the waiting messages of each topic that has any.
 	Stats(ctx context.Context) (map[OutboxTopic]OutboxStats, error)
+	// Appended returns the channel that receives when messages of topic
+	// have been appended in this process and committed (after the unit of
+	// work, for an Append inside one), so that the topic's relay claims
+	// them at once rather than at its next poll. One signal at most waits,
+	// and nothing blocks the writer. Messages that other processes append
+	// are found by polling.
+	Appended(topic OutboxTopic) <-chan struct{}
 }
 
 // Event is a domain event on its way to the outbox.

@@ -128,8 +128,8 @@ func bound(ctx context.Context, def time.Duration) (context.Context, context.Can
 // and kept or undone with the unit otherwise; its row locks last until the
 // unit ends.
 func transaction(ctx context.Context, db *gorm.DB, fn func(tx *gorm.DB) error) error {
-	if tx := unitOf(ctx, db); tx != nil {
-		return tx.WithContext(ctx).Transaction(fn)
+	if u := unitOf(ctx, db); u != nil {
+		return u.tx.WithContext(ctx).Transaction(fn)
 	}
 	p, ok := db.Config.Plugins[deadlinesName].(*deadlines)
 	if !ok { // SQLite: see Connect

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"sync"
 	"time"
 
 	"gorm.io/gorm"
@@ -18,6 +19,9 @@ var _ ports.Outbox = (*Outbox)(nil)
 type Outbox struct {
 	db       *gorm.DB
 	claimSQL string // PostgreSQL's one-statement claim; "" on SQLite
+
+	mu      sync.Mutex
+	signals map[ports.OutboxTopic]chan struct{}
 }
 
 // NewOutbox returns an Outbox on db.
@@ -25,7 +29,7 @@ func NewOutbox(db *gorm.DB) *Outbox {
 	if db == nil {
 		panic("gormstore: nil db")
 	}
-	o := &Outbox{db: db}
+	o := &Outbox{db: db, signals: map[ports.OutboxTopic]chan struct{}{}}
 	if DialectOf(db) == DialectPostgres {
 		o.claimSQL = outboxClaimSQL
 	}
@@ -97,7 +101,40 @@ func (o *Outbox) Append(ctx context.Context, m ports.OutboxMessage) error {
 	row := outboxRow{ID: m.ID, Topic: string(m.Topic), Type: m.Type, Payload: payload,
 		CreatedAt: domain.Timestamp(m.CreatedAt), AvailableAt: domain.Timestamp(m.AvailableAt),
 		Attempts: m.Attempts, LastError: m.LastError}
-	return convertErr("outbox.append", conn(ctx, o.db).Create(&row).Error, nil, ports.ErrOutboxMessageExists)
+	if err := conn(ctx, o.db).Create(&row).Error; err != nil {
+		return convertErr("outbox.append", err, nil, ports.ErrOutboxMessageExists)
+	}
+	if u := unitOf(ctx, o.db); u != nil {
+		u.afterCommit = append(u.afterCommit, func() { o.notify(m.Topic) })
+	} else {
+		o.notify(m.Topic)
+	}
+	return nil
+}
+
+// Appended implements ports.Outbox.
+func (o *Outbox) Appended(topic ports.OutboxTopic) <-chan struct{} {
+	return o.signal(topic)
+}
+
+// signal returns topic's channel, made on first use.
+func (o *Outbox) signal(topic ports.OutboxTopic) chan struct{} {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	ch, ok := o.signals[topic]
+	if !ok {
+		ch = make(chan struct{}, 1)
+		o.signals[topic] = ch
+	}
+	return ch
+}
+
+// notify signals topic's channel unless a signal already waits.
+func (o *Outbox) notify(topic ports.OutboxTopic) {
+	select {
+	case o.signal(topic) <- struct{}{}:
+	default:
+	}
 }
 
 // Claim implements ports.Outbox: in one statement on PostgreSQL (see

@@ -33,10 +33,12 @@ func NewUnitOfWork(db *gorm.DB) *UnitOfWork {
 type unitKey struct{}
 
 // unit is an open transaction and the pool it was begun on: a repository
-// on another database (tests open several) must not use it.
+// on another database (tests open several) must not use it. afterCommit
+// holds what to run once it has committed.
 type unit struct {
-	pool gorm.ConnPool
-	tx   *gorm.DB
+	pool        gorm.ConnPool
+	tx          *gorm.DB
+	afterCommit []func()
 }
 
 // Do implements ports.UnitOfWork. A repository's own transaction inside the
@@ -49,21 +51,30 @@ func (u *UnitOfWork) Do(ctx context.Context, fn func(ctx context.Context) error)
 	if unitOf(ctx, u.db) != nil {
 		return fn(ctx)
 	}
-	var fnErr error
+	var (
+		fnErr error
+		open  = &unit{pool: u.db.ConnPool}
+	)
 	err := transaction(ctx, u.db, func(tx *gorm.DB) error {
-		fnErr = fn(context.WithValue(tx.Statement.Context, unitKey{}, &unit{pool: u.db.ConnPool, tx: tx}))
+		open.tx = tx
+		fnErr = fn(context.WithValue(tx.Statement.Context, unitKey{}, open))
 		return fnErr
 	})
 	if err != nil && err != fnErr { //nolint:errorlint // fn's own error goes back as it is
 		return convertErr("unit_of_work", err, nil, nil) // BEGIN or COMMIT failed
 	}
+	if err == nil {
+		for _, h := range open.afterCommit {
+			h()
+		}
+	}
 	return err
 }
 
-// unitOf returns the transaction of ctx's unit of work on db, or nil.
-func unitOf(ctx context.Context, db *gorm.DB) *gorm.DB {
+// unitOf returns ctx's unit of work on db, or nil.
+func unitOf(ctx context.Context, db *gorm.DB) *unit {
 	if u, ok := ctx.Value(unitKey{}).(*unit); ok && u.pool == db.ConnPool {
-		return u.tx
+		return u
 	}
 	return nil
 }
@@ -71,8 +82,8 @@ func unitOf(ctx context.Context, db *gorm.DB) *gorm.DB {
 // conn returns the handle a repository on db runs a statement with under
 // ctx: the transaction of ctx's unit of work, or db itself.
 func conn(ctx context.Context, db *gorm.DB) *gorm.DB {
-	if tx := unitOf(ctx, db); tx != nil {
-		return tx.WithContext(ctx)
+	if u := unitOf(ctx, db); u != nil {
+		return u.tx.WithContext(ctx)
 	}
 	return db.WithContext(ctx)
 }

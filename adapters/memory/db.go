@@ -18,6 +18,9 @@ type DB struct {
 	// UnitOfWork).
 	unit bool
 	undo []func()
+	// afterCommit holds what to run once the unit of work holding the
+	// write lock has committed (and released it).
+	afterCommit []func()
 
 	users       map[domain.UserID]*domain.User
 	userByEmail map[domain.Email]domain.UserID

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/gatehouse/gatehouse/domain"
@@ -16,6 +17,9 @@ var _ ports.Outbox = (*Outbox)(nil)
 // work covers them with the changes they report.
 type Outbox struct {
 	db *DB
+
+	mu      sync.Mutex
+	signals map[ports.OutboxTopic]chan struct{}
 }
 
 // NewOutbox returns an Outbox on db.
@@ -23,7 +27,32 @@ func NewOutbox(db *DB) *Outbox {
 	if db == nil {
 		panic("memory: nil db")
 	}
-	return &Outbox{db: db}
+	return &Outbox{db: db, signals: map[ports.OutboxTopic]chan struct{}{}}
+}
+
+// Appended implements ports.Outbox.
+func (o *Outbox) Appended(topic ports.OutboxTopic) <-chan struct{} {
+	return o.signal(topic)
+}
+
+// signal returns topic's channel, made on first use.
+func (o *Outbox) signal(topic ports.OutboxTopic) chan struct{} {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	ch, ok := o.signals[topic]
+	if !ok {
+		ch = make(chan struct{}, 1)
+		o.signals[topic] = ch
+	}
+	return ch
+}
+
+// notify signals topic's channel unless a signal already waits.
+func (o *Outbox) notify(topic ports.OutboxTopic) {
+	select {
+	case o.signal(topic) <- struct{}{}:
+	default:
+	}
 }
 
 // storedOutboxMessage returns a copy of m as the SQL stores keep it.
@@ -45,6 +74,11 @@ func (o *Outbox) Append(ctx context.Context, m ports.OutboxMessage) error {
 		m.AvailableAt = m.CreatedAt
 	}
 	set(o.db, o.db.outbox, m.ID, storedOutboxMessage(m))
+	if o.db.inUnit(ctx) {
+		o.db.afterCommit = append(o.db.afterCommit, func() { o.notify(m.Topic) })
+	} else {
+		o.notify(m.Topic)
+	}
 	return nil
 }
 

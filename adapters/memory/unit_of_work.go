@@ -58,7 +58,14 @@ func (u *UnitOfWork) Do(ctx context.Context, fn func(ctx context.Context) error)
 		if db.unit = recording; !recording {
 			db.undo = nil
 		}
+		hooks := db.afterCommit
+		db.afterCommit = nil
 		db.mu.Unlock()
+		if !failed {
+			for _, h := range hooks {
+				h()
+			}
+		}
 	}()
 	if err := fn(context.WithValue(ctx, unitKey{}, db)); err != nil {
 		return err

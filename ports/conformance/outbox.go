@@ -34,6 +34,7 @@ func RunOutbox(t *testing.T, newStores func(t *testing.T) Stores) {
 		{"concurrent_claims_never_overlap", testOutboxClaimParallel},
 		{"non_utc_times_are_the_same_instant", testOutboxTimezones},
 		{"returned_payload_is_a_copy", testOutboxCopies},
+		{"appended_signals_after_commit", testOutboxAppended},
 	}
 	for _, tt := range tests {
 		t.Run("contract=Outbox/"+tt.name, func(t *testing.T) {
@@ -319,5 +320,61 @@ func testOutboxCopies(t *testing.T, s Stores) {
 	again := mustClaim(t, s, ports.OutboxEvents, baseTime.Add(time.Hour), time.Minute, 1)
 	if len(again) != 1 || again[0].Payload[0] != '{' {
 		t.Fatalf("payload after the caller changed a claimed one = %q", again[0].Payload)
+	}
+}
+
+func testOutboxAppended(t *testing.T, s Stores) {
+	ch := s.Outbox.Appended(ports.OutboxMail)
+	signalled := func() bool {
+		select {
+		case <-ch:
+			return true
+		default:
+			return false
+		}
+	}
+	if signalled() {
+		t.Fatal("a signal before anything was appended")
+	}
+	// Outside a unit: at once. Signals do not pile up or block the writer.
+	mustAppendOutbox(t, s, outboxMessage("m1", ports.OutboxMail, baseTime), outboxMessage("m2", ports.OutboxMail, baseTime))
+	if !signalled() {
+		t.Fatal("no signal after an Append")
+	}
+	if signalled() {
+		t.Fatal("two signals wait; want one at most")
+	}
+	mustAppendOutbox(t, s, outboxMessage("e1", ports.OutboxEvents, baseTime))
+	if signalled() {
+		t.Fatal("an event signalled the mail topic")
+	}
+	// Inside a unit: once it has committed, not before, and never for one
+	// undone.
+	err := s.UnitOfWork.Do(context.Background(), func(ctx context.Context) error {
+		if err := s.Outbox.Append(ctx, outboxMessage("m3", ports.OutboxMail, baseTime)); err != nil {
+			return err
+		}
+		if signalled() {
+			t.Error("a signal before the unit committed: the relay would claim nothing")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("Do: %v", err)
+	}
+	if !signalled() {
+		t.Fatal("no signal after the unit committed")
+	}
+	err = s.UnitOfWork.Do(context.Background(), func(ctx context.Context) error {
+		if err := s.Outbox.Append(ctx, outboxMessage("m4", ports.OutboxMail, baseTime)); err != nil {
+			return err
+		}
+		return errUnitBoom
+	})
+	if !errors.Is(err, errUnitBoom) {
+		t.Fatalf("Do = %v", err)
+	}
+	if signalled() {
+		t.Fatal("a signal for an undone unit")
 	}
 }

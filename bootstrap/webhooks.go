@@ -106,7 +106,7 @@ const maxWebhookPasses = 50
 // pass after pass while full batches wait.
 func (a *App) webhookFanoutJob(interval time.Duration, logger *slog.Logger) job {
 	relay := a.app.Commands.WebhookFanout.Relay()
-	return job{name: "webhook fan-out", every: interval, atStart: true, wake: a.app.Events.Woken(), run: func(ctx context.Context) error {
+	return job{name: "webhook fan-out", every: interval, atStart: true, wake: a.app.Commands.WebhookFanout.Woken(), run: func(ctx context.Context) error {
 		for range maxWebhookPasses {
 			rep, err := relay.Pass(ctx)
 			for _, d := range rep.Dropped {

@@ -28,6 +28,7 @@ import (
 	"github.com/gatehouse/gatehouse/application/query"
 	"github.com/gatehouse/gatehouse/application/servicekey"
 	"github.com/gatehouse/gatehouse/application/usecase"
+	"github.com/gatehouse/gatehouse/application/webhook"
 	"github.com/gatehouse/gatehouse/ports"
 	"github.com/google/wire"
 	"log/slog"
@@ -148,6 +149,15 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	signIns := federation.NewSignIns(identityProviderRepository, linkedAccountRepository, federationStateRepository, userRepository, sessionRepository, verificationRepository, mfaChallengeRepository, client, secretSealer, mailer, auditor, tokenGenerator, idGenerator, clock, settings, logger, router, organizationRepository)
 	accounts := federation.NewAccounts(identityProviderRepository, linkedAccountRepository, credentialRepository, passkeyRepository, client, secretSealer, auditor, idGenerator, clock, settings, usecaseAdminSettings)
 	providers := federation.NewProviders(identityProviderRepository, domainRepository, organizationRepository, secretSealer, auditor, idGenerator, clock, usecaseAdminSettings)
+	webhookEndpointRepository := gormstore.NewWebhookEndpointRepository(db)
+	webhookQueue := gormstore.NewWebhookQueue(db)
+	wake := webhook.NewWake()
+	settings2 := webhookSettings(cfg)
+	webhooks := webhook.NewWebhooks(webhookEndpointRepository, webhookQueue, webhookQueue, secretSealer, tokenGenerator, idGenerator, clock, auditor, passkeyRepository, wake, usecaseAdminSettings, usecaseAuthSettings, settings2)
+	fanout := webhook.NewFanout(unitOfWork, outbox, webhookEndpointRepository, webhookQueue, clock, wake)
+	webhookPoster := newWebhookPoster(cfg)
+	portsWebhookObserver := webhookObserver()
+	sender := webhook.NewSender(unitOfWork, webhookEndpointRepository, webhookQueue, webhookPoster, secretSealer, userRepository, mailer, auditor, idGenerator, clock, portsWebhookObserver, wake, usecaseAdminSettings, settings2)
 	commands := application.Commands{
 		SignUp:            accountSignUpHandler,
 		SignIn:            accountSignInHandler,
@@ -175,6 +185,9 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 		Federation:        signIns,
 		LinkedAccounts:    accounts,
 		IdentityProviders: providers,
+		Webhooks:          webhooks,
+		WebhookFanout:     fanout,
+		WebhookSender:     sender,
 	}
 	healthChecker := gormstore.NewHealthChecker(db)
 	readinessHandler := query.NewReadinessHandler(healthChecker)
@@ -313,6 +326,15 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	signIns := federation.NewSignIns(identityProviderRepository, linkedAccountRepository, federationStateRepository, userRepository, sessionRepository, verificationRepository, mfaChallengeRepository, client, secretSealer, mailer, auditor, tokenGenerator, idGenerator, clock, settings, logger, router, organizationRepository)
 	accounts := federation.NewAccounts(identityProviderRepository, linkedAccountRepository, credentialRepository, passkeyRepository, client, secretSealer, auditor, idGenerator, clock, settings, usecaseAdminSettings)
 	providers := federation.NewProviders(identityProviderRepository, domainRepository, organizationRepository, secretSealer, auditor, idGenerator, clock, usecaseAdminSettings)
+	webhookEndpointRepository := memory.NewWebhookEndpointRepository(db)
+	webhookQueue := memory.NewWebhookQueue(db)
+	wake := webhook.NewWake()
+	settings2 := webhookSettings(cfg)
+	webhooks := webhook.NewWebhooks(webhookEndpointRepository, webhookQueue, webhookQueue, secretSealer, tokenGenerator, idGenerator, clock, auditor, passkeyRepository, wake, usecaseAdminSettings, usecaseAuthSettings, settings2)
+	fanout := webhook.NewFanout(unitOfWork, outbox, webhookEndpointRepository, webhookQueue, clock, wake)
+	webhookPoster := newWebhookPoster(cfg)
+	portsWebhookObserver := webhookObserver()
+	sender := webhook.NewSender(unitOfWork, webhookEndpointRepository, webhookQueue, webhookPoster, secretSealer, userRepository, mailer, auditor, idGenerator, clock, portsWebhookObserver, wake, usecaseAdminSettings, settings2)
 	commands := application.Commands{
 		SignUp:            accountSignUpHandler,
 		SignIn:            accountSignInHandler,
@@ -340,6 +362,9 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 		Federation:        signIns,
 		LinkedAccounts:    accounts,
 		IdentityProviders: providers,
+		Webhooks:          webhooks,
+		WebhookFanout:     fanout,
+		WebhookSender:     sender,
 	}
 	healthChecker := memory.NewHealthChecker()
 	readinessHandler := query.NewReadinessHandler(healthChecker)
@@ -478,6 +503,15 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 	signIns := federation.NewSignIns(identityProviderRepository, linkedAccountRepository, federationStateRepository, userRepository, sessionRepository, verificationRepository, mfaChallengeRepository, client, secretSealer, mailer, auditor, tokenGenerator, idGenerator, clock, settings, logger, router, organizationRepository)
 	accounts := federation.NewAccounts(identityProviderRepository, linkedAccountRepository, credentialRepository, passkeyRepository, client, secretSealer, auditor, idGenerator, clock, settings, usecaseAdminSettings)
 	providers := federation.NewProviders(identityProviderRepository, domainRepository, organizationRepository, secretSealer, auditor, idGenerator, clock, usecaseAdminSettings)
+	webhookEndpointRepository := memory.NewWebhookEndpointRepository(db)
+	webhookQueue := memory.NewWebhookQueue(db)
+	wake := webhook.NewWake()
+	settings2 := webhookSettings(cfg)
+	webhooks := webhook.NewWebhooks(webhookEndpointRepository, webhookQueue, webhookQueue, secretSealer, tokenGenerator, idGenerator, clock, auditor, passkeyRepository, wake, usecaseAdminSettings, usecaseAuthSettings, settings2)
+	fanout := webhook.NewFanout(unitOfWork, outbox, webhookEndpointRepository, webhookQueue, clock, wake)
+	webhookPoster := newWebhookPoster(cfg)
+	portsWebhookObserver := webhookObserver()
+	sender := webhook.NewSender(unitOfWork, webhookEndpointRepository, webhookQueue, webhookPoster, secretSealer, userRepository, mailer, auditor, idGenerator, clock, portsWebhookObserver, wake, usecaseAdminSettings, settings2)
 	commands := application.Commands{
 		SignUp:            accountSignUpHandler,
 		SignIn:            accountSignInHandler,
@@ -505,6 +539,9 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 		Federation:        signIns,
 		LinkedAccounts:    accounts,
 		IdentityProviders: providers,
+		Webhooks:          webhooks,
+		WebhookFanout:     fanout,
+		WebhookSender:     sender,
 	}
 	healthChecker := memory.NewHealthChecker()
 	readinessHandler := query.NewReadinessHandler(healthChecker)
@@ -545,7 +582,7 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 // applicationSet provides every use case. It lives here, not in application,
 // because application may not import wire.
 var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSessionsHandler, signUpHandler,
-	signInHandler, account.NewSignOutHandler, account.NewAuthenticateHandler, account.NewRevokeSessionsHandler, account.NewUpdateUserHandler, account.NewChangePasswordHandler, account.NewChangeEmailHandler, account.NewDeleteUserHandler, account.NewResetPasswordHandler, account.NewVerifyEmailHandler, account.NewThrottleHandler, account.NewPurgeExpiredHandler, account.NewTwoFactorHandler, account.NewPasskeyHandler, organization.NewOrganizations, admin.NewAdministration, admin.NewFactors, servicekey.NewServiceKeys, hostdomain.NewDomains, oidc.NewSigningKeys, oidc.NewOAuthClients, oidc.NewOAuthProvider, query.NewAuditLogHandler, federation.NewSignIns, federation.NewAccounts, federation.NewProviders, federation.NewRouter, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"),
+	signInHandler, account.NewSignOutHandler, account.NewAuthenticateHandler, account.NewRevokeSessionsHandler, account.NewUpdateUserHandler, account.NewChangePasswordHandler, account.NewChangeEmailHandler, account.NewDeleteUserHandler, account.NewResetPasswordHandler, account.NewVerifyEmailHandler, account.NewThrottleHandler, account.NewPurgeExpiredHandler, account.NewTwoFactorHandler, account.NewPasskeyHandler, organization.NewOrganizations, admin.NewAdministration, admin.NewFactors, servicekey.NewServiceKeys, hostdomain.NewDomains, oidc.NewSigningKeys, oidc.NewOAuthClients, oidc.NewOAuthProvider, query.NewAuditLogHandler, federation.NewSignIns, federation.NewAccounts, federation.NewProviders, federation.NewRouter, webhook.NewWake, webhook.NewWebhooks, webhook.NewFanout, webhook.NewSender, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"),
 )
 
-var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, passkeySettings, federationSettings, federationClient, wire.Bind(new(ports.FederationClient), new(*federation2.Client)), adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, newJobs, passwordhash.Set, blocklist.Set, ratelimit.Set, signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets)
+var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, passkeySettings, federationSettings, federationClient, wire.Bind(new(ports.FederationClient), new(*federation2.Client)), adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, newJobs, passwordhash.Set, blocklist.Set, ratelimit.Set, signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets, webhookSettings, newWebhookPoster, webhookObserver)

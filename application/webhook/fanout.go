@@ -32,6 +32,11 @@ func NewFanout(uow ports.UnitOfWork, ob ports.Outbox, endpoints ports.WebhookEnd
 	return &Fanout{uow: uow, outbox: ob, endpoints: endpoints, queue: queue, clock: clock, wake: wake}
 }
 
+// Woken receives when events were appended to the outbox and committed in
+// this process, so its fan-out runs at once; other processes' events are
+// found by polling.
+func (f *Fanout) Woken() <-chan struct{} { return f.outbox.Appended(ports.OutboxEvents) }
+
 // fanoutLease hides the events a pass claimed from other processes' relays;
 // one pass writes a batch in well under it.
 const fanoutLease = time.Minute

@@ -152,7 +152,7 @@ type MessageJSON struct {
 	Attempts      int          `json:"attempts" doc:"Attempts since the message was created or last replayed."`
 	NextAttemptAt *time.Time   `json:"nextAttemptAt" nullable:"true" doc:"When it is next attempted while pending; null once finished."`
 	CreatedAt     time.Time    `json:"createdAt" doc:"When the event happened."`
-	LastAttempt   *AttemptJSON `json:"lastAttempt" nullable:"true" doc:"The latest attempt; null before the first."`
+	LastAttempt   *AttemptJSON `json:"lastAttempt" doc:"The latest attempt; null before the first."`
 }
 
 // MessageJSONOf is d as the APIs show it.

@@ -83,6 +83,9 @@ func (a *App) StartJobs(ctx context.Context, logger *slog.Logger) (stop func()) 
 		a.keyUseJob(keyUseFlushTime),
 		a.signingKeyJob(a.cfg.Tokens.SigningKeyReloadInterval),
 		a.mailJob(),
+		a.webhookFanoutJob(a.cfg.Webhooks.PollInterval, logger),
+		a.webhookSendJob(a.cfg.Webhooks.PollInterval, logger),
+		a.webhookPurgeJob(a.cfg.Webhooks.Retention),
 	)
 }
 

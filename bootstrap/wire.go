@@ -27,6 +27,7 @@ import (
 	"github.com/gatehouse/gatehouse/application/query"
 	"github.com/gatehouse/gatehouse/application/servicekey"
 	"github.com/gatehouse/gatehouse/application/usecase"
+	"github.com/gatehouse/gatehouse/application/webhook"
 	"github.com/gatehouse/gatehouse/ports"
 )
 
@@ -63,6 +64,10 @@ var applicationSet = wire.NewSet(
 	federation.NewAccounts,
 	federation.NewProviders,
 	federation.NewRouter,
+	webhook.NewWake,
+	webhook.NewWebhooks,
+	webhook.NewFanout,
+	webhook.NewSender,
 	wire.Struct(new(application.Commands), "*"),
 	wire.Struct(new(application.Queries), "*"),
 	wire.Struct(new(application.Application), "*"),
@@ -70,7 +75,7 @@ var applicationSet = wire.NewSet(
 
 var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set,
 	authSettings, passkeySettings, federationSettings, federationClient, wire.Bind(new(ports.FederationClient), new(*upstream.Client)), adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailDelivery, newMailer, newJobs, passwordhash.Set, blocklist.Set, rateLimiter,
-	signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets, newMetrics, observer, outboxStats, tracerProvider)
+	signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets, newMetrics, observer, outboxStats, tracerProvider, webhookSettings, newWebhookPoster, webhookObserver)
 
 // eventsSet provides what every change writes with: the events writer (on
 // the store's unit of work and outbox, encoding with the trusted API's

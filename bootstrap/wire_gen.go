@@ -27,6 +27,7 @@ import (
 	"github.com/gatehouse/gatehouse/application/query"
 	"github.com/gatehouse/gatehouse/application/servicekey"
 	"github.com/gatehouse/gatehouse/application/usecase"
+	"github.com/gatehouse/gatehouse/application/webhook"
 	"github.com/gatehouse/gatehouse/ports"
 	"github.com/google/wire"
 	"log/slog"
@@ -165,6 +166,16 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	signIns := federation.NewSignIns(identityProviderRepository, linkedAccountRepository, federationStateRepository, userRepository, sessionRepository, verificationRepository, mfaChallengeRepository, client, secretSealer, mailer, auditor, tokenGenerator, idGenerator, clock, settings, logger, router, organizationRepository)
 	accounts := federation.NewAccounts(identityProviderRepository, linkedAccountRepository, credentialRepository, passkeyRepository, client, secretSealer, auditor, idGenerator, clock, settings, usecaseAdminSettings)
 	providers := federation.NewProviders(identityProviderRepository, domainRepository, organizationRepository, secretSealer, auditor, idGenerator, clock, usecaseAdminSettings)
+	webhookEndpointRepository := gormstore.NewWebhookEndpointRepository(db)
+	webhookQueue := gormstore.NewWebhookQueue(db)
+	wake := webhook.NewWake()
+	settings2 := webhookSettings(cfg)
+	webhooks := webhook.NewWebhooks(webhookEndpointRepository, webhookQueue, webhookQueue, secretSealer, tokenGenerator, idGenerator, clock, auditor, passkeyRepository, wake, usecaseAdminSettings, usecaseAuthSettings, settings2)
+	fanout := webhook.NewFanout(unitOfWork, outbox, webhookEndpointRepository, webhookQueue, clock, wake)
+	webhookPoster := newWebhookPoster(cfg)
+	portsObserver := observer(metrics)
+	portsWebhookObserver := webhookObserver(portsObserver)
+	sender := webhook.NewSender(unitOfWork, webhookEndpointRepository, webhookQueue, webhookPoster, secretSealer, userRepository, mailer, auditor, idGenerator, clock, portsWebhookObserver, wake, usecaseAdminSettings, settings2)
 	commands := application.Commands{
 		SignUp:            accountSignUpHandler,
 		SignIn:            accountSignInHandler,
@@ -192,6 +203,9 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 		Federation:        signIns,
 		LinkedAccounts:    accounts,
 		IdentityProviders: providers,
+		Webhooks:          webhooks,
+		WebhookFanout:     fanout,
+		WebhookSender:     sender,
 	}
 	healthChecker := gormstore.NewHealthChecker(db)
 	readinessHandler := query.NewReadinessHandler(healthChecker)
@@ -210,7 +224,6 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
 	database := sqlDatabase(bootstrapSqlStore)
-	portsObserver := observer(metrics)
 	app, err := newApp(server, applicationApplication, database, cfg, client, metrics, portsObserver, bootstrapRateLimits, bootstrapMailDelivery, outbox)
 	if err != nil {
 		cleanup5()
@@ -346,6 +359,16 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	signIns := federation.NewSignIns(identityProviderRepository, linkedAccountRepository, federationStateRepository, userRepository, sessionRepository, verificationRepository, mfaChallengeRepository, client, secretSealer, mailer, auditor, tokenGenerator, idGenerator, clock, settings, logger, router, organizationRepository)
 	accounts := federation.NewAccounts(identityProviderRepository, linkedAccountRepository, credentialRepository, passkeyRepository, client, secretSealer, auditor, idGenerator, clock, settings, usecaseAdminSettings)
 	providers := federation.NewProviders(identityProviderRepository, domainRepository, organizationRepository, secretSealer, auditor, idGenerator, clock, usecaseAdminSettings)
+	webhookEndpointRepository := memory.NewWebhookEndpointRepository(db)
+	webhookQueue := memory.NewWebhookQueue(db)
+	wake := webhook.NewWake()
+	settings2 := webhookSettings(cfg)
+	webhooks := webhook.NewWebhooks(webhookEndpointRepository, webhookQueue, webhookQueue, secretSealer, tokenGenerator, idGenerator, clock, auditor, passkeyRepository, wake, usecaseAdminSettings, usecaseAuthSettings, settings2)
+	fanout := webhook.NewFanout(unitOfWork, outbox, webhookEndpointRepository, webhookQueue, clock, wake)
+	webhookPoster := newWebhookPoster(cfg)
+	portsObserver := observer(metrics)
+	portsWebhookObserver := webhookObserver(portsObserver)
+	sender := webhook.NewSender(unitOfWork, webhookEndpointRepository, webhookQueue, webhookPoster, secretSealer, userRepository, mailer, auditor, idGenerator, clock, portsWebhookObserver, wake, usecaseAdminSettings, settings2)
 	commands := application.Commands{
 		SignUp:            accountSignUpHandler,
 		SignIn:            accountSignInHandler,
@@ -373,6 +396,9 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 		Federation:        signIns,
 		LinkedAccounts:    accounts,
 		IdentityProviders: providers,
+		Webhooks:          webhooks,
+		WebhookFanout:     fanout,
+		WebhookSender:     sender,
 	}
 	healthChecker := memory.NewHealthChecker()
 	readinessHandler := query.NewReadinessHandler(healthChecker)
@@ -391,7 +417,6 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
 	database := memoryDatabase()
-	portsObserver := observer(metrics)
 	app, err := newApp(server, applicationApplication, database, cfg, client, metrics, portsObserver, bootstrapRateLimits, bootstrapMailDelivery, outbox)
 	if err != nil {
 		cleanup4()
@@ -527,6 +552,16 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 	signIns := federation.NewSignIns(identityProviderRepository, linkedAccountRepository, federationStateRepository, userRepository, sessionRepository, verificationRepository, mfaChallengeRepository, client, secretSealer, mailer, auditor, tokenGenerator, idGenerator, clock, settings, logger, router, organizationRepository)
 	accounts := federation.NewAccounts(identityProviderRepository, linkedAccountRepository, credentialRepository, passkeyRepository, client, secretSealer, auditor, idGenerator, clock, settings, usecaseAdminSettings)
 	providers := federation.NewProviders(identityProviderRepository, domainRepository, organizationRepository, secretSealer, auditor, idGenerator, clock, usecaseAdminSettings)
+	webhookEndpointRepository := memory.NewWebhookEndpointRepository(db)
+	webhookQueue := memory.NewWebhookQueue(db)
+	wake := webhook.NewWake()
+	settings2 := webhookSettings(cfg)
+	webhooks := webhook.NewWebhooks(webhookEndpointRepository, webhookQueue, webhookQueue, secretSealer, tokenGenerator, idGenerator, clock, auditor, passkeyRepository, wake, usecaseAdminSettings, usecaseAuthSettings, settings2)
+	fanout := webhook.NewFanout(unitOfWork, outbox, webhookEndpointRepository, webhookQueue, clock, wake)
+	webhookPoster := newWebhookPoster(cfg)
+	portsObserver := observer(metrics)
+	portsWebhookObserver := webhookObserver(portsObserver)
+	sender := webhook.NewSender(unitOfWork, webhookEndpointRepository, webhookQueue, webhookPoster, secretSealer, userRepository, mailer, auditor, idGenerator, clock, portsWebhookObserver, wake, usecaseAdminSettings, settings2)
 	commands := application.Commands{
 		SignUp:            accountSignUpHandler,
 		SignIn:            accountSignInHandler,
@@ -554,6 +589,9 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 		Federation:        signIns,
 		LinkedAccounts:    accounts,
 		IdentityProviders: providers,
+		Webhooks:          webhooks,
+		WebhookFanout:     fanout,
+		WebhookSender:     sender,
 	}
 	healthChecker := memory.NewHealthChecker()
 	readinessHandler := query.NewReadinessHandler(healthChecker)
@@ -572,7 +610,6 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
 	database := memoryDatabase()
-	portsObserver := observer(metrics)
 	app, err := newApp(server, applicationApplication, database, cfg, client, metrics, portsObserver, bootstrapRateLimits, bootstrapMailDelivery, outbox)
 	if err != nil {
 		cleanup4()
@@ -594,10 +631,10 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 // applicationSet provides every use case. It lives here, not in application,
 // because application may not import wire.
 var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSessionsHandler, signUpHandler,
-	signInHandler, account.NewSignOutHandler, account.NewAuthenticateHandler, account.NewRevokeSessionsHandler, account.NewUpdateUserHandler, account.NewChangePasswordHandler, account.NewChangeEmailHandler, account.NewDeleteUserHandler, account.NewResetPasswordHandler, account.NewVerifyEmailHandler, account.NewThrottleHandler, account.NewPurgeExpiredHandler, account.NewTwoFactorHandler, account.NewPasskeyHandler, organization.NewOrganizations, admin.NewAdministration, admin.NewFactors, servicekey.NewServiceKeys, hostdomain.NewDomains, oidc.NewSigningKeys, oidc.NewOAuthClients, oidc.NewOAuthProvider, query.NewAuditLogHandler, federation.NewSignIns, federation.NewAccounts, federation.NewProviders, federation.NewRouter, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"),
+	signInHandler, account.NewSignOutHandler, account.NewAuthenticateHandler, account.NewRevokeSessionsHandler, account.NewUpdateUserHandler, account.NewChangePasswordHandler, account.NewChangeEmailHandler, account.NewDeleteUserHandler, account.NewResetPasswordHandler, account.NewVerifyEmailHandler, account.NewThrottleHandler, account.NewPurgeExpiredHandler, account.NewTwoFactorHandler, account.NewPasskeyHandler, organization.NewOrganizations, admin.NewAdministration, admin.NewFactors, servicekey.NewServiceKeys, hostdomain.NewDomains, oidc.NewSigningKeys, oidc.NewOAuthClients, oidc.NewOAuthProvider, query.NewAuditLogHandler, federation.NewSignIns, federation.NewAccounts, federation.NewProviders, federation.NewRouter, webhook.NewWake, webhook.NewWebhooks, webhook.NewFanout, webhook.NewSender, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"),
 )
 
-var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, passkeySettings, federationSettings, federationClient, wire.Bind(new(ports.FederationClient), new(*federation2.Client)), adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailDelivery, newMailer, newJobs, passwordhash.Set, blocklist.Set, rateLimiter, signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets, newMetrics, observer, outboxStats, tracerProvider)
+var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, passkeySettings, federationSettings, federationClient, wire.Bind(new(ports.FederationClient), new(*federation2.Client)), adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailDelivery, newMailer, newJobs, passwordhash.Set, blocklist.Set, rateLimiter, signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets, newMetrics, observer, outboxStats, tracerProvider, webhookSettings, newWebhookPoster, webhookObserver)
 
 // eventsSet provides what every change writes with: the events writer (on
 // the store's unit of work and outbox, encoding with the trusted API's

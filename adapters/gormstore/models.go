@@ -185,5 +185,6 @@ func RowModels() []any {
 		&oauthClientRow{}, &oauthCodeRow{}, &oauthGrantRow{}, &oauthRefreshRow{}, &oauthConsentRow{},
 		&totpFactorRow{}, &backupCodeRow{}, &mfaChallengeRow{}, &passkeyRow{}, &webauthnChallengeRow{},
 		&identityProviderRow{}, &identityProviderDomainRow{}, &linkedAccountRow{}, &federationStateRow{},
-		&outboxRow{}}
+		&outboxRow{},
+		&webhookEndpointRow{}, &webhookMessageRow{}, &webhookDeliveryRow{}, &webhookAttemptRow{}}
 }

@@ -41,7 +41,7 @@ func issuedKeyOutput(status int, k *servicekey.IssuedKey) *IssuedKeyOutput {
 type CreateServiceKeyInput struct {
 	Body struct {
 		Name      string     `json:"name" minLength:"1" maxLength:"128" example:"billing backend"`
-		Scopes    []string   `json:"scopes" minItems:"1" maxItems:"7" uniqueItems:"true" doc:"users:read, users:write, organizations:read, organizations:write, domains:read, domains:write, or * for all."`
+		Scopes    []string   `json:"scopes" minItems:"1" maxItems:"9" uniqueItems:"true" doc:"users:read, users:write, organizations:read, organizations:write, domains:read, domains:write, webhooks:read, webhooks:write, or * for all."`
 		ExpiresAt *time.Time `json:"expiresAt,omitempty" doc:"When the key stops working; absent: never."`
 	}
 }
@@ -128,7 +128,7 @@ func (s *API) revokeServiceKey(ctx context.Context, in *ServiceKeyIDInput) (*edg
 
 // AuditLogInput filters and pages the audit log.
 type AuditLogInput struct {
-	ActorType  string    `query:"actorType" enum:"user,service_key,cli" doc:"Only this kind of actor."`
+	ActorType  string    `query:"actorType" enum:"user,service_key,cli,system" doc:"Only this kind of actor (system: the service itself, such as a webhook endpoint disabled after failing)."`
 	ActorID    string    `query:"actorId" maxLength:"64" doc:"Only this actor (a user or service-key id)."`
 	Action     string    `query:"action" maxLength:"64" doc:"Only this action, such as admin.ban-user." example:"admin.ban-user"`
 	TargetType string    `query:"targetType" maxLength:"32" doc:"Only targets of this type, such as user."`
@@ -143,7 +143,7 @@ type AuditLogInput struct {
 type AuditEntryJSON struct {
 	ID         string    `json:"id"`
 	OccurredAt time.Time `json:"occurredAt"`
-	ActorType  string    `json:"actorType" enum:"user,service_key,cli"`
+	ActorType  string    `json:"actorType" enum:"user,service_key,cli,system"`
 	ActorID    string    `json:"actorId"`
 	Action     string    `json:"action" example:"admin.ban-user"`
 	TargetType string    `json:"targetType" example:"user"`

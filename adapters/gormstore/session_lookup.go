@@ -135,17 +135,21 @@ type sessionUserScan struct {
 	impersonatedBy sql.NullString
 	secondFactorAt sql.NullTime
 	banExpires     sql.NullTime
+	// into holds dest's pointers, so that they cost no allocation of
+	// their own: the row is on the heap anyway.
+	into [27]any
 }
 
 // dest returns the scan destinations, in the column order of the query.
 func (r *sessionUserScan) dest() []any {
-	return []any{
+	r.into = [27]any{
 		&r.s.ID, &r.s.UserID, &r.s.TokenHash, &r.s.RememberMe, &r.s.IPAddress, &r.s.UserAgent,
 		&r.activeOrg, &r.impersonatedBy, &r.s.ExpiresAt, &r.s.CreatedAt, &r.s.UpdatedAt,
 		&r.s.AuthMethods, &r.secondFactorAt,
 		&r.u.ID, &r.u.Name, &r.u.Email, &r.u.EmailVerified, &r.u.Image, &r.u.Role, &r.u.Banned, &r.u.BanReason, &r.banExpires,
 		&r.u.PublicMetadata, &r.u.PrivateMetadata, &r.u.TwoFactorEnabled, &r.u.CreatedAt, &r.u.UpdatedAt,
 	}
+	return r.into[:]
 }
 
 func (r *sessionUserScan) session() *domain.Session {

@@ -163,3 +163,47 @@ func TestSigningKeys_session_framework_tokens_are_bounded(t *testing.T) {
 		t.Fatalf("kept %d tokens, want 1 to %d", got, limit)
 	}
 }
+
+// Ensure concurrent get-sessions of many sessions each get a token of their
+// own user (run under -race, as the suite is).
+func TestSigningKeys_session_framework_token_concurrent(t *testing.T) {
+	w := newKeyWorld(t)
+	ctx := t.Context()
+	now := w.Clock.Now()
+	principals := make([]usecase.Principal, 40)
+	for i := range principals {
+		u, err := domain.NewUser(domain.UserID(fmt.Sprintf("u-%d", i)), "U", domain.Email(fmt.Sprintf("u%d@example.com", i)), now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := domain.NewSession(domain.SessionID(fmt.Sprintf("s-%d", i)), u.ID(), domain.HashToken(fmt.Sprint(i)), true, "", "",
+			domain.SessionPolicy{Lifetime: time.Hour}, now)
+		principals[i] = usecase.Principal{User: u, Session: s}
+	}
+	opt := oidc.VerifyOptions{Alg: domain.AlgEdDSA, Type: "JWT"}
+	errs := make(chan error, 8)
+	for g := range 8 {
+		go func() {
+			for n := range 100 {
+				q := principals[(g*7+n)%len(principals)]
+				token, err := w.keys.SessionFrameworkToken(ctx, &q, map[string]any{"id": string(q.User.ID())})
+				if err == nil {
+					var c map[string]any
+					if c, err = w.keys.Verify(ctx, token, opt); err == nil && c["sub"] != string(q.User.ID()) {
+						err = fmt.Errorf("%s got a token of %v", q.User.ID(), c["sub"])
+					}
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}

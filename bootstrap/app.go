@@ -10,11 +10,13 @@ import (
 	upstream "github.com/gatehouse/gatehouse/adapters/federation"
 	"github.com/gatehouse/gatehouse/adapters/gormstore"
 	"github.com/gatehouse/gatehouse/adapters/httpapi"
+	"github.com/gatehouse/gatehouse/adapters/metrics"
 	"github.com/gatehouse/gatehouse/application"
 	"github.com/gatehouse/gatehouse/application/admin"
 	"github.com/gatehouse/gatehouse/application/oidc"
 	"github.com/gatehouse/gatehouse/application/servicekey"
 	"github.com/gatehouse/gatehouse/application/usecase"
+	"github.com/gatehouse/gatehouse/ports"
 )
 
 // Version is the build's version, set with -ldflags "-X …bootstrap.Version=v1.2.3".
@@ -22,15 +24,22 @@ var Version = "dev"
 
 // App is a wired Gatehouse.
 type App struct {
-	Handler  http.Handler
+	Handler http.Handler
+	// Metrics serves the Prometheus metrics; nil when GATEHOUSE_METRICS_ADDR
+	// is unset. Serve it on its own listener, never with Handler.
+	Metrics  http.Handler
 	Server   *httpapi.Server
 	Database Database // the store, and the migrations this start applied
-	app      *application.Application
-	cfg      Config
-	upstream *upstream.Client
+	// RateLimits says where the rate limits are counted, for the start-up
+	// lines: "counted in PostgreSQL, shared by …", "off (…)".
+	RateLimits string
+	app        *application.Application
+	cfg        Config
+	upstream   *upstream.Client
+	limits     *rateLimits
 }
 
-func newApp(s *httpapi.Server, app *application.Application, db Database, cfg Config, fc *upstream.Client) (*App, error) {
+func newApp(s *httpapi.Server, app *application.Application, db Database, cfg Config, fc *upstream.Client, m *metrics.Metrics, obs ports.Observer, limits *rateLimits) (*App, error) {
 	// Every algorithm has a signing key before the first request: the first
 	// start creates them, later ones load them.
 	if err := app.Commands.SigningKeys.Ensure(context.Background()); err != nil {
@@ -39,7 +48,15 @@ func newApp(s *httpapi.Server, app *application.Application, db Database, cfg Co
 	if err := applyProvidersFile(context.Background(), app.Commands.IdentityProviders, cfg.Federation); err != nil {
 		return nil, err
 	}
-	return &App{Handler: s, Server: s, Database: db, app: app, cfg: cfg, upstream: fc}, nil
+	// Sign-ins are counted by outcome, before the first request.
+	app.Commands.SignIn.Observe(obs)
+	app.Commands.TwoFactor.Observe(obs)
+	app.Commands.Passkeys.Observe(obs)
+	a := &App{Handler: s, Server: s, Database: db, RateLimits: limits.store, app: app, cfg: cfg, upstream: fc, limits: limits}
+	if m != nil {
+		a.Metrics = m.Handler()
+	}
+	return a, nil
 }
 
 // purgeTimeout bounds each statement of the purge job.
@@ -64,16 +81,22 @@ func (a *App) StartJobs(ctx context.Context, logger *slog.Logger) (stop func()) 
 }
 
 // purgeJob removes expired sessions, one-time links, service-key secrets,
-// OAuth codes, grants and refresh tokens and second-factor challenges at start and then every
-// interval, logging what it removed. Its deletions may take up to
-// purgeTimeout each, not the database timeout of requests: after a long
+// OAuth codes, grants and refresh tokens and second-factor challenges, and
+// the ended rate-limit windows when the database counts them, at start and
+// then every interval, logging what it removed. Its deletions may take up
+// to purgeTimeout each, not the database timeout of requests: after a long
 // outage a table can hold many expired rows.
 func (a *App) purgeJob(interval time.Duration, logger *slog.Logger) job {
 	return job{name: "purge expired", every: interval, atStart: true, run: func(ctx context.Context) error {
-		p, err := a.app.Commands.PurgeExpired.Handle(gormstore.WithTimeout(ctx, purgeTimeout))
-		if err == nil && p.Sessions+p.Links+p.KeySecrets+p.OAuth+p.Challenges > 0 {
+		ctx = gormstore.WithTimeout(ctx, purgeTimeout)
+		p, err := a.app.Commands.PurgeExpired.Handle(ctx)
+		windows := 0
+		if err == nil && a.limits.purge != nil {
+			windows, err = a.limits.purge(ctx)
+		}
+		if err == nil && p.Sessions+p.Links+p.KeySecrets+p.OAuth+p.Challenges+windows > 0 {
 			logger.Info("purged expired", slog.Int("sessions", p.Sessions), slog.Int("links", p.Links), slog.Int("key_secrets", p.KeySecrets),
-				slog.Int("oauth", p.OAuth), slog.Int("mfa_challenges", p.Challenges))
+				slog.Int("oauth", p.OAuth), slog.Int("mfa_challenges", p.Challenges), slog.Int("rate_limit_windows", windows))
 		}
 		return err
 	}}

@@ -14,7 +14,6 @@ import (
 	"github.com/gatehouse/gatehouse/adapters/httpapi"
 	"github.com/gatehouse/gatehouse/adapters/memory"
 	"github.com/gatehouse/gatehouse/adapters/passwordhash"
-	"github.com/gatehouse/gatehouse/adapters/ratelimit"
 	"github.com/gatehouse/gatehouse/adapters/signingkeys"
 	"github.com/gatehouse/gatehouse/adapters/system"
 	"github.com/gatehouse/gatehouse/application"
@@ -36,21 +35,37 @@ import (
 // InitializeSQL wires Gatehouse on SQLite or PostgreSQL, chosen from the
 // database URL; migrations run before it returns. The cleanup closes the pool.
 func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, func(), error) {
-	config := httpConfig(cfg)
 	gormstoreDatabaseURL := databaseURL(cfg)
 	timeout := databaseTimeout(cfg)
 	bootstrapSqlStore, cleanup, err := openSQL(ctx, gormstoreDatabaseURL, timeout)
 	if err != nil {
 		return nil, nil, err
 	}
+	bootstrapDbPool := sqlPool(bootstrapSqlStore)
+	outbox := outboxStats()
 	db := sqlDB(bootstrapSqlStore)
+	bootstrapRateLimits, cleanup2, err := sqlRateLimits(cfg, db, logger)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	metrics := newMetrics(cfg, bootstrapDbPool, outbox, bootstrapRateLimits, logger)
+	traceTracerProvider, cleanup3, err := tracerProvider(cfg, logger)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	config := httpConfig(cfg, metrics, traceTracerProvider)
 	credentialRepository := gormstore.NewCredentialRepository(db)
 	sessionRepository := gormstore.NewSessionRepository(db)
 	verificationRepository := gormstore.NewVerificationRepository(db)
 	hasher := passwordhash.NewDefault()
 	list := blocklist.New()
-	mailer, cleanup2, err := newMailer(cfg, logger)
+	mailer, cleanup4, err := newMailer(cfg, logger)
 	if err != nil {
+		cleanup3()
+		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
@@ -65,7 +80,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	accountSignUpHandler := signUpHandler(credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, router, auditLog)
 	userRepository := gormstore.NewUserRepository(db)
 	mfaChallengeRepository := gormstore.NewMFAChallengeRepository(db)
-	accountSignInHandler, cleanup3 := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger, mfaChallengeRepository, router, auditLog)
+	accountSignInHandler, cleanup5 := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger, mfaChallengeRepository, router, auditLog)
 	signOutHandler := account.NewSignOutHandler(sessionRepository)
 	authenticateHandler := account.NewAuthenticateHandler(sessionRepository, clock, usecaseAuthSettings)
 	revokeSessionsHandler := account.NewRevokeSessionsHandler(sessionRepository)
@@ -76,6 +91,8 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	secrets := signingSecrets(cfg)
 	secretSealer, err := signingkeys.NewSecretSealer(secrets)
 	if err != nil {
+		cleanup5()
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
@@ -86,6 +103,8 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	accountPasskeySettings := passkeySettings(cfg)
 	passkeyHandler, err := account.NewPasskeyHandler(userRepository, passkeyRepository, webAuthnChallengeRepository, sessionRepository, auditLog, tokenGenerator, idGenerator, clock, usecaseAuthSettings, accountPasskeySettings)
 	if err != nil {
+		cleanup5()
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
@@ -93,11 +112,11 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	}
 	changeEmailHandler := account.NewChangeEmailHandler(userRepository, verificationRepository, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	deleteUserHandler := account.NewDeleteUserHandler(userRepository, credentialRepository, verificationRepository, hasher, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
-	jobs, cleanup4 := newJobs(logger, mailer, userRepository)
+	jobs, cleanup6 := newJobs(logger, mailer, userRepository)
 	resetPasswordHandler := account.NewResetPasswordHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
 	verifyEmailHandler := account.NewVerifyEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
-	memory, cleanup5 := ratelimit.NewDefault()
-	throttleHandler := account.NewThrottleHandler(memory)
+	portsRateLimiter := rateLimiter(bootstrapRateLimits)
+	throttleHandler := account.NewThrottleHandler(portsRateLimiter)
 	serviceKeyRepository := gormstore.NewServiceKeyRepository(db)
 	oAuthGrantRepository := gormstore.NewOAuthGrantRepository(db)
 	federationStateRepository := gormstore.NewFederationStateRepository(db)
@@ -111,6 +130,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	serviceKeys := servicekey.NewServiceKeys(serviceKeyRepository, auditLog, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAdminSettings, usecaseAuthSettings)
 	dnsResolver, err := newDNSResolver(cfg)
 	if err != nil {
+		cleanup6()
 		cleanup5()
 		cleanup4()
 		cleanup3()
@@ -123,6 +143,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	signingKeyRepository := gormstore.NewSigningKeyRepository(db)
 	jose, err := signingkeys.New(secrets)
 	if err != nil {
+		cleanup6()
 		cleanup5()
 		cleanup4()
 		cleanup3()
@@ -186,8 +207,10 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
 	database := sqlDatabase(bootstrapSqlStore)
-	app, err := newApp(server, applicationApplication, database, cfg, client)
+	portsObserver := observer(metrics)
+	app, err := newApp(server, applicationApplication, database, cfg, client, metrics, portsObserver, bootstrapRateLimits)
 	if err != nil {
+		cleanup6()
 		cleanup5()
 		cleanup4()
 		cleanup3()
@@ -196,6 +219,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 		return nil, nil, err
 	}
 	return app, func() {
+		cleanup6()
 		cleanup5()
 		cleanup4()
 		cleanup3()
@@ -206,15 +230,29 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 
 // InitializeMemory wires Gatehouse on in-memory adapters.
 func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
-	config := httpConfig(cfg)
+	bootstrapDbPool := noPool()
+	outbox := outboxStats()
+	bootstrapRateLimits, cleanup, err := memoryRateLimits(cfg, logger)
+	if err != nil {
+		return nil, nil, err
+	}
+	metrics := newMetrics(cfg, bootstrapDbPool, outbox, bootstrapRateLimits, logger)
+	traceTracerProvider, cleanup2, err := tracerProvider(cfg, logger)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	config := httpConfig(cfg, metrics, traceTracerProvider)
 	db := memory.NewDB()
 	credentialRepository := memory.NewCredentialRepository(db)
 	sessionRepository := memory.NewSessionRepository(db)
 	verificationRepository := memory.NewVerificationRepository(db)
 	hasher := passwordhash.NewDefault()
 	list := blocklist.New()
-	mailer, cleanup, err := newMailer(cfg, logger)
+	mailer, cleanup3, err := newMailer(cfg, logger)
 	if err != nil {
+		cleanup2()
+		cleanup()
 		return nil, nil, err
 	}
 	tokenGenerator := system.NewTokenGenerator()
@@ -228,7 +266,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	accountSignUpHandler := signUpHandler(credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, router, auditLog)
 	userRepository := memory.NewUserRepository(db)
 	mfaChallengeRepository := memory.NewMFAChallengeRepository(db)
-	accountSignInHandler, cleanup2 := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger, mfaChallengeRepository, router, auditLog)
+	accountSignInHandler, cleanup4 := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger, mfaChallengeRepository, router, auditLog)
 	signOutHandler := account.NewSignOutHandler(sessionRepository)
 	authenticateHandler := account.NewAuthenticateHandler(sessionRepository, clock, usecaseAuthSettings)
 	revokeSessionsHandler := account.NewRevokeSessionsHandler(sessionRepository)
@@ -239,6 +277,8 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	secrets := signingSecrets(cfg)
 	secretSealer, err := signingkeys.NewSecretSealer(secrets)
 	if err != nil {
+		cleanup4()
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
@@ -248,17 +288,19 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	accountPasskeySettings := passkeySettings(cfg)
 	passkeyHandler, err := account.NewPasskeyHandler(userRepository, passkeyRepository, webAuthnChallengeRepository, sessionRepository, auditLog, tokenGenerator, idGenerator, clock, usecaseAuthSettings, accountPasskeySettings)
 	if err != nil {
+		cleanup4()
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
 	changeEmailHandler := account.NewChangeEmailHandler(userRepository, verificationRepository, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	deleteUserHandler := account.NewDeleteUserHandler(userRepository, credentialRepository, verificationRepository, hasher, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
-	jobs, cleanup3 := newJobs(logger, mailer, userRepository)
+	jobs, cleanup5 := newJobs(logger, mailer, userRepository)
 	resetPasswordHandler := account.NewResetPasswordHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
 	verifyEmailHandler := account.NewVerifyEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
-	ratelimitMemory, cleanup4 := ratelimit.NewDefault()
-	throttleHandler := account.NewThrottleHandler(ratelimitMemory)
+	portsRateLimiter := rateLimiter(bootstrapRateLimits)
+	throttleHandler := account.NewThrottleHandler(portsRateLimiter)
 	serviceKeyRepository := memory.NewServiceKeyRepository(db)
 	oAuthGrantRepository := memory.NewOAuthGrantRepository(db)
 	federationStateRepository := memory.NewFederationStateRepository(db)
@@ -272,6 +314,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	serviceKeys := servicekey.NewServiceKeys(serviceKeyRepository, auditLog, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAdminSettings, usecaseAuthSettings)
 	dnsResolver, err := newDNSResolver(cfg)
 	if err != nil {
+		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
@@ -283,6 +326,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	signingKeyRepository := memory.NewSigningKeyRepository(db)
 	jose, err := signingkeys.New(secrets)
 	if err != nil {
+		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
@@ -345,8 +389,10 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
 	database := memoryDatabase()
-	app, err := newApp(server, applicationApplication, database, cfg, client)
+	portsObserver := observer(metrics)
+	app, err := newApp(server, applicationApplication, database, cfg, client, metrics, portsObserver, bootstrapRateLimits)
 	if err != nil {
+		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
@@ -354,6 +400,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 		return nil, nil, err
 	}
 	return app, func() {
+		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
@@ -369,4 +416,4 @@ var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSession
 	signInHandler, account.NewSignOutHandler, account.NewAuthenticateHandler, account.NewRevokeSessionsHandler, account.NewUpdateUserHandler, account.NewChangePasswordHandler, account.NewChangeEmailHandler, account.NewDeleteUserHandler, account.NewResetPasswordHandler, account.NewVerifyEmailHandler, account.NewThrottleHandler, account.NewPurgeExpiredHandler, account.NewTwoFactorHandler, account.NewPasskeyHandler, organization.NewOrganizations, admin.NewAdministration, admin.NewFactors, servicekey.NewServiceKeys, hostdomain.NewDomains, oidc.NewSigningKeys, oidc.NewOAuthClients, oidc.NewOAuthProvider, query.NewAuditLogHandler, federation.NewSignIns, federation.NewAccounts, federation.NewProviders, federation.NewRouter, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"),
 )
 
-var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, passkeySettings, federationSettings, federationClient, wire.Bind(new(ports.FederationClient), new(*federation2.Client)), adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, newJobs, passwordhash.Set, blocklist.Set, ratelimit.Set, signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets)
+var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, passkeySettings, federationSettings, federationClient, wire.Bind(new(ports.FederationClient), new(*federation2.Client)), adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, newJobs, passwordhash.Set, blocklist.Set, rateLimiter, signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets, newMetrics, observer, outboxStats, tracerProvider)

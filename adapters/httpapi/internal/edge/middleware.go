@@ -30,12 +30,12 @@ func RequestIDFrom(ctx context.Context) string {
 	return id
 }
 
-// LoggerFrom returns the request's logger, which adds the request id to
-// every line. It is built here, when something is logged, not for every
-// request.
+// LoggerFrom returns the logger of the request whose context ctx is. Log
+// with that context (LogAttrs(ctx, …), ErrorContext(ctx, …)): the request
+// id, and the trace, come from it.
 func LoggerFrom(ctx context.Context) *slog.Logger {
 	if l, ok := ctx.Value(loggerKey).(*slog.Logger); ok {
-		return l.With(slog.String("request_id", RequestIDFrom(ctx)))
+		return l
 	}
 	return slog.Default()
 }
@@ -62,7 +62,9 @@ func newRequestID() string {
 }
 
 // RequestContext adopts or creates the request id, echoes it, and puts it and
-// the logger in the request context for everything downstream.
+// the logger in the request context for everything downstream. The logger's
+// handler (LogHandler) adds the request id to each line logged with that
+// context.
 func RequestContext(logger *slog.Logger) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		id := c.GetHeader(RequestIDHeader)
@@ -93,7 +95,6 @@ func AccessLog(logger *slog.Logger) gin.HandlerFunc {
 			return // the line's attributes (the client address above all) cost more than nothing
 		}
 		logger.LogAttrs(c.Request.Context(), level, "request",
-			slog.String("request_id", RequestIDFrom(c.Request.Context())),
 			slog.String("method", c.Request.Method),
 			slog.String("route", c.FullPath()),
 			slog.Int("status", status),
@@ -118,7 +119,6 @@ func Recovery(logger *slog.Logger) gin.HandlerFunc {
 			}
 			ctx := c.Request.Context()
 			logger.LogAttrs(ctx, slog.LevelError, "panic",
-				slog.String("request_id", RequestIDFrom(ctx)),
 				slog.String("panic", fmt.Sprint(rec)),
 				slog.String("stack", string(debug.Stack())))
 			if c.Writer.Written() {

@@ -88,6 +88,9 @@ func (l *sessionLookup) get(ctx context.Context, h domain.TokenHash) (*domain.Se
 	return row.session(), row.user(), nil
 }
 
+// errNotPgx says the pool's driver is not pgx's own (say, wrapped).
+var errNotPgx = errors.New("gormstore: not a pgx connection")
+
 // badConnRetries is how many times a lookup that found its connection
 // broken before anything was sent tries another, as database/sql does.
 const badConnRetries = 2
@@ -106,7 +109,7 @@ func (l *sessionLookup) getPostgres(ctx context.Context, hash string, row *sessi
 		err = conn.Raw(func(dc any) error {
 			c, ok := dc.(*stdlib.Conn)
 			if !ok {
-				return errors.New("not a pgx connection")
+				return errNotPgx
 			}
 			pc := c.Conn()
 			if pc.IsClosed() {
@@ -119,6 +122,9 @@ func (l *sessionLookup) getPostgres(ctx context.Context, hash string, row *sessi
 			return err
 		})
 		_ = conn.Close()
+		if errors.Is(err, errNotPgx) { // a wrapped driver: through database/sql then
+			return l.pool.QueryRowContext(ctx, sessionLookupPostgres, hash).Scan(row.dest()...)
+		}
 		if !errors.Is(err, driver.ErrBadConn) {
 			return err
 		}

@@ -40,6 +40,9 @@ type SigningKeys struct {
 	// lastMiss is when (Unix nanoseconds) Verify last reloaded for an
 	// unknown kid: at most once every unknownKidReload.
 	lastMiss atomic.Int64
+	// frameworkTokens are the framework tokens get-session hands out again
+	// (SessionFrameworkToken).
+	frameworkTokens *frameworkTokenCache
 }
 
 // unknownKidReload bounds how often tokens naming an unknown kid make
@@ -50,7 +53,8 @@ const unknownKidReload = 5 * time.Second
 func NewSigningKeys(repo ports.SigningKeyRepository, jose ports.JOSE, ids ports.IDGenerator, clock ports.Clock, audit usecase.Auditor,
 	settings usecase.TokenSettings, admin usecase.AdminSettings) *SigningKeys {
 	usecase.MustHave(repo, jose, ids, clock)
-	k := &SigningKeys{repo: repo, jose: jose, ids: ids, clock: clock, audit: audit, admins: admin.Admins, settings: settings}
+	k := &SigningKeys{repo: repo, jose: jose, ids: ids, clock: clock, audit: audit, admins: admin.Admins, settings: settings,
+		frameworkTokens: newFrameworkTokenCache()}
 	k.snap.Store(&keySnapshot{published: map[domain.SigningKeyID]*loadedKey{}, signers: map[domain.SigningAlgorithm][]*loadedKey{}, jwks: []byte(`{"keys":[]}`)})
 	return k
 }

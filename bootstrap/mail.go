@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gatehouse/gatehouse/adapters/httpapi"
+	"go.opentelemetry.io/otel/propagation"
 	"log/slog"
 	"net/mail"
 	"time"
@@ -102,7 +104,8 @@ func newMailDelivery(c Config, logger *slog.Logger, store ports.Outbox, sealer p
 		}
 		next = smtp
 	}
-	m := mailer.NewOutbox(store, sealer, clock, ids, next, logger, mailer.OutboxConfig{Capacity: c.Mail.Queue})
+	m := mailer.NewOutbox(store, sealer, clock, ids, next, logger, mailer.OutboxConfig{Capacity: c.Mail.Queue,
+		Carry: carryRequest, Restore: restoreRequest})
 	return &mailDelivery{mailer: m, wake: store.Appended(ports.OutboxMail), relay: outbox.Relay{
 		Outbox: store, Clock: clock, Topic: ports.OutboxMail,
 		// One mail per claim: the lease covers one attempt, so a mail
@@ -131,4 +134,21 @@ func (d *mailDelivery) run(ctx context.Context) error {
 			return errors.Join(refreshErr, err)
 		}
 	}
+}
+
+// carryRequest returns what a mail's delivery keeps of the requesting
+// context: its request id, and its trace as a W3C traceparent.
+func carryRequest(ctx context.Context) map[string]string {
+	values := map[string]string{}
+	if id := httpapi.RequestIDFrom(ctx); id != "" {
+		values["request_id"] = id
+	}
+	propagation.TraceContext{}.Inject(ctx, propagation.MapCarrier(values))
+	return values
+}
+
+// restoreRequest puts carryRequest's values back on ctx.
+func restoreRequest(ctx context.Context, values map[string]string) context.Context {
+	ctx = httpapi.WithRequestID(ctx, values["request_id"])
+	return propagation.TraceContext{}.Extract(ctx, propagation.MapCarrier(values))
 }

@@ -137,5 +137,9 @@ func LogHandler(h slog.Handler) slog.Handler { return edge.LogHandler(h) }
 // RequestIDFrom returns the id of the request whose context ctx is, or "".
 func RequestIDFrom(ctx context.Context) string { return edge.RequestIDFrom(ctx) }
 
+// WithRequestID returns ctx carrying the request id id (work done later for
+// a request, such as its mail, logs with it).
+func WithRequestID(ctx context.Context, id string) context.Context { return edge.WithRequestID(ctx, id) }
+
 // RequestIDAttribute is the attribute that carries the request id on spans.
 const RequestIDAttribute = edge.RequestIDAttribute

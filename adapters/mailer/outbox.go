@@ -50,6 +50,12 @@ type OutboxConfig struct {
 	SendTimeout time.Duration
 	// MaxAge is how long a mail is retried (DefaultMaxAge when not positive).
 	MaxAge time.Duration
+	// Carry, when set, returns the values of the requesting context that
+	// the delivery's context should have again (its request id and trace),
+	// kept sealed with the mail; Restore puts them back when it is sent, so
+	// the delivery's log lines name the request that asked for it.
+	Carry   func(ctx context.Context) map[string]string
+	Restore func(ctx context.Context, values map[string]string) context.Context
 }
 
 // Outbox is the durable mailer. Send seals the mail (ports.SecretSealer,
@@ -122,6 +128,8 @@ type sealedMail struct {
 	Code         string          `json:"code,omitempty"`
 	WebhookID    string          `json:"webhookId,omitempty"`
 	WebhookURL   string          `json:"webhookUrl,omitempty"`
+	// Context holds the requesting context's values (OutboxConfig.Carry).
+	Context map[string]string `json:"context,omitempty"`
 }
 
 // Send implements ports.Mailer: it appends m to the outbox, or refuses with
@@ -176,8 +184,12 @@ func (o *Outbox) append(ctx context.Context, m domain.Mail) (err error) {
 		}
 	}()
 	id := o.ids.NewID()
-	plain, err := json.Marshal(sealedMail{Kind: m.Kind, To: m.To, Name: m.Name, Link: m.Link, ExpiresIn: m.ExpiresIn,
-		Organization: m.Organization, Inviter: m.Inviter, Code: m.Code, WebhookID: m.WebhookID, WebhookURL: m.WebhookURL})
+	sm := sealedMail{Kind: m.Kind, To: m.To, Name: m.Name, Link: m.Link, ExpiresIn: m.ExpiresIn,
+		Organization: m.Organization, Inviter: m.Inviter, Code: m.Code, WebhookID: m.WebhookID, WebhookURL: m.WebhookURL}
+	if o.cfg.Carry != nil {
+		sm.Context = o.cfg.Carry(ctx)
+	}
+	plain, err := json.Marshal(sm)
 	if err != nil {
 		return domain.Internal("mailer: encode mail", err)
 	}
@@ -266,7 +278,10 @@ func (o *Outbox) Deliver(ctx context.Context, msg ports.OutboxMessage) error {
 	// A mail being sent waits no more; a retry puts it back.
 	o.gone()
 	attrs := []slog.Attr{slog.String("id", msg.ID), slog.String("kind", msg.Type), slog.Int("attempt", msg.Attempts)}
-	m, err := o.open(msg)
+	m, values, err := o.open(msg)
+	if err == nil && o.cfg.Restore != nil && len(values) > 0 {
+		ctx = o.cfg.Restore(ctx, values)
+	}
 	if err != nil {
 		o.logger.LogAttrs(ctx, slog.LevelError, "mail not delivered", append(attrs, slog.String("error", err.Error()))...)
 		return fmt.Errorf("%w: %w", ErrUndeliverable, err)
@@ -306,15 +321,15 @@ func (o *Outbox) Deliver(ctx context.Context, msg ports.OutboxMessage) error {
 }
 
 // open returns the mail a message holds.
-func (o *Outbox) open(msg ports.OutboxMessage) (domain.Mail, error) {
+func (o *Outbox) open(msg ports.OutboxMessage) (domain.Mail, map[string]string, error) {
 	plain, err := o.sealer.Open(sealPurpose, msg.ID, msg.Payload)
 	if err != nil {
-		return domain.Mail{}, err
+		return domain.Mail{}, nil, err
 	}
 	var s sealedMail
 	if err := json.Unmarshal(plain, &s); err != nil {
-		return domain.Mail{}, domain.Internal("mailer: decode mail", err)
+		return domain.Mail{}, nil, domain.Internal("mailer: decode mail", err)
 	}
 	return domain.Mail{Kind: s.Kind, To: s.To, Name: s.Name, Link: s.Link, ExpiresIn: s.ExpiresIn,
-		Organization: s.Organization, Inviter: s.Inviter, Code: s.Code, WebhookID: s.WebhookID, WebhookURL: s.WebhookURL}, nil
+		Organization: s.Organization, Inviter: s.Inviter, Code: s.Code, WebhookID: s.WebhookID, WebhookURL: s.WebhookURL}, s.Context, nil
 }

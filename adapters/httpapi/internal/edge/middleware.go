@@ -30,6 +30,15 @@ func RequestIDFrom(ctx context.Context) string {
 	return id
 }
 
+// WithRequestID returns ctx carrying the request id id, as the request
+// whose work ctx continues (a mail sent later by the relay) carried it.
+func WithRequestID(ctx context.Context, id string) context.Context {
+	if id == "" || !isSafeRequestID(id) {
+		return ctx
+	}
+	return context.WithValue(ctx, requestIDKey, id)
+}
+
 // LoggerFrom returns the logger of the request whose context ctx is. Log
 // with that context (LogAttrs(ctx, …), ErrorContext(ctx, …)): the request
 // id, and the trace, come from it.

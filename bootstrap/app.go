@@ -15,6 +15,7 @@ import (
 	"github.com/gatehouse/gatehouse/application/oidc"
 	"github.com/gatehouse/gatehouse/application/servicekey"
 	"github.com/gatehouse/gatehouse/application/usecase"
+	"github.com/gatehouse/gatehouse/ports"
 )
 
 // Version is the build's version, set with -ldflags "-X …bootstrap.Version=v1.2.3".
@@ -28,18 +29,31 @@ type App struct {
 	app      *application.Application
 	cfg      Config
 	upstream *upstream.Client
+	leases   ports.Leases
+	clock    ports.Clock
+	replica  string // this process's name in the leases it holds
 }
 
-func newApp(s *httpapi.Server, app *application.Application, db Database, cfg Config, fc *upstream.Client) (*App, error) {
-	// Every algorithm has a signing key before the first request: the first
-	// start creates them, later ones load them.
-	if err := app.Commands.SigningKeys.Ensure(context.Background()); err != nil {
-		return nil, fmt.Errorf("signing keys: %w", err)
-	}
-	if err := applyProvidersFile(context.Background(), app.Commands.IdentityProviders, cfg.Federation); err != nil {
+func newApp(s *httpapi.Server, app *application.Application, db Database, cfg Config, fc *upstream.Client,
+	leases ports.Leases, clock ports.Clock) (*App, error) {
+	a := &App{Handler: s, Server: s, Database: db, app: app, cfg: cfg, upstream: fc, leases: leases, clock: clock, replica: newReplicaID()}
+	// Replicas starting together take turns: the first makes the keys and
+	// applies the providers file, the next find them made.
+	ctx := context.Background()
+	release, err := waitLease(ctx, leases, clock, leaseStart, a.replica, startLeaseTTL)
+	if err != nil {
 		return nil, err
 	}
-	return &App{Handler: s, Server: s, Database: db, app: app, cfg: cfg, upstream: fc}, nil
+	defer release()
+	// Every algorithm has a signing key before the first request: the first
+	// start creates them, later ones load them.
+	if err := app.Commands.SigningKeys.Ensure(ctx); err != nil {
+		return nil, fmt.Errorf("signing keys: %w", err)
+	}
+	if err := applyProvidersFile(ctx, app.Commands.IdentityProviders, cfg.Federation); err != nil {
+		return nil, err
+	}
+	return a, nil
 }
 
 // purgeTimeout bounds each statement of the purge job.
@@ -53,30 +67,39 @@ const (
 
 // StartJobs starts every periodic job of the service, from this one list,
 // until the returned stop is called; stop ends them and waits for them
-// (the service-key use is written once more as they stop).
+// (the service-key use is written once more as they stop), then gives up
+// the leases this replica holds, so another takes over at once.
 func (a *App) StartJobs(ctx context.Context, logger *slog.Logger) (stop func()) {
-	return startJobs(ctx, logger,
+	stopJobs := startJobs(ctx, logger,
 		a.purgeJob(purgeInterval, logger),
 		a.domainJob(a.cfg.Domains.CheckInterval, logger),
 		a.keyUseJob(keyUseFlushTime),
 		a.signingKeyJob(a.cfg.Tokens.SigningKeyReloadInterval),
 	)
+	return func() {
+		stopJobs()
+		release, cancel := context.WithTimeout(context.WithoutCancel(ctx), finalTimeout)
+		defer cancel()
+		_ = a.leases.Release(release, leasePurge, a.replica)
+	}
 }
 
 // purgeJob removes expired sessions, one-time links, service-key secrets,
 // OAuth codes, grants and refresh tokens and second-factor challenges at start and then every
 // interval, logging what it removed. Its deletions may take up to
 // purgeTimeout each, not the database timeout of requests: after a long
-// outage a table can hold many expired rows.
+// outage a table can hold many expired rows. One replica at a time runs
+// it, holding the purge lease for two intervals and renewing it at each
+// run; when that replica stops, another takes over.
 func (a *App) purgeJob(interval time.Duration, logger *slog.Logger) job {
-	return job{name: "purge expired", every: interval, atStart: true, run: func(ctx context.Context) error {
+	return job{name: "purge expired", every: interval, atStart: true, run: a.singleton(leasePurge, 2*interval, func(ctx context.Context) error {
 		p, err := a.app.Commands.PurgeExpired.Handle(gormstore.WithTimeout(ctx, purgeTimeout))
 		if err == nil && p.Sessions+p.Links+p.KeySecrets+p.OAuth+p.Challenges > 0 {
 			logger.Info("purged expired", slog.Int("sessions", p.Sessions), slog.Int("links", p.Links), slog.Int("key_secrets", p.KeySecrets),
 				slog.Int("oauth", p.OAuth), slog.Int("mfa_challenges", p.Challenges))
 		}
 		return err
-	}}
+	})}
 }
 
 // keyUseJob writes the service keys' last-use times every interval and once

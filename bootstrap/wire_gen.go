@@ -186,7 +186,8 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
 	database := sqlDatabase(bootstrapSqlStore)
-	app, err := newApp(server, applicationApplication, database, cfg, client)
+	leases := gormstore.NewLeases(db)
+	app, err := newApp(server, applicationApplication, database, cfg, client, leases, clock)
 	if err != nil {
 		cleanup5()
 		cleanup4()
@@ -345,7 +346,8 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
 	database := memoryDatabase()
-	app, err := newApp(server, applicationApplication, database, cfg, client)
+	leases := memory.NewLeases()
+	app, err := newApp(server, applicationApplication, database, cfg, client, leases, clock)
 	if err != nil {
 		cleanup4()
 		cleanup3()

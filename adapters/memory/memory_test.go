@@ -94,3 +94,10 @@ func TestPasskeyRepositories(t *testing.T) {
 func TestFederationRepositories(t *testing.T) {
 	conformance.RunFederationRepositories(t, newStores)
 }
+
+func TestLeases(t *testing.T) {
+	conformance.RunLeases(t, func(*testing.T) (ports.Leases, ports.Leases) {
+		l := memory.NewLeases()
+		return l, l
+	})
+}

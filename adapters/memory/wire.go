@@ -29,4 +29,5 @@ var Set = wire.NewSet(
 	NewLinkedAccountRepository, wire.Bind(new(ports.LinkedAccountRepository), new(*LinkedAccountRepository)),
 	NewFederationStateRepository, wire.Bind(new(ports.FederationStateRepository), new(*FederationStateRepository)),
 	NewHealthChecker, wire.Bind(new(ports.HealthChecker), new(*HealthChecker)),
+	NewLeases, wire.Bind(new(ports.Leases), new(*Leases)),
 )

@@ -455,4 +455,3 @@ func (c *cluster) mustVerifyOncePerPass() {
 		}
 	}
 }
-

@@ -10,6 +10,7 @@ import (
 	upstream "github.com/gatehouse/gatehouse/adapters/federation"
 	"github.com/gatehouse/gatehouse/adapters/gormstore"
 	"github.com/gatehouse/gatehouse/adapters/httpapi"
+	"github.com/gatehouse/gatehouse/adapters/metrics"
 	"github.com/gatehouse/gatehouse/application"
 	"github.com/gatehouse/gatehouse/application/admin"
 	"github.com/gatehouse/gatehouse/application/oidc"
@@ -23,7 +24,10 @@ var Version = "dev"
 
 // App is a wired Gatehouse.
 type App struct {
-	Handler  http.Handler
+	Handler http.Handler
+	// Metrics serves the Prometheus metrics; nil when GATEHOUSE_METRICS_ADDR
+	// is unset. Serve it on its own listener, never with Handler.
+	Metrics  http.Handler
 	Server   *httpapi.Server
 	Database Database // the store, and the migrations this start applied
 	app      *application.Application
@@ -34,7 +38,7 @@ type App struct {
 	replica  string // this process's name in the leases it holds
 }
 
-func newApp(s *httpapi.Server, app *application.Application, db Database, cfg Config, fc *upstream.Client,
+func newApp(s *httpapi.Server, app *application.Application, db Database, cfg Config, fc *upstream.Client, m *metrics.Metrics, obs ports.Observer,
 	leases ports.Leases, clock ports.Clock) (*App, error) {
 	a := &App{Handler: s, Server: s, Database: db, app: app, cfg: cfg, upstream: fc, leases: leases, clock: clock, replica: newReplicaID()}
 	// Replicas starting together take turns: the first makes the keys and
@@ -52,6 +56,13 @@ func newApp(s *httpapi.Server, app *application.Application, db Database, cfg Co
 	}
 	if err := applyProvidersFile(ctx, app.Commands.IdentityProviders, cfg.Federation); err != nil {
 		return nil, err
+	}
+	// Sign-ins are counted by outcome, before the first request.
+	app.Commands.SignIn.Observe(obs)
+	app.Commands.TwoFactor.Observe(obs)
+	app.Commands.Passkeys.Observe(obs)
+	if m != nil {
+		a.Metrics = m.Handler()
 	}
 	return a, nil
 }

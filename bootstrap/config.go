@@ -37,6 +37,7 @@ type Config struct {
 	Tokens        TokenConfig
 	Passkeys      PasskeyConfig
 	Federation    FederationConfig
+	Observability ObservabilityConfig
 
 	flags map[string]bool // the variables whose values came from flags
 }
@@ -55,7 +56,7 @@ var (
 func allSettings() []*setting {
 	var all []*setting
 	for _, l := range []settingList{generalSettingList, httpSettingList, databaseSettingList, authSettingList, mailSettingList, adminSettingList,
-		organizationSettingList, domainSettingList, tokenSettingList, passkeySettingList, federationSettingList} {
+		organizationSettingList, domainSettingList, tokenSettingList, passkeySettingList, federationSettingList, observabilitySettingList} {
 		all = append(all, l...)
 	}
 	return all
@@ -233,6 +234,7 @@ func buildConfig(get func(string) string) (Config, error) {
 	c.Tokens.load(r, c.HTTP.BaseURL)
 	c.Passkeys.load(r, c.HTTP)
 	c.Federation.load(r)
+	c.Observability.load(r, c.HTTP.Addr)
 	return c, r.p.err()
 }
 

@@ -12,7 +12,10 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/gatehouse/gatehouse/adapters/httpapi"
+	"github.com/gatehouse/gatehouse/adapters/metrics"
 )
 
 // HTTPConfig is the HTTP server's section: where it listens and what it
@@ -260,14 +263,22 @@ func (c Config) SessionCookieName() string {
 	return name
 }
 
-func httpConfig(c Config) httpapi.Config {
+// httpConfig is the edge's configuration; m counts requests when metrics
+// are on, and tp traces them when tracing is.
+func httpConfig(c Config, m *metrics.Metrics, tp trace.TracerProvider) httpapi.Config {
 	h := c.HTTP
-	return httpapi.Config{BaseURL: h.BaseURL, HomeURL: h.HomeURL, Version: Version, MaxBodyBytes: h.MaxBodyBytes, SessionCookieName: c.SessionCookieName(),
+	cfg := httpapi.Config{BaseURL: h.BaseURL, HomeURL: h.HomeURL, Version: Version, MaxBodyBytes: h.MaxBodyBytes, SessionCookieName: c.SessionCookieName(),
 		Secrets: c.Secrets, CookiePrefix: h.CookiePrefix, HostCookies: h.HostCookies, TrustedOrigins: h.TrustedOrigins, TrustedProxies: h.TrustedProxies, RateLimit: h.RateLimit,
-		ServiceKeyLimit: h.ServiceKeyLimit, ServiceKeyWindow: h.ServiceKeyWindow}
+		ServiceKeyLimit: h.ServiceKeyLimit, ServiceKeyWindow: h.ServiceKeyWindow, Tracer: tp}
+	if m != nil {
+		cfg.Observer = m
+	}
+	return cfg
 }
 
 // NewLogger returns the JSON logger every part of Gatehouse logs through.
+// Each line logged with a request's context carries its request_id (and
+// trace_id and span_id when tracing is on).
 func NewLogger(c Config, w interface{ Write([]byte) (int, error) }) *slog.Logger {
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: c.HTTP.LogLevel}))
+	return slog.New(httpapi.LogHandler(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: c.HTTP.LogLevel})))
 }

@@ -69,17 +69,17 @@ var applicationSet = wire.NewSet(
 
 var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set,
 	authSettings, passkeySettings, federationSettings, federationClient, wire.Bind(new(ports.FederationClient), new(*upstream.Client)), adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, newJobs, passwordhash.Set, blocklist.Set, ratelimit.Set,
-	signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets)
+	signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets, newMetrics, observer, outboxStats, tracerProvider)
 
 // InitializeSQL wires Gatehouse on SQLite or PostgreSQL, chosen from the
 // database URL; migrations run before it returns. The cleanup closes the pool.
 func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, func(), error) {
-	wire.Build(applicationSet, edgeSet, databaseURL, databaseTimeout, openSQL, sqlDB, sqlDatabase, gormstore.Set)
+	wire.Build(applicationSet, edgeSet, databaseURL, databaseTimeout, openSQL, sqlDB, sqlDatabase, sqlPool, gormstore.Set)
 	return nil, nil, nil
 }
 
 // InitializeMemory wires Gatehouse on in-memory adapters.
 func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
-	wire.Build(applicationSet, edgeSet, memoryDatabase, memory.Set)
+	wire.Build(applicationSet, edgeSet, memoryDatabase, noPool, memory.Set)
 	return nil, nil, nil
 }

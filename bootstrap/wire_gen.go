@@ -36,21 +36,30 @@ import (
 // InitializeSQL wires Gatehouse on SQLite or PostgreSQL, chosen from the
 // database URL; migrations run before it returns. The cleanup closes the pool.
 func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, func(), error) {
-	config := httpConfig(cfg)
 	gormstoreDatabaseURL := databaseURL(cfg)
 	timeout := databaseTimeout(cfg)
 	bootstrapSqlStore, cleanup, err := openSQL(ctx, gormstoreDatabaseURL, timeout)
 	if err != nil {
 		return nil, nil, err
 	}
+	bootstrapDbPool := sqlPool(bootstrapSqlStore)
+	outbox := outboxStats()
+	metrics := newMetrics(cfg, bootstrapDbPool, outbox, logger)
+	traceTracerProvider, cleanup2, err := tracerProvider(cfg, logger)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	config := httpConfig(cfg, metrics, traceTracerProvider)
 	db := sqlDB(bootstrapSqlStore)
 	credentialRepository := gormstore.NewCredentialRepository(db)
 	sessionRepository := gormstore.NewSessionRepository(db)
 	verificationRepository := gormstore.NewVerificationRepository(db)
 	hasher := passwordhash.NewDefault()
 	list := blocklist.New()
-	mailer, cleanup2, err := newMailer(cfg, logger)
+	mailer, cleanup3, err := newMailer(cfg, logger)
 	if err != nil {
+		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
@@ -65,7 +74,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	accountSignUpHandler := signUpHandler(credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, router, auditLog)
 	userRepository := gormstore.NewUserRepository(db)
 	mfaChallengeRepository := gormstore.NewMFAChallengeRepository(db)
-	accountSignInHandler, cleanup3 := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger, mfaChallengeRepository, router, auditLog)
+	accountSignInHandler, cleanup4 := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger, mfaChallengeRepository, router, auditLog)
 	signOutHandler := account.NewSignOutHandler(sessionRepository)
 	authenticateHandler := account.NewAuthenticateHandler(sessionRepository, clock, usecaseAuthSettings)
 	revokeSessionsHandler := account.NewRevokeSessionsHandler(sessionRepository)
@@ -76,6 +85,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	secrets := signingSecrets(cfg)
 	secretSealer, err := signingkeys.NewSecretSealer(secrets)
 	if err != nil {
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
@@ -86,6 +96,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	accountPasskeySettings := passkeySettings(cfg)
 	passkeyHandler, err := account.NewPasskeyHandler(userRepository, passkeyRepository, webAuthnChallengeRepository, sessionRepository, auditLog, tokenGenerator, idGenerator, clock, usecaseAuthSettings, accountPasskeySettings)
 	if err != nil {
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
@@ -93,10 +104,10 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	}
 	changeEmailHandler := account.NewChangeEmailHandler(userRepository, verificationRepository, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	deleteUserHandler := account.NewDeleteUserHandler(userRepository, credentialRepository, verificationRepository, hasher, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
-	jobs, cleanup4 := newJobs(logger, mailer, userRepository)
+	jobs, cleanup5 := newJobs(logger, mailer, userRepository)
 	resetPasswordHandler := account.NewResetPasswordHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
 	verifyEmailHandler := account.NewVerifyEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
-	memory, cleanup5 := ratelimit.NewDefault()
+	memory, cleanup6 := ratelimit.NewDefault()
 	throttleHandler := account.NewThrottleHandler(memory)
 	serviceKeyRepository := gormstore.NewServiceKeyRepository(db)
 	oAuthGrantRepository := gormstore.NewOAuthGrantRepository(db)
@@ -111,6 +122,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	serviceKeys := servicekey.NewServiceKeys(serviceKeyRepository, auditLog, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAdminSettings, usecaseAuthSettings)
 	dnsResolver, err := newDNSResolver(cfg)
 	if err != nil {
+		cleanup6()
 		cleanup5()
 		cleanup4()
 		cleanup3()
@@ -123,6 +135,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	signingKeyRepository := gormstore.NewSigningKeyRepository(db)
 	jose, err := signingkeys.New(secrets)
 	if err != nil {
+		cleanup6()
 		cleanup5()
 		cleanup4()
 		cleanup3()
@@ -186,9 +199,11 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
 	database := sqlDatabase(bootstrapSqlStore)
+	portsObserver := observer(metrics)
 	leases := gormstore.NewLeases(db)
-	app, err := newApp(server, applicationApplication, database, cfg, client, leases, clock)
+	app, err := newApp(server, applicationApplication, database, cfg, client, metrics, portsObserver, leases, clock)
 	if err != nil {
+		cleanup6()
 		cleanup5()
 		cleanup4()
 		cleanup3()
@@ -197,6 +212,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 		return nil, nil, err
 	}
 	return app, func() {
+		cleanup6()
 		cleanup5()
 		cleanup4()
 		cleanup3()
@@ -207,15 +223,23 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 
 // InitializeMemory wires Gatehouse on in-memory adapters.
 func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
-	config := httpConfig(cfg)
+	bootstrapDbPool := noPool()
+	outbox := outboxStats()
+	metrics := newMetrics(cfg, bootstrapDbPool, outbox, logger)
+	traceTracerProvider, cleanup, err := tracerProvider(cfg, logger)
+	if err != nil {
+		return nil, nil, err
+	}
+	config := httpConfig(cfg, metrics, traceTracerProvider)
 	db := memory.NewDB()
 	credentialRepository := memory.NewCredentialRepository(db)
 	sessionRepository := memory.NewSessionRepository(db)
 	verificationRepository := memory.NewVerificationRepository(db)
 	hasher := passwordhash.NewDefault()
 	list := blocklist.New()
-	mailer, cleanup, err := newMailer(cfg, logger)
+	mailer, cleanup2, err := newMailer(cfg, logger)
 	if err != nil {
+		cleanup()
 		return nil, nil, err
 	}
 	tokenGenerator := system.NewTokenGenerator()
@@ -229,7 +253,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	accountSignUpHandler := signUpHandler(credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, router, auditLog)
 	userRepository := memory.NewUserRepository(db)
 	mfaChallengeRepository := memory.NewMFAChallengeRepository(db)
-	accountSignInHandler, cleanup2 := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger, mfaChallengeRepository, router, auditLog)
+	accountSignInHandler, cleanup3 := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger, mfaChallengeRepository, router, auditLog)
 	signOutHandler := account.NewSignOutHandler(sessionRepository)
 	authenticateHandler := account.NewAuthenticateHandler(sessionRepository, clock, usecaseAuthSettings)
 	revokeSessionsHandler := account.NewRevokeSessionsHandler(sessionRepository)
@@ -240,6 +264,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	secrets := signingSecrets(cfg)
 	secretSealer, err := signingkeys.NewSecretSealer(secrets)
 	if err != nil {
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
@@ -249,16 +274,17 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	accountPasskeySettings := passkeySettings(cfg)
 	passkeyHandler, err := account.NewPasskeyHandler(userRepository, passkeyRepository, webAuthnChallengeRepository, sessionRepository, auditLog, tokenGenerator, idGenerator, clock, usecaseAuthSettings, accountPasskeySettings)
 	if err != nil {
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
 	changeEmailHandler := account.NewChangeEmailHandler(userRepository, verificationRepository, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	deleteUserHandler := account.NewDeleteUserHandler(userRepository, credentialRepository, verificationRepository, hasher, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
-	jobs, cleanup3 := newJobs(logger, mailer, userRepository)
+	jobs, cleanup4 := newJobs(logger, mailer, userRepository)
 	resetPasswordHandler := account.NewResetPasswordHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
 	verifyEmailHandler := account.NewVerifyEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
-	ratelimitMemory, cleanup4 := ratelimit.NewDefault()
+	ratelimitMemory, cleanup5 := ratelimit.NewDefault()
 	throttleHandler := account.NewThrottleHandler(ratelimitMemory)
 	serviceKeyRepository := memory.NewServiceKeyRepository(db)
 	oAuthGrantRepository := memory.NewOAuthGrantRepository(db)
@@ -273,6 +299,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	serviceKeys := servicekey.NewServiceKeys(serviceKeyRepository, auditLog, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAdminSettings, usecaseAuthSettings)
 	dnsResolver, err := newDNSResolver(cfg)
 	if err != nil {
+		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
@@ -284,6 +311,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	signingKeyRepository := memory.NewSigningKeyRepository(db)
 	jose, err := signingkeys.New(secrets)
 	if err != nil {
+		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
@@ -346,9 +374,11 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
 	database := memoryDatabase()
+	portsObserver := observer(metrics)
 	leases := memory.NewLeases()
-	app, err := newApp(server, applicationApplication, database, cfg, client, leases, clock)
+	app, err := newApp(server, applicationApplication, database, cfg, client, metrics, portsObserver, leases, clock)
 	if err != nil {
+		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
@@ -356,6 +386,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 		return nil, nil, err
 	}
 	return app, func() {
+		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
@@ -371,4 +402,4 @@ var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSession
 	signInHandler, account.NewSignOutHandler, account.NewAuthenticateHandler, account.NewRevokeSessionsHandler, account.NewUpdateUserHandler, account.NewChangePasswordHandler, account.NewChangeEmailHandler, account.NewDeleteUserHandler, account.NewResetPasswordHandler, account.NewVerifyEmailHandler, account.NewThrottleHandler, account.NewPurgeExpiredHandler, account.NewTwoFactorHandler, account.NewPasskeyHandler, organization.NewOrganizations, admin.NewAdministration, admin.NewFactors, servicekey.NewServiceKeys, hostdomain.NewDomains, oidc.NewSigningKeys, oidc.NewOAuthClients, oidc.NewOAuthProvider, query.NewAuditLogHandler, federation.NewSignIns, federation.NewAccounts, federation.NewProviders, federation.NewRouter, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"),
 )
 
-var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, passkeySettings, federationSettings, federationClient, wire.Bind(new(ports.FederationClient), new(*federation2.Client)), adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, newJobs, passwordhash.Set, blocklist.Set, ratelimit.Set, signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets)
+var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, passkeySettings, federationSettings, federationClient, wire.Bind(new(ports.FederationClient), new(*federation2.Client)), adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, newJobs, passwordhash.Set, blocklist.Set, ratelimit.Set, signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets, newMetrics, observer, outboxStats, tracerProvider)

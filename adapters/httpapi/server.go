@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"sort"
@@ -67,12 +68,23 @@ func NewServer(cfg edge.Config, app *application.Application, logger *slog.Logge
 	if err := engine.SetTrustedProxies(cfg.TrustedProxies); err != nil {
 		panic("httpapi: trusted proxies: " + err.Error())
 	}
+	// Every line logged with a request's context names the request (and
+	// its trace), whichever logger writes it.
+	logger = slog.New(edge.LogHandler(logger.Handler()))
 	kit := edge.NewKit(engine, cfg, app, logger)
 	s := &Server{Kit: kit, engine: engine, pages: pages.New(kit, framework.ErrorCode)}
 
 	engine.Use(
 		s.RoutePolicy(), // first: every middleware after it, and the error renderers, read the route's policy
 		edge.RequestContext(logger),
+	)
+	if cfg.Tracer != nil {
+		engine.Use(edge.Trace(cfg.Tracer)) // after the request id, which the span carries
+	}
+	if cfg.Observer != nil {
+		engine.Use(edge.Observe(cfg.Observer)) // before Recovery: a panic counts as its 500
+	}
+	engine.Use(
 		edge.Recovery(logger),
 		edge.AccessLog(logger),
 		edge.SecurityHeaders(strings.HasPrefix(cfg.BaseURL, "https://")),
@@ -117,3 +129,13 @@ func (s *Server) Routes() []Route {
 	})
 	return out
 }
+
+// LogHandler wraps h so that each line logged with a request's context
+// carries its request_id, and its trace_id and span_id when tracing is on.
+func LogHandler(h slog.Handler) slog.Handler { return edge.LogHandler(h) }
+
+// RequestIDFrom returns the id of the request whose context ctx is, or "".
+func RequestIDFrom(ctx context.Context) string { return edge.RequestIDFrom(ctx) }
+
+// RequestIDAttribute is the attribute that carries the request id on spans.
+const RequestIDAttribute = edge.RequestIDAttribute

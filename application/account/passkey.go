@@ -123,6 +123,7 @@ type PasskeyHandler struct {
 	audit      usecase.Auditor
 	policy     domain.SessionPolicy
 	rp         *webauthn.WebAuthn
+	observer   ports.Observer // nil: sign-ins are not counted
 }
 
 // NewPasskeyHandler returns a PasskeyHandler for the relying party of
@@ -388,7 +389,7 @@ func passkeyTarget(id []byte) usecase.Target {
 // new session; a signed-in user's ceremony (allowCredentials) steps their
 // current session up. The owner must not be banned, and the credential's
 // counter must advance unless it can be synced.
-func (h *PasskeyHandler) VerifyAuthentication(ctx context.Context, cmd PasskeyVerifyAuthentication) (*PasskeyAuthResult, error) {
+func (h *PasskeyHandler) VerifyAuthentication(ctx context.Context, cmd PasskeyVerifyAuthentication) (_ *PasskeyAuthResult, err error) {
 	if h.rp == nil {
 		return nil, ErrPasskeysOff
 	}
@@ -407,6 +408,9 @@ func (h *PasskeyHandler) VerifyAuthentication(ctx context.Context, cmd PasskeyVe
 		return nil, err
 	}
 	stepUp := c.UserID != ""
+	if !stepUp { // a sign-in, from here on: count it
+		defer func() { observeSignIn(h.observer, ports.SignInPasskey, err) }()
+	}
 	if stepUp && (stored.UserID != c.UserID || cmd.Principal == nil || cmd.Principal.User == nil || cmd.Principal.User.ID() != c.UserID) {
 		return nil, ErrPasskeyAuthentication
 	}

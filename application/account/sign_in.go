@@ -48,6 +48,7 @@ type SignInHandler struct {
 	challenges  ports.MFAChallengeRepository
 	sso         usecase.SSOPolicy
 	audit       usecase.Auditor
+	observer    ports.Observer // nil: sign-ins are not counted
 }
 
 // UseSSO refuses password sign-ins of the addresses policy sends to their
@@ -105,7 +106,20 @@ func NewSignInHandler(users ports.UserRepository, credentials ports.CredentialRe
 // read and one credential read, and a wrong password is counted after the
 // answer, so neither the answer nor its timing reveals whether the address
 // has an account.
-func (h *SignInHandler) Handle(ctx context.Context, cmd SignIn) (*SignInResult, error) {
+func (h *SignInHandler) Handle(ctx context.Context, cmd SignIn) (res *SignInResult, err error) {
+	locked := false // the password was refused because the account is locked
+	if h.observer != nil {
+		defer func() {
+			switch {
+			case locked:
+				h.observer.SignIn(ports.SignInPassword, ports.SignInLocked)
+			case err == nil && res.TwoFactorChallenge != "":
+				h.observer.SignIn(ports.SignInPassword, ports.SignInSecondFactorRequired)
+			default:
+				observeSignIn(h.observer, ports.SignInPassword, err)
+			}
+		}()
+	}
 	email, err := domain.NewEmail(cmd.Email)
 	if err != nil {
 		return nil, err
@@ -122,6 +136,7 @@ func (h *SignInHandler) Handle(ctx context.Context, cmd SignIn) (*SignInResult, 
 		return nil, err
 	}
 	if !ok {
+		locked = cred != nil && cred.IsLocked(h.issuer.Clock.Now())
 		return nil, usecase.ErrInvalidCredentials
 	}
 	// With two-factor on, the password alone proves nothing yet: earlier
@@ -144,7 +159,7 @@ func (h *SignInHandler) Handle(ctx context.Context, cmd SignIn) (*SignInResult, 
 		}
 		return nil, usecase.ErrEmailNotVerified
 	}
-	res := &SignInResult{User: u}
+	res = &SignInResult{User: u}
 	if u.TwoFactorEnabled() {
 		if h.challenges == nil {
 			return nil, domain.Internal("sign-in: two-factor user without challenge store", errors.New("no MFAChallengeRepository"))

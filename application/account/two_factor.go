@@ -136,6 +136,7 @@ type TwoFactorHandler struct {
 	audit       usecase.Auditor
 	stepUp      usecase.StepUp
 	settings    usecase.AuthSettings
+	observer    ports.Observer // nil: sign-ins are not counted
 }
 
 // NewTwoFactorHandler returns a TwoFactorHandler.
@@ -605,7 +606,7 @@ func (h *TwoFactorHandler) VerifyOTP(ctx context.Context, cmd VerifySecondFactor
 // challenge and towards the account lockout, the answer that reaches
 // MFAMaxAttempts is ErrTooManyAttempts and ends the challenge, and a right
 // one consumes the challenge and starts the session.
-func (h *TwoFactorHandler) verify(ctx context.Context, cmd VerifySecondFactor, wrong error, answer func(u *domain.User, c *domain.MFAChallenge) error) (*VerifySecondFactorResult, error) {
+func (h *TwoFactorHandler) verify(ctx context.Context, cmd VerifySecondFactor, wrong error, answer func(u *domain.User, c *domain.MFAChallenge) error) (_ *VerifySecondFactorResult, err error) {
 	if cmd.Principal != nil {
 		u := cmd.Principal.User
 		wasOn := u.TwoFactorEnabled()
@@ -636,6 +637,8 @@ func (h *TwoFactorHandler) verify(ctx context.Context, cmd VerifySecondFactor, w
 		}
 		return &VerifySecondFactorResult{User: u, Session: &s}, nil
 	}
+	// The challenge path finishes a sign-in: count it.
+	defer func() { observeSignIn(h.observer, ports.SignInSecondFactor, err) }()
 	if cmd.ChallengeID == "" {
 		return nil, ErrInvalidChallenge
 	}

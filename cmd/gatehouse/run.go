@@ -159,18 +159,31 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		MaxHeaderBytes: 64 << 10,
 		ErrorLog:       slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
+	metricsSrv, metricsLn, err := metricsServer(cfg, app, logger)
+	if err != nil {
+		return err
+	}
+	if metricsLn != nil {
+		defer metricsLn.Close()
+	}
 	fmt.Fprintf(stdout, "Gatehouse %s serving %s (listening on http://%s, %s, secret from %s)\n",
 		bootstrap.Version, cfg.HTTP.BaseURL, ln.Addr(), cfg.Env, cfg.SecretSource)
 	fmt.Fprint(stdout, createdDir)
 	fmt.Fprintf(stdout, "Database: %s at migration version %d (%d applied by this start)\n",
 		app.Database.Store, app.Database.Version, len(app.Database.Applied))
+	if metricsLn != nil {
+		fmt.Fprintf(stdout, "Metrics: http://%s/metrics (a separate listener)\n", metricsLn.Addr())
+	}
 	fmt.Fprintf(stdout, "API explorer: %s/api/docs\n", cfg.HTTP.BaseURL)
 
 	stopJobs := app.StartJobs(ctx, logger)
 	defer stopJobs()
 
-	served := make(chan error, 1)
+	served := make(chan error, 2)
 	go func() { served <- srv.Serve(ln) }()
+	if metricsSrv != nil {
+		go func() { served <- metricsSrv.Serve(metricsLn) }()
+	}
 	select {
 	case err := <-served:
 		return err
@@ -183,8 +196,38 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
+	if metricsSrv != nil {
+		// Scraped until the requests are done, then stopped too.
+		if err := metricsSrv.Shutdown(shutdownCtx); err != nil {
+			return fmt.Errorf("shutdown metrics: %w", err)
+		}
+	}
 	logger.Info("stopped")
 	return nil
+}
+
+// metricsServer listens on GATEHOUSE_METRICS_ADDR and returns the server of
+// /metrics there, or nils when metrics are off. It serves nothing else, and
+// the public listener never serves the metrics.
+func metricsServer(cfg bootstrap.Config, app *bootstrap.App, logger *slog.Logger) (*http.Server, net.Listener, error) {
+	if cfg.Observability.MetricsAddr == "" || app.Metrics == nil {
+		return nil, nil, nil
+	}
+	ln, err := net.Listen("tcp", cfg.Observability.MetricsAddr)
+	if err != nil {
+		return nil, nil, cfg.MetricsAddrError(err.Error())
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", app.Metrics)
+	return &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    16 << 10,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}, ln, nil
 }
 
 func migrate(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {

@@ -219,7 +219,7 @@ func (s *API) render(c *gin.Context, p *pages, status int, name string, d pageDa
 	d.Stylesheet, d.PasskeyScript = p.stylesheet, p.passkeyURL
 	var buf bytes.Buffer
 	if err := p.templates[name].ExecuteTemplate(&buf, "layout", d); err != nil {
-		edge.LoggerFrom(c.Request.Context()).Error("page", "page", name, "error", err.Error())
+		edge.LoggerFrom(c.Request.Context()).ErrorContext(c.Request.Context(), "page", "page", name, "error", err.Error())
 		c.Status(http.StatusInternalServerError)
 		return
 	}

@@ -6,8 +6,11 @@ import (
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
-	"github.com/gatehouse/gatehouse/application"
 	"github.com/gin-gonic/gin"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/gatehouse/gatehouse/application"
+	"github.com/gatehouse/gatehouse/ports"
 )
 
 // Config is what the HTTP edge needs to know about its deployment.
@@ -42,6 +45,11 @@ type Config struct {
 	// service key on the trusted routes (default 6000 per minute).
 	ServiceKeyLimit  int
 	ServiceKeyWindow time.Duration
+	// Observer counts requests and rate-limit refusals for the metrics;
+	// nil counts nothing (and adds no middleware).
+	Observer ports.Observer
+	// Tracer traces each request (Trace); nil traces nothing.
+	Tracer trace.TracerProvider
 }
 
 // The default budget of each service key on the trusted routes: far above

@@ -30,6 +30,9 @@ func RequestIDFrom(ctx context.Context) string {
 	return id
 }
 
+// LoggerFrom returns the logger of the request whose context ctx is. Log
+// with that context (LogAttrs(ctx, …), ErrorContext(ctx, …)): the request
+// id, and the trace, come from it.
 func LoggerFrom(ctx context.Context) *slog.Logger {
 	if l, ok := ctx.Value(loggerKey).(*slog.Logger); ok {
 		return l
@@ -59,7 +62,9 @@ func newRequestID() string {
 }
 
 // RequestContext adopts or creates the request id, echoes it, and puts it and
-// the logger in the request context for everything downstream.
+// the logger in the request context for everything downstream. The logger's
+// handler (LogHandler) adds the request id to each line logged with that
+// context.
 func RequestContext(logger *slog.Logger) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		id := c.GetHeader(RequestIDHeader)
@@ -68,7 +73,7 @@ func RequestContext(logger *slog.Logger) gin.HandlerFunc {
 		}
 		c.Header(RequestIDHeader, id)
 		ctx := context.WithValue(c.Request.Context(), requestIDKey, id)
-		ctx = context.WithValue(ctx, loggerKey, logger.With(slog.String("request_id", id)))
+		ctx = context.WithValue(ctx, loggerKey, logger)
 		c.Request = c.Request.WithContext(ctx)
 		c.Next()
 	}
@@ -87,7 +92,6 @@ func AccessLog(logger *slog.Logger) gin.HandlerFunc {
 			level = slog.LevelError // unless the client left: its error, if ours, is logged as one
 		}
 		logger.LogAttrs(c.Request.Context(), level, "request",
-			slog.String("request_id", RequestIDFrom(c.Request.Context())),
 			slog.String("method", c.Request.Method),
 			slog.String("route", c.FullPath()),
 			slog.Int("status", status),
@@ -112,7 +116,6 @@ func Recovery(logger *slog.Logger) gin.HandlerFunc {
 			}
 			ctx := c.Request.Context()
 			logger.LogAttrs(ctx, slog.LevelError, "panic",
-				slog.String("request_id", RequestIDFrom(ctx)),
 				slog.String("panic", fmt.Sprint(rec)),
 				slog.String("stack", string(debug.Stack())))
 			if c.Writer.Written() {

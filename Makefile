@@ -7,6 +7,9 @@ LDFLAGS   := -s -w -X github.com/gatehouse/gatehouse/bootstrap.Version=$(VERSION
 # Set GATEHOUSE_TEST_POSTGRES_URL to run the PostgreSQL suites too, e.g.
 # postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 export GATEHOUSE_TEST_POSTGRES_URL
+# Set GATEHOUSE_TEST_REDIS_URL to run the Redis suites too, e.g.
+# redis://127.0.0.1:6379/15 (a database of the tests' own)
+export GATEHOUSE_TEST_REDIS_URL
 
 .DEFAULT_GOAL := help
 
@@ -25,7 +28,7 @@ build: ## build bin/gatehouse
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/gatehouse
 
 .PHONY: test
-test: ## run every test: memory and SQLite always, PostgreSQL when GATEHOUSE_TEST_POSTGRES_URL is set
+test: ## run every test: memory and SQLite always, PostgreSQL and Redis when GATEHOUSE_TEST_POSTGRES_URL and GATEHOUSE_TEST_REDIS_URL are set
 	$(GO) test -race -count=1 -timeout 30m ./...
 
 .PHONY: test-short

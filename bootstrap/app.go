@@ -30,17 +30,22 @@ type App struct {
 	Metrics  http.Handler
 	Server   *httpapi.Server
 	Database Database // the store, and the migrations this start applied
-	app      *application.Application
-	cfg      Config
-	upstream *upstream.Client
-	leases   ports.Leases
-	clock    ports.Clock
-	replica  string // this process's name in the leases it holds
+	// RateLimits says where the rate limits are counted, for the start-up
+	// lines: "counted in PostgreSQL, shared by …", "off (…)".
+	RateLimits string
+	app        *application.Application
+	cfg        Config
+	upstream   *upstream.Client
+	limits     *rateLimits
+	leases     ports.Leases
+	clock      ports.Clock
+	replica    string // this process's name in the leases it holds
 }
 
-func newApp(s *httpapi.Server, app *application.Application, db Database, cfg Config, fc *upstream.Client, m *metrics.Metrics, obs ports.Observer,
+func newApp(s *httpapi.Server, app *application.Application, db Database, cfg Config, fc *upstream.Client, m *metrics.Metrics, obs ports.Observer, limits *rateLimits,
 	leases ports.Leases, clock ports.Clock) (*App, error) {
-	a := &App{Handler: s, Server: s, Database: db, app: app, cfg: cfg, upstream: fc, leases: leases, clock: clock, replica: newReplicaID()}
+	a := &App{Handler: s, Server: s, Database: db, RateLimits: limits.store, app: app, cfg: cfg, upstream: fc, limits: limits,
+		leases: leases, clock: clock, replica: newReplicaID()}
 	// Replicas starting together take turns: the first makes the keys and
 	// applies the providers file, the next find them made.
 	ctx := context.Background()
@@ -96,18 +101,24 @@ func (a *App) StartJobs(ctx context.Context, logger *slog.Logger) (stop func()) 
 }
 
 // purgeJob removes expired sessions, one-time links, service-key secrets,
-// OAuth codes, grants and refresh tokens and second-factor challenges at start and then every
-// interval, logging what it removed. Its deletions may take up to
-// purgeTimeout each, not the database timeout of requests: after a long
+// OAuth codes, grants and refresh tokens and second-factor challenges, and
+// the ended rate-limit windows when the database counts them, at start and
+// then every interval, logging what it removed. Its deletions may take up
+// to purgeTimeout each, not the database timeout of requests: after a long
 // outage a table can hold many expired rows. One replica at a time runs
 // it, holding the purge lease for two intervals and renewing it at each
 // run; when that replica stops, another takes over.
 func (a *App) purgeJob(interval time.Duration, logger *slog.Logger) job {
 	return job{name: "purge expired", every: interval, atStart: true, run: a.singleton(leasePurge, 2*interval, func(ctx context.Context) error {
-		p, err := a.app.Commands.PurgeExpired.Handle(gormstore.WithTimeout(ctx, purgeTimeout))
-		if err == nil && p.Sessions+p.Links+p.KeySecrets+p.OAuth+p.Challenges > 0 {
+		ctx = gormstore.WithTimeout(ctx, purgeTimeout)
+		p, err := a.app.Commands.PurgeExpired.Handle(ctx)
+		windows := 0
+		if err == nil && a.limits.purge != nil {
+			windows, err = a.limits.purge(ctx)
+		}
+		if err == nil && p.Sessions+p.Links+p.KeySecrets+p.OAuth+p.Challenges+windows > 0 {
 			logger.Info("purged expired", slog.Int("sessions", p.Sessions), slog.Int("links", p.Links), slog.Int("key_secrets", p.KeySecrets),
-				slog.Int("oauth", p.OAuth), slog.Int("mfa_challenges", p.Challenges))
+				slog.Int("oauth", p.OAuth), slog.Int("mfa_challenges", p.Challenges), slog.Int("rate_limit_windows", windows))
 		}
 		return err
 	})}

@@ -93,6 +93,10 @@ func TestLoadConfig_refuses_bad_settings(t *testing.T) {
 		{"bad_shutdown_timeout", map[string]string{"GATEHOUSE_SHUTDOWN_TIMEOUT": "soon"}, "GATEHOUSE_SHUTDOWN_TIMEOUT"},
 		{"bad_database_timeout", map[string]string{"GATEHOUSE_DATABASE_TIMEOUT": "forever"}, "GATEHOUSE_DATABASE_TIMEOUT"},
 		{"zero_database_timeout", map[string]string{"GATEHOUSE_DATABASE_TIMEOUT": "0s"}, "GATEHOUSE_DATABASE_TIMEOUT"},
+		{"redis_url_not_redis", map[string]string{"GATEHOUSE_REDIS_URL": "http://cache.example.com:6379"}, "GATEHOUSE_REDIS_URL"},
+		{"redis_url_bad_database", map[string]string{"GATEHOUSE_REDIS_URL": "redis://:secret-short@cache.example.com/x"}, "GATEHOUSE_REDIS_URL"},
+		{"redis_prefix_with_space", map[string]string{"GATEHOUSE_REDIS_PREFIX": "gate house:"}, "GATEHOUSE_REDIS_PREFIX"},
+		{"redis_prefix_empty", map[string]string{"GATEHOUSE_REDIS_PREFIX": " "}, "GATEHOUSE_REDIS_PREFIX"},
 		{"bad_cookie_prefix", map[string]string{"GATEHOUSE_COOKIE_PREFIX": "a b;"}, "GATEHOUSE_COOKIE_PREFIX"},
 		{"host_cookies_on_http", map[string]string{"GATEHOUSE_COOKIE_HOST_PREFIX": "true"}, "GATEHOUSE_COOKIE_HOST_PREFIX"},
 		{"bad_host_cookies", map[string]string{"GATEHOUSE_BASE_URL": "https://id.example.com", "GATEHOUSE_COOKIE_HOST_PREFIX": "yes"}, "GATEHOUSE_COOKIE_HOST_PREFIX"},
@@ -129,7 +133,7 @@ func TestLoadConfig_refuses_bad_settings(t *testing.T) {
 			if got := problemVars(err); len(got) != 1 {
 				t.Fatalf("problems = %v, want the one of %s alone", got, tt.wantVar)
 			}
-			if strings.Contains(err.Error(), "short") && strings.Contains(tt.name, "secret") {
+			if strings.Contains(err.Error(), "short") && (strings.Contains(tt.name, "secret") || strings.Contains(tt.name, "redis")) {
 				t.Fatalf("error repeats the secret: %v", err)
 			}
 		})

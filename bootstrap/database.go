@@ -3,17 +3,23 @@ package bootstrap
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"time"
+	"unicode"
 
 	"gorm.io/gorm"
 
 	"github.com/gatehouse/gatehouse/adapters/gormstore"
+	"github.com/gatehouse/gatehouse/adapters/ratelimit"
 )
 
-// DatabaseConfig is the database's section.
+// DatabaseConfig is the section of the stores: the database, and the Redis
+// that replicas may share their rate limits through.
 type DatabaseConfig struct {
-	URL     string // see gormstore.DatabaseURL; default DATA_DIR/gatehouse.db
-	Timeout time.Duration
+	URL         string // see gormstore.DatabaseURL; default DATA_DIR/gatehouse.db
+	Timeout     time.Duration
+	RedisURL    string // "" for none; see ratelimit.ParseRedisURL
+	RedisPrefix string // in front of every key in Redis
 }
 
 var databaseSettingList settingList
@@ -21,6 +27,8 @@ var databaseSettingList settingList
 var (
 	settingDatabaseURL     = databaseSettingList.add("GATEHOUSE_DATABASE_URL", "database-url", "", "postgres://USER:PASSWORD@HOST:PORT/DATABASE for PostgreSQL; sqlite:PATH, or a path with a directory or ending in .db, .sqlite or .sqlite3, for SQLite, whose directory must exist (default: DATA_DIR/gatehouse.db)")
 	settingDatabaseTimeout = databaseSettingList.add("GATEHOUSE_DATABASE_TIMEOUT", "database-timeout", "5s", "longest a database statement or transaction may take, waiting for a connection included; past it the request answers 503 with Retry-After")
+	settingRedisURL        = databaseSettingList.add("GATEHOUSE_REDIS_URL", "redis-url", "", "redis://[USER:PASSWORD@]HOST[:PORT][/DB], or rediss:// for TLS: the rate limits are counted there, shared by every replica (unset: in PostgreSQL on PostgreSQL, else in process memory)")
+	settingRedisPrefix     = databaseSettingList.add("GATEHOUSE_REDIS_PREFIX", "redis-prefix", ratelimit.DefaultRedisPrefix, "start of every key Gatehouse keeps in Redis, so that several deployments can share one Redis")
 )
 
 // load reads the database URL (see gormstore.DatabaseURL for its forms)
@@ -29,6 +37,14 @@ var (
 func (d *DatabaseConfig) load(r *reader, dataDir string) {
 	d.loadURL(r, dataDir)
 	d.Timeout = r.durationOr(settingDatabaseTimeout, 100*time.Millisecond, 5*time.Minute, "must be a duration from 100ms to 5m, such as 5s")
+	if d.RedisURL = r.text(settingRedisURL); d.RedisURL != "" {
+		if _, err := ratelimit.ParseRedisURL(d.RedisURL); err != nil {
+			r.fail(settingRedisURL, err.Error())
+		}
+	}
+	if d.RedisPrefix = r.text(settingRedisPrefix); d.RedisPrefix == "" || len(d.RedisPrefix) > 64 || strings.ContainsFunc(d.RedisPrefix, func(c rune) bool { return unicode.IsSpace(c) || !unicode.IsPrint(c) }) {
+		r.fail(settingRedisPrefix, "must be 1 to 64 printable bytes without spaces, such as gatehouse:")
+	}
 }
 
 func (d *DatabaseConfig) loadURL(r *reader, dataDir string) {

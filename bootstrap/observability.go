@@ -117,11 +117,11 @@ func outboxStats() metrics.Outbox { return nil }
 
 // newMetrics returns the metrics when GATEHOUSE_METRICS_ADDR is set, else
 // nil: then nothing is counted and the edge adds no middleware.
-func newMetrics(c Config, pool dbPool, outbox metrics.Outbox, logger *slog.Logger) *metrics.Metrics {
+func newMetrics(c Config, pool dbPool, outbox metrics.Outbox, limits *rateLimits, logger *slog.Logger) *metrics.Metrics {
 	if c.Observability.MetricsAddr == "" {
 		return nil
 	}
-	return metrics.New(metrics.Options{Version: Version, DB: pool.db, Outbox: outbox, Logger: logger})
+	return metrics.New(metrics.Options{Version: Version, DB: pool.db, Outbox: outbox, RateLimitStoreFailures: limits.failures, Logger: logger})
 }
 
 // observer is what the application reports sign-ins and deliveries to:

@@ -14,7 +14,6 @@ import (
 	"github.com/gatehouse/gatehouse/adapters/httpapi"
 	"github.com/gatehouse/gatehouse/adapters/memory"
 	"github.com/gatehouse/gatehouse/adapters/passwordhash"
-	"github.com/gatehouse/gatehouse/adapters/ratelimit"
 	"github.com/gatehouse/gatehouse/adapters/signingkeys"
 	"github.com/gatehouse/gatehouse/adapters/system"
 	"github.com/gatehouse/gatehouse/application"
@@ -44,21 +43,28 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	}
 	bootstrapDbPool := sqlPool(bootstrapSqlStore)
 	outbox := outboxStats()
-	metrics := newMetrics(cfg, bootstrapDbPool, outbox, logger)
-	traceTracerProvider, cleanup2, err := tracerProvider(cfg, logger)
+	db := sqlDB(bootstrapSqlStore)
+	bootstrapRateLimits, cleanup2, err := sqlRateLimits(cfg, db, logger)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
 	}
+	metrics := newMetrics(cfg, bootstrapDbPool, outbox, bootstrapRateLimits, logger)
+	traceTracerProvider, cleanup3, err := tracerProvider(cfg, logger)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
 	config := httpConfig(cfg, metrics, traceTracerProvider)
-	db := sqlDB(bootstrapSqlStore)
 	credentialRepository := gormstore.NewCredentialRepository(db)
 	sessionRepository := gormstore.NewSessionRepository(db)
 	verificationRepository := gormstore.NewVerificationRepository(db)
 	hasher := passwordhash.NewDefault()
 	list := blocklist.New()
-	mailer, cleanup3, err := newMailer(cfg, logger)
+	mailer, cleanup4, err := newMailer(cfg, logger)
 	if err != nil {
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
@@ -74,7 +80,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	accountSignUpHandler := signUpHandler(credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, router, auditLog)
 	userRepository := gormstore.NewUserRepository(db)
 	mfaChallengeRepository := gormstore.NewMFAChallengeRepository(db)
-	accountSignInHandler, cleanup4 := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger, mfaChallengeRepository, router, auditLog)
+	accountSignInHandler, cleanup5 := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger, mfaChallengeRepository, router, auditLog)
 	signOutHandler := account.NewSignOutHandler(sessionRepository)
 	authenticateHandler := account.NewAuthenticateHandler(sessionRepository, clock, usecaseAuthSettings)
 	revokeSessionsHandler := account.NewRevokeSessionsHandler(sessionRepository)
@@ -85,6 +91,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	secrets := signingSecrets(cfg)
 	secretSealer, err := signingkeys.NewSecretSealer(secrets)
 	if err != nil {
+		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
@@ -96,6 +103,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	accountPasskeySettings := passkeySettings(cfg)
 	passkeyHandler, err := account.NewPasskeyHandler(userRepository, passkeyRepository, webAuthnChallengeRepository, sessionRepository, auditLog, tokenGenerator, idGenerator, clock, usecaseAuthSettings, accountPasskeySettings)
 	if err != nil {
+		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
@@ -104,11 +112,11 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	}
 	changeEmailHandler := account.NewChangeEmailHandler(userRepository, verificationRepository, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	deleteUserHandler := account.NewDeleteUserHandler(userRepository, credentialRepository, verificationRepository, hasher, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
-	jobs, cleanup5 := newJobs(logger, mailer, userRepository)
+	jobs, cleanup6 := newJobs(logger, mailer, userRepository)
 	resetPasswordHandler := account.NewResetPasswordHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
 	verifyEmailHandler := account.NewVerifyEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
-	memory, cleanup6 := ratelimit.NewDefault()
-	throttleHandler := account.NewThrottleHandler(memory)
+	portsRateLimiter := rateLimiter(bootstrapRateLimits)
+	throttleHandler := account.NewThrottleHandler(portsRateLimiter)
 	serviceKeyRepository := gormstore.NewServiceKeyRepository(db)
 	oAuthGrantRepository := gormstore.NewOAuthGrantRepository(db)
 	federationStateRepository := gormstore.NewFederationStateRepository(db)
@@ -201,7 +209,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	database := sqlDatabase(bootstrapSqlStore)
 	portsObserver := observer(metrics)
 	leases := gormstore.NewLeases(db)
-	app, err := newApp(server, applicationApplication, database, cfg, client, metrics, portsObserver, leases, clock)
+	app, err := newApp(server, applicationApplication, database, cfg, client, metrics, portsObserver, bootstrapRateLimits, leases, clock)
 	if err != nil {
 		cleanup6()
 		cleanup5()
@@ -225,9 +233,14 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	bootstrapDbPool := noPool()
 	outbox := outboxStats()
-	metrics := newMetrics(cfg, bootstrapDbPool, outbox, logger)
-	traceTracerProvider, cleanup, err := tracerProvider(cfg, logger)
+	bootstrapRateLimits, cleanup, err := memoryRateLimits(cfg, logger)
 	if err != nil {
+		return nil, nil, err
+	}
+	metrics := newMetrics(cfg, bootstrapDbPool, outbox, bootstrapRateLimits, logger)
+	traceTracerProvider, cleanup2, err := tracerProvider(cfg, logger)
+	if err != nil {
+		cleanup()
 		return nil, nil, err
 	}
 	config := httpConfig(cfg, metrics, traceTracerProvider)
@@ -237,8 +250,9 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	verificationRepository := memory.NewVerificationRepository(db)
 	hasher := passwordhash.NewDefault()
 	list := blocklist.New()
-	mailer, cleanup2, err := newMailer(cfg, logger)
+	mailer, cleanup3, err := newMailer(cfg, logger)
 	if err != nil {
+		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
@@ -253,7 +267,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	accountSignUpHandler := signUpHandler(credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, router, auditLog)
 	userRepository := memory.NewUserRepository(db)
 	mfaChallengeRepository := memory.NewMFAChallengeRepository(db)
-	accountSignInHandler, cleanup3 := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger, mfaChallengeRepository, router, auditLog)
+	accountSignInHandler, cleanup4 := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger, mfaChallengeRepository, router, auditLog)
 	signOutHandler := account.NewSignOutHandler(sessionRepository)
 	authenticateHandler := account.NewAuthenticateHandler(sessionRepository, clock, usecaseAuthSettings)
 	revokeSessionsHandler := account.NewRevokeSessionsHandler(sessionRepository)
@@ -264,6 +278,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	secrets := signingSecrets(cfg)
 	secretSealer, err := signingkeys.NewSecretSealer(secrets)
 	if err != nil {
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
@@ -274,6 +289,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	accountPasskeySettings := passkeySettings(cfg)
 	passkeyHandler, err := account.NewPasskeyHandler(userRepository, passkeyRepository, webAuthnChallengeRepository, sessionRepository, auditLog, tokenGenerator, idGenerator, clock, usecaseAuthSettings, accountPasskeySettings)
 	if err != nil {
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
@@ -281,11 +297,11 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	}
 	changeEmailHandler := account.NewChangeEmailHandler(userRepository, verificationRepository, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	deleteUserHandler := account.NewDeleteUserHandler(userRepository, credentialRepository, verificationRepository, hasher, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
-	jobs, cleanup4 := newJobs(logger, mailer, userRepository)
+	jobs, cleanup5 := newJobs(logger, mailer, userRepository)
 	resetPasswordHandler := account.NewResetPasswordHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
 	verifyEmailHandler := account.NewVerifyEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
-	ratelimitMemory, cleanup5 := ratelimit.NewDefault()
-	throttleHandler := account.NewThrottleHandler(ratelimitMemory)
+	portsRateLimiter := rateLimiter(bootstrapRateLimits)
+	throttleHandler := account.NewThrottleHandler(portsRateLimiter)
 	serviceKeyRepository := memory.NewServiceKeyRepository(db)
 	oAuthGrantRepository := memory.NewOAuthGrantRepository(db)
 	federationStateRepository := memory.NewFederationStateRepository(db)
@@ -376,7 +392,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	database := memoryDatabase()
 	portsObserver := observer(metrics)
 	leases := memory.NewLeases()
-	app, err := newApp(server, applicationApplication, database, cfg, client, metrics, portsObserver, leases, clock)
+	app, err := newApp(server, applicationApplication, database, cfg, client, metrics, portsObserver, bootstrapRateLimits, leases, clock)
 	if err != nil {
 		cleanup5()
 		cleanup4()
@@ -402,4 +418,4 @@ var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSession
 	signInHandler, account.NewSignOutHandler, account.NewAuthenticateHandler, account.NewRevokeSessionsHandler, account.NewUpdateUserHandler, account.NewChangePasswordHandler, account.NewChangeEmailHandler, account.NewDeleteUserHandler, account.NewResetPasswordHandler, account.NewVerifyEmailHandler, account.NewThrottleHandler, account.NewPurgeExpiredHandler, account.NewTwoFactorHandler, account.NewPasskeyHandler, organization.NewOrganizations, admin.NewAdministration, admin.NewFactors, servicekey.NewServiceKeys, hostdomain.NewDomains, oidc.NewSigningKeys, oidc.NewOAuthClients, oidc.NewOAuthProvider, query.NewAuditLogHandler, federation.NewSignIns, federation.NewAccounts, federation.NewProviders, federation.NewRouter, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"),
 )
 
-var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, passkeySettings, federationSettings, federationClient, wire.Bind(new(ports.FederationClient), new(*federation2.Client)), adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, newJobs, passwordhash.Set, blocklist.Set, ratelimit.Set, signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets, newMetrics, observer, outboxStats, tracerProvider)
+var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, passkeySettings, federationSettings, federationClient, wire.Bind(new(ports.FederationClient), new(*federation2.Client)), adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, newJobs, passwordhash.Set, blocklist.Set, rateLimiter, signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets, newMetrics, observer, outboxStats, tracerProvider)

@@ -6,12 +6,16 @@ import (
 )
 
 // RateLimiter counts requests per key in fixed windows. Implementations are
-// safe for concurrent use.
+// safe for concurrent use; those over a shared store (Redis, PostgreSQL)
+// count every replica's requests together.
 type RateLimiter interface {
 	// Allow counts one request for key, allowed at most limit times per
 	// window. When the request is over the limit it reports false and how long
-	// until the key may be used again (at least one second). Refused requests
-	// are counted too, so hammering a closed key keeps it closed.
+	// until the key may be used again: whole seconds, at least one, at most
+	// the window rounded up. Refused requests are counted too,
+	// so hammering a closed key keeps it closed until its window ends. A key
+	// names a rule and a client (an address, an id), never a secret: stores
+	// may keep it as it is, and keep long keys as a digest.
 	Allow(ctx context.Context, key string, limit int, window time.Duration) (ok bool, retryAfter time.Duration, err error)
 }
 

@@ -144,7 +144,7 @@ func TestProcess_base_url_follows_addr(t *testing.T) {
 	}
 	base := fmt.Sprintf("http://localhost:%d", port)
 	text := strings.Join(startup, "\n")
-	if len(startup) != 4 {
+	if len(startup) != 5 {
 		t.Fatalf("start-up lines:\n%s\nstderr: %s", text, stderr.String())
 	}
 	if m := servingRE.FindStringSubmatch(startup[0]); m == nil || m[1] != base {
@@ -157,8 +157,11 @@ func TestProcess_base_url_follows_addr(t *testing.T) {
 	if m == nil || m[1] != filepath.Join(dataDir, "gatehouse.db") || m[2] == "0" || m[3] != m[2] {
 		t.Fatalf("database line %q, want the SQLite file, its version and every migration applied", startup[2])
 	}
-	if startup[3] != "API explorer: "+base+"/api/docs" {
-		t.Fatalf("explorer line %q", startup[3])
+	if startup[3] != "Rate limits: counted in this process's memory" {
+		t.Fatalf("rate limits line %q, want them counted in memory on SQLite", startup[3])
+	}
+	if startup[4] != "API explorer: "+base+"/api/docs" {
+		t.Fatalf("explorer line %q", startup[4])
 	}
 	if info, err := os.Stat(dataDir); err != nil || info.Mode().Perm() != 0o700 {
 		t.Fatalf("data directory: %v, %v", err, info)

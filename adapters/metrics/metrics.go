@@ -28,6 +28,10 @@ type Options struct {
 	Outbox Outbox
 	// OutboxTimeout bounds that read (default 2s).
 	OutboxTimeout time.Duration
+	// RateLimitStoreFailures returns how many rate-limit hits the shared
+	// store (Redis, PostgreSQL) failed since the start, each counted in
+	// process memory instead (ratelimit.Shared.Failures); nil reports none.
+	RateLimitStoreFailures func() uint64
 	// Logger receives the scrapes' failures (slog.Default() when nil).
 	Logger *slog.Logger
 }
@@ -123,6 +127,12 @@ func New(opts Options) *Metrics {
 	}
 	if opts.Outbox != nil {
 		m.reg.MustRegister(newOutboxCollector(opts.Outbox, opts.OutboxTimeout, opts.Logger))
+	}
+	if failures := opts.RateLimitStoreFailures; failures != nil {
+		m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "gatehouse_rate_limit_store_failures_total",
+			Help: "Rate-limit hits the shared store (Redis or PostgreSQL) failed, each counted in this process's memory instead.",
+		}, func() float64 { return float64(failures()) }))
 	}
 	return m
 }

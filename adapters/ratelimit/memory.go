@@ -131,13 +131,6 @@ func NewMemory(opts ...Option) *Memory {
 	return m
 }
 
-// NewDefault returns a Memory with the default options and a cleanup that
-// stops its janitor, for wire.
-func NewDefault() (*Memory, func()) {
-	m := NewMemory()
-	return m, m.Close
-}
-
 // Close stops the janitor. It is safe to call more than once; the limiter
 // keeps working without it, bounded by the cap alone.
 func (m *Memory) Close() {

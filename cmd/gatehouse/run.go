@@ -171,6 +171,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	fmt.Fprint(stdout, createdDir)
 	fmt.Fprintf(stdout, "Database: %s at migration version %d (%d applied by this start)\n",
 		app.Database.Store, app.Database.Version, len(app.Database.Applied))
+	fmt.Fprintf(stdout, "Rate limits: %s\n", app.RateLimits)
 	if metricsLn != nil {
 		fmt.Fprintf(stdout, "Metrics: http://%s/metrics (a separate listener)\n", metricsLn.Addr())
 	}

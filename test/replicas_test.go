@@ -2,7 +2,6 @@ package test
 
 import (
 	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"net"
 	"net/http"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse/adapters/dnsresolver/dnstest"
+	"github.com/gatehouse/gatehouse/adapters/ratelimit/redistest"
 	"github.com/gatehouse/gatehouse/bootstrap"
 )
 
@@ -47,8 +47,9 @@ type cluster struct {
 	keySecret string
 }
 
-// needReplicaTools skips the test when what the cluster needs is missing
-// (under -short, too), except under CI, where that is a failure.
+// needReplicaTools skips the test when HAProxy is missing (or under -short),
+// except under CI, where that is a failure. PostgreSQL and Redis skip or
+// fail the same way (gormtest, redistest).
 func needReplicaTools(t *testing.T) {
 	t.Helper()
 	skip := func(why string) {
@@ -64,11 +65,6 @@ func needReplicaTools(t *testing.T) {
 	if _, err := exec.LookPath("haproxy"); err != nil {
 		skip("no haproxy (Debian package haproxy)")
 	}
-	c, err := net.DialTimeout("tcp", "127.0.0.1:6379", time.Second)
-	if err != nil {
-		skip("no Redis at 127.0.0.1:6379")
-	}
-	_ = c.Close()
 }
 
 // freeLoopbackPort returns a TCP port free on 127.0.0.1 a moment ago.
@@ -82,13 +78,6 @@ func freeLoopbackPort(t *testing.T) int {
 	return ln.Addr().(*net.TCPAddr).Port
 }
 
-// randomHex returns n random bytes in hex.
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
 // startCluster creates the administrator and the service key with the
 // command line, starts the replicas one after the other (each start waits
 // on the migrations' lock otherwise), then HAProxy in front of them, and
@@ -97,6 +86,7 @@ func randomHex(n int) string {
 func startCluster(t *testing.T, extraEnv ...string) *cluster {
 	t.Helper()
 	needReplicaTools(t)
+	redis := redistest.URL(t)
 	c := &cluster{t: t, dns: dnstest.Start(t)}
 	lbPort := freeLoopbackPort(t)
 	c.lb = "http://127.0.0.1:" + strconv.Itoa(lbPort)
@@ -104,8 +94,8 @@ func startCluster(t *testing.T, extraEnv ...string) *cluster {
 		"GATEHOUSE_SECRET=" + testSecret,
 		"GATEHOUSE_BASE_URL=" + c.lb,
 		"GATEHOUSE_DATABASE_URL=" + string(postgresURL(t)),
-		"GATEHOUSE_REDIS_URL=redis://127.0.0.1:6379/0",
-		"GATEHOUSE_REDIS_PREFIX=gatehouse-test-" + randomHex(6) + ":",
+		"GATEHOUSE_REDIS_URL=" + redis,
+		"GATEHOUSE_REDIS_PREFIX=" + redistest.Prefix(t, redis),
 		"GATEHOUSE_TRUSTED_PROXIES=" + haproxySource + "/32",
 		"GATEHOUSE_SIGNING_KEY_RELOAD_INTERVAL=1s",
 		"GATEHOUSE_REQUIRE_EMAIL_VERIFICATION=false",

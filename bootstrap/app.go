@@ -37,14 +37,15 @@ type App struct {
 	cfg        Config
 	upstream   *upstream.Client
 	limits     *rateLimits
+	mail       *mailDelivery
 	leases     ports.Leases
 	clock      ports.Clock
 	replica    string // this process's name in the leases it holds
 }
 
-func newApp(s *httpapi.Server, app *application.Application, db Database, cfg Config, fc *upstream.Client, m *metrics.Metrics, obs ports.Observer, limits *rateLimits,
-	leases ports.Leases, clock ports.Clock) (*App, error) {
-	a := &App{Handler: s, Server: s, Database: db, RateLimits: limits.store, app: app, cfg: cfg, upstream: fc, limits: limits,
+func newApp(s *httpapi.Server, app *application.Application, db Database, cfg Config, fc *upstream.Client, m *metrics.Metrics, obs ports.Observer,
+	limits *rateLimits, mail *mailDelivery, leases ports.Leases, clock ports.Clock) (*App, error) {
+	a := &App{Handler: s, Server: s, Database: db, RateLimits: limits.store, app: app, cfg: cfg, upstream: fc, limits: limits, mail: mail,
 		leases: leases, clock: clock, replica: newReplicaID()}
 	// Replicas starting together take turns: the first makes the keys and
 	// applies the providers file, the next find them made.
@@ -91,6 +92,7 @@ func (a *App) StartJobs(ctx context.Context, logger *slog.Logger) (stop func()) 
 		a.domainJob(a.cfg.Domains.CheckInterval, logger),
 		a.keyUseJob(keyUseFlushTime),
 		a.signingKeyJob(a.cfg.Tokens.SigningKeyReloadInterval),
+		a.mailJob(),
 	)
 	return func() {
 		stopJobs()
@@ -98,6 +100,18 @@ func (a *App) StartJobs(ctx context.Context, logger *slog.Logger) (stop func()) 
 		defer cancel()
 		_ = a.leases.Release(release, leasePurge, a.replica)
 	}
+}
+
+// mailJob delivers the mail in the outbox: at start (what an earlier run
+// left), when this process appends a mail, and every mailPollInterval.
+func (a *App) mailJob() job {
+	return job{name: "deliver mail", every: mailPollInterval, atStart: true, wake: a.mail.wake, run: a.mail.run}
+}
+
+// StartMail runs the mail relay alone until the returned stop is called,
+// for an app served without StartJobs (the tests).
+func (a *App) StartMail(ctx context.Context, logger *slog.Logger) (stop func()) {
+	return startJobs(ctx, logger, a.mailJob())
 }
 
 // purgeJob removes expired sessions, one-time links, service-key secrets,

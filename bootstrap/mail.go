@@ -2,11 +2,14 @@ package bootstrap
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"net/mail"
 	"time"
 
 	"github.com/gatehouse/gatehouse/adapters/mailer"
+	"github.com/gatehouse/gatehouse/application/outbox"
 	"github.com/gatehouse/gatehouse/ports"
 )
 
@@ -19,7 +22,7 @@ type MailConfig struct {
 	SMTPUsername string
 	SMTPPassword string
 	From         string
-	Queue        int // mails that may wait to be delivered
+	Queue        int // mails that may wait in the outbox to be delivered
 }
 
 var mailSettingList settingList
@@ -31,7 +34,7 @@ var (
 	settingSMTPUsername = mailSettingList.add("GATEHOUSE_SMTP_USERNAME", "smtp-username", "", "SMTP user name (no authentication when empty)")
 	settingSMTPPassword = mailSettingList.addSecret("GATEHOUSE_SMTP_PASSWORD", "smtp-password", "SMTP password")
 	settingMailFrom     = mailSettingList.add("GATEHOUSE_MAIL_FROM", "mail-from", "Gatehouse <no-reply@localhost>", "sender of every mail")
-	settingMailQueue    = mailSettingList.add("GATEHOUSE_MAIL_QUEUE_SIZE", "mail-queue-size", "1000", "mails that may wait for the SMTP server; when it is full, sign-up answers 503 whether or not the address has an account")
+	settingMailQueue    = mailSettingList.add("GATEHOUSE_MAIL_QUEUE_SIZE", "mail-queue-size", "1000", "mails that may wait in the outbox for the SMTP server; when that many wait, sign-up answers 503 whether or not the address has an account")
 )
 
 func (m *MailConfig) load(r *reader) {
@@ -71,23 +74,61 @@ func (m MailConfig) smtp(env Environment) mailer.Config {
 		Username: m.SMTPUsername, Password: m.SMTPPassword, From: m.From, ProductName: ProductName}
 }
 
-// newMailer returns the queued mailer: SMTP when a host is configured, else
-// the development mailer that logs the links. The cleanup drains the queue.
-func newMailer(c Config, logger *slog.Logger) (ports.Mailer, func(), error) {
-	var next ports.Mailer
+// mailDelivery is the durable mailer and the relay that delivers its mail:
+// Send seals each mail into the outbox (inside the caller's unit of work),
+// and the relay, a job of StartJobs, claims it and sends it through SMTP,
+// or through the development mailer that logs the links when no SMTP host
+// is configured. The relay wakes when this process appends a mail and
+// polls for the rest (other replicas' mail, retries that come due).
+type mailDelivery struct {
+	mailer *mailer.Outbox
+	relay  outbox.Relay
+	wake   <-chan struct{}
+}
+
+// mailPollInterval is how often the mail relay looks for mail it was not
+// woken for: appended by another process, or whose retry has come due.
+const mailPollInterval = 5 * time.Second
+
+func newMailDelivery(c Config, logger *slog.Logger, store ports.Outbox, sealer ports.SecretSealer, clock ports.Clock,
+	ids ports.IDGenerator) (*mailDelivery, error) {
+	var next mailer.Sender
 	if c.Mail.SMTPHost == "" {
 		next = mailer.NewLog(logger)
 	} else {
 		smtp, err := mailer.NewSMTP(c.Mail.smtp(c.Env))
 		if err != nil {
-			return nil, nil, &ConfigError{Var: settingSMTPHost.env, Msg: err.Error()}
+			return nil, &ConfigError{Var: settingSMTPHost.env, Msg: err.Error()}
 		}
 		next = smtp
 	}
-	q := mailer.NewQueue(next, logger, mailer.WithCapacity(c.Mail.Queue))
-	return q, func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = q.Close(ctx)
-	}, nil
+	m := mailer.NewOutbox(store, sealer, clock, ids, next, logger, mailer.OutboxConfig{Capacity: c.Mail.Queue})
+	return &mailDelivery{mailer: m, wake: store.Appended(ports.OutboxMail), relay: outbox.Relay{
+		Outbox: store, Clock: clock, Topic: ports.OutboxMail,
+		// One mail per claim: the lease covers one attempt, so a mail
+		// being sent is never claimed again unless this process died.
+		Batch: 1, Lease: m.Lease(),
+		Handle: func(ctx context.Context, msg ports.OutboxMessage) error {
+			err := m.Deliver(ctx, msg)
+			if errors.Is(err, mailer.ErrUndeliverable) {
+				return fmt.Errorf("%w: %w", outbox.ErrGiveUp, err)
+			}
+			return err
+		},
+	}}, nil
+}
+
+// newMailer returns the durable mailer.
+func newMailer(d *mailDelivery) ports.Mailer { return d.mailer }
+
+// run delivers what mail is due, one claim after another until none is
+// left. Deliver logs each failure.
+func (d *mailDelivery) run(ctx context.Context) error {
+	refreshErr := d.mailer.Refresh(ctx)
+	for {
+		rep, err := d.relay.Pass(ctx)
+		if err != nil || !rep.Full || ctx.Err() != nil {
+			return errors.Join(refreshErr, err)
+		}
+	}
 }

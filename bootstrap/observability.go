@@ -111,9 +111,8 @@ func sqlPool(s *sqlStore) dbPool {
 func noPool() dbPool { return dbPool{} }
 
 // outboxStats is the outbox whose depth and age the metrics read on each
-// scrape. TODO(obs): take the wired ports.Outbox once memory.Set and
-// gormstore.Set provide it: func outboxStats(o ports.Outbox) metrics.Outbox { return o }.
-func outboxStats() metrics.Outbox { return nil }
+// scrape.
+func outboxStats(o ports.Outbox) metrics.Outbox { return o }
 
 // newMetrics returns the metrics when GATEHOUSE_METRICS_ADDR is set, else
 // nil: then nothing is counted and the edge adds no middleware.

@@ -42,14 +42,15 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 		return nil, nil, err
 	}
 	bootstrapDbPool := sqlPool(bootstrapSqlStore)
-	outbox := outboxStats()
 	db := sqlDB(bootstrapSqlStore)
+	outbox := gormstore.NewOutbox(db)
+	metricsOutbox := outboxStats(outbox)
 	bootstrapRateLimits, cleanup2, err := sqlRateLimits(cfg, db, logger)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
 	}
-	metrics := newMetrics(cfg, bootstrapDbPool, outbox, bootstrapRateLimits, logger)
+	metrics := newMetrics(cfg, bootstrapDbPool, metricsOutbox, bootstrapRateLimits, logger)
 	traceTracerProvider, cleanup3, err := tracerProvider(cfg, logger)
 	if err != nil {
 		cleanup2()
@@ -62,16 +63,25 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	verificationRepository := gormstore.NewVerificationRepository(db)
 	hasher := passwordhash.NewDefault()
 	list := blocklist.New()
-	mailer, cleanup4, err := newMailer(cfg, logger)
+	secrets := signingSecrets(cfg)
+	secretSealer, err := signingkeys.NewSecretSealer(secrets)
 	if err != nil {
 		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
-	tokenGenerator := system.NewTokenGenerator()
-	idGenerator := system.NewIDGenerator()
 	clock := system.NewClock()
+	idGenerator := system.NewIDGenerator()
+	bootstrapMailDelivery, err := newMailDelivery(cfg, logger, outbox, secretSealer, clock, idGenerator)
+	if err != nil {
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	mailer := newMailer(bootstrapMailDelivery)
+	tokenGenerator := system.NewTokenGenerator()
 	usecaseAuthSettings := authSettings(cfg)
 	identityProviderRepository := gormstore.NewIdentityProviderRepository(db)
 	domainRepository := gormstore.NewDomainRepository(db)
@@ -80,7 +90,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	accountSignUpHandler := signUpHandler(credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, router, auditLog)
 	userRepository := gormstore.NewUserRepository(db)
 	mfaChallengeRepository := gormstore.NewMFAChallengeRepository(db)
-	accountSignInHandler, cleanup5 := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger, mfaChallengeRepository, router, auditLog)
+	accountSignInHandler, cleanup4 := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger, mfaChallengeRepository, router, auditLog)
 	signOutHandler := account.NewSignOutHandler(sessionRepository)
 	authenticateHandler := account.NewAuthenticateHandler(sessionRepository, clock, usecaseAuthSettings)
 	revokeSessionsHandler := account.NewRevokeSessionsHandler(sessionRepository)
@@ -88,22 +98,11 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	passkeyRepository := gormstore.NewPasskeyRepository(db)
 	changePasswordHandler := account.NewChangePasswordHandler(credentialRepository, sessionRepository, hasher, list, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	twoFactorRepository := gormstore.NewTwoFactorRepository(db)
-	secrets := signingSecrets(cfg)
-	secretSealer, err := signingkeys.NewSecretSealer(secrets)
-	if err != nil {
-		cleanup5()
-		cleanup4()
-		cleanup3()
-		cleanup2()
-		cleanup()
-		return nil, nil, err
-	}
 	twoFactorHandler := account.NewTwoFactorHandler(userRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, mailer, secretSealer, sessionRepository, hasher, passkeyRepository, tokenGenerator, idGenerator, clock, auditLog, usecaseAuthSettings)
 	webAuthnChallengeRepository := gormstore.NewWebAuthnChallengeRepository(db)
 	accountPasskeySettings := passkeySettings(cfg)
 	passkeyHandler, err := account.NewPasskeyHandler(userRepository, passkeyRepository, webAuthnChallengeRepository, sessionRepository, auditLog, tokenGenerator, idGenerator, clock, usecaseAuthSettings, accountPasskeySettings)
 	if err != nil {
-		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
@@ -112,7 +111,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	}
 	changeEmailHandler := account.NewChangeEmailHandler(userRepository, verificationRepository, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	deleteUserHandler := account.NewDeleteUserHandler(userRepository, credentialRepository, verificationRepository, hasher, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
-	jobs, cleanup6 := newJobs(logger, mailer, userRepository)
+	jobs, cleanup5 := newJobs(logger, mailer, userRepository)
 	resetPasswordHandler := account.NewResetPasswordHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
 	verifyEmailHandler := account.NewVerifyEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
 	portsRateLimiter := rateLimiter(bootstrapRateLimits)
@@ -130,7 +129,6 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	serviceKeys := servicekey.NewServiceKeys(serviceKeyRepository, auditLog, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAdminSettings, usecaseAuthSettings)
 	dnsResolver, err := newDNSResolver(cfg)
 	if err != nil {
-		cleanup6()
 		cleanup5()
 		cleanup4()
 		cleanup3()
@@ -143,7 +141,6 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	signingKeyRepository := gormstore.NewSigningKeyRepository(db)
 	jose, err := signingkeys.New(secrets)
 	if err != nil {
-		cleanup6()
 		cleanup5()
 		cleanup4()
 		cleanup3()
@@ -209,9 +206,8 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	database := sqlDatabase(bootstrapSqlStore)
 	portsObserver := observer(metrics)
 	leases := gormstore.NewLeases(db)
-	app, err := newApp(server, applicationApplication, database, cfg, client, metrics, portsObserver, bootstrapRateLimits, leases, clock)
+	app, err := newApp(server, applicationApplication, database, cfg, client, metrics, portsObserver, bootstrapRateLimits, bootstrapMailDelivery, leases, clock)
 	if err != nil {
-		cleanup6()
 		cleanup5()
 		cleanup4()
 		cleanup3()
@@ -220,7 +216,6 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 		return nil, nil, err
 	}
 	return app, func() {
-		cleanup6()
 		cleanup5()
 		cleanup4()
 		cleanup3()
@@ -232,33 +227,42 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 // InitializeMemory wires Gatehouse on in-memory adapters.
 func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	bootstrapDbPool := noPool()
-	outbox := outboxStats()
+	db := memory.NewDB()
+	outbox := memory.NewOutbox(db)
+	metricsOutbox := outboxStats(outbox)
 	bootstrapRateLimits, cleanup, err := memoryRateLimits(cfg, logger)
 	if err != nil {
 		return nil, nil, err
 	}
-	metrics := newMetrics(cfg, bootstrapDbPool, outbox, bootstrapRateLimits, logger)
+	metrics := newMetrics(cfg, bootstrapDbPool, metricsOutbox, bootstrapRateLimits, logger)
 	traceTracerProvider, cleanup2, err := tracerProvider(cfg, logger)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
 	}
 	config := httpConfig(cfg, metrics, traceTracerProvider)
-	db := memory.NewDB()
 	credentialRepository := memory.NewCredentialRepository(db)
 	sessionRepository := memory.NewSessionRepository(db)
 	verificationRepository := memory.NewVerificationRepository(db)
 	hasher := passwordhash.NewDefault()
 	list := blocklist.New()
-	mailer, cleanup3, err := newMailer(cfg, logger)
+	secrets := signingSecrets(cfg)
+	secretSealer, err := signingkeys.NewSecretSealer(secrets)
 	if err != nil {
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
-	tokenGenerator := system.NewTokenGenerator()
-	idGenerator := system.NewIDGenerator()
 	clock := system.NewClock()
+	idGenerator := system.NewIDGenerator()
+	bootstrapMailDelivery, err := newMailDelivery(cfg, logger, outbox, secretSealer, clock, idGenerator)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	mailer := newMailer(bootstrapMailDelivery)
+	tokenGenerator := system.NewTokenGenerator()
 	usecaseAuthSettings := authSettings(cfg)
 	identityProviderRepository := memory.NewIdentityProviderRepository(db)
 	domainRepository := memory.NewDomainRepository(db)
@@ -267,7 +271,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	accountSignUpHandler := signUpHandler(credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, router, auditLog)
 	userRepository := memory.NewUserRepository(db)
 	mfaChallengeRepository := memory.NewMFAChallengeRepository(db)
-	accountSignInHandler, cleanup4 := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger, mfaChallengeRepository, router, auditLog)
+	accountSignInHandler, cleanup3 := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger, mfaChallengeRepository, router, auditLog)
 	signOutHandler := account.NewSignOutHandler(sessionRepository)
 	authenticateHandler := account.NewAuthenticateHandler(sessionRepository, clock, usecaseAuthSettings)
 	revokeSessionsHandler := account.NewRevokeSessionsHandler(sessionRepository)
@@ -275,21 +279,11 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	passkeyRepository := memory.NewPasskeyRepository(db)
 	changePasswordHandler := account.NewChangePasswordHandler(credentialRepository, sessionRepository, hasher, list, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	twoFactorRepository := memory.NewTwoFactorRepository(db)
-	secrets := signingSecrets(cfg)
-	secretSealer, err := signingkeys.NewSecretSealer(secrets)
-	if err != nil {
-		cleanup4()
-		cleanup3()
-		cleanup2()
-		cleanup()
-		return nil, nil, err
-	}
 	twoFactorHandler := account.NewTwoFactorHandler(userRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, mailer, secretSealer, sessionRepository, hasher, passkeyRepository, tokenGenerator, idGenerator, clock, auditLog, usecaseAuthSettings)
 	webAuthnChallengeRepository := memory.NewWebAuthnChallengeRepository(db)
 	accountPasskeySettings := passkeySettings(cfg)
 	passkeyHandler, err := account.NewPasskeyHandler(userRepository, passkeyRepository, webAuthnChallengeRepository, sessionRepository, auditLog, tokenGenerator, idGenerator, clock, usecaseAuthSettings, accountPasskeySettings)
 	if err != nil {
-		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
@@ -297,7 +291,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	}
 	changeEmailHandler := account.NewChangeEmailHandler(userRepository, verificationRepository, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	deleteUserHandler := account.NewDeleteUserHandler(userRepository, credentialRepository, verificationRepository, hasher, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
-	jobs, cleanup5 := newJobs(logger, mailer, userRepository)
+	jobs, cleanup4 := newJobs(logger, mailer, userRepository)
 	resetPasswordHandler := account.NewResetPasswordHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
 	verifyEmailHandler := account.NewVerifyEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
 	portsRateLimiter := rateLimiter(bootstrapRateLimits)
@@ -315,7 +309,6 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	serviceKeys := servicekey.NewServiceKeys(serviceKeyRepository, auditLog, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAdminSettings, usecaseAuthSettings)
 	dnsResolver, err := newDNSResolver(cfg)
 	if err != nil {
-		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
@@ -327,7 +320,6 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	signingKeyRepository := memory.NewSigningKeyRepository(db)
 	jose, err := signingkeys.New(secrets)
 	if err != nil {
-		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
@@ -392,9 +384,8 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	database := memoryDatabase()
 	portsObserver := observer(metrics)
 	leases := memory.NewLeases()
-	app, err := newApp(server, applicationApplication, database, cfg, client, metrics, portsObserver, bootstrapRateLimits, leases, clock)
+	app, err := newApp(server, applicationApplication, database, cfg, client, metrics, portsObserver, bootstrapRateLimits, bootstrapMailDelivery, leases, clock)
 	if err != nil {
-		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
@@ -402,7 +393,6 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 		return nil, nil, err
 	}
 	return app, func() {
-		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
@@ -418,4 +408,4 @@ var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSession
 	signInHandler, account.NewSignOutHandler, account.NewAuthenticateHandler, account.NewRevokeSessionsHandler, account.NewUpdateUserHandler, account.NewChangePasswordHandler, account.NewChangeEmailHandler, account.NewDeleteUserHandler, account.NewResetPasswordHandler, account.NewVerifyEmailHandler, account.NewThrottleHandler, account.NewPurgeExpiredHandler, account.NewTwoFactorHandler, account.NewPasskeyHandler, organization.NewOrganizations, admin.NewAdministration, admin.NewFactors, servicekey.NewServiceKeys, hostdomain.NewDomains, oidc.NewSigningKeys, oidc.NewOAuthClients, oidc.NewOAuthProvider, query.NewAuditLogHandler, federation.NewSignIns, federation.NewAccounts, federation.NewProviders, federation.NewRouter, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"),
 )
 
-var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, passkeySettings, federationSettings, federationClient, wire.Bind(new(ports.FederationClient), new(*federation2.Client)), adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailer, newJobs, passwordhash.Set, blocklist.Set, rateLimiter, signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets, newMetrics, observer, outboxStats, tracerProvider)
+var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, passkeySettings, federationSettings, federationClient, wire.Bind(new(ports.FederationClient), new(*federation2.Client)), adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailDelivery, newMailer, newJobs, passwordhash.Set, blocklist.Set, rateLimiter, signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets, newMetrics, observer, outboxStats, tracerProvider)

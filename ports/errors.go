@@ -22,6 +22,7 @@ var (
 	ErrAuditEntryExists     = domain.NewError(domain.KindConflict, "audit.exists", "an audit entry with this id already exists")
 	ErrDomainExists         = domain.NewError(domain.KindConflict, "domain.exists", "a domain with this id already exists")
 	ErrSigningKeyExists     = domain.NewError(domain.KindConflict, "signing_key.exists", "a signing key with this id already exists")
+	ErrOutboxMessageExists  = domain.NewError(domain.KindConflict, "outbox.exists", "an outbox message with this id already exists")
 	// ErrActiveOrganizationNotFound is a session made active in an
 	// organization that does not exist.
 	ErrActiveOrganizationNotFound = domain.NotFound("organization.not_found", "organization")

@@ -8,10 +8,12 @@ import (
 
 // Mailer delivers messages to users. Implementations render the message for
 // its kind. Send may queue the message and return before it is delivered, so
-// that how long a request takes never reveals whether a mail was sent.
+// that how long a request takes never reveals whether a mail was sent; the
+// production mailer keeps it in the outbox, inside the caller's unit of
+// work when its context carries one.
 type Mailer interface {
 	// Send delivers or queues m. An error of kind domain.KindUnavailable means
-	// it could not be accepted (the queue is full or the server refused it).
+	// it could not be accepted (too many mails wait, or the server refused it).
 	Send(ctx context.Context, m domain.Mail) error
 	// Reserve holds room for one mail, so that work which must end with a
 	// mail can be refused before it changes anything. It gives an error of

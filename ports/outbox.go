@@ -38,8 +38,9 @@ type OutboxMessage struct {
 	// Payload is the event's webhook payload, or the sealed mail.
 	Payload   []byte
 	CreatedAt time.Time
-	// AvailableAt is when it may next be claimed: its creation, the end of
-	// its current claim, or its next retry.
+	// AvailableAt is when it may next be claimed: its creation (Append
+	// takes a zero AvailableAt to mean CreatedAt), the end of its current
+	// claim, or its next retry.
 	AvailableAt time.Time
 	// Attempts counts the claims so far.
 	Attempts  int
@@ -68,10 +69,17 @@ type Outbox interface {
 	// Done removes a delivered message. A missing one is not an error.
 	Done(ctx context.Context, id string) error
 	// Retry makes a claimed message available again at at, recording why
-	// this attempt failed.
+	// this attempt failed. A missing one is not an error.
 	Retry(ctx context.Context, id string, at time.Time, lastError string) error
 	// Stats describes the waiting messages of each topic that has any.
 	Stats(ctx context.Context) (map[OutboxTopic]OutboxStats, error)
+	// Appended returns the channel that receives when messages of topic
+	// have been appended in this process and committed (after the unit of
+	// work, for an Append inside one), so that the topic's relay claims
+	// them at once rather than at its next poll. One signal at most waits,
+	// and nothing blocks the writer. Messages that other processes append
+	// are found by polling.
+	Appended(topic OutboxTopic) <-chan struct{}
 }
 
 // Event is a domain event on its way to the outbox.

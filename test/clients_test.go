@@ -194,6 +194,7 @@ func mustStartOn(t *testing.T, s store, cfg bootstrap.Config, ln net.Listener) *
 	srv.Listener.Close()
 	srv.Listener = ln
 	srv.Start()
-	t.Cleanup(func() { srv.Close(); cleanup() })
+	stopMail := app.StartMail(context.Background(), logger)
+	t.Cleanup(func() { srv.Close(); stopMail(); cleanup() })
 	return &testApp{Server: srv, App: app, Logs: logs}
 }

@@ -2,6 +2,7 @@ package test
 
 import (
 	"bytes"
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
@@ -115,7 +116,8 @@ func mustStartFramework(t testing.TB, s store, env map[string]string) *fwApp {
 	srv.Listener.Close()
 	srv.Listener = ln
 	srv.Start()
-	t.Cleanup(func() { srv.Close(); cleanup() })
+	stopMail := app.StartMail(context.Background(), logger)
+	t.Cleanup(func() { srv.Close(); stopMail(); cleanup() })
 	return &fwApp{testApp: &testApp{Server: srv, App: app, Logs: logs}, Store: s, Cfg: cfg, Mail: mail, DatabaseURL: dbURL}
 }
 

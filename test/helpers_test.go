@@ -2,6 +2,7 @@ package test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -106,7 +107,8 @@ func mustStart(t testing.TB, s store, cfg bootstrap.Config) *testApp {
 		t.Fatalf("start on %s: %v", s, err)
 	}
 	srv := httptest.NewServer(app.Handler)
-	t.Cleanup(func() { srv.Close(); cleanup() })
+	stopMail := app.StartMail(context.Background(), logger)
+	t.Cleanup(func() { srv.Close(); stopMail(); cleanup() })
 	return &testApp{Server: srv, App: app, Logs: logs}
 }
 

@@ -63,7 +63,7 @@ func (r auditRow) toDomain() domain.AuditEntry {
 // Append implements ports.AuditLog.
 func (l *AuditLog) Append(ctx context.Context, e domain.AuditEntry) error {
 	row := auditFromDomain(e)
-	return convertErr("audit.append", l.db.WithContext(ctx).Create(&row).Error, nil, ports.ErrAuditEntryExists)
+	return convertErr("audit.append", conn(ctx, l.db).Create(&row).Error, nil, ports.ErrAuditEntryExists)
 }
 
 // List implements ports.AuditLog. The filters are AND-ed; the cursor is a
@@ -72,7 +72,7 @@ func (l *AuditLog) Append(ctx context.Context, e domain.AuditEntry) error {
 // SQLite compares them as text.
 func (l *AuditLog) List(ctx context.Context, q ports.AuditQuery) ([]domain.AuditEntry, error) {
 	var rows []auditRow
-	if err := auditListQuery(l.db.WithContext(ctx), q).Find(&rows).Error; err != nil {
+	if err := auditListQuery(conn(ctx, l.db), q).Find(&rows).Error; err != nil {
 		return nil, convertErr("audit.list", err, nil, nil)
 	}
 	out := make([]domain.AuditEntry, 0, len(rows))

@@ -48,7 +48,7 @@ func (r *CredentialRepository) CreateUser(ctx context.Context, u *domain.User, c
 
 // Get implements ports.CredentialRepository.
 func (r *CredentialRepository) Get(ctx context.Context, userID domain.UserID) (*domain.Credential, error) {
-	return getCredential(r.db.WithContext(ctx), userID)
+	return getCredential(conn(ctx, r.db), userID)
 }
 
 func getCredential(db *gorm.DB, userID domain.UserID) (*domain.Credential, error) {
@@ -86,7 +86,7 @@ func (r *CredentialRepository) Update(ctx context.Context, userID domain.UserID,
 // Put implements ports.CredentialRepository with one upsert.
 func (r *CredentialRepository) Put(ctx context.Context, c *domain.Credential) error {
 	row := credentialFromDomain(c)
-	err := r.db.WithContext(ctx).Clauses(clause.OnConflict{
+	err := conn(ctx, r.db).Clauses(clause.OnConflict{
 		Columns:   []clause.Column{{Name: "user_id"}},
 		UpdateAll: true,
 	}).Create(&row).Error

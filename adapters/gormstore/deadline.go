@@ -121,9 +121,16 @@ func bound(ctx context.Context, def time.Duration) (context.Context, context.Can
 }
 
 // transaction runs fn in a transaction on db under ctx, bounded as a whole
-// like a statement where statements are (PostgreSQL), so a BEGIN or COMMIT that never comes back cannot hold
-// the caller (or the connection) past the deadline.
+// like a statement where statements are (PostgreSQL), so a BEGIN or COMMIT
+// that never comes back cannot hold the caller (or the connection) past the
+// deadline. Inside a unit of work (see UnitOfWork) it joins the unit's
+// transaction as a savepoint: fn's writes are undone alone when it fails,
+// and kept or undone with the unit otherwise; its row locks last until the
+// unit ends.
 func transaction(ctx context.Context, db *gorm.DB, fn func(tx *gorm.DB) error) error {
+	if u := unitOf(ctx, db); u != nil {
+		return u.tx.WithContext(ctx).Transaction(fn)
+	}
 	p, ok := db.Config.Plugins[deadlinesName].(*deadlines)
 	if !ok { // SQLite: see Connect
 		return db.WithContext(ctx).Transaction(fn)

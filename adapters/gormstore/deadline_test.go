@@ -136,3 +136,57 @@ func TestTimeout_can_be_lengthened_for_long_work(t *testing.T) {
 		t.Fatalf("raw pool: %v", err)
 	}
 }
+
+// Ensure the deadlines hold inside a unit of work: a statement of the unit
+// that waits on a lock another connection holds fails with KindUnavailable
+// once the timeout has passed (on SQLite the unit's BEGIN IMMEDIATE is what
+// waits), and the unit as a whole is bounded like a transaction.
+func TestTimeout_bounds_a_unit_of_work(t *testing.T) {
+	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
+		u := newURL(t)
+		db := gormtest.Open(t, u)
+		user, err := domain.NewUser("u1", "Ada", "ada@example.com", time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := gormstore.NewUserRepository(db).Create(t.Context(), user); err != nil {
+			t.Fatal(err)
+		}
+		short := mustOpenShort(t, u)
+		users, unit := gormstore.NewUserRepository(short), gormstore.NewUnitOfWork(short)
+		mustHoldLock(t, db, user.ID())
+
+		done := make(chan error, 1)
+		go func() {
+			done <- unit.Do(context.Background(), func(ctx context.Context) error {
+				if _, err := users.Get(ctx, user.ID()); err != nil {
+					return err
+				}
+				return users.Update(ctx, user.ID(), func(u *domain.User) error { return nil })
+			})
+		}()
+		select {
+		case err := <-done:
+			if got, want := domain.KindOf(err), domain.KindUnavailable; got != want {
+				t.Fatalf("a unit behind a held lock: kind %v, want %v (err %v)", got, want, err)
+			}
+		case <-time.After(patience):
+			t.Fatalf("the unit still waits on the lock after %s", patience)
+		}
+	})
+	db := mustOpenShort(t, gormtest.PostgresURL(t))
+	step := shortTimeout / 2
+	var steps int
+	err := gormstore.NewUnitOfWork(db).Do(context.Background(), func(ctx context.Context) error {
+		for steps = 0; steps < 4; steps++ {
+			if _, err := gormstore.NewUserRepository(db).Get(ctx, "nobody"); !errors.Is(err, domain.ErrNotFound) {
+				return err
+			}
+			time.Sleep(step) // work between statements counts too
+		}
+		return nil
+	})
+	if !errors.Is(err, domain.ErrUnavailable) && !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("four steps of %s in a unit bounded by %s: err %v after %d steps, want the deadline", step, shortTimeout, err, steps)
+	}
+}

@@ -111,7 +111,7 @@ func (r domainRow) toDomain() *domain.Domain {
 // key: the id is looked up to tell which, and a hostname is reported taken
 // unless the id is.
 func (r *DomainRepository) Create(ctx context.Context, d *domain.Domain) error {
-	db := r.db.WithContext(ctx)
+	db := conn(ctx, r.db)
 	row := domainFromDomain(d)
 	err := db.Create(&row).Error
 	if errors.Is(err, gorm.ErrDuplicatedKey) {
@@ -129,13 +129,13 @@ func (r *DomainRepository) Create(ctx context.Context, d *domain.Domain) error {
 
 // Get implements ports.DomainRepository, by primary key.
 func (r *DomainRepository) Get(ctx context.Context, id domain.DomainID) (*domain.Domain, error) {
-	return getDomain(r.db.WithContext(ctx), "id = ?", string(id))
+	return getDomain(conn(ctx, r.db), "id = ?", string(id))
 }
 
 // GetByHostname implements ports.DomainRepository, through
 // domains_hostname_key.
 func (r *DomainRepository) GetByHostname(ctx context.Context, hostname string) (*domain.Domain, error) {
-	return getDomain(r.db.WithContext(ctx), "hostname = ?", hostname)
+	return getDomain(conn(ctx, r.db), "hostname = ?", hostname)
 }
 
 func getDomain(db *gorm.DB, where string, arg string) (*domain.Domain, error) {
@@ -171,7 +171,7 @@ func (r *DomainRepository) Update(ctx context.Context, id domain.DomainID, fn fu
 
 // Delete implements ports.DomainRepository.
 func (r *DomainRepository) Delete(ctx context.Context, id domain.DomainID) error {
-	res := r.db.WithContext(ctx).Where("id = ?", string(id)).Delete(&domainRow{})
+	res := conn(ctx, r.db).Where("id = ?", string(id)).Delete(&domainRow{})
 	if res.Error != nil {
 		return convertErr("domains.delete", res.Error, nil, nil)
 	}
@@ -193,7 +193,7 @@ func (r *DomainRepository) List(ctx context.Context, q ports.DomainQuery) (ports
 	if err := q.Validate(); err != nil {
 		return ports.DomainPage{}, err
 	}
-	db := r.db.WithContext(ctx).Model(&domainRow{})
+	db := conn(ctx, r.db).Model(&domainRow{})
 	if q.OrganizationID != "" {
 		db = db.Where("organization_id = ?", string(q.OrganizationID))
 	}
@@ -239,7 +239,7 @@ func (r *DomainRepository) ClaimDue(ctx context.Context, now time.Time, lease ti
 	q := "UPDATE domains SET next_check_at = ? WHERE id IN (SELECT id FROM domains" +
 		" WHERE next_check_at IS NOT NULL AND next_check_at <= ? ORDER BY next_check_at, " + r.idOrder + " LIMIT ?" + lock + ") RETURNING *"
 	var rows []domainRow
-	err := r.db.WithContext(ctx).Raw(q, domain.Timestamp(now.Add(lease)), domain.Timestamp(now), limit).Scan(&rows).Error
+	err := conn(ctx, r.db).Raw(q, domain.Timestamp(now.Add(lease)), domain.Timestamp(now), limit).Scan(&rows).Error
 	if err != nil {
 		return nil, convertErr("domains.claim_due", err, nil, nil)
 	}

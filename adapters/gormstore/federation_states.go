@@ -60,7 +60,7 @@ func (r federationStateRow) toDomain() domain.FederationState {
 // Create implements ports.FederationStateRepository. A foreign-key
 // violation is told apart by looking the linking user up.
 func (r *FederationStateRepository) Create(ctx context.Context, s domain.FederationState) error {
-	db := r.db.WithContext(ctx)
+	db := conn(ctx, r.db)
 	row := federationStateFromDomain(s)
 	err := db.Create(&row).Error
 	if err != nil && isForeignKeyViolation(err) {
@@ -76,7 +76,7 @@ func (r *FederationStateRepository) Create(ctx context.Context, s domain.Federat
 func (r *FederationStateRepository) Consume(ctx context.Context, idHash []byte, at time.Time) (domain.FederationState, error) {
 	at = domain.Timestamp(at)
 	var rows []federationStateRow
-	res := r.db.WithContext(ctx).Model(&rows).Clauses(clause.Returning{}).
+	res := conn(ctx, r.db).Model(&rows).Clauses(clause.Returning{}).
 		Where("id_hash = ? AND used_at IS NULL AND expires_at > ?", idHash, at).Update("used_at", at)
 	if res.Error != nil {
 		return domain.FederationState{}, convertErr("federation_states.consume", res.Error, nil, nil)
@@ -90,7 +90,7 @@ func (r *FederationStateRepository) Consume(ctx context.Context, idHash []byte, 
 // DeleteExpired implements ports.FederationStateRepository, through
 // federation_states_expires_at_idx.
 func (r *FederationStateRepository) DeleteExpired(ctx context.Context, before time.Time) (int, error) {
-	res := r.db.WithContext(ctx).Where("expires_at < ?", domain.Timestamp(before)).Delete(&federationStateRow{})
+	res := conn(ctx, r.db).Where("expires_at < ?", domain.Timestamp(before)).Delete(&federationStateRow{})
 	if res.Error != nil {
 		return 0, convertErr("federation_states.delete_expired", res.Error, nil, nil)
 	}

@@ -50,6 +50,9 @@ func storesOn(newURL gormtest.NewURLFunc) func(t *testing.T) conformance.Stores 
 			IdentityProviders: gormstore.NewIdentityProviderRepository(db),
 			LinkedAccounts:    gormstore.NewLinkedAccountRepository(db),
 			FederationStates:  gormstore.NewFederationStateRepository(db),
+
+			UnitOfWork: gormstore.NewUnitOfWork(db),
+			Outbox:     gormstore.NewOutbox(db),
 		}
 	}
 }
@@ -123,6 +126,18 @@ func TestPasskeyRepositories(t *testing.T) {
 func TestFederationRepositories(t *testing.T) {
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		conformance.RunFederationRepositories(t, storesOn(newURL))
+	})
+}
+
+func TestUnitOfWork(t *testing.T) {
+	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
+		conformance.RunUnitOfWork(t, storesOn(newURL))
+	})
+}
+
+func TestOutbox(t *testing.T) {
+	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
+		conformance.RunOutbox(t, storesOn(newURL))
 	})
 }
 

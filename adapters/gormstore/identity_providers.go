@@ -191,18 +191,18 @@ func readProvider(db *gorm.DB, op, q, key string) (domain.IdentityProvider, erro
 
 // Get implements ports.IdentityProviderRepository, by primary key.
 func (r *IdentityProviderRepository) Get(ctx context.Context, id domain.IdentityProviderID) (domain.IdentityProvider, error) {
-	return readProvider(r.db.WithContext(ctx), "identity_providers.get", r.getSQL, string(id))
+	return readProvider(conn(ctx, r.db), "identity_providers.get", r.getSQL, string(id))
 }
 
 // GetByDomain implements ports.IdentityProviderRepository, through
 // identity_provider_domains_domain_id_key and the provider's primary key.
 func (r *IdentityProviderRepository) GetByDomain(ctx context.Context, d domain.DomainID) (domain.IdentityProvider, error) {
-	return readProvider(r.db.WithContext(ctx), "identity_providers.get_by_domain", r.byDomainSQL, string(d))
+	return readProvider(conn(ctx, r.db), "identity_providers.get_by_domain", r.byDomainSQL, string(d))
 }
 
 // List implements ports.IdentityProviderRepository.
 func (r *IdentityProviderRepository) List(ctx context.Context) ([]domain.IdentityProvider, error) {
-	return readProviders(r.db.WithContext(ctx), "identity_providers.list", r.listSQL)
+	return readProviders(conn(ctx, r.db), "identity_providers.list", r.listSQL)
 }
 
 // Update implements ports.IdentityProviderRepository. On PostgreSQL the
@@ -240,6 +240,6 @@ func (r *IdentityProviderRepository) Update(ctx context.Context, id domain.Ident
 // Delete implements ports.IdentityProviderRepository; the foreign keys
 // delete its bindings, linked accounts and states.
 func (r *IdentityProviderRepository) Delete(ctx context.Context, id domain.IdentityProviderID) error {
-	res := r.db.WithContext(ctx).Where("id = ?", string(id)).Delete(&identityProviderRow{})
+	res := conn(ctx, r.db).Where("id = ?", string(id)).Delete(&identityProviderRow{})
 	return affectedOne("identity_providers.delete", res, domain.ErrIdentityProviderNotFound)
 }

@@ -91,7 +91,7 @@ func missingReference(db *gorm.DB, op string, user domain.UserID, other *domain.
 // id, or the provider and subject) is the same conflict; a foreign-key
 // violation is told apart by looking the user up.
 func (r *LinkedAccountRepository) Create(ctx context.Context, a domain.LinkedAccount) error {
-	db := r.db.WithContext(ctx)
+	db := conn(ctx, r.db)
 	row := linkedAccountFromDomain(a)
 	err := db.Create(&row).Error
 	if err != nil && isForeignKeyViolation(err) {
@@ -124,7 +124,7 @@ func (r *LinkedAccountRepository) CreateWithUser(ctx context.Context, u *domain.
 // linked_accounts_provider_id_subject_key.
 func (r *LinkedAccountRepository) GetBySubject(ctx context.Context, provider domain.IdentityProviderID, subject string) (domain.LinkedAccount, error) {
 	var row linkedAccountRow
-	err := r.db.WithContext(ctx).Where("provider_id = ? AND subject = ?", string(provider), subject).Take(&row).Error
+	err := conn(ctx, r.db).Where("provider_id = ? AND subject = ?", string(provider), subject).Take(&row).Error
 	if err != nil {
 		return domain.LinkedAccount{}, convertErr("linked_accounts.get_by_subject", err, domain.ErrLinkedAccountNotFound, nil)
 	}
@@ -135,7 +135,7 @@ func (r *LinkedAccountRepository) GetBySubject(ctx context.Context, provider dom
 // linked_accounts_user_id_created_at_idx.
 func (r *LinkedAccountRepository) ListByUser(ctx context.Context, user domain.UserID) ([]domain.LinkedAccount, error) {
 	var rows []linkedAccountRow
-	if err := r.db.WithContext(ctx).Where("user_id = ?", string(user)).Order(r.order).Find(&rows).Error; err != nil {
+	if err := conn(ctx, r.db).Where("user_id = ?", string(user)).Order(r.order).Find(&rows).Error; err != nil {
 		return nil, convertErr("linked_accounts.list_by_user", err, nil, nil)
 	}
 	var out []domain.LinkedAccount
@@ -156,7 +156,7 @@ func (r *LinkedAccountRepository) ListByUsers(ctx context.Context, users []domai
 		ids[i] = string(u)
 	}
 	var rows []linkedAccountRow
-	if err := r.db.WithContext(ctx).Where("user_id IN ?", ids).Order("user_id, " + r.order).Find(&rows).Error; err != nil {
+	if err := conn(ctx, r.db).Where("user_id IN ?", ids).Order("user_id, " + r.order).Find(&rows).Error; err != nil {
 		return nil, convertErr("linked_accounts.list_by_users", err, nil, nil)
 	}
 	out := make([]domain.LinkedAccount, 0, len(rows))
@@ -204,7 +204,7 @@ func (r *LinkedAccountRepository) Update(ctx context.Context, user domain.UserID
 // rows of its own snapshot.
 func (r *LinkedAccountRepository) Delete(ctx context.Context, user domain.UserID, id domain.LinkedAccountID, keepOne bool) error {
 	if !keepOne {
-		res := r.db.WithContext(ctx).Where("id = ? AND user_id = ?", string(id), string(user)).Delete(&linkedAccountRow{})
+		res := conn(ctx, r.db).Where("id = ? AND user_id = ?", string(id), string(user)).Delete(&linkedAccountRow{})
 		return affectedOne("linked_accounts.delete", res, domain.ErrLinkedAccountNotFound)
 	}
 	err := transaction(ctx, r.db, func(tx *gorm.DB) error {

@@ -108,7 +108,7 @@ func nonEmpty(b []byte) []byte {
 // is conditional on the stored factor being unverified: a verified factor
 // changes no row.
 func (r *TwoFactorRepository) SaveTOTP(ctx context.Context, f domain.TOTPFactor) error {
-	res := r.db.WithContext(ctx).Exec(`INSERT INTO totp_factors (user_id, sealed_secret, verified, last_used_step, created_at, verified_at)
+	res := conn(ctx, r.db).Exec(`INSERT INTO totp_factors (user_id, sealed_secret, verified, last_used_step, created_at, verified_at)
 VALUES (?, ?, FALSE, 0, ?, NULL)
 ON CONFLICT (user_id) DO UPDATE SET sealed_secret = excluded.sealed_secret, last_used_step = 0,
     created_at = excluded.created_at, verified_at = NULL
@@ -125,7 +125,7 @@ WHERE totp_factors.verified = FALSE`, string(f.UserID), f.SealedSecret, domain.T
 // GetTOTP implements ports.TwoFactorRepository.
 func (r *TwoFactorRepository) GetTOTP(ctx context.Context, user domain.UserID) (domain.TOTPFactor, error) {
 	var row totpFactorRow
-	if err := r.db.WithContext(ctx).Where("user_id = ?", string(user)).Take(&row).Error; err != nil {
+	if err := conn(ctx, r.db).Where("user_id = ?", string(user)).Take(&row).Error; err != nil {
 		return domain.TOTPFactor{}, convertErr("totp_factors.get", err, domain.ErrTOTPNotFound, nil)
 	}
 	return row.toDomain(), nil
@@ -133,7 +133,7 @@ func (r *TwoFactorRepository) GetTOTP(ctx context.Context, user domain.UserID) (
 
 // VerifyTOTP implements ports.TwoFactorRepository.
 func (r *TwoFactorRepository) VerifyTOTP(ctx context.Context, user domain.UserID, step int64, at time.Time) error {
-	res := r.db.WithContext(ctx).Model(&totpFactorRow{}).
+	res := conn(ctx, r.db).Model(&totpFactorRow{}).
 		Where("user_id = ? AND last_used_step < ?", string(user), step).
 		Updates(map[string]any{"verified": true, "last_used_step": step,
 			"verified_at": gorm.Expr("COALESCE(verified_at, ?)", domain.Timestamp(at))})
@@ -142,7 +142,7 @@ func (r *TwoFactorRepository) VerifyTOTP(ctx context.Context, user domain.UserID
 
 // UseTOTPStep implements ports.TwoFactorRepository.
 func (r *TwoFactorRepository) UseTOTPStep(ctx context.Context, user domain.UserID, step int64) error {
-	res := r.db.WithContext(ctx).Model(&totpFactorRow{}).
+	res := conn(ctx, r.db).Model(&totpFactorRow{}).
 		Where("user_id = ? AND verified = ? AND last_used_step < ?", string(user), true, step).
 		Update("last_used_step", step)
 	return r.stepResult(ctx, "totp_factors.use_step", res, user, true)
@@ -169,7 +169,7 @@ func (r *TwoFactorRepository) stepResult(ctx context.Context, op string, res *go
 
 // DeleteTOTP implements ports.TwoFactorRepository.
 func (r *TwoFactorRepository) DeleteTOTP(ctx context.Context, user domain.UserID) error {
-	res := r.db.WithContext(ctx).Where("user_id = ?", string(user)).Delete(&totpFactorRow{})
+	res := conn(ctx, r.db).Where("user_id = ?", string(user)).Delete(&totpFactorRow{})
 	if res.Error != nil {
 		return convertErr("totp_factors.delete", res.Error, nil, nil)
 	}
@@ -212,7 +212,7 @@ func (r *TwoFactorRepository) ReplaceBackupCodes(ctx context.Context, user domai
 
 // UseBackupCode implements ports.TwoFactorRepository.
 func (r *TwoFactorRepository) UseBackupCode(ctx context.Context, user domain.UserID, hash []byte, at time.Time) error {
-	res := r.db.WithContext(ctx).Model(&backupCodeRow{}).
+	res := conn(ctx, r.db).Model(&backupCodeRow{}).
 		Where("user_id = ? AND code_hash = ? AND used_at IS NULL", string(user), hash).
 		Update("used_at", domain.Timestamp(at))
 	if res.Error != nil {
@@ -227,7 +227,7 @@ func (r *TwoFactorRepository) UseBackupCode(ctx context.Context, user domain.Use
 // CountUnusedBackupCodes implements ports.TwoFactorRepository.
 func (r *TwoFactorRepository) CountUnusedBackupCodes(ctx context.Context, user domain.UserID) (int, error) {
 	var n int64
-	err := r.db.WithContext(ctx).Model(&backupCodeRow{}).Where("user_id = ? AND used_at IS NULL", string(user)).Count(&n).Error
+	err := conn(ctx, r.db).Model(&backupCodeRow{}).Where("user_id = ? AND used_at IS NULL", string(user)).Count(&n).Error
 	if err != nil {
 		return 0, convertErr("backup_codes.count", err, nil, nil)
 	}
@@ -250,7 +250,7 @@ func (r *TwoFactorRepository) DeleteAll(ctx context.Context, user domain.UserID)
 // Create implements ports.MFAChallengeRepository.
 func (r *MFAChallengeRepository) Create(ctx context.Context, c domain.MFAChallenge) error {
 	row := mfaChallengeFromDomain(c)
-	return convertErr("mfa_challenges.create", r.db.WithContext(ctx).Create(&row).Error, ports.ErrUserNotFound, domain.ErrMFAChallengeExists)
+	return convertErr("mfa_challenges.create", conn(ctx, r.db).Create(&row).Error, ports.ErrUserNotFound, domain.ErrMFAChallengeExists)
 }
 
 // live selects the challenge idHash if it is live at now. now is normalised
@@ -262,7 +262,7 @@ func live(db *gorm.DB, idHash []byte, now time.Time) *gorm.DB {
 // Get implements ports.MFAChallengeRepository.
 func (r *MFAChallengeRepository) Get(ctx context.Context, idHash []byte, now time.Time) (domain.MFAChallenge, error) {
 	var row mfaChallengeRow
-	if err := live(r.db.WithContext(ctx), idHash, now).Take(&row).Error; err != nil {
+	if err := live(conn(ctx, r.db), idHash, now).Take(&row).Error; err != nil {
 		return domain.MFAChallenge{}, convertErr("mfa_challenges.get", err, domain.ErrMFAChallengeNotFound, nil)
 	}
 	return row.toDomain(), nil
@@ -272,7 +272,7 @@ func (r *MFAChallengeRepository) Get(ctx context.Context, idHash []byte, now tim
 // RETURNING, and returns the updated row.
 func (r *MFAChallengeRepository) updateLive(ctx context.Context, op string, idHash []byte, now time.Time, values map[string]any) (mfaChallengeRow, error) {
 	var rows []mfaChallengeRow
-	res := live(r.db.WithContext(ctx).Model(&rows).Clauses(clause.Returning{}), idHash, now).Updates(values)
+	res := live(conn(ctx, r.db).Model(&rows).Clauses(clause.Returning{}), idHash, now).Updates(values)
 	if res.Error != nil {
 		return mfaChallengeRow{}, convertErr(op, res.Error, nil, nil)
 	}
@@ -312,7 +312,7 @@ func (r *MFAChallengeRepository) Consume(ctx context.Context, idHash []byte, at 
 
 // DeleteExpired implements ports.MFAChallengeRepository.
 func (r *MFAChallengeRepository) DeleteExpired(ctx context.Context, before time.Time) (int, error) {
-	res := r.db.WithContext(ctx).Where("expires_at < ?", domain.Timestamp(before)).Delete(&mfaChallengeRow{})
+	res := conn(ctx, r.db).Where("expires_at < ?", domain.Timestamp(before)).Delete(&mfaChallengeRow{})
 	if res.Error != nil {
 		return 0, convertErr("mfa_challenges.delete_expired", res.Error, nil, nil)
 	}

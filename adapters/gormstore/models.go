@@ -184,5 +184,6 @@ func RowModels() []any {
 		&domainRow{}, &signingKeyRow{},
 		&oauthClientRow{}, &oauthCodeRow{}, &oauthGrantRow{}, &oauthRefreshRow{}, &oauthConsentRow{},
 		&totpFactorRow{}, &backupCodeRow{}, &mfaChallengeRow{}, &passkeyRow{}, &webauthnChallengeRow{},
-		&identityProviderRow{}, &identityProviderDomainRow{}, &linkedAccountRow{}, &federationStateRow{}}
+		&identityProviderRow{}, &identityProviderDomainRow{}, &linkedAccountRow{}, &federationStateRow{},
+		&outboxRow{}}
 }

@@ -244,12 +244,12 @@ func (r oauthConsentRow) toDomain() domain.Consent {
 // Create implements ports.OAuthClientRepository.
 func (r *OAuthClientRepository) Create(ctx context.Context, c domain.OAuthClient) error {
 	row := oauthClientFromDomain(c)
-	return convertErr("oauth_clients.create", r.db.WithContext(ctx).Create(&row).Error, nil, ports.ErrOAuthClientExists)
+	return convertErr("oauth_clients.create", conn(ctx, r.db).Create(&row).Error, nil, ports.ErrOAuthClientExists)
 }
 
 // Get implements ports.OAuthClientRepository, by primary key.
 func (r *OAuthClientRepository) Get(ctx context.Context, id domain.OAuthClientID) (domain.OAuthClient, error) {
-	return getOAuthClient(r.db.WithContext(ctx), id)
+	return getOAuthClient(conn(ctx, r.db), id)
 }
 
 func getOAuthClient(db *gorm.DB, id domain.OAuthClientID) (domain.OAuthClient, error) {
@@ -286,7 +286,7 @@ func (r *OAuthClientRepository) Update(ctx context.Context, id domain.OAuthClien
 // Delete implements ports.OAuthClientRepository; the foreign keys delete
 // what was issued to the client.
 func (r *OAuthClientRepository) Delete(ctx context.Context, id domain.OAuthClientID) error {
-	res := r.db.WithContext(ctx).Where("id = ?", string(id)).Delete(&oauthClientRow{})
+	res := conn(ctx, r.db).Where("id = ?", string(id)).Delete(&oauthClientRow{})
 	if res.Error != nil {
 		return convertErr("oauth_clients.delete", res.Error, nil, nil)
 	}
@@ -300,7 +300,7 @@ func (r *OAuthClientRepository) Delete(ctx context.Context, id domain.OAuthClien
 // read backwards through oauth_clients_created_at_idx.
 func (r *OAuthClientRepository) List(ctx context.Context) ([]domain.OAuthClient, error) {
 	var rows []oauthClientRow
-	if err := r.db.WithContext(ctx).Order("created_at DESC, " + r.idOrder + " DESC").Find(&rows).Error; err != nil {
+	if err := conn(ctx, r.db).Order("created_at DESC, " + r.idOrder + " DESC").Find(&rows).Error; err != nil {
 		return nil, convertErr("oauth_clients.list", err, nil, nil)
 	}
 	out := make([]domain.OAuthClient, 0, len(rows))
@@ -313,7 +313,7 @@ func (r *OAuthClientRepository) List(ctx context.Context) ([]domain.OAuthClient,
 // CreateCode implements ports.OAuthGrantRepository.
 func (r *OAuthGrantRepository) CreateCode(ctx context.Context, c domain.AuthorizationCode) error {
 	row := oauthCodeFromDomain(c)
-	return convertErr("oauth_codes.create", r.db.WithContext(ctx).Create(&row).Error, errOAuthOwnerNotFound, ports.ErrOAuthCodeExists)
+	return convertErr("oauth_codes.create", conn(ctx, r.db).Create(&row).Error, errOAuthOwnerNotFound, ports.ErrOAuthCodeExists)
 }
 
 // ConsumeCode implements ports.OAuthGrantRepository with one conditional
@@ -324,7 +324,7 @@ func (r *OAuthGrantRepository) CreateCode(ctx context.Context, c domain.Authoriz
 // the conflict with its grant.
 func (r *OAuthGrantRepository) ConsumeCode(ctx context.Context, h domain.TokenHash, grant domain.GrantID, now time.Time) (domain.AuthorizationCode, error) {
 	now = domain.Timestamp(now)
-	db := r.db.WithContext(ctx)
+	db := conn(ctx, r.db)
 	var rows []oauthCodeRow
 	res := db.Model(&rows).Clauses(clause.Returning{}).
 		Where("hash = ? AND consumed_at IS NULL AND expires_at > ?", string(h), now).
@@ -366,7 +366,7 @@ func (r *OAuthGrantRepository) CreateGrant(ctx context.Context, g domain.OAuthGr
 // GetGrant implements ports.OAuthGrantRepository, by primary key.
 func (r *OAuthGrantRepository) GetGrant(ctx context.Context, id domain.GrantID) (domain.OAuthGrant, error) {
 	var row oauthGrantRow
-	if err := r.db.WithContext(ctx).Where("id = ?", string(id)).Take(&row).Error; err != nil {
+	if err := conn(ctx, r.db).Where("id = ?", string(id)).Take(&row).Error; err != nil {
 		return domain.OAuthGrant{}, convertErr("oauth_grants.get", err, domain.ErrGrantNotFound, nil)
 	}
 	return row.toDomain(), nil
@@ -375,7 +375,7 @@ func (r *OAuthGrantRepository) GetGrant(ctx context.Context, id domain.GrantID) 
 // RevokeGrant implements ports.OAuthGrantRepository: a revoked grant keeps
 // its first revocation time.
 func (r *OAuthGrantRepository) RevokeGrant(ctx context.Context, id domain.GrantID, at time.Time) error {
-	db := r.db.WithContext(ctx)
+	db := conn(ctx, r.db)
 	res := db.Model(&oauthGrantRow{}).Where("id = ? AND revoked_at IS NULL", string(id)).Update("revoked_at", domain.Timestamp(at))
 	if res.Error != nil {
 		return convertErr("oauth_grants.revoke", res.Error, nil, nil)
@@ -397,7 +397,7 @@ func (r *OAuthGrantRepository) RevokeGrant(ctx context.Context, id domain.GrantI
 // joining the grant, both through their primary keys.
 func (r *OAuthGrantRepository) GetRefreshToken(ctx context.Context, h domain.TokenHash) (domain.RefreshToken, domain.OAuthGrant, error) {
 	var row oauthRefreshLookupRow
-	res := r.db.WithContext(ctx).Raw(oauthRefreshLookupSQL, string(h)).Scan(&row)
+	res := conn(ctx, r.db).Raw(oauthRefreshLookupSQL, string(h)).Scan(&row)
 	if res.Error != nil {
 		return domain.RefreshToken{}, domain.OAuthGrant{}, convertErr("oauth_refresh_tokens.get", res.Error, nil, nil)
 	}
@@ -444,7 +444,7 @@ func (r *OAuthGrantRepository) RotateRefreshToken(ctx context.Context, old domai
 // GetConsent implements ports.OAuthGrantRepository, by primary key.
 func (r *OAuthGrantRepository) GetConsent(ctx context.Context, user domain.UserID, client domain.OAuthClientID) (domain.Consent, error) {
 	var row oauthConsentRow
-	if err := r.db.WithContext(ctx).Where("user_id = ? AND client_id = ?", string(user), string(client)).Take(&row).Error; err != nil {
+	if err := conn(ctx, r.db).Where("user_id = ? AND client_id = ?", string(user), string(client)).Take(&row).Error; err != nil {
 		return domain.Consent{}, convertErr("oauth_consents.get", err, domain.ErrConsentNotFound, nil)
 	}
 	return row.toDomain(), nil
@@ -455,7 +455,7 @@ func (r *OAuthGrantRepository) GetConsent(ctx context.Context, user domain.UserI
 func (r *OAuthGrantRepository) PutConsent(ctx context.Context, c domain.Consent) error {
 	row := oauthConsentRow{UserID: string(c.UserID), ClientID: string(c.ClientID), Scopes: joinScopes(c.Scopes),
 		CreatedAt: domain.Timestamp(c.CreatedAt), UpdatedAt: domain.Timestamp(c.UpdatedAt)}
-	err := r.db.WithContext(ctx).Clauses(clause.OnConflict{
+	err := conn(ctx, r.db).Clauses(clause.OnConflict{
 		Columns:   []clause.Column{{Name: "user_id"}, {Name: "client_id"}},
 		DoUpdates: clause.AssignmentColumns([]string{"scopes", "updated_at"}),
 	}).Create(&row).Error
@@ -471,7 +471,7 @@ func (r *OAuthGrantRepository) ListConsents(ctx context.Context, user domain.Use
 		order = `updated_at DESC, client_id COLLATE "C"`
 	}
 	var rows []oauthConsentRow
-	if err := r.db.WithContext(ctx).Where("user_id = ?", string(user)).Order(order).Find(&rows).Error; err != nil {
+	if err := conn(ctx, r.db).Where("user_id = ?", string(user)).Order(order).Find(&rows).Error; err != nil {
 		return nil, convertErr("oauth_consents.list", err, nil, nil)
 	}
 	out := make([]domain.Consent, len(rows))

@@ -219,12 +219,12 @@ func (r *OrganizationRepository) Create(ctx context.Context, org *domain.Organiz
 
 // Get implements ports.OrganizationRepository.
 func (r *OrganizationRepository) Get(ctx context.Context, id domain.OrganizationID) (*domain.Organization, error) {
-	return getOrganization(r.db.WithContext(ctx), "id = ?", string(id))
+	return getOrganization(conn(ctx, r.db), "id = ?", string(id))
 }
 
 // GetBySlug implements ports.OrganizationRepository.
 func (r *OrganizationRepository) GetBySlug(ctx context.Context, slug string) (*domain.Organization, error) {
-	return getOrganization(r.db.WithContext(ctx), "slug = ?", slug)
+	return getOrganization(conn(ctx, r.db), "slug = ?", slug)
 }
 
 func getOrganization(db *gorm.DB, where string, arg string) (*domain.Organization, error) {
@@ -238,7 +238,7 @@ func getOrganization(db *gorm.DB, where string, arg string) (*domain.Organizatio
 // SlugTaken implements ports.OrganizationRepository.
 func (r *OrganizationRepository) SlugTaken(ctx context.Context, slug string) (bool, error) {
 	var n int64
-	if err := r.db.WithContext(ctx).Model(&organizationRow{}).Where("slug = ?", slug).Count(&n).Error; err != nil {
+	if err := conn(ctx, r.db).Model(&organizationRow{}).Where("slug = ?", slug).Count(&n).Error; err != nil {
 		return false, convertErr("organizations.slug_taken", err, nil, nil)
 	}
 	return n > 0, nil
@@ -264,7 +264,7 @@ func (r *OrganizationRepository) Update(ctx context.Context, id domain.Organizat
 // Delete implements ports.OrganizationRepository. The foreign keys delete
 // the members and invitations and clear the sessions' active organization.
 func (r *OrganizationRepository) Delete(ctx context.Context, id domain.OrganizationID) error {
-	res := r.db.WithContext(ctx).Where("id = ?", string(id)).Delete(&organizationRow{})
+	res := conn(ctx, r.db).Where("id = ?", string(id)).Delete(&organizationRow{})
 	if res.Error != nil {
 		return convertErr("organizations.delete", res.Error, nil, nil)
 	}
@@ -278,7 +278,7 @@ func (r *OrganizationRepository) Delete(ctx context.Context, id domain.Organizat
 // members.user_id.
 func (r *OrganizationRepository) ListByUser(ctx context.Context, userID domain.UserID) ([]*domain.Organization, error) {
 	var rows []organizationRow
-	err := r.db.WithContext(ctx).Table("organizations o").Select("o.*").
+	err := conn(ctx, r.db).Table("organizations o").Select("o.*").
 		Joins("JOIN members m ON m.organization_id = o.id").
 		Where("m.user_id = ?", string(userID)).
 		Order("m.created_at ASC, m.id ASC").
@@ -303,7 +303,7 @@ func (r *OrganizationRepository) List(ctx context.Context, q ports.OrganizationQ
 	if err := q.Validate(); err != nil {
 		return ports.OrganizationPage{}, err
 	}
-	db := r.db.WithContext(ctx).Model(&organizationRow{})
+	db := conn(ctx, r.db).Model(&organizationRow{})
 	if q.After != nil {
 		// The time normalised like the stored times: SQLite compares them as text.
 		db = db.Where("(created_at, "+r.orgID+") < (?, ?)", domain.Timestamp(q.After.At), q.After.ID)
@@ -346,13 +346,13 @@ func insertMember(tx *gorm.DB, m *domain.Member) error {
 
 // GetMember implements ports.OrganizationRepository.
 func (r *OrganizationRepository) GetMember(ctx context.Context, org domain.OrganizationID, id domain.MemberID) (*domain.Member, error) {
-	return getMember(r.db.WithContext(ctx), "id = ? AND organization_id = ?", string(id), string(org))
+	return getMember(conn(ctx, r.db), "id = ? AND organization_id = ?", string(id), string(org))
 }
 
 // GetMemberByUser implements ports.OrganizationRepository, through the
 // unique index on (organization_id, user_id).
 func (r *OrganizationRepository) GetMemberByUser(ctx context.Context, org domain.OrganizationID, userID domain.UserID) (*domain.Member, error) {
-	return getMember(r.db.WithContext(ctx), "organization_id = ? AND user_id = ?", string(org), string(userID))
+	return getMember(conn(ctx, r.db), "organization_id = ? AND user_id = ?", string(org), string(userID))
 }
 
 func getMember(db *gorm.DB, where string, args ...any) (*domain.Member, error) {
@@ -373,7 +373,7 @@ func (r *OrganizationRepository) ListMembers(ctx context.Context, org domain.Org
 	if err := q.Validate(); err != nil {
 		return ports.MemberPage{}, err
 	}
-	db := r.db.WithContext(ctx)
+	db := conn(ctx, r.db)
 	total, err := memberCount(db, org)
 	if err != nil {
 		return ports.MemberPage{}, err
@@ -493,7 +493,7 @@ func checkOtherOwner(tx *gorm.DB, org domain.OrganizationID, except domain.Membe
 // CountMembers implements ports.OrganizationRepository: the organization's
 // member_count, read by primary key.
 func (r *OrganizationRepository) CountMembers(ctx context.Context, org domain.OrganizationID) (int, error) {
-	return memberCount(r.db.WithContext(ctx), org)
+	return memberCount(conn(ctx, r.db), org)
 }
 
 // CreateInvitation implements ports.OrganizationRepository. The
@@ -512,7 +512,7 @@ func (r *OrganizationRepository) CreateInvitation(ctx context.Context, inv *doma
 
 // GetInvitation implements ports.OrganizationRepository.
 func (r *OrganizationRepository) GetInvitation(ctx context.Context, id domain.InvitationID) (*domain.Invitation, error) {
-	return getInvitation(r.db.WithContext(ctx), id)
+	return getInvitation(conn(ctx, r.db), id)
 }
 
 func getInvitation(db *gorm.DB, id domain.InvitationID) (*domain.Invitation, error) {
@@ -577,20 +577,20 @@ func (r *OrganizationRepository) AcceptInvitation(ctx context.Context, id domain
 
 // ListInvitations implements ports.OrganizationRepository.
 func (r *OrganizationRepository) ListInvitations(ctx context.Context, org domain.OrganizationID) ([]*domain.Invitation, error) {
-	return listInvitations(r.db.WithContext(ctx).Where("organization_id = ?", string(org)))
+	return listInvitations(conn(ctx, r.db).Where("organization_id = ?", string(org)))
 }
 
 // ListPendingInvitationsByEmail implements ports.OrganizationRepository,
 // through the index on (email, status). now is normalised like the stored
 // times: SQLite compares them as text.
 func (r *OrganizationRepository) ListPendingInvitationsByEmail(ctx context.Context, email domain.Email, now time.Time) ([]*domain.Invitation, error) {
-	return listInvitations(pending(r.db.WithContext(ctx), now).Where("email = ?", string(email)))
+	return listInvitations(pending(conn(ctx, r.db), now).Where("email = ?", string(email)))
 }
 
 // FindPendingInvitation implements ports.OrganizationRepository.
 func (r *OrganizationRepository) FindPendingInvitation(ctx context.Context, org domain.OrganizationID, email domain.Email, now time.Time) (*domain.Invitation, error) {
 	var row invitationRow
-	err := pending(r.db.WithContext(ctx), now).
+	err := pending(conn(ctx, r.db), now).
 		Where("email = ? AND organization_id = ?", string(email), string(org)).
 		Order("created_at DESC, id DESC").Take(&row).Error
 	if err != nil {
@@ -602,7 +602,7 @@ func (r *OrganizationRepository) FindPendingInvitation(ctx context.Context, org 
 // CountPendingInvitations implements ports.OrganizationRepository.
 func (r *OrganizationRepository) CountPendingInvitations(ctx context.Context, org domain.OrganizationID, now time.Time) (int, error) {
 	var n int64
-	err := pending(r.db.WithContext(ctx).Model(&invitationRow{}), now).Where("organization_id = ?", string(org)).Count(&n).Error
+	err := pending(conn(ctx, r.db).Model(&invitationRow{}), now).Where("organization_id = ?", string(org)).Count(&n).Error
 	if err != nil {
 		return 0, convertErr("invitations.count_pending", err, nil, nil)
 	}

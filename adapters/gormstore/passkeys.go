@@ -108,13 +108,13 @@ func (r webauthnChallengeRow) toDomain() domain.WebAuthnChallenge {
 // Create implements ports.PasskeyRepository.
 func (r *PasskeyRepository) Create(ctx context.Context, c domain.PasskeyCredential) error {
 	row := passkeyFromDomain(c)
-	return convertErr("passkeys.create", r.db.WithContext(ctx).Create(&row).Error, ports.ErrUserNotFound, domain.ErrPasskeyExists)
+	return convertErr("passkeys.create", conn(ctx, r.db).Create(&row).Error, ports.ErrUserNotFound, domain.ErrPasskeyExists)
 }
 
 // Get implements ports.PasskeyRepository, by primary key.
 func (r *PasskeyRepository) Get(ctx context.Context, id []byte) (domain.PasskeyCredential, error) {
 	var row passkeyRow
-	if err := r.db.WithContext(ctx).Where("id = ?", id).Take(&row).Error; err != nil {
+	if err := conn(ctx, r.db).Where("id = ?", id).Take(&row).Error; err != nil {
 		return domain.PasskeyCredential{}, convertErr("passkeys.get", err, domain.ErrPasskeyNotFound, nil)
 	}
 	return row.toDomain(), nil
@@ -124,7 +124,7 @@ func (r *PasskeyRepository) Get(ctx context.Context, id []byte) (domain.PasskeyC
 // broken by id, compared byte by byte on both dialects.
 func (r *PasskeyRepository) ListByUser(ctx context.Context, user domain.UserID) ([]domain.PasskeyCredential, error) {
 	var rows []passkeyRow
-	if err := r.db.WithContext(ctx).Where("user_id = ?", string(user)).Order("created_at DESC, id DESC").Find(&rows).Error; err != nil {
+	if err := conn(ctx, r.db).Where("user_id = ?", string(user)).Order("created_at DESC, id DESC").Find(&rows).Error; err != nil {
 		return nil, convertErr("passkeys.list_by_user", err, nil, nil)
 	}
 	var out []domain.PasskeyCredential
@@ -136,13 +136,13 @@ func (r *PasskeyRepository) ListByUser(ctx context.Context, user domain.UserID) 
 
 // Rename implements ports.PasskeyRepository.
 func (r *PasskeyRepository) Rename(ctx context.Context, user domain.UserID, id []byte, name string) error {
-	res := r.db.WithContext(ctx).Model(&passkeyRow{}).Where("id = ? AND user_id = ?", id, string(user)).Update("name", name)
+	res := conn(ctx, r.db).Model(&passkeyRow{}).Where("id = ? AND user_id = ?", id, string(user)).Update("name", name)
 	return affectedOne("passkeys.rename", res, domain.ErrPasskeyNotFound)
 }
 
 // Delete implements ports.PasskeyRepository.
 func (r *PasskeyRepository) Delete(ctx context.Context, user domain.UserID, id []byte) error {
-	res := r.db.WithContext(ctx).Where("id = ? AND user_id = ?", id, string(user)).Delete(&passkeyRow{})
+	res := conn(ctx, r.db).Where("id = ? AND user_id = ?", id, string(user)).Delete(&passkeyRow{})
 	return affectedOne("passkeys.delete", res, domain.ErrPasskeyNotFound)
 }
 
@@ -163,7 +163,7 @@ func affectedOne(op string, res *gorm.DB, none *domain.Error) error {
 // credential looked up, to tell a missing one from a refused counter.
 func (r *PasskeyRepository) UpdateSignCount(ctx context.Context, id []byte, old, next uint32, at time.Time) error {
 	if (old == 0 && next == 0) || next > old {
-		res := r.db.WithContext(ctx).Model(&passkeyRow{}).Where("id = ? AND sign_count = ?", id, int64(old)).
+		res := conn(ctx, r.db).Model(&passkeyRow{}).Where("id = ? AND sign_count = ?", id, int64(old)).
 			Updates(map[string]any{"sign_count": int64(next), "last_used_at": domain.Timestamp(at)})
 		if res.Error != nil {
 			return convertErr("passkeys.update_sign_count", res.Error, nil, nil)
@@ -181,7 +181,7 @@ func (r *PasskeyRepository) UpdateSignCount(ctx context.Context, id []byte, old,
 // CountByUser implements ports.PasskeyRepository.
 func (r *PasskeyRepository) CountByUser(ctx context.Context, user domain.UserID) (int, error) {
 	var n int64
-	if err := r.db.WithContext(ctx).Model(&passkeyRow{}).Where("user_id = ?", string(user)).Count(&n).Error; err != nil {
+	if err := conn(ctx, r.db).Model(&passkeyRow{}).Where("user_id = ?", string(user)).Count(&n).Error; err != nil {
 		return 0, convertErr("passkeys.count_by_user", err, nil, nil)
 	}
 	return int(n), nil
@@ -190,7 +190,7 @@ func (r *PasskeyRepository) CountByUser(ctx context.Context, user domain.UserID)
 // Create implements ports.WebAuthnChallengeRepository.
 func (r *WebAuthnChallengeRepository) Create(ctx context.Context, c domain.WebAuthnChallenge) error {
 	row := webauthnChallengeFromDomain(c)
-	return convertErr("webauthn_challenges.create", r.db.WithContext(ctx).Create(&row).Error, ports.ErrUserNotFound, domain.ErrWebAuthnChallengeExists)
+	return convertErr("webauthn_challenges.create", conn(ctx, r.db).Create(&row).Error, ports.ErrUserNotFound, domain.ErrWebAuthnChallengeExists)
 }
 
 // Consume implements ports.WebAuthnChallengeRepository with one UPDATE …
@@ -198,7 +198,7 @@ func (r *WebAuthnChallengeRepository) Create(ctx context.Context, c domain.WebAu
 func (r *WebAuthnChallengeRepository) Consume(ctx context.Context, idHash []byte, at time.Time) (domain.WebAuthnChallenge, error) {
 	at = domain.Timestamp(at)
 	var rows []webauthnChallengeRow
-	res := r.db.WithContext(ctx).Model(&rows).Clauses(clause.Returning{}).
+	res := conn(ctx, r.db).Model(&rows).Clauses(clause.Returning{}).
 		Where("id_hash = ? AND used_at IS NULL AND expires_at > ?", idHash, at).Update("used_at", at)
 	if res.Error != nil {
 		return domain.WebAuthnChallenge{}, convertErr("webauthn_challenges.consume", res.Error, nil, nil)
@@ -211,7 +211,7 @@ func (r *WebAuthnChallengeRepository) Consume(ctx context.Context, idHash []byte
 
 // DeleteExpired implements ports.WebAuthnChallengeRepository.
 func (r *WebAuthnChallengeRepository) DeleteExpired(ctx context.Context, before time.Time) (int, error) {
-	res := r.db.WithContext(ctx).Where("expires_at < ?", domain.Timestamp(before)).Delete(&webauthnChallengeRow{})
+	res := conn(ctx, r.db).Where("expires_at < ?", domain.Timestamp(before)).Delete(&webauthnChallengeRow{})
 	if res.Error != nil {
 		return 0, convertErr("webauthn_challenges.delete_expired", res.Error, nil, nil)
 	}

@@ -144,7 +144,7 @@ func (r *ServiceKeyRepository) Create(ctx context.Context, k *domain.ServiceKey,
 // Get implements ports.ServiceKeyRepository.
 func (r *ServiceKeyRepository) Get(ctx context.Context, id domain.ServiceKeyID) (*domain.ServiceKey, error) {
 	var row serviceKeyRow
-	if err := r.db.WithContext(ctx).Where("id = ?", string(id)).Take(&row).Error; err != nil {
+	if err := conn(ctx, r.db).Where("id = ?", string(id)).Take(&row).Error; err != nil {
 		return nil, convertErr("service_keys.get", err, ports.ErrServiceKeyNotFound, nil)
 	}
 	return row.toDomain(), nil
@@ -154,7 +154,7 @@ func (r *ServiceKeyRepository) Get(ctx context.Context, id domain.ServiceKeyID) 
 // by id, so the order is the same on every store.
 func (r *ServiceKeyRepository) List(ctx context.Context) ([]*domain.ServiceKey, error) {
 	var rows []serviceKeyRow
-	if err := r.db.WithContext(ctx).Order("created_at DESC, id DESC").Find(&rows).Error; err != nil {
+	if err := conn(ctx, r.db).Order("created_at DESC, id DESC").Find(&rows).Error; err != nil {
 		return nil, convertErr("service_keys.list", err, nil, nil)
 	}
 	out := make([]*domain.ServiceKey, 0, len(rows))
@@ -167,7 +167,7 @@ func (r *ServiceKeyRepository) List(ctx context.Context) ([]*domain.ServiceKey, 
 // GetBySecretHash implements ports.ServiceKeyRepository.
 func (r *ServiceKeyRepository) GetBySecretHash(ctx context.Context, h domain.TokenHash) (*domain.ServiceKey, domain.ServiceKeySecret, error) {
 	var row serviceKeySecretLookupRow
-	res := r.db.WithContext(ctx).Raw(serviceKeySecretLookupSQL, string(h)).Scan(&row)
+	res := conn(ctx, r.db).Raw(serviceKeySecretLookupSQL, string(h)).Scan(&row)
 	if res.Error != nil {
 		return nil, domain.ServiceKeySecret{}, convertErr("service_keys.get_by_secret_hash", res.Error, nil, nil)
 	}
@@ -285,7 +285,7 @@ func (r *ServiceKeyRepository) TouchLastUsed(ctx context.Context, used map[domai
 // expiry is now no longer works (see domain.ServiceKeySecret.IsActive), so
 // it goes; the newest secret, with no expiry, never does.
 func (r *ServiceKeyRepository) DeleteExpiredSecrets(ctx context.Context, now time.Time) (int, error) {
-	res := r.db.WithContext(ctx).Where("expires_at IS NOT NULL AND expires_at <= ?", domain.Timestamp(now)).Delete(&serviceKeySecretRow{})
+	res := conn(ctx, r.db).Where("expires_at IS NOT NULL AND expires_at <= ?", domain.Timestamp(now)).Delete(&serviceKeySecretRow{})
 	if res.Error != nil {
 		return 0, convertErr("service_keys.delete_expired_secrets", res.Error, nil, nil)
 	}

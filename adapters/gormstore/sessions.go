@@ -56,13 +56,13 @@ func (r *SessionRepository) Create(ctx context.Context, s *domain.Session) error
 	if row.ActiveOrganizationID != nil {
 		missing = errSessionRefNotFound
 	}
-	return convertErr("sessions.create", r.db.WithContext(ctx).Create(&row).Error, missing, ports.ErrSessionExists)
+	return convertErr("sessions.create", conn(ctx, r.db).Create(&row).Error, missing, ports.ErrSessionExists)
 }
 
 // Get implements ports.SessionRepository.
 func (r *SessionRepository) Get(ctx context.Context, id domain.SessionID) (*domain.Session, error) {
 	var row sessionRow
-	if err := r.db.WithContext(ctx).Where("id = ?", string(id)).Take(&row).Error; err != nil {
+	if err := conn(ctx, r.db).Where("id = ?", string(id)).Take(&row).Error; err != nil {
 		return nil, convertErr("sessions.get", err, ports.ErrSessionNotFound, nil)
 	}
 	return row.toDomain(), nil
@@ -71,7 +71,7 @@ func (r *SessionRepository) Get(ctx context.Context, id domain.SessionID) (*doma
 // GetByTokenHash implements ports.SessionRepository.
 func (r *SessionRepository) GetByTokenHash(ctx context.Context, h domain.TokenHash) (*domain.Session, *domain.User, error) {
 	var row sessionUserRow
-	res := r.db.WithContext(ctx).Raw(sessionLookupSQL, string(h)).Scan(&row)
+	res := conn(ctx, r.db).Raw(sessionLookupSQL, string(h)).Scan(&row)
 	if res.Error != nil {
 		return nil, nil, convertErr("sessions.get_by_token_hash", res.Error, nil, nil)
 	}
@@ -85,7 +85,7 @@ func (r *SessionRepository) GetByTokenHash(ctx context.Context, h domain.TokenHa
 // broken by id, so the order is the same on every store.
 func (r *SessionRepository) ListByUser(ctx context.Context, userID domain.UserID, now time.Time) ([]*domain.Session, error) {
 	var rows []sessionRow
-	err := r.db.WithContext(ctx).
+	err := conn(ctx, r.db).
 		Where("user_id = ? AND expires_at > ?", string(userID), domain.Timestamp(now)).
 		Order("created_at DESC, id DESC").
 		Find(&rows).Error
@@ -127,7 +127,7 @@ func (r *SessionRepository) Update(ctx context.Context, id domain.SessionID, fn 
 // ClearOrganization implements ports.SessionRepository. It leaves
 // updated_at alone, as the foreign key's ON DELETE SET NULL does.
 func (r *SessionRepository) ClearOrganization(ctx context.Context, org domain.OrganizationID, userID domain.UserID) error {
-	q := r.db.WithContext(ctx).Model(&sessionRow{}).Where("active_organization_id = ?", string(org))
+	q := conn(ctx, r.db).Model(&sessionRow{}).Where("active_organization_id = ?", string(org))
 	if userID != "" {
 		q = q.Where("user_id = ?", string(userID))
 	}
@@ -138,7 +138,7 @@ func (r *SessionRepository) ClearOrganization(ctx context.Context, org domain.Or
 // Delete implements ports.SessionRepository. Matching on the owner as well
 // as the id means a user cannot revoke, or learn of, another's session.
 func (r *SessionRepository) Delete(ctx context.Context, userID domain.UserID, id domain.SessionID) error {
-	res := r.db.WithContext(ctx).Where("id = ? AND user_id = ?", string(id), string(userID)).Delete(&sessionRow{})
+	res := conn(ctx, r.db).Where("id = ? AND user_id = ?", string(id), string(userID)).Delete(&sessionRow{})
 	if res.Error != nil {
 		return convertErr("sessions.delete", res.Error, nil, nil)
 	}
@@ -150,7 +150,7 @@ func (r *SessionRepository) Delete(ctx context.Context, userID domain.UserID, id
 
 // DeleteByUser implements ports.SessionRepository.
 func (r *SessionRepository) DeleteByUser(ctx context.Context, userID domain.UserID, keep domain.SessionID) (int, error) {
-	q := r.db.WithContext(ctx).Where("user_id = ?", string(userID))
+	q := conn(ctx, r.db).Where("user_id = ?", string(userID))
 	if keep != "" {
 		q = q.Where("id <> ?", string(keep))
 	}
@@ -164,7 +164,7 @@ func (r *SessionRepository) DeleteByUser(ctx context.Context, userID domain.User
 // DeleteExpired implements ports.SessionRepository. now is normalised like
 // the stored times: SQLite compares them as text.
 func (r *SessionRepository) DeleteExpired(ctx context.Context, now time.Time) (int, error) {
-	res := r.db.WithContext(ctx).Where("expires_at <= ?", domain.Timestamp(now)).Delete(&sessionRow{})
+	res := conn(ctx, r.db).Where("expires_at <= ?", domain.Timestamp(now)).Delete(&sessionRow{})
 	if res.Error != nil {
 		return 0, convertErr("sessions.delete_expired", res.Error, nil, nil)
 	}

@@ -62,13 +62,13 @@ func (r signingKeyRow) toDomain() domain.SigningKey {
 // Create implements ports.SigningKeyRepository.
 func (r *SigningKeyRepository) Create(ctx context.Context, k domain.SigningKey) error {
 	row := signingKeyFromDomain(k)
-	return convertErr("signing_keys.create", r.db.WithContext(ctx).Create(&row).Error, nil, ports.ErrSigningKeyExists)
+	return convertErr("signing_keys.create", conn(ctx, r.db).Create(&row).Error, nil, ports.ErrSigningKeyExists)
 }
 
 // List implements ports.SigningKeyRepository.
 func (r *SigningKeyRepository) List(ctx context.Context) ([]domain.SigningKey, error) {
 	var rows []signingKeyRow
-	if err := r.db.WithContext(ctx).Order("created_at, " + r.idOrder).Find(&rows).Error; err != nil {
+	if err := conn(ctx, r.db).Order("created_at, " + r.idOrder).Find(&rows).Error; err != nil {
 		return nil, convertErr("signing_keys.list", err, nil, nil)
 	}
 	out := make([]domain.SigningKey, len(rows))
@@ -82,7 +82,7 @@ func (r *SigningKeyRepository) List(ctx context.Context) ([]domain.SigningKey, e
 // a lookup only when it changed nothing, to tell a retired key from a
 // missing one.
 func (r *SigningKeyRepository) Retire(ctx context.Context, id domain.SigningKeyID, at time.Time) error {
-	db := r.db.WithContext(ctx)
+	db := conn(ctx, r.db)
 	at = domain.Timestamp(at)
 	res := db.Model(&signingKeyRow{}).Where("id = ? AND (retired_at IS NULL OR retired_at > ?)", string(id), at).Update("retired_at", at)
 	if res.Error != nil {
@@ -103,7 +103,7 @@ func (r *SigningKeyRepository) Retire(ctx context.Context, id domain.SigningKeyI
 
 // DeleteRetiredBefore implements ports.SigningKeyRepository.
 func (r *SigningKeyRepository) DeleteRetiredBefore(ctx context.Context, t time.Time) (int, error) {
-	res := r.db.WithContext(ctx).Where("retired_at IS NOT NULL AND retired_at < ?", domain.Timestamp(t)).Delete(&signingKeyRow{})
+	res := conn(ctx, r.db).Where("retired_at IS NOT NULL AND retired_at < ?", domain.Timestamp(t)).Delete(&signingKeyRow{})
 	if res.Error != nil {
 		return 0, convertErr("signing_keys.delete_retired", res.Error, nil, nil)
 	}

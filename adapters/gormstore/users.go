@@ -30,17 +30,17 @@ func NewUserRepository(db *gorm.DB) *UserRepository {
 // Create implements ports.UserRepository.
 func (r *UserRepository) Create(ctx context.Context, u *domain.User) error {
 	row := userFromDomain(u)
-	return convertErr("users.create", r.db.WithContext(ctx).Create(&row).Error, nil, ports.ErrUserExists)
+	return convertErr("users.create", conn(ctx, r.db).Create(&row).Error, nil, ports.ErrUserExists)
 }
 
 // Get implements ports.UserRepository.
 func (r *UserRepository) Get(ctx context.Context, id domain.UserID) (*domain.User, error) {
-	return getUser(r.db.WithContext(ctx), "id = ?", string(id))
+	return getUser(conn(ctx, r.db), "id = ?", string(id))
 }
 
 // GetByEmail implements ports.UserRepository.
 func (r *UserRepository) GetByEmail(ctx context.Context, email domain.Email) (*domain.User, error) {
-	return getUser(r.db.WithContext(ctx), "email = ?", string(email))
+	return getUser(conn(ctx, r.db), "email = ?", string(email))
 }
 
 func getUser(db *gorm.DB, where string, arg string) (*domain.User, error) {
@@ -109,7 +109,7 @@ ORDER BY id FOR NO KEY UPDATE`, string(id)).Scan(&locked).Error
 // do whatever the database's locale; the default order (created_at, id) reads
 // through users_created_at_idx.
 func (r *UserRepository) List(ctx context.Context, q ports.UserQuery) ([]*domain.User, int, error) {
-	db := r.db.WithContext(ctx)
+	db := conn(ctx, r.db)
 	collate := ""
 	if DialectOf(db) == DialectPostgres {
 		collate = ` COLLATE "C"`
@@ -151,7 +151,7 @@ func (r *UserRepository) Page(ctx context.Context, q ports.UserPageQuery) (ports
 	if err := q.Validate(); err != nil {
 		return ports.UserPage{}, err
 	}
-	db := r.db.WithContext(ctx)
+	db := conn(ctx, r.db)
 	query, args := userPageSQL(q, DialectOf(db))
 	var rows []userPageRow
 	if err := db.Raw(query, args...).Scan(&rows).Error; err != nil {

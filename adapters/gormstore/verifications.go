@@ -29,7 +29,7 @@ func NewVerificationRepository(db *gorm.DB) *VerificationRepository {
 // Create implements ports.VerificationRepository.
 func (r *VerificationRepository) Create(ctx context.Context, v *domain.Verification) error {
 	row := verificationFromDomain(v)
-	return convertErr("verifications.create", r.db.WithContext(ctx).Create(&row).Error, ports.ErrUserNotFound, ports.ErrVerificationExists)
+	return convertErr("verifications.create", conn(ctx, r.db).Create(&row).Error, ports.ErrUserNotFound, ports.ErrVerificationExists)
 }
 
 // Consume implements ports.VerificationRepository with one DELETE … RETURNING
@@ -39,7 +39,7 @@ func (r *VerificationRepository) Create(ctx context.Context, v *domain.Verificat
 // before the first delete.
 func (r *VerificationRepository) Consume(ctx context.Context, purpose domain.VerificationPurpose, h domain.TokenHash) (*domain.Verification, error) {
 	var rows []verificationRow
-	res := r.db.WithContext(ctx).Clauses(clause.Returning{}).
+	res := conn(ctx, r.db).Clauses(clause.Returning{}).
 		Where("token_hash = ? AND purpose = ?", string(h), string(purpose)).
 		Delete(&rows)
 	if res.Error != nil {
@@ -53,13 +53,13 @@ func (r *VerificationRepository) Consume(ctx context.Context, purpose domain.Ver
 
 // DeleteByUser implements ports.VerificationRepository.
 func (r *VerificationRepository) DeleteByUser(ctx context.Context, userID domain.UserID, purpose domain.VerificationPurpose) (int, error) {
-	return deleteVerifications(r.db.WithContext(ctx).Where("user_id = ? AND purpose = ?", string(userID), string(purpose)), "verifications.delete_by_user")
+	return deleteVerifications(conn(ctx, r.db).Where("user_id = ? AND purpose = ?", string(userID), string(purpose)), "verifications.delete_by_user")
 }
 
 // DeleteExpired implements ports.VerificationRepository. now is normalised
 // like the stored times: SQLite compares them as text.
 func (r *VerificationRepository) DeleteExpired(ctx context.Context, now time.Time) (int, error) {
-	return deleteVerifications(r.db.WithContext(ctx).Where("expires_at <= ?", domain.Timestamp(now)), "verifications.delete_expired")
+	return deleteVerifications(conn(ctx, r.db).Where("expires_at <= ?", domain.Timestamp(now)), "verifications.delete_expired")
 }
 
 func deleteVerifications(q *gorm.DB, op string) (int, error) {

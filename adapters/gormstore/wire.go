@@ -26,6 +26,8 @@ var Set = wire.NewSet(
 	NewIdentityProviderRepository, wire.Bind(new(ports.IdentityProviderRepository), new(*IdentityProviderRepository)),
 	NewLinkedAccountRepository, wire.Bind(new(ports.LinkedAccountRepository), new(*LinkedAccountRepository)),
 	NewFederationStateRepository, wire.Bind(new(ports.FederationStateRepository), new(*FederationStateRepository)),
+	NewUnitOfWork, wire.Bind(new(ports.UnitOfWork), new(*UnitOfWork)),
+	NewOutbox, wire.Bind(new(ports.Outbox), new(*Outbox)),
 	NewHealthChecker, wire.Bind(new(ports.HealthChecker), new(*HealthChecker)),
 	NewLeases, wire.Bind(new(ports.Leases), new(*Leases)),
 )

@@ -9,15 +9,16 @@ import (
 	"github.com/gatehouse/gatehouse/ports"
 )
 
-// sender is what a slot sends through.
-type sender interface {
+// Sender sends one mail now: SMTP, or Log in development. The outbox
+// delivers through one, and a slot without a queue sends through one.
+type Sender interface {
 	Send(ctx context.Context, m domain.Mail) error
 }
 
 // directSlot is the slot of a mailer without a queue: there is always room,
 // and its one mail goes straight to the mailer.
 type directSlot struct {
-	to   sender
+	to   Sender
 	mu   sync.Mutex
 	used bool
 }

@@ -55,7 +55,7 @@ type Config struct {
 }
 
 // SMTP delivers each mail over its own SMTP connection. It is safe for
-// concurrent use. Wrap it in a Queue so that requests do not wait for it.
+// concurrent use. Deliver through an Outbox so that requests do not wait for it.
 type SMTP struct {
 	cfg       Config
 	from      *mail.Address

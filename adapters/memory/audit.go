@@ -26,20 +26,19 @@ func NewAuditLog(db *DB) *AuditLog {
 }
 
 // Append implements ports.AuditLog.
-func (l *AuditLog) Append(_ context.Context, e domain.AuditEntry) error {
-	l.db.mu.Lock()
-	defer l.db.mu.Unlock()
+func (l *AuditLog) Append(ctx context.Context, e domain.AuditEntry) error {
+	defer l.db.unlock(l.db.lock(ctx))
 	if _, ok := l.db.auditLog[e.ID]; ok {
 		return ports.ErrAuditEntryExists
 	}
 	e.OccurredAt = domain.Timestamp(e.OccurredAt)
-	l.db.auditLog[e.ID] = e
+	set(l.db, l.db.auditLog, e.ID, e)
 	return nil
 }
 
 // List implements ports.AuditLog. It scans the whole log: the memory store
 // serves tests and development, not large deployments.
-func (l *AuditLog) List(_ context.Context, q ports.AuditQuery) ([]domain.AuditEntry, error) {
+func (l *AuditLog) List(ctx context.Context, q ports.AuditQuery) ([]domain.AuditEntry, error) {
 	limit := q.PageSize()
 	// The bounds are normalised as the SQL stores normalise their arguments.
 	if !q.Since.IsZero() {
@@ -51,14 +50,14 @@ func (l *AuditLog) List(_ context.Context, q ports.AuditQuery) ([]domain.AuditEn
 	if q.After != nil {
 		q.After = &ports.AuditCursor{OccurredAt: domain.Timestamp(q.After.OccurredAt), ID: q.After.ID}
 	}
-	l.db.mu.RLock()
+	locked := l.db.rlock(ctx)
 	var out []domain.AuditEntry
 	for _, e := range l.db.auditLog {
 		if matchesAudit(e, q) {
 			out = append(out, e)
 		}
 	}
-	l.db.mu.RUnlock()
+	l.db.runlock(locked)
 	slices.SortFunc(out, func(a, b domain.AuditEntry) int { return compareAuditPosition(b, a.OccurredAt, a.ID) })
 	if len(out) > limit {
 		out = out[:limit]

@@ -32,23 +32,21 @@ var errCredentialOwner = errors.New("the credential belongs to another user")
 
 // CreateUser implements ports.CredentialRepository. Both maps change under
 // one lock, so nobody sees the user without its credential.
-func (r *CredentialRepository) CreateUser(_ context.Context, u *domain.User, c *domain.Credential) error {
+func (r *CredentialRepository) CreateUser(ctx context.Context, u *domain.User, c *domain.Credential) error {
 	if c.UserID() != u.ID() {
 		return domain.Internal("memory: credentials.create_user", errCredentialOwner)
 	}
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+	defer r.db.unlock(r.db.lock(ctx))
 	if err := r.db.createUser(u); err != nil {
 		return err
 	}
-	r.db.credentials[u.ID()] = copyCredential(c)
+	set(r.db, r.db.credentials, u.ID(), copyCredential(c))
 	return nil
 }
 
 // Get implements ports.CredentialRepository.
-func (r *CredentialRepository) Get(_ context.Context, userID domain.UserID) (*domain.Credential, error) {
-	r.db.mu.RLock()
-	defer r.db.mu.RUnlock()
+func (r *CredentialRepository) Get(ctx context.Context, userID domain.UserID) (*domain.Credential, error) {
+	defer r.db.runlock(r.db.rlock(ctx))
 	c, ok := r.db.credentials[userID]
 	if !ok {
 		return nil, ports.ErrCredentialNotFound
@@ -58,9 +56,8 @@ func (r *CredentialRepository) Get(_ context.Context, userID domain.UserID) (*do
 
 // Update implements ports.CredentialRepository. It holds the write lock while
 // fn runs, which is what makes concurrent updates serialise.
-func (r *CredentialRepository) Update(_ context.Context, userID domain.UserID, fn func(c *domain.Credential) error) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *CredentialRepository) Update(ctx context.Context, userID domain.UserID, fn func(c *domain.Credential) error) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	stored, ok := r.db.credentials[userID]
 	if !ok {
 		return ports.ErrCredentialNotFound
@@ -69,17 +66,16 @@ func (r *CredentialRepository) Update(_ context.Context, userID domain.UserID, f
 	if err := fn(c); err != nil {
 		return err
 	}
-	r.db.credentials[userID] = c
+	set(r.db, r.db.credentials, userID, c)
 	return nil
 }
 
 // Put implements ports.CredentialRepository.
-func (r *CredentialRepository) Put(_ context.Context, c *domain.Credential) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *CredentialRepository) Put(ctx context.Context, c *domain.Credential) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	if !r.db.hasUser(c.UserID()) {
 		return ports.ErrUserNotFound
 	}
-	r.db.credentials[c.UserID()] = copyCredential(c)
+	set(r.db, r.db.credentials, c.UserID(), copyCredential(c))
 	return nil
 }

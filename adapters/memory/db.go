@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/gatehouse/gatehouse/domain"
+	"github.com/gatehouse/gatehouse/ports"
 )
 
 // DB is the one in-memory store that every memory repository shares. A single
@@ -12,6 +13,14 @@ import (
 // and creating a row for a missing user fails as a foreign key would.
 type DB struct {
 	mu sync.RWMutex
+	// unit is set while a unit of work holds the write lock; undo then
+	// lists how to put back each change it made, oldest first (see
+	// UnitOfWork).
+	unit bool
+	undo []func()
+	// afterCommit holds what to run once the unit of work holding the
+	// write lock has committed (and released it).
+	afterCommit []func()
 
 	users       map[domain.UserID]*domain.User
 	userByEmail map[domain.Email]domain.UserID
@@ -71,6 +80,11 @@ type DB struct {
 	linkedAccounts         map[domain.LinkedAccountID]domain.LinkedAccount
 	linkedAccountBySubject map[providerSubject]domain.LinkedAccountID
 	federationStates       map[string]domain.FederationState
+
+	signingKeys map[domain.SigningKeyID]domain.SigningKey
+
+	// outbox holds the messages waiting to be delivered, by id.
+	outbox map[string]ports.OutboxMessage
 }
 
 // userClient is the primary key of a consent.
@@ -116,6 +130,9 @@ func NewDB() *DB {
 		linkedAccounts:         map[domain.LinkedAccountID]domain.LinkedAccount{},
 		linkedAccountBySubject: map[providerSubject]domain.LinkedAccountID{},
 		federationStates:       map[string]domain.FederationState{},
+
+		signingKeys: map[domain.SigningKeyID]domain.SigningKey{},
+		outbox:      map[string]ports.OutboxMessage{},
 	}
 }
 
@@ -128,9 +145,9 @@ func (db *DB) hasUser(id domain.UserID) bool {
 // deleteUser removes the user and everything that refers to them. The caller
 // holds the write lock.
 func (db *DB) deleteUser(u *domain.User) {
-	delete(db.userByEmail, u.Email())
-	delete(db.users, u.ID())
-	delete(db.credentials, u.ID())
+	unset(db, db.userByEmail, u.Email())
+	unset(db, db.users, u.ID())
+	unset(db, db.credentials, u.ID())
 	db.deleteMemberships(u.ID())
 	for id, s := range db.sessions {
 		// Sessions in which the user impersonated someone go too.
@@ -149,11 +166,11 @@ func (db *DB) deleteUser(u *domain.User) {
 }
 
 func (db *DB) deleteSession(id domain.SessionID, s *domain.Session) {
-	delete(db.sessionByToken, s.TokenHash())
-	delete(db.sessions, id)
+	unset(db, db.sessionByToken, s.TokenHash())
+	unset(db, db.sessions, id)
 }
 
 func (db *DB) deleteVerification(id string, v *domain.Verification) {
-	delete(db.verificationByToken, v.TokenHash())
-	delete(db.verifications, id)
+	unset(db, db.verificationByToken, v.TokenHash())
+	unset(db, db.verifications, id)
 }

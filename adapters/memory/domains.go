@@ -64,17 +64,16 @@ func (db *DB) deleteOrganizationDomains(org domain.OrganizationID) {
 	for id, d := range db.domains {
 		if d.OrganizationID() == org {
 			db.unbindDomain(id)
-			delete(db.domainByHostname, d.Hostname())
-			delete(db.domains, id)
+			unset(db, db.domainByHostname, d.Hostname())
+			unset(db, db.domains, id)
 		}
 	}
 }
 
 // Create implements ports.DomainRepository. As the SQL insert, it checks
 // the keys before the foreign key.
-func (r *DomainRepository) Create(_ context.Context, d *domain.Domain) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *DomainRepository) Create(ctx context.Context, d *domain.Domain) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	if _, ok := r.db.domains[d.ID()]; ok {
 		return ports.ErrDomainExists
 	}
@@ -84,15 +83,14 @@ func (r *DomainRepository) Create(_ context.Context, d *domain.Domain) error {
 	if !r.db.hasOrganization(d.OrganizationID()) {
 		return ports.ErrOrganizationNotFound
 	}
-	r.db.domains[d.ID()] = storedDomain(d)
-	r.db.domainByHostname[d.Hostname()] = d.ID()
+	set(r.db, r.db.domains, d.ID(), storedDomain(d))
+	set(r.db, r.db.domainByHostname, d.Hostname(), d.ID())
 	return nil
 }
 
 // Get implements ports.DomainRepository.
-func (r *DomainRepository) Get(_ context.Context, id domain.DomainID) (*domain.Domain, error) {
-	r.db.mu.RLock()
-	defer r.db.mu.RUnlock()
+func (r *DomainRepository) Get(ctx context.Context, id domain.DomainID) (*domain.Domain, error) {
+	defer r.db.runlock(r.db.rlock(ctx))
 	d, ok := r.db.domains[id]
 	if !ok {
 		return nil, domain.ErrDomainNotFound
@@ -101,9 +99,8 @@ func (r *DomainRepository) Get(_ context.Context, id domain.DomainID) (*domain.D
 }
 
 // GetByHostname implements ports.DomainRepository.
-func (r *DomainRepository) GetByHostname(_ context.Context, hostname string) (*domain.Domain, error) {
-	r.db.mu.RLock()
-	defer r.db.mu.RUnlock()
+func (r *DomainRepository) GetByHostname(ctx context.Context, hostname string) (*domain.Domain, error) {
+	defer r.db.runlock(r.db.rlock(ctx))
 	id, ok := r.db.domainByHostname[hostname]
 	if !ok {
 		return nil, domain.ErrDomainNotFound
@@ -113,9 +110,8 @@ func (r *DomainRepository) GetByHostname(_ context.Context, hostname string) (*d
 
 // Update implements ports.DomainRepository. The write lock makes it atomic:
 // fn runs once.
-func (r *DomainRepository) Update(_ context.Context, id domain.DomainID, fn func(d *domain.Domain) error) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *DomainRepository) Update(ctx context.Context, id domain.DomainID, fn func(d *domain.Domain) error) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	stored, ok := r.db.domains[id]
 	if !ok {
 		return domain.ErrDomainNotFound
@@ -128,22 +124,21 @@ func (r *DomainRepository) Update(_ context.Context, id domain.DomainID, fn func
 		return ports.ErrOrganizationNotFound
 	}
 	// Domain has no setters for its id or hostname, so the index stays valid.
-	r.db.domains[id] = storedDomain(d)
+	set(r.db, r.db.domains, id, storedDomain(d))
 	return nil
 }
 
 // Delete implements ports.DomainRepository. The domain's binding to an
 // identity provider goes with it.
-func (r *DomainRepository) Delete(_ context.Context, id domain.DomainID) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *DomainRepository) Delete(ctx context.Context, id domain.DomainID) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	d, ok := r.db.domains[id]
 	if !ok {
 		return domain.ErrDomainNotFound
 	}
 	r.db.unbindDomain(id)
-	delete(r.db.domainByHostname, d.Hostname())
-	delete(r.db.domains, id)
+	unset(r.db, r.db.domainByHostname, d.Hostname())
+	unset(r.db, r.db.domains, id)
 	return nil
 }
 
@@ -158,7 +153,7 @@ func compareDomainPosition(d *domain.Domain, at time.Time, id string) int {
 
 // List implements ports.DomainRepository. It scans every domain: the memory
 // store serves tests and development, not large deployments.
-func (r *DomainRepository) List(_ context.Context, q ports.DomainQuery) (ports.DomainPage, error) {
+func (r *DomainRepository) List(ctx context.Context, q ports.DomainQuery) (ports.DomainPage, error) {
 	if err := q.Validate(); err != nil {
 		return ports.DomainPage{}, err
 	}
@@ -166,8 +161,7 @@ func (r *DomainRepository) List(_ context.Context, q ports.DomainQuery) (ports.D
 	if q.After != nil {
 		after = &domain.Position{At: domain.Timestamp(q.After.At), ID: q.After.ID}
 	}
-	r.db.mu.RLock()
-	defer r.db.mu.RUnlock()
+	defer r.db.runlock(r.db.rlock(ctx))
 	var all []*domain.Domain
 	for _, d := range r.db.domains {
 		switch {
@@ -194,14 +188,13 @@ func (r *DomainRepository) List(_ context.Context, q ports.DomainQuery) (ports.D
 // ClaimDue implements ports.DomainRepository: under the write lock, the
 // domains whose next check is at or before now, the most overdue first,
 // ties broken by id, get their next check pushed to now+lease.
-func (r *DomainRepository) ClaimDue(_ context.Context, now time.Time, lease time.Duration, limit int) ([]*domain.Domain, error) {
+func (r *DomainRepository) ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]*domain.Domain, error) {
 	if err := ports.ValidateDueBatch(limit, lease); err != nil {
 		return nil, err
 	}
 	now = domain.Timestamp(now)
 	until := domain.Timestamp(now.Add(lease))
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+	defer r.db.unlock(r.db.lock(ctx))
 	var due []*domain.Domain
 	for _, d := range r.db.domains {
 		if next := d.NextCheckAt(); !next.IsZero() && !next.After(now) {
@@ -219,7 +212,7 @@ func (r *DomainRepository) ClaimDue(_ context.Context, now time.Time, lease time
 		s := d.State()
 		s.NextCheckAt = until
 		claimed := domain.RehydrateDomain(s)
-		r.db.domains[d.ID()] = claimed
+		set(r.db, r.db.domains, d.ID(), claimed)
 		out = append(out, copyDomain(claimed))
 	}
 	return out, nil

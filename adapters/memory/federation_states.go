@@ -34,9 +34,8 @@ func storedFederationState(s domain.FederationState) domain.FederationState {
 // Create implements ports.FederationStateRepository. As the SQL insert, it
 // checks the key before the foreign keys, and the linking user before the
 // provider.
-func (r *FederationStateRepository) Create(_ context.Context, s domain.FederationState) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *FederationStateRepository) Create(ctx context.Context, s domain.FederationState) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	if _, ok := r.db.federationStates[string(s.IDHash)]; ok {
 		return domain.ErrFederationStateExists
 	}
@@ -46,31 +45,29 @@ func (r *FederationStateRepository) Create(_ context.Context, s domain.Federatio
 	if _, ok := r.db.identityProviders[s.ProviderID]; !ok {
 		return domain.ErrIdentityProviderNotFound
 	}
-	r.db.federationStates[string(s.IDHash)] = storedFederationState(s)
+	set(r.db, r.db.federationStates, string(s.IDHash), storedFederationState(s))
 	return nil
 }
 
 // Consume implements ports.FederationStateRepository.
-func (r *FederationStateRepository) Consume(_ context.Context, idHash []byte, at time.Time) (domain.FederationState, error) {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *FederationStateRepository) Consume(ctx context.Context, idHash []byte, at time.Time) (domain.FederationState, error) {
+	defer r.db.unlock(r.db.lock(ctx))
 	s, ok := r.db.federationStates[string(idHash)]
 	if !ok || !s.UsedAt.IsZero() || !domain.Timestamp(at).Before(s.ExpiresAt) {
 		return domain.FederationState{}, domain.ErrFederationStateNotFound
 	}
 	s.UsedAt = domain.Timestamp(at)
-	r.db.federationStates[string(idHash)] = s
+	set(r.db, r.db.federationStates, string(idHash), s)
 	return storedFederationState(s), nil
 }
 
 // DeleteExpired implements ports.FederationStateRepository.
-func (r *FederationStateRepository) DeleteExpired(_ context.Context, before time.Time) (int, error) {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *FederationStateRepository) DeleteExpired(ctx context.Context, before time.Time) (int, error) {
+	defer r.db.unlock(r.db.lock(ctx))
 	n := 0
 	for k, s := range r.db.federationStates {
 		if s.ExpiresAt.Before(domain.Timestamp(before)) {
-			delete(r.db.federationStates, k)
+			unset(r.db, r.db.federationStates, k)
 			n++
 		}
 	}

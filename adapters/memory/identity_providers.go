@@ -69,22 +69,22 @@ func (db *DB) putProvider(p domain.IdentityProvider) {
 	p = storedProvider(p)
 	if old, ok := db.identityProviders[p.ID]; ok {
 		for _, d := range old.Domains {
-			delete(db.providerByDomain, d)
+			unset(db, db.providerByDomain, d)
 		}
 	}
 	for _, d := range p.Domains {
-		db.providerByDomain[d] = p.ID
+		set(db, db.providerByDomain, d, p.ID)
 	}
-	db.identityProviders[p.ID] = p
+	set(db, db.identityProviders, p.ID, p)
 }
 
 // deleteProvider removes provider id with its bindings, linked accounts and
 // states. The caller holds the write lock.
 func (db *DB) deleteProvider(id domain.IdentityProviderID) {
 	for _, d := range db.identityProviders[id].Domains {
-		delete(db.providerByDomain, d)
+		unset(db, db.providerByDomain, d)
 	}
-	delete(db.identityProviders, id)
+	unset(db, db.identityProviders, id)
 	for aid, a := range db.linkedAccounts {
 		if a.ProviderID == id {
 			db.deleteLinkedAccount(aid, a)
@@ -92,7 +92,7 @@ func (db *DB) deleteProvider(id domain.IdentityProviderID) {
 	}
 	for k, s := range db.federationStates {
 		if s.ProviderID == id {
-			delete(db.federationStates, k)
+			unset(db, db.federationStates, k)
 		}
 	}
 }
@@ -114,21 +114,20 @@ func (db *DB) unbindDomain(d domain.DomainID) {
 	if !ok {
 		return
 	}
-	delete(db.providerByDomain, d)
+	unset(db, db.providerByDomain, d)
 	p := db.identityProviders[id]
 	p.Domains = slices.DeleteFunc(slices.Clone(p.Domains), func(x domain.DomainID) bool { return x == d })
 	if len(p.Domains) == 0 {
 		p.Domains = nil
 	}
-	db.identityProviders[id] = p
+	set(db, db.identityProviders, id, p)
 }
 
 // Create implements ports.IdentityProviderRepository. As the SQL insert, it
 // checks the key before the foreign key, and the provider before its
 // bindings.
-func (r *IdentityProviderRepository) Create(_ context.Context, p domain.IdentityProvider) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *IdentityProviderRepository) Create(ctx context.Context, p domain.IdentityProvider) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	if _, ok := r.db.identityProviders[p.ID]; ok {
 		return domain.ErrIdentityProviderExists
 	}
@@ -143,9 +142,8 @@ func (r *IdentityProviderRepository) Create(_ context.Context, p domain.Identity
 }
 
 // Get implements ports.IdentityProviderRepository.
-func (r *IdentityProviderRepository) Get(_ context.Context, id domain.IdentityProviderID) (domain.IdentityProvider, error) {
-	r.db.mu.RLock()
-	defer r.db.mu.RUnlock()
+func (r *IdentityProviderRepository) Get(ctx context.Context, id domain.IdentityProviderID) (domain.IdentityProvider, error) {
+	defer r.db.runlock(r.db.rlock(ctx))
 	p, ok := r.db.identityProviders[id]
 	if !ok {
 		return domain.IdentityProvider{}, domain.ErrIdentityProviderNotFound
@@ -154,9 +152,8 @@ func (r *IdentityProviderRepository) Get(_ context.Context, id domain.IdentityPr
 }
 
 // GetByDomain implements ports.IdentityProviderRepository.
-func (r *IdentityProviderRepository) GetByDomain(_ context.Context, d domain.DomainID) (domain.IdentityProvider, error) {
-	r.db.mu.RLock()
-	defer r.db.mu.RUnlock()
+func (r *IdentityProviderRepository) GetByDomain(ctx context.Context, d domain.DomainID) (domain.IdentityProvider, error) {
+	defer r.db.runlock(r.db.rlock(ctx))
 	id, ok := r.db.providerByDomain[d]
 	if !ok {
 		return domain.IdentityProvider{}, domain.ErrIdentityProviderNotFound
@@ -165,9 +162,8 @@ func (r *IdentityProviderRepository) GetByDomain(_ context.Context, d domain.Dom
 }
 
 // List implements ports.IdentityProviderRepository.
-func (r *IdentityProviderRepository) List(_ context.Context) ([]domain.IdentityProvider, error) {
-	r.db.mu.RLock()
-	defer r.db.mu.RUnlock()
+func (r *IdentityProviderRepository) List(ctx context.Context) ([]domain.IdentityProvider, error) {
+	defer r.db.runlock(r.db.rlock(ctx))
 	out := make([]domain.IdentityProvider, 0, len(r.db.identityProviders))
 	for _, p := range r.db.identityProviders {
 		out = append(out, storedProvider(p))
@@ -178,9 +174,8 @@ func (r *IdentityProviderRepository) List(_ context.Context) ([]domain.IdentityP
 
 // Update implements ports.IdentityProviderRepository. The write lock makes
 // it atomic: fn runs once. The id cannot change.
-func (r *IdentityProviderRepository) Update(_ context.Context, id domain.IdentityProviderID, fn func(p *domain.IdentityProvider) error) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *IdentityProviderRepository) Update(ctx context.Context, id domain.IdentityProviderID, fn func(p *domain.IdentityProvider) error) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	stored, ok := r.db.identityProviders[id]
 	if !ok {
 		return domain.ErrIdentityProviderNotFound
@@ -201,9 +196,8 @@ func (r *IdentityProviderRepository) Update(_ context.Context, id domain.Identit
 }
 
 // Delete implements ports.IdentityProviderRepository.
-func (r *IdentityProviderRepository) Delete(_ context.Context, id domain.IdentityProviderID) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *IdentityProviderRepository) Delete(ctx context.Context, id domain.IdentityProviderID) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	if _, ok := r.db.identityProviders[id]; !ok {
 		return domain.ErrIdentityProviderNotFound
 	}

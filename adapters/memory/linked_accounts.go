@@ -44,8 +44,8 @@ func storedLinkedAccount(a domain.LinkedAccount) domain.LinkedAccount {
 // deleteLinkedAccount removes an account and its index entry. The caller
 // holds the write lock.
 func (db *DB) deleteLinkedAccount(id domain.LinkedAccountID, a domain.LinkedAccount) {
-	delete(db.linkedAccountBySubject, providerSubject{a.ProviderID, a.Subject})
-	delete(db.linkedAccounts, id)
+	unset(db, db.linkedAccountBySubject, providerSubject{a.ProviderID, a.Subject})
+	unset(db, db.linkedAccounts, id)
 }
 
 // deleteFederationOf removes user's linked accounts and the links they have
@@ -59,24 +59,22 @@ func (db *DB) deleteFederationOf(user domain.UserID) {
 	}
 	for k, s := range db.federationStates {
 		if s.LinkUserID == user {
-			delete(db.federationStates, k)
+			unset(db, db.federationStates, k)
 		}
 	}
 }
 
 // Create implements ports.LinkedAccountRepository. As the SQL insert, it
 // checks the keys before the foreign keys.
-func (r *LinkedAccountRepository) Create(_ context.Context, a domain.LinkedAccount) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *LinkedAccountRepository) Create(ctx context.Context, a domain.LinkedAccount) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	return r.create(a)
 }
 
 // CreateWithUser implements ports.LinkedAccountRepository: checked whole
 // before anything is stored, under one lock.
-func (r *LinkedAccountRepository) CreateWithUser(_ context.Context, u *domain.User, a domain.LinkedAccount) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *LinkedAccountRepository) CreateWithUser(ctx context.Context, u *domain.User, a domain.LinkedAccount) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	if _, ok := r.db.users[u.ID()]; ok {
 		return ports.ErrUserExists
 	}
@@ -116,15 +114,14 @@ func (r *LinkedAccountRepository) create(a domain.LinkedAccount) error {
 	if _, ok := r.db.identityProviders[a.ProviderID]; !ok {
 		return domain.ErrIdentityProviderNotFound
 	}
-	r.db.linkedAccounts[a.ID] = storedLinkedAccount(a)
-	r.db.linkedAccountBySubject[key] = a.ID
+	set(r.db, r.db.linkedAccounts, a.ID, storedLinkedAccount(a))
+	set(r.db, r.db.linkedAccountBySubject, key, a.ID)
 	return nil
 }
 
 // GetBySubject implements ports.LinkedAccountRepository.
-func (r *LinkedAccountRepository) GetBySubject(_ context.Context, provider domain.IdentityProviderID, subject string) (domain.LinkedAccount, error) {
-	r.db.mu.RLock()
-	defer r.db.mu.RUnlock()
+func (r *LinkedAccountRepository) GetBySubject(ctx context.Context, provider domain.IdentityProviderID, subject string) (domain.LinkedAccount, error) {
+	defer r.db.runlock(r.db.rlock(ctx))
 	id, ok := r.db.linkedAccountBySubject[providerSubject{provider, subject}]
 	if !ok {
 		return domain.LinkedAccount{}, domain.ErrLinkedAccountNotFound
@@ -133,9 +130,8 @@ func (r *LinkedAccountRepository) GetBySubject(_ context.Context, provider domai
 }
 
 // ListByUser implements ports.LinkedAccountRepository.
-func (r *LinkedAccountRepository) ListByUser(_ context.Context, user domain.UserID) ([]domain.LinkedAccount, error) {
-	r.db.mu.RLock()
-	defer r.db.mu.RUnlock()
+func (r *LinkedAccountRepository) ListByUser(ctx context.Context, user domain.UserID) ([]domain.LinkedAccount, error) {
+	defer r.db.runlock(r.db.rlock(ctx))
 	var out []domain.LinkedAccount
 	for _, a := range r.db.linkedAccounts {
 		if a.UserID == user {
@@ -175,9 +171,8 @@ func (r *LinkedAccountRepository) owned(user domain.UserID, id domain.LinkedAcco
 
 // Update implements ports.LinkedAccountRepository. The write lock makes it
 // atomic: fn runs once. Only the fields the port lets change are kept.
-func (r *LinkedAccountRepository) Update(_ context.Context, user domain.UserID, id domain.LinkedAccountID, fn func(a *domain.LinkedAccount) error) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *LinkedAccountRepository) Update(ctx context.Context, user domain.UserID, id domain.LinkedAccountID, fn func(a *domain.LinkedAccount) error) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	stored, err := r.owned(user, id)
 	if err != nil {
 		return err
@@ -189,14 +184,13 @@ func (r *LinkedAccountRepository) Update(_ context.Context, user domain.UserID, 
 	stored.Email, stored.Scopes, stored.SealedTokens = a.Email, a.Scopes, a.SealedTokens
 	stored.AccessTokenExpiresAt, stored.RefreshTokenExpiresAt = a.AccessTokenExpiresAt, a.RefreshTokenExpiresAt
 	stored.UpdatedAt = a.UpdatedAt
-	r.db.linkedAccounts[id] = storedLinkedAccount(stored)
+	set(r.db, r.db.linkedAccounts, id, storedLinkedAccount(stored))
 	return nil
 }
 
 // Delete implements ports.LinkedAccountRepository.
-func (r *LinkedAccountRepository) Delete(_ context.Context, user domain.UserID, id domain.LinkedAccountID, keepOne bool) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *LinkedAccountRepository) Delete(ctx context.Context, user domain.UserID, id domain.LinkedAccountID, keepOne bool) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	a, err := r.owned(user, id)
 	if err != nil {
 		return err

@@ -30,6 +30,9 @@ func newStores(*testing.T) conformance.Stores {
 		IdentityProviders: memory.NewIdentityProviderRepository(db),
 		LinkedAccounts:    memory.NewLinkedAccountRepository(db),
 		FederationStates:  memory.NewFederationStateRepository(db),
+
+		UnitOfWork: memory.NewUnitOfWork(db),
+		Outbox:     memory.NewOutbox(db),
 	}
 }
 
@@ -93,6 +96,14 @@ func TestPasskeyRepositories(t *testing.T) {
 
 func TestFederationRepositories(t *testing.T) {
 	conformance.RunFederationRepositories(t, newStores)
+}
+
+func TestUnitOfWork(t *testing.T) {
+	conformance.RunUnitOfWork(t, newStores)
+}
+
+func TestOutbox(t *testing.T) {
+	conformance.RunOutbox(t, newStores)
 }
 
 func TestLeases(t *testing.T) {

@@ -65,29 +65,28 @@ func storedMFAChallenge(c domain.MFAChallenge) domain.MFAChallenge {
 // deleteFactorsOf removes every factor and challenge of user, as the foreign
 // keys' ON DELETE CASCADE does. The caller holds the write lock.
 func (db *DB) deleteFactorsOf(user domain.UserID) {
-	delete(db.totpFactors, user)
-	delete(db.backupCodes, user)
+	unset(db, db.totpFactors, user)
+	unset(db, db.backupCodes, user)
 	for k, c := range db.mfaChallenges {
 		if c.UserID == user {
-			delete(db.mfaChallenges, k)
+			unset(db, db.mfaChallenges, k)
 		}
 	}
 	for k, c := range db.passkeys {
 		if c.UserID == user {
-			delete(db.passkeys, k)
+			unset(db, db.passkeys, k)
 		}
 	}
 	for k, c := range db.webauthnChallenges {
 		if c.UserID == user {
-			delete(db.webauthnChallenges, k)
+			unset(db, db.webauthnChallenges, k)
 		}
 	}
 }
 
 // SaveTOTP implements ports.TwoFactorRepository.
-func (r *TwoFactorRepository) SaveTOTP(_ context.Context, f domain.TOTPFactor) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *TwoFactorRepository) SaveTOTP(ctx context.Context, f domain.TOTPFactor) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	if !r.db.hasUser(f.UserID) {
 		return ports.ErrUserNotFound
 	}
@@ -95,14 +94,13 @@ func (r *TwoFactorRepository) SaveTOTP(_ context.Context, f domain.TOTPFactor) e
 		return domain.ErrTOTPExists
 	}
 	f.Verified, f.LastUsedStep, f.VerifiedAt = false, 0, time.Time{}
-	r.db.totpFactors[f.UserID] = storedTOTP(f)
+	set(r.db, r.db.totpFactors, f.UserID, storedTOTP(f))
 	return nil
 }
 
 // GetTOTP implements ports.TwoFactorRepository.
-func (r *TwoFactorRepository) GetTOTP(_ context.Context, user domain.UserID) (domain.TOTPFactor, error) {
-	r.db.mu.RLock()
-	defer r.db.mu.RUnlock()
+func (r *TwoFactorRepository) GetTOTP(ctx context.Context, user domain.UserID) (domain.TOTPFactor, error) {
+	defer r.db.runlock(r.db.rlock(ctx))
 	f, ok := r.db.totpFactors[user]
 	if !ok {
 		return domain.TOTPFactor{}, domain.ErrTOTPNotFound
@@ -111,9 +109,8 @@ func (r *TwoFactorRepository) GetTOTP(_ context.Context, user domain.UserID) (do
 }
 
 // VerifyTOTP implements ports.TwoFactorRepository.
-func (r *TwoFactorRepository) VerifyTOTP(_ context.Context, user domain.UserID, step int64, at time.Time) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *TwoFactorRepository) VerifyTOTP(ctx context.Context, user domain.UserID, step int64, at time.Time) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	f, ok := r.db.totpFactors[user]
 	switch {
 	case !ok:
@@ -125,14 +122,13 @@ func (r *TwoFactorRepository) VerifyTOTP(_ context.Context, user domain.UserID, 
 		f.Verified, f.VerifiedAt = true, domain.Timestamp(at)
 	}
 	f.LastUsedStep = step
-	r.db.totpFactors[user] = f
+	set(r.db, r.db.totpFactors, user, f)
 	return nil
 }
 
 // UseTOTPStep implements ports.TwoFactorRepository.
-func (r *TwoFactorRepository) UseTOTPStep(_ context.Context, user domain.UserID, step int64) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *TwoFactorRepository) UseTOTPStep(ctx context.Context, user domain.UserID, step int64) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	f, ok := r.db.totpFactors[user]
 	switch {
 	case !ok || !f.Verified:
@@ -141,25 +137,23 @@ func (r *TwoFactorRepository) UseTOTPStep(_ context.Context, user domain.UserID,
 		return domain.ErrTOTPStepReplayed
 	}
 	f.LastUsedStep = step
-	r.db.totpFactors[user] = f
+	set(r.db, r.db.totpFactors, user, f)
 	return nil
 }
 
 // DeleteTOTP implements ports.TwoFactorRepository.
-func (r *TwoFactorRepository) DeleteTOTP(_ context.Context, user domain.UserID) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *TwoFactorRepository) DeleteTOTP(ctx context.Context, user domain.UserID) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	if _, ok := r.db.totpFactors[user]; !ok {
 		return domain.ErrTOTPNotFound
 	}
-	delete(r.db.totpFactors, user)
+	unset(r.db, r.db.totpFactors, user)
 	return nil
 }
 
 // ReplaceBackupCodes implements ports.TwoFactorRepository.
-func (r *TwoFactorRepository) ReplaceBackupCodes(_ context.Context, user domain.UserID, hashes [][]byte, at time.Time) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *TwoFactorRepository) ReplaceBackupCodes(ctx context.Context, user domain.UserID, hashes [][]byte, at time.Time) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	if !r.db.hasUser(user) {
 		return ports.ErrUserNotFound
 	}
@@ -167,27 +161,25 @@ func (r *TwoFactorRepository) ReplaceBackupCodes(_ context.Context, user domain.
 	for _, h := range hashes {
 		codes[string(h)] = domain.BackupCode{UserID: user, CodeHash: cloneBytes(h), CreatedAt: domain.Timestamp(at)}
 	}
-	r.db.backupCodes[user] = codes
+	set(r.db, r.db.backupCodes, user, codes)
 	return nil
 }
 
 // UseBackupCode implements ports.TwoFactorRepository.
-func (r *TwoFactorRepository) UseBackupCode(_ context.Context, user domain.UserID, hash []byte, at time.Time) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *TwoFactorRepository) UseBackupCode(ctx context.Context, user domain.UserID, hash []byte, at time.Time) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	c, ok := r.db.backupCodes[user][string(hash)]
 	if !ok || !c.UsedAt.IsZero() {
 		return domain.ErrBackupCodeNotFound
 	}
 	c.UsedAt = domain.Timestamp(at)
-	r.db.backupCodes[user][string(hash)] = c
+	set(r.db, r.db.backupCodes[user], string(hash), c)
 	return nil
 }
 
 // CountUnusedBackupCodes implements ports.TwoFactorRepository.
-func (r *TwoFactorRepository) CountUnusedBackupCodes(_ context.Context, user domain.UserID) (int, error) {
-	r.db.mu.RLock()
-	defer r.db.mu.RUnlock()
+func (r *TwoFactorRepository) CountUnusedBackupCodes(ctx context.Context, user domain.UserID) (int, error) {
+	defer r.db.runlock(r.db.rlock(ctx))
 	n := 0
 	for _, c := range r.db.backupCodes[user] {
 		if c.UsedAt.IsZero() {
@@ -198,24 +190,22 @@ func (r *TwoFactorRepository) CountUnusedBackupCodes(_ context.Context, user dom
 }
 
 // DeleteAll implements ports.TwoFactorRepository.
-func (r *TwoFactorRepository) DeleteAll(_ context.Context, user domain.UserID) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *TwoFactorRepository) DeleteAll(ctx context.Context, user domain.UserID) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	r.db.deleteFactorsOf(user)
 	return nil
 }
 
 // Create implements ports.MFAChallengeRepository.
-func (r *MFAChallengeRepository) Create(_ context.Context, c domain.MFAChallenge) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *MFAChallengeRepository) Create(ctx context.Context, c domain.MFAChallenge) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	if !r.db.hasUser(c.UserID) {
 		return ports.ErrUserNotFound
 	}
 	if _, ok := r.db.mfaChallenges[string(c.IDHash)]; ok {
 		return domain.ErrMFAChallengeExists
 	}
-	r.db.mfaChallenges[string(c.IDHash)] = storedMFAChallenge(c)
+	set(r.db, r.db.mfaChallenges, string(c.IDHash), storedMFAChallenge(c))
 	return nil
 }
 
@@ -229,9 +219,8 @@ func (r *MFAChallengeRepository) live(idHash []byte, now time.Time) (domain.MFAC
 }
 
 // Get implements ports.MFAChallengeRepository.
-func (r *MFAChallengeRepository) Get(_ context.Context, idHash []byte, now time.Time) (domain.MFAChallenge, error) {
-	r.db.mu.RLock()
-	defer r.db.mu.RUnlock()
+func (r *MFAChallengeRepository) Get(ctx context.Context, idHash []byte, now time.Time) (domain.MFAChallenge, error) {
+	defer r.db.runlock(r.db.rlock(ctx))
 	c, err := r.live(idHash, now)
 	if err != nil {
 		return c, err
@@ -240,9 +229,8 @@ func (r *MFAChallengeRepository) Get(_ context.Context, idHash []byte, now time.
 }
 
 // RecordFailure implements ports.MFAChallengeRepository.
-func (r *MFAChallengeRepository) RecordFailure(_ context.Context, idHash []byte, now time.Time) (int, error) {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *MFAChallengeRepository) RecordFailure(ctx context.Context, idHash []byte, now time.Time) (int, error) {
+	defer r.db.unlock(r.db.lock(ctx))
 	c, err := r.live(idHash, now)
 	if err != nil {
 		return 0, err
@@ -251,44 +239,41 @@ func (r *MFAChallengeRepository) RecordFailure(_ context.Context, idHash []byte,
 	if c.Attempts >= c.MaxAttempts {
 		c.ConsumedAt = domain.Timestamp(now)
 	}
-	r.db.mfaChallenges[string(idHash)] = c
+	set(r.db, r.db.mfaChallenges, string(idHash), c)
 	return c.Attempts, nil
 }
 
 // SetOTP implements ports.MFAChallengeRepository.
-func (r *MFAChallengeRepository) SetOTP(_ context.Context, idHash, otpHash []byte, expiresAt, now time.Time) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *MFAChallengeRepository) SetOTP(ctx context.Context, idHash, otpHash []byte, expiresAt, now time.Time) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	c, err := r.live(idHash, now)
 	if err != nil {
 		return err
 	}
 	c.OTPHash, c.OTPExpiresAt = cloneBytes(otpHash), timestampOrZero(expiresAt)
-	r.db.mfaChallenges[string(idHash)] = c
+	set(r.db, r.db.mfaChallenges, string(idHash), c)
 	return nil
 }
 
 // Consume implements ports.MFAChallengeRepository.
-func (r *MFAChallengeRepository) Consume(_ context.Context, idHash []byte, at time.Time) (domain.MFAChallenge, error) {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *MFAChallengeRepository) Consume(ctx context.Context, idHash []byte, at time.Time) (domain.MFAChallenge, error) {
+	defer r.db.unlock(r.db.lock(ctx))
 	c, err := r.live(idHash, at)
 	if err != nil {
 		return c, err
 	}
 	c.ConsumedAt = domain.Timestamp(at)
-	r.db.mfaChallenges[string(idHash)] = c
+	set(r.db, r.db.mfaChallenges, string(idHash), c)
 	return storedMFAChallenge(c), nil
 }
 
 // DeleteExpired implements ports.MFAChallengeRepository.
-func (r *MFAChallengeRepository) DeleteExpired(_ context.Context, before time.Time) (int, error) {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *MFAChallengeRepository) DeleteExpired(ctx context.Context, before time.Time) (int, error) {
+	defer r.db.unlock(r.db.lock(ctx))
 	n := 0
 	for k, c := range r.db.mfaChallenges {
 		if c.ExpiresAt.Before(domain.Timestamp(before)) {
-			delete(r.db.mfaChallenges, k)
+			unset(r.db, r.db.mfaChallenges, k)
 			n++
 		}
 	}

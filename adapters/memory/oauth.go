@@ -104,10 +104,10 @@ func storedConsent(c domain.Consent) domain.Consent {
 // deleteGrant removes a grant and its refresh tokens. The caller holds the
 // write lock.
 func (db *DB) deleteGrant(id domain.GrantID) {
-	delete(db.oauthGrants, id)
+	unset(db, db.oauthGrants, id)
 	for h, t := range db.oauthRefreshTokens {
 		if t.GrantID == id {
-			delete(db.oauthRefreshTokens, h)
+			unset(db, db.oauthRefreshTokens, h)
 		}
 	}
 }
@@ -121,7 +121,7 @@ func (db *DB) deleteOAuthOf(client domain.OAuthClientID, user domain.UserID) {
 	}
 	for h, c := range db.oauthCodes {
 		if match(c.ClientID, c.UserID) {
-			delete(db.oauthCodes, h)
+			unset(db, db.oauthCodes, h)
 		}
 	}
 	for id, g := range db.oauthGrants {
@@ -131,26 +131,24 @@ func (db *DB) deleteOAuthOf(client domain.OAuthClientID, user domain.UserID) {
 	}
 	for k, c := range db.oauthConsents {
 		if match(c.ClientID, c.UserID) {
-			delete(db.oauthConsents, k)
+			unset(db, db.oauthConsents, k)
 		}
 	}
 }
 
 // Create implements ports.OAuthClientRepository.
-func (r *OAuthClientRepository) Create(_ context.Context, c domain.OAuthClient) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *OAuthClientRepository) Create(ctx context.Context, c domain.OAuthClient) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	if _, ok := r.db.oauthClients[c.ID]; ok {
 		return ports.ErrOAuthClientExists
 	}
-	r.db.oauthClients[c.ID] = storedClient(c)
+	set(r.db, r.db.oauthClients, c.ID, storedClient(c))
 	return nil
 }
 
 // Get implements ports.OAuthClientRepository.
-func (r *OAuthClientRepository) Get(_ context.Context, id domain.OAuthClientID) (domain.OAuthClient, error) {
-	r.db.mu.RLock()
-	defer r.db.mu.RUnlock()
+func (r *OAuthClientRepository) Get(ctx context.Context, id domain.OAuthClientID) (domain.OAuthClient, error) {
+	defer r.db.runlock(r.db.rlock(ctx))
 	c, ok := r.db.oauthClients[id]
 	if !ok {
 		return domain.OAuthClient{}, domain.ErrOAuthClientNotFound
@@ -160,9 +158,8 @@ func (r *OAuthClientRepository) Get(_ context.Context, id domain.OAuthClientID) 
 
 // Update implements ports.OAuthClientRepository. The write lock makes it
 // atomic; the id cannot change.
-func (r *OAuthClientRepository) Update(_ context.Context, id domain.OAuthClientID, fn func(c *domain.OAuthClient) error) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *OAuthClientRepository) Update(ctx context.Context, id domain.OAuthClientID, fn func(c *domain.OAuthClient) error) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	stored, ok := r.db.oauthClients[id]
 	if !ok {
 		return domain.ErrOAuthClientNotFound
@@ -172,27 +169,25 @@ func (r *OAuthClientRepository) Update(_ context.Context, id domain.OAuthClientI
 		return err
 	}
 	c.ID = id
-	r.db.oauthClients[id] = storedClient(c)
+	set(r.db, r.db.oauthClients, id, storedClient(c))
 	return nil
 }
 
 // Delete implements ports.OAuthClientRepository.
-func (r *OAuthClientRepository) Delete(_ context.Context, id domain.OAuthClientID) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *OAuthClientRepository) Delete(ctx context.Context, id domain.OAuthClientID) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	if _, ok := r.db.oauthClients[id]; !ok {
 		return domain.ErrOAuthClientNotFound
 	}
-	delete(r.db.oauthClients, id)
+	unset(r.db, r.db.oauthClients, id)
 	r.db.deleteOAuthOf(id, "")
 	return nil
 }
 
 // List implements ports.OAuthClientRepository: newest first, ties by id
 // descending.
-func (r *OAuthClientRepository) List(_ context.Context) ([]domain.OAuthClient, error) {
-	r.db.mu.RLock()
-	defer r.db.mu.RUnlock()
+func (r *OAuthClientRepository) List(ctx context.Context) ([]domain.OAuthClient, error) {
+	defer r.db.runlock(r.db.rlock(ctx))
 	out := make([]domain.OAuthClient, 0, len(r.db.oauthClients))
 	for _, c := range r.db.oauthClients {
 		out = append(out, storedClient(c))
@@ -208,9 +203,8 @@ func (r *OAuthClientRepository) List(_ context.Context) ([]domain.OAuthClient, e
 
 // CreateCode implements ports.OAuthGrantRepository. As the SQL insert, it
 // checks the key before the foreign keys.
-func (r *OAuthGrantRepository) CreateCode(_ context.Context, c domain.AuthorizationCode) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *OAuthGrantRepository) CreateCode(ctx context.Context, c domain.AuthorizationCode) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	if _, ok := r.db.oauthCodes[c.Hash]; ok {
 		return ports.ErrOAuthCodeExists
 	}
@@ -220,15 +214,14 @@ func (r *OAuthGrantRepository) CreateCode(_ context.Context, c domain.Authorizat
 	if !r.db.hasUser(c.UserID) {
 		return ports.ErrUserNotFound
 	}
-	r.db.oauthCodes[c.Hash] = storedCode(c)
+	set(r.db, r.db.oauthCodes, c.Hash, storedCode(c))
 	return nil
 }
 
 // ConsumeCode implements ports.OAuthGrantRepository.
-func (r *OAuthGrantRepository) ConsumeCode(_ context.Context, h domain.TokenHash, grant domain.GrantID, now time.Time) (domain.AuthorizationCode, error) {
+func (r *OAuthGrantRepository) ConsumeCode(ctx context.Context, h domain.TokenHash, grant domain.GrantID, now time.Time) (domain.AuthorizationCode, error) {
 	now = domain.Timestamp(now)
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+	defer r.db.unlock(r.db.lock(ctx))
 	c, ok := r.db.oauthCodes[h]
 	switch {
 	case !ok:
@@ -240,14 +233,13 @@ func (r *OAuthGrantRepository) ConsumeCode(_ context.Context, h domain.TokenHash
 	}
 	c.ConsumedAt = now
 	c.GrantID = grant
-	r.db.oauthCodes[h] = c
+	set(r.db, r.db.oauthCodes, h, c)
 	return storedCode(c), nil
 }
 
 // CreateGrant implements ports.OAuthGrantRepository.
-func (r *OAuthGrantRepository) CreateGrant(_ context.Context, g domain.OAuthGrant, refresh *domain.RefreshToken) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *OAuthGrantRepository) CreateGrant(ctx context.Context, g domain.OAuthGrant, refresh *domain.RefreshToken) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	if _, ok := r.db.oauthGrants[g.ID]; ok {
 		return ports.ErrOAuthGrantExists
 	}
@@ -262,19 +254,18 @@ func (r *OAuthGrantRepository) CreateGrant(_ context.Context, g domain.OAuthGran
 	if g.UserID != "" && !r.db.hasUser(g.UserID) {
 		return ports.ErrUserNotFound
 	}
-	r.db.oauthGrants[g.ID] = storedGrant(g)
+	set(r.db, r.db.oauthGrants, g.ID, storedGrant(g))
 	if refresh != nil {
 		t := storedRefresh(*refresh)
 		t.GrantID = g.ID
-		r.db.oauthRefreshTokens[t.Hash] = t
+		set(r.db, r.db.oauthRefreshTokens, t.Hash, t)
 	}
 	return nil
 }
 
 // GetGrant implements ports.OAuthGrantRepository.
-func (r *OAuthGrantRepository) GetGrant(_ context.Context, id domain.GrantID) (domain.OAuthGrant, error) {
-	r.db.mu.RLock()
-	defer r.db.mu.RUnlock()
+func (r *OAuthGrantRepository) GetGrant(ctx context.Context, id domain.GrantID) (domain.OAuthGrant, error) {
+	defer r.db.runlock(r.db.rlock(ctx))
 	g, ok := r.db.oauthGrants[id]
 	if !ok {
 		return domain.OAuthGrant{}, domain.ErrGrantNotFound
@@ -283,24 +274,22 @@ func (r *OAuthGrantRepository) GetGrant(_ context.Context, id domain.GrantID) (d
 }
 
 // RevokeGrant implements ports.OAuthGrantRepository.
-func (r *OAuthGrantRepository) RevokeGrant(_ context.Context, id domain.GrantID, at time.Time) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *OAuthGrantRepository) RevokeGrant(ctx context.Context, id domain.GrantID, at time.Time) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	g, ok := r.db.oauthGrants[id]
 	if !ok {
 		return domain.ErrGrantNotFound
 	}
 	if g.RevokedAt.IsZero() {
 		g.RevokedAt = domain.Timestamp(at)
-		r.db.oauthGrants[id] = g
+		set(r.db, r.db.oauthGrants, id, g)
 	}
 	return nil
 }
 
 // GetRefreshToken implements ports.OAuthGrantRepository.
-func (r *OAuthGrantRepository) GetRefreshToken(_ context.Context, h domain.TokenHash) (domain.RefreshToken, domain.OAuthGrant, error) {
-	r.db.mu.RLock()
-	defer r.db.mu.RUnlock()
+func (r *OAuthGrantRepository) GetRefreshToken(ctx context.Context, h domain.TokenHash) (domain.RefreshToken, domain.OAuthGrant, error) {
+	defer r.db.runlock(r.db.rlock(ctx))
 	t, ok := r.db.oauthRefreshTokens[h]
 	if !ok {
 		return domain.RefreshToken{}, domain.OAuthGrant{}, domain.ErrRefreshNotFound
@@ -310,10 +299,9 @@ func (r *OAuthGrantRepository) GetRefreshToken(_ context.Context, h domain.Token
 
 // RotateRefreshToken implements ports.OAuthGrantRepository. Like the SQL
 // stores, it refuses an expired token as not found.
-func (r *OAuthGrantRepository) RotateRefreshToken(_ context.Context, old domain.TokenHash, next domain.RefreshToken, now time.Time) error {
+func (r *OAuthGrantRepository) RotateRefreshToken(ctx context.Context, old domain.TokenHash, next domain.RefreshToken, now time.Time) error {
 	now = domain.Timestamp(now)
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+	defer r.db.unlock(r.db.lock(ctx))
 	t, ok := r.db.oauthRefreshTokens[old]
 	switch {
 	case !ok:
@@ -330,15 +318,14 @@ func (r *OAuthGrantRepository) RotateRefreshToken(_ context.Context, old domain.
 		return domain.ErrGrantNotFound
 	}
 	t.UsedAt = now
-	r.db.oauthRefreshTokens[old] = t
-	r.db.oauthRefreshTokens[next.Hash] = storedRefresh(next)
+	set(r.db, r.db.oauthRefreshTokens, old, t)
+	set(r.db, r.db.oauthRefreshTokens, next.Hash, storedRefresh(next))
 	return nil
 }
 
 // GetConsent implements ports.OAuthGrantRepository.
-func (r *OAuthGrantRepository) GetConsent(_ context.Context, user domain.UserID, client domain.OAuthClientID) (domain.Consent, error) {
-	r.db.mu.RLock()
-	defer r.db.mu.RUnlock()
+func (r *OAuthGrantRepository) GetConsent(ctx context.Context, user domain.UserID, client domain.OAuthClientID) (domain.Consent, error) {
+	defer r.db.runlock(r.db.rlock(ctx))
 	c, ok := r.db.oauthConsents[userClient{user, client}]
 	if !ok {
 		return domain.Consent{}, domain.ErrConsentNotFound
@@ -348,9 +335,8 @@ func (r *OAuthGrantRepository) GetConsent(_ context.Context, user domain.UserID,
 
 // PutConsent implements ports.OAuthGrantRepository. Replacing a consent
 // keeps its creation time, as the SQL upsert does.
-func (r *OAuthGrantRepository) PutConsent(_ context.Context, c domain.Consent) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *OAuthGrantRepository) PutConsent(ctx context.Context, c domain.Consent) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	if _, ok := r.db.oauthClients[c.ClientID]; !ok {
 		return domain.ErrOAuthClientNotFound
 	}
@@ -361,14 +347,13 @@ func (r *OAuthGrantRepository) PutConsent(_ context.Context, c domain.Consent) e
 	if old, ok := r.db.oauthConsents[key]; ok {
 		c.CreatedAt = old.CreatedAt
 	}
-	r.db.oauthConsents[key] = storedConsent(c)
+	set(r.db, r.db.oauthConsents, key, storedConsent(c))
 	return nil
 }
 
 // ListConsents implements ports.OAuthGrantRepository.
-func (r *OAuthGrantRepository) ListConsents(_ context.Context, user domain.UserID) ([]domain.Consent, error) {
-	r.db.mu.RLock()
-	defer r.db.mu.RUnlock()
+func (r *OAuthGrantRepository) ListConsents(ctx context.Context, user domain.UserID) ([]domain.Consent, error) {
+	defer r.db.runlock(r.db.rlock(ctx))
 	var out []domain.Consent
 	for k, c := range r.db.oauthConsents {
 		if k.user == user {
@@ -385,20 +370,19 @@ func (r *OAuthGrantRepository) ListConsents(_ context.Context, user domain.UserI
 }
 
 // RevokeConsent implements ports.OAuthGrantRepository under the write lock.
-func (r *OAuthGrantRepository) RevokeConsent(_ context.Context, user domain.UserID, client domain.OAuthClientID, at time.Time) error {
+func (r *OAuthGrantRepository) RevokeConsent(ctx context.Context, user domain.UserID, client domain.OAuthClientID, at time.Time) error {
 	at = domain.Timestamp(at)
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+	defer r.db.unlock(r.db.lock(ctx))
 	if user == "" { // client-credentials grants have no user
 		return domain.ErrConsentNotFound
 	}
 	key := userClient{user, client}
 	_, found := r.db.oauthConsents[key]
-	delete(r.db.oauthConsents, key)
+	unset(r.db, r.db.oauthConsents, key)
 	for id, g := range r.db.oauthGrants {
 		if g.UserID == user && g.ClientID == client && g.RevokedAt.IsZero() {
 			g.RevokedAt = at
-			r.db.oauthGrants[id] = g
+			set(r.db, r.db.oauthGrants, id, g)
 			found = true
 		}
 	}
@@ -411,20 +395,19 @@ func (r *OAuthGrantRepository) RevokeConsent(_ context.Context, user domain.User
 // DeleteExpired implements ports.OAuthGrantRepository. It counts the codes,
 // refresh tokens and grants expired at now; refresh tokens that go
 // only because their grant went are not counted, as a cascade is not.
-func (r *OAuthGrantRepository) DeleteExpired(_ context.Context, now time.Time) (int, error) {
+func (r *OAuthGrantRepository) DeleteExpired(ctx context.Context, now time.Time) (int, error) {
 	now = domain.Timestamp(now)
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+	defer r.db.unlock(r.db.lock(ctx))
 	n := 0
 	for h, c := range r.db.oauthCodes {
 		if !c.ExpiresAt.After(now) {
-			delete(r.db.oauthCodes, h)
+			unset(r.db, r.db.oauthCodes, h)
 			n++
 		}
 	}
 	for h, t := range r.db.oauthRefreshTokens {
 		if !t.ExpiresAt.After(now) {
-			delete(r.db.oauthRefreshTokens, h)
+			unset(r.db, r.db.oauthRefreshTokens, h)
 			n++
 		}
 	}

@@ -83,26 +83,26 @@ func (db *DB) insertMember(m *domain.Member) error {
 	if !db.hasUser(m.UserID()) {
 		return ports.ErrUserNotFound
 	}
-	db.members[m.ID()] = copyMember(m)
-	db.memberByOrgUser[key] = m.ID()
+	set(db, db.members, m.ID(), copyMember(m))
+	set(db, db.memberByOrgUser, key, m.ID())
 	ids := db.membersByOrg[m.OrganizationID()]
 	if ids == nil {
 		ids = map[domain.MemberID]struct{}{}
-		db.membersByOrg[m.OrganizationID()] = ids
+		set(db, db.membersByOrg, m.OrganizationID(), ids)
 	}
-	ids[m.ID()] = struct{}{}
+	set(db, ids, m.ID(), struct{}{})
 	return nil
 }
 
 // deleteMember removes m and its index entries: every removal of a member
 // (RemoveMember, deleting its organization or its user) goes through here.
 func (db *DB) deleteMember(m *domain.Member) {
-	delete(db.memberByOrgUser, orgUser{m.OrganizationID(), m.UserID()})
-	delete(db.members, m.ID())
+	unset(db, db.memberByOrgUser, orgUser{m.OrganizationID(), m.UserID()})
+	unset(db, db.members, m.ID())
 	if ids := db.membersByOrg[m.OrganizationID()]; ids != nil {
-		delete(ids, m.ID())
+		unset(db, ids, m.ID())
 		if len(ids) == 0 {
-			delete(db.membersByOrg, m.OrganizationID())
+			unset(db, db.membersByOrg, m.OrganizationID())
 		}
 	}
 }
@@ -118,8 +118,8 @@ func (db *DB) deleteMemberships(userID domain.UserID) {
 	}
 	for id, inv := range db.invitations {
 		if inv.InviterID() == userID {
-			db.invitations[id] = domain.RehydrateInvitation(inv.ID(), inv.OrganizationID(), inv.Email(), inv.Roles(), inv.Status(), "",
-				inv.ExpiresAt(), inv.CreatedAt(), inv.UpdatedAt())
+			set(db, db.invitations, id, domain.RehydrateInvitation(inv.ID(), inv.OrganizationID(), inv.Email(), inv.Roles(), inv.Status(), "",
+				inv.ExpiresAt(), inv.CreatedAt(), inv.UpdatedAt()))
 		}
 	}
 }
@@ -146,12 +146,11 @@ func (db *DB) hasOtherOwner(org domain.OrganizationID, except domain.MemberID) b
 
 // Create implements ports.OrganizationRepository. Everything is checked
 // before anything is stored, so a failure leaves nothing behind.
-func (r *OrganizationRepository) Create(_ context.Context, org *domain.Organization, owner *domain.Member) error {
+func (r *OrganizationRepository) Create(ctx context.Context, org *domain.Organization, owner *domain.Member) error {
 	if owner.OrganizationID() != org.ID() {
 		return domain.Internal("memory: organizations.create", errMemberOfAnotherOrg)
 	}
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+	defer r.db.unlock(r.db.lock(ctx))
 	if _, ok := r.db.organizations[org.ID()]; ok {
 		return ports.ErrOrganizationExists
 	}
@@ -164,20 +163,19 @@ func (r *OrganizationRepository) Create(_ context.Context, org *domain.Organizat
 	if !r.db.hasUser(owner.UserID()) {
 		return ports.ErrUserNotFound
 	}
-	r.db.organizations[org.ID()] = copyOrganization(org)
-	r.db.organizationBySlug[org.Slug()] = org.ID()
+	set(r.db, r.db.organizations, org.ID(), copyOrganization(org))
+	set(r.db, r.db.organizationBySlug, org.Slug(), org.ID())
 	if err := r.db.insertMember(owner); err != nil {
-		delete(r.db.organizationBySlug, org.Slug())
-		delete(r.db.organizations, org.ID())
+		unset(r.db, r.db.organizationBySlug, org.Slug())
+		unset(r.db, r.db.organizations, org.ID())
 		return err
 	}
 	return nil
 }
 
 // Get implements ports.OrganizationRepository.
-func (r *OrganizationRepository) Get(_ context.Context, id domain.OrganizationID) (*domain.Organization, error) {
-	r.db.mu.RLock()
-	defer r.db.mu.RUnlock()
+func (r *OrganizationRepository) Get(ctx context.Context, id domain.OrganizationID) (*domain.Organization, error) {
+	defer r.db.runlock(r.db.rlock(ctx))
 	o, ok := r.db.organizations[id]
 	if !ok {
 		return nil, ports.ErrOrganizationNotFound
@@ -186,9 +184,8 @@ func (r *OrganizationRepository) Get(_ context.Context, id domain.OrganizationID
 }
 
 // GetBySlug implements ports.OrganizationRepository.
-func (r *OrganizationRepository) GetBySlug(_ context.Context, slug string) (*domain.Organization, error) {
-	r.db.mu.RLock()
-	defer r.db.mu.RUnlock()
+func (r *OrganizationRepository) GetBySlug(ctx context.Context, slug string) (*domain.Organization, error) {
+	defer r.db.runlock(r.db.rlock(ctx))
 	id, ok := r.db.organizationBySlug[slug]
 	if !ok {
 		return nil, ports.ErrOrganizationNotFound
@@ -197,17 +194,15 @@ func (r *OrganizationRepository) GetBySlug(_ context.Context, slug string) (*dom
 }
 
 // SlugTaken implements ports.OrganizationRepository.
-func (r *OrganizationRepository) SlugTaken(_ context.Context, slug string) (bool, error) {
-	r.db.mu.RLock()
-	defer r.db.mu.RUnlock()
+func (r *OrganizationRepository) SlugTaken(ctx context.Context, slug string) (bool, error) {
+	defer r.db.runlock(r.db.rlock(ctx))
 	_, ok := r.db.organizationBySlug[slug]
 	return ok, nil
 }
 
 // Update implements ports.OrganizationRepository.
-func (r *OrganizationRepository) Update(_ context.Context, id domain.OrganizationID, fn func(o *domain.Organization) error) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *OrganizationRepository) Update(ctx context.Context, id domain.OrganizationID, fn func(o *domain.Organization) error) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	stored, ok := r.db.organizations[id]
 	if !ok {
 		return ports.ErrOrganizationNotFound
@@ -220,19 +215,18 @@ func (r *OrganizationRepository) Update(_ context.Context, id domain.Organizatio
 		if _, taken := r.db.organizationBySlug[o.Slug()]; taken {
 			return ports.ErrSlugTaken
 		}
-		delete(r.db.organizationBySlug, stored.Slug())
-		r.db.organizationBySlug[o.Slug()] = id
+		unset(r.db, r.db.organizationBySlug, stored.Slug())
+		set(r.db, r.db.organizationBySlug, o.Slug(), id)
 	}
-	r.db.organizations[id] = o
+	set(r.db, r.db.organizations, id, o)
 	return nil
 }
 
 // Delete implements ports.OrganizationRepository: its members, invitations,
 // identity providers and domains go with it, and no session keeps it as its
 // active one.
-func (r *OrganizationRepository) Delete(_ context.Context, id domain.OrganizationID) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *OrganizationRepository) Delete(ctx context.Context, id domain.OrganizationID) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	o, ok := r.db.organizations[id]
 	if !ok {
 		return ports.ErrOrganizationNotFound
@@ -242,21 +236,20 @@ func (r *OrganizationRepository) Delete(_ context.Context, id domain.Organizatio
 	}
 	for invID, inv := range r.db.invitations {
 		if inv.OrganizationID() == id {
-			delete(r.db.invitations, invID)
+			unset(r.db, r.db.invitations, invID)
 		}
 	}
 	r.db.clearActiveOrganization(id)
 	r.db.deleteOrganizationProviders(id)
 	r.db.deleteOrganizationDomains(id)
-	delete(r.db.organizationBySlug, o.Slug())
-	delete(r.db.organizations, id)
+	unset(r.db, r.db.organizationBySlug, o.Slug())
+	unset(r.db, r.db.organizations, id)
 	return nil
 }
 
 // ListByUser implements ports.OrganizationRepository.
-func (r *OrganizationRepository) ListByUser(_ context.Context, userID domain.UserID) ([]*domain.Organization, error) {
-	r.db.mu.RLock()
-	defer r.db.mu.RUnlock()
+func (r *OrganizationRepository) ListByUser(ctx context.Context, userID domain.UserID) ([]*domain.Organization, error) {
+	defer r.db.runlock(r.db.rlock(ctx))
 	var mine []*domain.Member
 	for _, m := range r.db.members {
 		if m.UserID() == userID {
@@ -282,12 +275,11 @@ func compareOrganizationsNewestFirst(a, b *domain.Organization) int {
 
 // List implements ports.OrganizationRepository. It sorts every organization
 // for each page: the memory store serves tests and development.
-func (r *OrganizationRepository) List(_ context.Context, q ports.OrganizationQuery) (ports.OrganizationPage, error) {
+func (r *OrganizationRepository) List(ctx context.Context, q ports.OrganizationQuery) (ports.OrganizationPage, error) {
 	if err := q.Validate(); err != nil {
 		return ports.OrganizationPage{}, err
 	}
-	r.db.mu.RLock()
-	defer r.db.mu.RUnlock()
+	defer r.db.runlock(r.db.rlock(ctx))
 	all := make([]*domain.Organization, 0, len(r.db.organizations))
 	for _, o := range r.db.organizations {
 		all = append(all, o)
@@ -321,9 +313,8 @@ func (r *OrganizationRepository) List(_ context.Context, q ports.OrganizationQue
 }
 
 // AddMember implements ports.OrganizationRepository.
-func (r *OrganizationRepository) AddMember(_ context.Context, m *domain.Member) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *OrganizationRepository) AddMember(ctx context.Context, m *domain.Member) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	if _, ok := r.db.organizations[m.OrganizationID()]; !ok {
 		return ports.ErrOrganizationNotFound
 	}
@@ -331,9 +322,8 @@ func (r *OrganizationRepository) AddMember(_ context.Context, m *domain.Member) 
 }
 
 // GetMember implements ports.OrganizationRepository.
-func (r *OrganizationRepository) GetMember(_ context.Context, org domain.OrganizationID, id domain.MemberID) (*domain.Member, error) {
-	r.db.mu.RLock()
-	defer r.db.mu.RUnlock()
+func (r *OrganizationRepository) GetMember(ctx context.Context, org domain.OrganizationID, id domain.MemberID) (*domain.Member, error) {
+	defer r.db.runlock(r.db.rlock(ctx))
 	m, err := r.db.member(org, id)
 	if err != nil {
 		return nil, err
@@ -342,9 +332,8 @@ func (r *OrganizationRepository) GetMember(_ context.Context, org domain.Organiz
 }
 
 // GetMemberByUser implements ports.OrganizationRepository.
-func (r *OrganizationRepository) GetMemberByUser(_ context.Context, org domain.OrganizationID, userID domain.UserID) (*domain.Member, error) {
-	r.db.mu.RLock()
-	defer r.db.mu.RUnlock()
+func (r *OrganizationRepository) GetMemberByUser(ctx context.Context, org domain.OrganizationID, userID domain.UserID) (*domain.Member, error) {
+	defer r.db.runlock(r.db.rlock(ctx))
 	id, ok := r.db.memberByOrgUser[orgUser{org, userID}]
 	if !ok {
 		return nil, ports.ErrMemberNotFound
@@ -355,12 +344,11 @@ func (r *OrganizationRepository) GetMemberByUser(_ context.Context, org domain.O
 // ListMembers implements ports.OrganizationRepository. It sorts the
 // organization's members (not every membership) for each page: the memory
 // store serves tests and development.
-func (r *OrganizationRepository) ListMembers(_ context.Context, org domain.OrganizationID, q ports.MemberQuery) (ports.MemberPage, error) {
+func (r *OrganizationRepository) ListMembers(ctx context.Context, org domain.OrganizationID, q ports.MemberQuery) (ports.MemberPage, error) {
 	if err := q.Validate(); err != nil {
 		return ports.MemberPage{}, err
 	}
-	r.db.mu.RLock()
-	defer r.db.mu.RUnlock()
+	defer r.db.runlock(r.db.rlock(ctx))
 	ids := r.db.membersByOrg[org]
 	all := make([]*domain.Member, 0, len(ids))
 	for id := range ids {
@@ -401,9 +389,8 @@ func (r *OrganizationRepository) ListMembers(_ context.Context, org domain.Organ
 }
 
 // UpdateMember implements ports.OrganizationRepository.
-func (r *OrganizationRepository) UpdateMember(_ context.Context, org domain.OrganizationID, id domain.MemberID, fn func(m *domain.Member) error) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *OrganizationRepository) UpdateMember(ctx context.Context, org domain.OrganizationID, id domain.MemberID, fn func(m *domain.Member) error) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	if _, ok := r.db.organizations[org]; !ok {
 		return ports.ErrOrganizationNotFound
 	}
@@ -420,14 +407,13 @@ func (r *OrganizationRepository) UpdateMember(_ context.Context, org domain.Orga
 	}
 	// fn cannot change the id, organization or user (Member has no setters
 	// for them), so the index stays valid; the copy keeps it so regardless.
-	r.db.members[id] = domain.RehydrateMember(id, stored.OrganizationID(), stored.UserID(), m.Roles(), stored.CreatedAt())
+	set(r.db, r.db.members, id, domain.RehydrateMember(id, stored.OrganizationID(), stored.UserID(), m.Roles(), stored.CreatedAt()))
 	return nil
 }
 
 // RemoveMember implements ports.OrganizationRepository.
-func (r *OrganizationRepository) RemoveMember(_ context.Context, org domain.OrganizationID, id domain.MemberID) (*domain.Member, error) {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *OrganizationRepository) RemoveMember(ctx context.Context, org domain.OrganizationID, id domain.MemberID) (*domain.Member, error) {
+	defer r.db.unlock(r.db.lock(ctx))
 	if _, ok := r.db.organizations[org]; !ok {
 		return nil, ports.ErrOrganizationNotFound
 	}
@@ -443,17 +429,15 @@ func (r *OrganizationRepository) RemoveMember(_ context.Context, org domain.Orga
 }
 
 // CountMembers implements ports.OrganizationRepository.
-func (r *OrganizationRepository) CountMembers(_ context.Context, org domain.OrganizationID) (int, error) {
-	r.db.mu.RLock()
-	defer r.db.mu.RUnlock()
+func (r *OrganizationRepository) CountMembers(ctx context.Context, org domain.OrganizationID) (int, error) {
+	defer r.db.runlock(r.db.rlock(ctx))
 	return len(r.db.membersByOrg[org]), nil
 }
 
 // CreateInvitation implements ports.OrganizationRepository. A missing
 // inviter is a missing user, as the SQL foreign key reports it.
-func (r *OrganizationRepository) CreateInvitation(_ context.Context, inv *domain.Invitation) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *OrganizationRepository) CreateInvitation(ctx context.Context, inv *domain.Invitation) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	if _, ok := r.db.organizations[inv.OrganizationID()]; !ok {
 		return ports.ErrOrganizationNotFound
 	}
@@ -463,14 +447,13 @@ func (r *OrganizationRepository) CreateInvitation(_ context.Context, inv *domain
 	if inv.InviterID() != "" && !r.db.hasUser(inv.InviterID()) {
 		return ports.ErrUserNotFound
 	}
-	r.db.invitations[inv.ID()] = copyInvitation(inv)
+	set(r.db, r.db.invitations, inv.ID(), copyInvitation(inv))
 	return nil
 }
 
 // GetInvitation implements ports.OrganizationRepository.
-func (r *OrganizationRepository) GetInvitation(_ context.Context, id domain.InvitationID) (*domain.Invitation, error) {
-	r.db.mu.RLock()
-	defer r.db.mu.RUnlock()
+func (r *OrganizationRepository) GetInvitation(ctx context.Context, id domain.InvitationID) (*domain.Invitation, error) {
+	defer r.db.runlock(r.db.rlock(ctx))
 	inv, ok := r.db.invitations[id]
 	if !ok {
 		return nil, ports.ErrInvitationNotFound
@@ -479,9 +462,8 @@ func (r *OrganizationRepository) GetInvitation(_ context.Context, id domain.Invi
 }
 
 // UpdateInvitation implements ports.OrganizationRepository.
-func (r *OrganizationRepository) UpdateInvitation(_ context.Context, id domain.InvitationID, fn func(inv *domain.Invitation) error) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *OrganizationRepository) UpdateInvitation(ctx context.Context, id domain.InvitationID, fn func(inv *domain.Invitation) error) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	stored, ok := r.db.invitations[id]
 	if !ok {
 		return ports.ErrInvitationNotFound
@@ -490,15 +472,14 @@ func (r *OrganizationRepository) UpdateInvitation(_ context.Context, id domain.I
 	if err := fn(inv); err != nil {
 		return err
 	}
-	r.db.invitations[id] = copyInvitation(inv)
+	set(r.db, r.db.invitations, id, copyInvitation(inv))
 	return nil
 }
 
 // AcceptInvitation implements ports.OrganizationRepository. The member is
 // checked before the invitation is saved, so a failure changes nothing.
-func (r *OrganizationRepository) AcceptInvitation(_ context.Context, id domain.InvitationID, fn func(inv *domain.Invitation) error, m *domain.Member) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *OrganizationRepository) AcceptInvitation(ctx context.Context, id domain.InvitationID, fn func(inv *domain.Invitation) error, m *domain.Member) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	stored, ok := r.db.invitations[id]
 	if !ok {
 		return ports.ErrInvitationNotFound
@@ -513,23 +494,23 @@ func (r *OrganizationRepository) AcceptInvitation(_ context.Context, id domain.I
 	if err := r.db.insertMember(m); err != nil {
 		return err
 	}
-	r.db.invitations[id] = copyInvitation(inv)
+	set(r.db, r.db.invitations, id, copyInvitation(inv))
 	return nil
 }
 
 // ListInvitations implements ports.OrganizationRepository.
-func (r *OrganizationRepository) ListInvitations(_ context.Context, org domain.OrganizationID) ([]*domain.Invitation, error) {
-	return r.listInvitations(func(inv *domain.Invitation) bool { return inv.OrganizationID() == org }), nil
+func (r *OrganizationRepository) ListInvitations(ctx context.Context, org domain.OrganizationID) ([]*domain.Invitation, error) {
+	return r.listInvitations(ctx, func(inv *domain.Invitation) bool { return inv.OrganizationID() == org }), nil
 }
 
 // ListPendingInvitationsByEmail implements ports.OrganizationRepository.
-func (r *OrganizationRepository) ListPendingInvitationsByEmail(_ context.Context, email domain.Email, now time.Time) ([]*domain.Invitation, error) {
-	return r.listInvitations(func(inv *domain.Invitation) bool { return inv.Email() == email && inv.IsOpen(now) }), nil
+func (r *OrganizationRepository) ListPendingInvitationsByEmail(ctx context.Context, email domain.Email, now time.Time) ([]*domain.Invitation, error) {
+	return r.listInvitations(ctx, func(inv *domain.Invitation) bool { return inv.Email() == email && inv.IsOpen(now) }), nil
 }
 
 // FindPendingInvitation implements ports.OrganizationRepository.
-func (r *OrganizationRepository) FindPendingInvitation(_ context.Context, org domain.OrganizationID, email domain.Email, now time.Time) (*domain.Invitation, error) {
-	list := r.listInvitations(func(inv *domain.Invitation) bool {
+func (r *OrganizationRepository) FindPendingInvitation(ctx context.Context, org domain.OrganizationID, email domain.Email, now time.Time) (*domain.Invitation, error) {
+	list := r.listInvitations(ctx, func(inv *domain.Invitation) bool {
 		return inv.OrganizationID() == org && inv.Email() == email && inv.IsOpen(now)
 	})
 	if len(list) == 0 {
@@ -539,14 +520,13 @@ func (r *OrganizationRepository) FindPendingInvitation(_ context.Context, org do
 }
 
 // CountPendingInvitations implements ports.OrganizationRepository.
-func (r *OrganizationRepository) CountPendingInvitations(_ context.Context, org domain.OrganizationID, now time.Time) (int, error) {
-	return len(r.listInvitations(func(inv *domain.Invitation) bool { return inv.OrganizationID() == org && inv.IsOpen(now) })), nil
+func (r *OrganizationRepository) CountPendingInvitations(ctx context.Context, org domain.OrganizationID, now time.Time) (int, error) {
+	return len(r.listInvitations(ctx, func(inv *domain.Invitation) bool { return inv.OrganizationID() == org && inv.IsOpen(now) })), nil
 }
 
 // listInvitations returns copies of the invitations that match, newest first.
-func (r *OrganizationRepository) listInvitations(match func(*domain.Invitation) bool) []*domain.Invitation {
-	r.db.mu.RLock()
-	defer r.db.mu.RUnlock()
+func (r *OrganizationRepository) listInvitations(ctx context.Context, match func(*domain.Invitation) bool) []*domain.Invitation {
+	defer r.db.runlock(r.db.rlock(ctx))
 	out := []*domain.Invitation{}
 	for _, inv := range r.db.invitations {
 		if match(inv) {

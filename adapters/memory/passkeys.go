@@ -58,23 +58,21 @@ func storedWebAuthnChallenge(c domain.WebAuthnChallenge) domain.WebAuthnChalleng
 }
 
 // Create implements ports.PasskeyRepository.
-func (r *PasskeyRepository) Create(_ context.Context, c domain.PasskeyCredential) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *PasskeyRepository) Create(ctx context.Context, c domain.PasskeyCredential) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	if !r.db.hasUser(c.UserID) {
 		return ports.ErrUserNotFound
 	}
 	if _, ok := r.db.passkeys[string(c.ID)]; ok {
 		return domain.ErrPasskeyExists
 	}
-	r.db.passkeys[string(c.ID)] = storedPasskey(c)
+	set(r.db, r.db.passkeys, string(c.ID), storedPasskey(c))
 	return nil
 }
 
 // Get implements ports.PasskeyRepository.
-func (r *PasskeyRepository) Get(_ context.Context, id []byte) (domain.PasskeyCredential, error) {
-	r.db.mu.RLock()
-	defer r.db.mu.RUnlock()
+func (r *PasskeyRepository) Get(ctx context.Context, id []byte) (domain.PasskeyCredential, error) {
+	defer r.db.runlock(r.db.rlock(ctx))
 	c, ok := r.db.passkeys[string(id)]
 	if !ok {
 		return domain.PasskeyCredential{}, domain.ErrPasskeyNotFound
@@ -83,9 +81,8 @@ func (r *PasskeyRepository) Get(_ context.Context, id []byte) (domain.PasskeyCre
 }
 
 // ListByUser implements ports.PasskeyRepository.
-func (r *PasskeyRepository) ListByUser(_ context.Context, user domain.UserID) ([]domain.PasskeyCredential, error) {
-	r.db.mu.RLock()
-	defer r.db.mu.RUnlock()
+func (r *PasskeyRepository) ListByUser(ctx context.Context, user domain.UserID) ([]domain.PasskeyCredential, error) {
+	defer r.db.runlock(r.db.rlock(ctx))
 	var out []domain.PasskeyCredential
 	for _, c := range r.db.passkeys {
 		if c.UserID == user {
@@ -111,33 +108,30 @@ func (r *PasskeyRepository) owned(user domain.UserID, id []byte) (domain.Passkey
 }
 
 // Rename implements ports.PasskeyRepository.
-func (r *PasskeyRepository) Rename(_ context.Context, user domain.UserID, id []byte, name string) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *PasskeyRepository) Rename(ctx context.Context, user domain.UserID, id []byte, name string) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	c, err := r.owned(user, id)
 	if err != nil {
 		return err
 	}
 	c.Name = strings.Clone(name)
-	r.db.passkeys[string(id)] = c
+	set(r.db, r.db.passkeys, string(id), c)
 	return nil
 }
 
 // Delete implements ports.PasskeyRepository.
-func (r *PasskeyRepository) Delete(_ context.Context, user domain.UserID, id []byte) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *PasskeyRepository) Delete(ctx context.Context, user domain.UserID, id []byte) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	if _, err := r.owned(user, id); err != nil {
 		return err
 	}
-	delete(r.db.passkeys, string(id))
+	unset(r.db, r.db.passkeys, string(id))
 	return nil
 }
 
 // UpdateSignCount implements ports.PasskeyRepository.
-func (r *PasskeyRepository) UpdateSignCount(_ context.Context, id []byte, old, next uint32, at time.Time) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *PasskeyRepository) UpdateSignCount(ctx context.Context, id []byte, old, next uint32, at time.Time) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	c, ok := r.db.passkeys[string(id)]
 	switch {
 	case !ok:
@@ -146,14 +140,13 @@ func (r *PasskeyRepository) UpdateSignCount(_ context.Context, id []byte, old, n
 		return domain.ErrPasskeyCounterRegressed
 	}
 	c.SignCount, c.LastUsedAt = next, domain.Timestamp(at)
-	r.db.passkeys[string(id)] = c
+	set(r.db, r.db.passkeys, string(id), c)
 	return nil
 }
 
 // CountByUser implements ports.PasskeyRepository.
-func (r *PasskeyRepository) CountByUser(_ context.Context, user domain.UserID) (int, error) {
-	r.db.mu.RLock()
-	defer r.db.mu.RUnlock()
+func (r *PasskeyRepository) CountByUser(ctx context.Context, user domain.UserID) (int, error) {
+	defer r.db.runlock(r.db.rlock(ctx))
 	n := 0
 	for _, c := range r.db.passkeys {
 		if c.UserID == user {
@@ -164,40 +157,37 @@ func (r *PasskeyRepository) CountByUser(_ context.Context, user domain.UserID) (
 }
 
 // Create implements ports.WebAuthnChallengeRepository.
-func (r *WebAuthnChallengeRepository) Create(_ context.Context, c domain.WebAuthnChallenge) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *WebAuthnChallengeRepository) Create(ctx context.Context, c domain.WebAuthnChallenge) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	if c.UserID != "" && !r.db.hasUser(c.UserID) {
 		return ports.ErrUserNotFound
 	}
 	if _, ok := r.db.webauthnChallenges[string(c.IDHash)]; ok {
 		return domain.ErrWebAuthnChallengeExists
 	}
-	r.db.webauthnChallenges[string(c.IDHash)] = storedWebAuthnChallenge(c)
+	set(r.db, r.db.webauthnChallenges, string(c.IDHash), storedWebAuthnChallenge(c))
 	return nil
 }
 
 // Consume implements ports.WebAuthnChallengeRepository.
-func (r *WebAuthnChallengeRepository) Consume(_ context.Context, idHash []byte, at time.Time) (domain.WebAuthnChallenge, error) {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *WebAuthnChallengeRepository) Consume(ctx context.Context, idHash []byte, at time.Time) (domain.WebAuthnChallenge, error) {
+	defer r.db.unlock(r.db.lock(ctx))
 	c, ok := r.db.webauthnChallenges[string(idHash)]
 	if !ok || !c.UsedAt.IsZero() || !domain.Timestamp(at).Before(c.ExpiresAt) {
 		return domain.WebAuthnChallenge{}, domain.ErrWebAuthnChallengeNotFound
 	}
 	c.UsedAt = domain.Timestamp(at)
-	r.db.webauthnChallenges[string(idHash)] = c
+	set(r.db, r.db.webauthnChallenges, string(idHash), c)
 	return storedWebAuthnChallenge(c), nil
 }
 
 // DeleteExpired implements ports.WebAuthnChallengeRepository.
-func (r *WebAuthnChallengeRepository) DeleteExpired(_ context.Context, before time.Time) (int, error) {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *WebAuthnChallengeRepository) DeleteExpired(ctx context.Context, before time.Time) (int, error) {
+	defer r.db.unlock(r.db.lock(ctx))
 	n := 0
 	for k, c := range r.db.webauthnChallenges {
 		if c.ExpiresAt.Before(domain.Timestamp(before)) {
-			delete(r.db.webauthnChallenges, k)
+			unset(r.db, r.db.webauthnChallenges, k)
 			n++
 		}
 	}

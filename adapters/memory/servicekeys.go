@@ -52,24 +52,22 @@ func timestampOrZero(t time.Time) time.Time {
 }
 
 // Create implements ports.ServiceKeyRepository.
-func (r *ServiceKeyRepository) Create(_ context.Context, k *domain.ServiceKey, secret domain.ServiceKeySecret) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *ServiceKeyRepository) Create(ctx context.Context, k *domain.ServiceKey, secret domain.ServiceKeySecret) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	if _, ok := r.db.serviceKeys[k.ID()]; ok {
 		return ports.ErrServiceKeyExists
 	}
 	if _, ok := r.db.serviceKeySecrets[secret.Hash]; ok {
 		return ports.ErrServiceKeyExists
 	}
-	r.db.serviceKeys[k.ID()] = copyServiceKey(k, time.Time{})
-	r.db.serviceKeySecrets[secret.Hash] = storedSecret(secret, k.ID())
+	set(r.db, r.db.serviceKeys, k.ID(), copyServiceKey(k, time.Time{}))
+	set(r.db, r.db.serviceKeySecrets, secret.Hash, storedSecret(secret, k.ID()))
 	return nil
 }
 
 // Get implements ports.ServiceKeyRepository.
-func (r *ServiceKeyRepository) Get(_ context.Context, id domain.ServiceKeyID) (*domain.ServiceKey, error) {
-	r.db.mu.RLock()
-	defer r.db.mu.RUnlock()
+func (r *ServiceKeyRepository) Get(ctx context.Context, id domain.ServiceKeyID) (*domain.ServiceKey, error) {
+	defer r.db.runlock(r.db.rlock(ctx))
 	k, ok := r.db.serviceKeys[id]
 	if !ok {
 		return nil, ports.ErrServiceKeyNotFound
@@ -78,9 +76,8 @@ func (r *ServiceKeyRepository) Get(_ context.Context, id domain.ServiceKeyID) (*
 }
 
 // List implements ports.ServiceKeyRepository.
-func (r *ServiceKeyRepository) List(_ context.Context) ([]*domain.ServiceKey, error) {
-	r.db.mu.RLock()
-	defer r.db.mu.RUnlock()
+func (r *ServiceKeyRepository) List(ctx context.Context) ([]*domain.ServiceKey, error) {
+	defer r.db.runlock(r.db.rlock(ctx))
 	out := make([]*domain.ServiceKey, 0, len(r.db.serviceKeys))
 	for _, k := range r.db.serviceKeys {
 		out = append(out, copyServiceKey(k, time.Time{}))
@@ -96,9 +93,8 @@ func (r *ServiceKeyRepository) List(_ context.Context) ([]*domain.ServiceKey, er
 }
 
 // GetBySecretHash implements ports.ServiceKeyRepository.
-func (r *ServiceKeyRepository) GetBySecretHash(_ context.Context, h domain.TokenHash) (*domain.ServiceKey, domain.ServiceKeySecret, error) {
-	r.db.mu.RLock()
-	defer r.db.mu.RUnlock()
+func (r *ServiceKeyRepository) GetBySecretHash(ctx context.Context, h domain.TokenHash) (*domain.ServiceKey, domain.ServiceKeySecret, error) {
+	defer r.db.runlock(r.db.rlock(ctx))
 	secret, ok := r.db.serviceKeySecrets[h]
 	if !ok {
 		return nil, domain.ServiceKeySecret{}, ports.ErrServiceKeyNotFound
@@ -112,9 +108,8 @@ func (r *ServiceKeyRepository) GetBySecretHash(_ context.Context, h domain.Token
 
 // Rotate implements ports.ServiceKeyRepository. It holds the write lock
 // while fn runs, and changes nothing unless every step succeeds.
-func (r *ServiceKeyRepository) Rotate(_ context.Context, id domain.ServiceKeyID, secret domain.ServiceKeySecret, oldExpiresAt time.Time, fn func(k *domain.ServiceKey) error) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *ServiceKeyRepository) Rotate(ctx context.Context, id domain.ServiceKeyID, secret domain.ServiceKeySecret, oldExpiresAt time.Time, fn func(k *domain.ServiceKey) error) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	stored, ok := r.db.serviceKeys[id]
 	if !ok || !stored.RevokedAt().IsZero() {
 		return ports.ErrServiceKeyNotFound
@@ -131,28 +126,27 @@ func (r *ServiceKeyRepository) Rotate(_ context.Context, id domain.ServiceKeyID,
 		switch {
 		case s.KeyID != id:
 		case oldExpiresAt.IsZero():
-			delete(r.db.serviceKeySecrets, h)
+			unset(r.db, r.db.serviceKeySecrets, h)
 		case s.ExpiresAt.IsZero() || s.ExpiresAt.After(oldExpiresAt):
 			s.ExpiresAt = oldExpiresAt
-			r.db.serviceKeySecrets[h] = s
+			set(r.db, r.db.serviceKeySecrets, h, s)
 		}
 	}
-	r.db.serviceKeySecrets[secret.Hash] = storedSecret(secret, id)
-	r.db.serviceKeys[id] = copyServiceKey(k, time.Time{})
+	set(r.db, r.db.serviceKeySecrets, secret.Hash, storedSecret(secret, id))
+	set(r.db, r.db.serviceKeys, id, copyServiceKey(k, time.Time{}))
 	return nil
 }
 
 // Revoke implements ports.ServiceKeyRepository.
-func (r *ServiceKeyRepository) Revoke(_ context.Context, id domain.ServiceKeyID, now time.Time) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *ServiceKeyRepository) Revoke(ctx context.Context, id domain.ServiceKeyID, now time.Time) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	stored, ok := r.db.serviceKeys[id]
 	if !ok || !stored.RevokedAt().IsZero() {
 		return ports.ErrServiceKeyNotFound
 	}
 	k := copyServiceKey(stored, time.Time{})
 	k.Revoke(now)
-	r.db.serviceKeys[id] = k
+	set(r.db, r.db.serviceKeys, id, k)
 	r.db.deleteServiceKeySecrets(id)
 	return nil
 }
@@ -162,25 +156,24 @@ func (r *ServiceKeyRepository) Revoke(_ context.Context, id domain.ServiceKeyID,
 func (db *DB) deleteServiceKeySecrets(id domain.ServiceKeyID) {
 	for h, s := range db.serviceKeySecrets {
 		if s.KeyID == id {
-			delete(db.serviceKeySecrets, h)
+			unset(db, db.serviceKeySecrets, h)
 		}
 	}
 }
 
 // TouchLastUsed implements ports.ServiceKeyRepository.
-func (r *ServiceKeyRepository) TouchLastUsed(_ context.Context, used map[domain.ServiceKeyID]time.Time) error {
+func (r *ServiceKeyRepository) TouchLastUsed(ctx context.Context, used map[domain.ServiceKeyID]time.Time) error {
 	if len(used) == 0 {
 		return nil
 	}
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+	defer r.db.unlock(r.db.lock(ctx))
 	for id, t := range used {
 		k, ok := r.db.serviceKeys[id]
 		if !ok || t.IsZero() {
 			continue
 		}
 		if t = domain.Timestamp(t); k.LastUsedAt().IsZero() || k.LastUsedAt().Before(t) {
-			r.db.serviceKeys[id] = copyServiceKey(k, t)
+			set(r.db, r.db.serviceKeys, id, copyServiceKey(k, t))
 		}
 	}
 	return nil
@@ -188,13 +181,12 @@ func (r *ServiceKeyRepository) TouchLastUsed(_ context.Context, used map[domain.
 
 // DeleteExpiredSecrets implements ports.ServiceKeyRepository. A secret whose
 // expiry is now no longer works (see ServiceKeySecret.IsActive), so it goes.
-func (r *ServiceKeyRepository) DeleteExpiredSecrets(_ context.Context, now time.Time) (int, error) {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *ServiceKeyRepository) DeleteExpiredSecrets(ctx context.Context, now time.Time) (int, error) {
+	defer r.db.unlock(r.db.lock(ctx))
 	n := 0
 	for h, s := range r.db.serviceKeySecrets {
 		if !s.IsActive(now) {
-			delete(r.db.serviceKeySecrets, h)
+			unset(r.db, r.db.serviceKeySecrets, h)
 			n++
 		}
 	}

@@ -39,9 +39,8 @@ func (db *DB) hasActiveOrganization(org domain.OrganizationID) bool {
 }
 
 // Create implements ports.SessionRepository.
-func (r *SessionRepository) Create(_ context.Context, s *domain.Session) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *SessionRepository) Create(ctx context.Context, s *domain.Session) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	if _, ok := r.db.sessions[s.ID()]; ok {
 		return ports.ErrSessionExists
 	}
@@ -57,15 +56,14 @@ func (r *SessionRepository) Create(_ context.Context, s *domain.Session) error {
 	if org := s.ActiveOrganizationID(); org != "" && !r.db.hasActiveOrganization(org) {
 		return ports.ErrActiveOrganizationNotFound
 	}
-	r.db.sessions[s.ID()] = copySession(s)
-	r.db.sessionByToken[s.TokenHash()] = s.ID()
+	set(r.db, r.db.sessions, s.ID(), copySession(s))
+	set(r.db, r.db.sessionByToken, s.TokenHash(), s.ID())
 	return nil
 }
 
 // GetByTokenHash implements ports.SessionRepository.
-func (r *SessionRepository) GetByTokenHash(_ context.Context, h domain.TokenHash) (*domain.Session, *domain.User, error) {
-	r.db.mu.RLock()
-	defer r.db.mu.RUnlock()
+func (r *SessionRepository) GetByTokenHash(ctx context.Context, h domain.TokenHash) (*domain.Session, *domain.User, error) {
+	defer r.db.runlock(r.db.rlock(ctx))
 	id, ok := r.db.sessionByToken[h]
 	if !ok {
 		return nil, nil, ports.ErrSessionNotFound
@@ -75,9 +73,8 @@ func (r *SessionRepository) GetByTokenHash(_ context.Context, h domain.TokenHash
 }
 
 // Get implements ports.SessionRepository.
-func (r *SessionRepository) Get(_ context.Context, id domain.SessionID) (*domain.Session, error) {
-	r.db.mu.RLock()
-	defer r.db.mu.RUnlock()
+func (r *SessionRepository) Get(ctx context.Context, id domain.SessionID) (*domain.Session, error) {
+	defer r.db.runlock(r.db.rlock(ctx))
 	s, ok := r.db.sessions[id]
 	if !ok {
 		return nil, ports.ErrSessionNotFound
@@ -87,9 +84,8 @@ func (r *SessionRepository) Get(_ context.Context, id domain.SessionID) (*domain
 
 // ListByUser implements ports.SessionRepository. It scans every session:
 // the memory store serves tests and development, not large deployments.
-func (r *SessionRepository) ListByUser(_ context.Context, userID domain.UserID, now time.Time) ([]*domain.Session, error) {
-	r.db.mu.RLock()
-	defer r.db.mu.RUnlock()
+func (r *SessionRepository) ListByUser(ctx context.Context, userID domain.UserID, now time.Time) ([]*domain.Session, error) {
+	defer r.db.runlock(r.db.rlock(ctx))
 	var out []*domain.Session
 	for _, s := range r.db.sessions {
 		if s.UserID() == userID && !s.IsExpired(now) {
@@ -108,9 +104,8 @@ func (r *SessionRepository) ListByUser(_ context.Context, userID domain.UserID, 
 
 // Update implements ports.SessionRepository. It holds the write lock while fn
 // runs, which is what makes concurrent updates serialise.
-func (r *SessionRepository) Update(_ context.Context, id domain.SessionID, fn func(s *domain.Session) error) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *SessionRepository) Update(ctx context.Context, id domain.SessionID, fn func(s *domain.Session) error) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	stored, ok := r.db.sessions[id]
 	if !ok {
 		return ports.ErrSessionNotFound
@@ -125,14 +120,13 @@ func (r *SessionRepository) Update(_ context.Context, id domain.SessionID, fn fu
 	if org := s.ActiveOrganizationID(); org != "" && org != stored.ActiveOrganizationID() && !r.db.hasActiveOrganization(org) {
 		return ports.ErrActiveOrganizationNotFound
 	}
-	r.db.sessions[id] = s
+	set(r.db, r.db.sessions, id, s)
 	return nil
 }
 
 // Delete implements ports.SessionRepository.
-func (r *SessionRepository) Delete(_ context.Context, userID domain.UserID, id domain.SessionID) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *SessionRepository) Delete(ctx context.Context, userID domain.UserID, id domain.SessionID) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	s, ok := r.db.sessions[id]
 	if !ok || s.UserID() != userID {
 		return ports.ErrSessionNotFound
@@ -142,9 +136,8 @@ func (r *SessionRepository) Delete(_ context.Context, userID domain.UserID, id d
 }
 
 // DeleteByUser implements ports.SessionRepository.
-func (r *SessionRepository) DeleteByUser(_ context.Context, userID domain.UserID, keep domain.SessionID) (int, error) {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *SessionRepository) DeleteByUser(ctx context.Context, userID domain.UserID, keep domain.SessionID) (int, error) {
+	defer r.db.unlock(r.db.lock(ctx))
 	n := 0
 	for id, s := range r.db.sessions {
 		if s.UserID() == userID && (keep == "" || id != keep) {
@@ -156,9 +149,8 @@ func (r *SessionRepository) DeleteByUser(_ context.Context, userID domain.UserID
 }
 
 // DeleteExpired implements ports.SessionRepository.
-func (r *SessionRepository) DeleteExpired(_ context.Context, now time.Time) (int, error) {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *SessionRepository) DeleteExpired(ctx context.Context, now time.Time) (int, error) {
+	defer r.db.unlock(r.db.lock(ctx))
 	n := 0
 	for id, s := range r.db.sessions {
 		if s.IsExpired(now) {
@@ -170,9 +162,8 @@ func (r *SessionRepository) DeleteExpired(_ context.Context, now time.Time) (int
 }
 
 // ClearOrganization implements ports.SessionRepository.
-func (r *SessionRepository) ClearOrganization(_ context.Context, org domain.OrganizationID, userID domain.UserID) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *SessionRepository) ClearOrganization(ctx context.Context, org domain.OrganizationID, userID domain.UserID) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	r.db.clearSessionsOrganization(org, userID)
 	return nil
 }
@@ -192,7 +183,7 @@ func (db *DB) clearSessionsOrganization(org domain.OrganizationID, userID domain
 		if s.ActiveOrganizationID() != org || (userID != "" && s.UserID() != userID) {
 			continue
 		}
-		db.sessions[id] = domain.RehydrateSession(s.ID(), s.UserID(), s.TokenHash(), s.RememberMe(), s.IPAddress(), s.UserAgent(),
-			"", s.ImpersonatedBy(), s.ExpiresAt(), s.CreatedAt(), s.UpdatedAt(), s.Authentication())
+		set(db, db.sessions, id, domain.RehydrateSession(s.ID(), s.UserID(), s.TokenHash(), s.RememberMe(), s.IPAddress(), s.UserAgent(),
+			"", s.ImpersonatedBy(), s.ExpiresAt(), s.CreatedAt(), s.UpdatedAt(), s.Authentication()))
 	}
 }

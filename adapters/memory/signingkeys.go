@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"context"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/gatehouse/gatehouse/domain"
@@ -14,21 +13,19 @@ import (
 
 var _ ports.SigningKeyRepository = (*SigningKeyRepository)(nil)
 
-// SigningKeyRepository keeps signing keys. They refer to nothing and nothing
-// refers to them, so they live under a lock of their own rather than the
-// shared DB's.
+// SigningKeyRepository keeps signing keys in the shared DB. They refer to
+// nothing and nothing refers to them; they share the DB's lock so that a
+// unit of work covers them too.
 type SigningKeyRepository struct {
-	mu   sync.RWMutex
-	keys map[domain.SigningKeyID]domain.SigningKey
+	db *DB
 }
 
-// NewSigningKeyRepository returns the signing-key store. db is taken so the
-// memory adapters are wired alike; the keys do not need it.
+// NewSigningKeyRepository returns a SigningKeyRepository on db.
 func NewSigningKeyRepository(db *DB) *SigningKeyRepository {
 	if db == nil {
 		panic("memory: nil db")
 	}
-	return &SigningKeyRepository{keys: map[domain.SigningKeyID]domain.SigningKey{}}
+	return &SigningKeyRepository{db: db}
 }
 
 // copySigningKey returns an independent copy of k as the SQL stores keep it.
@@ -42,24 +39,23 @@ func copySigningKey(k domain.SigningKey) domain.SigningKey {
 }
 
 // Create implements ports.SigningKeyRepository.
-func (r *SigningKeyRepository) Create(_ context.Context, k domain.SigningKey) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if _, ok := r.keys[k.ID]; ok {
+func (r *SigningKeyRepository) Create(ctx context.Context, k domain.SigningKey) error {
+	defer r.db.unlock(r.db.lock(ctx))
+	if _, ok := r.db.signingKeys[k.ID]; ok {
 		return ports.ErrSigningKeyExists
 	}
-	r.keys[k.ID] = copySigningKey(k)
+	set(r.db, r.db.signingKeys, k.ID, copySigningKey(k))
 	return nil
 }
 
 // List implements ports.SigningKeyRepository.
-func (r *SigningKeyRepository) List(_ context.Context) ([]domain.SigningKey, error) {
-	r.mu.RLock()
-	out := make([]domain.SigningKey, 0, len(r.keys))
-	for _, k := range r.keys {
+func (r *SigningKeyRepository) List(ctx context.Context) ([]domain.SigningKey, error) {
+	locked := r.db.rlock(ctx)
+	out := make([]domain.SigningKey, 0, len(r.db.signingKeys))
+	for _, k := range r.db.signingKeys {
 		out = append(out, copySigningKey(k))
 	}
-	r.mu.RUnlock()
+	r.db.runlock(locked)
 	slices.SortFunc(out, func(a, b domain.SigningKey) int {
 		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
 	})
@@ -67,29 +63,27 @@ func (r *SigningKeyRepository) List(_ context.Context) ([]domain.SigningKey, err
 }
 
 // Retire implements ports.SigningKeyRepository.
-func (r *SigningKeyRepository) Retire(_ context.Context, id domain.SigningKeyID, at time.Time) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	k, ok := r.keys[id]
+func (r *SigningKeyRepository) Retire(ctx context.Context, id domain.SigningKeyID, at time.Time) error {
+	defer r.db.unlock(r.db.lock(ctx))
+	k, ok := r.db.signingKeys[id]
 	if !ok {
 		return domain.ErrSigningKeyNotFound
 	}
 	if at = domain.Timestamp(at); k.RetiredAt.IsZero() || at.Before(k.RetiredAt) {
 		k.RetiredAt = at
-		r.keys[id] = k
+		set(r.db, r.db.signingKeys, id, k)
 	}
 	return nil
 }
 
 // DeleteRetiredBefore implements ports.SigningKeyRepository.
-func (r *SigningKeyRepository) DeleteRetiredBefore(_ context.Context, t time.Time) (int, error) {
+func (r *SigningKeyRepository) DeleteRetiredBefore(ctx context.Context, t time.Time) (int, error) {
 	t = domain.Timestamp(t)
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	defer r.db.unlock(r.db.lock(ctx))
 	n := 0
-	for id, k := range r.keys {
+	for id, k := range r.db.signingKeys {
 		if !k.RetiredAt.IsZero() && k.RetiredAt.Before(t) {
-			delete(r.keys, id)
+			unset(r.db, r.db.signingKeys, id)
 			n++
 		}
 	}

@@ -34,9 +34,8 @@ func copyUser(u *domain.User) *domain.User {
 }
 
 // Create implements ports.UserRepository.
-func (r *UserRepository) Create(_ context.Context, u *domain.User) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *UserRepository) Create(ctx context.Context, u *domain.User) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	return r.db.createUser(u)
 }
 
@@ -48,15 +47,14 @@ func (db *DB) createUser(u *domain.User) error {
 	if _, ok := db.userByEmail[u.Email()]; ok {
 		return ports.ErrUserExists
 	}
-	db.users[u.ID()] = copyUser(u)
-	db.userByEmail[u.Email()] = u.ID()
+	set(db, db.users, u.ID(), copyUser(u))
+	set(db, db.userByEmail, u.Email(), u.ID())
 	return nil
 }
 
 // Get implements ports.UserRepository.
-func (r *UserRepository) Get(_ context.Context, id domain.UserID) (*domain.User, error) {
-	r.db.mu.RLock()
-	defer r.db.mu.RUnlock()
+func (r *UserRepository) Get(ctx context.Context, id domain.UserID) (*domain.User, error) {
+	defer r.db.runlock(r.db.rlock(ctx))
 	u, ok := r.db.users[id]
 	if !ok {
 		return nil, ports.ErrUserNotFound
@@ -65,9 +63,8 @@ func (r *UserRepository) Get(_ context.Context, id domain.UserID) (*domain.User,
 }
 
 // GetByEmail implements ports.UserRepository.
-func (r *UserRepository) GetByEmail(_ context.Context, email domain.Email) (*domain.User, error) {
-	r.db.mu.RLock()
-	defer r.db.mu.RUnlock()
+func (r *UserRepository) GetByEmail(ctx context.Context, email domain.Email) (*domain.User, error) {
+	defer r.db.runlock(r.db.rlock(ctx))
 	id, ok := r.db.userByEmail[email]
 	if !ok {
 		return nil, ports.ErrUserNotFound
@@ -77,9 +74,8 @@ func (r *UserRepository) GetByEmail(_ context.Context, email domain.Email) (*dom
 
 // Update implements ports.UserRepository. It holds the write lock while fn
 // runs, which is what makes concurrent updates serialise.
-func (r *UserRepository) Update(_ context.Context, id domain.UserID, fn func(u *domain.User) error) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *UserRepository) Update(ctx context.Context, id domain.UserID, fn func(u *domain.User) error) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	stored, ok := r.db.users[id]
 	if !ok {
 		return ports.ErrUserNotFound
@@ -92,18 +88,17 @@ func (r *UserRepository) Update(_ context.Context, id domain.UserID, fn func(u *
 		if _, taken := r.db.userByEmail[u.Email()]; taken {
 			return ports.ErrUserExists
 		}
-		delete(r.db.userByEmail, stored.Email())
-		r.db.userByEmail[u.Email()] = id
+		unset(r.db, r.db.userByEmail, stored.Email())
+		set(r.db, r.db.userByEmail, u.Email(), id)
 	}
-	r.db.users[id] = u
+	set(r.db, r.db.users, id, u)
 	return nil
 }
 
 // Delete implements ports.UserRepository. The user's sessions, credential and
 // links go with them.
-func (r *UserRepository) Delete(_ context.Context, id domain.UserID) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *UserRepository) Delete(ctx context.Context, id domain.UserID) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	u, ok := r.db.users[id]
 	if !ok {
 		return ports.ErrUserNotFound
@@ -115,7 +110,7 @@ func (r *UserRepository) Delete(_ context.Context, id domain.UserID) error {
 // List implements ports.UserRepository. It scans every user, as the SQL
 // stores do for any sort but the default; text compares byte by byte, and
 // the case-insensitive operators fold case with strings.ToLower.
-func (r *UserRepository) List(_ context.Context, q ports.UserQuery) ([]*domain.User, int, error) {
+func (r *UserRepository) List(ctx context.Context, q ports.UserQuery) ([]*domain.User, int, error) {
 	matchers := make([]func(*domain.User) bool, 0, len(q.Conditions))
 	for _, c := range q.Conditions {
 		m, err := userMatcher(c)
@@ -132,8 +127,7 @@ func (r *UserRepository) List(_ context.Context, q ports.UserQuery) ([]*domain.U
 		return nil, 0, err
 	}
 
-	r.db.mu.RLock()
-	defer r.db.mu.RUnlock()
+	defer r.db.runlock(r.db.rlock(ctx))
 	var matches []*domain.User
 	for _, u := range r.db.users {
 		if !slices.ContainsFunc(matchers, func(m func(*domain.User) bool) bool { return !m(u) }) {
@@ -162,14 +156,13 @@ func (r *UserRepository) List(_ context.Context, q ports.UserQuery) ([]*domain.U
 // Page implements ports.UserRepository. It scans every user, where the SQL
 // stores read an index; text compares byte by byte, and the contains
 // filters fold case with strings.ToLower.
-func (r *UserRepository) Page(_ context.Context, q ports.UserPageQuery) (ports.UserPage, error) {
+func (r *UserRepository) Page(ctx context.Context, q ports.UserPageQuery) (ports.UserPage, error) {
 	if err := q.Validate(); err != nil {
 		return ports.UserPage{}, err
 	}
 	emailPart, namePart := strings.ToLower(q.EmailContains), strings.ToLower(q.NameContains)
 	after, before := domain.Timestamp(q.CreatedAfter), domain.Timestamp(q.CreatedBefore)
-	r.db.mu.RLock()
-	defer r.db.mu.RUnlock()
+	defer r.db.runlock(r.db.rlock(ctx))
 	var matches []*domain.User
 	for _, u := range r.db.users {
 		switch {

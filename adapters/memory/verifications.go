@@ -29,9 +29,8 @@ func copyVerification(v *domain.Verification) *domain.Verification {
 }
 
 // Create implements ports.VerificationRepository.
-func (r *VerificationRepository) Create(_ context.Context, v *domain.Verification) error {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *VerificationRepository) Create(ctx context.Context, v *domain.Verification) error {
+	defer r.db.unlock(r.db.lock(ctx))
 	if _, ok := r.db.verifications[v.ID()]; ok {
 		return ports.ErrVerificationExists
 	}
@@ -41,16 +40,15 @@ func (r *VerificationRepository) Create(_ context.Context, v *domain.Verificatio
 	if !r.db.hasUser(v.UserID()) {
 		return ports.ErrUserNotFound
 	}
-	r.db.verifications[v.ID()] = copyVerification(v)
-	r.db.verificationByToken[v.TokenHash()] = v.ID()
+	set(r.db, r.db.verifications, v.ID(), copyVerification(v))
+	set(r.db, r.db.verificationByToken, v.TokenHash(), v.ID())
 	return nil
 }
 
 // Consume implements ports.VerificationRepository. The lookup and the removal
 // happen under one write lock, so only one caller gets the link.
-func (r *VerificationRepository) Consume(_ context.Context, purpose domain.VerificationPurpose, h domain.TokenHash) (*domain.Verification, error) {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *VerificationRepository) Consume(ctx context.Context, purpose domain.VerificationPurpose, h domain.TokenHash) (*domain.Verification, error) {
+	defer r.db.unlock(r.db.lock(ctx))
 	id, ok := r.db.verificationByToken[h]
 	if !ok {
 		return nil, ports.ErrVerificationNotFound
@@ -66,9 +64,8 @@ func (r *VerificationRepository) Consume(_ context.Context, purpose domain.Verif
 }
 
 // DeleteByUser implements ports.VerificationRepository.
-func (r *VerificationRepository) DeleteByUser(_ context.Context, userID domain.UserID, purpose domain.VerificationPurpose) (int, error) {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *VerificationRepository) DeleteByUser(ctx context.Context, userID domain.UserID, purpose domain.VerificationPurpose) (int, error) {
+	defer r.db.unlock(r.db.lock(ctx))
 	n := 0
 	for id, v := range r.db.verifications {
 		if v.UserID() == userID && v.Purpose() == purpose {
@@ -80,9 +77,8 @@ func (r *VerificationRepository) DeleteByUser(_ context.Context, userID domain.U
 }
 
 // DeleteExpired implements ports.VerificationRepository.
-func (r *VerificationRepository) DeleteExpired(_ context.Context, now time.Time) (int, error) {
-	r.db.mu.Lock()
-	defer r.db.mu.Unlock()
+func (r *VerificationRepository) DeleteExpired(ctx context.Context, now time.Time) (int, error) {
+	defer r.db.unlock(r.db.lock(ctx))
 	n := 0
 	for id, v := range r.db.verifications {
 		if v.IsExpired(now) {

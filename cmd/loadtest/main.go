@@ -185,11 +185,16 @@ func runStore(ctx context.Context, o options, name, dir, dbURL string, stdout io
 	if err != nil {
 		return err
 	}
-	app, cleanup, err := bootstrap.InitializeSQL(ctx, cfg, bootstrap.NewLogger(cfg, os.Stderr))
+	logger := bootstrap.NewLogger(cfg, os.Stderr)
+	app, cleanup, err := bootstrap.InitializeSQL(ctx, cfg, logger)
 	if err != nil {
 		return err
 	}
 	defer cleanup()
+	// The sign-ups' verification mails go out through the outbox, as in
+	// production; without a relay they would fill it and refuse sign-ups.
+	stopMail := app.StartMail(ctx, logger)
+	defer stopMail()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err

@@ -368,7 +368,7 @@ func testDomainOrgCascade(t *testing.T, s Stores) {
 	mustGetDomain(t, s, "n1")
 	assertDomainPage(t, s, ports.DomainQuery{OrganizationID: "o1", Limit: 10})
 	assertDomainPage(t, s, ports.DomainQuery{Limit: 10}, "n1", "b1")
-	if ids := mustClaim(t, s, baseTime.Add(time.Hour), 10); !slices.Equal(ids, []string{"b1", "n1"}) {
+	if ids := mustClaimDomains(t, s, baseTime.Add(time.Hour), 10); !slices.Equal(ids, []string{"b1", "n1"}) {
 		t.Fatalf("due after the cascade = %v, want [b1 n1]", ids)
 	}
 	// Their hostnames are free again.
@@ -592,10 +592,10 @@ func seedDue(t *testing.T, s Stores, now time.Time) {
 // claimLease is the lease of the suite's claims.
 const claimLease = 5 * time.Minute
 
-// mustClaim claims up to limit domains due at now for claimLease, checks
+// mustClaimDomains claims up to limit domains due at now for claimLease, checks
 // that each came back with its next check at the end of the claim, and
 // returns their ids sorted.
-func mustClaim(t *testing.T, s Stores, now time.Time, limit int) []string {
+func mustClaimDomains(t *testing.T, s Stores, now time.Time, limit int) []string {
 	t.Helper()
 	due, err := s.Domains.ClaimDue(context.Background(), now, claimLease, limit)
 	if err != nil {
@@ -615,37 +615,37 @@ func mustClaim(t *testing.T, s Stores, now time.Time, limit int) []string {
 	return ids
 }
 
-// sorted returns ids sorted, as mustClaim returns them.
+// sorted returns ids sorted, as mustClaimDomains returns them.
 func sorted(ids ...string) []string {
 	return slices.Sorted(slices.Values(ids))
 }
 
 func testDomainClaimDue(t *testing.T, s Stores) {
 	now := baseTime.Add(10 * time.Hour)
-	if got := mustClaim(t, s, now, 10); len(got) != 0 {
+	if got := mustClaimDomains(t, s, now, 10); len(got) != 0 {
 		t.Fatalf("claim on an empty store = %v", got)
 	}
 	seedDue(t, s, now)
 	// Most overdue first, ties in byte order: d-late, d-tie-B, d-tie-_,
 	// d-tie-a, then d-now; d-soon is not due yet.
-	if got := mustClaim(t, s, now, 1); !slices.Equal(got, []string{"d-late"}) {
+	if got := mustClaimDomains(t, s, now, 1); !slices.Equal(got, []string{"d-late"}) {
 		t.Fatalf("claim of 1 = %v, want [d-late]", got)
 	}
-	if got := mustClaim(t, s, now, 2); !slices.Equal(got, sorted("d-tie-B", "d-tie-_")) {
+	if got := mustClaimDomains(t, s, now, 2); !slices.Equal(got, sorted("d-tie-B", "d-tie-_")) {
 		t.Fatalf("claim of 2 = %v, want [d-tie-B d-tie-_]", got)
 	}
 	// now is compared at the stores' microsecond precision, inclusively.
-	if got := mustClaim(t, s, now.Add(-time.Microsecond), 100); !slices.Equal(got, []string{"d-tie-a"}) {
+	if got := mustClaimDomains(t, s, now.Add(-time.Microsecond), 100); !slices.Equal(got, []string{"d-tie-a"}) {
 		t.Fatalf("claim a microsecond earlier = %v, want [d-tie-a]", got)
 	}
-	if got := mustClaim(t, s, now.Add(999*time.Nanosecond), 100); !slices.Equal(got, []string{"d-now"}) {
+	if got := mustClaimDomains(t, s, now.Add(999*time.Nanosecond), 100); !slices.Equal(got, []string{"d-now"}) {
 		t.Fatalf("claim a few nanoseconds later = %v, want [d-now]", got)
 	}
 	// Every due domain is claimed: nothing is left but d-soon, a second on.
-	if got := mustClaim(t, s, now, 100); len(got) != 0 {
+	if got := mustClaimDomains(t, s, now, 100); len(got) != 0 {
 		t.Fatalf("claim of what others claimed = %v, want none", got)
 	}
-	if got := mustClaim(t, s, now.Add(time.Second), 100); !slices.Equal(got, []string{"d-soon"}) {
+	if got := mustClaimDomains(t, s, now.Add(time.Second), 100); !slices.Equal(got, []string{"d-soon"}) {
 		t.Fatalf("claim a second later = %v, want [d-soon]", got)
 	}
 	// A check's update replaces the claim with the real next check.
@@ -658,7 +658,7 @@ func testDomainClaimDue(t *testing.T, s Stores) {
 	if got := mustGetDomain(t, s, "d-late").NextCheckAt(); !got.Equal(now.Add(domainPolicy.Interval)) {
 		t.Fatalf("d-late's next check after its check = %v, want a minute on", got)
 	}
-	if got := mustClaim(t, s, now.Add(domainPolicy.Interval), 100); !slices.Equal(got, []string{"d-late"}) {
+	if got := mustClaimDomains(t, s, now.Add(domainPolicy.Interval), 100); !slices.Equal(got, []string{"d-late"}) {
 		t.Fatalf("claim a minute later = %v, want [d-late]", got)
 	}
 }
@@ -667,15 +667,15 @@ func testDomainClaimLease(t *testing.T, s Stores) {
 	now := baseTime.Add(10 * time.Hour)
 	seedDue(t, s, now)
 	all := sorted("d-late", "d-tie-B", "d-tie-_", "d-tie-a", "d-now")
-	if got := mustClaim(t, s, now, 100); !slices.Equal(got, all) {
+	if got := mustClaimDomains(t, s, now, 100); !slices.Equal(got, all) {
 		t.Fatalf("claim = %v, want %v", got, all)
 	}
 	// The claimer died: its domains stay hidden until the lease ends,
 	// then come due again, with d-soon that has come due meanwhile.
-	if got := mustClaim(t, s, now.Add(claimLease-time.Microsecond), 100); !slices.Equal(got, []string{"d-soon"}) {
+	if got := mustClaimDomains(t, s, now.Add(claimLease-time.Microsecond), 100); !slices.Equal(got, []string{"d-soon"}) {
 		t.Fatalf("claim just before the lease ends = %v, want [d-soon]", got)
 	}
-	if got := mustClaim(t, s, now.Add(claimLease), 100); !slices.Equal(got, all) {
+	if got := mustClaimDomains(t, s, now.Add(claimLease), 100); !slices.Equal(got, all) {
 		t.Fatalf("claim when the lease ends = %v, want %v", got, all)
 	}
 }
@@ -683,7 +683,7 @@ func testDomainClaimLease(t *testing.T, s Stores) {
 func testDomainClaimSkipsUnscheduled(t *testing.T, s Stores) {
 	now := baseTime.Add(10 * time.Hour)
 	seedDue(t, s, now)
-	got := mustClaim(t, s, now.Add(365*24*time.Hour), 1000)
+	got := mustClaimDomains(t, s, now.Add(365*24*time.Hour), 1000)
 	if slices.Contains(got, "d-failed") || slices.Contains(got, "d-manual") || len(got) != 6 {
 		t.Fatalf("claim a year later = %v, want the six scheduled domains", got)
 	}
@@ -694,7 +694,7 @@ func testDomainClaimSkipsUnscheduled(t *testing.T, s Stores) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if got := mustClaim(t, s, now, 100); !slices.Equal(got, []string{"d-failed"}) {
+	if got := mustClaimDomains(t, s, now, 100); !slices.Equal(got, []string{"d-failed"}) {
 		t.Fatalf("claim after a requested check = %v, want [d-failed]", got)
 	}
 }

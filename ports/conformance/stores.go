@@ -33,6 +33,10 @@ type Stores struct {
 	IdentityProviders ports.IdentityProviderRepository
 	LinkedAccounts    ports.LinkedAccountRepository
 	FederationStates  ports.FederationStateRepository
+
+	// UnitOfWork and Outbox run on the same database as the rest.
+	UnitOfWork ports.UnitOfWork
+	Outbox     ports.Outbox
 }
 
 // mustCreateUsers creates users u1, u2, … with addresses u1@example.com, ….

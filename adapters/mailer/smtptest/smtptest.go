@@ -40,7 +40,15 @@ type Server struct {
 // and its subtests end.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	return StartAt(t, "127.0.0.1:0")
+}
+
+// StartAt starts a server on addr, a loopback host and port: a server that
+// comes back on the port another one listened on, as a mail server does
+// after an outage. It is closed when the test and its subtests end.
+func StartAt(t testing.TB, addr string) *Server {
+	t.Helper()
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		t.Fatalf("smtptest: listen: %v", err)
 	}

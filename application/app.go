@@ -10,6 +10,7 @@ import (
 	"github.com/gatehouse/gatehouse/application/query"
 	"github.com/gatehouse/gatehouse/application/servicekey"
 	"github.com/gatehouse/gatehouse/application/usecase"
+	"github.com/gatehouse/gatehouse/application/webhook"
 )
 
 // Application is every use case, grouped as commands and queries.
@@ -58,6 +59,11 @@ type Commands struct {
 	Federation        *federation.SignIns
 	LinkedAccounts    *federation.Accounts
 	IdentityProviders *federation.Providers
+	// Webhooks is the management of webhook endpoints; WebhookFanout and
+	// WebhookSender deliver events to them.
+	Webhooks      *webhook.Webhooks
+	WebhookFanout *webhook.Fanout
+	WebhookSender *webhook.Sender
 }
 
 // Queries are the use cases that only read.

@@ -33,19 +33,22 @@ type App struct {
 	// RateLimits says where the rate limits are counted, for the start-up
 	// lines: "counted in PostgreSQL, shared by …", "off (…)".
 	RateLimits string
-	app        *application.Application
-	cfg        Config
-	upstream   *upstream.Client
-	limits     *rateLimits
-	mail       *mailDelivery
-	leases     ports.Leases
-	clock      ports.Clock
-	replica    string // this process's name in the leases it holds
+	// Outbox holds the messages the changes wrote, until relays deliver
+	// them.
+	Outbox   ports.Outbox
+	app      *application.Application
+	cfg      Config
+	upstream *upstream.Client
+	limits   *rateLimits
+	mail     *mailDelivery
+	leases   ports.Leases
+	clock    ports.Clock
+	replica  string // this process's name in the leases it holds
 }
 
 func newApp(s *httpapi.Server, app *application.Application, db Database, cfg Config, fc *upstream.Client, m *metrics.Metrics, obs ports.Observer,
-	limits *rateLimits, mail *mailDelivery, leases ports.Leases, clock ports.Clock) (*App, error) {
-	a := &App{Handler: s, Server: s, Database: db, RateLimits: limits.store, app: app, cfg: cfg, upstream: fc, limits: limits, mail: mail,
+	limits *rateLimits, mail *mailDelivery, outbox ports.Outbox, leases ports.Leases, clock ports.Clock) (*App, error) {
+	a := &App{Handler: s, Server: s, Database: db, RateLimits: limits.store, Outbox: outbox, app: app, cfg: cfg, upstream: fc, limits: limits, mail: mail,
 		leases: leases, clock: clock, replica: newReplicaID()}
 	// Replicas starting together take turns: the first makes the keys and
 	// applies the providers file, the next find them made.
@@ -93,12 +96,17 @@ func (a *App) StartJobs(ctx context.Context, logger *slog.Logger) (stop func()) 
 		a.keyUseJob(keyUseFlushTime),
 		a.signingKeyJob(a.cfg.Tokens.SigningKeyReloadInterval),
 		a.mailJob(),
+		a.webhookFanoutJob(a.cfg.Webhooks.PollInterval, logger),
+		a.webhookSendJob(a.cfg.Webhooks.PollInterval, logger),
+		a.webhookPurgeJob(a.cfg.Webhooks.Retention),
 	)
 	return func() {
 		stopJobs()
 		release, cancel := context.WithTimeout(context.WithoutCancel(ctx), finalTimeout)
 		defer cancel()
-		_ = a.leases.Release(release, leasePurge, a.replica)
+		for _, name := range []string{leasePurge, leaseWebhookPurge} {
+			_ = a.leases.Release(release, name, a.replica)
+		}
 	}
 }
 

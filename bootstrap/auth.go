@@ -99,17 +99,17 @@ func newJobs(logger *slog.Logger, _ ports.Mailer, _ ports.UserRepository) (ports
 // organizations that require their identity provider.
 func signUpHandler(credentials ports.CredentialRepository, sessions ports.SessionRepository, verifications ports.VerificationRepository,
 	hasher ports.PasswordHasher, blocklist ports.PasswordBlocklist, mailer ports.Mailer, tokens ports.TokenGenerator,
-	ids ports.IDGenerator, clock ports.Clock, settings usecase.AuthSettings, router *federation.Router, audit ports.AuditLog) *account.SignUpHandler {
-	return account.NewSignUpHandler(credentials, sessions, verifications, hasher, blocklist, mailer, tokens, ids, clock, settings).
-		UseSSO(router, usecase.NewAuditor(audit, ids, clock))
+	ids ports.IDGenerator, clock ports.Clock, settings usecase.AuthSettings, router *federation.Router, audit usecase.Auditor) *account.SignUpHandler {
+	return account.NewSignUpHandler(credentials, sessions, verifications, hasher, blocklist, mailer, audit.Events(), tokens, ids, clock, settings).
+		UseSSO(router, audit)
 }
 
 func signInHandler(users ports.UserRepository, credentials ports.CredentialRepository, sessions ports.SessionRepository,
 	verifications ports.VerificationRepository, hasher ports.PasswordHasher, mailer ports.Mailer, tokens ports.TokenGenerator,
 	ids ports.IDGenerator, clock ports.Clock, settings usecase.AuthSettings, logger *slog.Logger,
-	challenges ports.MFAChallengeRepository, router *federation.Router, audit ports.AuditLog) (*account.SignInHandler, func()) {
-	h := account.NewSignInHandler(users, credentials, sessions, verifications, hasher, mailer, tokens, ids, clock, settings, logger).
-		UseSecondFactor(challenges).UseSSO(router, usecase.NewAuditor(audit, ids, clock))
+	challenges ports.MFAChallengeRepository, router *federation.Router, audit usecase.Auditor) (*account.SignInHandler, func()) {
+	h := account.NewSignInHandler(users, credentials, sessions, verifications, hasher, mailer, audit.Events(), tokens, ids, clock, settings, logger).
+		UseSecondFactor(challenges).UseSSO(router, audit)
 	return h, func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

@@ -38,6 +38,7 @@ type Config struct {
 	Passkeys      PasskeyConfig
 	Federation    FederationConfig
 	Observability ObservabilityConfig
+	Webhooks      WebhookConfig
 
 	flags map[string]bool // the variables whose values came from flags
 }
@@ -56,7 +57,7 @@ var (
 func allSettings() []*setting {
 	var all []*setting
 	for _, l := range []settingList{generalSettingList, httpSettingList, databaseSettingList, authSettingList, mailSettingList, adminSettingList,
-		organizationSettingList, domainSettingList, tokenSettingList, passkeySettingList, federationSettingList, observabilitySettingList} {
+		organizationSettingList, domainSettingList, tokenSettingList, passkeySettingList, federationSettingList, observabilitySettingList, webhookSettingList} {
 		all = append(all, l...)
 	}
 	return all
@@ -235,6 +236,7 @@ func buildConfig(get func(string) string) (Config, error) {
 	c.Passkeys.load(r, c.HTTP)
 	c.Federation.load(r)
 	c.Observability.load(r, c.HTTP.Addr)
+	c.Webhooks.load(r)
 	return c, r.p.err()
 }
 

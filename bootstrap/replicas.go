@@ -13,9 +13,9 @@ import (
 )
 
 // The leases of the work one replica at a time does. Everything else runs
-// on every replica: the domain verifier and the outbox relays claim their
-// units of work one by one, the signing-key reload and the service-key use
-// flush are each replica's own.
+// on every replica: the domain verifier, the mail relay and the webhook
+// fan-out and sender claim their units of work one by one; the signing-key
+// reload and the service-key use flush are each replica's own.
 const (
 	// leaseStart serialises the writes of start-up (the first signing
 	// keys, the providers file), so replicas starting together on an empty
@@ -23,6 +23,9 @@ const (
 	leaseStart = "start"
 	// leasePurge makes one replica at a time run the purge.
 	leasePurge = "purge"
+	// leaseWebhookPurge makes one replica at a time purge old webhook
+	// messages.
+	leaseWebhookPurge = "webhook-purge"
 )
 
 // startLeaseTTL bounds how long a replica that died while starting keeps

@@ -12,6 +12,7 @@ import (
 	upstream "github.com/gatehouse/gatehouse/adapters/federation"
 	"github.com/gatehouse/gatehouse/adapters/gormstore"
 	"github.com/gatehouse/gatehouse/adapters/httpapi"
+	"github.com/gatehouse/gatehouse/adapters/httpapi/backend"
 	"github.com/gatehouse/gatehouse/adapters/memory"
 	"github.com/gatehouse/gatehouse/adapters/passwordhash"
 	"github.com/gatehouse/gatehouse/adapters/signingkeys"
@@ -25,6 +26,8 @@ import (
 	"github.com/gatehouse/gatehouse/application/organization"
 	"github.com/gatehouse/gatehouse/application/query"
 	"github.com/gatehouse/gatehouse/application/servicekey"
+	"github.com/gatehouse/gatehouse/application/usecase"
+	"github.com/gatehouse/gatehouse/application/webhook"
 	"github.com/gatehouse/gatehouse/ports"
 )
 
@@ -61,6 +64,10 @@ var applicationSet = wire.NewSet(
 	federation.NewAccounts,
 	federation.NewProviders,
 	federation.NewRouter,
+	webhook.NewWake,
+	webhook.NewWebhooks,
+	webhook.NewFanout,
+	webhook.NewSender,
 	wire.Struct(new(application.Commands), "*"),
 	wire.Struct(new(application.Queries), "*"),
 	wire.Struct(new(application.Application), "*"),
@@ -68,17 +75,36 @@ var applicationSet = wire.NewSet(
 
 var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set,
 	authSettings, passkeySettings, federationSettings, federationClient, wire.Bind(new(ports.FederationClient), new(*upstream.Client)), adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailDelivery, newMailer, newJobs, passwordhash.Set, blocklist.Set, rateLimiter,
-	signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets, newMetrics, observer, outboxStats, tracerProvider)
+	signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets, newMetrics, observer, outboxStats, tracerProvider, webhookSettings, newWebhookPoster, webhookObserver)
+
+// eventsSet provides what every change writes with: the events writer (on
+// the store's unit of work and outbox, encoding with the trusted API's
+// objects) and the auditor.
+var eventsSet = wire.NewSet(usecase.NewEvents, usecase.NewAuditor, encoderSet)
+
+// encoderSet encodes events as the trusted API presents their data.
+var encoderSet = wire.NewSet(backend.NewEventEncoder, wire.Bind(new(ports.EventEncoder), new(*backend.EventEncoder)))
+
+// faultSet is eventsSet with Faults applied.
+var faultSet = wire.NewSet(faultyEvents, faultyAuditor, encoderSet)
 
 // InitializeSQL wires Gatehouse on SQLite or PostgreSQL, chosen from the
 // database URL; migrations run before it returns. The cleanup closes the pool.
 func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, func(), error) {
-	wire.Build(applicationSet, edgeSet, databaseURL, databaseTimeout, openSQL, sqlDB, sqlDatabase, sqlPool, gormstore.Set, sqlRateLimits)
+	wire.Build(applicationSet, edgeSet, eventsSet, databaseURL, databaseTimeout, openSQL, sqlDB, sqlDatabase, sqlPool, gormstore.Set, sqlRateLimits)
 	return nil, nil, nil
 }
 
 // InitializeMemory wires Gatehouse on in-memory adapters.
 func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
-	wire.Build(applicationSet, edgeSet, memoryDatabase, noPool, memory.Set, memoryRateLimits)
+	wire.Build(applicationSet, edgeSet, eventsSet, memoryDatabase, noPool, memory.Set, memoryRateLimits)
+	return nil, nil, nil
+}
+
+// InitializeMemoryWithFaults is InitializeMemory with the audit log and the
+// outbox of the changes wrapped by faults: the atomicity tests make their
+// writes fail and check that nothing of the change is kept.
+func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) (*App, func(), error) {
+	wire.Build(applicationSet, edgeSet, faultSet, memoryDatabase, noPool, memory.Set, memoryRateLimits)
 	return nil, nil, nil
 }

@@ -12,6 +12,7 @@ import (
 	federation2 "github.com/gatehouse/gatehouse/adapters/federation"
 	"github.com/gatehouse/gatehouse/adapters/gormstore"
 	"github.com/gatehouse/gatehouse/adapters/httpapi"
+	"github.com/gatehouse/gatehouse/adapters/httpapi/backend"
 	"github.com/gatehouse/gatehouse/adapters/memory"
 	"github.com/gatehouse/gatehouse/adapters/passwordhash"
 	"github.com/gatehouse/gatehouse/adapters/signingkeys"
@@ -25,6 +26,8 @@ import (
 	"github.com/gatehouse/gatehouse/application/organization"
 	"github.com/gatehouse/gatehouse/application/query"
 	"github.com/gatehouse/gatehouse/application/servicekey"
+	"github.com/gatehouse/gatehouse/application/usecase"
+	"github.com/gatehouse/gatehouse/application/webhook"
 	"github.com/gatehouse/gatehouse/ports"
 	"github.com/google/wire"
 	"log/slog"
@@ -87,21 +90,27 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	domainRepository := gormstore.NewDomainRepository(db)
 	router := federation.NewRouter(identityProviderRepository, domainRepository)
 	auditLog := gormstore.NewAuditLog(db)
-	accountSignUpHandler := signUpHandler(credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, router, auditLog)
+	unitOfWork := gormstore.NewUnitOfWork(db)
+	eventEncoder := backend.NewEventEncoder()
+	passkeyRepository := gormstore.NewPasskeyRepository(db)
+	linkedAccountRepository := gormstore.NewLinkedAccountRepository(db)
+	organizationRepository := gormstore.NewOrganizationRepository(db)
+	events := usecase.NewEvents(unitOfWork, outbox, eventEncoder, idGenerator, clock, passkeyRepository, linkedAccountRepository, organizationRepository)
+	auditor := usecase.NewAuditor(auditLog, events, idGenerator, clock)
+	accountSignUpHandler := signUpHandler(credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, router, auditor)
 	userRepository := gormstore.NewUserRepository(db)
 	mfaChallengeRepository := gormstore.NewMFAChallengeRepository(db)
-	accountSignInHandler, cleanup4 := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger, mfaChallengeRepository, router, auditLog)
-	signOutHandler := account.NewSignOutHandler(sessionRepository)
+	accountSignInHandler, cleanup4 := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger, mfaChallengeRepository, router, auditor)
+	signOutHandler := account.NewSignOutHandler(sessionRepository, events, clock)
 	authenticateHandler := account.NewAuthenticateHandler(sessionRepository, clock, usecaseAuthSettings)
-	revokeSessionsHandler := account.NewRevokeSessionsHandler(sessionRepository)
-	updateUserHandler := account.NewUpdateUserHandler(userRepository, clock)
-	passkeyRepository := gormstore.NewPasskeyRepository(db)
-	changePasswordHandler := account.NewChangePasswordHandler(credentialRepository, sessionRepository, hasher, list, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
+	revokeSessionsHandler := account.NewRevokeSessionsHandler(sessionRepository, events, clock)
+	updateUserHandler := account.NewUpdateUserHandler(userRepository, events, clock)
+	changePasswordHandler := account.NewChangePasswordHandler(credentialRepository, sessionRepository, hasher, list, passkeyRepository, events, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	twoFactorRepository := gormstore.NewTwoFactorRepository(db)
-	twoFactorHandler := account.NewTwoFactorHandler(userRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, mailer, secretSealer, sessionRepository, hasher, passkeyRepository, tokenGenerator, idGenerator, clock, auditLog, usecaseAuthSettings)
+	twoFactorHandler := account.NewTwoFactorHandler(userRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, mailer, secretSealer, sessionRepository, hasher, passkeyRepository, tokenGenerator, idGenerator, clock, auditor, usecaseAuthSettings)
 	webAuthnChallengeRepository := gormstore.NewWebAuthnChallengeRepository(db)
 	accountPasskeySettings := passkeySettings(cfg)
-	passkeyHandler, err := account.NewPasskeyHandler(userRepository, passkeyRepository, webAuthnChallengeRepository, sessionRepository, auditLog, tokenGenerator, idGenerator, clock, usecaseAuthSettings, accountPasskeySettings)
+	passkeyHandler, err := account.NewPasskeyHandler(userRepository, passkeyRepository, webAuthnChallengeRepository, sessionRepository, auditor, tokenGenerator, idGenerator, clock, usecaseAuthSettings, accountPasskeySettings)
 	if err != nil {
 		cleanup4()
 		cleanup3()
@@ -110,23 +119,22 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 		return nil, nil, err
 	}
 	changeEmailHandler := account.NewChangeEmailHandler(userRepository, verificationRepository, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
-	deleteUserHandler := account.NewDeleteUserHandler(userRepository, credentialRepository, verificationRepository, hasher, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
+	deleteUserHandler := account.NewDeleteUserHandler(userRepository, credentialRepository, verificationRepository, hasher, mailer, passkeyRepository, events, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	jobs, cleanup5 := newJobs(logger, mailer, userRepository)
-	resetPasswordHandler := account.NewResetPasswordHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
-	verifyEmailHandler := account.NewVerifyEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
+	resetPasswordHandler := account.NewResetPasswordHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, events, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
+	verifyEmailHandler := account.NewVerifyEmailHandler(userRepository, verificationRepository, mailer, events, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
 	portsRateLimiter := rateLimiter(bootstrapRateLimits)
 	throttleHandler := account.NewThrottleHandler(portsRateLimiter)
 	serviceKeyRepository := gormstore.NewServiceKeyRepository(db)
 	oAuthGrantRepository := gormstore.NewOAuthGrantRepository(db)
 	federationStateRepository := gormstore.NewFederationStateRepository(db)
 	purgeExpiredHandler := account.NewPurgeExpiredHandler(sessionRepository, verificationRepository, serviceKeyRepository, oAuthGrantRepository, mfaChallengeRepository, webAuthnChallengeRepository, federationStateRepository, clock)
-	organizationRepository := gormstore.NewOrganizationRepository(db)
 	organizationOrganizationSettings := organizationSettings(cfg)
-	organizations := organization.NewOrganizations(organizationRepository, userRepository, sessionRepository, mailer, auditLog, passkeyRepository, idGenerator, clock, organizationOrganizationSettings)
+	organizations := organization.NewOrganizations(organizationRepository, userRepository, sessionRepository, mailer, auditor, passkeyRepository, idGenerator, clock, organizationOrganizationSettings)
 	usecaseAdminSettings := adminSettings(cfg)
-	administration := admin.NewAdministration(userRepository, credentialRepository, sessionRepository, hasher, list, auditLog, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, usecaseAdminSettings)
+	administration := admin.NewAdministration(userRepository, credentialRepository, sessionRepository, hasher, list, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, usecaseAdminSettings)
 	factors := admin.NewFactors(administration, twoFactorRepository, passkeyRepository, verificationRepository, mailer)
-	serviceKeys := servicekey.NewServiceKeys(serviceKeyRepository, auditLog, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAdminSettings, usecaseAuthSettings)
+	serviceKeys := servicekey.NewServiceKeys(serviceKeyRepository, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAdminSettings, usecaseAuthSettings)
 	dnsResolver, err := newDNSResolver(cfg)
 	if err != nil {
 		cleanup5()
@@ -137,7 +145,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 		return nil, nil, err
 	}
 	hostdomainDomainSettings := domainSettings(cfg)
-	domains := hostdomain.NewDomains(domainRepository, organizationRepository, dnsResolver, auditLog, tokenGenerator, idGenerator, clock, hostdomainDomainSettings, usecaseAdminSettings)
+	domains := hostdomain.NewDomains(domainRepository, organizationRepository, dnsResolver, auditor, tokenGenerator, idGenerator, clock, hostdomainDomainSettings, usecaseAdminSettings)
 	signingKeyRepository := gormstore.NewSigningKeyRepository(db)
 	jose, err := signingkeys.New(secrets)
 	if err != nil {
@@ -149,16 +157,25 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 		return nil, nil, err
 	}
 	usecaseTokenSettings := tokenSettings(cfg)
-	signingKeys := oidc.NewSigningKeys(signingKeyRepository, jose, idGenerator, clock, auditLog, usecaseTokenSettings, usecaseAdminSettings)
+	signingKeys := oidc.NewSigningKeys(signingKeyRepository, jose, idGenerator, clock, auditor, usecaseTokenSettings, usecaseAdminSettings)
 	oAuthClientRepository := gormstore.NewOAuthClientRepository(db)
-	oAuthClients := oidc.NewOAuthClients(oAuthClientRepository, auditLog, tokenGenerator, idGenerator, clock, usecaseAdminSettings)
-	oAuthProvider := oidc.NewOAuthProvider(oAuthClientRepository, oAuthGrantRepository, userRepository, sessionRepository, signingKeys, tokenGenerator, idGenerator, clock, usecaseTokenSettings, usecaseAuthSettings)
-	linkedAccountRepository := gormstore.NewLinkedAccountRepository(db)
+	oAuthClients := oidc.NewOAuthClients(oAuthClientRepository, auditor, tokenGenerator, idGenerator, clock, usecaseAdminSettings)
+	oAuthProvider := oidc.NewOAuthProvider(oAuthClientRepository, oAuthGrantRepository, userRepository, sessionRepository, events, signingKeys, tokenGenerator, idGenerator, clock, usecaseTokenSettings, usecaseAuthSettings)
 	client := federationClient(clock)
 	settings := federationSettings(usecaseAuthSettings)
-	signIns := federation.NewSignIns(identityProviderRepository, linkedAccountRepository, federationStateRepository, userRepository, sessionRepository, verificationRepository, mfaChallengeRepository, client, secretSealer, mailer, auditLog, tokenGenerator, idGenerator, clock, settings, logger, router, organizationRepository)
-	accounts := federation.NewAccounts(identityProviderRepository, linkedAccountRepository, credentialRepository, passkeyRepository, client, secretSealer, auditLog, idGenerator, clock, settings, usecaseAdminSettings)
-	providers := federation.NewProviders(identityProviderRepository, domainRepository, organizationRepository, secretSealer, auditLog, idGenerator, clock, usecaseAdminSettings)
+	signIns := federation.NewSignIns(identityProviderRepository, linkedAccountRepository, federationStateRepository, userRepository, sessionRepository, verificationRepository, mfaChallengeRepository, client, secretSealer, mailer, auditor, tokenGenerator, idGenerator, clock, settings, logger, router, organizationRepository)
+	accounts := federation.NewAccounts(identityProviderRepository, linkedAccountRepository, credentialRepository, passkeyRepository, client, secretSealer, auditor, idGenerator, clock, settings, usecaseAdminSettings)
+	providers := federation.NewProviders(identityProviderRepository, domainRepository, organizationRepository, secretSealer, auditor, idGenerator, clock, usecaseAdminSettings)
+	webhookEndpointRepository := gormstore.NewWebhookEndpointRepository(db)
+	webhookQueue := gormstore.NewWebhookQueue(db)
+	wake := webhook.NewWake()
+	settings2 := webhookSettings(cfg)
+	webhooks := webhook.NewWebhooks(webhookEndpointRepository, webhookQueue, webhookQueue, secretSealer, tokenGenerator, idGenerator, clock, auditor, passkeyRepository, wake, usecaseAdminSettings, usecaseAuthSettings, settings2)
+	fanout := webhook.NewFanout(unitOfWork, outbox, webhookEndpointRepository, webhookQueue, clock, wake)
+	webhookPoster := newWebhookPoster(cfg)
+	portsObserver := observer(metrics)
+	portsWebhookObserver := webhookObserver(portsObserver)
+	sender := webhook.NewSender(unitOfWork, webhookEndpointRepository, webhookQueue, webhookPoster, secretSealer, userRepository, mailer, auditor, idGenerator, clock, portsWebhookObserver, wake, usecaseAdminSettings, settings2)
 	commands := application.Commands{
 		SignUp:            accountSignUpHandler,
 		SignIn:            accountSignInHandler,
@@ -186,6 +203,9 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 		Federation:        signIns,
 		LinkedAccounts:    accounts,
 		IdentityProviders: providers,
+		Webhooks:          webhooks,
+		WebhookFanout:     fanout,
+		WebhookSender:     sender,
 	}
 	healthChecker := gormstore.NewHealthChecker(db)
 	readinessHandler := query.NewReadinessHandler(healthChecker)
@@ -204,9 +224,8 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
 	database := sqlDatabase(bootstrapSqlStore)
-	portsObserver := observer(metrics)
 	leases := gormstore.NewLeases(db)
-	app, err := newApp(server, applicationApplication, database, cfg, client, metrics, portsObserver, bootstrapRateLimits, bootstrapMailDelivery, leases, clock)
+	app, err := newApp(server, applicationApplication, database, cfg, client, metrics, portsObserver, bootstrapRateLimits, bootstrapMailDelivery, outbox, leases, clock)
 	if err != nil {
 		cleanup5()
 		cleanup4()
@@ -268,21 +287,27 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	domainRepository := memory.NewDomainRepository(db)
 	router := federation.NewRouter(identityProviderRepository, domainRepository)
 	auditLog := memory.NewAuditLog(db)
-	accountSignUpHandler := signUpHandler(credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, router, auditLog)
+	unitOfWork := memory.NewUnitOfWork(db)
+	eventEncoder := backend.NewEventEncoder()
+	passkeyRepository := memory.NewPasskeyRepository(db)
+	linkedAccountRepository := memory.NewLinkedAccountRepository(db)
+	organizationRepository := memory.NewOrganizationRepository(db)
+	events := usecase.NewEvents(unitOfWork, outbox, eventEncoder, idGenerator, clock, passkeyRepository, linkedAccountRepository, organizationRepository)
+	auditor := usecase.NewAuditor(auditLog, events, idGenerator, clock)
+	accountSignUpHandler := signUpHandler(credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, router, auditor)
 	userRepository := memory.NewUserRepository(db)
 	mfaChallengeRepository := memory.NewMFAChallengeRepository(db)
-	accountSignInHandler, cleanup3 := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger, mfaChallengeRepository, router, auditLog)
-	signOutHandler := account.NewSignOutHandler(sessionRepository)
+	accountSignInHandler, cleanup3 := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger, mfaChallengeRepository, router, auditor)
+	signOutHandler := account.NewSignOutHandler(sessionRepository, events, clock)
 	authenticateHandler := account.NewAuthenticateHandler(sessionRepository, clock, usecaseAuthSettings)
-	revokeSessionsHandler := account.NewRevokeSessionsHandler(sessionRepository)
-	updateUserHandler := account.NewUpdateUserHandler(userRepository, clock)
-	passkeyRepository := memory.NewPasskeyRepository(db)
-	changePasswordHandler := account.NewChangePasswordHandler(credentialRepository, sessionRepository, hasher, list, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
+	revokeSessionsHandler := account.NewRevokeSessionsHandler(sessionRepository, events, clock)
+	updateUserHandler := account.NewUpdateUserHandler(userRepository, events, clock)
+	changePasswordHandler := account.NewChangePasswordHandler(credentialRepository, sessionRepository, hasher, list, passkeyRepository, events, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	twoFactorRepository := memory.NewTwoFactorRepository(db)
-	twoFactorHandler := account.NewTwoFactorHandler(userRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, mailer, secretSealer, sessionRepository, hasher, passkeyRepository, tokenGenerator, idGenerator, clock, auditLog, usecaseAuthSettings)
+	twoFactorHandler := account.NewTwoFactorHandler(userRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, mailer, secretSealer, sessionRepository, hasher, passkeyRepository, tokenGenerator, idGenerator, clock, auditor, usecaseAuthSettings)
 	webAuthnChallengeRepository := memory.NewWebAuthnChallengeRepository(db)
 	accountPasskeySettings := passkeySettings(cfg)
-	passkeyHandler, err := account.NewPasskeyHandler(userRepository, passkeyRepository, webAuthnChallengeRepository, sessionRepository, auditLog, tokenGenerator, idGenerator, clock, usecaseAuthSettings, accountPasskeySettings)
+	passkeyHandler, err := account.NewPasskeyHandler(userRepository, passkeyRepository, webAuthnChallengeRepository, sessionRepository, auditor, tokenGenerator, idGenerator, clock, usecaseAuthSettings, accountPasskeySettings)
 	if err != nil {
 		cleanup3()
 		cleanup2()
@@ -290,23 +315,22 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 		return nil, nil, err
 	}
 	changeEmailHandler := account.NewChangeEmailHandler(userRepository, verificationRepository, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
-	deleteUserHandler := account.NewDeleteUserHandler(userRepository, credentialRepository, verificationRepository, hasher, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
+	deleteUserHandler := account.NewDeleteUserHandler(userRepository, credentialRepository, verificationRepository, hasher, mailer, passkeyRepository, events, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	jobs, cleanup4 := newJobs(logger, mailer, userRepository)
-	resetPasswordHandler := account.NewResetPasswordHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
-	verifyEmailHandler := account.NewVerifyEmailHandler(userRepository, verificationRepository, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
+	resetPasswordHandler := account.NewResetPasswordHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, events, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
+	verifyEmailHandler := account.NewVerifyEmailHandler(userRepository, verificationRepository, mailer, events, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
 	portsRateLimiter := rateLimiter(bootstrapRateLimits)
 	throttleHandler := account.NewThrottleHandler(portsRateLimiter)
 	serviceKeyRepository := memory.NewServiceKeyRepository(db)
 	oAuthGrantRepository := memory.NewOAuthGrantRepository(db)
 	federationStateRepository := memory.NewFederationStateRepository(db)
 	purgeExpiredHandler := account.NewPurgeExpiredHandler(sessionRepository, verificationRepository, serviceKeyRepository, oAuthGrantRepository, mfaChallengeRepository, webAuthnChallengeRepository, federationStateRepository, clock)
-	organizationRepository := memory.NewOrganizationRepository(db)
 	organizationOrganizationSettings := organizationSettings(cfg)
-	organizations := organization.NewOrganizations(organizationRepository, userRepository, sessionRepository, mailer, auditLog, passkeyRepository, idGenerator, clock, organizationOrganizationSettings)
+	organizations := organization.NewOrganizations(organizationRepository, userRepository, sessionRepository, mailer, auditor, passkeyRepository, idGenerator, clock, organizationOrganizationSettings)
 	usecaseAdminSettings := adminSettings(cfg)
-	administration := admin.NewAdministration(userRepository, credentialRepository, sessionRepository, hasher, list, auditLog, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, usecaseAdminSettings)
+	administration := admin.NewAdministration(userRepository, credentialRepository, sessionRepository, hasher, list, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, usecaseAdminSettings)
 	factors := admin.NewFactors(administration, twoFactorRepository, passkeyRepository, verificationRepository, mailer)
-	serviceKeys := servicekey.NewServiceKeys(serviceKeyRepository, auditLog, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAdminSettings, usecaseAuthSettings)
+	serviceKeys := servicekey.NewServiceKeys(serviceKeyRepository, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAdminSettings, usecaseAuthSettings)
 	dnsResolver, err := newDNSResolver(cfg)
 	if err != nil {
 		cleanup4()
@@ -316,7 +340,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 		return nil, nil, err
 	}
 	hostdomainDomainSettings := domainSettings(cfg)
-	domains := hostdomain.NewDomains(domainRepository, organizationRepository, dnsResolver, auditLog, tokenGenerator, idGenerator, clock, hostdomainDomainSettings, usecaseAdminSettings)
+	domains := hostdomain.NewDomains(domainRepository, organizationRepository, dnsResolver, auditor, tokenGenerator, idGenerator, clock, hostdomainDomainSettings, usecaseAdminSettings)
 	signingKeyRepository := memory.NewSigningKeyRepository(db)
 	jose, err := signingkeys.New(secrets)
 	if err != nil {
@@ -327,16 +351,25 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 		return nil, nil, err
 	}
 	usecaseTokenSettings := tokenSettings(cfg)
-	signingKeys := oidc.NewSigningKeys(signingKeyRepository, jose, idGenerator, clock, auditLog, usecaseTokenSettings, usecaseAdminSettings)
+	signingKeys := oidc.NewSigningKeys(signingKeyRepository, jose, idGenerator, clock, auditor, usecaseTokenSettings, usecaseAdminSettings)
 	oAuthClientRepository := memory.NewOAuthClientRepository(db)
-	oAuthClients := oidc.NewOAuthClients(oAuthClientRepository, auditLog, tokenGenerator, idGenerator, clock, usecaseAdminSettings)
-	oAuthProvider := oidc.NewOAuthProvider(oAuthClientRepository, oAuthGrantRepository, userRepository, sessionRepository, signingKeys, tokenGenerator, idGenerator, clock, usecaseTokenSettings, usecaseAuthSettings)
-	linkedAccountRepository := memory.NewLinkedAccountRepository(db)
+	oAuthClients := oidc.NewOAuthClients(oAuthClientRepository, auditor, tokenGenerator, idGenerator, clock, usecaseAdminSettings)
+	oAuthProvider := oidc.NewOAuthProvider(oAuthClientRepository, oAuthGrantRepository, userRepository, sessionRepository, events, signingKeys, tokenGenerator, idGenerator, clock, usecaseTokenSettings, usecaseAuthSettings)
 	client := federationClient(clock)
 	settings := federationSettings(usecaseAuthSettings)
-	signIns := federation.NewSignIns(identityProviderRepository, linkedAccountRepository, federationStateRepository, userRepository, sessionRepository, verificationRepository, mfaChallengeRepository, client, secretSealer, mailer, auditLog, tokenGenerator, idGenerator, clock, settings, logger, router, organizationRepository)
-	accounts := federation.NewAccounts(identityProviderRepository, linkedAccountRepository, credentialRepository, passkeyRepository, client, secretSealer, auditLog, idGenerator, clock, settings, usecaseAdminSettings)
-	providers := federation.NewProviders(identityProviderRepository, domainRepository, organizationRepository, secretSealer, auditLog, idGenerator, clock, usecaseAdminSettings)
+	signIns := federation.NewSignIns(identityProviderRepository, linkedAccountRepository, federationStateRepository, userRepository, sessionRepository, verificationRepository, mfaChallengeRepository, client, secretSealer, mailer, auditor, tokenGenerator, idGenerator, clock, settings, logger, router, organizationRepository)
+	accounts := federation.NewAccounts(identityProviderRepository, linkedAccountRepository, credentialRepository, passkeyRepository, client, secretSealer, auditor, idGenerator, clock, settings, usecaseAdminSettings)
+	providers := federation.NewProviders(identityProviderRepository, domainRepository, organizationRepository, secretSealer, auditor, idGenerator, clock, usecaseAdminSettings)
+	webhookEndpointRepository := memory.NewWebhookEndpointRepository(db)
+	webhookQueue := memory.NewWebhookQueue(db)
+	wake := webhook.NewWake()
+	settings2 := webhookSettings(cfg)
+	webhooks := webhook.NewWebhooks(webhookEndpointRepository, webhookQueue, webhookQueue, secretSealer, tokenGenerator, idGenerator, clock, auditor, passkeyRepository, wake, usecaseAdminSettings, usecaseAuthSettings, settings2)
+	fanout := webhook.NewFanout(unitOfWork, outbox, webhookEndpointRepository, webhookQueue, clock, wake)
+	webhookPoster := newWebhookPoster(cfg)
+	portsObserver := observer(metrics)
+	portsWebhookObserver := webhookObserver(portsObserver)
+	sender := webhook.NewSender(unitOfWork, webhookEndpointRepository, webhookQueue, webhookPoster, secretSealer, userRepository, mailer, auditor, idGenerator, clock, portsWebhookObserver, wake, usecaseAdminSettings, settings2)
 	commands := application.Commands{
 		SignUp:            accountSignUpHandler,
 		SignIn:            accountSignInHandler,
@@ -364,6 +397,9 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 		Federation:        signIns,
 		LinkedAccounts:    accounts,
 		IdentityProviders: providers,
+		Webhooks:          webhooks,
+		WebhookFanout:     fanout,
+		WebhookSender:     sender,
 	}
 	healthChecker := memory.NewHealthChecker()
 	readinessHandler := query.NewReadinessHandler(healthChecker)
@@ -382,9 +418,202 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
 	database := memoryDatabase()
-	portsObserver := observer(metrics)
 	leases := memory.NewLeases()
-	app, err := newApp(server, applicationApplication, database, cfg, client, metrics, portsObserver, bootstrapRateLimits, bootstrapMailDelivery, leases, clock)
+	app, err := newApp(server, applicationApplication, database, cfg, client, metrics, portsObserver, bootstrapRateLimits, bootstrapMailDelivery, outbox, leases, clock)
+	if err != nil {
+		cleanup4()
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	return app, func() {
+		cleanup4()
+		cleanup3()
+		cleanup2()
+		cleanup()
+	}, nil
+}
+
+// InitializeMemoryWithFaults is InitializeMemory with the audit log and the
+// outbox of the changes wrapped by faults: the atomicity tests make their
+// writes fail and check that nothing of the change is kept.
+func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) (*App, func(), error) {
+	bootstrapDbPool := noPool()
+	db := memory.NewDB()
+	outbox := memory.NewOutbox(db)
+	metricsOutbox := outboxStats(outbox)
+	bootstrapRateLimits, cleanup, err := memoryRateLimits(cfg, logger)
+	if err != nil {
+		return nil, nil, err
+	}
+	metrics := newMetrics(cfg, bootstrapDbPool, metricsOutbox, bootstrapRateLimits, logger)
+	traceTracerProvider, cleanup2, err := tracerProvider(cfg, logger)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	config := httpConfig(cfg, metrics, traceTracerProvider)
+	credentialRepository := memory.NewCredentialRepository(db)
+	sessionRepository := memory.NewSessionRepository(db)
+	verificationRepository := memory.NewVerificationRepository(db)
+	hasher := passwordhash.NewDefault()
+	list := blocklist.New()
+	secrets := signingSecrets(cfg)
+	secretSealer, err := signingkeys.NewSecretSealer(secrets)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	clock := system.NewClock()
+	idGenerator := system.NewIDGenerator()
+	bootstrapMailDelivery, err := newMailDelivery(cfg, logger, outbox, secretSealer, clock, idGenerator)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	mailer := newMailer(bootstrapMailDelivery)
+	tokenGenerator := system.NewTokenGenerator()
+	usecaseAuthSettings := authSettings(cfg)
+	identityProviderRepository := memory.NewIdentityProviderRepository(db)
+	domainRepository := memory.NewDomainRepository(db)
+	router := federation.NewRouter(identityProviderRepository, domainRepository)
+	auditLog := memory.NewAuditLog(db)
+	unitOfWork := memory.NewUnitOfWork(db)
+	eventEncoder := backend.NewEventEncoder()
+	passkeyRepository := memory.NewPasskeyRepository(db)
+	linkedAccountRepository := memory.NewLinkedAccountRepository(db)
+	organizationRepository := memory.NewOrganizationRepository(db)
+	events := faultyEvents(faults, unitOfWork, outbox, eventEncoder, idGenerator, clock, passkeyRepository, linkedAccountRepository, organizationRepository)
+	auditor := faultyAuditor(faults, auditLog, events, idGenerator, clock)
+	accountSignUpHandler := signUpHandler(credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, router, auditor)
+	userRepository := memory.NewUserRepository(db)
+	mfaChallengeRepository := memory.NewMFAChallengeRepository(db)
+	accountSignInHandler, cleanup3 := signInHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger, mfaChallengeRepository, router, auditor)
+	signOutHandler := account.NewSignOutHandler(sessionRepository, events, clock)
+	authenticateHandler := account.NewAuthenticateHandler(sessionRepository, clock, usecaseAuthSettings)
+	revokeSessionsHandler := account.NewRevokeSessionsHandler(sessionRepository, events, clock)
+	updateUserHandler := account.NewUpdateUserHandler(userRepository, events, clock)
+	changePasswordHandler := account.NewChangePasswordHandler(credentialRepository, sessionRepository, hasher, list, passkeyRepository, events, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
+	twoFactorRepository := memory.NewTwoFactorRepository(db)
+	twoFactorHandler := account.NewTwoFactorHandler(userRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, mailer, secretSealer, sessionRepository, hasher, passkeyRepository, tokenGenerator, idGenerator, clock, auditor, usecaseAuthSettings)
+	webAuthnChallengeRepository := memory.NewWebAuthnChallengeRepository(db)
+	accountPasskeySettings := passkeySettings(cfg)
+	passkeyHandler, err := account.NewPasskeyHandler(userRepository, passkeyRepository, webAuthnChallengeRepository, sessionRepository, auditor, tokenGenerator, idGenerator, clock, usecaseAuthSettings, accountPasskeySettings)
+	if err != nil {
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	changeEmailHandler := account.NewChangeEmailHandler(userRepository, verificationRepository, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
+	deleteUserHandler := account.NewDeleteUserHandler(userRepository, credentialRepository, verificationRepository, hasher, mailer, passkeyRepository, events, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
+	jobs, cleanup4 := newJobs(logger, mailer, userRepository)
+	resetPasswordHandler := account.NewResetPasswordHandler(userRepository, credentialRepository, sessionRepository, verificationRepository, hasher, list, mailer, events, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
+	verifyEmailHandler := account.NewVerifyEmailHandler(userRepository, verificationRepository, mailer, events, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
+	portsRateLimiter := rateLimiter(bootstrapRateLimits)
+	throttleHandler := account.NewThrottleHandler(portsRateLimiter)
+	serviceKeyRepository := memory.NewServiceKeyRepository(db)
+	oAuthGrantRepository := memory.NewOAuthGrantRepository(db)
+	federationStateRepository := memory.NewFederationStateRepository(db)
+	purgeExpiredHandler := account.NewPurgeExpiredHandler(sessionRepository, verificationRepository, serviceKeyRepository, oAuthGrantRepository, mfaChallengeRepository, webAuthnChallengeRepository, federationStateRepository, clock)
+	organizationOrganizationSettings := organizationSettings(cfg)
+	organizations := organization.NewOrganizations(organizationRepository, userRepository, sessionRepository, mailer, auditor, passkeyRepository, idGenerator, clock, organizationOrganizationSettings)
+	usecaseAdminSettings := adminSettings(cfg)
+	administration := admin.NewAdministration(userRepository, credentialRepository, sessionRepository, hasher, list, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, usecaseAdminSettings)
+	factors := admin.NewFactors(administration, twoFactorRepository, passkeyRepository, verificationRepository, mailer)
+	serviceKeys := servicekey.NewServiceKeys(serviceKeyRepository, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAdminSettings, usecaseAuthSettings)
+	dnsResolver, err := newDNSResolver(cfg)
+	if err != nil {
+		cleanup4()
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	hostdomainDomainSettings := domainSettings(cfg)
+	domains := hostdomain.NewDomains(domainRepository, organizationRepository, dnsResolver, auditor, tokenGenerator, idGenerator, clock, hostdomainDomainSettings, usecaseAdminSettings)
+	signingKeyRepository := memory.NewSigningKeyRepository(db)
+	jose, err := signingkeys.New(secrets)
+	if err != nil {
+		cleanup4()
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	usecaseTokenSettings := tokenSettings(cfg)
+	signingKeys := oidc.NewSigningKeys(signingKeyRepository, jose, idGenerator, clock, auditor, usecaseTokenSettings, usecaseAdminSettings)
+	oAuthClientRepository := memory.NewOAuthClientRepository(db)
+	oAuthClients := oidc.NewOAuthClients(oAuthClientRepository, auditor, tokenGenerator, idGenerator, clock, usecaseAdminSettings)
+	oAuthProvider := oidc.NewOAuthProvider(oAuthClientRepository, oAuthGrantRepository, userRepository, sessionRepository, events, signingKeys, tokenGenerator, idGenerator, clock, usecaseTokenSettings, usecaseAuthSettings)
+	client := federationClient(clock)
+	settings := federationSettings(usecaseAuthSettings)
+	signIns := federation.NewSignIns(identityProviderRepository, linkedAccountRepository, federationStateRepository, userRepository, sessionRepository, verificationRepository, mfaChallengeRepository, client, secretSealer, mailer, auditor, tokenGenerator, idGenerator, clock, settings, logger, router, organizationRepository)
+	accounts := federation.NewAccounts(identityProviderRepository, linkedAccountRepository, credentialRepository, passkeyRepository, client, secretSealer, auditor, idGenerator, clock, settings, usecaseAdminSettings)
+	providers := federation.NewProviders(identityProviderRepository, domainRepository, organizationRepository, secretSealer, auditor, idGenerator, clock, usecaseAdminSettings)
+	webhookEndpointRepository := memory.NewWebhookEndpointRepository(db)
+	webhookQueue := memory.NewWebhookQueue(db)
+	wake := webhook.NewWake()
+	settings2 := webhookSettings(cfg)
+	webhooks := webhook.NewWebhooks(webhookEndpointRepository, webhookQueue, webhookQueue, secretSealer, tokenGenerator, idGenerator, clock, auditor, passkeyRepository, wake, usecaseAdminSettings, usecaseAuthSettings, settings2)
+	fanout := webhook.NewFanout(unitOfWork, outbox, webhookEndpointRepository, webhookQueue, clock, wake)
+	webhookPoster := newWebhookPoster(cfg)
+	portsObserver := observer(metrics)
+	portsWebhookObserver := webhookObserver(portsObserver)
+	sender := webhook.NewSender(unitOfWork, webhookEndpointRepository, webhookQueue, webhookPoster, secretSealer, userRepository, mailer, auditor, idGenerator, clock, portsWebhookObserver, wake, usecaseAdminSettings, settings2)
+	commands := application.Commands{
+		SignUp:            accountSignUpHandler,
+		SignIn:            accountSignInHandler,
+		SignOut:           signOutHandler,
+		Authenticate:      authenticateHandler,
+		RevokeSessions:    revokeSessionsHandler,
+		UpdateUser:        updateUserHandler,
+		ChangePassword:    changePasswordHandler,
+		TwoFactor:         twoFactorHandler,
+		Passkeys:          passkeyHandler,
+		ChangeEmail:       changeEmailHandler,
+		DeleteUser:        deleteUserHandler,
+		ResetPassword:     resetPasswordHandler,
+		VerifyEmail:       verifyEmailHandler,
+		Throttle:          throttleHandler,
+		PurgeExpired:      purgeExpiredHandler,
+		Organizations:     organizations,
+		Administration:    administration,
+		Factors:           factors,
+		ServiceKeys:       serviceKeys,
+		Domains:           domains,
+		SigningKeys:       signingKeys,
+		OAuthClients:      oAuthClients,
+		OAuthProvider:     oAuthProvider,
+		Federation:        signIns,
+		LinkedAccounts:    accounts,
+		IdentityProviders: providers,
+		Webhooks:          webhooks,
+		WebhookFanout:     fanout,
+		WebhookSender:     sender,
+	}
+	healthChecker := memory.NewHealthChecker()
+	readinessHandler := query.NewReadinessHandler(healthChecker)
+	listSessionsHandler := query.NewListSessionsHandler(sessionRepository, clock)
+	domainPlatformAdmins := platformAdmins(cfg)
+	auditLogHandler := query.NewAuditLogHandler(auditLog, domainPlatformAdmins)
+	queries := application.Queries{
+		Readiness:    readinessHandler,
+		ListSessions: listSessionsHandler,
+		AuditLog:     auditLogHandler,
+	}
+	applicationApplication := &application.Application{
+		Commands: commands,
+		Queries:  queries,
+		Settings: usecaseAuthSettings,
+	}
+	server := httpapi.NewServer(config, applicationApplication, logger)
+	database := memoryDatabase()
+	leases := memory.NewLeases()
+	app, err := newApp(server, applicationApplication, database, cfg, client, metrics, portsObserver, bootstrapRateLimits, bootstrapMailDelivery, outbox, leases, clock)
 	if err != nil {
 		cleanup4()
 		cleanup3()
@@ -405,7 +634,18 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 // applicationSet provides every use case. It lives here, not in application,
 // because application may not import wire.
 var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSessionsHandler, signUpHandler,
-	signInHandler, account.NewSignOutHandler, account.NewAuthenticateHandler, account.NewRevokeSessionsHandler, account.NewUpdateUserHandler, account.NewChangePasswordHandler, account.NewChangeEmailHandler, account.NewDeleteUserHandler, account.NewResetPasswordHandler, account.NewVerifyEmailHandler, account.NewThrottleHandler, account.NewPurgeExpiredHandler, account.NewTwoFactorHandler, account.NewPasskeyHandler, organization.NewOrganizations, admin.NewAdministration, admin.NewFactors, servicekey.NewServiceKeys, hostdomain.NewDomains, oidc.NewSigningKeys, oidc.NewOAuthClients, oidc.NewOAuthProvider, query.NewAuditLogHandler, federation.NewSignIns, federation.NewAccounts, federation.NewProviders, federation.NewRouter, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"),
+	signInHandler, account.NewSignOutHandler, account.NewAuthenticateHandler, account.NewRevokeSessionsHandler, account.NewUpdateUserHandler, account.NewChangePasswordHandler, account.NewChangeEmailHandler, account.NewDeleteUserHandler, account.NewResetPasswordHandler, account.NewVerifyEmailHandler, account.NewThrottleHandler, account.NewPurgeExpiredHandler, account.NewTwoFactorHandler, account.NewPasskeyHandler, organization.NewOrganizations, admin.NewAdministration, admin.NewFactors, servicekey.NewServiceKeys, hostdomain.NewDomains, oidc.NewSigningKeys, oidc.NewOAuthClients, oidc.NewOAuthProvider, query.NewAuditLogHandler, federation.NewSignIns, federation.NewAccounts, federation.NewProviders, federation.NewRouter, webhook.NewWake, webhook.NewWebhooks, webhook.NewFanout, webhook.NewSender, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"),
 )
 
-var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, passkeySettings, federationSettings, federationClient, wire.Bind(new(ports.FederationClient), new(*federation2.Client)), adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailDelivery, newMailer, newJobs, passwordhash.Set, blocklist.Set, rateLimiter, signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets, newMetrics, observer, outboxStats, tracerProvider)
+var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, passkeySettings, federationSettings, federationClient, wire.Bind(new(ports.FederationClient), new(*federation2.Client)), adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailDelivery, newMailer, newJobs, passwordhash.Set, blocklist.Set, rateLimiter, signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets, newMetrics, observer, outboxStats, tracerProvider, webhookSettings, newWebhookPoster, webhookObserver)
+
+// eventsSet provides what every change writes with: the events writer (on
+// the store's unit of work and outbox, encoding with the trusted API's
+// objects) and the auditor.
+var eventsSet = wire.NewSet(usecase.NewEvents, usecase.NewAuditor, encoderSet)
+
+// encoderSet encodes events as the trusted API presents their data.
+var encoderSet = wire.NewSet(backend.NewEventEncoder, wire.Bind(new(ports.EventEncoder), new(*backend.EventEncoder)))
+
+// faultSet is eventsSet with Faults applied.
+var faultSet = wire.NewSet(faultyEvents, faultyAuditor, encoderSet)

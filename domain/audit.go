@@ -10,6 +10,7 @@ const (
 	ActorUser       ActorType = "user"        // a signed-in user (a platform or organization administrator)
 	ActorServiceKey ActorType = "service_key" // a trusted backend
 	ActorCLI        ActorType = "cli"         // the command line on the server
+	ActorSystem     ActorType = "system"      // the service itself (a webhook endpoint disabled after failing)
 )
 
 // Outcome says how an audited action ended.

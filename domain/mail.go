@@ -15,6 +15,9 @@ const (
 	MailInvitation    MailKind = "invitation"      // an invitation to join an organization
 	MailTwoFactorCode MailKind = "two-factor-code" // a one-time code that answers a sign-in's second factor
 	MailFactorsReset  MailKind = "factors-reset"   // an operator removed the user's second factors and passkeys
+	// MailWebhookDisabled tells a platform administrator that a webhook
+	// endpoint was disabled after failing for days.
+	MailWebhookDisabled MailKind = "webhook-disabled"
 )
 
 // Mail is one message to one recipient. Link is the one-time link to follow
@@ -32,4 +35,7 @@ type Mail struct {
 	Inviter      string
 	// Code is the one-time code of MailTwoFactorCode, which has no Link.
 	Code string
+	// WebhookID and WebhookURL name the endpoint of MailWebhookDisabled.
+	WebhookID  string
+	WebhookURL string
 }

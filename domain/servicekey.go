@@ -29,11 +29,14 @@ const (
 	ScopeOrganizationsWrite Scope = "organizations:write"
 	ScopeDomainsRead        Scope = "domains:read"
 	ScopeDomainsWrite       Scope = "domains:write"
+	ScopeWebhooksRead       Scope = "webhooks:read"
+	ScopeWebhooksWrite      Scope = "webhooks:write"
 	ScopeAll                Scope = "*"
 )
 
 // Scopes lists every scope, in the order documentation shows them.
-var Scopes = []Scope{ScopeUsersRead, ScopeUsersWrite, ScopeOrganizationsRead, ScopeOrganizationsWrite, ScopeDomainsRead, ScopeDomainsWrite, ScopeAll}
+var Scopes = []Scope{ScopeUsersRead, ScopeUsersWrite, ScopeOrganizationsRead, ScopeOrganizationsWrite, ScopeDomainsRead, ScopeDomainsWrite,
+	ScopeWebhooksRead, ScopeWebhooksWrite, ScopeAll}
 
 // ParseScopes checks and de-duplicates scopes; location names the field in
 // errors. At least one is required.
@@ -43,7 +46,7 @@ func ParseScopes(scopes []string, location string) ([]Scope, error) {
 		sc := Scope(strings.TrimSpace(s))
 		if !slices.Contains(Scopes, sc) {
 			return nil, Invalid("service_key.invalid_scope", "Invalid scope", FieldViolation{Field: location,
-				Message: "unknown scope; use users:read, users:write, organizations:read, organizations:write, domains:read, domains:write or *"})
+				Message: "unknown scope; use users:read, users:write, organizations:read, organizations:write, domains:read, domains:write, webhooks:read, webhooks:write or *"})
 		}
 		if !slices.Contains(out, sc) {
 			out = append(out, sc)

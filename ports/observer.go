@@ -29,13 +29,14 @@ const (
 	SignInError                SignInOutcome = "error"        // the service failed (database, internal error)
 )
 
-// The webhook delivery outcomes observed (Observer.WebhookDelivery). Any
-// other value is counted as "other".
+// The webhook delivery outcomes observed (Observer.WebhookDelivery, and
+// WebhookObserver, which the delivery use case sees it as). Any other value
+// is counted as "other".
 const (
-	WebhookDelivered = "success" // the endpoint answered 2xx
-	WebhookFailed    = "failure" // a non-2xx answer, a timeout or a network error: retried
-	WebhookRefused   = "refused" // the target was refused (a private address, say) before sending
-	WebhookGaveUp    = "gave_up" // the last attempt failed; the message is dropped
+	WebhookSucceeded = "succeeded" // the endpoint answered 2xx
+	WebhookRetrying  = "retrying"  // a non-2xx answer, a timeout, a network error or a refused target: retried
+	WebhookFailed    = "failed"    // the last attempt of the schedule failed
+	WebhookSkipped   = "skipped"   // the endpoint was disabled meanwhile: failed without an attempt
 )
 
 // Observer counts what the service does, for the operator's metrics. Every
@@ -52,6 +53,6 @@ type Observer interface {
 	// RateLimited counts one request refused by the rate-limit rule named.
 	RateLimited(rule string)
 	// WebhookDelivery counts one webhook delivery attempt by its outcome
-	// (WebhookDelivered, WebhookFailed, WebhookRefused, WebhookGaveUp).
+	// (WebhookSucceeded, WebhookRetrying, WebhookFailed, WebhookSkipped).
 	WebhookDelivery(outcome string)
 }

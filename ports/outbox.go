@@ -89,7 +89,7 @@ type Event struct {
 	ID         string
 	Type       domain.EventType
 	OccurredAt time.Time
-	// Data is what changed, as the application holds it: *domain.User,
+	// Data is what changed, as the application holds it: UserEventData,
 	// *domain.Session, OrganizationWithCount, MemberWithUser,
 	// *domain.Invitation, *domain.Domain, *domain.ServiceKey,
 	// domain.FactorChange or domain.LinkedAccount. The encoder presents it

@@ -356,6 +356,37 @@ func matrixRoutes() []matrixRoute {
 			request: func(t *testing.T, w *matrixWorld) (string, string) {
 				return "/api/admin/users/" + w.userIDs["member"] + "/linked-accounts/nope", ""
 			}},
+		{name: "webhooks/create", method: http.MethodPost, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
+			return "/api/admin/webhooks", jsonBody("url", "https://"+w.unique("hooks")+".example.com/in")
+		}},
+		{name: "webhooks/list", method: http.MethodGet, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
+			return "/api/admin/webhooks", ""
+		}},
+		{name: "webhooks/get", method: http.MethodGet, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
+			return "/api/admin/webhooks/" + w.newWebhook(t), ""
+		}},
+		{name: "webhooks/update", method: http.MethodPatch, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
+			return "/api/admin/webhooks/" + w.newWebhook(t), jsonBody("description", "renamed")
+		}},
+		{name: "webhooks/rotate-secret", method: http.MethodPost, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
+			return "/api/admin/webhooks/" + w.newWebhook(t) + "/rotate-secret", ""
+		}},
+		{name: "webhooks/messages", method: http.MethodGet, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
+			return "/api/admin/webhooks/" + w.newWebhook(t) + "/messages", ""
+		}},
+		{name: "webhooks/replay-since", method: http.MethodPost, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
+			return "/api/admin/webhooks/" + w.newWebhook(t) + "/replay", jsonBody("since", "2020-01-01T00:00:00Z")
+		}},
+		// The platform administrator passes the check and finds no such message.
+		{name: "webhooks/attempts", method: http.MethodGet, expect: platformThen404, request: func(t *testing.T, w *matrixWorld) (string, string) {
+			return "/api/admin/webhooks/" + w.newWebhook(t) + "/messages/msg_nope/attempts", ""
+		}},
+		{name: "webhooks/replay", method: http.MethodPost, expect: platformThen404, request: func(t *testing.T, w *matrixWorld) (string, string) {
+			return "/api/admin/webhooks/" + w.newWebhook(t) + "/messages/msg_nope/replay", ""
+		}},
+		{name: "webhooks/delete", method: http.MethodDelete, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
+			return "/api/admin/webhooks/" + w.newWebhook(t), ""
+		}},
 		{name: "users/factors/reset", method: http.MethodPost, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
 			victim := mustOK(t, w.clients["platform-admin"].post("/api/auth/admin/create-user", mustJSON(t, map[string]any{
 				"email": w.unique("victim") + "@example.com", "name": "Victim"})))["user"].(map[string]any)["id"].(string)
@@ -386,6 +417,17 @@ func (w *matrixWorld) newOAuthClient(t *testing.T) string {
 	r := w.clients["platform-admin"].post("/api/admin/oauth-clients", matrixOAuthClient)
 	mustStatus(t, r, http.StatusCreated)
 	return r.JSON(t)["clientId"].(string)
+}
+
+// platformThen404 is a platform route whose target the administrator does
+// not find.
+var platformThen404 = map[string]expect{"anonymous": deny401, "other-org-admin": deny403, "platform-admin": notAuthzd, "member": deny403, "org-admin": deny403}
+
+func (w *matrixWorld) newWebhook(t *testing.T) string {
+	t.Helper()
+	r := w.clients["platform-admin"].post("/api/admin/webhooks", jsonBody("url", "https://"+w.unique("hooks")+".example.com/in"))
+	mustStatus(t, r, http.StatusCreated)
+	return r.JSON(t)["id"].(string)
 }
 
 func (w *matrixWorld) newKey(t *testing.T) string {

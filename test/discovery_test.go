@@ -236,7 +236,7 @@ func TestDiscovery_protected_resource(t *testing.T) {
 		if meta.Name == "" || !slices.Equal(meta.Bearer, []string{"header"}) {
 			t.Fatalf("metadata = %s", r.Body)
 		}
-		want := []string{"users:read", "users:write", "organizations:read", "organizations:write", "domains:read", "domains:write", "*"}
+		want := []string{"users:read", "users:write", "organizations:read", "organizations:write", "domains:read", "domains:write", "webhooks:read", "webhooks:write", "*"}
 		if !slices.Equal(meta.Scopes, want) {
 			t.Fatalf("scopes_supported = %v, want %v", meta.Scopes, want)
 		}

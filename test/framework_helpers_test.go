@@ -61,6 +61,14 @@ func fwEnv(envs ...map[string]string) map[string]string {
 // GATEHOUSE_DATABASE_URL, such as another app's DatabaseURL).
 func mustStartFramework(t testing.TB, s store, env map[string]string) *fwApp {
 	t.Helper()
+	return mustStartFrameworkWith(t, s, env, bootstrap.InitializeMemory)
+}
+
+// mustStartFrameworkWith is mustStartFramework wiring the memory store with
+// initMemory (an injector taking fakes, say).
+func mustStartFrameworkWith(t testing.TB, s store, env map[string]string,
+	initMemory func(bootstrap.Config, *slog.Logger) (*bootstrap.App, func(), error)) *fwApp {
+	t.Helper()
 	dbURL := env["GATEHOUSE_DATABASE_URL"]
 	switch {
 	case s == storeMemory:
@@ -98,7 +106,7 @@ func mustStartFramework(t testing.TB, s store, env map[string]string) *fwApp {
 		cleanup func()
 	)
 	if s == storeMemory {
-		app, cleanup, err = bootstrap.InitializeMemory(cfg, logger)
+		app, cleanup, err = initMemory(cfg, logger)
 	} else {
 		cfg.Database.URL = dbURL
 		if s == storePostgres {

@@ -188,7 +188,7 @@ func TestMetrics_counters_move_on_their_own_listener(t *testing.T) {
 		{"go_goroutines", nil},
 		{"process_resident_memory_bytes", nil},
 		{"gatehouse_build_info", nil},
-		{"gatehouse_webhook_deliveries_total", map[string]string{"outcome": "success"}},
+		{"gatehouse_webhook_deliveries_total", map[string]string{"outcome": "succeeded"}},
 	} {
 		if _, ok := sample(after, present.family, present.labels); !ok {
 			t.Errorf("%s%v missing", present.family, present.labels)

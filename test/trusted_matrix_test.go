@@ -33,6 +33,7 @@ func trustedRoutes(ownerID string) []trustedRoute {
 		ur, uw = "users:read", "users:write"
 		or, ow = "organizations:read", "organizations:write"
 		dr, dw = "domains:read", "domains:write"
+		wr, ww = "webhooks:read", "webhooks:write"
 	)
 	return []trustedRoute{
 		{http.MethodGet, "/api/service-key", "", noBody, http.StatusOK},
@@ -74,6 +75,17 @@ func trustedRoutes(ownerID string) []trustedRoute {
 		{http.MethodGet, "/api/domains/by-hostname/no-such.example.com", dr, noBody, http.StatusNotFound},
 		{http.MethodGet, "/api/domains/" + missing + "/dns-records", dr, noBody, http.StatusNotFound},
 		{http.MethodDelete, "/api/domains/" + missing, dw, noBody, http.StatusNotFound},
+
+		{http.MethodPost, "/api/webhooks", ww, body(`{"url":"https://hooks{n}.example.com/in"}`), http.StatusCreated},
+		{http.MethodGet, "/api/webhooks", wr, noBody, http.StatusOK},
+		{http.MethodGet, "/api/webhooks/" + missing, wr, noBody, http.StatusNotFound},
+		{http.MethodPatch, "/api/webhooks/" + missing, ww, body(`{"enabled":true}`), http.StatusNotFound},
+		{http.MethodDelete, "/api/webhooks/" + missing, ww, noBody, http.StatusNotFound},
+		{http.MethodPost, "/api/webhooks/" + missing + "/rotate-secret", ww, noBody, http.StatusNotFound},
+		{http.MethodGet, "/api/webhooks/" + missing + "/messages", wr, noBody, http.StatusNotFound},
+		{http.MethodGet, "/api/webhooks/" + missing + "/messages/" + missing + "/attempts", wr, noBody, http.StatusNotFound},
+		{http.MethodPost, "/api/webhooks/" + missing + "/messages/" + missing + "/replay", ww, noBody, http.StatusNotFound},
+		{http.MethodPost, "/api/webhooks/" + missing + "/replay", ww, body(`{"since":"2020-01-01T00:00:00Z"}`), http.StatusNotFound},
 	}
 }
 
@@ -86,6 +98,8 @@ func templatePath(path string) string {
 		"/members/"+missing, "/members/{memberId}",
 		"/invitations/"+missing, "/invitations/{invitationId}",
 		"/domains/"+missing, "/domains/{id}",
+		"/webhooks/"+missing, "/webhooks/{id}",
+		"/messages/"+missing, "/messages/{messageId}",
 		"/linked-accounts/"+missing, "/linked-accounts/{accountId}",
 		"/identity-providers/"+missing, "/identity-providers/{providerId}",
 		"/by-slug/no-such-slug", "/by-slug/{slug}",
@@ -113,7 +127,8 @@ func TestTrusted_every_route_authenticates_and_checks_scope(t *testing.T) {
 
 		// One key per scope holding exactly it, and one per scope holding
 		// every other scope (never *).
-		scopes := []string{"users:read", "users:write", "organizations:read", "organizations:write", "domains:read", "domains:write"}
+		scopes := []string{"users:read", "users:write", "organizations:read", "organizations:write", "domains:read", "domains:write",
+			"webhooks:read", "webhooks:write"}
 		only, allBut := map[string]string{}, map[string]string{}
 		for _, sc := range scopes {
 			only[sc] = mustCreateKey(t, admin, map[string]any{"name": "only " + sc, "scopes": []string{sc}})["secret"].(string)

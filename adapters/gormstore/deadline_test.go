@@ -190,3 +190,63 @@ func TestTimeout_bounds_a_unit_of_work(t *testing.T) {
 		t.Fatalf("four steps of %s in a unit bounded by %s: err %v after %d steps, want the deadline", step, shortTimeout, err, steps)
 	}
 }
+
+// Ensure the session lookup, which runs beside gorm rather than through it,
+// is bounded like every other statement: behind a lock that keeps it from
+// reading the sessions table it fails with KindUnavailable once the
+// database timeout has passed, and finds the session once the lock is gone.
+func TestTimeout_bounds_the_session_lookup(t *testing.T) {
+	u := gormtest.PostgresURL(t)
+	db := gormtest.Open(t, u)
+	now := time.Now()
+	user, err := domain.NewUser("u1", "Ada", "ada@example.com", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := gormstore.NewUserRepository(db).Create(t.Context(), user); err != nil {
+		t.Fatal(err)
+	}
+	s := domain.NewSession("s1", user.ID(), domain.HashToken("token"), true, "", "", domain.SessionPolicy{Lifetime: time.Hour}, now)
+	if err := gormstore.NewSessionRepository(db).Create(t.Context(), s); err != nil {
+		t.Fatal(err)
+	}
+	sessions := gormstore.NewSessionRepository(mustOpenShort(t, u))
+
+	sqlDB, err := db.DB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := sqlDB.Conn(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = conn.Close() }()
+	for _, stmt := range []string{"BEGIN", "LOCK TABLE sessions IN ACCESS EXCLUSIVE MODE"} {
+		if _, err := conn.ExecContext(t.Context(), stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := sessions.GetByTokenHash(context.Background(), s.TokenHash())
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if got, want := domain.KindOf(err), domain.KindUnavailable; got != want {
+			t.Fatalf("lookup behind a held lock: kind %v, want %v (err %v)", got, want, err)
+		}
+	case <-time.After(patience):
+		t.Fatalf("the lookup still waits on the lock after %s", patience)
+	}
+	if _, err := conn.ExecContext(t.Context(), "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+	got, gotUser, err := sessions.GetByTokenHash(context.Background(), s.TokenHash())
+	if err != nil {
+		t.Fatalf("lookup after the lock: %v", err)
+	}
+	if got.ID() != s.ID() || gotUser.ID() != user.ID() {
+		t.Fatalf("lookup after the lock: session %s of user %s", got.ID(), gotUser.ID())
+	}
+}

@@ -1,7 +1,8 @@
 package gormstore
 
 // SessionLookupSQL exposes the session lookup so that the external tests can
-// EXPLAIN the very query the repository runs.
+// EXPLAIN the very query the repository runs (gorm writes its ? as $1 on
+// PostgreSQL, which is sessionLookupPostgres).
 const SessionLookupSQL = sessionLookupSQL
 
 // Transaction exposes the bounded transaction every repository runs in.

@@ -116,14 +116,6 @@ func emptyIfNull(p *string) string {
 	return *p
 }
 
-// sessionUserRow is one row of the session lookup, which reads the session
-// and its user in one query. The prefixes keep the two tables' id and
-// timestamp columns apart.
-type sessionUserRow struct {
-	Session sessionRow `gorm:"embedded;embeddedPrefix:s_"`
-	User    userRow    `gorm:"embedded;embeddedPrefix:u_"`
-}
-
 type credentialRow struct {
 	UserID         string `gorm:"column:user_id;primaryKey;type:text"`
 	Hash           string `gorm:"column:hash;not null"`
@@ -185,5 +177,6 @@ func RowModels() []any {
 		&oauthClientRow{}, &oauthCodeRow{}, &oauthGrantRow{}, &oauthRefreshRow{}, &oauthConsentRow{},
 		&totpFactorRow{}, &backupCodeRow{}, &mfaChallengeRow{}, &passkeyRow{}, &webauthnChallengeRow{},
 		&identityProviderRow{}, &identityProviderDomainRow{}, &linkedAccountRow{}, &federationStateRow{},
-		&outboxRow{}}
+		&outboxRow{},
+		&webhookEndpointRow{}, &webhookMessageRow{}, &webhookDeliveryRow{}, &webhookAttemptRow{}}
 }

@@ -15,7 +15,8 @@ var _ ports.SessionRepository = (*SessionRepository)(nil)
 
 // SessionRepository stores sessions in the sessions table.
 type SessionRepository struct {
-	db *gorm.DB
+	db     *gorm.DB
+	lookup *sessionLookup
 }
 
 // NewSessionRepository returns a SessionRepository on db.
@@ -23,7 +24,7 @@ func NewSessionRepository(db *gorm.DB) *SessionRepository {
 	if db == nil {
 		panic("gormstore: nil db")
 	}
-	return &SessionRepository{db: db}
+	return &SessionRepository{db: db, lookup: newSessionLookup(db)}
 }
 
 var (
@@ -32,22 +33,6 @@ var (
 	// its organization is missing, and the databases do not say which.
 	errSessionRefNotFound = domain.NotFound("session.reference_not_found", "user or organization")
 )
-
-// sessionLookupSQL reads a session and its user in one round trip, through
-// the unique index on token_hash and the users primary key. Every
-// authenticated request runs it.
-const sessionLookupSQL = `SELECT
- s.id AS s_id, s.user_id AS s_user_id, s.token_hash AS s_token_hash, s.remember_me AS s_remember_me,
- s.ip_address AS s_ip_address, s.user_agent AS s_user_agent,
- s.active_organization_id AS s_active_organization_id, s.impersonated_by AS s_impersonated_by,
- s.expires_at AS s_expires_at, s.created_at AS s_created_at, s.updated_at AS s_updated_at,
- s.auth_methods AS s_auth_methods, s.second_factor_at AS s_second_factor_at,
- u.id AS u_id, u.name AS u_name, u.email AS u_email, u.email_verified AS u_email_verified, u.image AS u_image,
- u.role AS u_role, u.banned AS u_banned, u.ban_reason AS u_ban_reason, u.ban_expires AS u_ban_expires,
- u.public_metadata AS u_public_metadata, u.private_metadata AS u_private_metadata, u.two_factor_enabled AS u_two_factor_enabled,
- u.created_at AS u_created_at, u.updated_at AS u_updated_at
-FROM sessions s JOIN users u ON u.id = s.user_id
-WHERE s.token_hash = ?`
 
 // Create implements ports.SessionRepository.
 func (r *SessionRepository) Create(ctx context.Context, s *domain.Session) error {
@@ -68,17 +53,14 @@ func (r *SessionRepository) Get(ctx context.Context, id domain.SessionID) (*doma
 	return row.toDomain(), nil
 }
 
-// GetByTokenHash implements ports.SessionRepository.
+// GetByTokenHash implements ports.SessionRepository. It is the one query of
+// every authenticated request; see sessionLookup. Inside a unit of work it
+// reads through the unit's transaction, so it sees what the unit wrote.
 func (r *SessionRepository) GetByTokenHash(ctx context.Context, h domain.TokenHash) (*domain.Session, *domain.User, error) {
-	var row sessionUserRow
-	res := conn(ctx, r.db).Raw(sessionLookupSQL, string(h)).Scan(&row)
-	if res.Error != nil {
-		return nil, nil, convertErr("sessions.get_by_token_hash", res.Error, nil, nil)
+	if u := unitOf(ctx, r.db); u != nil {
+		return getSessionInUnit(conn(ctx, r.db), h)
 	}
-	if res.RowsAffected == 0 {
-		return nil, nil, ports.ErrSessionNotFound
-	}
-	return row.Session.toDomain(), row.User.toDomain(), nil
+	return r.lookup.get(ctx, h)
 }
 
 // ListByUser implements ports.SessionRepository. Ties in created_at are

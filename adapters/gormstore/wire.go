@@ -29,5 +29,7 @@ var Set = wire.NewSet(
 	NewUnitOfWork, wire.Bind(new(ports.UnitOfWork), new(*UnitOfWork)),
 	NewOutbox, wire.Bind(new(ports.Outbox), new(*Outbox)),
 	NewHealthChecker, wire.Bind(new(ports.HealthChecker), new(*HealthChecker)),
+	NewWebhookEndpointRepository, wire.Bind(new(ports.WebhookEndpointRepository), new(*WebhookEndpointRepository)),
+	NewWebhookQueue, wire.Bind(new(ports.WebhookQueue), new(*WebhookQueue)), wire.Bind(new(ports.WebhookLog), new(*WebhookQueue)),
 	NewLeases, wire.Bind(new(ports.Leases), new(*Leases)),
 )

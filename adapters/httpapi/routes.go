@@ -73,6 +73,7 @@ func (s *Server) addRoutes() {
 	adm.AddAdminDomainRoutes()
 	adm.AddUserFactorRoutes() // reset a user's second factors
 	adm.AddIdentityProviderRoutes()
+	adm.AddWebhookRoutes() // webhook endpoints, their messages and replays
 
 	// The trusted API (a service key).
 	trusted.AddBackendUserRoutes()
@@ -80,6 +81,8 @@ func (s *Server) addRoutes() {
 	trusted.AddBackendMemberRoutes()
 	trusted.AddDomainRoutes()
 	trusted.AddOrgProviderRoutes() // an organization's identity providers (enterprise SSO)
+	trusted.AddWebhookRoutes()     // webhook endpoints, their messages and replays
+	trusted.AddWebhookEvents()     // the contract's webhooks section: every event
 
 	s.pages.AddHostedPages() // the pages, their stylesheet, the icon and the home page
 

@@ -120,6 +120,8 @@ type sealedMail struct {
 	Organization string          `json:"organization,omitempty"`
 	Inviter      string          `json:"inviter,omitempty"`
 	Code         string          `json:"code,omitempty"`
+	WebhookID    string          `json:"webhookId,omitempty"`
+	WebhookURL   string          `json:"webhookUrl,omitempty"`
 }
 
 // Send implements ports.Mailer: it appends m to the outbox, or refuses with
@@ -175,7 +177,7 @@ func (o *Outbox) append(ctx context.Context, m domain.Mail) (err error) {
 	}()
 	id := o.ids.NewID()
 	plain, err := json.Marshal(sealedMail{Kind: m.Kind, To: m.To, Name: m.Name, Link: m.Link, ExpiresIn: m.ExpiresIn,
-		Organization: m.Organization, Inviter: m.Inviter, Code: m.Code})
+		Organization: m.Organization, Inviter: m.Inviter, Code: m.Code, WebhookID: m.WebhookID, WebhookURL: m.WebhookURL})
 	if err != nil {
 		return domain.Internal("mailer: encode mail", err)
 	}
@@ -314,5 +316,5 @@ func (o *Outbox) open(msg ports.OutboxMessage) (domain.Mail, error) {
 		return domain.Mail{}, domain.Internal("mailer: decode mail", err)
 	}
 	return domain.Mail{Kind: s.Kind, To: s.To, Name: s.Name, Link: s.Link, ExpiresIn: s.ExpiresIn,
-		Organization: s.Organization, Inviter: s.Inviter, Code: s.Code}, nil
+		Organization: s.Organization, Inviter: s.Inviter, Code: s.Code, WebhookID: s.WebhookID, WebhookURL: s.WebhookURL}, nil
 }

@@ -40,6 +40,7 @@ var kinds = []domain.MailKind{
 	domain.MailInvitation,
 	domain.MailTwoFactorCode,
 	domain.MailFactorsReset,
+	domain.MailWebhookDisabled,
 }
 
 // mailTemplates holds the parsed templates of one kind.
@@ -82,12 +83,16 @@ type templateData struct {
 	Inviter      string
 	// Code is set for domain.MailTwoFactorCode only.
 	Code string
+	// WebhookID and WebhookURL are set for domain.MailWebhookDisabled only.
+	WebhookID  string
+	WebhookURL string
 }
 
 // Render returns the subject, plain-text body and HTML body of m, naming
 // product (DefaultProductName when empty). Every kind but
-// domain.MailAccountExists, domain.MailFactorsReset and
-// domain.MailTwoFactorCode (a Code instead) needs an absolute http(s) Link and a positive
+// domain.MailAccountExists, domain.MailFactorsReset, domain.MailWebhookDisabled
+// (a WebhookID and WebhookURL instead) and domain.MailTwoFactorCode (a Code
+// instead) needs an absolute http(s) Link and a positive
 // ExpiresIn; domain.MailInvitation also needs an Organization (its Inviter
 // is optional). The error says which is missing. Names are cleaned of control
 // characters and truncated, so none can break the Subject header.
@@ -105,6 +110,13 @@ func Render(m domain.Mail, product string) (subject, text, html string, err erro
 	data := templateData{Product: product, Name: cleanName(m.Name)}
 	switch m.Kind {
 	case domain.MailAccountExists, domain.MailFactorsReset:
+	case domain.MailWebhookDisabled:
+		// Both come from the service (an id it made, a URL it checked),
+		// never from the recipient; the URL is not a link to follow.
+		if m.WebhookID == "" || m.WebhookURL == "" {
+			return "", "", "", errors.New("mailer: webhook-disabled mail needs a WebhookID and a WebhookURL")
+		}
+		data.WebhookID, data.WebhookURL = cleanName(m.WebhookID), m.WebhookURL
 	case domain.MailTwoFactorCode:
 		if !isDigits(m.Code) || m.ExpiresIn <= 0 {
 			return "", "", "", errors.New("mailer: two-factor code mail needs a Code of digits and a positive ExpiresIn")

@@ -395,3 +395,34 @@ func TestRender_factors_reset(t *testing.T) {
 		}
 	}
 }
+
+// TestRender_webhook_disabled: the mail to an administrator about a webhook
+// endpoint disabled for failing names the endpoint by URL and id, has no
+// link to follow, says how to enable it and replay, and refuses to render
+// without the endpoint. The URL is escaped in HTML like any text.
+func TestRender_webhook_disabled(t *testing.T) {
+	t.Parallel()
+	m := domain.Mail{Kind: domain.MailWebhookDisabled, To: "ops@example.test", WebhookID: "0192-ep",
+		WebhookURL: "https://hooks.example.com/in?a=1&b=<2>"}
+	subject, text, htmlBody, err := mailer.Render(m, "Acme ID")
+	if err != nil {
+		t.Fatalf("Render: %v", err)
+	}
+	if subject != "A Acme ID webhook endpoint was disabled" {
+		t.Errorf("subject = %q", subject)
+	}
+	if strings.Contains(htmlBody, "<2>") || strings.Contains(htmlBody, "href") {
+		t.Errorf("the HTML carries the URL unescaped or as a link:\n%s", htmlBody)
+	}
+	for name, body := range map[string]string{"text": text, "html": html.UnescapeString(htmlBody)} {
+		for _, want := range []string{"Hello,", "https://hooks.example.com/in?a=1&b=<2>", "0192-ep", "PATCH /api/webhooks/0192-ep", "platform administrator"} {
+			if !strings.Contains(body, want) {
+				t.Errorf("%s lacks %q:\n%s", name, want, body)
+			}
+		}
+	}
+	m.WebhookURL = ""
+	if _, _, _, err := mailer.Render(m, "Acme ID"); err == nil {
+		t.Error("rendered a webhook-disabled mail without its endpoint")
+	}
+}

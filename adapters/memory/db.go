@@ -85,6 +85,8 @@ type DB struct {
 
 	// outbox holds the messages waiting to be delivered, by id.
 	outbox map[string]ports.OutboxMessage
+
+	webhooks webhookTables // see webhooks.go
 }
 
 // userClient is the primary key of a consent.
@@ -133,6 +135,8 @@ func NewDB() *DB {
 
 		signingKeys: map[domain.SigningKeyID]domain.SigningKey{},
 		outbox:      map[string]ports.OutboxMessage{},
+
+		webhooks: newWebhookTables(),
 	}
 }
 

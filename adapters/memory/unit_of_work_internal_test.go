@@ -52,6 +52,13 @@ func TestUnitOfWork_undo_log_reverts_every_suite(t *testing.T) {
 		"federation":    conformance.RunFederationRepositories,
 		"outbox":        conformance.RunOutbox,
 		"unit_of_work":  conformance.RunUnitOfWork,
+		"webhooks": func(t *testing.T, _ func(*testing.T) conformance.Stores) {
+			conformance.RunWebhookStores(t, func(t *testing.T) conformance.WebhookStores {
+				db := recording(t)
+				q := NewWebhookQueue(db)
+				return conformance.WebhookStores{Endpoints: NewWebhookEndpointRepository(db), Queue: q, Log: q, UnitOfWork: NewUnitOfWork(db)}
+			})
+		},
 		"signing_keys": func(t *testing.T, _ func(*testing.T) conformance.Stores) {
 			conformance.RunSigningKeyRepository(t, func(t *testing.T) ports.SigningKeyRepository { return NewSigningKeyRepository(recording(t)) })
 		},
@@ -61,15 +68,24 @@ func TestUnitOfWork_undo_log_reverts_every_suite(t *testing.T) {
 	}
 }
 
-// nonEmptyMaps names the maps of db that hold anything.
+// nonEmptyMaps names the maps of db that hold anything, those of its
+// struct fields (webhooks) included.
 func nonEmptyMaps(db *DB) []string {
 	var out []string
-	v := reflect.ValueOf(db).Elem()
-	for i := range v.NumField() {
-		if f := v.Field(i); f.Kind() == reflect.Map && f.Len() > 0 {
-			out = append(out, v.Type().Field(i).Name)
+	var walk func(prefix string, v reflect.Value)
+	walk = func(prefix string, v reflect.Value) {
+		for i := range v.NumField() {
+			switch f := v.Field(i); f.Kind() {
+			case reflect.Map:
+				if f.Len() > 0 {
+					out = append(out, prefix+v.Type().Field(i).Name)
+				}
+			case reflect.Struct:
+				walk(prefix+v.Type().Field(i).Name+".", f)
+			}
 		}
 	}
+	walk("", reflect.ValueOf(db).Elem())
 	return out
 }
 

@@ -72,7 +72,7 @@ var (
 	signInMethods  = []ports.SignInMethod{ports.SignInPassword, ports.SignInSecondFactor, ports.SignInPasskey}
 	signInOutcomes = []ports.SignInOutcome{ports.SignInSuccess, ports.SignInSecondFactorRequired, ports.SignInFailure, ports.SignInLocked,
 		ports.SignInBanned, ports.SignInEmailNotVerified, ports.SignInSSORequired, ports.SignInError}
-	webhookOutcomes = []string{ports.WebhookDelivered, ports.WebhookFailed, ports.WebhookRefused, ports.WebhookGaveUp}
+	webhookOutcomes = []string{ports.WebhookSucceeded, ports.WebhookRetrying, ports.WebhookFailed, ports.WebhookSkipped}
 )
 
 // other is the label value of anything outside a label's known set.

@@ -87,7 +87,7 @@ func TestMetrics_labels_are_bounded(t *testing.T) {
 		{"gatehouse_sign_ins_total", map[string]string{"method": "password", "outcome": "other"}, 1},
 		{"gatehouse_sign_ins_total", map[string]string{"method": "passkey", "outcome": "locked"}, 0}, // counted ahead, at 0
 		{"gatehouse_webhook_deliveries_total", map[string]string{"outcome": "other"}, 1},
-		{"gatehouse_webhook_deliveries_total", map[string]string{"outcome": "success"}, 0},
+		{"gatehouse_webhook_deliveries_total", map[string]string{"outcome": "succeeded"}, 0},
 		{"gatehouse_rate_limited_total", map[string]string{"rule": "credentials"}, 1},
 		{"gatehouse_build_info", map[string]string{"version": "test"}, 1},
 	}

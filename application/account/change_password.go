@@ -28,10 +28,10 @@ type ChangePasswordResult struct {
 // ChangePasswordHandler handles ChangePassword.
 type ChangePasswordHandler struct {
 	credentials ports.CredentialRepository
-	sessions    ports.SessionRepository
 	hasher      ports.PasswordHasher
 	blocklist   ports.PasswordBlocklist
 	issuer      usecase.SessionIssuer
+	revoker     usecase.SessionRevoker
 	check       usecase.PasswordCheck
 	stepUp      usecase.StepUp
 	settings    usecase.AuthSettings
@@ -39,13 +39,14 @@ type ChangePasswordHandler struct {
 
 // NewChangePasswordHandler returns a ChangePasswordHandler.
 func NewChangePasswordHandler(credentials ports.CredentialRepository, sessions ports.SessionRepository, hasher ports.PasswordHasher,
-	blocklist ports.PasswordBlocklist, passkeys ports.PasskeyRepository, tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock,
-	settings usecase.AuthSettings) *ChangePasswordHandler {
+	blocklist ports.PasswordBlocklist, passkeys ports.PasskeyRepository, events *usecase.Events, tokens ports.TokenGenerator, ids ports.IDGenerator,
+	clock ports.Clock, settings usecase.AuthSettings) *ChangePasswordHandler {
 	usecase.MustHave(credentials, sessions, hasher, blocklist, passkeys, tokens, ids, clock)
-	return &ChangePasswordHandler{credentials: credentials, sessions: sessions, hasher: hasher, blocklist: blocklist, settings: settings,
-		issuer: usecase.NewSessionIssuer(sessions, tokens, ids, clock, settings.Sessions),
-		check:  usecase.NewPasswordCheck(credentials, hasher, clock, settings.Lockout),
-		stepUp: usecase.NewStepUp(passkeys, clock, settings.StepUpWindow)}
+	return &ChangePasswordHandler{credentials: credentials, hasher: hasher, blocklist: blocklist, settings: settings,
+		issuer:  usecase.NewSessionIssuer(sessions, events, tokens, ids, clock, settings.Sessions),
+		revoker: usecase.NewSessionRevoker(sessions, events, clock),
+		check:   usecase.NewPasswordCheck(credentials, hasher, clock, settings.Lockout),
+		stepUp:  usecase.NewStepUp(passkeys, clock, settings.StepUpWindow)}
 }
 
 // Handle asks a user with a second factor to have proven it recently
@@ -84,13 +85,20 @@ func (h *ChangePasswordHandler) Handle(ctx context.Context, cmd ChangePassword) 
 	if !cmd.RevokeOtherSessions {
 		return &ChangePasswordResult{}, nil
 	}
-	if _, err := h.sessions.DeleteByUser(ctx, u.ID(), ""); err != nil {
-		return nil, err
-	}
-	s, token, err := h.issuer.Start(ctx, u.ID(), cmd.Principal.Session.RememberMe(), cmd.Client,
-		cmd.Principal.Session.Authentication())
+	res := &ChangePasswordResult{}
+	// Every session ends (session.revoked) and this device's new one
+	// starts (session.created) together.
+	err = h.issuer.Events().Do(ctx, func(ctx context.Context, _ usecase.Emit) error {
+		if err := h.revoker.RevokeAll(ctx, u.ID(), ""); err != nil {
+			return err
+		}
+		var err error
+		res.Session, res.Token, err = h.issuer.Start(ctx, u.ID(), cmd.Principal.Session.RememberMe(), cmd.Client,
+			cmd.Principal.Session.Authentication())
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	return &ChangePasswordResult{Session: s, Token: token}, nil
+	return res, nil
 }

@@ -36,14 +36,15 @@ type DeleteUserHandler struct {
 	stepUp        usecase.StepUp
 	clock         ports.Clock
 	settings      usecase.AuthSettings
+	events        *usecase.Events
 }
 
 // NewDeleteUserHandler returns a DeleteUserHandler.
 func NewDeleteUserHandler(users ports.UserRepository, credentials ports.CredentialRepository, verifications ports.VerificationRepository,
-	hasher ports.PasswordHasher, mailer ports.Mailer, passkeys ports.PasskeyRepository, tokens ports.TokenGenerator, ids ports.IDGenerator,
-	clock ports.Clock, settings usecase.AuthSettings) *DeleteUserHandler {
+	hasher ports.PasswordHasher, mailer ports.Mailer, passkeys ports.PasskeyRepository, events *usecase.Events, tokens ports.TokenGenerator,
+	ids ports.IDGenerator, clock ports.Clock, settings usecase.AuthSettings) *DeleteUserHandler {
 	usecase.MustHave(users, credentials, verifications, hasher, mailer, passkeys, tokens, ids, clock)
-	return &DeleteUserHandler{users: users, credentials: credentials, verifications: verifications, hasher: hasher,
+	return &DeleteUserHandler{users: users, credentials: credentials, verifications: verifications, hasher: hasher, events: events,
 		clock: clock, settings: settings, links: usecase.NewLinkSender(verifications, mailer, tokens, ids, clock, settings),
 		stepUp: usecase.NewStepUp(passkeys, clock, settings.StepUpWindow)}
 }
@@ -82,10 +83,19 @@ func (h *DeleteUserHandler) Handle(ctx context.Context, cmd DeleteUser) (*Delete
 		}
 		return &DeleteUserResult{MailSent: true}, nil
 	}
-	if err := h.users.Delete(ctx, u.ID()); err != nil {
+	if err := h.delete(ctx, u); err != nil {
 		return nil, err
 	}
 	return &DeleteUserResult{Deleted: true}, nil
+}
+
+// delete deletes u with its user.deleted event, whose data is u as it was.
+// Its sessions go with it, without events of their own.
+func (h *DeleteUserHandler) delete(ctx context.Context, u *domain.User) error {
+	return h.events.Do(ctx, func(ctx context.Context, emit usecase.Emit) error {
+		emit(domain.EventUserDeleted, u)
+		return h.users.Delete(ctx, u.ID())
+	})
 }
 
 // consume uses up a confirmation token, which must be the user's own.

@@ -129,13 +129,13 @@ type PasskeyHandler struct {
 // NewPasskeyHandler returns a PasskeyHandler for the relying party of
 // settings, or an error when settings cannot make one.
 func NewPasskeyHandler(users ports.UserRepository, passkeys ports.PasskeyRepository, challenges ports.WebAuthnChallengeRepository,
-	sessions ports.SessionRepository, log ports.AuditLog, tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock,
+	sessions ports.SessionRepository, audit usecase.Auditor, tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock,
 	auth usecase.AuthSettings, settings PasskeySettings) (*PasskeyHandler, error) {
-	usecase.MustHave(users, passkeys, challenges, sessions, log, tokens, ids, clock)
+	usecase.MustHave(users, passkeys, challenges, sessions, tokens, ids, clock)
 	h := &PasskeyHandler{users: users, passkeys: passkeys, challenges: challenges, sessions: sessions,
-		issuer: usecase.NewSessionIssuer(sessions, tokens, ids, clock, auth.Sessions),
+		issuer: usecase.NewSessionIssuer(sessions, audit.Events(), tokens, ids, clock, auth.Sessions),
 		stepUp: usecase.NewStepUp(passkeys, clock, auth.StepUpWindow),
-		audit:  usecase.NewAuditor(log, ids, clock), policy: auth.Sessions}
+		audit:  audit, policy: auth.Sessions}
 	if net.ParseIP(settings.RPID) != nil {
 		// Development on a loopback address (the configuration refuses it
 		// in production): browsers refuse an address as an RP ID, so the
@@ -373,11 +373,23 @@ func (h *PasskeyHandler) VerifyRegistration(ctx context.Context, cmd PasskeyVeri
 	if err != nil {
 		return domain.PasskeyCredential{}, err
 	}
-	err = h.passkeys.Create(ctx, pk)
-	if err = h.audit.Record(ctx, cmd.Actor, "passkey.register", passkeyTarget(pk.ID), err); err != nil {
+	t := passkeyTarget(pk.ID)
+	err = h.audit.Change(ctx, cmd.Actor, "passkey.register", &t, func(ctx context.Context, emit usecase.Emit) error {
+		if err := h.passkeys.Create(ctx, pk); err != nil {
+			return err
+		}
+		emit(domain.EventFactorEnabled, passkeyChange(u.ID(), pk.ID))
+		return nil
+	})
+	if err != nil {
 		return domain.PasskeyCredential{}, err
 	}
 	return pk, nil
+}
+
+// passkeyChange is the data of a passkey's factor events.
+func passkeyChange(user domain.UserID, id []byte) domain.FactorChange {
+	return domain.FactorChange{UserID: user, Factor: FactorPasskey, PasskeyID: base64.RawURLEncoding.EncodeToString(id)}
 }
 
 func passkeyTarget(id []byte) usecase.Target {
@@ -494,11 +506,17 @@ func (h *PasskeyHandler) Rename(ctx context.Context, cmd PasskeyChange) (domain.
 		return domain.PasskeyCredential{}, ErrPasskeyInvalidName
 	}
 	u := cmd.Principal.User.ID()
-	err := h.passkeys.Rename(ctx, u, cmd.ID, name)
-	if errors.Is(err, domain.ErrPasskeyNotFound) {
+	// Another user's passkey, or a missing one, is refused unaudited.
+	if c, err := h.passkeys.Get(ctx, cmd.ID); err != nil {
 		return domain.PasskeyCredential{}, err
+	} else if c.UserID != u {
+		return domain.PasskeyCredential{}, domain.ErrPasskeyNotFound
 	}
-	if err = h.audit.Record(ctx, cmd.Actor, "passkey.rename", passkeyTarget(cmd.ID), err); err != nil {
+	t := passkeyTarget(cmd.ID)
+	err := h.audit.Change(ctx, cmd.Actor, "passkey.rename", &t, func(ctx context.Context, _ usecase.Emit) error {
+		return h.passkeys.Rename(ctx, u, cmd.ID, name)
+	})
+	if err != nil {
 		return domain.PasskeyCredential{}, err
 	}
 	c, err := h.passkeys.Get(ctx, cmd.ID)
@@ -529,9 +547,12 @@ func (h *PasskeyHandler) Delete(ctx context.Context, cmd PasskeyChange) error {
 			return err
 		}
 	}
-	err = h.passkeys.Delete(ctx, u, cmd.ID)
-	if errors.Is(err, domain.ErrPasskeyNotFound) {
-		return err
-	}
-	return h.audit.Record(ctx, cmd.Actor, "passkey.delete", passkeyTarget(cmd.ID), err)
+	t := passkeyTarget(cmd.ID)
+	return h.audit.Change(ctx, cmd.Actor, "passkey.delete", &t, func(ctx context.Context, emit usecase.Emit) error {
+		if err := h.passkeys.Delete(ctx, u, cmd.ID); err != nil {
+			return err
+		}
+		emit(domain.EventFactorDisabled, passkeyChange(u, cmd.ID))
+		return nil
+	})
 }

@@ -40,7 +40,7 @@ func newPKWorld(t *testing.T) *pkWorld {
 	w.audit = memory.NewAuditLog(w.DB)
 	var err error
 	w.pk, err = account.NewPasskeyHandler(w.Users, memory.NewPasskeyRepository(w.DB), memory.NewWebAuthnChallengeRepository(w.DB),
-		memory.NewSessionRepository(w.DB), w.audit, system.NewTokenGenerator(), system.NewIDGenerator(), w.Clock, w.Settings,
+		memory.NewSessionRepository(w.DB), w.AuditorOf(w.audit), system.NewTokenGenerator(), system.NewIDGenerator(), w.Clock, w.Settings,
 		account.PasskeySettings{RPID: "id.example.com", RPName: "Gatehouse", Origins: []string{pkTestOrigin}})
 	if err != nil {
 		t.Fatal(err)

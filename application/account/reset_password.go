@@ -26,11 +26,12 @@ type ResetPassword struct {
 type ResetPasswordHandler struct {
 	users         ports.UserRepository
 	credentials   ports.CredentialRepository
-	sessions      ports.SessionRepository
 	verifications ports.VerificationRepository
 	hasher        ports.PasswordHasher
 	blocklist     ports.PasswordBlocklist
 	links         usecase.LinkSender
+	revoker       usecase.SessionRevoker
+	events        *usecase.Events
 	jobs          ports.Jobs
 	clock         ports.Clock
 	settings      usecase.AuthSettings
@@ -39,11 +40,13 @@ type ResetPasswordHandler struct {
 // NewResetPasswordHandler returns a ResetPasswordHandler.
 func NewResetPasswordHandler(users ports.UserRepository, credentials ports.CredentialRepository, sessions ports.SessionRepository,
 	verifications ports.VerificationRepository, hasher ports.PasswordHasher, blocklist ports.PasswordBlocklist, mailer ports.Mailer,
-	tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock, jobs ports.Jobs, settings usecase.AuthSettings) *ResetPasswordHandler {
+	events *usecase.Events, tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock, jobs ports.Jobs,
+	settings usecase.AuthSettings) *ResetPasswordHandler {
 	usecase.MustHave(users, credentials, sessions, verifications, hasher, blocklist, mailer, tokens, ids, clock, jobs)
-	return &ResetPasswordHandler{users: users, credentials: credentials, sessions: sessions, verifications: verifications,
-		hasher: hasher, blocklist: blocklist, jobs: jobs, clock: clock, settings: settings,
-		links: usecase.NewLinkSender(verifications, mailer, tokens, ids, clock, settings)}
+	return &ResetPasswordHandler{users: users, credentials: credentials, verifications: verifications,
+		hasher: hasher, blocklist: blocklist, jobs: jobs, clock: clock, settings: settings, events: events,
+		revoker: usecase.NewSessionRevoker(sessions, events, clock),
+		links:   usecase.NewLinkSender(verifications, mailer, tokens, ids, clock, settings)}
 }
 
 var errInvalidResetToken = domain.Invalid("password_reset.invalid_token", "Invalid token", domain.FieldViolation{Field: "token", Message: "is unknown, used or expired"})
@@ -129,16 +132,24 @@ func (h *ResetPasswordHandler) Reset(ctx context.Context, cmd ResetPassword) err
 	if err != nil {
 		return err
 	}
-	if err := h.users.Update(ctx, v.UserID(), func(u *domain.User) error {
-		if u.Email() == v.Email() && !u.EmailVerified() {
-			u.MarkEmailVerified(h.clock.Now())
+	// The link proves the address (user.updated when that is news), and
+	// every session ends (session.revoked).
+	return h.events.Do(ctx, func(ctx context.Context, emit usecase.Emit) error {
+		var verified *domain.User
+		if err := h.users.Update(ctx, v.UserID(), func(u *domain.User) error {
+			if u.Email() == v.Email() && !u.EmailVerified() {
+				u.MarkEmailVerified(h.clock.Now())
+				verified = u
+			}
+			return nil
+		}); err != nil && !errors.Is(err, domain.ErrNotFound) {
+			return err
 		}
-		return nil
-	}); err != nil && !errors.Is(err, domain.ErrNotFound) {
-		return err
-	}
-	_, err = h.sessions.DeleteByUser(ctx, v.UserID(), "")
-	return err
+		if verified != nil {
+			emit(domain.EventUserUpdated, verified)
+		}
+		return h.revoker.RevokeAll(ctx, v.UserID(), "")
+	})
 }
 
 // checkContext refuses the user's own address or name as the new password.

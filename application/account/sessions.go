@@ -80,16 +80,17 @@ func (h *AuthenticateHandler) Handle(ctx context.Context, cmd Authenticate) (*Au
 // SignOutHandler ends the session of a token.
 type SignOutHandler struct {
 	sessions ports.SessionRepository
+	revoker  usecase.SessionRevoker
 }
 
 // NewSignOutHandler returns a SignOutHandler.
-func NewSignOutHandler(sessions ports.SessionRepository) *SignOutHandler {
+func NewSignOutHandler(sessions ports.SessionRepository, events *usecase.Events, clock ports.Clock) *SignOutHandler {
 	usecase.MustHave(sessions)
-	return &SignOutHandler{sessions: sessions}
+	return &SignOutHandler{sessions: sessions, revoker: usecase.NewSessionRevoker(sessions, events, clock)}
 }
 
-// Handle deletes the session of token. An unknown token is not an error:
-// signing out always succeeds.
+// Handle deletes the session of token (session.revoked). An unknown token
+// is not an error: signing out always succeeds.
 func (h *SignOutHandler) Handle(ctx context.Context, token string) error {
 	if token == "" {
 		return nil
@@ -101,10 +102,7 @@ func (h *SignOutHandler) Handle(ctx context.Context, token string) error {
 	if err != nil {
 		return err
 	}
-	if err := h.sessions.Delete(ctx, s.UserID(), s.ID()); err != nil && !errors.Is(err, domain.ErrNotFound) {
-		return err
-	}
-	return nil
+	return usecase.IgnoreGone(h.revoker.Revoke(ctx, s))
 }
 
 // RevokeSession ends one of the principal's sessions.
@@ -115,15 +113,17 @@ type RevokeSession struct {
 	Handle string
 }
 
-// RevokeSessionsHandler ends sessions of the signed-in user.
+// RevokeSessionsHandler ends sessions of the signed-in user, each with its
+// session.revoked event.
 type RevokeSessionsHandler struct {
 	sessions ports.SessionRepository
+	revoker  usecase.SessionRevoker
 }
 
 // NewRevokeSessionsHandler returns a RevokeSessionsHandler.
-func NewRevokeSessionsHandler(sessions ports.SessionRepository) *RevokeSessionsHandler {
+func NewRevokeSessionsHandler(sessions ports.SessionRepository, events *usecase.Events, clock ports.Clock) *RevokeSessionsHandler {
 	usecase.MustHave(sessions)
-	return &RevokeSessionsHandler{sessions: sessions}
+	return &RevokeSessionsHandler{sessions: sessions, revoker: usecase.NewSessionRevoker(sessions, events, clock)}
 }
 
 // One ends the session named by cmd.Handle if it is the principal's; another
@@ -132,7 +132,7 @@ func NewRevokeSessionsHandler(sessions ports.SessionRepository) *RevokeSessionsH
 func (h *RevokeSessionsHandler) One(ctx context.Context, cmd RevokeSession) (current bool, err error) {
 	owner := cmd.Principal.User.ID()
 	id := domain.SessionID(cmd.Handle)
-	if err := h.sessions.Delete(ctx, owner, id); err == nil {
+	if err := h.revoker.RevokeID(ctx, owner, id); err == nil {
 		return id == cmd.Principal.Session.ID(), nil
 	} else if !errors.Is(err, domain.ErrNotFound) {
 		return false, err
@@ -144,7 +144,10 @@ func (h *RevokeSessionsHandler) One(ctx context.Context, cmd RevokeSession) (cur
 	if err != nil {
 		return false, err
 	}
-	if err := h.sessions.Delete(ctx, owner, s.ID()); err != nil {
+	if s.UserID() != owner {
+		return false, nil
+	}
+	if err := h.revoker.Revoke(ctx, s); err != nil {
 		if errors.Is(err, domain.ErrNotFound) {
 			return false, nil
 		}
@@ -155,12 +158,10 @@ func (h *RevokeSessionsHandler) One(ctx context.Context, cmd RevokeSession) (cur
 
 // All ends every session of the principal's user, the current one included.
 func (h *RevokeSessionsHandler) All(ctx context.Context, p usecase.Principal) error {
-	_, err := h.sessions.DeleteByUser(ctx, p.User.ID(), "")
-	return err
+	return h.revoker.RevokeAll(ctx, p.User.ID(), "")
 }
 
 // Others ends every session of the principal's user but the current one.
 func (h *RevokeSessionsHandler) Others(ctx context.Context, p usecase.Principal) error {
-	_, err := h.sessions.DeleteByUser(ctx, p.User.ID(), p.Session.ID())
-	return err
+	return h.revoker.RevokeAll(ctx, p.User.ID(), p.Session.ID())
 }

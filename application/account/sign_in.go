@@ -86,7 +86,7 @@ func (h *SignInHandler) UseSecondFactor(challenges ports.MFAChallengeRepository)
 // NewSignInHandler returns a SignInHandler. logger (slog.Default() when nil)
 // receives the failed attempts that could not be written.
 func NewSignInHandler(users ports.UserRepository, credentials ports.CredentialRepository, sessions ports.SessionRepository,
-	verifications ports.VerificationRepository, hasher ports.PasswordHasher, mailer ports.Mailer, tokens ports.TokenGenerator,
+	verifications ports.VerificationRepository, hasher ports.PasswordHasher, mailer ports.Mailer, events *usecase.Events, tokens ports.TokenGenerator,
 	ids ports.IDGenerator, clock ports.Clock, settings usecase.AuthSettings, logger *slog.Logger) *SignInHandler {
 	usecase.MustHave(users, credentials, sessions, verifications, hasher, mailer, tokens, ids, clock)
 	if logger == nil {
@@ -94,7 +94,7 @@ func NewSignInHandler(users ports.UserRepository, credentials ports.CredentialRe
 	}
 	return &SignInHandler{
 		users: users, credentials: credentials, hasher: hasher, settings: settings,
-		issuer:   usecase.NewSessionIssuer(sessions, tokens, ids, clock, settings.Sessions),
+		issuer:   usecase.NewSessionIssuer(sessions, events, tokens, ids, clock, settings.Sessions),
 		links:    usecase.NewLinkSender(verifications, mailer, tokens, ids, clock, settings),
 		failures: &failureRecorder{credentials: credentials, clock: clock, lockout: settings.Lockout, logger: logger},
 	}

@@ -39,6 +39,7 @@ type SignUpHandler struct {
 	settings    usecase.AuthSettings
 	sso         usecase.SSOPolicy
 	audit       usecase.Auditor
+	events      *usecase.Events
 }
 
 // UseSSO refuses password sign-ups of the addresses policy sends to their
@@ -51,17 +52,18 @@ func (h *SignUpHandler) UseSSO(policy usecase.SSOPolicy, audit usecase.Auditor) 
 
 // NewSignUpHandler returns a SignUpHandler.
 func NewSignUpHandler(credentials ports.CredentialRepository, sessions ports.SessionRepository, verifications ports.VerificationRepository,
-	hasher ports.PasswordHasher, blocklist ports.PasswordBlocklist, mailer ports.Mailer, tokens ports.TokenGenerator,
+	hasher ports.PasswordHasher, blocklist ports.PasswordBlocklist, mailer ports.Mailer, events *usecase.Events, tokens ports.TokenGenerator,
 	ids ports.IDGenerator, clock ports.Clock, settings usecase.AuthSettings) *SignUpHandler {
 	usecase.MustHave(credentials, sessions, verifications, hasher, blocklist, mailer, tokens, ids, clock)
 	return &SignUpHandler{
-		credentials: credentials, hasher: hasher, blocklist: blocklist, mailer: mailer, settings: settings,
-		issuer: usecase.NewSessionIssuer(sessions, tokens, ids, clock, settings.Sessions),
+		credentials: credentials, hasher: hasher, blocklist: blocklist, mailer: mailer, settings: settings, events: events,
+		issuer: usecase.NewSessionIssuer(sessions, events, tokens, ids, clock, settings.Sessions),
 		links:  usecase.NewLinkSender(verifications, mailer, tokens, ids, clock, settings),
 	}
 }
 
-// Handle creates the user. The password is hashed before anything else, so a
+// Handle creates the user (user.created) and, unless verification is
+// required, its first session (session.created). The password is hashed before anything else, so a
 // sign-up for a taken address costs the same time as one for a free address.
 // When verification is required a taken address is not revealed: the answer
 // has the same shape, and the address's owner gets a mail saying someone
@@ -99,7 +101,13 @@ func (h *SignUpHandler) Handle(ctx context.Context, cmd SignUp) (*SignUpResult, 
 		return nil, err
 	}
 	defer slot.Release()
-	err = h.credentials.CreateUser(ctx, u, domain.NewCredential(u.ID(), hash, now))
+	err = h.events.Do(ctx, func(ctx context.Context, emit usecase.Emit) error {
+		if err := h.credentials.CreateUser(ctx, u, domain.NewCredential(u.ID(), hash, now)); err != nil {
+			return err
+		}
+		emit(domain.EventUserCreated, u)
+		return nil
+	})
 	if errors.Is(err, domain.ErrConflict) {
 		if !h.settings.RequireEmailVerification {
 			return nil, usecase.ErrUserExists

@@ -132,6 +132,7 @@ type TwoFactorHandler struct {
 	sealer      ports.SecretSealer
 	sessions    ports.SessionRepository
 	issuer      usecase.SessionIssuer
+	revoker     usecase.SessionRevoker
 	check       usecase.PasswordCheck
 	audit       usecase.Auditor
 	stepUp      usecase.StepUp
@@ -143,13 +144,14 @@ type TwoFactorHandler struct {
 func NewTwoFactorHandler(users ports.UserRepository, credentials ports.CredentialRepository, factors ports.TwoFactorRepository,
 	challenges ports.MFAChallengeRepository, verifications ports.VerificationRepository, mailer ports.Mailer, sealer ports.SecretSealer,
 	sessions ports.SessionRepository, hasher ports.PasswordHasher, passkeys ports.PasskeyRepository, tokens ports.TokenGenerator,
-	ids ports.IDGenerator, clock ports.Clock, audit ports.AuditLog, settings usecase.AuthSettings) *TwoFactorHandler {
-	usecase.MustHave(users, credentials, factors, challenges, verifications, mailer, sealer, sessions, hasher, passkeys, tokens, ids, clock, audit)
+	ids ports.IDGenerator, clock ports.Clock, audit usecase.Auditor, settings usecase.AuthSettings) *TwoFactorHandler {
+	usecase.MustHave(users, credentials, factors, challenges, verifications, mailer, sealer, sessions, hasher, passkeys, tokens, ids, clock)
 	return &TwoFactorHandler{users: users, credentials: credentials, factors: factors, challenges: challenges, trust: verifications,
-		mailer: mailer, sealer: sealer, sessions: sessions, audit: usecase.NewAuditor(audit, ids, clock),
-		settings: settings, issuer: usecase.NewSessionIssuer(sessions, tokens, ids, clock, settings.Sessions),
-		check:  usecase.NewPasswordCheck(credentials, hasher, clock, settings.Lockout),
-		stepUp: usecase.NewStepUp(passkeys, clock, settings.StepUpWindow)}
+		mailer: mailer, sealer: sealer, sessions: sessions, audit: audit,
+		settings: settings, issuer: usecase.NewSessionIssuer(sessions, audit.Events(), tokens, ids, clock, settings.Sessions),
+		revoker: usecase.NewSessionRevoker(sessions, audit.Events(), clock),
+		check:   usecase.NewPasswordCheck(credentials, hasher, clock, settings.Lockout),
+		stepUp:  usecase.NewStepUp(passkeys, clock, settings.StepUpWindow)}
 }
 
 // Enable checks the password and stores a new unverified TOTP secret and ten
@@ -202,12 +204,8 @@ func (h *TwoFactorHandler) enableOTP(ctx context.Context, cmd EnableTwoFactor) (
 	if err := h.check.Prove(ctx, u.ID(), cmd.Password); err != nil {
 		return nil, h.audit.RecordSelf(ctx, u.ID(), cmd.Origin, "two-factor.enable", err)
 	}
-	wasOn := u.TwoFactorEnabled()
-	if err := h.turnOn(ctx, u); err != nil {
-		return nil, err
-	}
-	if !wasOn {
-		if err := h.audit.RecordSelf(ctx, u.ID(), cmd.Origin, "two-factor.enable", nil); err != nil {
+	if !u.TwoFactorEnabled() {
+		if err := h.turnOn(ctx, u, cmd.Origin, FactorEmailOTP); err != nil {
 			return nil, err
 		}
 	}
@@ -218,14 +216,34 @@ func (h *TwoFactorHandler) enableOTP(ctx context.Context, cmd EnableTwoFactor) (
 	return &EnableTwoFactorResult{Method: MethodOTP, Rotated: r}, nil
 }
 
-// turnOn turns two-factor on for u (and in u).
-func (h *TwoFactorHandler) turnOn(ctx context.Context, u *domain.User) error {
+// The second factors, as factor events name them (domain.FactorChange).
+const (
+	FactorTOTP        = "totp"
+	FactorBackupCodes = "backup_codes"
+	FactorPasskey     = "passkey"
+	FactorEmailOTP    = "email_otp"
+)
+
+// turnOn turns two-factor on for u (and in u), with factor as the second
+// factor that proved it: an enrolment, audited as two-factor.enable from o
+// with its factor.enabled event.
+func (h *TwoFactorHandler) turnOn(ctx context.Context, u *domain.User, o usecase.Origin, factor string) error {
 	now := h.issuer.Clock.Now()
-	u.SetTwoFactorEnabled(true, now)
-	return h.users.Update(ctx, u.ID(), func(x *domain.User) error {
-		x.SetTwoFactorEnabled(true, now)
+	err := h.audit.ChangeSelf(ctx, u.ID(), o, "two-factor.enable", func(ctx context.Context, emit usecase.Emit) error {
+		if err := h.users.Update(ctx, u.ID(), func(x *domain.User) error {
+			x.SetTwoFactorEnabled(true, now)
+			return nil
+		}); err != nil {
+			return err
+		}
+		emit(domain.EventFactorEnabled, domain.FactorChange{UserID: u.ID(), Factor: factor})
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	u.SetTwoFactorEnabled(true, now)
+	return nil
 }
 
 // rotate replaces the signed-in session p with a new one, as Better Auth
@@ -244,14 +262,18 @@ func (h *TwoFactorHandler) rotate(ctx context.Context, p usecase.Principal, c us
 	if old.ImpersonatedBy() != "" {
 		return nil, h.proveInSession(ctx, old, proven, now)
 	}
-	s, token, err := h.issuer.Start(ctx, p.User.ID(), old.RememberMe(), c, auth)
+	r := &RotatedSession{}
+	err := h.issuer.Events().Do(ctx, func(ctx context.Context, _ usecase.Emit) error {
+		var err error
+		if r.Session, r.Token, err = h.issuer.Start(ctx, p.User.ID(), old.RememberMe(), c, auth); err != nil {
+			return err
+		}
+		return usecase.IgnoreGone(h.revoker.Revoke(ctx, old))
+	})
 	if err != nil {
 		return nil, err
 	}
-	if err := h.sessions.Delete(ctx, p.User.ID(), old.ID()); err != nil && !errors.Is(err, domain.ErrNotFound) {
-		return nil, err
-	}
-	return &RotatedSession{Session: s, Token: token}, nil
+	return r, nil
 }
 
 // proveInSession records in session s that a second factor was proven at now.
@@ -316,47 +338,64 @@ func (h *TwoFactorHandler) TOTPURI(ctx context.Context, cmd TwoFactorPassword) (
 }
 
 // GenerateBackupCodes checks the password and replaces the backup codes of
-// a user with two-factor on. New codes are a second factor in the caller's
-// hands, so the user must have proven one recently (step-up). Audited as
-// two-factor.backup-codes, refusals included.
+// a user with two-factor on (factor.enabled, backup_codes). New codes are a
+// second factor in the caller's hands, so the user must have proven one
+// recently (step-up). Audited as two-factor.backup-codes, refusals
+// included.
 func (h *TwoFactorHandler) GenerateBackupCodes(ctx context.Context, cmd TwoFactorPassword) ([]string, error) {
 	u := cmd.Principal.User
-	codes, err := h.generateBackupCodes(ctx, cmd.Principal, cmd.Password)
-	return codes, h.audit.RecordSelf(ctx, u.ID(), cmd.Origin, "two-factor.backup-codes", err)
+	if err := h.mayChange(ctx, cmd.Principal, cmd.Password, true); err != nil {
+		return nil, h.audit.RecordSelf(ctx, u.ID(), cmd.Origin, "two-factor.backup-codes", err)
+	}
+	var codes []string
+	err := h.audit.ChangeSelf(ctx, u.ID(), cmd.Origin, "two-factor.backup-codes", func(ctx context.Context, emit usecase.Emit) error {
+		var err error
+		if codes, err = h.replaceBackupCodes(ctx, u.ID(), h.issuer.Clock.Now()); err != nil {
+			return err
+		}
+		emit(domain.EventFactorEnabled, domain.FactorChange{UserID: u.ID(), Factor: FactorBackupCodes})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return codes, nil
 }
 
-func (h *TwoFactorHandler) generateBackupCodes(ctx context.Context, p usecase.Principal, password string) ([]string, error) {
-	u := p.User
-	if !u.TwoFactorEnabled() {
-		return nil, ErrTwoFactorNotEnabled
+// mayChange refuses a change of p's second factors unless p has proven one
+// recently (step-up) and password is theirs; with needOn, a user with
+// two-factor off is refused first.
+func (h *TwoFactorHandler) mayChange(ctx context.Context, p usecase.Principal, password string, needOn bool) error {
+	if needOn && !p.User.TwoFactorEnabled() {
+		return ErrTwoFactorNotEnabled
 	}
 	if err := h.stepUp.Require(ctx, p); err != nil {
-		return nil, err
+		return err
 	}
-	if err := h.check.Prove(ctx, u.ID(), password); err != nil {
-		return nil, err
-	}
-	return h.replaceBackupCodes(ctx, u.ID(), h.issuer.Clock.Now())
+	return h.check.Prove(ctx, p.User.ID(), password)
 }
 
 // Disable checks the password, removes the TOTP factor and the backup codes
-// and turns two-factor off. A user with a second factor must have proven
-// one recently (step-up), before the password is tried. Audited as
-// two-factor.disable, refusals included.
+// and turns two-factor off (factor.disabled, naming totp, or email_otp for
+// a user without a TOTP factor, when two-factor was on or a TOTP factor
+// went). A user with a second factor must have proven one recently
+// (step-up), before the password is tried. Audited as two-factor.disable,
+// refusals included.
 func (h *TwoFactorHandler) Disable(ctx context.Context, cmd TwoFactorPassword) error {
 	u := cmd.Principal.User
-	return h.audit.RecordSelf(ctx, u.ID(), cmd.Origin, "two-factor.disable", h.disable(ctx, cmd.Principal, cmd.Password))
+	if err := h.mayChange(ctx, cmd.Principal, cmd.Password, false); err != nil {
+		return h.audit.RecordSelf(ctx, u.ID(), cmd.Origin, "two-factor.disable", err)
+	}
+	return h.audit.ChangeSelf(ctx, u.ID(), cmd.Origin, "two-factor.disable", func(ctx context.Context, emit usecase.Emit) error {
+		return h.disable(ctx, u, emit)
+	})
 }
 
-func (h *TwoFactorHandler) disable(ctx context.Context, p usecase.Principal, password string) error {
-	u := p.User
-	if err := h.stepUp.Require(ctx, p); err != nil {
-		return err
-	}
-	if err := h.check.Prove(ctx, u.ID(), password); err != nil {
-		return err
-	}
-	if err := h.factors.DeleteTOTP(ctx, u.ID()); err != nil && !errors.Is(err, domain.ErrNotFound) {
+func (h *TwoFactorHandler) disable(ctx context.Context, u *domain.User, emit usecase.Emit) error {
+	factor := FactorTOTP
+	if err := h.factors.DeleteTOTP(ctx, u.ID()); errors.Is(err, domain.ErrNotFound) {
+		factor = FactorEmailOTP
+	} else if err != nil {
 		return err
 	}
 	now := h.issuer.Clock.Now()
@@ -368,10 +407,16 @@ func (h *TwoFactorHandler) disable(ctx context.Context, p usecase.Principal, pas
 	if _, err := h.trust.DeleteByUser(ctx, u.ID(), domain.PurposeTrustDevice); err != nil {
 		return err
 	}
-	return h.users.Update(ctx, u.ID(), func(x *domain.User) error {
+	if err := h.users.Update(ctx, u.ID(), func(x *domain.User) error {
 		x.SetTwoFactorEnabled(false, now)
 		return nil
-	})
+	}); err != nil {
+		return err
+	}
+	if factor == FactorTOTP || u.TwoFactorEnabled() {
+		emit(domain.EventFactorDisabled, domain.FactorChange{UserID: u.ID(), Factor: factor})
+	}
+	return nil
 }
 
 // VerifyTOTP answers with a TOTP code. A code of a step already used (or an
@@ -406,7 +451,7 @@ func (h *TwoFactorHandler) VerifyTOTP(ctx context.Context, cmd VerifySecondFacto
 		if err != nil || u.TwoFactorEnabled() {
 			return err
 		}
-		return h.turnOn(ctx, u)
+		return h.turnOn(ctx, u, cmd.Origin, FactorTOTP)
 	})
 }
 
@@ -582,7 +627,7 @@ func (h *TwoFactorHandler) VerifyOTP(ctx context.Context, cmd VerifySecondFactor
 			if err := h.answerSessionOTP(ctx, p, cmd.Code); err != nil || u.TwoFactorEnabled() {
 				return err
 			}
-			return h.turnOn(ctx, u)
+			return h.turnOn(ctx, u, cmd.Origin, FactorEmailOTP)
 		})
 	}
 	if cmd.ChallengeID == "" {
@@ -613,13 +658,10 @@ func (h *TwoFactorHandler) verify(ctx context.Context, cmd VerifySecondFactor, w
 		if err := answer(u, nil); err != nil {
 			return nil, err
 		}
-		// The answer that turned two-factor on is an enrolment: audited,
-		// and the session is rotated (Better Auth 1.7.25), the new one
-		// carrying the step-up.
+		// The answer that turned two-factor on is an enrolment (audited by
+		// turnOn), and the session is rotated (Better Auth 1.7.25), the new
+		// one carrying the step-up.
 		if !wasOn && u.TwoFactorEnabled() {
-			if err := h.audit.RecordSelf(ctx, u.ID(), cmd.Origin, "two-factor.enable", nil); err != nil {
-				return nil, err
-			}
 			r, err := h.rotate(ctx, *cmd.Principal, cmd.Client, domain.MethodOTP)
 			if err != nil {
 				return nil, err

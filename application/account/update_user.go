@@ -17,36 +17,47 @@ type UpdateUser struct {
 
 // UpdateUserHandler handles UpdateUser.
 type UpdateUserHandler struct {
-	users ports.UserRepository
-	clock ports.Clock
+	users  ports.UserRepository
+	events *usecase.Events
+	clock  ports.Clock
 }
 
 // NewUpdateUserHandler returns an UpdateUserHandler.
-func NewUpdateUserHandler(users ports.UserRepository, clock ports.Clock) *UpdateUserHandler {
+func NewUpdateUserHandler(users ports.UserRepository, events *usecase.Events, clock ports.Clock) *UpdateUserHandler {
 	usecase.MustHave(users, clock)
-	return &UpdateUserHandler{users: users, clock: clock}
+	return &UpdateUserHandler{users: users, events: events, clock: clock}
 }
 
 var errNoFieldsToUpdate = domain.Invalid("user.no_fields_to_update", "No fields to update")
 
-// Handle applies the changes and returns the updated user.
+// Handle applies the changes (user.updated) and returns the updated user.
 func (h *UpdateUserHandler) Handle(ctx context.Context, cmd UpdateUser) (*domain.User, error) {
 	if cmd.Name == nil && cmd.Image == nil {
 		return nil, errNoFieldsToUpdate
 	}
 	var out *domain.User
-	err := h.users.Update(ctx, cmd.UserID, func(u *domain.User) error {
-		now := h.clock.Now()
-		if cmd.Name != nil {
-			if err := u.Rename(*cmd.Name, now); err != nil {
-				return err
+	err := h.events.Do(ctx, func(ctx context.Context, emit usecase.Emit) error {
+		err := h.users.Update(ctx, cmd.UserID, func(u *domain.User) error {
+			now := h.clock.Now()
+			if cmd.Name != nil {
+				if err := u.Rename(*cmd.Name, now); err != nil {
+					return err
+				}
 			}
+			if cmd.Image != nil {
+				u.SetImage(*cmd.Image, now)
+			}
+			out = u
+			return nil
+		})
+		if err != nil {
+			return err
 		}
-		if cmd.Image != nil {
-			u.SetImage(*cmd.Image, now)
-		}
-		out = u
+		emit(domain.EventUserUpdated, out)
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }

@@ -25,16 +25,17 @@ type VerifyEmailHandler struct {
 	users         ports.UserRepository
 	verifications ports.VerificationRepository
 	links         usecase.LinkSender
+	events        *usecase.Events
 	jobs          ports.Jobs
 	clock         ports.Clock
 	settings      usecase.AuthSettings
 }
 
 // NewVerifyEmailHandler returns a VerifyEmailHandler.
-func NewVerifyEmailHandler(users ports.UserRepository, verifications ports.VerificationRepository, mailer ports.Mailer,
+func NewVerifyEmailHandler(users ports.UserRepository, verifications ports.VerificationRepository, mailer ports.Mailer, events *usecase.Events,
 	tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock, jobs ports.Jobs, settings usecase.AuthSettings) *VerifyEmailHandler {
 	usecase.MustHave(users, verifications, mailer, tokens, ids, clock, jobs)
-	return &VerifyEmailHandler{users: users, verifications: verifications, jobs: jobs, clock: clock, settings: settings,
+	return &VerifyEmailHandler{users: users, verifications: verifications, jobs: jobs, clock: clock, settings: settings, events: events,
 		links: usecase.NewLinkSender(verifications, mailer, tokens, ids, clock, settings)}
 }
 
@@ -93,8 +94,8 @@ func (h *VerifyEmailHandler) mailLink(ctx context.Context, email domain.Email, c
 }
 
 // Verify follows a verification link: it marks the address verified, or, for
-// an address change, moves the account to the new, verified address. A link
-// works once.
+// an address change, moves the account to the new, verified address
+// (user.updated). A link works once.
 func (h *VerifyEmailHandler) Verify(ctx context.Context, token string) (*domain.User, error) {
 	if token == "" {
 		return nil, errInvalidLink
@@ -114,19 +115,25 @@ func (h *VerifyEmailHandler) Verify(ctx context.Context, token string) (*domain.
 		return nil, errExpiredLink
 	}
 	var out *domain.User
-	err = h.users.Update(ctx, v.UserID(), func(u *domain.User) error {
-		now := h.clock.Now()
-		switch v.Purpose() {
-		case domain.PurposeChangeEmail:
-			u.ChangeEmail(v.Email(), true, now)
-		default:
-			if u.Email() != v.Email() {
-				return errInvalidLink // the address changed since the link was sent
+	err = h.events.Do(ctx, func(ctx context.Context, emit usecase.Emit) error {
+		err := h.users.Update(ctx, v.UserID(), func(u *domain.User) error {
+			now := h.clock.Now()
+			switch v.Purpose() {
+			case domain.PurposeChangeEmail:
+				u.ChangeEmail(v.Email(), true, now)
+			default:
+				if u.Email() != v.Email() {
+					return errInvalidLink // the address changed since the link was sent
+				}
+				u.MarkEmailVerified(now)
 			}
-			u.MarkEmailVerified(now)
+			out = u
+			return nil
+		})
+		if err == nil {
+			emit(domain.EventUserUpdated, out)
 		}
-		out = u
-		return nil
+		return err
 	})
 	switch {
 	case errors.Is(err, domain.ErrNotFound):

@@ -50,6 +50,7 @@ type Administration struct {
 	hasher      ports.PasswordHasher
 	blocklist   ports.PasswordBlocklist
 	issuer      usecase.SessionIssuer
+	revoker     usecase.SessionRevoker
 	audit       usecase.Auditor
 	ids         ports.IDGenerator
 	clock       ports.Clock
@@ -60,13 +61,14 @@ type Administration struct {
 
 // NewAdministration returns the admin use cases.
 func NewAdministration(users ports.UserRepository, credentials ports.CredentialRepository, sessions ports.SessionRepository,
-	hasher ports.PasswordHasher, blocklist ports.PasswordBlocklist, audit ports.AuditLog, passkeys ports.PasskeyRepository, tokens ports.TokenGenerator,
+	hasher ports.PasswordHasher, blocklist ports.PasswordBlocklist, audit usecase.Auditor, passkeys ports.PasskeyRepository, tokens ports.TokenGenerator,
 	ids ports.IDGenerator, clock ports.Clock, settings usecase.AuthSettings, admin usecase.AdminSettings) *Administration {
-	usecase.MustHave(users, credentials, sessions, hasher, blocklist, audit, passkeys, tokens, ids, clock)
+	usecase.MustHave(users, credentials, sessions, hasher, blocklist, passkeys, tokens, ids, clock)
 	return &Administration{
 		users: users, credentials: credentials, sessions: sessions, hasher: hasher, blocklist: blocklist,
-		issuer: usecase.NewSessionIssuer(sessions, tokens, ids, clock, settings.Sessions),
-		audit:  usecase.NewAuditor(audit, ids, clock), ids: ids, clock: clock, settings: settings, admin: admin,
+		issuer:  usecase.NewSessionIssuer(sessions, audit.Events(), tokens, ids, clock, settings.Sessions),
+		revoker: usecase.NewSessionRevoker(sessions, audit.Events(), clock),
+		audit:   audit, ids: ids, clock: clock, settings: settings, admin: admin,
 		stepUp: usecase.NewStepUp(passkeys, clock, settings.StepUpWindow),
 	}
 }
@@ -101,13 +103,15 @@ func (a *Administration) authorize(req usecase.Caller, ps ...usecase.Permission)
 	return nil
 }
 
-// audited authorises req, runs fn and records the outcome of action on t.
-func (a *Administration) audited(ctx context.Context, req usecase.Caller, action string, t usecase.Target, fn func() error, ps ...usecase.Permission) error {
-	err := a.authorize(req, ps...)
-	if err == nil {
-		err = fn()
+// audited authorises req and runs fn, the change of action on t, with its
+// audit entry and its events in one unit of work (usecase.Auditor.Change);
+// a refusal is recorded on its own.
+func (a *Administration) audited(ctx context.Context, req usecase.Caller, action string, t usecase.Target,
+	fn func(ctx context.Context, emit usecase.Emit) error, ps ...usecase.Permission) error {
+	if err := a.authorize(req, ps...); err != nil {
+		return a.audit.Record(ctx, req.Actor(), action, t, err)
 	}
-	return a.audit.Record(ctx, req.Actor(), action, t, err)
+	return a.audit.Change(ctx, req.Actor(), action, &t, fn)
 }
 
 func userTarget(id domain.UserID) usecase.Target { return usecase.Target{Type: "user", ID: string(id)} }
@@ -135,50 +139,93 @@ type CreateUser struct {
 	PrivateMetadata []byte
 }
 
-// CreateUser creates an account. Setting roles needs the set-role permission too.
+// CreateUser creates an account (user.created). Setting roles needs the
+// set-role permission too.
 func (a *Administration) CreateUser(ctx context.Context, req usecase.Caller, cmd CreateUser) (*domain.User, error) {
-	var created *domain.User
 	ps := []usecase.Permission{permCreateUser}
 	if len(cmd.Roles) > 0 {
 		ps = append(ps, permSetRole)
 	}
-	err := a.authorize(req, ps...)
-	if err == nil {
-		created, err = a.newUser(ctx, cmd)
-	}
+	action := usecase.ActionOf(req, "admin.create-user", "users.create")
 	// The entry names the user created, like service-key.create names its key.
 	t := usecase.Target{Type: "user"}
-	if created != nil {
-		t.ID = string(created.ID())
+	err := a.authorize(req, ps...)
+	var u *domain.User
+	var cred *domain.Credential
+	if err == nil {
+		// The password is hashed before the unit of work begins.
+		u, cred, err = a.buildUser(ctx, cmd)
 	}
-	if err := a.audit.Record(ctx, req.Actor(), usecase.ActionOf(req, "admin.create-user", "users.create"), t, err); err != nil {
-		return nil, err
+	if err != nil {
+		return nil, a.audit.Record(ctx, req.Actor(), action, t, err)
 	}
-	return created, nil
-}
-
-// newUser builds and stores the user of cmd, with a credential when it has a password.
-func (a *Administration) newUser(ctx context.Context, cmd CreateUser) (*domain.User, error) {
-	public, err := parseMetadata(cmd.PublicMetadata, "publicMetadata")
+	err = a.audit.Change(ctx, req.Actor(), action, &t, func(ctx context.Context, emit usecase.Emit) error {
+		if err := a.storeUser(ctx, u, cred, emit); err != nil {
+			return err
+		}
+		t.ID = string(u.ID())
+		return nil
+	})
 	if err != nil {
 		return nil, err
+	}
+	return u, nil
+}
+
+// newUser builds and stores the user of cmd (user.created), with a
+// credential when it has a password.
+func (a *Administration) newUser(ctx context.Context, cmd CreateUser, emit usecase.Emit) (*domain.User, error) {
+	u, cred, err := a.buildUser(ctx, cmd)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.storeUser(ctx, u, cred, emit); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// storeUser stores u, with cred when not nil, and emits user.created.
+func (a *Administration) storeUser(ctx context.Context, u *domain.User, cred *domain.Credential, emit usecase.Emit) error {
+	var err error
+	if cred == nil {
+		err = a.users.Create(ctx, u)
+	} else {
+		err = a.credentials.CreateUser(ctx, u, cred)
+	}
+	if errors.Is(err, domain.ErrConflict) {
+		return usecase.ErrUserExists
+	}
+	if err != nil {
+		return err
+	}
+	emit(domain.EventUserCreated, u)
+	return nil
+}
+
+// buildUser builds the user of cmd and, when it has a password, its
+// credential (the password checked and hashed).
+func (a *Administration) buildUser(ctx context.Context, cmd CreateUser) (*domain.User, *domain.Credential, error) {
+	public, err := parseMetadata(cmd.PublicMetadata, "publicMetadata")
+	if err != nil {
+		return nil, nil, err
 	}
 	private, err := parseMetadata(cmd.PrivateMetadata, "privateMetadata")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	email, err := domain.NewEmail(cmd.Email)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	now := a.clock.Now()
 	u, err := domain.NewUser(domain.UserID(a.ids.NewID()), cmd.Name, email, now)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(cmd.Roles) > 0 {
 		if err := u.SetRoles(cmd.Roles, now); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if cmd.EmailVerified {
@@ -192,21 +239,13 @@ func (a *Administration) newUser(ctx context.Context, cmd CreateUser) (*domain.U
 		u.SetPrivateMetadata(*private, now)
 	}
 	if cmd.Password == "" {
-		err = a.users.Create(ctx, u)
-	} else {
-		var hash string
-		if hash, err = a.hashPassword(ctx, u, cmd.Password, "password"); err != nil {
-			return nil, err
-		}
-		err = a.credentials.CreateUser(ctx, u, domain.NewCredential(u.ID(), hash, now))
+		return u, nil, nil
 	}
-	if errors.Is(err, domain.ErrConflict) {
-		return nil, usecase.ErrUserExists
-	}
+	hash, err := a.hashPassword(ctx, u, cmd.Password, "password")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return u, nil
+	return u, domain.NewCredential(u.ID(), hash, now), nil
 }
 
 // hashPassword checks password against the policy for u and hashes it.
@@ -268,12 +307,18 @@ func (a *Administration) UpdateUser(ctx context.Context, req usecase.Caller, id 
 		ps = append(ps, permSetEmail)
 	}
 	var updated *domain.User
-	err := a.audited(ctx, req, usecase.ActionOf(req, "admin.update-user", "users.update"), userTarget(id), func() error {
+	err := a.audited(ctx, req, usecase.ActionOf(req, "admin.update-user", "users.update"), userTarget(id), func(ctx context.Context, emit usecase.Emit) error {
 		var err error
-		updated, err = a.updateUser(ctx, id, patch)
-		return err
+		if updated, err = a.updateUser(ctx, id, patch); err != nil {
+			return err
+		}
+		emit(domain.EventUserUpdated, updated)
+		return nil
 	}, ps...)
-	return updated, err
+	if err != nil {
+		return nil, err
+	}
+	return updated, nil
 }
 
 // updateUser applies patch to the user id; an empty patch is refused.
@@ -351,32 +396,42 @@ func (a *Administration) userErr(err error) error {
 // SetRole replaces a user's platform roles.
 func (a *Administration) SetRole(ctx context.Context, req usecase.AdminRequest, id domain.UserID, roles []domain.PlatformRole) (*domain.User, error) {
 	var updated *domain.User
-	err := a.audited(ctx, req, "admin.set-role", userTarget(id), func() error {
-		return a.userErr(a.users.Update(ctx, id, func(u *domain.User) error {
+	err := a.audited(ctx, req, "admin.set-role", userTarget(id), func(ctx context.Context, emit usecase.Emit) error {
+		if err := a.userErr(a.users.Update(ctx, id, func(u *domain.User) error {
 			updated = u
 			return u.SetRoles(roles, a.clock.Now())
-		}))
+		})); err != nil {
+			return err
+		}
+		emit(domain.EventUserUpdated, updated)
+		return nil
 	}, permSetRole)
-	return updated, err
+	if err != nil {
+		return nil, err
+	}
+	return updated, nil
 }
 
-// BanUser bans a user for reason, for expiresIn (zero: until unbanned), and
-// revokes all their sessions.
+// BanUser bans a user for reason, for expiresIn (zero: until unbanned)
+// (user.banned), and revokes all their sessions (session.revoked).
 func (a *Administration) BanUser(ctx context.Context, req usecase.Caller, id domain.UserID, reason string, expiresIn time.Duration) (*domain.User, error) {
 	var updated *domain.User
-	err := a.audited(ctx, req, usecase.ActionOf(req, "admin.ban-user", "users.ban"), userTarget(id), func() error {
+	err := a.audited(ctx, req, usecase.ActionOf(req, "admin.ban-user", "users.ban"), userTarget(id), func(ctx context.Context, emit usecase.Emit) error {
 		if usecase.IsSelf(req, id) {
 			return errCannotBanYourself
 		}
 		var err error
-		updated, err = a.banUser(ctx, id, reason, expiresIn)
+		updated, err = a.banUser(ctx, id, reason, expiresIn, emit)
 		return err
 	}, permBan)
-	return updated, err
+	if err != nil {
+		return nil, err
+	}
+	return updated, nil
 }
 
 // banUser bans the user id and ends their sessions.
-func (a *Administration) banUser(ctx context.Context, id domain.UserID, reason string, expiresIn time.Duration) (*domain.User, error) {
+func (a *Administration) banUser(ctx context.Context, id domain.UserID, reason string, expiresIn time.Duration, emit usecase.Emit) (*domain.User, error) {
 	now := a.clock.Now()
 	var expires time.Time
 	if expiresIn > 0 {
@@ -390,7 +445,8 @@ func (a *Administration) banUser(ctx context.Context, id domain.UserID, reason s
 	if err != nil {
 		return nil, a.userErr(err)
 	}
-	if _, err := a.sessions.DeleteByUser(ctx, id, ""); err != nil {
+	emit(domain.EventUserBanned, updated)
+	if err := a.revoker.RevokeAll(ctx, id, ""); err != nil {
 		return nil, err
 	}
 	return updated, nil
@@ -399,12 +455,18 @@ func (a *Administration) banUser(ctx context.Context, id domain.UserID, reason s
 // UnbanUser lifts a user's ban.
 func (a *Administration) UnbanUser(ctx context.Context, req usecase.Caller, id domain.UserID) (*domain.User, error) {
 	var updated *domain.User
-	err := a.audited(ctx, req, usecase.ActionOf(req, "admin.unban-user", "users.unban"), userTarget(id), func() error {
+	err := a.audited(ctx, req, usecase.ActionOf(req, "admin.unban-user", "users.unban"), userTarget(id), func(ctx context.Context, emit usecase.Emit) error {
 		var err error
-		updated, err = a.unbanUser(ctx, id)
-		return err
+		if updated, err = a.unbanUser(ctx, id); err != nil {
+			return err
+		}
+		emit(domain.EventUserUnbanned, updated)
+		return nil
 	}, permBan)
-	return updated, err
+	if err != nil {
+		return nil, err
+	}
+	return updated, nil
 }
 
 // unbanUser lifts the ban of the user id.
@@ -434,7 +496,7 @@ func (a *Administration) ListUserSessions(ctx context.Context, req usecase.Admin
 
 // RevokeUserSession ends one session, named by its public handle.
 func (a *Administration) RevokeUserSession(ctx context.Context, req usecase.AdminRequest, id domain.SessionID) error {
-	return a.audited(ctx, req, "admin.revoke-user-session", usecase.Target{Type: "session", ID: string(id)}, func() error {
+	return a.audited(ctx, req, "admin.revoke-user-session", usecase.Target{Type: "session", ID: string(id)}, func(ctx context.Context, _ usecase.Emit) error {
 		s, err := a.sessions.Get(ctx, id)
 		if errors.Is(err, domain.ErrNotFound) {
 			return errAdminSessionMissing
@@ -442,35 +504,32 @@ func (a *Administration) RevokeUserSession(ctx context.Context, req usecase.Admi
 		if err != nil {
 			return err
 		}
-		if err := a.sessions.Delete(ctx, s.UserID(), s.ID()); err != nil && !errors.Is(err, domain.ErrNotFound) {
-			return err
-		}
-		return nil
+		return usecase.IgnoreGone(a.revoker.Revoke(ctx, s))
 	}, permRevoke)
 }
 
 // RevokeUserSessions ends all of a user's sessions.
 func (a *Administration) RevokeUserSessions(ctx context.Context, req usecase.Caller, id domain.UserID) error {
-	return a.audited(ctx, req, usecase.ActionOf(req, "admin.revoke-user-sessions", "users.revoke-sessions"), userTarget(id), func() error {
-		return a.revokeUserSessions(ctx, id)
+	return a.audited(ctx, req, usecase.ActionOf(req, "admin.revoke-user-sessions", "users.revoke-sessions"), userTarget(id), func(ctx context.Context, _ usecase.Emit) error {
+		if _, err := a.getUser(ctx, id); err != nil {
+			return err
+		}
+		return a.revoker.RevokeAll(ctx, id, "")
 	}, permRevoke)
 }
 
-// revokeUserSessions ends every session of the user id.
-func (a *Administration) revokeUserSessions(ctx context.Context, id domain.UserID) error {
-	if _, err := a.getUser(ctx, id); err != nil {
-		return err
-	}
-	_, err := a.sessions.DeleteByUser(ctx, id, "")
-	return err
-}
-
-// RemoveUser deletes a user and everything they own.
+// RemoveUser deletes a user and everything they own (user.deleted, with the
+// user as they were).
 func (a *Administration) RemoveUser(ctx context.Context, req usecase.Caller, id domain.UserID) error {
-	return a.audited(ctx, req, usecase.ActionOf(req, "admin.remove-user", "users.delete"), userTarget(id), func() error {
+	return a.audited(ctx, req, usecase.ActionOf(req, "admin.remove-user", "users.delete"), userTarget(id), func(ctx context.Context, emit usecase.Emit) error {
 		if usecase.IsSelf(req, id) {
 			return errCannotRemoveSelf
 		}
+		u, err := a.getUser(ctx, id)
+		if err != nil {
+			return err
+		}
+		emit(domain.EventUserDeleted, u)
 		return a.userErr(a.users.Delete(ctx, id))
 	}, permDeleteUser)
 }
@@ -479,27 +538,27 @@ func (a *Administration) RemoveUser(ctx context.Context, req usecase.Caller, id 
 // their sessions, since an administrator sets a password when the old one
 // can no longer be trusted.
 func (a *Administration) SetUserPassword(ctx context.Context, req usecase.Caller, id domain.UserID, password string) error {
-	return a.audited(ctx, req, usecase.ActionOf(req, "admin.set-user-password", "users.set-password"), userTarget(id), func() error {
-		return a.setUserPassword(ctx, id, password, "newPassword")
-	}, permSetPassword)
-}
-
-// setUserPassword sets the password of the user id under the policy (its
-// refusals name location) and ends their sessions.
-func (a *Administration) setUserPassword(ctx context.Context, id domain.UserID, password, location string) error {
-	u, err := a.getUser(ctx, id)
+	action, t := usecase.ActionOf(req, "admin.set-user-password", "users.set-password"), userTarget(id)
+	// The password is checked and hashed before the unit of work begins.
+	hash, err := func() (string, error) {
+		if err := a.authorize(req, permSetPassword); err != nil {
+			return "", err
+		}
+		u, err := a.getUser(ctx, id)
+		if err != nil {
+			return "", err
+		}
+		return a.hashPassword(ctx, u, password, "newPassword")
+	}()
 	if err != nil {
-		return err
+		return a.audit.Record(ctx, req.Actor(), action, t, err)
 	}
-	hash, err := a.hashPassword(ctx, u, password, location)
-	if err != nil {
-		return err
-	}
-	if err := a.credentials.Put(ctx, domain.NewCredential(id, hash, a.clock.Now())); err != nil {
-		return a.userErr(err)
-	}
-	_, err = a.sessions.DeleteByUser(ctx, id, "")
-	return err
+	return a.audit.Change(ctx, req.Actor(), action, &t, func(ctx context.Context, _ usecase.Emit) error {
+		if err := a.credentials.Put(ctx, domain.NewCredential(id, hash, a.clock.Now())); err != nil {
+			return a.userErr(err)
+		}
+		return a.revoker.RevokeAll(ctx, id, "")
+	})
 }
 
 // ImpersonationResult is the session an administrator acts through, with
@@ -514,7 +573,7 @@ type ImpersonationResult struct {
 // administrators cannot be impersonated.
 func (a *Administration) ImpersonateUser(ctx context.Context, req usecase.AdminRequest, id domain.UserID, c usecase.Client) (*ImpersonationResult, error) {
 	var res *ImpersonationResult
-	err := a.audited(ctx, req, "admin.impersonate-user", userTarget(id), func() error {
+	err := a.audited(ctx, req, "admin.impersonate-user", userTarget(id), func(ctx context.Context, _ usecase.Emit) error {
 		u, err := a.getUser(ctx, id)
 		if err != nil {
 			return err
@@ -525,7 +584,7 @@ func (a *Administration) ImpersonateUser(ctx context.Context, req usecase.AdminR
 		token := a.issuer.Tokens.NewToken()
 		s := domain.NewImpersonationSession(domain.SessionID(a.ids.NewID()), u.ID(), req.Principal.User.ID(),
 			domain.HashToken(token), c.IPAddress, c.UserAgent, a.admin.ImpersonationTTL, a.clock.Now())
-		if err := a.sessions.Create(ctx, s); err != nil {
+		if err := a.issuer.Create(ctx, s); err != nil {
 			return err
 		}
 		res = &ImpersonationResult{Session: s, User: u, Token: token}
@@ -544,8 +603,10 @@ func (a *Administration) StopImpersonating(ctx context.Context, p usecase.Princi
 	}
 	var restored *usecase.Principal
 	actor := usecase.Actor{Type: domain.ActorUser, ID: string(admin), RequestID: requestID, IPAddress: ip}
+	// The impersonation ends (session.revoked) even when the
+	// administrator's own session cannot be restored.
 	err := a.audit.Record(ctx, actor, "admin.stop-impersonating", userTarget(p.User.ID()), func() error {
-		if err := a.sessions.Delete(ctx, p.User.ID(), p.Session.ID()); err != nil && !errors.Is(err, domain.ErrNotFound) {
+		if err := usecase.IgnoreGone(a.revoker.Revoke(ctx, p.Session)); err != nil {
 			return err
 		}
 		if adminToken == "" {
@@ -585,9 +646,12 @@ type BootstrapAdminResult struct {
 }
 
 // BootstrapAdmin creates or promotes the administrator; see BootstrapAdmin.
+// A new administrator is user.created, a promoted one user.updated.
 func (a *Administration) BootstrapAdmin(ctx context.Context, cmd BootstrapAdmin, links *account.ResetPasswordHandler) (*BootstrapAdminResult, error) {
 	res := &BootstrapAdminResult{}
-	err := func() error {
+	t := usecase.Target{Type: "user"}
+	err := a.audit.Change(ctx, usecase.CLIActor, "admin.bootstrap", &t, func(ctx context.Context, emit usecase.Emit) error {
+		*res = BootstrapAdminResult{}
 		email, err := domain.NewEmail(cmd.Email)
 		if err != nil {
 			return err
@@ -596,7 +660,7 @@ func (a *Administration) BootstrapAdmin(ctx context.Context, cmd BootstrapAdmin,
 		switch {
 		case errors.Is(err, domain.ErrNotFound):
 			u, err = a.newUser(ctx, CreateUser{Email: cmd.Email, Name: cmd.Name, Password: cmd.Password,
-				Roles: []domain.PlatformRole{domain.PlatformRoleAdmin}, EmailVerified: true})
+				Roles: []domain.PlatformRole{domain.PlatformRoleAdmin}, EmailVerified: true}, emit)
 			if err != nil {
 				return err
 			}
@@ -604,30 +668,12 @@ func (a *Administration) BootstrapAdmin(ctx context.Context, cmd BootstrapAdmin,
 		case err != nil:
 			return err
 		default:
-			err = a.users.Update(ctx, u.ID(), func(stored *domain.User) error {
-				now := a.clock.Now()
-				roles := stored.Roles()
-				if !slices.Contains(roles, domain.PlatformRoleAdmin) {
-					roles = append(roles, domain.PlatformRoleAdmin)
-				}
-				stored.MarkEmailVerified(now)
-				u = stored
-				return stored.SetRoles(roles, now)
-			})
-			if err != nil {
+			if u, err = a.promote(ctx, u, cmd.Password); err != nil {
 				return err
 			}
-			if cmd.Password != "" {
-				hash, err := a.hashPassword(ctx, u, cmd.Password, "password")
-				if err != nil {
-					return err
-				}
-				if err := a.credentials.Put(ctx, domain.NewCredential(u.ID(), hash, a.clock.Now())); err != nil {
-					return err
-				}
-			}
+			emit(domain.EventUserUpdated, u)
 		}
-		res.User = u
+		res.User, t.ID = u, string(u.ID())
 		if cmd.Password == "" {
 			token, err := links.SetPasswordToken(ctx, u)
 			if err != nil {
@@ -636,13 +682,32 @@ func (a *Administration) BootstrapAdmin(ctx context.Context, cmd BootstrapAdmin,
 			res.SetPasswordToken = token
 		}
 		return nil
-	}()
-	t := usecase.Target{Type: "user"}
-	if res.User != nil {
-		t.ID = string(res.User.ID())
-	}
-	if err := a.audit.Record(ctx, usecase.CLIActor, "admin.bootstrap", t, err); err != nil {
+	})
+	if err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// promote makes u a verified administrator with password, when not empty,
+// as their password, and returns them so.
+func (a *Administration) promote(ctx context.Context, u *domain.User, password string) (*domain.User, error) {
+	err := a.users.Update(ctx, u.ID(), func(stored *domain.User) error {
+		now := a.clock.Now()
+		roles := stored.Roles()
+		if !slices.Contains(roles, domain.PlatformRoleAdmin) {
+			roles = append(roles, domain.PlatformRoleAdmin)
+		}
+		stored.MarkEmailVerified(now)
+		u = stored
+		return stored.SetRoles(roles, now)
+	})
+	if err != nil || password == "" {
+		return u, err
+	}
+	hash, err := a.hashPassword(ctx, u, password, "password")
+	if err != nil {
+		return nil, err
+	}
+	return u, a.credentials.Put(ctx, domain.NewCredential(u.ID(), hash, a.clock.Now()))
 }

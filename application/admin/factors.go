@@ -2,8 +2,10 @@ package admin
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 
+	"github.com/gatehouse/gatehouse/application/account"
 	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
@@ -64,17 +66,20 @@ func (f *Factors) GetUser(ctx context.Context, req usecase.Caller, id domain.Use
 // changed nothing. The user is mailed (domain.MailFactorsReset) only when a
 // factor was removed, so an operator's retry mails no one twice.
 func (f *Factors) ResetFactors(ctx context.Context, req usecase.Caller, id domain.UserID) error {
-	return f.admin.audited(ctx, req, usecase.ActionOf(req, "admin.reset-user-factors", "users.reset-factors"), userTarget(id), func() error {
-		return f.reset(ctx, id)
-	}, permUpdateUser)
+	return f.admin.audited(ctx, req, usecase.ActionOf(req, "admin.reset-user-factors", "users.reset-factors"), userTarget(id),
+		func(ctx context.Context, emit usecase.Emit) error {
+			return f.reset(ctx, id, emit)
+		}, permUpdateUser)
 }
 
-func (f *Factors) reset(ctx context.Context, id domain.UserID) error {
+// reset removes the user's factors, each with its factor.disabled event,
+// and ends their sessions (session.revoked).
+func (f *Factors) reset(ctx context.Context, id domain.UserID, emit usecase.Emit) error {
 	u, err := f.admin.getUser(ctx, id)
 	if err != nil {
 		return err
 	}
-	had, err := f.hasFactors(ctx, u)
+	removed, err := f.factorsOf(ctx, u)
 	if err != nil {
 		return err
 	}
@@ -85,7 +90,6 @@ func (f *Factors) reset(ctx context.Context, id domain.UserID) error {
 	if err != nil {
 		return err
 	}
-	had = had || trusted > 0
 	if u.TwoFactorEnabled() {
 		if err := f.admin.userErr(f.admin.users.Update(ctx, id, func(x *domain.User) error {
 			x.SetTwoFactorEnabled(false, f.admin.clock.Now())
@@ -94,31 +98,45 @@ func (f *Factors) reset(ctx context.Context, id domain.UserID) error {
 			return err
 		}
 	}
-	if _, err := f.admin.sessions.DeleteByUser(ctx, id, ""); err != nil {
+	for _, c := range removed {
+		emit(domain.EventFactorDisabled, c)
+	}
+	if err := f.admin.revoker.RevokeAll(ctx, id, ""); err != nil {
 		return err
 	}
-	if !had {
+	if len(removed) == 0 && trusted == 0 {
 		return nil
 	}
 	return f.mailer.Send(ctx, domain.Mail{Kind: domain.MailFactorsReset, To: u.Email(), Name: u.Name()})
 }
 
-// hasFactors reports whether u has any second factor to remove: two-factor
-// on, a TOTP factor (even unconfirmed), a backup code or a passkey.
-func (f *Factors) hasFactors(ctx context.Context, u *domain.User) (bool, error) {
-	if u.TwoFactorEnabled() {
-		return true, nil
+// factorsOf lists u's second factors, as their factor events name them:
+// two-factor on (totp, or email_otp without a TOTP factor) or a TOTP factor
+// (even unconfirmed), unused backup codes, and each passkey.
+func (f *Factors) factorsOf(ctx context.Context, u *domain.User) ([]domain.FactorChange, error) {
+	var out []domain.FactorChange
+	_, err := f.factors.GetTOTP(ctx, u.ID())
+	switch {
+	case err == nil:
+		out = append(out, domain.FactorChange{UserID: u.ID(), Factor: account.FactorTOTP})
+	case !errors.Is(err, domain.ErrNotFound):
+		return nil, err
+	case u.TwoFactorEnabled():
+		out = append(out, domain.FactorChange{UserID: u.ID(), Factor: account.FactorEmailOTP})
 	}
-	if _, err := f.factors.GetTOTP(ctx, u.ID()); err == nil {
-		return true, nil
-	} else if !errors.Is(err, domain.ErrNotFound) {
-		return false, err
+	if n, err := f.factors.CountUnusedBackupCodes(ctx, u.ID()); err != nil {
+		return nil, err
+	} else if n > 0 {
+		out = append(out, domain.FactorChange{UserID: u.ID(), Factor: account.FactorBackupCodes})
 	}
-	if n, err := f.factors.CountUnusedBackupCodes(ctx, u.ID()); err != nil || n > 0 {
-		return n > 0, err
+	passkeys, err := f.passkeys.ListByUser(ctx, u.ID())
+	if err != nil {
+		return nil, err
 	}
-	n, err := f.passkeys.CountByUser(ctx, u.ID())
-	return n > 0, err
+	for _, p := range passkeys {
+		out = append(out, domain.FactorChange{UserID: u.ID(), Factor: account.FactorPasskey, PasskeyID: base64.RawURLEncoding.EncodeToString(p.ID)})
+	}
+	return out, nil
 }
 
 // PasskeysOf returns how many passkeys u has, for the answer of a use case

@@ -3,6 +3,7 @@ package federation
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/gatehouse/gatehouse/application/usecase"
@@ -41,11 +42,11 @@ type Accounts struct {
 
 // NewAccounts returns the linked-account use cases.
 func NewAccounts(providers ports.IdentityProviderRepository, accounts ports.LinkedAccountRepository, credentials ports.CredentialRepository,
-	passkeys ports.PasskeyRepository, client ports.FederationClient, sealer ports.SecretSealer, audit ports.AuditLog,
+	passkeys ports.PasskeyRepository, client ports.FederationClient, sealer ports.SecretSealer, audit usecase.Auditor,
 	ids ports.IDGenerator, clock ports.Clock, settings Settings, admin usecase.AdminSettings) *Accounts {
-	usecase.MustHave(providers, accounts, credentials, passkeys, client, sealer, audit, ids, clock)
+	usecase.MustHave(providers, accounts, credentials, passkeys, client, sealer, ids, clock)
 	return &Accounts{providers: providers, accounts: accounts, credentials: credentials, passkeys: passkeys, client: client,
-		sealer: sealer, clock: clock, audit: usecase.NewAuditor(audit, ids, clock), policy: settings.Auth.Sessions, admins: admin.Admins}
+		sealer: sealer, clock: clock, audit: audit, policy: settings.Auth.Sessions, admins: admin.Admins}
 }
 
 // AccountView is one way a user signs in, as list-accounts shows it. The
@@ -119,29 +120,32 @@ func viewOf(l domain.LinkedAccount) AccountView {
 		Scopes: scopes, CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt}
 }
 
-// Unlink removes one of the signed-in user's linked accounts. The session
-// must be fresh. The last way to sign in (no password, no passkey, no other
-// linked account) is never removed.
+// Unlink removes one of the signed-in user's linked accounts
+// (account.unlinked). The session must be fresh. The last way to sign in
+// (no password, no passkey, no other linked account) is never removed.
 func (a *Accounts) Unlink(ctx context.Context, p usecase.Principal, o usecase.Origin, id string) error {
 	if !p.Session.IsFresh(a.clock.Now(), a.policy) {
 		return usecase.ErrSessionNotFresh
 	}
-	err := a.unlink(ctx, p.User.ID(), id)
-	return a.audit.Record(ctx, usecase.UserActor(p.User.ID(), o.RequestID, o.IPAddress), "account.unlink",
-		usecase.Target{Type: "linked_account", ID: id}, err)
+	t := usecase.Target{Type: "linked_account", ID: id}
+	return a.audit.Change(ctx, usecase.UserActor(p.User.ID(), o.RequestID, o.IPAddress), "account.unlink", &t,
+		func(ctx context.Context, emit usecase.Emit) error {
+			return a.unlink(ctx, p.User.ID(), id, emit)
+		})
 }
 
 // UnlinkFor removes a user's linked account for an operator (req: an
 // administrator or a service key with users:write), with the same last-way
 // rule.
 func (a *Accounts) UnlinkFor(ctx context.Context, req usecase.Caller, user domain.UserID, id string) error {
-	err := func() error {
-		if err := authorizeOperator(req, a.admins, domain.ScopeUsersWrite); err != nil {
-			return err
-		}
+	action, t := usecase.ActionOf(req, "admin.unlink-account", "users.unlink-account"), usecase.Target{Type: "linked_account", ID: id}
+	if err := authorizeOperator(req, a.admins, domain.ScopeUsersWrite); err != nil {
+		return a.audit.Record(ctx, req.Actor(), action, t, err)
+	}
+	return a.audit.Change(ctx, req.Actor(), action, &t, func(ctx context.Context, emit usecase.Emit) error {
 		// An operator names a resource: a missing one is not found, the
 		// last way in a conflict.
-		switch err := a.unlink(ctx, user, id); {
+		switch err := a.unlink(ctx, user, id, emit); {
 		case errors.Is(err, ErrAccountNotFound), errors.Is(err, ErrCredentialAccount):
 			return domain.ErrLinkedAccountNotFound
 		case errors.Is(err, ErrCannotUnlinkLast):
@@ -149,9 +153,7 @@ func (a *Accounts) UnlinkFor(ctx context.Context, req usecase.Caller, user domai
 		default:
 			return err
 		}
-	}()
-	return a.audit.Record(ctx, req.Actor(), usecase.ActionOf(req, "admin.unlink-account", "users.unlink-account"),
-		usecase.Target{Type: "linked_account", ID: id}, err)
+	})
 }
 
 // LinkedFor lists a user's linked accounts for an operator.
@@ -176,7 +178,9 @@ func authorizeOperator(req usecase.Caller, admins domain.PlatformAdmins, scope d
 	return domain.ErrNotPlatformAdmin
 }
 
-func (a *Accounts) unlink(ctx context.Context, user domain.UserID, id string) error {
+// unlink removes user's linked account id (account.unlinked, with the
+// account as it was).
+func (a *Accounts) unlink(ctx context.Context, user domain.UserID, id string, emit usecase.Emit) error {
 	if id == string(user) {
 		return ErrCredentialAccount
 	}
@@ -184,14 +188,25 @@ func (a *Accounts) unlink(ctx context.Context, user domain.UserID, id string) er
 	if err != nil {
 		return err
 	}
+	linked, err := a.accounts.ListByUser(ctx, user)
+	if err != nil {
+		return err
+	}
+	i := slices.IndexFunc(linked, func(l domain.LinkedAccount) bool { return string(l.ID) == id })
+	if i < 0 {
+		return ErrAccountNotFound
+	}
 	err = a.accounts.Delete(ctx, user, domain.LinkedAccountID(id), !others)
 	switch {
 	case errors.Is(err, domain.ErrLinkedAccountNotFound):
 		return ErrAccountNotFound
 	case errors.Is(err, domain.ErrLastLinkedAccount):
 		return ErrCannotUnlinkLast
+	case err != nil:
+		return err
 	}
-	return err
+	emit(domain.EventAccountUnlinked, linked[i])
+	return nil
 }
 
 // otherWays reports whether user can sign in without a linked account: a

@@ -28,9 +28,9 @@ type Providers struct {
 
 // NewProviders returns the provider use cases.
 func NewProviders(providers ports.IdentityProviderRepository, domains ports.DomainRepository, orgs ports.OrganizationRepository,
-	sealer ports.SecretSealer, audit ports.AuditLog, ids ports.IDGenerator, clock ports.Clock, admin usecase.AdminSettings) *Providers {
-	usecase.MustHave(providers, domains, orgs, sealer, audit, ids, clock)
-	return &Providers{providers: providers, domains: domains, orgs: orgs, sealer: sealer, clock: clock, audit: usecase.NewAuditor(audit, ids, clock), admins: admin.Admins}
+	sealer ports.SecretSealer, audit usecase.Auditor, ids ports.IDGenerator, clock ports.Clock, admin usecase.AdminSettings) *Providers {
+	usecase.MustHave(providers, domains, orgs, sealer, ids, clock)
+	return &Providers{providers: providers, domains: domains, orgs: orgs, sealer: sealer, clock: clock, audit: audit, admins: admin.Admins}
 }
 
 // ProviderInput is a provider's registration. On update, nil fields keep
@@ -69,29 +69,31 @@ func (ps *Providers) authorize(p *usecase.Principal) error {
 // Create registers a provider.
 func (ps *Providers) Create(ctx context.Context, req usecase.KeyRequest, in ProviderInput) (domain.IdentityProvider, error) {
 	var out domain.IdentityProvider
-	err := func() error {
+	t := providerTarget(in.ID)
+	err := ps.audit.Change(ctx, req.Actor, "admin.create-identity-provider", &t, func(ctx context.Context, _ usecase.Emit) error {
 		if err := ps.authorize(req.Principal); err != nil {
 			return err
 		}
 		var err error
 		out, err = ps.create(ctx, in)
 		return err
-	}()
-	return out, ps.audit.Record(ctx, req.Actor, "admin.create-identity-provider", providerTarget(in.ID), err)
+	})
+	return out, err
 }
 
 // Update changes the fields in sets.
 func (ps *Providers) Update(ctx context.Context, req usecase.KeyRequest, in ProviderInput) (domain.IdentityProvider, error) {
 	var out domain.IdentityProvider
-	err := func() error {
+	t := providerTarget(in.ID)
+	err := ps.audit.Change(ctx, req.Actor, "admin.update-identity-provider", &t, func(ctx context.Context, _ usecase.Emit) error {
 		if err := ps.authorize(req.Principal); err != nil {
 			return err
 		}
 		var err error
 		out, err = ps.update(ctx, in, "")
 		return err
-	}()
-	return out, ps.audit.Record(ctx, req.Actor, "admin.update-identity-provider", providerTarget(in.ID), err)
+	})
+	return out, err
 }
 
 // create checks in (a new provider needs its secret), seals its secret and
@@ -253,7 +255,8 @@ func (ps *Providers) Get(ctx context.Context, req usecase.KeyRequest, id string)
 
 // Delete removes provider id with every account linked through it.
 func (ps *Providers) Delete(ctx context.Context, req usecase.KeyRequest, id string) error {
-	err := func() error {
+	t := providerTarget(id)
+	err := ps.audit.Change(ctx, req.Actor, "admin.delete-identity-provider", &t, func(ctx context.Context, _ usecase.Emit) error {
 		if err := ps.authorize(req.Principal); err != nil {
 			return err
 		}
@@ -262,8 +265,8 @@ func (ps *Providers) Delete(ctx context.Context, req usecase.KeyRequest, id stri
 			return domain.ErrIdentityProviderNotFound
 		}
 		return ps.providers.Delete(ctx, pid)
-	}()
-	return ps.audit.Record(ctx, req.Actor, "admin.delete-identity-provider", providerTarget(id), err)
+	})
+	return err
 }
 
 // Enabled lists the enabled providers that anyone may sign in with (not an
@@ -296,7 +299,8 @@ func orgProviderTarget(id string) usecase.Target {
 // CreateForOrganization registers a provider of org.
 func (ps *Providers) CreateForOrganization(ctx context.Context, req usecase.TrustedRequest, org string, in ProviderInput) (domain.IdentityProvider, error) {
 	var out domain.IdentityProvider
-	err := func() error {
+	t := orgProviderTarget(in.ID)
+	err := ps.audit.Change(ctx, req.Actor(), "organizations.create-identity-provider", &t, func(ctx context.Context, _ usecase.Emit) error {
 		if err := req.Need(domain.ScopeOrganizationsWrite); err != nil {
 			return err
 		}
@@ -304,8 +308,8 @@ func (ps *Providers) CreateForOrganization(ctx context.Context, req usecase.Trus
 		var err error
 		out, err = ps.create(ctx, in)
 		return err
-	}()
-	return out, ps.audit.Record(ctx, req.Actor(), "organizations.create-identity-provider", orgProviderTarget(in.ID), err)
+	})
+	return out, err
 }
 
 // ListForOrganization returns org's providers.
@@ -332,7 +336,8 @@ func (ps *Providers) ListForOrganization(ctx context.Context, req usecase.Truste
 // UpdateForOrganization changes the fields given of org's provider.
 func (ps *Providers) UpdateForOrganization(ctx context.Context, req usecase.TrustedRequest, org string, in ProviderInput) (domain.IdentityProvider, error) {
 	var out domain.IdentityProvider
-	err := func() error {
+	t := orgProviderTarget(in.ID)
+	err := ps.audit.Change(ctx, req.Actor(), "organizations.update-identity-provider", &t, func(ctx context.Context, _ usecase.Emit) error {
 		if err := req.Need(domain.ScopeOrganizationsWrite); err != nil {
 			return err
 		}
@@ -340,13 +345,14 @@ func (ps *Providers) UpdateForOrganization(ctx context.Context, req usecase.Trus
 		var err error
 		out, err = ps.update(ctx, in, org)
 		return err
-	}()
-	return out, ps.audit.Record(ctx, req.Actor(), "organizations.update-identity-provider", orgProviderTarget(in.ID), err)
+	})
+	return out, err
 }
 
 // DeleteForOrganization removes org's provider with its linked accounts.
 func (ps *Providers) DeleteForOrganization(ctx context.Context, req usecase.TrustedRequest, org, id string) error {
-	err := func() error {
+	t := orgProviderTarget(id)
+	err := ps.audit.Change(ctx, req.Actor(), "organizations.delete-identity-provider", &t, func(ctx context.Context, _ usecase.Emit) error {
 		if err := req.Need(domain.ScopeOrganizationsWrite); err != nil {
 			return err
 		}
@@ -362,6 +368,6 @@ func (ps *Providers) DeleteForOrganization(ctx context.Context, req usecase.Trus
 			return domain.ErrIdentityProviderNotFound
 		}
 		return ps.providers.Delete(ctx, pid)
-	}()
-	return ps.audit.Record(ctx, req.Actor(), "organizations.delete-identity-provider", orgProviderTarget(id), err)
+	})
+	return err
 }

@@ -79,18 +79,18 @@ type SignIns struct {
 // NewSignIns returns the sign-in use cases.
 func NewSignIns(providers ports.IdentityProviderRepository, accounts ports.LinkedAccountRepository, states ports.FederationStateRepository,
 	users ports.UserRepository, sessions ports.SessionRepository, verifications ports.VerificationRepository, challenges ports.MFAChallengeRepository,
-	client ports.FederationClient, sealer ports.SecretSealer, mailer ports.Mailer, audit ports.AuditLog, tokens ports.TokenGenerator,
+	client ports.FederationClient, sealer ports.SecretSealer, mailer ports.Mailer, audit usecase.Auditor, tokens ports.TokenGenerator,
 	ids ports.IDGenerator, clock ports.Clock, settings Settings, logger *slog.Logger, router *Router, orgs ports.OrganizationRepository) *SignIns {
-	usecase.MustHave(providers, accounts, states, users, sessions, verifications, challenges, client, sealer, mailer, audit, tokens, ids, clock, router, orgs)
+	usecase.MustHave(providers, accounts, states, users, sessions, verifications, challenges, client, sealer, mailer, tokens, ids, clock, router, orgs)
 	if logger == nil {
 		logger = slog.Default()
 	}
 	return &SignIns{
 		providers: providers, accounts: accounts, states: states, users: users, sessions: sessions, challenges: challenges,
 		client: client, sealer: sealer, settings: settings, logger: logger, router: router, orgs: orgs,
-		issuer: usecase.NewSessionIssuer(sessions, tokens, ids, clock, settings.Auth.Sessions),
+		issuer: usecase.NewSessionIssuer(sessions, audit.Events(), tokens, ids, clock, settings.Auth.Sessions),
 		links:  usecase.NewLinkSender(verifications, mailer, tokens, ids, clock, settings.Auth),
-		audit:  usecase.NewAuditor(audit, ids, clock),
+		audit:  audit,
 	}
 }
 
@@ -511,12 +511,18 @@ func (s *SignIns) firstSignIn(ctx context.Context, p domain.IdentityProvider, id
 			// racing first sign-in: then its account exists now.
 			return s.lostRace(ctx, p, id)
 		}
-		if _, err := s.createAccount(ctx, p, existing.ID(), id, tokens, now); errors.Is(err, domain.ErrConflict) {
+		err := s.linked(ctx, existing.ID(), p.ID, func(ctx context.Context, emit usecase.Emit) error {
+			a, err := s.createAccount(ctx, p, existing.ID(), id, tokens, now)
+			if err == nil {
+				emit(domain.EventAccountLinked, a)
+			}
+			return err
+		})
+		if errors.Is(err, domain.ErrConflict) {
 			return s.lostRace(ctx, p, id)
 		} else if err != nil {
 			return nil, false, err
 		}
-		s.record(ctx, existing.ID(), "account.link", p.ID, nil)
 		return existing, false, nil
 	case !errors.Is(err, domain.ErrNotFound):
 		return nil, false, err
@@ -543,14 +549,33 @@ func (s *SignIns) firstSignIn(ctx context.Context, p domain.IdentityProvider, id
 		return nil, false, err
 	}
 	// The user and their way in, both or neither.
-	if err := s.accounts.CreateWithUser(ctx, u, a); err != nil {
-		if errors.Is(err, domain.ErrConflict) {
-			return s.lostRace(ctx, p, id)
+	err = s.linked(ctx, u.ID(), p.ID, func(ctx context.Context, emit usecase.Emit) error {
+		if err := s.accounts.CreateWithUser(ctx, u, a); err != nil {
+			return err
 		}
+		emit(domain.EventUserCreated, u)
+		emit(domain.EventAccountLinked, a)
+		return nil
+	})
+	if errors.Is(err, domain.ErrConflict) {
+		return s.lostRace(ctx, p, id)
+	} else if err != nil {
 		return nil, false, err
 	}
-	s.record(ctx, u.ID(), "account.link", p.ID, nil)
 	return u, true, nil
+}
+
+// linked runs change, which links an account of provider to user, with the
+// events it emits and the success entry of account.link, in one unit of
+// work. A failure is not recorded: the caller may retry another way.
+func (s *SignIns) linked(ctx context.Context, user domain.UserID, provider domain.IdentityProviderID, change func(ctx context.Context, emit usecase.Emit) error) error {
+	return s.audit.Events().Do(ctx, func(ctx context.Context, emit usecase.Emit) error {
+		if err := change(ctx, emit); err != nil {
+			return err
+		}
+		return s.audit.Succeeded(ctx, usecase.Actor{Type: domain.ActorUser, ID: string(user)}, "account.link",
+			usecase.Target{Type: "identity_provider", ID: string(provider)})
+	})
 }
 
 // usableImage reports whether an upstream picture may become the user's
@@ -584,31 +609,33 @@ func profileName(id ports.UpstreamIdentity, email domain.Email) string {
 	return name
 }
 
-// linkTo joins id to the state's signed-in user (link-social's callback).
+// linkTo joins id to the state's signed-in user (link-social's callback):
+// account.linked, audited as account.link.
 func (s *SignIns) linkTo(ctx context.Context, p domain.IdentityProvider, fs domain.FederationState, id ports.UpstreamIdentity, tokens ports.UpstreamTokens) error {
-	err := func() error {
-		if err := domain.CheckSubject(id.Subject); err != nil {
-			return err
-		}
-		now := s.issuer.Clock.Now()
-		sess, err := s.sessions.Get(ctx, fs.LinkSessionID)
-		if err != nil || sess.UserID() != fs.LinkUserID || sess.IsExpired(now) {
-			return ErrLinkFailed
-		}
-		u, err := s.users.Get(ctx, fs.LinkUserID)
-		if err != nil {
-			return ErrLinkFailed
-		}
-		return s.link(ctx, p, u, id, tokens, now)
-	}()
-	s.record(ctx, fs.LinkUserID, "account.link", p.ID, err)
-	return err
+	t := usecase.Target{Type: "identity_provider", ID: string(p.ID)}
+	return s.audit.Change(ctx, usecase.Actor{Type: domain.ActorUser, ID: string(fs.LinkUserID)}, "account.link", &t,
+		func(ctx context.Context, emit usecase.Emit) error {
+			if err := domain.CheckSubject(id.Subject); err != nil {
+				return err
+			}
+			now := s.issuer.Clock.Now()
+			sess, err := s.sessions.Get(ctx, fs.LinkSessionID)
+			if err != nil || sess.UserID() != fs.LinkUserID || sess.IsExpired(now) {
+				return ErrLinkFailed
+			}
+			u, err := s.users.Get(ctx, fs.LinkUserID)
+			if err != nil {
+				return ErrLinkFailed
+			}
+			return s.link(ctx, p, u, id, tokens, now, emit)
+		})
 }
 
 // link joins id to u: the provider must say the address is verified unless
 // it is trusted, and it must be u's address; an identity of another user is
 // refused, and u's own is refreshed.
-func (s *SignIns) link(ctx context.Context, p domain.IdentityProvider, u *domain.User, id ports.UpstreamIdentity, tokens ports.UpstreamTokens, now time.Time) error {
+func (s *SignIns) link(ctx context.Context, p domain.IdentityProvider, u *domain.User, id ports.UpstreamIdentity, tokens ports.UpstreamTokens, now time.Time,
+	emit usecase.Emit) error {
 	acct, err := s.accounts.GetBySubject(ctx, p.ID, id.Subject)
 	if err == nil {
 		if acct.UserID != u.ID() {
@@ -625,11 +652,15 @@ func (s *SignIns) link(ctx context.Context, p domain.IdentityProvider, u *domain
 	if !strings.EqualFold(strings.TrimSpace(id.Email), string(u.Email())) {
 		return ErrLinkEmailMismatch
 	}
-	_, err = s.createAccount(ctx, p, u.ID(), id, tokens, now)
+	a, err := s.createAccount(ctx, p, u.ID(), id, tokens, now)
 	if errors.Is(err, domain.ErrLinkedAccountExists) {
 		return ErrLinkedElsewhere
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	emit(domain.EventAccountLinked, a)
+	return nil
 }
 
 // lostRace answers a first sign-in whose user or account another sign-in

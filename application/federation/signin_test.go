@@ -77,7 +77,7 @@ func newFedWorld(t *testing.T) *fedWorld {
 	up := &upstream{t: t, metadata: ports.UpstreamMetadata{Issuer: "https://idp.example"}}
 	providers, domains := memory.NewIdentityProviderRepository(w.DB), memory.NewDomainRepository(w.DB)
 	accounts := memory.NewLinkedAccountRepository(w.DB)
-	tokens, ids, audit := system.NewTokenGenerator(), system.NewIDGenerator(), memory.NewAuditLog(w.DB)
+	tokens, ids, audit := system.NewTokenGenerator(), system.NewIDGenerator(), w.AuditorOf(memory.NewAuditLog(w.DB))
 	router := federation.NewRouter(providers, domains)
 	f := &fedWorld{World: w, up: up, accounts: accounts}
 	f.signIns = federation.NewSignIns(providers, accounts, memory.NewFederationStateRepository(w.DB), w.Users, memory.NewSessionRepository(w.DB),

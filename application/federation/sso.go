@@ -199,11 +199,19 @@ func (s *SignIns) provision(ctx context.Context, p domain.IdentityProvider, u *d
 	if err != nil {
 		return err
 	}
-	err = s.orgs.AddMember(ctx, m)
+	actor, t := usecase.Actor{Type: domain.ActorUser, ID: string(u.ID())}, usecase.Target{Type: "organization", ID: string(p.OrganizationID)}
+	err = s.audit.Events().Do(ctx, func(ctx context.Context, emit usecase.Emit) error {
+		if err := s.orgs.AddMember(ctx, m); err != nil {
+			return err
+		}
+		emit(domain.EventMemberAdded, ports.MemberWithUser{Member: m, User: u})
+		return s.audit.Succeeded(ctx, actor, "organization.provision-member", t)
+	})
 	if errors.Is(err, domain.ErrConflict) {
 		return nil // joined meanwhile
 	}
-	_ = s.audit.Record(ctx, usecase.Actor{Type: domain.ActorUser, ID: string(u.ID())}, "organization.provision-member",
-		usecase.Target{Type: "organization", ID: string(p.OrganizationID)}, err)
+	if err != nil {
+		_ = s.audit.Record(ctx, actor, "organization.provision-member", t, err)
+	}
 	return err
 }

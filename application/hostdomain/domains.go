@@ -61,11 +61,11 @@ type Domains struct {
 }
 
 // NewDomains returns the domain use cases.
-func NewDomains(domains ports.DomainRepository, orgs ports.OrganizationRepository, resolver ports.DNSResolver, audit ports.AuditLog,
+func NewDomains(domains ports.DomainRepository, orgs ports.OrganizationRepository, resolver ports.DNSResolver, audit usecase.Auditor,
 	tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock, settings DomainSettings, admin usecase.AdminSettings) *Domains {
-	usecase.MustHave(domains, orgs, resolver, audit, tokens, ids, clock)
+	usecase.MustHave(domains, orgs, resolver, tokens, ids, clock)
 	return &Domains{domains: domains, orgs: orgs, resolver: resolver, tokens: tokens, ids: ids, clock: clock,
-		audit: usecase.NewAuditor(audit, ids, clock), admins: admin.Admins, settings: settings, wake: make(chan struct{}, 1)}
+		audit: audit, admins: admin.Admins, settings: settings, wake: make(chan struct{}, 1)}
 }
 
 // Woken receives when a domain became due now (created, or a recheck was
@@ -95,10 +95,12 @@ type CreateDomain struct {
 // hostname), unique in the service (409 domain.hostname_taken), for an
 // existing organization (404 organization.not_found naming
 // organizationId) or none. The domain is pending with a fresh random
-// challenge, and its first check is due at once. Audited as domains.create.
+// challenge, and its first check is due at once. Audited as domains.create,
+// with domain.created.
 func (s *Domains) Create(ctx context.Context, req usecase.TrustedRequest, cmd CreateDomain) (*domain.Domain, error) {
 	var created *domain.Domain
-	err := func() error {
+	t := usecase.Target{Type: "domain"}
+	err := s.audit.Change(ctx, req.Actor(), "domains.create", &t, func(ctx context.Context, emit usecase.Emit) error {
 		host, err := domain.NormalizeHostname(cmd.Hostname, "hostname")
 		if err != nil {
 			return err
@@ -106,19 +108,24 @@ func (s *Domains) Create(ctx context.Context, req usecase.TrustedRequest, cmd Cr
 		if err := s.organizationExists(ctx, cmd.OrganizationID, "organizationId"); err != nil {
 			return err
 		}
+		// A taken hostname is found before the insert: inside the unit of
+		// work a refused insert ends the transaction on PostgreSQL, so the
+		// store could not tell a taken hostname from a taken id after it.
+		if _, err := s.domains.GetByHostname(ctx, host); err == nil {
+			return errDomainHostnameTaken
+		} else if !errors.Is(err, domain.ErrDomainNotFound) {
+			return err
+		}
 		d := domain.NewDomain(domain.DomainID(s.ids.NewID()), host, cmd.OrganizationID, s.tokens.NewSecret(DomainTokenLength),
 			s.settings.CNAMETarget, s.clock.Now())
 		if err := s.domains.Create(ctx, d); err != nil {
 			return domainStoreErr(err, "organizationId")
 		}
-		created = d
+		created, t.ID = d, string(d.ID())
+		emit(domain.EventDomainCreated, d)
 		return nil
-	}()
-	t := usecase.Target{Type: "domain"}
-	if created != nil {
-		t.ID = string(created.ID())
-	}
-	if err := s.audit.Record(ctx, req.Actor(), "domains.create", t, err); err != nil {
+	})
+	if err != nil {
 		return nil, err
 	}
 	s.wakeVerifier()
@@ -218,7 +225,15 @@ func (s *Domains) List(ctx context.Context, q ListDomains) (DomainPage, error) {
 }
 
 // Delete removes the domain id, or answers domain.not_found. Audited as
-// domains.delete.
+// domains.delete, with domain.deleted (the domain as it was).
 func (s *Domains) Delete(ctx context.Context, req usecase.TrustedRequest, id domain.DomainID) error {
-	return s.audit.Record(ctx, req.Actor(), "domains.delete", domainTarget(id), s.domains.Delete(ctx, id))
+	t := domainTarget(id)
+	return s.audit.Change(ctx, req.Actor(), "domains.delete", &t, func(ctx context.Context, emit usecase.Emit) error {
+		d, err := s.domains.Get(ctx, id)
+		if err != nil {
+			return err
+		}
+		emit(domain.EventDomainDeleted, d)
+		return s.domains.Delete(ctx, id)
+	})
 }

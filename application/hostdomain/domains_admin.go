@@ -39,20 +39,26 @@ var (
 // auth.not_platform_admin. Audited as admin.update-domain, refusals included.
 func (s *Domains) Update(ctx context.Context, req usecase.AdminRequest, id domain.DomainID, cmd UpdateDomain) (*domain.Domain, error) {
 	var updated *domain.Domain
+	t := domainTarget(id)
 	err := func() error {
 		if !s.admins.IsAdmin(req.Principal.User) {
 			return domain.ErrNotPlatformAdmin
 		}
-		if err := checkUpdateDomain(cmd); err != nil {
-			return err
-		}
+		return checkUpdateDomain(cmd)
+	}()
+	if err != nil {
+		return nil, s.audit.Record(ctx, req.Actor(), "admin.update-domain", t, err)
+	}
+	err = s.audit.Change(ctx, req.Actor(), "admin.update-domain", &t, func(ctx context.Context, emit usecase.Emit) error {
 		if cmd.SetOrganization {
 			if err := s.organizationExists(ctx, cmd.OrganizationID, "organizationId"); err != nil {
 				return err
 			}
 		}
+		var from domain.DomainStatus
 		err := s.domains.Update(ctx, id, func(d *domain.Domain) error {
 			now := s.clock.Now()
+			from = d.Status()
 			if cmd.SetOrganization {
 				d.AssignOrganization(cmd.OrganizationID, now)
 			}
@@ -67,15 +73,31 @@ func (s *Domains) Update(ctx context.Context, req usecase.AdminRequest, id domai
 			updated = d
 			return nil
 		})
-		return domainStoreErr(err, "organizationId")
-	}()
-	if err := s.audit.Record(ctx, req.Actor(), "admin.update-domain", domainTarget(id), err); err != nil {
+		if err != nil {
+			return domainStoreErr(err, "organizationId")
+		}
+		emitStatus(emit, from, updated)
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	if cmd.Recheck {
 		s.wakeVerifier()
 	}
 	return updated, nil
+}
+
+// emitStatus emits d's status event when it turned verified or failed
+// from another status.
+func emitStatus(emit usecase.Emit, from domain.DomainStatus, d *domain.Domain) {
+	switch to := d.Status(); {
+	case to == from:
+	case to == domain.DomainVerified:
+		emit(domain.EventDomainVerified, d)
+	case to == domain.DomainFailed:
+		emit(domain.EventDomainFailed, d)
+	}
 }
 
 // checkUpdateDomain refuses an empty or contradictory change, and a reason

@@ -82,7 +82,7 @@ func newDomainWorld(t *testing.T, cnameTarget string) *domainWorld {
 	t.Helper()
 	w := &domainWorld{AdminWorld: usecasetest.NewAdminWorld(t), dns: &fakeResolver{txt: map[string][]string{}, cname: map[string]string{}}}
 	w.repo = memory.NewDomainRepository(w.DB)
-	w.domains = hostdomain.NewDomains(w.repo, memory.NewOrganizationRepository(w.DB), w.dns, w.Audit, system.NewTokenGenerator(),
+	w.domains = hostdomain.NewDomains(w.repo, memory.NewOrganizationRepository(w.DB), w.dns, w.Auditor, system.NewTokenGenerator(),
 		system.NewIDGenerator(), w.Clock, hostdomain.DomainSettings{CNAMETarget: cnameTarget, Policy: domainPolicy}, usecase.AdminSettings{Admins: w.Admins})
 	key, err := domain.NewServiceKey("key-1", "backend", []domain.Scope{domain.ScopeAll}, "gh_sk_secret", "cli", time.Time{}, w.Clock.Now())
 	if err != nil {
@@ -339,7 +339,7 @@ func TestDomains_Update_rules(t *testing.T) {
 // first, and says when more may be due.
 func TestDomains_CheckDue_batches(t *testing.T) {
 	w := newDomainWorld(t, "")
-	batched := hostdomain.NewDomains(w.repo, memory.NewOrganizationRepository(w.DB), w.dns, w.Audit, system.NewTokenGenerator(),
+	batched := hostdomain.NewDomains(w.repo, memory.NewOrganizationRepository(w.DB), w.dns, w.Auditor, system.NewTokenGenerator(),
 		system.NewIDGenerator(), w.Clock, hostdomain.DomainSettings{Policy: domainPolicy, CheckBatch: 2}, usecase.AdminSettings{Admins: w.Admins})
 	var created []domain.DomainID
 	for _, h := range []string{"a.example.com", "b.example.com", "c.example.com"} {

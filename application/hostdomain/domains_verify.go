@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
@@ -103,20 +104,32 @@ func (s *Domains) check(ctx context.Context, d *domain.Domain) (*DomainCheck, er
 		return nil, nil // stopping: the domain is due again when the claim ends
 	}
 	c := &DomainCheck{ID: d.ID(), Hostname: d.Hostname(), LookupErr: lookupErr}
-	err := s.domains.Update(ctx, d.ID(), func(cur *domain.Domain) error {
-		// Changed since the claim: an administrator verified it or asked
-		// for a recheck, or the lease ran out and another verifier took it.
-		if next := cur.NextCheckAt(); next.IsZero() || !next.Equal(d.NextCheckAt()) {
-			return errClaimLost
+	// A check that verifies or fails the domain writes domain.verified or
+	// domain.failed with it.
+	err := s.audit.Events().Do(ctx, func(ctx context.Context, emit usecase.Emit) error {
+		var checked *domain.Domain
+		err := s.domains.Update(ctx, d.ID(), func(cur *domain.Domain) error {
+			// Changed since the claim: an administrator verified it or
+			// asked for a recheck, or the lease ran out and another
+			// verifier took it.
+			if next := cur.NextCheckAt(); next.IsZero() || !next.Equal(d.NextCheckAt()) {
+				return errClaimLost
+			}
+			now := s.clock.Now()
+			c.From = cur.Status()
+			if lookupErr != nil {
+				cur.PostponeCheck(now, s.settings.Policy)
+			} else {
+				cur.Observe(obs, now, s.settings.Policy)
+			}
+			c.To = cur.Status()
+			checked = cur
+			return nil
+		})
+		if err != nil {
+			return err
 		}
-		now := s.clock.Now()
-		c.From = cur.Status()
-		if lookupErr != nil {
-			cur.PostponeCheck(now, s.settings.Policy)
-		} else {
-			cur.Observe(obs, now, s.settings.Policy)
-		}
-		c.To = cur.Status()
+		emitStatus(emit, c.From, checked)
 		return nil
 	})
 	if errors.Is(err, errClaimLost) || errors.Is(err, domain.ErrDomainNotFound) {

@@ -25,10 +25,10 @@ type OAuthClients struct {
 }
 
 // NewOAuthClients returns the OAuth-client use cases.
-func NewOAuthClients(clients ports.OAuthClientRepository, audit ports.AuditLog, tokens ports.TokenGenerator, ids ports.IDGenerator,
+func NewOAuthClients(clients ports.OAuthClientRepository, audit usecase.Auditor, tokens ports.TokenGenerator, ids ports.IDGenerator,
 	clock ports.Clock, admin usecase.AdminSettings) *OAuthClients {
-	usecase.MustHave(clients, audit, tokens, ids, clock)
-	return &OAuthClients{clients: clients, tokens: tokens, clock: clock, audit: usecase.NewAuditor(audit, ids, clock), admins: admin.Admins}
+	usecase.MustHave(clients, tokens, ids, clock)
+	return &OAuthClients{clients: clients, tokens: tokens, clock: clock, audit: audit, admins: admin.Admins}
 }
 
 // RegisterOAuthClient is an administrator's new client.
@@ -81,7 +81,8 @@ func (o *OAuthClients) newSecret(c *domain.OAuthClient) string {
 // storage keeps its hash and last four characters.
 func (o *OAuthClients) Register(ctx context.Context, req usecase.KeyRequest, in RegisterOAuthClient) (IssuedOAuthClient, error) {
 	var issued IssuedOAuthClient
-	err := func() error {
+	t := oauthClientTarget("")
+	err := o.audit.Change(ctx, req.Actor, "admin.create-oauth-client", &t, func(ctx context.Context, _ usecase.Emit) error {
 		if err := o.authorize(req.Principal); err != nil {
 			return err
 		}
@@ -99,10 +100,10 @@ func (o *OAuthClients) Register(ctx context.Context, req usecase.KeyRequest, in 
 		if err := o.clients.Create(ctx, c); err != nil {
 			return err
 		}
-		issued = IssuedOAuthClient{Client: c, Secret: secret}
+		issued, t = IssuedOAuthClient{Client: c, Secret: secret}, oauthClientTarget(c.ID)
 		return nil
-	}()
-	return issued, o.audit.Record(ctx, req.Actor, "admin.create-oauth-client", oauthClientTarget(issued.Client.ID), err)
+	})
+	return issued, err
 }
 
 // validateRegistration checks every field of in, reporting every malformed
@@ -153,7 +154,8 @@ func (o *OAuthClients) Get(ctx context.Context, req usecase.KeyRequest, id domai
 // checked against the client's type.
 func (o *OAuthClients) Update(ctx context.Context, req usecase.KeyRequest, id domain.OAuthClientID, in UpdateOAuthClient) (domain.OAuthClient, error) {
 	var updated domain.OAuthClient
-	err := func() error {
+	t := oauthClientTarget(id)
+	err := o.audit.Change(ctx, req.Actor, "admin.update-oauth-client", &t, func(ctx context.Context, _ usecase.Emit) error {
 		if err := o.authorize(req.Principal); err != nil {
 			return err
 		}
@@ -194,8 +196,8 @@ func (o *OAuthClients) Update(ctx context.Context, req usecase.KeyRequest, id do
 			updated = *c
 			return nil
 		})
-	}()
-	return updated, o.audit.Record(ctx, req.Actor, "admin.update-oauth-client", oauthClientTarget(id), err)
+	})
+	return updated, err
 }
 
 // fieldsOf returns the field violations of a domain error.
@@ -211,7 +213,8 @@ func fieldsOf(err error) []domain.FieldViolation {
 // working at once. A public client has none: that is invalid.
 func (o *OAuthClients) RotateSecret(ctx context.Context, req usecase.KeyRequest, id domain.OAuthClientID) (IssuedOAuthClient, error) {
 	var issued IssuedOAuthClient
-	err := func() error {
+	t := oauthClientTarget(id)
+	err := o.audit.Change(ctx, req.Actor, "admin.rotate-oauth-client-secret", &t, func(ctx context.Context, _ usecase.Emit) error {
 		if err := o.authorize(req.Principal); err != nil {
 			return err
 		}
@@ -225,18 +228,19 @@ func (o *OAuthClients) RotateSecret(ctx context.Context, req usecase.KeyRequest,
 			issued = IssuedOAuthClient{Client: *c, Secret: secret}
 			return nil
 		})
-	}()
-	return issued, o.audit.Record(ctx, req.Actor, "admin.rotate-oauth-client-secret", oauthClientTarget(id), err)
+	})
+	return issued, err
 }
 
 // Delete removes a client and everything issued to it: its codes, grants
 // (so its access and refresh tokens stop working) and consents.
 func (o *OAuthClients) Delete(ctx context.Context, req usecase.KeyRequest, id domain.OAuthClientID) error {
-	err := func() error {
+	t := oauthClientTarget(id)
+	err := o.audit.Change(ctx, req.Actor, "admin.delete-oauth-client", &t, func(ctx context.Context, _ usecase.Emit) error {
 		if err := o.authorize(req.Principal); err != nil {
 			return err
 		}
 		return o.clients.Delete(ctx, id)
-	}()
-	return o.audit.Record(ctx, req.Actor, "admin.delete-oauth-client", oauthClientTarget(id), err)
+	})
+	return err
 }

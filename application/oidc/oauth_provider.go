@@ -26,6 +26,7 @@ type OAuthProvider struct {
 	grants   ports.OAuthGrantRepository
 	users    ports.UserRepository
 	sessions ports.SessionRepository
+	revoker  usecase.SessionRevoker
 	keys     *SigningKeys
 	tokens   ports.TokenGenerator
 	ids      ports.IDGenerator
@@ -35,7 +36,7 @@ type OAuthProvider struct {
 
 // NewOAuthProvider returns the provider's use cases.
 func NewOAuthProvider(clients ports.OAuthClientRepository, grants ports.OAuthGrantRepository, users ports.UserRepository,
-	sessions ports.SessionRepository, keys *SigningKeys, tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock,
+	sessions ports.SessionRepository, events *usecase.Events, keys *SigningKeys, tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock,
 	settings usecase.TokenSettings, auth usecase.AuthSettings) *OAuthProvider {
 	usecase.MustHave(clients, grants, users, sessions, keys, tokens, ids, clock)
 	if settings.BaseURL == "" {
@@ -49,7 +50,8 @@ func NewOAuthProvider(clients ports.OAuthClientRepository, grants ports.OAuthGra
 		settings.AccessTokenAudience = settings.Issuer
 	}
 	return &OAuthProvider{clients: clients, grants: grants, users: users, sessions: sessions, keys: keys,
-		tokens: tokens, ids: ids, clock: clock, settings: settings}
+		revoker: usecase.NewSessionRevoker(sessions, events, clock),
+		tokens:  tokens, ids: ids, clock: clock, settings: settings}
 }
 
 // The scopes the provider knows. Any other scope is invalid_scope.

@@ -138,7 +138,7 @@ func (p *OAuthProvider) EndSession(ctx context.Context, cmd EndSession) (EndSess
 	}
 	if signedIn {
 		s := cmd.Principal.Session
-		if err := p.sessions.Delete(ctx, s.UserID(), s.ID()); err != nil && !errors.Is(err, domain.ErrNotFound) {
+		if err := usecase.IgnoreGone(p.revoker.Revoke(ctx, s)); err != nil {
 			return EndSessionResult{}, err
 		}
 		out.SignedOut = true

@@ -52,7 +52,7 @@ func newOAuthWorld(t *testing.T) *oauthWorld {
 		t.Fatal(err)
 	}
 	ids := system.NewIDGenerator()
-	w.keys = oidc.NewSigningKeys(memory.NewSigningKeyRepository(w.DB), jose, ids, w.Clock, memory.NewAuditLog(w.DB), w.settings, usecase.AdminSettings{})
+	w.keys = oidc.NewSigningKeys(memory.NewSigningKeyRepository(w.DB), jose, ids, w.Clock, w.AuditorOf(memory.NewAuditLog(w.DB)), w.settings, usecase.AdminSettings{})
 	if err := w.keys.Ensure(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func newOAuthWorld(t *testing.T) *oauthWorld {
 			t.Fatal(err)
 		}
 	}
-	w.p = oidc.NewOAuthProvider(clients, w.grants, w.Users, memory.NewSessionRepository(w.DB), w.keys, system.NewTokenGenerator(), ids, w.Clock, w.settings, w.World.Settings)
+	w.p = oidc.NewOAuthProvider(clients, w.grants, w.Users, memory.NewSessionRepository(w.DB), w.Events, w.keys, system.NewTokenGenerator(), ids, w.Clock, w.settings, w.World.Settings)
 	return w
 }
 
@@ -619,7 +619,7 @@ func TestOAuthToken_code_replayed_during_its_first_exchange(t *testing.T) {
 	code := w.mustCodeFor(t, publicRequest(), p)
 	form := url.Values{"grant_type": {"authorization_code"}, "client_id": {publicID}, "code": {code}, "redirect_uri": {publicURI}, "code_verifier": {testVerifier}}
 	grants := &replayingGrants{OAuthGrantRepository: w.grants}
-	provider := oidc.NewOAuthProvider(memory.NewOAuthClientRepository(w.DB), grants, w.Users, memory.NewSessionRepository(w.DB), w.keys,
+	provider := oidc.NewOAuthProvider(memory.NewOAuthClientRepository(w.DB), grants, w.Users, memory.NewSessionRepository(w.DB), w.Events, w.keys,
 		system.NewTokenGenerator(), system.NewIDGenerator(), w.Clock, w.settings, w.World.Settings)
 	var replayErr error
 	grants.replay = func() { _, replayErr = provider.Token(t.Context(), oidc.ClientAuthentication{}, form) }

@@ -40,6 +40,9 @@ type SigningKeys struct {
 	// lastMiss is when (Unix nanoseconds) Verify last reloaded for an
 	// unknown kid: at most once every unknownKidReload.
 	lastMiss atomic.Int64
+	// frameworkTokens are the framework tokens get-session hands out again
+	// (SessionFrameworkToken).
+	frameworkTokens *frameworkTokenCache
 }
 
 // unknownKidReload bounds how often tokens naming an unknown kid make
@@ -47,10 +50,11 @@ type SigningKeys struct {
 const unknownKidReload = 5 * time.Second
 
 // NewSigningKeys returns the signing-key use cases.
-func NewSigningKeys(repo ports.SigningKeyRepository, jose ports.JOSE, ids ports.IDGenerator, clock ports.Clock, audit ports.AuditLog,
+func NewSigningKeys(repo ports.SigningKeyRepository, jose ports.JOSE, ids ports.IDGenerator, clock ports.Clock, audit usecase.Auditor,
 	settings usecase.TokenSettings, admin usecase.AdminSettings) *SigningKeys {
-	usecase.MustHave(repo, jose, ids, clock, audit)
-	k := &SigningKeys{repo: repo, jose: jose, ids: ids, clock: clock, audit: usecase.NewAuditor(audit, ids, clock), admins: admin.Admins, settings: settings}
+	usecase.MustHave(repo, jose, ids, clock)
+	k := &SigningKeys{repo: repo, jose: jose, ids: ids, clock: clock, audit: audit, admins: admin.Admins, settings: settings,
+		frameworkTokens: newFrameworkTokenCache()}
 	k.snap.Store(&keySnapshot{published: map[domain.SigningKeyID]*loadedKey{}, signers: map[domain.SigningAlgorithm][]*loadedKey{}, jwks: []byte(`{"keys":[]}`)})
 	return k
 }

@@ -48,7 +48,7 @@ func (w *keyWorld) instance(t *testing.T, secrets ...string) *oidc.SigningKeys {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := oidc.NewSigningKeys(w.repo, jose, system.NewIDGenerator(), w.Clock, w.Audit, tokenSettings, usecase.AdminSettings{Admins: w.Admins})
+	k := oidc.NewSigningKeys(w.repo, jose, system.NewIDGenerator(), w.Clock, w.Auditor, tokenSettings, usecase.AdminSettings{Admins: w.Admins})
 	if err := k.Ensure(t.Context()); err != nil {
 		t.Fatalf("Ensure: %v", err)
 	}

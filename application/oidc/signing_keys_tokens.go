@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
 )
@@ -237,51 +236,4 @@ func sameMediaType(got, want string) bool {
 		return strings.TrimPrefix(s, "application/")
 	}
 	return got != "" && trim(got) == trim(want)
-}
-
-// FrameworkToken signs the Better Auth JWT plugin's token for a signed-in
-// user: user is the user object exactly as the framework serialises it
-// (get-session's "user"), to which iat, exp, sub, iss and aud are added. The
-// edge owns that shape, so there is one serialiser of it.
-func (k *SigningKeys) FrameworkToken(ctx context.Context, p *usecase.Principal, user any) (string, error) {
-	if p == nil || p.User == nil {
-		return "", usecase.ErrUnauthorized
-	}
-	object, err := json.Marshal(user)
-	if err != nil || len(object) <= 2 || object[0] != '{' || object[len(object)-1] != '}' {
-		return "", domain.Internal("signing keys: framework token", fmt.Errorf("the user is not a non-empty JSON object: %v", err))
-	}
-	now := k.clock.Now()
-	std := struct {
-		IssuedAt  int64  `json:"iat"`
-		ExpiresAt int64  `json:"exp"`
-		Subject   string `json:"sub"`
-		Issuer    string `json:"iss"`
-		Audience  any    `json:"aud,omitempty"`
-		// AMR and ACR say how the user signed in (RFC 8176 methods).
-		AMR []string `json:"amr,omitempty"`
-		ACR string   `json:"acr,omitempty"`
-	}{IssuedAt: now.Unix(), ExpiresAt: now.Add(k.settings.JWTLifetime).Unix(), Subject: string(p.User.ID()), Issuer: k.settings.JWTIssuer}
-	if p.Session != nil {
-		a := p.Session.Authentication()
-		std.AMR, std.ACR = a.MethodNames(), a.ACR()
-		if len(std.AMR) == 0 {
-			std.ACR = ""
-		}
-	}
-	switch len(k.settings.JWTAudience) {
-	case 0:
-	case 1:
-		std.Audience = k.settings.JWTAudience[0]
-	default:
-		std.Audience = k.settings.JWTAudience
-	}
-	claims, err := json.Marshal(std)
-	if err != nil {
-		return "", domain.Internal("signing keys: framework token", err)
-	}
-	// The user object's members, then the registered claims: one object.
-	payload := append(object[:len(object)-1:len(object)-1], ',')
-	payload = append(payload, claims[1:]...)
-	return k.signPayload(domain.AlgEdDSA, "JWT", payload)
 }

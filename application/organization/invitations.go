@@ -28,7 +28,8 @@ func invitationTarget(id domain.InvitationID) usecase.Target {
 // owners; an address that is already a member or already invited is refused.
 func (o *Organizations) Invite(ctx context.Context, req usecase.OrgRequest, cmd InviteMember) (*domain.Invitation, error) {
 	var inv *domain.Invitation
-	err := func() error {
+	t := usecase.Target{Type: "invitation"}
+	err := o.audit.Change(ctx, req.Actor(), "organization.invite-member", &t, func(ctx context.Context, emit usecase.Emit) error {
 		email, err := domain.NewEmail(cmd.Email)
 		if err != nil {
 			return err
@@ -44,21 +45,25 @@ func (o *Organizations) Invite(ctx context.Context, req usecase.OrgRequest, cmd 
 		if slices.Contains(roles, domain.OrgRoleOwner) && !caller.IsOwner() {
 			return errInviteOwnerRole
 		}
-		inv, err = o.invite(ctx, caller.OrganizationID(), email, roles, cmd.Resend, req.Principal.User)
-		return err
-	}()
-	t := usecase.Target{Type: "invitation"}
-	if inv != nil {
+		if inv, err = o.invite(ctx, caller.OrganizationID(), email, roles, cmd.Resend, req.Principal.User, emit); err != nil {
+			return err
+		}
 		t.ID = string(inv.ID())
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return inv, o.audit.Record(ctx, req.Actor(), "organization.invite-member", t, err)
+	return inv, nil
 }
 
 // invite records an invitation of email to org with roles, sent by inviter
-// (nil: no user, such as a trusted backend), and mails its link. An address
-// that is already a member is refused, and one with an open invitation too
-// unless resend, which renews that invitation and sends it again.
-func (o *Organizations) invite(ctx context.Context, org domain.OrganizationID, email domain.Email, roles []domain.OrgRole, resend bool, inviter *domain.User) (*domain.Invitation, error) {
+// (nil: no user, such as a trusted backend), and mails its link
+// (invitation.created). An address that is already a member is refused,
+// and one with an open invitation too unless resend, which renews that
+// invitation and sends it again (without an event: it was created before).
+func (o *Organizations) invite(ctx context.Context, org domain.OrganizationID, email domain.Email, roles []domain.OrgRole, resend bool,
+	inviter *domain.User, emit usecase.Emit) (*domain.Invitation, error) {
 	if err := o.refuseMember(ctx, org, email); err != nil {
 		return nil, err
 	}
@@ -85,6 +90,7 @@ func (o *Organizations) invite(ctx context.Context, org domain.OrganizationID, e
 		if inv, err = o.newInvitation(ctx, org, email, roles, inviterID); err != nil {
 			return nil, err
 		}
+		emit(domain.EventInvitationCreated, inv)
 	default:
 		return nil, err
 	}
@@ -204,7 +210,8 @@ func (o *Organizations) GetInvitation(ctx context.Context, req usecase.OrgReques
 func (o *Organizations) Accept(ctx context.Context, req usecase.OrgRequest, id domain.InvitationID) (*domain.Invitation, *domain.Member, error) {
 	var inv *domain.Invitation
 	var member *domain.Member
-	err := func() error {
+	t := invitationTarget(id)
+	err := o.audit.Change(ctx, req.Actor(), "organization.accept-invitation", &t, func(ctx context.Context, emit usecase.Emit) error {
 		if !req.Principal.User.EmailVerified() {
 			return errInvitationUnverifed
 		}
@@ -231,9 +238,14 @@ func (o *Organizations) Accept(ctx context.Context, req usecase.OrgRequest, id d
 			return invitationErr(err)
 		}
 		member = m
+		emit(domain.EventInvitationAccepted, inv)
+		emit(domain.EventMemberAdded, ports.MemberWithUser{Member: m, User: req.Principal.User})
 		return o.setActive(ctx, req.Principal.Session, m.OrganizationID())
-	}()
-	return inv, member, o.audit.Record(ctx, req.Actor(), "organization.accept-invitation", invitationTarget(id), err)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return inv, member, nil
 }
 
 // checkMembershipLimit refuses a new member of an organization that has
@@ -255,26 +267,35 @@ func (o *Organizations) checkMembershipLimit(ctx context.Context, org domain.Org
 // Reject declines an invitation addressed to the caller.
 func (o *Organizations) Reject(ctx context.Context, req usecase.OrgRequest, id domain.InvitationID) (*domain.Invitation, error) {
 	var inv *domain.Invitation
-	err := func() error {
+	t := invitationTarget(id)
+	err := o.audit.Change(ctx, req.Actor(), "organization.reject-invitation", &t, func(ctx context.Context, emit usecase.Emit) error {
 		if !req.Principal.User.EmailVerified() {
 			return errInvitationUnverifed
 		}
 		if _, err := o.recipientInvitation(ctx, req, id); err != nil {
 			return err
 		}
-		return invitationErr(o.orgs.UpdateInvitation(ctx, id, func(stored *domain.Invitation) error {
+		if err := invitationErr(o.orgs.UpdateInvitation(ctx, id, func(stored *domain.Invitation) error {
 			inv = stored
 			return stored.Answer(domain.InvitationRejected, o.clock.Now())
-		}))
-	}()
-	return inv, o.audit.Record(ctx, req.Actor(), "organization.reject-invitation", invitationTarget(id), err)
+		})); err != nil {
+			return err
+		}
+		emit(domain.EventInvitationRejected, inv)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return inv, nil
 }
 
 // Cancel withdraws an open invitation of an organization the caller may
 // cancel invitations of.
 func (o *Organizations) Cancel(ctx context.Context, req usecase.OrgRequest, id domain.InvitationID) (*domain.Invitation, error) {
 	var inv *domain.Invitation
-	err := func() error {
+	t := invitationTarget(id)
+	err := o.audit.Change(ctx, req.Actor(), "organization.cancel-invitation", &t, func(ctx context.Context, emit usecase.Emit) error {
 		stored, err := o.orgs.GetInvitation(ctx, id)
 		if errors.Is(err, domain.ErrNotFound) {
 			return domain.ErrInvitationNotOpen
@@ -289,10 +310,13 @@ func (o *Organizations) Cancel(ctx context.Context, req usecase.OrgRequest, id d
 		if slices.Contains(stored.Roles(), domain.OrgRoleOwner) && !caller.IsOwner() {
 			return usecase.Forbidden(orgPermCancel.Code, orgPermCancel.Message)
 		}
-		inv, err = o.cancelInvitation(ctx, id)
+		inv, err = o.cancelInvitation(ctx, id, emit)
 		return invitationErr(err)
-	}()
-	return inv, o.audit.Record(ctx, req.Actor(), "organization.cancel-invitation", invitationTarget(id), err)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return inv, nil
 }
 
 // invitationErr answers an invitation the store no longer has (removed
@@ -305,9 +329,9 @@ func invitationErr(err error) error {
 	return err
 }
 
-// cancelInvitation withdraws invitation id; one that is no longer open is
-// INVITATION_NOT_FOUND.
-func (o *Organizations) cancelInvitation(ctx context.Context, id domain.InvitationID) (*domain.Invitation, error) {
+// cancelInvitation withdraws invitation id (invitation.canceled); one that
+// is no longer open is INVITATION_NOT_FOUND.
+func (o *Organizations) cancelInvitation(ctx context.Context, id domain.InvitationID, emit usecase.Emit) (*domain.Invitation, error) {
 	var inv *domain.Invitation
 	err := o.orgs.UpdateInvitation(ctx, id, func(s *domain.Invitation) error {
 		inv = s
@@ -316,6 +340,7 @@ func (o *Organizations) cancelInvitation(ctx context.Context, id domain.Invitati
 	if err != nil {
 		return nil, err
 	}
+	emit(domain.EventInvitationCanceled, inv)
 	return inv, nil
 }
 

@@ -24,7 +24,7 @@ type AddMember struct {
 // applies.
 func (o *Organizations) AddMember(ctx context.Context, req usecase.Caller, org domain.OrganizationID, cmd AddMember) (*ports.MemberWithUser, error) {
 	var added *ports.MemberWithUser
-	err := o.auditedOn(ctx, req, orgPermAddMember, "organization.add-member", "organizations.add-member", org, func() error {
+	err := o.auditedOn(ctx, req, orgPermAddMember, "organization.add-member", "organizations.add-member", org, func(ctx context.Context, emit usecase.Emit) error {
 		roles, err := domain.ParseOrgRoles(cmd.Roles)
 		if err != nil {
 			return err
@@ -50,6 +50,7 @@ func (o *Organizations) AddMember(ctx context.Context, req usecase.Caller, org d
 			return err
 		}
 		added = &ports.MemberWithUser{Member: m, User: u}
+		emit(domain.EventMemberAdded, *added)
 		return nil
 	})
 	return added, err
@@ -95,7 +96,7 @@ func (o *Organizations) ListMembersByID(ctx context.Context, req usecase.Caller,
 // owner role.
 func (o *Organizations) UpdateMemberRoleByID(ctx context.Context, req usecase.Caller, org domain.OrganizationID, id domain.MemberID, roles []string) (*ports.MemberWithUser, error) {
 	var updated *ports.MemberWithUser
-	err := o.auditedOn(ctx, req, orgPermUpdateMember, "organization.update-member-role", "organizations.update-member-role", org, func() error {
+	err := o.auditedOn(ctx, req, orgPermUpdateMember, "organization.update-member-role", "organizations.update-member-role", org, func(ctx context.Context, emit usecase.Emit) error {
 		parsed, err := domain.ParseOrgRoles(roles)
 		if err != nil {
 			return err
@@ -103,7 +104,7 @@ func (o *Organizations) UpdateMemberRoleByID(ctx context.Context, req usecase.Ca
 		if _, err := o.orgs.Get(ctx, org); err != nil {
 			return err
 		}
-		updated, err = o.setMemberRoles(ctx, org, id, parsed, func(*domain.Member) error { return nil })
+		updated, err = o.setMemberRoles(ctx, org, id, parsed, func(*domain.Member) error { return nil }, emit)
 		return err
 	})
 	return updated, err
@@ -112,7 +113,7 @@ func (o *Organizations) UpdateMemberRoleByID(ctx context.Context, req usecase.Ca
 // RemoveMemberByID removes a member; their sessions stop working in the
 // organization. The last owner stays.
 func (o *Organizations) RemoveMemberByID(ctx context.Context, req usecase.Caller, org domain.OrganizationID, id domain.MemberID) error {
-	return o.auditedOn(ctx, req, orgPermDeleteMember, "organization.remove-member", "organizations.remove-member", org, func() error {
+	return o.auditedOn(ctx, req, orgPermDeleteMember, "organization.remove-member", "organizations.remove-member", org, func(ctx context.Context, emit usecase.Emit) error {
 		if _, err := o.orgs.Get(ctx, org); err != nil {
 			return err
 		}
@@ -120,7 +121,7 @@ func (o *Organizations) RemoveMemberByID(ctx context.Context, req usecase.Caller
 		if err != nil {
 			return err
 		}
-		_, err = o.removeMember(ctx, m)
+		_, err = o.removeMember(ctx, m, emit)
 		return err
 	})
 }
@@ -141,7 +142,7 @@ type InviteAddress struct {
 // (unless Resend), is refused; the invitation limit applies.
 func (o *Organizations) InviteByID(ctx context.Context, req usecase.Caller, org domain.OrganizationID, cmd InviteAddress) (*domain.Invitation, error) {
 	var inv *domain.Invitation
-	err := o.auditedOn(ctx, req, orgPermInvite, "organization.invite-member", "organizations.invite", org, func() error {
+	err := o.auditedOn(ctx, req, orgPermInvite, "organization.invite-member", "organizations.invite", org, func(ctx context.Context, emit usecase.Emit) error {
 		email, err := domain.NewEmail(cmd.Email)
 		if err != nil {
 			return err
@@ -157,7 +158,7 @@ func (o *Organizations) InviteByID(ctx context.Context, req usecase.Caller, org 
 		if err != nil {
 			return err
 		}
-		inv, err = o.invite(ctx, org, email, roles, cmd.Resend, inviter)
+		inv, err = o.invite(ctx, org, email, roles, cmd.Resend, inviter, emit)
 		return err
 	})
 	return inv, err
@@ -194,7 +195,7 @@ func (o *Organizations) ListInvitationsByID(ctx context.Context, req usecase.Cal
 // RevokeInvitation cancels an open invitation of an organization; one that
 // was answered, revoked or has expired is refused (domain.ErrInvitationNotOpen).
 func (o *Organizations) RevokeInvitation(ctx context.Context, req usecase.Caller, org domain.OrganizationID, id domain.InvitationID) error {
-	return o.auditedOn(ctx, req, orgPermCancel, "organization.cancel-invitation", "organizations.revoke-invitation", org, func() error {
+	return o.auditedOn(ctx, req, orgPermCancel, "organization.cancel-invitation", "organizations.revoke-invitation", org, func(ctx context.Context, emit usecase.Emit) error {
 		if _, err := o.orgs.Get(ctx, org); err != nil {
 			return err
 		}
@@ -205,7 +206,7 @@ func (o *Organizations) RevokeInvitation(ctx context.Context, req usecase.Caller
 		if inv.OrganizationID() != org {
 			return ports.ErrInvitationNotFound
 		}
-		_, err = o.cancelInvitation(ctx, id)
+		_, err = o.cancelInvitation(ctx, id, emit)
 		return err
 	})
 }

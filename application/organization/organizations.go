@@ -82,11 +82,11 @@ type Organizations struct {
 
 // NewOrganizations returns the organization use cases.
 func NewOrganizations(orgs ports.OrganizationRepository, users ports.UserRepository, sessions ports.SessionRepository,
-	mailer ports.Mailer, audit ports.AuditLog, passkeys ports.PasskeyRepository, ids ports.IDGenerator, clock ports.Clock,
+	mailer ports.Mailer, audit usecase.Auditor, passkeys ports.PasskeyRepository, ids ports.IDGenerator, clock ports.Clock,
 	settings OrganizationSettings) *Organizations {
-	usecase.MustHave(orgs, users, sessions, mailer, audit, passkeys, ids, clock)
+	usecase.MustHave(orgs, users, sessions, mailer, passkeys, ids, clock)
 	return &Organizations{orgs: orgs, users: users, sessions: sessions, mailer: mailer,
-		audit: usecase.NewAuditor(audit, ids, clock), factors: usecase.NewSecondFactors(passkeys), ids: ids, clock: clock, settings: settings}
+		audit: audit, factors: usecase.NewSecondFactors(passkeys), ids: ids, clock: clock, settings: settings}
 }
 
 // OrgSelector names an organization by id or slug; neither means the
@@ -192,58 +192,62 @@ type CreateOrganization struct {
 	KeepCurrentActive bool
 }
 
-// Create creates an organization with the caller as its owner and, unless
-// asked not to, makes it the session's active organization.
+// Create creates an organization with the caller as its owner
+// (organization.created, member.added) and, unless asked not to, makes it
+// the session's active organization.
 func (o *Organizations) Create(ctx context.Context, req usecase.OrgRequest, cmd CreateOrganization) (*domain.Organization, *domain.Member, error) {
-	org, owner, err := o.newOrganization(ctx, req.Principal.User.ID(), cmd)
-	if err == nil && !cmd.KeepCurrentActive {
-		err = o.setActive(ctx, req.Principal.Session, org.ID())
-	}
-	if err := o.audit.Record(ctx, req.Actor(), "organization.create", newOrgTarget(org), err); err != nil {
+	var org *domain.Organization
+	var owner *domain.Member
+	t := usecase.Target{Type: "organization"}
+	err := o.audit.Change(ctx, req.Actor(), "organization.create", &t, func(ctx context.Context, emit usecase.Emit) error {
+		var err error
+		org, owner, err = o.newOrganization(ctx, req.Principal.User, cmd, &t, emit)
+		if err == nil && !cmd.KeepCurrentActive {
+			err = o.setActive(ctx, req.Principal.Session, org.ID())
+		}
+		return err
+	})
+	if err != nil {
 		return nil, nil, err
 	}
 	return org, owner, nil
 }
 
-// newOrgTarget names an organization being created for the audit log: its
-// id once it has one.
-func newOrgTarget(org *domain.Organization) usecase.Target {
-	t := usecase.Target{Type: "organization"}
-	if org != nil {
-		t.ID = string(org.ID())
-	}
-	return t
-}
-
-// newOrganization stores an organization with ownerID as its owner, within
-// the limit of organizations per user. A taken slug is
-// ORGANIZATION_ALREADY_EXISTS. The organization is returned as soon as it
-// is built, even when storing it fails, so that the audit log names it.
-func (o *Organizations) newOrganization(ctx context.Context, ownerID domain.UserID, cmd CreateOrganization) (*domain.Organization, *domain.Member, error) {
+// newOrganization stores an organization with owner as its owner, within
+// the limit of organizations per user (organization.created, member.added).
+// A taken slug is ORGANIZATION_ALREADY_EXISTS. t names the organization as
+// soon as it is built, even when storing it fails, so that the audit log
+// names it.
+func (o *Organizations) newOrganization(ctx context.Context, ownerUser *domain.User, cmd CreateOrganization, t *usecase.Target,
+	emit usecase.Emit) (*domain.Organization, *domain.Member, error) {
+	ownerID := ownerUser.ID()
 	now := o.clock.Now()
 	org, err := domain.NewOrganization(domain.OrganizationID(o.ids.NewID()), cmd.Name, cmd.Slug, cmd.Logo, cmd.Metadata, now)
 	if err != nil {
 		return nil, nil, err
 	}
+	t.ID = string(org.ID())
 	if o.settings.OrganizationLimit > 0 {
 		mine, err := o.orgs.ListByUser(ctx, ownerID)
 		if err != nil {
-			return org, nil, err
+			return nil, nil, err
 		}
 		if len(mine) >= o.settings.OrganizationLimit {
-			return org, nil, errOrgLimit
+			return nil, nil, errOrgLimit
 		}
 	}
 	owner, err := domain.NewMember(domain.MemberID(o.ids.NewID()), org.ID(), ownerID, []domain.OrgRole{domain.OrgRoleOwner}, now)
 	if err != nil {
-		return org, nil, err
+		return nil, nil, err
 	}
 	if err := o.orgs.Create(ctx, org, owner); err != nil {
 		if errors.Is(err, domain.ErrConflict) {
-			return org, nil, errOrgExists
+			return nil, nil, errOrgExists
 		}
-		return org, nil, err
+		return nil, nil, err
 	}
+	emit(domain.EventOrganizationCreated, ports.OrganizationWithCount{Organization: org, MemberCount: 1})
+	emit(domain.EventMemberAdded, ports.MemberWithUser{Member: owner, User: ownerUser})
 	return org, owner, nil
 }
 
@@ -281,11 +285,12 @@ type OrganizationPatch struct {
 	RequireTwoFactor *bool
 }
 
-// Update changes an organization the caller may update.
+// Update changes an organization the caller may update
+// (organization.updated).
 func (o *Organizations) Update(ctx context.Context, req usecase.OrgRequest, sel OrgSelector, patch OrganizationPatch) (*domain.Organization, error) {
 	var updated *domain.Organization
-	var orgID domain.OrganizationID
-	err := func() error {
+	t := orgTarget(orgOr("", sel))
+	err := o.audit.Change(ctx, req.Actor(), "organization.update", &t, func(ctx context.Context, emit usecase.Emit) error {
 		m, err := o.guard(ctx, req, sel, orgPermUpdate)
 		if err != nil {
 			return err
@@ -293,11 +298,14 @@ func (o *Organizations) Update(ctx context.Context, req usecase.OrgRequest, sel 
 		if err := o.mayEnforce(ctx, req, patch); err != nil {
 			return err
 		}
-		orgID = m.OrganizationID()
-		updated, err = o.updateOrganization(ctx, orgID, patch)
+		t = orgTarget(m.OrganizationID())
+		updated, err = o.updateOrganization(ctx, m.OrganizationID(), patch, emit)
 		return err
-	}()
-	return updated, o.audit.Record(ctx, req.Actor(), "organization.update", orgTarget(orgOr(orgID, sel)), err)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return updated, nil
 }
 
 // mayEnforce refuses a signed-in caller turning the second-factor rule on
@@ -317,9 +325,10 @@ func (o *Organizations) mayEnforce(ctx context.Context, req usecase.OrgRequest, 
 	return nil
 }
 
-// updateOrganization applies patch to organization id and returns it. A
-// slug taken by another organization is ORGANIZATION_SLUG_ALREADY_TAKEN.
-func (o *Organizations) updateOrganization(ctx context.Context, id domain.OrganizationID, patch OrganizationPatch) (*domain.Organization, error) {
+// updateOrganization applies patch to organization id and returns it
+// (organization.updated). A slug taken by another organization is
+// ORGANIZATION_SLUG_ALREADY_TAKEN.
+func (o *Organizations) updateOrganization(ctx context.Context, id domain.OrganizationID, patch OrganizationPatch, emit usecase.Emit) (*domain.Organization, error) {
 	var updated *domain.Organization
 	err := o.orgs.Update(ctx, id, func(org *domain.Organization) error {
 		if err := patch.apply(org, o.clock.Now()); err != nil {
@@ -334,6 +343,7 @@ func (o *Organizations) updateOrganization(ctx context.Context, id domain.Organi
 	if err != nil {
 		return nil, err
 	}
+	emit(domain.EventOrganizationUpdated, updated)
 	return updated, nil
 }
 
@@ -380,31 +390,34 @@ func orgOr(id domain.OrganizationID, sel OrgSelector) domain.OrganizationID {
 // and invitations; it stops being anyone's active organization.
 func (o *Organizations) Delete(ctx context.Context, req usecase.OrgRequest, id domain.OrganizationID) (*domain.Organization, error) {
 	var deleted *domain.Organization
-	err := func() error {
+	t := orgTarget(id)
+	err := o.audit.Change(ctx, req.Actor(), "organization.delete", &t, func(ctx context.Context, emit usecase.Emit) error {
 		if _, err := o.guard(ctx, req, OrgSelector{ID: id}, orgPermDelete); err != nil {
 			return err
 		}
-		org, err := o.deleteOrganization(ctx, id)
-		if err != nil {
-			return err
-		}
-		if req.Principal.Session.ActiveOrganizationID() == id {
-			req.Principal.Session.SetActiveOrganization("", o.clock.Now())
-		}
-		deleted = org
-		return nil
-	}()
-	return deleted, o.audit.Record(ctx, req.Actor(), "organization.delete", orgTarget(id), err)
+		var err error
+		deleted, err = o.deleteOrganization(ctx, id, emit)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if req.Principal.Session.ActiveOrganizationID() == id {
+		req.Principal.Session.SetActiveOrganization("", o.clock.Now())
+	}
+	return deleted, nil
 }
 
 // deleteOrganization deletes organization id with its members and
 // invitations (the store clears it as any session's active organization)
-// and returns what it was.
-func (o *Organizations) deleteOrganization(ctx context.Context, id domain.OrganizationID) (*domain.Organization, error) {
+// and returns what it was (organization.deleted, with its member count
+// before; its members and invitations go without events of their own).
+func (o *Organizations) deleteOrganization(ctx context.Context, id domain.OrganizationID, emit usecase.Emit) (*domain.Organization, error) {
 	org, err := o.orgs.Get(ctx, id)
 	if err != nil {
 		return nil, err
 	}
+	emit(domain.EventOrganizationDeleted, org)
 	if err := o.orgs.Delete(ctx, id); err != nil {
 		return nil, err
 	}
@@ -583,34 +596,35 @@ func memberErr(err error, lastOwner error) error {
 // RemoveMember removes a member (by id or address). Only owners remove owners.
 func (o *Organizations) RemoveMember(ctx context.Context, req usecase.OrgRequest, sel OrgSelector, idOrEmail string) (*ports.MemberWithUser, error) {
 	var removed *ports.MemberWithUser
-	var orgID domain.OrganizationID
-	err := func() error {
+	t := usecase.Target{Type: "member", ID: idOrEmail}
+	err := o.audit.Change(ctx, req.Actor(), "organization.remove-member", &t, func(ctx context.Context, emit usecase.Emit) error {
 		caller, err := o.guard(ctx, req, sel, orgPermDeleteMember)
 		if err != nil {
 			return err
 		}
-		orgID = caller.OrganizationID()
-		m, err := o.findMember(ctx, orgID, idOrEmail)
+		m, err := o.findMember(ctx, caller.OrganizationID(), idOrEmail)
 		if err != nil {
 			return err
 		}
 		if m.IsOwner() && !caller.IsOwner() {
 			return usecase.Forbidden(orgPermDeleteMember.Code, orgPermDeleteMember.Message)
 		}
-		removed, err = o.removeMember(ctx, m)
-		return err
-	}()
-	t := usecase.Target{Type: "member", ID: idOrEmail}
-	if removed != nil {
+		if removed, err = o.removeMember(ctx, m, emit); err != nil {
+			return err
+		}
 		t.ID = string(removed.Member.ID())
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return removed, o.audit.Record(ctx, req.Actor(), "organization.remove-member", t, err)
+	return removed, nil
 }
 
 // removeMember removes m from its organization, unless m is its last owner
-// (ports.ErrLastOwner), and stops the user's sessions working in it. The
-// membership is returned with its user once removed.
-func (o *Organizations) removeMember(ctx context.Context, m *domain.Member) (*ports.MemberWithUser, error) {
+// (ports.ErrLastOwner), and stops the user's sessions working in it
+// (member.removed). The membership is returned with its user once removed.
+func (o *Organizations) removeMember(ctx context.Context, m *domain.Member, emit usecase.Emit) (*ports.MemberWithUser, error) {
 	u, err := o.users.Get(ctx, m.UserID())
 	if err != nil {
 		return nil, err
@@ -619,6 +633,7 @@ func (o *Organizations) removeMember(ctx context.Context, m *domain.Member) (*po
 		return nil, memberErr(err, ports.ErrLastOwner)
 	}
 	removed := &ports.MemberWithUser{Member: m, User: u}
+	emit(domain.EventMemberRemoved, *removed)
 	return removed, o.sessions.ClearOrganization(ctx, m.OrganizationID(), m.UserID())
 }
 
@@ -626,7 +641,8 @@ func (o *Organizations) removeMember(ctx context.Context, m *domain.Member) (*po
 // role or change an owner's roles.
 func (o *Organizations) UpdateMemberRole(ctx context.Context, req usecase.OrgRequest, sel OrgSelector, id domain.MemberID, roles []string) (*ports.MemberWithUser, error) {
 	var updated *ports.MemberWithUser
-	err := func() error {
+	t := usecase.Target{Type: "member", ID: string(id)}
+	err := o.audit.Change(ctx, req.Actor(), "organization.update-member-role", &t, func(ctx context.Context, emit usecase.Emit) error {
 		parsed, err := domain.ParseOrgRoles(roles)
 		if err != nil {
 			return err
@@ -643,18 +659,22 @@ func (o *Organizations) UpdateMemberRole(ctx context.Context, req usecase.OrgReq
 				return usecase.Forbidden(orgPermUpdateMember.Code, orgPermUpdateMember.Message)
 			}
 			return nil
-		})
+		}, emit)
 		return err
-	}()
-	return updated, o.audit.Record(ctx, req.Actor(), "organization.update-member-role", usecase.Target{Type: "member", ID: string(id)}, err)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return updated, nil
 }
 
 // setMemberRoles replaces the roles of member id of org, under the
 // organization's lock, if allow (run on the stored member) lets it; a
 // missing member is MEMBER_NOT_FOUND, taking the last owner's role
-// ports.ErrLastOwner. It returns the member with its user.
+// ports.ErrLastOwner. It returns the member with its user
+// (member.role_changed).
 func (o *Organizations) setMemberRoles(ctx context.Context, org domain.OrganizationID, id domain.MemberID, roles []domain.OrgRole,
-	allow func(m *domain.Member) error) (*ports.MemberWithUser, error) {
+	allow func(m *domain.Member) error, emit usecase.Emit) (*ports.MemberWithUser, error) {
 	var member *domain.Member
 	err := o.orgs.UpdateMember(ctx, org, id, func(m *domain.Member) error {
 		if err := allow(m); err != nil {
@@ -673,13 +693,17 @@ func (o *Organizations) setMemberRoles(ctx context.Context, org domain.Organizat
 	if err != nil {
 		return nil, err
 	}
-	return &ports.MemberWithUser{Member: member, User: u}, nil
+	mu := ports.MemberWithUser{Member: member, User: u}
+	emit(domain.EventMemberRoleChanged, mu)
+	return &mu, nil
 }
 
-// Leave removes the caller from an organization. The only owner cannot leave.
+// Leave removes the caller from an organization (member.removed). The only
+// owner cannot leave.
 func (o *Organizations) Leave(ctx context.Context, req usecase.OrgRequest, id domain.OrganizationID) (*ports.MemberWithUser, error) {
 	var left *ports.MemberWithUser
-	err := func() error {
+	t := orgTarget(id)
+	err := o.audit.Change(ctx, req.Actor(), "organization.leave", &t, func(ctx context.Context, emit usecase.Emit) error {
 		m, err := o.membership(ctx, req, id)
 		if err != nil {
 			return err
@@ -688,12 +712,16 @@ func (o *Organizations) Leave(ctx context.Context, req usecase.OrgRequest, id do
 			return memberErr(err, errOnlyOwnerLeaving)
 		}
 		left = &ports.MemberWithUser{Member: m, User: req.Principal.User}
-		if req.Principal.Session.ActiveOrganizationID() == id {
-			req.Principal.Session.SetActiveOrganization("", o.clock.Now())
-		}
+		emit(domain.EventMemberRemoved, *left)
 		return o.sessions.ClearOrganization(ctx, id, req.Principal.User.ID())
-	}()
-	return left, o.audit.Record(ctx, req.Actor(), "organization.leave", orgTarget(id), err)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if req.Principal.Session.ActiveOrganizationID() == id {
+		req.Principal.Session.SetActiveOrganization("", o.clock.Now())
+	}
+	return left, nil
 }
 
 // HasPermission reports whether the caller's roles in an organization grant

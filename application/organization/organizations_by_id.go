@@ -63,14 +63,17 @@ func (o *Organizations) authorizeOn(ctx context.Context, req usecase.Caller, org
 	return usecase.Forbidden(p.Code, p.Message)
 }
 
-// auditedOn authorises req for p on org, runs fn and records the outcome of
-// action (the session's name, then the trusted API's) on org.
-func (o *Organizations) auditedOn(ctx context.Context, req usecase.Caller, p usecase.Permission, user, key string, org domain.OrganizationID, fn func() error) error {
-	err := o.authorizeOn(ctx, req, org, p)
-	if err == nil {
-		err = fn()
+// auditedOn authorises req for p on org and runs fn, the change of action
+// (the session's name, then the trusted API's) on org, with its audit
+// entry and its events in one unit of work (usecase.Auditor.Change); a
+// refusal is recorded on its own.
+func (o *Organizations) auditedOn(ctx context.Context, req usecase.Caller, p usecase.Permission, user, key string, org domain.OrganizationID,
+	fn func(ctx context.Context, emit usecase.Emit) error) error {
+	action, t := usecase.ActionOf(req, user, key), orgTarget(org)
+	if err := o.authorizeOn(ctx, req, org, p); err != nil {
+		return o.audit.Record(ctx, req.Actor(), action, t, err)
 	}
-	return o.audit.Record(ctx, req.Actor(), usecase.ActionOf(req, user, key), orgTarget(org), err)
+	return o.audit.Change(ctx, req.Actor(), action, &t, fn)
 }
 
 // withCount returns org with its member count.
@@ -96,20 +99,21 @@ type CreateOrganizationFor struct {
 // of organizations per user; a taken slug is refused.
 func (o *Organizations) CreateFor(ctx context.Context, req usecase.Caller, cmd CreateOrganizationFor) (ports.OrganizationWithCount, error) {
 	var org *domain.Organization
-	err := o.authorizeOn(ctx, req, "", orgPermCreateFor)
-	if err == nil {
-		err = func() error {
-			if _, err := o.users.Get(ctx, cmd.OwnerUserID); errors.Is(err, domain.ErrNotFound) {
-				return unknownUser("ownerUserId")
-			} else if err != nil {
-				return err
-			}
-			var err error
-			org, _, err = o.newOrganization(ctx, cmd.OwnerUserID, CreateOrganization{Name: cmd.Name, Slug: cmd.Slug, Logo: cmd.Logo, Metadata: cmd.Metadata})
-			return err
-		}()
+	action, t := usecase.ActionOf(req, "organization.create", "organizations.create"), usecase.Target{Type: "organization"}
+	if err := o.authorizeOn(ctx, req, "", orgPermCreateFor); err != nil {
+		return ports.OrganizationWithCount{}, o.audit.Record(ctx, req.Actor(), action, t, err)
 	}
-	if err := o.audit.Record(ctx, req.Actor(), usecase.ActionOf(req, "organization.create", "organizations.create"), newOrgTarget(org), err); err != nil {
+	err := o.audit.Change(ctx, req.Actor(), action, &t, func(ctx context.Context, emit usecase.Emit) error {
+		owner, err := o.users.Get(ctx, cmd.OwnerUserID)
+		if errors.Is(err, domain.ErrNotFound) {
+			return unknownUser("ownerUserId")
+		} else if err != nil {
+			return err
+		}
+		org, _, err = o.newOrganization(ctx, owner, CreateOrganization{Name: cmd.Name, Slug: cmd.Slug, Logo: cmd.Logo, Metadata: cmd.Metadata}, &t, emit)
+		return err
+	})
+	if err != nil {
 		return ports.OrganizationWithCount{}, err
 	}
 	return ports.OrganizationWithCount{Organization: org, MemberCount: 1}, nil
@@ -186,13 +190,13 @@ func (o *Organizations) ListAll(ctx context.Context, req usecase.Caller, p OrgLi
 // signed-in caller only with a second factor of their own.
 func (o *Organizations) UpdateByID(ctx context.Context, req usecase.Caller, id domain.OrganizationID, patch OrganizationPatch) (ports.OrganizationWithCount, error) {
 	var out ports.OrganizationWithCount
-	err := o.auditedOn(ctx, req, orgPermUpdate, "organization.update", "organizations.update", id, func() error {
+	err := o.auditedOn(ctx, req, orgPermUpdate, "organization.update", "organizations.update", id, func(ctx context.Context, emit usecase.Emit) error {
 		if r, ok := req.(usecase.OrgRequest); ok {
 			if err := o.mayEnforce(ctx, r, patch); err != nil {
 				return err
 			}
 		}
-		org, err := o.updateOrganization(ctx, id, patch)
+		org, err := o.updateOrganization(ctx, id, patch, emit)
 		if err != nil {
 			return err
 		}
@@ -204,8 +208,8 @@ func (o *Organizations) UpdateByID(ctx context.Context, req usecase.Caller, id d
 
 // DeleteByID deletes organization id with its members and invitations.
 func (o *Organizations) DeleteByID(ctx context.Context, req usecase.Caller, id domain.OrganizationID) error {
-	return o.auditedOn(ctx, req, orgPermDelete, "organization.delete", "organizations.delete", id, func() error {
-		_, err := o.deleteOrganization(ctx, id)
+	return o.auditedOn(ctx, req, orgPermDelete, "organization.delete", "organizations.delete", id, func(ctx context.Context, emit usecase.Emit) error {
+		_, err := o.deleteOrganization(ctx, id, emit)
 		return err
 	})
 }

@@ -27,7 +27,7 @@ func newKeyOrgWorld(t *testing.T) *keyOrgWorld {
 	t.Helper()
 	w := &keyOrgWorld{World: usecasetest.NewWorld(t, false)}
 	w.audit = memory.NewAuditLog(w.DB)
-	w.orgs = organization.NewOrganizations(memory.NewOrganizationRepository(w.DB), w.Users, memory.NewSessionRepository(w.DB), w.Mail, w.audit, memory.NewPasskeyRepository(w.DB),
+	w.orgs = organization.NewOrganizations(memory.NewOrganizationRepository(w.DB), w.Users, memory.NewSessionRepository(w.DB), w.Mail, w.AuditorOf(w.audit), memory.NewPasskeyRepository(w.DB),
 		system.NewIDGenerator(), w.Clock, organization.OrganizationSettings{InvitationTTL: 48 * time.Hour, InvitationLimit: 1, MembershipLimit: 2,
 			OrganizationLimit: 1, InvitationURL: "https://app.example.com/invite/{id}"})
 	key := domain.RehydrateServiceKey("key-1", "backend", []domain.Scope{domain.ScopeAll}, "abcd", "cli", time.Time{}, w.Clock.Now(), time.Time{}, time.Time{})

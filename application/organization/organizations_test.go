@@ -36,7 +36,7 @@ func newOrgWorld(t *testing.T, settings organization.OrganizationSettings) *orgW
 	w := &orgWorld{AdminWorld: usecasetest.NewAdminWorld(t)}
 	w.store = memory.NewOrganizationRepository(w.DB)
 	// Set up with no limits, then apply the test's settings.
-	w.Orgs = organization.NewOrganizations(w.store, w.Users, memory.NewSessionRepository(w.DB), w.Mail, w.Audit, memory.NewPasskeyRepository(w.DB), system.NewIDGenerator(), w.Clock, defaultOrgSettings)
+	w.Orgs = organization.NewOrganizations(w.store, w.Users, memory.NewSessionRepository(w.DB), w.Mail, w.Auditor, memory.NewPasskeyRepository(w.DB), system.NewIDGenerator(), w.Clock, defaultOrgSettings)
 	w.owner, w.admin = w.SignedIn(t, "owner@example.com"), w.SignedIn(t, "admin@example.com")
 	w.member, w.outsider = w.SignedIn(t, "member@example.com"), w.SignedIn(t, "outsider@example.com")
 	w.ownerReq, w.adminReq = usecase.OrgRequest{Principal: w.owner}, usecase.OrgRequest{Principal: w.admin}
@@ -48,7 +48,7 @@ func newOrgWorld(t *testing.T, settings organization.OrganizationSettings) *orgW
 	w.acme, w.ownerM = org.ID(), owner
 	w.adminM = w.mustJoin(t, w.adminReq, "admin")
 	w.memberM = w.mustJoin(t, w.memberReq, "member")
-	w.Orgs = organization.NewOrganizations(w.store, w.Users, memory.NewSessionRepository(w.DB), w.Mail, w.Audit, memory.NewPasskeyRepository(w.DB), system.NewIDGenerator(), w.Clock, settings)
+	w.Orgs = organization.NewOrganizations(w.store, w.Users, memory.NewSessionRepository(w.DB), w.Mail, w.Auditor, memory.NewPasskeyRepository(w.DB), system.NewIDGenerator(), w.Clock, settings)
 	return w
 }
 
@@ -330,21 +330,23 @@ func TestOrganizations_roles_and_the_last_owner(t *testing.T) {
 // before an invitation or a member is changed: the change finds it gone.
 type racingOrgs struct {
 	ports.OrganizationRepository
-	before func()
+	// before runs in the change's unit of work (ctx), as the other
+	// writer's commit would land just before the change's own write.
+	before func(ctx context.Context)
 }
 
 func (r racingOrgs) UpdateInvitation(ctx context.Context, id domain.InvitationID, fn func(*domain.Invitation) error) error {
-	r.before()
+	r.before(ctx)
 	return r.OrganizationRepository.UpdateInvitation(ctx, id, fn)
 }
 
 func (r racingOrgs) AcceptInvitation(ctx context.Context, id domain.InvitationID, fn func(*domain.Invitation) error, m *domain.Member) error {
-	r.before()
+	r.before(ctx)
 	return r.OrganizationRepository.AcceptInvitation(ctx, id, fn, m)
 }
 
 func (r racingOrgs) RemoveMember(ctx context.Context, org domain.OrganizationID, id domain.MemberID) (*domain.Member, error) {
-	r.before()
+	r.before(ctx)
 	return r.OrganizationRepository.RemoveMember(ctx, org, id)
 }
 
@@ -355,41 +357,41 @@ func TestOrganizations_answer_what_vanished_as_never_there(t *testing.T) {
 	const newcomer = "new@example.com"
 	tests := []struct {
 		name string
-		run  func(t *testing.T, w *orgWorld, orgs *organization.Organizations, vanish *func()) error
+		run  func(t *testing.T, w *orgWorld, orgs *organization.Organizations, vanish *func(context.Context)) error
 		code string
 	}{
-		{"accept", func(t *testing.T, w *orgWorld, orgs *organization.Organizations, vanish *func()) error {
+		{"accept", func(t *testing.T, w *orgWorld, orgs *organization.Organizations, vanish *func(context.Context)) error {
 			inv := w.mustInvite(t, newcomer, "member")
 			req := usecase.OrgRequest{Principal: w.SignedIn(t, newcomer)}
-			*vanish = func() { mustDeleteInvitations(t, w) }
+			*vanish = func(ctx context.Context) { mustDeleteInvitations(ctx, t, w) }
 			_, _, err := orgs.Accept(t.Context(), req, inv.ID())
 			return err
 		}, "invitation.not_open"},
-		{"reject", func(t *testing.T, w *orgWorld, orgs *organization.Organizations, vanish *func()) error {
+		{"reject", func(t *testing.T, w *orgWorld, orgs *organization.Organizations, vanish *func(context.Context)) error {
 			inv := w.mustInvite(t, newcomer, "member")
 			req := usecase.OrgRequest{Principal: w.SignedIn(t, newcomer)}
-			*vanish = func() { mustDeleteInvitations(t, w) }
+			*vanish = func(ctx context.Context) { mustDeleteInvitations(ctx, t, w) }
 			_, err := orgs.Reject(t.Context(), req, inv.ID())
 			return err
 		}, "invitation.not_open"},
-		{"cancel", func(t *testing.T, w *orgWorld, orgs *organization.Organizations, vanish *func()) error {
+		{"cancel", func(t *testing.T, w *orgWorld, orgs *organization.Organizations, vanish *func(context.Context)) error {
 			inv := w.mustInvite(t, newcomer, "member")
-			*vanish = func() { mustDeleteInvitations(t, w) }
+			*vanish = func(ctx context.Context) { mustDeleteInvitations(ctx, t, w) }
 			_, err := orgs.Cancel(t.Context(), w.ownerReq, inv.ID())
 			return err
 		}, "invitation.not_open"},
-		{"remove_member", func(t *testing.T, w *orgWorld, orgs *organization.Organizations, vanish *func()) error {
-			*vanish = func() {
-				if _, err := w.store.RemoveMember(t.Context(), w.acme, w.memberM.ID()); err != nil {
+		{"remove_member", func(t *testing.T, w *orgWorld, orgs *organization.Organizations, vanish *func(context.Context)) error {
+			*vanish = func(ctx context.Context) {
+				if _, err := w.store.RemoveMember(ctx, w.acme, w.memberM.ID()); err != nil {
 					t.Fatal(err)
 				}
 			}
 			_, err := orgs.RemoveMember(t.Context(), w.ownerReq, w.acmeSel(), string(w.memberM.ID()))
 			return err
 		}, "organization.no_such_member"},
-		{"leave", func(t *testing.T, w *orgWorld, orgs *organization.Organizations, vanish *func()) error {
-			*vanish = func() {
-				if _, err := w.store.RemoveMember(t.Context(), w.acme, w.memberM.ID()); err != nil {
+		{"leave", func(t *testing.T, w *orgWorld, orgs *organization.Organizations, vanish *func(context.Context)) error {
+			*vanish = func(ctx context.Context) {
+				if _, err := w.store.RemoveMember(ctx, w.acme, w.memberM.ID()); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -400,9 +402,9 @@ func TestOrganizations_answer_what_vanished_as_never_there(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := newOrgWorld(t, defaultOrgSettings)
-			vanish := func() {}
-			racing := racingOrgs{OrganizationRepository: w.store, before: func() { vanish() }}
-			orgs := organization.NewOrganizations(racing, w.Users, memory.NewSessionRepository(w.DB), w.Mail, w.Audit, memory.NewPasskeyRepository(w.DB), system.NewIDGenerator(), w.Clock, defaultOrgSettings)
+			vanish := func(context.Context) {}
+			racing := racingOrgs{OrganizationRepository: w.store, before: func(ctx context.Context) { vanish(ctx) }}
+			orgs := organization.NewOrganizations(racing, w.Users, memory.NewSessionRepository(w.DB), w.Mail, w.Auditor, memory.NewPasskeyRepository(w.DB), system.NewIDGenerator(), w.Clock, defaultOrgSettings)
 			usecasetest.MustFail(t, tt.run(t, w, orgs, &vanish), domain.KindInvalid, tt.code)
 		})
 	}
@@ -410,16 +412,16 @@ func TestOrganizations_answer_what_vanished_as_never_there(t *testing.T) {
 
 // mustDeleteInvitations deletes acme's invitations by deleting and
 // recreating the organization under the same id, members and all.
-func mustDeleteInvitations(t *testing.T, w *orgWorld) {
+func mustDeleteInvitations(ctx context.Context, t *testing.T, w *orgWorld) {
 	t.Helper()
-	org, err := w.store.Get(t.Context(), w.acme)
+	org, err := w.store.Get(ctx, w.acme)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.store.Delete(t.Context(), w.acme); err != nil {
+	if err := w.store.Delete(ctx, w.acme); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.store.Create(t.Context(), org, w.ownerM); err != nil {
+	if err := w.store.Create(ctx, org, w.ownerM); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -38,10 +38,10 @@ type ServiceKeys struct {
 }
 
 // NewServiceKeys returns the service-key use cases.
-func NewServiceKeys(keys ports.ServiceKeyRepository, audit ports.AuditLog, passkeys ports.PasskeyRepository, tokens ports.TokenGenerator,
+func NewServiceKeys(keys ports.ServiceKeyRepository, audit usecase.Auditor, passkeys ports.PasskeyRepository, tokens ports.TokenGenerator,
 	ids ports.IDGenerator, clock ports.Clock, admin usecase.AdminSettings, auth usecase.AuthSettings) *ServiceKeys {
-	usecase.MustHave(keys, audit, passkeys, tokens, ids, clock)
-	return &ServiceKeys{keys: keys, tokens: tokens, ids: ids, clock: clock, audit: usecase.NewAuditor(audit, ids, clock),
+	usecase.MustHave(keys, passkeys, tokens, ids, clock)
+	return &ServiceKeys{keys: keys, tokens: tokens, ids: ids, clock: clock, audit: audit,
 		admins: admin.Admins, stepUp: usecase.NewStepUp(passkeys, clock, auth.StepUpWindow), lastUsed: map[domain.ServiceKeyID]time.Time{}}
 }
 
@@ -89,14 +89,15 @@ func (k *ServiceKeys) newSecret(id domain.ServiceKeyID, now time.Time) (string, 
 	return secret, domain.ServiceKeySecret{Hash: domain.HashToken(secret), KeyID: id, CreatedAt: now}
 }
 
-// Create issues a key. Its secret exists only in the answer: storage keeps
-// its hash.
+// Create issues a key (service_key.created). Its secret exists only in the
+// answer: storage keeps its hash.
 func (k *ServiceKeys) Create(ctx context.Context, req usecase.KeyRequest, cmd CreateServiceKey) (*IssuedKey, error) {
 	var issued *IssuedKey
-	err := func() error {
-		if err := k.authorizeSecret(ctx, req.Principal); err != nil {
-			return err
-		}
+	t := usecase.Target{Type: "service_key"}
+	if err := k.authorizeSecret(ctx, req.Principal); err != nil {
+		return nil, k.audit.Record(ctx, req.Actor, "service-key.create", t, err)
+	}
+	err := k.audit.Change(ctx, req.Actor, "service-key.create", &t, func(ctx context.Context, emit usecase.Emit) error {
 		scopes, err := domain.ParseScopes(cmd.Scopes, "scopes")
 		if err != nil {
 			return err
@@ -115,14 +116,14 @@ func (k *ServiceKeys) Create(ctx context.Context, req usecase.KeyRequest, cmd Cr
 		if err := k.keys.Create(ctx, key, stored); err != nil {
 			return err
 		}
-		issued = &IssuedKey{Key: key, Secret: secret}
+		issued, t.ID = &IssuedKey{Key: key, Secret: secret}, string(key.ID())
+		emit(domain.EventServiceKeyCreated, key)
 		return nil
-	}()
-	t := usecase.Target{Type: "service_key"}
-	if issued != nil {
-		t.ID = string(issued.Key.ID())
+	})
+	if err != nil {
+		return nil, err
 	}
-	return issued, k.audit.Record(ctx, req.Actor, "service-key.create", t, err)
+	return issued, nil
 }
 
 // List returns every key, revoked ones included, newest first.
@@ -137,13 +138,16 @@ func (k *ServiceKeys) List(ctx context.Context, req usecase.KeyRequest) ([]*doma
 // overlap (zero: it stops at once), so deployments can switch over.
 func (k *ServiceKeys) Rotate(ctx context.Context, req usecase.KeyRequest, id domain.ServiceKeyID, overlap time.Duration) (*IssuedKey, error) {
 	var issued *IssuedKey
-	err := func() error {
-		if err := k.authorizeSecret(ctx, req.Principal); err != nil {
-			return err
-		}
-		if overlap < 0 || overlap > MaxRotationOverlap {
-			return errBadOverlap
-		}
+	t := keyTarget(id)
+	err := k.authorizeSecret(ctx, req.Principal)
+	if err == nil && (overlap < 0 || overlap > MaxRotationOverlap) {
+		err = errBadOverlap
+	}
+	if err != nil {
+		return nil, k.audit.Record(ctx, req.Actor, "service-key.rotate", t, err)
+	}
+	// A rotation changes the key's secret, not the key: it has no event.
+	err = k.audit.Change(ctx, req.Actor, "service-key.rotate", &t, func(ctx context.Context, _ usecase.Emit) error {
 		now := k.clock.Now()
 		secret, stored := k.newSecret(id, now)
 		var oldExpires time.Time
@@ -167,23 +171,35 @@ func (k *ServiceKeys) Rotate(ctx context.Context, req usecase.KeyRequest, id dom
 		}
 		issued = &IssuedKey{Key: key, Secret: secret}
 		return nil
-	}()
-	return issued, k.audit.Record(ctx, req.Actor, "service-key.rotate", keyTarget(id), err)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return issued, nil
 }
 
-// Revoke ends a key and all its secrets; the next request with it fails.
+// Revoke ends a key and all its secrets (service_key.revoked); the next
+// request with it fails.
 func (k *ServiceKeys) Revoke(ctx context.Context, req usecase.KeyRequest, id domain.ServiceKeyID) error {
-	err := func() error {
-		if err := k.authorizeAdmin(req.Principal); err != nil {
-			return err
-		}
+	t := keyTarget(id)
+	if err := k.authorizeAdmin(req.Principal); err != nil {
+		return k.audit.Record(ctx, req.Actor, "service-key.revoke", t, err)
+	}
+	return k.audit.Change(ctx, req.Actor, "service-key.revoke", &t, func(ctx context.Context, emit usecase.Emit) error {
 		err := k.keys.Revoke(ctx, id, k.clock.Now())
 		if errors.Is(err, domain.ErrNotFound) {
 			return errServiceKeyMissing
 		}
-		return err
-	}()
-	return k.audit.Record(ctx, req.Actor, "service-key.revoke", keyTarget(id), err)
+		if err != nil {
+			return err
+		}
+		key, err := k.keys.Get(ctx, id)
+		if err != nil {
+			return err
+		}
+		emit(domain.EventServiceKeyRevoked, key)
+		return nil
+	})
 }
 
 // Authenticate returns the live key whose secret was presented: one indexed

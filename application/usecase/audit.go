@@ -25,7 +25,7 @@ func UserActor(u domain.UserID, requestID, ip string) Actor {
 // Origin is where a request came from, for the audit log: the edge's
 // request id and the client's address. A signed-in user's own changes to
 // their account (two-factor, passkeys) carry it in their commands and are
-// recorded with RecordSelf.
+// recorded with ChangeSelf and RecordSelf.
 type Origin struct {
 	RequestID string
 	IPAddress string
@@ -34,11 +34,14 @@ type Origin struct {
 // CLIActor is the command line on the server.
 var CLIActor = Actor{Type: domain.ActorCLI, ID: "cli"}
 
-// Auditor appends to the audit log.
+// Auditor appends to the audit log. A change it runs (Change) is written
+// with its success entry and its events in one unit of work; a refusal or
+// a failure is written on its own (Record).
 type Auditor struct {
-	log   ports.AuditLog
-	ids   ports.IDGenerator
-	clock ports.Clock
+	log    ports.AuditLog
+	events *Events
+	ids    ports.IDGenerator
+	clock  ports.Clock
 }
 
 // Target names what an action was done to.
@@ -50,8 +53,20 @@ type Target struct {
 // Record appends the outcome of action by actor on t, which ended with err,
 // and returns err. If the entry cannot be written the action's own error
 // still wins; when the action succeeded, the failure to record it is
-// returned, so nothing administrative succeeds silently unaudited.
+// returned, so nothing administrative succeeds silently unaudited. Use it
+// for outcomes that changed nothing (refusals, reads); a change goes
+// through Change.
 func (a Auditor) Record(ctx context.Context, actor Actor, action string, t Target, err error) error {
+	// The entry is written even when the request's context was cancelled
+	// after the action took effect.
+	if aerr := a.append(context.WithoutCancel(ctx), actor, action, t, err); aerr != nil && err == nil {
+		return aerr
+	}
+	return err
+}
+
+// append writes the entry of action by actor on t, which ended with err.
+func (a Auditor) append(ctx context.Context, actor Actor, action string, t Target, err error) error {
 	e := domain.AuditEntry{
 		ID: a.ids.NewID(), OccurredAt: a.clock.Now(),
 		ActorType: actor.Type, ActorID: actor.ID, Action: action, TargetType: t.Type, TargetID: t.ID,
@@ -63,18 +78,52 @@ func (a Auditor) Record(ctx context.Context, actor Actor, action string, t Targe
 			e.Code = de.Code
 		}
 	}
-	// The entry is written even when the request's context was cancelled
-	// after the action took effect.
-	if aerr := a.log.Append(context.WithoutCancel(ctx), e); aerr != nil && err == nil {
+	if aerr := a.log.Append(ctx, e); aerr != nil {
 		return domain.Internal("audit: append", aerr)
 	}
-	return err
+	return nil
 }
+
+// Change runs change, the action of actor on *t, in one unit of work with
+// its success entry and the events it emits: the change, the entry and the
+// events are kept together or not at all. change may fill in t (a created
+// thing's id) before it returns. When change fails, or the entry or an
+// event cannot be written, nothing of it is kept and the failure (or
+// refusal) is recorded on its own, as Record does; its error is returned.
+func (a Auditor) Change(ctx context.Context, actor Actor, action string, t *Target, change func(ctx context.Context, emit Emit) error) error {
+	err := a.events.Do(ctx, func(ctx context.Context, emit Emit) error {
+		if err := change(ctx, emit); err != nil {
+			return err
+		}
+		return a.append(ctx, actor, action, *t, nil)
+	})
+	if err != nil {
+		return a.Record(ctx, actor, action, *t, err)
+	}
+	return nil
+}
+
+// Succeeded appends the success entry of action by actor on t within the
+// unit of work of ctx, for a change run in Events.Do whose refusals are not
+// all worth an entry (a lost race retried another way, say).
+func (a Auditor) Succeeded(ctx context.Context, actor Actor, action string, t Target) error {
+	return a.append(ctx, actor, action, t, nil)
+}
+
+// ChangeSelf is Change for the signed-in user's change to their own
+// account, from o (the target is the user), as RecordSelf records.
+func (a Auditor) ChangeSelf(ctx context.Context, user domain.UserID, o Origin, action string, change func(ctx context.Context, emit Emit) error) error {
+	return a.Change(ctx, UserActor(user, o.RequestID, o.IPAddress), action, &Target{Type: "user", ID: string(user)}, change)
+}
+
+// Events returns the events writer of the auditor's changes, for the
+// changes a use case makes without an audit entry.
+func (a Auditor) Events() *Events { return a.events }
 
 // RecordSelf records the outcome of action by the signed-in user on their
 // own account, from o, which ended with err, and returns err as Record does
-// (the target is the user). Use it for enrolments and removals of a user's
-// own factors: "two-factor.enable", "passkey.register"…
+// (the target is the user). Use it for refusals of a user's changes to
+// their own factors: "two-factor.enable", "passkey.register"…
 func (a Auditor) RecordSelf(ctx context.Context, user domain.UserID, o Origin, action string, err error) error {
 	return a.Record(ctx, UserActor(user, o.RequestID, o.IPAddress), action, Target{Type: "user", ID: string(user)}, err)
 }
@@ -132,7 +181,12 @@ func IsSelf(req Caller, id domain.UserID) bool {
 	return ok && r.Principal.User != nil && r.Principal.User.ID() == id
 }
 
-// NewAuditor records to log, naming entries with ids and dating them by clock.
-func NewAuditor(log ports.AuditLog, ids ports.IDGenerator, clock ports.Clock) Auditor {
-	return Auditor{log, ids, clock}
+// NewAuditor records to log, naming entries with ids and dating them by
+// clock; its changes write their events through events.
+func NewAuditor(log ports.AuditLog, events *Events, ids ports.IDGenerator, clock ports.Clock) Auditor {
+	MustHave(log, ids, clock)
+	if events == nil {
+		panic("usecase: nil events")
+	}
+	return Auditor{log: log, events: events, ids: ids, clock: clock}
 }

@@ -61,6 +61,7 @@ type Principal struct {
 // SessionIssuer starts sessions. Several use cases sign people in.
 type SessionIssuer struct {
 	sessions ports.SessionRepository
+	events   *Events
 	Tokens   ports.TokenGenerator
 	IDs      ports.IDGenerator
 	Clock    ports.Clock
@@ -73,17 +74,34 @@ type Client struct {
 	UserAgent string
 }
 
-// Start creates a session for userID, signed in as auth says, and returns
-// its bearer token, which exists only in the answer: storage keeps its hash.
+// Start creates a session for userID, signed in as auth says, with its
+// session.created event, and returns its bearer token, which exists only in
+// the answer: storage keeps its hash.
 func (si SessionIssuer) Start(ctx context.Context, userID domain.UserID, rememberMe bool, c Client, auth domain.Authentication) (*domain.Session, string, error) {
 	token := si.Tokens.NewToken()
 	s := domain.NewSession(domain.SessionID(si.IDs.NewID()), userID, domain.HashToken(token), rememberMe,
 		c.IPAddress, c.UserAgent, si.policy, si.Clock.Now())
 	s.Authenticate(auth)
-	if err := si.sessions.Create(ctx, s); err != nil {
+	if err := si.Create(ctx, s); err != nil {
 		return nil, "", err
 	}
 	return s, token, nil
+}
+
+// Events returns the events writer of the issuer's sessions, for a use
+// case that starts a session within a larger change.
+func (si SessionIssuer) Events() *Events { return si.events }
+
+// Create stores the new session s with its session.created event (an
+// impersonation, say, which Start does not build).
+func (si SessionIssuer) Create(ctx context.Context, s *domain.Session) error {
+	return si.events.Do(ctx, func(ctx context.Context, emit Emit) error {
+		if err := si.sessions.Create(ctx, s); err != nil {
+			return err
+		}
+		emit(domain.EventSessionCreated, s)
+		return nil
+	})
 }
 
 // LinkSender mails one-time links.
@@ -215,9 +233,13 @@ func (pc PasswordCheck) Prove(ctx context.Context, user domain.UserID, password 
 	return nil
 }
 
-// NewSessionIssuer starts sessions under policy.
-func NewSessionIssuer(sessions ports.SessionRepository, tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock, policy domain.SessionPolicy) SessionIssuer {
-	return SessionIssuer{sessions, tokens, ids, clock, policy}
+// NewSessionIssuer starts sessions under policy, each with its event
+// written through events.
+func NewSessionIssuer(sessions ports.SessionRepository, events *Events, tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock, policy domain.SessionPolicy) SessionIssuer {
+	if events == nil {
+		panic("usecase: nil events")
+	}
+	return SessionIssuer{sessions, events, tokens, ids, clock, policy}
 }
 
 // NewLinkSender mails links whose tokens it keeps in verifications.

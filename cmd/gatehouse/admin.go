@@ -151,7 +151,8 @@ const serviceKeyUsage = `Usage: gatehouse service-key create --name N --scopes S
 
 Issues a service key for a trusted backend and prints its secret, which is
 shown this once (only its hash is stored). Scopes: users:read, users:write,
-organizations:read, organizations:write, domains:read, domains:write, or *.
+organizations:read, organizations:write, domains:read, domains:write,
+webhooks:read, webhooks:write, or *.
 The action is recorded in the audit log.
 `
 
@@ -188,7 +189,7 @@ func serviceKey(ctx context.Context, args []string, getenv func(string) string, 
 		// The service's refusal (audited) does not repeat values; name the scope here.
 		for _, sc := range cmd.Scopes {
 			if _, perr := domain.ParseScopes([]string{sc}, "scopes"); perr != nil {
-				return fmt.Errorf("unknown scope %q; use users:read, users:write, organizations:read, organizations:write, domains:read, domains:write or *", sc)
+				return fmt.Errorf("unknown scope %q; use users:read, users:write, organizations:read, organizations:write, domains:read, domains:write, webhooks:read, webhooks:write or *", sc)
 			}
 		}
 		return bootstrap.DescribeError(err)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gatehouse/gatehouse/adapters/httpapi/backend"
 	"github.com/gatehouse/gatehouse/adapters/jobs"
 	"github.com/gatehouse/gatehouse/adapters/memory"
 	"github.com/gatehouse/gatehouse/adapters/passwordhash"
@@ -100,7 +101,11 @@ type World struct {
 	Reset    *account.ResetPasswordHandler
 	Users    *memory.UserRepository
 	Creds    *memory.CredentialRepository
-	jobs     *jobs.Queue
+	// Events writes the changes' events to Outbox, in the store's unit of
+	// work, as the trusted API's objects.
+	Events *usecase.Events
+	Outbox *memory.Outbox
+	jobs   *jobs.Queue
 }
 
 // Settle waits until the jobs queued so far have run: they run in order,
@@ -129,13 +134,22 @@ func NewWorld(t *testing.T, requireVerification bool) *World {
 	sessions, links := memory.NewSessionRepository(w.DB), memory.NewVerificationRepository(w.DB)
 	hasher := passwordhash.New(passwordhash.Params{MemoryKiB: 1024, Iterations: 1, Parallelism: 1}, 4)
 	tokens, ids := system.NewTokenGenerator(), system.NewIDGenerator()
+	w.Outbox = memory.NewOutbox(w.DB)
+	w.Events = usecase.NewEvents(memory.NewUnitOfWork(w.DB), w.Outbox, backend.NewEventEncoder(), ids, w.Clock,
+		memory.NewPasskeyRepository(w.DB), memory.NewLinkedAccountRepository(w.DB), memory.NewOrganizationRepository(w.DB))
 	w.jobs = jobs.NewQueue(10, 0, nil)
 	t.Cleanup(func() { _ = w.jobs.Close(context.Background()) })
-	w.SignUp = account.NewSignUpHandler(w.Creds, sessions, links, hasher, noBlocklist{}, w.Mail, tokens, ids, w.Clock, w.Settings)
-	w.SignIn = account.NewSignInHandler(w.Users, w.Creds, sessions, links, hasher, w.Mail, tokens, ids, w.Clock, w.Settings, nil)
+	w.SignUp = account.NewSignUpHandler(w.Creds, sessions, links, hasher, noBlocklist{}, w.Mail, w.Events, tokens, ids, w.Clock, w.Settings)
+	w.SignIn = account.NewSignInHandler(w.Users, w.Creds, sessions, links, hasher, w.Mail, w.Events, tokens, ids, w.Clock, w.Settings, nil)
 	w.Auth = account.NewAuthenticateHandler(sessions, w.Clock, w.Settings)
-	w.Reset = account.NewResetPasswordHandler(w.Users, w.Creds, sessions, links, hasher, noBlocklist{}, w.Mail, tokens, ids, w.Clock, w.jobs, w.Settings)
+	w.Reset = account.NewResetPasswordHandler(w.Users, w.Creds, sessions, links, hasher, noBlocklist{}, w.Mail, w.Events, tokens, ids, w.Clock, w.jobs, w.Settings)
 	return w
+}
+
+// AuditorOf records to log, writing its changes' events to the world's
+// outbox.
+func (w *World) AuditorOf(log ports.AuditLog) usecase.Auditor {
+	return usecase.NewAuditor(log, w.Events, system.NewIDGenerator(), w.Clock)
 }
 
 const Password = "correct horse battery"
@@ -160,11 +174,13 @@ func MustCode(t *testing.T, err error, code string) {
 // AdminWorld adds organizations, administration and service keys to world.
 type AdminWorld struct {
 	*World
-	Orgs   *organization.Organizations
-	Admin  *admin.Administration
-	Keys   *servicekey.ServiceKeys
-	Audit  *memory.AuditLog
-	Admins domain.PlatformAdmins
+	Orgs  *organization.Organizations
+	Admin *admin.Administration
+	Keys  *servicekey.ServiceKeys
+	Audit *memory.AuditLog
+	// Auditor records to Audit, its changes' events going to Outbox.
+	Auditor usecase.Auditor
+	Admins  domain.PlatformAdmins
 }
 
 func NewAdminWorld(t *testing.T) *AdminWorld {
@@ -173,14 +189,15 @@ func NewAdminWorld(t *testing.T) *AdminWorld {
 	sessions := memory.NewSessionRepository(w.DB)
 	w.Audit = memory.NewAuditLog(w.DB)
 	tokens, ids := system.NewTokenGenerator(), system.NewIDGenerator()
+	w.Auditor = w.AuditorOf(w.Audit)
 	hasher := passwordhash.New(passwordhash.Params{MemoryKiB: 1024, Iterations: 1, Parallelism: 1}, 4)
 	w.Admins = domain.PlatformAdmins{Emails: []domain.Email{"boss@example.com"}}
 	adminSettings := usecase.AdminSettings{Admins: w.Admins, ImpersonationTTL: time.Hour}
 	passkeys := memory.NewPasskeyRepository(w.DB)
-	w.Orgs = organization.NewOrganizations(memory.NewOrganizationRepository(w.DB), w.Users, sessions, w.Mail, w.Audit, passkeys, ids, w.Clock,
+	w.Orgs = organization.NewOrganizations(memory.NewOrganizationRepository(w.DB), w.Users, sessions, w.Mail, w.Auditor, passkeys, ids, w.Clock,
 		organization.OrganizationSettings{InvitationTTL: 48 * time.Hour, InvitationLimit: 2, InvitationURL: "https://app.example.com/invite/{id}"})
-	w.Admin = admin.NewAdministration(w.Users, w.Creds, sessions, hasher, noBlocklist{}, w.Audit, passkeys, tokens, ids, w.Clock, w.Settings, adminSettings)
-	w.Keys = servicekey.NewServiceKeys(memory.NewServiceKeyRepository(w.DB), w.Audit, passkeys, tokens, ids, w.Clock, adminSettings, w.Settings)
+	w.Admin = admin.NewAdministration(w.Users, w.Creds, sessions, hasher, noBlocklist{}, w.Auditor, passkeys, tokens, ids, w.Clock, w.Settings, adminSettings)
+	w.Keys = servicekey.NewServiceKeys(memory.NewServiceKeyRepository(w.DB), w.Auditor, passkeys, tokens, ids, w.Clock, adminSettings, w.Settings)
 	return w
 }
 

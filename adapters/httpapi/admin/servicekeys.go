@@ -17,35 +17,13 @@ import (
 // Administration routes under /api/admin (auth contract, problem+json
 // errors) and the service key's own route on the trusted API.
 
-// ServiceKeyJSON is a service key as administrators see it: never its secret.
-type ServiceKeyJSON struct {
-	ID         string     `json:"id" example:"0192f5e4-8a4b-7cc1-9a51-0b3c8d9e1f20"`
-	Name       string     `json:"name" example:"billing backend"`
-	Masked     string     `json:"maskedKey" doc:"The prefix and the last four characters of the newest secret." example:"gh_sk_…x9Qa"`
-	Scopes     []string   `json:"scopes" example:"[\"users:read\"]"`
-	CreatedBy  string     `json:"createdBy" doc:"user:<id> or cli." example:"cli"`
-	CreatedAt  time.Time  `json:"createdAt"`
-	ExpiresAt  *time.Time `json:"expiresAt" nullable:"true" doc:"When the key stops working, or null."`
-	LastUsedAt *time.Time `json:"lastUsedAt" nullable:"true" doc:"When the key last authenticated a request (written every few seconds), or null."`
-	RevokedAt  *time.Time `json:"revokedAt" nullable:"true" doc:"When the key was revoked, or null."`
-}
-
 // stepUpNote ends the description of the routes that hand out a secret.
 const stepUpNote = " Step-up: an administrator with a second factor (two-factor or a passkey) must have proven one in this session within " +
 	"GATEHOUSE_STEP_UP_WINDOW (default 10 minutes), else 403 mfa.step_up_required; answer a code or a passkey in the session, then try again."
 
-func serviceKeyJSON(k *domain.ServiceKey) ServiceKeyJSON {
-	scopes := make([]string, 0, len(k.Scopes()))
-	for _, sc := range k.Scopes() {
-		scopes = append(scopes, string(sc))
-	}
-	return ServiceKeyJSON{ID: string(k.ID()), Name: k.Name(), Masked: k.Masked(), Scopes: scopes, CreatedBy: k.CreatedBy(),
-		CreatedAt: k.CreatedAt(), ExpiresAt: edge.OptionalTime(k.ExpiresAt()), LastUsedAt: edge.OptionalTime(k.LastUsedAt()), RevokedAt: edge.OptionalTime(k.RevokedAt())}
-}
-
 // IssuedKeyJSON is a key with its secret, shown once.
 type IssuedKeyJSON struct {
-	ServiceKeyJSON
+	edge.ServiceKeyJSON
 	Secret string `json:"secret" doc:"The secret, shown this one time: only its hash is kept. Send it as Authorization: Bearer or x-api-key." example:"gh_sk_…"`
 }
 
@@ -56,14 +34,14 @@ type IssuedKeyOutput struct {
 }
 
 func issuedKeyOutput(status int, k *servicekey.IssuedKey) *IssuedKeyOutput {
-	return &IssuedKeyOutput{Status: status, Body: IssuedKeyJSON{ServiceKeyJSON: serviceKeyJSON(k.Key), Secret: k.Secret}}
+	return &IssuedKeyOutput{Status: status, Body: IssuedKeyJSON{ServiceKeyJSON: edge.ServiceKeyJSONOf(k.Key), Secret: k.Secret}}
 }
 
 // CreateServiceKeyInput issues a key.
 type CreateServiceKeyInput struct {
 	Body struct {
 		Name      string     `json:"name" minLength:"1" maxLength:"128" example:"billing backend"`
-		Scopes    []string   `json:"scopes" minItems:"1" maxItems:"7" uniqueItems:"true" doc:"users:read, users:write, organizations:read, organizations:write, domains:read, domains:write, or * for all."`
+		Scopes    []string   `json:"scopes" minItems:"1" maxItems:"9" uniqueItems:"true" doc:"users:read, users:write, organizations:read, organizations:write, domains:read, domains:write, webhooks:read, webhooks:write, or * for all."`
 		ExpiresAt *time.Time `json:"expiresAt,omitempty" doc:"When the key stops working; absent: never."`
 	}
 }
@@ -87,7 +65,7 @@ func (s *API) createServiceKey(ctx context.Context, in *CreateServiceKeyInput) (
 // ServiceKeyListOutput lists keys.
 type ServiceKeyListOutput struct {
 	Body struct {
-		Data []ServiceKeyJSON `json:"data" doc:"Every key, revoked ones included, newest first."`
+		Data []edge.ServiceKeyJSON `json:"data" doc:"Every key, revoked ones included, newest first."`
 	}
 }
 
@@ -101,9 +79,9 @@ func (s *API) listServiceKeys(ctx context.Context, _ *struct{}) (*ServiceKeyList
 		return nil, err
 	}
 	out := &ServiceKeyListOutput{}
-	out.Body.Data = make([]ServiceKeyJSON, len(keys))
+	out.Body.Data = make([]edge.ServiceKeyJSON, len(keys))
 	for i, k := range keys {
-		out.Body.Data[i] = serviceKeyJSON(k)
+		out.Body.Data[i] = edge.ServiceKeyJSONOf(k)
 	}
 	return out, nil
 }
@@ -150,7 +128,7 @@ func (s *API) revokeServiceKey(ctx context.Context, in *ServiceKeyIDInput) (*edg
 
 // AuditLogInput filters and pages the audit log.
 type AuditLogInput struct {
-	ActorType  string    `query:"actorType" enum:"user,service_key,cli" doc:"Only this kind of actor."`
+	ActorType  string    `query:"actorType" enum:"user,service_key,cli,system" doc:"Only this kind of actor (system: the service itself, such as a webhook endpoint disabled after failing)."`
 	ActorID    string    `query:"actorId" maxLength:"64" doc:"Only this actor (a user or service-key id)."`
 	Action     string    `query:"action" maxLength:"64" doc:"Only this action, such as admin.ban-user." example:"admin.ban-user"`
 	TargetType string    `query:"targetType" maxLength:"32" doc:"Only targets of this type, such as user."`
@@ -165,7 +143,7 @@ type AuditLogInput struct {
 type AuditEntryJSON struct {
 	ID         string    `json:"id"`
 	OccurredAt time.Time `json:"occurredAt"`
-	ActorType  string    `json:"actorType" enum:"user,service_key,cli"`
+	ActorType  string    `json:"actorType" enum:"user,service_key,cli,system"`
 	ActorID    string    `json:"actorId"`
 	Action     string    `json:"action" example:"admin.ban-user"`
 	TargetType string    `json:"targetType" example:"user"`
@@ -224,7 +202,7 @@ func (s *API) currentServiceKey(ctx context.Context, _ *struct{}) (*CurrentKeyOu
 		return nil, err
 	}
 	out := &CurrentKeyOutput{}
-	j := serviceKeyJSON(k)
+	j := edge.ServiceKeyJSONOf(k)
 	out.Body.ID, out.Body.Name, out.Body.Scopes, out.Body.ExpiresAt = j.ID, j.Name, j.Scopes, j.ExpiresAt
 	return out, nil
 }

@@ -143,7 +143,8 @@ type GetSessionOutput struct {
 	edge.SessionHeaders
 	Pragma string `header:"Pragma"`
 	// SetAuthJWT is Better Auth's JWT plugin header: a token of the user,
-	// signed from the keys in memory (no database read).
+	// signed from the keys in memory (no database read), or the same token
+	// as the last call while nothing it says has changed.
 	SetAuthJWT    string   `header:"set-auth-jwt" doc:"With a session: a JWT of the user, as GET /api/auth/token returns."`
 	ExposeHeaders []string `header:"Access-Control-Expose-Headers" doc:"Lets browser code read set-auth-jwt."`
 	Body          *SessionBody
@@ -172,7 +173,9 @@ func (s *API) getSession(ctx context.Context, in *GetSessionInput) (*GetSessionO
 		out.SetCookie = append(out.SetCookie, s.Cookies.Issue(token, res.Session)...)
 	}
 	out.Body = &SessionBody{Session: sessionJSON(res.Session), User: userJSON(res.User)}
-	if out.SetAuthJWT, err = s.App.Commands.SigningKeys.FrameworkToken(ctx, &res.Principal, out.Body.User); err != nil {
+	// The token of the last call is handed out again while it would say the
+	// same; the session was just checked, so it never outlives a revocation.
+	if out.SetAuthJWT, err = s.App.Commands.SigningKeys.SessionFrameworkToken(ctx, &res.Principal, out.Body.User); err != nil {
 		return nil, err
 	}
 	out.ExposeHeaders = []string{"set-auth-jwt"}

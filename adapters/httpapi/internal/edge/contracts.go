@@ -341,7 +341,31 @@ var KeySecurity = []map[string][]string{{SchemeKeyBearer: {}}, {SchemeKeyHeader:
 // JSDate formats t as JavaScript's Date.toJSON does: UTC with exactly three
 // fractional digits. The better-auth client turns such strings into Dates;
 // Go's default nanosecond form it leaves as strings.
-func JSDate(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+func JSDate(t time.Time) string {
+	t = t.UTC()
+	year, month, day := t.Date()
+	if year < 0 || year > 9999 {
+		return t.Format("2006-01-02T15:04:05.000Z")
+	}
+	// Written out by hand: every get-session formats five or six of these,
+	// and time.Format reads its layout anew each time.
+	hour, minute, sec := t.Clock()
+	b := [24]byte{4: '-', 7: '-', 10: 'T', 13: ':', 16: ':', 19: '.', 23: 'Z'}
+	put := func(at, v, width int) {
+		for i := at + width - 1; i >= at; i-- {
+			b[i] = byte('0' + v%10)
+			v /= 10
+		}
+	}
+	put(0, year, 4)
+	put(5, int(month), 2)
+	put(8, day, 2)
+	put(11, hour, 2)
+	put(14, minute, 2)
+	put(17, sec, 2)
+	put(20, t.Nanosecond()/int(time.Millisecond), 3)
+	return string(b[:])
+}
 
 // StatusJSON is the {status:true} answer of many framework operations.
 type StatusJSON struct {

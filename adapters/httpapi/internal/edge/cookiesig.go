@@ -4,8 +4,11 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+	"hash"
+	"io"
 	"net/url"
 	"strings"
+	"sync"
 )
 
 // CookieSigner signs and verifies cookie values exactly as Better Auth does
@@ -17,7 +20,31 @@ import (
 // The first secret signs; every secret verifies, so secrets can be rotated
 // without signing anyone out.
 type CookieSigner struct {
-	secrets [][]byte
+	secrets []*macPool
+}
+
+// macPool hands out HMAC-SHA256 states keyed with one secret. A reset
+// state starts from the hashed key pads, so a signature costs two SHA-256
+// blocks instead of the five of keying a new HMAC each time; every request
+// with a session cookie verifies one.
+type macPool struct {
+	pool sync.Pool
+}
+
+func newMACPool(secret []byte) *macPool {
+	p := &macPool{}
+	p.pool.New = func() any { return hmac.New(sha256.New, secret) }
+	return p
+}
+
+// sum appends the HMAC of token to dst.
+func (p *macPool) sum(dst []byte, token string) []byte {
+	m := p.pool.Get().(hash.Hash)
+	m.Reset()
+	_, _ = io.WriteString(m, token)
+	dst = m.Sum(dst)
+	p.pool.Put(m)
+	return dst
 }
 
 func newCookieSigner(secrets []string) *CookieSigner {
@@ -26,7 +53,7 @@ func newCookieSigner(secrets []string) *CookieSigner {
 	}
 	s := &CookieSigner{}
 	for _, secret := range secrets {
-		s.secrets = append(s.secrets, []byte(secret))
+		s.secrets = append(s.secrets, newMACPool([]byte(secret)))
 	}
 	return s
 }
@@ -34,16 +61,15 @@ func newCookieSigner(secrets []string) *CookieSigner {
 // signatureLen is the length of a standard-base64 SHA-256 HMAC with padding.
 const signatureLen = 44
 
-func mac(secret []byte, token string) []byte {
-	m := hmac.New(sha256.New, secret)
-	m.Write([]byte(token))
-	return m.Sum(nil)
+func (s *CookieSigner) signature(token string) string {
+	var buf [sha256.Size]byte
+	return base64.StdEncoding.EncodeToString(s.secrets[0].sum(buf[:0], token))
 }
 
 // Sign returns the cookie value for token, URL-encoded as encodeURIComponent
 // would encode it.
 func (s *CookieSigner) Sign(token string) string {
-	return encodeURIComponent(token + "." + base64.StdEncoding.EncodeToString(mac(s.secrets[0], token)))
+	return encodeURIComponent(token + "." + s.signature(token))
 }
 
 // Verify returns the token inside a cookie value (URL-encoded or not) when
@@ -65,15 +91,16 @@ func (s *CookieSigner) Verify(value string) (string, bool) {
 	if len(sig) != signatureLen || sig[signatureLen-1] != '=' {
 		return "", false
 	}
-	got, err := base64.StdEncoding.DecodeString(sig)
+	var got, want [sha256.Size + 1]byte // DecodedLen(44) is 33
+	n, err := base64.StdEncoding.Decode(got[:], []byte(sig))
 	if err != nil {
 		return "", false
 	}
 	ok := false
-	for _, secret := range s.secrets {
+	for i := range s.secrets {
 		// hmac.Equal is constant-time; every secret is tried so timing does
 		// not reveal which one matched.
-		if hmac.Equal(got, mac(secret, token)) {
+		if hmac.Equal(got[:n], s.secrets[i].sum(want[:0], token)) {
 			ok = true
 		}
 	}
@@ -101,5 +128,5 @@ func encodeURIComponent(s string) string {
 // SignRaw returns token.signature without URL-encoding, the form Better
 // Auth's bearer plugin puts in the set-auth-token header.
 func (s *CookieSigner) SignRaw(token string) string {
-	return token + "." + base64.StdEncoding.EncodeToString(mac(s.secrets[0], token))
+	return token + "." + s.signature(token)
 }

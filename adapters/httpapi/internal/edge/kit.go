@@ -154,6 +154,10 @@ func (s *Kit) Documents() []*huma.OpenAPI {
 	return out
 }
 
+// Document returns contract c's document, for what only a contract's own
+// package adds to it (the trusted contract's webhooks section).
+func (s *Kit) Document(c Contract) *huma.OpenAPI { return s.contracts[c].routed.OpenAPI() }
+
 // Page registers a page at path and, for the same path with a trailing
 // slash, a permanent redirect to it (the engine does not redirect slashes
 // itself, since Better Auth's routes answer 404 there).

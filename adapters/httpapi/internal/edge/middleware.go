@@ -91,6 +91,9 @@ func AccessLog(logger *slog.Logger) gin.HandlerFunc {
 		if status >= 500 && c.Request.Context().Err() == nil {
 			level = slog.LevelError // unless the client left: its error, if ours, is logged as one
 		}
+		if !logger.Enabled(c.Request.Context(), level) {
+			return // the line's attributes (the client address above all) cost more than nothing
+		}
 		logger.LogAttrs(c.Request.Context(), level, "request",
 			slog.String("method", c.Request.Method),
 			slog.String("route", c.FullPath()),
@@ -132,20 +135,36 @@ func Recovery(logger *slog.Logger) gin.HandlerFunc {
 // may run nothing. Pages set their own.
 const apiCSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
 
+// securityHeaders are the headers every response carries, named in
+// canonical form. SecurityHeaders assigns these very slices: nothing writes
+// into a header value in place (Set replaces the slice; Add appends to a
+// full one, which copies it), and every response is spared their
+// allocation.
+var securityHeaders = []struct {
+	name  string
+	value []string
+}{
+	{"X-Content-Type-Options", []string{"nosniff"}},
+	{"Content-Security-Policy", []string{apiCSP}},
+	{"Referrer-Policy", []string{"no-referrer"}},
+	{"X-Frame-Options", []string{"DENY"}},
+	{"Cross-Origin-Opener-Policy", []string{"same-origin"}},
+	{"Cache-Control", []string{"no-store"}},
+}
+
+var hstsHeader = []string{"max-age=31536000; includeSubDomains"}
+
 // SecurityHeaders sets the headers every response carries. Cache-Control
 // defaults to no-store, since most answers concern a session or a key;
 // cacheable routes (explorer assets) override it.
 func SecurityHeaders(https bool) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		h := c.Writer.Header()
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Content-Security-Policy", apiCSP)
-		h.Set("Referrer-Policy", "no-referrer")
-		h.Set("X-Frame-Options", "DENY")
-		h.Set("Cross-Origin-Opener-Policy", "same-origin")
-		h.Set("Cache-Control", "no-store")
+		for _, sh := range securityHeaders {
+			h[sh.name] = sh.value[:1:1]
+		}
 		if https {
-			h.Set("Strict-Transport-Security", "max-age=31536000; includeSubDomains")
+			h["Strict-Transport-Security"] = hstsHeader[:1:1]
 		}
 		c.Next()
 	}

@@ -161,3 +161,26 @@ type DomainOutput struct {
 }
 
 func DomainOutputOf(d *domain.Domain) *DomainOutput { return &DomainOutput{Body: DomainJSONOf(d)} }
+
+// ServiceKeyJSON is a service key as administrators see it: never its secret.
+type ServiceKeyJSON struct {
+	ID         string     `json:"id" example:"0192f5e4-8a4b-7cc1-9a51-0b3c8d9e1f20"`
+	Name       string     `json:"name" example:"billing backend"`
+	Masked     string     `json:"maskedKey" doc:"The prefix and the last four characters of the newest secret." example:"gh_sk_…x9Qa"`
+	Scopes     []string   `json:"scopes" example:"[\"users:read\"]"`
+	CreatedBy  string     `json:"createdBy" doc:"user:<id> or cli." example:"cli"`
+	CreatedAt  time.Time  `json:"createdAt"`
+	ExpiresAt  *time.Time `json:"expiresAt" nullable:"true" doc:"When the key stops working, or null."`
+	LastUsedAt *time.Time `json:"lastUsedAt" nullable:"true" doc:"When the key last authenticated a request (written every few seconds), or null."`
+	RevokedAt  *time.Time `json:"revokedAt" nullable:"true" doc:"When the key was revoked, or null."`
+}
+
+// ServiceKeyJSONOf presents k as administrators see it.
+func ServiceKeyJSONOf(k *domain.ServiceKey) ServiceKeyJSON {
+	scopes := make([]string, 0, len(k.Scopes()))
+	for _, sc := range k.Scopes() {
+		scopes = append(scopes, string(sc))
+	}
+	return ServiceKeyJSON{ID: string(k.ID()), Name: k.Name(), Masked: k.Masked(), Scopes: scopes, CreatedBy: k.CreatedBy(),
+		CreatedAt: k.CreatedAt(), ExpiresAt: OptionalTime(k.ExpiresAt()), LastUsedAt: OptionalTime(k.LastUsedAt()), RevokedAt: OptionalTime(k.RevokedAt())}
+}

@@ -1,0 +1,19 @@
+package gormstore_test
+
+import (
+	"testing"
+
+	"github.com/gatehouse/gatehouse/adapters/gormstore"
+	"github.com/gatehouse/gatehouse/adapters/gormstore/gormtest"
+	"github.com/gatehouse/gatehouse/ports/conformance"
+)
+
+func TestWebhookStores(t *testing.T) {
+	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
+		conformance.RunWebhookStores(t, func(t *testing.T) conformance.WebhookStores {
+			db := gormtest.Open(t, newURL(t))
+			q := gormstore.NewWebhookQueue(db)
+			return conformance.WebhookStores{Endpoints: gormstore.NewWebhookEndpointRepository(db), Queue: q, Log: q, UnitOfWork: gormstore.NewUnitOfWork(db)}
+		})
+	})
+}

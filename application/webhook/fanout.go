@@ -1,0 +1,79 @@
+package webhook
+
+import (
+	"context"
+	"time"
+
+	"github.com/gatehouse/gatehouse/application/outbox"
+	"github.com/gatehouse/gatehouse/application/usecase"
+	"github.com/gatehouse/gatehouse/domain"
+	"github.com/gatehouse/gatehouse/ports"
+)
+
+// Fanout hands each event of the outbox to the webhook endpoints: it keeps
+// the event once as a webhook message and adds a pending delivery for every
+// enabled endpoint whose filter wants its type, and removes it from the
+// outbox, all in one unit of work. An event is so never lost (the outbox
+// keeps it until that transaction commits) nor doubled (enqueueing again
+// after a crash adds nothing).
+type Fanout struct {
+	uow       ports.UnitOfWork
+	outbox    ports.Outbox
+	endpoints ports.WebhookEndpointRepository
+	queue     ports.WebhookQueue
+	clock     ports.Clock
+	wake      *Wake
+}
+
+// NewFanout returns the fan-out of events to webhook endpoints.
+func NewFanout(uow ports.UnitOfWork, ob ports.Outbox, endpoints ports.WebhookEndpointRepository, queue ports.WebhookQueue, clock ports.Clock,
+	wake *Wake) *Fanout {
+	usecase.MustHave(uow, ob, endpoints, queue, clock, wake)
+	return &Fanout{uow: uow, outbox: ob, endpoints: endpoints, queue: queue, clock: clock, wake: wake}
+}
+
+// Woken receives when events were appended to the outbox and committed in
+// this process, so its fan-out runs at once; other processes' events are
+// found by polling.
+func (f *Fanout) Woken() <-chan struct{} { return f.outbox.Appended(ports.OutboxEvents) }
+
+// fanoutLease hides the events a pass claimed from other processes' relays;
+// one pass writes a batch in well under it.
+const fanoutLease = time.Minute
+
+// FanoutBatch is how many events one fan-out pass claims.
+const FanoutBatch = 100
+
+// Relay returns the outbox relay of the "event" topic that runs Handle.
+func (f *Fanout) Relay() outbox.Relay {
+	return outbox.Relay{Outbox: f.outbox, Clock: f.clock, Topic: ports.OutboxEvents, Handle: f.Handle, Lease: fanoutLease, Batch: FanoutBatch}
+}
+
+// Handle fans event m out, as Fanout describes. The relay's own removal of
+// m afterwards finds nothing left to remove.
+func (f *Fanout) Handle(ctx context.Context, m ports.OutboxMessage) error {
+	var wanted int
+	err := f.uow.Do(ctx, func(ctx context.Context) error {
+		all, err := f.endpoints.List(ctx)
+		if err != nil {
+			return err
+		}
+		t := domain.EventType(m.Type)
+		ids := make([]domain.WebhookEndpointID, 0, len(all))
+		for _, e := range all {
+			if e.Enabled && e.Wants(t) {
+				ids = append(ids, e.ID)
+			}
+		}
+		msg := domain.WebhookMessage{ID: m.ID, Type: t, Payload: m.Payload, CreatedAt: m.CreatedAt}
+		if err := f.queue.Enqueue(ctx, msg, ids, f.clock.Now()); err != nil {
+			return err
+		}
+		wanted = len(ids)
+		return f.outbox.Done(ctx, m.ID)
+	})
+	if err == nil && wanted > 0 {
+		f.wake.Signal() // the sender of this process sends them at once
+	}
+	return err
+}

@@ -1,0 +1,115 @@
+package test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gatehouse/gatehouse/adapters/mailer/smtptest"
+	"github.com/gatehouse/gatehouse/application/servicekey"
+)
+
+// Ensure Gatehouse's webhooks verify with the standardwebhooks npm package,
+// the Standard Webhooks reference library, on a receiver on loopback
+// (test/clients/webhooks.test.mjs): retries after 500s keep the webhook-id
+// and are signed with current timestamps, which the library's tolerance
+// accepts while it refuses a stale one; a rotation signs with both secrets;
+// one message and everything since a time replay; an endpoint failing past
+// the threshold is disabled and the administrators get a mail; private
+// targets are refused at registration and, through a name resolving to
+// loopback, when connecting. Instance A allows private targets (the
+// receiver is on loopback) and retries every 1.5 s; instance B does not.
+func TestWebhookClients(t *testing.T) {
+	if testing.Short() {
+		t.Skip("Node client suite skipped in -short mode")
+	}
+	node := mustTool(t, "node")
+	mustNpmCI(t, mustTool(t, "npm"))
+	for _, s := range []store{storeSQLite, storePostgres} {
+		t.Run("store="+string(s), func(t *testing.T) {
+			t.Parallel()
+			mail := smtptest.Start(t)
+			mailbox := httptest.NewServer(mail.Handler())
+			t.Cleanup(mailbox.Close)
+			adminEmail := "hooks-admin." + strings.ToLower(rand.Text()[:12]) + "@clients.example.test"
+			common := map[string]string{
+				"GATEHOUSE_RATE_LIMIT":            "off",
+				"GATEHOUSE_WEBHOOK_POLL_INTERVAL": "100ms",
+				"GATEHOUSE_SMTP_HOST":             mail.Host(),
+				"GATEHOUSE_SMTP_PORT":             strconv.Itoa(mail.Port()),
+				"GATEHOUSE_SMTP_TLS":              "none",
+				"GATEHOUSE_MAIL_FROM":             "gatehouse@example.test",
+				"GATEHOUSE_ADMIN_EMAILS":          adminEmail,
+			}
+			withCommon := func(extra map[string]string) map[string]string {
+				out := map[string]string{}
+				for k, v := range common {
+					out[k] = v
+				}
+				for k, v := range extra {
+					out[k] = v
+				}
+				return out
+			}
+			a := startWithJobs(t, s, withCommon(map[string]string{
+				"GATEHOUSE_WEBHOOK_ALLOW_PRIVATE":  "true",
+				"GATEHOUSE_WEBHOOK_RETRY_SCHEDULE": "1500ms,1500ms,1500ms,1500ms",
+				"GATEHOUSE_WEBHOOK_DISABLE_AFTER":  "4s",
+			}))
+			b := startWithJobs(t, s, withCommon(nil))
+
+			ctx, cancel := context.WithTimeout(t.Context(), nodeTestTimeout)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, node, "--test", "--test-reporter=spec", "webhooks.test.mjs")
+			cmd.Dir = clientsDir
+			cmd.Env = append(os.Environ(), "WEBHOOK_A_URL="+a.URL, "WEBHOOK_A_KEY="+mustAllScopesKey(t, a),
+				"WEBHOOK_B_URL="+b.URL, "WEBHOOK_B_KEY="+mustAllScopesKey(t, b),
+				"MAILBOX_URL="+mailbox.URL, "WEBHOOK_ADMIN_EMAIL="+adminEmail, "NO_COLOR=1")
+			cmd.WaitDelay = 5 * time.Second
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			err := cmd.Run()
+			if ctx.Err() != nil {
+				err = ctx.Err()
+			}
+			if err != nil {
+				t.Fatalf("node --test webhooks.test.mjs on %s: %v\n--- suite output ---\n%s\n--- Gatehouse A log ---\n%s\n--- Gatehouse B log ---\n%s",
+					s, err, out.String(), a.Logs.String(), b.Logs.String())
+			}
+			if !regexp.MustCompile(`(?m)\bpass 6$`).MatchString(out.String()) {
+				t.Fatalf("the suite did not run its 6 tests:\n%s", out.String())
+			}
+			t.Logf("node --test webhooks.test.mjs on %s:\n%s", s, out.String())
+		})
+	}
+}
+
+// startWithJobs starts Gatehouse on s with env and runs its background
+// jobs (the webhook fan-out and sender among them) until the test ends.
+func startWithJobs(t *testing.T, s store, env map[string]string) *testApp {
+	t.Helper()
+	app := mustStart(t, s, mustConfig(t, env))
+	logger := slog.New(slog.NewJSONHandler(app.Logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	stop := app.App.StartJobs(context.WithoutCancel(t.Context()), logger)
+	t.Cleanup(stop)
+	return app
+}
+
+// mustAllScopesKey issues a service key with every scope.
+func mustAllScopesKey(t *testing.T, app *testApp) string {
+	t.Helper()
+	k, err := app.App.CreateServiceKey(t.Context(), servicekey.CreateServiceKey{Name: "webhooks", Scopes: []string{"*"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k.Secret
+}

@@ -2,16 +2,20 @@ package test
 
 import (
 	"crypto/rand"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -43,7 +47,8 @@ type cluster struct {
 	haproxy  *process
 	dns      *dnstest.Server
 	// adminEmail signs in as a platform administrator; keySecret is a
-	// service key with the domain scopes. The command line made both.
+	// service key with the domain, user and webhook scopes. The command
+	// line made both.
 	keySecret string
 }
 
@@ -100,6 +105,11 @@ func startCluster(t *testing.T, extraEnv ...string) *cluster {
 		"GATEHOUSE_SIGNING_KEY_RELOAD_INTERVAL=1s",
 		"GATEHOUSE_REQUIRE_EMAIL_VERIFICATION=false",
 		"GATEHOUSE_DNS_NAMESERVER=" + c.dns.Addr(),
+		// Webhooks to a receiver on loopback, looked for every 100 ms.
+		"GATEHOUSE_WEBHOOK_ALLOW_PRIVATE=true",
+		"GATEHOUSE_WEBHOOK_POLL_INTERVAL=100ms",
+		"GATEHOUSE_WEBHOOK_TIMEOUT=2s",
+		"GATEHOUSE_WEBHOOK_RETRY_SCHEDULE=200ms,500ms,1s,2s,5s",
 		// The verifier looks every 100 ms; a verified domain is not
 		// checked again for an hour unless an administrator asks.
 		"GATEHOUSE_DOMAIN_CHECK_INTERVAL=100ms",
@@ -108,7 +118,8 @@ func startCluster(t *testing.T, extraEnv ...string) *cluster {
 	}, extraEnv...)
 	cli := append([]string{"GATEHOUSE_DATA_DIR=" + t.TempDir()}, c.env...)
 	mustRunCLI(t, cli, adminPassword+"\n", "admin", "create", "--email", adminEmail, "--name", "Root Admin", "--password-stdin")
-	out := mustRunCLI(t, cli, "", "service-key", "create", "--name", "replicas", "--scopes", "domains:read,domains:write")
+	out := mustRunCLI(t, cli, "", "service-key", "create", "--name", "replicas", "--scopes",
+		"domains:read,domains:write,users:read,users:write,webhooks:read,webhooks:write")
 	m := cliSecretRE.FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("service-key create printed %q", out)
@@ -362,6 +373,172 @@ func TestReplicas_behind_haproxy(t *testing.T) {
 		c.t = t
 		c.mustVerifyOncePerPass()
 	})
+
+	// Last: it kills a replica.
+	t.Run("sigkill_during_a_webhook_burst_loses_no_event", func(t *testing.T) {
+		c.t = t
+		c.mustDeliverThroughAKill()
+	})
+}
+
+// trusted sends a trusted request through HAProxy with the service key.
+func (c *cluster) trusted(method, path, body string) *response {
+	c.t.Helper()
+	return c.client(c.lb, "127.0.0.1").do(method, path, body, "Authorization", "Bearer "+c.keySecret, "Content-Type", "application/json")
+}
+
+// webhookReceiver records the webhook-id of every delivery it is posted,
+// with the id of the user the event is about, and answers 204.
+type webhookReceiver struct {
+	*httptest.Server
+	mu    sync.Mutex
+	users map[string]string // webhook-id → data.id
+}
+
+func newWebhookReceiver(t *testing.T) *webhookReceiver {
+	t.Helper()
+	r := &webhookReceiver{users: map[string]string{}}
+	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		var body struct {
+			Type string `json:"type"`
+			Data struct {
+				ID string `json:"id"`
+			} `json:"data"`
+		}
+		id := req.Header.Get("webhook-id")
+		if err := json.NewDecoder(req.Body).Decode(&body); err != nil || id == "" || !strings.HasPrefix(req.Header.Get("webhook-signature"), "v1,") {
+			http.Error(w, "not a webhook", http.StatusBadRequest)
+			return
+		}
+		r.mu.Lock()
+		r.users[id] = body.Data.ID
+		r.mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(r.Close)
+	return r
+}
+
+// seen returns the webhook-ids received, and the users they were about.
+func (r *webhookReceiver) seen() (ids, users map[string]bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ids, users = map[string]bool{}, map[string]bool{}
+	for id, user := range r.users {
+		ids[id], users[user] = true, true
+	}
+	return ids, users
+}
+
+// webhookDeadline bounds the wait for the events of a killed replica: what
+// it had claimed comes back when the claim ends (a minute for the fan-out,
+// the delivery timeout and 30 s for a delivery).
+const webhookDeadline = 3 * time.Minute
+
+// mustDeliverThroughAKill registers an endpoint for user.created, creates
+// users through HAProxy from several goroutines, kills the second replica
+// with SIGKILL a third of the way through, and waits until the receiver
+// has seen an event for every user that exists, and every message the
+// endpoint's log lists.
+func (c *cluster) mustDeliverThroughAKill() {
+	t := c.t
+	t.Helper()
+	rcv := newWebhookReceiver(t)
+	r := c.trusted(http.MethodPost, "/api/webhooks", mustJSON(t, map[string]any{"url": rcv.URL + "/in", "eventTypes": []string{"user.created"}}))
+	mustStatus(t, r, http.StatusCreated)
+	endpoint := mustID(t, r.JSON(t))
+
+	const users, workers = 60, 4
+	var created atomic.Int32
+	killed := make(chan struct{})
+	// create creates burst user i through HAProxy and reports whether it
+	// answered 201. A request the killed replica was serving may fail
+	// (502): whether its user exists is read afterwards.
+	create := func(i int) bool {
+		body := fmt.Sprintf(`{"email":"burst-%02d@example.com","name":"Burst %d"}`, i, i)
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, c.lb+"/api/users", strings.NewReader(body))
+		if err != nil {
+			return false
+		}
+		req.Header.Set("Authorization", "Bearer "+c.keySecret)
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return false
+		}
+		res.Body.Close()
+		return res.StatusCode == http.StatusCreated
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < users; i += workers {
+				if create(i) && created.Add(1) == users/3 {
+					close(killed)
+				}
+			}
+		})
+	}
+	select {
+	case <-killed:
+	case <-time.After(pollDeadline):
+		t.Fatalf("only %d users created before the kill", created.Load())
+	}
+	if err := c.replicas[1].cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+
+	// The users that exist, whichever replica made them.
+	var want []string
+	for cursor := ""; ; {
+		page := mustOK(t, c.trusted(http.MethodGet, "/api/users?limit=100"+cursor, ""))
+		for _, u := range page["data"].([]any) {
+			if m := mustObject(t, u); strings.HasPrefix(m["email"].(string), "burst-") {
+				want = append(want, mustID(t, m))
+			}
+		}
+		next, _ := page["nextCursor"].(string)
+		if next == "" {
+			break
+		}
+		cursor = "&cursor=" + url.QueryEscape(next)
+	}
+	if len(want) < int(created.Load()) {
+		t.Fatalf("%d burst users listed, %d were created", len(want), created.Load())
+	}
+	deadline := time.Now().Add(webhookDeadline)
+	for {
+		_, got := rcv.seen()
+		missing := slices.DeleteFunc(slices.Clone(want), func(id string) bool { return got[id] })
+		if len(missing) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no user.created event reached the receiver for %d of %d users: %v", len(missing), len(want), missing)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	// Every message the endpoint's log lists reached it.
+	ids, _ := rcv.seen()
+	listed := 0
+	for cursor := ""; ; {
+		page := mustOK(t, c.trusted(http.MethodGet, "/api/webhooks/"+endpoint+"/messages?limit=100"+cursor, ""))
+		for _, m := range page["data"].([]any) {
+			listed++
+			if id := mustObject(t, m)["messageId"].(string); !ids[id] {
+				t.Errorf("message %s is in the endpoint's log but never reached the receiver", id)
+			}
+		}
+		next, _ := page["nextCursor"].(string)
+		if next == "" {
+			break
+		}
+		cursor = "&cursor=" + url.QueryEscape(next)
+	}
+	if listed < len(want) {
+		t.Errorf("the endpoint's log lists %d messages for %d users", listed, len(want))
+	}
 }
 
 // jwksKids returns the key ids the key set at cl's URL publishes.

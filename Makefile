@@ -40,6 +40,10 @@ bench: ## Go benchmarks for the hot paths, then a load run on loopback (rps, p50
 	$(GO) test -run '^$$' -bench 'GetSession|SignIn|Lookup|ListMembers|ListUsers|OrganizationList' -benchmem ./test/ ./adapters/gormstore/
 	$(GO) run ./cmd/loadtest
 
+.PHONY: bench-replicas
+bench-replicas: ## get-session and ok through HAProxy in front of 1, then 3, replicas on PostgreSQL (wrk; scripts/bench-replicas.sh)
+	scripts/bench-replicas.sh
+
 .PHONY: clients
 clients: ## install the pinned better-auth client for the Node suite (npm ci in test/clients)
 	cd test/clients && npm ci --no-audit --no-fund

@@ -41,23 +41,35 @@ type App struct {
 	upstream *upstream.Client
 	limits   *rateLimits
 	mail     *mailDelivery
+	leases   ports.Leases
+	clock    ports.Clock
+	replica  string // this process's name in the leases it holds
 }
 
 func newApp(s *httpapi.Server, app *application.Application, db Database, cfg Config, fc *upstream.Client, m *metrics.Metrics, obs ports.Observer,
-	limits *rateLimits, mail *mailDelivery, outbox ports.Outbox) (*App, error) {
+	limits *rateLimits, mail *mailDelivery, outbox ports.Outbox, leases ports.Leases, clock ports.Clock) (*App, error) {
+	a := &App{Handler: s, Server: s, Database: db, RateLimits: limits.store, Outbox: outbox, app: app, cfg: cfg, upstream: fc, limits: limits, mail: mail,
+		leases: leases, clock: clock, replica: newReplicaID()}
+	// Replicas starting together take turns: the first makes the keys and
+	// applies the providers file, the next find them made.
+	ctx := context.Background()
+	release, err := waitLease(ctx, leases, clock, leaseStart, a.replica, startLeaseTTL)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	// Every algorithm has a signing key before the first request: the first
 	// start creates them, later ones load them.
-	if err := app.Commands.SigningKeys.Ensure(context.Background()); err != nil {
+	if err := app.Commands.SigningKeys.Ensure(ctx); err != nil {
 		return nil, fmt.Errorf("signing keys: %w", err)
 	}
-	if err := applyProvidersFile(context.Background(), app.Commands.IdentityProviders, cfg.Federation); err != nil {
+	if err := applyProvidersFile(ctx, app.Commands.IdentityProviders, cfg.Federation); err != nil {
 		return nil, err
 	}
 	// Sign-ins are counted by outcome, before the first request.
 	app.Commands.SignIn.Observe(obs)
 	app.Commands.TwoFactor.Observe(obs)
 	app.Commands.Passkeys.Observe(obs)
-	a := &App{Handler: s, Server: s, Database: db, RateLimits: limits.store, Outbox: outbox, app: app, cfg: cfg, upstream: fc, limits: limits, mail: mail}
 	if m != nil {
 		a.Metrics = m.Handler()
 	}
@@ -75,9 +87,10 @@ const (
 
 // StartJobs starts every periodic job of the service, from this one list,
 // until the returned stop is called; stop ends them and waits for them
-// (the service-key use is written once more as they stop).
+// (the service-key use is written once more as they stop), then gives up
+// the leases this replica holds, so another takes over at once.
 func (a *App) StartJobs(ctx context.Context, logger *slog.Logger) (stop func()) {
-	return startJobs(ctx, logger,
+	stopJobs := startJobs(ctx, logger,
 		a.purgeJob(purgeInterval, logger),
 		a.domainJob(a.cfg.Domains.CheckInterval, logger),
 		a.keyUseJob(keyUseFlushTime),
@@ -87,6 +100,14 @@ func (a *App) StartJobs(ctx context.Context, logger *slog.Logger) (stop func()) 
 		a.webhookSendJob(a.cfg.Webhooks.PollInterval, logger),
 		a.webhookPurgeJob(a.cfg.Webhooks.Retention),
 	)
+	return func() {
+		stopJobs()
+		release, cancel := context.WithTimeout(context.WithoutCancel(ctx), finalTimeout)
+		defer cancel()
+		for _, name := range []string{leasePurge, leaseWebhookPurge} {
+			_ = a.leases.Release(release, name, a.replica)
+		}
+	}
 }
 
 // mailJob delivers the mail in the outbox: at start (what an earlier run
@@ -106,9 +127,11 @@ func (a *App) StartMail(ctx context.Context, logger *slog.Logger) (stop func()) 
 // the ended rate-limit windows when the database counts them, at start and
 // then every interval, logging what it removed. Its deletions may take up
 // to purgeTimeout each, not the database timeout of requests: after a long
-// outage a table can hold many expired rows.
+// outage a table can hold many expired rows. One replica at a time runs
+// it, holding the purge lease for two intervals and renewing it at each
+// run; when that replica stops, another takes over.
 func (a *App) purgeJob(interval time.Duration, logger *slog.Logger) job {
-	return job{name: "purge expired", every: interval, atStart: true, run: func(ctx context.Context) error {
+	return job{name: "purge expired", every: interval, atStart: true, run: a.singleton(leasePurge, 2*interval, func(ctx context.Context) error {
 		ctx = gormstore.WithTimeout(ctx, purgeTimeout)
 		p, err := a.app.Commands.PurgeExpired.Handle(ctx)
 		windows := 0
@@ -120,7 +143,7 @@ func (a *App) purgeJob(interval time.Duration, logger *slog.Logger) job {
 				slog.Int("oauth", p.OAuth), slog.Int("mfa_challenges", p.Challenges), slog.Int("rate_limit_windows", windows))
 		}
 		return err
-	}}
+	})}
 }
 
 // keyUseJob writes the service keys' last-use times every interval and once

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -186,6 +187,38 @@ func TestEnsureSecrets_development_secret_survives_restarts(t *testing.T) {
 	}
 	if second.Secrets[0] != first.Secrets[0] {
 		t.Fatal("a restart generated a new secret: sessions would not survive")
+	}
+}
+
+// Ensure processes starting together on one data directory (replicas
+// sharing a volume) all end up with the one secret that was published, and
+// leave no partial file behind.
+func TestEnsureSecrets_concurrent_starts_share_one_secret(t *testing.T) {
+	dir := t.TempDir()
+	c, err := load(t, nil, map[string]string{"GATEHOUSE_DATA_DIR": dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 8
+	got := make([]bootstrap.Config, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		got[i] = c
+		wg.Go(func() { errs[i] = bootstrap.EnsureSecrets(&got[i]) })
+	}
+	wg.Wait()
+	for i := range n {
+		if errs[i] != nil {
+			t.Fatalf("start %d: %v", i, errs[i])
+		}
+		if got[i].Secrets[0] != got[0].Secrets[0] {
+			t.Fatalf("start %d has another secret than start 0", i)
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) != 1 || entries[0].Name() != "secret" {
+		t.Fatalf("data directory holds %v (%v), want the secret file alone", entries, err)
 	}
 }
 

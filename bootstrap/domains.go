@@ -86,8 +86,9 @@ const maxPassesPerTick = 50
 // domainJob runs the domain verifier: a pass at start, then every interval
 // and whenever a domain becomes due at once in this process (created, or a
 // recheck asked). While passes find full batches of due domains it runs
-// them back to back. It runs beside the requests, never in their way;
-// several processes may run it at once. Status changes are logged at info,
+// them back to back. It runs beside the requests, never in their way.
+// Every replica runs it: each pass claims the domains it checks, so every
+// due domain is checked by one of them. Status changes are logged at info,
 // inconclusive lookups at warn.
 func (a *App) domainJob(interval time.Duration, logger *slog.Logger) job {
 	domains := a.app.Commands.Domains

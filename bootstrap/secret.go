@@ -44,20 +44,26 @@ func EnsureSecrets(c *Config) error {
 		return err
 	}
 	s := base64.RawURLEncoding.EncodeToString(raw[:])
-	// O_EXCL: if two processes race, one writes and the other fails and re-reads.
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600) // #nosec G304 -- the operator's GATEHOUSE_DATA_DIR and a fixed file name
-	if errors.Is(err, fs.ErrExist) {
-		return EnsureSecrets(c)
-	}
+	// Written whole to a file of its own, then linked into place, which
+	// fails if the name exists: of processes starting together on one data
+	// directory (replicas sharing a volume), one publishes its secret and
+	// the others read that one, never a file still being written.
+	tmp, err := os.CreateTemp(c.DataDir, secretFile+".*")
 	if err != nil {
+		return c.settingError(settingDataDir, "cannot write in "+c.DataDir+": "+err.Error())
+	}
+	defer func() { _ = os.Remove(tmp.Name()) }()
+	if _, err := tmp.WriteString(s + "\n"); err != nil {
+		_ = tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Link(tmp.Name(), path); errors.Is(err, fs.ErrExist) {
+		return EnsureSecrets(c)
+	} else if err != nil {
 		return c.settingError(settingDataDir, "cannot write "+path+": "+err.Error())
-	}
-	if _, err := f.WriteString(s + "\n"); err != nil {
-		_ = f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
 	}
 	c.Secrets, c.SecretSource = []string{s}, path+" (generated)"
 	return nil

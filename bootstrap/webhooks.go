@@ -142,10 +142,11 @@ func (a *App) webhookSendJob(interval time.Duration, logger *slog.Logger) job {
 }
 
 // webhookPurgeJob removes the webhook messages older than the retention
-// period, with their deliveries and attempts, every hour.
+// period, with their deliveries and attempts, every hour, on one replica at
+// a time (the webhook-purge lease, as the purge's).
 func (a *App) webhookPurgeJob(retention time.Duration) job {
-	return job{name: "webhook purge", every: purgeInterval, atStart: true, run: func(ctx context.Context) error {
+	return job{name: "webhook purge", every: purgeInterval, atStart: true, run: a.singleton(leaseWebhookPurge, 2*purgeInterval, func(ctx context.Context) error {
 		_, err := a.app.Commands.WebhookSender.Purge(gormstore.WithTimeout(ctx, purgeTimeout), retention)
 		return err
-	}}
+	})}
 }

@@ -224,7 +224,8 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
 	database := sqlDatabase(bootstrapSqlStore)
-	app, err := newApp(server, applicationApplication, database, cfg, client, metrics, portsObserver, bootstrapRateLimits, bootstrapMailDelivery, outbox)
+	leases := gormstore.NewLeases(db)
+	app, err := newApp(server, applicationApplication, database, cfg, client, metrics, portsObserver, bootstrapRateLimits, bootstrapMailDelivery, outbox, leases, clock)
 	if err != nil {
 		cleanup5()
 		cleanup4()
@@ -417,7 +418,8 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
 	database := memoryDatabase()
-	app, err := newApp(server, applicationApplication, database, cfg, client, metrics, portsObserver, bootstrapRateLimits, bootstrapMailDelivery, outbox)
+	leases := memory.NewLeases()
+	app, err := newApp(server, applicationApplication, database, cfg, client, metrics, portsObserver, bootstrapRateLimits, bootstrapMailDelivery, outbox, leases, clock)
 	if err != nil {
 		cleanup4()
 		cleanup3()
@@ -610,7 +612,8 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
 	database := memoryDatabase()
-	app, err := newApp(server, applicationApplication, database, cfg, client, metrics, portsObserver, bootstrapRateLimits, bootstrapMailDelivery, outbox)
+	leases := memory.NewLeases()
+	app, err := newApp(server, applicationApplication, database, cfg, client, metrics, portsObserver, bootstrapRateLimits, bootstrapMailDelivery, outbox, leases, clock)
 	if err != nil {
 		cleanup4()
 		cleanup3()

@@ -32,12 +32,18 @@ type DomainRepository interface {
 	// both descending), reading through an index from q.After, so every page
 	// costs the same however many domains there are.
 	List(ctx context.Context, q DomainQuery) (DomainPage, error)
-	// Due returns up to limit domains whose next check is due at now (at or
-	// before it), the most overdue first, ties broken by id, through an index
-	// on the next check time. Domains with no check scheduled (failed, or
-	// verified by hand) are never due. A limit outside 1 to MaxDueBatch is
-	// domain.KindInvalid (see ValidateDueBatch).
-	Due(ctx context.Context, now time.Time, limit int) ([]*domain.Domain, error)
+	// ClaimDue takes up to limit domains whose next check is due at now (at
+	// or before it), the most overdue first, through an index on the next
+	// check time, and pushes their next check to now+lease, all in one
+	// atomic statement. The domains come back claimed, in no set order:
+	// their NextCheckAt is the end of the claim, which their check's Update
+	// then replaces with the real next check. Concurrent claimers, in this
+	// process or another, never take the same domain (FOR UPDATE SKIP LOCKED
+	// on PostgreSQL); a domain whose claimer died is due again when the
+	// lease ends. Domains with no check scheduled (failed, or verified by
+	// hand) are never due. A limit outside 1 to MaxDueBatch (see
+	// ValidateDueBatch) or a lease under a millisecond is domain.KindInvalid.
+	ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]*domain.Domain, error)
 }
 
 // DomainQuery selects and pages domains.

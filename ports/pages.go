@@ -1,8 +1,12 @@
 package ports
 
-import "github.com/gatehouse/gatehouse/domain"
+import (
+	"time"
 
-// The largest page each listing returns, and the largest batch Due returns.
+	"github.com/gatehouse/gatehouse/domain"
+)
+
+// The largest page each listing returns, and the largest batch ClaimDue takes.
 // Every store takes them from here, with the checks below, so the memory and
 // SQL stores refuse the same queries.
 const (
@@ -55,11 +59,18 @@ func (q DomainQuery) Validate() error {
 	return nil
 }
 
+// errLease is a claim's lease under a millisecond, which the stores could
+// not tell from no claim at all.
+var errLease = domain.Invalid("claim.invalid_lease", "Invalid lease", domain.FieldViolation{Field: "lease", Message: "must be at least 1ms"})
+
 // ValidateDueBatch returns an error of kind domain.KindInvalid for a batch
-// of Due outside 1 to MaxDueBatch.
-func ValidateDueBatch(limit int) error {
+// of ClaimDue outside 1 to MaxDueBatch, or a lease under a millisecond.
+func ValidateDueBatch(limit int, lease time.Duration) error {
 	if limit < 1 || limit > MaxDueBatch {
 		return errLimit
+	}
+	if lease < time.Millisecond {
+		return errLease
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package ports_test
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
@@ -28,9 +29,11 @@ func TestQueryValidation(t *testing.T) {
 		{"member_offset", ports.MemberQuery{Limit: 1000, Offset: 5}.Validate(), ""},
 		{"domain_limit_0", ports.DomainQuery{Limit: 0}.Validate(), "limit"},
 		{"domain_limit_1000", ports.DomainQuery{Limit: ports.MaxDomainPage}.Validate(), ""},
-		{"due_batch_0", ports.ValidateDueBatch(0), "limit"},
-		{"due_batch_1001", ports.ValidateDueBatch(ports.MaxDueBatch + 1), "limit"},
-		{"due_batch_1", ports.ValidateDueBatch(1), ""},
+		{"due_batch_0", ports.ValidateDueBatch(0, time.Minute), "limit"},
+		{"due_batch_1001", ports.ValidateDueBatch(ports.MaxDueBatch+1, time.Minute), "limit"},
+		{"due_lease_0", ports.ValidateDueBatch(1, 0), "lease"},
+		{"due_lease_under_a_millisecond", ports.ValidateDueBatch(1, time.Millisecond-1), "lease"},
+		{"due_batch_1", ports.ValidateDueBatch(1, time.Millisecond), ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -221,18 +221,27 @@ func (r *DomainRepository) List(ctx context.Context, q ports.DomainQuery) (ports
 	return page, nil
 }
 
-// Due implements ports.DomainRepository, through the partial index
-// domains_next_check_at_idx, which holds only scheduled domains.
-func (r *DomainRepository) Due(ctx context.Context, now time.Time, limit int) ([]*domain.Domain, error) {
-	if err := ports.ValidateDueBatch(limit); err != nil {
+// ClaimDue implements ports.DomainRepository in one UPDATE … RETURNING,
+// whose subquery reads the due domains through the partial index
+// domains_next_check_at_idx, which holds only scheduled domains. On
+// PostgreSQL the subquery locks what it takes and skips rows another claim
+// holds (FOR UPDATE SKIP LOCKED), and a row another claim has just moved is
+// checked again against the condition when locked, so two claims never
+// take one domain; on SQLite the statement holds the database's write lock.
+func (r *DomainRepository) ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]*domain.Domain, error) {
+	if err := ports.ValidateDueBatch(limit, lease); err != nil {
 		return nil, err
 	}
+	lock := ""
+	if DialectOf(r.db) == DialectPostgres {
+		lock = " FOR UPDATE SKIP LOCKED"
+	}
+	q := "UPDATE domains SET next_check_at = ? WHERE id IN (SELECT id FROM domains" +
+		" WHERE next_check_at IS NOT NULL AND next_check_at <= ? ORDER BY next_check_at, " + r.idOrder + " LIMIT ?" + lock + ") RETURNING *"
 	var rows []domainRow
-	err := conn(ctx, r.db).
-		Where("next_check_at IS NOT NULL AND next_check_at <= ?", domain.Timestamp(now)).
-		Order("next_check_at, " + r.idOrder).Limit(limit).Find(&rows).Error
+	err := conn(ctx, r.db).Raw(q, domain.Timestamp(now.Add(lease)), domain.Timestamp(now), limit).Scan(&rows).Error
 	if err != nil {
-		return nil, convertErr("domains.due", err, nil, nil)
+		return nil, convertErr("domains.claim_due", err, nil, nil)
 	}
 	out := make([]*domain.Domain, 0, len(rows))
 	for _, row := range rows {

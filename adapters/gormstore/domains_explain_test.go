@@ -21,7 +21,8 @@ import (
 // asked, with no table scanned and no rows sorted: Get through the primary
 // key, GetByHostname through domains_hostname_key, each page of List through
 // the index whose leading columns are its filter's equality followed by
-// (created_at, id), and Due through the partial index on next_check_at.
+// (created_at, id), and ClaimDue through the partial index on
+// next_check_at, then each claimed row through the primary key.
 // The statements explained are the ones the repository ran, captured as it
 // ran, on 20,000 domains with fresh statistics.
 func TestDomainQueries_use_indexes(t *testing.T) {
@@ -59,35 +60,38 @@ func TestDomainQueries_use_indexes(t *testing.T) {
 			// search term: the first page, which reads the index from its
 			// newest end and stops after the page (the LIMIT).
 			walk bool
+			// byKey also requires the primary key, through which an
+			// UPDATE reaches the rows its subquery chose.
+			byKey bool
 		}{
 			{"get", func(t *testing.T) {
 				if d, err := repo.Get(ctx, domain.DomainID(seededDomainID(1234))); err != nil || d.Hostname() != seededDomainHost(1234) {
 					t.Fatalf("Get = %v, %v", d, err)
 				}
-			}, "sqlite_autoindex_domains_1 (id=?)", "domains_pkey", false},
+			}, "sqlite_autoindex_domains_1 (id=?)", "domains_pkey", false, false},
 			{"get_by_hostname", func(t *testing.T) {
 				if d, err := repo.GetByHostname(ctx, seededDomainHost(4321)); err != nil || d.ID() != domain.DomainID(seededDomainID(4321)) {
 					t.Fatalf("GetByHostname = %v, %v", d, err)
 				}
-			}, "domains_hostname_key (hostname=?)", "domains_hostname_key", false},
+			}, "domains_hostname_key (hostname=?)", "domains_hostname_key", false, false},
 			{"list_first_page", list(ports.DomainQuery{Limit: 20}, n-1),
-				"domains_created_at_idx", "domains_created_at_idx", true},
+				"domains_created_at_idx", "domains_created_at_idx", true, false},
 			{"list_after_cursor", list(ports.DomainQuery{Limit: 20, After: cursor}, n/2-1),
-				"domains_created_at_idx ((created_at,id)<(?,?))", "domains_created_at_idx", false},
+				"domains_created_at_idx ((created_at,id)<(?,?))", "domains_created_at_idx", false, false},
 			{"list_by_organization", list(ports.DomainQuery{OrganizationID: "org-07", Limit: 20}, n-13),
-				"domains_organization_id_created_at_idx (organization_id=?)", "domains_organization_id_created_at_idx", false},
+				"domains_organization_id_created_at_idx (organization_id=?)", "domains_organization_id_created_at_idx", false, false},
 			{"list_by_organization_after_cursor", list(ports.DomainQuery{OrganizationID: "org-07", Limit: 20, After: cursor}, n/2-13),
-				"domains_organization_id_created_at_idx (organization_id=? AND (created_at,id)<(?,?))", "domains_organization_id_created_at_idx", false},
+				"domains_organization_id_created_at_idx (organization_id=? AND (created_at,id)<(?,?))", "domains_organization_id_created_at_idx", false, false},
 			{"list_by_organization_and_status", list(ports.DomainQuery{OrganizationID: "org-07", Status: domain.DomainPending, Limit: 20}, n-13),
-				"domains_organization_id_created_at_idx (organization_id=?)", "domains_organization_id_created_at_idx", false},
+				"domains_organization_id_created_at_idx (organization_id=?)", "domains_organization_id_created_at_idx", false, false},
 			{"list_by_status_after_cursor", list(ports.DomainQuery{Status: domain.DomainFailed, Limit: 20, After: cursor}, n/2-1),
-				"domains_status_created_at_idx (status=? AND (created_at,id)<(?,?))", "domains_status_created_at_idx", false},
-			{"due", func(t *testing.T) {
-				due, err := repo.Due(ctx, seededDomainNow(n), 100)
+				"domains_status_created_at_idx (status=? AND (created_at,id)<(?,?))", "domains_status_created_at_idx", false, false},
+			{"claim_due", func(t *testing.T) {
+				due, err := repo.ClaimDue(ctx, seededDomainNow(n), time.Minute, 100)
 				if err != nil || len(due) != 100 {
-					t.Fatalf("Due = %d domains, %v; want 100", len(due), err)
+					t.Fatalf("ClaimDue = %d domains, %v; want 100", len(due), err)
 				}
-			}, "domains_next_check_at_idx (next_check_at>? AND next_check_at<?)", "domains_next_check_at_idx", false},
+			}, "domains_next_check_at_idx (next_check_at>? AND next_check_at<?)", "domains_next_check_at_idx", false, true},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
@@ -97,6 +101,9 @@ func TestDomainQueries_use_indexes(t *testing.T) {
 				switch dialect {
 				case gormstore.DialectSQLite:
 					assertPlanUses(t, plan, tt.sqlite)
+					if tt.byKey {
+						assertPlanUses(t, plan, "sqlite_autoindex_domains_1 (id=?)")
+					}
 					if !tt.walk || strings.TrimSpace(plan) != "SCAN domains USING INDEX "+tt.sqlite {
 						assertNoSQLiteScan(t, plan)
 					}
@@ -105,6 +112,9 @@ func TestDomainQueries_use_indexes(t *testing.T) {
 					}
 				default:
 					assertPlanUses(t, plan, tt.postgres)
+					if tt.byKey {
+						assertPlanUses(t, plan, "domains_pkey")
+					}
 					assertNoSeqScan(t, plan)
 					if strings.Contains(plan, "Sort") || strings.Contains(plan, "Bitmap") {
 						t.Errorf("the rows are sorted or gathered, not read in index order")

@@ -297,3 +297,14 @@ func TestSigningKeyRepository(t *testing.T) {
 		})
 	})
 }
+
+// TestLeases runs the Leases contract on two pools of one database, as two
+// replicas hold.
+func TestLeases(t *testing.T) {
+	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
+		conformance.RunLeases(t, func(t *testing.T) (ports.Leases, ports.Leases) {
+			u := newURL(t)
+			return gormstore.NewLeases(gormtest.Open(t, u)), gormstore.NewLeases(gormtest.Open(t, u))
+		})
+	})
+}

@@ -31,4 +31,5 @@ var Set = wire.NewSet(
 	NewHealthChecker, wire.Bind(new(ports.HealthChecker), new(*HealthChecker)),
 	NewWebhookEndpointRepository, wire.Bind(new(ports.WebhookEndpointRepository), new(*WebhookEndpointRepository)),
 	NewWebhookQueue, wire.Bind(new(ports.WebhookQueue), new(*WebhookQueue)), wire.Bind(new(ports.WebhookLog), new(*WebhookQueue)),
+	NewLeases, wire.Bind(new(ports.Leases), new(*Leases)),
 )

@@ -185,14 +185,16 @@ func (r *DomainRepository) List(ctx context.Context, q ports.DomainQuery) (ports
 	return page, nil
 }
 
-// Due implements ports.DomainRepository: the domains whose next check is
-// at or before now, the most overdue first, ties broken by id.
-func (r *DomainRepository) Due(ctx context.Context, now time.Time, limit int) ([]*domain.Domain, error) {
-	if err := ports.ValidateDueBatch(limit); err != nil {
+// ClaimDue implements ports.DomainRepository: under the write lock, the
+// domains whose next check is at or before now, the most overdue first,
+// ties broken by id, get their next check pushed to now+lease.
+func (r *DomainRepository) ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]*domain.Domain, error) {
+	if err := ports.ValidateDueBatch(limit, lease); err != nil {
 		return nil, err
 	}
 	now = domain.Timestamp(now)
-	defer r.db.runlock(r.db.rlock(ctx))
+	until := domain.Timestamp(now.Add(lease))
+	defer r.db.unlock(r.db.lock(ctx))
 	var due []*domain.Domain
 	for _, d := range r.db.domains {
 		if next := d.NextCheckAt(); !next.IsZero() && !next.After(now) {
@@ -207,7 +209,11 @@ func (r *DomainRepository) Due(ctx context.Context, now time.Time, limit int) ([
 	})
 	out := make([]*domain.Domain, 0, min(limit, len(due)))
 	for _, d := range due[:min(limit, len(due))] {
-		out = append(out, copyDomain(d))
+		s := d.State()
+		s.NextCheckAt = until
+		claimed := domain.RehydrateDomain(s)
+		set(r.db, r.db.domains, d.ID(), claimed)
+		out = append(out, copyDomain(claimed))
 	}
 	return out, nil
 }

@@ -105,3 +105,10 @@ func TestUnitOfWork(t *testing.T) {
 func TestOutbox(t *testing.T) {
 	conformance.RunOutbox(t, newStores)
 }
+
+func TestLeases(t *testing.T) {
+	conformance.RunLeases(t, func(*testing.T) (ports.Leases, ports.Leases) {
+		l := memory.NewLeases()
+		return l, l
+	})
+}

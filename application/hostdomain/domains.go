@@ -3,6 +3,7 @@ package hostdomain
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
@@ -20,6 +21,9 @@ type DomainSettings struct {
 	// CheckBatch is how many due domains one verifier pass checks
 	// (DefaultCheckBatch when zero).
 	CheckBatch int
+	// CheckLease is how long a pass's claim on its domains lasts
+	// (DefaultCheckLease when zero).
+	CheckLease time.Duration
 }
 
 // DomainTokenLength is the length of a domain's challenge token: 32

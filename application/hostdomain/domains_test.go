@@ -218,37 +218,78 @@ func TestDomains_CheckDue_lookup_failure_postpones(t *testing.T) {
 	}
 }
 
-// Ensure two verifiers checking the same due domain at once apply one
-// check, not two.
+// waitLookups waits until n lookups have started.
+func (w *domainWorld) waitLookups(t *testing.T, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		w.dns.mu.Lock()
+		calls := w.dns.calls
+		w.dns.mu.Unlock()
+		if calls == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d lookups started, want %d", calls, n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// Ensure a second verifier running while the first looks a domain up finds
+// nothing due: the first one's claim holds the domain, which is looked up
+// and checked once.
 func TestDomains_CheckDue_concurrent_verifiers_check_once(t *testing.T) {
 	w := newDomainWorld(t, "")
 	d := w.mustCreate(t, "shop.example.com")
 	gate := make(chan struct{})
 	w.dns.set(func(r *fakeResolver) { r.gate = gate })
 	var wg sync.WaitGroup
-	reports := make([]hostdomain.CheckReport, 2)
-	for i := range reports {
-		wg.Go(func() { reports[i] = w.mustCheck(t) })
-	}
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		w.dns.mu.Lock()
-		calls := w.dns.calls
-		w.dns.mu.Unlock()
-		if calls == 2 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d lookups started, want both verifiers looking", calls)
-		}
-		time.Sleep(time.Millisecond)
+	var first hostdomain.CheckReport
+	wg.Go(func() { first = w.mustCheck(t) })
+	w.waitLookups(t, 1)
+	w.dns.set(func(r *fakeResolver) { r.gate = nil }) // a second lookup would not wait
+	if second := w.mustCheck(t); second.Due != 0 || len(second.Checks) != 0 {
+		t.Fatalf("second verifier = %+v, want nothing due", second)
 	}
 	close(gate)
 	wg.Wait()
-	if n := len(reports[0].Checks) + len(reports[1].Checks); n != 1 {
-		t.Fatalf("%d checks applied by two verifiers, want 1: %+v", n, reports)
+	w.waitLookups(t, 1) // and no more
+	if len(first.Checks) != 1 {
+		t.Fatalf("first verifier = %+v, want one check", first)
+	}
+	if got := w.mustGet(t, d.ID()); got.Attempts() != 1 || !got.NextCheckAt().Equal(w.Clock.Now().Add(domainPolicy.Interval)) {
+		t.Fatalf("attempts = %d, next check %v; want 1, after the interval", got.Attempts(), got.NextCheckAt())
+	}
+}
+
+// Ensure a claim that outlives its lease (a verifier stuck, or dead) lets
+// another verifier take the domain, and that the stuck verifier's late
+// outcome is then dropped rather than applied over the newer check.
+func TestDomains_CheckDue_expired_claim_is_taken_over(t *testing.T) {
+	w := newDomainWorld(t, "")
+	d := w.mustCreate(t, "shop.example.com")
+	gate := make(chan struct{})
+	w.dns.set(func(r *fakeResolver) { r.gate = gate })
+	var wg sync.WaitGroup
+	var stuck hostdomain.CheckReport
+	wg.Go(func() { stuck = w.mustCheck(t) })
+	w.waitLookups(t, 1)
+	w.Clock.Advance(hostdomain.DefaultCheckLease - time.Second)
+	if early := w.mustCheck(t); early.Due != 0 {
+		t.Fatalf("within the lease = %+v, want nothing due", early)
+	}
+	w.Clock.Advance(time.Second)
+	w.dns.set(func(r *fakeResolver) { r.gate = nil })
+	if late := w.mustCheck(t); late.Due != 1 || len(late.Checks) != 1 {
+		t.Fatalf("after the lease = %+v, want the domain taken over and checked", late)
+	}
+	close(gate)
+	wg.Wait()
+	if stuck.Due != 1 || len(stuck.Checks) != 0 {
+		t.Fatalf("stuck verifier = %+v, want its outcome dropped", stuck)
 	}
 	if got := w.mustGet(t, d.ID()); got.Attempts() != 1 {
-		t.Fatalf("attempts = %d, want 1", got.Attempts())
+		t.Fatalf("attempts = %d, want the one check that kept its claim", got.Attempts())
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
@@ -12,6 +13,12 @@ import (
 // DefaultCheckBatch is how many due domains one verifier pass checks when
 // DomainSettings.CheckBatch is zero.
 const DefaultCheckBatch = 100
+
+// DefaultCheckLease is how long a pass's claim on its domains lasts when
+// DomainSettings.CheckLease is zero: far longer than a pass of slow zones
+// takes, and short enough that the domains of a verifier that died are
+// checked again soon after.
+const DefaultCheckLease = 5 * time.Minute
 
 // checkConcurrency bounds the DNS lookups one pass runs at once, so a pass
 // of slow (timing out) zones still ends in a few lookup timeouts.
@@ -36,28 +43,34 @@ type CheckReport struct {
 	Due int
 	// More reports whether the pass took a full batch, so more may be due.
 	More bool
-	// Checks are the domains checked; a domain another verifier checked (or
-	// that was deleted) meanwhile is not among them.
+	// Checks are the domains checked; a domain that changed meanwhile
+	// (deleted, a check requested, or claimed again after the lease ran
+	// out) is not among them.
 	Checks []DomainCheck
 }
 
-// errCheckedElsewhere ends an update whose domain is no longer due.
-var errCheckedElsewhere = errors.New("domain no longer due")
+// errClaimLost ends an update whose domain changed since it was claimed.
+var errClaimLost = errors.New("domain changed since claimed")
 
-// CheckDue runs one verifier pass: it takes the domains whose check is due,
-// the most overdue first, looks up their records (the TXT challenge, and the
+// CheckDue runs one verifier pass: it claims the domains whose check is
+// due, the most overdue first, for the check lease, looks up their records (the TXT challenge, and the
 // CNAME at the hostname when one is required) and applies what it saw with
 // the verification policy, each domain in its own atomic update. A lookup
 // that fails (SERVFAIL, refusal, timeout) proves nothing: the status and
 // the records stand and the check is retried later, with backoff. Several
-// verifiers may run at once: a domain another one checked meanwhile is
-// left alone.
+// verifiers may run at once, in this process or others: the claim gives
+// each due domain to one of them, so each is looked up once per pass, and
+// a domain whose verifier died is claimed again when the lease ends.
 func (s *Domains) CheckDue(ctx context.Context) (CheckReport, error) {
 	batch := s.settings.CheckBatch
 	if batch <= 0 {
 		batch = DefaultCheckBatch
 	}
-	due, err := s.domains.Due(ctx, s.clock.Now(), batch)
+	lease := s.settings.CheckLease
+	if lease <= 0 {
+		lease = DefaultCheckLease
+	}
+	due, err := s.domains.ClaimDue(ctx, s.clock.Now(), lease, batch)
 	if err != nil {
 		return CheckReport{}, err
 	}
@@ -88,7 +101,7 @@ func (s *Domains) CheckDue(ctx context.Context) (CheckReport, error) {
 func (s *Domains) check(ctx context.Context, d *domain.Domain) (*DomainCheck, error) {
 	obs, lookupErr := s.observe(ctx, d)
 	if ctx.Err() != nil {
-		return nil, nil // stopping: the check is due again at the next start
+		return nil, nil // stopping: the domain is due again when the claim ends
 	}
 	c := &DomainCheck{ID: d.ID(), Hostname: d.Hostname(), LookupErr: lookupErr}
 	// A check that verifies or fails the domain writes domain.verified or
@@ -96,10 +109,11 @@ func (s *Domains) check(ctx context.Context, d *domain.Domain) (*DomainCheck, er
 	err := s.audit.Events().Do(ctx, func(ctx context.Context, emit usecase.Emit) error {
 		var checked *domain.Domain
 		err := s.domains.Update(ctx, d.ID(), func(cur *domain.Domain) error {
-			// Changed since Due read it: another verifier checked it, or an
-			// administrator verified it or asked for a recheck.
+			// Changed since the claim: an administrator verified it or
+			// asked for a recheck, or the lease ran out and another
+			// verifier took it.
 			if next := cur.NextCheckAt(); next.IsZero() || !next.Equal(d.NextCheckAt()) {
-				return errCheckedElsewhere
+				return errClaimLost
 			}
 			now := s.clock.Now()
 			c.From = cur.Status()
@@ -118,7 +132,7 @@ func (s *Domains) check(ctx context.Context, d *domain.Domain) (*DomainCheck, er
 		emitStatus(emit, c.From, checked)
 		return nil
 	})
-	if errors.Is(err, errCheckedElsewhere) || errors.Is(err, domain.ErrDomainNotFound) {
+	if errors.Is(err, errClaimLost) || errors.Is(err, domain.ErrDomainNotFound) {
 		return nil, nil
 	}
 	if err != nil {

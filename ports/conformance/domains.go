@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -38,9 +39,11 @@ func RunDomainRepository(t *testing.T, newStores func(t *testing.T) Stores) {
 		{"list_cursor_of_a_deleted_domain_still_places_the_page", testDomainListCursorDeleted},
 		{"list_filters_by_organization_and_status", testDomainListFilters},
 		{"list_refuses_a_bad_limit", testDomainListBadLimit},
-		{"due_is_most_overdue_first_up_to_the_limit", testDomainDue},
-		{"due_skips_unscheduled_domains", testDomainDueSkipsUnscheduled},
-		{"due_refuses_a_bad_limit", testDomainDueBadLimit},
+		{"claim_takes_the_most_overdue_first_up_to_the_limit", testDomainClaimDue},
+		{"claim_is_due_again_when_the_lease_ends", testDomainClaimLease},
+		{"claim_skips_unscheduled_domains", testDomainClaimSkipsUnscheduled},
+		{"claim_refuses_a_bad_limit_or_lease", testDomainClaimBadLimit},
+		{"concurrent_claims_never_take_one_domain", testDomainClaimConcurrent},
 		{"returned_values_are_copies", testDomainCopies},
 	}
 	for _, tt := range tests {
@@ -365,11 +368,7 @@ func testDomainOrgCascade(t *testing.T, s Stores) {
 	mustGetDomain(t, s, "n1")
 	assertDomainPage(t, s, ports.DomainQuery{OrganizationID: "o1", Limit: 10})
 	assertDomainPage(t, s, ports.DomainQuery{Limit: 10}, "n1", "b1")
-	due, err := s.Domains.Due(ctx, baseTime.Add(time.Hour), 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ids := domainIDs(due); !slices.Equal(ids, []string{"b1", "n1"}) {
+	if ids := mustClaimDomains(t, s, baseTime.Add(time.Hour), 10); !slices.Equal(ids, []string{"b1", "n1"}) {
 		t.Fatalf("due after the cascade = %v, want [b1 n1]", ids)
 	}
 	// Their hostnames are free again.
@@ -590,58 +589,103 @@ func seedDue(t *testing.T, s Stores, now time.Time) {
 	}
 }
 
-func mustDue(t *testing.T, s Stores, now time.Time, limit int) []string {
-	t.Helper()
-	due, err := s.Domains.Due(context.Background(), now, limit)
-	if err != nil {
-		t.Fatalf("Due(%v, %d): %v", now, limit, err)
-	}
-	return domainIDs(due)
-}
+// claimLease is the lease of the suite's claims.
+const claimLease = 5 * time.Minute
 
-func testDomainDue(t *testing.T, s Stores) {
-	now := baseTime.Add(10 * time.Hour)
-	if got := mustDue(t, s, now, 10); len(got) != 0 {
-		t.Fatalf("Due of an empty store = %v", got)
+// mustClaimDomains claims up to limit domains due at now for claimLease, checks
+// that each came back with its next check at the end of the claim, and
+// returns their ids sorted.
+func mustClaimDomains(t *testing.T, s Stores, now time.Time, limit int) []string {
+	t.Helper()
+	due, err := s.Domains.ClaimDue(context.Background(), now, claimLease, limit)
+	if err != nil {
+		t.Fatalf("ClaimDue(%v, %d): %v", now, limit, err)
 	}
-	seedDue(t, s, now)
-	all := []string{"d-late", "d-tie-B", "d-tie-_", "d-tie-a", "d-now"}
-	if got := mustDue(t, s, now, 100); !slices.Equal(got, all) {
-		t.Fatalf("Due = %v, want %v", got, all)
-	}
-	for limit := 1; limit <= len(all); limit++ {
-		if got := mustDue(t, s, now, limit); !slices.Equal(got, all[:limit]) {
-			t.Fatalf("Due(limit %d) = %v, want %v", limit, got, all[:limit])
+	until := domain.Timestamp(now.Add(claimLease))
+	for _, d := range due {
+		if !d.NextCheckAt().Equal(until) {
+			t.Fatalf("claimed %s has its next check at %v, want the end of the claim %v", d.ID(), d.NextCheckAt(), until)
+		}
+		if got := mustGetDomain(t, s, d.ID()).NextCheckAt(); !got.Equal(until) {
+			t.Fatalf("stored %s has its next check at %v, want the end of the claim %v", d.ID(), got, until)
 		}
 	}
+	ids := domainIDs(due)
+	slices.Sort(ids)
+	return ids
+}
+
+// sorted returns ids sorted, as mustClaimDomains returns them.
+func sorted(ids ...string) []string {
+	return slices.Sorted(slices.Values(ids))
+}
+
+func testDomainClaimDue(t *testing.T, s Stores) {
+	now := baseTime.Add(10 * time.Hour)
+	if got := mustClaimDomains(t, s, now, 10); len(got) != 0 {
+		t.Fatalf("claim on an empty store = %v", got)
+	}
+	seedDue(t, s, now)
+	// Most overdue first, ties in byte order: d-late, d-tie-B, d-tie-_,
+	// d-tie-a, then d-now; d-soon is not due yet.
+	if got := mustClaimDomains(t, s, now, 1); !slices.Equal(got, []string{"d-late"}) {
+		t.Fatalf("claim of 1 = %v, want [d-late]", got)
+	}
+	if got := mustClaimDomains(t, s, now, 2); !slices.Equal(got, sorted("d-tie-B", "d-tie-_")) {
+		t.Fatalf("claim of 2 = %v, want [d-tie-B d-tie-_]", got)
+	}
 	// now is compared at the stores' microsecond precision, inclusively.
-	if got := mustDue(t, s, now.Add(999*time.Nanosecond), 100); !slices.Equal(got, all) {
-		t.Fatalf("Due a few nanoseconds later = %v, want %v", got, all)
+	if got := mustClaimDomains(t, s, now.Add(-time.Microsecond), 100); !slices.Equal(got, []string{"d-tie-a"}) {
+		t.Fatalf("claim a microsecond earlier = %v, want [d-tie-a]", got)
 	}
-	if got := mustDue(t, s, now.Add(-time.Microsecond), 100); !slices.Equal(got, all[:4]) {
-		t.Fatalf("Due a microsecond earlier = %v, want %v", got, all[:4])
+	if got := mustClaimDomains(t, s, now.Add(999*time.Nanosecond), 100); !slices.Equal(got, []string{"d-now"}) {
+		t.Fatalf("claim a few nanoseconds later = %v, want [d-now]", got)
 	}
-	if got := mustDue(t, s, now.Add(time.Second), 100); !slices.Equal(got, append(slices.Clone(all), "d-soon")) {
-		t.Fatalf("Due a second later = %v", got)
+	// Every due domain is claimed: nothing is left but d-soon, a second on.
+	if got := mustClaimDomains(t, s, now, 100); len(got) != 0 {
+		t.Fatalf("claim of what others claimed = %v, want none", got)
 	}
-	// Checking d-late moves it to the back of the queue.
+	if got := mustClaimDomains(t, s, now.Add(time.Second), 100); !slices.Equal(got, []string{"d-soon"}) {
+		t.Fatalf("claim a second later = %v, want [d-soon]", got)
+	}
+	// A check's update replaces the claim with the real next check.
 	if err := s.Domains.Update(context.Background(), "d-late", func(d *domain.Domain) error {
 		d.Observe(nil, now, domainPolicy)
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if got := mustDue(t, s, now, 100); !slices.Equal(got, all[1:]) {
-		t.Fatalf("Due after checking d-late = %v, want %v", got, all[1:])
+	if got := mustGetDomain(t, s, "d-late").NextCheckAt(); !got.Equal(now.Add(domainPolicy.Interval)) {
+		t.Fatalf("d-late's next check after its check = %v, want a minute on", got)
+	}
+	if got := mustClaimDomains(t, s, now.Add(domainPolicy.Interval), 100); !slices.Equal(got, []string{"d-late"}) {
+		t.Fatalf("claim a minute later = %v, want [d-late]", got)
 	}
 }
 
-func testDomainDueSkipsUnscheduled(t *testing.T, s Stores) {
+func testDomainClaimLease(t *testing.T, s Stores) {
 	now := baseTime.Add(10 * time.Hour)
 	seedDue(t, s, now)
-	got := mustDue(t, s, now.Add(365*24*time.Hour), 1000)
+	all := sorted("d-late", "d-tie-B", "d-tie-_", "d-tie-a", "d-now")
+	if got := mustClaimDomains(t, s, now, 100); !slices.Equal(got, all) {
+		t.Fatalf("claim = %v, want %v", got, all)
+	}
+	// The claimer died: its domains stay hidden until the lease ends,
+	// then come due again, with d-soon that has come due meanwhile.
+	if got := mustClaimDomains(t, s, now.Add(claimLease-time.Microsecond), 100); !slices.Equal(got, []string{"d-soon"}) {
+		t.Fatalf("claim just before the lease ends = %v, want [d-soon]", got)
+	}
+	if got := mustClaimDomains(t, s, now.Add(claimLease), 100); !slices.Equal(got, all) {
+		t.Fatalf("claim when the lease ends = %v, want %v", got, all)
+	}
+}
+
+func testDomainClaimSkipsUnscheduled(t *testing.T, s Stores) {
+	now := baseTime.Add(10 * time.Hour)
+	seedDue(t, s, now)
+	got := mustClaimDomains(t, s, now.Add(365*24*time.Hour), 1000)
 	if slices.Contains(got, "d-failed") || slices.Contains(got, "d-manual") || len(got) != 6 {
-		t.Fatalf("Due a year later = %v, want the six scheduled domains", got)
+		t.Fatalf("claim a year later = %v, want the six scheduled domains", got)
 	}
 	// A requested check schedules it again.
 	if err := s.Domains.Update(context.Background(), "d-failed", func(d *domain.Domain) error {
@@ -650,15 +694,70 @@ func testDomainDueSkipsUnscheduled(t *testing.T, s Stores) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if got := mustDue(t, s, now, 100); !slices.Contains(got, "d-failed") {
-		t.Fatalf("Due after a requested check = %v, want d-failed in it", got)
+	if got := mustClaimDomains(t, s, now, 100); !slices.Equal(got, []string{"d-failed"}) {
+		t.Fatalf("claim after a requested check = %v, want [d-failed]", got)
 	}
 }
 
-func testDomainDueBadLimit(t *testing.T, s Stores) {
+func testDomainClaimBadLimit(t *testing.T, s Stores) {
+	mustCreateDomain(t, s, newDomainAt("d1", "", baseTime))
 	for _, limit := range []int{0, -1, 1001} {
-		_, err := s.Domains.Due(context.Background(), baseTime, limit)
+		_, err := s.Domains.ClaimDue(context.Background(), baseTime, claimLease, limit)
 		mustBeKind(t, err, domain.ErrInvalid)
+	}
+	for _, lease := range []time.Duration{0, -time.Minute, time.Microsecond} {
+		_, err := s.Domains.ClaimDue(context.Background(), baseTime, lease, 10)
+		mustBeKind(t, err, domain.ErrInvalid)
+	}
+	// Nothing was claimed by the refused calls.
+	if got := mustGetDomain(t, s, "d1").NextCheckAt(); !got.Equal(baseTime) {
+		t.Fatalf("next check after refused claims = %v, want %v", got, baseTime)
+	}
+}
+
+func testDomainClaimConcurrent(t *testing.T, s Stores) {
+	const n, claimers, batch = 60, 6, 4
+	now := baseTime.Add(10 * time.Hour)
+	for i := range n {
+		mustCreateDomain(t, s, newDomainAt(fmt.Sprintf("c%03d", i), "", now.Add(-time.Duration(i%7)*time.Minute)))
+	}
+	claimed := make([][]string, claimers)
+	errs := make([]error, claimers)
+	var wg sync.WaitGroup
+	for c := range claimers {
+		wg.Go(func() {
+			// Each claimer claims until nothing is left, as verifier
+			// passes on several replicas would.
+			for {
+				due, err := s.Domains.ClaimDue(context.Background(), now, claimLease, batch)
+				if err != nil {
+					errs[c] = err
+					return
+				}
+				if len(due) == 0 {
+					return
+				}
+				claimed[c] = append(claimed[c], domainIDs(due)...)
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for _, ids := range claimed {
+		for _, id := range ids {
+			seen[id]++
+		}
+	}
+	for i := range n {
+		if id := fmt.Sprintf("c%03d", i); seen[id] != 1 {
+			t.Errorf("%s was claimed %d times, want once", id, seen[id])
+		}
+	}
+	if len(seen) != n {
+		t.Errorf("%d domains claimed, want %d", len(seen), n)
 	}
 }
 
@@ -676,11 +775,17 @@ func testDomainCopies(t *testing.T, s Stores) {
 		t.Fatal(err)
 	}
 	page.Domains[0].AssignOrganization("other", baseTime)
-	due, err := s.Domains.Due(ctx, baseTime, 1)
+	due, err := s.Domains.ClaimDue(ctx, baseTime, claimLease, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_ = due[0].VerifyManually("x", baseTime)
+	// The claim changed the stored next check, and nothing else.
+	want = domain.RehydrateDomain(func() domain.DomainState {
+		st := want.State()
+		st.NextCheckAt = baseTime.Add(claimLease)
+		return st
+	}())
 	var inFn *domain.Domain
 	_ = s.Domains.Update(ctx, "d1", func(d *domain.Domain) error {
 		inFn = d

@@ -32,6 +32,7 @@ type Server struct {
 	drop     map[string]bool
 	queries  map[query]int
 	truncate bool
+	delay    time.Duration
 }
 
 type query struct {
@@ -163,6 +164,15 @@ func (s *Server) TruncateUDP(on bool) {
 	s.truncate = on
 }
 
+// Delay makes every answer wait d (0: answer at once), as a slow zone
+// would; queries are counted when they arrive. Each query waits on its
+// own, so slow answers do not hold up others.
+func (s *Server) Delay(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.delay = d
+}
+
 // Queries returns how many queries for name of type qtype ("TXT", "CNAME",
 // "A", "AAAA"; "" for any type) the server received, over either transport.
 func (s *Server) Queries(name, qtype string) int {
@@ -187,12 +197,13 @@ func (s *Server) serve(w dns.ResponseWriter, req *dns.Msg) {
 	name := fqdn(q.Name)
 	s.mu.Lock()
 	s.queries[query{name, q.Qtype}]++
-	drop, fail, truncate := s.drop[name], s.servfail[name], s.truncate
+	drop, fail, truncate, delay := s.drop[name], s.servfail[name], s.truncate, s.delay
 	var m *dns.Msg
 	if !drop && !fail {
 		m = s.answer(req, name, q.Qtype)
 	}
 	s.mu.Unlock()
+	time.Sleep(delay)
 	switch {
 	case drop:
 		return

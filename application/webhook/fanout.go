@@ -38,8 +38,12 @@ func NewFanout(uow ports.UnitOfWork, ob ports.Outbox, endpoints ports.WebhookEnd
 func (f *Fanout) Woken() <-chan struct{} { return f.outbox.Appended(ports.OutboxEvents) }
 
 // fanoutLease hides the events a pass claimed from other processes' relays;
-// one pass writes a batch in well under it.
-const fanoutLease = time.Minute
+// one pass writes a batch in well under it. A replica that dies holding a
+// claim delays those events by at most this much. Should a slow pass outlive
+// it, the second fan-out of an event fails on the message it finds already
+// queued and changes nothing, so a lease that runs out early costs no
+// duplicate.
+const fanoutLease = 15 * time.Second
 
 // FanoutBatch is how many events one fan-out pass claims.
 const FanoutBatch = 100

@@ -113,7 +113,10 @@ func (r domainRow) toDomain() *domain.Domain {
 func (r *DomainRepository) Create(ctx context.Context, d *domain.Domain) error {
 	db := conn(ctx, r.db)
 	row := domainFromDomain(d)
-	err := db.Create(&row).Error
+	// The insert is a transaction of its own, a savepoint inside a unit of
+	// work: on PostgreSQL a refused statement ends the transaction it ran
+	// in, and the count below must still run in the unit.
+	err := transaction(ctx, r.db, func(tx *gorm.DB) error { return tx.Create(&row).Error })
 	if errors.Is(err, gorm.ErrDuplicatedKey) {
 		var n int64
 		if cerr := db.Model(&domainRow{}).Where("id = ?", row.ID).Count(&n).Error; cerr != nil {

@@ -27,6 +27,7 @@ func RunDomainRepository(t *testing.T, newStores func(t *testing.T) Stores) {
 		{"missing_domain_is_not_found", testDomainNotFound},
 		{"taken_hostname_is_conflict_whatever_the_organization", testDomainHostnameTaken},
 		{"taken_id_is_conflict", testDomainDuplicateID},
+		{"taken_hostname_inside_a_unit_of_work_leaves_the_unit_usable", testDomainHostnameTakenInUnit},
 		{"missing_organization_is_not_found", testDomainMissingOrg},
 		{"update_saves_what_fn_did", testDomainUpdate},
 		{"update_saves_nothing_when_fn_fails", testDomainUpdateRollback},
@@ -223,6 +224,28 @@ func testDomainHostnameTaken(t *testing.T, s Stores) {
 	_, err := s.Domains.Get(context.Background(), "d2")
 	mustBeCode(t, err, domain.ErrNotFound, "domain.not_found")
 	assertSameDomain(t, mustGetDomainByHostname(t, s, "shop.example.com"), first)
+}
+
+// testDomainHostnameTakenInUnit: a create refused for its hostname inside a
+// unit of work is ErrHostnameTaken (telling it from a taken id needs another
+// query after the refused insert), and the unit can go on and commit.
+func testDomainHostnameTakenInUnit(t *testing.T, s Stores) {
+	if s.UnitOfWork == nil {
+		t.Fatal("the stores have no unit of work")
+	}
+	mustCreateOrg(t, s, "o1", "owner1")
+	mustCreateDomain(t, s, domain.NewDomain("d1", "shop.example.com", "o1", "tok1", "", baseTime))
+	err := s.UnitOfWork.Do(context.Background(), func(ctx context.Context) error {
+		err := s.Domains.Create(ctx, domain.NewDomain("d2", "shop.example.com", "o1", "tok2", "", baseTime))
+		if !errors.Is(err, domain.ErrHostnameTaken) {
+			t.Errorf("taken hostname inside a unit: %v, want %v", err, domain.ErrHostnameTaken)
+		}
+		return s.Domains.Create(ctx, domain.NewDomain("d3", "other.example.com", "o1", "tok3", "", baseTime))
+	})
+	if err != nil {
+		t.Fatalf("the unit after a refused create: %v", err)
+	}
+	mustGetDomain(t, s, "d3")
 }
 
 func testDomainDuplicateID(t *testing.T, s Stores) {

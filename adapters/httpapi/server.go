@@ -139,7 +139,9 @@ func RequestIDFrom(ctx context.Context) string { return edge.RequestIDFrom(ctx) 
 
 // WithRequestID returns ctx carrying the request id id (work done later for
 // a request, such as its mail, logs with it).
-func WithRequestID(ctx context.Context, id string) context.Context { return edge.WithRequestID(ctx, id) }
+func WithRequestID(ctx context.Context, id string) context.Context {
+	return edge.WithRequestID(ctx, id)
+}
 
 // RequestIDAttribute is the attribute that carries the request id on spans.
 const RequestIDAttribute = edge.RequestIDAttribute

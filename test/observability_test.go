@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -440,11 +441,18 @@ func TestMetrics_get_session_allocations(t *testing.T) {
 		app := startObservedBench(t, on)
 		cookie := app.signedUp(t)
 		app.serve(app.getSessionRequest(cookie)) // the first request creates the series
-		return testing.AllocsPerRun(200, func() {
-			if w := app.serve(app.getSessionRequest(cookie)); w.Code != http.StatusOK {
-				t.Fatalf("get-session: %d", w.Code)
-			}
-		})
+		// The count is process-wide, so the service's own pollers (outbox
+		// relays, jobs) can add to one measurement: the least of five is
+		// the request's own.
+		least := math.Inf(1)
+		for range 5 {
+			least = min(least, testing.AllocsPerRun(200, func() {
+				if w := app.serve(app.getSessionRequest(cookie)); w.Code != http.StatusOK {
+					t.Fatalf("get-session: %d", w.Code)
+				}
+			}))
+		}
+		return least
 	}
 	off, on := allocs(false), allocs(true)
 	t.Logf("allocations per get-session: metrics off %.1f, on %.1f", off, on)

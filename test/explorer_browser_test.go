@@ -239,7 +239,7 @@ type selectOption struct {
 // openAPIDoc is what the test reads from a contract's document.
 type openAPIDoc struct {
 	title string
-	paths []string // sorted
+	paths []string // sorted; the webhooks' names too (Swagger UI lists them as operations)
 }
 
 // fetchOpenAPI reads the OpenAPI document at path.
@@ -248,8 +248,9 @@ func fetchOpenAPI(t *testing.T, app *testApp, path string) openAPIDoc {
 	r := do(t, app, http.MethodGet, path, "")
 	mustStatus(t, r, http.StatusOK)
 	var body struct {
-		Info  struct{ Title string }
-		Paths map[string]json.RawMessage
+		Info     struct{ Title string }
+		Paths    map[string]json.RawMessage
+		Webhooks map[string]json.RawMessage
 	}
 	if err := json.Unmarshal(r.Body, &body); err != nil {
 		t.Fatalf("%s is not an OpenAPI document: %v", path, err)
@@ -260,6 +261,9 @@ func fetchOpenAPI(t *testing.T, app *testApp, path string) openAPIDoc {
 	doc := openAPIDoc{title: body.Info.Title}
 	for p := range body.Paths {
 		doc.paths = append(doc.paths, p)
+	}
+	for w := range body.Webhooks {
+		doc.paths = append(doc.paths, w)
 	}
 	slices.Sort(doc.paths)
 	return doc

@@ -120,7 +120,6 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if done || err != nil {
 		return err
 	}
-	tuneGC(getenv)
 	// Listen first: with port 0 the kernel picks the port, and a base URL
 	// that follows the address must follow the port it picked.
 	ln, err := net.Listen("tcp", cfg.HTTP.Addr)

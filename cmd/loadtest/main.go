@@ -347,6 +347,14 @@ func runStore(ctx context.Context, o options, name, dir, dbURL string, stdout io
 	// (fan-out and sender among them) run as in a served instance.
 	stopJobs := app.StartJobs(ctx, logger)
 	defer stopJobs()
+	// The timed routes left events behind (a session.created per sign-in):
+	// time the steady state, once the relays have drained them.
+	drained := time.Now()
+	backlog, err := drainEvents(ctx, app)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "outbox: %d events left by the routes above drained in %s\n", backlog, round(time.Since(drained)))
 	hooks, err := webhookLatency(ctx, &http.Client{Transport: transport}, base, key.Secret, webhookEvents, 20*time.Millisecond)
 	if err != nil {
 		return err

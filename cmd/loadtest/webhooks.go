@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/gatehouse/gatehouse/bootstrap"
+	"github.com/gatehouse/gatehouse/ports"
 	"io"
 	"net"
 	"net/http"
@@ -130,4 +132,29 @@ func keys(m map[string]any) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// drainEvents waits until the outbox holds no event, and returns how many
+// it held at first.
+func drainEvents(ctx context.Context, app *bootstrap.App) (int, error) {
+	first := -1
+	for deadline := time.Now().Add(5 * time.Minute); time.Now().Before(deadline); {
+		st, err := app.Outbox.Stats(ctx)
+		if err != nil {
+			return 0, err
+		}
+		n := st[ports.OutboxEvents].Depth
+		if first < 0 {
+			first = n
+		}
+		if n == 0 {
+			return first, nil
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return 0, fmt.Errorf("outbox: events not drained within 5 minutes")
 }

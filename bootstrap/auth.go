@@ -22,6 +22,7 @@ type AuthConfig struct {
 	SessionLifetime  time.Duration
 	SessionUpdateAge time.Duration
 	SessionFreshAge  time.Duration
+	SessionCacheTTL  time.Duration
 	PasswordMin      int
 	PasswordMax      int
 	LockoutThreshold int
@@ -36,6 +37,7 @@ var (
 	settingSessionLifetime   = authSettingList.add("GATEHOUSE_SESSION_LIFETIME", "session-lifetime", "168h", "how long a remembered session lives, pushed forward as it is used")
 	settingSessionUpdateAge  = authSettingList.add("GATEHOUSE_SESSION_UPDATE_AGE", "session-update-age", "24h", "how often a used session's expiry is pushed forward")
 	settingSessionFreshAge   = authSettingList.add("GATEHOUSE_SESSION_FRESH_AGE", "session-fresh-age", "24h", "how recent a sign-in must be for sensitive changes such as change-email (0 disables)")
+	settingSessionCacheTTL   = authSettingList.add("GATEHOUSE_SESSION_CACHE_TTL", "session-cache-ttl", "500ms", "how long a replica may reuse a session check without asking the database (0 disables, at most 1s): a session revoked or a user banned through another replica is refused by this one within it; changes made through this replica are seen at once")
 	settingPasswordMinLength = authSettingList.add("GATEHOUSE_PASSWORD_MIN_LENGTH", "password-min-length", "8", "shortest password accepted, in characters")
 	settingPasswordMaxLength = authSettingList.add("GATEHOUSE_PASSWORD_MAX_LENGTH", "password-max-length", "128", "longest password accepted, in characters")
 	settingLockoutThreshold  = authSettingList.add("GATEHOUSE_LOCKOUT_THRESHOLD", "lockout-threshold", "10", "consecutive wrong passwords that lock an account's password (0 disables)")
@@ -49,6 +51,7 @@ func (a *AuthConfig) load(r *reader) {
 	a.SessionLifetime = r.duration(settingSessionLifetime, time.Minute, 400*day, "24h")
 	a.SessionUpdateAge = r.duration(settingSessionUpdateAge, 0, 400*day, "24h")
 	a.SessionFreshAge = r.duration(settingSessionFreshAge, 0, 400*day, "24h")
+	a.SessionCacheTTL = r.duration(settingSessionCacheTTL, 0, usecase.MaxSessionCacheTTL, "1s")
 	a.PasswordMin = r.integer(settingPasswordMinLength, 8, 64)
 	a.PasswordMax = r.integer(settingPasswordMaxLength, 64, 1024)
 	a.LockoutThreshold = r.integer(settingLockoutThreshold, 0, 100)

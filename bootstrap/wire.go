@@ -91,13 +91,13 @@ var faultSet = wire.NewSet(faultyEvents, faultyAuditor, encoderSet)
 // InitializeSQL wires Gatehouse on SQLite or PostgreSQL, chosen from the
 // database URL; migrations run before it returns. The cleanup closes the pool.
 func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, func(), error) {
-	wire.Build(applicationSet, edgeSet, eventsSet, databaseURL, databaseTimeout, openSQL, sqlDB, sqlDatabase, sqlPool, gormstore.Set, sqlRateLimits)
+	wire.Build(applicationSet, edgeSet, eventsSet, databaseURL, databaseTimeout, openSQL, sqlDB, sqlDatabase, sqlPool, gormstore.Set, sqlCachedSet, sqlRateLimits)
 	return nil, nil, nil
 }
 
 // InitializeMemory wires Gatehouse on in-memory adapters.
 func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
-	wire.Build(applicationSet, edgeSet, eventsSet, memoryDatabase, noPool, memory.Set, memoryRateLimits)
+	wire.Build(applicationSet, edgeSet, eventsSet, memoryDatabase, noPool, memory.Set, memoryCachedSet, memoryRateLimits)
 	return nil, nil, nil
 }
 
@@ -105,6 +105,6 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 // outbox of the changes wrapped by faults: the atomicity tests make their
 // writes fail and check that nothing of the change is kept.
 func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) (*App, func(), error) {
-	wire.Build(applicationSet, edgeSet, faultSet, memoryDatabase, noPool, memory.Set, memoryRateLimits)
+	wire.Build(applicationSet, edgeSet, faultSet, memoryDatabase, noPool, memory.Set, memoryCachedSet, memoryRateLimits)
 	return nil, nil, nil
 }

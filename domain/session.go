@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"slices"
 	"time"
 	"unicode/utf8"
 )
@@ -161,4 +162,12 @@ func NewImpersonationSession(id SessionID, userID, admin UserID, token TokenHash
 	s := NewSession(id, userID, token, false, ipAddress, userAgent, SessionPolicy{ShortLifetime: ttl}, now)
 	s.impersonatedBy = admin
 	return s
+}
+
+// Clone returns a copy of s that shares nothing with it that a change to
+// one could reach through the other.
+func (s *Session) Clone() *Session {
+	c := *s
+	c.auth.Methods = slices.Clone(s.auth.Methods)
+	return &c
 }

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -220,4 +221,12 @@ func (u *User) Unban(now time.Time) {
 	u.access.BanReason = ""
 	u.access.BanExpires = time.Time{}
 	u.updatedAt = Timestamp(now)
+}
+
+// Clone returns a copy of u that shares nothing with it that a change to
+// one could reach through the other.
+func (u *User) Clone() *User {
+	c := *u
+	c.access.Roles = slices.Clone(u.access.Roles)
+	return &c
 }

@@ -260,10 +260,14 @@ func mustStatusTrue(t testing.TB, r *response) {
 }
 
 // Ensure storage keeps only token hashes, and a session that has expired in
-// storage signs nobody in and has its cookie cleared.
+// storage signs nobody in and has its cookie cleared. The test writes the
+// expiry into the database behind the service's back, as another replica
+// would, so the session cache is off: with it, the change would be seen
+// within its lifetime instead of at once (TestGetSession_another_instance_*).
 func TestFramework_session_storage(t *testing.T) {
 	t.Parallel()
-	fwForStores(t, []store{storeSQLite, storePostgres}, fwQuick, func(t *testing.T, app *fwApp) {
+	env := fwEnv(fwQuick, map[string]string{"GATEHOUSE_SESSION_CACHE_TTL": "0"})
+	fwForStores(t, []store{storeSQLite, storePostgres}, env, func(t *testing.T, app *fwApp) {
 		c := app.client(t)
 		mustSignUp(t, c, "Ada", "ada@example.com", "correct horse battery")
 		token := mustSignIn(t, c, "ada@example.com", "correct horse battery")

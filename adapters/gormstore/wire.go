@@ -8,8 +8,10 @@ import (
 
 // Set provides every storage port on SQL. It needs a *gorm.DB (see Open).
 var Set = wire.NewSet(
-	NewUserRepository, wire.Bind(new(ports.UserRepository), new(*UserRepository)),
-	NewSessionRepository, wire.Bind(new(ports.SessionRepository), new(*SessionRepository)),
+	// The users, the sessions and the unit of work are bound to their ports
+	// by bootstrap, through the session cache that their writes keep current.
+	NewUserRepository,
+	NewSessionRepository,
 	NewCredentialRepository, wire.Bind(new(ports.CredentialRepository), new(*CredentialRepository)),
 	NewVerificationRepository, wire.Bind(new(ports.VerificationRepository), new(*VerificationRepository)),
 	NewOrganizationRepository, wire.Bind(new(ports.OrganizationRepository), new(*OrganizationRepository)),
@@ -26,7 +28,7 @@ var Set = wire.NewSet(
 	NewIdentityProviderRepository, wire.Bind(new(ports.IdentityProviderRepository), new(*IdentityProviderRepository)),
 	NewLinkedAccountRepository, wire.Bind(new(ports.LinkedAccountRepository), new(*LinkedAccountRepository)),
 	NewFederationStateRepository, wire.Bind(new(ports.FederationStateRepository), new(*FederationStateRepository)),
-	NewUnitOfWork, wire.Bind(new(ports.UnitOfWork), new(*UnitOfWork)),
+	NewUnitOfWork,
 	NewOutbox, wire.Bind(new(ports.Outbox), new(*Outbox)),
 	NewHealthChecker, wire.Bind(new(ports.HealthChecker), new(*HealthChecker)),
 	NewWebhookEndpointRepository, wire.Bind(new(ports.WebhookEndpointRepository), new(*WebhookEndpointRepository)),

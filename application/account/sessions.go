@@ -25,18 +25,23 @@ type AuthenticateResult struct {
 }
 
 // AuthenticateHandler handles Authenticate: the hot path of every signed-in
-// request. It costs one indexed query, plus a write only when an expired
-// session is removed or a session is refreshed (at most once per UpdateAge).
+// request. It costs one indexed query, or none while the session cache
+// keeps a current check of the token (see usecase.SessionCache), plus a
+// write only when an expired session is removed or a session is refreshed
+// (at most once per UpdateAge).
 type AuthenticateHandler struct {
 	sessions ports.SessionRepository
+	cache    *usecase.SessionCache
 	clock    ports.Clock
 	policy   domain.SessionPolicy
 }
 
-// NewAuthenticateHandler returns an AuthenticateHandler.
-func NewAuthenticateHandler(sessions ports.SessionRepository, clock ports.Clock, settings usecase.AuthSettings) *AuthenticateHandler {
+// NewAuthenticateHandler returns an AuthenticateHandler. cache may be nil
+// (no cache).
+func NewAuthenticateHandler(sessions ports.SessionRepository, cache *usecase.SessionCache, clock ports.Clock,
+	settings usecase.AuthSettings) *AuthenticateHandler {
 	usecase.MustHave(sessions, clock)
-	return &AuthenticateHandler{sessions: sessions, clock: clock, policy: settings.Sessions}
+	return &AuthenticateHandler{sessions: sessions, cache: cache, clock: clock, policy: settings.Sessions}
 }
 
 // Handle returns the live session for the token, or an Unauthenticated error
@@ -45,7 +50,7 @@ func (h *AuthenticateHandler) Handle(ctx context.Context, cmd Authenticate) (*Au
 	if cmd.Token == "" {
 		return nil, usecase.ErrUnauthorized
 	}
-	s, u, err := h.sessions.GetByTokenHash(ctx, domain.HashToken(cmd.Token))
+	s, u, err := h.cache.Lookup(ctx, h.sessions, domain.HashToken(cmd.Token))
 	if errors.Is(err, domain.ErrNotFound) {
 		return nil, usecase.ErrUnauthorized
 	}

@@ -1,8 +1,6 @@
 package bootstrap
 
 import (
-	"github.com/google/wire"
-
 	"github.com/gatehouse/gatehouse/adapters/gormstore"
 	"github.com/gatehouse/gatehouse/adapters/memory"
 	"github.com/gatehouse/gatehouse/application/usecase"
@@ -42,9 +40,3 @@ func memoryUsers(r *memory.UserRepository, c *usecase.SessionCache) ports.UserRe
 func memoryUnitOfWork(u *memory.UnitOfWork, c *usecase.SessionCache) ports.UnitOfWork {
 	return c.UnitOfWork(u)
 }
-
-// sqlCachedSet and memoryCachedSet bind the three ports on each store.
-var (
-	sqlCachedSet    = wire.NewSet(sessionCache, sqlSessions, sqlUsers, sqlUnitOfWork)
-	memoryCachedSet = wire.NewSet(sessionCache, memorySessions, memoryUsers, memoryUnitOfWork)
-)

@@ -85,6 +85,13 @@ var eventsSet = wire.NewSet(usecase.NewEvents, usecase.NewAuditor, encoderSet)
 // encoderSet encodes events as the trusted API presents their data.
 var encoderSet = wire.NewSet(backend.NewEventEncoder, wire.Bind(new(ports.EventEncoder), new(*backend.EventEncoder)))
 
+// sqlCachedSet and memoryCachedSet bind each store's users, sessions and
+// unit of work through the session cache (session_cache.go).
+var (
+	sqlCachedSet    = wire.NewSet(sessionCache, sqlSessions, sqlUsers, sqlUnitOfWork)
+	memoryCachedSet = wire.NewSet(sessionCache, memorySessions, memoryUsers, memoryUnitOfWork)
+)
+
 // faultSet is eventsSet with Faults applied.
 var faultSet = wire.NewSet(faultyEvents, faultyAuditor, encoderSet)
 

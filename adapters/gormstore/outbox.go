@@ -4,11 +4,11 @@ import (
 	"cmp"
 	"context"
 	"slices"
-	"sync"
 	"time"
 
 	"gorm.io/gorm"
 
+	"github.com/gatehouse/gatehouse/application/outbox"
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
 )
@@ -20,8 +20,8 @@ type Outbox struct {
 	db       *gorm.DB
 	claimSQL string // PostgreSQL's one-statement claim; "" on SQLite
 
-	mu      sync.Mutex
-	signals map[ports.OutboxTopic]chan struct{}
+	// Signals wakes this process's relays after each append.
+	outbox.Signals
 }
 
 // NewOutbox returns an Outbox on db.
@@ -29,7 +29,7 @@ func NewOutbox(db *gorm.DB) *Outbox {
 	if db == nil {
 		panic("gormstore: nil db")
 	}
-	o := &Outbox{db: db, signals: map[ports.OutboxTopic]chan struct{}{}}
+	o := &Outbox{db: db}
 	if DialectOf(db) == DialectPostgres {
 		o.claimSQL = outboxClaimSQL
 	}
@@ -105,36 +105,11 @@ func (o *Outbox) Append(ctx context.Context, m ports.OutboxMessage) error {
 		return convertErr("outbox.append", err, nil, ports.ErrOutboxMessageExists)
 	}
 	if u := unitOf(ctx, o.db); u != nil {
-		u.afterCommit = append(u.afterCommit, func() { o.notify(m.Topic) })
+		u.afterCommit = append(u.afterCommit, func() { o.Notify(m.Topic) })
 	} else {
-		o.notify(m.Topic)
+		o.Notify(m.Topic)
 	}
 	return nil
-}
-
-// Appended implements ports.Outbox.
-func (o *Outbox) Appended(topic ports.OutboxTopic) <-chan struct{} {
-	return o.signal(topic)
-}
-
-// signal returns topic's channel, made on first use.
-func (o *Outbox) signal(topic ports.OutboxTopic) chan struct{} {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	ch, ok := o.signals[topic]
-	if !ok {
-		ch = make(chan struct{}, 1)
-		o.signals[topic] = ch
-	}
-	return ch
-}
-
-// notify signals topic's channel unless a signal already waits.
-func (o *Outbox) notify(topic ports.OutboxTopic) {
-	select {
-	case o.signal(topic) <- struct{}{}:
-	default:
-	}
 }
 
 // Claim implements ports.Outbox: in one statement on PostgreSQL (see

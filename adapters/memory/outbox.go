@@ -4,9 +4,9 @@ import (
 	"cmp"
 	"context"
 	"slices"
-	"sync"
 	"time"
 
+	"github.com/gatehouse/gatehouse/application/outbox"
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
 )
@@ -18,8 +18,8 @@ var _ ports.Outbox = (*Outbox)(nil)
 type Outbox struct {
 	db *DB
 
-	mu      sync.Mutex
-	signals map[ports.OutboxTopic]chan struct{}
+	// Signals wakes this process's relays after each append.
+	outbox.Signals
 }
 
 // NewOutbox returns an Outbox on db.
@@ -27,32 +27,7 @@ func NewOutbox(db *DB) *Outbox {
 	if db == nil {
 		panic("memory: nil db")
 	}
-	return &Outbox{db: db, signals: map[ports.OutboxTopic]chan struct{}{}}
-}
-
-// Appended implements ports.Outbox.
-func (o *Outbox) Appended(topic ports.OutboxTopic) <-chan struct{} {
-	return o.signal(topic)
-}
-
-// signal returns topic's channel, made on first use.
-func (o *Outbox) signal(topic ports.OutboxTopic) chan struct{} {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	ch, ok := o.signals[topic]
-	if !ok {
-		ch = make(chan struct{}, 1)
-		o.signals[topic] = ch
-	}
-	return ch
-}
-
-// notify signals topic's channel unless a signal already waits.
-func (o *Outbox) notify(topic ports.OutboxTopic) {
-	select {
-	case o.signal(topic) <- struct{}{}:
-	default:
-	}
+	return &Outbox{db: db}
 }
 
 // storedOutboxMessage returns a copy of m as the SQL stores keep it.
@@ -75,9 +50,9 @@ func (o *Outbox) Append(ctx context.Context, m ports.OutboxMessage) error {
 	}
 	set(o.db, o.db.outbox, m.ID, storedOutboxMessage(m))
 	if o.db.inUnit(ctx) {
-		o.db.afterCommit = append(o.db.afterCommit, func() { o.notify(m.Topic) })
+		o.db.afterCommit = append(o.db.afterCommit, func() { o.Notify(m.Topic) })
 	} else {
-		o.notify(m.Topic)
+		o.Notify(m.Topic)
 	}
 	return nil
 }

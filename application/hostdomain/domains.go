@@ -108,14 +108,6 @@ func (s *Domains) Create(ctx context.Context, req usecase.TrustedRequest, cmd Cr
 		if err := s.organizationExists(ctx, cmd.OrganizationID, "organizationId"); err != nil {
 			return err
 		}
-		// A taken hostname is found before the insert: inside the unit of
-		// work a refused insert ends the transaction on PostgreSQL, so the
-		// store could not tell a taken hostname from a taken id after it.
-		if _, err := s.domains.GetByHostname(ctx, host); err == nil {
-			return errDomainHostnameTaken
-		} else if !errors.Is(err, domain.ErrDomainNotFound) {
-			return err
-		}
 		d := domain.NewDomain(domain.DomainID(s.ids.NewID()), host, cmd.OrganizationID, s.tokens.NewSecret(DomainTokenLength),
 			s.settings.CNAMETarget, s.clock.Now())
 		if err := s.domains.Create(ctx, d); err != nil {

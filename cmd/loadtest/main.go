@@ -198,7 +198,12 @@ func runStore(ctx context.Context, o options, name, dir, dbURL string, stdout io
 	// The sign-ups' verification mails go out through the outbox, as in
 	// production; without a relay they would fill it and refuse sign-ups.
 	stopMail := app.StartMail(ctx, logger)
-	defer stopMail()
+	mailRunning := true
+	defer func() {
+		if mailRunning {
+			stopMail()
+		}
+	}()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
@@ -344,7 +349,10 @@ func runStore(ctx context.Context, o options, name, dir, dbURL string, stdout io
 	federated.report(stdout, app)
 
 	// Webhook delivery latency, from commit to the receiver: the jobs
-	// (fan-out and sender among them) run as in a served instance.
+	// (fan-out and sender among them) run as in a served instance. They
+	// include the mail relay, so the one started above stops first.
+	stopMail()
+	mailRunning = false
 	stopJobs := app.StartJobs(ctx, logger)
 	defer stopJobs()
 	// The timed routes left events behind (a session.created per sign-in):

@@ -7,6 +7,7 @@ import (
 	"github.com/gatehouse/gatehouse/bootstrap"
 	"github.com/gatehouse/gatehouse/ports"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"slices"
@@ -86,7 +87,7 @@ func webhookLatency(ctx context.Context, c *http.Client, base, key string, n int
 			}
 		}
 		if id == "" {
-			return result{}, fmt.Errorf("create user: no id in %v", strings.Join(keys(u), ","))
+			return result{}, fmt.Errorf("create user: no id in %v", strings.Join(slices.Collect(maps.Keys(u)), ","))
 		}
 		answered[id] = time.Now()
 		time.Sleep(gap)
@@ -124,14 +125,6 @@ func webhookLatency(ctx context.Context, c *http.Client, base, key string, n int
 	slices.Sort(res.latencies)
 	res.elapsed = time.Since(start)
 	return res, nil
-}
-
-func keys(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
 }
 
 // drainEvents waits until the outbox holds no event, and returns how many

@@ -73,25 +73,36 @@ func TestBetterAuthClient(t *testing.T) {
 			})
 			app := mustStartOn(t, s, cfg, ln)
 
-			ctx, cancel := context.WithTimeout(t.Context(), nodeTestTimeout)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, node, "--test", "--test-reporter=spec", ".")
-			cmd.Dir = clientsDir
-			cmd.Env = append(os.Environ(), "GATEHOUSE_URL="+app.URL, "MAILBOX_URL="+mailbox.URL,
-				"GATEHOUSE_TEST_ADMIN_EMAIL="+adminEmail, "GATEHOUSE_TEST_OIDC_ADMIN_EMAIL="+oidcAdminEmail, "NO_COLOR=1")
-			cmd.WaitDelay = 5 * time.Second
-			var out bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &out
-			err := cmd.Run()
-			if ctx.Err() != nil {
-				err = ctx.Err()
-			}
-			if err != nil {
-				t.Fatalf("node --test on %s: %v\n--- suite output ---\n%s\n--- Gatehouse log ---\n%s", s, err, out.String(), app.Logs.String())
-			}
-			t.Logf("node --test on %s:\n%s", s, out.String())
+			runNodeSuite(t, node, ".", s, []string{"GATEHOUSE_URL=" + app.URL, "MAILBOX_URL=" + mailbox.URL,
+				"GATEHOUSE_TEST_ADMIN_EMAIL=" + adminEmail, "GATEHOUSE_TEST_OIDC_ADMIN_EMAIL=" + oidcAdminEmail},
+				func() string { return "--- Gatehouse log ---\n" + app.Logs.String() })
 		})
 	}
+}
+
+// runNodeSuite runs node's test runner on target (a file, or "." for every
+// suite) in test/clients with env added, within nodeTestTimeout, and returns
+// its output. A failure fails the test with the output and logs(), which
+// says what the servers logged.
+func runNodeSuite(t *testing.T, node, target string, s store, env []string, logs func() string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), nodeTestTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, "--test", "--test-reporter=spec", target)
+	cmd.Dir = clientsDir
+	cmd.Env = append(append(os.Environ(), env...), "NO_COLOR=1")
+	cmd.WaitDelay = 5 * time.Second
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		t.Fatalf("node --test %s on %s: %v\n--- suite output ---\n%s\n%s", target, s, err, out.String(), logs())
+	}
+	t.Logf("node --test %s on %s:\n%s", target, s, out.String())
+	return out.String()
 }
 
 // mustTool returns the path of a program the Node suite needs. Without it the

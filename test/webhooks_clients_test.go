@@ -1,18 +1,14 @@
 package test
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"log/slog"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gatehouse/gatehouse/adapters/mailer/smtptest"
 	"github.com/gatehouse/gatehouse/application/servicekey"
@@ -50,45 +46,22 @@ func TestWebhookClients(t *testing.T) {
 				"GATEHOUSE_MAIL_FROM":             "gatehouse@example.test",
 				"GATEHOUSE_ADMIN_EMAILS":          adminEmail,
 			}
-			withCommon := func(extra map[string]string) map[string]string {
-				out := map[string]string{}
-				for k, v := range common {
-					out[k] = v
-				}
-				for k, v := range extra {
-					out[k] = v
-				}
-				return out
-			}
-			a := startWithJobs(t, s, withCommon(map[string]string{
+			a := startWithJobs(t, s, fwEnv(common, map[string]string{
 				"GATEHOUSE_WEBHOOK_ALLOW_PRIVATE":  "true",
 				"GATEHOUSE_WEBHOOK_RETRY_SCHEDULE": "1500ms,1500ms,1500ms,1500ms",
 				"GATEHOUSE_WEBHOOK_DISABLE_AFTER":  "4s",
 			}))
-			b := startWithJobs(t, s, withCommon(nil))
+			b := startWithJobs(t, s, common)
 
-			ctx, cancel := context.WithTimeout(t.Context(), nodeTestTimeout)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, node, "--test", "--test-reporter=spec", "webhooks.test.mjs")
-			cmd.Dir = clientsDir
-			cmd.Env = append(os.Environ(), "WEBHOOK_A_URL="+a.URL, "WEBHOOK_A_KEY="+mustAllScopesKey(t, a),
-				"WEBHOOK_B_URL="+b.URL, "WEBHOOK_B_KEY="+mustAllScopesKey(t, b),
-				"MAILBOX_URL="+mailbox.URL, "WEBHOOK_ADMIN_EMAIL="+adminEmail, "NO_COLOR=1")
-			cmd.WaitDelay = 5 * time.Second
-			var out bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &out
-			err := cmd.Run()
-			if ctx.Err() != nil {
-				err = ctx.Err()
+			out := runNodeSuite(t, node, "webhooks.test.mjs", s, []string{"WEBHOOK_A_URL=" + a.URL,
+				"WEBHOOK_A_KEY=" + mustAllScopesKey(t, a), "WEBHOOK_B_URL=" + b.URL, "WEBHOOK_B_KEY=" + mustAllScopesKey(t, b),
+				"MAILBOX_URL=" + mailbox.URL, "WEBHOOK_ADMIN_EMAIL=" + adminEmail},
+				func() string {
+					return "--- Gatehouse A log ---\n" + a.Logs.String() + "\n--- Gatehouse B log ---\n" + b.Logs.String()
+				})
+			if !regexp.MustCompile(`(?m)\bpass 6$`).MatchString(out) {
+				t.Fatalf("the suite did not run its 6 tests:\n%s", out)
 			}
-			if err != nil {
-				t.Fatalf("node --test webhooks.test.mjs on %s: %v\n--- suite output ---\n%s\n--- Gatehouse A log ---\n%s\n--- Gatehouse B log ---\n%s",
-					s, err, out.String(), a.Logs.String(), b.Logs.String())
-			}
-			if !regexp.MustCompile(`(?m)\bpass 6$`).MatchString(out.String()) {
-				t.Fatalf("the suite did not run its 6 tests:\n%s", out.String())
-			}
-			t.Logf("node --test webhooks.test.mjs on %s:\n%s", s, out.String())
 		})
 	}
 }

@@ -37,7 +37,7 @@ var (
 	settingSessionLifetime   = authSettingList.add("GATEHOUSE_SESSION_LIFETIME", "session-lifetime", "168h", "how long a remembered session lives, pushed forward as it is used")
 	settingSessionUpdateAge  = authSettingList.add("GATEHOUSE_SESSION_UPDATE_AGE", "session-update-age", "24h", "how often a used session's expiry is pushed forward")
 	settingSessionFreshAge   = authSettingList.add("GATEHOUSE_SESSION_FRESH_AGE", "session-fresh-age", "24h", "how recent a sign-in must be for sensitive changes such as change-email (0 disables)")
-	settingSessionCacheTTL   = authSettingList.add("GATEHOUSE_SESSION_CACHE_TTL", "session-cache-ttl", "500ms", "how long a replica may reuse a session check without asking the database (0 disables, at most 1s): a session revoked or a user banned through another replica is refused by this one within it; changes made through this replica are seen at once")
+	settingSessionCacheTTL   = authSettingList.add("GATEHOUSE_SESSION_CACHE_TTL", "session-cache-ttl", "500ms", "how long a replica may reuse a session check without asking the database (0 disables, at most 1s): a session revoked or a user banned by another process (another replica, the command line) is refused by this one within it; changes made through this replica are seen at once")
 	settingPasswordMinLength = authSettingList.add("GATEHOUSE_PASSWORD_MIN_LENGTH", "password-min-length", "8", "shortest password accepted, in characters")
 	settingPasswordMaxLength = authSettingList.add("GATEHOUSE_PASSWORD_MAX_LENGTH", "password-max-length", "128", "longest password accepted, in characters")
 	settingLockoutThreshold  = authSettingList.add("GATEHOUSE_LOCKOUT_THRESHOLD", "lockout-threshold", "10", "consecutive wrong passwords that lock an account's password (0 disables)")

@@ -40,6 +40,10 @@ func mustStartFaultApp(t *testing.T) *faultApp {
 	app := mustStartFramework(t, storePostgres, fwEnv(adminEnv, map[string]string{
 		"GATEHOUSE_DATABASE_URL":     proxy.URL(),
 		"GATEHOUSE_DATABASE_TIMEOUT": dbFaultTimeout.String(),
+		// Every get-session must reach the database: with the session
+		// cache a session checked just before the outage would still be
+		// answered from it, within its lifetime, instead of 503.
+		"GATEHOUSE_SESSION_CACHE_TTL": "0",
 	}))
 	admin, _ := mustAdmin(t, app)
 	secret := mustCreateKey(t, admin, map[string]any{"name": "backend", "scopes": []string{"users:read"}})["secret"].(string)

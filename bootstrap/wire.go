@@ -60,6 +60,7 @@ var applicationSet = wire.NewSet(
 	oidc.NewOAuthClients,
 	oidc.NewOAuthProvider,
 	query.NewAuditLogHandler,
+	usecase.NewSignInCounter,
 	federation.NewSignIns,
 	federation.NewAccounts,
 	federation.NewProviders,

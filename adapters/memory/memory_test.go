@@ -112,3 +112,10 @@ func TestLeases(t *testing.T) {
 		return l, l
 	})
 }
+
+func TestSignInStats(t *testing.T) {
+	conformance.RunSignInStats(t, func(*testing.T) (ports.SignInStats, ports.SignInStats) {
+		s := memory.NewSignInStats()
+		return s, s
+	})
+}

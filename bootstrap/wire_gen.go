@@ -217,10 +217,12 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	listSessionsHandler := query.NewListSessionsHandler(portsSessionRepository, clock)
 	domainPlatformAdmins := platformAdmins(cfg)
 	auditLogHandler := query.NewAuditLogHandler(auditLog, domainPlatformAdmins)
+	overviewHandler := query.NewOverviewHandler(portsUserRepository, organizationRepository, domainRepository, portsSessionRepository, signInStats, auditLog, clock, domainPlatformAdmins)
 	queries := application.Queries{
 		Readiness:    readinessHandler,
 		ListSessions: listSessionsHandler,
 		AuditLog:     auditLogHandler,
+		Overview:     overviewHandler,
 	}
 	applicationApplication := &application.Application{
 		Commands: commands,
@@ -417,10 +419,12 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	listSessionsHandler := query.NewListSessionsHandler(portsSessionRepository, clock)
 	domainPlatformAdmins := platformAdmins(cfg)
 	auditLogHandler := query.NewAuditLogHandler(auditLog, domainPlatformAdmins)
+	overviewHandler := query.NewOverviewHandler(portsUserRepository, organizationRepository, domainRepository, portsSessionRepository, signInStats, auditLog, clock, domainPlatformAdmins)
 	queries := application.Queries{
 		Readiness:    readinessHandler,
 		ListSessions: listSessionsHandler,
 		AuditLog:     auditLogHandler,
+		Overview:     overviewHandler,
 	}
 	applicationApplication := &application.Application{
 		Commands: commands,
@@ -617,10 +621,12 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 	listSessionsHandler := query.NewListSessionsHandler(portsSessionRepository, clock)
 	domainPlatformAdmins := platformAdmins(cfg)
 	auditLogHandler := query.NewAuditLogHandler(auditLog, domainPlatformAdmins)
+	overviewHandler := query.NewOverviewHandler(portsUserRepository, organizationRepository, domainRepository, portsSessionRepository, signInStats, auditLog, clock, domainPlatformAdmins)
 	queries := application.Queries{
 		Readiness:    readinessHandler,
 		ListSessions: listSessionsHandler,
 		AuditLog:     auditLogHandler,
+		Overview:     overviewHandler,
 	}
 	applicationApplication := &application.Application{
 		Commands: commands,
@@ -652,7 +658,7 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 // applicationSet provides every use case. It lives here, not in application,
 // because application may not import wire.
 var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSessionsHandler, signUpHandler,
-	signInHandler, account.NewSignOutHandler, account.NewAuthenticateHandler, account.NewRevokeSessionsHandler, account.NewUpdateUserHandler, account.NewChangePasswordHandler, account.NewChangeEmailHandler, account.NewDeleteUserHandler, account.NewResetPasswordHandler, account.NewVerifyEmailHandler, account.NewThrottleHandler, account.NewPurgeExpiredHandler, account.NewTwoFactorHandler, account.NewPasskeyHandler, organization.NewOrganizations, admin.NewAdministration, admin.NewFactors, servicekey.NewServiceKeys, hostdomain.NewDomains, oidc.NewSigningKeys, oidc.NewOAuthClients, oidc.NewOAuthProvider, query.NewAuditLogHandler, usecase.NewSignInCounter, federation.NewSignIns, federation.NewAccounts, federation.NewProviders, federation.NewRouter, webhook.NewWake, webhook.NewWebhooks, webhook.NewFanout, webhook.NewSender, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"),
+	signInHandler, account.NewSignOutHandler, account.NewAuthenticateHandler, account.NewRevokeSessionsHandler, account.NewUpdateUserHandler, account.NewChangePasswordHandler, account.NewChangeEmailHandler, account.NewDeleteUserHandler, account.NewResetPasswordHandler, account.NewVerifyEmailHandler, account.NewThrottleHandler, account.NewPurgeExpiredHandler, account.NewTwoFactorHandler, account.NewPasskeyHandler, organization.NewOrganizations, admin.NewAdministration, admin.NewFactors, servicekey.NewServiceKeys, hostdomain.NewDomains, oidc.NewSigningKeys, oidc.NewOAuthClients, oidc.NewOAuthProvider, query.NewAuditLogHandler, query.NewOverviewHandler, usecase.NewSignInCounter, federation.NewSignIns, federation.NewAccounts, federation.NewProviders, federation.NewRouter, webhook.NewWake, webhook.NewWebhooks, webhook.NewFanout, webhook.NewSender, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"),
 )
 
 var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, passkeySettings, federationSettings, federationClient, wire.Bind(new(ports.FederationClient), new(*federation2.Client)), adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailDelivery, newMailer, newJobs, passwordhash.Set, blocklist.Set, rateLimiter, signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets, newMetrics, observer, outboxStats, tracerProvider, webhookSettings, newWebhookPoster, webhookObserver)

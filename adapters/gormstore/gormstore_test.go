@@ -319,3 +319,9 @@ func TestSignInStats(t *testing.T) {
 		})
 	})
 }
+
+func TestCounts(t *testing.T) {
+	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
+		conformance.RunCounts(t, storesOn(newURL))
+	})
+}

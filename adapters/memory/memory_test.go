@@ -119,3 +119,7 @@ func TestSignInStats(t *testing.T) {
 		return s, s
 	})
 }
+
+func TestCounts(t *testing.T) {
+	conformance.RunCounts(t, newStores)
+}

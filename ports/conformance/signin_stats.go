@@ -46,10 +46,13 @@ func mustRecordSignIn(t *testing.T, s ports.SignInStats, at time.Time, outcome p
 	}
 }
 
+// wantBucket is a bucket's expected counts.
+type wantBucket struct{ ok, failed int }
+
 // assertSeries fails unless the series from..to by step is want, given as
 // {succeeded, failed} pairs, each bucket starting one step after the
 // previous one from start.
-func assertSeries(t *testing.T, s ports.SignInStats, from, to time.Time, step time.Duration, start time.Time, want [][2]int) {
+func assertSeries(t *testing.T, s ports.SignInStats, from, to time.Time, step time.Duration, start time.Time, want []wantBucket) {
 	t.Helper()
 	got, err := s.Series(context.Background(), from, to, step)
 	if err != nil {
@@ -59,11 +62,13 @@ func assertSeries(t *testing.T, s ports.SignInStats, from, to time.Time, step ti
 		t.Fatalf("Series(%v, %v, %v) has %d buckets, want %d: %+v", from, to, step, len(got), len(want), got)
 	}
 	for i, b := range got {
-		if w := start.Add(time.Duration(i) * step); !b.Start.Equal(w) || b.Start.Location() != time.UTC {
-			t.Errorf("bucket %d starts at %v, want %v in UTC", i, b.Start, w)
+		if at := start.Add(time.Duration(i) * step); !b.Start.Equal(at) || b.Start.Location() != time.UTC {
+			t.Errorf("bucket %d starts at %v, want %v in UTC", i, b.Start, at)
 		}
-		if b.Succeeded != want[i][0] || b.Failed != want[i][1] {
-			t.Errorf("bucket %d (%v) = %d succeeded, %d failed; want %d, %d", i, b.Start, b.Succeeded, b.Failed, want[i][0], want[i][1])
+	}
+	for i, w := range want {
+		if g := got[i]; g.Succeeded != w.ok || g.Failed != w.failed {
+			t.Errorf("bucket %d (%v) = %d succeeded, %d failed; want %d, %d", i, g.Start, g.Succeeded, g.Failed, w.ok, w.failed)
 		}
 	}
 }
@@ -77,7 +82,7 @@ func testSignInHours(t *testing.T, a, _ ports.SignInStats) {
 	}
 	mustRecordSignIn(t, a, statsHour.Add(2*time.Hour), ports.SignInFailure)
 	assertSeries(t, a, statsHour, statsHour.Add(3*time.Hour), ports.StepHour, statsHour,
-		[][2]int{{2, 4}, {0, 0}, {0, 1}})
+		[]wantBucket{{2, 4}, {0, 0}, {0, 1}})
 }
 
 func testSignInDays(t *testing.T, a, _ ports.SignInStats) {
@@ -87,7 +92,7 @@ func testSignInDays(t *testing.T, a, _ ports.SignInStats) {
 	mustRecordSignIn(t, a, day.Add(23*time.Hour), ports.SignInFailure)
 	mustRecordSignIn(t, a, day.Add(48*time.Hour+5*time.Hour), ports.SignInFailure)
 	assertSeries(t, a, day.Add(12*time.Hour), day.Add(4*24*time.Hour), ports.StepDay, day,
-		[][2]int{{2, 1}, {0, 0}, {0, 1}, {0, 0}})
+		[]wantBucket{{2, 1}, {0, 0}, {0, 1}, {0, 0}})
 }
 
 func testSignInRange(t *testing.T, a, _ ports.SignInStats) {
@@ -97,16 +102,16 @@ func testSignInRange(t *testing.T, a, _ ports.SignInStats) {
 	// from within the hour starts at the hour; to ends the series before
 	// its own hour's bucket when it is on the hour.
 	assertSeries(t, a, statsHour.Add(20*time.Minute), statsHour.Add(2*time.Hour), ports.StepHour, statsHour,
-		[][2]int{{1, 0}, {0, 0}})
+		[]wantBucket{{1, 0}, {0, 0}})
 	assertSeries(t, a, statsHour.Add(20*time.Minute), statsHour.Add(2*time.Hour+time.Second), ports.StepHour, statsHour,
-		[][2]int{{1, 0}, {0, 0}, {0, 1}})
+		[]wantBucket{{1, 0}, {0, 0}, {0, 1}})
 }
 
 func testSignInTimezone(t *testing.T, a, _ ports.SignInStats) {
 	zone := time.FixedZone("UTC+05:30", 5*3600+1800)
 	mustRecordSignIn(t, a, statsHour.Add(10*time.Minute).In(zone), ports.SignInSuccess)
 	mustRecordSignIn(t, a, statsHour.Add(50*time.Minute), ports.SignInSuccess)
-	assertSeries(t, a, statsHour.In(zone), statsHour.Add(time.Hour).In(zone), ports.StepHour, statsHour, [][2]int{{2, 0}})
+	assertSeries(t, a, statsHour.In(zone), statsHour.Add(time.Hour).In(zone), ports.StepHour, statsHour, []wantBucket{{2, 0}})
 }
 
 func testSignInConcurrent(t *testing.T, a, b ports.SignInStats) {
@@ -131,8 +136,8 @@ func testSignInConcurrent(t *testing.T, a, b ports.SignInStats) {
 			t.Fatalf("Record: %v", err)
 		}
 	}
-	assertSeries(t, a, statsHour, statsHour.Add(time.Hour), ports.StepHour, statsHour, [][2]int{{n / 2, n / 2}})
-	assertSeries(t, b, statsHour, statsHour.Add(time.Hour), ports.StepHour, statsHour, [][2]int{{n / 2, n / 2}})
+	assertSeries(t, a, statsHour, statsHour.Add(time.Hour), ports.StepHour, statsHour, []wantBucket{{n / 2, n / 2}})
+	assertSeries(t, b, statsHour, statsHour.Add(time.Hour), ports.StepHour, statsHour, []wantBucket{{n / 2, n / 2}})
 }
 
 func testSignInDelete(t *testing.T, a, _ ports.SignInStats) {
@@ -146,7 +151,7 @@ func testSignInDelete(t *testing.T, a, _ ports.SignInStats) {
 		t.Fatalf("DeleteBefore = %d, %v; want the 2 rows of the oldest hour", n, err)
 	}
 	assertSeries(t, a, statsHour.Add(-2*time.Hour), statsHour.Add(time.Hour), ports.StepHour, statsHour.Add(-2*time.Hour),
-		[][2]int{{0, 0}, {1, 0}, {1, 0}})
+		[]wantBucket{{0, 0}, {1, 0}, {1, 0}})
 }
 
 func testSignInInvalid(t *testing.T, a, _ ports.SignInStats) {

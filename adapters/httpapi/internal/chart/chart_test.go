@@ -3,11 +3,14 @@ package chart_test
 import (
 	"encoding/xml"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/chart"
+	"github.com/gatehouse/gatehouse/ports"
 )
 
 // node is an XML element with its attributes, text and children.
@@ -169,5 +172,22 @@ func TestRender_refuses_bad_input(t *testing.T) {
 		if _, err := chart.Render(in); err == nil {
 			t.Errorf("%s: Render accepted it", name)
 		}
+	}
+}
+
+// Ensure a sign-in series becomes an input step by step, each start named
+// by the caller's label.
+func TestFromBuckets(t *testing.T) {
+	start := time.Date(2026, 11, 28, 13, 0, 0, 0, time.UTC)
+	in := chart.FromBuckets("day", "Sign-ins", []ports.SignInBucket{
+		{Start: start, Succeeded: 4, Failed: 1}, {Start: start.Add(time.Hour), Succeeded: 0, Failed: 2},
+	}, func(t time.Time) string { return t.Format("15:04") })
+	c, err := chart.Render(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []chart.Row{{Label: "13:00", SignIns: 4, Failed: 1}, {Label: "14:00", SignIns: 0, Failed: 2}}
+	if !slices.Equal(c.Rows, want) {
+		t.Fatalf("rows = %+v, want %+v", c.Rows, want)
 	}
 }

@@ -67,8 +67,8 @@ type Overview struct {
 }
 
 // Handle returns the overview to a platform administrator. Each count is
-// one statement; the sign-ins read the hour buckets of the last 30 days
-// (at most 720 rows per outcome) through their primary key, and the audit
+// one statement; the sign-ins are one read of the hour buckets of the last
+// 30 days (at most 720 hours) through their primary key, and the audit
 // entries the newest of the log through its time index.
 func (h *OverviewHandler) Handle(ctx context.Context, u *domain.User) (*Overview, error) {
 	if !h.admins.IsAdmin(u) {
@@ -93,16 +93,32 @@ func (h *OverviewHandler) Handle(ctx context.Context, u *domain.User) (*Overview
 	if o.ActiveSessions, err = h.sessions.CountActive(ctx, now); err != nil {
 		return nil, err
 	}
-	hour := now.Truncate(ports.StepHour)
-	if o.Hourly, err = h.signIns.Series(ctx, hour.Add(-(OverviewHours-1)*ports.StepHour), hour.Add(ports.StepHour), ports.StepHour); err != nil {
-		return nil, err
-	}
-	day := now.Truncate(ports.StepDay)
-	if o.Daily, err = h.signIns.Series(ctx, day.Add(-(OverviewDays-1)*ports.StepDay), day.Add(ports.StepDay), ports.StepDay); err != nil {
+	if o.Hourly, o.Daily, err = h.series(ctx, now); err != nil {
 		return nil, err
 	}
 	if o.RecentAudit, err = h.log.List(ctx, ports.AuditQuery{Limit: OverviewAuditEntries}); err != nil {
 		return nil, err
 	}
 	return o, nil
+}
+
+// series reads the hours from the first of the OverviewDays days to now
+// once, and returns the last OverviewHours of them and their sums by day.
+func (h *OverviewHandler) series(ctx context.Context, now time.Time) (hourly, daily []ports.SignInBucket, err error) {
+	first := now.Truncate(ports.StepDay).Add(-(OverviewDays - 1) * ports.StepDay)
+	hours, err := h.signIns.Series(ctx, first, now.Truncate(ports.StepHour).Add(ports.StepHour), ports.StepHour)
+	if err != nil {
+		return nil, nil, err
+	}
+	daily = make([]ports.SignInBucket, OverviewDays)
+	for i := range daily {
+		daily[i].Start = first.Add(time.Duration(i) * ports.StepDay)
+	}
+	const perDay = int(ports.StepDay / ports.StepHour)
+	for i, b := range hours {
+		d := &daily[i/perDay]
+		d.Succeeded += b.Succeeded
+		d.Failed += b.Failed
+	}
+	return hours[len(hours)-OverviewHours:], daily, nil
 }

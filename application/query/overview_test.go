@@ -96,3 +96,35 @@ func TestOverview_refuses_a_user_who_is_not_an_administrator(t *testing.T) {
 		t.Fatalf("Handle(bob) = %v, want %v", err, domain.ErrNotPlatformAdmin)
 	}
 }
+
+// Ensure that just after midnight (UTC) the current hour and today hold
+// only what happened since, and the hour before falls on yesterday.
+func TestOverview_series_just_after_midnight(t *testing.T) {
+	w, h, stats, _, ada, _ := overviewWorld(t)
+	now := w.Clock.Now()
+	w.Clock.Advance(now.Truncate(24 * time.Hour).Add(24*time.Hour + 10*time.Minute).Sub(now))
+	now = w.Clock.Now()
+	for at, outcome := range map[time.Time]ports.SignInOutcome{now: ports.SignInSuccess, now.Add(-30 * time.Minute): ports.SignInBanned} {
+		if err := stats.Record(t.Context(), at, outcome); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o, err := h.Handle(t.Context(), ada)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.Hourly) != query.OverviewHours || len(o.Daily) != query.OverviewDays {
+		t.Fatalf("%d hours and %d days", len(o.Hourly), len(o.Daily))
+	}
+	want := func(name string, b ports.SignInBucket, start time.Time, ok, failed int) {
+		t.Helper()
+		if !b.Start.Equal(start) || b.Succeeded != ok || b.Failed != failed {
+			t.Errorf("%s = %+v, want %d succeeded and %d failed from %v", name, b, ok, failed, start)
+		}
+	}
+	hour, day := now.Truncate(time.Hour), now.Truncate(24*time.Hour)
+	want("this hour", o.Hourly[23], hour, 1, 0)
+	want("the hour before", o.Hourly[22], hour.Add(-time.Hour), 0, 1)
+	want("today", o.Daily[29], day, 1, 0)
+	want("yesterday", o.Daily[28], day.Add(-24*time.Hour), 0, 1)
+}

@@ -71,4 +71,6 @@ type Queries struct {
 	Readiness    *query.ReadinessHandler
 	ListSessions *query.ListSessionsHandler
 	AuditLog     *query.AuditLogHandler
+	// Overview is the platform administrators' overview of the service.
+	Overview *query.OverviewHandler
 }

@@ -47,7 +47,7 @@ type App struct {
 }
 
 func newApp(s *httpapi.Server, app *application.Application, db Database, cfg Config, fc *upstream.Client, m *metrics.Metrics, obs ports.Observer,
-	limits *rateLimits, mail *mailDelivery, outbox ports.Outbox, leases ports.Leases, clock ports.Clock) (*App, error) {
+	counter *usecase.SignInCounter, limits *rateLimits, mail *mailDelivery, outbox ports.Outbox, leases ports.Leases, clock ports.Clock) (*App, error) {
 	a := &App{Handler: s, Server: s, Database: db, RateLimits: limits.store, Outbox: outbox, app: app, cfg: cfg, upstream: fc, limits: limits, mail: mail,
 		leases: leases, clock: clock, replica: newReplicaID()}
 	// Replicas starting together take turns: the first makes the keys and
@@ -66,10 +66,12 @@ func newApp(s *httpapi.Server, app *application.Application, db Database, cfg Co
 	if err := applyProvidersFile(ctx, app.Commands.IdentityProviders, cfg.Federation); err != nil {
 		return nil, err
 	}
-	// Sign-ins are counted by outcome, before the first request.
-	app.Commands.SignIn.Observe(obs)
-	app.Commands.TwoFactor.Observe(obs)
-	app.Commands.Passkeys.Observe(obs)
+	// Sign-ins are counted by outcome, before the first request: in the
+	// metrics, and in the durable counts every replica shares.
+	app.Commands.SignIn.Observe(obs).CountSignIns(counter)
+	app.Commands.TwoFactor.Observe(obs).CountSignIns(counter)
+	app.Commands.Passkeys.Observe(obs).CountSignIns(counter)
+	app.Commands.Federation.CountSignIns(counter)
 	if m != nil {
 		a.Metrics = m.Handler()
 	}
@@ -138,9 +140,10 @@ func (a *App) purgeJob(interval time.Duration, logger *slog.Logger) job {
 		if err == nil && a.limits.purge != nil {
 			windows, err = a.limits.purge(ctx)
 		}
-		if err == nil && p.Sessions+p.Links+p.KeySecrets+p.OAuth+p.Challenges+windows > 0 {
+		if err == nil && p.Sessions+p.Links+p.KeySecrets+p.OAuth+p.Challenges+p.SignInCounts+windows > 0 {
 			logger.Info("purged expired", slog.Int("sessions", p.Sessions), slog.Int("links", p.Links), slog.Int("key_secrets", p.KeySecrets),
-				slog.Int("oauth", p.OAuth), slog.Int("mfa_challenges", p.Challenges), slog.Int("rate_limit_windows", windows))
+				slog.Int("oauth", p.OAuth), slog.Int("mfa_challenges", p.Challenges), slog.Int("sign_in_counts", p.SignInCounts),
+				slog.Int("rate_limit_windows", windows))
 		}
 		return err
 	})}

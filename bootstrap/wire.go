@@ -60,6 +60,8 @@ var applicationSet = wire.NewSet(
 	oidc.NewOAuthClients,
 	oidc.NewOAuthProvider,
 	query.NewAuditLogHandler,
+	query.NewOverviewHandler,
+	usecase.NewSignInCounter,
 	federation.NewSignIns,
 	federation.NewAccounts,
 	federation.NewProviders,

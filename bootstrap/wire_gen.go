@@ -132,7 +132,8 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	serviceKeyRepository := gormstore.NewServiceKeyRepository(db)
 	oAuthGrantRepository := gormstore.NewOAuthGrantRepository(db)
 	federationStateRepository := gormstore.NewFederationStateRepository(db)
-	purgeExpiredHandler := account.NewPurgeExpiredHandler(portsSessionRepository, verificationRepository, serviceKeyRepository, oAuthGrantRepository, mfaChallengeRepository, webAuthnChallengeRepository, federationStateRepository, clock)
+	signInStats := gormstore.NewSignInStats(db)
+	purgeExpiredHandler := account.NewPurgeExpiredHandler(portsSessionRepository, verificationRepository, serviceKeyRepository, oAuthGrantRepository, mfaChallengeRepository, webAuthnChallengeRepository, federationStateRepository, signInStats, clock)
 	organizationOrganizationSettings := organizationSettings(cfg)
 	organizations := organization.NewOrganizations(organizationRepository, portsUserRepository, portsSessionRepository, mailer, auditor, passkeyRepository, idGenerator, clock, organizationOrganizationSettings)
 	usecaseAdminSettings := adminSettings(cfg)
@@ -216,10 +217,12 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	listSessionsHandler := query.NewListSessionsHandler(portsSessionRepository, clock)
 	domainPlatformAdmins := platformAdmins(cfg)
 	auditLogHandler := query.NewAuditLogHandler(auditLog, domainPlatformAdmins)
+	overviewHandler := query.NewOverviewHandler(portsUserRepository, organizationRepository, domainRepository, portsSessionRepository, signInStats, auditLog, clock, domainPlatformAdmins)
 	queries := application.Queries{
 		Readiness:    readinessHandler,
 		ListSessions: listSessionsHandler,
 		AuditLog:     auditLogHandler,
+		Overview:     overviewHandler,
 	}
 	applicationApplication := &application.Application{
 		Commands: commands,
@@ -228,8 +231,9 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
 	database := sqlDatabase(bootstrapSqlStore)
+	signInCounter := usecase.NewSignInCounter(signInStats, clock, logger)
 	leases := gormstore.NewLeases(db)
-	app, err := newApp(server, applicationApplication, database, cfg, client, metrics, portsObserver, bootstrapRateLimits, bootstrapMailDelivery, outbox, leases, clock)
+	app, err := newApp(server, applicationApplication, database, cfg, client, metrics, portsObserver, signInCounter, bootstrapRateLimits, bootstrapMailDelivery, outbox, leases, clock)
 	if err != nil {
 		cleanup5()
 		cleanup4()
@@ -332,7 +336,8 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	serviceKeyRepository := memory.NewServiceKeyRepository(db)
 	oAuthGrantRepository := memory.NewOAuthGrantRepository(db)
 	federationStateRepository := memory.NewFederationStateRepository(db)
-	purgeExpiredHandler := account.NewPurgeExpiredHandler(portsSessionRepository, verificationRepository, serviceKeyRepository, oAuthGrantRepository, mfaChallengeRepository, webAuthnChallengeRepository, federationStateRepository, clock)
+	signInStats := memory.NewSignInStats()
+	purgeExpiredHandler := account.NewPurgeExpiredHandler(portsSessionRepository, verificationRepository, serviceKeyRepository, oAuthGrantRepository, mfaChallengeRepository, webAuthnChallengeRepository, federationStateRepository, signInStats, clock)
 	organizationOrganizationSettings := organizationSettings(cfg)
 	organizations := organization.NewOrganizations(organizationRepository, portsUserRepository, portsSessionRepository, mailer, auditor, passkeyRepository, idGenerator, clock, organizationOrganizationSettings)
 	usecaseAdminSettings := adminSettings(cfg)
@@ -414,10 +419,12 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	listSessionsHandler := query.NewListSessionsHandler(portsSessionRepository, clock)
 	domainPlatformAdmins := platformAdmins(cfg)
 	auditLogHandler := query.NewAuditLogHandler(auditLog, domainPlatformAdmins)
+	overviewHandler := query.NewOverviewHandler(portsUserRepository, organizationRepository, domainRepository, portsSessionRepository, signInStats, auditLog, clock, domainPlatformAdmins)
 	queries := application.Queries{
 		Readiness:    readinessHandler,
 		ListSessions: listSessionsHandler,
 		AuditLog:     auditLogHandler,
+		Overview:     overviewHandler,
 	}
 	applicationApplication := &application.Application{
 		Commands: commands,
@@ -426,8 +433,9 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
 	database := memoryDatabase()
+	signInCounter := usecase.NewSignInCounter(signInStats, clock, logger)
 	leases := memory.NewLeases()
-	app, err := newApp(server, applicationApplication, database, cfg, client, metrics, portsObserver, bootstrapRateLimits, bootstrapMailDelivery, outbox, leases, clock)
+	app, err := newApp(server, applicationApplication, database, cfg, client, metrics, portsObserver, signInCounter, bootstrapRateLimits, bootstrapMailDelivery, outbox, leases, clock)
 	if err != nil {
 		cleanup4()
 		cleanup3()
@@ -530,7 +538,8 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 	serviceKeyRepository := memory.NewServiceKeyRepository(db)
 	oAuthGrantRepository := memory.NewOAuthGrantRepository(db)
 	federationStateRepository := memory.NewFederationStateRepository(db)
-	purgeExpiredHandler := account.NewPurgeExpiredHandler(portsSessionRepository, verificationRepository, serviceKeyRepository, oAuthGrantRepository, mfaChallengeRepository, webAuthnChallengeRepository, federationStateRepository, clock)
+	signInStats := memory.NewSignInStats()
+	purgeExpiredHandler := account.NewPurgeExpiredHandler(portsSessionRepository, verificationRepository, serviceKeyRepository, oAuthGrantRepository, mfaChallengeRepository, webAuthnChallengeRepository, federationStateRepository, signInStats, clock)
 	organizationOrganizationSettings := organizationSettings(cfg)
 	organizations := organization.NewOrganizations(organizationRepository, portsUserRepository, portsSessionRepository, mailer, auditor, passkeyRepository, idGenerator, clock, organizationOrganizationSettings)
 	usecaseAdminSettings := adminSettings(cfg)
@@ -612,10 +621,12 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 	listSessionsHandler := query.NewListSessionsHandler(portsSessionRepository, clock)
 	domainPlatformAdmins := platformAdmins(cfg)
 	auditLogHandler := query.NewAuditLogHandler(auditLog, domainPlatformAdmins)
+	overviewHandler := query.NewOverviewHandler(portsUserRepository, organizationRepository, domainRepository, portsSessionRepository, signInStats, auditLog, clock, domainPlatformAdmins)
 	queries := application.Queries{
 		Readiness:    readinessHandler,
 		ListSessions: listSessionsHandler,
 		AuditLog:     auditLogHandler,
+		Overview:     overviewHandler,
 	}
 	applicationApplication := &application.Application{
 		Commands: commands,
@@ -624,8 +635,9 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
 	database := memoryDatabase()
+	signInCounter := usecase.NewSignInCounter(signInStats, clock, logger)
 	leases := memory.NewLeases()
-	app, err := newApp(server, applicationApplication, database, cfg, client, metrics, portsObserver, bootstrapRateLimits, bootstrapMailDelivery, outbox, leases, clock)
+	app, err := newApp(server, applicationApplication, database, cfg, client, metrics, portsObserver, signInCounter, bootstrapRateLimits, bootstrapMailDelivery, outbox, leases, clock)
 	if err != nil {
 		cleanup4()
 		cleanup3()
@@ -646,7 +658,7 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 // applicationSet provides every use case. It lives here, not in application,
 // because application may not import wire.
 var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSessionsHandler, signUpHandler,
-	signInHandler, account.NewSignOutHandler, account.NewAuthenticateHandler, account.NewRevokeSessionsHandler, account.NewUpdateUserHandler, account.NewChangePasswordHandler, account.NewChangeEmailHandler, account.NewDeleteUserHandler, account.NewResetPasswordHandler, account.NewVerifyEmailHandler, account.NewThrottleHandler, account.NewPurgeExpiredHandler, account.NewTwoFactorHandler, account.NewPasskeyHandler, organization.NewOrganizations, admin.NewAdministration, admin.NewFactors, servicekey.NewServiceKeys, hostdomain.NewDomains, oidc.NewSigningKeys, oidc.NewOAuthClients, oidc.NewOAuthProvider, query.NewAuditLogHandler, federation.NewSignIns, federation.NewAccounts, federation.NewProviders, federation.NewRouter, webhook.NewWake, webhook.NewWebhooks, webhook.NewFanout, webhook.NewSender, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"),
+	signInHandler, account.NewSignOutHandler, account.NewAuthenticateHandler, account.NewRevokeSessionsHandler, account.NewUpdateUserHandler, account.NewChangePasswordHandler, account.NewChangeEmailHandler, account.NewDeleteUserHandler, account.NewResetPasswordHandler, account.NewVerifyEmailHandler, account.NewThrottleHandler, account.NewPurgeExpiredHandler, account.NewTwoFactorHandler, account.NewPasskeyHandler, organization.NewOrganizations, admin.NewAdministration, admin.NewFactors, servicekey.NewServiceKeys, hostdomain.NewDomains, oidc.NewSigningKeys, oidc.NewOAuthClients, oidc.NewOAuthProvider, query.NewAuditLogHandler, query.NewOverviewHandler, usecase.NewSignInCounter, federation.NewSignIns, federation.NewAccounts, federation.NewProviders, federation.NewRouter, webhook.NewWake, webhook.NewWebhooks, webhook.NewFanout, webhook.NewSender, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"),
 )
 
 var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, passkeySettings, federationSettings, federationClient, wire.Bind(new(ports.FederationClient), new(*federation2.Client)), adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailDelivery, newMailer, newJobs, passwordhash.Set, blocklist.Set, rateLimiter, signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets, newMetrics, observer, outboxStats, tracerProvider, webhookSettings, newWebhookPoster, webhookObserver)

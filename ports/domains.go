@@ -32,6 +32,9 @@ type DomainRepository interface {
 	// both descending), reading through an index from q.After, so every page
 	// costs the same however many domains there are.
 	List(ctx context.Context, q DomainQuery) (DomainPage, error)
+	// CountByStatus returns how many domains are in each status that has
+	// any, in one statement through the status index.
+	CountByStatus(ctx context.Context) (map[domain.DomainStatus]int, error)
 	// ClaimDue takes up to limit domains whose next check is due at now (at
 	// or before it), the most overdue first, through an index on the next
 	// check time, and pushes their next check to now+lease, all in one

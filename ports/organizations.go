@@ -52,6 +52,8 @@ type OrganizationRepository interface {
 	// costs the same however many organizations there are and however deep
 	// the page. A limit outside 1 to 1000 is domain.KindInvalid.
 	List(ctx context.Context, q OrganizationQuery) (OrganizationPage, error)
+	// Count returns how many organizations there are, in one statement.
+	Count(ctx context.Context) (int, error)
 
 	// AddMember stores m. The user already being a member is
 	// ErrAlreadyMember (domain.KindConflict); a missing organization or user

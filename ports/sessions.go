@@ -25,6 +25,9 @@ type SessionRepository interface {
 	// ListByUser returns the user's sessions that have not expired at now,
 	// newest first.
 	ListByUser(ctx context.Context, userID domain.UserID, now time.Time) ([]*domain.Session, error)
+	// CountActive returns how many sessions have not expired at now, in
+	// one statement through the expiry index.
+	CountActive(ctx context.Context, now time.Time) (int, error)
 	// ClearOrganization sets no active organization on every session whose
 	// active organization is org, as when org is deleted or userID leaves it
 	// (an empty userID clears it on everyone's sessions).

@@ -38,6 +38,8 @@ type UserRepository interface {
 	// unique index on email, so such a page costs the same at any depth and
 	// size. A bad limit is an error of kind domain.KindInvalid.
 	Page(ctx context.Context, q UserPageQuery) (UserPage, error)
+	// Count returns how many users there are, in one statement.
+	Count(ctx context.Context) (int, error)
 }
 
 // UserPageQuery selects one page of users. Every filter set must hold.

@@ -298,6 +298,9 @@ func matrixRoutes() []matrixRoute {
 		{name: "audit-log", method: http.MethodGet, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
 			return "/api/admin/audit-log?limit=5", ""
 		}},
+		{name: "overview", method: http.MethodGet, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
+			return "/api/admin/overview", ""
+		}},
 
 		{name: "oauth-clients/create", method: http.MethodPost, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
 			return "/api/admin/oauth-clients", matrixOAuthClient

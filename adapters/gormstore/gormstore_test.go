@@ -308,3 +308,20 @@ func TestLeases(t *testing.T) {
 		})
 	})
 }
+
+// TestSignInStats runs the SignInStats contract on two pools of one
+// database, as two replicas hold.
+func TestSignInStats(t *testing.T) {
+	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
+		conformance.RunSignInStats(t, func(t *testing.T) (ports.SignInStats, ports.SignInStats) {
+			u := newURL(t)
+			return gormstore.NewSignInStats(gormtest.Open(t, u)), gormstore.NewSignInStats(gormtest.Open(t, u))
+		})
+	})
+}
+
+func TestCounts(t *testing.T) {
+	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
+		conformance.RunCounts(t, storesOn(newURL))
+	})
+}

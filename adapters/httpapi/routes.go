@@ -73,7 +73,8 @@ func (s *Server) addRoutes() {
 	adm.AddAdminDomainRoutes()
 	adm.AddUserFactorRoutes() // reset a user's second factors
 	adm.AddIdentityProviderRoutes()
-	adm.AddWebhookRoutes() // webhook endpoints, their messages and replays
+	adm.AddWebhookRoutes()  // webhook endpoints, their messages and replays
+	adm.AddOverviewRoutes() // counts, sign-ins and recent audit entries
 
 	// The trusted API (a service key).
 	trusted.AddBackendUserRoutes()

@@ -112,3 +112,14 @@ func TestLeases(t *testing.T) {
 		return l, l
 	})
 }
+
+func TestSignInStats(t *testing.T) {
+	conformance.RunSignInStats(t, func(*testing.T) (ports.SignInStats, ports.SignInStats) {
+		s := memory.NewSignInStats()
+		return s, s
+	})
+}
+
+func TestCounts(t *testing.T) {
+	conformance.RunCounts(t, newStores)
+}

@@ -1,6 +1,7 @@
 package account
 
 import (
+	"context"
 	"errors"
 
 	"github.com/gatehouse/gatehouse/application/usecase"
@@ -31,18 +32,49 @@ func (h *PasskeyHandler) Observe(o ports.Observer) *PasskeyHandler {
 	return h
 }
 
-// observeSignIn counts a sign-in by method that ended with err in o, if any.
-func observeSignIn(o ports.Observer, method ports.SignInMethod, err error) {
-	if o != nil {
-		o.SignIn(method, signInOutcome(err))
-	}
+// CountSignIns makes the handler record each sign-in's outcome in c, the
+// durable counts every replica shares (see usecase.SignInCounter).
+func (h *SignInHandler) CountSignIns(c *usecase.SignInCounter) *SignInHandler {
+	usecase.MustHave(c)
+	h.counter = c
+	return h
 }
 
-// signInOutcome says how a sign-in that returned err ended: the refusals
+// CountSignIns makes the handler record each sign-in it finishes with a
+// second factor in c.
+func (h *TwoFactorHandler) CountSignIns(c *usecase.SignInCounter) *TwoFactorHandler {
+	usecase.MustHave(c)
+	h.counter = c
+	return h
+}
+
+// CountSignIns makes the handler record each passkey sign-in in c.
+func (h *PasskeyHandler) CountSignIns(c *usecase.SignInCounter) *PasskeyHandler {
+	usecase.MustHave(c)
+	h.counter = c
+	return h
+}
+
+// observeSignIn counts a sign-in by method that ended with err in o and c,
+// if any.
+func observeSignIn(ctx context.Context, o ports.Observer, c *usecase.SignInCounter, method ports.SignInMethod, err error) {
+	countSignIn(ctx, o, c, method, SignInOutcome(err))
+}
+
+// countSignIn counts a sign-in by method that ended with outcome in o and
+// c, if any.
+func countSignIn(ctx context.Context, o ports.Observer, c *usecase.SignInCounter, method ports.SignInMethod, outcome ports.SignInOutcome) {
+	if o != nil {
+		o.SignIn(method, outcome)
+	}
+	c.Count(ctx, outcome)
+}
+
+// SignInOutcome says how a sign-in that returned err ended: the refusals
 // the service chose by their reason, the service's own failures as errors,
 // and every other refusal (wrong or unknown credentials, a wrong code, bad
 // input) as a failure.
-func signInOutcome(err error) ports.SignInOutcome {
+func SignInOutcome(err error) ports.SignInOutcome {
 	switch {
 	case err == nil:
 		return ports.SignInSuccess

@@ -123,7 +123,8 @@ type PasskeyHandler struct {
 	audit      usecase.Auditor
 	policy     domain.SessionPolicy
 	rp         *webauthn.WebAuthn
-	observer   ports.Observer // nil: sign-ins are not counted
+	observer   ports.Observer         // nil: sign-ins are not counted
+	counter    *usecase.SignInCounter // nil: nor recorded
 }
 
 // NewPasskeyHandler returns a PasskeyHandler for the relying party of
@@ -421,7 +422,7 @@ func (h *PasskeyHandler) VerifyAuthentication(ctx context.Context, cmd PasskeyVe
 	}
 	stepUp := c.UserID != ""
 	if !stepUp { // a sign-in, from here on: count it
-		defer func() { observeSignIn(h.observer, ports.SignInPasskey, err) }()
+		defer func() { observeSignIn(ctx, h.observer, h.counter, ports.SignInPasskey, err) }()
 	}
 	if stepUp && (stored.UserID != c.UserID || cmd.Principal == nil || cmd.Principal.User == nil || cmd.Principal.User.ID() != c.UserID) {
 		return nil, ErrPasskeyAuthentication

@@ -2,6 +2,7 @@ package account
 
 import (
 	"context"
+	"time"
 
 	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/ports"
@@ -10,7 +11,8 @@ import (
 // PurgeExpiredHandler removes expired sessions, one-time links,
 // rotated-out service-key secrets and the OpenID provider's expired codes,
 // grants and refresh tokens, and second-factor and WebAuthn challenges, so the tables
-// hold only what can still be used.
+// hold only what can still be used; and the sign-in counts older than
+// SignInCountRetention.
 type PurgeExpiredHandler struct {
 	sessions      ports.SessionRepository
 	verifications ports.VerificationRepository
@@ -19,24 +21,30 @@ type PurgeExpiredHandler struct {
 	challenges    ports.MFAChallengeRepository
 	webauthn      ports.WebAuthnChallengeRepository
 	states        ports.FederationStateRepository
+	signIns       ports.SignInStats
 	clock         ports.Clock
 }
+
+// SignInCountRetention is how long the hourly sign-in counts are kept: the
+// overview shows 30 days, and the rest leaves room to look back further.
+const SignInCountRetention = 90 * 24 * time.Hour
 
 // NewPurgeExpiredHandler returns a PurgeExpiredHandler.
 func NewPurgeExpiredHandler(sessions ports.SessionRepository, verifications ports.VerificationRepository, keys ports.ServiceKeyRepository,
 	grants ports.OAuthGrantRepository, challenges ports.MFAChallengeRepository, webauthn ports.WebAuthnChallengeRepository,
-	states ports.FederationStateRepository, clock ports.Clock) *PurgeExpiredHandler {
-	usecase.MustHave(sessions, verifications, keys, grants, challenges, webauthn, states, clock)
+	states ports.FederationStateRepository, signIns ports.SignInStats, clock ports.Clock) *PurgeExpiredHandler {
+	usecase.MustHave(sessions, verifications, keys, grants, challenges, webauthn, states, signIns, clock)
 	return &PurgeExpiredHandler{sessions: sessions, verifications: verifications, keys: keys, grants: grants, challenges: challenges,
-		webauthn: webauthn, states: states, clock: clock}
+		webauthn: webauthn, states: states, signIns: signIns, clock: clock}
 }
 
 // Purged counts what a purge removed. OAuth counts authorization codes,
 // grants and refresh tokens together; Challenges the second-factor
 // challenges of sign-ins, the passkey ceremonies' challenges and the
-// sign-ins left unfinished at upstream identity providers.
+// sign-ins left unfinished at upstream identity providers; SignInCounts
+// the rows of hourly sign-in counts past their retention.
 type Purged struct {
-	Sessions, Links, KeySecrets, OAuth, Challenges int
+	Sessions, Links, KeySecrets, OAuth, Challenges, SignInCounts int
 }
 
 // Handle deletes what expired before now and says how much.
@@ -66,5 +74,9 @@ func (h *PurgeExpiredHandler) Handle(ctx context.Context) (Purged, error) {
 	}
 	n, err = h.states.DeleteExpired(ctx, now)
 	p.Challenges += n
+	if err != nil {
+		return p, err
+	}
+	p.SignInCounts, err = h.signIns.DeleteBefore(ctx, now.Add(-SignInCountRetention))
 	return p, err
 }

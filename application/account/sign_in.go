@@ -48,7 +48,8 @@ type SignInHandler struct {
 	challenges  ports.MFAChallengeRepository
 	sso         usecase.SSOPolicy
 	audit       usecase.Auditor
-	observer    ports.Observer // nil: sign-ins are not counted
+	observer    ports.Observer         // nil: sign-ins are not counted
+	counter     *usecase.SignInCounter // nil: nor recorded
 }
 
 // UseSSO refuses password sign-ins of the addresses policy sends to their
@@ -108,15 +109,15 @@ func NewSignInHandler(users ports.UserRepository, credentials ports.CredentialRe
 // has an account.
 func (h *SignInHandler) Handle(ctx context.Context, cmd SignIn) (res *SignInResult, err error) {
 	locked := false // the password was refused because the account is locked
-	if h.observer != nil {
+	if h.observer != nil || h.counter != nil {
 		defer func() {
 			switch {
 			case locked:
-				h.observer.SignIn(ports.SignInPassword, ports.SignInLocked)
+				countSignIn(ctx, h.observer, h.counter, ports.SignInPassword, ports.SignInLocked)
 			case err == nil && res.TwoFactorChallenge != "":
-				h.observer.SignIn(ports.SignInPassword, ports.SignInSecondFactorRequired)
+				countSignIn(ctx, h.observer, h.counter, ports.SignInPassword, ports.SignInSecondFactorRequired)
 			default:
-				observeSignIn(h.observer, ports.SignInPassword, err)
+				observeSignIn(ctx, h.observer, h.counter, ports.SignInPassword, err)
 			}
 		}()
 	}

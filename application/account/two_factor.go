@@ -137,7 +137,8 @@ type TwoFactorHandler struct {
 	audit       usecase.Auditor
 	stepUp      usecase.StepUp
 	settings    usecase.AuthSettings
-	observer    ports.Observer // nil: sign-ins are not counted
+	observer    ports.Observer         // nil: sign-ins are not counted
+	counter     *usecase.SignInCounter // nil: nor recorded
 }
 
 // NewTwoFactorHandler returns a TwoFactorHandler.
@@ -680,7 +681,7 @@ func (h *TwoFactorHandler) verify(ctx context.Context, cmd VerifySecondFactor, w
 		return &VerifySecondFactorResult{User: u, Session: &s}, nil
 	}
 	// The challenge path finishes a sign-in: count it.
-	defer func() { observeSignIn(h.observer, ports.SignInSecondFactor, err) }()
+	defer func() { observeSignIn(ctx, h.observer, h.counter, ports.SignInSecondFactor, err) }()
 	if cmd.ChallengeID == "" {
 		return nil, ErrInvalidChallenge
 	}

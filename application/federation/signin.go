@@ -74,6 +74,16 @@ type SignIns struct {
 	logger     *slog.Logger
 	router     *Router
 	orgs       ports.OrganizationRepository
+	counter    *usecase.SignInCounter // nil: sign-ins are not recorded
+}
+
+// CountSignIns makes the sign-ins at providers record their outcomes in c,
+// from the moment the provider vouched for an identity (a bad state or a
+// refusal at the provider is no sign-in of ours).
+func (s *SignIns) CountSignIns(c *usecase.SignInCounter) *SignIns {
+	usecase.MustHave(c)
+	s.counter = c
+	return s
 }
 
 // NewSignIns returns the sign-in use cases.
@@ -392,9 +402,22 @@ func (s *SignIns) SignInWithIDToken(ctx context.Context, in IDTokenSignIn) (Call
 	return res, err
 }
 
-// signIn ties id to a user (its linked account, or a user of its verified
-// address when linking is allowed, or a new user) and starts a session.
+// signIn is startSignIn, its outcome counted: a second factor asked for is
+// counted when it is answered.
 func (s *SignIns) signIn(ctx context.Context, p domain.IdentityProvider, id ports.UpstreamIdentity, tokens ports.UpstreamTokens, c usecase.Client, res *CallbackResult) error {
+	err := s.startSignIn(ctx, p, id, tokens, c, res)
+	if err == nil && res.TwoFactorChallenge != "" {
+		s.counter.Count(ctx, ports.SignInSecondFactorRequired)
+	} else {
+		s.counter.Count(ctx, account.SignInOutcome(err))
+	}
+	return err
+}
+
+// startSignIn ties id to a user (its linked account, or a user of its
+// verified address when linking is allowed, or a new user) and starts a
+// session.
+func (s *SignIns) startSignIn(ctx context.Context, p domain.IdentityProvider, id ports.UpstreamIdentity, tokens ports.UpstreamTokens, c usecase.Client, res *CallbackResult) error {
 	if err := domain.CheckSubject(id.Subject); err != nil {
 		return err
 	}

@@ -242,3 +242,35 @@ func TestSignIns_no_user_is_made_of_an_unverified_address(t *testing.T) {
 		t.Fatal("a user was made of an address the provider did not verify")
 	}
 }
+
+// Ensure sign-ins at a provider are recorded in the durable counts once
+// the provider vouched for an identity: a new user's session as a success,
+// a banned user's refusal as a failure, and a bad state not at all.
+func TestSignIns_are_recorded_in_the_counts(t *testing.T) {
+	f := newFedWorld(t)
+	stats := memory.NewSignInStats()
+	f.signIns.CountSignIns(usecase.NewSignInCounter(stats, f.Clock, nil))
+	f.mustProvider(t, false)
+	f.up.identity = ports.UpstreamIdentity{Subject: "sub-1", Email: "new@example.com", EmailVerified: true}
+	res, err := f.callback(t, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.callback(t, func(c *federation.Callback) { c.StateCookie = "" }); err == nil {
+		t.Fatal("a callback from another browser was accepted")
+	}
+	if err := f.Users.Update(t.Context(), res.User.ID(), func(u *domain.User) error {
+		return u.Ban("spam", time.Time{}, f.Clock.Now())
+	}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.callback(t, nil)
+	usecasetest.MustCode(t, err, "user.banned")
+	got, err := stats.Series(t.Context(), f.Clock.Now(), f.Clock.Now().Add(time.Nanosecond), ports.StepHour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0].Succeeded != 1 || got[0].Failed != 1 {
+		t.Fatalf("counts = %+v, want 1 succeeded and 1 failed", got[0])
+	}
+}

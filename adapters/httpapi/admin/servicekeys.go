@@ -177,13 +177,19 @@ func (s *API) listAuditLog(ctx context.Context, in *AuditLogInput) (*AuditLogOut
 	out := &AuditLogOutput{}
 	out.Body.Data = make([]AuditEntryJSON, len(page.Entries))
 	for i, e := range page.Entries {
-		out.Body.Data[i] = AuditEntryJSON{ID: e.ID, OccurredAt: e.OccurredAt, ActorType: string(e.ActorType), ActorID: e.ActorID, Action: e.Action,
-			TargetType: e.TargetType, TargetID: e.TargetID, RequestID: e.RequestID, IPAddress: e.IPAddress, Outcome: string(e.Outcome), Code: s.auditCode(e.ActorType, e.Code)}
+		out.Body.Data[i] = s.auditEntryJSON(e)
 	}
 	if page.NextCursor != "" {
 		out.Body.NextCursor = &page.NextCursor
 	}
 	return out, nil
+}
+
+// auditEntryJSON is e as the admin routes publish it, its code in the
+// vocabulary of the contract its actor called.
+func (s *API) auditEntryJSON(e domain.AuditEntry) AuditEntryJSON {
+	return AuditEntryJSON{ID: e.ID, OccurredAt: e.OccurredAt, ActorType: string(e.ActorType), ActorID: e.ActorID, Action: e.Action,
+		TargetType: e.TargetType, TargetID: e.TargetID, RequestID: e.RequestID, IPAddress: e.IPAddress, Outcome: string(e.Outcome), Code: s.auditCode(e.ActorType, e.Code)}
 }
 
 // CurrentKeyOutput describes the calling key.

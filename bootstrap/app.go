@@ -138,9 +138,9 @@ func (a *App) purgeJob(interval time.Duration, logger *slog.Logger) job {
 		if err == nil && a.limits.purge != nil {
 			windows, err = a.limits.purge(ctx)
 		}
-		if err == nil && p.Sessions+p.Links+p.KeySecrets+p.OAuth+p.Challenges+windows > 0 {
+		if err == nil && p.Sessions+p.Links+p.KeySecrets+p.OAuth+p.Challenges+p.FormTokens+windows > 0 {
 			logger.Info("purged expired", slog.Int("sessions", p.Sessions), slog.Int("links", p.Links), slog.Int("key_secrets", p.KeySecrets),
-				slog.Int("oauth", p.OAuth), slog.Int("mfa_challenges", p.Challenges), slog.Int("rate_limit_windows", windows))
+				slog.Int("oauth", p.OAuth), slog.Int("mfa_challenges", p.Challenges), slog.Int("form_tokens", p.FormTokens), slog.Int("rate_limit_windows", windows))
 		}
 		return err
 	})}

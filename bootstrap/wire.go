@@ -54,6 +54,7 @@ var applicationSet = wire.NewSet(
 	organization.NewOrganizations,
 	admin.NewAdministration,
 	admin.NewFactors,
+	admin.NewConsoleForms,
 	servicekey.NewServiceKeys,
 	hostdomain.NewDomains,
 	oidc.NewSigningKeys,

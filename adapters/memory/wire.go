@@ -36,4 +36,5 @@ var Set = wire.NewSet(
 	NewWebhookEndpointRepository, wire.Bind(new(ports.WebhookEndpointRepository), new(*WebhookEndpointRepository)),
 	NewWebhookQueue, wire.Bind(new(ports.WebhookQueue), new(*WebhookQueue)), wire.Bind(new(ports.WebhookLog), new(*WebhookQueue)),
 	NewLeases, wire.Bind(new(ports.Leases), new(*Leases)),
+	NewSpentTokens, wire.Bind(new(ports.SpentTokens), new(*SpentTokens)),
 )

@@ -9,7 +9,8 @@ import (
 
 // PurgeExpiredHandler removes expired sessions, one-time links,
 // rotated-out service-key secrets and the OpenID provider's expired codes,
-// grants and refresh tokens, and second-factor and WebAuthn challenges, so the tables
+// grants and refresh tokens, second-factor and WebAuthn challenges, and the
+// console's spent form tokens, so the tables
 // hold only what can still be used.
 type PurgeExpiredHandler struct {
 	sessions      ports.SessionRepository
@@ -19,24 +20,26 @@ type PurgeExpiredHandler struct {
 	challenges    ports.MFAChallengeRepository
 	webauthn      ports.WebAuthnChallengeRepository
 	states        ports.FederationStateRepository
+	spent         ports.SpentTokens
 	clock         ports.Clock
 }
 
 // NewPurgeExpiredHandler returns a PurgeExpiredHandler.
 func NewPurgeExpiredHandler(sessions ports.SessionRepository, verifications ports.VerificationRepository, keys ports.ServiceKeyRepository,
 	grants ports.OAuthGrantRepository, challenges ports.MFAChallengeRepository, webauthn ports.WebAuthnChallengeRepository,
-	states ports.FederationStateRepository, clock ports.Clock) *PurgeExpiredHandler {
-	usecase.MustHave(sessions, verifications, keys, grants, challenges, webauthn, states, clock)
+	states ports.FederationStateRepository, spent ports.SpentTokens, clock ports.Clock) *PurgeExpiredHandler {
+	usecase.MustHave(sessions, verifications, keys, grants, challenges, webauthn, states, spent, clock)
 	return &PurgeExpiredHandler{sessions: sessions, verifications: verifications, keys: keys, grants: grants, challenges: challenges,
-		webauthn: webauthn, states: states, clock: clock}
+		webauthn: webauthn, states: states, spent: spent, clock: clock}
 }
 
 // Purged counts what a purge removed. OAuth counts authorization codes,
 // grants and refresh tokens together; Challenges the second-factor
 // challenges of sign-ins, the passkey ceremonies' challenges and the
-// sign-ins left unfinished at upstream identity providers.
+// sign-ins left unfinished at upstream identity providers; FormTokens the
+// console's spent form tokens.
 type Purged struct {
-	Sessions, Links, KeySecrets, OAuth, Challenges int
+	Sessions, Links, KeySecrets, OAuth, Challenges, FormTokens int
 }
 
 // Handle deletes what expired before now and says how much.
@@ -66,5 +69,9 @@ func (h *PurgeExpiredHandler) Handle(ctx context.Context) (Purged, error) {
 	}
 	n, err = h.states.DeleteExpired(ctx, now)
 	p.Challenges += n
+	if err != nil {
+		return p, err
+	}
+	p.FormTokens, err = h.spent.DeleteExpired(ctx, now)
 	return p, err
 }

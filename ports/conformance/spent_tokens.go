@@ -104,7 +104,7 @@ func testSpendConcurrent(t *testing.T, a, b ports.SpentTokens) {
 
 func testSpendDeleteExpired(t *testing.T, a, b ports.SpentTokens) {
 	ctx := context.Background()
-	mustSpend(t, a, "old", baseTime, true)                   // ends at +1m
+	mustSpend(t, a, "old", baseTime, true)                  // ends at +1m
 	mustSpend(t, a, "new", baseTime.Add(time.Minute), true) // ends at +2m
 	n, err := b.DeleteExpired(ctx, baseTime.Add(90*time.Second))
 	if err != nil || n != 1 {

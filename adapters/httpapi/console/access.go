@@ -24,13 +24,12 @@ import (
 // while they impersonate someone, the impersonated user) and what the
 // page needs to mint its form tokens.
 type visit struct {
-	s       *API
-	c       *gin.Context
-	p       usecase.Principal
-	req     usecase.AdminRequest
-	tag     string // the session's tag, which the form tokens carry
-	now     time.Time
-	created []string // form tokens minted for the page (their count)
+	s   *API
+	c   *gin.Context
+	p   usecase.Principal
+	req usecase.AdminRequest
+	tag string // the session's tag, which the form tokens carry
+	now time.Time
 }
 
 // impersonating reports whether the session is an impersonation.

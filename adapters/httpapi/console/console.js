@@ -3,13 +3,21 @@
 // relative times in the viewer's time zone with the absolute time on hover.
 (function () {
   "use strict";
+  var slashFocused = false;
   document.addEventListener("keydown", function (e) {
+    slashFocused = false;
     if (e.key !== "/" || e.ctrlKey || e.metaKey || e.altKey) return;
     var t = e.target;
     if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.tagName === "SELECT" || t.isContentEditable)) return;
     var q = document.getElementById("q");
-    if (q) { e.preventDefault(); q.focus(); q.select(); }
+    if (q) { e.preventDefault(); q.focus(); q.select(); slashFocused = true; }
   });
+  // Some input paths (remote control, some IMEs) deliver the character on
+  // its own after the keydown: the "/" that moved the focus is not typed.
+  document.addEventListener("keypress", function (e) {
+    if (slashFocused && e.key === "/") e.preventDefault();
+    slashFocused = false;
+  }, true);
   document.addEventListener("click", function (e) {
     var b = e.target.closest ? e.target.closest("button[data-copy]") : null;
     if (!b) return;

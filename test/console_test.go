@@ -61,6 +61,13 @@ func mustConsolePage(t testing.TB, r *response, status int) string {
 	return body
 }
 
+// consoleRows is the body of a page's table.
+func consoleRows(page string) string {
+	_, rows, _ := strings.Cut(page, "<tbody>")
+	rows, _, _ = strings.Cut(rows, "</tbody>")
+	return rows
+}
+
 // mustSignInRedirect fails unless r sends the browser to sign in and come
 // back to callback.
 func mustSignInRedirect(t testing.TB, r *response, callback string) {
@@ -216,6 +223,12 @@ func TestConsole_user_actions_are_audited(t *testing.T) {
 		if list := mustConsolePage(t, w.admin.get("/console/users?q=pat&by=name"), http.StatusOK); !strings.Contains(list, "pat@example.com") || strings.Contains(list, w.victimEmail) {
 			t.Fatalf("search by name: %s", list)
 		}
+		if list := consoleRows(mustConsolePage(t, w.admin.get("/console/users?verified=no"), http.StatusOK)); !strings.Contains(list, w.victimEmail) || strings.Contains(list, adminEmail) {
+			t.Fatalf("unverified filter: %s", list)
+		}
+		if list := consoleRows(mustConsolePage(t, w.admin.get("/console/users?verified=yes"), http.StatusOK)); strings.Contains(list, w.victimEmail) || !strings.Contains(list, adminEmail) {
+			t.Fatalf("verified filter: %s", list)
+		}
 
 		// One session revoked, then all.
 		victim2 := app.client(t)
@@ -292,6 +305,7 @@ func TestConsole_hostile_input(t *testing.T) {
 			{"q=" + strings.Repeat("a", 300), "q"},
 			{"org=" + strings.Repeat("o", 200), "org"},
 			{"status=%00", "query.status"},
+			{"verified=maybe", "verified"},
 			{"cursor=not-a-cursor", "cursor"},
 		} {
 			page := mustConsolePage(t, w.admin.get("/console/users?"+tt.query), http.StatusBadRequest)

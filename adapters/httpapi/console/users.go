@@ -18,7 +18,7 @@ import (
 // usersView is the users list: the query as given (kept in the form and
 // the links) and one page.
 type usersView struct {
-	Q, By, Status, Org string
+	Q, By, Status, Verified, Org string
 	Rows               []userRow
 	First, Next        string
 }
@@ -55,7 +55,7 @@ func (s *API) usersPage(c *gin.Context) {
 		return
 	}
 	q := c.Request.URL.Query()
-	uv := &usersView{Q: q.Get("q"), By: q.Get("by"), Status: q.Get("status"), Org: q.Get("org")}
+	uv := &usersView{Q: q.Get("q"), By: q.Get("by"), Status: q.Get("status"), Verified: q.Get("verified"), Org: q.Get("org")}
 	p := v.page("Users")
 	p.Section, p.Users = "users", uv
 	if q.Get("deleted") != "" {
@@ -71,6 +71,8 @@ func (s *API) usersPage(c *gin.Context) {
 		p.Error, p.Field = "Search in e-mail or name.", "by"
 	case uv.Status != "" && uv.Status != "banned" && uv.Status != "active":
 		p.Error, p.Field = "The status is banned, not banned, or any.", "status"
+	case uv.Verified != "" && uv.Verified != "yes" && uv.Verified != "no":
+		p.Error, p.Field = "The address is verified, unverified, or any.", "verified"
 	case len(query.Cursor) > 512:
 		p.Error, p.Field = "The page link is not valid.", "cursor"
 	}
@@ -87,6 +89,10 @@ func (s *API) usersPage(c *gin.Context) {
 		banned := uv.Status == "banned"
 		query.Banned = &banned
 	}
+	if uv.Verified != "" {
+		verified := uv.Verified == "yes"
+		query.EmailVerified = &verified
+	}
 	page, err := s.App.Commands.Administration.PageUsers(c.Request.Context(), v.req, query)
 	if err != nil {
 		if domain.KindOf(err) == domain.KindInvalid {
@@ -101,7 +107,7 @@ func (s *API) usersPage(c *gin.Context) {
 		uv.Rows = append(uv.Rows, userRow{ID: string(u.ID()), Email: string(u.Email()), Name: u.Name(), Banned: u.IsBanned(v.now),
 			Verified: u.EmailVerified(), Admin: s.App.Commands.Administration.IsAdmin(u), Created: u.CreatedAt()})
 	}
-	link := url.Values{"q": {uv.Q}, "by": {uv.By}, "status": {uv.Status}, "org": {uv.Org}}
+	link := url.Values{"q": {uv.Q}, "by": {uv.By}, "status": {uv.Status}, "verified": {uv.Verified}, "org": {uv.Org}}
 	if query.Cursor != "" {
 		uv.First = edge.PageURL(Base+"/users", link)
 	}

@@ -19,8 +19,8 @@ import (
 // the links) and one page.
 type usersView struct {
 	Q, By, Status, Verified, Org string
-	Rows               []userRow
-	First, Next        string
+	Rows                         []userRow
+	First, Next                  string
 }
 
 type userRow struct {
@@ -128,11 +128,18 @@ type userView struct {
 	TwoFactor               bool
 	Passkeys                int
 	Sessions                []sessionRow
+	Linked                  []linkedRow
 	Form                    userForm
 }
 
 // userForm is what a refused form sent, shown again.
 type userForm struct{ Reason, Days, Confirm string }
+
+// linkedRow is one of the user's accounts at an identity provider.
+type linkedRow struct {
+	Provider, Email string
+	Created         time.Time
+}
 
 type sessionRow struct {
 	ID, IP, Agent    string
@@ -150,7 +157,8 @@ func (s *API) userPage(c *gin.Context) {
 	s.showUser(c, v, http.StatusOK, "", "", userForm{})
 }
 
-// showUser renders the user page with status, and a refused form's error,
+// showUser renders the user page (the profile, factors, sessions and
+// linked accounts, each read through the admin API's use case) with status, and a refused form's error,
 // field and input.
 func (s *API) showUser(c *gin.Context, v *visit, status int, msg, field string, f userForm) {
 	ctx := c.Request.Context()
@@ -169,6 +177,11 @@ func (s *API) showUser(c *gin.Context, v *visit, status int, msg, field string, 
 		s.refuse(c, err)
 		return
 	}
+	linked, err := s.App.Commands.LinkedAccounts.LinkedFor(ctx, v.req, id)
+	if err != nil {
+		s.refuse(c, err)
+		return
+	}
 	u, acc := uf.User, uf.User.Access()
 	uv := &userView{ID: string(u.ID()), Email: string(u.Email()), Name: u.Name(), Path: Base + "/users/" + url.PathEscape(string(u.ID())),
 		Verified: u.EmailVerified(), Banned: u.IsBanned(v.now), Admin: s.App.Commands.Administration.IsAdmin(u), BanReason: acc.BanReason,
@@ -176,6 +189,9 @@ func (s *API) showUser(c *gin.Context, v *visit, status int, msg, field string, 
 	for _, ss := range sessions {
 		uv.Sessions = append(uv.Sessions, sessionRow{ID: string(ss.ID()), IP: ss.IPAddress(), Agent: ss.UserAgent(),
 			Created: ss.CreatedAt(), Expires: ss.ExpiresAt(), Impersonation: ss.ImpersonatedBy() != ""})
+	}
+	for _, a := range linked {
+		uv.Linked = append(uv.Linked, linkedRow{Provider: a.ProviderID, Email: a.Email, Created: a.CreatedAt})
 	}
 	p := v.page(uv.Email)
 	p.Section, p.User, p.Error, p.Field = "users", uv, msg, field

@@ -362,3 +362,24 @@ func TestConsole_idle_timeout(t *testing.T) {
 		mustConsolePage(t, fresh.get("/console/users"), http.StatusOK)
 	})
 }
+
+// Ensure the console applies the admin API's multi-factor rule: while
+// administrators must have a second factor, one without gets the admin
+// API's refusal as a 403 page on every console page and form, and is
+// admitted once they enrol one.
+func TestConsole_administrators_need_a_second_factor(t *testing.T) {
+	t.Parallel()
+	env := fwEnv(adminEnv, map[string]string{"GATEHOUSE_ADMIN_REQUIRE_MFA": "true"})
+	fwForStores(t, allStores, env, func(t *testing.T, app *fwApp) {
+		admin, _ := mustAdmin(t, app)
+		_, victim := mustPlainUser(t, app, "Vic", "vic@example.com", userPassword)
+		for _, path := range []string{"/console/users", "/console/users/" + victim} {
+			if page := mustConsolePage(t, admin.get(path), http.StatusForbidden); !strings.Contains(page, "second factor") {
+				t.Fatalf("GET %s without a second factor: %s", path, page)
+			}
+		}
+		mustConsolePage(t, consolePost(admin, "/console/users/"+victim+"/ban", url.Values{"reason": {"x"}}), http.StatusForbidden)
+		mustEnrolTOTP(t, admin, adminPassword)
+		mustConsolePage(t, admin.get("/console/users/"+victim), http.StatusOK)
+	})
+}

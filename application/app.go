@@ -43,6 +43,8 @@ type Commands struct {
 	Administration *admin.Administration
 	// Factors is what operators see and reset of users' second factors.
 	Factors *admin.Factors
+	// Memberships is what operators see of users' organizations.
+	Memberships *admin.Memberships
 	// ConsoleForms spends the admin console's single-use form tokens.
 	ConsoleForms *admin.ConsoleForms
 	ServiceKeys  *servicekey.ServiceKeys

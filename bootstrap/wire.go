@@ -55,6 +55,7 @@ var applicationSet = wire.NewSet(
 	admin.NewAdministration,
 	admin.NewFactors,
 	admin.NewConsoleForms,
+	admin.NewMemberships,
 	servicekey.NewServiceKeys,
 	hostdomain.NewDomains,
 	oidc.NewSigningKeys,

@@ -139,6 +139,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	usecaseAdminSettings := adminSettings(cfg)
 	administration := admin.NewAdministration(portsUserRepository, credentialRepository, portsSessionRepository, hasher, list, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, usecaseAdminSettings)
 	factors := admin.NewFactors(administration, twoFactorRepository, passkeyRepository, verificationRepository, mailer)
+	memberships := admin.NewMemberships(administration, organizationRepository)
 	consoleForms := admin.NewConsoleForms(spentTokens, clock)
 	serviceKeys := servicekey.NewServiceKeys(serviceKeyRepository, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAdminSettings, usecaseAuthSettings)
 	dnsResolver, err := newDNSResolver(cfg)
@@ -201,6 +202,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 		Organizations:     organizations,
 		Administration:    administration,
 		Factors:           factors,
+		Memberships:       memberships,
 		ConsoleForms:      consoleForms,
 		ServiceKeys:       serviceKeys,
 		Domains:           domains,
@@ -342,6 +344,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	usecaseAdminSettings := adminSettings(cfg)
 	administration := admin.NewAdministration(portsUserRepository, credentialRepository, portsSessionRepository, hasher, list, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, usecaseAdminSettings)
 	factors := admin.NewFactors(administration, twoFactorRepository, passkeyRepository, verificationRepository, mailer)
+	memberships := admin.NewMemberships(administration, organizationRepository)
 	consoleForms := admin.NewConsoleForms(spentTokens, clock)
 	serviceKeys := servicekey.NewServiceKeys(serviceKeyRepository, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAdminSettings, usecaseAuthSettings)
 	dnsResolver, err := newDNSResolver(cfg)
@@ -402,6 +405,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 		Organizations:     organizations,
 		Administration:    administration,
 		Factors:           factors,
+		Memberships:       memberships,
 		ConsoleForms:      consoleForms,
 		ServiceKeys:       serviceKeys,
 		Domains:           domains,
@@ -543,6 +547,7 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 	usecaseAdminSettings := adminSettings(cfg)
 	administration := admin.NewAdministration(portsUserRepository, credentialRepository, portsSessionRepository, hasher, list, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, usecaseAdminSettings)
 	factors := admin.NewFactors(administration, twoFactorRepository, passkeyRepository, verificationRepository, mailer)
+	memberships := admin.NewMemberships(administration, organizationRepository)
 	consoleForms := admin.NewConsoleForms(spentTokens, clock)
 	serviceKeys := servicekey.NewServiceKeys(serviceKeyRepository, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAdminSettings, usecaseAuthSettings)
 	dnsResolver, err := newDNSResolver(cfg)
@@ -603,6 +608,7 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 		Organizations:     organizations,
 		Administration:    administration,
 		Factors:           factors,
+		Memberships:       memberships,
 		ConsoleForms:      consoleForms,
 		ServiceKeys:       serviceKeys,
 		Domains:           domains,
@@ -655,7 +661,7 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 // applicationSet provides every use case. It lives here, not in application,
 // because application may not import wire.
 var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSessionsHandler, signUpHandler,
-	signInHandler, account.NewSignOutHandler, account.NewAuthenticateHandler, account.NewRevokeSessionsHandler, account.NewUpdateUserHandler, account.NewChangePasswordHandler, account.NewChangeEmailHandler, account.NewDeleteUserHandler, account.NewResetPasswordHandler, account.NewVerifyEmailHandler, account.NewThrottleHandler, account.NewPurgeExpiredHandler, account.NewTwoFactorHandler, account.NewPasskeyHandler, organization.NewOrganizations, admin.NewAdministration, admin.NewFactors, admin.NewConsoleForms, servicekey.NewServiceKeys, hostdomain.NewDomains, oidc.NewSigningKeys, oidc.NewOAuthClients, oidc.NewOAuthProvider, query.NewAuditLogHandler, federation.NewSignIns, federation.NewAccounts, federation.NewProviders, federation.NewRouter, webhook.NewWake, webhook.NewWebhooks, webhook.NewFanout, webhook.NewSender, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"),
+	signInHandler, account.NewSignOutHandler, account.NewAuthenticateHandler, account.NewRevokeSessionsHandler, account.NewUpdateUserHandler, account.NewChangePasswordHandler, account.NewChangeEmailHandler, account.NewDeleteUserHandler, account.NewResetPasswordHandler, account.NewVerifyEmailHandler, account.NewThrottleHandler, account.NewPurgeExpiredHandler, account.NewTwoFactorHandler, account.NewPasskeyHandler, organization.NewOrganizations, admin.NewAdministration, admin.NewFactors, admin.NewConsoleForms, admin.NewMemberships, servicekey.NewServiceKeys, hostdomain.NewDomains, oidc.NewSigningKeys, oidc.NewOAuthClients, oidc.NewOAuthProvider, query.NewAuditLogHandler, federation.NewSignIns, federation.NewAccounts, federation.NewProviders, federation.NewRouter, webhook.NewWake, webhook.NewWebhooks, webhook.NewFanout, webhook.NewSender, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"),
 )
 
 var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, passkeySettings, federationSettings, federationClient, wire.Bind(new(ports.FederationClient), new(*federation2.Client)), adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailDelivery, newMailer, newJobs, passwordhash.Set, blocklist.Set, rateLimiter, signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets, newMetrics, observer, outboxStats, tracerProvider, webhookSettings, newWebhookPoster, webhookObserver)

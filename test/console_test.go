@@ -230,6 +230,17 @@ func TestConsole_user_actions_are_audited(t *testing.T) {
 			t.Fatalf("verified filter: %s", list)
 		}
 
+		// The user's organizations show on their page, each linking to its
+		// members in the list.
+		org := mustOK(t, w.victimC.post("/api/auth/organization/create", mustJSON(t, map[string]any{"name": "Vic Corp", "slug": "vic-corp"})))
+		orgID, _ := org["id"].(string)
+		if page := mustConsolePage(t, w.admin.get(w.userPath()), http.StatusOK); !strings.Contains(page, "Vic Corp") || !strings.Contains(page, "/console/users?org="+orgID) {
+			t.Fatalf("the user page lacks their organization %s: %s", orgID, page)
+		}
+		if list := consoleRows(mustConsolePage(t, w.admin.get("/console/users?org="+orgID), http.StatusOK)); !strings.Contains(list, w.victimEmail) || strings.Contains(list, "pat@example.com") {
+			t.Fatalf("organization filter: %s", list)
+		}
+
 		// One session revoked, then all.
 		victim2 := app.client(t)
 		mustSignIn(t, victim2, w.victimEmail, userPassword)

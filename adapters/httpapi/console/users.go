@@ -129,11 +129,15 @@ type userView struct {
 	Passkeys                int
 	Sessions                []sessionRow
 	Linked                  []linkedRow
+	Orgs                    []orgRow
 	Form                    userForm
 }
 
 // userForm is what a refused form sent, shown again.
 type userForm struct{ Reason, Days, Confirm string }
+
+// orgRow is an organization the user belongs to.
+type orgRow struct{ ID, Name, Slug string }
 
 // linkedRow is one of the user's accounts at an identity provider.
 type linkedRow struct {
@@ -157,8 +161,8 @@ func (s *API) userPage(c *gin.Context) {
 	s.showUser(c, v, http.StatusOK, "", "", userForm{})
 }
 
-// showUser renders the user page (the profile, factors, sessions and
-// linked accounts, each read through the admin API's use case) with status, and a refused form's error,
+// showUser renders the user page (the profile, factors, sessions,
+// organizations and linked accounts, each read through the admin API's use case) with status, and a refused form's error,
 // field and input.
 func (s *API) showUser(c *gin.Context, v *visit, status int, msg, field string, f userForm) {
 	ctx := c.Request.Context()
@@ -182,6 +186,11 @@ func (s *API) showUser(c *gin.Context, v *visit, status int, msg, field string, 
 		s.refuse(c, err)
 		return
 	}
+	orgs, err := s.App.Commands.Memberships.OfUser(ctx, v.req, id)
+	if err != nil {
+		s.refuse(c, err)
+		return
+	}
 	u, acc := uf.User, uf.User.Access()
 	uv := &userView{ID: string(u.ID()), Email: string(u.Email()), Name: u.Name(), Path: Base + "/users/" + url.PathEscape(string(u.ID())),
 		Verified: u.EmailVerified(), Banned: u.IsBanned(v.now), Admin: s.App.Commands.Administration.IsAdmin(u), BanReason: acc.BanReason,
@@ -189,6 +198,9 @@ func (s *API) showUser(c *gin.Context, v *visit, status int, msg, field string, 
 	for _, ss := range sessions {
 		uv.Sessions = append(uv.Sessions, sessionRow{ID: string(ss.ID()), IP: ss.IPAddress(), Agent: ss.UserAgent(),
 			Created: ss.CreatedAt(), Expires: ss.ExpiresAt(), Impersonation: ss.ImpersonatedBy() != ""})
+	}
+	for _, o := range orgs {
+		uv.Orgs = append(uv.Orgs, orgRow{ID: string(o.ID()), Name: o.Name(), Slug: o.Slug()})
 	}
 	for _, a := range linked {
 		uv.Linked = append(uv.Linked, linkedRow{Provider: a.ProviderID, Email: a.Email, Created: a.CreatedAt})

@@ -103,6 +103,7 @@ func consoleBrowser(t *testing.T, app *fwApp, chromium, dir string) {
 	oidcBrowserNoCSPViolations(t, ctx, "the user page")
 
 	// Revoke their session (the one sign-up started), then ban them.
+	do("open the session's revocation", chromedp.Click(chromedp.CSS(`details:has(form[action$="/sessions/revoke"]) summary`)))
 	do("revoke the session", chromedp.Click(chromedp.CSS(`form[action$="/sessions/revoke"] [type="submit"]`)))
 	consoleWait(t, ctx, "the revocation", `location.search === "?done=revoked"`)
 	mustShow("after revoking", "The session has ended.")

@@ -42,8 +42,12 @@ type Commands struct {
 	Organizations  *organization.Organizations
 	Administration *admin.Administration
 	// Factors is what operators see and reset of users' second factors.
-	Factors     *admin.Factors
-	ServiceKeys *servicekey.ServiceKeys
+	Factors *admin.Factors
+	// Memberships is what operators see of users' organizations.
+	Memberships *admin.Memberships
+	// ConsoleForms spends the admin console's single-use form tokens.
+	ConsoleForms *admin.ConsoleForms
+	ServiceKeys  *servicekey.ServiceKeys
 	// Domains is the trusted API's domains, their administration and the
 	// DNS verifier.
 	Domains *hostdomain.Domains

@@ -140,10 +140,10 @@ func (a *App) purgeJob(interval time.Duration, logger *slog.Logger) job {
 		if err == nil && a.limits.purge != nil {
 			windows, err = a.limits.purge(ctx)
 		}
-		if err == nil && p.Sessions+p.Links+p.KeySecrets+p.OAuth+p.Challenges+p.SignInCounts+windows > 0 {
+		if err == nil && p.Sessions+p.Links+p.KeySecrets+p.OAuth+p.Challenges+p.SignInCounts+p.FormTokens+windows > 0 {
 			logger.Info("purged expired", slog.Int("sessions", p.Sessions), slog.Int("links", p.Links), slog.Int("key_secrets", p.KeySecrets),
 				slog.Int("oauth", p.OAuth), slog.Int("mfa_challenges", p.Challenges), slog.Int("sign_in_counts", p.SignInCounts),
-				slog.Int("rate_limit_windows", windows))
+				slog.Int("form_tokens", p.FormTokens), slog.Int("rate_limit_windows", windows))
 		}
 		return err
 	})}

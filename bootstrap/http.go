@@ -269,7 +269,7 @@ func httpConfig(c Config, m *metrics.Metrics, tp trace.TracerProvider) httpapi.C
 	h := c.HTTP
 	cfg := httpapi.Config{BaseURL: h.BaseURL, HomeURL: h.HomeURL, Version: Version, MaxBodyBytes: h.MaxBodyBytes, SessionCookieName: c.SessionCookieName(),
 		Secrets: c.Secrets, CookiePrefix: h.CookiePrefix, HostCookies: h.HostCookies, TrustedOrigins: h.TrustedOrigins, TrustedProxies: h.TrustedProxies, RateLimit: h.RateLimit,
-		ServiceKeyLimit: h.ServiceKeyLimit, ServiceKeyWindow: h.ServiceKeyWindow, Tracer: tp}
+		ServiceKeyLimit: h.ServiceKeyLimit, ServiceKeyWindow: h.ServiceKeyWindow, Tracer: tp, ConsoleIdleTimeout: c.Admin.ConsoleIdleTimeout}
 	if m != nil {
 		cfg.Observer = m
 	}

@@ -54,6 +54,8 @@ var applicationSet = wire.NewSet(
 	organization.NewOrganizations,
 	admin.NewAdministration,
 	admin.NewFactors,
+	admin.NewConsoleForms,
+	admin.NewMemberships,
 	servicekey.NewServiceKeys,
 	hostdomain.NewDomains,
 	oidc.NewSigningKeys,

@@ -52,6 +52,9 @@ type UserPageQuery struct {
 	NameContains  string
 	// Banned, when set, matches users whose stored ban flag equals it.
 	Banned *bool
+	// EmailVerified, when set, matches users whose address's verification
+	// equals it.
+	EmailVerified *bool
 	// OrganizationID, when set, matches the organization's members.
 	OrganizationID domain.OrganizationID
 	// CreatedAfter and CreatedBefore, when not zero, match users created

@@ -129,6 +129,17 @@ func TestFederationRepositories(t *testing.T) {
 	})
 }
 
+// TestSpentTokens runs the SpentTokens contract on two pools of one
+// database, as two replicas hold.
+func TestSpentTokens(t *testing.T) {
+	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
+		conformance.RunSpentTokens(t, func(t *testing.T) (ports.SpentTokens, ports.SpentTokens) {
+			u := newURL(t)
+			return gormstore.NewSpentTokens(gormtest.Open(t, u)), gormstore.NewSpentTokens(gormtest.Open(t, u))
+		})
+	})
+}
+
 func TestUnitOfWork(t *testing.T) {
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		conformance.RunUnitOfWork(t, storesOn(newURL))

@@ -178,5 +178,6 @@ func RowModels() []any {
 		&totpFactorRow{}, &backupCodeRow{}, &mfaChallengeRow{}, &passkeyRow{}, &webauthnChallengeRow{},
 		&identityProviderRow{}, &identityProviderDomainRow{}, &linkedAccountRow{}, &federationStateRow{},
 		&outboxRow{},
-		&webhookEndpointRow{}, &webhookMessageRow{}, &webhookDeliveryRow{}, &webhookAttemptRow{}}
+		&webhookEndpointRow{}, &webhookMessageRow{}, &webhookDeliveryRow{}, &webhookAttemptRow{},
+		&spentTokenRow{}}
 }

@@ -205,6 +205,9 @@ func userPageSQL(q ports.UserPageQuery, dialect Dialect) (string, []any) {
 	if q.Banned != nil {
 		add("banned = ?", *q.Banned)
 	}
+	if q.EmailVerified != nil {
+		add("email_verified = ?", *q.EmailVerified)
+	}
 	if q.OrganizationID != "" {
 		add("EXISTS (SELECT 1 FROM members m WHERE m.organization_id = ? AND m.user_id = users.id)", string(q.OrganizationID))
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/admin"
 	"github.com/gatehouse/gatehouse/adapters/httpapi/backend"
+	"github.com/gatehouse/gatehouse/adapters/httpapi/console"
 	"github.com/gatehouse/gatehouse/adapters/httpapi/explorer"
 	"github.com/gatehouse/gatehouse/adapters/httpapi/framework"
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
@@ -20,7 +21,8 @@ import (
 // (make archcheck): framework/ (Better Auth's wire), oidc/ (the OpenID
 // provider and discovery), admin/ (service keys, audit, OAuth clients,
 // signing keys' administration, domains), backend/ (the trusted API),
-// pages/ (the hosted pages and their form posts) and explorer/. A group's
+// pages/ (the hosted pages and their form posts), console/ (the admin
+// console) and explorer/. A group's
 // operations go through its package's register, which puts them in their
 // contracts with the package's vocabulary (its Words); plain gin routes go
 // through edge.Kit.Handle. Each route declares its policy where it is
@@ -86,6 +88,8 @@ func (s *Server) addRoutes() {
 	trusted.AddWebhookEvents()     // the contract's webhooks section: every event
 
 	s.pages.AddHostedPages() // the pages, their stylesheet, the icon and the home page
+	// The admin console (/console: a platform administrator's pages).
+	console.New(s.Kit).AddConsoleRoutes()
 
 	// Outside the contracts: the documents and the explorer. The framework's
 	// document sits in the framework: Better Auth's error shape and CORS,

@@ -106,6 +106,13 @@ func TestOutbox(t *testing.T) {
 	conformance.RunOutbox(t, newStores)
 }
 
+func TestSpentTokens(t *testing.T) {
+	conformance.RunSpentTokens(t, func(*testing.T) (ports.SpentTokens, ports.SpentTokens) {
+		s := memory.NewSpentTokens()
+		return s, s
+	})
+}
+
 func TestLeases(t *testing.T) {
 	conformance.RunLeases(t, func(*testing.T) (ports.Leases, ports.Leases) {
 		l := memory.NewLeases()

@@ -170,6 +170,7 @@ func (r *UserRepository) Page(ctx context.Context, q ports.UserPageQuery) (ports
 			emailPart != "" && !strings.Contains(strings.ToLower(string(u.Email())), emailPart),
 			namePart != "" && !strings.Contains(strings.ToLower(u.Name()), namePart),
 			q.Banned != nil && u.Access().Banned != *q.Banned,
+			q.EmailVerified != nil && u.EmailVerified() != *q.EmailVerified,
 			!q.CreatedAfter.IsZero() && !u.CreatedAt().After(after),
 			!q.CreatedBefore.IsZero() && !u.CreatedAt().Before(before),
 			q.After != nil && newestFirst(u, *q.After) <= 0:

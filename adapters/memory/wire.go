@@ -37,4 +37,5 @@ var Set = wire.NewSet(
 	NewWebhookQueue, wire.Bind(new(ports.WebhookQueue), new(*WebhookQueue)), wire.Bind(new(ports.WebhookLog), new(*WebhookQueue)),
 	NewLeases, wire.Bind(new(ports.Leases), new(*Leases)),
 	NewSignInStats, wire.Bind(new(ports.SignInStats), new(*SignInStats)),
+	NewSpentTokens, wire.Bind(new(ports.SpentTokens), new(*SpentTokens)),
 )

@@ -204,7 +204,7 @@ func TestPasskey_expired_challenges_are_purged(t *testing.T) {
 	}
 	purge := account.NewPurgeExpiredHandler(memory.NewSessionRepository(w.DB), memory.NewVerificationRepository(w.DB),
 		memory.NewServiceKeyRepository(w.DB), memory.NewOAuthGrantRepository(w.DB), memory.NewMFAChallengeRepository(w.DB),
-		memory.NewWebAuthnChallengeRepository(w.DB), memory.NewFederationStateRepository(w.DB), memory.NewSignInStats(), w.Clock)
+		memory.NewWebAuthnChallengeRepository(w.DB), memory.NewFederationStateRepository(w.DB), memory.NewSignInStats(), memory.NewSpentTokens(), w.Clock)
 	if p, err := purge.Handle(t.Context()); err != nil || p.Challenges != 0 {
 		t.Fatalf("purge of a live challenge = %+v, %v", p, err)
 	}

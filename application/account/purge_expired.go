@@ -10,9 +10,9 @@ import (
 
 // PurgeExpiredHandler removes expired sessions, one-time links,
 // rotated-out service-key secrets and the OpenID provider's expired codes,
-// grants and refresh tokens, and second-factor and WebAuthn challenges, so the tables
-// hold only what can still be used; and the sign-in counts older than
-// SignInCountRetention.
+// grants and refresh tokens, second-factor and WebAuthn challenges, and the
+// console's spent form tokens, so the tables hold only what can still be
+// used; and the sign-in counts older than SignInCountRetention.
 type PurgeExpiredHandler struct {
 	sessions      ports.SessionRepository
 	verifications ports.VerificationRepository
@@ -22,6 +22,7 @@ type PurgeExpiredHandler struct {
 	webauthn      ports.WebAuthnChallengeRepository
 	states        ports.FederationStateRepository
 	signIns       ports.SignInStats
+	spent         ports.SpentTokens
 	clock         ports.Clock
 }
 
@@ -32,19 +33,20 @@ const SignInCountRetention = 90 * 24 * time.Hour
 // NewPurgeExpiredHandler returns a PurgeExpiredHandler.
 func NewPurgeExpiredHandler(sessions ports.SessionRepository, verifications ports.VerificationRepository, keys ports.ServiceKeyRepository,
 	grants ports.OAuthGrantRepository, challenges ports.MFAChallengeRepository, webauthn ports.WebAuthnChallengeRepository,
-	states ports.FederationStateRepository, signIns ports.SignInStats, clock ports.Clock) *PurgeExpiredHandler {
-	usecase.MustHave(sessions, verifications, keys, grants, challenges, webauthn, states, signIns, clock)
+	states ports.FederationStateRepository, signIns ports.SignInStats, spent ports.SpentTokens, clock ports.Clock) *PurgeExpiredHandler {
+	usecase.MustHave(sessions, verifications, keys, grants, challenges, webauthn, states, signIns, spent, clock)
 	return &PurgeExpiredHandler{sessions: sessions, verifications: verifications, keys: keys, grants: grants, challenges: challenges,
-		webauthn: webauthn, states: states, signIns: signIns, clock: clock}
+		webauthn: webauthn, states: states, signIns: signIns, spent: spent, clock: clock}
 }
 
 // Purged counts what a purge removed. OAuth counts authorization codes,
 // grants and refresh tokens together; Challenges the second-factor
 // challenges of sign-ins, the passkey ceremonies' challenges and the
 // sign-ins left unfinished at upstream identity providers; SignInCounts
-// the rows of hourly sign-in counts past their retention.
+// the rows of hourly sign-in counts past their retention; FormTokens the
+// console's spent form tokens.
 type Purged struct {
-	Sessions, Links, KeySecrets, OAuth, Challenges, SignInCounts int
+	Sessions, Links, KeySecrets, OAuth, Challenges, SignInCounts, FormTokens int
 }
 
 // Handle deletes what expired before now and says how much.
@@ -78,5 +80,9 @@ func (h *PurgeExpiredHandler) Handle(ctx context.Context) (Purged, error) {
 		return p, err
 	}
 	p.SignInCounts, err = h.signIns.DeleteBefore(ctx, now.Add(-SignInCountRetention))
+	if err != nil {
+		return p, err
+	}
+	p.FormTokens, err = h.spent.DeleteExpired(ctx, now)
 	return p, err
 }

@@ -113,7 +113,7 @@ func TestPurgeExpired_removes_old_sign_in_counts(t *testing.T) {
 	}
 	purge := account.NewPurgeExpiredHandler(memory.NewSessionRepository(w.DB), memory.NewVerificationRepository(w.DB),
 		memory.NewServiceKeyRepository(w.DB), memory.NewOAuthGrantRepository(w.DB), memory.NewMFAChallengeRepository(w.DB),
-		memory.NewWebAuthnChallengeRepository(w.DB), memory.NewFederationStateRepository(w.DB), stats, w.Clock)
+		memory.NewWebAuthnChallengeRepository(w.DB), memory.NewFederationStateRepository(w.DB), stats, memory.NewSpentTokens(), w.Clock)
 	p, err := purge.Handle(t.Context())
 	if err != nil || p.SignInCounts != 1 {
 		t.Fatalf("purge = %+v, %v; want the one hour past retention removed", p, err)

@@ -24,6 +24,7 @@ type ListUsersPage struct {
 	EmailContains  string
 	NameContains   string
 	Banned         *bool
+	EmailVerified  *bool
 	OrganizationID domain.OrganizationID
 	CreatedAfter   time.Time
 	CreatedBefore  time.Time
@@ -54,7 +55,7 @@ func (a *Administration) PageUsers(ctx context.Context, req usecase.Caller, q Li
 	if err != nil {
 		return UsersPage{}, err
 	}
-	pq := ports.UserPageQuery{Limit: q.Limit, After: after, EmailContains: q.EmailContains, NameContains: q.NameContains, Banned: q.Banned,
+	pq := ports.UserPageQuery{Limit: q.Limit, After: after, EmailContains: q.EmailContains, NameContains: q.NameContains, Banned: q.Banned, EmailVerified: q.EmailVerified,
 		OrganizationID: q.OrganizationID, CreatedAfter: q.CreatedAfter, CreatedBefore: q.CreatedBefore}
 	if q.Email != "" {
 		email, err := domain.NewEmail(q.Email)

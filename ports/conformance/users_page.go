@@ -25,6 +25,7 @@ func RunUserPage(t *testing.T, newStores func(t *testing.T) Stores) {
 		{"email_is_exact", testUserPageEmail},
 		{"contains_is_case_insensitive_and_literal", testUserPageContains},
 		{"banned_filter", testUserPageBanned},
+		{"verified_filter", testUserPageVerified},
 		{"organization_filter", testUserPageOrganization},
 		{"created_range_is_exclusive", testUserPageCreatedRange},
 		{"filters_combine_with_the_cursor", testUserPageFiltersWithCursor},
@@ -313,6 +314,26 @@ func testUserPageBanned(t *testing.T, s Stores) {
 	}
 	if ids, _ := mustPage(t, s, ports.UserPageQuery{Banned: &yes, Limit: 20}); !slices.Equal(ids, []domain.UserID{"d0", "B1"}) {
 		t.Errorf("banned after changes = %v, want [d0 B1]", ids)
+	}
+}
+
+func testUserPageVerified(t *testing.T, s Stores) {
+	mustSeedPageUsers(t, s, pageSeeds...)
+	ctx := context.Background()
+	for _, id := range []domain.UserID{"a1", "c0"} {
+		if err := s.Users.Update(ctx, id, func(u *domain.User) error { u.MarkEmailVerified(baseTime); return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	yes, no := true, false
+	if ids, _ := mustPage(t, s, ports.UserPageQuery{EmailVerified: &yes, Limit: 20}); !slices.Equal(ids, []domain.UserID{"c0", "a1"}) {
+		t.Errorf("verified = %v, want [c0 a1]", ids)
+	}
+	if ids, _ := mustPage(t, s, ports.UserPageQuery{EmailVerified: &no, Limit: 20}); !slices.Equal(ids, []domain.UserID{"d0", "b2", "b1", "B1", "a0"}) {
+		t.Errorf("unverified = %v, want [d0 b2 b1 B1 a0]", ids)
+	}
+	if ids, _ := mustPage(t, s, ports.UserPageQuery{EmailVerified: &no, Banned: &yes, Limit: 20}); !slices.Equal(ids, []domain.UserID{"B1"}) {
+		t.Errorf("unverified and banned = %v, want [B1]", ids)
 	}
 }
 

@@ -413,12 +413,6 @@ type SessionUserOutput struct {
 	}
 }
 
-// adminSessionValue is what the admin_session cookie signs: the
-// administrator's own token and whether their session was "don't remember".
-func adminSessionValue(token string, s *domain.Session) string {
-	return token + ":" + strconv.FormatBool(!s.RememberMe())
-}
-
 func (s *API) adminImpersonateUser(ctx context.Context, in *AdminUserIDInput) (*SessionUserOutput, error) {
 	req, err := s.AdminRequest(ctx)
 	if err != nil {
@@ -431,7 +425,7 @@ func (s *API) adminImpersonateUser(ctx context.Context, in *AdminUserIDInput) (*
 	}
 	out := &SessionUserOutput{}
 	out.Body.Session, out.Body.User = sessionJSON(res.Session), userJSON(res.User)
-	out.SetCookie = append(out.SetCookie, s.Cookies.Cookie(s.Cookies.AdminSession, s.Cookies.Signer.Sign(adminSessionValue(adminToken, req.Principal.Session)), 0))
+	out.SetCookie = append(out.SetCookie, s.Cookies.AdminSessionCookie(adminToken, req.Principal.Session))
 	out.SignIn(s.Cookies, res.Token, res.Session)
 	return out, nil
 }
@@ -441,12 +435,7 @@ func (s *API) adminStopImpersonating(ctx context.Context, _ *struct{}) (*Session
 	if err != nil {
 		return nil, err
 	}
-	var adminToken string
-	if c, err := edge.RequestInfoFrom(ctx).Request.Cookie(s.Cookies.AdminSession); err == nil {
-		if v, ok := s.Cookies.Signer.Verify(c.Value); ok {
-			adminToken, _, _ = strings.Cut(v, ":")
-		}
-	}
+	adminToken := s.Cookies.AdminToken(edge.RequestInfoFrom(ctx).Request)
 	restored, err := s.App.Commands.Administration.StopImpersonating(ctx, p, adminToken, edge.RequestIDFrom(ctx), edge.RequestInfoFrom(ctx).ClientIP)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package edge
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -36,7 +37,10 @@ type SessionCookies struct {
 	// oauthState binds a sign-in at an upstream provider to the browser
 	// that started it (Better Auth's state cookie).
 	oauthState string
-	lifetime   time.Duration
+	// ConsoleSeen is the admin console's last visit, bound to the session
+	// (the console's idle timeout).
+	ConsoleSeen string
+	lifetime    time.Duration
 }
 
 func newSessionCookies(cfg Config, lifetime time.Duration) *SessionCookies {
@@ -57,7 +61,31 @@ func newSessionCookies(cfg Config, lifetime time.Duration) *SessionCookies {
 		sessionName: prefix + ".session_token", dontRemember: prefix + ".dont_remember", sessionData: prefix + ".session_data",
 		AdminSession: prefix + ".admin_session", twoFactor: prefix + ".two_factor",
 		trustDevice: prefix + ".trust_device", passkey: prefix + ".better-auth-passkey", oauthState: prefix + ".state",
+		ConsoleSeen: prefix + ".console_seen",
 	}
+}
+
+// AdminSessionCookie returns the admin_session cookie that keeps an
+// administrator's own session (token, and whether it was "don't
+// remember") aside while they impersonate someone.
+func (sc *SessionCookies) AdminSessionCookie(token string, s *domain.Session) http.Cookie {
+	return sc.Cookie(sc.AdminSession, sc.Signer.Sign(token+":"+strconv.FormatBool(!s.RememberMe())), 0)
+}
+
+// AdminToken returns the administrator's own session token that a
+// request's admin_session cookie carries, or "" when there is none or its
+// signature does not hold.
+func (sc *SessionCookies) AdminToken(r *http.Request) string {
+	c, err := r.Cookie(sc.AdminSession)
+	if err != nil {
+		return ""
+	}
+	v, ok := sc.Signer.Verify(c.Value)
+	if !ok {
+		return ""
+	}
+	token, _, _ := strings.Cut(v, ":")
+	return token
 }
 
 // TrustDeviceCookie returns the signed trust_device cookie carrying token

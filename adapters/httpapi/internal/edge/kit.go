@@ -50,7 +50,14 @@ type Config struct {
 	Observer ports.Observer
 	// Tracer traces each request (Trace); nil traces nothing.
 	Tracer trace.TracerProvider
+	// ConsoleIdleTimeout sends a console visitor idle that long back to
+	// sign in (0: DefaultConsoleIdleTimeout).
+	ConsoleIdleTimeout time.Duration
 }
+
+// DefaultConsoleIdleTimeout is the console's idle timeout when the
+// configuration names none.
+const DefaultConsoleIdleTimeout = 30 * time.Minute
 
 // The default budget of each service key on the trusted routes: far above
 // what a backend normally sends.

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/gin-gonic/gin"
 )
 
 // Shape is the error vocabulary a route answers in.
@@ -146,6 +148,11 @@ type Policy struct {
 	// Kit.Principal refuses one without (403 admin.mfa_required). The
 	// routes that enrol a factor and sign out are not marked.
 	Administers bool
+	// ErrorPage renders the problems the middleware raises before the
+	// route's handler runs (hostile input, the origin check, the rate
+	// limit, sizes) as a page, for routes that browsers navigate (the
+	// console): nil writes the problem as JSON.
+	ErrorPage func(c *gin.Context, p *Problem)
 	// Inputs names where each of the operation's parameters comes from
 	// ("query", "path" or "header"), by its wire name; every other field
 	// is the body's. The renderers locate a domain FieldViolation's bare

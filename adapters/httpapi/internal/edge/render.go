@@ -202,6 +202,13 @@ func LogError(ctx context.Context, logger *slog.Logger, status int, de *domain.E
 // WriteGinError renders err for routes outside Huma (unknown routes, the body
 // limit, panics) in the same shapes Huma routes use.
 func WriteGinError(c *gin.Context, body huma.StatusError) {
+	if p, ok := body.(*Problem); ok {
+		if page := PolicyFrom(c.Request.Context()).ErrorPage; page != nil {
+			page(c, p)
+			c.Abort()
+			return
+		}
+	}
 	ct := "application/json"
 	if _, ok := body.(*Problem); ok {
 		ct = "application/problem+json"

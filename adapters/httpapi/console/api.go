@@ -1,0 +1,73 @@
+// Package console serves the admin console under /console: server-rendered
+// pages (html/template) for platform administrators, with one stylesheet
+// and one small script of its own, both embedded and served from this
+// origin. Like the hosted pages it is a surface, not a contract: no
+// document lists its routes. Every action goes through the use cases the
+// admin API (/api/admin, the framework's admin plugin) uses, so the same
+// checks and audit entries apply; the console adds the browser's guards:
+// who may enter (access.go), the idle timeout, single-use form tokens
+// (forms.go) and strict response headers (render.go).
+package console
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+)
+
+// Base is the console's path.
+const Base = "/console"
+
+// API holds the console's handlers, on the edge's shared pieces.
+type API struct {
+	*edge.Kit
+	views *views
+}
+
+// New returns the console on k.
+func New(k *edge.Kit) *API {
+	if k == nil {
+		panic("console: nil dependency")
+	}
+	return &API{Kit: k, views: newViews()}
+}
+
+// AddConsoleRoutes registers the console's pages, forms and assets. Every
+// page and form reads the session cookie (edge.SecuritySession: the origin
+// check guards each form post); the middleware's refusals render as pages.
+func (s *API) AddConsoleRoutes() {
+	page := edge.Policy{Rate: edge.RateGeneral, Security: edge.SecuritySession, ErrorPage: s.problemPage}
+	asset := edge.Policy{Rate: edge.RatePublic}
+	s.Handle(http.MethodGet, stylesheetPath, asset, s.views.serveCSS)
+	s.Handle(http.MethodGet, scriptPath, asset, s.views.serveJS)
+
+	s.Page(Base, page, s.home)
+	s.Page(Base+"/users", page, s.usersPage)
+	s.Page(Base+"/users/:id", page, s.userPage)
+	post := func(path string, h func(c *gin.Context, v *visit)) {
+		s.Handle(http.MethodPost, path, page, func(c *gin.Context) { s.form(c, h) })
+	}
+	post(Base+"/users/:id/ban", s.banUser)
+	post(Base+"/users/:id/unban", s.unbanUser)
+	post(Base+"/users/:id/sessions/revoke", s.revokeSession)
+	post(Base+"/users/:id/sessions/revoke-all", s.revokeSessions)
+	post(Base+"/users/:id/password-reset", s.sendPasswordReset)
+	post(Base+"/users/:id/impersonate", s.impersonate)
+	post(Base+"/users/:id/delete", s.deleteUser)
+	post(Base+"/impersonation/stop", s.stopImpersonating)
+}
+
+// home is the console's first page: the users, for now.
+func (s *API) home(c *gin.Context) {
+	v, ok := s.enter(c)
+	if !ok {
+		return
+	}
+	if v.impersonating() {
+		s.render(c, http.StatusOK, "impersonating", v.page("Impersonating"))
+		return
+	}
+	edge.Redirect(c, http.StatusFound, Base+"/users")
+}

@@ -1,0 +1,90 @@
+package console
+
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+)
+
+// Every console form carries a token (field tokenField) on top of the
+// origin check the session cookie's routes get: signed with the cookie
+// secret, bound to the session and to the form's action, expiring after
+// formTokenTTL, and single use: the first post spends it in the store
+// (application/admin.ConsoleForms, by hash), so a replay is refused on
+// every replica. A missing, forged, expired, reused or misdirected token
+// is a 403 page, and nothing changes.
+
+const (
+	tokenField   = "_token"
+	formTokenTTL = 2 * time.Hour
+	tokenVersion = "cf1"
+)
+
+// Token mints a form token for action, the path the form posts to.
+func (v *visit) Token(action string) string {
+	var nonce [18]byte
+	_, _ = rand.Read(nonce[:])
+	exp := v.now.Add(formTokenTTL).Unix()
+	payload := strings.Join([]string{tokenVersion, v.tag, action, strconv.FormatInt(exp, 10),
+		base64.RawURLEncoding.EncodeToString(nonce[:])}, "|")
+	return v.s.Cookies.Signer.Sign(base64.RawURLEncoding.EncodeToString([]byte(payload)))
+}
+
+// checkToken reports whether the request carries a good token for its own
+// path, and spends it.
+func (s *API) checkToken(c *gin.Context, v *visit) bool {
+	raw := c.Request.PostForm.Get(tokenField)
+	if raw == "" || len(raw) > 1024 {
+		return false
+	}
+	encoded, ok := s.Cookies.Signer.Verify(raw)
+	if !ok {
+		return false
+	}
+	b, err := base64.RawURLEncoding.DecodeString(encoded)
+	if err != nil {
+		return false
+	}
+	parts := strings.Split(string(b), "|")
+	if len(parts) != 5 || parts[0] != tokenVersion {
+		return false
+	}
+	sameSession := subtle.ConstantTimeCompare([]byte(parts[1]), []byte(v.tag)) == 1
+	sameAction := subtle.ConstantTimeCompare([]byte(parts[2]), []byte(c.Request.URL.Path)) == 1
+	exp, err := strconv.ParseInt(parts[3], 10, 64)
+	if !sameSession || !sameAction || err != nil || !v.now.Before(time.Unix(exp, 0)) {
+		return false
+	}
+	return s.App.Commands.ConsoleForms.Spend(c.Request.Context(), parts[4], time.Unix(exp, 0)) == nil
+}
+
+// form runs a form post: the visitor must enter the console and the token
+// must hold before h runs. The body was checked by the edge already
+// (size, NUL bytes, UTF-8).
+func (s *API) form(c *gin.Context, h func(c *gin.Context, v *visit)) {
+	if err := c.Request.ParseForm(); err != nil {
+		s.refusal(c, http.StatusBadRequest, "Bad request", "The form could not be read.")
+		return
+	}
+	v, ok := s.enter(c)
+	if !ok {
+		return
+	}
+	if !s.checkToken(c, v) {
+		s.refusal(c, http.StatusForbidden, "Form refused",
+			"This form is not valid any more: it was sent already, has expired, or belongs to another session. Go back, reload the page and try again. Nothing was changed.")
+		return
+	}
+	if v.impersonating() && c.FullPath() != Base+"/impersonation/stop" {
+		s.refusal(c, http.StatusForbidden, "Impersonating",
+			"You are impersonating a user. Stop impersonating to use the console again. Nothing was changed.")
+		return
+	}
+	h(c, v)
+}

@@ -1,0 +1,172 @@
+package console
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"html/template"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+)
+
+//go:embed *.html console.css console.js
+var files embed.FS
+
+const (
+	stylesheetPath = Base + "/assets/console.css"
+	scriptPath     = Base + "/assets/console.js"
+)
+
+// consoleCSP is every console page's policy: its own stylesheet and
+// script, images from here (and data: for icons), forms that post here,
+// and no framing.
+const consoleCSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+// views are the parsed templates and the assets, with their versioned URLs.
+type views struct {
+	pages         map[string]*template.Template
+	css, js       []byte
+	cssURL, jsURL string
+}
+
+var funcs = template.FuncMap{
+	// datetime is the machine-readable instant of a <time> element.
+	"datetime": func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	// when is its text without the script: the instant in UTC.
+	"when":  func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
+	"never": func(t time.Time) bool { return t.IsZero() },
+}
+
+func newViews() *views {
+	v := &views{pages: map[string]*template.Template{}}
+	var err error
+	if v.css, err = files.ReadFile("console.css"); err != nil {
+		panic("console: stylesheet missing: " + err.Error())
+	}
+	if v.js, err = files.ReadFile("console.js"); err != nil {
+		panic("console: script missing: " + err.Error())
+	}
+	cs, js := sha256.Sum256(v.css), sha256.Sum256(v.js)
+	v.cssURL = stylesheetPath + "?v=" + hex.EncodeToString(cs[:6])
+	v.jsURL = scriptPath + "?v=" + hex.EncodeToString(js[:6])
+	for _, name := range []string{"users", "user", "refusal", "impersonating"} {
+		v.pages[name] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(files, "layout.html", name+".html"))
+	}
+	return v
+}
+
+func (v *views) serveCSS(c *gin.Context) {
+	c.Header("Cache-Control", "public, max-age=31536000, immutable")
+	c.Data(http.StatusOK, "text/css; charset=utf-8", v.css)
+}
+
+func (v *views) serveJS(c *gin.Context) {
+	c.Header("Cache-Control", "public, max-age=31536000, immutable")
+	c.Data(http.StatusOK, "text/javascript; charset=utf-8", v.js)
+}
+
+// page is what a template renders: the shell's parts and one section's.
+type page struct {
+	*visit
+	Title      string
+	Section    string
+	Stylesheet string
+	Script     string
+	Notice     string
+	// Error and Field say what a refused form got wrong, and which field.
+	Error string
+	Field string
+
+	Refusal *refusalView
+	Users   *usersView
+	User    *userView
+	Acting  string // impersonating: the user's address
+}
+
+// refusalView is a refusal page's message.
+type refusalView struct {
+	Status  int
+	Message string
+	Fields  []edge.FieldError
+}
+
+func (v *visit) page(title string) *page {
+	p := &page{visit: v, Title: title}
+	if v != nil && v.impersonating() {
+		p.Acting = string(v.p.User.Email())
+	}
+	return p
+}
+
+// Admin is the signed-in administrator's address, for the shell.
+func (p *page) Admin() string {
+	if p.visit == nil {
+		return ""
+	}
+	return string(p.p.User.Email())
+}
+
+// Impersonating reports whether the banner shows.
+func (p *page) Impersonating() bool { return p.visit != nil && p.impersonating() }
+
+// render writes a page with the console's headers.
+func (s *API) render(c *gin.Context, status int, name string, p *page) {
+	p.Stylesheet, p.Script = s.views.cssURL, s.views.jsURL
+	var buf bytes.Buffer
+	if err := s.views.pages[name].ExecuteTemplate(&buf, "layout", p); err != nil {
+		edge.LoggerFrom(c.Request.Context()).ErrorContext(c.Request.Context(), "console page", "page", name, "error", err.Error())
+		buf.Reset()
+		status = http.StatusInternalServerError
+		buf.WriteString("<!doctype html><title>Error</title><p>The page could not be shown.</p>")
+	}
+	setHeaders(c.Writer.Header())
+	c.Data(status, "text/html; charset=utf-8", buf.Bytes())
+}
+
+// setHeaders sets the headers of every console answer: its CSP, no
+// caching, no referrer, no framing.
+func setHeaders(h http.Header) {
+	h.Set("Content-Security-Policy", consoleCSP)
+	h.Set("Cache-Control", "no-store")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("X-Content-Type-Options", "nosniff")
+}
+
+// refusal answers with a refusal page: status, a title and a message.
+func (s *API) refusal(c *gin.Context, status int, title, message string, fields ...edge.FieldError) {
+	p := &page{Title: title, Refusal: &refusalView{Status: status, Message: message, Fields: fields}}
+	s.render(c, status, "refusal", p)
+	c.Abort()
+}
+
+// refuse answers err, from a use case, as a refusal page with the status
+// the edge gives its kind; an internal error says no more than that.
+func (s *API) refuse(c *gin.Context, err error) {
+	pr := edge.RenderError(c.Request.Context(), edge.LoggerFrom(c.Request.Context()), err)
+	if p, ok := pr.(*edge.Problem); ok {
+		s.problemPage(c, p)
+		return
+	}
+	s.refusal(c, pr.GetStatus(), http.StatusText(pr.GetStatus()), "The request was refused.")
+}
+
+// problemPage renders a problem as a refusal page: the edge's own
+// refusals (hostile input, the origin check, rate limits, sizes) on
+// console routes, and the use cases' errors.
+func (s *API) problemPage(c *gin.Context, p *edge.Problem) {
+	msg := p.Detail
+	if p.Status == http.StatusForbidden && strings.Contains(strings.ToLower(p.Code), "origin") {
+		msg = "This form was sent from another site, or without saying where from. Nothing was changed."
+	}
+	if p.Status >= 500 {
+		msg = "Something went wrong on our side. Nothing was shown; try again. Request " + p.RequestID + "."
+	}
+	s.refusal(c, p.Status, http.StatusText(p.Status), msg, p.Errors...)
+}

@@ -1,0 +1,375 @@
+package console
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+	"github.com/gatehouse/gatehouse/application/account"
+	"github.com/gatehouse/gatehouse/application/admin"
+	"github.com/gatehouse/gatehouse/domain"
+)
+
+// usersView is the users list: the query as given (kept in the form and
+// the links) and one page.
+type usersView struct {
+	Q, By, Status, Verified, Org string
+	Rows                         []userRow
+	First, Next                  string
+}
+
+type userRow struct {
+	ID, Email, Name         string
+	Banned, Verified, Admin bool
+	Created                 time.Time
+}
+
+// Search bounds: the admin API's own.
+const (
+	maxSearch = 256
+	maxID     = 128
+)
+
+// view enters the console for a page: an impersonation sees only the
+// banner's page.
+func (s *API) view(c *gin.Context) (*visit, bool) {
+	v, ok := s.enter(c)
+	if ok && v.impersonating() {
+		s.render(c, http.StatusOK, "impersonating", v.page("Impersonating"))
+		return nil, false
+	}
+	return v, ok
+}
+
+// usersPage lists users through the admin API's paging use case
+// (Administration.PageUsers): search, filters and the cursor are all in
+// the URL, so a page can be shared.
+func (s *API) usersPage(c *gin.Context) {
+	v, ok := s.view(c)
+	if !ok {
+		return
+	}
+	q := c.Request.URL.Query()
+	uv := &usersView{Q: q.Get("q"), By: q.Get("by"), Status: q.Get("status"), Verified: q.Get("verified"), Org: q.Get("org")}
+	p := v.page("Users")
+	p.Section, p.Users = "users", uv
+	if q.Get("deleted") != "" {
+		p.Notice = "The user is deleted."
+	}
+	query := admin.ListUsersPage{Cursor: q.Get("cursor"), OrganizationID: domain.OrganizationID(uv.Org)}
+	switch {
+	case len(uv.Q) > maxSearch:
+		p.Error, p.Field = "The search is too long: use at most 256 characters.", "q"
+	case len(uv.Org) > maxID:
+		p.Error, p.Field = "The organization id is too long.", "org"
+	case uv.By != "" && uv.By != "email" && uv.By != "name":
+		p.Error, p.Field = "Search in e-mail or name.", "by"
+	case uv.Status != "" && uv.Status != "banned" && uv.Status != "active":
+		p.Error, p.Field = "The status is banned, not banned, or any.", "status"
+	case uv.Verified != "" && uv.Verified != "yes" && uv.Verified != "no":
+		p.Error, p.Field = "The address is verified, unverified, or any.", "verified"
+	case len(query.Cursor) > 512:
+		p.Error, p.Field = "The page link is not valid.", "cursor"
+	}
+	if p.Error != "" {
+		s.render(c, http.StatusBadRequest, "users", p)
+		return
+	}
+	if uv.By == "name" {
+		query.NameContains = strings.TrimSpace(uv.Q)
+	} else {
+		query.EmailContains = strings.ToLower(strings.TrimSpace(uv.Q))
+	}
+	if uv.Status != "" {
+		banned := uv.Status == "banned"
+		query.Banned = &banned
+	}
+	if uv.Verified != "" {
+		verified := uv.Verified == "yes"
+		query.EmailVerified = &verified
+	}
+	page, err := s.App.Commands.Administration.PageUsers(c.Request.Context(), v.req, query)
+	if err != nil {
+		if domain.KindOf(err) == domain.KindInvalid {
+			p.Error, p.Field = "The page link is not valid: start from the first page.", "cursor"
+			s.render(c, http.StatusBadRequest, "users", p)
+			return
+		}
+		s.refuse(c, err)
+		return
+	}
+	for _, u := range page.Users {
+		uv.Rows = append(uv.Rows, userRow{ID: string(u.ID()), Email: string(u.Email()), Name: u.Name(), Banned: u.IsBanned(v.now),
+			Verified: u.EmailVerified(), Admin: s.App.Commands.Administration.IsAdmin(u), Created: u.CreatedAt()})
+	}
+	link := url.Values{"q": {uv.Q}, "by": {uv.By}, "status": {uv.Status}, "verified": {uv.Verified}, "org": {uv.Org}}
+	if query.Cursor != "" {
+		uv.First = edge.PageURL(Base+"/users", link)
+	}
+	if page.NextCursor != "" {
+		link.Set("cursor", page.NextCursor)
+		uv.Next = edge.PageURL(Base+"/users", link)
+	}
+	s.render(c, http.StatusOK, "users", p)
+}
+
+// userView is a user's page.
+type userView struct {
+	ID, Email, Name, Path   string
+	Verified, Banned, Admin bool
+	BanReason               string
+	BanExpires, Created     time.Time
+	Roles                   []domain.PlatformRole
+	TwoFactor               bool
+	Passkeys                int
+	Sessions                []sessionRow
+	Linked                  []linkedRow
+	Orgs                    []orgRow
+	Form                    userForm
+}
+
+// userForm is what a refused form sent, shown again.
+type userForm struct{ Reason, Days, Confirm string }
+
+// orgRow is an organization the user belongs to.
+type orgRow struct{ ID, Name, Slug string }
+
+// linkedRow is one of the user's accounts at an identity provider.
+type linkedRow struct {
+	Provider, Email string
+	Created         time.Time
+}
+
+type sessionRow struct {
+	ID, IP, Agent    string
+	Created, Expires time.Time
+	Impersonation    bool
+}
+
+// userPage shows a user: the admin API's reads (Factors.GetUser,
+// Administration.ListUserSessions), and the forms of its actions.
+func (s *API) userPage(c *gin.Context) {
+	v, ok := s.view(c)
+	if !ok {
+		return
+	}
+	s.showUser(c, v, http.StatusOK, "", "", userForm{})
+}
+
+// showUser renders the user page (the profile, factors, sessions,
+// organizations and linked accounts, each read through the admin API's use case) with status, and a refused form's error,
+// field and input.
+func (s *API) showUser(c *gin.Context, v *visit, status int, msg, field string, f userForm) {
+	ctx := c.Request.Context()
+	id := domain.UserID(c.Param("id"))
+	if len(id) > maxID {
+		s.refusal(c, http.StatusBadRequest, "Bad request", "The user id is too long.", edge.FieldError{Location: "path.id", Message: "is too long"})
+		return
+	}
+	uf, err := s.App.Commands.Factors.GetUser(ctx, v.req, id)
+	if err != nil {
+		s.refuse(c, err)
+		return
+	}
+	sessions, err := s.App.Commands.Administration.ListUserSessions(ctx, v.req, id)
+	if err != nil {
+		s.refuse(c, err)
+		return
+	}
+	linked, err := s.App.Commands.LinkedAccounts.LinkedFor(ctx, v.req, id)
+	if err != nil {
+		s.refuse(c, err)
+		return
+	}
+	orgs, err := s.App.Commands.Memberships.OfUser(ctx, v.req, id)
+	if err != nil {
+		s.refuse(c, err)
+		return
+	}
+	u, acc := uf.User, uf.User.Access()
+	uv := &userView{ID: string(u.ID()), Email: string(u.Email()), Name: u.Name(), Path: Base + "/users/" + url.PathEscape(string(u.ID())),
+		Verified: u.EmailVerified(), Banned: u.IsBanned(v.now), Admin: s.App.Commands.Administration.IsAdmin(u), BanReason: acc.BanReason,
+		BanExpires: acc.BanExpires, Created: u.CreatedAt(), Roles: u.Roles(), TwoFactor: u.TwoFactorEnabled(), Passkeys: uf.Passkeys, Form: f}
+	for _, ss := range sessions {
+		uv.Sessions = append(uv.Sessions, sessionRow{ID: string(ss.ID()), IP: ss.IPAddress(), Agent: ss.UserAgent(),
+			Created: ss.CreatedAt(), Expires: ss.ExpiresAt(), Impersonation: ss.ImpersonatedBy() != ""})
+	}
+	for _, o := range orgs {
+		uv.Orgs = append(uv.Orgs, orgRow{ID: string(o.ID()), Name: o.Name(), Slug: o.Slug()})
+	}
+	for _, a := range linked {
+		uv.Linked = append(uv.Linked, linkedRow{Provider: a.ProviderID, Email: a.Email, Created: a.CreatedAt})
+	}
+	p := v.page(uv.Email)
+	p.Section, p.User, p.Error, p.Field = "users", uv, msg, field
+	p.Notice = notices[c.Query("done")]
+	s.render(c, status, "user", p)
+}
+
+// notices say what a form did, after its redirect (?done=).
+var notices = map[string]string{
+	"banned": "The user is banned and signed out everywhere.", "unbanned": "The ban is lifted.",
+	"revoked": "The session has ended.", "revoked-all": "All the user's sessions have ended.",
+	"reset-sent": "A password reset link is on its way to the user.", "stopped": "You stopped impersonating; this is your own session again.",
+}
+
+// done sends the browser to the user's page after a form (Post/Redirect/Get).
+func done(c *gin.Context, what string) {
+	edge.Redirect(c, http.StatusSeeOther, Base+"/users/"+url.PathEscape(c.Param("id"))+"?done="+what)
+}
+
+// banUser bans through Administration.BanUser, as the admin API does.
+func (s *API) banUser(c *gin.Context, v *visit) {
+	f := userForm{Reason: c.Request.PostForm.Get("reason"), Days: strings.TrimSpace(c.Request.PostForm.Get("days"))}
+	if len(f.Reason) > 1024 {
+		f.Reason = f.Reason[:0]
+		s.showUser(c, v, http.StatusBadRequest, "The reason is too long: use at most 1024 characters.", "reason", f)
+		return
+	}
+	var expires time.Duration
+	if f.Days != "" {
+		days, err := strconv.Atoi(f.Days)
+		if err != nil || days < 1 || days > 3650 {
+			if len(f.Days) > 16 {
+				f.Days = ""
+			}
+			s.showUser(c, v, http.StatusBadRequest, "Days must be a whole number from 1 to 3650, or empty for a ban until unbanned.", "days", f)
+			return
+		}
+		expires = time.Duration(days) * 24 * time.Hour
+	}
+	if _, err := s.App.Commands.Administration.BanUser(c.Request.Context(), v.req, domain.UserID(c.Param("id")), f.Reason, expires); err != nil {
+		s.refuse(c, err)
+		return
+	}
+	done(c, "banned")
+}
+
+// unbanUser lifts a ban through Administration.UnbanUser.
+func (s *API) unbanUser(c *gin.Context, v *visit) {
+	if _, err := s.App.Commands.Administration.UnbanUser(c.Request.Context(), v.req, domain.UserID(c.Param("id"))); err != nil {
+		s.refuse(c, err)
+		return
+	}
+	done(c, "unbanned")
+}
+
+// revokeSession ends one of the user's sessions through
+// Administration.RevokeUserSession; a session of someone else is refused.
+func (s *API) revokeSession(c *gin.Context, v *visit) {
+	ctx := c.Request.Context()
+	id, sid := domain.UserID(c.Param("id")), c.Request.PostForm.Get("session")
+	sessions, err := s.App.Commands.Administration.ListUserSessions(ctx, v.req, id)
+	if err != nil {
+		s.refuse(c, err)
+		return
+	}
+	found := false
+	for _, ss := range sessions {
+		found = found || string(ss.ID()) == sid
+	}
+	if !found {
+		s.refusal(c, http.StatusNotFound, "No such session", "The user has no live session with this id: it may have ended already. Nothing was changed.",
+			edge.FieldError{Location: "body.session", Message: "is not one of the user's live sessions"})
+		return
+	}
+	if err := s.App.Commands.Administration.RevokeUserSession(ctx, v.req, domain.SessionID(sid)); err != nil {
+		s.refuse(c, err)
+		return
+	}
+	done(c, "revoked")
+}
+
+// revokeSessions ends all the user's sessions through
+// Administration.RevokeUserSessions.
+func (s *API) revokeSessions(c *gin.Context, v *visit) {
+	if err := s.App.Commands.Administration.RevokeUserSessions(c.Request.Context(), v.req, domain.UserID(c.Param("id"))); err != nil {
+		s.refuse(c, err)
+		return
+	}
+	done(c, "revoked-all")
+}
+
+// sendPasswordReset mails the user a reset link through the framework's
+// own use case (ResetPasswordHandler.Request, what "forgot password"
+// does), once the admin API's read of the user (Factors.GetUser) allows it.
+func (s *API) sendPasswordReset(c *gin.Context, v *visit) {
+	ctx := c.Request.Context()
+	uf, err := s.App.Commands.Factors.GetUser(ctx, v.req, domain.UserID(c.Param("id")))
+	if err != nil {
+		s.refuse(c, err)
+		return
+	}
+	err = s.App.Commands.ResetPassword.Request(ctx, account.RequestPasswordReset{Email: string(uf.User.Email()), RedirectTo: s.Config.BaseURL + "/reset-password"})
+	if err != nil {
+		s.refuse(c, err)
+		return
+	}
+	done(c, "reset-sent")
+}
+
+// impersonate starts an impersonation through
+// Administration.ImpersonateUser and switches this browser to it, keeping
+// the administrator's session aside, as the admin plugin's route does.
+func (s *API) impersonate(c *gin.Context, v *visit) {
+	ctx := c.Request.Context()
+	adminToken, _ := s.Cookies.Token(c.Request)
+	res, err := s.App.Commands.Administration.ImpersonateUser(ctx, v.req, domain.UserID(c.Param("id")), edge.RequestInfoFrom(ctx).Client())
+	if err != nil {
+		s.refuse(c, err)
+		return
+	}
+	cookies := append([]http.Cookie{s.Cookies.AdminSessionCookie(adminToken, v.p.Session)}, s.Cookies.Issue(res.Token, res.Session)...)
+	for i := range cookies {
+		http.SetCookie(c.Writer, &cookies[i])
+	}
+	edge.Redirect(c, http.StatusSeeOther, Base)
+}
+
+// stopImpersonating ends the impersonation through
+// Administration.StopImpersonating and restores the administrator's
+// session from the admin_session cookie, as the admin plugin's route does.
+func (s *API) stopImpersonating(c *gin.Context, v *visit) {
+	ctx := c.Request.Context()
+	adminToken := s.Cookies.AdminToken(c.Request)
+	restored, err := s.App.Commands.Administration.StopImpersonating(ctx, v.p, adminToken, edge.RequestIDFrom(ctx), edge.RequestInfoFrom(ctx).ClientIP)
+	if err != nil {
+		s.refuse(c, err)
+		return
+	}
+	cookies := append([]http.Cookie{s.Cookies.Cookie(s.Cookies.AdminSession, "", -1)}, s.Cookies.Issue(adminToken, restored.Session)...)
+	for i := range cookies {
+		http.SetCookie(c.Writer, &cookies[i])
+	}
+	edge.Redirect(c, http.StatusSeeOther, Base+"/users/"+url.PathEscape(string(v.p.User.ID()))+"?done=stopped")
+}
+
+// deleteUser deletes through Administration.RemoveUser once the typed
+// confirmation is the user's address.
+func (s *API) deleteUser(c *gin.Context, v *visit) {
+	ctx := c.Request.Context()
+	id := domain.UserID(c.Param("id"))
+	uf, err := s.App.Commands.Factors.GetUser(ctx, v.req, id)
+	if err != nil {
+		s.refuse(c, err)
+		return
+	}
+	confirm := strings.TrimSpace(c.Request.PostForm.Get("confirm"))
+	if !strings.EqualFold(confirm, string(uf.User.Email())) {
+		if len(confirm) > 320 {
+			confirm = ""
+		}
+		s.showUser(c, v, http.StatusBadRequest, "Type the user's e-mail address exactly to confirm. Nothing was deleted.", "confirm", userForm{Confirm: confirm})
+		return
+	}
+	if err := s.App.Commands.Administration.RemoveUser(ctx, v.req, id); err != nil {
+		s.refuse(c, err)
+		return
+	}
+	edge.Redirect(c, http.StatusSeeOther, Base+"/users?deleted=1")
+}

@@ -1,0 +1,396 @@
+package test
+
+import (
+	"html"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// consoleCSP is the policy every console page must carry.
+const consoleCSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+// consoleForm matches a console form and its token.
+var consoleForm = regexp.MustCompile(`<form method="post" action="([^"]+)"[^>]*><input type="hidden" name="_token" value="([^"]+)">`)
+
+// mustConsoleTokens returns the tokens of the forms on the page at path,
+// by action, failing unless the page is a 200.
+func mustConsoleTokens(t testing.TB, c *fwClient, path string) map[string]string {
+	t.Helper()
+	r := c.get(path)
+	mustConsolePage(t, r, http.StatusOK)
+	out := map[string]string{}
+	for _, m := range consoleForm.FindAllStringSubmatch(string(r.Body), -1) {
+		out[html.UnescapeString(m[1])] = html.UnescapeString(m[2])
+	}
+	return out
+}
+
+// consolePost posts fields as an HTML form.
+func consolePost(c *fwClient, path string, fields url.Values) *response {
+	c.t.Helper()
+	return c.post(path, fields.Encode(), "Content-Type", "application/x-www-form-urlencoded")
+}
+
+// mustConsoleHeaders fails unless r carries the console's headers.
+func mustConsoleHeaders(t testing.TB, r *response) {
+	t.Helper()
+	for name, want := range map[string]string{"Content-Security-Policy": consoleCSP, "X-Frame-Options": "DENY",
+		"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"} {
+		if got := r.Header.Get(name); got != want && !(name == "Content-Security-Policy" && r.Status == http.StatusFound && strings.Contains(got, "frame-ancestors 'none'")) {
+			t.Fatalf("%s = %q, want %q (status %d)", name, got, want, r.Status)
+		}
+	}
+}
+
+// mustConsolePage fails unless r is an HTML console page with status.
+func mustConsolePage(t testing.TB, r *response, status int) string {
+	t.Helper()
+	mustStatus(t, r, status)
+	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/html") {
+		t.Fatalf("Content-Type = %q, want HTML; body: %s", ct, r.Body)
+	}
+	mustConsoleHeaders(t, r)
+	body := string(r.Body)
+	if strings.Contains(body, "style=") || strings.Contains(body, "<script>") {
+		t.Fatalf("inline style or script in the page: %s", body)
+	}
+	return body
+}
+
+// consoleRows is the body of a page's table.
+func consoleRows(page string) string {
+	_, rows, _ := strings.Cut(page, "<tbody>")
+	rows, _, _ = strings.Cut(rows, "</tbody>")
+	return rows
+}
+
+// mustSignInRedirect fails unless r sends the browser to sign in and come
+// back to callback.
+func mustSignInRedirect(t testing.TB, r *response, callback string) {
+	t.Helper()
+	mustStatus(t, r, http.StatusFound)
+	if got, want := r.Header.Get("Location"), "/sign-in?callbackURL="+url.QueryEscape(callback); got != want {
+		t.Fatalf("Location = %q, want %q", got, want)
+	}
+}
+
+// mustAuditEntry fails unless the audit log holds the entry of the request
+// that r answered, with action, actor, target and outcome success.
+func mustAuditEntry(t testing.TB, admin *fwClient, r *response, actorID, action, targetType, targetID string) {
+	t.Helper()
+	id := r.Header.Get("X-Request-Id")
+	for _, e := range auditAll(t, admin, url.Values{"action": {action}}) {
+		if e["requestId"] != id {
+			continue
+		}
+		if e["actorType"] != "user" || e["actorId"] != actorID || e["targetType"] != targetType || e["targetId"] != targetID || e["outcome"] != "success" {
+			t.Fatalf("audit entry of %s = %v", action, e)
+		}
+		return
+	}
+	t.Fatalf("no audit entry %s for request %s", action, id)
+}
+
+// consoleWorld is an app with an administrator, a plain user and a victim.
+type consoleWorld struct {
+	app             *fwApp
+	admin, plain    *fwClient
+	adminID, victim string
+	victimC         *fwClient
+	victimEmail     string
+}
+
+func newConsoleWorld(t *testing.T, app *fwApp) *consoleWorld {
+	t.Helper()
+	w := &consoleWorld{app: app, victimEmail: "vic@example.com"}
+	w.admin, w.adminID = mustAdmin(t, app)
+	w.plain, _ = mustPlainUser(t, app, "Pat", "pat@example.com", userPassword)
+	w.victimC, w.victim = mustPlainUser(t, app, "Vic", w.victimEmail, userPassword)
+	return w
+}
+
+func (w *consoleWorld) userPath() string { return "/console/users/" + w.victim }
+
+// Ensure every console route sends a signed-out browser to sign in and
+// back, refuses a signed-in user who is not an administrator with a 403
+// page, and serves an administrator; that every form refuses a
+// cross-origin post, a missing token, a reused one, another session's and
+// another form's; and that every answer forbids framing and caching.
+func TestConsole_authorization_matrix(t *testing.T) {
+	t.Parallel()
+	fwForStores(t, allStores, adminEnv, func(t *testing.T, app *fwApp) {
+		w := newConsoleWorld(t, app)
+		anon := app.client(t)
+		gets := []string{"/console", "/console/users", "/console/users?q=vic%40&by=email&status=active", w.userPath()}
+		for _, path := range gets {
+			mustSignInRedirect(t, anon.get(path), path)
+			if body := mustConsolePage(t, w.plain.get(path), http.StatusForbidden); !strings.Contains(body, "Not an administrator") {
+				t.Fatalf("GET %s as a plain user: %s", path, body)
+			}
+			r := w.admin.get(path)
+			if path == "/console" {
+				mustStatus(t, r, http.StatusFound)
+				if got := r.Header.Get("Location"); got != "/console/users" {
+					t.Fatalf("/console Location = %q", got)
+				}
+				continue
+			}
+			mustConsolePage(t, r, http.StatusOK)
+		}
+		actions := []string{"/ban", "/unban", "/sessions/revoke", "/sessions/revoke-all", "/password-reset", "/impersonate", "/delete"}
+		posts := []string{"/console/impersonation/stop"}
+		for _, a := range actions {
+			posts = append(posts, w.userPath()+a)
+		}
+		for _, path := range posts {
+			mustSignInRedirect(t, consolePost(anon, path, nil), "/console")
+			if body := mustConsolePage(t, consolePost(w.plain, path, nil), http.StatusForbidden); !strings.Contains(body, "Not an administrator") {
+				t.Fatalf("POST %s as a plain user: %s", path, body)
+			}
+			if body := mustConsolePage(t, consolePost(w.admin, path, nil), http.StatusForbidden); !strings.Contains(body, "Form refused") {
+				t.Fatalf("POST %s without a token: %s", path, body)
+			}
+		}
+		tokens := mustConsoleTokens(t, w.admin, w.userPath())
+		ban := w.userPath() + "/ban"
+		if tokens[ban] == "" {
+			t.Fatalf("no ban form on the user page: %v", tokens)
+		}
+		// Cross-origin: refused before the token is even read.
+		evil := w.admin.clone()
+		evil.Origin = "https://evil.example"
+		mustConsolePage(t, consolePost(evil, ban, url.Values{"_token": {tokens[ban]}, "reason": {"x"}}), http.StatusForbidden)
+		// Another form's token.
+		mustConsolePage(t, consolePost(w.admin, w.userPath()+"/sessions/revoke-all", url.Values{"_token": {tokens[ban]}}), http.StatusForbidden)
+		// Another session's token (the same administrator, signed in twice).
+		other := app.client(t)
+		mustSignIn(t, other, adminEmail, adminPassword)
+		otherTokens := mustConsoleTokens(t, other, w.userPath())
+		mustConsolePage(t, consolePost(w.admin, ban, url.Values{"_token": {otherTokens[ban]}, "reason": {"x"}}), http.StatusForbidden)
+		mustConsolePage(t, w.admin.get("/console/users?status=banned"), http.StatusOK)
+		if body := string(w.admin.get("/console/users?status=banned").Body); strings.Contains(body, w.victimEmail) {
+			t.Fatal("a refused form banned the user")
+		}
+		// The right token works once.
+		mustStatus(t, consolePost(w.admin, ban, url.Values{"_token": {tokens[ban]}, "reason": {"spam"}}), http.StatusSeeOther)
+		if body := mustConsolePage(t, consolePost(w.admin, ban, url.Values{"_token": {tokens[ban]}, "reason": {"spam"}}), http.StatusForbidden); !strings.Contains(body, "Form refused") {
+			t.Fatalf("reused token: %s", body)
+		}
+		// Assets load from here, versioned and cacheable.
+		for _, asset := range []string{"/console/assets/console.css", "/console/assets/console.js"} {
+			mustStatus(t, anon.get(asset), http.StatusOK)
+		}
+	})
+}
+
+// Ensure each console action works through the admin API's use cases and
+// writes the audit entry the admin API writes, and that the list searches,
+// filters and pages with its state in the URL.
+func TestConsole_user_actions_are_audited(t *testing.T) {
+	t.Parallel()
+	fwForStores(t, allStores, adminEnv, func(t *testing.T, app *fwApp) {
+		w := newConsoleWorld(t, app)
+		post := func(action string, fields url.Values) *response {
+			t.Helper()
+			path := w.userPath() + action
+			tokens := mustConsoleTokens(t, w.admin, w.userPath())
+			if tokens[path] == "" {
+				t.Fatalf("no form for %s on the user page", path)
+			}
+			if fields == nil {
+				fields = url.Values{}
+			}
+			fields.Set("_token", tokens[path])
+			return consolePost(w.admin, path, fields)
+		}
+		done := func(r *response, what string) {
+			t.Helper()
+			mustStatus(t, r, http.StatusSeeOther)
+			if got, want := r.Header.Get("Location"), w.userPath()+"?done="+what; got != want {
+				t.Fatalf("Location = %q, want %q", got, want)
+			}
+		}
+
+		// Search by e-mail and by name, and the banned filter.
+		list := string(mustConsolePage(t, w.admin.get("/console/users?q=vic%40"), http.StatusOK))
+		if !strings.Contains(list, w.victimEmail) || strings.Contains(list, "pat@example.com") {
+			t.Fatalf("search by e-mail: %s", list)
+		}
+		if list := mustConsolePage(t, w.admin.get("/console/users?q=pat&by=name"), http.StatusOK); !strings.Contains(list, "pat@example.com") || strings.Contains(list, w.victimEmail) {
+			t.Fatalf("search by name: %s", list)
+		}
+		if list := consoleRows(mustConsolePage(t, w.admin.get("/console/users?verified=no"), http.StatusOK)); !strings.Contains(list, w.victimEmail) || strings.Contains(list, adminEmail) {
+			t.Fatalf("unverified filter: %s", list)
+		}
+		if list := consoleRows(mustConsolePage(t, w.admin.get("/console/users?verified=yes"), http.StatusOK)); strings.Contains(list, w.victimEmail) || !strings.Contains(list, adminEmail) {
+			t.Fatalf("verified filter: %s", list)
+		}
+
+		// The user's organizations show on their page, each linking to its
+		// members in the list.
+		org := mustOK(t, w.victimC.post("/api/auth/organization/create", mustJSON(t, map[string]any{"name": "Vic Corp", "slug": "vic-corp"})))
+		orgID, _ := org["id"].(string)
+		if page := mustConsolePage(t, w.admin.get(w.userPath()), http.StatusOK); !strings.Contains(page, "Vic Corp") || !strings.Contains(page, "/console/users?org="+orgID) {
+			t.Fatalf("the user page lacks their organization %s: %s", orgID, page)
+		}
+		if list := consoleRows(mustConsolePage(t, w.admin.get("/console/users?org="+orgID), http.StatusOK)); !strings.Contains(list, w.victimEmail) || strings.Contains(list, "pat@example.com") {
+			t.Fatalf("organization filter: %s", list)
+		}
+
+		// One session revoked, then all.
+		victim2 := app.client(t)
+		mustSignIn(t, victim2, w.victimEmail, userPassword)
+		sid, _ := mustObject(t, mustSession(t, victim2)["session"])["id"].(string)
+		r := post("/sessions/revoke", url.Values{"session": {sid}})
+		done(r, "revoked")
+		mustAuditEntry(t, w.admin, r, w.adminID, "admin.revoke-user-session", "session", sid)
+		mustNoSession(t, victim2)
+		mustSession(t, w.victimC)
+		r = post("/sessions/revoke-all", nil)
+		done(r, "revoked-all")
+		mustAuditEntry(t, w.admin, r, w.adminID, "admin.revoke-user-sessions", "user", w.victim)
+		mustNoSession(t, w.victimC)
+
+		// Ban, for a week, with a reason; then unban.
+		r = post("/ban", url.Values{"reason": {"spam"}, "days": {"7"}})
+		done(r, "banned")
+		mustAuditEntry(t, w.admin, r, w.adminID, "admin.ban-user", "user", w.victim)
+		if page := mustConsolePage(t, w.admin.get(w.userPath()), http.StatusOK); !strings.Contains(page, "banned") || !strings.Contains(page, "spam") {
+			t.Fatalf("user page after the ban: %s", page)
+		}
+		if list := mustConsolePage(t, w.admin.get("/console/users?status=banned"), http.StatusOK); !strings.Contains(list, w.victimEmail) {
+			t.Fatalf("banned filter: %s", list)
+		}
+		r = post("/unban", nil)
+		done(r, "unbanned")
+		mustAuditEntry(t, w.admin, r, w.adminID, "admin.unban-user", "user", w.victim)
+
+		// A password reset link goes out.
+		done(post("/password-reset", nil), "reset-sent")
+		mustLink(t, app, w.victimEmail, "Reset your")
+
+		// Impersonation: the banner shows on every page, and stopping
+		// restores the administrator's session.
+		impersonated := post("/impersonate", nil)
+		mustStatus(t, impersonated, http.StatusSeeOther)
+		for _, path := range []string{"/console", "/console/users", w.userPath()} {
+			if page := mustConsolePage(t, w.admin.get(path), http.StatusOK); !strings.Contains(page, "You are impersonating") || !strings.Contains(page, w.victimEmail) {
+				t.Fatalf("%s while impersonating: %s", path, page)
+			}
+		}
+		stop := mustConsoleTokens(t, w.admin, "/console")["/console/impersonation/stop"]
+		r = consolePost(w.admin, "/console/impersonation/stop", url.Values{"_token": {stop}})
+		done(r, "stopped")
+		if page := mustConsolePage(t, w.admin.get(w.userPath()), http.StatusOK); strings.Contains(page, "You are impersonating") {
+			t.Fatalf("banner after stopping: %s", page)
+		}
+		mustAuditEntry(t, w.admin, impersonated, w.adminID, "admin.impersonate-user", "user", w.victim)
+		mustAuditEntry(t, w.admin, r, w.adminID, "admin.stop-impersonating", "user", w.victim)
+
+		// Delete: a wrong confirmation keeps the input and names the field.
+		r = post("/delete", url.Values{"confirm": {"someone@example.com"}})
+		if page := mustConsolePage(t, r, http.StatusBadRequest); !strings.Contains(page, `id="confirm-error"`) || !strings.Contains(page, `value="someone@example.com"`) {
+			t.Fatalf("wrong confirmation: %s", page)
+		}
+		mustConsolePage(t, w.admin.get(w.userPath()), http.StatusOK)
+		r = post("/delete", url.Values{"confirm": {w.victimEmail}})
+		mustStatus(t, r, http.StatusSeeOther)
+		mustAuditEntry(t, w.admin, r, w.adminID, "admin.remove-user", "user", w.victim)
+		mustConsolePage(t, w.admin.get(w.userPath()), http.StatusNotFound)
+	})
+}
+
+// Ensure hostile input in the search and the forms is a 400 page naming
+// the field, never a 500, and changes nothing.
+func TestConsole_hostile_input(t *testing.T) {
+	t.Parallel()
+	fwForStores(t, allStores, adminEnv, func(t *testing.T, app *fwApp) {
+		w := newConsoleWorld(t, app)
+		for _, tt := range []struct{ query, field string }{
+			{"q=a%00b", "query.q"},
+			{"q=%FF%FE", "query.q"},
+			{"q=" + strings.Repeat("a", 300), "q"},
+			{"org=" + strings.Repeat("o", 200), "org"},
+			{"status=%00", "query.status"},
+			{"verified=maybe", "verified"},
+			{"cursor=not-a-cursor", "cursor"},
+		} {
+			page := mustConsolePage(t, w.admin.get("/console/users?"+tt.query), http.StatusBadRequest)
+			if !strings.Contains(page, tt.field) {
+				t.Fatalf("%s: the page does not name %s: %s", tt.query, tt.field, page)
+			}
+		}
+		ban := w.userPath() + "/ban"
+		for _, tt := range []struct {
+			fields url.Values
+			status int
+			field  string
+		}{
+			{url.Values{"reason": {"a\x00b"}}, http.StatusBadRequest, "body.reason"},
+			{url.Values{"reason": {"\xff\xfe"}}, http.StatusBadRequest, "body.reason"},
+			{url.Values{"reason": {strings.Repeat("r", 2000)}}, http.StatusBadRequest, `id="reason"`},
+			{url.Values{"reason": {"x"}, "days": {"forever"}}, http.StatusBadRequest, `value="forever"`},
+			{url.Values{"reason": {"x"}, "days": {"0"}}, http.StatusBadRequest, `id="days"`},
+			{url.Values{"reason": {strings.Repeat("r", 2<<20)}}, http.StatusRequestEntityTooLarge, "larger than"},
+		} {
+			tt.fields.Set("_token", mustConsoleTokens(t, w.admin, w.userPath())[ban])
+			page := mustConsolePage(t, consolePost(w.admin, ban, tt.fields), tt.status)
+			if !strings.Contains(page, tt.field) {
+				t.Fatalf("ban with %.60v: the page does not name %s: %.2000s", tt.fields, tt.field, page)
+			}
+		}
+		if page := mustConsolePage(t, w.admin.get("/console/users?status=banned"), http.StatusOK); strings.Contains(page, w.victimEmail) {
+			t.Fatal("hostile input banned the user")
+		}
+		mustConsolePage(t, w.admin.get("/console/users/a%00b"), http.StatusBadRequest)
+	})
+}
+
+// Ensure a console visit after the idle timeout sends the browser to sign
+// in for the console again without ending its session, and that signing
+// in again opens the console.
+func TestConsole_idle_timeout(t *testing.T) {
+	t.Parallel()
+	env := fwEnv(adminEnv, map[string]string{"GATEHOUSE_CONSOLE_IDLE_TIMEOUT": "1s"})
+	fwForStores(t, allStores, env, func(t *testing.T, app *fwApp) {
+		admin, _ := mustAdmin(t, app)
+		fresh := app.client(t)
+		mustSignIn(t, fresh, adminEmail, adminPassword)
+		mustConsolePage(t, fresh.get("/console/users"), http.StatusOK)
+		time.Sleep(600 * time.Millisecond)
+		mustConsolePage(t, fresh.get("/console/users"), http.StatusOK) // activity keeps it open
+		time.Sleep(600 * time.Millisecond)
+		mustConsolePage(t, fresh.get("/console/users"), http.StatusOK)
+		time.Sleep(1100 * time.Millisecond)
+		mustSignInRedirect(t, fresh.get("/console/users"), "/console/users")
+		mustSession(t, fresh) // the session lives on
+		mustSession(t, admin) // and so do the others
+		mustSignIn(t, fresh, adminEmail, adminPassword)
+		mustConsolePage(t, fresh.get("/console/users"), http.StatusOK)
+	})
+}
+
+// Ensure the console applies the admin API's multi-factor rule: while
+// administrators must have a second factor, one without gets the admin
+// API's refusal as a 403 page on every console page and form, and is
+// admitted once they enrol one.
+func TestConsole_administrators_need_a_second_factor(t *testing.T) {
+	t.Parallel()
+	env := fwEnv(adminEnv, map[string]string{"GATEHOUSE_ADMIN_REQUIRE_MFA": "true"})
+	fwForStores(t, allStores, env, func(t *testing.T, app *fwApp) {
+		admin, _ := mustAdmin(t, app)
+		_, victim := mustPlainUser(t, app, "Vic", "vic@example.com", userPassword)
+		for _, path := range []string{"/console/users", "/console/users/" + victim} {
+			if page := mustConsolePage(t, admin.get(path), http.StatusForbidden); !strings.Contains(page, "second factor") {
+				t.Fatalf("GET %s without a second factor: %s", path, page)
+			}
+		}
+		mustConsolePage(t, consolePost(admin, "/console/users/"+victim+"/ban", url.Values{"reason": {"x"}}), http.StatusForbidden)
+		mustEnrolTOTP(t, admin, adminPassword)
+		mustConsolePage(t, admin.get("/console/users/"+victim), http.StatusOK)
+	})
+}

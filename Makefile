@@ -29,7 +29,7 @@ build: ## build bin/gatehouse
 
 .PHONY: test
 test: ## run every test: memory and SQLite always, PostgreSQL and Redis when GATEHOUSE_TEST_POSTGRES_URL and GATEHOUSE_TEST_REDIS_URL are set
-	$(GO) test -race -count=1 -timeout 30m ./...
+	$(GO) test -race -count=1 -timeout 60m ./...
 
 .PHONY: test-short
 test-short: ## the fast loop: no race detector; skips the PostgreSQL, Node client, browser, timing and scale suites

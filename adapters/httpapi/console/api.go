@@ -43,12 +43,32 @@ func (s *API) AddConsoleRoutes() {
 	s.Handle(http.MethodGet, stylesheetPath, asset, s.views.serveCSS)
 	s.Handle(http.MethodGet, scriptPath, asset, s.views.serveJS)
 
-	s.Page(Base, page, s.home)
-	s.Page(Base+"/users", page, s.usersPage)
-	s.Page(Base+"/users/:id", page, s.userPage)
-	post := func(path string, h func(c *gin.Context, v *visit)) {
-		s.Handle(http.MethodPost, path, page, func(c *gin.Context) { s.form(c, h) })
-	}
+	r := routes{s: s, policy: page}
+	r.get(Base, s.home)
+	s.addUserRoutes(r)
+}
+
+// routes registers a section's pages and forms, all on the console's
+// policy: each section file has its add…Routes.
+type routes struct {
+	s      *API
+	policy edge.Policy
+}
+
+// get registers a page.
+func (r routes) get(path string, h gin.HandlerFunc) { r.s.Page(path, r.policy, h) }
+
+// post registers a form post: h runs once the visitor entered and the
+// form's token held (API.form).
+func (r routes) post(path string, h func(c *gin.Context, v *visit)) {
+	r.s.Handle(http.MethodPost, path, r.policy, func(c *gin.Context) { r.s.form(c, h) })
+}
+
+// addUserRoutes registers the Users section.
+func (s *API) addUserRoutes(r routes) {
+	r.get(Base+"/users", s.usersPage)
+	r.get(Base+"/users/:id", s.userPage)
+	post := r.post
 	post(Base+"/users/:id/ban", s.banUser)
 	post(Base+"/users/:id/unban", s.unbanUser)
 	post(Base+"/users/:id/sessions/revoke", s.revokeSession)

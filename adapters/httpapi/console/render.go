@@ -6,6 +6,7 @@ import (
 	"embed"
 	"encoding/hex"
 	"html/template"
+	"io/fs"
 	"net/http"
 	"strings"
 	"time"
@@ -55,8 +56,17 @@ func newViews() *views {
 	cs, js := sha256.Sum256(v.css), sha256.Sum256(v.js)
 	v.cssURL = stylesheetPath + "?v=" + hex.EncodeToString(cs[:6])
 	v.jsURL = scriptPath + "?v=" + hex.EncodeToString(js[:6])
-	for _, name := range []string{"users", "user", "refusal", "impersonating"} {
-		v.pages[name] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(files, "layout.html", name+".html"))
+	// Every template but the shell is a page, named after its file.
+	names, err := fs.Glob(files, "*.html")
+	if err != nil {
+		panic("console: templates: " + err.Error())
+	}
+	for _, file := range names {
+		if file == "layout.html" {
+			continue
+		}
+		name := strings.TrimSuffix(file, ".html")
+		v.pages[name] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(files, "layout.html", file))
 	}
 	return v
 }
@@ -83,10 +93,16 @@ type page struct {
 	Error string
 	Field string
 
+	// Area is the shell's navigation: "console" (the administrator's
+	// sections) or "account" (a user's own pages).
+	Area string
+
 	Refusal *refusalView
 	Users   *usersView
 	User    *userView
-	Acting  string // impersonating: the user's address
+	// View is the data of a section that has no field of its own here.
+	View   any
+	Acting string // impersonating: the user's address
 }
 
 // refusalView is a refusal page's message.
@@ -97,7 +113,7 @@ type refusalView struct {
 }
 
 func (v *visit) page(title string) *page {
-	p := &page{visit: v, Title: title}
+	p := &page{visit: v, Title: title, Area: "console"}
 	if v != nil && v.impersonating() {
 		p.Acting = string(v.p.User.Email())
 	}

@@ -115,6 +115,35 @@ func newConsoleWorld(t *testing.T, app *fwApp) *consoleWorld {
 
 func (w *consoleWorld) userPath() string { return "/console/users/" + w.victim }
 
+// mustConsoleGuards fails unless every page in gets sends a signed-out
+// browser to sign in and back, refuses a plain user with the 403 page and
+// serves the administrator a console page (a 302 is allowed: a page that
+// redirects the administrator elsewhere), and every form in posts sends a
+// signed-out browser to sign in, refuses a plain user, and refuses the
+// administrator without a token, changing nothing.
+func mustConsoleGuards(t *testing.T, w *consoleWorld, gets, posts []string) {
+	t.Helper()
+	anon := w.app.client(t)
+	for _, path := range gets {
+		mustSignInRedirect(t, anon.get(path), path)
+		if body := mustConsolePage(t, w.plain.get(path), http.StatusForbidden); !strings.Contains(body, "Not an administrator") {
+			t.Fatalf("GET %s as a plain user: %s", path, body)
+		}
+		if r := w.admin.get(path); r.Status != http.StatusFound {
+			mustConsolePage(t, r, http.StatusOK)
+		}
+	}
+	for _, path := range posts {
+		mustSignInRedirect(t, consolePost(anon, path, nil), "/console")
+		if body := mustConsolePage(t, consolePost(w.plain, path, nil), http.StatusForbidden); !strings.Contains(body, "Not an administrator") {
+			t.Fatalf("POST %s as a plain user: %s", path, body)
+		}
+		if body := mustConsolePage(t, consolePost(w.admin, path, nil), http.StatusForbidden); !strings.Contains(body, "Form refused") {
+			t.Fatalf("POST %s without a token: %s", path, body)
+		}
+	}
+}
+
 // Ensure every console route sends a signed-out browser to sign in and
 // back, refuses a signed-in user who is not an administrator with a 403
 // page, and serves an administrator; that every form refuses a
@@ -124,37 +153,19 @@ func TestConsole_authorization_matrix(t *testing.T) {
 	t.Parallel()
 	fwForStores(t, allStores, adminEnv, func(t *testing.T, app *fwApp) {
 		w := newConsoleWorld(t, app)
-		anon := app.client(t)
-		gets := []string{"/console", "/console/users", "/console/users?q=vic%40&by=email&status=active", w.userPath()}
-		for _, path := range gets {
-			mustSignInRedirect(t, anon.get(path), path)
-			if body := mustConsolePage(t, w.plain.get(path), http.StatusForbidden); !strings.Contains(body, "Not an administrator") {
-				t.Fatalf("GET %s as a plain user: %s", path, body)
-			}
-			r := w.admin.get(path)
-			if path == "/console" {
-				mustStatus(t, r, http.StatusFound)
-				if got := r.Header.Get("Location"); got != "/console/users" {
-					t.Fatalf("/console Location = %q", got)
-				}
-				continue
-			}
-			mustConsolePage(t, r, http.StatusOK)
+		gets := []string{"/console/users", "/console/users?q=vic%40&by=email&status=active", w.userPath()}
+		r := w.admin.get("/console")
+		mustStatus(t, r, http.StatusFound)
+		if got := r.Header.Get("Location"); got != "/console/users" {
+			t.Fatalf("/console Location = %q", got)
 		}
 		actions := []string{"/ban", "/unban", "/sessions/revoke", "/sessions/revoke-all", "/password-reset", "/impersonate", "/delete"}
 		posts := []string{"/console/impersonation/stop"}
 		for _, a := range actions {
 			posts = append(posts, w.userPath()+a)
 		}
-		for _, path := range posts {
-			mustSignInRedirect(t, consolePost(anon, path, nil), "/console")
-			if body := mustConsolePage(t, consolePost(w.plain, path, nil), http.StatusForbidden); !strings.Contains(body, "Not an administrator") {
-				t.Fatalf("POST %s as a plain user: %s", path, body)
-			}
-			if body := mustConsolePage(t, consolePost(w.admin, path, nil), http.StatusForbidden); !strings.Contains(body, "Form refused") {
-				t.Fatalf("POST %s without a token: %s", path, body)
-			}
-		}
+		mustConsoleGuards(t, w, append(gets, "/console"), posts)
+		anon := app.client(t)
 		tokens := mustConsoleTokens(t, w.admin, w.userPath())
 		ban := w.userPath() + "/ban"
 		if tokens[ban] == "" {

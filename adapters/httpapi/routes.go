@@ -89,7 +89,11 @@ func (s *Server) addRoutes() {
 
 	s.pages.AddHostedPages() // the pages, their stylesheet, the icon and the home page
 	// The admin console (/console: a platform administrator's pages).
-	console.New(s.Kit).AddConsoleRoutes()
+	// The self-service account pages (/account: every signed-in user's
+	// own), on the console's shell.
+	shell := console.New(s.Kit)
+	shell.AddConsoleRoutes()
+	shell.AddAccountRoutes()
 
 	// Outside the contracts: the documents and the explorer. The framework's
 	// document sits in the framework: Better Auth's error shape and CORS,

@@ -68,11 +68,17 @@ func (s *API) checkToken(c *gin.Context, v *visit) bool {
 // must hold before h runs. The body was checked by the edge already
 // (size, NUL bytes, UTF-8).
 func (s *API) form(c *gin.Context, h func(c *gin.Context, v *visit)) {
+	s.formAs(c, s.enter, h)
+}
+
+// formAs runs a form post whose visitor enters through enter: the
+// console's gate (API.enter) or the account pages' (API.enterAccount).
+func (s *API) formAs(c *gin.Context, enter func(*gin.Context) (*visit, bool), h func(c *gin.Context, v *visit)) {
 	if err := c.Request.ParseForm(); err != nil {
 		s.refusal(c, http.StatusBadRequest, "Bad request", "The form could not be read.")
 		return
 	}
-	v, ok := s.enter(c)
+	v, ok := enter(c)
 	if !ok {
 		return
 	}
@@ -81,7 +87,7 @@ func (s *API) form(c *gin.Context, h func(c *gin.Context, v *visit)) {
 			"This form is not valid any more: it was sent already, has expired, or belongs to another session. Go back, reload the page and try again. Nothing was changed.")
 		return
 	}
-	if v.impersonating() && c.FullPath() != Base+"/impersonation/stop" {
+	if v.impersonating() && c.FullPath() != stopPath {
 		s.refusal(c, http.StatusForbidden, "Impersonating",
 			"You are impersonating a user. Stop impersonating to use the console again. Nothing was changed.")
 		return

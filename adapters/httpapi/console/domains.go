@@ -160,9 +160,9 @@ type domainView struct {
 }
 
 type recordRow struct {
-	N                                int
+	N                               int
 	Type, Name, Value, Status, Seen string
-	Required                         bool
+	Required                        bool
 }
 
 // domainForm is what a refused form sent, shown again.

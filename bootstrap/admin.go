@@ -116,6 +116,6 @@ func organizationSettings(c Config) organization.OrganizationSettings {
 	o := c.Organizations
 	return organization.OrganizationSettings{
 		InvitationTTL: o.InvitationTTL, InvitationLimit: o.InvitationLimit, MembershipLimit: o.MembershipLimit,
-		OrganizationLimit: o.OrganizationLimit, InvitationURL: o.InvitationURL,
+		OrganizationLimit: o.OrganizationLimit, InvitationURL: o.InvitationURL, Admins: platformAdmins(c),
 	}
 }

@@ -158,6 +158,9 @@ type OrganizationQuery struct {
 	// (creation time and id) in newest-first order, whether or not an
 	// organization is still there.
 	After *domain.Position
+	// Contains, when set, keeps the organizations whose name or slug
+	// contains it, case folded (ASCII at least); the page then scans.
+	Contains string
 }
 
 // OrganizationWithCount is an organization and how many members it has.

@@ -308,6 +308,11 @@ func (r *OrganizationRepository) List(ctx context.Context, q ports.OrganizationQ
 		// The time normalised like the stored times: SQLite compares them as text.
 		db = db.Where("(created_at, "+r.orgID+") < (?, ?)", domain.Timestamp(q.After.At), q.After.ID)
 	}
+	if q.Contains != "" {
+		// Slugs are lower case (domain.CheckSlug); names are folded here.
+		part := "%" + escapeLike(strings.ToLower(q.Contains)) + "%"
+		db = db.Where(`(LOWER(name) LIKE ? ESCAPE '\' OR slug LIKE ? ESCAPE '\')`, part, part)
+	}
 	var rows []organizationRow
 	if err := db.Order("created_at DESC, " + r.orgID + " DESC").Limit(q.Limit + 1).Find(&rows).Error; err != nil {
 		return ports.OrganizationPage{}, convertErr("organizations.list", err, nil, nil)

@@ -281,8 +281,11 @@ func (r *OrganizationRepository) List(ctx context.Context, q ports.OrganizationQ
 	}
 	defer r.db.runlock(r.db.rlock(ctx))
 	all := make([]*domain.Organization, 0, len(r.db.organizations))
+	part := strings.ToLower(q.Contains)
 	for _, o := range r.db.organizations {
-		all = append(all, o)
+		if part == "" || strings.Contains(strings.ToLower(o.Name()), part) || strings.Contains(o.Slug(), part) {
+			all = append(all, o)
+		}
 	}
 	slices.SortFunc(all, compareOrganizationsNewestFirst)
 	start := 0

@@ -98,9 +98,14 @@ type CreateDomain struct {
 // challenge, and its first check is due at once. Audited as domains.create,
 // with domain.created.
 func (s *Domains) Create(ctx context.Context, req usecase.TrustedRequest, cmd CreateDomain) (*domain.Domain, error) {
+	return s.create(ctx, req, "domains.create", cmd)
+}
+
+// create claims cmd's hostname for req, audited as action (see Create).
+func (s *Domains) create(ctx context.Context, req usecase.Caller, action string, cmd CreateDomain) (*domain.Domain, error) {
 	var created *domain.Domain
 	t := usecase.Target{Type: "domain"}
-	err := s.audit.Change(ctx, req.Actor(), "domains.create", &t, func(ctx context.Context, emit usecase.Emit) error {
+	err := s.audit.Change(ctx, req.Actor(), action, &t, func(ctx context.Context, emit usecase.Emit) error {
 		host, err := domain.NormalizeHostname(cmd.Hostname, "hostname")
 		if err != nil {
 			return err
@@ -219,8 +224,13 @@ func (s *Domains) List(ctx context.Context, q ListDomains) (DomainPage, error) {
 // Delete removes the domain id, or answers domain.not_found. Audited as
 // domains.delete, with domain.deleted (the domain as it was).
 func (s *Domains) Delete(ctx context.Context, req usecase.TrustedRequest, id domain.DomainID) error {
+	return s.delete(ctx, req, "domains.delete", id)
+}
+
+// delete removes domain id for req, audited as action (see Delete).
+func (s *Domains) delete(ctx context.Context, req usecase.Caller, action string, id domain.DomainID) error {
 	t := domainTarget(id)
-	return s.audit.Change(ctx, req.Actor(), "domains.delete", &t, func(ctx context.Context, emit usecase.Emit) error {
+	return s.audit.Change(ctx, req.Actor(), action, &t, func(ctx context.Context, emit usecase.Emit) error {
 		d, err := s.domains.Get(ctx, id)
 		if err != nil {
 			return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"regexp"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -353,5 +354,48 @@ func TestDomains_CheckDue_batches(t *testing.T) {
 	second, err := batched.CheckDue(t.Context())
 	if err != nil || second.Due != 1 || second.More || len(second.Checks) != 1 || second.Checks[0].ID != created[2] {
 		t.Fatalf("second pass = %+v, %v; want the last one", second, err)
+	}
+}
+
+// Ensure a platform administrator creates and deletes domains with the
+// trusted API's rules, audited as admin.create-domain and
+// admin.delete-domain, and anyone else is refused and recorded.
+func TestDomains_CreateAsAdmin_DeleteAsAdmin(t *testing.T) {
+	w := newDomainWorld(t, "")
+	ctx := t.Context()
+	boss := usecase.AdminRequest{Principal: w.SignedIn(t, "boss@example.com")}
+	eve := usecase.AdminRequest{Principal: w.SignedIn(t, "eve@example.com")}
+
+	if _, err := w.domains.CreateAsAdmin(ctx, eve, hostdomain.CreateDomain{Hostname: "shop.example.com"}); !errors.Is(err, domain.ErrNotPlatformAdmin) {
+		t.Fatalf("non-admin create: %v", err)
+	}
+	_, err := w.domains.CreateAsAdmin(ctx, boss, hostdomain.CreateDomain{Hostname: "com"})
+	mustDomainField(t, err, "domain.invalid_hostname", "hostname")
+	d, err := w.domains.CreateAsAdmin(ctx, boss, hostdomain.CreateDomain{Hostname: "Shop.Example.com."})
+	if err != nil || d.Hostname() != "shop.example.com" || d.Status() != domain.DomainPending {
+		t.Fatalf("create: %+v, %v", d, err)
+	}
+	if err := w.domains.DeleteAsAdmin(ctx, eve, d.ID()); !errors.Is(err, domain.ErrNotPlatformAdmin) {
+		t.Fatalf("non-admin delete: %v", err)
+	}
+	if err := w.domains.DeleteAsAdmin(ctx, boss, d.ID()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.domains.Get(ctx, d.ID()); !errors.Is(err, domain.ErrNotFound) {
+		t.Fatalf("deleted domain: %v", err)
+	}
+	for action, want := range map[string][]domain.Outcome{
+		"admin.create-domain": {domain.OutcomeDenied, domain.OutcomeFailure, domain.OutcomeSuccess},
+		"admin.delete-domain": {domain.OutcomeDenied, domain.OutcomeSuccess},
+	} {
+		var got []domain.Outcome
+		for _, e := range w.Entries(t, action) {
+			got = append(got, e.Outcome)
+		}
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s outcomes = %v, want %v", action, got, want)
+		}
 	}
 }

@@ -26,6 +26,10 @@ type OrganizationSettings struct {
 	// InvitationURL is the page that accepts an invitation; "{id}" in it is
 	// replaced by the invitation's id.
 	InvitationURL string
+	// Admins are the platform administrators beyond the admin role: with
+	// the role's holders, they may act on any organization through the
+	// by-id use cases (the console), audited as themselves.
+	Admins domain.PlatformAdmins
 }
 
 // The organization plugin's error codes.

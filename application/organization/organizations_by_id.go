@@ -12,7 +12,8 @@ import (
 // The organization use cases that name their organization by id rather than
 // through the caller's session, for callers who manage organizations they
 // need not belong to: a trusted backend's service key, which needs the
-// operation's scope. A signed-in user may perform those about one
+// operation's scope, and a platform administrator (usecase.AdminRequest,
+// the console), who needs nothing more. A signed-in user may perform those about one
 // organization as a member holding the role's permission, as in the
 // session's own use cases; creating an organization for another user and
 // listing every organization are for service keys alone. Every write is
@@ -42,13 +43,19 @@ func unknownUser(field string) error {
 }
 
 // authorizeOn refuses a caller who may not do p on organization org ("" for
-// none): a service key without p's scope; a signed-in user who is not a
-// member of org, or whose roles lack p's permission (a p without one needs
-// membership only); anyone else.
+// none): a service key without p's scope; an administrator's request
+// (usecase.AdminRequest) of someone who is not a platform administrator; a
+// signed-in user who is not a member of org, or whose roles lack p's
+// permission (a p without one needs membership only); anyone else.
 func (o *Organizations) authorizeOn(ctx context.Context, req usecase.Caller, org domain.OrganizationID, p usecase.Permission) error {
 	switch r := req.(type) {
 	case usecase.TrustedRequest:
 		return r.Need(p.Scope)
+	case usecase.AdminRequest:
+		if r.Principal.User != nil && o.settings.Admins.IsAdmin(r.Principal.User) {
+			return nil
+		}
+		return domain.ErrNotPlatformAdmin
 	case usecase.OrgRequest:
 		if org == "" {
 			break
@@ -154,6 +161,9 @@ func (o *Organizations) GetBySlug(ctx context.Context, req usecase.Caller, slug 
 type OrgListPage struct {
 	Limit  int
 	Cursor string
+	// Search, when set, keeps the organizations whose name or slug
+	// contains it, whatever the case (ListAll only).
+	Search string
 }
 
 // position decodes the page's cursor (nil for the first page).
@@ -178,7 +188,7 @@ func (o *Organizations) ListAll(ctx context.Context, req usecase.Caller, p OrgLi
 	if err != nil {
 		return nil, err
 	}
-	page, err := o.orgs.List(ctx, ports.OrganizationQuery{Limit: p.Limit, After: after})
+	page, err := o.orgs.List(ctx, ports.OrganizationQuery{Limit: p.Limit, After: after, Contains: p.Search})
 	if err != nil {
 		return nil, err
 	}

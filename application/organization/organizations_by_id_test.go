@@ -317,3 +317,63 @@ func TestOrganizations_by_id_callers(t *testing.T) {
 		}
 	})
 }
+
+// Ensure a platform administrator (usecase.AdminRequest, the console) acts
+// on an organization they do not belong to through the by-id use cases,
+// audited as themselves under the session's action names, while a user who
+// is no administrator is refused (and recorded) even as the organization's
+// owner: membership never answers an administrator's request.
+func TestOrganizations_by_id_platform_admin(t *testing.T) {
+	w := usecasetest.NewAdminWorld(t)
+	ctx := t.Context()
+	boss := usecase.AdminRequest{Principal: w.SignedIn(t, "boss@example.com"), RequestID: "req-a"}
+	ownerP := w.SignedIn(t, "owner@example.com")
+	owner := usecase.AdminRequest{Principal: ownerP}
+	org, _, err := w.Orgs.Create(ctx, usecase.OrgRequest{Principal: ownerP}, organization.CreateOrganization{Name: "Acme Corp", Slug: "acme"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := w.Orgs.ListAll(ctx, boss, organization.OrgListPage{Limit: 10, Search: "ACME"})
+	if err != nil || len(page.Organizations) != 1 {
+		t.Fatalf("ListAll(search) = %+v, %v", page, err)
+	}
+	if page, err := w.Orgs.ListAll(ctx, boss, organization.OrgListPage{Limit: 10, Search: "nope"}); err != nil || len(page.Organizations) != 0 {
+		t.Fatalf("ListAll(no match) = %+v, %v", page, err)
+	}
+	if _, err := w.Orgs.ListAll(ctx, owner, organization.OrgListPage{Limit: 10}); !errors.Is(err, domain.ErrNotPlatformAdmin) {
+		t.Fatalf("ListAll by a non-admin: %v", err)
+	}
+	if _, err := w.Orgs.UpdateByID(ctx, owner, org.ID(), organization.OrganizationPatch{}); !errors.Is(err, domain.ErrNotPlatformAdmin) {
+		t.Fatalf("UpdateByID by the owner as an admin request: %v", err)
+	}
+	name := "Acme Inc"
+	if oc, err := w.Orgs.UpdateByID(ctx, boss, org.ID(), organization.OrganizationPatch{Name: &name}); err != nil || oc.Organization.Name() != name {
+		t.Fatalf("UpdateByID = %+v, %v", oc, err)
+	}
+	inv, err := w.Orgs.InviteByID(ctx, boss, org.ID(), organization.InviteAddress{Email: "dan@example.com", Roles: []string{"admin"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Orgs.RevokeInvitation(ctx, boss, org.ID(), inv.ID()); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Orgs.DeleteByID(ctx, boss, org.ID()); err != nil {
+		t.Fatal(err)
+	}
+	for _, action := range []string{"organization.update", "organization.invite-member", "organization.cancel-invitation", "organization.delete"} {
+		var ok bool
+		for _, e := range w.Entries(t, action) {
+			ok = ok || (e.ActorID == string(boss.Principal.User.ID()) && e.RequestID == "req-a" && e.Outcome == domain.OutcomeSuccess && e.TargetID == string(org.ID()))
+		}
+		if !ok {
+			t.Errorf("no successful %s entry by the administrator on the organization", action)
+		}
+	}
+	var denied bool
+	for _, e := range w.Entries(t, "organization.update") {
+		denied = denied || (e.ActorID == string(ownerP.User.ID()) && e.Outcome == domain.OutcomeDenied && e.Code == "auth.not_platform_admin")
+	}
+	if !denied {
+		t.Error("the refused update is not recorded")
+	}
+}

@@ -24,6 +24,7 @@ var organizationListingTests = []struct {
 	{"list_counts_the_members", testOrgListMemberCounts},
 	{"list_refuses_a_bad_limit", testOrgListBadLimit},
 	{"list_returns_copies", testOrgListCopies},
+	{"list_keeps_the_organizations_whose_name_or_slug_contains_the_search", testOrgListContains},
 }
 
 // seedOrgListing creates organizations, each owned by user "lister":
@@ -237,4 +238,30 @@ func testOrgListCopies(t *testing.T, s Stores) {
 		t.Fatal(err)
 	}
 	assertSameOrg(t, mustGetOrg(t, s, got.ID()), want)
+}
+
+// testOrgListContains: the search matches names and slugs whatever the
+// case, pages by cursor, and takes LIKE's wildcards literally.
+func testOrgListContains(t *testing.T, s Stores) {
+	seedOrgListing(t, s)
+	for _, tt := range []struct {
+		search string
+		want   []domain.OrganizationID
+	}{
+		{"T-", []domain.OrganizationID{"t-a", "t-_", "t-B"}}, // slugs t-a-x, t-u-x, t-b-x
+		{"ORG T-_", []domain.OrganizationID{"t-_"}},          // the name, "_" literally
+		{"new-x", []domain.OrganizationID{"new"}},
+		{"%", nil},
+		{"nothing", nil},
+	} {
+		got, _ := mustListOrgs(t, s, ports.OrganizationQuery{Limit: 10, Contains: tt.search})
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("List(contains %q) = %v, want %v", tt.search, got, tt.want)
+		}
+	}
+	first, next := mustListOrgs(t, s, ports.OrganizationQuery{Limit: 2, Contains: "t-"})
+	rest, last := mustListOrgs(t, s, ports.OrganizationQuery{Limit: 2, Contains: "t-", After: next})
+	if got := append(first, rest...); !slices.Equal(got, []domain.OrganizationID{"t-a", "t-_", "t-B"}) || next == nil || last != nil {
+		t.Errorf("List(contains t-) by pages of 2 = %v", got)
+	}
 }

@@ -46,6 +46,8 @@ func (s *API) AddConsoleRoutes() {
 	r := routes{s: s, policy: page}
 	r.get(Base, s.home)
 	s.addUserRoutes(r)
+	s.addOrganizationRoutes(r)
+	s.addDomainRoutes(r)
 }
 
 // routes registers a section's pages and forms, all on the console's

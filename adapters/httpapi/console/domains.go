@@ -1,0 +1,312 @@
+package console
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+	"github.com/gatehouse/gatehouse/application/hostdomain"
+	"github.com/gatehouse/gatehouse/domain"
+)
+
+// The Domains section: every domain with its status, a domain's page with
+// the DNS records to publish and the last check, and the administrator's
+// actions. Reads and changes go through hostdomain.Domains: the listing and
+// reads of the trusted API (/api/domains), the admin API's update
+// (Domains.Update, audited as admin.update-domain: "check now" is its
+// recheck, which wakes the verifier), and the administrator's create and
+// delete (Domains.CreateAsAdmin, DeleteAsAdmin).
+
+// addDomainRoutes registers the Domains section.
+func (s *API) addDomainRoutes(r routes) {
+	const d = Base + "/domains/:id"
+	r.get(Base+"/domains", s.domainsPage)
+	r.get(d, s.domainPage)
+	post := r.post
+	post(Base+"/domains", s.createDomain)
+	post(d+"/check", s.checkDomain)
+	post(d+"/update", s.updateDomain)
+	post(d+"/delete", s.deleteDomain)
+}
+
+// domainPageSize is how many domains a page shows.
+const domainPageSize = 50
+
+// domainsView is the domain list: its filters as given, one page, and the
+// add form's input.
+type domainsView struct {
+	Status, Org string
+	Rows        []domainRow
+	First, Next string
+	Statuses    []string
+	// Hostname and NewOrg are what the add form sent, when refused.
+	Hostname, NewOrg string
+}
+
+type domainRow struct {
+	ID, Hostname, Status, Org string
+	LastChecked, Created      time.Time
+}
+
+var domainStatuses = []string{string(domain.DomainPending), string(domain.DomainVerified), string(domain.DomainFailed)}
+
+// domainsPage lists domains through Domains.List, newest first, filtered
+// by status and organization, with the filters and the cursor in the URL.
+func (s *API) domainsPage(c *gin.Context) {
+	v, ok := s.view(c)
+	if !ok {
+		return
+	}
+	s.showDomains(c, v, http.StatusOK, "", "", "", "")
+}
+
+// showDomains renders the list with status, and a refused add form's
+// error, field and input.
+func (s *API) showDomains(c *gin.Context, v *visit, status int, msg, field, hostname, org string) {
+	q := c.Request.URL.Query()
+	dv := &domainsView{Status: q.Get("status"), Org: q.Get("org"), Statuses: domainStatuses, Hostname: hostname, NewOrg: org}
+	p := v.page("Domains")
+	p.Section, p.View, p.Error, p.Field = "domains", dv, msg, field
+	if q.Get("deleted") != "" {
+		p.Notice = "The domain is deleted: its hostname can be claimed again."
+	}
+	cursor := q.Get("cursor")
+	switch {
+	case dv.Status != "" && dv.Status != "pending" && dv.Status != "verified" && dv.Status != "failed":
+		p.Error, p.Field = "The status is pending, verified, failed, or any.", "status"
+	case len(dv.Org) > maxID:
+		p.Error, p.Field = "The organization id is too long.", "org"
+	case len(cursor) > 512:
+		p.Error, p.Field = "The page link is not valid.", "cursor"
+	}
+	if p.Field == "status" || p.Field == "org" || p.Field == "cursor" {
+		s.render(c, http.StatusBadRequest, "domains", p)
+		return
+	}
+	page, err := s.App.Commands.Domains.List(c.Request.Context(), hostdomain.ListDomains{OrganizationID: domain.OrganizationID(dv.Org),
+		Status: domain.DomainStatus(dv.Status), Limit: domainPageSize, Cursor: cursor})
+	if err != nil {
+		if domain.KindOf(err) == domain.KindInvalid {
+			p.Error, p.Field = "The page link is not valid: start from the first page.", "cursor"
+			s.render(c, http.StatusBadRequest, "domains", p)
+			return
+		}
+		s.refuse(c, err)
+		return
+	}
+	for _, d := range page.Domains {
+		dv.Rows = append(dv.Rows, domainRow{ID: string(d.ID()), Hostname: d.Hostname(), Status: string(d.Status()), Org: string(d.OrganizationID()),
+			LastChecked: d.LastCheckedAt(), Created: d.CreatedAt()})
+	}
+	link := url.Values{"status": {dv.Status}, "org": {dv.Org}}
+	if cursor != "" {
+		dv.First = edge.PageURL(Base+"/domains", link)
+	}
+	if page.NextCursor != "" {
+		link.Set("cursor", page.NextCursor)
+		dv.Next = edge.PageURL(Base+"/domains", link)
+	}
+	s.render(c, status, "domains", p)
+}
+
+// createDomain claims a hostname through Domains.CreateAsAdmin and shows
+// the new domain's records.
+func (s *API) createDomain(c *gin.Context, v *visit) {
+	pf := c.Request.PostForm
+	host, org := strings.TrimSpace(pf.Get("hostname")), strings.TrimSpace(pf.Get("organization"))
+	keep := func(s string, n int) string {
+		if len(s) > n {
+			return ""
+		}
+		return s
+	}
+	if len(org) > maxID {
+		s.showDomains(c, v, http.StatusBadRequest, "The organization id is too long.", "organization", keep(host, 1024), "")
+		return
+	}
+	d, err := s.App.Commands.Domains.CreateAsAdmin(c.Request.Context(), v.req, hostdomain.CreateDomain{Hostname: host, OrganizationID: domain.OrganizationID(org)})
+	if field, msg, ok := formField(err); ok || domain.KindOf(err) == domain.KindNotFound {
+		if !ok {
+			field, msg = "organization", "No organization has this id."
+		}
+		if field == "organizationId" {
+			field = "organization"
+		}
+		s.showDomains(c, v, http.StatusBadRequest, msg, field, keep(host, 1024), org)
+		return
+	}
+	if err != nil {
+		s.refuse(c, err)
+		return
+	}
+	edge.Redirect(c, http.StatusSeeOther, Base+"/domains/"+url.PathEscape(string(d.ID()))+"?done=created")
+}
+
+// domainView is a domain's page.
+type domainView struct {
+	ID, Hostname, Status, Org, Path, Manual string
+	Attempts                                int
+	LastChecked, NextCheck, Verified        time.Time
+	Failed, Created                         time.Time
+	Records                                 []recordRow
+	// Outcome says in words what the last check found.
+	Outcome string
+	Form    domainForm
+}
+
+type recordRow struct {
+	N                               int
+	Type, Name, Value, Status, Seen string
+	Required                        bool
+}
+
+// domainForm is what a refused form sent, shown again.
+type domainForm struct{ Org, Reason, Confirm string }
+
+// domainPage shows a domain through Domains.Get.
+func (s *API) domainPage(c *gin.Context) {
+	v, ok := s.view(c)
+	if !ok {
+		return
+	}
+	s.showDomain(c, v, http.StatusOK, "", "", nil)
+}
+
+// showDomain renders a domain's page with status, and a refused form's
+// error, field and input (nil: the stored values).
+func (s *API) showDomain(c *gin.Context, v *visit, status int, msg, field string, f *domainForm) {
+	id := domain.DomainID(c.Param("id"))
+	if len(id) > maxID {
+		s.refusal(c, http.StatusBadRequest, "Bad request", "The domain id is too long.", edge.FieldError{Location: "path.id", Message: "is too long"})
+		return
+	}
+	d, err := s.App.Commands.Domains.Get(c.Request.Context(), id)
+	if err != nil {
+		s.refuse(c, err)
+		return
+	}
+	dv := &domainView{ID: string(d.ID()), Hostname: d.Hostname(), Status: string(d.Status()), Org: string(d.OrganizationID()),
+		Path: Base + "/domains/" + url.PathEscape(string(d.ID())), Manual: d.ManualReason(), Attempts: d.Attempts(), LastChecked: d.LastCheckedAt(),
+		NextCheck: d.NextCheckAt(), Verified: d.VerifiedAt(), Failed: d.FailedAt(), Created: d.CreatedAt(), Form: domainForm{Org: string(d.OrganizationID())}}
+	if f != nil {
+		dv.Form = *f
+	}
+	found, all := 0, 0
+	for i, r := range d.Records() {
+		dv.Records = append(dv.Records, recordRow{N: i + 1, Type: string(r.Type), Name: r.Name, Value: r.Value, Status: string(r.Status),
+			Seen: strings.Join(r.Observed, ", "), Required: r.Required})
+		if r.Required {
+			all++
+			if r.Status == domain.RecordFound {
+				found++
+			}
+		}
+	}
+	switch {
+	case d.LastCheckedAt().IsZero():
+		dv.Outcome = "Not checked yet."
+	case found == all:
+		dv.Outcome = "Every required record was found."
+	default:
+		dv.Outcome = "Some required records were missing or did not match."
+	}
+	p := v.page(d.Hostname())
+	p.Section, p.View, p.Error, p.Field = "domains", dv, msg, field
+	p.Notice = domainNotices[c.Query("done")]
+	s.render(c, status, "domain", p)
+}
+
+// domainNotices say what a form did, after its redirect (?done=).
+var domainNotices = map[string]string{
+	"created":  "The domain is claimed. Publish its DNS records; the first check runs now and again until they are found.",
+	"checking": "A check is asked for: it runs within moments. Reload the page to see its outcome.",
+	"moved":    "The domain's organization is changed.", "verified": "The domain is verified by hand.",
+}
+
+// domainDone sends the browser back to the domain's page after a form.
+func domainDone(c *gin.Context, what string) {
+	edge.Redirect(c, http.StatusSeeOther, Base+"/domains/"+url.PathEscape(c.Param("id"))+"?done="+what)
+}
+
+// checkDomain asks for a check now: the admin API's recheck
+// (Domains.Update), which makes the domain due and wakes the verifier.
+func (s *API) checkDomain(c *gin.Context, v *visit) {
+	if _, err := s.App.Commands.Domains.Update(c.Request.Context(), v.req, domain.DomainID(c.Param("id")), hostdomain.UpdateDomain{Recheck: true}); err != nil {
+		s.refuse(c, err)
+		return
+	}
+	domainDone(c, "checking")
+}
+
+// updateDomain is the admin API's update (Domains.Update): part
+// "organization" moves the domain (empty: to none), part "verify" marks it
+// verified by hand with a reason.
+func (s *API) updateDomain(c *gin.Context, v *visit) {
+	pf := c.Request.PostForm
+	f := domainForm{Org: strings.TrimSpace(pf.Get("organization")), Reason: pf.Get("reason")}
+	var cmd hostdomain.UpdateDomain
+	done, field := "", ""
+	switch pf.Get("part") {
+	case "organization":
+		cmd.SetOrganization, cmd.OrganizationID, done, field = true, domain.OrganizationID(f.Org), "moved", "organization"
+		if len(f.Org) > maxID {
+			f.Org = ""
+			s.showDomain(c, v, http.StatusBadRequest, "The organization id is too long. Nothing was changed.", field, &f)
+			return
+		}
+	case "verify":
+		cmd.VerifyReason, done, field = &f.Reason, "verified", "reason"
+	default:
+		s.refusal(c, http.StatusBadRequest, "Bad request", "The form does not say what to change. Nothing was changed.", edge.FieldError{Location: "body.part", Message: "must be organization or verify"})
+		return
+	}
+	_, err := s.App.Commands.Domains.Update(c.Request.Context(), v.req, domain.DomainID(c.Param("id")), cmd)
+	var de *domain.Error
+	if errors.As(err, &de) && (de.Kind == domain.KindInvalid || de.Code == "organization.not_found") {
+		msg := "The reason must be 1 to 500 characters. Nothing was changed."
+		if field == "organization" {
+			msg = "No organization has this id. Nothing was changed."
+		}
+		if len(f.Reason) > 2048 {
+			f.Reason = ""
+		}
+		s.showDomain(c, v, http.StatusBadRequest, msg, field, &f)
+		return
+	}
+	if err != nil {
+		s.refuse(c, err)
+		return
+	}
+	domainDone(c, done)
+}
+
+// deleteDomain deletes through Domains.DeleteAsAdmin once the typed
+// confirmation is the hostname.
+func (s *API) deleteDomain(c *gin.Context, v *visit) {
+	ctx := c.Request.Context()
+	id := domain.DomainID(c.Param("id"))
+	d, err := s.App.Commands.Domains.Get(ctx, id)
+	if err != nil {
+		s.refuse(c, err)
+		return
+	}
+	confirm := strings.TrimSpace(c.Request.PostForm.Get("confirm"))
+	if confirm != d.Hostname() {
+		if len(confirm) > 1024 {
+			confirm = ""
+		}
+		s.showDomain(c, v, http.StatusBadRequest, "Type the hostname exactly to confirm. Nothing was deleted.", "confirm",
+			&domainForm{Org: string(d.OrganizationID()), Confirm: confirm})
+		return
+	}
+	if err := s.App.Commands.Domains.DeleteAsAdmin(ctx, v.req, id); err != nil {
+		s.refuse(c, err)
+		return
+	}
+	edge.Redirect(c, http.StatusSeeOther, Base+"/domains?deleted=1")
+}

@@ -1,0 +1,422 @@
+package console
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+	"github.com/gatehouse/gatehouse/application/organization"
+	"github.com/gatehouse/gatehouse/domain"
+)
+
+// The Organizations section: every organization, searched by name or slug,
+// and an organization's page with its settings, members and invitations.
+// Each read and change goes through the by-id use cases of
+// organization.Organizations, the trusted API's (/api/organizations), with
+// the administrator's request (usecase.AdminRequest) as the caller: the
+// same rules, the same events, and audit entries naming the administrator.
+
+// addOrganizationRoutes registers the Organizations section.
+func (s *API) addOrganizationRoutes(r routes) {
+	const org = Base + "/organizations/:id"
+	r.get(Base+"/organizations", s.organizationsPage)
+	r.get(org, s.organizationPage)
+	post := r.post
+	post(org+"/settings", s.updateOrganization)
+	post(org+"/members/role", s.changeMemberRole)
+	post(org+"/members/remove", s.removeMember)
+	post(org+"/invitations", s.inviteMember)
+	post(org+"/invitations/revoke", s.revokeInvitation)
+	post(org+"/invitations/resend", s.resendInvitation)
+	post(org+"/delete", s.deleteOrganization)
+}
+
+// orgPageSize is how many organizations, or members, a page shows.
+const orgPageSize = 50
+
+// organizationsView is the organizations list: the search as given and one page.
+type organizationsView struct {
+	Q           string
+	Rows        []organizationRow
+	First, Next string
+}
+
+type organizationRow struct {
+	ID, Name, Slug string
+	Members        int
+	Created        time.Time
+}
+
+// organizationsPage lists every organization through Organizations.ListAll,
+// newest first; the search and the cursor are in the URL.
+func (s *API) organizationsPage(c *gin.Context) {
+	v, ok := s.view(c)
+	if !ok {
+		return
+	}
+	q := c.Request.URL.Query()
+	ov := &organizationsView{Q: q.Get("q")}
+	p := v.page("Organizations")
+	p.Section, p.View = "organizations", ov
+	if q.Get("deleted") != "" {
+		p.Notice = "The organization is deleted, with its members, invitations and domains."
+	}
+	cursor := q.Get("cursor")
+	switch {
+	case len(ov.Q) > maxSearch:
+		p.Error, p.Field = "The search is too long: use at most 256 characters.", "q"
+	case len(cursor) > 512:
+		p.Error, p.Field = "The page link is not valid.", "cursor"
+	}
+	if p.Error != "" {
+		s.render(c, http.StatusBadRequest, "organizations", p)
+		return
+	}
+	page, err := s.App.Commands.Organizations.ListAll(c.Request.Context(), v.req,
+		organization.OrgListPage{Limit: orgPageSize, Cursor: cursor, Search: strings.TrimSpace(ov.Q)})
+	if err != nil {
+		if domain.KindOf(err) == domain.KindInvalid {
+			p.Error, p.Field = "The page link is not valid: start from the first page.", "cursor"
+			s.render(c, http.StatusBadRequest, "organizations", p)
+			return
+		}
+		s.refuse(c, err)
+		return
+	}
+	for _, oc := range page.Organizations {
+		o := oc.Organization
+		ov.Rows = append(ov.Rows, organizationRow{ID: string(o.ID()), Name: o.Name(), Slug: o.Slug(), Members: oc.MemberCount, Created: o.CreatedAt()})
+	}
+	link := url.Values{"q": {ov.Q}}
+	if cursor != "" {
+		ov.First = edge.PageURL(Base+"/organizations", link)
+	}
+	if page.NextCursor != "" {
+		link.Set("cursor", page.NextCursor)
+		ov.Next = edge.PageURL(Base+"/organizations", link)
+	}
+	s.render(c, http.StatusOK, "organizations", p)
+}
+
+// organizationView is an organization's page.
+type organizationView struct {
+	ID, Name, Slug, Logo, Metadata, Path string
+	MemberCount                          int
+	RequireTwoFactor                     bool
+	Created, Updated                     time.Time
+	Members                              []memberRow
+	MembersFirst, MembersNext            string
+	Invitations                          []invitationRow
+	Roles                                []string
+	Form                                 orgForm
+}
+
+// orgForm is what a refused form sent, shown again: the settings, the
+// invitation and the typed confirmation.
+type orgForm struct {
+	Name, Slug, Logo, Metadata string
+	Email, Role                string
+	Confirm                    string
+	// Settings reports whether the settings form was the one refused.
+	Settings bool
+}
+
+type memberRow struct {
+	ID, UserID, Email, Name, Role string
+	Joined                        time.Time
+}
+
+type invitationRow struct {
+	ID, Email, Role, Status string
+	Open                    bool
+	Expires, Created        time.Time
+}
+
+// orgRoles are the roles a member or an invitation may hold.
+var orgRoles = []string{string(domain.OrgRoleMember), string(domain.OrgRoleAdmin), string(domain.OrgRoleOwner)}
+
+// organizationPage shows an organization.
+func (s *API) organizationPage(c *gin.Context) {
+	v, ok := s.view(c)
+	if !ok {
+		return
+	}
+	s.showOrganization(c, v, http.StatusOK, "", "", nil)
+}
+
+// showOrganization renders an organization's page (GetByID,
+// ListMembersByID from the members cursor in the URL, ListInvitationsByID)
+// with status, and a refused form's error, field and input (nil: the
+// stored settings).
+func (s *API) showOrganization(c *gin.Context, v *visit, status int, msg, field string, f *orgForm) {
+	ctx := c.Request.Context()
+	id := domain.OrganizationID(c.Param("id"))
+	if len(id) > maxID {
+		s.refusal(c, http.StatusBadRequest, "Bad request", "The organization id is too long.", edge.FieldError{Location: "path.id", Message: "is too long"})
+		return
+	}
+	members := c.Query("members")
+	if len(members) > 512 {
+		s.refusal(c, http.StatusBadRequest, "Bad request", "The page link is not valid.", edge.FieldError{Location: "query.members", Message: "is not a page of members"})
+		return
+	}
+	oc, err := s.App.Commands.Organizations.GetByID(ctx, v.req, id)
+	if err != nil {
+		s.refuse(c, err)
+		return
+	}
+	mp, err := s.App.Commands.Organizations.ListMembersByID(ctx, v.req, id, organization.OrgListPage{Limit: orgPageSize, Cursor: members})
+	if err != nil {
+		if domain.KindOf(err) == domain.KindInvalid {
+			s.refusal(c, http.StatusBadRequest, "Bad request", "The page link is not valid: start from the first page of members.",
+				edge.FieldError{Location: "query.members", Message: "is not a page of members"})
+			return
+		}
+		s.refuse(c, err)
+		return
+	}
+	invs, err := s.App.Commands.Organizations.ListInvitationsByID(ctx, v.req, id)
+	if err != nil {
+		s.refuse(c, err)
+		return
+	}
+	o := oc.Organization
+	path := Base + "/organizations/" + url.PathEscape(string(o.ID()))
+	ov := &organizationView{ID: string(o.ID()), Name: o.Name(), Slug: o.Slug(), Logo: o.Logo(), Metadata: o.Metadata(), Path: path,
+		MemberCount: oc.MemberCount, RequireTwoFactor: o.RequiresTwoFactor(), Created: o.CreatedAt(), Updated: o.UpdatedAt(), Roles: orgRoles}
+	if f != nil {
+		ov.Form = *f
+	}
+	if !ov.Form.Settings {
+		ov.Form.Name, ov.Form.Slug, ov.Form.Logo, ov.Form.Metadata = ov.Name, ov.Slug, ov.Logo, ov.Metadata
+	}
+	for _, mu := range mp.Members {
+		ov.Members = append(ov.Members, memberRow{ID: string(mu.Member.ID()), UserID: string(mu.User.ID()), Email: string(mu.User.Email()),
+			Name: mu.User.Name(), Role: domain.JoinOrgRoles(mu.Member.Roles()), Joined: mu.Member.CreatedAt()})
+	}
+	if members != "" {
+		ov.MembersFirst = path + "#members"
+	}
+	if mp.NextCursor != "" {
+		ov.MembersNext = edge.PageURL(path, url.Values{"members": {mp.NextCursor}}) + "#members"
+	}
+	for _, inv := range invs {
+		ov.Invitations = append(ov.Invitations, invitationRow{ID: string(inv.ID()), Email: string(inv.Email()), Role: domain.JoinOrgRoles(inv.Roles()),
+			Status: string(inv.Status()), Open: inv.IsOpen(v.now), Expires: inv.ExpiresAt(), Created: inv.CreatedAt()})
+	}
+	p := v.page(o.Name())
+	p.Section, p.View, p.Error, p.Field = "organizations", ov, msg, field
+	p.Notice = orgNotices[c.Query("done")]
+	s.render(c, status, "organization", p)
+}
+
+// orgNotices say what a form did, after its redirect (?done=).
+var orgNotices = map[string]string{
+	"updated": "The settings are saved.", "role": "The member's role is changed.", "removed": "The member is removed; their sessions no longer act in the organization.",
+	"invited": "The invitation is on its way.", "revoked": "The invitation is revoked: its link no longer works.", "resent": "The invitation is renewed and sent again.",
+}
+
+// orgDone sends the browser back to the organization's page after a form
+// (Post/Redirect/Get).
+func orgDone(c *gin.Context, what string) {
+	edge.Redirect(c, http.StatusSeeOther, Base+"/organizations/"+url.PathEscape(c.Param("id"))+"?done="+what)
+}
+
+// formField is the field a use case's validation error names, and its
+// message, or ok false for any other error.
+func formField(err error) (field, msg string, ok bool) {
+	var de *domain.Error
+	if !errors.As(err, &de) || (de.Kind != domain.KindInvalid && de.Kind != domain.KindConflict) {
+		return "", "", false
+	}
+	msg = de.Message
+	if de.Code == "role.not_found" {
+		return "role", "Choose one of the roles: member, admin or owner.", true
+	}
+	if len(de.Fields) > 0 {
+		field = de.Fields[0].Field
+		if de.Fields[0].Message != "" {
+			msg = de.Message + ": " + field + " " + de.Fields[0].Message + "."
+		}
+	}
+	return field, msg, true
+}
+
+// updateOrganization saves the settings through Organizations.UpdateByID.
+func (s *API) updateOrganization(c *gin.Context, v *visit) {
+	pf := c.Request.PostForm
+	f := orgForm{Settings: true, Name: strings.TrimSpace(pf.Get("name")), Slug: strings.TrimSpace(pf.Get("slug")),
+		Logo: strings.TrimSpace(pf.Get("logo")), Metadata: strings.TrimSpace(pf.Get("metadata"))}
+	patch := organization.OrganizationPatch{Name: &f.Name, Slug: &f.Slug, Logo: &f.Logo, Metadata: &f.Metadata}
+	_, err := s.App.Commands.Organizations.UpdateByID(c.Request.Context(), v.req, domain.OrganizationID(c.Param("id")), patch)
+	if field, msg, ok := formField(err); ok {
+		if de := new(domain.Error); errors.As(err, &de) && de.Code == "organization.slug_unavailable" {
+			field, msg = "slug", "Another organization has this slug: choose another."
+		}
+		s.showOrganization(c, v, http.StatusBadRequest, msg, field, trimForm(f))
+		return
+	}
+	if err != nil {
+		s.refuse(c, err)
+		return
+	}
+	orgDone(c, "updated")
+}
+
+// trimForm drops input longer than its field allows, which was refused
+// for its length: it is not worth showing again.
+func trimForm(f orgForm) *orgForm {
+	for _, fl := range []struct {
+		v   *string
+		max int
+	}{{&f.Name, 1024}, {&f.Slug, 256}, {&f.Logo, domain.MaxLogoLength}, {&f.Metadata, domain.MaxMetadataLength}, {&f.Email, 320}, {&f.Confirm, 1024}} {
+		if len(*fl.v) > fl.max {
+			*fl.v = ""
+		}
+	}
+	return &f
+}
+
+// changeMemberRole replaces a member's role through
+// Organizations.UpdateMemberRoleByID; the last owner keeps theirs.
+func (s *API) changeMemberRole(c *gin.Context, v *visit) {
+	pf := c.Request.PostForm
+	member, role := pf.Get("member"), pf.Get("role")
+	if len(member) > maxID || member == "" {
+		s.refusal(c, http.StatusBadRequest, "Bad request", "The member id is missing or too long. Nothing was changed.", edge.FieldError{Location: "body.member", Message: "is not a member id"})
+		return
+	}
+	_, err := s.App.Commands.Organizations.UpdateMemberRoleByID(c.Request.Context(), v.req, domain.OrganizationID(c.Param("id")), domain.MemberID(member), []string{role})
+	if field, msg, ok := formField(err); ok {
+		if field == "" {
+			field = "role"
+		}
+		s.showOrganization(c, v, http.StatusBadRequest, msg+" Nothing was changed.", field, nil)
+		return
+	}
+	if err != nil {
+		s.refuse(c, err)
+		return
+	}
+	orgDone(c, "role")
+}
+
+// removeMember removes a member through Organizations.RemoveMemberByID.
+func (s *API) removeMember(c *gin.Context, v *visit) {
+	member := c.Request.PostForm.Get("member")
+	if len(member) > maxID || member == "" {
+		s.refusal(c, http.StatusBadRequest, "Bad request", "The member id is missing or too long. Nothing was changed.", edge.FieldError{Location: "body.member", Message: "is not a member id"})
+		return
+	}
+	err := s.App.Commands.Organizations.RemoveMemberByID(c.Request.Context(), v.req, domain.OrganizationID(c.Param("id")), domain.MemberID(member))
+	if field, msg, ok := formField(err); ok {
+		s.showOrganization(c, v, http.StatusBadRequest, msg+" Nothing was changed.", field, nil)
+		return
+	}
+	if err != nil {
+		s.refuse(c, err)
+		return
+	}
+	orgDone(c, "removed")
+}
+
+// inviteMember sends an invitation through Organizations.InviteByID, with
+// the administrator as the inviter when they are a member (the mail then
+// names them), and without one otherwise, as the trusted API may.
+func (s *API) inviteMember(c *gin.Context, v *visit) {
+	pf := c.Request.PostForm
+	f := orgForm{Email: strings.TrimSpace(pf.Get("email")), Role: pf.Get("role")}
+	err := s.invite(c, v, organization.InviteAddress{Email: f.Email, Roles: []string{f.Role}})
+	if field, msg, ok := formField(err); ok {
+		if field == "" {
+			field = "email" // already a member, or already invited
+		}
+		s.showOrganization(c, v, http.StatusBadRequest, msg, field, trimForm(f))
+		return
+	}
+	if err != nil {
+		s.refuse(c, err)
+		return
+	}
+	orgDone(c, "invited")
+}
+
+// invite runs InviteByID for the organization of the page.
+func (s *API) invite(c *gin.Context, v *visit, cmd organization.InviteAddress) error {
+	_, err := s.App.Commands.Organizations.InviteByID(c.Request.Context(), v.req, domain.OrganizationID(c.Param("id")), cmd)
+	return err
+}
+
+// revokeInvitation cancels an open invitation through
+// Organizations.RevokeInvitation.
+func (s *API) revokeInvitation(c *gin.Context, v *visit) {
+	id := c.Request.PostForm.Get("invitation")
+	if len(id) > maxID || id == "" {
+		s.refusal(c, http.StatusBadRequest, "Bad request", "The invitation id is missing or too long. Nothing was changed.",
+			edge.FieldError{Location: "body.invitation", Message: "is not an invitation id"})
+		return
+	}
+	err := s.App.Commands.Organizations.RevokeInvitation(c.Request.Context(), v.req, domain.OrganizationID(c.Param("id")), domain.InvitationID(id))
+	if err != nil {
+		s.refuse(c, err)
+		return
+	}
+	orgDone(c, "revoked")
+}
+
+// resendInvitation renews an invitation and mails it again: InviteByID
+// with Resend, for the invitation's address and roles as listed.
+func (s *API) resendInvitation(c *gin.Context, v *visit) {
+	ctx := c.Request.Context()
+	id := c.Request.PostForm.Get("invitation")
+	org := domain.OrganizationID(c.Param("id"))
+	invs, err := s.App.Commands.Organizations.ListInvitationsByID(ctx, v.req, org)
+	if err != nil {
+		s.refuse(c, err)
+		return
+	}
+	for _, inv := range invs {
+		if string(inv.ID()) != id {
+			continue
+		}
+		roles := make([]string, 0, len(inv.Roles()))
+		for _, r := range inv.Roles() {
+			roles = append(roles, string(r))
+		}
+		if err := s.invite(c, v, organization.InviteAddress{Email: string(inv.Email()), Roles: roles, Resend: true}); err != nil {
+			s.refuse(c, err)
+			return
+		}
+		orgDone(c, "resent")
+		return
+	}
+	s.refusal(c, http.StatusNotFound, "No such invitation", "The organization has no invitation with this id. Nothing was sent.",
+		edge.FieldError{Location: "body.invitation", Message: "is not one of the organization's invitations"})
+}
+
+// deleteOrganization deletes through Organizations.DeleteByID once the
+// typed confirmation is the organization's slug.
+func (s *API) deleteOrganization(c *gin.Context, v *visit) {
+	ctx := c.Request.Context()
+	id := domain.OrganizationID(c.Param("id"))
+	oc, err := s.App.Commands.Organizations.GetByID(ctx, v.req, id)
+	if err != nil {
+		s.refuse(c, err)
+		return
+	}
+	confirm := strings.TrimSpace(c.Request.PostForm.Get("confirm"))
+	if confirm != oc.Organization.Slug() {
+		s.showOrganization(c, v, http.StatusBadRequest, "Type the organization's slug exactly to confirm. Nothing was deleted.", "confirm", trimForm(orgForm{Confirm: confirm}))
+		return
+	}
+	if err := s.App.Commands.Organizations.DeleteByID(ctx, v.req, id); err != nil {
+		s.refuse(c, err)
+		return
+	}
+	edge.Redirect(c, http.StatusSeeOther, Base+"/organizations?deleted=1")
+}

@@ -46,6 +46,9 @@ func (s *API) AddConsoleRoutes() {
 	r := routes{s: s, policy: page}
 	r.get(Base, s.home)
 	s.addUserRoutes(r)
+	s.addServiceKeyRoutes(r)
+	s.addOAuthClientRoutes(r)
+	s.addSigningKeyRoutes(r)
 }
 
 // routes registers a section's pages and forms, all on the console's

@@ -257,6 +257,8 @@ func TestConsoleKeys_validation_and_hostile_input(t *testing.T) {
 		}
 		mustConsolePage(t, w.admin.get("/console/service-keys/a%00b"), http.StatusBadRequest)
 		mustConsolePage(t, w.admin.get("/console/oauth-clients?cursor=%FF"), http.StatusBadRequest)
+		mustConsolePage(t, w.admin.get("/console/oauth-clients/a%00b"), http.StatusBadRequest)
+		mustConsolePage(t, w.admin.get("/console/oauth-clients/"+strings.Repeat("c", 200)), http.StatusBadRequest)
 		mustConsolePage(t, w.admin.get("/console/signing-keys?limit=-1"), http.StatusBadRequest)
 		if entries := auditSuccesses(t, w.admin, "service-key.create"); len(entries) != 0 {
 			t.Fatalf("refused forms created keys: %v", entries)
@@ -403,5 +405,44 @@ func TestConsoleKeys_signing_keys(t *testing.T) {
 		if m := consoleNextPage.FindStringSubmatch(first); m == nil || strings.Count(consoleRows(first), "<tr>") != 1 {
 			t.Fatalf("the first page of one: %s", first)
 		}
+	})
+}
+
+// Ensure the console applies the admin API's step-up rule to the forms
+// that hand out a secret: an administrator with two-factor on whose
+// session has not proven it recently is refused creating and rotating a
+// service key (403, a link to the step-up page, the input kept, no
+// secret, nothing created), and may once they answer a code.
+func TestConsoleKeys_step_up(t *testing.T) {
+	t.Parallel()
+	fwForStores(t, allStores, adminEnv, func(t *testing.T, app *fwApp) {
+		admin, _ := mustAdmin(t, app)
+		secret := mustEnrolTOTP(t, admin, adminPassword)
+		keyID := mustID(t, mustCreateKey(t, admin, map[string]any{"name": "fresh", "scopes": []string{"users:read"}}))
+		stale := app.client(t)
+		{
+			c := app.client(t)
+			mustOK(t, c.post("/api/auth/sign-in/email", mustCredentials(t, adminEmail, adminPassword)))
+			mustOK(t, c.post("/api/auth/two-factor/verify-totp", mustJSON(t, map[string]any{"code": totpAt(secret, 0), "trustDevice": true})))
+			stale.Cookies[trustCookie] = c.Cookies[trustCookie]
+			mustSignIn(t, stale, adminEmail, adminPassword)
+		}
+		const list = "/console/service-keys"
+		key := list + "/" + keyID
+		create := url.Values{"name": {"stale key"}, "scopes": {"users:read"}}
+		page := mustConsolePage(t, consoleFormPost(t, stale, list, list, create), http.StatusForbidden)
+		if !strings.Contains(page, `href="/two-factor?callbackURL=%2Fconsole%2Fservice-keys"`) || !strings.Contains(page, `value="stale key"`) || consoleSecret.MatchString(page) {
+			t.Fatalf("create without a recent second factor: %s", page)
+		}
+		page = mustConsolePage(t, consoleFormPost(t, stale, key, key+"/rotate", url.Values{"overlap": {"24h"}}), http.StatusForbidden)
+		if !strings.Contains(page, "/two-factor?callbackURL=") || !strings.Contains(page, `value="24h" selected`) || consoleSecret.MatchString(page) {
+			t.Fatalf("rotate without a recent second factor: %s", page)
+		}
+		if got := len(auditSuccesses(t, admin, "service-key.create")); got != 1 {
+			t.Fatalf("%d keys created", got)
+		}
+		mustOK(t, verifyTOTP(t, stale, totpAt(secret, 1)))
+		mustConsoleSecret(t, consoleFormPost(t, stale, list, list, create), "gh_sk_")
+		mustConsoleSecret(t, consoleFormPost(t, stale, key, key+"/rotate", url.Values{"overlap": {"24h"}}), "gh_sk_")
 	})
 }

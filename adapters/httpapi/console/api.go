@@ -48,6 +48,9 @@ func (s *API) AddConsoleRoutes() {
 	s.addUserRoutes(r)
 	s.addOrganizationRoutes(r)
 	s.addDomainRoutes(r)
+	s.addServiceKeyRoutes(r)
+	s.addOAuthClientRoutes(r)
+	s.addSigningKeyRoutes(r)
 }
 
 // routes registers a section's pages and forms, all on the console's

@@ -29,6 +29,11 @@
       setTimeout(function () { b.textContent = label; }, 1500);
     }, function () {});
   });
+  // A secret shown once ([data-secret]) is blanked when the page is hidden,
+  // so the back/forward cache never shows it again.
+  window.addEventListener("pagehide", function () {
+    document.querySelectorAll("[data-secret]").forEach(function (el) { el.textContent = "(no longer shown)"; });
+  });
   function relative(ms) {
     var s = Math.round(ms / 1000), future = s < 0, a = Math.abs(s), text;
     if (a < 45) text = a + " s";

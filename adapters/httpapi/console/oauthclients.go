@@ -1,0 +1,272 @@
+package console
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+	"github.com/gatehouse/gatehouse/application/oidc"
+	"github.com/gatehouse/gatehouse/domain"
+)
+
+// The OAuth clients section: the applications that sign users in through
+// Gatehouse's OpenID provider, through the use cases the admin API calls
+// (oidc.OAuthClients: List, Get, Register, Update, RotateSecret, Delete).
+
+const oauthClientsPath = Base + "/oauth-clients"
+
+// maxURIsField bounds a textarea of URIs (20 URIs of 2048 characters, and
+// their line ends), the use case's own bounds.
+const maxURIsField = 20 * 2050
+
+// addOAuthClientRoutes registers the OAuth clients section.
+func (s *API) addOAuthClientRoutes(r routes) {
+	r.get(oauthClientsPath, s.oauthClientsPage)
+	r.get(oauthClientsPath+"/:id", s.oauthClientPage)
+	r.post(oauthClientsPath, s.registerOAuthClient)
+	r.post(oauthClientsPath+"/:id/update", s.updateOAuthClient)
+	r.post(oauthClientsPath+"/:id/rotate-secret", s.rotateOAuthClientSecret)
+	r.post(oauthClientsPath+"/:id/delete", s.deleteOAuthClient)
+}
+
+// oauthClientForm is what a client form sent, shown again when refused.
+type oauthClientForm struct {
+	Name, Type, RedirectURIs, LogoutURIs, Confirm string
+	FirstParty                                    bool
+}
+
+func readOAuthClientForm(c *gin.Context) oauthClientForm {
+	pf := c.Request.PostForm
+	return oauthClientForm{Name: pf.Get("name"), Type: pf.Get("type"), RedirectURIs: pf.Get("redirectUris"), LogoutURIs: pf.Get("postLogoutRedirectUris"),
+		FirstParty: pf.Get("firstParty") == "on", Confirm: pf.Get("confirm")}
+}
+
+// kept is f bounded for showing again: a huge value is dropped.
+func (f oauthClientForm) kept() oauthClientForm {
+	f.Name, f.Type, f.Confirm = keep(f.Name, 1024), keep(f.Type, 32), keep(f.Confirm, 1024)
+	f.RedirectURIs, f.LogoutURIs = keep(f.RedirectURIs, maxURIsField), keep(f.LogoutURIs, maxURIsField)
+	return f
+}
+
+// check refuses fields too big for the use case to look at.
+func (f oauthClientForm) check() (msg, field string) {
+	switch {
+	case len(f.RedirectURIs) > maxURIsField:
+		return "The redirect URIs are too long: at most 20, of at most 2048 characters each.", "redirectUris"
+	case len(f.LogoutURIs) > maxURIsField:
+		return "The post-logout redirect URIs are too long: at most 20, of at most 2048 characters each.", "postLogoutRedirectUris"
+	}
+	return "", ""
+}
+
+// lines splits a textarea into its non-empty lines.
+func lines(s string) []string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// oauthClientLabels name the use case's fields as the forms do.
+var oauthClientLabels = map[string]string{"name": "The name", "type": "The type", "redirectUris": "A redirect URI",
+	"postLogoutRedirectUris": "A post-logout redirect URI"}
+
+// oauthClientRow is a client as administrators see it: never its secret.
+type oauthClientRow struct {
+	ID, Name, Type, SecretLast4, Path string
+	RedirectURIs, LogoutURIs          []string
+	FirstParty                        bool
+	Created, Updated                  time.Time
+}
+
+func oauthClientRowOf(c domain.OAuthClient) oauthClientRow {
+	return oauthClientRow{ID: string(c.ID), Name: c.Name, Type: string(c.Type), SecretLast4: c.SecretLast4, Path: oauthClientsPath + "/" + url.PathEscape(string(c.ID)),
+		RedirectURIs: c.RedirectURIs, LogoutURIs: c.PostLogoutRedirectURIs, FirstParty: c.FirstParty, Created: c.CreatedAt, Updated: c.UpdatedAt}
+}
+
+// oauthClientsView is the list and the registration form.
+type oauthClientsView struct {
+	Rows  []oauthClientRow
+	Pager pager
+	Form  oauthClientForm
+}
+
+// oauthClientsPage lists the clients, paged, the state in the URL.
+func (s *API) oauthClientsPage(c *gin.Context) {
+	v, ok := s.view(c)
+	if !ok {
+		return
+	}
+	s.showOAuthClients(c, v, http.StatusOK, "", "", oauthClientForm{Type: "confidential"}, c.Request.URL.Query())
+}
+
+func (s *API) showOAuthClients(c *gin.Context, v *visit, status int, msg, field string, f oauthClientForm, q url.Values) {
+	ov := &oauthClientsView{Form: f}
+	p := v.page("OAuth clients")
+	p.Section, p.View, p.Error, p.Field = "oauth-clients", ov, msg, field
+	if q.Get("deleted") != "" {
+		p.Notice = "The client is deleted, with its codes, grants and consents."
+	}
+	lq, bad, badField := readListQuery(q)
+	if bad != "" {
+		p.Error, p.Field = bad, badField
+		s.render(c, http.StatusBadRequest, "oauthclients", p)
+		return
+	}
+	clients, err := s.App.Commands.OAuthClients.List(c.Request.Context(), v.keyRequest())
+	if err != nil {
+		s.refuse(c, err)
+		return
+	}
+	page, next, ok := pageAfter(clients, func(c domain.OAuthClient) string { return string(c.ID) }, lq)
+	if !ok {
+		p.Error, p.Field = "The page link is not valid: start from the first page.", "cursor"
+		s.render(c, http.StatusBadRequest, "oauthclients", p)
+		return
+	}
+	for _, cl := range page {
+		ov.Rows = append(ov.Rows, oauthClientRowOf(cl))
+	}
+	ov.Pager = links(oauthClientsPath, url.Values{}, lq, next)
+	s.render(c, status, "oauthclients", p)
+}
+
+// registerOAuthClient registers through OAuthClients.Register; a
+// confidential client's secret is shown this once.
+func (s *API) registerOAuthClient(c *gin.Context, v *visit) {
+	f := readOAuthClientForm(c)
+	if msg, field := f.check(); msg != "" {
+		s.showOAuthClients(c, v, http.StatusBadRequest, msg, field, f.kept(), url.Values{})
+		return
+	}
+	issued, err := s.App.Commands.OAuthClients.Register(c.Request.Context(), v.keyRequest(), oidc.RegisterOAuthClient{Name: f.Name, Type: f.Type,
+		RedirectURIs: lines(f.RedirectURIs), PostLogoutRedirectURIs: lines(f.LogoutURIs), FirstParty: f.FirstParty})
+	if err != nil {
+		if msg, field, ok := invalidField(err, oauthClientLabels); ok {
+			s.showOAuthClients(c, v, http.StatusBadRequest, msg, field, f.kept(), url.Values{})
+			return
+		}
+		s.refuse(c, err)
+		return
+	}
+	path := oauthClientsPath + "/" + url.PathEscape(string(issued.Client.ID))
+	if issued.Secret == "" {
+		redirectTo(c, path+"?done=registered")
+		return
+	}
+	s.showSecret(c, v, "oauth-clients", "OAuth client registered", &secretView{What: "client secret", Name: issued.Client.Name,
+		ClientID: string(issued.Client.ID), Secret: issued.Secret, Back: path})
+}
+
+// oauthClientView is a client's page with its forms.
+type oauthClientView struct {
+	oauthClientRow
+	Form oauthClientForm
+}
+
+// oauthClientPage shows a client (OAuthClients.Get).
+func (s *API) oauthClientPage(c *gin.Context) {
+	v, ok := s.view(c)
+	if !ok {
+		return
+	}
+	s.showOAuthClient(c, v, http.StatusOK, "", "", nil)
+}
+
+// showOAuthClient renders a client's page; f, when not nil, is a refused
+// form's input, else the form shows the client as it is.
+func (s *API) showOAuthClient(c *gin.Context, v *visit, status int, msg, field string, f *oauthClientForm) {
+	id := c.Param("id")
+	if len(id) > maxID {
+		s.refusal(c, http.StatusBadRequest, "Bad request", "The client id is too long.", edge.FieldError{Location: "path.id", Message: "is too long"})
+		return
+	}
+	cl, err := s.App.Commands.OAuthClients.Get(c.Request.Context(), v.keyRequest(), domain.OAuthClientID(id))
+	if err != nil {
+		s.refuse(c, err)
+		return
+	}
+	cv := &oauthClientView{oauthClientRow: oauthClientRowOf(cl)}
+	if f != nil {
+		cv.Form = *f
+	} else {
+		cv.Form = oauthClientForm{Name: cl.Name, RedirectURIs: strings.Join(cl.RedirectURIs, "\n"), LogoutURIs: strings.Join(cl.PostLogoutRedirectURIs, "\n"),
+			FirstParty: cl.FirstParty}
+	}
+	p := v.page(cl.Name)
+	p.Section, p.View, p.Error, p.Field = "oauth-clients", cv, msg, field
+	p.Notice = keyNotices[c.Query("done")]
+	s.render(c, status, "oauthclient", p)
+}
+
+// updateOAuthClient saves the name, redirect URIs and first-party flag
+// through OAuthClients.Update.
+func (s *API) updateOAuthClient(c *gin.Context, v *visit) {
+	f := readOAuthClientForm(c)
+	f.Confirm = ""
+	if msg, field := f.check(); msg != "" {
+		kept := f.kept()
+		s.showOAuthClient(c, v, http.StatusBadRequest, msg, field, &kept)
+		return
+	}
+	uris, logout := lines(f.RedirectURIs), lines(f.LogoutURIs)
+	if logout == nil {
+		logout = []string{}
+	}
+	_, err := s.App.Commands.OAuthClients.Update(c.Request.Context(), v.keyRequest(), domain.OAuthClientID(c.Param("id")),
+		oidc.UpdateOAuthClient{Name: &f.Name, RedirectURIs: &uris, PostLogoutRedirectURIs: &logout, FirstParty: &f.FirstParty})
+	if err != nil {
+		if msg, field, ok := invalidField(err, oauthClientLabels); ok {
+			kept := f.kept()
+			s.showOAuthClient(c, v, http.StatusBadRequest, msg, field, &kept)
+			return
+		}
+		s.refuse(c, err)
+		return
+	}
+	redirectTo(c, oauthClientsPath+"/"+url.PathEscape(c.Param("id"))+"?done=updated")
+}
+
+// rotateOAuthClientSecret gives a confidential client a new secret through
+// OAuthClients.RotateSecret and shows it once.
+func (s *API) rotateOAuthClientSecret(c *gin.Context, v *visit) {
+	issued, err := s.App.Commands.OAuthClients.RotateSecret(c.Request.Context(), v.keyRequest(), domain.OAuthClientID(c.Param("id")))
+	if err != nil {
+		s.refuse(c, err)
+		return
+	}
+	s.showSecret(c, v, "oauth-clients", "Client secret rotated", &secretView{What: "new client secret", Name: issued.Client.Name,
+		ClientID: string(issued.Client.ID), Secret: issued.Secret, Note: "The old secret stopped working now.",
+		Back: oauthClientsPath + "/" + url.PathEscape(string(issued.Client.ID))})
+}
+
+// deleteOAuthClient deletes through OAuthClients.Delete once the typed
+// confirmation is the client's name.
+func (s *API) deleteOAuthClient(c *gin.Context, v *visit) {
+	ctx := c.Request.Context()
+	id := domain.OAuthClientID(c.Param("id"))
+	cl, err := s.App.Commands.OAuthClients.Get(ctx, v.keyRequest(), id)
+	if err != nil {
+		s.refuse(c, err)
+		return
+	}
+	confirm := strings.TrimSpace(c.Request.PostForm.Get("confirm"))
+	if confirm != cl.Name {
+		f := oauthClientForm{Name: cl.Name, RedirectURIs: strings.Join(cl.RedirectURIs, "\n"), LogoutURIs: strings.Join(cl.PostLogoutRedirectURIs, "\n"),
+			FirstParty: cl.FirstParty, Confirm: keep(confirm, 1024)}
+		s.showOAuthClient(c, v, http.StatusBadRequest, "Type the client's name exactly to confirm. Nothing was deleted.", "confirm", &f)
+		return
+	}
+	if err := s.App.Commands.OAuthClients.Delete(ctx, v.keyRequest(), id); err != nil {
+		s.refuse(c, err)
+		return
+	}
+	redirectTo(c, oauthClientsPath+"?deleted=1")
+}

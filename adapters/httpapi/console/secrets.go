@@ -1,0 +1,179 @@
+package console
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+	"github.com/gatehouse/gatehouse/application/usecase"
+	"github.com/gatehouse/gatehouse/domain"
+)
+
+// The pieces the Service keys, OAuth clients and Signing keys sections
+// share: the secret shown once, paging over a use case's full list, and a
+// use case's field violations as the form's error.
+
+// secretView is the page that shows a new secret, the one time it exists
+// outside the hash storage keeps. It is the answer to the form post that
+// made it (never a redirect: the secret must not be in a URL, and the
+// next GET must not show it); the page is no-store, the form's token is
+// spent, so reloading re-posts a spent token and is refused, and
+// console.js blanks it when the browser hides the page, so going back or
+// forward does not show it either.
+type secretView struct {
+	What     string // "service key", "client secret"
+	Name     string
+	ClientID string
+	Secret   string
+	Note     string
+	Back     string // the page of what the secret belongs to
+}
+
+// showSecret renders the secret page.
+func (s *API) showSecret(c *gin.Context, v *visit, section, title string, sv *secretView) {
+	p := v.page(title)
+	p.Section, p.View = section, sv
+	s.render(c, http.StatusOK, "secret", p)
+}
+
+// stepUpURL is the page where an administrator proves their second factor
+// again, coming back to path.
+func stepUpURL(path string) string {
+	return edge.PageURL(edge.TwoFactorPath, url.Values{"callbackURL": {path}})
+}
+
+// isStepUp reports whether err asks the administrator to prove their
+// second factor again before a secret is handed out.
+func isStepUp(err error) bool { return errors.Is(err, usecase.ErrStepUpRequired) }
+
+// Lists: the use cases return every row (there are few keys and clients);
+// the console shows them limit at a time, the cursor being the id of the
+// last row shown, all in the URL.
+const (
+	defaultLimit = 25
+	maxLimit     = 100
+)
+
+// listQuery is a list page's paging, read from the URL.
+type listQuery struct {
+	Cursor string
+	Limit  int
+}
+
+// readListQuery reads cursor and limit, naming the bad field.
+func readListQuery(q url.Values) (listQuery, string, string) {
+	lq := listQuery{Cursor: q.Get("cursor"), Limit: defaultLimit}
+	if len(lq.Cursor) > maxID {
+		return lq, "The page link is not valid: start from the first page.", "cursor"
+	}
+	if raw := q.Get("limit"); raw != "" {
+		n, err := strconv.Atoi(raw)
+		if err != nil || n < 1 || n > maxLimit {
+			return lq, "The page size is a whole number from 1 to 100.", "limit"
+		}
+		lq.Limit = n
+	}
+	return lq, "", ""
+}
+
+// pageAfter returns the rows after the one whose id is the cursor (from
+// the first when there is none), at most the limit, and the next page's
+// cursor; ok is false when the cursor names no row.
+func pageAfter[T any](rows []T, id func(T) string, lq listQuery) (page []T, next string, ok bool) {
+	start := 0
+	if lq.Cursor != "" {
+		i := slices.IndexFunc(rows, func(r T) bool { return id(r) == lq.Cursor })
+		if i < 0 {
+			return nil, "", false
+		}
+		start = i + 1
+	}
+	end := min(start+lq.Limit, len(rows))
+	if end < len(rows) {
+		next = id(rows[end-1])
+	}
+	return rows[start:end], next, true
+}
+
+// pager is a list's links: the first page (when not on it) and the next.
+type pager struct{ First, Next string }
+
+// links returns the pager of a list at path whose state is link.
+func links(path string, link url.Values, lq listQuery, next string) pager {
+	var pg pager
+	if lq.Limit != defaultLimit {
+		link.Set("limit", strconv.Itoa(lq.Limit))
+	}
+	if lq.Cursor != "" {
+		pg.First = edge.PageURL(path, link)
+	}
+	if next != "" {
+		link.Set("cursor", next)
+		pg.Next = edge.PageURL(path, link)
+	}
+	return pg
+}
+
+// invalidField returns a use case's Invalid error as a form error: its
+// first field violation's message and field (the bare name, without an
+// index), or ok false for any other error.
+func invalidField(err error, label map[string]string) (msg, field string, ok bool) {
+	var de *domain.Error
+	if !errors.As(err, &de) || de.Kind != domain.KindInvalid {
+		return "", "", false
+	}
+	msg = de.Message + "."
+	if len(de.Fields) > 0 {
+		f := de.Fields[0]
+		field, _, _ = strings.Cut(f.Field, "[")
+		name := label[field]
+		if name == "" {
+			name = field
+		}
+		msg = name + " " + f.Message + "."
+		if field != f.Field {
+			msg = name + " (line " + lineOf(f.Field) + ") " + f.Message + "."
+		}
+	}
+	return msg, field, true
+}
+
+// lineOf is the 1-based line of a field such as redirectUris[2].
+func lineOf(field string) string {
+	_, idx, _ := strings.Cut(field, "[")
+	n, err := strconv.Atoi(strings.TrimSuffix(idx, "]"))
+	if err != nil {
+		return idx
+	}
+	return strconv.Itoa(n + 1)
+}
+
+// keyRequest is the visit as the key-shaped use cases (service keys,
+// OAuth clients, signing keys) take their caller.
+func (v *visit) keyRequest() usecase.KeyRequest {
+	return usecase.KeyRequest{Principal: &v.req.Principal, Actor: v.req.Actor()}
+}
+
+// keep returns s when it is short enough to show again in a form, else "".
+func keep(s string, max int) string {
+	if len(s) > max {
+		return ""
+	}
+	return s
+}
+
+// redirectTo ends a form with a redirect to path (Post/Redirect/Get).
+func redirectTo(c *gin.Context, path string) { edge.Redirect(c, http.StatusSeeOther, path) }
+
+// keyNotices say what a form of these sections did, after its redirect (?done=).
+var keyNotices = map[string]string{
+	"revoked": "The key is revoked: requests made with it are refused now.",
+	"updated": "The client is saved.", "registered": "The client is registered. It is public, so it has no secret.",
+	"rotated": "New signing keys are made.",
+}

@@ -1,0 +1,264 @@
+package console
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/gatehouse/gatehouse/application/servicekey"
+	"github.com/gatehouse/gatehouse/domain"
+)
+
+// The Service keys section: the keys of trusted backends, through the use
+// cases the admin API calls (servicekey.ServiceKeys: List, Create, Rotate,
+// Revoke), so the same checks (administrators only, step-up before a
+// secret is handed out) and audit entries apply.
+
+const serviceKeysPath = Base + "/service-keys"
+
+// addServiceKeyRoutes registers the Service keys section.
+func (s *API) addServiceKeyRoutes(r routes) {
+	r.get(serviceKeysPath, s.serviceKeysPage)
+	r.get(serviceKeysPath+"/:id", s.serviceKeyPage)
+	r.post(serviceKeysPath, s.createServiceKey)
+	r.post(serviceKeysPath+"/:id/rotate", s.rotateServiceKey)
+	r.post(serviceKeysPath+"/:id/revoke", s.revokeServiceKey)
+}
+
+// serviceKeysView is the list of keys and the form that creates one.
+type serviceKeysView struct {
+	Status, Limit string
+	Rows          []serviceKeyRow
+	Pager         pager
+	Scopes        []string
+	Form          serviceKeyForm
+	StepUp        string
+}
+
+// serviceKeyForm is what a refused create form sent, shown again.
+type serviceKeyForm struct {
+	Name, Days string
+	Scopes     []string
+}
+
+// Has reports whether the form had scope checked.
+func (f serviceKeyForm) Has(scope string) bool { return slices.Contains(f.Scopes, scope) }
+
+// serviceKeyRow is one key, as administrators see it: never its secret.
+type serviceKeyRow struct {
+	ID, Name, Masked, Status, CreatedBy, Path string
+	Scopes                                    []string
+	Created, Expires, LastUsed, Revoked       time.Time
+}
+
+func serviceKeyRowOf(k *domain.ServiceKey, now time.Time) serviceKeyRow {
+	r := serviceKeyRow{ID: string(k.ID()), Name: k.Name(), Masked: k.Masked(), CreatedBy: k.CreatedBy(), Path: serviceKeysPath + "/" + url.PathEscape(string(k.ID())),
+		Created: k.CreatedAt(), Expires: k.ExpiresAt(), LastUsed: k.LastUsedAt(), Revoked: k.RevokedAt(), Status: "active"}
+	for _, sc := range k.Scopes() {
+		r.Scopes = append(r.Scopes, string(sc))
+	}
+	switch {
+	case !r.Revoked.IsZero():
+		r.Status = "revoked"
+	case !r.Expires.IsZero() && !now.Before(r.Expires):
+		r.Status = "expired"
+	}
+	return r
+}
+
+// serviceKeyLabels name the use case's fields as the form does.
+var serviceKeyLabels = map[string]string{"name": "The name", "scopes": "The scopes", "expiresAt": "The expiry"}
+
+// knownScopes are the scopes the create form offers.
+func knownScopes() []string {
+	out := make([]string, len(domain.Scopes))
+	for i, sc := range domain.Scopes {
+		out[i] = string(sc)
+	}
+	return out
+}
+
+// serviceKeysPage lists the keys, filtered by status and paged, all in the URL.
+func (s *API) serviceKeysPage(c *gin.Context) {
+	v, ok := s.view(c)
+	if !ok {
+		return
+	}
+	s.showServiceKeys(c, v, http.StatusOK, "", "", serviceKeyForm{}, c.Request.URL.Query())
+}
+
+// showServiceKeys renders the list with status, a refused form's error,
+// field and input, and the list's state q.
+func (s *API) showServiceKeys(c *gin.Context, v *visit, status int, msg, field string, f serviceKeyForm, q url.Values) {
+	sv := &serviceKeysView{Status: q.Get("status"), Limit: q.Get("limit"), Scopes: knownScopes(), Form: f}
+	p := v.page("Service keys")
+	p.Section, p.View, p.Error, p.Field = "service-keys", sv, msg, field
+	if q.Get("revoked") != "" {
+		p.Notice = "The key is revoked."
+	}
+	if status == http.StatusForbidden {
+		sv.StepUp = stepUpURL(serviceKeysPath)
+	}
+	lq, bad, badField := readListQuery(q)
+	if bad == "" && sv.Status != "" && sv.Status != "active" && sv.Status != "expired" && sv.Status != "revoked" {
+		bad, badField = "The status is active, expired, revoked, or any.", "status"
+	}
+	if bad != "" {
+		p.Error, p.Field = bad, badField
+		s.render(c, http.StatusBadRequest, "servicekeys", p)
+		return
+	}
+	keys, err := s.App.Commands.ServiceKeys.List(c.Request.Context(), v.keyRequest())
+	if err != nil {
+		s.refuse(c, err)
+		return
+	}
+	var rows []serviceKeyRow
+	for _, k := range keys {
+		if r := serviceKeyRowOf(k, v.now); sv.Status == "" || r.Status == sv.Status {
+			rows = append(rows, r)
+		}
+	}
+	page, next, ok := pageAfter(rows, func(r serviceKeyRow) string { return r.ID }, lq)
+	if !ok {
+		p.Error, p.Field = "The page link is not valid: start from the first page.", "cursor"
+		s.render(c, http.StatusBadRequest, "servicekeys", p)
+		return
+	}
+	sv.Rows, sv.Pager = page, links(serviceKeysPath, url.Values{"status": {sv.Status}}, lq, next)
+	s.render(c, status, "servicekeys", p)
+}
+
+// createServiceKey issues a key through ServiceKeys.Create and answers
+// with its secret, shown this once.
+func (s *API) createServiceKey(c *gin.Context, v *visit) {
+	pf := c.Request.PostForm
+	f := serviceKeyForm{Name: pf.Get("name"), Days: strings.TrimSpace(pf.Get("days")), Scopes: pf["scopes"]}
+	again := func(status int, msg, field string) {
+		f.Name, f.Days = keep(f.Name, 1024), keep(f.Days, 16)
+		if len(f.Scopes) > len(domain.Scopes) {
+			f.Scopes = nil
+		}
+		s.showServiceKeys(c, v, status, msg, field, f, url.Values{})
+	}
+	if len(f.Scopes) == 0 {
+		again(http.StatusBadRequest, "Choose at least one scope.", "scopes")
+		return
+	}
+	if len(f.Scopes) > len(domain.Scopes) {
+		again(http.StatusBadRequest, "The scopes are the ones listed, each at most once.", "scopes")
+		return
+	}
+	cmd := servicekey.CreateServiceKey{Name: f.Name, Scopes: f.Scopes}
+	if f.Days != "" {
+		days, err := strconv.Atoi(f.Days)
+		if err != nil || days < 1 || days > 3650 {
+			again(http.StatusBadRequest, "Days must be a whole number from 1 to 3650, or empty for a key that does not expire.", "days")
+			return
+		}
+		cmd.ExpiresAt = v.now.Add(time.Duration(days) * 24 * time.Hour).UTC()
+	}
+	k, err := s.App.Commands.ServiceKeys.Create(c.Request.Context(), v.keyRequest(), cmd)
+	if err != nil {
+		if msg, field, ok := invalidField(err, serviceKeyLabels); ok {
+			if field == "expiresAt" {
+				field = "days"
+			}
+			again(http.StatusBadRequest, msg, field)
+			return
+		}
+		if isStepUp(err) {
+			again(http.StatusForbidden, "Prove your second factor again before a secret is handed out, then create the key. Nothing was created.", "")
+			return
+		}
+		s.refuse(c, err)
+		return
+	}
+	s.showSecret(c, v, "service-keys", "Service key created", &secretView{What: "service key", Name: k.Key.Name(), Secret: k.Secret,
+		Back: serviceKeysPath + "/" + url.PathEscape(string(k.Key.ID()))})
+}
+
+// serviceKeyView is one key's page, with its rotate and revoke forms.
+type serviceKeyView struct {
+	serviceKeyRow
+	Overlap string
+	StepUp  string
+}
+
+// overlaps are the choices of how long a rotated-out secret keeps working.
+var overlaps = map[string]time.Duration{"0": 0, "1h": time.Hour, "24h": 24 * time.Hour, "7d": 7 * 24 * time.Hour, "30d": servicekey.MaxRotationOverlap}
+
+// serviceKeyPage shows a key (found in ServiceKeys.List, as the admin API lists it).
+func (s *API) serviceKeyPage(c *gin.Context) {
+	v, ok := s.view(c)
+	if !ok {
+		return
+	}
+	s.showServiceKey(c, v, http.StatusOK, "", "", "")
+}
+
+func (s *API) showServiceKey(c *gin.Context, v *visit, status int, msg, field, overlap string) {
+	id := c.Param("id")
+	if len(id) > maxID {
+		s.refusal(c, http.StatusBadRequest, "Bad request", "The key id is too long.")
+		return
+	}
+	keys, err := s.App.Commands.ServiceKeys.List(c.Request.Context(), v.keyRequest())
+	if err != nil {
+		s.refuse(c, err)
+		return
+	}
+	i := slices.IndexFunc(keys, func(k *domain.ServiceKey) bool { return string(k.ID()) == id })
+	if i < 0 {
+		s.refusal(c, http.StatusNotFound, "Not found", "There is no service key with this id.")
+		return
+	}
+	kv := &serviceKeyView{serviceKeyRow: serviceKeyRowOf(keys[i], v.now), Overlap: overlap}
+	if status == http.StatusForbidden {
+		kv.StepUp = stepUpURL(kv.Path)
+	}
+	p := v.page(kv.Name)
+	p.Section, p.View, p.Error, p.Field = "service-keys", kv, msg, field
+	p.Notice = keyNotices[c.Query("done")]
+	s.render(c, status, "servicekey", p)
+}
+
+// rotateServiceKey issues a new secret through ServiceKeys.Rotate, the old
+// one working for the chosen overlap, and shows the new one once.
+func (s *API) rotateServiceKey(c *gin.Context, v *visit) {
+	choice := c.Request.PostForm.Get("overlap")
+	overlap, ok := overlaps[choice]
+	if !ok {
+		s.showServiceKey(c, v, http.StatusBadRequest, "Choose how long the old secret keeps working.", "overlap", "")
+		return
+	}
+	k, err := s.App.Commands.ServiceKeys.Rotate(c.Request.Context(), v.keyRequest(), domain.ServiceKeyID(c.Param("id")), overlap)
+	if err != nil {
+		if isStepUp(err) {
+			s.showServiceKey(c, v, http.StatusForbidden, "Prove your second factor again before a secret is handed out, then rotate. Nothing was changed.", "", choice)
+			return
+		}
+		s.refuse(c, err)
+		return
+	}
+	note := "The old secret stopped working now."
+	if overlap > 0 {
+		note = "The old secret keeps working until " + v.now.Add(overlap).UTC().Format("2006-01-02 15:04 UTC") + ": switch your deployments over before then."
+	}
+	path := serviceKeysPath + "/" + url.PathEscape(string(k.Key.ID()))
+	s.showSecret(c, v, "service-keys", "Service key rotated", &secretView{What: "new secret", Name: k.Key.Name(), Secret: k.Secret, Note: note, Back: path})
+}
+
+// revokeServiceKey ends a key and all its secrets through ServiceKeys.Revoke.
+func (s *API) revokeServiceKey(c *gin.Context, v *visit) {
+	if err := s.App.Commands.ServiceKeys.Revoke(c.Request.Context(), v.keyRequest(), domain.ServiceKeyID(c.Param("id"))); err != nil {
+		s.refuse(c, err)
+		return
+	}
+	redirectTo(c, serviceKeysPath+"/"+url.PathEscape(c.Param("id"))+"?done=revoked")
+}

@@ -1,0 +1,101 @@
+package console
+
+import (
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/gatehouse/gatehouse/application/oidc"
+	"github.com/gatehouse/gatehouse/domain"
+)
+
+// The Signing keys section: the keys that sign ID and access tokens,
+// through the use cases the admin API calls (oidc.SigningKeys: List,
+// Rotate).
+
+const signingKeysPath = Base + "/signing-keys"
+
+// addSigningKeyRoutes registers the Signing keys section.
+func (s *API) addSigningKeyRoutes(r routes) {
+	r.get(signingKeysPath, s.signingKeysPage)
+	r.post(signingKeysPath+"/rotate", s.rotateSigningKeys)
+}
+
+// signingKeysView is the list of published keys and the rotate form.
+type signingKeysView struct {
+	Rows      []signingKeyRow
+	Pager     pager
+	Algs      []string
+	Alg       string
+	Immediate bool
+}
+
+type signingKeyRow struct {
+	ID, Alg, Status                   string
+	Created, Activates, Retires, Gone time.Time
+}
+
+// signingKeysPage lists the published keys, newest first, paged.
+func (s *API) signingKeysPage(c *gin.Context) {
+	v, ok := s.view(c)
+	if !ok {
+		return
+	}
+	s.showSigningKeys(c, v, http.StatusOK, "", "", "", false)
+}
+
+func (s *API) showSigningKeys(c *gin.Context, v *visit, status int, msg, field, alg string, immediate bool) {
+	kv := &signingKeysView{Alg: alg, Immediate: immediate}
+	for _, a := range domain.SigningAlgorithms {
+		kv.Algs = append(kv.Algs, string(a))
+	}
+	p := v.page("Signing keys")
+	p.Section, p.View, p.Error, p.Field = "signing-keys", kv, msg, field
+	p.Notice = keyNotices[c.Query("done")]
+	lq, bad, badField := readListQuery(c.Request.URL.Query())
+	if bad != "" {
+		p.Error, p.Field = bad, badField
+		s.render(c, http.StatusBadRequest, "signingkeys", p)
+		return
+	}
+	views, err := s.App.Commands.SigningKeys.List(c.Request.Context(), v.keyRequest())
+	if err != nil {
+		s.refuse(c, err)
+		return
+	}
+	page, next, ok := pageAfter(views, func(k oidc.SigningKeyView) string { return string(k.ID) }, lq)
+	if !ok {
+		p.Error, p.Field = "The page link is not valid: start from the first page.", "cursor"
+		s.render(c, http.StatusBadRequest, "signingkeys", p)
+		return
+	}
+	for _, k := range page {
+		kv.Rows = append(kv.Rows, signingKeyRow{ID: string(k.ID), Alg: string(k.Alg), Status: k.Status, Created: k.CreatedAt, Activates: k.ActivatesAt,
+			Retires: k.RetiredAt, Gone: k.PublishedUntil})
+	}
+	kv.Pager = links(signingKeysPath, url.Values{}, lq, next)
+	s.render(c, status, "signingkeys", p)
+}
+
+// rotateSigningKeys makes new keys through SigningKeys.Rotate: for one
+// algorithm or both, at the next activation or (a compromised key) now.
+func (s *API) rotateSigningKeys(c *gin.Context, v *visit) {
+	pf := c.Request.PostForm
+	alg, immediate := pf.Get("alg"), pf.Get("immediate") == "on"
+	var cmd oidc.RotateSigningKeys
+	if alg != "" {
+		cmd.Algs = []domain.SigningAlgorithm{domain.SigningAlgorithm(alg)}
+	}
+	cmd.Immediate = immediate
+	if _, err := s.App.Commands.SigningKeys.Rotate(c.Request.Context(), v.keyRequest(), cmd); err != nil {
+		if msg, field, ok := invalidField(err, map[string]string{"alg": "The algorithm"}); ok {
+			s.showSigningKeys(c, v, http.StatusBadRequest, msg, field, keep(alg, 16), immediate)
+			return
+		}
+		s.refuse(c, err)
+		return
+	}
+	redirectTo(c, signingKeysPath+"?done=rotated")
+}

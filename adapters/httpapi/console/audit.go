@@ -96,13 +96,16 @@ func auditRows(entries []domain.AuditEntry) []auditRow {
 	return rows
 }
 
+// localTime is how a datetime-local input writes a time.
+const localTime = "2006-01-02T15:04:05"
+
 // parseWhen reads a time filter: RFC 3339, or what a datetime-local input
 // sends (taken as UTC).
 func parseWhen(s string) (time.Time, bool) {
 	if s == "" {
 		return time.Time{}, true
 	}
-	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04", "2006-01-02T15:04:05", "2006-01-02"} {
+	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04", localTime, "2006-01-02"} {
 		if t, err := time.Parse(layout, s); err == nil {
 			return t, true
 		}
@@ -159,6 +162,13 @@ func (s *API) auditPage(c *gin.Context) {
 	if p.Error != "" {
 		s.render(c, http.StatusBadRequest, "audit", p)
 		return
+	}
+	// The times as the date-and-time inputs show them (UTC).
+	if !since.IsZero() {
+		av.Since = since.UTC().Format(localTime)
+	}
+	if !until.IsZero() {
+		av.Until = until.UTC().Format(localTime)
 	}
 	page, err := s.App.Queries.AuditLog.Handle(c.Request.Context(), v.p.User, query.ListAuditLog{Cursor: cursor, Filter: ports.AuditQuery{
 		ActorType: domain.ActorType(av.ActorType), ActorID: av.Actor, Action: av.Action, TargetType: av.TargetType, TargetID: av.Target,

@@ -2,23 +2,31 @@ package console
 
 import (
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/chart"
 	"github.com/gatehouse/gatehouse/application/query"
+	"github.com/gatehouse/gatehouse/ports"
 )
 
 // overviewView is the overview: the counts, the two sign-in charts and the
 // latest audit entries.
 type overviewView struct {
-	At                                           time.Time
-	Users, Organizations, ActiveSessions         int
-	Domains                                      []domainCount
-	Day, Month                                   chart.Chart
-	DayTotal, DayFailed, MonthTotal, MonthFailed int
-	Recent                                       []auditRow
+	At                                   time.Time
+	Users, Organizations, ActiveSessions int
+	Domains                              []domainCount
+	Day, Month                           chartView
+	Recent                               []auditRow
+}
+
+// chartView is a drawn chart, what it covers and its totals.
+type chartView struct {
+	chart.Chart
+	Span          string
+	Total, Failed int
 }
 
 // domainCount is how many domains are in a status.
@@ -53,21 +61,28 @@ func (s *API) overviewPage(c *gin.Context) {
 	}
 	hour := func(t time.Time) string { return t.UTC().Format("15:04") }
 	day := func(t time.Time) string { return t.UTC().Format("2 Jan") }
-	if ov.Day, err = chart.Render(chart.FromBuckets("signins-day", "Sign-ins, last 24 hours (UTC, by hour)", o.Hourly, hour)); err != nil {
+	if ov.Day, err = drawSignIns("signins-day", "Last 24 hours", "by hour", o.Hourly, hour); err != nil {
 		s.refuse(c, err)
 		return
 	}
-	if ov.Month, err = chart.Render(chart.FromBuckets("signins-month", "Sign-ins, last 30 days (UTC, by day)", o.Daily, day)); err != nil {
+	if ov.Month, err = drawSignIns("signins-month", "Last 30 days", "by day", o.Daily, day); err != nil {
 		s.refuse(c, err)
 		return
-	}
-	for _, b := range o.Hourly {
-		ov.DayTotal, ov.DayFailed = ov.DayTotal+b.Succeeded, ov.DayFailed+b.Failed
-	}
-	for _, b := range o.Daily {
-		ov.MonthTotal, ov.MonthFailed = ov.MonthTotal+b.Succeeded, ov.MonthFailed+b.Failed
 	}
 	p := v.page("Overview")
 	p.Section, p.View = "overview", ov
 	s.render(c, http.StatusOK, "overview", p)
+}
+
+// drawSignIns draws a sign-in series and sums it.
+func drawSignIns(id, span, step string, buckets []ports.SignInBucket, label func(time.Time) string) (chartView, error) {
+	cv := chartView{Span: span}
+	var err error
+	if cv.Chart, err = chart.Render(chart.FromBuckets(id, "Sign-ins, "+strings.ToLower(span)+" (UTC, "+step+")", buckets, label)); err != nil {
+		return cv, err
+	}
+	for _, b := range buckets {
+		cv.Total, cv.Failed = cv.Total+b.Succeeded, cv.Failed+b.Failed
+	}
+	return cv, nil
 }

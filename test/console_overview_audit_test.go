@@ -448,3 +448,29 @@ func TestConsoleWebhooks_manage(t *testing.T) {
 		mustConsolePage(t, w.admin.get(path), http.StatusNotFound)
 	})
 }
+
+// Ensure an administrator with a second factor who has not proven it
+// recently is sent to prove it before a webhook's secret is shown, as the
+// admin API asks (mfa.step_up_required), and nothing is created.
+func TestConsoleWebhooks_secrets_need_a_fresh_second_factor(t *testing.T) {
+	t.Parallel()
+	fwForStores(t, []store{storeSQLite}, adminEnv, func(t *testing.T, app *fwApp) {
+		admin, _ := mustAdmin(t, app)
+		secret := mustEnrolTOTP(t, admin, adminPassword)
+		// A session signed in on a trusted device: no second factor proven.
+		stale := app.client(t)
+		{
+			c := app.client(t)
+			mustOK(t, c.post("/api/auth/sign-in/email", mustCredentials(t, adminEmail, adminPassword)))
+			mustOK(t, c.post("/api/auth/two-factor/verify-totp", mustJSON(t, map[string]any{"code": totpAt(secret, 0), "trustDevice": true})))
+			stale.Cookies[trustCookie] = c.Cookies[trustCookie]
+			mustSignIn(t, stale, adminEmail, adminPassword)
+		}
+		const list = "/console/webhooks"
+		r := oaSubmit(t, stale, list, list, url.Values{"url": {"https://hooks.example.com/in"}})
+		oaDone(t, r, "/two-factor?callbackURL="+url.QueryEscape(list))
+		if got := mustOK(t, admin.get("/api/admin/webhooks"))["data"].([]any); len(got) != 0 {
+			t.Fatalf("an endpoint was created: %v", got)
+		}
+	})
+}

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/application/webhook"
 	"github.com/gatehouse/gatehouse/domain"
 )
@@ -223,6 +225,9 @@ func (s *API) createWebhook(c *gin.Context, v *visit) {
 	}
 	issued, err := s.App.Commands.Webhooks.Create(c.Request.Context(), v.req, webhook.CreateWebhook{URL: f.URL, Description: f.Description, EventTypes: events})
 	if err != nil {
+		if stepUp(c, err, Base+"/webhooks") {
+			return
+		}
 		if msg, field, ok := invalidField(err); ok {
 			if field == "eventTypes" {
 				field = "events"
@@ -237,11 +242,26 @@ func (s *API) createWebhook(c *gin.Context, v *visit) {
 	s.showWebhook(c, v, http.StatusCreated, issued.Secret, "", "", "")
 }
 
+// stepUp sends an administrator whose second factor is not fresh enough
+// for a secret (usecase.ErrStepUpRequired, the admin API's rule) to prove
+// it on the second-factor page, which brings them back to back; it reports
+// whether it did. Nothing was changed: they send the form again.
+func stepUp(c *gin.Context, err error, back string) bool {
+	if !errors.Is(err, usecase.ErrStepUpRequired) {
+		return false
+	}
+	edge.Redirect(c, http.StatusSeeOther, edge.PageURL(edge.TwoFactorPath, url.Values{"callbackURL": {back}}))
+	return true
+}
+
 // rotateWebhookSecret gives the endpoint a new secret
 // (webhook.Webhooks.RotateSecret) and shows it this once.
 func (s *API) rotateWebhookSecret(c *gin.Context, v *visit) {
 	issued, err := s.App.Commands.Webhooks.RotateSecret(c.Request.Context(), v.req, domain.WebhookEndpointID(c.Param("id")))
 	if err != nil {
+		if stepUp(c, err, webhookPath(c.Param("id"))) {
+			return
+		}
 		s.refuse(c, err)
 		return
 	}

@@ -96,16 +96,16 @@ func auditRows(entries []domain.AuditEntry) []auditRow {
 	return rows
 }
 
-// localTime is how a datetime-local input writes a time.
-const localTime = "2006-01-02T15:04:05"
+// auditLocalTime is how a datetime-local input writes a time.
+const auditLocalTime = "2006-01-02T15:04:05"
 
-// parseWhen reads a time filter: RFC 3339, or what a datetime-local input
+// auditTime reads a time filter: RFC 3339, or what a datetime-local input
 // sends (taken as UTC).
-func parseWhen(s string) (time.Time, bool) {
+func auditTime(s string) (time.Time, bool) {
 	if s == "" {
 		return time.Time{}, true
 	}
-	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04", localTime, "2006-01-02"} {
+	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04", auditLocalTime, "2006-01-02"} {
 		if t, err := time.Parse(layout, s); err == nil {
 			return t, true
 		}
@@ -134,8 +134,8 @@ func (s *API) auditPage(c *gin.Context) {
 		}
 		limit = n
 	}
-	since, sinceOK := parseWhen(av.Since)
-	until, untilOK := parseWhen(av.Until)
+	since, sinceOK := auditTime(av.Since)
+	until, untilOK := auditTime(av.Until)
 	switch {
 	case av.ActorType != "" && av.ActorType != string(domain.ActorUser) && av.ActorType != string(domain.ActorServiceKey) &&
 		av.ActorType != string(domain.ActorCLI) && av.ActorType != string(domain.ActorSystem):
@@ -165,10 +165,10 @@ func (s *API) auditPage(c *gin.Context) {
 	}
 	// The times as the date-and-time inputs show them (UTC).
 	if !since.IsZero() {
-		av.Since = since.UTC().Format(localTime)
+		av.Since = since.UTC().Format(auditLocalTime)
 	}
 	if !until.IsZero() {
-		av.Until = until.UTC().Format(localTime)
+		av.Until = until.UTC().Format(auditLocalTime)
 	}
 	page, err := s.App.Queries.AuditLog.Handle(c.Request.Context(), v.p.User, query.ListAuditLog{Cursor: cursor, Filter: ports.AuditQuery{
 		ActorType: domain.ActorType(av.ActorType), ActorID: av.Actor, Action: av.Action, TargetType: av.TargetType, TargetID: av.Target,

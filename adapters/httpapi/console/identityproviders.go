@@ -55,9 +55,9 @@ func (s *API) addIdentityProviderRoutes(r routes) {
 	r.post(base+"/:id/delete", s.deleteIdentityProvider)
 }
 
-// keyRequest is the visit as the administrators' key-style use cases
+// idpRequest is the visit as the administrators' key-style use cases
 // (identity providers, service keys) take it.
-func (v *visit) keyRequest() usecase.KeyRequest {
+func (v *visit) idpRequest() usecase.KeyRequest {
 	return usecase.KeyRequest{Principal: &v.req.Principal, Actor: v.req.Actor()}
 }
 
@@ -74,8 +74,8 @@ func (s *API) idpRowOf(p domain.IdentityProvider) idpRow {
 	return r
 }
 
-// formOf is the edit form of a stored provider.
-func formOf(p domain.IdentityProvider) idpForm {
+// idpFormOfProvider is the edit form of a stored provider.
+func idpFormOfProvider(p domain.IdentityProvider) idpForm {
 	f := idpForm{ID: string(p.ID), Preset: string(p.Preset), Name: p.Name, Issuer: p.Issuer, ClientID: p.ClientID, Scopes: strings.Join(p.Scopes, " "),
 		Authorization: p.Endpoints.Authorization, Token: p.Endpoints.Token, UserInfo: p.Endpoints.UserInfo, JWKS: p.Endpoints.JWKS, API: p.Endpoints.API,
 		Org: string(p.OrganizationID), Role: string(p.DefaultRole), Trusted: p.TrustedForLinking, Enabled: p.Enabled, RequireSSO: p.RequireSSO}
@@ -98,7 +98,7 @@ func (s *API) identityProvidersPage(c *gin.Context) {
 }
 
 func (s *API) showIdentityProviders(c *gin.Context, v *visit, status int, msg, field string, f idpForm) {
-	all, err := s.App.Commands.IdentityProviders.List(c.Request.Context(), v.keyRequest())
+	all, err := s.App.Commands.IdentityProviders.List(c.Request.Context(), v.idpRequest())
 	if err != nil {
 		s.refuse(c, err)
 		return
@@ -132,13 +132,13 @@ func (s *API) showIdentityProvider(c *gin.Context, v *visit, status int, msg, fi
 		s.refusal(c, http.StatusBadRequest, "Bad request", "The provider id is too long.", edge.FieldError{Location: "path.id", Message: "is too long"})
 		return
 	}
-	pr, err := s.App.Commands.IdentityProviders.Get(c.Request.Context(), v.keyRequest(), id)
+	pr, err := s.App.Commands.IdentityProviders.Get(c.Request.Context(), v.idpRequest(), id)
 	if err != nil {
 		s.refuse(c, err)
 		return
 	}
 	row := s.idpRowOf(pr)
-	iv := &idpView{Provider: &row, Form: formOf(pr), Confirm: confirm}
+	iv := &idpView{Provider: &row, Form: idpFormOfProvider(pr), Confirm: confirm}
 	if f != nil {
 		iv.Form = *f
 	}
@@ -193,21 +193,21 @@ func (f *idpForm) check(secret string) (msg, field string) {
 	if len(strings.Fields(f.Scopes)) > 32 {
 		return "Use at most 32 scopes.", "scopes"
 	}
-	if len(splitList(f.Domains)) > 50 {
+	if len(idpList(f.Domains)) > 50 {
 		return "Use at most 50 domains.", "domains"
 	}
 	return "", ""
 }
 
-// splitList splits a list typed with spaces or commas.
-func splitList(s string) []string {
+// idpList splits a list typed with spaces or commas.
+func idpList(s string) []string {
 	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\t' || r == '\r' })
 }
 
 // input is the use case's input: every field of the form (the form shows
 // them all), the secret only when one was typed.
 func (f idpForm) input(id, secret string) federation.ProviderInput {
-	scopes, domains := strings.Fields(f.Scopes), splitList(f.Domains)
+	scopes, domains := strings.Fields(f.Scopes), idpList(f.Domains)
 	in := federation.ProviderInput{ID: id, Preset: &f.Preset, Name: &f.Name, Issuer: &f.Issuer, ClientID: &f.ClientID, ClientSecret: secret,
 		Scopes: &scopes, TrustedForLinking: &f.Trusted, Enabled: &f.Enabled, OrganizationID: &f.Org, Domains: &domains, RequireSSO: &f.RequireSSO,
 		Endpoints: &domain.IdentityProviderEndpoints{Authorization: f.Authorization, Token: f.Token, UserInfo: f.UserInfo, JWKS: f.JWKS, API: f.API}}
@@ -220,13 +220,13 @@ func (f idpForm) input(id, secret string) federation.ProviderInput {
 	return in
 }
 
-// fieldIndex is the "[n]" of a field violation ("domains[2]").
-var fieldIndex = regexp.MustCompile(`\[\d+\]$`)
+// violationIndex is the "[n]" of a field violation ("domains[2]").
+var violationIndex = regexp.MustCompile(`\[\d+\]$`)
 
-// invalidField is what a use case's refusal says, and the form's field it
+// refusedField is what a use case's refusal says, and the form's field it
 // names, for an invalid input or a conflict; ok is false for any other
 // error, which is a refusal page.
-func invalidField(err error) (msg, field string, ok bool) {
+func refusedField(err error) (msg, field string, ok bool) {
 	var de *domain.Error
 	if !errors.As(err, &de) || (de.Kind != domain.KindInvalid && de.Kind != domain.KindConflict) {
 		return "", "", false
@@ -234,7 +234,7 @@ func invalidField(err error) (msg, field string, ok bool) {
 	msg = de.Message + "."
 	if len(de.Fields) > 0 {
 		fv := de.Fields[0]
-		field = fieldIndex.ReplaceAllString(strings.TrimPrefix(fv.Field, "endpoints."), "")
+		field = violationIndex.ReplaceAllString(strings.TrimPrefix(fv.Field, "endpoints."), "")
 		msg = de.Message + ": " + fv.Field + " " + fv.Message + "."
 	}
 	return msg, field, true
@@ -260,9 +260,9 @@ func (s *API) createIdentityProvider(c *gin.Context, v *visit) {
 		s.showIdentityProviders(c, v, http.StatusBadRequest, "The id is required: a-z, 0-9 and -.", "id", f)
 		return
 	}
-	pr, err := s.App.Commands.IdentityProviders.Create(c.Request.Context(), v.keyRequest(), f.input(f.ID, secret))
+	pr, err := s.App.Commands.IdentityProviders.Create(c.Request.Context(), v.idpRequest(), f.input(f.ID, secret))
 	if err != nil {
-		if msg, field, ok := invalidField(err); ok {
+		if msg, field, ok := refusedField(err); ok {
 			if errors.Is(err, domain.ErrIdentityProviderExists) {
 				field = "id"
 			}
@@ -285,8 +285,8 @@ func (s *API) updateIdentityProvider(c *gin.Context, v *visit) {
 		s.showIdentityProvider(c, v, http.StatusBadRequest, msg, field, &f, "")
 		return
 	}
-	if _, err := s.App.Commands.IdentityProviders.Update(c.Request.Context(), v.keyRequest(), f.input(f.ID, secret)); err != nil {
-		if msg, field, ok := invalidField(err); ok {
+	if _, err := s.App.Commands.IdentityProviders.Update(c.Request.Context(), v.idpRequest(), f.input(f.ID, secret)); err != nil {
+		if msg, field, ok := refusedField(err); ok {
 			s.showIdentityProvider(c, v, idpStatus(err), msg, field, &f, "")
 			return
 		}
@@ -300,7 +300,7 @@ func (s *API) updateIdentityProvider(c *gin.Context, v *visit) {
 // API's enable and disable routes do (federation.Providers.Update).
 func (s *API) setIdentityProviderEnabled(on bool) func(c *gin.Context, v *visit) {
 	return func(c *gin.Context, v *visit) {
-		if _, err := s.App.Commands.IdentityProviders.Update(c.Request.Context(), v.keyRequest(), federation.ProviderInput{ID: c.Param("id"), Enabled: &on}); err != nil {
+		if _, err := s.App.Commands.IdentityProviders.Update(c.Request.Context(), v.idpRequest(), federation.ProviderInput{ID: c.Param("id"), Enabled: &on}); err != nil {
 			s.refuse(c, err)
 			return
 		}
@@ -323,7 +323,7 @@ func (s *API) deleteIdentityProvider(c *gin.Context, v *visit) {
 		s.showIdentityProvider(c, v, http.StatusBadRequest, "Type the provider's id exactly to confirm. Nothing was deleted.", "confirm", nil, confirm)
 		return
 	}
-	if err := s.App.Commands.IdentityProviders.Delete(c.Request.Context(), v.keyRequest(), id); err != nil {
+	if err := s.App.Commands.IdentityProviders.Delete(c.Request.Context(), v.idpRequest(), id); err != nil {
 		s.refuse(c, err)
 		return
 	}

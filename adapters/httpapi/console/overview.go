@@ -17,7 +17,7 @@ import (
 type overviewView struct {
 	At                                   time.Time
 	Users, Organizations, ActiveSessions int
-	Domains                              []domainCount
+	Domains                              []overviewDomainCount
 	Day, Month                           chartView
 	Recent                               []auditRow
 }
@@ -29,8 +29,8 @@ type chartView struct {
 	Total, Failed int
 }
 
-// domainCount is how many domains are in a status.
-type domainCount struct {
+// overviewDomainCount is how many domains are in a status.
+type overviewDomainCount struct {
 	Status string
 	Count  int
 }
@@ -57,7 +57,7 @@ func (s *API) overviewPage(c *gin.Context) {
 	}
 	ov := &overviewView{At: o.At, Users: o.Users, Organizations: o.Organizations, ActiveSessions: o.ActiveSessions, Recent: auditRows(o.RecentAudit)}
 	for _, st := range query.DomainStatuses {
-		ov.Domains = append(ov.Domains, domainCount{Status: string(st), Count: o.Domains[st]})
+		ov.Domains = append(ov.Domains, overviewDomainCount{Status: string(st), Count: o.Domains[st]})
 	}
 	hour := func(t time.Time) string { return t.UTC().Format("15:04") }
 	day := func(t time.Time) string { return t.UTC().Format("2 Jan") }

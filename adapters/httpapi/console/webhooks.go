@@ -225,10 +225,10 @@ func (s *API) createWebhook(c *gin.Context, v *visit) {
 	}
 	issued, err := s.App.Commands.Webhooks.Create(c.Request.Context(), v.req, webhook.CreateWebhook{URL: f.URL, Description: f.Description, EventTypes: events})
 	if err != nil {
-		if stepUp(c, err, Base+"/webhooks") {
+		if webhookStepUp(c, err, Base+"/webhooks") {
 			return
 		}
-		if msg, field, ok := invalidField(err); ok {
+		if msg, field, ok := refusedField(err); ok {
 			if field == "eventTypes" {
 				field = "events"
 			}
@@ -242,11 +242,11 @@ func (s *API) createWebhook(c *gin.Context, v *visit) {
 	s.showWebhook(c, v, http.StatusCreated, issued.Secret, "", "", "")
 }
 
-// stepUp sends an administrator whose second factor is not fresh enough
+// webhookStepUp sends an administrator whose second factor is not fresh enough
 // for a secret (usecase.ErrStepUpRequired, the admin API's rule) to prove
 // it on the second-factor page, which brings them back to back; it reports
 // whether it did. Nothing was changed: they send the form again.
-func stepUp(c *gin.Context, err error, back string) bool {
+func webhookStepUp(c *gin.Context, err error, back string) bool {
 	if !errors.Is(err, usecase.ErrStepUpRequired) {
 		return false
 	}
@@ -259,7 +259,7 @@ func stepUp(c *gin.Context, err error, back string) bool {
 func (s *API) rotateWebhookSecret(c *gin.Context, v *visit) {
 	issued, err := s.App.Commands.Webhooks.RotateSecret(c.Request.Context(), v.req, domain.WebhookEndpointID(c.Param("id")))
 	if err != nil {
-		if stepUp(c, err, webhookPath(c.Param("id"))) {
+		if webhookStepUp(c, err, webhookPath(c.Param("id"))) {
 			return
 		}
 		s.refuse(c, err)

@@ -36,8 +36,8 @@ test-short: ## the fast loop: no race detector; skips the PostgreSQL, Node clien
 	$(GO) test -short -count=1 ./...
 
 .PHONY: bench
-bench: ## Go benchmarks for the hot paths, then a load run on loopback (rps, p50, p99)
-	$(GO) test -run '^$$' -bench 'GetSession|SignIn|Lookup|ListMembers|ListUsers|OrganizationList' -benchmem ./test/ ./adapters/gormstore/
+bench: ## Go benchmarks for the hot paths and the console pages, then a load run on loopback (rps, p50, p99)
+	$(GO) test -run '^$$' -bench 'GetSession|SignIn|Lookup|ListMembers|ListUsers|OrganizationList|ConsolePages' -benchmem ./test/ ./adapters/gormstore/
 	$(GO) run ./cmd/loadtest
 
 .PHONY: bench-replicas

@@ -44,12 +44,13 @@ type App struct {
 	leases   ports.Leases
 	clock    ports.Clock
 	replica  string // this process's name in the leases it holds
+	counter  *usecase.SignInCounter
 }
 
 func newApp(s *httpapi.Server, app *application.Application, db Database, cfg Config, fc *upstream.Client, m *metrics.Metrics, obs ports.Observer,
 	counter *usecase.SignInCounter, limits *rateLimits, mail *mailDelivery, outbox ports.Outbox, leases ports.Leases, clock ports.Clock) (*App, error) {
 	a := &App{Handler: s, Server: s, Database: db, RateLimits: limits.store, Outbox: outbox, app: app, cfg: cfg, upstream: fc, limits: limits, mail: mail,
-		leases: leases, clock: clock, replica: newReplicaID()}
+		leases: leases, clock: clock, replica: newReplicaID(), counter: counter}
 	// Replicas starting together take turns: the first makes the keys and
 	// applies the providers file, the next find them made.
 	ctx := context.Background()
@@ -72,6 +73,7 @@ func newApp(s *httpapi.Server, app *application.Application, db Database, cfg Co
 	app.Commands.TwoFactor.Observe(obs).CountSignIns(counter)
 	app.Commands.Passkeys.Observe(obs).CountSignIns(counter)
 	app.Commands.Federation.CountSignIns(counter)
+	app.Queries.Overview.FlushFirst(counter)
 	if m != nil {
 		a.Metrics = m.Handler()
 	}
@@ -85,17 +87,22 @@ const purgeTimeout = 5 * time.Minute
 const (
 	purgeInterval   = time.Hour
 	keyUseFlushTime = 5 * time.Second
+	// signInCountFlushTime is how often the sign-in counts gathered in
+	// memory are written (usecase.SignInCounter).
+	signInCountFlushTime = 2 * time.Second
 )
 
 // StartJobs starts every periodic job of the service, from this one list,
 // until the returned stop is called; stop ends them and waits for them
 // (the service-key use is written once more as they stop), then gives up
-// the leases this replica holds, so another takes over at once.
+// the leases this replica holds, so another takes over at once. The
+// sign-in counts are written once more too.
 func (a *App) StartJobs(ctx context.Context, logger *slog.Logger) (stop func()) {
 	stopJobs := startJobs(ctx, logger,
 		a.purgeJob(purgeInterval, logger),
 		a.domainJob(a.cfg.Domains.CheckInterval, logger),
 		a.keyUseJob(keyUseFlushTime),
+		job{name: "flush sign-in counts", every: signInCountFlushTime, atStop: true, run: a.counter.Flush},
 		a.signingKeyJob(a.cfg.Tokens.SigningKeyReloadInterval),
 		a.mailJob(),
 		a.webhookFanoutJob(a.cfg.Webhooks.PollInterval, logger),

@@ -13,11 +13,14 @@ import (
 // Implementations are safe for concurrent use, from this process and from
 // every process sharing the store.
 type SignInStats interface {
-	// Record counts one sign-in that ended with outcome at at, in the hour
-	// bucket holding at: one upsert, whatever the outcome. An outcome other
-	// than SignInSuccess counts as a failure in Series (the caller does not
-	// record SignInSecondFactorRequired: the sign-in goes on).
-	Record(ctx context.Context, at time.Time, outcome SignInOutcome) error
+	// Record adds n sign-ins that ended with outcome to the hour bucket
+	// holding at: one upsert, whatever the outcome and n (the caller
+	// gathers a few seconds of sign-ins in memory and writes them at
+	// once, usecase.SignInCounter). An outcome other than SignInSuccess
+	// counts as a failure in Series (the caller does not record
+	// SignInSecondFactorRequired: the sign-in goes on). No outcome, or n
+	// below 1, is domain.KindInvalid.
+	Record(ctx context.Context, at time.Time, outcome SignInOutcome, n int) error
 	// Series returns the counts of the buckets [from, to) by step, oldest
 	// first, zero-filled: one SignInBucket per step, from truncated to the
 	// step. A step other than StepHour or StepDay, to not after from, or
@@ -90,4 +93,16 @@ func SignInSpan(from, to time.Time, step time.Duration) (time.Time, int, error) 
 		return time.Time{}, 0, errSignInSeries
 	}
 	return first, n, nil
+}
+
+// CheckSignInRecord returns domain.KindInvalid unless a Record of n
+// sign-ins with outcome is well formed: an outcome, and n at least 1.
+func CheckSignInRecord(outcome SignInOutcome, n int) error {
+	if outcome == "" {
+		return domain.Invalid("sign_in_stats.invalid_outcome", "A sign-in is counted by its outcome")
+	}
+	if n < 1 {
+		return domain.Invalid("sign_in_stats.invalid_count", "A record adds at least one sign-in")
+	}
+	return nil
 }

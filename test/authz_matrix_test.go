@@ -395,6 +395,9 @@ func matrixRoutes() []matrixRoute {
 				"email": w.unique("victim") + "@example.com", "name": "Victim"})))["user"].(map[string]any)["id"].(string)
 			return "/api/admin/users/" + victim + "/factors/reset", ""
 		}},
+		{name: "users/password-reset", method: http.MethodPost, expect: platform, request: func(t *testing.T, w *matrixWorld) (string, string) {
+			return "/api/admin/users/" + w.userIDs["member"] + "/password-reset", ""
+		}},
 	}
 }
 

@@ -54,7 +54,13 @@ type benchApp struct {
 // listener, and returns the database so that tables can be seeded.
 func mustStartBench(b *testing.B, s store) *benchApp {
 	b.Helper()
-	cfg := mustConfig(b, benchEnv)
+	return mustStartBenchEnv(b, s, benchEnv)
+}
+
+// mustStartBenchEnv is mustStartBench with env instead of benchEnv.
+func mustStartBenchEnv(b *testing.B, s store, env map[string]string) *benchApp {
+	b.Helper()
+	cfg := mustConfig(b, env)
 	logger := slog.New(slog.NewJSONHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	var (
 		app     *bootstrap.App

@@ -159,7 +159,7 @@ func TestConsole_authorization_matrix(t *testing.T) {
 		if got := r.Header.Get("Location"); got != "/console/overview" {
 			t.Fatalf("/console Location = %q", got)
 		}
-		actions := []string{"/ban", "/unban", "/sessions/revoke", "/sessions/revoke-all", "/password-reset", "/impersonate", "/delete"}
+		actions := []string{"/ban", "/unban", "/sessions/revoke", "/sessions/revoke-all", "/password-reset", "/factors/reset", "/linked/unlink", "/impersonate", "/delete"}
 		posts := []string{"/console/impersonation/stop"}
 		for _, a := range actions {
 			posts = append(posts, w.userPath()+a)
@@ -281,7 +281,9 @@ func TestConsole_user_actions_are_audited(t *testing.T) {
 		mustAuditEntry(t, w.admin, r, w.adminID, "admin.unban-user", "user", w.victim)
 
 		// A password reset link goes out.
-		done(post("/password-reset", nil), "reset-sent")
+		r = post("/password-reset", nil)
+		done(r, "reset-sent")
+		mustAuditEntry(t, w.admin, r, w.adminID, "admin.send-password-reset", "user", w.victim)
 		mustLink(t, app, w.victimEmail, "Reset your")
 
 		// Impersonation: the banner shows on every page, and stopping

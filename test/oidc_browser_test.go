@@ -243,7 +243,9 @@ func oidcBrowserWaitResult(t *testing.T, ctx context.Context, rpURL, want string
 
 // oidcBrowserNoCSPViolations fails if the current document recorded a CSP
 // violation (watchPage's recorder; it sees only the current document, so
-// each hosted page is checked before it is left).
+// each hosted page is checked before it is left), or if axe-core finds a
+// serious or critical accessibility violation on it (mustAccessible): every
+// page a browser test checks is checked for both.
 func oidcBrowserNoCSPViolations(t *testing.T, ctx context.Context, what string) {
 	t.Helper()
 	v, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`window.__cspViolations || []`))
@@ -253,6 +255,7 @@ func oidcBrowserNoCSPViolations(t *testing.T, ctx context.Context, what string) 
 	if len(v) > 0 {
 		t.Fatalf("%s violated its CSP:\n  %s", what, strings.Join(v, "\n  "))
 	}
+	mustAccessible(t, ctx, what)
 }
 
 // Ensure a real browser finishes a two-factor user's sign-in on the hosted

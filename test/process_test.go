@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gatehouse/gatehouse/adapters/gormstore/gormtest"
 )
 
 var (
@@ -263,5 +265,57 @@ func TestProcess_migrate_and_version(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "gatehouse.db")); err != nil {
 		t.Fatalf("no SQLite file in the data directory: %v", err)
+	}
+}
+
+// Ensure a running service writes the sign-in counts it gathers in memory
+// within seconds, and once more as it stops: a refused sign-in shows in the
+// database while the process runs, and one made just before SIGTERM is
+// written by the time it exits.
+func TestProcess_writes_sign_in_counts_while_running_and_at_stop(t *testing.T) {
+	dbURL := gormtest.SQLiteURL(t)
+	p := startProcess(t, "GATEHOUSE_DATABASE_URL="+string(dbURL))
+	db := gormtest.Open(t, dbURL)
+	total := func() int {
+		var n int
+		if err := db.Raw("SELECT COALESCE(SUM(total), 0) FROM sign_in_counts").Scan(&n).Error; err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	signIn := func() {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, p.url+"/api/auth/sign-in/email",
+			strings.NewReader(`{"email":"nobody@example.com","password":"not a password of anyone"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Origin", p.url)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = res.Body.Close()
+		if res.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("sign-in of an unknown address: %d", res.StatusCode)
+		}
+	}
+	signIn()
+	deadline := time.Now().Add(15 * time.Second)
+	for total() < 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("the refused sign-in is not in sign_in_counts 15 s later")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	signIn()
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.wait(t); err != nil {
+		t.Fatalf("exit after SIGTERM: %v\nstderr: %s", err, p.stderr)
+	}
+	if n := total(); n != 2 {
+		t.Fatalf("sign_in_counts holds %d sign-ins after the stop, want 2", n)
 	}
 }

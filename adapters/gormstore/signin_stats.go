@@ -27,18 +27,19 @@ func NewSignInStats(db *gorm.DB) *SignInStats {
 	return &SignInStats{db: db}
 }
 
-// recordSignInSQL adds one to the hour's row for the outcome, creating it:
-// one statement on the primary key, atomic on both dialects (concurrent
-// sign-ins of one hour serialise on the row's lock).
-const recordSignInSQL = `INSERT INTO sign_in_counts (hour, outcome, total) VALUES (?, ?, 1)
-ON CONFLICT (hour, outcome) DO UPDATE SET total = sign_in_counts.total + 1`
+// recordSignInSQL adds to the hour's row for the outcome, creating it: one
+// statement on the primary key, atomic on both dialects (concurrent writes
+// of one hour serialise on the row's lock, which is why the caller batches
+// them).
+const recordSignInSQL = `INSERT INTO sign_in_counts (hour, outcome, total) VALUES (?, ?, ?)
+ON CONFLICT (hour, outcome) DO UPDATE SET total = sign_in_counts.total + excluded.total`
 
 // Record implements ports.SignInStats.
-func (s *SignInStats) Record(ctx context.Context, at time.Time, outcome ports.SignInOutcome) error {
-	if outcome == "" {
-		return domain.Invalid("sign_in_stats.invalid_outcome", "A sign-in is counted by its outcome")
+func (s *SignInStats) Record(ctx context.Context, at time.Time, outcome ports.SignInOutcome, n int) error {
+	if err := ports.CheckSignInRecord(outcome, n); err != nil {
+		return err
 	}
-	err := s.db.WithContext(ctx).Exec(recordSignInSQL, domain.Timestamp(at.Truncate(time.Hour)), string(outcome)).Error
+	err := s.db.WithContext(ctx).Exec(recordSignInSQL, domain.Timestamp(at.Truncate(time.Hour)), string(outcome), n).Error
 	return convertErr("sign_in_counts.record", err, nil, nil)
 }
 

@@ -16,37 +16,15 @@ import (
 
 // pageSeedBase is when the first user seedPageUsers creates was created;
 // user i was created i seconds later.
-var pageSeedBase = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+var pageSeedBase = gormtest.SeedBase
 
 // seedPageUsers fills the users table with n users (for every benchmark
-// and plan test that needs many), user-%08d created i
-// seconds after pageSeedBase with the address user<i>@example.com, in
-// batches of multi-row INSERT … SELECT statements (never through the
-// password hasher). The times are written as the SQLite driver writes them
-// ("2006-01-02 15:04:05+00:00"), so that text comparisons with the cursor's
-// time hold.
-func seedPageUsers(tb testing.TB, db *gorm.DB, dialect gormstore.Dialect, n int) {
+// and plan test that needs many): gormtest.SeedUsers. The times are written
+// as the SQLite driver writes them ("2006-01-02 15:04:05+00:00"), so that
+// text comparisons with the cursor's time hold.
+func seedPageUsers(tb testing.TB, db *gorm.DB, _ gormstore.Dialect, n int) {
 	tb.Helper()
-	const batch = 50_000
-	for from := 0; from < n; from += batch {
-		to := min(from+batch, n)
-		q := `WITH RECURSIVE s(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM s WHERE i + 1 < ?)
-INSERT INTO users (id, name, email, email_verified, image, created_at, updated_at)
-SELECT printf('user-%08d', i), 'User ' || i, 'user' || i || '@example.com', false, '',
- datetime('2026-01-01 00:00:00', '+' || i || ' seconds') || '+00:00', datetime('2026-01-01 00:00:00', '+' || i || ' seconds') || '+00:00' FROM s`
-		args := []any{from, to}
-		if dialect == gormstore.DialectPostgres {
-			q = `INSERT INTO users (id, name, email, email_verified, image, created_at, updated_at)
-SELECT 'user-' || lpad(i::text, 8, '0'), 'User ' || i, 'user' || i || '@example.com', false, '',
- ?::timestamptz + i * interval '1 second', ?::timestamptz + i * interval '1 second'
-FROM generate_series(?::int, ?::int - 1) AS i`
-			args = []any{pageSeedBase, pageSeedBase, from, to}
-		}
-		if err := db.Exec(q, args...).Error; err != nil {
-			tb.Fatal(err)
-		}
-	}
-	analyze(db, "users")
+	gormtest.SeedUsers(tb, db, n)
 }
 
 // seededPosition is the position of user i of seedPageUsers.

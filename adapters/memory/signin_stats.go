@@ -5,7 +5,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
 )
 
@@ -29,13 +28,13 @@ func NewSignInStats() *SignInStats {
 }
 
 // Record implements ports.SignInStats.
-func (s *SignInStats) Record(_ context.Context, at time.Time, outcome ports.SignInOutcome) error {
-	if outcome == "" {
-		return domain.Invalid("sign_in_stats.invalid_outcome", "A sign-in is counted by its outcome")
+func (s *SignInStats) Record(_ context.Context, at time.Time, outcome ports.SignInOutcome, n int) error {
+	if err := ports.CheckSignInRecord(outcome, n); err != nil {
+		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.hours[signInKey{hour: at.UTC().Truncate(time.Hour), outcome: outcome}]++
+	s.hours[signInKey{hour: at.UTC().Truncate(time.Hour), outcome: outcome}] += n
 	return nil
 }
 

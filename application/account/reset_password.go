@@ -68,6 +68,14 @@ func (h *ResetPasswordHandler) Request(ctx context.Context, cmd RequestPasswordR
 	})
 }
 
+// SendTo mails a reset link to email if it has an account, now rather than
+// from the queue: for an operator who already knows the account (an
+// administrator's "send a password reset"), whose answer reveals nothing.
+// Older reset links stop working.
+func (h *ResetPasswordHandler) SendTo(ctx context.Context, email domain.Email, redirectTo string) error {
+	return h.mailLink(ctx, email, redirectTo)
+}
+
 // mailLink mails a reset link to email if it has an account.
 func (h *ResetPasswordHandler) mailLink(ctx context.Context, email domain.Email, redirectTo string) error {
 	u, err := h.users.GetByEmail(ctx, email)

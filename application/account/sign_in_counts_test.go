@@ -14,9 +14,13 @@ import (
 	"github.com/gatehouse/gatehouse/test/usecasetest"
 )
 
-// hourCounts returns the sign-ins stats holds for the hour of now.
-func hourCounts(t *testing.T, stats ports.SignInStats, now time.Time) (succeeded, failed int) {
+// hourCounts flushes c and returns the sign-ins stats holds for the hour
+// of now.
+func hourCounts(t *testing.T, c *usecase.SignInCounter, stats ports.SignInStats, now time.Time) (succeeded, failed int) {
 	t.Helper()
+	if err := c.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
 	got, err := stats.Series(t.Context(), now, now.Add(time.Nanosecond), ports.StepHour)
 	if err != nil || len(got) != 1 {
 		t.Fatalf("Series = %+v, %v", got, err)
@@ -29,7 +33,8 @@ func hourCounts(t *testing.T, stats ports.SignInStats, now time.Time) (succeeded
 func TestSignIn_outcomes_are_recorded_in_the_counts(t *testing.T) {
 	w := usecasetest.NewWorld(t, false)
 	stats := memory.NewSignInStats()
-	w.SignIn.CountSignIns(usecase.NewSignInCounter(stats, w.Clock, nil))
+	counter := usecase.NewSignInCounter(stats, w.Clock, nil)
+	w.SignIn.CountSignIns(counter)
 	w.MustSignUp(t, "ada@example.com")
 	w.MustSignUp(t, "bob@example.com")
 	bob := mustUserID(t, w, "bob@example.com")
@@ -49,7 +54,7 @@ func TestSignIn_outcomes_are_recorded_in_the_counts(t *testing.T) {
 		{"bob@example.com", usecasetest.Password, 1, 4},
 	} {
 		_, _ = w.SignIn.Handle(t.Context(), account.SignIn{Email: s.email, Password: s.password})
-		if ok, failed := hourCounts(t, stats, w.Clock.Now()); ok != s.succeeded || failed != s.failed {
+		if ok, failed := hourCounts(t, counter, stats, w.Clock.Now()); ok != s.succeeded || failed != s.failed {
 			t.Fatalf("after step %d (%s): %d succeeded, %d failed; want %d, %d", i+1, s.email, ok, failed, s.succeeded, s.failed)
 		}
 	}
@@ -65,7 +70,7 @@ func TestTwoFactor_sign_ins_are_recorded_in_the_counts(t *testing.T) {
 	w.tf.CountSignIns(counter)
 	w.enable(t)
 	id := w.challenge(t)
-	if ok, failed := hourCounts(t, stats, w.Clock.Now()); ok != 0 || failed != 0 {
+	if ok, failed := hourCounts(t, counter, stats, w.Clock.Now()); ok != 0 || failed != 0 {
 		t.Fatalf("after the password: %d succeeded, %d failed; want none counted", ok, failed)
 	}
 	wrong := "000000"
@@ -76,7 +81,7 @@ func TestTwoFactor_sign_ins_are_recorded_in_the_counts(t *testing.T) {
 	if err := w.answer(t, id, w.code()); err != nil {
 		t.Fatal(err)
 	}
-	if ok, failed := hourCounts(t, stats, w.Clock.Now()); ok != 1 || failed != 1 {
+	if ok, failed := hourCounts(t, counter, stats, w.Clock.Now()); ok != 1 || failed != 1 {
 		t.Fatalf("after the answers: %d succeeded, %d failed; want 1, 1", ok, failed)
 	}
 }
@@ -84,8 +89,58 @@ func TestTwoFactor_sign_ins_are_recorded_in_the_counts(t *testing.T) {
 // failingStats is a SignInStats whose writes fail.
 type failingStats struct{ ports.SignInStats }
 
-func (failingStats) Record(context.Context, time.Time, ports.SignInOutcome) error {
+func (failingStats) Record(context.Context, time.Time, ports.SignInOutcome, int) error {
 	return errors.New("database down")
+}
+
+// downOnce is a SignInStats whose first write fails.
+type downOnce struct {
+	ports.SignInStats
+	failed bool
+}
+
+func (d *downOnce) Record(ctx context.Context, at time.Time, o ports.SignInOutcome, n int) error {
+	if !d.failed {
+		d.failed = true
+		return errors.New("database down")
+	}
+	return d.SignInStats.Record(ctx, at, o, n)
+}
+
+// Ensure the counter writes nothing until flushed, then one write per hour
+// and outcome with the sum; that counts a failed write missed are written
+// by the next flush; and that a flush with nothing gathered writes nothing.
+func TestSignInCounter_gathers_and_flushes(t *testing.T) {
+	w := usecasetest.NewWorld(t, false)
+	stats := &downOnce{SignInStats: memory.NewSignInStats()}
+	c := usecase.NewSignInCounter(stats, w.Clock, nil)
+	now := w.Clock.Now()
+	for range 3 {
+		c.Count(t.Context(), ports.SignInSuccess)
+	}
+	c.Count(t.Context(), ports.SignInFailure)
+	c.Count(t.Context(), ports.SignInSecondFactorRequired)
+	got, err := stats.SignInStats.Series(t.Context(), now, now.Add(time.Nanosecond), ports.StepHour)
+	if err != nil || got[0].Succeeded+got[0].Failed != 0 {
+		t.Fatalf("before a flush: %+v, %v; want nothing written", got, err)
+	}
+	if err := c.Flush(t.Context()); err == nil {
+		t.Fatal("a flush whose write failed returned no error")
+	}
+	if ok, failed := hourCounts(t, c, stats, now); ok != 3 || failed != 1 {
+		t.Fatalf("after the retry: %d succeeded, %d failed; want 3, 1", ok, failed)
+	}
+	if err := c.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if ok, failed := hourCounts(t, c, stats, now); ok != 3 || failed != 1 {
+		t.Fatalf("after an empty flush: %d succeeded, %d failed; want 3, 1", ok, failed)
+	}
+	var none *usecase.SignInCounter
+	none.Count(t.Context(), ports.SignInSuccess)
+	if err := none.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // Ensure a count that cannot be written does not fail the sign-in.
@@ -107,7 +162,7 @@ func TestPurgeExpired_removes_old_sign_in_counts(t *testing.T) {
 	stats := memory.NewSignInStats()
 	now := w.Clock.Now()
 	for _, at := range []time.Time{now.Add(-account.SignInCountRetention - time.Hour), now.Add(-account.SignInCountRetention + time.Hour), now} {
-		if err := stats.Record(t.Context(), at, ports.SignInSuccess); err != nil {
+		if err := stats.Record(t.Context(), at, ports.SignInSuccess, 1); err != nil {
 			t.Fatal(err)
 		}
 	}

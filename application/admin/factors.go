@@ -23,13 +23,31 @@ type Factors struct {
 	passkeys ports.PasskeyRepository
 	trust    ports.VerificationRepository
 	mailer   ports.Mailer
+	resets   *account.ResetPasswordHandler
 }
 
 // NewFactors returns the operators' factor use cases.
 func NewFactors(a *Administration, factors ports.TwoFactorRepository, passkeys ports.PasskeyRepository,
-	verifications ports.VerificationRepository, mailer ports.Mailer) *Factors {
-	usecase.MustHave(a, factors, passkeys, verifications, mailer)
-	return &Factors{admin: a, factors: factors, passkeys: passkeys, trust: verifications, mailer: mailer}
+	verifications ports.VerificationRepository, mailer ports.Mailer, resets *account.ResetPasswordHandler) *Factors {
+	usecase.MustHave(a, factors, passkeys, verifications, mailer, resets)
+	return &Factors{admin: a, factors: factors, passkeys: passkeys, trust: verifications, mailer: mailer, resets: resets}
+}
+
+// SendPasswordReset mails the user id a password reset link, as "forgot
+// password" would (older links stop working; their password keeps working
+// until they use the link), leading back to redirectTo (already validated,
+// or empty). It is audited (admin.send-password-reset for an
+// administrator, users.send-password-reset for a service key), refusals
+// included, and needs the user:update permission.
+func (f *Factors) SendPasswordReset(ctx context.Context, req usecase.Caller, id domain.UserID, redirectTo string) error {
+	return f.admin.audited(ctx, req, usecase.ActionOf(req, "admin.send-password-reset", "users.send-password-reset"), userTarget(id),
+		func(ctx context.Context, _ usecase.Emit) error {
+			u, err := f.admin.getUser(ctx, id)
+			if err != nil {
+				return err
+			}
+			return f.resets.SendTo(ctx, u.Email(), redirectTo)
+		}, permUpdateUser)
 }
 
 // UserWithFactors is a user and how many passkeys they have; whether

@@ -17,7 +17,7 @@ func TestFactors_reset(t *testing.T) {
 	w := usecasetest.NewAdminWorld(t)
 	factors, passkeys := memory.NewTwoFactorRepository(w.DB), memory.NewPasskeyRepository(w.DB)
 	trust := memory.NewVerificationRepository(w.DB)
-	f := admin.NewFactors(w.Admin, factors, passkeys, trust, w.Mail)
+	f := admin.NewFactors(w.Admin, factors, passkeys, trust, w.Mail, w.Reset)
 	boss := w.SignedIn(t, "boss@example.com")
 	ada, adaToken := w.SignedInWithToken(t, "ada@example.com")
 	ctx, id, now := t.Context(), ada.User.ID(), w.Clock.Now()
@@ -93,5 +93,33 @@ func TestFactors_reset(t *testing.T) {
 	if len(byKey) != 2 || byKey[0].Outcome != domain.OutcomeSuccess || byKey[0].ActorType != domain.ActorServiceKey ||
 		byKey[1].Outcome != domain.OutcomeDenied {
 		t.Fatalf("key entries = %+v", byKey)
+	}
+}
+
+// Ensure an operator's "send a password reset" mails the user a link now,
+// is refused to a user without the permission and for an unknown user, and
+// that every call is audited.
+func TestFactors_send_password_reset(t *testing.T) {
+	w := usecasetest.NewAdminWorld(t)
+	f := admin.NewFactors(w.Admin, memory.NewTwoFactorRepository(w.DB), memory.NewPasskeyRepository(w.DB),
+		memory.NewVerificationRepository(w.DB), w.Mail, w.Reset)
+	boss, ada, eve := w.SignedIn(t, "boss@example.com"), w.SignedIn(t, "ada@example.com"), w.SignedIn(t, "eve@example.com")
+	ctx, id := t.Context(), ada.User.ID()
+
+	usecasetest.MustCode(t, f.SendPasswordReset(ctx, usecase.AdminRequest{Principal: eve}, id, ""), "admin.update_user_forbidden")
+	usecasetest.MustCode(t, f.SendPasswordReset(ctx, usecase.AdminRequest{Principal: boss}, "nobody", ""), "admin.user_not_found")
+	if n := w.Mail.Count(domain.MailResetPassword); n != 0 {
+		t.Fatalf("%d reset mails after two refusals", n)
+	}
+	if err := f.SendPasswordReset(ctx, usecase.AdminRequest{Principal: boss, RequestID: "r-2"}, id, "https://app.example.com/after"); err != nil {
+		t.Fatal(err)
+	}
+	if m := w.Mail.Last(t, domain.MailResetPassword); m.To != ada.User.Email() || m.Link == "" {
+		t.Fatalf("reset mail = %+v", m)
+	}
+	entries := w.Entries(t, "admin.send-password-reset")
+	if len(entries) != 3 || entries[0].Outcome != domain.OutcomeSuccess || entries[0].RequestID != "r-2" ||
+		entries[0].ActorID != string(boss.User.ID()) || entries[0].TargetID != string(id) {
+		t.Fatalf("entries = %+v", entries)
 	}
 }

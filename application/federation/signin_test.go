@@ -249,7 +249,8 @@ func TestSignIns_no_user_is_made_of_an_unverified_address(t *testing.T) {
 func TestSignIns_are_recorded_in_the_counts(t *testing.T) {
 	f := newFedWorld(t)
 	stats := memory.NewSignInStats()
-	f.signIns.CountSignIns(usecase.NewSignInCounter(stats, f.Clock, nil))
+	counter := usecase.NewSignInCounter(stats, f.Clock, nil)
+	f.signIns.CountSignIns(counter)
 	f.mustProvider(t, false)
 	f.up.identity = ports.UpstreamIdentity{Subject: "sub-1", Email: "new@example.com", EmailVerified: true}
 	res, err := f.callback(t, nil)
@@ -266,6 +267,9 @@ func TestSignIns_are_recorded_in_the_counts(t *testing.T) {
 	}
 	_, err = f.callback(t, nil)
 	usecasetest.MustCode(t, err, "user.banned")
+	if err := counter.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
 	got, err := stats.Series(t.Context(), f.Clock.Now(), f.Clock.Now().Add(time.Nanosecond), ports.StepHour)
 	if err != nil {
 		t.Fatal(err)

@@ -20,6 +20,7 @@ type OverviewHandler struct {
 	log      ports.AuditLog
 	clock    ports.Clock
 	admins   domain.PlatformAdmins
+	flusher  Flusher // nil: nothing gathered in memory
 }
 
 // NewOverviewHandler returns an OverviewHandler.
@@ -31,6 +32,20 @@ func NewOverviewHandler(users ports.UserRepository, orgs ports.OrganizationRepos
 		}
 	}
 	return &OverviewHandler{users: users, orgs: orgs, domains: domains, sessions: sessions, signIns: signIns, log: log, clock: clock, admins: admins}
+}
+
+// Flusher writes what a process gathered in memory to the store before a
+// read: usecase.SignInCounter's sign-in counts.
+type Flusher interface {
+	Flush(ctx context.Context) error
+}
+
+// FlushFirst has Handle write f's counts before reading the sign-ins, so
+// the overview counts this process's last seconds too (other replicas'
+// within their flush interval). It returns h.
+func (h *OverviewHandler) FlushFirst(f Flusher) *OverviewHandler {
+	h.flusher = f
+	return h
 }
 
 // The overview's windows: the hours of the last day, the days of the last
@@ -106,6 +121,11 @@ func (h *OverviewHandler) Handle(ctx context.Context, u *domain.User) (*Overview
 // once, and returns the last OverviewHours of them and their sums by day.
 func (h *OverviewHandler) series(ctx context.Context, now time.Time) (hourly, daily []ports.SignInBucket, err error) {
 	first := now.Truncate(ports.StepDay).Add(-(OverviewDays - 1) * ports.StepDay)
+	if h.flusher != nil {
+		// A count that cannot be written now stays gathered for the next
+		// flush; the overview shows what the store holds.
+		_ = h.flusher.Flush(ctx)
+	}
 	hours, err := h.signIns.Series(ctx, first, now.Truncate(ports.StepHour).Add(ports.StepHour), ports.StepHour)
 	if err != nil {
 		return nil, nil, err

@@ -42,7 +42,7 @@ func TestOverview_shows_counts_series_and_recent_audit(t *testing.T) {
 		{now.Add(-2 * 24 * time.Hour), ports.SignInLocked},
 		{now.Add(-40 * 24 * time.Hour), ports.SignInFailure}, // before the month
 	} {
-		if err := stats.Record(t.Context(), r.at, r.outcome); err != nil {
+		if err := stats.Record(t.Context(), r.at, r.outcome, 1); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -105,7 +105,7 @@ func TestOverview_series_just_after_midnight(t *testing.T) {
 	w.Clock.Advance(now.Truncate(24 * time.Hour).Add(24*time.Hour + 10*time.Minute).Sub(now))
 	now = w.Clock.Now()
 	for at, outcome := range map[time.Time]ports.SignInOutcome{now: ports.SignInSuccess, now.Add(-30 * time.Minute): ports.SignInBanned} {
-		if err := stats.Record(t.Context(), at, outcome); err != nil {
+		if err := stats.Record(t.Context(), at, outcome, 1); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -3,6 +3,8 @@ package usecase
 import (
 	"context"
 	"log/slog"
+	"sync"
+	"time"
 
 	"github.com/gatehouse/gatehouse/ports"
 )
@@ -17,10 +19,27 @@ import (
 // sent to its identity provider, a wrong code, the service's own failure).
 // A right password that asks for the second factor is not counted: the
 // sign-in goes on, and the code's answer counts it.
+//
+// Counting costs a sign-in no write: the counts gather in memory by hour
+// and outcome, and Flush (a job every few seconds, and at stop) adds them
+// to the store with one upsert per hour and outcome. A write per sign-in
+// would put every sign-in of an hour in line for the same row's lock: under
+// a credential-stuffing run, each failure would wait for all the others. A
+// process killed outright loses the counts of its last seconds; the
+// overview flushes this process's counts before reading them.
 type SignInCounter struct {
 	stats  ports.SignInStats
 	clock  ports.Clock
 	logger *slog.Logger
+
+	mu      sync.Mutex
+	pending map[signInBucket]int
+}
+
+// signInBucket is an hour (UTC) and an outcome.
+type signInBucket struct {
+	hour    time.Time
+	outcome ports.SignInOutcome
 }
 
 // NewSignInCounter returns a SignInCounter writing to stats. logger
@@ -30,21 +49,54 @@ func NewSignInCounter(stats ports.SignInStats, clock ports.Clock, logger *slog.L
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &SignInCounter{stats: stats, clock: clock, logger: logger}
+	return &SignInCounter{stats: stats, clock: clock, logger: logger, pending: map[signInBucket]int{}}
 }
 
-// Count records one sign-in that ended with outcome. It writes whatever the
-// outcome and whether or not the account exists, so the write costs the
-// same for every answer; a write that fails is logged and never fails the
-// sign-in. It is not cancelled with the request: a client that hangs up
-// does not take its failure out of the counts (the store bounds the write).
-func (c *SignInCounter) Count(ctx context.Context, outcome ports.SignInOutcome) {
-	if c == nil || outcome == ports.SignInSecondFactorRequired {
+// Count records one sign-in that ended with outcome, in memory until the
+// next Flush. It costs the same whatever the outcome and whether or not
+// the account exists, and never fails the sign-in.
+func (c *SignInCounter) Count(_ context.Context, outcome ports.SignInOutcome) {
+	if c == nil || outcome == ports.SignInSecondFactorRequired || outcome == "" {
 		return
 	}
-	ctx = context.WithoutCancel(ctx)
-	if err := c.stats.Record(ctx, c.clock.Now(), outcome); err != nil {
-		c.logger.LogAttrs(ctx, slog.LevelError, "sign-in: not counted", slog.String("outcome", string(outcome)),
-			slog.String("error", err.Error()))
+	b := signInBucket{hour: c.clock.Now().UTC().Truncate(time.Hour), outcome: outcome}
+	c.mu.Lock()
+	c.pending[b]++
+	c.mu.Unlock()
+}
+
+// Flush adds the counts gathered since the last Flush to the store, one
+// write per hour and outcome. The counts of a write that fails are kept
+// for the next Flush (and logged); the first error is returned. It is not
+// cancelled with ctx's caller: a request that hangs up does not lose them
+// (the store bounds each write).
+func (c *SignInCounter) Flush(ctx context.Context) error {
+	if c == nil {
+		return nil
 	}
+	c.mu.Lock()
+	pending := c.pending
+	if len(pending) == 0 {
+		c.mu.Unlock()
+		return nil
+	}
+	c.pending = make(map[signInBucket]int, len(pending))
+	c.mu.Unlock()
+	ctx = context.WithoutCancel(ctx)
+	var first error
+	for b, n := range pending {
+		err := c.stats.Record(ctx, b.hour, b.outcome, n)
+		if err == nil {
+			continue
+		}
+		if first == nil {
+			first = err
+		}
+		c.logger.LogAttrs(ctx, slog.LevelError, "sign-in counts: not written yet", slog.String("outcome", string(b.outcome)),
+			slog.Int("count", n), slog.String("error", err.Error()))
+		c.mu.Lock()
+		c.pending[b] += n
+		c.mu.Unlock()
+	}
+	return first
 }

@@ -24,7 +24,7 @@ func RunSignInStats(t *testing.T, newStats func(t *testing.T) (a, b ports.SignIn
 		{"days_sum_their_hours_and_empty_steps_are_zero", testSignInDays},
 		{"range_starts_at_the_truncated_from_and_ends_before_to", testSignInRange},
 		{"non_utc_times_count_in_the_same_hour", testSignInTimezone},
-		{"handles_on_one_store_share_the_counts_and_lose_no_concurrent_sign_in", testSignInConcurrent},
+		{"handles_on_one_store_share_the_counts_and_lose_no_concurrent_write", testSignInConcurrent},
 		{"delete_before_removes_only_older_hours", testSignInDelete},
 		{"bad_request_is_invalid", testSignInInvalid},
 	}
@@ -41,7 +41,7 @@ var statsHour = baseTime.Truncate(time.Hour)
 
 func mustRecordSignIn(t *testing.T, s ports.SignInStats, at time.Time, outcome ports.SignInOutcome) {
 	t.Helper()
-	if err := s.Record(context.Background(), at, outcome); err != nil {
+	if err := s.Record(context.Background(), at, outcome, 1); err != nil {
 		t.Fatalf("Record(%v, %s): %v", at, outcome, err)
 	}
 }
@@ -126,7 +126,7 @@ func testSignInConcurrent(t *testing.T, a, b ports.SignInStats) {
 			if i%2 == 1 {
 				s, o = b, ports.SignInFailure
 			}
-			errs <- s.Record(context.Background(), statsHour.Add(time.Duration(i)*time.Second), o)
+			errs <- s.Record(context.Background(), statsHour.Add(time.Duration(i)*time.Second), o, i+1)
 		}()
 	}
 	wg.Wait()
@@ -136,8 +136,11 @@ func testSignInConcurrent(t *testing.T, a, b ports.SignInStats) {
 			t.Fatalf("Record: %v", err)
 		}
 	}
-	assertSeries(t, a, statsHour, statsHour.Add(time.Hour), ports.StepHour, statsHour, []wantBucket{{n / 2, n / 2}})
-	assertSeries(t, b, statsHour, statsHour.Add(time.Hour), ports.StepHour, statsHour, []wantBucket{{n / 2, n / 2}})
+	// Write i adds i+1: the even i (successes) add 1+3+…+19, the odd ones
+	// 2+4+…+20.
+	want := []wantBucket{{n * n / 4, n*n/4 + n/2}}
+	assertSeries(t, a, statsHour, statsHour.Add(time.Hour), ports.StepHour, statsHour, want)
+	assertSeries(t, b, statsHour, statsHour.Add(time.Hour), ports.StepHour, statsHour, want)
 }
 
 func testSignInDelete(t *testing.T, a, _ ports.SignInStats) {
@@ -156,9 +159,15 @@ func testSignInDelete(t *testing.T, a, _ ports.SignInStats) {
 
 func testSignInInvalid(t *testing.T, a, _ ports.SignInStats) {
 	ctx := context.Background()
-	if err := a.Record(ctx, statsHour, ""); !errors.Is(err, domain.ErrInvalid) {
+	if err := a.Record(ctx, statsHour, "", 1); !errors.Is(err, domain.ErrInvalid) {
 		t.Errorf("Record with no outcome = %v, want invalid", err)
 	}
+	for _, n := range []int{0, -1} {
+		if err := a.Record(ctx, statsHour, ports.SignInSuccess, n); !errors.Is(err, domain.ErrInvalid) {
+			t.Errorf("Record of %d sign-ins = %v, want invalid", n, err)
+		}
+	}
+	assertSeries(t, a, statsHour, statsHour.Add(time.Hour), ports.StepHour, statsHour, []wantBucket{{0, 0}})
 	for _, c := range []struct {
 		name     string
 		from, to time.Time

@@ -26,6 +26,19 @@ func (s *API) resetUserFactors(ctx context.Context, in *ResetFactorsInput) (*edg
 	return &edge.NoContentOutput{Status: http.StatusNoContent}, nil
 }
 
+// sendPasswordReset mails the user a reset link leading to the hosted
+// reset page, as the console's "send a password reset" does.
+func (s *API) sendPasswordReset(ctx context.Context, in *ResetFactorsInput) (*edge.NoContentOutput, error) {
+	req, err := s.AdminRequest(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.App.Commands.Factors.SendPasswordReset(ctx, req, domain.UserID(in.ID), s.Config.BaseURL+edge.ResetPasswordForm.Page); err != nil {
+		return nil, err
+	}
+	return &edge.NoContentOutput{Status: http.StatusNoContent}, nil
+}
+
 // UnlinkAccountInput names one of a user's linked accounts.
 type UnlinkAccountInput struct {
 	ID        string `path:"id" minLength:"1" maxLength:"128" doc:"The user's id."`
@@ -56,6 +69,15 @@ func (s *API) AddUserFactorRoutes() {
 			"Needs a platform administrator's session with the user:update permission: 401 without a session, 403 for anyone else. " +
 			"Audited with the administrator as the actor."},
 		s.resetUserFactors)
+	register(s, edge.ContractAuth, huma.Operation{OperationID: "adminSendPasswordReset", Method: http.MethodPost,
+		Path: edge.AdminBase + "/users/{id}/password-reset", Tags: []string{"Users"}, Security: edge.SessionSecurity,
+		Summary: "Send a user a password reset link", DefaultStatus: http.StatusNoContent,
+		Errors: []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound},
+		Description: "Mails the user a link to choose a new password on the hosted reset page, as \"forgot password\" does: older reset " +
+			"links stop working, and their password keeps working until they use the link. 404 request.user_not_found. Needs a platform " +
+			"administrator's session with the user:update permission: 401 without a session, 403 for anyone else. Audited with the " +
+			"administrator as the actor (admin.send-password-reset)."},
+		s.sendPasswordReset)
 	register(s, edge.ContractAuth, huma.Operation{OperationID: "adminUnlinkUserAccount", Method: http.MethodDelete,
 		Path: edge.AdminBase + "/users/{id}/linked-accounts/{accountId}", Tags: []string{"Users"}, Security: edge.SessionSecurity,
 		Summary: "Unlink a user's account", DefaultStatus: http.StatusNoContent,

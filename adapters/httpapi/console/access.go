@@ -42,8 +42,8 @@ func (v *visit) impersonating() bool { return v.p.Session.ImpersonatedBy() != ""
 //     stopping is allowed);
 //   - not a platform administrator: 403 refusal page;
 //   - an administrator the multi-factor rules refuse (the admin API's
-//     check, Administration.RequireSecondFactor): to the step-up page when
-//     they have two-factor on, else the admin API's refusal as a page;
+//     check, Administration.RequireSecondFactor: they have no second
+//     factor): a 403 page that says where to set one up;
 //   - idle past the timeout: 302 to sign in again, the session untouched.
 //
 // It reports false when it answered.
@@ -71,8 +71,10 @@ func (s *API) enter(c *gin.Context) (*visit, bool) {
 		return nil, false
 	}
 	if err := s.App.Commands.Administration.RequireSecondFactor(ctx, p); err != nil {
-		if errors.Is(err, admin.ErrAdminMFARequired) && p.User.TwoFactorEnabled() {
-			edge.Redirect(c, http.StatusFound, edge.PageURL(edge.TwoFactorPath, url.Values{"callbackURL": {s.comeBack(c)}}))
+		if errors.Is(err, admin.ErrAdminMFARequired) {
+			s.refusal(c, http.StatusForbidden, "Set up a second factor first",
+				"Platform administrators must have a second factor (an authenticator app or a passkey) to use the console. Set one up under "+
+					AccountBase+"/security, then come back.")
 			return nil, false
 		}
 		s.refuse(c, err)
@@ -86,9 +88,13 @@ func (s *API) enter(c *gin.Context) (*visit, bool) {
 }
 
 // comeBack is where the sign-in brings the browser back to: the page asked
-// for, or for a form post, the console's home.
+// for, or for a form post, the home of its area (the console or the account
+// pages).
 func (s *API) comeBack(c *gin.Context) string {
 	if c.Request.Method != http.MethodGet && c.Request.Method != http.MethodHead {
+		if strings.HasPrefix(c.Request.URL.Path, AccountBase) {
+			return AccountBase
+		}
 		return Base
 	}
 	return c.Request.URL.RequestURI()

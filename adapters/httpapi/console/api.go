@@ -78,6 +78,8 @@ func (s *API) addUserRoutes(r routes) {
 	post(Base+"/users/:id/sessions/revoke", s.revokeSession)
 	post(Base+"/users/:id/sessions/revoke-all", s.revokeSessions)
 	post(Base+"/users/:id/password-reset", s.sendPasswordReset)
+	post(Base+"/users/:id/factors/reset", s.resetFactors)
+	post(Base+"/users/:id/linked/unlink", s.unlinkAccount)
 	post(Base+"/users/:id/impersonate", s.impersonate)
 	post(Base+"/users/:id/delete", s.deleteUser)
 	post(Base+"/impersonation/stop", s.stopImpersonating)

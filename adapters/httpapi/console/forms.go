@@ -18,12 +18,19 @@ import (
 // formTokenTTL, and single use: the first post spends it in the store
 // (application/admin.ConsoleForms, by hash), so a replay is refused on
 // every replica. A missing, forged, expired, reused or misdirected token
-// is a 403 page, and nothing changes.
+// is a 403 page, and nothing changes. The token also carries the page the
+// form was on, so a form the step-up rules refuse can bring the browser
+// back there once a second factor is proven (API.refuse).
 
 const (
 	tokenField   = "_token"
 	formTokenTTL = 2 * time.Hour
-	tokenVersion = "cf1"
+	tokenVersion = "cf2"
+	// maxTokenLen bounds a posted token: its page is at most maxBackLen.
+	maxTokenLen = 4096
+	maxBackLen  = 1024
+	// backKey holds, in the request's context, the page a form was on.
+	backKey = "console.back"
 )
 
 // Token mints a form token for action, the path the form posts to.
@@ -32,7 +39,7 @@ func (v *visit) Token(action string) string {
 	_, _ = rand.Read(nonce[:])
 	exp := v.now.Add(formTokenTTL).Unix()
 	payload := strings.Join([]string{tokenVersion, v.tag, action, strconv.FormatInt(exp, 10),
-		base64.RawURLEncoding.EncodeToString(nonce[:])}, "|")
+		base64.RawURLEncoding.EncodeToString(nonce[:]), v.back()}, "|")
 	return v.s.Cookies.Signer.Sign(base64.RawURLEncoding.EncodeToString([]byte(payload)))
 }
 
@@ -40,7 +47,7 @@ func (v *visit) Token(action string) string {
 // path, and spends it.
 func (s *API) checkToken(c *gin.Context, v *visit) bool {
 	raw := c.Request.PostForm.Get(tokenField)
-	if raw == "" || len(raw) > 1024 {
+	if raw == "" || len(raw) > maxTokenLen {
 		return false
 	}
 	encoded, ok := s.Cookies.Signer.Verify(raw)
@@ -51,8 +58,8 @@ func (s *API) checkToken(c *gin.Context, v *visit) bool {
 	if err != nil {
 		return false
 	}
-	parts := strings.Split(string(b), "|")
-	if len(parts) != 5 || parts[0] != tokenVersion {
+	parts := strings.SplitN(string(b), "|", 6)
+	if len(parts) != 6 || parts[0] != tokenVersion {
 		return false
 	}
 	sameSession := subtle.ConstantTimeCompare([]byte(parts[1]), []byte(v.tag)) == 1
@@ -61,7 +68,33 @@ func (s *API) checkToken(c *gin.Context, v *visit) bool {
 	if !sameSession || !sameAction || err != nil || !v.now.Before(time.Unix(exp, 0)) {
 		return false
 	}
-	return s.App.Commands.ConsoleForms.Spend(c.Request.Context(), parts[4], time.Unix(exp, 0)) == nil
+	if s.App.Commands.ConsoleForms.Spend(c.Request.Context(), parts[4], time.Unix(exp, 0)) != nil {
+		return false
+	}
+	c.Set(backKey, parts[5])
+	return true
+}
+
+// back is the page a form rendered now is on, for its token: the page
+// asked for, or for a page rendered in answer to a form (a refused
+// input), the page that form was on; the area's home when it is too long.
+func (v *visit) back() string {
+	back := v.c.Request.URL.RequestURI()
+	if v.c.Request.Method != http.MethodGet && v.c.Request.Method != http.MethodHead {
+		back = v.c.GetString(backKey)
+	}
+	if back == "" || len(back) > maxBackLen || !strings.HasPrefix(back, "/") || strings.HasPrefix(back, "//") {
+		return v.home()
+	}
+	return back
+}
+
+// home is the home of the visit's area: the console or the account pages.
+func (v *visit) home() string {
+	if strings.HasPrefix(v.c.Request.URL.Path, AccountBase) {
+		return AccountBase
+	}
+	return Base
 }
 
 // form runs a form post: the visitor must enter the console and the token

@@ -5,15 +5,18 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
+	"errors"
 	"html/template"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+	"github.com/gatehouse/gatehouse/application/usecase"
 )
 
 //go:embed *.html console.css console.js
@@ -164,7 +167,21 @@ func (s *API) refusal(c *gin.Context, status int, title, message string, fields 
 
 // refuse answers err, from a use case, as a refusal page with the status
 // the edge gives its kind; an internal error says no more than that.
+//
+// One refusal is a detour instead: an action the step-up rules refuse
+// (usecase.ErrStepUpRequired: the user has a second factor and has not
+// proven it lately) sends the browser to the hosted step-up page, which
+// brings it back to the page the form was on, to send it again.
 func (s *API) refuse(c *gin.Context, err error) {
+	if errors.Is(err, usecase.ErrStepUpRequired) {
+		back := c.GetString(backKey)
+		if c.Request.Method == http.MethodGet || back == "" {
+			back = s.comeBack(c)
+		}
+		edge.Redirect(c, http.StatusSeeOther, edge.PageURL(edge.TwoFactorPath, url.Values{"callbackURL": {back}}))
+		c.Abort()
+		return
+	}
 	pr := edge.RenderError(c.Request.Context(), edge.LoggerFrom(c.Request.Context()), err)
 	if p, ok := pr.(*edge.Problem); ok {
 		s.problemPage(c, p)

@@ -10,7 +10,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
-	"github.com/gatehouse/gatehouse/application/account"
 	"github.com/gatehouse/gatehouse/application/admin"
 	"github.com/gatehouse/gatehouse/domain"
 )
@@ -141,8 +140,8 @@ type orgRow struct{ ID, Name, Slug string }
 
 // linkedRow is one of the user's accounts at an identity provider.
 type linkedRow struct {
-	Provider, Email string
-	Created         time.Time
+	ID, Provider, Email string
+	Created             time.Time
 }
 
 type sessionRow struct {
@@ -203,7 +202,7 @@ func (s *API) showUser(c *gin.Context, v *visit, status int, msg, field string, 
 		uv.Orgs = append(uv.Orgs, orgRow{ID: string(o.ID()), Name: o.Name(), Slug: o.Slug()})
 	}
 	for _, a := range linked {
-		uv.Linked = append(uv.Linked, linkedRow{Provider: a.ProviderID, Email: a.Email, Created: a.CreatedAt})
+		uv.Linked = append(uv.Linked, linkedRow{ID: a.ID, Provider: a.ProviderID, Email: a.Email, Created: a.CreatedAt})
 	}
 	p := v.page(uv.Email)
 	p.Section, p.User, p.Error, p.Field = "users", uv, msg, field
@@ -215,7 +214,8 @@ func (s *API) showUser(c *gin.Context, v *visit, status int, msg, field string, 
 var notices = map[string]string{
 	"banned": "The user is banned and signed out everywhere.", "unbanned": "The ban is lifted.",
 	"revoked": "The session has ended.", "revoked-all": "All the user's sessions have ended.",
-	"reset-sent": "A password reset link is on its way to the user.", "stopped": "You stopped impersonating; this is your own session again.",
+	"reset-sent": "A password reset link is on its way to the user.", "factors-reset": "The user's second factors are removed and their sessions ended.",
+	"unlinked": "The linked account is removed.", "stopped": "You stopped impersonating; this is your own session again.",
 }
 
 // done sends the browser to the user's page after a form (Post/Redirect/Get).
@@ -295,22 +295,43 @@ func (s *API) revokeSessions(c *gin.Context, v *visit) {
 	done(c, "revoked-all")
 }
 
-// sendPasswordReset mails the user a reset link through the framework's
-// own use case (ResetPasswordHandler.Request, what "forgot password"
-// does), once the admin API's read of the user (Factors.GetUser) allows it.
+// sendPasswordReset mails the user a reset link through
+// Factors.SendPasswordReset, the admin API's own action (audited as
+// admin.send-password-reset).
 func (s *API) sendPasswordReset(c *gin.Context, v *visit) {
-	ctx := c.Request.Context()
-	uf, err := s.App.Commands.Factors.GetUser(ctx, v.req, domain.UserID(c.Param("id")))
-	if err != nil {
-		s.refuse(c, err)
-		return
-	}
-	err = s.App.Commands.ResetPassword.Request(ctx, account.RequestPasswordReset{Email: string(uf.User.Email()), RedirectTo: s.Config.BaseURL + "/reset-password"})
+	err := s.App.Commands.Factors.SendPasswordReset(c.Request.Context(), v.req, domain.UserID(c.Param("id")), s.Config.BaseURL+edge.ResetPasswordForm.Page)
 	if err != nil {
 		s.refuse(c, err)
 		return
 	}
 	done(c, "reset-sent")
+}
+
+// resetFactors removes the user's second factors through
+// Factors.ResetFactors, as the admin API's factor reset does.
+func (s *API) resetFactors(c *gin.Context, v *visit) {
+	if err := s.App.Commands.Factors.ResetFactors(c.Request.Context(), v.req, domain.UserID(c.Param("id"))); err != nil {
+		s.refuse(c, err)
+		return
+	}
+	done(c, "factors-reset")
+}
+
+// unlinkAccount removes one of the user's linked accounts through
+// LinkedAccounts.UnlinkFor, as the admin API's unlink does: their last way
+// to sign in is refused.
+func (s *API) unlinkAccount(c *gin.Context, v *visit) {
+	account := c.Request.PostForm.Get("account")
+	if account == "" || len(account) > maxID {
+		s.refusal(c, http.StatusBadRequest, "Bad request", "Say which linked account to unlink. Nothing was changed.",
+			edge.FieldError{Location: "body.account", Message: "is missing or too long"})
+		return
+	}
+	if err := s.App.Commands.LinkedAccounts.UnlinkFor(c.Request.Context(), v.req, domain.UserID(c.Param("id")), account); err != nil {
+		s.refuse(c, err)
+		return
+	}
+	done(c, "unlinked")
 }
 
 // impersonate starts an impersonation through

@@ -156,7 +156,7 @@ func TestConsole_authorization_matrix(t *testing.T) {
 		gets := []string{"/console/users", "/console/users?q=vic%40&by=email&status=active", w.userPath()}
 		r := w.admin.get("/console")
 		mustStatus(t, r, http.StatusFound)
-		if got := r.Header.Get("Location"); got != "/console/users" {
+		if got := r.Header.Get("Location"); got != "/console/overview" {
 			t.Fatalf("/console Location = %q", got)
 		}
 		actions := []string{"/ban", "/unban", "/sessions/revoke", "/sessions/revoke-all", "/password-reset", "/factors/reset", "/linked/unlink", "/impersonate", "/delete"}

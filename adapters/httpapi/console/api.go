@@ -51,6 +51,10 @@ func (s *API) AddConsoleRoutes() {
 	s.addServiceKeyRoutes(r)
 	s.addOAuthClientRoutes(r)
 	s.addSigningKeyRoutes(r)
+	s.addOverviewRoutes(r)
+	s.addAuditRoutes(r)
+	s.addIdentityProviderRoutes(r)
+	s.addWebhookRoutes(r)
 }
 
 // routes registers a section's pages and forms, all on the console's
@@ -86,7 +90,7 @@ func (s *API) addUserRoutes(r routes) {
 	post(Base+"/impersonation/stop", s.stopImpersonating)
 }
 
-// home is the console's first page: the users, for now.
+// home is the console's first page: the overview.
 func (s *API) home(c *gin.Context) {
 	v, ok := s.enter(c)
 	if !ok {
@@ -96,5 +100,5 @@ func (s *API) home(c *gin.Context) {
 		s.render(c, http.StatusOK, "impersonating", v.page("Impersonating"))
 		return
 	}
-	edge.Redirect(c, http.StatusFound, Base+"/users")
+	edge.Redirect(c, http.StatusFound, Base+"/overview")
 }

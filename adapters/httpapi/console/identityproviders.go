@@ -1,0 +1,331 @@
+package console
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+	"github.com/gatehouse/gatehouse/application/federation"
+	"github.com/gatehouse/gatehouse/application/usecase"
+	"github.com/gatehouse/gatehouse/domain"
+)
+
+// idpView is the Identity providers section: the list with the form that
+// registers one, or one provider's page with the form that changes it.
+type idpView struct {
+	Rows     []idpRow
+	Provider *idpRow
+	Form     idpForm
+	// Confirm is a refused deletion's typed confirmation, shown again.
+	Confirm string
+}
+
+// idpRow is a provider as the console shows it: never its secret.
+type idpRow struct {
+	ID, Preset, Name, Issuer, ClientID, Callback, Org, Role, Path string
+	Scopes, Domains                                               []string
+	SecretSet, Trusted, Enabled, RequireSSO                       bool
+	Created, Updated                                              time.Time
+}
+
+// idpForm is a provider's form as sent (or, on its page, as stored). The
+// client secret is write-only: it is never put back in a form.
+type idpForm struct {
+	ID, Preset, Name, Issuer, ClientID, Scopes string
+	Authorization, Token, UserInfo, JWKS, API  string
+	Org, Domains, Role                         string
+	Trusted, Enabled, RequireSSO               bool
+}
+
+// addIdentityProviderRoutes registers the Identity providers section.
+func (s *API) addIdentityProviderRoutes(r routes) {
+	const base = Base + "/identity-providers"
+	r.get(base, s.identityProvidersPage)
+	r.get(base+"/:id", s.identityProviderPage)
+	r.post(base, s.createIdentityProvider)
+	r.post(base+"/:id/update", s.updateIdentityProvider)
+	r.post(base+"/:id/enable", s.setIdentityProviderEnabled(true))
+	r.post(base+"/:id/disable", s.setIdentityProviderEnabled(false))
+	r.post(base+"/:id/delete", s.deleteIdentityProvider)
+}
+
+// idpRequest is the visit as the administrators' key-style use cases
+// (identity providers, service keys) take it.
+func (v *visit) idpRequest() usecase.KeyRequest {
+	return usecase.KeyRequest{Principal: &v.req.Principal, Actor: v.req.Actor()}
+}
+
+func idpPath(id string) string { return Base + "/identity-providers/" + url.PathEscape(id) }
+
+func (s *API) idpRowOf(p domain.IdentityProvider) idpRow {
+	r := idpRow{ID: string(p.ID), Preset: string(p.Preset), Name: p.Name, Issuer: p.Issuer, ClientID: p.ClientID,
+		Callback: s.App.Commands.Federation.RedirectURI(p.ID), Org: string(p.OrganizationID), Role: string(p.DefaultRole), Path: idpPath(string(p.ID)),
+		Scopes: p.Scopes, SecretSet: len(p.SealedClientSecret) > 0, Trusted: p.TrustedForLinking, Enabled: p.Enabled, RequireSSO: p.RequireSSO,
+		Created: p.CreatedAt, Updated: p.UpdatedAt}
+	for _, d := range p.Domains {
+		r.Domains = append(r.Domains, string(d))
+	}
+	return r
+}
+
+// idpFormOfProvider is the edit form of a stored provider.
+func idpFormOfProvider(p domain.IdentityProvider) idpForm {
+	f := idpForm{ID: string(p.ID), Preset: string(p.Preset), Name: p.Name, Issuer: p.Issuer, ClientID: p.ClientID, Scopes: strings.Join(p.Scopes, " "),
+		Authorization: p.Endpoints.Authorization, Token: p.Endpoints.Token, UserInfo: p.Endpoints.UserInfo, JWKS: p.Endpoints.JWKS, API: p.Endpoints.API,
+		Org: string(p.OrganizationID), Role: string(p.DefaultRole), Trusted: p.TrustedForLinking, Enabled: p.Enabled, RequireSSO: p.RequireSSO}
+	ds := make([]string, len(p.Domains))
+	for i, d := range p.Domains {
+		ds[i] = string(d)
+	}
+	f.Domains = strings.Join(ds, " ")
+	return f
+}
+
+// identityProvidersPage lists the providers (federation.Providers.List,
+// as GET /api/admin/identity-providers).
+func (s *API) identityProvidersPage(c *gin.Context) {
+	v, ok := s.view(c)
+	if !ok {
+		return
+	}
+	s.showIdentityProviders(c, v, http.StatusOK, "", "", idpForm{Preset: "oidc", Enabled: true})
+}
+
+func (s *API) showIdentityProviders(c *gin.Context, v *visit, status int, msg, field string, f idpForm) {
+	all, err := s.App.Commands.IdentityProviders.List(c.Request.Context(), v.idpRequest())
+	if err != nil {
+		s.refuse(c, err)
+		return
+	}
+	iv := &idpView{Form: f}
+	for _, p := range all {
+		iv.Rows = append(iv.Rows, s.idpRowOf(p))
+	}
+	p := v.page("Identity providers")
+	p.Section, p.View, p.Error, p.Field = "identity-providers", iv, msg, field
+	if c.Query("deleted") != "" {
+		p.Notice = "The identity provider is deleted, with the accounts linked through it."
+	}
+	s.render(c, status, "identityproviders", p)
+}
+
+// identityProviderPage shows one provider (federation.Providers.Get).
+func (s *API) identityProviderPage(c *gin.Context) {
+	v, ok := s.view(c)
+	if !ok {
+		return
+	}
+	s.showIdentityProvider(c, v, http.StatusOK, "", "", nil, "")
+}
+
+// showIdentityProvider renders a provider's page with status, and a
+// refused form's error, field and input (nil: the stored values).
+func (s *API) showIdentityProvider(c *gin.Context, v *visit, status int, msg, field string, f *idpForm, confirm string) {
+	id := c.Param("id")
+	if len(id) > maxID {
+		s.refusal(c, http.StatusBadRequest, "Bad request", "The provider id is too long.", edge.FieldError{Location: "path.id", Message: "is too long"})
+		return
+	}
+	pr, err := s.App.Commands.IdentityProviders.Get(c.Request.Context(), v.idpRequest(), id)
+	if err != nil {
+		s.refuse(c, err)
+		return
+	}
+	row := s.idpRowOf(pr)
+	iv := &idpView{Provider: &row, Form: idpFormOfProvider(pr), Confirm: confirm}
+	if f != nil {
+		iv.Form = *f
+	}
+	p := v.page(row.Name)
+	p.Section, p.View, p.Error, p.Field = "identity-providers", iv, msg, field
+	p.Notice = idpNotices[c.Query("done")]
+	s.render(c, status, "identityproviders", p)
+}
+
+var idpNotices = map[string]string{
+	"created": "The identity provider is registered. Register its redirect URI at the provider.", "updated": "The changes are saved.",
+	"enabled": "The provider is enabled: sign-ins with it work.", "disabled": "The provider is disabled: sign-ins with it stop; its linked accounts are kept.",
+}
+
+// idpFormOf reads a provider's form.
+func idpFormOf(c *gin.Context) idpForm {
+	f := c.Request.PostForm
+	get := func(k string) string { return strings.TrimSpace(f.Get(k)) }
+	return idpForm{ID: get("id"), Preset: get("preset"), Name: get("name"), Issuer: get("issuer"), ClientID: get("clientId"), Scopes: get("scopes"),
+		Authorization: get("authorization"), Token: get("token"), UserInfo: get("userinfo"), JWKS: get("jwks"), API: get("api"),
+		Org: get("organizationId"), Domains: get("domains"), Role: get("defaultRole"),
+		Trusted: f.Get("trustedForLinking") == "on", Enabled: f.Get("enabled") == "on", RequireSSO: f.Get("requireSso") == "on"}
+}
+
+// idpFieldBounds are the admin API's bounds on each field of the form.
+var idpFieldBounds = []struct {
+	name string
+	max  int
+	get  func(f *idpForm) *string
+}{
+	{"id", 64, func(f *idpForm) *string { return &f.ID }}, {"preset", 16, func(f *idpForm) *string { return &f.Preset }},
+	{"name", 512, func(f *idpForm) *string { return &f.Name }}, {"issuer", 2048, func(f *idpForm) *string { return &f.Issuer }},
+	{"clientId", 512, func(f *idpForm) *string { return &f.ClientID }}, {"scopes", 2048, func(f *idpForm) *string { return &f.Scopes }},
+	{"authorization", 2048, func(f *idpForm) *string { return &f.Authorization }}, {"token", 2048, func(f *idpForm) *string { return &f.Token }},
+	{"userinfo", 2048, func(f *idpForm) *string { return &f.UserInfo }}, {"jwks", 2048, func(f *idpForm) *string { return &f.JWKS }},
+	{"api", 2048, func(f *idpForm) *string { return &f.API }}, {"organizationId", 128, func(f *idpForm) *string { return &f.Org }},
+	{"domains", 8192, func(f *idpForm) *string { return &f.Domains }}, {"defaultRole", 16, func(f *idpForm) *string { return &f.Role }},
+}
+
+// check bounds the form as the admin API's schema does; a field too long
+// is emptied (not shown back) and named.
+func (f *idpForm) check(secret string) (msg, field string) {
+	for _, b := range idpFieldBounds {
+		if p := b.get(f); len(*p) > b.max {
+			*p = ""
+			return "This field is too long.", b.name
+		}
+	}
+	if len(secret) > 4096 {
+		return "The client secret is too long: at most 4096 bytes.", "clientSecret"
+	}
+	if len(strings.Fields(f.Scopes)) > 32 {
+		return "Use at most 32 scopes.", "scopes"
+	}
+	if len(idpList(f.Domains)) > 50 {
+		return "Use at most 50 domains.", "domains"
+	}
+	return "", ""
+}
+
+// idpList splits a list typed with spaces or commas.
+func idpList(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\t' || r == '\r' })
+}
+
+// input is the use case's input: every field of the form (the form shows
+// them all), the secret only when one was typed.
+func (f idpForm) input(id, secret string) federation.ProviderInput {
+	scopes, domains := strings.Fields(f.Scopes), idpList(f.Domains)
+	in := federation.ProviderInput{ID: id, Preset: &f.Preset, Name: &f.Name, Issuer: &f.Issuer, ClientID: &f.ClientID, ClientSecret: secret,
+		Scopes: &scopes, TrustedForLinking: &f.Trusted, Enabled: &f.Enabled, OrganizationID: &f.Org, Domains: &domains, RequireSSO: &f.RequireSSO,
+		Endpoints: &domain.IdentityProviderEndpoints{Authorization: f.Authorization, Token: f.Token, UserInfo: f.UserInfo, JWKS: f.JWKS, API: f.API}}
+	if len(scopes) == 0 {
+		in.Scopes = nil // the preset's
+	}
+	if f.Role != "" {
+		in.DefaultRole = &f.Role
+	}
+	return in
+}
+
+// violationIndex is the "[n]" of a field violation ("domains[2]").
+var violationIndex = regexp.MustCompile(`\[\d+\]$`)
+
+// refusedField is what a use case's refusal says, and the form's field it
+// names, for an invalid input or a conflict; ok is false for any other
+// error, which is a refusal page.
+func refusedField(err error) (msg, field string, ok bool) {
+	var de *domain.Error
+	if !errors.As(err, &de) || (de.Kind != domain.KindInvalid && de.Kind != domain.KindConflict) {
+		return "", "", false
+	}
+	msg = de.Message + "."
+	if len(de.Fields) > 0 {
+		fv := de.Fields[0]
+		field = violationIndex.ReplaceAllString(strings.TrimPrefix(fv.Field, "endpoints."), "")
+		msg = de.Message + ": " + fv.Field + " " + fv.Message + "."
+	}
+	return msg, field, true
+}
+
+// idpStatus is the status of a refused form: 409 for a conflict, else 400.
+func idpStatus(err error) int {
+	if domain.KindOf(err) == domain.KindConflict {
+		return http.StatusConflict
+	}
+	return http.StatusBadRequest
+}
+
+// createIdentityProvider registers a provider
+// (federation.Providers.Create, as POST /api/admin/identity-providers).
+func (s *API) createIdentityProvider(c *gin.Context, v *visit) {
+	f, secret := idpFormOf(c), c.Request.PostForm.Get("clientSecret")
+	if msg, field := f.check(secret); msg != "" {
+		s.showIdentityProviders(c, v, http.StatusBadRequest, msg, field, f)
+		return
+	}
+	if f.ID == "" {
+		s.showIdentityProviders(c, v, http.StatusBadRequest, "The id is required: a-z, 0-9 and -.", "id", f)
+		return
+	}
+	pr, err := s.App.Commands.IdentityProviders.Create(c.Request.Context(), v.idpRequest(), f.input(f.ID, secret))
+	if err != nil {
+		if msg, field, ok := refusedField(err); ok {
+			if errors.Is(err, domain.ErrIdentityProviderExists) {
+				field = "id"
+			}
+			s.showIdentityProviders(c, v, idpStatus(err), msg, field, f)
+			return
+		}
+		s.refuse(c, err)
+		return
+	}
+	edge.Redirect(c, http.StatusSeeOther, idpPath(string(pr.ID))+"?done=created")
+}
+
+// updateIdentityProvider changes a provider (federation.Providers.Update,
+// as PATCH /api/admin/identity-providers/{id}); an empty secret keeps the
+// sealed one.
+func (s *API) updateIdentityProvider(c *gin.Context, v *visit) {
+	f, secret := idpFormOf(c), c.Request.PostForm.Get("clientSecret")
+	f.ID = c.Param("id")
+	if msg, field := f.check(secret); msg != "" {
+		s.showIdentityProvider(c, v, http.StatusBadRequest, msg, field, &f, "")
+		return
+	}
+	if _, err := s.App.Commands.IdentityProviders.Update(c.Request.Context(), v.idpRequest(), f.input(f.ID, secret)); err != nil {
+		if msg, field, ok := refusedField(err); ok {
+			s.showIdentityProvider(c, v, idpStatus(err), msg, field, &f, "")
+			return
+		}
+		s.refuse(c, err)
+		return
+	}
+	edge.Redirect(c, http.StatusSeeOther, idpPath(c.Param("id"))+"?done=updated")
+}
+
+// setIdentityProviderEnabled turns a provider on or off, as the admin
+// API's enable and disable routes do (federation.Providers.Update).
+func (s *API) setIdentityProviderEnabled(on bool) func(c *gin.Context, v *visit) {
+	return func(c *gin.Context, v *visit) {
+		if _, err := s.App.Commands.IdentityProviders.Update(c.Request.Context(), v.idpRequest(), federation.ProviderInput{ID: c.Param("id"), Enabled: &on}); err != nil {
+			s.refuse(c, err)
+			return
+		}
+		what := "disabled"
+		if on {
+			what = "enabled"
+		}
+		edge.Redirect(c, http.StatusSeeOther, idpPath(c.Param("id"))+"?done="+what)
+	}
+}
+
+// deleteIdentityProvider removes a provider with its linked accounts
+// (federation.Providers.Delete) once the typed confirmation is its id.
+func (s *API) deleteIdentityProvider(c *gin.Context, v *visit) {
+	id := c.Param("id")
+	if confirm := strings.TrimSpace(c.Request.PostForm.Get("confirm")); confirm != id {
+		if len(confirm) > 128 {
+			confirm = ""
+		}
+		s.showIdentityProvider(c, v, http.StatusBadRequest, "Type the provider's id exactly to confirm. Nothing was deleted.", "confirm", nil, confirm)
+		return
+	}
+	if err := s.App.Commands.IdentityProviders.Delete(c.Request.Context(), v.idpRequest(), id); err != nil {
+		s.refuse(c, err)
+		return
+	}
+	edge.Redirect(c, http.StatusSeeOther, Base+"/identity-providers?deleted=1")
+}

@@ -1,0 +1,324 @@
+package console
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+	"github.com/gatehouse/gatehouse/application/usecase"
+	"github.com/gatehouse/gatehouse/application/webhook"
+	"github.com/gatehouse/gatehouse/domain"
+)
+
+// webhooksView is the Webhooks list with the form that registers an
+// endpoint, or, after registering, the endpoint's secret shown once.
+type webhooksView struct {
+	Rows   []webhookRow
+	Events []string
+	Form   webhookForm
+}
+
+// webhookForm is the registration form as sent.
+type webhookForm struct {
+	URL, Description string
+	Events           map[string]bool
+}
+
+// webhookRow is an endpoint as the console shows it: never its secret.
+type webhookRow struct {
+	ID, URL, Description, Path, DisabledReason string
+	Events                                     []string
+	Enabled, Failing                           bool
+	Created, LastSuccess, FailingSince         time.Time
+	DisabledAt, PreviousExpires                time.Time
+}
+
+// webhookView is an endpoint's page: its facts, one page of its
+// deliveries, and, after a rotation or a registration, its new secret.
+type webhookView struct {
+	webhookRow
+	Secret      string
+	Deliveries  []deliveryRow
+	Status      string
+	First, Next string
+	Confirm     string
+}
+
+// deliveryRow is one message for the endpoint and its latest attempt.
+type deliveryRow struct {
+	MessageID, Event, Status, LastError string
+	Attempts, LastCode                  int
+	Created, NextAttempt, LastAt        time.Time
+}
+
+// webhookPageSize is how many deliveries an endpoint's page shows.
+const webhookPageSize = 25
+
+// addWebhookRoutes registers the Webhooks section.
+func (s *API) addWebhookRoutes(r routes) {
+	const base = Base + "/webhooks"
+	r.get(base, s.webhooksPage)
+	r.get(base+"/:id", s.webhookPage)
+	r.post(base, s.createWebhook)
+	r.post(base+"/:id/rotate-secret", s.rotateWebhookSecret)
+	r.post(base+"/:id/enable", s.setWebhookEnabled(true))
+	r.post(base+"/:id/disable", s.setWebhookEnabled(false))
+	r.post(base+"/:id/replay", s.replayWebhookMessage)
+	r.post(base+"/:id/delete", s.deleteWebhook)
+}
+
+func webhookPath(id string) string { return Base + "/webhooks/" + url.PathEscape(id) }
+
+func webhookRowOf(e domain.WebhookEndpoint) webhookRow {
+	r := webhookRow{ID: string(e.ID), URL: e.URL, Description: e.Description, Path: webhookPath(string(e.ID)), DisabledReason: e.DisabledReason,
+		Enabled: e.Enabled, Failing: !e.FailingSince.IsZero(), Created: e.CreatedAt, LastSuccess: e.LastSuccessAt, FailingSince: e.FailingSince,
+		DisabledAt: e.DisabledAt}
+	if len(e.SealedPreviousSecret) > 0 {
+		r.PreviousExpires = e.PreviousSecretExpiresAt
+	}
+	for _, t := range e.EventTypes {
+		r.Events = append(r.Events, string(t))
+	}
+	return r
+}
+
+// webhooksPage lists the endpoints (webhook.Webhooks.List, as GET
+// /api/admin/webhooks).
+func (s *API) webhooksPage(c *gin.Context) {
+	v, ok := s.view(c)
+	if !ok {
+		return
+	}
+	s.showWebhooks(c, v, http.StatusOK, "", "", webhookForm{})
+}
+
+func (s *API) showWebhooks(c *gin.Context, v *visit, status int, msg, field string, f webhookForm) {
+	all, err := s.App.Commands.Webhooks.List(c.Request.Context(), v.req)
+	if err != nil {
+		s.refuse(c, err)
+		return
+	}
+	wv := &webhooksView{Form: f}
+	for _, t := range domain.EventTypes {
+		wv.Events = append(wv.Events, string(t))
+	}
+	for _, e := range all {
+		wv.Rows = append(wv.Rows, webhookRowOf(e))
+	}
+	p := v.page("Webhooks")
+	p.Section, p.View, p.Error, p.Field = "webhooks", wv, msg, field
+	if c.Query("deleted") != "" {
+		p.Notice = "The endpoint is deleted with its deliveries."
+	}
+	s.render(c, status, "webhooks", p)
+}
+
+// webhookPage shows an endpoint and its deliveries (webhook.Webhooks.Get
+// and Messages), filtered by status and paged with the cursor in the URL.
+func (s *API) webhookPage(c *gin.Context) {
+	v, ok := s.view(c)
+	if !ok {
+		return
+	}
+	s.showWebhook(c, v, http.StatusOK, "", "", "", "")
+}
+
+// showWebhook renders an endpoint's page with status; secret is a new
+// signing secret to show this once, msg and field a refused form's error.
+func (s *API) showWebhook(c *gin.Context, v *visit, status int, secret, msg, field, confirm string) {
+	ctx := c.Request.Context()
+	id := c.Param("id")
+	if len(id) > maxID {
+		s.refusal(c, http.StatusBadRequest, "Bad request", "The endpoint id is too long.", edge.FieldError{Location: "path.id", Message: "is too long"})
+		return
+	}
+	e, err := s.App.Commands.Webhooks.Get(ctx, v.req, domain.WebhookEndpointID(id))
+	if err != nil {
+		s.refuse(c, err)
+		return
+	}
+	wv := &webhookView{webhookRow: webhookRowOf(e), Secret: secret, Confirm: confirm}
+	p := v.page("Webhook endpoint")
+	p.Section, p.View, p.Error, p.Field = "webhooks", wv, msg, field
+	p.Notice = webhookNotices[c.Query("done")]
+	q := c.Request.URL.Query()
+	if c.Request.Method == http.MethodPost {
+		q = url.Values{} // a form's answer shows the first page
+	}
+	wv.Status = q.Get("status")
+	cursor := q.Get("cursor")
+	switch {
+	case wv.Status != "" && wv.Status != string(domain.WebhookPending) && wv.Status != string(domain.WebhookSucceeded) && wv.Status != string(domain.WebhookFailed):
+		p.Error, p.Field, status, wv.Status = "The status is pending, succeeded, failed, or any.", "status", http.StatusBadRequest, ""
+		cursor = ""
+	case len(cursor) > 256:
+		p.Error, p.Field, status, cursor = "The page link is not valid.", "cursor", http.StatusBadRequest, ""
+	}
+	page, err := s.App.Commands.Webhooks.Messages(ctx, v.req, e.ID, webhook.ListMessages{Status: domain.WebhookDeliveryStatus(wv.Status), Limit: webhookPageSize, Cursor: cursor})
+	if err != nil && domain.KindOf(err) == domain.KindInvalid {
+		p.Error, p.Field, status = "The page link is not valid: start from the first page.", "cursor", http.StatusBadRequest
+		cursor = ""
+		page, err = s.App.Commands.Webhooks.Messages(ctx, v.req, e.ID, webhook.ListMessages{Status: domain.WebhookDeliveryStatus(wv.Status), Limit: webhookPageSize})
+	}
+	if err != nil {
+		s.refuse(c, err)
+		return
+	}
+	for _, d := range page.Deliveries {
+		row := deliveryRow{MessageID: d.MessageID, Event: string(d.EventType), Status: string(d.Status), Attempts: d.Attempts,
+			Created: d.CreatedAt, NextAttempt: d.NextAttemptAt}
+		if a := d.LastAttempt; a != nil {
+			row.LastCode, row.LastError, row.LastAt = a.StatusCode, a.Error, a.At
+		}
+		wv.Deliveries = append(wv.Deliveries, row)
+	}
+	link := url.Values{"status": {wv.Status}}
+	if cursor != "" {
+		wv.First = edge.PageURL(wv.Path, link)
+	}
+	if page.NextCursor != "" {
+		link.Set("cursor", page.NextCursor)
+		wv.Next = edge.PageURL(wv.Path, link)
+	}
+	if secret != "" {
+		p.Title = "Webhook endpoint: its signing secret"
+	}
+	s.render(c, status, "webhook", p)
+}
+
+var webhookNotices = map[string]string{
+	"enabled":  "The endpoint is enabled: deliveries resume and its failures are forgotten.",
+	"disabled": "The endpoint is disabled: nothing is sent to it until it is enabled again.",
+	"replayed": "The message is queued to be sent again now.",
+}
+
+// createWebhook registers an endpoint (webhook.Webhooks.Create, as POST
+// /api/admin/webhooks) and answers with its page showing the signing
+// secret this once: the answer is not a redirect, so the secret is in no
+// URL and no later page; reloading re-posts a spent form, which is refused.
+func (s *API) createWebhook(c *gin.Context, v *visit) {
+	pf := c.Request.PostForm
+	f := webhookForm{URL: strings.TrimSpace(pf.Get("url")), Description: pf.Get("description"), Events: map[string]bool{}}
+	events := pf["events"]
+	switch {
+	case len(f.URL) > domain.MaxWebhookURLLength:
+		f.URL = ""
+		s.showWebhooks(c, v, http.StatusBadRequest, "The URL is too long: at most 2048 characters.", "url", f)
+		return
+	case len(f.Description) > 4*domain.MaxWebhookDescriptionLength:
+		f.Description = ""
+		s.showWebhooks(c, v, http.StatusBadRequest, "The description is too long: at most 500 characters.", "description", f)
+		return
+	case len(events) > len(domain.EventTypes):
+		s.showWebhooks(c, v, http.StatusBadRequest, "Too many event types.", "events", f)
+		return
+	}
+	for _, e := range events {
+		if len(e) <= 64 {
+			f.Events[e] = true
+		}
+	}
+	issued, err := s.App.Commands.Webhooks.Create(c.Request.Context(), v.req, webhook.CreateWebhook{URL: f.URL, Description: f.Description, EventTypes: events})
+	if err != nil {
+		if webhookStepUp(c, err, Base+"/webhooks") {
+			return
+		}
+		if msg, field, ok := refusedField(err); ok {
+			if field == "eventTypes" {
+				field = "events"
+			}
+			s.showWebhooks(c, v, idpStatus(err), msg, field, f)
+			return
+		}
+		s.refuse(c, err)
+		return
+	}
+	c.Params = append(c.Params, gin.Param{Key: "id", Value: string(issued.Endpoint.ID)})
+	s.showWebhook(c, v, http.StatusCreated, issued.Secret, "", "", "")
+}
+
+// webhookStepUp sends an administrator whose second factor is not fresh enough
+// for a secret (usecase.ErrStepUpRequired, the admin API's rule) to prove
+// it on the second-factor page, which brings them back to back; it reports
+// whether it did. Nothing was changed: they send the form again.
+func webhookStepUp(c *gin.Context, err error, back string) bool {
+	if !errors.Is(err, usecase.ErrStepUpRequired) {
+		return false
+	}
+	edge.Redirect(c, http.StatusSeeOther, edge.PageURL(edge.TwoFactorPath, url.Values{"callbackURL": {back}}))
+	return true
+}
+
+// rotateWebhookSecret gives the endpoint a new secret
+// (webhook.Webhooks.RotateSecret) and shows it this once.
+func (s *API) rotateWebhookSecret(c *gin.Context, v *visit) {
+	issued, err := s.App.Commands.Webhooks.RotateSecret(c.Request.Context(), v.req, domain.WebhookEndpointID(c.Param("id")))
+	if err != nil {
+		if webhookStepUp(c, err, webhookPath(c.Param("id"))) {
+			return
+		}
+		s.refuse(c, err)
+		return
+	}
+	s.showWebhook(c, v, http.StatusOK, issued.Secret, "", "", "")
+}
+
+// setWebhookEnabled turns the endpoint on or off (webhook.Webhooks.Update,
+// as PATCH /api/admin/webhooks/{id} with enabled).
+func (s *API) setWebhookEnabled(on bool) func(c *gin.Context, v *visit) {
+	return func(c *gin.Context, v *visit) {
+		if _, err := s.App.Commands.Webhooks.Update(c.Request.Context(), v.req, domain.WebhookEndpointID(c.Param("id")), webhook.UpdateWebhook{Enabled: &on}); err != nil {
+			s.refuse(c, err)
+			return
+		}
+		what := "disabled"
+		if on {
+			what = "enabled"
+		}
+		edge.Redirect(c, http.StatusSeeOther, webhookPath(c.Param("id"))+"?done="+what)
+	}
+}
+
+// replayWebhookMessage sends a message again (webhook.Webhooks.Replay).
+func (s *API) replayWebhookMessage(c *gin.Context, v *visit) {
+	msg := c.Request.PostForm.Get("message")
+	if msg == "" || len(msg) > 128 {
+		s.refusal(c, http.StatusBadRequest, "Bad request", "The message id is missing or too long. Nothing was sent.",
+			edge.FieldError{Location: "body.message", Message: "is missing or too long"})
+		return
+	}
+	if err := s.App.Commands.Webhooks.Replay(c.Request.Context(), v.req, domain.WebhookEndpointID(c.Param("id")), msg); err != nil {
+		s.refuse(c, err)
+		return
+	}
+	edge.Redirect(c, http.StatusSeeOther, webhookPath(c.Param("id"))+"?done=replayed")
+}
+
+// deleteWebhook deletes the endpoint with its deliveries
+// (webhook.Webhooks.Delete) once the typed confirmation is its URL.
+func (s *API) deleteWebhook(c *gin.Context, v *visit) {
+	ctx := c.Request.Context()
+	id := domain.WebhookEndpointID(c.Param("id"))
+	e, err := s.App.Commands.Webhooks.Get(ctx, v.req, id)
+	if err != nil {
+		s.refuse(c, err)
+		return
+	}
+	if confirm := strings.TrimSpace(c.Request.PostForm.Get("confirm")); confirm != e.URL {
+		if len(confirm) > domain.MaxWebhookURLLength {
+			confirm = ""
+		}
+		s.showWebhook(c, v, http.StatusBadRequest, "", "Type the endpoint's URL exactly to confirm. Nothing was deleted.", "confirm", confirm)
+		return
+	}
+	if err := s.App.Commands.Webhooks.Delete(ctx, v.req, id); err != nil {
+		s.refuse(c, err)
+		return
+	}
+	edge.Redirect(c, http.StatusSeeOther, Base+"/webhooks?deleted=1")
+}

@@ -5,18 +5,15 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
-	"errors"
 	"html/template"
 	"io/fs"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
-	"github.com/gatehouse/gatehouse/application/usecase"
 )
 
 //go:embed *.html console.css console.js
@@ -173,12 +170,12 @@ func (s *API) refusal(c *gin.Context, status int, title, message string, fields 
 // proven it lately) sends the browser to the hosted step-up page, which
 // brings it back to the page the form was on, to send it again.
 func (s *API) refuse(c *gin.Context, err error) {
-	if errors.Is(err, usecase.ErrStepUpRequired) {
+	if isStepUp(err) {
 		back := c.GetString(backKey)
 		if c.Request.Method == http.MethodGet || back == "" {
 			back = s.comeBack(c)
 		}
-		edge.Redirect(c, http.StatusSeeOther, edge.PageURL(edge.TwoFactorPath, url.Values{"callbackURL": {back}}))
+		edge.Redirect(c, http.StatusSeeOther, stepUpURL(back))
 		c.Abort()
 		return
 	}

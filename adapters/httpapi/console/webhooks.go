@@ -1,7 +1,6 @@
 package console
 
 import (
-	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -10,7 +9,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
-	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/application/webhook"
 	"github.com/gatehouse/gatehouse/domain"
 )
@@ -225,7 +223,8 @@ func (s *API) createWebhook(c *gin.Context, v *visit) {
 	}
 	issued, err := s.App.Commands.Webhooks.Create(c.Request.Context(), v.req, webhook.CreateWebhook{URL: f.URL, Description: f.Description, EventTypes: events})
 	if err != nil {
-		if webhookStepUp(c, err, Base+"/webhooks") {
+		if isStepUp(err) { // the hosted step-up page, and back (API.refuse)
+			s.refuse(c, err)
 			return
 		}
 		if msg, field, ok := refusedField(err); ok {
@@ -242,27 +241,12 @@ func (s *API) createWebhook(c *gin.Context, v *visit) {
 	s.showWebhook(c, v, http.StatusCreated, issued.Secret, "", "", "")
 }
 
-// webhookStepUp sends an administrator whose second factor is not fresh enough
-// for a secret (usecase.ErrStepUpRequired, the admin API's rule) to prove
-// it on the second-factor page, which brings them back to back; it reports
-// whether it did. Nothing was changed: they send the form again.
-func webhookStepUp(c *gin.Context, err error, back string) bool {
-	if !errors.Is(err, usecase.ErrStepUpRequired) {
-		return false
-	}
-	edge.Redirect(c, http.StatusSeeOther, edge.PageURL(edge.TwoFactorPath, url.Values{"callbackURL": {back}}))
-	return true
-}
-
 // rotateWebhookSecret gives the endpoint a new secret
 // (webhook.Webhooks.RotateSecret) and shows it this once.
 func (s *API) rotateWebhookSecret(c *gin.Context, v *visit) {
 	issued, err := s.App.Commands.Webhooks.RotateSecret(c.Request.Context(), v.req, domain.WebhookEndpointID(c.Param("id")))
 	if err != nil {
-		if webhookStepUp(c, err, webhookPath(c.Param("id"))) {
-			return
-		}
-		s.refuse(c, err)
+		s.refuse(c, err) // a step-up refusal: the hosted step-up page, and back
 		return
 	}
 	s.showWebhook(c, v, http.StatusOK, issued.Secret, "", "", "")

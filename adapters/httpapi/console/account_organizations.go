@@ -106,6 +106,10 @@ func (s *API) accountOrgsPage(c *gin.Context) {
 			return
 		}
 		for _, d := range invs {
+			// The list names no inviter; the recipient's own read does.
+			if full, err := s.App.Commands.Organizations.GetInvitation(ctx, req, d.Invitation.ID()); err == nil {
+				d = full
+			}
 			inv := d.Invitation
 			ov.Invitations = append(ov.Invitations, accountInvitation{ID: string(inv.ID()), Org: d.OrganizationName, Slug: d.OrganizationSlug,
 				Inviter: string(d.InviterEmail), Roles: joinRoles(inv.Roles()), Expires: inv.ExpiresAt()})

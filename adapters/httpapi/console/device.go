@@ -6,18 +6,28 @@ import "strings"
 // recognises ("Firefox on Windows"), for the sessions page. It reads only
 // well-known tokens, in the order that tells browsers apart (Edge and
 // Opera say "Chrome" too, Chrome says "Safari"); anything else is "Unknown
-// browser" or "unknown system", never the raw string.
+// browser" (or "Unknown device" when the system is unknown too), never the
+// raw string.
 func device(userAgent string) string {
 	if len(userAgent) > 1024 {
 		userAgent = userAgent[:1024]
 	}
-	return browserOf(userAgent) + " on " + systemOf(userAgent)
+	browser, system := browserOf(userAgent), systemOf(userAgent)
+	switch {
+	case system != "":
+		return browser + " on " + system
+	case browser == unknownBrowser:
+		return "Unknown device"
+	}
+	return browser
 }
+
+const unknownBrowser = "Unknown browser"
 
 func browserOf(ua string) string {
 	switch {
 	case ua == "":
-		return "Unknown browser"
+		return unknownBrowser
 	case strings.Contains(ua, "Edg/"), strings.Contains(ua, "EdgA/"), strings.Contains(ua, "EdgiOS/"):
 		return "Edge"
 	case strings.Contains(ua, "OPR/"), strings.Contains(ua, "Opera"):
@@ -41,7 +51,7 @@ func browserOf(ua string) string {
 	case strings.HasPrefix(ua, "node"), strings.Contains(ua, "undici"):
 		return "Node.js program"
 	}
-	return "Unknown browser"
+	return unknownBrowser
 }
 
 func systemOf(ua string) string {
@@ -61,5 +71,5 @@ func systemOf(ua string) string {
 	case strings.Contains(ua, "Linux"), strings.Contains(ua, "X11"):
 		return "Linux"
 	}
-	return "unknown system"
+	return ""
 }

@@ -15,10 +15,11 @@ func TestDevice(t *testing.T) {
 		{"Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36 OPR/106.0.0.0", "Opera on Linux"},
 		{"Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/131.0.0.0 Safari/537.36", "Headless Chrome on Linux"},
 		{"Mozilla/5.0 (X11; CrOS x86_64 14541.0.0) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36", "Chrome on ChromeOS"},
-		{"curl/8.5.0", "curl on unknown system"},
-		{"Go-http-client/1.1", "Go program on unknown system"},
-		{"", "Unknown browser on unknown system"},
-		{"<script>alert(1)</script>", "Unknown browser on unknown system"},
+		{"curl/8.5.0", "curl"},
+		{"Go-http-client/1.1", "Go program"},
+		{"", "Unknown device"},
+		{"Mozilla/5.0 (Windows NT 10.0) Gecko/20100101 Exotic/1.0", "Unknown browser on Windows"},
+		{"<script>alert(1)</script>", "Unknown device"},
 	} {
 		if got := device(tt.ua); got != tt.want {
 			t.Errorf("device(%q) = %q, want %q", tt.ua, got, tt.want)

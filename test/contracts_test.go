@@ -55,20 +55,6 @@ var nonAPIRoutes = map[string]bool{
 	"GET /two-factor/":      true,
 	"GET /assets/gatehouse.css":                    true,
 	"GET /assets/passkey.js":                       true,
-
-	// The account pages (besides /account above): pages and their form posts.
-	"POST /account/profile":                true,
-	"POST /account/email":                  true,
-	"POST /account/password":               true,
-	"POST /account/delete":                 true,
-	"GET /account/sessions":                true,
-	"GET /account/sessions/":               true,
-	"POST /account/sessions/revoke":        true,
-	"POST /account/sessions/revoke-others": true,
-	"GET /account/organizations":           true,
-	"GET /account/organizations/":          true,
-	"POST /account/invitations/accept":     true,
-	"POST /account/invitations/decline":    true,
 }
 
 // consoleRoute reports whether path is one of the admin console's or the

@@ -249,11 +249,7 @@ func (s *API) stepUp(c *gin.Context, v *visit, err error) bool {
 	if !errors.Is(err, usecase.ErrStepUpRequired) || !v.p.User.TwoFactorEnabled() {
 		return false
 	}
-	back := AccountBase
-	if ref := c.Request.URL.Path; strings.HasPrefix(ref, AccountBase+"/sessions") {
-		back = AccountBase + "/sessions"
-	}
-	edge.Redirect(c, http.StatusSeeOther, edge.PageURL(edge.TwoFactorPath, url.Values{"callbackURL": {back}}))
+	edge.Redirect(c, http.StatusSeeOther, edge.PageURL(edge.TwoFactorPath, url.Values{"callbackURL": {AccountBase}}))
 	return true
 }
 

@@ -68,6 +68,14 @@ func accountBrowser(t *testing.T, app *fwApp, chromium, dir string) {
 			t.Fatalf("%s: %v", what, err)
 		}
 	}
+	// openAll opens every <details> of the page, so that the forms inside
+	// are checked (axe, CSP) and seen in the screenshots too.
+	openAll := func() {
+		t.Helper()
+		if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { document.querySelectorAll("details").forEach(d => d.open = true); return true })()`)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	mustShow := func(what, want string) {
 		t.Helper()
 		if text := pageText(t, ctx, "body"); !strings.Contains(text, want) {
@@ -82,6 +90,11 @@ func accountBrowser(t *testing.T, app *fwApp, chromium, dir string) {
 	mustShow("the account page", email)
 	shot("01-profile")
 	oidcBrowserNoCSPViolations(t, ctx, "the profile page")
+	openAll()
+	shot("01b-profile-forms")
+	oidcBrowserNoCSPViolations(t, ctx, "the profile page with its forms open")
+	oidcBrowserNavigate(t, ctx, app.URL+"/account")
+	oidcBrowserWaitPath(t, ctx, app.URL, "/account")
 
 	// Change the name.
 	do("open the profile form", chromedp.Click(chromedp.CSS(`details:has(form[action="/account/profile"]) summary`)))
@@ -106,6 +119,10 @@ func accountBrowser(t *testing.T, app *fwApp, chromium, dir string) {
 	}
 	shot("03-sessions")
 	oidcBrowserNoCSPViolations(t, ctx, "the sessions page")
+	openAll()
+	oidcBrowserNoCSPViolations(t, ctx, "the sessions page with its forms open")
+	oidcBrowserNavigate(t, ctx, app.URL+"/account/sessions")
+	oidcBrowserWaitPath(t, ctx, app.URL, "/account/sessions")
 	row := `details:has(input[name="session"][value="` + otherID + `"])`
 	do("open the other session's sign-out", chromedp.Click(chromedp.CSS(row+` summary`)))
 	do("sign it out", chromedp.Click(chromedp.CSS(row+` [type="submit"]`)))
@@ -125,6 +142,10 @@ func accountBrowser(t *testing.T, app *fwApp, chromium, dir string) {
 	mustShow("the organizations page", "Join Corp")
 	shot("05-invitations")
 	oidcBrowserNoCSPViolations(t, ctx, "the organizations page")
+	openAll()
+	oidcBrowserNoCSPViolations(t, ctx, "the organizations page with its forms open")
+	oidcBrowserNavigate(t, ctx, app.URL+"/account/organizations")
+	oidcBrowserWaitPath(t, ctx, app.URL, "/account/organizations")
 	decline := `details:has(input[name="invitation"][value="` + skip + `"])`
 	do("open the decline form", chromedp.Click(chromedp.CSS(decline+` summary`)))
 	do("decline", chromedp.Click(chromedp.CSS(decline+` [type="submit"]`)))

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The self-service account pages (/account): every signed-in user's own
@@ -494,5 +495,25 @@ func TestAccountPages_hostile_input(t *testing.T) {
 			t.Fatalf("hostile input changed the user: %v", u)
 		}
 		mustSignIn(t, app.client(t), "ada@example.com", userPassword)
+	})
+}
+
+// Ensure an e-mail change from a session older than the fresh age is
+// refused on the page, saying to sign in again and keeping the input, and
+// mails nothing; after a new sign-in it goes through.
+func TestAccountPages_email_change_needs_a_fresh_sign_in(t *testing.T) {
+	t.Parallel()
+	env := fwEnv(fwQuick, map[string]string{"GATEHOUSE_SESSION_FRESH_AGE": "1s"})
+	fwForStores(t, []store{storeSQLite}, env, func(t *testing.T, app *fwApp) {
+		ada, _ := mustPlainUser(t, app, "Ada", "ada@example.com", userPassword)
+		time.Sleep(1100 * time.Millisecond)
+		r := accountPost(t, ada, "/account", "/account/email", url.Values{"newEmail": {"ada.new@example.com"}})
+		if page := mustConsolePage(t, r, http.StatusForbidden); !strings.Contains(page, "recent sign-in") || !strings.Contains(page, `value="ada.new@example.com"`) {
+			t.Fatalf("a stale session's e-mail change: %s", page)
+		}
+		mustNoMail(t, app, "ada.new@example.com", "Confirm the change")
+		mustSignIn(t, ada, "ada@example.com", userPassword)
+		mustAccountDone(t, accountPost(t, ada, "/account", "/account/email", url.Values{"newEmail": {"ada.new@example.com"}}), "/account", "email-sent")
+		mustLink(t, app, "ada.new@example.com", "Confirm the change")
 	})
 }

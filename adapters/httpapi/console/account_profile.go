@@ -20,7 +20,8 @@ import (
 // change, the password change and the account's deletion, each posted to
 // its own form and handled by the framework's own use case (what
 // /api/auth/update-user, change-email, change-password and delete-user
-// call), with the same step-up and fresh-session rules.
+// call), with the same step-up and fresh-session rules (a step-up refusal
+// is API.refuse's detour through the hosted second-factor page).
 
 const (
 	profilePath  = AccountBase + "/profile"
@@ -147,9 +148,6 @@ func (s *API) changeEmail(c *gin.Context, v *visit) {
 	}
 	err := s.App.Commands.ChangeEmail.Handle(c.Request.Context(), account.ChangeEmail{Principal: v.p, NewEmail: f.NewEmail,
 		CallbackURL: AccountBase + "?done=email-verified"})
-	if s.stepUp(c, v, err) {
-		return
-	}
 	if msg, field, ok := formError(err, map[string]string{"email": "newEmail"}); ok {
 		s.showProfile(c, v, statusOf(err), msg, field, f)
 		return
@@ -178,9 +176,6 @@ func (s *API) changePassword(c *gin.Context, v *visit) {
 	ctx := c.Request.Context()
 	res, err := s.App.Commands.ChangePassword.Handle(ctx, account.ChangePassword{Principal: v.p, CurrentPassword: current,
 		NewPassword: next, RevokeOtherSessions: f.RevokeOthers, Client: edge.RequestInfoFrom(ctx).Client()})
-	if s.stepUp(c, v, err) {
-		return
-	}
 	if msg, field, ok := formError(err, map[string]string{"password": "currentPassword"}); ok {
 		s.showProfile(c, v, statusOf(err), msg, field, f)
 		return
@@ -219,9 +214,6 @@ func (s *API) deleteAccount(c *gin.Context, v *visit) {
 		return
 	}
 	res, err := s.App.Commands.DeleteUser.Handle(c.Request.Context(), account.DeleteUser{Principal: v.p, Password: password, CallbackURL: "/"})
-	if s.stepUp(c, v, err) {
-		return
-	}
 	if msg, field, ok := formError(err, map[string]string{"password": "deletePassword"}); ok {
 		s.showProfile(c, v, statusOf(err), msg+" Nothing was deleted.", field, f)
 		return
@@ -240,32 +232,18 @@ func (s *API) deleteAccount(c *gin.Context, v *visit) {
 	edge.Redirect(c, http.StatusSeeOther, "/sign-out?done=1")
 }
 
-// stepUp sends the browser to prove its second factor on the hosted page
-// and come back to the account page, when the multi-factor rules refused
-// err for want of a recent one and the user has two-factor on (a
-// passkey-only user is told on the page, formError). It reports whether
-// it answered.
-func (s *API) stepUp(c *gin.Context, v *visit, err error) bool {
-	if !errors.Is(err, usecase.ErrStepUpRequired) || !v.p.User.TwoFactorEnabled() {
-		return false
-	}
-	edge.Redirect(c, http.StatusSeeOther, edge.PageURL(edge.TwoFactorPath, url.Values{"callbackURL": {AccountBase}}))
-	return true
-}
-
 // formError is the message and field of a use case's refusal the form can
-// show next to its input (an invalid value, a wrong password, a step-up or
-// a fresh sign-in to do), with fields renaming the use case's fields to
-// the form's; ok is false for every other error, which the refusal page
-// shows.
+// show next to its input (an invalid value, a wrong password, a fresh
+// sign-in to do), with fields renaming the use case's fields to the form's;
+// ok is false for every other error, which API.refuse answers: a step-up
+// the multi-factor rules ask for is its detour through the hosted
+// second-factor page and back to the form's page.
 func formError(err error, fields map[string]string) (msg, field string, ok bool) {
 	var de *domain.Error
 	if err == nil || !errors.As(err, &de) {
 		return "", "", false
 	}
 	switch {
-	case errors.Is(err, usecase.ErrStepUpRequired):
-		return "This change needs your second factor first: confirm it is you with a passkey or a code, then try again.", "", true
 	case errors.Is(err, usecase.ErrSessionNotFresh):
 		return "This change needs a recent sign-in: sign out and sign in again, then try again.", "", true
 	case de.Kind != domain.KindInvalid:

@@ -180,6 +180,12 @@ func (s *API) changePassword(c *gin.Context, v *visit) {
 		s.showProfile(c, v, statusOf(err), msg, field, f)
 		return
 	}
+	if errors.Is(err, domain.ErrNotFound) {
+		// No password to change: the account signs in through a provider.
+		s.showProfile(c, v, http.StatusConflict, "Your account has no password: you sign in through a provider. To set one, use “Forgot password?” on the sign-in page.",
+			"currentPassword", f)
+		return
+	}
 	if err != nil {
 		s.refuse(c, err)
 		return

@@ -149,8 +149,7 @@ func TestAccount_page(t *testing.T) {
 	b := newFormBrowser(t, app)
 	mustSeeOther(t, app, b.submit("/api/auth/sign-up/email", url.Values{"name": {name}, "email": {email}, "password": {pw}}), "/account")
 	r := b.get("/account")
-	mustPage(t, app, r, http.StatusOK, pagesCSP)
-	page := string(r.Body)
+	page := mustConsolePage(t, r, http.StatusOK) // the account pages (console), under the console's policy
 	for _, want := range []string{"Ada &lt;Lovelace&gt;", email, "Not yet", `action="/api/auth/oauth2/end-session"`, `method="post"`} {
 		if !strings.Contains(page, want) {
 			t.Fatalf("account page lacks %s:\n%s", want, page)
@@ -160,13 +159,13 @@ func TestAccount_page(t *testing.T) {
 	// Signed out: to sign-in and back to the account.
 	b = newFormBrowser(t, app)
 	r = b.get("/account")
-	mustRedirect(t, r, http.StatusFound, app.URL+"/sign-in?callbackURL=%2Faccount")
+	mustSignInRedirect(t, r, "/account")
 	in := mustPage(t, app, b.get("/sign-in?callbackURL=%2Faccount"), http.StatusOK, pagesCSP)
 	if in["callbackURL"]["value"] != "/account" {
 		t.Fatalf("sign-in lost the account callback: %v", in["callbackURL"])
 	}
 	mustSeeOther(t, app, b.submit("/api/auth/sign-in/email", url.Values{"email": {email}, "password": {pw}, "callbackURL": {"/account"}}), "/account")
-	mustPageAnd(t, app, b.get("/account"), http.StatusOK)
+	mustConsolePage(t, b.get("/account"), http.StatusOK)
 
 	// The sign-in page, visited while signed in, offers the account; with
 	// a callback it is a plain sign-in form.
@@ -181,7 +180,7 @@ func TestAccount_page(t *testing.T) {
 
 	// Verified, the page says so.
 	mustOK(t, app.client(t).get(mustLink(t, app, email, "Verify your email address")))
-	if r = mustPageAnd(t, app, b.get("/account"), http.StatusOK); !strings.Contains(string(r.Body), "<dd>Yes</dd>") {
+	if page := mustConsolePage(t, b.get("/account"), http.StatusOK); !strings.Contains(page, "<dd>Yes</dd>") {
 		t.Fatalf("account page of a verified address:\n%s", r.Body)
 	}
 
@@ -202,5 +201,5 @@ func TestAccount_page(t *testing.T) {
 	if !slices.Contains(pageLinks(string(r.Body)), "/sign-in") {
 		t.Fatalf("the signed-out page offers no way back in:\n%s", r.Body)
 	}
-	mustRedirect(t, b.get("/account"), http.StatusFound, app.URL+"/sign-in?callbackURL=%2Faccount")
+	mustSignInRedirect(t, b.get("/account"), "/account")
 }

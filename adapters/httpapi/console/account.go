@@ -66,6 +66,9 @@ func (s *API) AddAccountRoutes() {
 	page := edge.Policy{Rate: edge.RateGeneral, Security: edge.SecuritySession, ErrorPage: s.problemPage}
 	r := accountRoutes{routes{s: s, policy: page}}
 	_ = r // each account section adds its add…Routes(r) here
+	s.addProfileRoutes(r)
+	s.addSessionRoutes(r)
+	s.addAccountOrganizationRoutes(r)
 }
 
 // accountDone sends the browser to path after an account form

@@ -10,9 +10,9 @@ import (
 	"github.com/gatehouse/gatehouse/domain"
 )
 
-// The home page says what is running and where its doors are; the account
-// page is where a browser lands after signing in. Both are hosted pages
-// (pages.go): no script, nothing from elsewhere.
+// The home page says what is running and where its doors are. The account
+// page, where a browser lands after signing in (edge.AccountPath), is the
+// console's self-service account pages (adapters/httpapi/console).
 
 // toSignIn sends a browser without a session to the sign-in page, which
 // brings it back to callback.
@@ -45,23 +45,4 @@ func (s *API) homePage(c *gin.Context, p *pages) {
 	}
 	s.render(c, p, http.StatusOK, "home", pageData{Title: "Gatehouse", Version: s.Config.Version,
 		Issuer: s.Issuer(), SignedIn: s.signedInUser(c) != nil})
-}
-
-// accountPage shows who is signed in and lets them sign out through the
-// end-session form (the hosted sign-out flow, under the origin check).
-// Without a session it sends the browser to sign in and back.
-func (s *API) accountPage(c *gin.Context, p *pages) {
-	token, _ := s.Cookies.Token(c.Request)
-	auth, err := s.App.Commands.Authenticate.Handle(c.Request.Context(), account.Authenticate{Token: token})
-	if err != nil {
-		if !edge.IsUnauthenticated(err) {
-			s.render(c, p, edge.StatusOfErr(err), "account", pageData{Title: "Your account", Error: errorMessage(s.errorCode(err))})
-			return
-		}
-		s.toSignIn(c, edge.AccountPath)
-		return
-	}
-	u := auth.User
-	s.render(c, p, http.StatusOK, "account", pageData{Title: "Your account", ShowForm: true,
-		UserName: u.Name(), UserEmail: string(u.Email()), Verified: u.EmailVerified()})
 }

@@ -17,7 +17,7 @@ import (
 )
 
 // The hosted pages: the home page, sign-in, sign-up, forgotten and reset
-// password, consent, sign-out and the account page, rendered on the server with html/template. They work
+// password, consent, sign-out and the second factor, rendered on the server with html/template. They work
 // without JavaScript and load nothing from elsewhere; the one script, the
 // sign-in page's passkey button (passkey.js), is served from here; their forms post to the
 // framework routes, which answer a form post with 303 See Other
@@ -77,8 +77,6 @@ type pageData struct {
 	Version          string // home
 	Issuer           string // home: the OpenID issuer, as discovery names it
 	SignedIn         bool   // home
-	UserName         string // account
-	Verified         bool   // account: the e-mail address is confirmed
 	StepUp           bool   // two-factor: a signed-in session proves its second factor
 	OTPSent          bool   // two-factor: a code was mailed
 }
@@ -110,7 +108,7 @@ func newPages() *pages {
 	p := &pages{templates: map[string]*template.Template{}, css: css,
 		stylesheet: stylesheetPath + "?v=" + hex.EncodeToString(sum[:6]),
 		passkey:    js, passkeyURL: passkeyScriptPath + "?v=" + hex.EncodeToString(jsSum[:6])}
-	for _, name := range []string{"home", "sign-in", "sign-up", "forgot-password", "reset-password", "consent", "sign-out", "account", "two-factor"} {
+	for _, name := range []string{"home", "sign-in", "sign-up", "forgot-password", "reset-password", "consent", "sign-out", "two-factor"} {
 		p.templates[name] = template.Must(template.ParseFS(pageFiles, "layout.html", name+".html"))
 	}
 	return p
@@ -209,7 +207,6 @@ func (s *API) AddHostedPages() {
 	s.Page("/reset-password", page, func(c *gin.Context) { s.resetPasswordPage(c, p) })
 	s.Page("/consent", signedIn, func(c *gin.Context) { s.consentPage(c, p) })
 	s.Page("/sign-out", signedIn, func(c *gin.Context) { s.signOutPage(c, p) })
-	s.Page(edge.AccountPath, signedIn, func(c *gin.Context) { s.accountPage(c, p) })
 	s.Page(edge.TwoFactorPath, signedIn, func(c *gin.Context) { s.twoFactorPage(c, p) })
 }
 

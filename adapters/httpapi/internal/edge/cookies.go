@@ -180,6 +180,10 @@ func (sc *SessionCookies) clear() []http.Cookie {
 	return []http.Cookie{sc.Cookie(sc.sessionName, "", -1), sc.Cookie(sc.sessionData, "", -1), sc.Cookie(sc.dontRemember, "", -1)}
 }
 
+// Clear returns cookies that expire every session cookie: a browser page
+// that ended its own session (the account pages) signs the browser out.
+func (sc *SessionCookies) Clear() []http.Cookie { return sc.clear() }
+
 // Token returns the session Token a request carries: from the session
 // cookie when its signature holds, else from Authorization: Bearer (signed,
 // URL-encoded or not, or the raw Token, as Better Auth's bearer plugin

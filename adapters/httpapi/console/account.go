@@ -66,6 +66,8 @@ func (s *API) AddAccountRoutes() {
 	page := edge.Policy{Rate: edge.RateGeneral, Security: edge.SecuritySession, ErrorPage: s.problemPage}
 	r := accountRoutes{routes{s: s, policy: page}}
 	_ = r // each account section adds its add…Routes(r) here
+	s.addSecurityRoutes(r)
+	s.addLinkedRoutes(r)
 }
 
 // accountDone sends the browser to path after an account form

@@ -447,7 +447,9 @@ func TestAccountSecurity_linked_accounts(t *testing.T) {
 			b := newFuBrowser(t, w.a)
 			mustVerifiedUser(t, w.a, "Lin", "lin@example.com", userPassword)
 			b.signInWithPassword("lin@example.com", userPassword)
-			w.fake.set(func(f *fuFake) { f.user = fuUser{Sub: "lin-1", Email: "lin@example.com", EmailVerified: true, Name: "Lin"} })
+			w.fake.set(func(f *fuFake) {
+				f.user = fuUser{Sub: "lin-1", Email: "lin@example.com", EmailVerified: true, Name: "Lin"}
+			})
 
 			r := b.do(http.MethodGet, "/account/linked", "")
 			csp := r.Header.Get("Content-Security-Policy")
@@ -516,7 +518,9 @@ func TestAccountSecurity_linked_accounts(t *testing.T) {
 
 			// A user whom the provider signed up has no password: their
 			// one linked account is the last way in.
-			w.fake.set(func(f *fuFake) { f.user = fuUser{Sub: "neo-1", Email: "neo@example.com", EmailVerified: true, Name: "Neo"} })
+			w.fake.set(func(f *fuFake) {
+				f.user = fuUser{Sub: "neo-1", Email: "neo@example.com", EmailVerified: true, Name: "Neo"}
+			})
 			nb := newFuBrowser(t, w.a)
 			auth := w.start(t, nb, "/api/auth/sign-in/social", map[string]any{"provider": "acme", "callbackURL": "/account/linked"})
 			mustStatus(t, nb.do(http.MethodGet, w.authorize(t, nb, auth), ""), http.StatusFound)

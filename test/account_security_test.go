@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	qr "github.com/piglig/go-qr"
 )
@@ -544,4 +545,21 @@ func TestAccountSecurity_linked_accounts(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Ensure registering a passkey from a session older than
+// GATEHOUSE_SESSION_FRESH_AGE is refused as the framework refuses it, with
+// the name kept and a way to sign in again and come back.
+func TestAccountSecurity_passkey_needs_a_fresh_session(t *testing.T) {
+	t.Parallel()
+	fwForStores(t, []store{storeMemory, storeSQLite}, fwEnv(pkEnv, map[string]string{"GATEHOUSE_SESSION_FRESH_AGE": "1s"}), func(t *testing.T, app *fwApp) {
+		c, _ := mustPlainUser(t, app, "Sam", "sam@example.com", userPassword)
+		tok := mustConsoleTokens(t, c, "/account/security")["/account/security/passkeys/new"]
+		time.Sleep(1100 * time.Millisecond)
+		page := mustConsolePage(t, consolePost(c, "/account/security/passkeys/new", url.Values{"_token": {tok}, "name": {"Old laptop"}}), http.StatusForbidden)
+		if !strings.Contains(page, "sign in again") || !strings.Contains(page, `value="Old laptop"`) ||
+			!strings.Contains(page, `href="/sign-in?callbackURL=%2Faccount%2Fsecurity%3Fdone%3Dstepped-up"`) || strings.Contains(page, "data-options") {
+			t.Fatalf("a stale session's registration: %s", page)
+		}
+	})
 }

@@ -80,6 +80,8 @@ type securityView struct {
 	// script.
 	Register *registerView
 	Form     securityForm
+	// Stale says the session is too old to register: sign in again.
+	Stale bool
 	// Script is the passkey script's URL; StepUp and SignIn are the hosted
 	// pages that prove a second factor (a code, or a passkey sign-in)
 	// and come back here.
@@ -458,7 +460,9 @@ func (s *API) passkeyRefused(c *gin.Context, v *visit, err error, field string, 
 	if domain.KindOf(err) == domain.KindForbidden {
 		status = http.StatusForbidden
 	}
-	s.showSecurity(c, v, status, msg, field, func(sv *securityView) { sv.Form = f })
+	s.showSecurity(c, v, status, msg, field, func(sv *securityView) {
+		sv.Form, sv.Stale = f, errors.Is(err, usecase.ErrSessionNotFresh)
+	})
 }
 
 // verifyPasskey finishes a registration (PasskeyHandler.VerifyRegistration,

@@ -65,10 +65,11 @@ func (r accountRoutes) post(path string, h func(c *gin.Context, v *visit)) {
 func (s *API) AddAccountRoutes() {
 	page := edge.Policy{Rate: edge.RateGeneral, Security: edge.SecuritySession, ErrorPage: s.problemPage}
 	r := accountRoutes{routes{s: s, policy: page}}
-	_ = r // each account section adds its add…Routes(r) here
 	s.addProfileRoutes(r)
 	s.addSessionRoutes(r)
 	s.addAccountOrganizationRoutes(r)
+	s.addSecurityRoutes(r)
+	s.addLinkedRoutes(r)
 }
 
 // accountDone sends the browser to path after an account form

@@ -103,6 +103,10 @@ type page struct {
 	// View is the data of a section that has no field of its own here.
 	View   any
 	Acting string // impersonating: the user's address
+	// FormTargets are origins a form's redirect may end at, added to
+	// form-action (browsers check it on a form post's redirects): an
+	// identity provider's authorization endpoint.
+	FormTargets []string
 }
 
 // refusalView is a refusal page's message.
@@ -142,6 +146,9 @@ func (s *API) render(c *gin.Context, status int, name string, p *page) {
 		buf.WriteString("<!doctype html><title>Error</title><p>The page could not be shown.</p>")
 	}
 	setHeaders(c.Writer.Header())
+	if len(p.FormTargets) > 0 {
+		c.Header("Content-Security-Policy", strings.Replace(consoleCSP, "form-action 'self'", "form-action 'self' "+strings.Join(p.FormTargets, " "), 1))
+	}
 	c.Data(status, "text/html; charset=utf-8", buf.Bytes())
 }
 

@@ -1,0 +1,565 @@
+package test
+
+import (
+	"bytes"
+	"encoding/base32"
+	"encoding/base64"
+	"html"
+	"image/png"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	qr "github.com/piglig/go-qr"
+)
+
+// The account's security and linked-accounts pages (/account/security,
+// /account/linked): who may see and post them, TOTP enrolment with the
+// server-drawn QR code, backup codes shown once, passkeys registered,
+// renamed and removed through the pages, providers linked and unlinked,
+// and hostile input, all through the framework's use cases (their audit
+// entries are read back).
+
+// accountSecurityPosts are the security and linked pages' forms.
+var accountSecurityPosts = []string{
+	"/account/security/totp/enable", "/account/security/totp/confirm", "/account/security/totp/disable",
+	"/account/security/backup-codes", "/account/security/passkeys/new", "/account/security/passkeys/verify",
+	"/account/security/passkeys/rename", "/account/security/passkeys/delete",
+	"/account/linked/link", "/account/linked/unlink",
+}
+
+var (
+	// accountQR is the enrolment's QR code, a PNG data URI.
+	accountQR = regexp.MustCompile(`<img id="totp-qr" src="data:image/png;base64,([^"]+)"[^>]* alt="[^"]+"`)
+	// accountSecret is the key shown as text.
+	accountSecret = regexp.MustCompile(`<code id="totp-secret">([A-Z2-7 ]+)</code>`)
+	// accountCodes are backup codes shown.
+	accountCodes = regexp.MustCompile(`<li><code>([A-Za-z0-9]{5}-[A-Za-z0-9]{5})</code></li>`)
+	// accountOptions are a passkey registration's options.
+	accountOptions = regexp.MustCompile(`id="passkey-register" data-options="([^"]+)"`)
+)
+
+// accountPost posts fields to path with the token of its form on page.
+func accountPost(t testing.TB, c *fwClient, page, path string, fields url.Values) *response {
+	t.Helper()
+	tok := mustConsoleTokens(t, c, page)[path]
+	if tok == "" {
+		t.Fatalf("no form for %s on %s", path, page)
+	}
+	if fields == nil {
+		fields = url.Values{}
+	}
+	fields.Set("_token", tok)
+	return consolePost(c, path, fields)
+}
+
+// formTokens are the tokens of the forms on page, by action.
+func formTokens(page string) map[string]string {
+	out := map[string]string{}
+	for _, m := range consoleForm.FindAllStringSubmatch(page, -1) {
+		out[html.UnescapeString(m[1])] = html.UnescapeString(m[2])
+	}
+	return out
+}
+
+// mustAccountPage is mustConsolePage for a page whose form-action may also
+// allow identity providers (the linked accounts page).
+func mustAccountPage(t testing.TB, r *response, status int) string {
+	t.Helper()
+	if csp := r.Header.Get("Content-Security-Policy"); strings.Contains(csp, "form-action 'self' ") {
+		before, rest, _ := strings.Cut(csp, "form-action 'self' ")
+		_, after, _ := strings.Cut(rest, ";")
+		if got := before + "form-action 'self';" + after; got != consoleCSP {
+			t.Fatalf("CSP %q is not the console's with providers added", csp)
+		}
+		r.Header.Set("Content-Security-Policy", consoleCSP)
+	}
+	return mustConsolePage(t, r, status)
+}
+
+// mustAccountPasskey registers a new device's passkey as name through c's
+// security page and returns the device.
+func mustAccountPasskey(t testing.TB, c *fwClient, name string) *pkDevice {
+	t.Helper()
+	d := newDevice()
+	page := mustConsolePage(t, accountPost(t, c, "/account/security", "/account/security/passkeys/new", url.Values{"name": {name}}), http.StatusOK)
+	m := accountOptions.FindStringSubmatch(page)
+	if m == nil || !strings.Contains(page, `<script src="/account/assets/passkey.js?v=`) {
+		t.Fatalf("no registration on the page: %s", page)
+	}
+	att := d.attest(t, &response{Status: http.StatusOK, Body: []byte(html.UnescapeString(m[1]))})
+	r := consolePost(c, "/account/security/passkeys/verify", url.Values{"_token": {formTokens(page)["/account/security/passkeys/verify"]}, "name": {name}, "response": {att}})
+	mustAccountDone(t, r, "/account/security", "passkey-added")
+	return d
+}
+
+// mustAccountDone fails unless r is the redirect back to page with done.
+func mustAccountDone(t testing.TB, r *response, page, done string) {
+	t.Helper()
+	mustStatus(t, r, http.StatusSeeOther)
+	if got, want := r.Header.Get("Location"), page+"?done="+done; got != want {
+		t.Fatalf("Location = %q, want %q; body %s", got, want, r.Body)
+	}
+}
+
+// mustAccountEnrol enrols TOTP through the security page and returns the
+// secret: the key shown as text must be the one the QR code holds.
+func mustAccountEnrol(t testing.TB, c *fwClient, password string) []byte {
+	t.Helper()
+	page := mustConsolePage(t, accountPost(t, c, "/account/security", "/account/security/totp/enable", url.Values{"password": {password}}), http.StatusOK)
+	m := accountQR.FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("no QR code on the enrolment page: %s", page)
+	}
+	raw, err := base64.StdEncoding.DecodeString(html.UnescapeString(m[1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatalf("the QR code is not a PNG: %v", err)
+	}
+	uri, err := qr.Decode(img)
+	if err != nil {
+		t.Fatalf("the QR code does not decode: %v", err)
+	}
+	s := accountSecret.FindStringSubmatch(page)
+	if s == nil {
+		t.Fatalf("no key as text on the enrolment page: %s", page)
+	}
+	key := strings.ReplaceAll(s[1], " ", "")
+	if u, err := url.Parse(uri); err != nil || u.Scheme != "otpauth" || u.Query().Get("secret") != key {
+		t.Fatalf("the QR code holds %q, the page's key is %q", uri, key)
+	}
+	if n := len(accountCodes.FindAllString(page, -1)); n != 10 {
+		t.Fatalf("the enrolment page shows %d backup codes, want 10: %s", n, page)
+	}
+	secret, err := base32.StdEncoding.WithPadding(base32.NoPadding).DecodeString(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return secret
+}
+
+// Ensure every security and linked-accounts route sends a signed-out
+// browser to sign in and back, serves any signed-in user (an
+// administrator or not), and that every form refuses a post without a
+// token, a cross-origin post, a reused token and another form's token,
+// changing nothing.
+func TestAccountSecurity_authorization_matrix(t *testing.T) {
+	t.Parallel()
+	fwForStores(t, allStores, adminEnv, func(t *testing.T, app *fwApp) {
+		w := newConsoleWorld(t, app)
+		anon := app.client(t)
+		for _, path := range []string{"/account/security", "/account/linked", "/account/security?done=totp-on", "/account/linked?error=state_mismatch"} {
+			mustSignInRedirect(t, anon.get(path), path)
+			for _, c := range []*fwClient{w.plain, w.admin} {
+				if body := mustConsolePage(t, c.get(path), http.StatusOK); !strings.Contains(body, `aria-label="Account"`) {
+					t.Fatalf("GET %s: not the account shell: %s", path, body)
+				}
+			}
+		}
+		for _, path := range accountSecurityPosts {
+			mustSignInRedirect(t, consolePost(anon, path, nil), "/account")
+			for _, c := range []*fwClient{w.plain, w.admin} {
+				if body := mustConsolePage(t, consolePost(c, path, url.Values{"password": {userPassword}}), http.StatusForbidden); !strings.Contains(body, "Form refused") {
+					t.Fatalf("POST %s without a token: %s", path, body)
+				}
+			}
+		}
+		enable := "/account/security/totp/enable"
+		tokens := mustConsoleTokens(t, w.plain, "/account/security")
+		evil := w.plain.clone()
+		evil.Origin = "https://evil.example"
+		mustConsolePage(t, consolePost(evil, enable, url.Values{"_token": {tokens[enable]}, "password": {userPassword}}), http.StatusForbidden)
+		noOrigin := w.plain.clone()
+		noOrigin.Origin = ""
+		mustConsolePage(t, consolePost(noOrigin, enable, url.Values{"_token": {tokens[enable]}, "password": {userPassword}}), http.StatusForbidden)
+		mustConsolePage(t, consolePost(w.plain, "/account/security/passkeys/new", url.Values{"_token": {tokens[enable]}, "name": {"x"}}), http.StatusForbidden)
+		// Another user's token.
+		adminTokens := mustConsoleTokens(t, w.admin, "/account/security")
+		mustConsolePage(t, consolePost(w.plain, enable, url.Values{"_token": {adminTokens[enable]}, "password": {userPassword}}), http.StatusForbidden)
+		// The right token works once.
+		mustConsolePage(t, consolePost(w.plain, enable, url.Values{"_token": {tokens[enable]}, "password": {userPassword}}), http.StatusOK)
+		if body := mustConsolePage(t, consolePost(w.plain, enable, url.Values{"_token": {tokens[enable]}, "password": {userPassword}}), http.StatusForbidden); !strings.Contains(body, "Form refused") {
+			t.Fatalf("reused token: %s", body)
+		}
+		mustStatus(t, anon.get("/account/assets/passkey.js"), http.StatusOK)
+		// An impersonation looks but changes nothing.
+		tok := mustConsoleTokens(t, w.admin, w.userPath())[w.userPath()+"/impersonate"]
+		mustStatus(t, consolePost(w.admin, w.userPath()+"/impersonate", url.Values{"_token": {tok}}), http.StatusSeeOther)
+		page := mustConsolePage(t, w.admin.get("/account/security"), http.StatusOK)
+		if !strings.Contains(page, "You are impersonating") {
+			t.Fatalf("the security page while impersonating: %s", page)
+		}
+		if body := mustConsolePage(t, accountPost(t, w.admin, "/account/security", enable, url.Values{"password": {userPassword}}), http.StatusForbidden); !strings.Contains(body, "Impersonating") {
+			t.Fatalf("an impersonation enrolled a factor: %s", body)
+		}
+	})
+}
+
+// Ensure a user enrols TOTP end to end over HTTP: the password is asked
+// (a wrong one names the field), the QR code and the key as text hold the
+// same secret, the code computed from it turns two-factor on (audited,
+// the session replaced), and the key and backup codes are never shown
+// again; new backup codes are shown once, a used backup code proves the
+// step-up, and turning it off needs the password.
+func TestAccountSecurity_totp_enrolment(t *testing.T) {
+	t.Parallel()
+	fwForStores(t, allStores, adminEnv, func(t *testing.T, app *fwApp) {
+		admin, _ := mustAdmin(t, app)
+		c, id := mustPlainUser(t, app, "Tess", "tess@example.com", userPassword)
+		before := c.Cookies["gatehouse.session_token"]
+
+		page := mustConsolePage(t, accountPost(t, c, "/account/security", "/account/security/totp/enable", url.Values{"password": {"not the password"}}), http.StatusBadRequest)
+		if !strings.Contains(page, `id="totp-password" name="password" type="password" autocomplete="current-password" required aria-invalid="true"`) || strings.Contains(page, "totp-qr") {
+			t.Fatalf("a wrong password: %s", page)
+		}
+		mustAccountEnrol(t, c, userPassword)
+		// Enrolling again before the first code replaces the key; a wrong
+		// code keeps the confirmation, never the key.
+		page = mustConsolePage(t, accountPost(t, c, "/account/security", "/account/security/totp/enable", url.Values{"password": {userPassword}}), http.StatusOK)
+		key := accountSecret.FindStringSubmatch(page)[1]
+		secret, err := base32.StdEncoding.WithPadding(base32.NoPadding).DecodeString(strings.ReplaceAll(key, " ", ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tokens := consoleForm.FindAllStringSubmatch(page, -1)
+		confirm := ""
+		for _, m := range tokens {
+			if html.UnescapeString(m[1]) == "/account/security/totp/confirm" {
+				confirm = html.UnescapeString(m[2])
+			}
+		}
+		if confirm == "" {
+			t.Fatalf("no confirmation form on the enrolment page: %s", page)
+		}
+		page = mustConsolePage(t, consolePost(c, "/account/security/totp/confirm", url.Values{"_token": {confirm}, "code": {"000000"}}), http.StatusBadRequest)
+		if !strings.Contains(page, `id="totp-code"`) || strings.Contains(page, key) || strings.Contains(page, "totp-qr") {
+			t.Fatalf("a wrong code: %s", page)
+		}
+		r := consolePost(c, "/account/security/totp/confirm", url.Values{"_token": {formTokens(page)["/account/security/totp/confirm"]}, "code": {totpAt(secret, 0)}})
+		mustAccountDone(t, r, "/account/security", "totp-on")
+		mustAuditEntry(t, admin, r, id, "two-factor.enable", "user", id)
+		if after := c.Cookies["gatehouse.session_token"]; after == "" || after == before {
+			t.Fatal("turning two-factor on did not replace the session cookie")
+		}
+		page = mustConsolePage(t, c.get("/account/security?done=totp-on"), http.StatusOK)
+		if !strings.Contains(page, "Two-factor authentication is on") || strings.Contains(page, key) || accountCodes.MatchString(page) || strings.Contains(page, "totp-qr") {
+			t.Fatalf("after enrolment the page shows: %s", page)
+		}
+		if u := mustUser(t, mustSession(t, c)); u["twoFactorEnabled"] != true {
+			t.Fatalf("two-factor is off after the confirmation: %v", u)
+		}
+
+		// New backup codes: shown once, with a copy button.
+		r = accountPost(t, c, "/account/security", "/account/security/backup-codes", url.Values{"password": {userPassword}})
+		page = mustConsolePage(t, r, http.StatusOK)
+		codes := accountCodes.FindAllStringSubmatch(page, -1)
+		if len(codes) != 10 || !strings.Contains(page, `data-copy="backup-codes"`) {
+			t.Fatalf("new backup codes: %s", page)
+		}
+		mustAuditEntry(t, admin, r, id, "two-factor.backup-codes", "user", id)
+		if page := mustConsolePage(t, c.get("/account/security"), http.StatusOK); strings.Contains(page, codes[0][1]) {
+			t.Fatal("a backup code was shown twice")
+		}
+
+		// Step-up: a session signed in through a trusted browser has proven
+		// nothing, so turning the factor off asks for a code; a backup code
+		// in the form proves it.
+		other := app.client(t)
+		mustStatus(t, other.post("/api/auth/sign-in/email", mustCredentials(t, "tess@example.com", userPassword)), http.StatusOK)
+		mustOK(t, other.post("/api/auth/two-factor/verify-totp", mustJSON(t, map[string]any{"code": totpAt(secret, 1), "trustDevice": true})))
+		trusted := app.client(t)
+		trusted.Cookies["gatehouse.trust_device"] = other.Cookies["gatehouse.trust_device"]
+		mustStatus(t, trusted.post("/api/auth/sign-in/email", mustCredentials(t, "tess@example.com", userPassword)), http.StatusOK)
+		mustSession(t, trusted)
+		page = mustConsolePage(t, accountPost(t, trusted, "/account/security", "/account/security/totp/disable", url.Values{"password": {userPassword}}), http.StatusBadRequest)
+		if !strings.Contains(page, `id="disable-code" name="code" autocomplete="one-time-code" inputmode="text" aria-invalid="true"`) {
+			t.Fatalf("turning off without a step-up: %s", page)
+		}
+		page = mustConsolePage(t, accountPost(t, trusted, "/account/security", "/account/security/totp/disable", url.Values{"password": {"wrong"}, "code": {codes[0][1]}}), http.StatusBadRequest)
+		if !strings.Contains(page, `id="disable-password" name="password" type="password" autocomplete="current-password" required aria-invalid="true"`) {
+			t.Fatalf("turning off with a wrong password: %s", page)
+		}
+		r = accountPost(t, trusted, "/account/security", "/account/security/totp/disable", url.Values{"password": {userPassword}, "code": {codes[1][1]}})
+		mustAccountDone(t, r, "/account/security", "totp-off")
+		mustAuditEntry(t, admin, r, id, "two-factor.disable", "user", id)
+		if u := mustUser(t, mustSession(t, trusted)); u["twoFactorEnabled"] != false {
+			t.Fatalf("two-factor is on after turning it off: %v", u)
+		}
+	})
+}
+
+// Ensure a user registers a passkey through the security page (the
+// options on the page, the authenticator's answer posted in the form),
+// sees it listed, renames it and removes it with the confirmation, each
+// audited as the framework's routes are; removing the last one needs a
+// recent second factor.
+func TestAccountSecurity_passkeys(t *testing.T) {
+	t.Parallel()
+	fwForStores(t, allStores, fwEnv(pkEnv, map[string]string{"GATEHOUSE_ADMIN_EMAILS": adminEmail}), func(t *testing.T, app *fwApp) {
+		admin, _ := mustAdmin(t, app)
+		c, id := mustPlainUser(t, app, "Pia", "pia@example.com", userPassword)
+		d := newDevice()
+		page := mustConsolePage(t, accountPost(t, c, "/account/security", "/account/security/passkeys/new", url.Values{"name": {"  "}}), http.StatusBadRequest)
+		if !strings.Contains(page, `id="passkey-name" name="name" maxlength="255" required value="  " aria-invalid="true"`) {
+			t.Fatalf("an empty name: %s", page)
+		}
+		page = mustConsolePage(t, accountPost(t, c, "/account/security", "/account/security/passkeys/new", url.Values{"name": {"Laptop"}}), http.StatusOK)
+		m := accountOptions.FindStringSubmatch(page)
+		if m == nil || !strings.Contains(page, `<script src="/account/assets/passkey.js?v=`) {
+			t.Fatalf("no registration on the page: %s", page)
+		}
+		att := d.attest(t, &response{Status: http.StatusOK, Body: []byte(html.UnescapeString(m[1]))})
+		tokens := map[string]string{}
+		for _, f := range consoleForm.FindAllStringSubmatch(page, -1) {
+			tokens[html.UnescapeString(f[1])] = html.UnescapeString(f[2])
+		}
+		r := consolePost(c, "/account/security/passkeys/verify", url.Values{"_token": {tokens["/account/security/passkeys/verify"]}, "name": {"Laptop"}, "response": {att}})
+		mustAccountDone(t, r, "/account/security", "passkey-added")
+		cred := d.credentialID()
+		mustAuditEntry(t, admin, r, id, "passkey.register", "passkey", cred)
+		page = mustConsolePage(t, c.get("/account/security"), http.StatusOK)
+		if rows := consoleRows(page); !strings.Contains(rows, "Laptop") || !strings.Contains(rows, "never") || !strings.Contains(rows, `value="`+cred+`"`) {
+			t.Fatalf("the passkey is not listed: %s", rows)
+		}
+		// The same answer again: the challenge was used.
+		again := formTokens(mustConsolePage(t, accountPost(t, c, "/account/security", "/account/security/passkeys/new", url.Values{"name": {"Again"}}), http.StatusOK))
+		page = mustConsolePage(t, consolePost(c, "/account/security/passkeys/verify", url.Values{"_token": {again["/account/security/passkeys/verify"]}, "name": {"Again"}, "response": {att}}), http.StatusBadRequest)
+		if !strings.Contains(page, "not accepted") {
+			t.Fatalf("a replayed registration: %s", page)
+		}
+
+		// Rename: an empty name keeps the input and names the field.
+		page = mustConsolePage(t, accountPost(t, c, "/account/security", "/account/security/passkeys/rename", url.Values{"id": {cred}, "name": {""}}), http.StatusBadRequest)
+		if !strings.Contains(page, `aria-invalid="true"`) || !strings.Contains(page, "rename-name") {
+			t.Fatalf("an empty new name: %s", page)
+		}
+		r = accountPost(t, c, "/account/security", "/account/security/passkeys/rename", url.Values{"id": {cred}, "name": {"Work laptop"}})
+		mustAccountDone(t, r, "/account/security", "passkey-renamed")
+		mustAuditEntry(t, admin, r, id, "passkey.rename", "passkey", cred)
+		if rows := consoleRows(mustConsolePage(t, c.get("/account/security"), http.StatusOK)); !strings.Contains(rows, "Work laptop") {
+			t.Fatalf("after renaming: %s", rows)
+		}
+		// Another user's passkey, or none: not found, nothing changes.
+		other, _ := mustPlainUser(t, app, "Oz", "oz@example.com", userPassword)
+		mustAccountPasskey(t, other, "Oz's key")
+		mustConsolePage(t, accountPost(t, other, "/account/security", "/account/security/passkeys/delete", url.Values{"id": {cred}}), http.StatusNotFound)
+		mustConsolePage(t, accountPost(t, other, "/account/security", "/account/security/passkeys/rename", url.Values{"id": {cred}, "name": {"Mine"}}), http.StatusNotFound)
+
+		// The last passkey of a session that proved no second factor since
+		// the passkey came: a fresh password sign-in is refused, a passkey
+		// sign-in in that session lets it through.
+		pw := app.client(t)
+		mustSignIn(t, pw, "pia@example.com", userPassword)
+		page = mustConsolePage(t, accountPost(t, pw, "/account/security", "/account/security/passkeys/delete", url.Values{"id": {cred}}), http.StatusForbidden)
+		if !strings.Contains(page, "last passkey") {
+			t.Fatalf("removing the last passkey without a step-up: %s", page)
+		}
+		mustOK(t, passkeySignIn(t, pw, d))
+		r = accountPost(t, pw, "/account/security", "/account/security/passkeys/delete", url.Values{"id": {cred}})
+		mustAccountDone(t, r, "/account/security", "passkey-removed")
+		mustAuditEntry(t, admin, r, id, "passkey.delete", "passkey", cred)
+		if rows := consoleRows(mustConsolePage(t, c.get("/account/security"), http.StatusOK)); !strings.Contains(rows, "No passkey yet.") {
+			t.Fatalf("after removing: %s", rows)
+		}
+	})
+}
+
+// Ensure hostile input in the security and linked forms is a 400 page
+// naming the field, never a 500, and changes nothing.
+func TestAccountSecurity_hostile_input(t *testing.T) {
+	t.Parallel()
+	fwForStores(t, allStores, fwEnv(pkEnv, map[string]string{"GATEHOUSE_ADMIN_EMAILS": adminEmail}), func(t *testing.T, app *fwApp) {
+		c, _ := mustPlainUser(t, app, "Hal", "hal@example.com", userPassword)
+		mustAccountPasskey(t, c, "Key")
+		admin, _ := mustAdmin(t, app)
+		fw := &fuWorld{a: app, admin: admin, fake: newFuFake(t, app)}
+		fw.register(t, fw.fake, map[string]any{"id": "acme", "name": "Acme ID"})
+		// The forms that only an earlier form's answer shows.
+		enrolment := func() map[string]string {
+			return formTokens(mustConsolePage(t, accountPost(t, c, "/account/security", "/account/security/totp/enable", url.Values{"password": {userPassword}}), http.StatusOK))
+		}
+		registration := func() map[string]string {
+			return formTokens(mustConsolePage(t, accountPost(t, c, "/account/security", "/account/security/passkeys/new", url.Values{"name": {"Key"}}), http.StatusOK))
+		}
+		page := func(path string) func() map[string]string {
+			return func() map[string]string { return formTokens(mustAccountPage(t, c.get(path), http.StatusOK)) }
+		}
+		for _, tt := range []struct {
+			tokens func() map[string]string
+			path   string
+			fields url.Values
+			status int
+			field  string
+		}{
+			{page("/account/security"), "/account/security/totp/enable", url.Values{"password": {"a\x00b"}}, http.StatusBadRequest, "body.password"},
+			{page("/account/security"), "/account/security/totp/enable", url.Values{"password": {"\xff\xfe"}}, http.StatusBadRequest, "body.password"},
+			{page("/account/security"), "/account/security/totp/enable", url.Values{"password": {strings.Repeat("p", 5000)}}, http.StatusBadRequest, "totp-password"},
+			{enrolment, "/account/security/totp/confirm", url.Values{"code": {strings.Repeat("1", 100)}}, http.StatusBadRequest, "totp-code"},
+			{enrolment, "/account/security/totp/confirm", url.Values{"code": {"12\x0034"}}, http.StatusBadRequest, "body.code"},
+			{page("/account/security"), "/account/security/passkeys/new", url.Values{"name": {strings.Repeat("n", 300)}}, http.StatusBadRequest, "passkey-name"},
+			{page("/account/security"), "/account/security/passkeys/new", url.Values{"name": {"a\x00b"}}, http.StatusBadRequest, "body.name"},
+			{registration, "/account/security/passkeys/verify", url.Values{"name": {"x"}, "response": {"{not json"}}, http.StatusBadRequest, "passkey-response"},
+			{registration, "/account/security/passkeys/verify", url.Values{"name": {"x"}, "response": {`{"id":"AAAA","rawId":"AAAA","type":"public-key","response":{}}`}}, http.StatusBadRequest, "passkey-response"},
+			{registration, "/account/security/passkeys/verify", url.Values{"name": {"x"}, "response": {strings.Repeat("[", 70000)}}, http.StatusBadRequest, "passkey-response"},
+			{page("/account/security"), "/account/security/passkeys/rename", url.Values{"id": {"!!!"}, "name": {"x"}}, http.StatusBadRequest, "passkey-id"},
+			{page("/account/security"), "/account/security/passkeys/delete", url.Values{"id": {strings.Repeat("A", 2000)}}, http.StatusBadRequest, "passkey-id"},
+			{page("/account/security"), "/account/security/passkeys/delete", url.Values{"id": {"AAAA"}, "code": {strings.Repeat("9", 100)}}, http.StatusBadRequest, "delete-code"},
+			{page("/account/linked"), "/account/linked/link", url.Values{"provider": {strings.Repeat("p", 100)}}, http.StatusBadRequest, "provider"},
+			{page("/account/linked"), "/account/linked/link", url.Values{"provider": {"nope"}}, http.StatusBadRequest, "provider"},
+			{page("/account/security"), "/account/security/totp/enable", url.Values{"password": {strings.Repeat("p", 2<<20)}}, http.StatusRequestEntityTooLarge, "larger than"},
+		} {
+			tok := tt.tokens()[tt.path]
+			if tok == "" {
+				t.Fatalf("no form for %s", tt.path)
+			}
+			tt.fields.Set("_token", tok)
+			page := mustAccountPage(t, consolePost(c, tt.path, tt.fields), tt.status)
+			if !strings.Contains(page, tt.field) {
+				t.Fatalf("%s with %.80v: the page does not name %s: %.3000s", tt.path, tt.fields, tt.field, page)
+			}
+		}
+		if u := mustUser(t, mustSession(t, c)); u["twoFactorEnabled"] != false {
+			t.Fatalf("hostile input changed two-factor: %v", u)
+		}
+		if page := mustAccountPage(t, c.get("/account/linked?error=%3Cscript%3E"), http.StatusOK); strings.Contains(page, "<script>") {
+			t.Fatalf("the error code was echoed: %s", page)
+		}
+		mustAccountPage(t, c.get("/account/linked?error=a%00b"), http.StatusBadRequest)
+	})
+}
+
+// Ensure a user links a provider through the linked-accounts page (the
+// framework's linking flow, through the provider and back, under a CSP
+// whose form-action allows the provider), sees it, unlinks it (audited),
+// and that the last way to sign in is never unlinked.
+func TestAccountSecurity_linked_accounts(t *testing.T) {
+	t.Parallel()
+	for _, s := range allStores {
+		t.Run("store="+string(s), func(t *testing.T) {
+			t.Parallel()
+			w := mustFuWorld(t, s, nil)
+			w.register(t, w.fake, map[string]any{"id": "acme", "name": "Acme ID"})
+			b := newFuBrowser(t, w.a)
+			mustVerifiedUser(t, w.a, "Lin", "lin@example.com", userPassword)
+			b.signInWithPassword("lin@example.com", userPassword)
+			w.fake.set(func(f *fuFake) {
+				f.user = fuUser{Sub: "lin-1", Email: "lin@example.com", EmailVerified: true, Name: "Lin"}
+			})
+
+			r := b.do(http.MethodGet, "/account/linked", "")
+			csp := r.Header.Get("Content-Security-Policy")
+			page := mustAccountPage(t, r, http.StatusOK)
+			if !strings.Contains(page, "Link Acme ID") || !strings.Contains(consoleRows(page), "No linked account.") {
+				t.Fatalf("the linked page before linking: %s", page)
+			}
+			if !strings.Contains(csp, "form-action 'self' "+w.fake.URL+";") {
+				t.Fatalf("CSP %q does not let the link form reach the provider %s", csp, w.fake.URL)
+			}
+			tokens := map[string]string{}
+			for _, m := range consoleForm.FindAllStringSubmatch(page, -1) {
+				tokens[html.UnescapeString(m[1])] = html.UnescapeString(m[2])
+			}
+			r = b.do(http.MethodPost, "/account/linked/link", url.Values{"_token": {tokens["/account/linked/link"]}, "provider": {"acme"}}.Encode(),
+				"Content-Type", "application/x-www-form-urlencoded")
+			mustStatus(t, r, http.StatusSeeOther)
+			if loc := r.Header.Get("Location"); !strings.HasPrefix(loc, w.fake.URL+"/authorize?") {
+				t.Fatalf("the link form goes to %q", loc)
+			}
+			cb := w.authorize(t, b, r.Header.Get("Location"))
+			r = b.do(http.MethodGet, cb, "")
+			mustStatus(t, r, http.StatusFound)
+			if loc := r.Header.Get("Location"); strings.TrimPrefix(loc, w.a.URL) != "/account/linked?done=linked" {
+				t.Fatalf("the callback goes to %q", loc)
+			}
+			page = mustAccountPage(t, b.do(http.MethodGet, "/account/linked?done=linked", ""), http.StatusOK)
+			rows := consoleRows(page)
+			if !strings.Contains(page, "The account is linked") || !strings.Contains(rows, "Acme ID") || !strings.Contains(rows, "lin@example.com") {
+				t.Fatalf("the linked page after linking: %s", page)
+			}
+			accounts, list := b.accounts()
+			if len(accounts) != 2 || accounts[1] != "acme:lin-1" {
+				t.Fatalf("list-accounts after linking: %v", accounts)
+			}
+			linkedID, _ := list[1]["id"].(string)
+			// Hostile or unknown accounts: a page naming the field, nothing unlinked.
+			for _, tt := range []struct {
+				account string
+				status  int
+				want    string
+			}{
+				{"a\x00b", http.StatusBadRequest, "body.account"},
+				{strings.Repeat("a", 200), http.StatusBadRequest, "Field: <code>account</code>"},
+				{"someone-elses", http.StatusNotFound, "no such linked account"},
+			} {
+				tok := formTokens(mustAccountPage(t, b.do(http.MethodGet, "/account/linked", ""), http.StatusOK))["/account/linked/unlink"]
+				r := b.do(http.MethodPost, "/account/linked/unlink", url.Values{"_token": {tok}, "account": {tt.account}}.Encode(),
+					"Content-Type", "application/x-www-form-urlencoded")
+				if page := mustAccountPage(t, r, tt.status); !strings.Contains(page, tt.want) {
+					t.Fatalf("unlink %.40q: the page does not say %q: %s", tt.account, tt.want, page)
+				}
+			}
+			page = mustAccountPage(t, b.do(http.MethodGet, "/account/linked", ""), http.StatusOK)
+			tokens = map[string]string{}
+			for _, m := range consoleForm.FindAllStringSubmatch(page, -1) {
+				tokens[html.UnescapeString(m[1])] = html.UnescapeString(m[2])
+			}
+			r = b.do(http.MethodPost, "/account/linked/unlink", url.Values{"_token": {tokens["/account/linked/unlink"]}, "account": {linkedID}}.Encode(),
+				"Content-Type", "application/x-www-form-urlencoded")
+			mustAccountDone(t, r, "/account/linked", "unlinked")
+			mustAuditEntry(t, w.admin, r, b.session()["id"].(string), "account.unlink", "linked_account", linkedID)
+			if accounts, _ := b.accounts(); len(accounts) != 1 {
+				t.Fatalf("list-accounts after unlinking: %v", accounts)
+			}
+
+			// A user whom the provider signed up has no password: their
+			// one linked account is the last way in.
+			w.fake.set(func(f *fuFake) {
+				f.user = fuUser{Sub: "neo-1", Email: "neo@example.com", EmailVerified: true, Name: "Neo"}
+			})
+			nb := newFuBrowser(t, w.a)
+			auth := w.start(t, nb, "/api/auth/sign-in/social", map[string]any{"provider": "acme", "callbackURL": "/account/linked"})
+			mustStatus(t, nb.do(http.MethodGet, w.authorize(t, nb, auth), ""), http.StatusFound)
+			_, list = nb.accounts()
+			if len(list) != 1 {
+				t.Fatalf("the provider's new user has accounts %v", list)
+			}
+			last, _ := list[0]["id"].(string)
+			page = mustAccountPage(t, nb.do(http.MethodGet, "/account/linked", ""), http.StatusOK)
+			tokens = map[string]string{}
+			for _, m := range consoleForm.FindAllStringSubmatch(page, -1) {
+				tokens[html.UnescapeString(m[1])] = html.UnescapeString(m[2])
+			}
+			r = nb.do(http.MethodPost, "/account/linked/unlink", url.Values{"_token": {tokens["/account/linked/unlink"]}, "account": {last}}.Encode(),
+				"Content-Type", "application/x-www-form-urlencoded")
+			if page := mustAccountPage(t, r, http.StatusBadRequest); !strings.Contains(page, "last way to sign in") {
+				t.Fatalf("unlinking the last way in: %s", page)
+			}
+			if _, list := nb.accounts(); len(list) != 1 {
+				t.Fatalf("the last account was unlinked: %v", list)
+			}
+		})
+	}
+}
+
+// Ensure registering a passkey from a session older than
+// GATEHOUSE_SESSION_FRESH_AGE is refused as the framework refuses it, with
+// the name kept and a way to sign in again and come back.
+func TestAccountSecurity_passkey_needs_a_fresh_session(t *testing.T) {
+	t.Parallel()
+	fwForStores(t, []store{storeMemory, storeSQLite}, fwEnv(pkEnv, map[string]string{"GATEHOUSE_SESSION_FRESH_AGE": "1s"}), func(t *testing.T, app *fwApp) {
+		c, _ := mustPlainUser(t, app, "Sam", "sam@example.com", userPassword)
+		tok := mustConsoleTokens(t, c, "/account/security")["/account/security/passkeys/new"]
+		time.Sleep(1100 * time.Millisecond)
+		page := mustConsolePage(t, consolePost(c, "/account/security/passkeys/new", url.Values{"_token": {tok}, "name": {"Old laptop"}}), http.StatusForbidden)
+		if !strings.Contains(page, "sign in again") || !strings.Contains(page, `value="Old laptop"`) ||
+			!strings.Contains(page, `href="/sign-in?callbackURL=%2Faccount%2Fsecurity%3Fdone%3Dstepped-up"`) || strings.Contains(page, "data-options") {
+			t.Fatalf("a stale session's registration: %s", page)
+		}
+	})
+}

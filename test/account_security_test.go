@@ -42,20 +42,6 @@ var (
 	accountOptions = regexp.MustCompile(`id="passkey-register" data-options="([^"]+)"`)
 )
 
-// accountPost posts fields to path with the token of its form on page.
-func accountPost(t testing.TB, c *fwClient, page, path string, fields url.Values) *response {
-	t.Helper()
-	tok := mustConsoleTokens(t, c, page)[path]
-	if tok == "" {
-		t.Fatalf("no form for %s on %s", path, page)
-	}
-	if fields == nil {
-		fields = url.Values{}
-	}
-	fields.Set("_token", tok)
-	return consolePost(c, path, fields)
-}
-
 // formTokens are the tokens of the forms on page, by action.
 func formTokens(page string) map[string]string {
 	out := map[string]string{}
@@ -94,15 +80,6 @@ func mustAccountPasskey(t testing.TB, c *fwClient, name string) *pkDevice {
 	r := consolePost(c, "/account/security/passkeys/verify", url.Values{"_token": {formTokens(page)["/account/security/passkeys/verify"]}, "name": {name}, "response": {att}})
 	mustAccountDone(t, r, "/account/security", "passkey-added")
 	return d
-}
-
-// mustAccountDone fails unless r is the redirect back to page with done.
-func mustAccountDone(t testing.TB, r *response, page, done string) {
-	t.Helper()
-	mustStatus(t, r, http.StatusSeeOther)
-	if got, want := r.Header.Get("Location"), page+"?done="+done; got != want {
-		t.Fatalf("Location = %q, want %q; body %s", got, want, r.Body)
-	}
 }
 
 // mustAccountEnrol enrols TOTP through the security page and returns the

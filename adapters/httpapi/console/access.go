@@ -92,12 +92,23 @@ func (s *API) enter(c *gin.Context) (*visit, bool) {
 // pages).
 func (s *API) comeBack(c *gin.Context) string {
 	if c.Request.Method != http.MethodGet && c.Request.Method != http.MethodHead {
-		if strings.HasPrefix(c.Request.URL.Path, AccountBase) {
-			return AccountBase
-		}
-		return Base
+		return areaHome(c)
 	}
 	return c.Request.URL.RequestURI()
+}
+
+// homeKey holds, in the request's context, the home of the area whose gate
+// the request entered (the console's, or the account pages'), set by the
+// route's registration (routes, accountRoutes).
+const homeKey = "console.home"
+
+// areaHome is the home of the request's area: Base unless its route was
+// registered as an account page.
+func areaHome(c *gin.Context) string {
+	if home := c.GetString(homeKey); home != "" {
+		return home
+	}
+	return Base
 }
 
 // toSignIn sends the browser to the hosted sign-in, which validates

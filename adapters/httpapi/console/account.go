@@ -53,12 +53,14 @@ func (v *visit) accountPage(title, section string) *page {
 type accountRoutes struct{ routes }
 
 // get registers an account page.
-func (r accountRoutes) get(path string, h gin.HandlerFunc) { r.s.Page(path, r.policy, h) }
+func (r accountRoutes) get(path string, h gin.HandlerFunc) {
+	r.s.Page(path, r.policy, func(c *gin.Context) { c.Set(homeKey, AccountBase); h(c) })
+}
 
 // post registers an account form: h runs once a signed-in user entered and
 // the form's token held.
 func (r accountRoutes) post(path string, h func(c *gin.Context, v *visit)) {
-	r.s.Handle(http.MethodPost, path, r.policy, func(c *gin.Context) { r.s.formAs(c, r.s.enterAccount, h) })
+	r.s.Handle(http.MethodPost, path, r.policy, func(c *gin.Context) { c.Set(homeKey, AccountBase); r.s.formAs(c, r.s.enterAccount, h) })
 }
 
 // AddAccountRoutes registers the account pages.

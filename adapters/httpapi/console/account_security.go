@@ -48,7 +48,6 @@ const (
 // Input bounds: the framework's own (TwoFactorPasswordInput,
 // TwoFactorVerifyInput, PasskeyUpdateInput, PasskeyIDInput).
 const (
-	maxPassword     = 4096
 	maxCode         = 64
 	maxPasskeyName  = 255
 	maxPasskeyID    = 1400

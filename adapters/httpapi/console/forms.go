@@ -84,17 +84,9 @@ func (v *visit) back() string {
 		back = v.c.GetString(backKey)
 	}
 	if back == "" || len(back) > maxBackLen || !strings.HasPrefix(back, "/") || strings.HasPrefix(back, "//") {
-		return v.home()
+		return areaHome(v.c)
 	}
 	return back
-}
-
-// home is the home of the visit's area: the console or the account pages.
-func (v *visit) home() string {
-	if strings.HasPrefix(v.c.Request.URL.Path, AccountBase) {
-		return AccountBase
-	}
-	return Base
 }
 
 // form runs a form post: the visitor must enter the console and the token

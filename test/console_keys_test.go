@@ -410,9 +410,10 @@ func TestConsoleKeys_signing_keys(t *testing.T) {
 
 // Ensure the console applies the admin API's step-up rule to the forms
 // that hand out a secret: an administrator with two-factor on whose
-// session has not proven it recently is refused creating and rotating a
-// service key (403, a link to the step-up page, the input kept, no
-// secret, nothing created), and may once they answer a code.
+// session has not proven it recently is sent from creating or rotating a
+// service key to the hosted step-up page, which brings them back to the
+// form's page (no secret, nothing created), and may once they answer a
+// code.
 func TestConsoleKeys_step_up(t *testing.T) {
 	t.Parallel()
 	fwForStores(t, allStores, adminEnv, func(t *testing.T, app *fwApp) {
@@ -430,16 +431,17 @@ func TestConsoleKeys_step_up(t *testing.T) {
 		const list = "/console/service-keys"
 		key := list + "/" + keyID
 		create := url.Values{"name": {"stale key"}, "scopes": {"users:read"}}
-		page := mustConsolePage(t, consoleFormPost(t, stale, list, list, create), http.StatusForbidden)
-		if !strings.Contains(page, `href="/two-factor?callbackURL=%2Fconsole%2Fservice-keys"`) || !strings.Contains(page, `value="stale key"`) || consoleSecret.MatchString(page) {
-			t.Fatalf("create without a recent second factor: %s", page)
-		}
-		page = mustConsolePage(t, consoleFormPost(t, stale, key, key+"/rotate", url.Values{"overlap": {"24h"}}), http.StatusForbidden)
-		if !strings.Contains(page, "/two-factor?callbackURL=") || !strings.Contains(page, `value="24h" selected`) || consoleSecret.MatchString(page) {
-			t.Fatalf("rotate without a recent second factor: %s", page)
-		}
+		r := consoleFormPost(t, stale, list+"?status=active", list, create)
+		mustConsoleSeeOther(t, r, "/two-factor?callbackURL="+url.QueryEscape(list+"?status=active"))
+		mustNoSecret(t, "the step-up detour", r, "gh_sk_")
+		r = consoleFormPost(t, stale, key, key+"/rotate", url.Values{"overlap": {"24h"}})
+		mustConsoleSeeOther(t, r, "/two-factor?callbackURL="+url.QueryEscape(key))
+		mustNoSecret(t, "the step-up detour", r, "gh_sk_")
 		if got := len(auditSuccesses(t, admin, "service-key.create")); got != 1 {
 			t.Fatalf("%d keys created", got)
+		}
+		if got := len(auditSuccesses(t, admin, "service-key.rotate")); got != 0 {
+			t.Fatalf("%d keys rotated", got)
 		}
 		mustOK(t, verifyTOTP(t, stale, totpAt(secret, 1)))
 		mustConsoleSecret(t, consoleFormPost(t, stale, list, list, create), "gh_sk_")

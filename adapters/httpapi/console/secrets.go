@@ -42,8 +42,8 @@ func (s *API) showSecret(c *gin.Context, v *visit, section, title string, sv *se
 	s.render(c, http.StatusOK, "secret", p)
 }
 
-// stepUpURL is the page where an administrator proves their second factor
-// again, coming back to path.
+// stepUpURL is the page where a user proves their second factor again,
+// coming back to path.
 func stepUpURL(path string) string {
 	return edge.PageURL(edge.TwoFactorPath, url.Values{"callbackURL": {path}})
 }

@@ -37,7 +37,6 @@ type serviceKeysView struct {
 	Pager         pager
 	Scopes        []string
 	Form          serviceKeyForm
-	StepUp        string
 }
 
 // serviceKeyForm is what a refused create form sent, shown again.
@@ -100,9 +99,6 @@ func (s *API) showServiceKeys(c *gin.Context, v *visit, status int, msg, field s
 	p.Section, p.View, p.Error, p.Field = "service-keys", sv, msg, field
 	if q.Get("revoked") != "" {
 		p.Notice = "The key is revoked."
-	}
-	if status == http.StatusForbidden {
-		sv.StepUp = stepUpURL(serviceKeysPath)
 	}
 	lq, bad, badField := readListQuery(q)
 	if bad == "" && sv.Status != "" && sv.Status != "active" && sv.Status != "expired" && sv.Status != "revoked" {
@@ -172,11 +168,7 @@ func (s *API) createServiceKey(c *gin.Context, v *visit) {
 			again(http.StatusBadRequest, msg, field)
 			return
 		}
-		if isStepUp(err) {
-			again(http.StatusForbidden, "Prove your second factor again before a secret is handed out, then create the key. Nothing was created.", "")
-			return
-		}
-		s.refuse(c, err)
+		s.refuse(c, err) // a step-up refusal: the hosted step-up page, and back to this form's page
 		return
 	}
 	s.showSecret(c, v, "service-keys", "Service key created", &secretView{What: "service key", Name: k.Key.Name(), Secret: k.Secret,
@@ -187,7 +179,6 @@ func (s *API) createServiceKey(c *gin.Context, v *visit) {
 type serviceKeyView struct {
 	serviceKeyRow
 	Overlap string
-	StepUp  string
 }
 
 // overlaps are the choices of how long a rotated-out secret keeps working.
@@ -219,9 +210,6 @@ func (s *API) showServiceKey(c *gin.Context, v *visit, status int, msg, field, o
 		return
 	}
 	kv := &serviceKeyView{serviceKeyRow: serviceKeyRowOf(keys[i], v.now), Overlap: overlap}
-	if status == http.StatusForbidden {
-		kv.StepUp = stepUpURL(kv.Path)
-	}
 	p := v.page(kv.Name)
 	p.Section, p.View, p.Error, p.Field = "service-keys", kv, msg, field
 	p.Notice = keyNotices[c.Query("done")]
@@ -239,11 +227,7 @@ func (s *API) rotateServiceKey(c *gin.Context, v *visit) {
 	}
 	k, err := s.App.Commands.ServiceKeys.Rotate(c.Request.Context(), v.keyRequest(), domain.ServiceKeyID(c.Param("id")), overlap)
 	if err != nil {
-		if isStepUp(err) {
-			s.showServiceKey(c, v, http.StatusForbidden, "Prove your second factor again before a secret is handed out, then rotate. Nothing was changed.", "", choice)
-			return
-		}
-		s.refuse(c, err)
+		s.refuse(c, err) // a step-up refusal: the hosted step-up page, and back to the key's page
 		return
 	}
 	note := "The old secret stopped working now."

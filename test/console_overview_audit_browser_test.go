@@ -109,6 +109,7 @@ func consoleOverviewAuditBrowser(t *testing.T, app *fwApp, chromium, dir string)
 	oidcBrowserWaitPath(t, ctx, app.URL, "/console/users/"+vicID)
 	mustShow("the user reached from the log", "main", "spam seen in the audit")
 	shot("03-user-from-audit")
+	oidcBrowserNoCSPViolations(t, ctx, "the user reached from the log")
 
 	// Identity providers, then webhooks: add an endpoint.
 	do("open identity providers", chromedp.Click(chromedp.CSS(`nav a[href="/console/identity-providers"]`)))
@@ -125,6 +126,7 @@ func consoleOverviewAuditBrowser(t *testing.T, app *fwApp, chromium, dir string)
 		chromedp.SendKeys(chromedp.CSS(`#wh-desc`), "from the browser"),
 		chromedp.Click(chromedp.CSS(`input[name="events"][value="user.banned"]`)))
 	shot("05-webhook-form")
+	oidcBrowserNoCSPViolations(t, ctx, "the webhooks with the form open")
 	do("submit", chromedp.Click(chromedp.CSS(`form[action="/console/webhooks"] [type="submit"]`)))
 	consoleWait(t, ctx, "the new endpoint", `!!document.getElementById("signing-secret")`)
 	if secret := pageText(t, ctx, "#signing-secret"); !strings.HasPrefix(secret, "whsec_") {

@@ -196,6 +196,12 @@ func TestConsoleAudit_filters_and_pages(t *testing.T) {
 			t.Fatalf("until an hour from now: %s", rows)
 		}
 
+		// A service key's entry links to the key's page.
+		key := mustID(t, mustCreateKey(t, w.admin, map[string]any{"name": "ci", "scopes": []string{"users:read"}}))
+		if rows := consoleRows(mustConsolePage(t, w.admin.get("/console/audit?targetType=service_key"), http.StatusOK)); !strings.Contains(rows, `href="/console/service-keys/`+key+`"`) {
+			t.Fatalf("the key's entry does not link to its page: %s", rows)
+		}
+
 		// Paging: two at a time, the filters kept in the next page's link.
 		seen := map[string]bool{}
 		path, pages := "/console/audit?target="+w.victim+"&limit=2", 0

@@ -42,8 +42,8 @@ func (s *API) addAuditRoutes(r routes) {
 }
 
 // targetLink is the console page of what an audit entry names: a user, an
-// organization, a domain, an OAuth client, an identity provider or a
-// webhook endpoint by id; service and signing keys by their lists; for
+// organization, a domain, a service key, an OAuth client, an identity
+// provider or a webhook endpoint by id; signing keys by their list; for
 // anything else, the log's own entries about that target.
 func targetLink(typ, id string) string {
 	if id == "" {
@@ -64,15 +64,15 @@ func targetLink(typ, id string) string {
 	case "webhook":
 		return Base + "/webhooks/" + esc
 	case "service_key":
-		return Base + "/service-keys"
+		return Base + "/service-keys/" + esc
 	case "signing_key":
 		return Base + "/signing-keys"
 	}
 	return edge.PageURL(Base+"/audit", url.Values{"targetType": {typ}, "target": {id}})
 }
 
-// actorLink is the console page of an entry's actor: a user's page, the
-// service keys, or "" for the command line and the service itself.
+// actorLink is the console page of an entry's actor: a user's or a service
+// key's page, or "" for the command line and the service itself.
 func actorLink(typ domain.ActorType, id string) string {
 	switch {
 	case id == "":
@@ -80,7 +80,7 @@ func actorLink(typ domain.ActorType, id string) string {
 	case typ == domain.ActorUser:
 		return Base + "/users/" + url.PathEscape(id)
 	case typ == domain.ActorServiceKey:
-		return Base + "/service-keys"
+		return Base + "/service-keys/" + url.PathEscape(id)
 	}
 	return ""
 }

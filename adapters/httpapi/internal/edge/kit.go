@@ -3,6 +3,7 @@ package edge
 import (
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -171,7 +172,9 @@ func (s *Kit) Document(c Contract) *huma.OpenAPI { return s.contracts[c].routed.
 func (s *Kit) Page(path string, p Policy, h gin.HandlerFunc) {
 	s.Handle(http.MethodGet, path, p, h)
 	s.Handle(http.MethodGet, path+"/", Policy{Rate: RatePublic}, func(c *gin.Context) {
-		target := path
+		// The path asked for, less its slash: a page's path may have
+		// parameters (/console/users/:id), which the request fills.
+		target := strings.TrimSuffix(c.Request.URL.EscapedPath(), "/")
 		if q := c.Request.URL.RawQuery; q != "" {
 			target += "?" + q
 		}

@@ -19,6 +19,13 @@ var consoleBenchPages = []struct{ name, path, want string }{
 	{"users-search-name", "/console/users?q=User+777&by=name", "User 777"},
 	{"users-unverified", "/console/users?verified=no", "users on this page"},
 	{"user", "/console/users/user-00000500", "user500@example.com"},
+	{"overview", "/console/overview", "Sign-ins"},
+	{"audit", "/console/audit", "Audit log"},
+	{"organizations", "/console/organizations", "Organizations"},
+	{"domains", "/console/domains", "Domains"},
+	{"service-keys", "/console/service-keys", "Service keys"},
+	{"account", "/account", "bench@example.com"},
+	{"account-sessions", "/account/sessions", "this device"},
 }
 
 // BenchmarkConsolePages measures the server time of the admin console's

@@ -46,6 +46,27 @@ func TestDocs_relative_links_resolve(t *testing.T) {
 	}
 }
 
+// TestDocs_hold_no_merge_conflict checks that the README, docs/ and the
+// other guides hold no line a merge left (<<<<<<<, =======, >>>>>>>).
+func TestDocs_hold_no_merge_conflict(t *testing.T) {
+	pages, err := filepath.Glob("../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages = append(pages, "../README.md", "../CONTRIBUTING.md", "../SECURITY.md")
+	marker := regexp.MustCompile(`(?m)^(<{7} |={7}$|>{7} )`)
+	for _, page := range pages {
+		text, err := os.ReadFile(page)
+		if err != nil {
+			t.Errorf("%s: %v", page, err)
+			continue
+		}
+		if loc := marker.FindIndex(text); loc != nil {
+			t.Errorf("%s line %d is a merge conflict's marker", page, strings.Count(string(text[:loc[0]]), "\n")+1)
+		}
+	}
+}
+
 // hasAnchor reports whether markdown has a heading whose GitHub anchor is
 // fragment: lower case, spaces to hyphens, punctuation other than - and _
 // dropped.

@@ -231,6 +231,16 @@ func TestConsole_user_actions_are_audited(t *testing.T) {
 		if !strings.Contains(list, w.victimEmail) || strings.Contains(list, "pat@example.com") {
 			t.Fatalf("search by e-mail: %s", list)
 		}
+		// A whole address finds that account alone (exact, in any case),
+		// not the others that contain it; one no account has is searched
+		// within addresses.
+		mustPlainUser(t, app, "Kevin", "kevic@example.com", userPassword)
+		if rows := consoleRows(mustConsolePage(t, w.admin.get("/console/users?q=VIC%40example.com"), http.StatusOK)); !strings.Contains(rows, w.victimEmail) || strings.Contains(rows, "kevic@") {
+			t.Fatalf("search for a whole address: %s", rows)
+		}
+		if rows := consoleRows(mustConsolePage(t, w.admin.get("/console/users?q=ic%40example.com"), http.StatusOK)); !strings.Contains(rows, w.victimEmail) || !strings.Contains(rows, "kevic@") {
+			t.Fatalf("search within addresses: %s", rows)
+		}
 		if list := mustConsolePage(t, w.admin.get("/console/users?q=pat&by=name"), http.StatusOK); !strings.Contains(list, "pat@example.com") || strings.Contains(list, w.victimEmail) {
 			t.Fatalf("search by name: %s", list)
 		}

@@ -92,7 +92,7 @@ func (s *API) usersPage(c *gin.Context) {
 		verified := uv.Verified == "yes"
 		query.EmailVerified = &verified
 	}
-	page, err := s.App.Commands.Administration.PageUsers(c.Request.Context(), v.req, query)
+	page, err := s.pageUsers(c, v, query)
 	if err != nil {
 		if domain.KindOf(err) == domain.KindInvalid {
 			p.Error, p.Field = "The page link is not valid: start from the first page.", "cursor"
@@ -115,6 +115,27 @@ func (s *API) usersPage(c *gin.Context) {
 		uv.Next = edge.PageURL(Base+"/users", link)
 	}
 	s.render(c, http.StatusOK, "users", p)
+}
+
+// pageUsers reads a page of users through Administration.PageUsers. A
+// search that is a whole address is first looked up as one (the unique
+// index: one row, whatever the table's size), then, when no account has
+// it, searched within addresses as typed. A search within addresses reads
+// every row when few match: the exact lookup keeps the common "find this
+// user" cheap at any size.
+func (s *API) pageUsers(c *gin.Context, v *visit, q admin.ListUsersPage) (admin.UsersPage, error) {
+	ctx := c.Request.Context()
+	if q.EmailContains != "" && q.Cursor == "" {
+		if addr, err := domain.NewEmail(q.EmailContains); err == nil {
+			exact := q
+			exact.EmailContains, exact.Email = "", string(addr)
+			page, err := s.App.Commands.Administration.PageUsers(ctx, v.req, exact)
+			if err != nil || len(page.Users) > 0 {
+				return page, err
+			}
+		}
+	}
+	return s.App.Commands.Administration.PageUsers(ctx, v.req, q)
 }
 
 // userView is a user's page.

@@ -1,8 +1,6 @@
 package test
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -18,26 +16,13 @@ import (
 // screenshot goes to GATEHOUSE_TEST_ARTIFACTS (a temporary directory when
 // unset); the test logs their paths.
 func TestAccountPages_browser(t *testing.T) {
-	if testing.Short() {
-		t.Skip("browser test skipped in -short mode")
-	}
-	chromium := chromiumPath(t)
-	artifacts := os.Getenv("GATEHOUSE_TEST_ARTIFACTS")
-	if artifacts == "" {
-		artifacts = t.TempDir()
-	}
-	for _, s := range []store{storeSQLite, storePostgres} {
-		t.Run("store="+string(s), func(t *testing.T) {
-			app := mustStartFramework(t, s, fwQuick)
-			accountBrowser(t, app, chromium, filepath.Join(artifacts, "account-"+string(s)))
-		})
-	}
+	forBrowserStores(t, []store{storeSQLite, storePostgres}, "account", func(t *testing.T, s store, chromium, dir string) {
+		app := mustStartFramework(t, s, fwQuick)
+		accountBrowser(t, app, chromium, dir)
+	})
 }
 
 func accountBrowser(t *testing.T, app *fwApp, chromium, dir string) {
-	if err := os.MkdirAll(dir, 0o750); err != nil {
-		t.Fatal(err)
-	}
 	const email = "ada@example.com"
 	mustVerifiedUser(t, app, "Ada Lovelace", email, strictPassword)
 	owner := mustVerifiedClient(t, app, "Olive Owner", "olive@example.com")
@@ -48,38 +33,15 @@ func accountBrowser(t *testing.T, app *fwApp, chromium, dir string) {
 	mustSignIn(t, other, email, strictPassword)
 	otherID, _ := mustObject(t, mustSession(t, other)["session"])["id"].(string)
 
-	ctx := newBrowser(t, chromium)
-	report := watchPage(t, ctx)
-	shot := func(name string) {
-		t.Helper()
-		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-		if err != nil {
-			t.Fatalf("screenshot %s: %v", name, err)
-		}
-		path := filepath.Join(dir, name+".png")
-		if err := os.WriteFile(path, png, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("screenshot: %s", path)
-	}
-	do := func(what string, actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(ctx, actions...); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
+	tb := newTab(t, chromium, dir)
+	ctx, report, shot, do := tb.ctx, tb.report, tb.shot, tb.do
+	mustShow := tb.mustShow
 	// openAll opens every <details> of the page, so that the forms inside
 	// are checked (axe, CSP) and seen in the screenshots too.
 	openAll := func() {
 		t.Helper()
 		if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { document.querySelectorAll("details").forEach(d => d.open = true); return true })()`)); err != nil {
 			t.Fatal(err)
-		}
-	}
-	mustShow := func(what, want string) {
-		t.Helper()
-		if text := pageText(t, ctx, "body"); !strings.Contains(text, want) {
-			t.Fatalf("%s: the page does not show %q; it shows:\n%s", what, want, text)
 		}
 	}
 

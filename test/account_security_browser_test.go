@@ -3,8 +3,6 @@ package test
 import (
 	"encoding/base32"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -26,19 +24,9 @@ import (
 // request. Every page's screenshot goes to GATEHOUSE_TEST_ARTIFACTS (a
 // temporary directory when unset); the test logs their paths.
 func TestAccountSecurity_browser(t *testing.T) {
-	if testing.Short() {
-		t.Skip("browser test skipped in -short mode")
-	}
-	chromium := chromiumPath(t)
-	artifacts := os.Getenv("GATEHOUSE_TEST_ARTIFACTS")
-	if artifacts == "" {
-		artifacts = t.TempDir()
-	}
-	for _, s := range []store{storeSQLite, storePostgres} {
-		t.Run("store="+string(s), func(t *testing.T) {
-			accountSecurityBrowser(t, s, chromium, filepath.Join(artifacts, "account-security-"+string(s)))
-		})
-	}
+	forBrowserStores(t, []store{storeSQLite, storePostgres}, "account-security", func(t *testing.T, s store, chromium, dir string) {
+		accountSecurityBrowser(t, s, chromium, dir)
+	})
 }
 
 func accountSecurityBrowser(t *testing.T, s store, chromium, dir string) {
@@ -46,9 +34,6 @@ func accountSecurityBrowser(t *testing.T, s store, chromium, dir string) {
 		provider = "gatehouse-b"
 		email    = "uma@example.com"
 	)
-	if err := os.MkdirAll(dir, 0o750); err != nil {
-		t.Fatal(err)
-	}
 	a := mustStartFramework(t, s, fwEnv(adminEnv, map[string]string{"GATEHOUSE_BASE_URL": "http://localhost:{port}",
 		"GATEHOUSE_PASSKEY_ORIGINS": "http://localhost:{port}"}))
 	b := mustStartFramework(t, storeMemory, fwEnv(adminEnv, map[string]string{"GATEHOUSE_COOKIE_PREFIX": "upstream"}))
@@ -62,8 +47,9 @@ func accountSecurityBrowser(t *testing.T, s store, chromium, dir string) {
 	mustVerifiedUser(t, a, "Uma User", email, strictPassword)
 	mustVerifiedUser(t, b, "Uma Upstream", email, strictPassword)
 
-	ctx := newBrowser(t, chromium)
-	report := watchPage(t, ctx)
+	tb := newTab(t, chromium, dir)
+	ctx, report, shot, do := tb.ctx, tb.report, tb.shot, tb.do
+	mustShow := tb.mustShow
 	if _, err := chromedp.Call(ctx, webauthn.Enable, webauthn.EnableParams{}); err != nil {
 		t.Fatalf("WebAuthn.enable: %v", err)
 	}
@@ -72,30 +58,6 @@ func accountSecurityBrowser(t *testing.T, s store, chromium, dir string) {
 		HasResidentKey: true, HasUserVerification: true, IsUserVerified: true, AutomaticPresenceSimulation: true,
 	}}); err != nil {
 		t.Fatalf("WebAuthn.addVirtualAuthenticator: %v", err)
-	}
-	shot := func(name string) {
-		t.Helper()
-		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-		if err != nil {
-			t.Fatalf("screenshot %s: %v", name, err)
-		}
-		path := filepath.Join(dir, name+".png")
-		if err := os.WriteFile(path, png, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("screenshot: %s", path)
-	}
-	do := func(what string, actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(ctx, actions...); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
-	mustShow := func(what, want string) {
-		t.Helper()
-		if text := pageText(t, ctx, "body"); !strings.Contains(text, want) {
-			t.Fatalf("%s: the page does not show %q; it shows:\n%s", what, want, text)
-		}
 	}
 
 	// Signed out: to the hosted sign-in, and back.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -25,58 +26,22 @@ import (
 // refusal page. Every page's screenshot goes to GATEHOUSE_TEST_ARTIFACTS (a
 // temporary directory when unset); the test logs their paths.
 func TestConsole_browser(t *testing.T) {
-	if testing.Short() {
-		t.Skip("browser test skipped in -short mode")
-	}
-	chromium := chromiumPath(t)
-	artifacts := os.Getenv("GATEHOUSE_TEST_ARTIFACTS")
-	if artifacts == "" {
-		artifacts = t.TempDir()
-	}
-	for _, s := range allStores {
-		t.Run("store="+string(s), func(t *testing.T) {
-			app := mustStartFramework(t, s, adminEnv)
-			consoleBrowser(t, app, chromium, filepath.Join(artifacts, "console-"+string(s)))
-		})
-	}
+	forBrowserStores(t, allStores, "console", func(t *testing.T, s store, chromium, dir string) {
+		app := mustStartFramework(t, s, adminEnv)
+		consoleBrowser(t, app, chromium, dir)
+	})
 }
 
 func consoleBrowser(t *testing.T, app *fwApp, chromium, dir string) {
-	if err := os.MkdirAll(dir, 0o750); err != nil {
-		t.Fatal(err)
-	}
 	mustVerifiedUser(t, app, "Root Admin", adminEmail, strictPassword)
 	mustVerifiedUser(t, app, "Pat Plain", "pat@example.com", strictPassword)
 	_, vicID := mustPlainUser(t, app, "Vic Victim", "vic@example.com", userPassword)
 	_, impID := mustPlainUser(t, app, "Ivy Impersonated", "ivy@example.com", userPassword)
 	_, delID := mustPlainUser(t, app, "Dee Deleted", "dee@example.com", userPassword)
 
-	ctx := newBrowser(t, chromium)
-	report := watchPage(t, ctx)
-	shot := func(name string) {
-		t.Helper()
-		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-		if err != nil {
-			t.Fatalf("screenshot %s: %v", name, err)
-		}
-		path := filepath.Join(dir, name+".png")
-		if err := os.WriteFile(path, png, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("screenshot: %s", path)
-	}
-	do := func(what string, actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(ctx, actions...); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
-	mustShow := func(what, want string) {
-		t.Helper()
-		if text := pageText(t, ctx, "body"); !strings.Contains(text, want) {
-			t.Fatalf("%s: the page does not show %q; it shows:\n%s", what, want, text)
-		}
-	}
+	tb := newTab(t, chromium, dir)
+	ctx, report, shot, do := tb.ctx, tb.report, tb.shot, tb.do
+	mustShow := tb.mustShow
 
 	// Signed out: to the hosted sign-in, and back to the console.
 	oidcBrowserNavigate(t, ctx, app.URL+"/console/users")
@@ -84,6 +49,11 @@ func consoleBrowser(t *testing.T, app *fwApp, chromium, dir string) {
 	oidcBrowserWaitPath(t, ctx, app.URL, "/console/users")
 	shot("01-users")
 	oidcBrowserNoCSPViolations(t, ctx, "the users page")
+	// The dark theme (the system's setting) holds its contrast too.
+	darkTheme(t, ctx, true)
+	mustAccessible(t, ctx, "the users page in the dark theme")
+	shot("01-users-dark")
+	darkTheme(t, ctx, false)
 
 	// "/" focuses the search; typing an address and Enter finds the user.
 	do("press /", chromedp.KeyEvent("/"))
@@ -177,5 +147,97 @@ func consoleWait(t *testing.T, ctx context.Context, what, cond string) {
 			t.Fatalf("waiting for %s: last error %v; the tab shows %s", what, err, href)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// forBrowserStores runs a browser test once per store, one after the other
+// (each with its own Chromium), skipped in -short mode: fn gets the store,
+// Chromium's path and the folder for its screenshots,
+// GATEHOUSE_TEST_ARTIFACTS/name-<store> (under a temporary directory when
+// that is unset).
+func forBrowserStores(t *testing.T, stores []store, name string, fn func(t *testing.T, s store, chromium, dir string)) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("browser test skipped in -short mode")
+	}
+	chromium := chromiumPath(t)
+	artifacts := os.Getenv("GATEHOUSE_TEST_ARTIFACTS")
+	if artifacts == "" {
+		artifacts = t.TempDir()
+	}
+	for _, s := range stores {
+		t.Run("store="+string(s), func(t *testing.T) {
+			fn(t, s, chromium, filepath.Join(artifacts, name+"-"+string(s)))
+		})
+	}
+}
+
+// tab is a browser test's Chromium tab, watched (watchPage: report fails
+// the test on any exception, console error, failed request or CSP
+// violation so far), with the steps every console and account browser test
+// takes.
+type tab struct {
+	t      *testing.T
+	ctx    context.Context
+	dir    string
+	report func()
+}
+
+// newTab starts Chromium for t and watches its tab; screenshots go to dir.
+func newTab(t *testing.T, chromium, dir string) *tab {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	ctx := newBrowser(t, chromium)
+	return &tab{t: t, ctx: ctx, dir: dir, report: watchPage(t, ctx)}
+}
+
+// shot writes the page's full screenshot to name.png and logs its path.
+func (b *tab) shot(name string) {
+	b.t.Helper()
+	png, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		b.t.Fatalf("screenshot %s: %v", name, err)
+	}
+	path := filepath.Join(b.dir, name+".png")
+	if err := os.WriteFile(path, png, 0o600); err != nil {
+		b.t.Fatal(err)
+	}
+	b.t.Logf("screenshot: %s", path)
+}
+
+// do runs actions, failing the test with what when one fails.
+func (b *tab) do(what string, actions ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	if err := chromedp.Do(b.ctx, actions...); err != nil {
+		b.t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// mustShow fails unless the page's text holds want.
+func (b *tab) mustShow(what, want string) {
+	b.t.Helper()
+	b.mustShowIn(what, "body", want)
+}
+
+// mustShowIn fails unless the text of the element selector holds want.
+func (b *tab) mustShowIn(what, selector, want string) {
+	b.t.Helper()
+	if text := pageText(b.t, b.ctx, selector); !strings.Contains(text, want) {
+		b.t.Fatalf("%s: %s does not show %q; it shows:\n%s", what, selector, want, text)
+	}
+}
+
+// darkTheme has the tab's system setting ask for the dark theme, or for
+// none (the light one).
+func darkTheme(t *testing.T, ctx context.Context, on bool) {
+	t.Helper()
+	params := emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "light"}}}
+	if on {
+		params.Features[0].Value = "dark"
+	}
+	if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, params); err != nil {
+		t.Fatalf("emulate the color scheme: %v", err)
 	}
 }

@@ -2,8 +2,6 @@ package test
 
 import (
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -23,59 +21,23 @@ import (
 // GATEHOUSE_TEST_ARTIFACTS (a temporary directory when unset); the test
 // logs their paths.
 func TestConsoleKeys_browser(t *testing.T) {
-	if testing.Short() {
-		t.Skip("browser test skipped in -short mode")
-	}
-	chromium := chromiumPath(t)
-	artifacts := os.Getenv("GATEHOUSE_TEST_ARTIFACTS")
-	if artifacts == "" {
-		artifacts = t.TempDir()
-	}
-	for _, s := range []store{storeSQLite, storePostgres} {
-		t.Run("store="+string(s), func(t *testing.T) {
-			app := mustStartFramework(t, s, adminEnv)
-			consoleKeysBrowser(t, app, chromium, filepath.Join(artifacts, "console-keys-"+string(s)))
-		})
-	}
+	forBrowserStores(t, []store{storeSQLite, storePostgres}, "console-keys", func(t *testing.T, s store, chromium, dir string) {
+		app := mustStartFramework(t, s, adminEnv)
+		consoleKeysBrowser(t, app, chromium, dir)
+	})
 }
 
 func consoleKeysBrowser(t *testing.T, app *fwApp, chromium, dir string) {
-	if err := os.MkdirAll(dir, 0o750); err != nil {
-		t.Fatal(err)
-	}
 	mustVerifiedUser(t, app, "Root Admin", adminEmail, strictPassword)
 
-	ctx := newBrowser(t, chromium)
-	report := watchPage(t, ctx)
+	tb := newTab(t, chromium, dir)
+	ctx, report, shot, do := tb.ctx, tb.report, tb.shot, tb.do
+	mustShow := tb.mustShow
 	// The copy button writes to the clipboard, which the test reads back.
 	for _, name := range []string{"clipboard-read", "clipboard-write"} {
 		if _, err := chromedp.CallBrowser(ctx, browser.SetPermission, browser.SetPermissionParams{
 			Permission: &browser.PermissionDescriptor{Name: name, AllowWithoutSanitization: true}, Setting: browser.PermissionSettingGranted, Origin: app.URL}); err != nil {
 			t.Fatalf("grant %s: %v", name, err)
-		}
-	}
-	shot := func(name string) {
-		t.Helper()
-		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-		if err != nil {
-			t.Fatalf("screenshot %s: %v", name, err)
-		}
-		path := filepath.Join(dir, name+".png")
-		if err := os.WriteFile(path, png, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("screenshot: %s", path)
-	}
-	do := func(what string, actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(ctx, actions...); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
-	mustShow := func(what, want string) {
-		t.Helper()
-		if text := pageText(t, ctx, "body"); !strings.Contains(text, want) {
-			t.Fatalf("%s: the page does not show %q; it shows:\n%s", what, want, text)
 		}
 	}
 	mustNotShow := func(what, secret string) {

@@ -1,8 +1,6 @@
 package test
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -24,30 +22,17 @@ import (
 // GATEHOUSE_TEST_ARTIFACTS (a temporary directory when unset); the test
 // logs their paths.
 func TestConsoleOrgsDomains_browser(t *testing.T) {
-	if testing.Short() {
-		t.Skip("browser test skipped in -short mode")
-	}
-	chromium := chromiumPath(t)
-	artifacts := os.Getenv("GATEHOUSE_TEST_ARTIFACTS")
-	if artifacts == "" {
-		artifacts = t.TempDir()
-	}
-	for _, s := range []store{storeSQLite, storePostgres} {
-		t.Run("store="+string(s), func(t *testing.T) {
-			dns := dnstest.Start(t)
-			// Checks every 50 ms; a pending domain has a minute to verify.
-			app := mustStartFramework(t, s, fwEnv(adminEnv, map[string]string{"GATEHOUSE_DNS_NAMESERVER": dns.Addr(),
-				"GATEHOUSE_DOMAIN_CHECK_INTERVAL": "50ms", "GATEHOUSE_DOMAIN_CHECK_MAX_INTERVAL": "200ms", "GATEHOUSE_DOMAIN_VERIFICATION_WINDOW": "1m"}))
-			startDomainVerifier(t, app)
-			orgsDomainsBrowser(t, app, dns, chromium, filepath.Join(artifacts, "console-orgs-domains-"+string(s)))
-		})
-	}
+	forBrowserStores(t, []store{storeSQLite, storePostgres}, "console-orgs-domains", func(t *testing.T, s store, chromium, dir string) {
+		dns := dnstest.Start(t)
+		// Checks every 50 ms; a pending domain has a minute to verify.
+		app := mustStartFramework(t, s, fwEnv(adminEnv, map[string]string{"GATEHOUSE_DNS_NAMESERVER": dns.Addr(),
+			"GATEHOUSE_DOMAIN_CHECK_INTERVAL": "50ms", "GATEHOUSE_DOMAIN_CHECK_MAX_INTERVAL": "200ms", "GATEHOUSE_DOMAIN_VERIFICATION_WINDOW": "1m"}))
+		startDomainVerifier(t, app)
+		orgsDomainsBrowser(t, app, dns, chromium, dir)
+	})
 }
 
 func orgsDomainsBrowser(t *testing.T, app *fwApp, dns *dnstest.Server, chromium, dir string) {
-	if err := os.MkdirAll(dir, 0o750); err != nil {
-		t.Fatal(err)
-	}
 	mustVerifiedUser(t, app, "Root Admin", adminEmail, strictPassword)
 	owner, _ := mustVerifiedUser(t, app, "Olga Owner", "olga@example.com", userPassword)
 	mia, _ := mustVerifiedUser(t, app, "Mia Member", "mia@example.com", userPassword)
@@ -56,32 +41,9 @@ func orgsDomainsBrowser(t *testing.T, app *fwApp, dns *dnstest.Server, chromium,
 	inv := mustOK(t, owner.post(orgPath("invite-member"), mustJSON(t, map[string]any{"email": "mia@example.com", "role": "member", "organizationId": orgID})))
 	mustOK(t, mia.post(orgPath("accept-invitation"), mustJSON(t, map[string]any{"invitationId": mustID(t, inv)})))
 
-	ctx := newBrowser(t, chromium)
-	report := watchPage(t, ctx)
-	shot := func(name string) {
-		t.Helper()
-		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-		if err != nil {
-			t.Fatalf("screenshot %s: %v", name, err)
-		}
-		path := filepath.Join(dir, name+".png")
-		if err := os.WriteFile(path, png, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("screenshot: %s", path)
-	}
-	do := func(what string, actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(ctx, actions...); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
-	mustShow := func(what, selector, want string) {
-		t.Helper()
-		if text := pageText(t, ctx, selector); !strings.Contains(text, want) {
-			t.Fatalf("%s: %s does not show %q; it shows:\n%s", what, selector, want, text)
-		}
-	}
+	tb := newTab(t, chromium, dir)
+	ctx, report, shot, do := tb.ctx, tb.report, tb.shot, tb.do
+	mustShow := tb.mustShowIn
 	orgPage := "/console/organizations/" + orgID
 
 	// Signed out: to the hosted sign-in, and back to the organizations.

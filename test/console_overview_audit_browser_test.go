@@ -1,8 +1,6 @@
 package test
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -20,55 +18,19 @@ import (
 // fail a request. Every page's screenshot goes to GATEHOUSE_TEST_ARTIFACTS
 // (a temporary directory when unset); the test logs their paths.
 func TestConsoleOverviewAudit_browser(t *testing.T) {
-	if testing.Short() {
-		t.Skip("browser test skipped in -short mode")
-	}
-	chromium := chromiumPath(t)
-	artifacts := os.Getenv("GATEHOUSE_TEST_ARTIFACTS")
-	if artifacts == "" {
-		artifacts = t.TempDir()
-	}
-	for _, s := range []store{storeSQLite, storePostgres} {
-		t.Run("store="+string(s), func(t *testing.T) {
-			app := mustStartFramework(t, s, adminEnv)
-			consoleOverviewAuditBrowser(t, app, chromium, filepath.Join(artifacts, "console-overview-audit-"+string(s)))
-		})
-	}
+	forBrowserStores(t, []store{storeSQLite, storePostgres}, "console-overview-audit", func(t *testing.T, s store, chromium, dir string) {
+		app := mustStartFramework(t, s, adminEnv)
+		consoleOverviewAuditBrowser(t, app, chromium, dir)
+	})
 }
 
 func consoleOverviewAuditBrowser(t *testing.T, app *fwApp, chromium, dir string) {
-	if err := os.MkdirAll(dir, 0o750); err != nil {
-		t.Fatal(err)
-	}
 	mustVerifiedUser(t, app, "Root Admin", adminEmail, strictPassword)
 	_, vicID := mustPlainUser(t, app, "Vic Victim", "vic@example.com", userPassword)
 
-	ctx := newBrowser(t, chromium)
-	report := watchPage(t, ctx)
-	shot := func(name string) {
-		t.Helper()
-		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-		if err != nil {
-			t.Fatalf("screenshot %s: %v", name, err)
-		}
-		path := filepath.Join(dir, name+".png")
-		if err := os.WriteFile(path, png, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("screenshot: %s", path)
-	}
-	do := func(what string, actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(ctx, actions...); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
-	mustShow := func(what, selector, want string) {
-		t.Helper()
-		if text := pageText(t, ctx, selector); !strings.Contains(text, want) {
-			t.Fatalf("%s: %s does not show %q; it shows:\n%s", what, selector, want, text)
-		}
-	}
+	tb := newTab(t, chromium, dir)
+	ctx, report, shot, do := tb.ctx, tb.report, tb.shot, tb.do
+	mustShow := tb.mustShowIn
 
 	// Signed out: to the hosted sign-in, and back to the console, which
 	// opens on the overview with its charts drawn.

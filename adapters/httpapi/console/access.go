@@ -49,19 +49,11 @@ func (v *visit) impersonating() bool { return v.p.Session.ImpersonatedBy() != ""
 // It reports false when it answered.
 func (s *API) enter(c *gin.Context) (*visit, bool) {
 	ctx := c.Request.Context()
-	token, _ := s.Cookies.Token(c.Request)
-	res, err := s.App.Commands.Authenticate.Handle(ctx, account.Authenticate{Token: token})
-	if err != nil {
-		if edge.IsUnauthenticated(err) {
-			s.toSignIn(c)
-			return nil, false
-		}
-		s.refuse(c, err)
+	v, ok := s.signedIn(c)
+	if !ok {
 		return nil, false
 	}
-	p := res.Principal
-	v := &visit{s: s, c: c, p: p, now: s.App.Commands.ConsoleForms.Now(), tag: sessionTag(p.Session.ID()),
-		req: usecase.AdminRequest{Principal: p, RequestID: edge.RequestIDFrom(ctx), IPAddress: edge.RequestInfoFrom(ctx).ClientIP}}
+	p := v.p
 	if v.impersonating() {
 		return v, true
 	}
@@ -85,6 +77,26 @@ func (s *API) enter(c *gin.Context) (*visit, bool) {
 		return nil, false
 	}
 	return v, true
+}
+
+// signedIn checks the session cookie, the first step of both gates:
+// signed out, it sends the browser to sign in and come back; a store
+// failure is a refusal page. It reports false when it answered.
+func (s *API) signedIn(c *gin.Context) (*visit, bool) {
+	ctx := c.Request.Context()
+	token, _ := s.Cookies.Token(c.Request)
+	res, err := s.App.Commands.Authenticate.Handle(ctx, account.Authenticate{Token: token})
+	if err != nil {
+		if edge.IsUnauthenticated(err) {
+			s.toSignIn(c)
+			return nil, false
+		}
+		s.refuse(c, err)
+		return nil, false
+	}
+	p := res.Principal
+	return &visit{s: s, c: c, p: p, now: s.App.Commands.ConsoleForms.Now(), tag: sessionTag(p.Session.ID()),
+		req: usecase.AdminRequest{Principal: p, RequestID: edge.RequestIDFrom(ctx), IPAddress: edge.RequestInfoFrom(ctx).ClientIP}}, true
 }
 
 // comeBack is where the sign-in brings the browser back to: the page asked

@@ -7,8 +7,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
-	"github.com/gatehouse/gatehouse/application/account"
-	"github.com/gatehouse/gatehouse/application/usecase"
 )
 
 // AccountBase is the path of the self-service account pages: every
@@ -25,22 +23,7 @@ const stopPath = Base + "/impersonation/stop"
 // browser to sign in and come back. An impersonation session enters as the
 // impersonated user, under the banner; its forms are refused (formAs), so
 // an administrator looks but changes nothing in someone else's name.
-func (s *API) enterAccount(c *gin.Context) (*visit, bool) {
-	ctx := c.Request.Context()
-	token, _ := s.Cookies.Token(c.Request)
-	res, err := s.App.Commands.Authenticate.Handle(ctx, account.Authenticate{Token: token})
-	if err != nil {
-		if edge.IsUnauthenticated(err) {
-			s.toSignIn(c)
-			return nil, false
-		}
-		s.refuse(c, err)
-		return nil, false
-	}
-	p := res.Principal
-	return &visit{s: s, c: c, p: p, now: s.App.Commands.ConsoleForms.Now(), tag: sessionTag(p.Session.ID()),
-		req: usecase.AdminRequest{Principal: p, RequestID: edge.RequestIDFrom(ctx), IPAddress: edge.RequestInfoFrom(ctx).ClientIP}}, true
-}
+func (s *API) enterAccount(c *gin.Context) (*visit, bool) { return s.signedIn(c) }
 
 // accountPage is an account page of section (the shell's navigation).
 func (v *visit) accountPage(title, section string) *page {

@@ -26,22 +26,6 @@ var accountForms = map[string]string{
 	"/account/invitations/decline":    "/account/organizations",
 }
 
-// accountPost posts fields to the form action of the page at page, with
-// the token the page gave c.
-func accountPost(t testing.TB, c *fwClient, page, action string, fields url.Values) *response {
-	t.Helper()
-	tok := mustConsoleTokens(t, c, page)[action]
-	if tok == "" {
-		t.Fatalf("no form for %s on %s", action, page)
-	}
-	f := url.Values{}
-	for k, v := range fields {
-		f[k] = v
-	}
-	f.Set("_token", tok)
-	return consolePost(c, action, f)
-}
-
 // mustAccountDone fails unless r is the 303 of a form that did what,
 // back to path.
 func mustAccountDone(t testing.TB, r *response, path, what string) {
@@ -146,7 +130,7 @@ func TestAccountPages_profile_email_password(t *testing.T) {
 		}
 
 		// Name and image.
-		r := accountPost(t, ada, "/account", "/account/profile", url.Values{"name": {"Ada <Lovelace>"}, "image": {"https://img.example.com/ada.png"}})
+		r := consoleFormPost(t, ada, "/account", "/account/profile", url.Values{"name": {"Ada <Lovelace>"}, "image": {"https://img.example.com/ada.png"}})
 		mustAccountDone(t, r, "/account", "profile")
 		u := mustUser(t, mustSession(t, ada))
 		if u["name"] != "Ada <Lovelace>" || u["image"] != "https://img.example.com/ada.png" {
@@ -165,7 +149,7 @@ func TestAccountPages_profile_email_password(t *testing.T) {
 			{"Ada", "javascript:alert(1)", `id="image"`, `value="javascript:alert(1)"`},
 			{"Ada", "not a url", `id="image"`, `value="not a url"`},
 		} {
-			r := accountPost(t, ada, "/account", "/account/profile", url.Values{"name": {tt.name}, "image": {tt.image}})
+			r := consoleFormPost(t, ada, "/account", "/account/profile", url.Values{"name": {tt.name}, "image": {tt.image}})
 			page := mustConsolePage(t, r, http.StatusBadRequest)
 			if !strings.Contains(page, `aria-invalid="true"`) || !strings.Contains(page, tt.field) || !strings.Contains(page, tt.kept) || !strings.Contains(page, "profile-error") {
 				t.Fatalf("profile %q %q: %s", tt.name, tt.image, page)
@@ -176,13 +160,13 @@ func TestAccountPages_profile_email_password(t *testing.T) {
 		}
 
 		// E-mail: invalid, then the same, then a new one with its mailed link.
-		r = accountPost(t, ada, "/account", "/account/email", url.Values{"newEmail": {"not-an-address"}})
+		r = consoleFormPost(t, ada, "/account", "/account/email", url.Values{"newEmail": {"not-an-address"}})
 		if page := mustConsolePage(t, r, http.StatusBadRequest); !strings.Contains(page, `value="not-an-address"`) || !strings.Contains(page, "email-error") {
 			t.Fatalf("invalid new address: %s", page)
 		}
-		r = accountPost(t, ada, "/account", "/account/email", url.Values{"newEmail": {email}})
+		r = consoleFormPost(t, ada, "/account", "/account/email", url.Values{"newEmail": {email}})
 		mustConsolePage(t, r, http.StatusBadRequest)
-		mustAccountDone(t, accountPost(t, ada, "/account", "/account/email", url.Values{"newEmail": {newEmail}}), "/account", "email-sent")
+		mustAccountDone(t, consoleFormPost(t, ada, "/account", "/account/email", url.Values{"newEmail": {newEmail}}), "/account", "email-sent")
 		link := mustLink(t, app, newEmail, "Confirm the change")
 		if u := mustUser(t, mustSession(t, ada)); u["email"] != email {
 			t.Fatalf("the address changed before the link was opened: %v", u)
@@ -210,7 +194,7 @@ func TestAccountPages_profile_email_password(t *testing.T) {
 			{userPassword, "short", "short", "at least 8 characters", http.StatusBadRequest},
 			{userPassword, next, next + "!", `id="confirmPassword"`, http.StatusBadRequest},
 		} {
-			r := accountPost(t, ada, "/account", "/account/password", url.Values{"currentPassword": {tt.current}, "newPassword": {tt.next},
+			r := consoleFormPost(t, ada, "/account", "/account/password", url.Values{"currentPassword": {tt.current}, "newPassword": {tt.next},
 				"confirmPassword": {tt.confirm}, "revokeOtherSessions": {"true"}})
 			page := mustConsolePage(t, r, tt.status)
 			if !strings.Contains(page, tt.field) || !strings.Contains(page, "password-error") || !strings.Contains(page, `name="revokeOtherSessions" value="true" checked`) {
@@ -221,7 +205,7 @@ func TestAccountPages_profile_email_password(t *testing.T) {
 			}
 		}
 		mustSession(t, other)
-		r = accountPost(t, ada, "/account", "/account/password", url.Values{"currentPassword": {userPassword}, "newPassword": {next},
+		r = consoleFormPost(t, ada, "/account", "/account/password", url.Values{"currentPassword": {userPassword}, "newPassword": {next},
 			"confirmPassword": {next}, "revokeOtherSessions": {"true"}})
 		mustAccountDone(t, r, "/account", "password-all")
 		mustNoSession(t, other)
@@ -230,7 +214,7 @@ func TestAccountPages_profile_email_password(t *testing.T) {
 		mustSignInFails(t, app, newEmail, userPassword)
 		// Without signing the others out.
 		mustSignIn(t, other, newEmail, next)
-		r = accountPost(t, ada, "/account", "/account/password", url.Values{"currentPassword": {next}, "newPassword": {userPassword}, "confirmPassword": {userPassword}})
+		r = consoleFormPost(t, ada, "/account", "/account/password", url.Values{"currentPassword": {next}, "newPassword": {userPassword}, "confirmPassword": {userPassword}})
 		mustAccountDone(t, r, "/account", "password")
 		mustSession(t, other)
 	})
@@ -268,18 +252,18 @@ func TestAccountPages_sessions(t *testing.T) {
 		}
 
 		// Someone else's session: 404, nothing ends.
-		r := accountPost(t, ada, "/account/sessions", "/account/sessions/revoke", url.Values{"session": {bobSession}})
+		r := consoleFormPost(t, ada, "/account/sessions", "/account/sessions/revoke", url.Values{"session": {bobSession}})
 		mustConsolePage(t, r, http.StatusNotFound)
 		mustSession(t, bob)
 
 		// One, then every other.
-		mustAccountDone(t, accountPost(t, ada, "/account/sessions", "/account/sessions/revoke", url.Values{"session": {phoneSession}}), "/account/sessions", "revoked")
+		mustAccountDone(t, consoleFormPost(t, ada, "/account/sessions", "/account/sessions/revoke", url.Values{"session": {phoneSession}}), "/account/sessions", "revoked")
 		mustNoSession(t, phone)
 		mustSession(t, laptop)
 		if page := mustConsolePage(t, ada.get("/account/sessions?done=revoked"), http.StatusOK); !strings.Contains(page, "The session has ended") || strings.Contains(page, phoneSession) {
 			t.Fatalf("after ending one: %s", page)
 		}
-		mustAccountDone(t, accountPost(t, ada, "/account/sessions", "/account/sessions/revoke-others", nil), "/account/sessions", "others")
+		mustAccountDone(t, consoleFormPost(t, ada, "/account/sessions", "/account/sessions/revoke-others", nil), "/account/sessions", "others")
 		mustNoSession(t, laptop)
 		mustSession(t, ada)
 		mustSession(t, bob)
@@ -321,15 +305,15 @@ func TestAccountPages_organizations(t *testing.T) {
 		// Someone else's invitation is refused.
 		bob := mustVerifiedClient(t, app, "Bob", "bob@example.com")
 		accountTestInvite(t, owner, "Bob Corp", "bob-corp", "bob@example.com", "member") // so that his page has the form
-		r := accountPost(t, bob, "/account/organizations", "/account/invitations/accept", url.Values{"invitation": {join}})
+		r := consoleFormPost(t, bob, "/account/organizations", "/account/invitations/accept", url.Values{"invitation": {join}})
 		if r.Status < 400 || r.Status >= 500 {
 			t.Fatalf("accepting someone else's invitation: %d %s", r.Status, r.Body)
 		}
 		mustConsolePage(t, r, r.Status)
 
 		stale := mustConsoleTokens(t, ada, "/account/organizations")["/account/invitations/decline"]
-		mustAccountDone(t, accountPost(t, ada, "/account/organizations", "/account/invitations/decline", url.Values{"invitation": {skip}}), "/account/organizations", "declined")
-		mustAccountDone(t, accountPost(t, ada, "/account/organizations", "/account/invitations/accept", url.Values{"invitation": {join}}), "/account/organizations", "accepted")
+		mustAccountDone(t, consoleFormPost(t, ada, "/account/organizations", "/account/invitations/decline", url.Values{"invitation": {skip}}), "/account/organizations", "declined")
+		mustAccountDone(t, consoleFormPost(t, ada, "/account/organizations", "/account/invitations/accept", url.Values{"invitation": {join}}), "/account/organizations", "accepted")
 		orgs := mustList(t, ada.get(orgPath("list")))
 		var slugs []string
 		for _, o := range orgs {
@@ -366,17 +350,17 @@ func TestAccountPages_delete_account(t *testing.T) {
 	t.Parallel()
 	fwForStores(t, allStores, fwQuick, func(t *testing.T, app *fwApp) {
 		ada, _ := mustPlainUser(t, app, "Ada", "ada@example.com", userPassword)
-		r := accountPost(t, ada, "/account", "/account/delete", url.Values{"confirm": {"someone@example.com"}, "password": {userPassword}})
+		r := consoleFormPost(t, ada, "/account", "/account/delete", url.Values{"confirm": {"someone@example.com"}, "password": {userPassword}})
 		if page := mustConsolePage(t, r, http.StatusBadRequest); !strings.Contains(page, `id="delete-error"`) || !strings.Contains(page, `value="someone@example.com"`) {
 			t.Fatalf("wrong confirmation: %s", page)
 		}
-		r = accountPost(t, ada, "/account", "/account/delete", url.Values{"confirm": {"ada@example.com"}, "password": {"not my password"}})
+		r = consoleFormPost(t, ada, "/account", "/account/delete", url.Values{"confirm": {"ada@example.com"}, "password": {"not my password"}})
 		if page := mustConsolePage(t, r, http.StatusBadRequest); !strings.Contains(page, `id="deletePassword"`) || !strings.Contains(page, "Nothing was deleted") ||
 			!strings.Contains(page, `value="ada@example.com"`) {
 			t.Fatalf("wrong password: %s", page)
 		}
 		mustSession(t, ada)
-		r = accountPost(t, ada, "/account", "/account/delete", url.Values{"confirm": {"ADA@example.com"}, "password": {userPassword}})
+		r = consoleFormPost(t, ada, "/account", "/account/delete", url.Values{"confirm": {"ADA@example.com"}, "password": {userPassword}})
 		mustStatus(t, r, http.StatusSeeOther)
 		mustNoSession(t, ada)
 		mustSignInFails(t, app, "ada@example.com", userPassword)
@@ -384,7 +368,7 @@ func TestAccountPages_delete_account(t *testing.T) {
 
 		// Without a password: the framework mails a confirming link.
 		bob, _ := mustPlainUser(t, app, "Bob", "bob@example.com", userPassword)
-		mustAccountDone(t, accountPost(t, bob, "/account", "/account/delete", url.Values{"confirm": {"bob@example.com"}}), "/account", "delete-sent")
+		mustAccountDone(t, consoleFormPost(t, bob, "/account", "/account/delete", url.Values{"confirm": {"bob@example.com"}}), "/account", "delete-sent")
 		mustSession(t, bob)
 		mustStatus(t, bob.get(mustLink(t, app, "bob@example.com", "Confirm")), http.StatusFound)
 		mustSignInFails(t, app, "bob@example.com", userPassword)
@@ -408,7 +392,7 @@ func TestAccountPages_step_up(t *testing.T) {
 			{"/account/email", url.Values{"newEmail": {"tess.new@example.com"}}},
 			{"/account/delete", url.Values{"confirm": {"tess@example.com"}, "password": {tfPassword}}},
 		} {
-			r := accountPost(t, s, "/account", tt.action, tt.fields)
+			r := consoleFormPost(t, s, "/account", tt.action, tt.fields)
 			mustStatus(t, r, http.StatusSeeOther)
 			if got, want := r.Header.Get("Location"), "/two-factor?callbackURL=%2Faccount"; got != want {
 				t.Fatalf("%s: Location = %q, want %q", tt.action, got, want)
@@ -417,7 +401,7 @@ func TestAccountPages_step_up(t *testing.T) {
 		mustNoMail(t, app, "tess.new@example.com", "Confirm the change")
 		mustSession(t, s)
 		mustOK(t, s.post("/api/auth/two-factor/verify-totp", mustJSON(t, map[string]any{"code": totpAt(u.secret, 1)})))
-		r := accountPost(t, s, "/account", "/account/password", url.Values{"currentPassword": {tfPassword}, "newPassword": {"a brand new passphrase"},
+		r := consoleFormPost(t, s, "/account", "/account/password", url.Values{"currentPassword": {tfPassword}, "newPassword": {"a brand new passphrase"},
 			"confirmPassword": {"a brand new passphrase"}})
 		mustAccountDone(t, r, "/account", "password")
 	})
@@ -444,7 +428,7 @@ func TestAccountPages_impersonation_changes_nothing(t *testing.T) {
 		fields := url.Values{"name": {"Hijacked"}, "newEmail": {"evil@example.com"}, "currentPassword": {userPassword}, "newPassword": {"hijacked passphrase"},
 			"confirmPassword": {"hijacked passphrase"}, "confirm": {w.victimEmail}, "password": {userPassword}, "session": {victimSession}}
 		for action, page := range accountForms {
-			r := accountPost(t, w.admin, page, action, fields)
+			r := consoleFormPost(t, w.admin, page, action, fields)
 			if body := mustConsolePage(t, r, http.StatusForbidden); !strings.Contains(body, "Impersonating") {
 				t.Fatalf("%s while impersonating: %s", action, body)
 			}
@@ -486,7 +470,7 @@ func TestAccountPages_hostile_input(t *testing.T) {
 			{"/account/organizations", "/account/invitations/accept", url.Values{"invitation": {strings.Repeat("i", 300)}}, http.StatusBadRequest, "body.invitation"},
 			{"/account/organizations", "/account/invitations/decline", url.Values{}, http.StatusBadRequest, "body.invitation"},
 		} {
-			r := accountPost(t, ada, tt.page, tt.action, tt.fields)
+			r := consoleFormPost(t, ada, tt.page, tt.action, tt.fields)
 			if page := mustConsolePage(t, r, tt.status); !strings.Contains(page, tt.want) {
 				t.Fatalf("%s with %.80v: the page does not name %s: %.2000s", tt.action, tt.fields, tt.want, page)
 			}
@@ -507,13 +491,13 @@ func TestAccountPages_email_change_needs_a_fresh_sign_in(t *testing.T) {
 	fwForStores(t, []store{storeSQLite}, env, func(t *testing.T, app *fwApp) {
 		ada, _ := mustPlainUser(t, app, "Ada", "ada@example.com", userPassword)
 		time.Sleep(1100 * time.Millisecond)
-		r := accountPost(t, ada, "/account", "/account/email", url.Values{"newEmail": {"ada.new@example.com"}})
+		r := consoleFormPost(t, ada, "/account", "/account/email", url.Values{"newEmail": {"ada.new@example.com"}})
 		if page := mustConsolePage(t, r, http.StatusForbidden); !strings.Contains(page, "recent sign-in") || !strings.Contains(page, `value="ada.new@example.com"`) {
 			t.Fatalf("a stale session's e-mail change: %s", page)
 		}
 		mustNoMail(t, app, "ada.new@example.com", "Confirm the change")
 		mustSignIn(t, ada, "ada@example.com", userPassword)
-		mustAccountDone(t, accountPost(t, ada, "/account", "/account/email", url.Values{"newEmail": {"ada.new@example.com"}}), "/account", "email-sent")
+		mustAccountDone(t, consoleFormPost(t, ada, "/account", "/account/email", url.Values{"newEmail": {"ada.new@example.com"}}), "/account", "email-sent")
 		mustLink(t, app, "ada.new@example.com", "Confirm the change")
 	})
 }

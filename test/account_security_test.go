@@ -71,7 +71,7 @@ func mustAccountPage(t testing.TB, r *response, status int) string {
 func mustAccountPasskey(t testing.TB, c *fwClient, name string) *pkDevice {
 	t.Helper()
 	d := newDevice()
-	page := mustConsolePage(t, accountPost(t, c, "/account/security", "/account/security/passkeys/new", url.Values{"name": {name}}), http.StatusOK)
+	page := mustConsolePage(t, consoleFormPost(t, c, "/account/security", "/account/security/passkeys/new", url.Values{"name": {name}}), http.StatusOK)
 	m := accountOptions.FindStringSubmatch(page)
 	if m == nil || !strings.Contains(page, `<script src="/account/assets/passkey.js?v=`) {
 		t.Fatalf("no registration on the page: %s", page)
@@ -86,7 +86,7 @@ func mustAccountPasskey(t testing.TB, c *fwClient, name string) *pkDevice {
 // secret: the key shown as text must be the one the QR code holds.
 func mustAccountEnrol(t testing.TB, c *fwClient, password string) []byte {
 	t.Helper()
-	page := mustConsolePage(t, accountPost(t, c, "/account/security", "/account/security/totp/enable", url.Values{"password": {password}}), http.StatusOK)
+	page := mustConsolePage(t, consoleFormPost(t, c, "/account/security", "/account/security/totp/enable", url.Values{"password": {password}}), http.StatusOK)
 	m := accountQR.FindStringSubmatch(page)
 	if m == nil {
 		t.Fatalf("no QR code on the enrolment page: %s", page)
@@ -172,7 +172,7 @@ func TestAccountSecurity_authorization_matrix(t *testing.T) {
 		if !strings.Contains(page, "You are impersonating") {
 			t.Fatalf("the security page while impersonating: %s", page)
 		}
-		if body := mustConsolePage(t, accountPost(t, w.admin, "/account/security", enable, url.Values{"password": {userPassword}}), http.StatusForbidden); !strings.Contains(body, "Impersonating") {
+		if body := mustConsolePage(t, consoleFormPost(t, w.admin, "/account/security", enable, url.Values{"password": {userPassword}}), http.StatusForbidden); !strings.Contains(body, "Impersonating") {
 			t.Fatalf("an impersonation enrolled a factor: %s", body)
 		}
 	})
@@ -191,14 +191,14 @@ func TestAccountSecurity_totp_enrolment(t *testing.T) {
 		c, id := mustPlainUser(t, app, "Tess", "tess@example.com", userPassword)
 		before := c.Cookies["gatehouse.session_token"]
 
-		page := mustConsolePage(t, accountPost(t, c, "/account/security", "/account/security/totp/enable", url.Values{"password": {"not the password"}}), http.StatusBadRequest)
+		page := mustConsolePage(t, consoleFormPost(t, c, "/account/security", "/account/security/totp/enable", url.Values{"password": {"not the password"}}), http.StatusBadRequest)
 		if !strings.Contains(page, `id="totp-password" name="password" type="password" autocomplete="current-password" required aria-invalid="true"`) || strings.Contains(page, "totp-qr") {
 			t.Fatalf("a wrong password: %s", page)
 		}
 		mustAccountEnrol(t, c, userPassword)
 		// Enrolling again before the first code replaces the key; a wrong
 		// code keeps the confirmation, never the key.
-		page = mustConsolePage(t, accountPost(t, c, "/account/security", "/account/security/totp/enable", url.Values{"password": {userPassword}}), http.StatusOK)
+		page = mustConsolePage(t, consoleFormPost(t, c, "/account/security", "/account/security/totp/enable", url.Values{"password": {userPassword}}), http.StatusOK)
 		key := accountSecret.FindStringSubmatch(page)[1]
 		secret, err := base32.StdEncoding.WithPadding(base32.NoPadding).DecodeString(strings.ReplaceAll(key, " ", ""))
 		if err != nil {
@@ -233,7 +233,7 @@ func TestAccountSecurity_totp_enrolment(t *testing.T) {
 		}
 
 		// New backup codes: shown once, with a copy button.
-		r = accountPost(t, c, "/account/security", "/account/security/backup-codes", url.Values{"password": {userPassword}})
+		r = consoleFormPost(t, c, "/account/security", "/account/security/backup-codes", url.Values{"password": {userPassword}})
 		page = mustConsolePage(t, r, http.StatusOK)
 		codes := accountCodes.FindAllStringSubmatch(page, -1)
 		if len(codes) != 10 || !strings.Contains(page, `data-copy="backup-codes"`) {
@@ -254,15 +254,15 @@ func TestAccountSecurity_totp_enrolment(t *testing.T) {
 		trusted.Cookies["gatehouse.trust_device"] = other.Cookies["gatehouse.trust_device"]
 		mustStatus(t, trusted.post("/api/auth/sign-in/email", mustCredentials(t, "tess@example.com", userPassword)), http.StatusOK)
 		mustSession(t, trusted)
-		page = mustConsolePage(t, accountPost(t, trusted, "/account/security", "/account/security/totp/disable", url.Values{"password": {userPassword}}), http.StatusBadRequest)
+		page = mustConsolePage(t, consoleFormPost(t, trusted, "/account/security", "/account/security/totp/disable", url.Values{"password": {userPassword}}), http.StatusBadRequest)
 		if !strings.Contains(page, `id="disable-code" name="code" autocomplete="one-time-code" inputmode="text" aria-invalid="true"`) {
 			t.Fatalf("turning off without a step-up: %s", page)
 		}
-		page = mustConsolePage(t, accountPost(t, trusted, "/account/security", "/account/security/totp/disable", url.Values{"password": {"wrong"}, "code": {codes[0][1]}}), http.StatusBadRequest)
+		page = mustConsolePage(t, consoleFormPost(t, trusted, "/account/security", "/account/security/totp/disable", url.Values{"password": {"wrong"}, "code": {codes[0][1]}}), http.StatusBadRequest)
 		if !strings.Contains(page, `id="disable-password" name="password" type="password" autocomplete="current-password" required aria-invalid="true"`) {
 			t.Fatalf("turning off with a wrong password: %s", page)
 		}
-		r = accountPost(t, trusted, "/account/security", "/account/security/totp/disable", url.Values{"password": {userPassword}, "code": {codes[1][1]}})
+		r = consoleFormPost(t, trusted, "/account/security", "/account/security/totp/disable", url.Values{"password": {userPassword}, "code": {codes[1][1]}})
 		mustAccountDone(t, r, "/account/security", "totp-off")
 		mustAuditEntry(t, admin, r, id, "two-factor.disable", "user", id)
 		if u := mustUser(t, mustSession(t, trusted)); u["twoFactorEnabled"] != false {
@@ -282,11 +282,11 @@ func TestAccountSecurity_passkeys(t *testing.T) {
 		admin, _ := mustAdmin(t, app)
 		c, id := mustPlainUser(t, app, "Pia", "pia@example.com", userPassword)
 		d := newDevice()
-		page := mustConsolePage(t, accountPost(t, c, "/account/security", "/account/security/passkeys/new", url.Values{"name": {"  "}}), http.StatusBadRequest)
+		page := mustConsolePage(t, consoleFormPost(t, c, "/account/security", "/account/security/passkeys/new", url.Values{"name": {"  "}}), http.StatusBadRequest)
 		if !strings.Contains(page, `id="passkey-name" name="name" maxlength="255" required value="  " aria-invalid="true"`) {
 			t.Fatalf("an empty name: %s", page)
 		}
-		page = mustConsolePage(t, accountPost(t, c, "/account/security", "/account/security/passkeys/new", url.Values{"name": {"Laptop"}}), http.StatusOK)
+		page = mustConsolePage(t, consoleFormPost(t, c, "/account/security", "/account/security/passkeys/new", url.Values{"name": {"Laptop"}}), http.StatusOK)
 		m := accountOptions.FindStringSubmatch(page)
 		if m == nil || !strings.Contains(page, `<script src="/account/assets/passkey.js?v=`) {
 			t.Fatalf("no registration on the page: %s", page)
@@ -305,18 +305,18 @@ func TestAccountSecurity_passkeys(t *testing.T) {
 			t.Fatalf("the passkey is not listed: %s", rows)
 		}
 		// The same answer again: the challenge was used.
-		again := formTokens(mustConsolePage(t, accountPost(t, c, "/account/security", "/account/security/passkeys/new", url.Values{"name": {"Again"}}), http.StatusOK))
+		again := formTokens(mustConsolePage(t, consoleFormPost(t, c, "/account/security", "/account/security/passkeys/new", url.Values{"name": {"Again"}}), http.StatusOK))
 		page = mustConsolePage(t, consolePost(c, "/account/security/passkeys/verify", url.Values{"_token": {again["/account/security/passkeys/verify"]}, "name": {"Again"}, "response": {att}}), http.StatusBadRequest)
 		if !strings.Contains(page, "not accepted") {
 			t.Fatalf("a replayed registration: %s", page)
 		}
 
 		// Rename: an empty name keeps the input and names the field.
-		page = mustConsolePage(t, accountPost(t, c, "/account/security", "/account/security/passkeys/rename", url.Values{"id": {cred}, "name": {""}}), http.StatusBadRequest)
+		page = mustConsolePage(t, consoleFormPost(t, c, "/account/security", "/account/security/passkeys/rename", url.Values{"id": {cred}, "name": {""}}), http.StatusBadRequest)
 		if !strings.Contains(page, `aria-invalid="true"`) || !strings.Contains(page, "rename-name") {
 			t.Fatalf("an empty new name: %s", page)
 		}
-		r = accountPost(t, c, "/account/security", "/account/security/passkeys/rename", url.Values{"id": {cred}, "name": {"Work laptop"}})
+		r = consoleFormPost(t, c, "/account/security", "/account/security/passkeys/rename", url.Values{"id": {cred}, "name": {"Work laptop"}})
 		mustAccountDone(t, r, "/account/security", "passkey-renamed")
 		mustAuditEntry(t, admin, r, id, "passkey.rename", "passkey", cred)
 		if rows := consoleRows(mustConsolePage(t, c.get("/account/security"), http.StatusOK)); !strings.Contains(rows, "Work laptop") {
@@ -325,20 +325,20 @@ func TestAccountSecurity_passkeys(t *testing.T) {
 		// Another user's passkey, or none: not found, nothing changes.
 		other, _ := mustPlainUser(t, app, "Oz", "oz@example.com", userPassword)
 		mustAccountPasskey(t, other, "Oz's key")
-		mustConsolePage(t, accountPost(t, other, "/account/security", "/account/security/passkeys/delete", url.Values{"id": {cred}}), http.StatusNotFound)
-		mustConsolePage(t, accountPost(t, other, "/account/security", "/account/security/passkeys/rename", url.Values{"id": {cred}, "name": {"Mine"}}), http.StatusNotFound)
+		mustConsolePage(t, consoleFormPost(t, other, "/account/security", "/account/security/passkeys/delete", url.Values{"id": {cred}}), http.StatusNotFound)
+		mustConsolePage(t, consoleFormPost(t, other, "/account/security", "/account/security/passkeys/rename", url.Values{"id": {cred}, "name": {"Mine"}}), http.StatusNotFound)
 
 		// The last passkey of a session that proved no second factor since
 		// the passkey came: a fresh password sign-in is refused, a passkey
 		// sign-in in that session lets it through.
 		pw := app.client(t)
 		mustSignIn(t, pw, "pia@example.com", userPassword)
-		page = mustConsolePage(t, accountPost(t, pw, "/account/security", "/account/security/passkeys/delete", url.Values{"id": {cred}}), http.StatusForbidden)
+		page = mustConsolePage(t, consoleFormPost(t, pw, "/account/security", "/account/security/passkeys/delete", url.Values{"id": {cred}}), http.StatusForbidden)
 		if !strings.Contains(page, "last passkey") {
 			t.Fatalf("removing the last passkey without a step-up: %s", page)
 		}
 		mustOK(t, passkeySignIn(t, pw, d))
-		r = accountPost(t, pw, "/account/security", "/account/security/passkeys/delete", url.Values{"id": {cred}})
+		r = consoleFormPost(t, pw, "/account/security", "/account/security/passkeys/delete", url.Values{"id": {cred}})
 		mustAccountDone(t, r, "/account/security", "passkey-removed")
 		mustAuditEntry(t, admin, r, id, "passkey.delete", "passkey", cred)
 		if rows := consoleRows(mustConsolePage(t, c.get("/account/security"), http.StatusOK)); !strings.Contains(rows, "No passkey yet.") {
@@ -359,10 +359,10 @@ func TestAccountSecurity_hostile_input(t *testing.T) {
 		fw.register(t, fw.fake, map[string]any{"id": "acme", "name": "Acme ID"})
 		// The forms that only an earlier form's answer shows.
 		enrolment := func() map[string]string {
-			return formTokens(mustConsolePage(t, accountPost(t, c, "/account/security", "/account/security/totp/enable", url.Values{"password": {userPassword}}), http.StatusOK))
+			return formTokens(mustConsolePage(t, consoleFormPost(t, c, "/account/security", "/account/security/totp/enable", url.Values{"password": {userPassword}}), http.StatusOK))
 		}
 		registration := func() map[string]string {
-			return formTokens(mustConsolePage(t, accountPost(t, c, "/account/security", "/account/security/passkeys/new", url.Values{"name": {"Key"}}), http.StatusOK))
+			return formTokens(mustConsolePage(t, consoleFormPost(t, c, "/account/security", "/account/security/passkeys/new", url.Values{"name": {"Key"}}), http.StatusOK))
 		}
 		page := func(path string) func() map[string]string {
 			return func() map[string]string { return formTokens(mustAccountPage(t, c.get(path), http.StatusOK)) }

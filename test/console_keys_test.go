@@ -34,21 +34,6 @@ func mustConsoleSecret(t testing.TB, r *response, prefix string) string {
 	return html.UnescapeString(m[1])
 }
 
-// consoleFormPost posts fields to the form at action found on the page at
-// path, with that form's token.
-func consoleFormPost(t testing.TB, c *fwClient, page, action string, fields url.Values) *response {
-	t.Helper()
-	token := mustConsoleTokens(t, c, page)[action]
-	if token == "" {
-		t.Fatalf("no form for %s on %s", action, page)
-	}
-	if fields == nil {
-		fields = url.Values{}
-	}
-	fields.Set("_token", token)
-	return consolePost(c, action, fields)
-}
-
 // mustNoSecret fails if the body of r holds any of secrets.
 func mustNoSecret(t testing.TB, what string, r *response, secrets ...string) {
 	t.Helper()
@@ -69,15 +54,6 @@ func auditSuccesses(t testing.TB, admin *fwClient, action string) []map[string]a
 		}
 	}
 	return out
-}
-
-// mustConsoleSeeOther fails unless r redirects to location after a form.
-func mustConsoleSeeOther(t testing.TB, r *response, location string) {
-	t.Helper()
-	mustStatus(t, r, http.StatusSeeOther)
-	if got := r.Header.Get("Location"); got != location {
-		t.Fatalf("Location = %q, want %q", got, location)
-	}
 }
 
 // Ensure every route of the Service keys, OAuth clients and Signing keys

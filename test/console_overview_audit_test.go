@@ -29,30 +29,6 @@ func oaWebhook(t *testing.T, admin *fwClient, u string) string {
 	return mustID(t, r.JSON(t))
 }
 
-// oaSubmit posts the form of action found on the page at page, with
-// fields and its token.
-func oaSubmit(t *testing.T, c *fwClient, page, action string, fields url.Values) *response {
-	t.Helper()
-	token := mustConsoleTokens(t, c, page)[action]
-	if token == "" {
-		t.Fatalf("no form for %s on %s", action, page)
-	}
-	if fields == nil {
-		fields = url.Values{}
-	}
-	fields.Set("_token", token)
-	return consolePost(c, action, fields)
-}
-
-// oaDone fails unless r redirects to location after a form.
-func oaDone(t testing.TB, r *response, location string) {
-	t.Helper()
-	mustStatus(t, r, http.StatusSeeOther)
-	if got := r.Header.Get("Location"); got != location {
-		t.Fatalf("Location = %q, want %q", got, location)
-	}
-}
-
 // Ensure every route of the overview, the audit log, the identity
 // providers and the webhooks sends a signed-out browser to sign in and
 // back, refuses a plain user with the 403 page, serves the administrator,
@@ -110,8 +86,8 @@ func TestConsoleOverview_shows_the_seeded_counts(t *testing.T) {
 		}
 		mustStatus(t, app.client(t).post("/api/auth/sign-in/email", mustCredentials(t, w.victimEmail, "wrong password!")), http.StatusUnauthorized)
 		mustSignIn(t, app.client(t), "pat@example.com", userPassword)
-		ban := oaSubmit(t, w.admin, w.userPath(), w.userPath()+"/ban", url.Values{"reason": {"spam"}})
-		oaDone(t, ban, w.userPath()+"?done=banned")
+		ban := consoleFormPost(t, w.admin, w.userPath(), w.userPath()+"/ban", url.Values{"reason": {"spam"}})
+		mustConsoleSeeOther(t, ban, w.userPath()+"?done=banned")
 
 		api := mustOK(t, w.admin.get("/api/admin/overview"))
 		page := mustConsolePage(t, w.admin.get("/console/overview"), http.StatusOK)
@@ -163,10 +139,10 @@ func TestConsoleAudit_filters_and_pages(t *testing.T) {
 	t.Parallel()
 	fwForStores(t, allStores, adminEnv, func(t *testing.T, app *fwApp) {
 		w := newConsoleWorld(t, app)
-		ban := oaSubmit(t, w.admin, w.userPath(), w.userPath()+"/ban", url.Values{"reason": {"spam"}})
-		oaDone(t, ban, w.userPath()+"?done=banned")
-		oaDone(t, oaSubmit(t, w.admin, w.userPath(), w.userPath()+"/unban", nil), w.userPath()+"?done=unbanned")
-		oaDone(t, oaSubmit(t, w.admin, w.userPath(), w.userPath()+"/ban", url.Values{"reason": {"again"}}), w.userPath()+"?done=banned")
+		ban := consoleFormPost(t, w.admin, w.userPath(), w.userPath()+"/ban", url.Values{"reason": {"spam"}})
+		mustConsoleSeeOther(t, ban, w.userPath()+"?done=banned")
+		mustConsoleSeeOther(t, consoleFormPost(t, w.admin, w.userPath(), w.userPath()+"/unban", nil), w.userPath()+"?done=unbanned")
+		mustConsoleSeeOther(t, consoleFormPost(t, w.admin, w.userPath(), w.userPath()+"/ban", url.Values{"reason": {"again"}}), w.userPath()+"?done=banned")
 		reqID := ban.Header.Get("X-Request-Id")
 
 		// By action: both bans, not the unban, each linking to the user
@@ -261,7 +237,7 @@ func TestConsoleOverviewAudit_hostile_input(t *testing.T) {
 			{url.Values{"id": {"gh"}, "preset": {"github"}, "clientId": {strings.Repeat("c", 600)}, "clientSecret": {"s"}}, http.StatusBadRequest, `name="clientId" required maxlength="512" value="" autocomplete="off" aria-invalid="true"`},
 			{url.Values{"id": {"gh"}, "clientId": {"c"}, "clientSecret": {strings.Repeat("s", 2<<20)}}, http.StatusRequestEntityTooLarge, "larger than"},
 		} {
-			page := mustConsolePage(t, oaSubmit(t, w.admin, providers, providers, tt.fields), tt.status)
+			page := mustConsolePage(t, consoleFormPost(t, w.admin, providers, providers, tt.fields), tt.status)
 			if !strings.Contains(page, tt.want) {
 				t.Fatalf("provider %.80v: the page does not show %s: %.3000s", tt.fields, tt.want, page)
 			}
@@ -284,7 +260,7 @@ func TestConsoleOverviewAudit_hostile_input(t *testing.T) {
 			{url.Values{"url": {"https://hooks.example.com/\x00"}}, http.StatusBadRequest, "body.url"},
 			{url.Values{"url": {"https://hooks.example.com/in"}, "description": {"\xff"}}, http.StatusBadRequest, "body.description"},
 		} {
-			page := mustConsolePage(t, oaSubmit(t, w.admin, hooks, hooks, tt.fields), tt.status)
+			page := mustConsolePage(t, consoleFormPost(t, w.admin, hooks, hooks, tt.fields), tt.status)
 			if !strings.Contains(page, tt.want) {
 				t.Fatalf("webhook %.80v: the page does not show %s: %.3000s", tt.fields, tt.want, page)
 			}
@@ -309,9 +285,9 @@ func TestConsoleIdentityProviders_manage(t *testing.T) {
 		w := newConsoleWorld(t, app)
 		const list, secret = "/console/identity-providers", "idp-secret-never-shown-1234"
 		const path = list + "/gh-corp"
-		r := oaSubmit(t, w.admin, list, list, url.Values{"id": {"gh-corp"}, "preset": {"github"}, "name": {"GitHub Corp"},
+		r := consoleFormPost(t, w.admin, list, list, url.Values{"id": {"gh-corp"}, "preset": {"github"}, "name": {"GitHub Corp"},
 			"clientId": {"client-1"}, "clientSecret": {secret}, "enabled": {"on"}})
-		oaDone(t, r, path+"?done=created")
+		mustConsoleSeeOther(t, r, path+"?done=created")
 		mustAuditEntry(t, w.admin, r, w.adminID, "admin.create-identity-provider", "identity_provider", "gh-corp")
 		page := mustConsolePage(t, w.admin.get(path+"?done=created"), http.StatusOK)
 		if !strings.Contains(page, "GitHub Corp") || !strings.Contains(page, "/api/auth/callback/gh-corp") || !strings.Contains(page, "client-1") {
@@ -322,22 +298,22 @@ func TestConsoleIdentityProviders_manage(t *testing.T) {
 		}
 
 		// A change keeps the sealed secret when none is typed.
-		r = oaSubmit(t, w.admin, path, path+"/update", url.Values{"preset": {"github"}, "name": {"GitHub Inc"}, "clientId": {"client-2"},
+		r = consoleFormPost(t, w.admin, path, path+"/update", url.Values{"preset": {"github"}, "name": {"GitHub Inc"}, "clientId": {"client-2"},
 			"scopes": {"read:user user:email"}, "enabled": {"on"}, "trustedForLinking": {"on"}})
-		oaDone(t, r, path+"?done=updated")
+		mustConsoleSeeOther(t, r, path+"?done=updated")
 		mustAuditEntry(t, w.admin, r, w.adminID, "admin.update-identity-provider", "identity_provider", "gh-corp")
 		got := mustOK(t, w.admin.get("/api/admin/identity-providers/gh-corp"))
 		if got["name"] != "GitHub Inc" || got["clientId"] != "client-2" || got["trustedForLinking"] != true || got["clientSecretSet"] != true {
 			t.Fatalf("after the change the admin API sees %v", got)
 		}
-		oaDone(t, oaSubmit(t, w.admin, path, path+"/disable", nil), path+"?done=disabled")
+		mustConsoleSeeOther(t, consoleFormPost(t, w.admin, path, path+"/disable", nil), path+"?done=disabled")
 		if got := mustOK(t, w.admin.get("/api/admin/identity-providers/gh-corp")); got["enabled"] != false {
 			t.Fatalf("after disabling: %v", got)
 		}
-		oaDone(t, oaSubmit(t, w.admin, path, path+"/enable", nil), path+"?done=enabled")
+		mustConsoleSeeOther(t, consoleFormPost(t, w.admin, path, path+"/enable", nil), path+"?done=enabled")
 
 		// Delete: a wrong confirmation keeps the input and deletes nothing.
-		r = oaSubmit(t, w.admin, path, path+"/delete", url.Values{"confirm": {"gh"}})
+		r = consoleFormPost(t, w.admin, path, path+"/delete", url.Values{"confirm": {"gh"}})
 		if page := mustConsolePage(t, r, http.StatusBadRequest); !strings.Contains(page, `id="confirm-error"`) || !strings.Contains(page, `value="gh"`) {
 			t.Fatalf("wrong confirmation: %s", page)
 		}
@@ -346,8 +322,8 @@ func TestConsoleIdentityProviders_manage(t *testing.T) {
 				t.Fatalf("%s shows the client secret", p)
 			}
 		}
-		r = oaSubmit(t, w.admin, path, path+"/delete", url.Values{"confirm": {"gh-corp"}})
-		oaDone(t, r, list+"?deleted=1")
+		r = consoleFormPost(t, w.admin, path, path+"/delete", url.Values{"confirm": {"gh-corp"}})
+		mustConsoleSeeOther(t, r, list+"?deleted=1")
 		mustAuditEntry(t, w.admin, r, w.adminID, "admin.delete-identity-provider", "identity_provider", "gh-corp")
 		mustConsolePage(t, w.admin.get(path), http.StatusNotFound)
 		// The audit entries link back to the provider's page.
@@ -400,7 +376,7 @@ func TestConsoleWebhooks_manage(t *testing.T) {
 		}
 
 		// Rotating shows a new secret, once.
-		r = oaSubmit(t, w.admin, path, path+"/rotate-secret", nil)
+		r = consoleFormPost(t, w.admin, path, path+"/rotate-secret", nil)
 		page = mustConsolePage(t, r, http.StatusOK)
 		if got := oaWhsec.FindAllString(page, -1); len(got) != 1 || got[0] == secrets[0] || !strings.Contains(page, "still signs until") {
 			t.Fatalf("after rotating the page shows %v: %s", got, page)
@@ -411,7 +387,7 @@ func TestConsoleWebhooks_manage(t *testing.T) {
 		}
 
 		// A ban is a message for it; replaying it is audited.
-		oaDone(t, oaSubmit(t, w.admin, w.userPath(), w.userPath()+"/ban", url.Values{"reason": {"spam"}}), w.userPath()+"?done=banned")
+		mustConsoleSeeOther(t, consoleFormPost(t, w.admin, w.userPath(), w.userPath()+"/ban", url.Values{"reason": {"spam"}}), w.userPath()+"?done=banned")
 		var m []string
 		for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 			page = mustConsolePage(t, w.admin.get(path), http.StatusOK)
@@ -423,8 +399,8 @@ func TestConsoleWebhooks_manage(t *testing.T) {
 				t.Fatalf("no message for the ban: %s", page)
 			}
 		}
-		r = oaSubmit(t, w.admin, path, path+"/replay", url.Values{"message": {m[1]}})
-		oaDone(t, r, path+"?done=replayed")
+		r = consoleFormPost(t, w.admin, path, path+"/replay", url.Values{"message": {m[1]}})
+		mustConsoleSeeOther(t, r, path+"?done=replayed")
 		mustAuditEntry(t, w.admin, r, w.adminID, "admin.replay-webhook", "webhook", id)
 		if rows := consoleRows(mustConsolePage(t, w.admin.get(path+"?status=succeeded"), http.StatusOK)); !strings.Contains(rows, "No message succeeded") {
 			t.Fatalf("filtered by succeeded: %s", rows)
@@ -432,24 +408,24 @@ func TestConsoleWebhooks_manage(t *testing.T) {
 		mustConsolePage(t, w.admin.get(path+"?status=lost"), http.StatusBadRequest)
 
 		// Disable, enable.
-		r = oaSubmit(t, w.admin, path, path+"/disable", nil)
-		oaDone(t, r, path+"?done=disabled")
+		r = consoleFormPost(t, w.admin, path, path+"/disable", nil)
+		mustConsoleSeeOther(t, r, path+"?done=disabled")
 		mustAuditEntry(t, w.admin, r, w.adminID, "admin.update-webhook", "webhook", id)
 		if got := mustOK(t, w.admin.get("/api/admin/webhooks/"+id)); got["enabled"] != false {
 			t.Fatalf("after disabling: %v", got)
 		}
-		oaDone(t, oaSubmit(t, w.admin, path, path+"/enable", nil), path+"?done=enabled")
+		mustConsoleSeeOther(t, consoleFormPost(t, w.admin, path, path+"/enable", nil), path+"?done=enabled")
 		if got := mustOK(t, w.admin.get("/api/admin/webhooks/"+id)); got["enabled"] != true {
 			t.Fatalf("after enabling: %v", got)
 		}
 
 		// Delete with the typed confirmation.
-		r = oaSubmit(t, w.admin, path, path+"/delete", url.Values{"confirm": {"https://hooks.example.com"}})
+		r = consoleFormPost(t, w.admin, path, path+"/delete", url.Values{"confirm": {"https://hooks.example.com"}})
 		if page := mustConsolePage(t, r, http.StatusBadRequest); !strings.Contains(page, `id="confirm-error"`) || !strings.Contains(page, `value="https://hooks.example.com"`) || oaWhsec.MatchString(page) {
 			t.Fatalf("wrong confirmation: %s", page)
 		}
-		r = oaSubmit(t, w.admin, path, path+"/delete", url.Values{"confirm": {endpoint}})
-		oaDone(t, r, list+"?deleted=1")
+		r = consoleFormPost(t, w.admin, path, path+"/delete", url.Values{"confirm": {endpoint}})
+		mustConsoleSeeOther(t, r, list+"?deleted=1")
 		mustAuditEntry(t, w.admin, r, w.adminID, "admin.delete-webhook", "webhook", id)
 		mustConsolePage(t, w.admin.get(path), http.StatusNotFound)
 	})
@@ -473,8 +449,8 @@ func TestConsoleWebhooks_secrets_need_a_fresh_second_factor(t *testing.T) {
 			mustSignIn(t, stale, adminEmail, adminPassword)
 		}
 		const list = "/console/webhooks"
-		r := oaSubmit(t, stale, list, list, url.Values{"url": {"https://hooks.example.com/in"}})
-		oaDone(t, r, "/two-factor?callbackURL="+url.QueryEscape(list))
+		r := consoleFormPost(t, stale, list, list, url.Values{"url": {"https://hooks.example.com/in"}})
+		mustConsoleSeeOther(t, r, "/two-factor?callbackURL="+url.QueryEscape(list))
 		if got := mustOK(t, admin.get("/api/admin/webhooks"))["data"].([]any); len(got) != 0 {
 			t.Fatalf("an endpoint was created: %v", got)
 		}

@@ -35,6 +35,30 @@ func consolePost(c *fwClient, path string, fields url.Values) *response {
 	return c.post(path, fields.Encode(), "Content-Type", "application/x-www-form-urlencoded")
 }
 
+// consoleFormPost posts fields to the form at action found on the page at
+// page, with that form's token.
+func consoleFormPost(t testing.TB, c *fwClient, page, action string, fields url.Values) *response {
+	t.Helper()
+	token := mustConsoleTokens(t, c, page)[action]
+	if token == "" {
+		t.Fatalf("no form for %s on %s", action, page)
+	}
+	if fields == nil {
+		fields = url.Values{}
+	}
+	fields.Set("_token", token)
+	return consolePost(c, action, fields)
+}
+
+// mustConsoleSeeOther fails unless r redirects to location after a form.
+func mustConsoleSeeOther(t testing.TB, r *response, location string) {
+	t.Helper()
+	mustStatus(t, r, http.StatusSeeOther)
+	if got := r.Header.Get("Location"); got != location {
+		t.Fatalf("Location = %q, want %q", got, location)
+	}
+}
+
 // mustConsoleHeaders fails unless r carries the console's headers.
 func mustConsoleHeaders(t testing.TB, r *response) {
 	t.Helper()

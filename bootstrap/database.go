@@ -20,6 +20,9 @@ type DatabaseConfig struct {
 	Timeout     time.Duration
 	RedisURL    string // "" for none; see ratelimit.ParseRedisURL
 	RedisPrefix string // in front of every key in Redis
+	// RateLimitStoreTimeout bounds each rate-limit hit on the shared store
+	// (Redis, or PostgreSQL without Redis); see ratelimit.SharedOptions.
+	RateLimitStoreTimeout time.Duration
 }
 
 var databaseSettingList settingList
@@ -29,6 +32,7 @@ var (
 	settingDatabaseTimeout = databaseSettingList.add("GATEHOUSE_DATABASE_TIMEOUT", "database-timeout", "5s", "longest a database statement or transaction may take, waiting for a connection included; past it the request answers 503 with Retry-After")
 	settingRedisURL        = databaseSettingList.add("GATEHOUSE_REDIS_URL", "redis-url", "", "redis://[USER:PASSWORD@]HOST[:PORT][/DB], or rediss:// for TLS: the rate limits are counted there, shared by every replica (unset: in PostgreSQL on PostgreSQL, else in process memory)")
 	settingRedisPrefix     = databaseSettingList.add("GATEHOUSE_REDIS_PREFIX", "redis-prefix", ratelimit.DefaultRedisPrefix, "start of every key Gatehouse keeps in Redis, so that several deployments can share one Redis")
+	settingStoreTimeout    = databaseSettingList.add("GATEHOUSE_RATE_LIMIT_STORE_TIMEOUT", "rate-limit-store-timeout", ratelimit.DefaultStoreTimeout.String(), "longest a rate-limit hit may wait for the shared store (Redis, or PostgreSQL without Redis); past it, or on any failure, the replica counts in its own memory and leaves the store alone for 5s")
 )
 
 // load reads the database URL (see gormstore.DatabaseURL for its forms)
@@ -45,6 +49,7 @@ func (d *DatabaseConfig) load(r *reader, dataDir string) {
 	if d.RedisPrefix = r.text(settingRedisPrefix); d.RedisPrefix == "" || len(d.RedisPrefix) > 64 || strings.ContainsFunc(d.RedisPrefix, func(c rune) bool { return unicode.IsSpace(c) || !unicode.IsPrint(c) }) {
 		r.fail(settingRedisPrefix, "must be 1 to 64 printable bytes without spaces, such as gatehouse:")
 	}
+	d.RateLimitStoreTimeout = r.durationOr(settingStoreTimeout, 10*time.Millisecond, 5*time.Second, "must be a duration from 10ms to 5s, such as 200ms")
 }
 
 func (d *DatabaseConfig) loadURL(r *reader, dataDir string) {

@@ -120,7 +120,8 @@ func newMetrics(c Config, pool dbPool, outbox metrics.Outbox, limits *rateLimits
 	if c.Observability.MetricsAddr == "" {
 		return nil
 	}
-	return metrics.New(metrics.Options{Version: Version, DB: pool.db, Outbox: outbox, RateLimitStoreFailures: limits.failures, Logger: logger})
+	return metrics.New(metrics.Options{Version: Version, DB: pool.db, Outbox: outbox, RateLimitStoreFailures: limits.failures,
+		RateLimitStoreDown: limits.down, Logger: logger})
 }
 
 // observer is what the application reports sign-ins and deliveries to:

@@ -18,9 +18,11 @@ type rateLimits struct {
 	limiter ports.RateLimiter
 	store   string                             // where the windows are counted, for the start-up lines (App.RateLimits)
 	purge   func(context.Context) (int, error) // deletes ended windows; nil unless they are rows of the database
-	// failures counts the hits the shared store failed, for the metrics;
-	// nil when the limits are counted in memory.
+	// failures counts the hits counted in memory because of the shared
+	// store, and down reports whether its breaker is open, for the
+	// metrics; nil when the limits are counted in memory.
 	failures func() uint64
+	down     func() bool
 }
 
 // redisPingTimeout bounds the start-up check that Redis answers.
@@ -40,9 +42,9 @@ func sqlRateLimits(cfg Config, db *gorm.DB, logger *slog.Logger) (*rateLimits, f
 	if err != nil {
 		return nil, nil, err
 	}
-	s := ratelimit.NewShared(pg, "PostgreSQL", logger)
+	s := ratelimit.NewShared(pg, "PostgreSQL", logger, sharedOptions(cfg))
 	return &rateLimits{limiter: s, store: "counted in PostgreSQL, shared by the replicas on this database", purge: pg.DeleteExpired,
-		failures: s.Failures}, s.Close, nil
+		failures: s.Failures, down: s.Down}, s.Close, nil
 }
 
 // memoryRateLimits counts the rate limits in Redis when GATEHOUSE_REDIS_URL
@@ -60,8 +62,8 @@ func memoryRateLimits(cfg Config, logger *slog.Logger) (*rateLimits, func(), err
 			return nil, nil, err
 		}
 		name := "Redis " + ratelimit.DescribeRedis(cfg.Database.RedisURL)
-		s := ratelimit.NewShared(ratelimit.NewRedis(client, cfg.Database.RedisPrefix), name, logger)
-		l = &rateLimits{limiter: s, store: "counted in " + name + ", shared by the replicas using it", failures: s.Failures}
+		s := ratelimit.NewShared(ratelimit.NewRedis(client, cfg.Database.RedisPrefix), name, logger, sharedOptions(cfg))
+		l = &rateLimits{limiter: s, store: "counted in " + name + ", shared by the replicas using it", failures: s.Failures, down: s.Down}
 		cleanup = func() { s.Close(); _ = client.Close() }
 		// A Redis away at start is no reason not to serve: Shared counts
 		// in memory until it answers, as it would if Redis left later.
@@ -76,6 +78,13 @@ func memoryRateLimits(cfg Config, logger *slog.Logger) (*rateLimits, func(), err
 		l, cleanup = &rateLimits{limiter: m, store: "counted in this process's memory"}, m.Close
 	}
 	return l, cleanup, nil
+}
+
+// sharedOptions bounds each hit on the shared store by its own short
+// deadline, well within the database timeout: a store that fails must not
+// cost every request a full timeout before its own queries.
+func sharedOptions(cfg Config) ratelimit.SharedOptions {
+	return ratelimit.SharedOptions{Timeout: cfg.Database.RateLimitStoreTimeout}
 }
 
 func rateLimiter(l *rateLimits) ports.RateLimiter { return l.limiter }

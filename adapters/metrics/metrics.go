@@ -28,10 +28,15 @@ type Options struct {
 	Outbox Outbox
 	// OutboxTimeout bounds that read (default 2s).
 	OutboxTimeout time.Duration
-	// RateLimitStoreFailures returns how many rate-limit hits the shared
-	// store (Redis, PostgreSQL) failed since the start, each counted in
-	// process memory instead (ratelimit.Shared.Failures); nil reports none.
+	// RateLimitStoreFailures returns how many rate-limit hits were counted
+	// in process memory since the start because the shared store (Redis,
+	// PostgreSQL) failed them or was left alone after failing
+	// (ratelimit.Shared.Failures); nil reports none.
 	RateLimitStoreFailures func() uint64
+	// RateLimitStoreDown reports whether the shared store's breaker is
+	// open: it failed, and the hits are counted in process memory until it
+	// answers again (ratelimit.Shared.Down); nil reports none.
+	RateLimitStoreDown func() bool
 	// Logger receives the scrapes' failures (slog.Default() when nil).
 	Logger *slog.Logger
 }
@@ -131,8 +136,19 @@ func New(opts Options) *Metrics {
 	if failures := opts.RateLimitStoreFailures; failures != nil {
 		m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "gatehouse_rate_limit_store_failures_total",
-			Help: "Rate-limit hits the shared store (Redis or PostgreSQL) failed, each counted in this process's memory instead.",
+			Help: "Rate-limit hits counted in this process's memory because the shared store (Redis or PostgreSQL) failed them or was left alone after failing.",
 		}, func() float64 { return float64(failures()) }))
+	}
+	if down := opts.RateLimitStoreDown; down != nil {
+		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "gatehouse_rate_limit_store_down",
+			Help: "1 while the shared rate-limit store (Redis or PostgreSQL) is taken for down after a failure, and the limits are counted in this process's memory; else 0.",
+		}, func() float64 {
+			if down() {
+				return 1
+			}
+			return 0
+		}))
 	}
 	return m
 }

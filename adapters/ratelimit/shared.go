@@ -16,20 +16,39 @@ var _ ports.RateLimiter = (*Shared)(nil)
 const (
 	// MaxClosedKeys bounds how many refused keys a Shared remembers.
 	MaxClosedKeys = 65536
+	// DefaultStoreTimeout bounds each hit on the store when
+	// SharedOptions.Timeout is zero: a hit is one short statement or script
+	// that a healthy store answers in a few milliseconds.
+	DefaultStoreTimeout = 200 * time.Millisecond
+	// DefaultStoreCooldown is how long the store is left alone after it
+	// failed when SharedOptions.Cooldown is zero.
+	DefaultStoreCooldown = 5 * time.Second
 	// failureLogInterval is how often a Shared repeats that its store is
 	// still failing.
 	failureLogInterval = time.Minute
 )
 
+// SharedOptions are the bounds of a Shared's use of its store.
+type SharedOptions struct {
+	// Timeout bounds each hit on the store, waiting for a connection
+	// included (DefaultStoreTimeout when zero). A hit that takes longer is
+	// a failure, counted in memory.
+	Timeout time.Duration
+	// Cooldown is how long the store is left alone after it failed, before
+	// one hit asks it again (DefaultStoreCooldown when zero).
+	Cooldown time.Duration
+}
+
 // Shared fronts a limiter over a store that replicas share (Redis or
-// PostgreSQL) and takes care of two things the store should not decide:
+// PostgreSQL) and takes care of what the store should not decide:
 //
 //   - A key the store refused stays closed here until the retry time the
 //     store gave, without asking the store again, so a flood on one closed
 //     key costs the store nothing. The answer is the same either way: a
 //     fixed window does not move, and the key is already over its limit on
 //     every replica. At most MaxClosedKeys are remembered.
-//   - When the store fails (down, or slower than its timeout), the hit is
+//   - When the store fails (down, or slower than the hit's own deadline,
+//     SharedOptions.Timeout, much shorter than a request's), the hit is
 //     counted in this process's memory instead (a Memory with the options
 //     given to NewShared), so each replica goes on holding the limits on
 //     its own until the store answers again: a client gets at most the
@@ -37,41 +56,63 @@ const (
 //     nobody is refused because the store is away. Failing closed would
 //     turn an outage of the store into an outage of sign-in, and the
 //     account lockout (in the database) still caps password guesses per
-//     account. The first failure is logged at warn, then once a minute
-//     while they last, and the return at info; Failures counts every hit
-//     the store failed, for a metric.
+//     account.
+//   - A failure opens a circuit breaker: for the cooldown
+//     (SharedOptions.Cooldown) every hit is counted in memory without
+//     asking the store, so an outage costs one hit the store's deadline,
+//     not every request. Then one hit at a time asks it again; its answer
+//     closes the breaker, its failure opens it for another cooldown.
+//
+// Opening is logged at warn, then once a minute while the store keeps
+// failing, and closing at info; Failures counts every hit counted in
+// memory because of the store, and Down reports whether the breaker is
+// open, for the metrics.
 type Shared struct {
-	store  ports.RateLimiter
-	name   string // the store, for the logs
-	local  *Memory
-	logger *slog.Logger
-	now    func() time.Time
+	store   ports.RateLimiter
+	name    string // the store, for the logs
+	local   *Memory
+	logger  *slog.Logger
+	now     func() time.Time
+	timeout time.Duration
+	breaker breaker
 
 	closed closedKeys
 
 	failures atomic.Uint64
-	down     atomic.Bool
-	mu       sync.Mutex // guards the fields below, and the transitions of down
+	mu       sync.Mutex // guards the fields below
 	warnedAt time.Time
 	warned   uint64 // failures when last logged
 }
 
 // NewShared returns a Shared over store, named name in the logs ("Redis
-// redis://host:6379/0", "PostgreSQL"). opts configure the Memory that counts
-// while the store fails; WithClock sets the clock of the closed keys too.
-// Call Close to stop that Memory's janitor.
-func NewShared(store ports.RateLimiter, name string, logger *slog.Logger, opts ...Option) *Shared {
+// redis://host:6379/0", "PostgreSQL"), bounded by so. opts configure the
+// Memory that counts while the store fails; WithClock sets the clock of the
+// closed keys and of the breaker too. Call Close to stop that Memory's
+// janitor.
+func NewShared(store ports.RateLimiter, name string, logger *slog.Logger, so SharedOptions, opts ...Option) *Shared {
 	local := NewMemory(opts...)
-	return &Shared{store: store, name: name, local: local, logger: logger, now: local.now,
-		closed: closedKeys{entries: map[closedKey]time.Time{}, max: MaxClosedKeys}}
+	if so.Timeout <= 0 {
+		so.Timeout = DefaultStoreTimeout
+	}
+	if so.Cooldown <= 0 {
+		so.Cooldown = DefaultStoreCooldown
+	}
+	return &Shared{store: store, name: name, local: local, logger: logger, now: local.now, timeout: so.Timeout,
+		breaker: breaker{now: local.now, cooldown: so.Cooldown},
+		closed:  closedKeys{entries: map[closedKey]time.Time{}, max: MaxClosedKeys}}
 }
 
 // Close stops the janitor of the memory that counts while the store fails.
 func (s *Shared) Close() { s.local.Close() }
 
-// Failures returns how many hits the store failed since the start, each of
-// them counted in memory instead.
+// Failures returns how many hits were counted in memory because of the
+// store since the start: those it failed, and those it was not asked while
+// the breaker was open.
 func (s *Shared) Failures() uint64 { return s.failures.Load() }
+
+// Down reports whether the breaker is open: the store failed and has not
+// answered since, and the hits are counted in memory.
+func (s *Shared) Down() bool { return s.breaker.isOpen() }
 
 // Allow implements ports.RateLimiter. It returns an error only when limit or
 // window is not positive.
@@ -86,12 +127,23 @@ func (s *Shared) Allow(ctx context.Context, key string, limit int, window time.D
 	if retry, ok := s.closed.get(ck, s.now()); ok {
 		return false, retryAfter(retry, window), nil
 	}
-	ok, retry, err := s.store.Allow(ctx, key, limit, window)
-	if err != nil {
-		s.failed(err)
+	p := s.breaker.allow()
+	if p == skip {
+		s.failures.Add(1)
 		return s.local.Allow(ctx, key, limit, window)
 	}
-	if s.down.Load() {
+	ok, retry, err := s.ask(ctx, key, limit, window)
+	if err != nil {
+		s.failures.Add(1)
+		if ctx.Err() != nil {
+			// The caller went away: nothing is known of the store.
+			s.breaker.abandoned(p)
+		} else {
+			s.failed(p, err)
+		}
+		return s.local.Allow(ctx, key, limit, window)
+	}
+	if s.breaker.succeeded(p) {
 		s.answered()
 	}
 	if !ok {
@@ -101,18 +153,26 @@ func (s *Shared) Allow(ctx context.Context, key string, limit int, window time.D
 	return ok, retry, nil
 }
 
-// failed notes a failure of the store, and logs it if it is the first one
-// or the last log is old.
-func (s *Shared) failed(err error) {
-	n := s.failures.Add(1)
+// ask counts the hit in the store, within the store's own deadline.
+func (s *Shared) ask(ctx context.Context, key string, limit int, window time.Duration) (bool, time.Duration, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	return s.store.Allow(ctx, key, limit, window)
+}
+
+// failed notes a failure of the store on a hit allowed as p, and logs it if
+// it opened the breaker or the last log is old.
+func (s *Shared) failed(p pass, err error) {
+	opened := s.breaker.failed(p)
+	n := s.failures.Load()
 	now := s.now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
-	case !s.down.Load():
-		s.down.Store(true)
+	case opened:
 		s.logger.Warn("rate limits: the shared store failed; counting in this process until it answers",
-			slog.String("store", s.name), slog.String("error", err.Error()))
+			slog.String("store", s.name), slog.String("error", err.Error()),
+			slog.Duration("timeout", s.timeout), slog.Duration("retry_every", s.breaker.cooldown))
 	case now.Sub(s.warnedAt) >= failureLogInterval:
 		s.logger.Warn("rate limits: the shared store is still failing; counting in this process",
 			slog.String("store", s.name), slog.Uint64("failed_hits", n-s.warned), slog.String("error", err.Error()))
@@ -122,15 +182,12 @@ func (s *Shared) failed(err error) {
 	s.warnedAt, s.warned = now, n
 }
 
-// answered notes that the store answered after failing.
+// answered notes that the store answered the probe after failing.
 func (s *Shared) answered() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.down.Load() {
-		s.down.Store(false)
-		s.logger.Info("rate limits: the shared store answers again", slog.String("store", s.name),
-			slog.Uint64("failed_hits", s.failures.Load()-s.warned))
-	}
+	s.logger.Info("rate limits: the shared store answers again", slog.String("store", s.name),
+		slog.Uint64("failed_hits", s.failures.Load()-s.warned))
 }
 
 // closedKey is a key under one rule: a key refused under one limit and

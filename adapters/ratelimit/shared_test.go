@@ -22,7 +22,7 @@ var discard = slog.New(slog.NewTextHandler(io.Discard, nil))
 // newShared returns a Shared over store, closed when the test ends.
 func newShared(t testing.TB, store ports.RateLimiter, logger *slog.Logger, opts ...ratelimit.Option) *ratelimit.Shared {
 	t.Helper()
-	s := ratelimit.NewShared(store, "test store", logger, opts...)
+	s := ratelimit.NewShared(store, "test store", logger, ratelimit.SharedOptions{}, opts...)
 	t.Cleanup(s.Close)
 	return s
 }
@@ -72,7 +72,8 @@ func TestShared_closed_keys_spare_the_store(t *testing.T) {
 // Ensure that while the store fails, each replica counts in its memory and
 // holds the limit alone (neither unlimited nor closed), that the failure is
 // logged once, not per hit, and that the store counts again once it
-// answers.
+// answers (the breaker's next probe, after its cooldown on the test's
+// clock).
 func TestShared_counts_in_memory_while_the_store_fails(t *testing.T) {
 	t.Parallel()
 	url := redistest.URL(t)
@@ -83,9 +84,9 @@ func TestShared_counts_in_memory_while_the_store_fails(t *testing.T) {
 	}
 	proxy := startProxy(t, opt.Addr)
 	viaProxy := strings.Replace(url, opt.Addr, proxy.addr(), 1)
-	logs := &syncBuffer{}
+	logs, clock := &syncBuffer{}, newFakeClock()
 	s := newShared(t, ratelimit.NewRedis(mustRedisClient(t, viaProxy), prefix),
-		slog.New(slog.NewJSONHandler(logs, nil)))
+		slog.New(slog.NewJSONHandler(logs, nil)), ratelimit.WithClock(clock.now))
 
 	mustAllowed(t, s, "k", true)
 	mustAllowed(t, s, "k", true)
@@ -105,6 +106,7 @@ func TestShared_counts_in_memory_while_the_store_fails(t *testing.T) {
 	proxy.setCut(false)
 	deadline := time.Now().Add(10 * time.Second)
 	for before := s.Failures(); ; before = s.Failures() {
+		clock.advance(ratelimit.DefaultStoreCooldown) // the breaker asks the store again
 		mustAllowed(t, s, "probe", true)
 		if s.Failures() == before {
 			break

@@ -36,6 +36,12 @@ const faultUserEmail = "ada@example.com"
 
 func mustStartFaultApp(t *testing.T) *faultApp {
 	t.Helper()
+	return mustStartFaultAppWith(t, nil)
+}
+
+// mustStartFaultAppWith is mustStartFaultApp with env added (and winning).
+func mustStartFaultAppWith(t *testing.T, env map[string]string) *faultApp {
+	t.Helper()
 	proxy := newFaultProxy(t, postgresURL(t))
 	app := mustStartFramework(t, storePostgres, fwEnv(adminEnv, map[string]string{
 		"GATEHOUSE_DATABASE_URL":     proxy.URL(),
@@ -44,7 +50,7 @@ func mustStartFaultApp(t *testing.T) *faultApp {
 		// cache a session checked just before the outage would still be
 		// answered from it, within its lifetime, instead of 503.
 		"GATEHOUSE_SESSION_CACHE_TTL": "0",
-	}))
+	}, env))
 	admin, _ := mustAdmin(t, app)
 	secret := mustCreateKey(t, admin, map[string]any{"name": "backend", "scopes": []string{"users:read"}})["secret"].(string)
 	user, _ := mustPlainUser(t, app, "Ada", faultUserEmail, userPassword)
@@ -103,33 +109,34 @@ func (a *faultApp) send(calls []faultCall, n int) []faultResult {
 	results := make([]faultResult, len(calls)*n)
 	var wg sync.WaitGroup
 	for i := range results {
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			c := calls[i%len(calls)]
-			res := faultResult{call: c}
-			start := time.Now()
-			defer func() { res.elapsed = time.Since(start); results[i] = res }()
-			req, err := http.NewRequest(c.method, a.URL+c.path, strings.NewReader(c.body))
-			if err != nil {
-				res.err = err
-				return
-			}
-			for k, v := range c.headers {
-				req.Header.Set(k, v)
-			}
-			r, err := client.Do(req)
-			if err != nil {
-				res.err = err
-				return
-			}
-			defer r.Body.Close()
-			res.status, res.header = r.StatusCode, r.Header
-			res.body, res.err = io.ReadAll(r.Body)
-		}(i)
+		wg.Go(func() { results[i] = a.do(client, calls[i%len(calls)]) })
 	}
 	wg.Wait()
 	return results
+}
+
+// do sends one call with client and returns what it got.
+func (a *faultApp) do(client *http.Client, c faultCall) (res faultResult) {
+	res.call = c
+	start := time.Now()
+	defer func() { res.elapsed = time.Since(start) }()
+	req, err := http.NewRequest(c.method, a.URL+c.path, strings.NewReader(c.body))
+	if err != nil {
+		res.err = err
+		return res
+	}
+	for k, v := range c.headers {
+		req.Header.Set(k, v)
+	}
+	r, err := client.Do(req)
+	if err != nil {
+		res.err = err
+		return res
+	}
+	defer r.Body.Close()
+	res.status, res.header = r.StatusCode, r.Header
+	res.body, res.err = io.ReadAll(r.Body)
+	return res
 }
 
 // mustAllUnavailable fails unless every result is a 503 with Retry-After in

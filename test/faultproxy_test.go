@@ -6,11 +6,10 @@ import (
 	"net/url"
 	"sync"
 	"testing"
-
-	"github.com/gatehouse/gatehouse/adapters/gormstore"
 )
 
-// faultProxy sits between Gatehouse and PostgreSQL on loopback. Blackhole
+// faultProxy sits between Gatehouse and a server it reaches over TCP
+// (PostgreSQL, Redis) on loopback. Blackhole
 // makes the database unreachable in the worst way: connections stay open but
 // nothing comes back, so anything that queries hangs until its deadline.
 // CutOnTraffic drops each connection as soon as anything is sent on it, so a
@@ -19,16 +18,18 @@ type faultProxy struct {
 	t        testing.TB
 	ln       net.Listener
 	target   string
-	dbURL    *url.URL
+	url      *url.URL
 	mu       sync.Mutex
 	blackout bool
 	cut      bool
 	conns    []net.Conn
 }
 
-func newFaultProxy(t testing.TB, db gormstore.DatabaseURL) *faultProxy {
+// newFaultProxy starts a proxy to the server of rawURL, a database or Redis
+// URL.
+func newFaultProxy[U ~string](t testing.TB, rawURL U) *faultProxy {
 	t.Helper()
-	u, err := url.Parse(string(db))
+	u, err := url.Parse(string(rawURL))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,15 +37,15 @@ func newFaultProxy(t testing.TB, db gormstore.DatabaseURL) *faultProxy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &faultProxy{t: t, ln: ln, target: u.Host, dbURL: u}
+	p := &faultProxy{t: t, ln: ln, target: u.Host, url: u}
 	t.Cleanup(func() { ln.Close(); p.closeAll() })
 	go p.serve()
 	return p
 }
 
-// URL is the database URL that goes through the proxy.
+// URL is the URL given to newFaultProxy, through the proxy.
 func (p *faultProxy) URL() string {
-	u := *p.dbURL
+	u := *p.url
 	u.Host = p.ln.Addr().String()
 	return u.String()
 }

@@ -86,7 +86,11 @@ func TestRateLimit_redis_away_counts_in_the_process(t *testing.T) {
 	}
 	metrics := httptest.NewServer(app.App.Metrics)
 	defer metrics.Close()
-	if n, ok := sample(scrapeMetrics(t, metrics.URL+"/metrics"), "gatehouse_rate_limit_store_failures_total", nil); !ok || n < 4 {
+	scraped := scrapeMetrics(t, metrics.URL+"/metrics")
+	if n, ok := sample(scraped, "gatehouse_rate_limit_store_failures_total", nil); !ok || n < 4 {
 		t.Errorf("gatehouse_rate_limit_store_failures_total = %v (present %v), want at least the 4 sign-ins", n, ok)
+	}
+	if n, ok := sample(scraped, "gatehouse_rate_limit_store_down", nil); !ok || n != 1 {
+		t.Errorf("gatehouse_rate_limit_store_down = %v (present %v), want 1", n, ok)
 	}
 }

@@ -40,6 +40,9 @@ func TestLoadConfig_defaults(t *testing.T) {
 	if got, want := c.Database.Timeout, 5*time.Second; got != want {
 		t.Fatalf("DatabaseTimeout = %s, want %s", got, want)
 	}
+	if got, want := c.Database.RateLimitStoreTimeout, 200*time.Millisecond; got != want {
+		t.Fatalf("RateLimitStoreTimeout = %s, want %s", got, want)
+	}
 	if c.SessionCookieName() != "gatehouse.session_token" {
 		t.Fatalf("cookie = %q", c.SessionCookieName())
 	}
@@ -97,6 +100,8 @@ func TestLoadConfig_refuses_bad_settings(t *testing.T) {
 		{"redis_url_bad_database", map[string]string{"GATEHOUSE_REDIS_URL": "redis://:secret-short@cache.example.com/x"}, "GATEHOUSE_REDIS_URL"},
 		{"redis_prefix_with_space", map[string]string{"GATEHOUSE_REDIS_PREFIX": "gate house:"}, "GATEHOUSE_REDIS_PREFIX"},
 		{"redis_prefix_empty", map[string]string{"GATEHOUSE_REDIS_PREFIX": " "}, "GATEHOUSE_REDIS_PREFIX"},
+		{"zero_rate_limit_store_timeout", map[string]string{"GATEHOUSE_RATE_LIMIT_STORE_TIMEOUT": "0s"}, "GATEHOUSE_RATE_LIMIT_STORE_TIMEOUT"},
+		{"long_rate_limit_store_timeout", map[string]string{"GATEHOUSE_RATE_LIMIT_STORE_TIMEOUT": "10s"}, "GATEHOUSE_RATE_LIMIT_STORE_TIMEOUT"},
 		{"bad_cookie_prefix", map[string]string{"GATEHOUSE_COOKIE_PREFIX": "a b;"}, "GATEHOUSE_COOKIE_PREFIX"},
 		{"host_cookies_on_http", map[string]string{"GATEHOUSE_COOKIE_HOST_PREFIX": "true"}, "GATEHOUSE_COOKIE_HOST_PREFIX"},
 		{"bad_host_cookies", map[string]string{"GATEHOUSE_BASE_URL": "https://id.example.com", "GATEHOUSE_COOKIE_HOST_PREFIX": "yes"}, "GATEHOUSE_COOKIE_HOST_PREFIX"},

@@ -15,7 +15,7 @@ import (
 type UpdateUserInput struct {
 	Body struct {
 		Name  *string `json:"name,omitempty" minLength:"1" maxLength:"256" doc:"New display name."`
-		Image *string `json:"image,omitempty" maxLength:"2048" nullable:"true" doc:"New avatar URL; null or \"\" clears it."`
+		Image *string `json:"image,omitempty" maxLength:"2048" nullable:"true" doc:"New avatar URL (an absolute http or https URL); null or \"\" clears it."`
 		Email *string `json:"email,omitempty" doc:"Refused with EMAIL_CAN_NOT_BE_UPDATED: use change-email."`
 	}
 }

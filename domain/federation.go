@@ -170,6 +170,8 @@ func (p IdentityProvider) Normalize() (IdentityProvider, error) {
 	}
 	if !utf8.ValidString(p.Name) || utf8.RuneCountInString(p.Name) > MaxIdentityProviderNameLength || hasControl(p.Name) {
 		add("name", "must be 1 to 128 characters")
+	} else if HasBidiControl(p.Name) {
+		add("name", bidiMessage)
 	}
 	if p.Issuer == "" {
 		p.Issuer = def.issuer

@@ -42,6 +42,9 @@ func NormalizeOAuthClientName(name, location string) (string, error) {
 	if name == "" || !utf8.ValidString(name) || utf8.RuneCountInString(name) > MaxOAuthClientNameLength {
 		return "", Invalid("oauth_client.invalid_name", "Invalid name", FieldViolation{Field: location, Message: "must be 1 to 128 characters"})
 	}
+	if HasBidiControl(name) {
+		return "", Invalid("oauth_client.invalid_name", "Invalid name", FieldViolation{Field: location, Message: bidiMessage})
+	}
 	return name, nil
 }
 

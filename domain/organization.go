@@ -21,7 +21,7 @@ type InvitationID string
 // Limits on organization fields.
 const (
 	MaxSlugLength     = 64
-	MaxLogoLength     = 2048
+	MaxLogoLength     = MaxPictureURLLength
 	MaxMetadataLength = 8192
 )
 
@@ -111,11 +111,15 @@ func (o *Organization) CreatedAt() time.Time { return o.createdAt }
 // UpdatedAt returns when the organization was last changed.
 func (o *Organization) UpdatedAt() time.Time { return o.updatedAt }
 
-// Rename sets the name: trimmed, 1 to MaxNameLength characters.
+// Rename sets the name: trimmed, 1 to MaxNameLength characters, without
+// direction controls (IsBidiControl).
 func (o *Organization) Rename(name string, now time.Time) error {
 	name = strings.TrimSpace(name)
 	if name == "" || !utf8.ValidString(name) || utf8.RuneCountInString(name) > MaxNameLength {
 		return Invalid("organization.invalid_name", "Invalid name", FieldViolation{Field: "name", Message: "must be 1 to 256 characters"})
+	}
+	if HasBidiControl(name) {
+		return Invalid("organization.invalid_name", "Invalid name", FieldViolation{Field: "name", Message: bidiMessage})
 	}
 	o.name = name
 	o.updatedAt = Timestamp(now)
@@ -132,11 +136,13 @@ func (o *Organization) SetSlug(slug string, now time.Time) error {
 	return nil
 }
 
-// SetLogo sets or clears the logo URL.
+// SetLogo sets the logo URL, or clears it with "": an absolute http or
+// https URL of at most MaxLogoLength bytes (checkPictureURL, the rule of a
+// user's image).
 func (o *Organization) SetLogo(logo string, now time.Time) error {
-	logo = strings.TrimSpace(logo)
-	if len(logo) > MaxLogoLength || !utf8.ValidString(logo) {
-		return Invalid("organization.invalid_logo", "Invalid logo", FieldViolation{Field: "logo", Message: "must be a URL of at most 2048 characters"})
+	logo, err := checkPictureURL(logo, "organization.invalid_logo", "logo")
+	if err != nil {
+		return err
 	}
 	o.logo = logo
 	o.updatedAt = Timestamp(now)

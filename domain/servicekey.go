@@ -82,6 +82,9 @@ func NewServiceKey(id ServiceKeyID, name string, scopes []Scope, secret string, 
 	if name == "" || !utf8.ValidString(name) || utf8.RuneCountInString(name) > MaxServiceKeyNameLength {
 		return nil, Invalid("service_key.invalid_name", "Invalid name", FieldViolation{Field: "name", Message: "must be 1 to 128 characters"})
 	}
+	if HasBidiControl(name) {
+		return nil, Invalid("service_key.invalid_name", "Invalid name", FieldViolation{Field: "name", Message: bidiMessage})
+	}
 	if len(scopes) == 0 {
 		return nil, Invalid("service_key.invalid_scope", "Invalid scope", FieldViolation{Field: "scopes", Message: "must list at least one scope"})
 	}

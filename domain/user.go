@@ -129,21 +129,35 @@ func (u *User) CreatedAt() time.Time { return u.createdAt }
 // UpdatedAt returns when the user was last changed.
 func (u *User) UpdatedAt() time.Time { return u.updatedAt }
 
-// Rename sets the display name: trimmed, 1 to MaxNameLength characters, valid UTF-8.
+// Rename sets the display name: trimmed, 1 to MaxNameLength characters, valid
+// UTF-8, without direction controls (IsBidiControl).
 func (u *User) Rename(name string, now time.Time) error {
 	name = strings.TrimSpace(name)
 	if name == "" || !utf8.ValidString(name) || utf8.RuneCountInString(name) > MaxNameLength {
 		return Invalid("user.invalid_name", "Invalid name", FieldViolation{Field: "name", Message: "must be 1 to 256 characters"})
+	}
+	if HasBidiControl(name) {
+		return Invalid("user.invalid_name", "Invalid name", FieldViolation{Field: "name", Message: bidiMessage})
 	}
 	u.name = name
 	u.updatedAt = Timestamp(now)
 	return nil
 }
 
-// SetImage sets or clears the avatar URL.
-func (u *User) SetImage(image string, now time.Time) {
-	u.image = strings.TrimSpace(image)
+// CodeUserInvalidImage: a user's image is not an http or https URL.
+const CodeUserInvalidImage = "user.invalid_image"
+
+// SetImage sets the avatar URL, or clears it with "": an absolute http or
+// https URL of at most MaxPictureURLLength bytes (checkPictureURL), or an
+// error of kind invalid naming the field image.
+func (u *User) SetImage(image string, now time.Time) error {
+	image, err := checkPictureURL(image, CodeUserInvalidImage, "image")
+	if err != nil {
+		return err
+	}
+	u.image = image
 	u.updatedAt = Timestamp(now)
+	return nil
 }
 
 // MarkEmailVerified records that the user proved ownership of their address.
@@ -201,6 +215,9 @@ func (u *User) Ban(reason string, expires time.Time, now time.Time) error {
 	reason = strings.TrimSpace(reason)
 	if !utf8.ValidString(reason) || utf8.RuneCountInString(reason) > MaxBanReasonLength {
 		return Invalid("user.invalid_ban_reason", "Invalid ban reason", FieldViolation{Field: "banReason", Message: "must be at most 1024 characters"})
+	}
+	if HasBidiControl(reason) {
+		return Invalid("user.invalid_ban_reason", "Invalid ban reason", FieldViolation{Field: "banReason", Message: bidiMessage})
 	}
 	if !expires.IsZero() && !expires.After(now) {
 		return Invalid("user.invalid_ban_expiry", "Invalid ban expiry", FieldViolation{Field: "banExpiresIn", Message: "must be in the future"})

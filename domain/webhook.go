@@ -111,6 +111,9 @@ func NormalizeWebhookDescription(s string) (string, error) {
 		strings.IndexFunc(s, func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\t' }) >= 0 {
 		return "", webhookInvalid("description", "must be at most 500 characters of text")
 	}
+	if HasBidiControl(s) {
+		return "", webhookInvalid("description", bidiMessage)
+	}
 	return s, nil
 }
 

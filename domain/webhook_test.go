@@ -54,6 +54,11 @@ func TestCheckWebhookURL(t *testing.T) {
 		" https://hooks.example.com:8443/a?b=c": "https://hooks.example.com:8443/a?b=c",
 		"https://8.8.8.8/hook":                  "https://8.8.8.8/hook",
 		"https://localhost/hook":                "https://localhost/hook", // a name: checked when connecting
+		// Host names are stored as resolvers read them (UTS #46).
+		"https://Hooks.Example.COM/In":      "https://hooks.example.com/In",
+		"https://bücher.example:8443/hook":  "https://xn--bcher-kva.example:8443/hook",
+		"https://hooks。example。com/in":      "https://hooks.example.com/in",
+		"https://intranet_hooks.example/in": "https://intranet_hooks.example/in",
 	}
 	for in, want := range ok {
 		got, err := domain.CheckWebhookURL(in, false)
@@ -65,6 +70,8 @@ func TestCheckWebhookURL(t *testing.T) {
 		"", "hooks.example.com/in", "http://hooks.example.com/in", "ftp://hooks.example.com/", "https:///path", "https://user:pw@hooks.example.com/",
 		"https://hooks.example.com/#frag", "https://127.0.0.1/", "https://[::1]/", "https://[::ffff:127.0.0.1]/", "https://10.1.2.3/",
 		"https://169.254.169.254/", "https://100.64.1.1/", "https://0.0.0.0/", "https://2130706433/", "https://0x7f.1/", "https://127.1/",
+		"https://127。0。0。1/", "https://127．0．0．1/", "https://１２７.0.0.1/", "https://127%E3%80%820.0.1/", "https://0x7f｡1/", "https://10。1。2。3:8443/",
+		"https://-bad.example/",
 		"https://hooks.example.com/a b", "https://hooks.example.com:0/", "https://hooks.example.com:70000/",
 		"https://hooks.example.com/" + strings.Repeat("a", 2048),
 	}

@@ -1,12 +1,20 @@
 package domain
 
 import (
+	"net"
 	"net/netip"
 	"net/url"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/net/idna"
 )
+
+// webhookHostProfile maps a webhook's host name for lookup (UTS #46, not
+// transitional), as resolvers and HTTP clients do, without DNS's strict
+// letters-digits-hyphens rule: an intranet name may hold an underscore.
+var webhookHostProfile = idna.New(idna.MapForLookup(), idna.Transitional(false), idna.StrictDomainName(false))
 
 // nonPublicPrefixes are the ranges IsPublicAddress refuses beyond what
 // netip classifies: shared address space (CGNAT), IETF and documentation
@@ -42,7 +50,9 @@ func IsPublicAddress(addr netip.Addr) bool {
 }
 
 // CheckWebhookURL checks an endpoint's URL and returns it as it will be
-// called. It must be an absolute https URL (http too when allowPrivate)
+// called, its host name mapped to ASCII as resolvers read it (UTS #46:
+// "127。0。0。1" is 127.0.0.1, "Bücher.example" is xn--bcher-kva.example).
+// It must be an absolute https URL (http too when allowPrivate)
 // with a host, without credentials or a fragment, at most
 // MaxWebhookURLLength bytes. A host written as an IP address must be public
 // (IsPublicAddress) unless allowPrivate; a host name is checked again at
@@ -75,6 +85,22 @@ func CheckWebhookURL(raw string, allowPrivate bool) (string, error) {
 	host := u.Hostname()
 	if host == "" {
 		return bad("must name a host")
+	}
+	if _, err := netip.ParseAddr(host); err != nil {
+		// A name is judged, and stored, as resolvers will read it: UTS #46
+		// maps the full stops of other scripts ("127。0。0。1") and
+		// full-width digits to ASCII, so a spelling cannot slip an address
+		// past the checks below.
+		ascii, err := webhookHostProfile.ToASCII(host)
+		if err != nil || ascii == "" {
+			return bad("must name a valid host")
+		}
+		host = ascii
+		if p := u.Port(); p != "" {
+			u.Host = net.JoinHostPort(host, p)
+		} else {
+			u.Host = host
+		}
 	}
 	if addr, err := netip.ParseAddr(host); err == nil {
 		if !allowPrivate && !IsPublicAddress(addr) {

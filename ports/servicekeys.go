@@ -22,10 +22,11 @@ type ServiceKeyRepository interface {
 	// request. An unknown hash is domain.KindNotFound. Revoked keys have no
 	// secrets left, so they are never found; expiry is the caller's to check.
 	GetBySecretHash(ctx context.Context, h domain.TokenHash) (*domain.ServiceKey, domain.ServiceKeySecret, error)
-	// Rotate adds secret as the key's newest and gives every older secret
-	// the expiry oldExpiresAt (an older secret that already expires sooner
-	// keeps its expiry); a zero oldExpiresAt deletes the older secrets at
-	// once. fn is applied to the key (to record the new secret's last four
+	// Rotate adds secret as the key's newest and gives the newest until
+	// then the expiry oldExpiresAt, deleting every secret rotated out
+	// before (a key has at most two live secrets: the newest and, during
+	// an overlap, the one before it); a zero oldExpiresAt deletes the older
+	// secrets at once. fn is applied to the key (to record the new secret's last four
 	// characters) in the same transaction. A revoked or missing key is
 	// domain.KindNotFound.
 	Rotate(ctx context.Context, id domain.ServiceKeyID, secret domain.ServiceKeySecret, oldExpiresAt time.Time, fn func(k *domain.ServiceKey) error) error

@@ -111,7 +111,8 @@ func mustRestoreName(t testing.TB, c *fwClient, name string) {
 	}
 }
 
-// Ensure the error page shows a code, escaped, and never reflects markup.
+// Ensure the error page shows a code it knows, and never reflects markup
+// (TestHardening_error_page_shows_only_gatehouse_words: nor any other text).
 func TestFramework_error_page(t *testing.T) {
 	t.Parallel()
 	app := mustStartFramework(t, storeMemory, fwQuick)
@@ -120,10 +121,10 @@ func TestFramework_error_page(t *testing.T) {
 		want        string
 		never       []string
 	}{
-		{"code", "error=SOME_CODE", "SOME_CODE", nil},
+		{"code", "error=state_mismatch", "state_mismatch", nil},
 		{"script_code", "error=" + url.QueryEscape("<script>alert(1)</script>"), "", []string{"<script", "alert(1)"}},
 		{"quote_code", "error=" + url.QueryEscape(`A"onmouseover="x`), "", []string{`"onmouseover`}},
-		{"script_description", "error=SOME_CODE&error_description=" + url.QueryEscape("<img src=x onerror=alert(1)>"), "&lt;img", []string{"<img"}},
+		{"script_description", "error=state_mismatch&error_description=" + url.QueryEscape("<img src=x onerror=alert(1)>"), "state_mismatch", []string{"<img", "&lt;img"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

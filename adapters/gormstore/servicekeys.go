@@ -212,14 +212,14 @@ func (r *ServiceKeyRepository) Rotate(ctx context.Context, id domain.ServiceKeyI
 		if err := tx.Create(&sec).Error; err != nil {
 			return err
 		}
-		older := tx.Where("key_id = ? AND hash <> ?", string(id), sec.Hash)
+		// Secrets rotated out earlier go now; the newest until now lives on
+		// through the overlap, if there is one: a key has at most two.
+		older := func() *gorm.DB { return tx.Where("key_id = ? AND hash <> ?", string(id), sec.Hash) }
 		if oldExpiresAt.IsZero() {
-			err = older.Delete(&serviceKeySecretRow{}).Error
-		} else {
-			at := domain.Timestamp(oldExpiresAt)
-			err = older.Model(&serviceKeySecretRow{}).
-				Where("expires_at IS NULL OR expires_at > ?", at).
-				Update("expires_at", at).Error
+			err = older().Delete(&serviceKeySecretRow{}).Error
+		} else if err = older().Where("expires_at IS NOT NULL").Delete(&serviceKeySecretRow{}).Error; err == nil {
+			err = older().Model(&serviceKeySecretRow{}).Where("expires_at IS NULL").
+				Update("expires_at", domain.Timestamp(oldExpiresAt)).Error
 		}
 		if err != nil {
 			return err

@@ -125,9 +125,11 @@ func (r *ServiceKeyRepository) Rotate(ctx context.Context, id domain.ServiceKeyI
 	for h, s := range r.db.serviceKeySecrets {
 		switch {
 		case s.KeyID != id:
-		case oldExpiresAt.IsZero():
+		case oldExpiresAt.IsZero() || !s.ExpiresAt.IsZero():
+			// Only the newest secret lives on through the overlap: one
+			// rotated out earlier goes now, as the port promises.
 			unset(r.db, r.db.serviceKeySecrets, h)
-		case s.ExpiresAt.IsZero() || s.ExpiresAt.After(oldExpiresAt):
+		default:
 			s.ExpiresAt = oldExpiresAt
 			set(r.db, r.db.serviceKeySecrets, h, s)
 		}

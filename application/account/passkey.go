@@ -48,7 +48,7 @@ var (
 	ErrPasskeysOff           = domain.NewError(domain.KindForbidden, "passkey.disabled",
 		"Passkeys need a relying party id that is a domain name: set GATEHOUSE_BASE_URL or GATEHOUSE_PASSKEY_RP_ID to one")
 	ErrPasskeyInvalidName = domain.Invalid("passkey.invalid_name", "A passkey's name is 1 to 255 characters",
-		domain.FieldViolation{Field: "name", Message: "must be 1 to 255 characters"})
+		domain.FieldViolation{Field: "name", Message: "must be 1 to 255 characters, without direction controls (such as U+202E)"})
 )
 
 // PasskeySettings are the relying party: its id (a registrable domain the
@@ -340,7 +340,7 @@ func (h *PasskeyHandler) VerifyRegistration(ctx context.Context, cmd PasskeyVeri
 	}
 	u := cmd.Principal.User
 	name := strings.TrimSpace(cmd.Name)
-	if utf8.RuneCountInString(name) > passkeyNameMax {
+	if utf8.RuneCountInString(name) > passkeyNameMax || domain.HasBidiControl(name) {
 		return domain.PasskeyCredential{}, ErrPasskeyInvalidName
 	}
 	parsed, err := protocol.ParseCredentialCreationResponseBytes(cmd.Response)
@@ -503,7 +503,7 @@ func (h *PasskeyHandler) List(ctx context.Context, p usecase.Principal) ([]domai
 // domain.ErrPasskeyNotFound.
 func (h *PasskeyHandler) Rename(ctx context.Context, cmd PasskeyChange) (domain.PasskeyCredential, error) {
 	name := strings.TrimSpace(cmd.Name)
-	if name == "" || utf8.RuneCountInString(name) > passkeyNameMax {
+	if name == "" || utf8.RuneCountInString(name) > passkeyNameMax || domain.HasBidiControl(name) {
 		return domain.PasskeyCredential{}, ErrPasskeyInvalidName
 	}
 	u := cmd.Principal.User.ID()

@@ -86,8 +86,8 @@ func (h *SignUpHandler) Handle(ctx context.Context, cmd SignUp) (*SignUpResult, 
 	if err != nil {
 		return nil, err
 	}
-	if cmd.Image != "" {
-		u.SetImage(cmd.Image, now)
+	if err := u.SetImage(cmd.Image, now); err != nil {
+		return nil, err
 	}
 	if err := h.settings.Passwords.Check("password", cmd.Password, h.blocklist.Contains, h.settings.PasswordContext(email, u.Name())...); err != nil {
 		return nil, err

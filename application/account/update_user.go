@@ -45,7 +45,9 @@ func (h *UpdateUserHandler) Handle(ctx context.Context, cmd UpdateUser) (*domain
 				}
 			}
 			if cmd.Image != nil {
-				u.SetImage(*cmd.Image, now)
+				if err := u.SetImage(*cmd.Image, now); err != nil {
+					return err
+				}
 			}
 			out = u
 			return nil

@@ -231,7 +231,9 @@ func (a *Administration) buildUser(ctx context.Context, cmd CreateUser) (*domain
 	if cmd.EmailVerified {
 		u.MarkEmailVerified(now)
 	}
-	u.SetImage(cmd.Image, now)
+	if err := u.SetImage(cmd.Image, now); err != nil {
+		return nil, nil, err
+	}
 	if public != nil {
 		u.SetPublicMetadata(*public, now)
 	}
@@ -350,7 +352,9 @@ func (a *Administration) updateUser(ctx context.Context, id domain.UserID, patch
 			}
 		}
 		if patch.Image != nil {
-			u.SetImage(*patch.Image, now)
+			if err := u.SetImage(*patch.Image, now); err != nil {
+				return err
+			}
 		}
 		if patch.Email != nil {
 			u.ChangeEmail(email, u.EmailVerified() && email == u.Email(), now)

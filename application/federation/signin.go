@@ -8,12 +8,10 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/gatehouse/gatehouse/application/account"
 	"github.com/gatehouse/gatehouse/application/usecase"
@@ -561,9 +559,9 @@ func (s *SignIns) firstSignIn(ctx context.Context, p domain.IdentityProvider, id
 	if err != nil {
 		return nil, false, err
 	}
-	if usableImage(id.Image) {
-		u.SetImage(id.Image, now)
-	}
+	// A provider's picture that is no http or https URL is dropped: it
+	// does not stop the sign-in.
+	_ = u.SetImage(id.Image, now)
 	if id.EmailVerified || p.OrganizationID != "" {
 		u.MarkEmailVerified(now)
 	}
@@ -601,18 +599,6 @@ func (s *SignIns) linked(ctx context.Context, user domain.UserID, provider domai
 	})
 }
 
-// usableImage reports whether an upstream picture may become the user's
-// image: an absolute http(s) URL of at most 2048 bytes of UTF-8 without
-// control characters or spaces (a NUL byte would be refused by PostgreSQL
-// and stored by the other stores).
-func usableImage(s string) bool {
-	if s == "" || len(s) > 2048 || !utf8.ValidString(s) || strings.ContainsFunc(s, func(r rune) bool { return r <= 0x20 || r == 0x7f }) {
-		return false
-	}
-	u, err := url.Parse(s)
-	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != ""
-}
-
 // accountEmail is the address an account keeps of the upstream's: the
 // normalised address, or "" when it is not one.
 func accountEmail(raw string) string {
@@ -626,7 +612,7 @@ func accountEmail(raw string) string {
 // profileName is the upstream name, or the address's local part.
 func profileName(id ports.UpstreamIdentity, email domain.Email) string {
 	name := strings.TrimSpace(id.Name)
-	if name == "" || len(name) > 256 || strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+	if name == "" || len(name) > 256 || strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }) || domain.HasBidiControl(name) {
 		name, _, _ = strings.Cut(string(email), "@")
 	}
 	return name

@@ -28,7 +28,7 @@ func RunServiceKeyRepository(t *testing.T, newStores func(t *testing.T) Stores) 
 		{"duplicate_secret_hash_is_conflict", testServiceKeyDuplicateSecret},
 		{"list_is_newest_first_revoked_included", testServiceKeyList},
 		{"rotate_adds_secret_and_expires_older", testServiceKeyRotate},
-		{"rotate_keeps_a_sooner_expiry", testServiceKeyRotateKeepsSooner},
+		{"rotate_keeps_only_the_previous_secret", testServiceKeyRotateKeepsOnlyThePrevious},
 		{"rotate_with_zero_expiry_deletes_older_secrets", testServiceKeyRotateDeletesOlder},
 		{"rotate_rolls_back_when_fn_fails", testServiceKeyRotateRollback},
 		{"rotate_with_taken_hash_is_conflict", testServiceKeyRotateConflict},
@@ -294,24 +294,25 @@ func testServiceKeyRotate(t *testing.T, repo ports.ServiceKeyRepository) {
 	}
 }
 
-func testServiceKeyRotateKeepsSooner(t *testing.T, repo ports.ServiceKeyRepository) {
+func testServiceKeyRotateKeepsOnlyThePrevious(t *testing.T, repo ports.ServiceKeyRepository) {
 	mustCreateServiceKey(t, repo, "k1", baseTime)
+	mustCreateServiceKey(t, repo, "k2", baseTime)
 	soon := baseTime.Add(time.Hour)
 	mustRotate(t, repo, "k1", 2, baseTime, soon)
-	// A later overlap does not extend secret 1, which already expires sooner;
-	// secret 2, which had none, gets it.
+	// A second rotation within the overlap deletes secret 1: only the
+	// newest until then (secret 2) lives on through the new overlap.
 	later := baseTime.Add(48 * time.Hour)
 	mustRotate(t, repo, "k1", 3, baseTime.Add(time.Minute), later)
-	assertSecret(t, repo, keySecretHash("k1", 1), "k1", soon, baseTime)
+	assertSecretGone(t, repo, keySecretHash("k1", 1))
 	assertSecret(t, repo, keySecretHash("k1", 2), "k1", later, baseTime)
 	assertSecret(t, repo, keySecretHash("k1", 3), "k1", time.Time{}, baseTime.Add(time.Minute))
-	// A sooner overlap shortens every older secret.
 	sooner := baseTime.Add(30 * time.Minute)
 	mustRotate(t, repo, "k1", 4, baseTime.Add(2*time.Minute), sooner)
-	for n := 1; n <= 3; n++ {
-		assertSecret(t, repo, keySecretHash("k1", n), "k1", sooner, map[int]time.Time{1: baseTime, 2: baseTime, 3: baseTime.Add(time.Minute)}[n])
-	}
+	assertSecretGone(t, repo, keySecretHash("k1", 2))
+	assertSecret(t, repo, keySecretHash("k1", 3), "k1", sooner, baseTime.Add(time.Minute))
 	assertSecret(t, repo, keySecretHash("k1", 4), "k1", time.Time{}, baseTime.Add(2*time.Minute))
+	// Another key's secrets are not touched.
+	assertSecret(t, repo, keySecretHash("k2", 1), "k2", time.Time{}, baseTime)
 }
 
 func testServiceKeyRotateDeletesOlder(t *testing.T, repo ports.ServiceKeyRepository) {
@@ -396,9 +397,10 @@ func testServiceKeyRotateParallel(t *testing.T, repo ports.ServiceKeyRepository)
 	mustCreateServiceKey(t, repo, "k1", baseTime)
 	const workers = 12
 	overlap := baseTime.Add(time.Hour)
-	// Every rotation gives all older secrets an expiry. Had two run
-	// interleaved, each would miss the other's secret, and two secrets would
-	// be left without one.
+	// Every rotation deletes the secrets rotated out before it and gives
+	// the newest until then an expiry. Had two run interleaved, each would
+	// miss the other's secret, and two secrets would be left without one,
+	// or more than two alive.
 	errs := runParallel(workers, func(i int) error {
 		return rotateTo(repo, "k1", i+2, baseTime.Add(time.Duration(i)*time.Second), overlap)
 	})
@@ -407,17 +409,22 @@ func testServiceKeyRotateParallel(t *testing.T, repo ports.ServiceKeyRepository)
 			t.Fatalf("concurrent Rotate: %v", err)
 		}
 	}
-	var newest []int
+	var newest, previous []int
 	for n := 1; n <= workers+1; n++ {
-		_, s := mustGetBySecret(t, repo, keySecretHash("k1", n))
-		if s.ExpiresAt.IsZero() {
+		_, s, err := repo.GetBySecretHash(context.Background(), keySecretHash("k1", n))
+		switch {
+		case errors.Is(err, domain.ErrNotFound):
+		case err != nil:
+			t.Fatalf("GetBySecretHash(secret %d): %v", n, err)
+		case s.ExpiresAt.IsZero():
 			newest = append(newest, n)
-		} else {
+		default:
 			assertTime(t, fmt.Sprintf("secret %d ExpiresAt", n), s.ExpiresAt, overlap)
+			previous = append(previous, n)
 		}
 	}
-	if len(newest) != 1 {
-		t.Fatalf("secrets without expiry after %d concurrent rotations: %v, want exactly one", workers, newest)
+	if len(newest) != 1 || len(previous) != 1 {
+		t.Fatalf("after %d concurrent rotations: newest %v and previous %v, want exactly one of each", workers, newest, previous)
 	}
 	// The key records the last four of the rotation that won.
 	if got, want := mustGetServiceKey(t, repo, "k1").Last4(), fmt.Sprintf("%04d", newest[0]); got != want {
@@ -563,11 +570,12 @@ func testServiceKeyTouchParallel(t *testing.T, repo ports.ServiceKeyRepository) 
 func testServiceKeyDeleteExpired(t *testing.T, repo ports.ServiceKeyRepository) {
 	ctx := context.Background()
 	now := baseTime.Add(time.Hour)
-	// k1: secret 1 expired before now, secret 2 ends exactly at now,
-	// secret 3 is the newest. k2: secret 1 is still in its overlap.
+	// k1: secret 1 expired before now, secret 2 is the newest. k3: secret
+	// 1 ends exactly at now. k2: secret 1 is still in its overlap.
 	mustCreateServiceKey(t, repo, "k1", baseTime)
 	mustRotate(t, repo, "k1", 2, baseTime, now.Add(-time.Minute))
-	mustRotate(t, repo, "k1", 3, baseTime, now)
+	mustCreateServiceKey(t, repo, "k3", baseTime)
+	mustRotate(t, repo, "k3", 2, baseTime, now)
 	mustCreateServiceKey(t, repo, "k2", baseTime)
 	mustRotate(t, repo, "k2", 2, baseTime, now.Add(time.Microsecond))
 
@@ -576,8 +584,9 @@ func testServiceKeyDeleteExpired(t *testing.T, repo ports.ServiceKeyRepository) 
 		t.Fatalf("DeleteExpiredSecrets = %d, %v; want 2, nil", n, err)
 	}
 	assertSecretGone(t, repo, keySecretHash("k1", 1))
-	assertSecretGone(t, repo, keySecretHash("k1", 2))
-	assertSecret(t, repo, keySecretHash("k1", 3), "k1", time.Time{}, baseTime)
+	assertSecretGone(t, repo, keySecretHash("k3", 1))
+	assertSecret(t, repo, keySecretHash("k1", 2), "k1", time.Time{}, baseTime)
+	assertSecret(t, repo, keySecretHash("k3", 2), "k3", time.Time{}, baseTime)
 	assertSecret(t, repo, keySecretHash("k2", 1), "k2", now.Add(time.Microsecond), baseTime)
 	assertSecret(t, repo, keySecretHash("k2", 2), "k2", time.Time{}, baseTime)
 	if n, err := repo.DeleteExpiredSecrets(ctx, now); err != nil || n != 0 {

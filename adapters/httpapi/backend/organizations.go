@@ -99,7 +99,7 @@ type BackendCreateOrganizationInput struct {
 		Name        string           `json:"name" minLength:"1" maxLength:"256" example:"Acme"`
 		Slug        string           `json:"slug" maxLength:"64" pattern:"^[a-z0-9]+(?:-[a-z0-9]+)*$" doc:"Unique URL name: lower-case letters, digits and single hyphens, at most 64 characters." example:"acme"`
 		OwnerUserID string           `json:"ownerUserId" minLength:"1" maxLength:"128" doc:"The user who owns the organization, its first member."`
-		Logo        string           `json:"logo,omitempty" maxLength:"2048" doc:"Logo URL."`
+		Logo        string           `json:"logo,omitempty" maxLength:"2048" doc:"Logo URL: an absolute http or https URL."`
 		Metadata    edge.OrgMetadata `json:"metadata,omitempty"`
 	}
 }
@@ -202,7 +202,7 @@ type BackendUpdateOrganizationInput struct {
 	Body struct {
 		Name     *string             `json:"name,omitempty" minLength:"1" maxLength:"256"`
 		Slug     *string             `json:"slug,omitempty" maxLength:"64" pattern:"^[a-z0-9]+(?:-[a-z0-9]+)*$" doc:"Unique URL name: lower-case letters, digits and single hyphens, at most 64 characters."`
-		Logo     edge.NullableString `json:"logo,omitempty" maxLength:"2048" doc:"Logo URL; null or \"\" removes it."`
+		Logo     edge.NullableString `json:"logo,omitempty" maxLength:"2048" doc:"Logo URL (an absolute http or https URL); null or \"\" removes it."`
 		Metadata edge.OrgMetadata    `json:"metadata,omitempty" doc:"Replaces the metadata; null removes it."`
 		// RequireTwoFactor is the members' second-factor rule.
 		RequireTwoFactor *bool `json:"requireTwoFactor,omitempty" doc:"Require members to have a second factor (two-factor or a passkey) to act in the organization."`

@@ -146,7 +146,7 @@ type BackendCreateUserInput struct {
 		Name            string           `json:"name" maxLength:"256" doc:"Display name, 1 to 256 characters." example:"Ada Lovelace"`
 		Password        string           `json:"password,omitempty" maxLength:"4096" doc:"Optional; the password policy applies. Without one the user signs in after a password reset."`
 		EmailVerified   bool             `json:"emailVerified,omitempty" doc:"Mark the address verified (default false)."`
-		Image           string           `json:"image,omitempty" maxLength:"2048" doc:"Avatar URL."`
+		Image           string           `json:"image,omitempty" maxLength:"2048" doc:"Avatar URL: an absolute http or https URL."`
 		PublicMetadata  UserMetadataJSON `json:"publicMetadata,omitempty"`
 		PrivateMetadata UserMetadataJSON `json:"privateMetadata,omitempty"`
 	}
@@ -255,7 +255,7 @@ type BackendUserPatchBody struct {
 	Name            *string          `json:"name,omitempty" nullable:"false" maxLength:"256" doc:"Display name, 1 to 256 characters."`
 	Email           *string          `json:"email,omitempty" nullable:"false" maxLength:"254" doc:"A new address, unverified unless emailVerified is true too; 409 when another user has it."`
 	EmailVerified   *bool            `json:"emailVerified,omitempty" nullable:"false" doc:"Mark the address verified or not."`
-	Image           *string          `json:"image,omitempty" nullable:"true" maxLength:"2048" doc:"Avatar URL; empty or null removes it."`
+	Image           *string          `json:"image,omitempty" nullable:"true" maxLength:"2048" doc:"Avatar URL (an absolute http or https URL); empty or null removes it."`
 	PublicMetadata  UserMetadataJSON `json:"publicMetadata,omitempty" doc:"Replaces the public metadata; {} empties it."`
 	PrivateMetadata UserMetadataJSON `json:"privateMetadata,omitempty" doc:"Replaces the private metadata; {} empties it."`
 	// nulls are the properties sent as null, which the schema lets through

@@ -3,7 +3,6 @@ package console
 import (
 	"errors"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -108,7 +107,7 @@ func (s *API) updateProfile(c *gin.Context, v *visit) {
 		}
 		s.showProfile(c, v, http.StatusBadRequest, "Your name must be 1 to 256 characters.", "name", f)
 		return
-	case len(f.Image) > maxImage || (f.Image != "" && !webURL(f.Image)):
+	case len(f.Image) > maxImage || !domain.IsPictureURL(f.Image):
 		if len(f.Image) > maxImage {
 			f.Image = ""
 		}
@@ -125,12 +124,6 @@ func (s *API) updateProfile(c *gin.Context, v *visit) {
 		return
 	}
 	accountDone(c, AccountBase, "profile")
-}
-
-// webURL reports whether s is an absolute http or https address.
-func webURL(s string) bool {
-	u, err := url.Parse(s)
-	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && u.User == nil
 }
 
 // changeEmail asks for the address change through ChangeEmail: the

@@ -149,7 +149,7 @@ func (s *API) render(c *gin.Context, status int, name string, p *page) {
 	if len(p.FormTargets) > 0 {
 		c.Header("Content-Security-Policy", strings.Replace(consoleCSP, "form-action 'self'", "form-action 'self' "+strings.Join(p.FormTargets, " "), 1))
 	}
-	c.Data(status, "text/html; charset=utf-8", buf.Bytes())
+	c.Data(status, "text/html; charset=utf-8", edge.NeutralizeBidi(buf.Bytes()))
 }
 
 // setHeaders sets the headers of every console answer: its CSP, no

@@ -15,7 +15,7 @@ import (
 type UpdateUserInput struct {
 	Body struct {
 		Name  *string `json:"name,omitempty" minLength:"1" maxLength:"256" doc:"New display name."`
-		Image *string `json:"image,omitempty" maxLength:"2048" nullable:"true" doc:"New avatar URL; null or \"\" clears it."`
+		Image *string `json:"image,omitempty" maxLength:"2048" nullable:"true" doc:"New avatar URL (an absolute http or https URL); null or \"\" clears it."`
 		Email *string `json:"email,omitempty" doc:"Refused with EMAIL_CAN_NOT_BE_UPDATED: use change-email."`
 	}
 }
@@ -305,10 +305,10 @@ func (s *API) verifyEmail(ctx context.Context, in *LinkInput) (*RedirectOrJSON[V
 	return &RedirectOrJSON[VerifyEmailBody]{Status: http.StatusOK, Body: &VerifyEmailBody{Status: true, User: userJSON(u)}}, nil
 }
 
-// ErrorPageInput is what the error page shows.
+// ErrorPageInput is what the error page is asked to show.
 type ErrorPageInput struct {
-	Error       string `query:"error" maxLength:"128" doc:"An error code."`
-	Description string `query:"error_description" maxLength:"512" doc:"What went wrong."`
+	Error       string `query:"error" maxLength:"128" doc:"An error code: a code Gatehouse redirects here with shows Gatehouse's words for it; any other shows a generic message."`
+	Description string `query:"error_description" maxLength:"512" doc:"Accepted, never shown: the page shows only words Gatehouse wrote."`
 }
 
 // ErrorPageOutput is a small HTML page.
@@ -318,16 +318,16 @@ type ErrorPageOutput struct {
 }
 
 // errorPage shows an error to a person whose browser landed here from a
-// flow. Only the code's safe characters are shown, and everything is escaped.
+// flow, in Gatehouse's words only: a code it sends here shows its message
+// (errorPageMessages) and the code; anything else, a generic message and
+// no code. The query's error_description is never shown: anyone can craft
+// a link to this page, and the page would lend the words Gatehouse's name.
 func (s *API) errorPage(_ context.Context, in *ErrorPageInput) (*ErrorPageOutput, error) {
-	code := "UNKNOWN"
-	if edge.ErrorCodePattern.MatchString(in.Error) {
-		code = in.Error
-	}
-	page := "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Error</title></head><body><h1>Something went wrong</h1><p>Error code: <code>" +
-		html.EscapeString(code) + "</code></p>"
-	if in.Description != "" {
-		page += "<p>" + html.EscapeString(in.Description) + "</p>"
+	page := "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Error</title></head><body><h1>Something went wrong</h1>"
+	if msg, ok := errorPageMessages[in.Error]; ok {
+		page += "<p>" + html.EscapeString(msg) + "</p><p>Error code: <code>" + html.EscapeString(in.Error) + "</code></p>"
+	} else {
+		page += "<p>" + html.EscapeString(errorPageGeneric) + "</p>"
 	}
 	page += "</body></html>"
 	return &ErrorPageOutput{ContentType: "text/html; charset=utf-8", Body: []byte(page)}, nil

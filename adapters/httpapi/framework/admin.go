@@ -66,7 +66,7 @@ type AdminCreateUserInput struct {
 		Role     edge.RoleInput `json:"role,omitempty" doc:"Platform roles (user, admin); needs the set-role permission."`
 		Data     *struct {
 			EmailVerified bool   `json:"emailVerified,omitempty" doc:"Mark the address verified."`
-			Image         string `json:"image,omitempty" maxLength:"2048"`
+			Image         string `json:"image,omitempty" maxLength:"2048" doc:"Avatar URL: an absolute http or https URL."`
 		} `json:"data,omitempty" doc:"Further user fields."`
 	}
 }
@@ -236,7 +236,7 @@ type AdminUpdateUserInput struct {
 		UserID string `json:"userId" minLength:"1" maxLength:"64"`
 		Data   struct {
 			Name          *string        `json:"name,omitempty" minLength:"1" maxLength:"256"`
-			Image         *string        `json:"image,omitempty" maxLength:"2048"`
+			Image         *string        `json:"image,omitempty" maxLength:"2048" doc:"Avatar URL: an absolute http or https URL."`
 			Email         *string        `json:"email,omitempty" maxLength:"254" doc:"Needs the set-email permission; the new address is unverified."`
 			EmailVerified *bool          `json:"emailVerified,omitempty"`
 			Role          edge.RoleInput `json:"role,omitempty" doc:"Needs the set-role permission."`

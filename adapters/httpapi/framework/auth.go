@@ -13,7 +13,7 @@ type SignUpInput struct {
 		Name        string `json:"name" minLength:"1" maxLength:"256" doc:"Display name." example:"Ada Lovelace"`
 		Email       string `json:"email" maxLength:"254" doc:"E-mail address; lower-cased." example:"ada@example.com"`
 		Password    string `json:"password" doc:"8 to 128 characters, not a common password. No composition rules." example:"correct horse battery staple"`
-		Image       string `json:"image,omitempty" maxLength:"2048" doc:"Avatar URL."`
+		Image       string `json:"image,omitempty" maxLength:"2048" doc:"Avatar URL: an absolute http or https URL."`
 		CallbackURL string `json:"callbackURL,omitempty" maxLength:"2048" doc:"Where the verification link leads afterwards: a path here or a URL on a trusted origin."`
 		RememberMe  *bool  `json:"rememberMe,omitempty" doc:"false starts a session that ends with the browser session (default true)."`
 	}

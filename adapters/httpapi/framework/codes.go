@@ -30,6 +30,7 @@ var frameworkCodes = map[string]wireCode{
 
 	// Users (domain.User).
 	"user.invalid_name":       {Code: "INVALID_NAME"},
+	"user.invalid_image":      {Code: "INVALID_IMAGE"},
 	"user.invalid_ban_reason": {Code: "INVALID_BAN_REASON"},
 	"user.invalid_ban_expiry": {Code: "INVALID_BAN_EXPIRY"},
 

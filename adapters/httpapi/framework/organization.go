@@ -147,7 +147,7 @@ type CreateOrganizationInput struct {
 	Body struct {
 		Name                          string           `json:"name" minLength:"1" maxLength:"256" example:"Acme"`
 		Slug                          string           `json:"slug" maxLength:"64" pattern:"^[a-z0-9]+(?:-[a-z0-9]+)*$" doc:"Unique URL name: lower-case letters, digits and single hyphens, at most 64 characters." example:"acme"`
-		Logo                          string           `json:"logo,omitempty" maxLength:"2048" doc:"Logo URL."`
+		Logo                          string           `json:"logo,omitempty" maxLength:"2048" doc:"Logo URL: an absolute http or https URL."`
 		Metadata                      edge.OrgMetadata `json:"metadata,omitempty"`
 		KeepCurrentActiveOrganization bool             `json:"keepCurrentActiveOrganization,omitempty" doc:"Leave the session's active organization as it is instead of switching to the new one."`
 	}
@@ -199,7 +199,7 @@ func (s *API) checkSlug(ctx context.Context, in *CheckSlugInput) (*edge.StatusOu
 type UpdateOrganizationData struct {
 	Name     *string             `json:"name,omitempty" minLength:"1" maxLength:"256"`
 	Slug     *string             `json:"slug,omitempty" maxLength:"64" pattern:"^[a-z0-9]+(?:-[a-z0-9]+)*$" doc:"Unique URL name: lower-case letters, digits and single hyphens, at most 64 characters."`
-	Logo     edge.NullableString `json:"logo,omitempty" maxLength:"2048" doc:"Logo URL; null or \"\" removes it."`
+	Logo     edge.NullableString `json:"logo,omitempty" maxLength:"2048" doc:"Logo URL (an absolute http or https URL); null or \"\" removes it."`
 	Metadata edge.OrgMetadata    `json:"metadata,omitempty" doc:"Replaces the metadata; null removes it."`
 	// RequireTwoFactor is Gatehouse's own field.
 	RequireTwoFactor *bool `json:"requireTwoFactor,omitempty" doc:"Require members to have a second factor (two-factor or a passkey). Turning it on needs one yourself (403 SET_UP_A_SECOND_FACTOR_BEFORE_REQUIRING_ONE)."`

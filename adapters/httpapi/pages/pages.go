@@ -238,7 +238,7 @@ func (s *API) render(c *gin.Context, p *pages, status int, name string, d pageDa
 	if status == http.StatusServiceUnavailable {
 		h.Set("Retry-After", edge.RetrySeconds(edge.UnavailableRetryAfter))
 	}
-	c.Data(status, "text/html; charset=utf-8", buf.Bytes())
+	c.Data(status, "text/html; charset=utf-8", edge.NeutralizeBidi(buf.Bytes()))
 }
 
 // cspOrigin returns origin as a CSP source (scheme://host[:port], or

@@ -9,6 +9,7 @@ var problemCodes = map[string]string{
 	// Domain rules the admin and trusted routes publish in the request area.
 	"email.invalid":                     "request.invalid_email",
 	"user.invalid_name":                 "request.invalid_name",
+	"user.invalid_image":                "request.invalid_image",
 	"user.invalid_ban_reason":           "request.invalid_ban_reason",
 	"user.invalid_ban_expiry":           "request.invalid_ban_expiry",
 	"password.invalid":                  "request.invalid_password",

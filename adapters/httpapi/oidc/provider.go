@@ -36,9 +36,11 @@ func (s *API) AddOAuthRoutes() {
 		"The answer carries iss (RFC 9207). prompt none, login and consent and max_age are honoured."
 	register(s, fw, op{OperationID: "oauth2Authorize", Method: http.MethodGet, Path: p("/authorize"), Tags: []string{tagOAuth},
 		Summary: "Authorization endpoint", Description: authorizeDoc, DefaultStatus: http.StatusFound, Responses: redirect}, s.oauthAuthorize, edge.ContractAuth)
-	register(s, fw, op{OperationID: "oauth2AuthorizePost", Method: http.MethodPost, Path: p("/authorize"), Tags: []string{tagOAuth},
+	// The form post of a read (GET) is open to an impersonation session as
+	// the GET is; answering the consent page is not (edge.Impersonation).
+	register(s, fw, edge.WithPolicy(op{OperationID: "oauth2AuthorizePost", Method: http.MethodPost, Path: p("/authorize"), Tags: []string{tagOAuth},
 		Summary: "Authorization endpoint (form post)", Description: authorizeDoc + " The parameters arrive as a form.",
-		DefaultStatus: http.StatusSeeOther, Responses: withStatus(redirect, "302", "303")}, s.oauthAuthorizePost, edge.ContractAuth)
+		DefaultStatus: http.StatusSeeOther, Responses: withStatus(redirect, "302", "303")}, edge.AllowedWhileImpersonating), s.oauthAuthorizePost, edge.ContractAuth)
 	register(s, fw, edge.WithForm(op{OperationID: "oauth2Consent", Method: http.MethodPost, Path: p("/consent"), Tags: []string{tagOAuth},
 		Summary: "Answer the consent page",
 		Description: "Records the signed-in user's consent (accept true) or refusal for the authorization request in oauth_query, and answers " +
@@ -77,9 +79,9 @@ func (s *API) AddOAuthRoutes() {
 	register(s, fw, op{OperationID: "oauth2EndSession", Method: http.MethodGet, Path: p("/end-session"), Tags: []string{tagOAuth},
 		Summary: "End-session endpoint", Description: endDoc, DefaultStatus: http.StatusFound,
 		Responses: map[string]*huma.Response{"302": redirect["302"], "400": redirect["400"]}}, s.oauthEndSession, edge.ContractAuth)
-	register(s, fw, edge.WithForm(op{OperationID: "oauth2EndSessionPost", Method: http.MethodPost, Path: p("/end-session"), Tags: []string{tagOAuth},
+	register(s, fw, edge.WithPolicy(edge.WithForm(op{OperationID: "oauth2EndSessionPost", Method: http.MethodPost, Path: p("/end-session"), Tags: []string{tagOAuth},
 		Summary: "End-session endpoint (form post)", Description: endDoc + " Answers {redirect:true, url} with a Location header; an HTML form gets 303.",
-		Errors: []int{http.StatusForbidden, http.StatusTooManyRequests}}, edge.EndSessionForm), s.oauthEndSessionPost, edge.ContractAuth)
+		Errors: []int{http.StatusForbidden, http.StatusTooManyRequests}}, edge.EndSessionForm), edge.AllowedWhileImpersonating), s.oauthEndSessionPost, edge.ContractAuth)
 
 	s.documentOAuth()
 }

@@ -178,39 +178,52 @@ func TestImpersonationHardening_account_form_refusal_audited(t *testing.T) {
 	})
 }
 
-// Ensure the consent page's form, posted while impersonating, records no
-// consent and issues no code: it comes back to the page with the refusal.
-func TestImpersonationHardening_consent_form_refused(t *testing.T) {
+// Ensure an impersonation signs in to no relying party: authorize refuses
+// it, and the consent page's form, posted anyway, records no consent and
+// issues no code, coming back to the page with the refusal.
+func TestImpersonationHardening_relying_parties_refused(t *testing.T) {
 	t.Parallel()
 	fwForStores(t, []store{storeSQLite}, adminEnv, func(t *testing.T, app *fwApp) {
 		const rp = "https://rp.example.net"
-		admin, _ := mustAdmin(t, app)
+		admin, adminID := mustAdmin(t, app)
 		r := admin.post("/api/admin/oauth-clients", mustJSON(t, map[string]any{"name": "Example app", "type": "public", "redirectUris": []string{rp + "/cb"}}))
 		mustStatus(t, r, http.StatusCreated)
 		clientID, _ := r.JSON(t)["clientId"].(string)
-		_, daveID := mustPlainUser(t, app, "Dave", "dave@example.com", userPassword)
-		mustImpersonate(t, admin, daveID)
-
-		authorize := "/api/auth/oauth2/authorize?" + url.Values{"client_id": {clientID}, "redirect_uri": {rp + "/cb"}, "response_type": {"code"},
+		dave, daveID := mustPlainUser(t, app, "Dave", "dave@example.com", userPassword)
+		query := url.Values{"client_id": {clientID}, "redirect_uri": {rp + "/cb"}, "response_type": {"code"},
 			"scope": {"openid profile email"}, "state": {"st-1"}, "code_challenge": {pkceChallenge("a-verifier-of-forty-three-characters-at-least")},
 			"code_challenge_method": {"S256"}}.Encode()
-		r = admin.get(authorize)
-		mustStatus(t, r, http.StatusFound)
-		consent, err := url.Parse(r.Header.Get("Location"))
-		if err != nil || consent.Path != "/consent" {
-			t.Fatalf("authorize while impersonating: Location %q", r.Header.Get("Location"))
+		// Dave himself is sent to the consent page.
+		r = dave.get("/api/auth/oauth2/authorize?" + query)
+		if loc, _ := url.Parse(r.Header.Get("Location")); r.Status != http.StatusFound || loc == nil || loc.Path != "/consent" {
+			t.Fatalf("authorize as Dave: %d %q", r.Status, r.Header.Get("Location"))
 		}
-		form := url.Values{"oauth_query": {consent.RawQuery}, "accept": {"true"}}
+
+		mustImpersonate(t, admin, daveID)
+		mustCode(t, admin.get("/api/auth/oauth2/authorize?"+query), http.StatusForbidden, "IMPERSONATION_READ_ONLY")
+		mustCode(t, admin.post("/api/auth/oauth2/authorize", query, "Content-Type", "application/x-www-form-urlencoded"), http.StatusForbidden, "IMPERSONATION_READ_ONLY")
+		form := url.Values{"oauth_query": {query}, "accept": {"true"}}
 		r = admin.post("/api/auth/oauth2/consent", form.Encode(), "Content-Type", "application/x-www-form-urlencoded")
 		mustStatus(t, r, http.StatusSeeOther)
 		back, err := url.Parse(r.Header.Get("Location"))
 		if err != nil || back.Path != "/consent" || back.Query().Get("error") != "IMPERSONATION_READ_ONLY" {
 			t.Fatalf("consent while impersonating: Location %q", r.Header.Get("Location"))
 		}
-		// Nothing was granted: authorize still asks.
-		r = admin.get(authorize)
+		mustOK(t, admin.post(adminPath("stop-impersonating"), "{}"))
+
+		// Nothing was granted: Dave is still asked.
+		r = dave.get("/api/auth/oauth2/authorize?" + query)
 		if loc, _ := url.Parse(r.Header.Get("Location")); r.Status != http.StatusFound || loc == nil || loc.Path != "/consent" {
-			t.Fatalf("authorize after the refused consent: %d %q", r.Status, r.Header.Get("Location"))
+			t.Fatalf("authorize as Dave after the refused consent: %d %q", r.Status, r.Header.Get("Location"))
+		}
+		refused := auditAll(t, admin, url.Values{"action": {"impersonation.refused"}})
+		if len(refused) != 3 {
+			t.Fatalf("impersonation.refused entries = %v, want 3", refused)
+		}
+		for _, e := range refused {
+			if e["actorId"] != daveID || e["impersonatorId"] != adminID {
+				t.Fatalf("refusal entry = %v", e)
+			}
 		}
 	})
 }

@@ -24,12 +24,12 @@ const (
 	ImpersonationReadOnly Impersonation = iota
 	// ImpersonationAllowed lets every request of the route through: ending
 	// the impersonation (sign-out, stop-impersonating, the OpenID
-	// end-session), choosing the active organization, signing in to a
-	// relying party the user already allowed (authorize), and the POST
-	// routes that only answer a question (check-slug, has-permission).
+	// end-session), choosing the active organization, and the POST routes
+	// that only answer a question (check-slug, has-permission).
 	ImpersonationAllowed
-	// ImpersonationRefused lets nothing through, not even a GET: for links
-	// that change something when followed (delete-user/callback).
+	// ImpersonationRefused lets nothing through, not even a GET: for GETs
+	// that act (delete-user/callback, starting a passkey registration,
+	// authorize: signing in to a relying party as the user).
 	ImpersonationRefused
 )
 

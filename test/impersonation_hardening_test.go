@@ -178,6 +178,11 @@ func TestImpersonationHardening_account_form_refusal_audited(t *testing.T) {
 			refused[0]["targetId"] != "POST /account/profile" || refused[0]["outcome"] != "denied" {
 			t.Fatalf("impersonation.refused entries = %v", refused)
 		}
+		// The console's audit page names the administrator too.
+		page := mustConsolePage(t, w.admin.get("/console/audit?action=impersonation.refused"), http.StatusOK)
+		if !strings.Contains(page, "impersonated by") || !strings.Contains(page, `href="/console/users/`+w.adminID+`"`) {
+			t.Fatalf("the audit page does not name the impersonator:\n%s", page)
+		}
 	})
 }
 

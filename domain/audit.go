@@ -50,4 +50,9 @@ type AuditEntry struct {
 	Outcome    Outcome
 	// Code is the error code when the outcome is not success.
 	Code string
+	// ImpersonatorID is the administrator behind the impersonation session
+	// the action came through (domain.Session.ImpersonatedBy), "" when it
+	// came through none: ActorID is then the impersonated user (or, for
+	// stopping, the administrator), and the entry names both.
+	ImpersonatorID string
 }

@@ -95,6 +95,18 @@ type Event struct {
 	// domain.FactorChange or domain.LinkedAccount. The encoder presents it
 	// as the trusted API does.
 	Data any
+	// Actor is set when the change came through an impersonation session:
+	// the user whose session it was and the administrator impersonating
+	// them. Nil otherwise.
+	Actor *EventActor
+}
+
+// EventActor is who made a change through an impersonation session.
+type EventActor struct {
+	// UserID is the impersonated user.
+	UserID domain.UserID
+	// ImpersonatedBy is the administrator impersonating them.
+	ImpersonatedBy domain.UserID
 }
 
 // EventEncoder turns an event into its webhook payload, {"type",

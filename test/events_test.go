@@ -31,6 +31,8 @@ type outboxEvent struct {
 	Type      string         `json:"type"`
 	Timestamp string         `json:"timestamp"`
 	Data      map[string]any `json:"data"`
+	// Actor is set only for a change made through an impersonation.
+	Actor map[string]any `json:"actor"`
 }
 
 // drainEvents takes every event waiting in app's outbox, oldest first, and
@@ -46,8 +48,12 @@ func drainEvents(t testing.TB, app *fwApp) []outboxEvent {
 		for _, m := range msgs {
 			var keys map[string]json.RawMessage
 			mustUnmarshal(t, m.Payload, &keys)
-			if got := slices.Sorted(maps.Keys(keys)); !slices.Equal(got, []string{"data", "timestamp", "type"}) {
-				t.Fatalf("payload %s has keys %v, want data, timestamp, type", m.Payload, got)
+			want := []string{"data", "timestamp", "type"}
+			if _, ok := keys["actor"]; ok {
+				want = []string{"actor", "data", "timestamp", "type"}
+			}
+			if got := slices.Sorted(maps.Keys(keys)); !slices.Equal(got, want) {
+				t.Fatalf("payload %s has keys %v, want data, timestamp, type (and actor, for an impersonation)", m.Payload, got)
 			}
 			e := outboxEvent{ID: m.ID}
 			mustUnmarshal(t, m.Payload, &e)

@@ -40,6 +40,8 @@ type auditRow struct {
 	IPAddress  string    `gorm:"column:ip_address;not null"`
 	Outcome    string    `gorm:"column:outcome;not null"`
 	Code       string    `gorm:"column:code;not null"`
+	// ImpersonatorID is '' unless the action came through an impersonation.
+	ImpersonatorID string `gorm:"column:impersonator_id;not null"`
 }
 
 func (auditRow) TableName() string { return "audit_log" }
@@ -48,7 +50,7 @@ func auditFromDomain(e domain.AuditEntry) auditRow {
 	return auditRow{
 		ID: e.ID, OccurredAt: domain.Timestamp(e.OccurredAt), ActorType: string(e.ActorType), ActorID: e.ActorID,
 		Action: e.Action, TargetType: e.TargetType, TargetID: e.TargetID, RequestID: e.RequestID,
-		IPAddress: e.IPAddress, Outcome: string(e.Outcome), Code: e.Code,
+		IPAddress: e.IPAddress, Outcome: string(e.Outcome), Code: e.Code, ImpersonatorID: e.ImpersonatorID,
 	}
 }
 
@@ -56,7 +58,7 @@ func (r auditRow) toDomain() domain.AuditEntry {
 	return domain.AuditEntry{
 		ID: r.ID, OccurredAt: domain.Timestamp(r.OccurredAt), ActorType: domain.ActorType(r.ActorType), ActorID: r.ActorID,
 		Action: r.Action, TargetType: r.TargetType, TargetID: r.TargetID, RequestID: r.RequestID,
-		IPAddress: r.IPAddress, Outcome: domain.Outcome(r.Outcome), Code: r.Code,
+		IPAddress: r.IPAddress, Outcome: domain.Outcome(r.Outcome), Code: r.Code, ImpersonatorID: r.ImpersonatorID,
 	}
 }
 

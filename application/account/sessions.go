@@ -107,6 +107,9 @@ func (h *SignOutHandler) Handle(ctx context.Context, token string) error {
 	if err != nil {
 		return err
 	}
+	// Signing out of an impersonation ends it: its session.revoked names
+	// the administrator too.
+	usecase.NoteImpersonation(ctx, s)
 	return usecase.IgnoreGone(h.revoker.Revoke(ctx, s))
 }
 

@@ -72,6 +72,11 @@ func (a Auditor) append(ctx context.Context, actor Actor, action string, t Targe
 		ActorType: actor.Type, ActorID: actor.ID, Action: action, TargetType: t.Type, TargetID: t.ID,
 		RequestID: actor.RequestID, IPAddress: actor.IPAddress, Outcome: domain.OutcomeOf(err),
 	}
+	// An action that came through an impersonation session names the
+	// administrator behind it too, whichever use case records it.
+	if imp, ok := ImpersonationFrom(ctx); ok {
+		e.ImpersonatorID = string(imp.Admin)
+	}
 	if e.Outcome != domain.OutcomeSuccess {
 		var de *domain.Error
 		if errors.As(err, &de) {

@@ -89,6 +89,9 @@ func (ev *Events) message(ctx context.Context, t domain.EventType, data any) (po
 	}
 	now := ev.clock.Now()
 	e := ports.Event{ID: "msg_" + ev.ids.NewID(), Type: t, OccurredAt: now, Data: data}
+	if imp, ok := ImpersonationFrom(ctx); ok {
+		e.Actor = &ports.EventActor{UserID: imp.User, ImpersonatedBy: imp.Admin}
+	}
 	payload, err := ev.encoder.Encode(e)
 	if err != nil {
 		return ports.OutboxMessage{}, domain.Internal("events: encode "+string(t), err)

@@ -117,7 +117,7 @@ func testAuditRoundTrip(t *testing.T, s Stores) {
 	local := time.Date(2026, 7, 8, 9, 10, 11, 654321987, time.FixedZone("UTC+5:30", 5*60*60+30*60))
 	full := domain.AuditEntry{ID: "a1", OccurredAt: local, ActorType: domain.ActorServiceKey, ActorID: "sk_1",
 		Action: "service-key.create", TargetType: "service_key", TargetID: "sk_2", RequestID: "req-42",
-		IPAddress: "2001:db8::1", Outcome: domain.OutcomeDenied, Code: "FORBIDDEN"}
+		IPAddress: "2001:db8::1", Outcome: domain.OutcomeDenied, Code: "FORBIDDEN", ImpersonatorID: "admin_1"}
 	bare := domain.AuditEntry{ID: "a2", OccurredAt: local.Add(-time.Second), ActorType: domain.ActorCLI,
 		Action: "service-key.revoke", Outcome: domain.OutcomeSuccess}
 	mustAppend(t, s.Audit, full, bare)

@@ -152,6 +152,8 @@ type AuditEntryJSON struct {
 	IPAddress  string    `json:"ipAddress"`
 	Outcome    string    `json:"outcome" enum:"success,denied,failure"`
 	Code       string    `json:"code,omitempty" doc:"The error code when the outcome is not success."`
+	// ImpersonatorID names the administrator behind an impersonation.
+	ImpersonatorID string `json:"impersonatorId,omitempty" doc:"The administrator impersonating the user when the action came through an impersonation session (actorId is then the impersonated user, or the administrator stopping); absent otherwise."`
 }
 
 // AuditLogOutput is a page of entries, newest first.
@@ -189,7 +191,8 @@ func (s *API) listAuditLog(ctx context.Context, in *AuditLogInput) (*AuditLogOut
 // vocabulary of the contract its actor called.
 func (s *API) auditEntryJSON(e domain.AuditEntry) AuditEntryJSON {
 	return AuditEntryJSON{ID: e.ID, OccurredAt: e.OccurredAt, ActorType: string(e.ActorType), ActorID: e.ActorID, Action: e.Action,
-		TargetType: e.TargetType, TargetID: e.TargetID, RequestID: e.RequestID, IPAddress: e.IPAddress, Outcome: string(e.Outcome), Code: s.auditCode(e.ActorType, e.Code)}
+		TargetType: e.TargetType, TargetID: e.TargetID, RequestID: e.RequestID, IPAddress: e.IPAddress, Outcome: string(e.Outcome), Code: s.auditCode(e.ActorType, e.Code),
+		ImpersonatorID: e.ImpersonatorID}
 }
 
 // CurrentKeyOutput describes the calling key.

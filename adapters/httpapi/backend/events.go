@@ -21,6 +21,13 @@ type EventPayload struct {
 	Type      domain.EventType `json:"type" doc:"The event's type, such as user.created."`
 	Timestamp time.Time        `json:"timestamp" doc:"When the change happened (RFC 3339)."`
 	Data      any              `json:"data" doc:"What changed, as the trusted API returns it."`
+	Actor     *EventActorJSON  `json:"actor,omitempty" doc:"Present only when the change was made through an impersonation session: the user whose session it was and the administrator impersonating them."`
+}
+
+// EventActorJSON names who made a change through an impersonation session.
+type EventActorJSON struct {
+	UserID         string `json:"userId" doc:"The impersonated user, whose session it was."`
+	ImpersonatedBy string `json:"impersonatedBy" doc:"The administrator impersonating them, who made the change."`
 }
 
 // BackendSessionJSON is a session in the session events: never its token.
@@ -124,7 +131,11 @@ func (enc *EventEncoder) Encode(e ports.Event) ([]byte, error) {
 	if reflect.TypeOf(data) != reflect.TypeOf(want) {
 		return nil, domain.Internal("events: encode", fmt.Errorf("%s carries %T, not %T", e.Type, e.Data, want))
 	}
-	b, err := json.Marshal(EventPayload{Type: e.Type, Timestamp: e.OccurredAt.UTC(), Data: data})
+	out := EventPayload{Type: e.Type, Timestamp: e.OccurredAt.UTC(), Data: data}
+	if e.Actor != nil {
+		out.Actor = &EventActorJSON{UserID: string(e.Actor.UserID), ImpersonatedBy: string(e.Actor.ImpersonatedBy)}
+	}
+	b, err := json.Marshal(out)
 	if err != nil {
 		return nil, domain.Internal("events: encode", err)
 	}

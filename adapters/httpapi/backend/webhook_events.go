@@ -12,7 +12,7 @@ import (
 
 // The trusted contract's OpenAPI 3.1 webhooks section: one entry per event
 // of the catalogue, a POST whose body is the event's payload, {type,
-// timestamp, data}, data's schema generated from the same Go type the
+// timestamp, data, actor (impersonations only)}, data's schema generated from the same Go type the
 // encoder presents it with, and whose headers are the Standard Webhooks
 // ones.
 
@@ -39,6 +39,7 @@ func (s *API) AddWebhookEvents() {
 	if doc.Webhooks == nil {
 		doc.Webhooks = map[string]*huma.PathItem{}
 	}
+	actor := reg.Schema(reflect.TypeFor[EventActorJSON](), true, "")
 	for _, t := range domain.EventTypes {
 		data := reg.Schema(reflect.TypeOf(schemas[t]), true, "")
 		payload := &huma.Schema{Type: huma.TypeObject, Required: []string{"type", "timestamp", "data"}, AdditionalProperties: false,
@@ -46,6 +47,8 @@ func (s *API) AddWebhookEvents() {
 				"type":      {Type: huma.TypeString, Enum: []any{string(t)}, Description: "The event's type."},
 				"timestamp": {Type: huma.TypeString, Format: "date-time", Description: "When the change happened (RFC 3339)."},
 				"data":      data,
+				"actor": {AllOf: []*huma.Schema{actor}, Description: "Present only when the change was made through an impersonation session: " +
+					"the user whose session it was and the administrator impersonating them, who made the change."},
 			}}
 		area, _, _ := strings.Cut(string(t), ".")
 		doc.Webhooks[string(t)] = &huma.PathItem{Post: &huma.Operation{

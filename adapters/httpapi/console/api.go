@@ -87,7 +87,12 @@ func (s *API) addUserRoutes(r routes) {
 	post(Base+"/users/:id/linked/unlink", s.unlinkAccount)
 	post(Base+"/users/:id/impersonate", s.impersonate)
 	post(Base+"/users/:id/delete", s.deleteUser)
-	post(Base+"/impersonation/stop", s.stopImpersonating)
+	// Stopping is the one form an impersonation session may post
+	// (edge.Impersonation): the route's policy says so, as the framework's
+	// stop-impersonating does.
+	stop := r
+	stop.policy.WhileImpersonating = edge.ImpersonationAllowed
+	stop.post(stopPath, s.stopImpersonating)
 }
 
 // home is the console's first page: the overview.

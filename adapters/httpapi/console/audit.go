@@ -32,8 +32,11 @@ type auditView struct {
 type auditRow struct {
 	ID, Action, Outcome, Code, RequestID, IP string
 	ActorType, ActorID, ActorLink            string
-	TargetType, TargetID, TargetLink         string
-	At                                       time.Time
+	// Impersonator is the administrator behind an impersonation session
+	// the action came through, with the link to their page.
+	Impersonator, ImpersonatorLink   string
+	TargetType, TargetID, TargetLink string
+	At                               time.Time
 }
 
 // addAuditRoutes registers the Audit log section.
@@ -91,6 +94,7 @@ func auditRows(entries []domain.AuditEntry) []auditRow {
 	for _, e := range entries {
 		rows = append(rows, auditRow{ID: e.ID, Action: e.Action, Outcome: string(e.Outcome), Code: e.Code, RequestID: e.RequestID, IP: e.IPAddress,
 			ActorType: string(e.ActorType), ActorID: e.ActorID, ActorLink: actorLink(e.ActorType, e.ActorID),
+			Impersonator: e.ImpersonatorID, ImpersonatorLink: actorLink(domain.ActorUser, e.ImpersonatorID),
 			TargetType: e.TargetType, TargetID: e.TargetID, TargetLink: targetLink(e.TargetType, e.TargetID), At: e.OccurredAt})
 	}
 	return rows

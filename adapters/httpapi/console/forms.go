@@ -4,12 +4,15 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/gatehouse/gatehouse/application/admin"
 )
 
 // Every console form carries a token (field tokenField) on top of the
@@ -112,7 +115,14 @@ func (s *API) formAs(c *gin.Context, enter func(*gin.Context) (*visit, bool), h 
 			"This form is not valid any more: it was sent already, has expired, or belongs to another session. Go back, reload the page and try again. Nothing was changed.")
 		return
 	}
-	if v.impersonating() && c.FullPath() != stopPath {
+	// The one rule of every contract: the route's policy says whether an
+	// impersonation session may post (edge.Impersonation); the refusal is
+	// audited with the user and the administrator.
+	if err := s.CheckImpersonation(c.Request.Context(), v.p); err != nil {
+		if !errors.Is(err, admin.ErrImpersonationReadOnly) {
+			s.refuse(c, err)
+			return
+		}
 		s.refusal(c, http.StatusForbidden, "Impersonating",
 			"You are impersonating a user. Stop impersonating to use the console again. Nothing was changed.")
 		return

@@ -275,6 +275,8 @@ func (s *API) sendVerificationEmail(ctx context.Context, in *SendVerificationEma
 	cmd := account.SendVerificationEmail{Email: in.Body.Email, CallbackURL: in.Body.CallbackURL}
 	if p, err := s.Principal(ctx); err == nil {
 		cmd.Principal = &p
+	} else if !edge.IsUnauthenticated(err) {
+		return nil, err
 	}
 	if err := s.App.Commands.VerifyEmail.Send(ctx, cmd); err != nil {
 		return nil, err

@@ -533,11 +533,11 @@ func (s *API) AddAdminRoutes() {
 	stop.Description = "Ends the impersonation session and restores the administrator's own session from the admin_session cookie. 400 NOT_IMPERSONATING in an ordinary session; 401 without a session."
 	// Leaving an impersonation is like signing out: never refused for a
 	// missing second factor.
-	stop = edge.WithPolicy(stop, func(p *edge.Policy) { p.Administers = false })
+	stop = edge.WithPolicy(stop, func(p *edge.Policy) { p.Administers = false }, edge.AllowedWhileImpersonating)
 	stop.Errors = append(stop.Errors, http.StatusBadRequest)
 	register(s, fw, stop, s.adminStopImpersonating, edge.ContractAuth)
 	has := admin("adminHasPermission", http.MethodPost, "/has-permission", "Check admin permissions",
 		"Whether the signed-in user holds every requested admin permission, such as {\"user\": [\"ban\"]}.")
 	has.Description = "Whether the signed-in user holds every requested admin permission, such as {\"user\": [\"ban\"]}. Any signed-in user may ask about themselves; 401 without a session." + edge.AdministrationNote("ADMIN_MFA_REQUIRED")
-	register(s, fw, has, s.adminHasPermission, edge.ContractAuth)
+	register(s, fw, edge.WithPolicy(has, edge.AllowedWhileImpersonating), s.adminHasPermission, edge.ContractAuth)
 }

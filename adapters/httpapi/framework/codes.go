@@ -103,6 +103,7 @@ var frameworkCodes = map[string]wireCode{
 	"invitation.role_not_allowed":            {Code: "YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE"},
 	"mfa.step_up_required":                   {Code: "SECOND_FACTOR_REQUIRED"},
 	"admin.mfa_required":                     {Code: "ADMIN_MFA_REQUIRED"},
+	"admin.impersonation_read_only":          {Code: "IMPERSONATION_READ_ONLY"},
 	"organization.two_factor_required":       {Code: "TWO_FACTOR_REQUIRED_BY_ORGANIZATION"},
 	"organization.enforcer_needs_two_factor": {Code: "SET_UP_A_SECOND_FACTOR_BEFORE_REQUIRING_ONE"},
 	"mfa.account_locked":                     {Code: "ACCOUNT_TEMPORARILY_LOCKED", Status: http.StatusTooManyRequests},

@@ -804,8 +804,10 @@ func (s *API) AddOrganizationRoutes() {
 	register(s, fw, org("organizationCreate", post, "/create", "Create an organization",
 		"Creates an organization owned by the caller and, unless keepCurrentActiveOrganization, makes it the session's active one. "+
 			"A taken slug is 400 ORGANIZATION_ALREADY_EXISTS; a malformed one a VALIDATION_ERROR naming body.slug."), s.createOrganization, edge.ContractAuth)
-	register(s, fw, org("organizationCheckSlug", post, "/check-slug", "Check a slug",
-		"{status:true} when the slug is free; 400 ORGANIZATION_SLUG_ALREADY_TAKEN when not."), s.checkSlug, edge.ContractAuth)
+	// Reading, and choosing the session's active organization, stay open to
+	// an impersonation (edge.Impersonation); every other write is refused.
+	register(s, fw, edge.WithPolicy(org("organizationCheckSlug", post, "/check-slug", "Check a slug",
+		"{status:true} when the slug is free; 400 ORGANIZATION_SLUG_ALREADY_TAKEN when not."), edge.AllowedWhileImpersonating), s.checkSlug, edge.ContractAuth)
 	register(s, fw, org("organizationUpdate", post, "/update", "Update an organization",
 		"Changes name, slug, logo, metadata or requireTwoFactor (Gatehouse's own: members must have a second factor). Needs organization:update (owners and admins): "+
 			"403 YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION. Turning requireTwoFactor on needs a second factor of your own, so nobody locks the organization out: "+
@@ -814,9 +816,10 @@ func (s *API) AddOrganizationRoutes() {
 	register(s, fw, org("organizationDelete", post, "/delete", "Delete an organization",
 		"Deletes the organization with its members and invitations; it stops being any session's active organization. "+
 			"Needs organization:delete (owners only): 403 YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION."+notMember), s.deleteOrganization, edge.ContractAuth)
-	register(s, fw, org("organizationSetActive", post, "/set-active", "Set the active organization",
+	register(s, fw, edge.WithPolicy(org("organizationSetActive", post, "/set-active", "Set the active organization",
 		"Makes an organization the caller belongs to the session's active one and returns it. organizationId null clears it and answers null; "+
-			"with neither id nor slug the current active organization is returned (null without one). A non-member is refused, and the active organization cleared."+twoFactor),
+			"with neither id nor slug the current active organization is returned (null without one). A non-member is refused, and the active organization cleared."+twoFactor+
+			" Open to an impersonation session too."), edge.AllowedWhileImpersonating),
 		s.setActiveOrganization, edge.ContractAuth)
 	register(s, fw, org("organizationGetFull", get, "/get-full-organization", "Get an organization with its members",
 		"The organization with its first members (and their users) and, for members who may invite, its invitations. "+
@@ -872,9 +875,9 @@ func (s *API) AddOrganizationRoutes() {
 		s.getActiveMember, edge.ContractAuth)
 	register(s, fw, org("organizationGetActiveMemberRole", get, "/get-active-member-role", "My role in an organization",
 		"{role}: the caller's roles in the organization, comma-separated. 400 MEMBER_NOT_FOUND when the caller is not a member of the active organization."+active+notMember), s.getActiveMemberRole, edge.ContractAuth)
-	register(s, fw, org("organizationHasPermission", post, "/has-permission", "Check my organization permissions",
+	register(s, fw, edge.WithPolicy(org("organizationHasPermission", post, "/has-permission", "Check my organization permissions",
 		"Whether the caller's roles in the organization grant every requested action: {error:null, success}."+active+notMember+
-			" (Better Auth answers 401 for a non-member here.)"), s.orgHasPermission, edge.ContractAuth)
+			" (Better Auth answers 401 for a non-member here.)"), edge.AllowedWhileImpersonating), s.orgHasPermission, edge.ContractAuth)
 
 	s.documentNullBody("/organization/get-full-organization")
 	s.documentNullPostBody("/organization/set-active")

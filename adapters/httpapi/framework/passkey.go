@@ -383,11 +383,13 @@ func (s *API) AddPasskeyRoutes() {
 	ceremony := func(o op) op { return edge.WithRate(o, edge.RateCredentials) }
 	fw, get, post := edge.ContractFramework, http.MethodGet, http.MethodPost
 
-	register(s, fw, ceremony(signedIn(get, op{OperationID: "passkeyGenerateRegisterOptions", Path: "/generate-register-options",
+	// Adding a factor starts here, with a GET: an impersonation may not
+	// (edge.Impersonation), as it may not finish one.
+	register(s, fw, edge.WithPolicy(ceremony(signedIn(get, op{OperationID: "passkeyGenerateRegisterOptions", Path: "/generate-register-options",
 		Summary: "Start registering a passkey",
 		Description: "Returns PublicKeyCredentialCreationOptionsJSON for the signed-in user (their passkeys excluded; a discoverable credential " +
 			"and user verification required) and sets the better-auth-passkey cookie naming the challenge: 5 minutes, used once. " +
-			"The session must be fresh (403 SESSION_NOT_FRESH), as for verify-registration."})),
+			"The session must be fresh (403 SESSION_NOT_FRESH), as for verify-registration."})), edge.RefusedWhileImpersonating),
 		s.passkeyRegisterOptions, edge.ContractAuth)
 	register(s, fw, ceremony(signedIn(post, op{OperationID: "passkeyVerifyRegistration", Path: "/verify-registration",
 		Summary: "Finish registering a passkey",

@@ -47,9 +47,9 @@ func (s *API) AddFrameworkRoutes() {
 		Description: "Starts a session and sets the session cookie. A wrong password, an unknown address and a locked account all answer " +
 			"401 INVALID_EMAIL_OR_PASSWORD. With callbackURL the answer is still 200, with {redirect:true, url} and a Location header. Accepts JSON or an HTML form.",
 		Errors: []int{http.StatusUnauthorized, http.StatusForbidden}}), edge.FormPage(edge.SignInForm), edge.LoginRoute), s.signIn, edge.ContractAuth)
-	register(s, fw, both(op{OperationID: "signOut", Method: http.MethodPost, Path: "/sign-out", Tags: []string{tagSession},
-		Summary: "Sign out", Description: "Ends the current session and expires the cookies. Succeeds without a session too.",
-		Errors: []int{http.StatusForbidden}}), s.signOut, edge.ContractAuth)
+	register(s, fw, edge.WithPolicy(both(op{OperationID: "signOut", Method: http.MethodPost, Path: "/sign-out", Tags: []string{tagSession},
+		Summary: "Sign out", Description: "Ends the current session and expires the cookies. Succeeds without a session too, and in an impersonation session.",
+		Errors: []int{http.StatusForbidden}}), edge.AllowedWhileImpersonating), s.signOut, edge.ContractAuth)
 	register(s, fw, both(op{OperationID: "getSession", Method: http.MethodGet, Path: "/get-session", Tags: []string{tagSession},
 		Summary: "Current session",
 		Description: "Returns the session and its user, or null when signed out (a forged, stale or expired cookie is cleared). " +
@@ -78,10 +78,10 @@ func (s *API) AddFrameworkRoutes() {
 		Summary:     "Delete the account",
 		Description: "With the password (or the token from the confirmation mail) the account is deleted at once; with neither, a confirmation mail is sent." + stepUpNote}),
 		s.deleteUser, edge.ContractAuth)
-	register(s, fw, signedIn(op{OperationID: "deleteUserCallback", Method: http.MethodGet, Path: "/delete-user/callback", Tags: []string{tagLinks},
+	register(s, fw, edge.WithPolicy(signedIn(op{OperationID: "deleteUserCallback", Method: http.MethodGet, Path: "/delete-user/callback", Tags: []string{tagLinks},
 		Summary:     "Confirm deleting the account",
 		Description: "The link from the confirmation mail, followed while signed in. With callbackURL: 302 there (errors as ?error=CODE); without: JSON." + stepUpNote,
-		Responses:   map[string]*huma.Response{"302": {Description: "To callbackURL."}}, Errors: []int{http.StatusNotFound}}),
+		Responses:   map[string]*huma.Response{"302": {Description: "To callbackURL."}}, Errors: []int{http.StatusNotFound}}), edge.RefusedWhileImpersonating),
 		s.deleteUserCallback, edge.ContractAuth)
 	register(s, fw, edge.WithForm(mail(op{OperationID: "requestPasswordReset", Method: http.MethodPost, Path: "/request-password-reset", Tags: []string{tagLinks},
 		Summary: "Request a password reset", Description: "Mails a reset link when the address has an account. The answer is the same either way.",

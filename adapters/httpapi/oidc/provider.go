@@ -34,11 +34,16 @@ func (s *API) AddOAuthRoutes() {
 	authorizeDoc := "Starts the authorization code flow (PKCE S256 required for public clients). Without a session the browser goes to the hosted " +
 		"sign-in page and comes back; a client that is not first-party and lacks the user's consent sends it to the consent page. " +
 		"The answer carries iss (RFC 9207). prompt none, login and consent and max_age are honoured."
-	register(s, fw, op{OperationID: "oauth2Authorize", Method: http.MethodGet, Path: p("/authorize"), Tags: []string{tagOAuth},
-		Summary: "Authorization endpoint", Description: authorizeDoc, DefaultStatus: http.StatusFound, Responses: redirect}, s.oauthAuthorize, edge.ContractAuth)
-	register(s, fw, op{OperationID: "oauth2AuthorizePost", Method: http.MethodPost, Path: p("/authorize"), Tags: []string{tagOAuth},
+	// Signing in to a relying party as the user is acting as them there, and
+	// its tokens could not say so: an impersonation session may not, not
+	// even with a GET (edge.Impersonation), nor answer the consent page.
+	authorizeDoc += edge.ImpersonationNote("IMPERSONATION_READ_ONLY")
+	register(s, fw, edge.WithPolicy(op{OperationID: "oauth2Authorize", Method: http.MethodGet, Path: p("/authorize"), Tags: []string{tagOAuth},
+		Summary: "Authorization endpoint", Description: authorizeDoc, DefaultStatus: http.StatusFound, Responses: redirect}, edge.RefusedWhileImpersonating),
+		s.oauthAuthorize, edge.ContractAuth)
+	register(s, fw, edge.WithPolicy(op{OperationID: "oauth2AuthorizePost", Method: http.MethodPost, Path: p("/authorize"), Tags: []string{tagOAuth},
 		Summary: "Authorization endpoint (form post)", Description: authorizeDoc + " The parameters arrive as a form.",
-		DefaultStatus: http.StatusSeeOther, Responses: withStatus(redirect, "302", "303")}, s.oauthAuthorizePost, edge.ContractAuth)
+		DefaultStatus: http.StatusSeeOther, Responses: withStatus(redirect, "302", "303")}, edge.RefusedWhileImpersonating), s.oauthAuthorizePost, edge.ContractAuth)
 	register(s, fw, edge.WithForm(op{OperationID: "oauth2Consent", Method: http.MethodPost, Path: p("/consent"), Tags: []string{tagOAuth},
 		Summary: "Answer the consent page",
 		Description: "Records the signed-in user's consent (accept true) or refusal for the authorization request in oauth_query, and answers " +
@@ -77,9 +82,9 @@ func (s *API) AddOAuthRoutes() {
 	register(s, fw, op{OperationID: "oauth2EndSession", Method: http.MethodGet, Path: p("/end-session"), Tags: []string{tagOAuth},
 		Summary: "End-session endpoint", Description: endDoc, DefaultStatus: http.StatusFound,
 		Responses: map[string]*huma.Response{"302": redirect["302"], "400": redirect["400"]}}, s.oauthEndSession, edge.ContractAuth)
-	register(s, fw, edge.WithForm(op{OperationID: "oauth2EndSessionPost", Method: http.MethodPost, Path: p("/end-session"), Tags: []string{tagOAuth},
+	register(s, fw, edge.WithPolicy(edge.WithForm(op{OperationID: "oauth2EndSessionPost", Method: http.MethodPost, Path: p("/end-session"), Tags: []string{tagOAuth},
 		Summary: "End-session endpoint (form post)", Description: endDoc + " Answers {redirect:true, url} with a Location header; an HTML form gets 303.",
-		Errors: []int{http.StatusForbidden, http.StatusTooManyRequests}}, edge.EndSessionForm), s.oauthEndSessionPost, edge.ContractAuth)
+		Errors: []int{http.StatusForbidden, http.StatusTooManyRequests}}, edge.EndSessionForm), edge.AllowedWhileImpersonating), s.oauthEndSessionPost, edge.ContractAuth)
 
 	s.documentOAuth()
 }

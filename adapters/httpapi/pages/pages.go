@@ -151,6 +151,7 @@ var errorMessages = map[string]string{ // #nosec G101 -- error codes and their m
 	"UNAUTHORIZED":                          "Your session has ended. Sign in again.",
 	"VALIDATION_ERROR":                      "Some fields are missing or not valid. Check them and try again.",
 	"INVALID_REQUEST":                       "This request is not valid. Go back to the application and try again.",
+	"IMPERSONATION_READ_ONLY":               "You are impersonating this user: you may look, but not act as them. Nothing was changed.",
 	// The second-factor page: a wrong answer says no more than that.
 	"INVALID_CODE":                       "That code is not right, or was used already. Try again.",
 	"INVALID_BACKUP_CODE":                "That backup code is not right, or was used already. Try again.",

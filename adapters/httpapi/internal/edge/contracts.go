@@ -109,6 +109,9 @@ func Register[I, O any](s *Kit, c Contract, op huma.Operation, h func(context.Co
 	policy.Inputs = inputLocations(t)
 	document := func(api huma.API) huma.Operation {
 		o := op
+		if impersonationRefused(op, policy) {
+			o.Description += ImpersonationNote(policy.Word(Condition{Status: http.StatusForbidden, Code: "admin.impersonation_read_only"}).Code)
+		}
 		o.Responses = map[string]*huma.Response{}
 		for k, v := range op.Responses {
 			o.Responses[k] = v
@@ -135,6 +138,17 @@ func Register[I, O any](s *Kit, c Contract, op huma.Operation, h func(context.Co
 		shareSuccessBody(s.contracts[other].docs, op)
 		documentForm(s.contracts[other].docs, op, policy)
 	}
+}
+
+// impersonationRefused reports whether the operation o, documented as
+// reading the session, refuses an impersonation session under policy p
+// (Policy.WhileImpersonating).
+func impersonationRefused(o huma.Operation, p Policy) bool {
+	session := false
+	for _, req := range o.Security {
+		session = session || has(req, SchemeSessionCookie)
+	}
+	return session && !p.WhileImpersonating.allows(o.Method)
 }
 
 // policyMetadata is the huma.Operation metadata entry holding what the

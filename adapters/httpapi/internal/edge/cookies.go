@@ -242,6 +242,8 @@ func (h *SessionHeaders) SignOut(sc *SessionCookies) {
 }
 
 // Principal resolves the request's session, or returns 401 UNAUTHORIZED.
+// It refuses an impersonation session the request the route's policy keeps
+// from one (Policy.WhileImpersonating: 403 admin.impersonation_read_only).
 // On a route that administers the platform (Policy.Administers) it also
 // refuses a platform administrator without a second factor while the
 // configuration requires one (403 admin.mfa_required): declared once in
@@ -250,6 +252,9 @@ func (s *Kit) Principal(ctx context.Context) (usecase.Principal, error) {
 	token, _ := s.Cookies.Token(RequestInfoFrom(ctx).Request)
 	res, err := s.App.Commands.Authenticate.Handle(ctx, account.Authenticate{Token: token})
 	if err != nil {
+		return usecase.Principal{}, err
+	}
+	if err := s.CheckImpersonation(ctx, res.Principal); err != nil {
 		return usecase.Principal{}, err
 	}
 	if PolicyFrom(ctx).Administers {

@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/gatehouse/gatehouse/application"
+	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/ports"
 )
 
@@ -82,11 +83,13 @@ type Kit struct {
 }
 
 // routePolicy puts the policy of the request's route (Table.Lookup) in
-// its context.
+// its context, with room for the impersonation its session may turn out to
+// be (usecase.WithImpersonationSlot, filled by CheckImpersonation).
 func (s *Kit) routePolicy() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		p := s.policies.Lookup(c.Request.Method, c.FullPath(), c.Request.URL.Path)
-		c.Request = c.Request.WithContext(ContextWithPolicy(c.Request.Context(), p))
+		ctx := usecase.WithImpersonationSlot(ContextWithPolicy(c.Request.Context(), p))
+		c.Request = c.Request.WithContext(ctx)
 		c.Next()
 	}
 }

@@ -148,6 +148,10 @@ type Policy struct {
 	// Kit.Principal refuses one without (403 admin.mfa_required). The
 	// routes that enrol a factor and sign out are not marked.
 	Administers bool
+	// WhileImpersonating is what a session an administrator impersonates
+	// may do on the route: by default read (GET, HEAD) and nothing else.
+	// Kit.Principal (and the console's gate) enforce it; see Impersonation.
+	WhileImpersonating Impersonation
 	// ErrorPage renders the problems the middleware raises before the
 	// route's handler runs (hostile input, the origin check, the rate
 	// limit, sizes) as a page, for routes that browsers navigate (the

@@ -1,0 +1,8 @@
+-- +goose Up
+-- The administrator behind an impersonation session an audited action came
+-- through ('' when there was none): the entry names both them and the user.
+-- Adding a column fires no UPDATE trigger, so the log stays append-only.
+ALTER TABLE audit_log ADD COLUMN impersonator_id TEXT NOT NULL DEFAULT '';
+
+-- +goose Down
+ALTER TABLE audit_log DROP COLUMN impersonator_id;

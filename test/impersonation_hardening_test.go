@@ -1,0 +1,237 @@
+package test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// An administrator impersonating a user may look, sign out and stop, not
+// act as them (issue 28, item 1): every change is refused on every
+// contract, and whatever is done through the impersonation names both the
+// administrator and the user in the audit log and in the webhooks.
+
+// mustImpersonate makes admin impersonate the user id and returns the
+// impersonation session's id.
+func mustImpersonate(t testing.TB, admin *fwClient, id string) string {
+	t.Helper()
+	body := mustOK(t, admin.post(adminPath("impersonate-user"), mustJSON(t, map[string]string{"userId": id})))
+	s := mustObject(t, body["session"])
+	sid, _ := s["id"].(string)
+	if sid == "" || s["userId"] != id {
+		t.Fatalf("impersonate-user session = %v", s)
+	}
+	return sid
+}
+
+// mustImpersonationActor fails unless e was emitted through an
+// impersonation of user by admin.
+func mustImpersonationActor(t testing.TB, e outboxEvent, user, admin string) {
+	t.Helper()
+	if e.Actor == nil || e.Actor["userId"] != user || e.Actor["impersonatedBy"] != admin || len(e.Actor) != 2 {
+		t.Fatalf("%s of %v has actor %v, want {userId: %s, impersonatedBy: %s}", e.Type, e.Data["id"], e.Actor, user, admin)
+	}
+}
+
+// Ensure the issue's reproduction holds no more: with the impersonation
+// cookie every framework route that changes the user's credentials,
+// address, profile, factors, sessions, links, organizations or account is
+// refused with 403 IMPERSONATION_READ_ONLY and changes nothing; reading,
+// the active organization, signing out and stopping still work; each
+// refusal, and the stop, are audited with both the user and the
+// administrator, and the events of the impersonation's end carry both.
+func TestImpersonationHardening_framework_writes_refused(t *testing.T) {
+	t.Parallel()
+	fwForStores(t, []store{storeSQLite}, adminEnv, func(t *testing.T, app *fwApp) {
+		admin, adminID := mustAdmin(t, app)
+		dave, daveID := mustPlainUser(t, app, "Dave", "dave@example.com", userPassword)
+		daveOther := app.client(t)
+		mustSignIn(t, daveOther, "dave@example.com", userPassword)
+		daveSession, _ := mustObject(t, mustSession(t, dave)["session"])["id"].(string)
+		drainEvents(t, app)
+
+		impID := mustImpersonate(t, admin, daveID)
+		imp := admin
+		// The session-ending writes come last, so that on a server that let
+		// them through the others still meet a live session.
+		writes := []struct{ path, body string }{
+			{"/api/auth/update-user", `{"name":"Hijacked"}`},
+			{"/api/auth/update-user", `{"image":"https://evil.example/me.png"}`},
+			{"/api/auth/change-email", `{"newEmail":"evil@example.com"}`},
+			{"/api/auth/two-factor/enable", `{"password":"` + userPassword + `"}`},
+			{"/api/auth/two-factor/get-totp-uri", `{"password":"` + userPassword + `"}`},
+			{"/api/auth/two-factor/generate-backup-codes", `{"password":"` + userPassword + `"}`},
+			{"/api/auth/two-factor/disable", `{"password":"` + userPassword + `"}`},
+			{"/api/auth/passkey/update-passkey", `{"id":"cred-1","name":"mine"}`},
+			{"/api/auth/passkey/delete-passkey", `{"id":"cred-1"}`},
+			{"/api/auth/link-social", `{"provider":"github"}`},
+			{"/api/auth/unlink-account", `{"accountId":"acc-1"}`},
+			{"/api/auth/organization/create", `{"name":"Evil Corp","slug":"evil-corp"}`},
+			{"/api/auth/organization/accept-invitation", `{"invitationId":"inv-1"}`},
+			{"/api/auth/oauth2/delete-consent", `{"clientId":"client-1"}`},
+			{"/api/auth/delete-user", `{}`},
+			{"/api/auth/two-factor/enable", `{"password":"` + userPassword + `","method":"otp"}`},
+			{"/api/auth/change-password", `{"currentPassword":"` + userPassword + `","newPassword":"a hijacked passphrase","revokeOtherSessions":true}`},
+			{"/api/auth/revoke-session", `{"token":"` + daveSession + `"}`},
+			{"/api/auth/revoke-other-sessions", `{}`},
+			{"/api/auth/delete-user", `{"password":"` + userPassword + `"}`},
+			{"/api/auth/revoke-sessions", `{}`},
+		}
+
+		for _, w := range writes {
+			mustCode(t, imp.post(w.path, w.body), http.StatusForbidden, "IMPERSONATION_READ_ONLY")
+		}
+		// Starting a passkey registration is refused too, though a GET.
+		mustCode(t, imp.get("/api/auth/passkey/generate-register-options"), http.StatusForbidden, "IMPERSONATION_READ_ONLY")
+
+		// Reading and the session's own choices stay open.
+		if s := mustSession(t, imp); mustUser(t, s)["id"] != daveID || mustObject(t, s["session"])["impersonatedBy"] != adminID {
+			t.Fatalf("get-session while impersonating = %v", s)
+		}
+		mustStatus(t, imp.get("/api/auth/list-sessions"), http.StatusOK)
+		mustStatus(t, imp.get("/api/auth/organization/list"), http.StatusOK)
+		mustOK(t, imp.post("/api/auth/organization/check-slug", `{"slug":"free-slug"}`))
+		mustStatus(t, imp.post("/api/auth/organization/set-active", `{"organizationId":null}`), http.StatusOK)
+		mustOK(t, imp.post(adminPath("stop-impersonating"), "{}"))
+
+		// Nothing changed.
+		u := mustUser(t, mustSession(t, dave))
+		if u["name"] != "Dave" || u["email"] != "dave@example.com" || u["image"] != nil || u["twoFactorEnabled"] == true {
+			t.Fatalf("the impersonation changed the user: %v", u)
+		}
+		mustSession(t, daveOther)
+		mustSignIn(t, app.client(t), "dave@example.com", userPassword)
+		orgs := dave.get("/api/auth/organization/list")
+		if mustStatus(t, orgs, http.StatusOK); strings.TrimSpace(string(orgs.Body)) != "[]" {
+			t.Fatalf("the impersonation created an organization: %s", orgs.Body)
+		}
+		mustNoMail(t, app, "evil@example.com", "")
+
+		// Every refusal is in the audit log with both ids.
+		refused := auditAll(t, admin, url.Values{"action": {"impersonation.refused"}})
+		if len(refused) != len(writes)+1 {
+			t.Fatalf("%d impersonation.refused entries, want %d: %v", len(refused), len(writes)+1, refused)
+		}
+		for _, e := range refused {
+			if e["actorType"] != "user" || e["actorId"] != daveID || e["impersonatorId"] != adminID || e["outcome"] != "denied" ||
+				e["targetType"] != "route" || !strings.HasPrefix(e["targetId"].(string), "POST /api/auth/") && e["targetId"] != "GET /api/auth/passkey/generate-register-options" {
+				t.Fatalf("refusal entry = %v", e)
+			}
+		}
+		stops := auditAll(t, admin, url.Values{"action": {"admin.stop-impersonating"}})
+		if len(stops) != 1 || stops[0]["actorId"] != adminID || stops[0]["targetId"] != daveID || stops[0]["impersonatorId"] != adminID {
+			t.Fatalf("stop-impersonating entries = %v", stops)
+		}
+		// An entry made outside an impersonation names no impersonator.
+		for _, e := range auditAll(t, admin, url.Values{"action": {"admin.impersonate-user"}}) {
+			if _, ok := e["impersonatorId"]; ok {
+				t.Fatalf("impersonate-user entry names an impersonator: %v", e)
+			}
+		}
+
+		// A second impersonation ends by signing out.
+		imp2ID := mustImpersonate(t, admin, daveID)
+		mustOK(t, admin.post("/api/auth/sign-out", "{}"))
+		mustNoSession(t, admin)
+
+		// The events of the impersonations' ends carry both ids; nothing
+		// else was emitted for Dave.
+		ended := map[string]bool{}
+		for _, e := range drainEvents(t, app) {
+			switch {
+			case e.Type == "session.revoked" && (e.Data["id"] == impID || e.Data["id"] == imp2ID):
+				mustImpersonationActor(t, e, daveID, adminID)
+				ended[e.Data["id"].(string)] = true
+			case e.Type == "session.created":
+				if e.Actor != nil {
+					t.Fatalf("session.created carries actor %v", e.Actor)
+				}
+			default:
+				t.Fatalf("unexpected event %s: %v", e.Type, e.Data)
+			}
+		}
+		if !ended[impID] || !ended[imp2ID] {
+			t.Fatalf("session.revoked for the impersonations: %v", ended)
+		}
+	})
+}
+
+// Ensure an account form posted while impersonating is refused by the same
+// rule as the JSON routes, and audited with the user and the
+// administrator.
+func TestImpersonationHardening_account_form_refusal_audited(t *testing.T) {
+	t.Parallel()
+	fwForStores(t, []store{storeSQLite}, adminEnv, func(t *testing.T, app *fwApp) {
+		w := newConsoleWorld(t, app)
+		mustStatus(t, consolePost(w.admin, w.userPath()+"/impersonate", url.Values{"_token": {mustConsoleTokens(t, w.admin, w.userPath())[w.userPath()+"/impersonate"]}}), http.StatusSeeOther)
+		r := consoleFormPost(t, w.admin, "/account", "/account/profile", url.Values{"name": {"Hijacked"}})
+		if body := mustConsolePage(t, r, http.StatusForbidden); !strings.Contains(body, "Impersonating") {
+			t.Fatalf("account profile form while impersonating: %s", body)
+		}
+		if u := mustUser(t, mustSession(t, w.victimC)); u["name"] != "Vic" {
+			t.Fatalf("the impersonation changed the user: %v", u)
+		}
+		mustOK(t, w.admin.post(adminPath("stop-impersonating"), "{}"))
+		refused := auditAll(t, w.admin, url.Values{"action": {"impersonation.refused"}})
+		if len(refused) != 1 || refused[0]["actorId"] != w.victim || refused[0]["impersonatorId"] != w.adminID ||
+			refused[0]["targetId"] != "POST /account/profile" || refused[0]["outcome"] != "denied" {
+			t.Fatalf("impersonation.refused entries = %v", refused)
+		}
+		// The console's audit page names the administrator too.
+		page := mustConsolePage(t, w.admin.get("/console/audit?action=impersonation.refused"), http.StatusOK)
+		if !strings.Contains(page, "impersonated by") || !strings.Contains(page, `href="/console/users/`+w.adminID+`"`) {
+			t.Fatalf("the audit page does not name the impersonator:\n%s", page)
+		}
+	})
+}
+
+// Ensure an impersonation signs in to no relying party: authorize refuses
+// it, and the consent page's form, posted anyway, records no consent and
+// issues no code, coming back to the page with the refusal.
+func TestImpersonationHardening_relying_parties_refused(t *testing.T) {
+	t.Parallel()
+	fwForStores(t, []store{storeSQLite}, adminEnv, func(t *testing.T, app *fwApp) {
+		const rp = "https://rp.example.net"
+		admin, adminID := mustAdmin(t, app)
+		r := admin.post("/api/admin/oauth-clients", mustJSON(t, map[string]any{"name": "Example app", "type": "public", "redirectUris": []string{rp + "/cb"}}))
+		mustStatus(t, r, http.StatusCreated)
+		clientID, _ := r.JSON(t)["clientId"].(string)
+		dave, daveID := mustPlainUser(t, app, "Dave", "dave@example.com", userPassword)
+		query := url.Values{"client_id": {clientID}, "redirect_uri": {rp + "/cb"}, "response_type": {"code"},
+			"scope": {"openid profile email"}, "state": {"st-1"}, "code_challenge": {pkceChallenge("a-verifier-of-forty-three-characters-at-least")},
+			"code_challenge_method": {"S256"}}.Encode()
+		// Dave himself is sent to the consent page.
+		r = dave.get("/api/auth/oauth2/authorize?" + query)
+		if loc, _ := url.Parse(r.Header.Get("Location")); r.Status != http.StatusFound || loc == nil || loc.Path != "/consent" {
+			t.Fatalf("authorize as Dave: %d %q", r.Status, r.Header.Get("Location"))
+		}
+
+		mustImpersonate(t, admin, daveID)
+		mustCode(t, admin.get("/api/auth/oauth2/authorize?"+query), http.StatusForbidden, "IMPERSONATION_READ_ONLY")
+		mustCode(t, admin.post("/api/auth/oauth2/authorize", query, "Content-Type", "application/x-www-form-urlencoded"), http.StatusForbidden, "IMPERSONATION_READ_ONLY")
+		form := url.Values{"oauth_query": {query}, "accept": {"true"}}
+		r = admin.post("/api/auth/oauth2/consent", form.Encode(), "Content-Type", "application/x-www-form-urlencoded")
+		mustStatus(t, r, http.StatusSeeOther)
+		back, err := url.Parse(r.Header.Get("Location"))
+		if err != nil || back.Path != "/consent" || back.Query().Get("error") != "IMPERSONATION_READ_ONLY" {
+			t.Fatalf("consent while impersonating: Location %q", r.Header.Get("Location"))
+		}
+		mustOK(t, admin.post(adminPath("stop-impersonating"), "{}"))
+
+		// Nothing was granted: Dave is still asked.
+		r = dave.get("/api/auth/oauth2/authorize?" + query)
+		if loc, _ := url.Parse(r.Header.Get("Location")); r.Status != http.StatusFound || loc == nil || loc.Path != "/consent" {
+			t.Fatalf("authorize as Dave after the refused consent: %d %q", r.Status, r.Header.Get("Location"))
+		}
+		refused := auditAll(t, admin, url.Values{"action": {"impersonation.refused"}})
+		if len(refused) != 3 {
+			t.Fatalf("impersonation.refused entries = %v, want 3", refused)
+		}
+		for _, e := range refused {
+			if e["actorId"] != daveID || e["impersonatorId"] != adminID {
+				t.Fatalf("refusal entry = %v", e)
+			}
+		}
+	})
+}

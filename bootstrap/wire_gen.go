@@ -114,7 +114,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	twoFactorHandler := account.NewTwoFactorHandler(portsUserRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, mailer, secretSealer, portsSessionRepository, hasher, passkeyRepository, tokenGenerator, idGenerator, clock, auditor, usecaseAuthSettings)
 	webAuthnChallengeRepository := gormstore.NewWebAuthnChallengeRepository(db)
 	accountPasskeySettings := passkeySettings(cfg)
-	passkeyHandler, err := account.NewPasskeyHandler(portsUserRepository, passkeyRepository, webAuthnChallengeRepository, portsSessionRepository, auditor, tokenGenerator, idGenerator, clock, usecaseAuthSettings, accountPasskeySettings)
+	accountPasskeyHandler, err := passkeyHandler(portsUserRepository, passkeyRepository, webAuthnChallengeRepository, portsSessionRepository, auditor, tokenGenerator, idGenerator, clock, usecaseAuthSettings, accountPasskeySettings, router)
 	if err != nil {
 		cleanup4()
 		cleanup3()
@@ -125,7 +125,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	changeEmailHandler := account.NewChangeEmailHandler(portsUserRepository, verificationRepository, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	deleteUserHandler := account.NewDeleteUserHandler(portsUserRepository, credentialRepository, verificationRepository, hasher, mailer, passkeyRepository, events, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	jobs, cleanup5 := newJobs(logger, mailer, portsUserRepository)
-	resetPasswordHandler := account.NewResetPasswordHandler(portsUserRepository, credentialRepository, portsSessionRepository, verificationRepository, hasher, list, mailer, events, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
+	accountResetPasswordHandler := resetPasswordHandler(portsUserRepository, credentialRepository, portsSessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings, router, auditor)
 	verifyEmailHandler := account.NewVerifyEmailHandler(portsUserRepository, verificationRepository, mailer, events, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
 	portsRateLimiter := rateLimiter(bootstrapRateLimits)
 	throttleHandler := account.NewThrottleHandler(portsRateLimiter)
@@ -138,9 +138,9 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	organizationOrganizationSettings := organizationSettings(cfg)
 	organizations := organization.NewOrganizations(organizationRepository, portsUserRepository, portsSessionRepository, mailer, auditor, passkeyRepository, idGenerator, clock, organizationOrganizationSettings)
 	usecaseAdminSettings := adminSettings(cfg)
-	administration := admin.NewAdministration(portsUserRepository, credentialRepository, portsSessionRepository, hasher, list, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, usecaseAdminSettings)
-	factors := admin.NewFactors(administration, twoFactorRepository, passkeyRepository, verificationRepository, mailer, resetPasswordHandler)
-	memberships := admin.NewMemberships(administration, organizationRepository)
+	adminAdministration := administration(portsUserRepository, credentialRepository, portsSessionRepository, hasher, list, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, usecaseAdminSettings, router)
+	factors := admin.NewFactors(adminAdministration, twoFactorRepository, passkeyRepository, verificationRepository, mailer, accountResetPasswordHandler)
+	memberships := admin.NewMemberships(adminAdministration, organizationRepository)
 	consoleForms := admin.NewConsoleForms(spentTokens, clock)
 	serviceKeys := servicekey.NewServiceKeys(serviceKeyRepository, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAdminSettings, usecaseAuthSettings)
 	dnsResolver, err := newDNSResolver(cfg)
@@ -173,7 +173,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	settings := federationSettings(usecaseAuthSettings)
 	signIns := federation.NewSignIns(identityProviderRepository, linkedAccountRepository, federationStateRepository, portsUserRepository, portsSessionRepository, verificationRepository, mfaChallengeRepository, client, secretSealer, mailer, auditor, tokenGenerator, idGenerator, clock, settings, logger, router, organizationRepository)
 	accounts := federation.NewAccounts(identityProviderRepository, linkedAccountRepository, credentialRepository, passkeyRepository, client, secretSealer, auditor, idGenerator, clock, settings, usecaseAdminSettings)
-	providers := federation.NewProviders(identityProviderRepository, domainRepository, organizationRepository, secretSealer, auditor, idGenerator, clock, usecaseAdminSettings)
+	providers := federation.NewProviders(identityProviderRepository, domainRepository, organizationRepository, secretSealer, auditor, idGenerator, clock, usecaseAdminSettings, portsUserRepository, portsSessionRepository, router)
 	webhookEndpointRepository := gormstore.NewWebhookEndpointRepository(db)
 	webhookQueue := gormstore.NewWebhookQueue(db)
 	wake := webhook.NewWake()
@@ -193,15 +193,15 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 		UpdateUser:        updateUserHandler,
 		ChangePassword:    changePasswordHandler,
 		TwoFactor:         twoFactorHandler,
-		Passkeys:          passkeyHandler,
+		Passkeys:          accountPasskeyHandler,
 		ChangeEmail:       changeEmailHandler,
 		DeleteUser:        deleteUserHandler,
-		ResetPassword:     resetPasswordHandler,
+		ResetPassword:     accountResetPasswordHandler,
 		VerifyEmail:       verifyEmailHandler,
 		Throttle:          throttleHandler,
 		PurgeExpired:      purgeExpiredHandler,
 		Organizations:     organizations,
-		Administration:    administration,
+		Administration:    adminAdministration,
 		Factors:           factors,
 		Memberships:       memberships,
 		ConsoleForms:      consoleForms,
@@ -324,7 +324,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	twoFactorHandler := account.NewTwoFactorHandler(portsUserRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, mailer, secretSealer, portsSessionRepository, hasher, passkeyRepository, tokenGenerator, idGenerator, clock, auditor, usecaseAuthSettings)
 	webAuthnChallengeRepository := memory.NewWebAuthnChallengeRepository(db)
 	accountPasskeySettings := passkeySettings(cfg)
-	passkeyHandler, err := account.NewPasskeyHandler(portsUserRepository, passkeyRepository, webAuthnChallengeRepository, portsSessionRepository, auditor, tokenGenerator, idGenerator, clock, usecaseAuthSettings, accountPasskeySettings)
+	accountPasskeyHandler, err := passkeyHandler(portsUserRepository, passkeyRepository, webAuthnChallengeRepository, portsSessionRepository, auditor, tokenGenerator, idGenerator, clock, usecaseAuthSettings, accountPasskeySettings, router)
 	if err != nil {
 		cleanup3()
 		cleanup2()
@@ -334,7 +334,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	changeEmailHandler := account.NewChangeEmailHandler(portsUserRepository, verificationRepository, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	deleteUserHandler := account.NewDeleteUserHandler(portsUserRepository, credentialRepository, verificationRepository, hasher, mailer, passkeyRepository, events, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	jobs, cleanup4 := newJobs(logger, mailer, portsUserRepository)
-	resetPasswordHandler := account.NewResetPasswordHandler(portsUserRepository, credentialRepository, portsSessionRepository, verificationRepository, hasher, list, mailer, events, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
+	accountResetPasswordHandler := resetPasswordHandler(portsUserRepository, credentialRepository, portsSessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings, router, auditor)
 	verifyEmailHandler := account.NewVerifyEmailHandler(portsUserRepository, verificationRepository, mailer, events, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
 	portsRateLimiter := rateLimiter(bootstrapRateLimits)
 	throttleHandler := account.NewThrottleHandler(portsRateLimiter)
@@ -347,9 +347,9 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	organizationOrganizationSettings := organizationSettings(cfg)
 	organizations := organization.NewOrganizations(organizationRepository, portsUserRepository, portsSessionRepository, mailer, auditor, passkeyRepository, idGenerator, clock, organizationOrganizationSettings)
 	usecaseAdminSettings := adminSettings(cfg)
-	administration := admin.NewAdministration(portsUserRepository, credentialRepository, portsSessionRepository, hasher, list, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, usecaseAdminSettings)
-	factors := admin.NewFactors(administration, twoFactorRepository, passkeyRepository, verificationRepository, mailer, resetPasswordHandler)
-	memberships := admin.NewMemberships(administration, organizationRepository)
+	adminAdministration := administration(portsUserRepository, credentialRepository, portsSessionRepository, hasher, list, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, usecaseAdminSettings, router)
+	factors := admin.NewFactors(adminAdministration, twoFactorRepository, passkeyRepository, verificationRepository, mailer, accountResetPasswordHandler)
+	memberships := admin.NewMemberships(adminAdministration, organizationRepository)
 	consoleForms := admin.NewConsoleForms(spentTokens, clock)
 	serviceKeys := servicekey.NewServiceKeys(serviceKeyRepository, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAdminSettings, usecaseAuthSettings)
 	dnsResolver, err := newDNSResolver(cfg)
@@ -380,7 +380,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	settings := federationSettings(usecaseAuthSettings)
 	signIns := federation.NewSignIns(identityProviderRepository, linkedAccountRepository, federationStateRepository, portsUserRepository, portsSessionRepository, verificationRepository, mfaChallengeRepository, client, secretSealer, mailer, auditor, tokenGenerator, idGenerator, clock, settings, logger, router, organizationRepository)
 	accounts := federation.NewAccounts(identityProviderRepository, linkedAccountRepository, credentialRepository, passkeyRepository, client, secretSealer, auditor, idGenerator, clock, settings, usecaseAdminSettings)
-	providers := federation.NewProviders(identityProviderRepository, domainRepository, organizationRepository, secretSealer, auditor, idGenerator, clock, usecaseAdminSettings)
+	providers := federation.NewProviders(identityProviderRepository, domainRepository, organizationRepository, secretSealer, auditor, idGenerator, clock, usecaseAdminSettings, portsUserRepository, portsSessionRepository, router)
 	webhookEndpointRepository := memory.NewWebhookEndpointRepository(db)
 	webhookQueue := memory.NewWebhookQueue(db)
 	wake := webhook.NewWake()
@@ -400,15 +400,15 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 		UpdateUser:        updateUserHandler,
 		ChangePassword:    changePasswordHandler,
 		TwoFactor:         twoFactorHandler,
-		Passkeys:          passkeyHandler,
+		Passkeys:          accountPasskeyHandler,
 		ChangeEmail:       changeEmailHandler,
 		DeleteUser:        deleteUserHandler,
-		ResetPassword:     resetPasswordHandler,
+		ResetPassword:     accountResetPasswordHandler,
 		VerifyEmail:       verifyEmailHandler,
 		Throttle:          throttleHandler,
 		PurgeExpired:      purgeExpiredHandler,
 		Organizations:     organizations,
-		Administration:    administration,
+		Administration:    adminAdministration,
 		Factors:           factors,
 		Memberships:       memberships,
 		ConsoleForms:      consoleForms,
@@ -531,7 +531,7 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 	twoFactorHandler := account.NewTwoFactorHandler(portsUserRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, mailer, secretSealer, portsSessionRepository, hasher, passkeyRepository, tokenGenerator, idGenerator, clock, auditor, usecaseAuthSettings)
 	webAuthnChallengeRepository := memory.NewWebAuthnChallengeRepository(db)
 	accountPasskeySettings := passkeySettings(cfg)
-	passkeyHandler, err := account.NewPasskeyHandler(portsUserRepository, passkeyRepository, webAuthnChallengeRepository, portsSessionRepository, auditor, tokenGenerator, idGenerator, clock, usecaseAuthSettings, accountPasskeySettings)
+	accountPasskeyHandler, err := passkeyHandler(portsUserRepository, passkeyRepository, webAuthnChallengeRepository, portsSessionRepository, auditor, tokenGenerator, idGenerator, clock, usecaseAuthSettings, accountPasskeySettings, router)
 	if err != nil {
 		cleanup3()
 		cleanup2()
@@ -541,7 +541,7 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 	changeEmailHandler := account.NewChangeEmailHandler(portsUserRepository, verificationRepository, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	deleteUserHandler := account.NewDeleteUserHandler(portsUserRepository, credentialRepository, verificationRepository, hasher, mailer, passkeyRepository, events, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	jobs, cleanup4 := newJobs(logger, mailer, portsUserRepository)
-	resetPasswordHandler := account.NewResetPasswordHandler(portsUserRepository, credentialRepository, portsSessionRepository, verificationRepository, hasher, list, mailer, events, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
+	accountResetPasswordHandler := resetPasswordHandler(portsUserRepository, credentialRepository, portsSessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings, router, auditor)
 	verifyEmailHandler := account.NewVerifyEmailHandler(portsUserRepository, verificationRepository, mailer, events, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
 	portsRateLimiter := rateLimiter(bootstrapRateLimits)
 	throttleHandler := account.NewThrottleHandler(portsRateLimiter)
@@ -554,9 +554,9 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 	organizationOrganizationSettings := organizationSettings(cfg)
 	organizations := organization.NewOrganizations(organizationRepository, portsUserRepository, portsSessionRepository, mailer, auditor, passkeyRepository, idGenerator, clock, organizationOrganizationSettings)
 	usecaseAdminSettings := adminSettings(cfg)
-	administration := admin.NewAdministration(portsUserRepository, credentialRepository, portsSessionRepository, hasher, list, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, usecaseAdminSettings)
-	factors := admin.NewFactors(administration, twoFactorRepository, passkeyRepository, verificationRepository, mailer, resetPasswordHandler)
-	memberships := admin.NewMemberships(administration, organizationRepository)
+	adminAdministration := administration(portsUserRepository, credentialRepository, portsSessionRepository, hasher, list, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, usecaseAdminSettings, router)
+	factors := admin.NewFactors(adminAdministration, twoFactorRepository, passkeyRepository, verificationRepository, mailer, accountResetPasswordHandler)
+	memberships := admin.NewMemberships(adminAdministration, organizationRepository)
 	consoleForms := admin.NewConsoleForms(spentTokens, clock)
 	serviceKeys := servicekey.NewServiceKeys(serviceKeyRepository, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAdminSettings, usecaseAuthSettings)
 	dnsResolver, err := newDNSResolver(cfg)
@@ -587,7 +587,7 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 	settings := federationSettings(usecaseAuthSettings)
 	signIns := federation.NewSignIns(identityProviderRepository, linkedAccountRepository, federationStateRepository, portsUserRepository, portsSessionRepository, verificationRepository, mfaChallengeRepository, client, secretSealer, mailer, auditor, tokenGenerator, idGenerator, clock, settings, logger, router, organizationRepository)
 	accounts := federation.NewAccounts(identityProviderRepository, linkedAccountRepository, credentialRepository, passkeyRepository, client, secretSealer, auditor, idGenerator, clock, settings, usecaseAdminSettings)
-	providers := federation.NewProviders(identityProviderRepository, domainRepository, organizationRepository, secretSealer, auditor, idGenerator, clock, usecaseAdminSettings)
+	providers := federation.NewProviders(identityProviderRepository, domainRepository, organizationRepository, secretSealer, auditor, idGenerator, clock, usecaseAdminSettings, portsUserRepository, portsSessionRepository, router)
 	webhookEndpointRepository := memory.NewWebhookEndpointRepository(db)
 	webhookQueue := memory.NewWebhookQueue(db)
 	wake := webhook.NewWake()
@@ -607,15 +607,15 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 		UpdateUser:        updateUserHandler,
 		ChangePassword:    changePasswordHandler,
 		TwoFactor:         twoFactorHandler,
-		Passkeys:          passkeyHandler,
+		Passkeys:          accountPasskeyHandler,
 		ChangeEmail:       changeEmailHandler,
 		DeleteUser:        deleteUserHandler,
-		ResetPassword:     resetPasswordHandler,
+		ResetPassword:     accountResetPasswordHandler,
 		VerifyEmail:       verifyEmailHandler,
 		Throttle:          throttleHandler,
 		PurgeExpired:      purgeExpiredHandler,
 		Organizations:     organizations,
-		Administration:    administration,
+		Administration:    adminAdministration,
 		Factors:           factors,
 		Memberships:       memberships,
 		ConsoleForms:      consoleForms,
@@ -673,7 +673,7 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 // applicationSet provides every use case. It lives here, not in application,
 // because application may not import wire.
 var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSessionsHandler, signUpHandler,
-	signInHandler, account.NewSignOutHandler, account.NewAuthenticateHandler, account.NewRevokeSessionsHandler, account.NewUpdateUserHandler, account.NewChangePasswordHandler, account.NewChangeEmailHandler, account.NewDeleteUserHandler, account.NewResetPasswordHandler, account.NewVerifyEmailHandler, account.NewThrottleHandler, account.NewPurgeExpiredHandler, account.NewTwoFactorHandler, account.NewPasskeyHandler, organization.NewOrganizations, admin.NewAdministration, admin.NewFactors, admin.NewConsoleForms, admin.NewMemberships, servicekey.NewServiceKeys, hostdomain.NewDomains, oidc.NewSigningKeys, oidc.NewOAuthClients, oidc.NewOAuthProvider, query.NewAuditLogHandler, query.NewOverviewHandler, usecase.NewSignInCounter, federation.NewSignIns, federation.NewAccounts, federation.NewProviders, federation.NewRouter, webhook.NewWake, webhook.NewWebhooks, webhook.NewFanout, webhook.NewSender, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"),
+	signInHandler, account.NewSignOutHandler, account.NewAuthenticateHandler, account.NewRevokeSessionsHandler, account.NewUpdateUserHandler, account.NewChangePasswordHandler, account.NewChangeEmailHandler, account.NewDeleteUserHandler, resetPasswordHandler, account.NewVerifyEmailHandler, account.NewThrottleHandler, account.NewPurgeExpiredHandler, account.NewTwoFactorHandler, passkeyHandler, organization.NewOrganizations, administration, admin.NewFactors, admin.NewConsoleForms, admin.NewMemberships, servicekey.NewServiceKeys, hostdomain.NewDomains, oidc.NewSigningKeys, oidc.NewOAuthClients, oidc.NewOAuthProvider, query.NewAuditLogHandler, query.NewOverviewHandler, usecase.NewSignInCounter, federation.NewSignIns, federation.NewAccounts, federation.NewProviders, federation.NewRouter, webhook.NewWake, webhook.NewWebhooks, webhook.NewFanout, webhook.NewSender, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"),
 )
 
 var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, passkeySettings, federationSettings, federationClient, wire.Bind(new(ports.FederationClient), new(*federation2.Client)), adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailDelivery, newMailer, newJobs, passwordhash.Set, blocklist.Set, rateLimiter, signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets, newMetrics, observer, outboxStats, tracerProvider, webhookSettings, newWebhookPoster, webhookObserver)

@@ -9,6 +9,7 @@ import (
 	"github.com/gatehouse/gatehouse/application/account"
 	"github.com/gatehouse/gatehouse/application/admin"
 	"github.com/gatehouse/gatehouse/application/federation"
+	"github.com/gatehouse/gatehouse/application/hostdomain"
 	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
@@ -117,6 +118,22 @@ func resetPasswordHandler(users ports.UserRepository, credentials ports.Credenti
 	settings usecase.AuthSettings, router *federation.Router, audit usecase.Auditor) *account.ResetPasswordHandler {
 	return account.NewResetPasswordHandler(users, credentials, sessions, verifications, hasher, blocklist, mailer, audit.Events(), tokens, ids, clock, jobs, settings).
 		UseSSO(router, audit)
+}
+
+// changeEmailHandler is account.NewChangeEmailHandler refusing to move an
+// account to an address whose organization requires its identity provider.
+func changeEmailHandler(users ports.UserRepository, verifications ports.VerificationRepository, mailer ports.Mailer,
+	passkeys ports.PasskeyRepository, tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock, settings usecase.AuthSettings,
+	router *federation.Router, audit usecase.Auditor) *account.ChangeEmailHandler {
+	return account.NewChangeEmailHandler(users, verifications, mailer, passkeys, tokens, ids, clock, settings).UseSSO(router, audit)
+}
+
+// domains is hostdomain.NewDomains ending, with a domain that turns
+// verified, the sessions its provider's "SSO required" now covers.
+func domains(repo ports.DomainRepository, orgs ports.OrganizationRepository, resolver ports.DNSResolver, audit usecase.Auditor,
+	tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock, settings hostdomain.DomainSettings, admins usecase.AdminSettings,
+	providers *federation.Providers) *hostdomain.Domains {
+	return hostdomain.NewDomains(repo, orgs, resolver, audit, tokens, ids, clock, settings, admins).UseSSO(providers)
 }
 
 // administration is admin.NewAdministration refusing the passwords set for

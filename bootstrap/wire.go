@@ -21,7 +21,6 @@ import (
 	"github.com/gatehouse/gatehouse/application/account"
 	"github.com/gatehouse/gatehouse/application/admin"
 	"github.com/gatehouse/gatehouse/application/federation"
-	"github.com/gatehouse/gatehouse/application/hostdomain"
 	"github.com/gatehouse/gatehouse/application/oidc"
 	"github.com/gatehouse/gatehouse/application/organization"
 	"github.com/gatehouse/gatehouse/application/query"
@@ -43,7 +42,7 @@ var applicationSet = wire.NewSet(
 	account.NewRevokeSessionsHandler,
 	account.NewUpdateUserHandler,
 	account.NewChangePasswordHandler,
-	account.NewChangeEmailHandler,
+	changeEmailHandler,
 	account.NewDeleteUserHandler,
 	resetPasswordHandler,
 	account.NewVerifyEmailHandler,
@@ -57,7 +56,7 @@ var applicationSet = wire.NewSet(
 	admin.NewConsoleForms,
 	admin.NewMemberships,
 	servicekey.NewServiceKeys,
-	hostdomain.NewDomains,
+	domains,
 	oidc.NewSigningKeys,
 	oidc.NewOAuthClients,
 	oidc.NewOAuthProvider,

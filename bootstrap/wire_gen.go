@@ -21,7 +21,6 @@ import (
 	"github.com/gatehouse/gatehouse/application/account"
 	"github.com/gatehouse/gatehouse/application/admin"
 	"github.com/gatehouse/gatehouse/application/federation"
-	"github.com/gatehouse/gatehouse/application/hostdomain"
 	"github.com/gatehouse/gatehouse/application/oidc"
 	"github.com/gatehouse/gatehouse/application/organization"
 	"github.com/gatehouse/gatehouse/application/query"
@@ -122,7 +121,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 		cleanup()
 		return nil, nil, err
 	}
-	changeEmailHandler := account.NewChangeEmailHandler(portsUserRepository, verificationRepository, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
+	accountChangeEmailHandler := changeEmailHandler(portsUserRepository, verificationRepository, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, router, auditor)
 	deleteUserHandler := account.NewDeleteUserHandler(portsUserRepository, credentialRepository, verificationRepository, hasher, mailer, passkeyRepository, events, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	jobs, cleanup5 := newJobs(logger, mailer, portsUserRepository)
 	accountResetPasswordHandler := resetPasswordHandler(portsUserRepository, credentialRepository, portsSessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings, router, auditor)
@@ -153,7 +152,8 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 		return nil, nil, err
 	}
 	hostdomainDomainSettings := domainSettings(cfg)
-	domains := hostdomain.NewDomains(domainRepository, organizationRepository, dnsResolver, auditor, tokenGenerator, idGenerator, clock, hostdomainDomainSettings, usecaseAdminSettings)
+	providers := federation.NewProviders(identityProviderRepository, domainRepository, organizationRepository, secretSealer, auditor, idGenerator, clock, usecaseAdminSettings, portsUserRepository, portsSessionRepository, router)
+	hostdomainDomains := domains(domainRepository, organizationRepository, dnsResolver, auditor, tokenGenerator, idGenerator, clock, hostdomainDomainSettings, usecaseAdminSettings, providers)
 	signingKeyRepository := gormstore.NewSigningKeyRepository(db)
 	jose, err := signingkeys.New(secrets)
 	if err != nil {
@@ -173,7 +173,6 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	settings := federationSettings(usecaseAuthSettings)
 	signIns := federation.NewSignIns(identityProviderRepository, linkedAccountRepository, federationStateRepository, portsUserRepository, portsSessionRepository, verificationRepository, mfaChallengeRepository, client, secretSealer, mailer, auditor, tokenGenerator, idGenerator, clock, settings, logger, router, organizationRepository)
 	accounts := federation.NewAccounts(identityProviderRepository, linkedAccountRepository, credentialRepository, passkeyRepository, client, secretSealer, auditor, idGenerator, clock, settings, usecaseAdminSettings)
-	providers := federation.NewProviders(identityProviderRepository, domainRepository, organizationRepository, secretSealer, auditor, idGenerator, clock, usecaseAdminSettings, portsUserRepository, portsSessionRepository, router)
 	webhookEndpointRepository := gormstore.NewWebhookEndpointRepository(db)
 	webhookQueue := gormstore.NewWebhookQueue(db)
 	wake := webhook.NewWake()
@@ -194,7 +193,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 		ChangePassword:    changePasswordHandler,
 		TwoFactor:         twoFactorHandler,
 		Passkeys:          accountPasskeyHandler,
-		ChangeEmail:       changeEmailHandler,
+		ChangeEmail:       accountChangeEmailHandler,
 		DeleteUser:        deleteUserHandler,
 		ResetPassword:     accountResetPasswordHandler,
 		VerifyEmail:       verifyEmailHandler,
@@ -206,7 +205,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 		Memberships:       memberships,
 		ConsoleForms:      consoleForms,
 		ServiceKeys:       serviceKeys,
-		Domains:           domains,
+		Domains:           hostdomainDomains,
 		SigningKeys:       signingKeys,
 		OAuthClients:      oAuthClients,
 		OAuthProvider:     oAuthProvider,
@@ -331,7 +330,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 		cleanup()
 		return nil, nil, err
 	}
-	changeEmailHandler := account.NewChangeEmailHandler(portsUserRepository, verificationRepository, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
+	accountChangeEmailHandler := changeEmailHandler(portsUserRepository, verificationRepository, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, router, auditor)
 	deleteUserHandler := account.NewDeleteUserHandler(portsUserRepository, credentialRepository, verificationRepository, hasher, mailer, passkeyRepository, events, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	jobs, cleanup4 := newJobs(logger, mailer, portsUserRepository)
 	accountResetPasswordHandler := resetPasswordHandler(portsUserRepository, credentialRepository, portsSessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings, router, auditor)
@@ -361,7 +360,8 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 		return nil, nil, err
 	}
 	hostdomainDomainSettings := domainSettings(cfg)
-	domains := hostdomain.NewDomains(domainRepository, organizationRepository, dnsResolver, auditor, tokenGenerator, idGenerator, clock, hostdomainDomainSettings, usecaseAdminSettings)
+	providers := federation.NewProviders(identityProviderRepository, domainRepository, organizationRepository, secretSealer, auditor, idGenerator, clock, usecaseAdminSettings, portsUserRepository, portsSessionRepository, router)
+	hostdomainDomains := domains(domainRepository, organizationRepository, dnsResolver, auditor, tokenGenerator, idGenerator, clock, hostdomainDomainSettings, usecaseAdminSettings, providers)
 	signingKeyRepository := memory.NewSigningKeyRepository(db)
 	jose, err := signingkeys.New(secrets)
 	if err != nil {
@@ -380,7 +380,6 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	settings := federationSettings(usecaseAuthSettings)
 	signIns := federation.NewSignIns(identityProviderRepository, linkedAccountRepository, federationStateRepository, portsUserRepository, portsSessionRepository, verificationRepository, mfaChallengeRepository, client, secretSealer, mailer, auditor, tokenGenerator, idGenerator, clock, settings, logger, router, organizationRepository)
 	accounts := federation.NewAccounts(identityProviderRepository, linkedAccountRepository, credentialRepository, passkeyRepository, client, secretSealer, auditor, idGenerator, clock, settings, usecaseAdminSettings)
-	providers := federation.NewProviders(identityProviderRepository, domainRepository, organizationRepository, secretSealer, auditor, idGenerator, clock, usecaseAdminSettings, portsUserRepository, portsSessionRepository, router)
 	webhookEndpointRepository := memory.NewWebhookEndpointRepository(db)
 	webhookQueue := memory.NewWebhookQueue(db)
 	wake := webhook.NewWake()
@@ -401,7 +400,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 		ChangePassword:    changePasswordHandler,
 		TwoFactor:         twoFactorHandler,
 		Passkeys:          accountPasskeyHandler,
-		ChangeEmail:       changeEmailHandler,
+		ChangeEmail:       accountChangeEmailHandler,
 		DeleteUser:        deleteUserHandler,
 		ResetPassword:     accountResetPasswordHandler,
 		VerifyEmail:       verifyEmailHandler,
@@ -413,7 +412,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 		Memberships:       memberships,
 		ConsoleForms:      consoleForms,
 		ServiceKeys:       serviceKeys,
-		Domains:           domains,
+		Domains:           hostdomainDomains,
 		SigningKeys:       signingKeys,
 		OAuthClients:      oAuthClients,
 		OAuthProvider:     oAuthProvider,
@@ -538,7 +537,7 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 		cleanup()
 		return nil, nil, err
 	}
-	changeEmailHandler := account.NewChangeEmailHandler(portsUserRepository, verificationRepository, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
+	accountChangeEmailHandler := changeEmailHandler(portsUserRepository, verificationRepository, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, router, auditor)
 	deleteUserHandler := account.NewDeleteUserHandler(portsUserRepository, credentialRepository, verificationRepository, hasher, mailer, passkeyRepository, events, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	jobs, cleanup4 := newJobs(logger, mailer, portsUserRepository)
 	accountResetPasswordHandler := resetPasswordHandler(portsUserRepository, credentialRepository, portsSessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings, router, auditor)
@@ -568,7 +567,8 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 		return nil, nil, err
 	}
 	hostdomainDomainSettings := domainSettings(cfg)
-	domains := hostdomain.NewDomains(domainRepository, organizationRepository, dnsResolver, auditor, tokenGenerator, idGenerator, clock, hostdomainDomainSettings, usecaseAdminSettings)
+	providers := federation.NewProviders(identityProviderRepository, domainRepository, organizationRepository, secretSealer, auditor, idGenerator, clock, usecaseAdminSettings, portsUserRepository, portsSessionRepository, router)
+	hostdomainDomains := domains(domainRepository, organizationRepository, dnsResolver, auditor, tokenGenerator, idGenerator, clock, hostdomainDomainSettings, usecaseAdminSettings, providers)
 	signingKeyRepository := memory.NewSigningKeyRepository(db)
 	jose, err := signingkeys.New(secrets)
 	if err != nil {
@@ -587,7 +587,6 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 	settings := federationSettings(usecaseAuthSettings)
 	signIns := federation.NewSignIns(identityProviderRepository, linkedAccountRepository, federationStateRepository, portsUserRepository, portsSessionRepository, verificationRepository, mfaChallengeRepository, client, secretSealer, mailer, auditor, tokenGenerator, idGenerator, clock, settings, logger, router, organizationRepository)
 	accounts := federation.NewAccounts(identityProviderRepository, linkedAccountRepository, credentialRepository, passkeyRepository, client, secretSealer, auditor, idGenerator, clock, settings, usecaseAdminSettings)
-	providers := federation.NewProviders(identityProviderRepository, domainRepository, organizationRepository, secretSealer, auditor, idGenerator, clock, usecaseAdminSettings, portsUserRepository, portsSessionRepository, router)
 	webhookEndpointRepository := memory.NewWebhookEndpointRepository(db)
 	webhookQueue := memory.NewWebhookQueue(db)
 	wake := webhook.NewWake()
@@ -608,7 +607,7 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 		ChangePassword:    changePasswordHandler,
 		TwoFactor:         twoFactorHandler,
 		Passkeys:          accountPasskeyHandler,
-		ChangeEmail:       changeEmailHandler,
+		ChangeEmail:       accountChangeEmailHandler,
 		DeleteUser:        deleteUserHandler,
 		ResetPassword:     accountResetPasswordHandler,
 		VerifyEmail:       verifyEmailHandler,
@@ -620,7 +619,7 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 		Memberships:       memberships,
 		ConsoleForms:      consoleForms,
 		ServiceKeys:       serviceKeys,
-		Domains:           domains,
+		Domains:           hostdomainDomains,
 		SigningKeys:       signingKeys,
 		OAuthClients:      oAuthClients,
 		OAuthProvider:     oAuthProvider,
@@ -673,7 +672,7 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 // applicationSet provides every use case. It lives here, not in application,
 // because application may not import wire.
 var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSessionsHandler, signUpHandler,
-	signInHandler, account.NewSignOutHandler, account.NewAuthenticateHandler, account.NewRevokeSessionsHandler, account.NewUpdateUserHandler, account.NewChangePasswordHandler, account.NewChangeEmailHandler, account.NewDeleteUserHandler, resetPasswordHandler, account.NewVerifyEmailHandler, account.NewThrottleHandler, account.NewPurgeExpiredHandler, account.NewTwoFactorHandler, passkeyHandler, organization.NewOrganizations, administration, admin.NewFactors, admin.NewConsoleForms, admin.NewMemberships, servicekey.NewServiceKeys, hostdomain.NewDomains, oidc.NewSigningKeys, oidc.NewOAuthClients, oidc.NewOAuthProvider, query.NewAuditLogHandler, query.NewOverviewHandler, usecase.NewSignInCounter, federation.NewSignIns, federation.NewAccounts, federation.NewProviders, federation.NewRouter, webhook.NewWake, webhook.NewWebhooks, webhook.NewFanout, webhook.NewSender, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"),
+	signInHandler, account.NewSignOutHandler, account.NewAuthenticateHandler, account.NewRevokeSessionsHandler, account.NewUpdateUserHandler, account.NewChangePasswordHandler, changeEmailHandler, account.NewDeleteUserHandler, resetPasswordHandler, account.NewVerifyEmailHandler, account.NewThrottleHandler, account.NewPurgeExpiredHandler, account.NewTwoFactorHandler, passkeyHandler, organization.NewOrganizations, administration, admin.NewFactors, admin.NewConsoleForms, admin.NewMemberships, servicekey.NewServiceKeys, domains, oidc.NewSigningKeys, oidc.NewOAuthClients, oidc.NewOAuthProvider, query.NewAuditLogHandler, query.NewOverviewHandler, usecase.NewSignInCounter, federation.NewSignIns, federation.NewAccounts, federation.NewProviders, federation.NewRouter, webhook.NewWake, webhook.NewWebhooks, webhook.NewFanout, webhook.NewSender, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"),
 )
 
 var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, passkeySettings, federationSettings, federationClient, wire.Bind(new(ports.FederationClient), new(*federation2.Client)), adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailDelivery, newMailer, newJobs, passwordhash.Set, blocklist.Set, rateLimiter, signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets, newMetrics, observer, outboxStats, tracerProvider, webhookSettings, newWebhookPoster, webhookObserver)

@@ -244,7 +244,8 @@ func TestSSORequired_operators_set_no_password(t *testing.T) {
 // now covers, each with its session.revoked event, and nobody else's: a
 // password session, a session through a linked platform provider (which
 // then no longer signs in), and with them the invitation a session could
-// have accepted. Acme's provider signs the same user in again.
+// have accepted. No account elsewhere may move its address there, and
+// Acme's provider signs the same user in again.
 func TestSSORequired_switched_on_ends_sessions(t *testing.T) {
 	t.Parallel()
 	var bob, erin *fwClient
@@ -280,6 +281,8 @@ func TestSSORequired_switched_on_ends_sessions(t *testing.T) {
 	if u := mustUser(t, mustSession(t, erin)); u["id"] != erinID {
 		t.Fatalf("erin's session = %v", u)
 	}
+	// Nor can an account elsewhere move to an address the requirement covers.
+	mustCode(t, erin.post("/api/auth/change-email", mustJSON(t, map[string]any{"newEmail": "erin@" + ssoHost})), http.StatusForbidden, "SSO_REQUIRED")
 	// Switching it on again (no change) ends nothing more.
 	w.requireSSO(t)
 	for _, e := range drainEvents(t, w.a) {
@@ -295,4 +298,35 @@ func TestSSORequired_switched_on_ends_sessions(t *testing.T) {
 	if u := w.mustSignedIn(t, b, r, "/home"); u["id"] != bobID {
 		t.Fatalf("Acme's provider signed in %v, want bob", u["id"])
 	}
+}
+
+// Ensure the requirement also ends sessions when it comes to cover an
+// address through its domain: Acme binds beta.test to its provider before
+// DNS proves it, so it routes nowhere yet and a password signs carol up
+// there; once beta.test is verified, her session ends (session.revoked)
+// and her password is refused.
+func TestSSORequired_domain_verified_ends_sessions(t *testing.T) {
+	t.Parallel()
+	w := mustSSOWorld(t, true, nil)
+	r := w.trusted(http.MethodPost, domainsPath, mustJSON(t, map[string]any{"hostname": "beta.test", "organizationId": w.org}))
+	mustStatus(t, r, http.StatusCreated)
+	beta := mustID(t, r.JSON(t))
+	mustStatus(t, w.admin.do(http.MethodPatch, "/api/admin/identity-providers/acme-sso", mustJSON(t, map[string]any{"domains": []string{w.domain, beta}}),
+		"Origin", w.a.URL), http.StatusOK)
+	carol, carolID := mustPlainUser(t, w.a, "Carol Beta", "carol@beta.test", userPassword)
+	mustSession(t, carol)
+	drainEvents(t, w.a)
+
+	mustStatus(t, w.admin.do(http.MethodPatch, "/api/admin/domains/"+beta, `{"verify":{"reason":"checked by hand"}}`, "Origin", w.a.URL), http.StatusOK)
+	var revoked []string
+	for _, e := range drainEvents(t, w.a) {
+		if e.Type == "session.revoked" {
+			revoked = append(revoked, e.Data["userId"].(string))
+		}
+	}
+	if !slices.Equal(revoked, []string{carolID}) {
+		t.Fatalf("session.revoked for %v, want carol %s", revoked, carolID)
+	}
+	mustNoSession(t, carol)
+	mustCode(t, w.a.client(t).post("/api/auth/sign-in/email", mustCredentials(t, "carol@beta.test", userPassword)), http.StatusForbidden, "SSO_REQUIRED")
 }

@@ -45,6 +45,28 @@ func (ps *Providers) endSessions(ctx context.Context, before, after domain.Ident
 	return nil
 }
 
+// DomainVerified ends the sessions of the users at d that the provider
+// bound to d now requires SSO for: d turned verified (again), or moved to
+// the provider's organization, so the requirement covers them from now on.
+func (ps *Providers) DomainVerified(ctx context.Context, d *domain.Domain, emit usecase.Emit) error {
+	if d.Status() != domain.DomainVerified {
+		return nil
+	}
+	p, err := ps.providers.GetByDomain(ctx, d.ID())
+	if errors.Is(err, domain.ErrIdentityProviderNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !p.Enabled || !p.RequireSSO || p.OrganizationID != d.OrganizationID() {
+		return nil
+	}
+	return ps.endSessionsAt(ctx, d.Hostname(), p.ID, emit)
+}
+
+var _ usecase.SSOSessions = (*Providers)(nil)
+
 // requiredHosts are the hostnames of the verified domains of its
 // organization that p requires SSO for.
 func (ps *Providers) requiredHosts(ctx context.Context, p domain.IdentityProvider) ([]string, error) {

@@ -61,6 +61,15 @@ func ErrSSOPassword(field string) error {
 		domain.FieldViolation{Field: field, Message: "is refused: the address signs in with its organization's identity provider"})
 }
 
+// SSOSessions ends the sessions that a change of routing brings under "SSO
+// required".
+type SSOSessions interface {
+	// DomainVerified ends, in the unit of work of emit, the sessions of the
+	// users at d (now verified, or moved) whose address the provider bound
+	// to d requires SSO for, each with its session.revoked event.
+	DomainVerified(ctx context.Context, d *domain.Domain, emit Emit) error
+}
+
 // SSOGate is the one check of "SSO required" that every way in, and every
 // way to create or recover an account, goes through. The zero SSOGate
 // requires nothing.

@@ -1,6 +1,7 @@
 package test
 
 import (
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -244,8 +245,9 @@ func TestSSORequired_operators_set_no_password(t *testing.T) {
 // now covers, each with its session.revoked event, and nobody else's: a
 // password session, a session through a linked platform provider (which
 // then no longer signs in), and with them the invitation a session could
-// have accepted. No account elsewhere may move its address there, and
-// Acme's provider signs the same user in again.
+// have accepted; a replica refuses them within the session cache's bound.
+// No account elsewhere may move its address there, and Acme's provider
+// signs the same user in again.
 func TestSSORequired_switched_on_ends_sessions(t *testing.T) {
 	t.Parallel()
 	var bob, erin *fwClient
@@ -263,6 +265,12 @@ func TestSSORequired_switched_on_ends_sessions(t *testing.T) {
 		inv := mustOK(t, w.admin.post(orgPath("invite-member"), mustJSON(t, map[string]any{"organizationId": w.org, "email": "bob@" + ssoHost, "role": "member"})))
 		invitation = mustID(t, inv)
 	})
+	// A second instance on the same database (a replica) has just checked
+	// bob's session.
+	replica := mustStartFramework(t, storeSQLite, fwEnv(ssoEnv, map[string]string{"GATEHOUSE_DATABASE_URL": w.a.DatabaseURL}))
+	bobThere := replica.client(t)
+	bobThere.Cookies = maps.Clone(bob.Cookies)
+	mustSession(t, bobThere)
 	drainEvents(t, w.a)
 	w.requireSSO(t)
 
@@ -277,6 +285,10 @@ func TestSSORequired_switched_on_ends_sessions(t *testing.T) {
 	}
 	mustNoSession(t, bob)
 	googleBrowser.mustNoSession()
+	eventually(t, replicaLag, "bob's session ended on the replica", func() bool {
+		r := bobThere.get("/api/auth/get-session")
+		return r.Status == http.StatusOK && strings.TrimSpace(string(r.Body)) == "null"
+	})
 	mustCode(t, bob.post(orgPath("accept-invitation"), mustJSON(t, map[string]any{"invitationId": invitation})), http.StatusUnauthorized, "UNAUTHORIZED")
 	if u := mustUser(t, mustSession(t, erin)); u["id"] != erinID {
 		t.Fatalf("erin's session = %v", u)

@@ -255,7 +255,7 @@ func TestSSORequired_switched_on_ends_sessions(t *testing.T) {
 	var googleBrowser *fuBrowser
 	w := mustSSOWorld(t, false, func(w *ssoWorld) {
 		bob, bobID = mustVerifiedUser(t, w.a, "Bob Acme", "bob@"+ssoHost, userPassword)
-		erin, erinID = mustVerifiedUser(t, w.a, "Erin Else", "erin@elsewhere.test", userPassword)
+		erin, erinID = mustVerifiedUser(t, w.a, "Erin Else", "erin@not"+ssoHost, userPassword) // not at acme.test, though it ends like it
 		// bob's address joins his Google identity (trusted, verified).
 		var r *response
 		googleBrowser, r = w.signInAt(t, w.fake, "google", fuUser{Sub: "bob-g", Email: "bob@" + ssoHost, EmailVerified: true})

@@ -7,7 +7,9 @@ import (
 
 	"github.com/gatehouse/gatehouse/adapters/jobs"
 	"github.com/gatehouse/gatehouse/application/account"
+	"github.com/gatehouse/gatehouse/application/admin"
 	"github.com/gatehouse/gatehouse/application/federation"
+	"github.com/gatehouse/gatehouse/application/hostdomain"
 	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
@@ -93,6 +95,53 @@ func newJobs(logger *slog.Logger, _ ports.Mailer, _ ports.UserRepository) (ports
 			logger.Warn("close job queue", slog.String("error", err.Error()))
 		}
 	}
+}
+
+// passkeyHandler is account.NewPasskeyHandler refusing the passkey
+// sign-ins of addresses whose organization requires its identity provider.
+func passkeyHandler(users ports.UserRepository, passkeys ports.PasskeyRepository, challenges ports.WebAuthnChallengeRepository,
+	sessions ports.SessionRepository, audit usecase.Auditor, tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock,
+	auth usecase.AuthSettings, settings account.PasskeySettings, router *federation.Router) (*account.PasskeyHandler, error) {
+	h, err := account.NewPasskeyHandler(users, passkeys, challenges, sessions, audit, tokens, ids, clock, auth, settings)
+	if err != nil {
+		return nil, err
+	}
+	return h.UseSSO(router), nil
+}
+
+// resetPasswordHandler is account.NewResetPasswordHandler mailing no link
+// to, and setting no password for, addresses whose organization requires
+// its identity provider.
+func resetPasswordHandler(users ports.UserRepository, credentials ports.CredentialRepository, sessions ports.SessionRepository,
+	verifications ports.VerificationRepository, hasher ports.PasswordHasher, blocklist ports.PasswordBlocklist, mailer ports.Mailer,
+	tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock, jobs ports.Jobs,
+	settings usecase.AuthSettings, router *federation.Router, audit usecase.Auditor) *account.ResetPasswordHandler {
+	return account.NewResetPasswordHandler(users, credentials, sessions, verifications, hasher, blocklist, mailer, audit.Events(), tokens, ids, clock, jobs, settings).
+		UseSSO(router, audit)
+}
+
+// changeEmailHandler is account.NewChangeEmailHandler refusing to move an
+// account to an address whose organization requires its identity provider.
+func changeEmailHandler(users ports.UserRepository, verifications ports.VerificationRepository, mailer ports.Mailer,
+	passkeys ports.PasskeyRepository, tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock, settings usecase.AuthSettings,
+	router *federation.Router, audit usecase.Auditor) *account.ChangeEmailHandler {
+	return account.NewChangeEmailHandler(users, verifications, mailer, passkeys, tokens, ids, clock, settings).UseSSO(router, audit)
+}
+
+// domains is hostdomain.NewDomains ending, with a domain that turns
+// verified, the sessions its provider's "SSO required" now covers.
+func domains(repo ports.DomainRepository, orgs ports.OrganizationRepository, resolver ports.DNSResolver, audit usecase.Auditor,
+	tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock, settings hostdomain.DomainSettings, admins usecase.AdminSettings,
+	providers *federation.Providers) *hostdomain.Domains {
+	return hostdomain.NewDomains(repo, orgs, resolver, audit, tokens, ids, clock, settings, admins).UseSSO(providers)
+}
+
+// administration is admin.NewAdministration refusing the passwords set for
+// addresses whose organization requires its identity provider.
+func administration(users ports.UserRepository, credentials ports.CredentialRepository, sessions ports.SessionRepository,
+	hasher ports.PasswordHasher, blocklist ports.PasswordBlocklist, audit usecase.Auditor, passkeys ports.PasskeyRepository, tokens ports.TokenGenerator,
+	ids ports.IDGenerator, clock ports.Clock, settings usecase.AuthSettings, admins usecase.AdminSettings, router *federation.Router) *admin.Administration {
+	return admin.NewAdministration(users, credentials, sessions, hasher, blocklist, audit, passkeys, tokens, ids, clock, settings, admins).UseSSO(router)
 }
 
 // signInHandler is account.NewSignInHandler with a cleanup that lets the

@@ -21,7 +21,6 @@ import (
 	"github.com/gatehouse/gatehouse/application/account"
 	"github.com/gatehouse/gatehouse/application/admin"
 	"github.com/gatehouse/gatehouse/application/federation"
-	"github.com/gatehouse/gatehouse/application/hostdomain"
 	"github.com/gatehouse/gatehouse/application/oidc"
 	"github.com/gatehouse/gatehouse/application/organization"
 	"github.com/gatehouse/gatehouse/application/query"
@@ -43,21 +42,21 @@ var applicationSet = wire.NewSet(
 	account.NewRevokeSessionsHandler,
 	account.NewUpdateUserHandler,
 	account.NewChangePasswordHandler,
-	account.NewChangeEmailHandler,
+	changeEmailHandler,
 	account.NewDeleteUserHandler,
-	account.NewResetPasswordHandler,
+	resetPasswordHandler,
 	account.NewVerifyEmailHandler,
 	account.NewThrottleHandler,
 	account.NewPurgeExpiredHandler,
 	account.NewTwoFactorHandler,
-	account.NewPasskeyHandler,
+	passkeyHandler,
 	organization.NewOrganizations,
-	admin.NewAdministration,
+	administration,
 	admin.NewFactors,
 	admin.NewConsoleForms,
 	admin.NewMemberships,
 	servicekey.NewServiceKeys,
-	hostdomain.NewDomains,
+	domains,
 	oidc.NewSigningKeys,
 	oidc.NewOAuthClients,
 	oidc.NewOAuthProvider,

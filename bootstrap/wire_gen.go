@@ -21,7 +21,6 @@ import (
 	"github.com/gatehouse/gatehouse/application/account"
 	"github.com/gatehouse/gatehouse/application/admin"
 	"github.com/gatehouse/gatehouse/application/federation"
-	"github.com/gatehouse/gatehouse/application/hostdomain"
 	"github.com/gatehouse/gatehouse/application/oidc"
 	"github.com/gatehouse/gatehouse/application/organization"
 	"github.com/gatehouse/gatehouse/application/query"
@@ -114,7 +113,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	twoFactorHandler := account.NewTwoFactorHandler(portsUserRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, mailer, secretSealer, portsSessionRepository, hasher, passkeyRepository, tokenGenerator, idGenerator, clock, auditor, usecaseAuthSettings)
 	webAuthnChallengeRepository := gormstore.NewWebAuthnChallengeRepository(db)
 	accountPasskeySettings := passkeySettings(cfg)
-	passkeyHandler, err := account.NewPasskeyHandler(portsUserRepository, passkeyRepository, webAuthnChallengeRepository, portsSessionRepository, auditor, tokenGenerator, idGenerator, clock, usecaseAuthSettings, accountPasskeySettings)
+	accountPasskeyHandler, err := passkeyHandler(portsUserRepository, passkeyRepository, webAuthnChallengeRepository, portsSessionRepository, auditor, tokenGenerator, idGenerator, clock, usecaseAuthSettings, accountPasskeySettings, router)
 	if err != nil {
 		cleanup4()
 		cleanup3()
@@ -122,10 +121,10 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 		cleanup()
 		return nil, nil, err
 	}
-	changeEmailHandler := account.NewChangeEmailHandler(portsUserRepository, verificationRepository, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
+	accountChangeEmailHandler := changeEmailHandler(portsUserRepository, verificationRepository, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, router, auditor)
 	deleteUserHandler := account.NewDeleteUserHandler(portsUserRepository, credentialRepository, verificationRepository, hasher, mailer, passkeyRepository, events, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	jobs, cleanup5 := newJobs(logger, mailer, portsUserRepository)
-	resetPasswordHandler := account.NewResetPasswordHandler(portsUserRepository, credentialRepository, portsSessionRepository, verificationRepository, hasher, list, mailer, events, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
+	accountResetPasswordHandler := resetPasswordHandler(portsUserRepository, credentialRepository, portsSessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings, router, auditor)
 	verifyEmailHandler := account.NewVerifyEmailHandler(portsUserRepository, verificationRepository, mailer, events, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
 	portsRateLimiter := rateLimiter(bootstrapRateLimits)
 	throttleHandler := account.NewThrottleHandler(portsRateLimiter)
@@ -138,9 +137,9 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	organizationOrganizationSettings := organizationSettings(cfg)
 	organizations := organization.NewOrganizations(organizationRepository, portsUserRepository, portsSessionRepository, mailer, auditor, passkeyRepository, idGenerator, clock, organizationOrganizationSettings)
 	usecaseAdminSettings := adminSettings(cfg)
-	administration := admin.NewAdministration(portsUserRepository, credentialRepository, portsSessionRepository, hasher, list, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, usecaseAdminSettings)
-	factors := admin.NewFactors(administration, twoFactorRepository, passkeyRepository, verificationRepository, mailer, resetPasswordHandler)
-	memberships := admin.NewMemberships(administration, organizationRepository)
+	adminAdministration := administration(portsUserRepository, credentialRepository, portsSessionRepository, hasher, list, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, usecaseAdminSettings, router)
+	factors := admin.NewFactors(adminAdministration, twoFactorRepository, passkeyRepository, verificationRepository, mailer, accountResetPasswordHandler)
+	memberships := admin.NewMemberships(adminAdministration, organizationRepository)
 	consoleForms := admin.NewConsoleForms(spentTokens, clock)
 	serviceKeys := servicekey.NewServiceKeys(serviceKeyRepository, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAdminSettings, usecaseAuthSettings)
 	dnsResolver, err := newDNSResolver(cfg)
@@ -153,7 +152,8 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 		return nil, nil, err
 	}
 	hostdomainDomainSettings := domainSettings(cfg)
-	domains := hostdomain.NewDomains(domainRepository, organizationRepository, dnsResolver, auditor, tokenGenerator, idGenerator, clock, hostdomainDomainSettings, usecaseAdminSettings)
+	providers := federation.NewProviders(identityProviderRepository, domainRepository, organizationRepository, secretSealer, auditor, idGenerator, clock, usecaseAdminSettings, portsUserRepository, portsSessionRepository, router)
+	hostdomainDomains := domains(domainRepository, organizationRepository, dnsResolver, auditor, tokenGenerator, idGenerator, clock, hostdomainDomainSettings, usecaseAdminSettings, providers)
 	signingKeyRepository := gormstore.NewSigningKeyRepository(db)
 	jose, err := signingkeys.New(secrets)
 	if err != nil {
@@ -173,7 +173,6 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	settings := federationSettings(usecaseAuthSettings)
 	signIns := federation.NewSignIns(identityProviderRepository, linkedAccountRepository, federationStateRepository, portsUserRepository, portsSessionRepository, verificationRepository, mfaChallengeRepository, client, secretSealer, mailer, auditor, tokenGenerator, idGenerator, clock, settings, logger, router, organizationRepository)
 	accounts := federation.NewAccounts(identityProviderRepository, linkedAccountRepository, credentialRepository, passkeyRepository, client, secretSealer, auditor, idGenerator, clock, settings, usecaseAdminSettings)
-	providers := federation.NewProviders(identityProviderRepository, domainRepository, organizationRepository, secretSealer, auditor, idGenerator, clock, usecaseAdminSettings)
 	webhookEndpointRepository := gormstore.NewWebhookEndpointRepository(db)
 	webhookQueue := gormstore.NewWebhookQueue(db)
 	wake := webhook.NewWake()
@@ -193,20 +192,20 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 		UpdateUser:        updateUserHandler,
 		ChangePassword:    changePasswordHandler,
 		TwoFactor:         twoFactorHandler,
-		Passkeys:          passkeyHandler,
-		ChangeEmail:       changeEmailHandler,
+		Passkeys:          accountPasskeyHandler,
+		ChangeEmail:       accountChangeEmailHandler,
 		DeleteUser:        deleteUserHandler,
-		ResetPassword:     resetPasswordHandler,
+		ResetPassword:     accountResetPasswordHandler,
 		VerifyEmail:       verifyEmailHandler,
 		Throttle:          throttleHandler,
 		PurgeExpired:      purgeExpiredHandler,
 		Organizations:     organizations,
-		Administration:    administration,
+		Administration:    adminAdministration,
 		Factors:           factors,
 		Memberships:       memberships,
 		ConsoleForms:      consoleForms,
 		ServiceKeys:       serviceKeys,
-		Domains:           domains,
+		Domains:           hostdomainDomains,
 		SigningKeys:       signingKeys,
 		OAuthClients:      oAuthClients,
 		OAuthProvider:     oAuthProvider,
@@ -324,17 +323,17 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	twoFactorHandler := account.NewTwoFactorHandler(portsUserRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, mailer, secretSealer, portsSessionRepository, hasher, passkeyRepository, tokenGenerator, idGenerator, clock, auditor, usecaseAuthSettings)
 	webAuthnChallengeRepository := memory.NewWebAuthnChallengeRepository(db)
 	accountPasskeySettings := passkeySettings(cfg)
-	passkeyHandler, err := account.NewPasskeyHandler(portsUserRepository, passkeyRepository, webAuthnChallengeRepository, portsSessionRepository, auditor, tokenGenerator, idGenerator, clock, usecaseAuthSettings, accountPasskeySettings)
+	accountPasskeyHandler, err := passkeyHandler(portsUserRepository, passkeyRepository, webAuthnChallengeRepository, portsSessionRepository, auditor, tokenGenerator, idGenerator, clock, usecaseAuthSettings, accountPasskeySettings, router)
 	if err != nil {
 		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
-	changeEmailHandler := account.NewChangeEmailHandler(portsUserRepository, verificationRepository, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
+	accountChangeEmailHandler := changeEmailHandler(portsUserRepository, verificationRepository, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, router, auditor)
 	deleteUserHandler := account.NewDeleteUserHandler(portsUserRepository, credentialRepository, verificationRepository, hasher, mailer, passkeyRepository, events, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	jobs, cleanup4 := newJobs(logger, mailer, portsUserRepository)
-	resetPasswordHandler := account.NewResetPasswordHandler(portsUserRepository, credentialRepository, portsSessionRepository, verificationRepository, hasher, list, mailer, events, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
+	accountResetPasswordHandler := resetPasswordHandler(portsUserRepository, credentialRepository, portsSessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings, router, auditor)
 	verifyEmailHandler := account.NewVerifyEmailHandler(portsUserRepository, verificationRepository, mailer, events, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
 	portsRateLimiter := rateLimiter(bootstrapRateLimits)
 	throttleHandler := account.NewThrottleHandler(portsRateLimiter)
@@ -347,9 +346,9 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	organizationOrganizationSettings := organizationSettings(cfg)
 	organizations := organization.NewOrganizations(organizationRepository, portsUserRepository, portsSessionRepository, mailer, auditor, passkeyRepository, idGenerator, clock, organizationOrganizationSettings)
 	usecaseAdminSettings := adminSettings(cfg)
-	administration := admin.NewAdministration(portsUserRepository, credentialRepository, portsSessionRepository, hasher, list, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, usecaseAdminSettings)
-	factors := admin.NewFactors(administration, twoFactorRepository, passkeyRepository, verificationRepository, mailer, resetPasswordHandler)
-	memberships := admin.NewMemberships(administration, organizationRepository)
+	adminAdministration := administration(portsUserRepository, credentialRepository, portsSessionRepository, hasher, list, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, usecaseAdminSettings, router)
+	factors := admin.NewFactors(adminAdministration, twoFactorRepository, passkeyRepository, verificationRepository, mailer, accountResetPasswordHandler)
+	memberships := admin.NewMemberships(adminAdministration, organizationRepository)
 	consoleForms := admin.NewConsoleForms(spentTokens, clock)
 	serviceKeys := servicekey.NewServiceKeys(serviceKeyRepository, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAdminSettings, usecaseAuthSettings)
 	dnsResolver, err := newDNSResolver(cfg)
@@ -361,7 +360,8 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 		return nil, nil, err
 	}
 	hostdomainDomainSettings := domainSettings(cfg)
-	domains := hostdomain.NewDomains(domainRepository, organizationRepository, dnsResolver, auditor, tokenGenerator, idGenerator, clock, hostdomainDomainSettings, usecaseAdminSettings)
+	providers := federation.NewProviders(identityProviderRepository, domainRepository, organizationRepository, secretSealer, auditor, idGenerator, clock, usecaseAdminSettings, portsUserRepository, portsSessionRepository, router)
+	hostdomainDomains := domains(domainRepository, organizationRepository, dnsResolver, auditor, tokenGenerator, idGenerator, clock, hostdomainDomainSettings, usecaseAdminSettings, providers)
 	signingKeyRepository := memory.NewSigningKeyRepository(db)
 	jose, err := signingkeys.New(secrets)
 	if err != nil {
@@ -380,7 +380,6 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	settings := federationSettings(usecaseAuthSettings)
 	signIns := federation.NewSignIns(identityProviderRepository, linkedAccountRepository, federationStateRepository, portsUserRepository, portsSessionRepository, verificationRepository, mfaChallengeRepository, client, secretSealer, mailer, auditor, tokenGenerator, idGenerator, clock, settings, logger, router, organizationRepository)
 	accounts := federation.NewAccounts(identityProviderRepository, linkedAccountRepository, credentialRepository, passkeyRepository, client, secretSealer, auditor, idGenerator, clock, settings, usecaseAdminSettings)
-	providers := federation.NewProviders(identityProviderRepository, domainRepository, organizationRepository, secretSealer, auditor, idGenerator, clock, usecaseAdminSettings)
 	webhookEndpointRepository := memory.NewWebhookEndpointRepository(db)
 	webhookQueue := memory.NewWebhookQueue(db)
 	wake := webhook.NewWake()
@@ -400,20 +399,20 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 		UpdateUser:        updateUserHandler,
 		ChangePassword:    changePasswordHandler,
 		TwoFactor:         twoFactorHandler,
-		Passkeys:          passkeyHandler,
-		ChangeEmail:       changeEmailHandler,
+		Passkeys:          accountPasskeyHandler,
+		ChangeEmail:       accountChangeEmailHandler,
 		DeleteUser:        deleteUserHandler,
-		ResetPassword:     resetPasswordHandler,
+		ResetPassword:     accountResetPasswordHandler,
 		VerifyEmail:       verifyEmailHandler,
 		Throttle:          throttleHandler,
 		PurgeExpired:      purgeExpiredHandler,
 		Organizations:     organizations,
-		Administration:    administration,
+		Administration:    adminAdministration,
 		Factors:           factors,
 		Memberships:       memberships,
 		ConsoleForms:      consoleForms,
 		ServiceKeys:       serviceKeys,
-		Domains:           domains,
+		Domains:           hostdomainDomains,
 		SigningKeys:       signingKeys,
 		OAuthClients:      oAuthClients,
 		OAuthProvider:     oAuthProvider,
@@ -531,17 +530,17 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 	twoFactorHandler := account.NewTwoFactorHandler(portsUserRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, mailer, secretSealer, portsSessionRepository, hasher, passkeyRepository, tokenGenerator, idGenerator, clock, auditor, usecaseAuthSettings)
 	webAuthnChallengeRepository := memory.NewWebAuthnChallengeRepository(db)
 	accountPasskeySettings := passkeySettings(cfg)
-	passkeyHandler, err := account.NewPasskeyHandler(portsUserRepository, passkeyRepository, webAuthnChallengeRepository, portsSessionRepository, auditor, tokenGenerator, idGenerator, clock, usecaseAuthSettings, accountPasskeySettings)
+	accountPasskeyHandler, err := passkeyHandler(portsUserRepository, passkeyRepository, webAuthnChallengeRepository, portsSessionRepository, auditor, tokenGenerator, idGenerator, clock, usecaseAuthSettings, accountPasskeySettings, router)
 	if err != nil {
 		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
-	changeEmailHandler := account.NewChangeEmailHandler(portsUserRepository, verificationRepository, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
+	accountChangeEmailHandler := changeEmailHandler(portsUserRepository, verificationRepository, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, router, auditor)
 	deleteUserHandler := account.NewDeleteUserHandler(portsUserRepository, credentialRepository, verificationRepository, hasher, mailer, passkeyRepository, events, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	jobs, cleanup4 := newJobs(logger, mailer, portsUserRepository)
-	resetPasswordHandler := account.NewResetPasswordHandler(portsUserRepository, credentialRepository, portsSessionRepository, verificationRepository, hasher, list, mailer, events, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
+	accountResetPasswordHandler := resetPasswordHandler(portsUserRepository, credentialRepository, portsSessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings, router, auditor)
 	verifyEmailHandler := account.NewVerifyEmailHandler(portsUserRepository, verificationRepository, mailer, events, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
 	portsRateLimiter := rateLimiter(bootstrapRateLimits)
 	throttleHandler := account.NewThrottleHandler(portsRateLimiter)
@@ -554,9 +553,9 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 	organizationOrganizationSettings := organizationSettings(cfg)
 	organizations := organization.NewOrganizations(organizationRepository, portsUserRepository, portsSessionRepository, mailer, auditor, passkeyRepository, idGenerator, clock, organizationOrganizationSettings)
 	usecaseAdminSettings := adminSettings(cfg)
-	administration := admin.NewAdministration(portsUserRepository, credentialRepository, portsSessionRepository, hasher, list, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, usecaseAdminSettings)
-	factors := admin.NewFactors(administration, twoFactorRepository, passkeyRepository, verificationRepository, mailer, resetPasswordHandler)
-	memberships := admin.NewMemberships(administration, organizationRepository)
+	adminAdministration := administration(portsUserRepository, credentialRepository, portsSessionRepository, hasher, list, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, usecaseAdminSettings, router)
+	factors := admin.NewFactors(adminAdministration, twoFactorRepository, passkeyRepository, verificationRepository, mailer, accountResetPasswordHandler)
+	memberships := admin.NewMemberships(adminAdministration, organizationRepository)
 	consoleForms := admin.NewConsoleForms(spentTokens, clock)
 	serviceKeys := servicekey.NewServiceKeys(serviceKeyRepository, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAdminSettings, usecaseAuthSettings)
 	dnsResolver, err := newDNSResolver(cfg)
@@ -568,7 +567,8 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 		return nil, nil, err
 	}
 	hostdomainDomainSettings := domainSettings(cfg)
-	domains := hostdomain.NewDomains(domainRepository, organizationRepository, dnsResolver, auditor, tokenGenerator, idGenerator, clock, hostdomainDomainSettings, usecaseAdminSettings)
+	providers := federation.NewProviders(identityProviderRepository, domainRepository, organizationRepository, secretSealer, auditor, idGenerator, clock, usecaseAdminSettings, portsUserRepository, portsSessionRepository, router)
+	hostdomainDomains := domains(domainRepository, organizationRepository, dnsResolver, auditor, tokenGenerator, idGenerator, clock, hostdomainDomainSettings, usecaseAdminSettings, providers)
 	signingKeyRepository := memory.NewSigningKeyRepository(db)
 	jose, err := signingkeys.New(secrets)
 	if err != nil {
@@ -587,7 +587,6 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 	settings := federationSettings(usecaseAuthSettings)
 	signIns := federation.NewSignIns(identityProviderRepository, linkedAccountRepository, federationStateRepository, portsUserRepository, portsSessionRepository, verificationRepository, mfaChallengeRepository, client, secretSealer, mailer, auditor, tokenGenerator, idGenerator, clock, settings, logger, router, organizationRepository)
 	accounts := federation.NewAccounts(identityProviderRepository, linkedAccountRepository, credentialRepository, passkeyRepository, client, secretSealer, auditor, idGenerator, clock, settings, usecaseAdminSettings)
-	providers := federation.NewProviders(identityProviderRepository, domainRepository, organizationRepository, secretSealer, auditor, idGenerator, clock, usecaseAdminSettings)
 	webhookEndpointRepository := memory.NewWebhookEndpointRepository(db)
 	webhookQueue := memory.NewWebhookQueue(db)
 	wake := webhook.NewWake()
@@ -607,20 +606,20 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 		UpdateUser:        updateUserHandler,
 		ChangePassword:    changePasswordHandler,
 		TwoFactor:         twoFactorHandler,
-		Passkeys:          passkeyHandler,
-		ChangeEmail:       changeEmailHandler,
+		Passkeys:          accountPasskeyHandler,
+		ChangeEmail:       accountChangeEmailHandler,
 		DeleteUser:        deleteUserHandler,
-		ResetPassword:     resetPasswordHandler,
+		ResetPassword:     accountResetPasswordHandler,
 		VerifyEmail:       verifyEmailHandler,
 		Throttle:          throttleHandler,
 		PurgeExpired:      purgeExpiredHandler,
 		Organizations:     organizations,
-		Administration:    administration,
+		Administration:    adminAdministration,
 		Factors:           factors,
 		Memberships:       memberships,
 		ConsoleForms:      consoleForms,
 		ServiceKeys:       serviceKeys,
-		Domains:           domains,
+		Domains:           hostdomainDomains,
 		SigningKeys:       signingKeys,
 		OAuthClients:      oAuthClients,
 		OAuthProvider:     oAuthProvider,
@@ -673,7 +672,7 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 // applicationSet provides every use case. It lives here, not in application,
 // because application may not import wire.
 var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSessionsHandler, signUpHandler,
-	signInHandler, account.NewSignOutHandler, account.NewAuthenticateHandler, account.NewRevokeSessionsHandler, account.NewUpdateUserHandler, account.NewChangePasswordHandler, account.NewChangeEmailHandler, account.NewDeleteUserHandler, account.NewResetPasswordHandler, account.NewVerifyEmailHandler, account.NewThrottleHandler, account.NewPurgeExpiredHandler, account.NewTwoFactorHandler, account.NewPasskeyHandler, organization.NewOrganizations, admin.NewAdministration, admin.NewFactors, admin.NewConsoleForms, admin.NewMemberships, servicekey.NewServiceKeys, hostdomain.NewDomains, oidc.NewSigningKeys, oidc.NewOAuthClients, oidc.NewOAuthProvider, query.NewAuditLogHandler, query.NewOverviewHandler, usecase.NewSignInCounter, federation.NewSignIns, federation.NewAccounts, federation.NewProviders, federation.NewRouter, webhook.NewWake, webhook.NewWebhooks, webhook.NewFanout, webhook.NewSender, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"),
+	signInHandler, account.NewSignOutHandler, account.NewAuthenticateHandler, account.NewRevokeSessionsHandler, account.NewUpdateUserHandler, account.NewChangePasswordHandler, changeEmailHandler, account.NewDeleteUserHandler, resetPasswordHandler, account.NewVerifyEmailHandler, account.NewThrottleHandler, account.NewPurgeExpiredHandler, account.NewTwoFactorHandler, passkeyHandler, organization.NewOrganizations, administration, admin.NewFactors, admin.NewConsoleForms, admin.NewMemberships, servicekey.NewServiceKeys, domains, oidc.NewSigningKeys, oidc.NewOAuthClients, oidc.NewOAuthProvider, query.NewAuditLogHandler, query.NewOverviewHandler, usecase.NewSignInCounter, federation.NewSignIns, federation.NewAccounts, federation.NewProviders, federation.NewRouter, webhook.NewWake, webhook.NewWebhooks, webhook.NewFanout, webhook.NewSender, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"),
 )
 
 var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, passkeySettings, federationSettings, federationClient, wire.Bind(new(ports.FederationClient), new(*federation2.Client)), adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailDelivery, newMailer, newJobs, passwordhash.Set, blocklist.Set, rateLimiter, signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets, newMetrics, observer, outboxStats, tracerProvider, webhookSettings, newWebhookPoster, webhookObserver)

@@ -24,6 +24,15 @@ type ChangeEmailHandler struct {
 	links    usecase.LinkSender
 	stepUp   usecase.StepUp
 	settings usecase.AuthSettings
+	sso      usecase.SSOGate
+}
+
+// UseSSO refuses to move an account to an address that policy sends to its
+// organization's identity provider: the account would come to that address
+// with a password and a session the organization never vouched for.
+func (h *ChangeEmailHandler) UseSSO(policy usecase.SSOPolicy, audit usecase.Auditor) *ChangeEmailHandler {
+	h.sso = usecase.NewSSOGate(policy, audit)
+	return h
 }
 
 // NewChangeEmailHandler returns a ChangeEmailHandler.
@@ -59,6 +68,9 @@ func (h *ChangeEmailHandler) Handle(ctx context.Context, cmd ChangeEmail) error 
 		return usecase.ErrSessionNotFresh
 	}
 	if err := h.stepUp.Require(ctx, cmd.Principal); err != nil {
+		return err
+	}
+	if err := h.sso.Check(ctx, email, "", u.ID(), "change-email.sso-required"); err != nil {
 		return err
 	}
 	if _, err := h.users.GetByEmail(ctx, email); err == nil {

@@ -123,8 +123,17 @@ type PasskeyHandler struct {
 	audit      usecase.Auditor
 	policy     domain.SessionPolicy
 	rp         *webauthn.WebAuthn
+	sso        usecase.SSOGate
 	observer   ports.Observer         // nil: sign-ins are not counted
 	counter    *usecase.SignInCounter // nil: nor recorded
+}
+
+// UseSSO refuses passkey sign-ins of the users whose address policy sends
+// to their organization's identity provider, each refusal audited. A
+// passkey still steps up a session that provider started.
+func (h *PasskeyHandler) UseSSO(policy usecase.SSOPolicy) *PasskeyHandler {
+	h.sso = usecase.NewSSOGate(policy, h.audit)
+	return h
 }
 
 // NewPasskeyHandler returns a PasskeyHandler for the relying party of
@@ -459,6 +468,10 @@ func (h *PasskeyHandler) VerifyAuthentication(ctx context.Context, cmd PasskeyVe
 	}
 	synced := stored.BackupEligible
 	if !stepUp {
+		// Like a ban, only the passkey's holder learns of the requirement.
+		if err := h.sso.Check(ctx, u.Email(), "", u.ID(), "sign-in.sso-required"); err != nil {
+			return nil, err
+		}
 		s, token, err := h.issuer.Start(ctx, u.ID(), true, cmd.Client, domain.PasskeyAuthentication(synced, now))
 		if err != nil {
 			return nil, err

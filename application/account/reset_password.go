@@ -35,6 +35,16 @@ type ResetPasswordHandler struct {
 	jobs          ports.Jobs
 	clock         ports.Clock
 	settings      usecase.AuthSettings
+	sso           usecase.SSOGate
+}
+
+// UseSSO keeps passwords from the addresses policy sends to their
+// organization's identity provider: no reset link is mailed to them (the
+// request answers as for any address), and a link mailed before the
+// requirement sets no password.
+func (h *ResetPasswordHandler) UseSSO(policy usecase.SSOPolicy, audit usecase.Auditor) *ResetPasswordHandler {
+	h.sso = usecase.NewSSOGate(policy, audit)
+	return h
 }
 
 // NewResetPasswordHandler returns a ResetPasswordHandler.
@@ -64,7 +74,10 @@ func (h *ResetPasswordHandler) Request(ctx context.Context, cmd RequestPasswordR
 		return err
 	}
 	return h.jobs.Enqueue(ctx, "request-password-reset", func(ctx context.Context) error {
-		return h.mailLink(ctx, email, cmd.RedirectTo)
+		if err := h.mailLink(ctx, email, cmd.RedirectTo); !errors.Is(err, usecase.ErrSSORequired) {
+			return err
+		}
+		return nil // refused and audited; the requester was answered as for any address
 	})
 }
 
@@ -76,8 +89,13 @@ func (h *ResetPasswordHandler) SendTo(ctx context.Context, email domain.Email, r
 	return h.mailLink(ctx, email, redirectTo)
 }
 
-// mailLink mails a reset link to email if it has an account.
+// mailLink mails a reset link to email if it has an account, unless the
+// address must sign in through its organization's provider
+// (usecase.ErrSSORequired).
 func (h *ResetPasswordHandler) mailLink(ctx context.Context, email domain.Email, redirectTo string) error {
+	if err := h.sso.Check(ctx, email, "", "", "password-reset.sso-required"); err != nil {
+		return err
+	}
 	u, err := h.users.GetByEmail(ctx, email)
 	if errors.Is(err, domain.ErrNotFound) {
 		return nil
@@ -118,7 +136,13 @@ func (h *ResetPasswordHandler) Reset(ctx context.Context, cmd ResetPassword) err
 	if v.IsExpired(h.clock.Now()) {
 		return errInvalidResetToken
 	}
-	if err := h.checkContext(ctx, v, cmd.NewPassword); err != nil {
+	u, err := h.checkContext(ctx, v, cmd.NewPassword)
+	if err != nil {
+		return err
+	}
+	// A link mailed before the organization required its provider sets no
+	// password: it is used up.
+	if err := h.sso.Check(ctx, u.Email(), "", u.ID(), "password-reset.sso-required"); err != nil {
 		return err
 	}
 	hash, err := h.hasher.Hash(ctx, cmd.NewPassword)
@@ -160,25 +184,26 @@ func (h *ResetPasswordHandler) Reset(ctx context.Context, cmd ResetPassword) err
 	})
 }
 
-// checkContext refuses the user's own address or name as the new password.
+// checkContext refuses the user's own address or name as the new password,
+// and returns the user.
 // Only now, with the link used up, is the user known: a refusal puts the
 // link back, so the user can try another password.
-func (h *ResetPasswordHandler) checkContext(ctx context.Context, v *domain.Verification, password string) error {
+func (h *ResetPasswordHandler) checkContext(ctx context.Context, v *domain.Verification, password string) (*domain.User, error) {
 	u, err := h.users.Get(ctx, v.UserID())
 	if errors.Is(err, domain.ErrNotFound) {
-		return errInvalidResetToken
+		return nil, errInvalidResetToken
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	refusal := h.settings.Passwords.Check("newPassword", password, nil, h.settings.PasswordContext(u.Email(), u.Name())...)
 	if refusal == nil {
-		return nil
+		return u, nil
 	}
 	if err := h.verifications.Create(ctx, v); err != nil {
-		return err
+		return nil, err
 	}
-	return refusal
+	return nil, refusal
 }
 
 // SetPasswordToken records a reset link for u without mailing it and

@@ -46,8 +46,7 @@ type SignInHandler struct {
 	failures    *failureRecorder
 	settings    usecase.AuthSettings
 	challenges  ports.MFAChallengeRepository
-	sso         usecase.SSOPolicy
-	audit       usecase.Auditor
+	sso         usecase.SSOGate
 	observer    ports.Observer         // nil: sign-ins are not counted
 	counter     *usecase.SignInCounter // nil: nor recorded
 }
@@ -55,24 +54,8 @@ type SignInHandler struct {
 // UseSSO refuses password sign-ins of the addresses policy sends to their
 // organization's identity provider, each refusal audited.
 func (h *SignInHandler) UseSSO(policy usecase.SSOPolicy, audit usecase.Auditor) *SignInHandler {
-	usecase.MustHave(policy)
-	h.sso, h.audit = policy, audit
+	h.sso = usecase.NewSSOGate(policy, audit)
 	return h
-}
-
-// refuseSSO returns usecase.ErrSSORequired, audited, when email must sign in
-// with its organization's provider. It depends on the address's domain
-// only, never on whether an account exists.
-func refuseSSO(ctx context.Context, policy usecase.SSOPolicy, audit usecase.Auditor, email domain.Email, action string) error {
-	if policy == nil {
-		return nil
-	}
-	provider, required, err := policy.SSORequired(ctx, email)
-	if err != nil || !required {
-		return err
-	}
-	return audit.Record(ctx, usecase.Actor{Type: domain.ActorUser}, action,
-		usecase.Target{Type: "identity_provider", ID: string(provider)}, usecase.ErrSSORequired)
 }
 
 // UseSecondFactor makes sign-in of a user with two-factor on record a
@@ -125,7 +108,7 @@ func (h *SignInHandler) Handle(ctx context.Context, cmd SignIn) (res *SignInResu
 	if err != nil {
 		return nil, err
 	}
-	if err := refuseSSO(ctx, h.sso, h.audit, email, "sign-in.sso-required"); err != nil {
+	if err := h.sso.Check(ctx, email, "", "", "sign-in.sso-required"); err != nil {
 		return nil, err
 	}
 	u, cred, err := h.lookup(ctx, email)

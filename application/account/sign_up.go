@@ -37,16 +37,14 @@ type SignUpHandler struct {
 	issuer      usecase.SessionIssuer
 	links       usecase.LinkSender
 	settings    usecase.AuthSettings
-	sso         usecase.SSOPolicy
-	audit       usecase.Auditor
+	sso         usecase.SSOGate
 	events      *usecase.Events
 }
 
 // UseSSO refuses password sign-ups of the addresses policy sends to their
 // organization's identity provider, each refusal audited.
 func (h *SignUpHandler) UseSSO(policy usecase.SSOPolicy, audit usecase.Auditor) *SignUpHandler {
-	usecase.MustHave(policy)
-	h.sso, h.audit = policy, audit
+	h.sso = usecase.NewSSOGate(policy, audit)
 	return h
 }
 
@@ -78,7 +76,7 @@ func (h *SignUpHandler) Handle(ctx context.Context, cmd SignUp) (*SignUpResult, 
 	if err != nil {
 		return nil, err
 	}
-	if err := refuseSSO(ctx, h.sso, h.audit, email, "sign-up.sso-required"); err != nil {
+	if err := h.sso.Check(ctx, email, "", "", "sign-up.sso-required"); err != nil {
 		return nil, err
 	}
 	now := h.issuer.Clock.Now()

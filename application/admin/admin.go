@@ -57,6 +57,15 @@ type Administration struct {
 	stepUp      usecase.StepUp
 	settings    usecase.AuthSettings
 	admin       usecase.AdminSettings
+	sso         usecase.SSOGate
+}
+
+// UseSSO refuses the passwords that administrators and trusted backends
+// set for the addresses policy sends to their organization's identity
+// provider.
+func (a *Administration) UseSSO(policy usecase.SSOPolicy) *Administration {
+	a.sso = usecase.NewSSOGate(policy, a.audit)
+	return a
 }
 
 // NewAdministration returns the admin use cases.
@@ -252,6 +261,15 @@ func (a *Administration) buildUser(ctx context.Context, cmd CreateUser) (*domain
 
 // hashPassword checks password against the policy for u and hashes it.
 func (a *Administration) hashPassword(ctx context.Context, u *domain.User, password, location string) (string, error) {
+	// An address whose organization requires its provider may be created
+	// (the provider links it at the first sign-in), but never given a
+	// password: it could not be used, and would be a way in the
+	// organization does not control once the requirement is lifted.
+	if _, required, err := a.sso.Required(ctx, u.Email()); err != nil {
+		return "", err
+	} else if required {
+		return "", usecase.ErrSSOPassword(location)
+	}
 	if err := a.settings.Passwords.Check(location, password, a.blocklist.Contains, a.settings.PasswordContext(u.Email(), u.Name())...); err != nil {
 		return "", err
 	}

@@ -24,13 +24,20 @@ type Providers struct {
 	clock     ports.Clock
 	audit     usecase.Auditor
 	admins    domain.PlatformAdmins
+	users     ports.UserRepository
+	sessions  ports.SessionRepository
+	router    *Router
 }
 
 // NewProviders returns the provider use cases.
+// The sessions of the users whose address a change newly requires the
+// provider for end with the change (see endSessions).
 func NewProviders(providers ports.IdentityProviderRepository, domains ports.DomainRepository, orgs ports.OrganizationRepository,
-	sealer ports.SecretSealer, audit usecase.Auditor, ids ports.IDGenerator, clock ports.Clock, admin usecase.AdminSettings) *Providers {
-	usecase.MustHave(providers, domains, orgs, sealer, ids, clock)
-	return &Providers{providers: providers, domains: domains, orgs: orgs, sealer: sealer, clock: clock, audit: audit, admins: admin.Admins}
+	sealer ports.SecretSealer, audit usecase.Auditor, ids ports.IDGenerator, clock ports.Clock, admin usecase.AdminSettings,
+	users ports.UserRepository, sessions ports.SessionRepository, router *Router) *Providers {
+	usecase.MustHave(providers, domains, orgs, sealer, ids, clock, users, sessions, router)
+	return &Providers{providers: providers, domains: domains, orgs: orgs, sealer: sealer, clock: clock, audit: audit, admins: admin.Admins,
+		users: users, sessions: sessions, router: router}
 }
 
 // ProviderInput is a provider's registration. On update, nil fields keep
@@ -70,12 +77,12 @@ func (ps *Providers) authorize(p *usecase.Principal) error {
 func (ps *Providers) Create(ctx context.Context, req usecase.KeyRequest, in ProviderInput) (domain.IdentityProvider, error) {
 	var out domain.IdentityProvider
 	t := providerTarget(in.ID)
-	err := ps.audit.Change(ctx, req.Actor, "admin.create-identity-provider", &t, func(ctx context.Context, _ usecase.Emit) error {
+	err := ps.audit.Change(ctx, req.Actor, "admin.create-identity-provider", &t, func(ctx context.Context, emit usecase.Emit) error {
 		if err := ps.authorize(req.Principal); err != nil {
 			return err
 		}
 		var err error
-		out, err = ps.create(ctx, in)
+		out, err = ps.create(ctx, in, emit)
 		return err
 	})
 	return out, err
@@ -85,20 +92,20 @@ func (ps *Providers) Create(ctx context.Context, req usecase.KeyRequest, in Prov
 func (ps *Providers) Update(ctx context.Context, req usecase.KeyRequest, in ProviderInput) (domain.IdentityProvider, error) {
 	var out domain.IdentityProvider
 	t := providerTarget(in.ID)
-	err := ps.audit.Change(ctx, req.Actor, "admin.update-identity-provider", &t, func(ctx context.Context, _ usecase.Emit) error {
+	err := ps.audit.Change(ctx, req.Actor, "admin.update-identity-provider", &t, func(ctx context.Context, emit usecase.Emit) error {
 		if err := ps.authorize(req.Principal); err != nil {
 			return err
 		}
 		var err error
-		out, err = ps.update(ctx, in, "")
+		out, err = ps.update(ctx, in, "", emit)
 		return err
 	})
 	return out, err
 }
 
 // create checks in (a new provider needs its secret), seals its secret and
-// stores it.
-func (ps *Providers) create(ctx context.Context, in ProviderInput) (domain.IdentityProvider, error) {
+// stores it, ending the sessions its requirement now covers.
+func (ps *Providers) create(ctx context.Context, in ProviderInput, emit usecase.Emit) (domain.IdentityProvider, error) {
 	if in.ClientSecret == "" {
 		return domain.IdentityProvider{}, errSecretRequired
 	}
@@ -112,13 +119,17 @@ func (ps *Providers) create(ctx context.Context, in ProviderInput) (domain.Ident
 	if err := ps.checkDomains(ctx, p); err != nil {
 		return domain.IdentityProvider{}, err
 	}
-	return p, ps.providers.Create(ctx, p)
+	if err := ps.providers.Create(ctx, p); err != nil {
+		return domain.IdentityProvider{}, err
+	}
+	return p, ps.endSessions(ctx, domain.IdentityProvider{}, p, emit)
 }
 
 // update applies in to provider in.ID, which must belong to org unless org
-// is "" (an administrator's update).
-func (ps *Providers) update(ctx context.Context, in ProviderInput, org string) (domain.IdentityProvider, error) {
-	var out domain.IdentityProvider
+// is "" (an administrator's update), ending the sessions its requirement
+// now covers and did not before.
+func (ps *Providers) update(ctx context.Context, in ProviderInput, org string, emit usecase.Emit) (domain.IdentityProvider, error) {
+	var out, before domain.IdentityProvider
 	id, err := domain.ParseIdentityProviderID(in.ID, "id")
 	if err != nil {
 		return out, domain.ErrIdentityProviderNotFound
@@ -138,10 +149,13 @@ func (ps *Providers) update(ctx context.Context, in ProviderInput, org string) (
 		if err := ps.checkDomains(ctx, next); err != nil {
 			return err
 		}
-		*p, out = next, next
+		before, *p, out = *p, next, next
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return out, err
+	}
+	return out, ps.endSessions(ctx, before, out, emit)
 }
 
 // Put creates the provider, or replaces every field given of an existing
@@ -300,13 +314,13 @@ func orgProviderTarget(id string) usecase.Target {
 func (ps *Providers) CreateForOrganization(ctx context.Context, req usecase.TrustedRequest, org string, in ProviderInput) (domain.IdentityProvider, error) {
 	var out domain.IdentityProvider
 	t := orgProviderTarget(in.ID)
-	err := ps.audit.Change(ctx, req.Actor(), "organizations.create-identity-provider", &t, func(ctx context.Context, _ usecase.Emit) error {
+	err := ps.audit.Change(ctx, req.Actor(), "organizations.create-identity-provider", &t, func(ctx context.Context, emit usecase.Emit) error {
 		if err := req.Need(domain.ScopeOrganizationsWrite); err != nil {
 			return err
 		}
 		in.OrganizationID = &org
 		var err error
-		out, err = ps.create(ctx, in)
+		out, err = ps.create(ctx, in, emit)
 		return err
 	})
 	return out, err
@@ -337,13 +351,13 @@ func (ps *Providers) ListForOrganization(ctx context.Context, req usecase.Truste
 func (ps *Providers) UpdateForOrganization(ctx context.Context, req usecase.TrustedRequest, org string, in ProviderInput) (domain.IdentityProvider, error) {
 	var out domain.IdentityProvider
 	t := orgProviderTarget(in.ID)
-	err := ps.audit.Change(ctx, req.Actor(), "organizations.update-identity-provider", &t, func(ctx context.Context, _ usecase.Emit) error {
+	err := ps.audit.Change(ctx, req.Actor(), "organizations.update-identity-provider", &t, func(ctx context.Context, emit usecase.Emit) error {
 		if err := req.Need(domain.ScopeOrganizationsWrite); err != nil {
 			return err
 		}
 		in.OrganizationID = &org
 		var err error
-		out, err = ps.update(ctx, in, org)
+		out, err = ps.update(ctx, in, org, emit)
 		return err
 	})
 	return out, err

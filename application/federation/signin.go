@@ -72,6 +72,7 @@ type SignIns struct {
 	logger     *slog.Logger
 	router     *Router
 	orgs       ports.OrganizationRepository
+	sso        usecase.SSOGate
 	counter    *usecase.SignInCounter // nil: sign-ins are not recorded
 }
 
@@ -99,6 +100,7 @@ func NewSignIns(providers ports.IdentityProviderRepository, accounts ports.Linke
 		issuer: usecase.NewSessionIssuer(sessions, audit.Events(), tokens, ids, clock, settings.Auth.Sessions),
 		links:  usecase.NewLinkSender(verifications, mailer, tokens, ids, clock, settings.Auth),
 		audit:  audit,
+		sso:    usecase.NewSSOGate(router, audit),
 	}
 }
 
@@ -441,6 +443,11 @@ func (s *SignIns) startSignIn(ctx context.Context, p domain.IdentityProvider, id
 		if err != nil {
 			return err
 		}
+		// An address whose organization requires its provider signs in
+		// there only, whatever other account it has linked.
+		if err := s.sso.Check(ctx, res.User.Email(), p.ID, res.User.ID(), "sign-in.sso-required"); err != nil {
+			return err
+		}
 		if err := s.refreshAccount(ctx, acct, id, tokens); err != nil {
 			return err
 		}
@@ -515,6 +522,11 @@ func (s *SignIns) firstSignIn(ctx context.Context, p domain.IdentityProvider, id
 	email, err := domain.NewEmail(id.Email)
 	if err != nil {
 		return nil, false, ErrEmailMissing
+	}
+	// Neither joined to the user of an address whose organization requires
+	// its provider, nor made a new user of it, through another provider.
+	if err := s.sso.Check(ctx, email, p.ID, "", "sign-in.sso-required"); err != nil {
+		return nil, false, err
 	}
 	existing, err := s.users.GetByEmail(ctx, email)
 	switch {

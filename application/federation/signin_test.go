@@ -83,7 +83,8 @@ func newFedWorld(t *testing.T) *fedWorld {
 	f.signIns = federation.NewSignIns(providers, accounts, memory.NewFederationStateRepository(w.DB), w.Users, memory.NewSessionRepository(w.DB),
 		memory.NewVerificationRepository(w.DB), memory.NewMFAChallengeRepository(w.DB), up, sealer, w.Mail, audit, tokens, ids, w.Clock,
 		federation.Settings{Auth: w.Settings}, nil, router, memory.NewOrganizationRepository(w.DB))
-	f.providers = federation.NewProviders(providers, domains, memory.NewOrganizationRepository(w.DB), sealer, audit, ids, w.Clock, usecase.AdminSettings{})
+	f.providers = federation.NewProviders(providers, domains, memory.NewOrganizationRepository(w.DB), sealer, audit, ids, w.Clock, usecase.AdminSettings{},
+		w.Users, memory.NewSessionRepository(w.DB), federation.NewRouter(providers, domains))
 	return f
 }
 

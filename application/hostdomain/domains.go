@@ -58,6 +58,7 @@ type Domains struct {
 	settings DomainSettings
 	// wake tells the verifier that a domain is due now (see Woken).
 	wake chan struct{}
+	sso  usecase.SSOSessions // nil: nothing is required
 }
 
 // NewDomains returns the domain use cases.
@@ -66,6 +67,15 @@ func NewDomains(domains ports.DomainRepository, orgs ports.OrganizationRepositor
 	usecase.MustHave(domains, orgs, resolver, tokens, ids, clock)
 	return &Domains{domains: domains, orgs: orgs, resolver: resolver, tokens: tokens, ids: ids, clock: clock,
 		audit: audit, admins: admin.Admins, settings: settings, wake: make(chan struct{}, 1)}
+}
+
+// UseSSO ends, with each change that makes a domain verified (or moves a
+// verified one), the sessions that its provider's "SSO required" now
+// covers.
+func (s *Domains) UseSSO(sessions usecase.SSOSessions) *Domains {
+	usecase.MustHave(sessions)
+	s.sso = sessions
+	return s
 }
 
 // Woken receives when a domain became due now (created, or a recheck was

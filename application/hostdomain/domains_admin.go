@@ -77,7 +77,7 @@ func (s *Domains) Update(ctx context.Context, req usecase.AdminRequest, id domai
 			return domainStoreErr(err, "organizationId")
 		}
 		emitStatus(emit, from, updated)
-		return nil
+		return s.covered(ctx, from, updated, cmd.SetOrganization, emit)
 	})
 	if err != nil {
 		return nil, err
@@ -98,6 +98,15 @@ func emitStatus(emit usecase.Emit, from domain.DomainStatus, d *domain.Domain) {
 	case to == domain.DomainFailed:
 		emit(domain.EventDomainFailed, d)
 	}
+}
+
+// covered ends the sessions that "SSO required" covers from now on, when d
+// turned verified or, verified, moved to another organization.
+func (s *Domains) covered(ctx context.Context, from domain.DomainStatus, d *domain.Domain, moved bool, emit usecase.Emit) error {
+	if s.sso == nil || d.Status() != domain.DomainVerified || (from == domain.DomainVerified && !moved) {
+		return nil
+	}
+	return s.sso.DomainVerified(ctx, d, emit)
 }
 
 // checkUpdateDomain refuses an empty or contradictory change, and a reason

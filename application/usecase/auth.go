@@ -48,9 +48,64 @@ type SSOPolicy interface {
 	SSORequired(ctx context.Context, email domain.Email) (domain.IdentityProviderID, bool, error)
 }
 
-// ErrSSORequired refuses a password sign-in (or sign-up) of an address whose
-// organization requires its identity provider.
+// ErrSSORequired refuses a way in (a password, a passkey, another
+// provider, a reset link) of an address whose organization requires its
+// identity provider.
 var ErrSSORequired = domain.NewError(domain.KindForbidden, "federation.sso_required", "This address signs in with its organization's identity provider")
+
+// ErrSSOPassword refuses a password that an operator (an administrator, a
+// trusted backend) sets for an address whose organization requires its
+// identity provider: it could never be used. field names the password.
+func ErrSSOPassword(field string) error {
+	return domain.Invalid("federation.sso_password", "This address signs in with its organization's identity provider and takes no password",
+		domain.FieldViolation{Field: field, Message: "is refused: the address signs in with its organization's identity provider"})
+}
+
+// SSOSessions ends the sessions that a change of routing brings under "SSO
+// required".
+type SSOSessions interface {
+	// DomainVerified ends, in the unit of work of emit, the sessions of the
+	// users at d (now verified, or moved) whose address the provider bound
+	// to d requires SSO for, each with its session.revoked event.
+	DomainVerified(ctx context.Context, d *domain.Domain, emit Emit) error
+}
+
+// SSOGate is the one check of "SSO required" that every way in, and every
+// way to create or recover an account, goes through. The zero SSOGate
+// requires nothing.
+type SSOGate struct {
+	policy SSOPolicy
+	audit  Auditor
+}
+
+// NewSSOGate checks addresses against policy, each refusal audited.
+func NewSSOGate(policy SSOPolicy, audit Auditor) SSOGate {
+	MustHave(policy)
+	return SSOGate{policy: policy, audit: audit}
+}
+
+// Required reports whether email must sign in through its organization's
+// provider, and which.
+func (g SSOGate) Required(ctx context.Context, email domain.Email) (domain.IdentityProviderID, bool, error) {
+	if g.policy == nil {
+		return "", false, nil
+	}
+	return g.policy.SSORequired(ctx, email)
+}
+
+// Check returns ErrSSORequired, audited as action by user ("" when not
+// known), when email must sign in through its organization's provider and
+// via is not that provider (via is "" for a way in that is no provider: a
+// password, a passkey, a reset link). It depends on the address's domain
+// only, never on whether an account exists.
+func (g SSOGate) Check(ctx context.Context, email domain.Email, via domain.IdentityProviderID, user domain.UserID, action string) error {
+	provider, required, err := g.Required(ctx, email)
+	if err != nil || !required || provider == via {
+		return err
+	}
+	return g.audit.Record(ctx, Actor{Type: domain.ActorUser, ID: string(user)}, action,
+		Target{Type: "identity_provider", ID: string(provider)}, ErrSSORequired)
+}
 
 // Principal is who a request acts for: a live session and its user.
 type Principal struct {

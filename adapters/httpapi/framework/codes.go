@@ -171,6 +171,7 @@ var frameworkCodes = map[string]wireCode{
 	"federation.invalid_scopes":           {Code: "INVALID_SCOPES", Status: http.StatusBadRequest},
 	"federation.additional_params":        {Code: "VALIDATION_ERROR", Status: http.StatusBadRequest},
 	"federation.sso_required":             {Code: "SSO_REQUIRED", Status: http.StatusForbidden},
+	"federation.sso_password":             {Code: "SSO_REQUIRED", Status: http.StatusBadRequest},
 	"federation.email_not_verified":       {Code: "EMAIL_NOT_VERIFIED", Status: http.StatusForbidden},
 	"federation.sso_not_found":            {Code: "SSO_PROVIDER_NOT_FOUND", Status: http.StatusNotFound},
 	"federation.sso_selector":             {Code: "VALIDATION_ERROR", Status: http.StatusBadRequest},

@@ -36,11 +36,12 @@ func mustAskedSecondFactor(t *testing.T, b *fwClient, email, password string) {
 	}
 }
 
-// Ensure a browser trusted before a password change, a password reset, or
-// two-factor turned off and on again is asked for the second factor.
+// Ensure a browser trusted before a password change, a password reset, a
+// password an administrator set, or two-factor turned off and on again is
+// asked for the second factor.
 func TestTrustedBrowser_forgotten(t *testing.T) {
 	t.Parallel()
-	app := mustStartFramework(t, storeSQLite, fwQuick)
+	app := mustStartFramework(t, storeSQLite, adminEnv)
 	const newPassword = "a brand new passphrase"
 
 	t.Run("change-password", func(t *testing.T) {
@@ -61,6 +62,16 @@ func TestTrustedBrowser_forgotten(t *testing.T) {
 			t.Fatal(err)
 		}
 		mustStatusTrue(t, app.client(t).post("/api/auth/reset-password", mustJSON(t, map[string]string{"token": path.Base(link.Path), "newPassword": newPassword})))
+		mustAskedSecondFactor(t, trusted, u.email, newPassword)
+	})
+
+	t.Run("admin-set-user-password", func(t *testing.T) {
+		t.Parallel()
+		u := mustTwoFactorUser(t, app, "admin-set@example.com")
+		_, trusted := mustTrustedBrowser(t, app, u, 0)
+		admin, _ := mustAdmin(t, app)
+		id := mustUser(t, mustSession(t, u.c))["id"]
+		mustStatusTrue(t, admin.post(adminPath("set-user-password"), mustJSON(t, map[string]any{"userId": id, "newPassword": newPassword})))
 		mustAskedSecondFactor(t, trusted, u.email, newPassword)
 	})
 

@@ -3,6 +3,7 @@ package test
 import (
 	"net/http"
 	"slices"
+	"sync"
 	"testing"
 )
 
@@ -60,6 +61,34 @@ func TestStepUpBudget_password_session(t *testing.T) {
 		// The same budget as sign-in's: the password is locked too.
 		r := app.client(t).post("/api/auth/sign-in/email", mustCredentials(t, u.email, tfPassword))
 		mustCode(t, r, http.StatusUnauthorized, "INVALID_EMAIL_OR_PASSWORD")
+	})
+
+	// Answers sent at once each take their turn on the user's count: no
+	// more than ten are looked at.
+	t.Run("at-once", func(t *testing.T) {
+		t.Parallel()
+		u := mustTwoFactorUser(t, app, "at-once@example.com")
+		s := mustStaleSession(t, app, u)
+		var (
+			mu     sync.Mutex
+			wg     sync.WaitGroup
+			counts = map[int]int{}
+		)
+		for range 40 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r := verifyCode(t, s.clone(), "totp", wrongTOTP(u.secret))
+				mu.Lock()
+				defer mu.Unlock()
+				counts[r.Status]++
+			}()
+		}
+		wg.Wait()
+		if counts[http.StatusUnauthorized] != 10 || counts[http.StatusTooManyRequests] != 30 {
+			t.Fatalf("40 wrong codes at once answered %v, want ten 401 and thirty 429", counts)
+		}
+		mustLocked(t, verifyCode(t, s, "totp", totpAt(u.secret, 1)))
 	})
 
 	t.Run("backup-code", func(t *testing.T) {

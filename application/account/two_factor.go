@@ -17,7 +17,8 @@ import (
 // accepted code. Sign-in of a user with two-factor on creates no session but
 // a challenge (SignInHandler), answered here with a TOTP code or a backup
 // code; at most MFAMaxAttempts wrong answers per challenge, and each one
-// counts towards the account lockout as a wrong password does.
+// counts towards the account lockout as a wrong password does, as do the
+// wrong codes answered in a signed-in session (factorBudget).
 
 // The second-factor rules.
 const (
@@ -622,7 +623,7 @@ func (h *TwoFactorHandler) answerSessionOTP(ctx context.Context, p usecase.Princ
 // Auth 1.7.25 does: the e-mailed code is then their second factor) and
 // rotates the session. Without a live code it is ErrOTPExpired (not
 // counted); a wrong code counts as any wrong answer (on the session path,
-// towards the code's attempts only).
+// towards the code's attempts and the user's lockout).
 func (h *TwoFactorHandler) VerifyOTP(ctx context.Context, cmd VerifySecondFactor) (*VerifySecondFactorResult, error) {
 	if cmd.ChallengeID == "" && cmd.Principal != nil {
 		p := *cmd.Principal
@@ -753,8 +754,9 @@ func trustDevice(ctx context.Context, trust ports.VerificationRepository, si use
 }
 
 // forgetTrustedBrowsers removes every trusted browser of user: a new
-// password (changed, reset) or two-factor turned off ends what a browser
-// was trusted for, so the next sign-in asks for the second factor again.
+// password (changed or reset; an administrator's does the same in
+// admin.SetUserPassword) or two-factor turned off ends what a browser was
+// trusted for, so the next sign-in asks for the second factor again.
 func forgetTrustedBrowsers(ctx context.Context, trust ports.VerificationRepository, user domain.UserID) error {
 	_, err := trust.DeleteByUser(ctx, user, domain.PurposeTrustDevice)
 	return err

@@ -42,8 +42,8 @@ var (
 	settingSessionCacheTTL   = authSettingList.add("GATEHOUSE_SESSION_CACHE_TTL", "session-cache-ttl", "500ms", "how long a replica may reuse a session check without asking the database (0 disables, at most 1s): a session revoked or a user banned by another process (another replica, the command line) is refused by this one within it; changes made through this replica are seen at once")
 	settingPasswordMinLength = authSettingList.add("GATEHOUSE_PASSWORD_MIN_LENGTH", "password-min-length", "8", "shortest password accepted, in characters")
 	settingPasswordMaxLength = authSettingList.add("GATEHOUSE_PASSWORD_MAX_LENGTH", "password-max-length", "128", "longest password accepted, in characters")
-	settingLockoutThreshold  = authSettingList.add("GATEHOUSE_LOCKOUT_THRESHOLD", "lockout-threshold", "10", "consecutive wrong passwords that lock an account's password (0 disables)")
-	settingLockoutCooldown   = authSettingList.add("GATEHOUSE_LOCKOUT_COOLDOWN", "lockout-cooldown", "15m", "how long a locked password stays locked (a password reset lifts it)")
+	settingLockoutThreshold  = authSettingList.add("GATEHOUSE_LOCKOUT_THRESHOLD", "lockout-threshold", "10", "consecutive wrong passwords or second-factor codes that lock an account's password and second factor (0 disables)")
+	settingLockoutCooldown   = authSettingList.add("GATEHOUSE_LOCKOUT_COOLDOWN", "lockout-cooldown", "15m", "how long a locked account stays locked (a password reset lifts it)")
 	settingStepUpWindow      = authSettingList.add("GATEHOUSE_STEP_UP_WINDOW", "step-up-window", "10m", "how long a second factor proven in a session lets a user with one make sensitive changes (e-mail, password, deleting the account, turning factors off, service keys)")
 	settingRequireVerified   = authSettingList.add("GATEHOUSE_REQUIRE_EMAIL_VERIFICATION", "require-email-verification", "true", "true: sign-in waits for a verified address, and sign-up never reveals taken addresses")
 )
@@ -138,10 +138,10 @@ func domains(repo ports.DomainRepository, orgs ports.OrganizationRepository, res
 
 // administration is admin.NewAdministration refusing the passwords set for
 // addresses whose organization requires its identity provider.
-func administration(users ports.UserRepository, credentials ports.CredentialRepository, sessions ports.SessionRepository,
+func administration(users ports.UserRepository, credentials ports.CredentialRepository, verifications ports.VerificationRepository, sessions ports.SessionRepository,
 	hasher ports.PasswordHasher, blocklist ports.PasswordBlocklist, audit usecase.Auditor, passkeys ports.PasskeyRepository, tokens ports.TokenGenerator,
 	ids ports.IDGenerator, clock ports.Clock, settings usecase.AuthSettings, admins usecase.AdminSettings, router *federation.Router) *admin.Administration {
-	return admin.NewAdministration(users, credentials, sessions, hasher, blocklist, audit, passkeys, tokens, ids, clock, settings, admins).UseSSO(router)
+	return admin.NewAdministration(users, credentials, verifications, sessions, hasher, blocklist, audit, passkeys, tokens, ids, clock, settings, admins).UseSSO(router)
 }
 
 // signInHandler is account.NewSignInHandler with a cleanup that lets the

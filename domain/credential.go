@@ -69,10 +69,36 @@ func (c *Credential) SetHash(hash string, now time.Time) {
 // failure locks it again at once, so a patient attacker gets one guess per
 // cooldown.
 func (c *Credential) RecordFailure(now time.Time, p LockoutPolicy) {
-	c.failedAttempts++
+	recordFailure(&c.failedAttempts, &c.lockedUntil, now, p)
 	c.updatedAt = Timestamp(now)
-	if p.Threshold > 0 && c.failedAttempts >= p.Threshold {
-		c.lockedUntil = Timestamp(now.Add(p.Cooldown))
+}
+
+// RefundFailure takes back the failure RecordFailure counted at now, for an
+// attempt counted before its answer was looked at that turned out to be no
+// answer at all; prev is when the lockout ended before that failure.
+func (c *Credential) RefundFailure(now, prev time.Time, p LockoutPolicy) {
+	refundFailure(&c.failedAttempts, &c.lockedUntil, now, prev, p)
+	c.updatedAt = Timestamp(now)
+}
+
+func recordFailure(n *int, lockedUntil *time.Time, now time.Time, p LockoutPolicy) {
+	*n++
+	if p.Threshold > 0 && *n >= p.Threshold {
+		*lockedUntil = Timestamp(now.Add(p.Cooldown))
+	}
+}
+
+// refundFailure undoes recordFailure at now: one failure fewer, and the
+// lockout it started (if no later failure moved it) back to prev.
+func refundFailure(n *int, lockedUntil *time.Time, now, prev time.Time, p LockoutPolicy) {
+	if *n > 0 {
+		*n--
+	}
+	if p.Threshold > 0 && lockedUntil.Equal(Timestamp(now.Add(p.Cooldown))) {
+		*lockedUntil = Timestamp(prev)
+		if prev.IsZero() {
+			*lockedUntil = time.Time{}
+		}
 	}
 }
 
@@ -84,4 +110,38 @@ func (c *Credential) RecordSuccess(now time.Time) {
 	c.failedAttempts = 0
 	c.lockedUntil = time.Time{}
 	c.updatedAt = Timestamp(now)
+}
+
+// FactorLockout counts the wrong second-factor answers of a user without a
+// password, who has no Credential to count them on: the same threshold
+// and cooldown (LockoutPolicy) lock their second factor. A user with a
+// password counts them on the password's Credential, shared with sign-in.
+type FactorLockout struct {
+	UserID         UserID
+	FailedAttempts int
+	// LockedUntil is when the lockout ends, or the zero time.
+	LockedUntil time.Time
+	UpdatedAt   time.Time
+}
+
+// IsLocked reports whether second-factor answers are refused at now.
+func (l FactorLockout) IsLocked(now time.Time) bool { return now.Before(l.LockedUntil) }
+
+// RecordFailure counts a wrong answer, as Credential.RecordFailure does.
+func (l *FactorLockout) RecordFailure(now time.Time, p LockoutPolicy) {
+	recordFailure(&l.FailedAttempts, &l.LockedUntil, now, p)
+	l.UpdatedAt = Timestamp(now)
+}
+
+// RefundFailure takes back a failure, as Credential.RefundFailure does.
+func (l *FactorLockout) RefundFailure(now, prev time.Time, p LockoutPolicy) {
+	refundFailure(&l.FailedAttempts, &l.LockedUntil, now, prev, p)
+	l.UpdatedAt = Timestamp(now)
+}
+
+// RecordSuccess forgets earlier failures.
+func (l *FactorLockout) RecordSuccess(now time.Time) {
+	l.FailedAttempts = 0
+	l.LockedUntil = time.Time{}
+	l.UpdatedAt = Timestamp(now)
 }

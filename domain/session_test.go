@@ -60,6 +60,41 @@ func TestCredential_lockout(t *testing.T) {
 	}
 }
 
+// Ensure a failure given back (an attempt counted before its answer, which
+// was no answer) restores the count and the lockout it started, and leaves
+// a lockout it did not start alone; a factor lockout counts the same way.
+func TestCredential_refund_failure(t *testing.T) {
+	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	p := domain.LockoutPolicy{Threshold: 3, Cooldown: time.Minute}
+	c := domain.NewCredential("u1", "hash", now)
+	var l domain.FactorLockout
+	for range 2 {
+		c.RecordFailure(now, p)
+		l.RecordFailure(now, p)
+	}
+	later := now.Add(time.Second)
+	c.RecordFailure(later, p)
+	l.RecordFailure(later, p)
+	if !c.IsLocked(later) || !l.IsLocked(later) {
+		t.Fatal("the third failure locks")
+	}
+	c.RefundFailure(later, time.Time{}, p)
+	l.RefundFailure(later, time.Time{}, p)
+	if c.IsLocked(later) || c.FailedAttempts() != 2 || l.IsLocked(later) || l.FailedAttempts != 2 {
+		t.Fatalf("after the refund: credential %d locked %v, factor %+v; want 2 failures, unlocked", c.FailedAttempts(), c.IsLocked(later), l)
+	}
+	c.RecordFailure(later, p)            // locks until later+1m
+	c.RecordFailure(later, p)            // a concurrent one
+	c.RefundFailure(now, time.Time{}, p) // an older attempt's refund: not its lockout
+	if !c.IsLocked(later) || c.FailedAttempts() != 3 {
+		t.Fatal("a refund lifted a lockout another failure started")
+	}
+	l.RecordSuccess(later)
+	if l.IsLocked(later) || l.FailedAttempts != 0 {
+		t.Fatal("a success forgets the failures")
+	}
+}
+
 // Ensure a long User-Agent is cut at a character boundary, so what is
 // stored stays valid UTF-8 (PostgreSQL refuses half a character).
 func TestSession_user_agent_cut_at_character(t *testing.T) {

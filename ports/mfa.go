@@ -44,6 +44,15 @@ type TwoFactorRepository interface {
 	// pending challenges, atomically: a reset of every factor. A user with
 	// none is not an error.
 	DeleteAll(ctx context.Context, user domain.UserID) error
+	// GetLockout returns user's second-factor lockout (domain.FactorLockout:
+	// the count of a user without a password); none stored is the zero one
+	// naming user.
+	GetLockout(ctx context.Context, user domain.UserID) (domain.FactorLockout, error)
+	// UpdateLockout loads user's lockout (the zero one when none is
+	// stored), applies fn and stores the result, atomically: no concurrent
+	// update is lost, so every failure counts. If fn returns an error
+	// nothing is stored and that error is returned. DeleteAll keeps it.
+	UpdateLockout(ctx context.Context, user domain.UserID, fn func(l *domain.FactorLockout) error) error
 }
 
 // MFAChallengeRepository stores the pending second-factor challenges of

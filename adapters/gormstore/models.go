@@ -175,7 +175,7 @@ func RowModels() []any {
 		&serviceKeyRow{}, &serviceKeySecretRow{}, &auditRow{},
 		&domainRow{}, &signingKeyRow{},
 		&oauthClientRow{}, &oauthCodeRow{}, &oauthGrantRow{}, &oauthRefreshRow{}, &oauthConsentRow{},
-		&totpFactorRow{}, &backupCodeRow{}, &mfaChallengeRow{}, &passkeyRow{}, &webauthnChallengeRow{},
+		&totpFactorRow{}, &backupCodeRow{}, &mfaChallengeRow{}, &passkeyRow{}, &webauthnChallengeRow{}, &factorLockoutRow{},
 		&identityProviderRow{}, &identityProviderDomainRow{}, &linkedAccountRow{}, &federationStateRow{},
 		&outboxRow{},
 		&webhookEndpointRow{}, &webhookMessageRow{}, &webhookDeliveryRow{}, &webhookAttemptRow{},

@@ -65,6 +65,7 @@ type DB struct {
 	// The multi-factor rows (see mfa.go and passkeys.go). Byte keys (hashes,
 	// credential ids) are kept as strings; backup codes by user, then hash.
 	totpFactors        map[domain.UserID]domain.TOTPFactor
+	factorLockouts     map[domain.UserID]domain.FactorLockout
 	backupCodes        map[domain.UserID]map[string]domain.BackupCode
 	mfaChallenges      map[string]domain.MFAChallenge
 	passkeys           map[string]domain.PasskeyCredential
@@ -122,6 +123,7 @@ func NewDB() *DB {
 		oauthRefreshTokens:  map[domain.TokenHash]domain.RefreshToken{},
 		oauthConsents:       map[userClient]domain.Consent{},
 		totpFactors:         map[domain.UserID]domain.TOTPFactor{},
+		factorLockouts:      map[domain.UserID]domain.FactorLockout{},
 		backupCodes:         map[domain.UserID]map[string]domain.BackupCode{},
 		mfaChallenges:       map[string]domain.MFAChallenge{},
 		passkeys:            map[string]domain.PasskeyCredential{},
@@ -152,6 +154,7 @@ func (db *DB) deleteUser(u *domain.User) {
 	unset(db, db.userByEmail, u.Email())
 	unset(db, db.users, u.ID())
 	unset(db, db.credentials, u.ID())
+	unset(db, db.factorLockouts, u.ID())
 	db.deleteMemberships(u.ID())
 	for id, s := range db.sessions {
 		// Sessions in which the user impersonated someone go too.

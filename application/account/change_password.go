@@ -27,22 +27,23 @@ type ChangePasswordResult struct {
 
 // ChangePasswordHandler handles ChangePassword.
 type ChangePasswordHandler struct {
-	credentials ports.CredentialRepository
-	hasher      ports.PasswordHasher
-	blocklist   ports.PasswordBlocklist
-	issuer      usecase.SessionIssuer
-	revoker     usecase.SessionRevoker
-	check       usecase.PasswordCheck
-	stepUp      usecase.StepUp
-	settings    usecase.AuthSettings
+	credentials   ports.CredentialRepository
+	verifications ports.VerificationRepository
+	hasher        ports.PasswordHasher
+	blocklist     ports.PasswordBlocklist
+	issuer        usecase.SessionIssuer
+	revoker       usecase.SessionRevoker
+	check         usecase.PasswordCheck
+	stepUp        usecase.StepUp
+	settings      usecase.AuthSettings
 }
 
 // NewChangePasswordHandler returns a ChangePasswordHandler.
-func NewChangePasswordHandler(credentials ports.CredentialRepository, sessions ports.SessionRepository, hasher ports.PasswordHasher,
-	blocklist ports.PasswordBlocklist, passkeys ports.PasskeyRepository, events *usecase.Events, tokens ports.TokenGenerator, ids ports.IDGenerator,
-	clock ports.Clock, settings usecase.AuthSettings) *ChangePasswordHandler {
-	usecase.MustHave(credentials, sessions, hasher, blocklist, passkeys, tokens, ids, clock)
-	return &ChangePasswordHandler{credentials: credentials, hasher: hasher, blocklist: blocklist, settings: settings,
+func NewChangePasswordHandler(credentials ports.CredentialRepository, verifications ports.VerificationRepository, sessions ports.SessionRepository,
+	hasher ports.PasswordHasher, blocklist ports.PasswordBlocklist, passkeys ports.PasskeyRepository, events *usecase.Events, tokens ports.TokenGenerator,
+	ids ports.IDGenerator, clock ports.Clock, settings usecase.AuthSettings) *ChangePasswordHandler {
+	usecase.MustHave(credentials, verifications, sessions, hasher, blocklist, passkeys, tokens, ids, clock)
+	return &ChangePasswordHandler{credentials: credentials, verifications: verifications, hasher: hasher, blocklist: blocklist, settings: settings,
 		issuer:  usecase.NewSessionIssuer(sessions, events, tokens, ids, clock, settings.Sessions),
 		revoker: usecase.NewSessionRevoker(sessions, events, clock),
 		check:   usecase.NewPasswordCheck(credentials, hasher, clock, settings.Lockout),
@@ -51,8 +52,9 @@ func NewChangePasswordHandler(credentials ports.CredentialRepository, sessions p
 
 // Handle asks a user with a second factor to have proven it recently
 // (step-up, before the password is tried), checks the current password (a
-// wrong one counts towards the lockout), checks the new one against the policy, stores its hash and, when
-// asked, ends every session and starts a new one for this device.
+// wrong one counts towards the lockout), checks the new one against the policy, stores its hash,
+// forgets every trusted browser of the user (forgetTrustedBrowsers) and,
+// when asked, ends every session and starts a new one for this device.
 func (h *ChangePasswordHandler) Handle(ctx context.Context, cmd ChangePassword) (*ChangePasswordResult, error) {
 	u := cmd.Principal.User
 	if err := h.settings.Passwords.Check("newPassword", cmd.NewPassword, h.blocklist.Contains, h.settings.PasswordContext(u.Email(), u.Name())...); err != nil {
@@ -76,9 +78,14 @@ func (h *ChangePasswordHandler) Handle(ctx context.Context, cmd ChangePassword) 
 	if err != nil {
 		return nil, domain.Internal("change-password: hash", err)
 	}
-	if err := h.credentials.Update(ctx, u.ID(), func(c *domain.Credential) error {
-		c.SetHash(hash, h.issuer.Clock.Now())
-		return nil
+	if err := h.issuer.Events().Do(ctx, func(ctx context.Context, _ usecase.Emit) error {
+		if err := h.credentials.Update(ctx, u.ID(), func(c *domain.Credential) error {
+			c.SetHash(hash, h.issuer.Clock.Now())
+			return nil
+		}); err != nil {
+			return err
+		}
+		return forgetTrustedBrowsers(ctx, h.verifications, u.ID())
 	}); err != nil {
 		return nil, err
 	}

@@ -117,8 +117,9 @@ func (h *ResetPasswordHandler) mailLink(ctx context.Context, email domain.Email,
 
 // Reset sets the new password. The password is checked before the token is
 // used up, so a refused password leaves the link working. Every session of
-// the user ends: whoever held the old password is signed out. The lockout
-// is lifted, and the address counts as verified: the link reached it.
+// the user ends: whoever held the old password is signed out, and every
+// trusted browser is forgotten (forgetTrustedBrowsers). The lockout is
+// lifted, and the address counts as verified: the link reached it.
 func (h *ResetPasswordHandler) Reset(ctx context.Context, cmd ResetPassword) error {
 	if err := h.settings.Passwords.Check("newPassword", cmd.NewPassword, h.blocklist.Contains, h.settings.ProductName); err != nil {
 		return err
@@ -149,24 +150,13 @@ func (h *ResetPasswordHandler) Reset(ctx context.Context, cmd ResetPassword) err
 	if err != nil {
 		return domain.Internal("reset-password: hash", err)
 	}
-	err = h.credentials.Update(ctx, v.UserID(), func(c *domain.Credential) error {
-		c.SetHash(hash, h.clock.Now())
-		return nil
-	})
-	if errors.Is(err, domain.ErrNotFound) {
-		// An account created without a password (by an administrator or the
-		// command line) gets its first one through a reset link.
-		err = h.credentials.Put(ctx, domain.NewCredential(v.UserID(), hash, h.clock.Now()))
-		if errors.Is(err, domain.ErrNotFound) {
-			return errInvalidResetToken
-		}
-	}
-	if err != nil {
-		return err
-	}
-	// The link proves the address (user.updated when that is news), and
-	// every session ends (session.revoked).
+	// The new password, the address proven by the link (user.updated when
+	// that is news), the trusted browsers forgotten and every session ended
+	// (session.revoked) go together.
 	return h.events.Do(ctx, func(ctx context.Context, emit usecase.Emit) error {
+		if err := h.setPassword(ctx, v.UserID(), hash); err != nil {
+			return err
+		}
 		var verified *domain.User
 		if err := h.users.Update(ctx, v.UserID(), func(u *domain.User) error {
 			if u.Email() == v.Email() && !u.EmailVerified() {
@@ -180,8 +170,28 @@ func (h *ResetPasswordHandler) Reset(ctx context.Context, cmd ResetPassword) err
 		if verified != nil {
 			emit(domain.EventUserUpdated, verified)
 		}
+		if err := forgetTrustedBrowsers(ctx, h.verifications, v.UserID()); err != nil {
+			return err
+		}
 		return h.revoker.RevokeAll(ctx, v.UserID(), "")
 	})
+}
+
+// setPassword stores hash as user's password: an account created without
+// a password (by an administrator or the command line) gets its first one
+// through a reset link.
+func (h *ResetPasswordHandler) setPassword(ctx context.Context, user domain.UserID, hash string) error {
+	err := h.credentials.Update(ctx, user, func(c *domain.Credential) error {
+		c.SetHash(hash, h.clock.Now())
+		return nil
+	})
+	if errors.Is(err, domain.ErrNotFound) {
+		err = h.credentials.Put(ctx, domain.NewCredential(user, hash, h.clock.Now()))
+		if errors.Is(err, domain.ErrNotFound) {
+			return errInvalidResetToken
+		}
+	}
+	return err
 }
 
 // checkContext refuses the user's own address or name as the new password,

@@ -17,7 +17,8 @@ import (
 // accepted code. Sign-in of a user with two-factor on creates no session but
 // a challenge (SignInHandler), answered here with a TOTP code or a backup
 // code; at most MFAMaxAttempts wrong answers per challenge, and each one
-// counts towards the account lockout as a wrong password does.
+// counts towards the account lockout as a wrong password does, as do the
+// wrong codes answered in a signed-in session (factorBudget).
 
 // The second-factor rules.
 const (
@@ -136,6 +137,7 @@ type TwoFactorHandler struct {
 	check       usecase.PasswordCheck
 	audit       usecase.Auditor
 	stepUp      usecase.StepUp
+	budget      factorBudget
 	settings    usecase.AuthSettings
 	observer    ports.Observer         // nil: sign-ins are not counted
 	counter     *usecase.SignInCounter // nil: nor recorded
@@ -152,7 +154,8 @@ func NewTwoFactorHandler(users ports.UserRepository, credentials ports.Credentia
 		settings: settings, issuer: usecase.NewSessionIssuer(sessions, audit.Events(), tokens, ids, clock, settings.Sessions),
 		revoker: usecase.NewSessionRevoker(sessions, audit.Events(), clock),
 		check:   usecase.NewPasswordCheck(credentials, hasher, clock, settings.Lockout),
-		stepUp:  usecase.NewStepUp(passkeys, clock, settings.StepUpWindow)}
+		stepUp:  usecase.NewStepUp(passkeys, clock, settings.StepUpWindow),
+		budget:  factorBudget{credentials: credentials, factors: factors, clock: clock, policy: settings.Lockout}}
 }
 
 // Enable checks the password and stores a new unverified TOTP secret and ten
@@ -405,7 +408,7 @@ func (h *TwoFactorHandler) disable(ctx context.Context, u *domain.User, emit use
 	}
 	// Every trusted browser of the user, not only this one (Better Auth
 	// forgets only the current browser's).
-	if _, err := h.trust.DeleteByUser(ctx, u.ID(), domain.PurposeTrustDevice); err != nil {
+	if err := forgetTrustedBrowsers(ctx, h.trust, u.ID()); err != nil {
 		return err
 	}
 	if err := h.users.Update(ctx, u.ID(), func(x *domain.User) error {
@@ -620,7 +623,7 @@ func (h *TwoFactorHandler) answerSessionOTP(ctx context.Context, p usecase.Princ
 // Auth 1.7.25 does: the e-mailed code is then their second factor) and
 // rotates the session. Without a live code it is ErrOTPExpired (not
 // counted); a wrong code counts as any wrong answer (on the session path,
-// towards the code's attempts only).
+// towards the code's attempts and the user's lockout).
 func (h *TwoFactorHandler) VerifyOTP(ctx context.Context, cmd VerifySecondFactor) (*VerifySecondFactorResult, error) {
 	if cmd.ChallengeID == "" && cmd.Principal != nil {
 		p := *cmd.Principal
@@ -646,17 +649,23 @@ func (h *TwoFactorHandler) VerifyOTP(ctx context.Context, cmd VerifySecondFactor
 	})
 }
 
-// verify runs answer on the session path or the challenge path. On the
-// challenge path a locked account is refused before the code is looked at,
-// a wrong answer (wrong is the error that says so) is counted on the
-// challenge and towards the account lockout, the answer that reaches
-// MFAMaxAttempts is ErrTooManyAttempts and ends the challenge, and a right
-// one consumes the challenge and starts the session.
+// verify runs answer on the session path or the challenge path. On both,
+// the user's budget (factorBudget) refuses a locked user before the code
+// is looked at, counts a wrong answer (wrong is the error that says so)
+// towards the account lockout and forgets the failures at a right one. On
+// the challenge path a wrong answer also counts on the challenge, the one
+// that reaches MFAMaxAttempts is ErrTooManyAttempts and ends the
+// challenge, and a right one consumes the challenge and starts the
+// session.
 func (h *TwoFactorHandler) verify(ctx context.Context, cmd VerifySecondFactor, wrong error, answer func(u *domain.User, c *domain.MFAChallenge) error) (_ *VerifySecondFactorResult, err error) {
 	if cmd.Principal != nil {
 		u := cmd.Principal.User
 		wasOn := u.TwoFactorEnabled()
-		if err := answer(u, nil); err != nil {
+		attempt, err := h.budget.take(ctx, u.ID())
+		if err != nil {
+			return nil, err
+		}
+		if err := h.budget.settle(ctx, attempt, answer(u, nil), wrong); err != nil {
 			return nil, err
 		}
 		// The answer that turned two-factor on is an enrolment (audited by
@@ -699,31 +708,23 @@ func (h *TwoFactorHandler) verify(ctx context.Context, cmd VerifySecondFactor, w
 	} else if err != nil {
 		return nil, err
 	}
-	cred, err := h.credentials.Get(ctx, u.ID())
-	if err != nil && !errors.Is(err, domain.ErrNotFound) {
+	attempt, err := h.budget.take(ctx, u.ID())
+	if err != nil {
 		return nil, err
 	}
-	if cred != nil && cred.IsLocked(now) {
-		return nil, ErrAccountLocked
+	outcome := answer(u, &c)
+	if errors.Is(outcome, wrong) {
+		return nil, h.fail(ctx, idHash, wrong)
 	}
-	if err := answer(u, &c); err != nil {
-		if !errors.Is(err, wrong) {
-			return nil, err
+	if outcome == nil {
+		if _, err := h.challenges.Consume(ctx, idHash, now); errors.Is(err, domain.ErrNotFound) {
+			outcome = ErrInvalidChallenge
+		} else if err != nil {
+			outcome = err
 		}
-		return nil, h.fail(ctx, idHash, u.ID(), cred != nil, wrong)
 	}
-	if _, err := h.challenges.Consume(ctx, idHash, now); errors.Is(err, domain.ErrNotFound) {
-		return nil, ErrInvalidChallenge
-	} else if err != nil {
+	if err := h.budget.settle(ctx, attempt, outcome, wrong); err != nil {
 		return nil, err
-	}
-	if cred != nil && (cred.FailedAttempts() > 0 || !cred.LockedUntil().IsZero()) {
-		if err := h.credentials.Update(ctx, u.ID(), func(c *domain.Credential) error {
-			c.RecordSuccess(now)
-			return nil
-		}); err != nil {
-			return nil, err
-		}
 	}
 	s, token, err := h.issuer.Start(ctx, u.ID(), c.RememberMe, cmd.Client,
 		domain.SecondFactorAuthentication(domain.MethodOTP, now))
@@ -752,6 +753,15 @@ func trustDevice(ctx context.Context, trust ports.VerificationRepository, si use
 	return token, nil
 }
 
+// forgetTrustedBrowsers removes every trusted browser of user: a new
+// password (changed or reset; an administrator's does the same in
+// admin.SetUserPassword) or two-factor turned off ends what a browser was
+// trusted for, so the next sign-in asks for the second factor again.
+func forgetTrustedBrowsers(ctx context.Context, trust ports.VerificationRepository, user domain.UserID) error {
+	_, err := trust.DeleteByUser(ctx, user, domain.PurposeTrustDevice)
+	return err
+}
+
 // trustHash is what is stored of a trust_device token of user.
 func trustHash(user domain.UserID, token string) domain.TokenHash {
 	return domain.HashToken(string(user) + "!" + token)
@@ -773,17 +783,10 @@ func useTrustedDevice(ctx context.Context, trust ports.VerificationRepository, s
 	return next, err == nil, err
 }
 
-// fail counts a wrong answer on the challenge and towards the lockout.
-func (h *TwoFactorHandler) fail(ctx context.Context, idHash []byte, user domain.UserID, hasCredential bool, wrong error) error {
+// fail counts a wrong answer on the challenge (the budget has counted it
+// towards the lockout).
+func (h *TwoFactorHandler) fail(ctx context.Context, idHash []byte, wrong error) error {
 	now := h.issuer.Clock.Now()
-	if hasCredential {
-		if err := h.credentials.Update(ctx, user, func(c *domain.Credential) error {
-			c.RecordFailure(now, h.settings.Lockout)
-			return nil
-		}); err != nil {
-			return err
-		}
-	}
 	n, err := h.challenges.RecordFailure(ctx, idHash, now)
 	if errors.Is(err, domain.ErrNotFound) {
 		return ErrInvalidChallenge

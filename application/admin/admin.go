@@ -46,6 +46,9 @@ var (
 type Administration struct {
 	users       ports.UserRepository
 	credentials ports.CredentialRepository
+	// trust holds the users' trusted browsers (domain.PurposeTrustDevice),
+	// forgotten when an administrator sets a password.
+	trust       ports.VerificationRepository
 	sessions    ports.SessionRepository
 	hasher      ports.PasswordHasher
 	blocklist   ports.PasswordBlocklist
@@ -69,12 +72,12 @@ func (a *Administration) UseSSO(policy usecase.SSOPolicy) *Administration {
 }
 
 // NewAdministration returns the admin use cases.
-func NewAdministration(users ports.UserRepository, credentials ports.CredentialRepository, sessions ports.SessionRepository,
-	hasher ports.PasswordHasher, blocklist ports.PasswordBlocklist, audit usecase.Auditor, passkeys ports.PasskeyRepository, tokens ports.TokenGenerator,
-	ids ports.IDGenerator, clock ports.Clock, settings usecase.AuthSettings, admin usecase.AdminSettings) *Administration {
-	usecase.MustHave(users, credentials, sessions, hasher, blocklist, passkeys, tokens, ids, clock)
+func NewAdministration(users ports.UserRepository, credentials ports.CredentialRepository, verifications ports.VerificationRepository,
+	sessions ports.SessionRepository, hasher ports.PasswordHasher, blocklist ports.PasswordBlocklist, audit usecase.Auditor, passkeys ports.PasskeyRepository,
+	tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock, settings usecase.AuthSettings, admin usecase.AdminSettings) *Administration {
+	usecase.MustHave(users, credentials, verifications, sessions, hasher, blocklist, passkeys, tokens, ids, clock)
 	return &Administration{
-		users: users, credentials: credentials, sessions: sessions, hasher: hasher, blocklist: blocklist,
+		users: users, credentials: credentials, trust: verifications, sessions: sessions, hasher: hasher, blocklist: blocklist,
 		issuer:  usecase.NewSessionIssuer(sessions, audit.Events(), tokens, ids, clock, settings.Sessions),
 		revoker: usecase.NewSessionRevoker(sessions, audit.Events(), clock),
 		audit:   audit, ids: ids, clock: clock, settings: settings, admin: admin,
@@ -556,9 +559,9 @@ func (a *Administration) RemoveUser(ctx context.Context, req usecase.Caller, id 
 	}, permDeleteUser)
 }
 
-// SetUserPassword sets a user's password under the password policy and ends
-// their sessions, since an administrator sets a password when the old one
-// can no longer be trusted.
+// SetUserPassword sets a user's password under the password policy, ends
+// their sessions and forgets their trusted browsers, since an
+// administrator sets a password when the old one can no longer be trusted.
 func (a *Administration) SetUserPassword(ctx context.Context, req usecase.Caller, id domain.UserID, password string) error {
 	action, t := usecase.ActionOf(req, "admin.set-user-password", "users.set-password"), userTarget(id)
 	// The password is checked and hashed before the unit of work begins.
@@ -578,6 +581,9 @@ func (a *Administration) SetUserPassword(ctx context.Context, req usecase.Caller
 	return a.audit.Change(ctx, req.Actor(), action, &t, func(ctx context.Context, _ usecase.Emit) error {
 		if err := a.credentials.Put(ctx, domain.NewCredential(id, hash, a.clock.Now())); err != nil {
 			return a.userErr(err)
+		}
+		if _, err := a.trust.DeleteByUser(ctx, id, domain.PurposeTrustDevice); err != nil {
+			return err
 		}
 		return a.revoker.RevokeAll(ctx, id, "")
 	})

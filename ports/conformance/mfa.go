@@ -47,6 +47,8 @@ func RunMFARepositories(t *testing.T, newStores func(t *testing.T) Stores) {
 		{"challenge_set_otp_replaces", testMFAChallengeSetOTP},
 		{"challenge_delete_expired_removes_only_expired", testMFAChallengeDeleteExpired},
 		{"returned_values_are_copies", testMFACopies},
+		{"factor_lockout_round_trips_and_lifts", testFactorLockoutRoundTrip},
+		{"factor_lockout_concurrent_failures_none_lost", testFactorLockoutParallel},
 	}
 	for _, tt := range tests {
 		t.Run("contract=MFARepositories/"+tt.name, func(t *testing.T) {

@@ -196,7 +196,7 @@ func NewAdminWorld(t *testing.T) *AdminWorld {
 	passkeys := memory.NewPasskeyRepository(w.DB)
 	w.Orgs = organization.NewOrganizations(memory.NewOrganizationRepository(w.DB), w.Users, sessions, w.Mail, w.Auditor, passkeys, ids, w.Clock,
 		organization.OrganizationSettings{InvitationTTL: 48 * time.Hour, InvitationLimit: 2, InvitationURL: "https://app.example.com/invite/{id}", Admins: w.Admins})
-	w.Admin = admin.NewAdministration(w.Users, w.Creds, sessions, hasher, noBlocklist{}, w.Auditor, passkeys, tokens, ids, w.Clock, w.Settings, adminSettings)
+	w.Admin = admin.NewAdministration(w.Users, w.Creds, memory.NewVerificationRepository(w.DB), sessions, hasher, noBlocklist{}, w.Auditor, passkeys, tokens, ids, w.Clock, w.Settings, adminSettings)
 	w.Keys = servicekey.NewServiceKeys(memory.NewServiceKeyRepository(w.DB), w.Auditor, passkeys, tokens, ids, w.Clock, adminSettings, w.Settings)
 	return w
 }

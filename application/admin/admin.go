@@ -48,19 +48,19 @@ type Administration struct {
 	credentials ports.CredentialRepository
 	// trust holds the users' trusted browsers (domain.PurposeTrustDevice),
 	// forgotten when an administrator sets a password.
-	trust       ports.VerificationRepository
-	sessions    ports.SessionRepository
-	hasher      ports.PasswordHasher
-	blocklist   ports.PasswordBlocklist
-	issuer      usecase.SessionIssuer
-	revoker     usecase.SessionRevoker
-	audit       usecase.Auditor
-	ids         ports.IDGenerator
-	clock       ports.Clock
-	stepUp      usecase.StepUp
-	settings    usecase.AuthSettings
-	admin       usecase.AdminSettings
-	sso         usecase.SSOGate
+	trust     ports.VerificationRepository
+	sessions  ports.SessionRepository
+	hasher    ports.PasswordHasher
+	blocklist ports.PasswordBlocklist
+	issuer    usecase.SessionIssuer
+	revoker   usecase.SessionRevoker
+	audit     usecase.Auditor
+	ids       ports.IDGenerator
+	clock     ports.Clock
+	stepUp    usecase.StepUp
+	settings  usecase.AuthSettings
+	admin     usecase.AdminSettings
+	sso       usecase.SSOGate
 }
 
 // UseSSO refuses the passwords that administrators and trusted backends

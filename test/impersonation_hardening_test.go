@@ -235,3 +235,29 @@ func TestImpersonationHardening_relying_parties_refused(t *testing.T) {
 		}
 	})
 }
+
+// Ensure a JWT handed out through an impersonation says so: /api/auth/token
+// and get-session's set-auth-jwt carry RFC 8693's actor claim naming the
+// administrator (act.sub), so a consumer API can tell the token from one the
+// user asked for and refuse it; the user's own tokens carry none.
+func TestImpersonationHardening_jwt_names_the_administrator(t *testing.T) {
+	t.Parallel()
+	fwForStores(t, []store{storeSQLite}, adminEnv, func(t *testing.T, app *fwApp) {
+		admin, adminID := mustAdmin(t, app)
+		dave, daveID := mustPlainUser(t, app, "Dave", "dave@example.com", userPassword)
+		_, own := sessionJWT(t, dave)
+		if _, ok := own["act"]; ok {
+			t.Fatalf("Dave's own token has act: %v", own)
+		}
+
+		mustImpersonate(t, admin, daveID)
+		_, viaSession := sessionJWT(t, admin)
+		_, viaToken := mustVerifyJWT(t, admin, mustOK(t, admin.get("/api/auth/token"))["token"].(string))
+		for name, claims := range map[string]map[string]any{"set-auth-jwt": viaSession, "/api/auth/token": viaToken} {
+			act, _ := claims["act"].(map[string]any)
+			if claims["sub"] != daveID || act == nil || act["sub"] != adminID || len(act) != 1 {
+				t.Fatalf("%s while impersonating: sub %v act %v, want sub %s act {sub: %s}", name, claims["sub"], claims["act"], daveID, adminID)
+			}
+		}
+	})
+}

@@ -113,12 +113,19 @@ func (k *SigningKeys) frameworkClaims(p *usecase.Principal, user any) (framework
 		// AMR and ACR say how the user signed in (RFC 8176 methods).
 		AMR []string `json:"amr,omitempty"`
 		ACR string   `json:"acr,omitempty"`
+		// Act names the administrator acting through an impersonation
+		// (RFC 8693 §4.1's actor claim), so that a consumer API can tell,
+		// and refuse, a token that the user did not ask for themselves.
+		Act *tokenActor `json:"act,omitempty"`
 	}{Subject: string(p.User.ID()), Issuer: k.settings.JWTIssuer}
 	if p.Session != nil {
 		a := p.Session.Authentication()
 		std.AMR, std.ACR = a.MethodNames(), a.ACR()
 		if len(std.AMR) == 0 {
 			std.ACR = ""
+		}
+		if by := p.Session.ImpersonatedBy(); by != "" {
+			std.Act = &tokenActor{Subject: string(by)}
 		}
 	}
 	switch len(k.settings.JWTAudience) {
@@ -133,6 +140,11 @@ func (k *SigningKeys) frameworkClaims(p *usecase.Principal, user any) (framework
 		return frameworkClaims{}, domain.Internal("signing keys: framework token", err)
 	}
 	return frameworkClaims{object: object, rest: rest}, nil
+}
+
+// tokenActor is an RFC 8693 actor claim: who acts for the token's subject.
+type tokenActor struct {
+	Subject string `json:"sub"`
 }
 
 // frameworkTokenEntry is a signed framework token and what it was signed

@@ -851,7 +851,9 @@ func testMemberListJoinsUsers(t *testing.T, s Stores) {
 	later := baseTime.Add(time.Hour)
 	if err := s.Users.Update(ctx, "u2", func(u *domain.User) error {
 		u.MarkEmailVerified(later)
-		u.SetImage("https://example.com/u2.png", later)
+		if err := u.SetImage("https://example.com/u2.png", later); err != nil {
+			return err
+		}
 		return u.Rename("Renamed", later)
 	}); err != nil {
 		t.Fatal(err)

@@ -201,7 +201,9 @@ func testSessionJoinsUser(t *testing.T, s Stores) {
 	later := baseTime.Add(time.Minute)
 	if err := s.Users.Update(ctx, "u1", func(u *domain.User) error {
 		u.MarkEmailVerified(later)
-		u.SetImage("https://example.com/u1.png", later)
+		if err := u.SetImage("https://example.com/u1.png", later); err != nil {
+			return err
+		}
 		if err := u.SetRoles([]domain.PlatformRole{domain.PlatformRoleUser, domain.PlatformRoleAdmin}, later); err != nil {
 			return err
 		}

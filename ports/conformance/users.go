@@ -113,7 +113,9 @@ func mustBeKind(t *testing.T, err error, sentinel *domain.Error) {
 func testUserRoundTrip(t *testing.T, repo ports.UserRepository) {
 	ctx := context.Background()
 	u := mustUser(t, "u1", "ada@example.com")
-	u.SetImage("https://example.com/ada.png", baseTime.Add(time.Second))
+	if err := u.SetImage("https://example.com/ada.png", baseTime.Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
 	mustCreateUser(t, repo, u)
 
 	got, err := repo.Get(ctx, "u1")

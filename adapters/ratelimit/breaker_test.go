@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -41,26 +40,6 @@ func (f *hangingStore) Allow(ctx context.Context, _ string, _ int, _ time.Durati
 	}
 }
 
-// fakeClock is a clock that moves only when told.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newFakeClock() *fakeClock { return &fakeClock{t: time.Date(2026, 11, 29, 6, 0, 0, 0, time.UTC)} }
-
-func (c *fakeClock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 // The bounds of the breaker tests: a store deadline short enough that a
 // hanging hit costs a test next to nothing, and the default cooldown, which
 // the fake clock skips.
@@ -70,10 +49,10 @@ const (
 )
 
 // newBreakerShared returns a Shared over store on clock, logging to logs.
-func newBreakerShared(t *testing.T, store *hangingStore, clock *fakeClock, logs *syncBuffer) *ratelimit.Shared {
+func newBreakerShared(t *testing.T, store *hangingStore, clock *clock, logs *syncBuffer) *ratelimit.Shared {
 	t.Helper()
 	s := ratelimit.NewShared(store, "test store", slog.New(slog.NewJSONHandler(logs, nil)),
-		ratelimit.SharedOptions{Timeout: testStoreTimeout, Cooldown: testCooldown}, ratelimit.WithClock(clock.now))
+		ratelimit.SharedOptions{Timeout: testStoreTimeout, Cooldown: testCooldown}, ratelimit.WithClock(clock.Now))
 	t.Cleanup(s.Close)
 	return s
 }
@@ -104,7 +83,7 @@ func TestShared_deadline_bounds_a_hanging_store(t *testing.T) {
 	t.Parallel()
 	store := &hangingStore{}
 	store.down.Store(true)
-	s := newBreakerShared(t, store, newFakeClock(), &syncBuffer{})
+	s := newBreakerShared(t, store, newClock(), &syncBuffer{})
 	for i, want := range []bool{true, true, true, false} {
 		select {
 		case got := <-allowAsync(s, "k"):
@@ -128,7 +107,7 @@ func TestShared_breaker_leaves_a_failed_store_alone_for_the_cooldown(t *testing.
 	t.Parallel()
 	store := &hangingStore{}
 	store.down.Store(true)
-	clock, logs := newFakeClock(), &syncBuffer{}
+	clock, logs := newClock(), &syncBuffer{}
 	s := newBreakerShared(t, store, clock, logs)
 
 	mustAllowed(t, s, "k", true)
@@ -143,20 +122,20 @@ func TestShared_breaker_leaves_a_failed_store_alone_for_the_cooldown(t *testing.
 		t.Fatalf("Failures() = %d, Down() = %v, want 53 and true", s.Failures(), s.Down())
 	}
 
-	clock.advance(testCooldown - time.Nanosecond)
+	clock.Advance(testCooldown - time.Nanosecond)
 	mustAllowed(t, s, "other", true)
 	mustCalls(t, store, 1, "just before the cooldown ends")
 
-	clock.advance(time.Nanosecond)
+	clock.Advance(time.Nanosecond)
 	mustAllowed(t, s, "other", true) // the probe, which fails
 	mustCalls(t, store, 2, "once the cooldown is over")
 	for i := range 10 {
 		mustAllowed(t, s, "third"+strconv.Itoa(i), true)
-		clock.advance(testCooldown / 10)
+		clock.Advance(testCooldown / 10)
 	}
 	mustCalls(t, store, 2, "during the cooldown after a failed probe")
 
-	clock.advance(time.Nanosecond)
+	clock.Advance(time.Nanosecond)
 	mustAllowed(t, s, "fourth", true)
 	mustCalls(t, store, 3, "after the second cooldown")
 	if n := strings.Count(logs.String(), "the shared store failed"); n != 1 {
@@ -173,12 +152,12 @@ func TestShared_breaker_closes_when_the_probe_is_answered(t *testing.T) {
 	t.Parallel()
 	store := &hangingStore{}
 	store.down.Store(true)
-	clock, logs := newFakeClock(), &syncBuffer{}
+	clock, logs := newClock(), &syncBuffer{}
 	s := newBreakerShared(t, store, clock, logs)
 	mustAllowed(t, s, "k", true)
 
 	store.down.Store(false)
-	clock.advance(testCooldown)
+	clock.Advance(testCooldown)
 	mustAllowed(t, s, "k", true)
 	mustCalls(t, store, 2, "after the probe")
 	if s.Down() {
@@ -202,9 +181,9 @@ func TestShared_breaker_probes_one_hit_at_a_time(t *testing.T) {
 	t.Parallel()
 	store := &hangingStore{entered: make(chan struct{}, 1), release: make(chan struct{})}
 	store.down.Store(true)
-	clock := newFakeClock()
+	clock := newClock()
 	s := ratelimit.NewShared(store, "test store", discard, ratelimit.SharedOptions{Timeout: time.Minute, Cooldown: testCooldown},
-		ratelimit.WithClock(clock.now))
+		ratelimit.WithClock(clock.Now))
 	t.Cleanup(s.Close)
 
 	opened := allowAsync(s, "k")
@@ -212,7 +191,7 @@ func TestShared_breaker_probes_one_hit_at_a_time(t *testing.T) {
 	store.release <- struct{}{}
 	<-opened
 
-	clock.advance(testCooldown)
+	clock.Advance(testCooldown)
 	probed := allowAsync(s, "k")
 	<-store.entered // the probe is held by the store
 	for i := range 20 {
@@ -232,9 +211,9 @@ func TestShared_breaker_ignores_callers_that_go_away(t *testing.T) {
 	t.Parallel()
 	store := &hangingStore{}
 	store.down.Store(true)
-	clock := newFakeClock()
+	clock := newClock()
 	s := ratelimit.NewShared(store, "test store", discard, ratelimit.SharedOptions{Timeout: time.Minute, Cooldown: testCooldown},
-		ratelimit.WithClock(clock.now))
+		ratelimit.WithClock(clock.Now))
 	t.Cleanup(s.Close)
 
 	gone, cancel := context.WithCancel(context.Background())
@@ -250,7 +229,7 @@ func TestShared_breaker_ignores_callers_that_go_away(t *testing.T) {
 	// next hit probes in its place.
 	sOpen := newBreakerShared(t, store, clock, &syncBuffer{})
 	mustAllowed(t, sOpen, "k", true)
-	clock.advance(testCooldown)
+	clock.Advance(testCooldown)
 	before := store.calls.Load()
 	if _, _, err := sOpen.Allow(gone, "k", 3, time.Minute); err != nil {
 		t.Fatal(err)

@@ -84,9 +84,9 @@ func TestShared_counts_in_memory_while_the_store_fails(t *testing.T) {
 	}
 	proxy := startProxy(t, opt.Addr)
 	viaProxy := strings.Replace(url, opt.Addr, proxy.addr(), 1)
-	logs, clock := &syncBuffer{}, newFakeClock()
+	logs, clock := &syncBuffer{}, newClock()
 	s := newShared(t, ratelimit.NewRedis(mustRedisClient(t, viaProxy), prefix),
-		slog.New(slog.NewJSONHandler(logs, nil)), ratelimit.WithClock(clock.now))
+		slog.New(slog.NewJSONHandler(logs, nil)), ratelimit.WithClock(clock.Now))
 
 	mustAllowed(t, s, "k", true)
 	mustAllowed(t, s, "k", true)
@@ -106,7 +106,7 @@ func TestShared_counts_in_memory_while_the_store_fails(t *testing.T) {
 	proxy.setCut(false)
 	deadline := time.Now().Add(10 * time.Second)
 	for before := s.Failures(); ; before = s.Failures() {
-		clock.advance(ratelimit.DefaultStoreCooldown) // the breaker asks the store again
+		clock.Advance(ratelimit.DefaultStoreCooldown) // the breaker asks the store again
 		mustAllowed(t, s, "probe", true)
 		if s.Failures() == before {
 			break

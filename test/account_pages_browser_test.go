@@ -16,7 +16,7 @@ import (
 // screenshot goes to GATEHOUSE_TEST_ARTIFACTS (a temporary directory when
 // unset); the test logs their paths.
 func TestAccountPages_browser(t *testing.T) {
-	forBrowserStores(t, []store{storeSQLite, storePostgres}, "account", func(t *testing.T, s store, chromium, dir string) {
+	forBrowserStores(t, storesOnce, "account", func(t *testing.T, s store, chromium, dir string) {
 		app := mustStartFramework(t, s, fwQuick)
 		accountBrowser(t, app, chromium, dir)
 	})

@@ -62,7 +62,7 @@ func accountTestInvite(t testing.TB, owner *fwClient, name, slug, email, role st
 // /account.
 func TestAccountPages_authorization_matrix(t *testing.T) {
 	t.Parallel()
-	fwForStores(t, allStores, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesThatMatter, adminEnv, func(t *testing.T, app *fwApp) {
 		user, _ := mustVerifiedUser(t, app, "Pat Plain", "pat@example.com", userPassword)
 		admin, _ := mustAdmin(t, app)
 		anon := app.client(t)
@@ -122,7 +122,7 @@ func TestAccountPages_authorization_matrix(t *testing.T) {
 // when refused.
 func TestAccountPages_profile_email_password(t *testing.T) {
 	t.Parallel()
-	fwForStores(t, allStores, fwQuick, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, fwQuick, func(t *testing.T, app *fwApp) {
 		const email, newEmail = "ada@example.com", "ada.new@example.com"
 		ada, _ := mustVerifiedUser(t, app, "Ada", email, userPassword)
 		if page := mustConsolePage(t, ada.get("/account"), http.StatusOK); !strings.Contains(page, email) || !strings.Contains(page, "<dd>Yes</dd>") {
@@ -225,7 +225,7 @@ func TestAccountPages_profile_email_password(t *testing.T) {
 // other, and refuses someone else's session.
 func TestAccountPages_sessions(t *testing.T) {
 	t.Parallel()
-	fwForStores(t, allStores, fwQuick, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, fwQuick, func(t *testing.T, app *fwApp) {
 		ada, _ := mustPlainUser(t, app, "Ada", "ada@example.com", userPassword)
 		_, _ = mustPlainUser(t, app, "Bob", "bob@example.com", userPassword)
 		bob := app.client(t)
@@ -289,7 +289,7 @@ func listSessions(t testing.TB, c *fwClient) []map[string]any {
 // declining go through the organization plugin (read back through it).
 func TestAccountPages_organizations(t *testing.T) {
 	t.Parallel()
-	fwForStores(t, allStores, fwQuick, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, fwQuick, func(t *testing.T, app *fwApp) {
 		owner := mustVerifiedClient(t, app, "Olive", "olive@example.com")
 		ada := mustVerifiedClient(t, app, "Ada", "ada@example.com")
 		mustCreateOrg(t, ada, "Ada Labs", "ada-labs")
@@ -348,7 +348,7 @@ func TestAccountPages_organizations(t *testing.T) {
 // deletes it and signs the browser out.
 func TestAccountPages_delete_account(t *testing.T) {
 	t.Parallel()
-	fwForStores(t, allStores, fwQuick, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, fwQuick, func(t *testing.T, app *fwApp) {
 		ada, _ := mustPlainUser(t, app, "Ada", "ada@example.com", userPassword)
 		r := consoleFormPost(t, ada, "/account", "/account/delete", url.Values{"confirm": {"someone@example.com"}, "password": {userPassword}})
 		if page := mustConsolePage(t, r, http.StatusBadRequest); !strings.Contains(page, `id="delete-error"`) || !strings.Contains(page, `value="someone@example.com"`) {
@@ -381,7 +381,7 @@ func TestAccountPages_delete_account(t *testing.T) {
 // change goes through.
 func TestAccountPages_step_up(t *testing.T) {
 	t.Parallel()
-	fwForStores(t, []store{storeSQLite}, fwQuick, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, fwQuick, func(t *testing.T, app *fwApp) {
 		u := mustTwoFactorUser(t, app, "tess@example.com")
 		s := mustStaleSession(t, app, u)
 		for _, tt := range []struct {
@@ -411,7 +411,7 @@ func TestAccountPages_step_up(t *testing.T) {
 // under the banner but changes nothing: every form is refused.
 func TestAccountPages_impersonation_changes_nothing(t *testing.T) {
 	t.Parallel()
-	fwForStores(t, []store{storeSQLite}, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, adminEnv, func(t *testing.T, app *fwApp) {
 		w := newConsoleWorld(t, app)
 		// The victim has an invitation and a second session, so that every
 		// form shows.
@@ -446,7 +446,7 @@ func TestAccountPages_impersonation_changes_nothing(t *testing.T) {
 // field (or 413 for a huge body), never a 500, and changes nothing.
 func TestAccountPages_hostile_input(t *testing.T) {
 	t.Parallel()
-	fwForStores(t, allStores, fwQuick, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesThatMatter, fwQuick, func(t *testing.T, app *fwApp) {
 		ada, _ := mustVerifiedUser(t, app, "Ada", "ada@example.com", userPassword)
 		// A second session and an invitation: their forms show.
 		mustSignIn(t, app.client(t), "ada@example.com", userPassword)
@@ -488,7 +488,7 @@ func TestAccountPages_hostile_input(t *testing.T) {
 func TestAccountPages_email_change_needs_a_fresh_sign_in(t *testing.T) {
 	t.Parallel()
 	env := fwEnv(fwQuick, map[string]string{"GATEHOUSE_SESSION_FRESH_AGE": "1s"})
-	fwForStores(t, []store{storeSQLite}, env, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, env, func(t *testing.T, app *fwApp) {
 		ada, _ := mustPlainUser(t, app, "Ada", "ada@example.com", userPassword)
 		time.Sleep(1100 * time.Millisecond)
 		r := consoleFormPost(t, ada, "/account", "/account/email", url.Values{"newEmail": {"ada.new@example.com"}})

@@ -24,7 +24,7 @@ import (
 // request. Every page's screenshot goes to GATEHOUSE_TEST_ARTIFACTS (a
 // temporary directory when unset); the test logs their paths.
 func TestAccountSecurity_browser(t *testing.T) {
-	forBrowserStores(t, []store{storeSQLite, storePostgres}, "account-security", func(t *testing.T, s store, chromium, dir string) {
+	forBrowserStores(t, storesOnce, "account-security", func(t *testing.T, s store, chromium, dir string) {
 		accountSecurityBrowser(t, s, chromium, dir)
 	})
 }

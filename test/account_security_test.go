@@ -128,7 +128,7 @@ func mustAccountEnrol(t testing.TB, c *fwClient, password string) []byte {
 // changing nothing.
 func TestAccountSecurity_authorization_matrix(t *testing.T) {
 	t.Parallel()
-	fwForStores(t, allStores, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesThatMatter, adminEnv, func(t *testing.T, app *fwApp) {
 		w := newConsoleWorld(t, app)
 		anon := app.client(t)
 		for _, path := range []string{"/account/security", "/account/linked", "/account/security?done=totp-on", "/account/linked?error=state_mismatch"} {
@@ -186,7 +186,7 @@ func TestAccountSecurity_authorization_matrix(t *testing.T) {
 // step-up, and turning it off needs the password.
 func TestAccountSecurity_totp_enrolment(t *testing.T) {
 	t.Parallel()
-	fwForStores(t, allStores, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, adminEnv, func(t *testing.T, app *fwApp) {
 		admin, _ := mustAdmin(t, app)
 		c, id := mustPlainUser(t, app, "Tess", "tess@example.com", userPassword)
 		before := c.Cookies["gatehouse.session_token"]
@@ -278,7 +278,7 @@ func TestAccountSecurity_totp_enrolment(t *testing.T) {
 // recent second factor.
 func TestAccountSecurity_passkeys(t *testing.T) {
 	t.Parallel()
-	fwForStores(t, allStores, fwEnv(pkEnv, map[string]string{"GATEHOUSE_ADMIN_EMAILS": adminEmail}), func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, fwEnv(pkEnv, map[string]string{"GATEHOUSE_ADMIN_EMAILS": adminEmail}), func(t *testing.T, app *fwApp) {
 		admin, _ := mustAdmin(t, app)
 		c, id := mustPlainUser(t, app, "Pia", "pia@example.com", userPassword)
 		d := newDevice()
@@ -351,7 +351,7 @@ func TestAccountSecurity_passkeys(t *testing.T) {
 // naming the field, never a 500, and changes nothing.
 func TestAccountSecurity_hostile_input(t *testing.T) {
 	t.Parallel()
-	fwForStores(t, allStores, fwEnv(pkEnv, map[string]string{"GATEHOUSE_ADMIN_EMAILS": adminEmail}), func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesThatMatter, fwEnv(pkEnv, map[string]string{"GATEHOUSE_ADMIN_EMAILS": adminEmail}), func(t *testing.T, app *fwApp) {
 		c, _ := mustPlainUser(t, app, "Hal", "hal@example.com", userPassword)
 		mustAccountPasskey(t, c, "Key")
 		admin, _ := mustAdmin(t, app)
@@ -417,7 +417,7 @@ func TestAccountSecurity_hostile_input(t *testing.T) {
 // and that the last way to sign in is never unlinked.
 func TestAccountSecurity_linked_accounts(t *testing.T) {
 	t.Parallel()
-	for _, s := range allStores {
+	for _, s := range storesOnce {
 		t.Run("store="+string(s), func(t *testing.T) {
 			t.Parallel()
 			w := mustFuWorld(t, s, nil)
@@ -529,7 +529,7 @@ func TestAccountSecurity_linked_accounts(t *testing.T) {
 // the name kept and a way to sign in again and come back.
 func TestAccountSecurity_passkey_needs_a_fresh_session(t *testing.T) {
 	t.Parallel()
-	fwForStores(t, []store{storeMemory, storeSQLite}, fwEnv(pkEnv, map[string]string{"GATEHOUSE_SESSION_FRESH_AGE": "1s"}), func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, fwEnv(pkEnv, map[string]string{"GATEHOUSE_SESSION_FRESH_AGE": "1s"}), func(t *testing.T, app *fwApp) {
 		c, _ := mustPlainUser(t, app, "Sam", "sam@example.com", userPassword)
 		tok := mustConsoleTokens(t, c, "/account/security")["/account/security/passkeys/new"]
 		time.Sleep(1100 * time.Millisecond)

@@ -9,9 +9,6 @@ import (
 	"time"
 )
 
-// adminStores are the stores the administration tests run on.
-var adminStores = []store{storeSQLite, storePostgres}
-
 const (
 	adminEmail    = "root@example.com"
 	adminPassword = "correct horse battery staple"
@@ -23,10 +20,10 @@ const (
 var adminEnv = fwEnv(fwQuick, map[string]string{"GATEHOUSE_ADMIN_EMAILS": adminEmail})
 
 // adminForStores runs fn in parallel against a fresh app with adminEnv on
-// SQLite and PostgreSQL.
+// the stores a behaviour runs on (storesOnce).
 func adminForStores(t *testing.T, fn func(t *testing.T, app *fwApp)) {
 	t.Helper()
-	fwForStores(t, adminStores, adminEnv, fn)
+	fwForStores(t, storesOnce, adminEnv, fn)
 }
 
 // mustVerifiedUser signs up through a new client, which stays signed in,
@@ -98,7 +95,7 @@ func listUsers(t testing.TB, c *fwClient, q url.Values) ([]string, map[string]an
 // has-permission answers false to them and stop-impersonating 400.
 func TestAdmin_routes_refuse_anonymous_and_plain_users(t *testing.T) {
 	t.Parallel()
-	adminForStores(t, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesThatMatter, adminEnv, func(t *testing.T, app *fwApp) {
 		_, adminID := mustAdmin(t, app)
 		plain, _ := mustPlainUser(t, app, "Eve", "eve@example.com", userPassword)
 		victim := mustJSON(t, map[string]string{"userId": adminID})
@@ -285,7 +282,7 @@ func TestAdmin_create_get_update_users(t *testing.T) {
 // echoes limit and offset only when given.
 func TestAdmin_list_users(t *testing.T) {
 	t.Parallel()
-	adminForStores(t, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesThatMatter, adminEnv, func(t *testing.T, app *fwApp) {
 		admin, _ := mustAdmin(t, app)
 		create := func(email, name string, extra map[string]any) map[string]any {
 			body := map[string]any{"email": email, "name": name, "password": userPassword}

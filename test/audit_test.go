@@ -87,7 +87,7 @@ type expectedEntry struct {
 // exactly once, newest first, and no route changes or deletes entries.
 func TestAudit_log(t *testing.T) {
 	t.Parallel()
-	adminForStores(t, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesThatMatter, adminEnv, func(t *testing.T, app *fwApp) {
 		admin, adminID := mustAdmin(t, app)
 		_, bobID := mustPlainUser(t, app, "Bob", "bob@example.com", userPassword)
 		eve, eveID := mustPlainUser(t, app, "Eve", "eve@example.com", userPassword)

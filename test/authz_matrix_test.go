@@ -458,7 +458,7 @@ func newMatrixWorld(t *testing.T, app *fwApp) *matrixWorld {
 func TestAuthorizationMatrix(t *testing.T) {
 	env := fwEnv(orgEnv, map[string]string{"GATEHOUSE_ADMIN_EMAILS": "platform-admin@example.com",
 		"GATEHOUSE_PASSKEY_RP_ID": "localhost", "GATEHOUSE_PASSKEY_ORIGINS": pkOrigin})
-	fwForStores(t, []store{storeSQLite, storePostgres}, env, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesThatMatter, env, func(t *testing.T, app *fwApp) {
 		w := newMatrixWorld(t, app)
 		for _, route := range matrixRoutes() {
 			t.Run(route.name, func(t *testing.T) {
@@ -492,7 +492,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 // user, never an administrator.
 func TestAuthorizationMatrix_admin_second_factor(t *testing.T) {
 	env := fwEnv(orgEnv, map[string]string{"GATEHOUSE_ADMIN_EMAILS": "platform-admin@example.com,bare-admin@example.com", "GATEHOUSE_ADMIN_REQUIRE_MFA": "true"})
-	fwForStores(t, []store{storeSQLite, storePostgres}, env, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesThatMatter, env, func(t *testing.T, app *fwApp) {
 		w := newMatrixWorld(t, app)
 		mustEnrolTOTP(t, w.clients["platform-admin"], orgPassword)
 		w.clients["bare-admin"] = mustVerifiedClient(t, app, "Bare", "bare-admin@example.com")

@@ -118,7 +118,7 @@ func userEmails(users []map[string]any) []string {
 // memberships go with them.
 func TestBackendUsers_create_get_update_delete(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, adminEnv, func(t *testing.T, app *fwApp) {
 		k, _, _ := mustUsersKey(t, app)
 		x := k.apiKey()
 
@@ -244,7 +244,7 @@ func mustNamed(t testing.TB, p map[string]any, location string) {
 // or query), and that a key needs the route's scope.
 func TestBackendUsers_malformed_input_and_scopes(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesThatMatter, adminEnv, func(t *testing.T, app *fwApp) {
 		k, admin, _ := mustUsersKey(t, app)
 		id := mustID(t, mustCreateBackendUser(t, k, map[string]any{"email": "ada@example.com", "name": "Ada"}))
 		big := map[string]any{"k": strings.Repeat("x", 8192)}
@@ -324,7 +324,7 @@ func TestBackendUsers_malformed_input_and_scopes(t *testing.T) {
 // take % and _ literally, banned, organization and the creation range.
 func TestBackendUsers_list_filters_and_paging(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesThatMatter, adminEnv, func(t *testing.T, app *fwApp) {
 		k, admin, _ := mustUsersKey(t, app)
 		var created []map[string]any // oldest first
 		for i := range 23 {
@@ -434,7 +434,7 @@ func TestBackendUsers_list_filters_and_paging(t *testing.T) {
 // expiry, and the password policy applies to the new password.
 func TestBackendUsers_ban_sessions_password(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, adminEnv, func(t *testing.T, app *fwApp) {
 		k, _, _ := mustUsersKey(t, app)
 		x := k.apiKey()
 		id := mustID(t, mustCreateBackendUser(t, k, map[string]any{"email": "ada@example.com", "name": "Ada", "password": userPassword}))
@@ -510,7 +510,7 @@ func TestBackendUsers_ban_sessions_password(t *testing.T) {
 // as the actor, the user as the target, and its outcome.
 func TestBackendUsers_audit_log(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, adminEnv, func(t *testing.T, app *fwApp) {
 		k, admin, keyID := mustUsersKey(t, app)
 		id := mustID(t, mustCreateBackendUser(t, k, map[string]any{"email": "ada@example.com", "name": "Ada"}))
 		path := usersPath + "/" + id

@@ -65,7 +65,7 @@ var (
 // fails naming it; the audit log shows the command line as the actor.
 func TestCLI_admin_and_service_key(t *testing.T) {
 	t.Parallel()
-	for _, s := range adminStores {
+	for _, s := range sqlOnly(storesThatMatter) {
 		t.Run("store="+string(s), func(t *testing.T) {
 			t.Parallel()
 			env := []string{"GATEHOUSE_SECRET=" + testSecret, "GATEHOUSE_BASE_URL=" + cliBaseURL, "GATEHOUSE_RATE_LIMIT=off", "GATEHOUSE_DATA_DIR=" + t.TempDir()}

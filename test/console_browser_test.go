@@ -26,7 +26,7 @@ import (
 // refusal page. Every page's screenshot goes to GATEHOUSE_TEST_ARTIFACTS (a
 // temporary directory when unset); the test logs their paths.
 func TestConsole_browser(t *testing.T) {
-	forBrowserStores(t, allStores, "console", func(t *testing.T, s store, chromium, dir string) {
+	forBrowserStores(t, storesOnce, "console", func(t *testing.T, s store, chromium, dir string) {
 		app := mustStartFramework(t, s, adminEnv)
 		consoleBrowser(t, app, chromium, dir)
 	})

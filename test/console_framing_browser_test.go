@@ -20,7 +20,7 @@ import (
 // loaded). The same page frames a page of its own origin, which loads, so
 // the test would see a frame that is allowed.
 func TestConsole_browser_refuses_framing(t *testing.T) {
-	forBrowserStores(t, []store{storeSQLite}, "console-framing", func(t *testing.T, s store, chromium, dir string) {
+	forBrowserStores(t, storesOnce, "console-framing", func(t *testing.T, s store, chromium, dir string) {
 		app := mustStartFramework(t, s, adminEnv)
 		mustVerifiedUser(t, app, "Root Admin", adminEmail, strictPassword)
 		tb := newTab(t, chromium, dir)

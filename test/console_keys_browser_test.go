@@ -21,7 +21,7 @@ import (
 // GATEHOUSE_TEST_ARTIFACTS (a temporary directory when unset); the test
 // logs their paths.
 func TestConsoleKeys_browser(t *testing.T) {
-	forBrowserStores(t, []store{storeSQLite, storePostgres}, "console-keys", func(t *testing.T, s store, chromium, dir string) {
+	forBrowserStores(t, storesOnce, "console-keys", func(t *testing.T, s store, chromium, dir string) {
 		app := mustStartFramework(t, s, adminEnv)
 		consoleKeysBrowser(t, app, chromium, dir)
 	})

@@ -62,7 +62,7 @@ func auditSuccesses(t testing.TB, admin *fwClient, action string) []map[string]a
 // that every form refuses a post without a token, changing nothing.
 func TestConsoleKeys_authorization_matrix(t *testing.T) {
 	t.Parallel()
-	fwForStores(t, allStores, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesThatMatter, adminEnv, func(t *testing.T, app *fwApp) {
 		w := newConsoleWorld(t, app)
 		keyID := mustID(t, mustCreateKey(t, w.admin, map[string]any{"name": "matrix key", "scopes": []string{"users:read"}}))
 		r := w.admin.post("/api/admin/oauth-clients", matrixOAuthClient)
@@ -102,7 +102,7 @@ func TestConsoleKeys_authorization_matrix(t *testing.T) {
 // or the audit log); the list pages and filters with its state in the URL.
 func TestConsoleKeys_service_keys(t *testing.T) {
 	t.Parallel()
-	fwForStores(t, allStores, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, adminEnv, func(t *testing.T, app *fwApp) {
 		w := newConsoleWorld(t, app)
 		const list = "/console/service-keys"
 		if rows := consoleRows(mustConsolePage(t, w.admin.get(list), http.StatusOK)); !strings.Contains(rows, "No service key") {
@@ -201,7 +201,7 @@ func TestConsoleKeys_service_keys(t *testing.T) {
 // field, never a 500, and creates nothing.
 func TestConsoleKeys_validation_and_hostile_input(t *testing.T) {
 	t.Parallel()
-	fwForStores(t, allStores, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesThatMatter, adminEnv, func(t *testing.T, app *fwApp) {
 		w := newConsoleWorld(t, app)
 		const list = "/console/service-keys"
 		for _, tt := range []struct {
@@ -252,7 +252,7 @@ func TestConsoleKeys_validation_and_hostile_input(t *testing.T) {
 // needs the client's name typed.
 func TestConsoleKeys_oauth_clients(t *testing.T) {
 	t.Parallel()
-	fwForStores(t, allStores, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, adminEnv, func(t *testing.T, app *fwApp) {
 		w := newConsoleWorld(t, app)
 		const list = "/console/oauth-clients"
 		// A refused registration keeps the input and names the field.
@@ -356,7 +356,7 @@ func TestConsoleKeys_oauth_clients(t *testing.T) {
 // an unknown algorithm is refused naming the field.
 func TestConsoleKeys_signing_keys(t *testing.T) {
 	t.Parallel()
-	fwForStores(t, allStores, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, adminEnv, func(t *testing.T, app *fwApp) {
 		w := newConsoleWorld(t, app)
 		const list = "/console/signing-keys"
 		before := mustOK(t, w.admin.get("/api/admin/signing-keys"))["data"].([]any)
@@ -392,7 +392,7 @@ func TestConsoleKeys_signing_keys(t *testing.T) {
 // code.
 func TestConsoleKeys_step_up(t *testing.T) {
 	t.Parallel()
-	fwForStores(t, allStores, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, adminEnv, func(t *testing.T, app *fwApp) {
 		admin, _ := mustAdmin(t, app)
 		secret := mustEnrolTOTP(t, admin, adminPassword)
 		keyID := mustID(t, mustCreateKey(t, admin, map[string]any{"name": "fresh", "scopes": []string{"users:read"}}))

@@ -21,7 +21,7 @@ var consoleLinkedAccount = regexp.MustCompile(`name="account" value="([^"]+)"`)
 // (admin.reset-user-factors: their sessions end).
 func TestConsole_operator_actions_on_sign_in(t *testing.T) {
 	t.Parallel()
-	for _, s := range adminStores {
+	for _, s := range storesOnce {
 		t.Run("store="+string(s), func(t *testing.T) {
 			t.Parallel()
 			fw := mustFedWorld(t, s, nil)

@@ -22,7 +22,7 @@ import (
 // GATEHOUSE_TEST_ARTIFACTS (a temporary directory when unset); the test
 // logs their paths.
 func TestConsoleOrgsDomains_browser(t *testing.T) {
-	forBrowserStores(t, []store{storeSQLite, storePostgres}, "console-orgs-domains", func(t *testing.T, s store, chromium, dir string) {
+	forBrowserStores(t, storesOnce, "console-orgs-domains", func(t *testing.T, s store, chromium, dir string) {
 		dns := dnstest.Start(t)
 		// Checks every 50 ms; a pending domain has a minute to verify.
 		app := mustStartFramework(t, s, fwEnv(adminEnv, map[string]string{"GATEHOUSE_DNS_NAMESERVER": dns.Addr(),

@@ -83,7 +83,7 @@ func consoleRowsAll(page string) string {
 // the administrator, and refuses a form without its token.
 func TestConsoleOrgsDomains_authorization_matrix(t *testing.T) {
 	t.Parallel()
-	fwForStores(t, allStores, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesThatMatter, adminEnv, func(t *testing.T, app *fwApp) {
 		w := newOrgsDomainsWorld(t, app)
 		gets := []string{"/console/organizations", "/console/organizations?q=vic", w.orgPath(),
 			"/console/domains", "/console/domains?status=pending&org=" + w.orgID, w.domainPath()}
@@ -118,7 +118,7 @@ func TestConsoleOrgsDomains_authorization_matrix(t *testing.T) {
 // API's use cases and audited with the administrator as the actor.
 func TestConsoleOrgsDomains_organization_actions_are_audited(t *testing.T) {
 	t.Parallel()
-	fwForStores(t, allStores, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, adminEnv, func(t *testing.T, app *fwApp) {
 		w := newOrgsDomainsWorld(t, app)
 		mustOK(t, w.plain.post("/api/auth/organization/create", mustJSON(t, map[string]any{"name": "Pat Industries", "slug": "pat-ind"})))
 		org := w.orgPath()
@@ -248,7 +248,7 @@ func TestConsoleOrgsDomains_organization_actions_are_audited(t *testing.T) {
 // API's domain actions are.
 func TestConsoleOrgsDomains_domain_actions_are_audited(t *testing.T) {
 	t.Parallel()
-	fwForStores(t, allStores, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, adminEnv, func(t *testing.T, app *fwApp) {
 		w := newOrgsDomainsWorld(t, app)
 		d := w.domainPath()
 		entries := auditAll(t, w.admin, url.Values{"action": {"admin.create-domain"}, "targetId": {w.domainID}})
@@ -326,7 +326,7 @@ func TestConsoleOrgsDomains_domain_actions_are_audited(t *testing.T) {
 // naming the field, never a 500, and changes nothing.
 func TestConsoleOrgsDomains_hostile_input(t *testing.T) {
 	t.Parallel()
-	fwForStores(t, allStores, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesThatMatter, adminEnv, func(t *testing.T, app *fwApp) {
 		w := newOrgsDomainsWorld(t, app)
 		for _, tt := range []struct{ path, field string }{
 			{"/console/organizations?q=a%00b", "query.q"},

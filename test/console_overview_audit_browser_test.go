@@ -18,7 +18,7 @@ import (
 // fail a request. Every page's screenshot goes to GATEHOUSE_TEST_ARTIFACTS
 // (a temporary directory when unset); the test logs their paths.
 func TestConsoleOverviewAudit_browser(t *testing.T) {
-	forBrowserStores(t, []store{storeSQLite, storePostgres}, "console-overview-audit", func(t *testing.T, s store, chromium, dir string) {
+	forBrowserStores(t, storesOnce, "console-overview-audit", func(t *testing.T, s store, chromium, dir string) {
 		app := mustStartFramework(t, s, adminEnv)
 		consoleOverviewAuditBrowser(t, app, chromium, dir)
 	})

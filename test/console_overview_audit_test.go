@@ -35,7 +35,7 @@ func oaWebhook(t *testing.T, admin *fwClient, u string) string {
 // and that every form refuses a post without a token.
 func TestConsoleOverviewAudit_authorization_matrix(t *testing.T) {
 	t.Parallel()
-	fwForStores(t, allStores, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesThatMatter, adminEnv, func(t *testing.T, app *fwApp) {
 		w := newConsoleWorld(t, app)
 		idp := "/console/identity-providers/" + oaProvider(t, w.admin, "github")
 		hook := "/console/webhooks/" + oaWebhook(t, w.admin, "https://hooks.example.com/in")
@@ -75,7 +75,7 @@ func oaStat(t testing.TB, page, label string) int {
 // name.
 func TestConsoleOverview_shows_the_seeded_counts(t *testing.T) {
 	t.Parallel()
-	fwForStores(t, allStores, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, adminEnv, func(t *testing.T, app *fwApp) {
 		w := newConsoleWorld(t, app)
 		mustCreateOrg(t, w.admin, "Acme", "acme")
 		mustCreateOrg(t, w.victimC, "Vic Corp", "vic-corp")
@@ -137,7 +137,7 @@ func TestConsoleOverview_shows_the_seeded_counts(t *testing.T) {
 // a ban done in the console under its action.
 func TestConsoleAudit_filters_and_pages(t *testing.T) {
 	t.Parallel()
-	fwForStores(t, allStores, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesThatMatter, adminEnv, func(t *testing.T, app *fwApp) {
 		w := newConsoleWorld(t, app)
 		ban := consoleFormPost(t, w.admin, w.userPath(), w.userPath()+"/ban", url.Values{"reason": {"spam"}})
 		mustConsoleSeeOther(t, ban, w.userPath()+"?done=banned")
@@ -206,7 +206,7 @@ func TestConsoleAudit_filters_and_pages(t *testing.T) {
 // keeps what the administrator typed and changes nothing.
 func TestConsoleOverviewAudit_hostile_input(t *testing.T) {
 	t.Parallel()
-	fwForStores(t, allStores, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesThatMatter, adminEnv, func(t *testing.T, app *fwApp) {
 		w := newConsoleWorld(t, app)
 		for _, tt := range []struct{ query, field string }{
 			{"action=a%00b", "query.action"},
@@ -281,7 +281,7 @@ func TestConsoleOverviewAudit_hostile_input(t *testing.T) {
 // rendered, not even on the page that registered it.
 func TestConsoleIdentityProviders_manage(t *testing.T) {
 	t.Parallel()
-	fwForStores(t, allStores, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, adminEnv, func(t *testing.T, app *fwApp) {
 		w := newConsoleWorld(t, app)
 		const list, secret = "/console/identity-providers", "idp-secret-never-shown-1234"
 		const path = list + "/gh-corp"
@@ -343,7 +343,7 @@ var oaWhsec = regexp.MustCompile(`whsec_[A-Za-z0-9+/=]+`)
 // confirmation, each through the admin API's use cases and audited.
 func TestConsoleWebhooks_manage(t *testing.T) {
 	t.Parallel()
-	fwForStores(t, allStores, fwEnv(adminEnv, map[string]string{"GATEHOUSE_WEBHOOK_POLL_INTERVAL": "100ms"}), func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, fwEnv(adminEnv, map[string]string{"GATEHOUSE_WEBHOOK_POLL_INTERVAL": "100ms"}), func(t *testing.T, app *fwApp) {
 		// The fan-out of events to the endpoints runs, as "gatehouse serve"
 		// runs it (the sender too: hooks.example.com does not answer).
 		t.Cleanup(app.App.StartJobs(context.WithoutCancel(t.Context()), slog.New(slog.DiscardHandler)))
@@ -436,7 +436,7 @@ func TestConsoleWebhooks_manage(t *testing.T) {
 // admin API asks (mfa.step_up_required), and nothing is created.
 func TestConsoleWebhooks_secrets_need_a_fresh_second_factor(t *testing.T) {
 	t.Parallel()
-	fwForStores(t, []store{storeSQLite}, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, adminEnv, func(t *testing.T, app *fwApp) {
 		admin, _ := mustAdmin(t, app)
 		secret := mustEnrolTOTP(t, admin, adminPassword)
 		// A session signed in on a trusted device: no second factor proven.

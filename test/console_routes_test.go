@@ -29,7 +29,7 @@ var routeParam = regexp.MustCompile(`\{[^}]+\}`)
 // A path that ends in "/" only redirects to the page without it.
 func TestConsole_every_route_is_guarded(t *testing.T) {
 	t.Parallel()
-	fwForStores(t, []store{storeSQLite}, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, adminEnv, func(t *testing.T, app *fwApp) {
 		w := newConsoleWorld(t, app)
 		anon := app.client(t)
 		evil := w.admin.clone()

@@ -175,7 +175,7 @@ func mustConsoleGuards(t *testing.T, w *consoleWorld, gets, posts []string) {
 // another form's; and that every answer forbids framing and caching.
 func TestConsole_authorization_matrix(t *testing.T) {
 	t.Parallel()
-	fwForStores(t, allStores, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesThatMatter, adminEnv, func(t *testing.T, app *fwApp) {
 		w := newConsoleWorld(t, app)
 		gets := []string{"/console/users", "/console/users?q=vic%40&by=email&status=active", w.userPath()}
 		r := w.admin.get("/console")
@@ -227,7 +227,7 @@ func TestConsole_authorization_matrix(t *testing.T) {
 // filters and pages with its state in the URL.
 func TestConsole_user_actions_are_audited(t *testing.T) {
 	t.Parallel()
-	fwForStores(t, allStores, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, adminEnv, func(t *testing.T, app *fwApp) {
 		w := newConsoleWorld(t, app)
 		post := func(action string, fields url.Values) *response {
 			t.Helper()
@@ -355,7 +355,7 @@ func TestConsole_user_actions_are_audited(t *testing.T) {
 // the field, never a 500, and changes nothing.
 func TestConsole_hostile_input(t *testing.T) {
 	t.Parallel()
-	fwForStores(t, allStores, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesThatMatter, adminEnv, func(t *testing.T, app *fwApp) {
 		w := newConsoleWorld(t, app)
 		for _, tt := range []struct{ query, field string }{
 			{"q=a%00b", "query.q"},
@@ -403,7 +403,7 @@ func TestConsole_hostile_input(t *testing.T) {
 func TestConsole_idle_timeout(t *testing.T) {
 	t.Parallel()
 	env := fwEnv(adminEnv, map[string]string{"GATEHOUSE_CONSOLE_IDLE_TIMEOUT": "1s"})
-	fwForStores(t, allStores, env, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, env, func(t *testing.T, app *fwApp) {
 		admin, _ := mustAdmin(t, app)
 		fresh := app.client(t)
 		mustSignIn(t, fresh, adminEmail, adminPassword)
@@ -428,7 +428,7 @@ func TestConsole_idle_timeout(t *testing.T) {
 func TestConsole_administrators_need_a_second_factor(t *testing.T) {
 	t.Parallel()
 	env := fwEnv(adminEnv, map[string]string{"GATEHOUSE_ADMIN_REQUIRE_MFA": "true"})
-	fwForStores(t, allStores, env, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, env, func(t *testing.T, app *fwApp) {
 		admin, _ := mustAdmin(t, app)
 		_, victim := mustPlainUser(t, app, "Vic", "vic@example.com", userPassword)
 		for _, path := range []string{"/console/users", "/console/users/" + victim} {

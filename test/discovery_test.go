@@ -60,7 +60,7 @@ func mustNoEmptyArrays(t testing.TB, path string, doc map[string]any) {
 // jwks_uri that resolves to a key set holding an RS256 key, each key named.
 func TestDiscovery_provider_metadata(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, fwQuick, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, fwQuick, func(t *testing.T, app *fwApp) {
 		issuer := app.Cfg.HTTP.BaseURL + "/api/auth"
 		c := app.client(t)
 		var first []byte
@@ -217,7 +217,7 @@ func TestDiscovery_cors(t *testing.T) {
 // tokens), documentation that resolves; and that its 401s point at it.
 func TestDiscovery_protected_resource(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, fwQuick, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, fwQuick, func(t *testing.T, app *fwApp) {
 		c := app.client(t)
 		r := c.get(protectedResourcePath)
 		doc := mustDiscoveryAnswer(t, protectedResourcePath, r)

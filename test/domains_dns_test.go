@@ -26,11 +26,12 @@ var dnsLifecycleEnv = fwEnv(adminEnv, map[string]string{
 // verifier's pace depends on the machine's load; tests never assert timings.
 const pollDeadline = 30 * time.Second
 
-// dnsForEachStore runs fn in parallel on every store against a fresh app
+// dnsForEachStore runs fn in parallel on the stores a behaviour runs on
+// (storesOnce), each against a fresh app
 // whose verifier runs and asks a fresh dnstest server, with env.
 func dnsForEachStore(t *testing.T, env map[string]string, fn func(t *testing.T, k *domainKit, dns *dnstest.Server)) {
 	t.Helper()
-	for _, s := range allStores {
+	for _, s := range storesOnce {
 		t.Run("store="+string(s), func(t *testing.T) {
 			t.Parallel()
 			dns := dnstest.Start(t)

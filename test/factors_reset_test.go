@@ -105,7 +105,7 @@ func auditActions(t testing.TB, admin *fwClient, actorType, actorID, target stri
 
 func TestFactorsReset_trusted_api(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, adminEnv, func(t *testing.T, app *fwApp) {
 		k, admin, keyID := mustUsersKey(t, app)
 		u := mustTwoFactorUser(t, app, "ada@example.com")
 		id := sessionUserID(t, u.c)
@@ -194,7 +194,7 @@ func mustNthMail(t testing.TB, app *fwApp, to, subject string, n int) {
 
 func TestFactorsReset_admin_api(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, adminEnv, func(t *testing.T, app *fwApp) {
 		admin, _ := mustAdmin(t, app)
 		adminID := sessionUserID(t, admin)
 		u := mustTwoFactorUser(t, app, "ada@example.com")
@@ -229,7 +229,7 @@ func TestFactorsReset_admin_api(t *testing.T) {
 // refusals included.
 func TestTwoFactor_audit(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, adminEnv, func(t *testing.T, app *fwApp) {
 		admin, _ := mustAdmin(t, app)
 		u := mustTwoFactorUser(t, app, "ada@example.com")
 		id := sessionUserID(t, u.c)
@@ -255,7 +255,7 @@ func TestTwoFactor_audit(t *testing.T) {
 // cookie works and holds the step-up.
 func TestTwoFactor_session_rotation(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, fwQuick, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, fwQuick, func(t *testing.T, app *fwApp) {
 		c := app.client(t)
 		mustSignUp(t, c, "Ada", "ada@example.com", tfPassword)
 		en := mustOK(t, c.post("/api/auth/two-factor/enable", mustJSON(t, map[string]any{"password": tfPassword})))
@@ -286,7 +286,7 @@ func TestTwoFactor_session_rotation(t *testing.T) {
 // Auth 1.7.25 does; for a user with it on, the code steps the session up.
 func TestTwoFactor_email_code_in_session(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, fwQuick, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, fwQuick, func(t *testing.T, app *fwApp) {
 		c := app.client(t)
 		mustSignUp(t, c, "Ada", "ada@example.com", tfPassword)
 		verify := func(code string) *response {
@@ -364,7 +364,7 @@ func mustSendSessionOTP(t *testing.T, app *fwApp, c *fwClient, n int) string {
 // and rotates the session; sign-in then asks for the e-mailed code.
 func TestTwoFactor_enable_otp(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, fwQuick, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, fwQuick, func(t *testing.T, app *fwApp) {
 		c := app.client(t)
 		mustSignUp(t, c, "Ada", "ada@example.com", tfPassword)
 		enable := func(password string) *response {

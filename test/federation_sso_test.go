@@ -17,7 +17,7 @@ import (
 // verifying, routing and the requirement stop.
 func TestFederationSSO_domain_routed_provisioned_required_then_lost(t *testing.T) {
 	t.Parallel()
-	for _, s := range allStores {
+	for _, s := range storesOnce {
 		t.Run("store="+string(s), func(t *testing.T) {
 			t.Parallel()
 			dns := dnstest.Start(t)

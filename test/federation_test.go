@@ -186,7 +186,7 @@ func (w *fedWorld) apiAtA(t testing.TB, br *strictBrowser, method, path string, 
 func errorOf(page *strictPage) string { return page.URL.Query().Get("error") }
 
 func TestFederation_sign_in_through_a_second_gatehouse(t *testing.T) {
-	for _, s := range allStores {
+	for _, s := range storesOnce {
 		t.Run("store="+string(s), func(t *testing.T) {
 			t.Parallel()
 			w := mustFedWorld(t, s, nil)

@@ -37,10 +37,6 @@ const (
 	fuKeyID        = "fu-1"
 )
 
-// fuStores are the stores the negative tests run on; PostgreSQL only runs
-// the happy paths, to save time.
-var fuStores = []store{storeMemory, storeSQLite}
-
 // fuKeys are the fake upstream's signing key (published) and a stranger's
 // (never published), made once: RSA key generation is slow.
 var fuKeys = sync.OnceValue(func() [2]*rsa.PrivateKey {
@@ -703,7 +699,7 @@ func (w *fuWorld) usersNamed(t testing.TB, email string) []string {
 // signs them in, reads the name from the overridden userinfo endpoint, and
 // lists the account; a second sign-in finds the same user.
 func TestFederationUpstream_google_preset_with_overridden_endpoints(t *testing.T) {
-	for _, s := range allStores {
+	for _, s := range storesOnce {
 		t.Run("store="+string(s), func(t *testing.T) {
 			t.Parallel()
 			w := mustFuWorld(t, s, fwEnv(adminEnv, map[string]string{"GATEHOUSE_REQUIRE_EMAIL_VERIFICATION": "true"}))
@@ -749,7 +745,7 @@ func TestFederationUpstream_google_preset_with_overridden_endpoints(t *testing.T
 // callback ends with email_not_verified); and no usable address is
 // email_not_found.
 func TestFederationUpstream_github_preset(t *testing.T) {
-	for _, s := range allStores {
+	for _, s := range storesOnce {
 		t.Run("store="+string(s), func(t *testing.T) {
 			t.Parallel()
 			w := mustFuWorld(t, s, fwEnv(adminEnv, map[string]string{"GATEHOUSE_REQUIRE_EMAIL_VERIFICATION": "true"}))
@@ -820,7 +816,7 @@ func TestFederationUpstream_github_preset(t *testing.T) {
 // unable_to_get_user_info, no session and no user: a nonce that is not
 // the one sent, a key not in the key set (same kid), alg none, expired.
 func TestFederationUpstream_invalid_id_tokens(t *testing.T) {
-	for _, s := range fuStores {
+	for _, s := range storesOnce {
 		t.Run("store="+string(s), func(t *testing.T) {
 			t.Parallel()
 			w := mustFuWorld(t, s, nil)
@@ -871,7 +867,7 @@ func TestFederationUpstream_invalid_id_tokens(t *testing.T) {
 // it, both before the code is redeemed; without the promise a missing iss
 // is accepted, a wrong one still refused.
 func TestFederationUpstream_issuer_in_callback(t *testing.T) {
-	for _, s := range fuStores {
+	for _, s := range storesOnce {
 		t.Run("store="+string(s), func(t *testing.T) {
 			t.Parallel()
 			w := mustFuWorld(t, s, nil)
@@ -924,7 +920,7 @@ func TestFederationUpstream_issuer_in_callback(t *testing.T) {
 // of a later sign-in does not fit an earlier one; a finished callback
 // cannot be replayed, not even with its state cookie.
 func TestFederationUpstream_state(t *testing.T) {
-	for _, s := range fuStores {
+	for _, s := range storesOnce {
 		t.Run("store="+string(s), func(t *testing.T) {
 			t.Parallel()
 			w := mustFuWorld(t, s, nil)
@@ -1021,7 +1017,7 @@ func TestFederationUpstream_state(t *testing.T) {
 // Ensure an upstream error reaches errorCallbackURL: an RFC 6749 code as
 // it is, anything else as upstream_error, the description never.
 func TestFederationUpstream_upstream_error(t *testing.T) {
-	for _, s := range fuStores {
+	for _, s := range storesOnce {
 		t.Run("store="+string(s), func(t *testing.T) {
 			t.Parallel()
 			w := mustFuWorld(t, s, nil)
@@ -1054,7 +1050,7 @@ func TestFederationUpstream_upstream_error(t *testing.T) {
 // internal_server_error, and a returning user could no longer sign in);
 // memory and SQLite stored them and served them back.
 func TestFederationUpstream_hostile_profile_values(t *testing.T) {
-	for _, s := range allStores {
+	for _, s := range storesOnce {
 		t.Run("store="+string(s), func(t *testing.T) {
 			t.Parallel()
 			w := mustFuWorld(t, s, nil)
@@ -1091,7 +1087,7 @@ func TestFederationUpstream_hostile_profile_values(t *testing.T) {
 // the browser's cookies finish the sign-in; a POST that carries cookies
 // must come from A's origin.
 func TestFederationUpstream_form_post_callback(t *testing.T) {
-	for _, s := range fuStores {
+	for _, s := range storesOnce {
 		t.Run("store="+string(s), func(t *testing.T) {
 			t.Parallel()
 			w := mustFuWorld(t, s, nil)
@@ -1141,7 +1137,7 @@ func TestFederationUpstream_form_post_callback(t *testing.T) {
 // and the local address is verified (pre-account takeover); otherwise
 // account_not_linked and nothing linked. A join is audited as account.link.
 func TestFederationUpstream_linking_by_email(t *testing.T) {
-	for _, s := range fuStores {
+	for _, s := range storesOnce {
 		t.Run("store="+string(s), func(t *testing.T) {
 			t.Parallel()
 			w := mustFuWorld(t, s, nil)
@@ -1209,7 +1205,7 @@ func TestFederationUpstream_linking_by_email(t *testing.T) {
 // callbackURL), refuses an identity linked to another user and another
 // address, and that unlink-account removes it while a password remains.
 func TestFederationUpstream_link_social(t *testing.T) {
-	for _, s := range fuStores {
+	for _, s := range storesOnce {
 		t.Run("store="+string(s), func(t *testing.T) {
 			t.Parallel()
 			w := mustFuWorld(t, s, nil)
@@ -1329,7 +1325,7 @@ func TestFederationUpstream_unlink_needs_a_fresh_session(t *testing.T) {
 // origin are refused with 403 and their codes before anything starts: no
 // state cookie, no trip to the provider.
 func TestFederationUpstream_callback_targets_at_foreign_origins(t *testing.T) {
-	for _, s := range fuStores {
+	for _, s := range storesOnce {
 		t.Run("store="+string(s), func(t *testing.T) {
 			t.Parallel()
 			w := mustFuWorld(t, s, nil)
@@ -1366,7 +1362,7 @@ func TestFederationUpstream_callback_targets_at_foreign_origins(t *testing.T) {
 // (redirect and ID token alike), a sign-in in flight when its provider is
 // disabled ends with oauth_provider_not_found, and enabling it again works.
 func TestFederationUpstream_unknown_and_disabled_providers(t *testing.T) {
-	for _, s := range fuStores {
+	for _, s := range storesOnce {
 		t.Run("store="+string(s), func(t *testing.T) {
 			t.Parallel()
 			w := mustFuWorld(t, s, nil)
@@ -1403,7 +1399,7 @@ func TestFederationUpstream_unknown_and_disabled_providers(t *testing.T) {
 // nonce, unsigned or from another key is 401 INVALID_TOKEN without one; a
 // GitHub provider has no ID tokens.
 func TestFederationUpstream_id_token_sign_in(t *testing.T) {
-	for _, s := range fuStores {
+	for _, s := range storesOnce {
 		t.Run("store="+string(s), func(t *testing.T) {
 			t.Parallel()
 			w := mustFuWorld(t, s, nil)
@@ -1477,7 +1473,7 @@ func fuEdit(m map[string]any, k string, v any) map[string]any {
 // 1 MB code is refused as an over-long request target (query) or body
 // (form_post).
 func TestFederationUpstream_hostile_input(t *testing.T) {
-	for _, s := range fuStores {
+	for _, s := range storesOnce {
 		t.Run("store="+string(s), func(t *testing.T) {
 			t.Parallel()
 			w := mustFuWorld(t, s, nil)

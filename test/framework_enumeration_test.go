@@ -13,7 +13,7 @@ import (
 // answer alike; only the address's owner learns of it by mail.
 func TestFramework_no_account_enumeration(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, map[string]string{"GATEHOUSE_RATE_LIMIT": "off"}, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, map[string]string{"GATEHOUSE_RATE_LIMIT": "off"}, func(t *testing.T, app *fwApp) {
 		const owner, pw = "ada@example.com", "correct horse battery"
 		c := app.client(t)
 

@@ -133,12 +133,6 @@ func mustStartFrameworkWith(t testing.TB, s store, env map[string]string,
 // advisory lock, which a waiting start-up polls only every 5 s.
 var pgStartMu sync.Mutex
 
-// fwForEachStore runs fn in parallel against a fresh app with env on every store.
-func fwForEachStore(t *testing.T, env map[string]string, fn func(t *testing.T, app *fwApp)) {
-	t.Helper()
-	fwForStores(t, allStores, env, fn)
-}
-
 // fwForStores runs fn in parallel against a fresh app with env on each of stores.
 func fwForStores(t *testing.T, stores []store, env map[string]string, fn func(t *testing.T, app *fwApp)) {
 	t.Helper()

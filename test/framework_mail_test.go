@@ -51,7 +51,7 @@ func mustLocation(t testing.TB, app *fwApp, r *response, path string) url.Values
 // link for an unknown address answers alike and mails nobody.
 func TestFramework_verification_mail(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, map[string]string{"GATEHOUSE_RATE_LIMIT": "off"}, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, map[string]string{"GATEHOUSE_RATE_LIMIT": "off"}, func(t *testing.T, app *fwApp) {
 		const email, pw = "ada@example.com", "correct horse battery"
 		c := app.client(t)
 		r := c.post("/api/auth/sign-up/email", mustJSON(t, map[string]string{"name": "Ada", "email": email, "password": pw}))
@@ -111,7 +111,7 @@ func mailsTo(app *fwApp, to, subject string) []string {
 // link replaces older ones.
 func TestFramework_password_reset_mail(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, fwQuick, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, fwQuick, func(t *testing.T, app *fwApp) {
 		const email, pw, newPw = "ada@example.com", "correct horse battery", "a brand new passphrase"
 		a, b := app.client(t), app.client(t)
 		mustSignUp(t, a, "Ada", email, pw)
@@ -159,7 +159,7 @@ func TestFramework_password_reset_refuses_own_address(t *testing.T) {
 // mail and the answer does not say so.
 func TestFramework_change_email_mail(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, fwQuick, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, fwQuick, func(t *testing.T, app *fwApp) {
 		const email, newEmail, pw = "ada@example.com", "ada.new@example.com", "correct horse battery"
 		a, bob := app.client(t), app.client(t)
 		mustSignUp(t, a, "Ada", email, pw)
@@ -197,7 +197,7 @@ func TestFramework_change_email_mail(t *testing.T) {
 // nothing.
 func TestFramework_delete_user(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, fwQuick, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, fwQuick, func(t *testing.T, app *fwApp) {
 		const pw = "correct horse battery"
 		a, b := app.client(t), app.client(t)
 		mustSignUp(t, a, "Ada", "ada@example.com", pw)
@@ -247,7 +247,7 @@ func TestFramework_delete_user(t *testing.T) {
 // device a new session.
 func TestFramework_change_password(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, fwQuick, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, fwQuick, func(t *testing.T, app *fwApp) {
 		const email, pw, pw2, pw3 = "ada@example.com", "correct horse battery", "second good passphrase", "third good passphrase"
 		a, b := app.client(t), app.client(t)
 		mustSignUp(t, a, "Ada", email, pw)

@@ -110,7 +110,7 @@ func TestFramework_lockout(t *testing.T) {
 func TestFramework_lockout_is_stored(t *testing.T) {
 	t.Parallel()
 	env := fwEnv(fwQuick, map[string]string{"GATEHOUSE_LOCKOUT_COOLDOWN": "1s", "GATEHOUSE_LOCKOUT_THRESHOLD": "3"})
-	fwForStores(t, []store{storeSQLite, storePostgres}, env, func(t *testing.T, app *fwApp) { mustLockout(t, app, 3) })
+	fwForStores(t, sqlOnly(storesThatMatter), env, func(t *testing.T, app *fwApp) { mustLockout(t, app, 3) })
 }
 
 // mustLockout checks that threshold wrong passwords lock the password until
@@ -148,7 +148,7 @@ func mustLockout(t *testing.T, app *fwApp, threshold int) {
 // parameters, never in the clear.
 func TestFramework_password_hash_is_argon2id(t *testing.T) {
 	t.Parallel()
-	fwForStores(t, []store{storeSQLite, storePostgres}, fwQuick, func(t *testing.T, app *fwApp) {
+	fwForStores(t, sqlOnly(storesThatMatter), fwQuick, func(t *testing.T, app *fwApp) {
 		const pw = "correct horse battery"
 		mustSignUp(t, app.client(t), "Ada", "ada@example.com", pw)
 		var hashes []string

@@ -27,7 +27,7 @@ func TestFramework_timing_reveals_no_account(t *testing.T) {
 	// No rate limits, and no lockout, so that every wrong password of the
 	// known account takes the failed-attempt path.
 	env := map[string]string{"GATEHOUSE_RATE_LIMIT": "off", "GATEHOUSE_LOCKOUT_THRESHOLD": "0"}
-	fwForStores(t, []store{storeSQLite, storePostgres}, env, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, env, func(t *testing.T, app *fwApp) {
 		const known, unknown, pw = "ada@example.com", "nobody@example.com", "correct horse battery"
 		c := app.client(t)
 		mustOK(t, c.post("/api/auth/sign-up/email", mustJSON(t, map[string]string{"name": "Ada", "email": known, "password": pw})))

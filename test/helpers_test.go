@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -78,7 +81,49 @@ const (
 	storePostgres store = "postgres"
 )
 
+// allStores are every store Gatehouse runs on: the benchmarks compare them.
 var allStores = []store{storeMemory, storeSQLite, storePostgres}
+
+// The store policy (docs/development.md, "Which stores a test runs on"). A
+// black-box behaviour runs once, on SQLite (storesOnce). The suites where the
+// store's own behaviour matters (authorization matrices, concurrency and
+// races, faults, replicas, scale, events and the outbox, paging, search and
+// counts, hostile input) run on SQLite and PostgreSQL (storesThatMatter).
+// That the three stores behave alike at their ports is the conformance
+// suites' proof (ports/conformance, on memory, SQLite and PostgreSQL), and
+// the use-case tests run on the memory store.
+//
+// GATEHOUSE_TEST_STORES changes both lists at once: "all" runs every such
+// test on memory, SQLite and PostgreSQL; a comma-separated list of stores
+// ("memory", "sqlite,postgres") runs them on those. Loops whose test needs a
+// SQL database (a second process on the same one, a restart) take sqlOnly of
+// a list.
+var storesOnce, storesThatMatter = storePolicy(os.Getenv("GATEHOUSE_TEST_STORES"))
+
+// storePolicy returns storesOnce and storesThatMatter under the switch sw.
+func storePolicy(sw string) (once, matter []store) {
+	switch strings.TrimSpace(sw) {
+	case "":
+		return []store{storeSQLite}, []store{storeSQLite, storePostgres}
+	case "all":
+		return allStores, allStores
+	}
+	var named []store
+	for _, name := range strings.Split(sw, ",") {
+		s := store(strings.TrimSpace(name))
+		if !slices.Contains(allStores, s) {
+			panic(fmt.Sprintf("GATEHOUSE_TEST_STORES=%q: %q is no store (all, or a list of memory, sqlite, postgres)", sw, s))
+		}
+		named = append(named, s)
+	}
+	return named, named
+}
+
+// sqlOnly returns the SQL stores of stores, for tests that need a database
+// of their own (the memory store lives and dies with its process).
+func sqlOnly(stores []store) []store {
+	return slices.DeleteFunc(slices.Clone(stores), func(s store) bool { return s == storeMemory })
+}
 
 // mustStart wires and serves Gatehouse on s with cfg. On PostgreSQL it skips
 // (or, under CI, fails) when no server is configured.
@@ -112,10 +157,10 @@ func mustStart(t testing.TB, s store, cfg bootstrap.Config) *testApp {
 	return &testApp{Server: srv, App: app, Logs: logs}
 }
 
-// forEachStore runs fn against a fresh app on every store.
-func forEachStore(t *testing.T, fn func(t *testing.T, app *testApp)) {
+// forStores runs fn in parallel against a fresh app on each of stores.
+func forStores(t *testing.T, stores []store, fn func(t *testing.T, app *testApp)) {
 	t.Helper()
-	for _, s := range allStores {
+	for _, s := range stores {
 		t.Run("store="+string(s), func(t *testing.T) {
 			t.Parallel()
 			fn(t, mustStart(t, s, mustConfig(t, nil)))

@@ -53,7 +53,7 @@ func mustNameHostile(t *testing.T, r *response, tt hostileCase) {
 // admin and trusted routes alike, on every store (PostgreSQL answered 500,
 // SQLite stored the NUL), and that nothing changes.
 func TestEdge_hostile_strings(t *testing.T) {
-	fwForEachStore(t, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesThatMatter, adminEnv, func(t *testing.T, app *fwApp) {
 		admin, _ := mustAdmin(t, app)
 		key := mustCreateKey(t, admin, map[string]any{"name": "hostile backend", "scopes": []string{"users:read", "users:write"}})
 		bearer := []string{"Authorization", "Bearer " + key["secret"].(string)}
@@ -116,7 +116,7 @@ func TestEdge_hostile_strings(t *testing.T) {
 // is required names body, a malformed query string names its parameter
 // instead of being dropped, and a 415 does not repeat the Content-Type.
 func TestEdge_error_contract_gaps(t *testing.T) {
-	fwForEachStore(t, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesThatMatter, adminEnv, func(t *testing.T, app *fwApp) {
 		admin, _ := mustAdmin(t, app)
 		key := mustCreateKey(t, admin, map[string]any{"name": "gaps backend", "scopes": []string{"users:read", "users:write"}})
 		bearer := []string{"Authorization", "Bearer " + key["secret"].(string)}

@@ -43,7 +43,7 @@ func mustImpersonationActor(t testing.TB, e outboxEvent, user, admin string) {
 // administrator, and the events of the impersonation's end carry both.
 func TestImpersonationHardening_framework_writes_refused(t *testing.T) {
 	t.Parallel()
-	fwForStores(t, []store{storeSQLite}, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, adminEnv, func(t *testing.T, app *fwApp) {
 		admin, adminID := mustAdmin(t, app)
 		dave, daveID := mustPlainUser(t, app, "Dave", "dave@example.com", userPassword)
 		daveOther := app.client(t)
@@ -162,7 +162,7 @@ func TestImpersonationHardening_framework_writes_refused(t *testing.T) {
 // administrator.
 func TestImpersonationHardening_account_form_refusal_audited(t *testing.T) {
 	t.Parallel()
-	fwForStores(t, []store{storeSQLite}, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, adminEnv, func(t *testing.T, app *fwApp) {
 		w := newConsoleWorld(t, app)
 		mustStatus(t, consolePost(w.admin, w.userPath()+"/impersonate", url.Values{"_token": {mustConsoleTokens(t, w.admin, w.userPath())[w.userPath()+"/impersonate"]}}), http.StatusSeeOther)
 		r := consoleFormPost(t, w.admin, "/account", "/account/profile", url.Values{"name": {"Hijacked"}})
@@ -191,7 +191,7 @@ func TestImpersonationHardening_account_form_refusal_audited(t *testing.T) {
 // issues no code, coming back to the page with the refusal.
 func TestImpersonationHardening_relying_parties_refused(t *testing.T) {
 	t.Parallel()
-	fwForStores(t, []store{storeSQLite}, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, adminEnv, func(t *testing.T, app *fwApp) {
 		const rp = "https://rp.example.net"
 		admin, adminID := mustAdmin(t, app)
 		r := admin.post("/api/admin/oauth-clients", mustJSON(t, map[string]any{"name": "Example app", "type": "public", "redirectUris": []string{rp + "/cb"}}))
@@ -242,7 +242,7 @@ func TestImpersonationHardening_relying_parties_refused(t *testing.T) {
 // user asked for and refuse it; the user's own tokens carry none.
 func TestImpersonationHardening_jwt_names_the_administrator(t *testing.T) {
 	t.Parallel()
-	fwForStores(t, []store{storeSQLite}, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, adminEnv, func(t *testing.T, app *fwApp) {
 		admin, adminID := mustAdmin(t, app)
 		dave, daveID := mustPlainUser(t, app, "Dave", "dave@example.com", userPassword)
 		_, own := sessionJWT(t, dave)

@@ -67,7 +67,7 @@ func stepUpActions(email string) []stepUpAction {
 // a user without a second factor is never asked.
 func TestMFA_step_up(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, fwQuick, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, fwQuick, func(t *testing.T, app *fwApp) {
 		for _, a := range stepUpActions("ada@example.com") {
 			t.Run(a.name, func(t *testing.T) {
 				email := a.name + "@example.com"
@@ -122,7 +122,7 @@ func TestMFA_step_up(t *testing.T) {
 // mfa.step_up_required), and that other administration is not asked.
 func TestMFA_step_up_service_keys(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, adminEnv, func(t *testing.T, app *fwApp) {
 		admin, _ := mustAdmin(t, app)
 		secret := mustEnrolTOTP(t, admin, adminPassword)
 		key := mustCreateKey(t, admin, map[string]any{"name": "fresh", "scopes": []string{"users:read"}})
@@ -158,7 +158,7 @@ var adminMFAEnv = fwEnv(adminEnv, map[string]string{"GATEHOUSE_ADMIN_REQUIRE_MFA
 // enrolled; other users keep their usual answers.
 func TestMFA_admin_requires_second_factor(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, adminMFAEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, adminMFAEnv, func(t *testing.T, app *fwApp) {
 		admin, adminID := mustAdmin(t, app)
 		plain, _ := mustPlainUser(t, app, "Pat", "pat@example.com", userPassword)
 
@@ -228,7 +228,7 @@ func TestMFA_cli_admin_create_says_so(t *testing.T) {
 // rule too, and sees it.
 func TestMFA_organization_requires_second_factor(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, adminEnv, func(t *testing.T, app *fwApp) {
 		owner := mustVerifiedClient(t, app, "Olga", "olga@example.com")
 		org := mustCreateOrg(t, owner, "Acme", "acme")
 		id := mustID(t, org)

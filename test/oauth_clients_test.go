@@ -13,10 +13,10 @@ import (
 const oauthClientsPath = "/api/admin/oauth-clients"
 
 // oauthClientsForStores runs fn in parallel against a fresh app with
-// adminEnv on every store.
+// adminEnv on the stores a behaviour runs on (storesOnce).
 func oauthClientsForStores(t *testing.T, fn func(t *testing.T, app *fwApp)) {
 	t.Helper()
-	fwForStores(t, []store{storeMemory, storeSQLite, storePostgres}, adminEnv, fn)
+	fwForStores(t, storesOnce, adminEnv, fn)
 }
 
 var (

@@ -36,7 +36,7 @@ type opWorld struct {
 
 func opForEachStore(t *testing.T, fn func(t *testing.T, w *opWorld)) {
 	t.Helper()
-	fwForEachStore(t, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, adminEnv, func(t *testing.T, app *fwApp) {
 		admin, _ := mustAdmin(t, app)
 		w := &opWorld{app: app}
 		spa := opCreated(t, admin.post("/api/admin/oauth-clients", mustJSON(t, map[string]any{

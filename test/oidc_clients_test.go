@@ -668,7 +668,7 @@ func (w *strictWorld) mustTokenAccepted(t testing.TB, what, token string) {
 // userinfo, refresh with rotation, and revocation after which userinfo and
 // refresh fail.
 func TestOIDCClients_go_oidc_completes_the_code_flow(t *testing.T) {
-	fwForEachStore(t, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, adminEnv, func(t *testing.T, app *fwApp) {
 		w := mustStrictWorld(t, app)
 		provider, err := oidc.NewProvider(t.Context(), w.issuer)
 		if err != nil {
@@ -755,7 +755,7 @@ func TestOIDCClients_go_oidc_refuses_an_issuer_with_a_trailing_slash(t *testing.
 // character is refused with an error page: no redirect, no code, even for
 // a signed-in user (RFC 6749 §4.1.2.1, exact matching).
 func TestOIDCClients_redirect_uri_one_character_off_is_refused(t *testing.T) {
-	fwForStores(t, adminStores, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, adminEnv, func(t *testing.T, app *fwApp) {
 		w := mustStrictWorld(t, app)
 		provider, err := oidc.NewProvider(t.Context(), w.issuer)
 		if err != nil {
@@ -905,7 +905,7 @@ func (w *strictWorld) strictLiveTokens(t *testing.T) (*oidc.Provider, strictToke
 // token presented as an access token. Tokens with valid signatures but bad
 // claims are in TestOIDCClients_service_refuses_bad_claims_signed_by_its_key.
 func TestOIDCClients_service_refuses_forged_tokens(t *testing.T) {
-	fwForEachStore(t, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, adminEnv, func(t *testing.T, app *fwApp) {
 		w := mustStrictWorld(t, app)
 		_, toks := w.strictLiveTokens(t)
 		access := toks.Token.AccessToken
@@ -1000,7 +1000,7 @@ func strictSigner(t *testing.T, app *fwApp) (kid string, key *rsa.PrivateKey) {
 // audience, another issuer, an ID token's type, no type. A control token
 // re-signed with the same key and the issued claims is accepted.
 func TestOIDCClients_service_refuses_bad_claims_signed_by_its_key(t *testing.T) {
-	fwForStores(t, adminStores, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, adminEnv, func(t *testing.T, app *fwApp) {
 		w := mustStrictWorld(t, app)
 		_, toks := w.strictLiveTokens(t)
 		header, claims := strictJWTParts(t, toks.Token.AccessToken)

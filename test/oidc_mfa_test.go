@@ -163,7 +163,7 @@ func (w *strictWorld) strictUserInfoAuth(t testing.TB, tok *oauth2.Token) strict
 // auth_time.
 func TestOIDCMFA_amr_and_acr_reach_relying_parties(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, adminEnv, func(t *testing.T, app *fwApp) {
 		w := mustStrictWorld(t, app)
 		provider, err := oidc.NewProvider(t.Context(), w.issuer)
 		if err != nil {
@@ -258,7 +258,7 @@ func TestOIDCMFA_amr_and_acr_reach_relying_parties(t *testing.T) {
 // e-mailed code on the second-factor page steps the session up.
 func TestOIDCMFA_acr_values_without_a_second_factor_and_prompt_none(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, adminEnv, func(t *testing.T, app *fwApp) {
 		w := mustStrictWorld(t, app)
 		provider, err := oidc.NewProvider(t.Context(), w.issuer)
 		if err != nil {
@@ -303,7 +303,7 @@ func TestOIDCMFA_acr_values_without_a_second_factor_and_prompt_none(t *testing.T
 // and holds no form.
 func TestOIDCMFA_second_factor_page_email_code_and_attempt_cap(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, fwQuick, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, fwQuick, func(t *testing.T, app *fwApp) {
 		u := mustTwoFactorUser(t, app, "ada.pages@example.com")
 		w := &strictWorld{app: app, email: u.email}
 		signIn := func(b *strictBrowser) *strictPage {

@@ -81,7 +81,7 @@ func TestOrganization_scale_list_members(t *testing.T) {
 		t.Skip("seeds 10,000 members")
 	}
 	const size = 10_000
-	fwForStores(t, []store{storeSQLite, storePostgres}, fwQuick, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesThatMatter, fwQuick, func(t *testing.T, app *fwApp) {
 		owner := app.client(t)
 		mustSignUp(t, owner, "Owner", "owner@example.com", orgPassword)
 		created := mustCreateOrg(t, owner, "Big", "big")

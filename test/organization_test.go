@@ -130,7 +130,7 @@ func mustMemberWithUser(t testing.TB, obj map[string]any, email, role string) {
 // naming body.slug; check-slug and list agree.
 func TestOrganization_create_check_slug_list(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, orgEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, orgEnv, func(t *testing.T, app *fwApp) {
 		ada := mustVerifiedClient(t, app, "Ada", "ada@example.com")
 		body := mustOK(t, ada.post(orgPath("create"), mustJSON(t, map[string]any{
 			"name": "Acme", "slug": "acme", "logo": "https://example.com/acme.png", "metadata": map[string]any{"plan": "pro", "seats": 12345678901234567},
@@ -208,7 +208,7 @@ func TestOrganization_create_check_slug_list(t *testing.T) {
 // being the active organization.
 func TestOrganization_update_delete(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, orgEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, orgEnv, func(t *testing.T, app *fwApp) {
 		ada := mustVerifiedClient(t, app, "Ada", "ada@example.com")
 		bob := mustVerifiedClient(t, app, "Bob", "bob@example.com")
 		cat := mustVerifiedClient(t, app, "Cat", "cat@example.com")
@@ -262,7 +262,7 @@ func TestOrganization_update_delete(t *testing.T) {
 // members with their users and shows invitations only to those who may invite.
 func TestOrganization_set_active_full(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, orgEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, orgEnv, func(t *testing.T, app *fwApp) {
 		ada := mustVerifiedClient(t, app, "Ada", "ada@example.com")
 		bob := mustVerifiedClient(t, app, "Bob", "bob@example.com")
 		one, _ := mustCreateOrg(t, ada, "One", "one")["id"].(string)
@@ -337,7 +337,7 @@ func TestOrganization_set_active_full(t *testing.T) {
 // owner-role invitations by admins and cancellations follow Better Auth.
 func TestOrganization_invitations(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, orgEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, orgEnv, func(t *testing.T, app *fwApp) {
 		ada := mustVerifiedClient(t, app, "Ada", "ada@example.com")
 		bob := mustVerifiedClient(t, app, "Bob", "bob@example.com")
 		cat := mustVerifiedClient(t, app, "Cat", "cat@example.com")
@@ -485,7 +485,7 @@ func mustInvitationMail(t testing.TB, app *fwApp, to, invitationID string) {
 // member leaves, the only owner cannot.
 func TestOrganization_members(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, orgEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, orgEnv, func(t *testing.T, app *fwApp) {
 		ada := mustVerifiedClient(t, app, "Ada", "ada@example.com")
 		bob := mustVerifiedClient(t, app, "Bob", "bob@example.com")
 		cat := mustVerifiedClient(t, app, "Cat", "cat@example.com")
@@ -671,7 +671,7 @@ func TestOrganization_members(t *testing.T) {
 // organization and permissions.
 func TestOrganization_has_permission(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, orgEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, orgEnv, func(t *testing.T, app *fwApp) {
 		ada := mustVerifiedClient(t, app, "Ada", "ada@example.com")
 		bob := mustVerifiedClient(t, app, "Bob", "bob@example.com")
 		cat := mustVerifiedClient(t, app, "Cat", "cat@example.com")
@@ -715,7 +715,7 @@ func TestOrganization_has_permission(t *testing.T) {
 // for an organization that does not exist.
 func TestOrganization_other_organization(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, orgEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, orgEnv, func(t *testing.T, app *fwApp) {
 		ada := mustVerifiedClient(t, app, "Ada", "ada@example.com")
 		eve := mustVerifiedClient(t, app, "Eve", "eve@example.com")
 		target, _ := mustCreateOrg(t, ada, "Acme", "acme")["id"].(string)
@@ -781,7 +781,7 @@ var orgRoutes = []struct{ method, op, body string }{
 // Better Auth's {message, code} shape without one, or with a signed-out one.
 func TestOrganization_requires_session(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, orgEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, orgEnv, func(t *testing.T, app *fwApp) {
 		ada := mustVerifiedClient(t, app, "Ada", "ada@example.com")
 		stale := ada.clone()
 		mustOK(t, ada.post("/api/auth/sign-out", ""))

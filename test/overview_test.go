@@ -77,7 +77,7 @@ func mustRecentSignIns(t *testing.T, o overviewBody, succeeded, failed int) {
 // entries first.
 func TestOverview_counts_and_sign_ins(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesThatMatter, adminEnv, func(t *testing.T, app *fwApp) {
 		admin, _ := mustAdmin(t, app)
 		bob, _ := mustPlainUser(t, app, "Bob", "bob@example.com", userPassword)
 		_, carolID := mustPlainUser(t, app, "Carol", "carol@example.com", userPassword)
@@ -114,7 +114,7 @@ func TestOverview_counts_and_sign_ins(t *testing.T) {
 // without one, 403 for a plain user.
 func TestOverview_refuses_anonymous_and_plain_users(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, adminEnv, func(t *testing.T, app *fwApp) {
 		mustProblem(t, app.client(t).get("/api/admin/overview"), http.StatusUnauthorized, "auth.unauthenticated")
 		bob, _ := mustPlainUser(t, app, "Bob", "bob@example.com", userPassword)
 		mustProblem(t, bob.get("/api/admin/overview"), http.StatusForbidden, "auth.not_platform_admin")
@@ -125,7 +125,7 @@ func TestOverview_refuses_anonymous_and_plain_users(t *testing.T) {
 // series, which both show once each has written its counts.
 func TestOverview_two_instances_count_into_one_series(t *testing.T) {
 	t.Parallel()
-	for _, s := range adminStores {
+	for _, s := range sqlOnly(storesThatMatter) {
 		t.Run("store="+string(s), func(t *testing.T) {
 			t.Parallel()
 			a := mustStartFramework(t, s, adminEnv)

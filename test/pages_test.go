@@ -293,7 +293,7 @@ func mustPageAnd(t testing.TB, app *fwApp, r *response, status int) *response {
 // change.
 func TestPages_sign_up_and_in_without_javascript(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, fwQuick, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, fwQuick, func(t *testing.T, app *fwApp) {
 		const email, pw = "ada@example.com", "correct horse battery"
 		b := newFormBrowser(t, app)
 		r := b.submit("/api/auth/sign-up/email", url.Values{"name": {"Ada"}, "email": {email}, "password": {pw}, "callbackURL": {"/welcome"}})
@@ -410,7 +410,7 @@ func TestPages_sign_up_needs_verification(t *testing.T) {
 // works once, and a used link says so.
 func TestPages_forgot_and_reset_password(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, fwQuick, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, fwQuick, func(t *testing.T, app *fwApp) {
 		const email, pw, newPW = "ada@example.com", "correct horse battery", "a brand new passphrase"
 		mustSignUp(t, app.client(t), "Ada", email, pw)
 		b := newFormBrowser(t, app)
@@ -500,7 +500,7 @@ func pkceChallenge(verifier string) string {
 // end-session request and returns to the client.
 func TestPages_consent_and_sign_out(t *testing.T) {
 	t.Parallel()
-	fwForStores(t, []store{storeMemory, storeSQLite, storePostgres}, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, adminEnv, func(t *testing.T, app *fwApp) {
 		const rp = "https://rp.example.net"
 		admin, _ := mustAdmin(t, app)
 		r := admin.post("/api/admin/oauth-clients", mustJSON(t, map[string]any{"name": "Example <app>", "type": "public",

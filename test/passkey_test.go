@@ -118,7 +118,7 @@ func authMethods(t testing.TB, c *fwClient) []string {
 
 func TestPasskey_register_sign_in_and_manage(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, pkEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, pkEnv, func(t *testing.T, app *fwApp) {
 		c := app.client(t)
 		mustSignUp(t, c, "Ada", "ada@example.com", tfPassword)
 
@@ -192,7 +192,7 @@ func TestPasskey_register_sign_in_and_manage(t *testing.T) {
 
 func TestPasskey_refusals(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, pkEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, pkEnv, func(t *testing.T, app *fwApp) {
 		ada, adaKey := mustPasskeyUser(t, app, "ada@example.com")
 		bob, bobKey := mustPasskeyUser(t, app, "bob@example.com")
 
@@ -270,7 +270,7 @@ func TestPasskey_refusals(t *testing.T) {
 
 func TestPasskey_delete_last_needs_step_up(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, pkEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, pkEnv, func(t *testing.T, app *fwApp) {
 		_, d := mustPasskeyUser(t, app, "ada@example.com")
 		// A password session has proven no second factor: the last passkey
 		// stays until one is proven in the session.
@@ -305,7 +305,7 @@ func TestPasskey_delete_last_needs_step_up(t *testing.T) {
 
 func TestPasskey_hostile_input(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, pkEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesThatMatter, pkEnv, func(t *testing.T, app *fwApp) {
 		c, d := mustPasskeyUser(t, app, "ada@example.com")
 		c.get("/api/auth/passkey/generate-authenticate-options")
 		for name, tc := range map[string]struct{ path, body, field string }{
@@ -340,7 +340,7 @@ func TestPasskey_hostile_input(t *testing.T) {
 // challenge, a session at once, its second factor recorded.
 func TestPasskey_sign_in_satisfies_two_factor(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, pkEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, pkEnv, func(t *testing.T, app *fwApp) {
 		u := mustTwoFactorUser(t, app, "ada@example.com")
 		d := newDevice()
 		mustRegister(t, u.c, d, "Laptop")

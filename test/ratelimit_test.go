@@ -47,7 +47,7 @@ func TestRateLimit_unmatched_paths_share_one_budget(t *testing.T) {
 // the rule is keyed on the route template, not on the concrete path.
 func TestRateLimit_path_parameters_share_their_route_budget(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, nil, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesThatMatter, nil, func(t *testing.T, app *fwApp) {
 		c := app.client(t)
 		for i := range 100 {
 			r := c.get("/api/auth/reset-password/token-" + strconv.Itoa(i) + "?callbackURL=/done")
@@ -100,7 +100,7 @@ func TestRateLimit_trusted_routes_are_limited_per_service_key(t *testing.T) {
 	t.Parallel()
 	t.Run("default_budget", func(t *testing.T) {
 		t.Parallel()
-		fwForEachStore(t, fwEnv(adminEnv, limitsOn), func(t *testing.T, app *fwApp) {
+		fwForStores(t, storesThatMatter, fwEnv(adminEnv, limitsOn), func(t *testing.T, app *fwApp) {
 			k, _, _ := mustUsersKey(t, app)
 			for i := range 150 {
 				r := k.do(http.MethodGet, usersPath+"?limit=1", nil)
@@ -113,7 +113,7 @@ func TestRateLimit_trusted_routes_are_limited_per_service_key(t *testing.T) {
 	t.Run("configured_budget", func(t *testing.T) {
 		t.Parallel()
 		env := fwEnv(adminEnv, limitsOn, map[string]string{"GATEHOUSE_RATE_LIMIT_SERVICE_KEY": "5/1m"})
-		fwForEachStore(t, env, func(t *testing.T, app *fwApp) {
+		fwForStores(t, storesThatMatter, env, func(t *testing.T, app *fwApp) {
 			k, admin, _ := mustUsersKey(t, app)
 			other := mustCreateKey(t, admin, map[string]any{"name": "other backend", "scopes": []string{"users:read"}})
 			otherKey := keyClient{t: t, c: app.client(t), headers: []string{"x-api-key", other["secret"].(string)}}
@@ -130,7 +130,7 @@ func TestRateLimit_trusted_routes_are_limited_per_service_key(t *testing.T) {
 	})
 	t.Run("refused_keys_per_address", func(t *testing.T) {
 		t.Parallel()
-		fwForEachStore(t, fwEnv(adminEnv, limitsOn), func(t *testing.T, app *fwApp) {
+		fwForStores(t, storesThatMatter, fwEnv(adminEnv, limitsOn), func(t *testing.T, app *fwApp) {
 			k, _, _ := mustUsersKey(t, app)
 			bad := keyClient{t: t, c: app.client(t), headers: []string{"Authorization", "Bearer gh_sk_" + strings.Repeat("A", 43)}}
 			for i := range 100 {

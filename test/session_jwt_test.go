@@ -56,7 +56,7 @@ func sameClaims(t testing.TB, a, b map[string]any) {
 // exactly what a freshly signed /api/auth/token says but for iat and exp.
 func TestGetSession_jwt_is_reused_while_unchanged(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, fwQuick, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, fwQuick, func(t *testing.T, app *fwApp) {
 		c := app.client(t)
 		mustSignUp(t, c, "Ada", "ada@example.com", "correct horse battery staple")
 		first, claims := sessionJWT(t, c)
@@ -83,7 +83,7 @@ func TestGetSession_jwt_is_reused_while_unchanged(t *testing.T) {
 // no token.
 func TestGetSession_jwt_follows_changes_and_sign_out(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, fwQuick, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, fwQuick, func(t *testing.T, app *fwApp) {
 		c := app.client(t)
 		mustSignUp(t, c, "Ada", "ada@example.com", "correct horse battery staple")
 		sessionJWT(t, c)
@@ -135,7 +135,7 @@ func eventually(t testing.TB, within time.Duration, what string, ok func() bool)
 // they were made, sees each at once.
 func TestGetSession_another_instance_sees_changes_within_a_second(t *testing.T) {
 	t.Parallel()
-	for _, s := range adminStores {
+	for _, s := range sqlOnly(storesThatMatter) {
 		t.Run("store="+string(s), func(t *testing.T) {
 			t.Parallel()
 			a := mustStartFramework(t, s, adminEnv)

@@ -119,7 +119,7 @@ func mustVerifyJWT(t testing.TB, c *fwClient, token string) (jose.Header, map[st
 // only, cacheable and readable from any origin.
 func TestTokens_jwks(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, fwQuick, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, fwQuick, func(t *testing.T, app *fwApp) {
 		c := app.client(t)
 		keys := mustJWKS(t, c)
 		if len(kidsOf(keys, "EdDSA")) != 1 || len(kidsOf(keys, "RS256")) != 1 || len(keys) != 2 {
@@ -138,7 +138,7 @@ func TestTokens_jwks(t *testing.T) {
 // to browser code, and not when signed out.
 func TestTokens_framework_token(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, fwQuick, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, fwQuick, func(t *testing.T, app *fwApp) {
 		anon := app.client(t)
 		mustCode(t, anon.get("/api/auth/token"), http.StatusUnauthorized, "UNAUTHORIZED")
 		r := anon.get("/api/auth/get-session")
@@ -212,7 +212,7 @@ func TestTokens_framework_token_issuer_and_audience(t *testing.T) {
 // is a 400 naming body.alg.
 func TestTokens_rotate_signing_keys(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, adminEnv, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, adminEnv, func(t *testing.T, app *fwApp) {
 		admin, _ := mustAdmin(t, app)
 		plain, _ := mustPlainUser(t, app, "Eve", "eve@example.com", userPassword)
 		origin := []string{"Origin", app.Cfg.HTTP.BaseURL}
@@ -278,7 +278,7 @@ func TestTokens_rotate_signing_keys(t *testing.T) {
 // gets new keys while the old ones stay published.
 func TestTokens_keys_survive_restart_sealed(t *testing.T) {
 	t.Parallel()
-	fwForStores(t, []store{storeSQLite, storePostgres}, fwQuick, func(t *testing.T, app *fwApp) {
+	fwForStores(t, sqlOnly(storesThatMatter), fwQuick, func(t *testing.T, app *fwApp) {
 		kids := mustJWKS(t, app.client(t))
 		same := mustStartFramework(t, app.Store, fwEnv(fwQuick, map[string]string{"GATEHOUSE_DATABASE_URL": app.DatabaseURL}))
 		rotatedSecrets := mustStartFramework(t, app.Store, fwEnv(fwQuick, map[string]string{"GATEHOUSE_DATABASE_URL": app.DatabaseURL,
@@ -437,7 +437,7 @@ func mustTokenSignedBy(t testing.TB, c *fwClient, kid string) string {
 // An immediate rotation signs with its key at once.
 func TestTokens_rotation_publishes_before_signing(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, fwEnv(adminEnv, reloadEnv), func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, fwEnv(adminEnv, reloadEnv), func(t *testing.T, app *fwApp) {
 		admin, _ := mustAdmin(t, app)
 		oldKid := kidsOf(mustJWKS(t, admin), "EdDSA")[0]
 		newKey := mustObject(t, mustOK(t, admin.post(signingKeysPath+"/rotate", `{"alg":"EdDSA"}`))["data"].([]any)[0])
@@ -475,7 +475,7 @@ func TestTokens_rotation_publishes_before_signing(t *testing.T) {
 // B's key set.
 func TestTokens_rotation_across_instances(t *testing.T) {
 	t.Parallel()
-	fwForStores(t, []store{storeSQLite, storePostgres}, fwEnv(adminEnv, map[string]string{"GATEHOUSE_SIGNING_KEY_RELOAD_INTERVAL": "2s"}), func(t *testing.T, a *fwApp) {
+	fwForStores(t, sqlOnly(storesThatMatter), fwEnv(adminEnv, map[string]string{"GATEHOUSE_SIGNING_KEY_RELOAD_INTERVAL": "2s"}), func(t *testing.T, a *fwApp) {
 		b := mustStartFramework(t, a.Store, fwEnv(adminEnv, map[string]string{"GATEHOUSE_SIGNING_KEY_RELOAD_INTERVAL": "2s", "GATEHOUSE_DATABASE_URL": a.DatabaseURL}))
 		startKeyRefresher(t, a)
 		startKeyRefresher(t, b)

@@ -116,7 +116,7 @@ func templatePath(path string) string {
 // new route cannot escape it.
 func TestTrusted_every_route_authenticates_and_checks_scope(t *testing.T) {
 	t.Parallel()
-	adminForStores(t, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesThatMatter, adminEnv, func(t *testing.T, app *fwApp) {
 		admin, adminID := mustAdmin(t, app)
 		revoked := mustCreateKey(t, admin, map[string]any{"name": "revoked", "scopes": []string{"*"}})
 		mustStatus(t, admin.do(http.MethodDelete, serviceKeysPath+"/"+mustID(t, revoked), "", "Origin", app.Cfg.HTTP.BaseURL), http.StatusNoContent)

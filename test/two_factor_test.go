@@ -113,7 +113,7 @@ func verifyTOTP(t *testing.T, c *fwClient, code string) *response {
 
 func TestTwoFactor_sign_in(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, fwQuick, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, fwQuick, func(t *testing.T, app *fwApp) {
 		u := mustTwoFactorUser(t, app, "ada@example.com")
 
 		c := mustChallenge(t, app, u)
@@ -168,7 +168,7 @@ func TestTwoFactor_sign_in(t *testing.T) {
 
 func TestTwoFactor_challenge_cookie(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, fwQuick, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, fwQuick, func(t *testing.T, app *fwApp) {
 		t.Run("tampered", func(t *testing.T) {
 			u := mustTwoFactorUser(t, app, "tampered@example.com")
 			c := mustChallenge(t, app, u)
@@ -224,7 +224,7 @@ func TestTwoFactor_challenge_cookie(t *testing.T) {
 // (the service's clock is the system's).
 func TestTwoFactor_challenge_expired(t *testing.T) {
 	t.Parallel()
-	fwForStores(t, []store{storeSQLite, storePostgres}, fwQuick, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesThatMatter, fwQuick, func(t *testing.T, app *fwApp) {
 		u := mustTwoFactorUser(t, app, "ada@example.com")
 		c := mustChallenge(t, app, u)
 		if err := mustDB(t, app).Exec("UPDATE mfa_challenges SET expires_at = ?", time.Now().Add(-time.Second)).Error; err != nil {
@@ -241,7 +241,7 @@ func TestTwoFactor_challenge_expired(t *testing.T) {
 func TestTwoFactor_lockout(t *testing.T) {
 	t.Parallel()
 	env := fwEnv(fwQuick, map[string]string{"GATEHOUSE_LOCKOUT_THRESHOLD": "3", "GATEHOUSE_LOCKOUT_COOLDOWN": "1s"})
-	fwForEachStore(t, env, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesThatMatter, env, func(t *testing.T, app *fwApp) {
 		u := mustTwoFactorUser(t, app, "ada@example.com")
 		c := mustChallenge(t, app, u)
 		mustCode(t, verifyTOTP(t, c, "000000"), http.StatusUnauthorized, "INVALID_CODE")
@@ -261,7 +261,7 @@ func TestTwoFactor_lockout(t *testing.T) {
 // is replaced at each use, and does nothing when forged or after disable.
 func TestTwoFactor_trust_device(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, fwQuick, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, fwQuick, func(t *testing.T, app *fwApp) {
 		u := mustTwoFactorUser(t, app, "ada@example.com")
 		other := mustTwoFactorUser(t, app, "bob@example.com")
 		const name = "gatehouse.trust_device"
@@ -323,7 +323,7 @@ var otpPattern = regexp.MustCompile(`(?m)^\s*(\d{6})\s*$`)
 // works without a challenge.
 func TestTwoFactor_email_code(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, fwQuick, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, fwQuick, func(t *testing.T, app *fwApp) {
 		u := mustTwoFactorUser(t, app, "ada@example.com")
 		c := mustChallenge(t, app, u)
 		verify := func(c *fwClient, code string) *response {
@@ -370,7 +370,7 @@ func sessionFactors(t *testing.T, c *fwClient) (methods []any, secondFactorAt an
 // in a session steps it up.
 func TestTwoFactor_session_factors(t *testing.T) {
 	t.Parallel()
-	fwForEachStore(t, fwQuick, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesOnce, fwQuick, func(t *testing.T, app *fwApp) {
 		plain := app.client(t)
 		mustSignUp(t, plain, "Bo", "bo@example.com", tfPassword)
 		m, at, amr, acr := sessionFactors(t, plain)

@@ -133,7 +133,7 @@ func TestWebhooks_trusted_management(t *testing.T) {
 // 500, and never echo the value.
 func TestWebhooks_refuses_bad_registrations(t *testing.T) {
 	t.Parallel()
-	adminForStores(t, func(t *testing.T, app *fwApp) {
+	fwForStores(t, storesThatMatter, adminEnv, func(t *testing.T, app *fwApp) {
 		k := mustWebhookKit(t, app)
 		for _, url := range []string{"http://hooks.example.com/in", "https://127.0.0.1/in", "https://[::1]/in", "https://[::ffff:10.0.0.1]/in",
 			"https://169.254.169.254/latest", "https://100.64.0.1/", "https://224.0.0.1/", "https://0.0.0.0/", "https://user:pw@hooks.example.com/",

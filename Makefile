@@ -27,9 +27,17 @@ run: build ## build, then run the service on embedded SQLite in ./data (no serve
 build: ## build bin/gatehouse
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/gatehouse
 
+# make test keeps every test's events (go test -json) here, for make test-report.
+TEST_JSON ?= bin/test.json
+
 .PHONY: test
-test: ## run every test: memory and SQLite always, PostgreSQL and Redis when GATEHOUSE_TEST_POSTGRES_URL and GATEHOUSE_TEST_REDIS_URL are set
-	$(GO) test -race -count=1 -timeout 60m ./...
+test: ## run every test, with the race detector; the PostgreSQL and Redis suites when GATEHOUSE_TEST_POSTGRES_URL and GATEHOUSE_TEST_REDIS_URL are set
+	@mkdir -p $(dir $(TEST_JSON))
+	$(GO) tool gotestsum --format standard-quiet --jsonfile $(TEST_JSON) -- -race -count=1 -timeout 60m ./...
+
+.PHONY: test-report
+test-report: ## the slowest packages and tests of the last make test (from bin/test.json)
+	$(GO) run ./cmd/testreport $(TEST_JSON)
 
 .PHONY: test-short
 test-short: ## the fast loop: no race detector; skips the PostgreSQL, Node client, browser, timing and scale suites

@@ -70,7 +70,7 @@ func TestCLI_admin_and_service_key(t *testing.T) {
 			t.Parallel()
 			env := []string{"GATEHOUSE_SECRET=" + testSecret, "GATEHOUSE_BASE_URL=" + cliBaseURL, "GATEHOUSE_RATE_LIMIT=off", "GATEHOUSE_DATA_DIR=" + t.TempDir()}
 			if s == storePostgres {
-				env = append(env, "GATEHOUSE_DATABASE_URL="+string(postgresURL(t)))
+				env = append(env, "GATEHOUSE_DATABASE_URL="+string(postgresEmptyURL(t)))
 			}
 
 			out := mustRunCLI(t, env, adminPassword+"\n", "admin", "create", "--email", "Root@Example.com", "--name", "Root", "--password-stdin")

@@ -20,7 +20,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -109,13 +108,7 @@ func mustStartFrameworkWith(t testing.TB, s store, env map[string]string,
 		app, cleanup, err = initMemory(cfg, logger)
 	} else {
 		cfg.Database.URL = dbURL
-		if s == storePostgres {
-			pgStartMu.Lock()
-		}
 		app, cleanup, err = bootstrap.InitializeSQL(t.Context(), cfg, logger)
-		if s == storePostgres {
-			pgStartMu.Unlock()
-		}
 	}
 	if err != nil {
 		t.Fatalf("start on %s: %v", s, err)
@@ -128,10 +121,6 @@ func mustStartFrameworkWith(t testing.TB, s store, env map[string]string,
 	t.Cleanup(func() { srv.Close(); stopMail(); cleanup() })
 	return &fwApp{testApp: &testApp{Server: srv, App: app, Logs: logs}, Store: s, Cfg: cfg, Mail: mail, DatabaseURL: dbURL}
 }
-
-// pgStartMu serialises start-ups on PostgreSQL: their migrations share one
-// advisory lock, which a waiting start-up polls only every 5 s.
-var pgStartMu sync.Mutex
 
 // fwForStores runs fn in parallel against a fresh app with env on each of stores.
 func fwForStores(t *testing.T, stores []store, env map[string]string, fn func(t *testing.T, app *fwApp)) {

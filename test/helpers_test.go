@@ -144,7 +144,7 @@ func mustStart(t testing.TB, s store, cfg bootstrap.Config) *testApp {
 		app, cleanup, err = bootstrap.InitializeSQL(t.Context(), cfg, logger)
 	case storePostgres:
 		if cfg.Database.URL == "" || !strings.HasPrefix(cfg.Database.URL, "postgres") {
-			cfg.Database.URL = string(gormtest.PostgresURL(t))
+			cfg.Database.URL = string(gormtest.PostgresMigratedURL(t))
 		}
 		app, cleanup, err = bootstrap.InitializeSQL(t.Context(), cfg, logger)
 	}
@@ -168,8 +168,13 @@ func forStores(t *testing.T, stores []store, fn func(t *testing.T, app *testApp)
 	}
 }
 
-// postgresURL returns an isolated PostgreSQL database URL for a test.
-func postgresURL(t testing.TB) gormstore.DatabaseURL { return gormtest.PostgresURL(t) }
+// postgresURL returns the URL of a PostgreSQL database of the test's own,
+// migrated (a copy of a migrated template).
+func postgresURL(t testing.TB) gormstore.DatabaseURL { return gormtest.PostgresMigratedURL(t) }
+
+// postgresEmptyURL returns the URL of an empty PostgreSQL database of the
+// test's own, for the tests of migrating one.
+func postgresEmptyURL(t testing.TB) gormstore.DatabaseURL { return gormtest.PostgresURL(t) }
 
 // response is a read HTTP response.
 type response struct {

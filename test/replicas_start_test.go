@@ -19,7 +19,7 @@ import (
 func TestReplicas_start_together_make_one_key_per_algorithm(t *testing.T) {
 	t.Parallel()
 	cfg := mustConfig(t, nil)
-	cfg.Database.URL = string(postgresURL(t))
+	cfg.Database.URL = string(postgresEmptyURL(t))
 	const replicas = 3
 	apps := make([]*bootstrap.App, replicas)
 	errs := make([]error, replicas)

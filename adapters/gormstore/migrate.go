@@ -2,7 +2,9 @@ package gormstore
 
 import (
 	"context"
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"fmt"
 	"io/fs"
 
@@ -35,6 +37,29 @@ func Migrate(ctx context.Context, db *gorm.DB) ([]string, error) {
 		applied = append(applied, r.Source.Path)
 	}
 	return applied, nil
+}
+
+// MigrationsDigest returns a digest of the migrations of dialect d, their
+// names and contents: two databases migrated by sets of the same digest
+// have the same schema. Tests name the migrated template they copy by it.
+func MigrationsDigest(d Dialect) (string, error) {
+	h := sha256.New()
+	err := fs.WalkDir(migrations, "migrations/"+string(d), func(path string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		b, err := migrations.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		_, _ = fmt.Fprintf(h, "%s\x00%d\x00", path, len(b))
+		_, _ = h.Write(b)
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("migrations digest: %w", err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // MigrationVersion returns the newest applied migration version.

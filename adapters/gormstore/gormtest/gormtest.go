@@ -65,12 +65,37 @@ var sqliteTemplate = sync.OnceValues(func() ([]byte, error) {
 	return os.ReadFile(path) // #nosec G304 -- a file this function made
 })
 
-// PostgresURL returns the URL of a new, empty schema on the test server, dropped
-// when the test ends, whose sessions commit without waiting for the disk
-// (except in benchmarks). It skips the test when GATEHOUSE_TEST_POSTGRES_URL is
-// unset or -short is given, except under CI, where a skipped PostgreSQL suite
-// is a failure.
+// PostgresURL returns the URL of a new, empty database on the test server,
+// dropped when the test ends, whose sessions commit without waiting for the
+// disk (except in benchmarks). It skips the test when
+// GATEHOUSE_TEST_POSTGRES_URL is unset or -short is given, except under CI,
+// where a skipped PostgreSQL suite is a failure. A database of its own, not
+// a schema of a shared one, so that its migrations take their advisory lock
+// (which PostgreSQL scopes to one database) without waiting on other tests'.
 func PostgresURL(t testing.TB) gormstore.DatabaseURL {
+	t.Helper()
+	return postgresDatabase(t, "")
+}
+
+// PostgresMigratedURL is PostgresURL with every migration applied: a copy
+// (CREATE DATABASE … TEMPLATE, a few tens of milliseconds) of a template
+// database migrated once and named by the migrations' digest, so that every
+// test process and later run with the same migrations copies the same one.
+// Migrating an empty database costs about a second under the race detector,
+// and the suites start hundreds.
+func PostgresMigratedURL(t testing.TB) gormstore.DatabaseURL {
+	t.Helper()
+	postgresBase(t)
+	template, err := postgresTemplate()
+	if err != nil {
+		t.Fatalf("migrated PostgreSQL template: %v", err)
+	}
+	return postgresDatabase(t, template)
+}
+
+// postgresBase returns GATEHOUSE_TEST_POSTGRES_URL, skipping (or under CI
+// failing) the test when it cannot be used.
+func postgresBase(t testing.TB) string {
 	t.Helper()
 	base := os.Getenv(PostgresEnv)
 	if base == "" || testing.Short() {
@@ -79,27 +104,57 @@ func PostgresURL(t testing.TB) gormstore.DatabaseURL {
 		}
 		t.Skipf("PostgreSQL suite skipped: set %s to run it", PostgresEnv)
 	}
-	admin, err := gorm.Open(postgres.Open(base), &gorm.Config{Logger: logger.Discard})
+	return base
+}
+
+// postgresAdmin is one connection pool to the test server's own database,
+// for creating and dropping the tests' databases.
+var postgresAdmin = sync.OnceValues(func() (*gorm.DB, error) {
+	db, err := gorm.Open(postgres.Open(os.Getenv(PostgresEnv)), &gorm.Config{Logger: logger.Discard})
+	if err != nil {
+		return nil, err
+	}
+	sqlDB, err := db.DB()
+	if err != nil {
+		return nil, err
+	}
+	sqlDB.SetMaxOpenConns(4)
+	return db, nil
+})
+
+// postgresDatabase creates a database for t, a copy of template when it is
+// not "", and returns its URL; the database is dropped when t ends.
+func postgresDatabase(t testing.TB, template string) gormstore.DatabaseURL {
+	t.Helper()
+	base := postgresBase(t)
+	admin, err := postgresAdmin()
 	if err != nil {
 		t.Fatalf("connect to %s: %v", PostgresEnv, err)
 	}
-	sqlAdmin, _ := admin.DB()
 	var b [6]byte
 	_, _ = rand.Read(b[:])
-	schema := "gh_test_" + hex.EncodeToString(b[:])
-	if err := admin.Exec("CREATE SCHEMA " + schema).Error; err != nil {
-		t.Fatalf("create schema: %v", err)
+	name := "gh_test_" + hex.EncodeToString(b[:])
+	create := "CREATE DATABASE " + name
+	if template != "" {
+		create += " TEMPLATE " + template
 	}
-	t.Cleanup(func() {
-		_ = admin.Exec("DROP SCHEMA " + schema + " CASCADE").Error
-		_ = sqlAdmin.Close()
-	})
+	if err := admin.Exec(create).Error; err != nil {
+		t.Fatalf("create database: %v", err)
+	}
+	t.Cleanup(func() { _ = admin.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)").Error })
+	return databaseURL(t, base, name)
+}
+
+// databaseURL returns base naming the database name, whose sessions commit
+// without waiting for the disk, except in benchmarks.
+func databaseURL(t testing.TB, base, name string) gormstore.DatabaseURL {
+	t.Helper()
 	u, err := url.Parse(base)
 	if err != nil {
 		t.Fatalf("parse %s: %v", PostgresEnv, err)
 	}
+	u.Path = "/" + name
 	q := u.Query()
-	q.Set("search_path", schema)
 	if _, bench := t.(*testing.B); !bench {
 		// A commit does not wait for its WAL to reach the disk: only a
 		// crash of the PostgreSQL server itself could lose what the tests
@@ -112,16 +167,86 @@ func PostgresURL(t testing.TB) gormstore.DatabaseURL {
 	return gormstore.DatabaseURL(u.String())
 }
 
+// postgresTemplate returns the name of the migrated template database on
+// the server at base, creating it when no test process has yet. Processes
+// that start together take turns by an advisory lock of the server's own
+// database; the one that creates it migrates it and disconnects, as a
+// template must have no sessions to be copied.
+var postgresTemplate = sync.OnceValues(makePostgresTemplate)
+
+func makePostgresTemplate() (string, error) {
+	digest, err := gormstore.MigrationsDigest(gormstore.DialectPostgres)
+	if err != nil {
+		return "", err
+	}
+	name := "gh_template_" + digest[:16]
+	admin, err := postgresAdmin()
+	if err != nil {
+		return "", err
+	}
+	ctx := context.Background()
+	// One connection for the lock and everything under it.
+	conn, err := admin.DB()
+	if err != nil {
+		return "", err
+	}
+	c, err := conn.Conn(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = c.Close() }()
+	const lockID = 0x6768_7465_6d70_6c74 // "ghtemplt"
+	if _, err := c.ExecContext(ctx, "SELECT pg_advisory_lock($1)", int64(lockID)); err != nil {
+		return "", err
+	}
+	defer func() { _, _ = c.ExecContext(ctx, "SELECT pg_advisory_unlock($1)", int64(lockID)) }()
+	var exists bool
+	if err := c.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
+		return "", err
+	}
+	if exists {
+		return name, nil
+	}
+	// Made under another name and renamed once migrated, so that a
+	// process that died half way leaves no half-migrated template.
+	work := name + "_new"
+	if _, err := c.ExecContext(ctx, "DROP DATABASE IF EXISTS "+work+" WITH (FORCE)"); err != nil {
+		return "", err
+	}
+	if _, err := c.ExecContext(ctx, "CREATE DATABASE "+work); err != nil {
+		return "", err
+	}
+	u, err := url.Parse(os.Getenv(PostgresEnv))
+	if err != nil {
+		return "", err
+	}
+	u.Path = "/" + work
+	_, cleanup, err := gormstore.Open(ctx, gormstore.DatabaseURL(u.String()), Timeout)
+	if err != nil {
+		return "", err
+	}
+	cleanup()
+	// The migration's sessions end a moment after their pool closes, and
+	// a database with sessions cannot be renamed.
+	for tries := 0; ; tries++ {
+		_, err = c.ExecContext(ctx, "ALTER DATABASE "+work+" RENAME TO "+name)
+		if err == nil || tries == 100 {
+			return name, err
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // NewURLFunc returns the URL of a new, empty database for the test.
 type NewURLFunc func(t testing.TB) gormstore.DatabaseURL
 
 // Dialects runs fn once per SQL dialect, as subtests named dialect=sqlite and
-// dialect=postgres, with the function that makes fresh databases of that
-// dialect (SQLiteURL or PostgresURL).
+// dialect=postgres, with the function that makes fresh, migrated databases
+// of that dialect (SQLiteURL or PostgresMigratedURL).
 func Dialects(t *testing.T, fn func(t *testing.T, newURL NewURLFunc)) {
 	t.Helper()
 	t.Run("dialect=sqlite", func(t *testing.T) { fn(t, SQLiteURL) })
-	t.Run("dialect=postgres", func(t *testing.T) { fn(t, PostgresURL) })
+	t.Run("dialect=postgres", func(t *testing.T) { fn(t, PostgresMigratedURL) })
 }
 
 // Timeout is the database timeout of the handles Open returns: generous,

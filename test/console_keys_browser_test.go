@@ -169,8 +169,12 @@ func consoleKeysBrowser(t *testing.T, app *fwApp, chromium, dir string) {
 	// no-store (Chromium may answer with a cache-miss page, after the page
 	// watch's report), and should the back/forward cache keep it, it was
 	// blanked when left.
-	// (history.back, not NavigateBack: the cache miss is an answer here.)
-	if _, err := chromedp.Run(ctx, chromedp.Evaluate[any](`history.back()`)); err != nil {
+	// (history.back, not NavigateBack: the cache miss is an answer here.
+	// Called from a timer, so that the evaluation has answered before the
+	// tab navigates: called at once, the navigation could overtake the
+	// answer, and the DevTools call failed with "Inspected target
+	// navigated or closed".)
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[any](`setTimeout(() => history.back(), 0)`)); err != nil {
 		t.Fatalf("go back to the secret's page: %v", err)
 	}
 	consoleWait(t, ctx, "the page before", `!location.pathname.startsWith("/console/oauth-clients/")`)

@@ -25,7 +25,7 @@ type Providers struct {
 	audit     usecase.Auditor
 	admins    domain.PlatformAdmins
 	users     ports.UserRepository
-	sessions  ports.SessionRepository
+	revoker   usecase.SessionRevoker
 	router    *Router
 }
 
@@ -37,7 +37,7 @@ func NewProviders(providers ports.IdentityProviderRepository, domains ports.Doma
 	users ports.UserRepository, sessions ports.SessionRepository, router *Router) *Providers {
 	usecase.MustHave(providers, domains, orgs, sealer, ids, clock, users, sessions, router)
 	return &Providers{providers: providers, domains: domains, orgs: orgs, sealer: sealer, clock: clock, audit: audit, admins: admin.Admins,
-		users: users, sessions: sessions, router: router}
+		users: users, revoker: usecase.NewSessionRevoker(sessions, audit.Events(), clock), router: router}
 }
 
 // ProviderInput is a provider's registration. On update, nil fields keep
@@ -122,7 +122,7 @@ func (ps *Providers) create(ctx context.Context, in ProviderInput, emit usecase.
 	if err := ps.providers.Create(ctx, p); err != nil {
 		return domain.IdentityProvider{}, err
 	}
-	return p, ps.endSessions(ctx, domain.IdentityProvider{}, p, emit)
+	return p, ps.endSessions(ctx, domain.IdentityProvider{}, p)
 }
 
 // update applies in to provider in.ID, which must belong to org unless org
@@ -155,7 +155,7 @@ func (ps *Providers) update(ctx context.Context, in ProviderInput, org string, e
 	if err != nil {
 		return out, err
 	}
-	return out, ps.endSessions(ctx, before, out, emit)
+	return out, ps.endSessions(ctx, before, out)
 }
 
 // Put creates the provider, or replaces every field given of an existing

@@ -3,6 +3,7 @@ package federation
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/gatehouse/gatehouse/application/usecase"
@@ -26,7 +27,7 @@ const sessionsPage = 1000
 // endSessions ends the sessions of the users whose address the change from
 // before to after made subject to after's requirement ("" before: a new
 // provider).
-func (ps *Providers) endSessions(ctx context.Context, before, after domain.IdentityProvider, emit usecase.Emit) error {
+func (ps *Providers) endSessions(ctx context.Context, before, after domain.IdentityProvider) error {
 	was, err := ps.requiredHosts(ctx, before)
 	if err != nil {
 		return err
@@ -36,8 +37,8 @@ func (ps *Providers) endSessions(ctx context.Context, before, after domain.Ident
 		return err
 	}
 	for _, host := range now {
-		if !containsHost(was, host) {
-			if err := ps.endSessionsAt(ctx, host, after.ID, emit); err != nil {
+		if !slices.Contains(was, host) {
+			if err := ps.endSessionsAt(ctx, host, after.ID); err != nil {
 				return err
 			}
 		}
@@ -48,7 +49,7 @@ func (ps *Providers) endSessions(ctx context.Context, before, after domain.Ident
 // DomainVerified ends the sessions of the users at d that the provider
 // bound to d now requires SSO for: d turned verified (again), or moved to
 // the provider's organization, so the requirement covers them from now on.
-func (ps *Providers) DomainVerified(ctx context.Context, d *domain.Domain, emit usecase.Emit) error {
+func (ps *Providers) DomainVerified(ctx context.Context, d *domain.Domain) error {
 	if d.Status() != domain.DomainVerified {
 		return nil
 	}
@@ -62,7 +63,7 @@ func (ps *Providers) DomainVerified(ctx context.Context, d *domain.Domain, emit 
 	if !p.Enabled || !p.RequireSSO || p.OrganizationID != d.OrganizationID() {
 		return nil
 	}
-	return ps.endSessionsAt(ctx, d.Hostname(), p.ID, emit)
+	return ps.endSessionsAt(ctx, d.Hostname(), p.ID)
 }
 
 var _ usecase.SSOSessions = (*Providers)(nil)
@@ -91,7 +92,7 @@ func (ps *Providers) requiredHosts(ctx context.Context, p domain.IdentityProvide
 
 // endSessionsAt ends the sessions of the users at host (or below it) whose
 // address is now routed to provider, which requires SSO.
-func (ps *Providers) endSessionsAt(ctx context.Context, host string, provider domain.IdentityProviderID, emit usecase.Emit) error {
+func (ps *Providers) endSessionsAt(ctx context.Context, host string, provider domain.IdentityProviderID) error {
 	routed := map[string]bool{} // an address's domain: whether it requires provider
 	q := ports.UserQuery{Conditions: []ports.UserCondition{{Field: ports.UserFieldEmail, Operator: ports.OpEndsWith, Value: host}},
 		SortBy: ports.UserFieldCreatedAt, Limit: sessionsPage}
@@ -115,7 +116,8 @@ func (ps *Providers) endSessionsAt(ctx context.Context, host string, provider do
 				routed[at] = required
 			}
 			if required {
-				if err := ps.endUserSessions(ctx, u.ID(), emit); err != nil {
+				// Within the change's unit of work: a Do inside another joins it.
+				if err := ps.revoker.RevokeAll(ctx, u.ID(), ""); err != nil {
 					return err
 				}
 			}
@@ -125,29 +127,4 @@ func (ps *Providers) endSessionsAt(ctx context.Context, host string, provider do
 		}
 		q.Offset += len(users)
 	}
-}
-
-// endUserSessions ends every session of user, each live one with its
-// session.revoked event.
-func (ps *Providers) endUserSessions(ctx context.Context, user domain.UserID, emit usecase.Emit) error {
-	live, err := ps.sessions.ListByUser(ctx, user, ps.clock.Now())
-	if err != nil || len(live) == 0 {
-		return err
-	}
-	if _, err := ps.sessions.DeleteByUser(ctx, user, ""); err != nil {
-		return err
-	}
-	for _, s := range live {
-		emit(domain.EventSessionRevoked, s)
-	}
-	return nil
-}
-
-func containsHost(hosts []string, host string) bool {
-	for _, h := range hosts {
-		if h == host {
-			return true
-		}
-	}
-	return false
 }

@@ -77,7 +77,7 @@ func (s *Domains) Update(ctx context.Context, req usecase.AdminRequest, id domai
 			return domainStoreErr(err, "organizationId")
 		}
 		emitStatus(emit, from, updated)
-		return s.covered(ctx, from, updated, cmd.SetOrganization, emit)
+		return s.covered(ctx, from, updated, cmd.SetOrganization)
 	})
 	if err != nil {
 		return nil, err
@@ -102,11 +102,11 @@ func emitStatus(emit usecase.Emit, from domain.DomainStatus, d *domain.Domain) {
 
 // covered ends the sessions that "SSO required" covers from now on, when d
 // turned verified or, verified, moved to another organization.
-func (s *Domains) covered(ctx context.Context, from domain.DomainStatus, d *domain.Domain, moved bool, emit usecase.Emit) error {
+func (s *Domains) covered(ctx context.Context, from domain.DomainStatus, d *domain.Domain, moved bool) error {
 	if s.sso == nil || d.Status() != domain.DomainVerified || (from == domain.DomainVerified && !moved) {
 		return nil
 	}
-	return s.sso.DomainVerified(ctx, d, emit)
+	return s.sso.DomainVerified(ctx, d)
 }
 
 // checkUpdateDomain refuses an empty or contradictory change, and a reason

@@ -130,7 +130,7 @@ func (s *Domains) check(ctx context.Context, d *domain.Domain) (*DomainCheck, er
 			return err
 		}
 		emitStatus(emit, c.From, checked)
-		return s.covered(ctx, c.From, checked, false, emit)
+		return s.covered(ctx, c.From, checked, false)
 	})
 	if errors.Is(err, errClaimLost) || errors.Is(err, domain.ErrDomainNotFound) {
 		return nil, nil

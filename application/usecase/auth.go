@@ -64,10 +64,10 @@ func ErrSSOPassword(field string) error {
 // SSOSessions ends the sessions that a change of routing brings under "SSO
 // required".
 type SSOSessions interface {
-	// DomainVerified ends, in the unit of work of emit, the sessions of the
+	// DomainVerified ends, in the unit of work of ctx, the sessions of the
 	// users at d (now verified, or moved) whose address the provider bound
 	// to d requires SSO for, each with its session.revoked event.
-	DomainVerified(ctx context.Context, d *domain.Domain, emit Emit) error
+	DomainVerified(ctx context.Context, d *domain.Domain) error
 }
 
 // SSOGate is the one check of "SSO required" that every way in, and every

@@ -45,9 +45,18 @@ func totpSecretOf(t testing.TB, uri string) []byte {
 	return secret
 }
 
-// totpAt returns the code of secret for the step delta steps from now.
+// totpAt returns the code of secret for the step delta steps from now. In
+// the last two seconds of a step it first waits for the next one: a code
+// worked out then could reach the server a step later, where the step
+// before the previous one is out of its window (CI saw it refused once).
 func totpAt(secret []byte, delta int64) string {
-	return domain.TOTPCode(secret, domain.TOTPStep(time.Now())+delta, 6)
+	now := time.Now()
+	period := int64(domain.TOTPPeriod / time.Second)
+	if left := time.Duration(period-now.Unix()%period)*time.Second - time.Duration(now.Nanosecond()); left < 2*time.Second {
+		time.Sleep(left + 10*time.Millisecond)
+		now = time.Now()
+	}
+	return domain.TOTPCode(secret, domain.TOTPStep(now)+delta, 6)
 }
 
 // mustTwoFactorUser signs up email, enables two-factor and confirms it with

@@ -18,7 +18,7 @@ import (
 )
 
 // goldenBackend is the trusted API's published contract.
-const goldenBackend = "../../../test/testdata/openapi/backend.json"
+const goldenBackend = "../../../test/contracts/testdata/openapi/backend.json"
 
 // eventContract is the trusted contract with, beside its own schemas, the
 // schema of every event's data type it does not publish yet (generated from

@@ -1,0 +1,68 @@
+package framework
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gatehouse/gatehouse/test/harness"
+)
+
+// Ensure liveness and readiness answer on every store.
+func TestHealth(t *testing.T) {
+	forStores(t, harness.StoresThatMatter, func(t *testing.T, app *harness.TestApp) {
+		r := harness.Do(t, app, http.MethodGet, "/api/auth/ok", "")
+		harness.MustStatus(t, r, http.StatusOK)
+		if strings.TrimSpace(string(r.Body)) != `{"ok":true}` {
+			t.Fatalf("liveness body = %s", r.Body)
+		}
+		r = harness.Do(t, app, http.MethodGet, "/api/health/ready", "")
+		harness.MustStatus(t, r, http.StatusOK)
+		body := r.JSON(t)
+		if body["status"] != "ready" {
+			t.Fatalf("readiness = %s", r.Body)
+		}
+	})
+}
+
+// Ensure liveness never waits on the database: with the database unreachable
+// (a proxy that swallows traffic, so any query would hang), liveness still
+// answers within 100 ms while readiness reports 503.
+func TestLiveness_does_not_touch_the_database(t *testing.T) {
+	proxy := harness.NewFaultProxy(t, harness.PostgresURL(t))
+	cfg := harness.MustConfig(t, nil)
+	cfg.Database.URL = proxy.URL()
+	app := harness.MustStart(t, harness.StorePostgres, cfg)
+
+	harness.MustStatus(t, harness.Do(t, app, http.MethodGet, "/api/health/ready", ""), http.StatusOK)
+	proxy.Blackhole()
+
+	fast := &http.Client{Timeout: 100 * time.Millisecond, Transport: app.Client().Transport}
+	for range 5 {
+		res, err := fast.Get(app.URL + "/api/auth/ok")
+		if err != nil {
+			t.Fatalf("liveness with the database unreachable: %v", err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("liveness status = %d, want 200", res.StatusCode)
+		}
+	}
+	r := harness.Do(t, app, http.MethodGet, "/api/health/ready", "")
+	harness.MustStatus(t, r, http.StatusServiceUnavailable)
+	body := r.JSON(t)
+	checks, _ := body["checks"].([]any)
+	if body["status"] != "unavailable" || len(checks) != 1 || checks[0].(map[string]any)["status"] != "down" {
+		t.Fatalf("readiness body = %s", r.Body)
+	}
+
+	proxy.Restore()
+	deadline := time.Now().Add(10 * time.Second)
+	for harness.Do(t, app, http.MethodGet, "/api/health/ready", "").Status != http.StatusOK {
+		if time.Now().After(deadline) {
+			t.Fatal("readiness did not recover after the database came back")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

@@ -1,0 +1,215 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/gatehouse/gatehouse/adapters/gormstore"
+	"github.com/gatehouse/gatehouse/adapters/gormstore/gormtest"
+	"github.com/gatehouse/gatehouse/bootstrap"
+)
+
+// TestSecret is a development secret long enough for production rules.
+const TestSecret = "test-secret-0123456789-abcdefghijklmnopqrstuvwxyz"
+
+// MustConfig returns the default configuration with a data directory of the
+// test's own, overridden by env.
+func MustConfig(t testing.TB, env map[string]string) bootstrap.Config {
+	t.Helper()
+	dir := t.TempDir()
+	get := func(k string) string {
+		if v, ok := env[k]; ok {
+			return v
+		}
+		switch k {
+		case "GATEHOUSE_DATA_DIR":
+			return dir
+		case "GATEHOUSE_SECRET":
+			return TestSecret
+		}
+		return ""
+	}
+	cfg, err := bootstrap.LoadConfig("test", nil, get, io.Discard)
+	if err != nil {
+		t.Fatalf("LoadConfig: %v", err)
+	}
+	return cfg
+}
+
+// SyncBuffer collects log output from concurrent requests.
+type SyncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *SyncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *SyncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestApp is a running Gatehouse and what it logged.
+type TestApp struct {
+	*httptest.Server
+	App  *bootstrap.App
+	Logs *SyncBuffer
+}
+
+// Store names the storage an app runs on.
+type Store string
+
+const (
+	StoreMemory   Store = "memory"
+	StoreSQLite   Store = "sqlite"
+	StorePostgres Store = "postgres"
+)
+
+// AllStores are every store Gatehouse runs on: the benchmarks compare them.
+var AllStores = []Store{StoreMemory, StoreSQLite, StorePostgres}
+
+// The store policy (docs/development.md, "Which stores a test runs on"). A
+// black-box behaviour runs once, on SQLite (StoresOnce). The suites where the
+// store's own behaviour matters (authorization matrices, concurrency and
+// races, faults, replicas, scale, events and the outbox, paging, search and
+// counts, hostile input) run on SQLite and PostgreSQL (StoresThatMatter).
+// That the three stores behave alike at their ports is the conformance
+// suites' proof (ports/conformance, on memory, SQLite and PostgreSQL), and
+// the use-case tests run on the memory store.
+//
+// GATEHOUSE_TEST_STORES changes both lists at once: "all" runs every such
+// test on memory, SQLite and PostgreSQL; a comma-separated list of stores
+// ("memory", "sqlite,postgres") runs them on those. Loops whose test needs a
+// SQL database (a second process on the same one, a restart) take SQLOnly of
+// a list.
+var StoresOnce, StoresThatMatter = storePolicy(os.Getenv("GATEHOUSE_TEST_STORES"))
+
+// storePolicy returns StoresOnce and StoresThatMatter under the switch sw.
+func storePolicy(sw string) (once, matter []Store) {
+	switch strings.TrimSpace(sw) {
+	case "":
+		return []Store{StoreSQLite}, []Store{StoreSQLite, StorePostgres}
+	case "all":
+		return AllStores, AllStores
+	}
+	var named []Store
+	for _, name := range strings.Split(sw, ",") {
+		s := Store(strings.TrimSpace(name))
+		if !slices.Contains(AllStores, s) {
+			panic(fmt.Sprintf("GATEHOUSE_TEST_STORES=%q: %q is no store (all, or a list of memory, sqlite, postgres)", sw, s))
+		}
+		named = append(named, s)
+	}
+	return named, named
+}
+
+// SQLOnly returns the SQL stores of stores, for tests that need a database
+// of their own (the memory store lives and dies with its process).
+func SQLOnly(stores []Store) []Store {
+	return slices.DeleteFunc(slices.Clone(stores), func(s Store) bool { return s == StoreMemory })
+}
+
+// MustStart wires and serves Gatehouse on s with cfg. On PostgreSQL it skips
+// (or, under CI, fails) when no server is configured.
+func MustStart(t testing.TB, s Store, cfg bootstrap.Config) *TestApp {
+	t.Helper()
+	logs := &SyncBuffer{}
+	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	var (
+		app     *bootstrap.App
+		cleanup func()
+		err     error
+	)
+	switch s {
+	case StoreMemory:
+		app, cleanup, err = bootstrap.InitializeMemory(cfg, logger)
+	case StoreSQLite:
+		cfg.Database.URL = string(gormtest.SQLiteURL(t))
+		app, cleanup, err = bootstrap.InitializeSQL(t.Context(), cfg, logger)
+	case StorePostgres:
+		if cfg.Database.URL == "" || !strings.HasPrefix(cfg.Database.URL, "postgres") {
+			cfg.Database.URL = string(gormtest.PostgresMigratedURL(t))
+		}
+		app, cleanup, err = bootstrap.InitializeSQL(t.Context(), cfg, logger)
+	}
+	if err != nil {
+		t.Fatalf("start on %s: %v", s, err)
+	}
+	srv := httptest.NewServer(app.Handler)
+	stopMail := app.StartMail(context.Background(), logger)
+	t.Cleanup(func() { srv.Close(); stopMail(); cleanup() })
+	return &TestApp{Server: srv, App: app, Logs: logs}
+}
+
+// PostgresURL returns the URL of a PostgreSQL database of the test's own,
+// migrated (a copy of a migrated template).
+func PostgresURL(t testing.TB) gormstore.DatabaseURL { return gormtest.PostgresMigratedURL(t) }
+
+// Response is a read HTTP response.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+func (r *Response) JSON(t testing.TB) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(r.Body, &m); err != nil {
+		t.Fatalf("body is not a JSON object: %v\n%s", err, r.Body)
+	}
+	return m
+}
+
+// Do sends a request and reads the whole response. Header pairs follow the body.
+func Do(t testing.TB, app *TestApp, method, path string, body string, headers ...string) *Response {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(t.Context(), method, app.URL+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	res, err := app.Client().Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Response{Status: res.StatusCode, Header: res.Header, Body: b}
+}
+
+// MustStatus fails the test unless r has the wanted status.
+func MustStatus(t testing.TB, r *Response, want int) {
+	t.Helper()
+	if r.Status != want {
+		t.Fatalf("status = %d, want %d; body: %s", r.Status, want, r.Body)
+	}
+}

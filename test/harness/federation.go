@@ -17,12 +17,12 @@ import (
 // FedPassword is the password of the users at the upstream.
 const FedPassword = "upstream passphrase 7 stars"
 
-// fedWorld is A, B, A's client at B, and A's provider for B.
-type fedWorld struct {
+// FedWorld is A, B, A's client at B, and A's provider for B.
+type FedWorld struct {
 	A, B     *App
 	AdminA   *Client
 	Provider string
-	HTTP     strictClient
+	HTTP     StrictClient
 }
 
 // MustFedWorld starts A on s and B on memory, registers A at B as a
@@ -30,7 +30,7 @@ type fedWorld struct {
 // "upstream" with the given fields (trustedForLinking and the like). B's
 // cookies have another prefix: both apps live on 127.0.0.1, where a
 // browser keeps one cookie jar for every port.
-func MustFedWorld(t *testing.T, s Store, fields map[string]any) *fedWorld {
+func MustFedWorld(t *testing.T, s Store, fields map[string]any) *FedWorld {
 	t.Helper()
 	w := MustFedWorldOn(t, s, AdminEnv, "upstream")
 	w.register(t, fields)
@@ -39,9 +39,9 @@ func MustFedWorld(t *testing.T, s Store, fields map[string]any) *fedWorld {
 
 // MustFedWorldOn is MustFedWorld with A's environment and the provider's
 // id, without registering the provider at A yet (register does).
-func MustFedWorldOn(t *testing.T, s Store, env map[string]string, provider string) *fedWorld {
+func MustFedWorldOn(t *testing.T, s Store, env map[string]string, provider string) *FedWorld {
 	t.Helper()
-	w := &fedWorld{Provider: provider}
+	w := &FedWorld{Provider: provider}
 	w.A = MustStartFramework(t, s, env)
 	w.B = MustStartFramework(t, StoreMemory, Env(AdminEnv, map[string]string{"GATEHOUSE_COOKIE_PREFIX": "upstream"}))
 	adminB, _ := MustAdmin(t, w.B)
@@ -51,7 +51,7 @@ func MustFedWorldOn(t *testing.T, s Store, env map[string]string, provider strin
 }
 
 // register registers B at A as the world's provider, with fields added.
-func (w *fedWorld) register(t *testing.T, fields map[string]any) {
+func (w *FedWorld) register(t *testing.T, fields map[string]any) {
 	t.Helper()
 	body := map[string]any{"id": w.Provider, "preset": "oidc", "name": "Upstream", "issuer": w.B.URL + "/api/auth",
 		"clientId": w.HTTP.ID, "clientSecret": w.HTTP.Secret, "scopes": []string{"openid", "email", "profile", "offline_access"}}
@@ -67,7 +67,7 @@ func (w *fedWorld) register(t *testing.T, fields map[string]any) {
 
 // start posts sign-in/social (or link-social with a session) at A from
 // browser br and returns the provider's authorization URL.
-func (w *fedWorld) Start(t testing.TB, br *StrictBrowser, path string, body map[string]any) string {
+func (w *FedWorld) Start(t testing.TB, br *StrictBrowser, path string, body map[string]any) string {
 	t.Helper()
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, w.A.URL+path, strings.NewReader(MustJSON(t, body)))
 	if err != nil {
@@ -97,7 +97,7 @@ func (w *fedWorld) Start(t testing.TB, br *StrictBrowser, path string, body map[
 // authorizeAtB follows the authorization URL in br: B's sign-in page when
 // br has no session there (signing in as email), then back to A's
 // callback. It stops before the callback and returns its URL.
-func (w *fedWorld) AuthorizeAtB(t testing.TB, br *StrictBrowser, authURL, email string) *url.URL {
+func (w *FedWorld) AuthorizeAtB(t testing.TB, br *StrictBrowser, authURL, email string) *url.URL {
 	t.Helper()
 	callback := w.A.URL + "/api/auth/callback/" + w.Provider
 	br.StopAt = callback
@@ -120,7 +120,7 @@ func (w *fedWorld) AuthorizeAtB(t testing.TB, br *StrictBrowser, authURL, email 
 
 // finish follows the callback in br and returns the first answer that is
 // not a redirect within A, with the URL it came from.
-func (w *fedWorld) Finish(t testing.TB, br *StrictBrowser, callback *url.URL) *StrictPage {
+func (w *FedWorld) Finish(t testing.TB, br *StrictBrowser, callback *url.URL) *StrictPage {
 	t.Helper()
 	br.StopAt = ""
 	return br.Get(callback.String())
@@ -128,7 +128,7 @@ func (w *fedWorld) Finish(t testing.TB, br *StrictBrowser, callback *url.URL) *S
 
 // signInThroughB runs a whole sign-in at A through B and returns the
 // page the browser lands on.
-func (w *fedWorld) SignInThroughB(t testing.TB, br *StrictBrowser, email string, body map[string]any) *StrictPage {
+func (w *FedWorld) SignInThroughB(t testing.TB, br *StrictBrowser, email string, body map[string]any) *StrictPage {
 	t.Helper()
 	if body == nil {
 		body = map[string]any{}
@@ -138,7 +138,7 @@ func (w *fedWorld) SignInThroughB(t testing.TB, br *StrictBrowser, email string,
 }
 
 // sessionAtA returns the user of br's session at A, or nil.
-func (w *fedWorld) SessionAtA(t testing.TB, br *StrictBrowser) map[string]any {
+func (w *FedWorld) SessionAtA(t testing.TB, br *StrictBrowser) map[string]any {
 	t.Helper()
 	page := br.Get(w.A.URL + "/api/auth/get-session")
 	if page.Status != http.StatusOK {
@@ -155,7 +155,7 @@ func (w *fedWorld) SessionAtA(t testing.TB, br *StrictBrowser) map[string]any {
 }
 
 // apiAtA calls A's framework with br's cookies (JSON body, A's Origin).
-func (w *fedWorld) APIAtA(t testing.TB, br *StrictBrowser, method, path string, body any) *StrictPage {
+func (w *FedWorld) APIAtA(t testing.TB, br *StrictBrowser, method, path string, body any) *StrictPage {
 	t.Helper()
 	var rd *strings.Reader
 	if body != nil {

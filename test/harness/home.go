@@ -5,7 +5,7 @@ import (
 )
 
 // head sends a HEAD request as the browser.
-func (b *formBrowser) Head(path string) *Response {
+func (b *FormBrowser) Head(path string) *Response {
 	b.t.Helper()
 	req, err := http.NewRequestWithContext(b.t.Context(), http.MethodHead, b.app.URL+path, nil)
 	if err != nil {

@@ -27,8 +27,8 @@ import (
 // StrictPassword is the password of the user the strict clients sign in.
 const StrictPassword = "strict client passphrase 42"
 
-// strictClient is an OAuth client registered through the admin API.
-type strictClient struct {
+// StrictClient is an OAuth client registered through the admin API.
+type StrictClient struct {
 	ID, Secret  string
 	RedirectURI string
 	FirstParty  bool
@@ -39,8 +39,8 @@ type strictClient struct {
 type StrictWorld struct {
 	App          *App
 	Issuer       string
-	Public       strictClient
-	Confidential strictClient
+	Public       StrictClient
+	Confidential StrictClient
 	Email        string
 	UserID       string
 }
@@ -56,14 +56,14 @@ var strictScopes = []string{oidc.ScopeOpenID, "profile", "email", oidc.ScopeOffl
 
 // MustRegisterStrictClient registers a client through POST
 // /api/admin/oauth-clients and returns its credentials.
-func MustRegisterStrictClient(t testing.TB, admin *Client, name, typ string, firstParty bool, redirect string) strictClient {
+func MustRegisterStrictClient(t testing.TB, admin *Client, name, typ string, firstParty bool, redirect string) StrictClient {
 	t.Helper()
 	r := admin.Post("/api/admin/oauth-clients", MustJSON(t, map[string]any{
 		"name": name, "redirectUris": []string{redirect}, "type": typ, "firstParty": firstParty,
 	}))
 	MustStatus(t, r, http.StatusCreated)
 	body := r.JSON(t)
-	c := strictClient{RedirectURI: redirect, FirstParty: firstParty}
+	c := StrictClient{RedirectURI: redirect, FirstParty: firstParty}
 	c.ID, _ = body["clientId"].(string)
 	c.Secret, _ = body["clientSecret"].(string)
 	if c.ID == "" {
@@ -79,7 +79,7 @@ func MustRegisterStrictClient(t testing.TB, admin *Client, name, typ string, fir
 // from the discovered provider. A public client sends its client_id in the
 // body and no secret; a confidential one uses HTTP Basic
 // (client_secret_basic, which every server must support).
-func (c strictClient) OauthConfig(p *oidc.Provider) *oauth2.Config {
+func (c StrictClient) OauthConfig(p *oidc.Provider) *oauth2.Config {
 	ep := p.Endpoint()
 	if c.Secret == "" {
 		ep.AuthStyle = oauth2.AuthStyleInParams
@@ -160,7 +160,7 @@ func (b *StrictBrowser) Get(target string) *StrictPage {
 
 // submit posts form f, as the browser would on pressing its submit button
 // named by submitter (nil for the form's default submission).
-func (b *StrictBrowser) Submit(page *StrictPage, f StrictForm, submitter *strictField) *StrictPage {
+func (b *StrictBrowser) Submit(page *StrictPage, f StrictForm, submitter *StrictField) *StrictPage {
 	b.t.Helper()
 	action, err := page.URL.Parse(f.Action)
 	if err != nil {
@@ -185,15 +185,15 @@ func (b *StrictBrowser) Submit(page *StrictPage, f StrictForm, submitter *strict
 	return b.Send(req)
 }
 
-// strictField is a named form control and the value it submits.
-type strictField struct{ Name, Value, Type string }
+// StrictField is a named form control and the value it submits.
+type StrictField struct{ Name, Value, Type string }
 
 // StrictForm is a <form> of a page: where and how it posts, the controls it
 // submits by default and its submit buttons.
 type StrictForm struct {
 	Action, Method string
-	Fields         []strictField // inputs, selects and textareas that submit
-	Submitters     []strictField // named submit buttons
+	Fields         []StrictField // inputs, selects and textareas that submit
+	Submitters     []StrictField // named submit buttons
 	HasPassword    bool
 }
 
@@ -250,14 +250,14 @@ func ParseStrictForms(t testing.TB, body string) []StrictForm {
 				}
 				switch {
 				case n.Data == "button" && (typ == "" || typ == "submit"), n.Data == "input" && (typ == "submit" || typ == "image"):
-					f.Submitters = append(f.Submitters, strictField{Name: name, Value: value, Type: "submit"})
+					f.Submitters = append(f.Submitters, StrictField{Name: name, Value: value, Type: "submit"})
 				case n.Data == "button", typ == "button", typ == "reset", typ == "file":
 				case typ == "checkbox" || typ == "radio":
 					if _, checked := attr(n, "checked"); checked {
 						if value == "" {
 							value = "on"
 						}
-						f.Fields = append(f.Fields, strictField{Name: name, Value: value, Type: typ})
+						f.Fields = append(f.Fields, StrictField{Name: name, Value: value, Type: typ})
 					}
 				case n.Data == "textarea":
 					var sb strings.Builder
@@ -266,14 +266,14 @@ func ParseStrictForms(t testing.TB, body string) []StrictForm {
 							sb.WriteString(c.Data)
 						}
 					}
-					f.Fields = append(f.Fields, strictField{Name: name, Value: sb.String(), Type: "textarea"})
+					f.Fields = append(f.Fields, StrictField{Name: name, Value: sb.String(), Type: "textarea"})
 				case n.Data == "select":
-					f.Fields = append(f.Fields, strictField{Name: name, Value: strictSelectedOption(n), Type: "select"})
+					f.Fields = append(f.Fields, StrictField{Name: name, Value: strictSelectedOption(n), Type: "select"})
 				default:
 					if typ == "" {
 						typ = "text"
 					}
-					f.Fields = append(f.Fields, strictField{Name: name, Value: value, Type: typ})
+					f.Fields = append(f.Fields, StrictField{Name: name, Value: value, Type: typ})
 				}
 			}
 		}
@@ -348,7 +348,7 @@ func StrictSignInForm(t testing.TB, page *StrictPage) StrictForm {
 
 // strictConsentForm returns the consent page's form that accepts, and the submit
 // button to press (nil when the form carries accept=true itself).
-func strictConsentForm(t testing.TB, page *StrictPage) (StrictForm, *strictField) {
+func strictConsentForm(t testing.TB, page *StrictPage) (StrictForm, *StrictField) {
 	t.Helper()
 	for _, f := range ParseStrictForms(t, page.Body) {
 		for _, s := range f.Submitters {
@@ -382,7 +382,7 @@ func NewStrictFlow(conf *oauth2.Config) StrictFlow {
 // browser has no session), the consent page (when the client is not
 // first-party and consent is wanted), and returns the callback URL the
 // provider redirected to.
-func (w *StrictWorld) Authorize(t testing.TB, b *StrictBrowser, c strictClient, flow StrictFlow, signIn, consent bool) *url.URL {
+func (w *StrictWorld) Authorize(t testing.TB, b *StrictBrowser, c StrictClient, flow StrictFlow, signIn, consent bool) *url.URL {
 	t.Helper()
 	b.StopAt = c.RedirectURI
 	b.Seen = nil
@@ -438,8 +438,8 @@ func StrictMustHTML(t testing.TB, page *StrictPage) {
 	}
 }
 
-// strictTokens are what a completed flow gives the client.
-type strictTokens struct {
+// StrictTokens are what a completed flow gives the client.
+type StrictTokens struct {
 	Token   *oauth2.Token
 	IDToken *oidc.IDToken
 	RawID   string
@@ -449,7 +449,7 @@ type strictTokens struct {
 // verifies the ID token as go-oidc does for a relying party: signature
 // against the discovered JWKS, issuer, audience, expiry; then nonce, at_hash
 // and the claims of the scopes.
-func (w *StrictWorld) ExchangeAndVerify(t testing.TB, p *oidc.Provider, conf *oauth2.Config, flow StrictFlow, callback *url.URL) strictTokens {
+func (w *StrictWorld) ExchangeAndVerify(t testing.TB, p *oidc.Provider, conf *oauth2.Config, flow StrictFlow, callback *url.URL) StrictTokens {
 	t.Helper()
 	ctx := t.Context()
 	tok, err := conf.Exchange(ctx, callback.Query().Get("code"), oauth2.VerifierOption(flow.Verifier))
@@ -473,7 +473,7 @@ func (w *StrictWorld) ExchangeAndVerify(t testing.TB, p *oidc.Provider, conf *oa
 	if err := idt.VerifyAccessToken(tok.AccessToken); err != nil {
 		t.Fatalf("at_hash: %v", err)
 	}
-	return strictTokens{Token: tok, IDToken: idt, RawID: raw}
+	return StrictTokens{Token: tok, IDToken: idt, RawID: raw}
 }
 
 // mustVerifyIDToken verifies an ID token for clientID and its claims.
@@ -554,7 +554,7 @@ func (w *StrictWorld) MustRefresh(t testing.TB, p *oidc.Provider, conf *oauth2.C
 
 // revoke posts to the revocation endpoint (RFC 7009) with c's client
 // authentication: Basic for a confidential client, client_id for a public one.
-func (w *StrictWorld) Revoke(t testing.TB, c strictClient, token, hint string) {
+func (w *StrictWorld) Revoke(t testing.TB, c StrictClient, token, hint string) {
 	t.Helper()
 	form := url.Values{"token": {token}, "token_type_hint": {hint}}
 	r := w.clientPost(t, c, "/api/auth/oauth2/revoke", form)
@@ -565,7 +565,7 @@ func (w *StrictWorld) Revoke(t testing.TB, c strictClient, token, hint string) {
 
 // introspect posts to the introspection endpoint (RFC 7662) as c and returns
 // the answer.
-func (w *StrictWorld) Introspect(t testing.TB, c strictClient, token string) map[string]any {
+func (w *StrictWorld) Introspect(t testing.TB, c StrictClient, token string) map[string]any {
 	t.Helper()
 	r := w.clientPost(t, c, "/api/auth/oauth2/introspect", url.Values{"token": {token}})
 	MustStatus(t, r, http.StatusOK)
@@ -573,7 +573,7 @@ func (w *StrictWorld) Introspect(t testing.TB, c strictClient, token string) map
 }
 
 // clientPost posts form to path with c's client authentication, no cookies.
-func (w *StrictWorld) clientPost(t testing.TB, c strictClient, path string, form url.Values) *Response {
+func (w *StrictWorld) clientPost(t testing.TB, c StrictClient, path string, form url.Values) *Response {
 	t.Helper()
 	form = maps.Clone(form)
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, w.App.URL+path, nil)
@@ -630,7 +630,7 @@ func (w *StrictWorld) MustTokenAccepted(t testing.TB, what, token string) {
 }
 
 // strictLiveTokens runs the confidential client's flow and returns its tokens.
-func (w *StrictWorld) StrictLiveTokens(t *testing.T) (*oidc.Provider, strictTokens) {
+func (w *StrictWorld) StrictLiveTokens(t *testing.T) (*oidc.Provider, StrictTokens) {
 	t.Helper()
 	provider, err := oidc.NewProvider(t.Context(), w.Issuer)
 	if err != nil {

@@ -18,7 +18,7 @@ type StrictAuthClaims struct {
 
 // strictCallback checks that page redirects to c's redirect URI with a code
 // for flow, and returns that URL.
-func (w *StrictWorld) StrictCallback(t testing.TB, b *StrictBrowser, page *StrictPage, c strictClient, flow StrictFlow) *url.URL {
+func (w *StrictWorld) StrictCallback(t testing.TB, b *StrictBrowser, page *StrictPage, c StrictClient, flow StrictFlow) *url.URL {
 	t.Helper()
 	if page.Status < 300 || page.Status > 399 {
 		t.Fatalf("authorization ended at %d %s, not a redirect to %s (visited %v):\n%s", page.Status, page.URL, c.RedirectURI, b.Seen, page.Body)

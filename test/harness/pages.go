@@ -11,26 +11,26 @@ import (
 	"testing"
 )
 
-// formBrowser is a client without JavaScript: a cookie jar, forms posted as
+// FormBrowser is a client without JavaScript: a cookie jar, forms posted as
 // application/x-www-form-urlencoded with the headers a browser sends, and
 // redirects not followed, so each step can be checked.
-type formBrowser struct {
+type FormBrowser struct {
 	t   testing.TB
 	app *App
 	hc  *http.Client
 }
 
-func NewFormBrowser(t testing.TB, app *App) *formBrowser {
+func NewFormBrowser(t testing.TB, app *App) *FormBrowser {
 	jar, err := cookiejar.New(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	hc := &http.Client{Jar: jar, Transport: app.Client().Transport,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	return &formBrowser{t: t, app: app, hc: hc}
+	return &FormBrowser{t: t, app: app, hc: hc}
 }
 
-func (b *formBrowser) send(req *http.Request) *Response {
+func (b *FormBrowser) send(req *http.Request) *Response {
 	b.t.Helper()
 	req.Header.Set("Accept", "text/html,application/xhtml+xml")
 	res, err := b.hc.Do(req)
@@ -46,7 +46,7 @@ func (b *formBrowser) send(req *http.Request) *Response {
 }
 
 // get loads a page: path is relative to the app, or absolute.
-func (b *formBrowser) Get(path string) *Response {
+func (b *FormBrowser) Get(path string) *Response {
 	b.t.Helper()
 	target := path
 	if strings.HasPrefix(path, "/") {
@@ -60,7 +60,7 @@ func (b *formBrowser) Get(path string) *Response {
 }
 
 // submit posts a form from one of the app's pages to action.
-func (b *formBrowser) Submit(action string, form url.Values, headers ...string) *Response {
+func (b *FormBrowser) Submit(action string, form url.Values, headers ...string) *Response {
 	b.t.Helper()
 	req, err := http.NewRequestWithContext(b.t.Context(), http.MethodPost, b.app.URL+action, strings.NewReader(form.Encode()))
 	if err != nil {
@@ -78,7 +78,7 @@ func (b *formBrowser) Submit(action string, form url.Values, headers ...string) 
 }
 
 // signedIn reports whether the browser holds a session.
-func (b *formBrowser) SignedIn() bool {
+func (b *FormBrowser) SignedIn() bool {
 	b.t.Helper()
 	r := b.Get("/api/auth/get-session")
 	MustStatus(b.t, r, http.StatusOK)

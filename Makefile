@@ -31,9 +31,10 @@ build: ## build bin/gatehouse
 TEST_JSON ?= bin/test.json
 
 .PHONY: test
-test: ## run every test, with the race detector; the PostgreSQL and Redis suites when GATEHOUSE_TEST_POSTGRES_URL and GATEHOUSE_TEST_REDIS_URL are set
+test: build ## run every test, with the race detector; the PostgreSQL and Redis suites when GATEHOUSE_TEST_POSTGRES_URL and GATEHOUSE_TEST_REDIS_URL are set
 	@mkdir -p $(dir $(TEST_JSON))
-	$(GO) tool gotestsum --format standard-quiet --jsonfile $(TEST_JSON) -- -race -count=1 -timeout 60m ./...
+	@# The process tests of every package run the binary make build just made.
+	GATEHOUSE_TEST_BINARY=$(abspath $(BIN)) $(GO) tool gotestsum --format standard-quiet --jsonfile $(TEST_JSON) -- -race -count=1 -timeout 60m ./...
 
 .PHONY: test-report
 test-report: ## the slowest packages and tests of the last make test (from bin/test.json)

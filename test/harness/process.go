@@ -20,9 +20,18 @@ var (
 	buildErr  error
 )
 
-// GatehouseBinary builds cmd/gatehouse once per test run.
+// GatehouseBinary returns the gatehouse binary the process tests run:
+// $GATEHOUSE_TEST_BINARY when set (make test builds bin/gatehouse once, with
+// the release's flags, for every test package), else cmd/gatehouse built once
+// per test package.
 func GatehouseBinary(t *testing.T) string {
 	t.Helper()
+	if bin := os.Getenv("GATEHOUSE_TEST_BINARY"); bin != "" {
+		if _, err := os.Stat(bin); err != nil {
+			t.Fatalf("GATEHOUSE_TEST_BINARY: %v", err)
+		}
+		return bin
+	}
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "gatehouse-bin-")
 		if err != nil {

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"net/url"
+	"sync"
 	"testing"
 )
 
@@ -41,10 +42,31 @@ func MustPlainUser(t testing.TB, app *App, name, email, password string) (*Clien
 }
 
 // MustAdmin returns a client signed in as the configured administrator
-// (AdminEmail, verified) and the administrator's user id.
+// (AdminEmail, verified) and the administrator's user id. The first call on
+// an application signs the administrator up; later ones (tests sharing the
+// application) sign in.
 func MustAdmin(t testing.TB, app *App) (*Client, string) {
 	t.Helper()
-	return MustVerifiedUser(t, app, "Root Admin", AdminEmail, AdminPassword)
+	v, _ := admins.LoadOrStore(app, &adminAccount{})
+	a := v.(*adminAccount)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.id == "" {
+		c, id := MustVerifiedUser(t, app, "Root Admin", AdminEmail, AdminPassword)
+		a.id = id
+		return c, id
+	}
+	c := app.NewClient(t)
+	MustSignIn(t, c, AdminEmail, AdminPassword)
+	return c, a.id
+}
+
+// admins holds each application's administrator once signed up.
+var admins sync.Map // *App → *adminAccount
+
+type adminAccount struct {
+	mu sync.Mutex
+	id string
 }
 
 // MustObject fails unless v is a JSON object.

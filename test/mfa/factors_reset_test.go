@@ -106,9 +106,9 @@ func auditActions(t testing.TB, admin *harness.Client, actorType, actorID, targe
 
 func TestFactorsReset_trusted_api(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		k, admin, keyID := harness.MustUsersKey(t, app)
-		u := harness.MustTwoFactorUser(t, app, "ada@example.com")
+		u := harness.MustTwoFactorUser(t, app, harness.Email(t, "ada@example.com"))
 		id := sessionUserID(t, u.C)
 		var wantPasskeys float64
 		if mustStorePasskey(t, app, id) {
@@ -118,8 +118,8 @@ func TestFactorsReset_trusted_api(t *testing.T) {
 			t.Fatalf("before the reset: twoFactorEnabled %v, passkeys %v; want true, %v", on, n, wantPasskeys)
 		}
 		// A plain user: no factors.
-		plain := harness.MustCreateBackendUser(t, k, map[string]any{"email": "bo@example.com", "name": "Bo"})
-		if on, n := mustFactorsOf(t, k, harness.MustID(t, plain), "bo@example.com"); on || n != 0 {
+		plain := harness.MustCreateBackendUser(t, k, map[string]any{"email": harness.Email(t, "bo@example.com"), "name": "Bo"})
+		if on, n := mustFactorsOf(t, k, harness.MustID(t, plain), harness.Email(t, "bo@example.com")); on || n != 0 {
 			t.Fatalf("plain user: twoFactorEnabled %v, passkeys %v", on, n)
 		}
 
@@ -195,17 +195,17 @@ func mustNthMail(t testing.TB, app *harness.App, to, subject string, n int) {
 
 func TestFactorsReset_admin_api(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		admin, _ := harness.MustAdmin(t, app)
 		adminID := sessionUserID(t, admin)
-		u := harness.MustTwoFactorUser(t, app, "ada@example.com")
+		u := harness.MustTwoFactorUser(t, app, harness.Email(t, "ada@example.com"))
 		id := sessionUserID(t, u.C)
 		mustStorePasskey(t, app, id)
 		path := "/api/admin/users/" + id + "/factors/reset"
 
 		harness.MustProblem(t, app.NewClient(t).Post(path, ""), http.StatusUnauthorized, "auth.unauthenticated")
 		other := app.NewClient(t)
-		harness.MustSignUp(t, other, "Eve", "eve@example.com", harness.TfPassword)
+		harness.MustSignUp(t, other, "Eve", harness.Email(t, "eve@example.com"), harness.TfPassword)
 		harness.MustProblem(t, other.Post(path, ""), http.StatusForbidden, "request.you_are_not_allowed_to_update_users")
 		harness.MustSession(t, u.C) // the refusals changed nothing
 
@@ -230,9 +230,9 @@ func TestFactorsReset_admin_api(t *testing.T) {
 // refusals included.
 func TestTwoFactor_audit(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		admin, _ := harness.MustAdmin(t, app)
-		u := harness.MustTwoFactorUser(t, app, "ada@example.com")
+		u := harness.MustTwoFactorUser(t, app, harness.Email(t, "ada@example.com"))
 		id := sessionUserID(t, u.C)
 		harness.MustOK(t, u.C.Post("/api/auth/two-factor/generate-backup-codes", harness.MustJSON(t, map[string]any{"password": harness.TfPassword})))
 		harness.MustCode(t, u.C.Post("/api/auth/two-factor/disable", harness.MustJSON(t, map[string]any{"password": "not the password"})),
@@ -256,9 +256,9 @@ func TestTwoFactor_audit(t *testing.T) {
 // cookie works and holds the step-up.
 func TestTwoFactor_session_rotation(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
 		c := app.NewClient(t)
-		harness.MustSignUp(t, c, "Ada", "ada@example.com", harness.TfPassword)
+		harness.MustSignUp(t, c, "Ada", harness.Email(t, "ada@example.com"), harness.TfPassword)
 		en := harness.MustOK(t, c.Post("/api/auth/two-factor/enable", harness.MustJSON(t, map[string]any{"password": harness.TfPassword})))
 		secret := harness.TOTPSecretOf(t, en["totpURI"].(string))
 		old := c.Clone()
@@ -287,9 +287,9 @@ func TestTwoFactor_session_rotation(t *testing.T) {
 // Auth 1.7.25 does; for a user with it on, the code steps the session up.
 func TestTwoFactor_email_code_in_session(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
 		c := app.NewClient(t)
-		harness.MustSignUp(t, c, "Ada", "ada@example.com", harness.TfPassword)
+		harness.MustSignUp(t, c, "Ada", harness.Email(t, "ada@example.com"), harness.TfPassword)
 		verify := func(code string) *harness.Response {
 			return c.Post("/api/auth/two-factor/verify-otp", harness.MustJSON(t, map[string]any{"code": code}))
 		}
@@ -307,7 +307,7 @@ func TestTwoFactor_email_code_in_session(t *testing.T) {
 
 		// Sign-in now asks for a second factor.
 		c2 := app.NewClient(t)
-		if body := harness.MustOK(t, c2.Post("/api/auth/sign-in/email", harness.MustCredentials(t, "ada@example.com", harness.TfPassword))); body["twoFactorRedirect"] != true {
+		if body := harness.MustOK(t, c2.Post("/api/auth/sign-in/email", harness.MustCredentials(t, harness.Email(t, "ada@example.com"), harness.TfPassword))); body["twoFactorRedirect"] != true {
 			t.Fatalf("sign-in after the e-mailed code turned two-factor on = %v", body)
 		}
 
@@ -365,9 +365,9 @@ func mustSendSessionOTP(t *testing.T, app *harness.App, c *harness.Client, n int
 // and rotates the session; sign-in then asks for the e-mailed code.
 func TestTwoFactor_enable_otp(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
 		c := app.NewClient(t)
-		harness.MustSignUp(t, c, "Ada", "ada@example.com", harness.TfPassword)
+		harness.MustSignUp(t, c, "Ada", harness.Email(t, "ada@example.com"), harness.TfPassword)
 		enable := func(password string) *harness.Response {
 			return c.Post("/api/auth/two-factor/enable", harness.MustJSON(t, map[string]any{"password": password, "method": "otp"}))
 		}
@@ -382,11 +382,11 @@ func TestTwoFactor_enable_otp(t *testing.T) {
 			t.Fatalf("twoFactorEnabled after enable otp = %v", on)
 		}
 		ch := app.NewClient(t)
-		if r := harness.MustOK(t, ch.Post("/api/auth/sign-in/email", harness.MustCredentials(t, "ada@example.com", harness.TfPassword))); r["twoFactorRedirect"] != true {
+		if r := harness.MustOK(t, ch.Post("/api/auth/sign-in/email", harness.MustCredentials(t, harness.Email(t, "ada@example.com"), harness.TfPassword))); r["twoFactorRedirect"] != true {
 			t.Fatalf("sign-in = %v, want twoFactorRedirect", r)
 		}
 		harness.MustOK(t, ch.Post("/api/auth/two-factor/send-otp", "{}"))
-		m := app.Mail.WaitFor(t, "ada@example.com", "sign-in code", harness.MailWait)
+		m := app.Mail.WaitFor(t, harness.Email(t, "ada@example.com"), "sign-in code", harness.MailWait)
 		found := harness.OTPPattern.FindStringSubmatch(m.Text)
 		if found == nil {
 			t.Fatalf("no code in %s", m.Text)

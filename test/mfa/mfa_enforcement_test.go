@@ -31,8 +31,8 @@ func stepUpActions(email string) []stepUpAction {
 // a user without a second factor is never asked.
 func TestMFA_step_up(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
-		for _, a := range stepUpActions("ada@example.com") {
+	harness.SharedForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
+		for _, a := range stepUpActions(harness.Email(t, "ada@example.com")) {
 			t.Run(a.name, func(t *testing.T) {
 				email := a.name + "@example.com"
 				u := harness.MustTwoFactorUser(t, app, email)
@@ -59,7 +59,7 @@ func TestMFA_step_up(t *testing.T) {
 		}
 
 		// A backup code answered in the session steps it up too.
-		u := harness.MustTwoFactorUser(t, app, "bo@example.com")
+		u := harness.MustTwoFactorUser(t, app, harness.Email(t, "bo@example.com"))
 		s := harness.MustStaleSession(t, app, u)
 		harness.MustCode(t, s.Post("/api/auth/two-factor/generate-backup-codes", harness.MustJSON(t, map[string]any{"password": harness.TfPassword})), http.StatusForbidden, "SECOND_FACTOR_REQUIRED")
 		harness.MustOK(t, s.Post("/api/auth/two-factor/verify-backup-code", harness.MustJSON(t, map[string]any{"code": u.Backups[0]})))
@@ -67,8 +67,8 @@ func TestMFA_step_up(t *testing.T) {
 
 		// A user without a second factor is never asked.
 		plain := app.NewClient(t)
-		harness.MustSignUp(t, plain, "Cy", "cy@example.com", harness.TfPassword)
-		for _, a := range stepUpActions("cy@example.com") {
+		harness.MustSignUp(t, plain, "Cy", harness.Email(t, "cy@example.com"), harness.TfPassword)
+		for _, a := range stepUpActions(harness.Email(t, "cy@example.com")) {
 			if strings.Contains(a.path, "two-factor") {
 				continue // refused for another reason: two-factor is off
 			}
@@ -86,6 +86,7 @@ func TestMFA_step_up(t *testing.T) {
 // mfa.step_up_required), and that other administration is not asked.
 func TestMFA_step_up_service_keys(t *testing.T) {
 	t.Parallel()
+	// A fresh application: the administrator enrols a second factor.
 	harness.FwForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		admin, _ := harness.MustAdmin(t, app)
 		secret := harness.MustEnrolTOTP(t, admin, harness.AdminPassword)
@@ -122,9 +123,10 @@ var adminMFAEnv = harness.Env(harness.AdminEnv, map[string]string{"GATEHOUSE_ADM
 // enrolled; other users keep their usual answers.
 func TestMFA_admin_requires_second_factor(t *testing.T) {
 	t.Parallel()
+	// A fresh application: the administrator enrols a second factor.
 	harness.FwForStores(t, harness.StoresOnce, adminMFAEnv, func(t *testing.T, app *harness.App) {
 		admin, adminID := harness.MustAdmin(t, app)
-		plain, _ := harness.MustPlainUser(t, app, "Pat", "pat@example.com", harness.UserPassword)
+		plain, _ := harness.MustPlainUser(t, app, "Pat", harness.Email(t, "pat@example.com"), harness.UserPassword)
 
 		harness.MustCode(t, admin.Get(harness.AdminPath("list-users")), http.StatusForbidden, "ADMIN_MFA_REQUIRED")
 		harness.MustCode(t, admin.Post(harness.AdminPath("ban-user"), harness.MustJSON(t, map[string]any{"userId": adminID})), http.StatusForbidden, "ADMIN_MFA_REQUIRED")
@@ -174,11 +176,11 @@ func TestMFA_admin_rule_off(t *testing.T) {
 func TestMFA_cli_admin_create_says_so(t *testing.T) {
 	t.Parallel()
 	base := []string{"GATEHOUSE_SECRET=" + harness.TestSecret, "GATEHOUSE_BASE_URL=" + harness.CLIBaseURL, "GATEHOUSE_DATA_DIR=" + t.TempDir()}
-	out := harness.MustRunCLI(t, append(base, "GATEHOUSE_ADMIN_REQUIRE_MFA=true"), harness.AdminPassword+"\n", "admin", "create", "--email", "root@example.com", "--name", "Root", "--password-stdin")
+	out := harness.MustRunCLI(t, append(base, "GATEHOUSE_ADMIN_REQUIRE_MFA=true"), harness.AdminPassword+"\n", "admin", "create", "--email", harness.Email(t, "root@example.com"), "--name", "Root", "--password-stdin")
 	if !strings.Contains(out, "ADMIN_MFA_REQUIRED") || !strings.Contains(out, "/api/auth/two-factor/enable") || !strings.Contains(out, "second factor") {
 		t.Fatalf("admin create with the rule on printed %q", out)
 	}
-	out = harness.MustRunCLI(t, append(base, "GATEHOUSE_ADMIN_REQUIRE_MFA=false"), "", "admin", "create", "--email", "helper@example.com", "--name", "Helper")
+	out = harness.MustRunCLI(t, append(base, "GATEHOUSE_ADMIN_REQUIRE_MFA=false"), "", "admin", "create", "--email", harness.Email(t, "helper@example.com"), "--name", "Helper")
 	if strings.Contains(out, "second factor") {
 		t.Fatalf("admin create with the rule off printed %q", out)
 	}
@@ -192,17 +194,17 @@ func TestMFA_cli_admin_create_says_so(t *testing.T) {
 // rule too, and sees it.
 func TestMFA_organization_requires_second_factor(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
-		owner := harness.MustVerifiedClient(t, app, "Olga", "olga@example.com")
+	harness.SharedForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+		owner := harness.MustVerifiedClient(t, app, "Olga", harness.Email(t, "olga@example.com"))
 		org := harness.MustCreateOrg(t, owner, "Acme", "acme")
 		id := harness.MustID(t, org)
 		if org["requireTwoFactor"] != false {
 			t.Fatalf("a new organization = %v, want requireTwoFactor false", org)
 		}
-		member := harness.MustVerifiedClient(t, app, "Max", "max@example.com")
-		harness.MustJoin(t, owner, id, member, "max@example.com", "member")
-		leaver := harness.MustVerifiedClient(t, app, "Lea", "lea@example.com")
-		harness.MustJoin(t, owner, id, leaver, "lea@example.com", "admin")
+		member := harness.MustVerifiedClient(t, app, "Max", harness.Email(t, "max@example.com"))
+		harness.MustJoin(t, owner, id, member, harness.Email(t, "max@example.com"), "member")
+		leaver := harness.MustVerifiedClient(t, app, "Lea", harness.Email(t, "lea@example.com"))
+		harness.MustJoin(t, owner, id, leaver, harness.Email(t, "lea@example.com"), "admin")
 		require := func(on bool) string {
 			return harness.MustJSON(t, map[string]any{"organizationId": id, "data": map[string]any{"requireTwoFactor": on}})
 		}
@@ -226,7 +228,7 @@ func TestMFA_organization_requires_second_factor(t *testing.T) {
 			{http.MethodGet, "list-invitations" + q, ""},
 			{http.MethodGet, "get-active-member-role" + q, ""},
 			{http.MethodPost, "has-permission", harness.MustJSON(t, map[string]any{"organizationId": id, "permissions": map[string]any{"member": []string{"create"}}})},
-			{http.MethodPost, "invite-member", harness.MustJSON(t, map[string]any{"organizationId": id, "email": "zed@example.com", "role": "member"})},
+			{http.MethodPost, "invite-member", harness.MustJSON(t, map[string]any{"organizationId": id, "email": harness.Email(t, "zed@example.com"), "role": "member"})},
 			{http.MethodPost, "update", require(false)},
 		}
 		for _, r := range refused {
@@ -263,8 +265,8 @@ func TestMFA_organization_requires_second_factor(t *testing.T) {
 		if got := harness.MustTrustedOrg(t, k.Do(http.MethodGet, harness.OrgsPath+"/"+id, nil), http.StatusOK, "Acme"); got["requireTwoFactor"] != false {
 			t.Fatalf("trusted get = %v", got)
 		}
-		late := harness.MustVerifiedClient(t, app, "Ned", "ned@example.com")
-		harness.MustJoin(t, owner, id, late, "ned@example.com", "member")
+		late := harness.MustVerifiedClient(t, app, "Ned", harness.Email(t, "ned@example.com"))
+		harness.MustJoin(t, owner, id, late, harness.Email(t, "ned@example.com"), "member")
 		harness.MustOK(t, late.Get(harness.OrgPath("get-organization"+q)))
 		harness.MustTrustedOrg(t, k.Do(http.MethodPatch, harness.OrgsPath+"/"+id, map[string]any{"requireTwoFactor": true}), http.StatusOK, "Acme")
 		harness.MustCode(t, late.Get(harness.OrgPath("get-organization"+q)), http.StatusForbidden, "TWO_FACTOR_REQUIRED_BY_ORGANIZATION")

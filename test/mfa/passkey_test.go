@@ -22,9 +22,9 @@ func authMethods(t testing.TB, c *harness.Client) []string {
 
 func TestPasskey_register_sign_in_and_manage(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.PkEnv, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresOnce, harness.PkEnv, func(t *testing.T, app *harness.App) {
 		c := app.NewClient(t)
-		harness.MustSignUp(t, c, "Ada", "ada@example.com", harness.TfPassword)
+		harness.MustSignUp(t, c, "Ada", harness.Email(t, "ada@example.com"), harness.TfPassword)
 
 		opts := c.Get("/api/auth/passkey/generate-register-options")
 		o := harness.MustOK(t, opts)
@@ -77,7 +77,7 @@ func TestPasskey_register_sign_in_and_manage(t *testing.T) {
 		}
 		d.Cred.Counter = 1
 		res := harness.MustOK(t, c.Post("/api/auth/passkey/verify-authentication", harness.PkBody(t, d.Assert(t, auth))))
-		if u := res["user"].(map[string]any); u["email"] != "ada@example.com" {
+		if u := res["user"].(map[string]any); u["email"] != harness.Email(t, "ada@example.com") {
 			t.Fatalf("verify-authentication user = %v", u)
 		}
 		if m := authMethods(t, c); !slices.Contains(m, "hwk") || !slices.Contains(m, "user") || !slices.Contains(m, "mfa") || slices.Contains(m, "pwd") {
@@ -96,9 +96,9 @@ func TestPasskey_register_sign_in_and_manage(t *testing.T) {
 
 func TestPasskey_refusals(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.PkEnv, func(t *testing.T, app *harness.App) {
-		ada, adaKey := harness.MustPasskeyUser(t, app, "ada@example.com")
-		bob, bobKey := harness.MustPasskeyUser(t, app, "bob@example.com")
+	harness.SharedForStores(t, harness.StoresOnce, harness.PkEnv, func(t *testing.T, app *harness.App) {
+		ada, adaKey := harness.MustPasskeyUser(t, app, harness.Email(t, "ada@example.com"))
+		bob, bobKey := harness.MustPasskeyUser(t, app, harness.Email(t, "bob@example.com"))
 
 		t.Run("counter_regression", func(t *testing.T) {
 			c := app.NewClient(t)
@@ -174,12 +174,12 @@ func TestPasskey_refusals(t *testing.T) {
 
 func TestPasskey_delete_last_needs_step_up(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.PkEnv, func(t *testing.T, app *harness.App) {
-		_, d := harness.MustPasskeyUser(t, app, "ada@example.com")
+	harness.SharedForStores(t, harness.StoresOnce, harness.PkEnv, func(t *testing.T, app *harness.App) {
+		_, d := harness.MustPasskeyUser(t, app, harness.Email(t, "ada@example.com"))
 		// A password session has proven no second factor: the last passkey
 		// stays until one is proven in the session.
 		c := app.NewClient(t)
-		harness.MustSignIn(t, c, "ada@example.com", harness.TfPassword)
+		harness.MustSignIn(t, c, harness.Email(t, "ada@example.com"), harness.TfPassword)
 		del := harness.MustJSON(t, map[string]any{"id": d.CredentialID()})
 		harness.MustCode(t, c.Post("/api/auth/passkey/delete-passkey", del), http.StatusForbidden, "SECOND_FACTOR_REQUIRED")
 
@@ -210,7 +210,7 @@ func TestPasskey_delete_last_needs_step_up(t *testing.T) {
 func TestPasskey_hostile_input(t *testing.T) {
 	t.Parallel()
 	harness.FwForStores(t, harness.StoresThatMatter, harness.PkEnv, func(t *testing.T, app *harness.App) {
-		c, d := harness.MustPasskeyUser(t, app, "ada@example.com")
+		c, d := harness.MustPasskeyUser(t, app, harness.Email(t, "ada@example.com"))
 		c.Get("/api/auth/passkey/generate-authenticate-options")
 		for name, tc := range map[string]struct{ path, body, field string }{
 			"response_string":     {"/api/auth/passkey/verify-authentication", `{"response":"x"}`, "body.response"},
@@ -244,8 +244,8 @@ func TestPasskey_hostile_input(t *testing.T) {
 // challenge, a session at once, its second factor recorded.
 func TestPasskey_sign_in_satisfies_two_factor(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.PkEnv, func(t *testing.T, app *harness.App) {
-		u := harness.MustTwoFactorUser(t, app, "ada@example.com")
+	harness.SharedForStores(t, harness.StoresOnce, harness.PkEnv, func(t *testing.T, app *harness.App) {
+		u := harness.MustTwoFactorUser(t, app, harness.Email(t, "ada@example.com"))
 		d := harness.NewDevice()
 		harness.MustRegister(t, u.C, d, "Laptop")
 		// The password alone asks for the second factor.

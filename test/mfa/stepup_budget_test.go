@@ -44,7 +44,7 @@ func mustLocked(t *testing.T, r *harness.Response) {
 // the wrong ones, as on the challenge.
 func TestStepUpBudget_password_session(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStartFramework(t, harness.StoreSQLite, harness.FwQuick)
+	app := harness.Shared(t, harness.StoreSQLite, harness.FwQuick)
 	wrong := func(t *testing.T, s *harness.Client, u *harness.TfUser, n int) {
 		t.Helper()
 		for range n {
@@ -54,7 +54,7 @@ func TestStepUpBudget_password_session(t *testing.T) {
 
 	t.Run("totp", func(t *testing.T) {
 		t.Parallel()
-		u := harness.MustTwoFactorUser(t, app, "totp@example.com")
+		u := harness.MustTwoFactorUser(t, app, harness.Email(t, "totp@example.com"))
 		s := harness.MustStaleSession(t, app, u)
 		wrong(t, s, u, 9)
 		harness.MustOK(t, verifyCode(t, s, "backup-code", u.Backups[0])) // forgets the nine
@@ -69,7 +69,7 @@ func TestStepUpBudget_password_session(t *testing.T) {
 	// more than ten are looked at.
 	t.Run("at-once", func(t *testing.T) {
 		t.Parallel()
-		u := harness.MustTwoFactorUser(t, app, "at-once@example.com")
+		u := harness.MustTwoFactorUser(t, app, harness.Email(t, "at-once@example.com"))
 		s := harness.MustStaleSession(t, app, u)
 		var (
 			mu     sync.Mutex
@@ -95,7 +95,7 @@ func TestStepUpBudget_password_session(t *testing.T) {
 
 	t.Run("backup-code", func(t *testing.T) {
 		t.Parallel()
-		u := harness.MustTwoFactorUser(t, app, "backup@example.com")
+		u := harness.MustTwoFactorUser(t, app, harness.Email(t, "backup@example.com"))
 		s := harness.MustStaleSession(t, app, u)
 		for range 10 {
 			harness.MustCode(t, verifyCode(t, s, "backup-code", flipFirst(u.Backups[1])), http.StatusUnauthorized, "INVALID_BACKUP_CODE")
@@ -105,7 +105,7 @@ func TestStepUpBudget_password_session(t *testing.T) {
 
 	t.Run("otp", func(t *testing.T) {
 		t.Parallel()
-		u := harness.MustTwoFactorUser(t, app, "otp@example.com")
+		u := harness.MustTwoFactorUser(t, app, harness.Email(t, "otp@example.com"))
 		s := harness.MustStaleSession(t, app, u)
 		code := mustSendSessionOTP(t, app, s, 1)
 		for range 4 { // a code takes five
@@ -123,7 +123,7 @@ func TestStepUpBudget_without_password(t *testing.T) {
 	harness.FwForStores(t, harness.StoresThatMatter, harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_LOCKOUT_THRESHOLD": "3"}),
 		func(t *testing.T, app *harness.App) {
 			c := app.NewClient(t)
-			id := harness.MustUser(t, harness.MustSignUp(t, c, "Ada", "ada@example.com", harness.TfPassword))["id"].(string)
+			id := harness.MustUser(t, harness.MustSignUp(t, c, "Ada", harness.Email(t, "ada@example.com"), harness.TfPassword))["id"].(string)
 			// As for a user created without one, or signed up through a provider.
 			if err := harness.MustDB(t, app).Exec("DELETE FROM credentials WHERE user_id = ?", id).Error; err != nil {
 				t.Fatal(err)
@@ -145,7 +145,7 @@ func TestStepUpBudget_shared_by_replicas(t *testing.T) {
 	t.Parallel()
 	a := harness.MustStartFramework(t, harness.StorePostgres, harness.FwQuick) // skips without PostgreSQL
 	b := harness.MustStartFramework(t, harness.StorePostgres, harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_DATABASE_URL": a.DatabaseURL}))
-	u := harness.MustTwoFactorUser(t, a, "ada@example.com")
+	u := harness.MustTwoFactorUser(t, a, harness.Email(t, "ada@example.com"))
 	onA := harness.MustStaleSession(t, a, u)
 	onB := b.NewClient(t)
 	onB.Cookies = onA.Cookies

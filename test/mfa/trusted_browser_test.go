@@ -43,12 +43,12 @@ func mustAskedSecondFactor(t *testing.T, b *harness.Client, email, password stri
 // asked for the second factor.
 func TestTrustedBrowser_forgotten(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStartFramework(t, harness.StoreSQLite, harness.AdminEnv)
+	app := harness.Shared(t, harness.StoreSQLite, harness.AdminEnv)
 	const newPassword = "a brand new passphrase"
 
 	t.Run("change-password", func(t *testing.T) {
 		t.Parallel()
-		u := harness.MustTwoFactorUser(t, app, "change@example.com")
+		u := harness.MustTwoFactorUser(t, app, harness.Email(t, "change@example.com"))
 		c, trusted := mustTrustedBrowser(t, app, u, 0)
 		harness.MustOK(t, c.Post("/api/auth/change-password", harness.MustJSON(t, map[string]any{"currentPassword": harness.TfPassword, "newPassword": newPassword})))
 		mustAskedSecondFactor(t, trusted, u.Email, newPassword)
@@ -56,7 +56,7 @@ func TestTrustedBrowser_forgotten(t *testing.T) {
 
 	t.Run("reset-password", func(t *testing.T) {
 		t.Parallel()
-		u := harness.MustTwoFactorUser(t, app, "reset@example.com")
+		u := harness.MustTwoFactorUser(t, app, harness.Email(t, "reset@example.com"))
 		_, trusted := mustTrustedBrowser(t, app, u, 0)
 		harness.MustOK(t, app.NewClient(t).Post("/api/auth/request-password-reset", harness.MustJSON(t, map[string]string{"email": u.Email})))
 		link, err := url.Parse(harness.MustLink(t, app, u.Email, "Reset your"))
@@ -69,7 +69,7 @@ func TestTrustedBrowser_forgotten(t *testing.T) {
 
 	t.Run("admin-set-user-password", func(t *testing.T) {
 		t.Parallel()
-		u := harness.MustTwoFactorUser(t, app, "admin-set@example.com")
+		u := harness.MustTwoFactorUser(t, app, harness.Email(t, "admin-set@example.com"))
 		_, trusted := mustTrustedBrowser(t, app, u, 0)
 		admin, _ := harness.MustAdmin(t, app)
 		id := harness.MustUser(t, harness.MustSession(t, u.C))["id"]
@@ -81,7 +81,7 @@ func TestTrustedBrowser_forgotten(t *testing.T) {
 	// browser): kept as a regression test.
 	t.Run("two-factor-off-and-on", func(t *testing.T) {
 		t.Parallel()
-		u := harness.MustTwoFactorUser(t, app, "toggle@example.com")
+		u := harness.MustTwoFactorUser(t, app, harness.Email(t, "toggle@example.com"))
 		c, trusted := mustTrustedBrowser(t, app, u, 0)
 		harness.MustOK(t, c.Post("/api/auth/two-factor/disable", harness.MustJSON(t, map[string]any{"password": harness.TfPassword})))
 		mustTwoFactorUserAgain(t, app, u)
@@ -91,7 +91,7 @@ func TestTrustedBrowser_forgotten(t *testing.T) {
 	// The cookie itself still works when nothing changed.
 	t.Run("unchanged", func(t *testing.T) {
 		t.Parallel()
-		u := harness.MustTwoFactorUser(t, app, "same@example.com")
+		u := harness.MustTwoFactorUser(t, app, harness.Email(t, "same@example.com"))
 		_, trusted := mustTrustedBrowser(t, app, u, 0)
 		r := trusted.Post("/api/auth/sign-in/email", harness.MustCredentials(t, u.Email, harness.TfPassword))
 		if body := harness.MustOK(t, r); body["twoFactorRedirect"] == true {

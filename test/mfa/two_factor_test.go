@@ -21,8 +21,8 @@ func flipFirst(v string) string {
 
 func TestTwoFactor_sign_in(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
-		u := harness.MustTwoFactorUser(t, app, "ada@example.com")
+	harness.SharedForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
+		u := harness.MustTwoFactorUser(t, app, harness.Email(t, "ada@example.com"))
 
 		c := harness.MustChallenge(t, app, u)
 		// Codes are kept, not recomputed: a 30-second boundary between two
@@ -76,9 +76,9 @@ func TestTwoFactor_sign_in(t *testing.T) {
 
 func TestTwoFactor_challenge_cookie(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
 		t.Run("tampered", func(t *testing.T) {
-			u := harness.MustTwoFactorUser(t, app, "tampered@example.com")
+			u := harness.MustTwoFactorUser(t, app, harness.Email(t, "tampered@example.com"))
 			c := harness.MustChallenge(t, app, u)
 			v := c.Cookies["gatehouse.two_factor"]
 			c.Cookies["gatehouse.two_factor"] = flipFirst(v)
@@ -88,7 +88,7 @@ func TestTwoFactor_challenge_cookie(t *testing.T) {
 			harness.MustNoSession(t, c)
 		})
 		t.Run("five_wrong_codes", func(t *testing.T) {
-			u := harness.MustTwoFactorUser(t, app, "five@example.com")
+			u := harness.MustTwoFactorUser(t, app, harness.Email(t, "five@example.com"))
 			c := harness.MustChallenge(t, app, u)
 			kept := c.Clone() // a browser that keeps the cookie anyway
 			for i := 0; i < 4; i++ {
@@ -104,7 +104,7 @@ func TestTwoFactor_challenge_cookie(t *testing.T) {
 			harness.MustOK(t, harness.VerifyTOTP(t, harness.MustChallenge(t, app, u), harness.TOTPAt(u.Secret, 0)))
 		})
 		t.Run("hostile_input", func(t *testing.T) {
-			u := harness.MustTwoFactorUser(t, app, "hostile@example.com")
+			u := harness.MustTwoFactorUser(t, app, harness.Email(t, "hostile@example.com"))
 			c := harness.MustChallenge(t, app, u)
 			for name, body := range map[string]string{
 				"nul":          `{"code":"12\u00003456"}`,
@@ -133,7 +133,7 @@ func TestTwoFactor_challenge_cookie(t *testing.T) {
 func TestTwoFactor_challenge_expired(t *testing.T) {
 	t.Parallel()
 	harness.FwForStores(t, harness.StoresThatMatter, harness.FwQuick, func(t *testing.T, app *harness.App) {
-		u := harness.MustTwoFactorUser(t, app, "ada@example.com")
+		u := harness.MustTwoFactorUser(t, app, harness.Email(t, "ada@example.com"))
 		c := harness.MustChallenge(t, app, u)
 		if err := harness.MustDB(t, app).Exec("UPDATE mfa_challenges SET expires_at = ?", time.Now().Add(-time.Second)).Error; err != nil {
 			t.Fatal(err)
@@ -150,7 +150,7 @@ func TestTwoFactor_lockout(t *testing.T) {
 	t.Parallel()
 	env := harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_LOCKOUT_THRESHOLD": "3", "GATEHOUSE_LOCKOUT_COOLDOWN": "1s"})
 	harness.FwForStores(t, harness.StoresThatMatter, env, func(t *testing.T, app *harness.App) {
-		u := harness.MustTwoFactorUser(t, app, "ada@example.com")
+		u := harness.MustTwoFactorUser(t, app, harness.Email(t, "ada@example.com"))
 		c := harness.MustChallenge(t, app, u)
 		harness.MustCode(t, harness.VerifyTOTP(t, c, "000000"), http.StatusUnauthorized, "INVALID_CODE")
 		harness.MustCode(t, harness.VerifyTOTP(t, c, "000000"), http.StatusUnauthorized, "INVALID_CODE")
@@ -169,9 +169,9 @@ func TestTwoFactor_lockout(t *testing.T) {
 // is replaced at each use, and does nothing when forged or after disable.
 func TestTwoFactor_trust_device(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
-		u := harness.MustTwoFactorUser(t, app, "ada@example.com")
-		other := harness.MustTwoFactorUser(t, app, "bob@example.com")
+	harness.SharedForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
+		u := harness.MustTwoFactorUser(t, app, harness.Email(t, "ada@example.com"))
+		other := harness.MustTwoFactorUser(t, app, harness.Email(t, "bob@example.com"))
 		const name = "gatehouse.trust_device"
 
 		c := harness.MustChallenge(t, app, u)
@@ -228,8 +228,8 @@ func TestTwoFactor_trust_device(t *testing.T) {
 // works without a challenge.
 func TestTwoFactor_email_code(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
-		u := harness.MustTwoFactorUser(t, app, "ada@example.com")
+	harness.SharedForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
+		u := harness.MustTwoFactorUser(t, app, harness.Email(t, "ada@example.com"))
 		c := harness.MustChallenge(t, app, u)
 		verify := func(c *harness.Client, code string) *harness.Response {
 			return c.Post("/api/auth/two-factor/verify-otp", harness.MustJSON(t, map[string]any{"code": code}))
@@ -263,15 +263,15 @@ func TestTwoFactor_email_code(t *testing.T) {
 // in a session steps it up.
 func TestTwoFactor_session_factors(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
 		plain := app.NewClient(t)
-		harness.MustSignUp(t, plain, "Bo", "bo@example.com", harness.TfPassword)
+		harness.MustSignUp(t, plain, "Bo", harness.Email(t, "bo@example.com"), harness.TfPassword)
 		m, at, amr, acr := harness.SessionFactors(t, plain)
 		if fmt.Sprint(m) != "[pwd]" || at != nil || fmt.Sprint(amr) != "[pwd]" || acr != domain.ACRPassword {
 			t.Fatalf("password session: authMethods %v, secondFactorAt %v, amr %v, acr %v", m, at, amr, acr)
 		}
 
-		u := harness.MustTwoFactorUser(t, app, "ada@example.com")
+		u := harness.MustTwoFactorUser(t, app, harness.Email(t, "ada@example.com"))
 		// The enrolment's first code was answered in the session: stepped up.
 		m, at, amr, acr = harness.SessionFactors(t, u.C)
 		if fmt.Sprint(m) != "[pwd otp mfa]" || at == nil || fmt.Sprint(amr) != "[pwd otp mfa]" || acr != domain.ACRMultiFactor {

@@ -120,7 +120,7 @@ func TestStepUpBudget_password_session(t *testing.T) {
 // here an e-mailed code turning two-factor on, with a lockout of three.
 func TestStepUpBudget_without_password(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresThatMatter, harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_LOCKOUT_THRESHOLD": "3"}),
+	harness.FwForStores(t, harness.SQLOnly(harness.StoresThatMatter), harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_LOCKOUT_THRESHOLD": "3"}),
 		func(t *testing.T, app *harness.App) {
 			c := app.NewClient(t)
 			id := harness.MustUser(t, harness.MustSignUp(t, c, "Ada", harness.Email(t, "ada@example.com"), harness.TfPassword))["id"].(string)

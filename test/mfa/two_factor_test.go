@@ -132,7 +132,7 @@ func TestTwoFactor_challenge_cookie(t *testing.T) {
 // (the service's clock is the system's).
 func TestTwoFactor_challenge_expired(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresThatMatter, harness.FwQuick, func(t *testing.T, app *harness.App) {
+	harness.FwForStores(t, harness.SQLOnly(harness.StoresThatMatter), harness.FwQuick, func(t *testing.T, app *harness.App) {
 		u := harness.MustTwoFactorUser(t, app, harness.Email(t, "ada@example.com"))
 		c := harness.MustChallenge(t, app, u)
 		if err := harness.MustDB(t, app).Exec("UPDATE mfa_challenges SET expires_at = ?", time.Now().Add(-time.Second)).Error; err != nil {

@@ -372,7 +372,7 @@ func strictSigner(t *testing.T, app *harness.App) (kid string, key *rsa.PrivateK
 // audience, another issuer, an ID token's type, no type. A control token
 // re-signed with the same key and the issued claims is accepted.
 func TestOIDCClients_service_refuses_bad_claims_signed_by_its_key(t *testing.T) {
-	harness.FwForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.FwForStores(t, harness.SQLOnly(harness.StoresOnce), harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := mustStrictWorld(t, app)
 		_, toks := w.StrictLiveTokens(t)
 		header, claims := strictJWTParts(t, toks.Token.AccessToken)

@@ -75,8 +75,9 @@ func isForeignKeyViolation(err error) bool {
 
 // isUnavailable reports whether err says the database could not be reached
 // or did not answer in time, rather than that the statement was wrong: a
-// deadline or cancellation, a refused, reset or cut connection (including an
-// "unexpected EOF" mid-answer), a failed connect, a connection the pool gave
+// deadline or cancellation (and so a transaction that database/sql rolled
+// back when its context ended, sql.ErrTxDone), a refused, reset or cut
+// connection (including an "unexpected EOF" mid-answer), a failed connect, a connection the pool gave
 // up on, a server that is shutting down, starting, out of connections or
 // that cancelled the statement, or a SQLite write lock that stayed taken. A
 // cancelled context is among them: whether the client left is the edge's to
@@ -87,7 +88,7 @@ func isUnavailable(err error) bool {
 	var pgErr *pgconn.PgError
 	switch {
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled),
-		errors.Is(err, driver.ErrBadConn), errors.Is(err, sql.ErrConnDone),
+		errors.Is(err, driver.ErrBadConn), errors.Is(err, sql.ErrConnDone), errors.Is(err, sql.ErrTxDone),
 		errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF),
 		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
 		errors.As(err, &netErr), errors.As(err, &connErr), pgconn.Timeout(err):

@@ -11,6 +11,7 @@ import (
 	"os"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"gorm.io/gorm"
@@ -80,6 +81,7 @@ func TestConvertErr_unavailable(t *testing.T) {
 		{"broken_pipe", fmt.Errorf("write: %w", syscall.EPIPE), domain.KindUnavailable},
 		{"bad_conn", driver.ErrBadConn, domain.KindUnavailable},
 		{"conn_done", sql.ErrConnDone, domain.KindUnavailable},
+		{"tx_done", fmt.Errorf("organizations.lock: %w", sql.ErrTxDone), domain.KindUnavailable},
 		{"pg_admin_shutdown", &pgconn.PgError{Code: "57P01"}, domain.KindUnavailable},
 		{"pg_cannot_connect_now", &pgconn.PgError{Code: "57P03"}, domain.KindUnavailable},
 		{"pg_too_many_connections", &pgconn.PgError{Code: "53300"}, domain.KindUnavailable},
@@ -108,5 +110,41 @@ func TestConvertErr_unavailable(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Ensure a statement in a transaction whose context ended (its deadline
+// passed under load) answers that the database is unavailable, not an
+// internal error: database/sql rolls the transaction back when its context
+// ends, and the next statement finds it done (sql.ErrTxDone). Seen as a 500
+// on PostgreSQL with both cores saturated.
+func TestConvertErr_transaction_ended_by_its_context(t *testing.T) {
+	db, err := Connect(DatabaseURL("sqlite:"+t.TempDir()+"/tx.db"), Timeout(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sqlDB, err := db.DB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sqlDB.Close() })
+	ctx, cancel := context.WithCancel(context.Background())
+	tx, err := sqlDB.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	// The rollback runs on database/sql's own goroutine: wait for it.
+	var execErr error
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		if _, execErr = tx.Exec("SELECT 1"); errors.Is(execErr, sql.ErrTxDone) {
+			break
+		}
+	}
+	if !errors.Is(execErr, sql.ErrTxDone) {
+		t.Fatalf("statement after the context ended: %v, want sql.ErrTxDone", execErr)
+	}
+	if got := convertErr("organizations.lock", execErr, nil, nil); domain.KindOf(got) != domain.KindUnavailable {
+		t.Fatalf("convertErr = %v (kind %v), want unavailable", got, domain.KindOf(got))
 	}
 }

@@ -62,7 +62,7 @@ func mustNoEmptyArrays(t testing.TB, path string, doc map[string]any) {
 // jwks_uri that resolves to a key set holding an RS256 key, each key named.
 func TestDiscovery_provider_metadata(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
 		issuer := app.Cfg.HTTP.BaseURL + "/api/auth"
 		c := app.NewClient(t)
 		var first []byte
@@ -219,7 +219,7 @@ func TestDiscovery_cors(t *testing.T) {
 // tokens), documentation that resolves; and that its 401s point at it.
 func TestDiscovery_protected_resource(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
 		c := app.NewClient(t)
 		r := c.Get(protectedResourcePath)
 		doc := mustDiscoveryAnswer(t, protectedResourcePath, r)

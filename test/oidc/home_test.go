@@ -41,8 +41,8 @@ func mustRedirect(t testing.TB, r *harness.Response, status int, want string) {
 // body; and a signed-in browser is offered its account instead of sign-in.
 func TestHome_page(t *testing.T) {
 	t.Parallel()
-	const email, pw = "ada@example.com", "correct horse battery"
-	app := harness.MustStartFramework(t, harness.StoreSQLite, harness.Env(harness.FwQuick, map[string]string{
+	var email, pw = harness.Email(t, "ada@example.com"), "correct horse battery"
+	app := harness.Shared(t, harness.StoreSQLite, harness.Env(harness.FwQuick, map[string]string{
 		"GATEHOUSE_ADMIN_EMAILS": harness.AdminEmail, "GATEHOUSE_TRUSTED_ORIGINS": "https://app.example.com"}))
 	harness.MustSignUp(t, app.NewClient(t), "Ada", email, pw)
 	b := harness.NewFormBrowser(t, app)
@@ -133,8 +133,8 @@ func TestPages_trailing_slash_redirects(t *testing.T) {
 // ends the session, refused from another origin.
 func TestAccount_page(t *testing.T) {
 	t.Parallel()
-	const name, email, pw = "Ada <Lovelace>", "ada@example.com", "correct horse battery"
-	app := harness.MustStartFramework(t, harness.StoreSQLite, harness.FwQuick)
+	var name, email, pw = "Ada <Lovelace>", harness.Email(t, "ada@example.com"), "correct horse battery"
+	app := harness.Shared(t, harness.StoreSQLite, harness.FwQuick)
 
 	// Sign-up without a callback lands on the account.
 	b := harness.NewFormBrowser(t, app)

@@ -18,6 +18,7 @@ const oauthClientsPath = "/api/admin/oauth-clients"
 // AdminEnv on the stores a behaviour runs on (StoresOnce).
 func oauthClientsForStores(t *testing.T, fn func(t *testing.T, app *harness.App)) {
 	t.Helper()
+	// A fresh application: the tests list every client it holds.
 	harness.FwForStores(t, harness.StoresOnce, harness.AdminEnv, fn)
 }
 
@@ -269,7 +270,7 @@ func TestOAuthClients_access_and_audit(t *testing.T) {
 		admin, adminID := harness.MustAdmin(t, app)
 		c := mustRegisterClient(t, app, admin, map[string]any{"name": "App", "type": "confidential", "redirectUris": []string{"https://app.example.com/cb"}})
 		id, _ := c["clientId"].(string)
-		plain, plainID := harness.MustPlainUser(t, app, "Eve", "eve@example.com", harness.UserPassword)
+		plain, plainID := harness.MustPlainUser(t, app, "Eve", harness.Email(t, "eve@example.com"), harness.UserPassword)
 		calls := []struct{ method, path, body string }{
 			{http.MethodPost, oauthClientsPath, `{"name":"X","type":"public","redirectUris":["https://x.example.com/cb"]}`},
 			{http.MethodGet, oauthClientsPath, ""},

@@ -37,7 +37,7 @@ type opWorld struct {
 
 func opForEachStore(t *testing.T, fn func(t *testing.T, w *opWorld)) {
 	t.Helper()
-	harness.FwForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		admin, _ := harness.MustAdmin(t, app)
 		w := &opWorld{app: app}
 		spa := opCreated(t, admin.Post("/api/admin/oauth-clients", harness.MustJSON(t, map[string]any{
@@ -51,7 +51,7 @@ func opForEachStore(t *testing.T, fn func(t *testing.T, w *opWorld)) {
 			t.Fatalf("registered clients: %v %v", spa, web)
 		}
 		w.user = app.NewClient(t)
-		w.userID = harness.MustID(t, harness.MustSignUp(t, w.user, "Ada", "ada@example.com", opPassword)["user"])
+		w.userID = harness.MustID(t, harness.MustSignUp(t, w.user, "Ada", harness.Email(t, "ada@example.com"), opPassword)["user"])
 		fn(t, w)
 	})
 }
@@ -200,13 +200,13 @@ func TestOAuthProvider_public_client_code_flow(t *testing.T) {
 		if !strings.HasPrefix(callback, "/api/auth/oauth2/authorize?") {
 			t.Fatalf("callbackURL = %q", callback)
 		}
-		r := browser.Post("/api/auth/sign-in/email", harness.MustJSON(t, map[string]any{"email": "ada@example.com", "password": opPassword, "callbackURL": callback}))
+		r := browser.Post("/api/auth/sign-in/email", harness.MustJSON(t, map[string]any{"email": harness.Email(t, "ada@example.com"), "password": opPassword, "callbackURL": callback}))
 		harness.MustStatus(t, r, http.StatusOK)
 		code := w.mustAuthCode(t, browser, callback, opSPARedirect) // first-party: no consent page
 
 		first := opMustTokens(t, w.spaExchange(t, code, opVerifier))
 		id := opClaims(t, first.IDToken)
-		if id["iss"] != w.app.Cfg.HTTP.BaseURL+"/api/auth" || id["aud"] != w.spa || id["sub"] != w.userID || id["nonce"] != "no-1" || id["email"] != "ada@example.com" {
+		if id["iss"] != w.app.Cfg.HTTP.BaseURL+"/api/auth" || id["aud"] != w.spa || id["sub"] != w.userID || id["nonce"] != "no-1" || id["email"] != harness.Email(t, "ada@example.com") {
 			t.Fatalf("ID token claims: %v", id)
 		}
 		at := opClaims(t, first.AccessToken)
@@ -214,7 +214,7 @@ func TestOAuthProvider_public_client_code_flow(t *testing.T) {
 			t.Fatalf("access token claims: %v", at)
 		}
 		info := harness.MustOK(t, w.userinfo(t, first.AccessToken))
-		if info["sub"] != w.userID || info["email"] != "ada@example.com" || info["name"] != "Ada" || info["email_verified"] == nil {
+		if info["sub"] != w.userID || info["email"] != harness.Email(t, "ada@example.com") || info["name"] != "Ada" || info["email_verified"] == nil {
 			t.Fatalf("userinfo: %v", info)
 		}
 
@@ -305,7 +305,7 @@ func TestOAuthProvider_confidential_client_consent_and_logout(t *testing.T) {
 		tk = opMustTokens(t, exchange(code, "", "", url.Values{"client_id": {w.web}, "client_secret": {w.webSecret}}))
 
 		in := harness.MustOK(t, w.form(t, "/api/auth/oauth2/introspect", url.Values{"token": {tk.AccessToken}}, w.web, w.webSecret))
-		if in["active"] != true || in["sub"] != w.userID || in["client_id"] != w.web || in["username"] != "ada@example.com" || in["scope"] != "openid email" {
+		if in["active"] != true || in["sub"] != w.userID || in["client_id"] != w.web || in["username"] != harness.Email(t, "ada@example.com") || in["scope"] != "openid email" {
 			t.Fatalf("introspection: %v", in)
 		}
 		opMustError(t, w.form(t, "/api/auth/oauth2/introspect", url.Values{"client_id": {w.spa}, "token": {tk.AccessToken}}, "", ""),

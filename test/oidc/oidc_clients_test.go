@@ -28,7 +28,7 @@ import (
 func mustStrictWorld(t *testing.T, app *harness.App) *harness.StrictWorld {
 	t.Helper()
 	admin, _ := harness.MustAdmin(t, app)
-	w := &harness.StrictWorld{App: app, Issuer: app.URL + "/api/auth", Email: "olive.oidc@example.com"}
+	w := &harness.StrictWorld{App: app, Issuer: app.URL + "/api/auth", Email: harness.Email(t, "olive.oidc@example.com")}
 	w.Public = harness.MustRegisterStrictClient(t, admin, "Strict SPA", "public", true, harness.StrictPublicRedirect)
 	w.Confidential = harness.MustRegisterStrictClient(t, admin, "Strict Web App", "confidential", false, harness.StrictConfidentialRedirect)
 	_, w.UserID = harness.MustVerifiedUser(t, app, "Olive Oidc", w.Email, harness.StrictPassword)
@@ -54,7 +54,7 @@ func strictRefreshFails(t testing.TB, conf *oauth2.Config, tok *oauth2.Token) {
 // userinfo, refresh with rotation, and revocation after which userinfo and
 // refresh fail.
 func TestOIDCClients_go_oidc_completes_the_code_flow(t *testing.T) {
-	harness.FwForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := mustStrictWorld(t, app)
 		provider, err := oidc.NewProvider(t.Context(), w.Issuer)
 		if err != nil {
@@ -141,7 +141,7 @@ func TestOIDCClients_go_oidc_refuses_an_issuer_with_a_trailing_slash(t *testing.
 // character is refused with an error page: no redirect, no code, even for
 // a signed-in user (RFC 6749 §4.1.2.1, exact matching).
 func TestOIDCClients_redirect_uri_one_character_off_is_refused(t *testing.T) {
-	harness.FwForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := mustStrictWorld(t, app)
 		provider, err := oidc.NewProvider(t.Context(), w.Issuer)
 		if err != nil {
@@ -277,7 +277,7 @@ func strictWithClaims(claims map[string]any, changes map[string]any) map[string]
 // token presented as an access token. Tokens with valid signatures but bad
 // claims are in TestOIDCClients_service_refuses_bad_claims_signed_by_its_key.
 func TestOIDCClients_service_refuses_forged_tokens(t *testing.T) {
-	harness.FwForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := mustStrictWorld(t, app)
 		_, toks := w.StrictLiveTokens(t)
 		access := toks.Token.AccessToken

@@ -97,7 +97,7 @@ func strictAnswer(t testing.TB, b *harness.StrictBrowser, page *harness.StrictPa
 // auth_time.
 func TestOIDCMFA_amr_and_acr_reach_relying_parties(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := mustStrictWorld(t, app)
 		provider, err := oidc.NewProvider(t.Context(), w.Issuer)
 		if err != nil {
@@ -192,7 +192,7 @@ func TestOIDCMFA_amr_and_acr_reach_relying_parties(t *testing.T) {
 // e-mailed code on the second-factor page steps the session up.
 func TestOIDCMFA_acr_values_without_a_second_factor_and_prompt_none(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := mustStrictWorld(t, app)
 		provider, err := oidc.NewProvider(t.Context(), w.Issuer)
 		if err != nil {
@@ -237,8 +237,8 @@ func TestOIDCMFA_acr_values_without_a_second_factor_and_prompt_none(t *testing.T
 // and holds no form.
 func TestOIDCMFA_second_factor_page_email_code_and_attempt_cap(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
-		u := harness.MustTwoFactorUser(t, app, "ada.pages@example.com")
+	harness.SharedForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
+		u := harness.MustTwoFactorUser(t, app, harness.Email(t, "ada.pages@example.com"))
 		w := &harness.StrictWorld{App: app, Email: u.Email}
 		signIn := func(b *harness.StrictBrowser) *harness.StrictPage {
 			t.Helper()

@@ -200,8 +200,8 @@ func mustPageAnd(t testing.TB, app *harness.App, r *harness.Response, status int
 // change.
 func TestPages_sign_up_and_in_without_javascript(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
-		const email, pw = "ada@example.com", "correct horse battery"
+	harness.SharedForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
+		var email, pw = harness.Email(t, "ada@example.com"), "correct horse battery"
 		b := harness.NewFormBrowser(t, app)
 		r := b.Submit("/api/auth/sign-up/email", url.Values{"name": {"Ada"}, "email": {email}, "password": {pw}, "callbackURL": {"/welcome"}})
 		harness.MustSeeOther(t, app, r, "/welcome")
@@ -261,7 +261,7 @@ func TestPages_sign_up_and_in_without_javascript(t *testing.T) {
 		}
 
 		// Sign-up errors come back to the sign-up page.
-		r = b.Submit("/api/auth/sign-up/email", url.Values{"name": {"Bob"}, "email": {"bob@example.com"}, "password": {"short"}, "callbackURL": {"/welcome"}})
+		r = b.Submit("/api/auth/sign-up/email", url.Values{"name": {"Bob"}, "email": {harness.Email(t, "bob@example.com")}, "password": {"short"}, "callbackURL": {"/welcome"}})
 		if q := harness.MustSeeOther(t, app, r, "/sign-up"); q.Get("error") != "PASSWORD_TOO_SHORT" || q.Get("callbackURL") != "/welcome" || q.Has("password") {
 			t.Fatalf("short password: Location %q", r.Header.Get("Location"))
 		}
@@ -288,9 +288,9 @@ func TestPages_sign_up_and_in_without_javascript(t *testing.T) {
 // with a "check your mail" notice, signed out, and the mail goes out.
 func TestPages_sign_up_needs_verification(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStartFramework(t, harness.StoreSQLite, map[string]string{"GATEHOUSE_RATE_LIMIT": "off"})
+	app := harness.Shared(t, harness.StoreSQLite, map[string]string{"GATEHOUSE_RATE_LIMIT": "off"})
 	b := harness.NewFormBrowser(t, app)
-	r := b.Submit("/api/auth/sign-up/email", url.Values{"name": {"Ada"}, "email": {"ada@example.com"}, "password": {"correct horse battery"}, "callbackURL": {"/welcome"}})
+	r := b.Submit("/api/auth/sign-up/email", url.Values{"name": {"Ada"}, "email": {harness.Email(t, "ada@example.com")}, "password": {"correct horse battery"}, "callbackURL": {"/welcome"}})
 	q := harness.MustSeeOther(t, app, r, "/sign-in")
 	if q.Get("notice") != "check-email" || q.Get("callbackURL") != "/welcome" {
 		t.Fatalf("Location = %q", r.Header.Get("Location"))
@@ -302,10 +302,10 @@ func TestPages_sign_up_needs_verification(t *testing.T) {
 	if !strings.Contains(string(page.Body), `role="status"`) || !strings.Contains(string(page.Body), "We mailed you a link") {
 		t.Fatalf("no notice:\n%s", page.Body)
 	}
-	harness.MustLink(t, app, "ada@example.com", "Verify your email address")
+	harness.MustLink(t, app, harness.Email(t, "ada@example.com"), "Verify your email address")
 
 	// Signing in before verifying comes back with the reason.
-	r = b.Submit("/api/auth/sign-in/email", url.Values{"email": {"ada@example.com"}, "password": {"correct horse battery"}})
+	r = b.Submit("/api/auth/sign-in/email", url.Values{"email": {harness.Email(t, "ada@example.com")}, "password": {"correct horse battery"}})
 	if q := harness.MustSeeOther(t, app, r, "/sign-in"); q.Get("error") != "EMAIL_NOT_VERIFIED" {
 		t.Fatalf("Location = %q", r.Header.Get("Location"))
 	}
@@ -317,8 +317,8 @@ func TestPages_sign_up_needs_verification(t *testing.T) {
 // works once, and a used link says so.
 func TestPages_forgot_and_reset_password(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
-		const email, pw, newPW = "ada@example.com", "correct horse battery", "a brand new passphrase"
+	harness.SharedForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
+		var email, pw, newPW = harness.Email(t, "ada@example.com"), "correct horse battery", "a brand new passphrase"
 		harness.MustSignUp(t, app.NewClient(t), "Ada", email, pw)
 		b := harness.NewFormBrowser(t, app)
 		forgot := mustPage(t, app, b.Get("/forgot-password"), http.StatusOK, pagesCSP)
@@ -333,7 +333,7 @@ func TestPages_forgot_and_reset_password(t *testing.T) {
 		if !strings.Contains(string(page.Body), "If an account exists") {
 			t.Fatalf("no neutral notice:\n%s", page.Body)
 		}
-		harness.MustNoMail(t, app, "nobody@example.com", "Reset your")
+		harness.MustNoMail(t, app, harness.Email(t, "nobody@example.com"), "Reset your")
 
 		// The link from the mail leads to the reset page with the token.
 		r := b.Get(harness.MustLink(t, app, email, "Reset your"))
@@ -384,7 +384,7 @@ func TestPages_sign_in_rate_limited(t *testing.T) {
 	b := harness.NewFormBrowser(t, app)
 	var last *harness.Response
 	for range 6 {
-		last = b.Submit("/api/auth/sign-in/email", url.Values{"email": {"ada@example.com"}, "password": {"wrong password!"}, "callbackURL": {"/after"}})
+		last = b.Submit("/api/auth/sign-in/email", url.Values{"email": {harness.Email(t, "ada@example.com")}, "password": {"wrong password!"}, "callbackURL": {"/after"}})
 	}
 	q := harness.MustSeeOther(t, app, last, "/sign-in")
 	if q.Get("error") != "TOO_MANY_REQUESTS" || q.Get("callbackURL") != "/after" || last.Header.Get("Retry-After") == "" {
@@ -401,14 +401,14 @@ func TestPages_sign_in_rate_limited(t *testing.T) {
 // end-session request and returns to the client.
 func TestPages_consent_and_sign_out(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		const rp = "https://rp.example.net"
 		admin, _ := harness.MustAdmin(t, app)
 		r := admin.Post("/api/admin/oauth-clients", harness.MustJSON(t, map[string]any{"name": "Example <app>", "type": "public",
 			"redirectUris": []string{rp + "/cb"}, "postLogoutRedirectUris": []string{rp + "/bye"}}))
 		harness.MustStatus(t, r, http.StatusCreated)
 		clientID, _ := r.JSON(t)["clientId"].(string)
-		const email, pw = "ada@example.com", "correct horse battery"
+		var email, pw = harness.Email(t, "ada@example.com"), "correct horse battery"
 		harness.MustSignUp(t, app.NewClient(t), "Ada", email, pw)
 		formCSP := strings.Replace(pagesCSP, "form-action 'self'", "form-action 'self' "+rp, 1)
 

@@ -1,0 +1,10 @@
+package oidc
+
+import (
+	"os"
+	"testing"
+
+	"github.com/gatehouse/gatehouse/test/harness"
+)
+
+func TestMain(m *testing.M) { os.Exit(harness.Main(m)) }

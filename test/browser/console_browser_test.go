@@ -17,7 +17,7 @@ import (
 )
 
 // Ensure an administrator drives the console in a real browser under its
-// strict CSP, on every store (one Chromium each, one after the other): the
+// strict CSP, on the stores of the store policy (a tab each): the
 // console sends them to the hosted sign-in and back; "/" focuses the search,
 // typing an address and Enter finds the user; they revoke that user's
 // session and ban them; impersonate another user, see the banner on the
@@ -152,7 +152,7 @@ func consoleWait(t *testing.T, ctx context.Context, what, cond string) {
 }
 
 // forBrowserStores runs a browser test once per store, one after the other
-// (each with its own Chromium), skipped in -short mode: fn gets the store,
+// (each in a tab of its own), skipped in -short mode: fn gets the store,
 // Chromium's path and the folder for its screenshots,
 // GATEHOUSE_TEST_ARTIFACTS/name-<store> (under a temporary directory when
 // that is unset).
@@ -184,13 +184,14 @@ type tab struct {
 	report func()
 }
 
-// newTab starts Chromium for t and watches its tab; screenshots go to dir.
+// newTab opens a tab for t (newTabContext) and watches it; screenshots go
+// to dir.
 func newTab(t *testing.T, chromium, dir string) *tab {
 	t.Helper()
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		t.Fatal(err)
 	}
-	ctx := newBrowser(t, chromium)
+	ctx := newTabContext(t, chromium)
 	return &tab{t: t, ctx: ctx, dir: dir, report: watchPage(t, ctx)}
 }
 

@@ -60,7 +60,7 @@ func TestFederationBrowser_sign_in_through_a_second_gatehouse(t *testing.T) {
 	harness.MustStatus(t, r, http.StatusCreated)
 	harness.MustVerifiedUser(t, b, name, email, harness.StrictPassword)
 
-	ctx := newBrowser(t, chromium)
+	ctx := newTabContext(t, chromium)
 	report := watchPage(t, ctx)
 	shots := t.TempDir()
 

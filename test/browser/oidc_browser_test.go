@@ -159,7 +159,7 @@ func TestOIDCBrowser_signs_in_on_the_hosted_pages(t *testing.T) {
 	rp.clients["third"] = third.OauthConfig(provider)
 	rp.clients["first"] = first.OauthConfig(provider)
 
-	ctx := newBrowser(t, chromium)
+	ctx := newTabContext(t, chromium)
 	report := watchPage(t, ctx)
 
 	// Third-party client: sign-in page, consent page, callback.
@@ -287,7 +287,7 @@ func TestOIDCBrowser_second_factor_page(t *testing.T) {
 	rp.provider = provider
 	rp.clients["first"] = client.OauthConfig(provider)
 
-	ctx := newBrowser(t, chromium)
+	ctx := newTabContext(t, chromium)
 	report := watchPage(t, ctx)
 
 	oidcBrowserNavigate(t, ctx, rp.URL+"/login?client=first")

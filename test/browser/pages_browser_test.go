@@ -25,7 +25,7 @@ func TestPagesBrowser_home_sign_in_account_sign_out(t *testing.T) {
 	const name, email = "Bruno Browser", "bruno.browser@example.com"
 	harness.MustVerifiedUser(t, app, name, email, harness.StrictPassword)
 
-	ctx := newBrowser(t, chromium)
+	ctx := newTabContext(t, chromium)
 	report := watchPage(t, ctx)
 
 	oidcBrowserNavigate(t, ctx, app.URL+"/")

@@ -105,7 +105,7 @@ func TestPasskeyBrowser_official_client(t *testing.T) {
 	otherSrv.Start()
 	t.Cleanup(otherSrv.Close)
 	base := app.Cfg.HTTP.BaseURL
-	ctx := newBrowser(t, chromium)
+	ctx := newTabContext(t, chromium)
 	if _, err := chromedp.Call(ctx, webauthn.Enable, webauthn.EnableParams{}); err != nil {
 		t.Fatalf("WebAuthn.enable: %v", err)
 	}

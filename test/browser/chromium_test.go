@@ -105,14 +105,14 @@ func (c *sharedChromium) close() error {
 // newTabContext returns a context for a new tab of the package's one
 // Chromium (started on first use), in a browser context of its own: an
 // incognito-like profile, so that no cookie, storage, cache, permission or
-// service worker passes between tests running at once. The tab opens in a
-// window of its own (a tab hidden behind another gets no animation frames)
-// with its focus emulated, as the only window of a browser of its own would
-// have it: a page without focus may not use the clipboard, and headless
-// Chromium giving every window focus, as it does today, is not promised. The
-// tab lives at most
-// browserDeadline, so a stuck page fails the test instead of hanging it.
-// Cleanup closes the tab and disposes of its browser context; should the
+// service worker passes between tests running at once (the clipboard is the
+// browser's: mustCopy takes turns). The tab opens in a window of its own (a
+// tab hidden behind another gets no animation frames) with its focus
+// emulated, as the only window of a browser of its own would have it: a page
+// without focus may not use the clipboard, and headless Chromium giving
+// every window focus, as it does today, is not promised. The tab lives at
+// most browserDeadline, so a stuck page fails the test instead of hanging
+// it. Cleanup closes the tab and disposes of its browser context; should the
 // test fail, it logs what Chromium printed meanwhile.
 func newTabContext(t *testing.T, path string) context.Context {
 	t.Helper()
@@ -153,7 +153,8 @@ func chromiumOutput(s string) string {
 }
 
 // grantClipboard lets origin's pages read and write the clipboard in the
-// tab's browser context (and only there: the permission is the context's).
+// tab's browser context (and only there: the permission is the context's,
+// though the clipboard is not: see mustCopy).
 func grantClipboard(t *testing.T, ctx context.Context, origin string) {
 	t.Helper()
 	for _, name := range []string{"clipboard-read", "clipboard-write"} {
@@ -163,6 +164,30 @@ func grantClipboard(t *testing.T, ctx context.Context, origin string) {
 			t.Fatalf("grant %s: %v", name, err)
 		}
 	}
+}
+
+// clipboardMu is held from a copy button's press until the clipboard is
+// read back: Chromium has one clipboard for all its browser contexts, so a
+// test copying at the same time as another read the other's text.
+var clipboardMu sync.Mutex
+
+// mustCopy presses the copy button of the element id (button[data-copy=id])
+// and returns what the clipboard holds once the button says "Copied". The
+// tab needs the clipboard permission (grantClipboard).
+func mustCopy(t *testing.T, ctx context.Context, id string) string {
+	t.Helper()
+	clipboardMu.Lock()
+	defer clipboardMu.Unlock()
+	button := `button[data-copy=` + jsString(id) + `]`
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(button))); err != nil {
+		t.Fatalf("press the copy button of #%s: %v", id, err)
+	}
+	consoleWait(t, ctx, "the copy of #"+id, `document.querySelector(`+jsString(button)+`).textContent === "Copied"`)
+	copied, err := chromedp.Run(ctx, chromedp.Evaluate[string](`navigator.clipboard.readText()`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("read the clipboard: %v", err)
+	}
+	return copied
 }
 
 // Ensure two tabs open at once in the shared Chromium keep apart what two

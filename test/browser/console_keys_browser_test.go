@@ -49,12 +49,7 @@ func consoleKeysBrowser(t *testing.T, app *harness.App, chromium, dir string) {
 	// the clipboard then holds.
 	copySecret := func() string {
 		t.Helper()
-		do("copy the secret", chromedp.Click(chromedp.CSS(`button[data-copy="secret"]`)))
-		consoleWait(t, ctx, "the copy", `document.querySelector('button[data-copy="secret"]').textContent === "Copied"`)
-		copied, err := chromedp.Run(ctx, chromedp.Evaluate[string](`navigator.clipboard.readText()`, chromedp.EvalAwaitPromise))
-		if err != nil {
-			t.Fatalf("read the clipboard: %v", err)
-		}
+		copied := mustCopy(t, ctx, "secret")
 		if shown := pageText(t, ctx, "#secret"); copied != shown {
 			t.Fatalf("the clipboard holds %q, the page shows %q", copied, shown)
 		}

@@ -69,6 +69,7 @@ var explorerContracts = []explorerContract{
 // only its service-key schemes, and the page raises no exception, logs no error,
 // violates no CSP directive and has no request fail.
 func TestExplorer_lists_the_three_contracts(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("browser test skipped in -short mode")
 	}

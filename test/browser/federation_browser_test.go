@@ -35,6 +35,7 @@ import (
 // A's home page, signed in. No page may violate its CSP, log an error or
 // fail a request.
 func TestFederationBrowser_sign_in_through_a_second_gatehouse(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("browser test skipped in -short mode")
 	}

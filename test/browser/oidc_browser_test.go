@@ -136,6 +136,7 @@ func (rp *oidcRP) callback(r *http.Request) (string, error) {
 // redirects after a form post). No page may violate its CSP, log an error or
 // fail a request.
 func TestOIDCBrowser_signs_in_on_the_hosted_pages(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("browser test skipped in -short mode")
 	}
@@ -265,6 +266,7 @@ func oidcBrowserNoCSPViolations(t *testing.T, ctx context.Context, what string) 
 // announced, the right one leads back to the relying party, whose go-oidc
 // verified ID token says amr [pwd otp mfa] and acr mfa.
 func TestOIDCBrowser_second_factor_page(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("browser test skipped in -short mode")
 	}

@@ -17,6 +17,7 @@ import (
 // null) and the account page then sends the browser to sign in. No page
 // may violate its CSP, log an error or fail a request.
 func TestPagesBrowser_home_sign_in_account_sign_out(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("browser test skipped in -short mode")
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // Ensure a user manages their account in a real browser under the strict
-// CSP, on SQLite and PostgreSQL (one Chromium each): signed in on the
+// CSP, on the stores of the store policy (a tab each): signed in on the
 // hosted page without callbackURL they land on /account; they change their
 // name; they see the session another client signed in and sign it out;
 // they decline one invitation and accept another. No page may raise an

@@ -12,8 +12,8 @@ import (
 )
 
 // Ensure a user manages their account's security in a real browser under
-// the console's strict CSP, on SQLite and PostgreSQL (one Chromium each,
-// one after the other): signed out, /account/security sends them to the
+// the console's strict CSP, on the stores of the store policy (a tab
+// each, in parallel): signed out, /account/security sends them to the
 // hosted sign-in and back; they enrol TOTP from the key the page shows
 // (the test computes the code from it, as an authenticator app would) and
 // two-factor is on; they register a passkey with Chromium's virtual

@@ -17,7 +17,7 @@ import (
 )
 
 // Ensure an administrator drives the console in a real browser under its
-// strict CSP, on every store (one Chromium each, one after the other): the
+// strict CSP, on the stores of the store policy (a tab each, in parallel): the
 // console sends them to the hosted sign-in and back; "/" focuses the search,
 // typing an address and Enter finds the user; they revoke that user's
 // session and ban them; impersonate another user, see the banner on the
@@ -151,13 +151,15 @@ func consoleWait(t *testing.T, ctx context.Context, what, cond string) {
 	}
 }
 
-// forBrowserStores runs a browser test once per store, one after the other
-// (each with its own Chromium), skipped in -short mode: fn gets the store,
+// forBrowserStores runs a browser test once per store, the stores in
+// parallel with each other and with the package's other tests (each in its
+// own tab of the one Chromium), skipped in -short mode: fn gets the store,
 // Chromium's path and the folder for its screenshots,
 // GATEHOUSE_TEST_ARTIFACTS/name-<store> (under a temporary directory when
 // that is unset).
 func forBrowserStores(t *testing.T, stores []harness.Store, name string, fn func(t *testing.T, s harness.Store, chromium, dir string)) {
 	t.Helper()
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("browser test skipped in -short mode")
 	}
@@ -168,6 +170,7 @@ func forBrowserStores(t *testing.T, stores []harness.Store, name string, fn func
 	}
 	for _, s := range stores {
 		t.Run("store="+string(s), func(t *testing.T) {
+			t.Parallel()
 			fn(t, s, chromium, filepath.Join(artifacts, name+"-"+string(s)))
 		})
 	}
@@ -184,13 +187,14 @@ type tab struct {
 	report func()
 }
 
-// newTab starts Chromium for t and watches its tab; screenshots go to dir.
+// newTab opens a tab for t (newTabContext) and watches it; screenshots go
+// to dir.
 func newTab(t *testing.T, chromium, dir string) *tab {
 	t.Helper()
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		t.Fatal(err)
 	}
-	ctx := newBrowser(t, chromium)
+	ctx := newTabContext(t, chromium)
 	return &tab{t: t, ctx: ctx, dir: dir, report: watchPage(t, ctx)}
 }
 

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 	"github.com/gatehouse/gatehouse/test/harness"
 )
@@ -35,12 +34,7 @@ func consoleKeysBrowser(t *testing.T, app *harness.App, chromium, dir string) {
 	ctx, report, shot, do := tb.ctx, tb.report, tb.shot, tb.do
 	mustShow := tb.mustShow
 	// The copy button writes to the clipboard, which the test reads back.
-	for _, name := range []string{"clipboard-read", "clipboard-write"} {
-		if _, err := chromedp.CallBrowser(ctx, browser.SetPermission, browser.SetPermissionParams{
-			Permission: &browser.PermissionDescriptor{Name: name, AllowWithoutSanitization: true}, Setting: browser.PermissionSettingGranted, Origin: app.URL}); err != nil {
-			t.Fatalf("grant %s: %v", name, err)
-		}
-	}
+	grantClipboard(t, ctx, app.URL)
 	mustNotShow := func(what, secret string) {
 		t.Helper()
 		html, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.documentElement.outerHTML`))
@@ -55,12 +49,7 @@ func consoleKeysBrowser(t *testing.T, app *harness.App, chromium, dir string) {
 	// the clipboard then holds.
 	copySecret := func() string {
 		t.Helper()
-		do("copy the secret", chromedp.Click(chromedp.CSS(`button[data-copy="secret"]`)))
-		consoleWait(t, ctx, "the copy", `document.querySelector('button[data-copy="secret"]').textContent === "Copied"`)
-		copied, err := chromedp.Run(ctx, chromedp.Evaluate[string](`navigator.clipboard.readText()`, chromedp.EvalAwaitPromise))
-		if err != nil {
-			t.Fatalf("read the clipboard: %v", err)
-		}
+		copied := mustCopy(t, ctx, "secret")
 		if shown := pageText(t, ctx, "#secret"); copied != shown {
 			t.Fatalf("the clipboard holds %q, the page shows %q", copied, shown)
 		}

@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
@@ -121,16 +120,9 @@ func orgsDomainsBrowser(t *testing.T, app *harness.App, dns *dnstest.Server, chr
 	oidcBrowserNoCSPViolations(t, ctx, "the domain page")
 
 	// The copy button copies the value.
-	for _, name := range []string{"clipboard-read", "clipboard-write"} {
-		if _, err := chromedp.Call(ctx, browser.SetPermission, browser.SetPermissionParams{Permission: &browser.PermissionDescriptor{Name: name},
-			Setting: browser.PermissionSettingGranted, Origin: app.URL}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	do("copy the value", chromedp.Click(chromedp.CSS(`button[data-copy="record-1-value"]`)))
-	consoleWait(t, ctx, "the copy", `document.querySelector('button[data-copy="record-1-value"]').textContent === "Copied"`)
-	if copied, err := chromedp.Run(ctx, chromedp.Evaluate[string](`navigator.clipboard.readText()`, chromedp.EvalAsValue, chromedp.EvalAwaitPromise)); err != nil || copied != value {
-		t.Fatalf("the clipboard holds %q (%v), want %q", copied, err, value)
+	grantClipboard(t, ctx, app.URL)
+	if copied := mustCopy(t, ctx, "record-1-value"); copied != value {
+		t.Fatalf("the clipboard holds %q, want %q", copied, value)
 	}
 
 	// Publish the record, press "check now": the domain turns verified.

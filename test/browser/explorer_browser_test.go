@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -25,7 +24,7 @@ import (
 // Generous bounds for a slow machine; they only turn a hang into a failure,
 // and nothing in the test depends on how fast the page is.
 const (
-	browserDeadline = 2 * time.Minute  // the whole browser session
+	browserDeadline = 2 * time.Minute  // one test's tab
 	renderTimeout   = 30 * time.Second // one contract to load and render
 )
 
@@ -70,6 +69,7 @@ var explorerContracts = []explorerContract{
 // only its service-key schemes, and the page raises no exception, logs no error,
 // violates no CSP directive and has no request fail.
 func TestExplorer_lists_the_three_contracts(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("browser test skipped in -short mode")
 	}
@@ -90,7 +90,7 @@ func TestExplorer_lists_the_three_contracts(t *testing.T) {
 		docs[c.url] = doc
 	}
 
-	ctx := newBrowser(t, chromium)
+	ctx := newTabContext(t, chromium)
 	report := watchPage(t, ctx)
 
 	if err := chromedp.Do(ctx, chromedp.Navigate(app.URL+"/api/docs")); err != nil {
@@ -268,68 +268,6 @@ func fetchOpenAPI(t *testing.T, app *harness.TestApp, path string) openAPIDoc {
 	}
 	slices.Sort(doc.paths)
 	return doc
-}
-
-// chromiumPath finds a Chromium or Chrome binary on PATH. Without one the test
-// is skipped, except under CI, where the browser is part of the toolchain and
-// its absence must not pass silently.
-func chromiumPath(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("chromium must be installed in CI (none of chromium, chromium-browser, google-chrome is on PATH)")
-	}
-	t.Skip("no chromium, chromium-browser or google-chrome on PATH")
-	return ""
-}
-
-// newBrowser starts a headless Chromium with a fresh profile and returns a
-// context for one tab in it. The flags suit a closed network and running as
-// root. The browser lives at most browserDeadline, so a stuck browser fails
-// the test instead of hanging it. Cleanup closes the browser and waits for it
-// to exit.
-func newBrowser(t *testing.T, chromium string) context.Context {
-	t.Helper()
-	output := &harness.SyncBuffer{}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.CombinedOutput(output),
-	)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	t.Cleanup(cancelAlloc)
-	ctx, cancelTab := chromedp.NewContext(allocCtx)
-	t.Cleanup(cancelTab)
-	ctx, cancelDeadline := context.WithTimeout(ctx, browserDeadline)
-	t.Cleanup(cancelDeadline)
-	t.Cleanup(func() {
-		if t.Failed() {
-			var lines []string
-			for l := range strings.Lines(output.String()) {
-				if !strings.Contains(l, "dbus/") { // no D-Bus in a container; harmless
-					lines = append(lines, l)
-				}
-			}
-			t.Logf("chromium output:\n%s", strings.Join(lines, ""))
-		}
-	})
-	// Start the browser now, so that a browser that cannot start reads as such.
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("start %s: %v", chromium, err)
-	}
-	return ctx
 }
 
 // watchPage records, from now on, everything on the tab that signals a broken

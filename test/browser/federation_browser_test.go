@@ -35,6 +35,7 @@ import (
 // A's home page, signed in. No page may violate its CSP, log an error or
 // fail a request.
 func TestFederationBrowser_sign_in_through_a_second_gatehouse(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("browser test skipped in -short mode")
 	}
@@ -60,7 +61,7 @@ func TestFederationBrowser_sign_in_through_a_second_gatehouse(t *testing.T) {
 	harness.MustStatus(t, r, http.StatusCreated)
 	harness.MustVerifiedUser(t, b, name, email, harness.StrictPassword)
 
-	ctx := newBrowser(t, chromium)
+	ctx := newTabContext(t, chromium)
 	report := watchPage(t, ctx)
 	shots := t.TempDir()
 

@@ -136,6 +136,7 @@ func (rp *oidcRP) callback(r *http.Request) (string, error) {
 // redirects after a form post). No page may violate its CSP, log an error or
 // fail a request.
 func TestOIDCBrowser_signs_in_on_the_hosted_pages(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("browser test skipped in -short mode")
 	}
@@ -159,7 +160,7 @@ func TestOIDCBrowser_signs_in_on_the_hosted_pages(t *testing.T) {
 	rp.clients["third"] = third.OauthConfig(provider)
 	rp.clients["first"] = first.OauthConfig(provider)
 
-	ctx := newBrowser(t, chromium)
+	ctx := newTabContext(t, chromium)
 	report := watchPage(t, ctx)
 
 	// Third-party client: sign-in page, consent page, callback.
@@ -265,6 +266,7 @@ func oidcBrowserNoCSPViolations(t *testing.T, ctx context.Context, what string) 
 // announced, the right one leads back to the relying party, whose go-oidc
 // verified ID token says amr [pwd otp mfa] and acr mfa.
 func TestOIDCBrowser_second_factor_page(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("browser test skipped in -short mode")
 	}
@@ -287,7 +289,7 @@ func TestOIDCBrowser_second_factor_page(t *testing.T) {
 	rp.provider = provider
 	rp.clients["first"] = client.OauthConfig(provider)
 
-	ctx := newBrowser(t, chromium)
+	ctx := newTabContext(t, chromium)
 	report := watchPage(t, ctx)
 
 	oidcBrowserNavigate(t, ctx, rp.URL+"/login?client=first")

@@ -17,6 +17,7 @@ import (
 // null) and the account page then sends the browser to sign in. No page
 // may violate its CSP, log an error or fail a request.
 func TestPagesBrowser_home_sign_in_account_sign_out(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("browser test skipped in -short mode")
 	}
@@ -25,7 +26,7 @@ func TestPagesBrowser_home_sign_in_account_sign_out(t *testing.T) {
 	const name, email = "Bruno Browser", "bruno.browser@example.com"
 	harness.MustVerifiedUser(t, app, name, email, harness.StrictPassword)
 
-	ctx := newBrowser(t, chromium)
+	ctx := newTabContext(t, chromium)
 	report := watchPage(t, ctx)
 
 	oidcBrowserNavigate(t, ctx, app.URL+"/")

@@ -82,6 +82,7 @@ func pkBrowserEval(t *testing.T, ctx context.Context, js string) string {
 // verification): register a passkey, sign out, sign in with it, and the
 // session works; a replayed challenge and a wrong origin are refused.
 func TestPasskeyBrowser_official_client(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("browser test skipped in -short mode")
 	}
@@ -105,7 +106,7 @@ func TestPasskeyBrowser_official_client(t *testing.T) {
 	otherSrv.Start()
 	t.Cleanup(otherSrv.Close)
 	base := app.Cfg.HTTP.BaseURL
-	ctx := newBrowser(t, chromium)
+	ctx := newTabContext(t, chromium)
 	if _, err := chromedp.Call(ctx, webauthn.Enable, webauthn.EnableParams{}); err != nil {
 		t.Fatalf("WebAuthn.enable: %v", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 )
@@ -34,12 +35,20 @@ func MustTool(t *testing.T, name string) string {
 	return p
 }
 
+// npmMu keeps the parallel tests of one package from running npm ci in
+// test/clients at the same time: the second would delete node_modules under
+// the first.
+var npmMu sync.Mutex
+
 // MustNpmCI installs test/clients' locked packages unless every dependency
 // package.json pins is installed at its pinned version ("make clients" does
 // the same by hand). A checkout whose pins changed since its last install
-// (a new test's library, an upgrade) is installed again.
+// (a new test's library, an upgrade) is installed again. Tests of one
+// package that call it at once wait for one another.
 func MustNpmCI(t *testing.T, npm string) {
 	t.Helper()
+	npmMu.Lock()
+	defer npmMu.Unlock()
 	if npmInstalled(t) {
 		return
 	}

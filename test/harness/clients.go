@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -43,12 +44,23 @@ var npmMu sync.Mutex
 // MustNpmCI installs test/clients' locked packages unless every dependency
 // package.json pins is installed at its pinned version ("make clients" does
 // the same by hand). A checkout whose pins changed since its last install
-// (a new test's library, an upgrade) is installed again. Tests of one
-// package that call it at once wait for one another.
+// (a new test's library, an upgrade) is installed again. Tests that call
+// it at once wait for one another, in one test process (npmMu) and across
+// the test packages make test runs side by side (an flock on a file in
+// test/clients): a second npm ci would delete node_modules under the first.
 func MustNpmCI(t *testing.T, npm string) {
 	t.Helper()
 	npmMu.Lock()
 	defer npmMu.Unlock()
+	lock, err := os.OpenFile(filepath.Join(ClientsDir, ".npm-ci.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatalf("npm ci lock: %v", err)
+	}
+	defer func() { _ = lock.Close() }()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatalf("npm ci lock: %v", err)
+	}
+	defer func() { _ = syscall.Flock(int(lock.Fd()), syscall.LOCK_UN) }()
 	if npmInstalled(t) {
 		return
 	}
@@ -61,7 +73,7 @@ func MustNpmCI(t *testing.T, npm string) {
 		t.Fatalf("npm ci in %s: %v\n%s", ClientsDir, err, out)
 	}
 	if !npmInstalled(t) {
-		t.Fatalf("npm ci in test/%s left a pinned dependency missing or at another version", ClientsDir)
+		t.Fatalf("npm ci in %s left a pinned dependency missing or at another version", ClientsDir)
 	}
 }
 
@@ -76,10 +88,10 @@ func npmInstalled(t *testing.T) bool {
 	}
 	raw, err := os.ReadFile(filepath.Join(ClientsDir, "package.json"))
 	if err != nil {
-		t.Fatalf("read test/%s/package.json: %v", ClientsDir, err)
+		t.Fatalf("read %s/package.json: %v", ClientsDir, err)
 	}
 	if err := json.Unmarshal(raw, &manifest); err != nil || len(manifest.Dependencies) == 0 {
-		t.Fatalf("test/%s/package.json: no dependencies (%v)", ClientsDir, err)
+		t.Fatalf("%s/package.json: no dependencies (%v)", ClientsDir, err)
 	}
 	pins := maps.Clone(manifest.Dependencies)
 	maps.Copy(pins, manifest.DevDependencies)

@@ -76,7 +76,7 @@ var applicationSet = wire.NewSet(
 	wire.Struct(new(application.Application), "*"),
 )
 
-var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set,
+var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.GeneratorSet,
 	authSettings, passkeySettings, federationSettings, federationClient, wire.Bind(new(ports.FederationClient), new(*upstream.Client)), adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailDelivery, newMailer, newJobs, passwordhash.Set, blocklist.Set, rateLimiter,
 	signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets, newMetrics, observer, outboxStats, tracerProvider, webhookSettings, newWebhookPoster, webhookObserver)
 
@@ -95,26 +95,35 @@ var (
 	memoryCachedSet = wire.NewSet(sessionCache, memorySessions, memoryUsers, memoryUnitOfWork)
 )
 
-// faultSet is eventsSet with Faults applied.
-var faultSet = wire.NewSet(faultyEvents, faultyAuditor, encoderSet)
+// fakeSet is system.ClockSet and eventsSet with Fakes applied.
+var fakeSet = wire.NewSet(fakeClock, faultyEvents, faultyAuditor, encoderSet)
 
 // InitializeSQL wires Gatehouse on SQLite or PostgreSQL, chosen from the
 // database URL; migrations run before it returns. The cleanup closes the pool.
 func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, func(), error) {
-	wire.Build(applicationSet, edgeSet, eventsSet, databaseURL, databaseTimeout, openSQL, sqlDB, sqlDatabase, sqlPool, gormstore.Set, sqlCachedSet, sqlRateLimits)
+	wire.Build(applicationSet, edgeSet, system.ClockSet, eventsSet, databaseURL, databaseTimeout, openSQL, sqlDB, sqlDatabase, sqlPool, gormstore.Set, sqlCachedSet, sqlRateLimits)
 	return nil, nil, nil
 }
 
 // InitializeMemory wires Gatehouse on in-memory adapters.
 func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
-	wire.Build(applicationSet, edgeSet, eventsSet, memoryDatabase, noPool, memory.Set, memoryCachedSet, memoryRateLimits)
+	wire.Build(applicationSet, edgeSet, system.ClockSet, eventsSet, memoryDatabase, noPool, memory.Set, memoryCachedSet, memoryRateLimits)
 	return nil, nil, nil
 }
 
-// InitializeMemoryWithFaults is InitializeMemory with the audit log and the
-// outbox of the changes wrapped by faults: the atomicity tests make their
-// writes fail and check that nothing of the change is kept.
-func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) (*App, func(), error) {
-	wire.Build(applicationSet, edgeSet, faultSet, memoryDatabase, noPool, memory.Set, memoryCachedSet, memoryRateLimits)
+// InitializeSQLWithFakes is InitializeSQL with the parts fakes give: the
+// black-box tests' clock, which they move instead of waiting, and the
+// faults of the atomicity tests. Production never calls it.
+func InitializeSQLWithFakes(ctx context.Context, cfg Config, logger *slog.Logger, fakes Fakes) (*App, func(), error) {
+	wire.Build(applicationSet, edgeSet, fakeSet, databaseURL, databaseTimeout, openSQL, sqlDB, sqlDatabase, sqlPool, gormstore.Set, sqlCachedSet, sqlRateLimits)
+	return nil, nil, nil
+}
+
+// InitializeMemoryWithFakes is InitializeMemory with the parts fakes give:
+// the black-box tests' clock, and the audit log and the outbox of the
+// changes wrapped by faults (the atomicity tests make their writes fail and
+// check that nothing of the change is kept).
+func InitializeMemoryWithFakes(cfg Config, logger *slog.Logger, fakes Fakes) (*App, func(), error) {
+	wire.Build(applicationSet, edgeSet, fakeSet, memoryDatabase, noPool, memory.Set, memoryCachedSet, memoryRateLimits)
 	return nil, nil, nil
 }

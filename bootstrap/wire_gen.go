@@ -460,10 +460,233 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	}, nil
 }
 
-// InitializeMemoryWithFaults is InitializeMemory with the audit log and the
-// outbox of the changes wrapped by faults: the atomicity tests make their
-// writes fail and check that nothing of the change is kept.
-func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) (*App, func(), error) {
+// InitializeSQLWithFakes is InitializeSQL with the parts fakes give: the
+// black-box tests' clock, which they move instead of waiting, and the
+// faults of the atomicity tests. Production never calls it.
+func InitializeSQLWithFakes(ctx context.Context, cfg Config, logger *slog.Logger, fakes Fakes) (*App, func(), error) {
+	gormstoreDatabaseURL := databaseURL(cfg)
+	timeout := databaseTimeout(cfg)
+	bootstrapSqlStore, cleanup, err := openSQL(ctx, gormstoreDatabaseURL, timeout)
+	if err != nil {
+		return nil, nil, err
+	}
+	bootstrapDbPool := sqlPool(bootstrapSqlStore)
+	db := sqlDB(bootstrapSqlStore)
+	outbox := gormstore.NewOutbox(db)
+	metricsOutbox := outboxStats(outbox)
+	bootstrapRateLimits, cleanup2, err := sqlRateLimits(cfg, db, logger)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	metrics := newMetrics(cfg, bootstrapDbPool, metricsOutbox, bootstrapRateLimits, logger)
+	traceTracerProvider, cleanup3, err := tracerProvider(cfg, logger)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	config := httpConfig(cfg, metrics, traceTracerProvider)
+	credentialRepository := gormstore.NewCredentialRepository(db)
+	sessionRepository := gormstore.NewSessionRepository(db)
+	usecaseSessionCache := sessionCache(cfg)
+	portsSessionRepository := sqlSessions(sessionRepository, usecaseSessionCache)
+	verificationRepository := gormstore.NewVerificationRepository(db)
+	hasher := passwordhash.NewDefault()
+	list := blocklist.New()
+	secrets := signingSecrets(cfg)
+	secretSealer, err := signingkeys.NewSecretSealer(secrets)
+	if err != nil {
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	clock := fakeClock(fakes)
+	idGenerator := system.NewIDGenerator()
+	bootstrapMailDelivery, err := newMailDelivery(cfg, logger, outbox, secretSealer, clock, idGenerator)
+	if err != nil {
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	mailer := newMailer(bootstrapMailDelivery)
+	tokenGenerator := system.NewTokenGenerator()
+	usecaseAuthSettings := authSettings(cfg)
+	identityProviderRepository := gormstore.NewIdentityProviderRepository(db)
+	domainRepository := gormstore.NewDomainRepository(db)
+	router := federation.NewRouter(identityProviderRepository, domainRepository)
+	auditLog := gormstore.NewAuditLog(db)
+	unitOfWork := gormstore.NewUnitOfWork(db)
+	portsUnitOfWork := sqlUnitOfWork(unitOfWork, usecaseSessionCache)
+	eventEncoder := backend.NewEventEncoder()
+	passkeyRepository := gormstore.NewPasskeyRepository(db)
+	linkedAccountRepository := gormstore.NewLinkedAccountRepository(db)
+	organizationRepository := gormstore.NewOrganizationRepository(db)
+	events := faultyEvents(fakes, portsUnitOfWork, outbox, eventEncoder, idGenerator, clock, passkeyRepository, linkedAccountRepository, organizationRepository)
+	auditor := faultyAuditor(fakes, auditLog, events, idGenerator, clock)
+	accountSignUpHandler := signUpHandler(credentialRepository, portsSessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, router, auditor)
+	userRepository := gormstore.NewUserRepository(db)
+	portsUserRepository := sqlUsers(userRepository, usecaseSessionCache)
+	mfaChallengeRepository := gormstore.NewMFAChallengeRepository(db)
+	accountSignInHandler, cleanup4 := signInHandler(portsUserRepository, credentialRepository, portsSessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger, mfaChallengeRepository, router, auditor)
+	signOutHandler := account.NewSignOutHandler(portsSessionRepository, events, clock)
+	authenticateHandler := account.NewAuthenticateHandler(portsSessionRepository, usecaseSessionCache, clock, usecaseAuthSettings)
+	revokeSessionsHandler := account.NewRevokeSessionsHandler(portsSessionRepository, events, clock)
+	updateUserHandler := account.NewUpdateUserHandler(portsUserRepository, events, clock)
+	changePasswordHandler := account.NewChangePasswordHandler(credentialRepository, verificationRepository, portsSessionRepository, hasher, list, passkeyRepository, events, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
+	twoFactorRepository := gormstore.NewTwoFactorRepository(db)
+	twoFactorHandler := account.NewTwoFactorHandler(portsUserRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, mailer, secretSealer, portsSessionRepository, hasher, passkeyRepository, tokenGenerator, idGenerator, clock, auditor, usecaseAuthSettings)
+	webAuthnChallengeRepository := gormstore.NewWebAuthnChallengeRepository(db)
+	accountPasskeySettings := passkeySettings(cfg)
+	accountPasskeyHandler, err := passkeyHandler(portsUserRepository, passkeyRepository, webAuthnChallengeRepository, portsSessionRepository, auditor, tokenGenerator, idGenerator, clock, usecaseAuthSettings, accountPasskeySettings, router)
+	if err != nil {
+		cleanup4()
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	accountChangeEmailHandler := changeEmailHandler(portsUserRepository, verificationRepository, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, router, auditor)
+	deleteUserHandler := account.NewDeleteUserHandler(portsUserRepository, credentialRepository, verificationRepository, hasher, mailer, passkeyRepository, events, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
+	jobs, cleanup5 := newJobs(logger, mailer, portsUserRepository)
+	accountResetPasswordHandler := resetPasswordHandler(portsUserRepository, credentialRepository, portsSessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings, router, auditor)
+	verifyEmailHandler := account.NewVerifyEmailHandler(portsUserRepository, verificationRepository, mailer, events, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
+	portsRateLimiter := rateLimiter(bootstrapRateLimits)
+	throttleHandler := account.NewThrottleHandler(portsRateLimiter)
+	serviceKeyRepository := gormstore.NewServiceKeyRepository(db)
+	oAuthGrantRepository := gormstore.NewOAuthGrantRepository(db)
+	federationStateRepository := gormstore.NewFederationStateRepository(db)
+	signInStats := gormstore.NewSignInStats(db)
+	spentTokens := gormstore.NewSpentTokens(db)
+	purgeExpiredHandler := account.NewPurgeExpiredHandler(portsSessionRepository, verificationRepository, serviceKeyRepository, oAuthGrantRepository, mfaChallengeRepository, webAuthnChallengeRepository, federationStateRepository, signInStats, spentTokens, clock)
+	organizationOrganizationSettings := organizationSettings(cfg)
+	organizations := organization.NewOrganizations(organizationRepository, portsUserRepository, portsSessionRepository, mailer, auditor, passkeyRepository, idGenerator, clock, organizationOrganizationSettings)
+	usecaseAdminSettings := adminSettings(cfg)
+	adminAdministration := administration(portsUserRepository, credentialRepository, verificationRepository, portsSessionRepository, hasher, list, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, usecaseAdminSettings, router)
+	factors := admin.NewFactors(adminAdministration, twoFactorRepository, passkeyRepository, verificationRepository, mailer, accountResetPasswordHandler)
+	memberships := admin.NewMemberships(adminAdministration, organizationRepository)
+	consoleForms := admin.NewConsoleForms(spentTokens, clock)
+	serviceKeys := servicekey.NewServiceKeys(serviceKeyRepository, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAdminSettings, usecaseAuthSettings)
+	dnsResolver, err := newDNSResolver(cfg)
+	if err != nil {
+		cleanup5()
+		cleanup4()
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	hostdomainDomainSettings := domainSettings(cfg)
+	providers := federation.NewProviders(identityProviderRepository, domainRepository, organizationRepository, secretSealer, auditor, idGenerator, clock, usecaseAdminSettings, portsUserRepository, portsSessionRepository, router)
+	hostdomainDomains := domains(domainRepository, organizationRepository, dnsResolver, auditor, tokenGenerator, idGenerator, clock, hostdomainDomainSettings, usecaseAdminSettings, providers)
+	signingKeyRepository := gormstore.NewSigningKeyRepository(db)
+	jose, err := signingkeys.New(secrets)
+	if err != nil {
+		cleanup5()
+		cleanup4()
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	usecaseTokenSettings := tokenSettings(cfg)
+	signingKeys := oidc.NewSigningKeys(signingKeyRepository, jose, idGenerator, clock, auditor, usecaseTokenSettings, usecaseAdminSettings)
+	oAuthClientRepository := gormstore.NewOAuthClientRepository(db)
+	oAuthClients := oidc.NewOAuthClients(oAuthClientRepository, auditor, tokenGenerator, idGenerator, clock, usecaseAdminSettings)
+	oAuthProvider := oidc.NewOAuthProvider(oAuthClientRepository, oAuthGrantRepository, portsUserRepository, portsSessionRepository, events, signingKeys, tokenGenerator, idGenerator, clock, usecaseTokenSettings, usecaseAuthSettings)
+	client := federationClient(clock)
+	settings := federationSettings(usecaseAuthSettings)
+	signIns := federation.NewSignIns(identityProviderRepository, linkedAccountRepository, federationStateRepository, portsUserRepository, portsSessionRepository, verificationRepository, mfaChallengeRepository, client, secretSealer, mailer, auditor, tokenGenerator, idGenerator, clock, settings, logger, router, organizationRepository)
+	accounts := federation.NewAccounts(identityProviderRepository, linkedAccountRepository, credentialRepository, passkeyRepository, client, secretSealer, auditor, idGenerator, clock, settings, usecaseAdminSettings)
+	webhookEndpointRepository := gormstore.NewWebhookEndpointRepository(db)
+	webhookQueue := gormstore.NewWebhookQueue(db)
+	wake := webhook.NewWake()
+	settings2 := webhookSettings(cfg)
+	webhooks := webhook.NewWebhooks(webhookEndpointRepository, webhookQueue, webhookQueue, secretSealer, tokenGenerator, idGenerator, clock, auditor, passkeyRepository, wake, usecaseAdminSettings, usecaseAuthSettings, settings2)
+	fanout := webhook.NewFanout(portsUnitOfWork, outbox, webhookEndpointRepository, webhookQueue, clock, wake)
+	webhookPoster := newWebhookPoster(cfg)
+	portsObserver := observer(metrics)
+	portsWebhookObserver := webhookObserver(portsObserver)
+	sender := webhook.NewSender(portsUnitOfWork, webhookEndpointRepository, webhookQueue, webhookPoster, secretSealer, portsUserRepository, mailer, auditor, idGenerator, clock, portsWebhookObserver, wake, usecaseAdminSettings, settings2)
+	commands := application.Commands{
+		SignUp:            accountSignUpHandler,
+		SignIn:            accountSignInHandler,
+		SignOut:           signOutHandler,
+		Authenticate:      authenticateHandler,
+		RevokeSessions:    revokeSessionsHandler,
+		UpdateUser:        updateUserHandler,
+		ChangePassword:    changePasswordHandler,
+		TwoFactor:         twoFactorHandler,
+		Passkeys:          accountPasskeyHandler,
+		ChangeEmail:       accountChangeEmailHandler,
+		DeleteUser:        deleteUserHandler,
+		ResetPassword:     accountResetPasswordHandler,
+		VerifyEmail:       verifyEmailHandler,
+		Throttle:          throttleHandler,
+		PurgeExpired:      purgeExpiredHandler,
+		Organizations:     organizations,
+		Administration:    adminAdministration,
+		Factors:           factors,
+		Memberships:       memberships,
+		ConsoleForms:      consoleForms,
+		ServiceKeys:       serviceKeys,
+		Domains:           hostdomainDomains,
+		SigningKeys:       signingKeys,
+		OAuthClients:      oAuthClients,
+		OAuthProvider:     oAuthProvider,
+		Federation:        signIns,
+		LinkedAccounts:    accounts,
+		IdentityProviders: providers,
+		Webhooks:          webhooks,
+		WebhookFanout:     fanout,
+		WebhookSender:     sender,
+	}
+	healthChecker := gormstore.NewHealthChecker(db)
+	readinessHandler := query.NewReadinessHandler(healthChecker)
+	listSessionsHandler := query.NewListSessionsHandler(portsSessionRepository, clock)
+	domainPlatformAdmins := platformAdmins(cfg)
+	auditLogHandler := query.NewAuditLogHandler(auditLog, domainPlatformAdmins)
+	overviewHandler := query.NewOverviewHandler(portsUserRepository, organizationRepository, domainRepository, portsSessionRepository, signInStats, auditLog, clock, domainPlatformAdmins)
+	queries := application.Queries{
+		Readiness:    readinessHandler,
+		ListSessions: listSessionsHandler,
+		AuditLog:     auditLogHandler,
+		Overview:     overviewHandler,
+	}
+	applicationApplication := &application.Application{
+		Commands: commands,
+		Queries:  queries,
+		Settings: usecaseAuthSettings,
+	}
+	server := httpapi.NewServer(config, applicationApplication, logger)
+	database := sqlDatabase(bootstrapSqlStore)
+	signInCounter := usecase.NewSignInCounter(signInStats, clock, logger)
+	leases := gormstore.NewLeases(db)
+	app, err := newApp(server, applicationApplication, database, cfg, client, metrics, portsObserver, signInCounter, bootstrapRateLimits, bootstrapMailDelivery, outbox, leases, clock)
+	if err != nil {
+		cleanup5()
+		cleanup4()
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	return app, func() {
+		cleanup5()
+		cleanup4()
+		cleanup3()
+		cleanup2()
+		cleanup()
+	}, nil
+}
+
+// InitializeMemoryWithFakes is InitializeMemory with the parts fakes give:
+// the black-box tests' clock, and the audit log and the outbox of the
+// changes wrapped by faults (the atomicity tests make their writes fail and
+// check that nothing of the change is kept).
+func InitializeMemoryWithFakes(cfg Config, logger *slog.Logger, fakes Fakes) (*App, func(), error) {
 	bootstrapDbPool := noPool()
 	db := memory.NewDB()
 	outbox := memory.NewOutbox(db)
@@ -493,7 +716,7 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 		cleanup()
 		return nil, nil, err
 	}
-	clock := system.NewClock()
+	clock := fakeClock(fakes)
 	idGenerator := system.NewIDGenerator()
 	bootstrapMailDelivery, err := newMailDelivery(cfg, logger, outbox, secretSealer, clock, idGenerator)
 	if err != nil {
@@ -514,8 +737,8 @@ func InitializeMemoryWithFaults(cfg Config, logger *slog.Logger, faults Faults) 
 	passkeyRepository := memory.NewPasskeyRepository(db)
 	linkedAccountRepository := memory.NewLinkedAccountRepository(db)
 	organizationRepository := memory.NewOrganizationRepository(db)
-	events := faultyEvents(faults, portsUnitOfWork, outbox, eventEncoder, idGenerator, clock, passkeyRepository, linkedAccountRepository, organizationRepository)
-	auditor := faultyAuditor(faults, auditLog, events, idGenerator, clock)
+	events := faultyEvents(fakes, portsUnitOfWork, outbox, eventEncoder, idGenerator, clock, passkeyRepository, linkedAccountRepository, organizationRepository)
+	auditor := faultyAuditor(fakes, auditLog, events, idGenerator, clock)
 	accountSignUpHandler := signUpHandler(credentialRepository, portsSessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, router, auditor)
 	userRepository := memory.NewUserRepository(db)
 	portsUserRepository := memoryUsers(userRepository, usecaseSessionCache)
@@ -675,7 +898,7 @@ var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSession
 	signInHandler, account.NewSignOutHandler, account.NewAuthenticateHandler, account.NewRevokeSessionsHandler, account.NewUpdateUserHandler, account.NewChangePasswordHandler, changeEmailHandler, account.NewDeleteUserHandler, resetPasswordHandler, account.NewVerifyEmailHandler, account.NewThrottleHandler, account.NewPurgeExpiredHandler, account.NewTwoFactorHandler, passkeyHandler, organization.NewOrganizations, administration, admin.NewFactors, admin.NewConsoleForms, admin.NewMemberships, servicekey.NewServiceKeys, domains, oidc.NewSigningKeys, oidc.NewOAuthClients, oidc.NewOAuthProvider, query.NewAuditLogHandler, query.NewOverviewHandler, usecase.NewSignInCounter, federation.NewSignIns, federation.NewAccounts, federation.NewProviders, federation.NewRouter, webhook.NewWake, webhook.NewWebhooks, webhook.NewFanout, webhook.NewSender, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"),
 )
 
-var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.Set, authSettings, passkeySettings, federationSettings, federationClient, wire.Bind(new(ports.FederationClient), new(*federation2.Client)), adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailDelivery, newMailer, newJobs, passwordhash.Set, blocklist.Set, rateLimiter, signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets, newMetrics, observer, outboxStats, tracerProvider, webhookSettings, newWebhookPoster, webhookObserver)
+var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.GeneratorSet, authSettings, passkeySettings, federationSettings, federationClient, wire.Bind(new(ports.FederationClient), new(*federation2.Client)), adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailDelivery, newMailer, newJobs, passwordhash.Set, blocklist.Set, rateLimiter, signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets, newMetrics, observer, outboxStats, tracerProvider, webhookSettings, newWebhookPoster, webhookObserver)
 
 // eventsSet provides what every change writes with: the events writer (on
 // the store's unit of work and outbox, encoding with the trusted API's
@@ -692,5 +915,5 @@ var (
 	memoryCachedSet = wire.NewSet(sessionCache, memorySessions, memoryUsers, memoryUnitOfWork)
 )
 
-// faultSet is eventsSet with Faults applied.
-var faultSet = wire.NewSet(faultyEvents, faultyAuditor, encoderSet)
+// fakeSet is system.ClockSet and eventsSet with Fakes applied.
+var fakeSet = wire.NewSet(fakeClock, faultyEvents, faultyAuditor, encoderSet)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -244,15 +243,13 @@ func mustStartFaulty(t *testing.T, s harness.Store, what string) (*harness.App, 
 	t.Helper()
 	if s == harness.StoreMemory {
 		armed := &atomic.Bool{}
-		faults := bootstrap.Faults{}
+		faults := bootstrap.Fakes{}
 		if what == "event" {
 			faults.Outbox = func(o ports.Outbox) ports.Outbox { return failingOutbox{Outbox: o, armed: armed} }
 		} else {
 			faults.AuditLog = func(l ports.AuditLog) ports.AuditLog { return failingAuditLog{AuditLog: l, armed: armed} }
 		}
-		app := harness.MustStartFrameworkWith(t, s, harness.AdminEnv, func(cfg bootstrap.Config, logger *slog.Logger) (*bootstrap.App, func(), error) {
-			return bootstrap.InitializeMemoryWithFaults(cfg, logger, faults)
-		})
+		app := harness.MustStartFrameworkWith(t, s, harness.AdminEnv, faults)
 		return app, atomicityFault{arm: func() { armed.Store(true) }, disarm: func() { armed.Store(false) }}
 	}
 	app := harness.MustStartFramework(t, s, harness.AdminEnv)

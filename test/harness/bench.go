@@ -35,12 +35,13 @@ const (
 )
 
 // BenchApp is a Gatehouse wired for a benchmark, with a handle on its
-// database (nil on memory) for seeding.
+// database (nil on memory) for seeding, and its clock.
 type BenchApp struct {
 	Handler http.Handler
 	App     *bootstrap.App
 	DB      *gorm.DB
 	Cookie  string // the session cookie's name
+	Clock   *Clock
 }
 
 // MustStartBench wires Gatehouse on s like MustStart, with MustConfig and
@@ -59,6 +60,8 @@ func MustStartBenchEnv(b *testing.B, s Store, env map[string]string) *BenchApp {
 	b.Helper()
 	cfg := MustConfig(b, env)
 	logger := slog.New(slog.NewJSONHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	clock := NewClock()
+	fakes := bootstrap.Fakes{Clock: clock}
 	var (
 		app     *bootstrap.App
 		cleanup func()
@@ -67,14 +70,14 @@ func MustStartBenchEnv(b *testing.B, s Store, env map[string]string) *BenchApp {
 	)
 	switch s {
 	case StoreMemory:
-		app, cleanup, err = bootstrap.InitializeMemory(cfg, logger)
+		app, cleanup, err = bootstrap.InitializeMemoryWithFakes(cfg, logger, fakes)
 	case StoreSQLite, StorePostgres:
 		u := gormtest.SQLiteURL(b)
 		if s == StorePostgres {
 			u = gormtest.PostgresURL(b)
 		}
 		cfg.Database.URL = string(u)
-		if app, cleanup, err = bootstrap.InitializeSQL(b.Context(), cfg, logger); err == nil {
+		if app, cleanup, err = bootstrap.InitializeSQLWithFakes(b.Context(), cfg, logger, fakes); err == nil {
 			db = gormtest.Open(b, u) // a second pool on the same database, for seeding
 		}
 	}
@@ -82,7 +85,7 @@ func MustStartBenchEnv(b *testing.B, s Store, env map[string]string) *BenchApp {
 		b.Fatalf("start on %s: %v", s, err)
 	}
 	b.Cleanup(cleanup)
-	return &BenchApp{Handler: app.Handler, App: app, DB: db, Cookie: cfg.SessionCookieName()}
+	return &BenchApp{Handler: app.Handler, App: app, DB: db, Cookie: cfg.SessionCookieName(), Clock: clock}
 }
 
 // serve runs one request through the handler and returns the recorder.

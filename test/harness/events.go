@@ -32,7 +32,7 @@ func DrainEvents(t testing.TB, app *App) []OutboxEvent {
 	t.Helper()
 	var out []OutboxEvent
 	for {
-		msgs, err := app.App.Outbox.Claim(t.Context(), ports.OutboxEvents, time.Now(), time.Minute, 100)
+		msgs, err := app.App.Outbox.Claim(t.Context(), ports.OutboxEvents, app.Clock.Now(), time.Minute, 100)
 		if err != nil {
 			t.Fatalf("claim events: %v", err)
 		}

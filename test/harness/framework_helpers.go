@@ -55,17 +55,27 @@ func Env(envs ...map[string]string) map[string]string {
 // MustStartFramework starts Gatehouse on s, serving on a loopback port that
 // is also its base URL (unless env sets GATEHOUSE_BASE_URL), mailing through
 // a fresh smtptest server, on a fresh database (unless env sets
-// GATEHOUSE_DATABASE_URL, such as another app's DatabaseURL).
+// GATEHOUSE_DATABASE_URL, such as another app's DatabaseURL), on a clock of
+// its own (App.Clock), even when it shares another app's database.
 func MustStartFramework(t testing.TB, s Store, env map[string]string) *App {
 	t.Helper()
-	return MustStartFrameworkWith(t, s, env, bootstrap.InitializeMemory)
+	return MustStartFrameworkWith(t, s, env, bootstrap.Fakes{})
 }
 
-// MustStartFrameworkWith is MustStartFramework wiring the memory store with
-// initMemory (an injector taking fakes, say).
-func MustStartFrameworkWith(t testing.TB, s Store, env map[string]string,
-	initMemory func(bootstrap.Config, *slog.Logger) (*bootstrap.App, func(), error)) *App {
+// MustStartFrameworkWith is MustStartFramework wired with fakes (the faults
+// of the atomicity tests, say). The app's clock is fakes.Clock, which must
+// be a *Clock (another app's, so that two instances on one database keep
+// one time), or a new one when it is nil.
+func MustStartFrameworkWith(t testing.TB, s Store, env map[string]string, fakes bootstrap.Fakes) *App {
 	t.Helper()
+	clock, _ := fakes.Clock.(*Clock)
+	if fakes.Clock == nil {
+		clock = NewClock()
+		fakes.Clock = clock
+	}
+	if clock == nil {
+		t.Fatalf("MustStartFrameworkWith: the clock %T is not a *harness.Clock", fakes.Clock)
+	}
 	dbURL := env["GATEHOUSE_DATABASE_URL"]
 	switch {
 	case s == StoreMemory:
@@ -103,10 +113,10 @@ func MustStartFrameworkWith(t testing.TB, s Store, env map[string]string,
 		cleanup func()
 	)
 	if s == StoreMemory {
-		app, cleanup, err = initMemory(cfg, logger)
+		app, cleanup, err = bootstrap.InitializeMemoryWithFakes(cfg, logger, fakes)
 	} else {
 		cfg.Database.URL = dbURL
-		app, cleanup, err = bootstrap.InitializeSQL(t.Context(), cfg, logger)
+		app, cleanup, err = bootstrap.InitializeSQLWithFakes(t.Context(), cfg, logger, fakes)
 	}
 	if err != nil {
 		t.Fatalf("start on %s: %v", s, err)
@@ -117,7 +127,7 @@ func MustStartFrameworkWith(t testing.TB, s Store, env map[string]string,
 	srv.Start()
 	stopMail := app.StartMail(context.Background(), logger)
 	t.Cleanup(func() { srv.Close(); stopMail(); cleanup() })
-	return &App{TestApp: &TestApp{Server: srv, App: app, Logs: logs}, Store: s, Cfg: cfg, Mail: mail, DatabaseURL: dbURL}
+	return &App{TestApp: &TestApp{Server: srv, App: app, Logs: logs, Clock: clock}, Store: s, Cfg: cfg, Mail: mail, DatabaseURL: dbURL}
 }
 
 // FwForStores runs fn in parallel against a fresh app with env on each of stores.

@@ -65,11 +65,14 @@ func (b *SyncBuffer) String() string {
 	return b.buf.String()
 }
 
-// TestApp is a running Gatehouse and what it logged.
+// TestApp is a running Gatehouse, what it logged and its clock.
 type TestApp struct {
 	*httptest.Server
 	App  *bootstrap.App
 	Logs *SyncBuffer
+	// Clock is the application's clock, which the test advances to see
+	// time pass (the Clock type says what it drives and what not).
+	Clock *Clock
 }
 
 // Store names the storage an app runs on.
@@ -125,12 +128,14 @@ func SQLOnly(stores []Store) []Store {
 	return slices.DeleteFunc(slices.Clone(stores), func(s Store) bool { return s == StoreMemory })
 }
 
-// MustStart wires and serves Gatehouse on s with cfg. On PostgreSQL it skips
-// (or, under CI, fails) when no server is configured.
+// MustStart wires and serves Gatehouse on s with cfg, on a clock of its own.
+// On PostgreSQL it skips (or, under CI, fails) when no server is configured.
 func MustStart(t testing.TB, s Store, cfg bootstrap.Config) *TestApp {
 	t.Helper()
 	logs := &SyncBuffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	clock := NewClock()
+	fakes := bootstrap.Fakes{Clock: clock}
 	var (
 		app     *bootstrap.App
 		cleanup func()
@@ -138,15 +143,15 @@ func MustStart(t testing.TB, s Store, cfg bootstrap.Config) *TestApp {
 	)
 	switch s {
 	case StoreMemory:
-		app, cleanup, err = bootstrap.InitializeMemory(cfg, logger)
+		app, cleanup, err = bootstrap.InitializeMemoryWithFakes(cfg, logger, fakes)
 	case StoreSQLite:
 		cfg.Database.URL = string(gormtest.SQLiteURL(t))
-		app, cleanup, err = bootstrap.InitializeSQL(t.Context(), cfg, logger)
+		app, cleanup, err = bootstrap.InitializeSQLWithFakes(t.Context(), cfg, logger, fakes)
 	case StorePostgres:
 		if cfg.Database.URL == "" || !strings.HasPrefix(cfg.Database.URL, "postgres") {
 			cfg.Database.URL = string(gormtest.PostgresMigratedURL(t))
 		}
-		app, cleanup, err = bootstrap.InitializeSQL(t.Context(), cfg, logger)
+		app, cleanup, err = bootstrap.InitializeSQLWithFakes(t.Context(), cfg, logger, fakes)
 	}
 	if err != nil {
 		t.Fatalf("start on %s: %v", s, err)
@@ -154,7 +159,7 @@ func MustStart(t testing.TB, s Store, cfg bootstrap.Config) *TestApp {
 	srv := httptest.NewServer(app.Handler)
 	stopMail := app.StartMail(context.Background(), logger)
 	t.Cleanup(func() { srv.Close(); stopMail(); cleanup() })
-	return &TestApp{Server: srv, App: app, Logs: logs}
+	return &TestApp{Server: srv, App: app, Logs: logs, Clock: clock}
 }
 
 // PostgresURL returns the URL of a PostgreSQL database of the test's own,

@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -55,27 +56,24 @@ func Env(envs ...map[string]string) map[string]string {
 // MustStartFramework starts Gatehouse on s, serving on a loopback port that
 // is also its base URL (unless env sets GATEHOUSE_BASE_URL), mailing through
 // a fresh smtptest server, on a fresh database (unless env sets
-// GATEHOUSE_DATABASE_URL, such as another app's DatabaseURL), on a clock of
-// its own (App.Clock), even when it shares another app's database.
+// GATEHOUSE_DATABASE_URL, such as another app's DatabaseURL). Its clock
+// (App.Clock) is a new one, or the clock of the app already started on the
+// same database: instances of one database share a clock, as replicas share
+// the wall clock.
 func MustStartFramework(t testing.TB, s Store, env map[string]string) *App {
 	t.Helper()
 	return MustStartFrameworkWith(t, s, env, bootstrap.Fakes{})
 }
 
+// databaseClocks holds the clock of each database an app was started on
+// (by its URL), for the next app started on it.
+var databaseClocks sync.Map
+
 // MustStartFrameworkWith is MustStartFramework wired with fakes (the faults
-// of the atomicity tests, say). The app's clock is fakes.Clock, which must
-// be a *Clock (another app's, so that two instances on one database keep
-// one time), or a new one when it is nil.
+// of the atomicity tests, say); the clock is the harness's, whatever
+// fakes.Clock says.
 func MustStartFrameworkWith(t testing.TB, s Store, env map[string]string, fakes bootstrap.Fakes) *App {
 	t.Helper()
-	clock, _ := fakes.Clock.(*Clock)
-	if fakes.Clock == nil {
-		clock = NewClock()
-		fakes.Clock = clock
-	}
-	if clock == nil {
-		t.Fatalf("MustStartFrameworkWith: the clock %T is not a *harness.Clock", fakes.Clock)
-	}
 	dbURL := env["GATEHOUSE_DATABASE_URL"]
 	switch {
 	case s == StoreMemory:
@@ -86,6 +84,15 @@ func MustStartFrameworkWith(t testing.TB, s Store, env map[string]string, fakes 
 	case s == StorePostgres:
 		dbURL = string(PostgresURL(t)) // skips without a server
 	}
+	clock := NewClock()
+	if dbURL != "" {
+		if shared, loaded := databaseClocks.LoadOrStore(dbURL, clock); loaded {
+			clock = shared.(*Clock)
+		} else {
+			t.Cleanup(func() { databaseClocks.Delete(dbURL) })
+		}
+	}
+	fakes.Clock = clock
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

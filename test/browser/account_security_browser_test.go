@@ -90,7 +90,7 @@ func accountSecurityBrowser(t *testing.T, s harness.Store, chromium, dir string)
 	if err != nil {
 		t.Fatalf("the key %q: %v", key, err)
 	}
-	do("confirm the code", chromedp.SendKeys(chromedp.CSS(`#totp-code`), harness.TOTPAt(secret, 0)),
+	do("confirm the code", chromedp.SendKeys(chromedp.CSS(`#totp-code`), harness.TOTPAt(a.Clock, secret, 0)),
 		chromedp.Click(chromedp.CSS(`form[action="/account/security/totp/confirm"] [type="submit"]`)))
 	consoleWait(t, ctx, "two-factor on", `location.search === "?done=totp-on"`)
 	mustShow("after the confirmation", "Two-factor authentication is on")

@@ -321,7 +321,7 @@ func TestOIDCBrowser_second_factor_page(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	oidcBrowserNoCSPViolations(t, ctx, "the second-factor page with an error")
-	answer(harness.TOTPAt(secret, 0))
+	answer(harness.TOTPAt(app.Clock, secret, 0))
 	oidcBrowserWaitResult(t, ctx, rp.URL, "signed in as "+email+" through first (amr pwd otp mfa, acr urn:gatehouse:acr:mfa)")
 	report()
 }

@@ -393,7 +393,7 @@ func TestAccountPages_step_up(t *testing.T) {
 		}
 		harness.MustNoMail(t, app, "tess.new@example.com", "Confirm the change")
 		harness.MustSession(t, s)
-		harness.MustOK(t, s.Post("/api/auth/two-factor/verify-totp", harness.MustJSON(t, map[string]any{"code": harness.TOTPAt(u.Secret, 1)})))
+		harness.MustOK(t, s.Post("/api/auth/two-factor/verify-totp", harness.MustJSON(t, map[string]any{"code": harness.TOTPAt(app.Clock, u.Secret, 1)})))
 		r := consoleFormPost(t, s, "/account", "/account/password", url.Values{"currentPassword": {harness.TfPassword}, "newPassword": {"a brand new passphrase"},
 			"confirmPassword": {"a brand new passphrase"}})
 		mustAccountDone(t, r, "/account", "password")

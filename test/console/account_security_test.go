@@ -219,7 +219,7 @@ func TestAccountSecurity_totp_enrolment(t *testing.T) {
 		if !strings.Contains(page, `id="totp-code"`) || strings.Contains(page, key) || strings.Contains(page, "totp-qr") {
 			t.Fatalf("a wrong code: %s", page)
 		}
-		r := consolePost(c, "/account/security/totp/confirm", url.Values{"_token": {formTokens(page)["/account/security/totp/confirm"]}, "code": {harness.TOTPAt(secret, 0)}})
+		r := consolePost(c, "/account/security/totp/confirm", url.Values{"_token": {formTokens(page)["/account/security/totp/confirm"]}, "code": {harness.TOTPAt(app.Clock, secret, 0)}})
 		mustAccountDone(t, r, "/account/security", "totp-on")
 		mustAuditEntry(t, admin, r, id, "two-factor.enable", "user", id)
 		if after := c.Cookies["gatehouse.session_token"]; after == "" || after == before {
@@ -250,7 +250,7 @@ func TestAccountSecurity_totp_enrolment(t *testing.T) {
 		// in the form proves it.
 		other := app.NewClient(t)
 		harness.MustStatus(t, other.Post("/api/auth/sign-in/email", harness.MustCredentials(t, "tess@example.com", harness.UserPassword)), http.StatusOK)
-		harness.MustOK(t, other.Post("/api/auth/two-factor/verify-totp", harness.MustJSON(t, map[string]any{"code": harness.TOTPAt(secret, 1), "trustDevice": true})))
+		harness.MustOK(t, other.Post("/api/auth/two-factor/verify-totp", harness.MustJSON(t, map[string]any{"code": harness.TOTPAt(app.Clock, secret, 1), "trustDevice": true})))
 		trusted := app.NewClient(t)
 		trusted.Cookies["gatehouse.trust_device"] = other.Cookies["gatehouse.trust_device"]
 		harness.MustStatus(t, trusted.Post("/api/auth/sign-in/email", harness.MustCredentials(t, "tess@example.com", harness.UserPassword)), http.StatusOK)

@@ -402,7 +402,7 @@ func TestConsoleKeys_step_up(t *testing.T) {
 		{
 			c := app.NewClient(t)
 			harness.MustOK(t, c.Post("/api/auth/sign-in/email", harness.MustCredentials(t, harness.AdminEmail, harness.AdminPassword)))
-			harness.MustOK(t, c.Post("/api/auth/two-factor/verify-totp", harness.MustJSON(t, map[string]any{"code": harness.TOTPAt(secret, 0), "trustDevice": true})))
+			harness.MustOK(t, c.Post("/api/auth/two-factor/verify-totp", harness.MustJSON(t, map[string]any{"code": harness.TOTPAt(app.Clock, secret, 0), "trustDevice": true})))
 			stale.Cookies[harness.TrustCookie] = c.Cookies[harness.TrustCookie]
 			harness.MustSignIn(t, stale, harness.AdminEmail, harness.AdminPassword)
 		}
@@ -421,7 +421,7 @@ func TestConsoleKeys_step_up(t *testing.T) {
 		if got := len(auditSuccesses(t, admin, "service-key.rotate")); got != 0 {
 			t.Fatalf("%d keys rotated", got)
 		}
-		harness.MustOK(t, harness.VerifyTOTP(t, stale, harness.TOTPAt(secret, 1)))
+		harness.MustOK(t, harness.VerifyTOTP(t, stale, harness.TOTPAt(app.Clock, secret, 1)))
 		mustConsoleSecret(t, consoleFormPost(t, stale, list, list, create), "gh_sk_")
 		mustConsoleSecret(t, consoleFormPost(t, stale, key, key+"/rotate", url.Values{"overlap": {"24h"}}), "gh_sk_")
 	})

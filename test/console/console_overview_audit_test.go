@@ -446,7 +446,7 @@ func TestConsoleWebhooks_secrets_need_a_fresh_second_factor(t *testing.T) {
 		{
 			c := app.NewClient(t)
 			harness.MustOK(t, c.Post("/api/auth/sign-in/email", harness.MustCredentials(t, harness.AdminEmail, harness.AdminPassword)))
-			harness.MustOK(t, c.Post("/api/auth/two-factor/verify-totp", harness.MustJSON(t, map[string]any{"code": harness.TOTPAt(secret, 0), "trustDevice": true})))
+			harness.MustOK(t, c.Post("/api/auth/two-factor/verify-totp", harness.MustJSON(t, map[string]any{"code": harness.TOTPAt(app.Clock, secret, 0), "trustDevice": true})))
 			stale.Cookies[harness.TrustCookie] = c.Cookies[harness.TrustCookie]
 			harness.MustSignIn(t, stale, harness.AdminEmail, harness.AdminPassword)
 		}

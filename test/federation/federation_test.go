@@ -118,7 +118,7 @@ func TestFederation_second_factor_after_the_provider(t *testing.T) {
 	if w.SessionAtA(t, br) != nil {
 		t.Fatal("a session exists before the second factor")
 	}
-	r := w.APIAtA(t, br, http.MethodPost, "/api/auth/two-factor/verify-totp", map[string]any{"code": harness.TOTPAt(secret, 0)})
+	r := w.APIAtA(t, br, http.MethodPost, "/api/auth/two-factor/verify-totp", map[string]any{"code": harness.TOTPAt(w.A.Clock, secret, 0)})
 	if r.Status != http.StatusOK {
 		t.Fatalf("verify-totp after the provider: %d %s", r.Status, r.Body)
 	}

@@ -20,7 +20,7 @@ const TrustCookie = "gatehouse.trust_device"
 func MustStaleSession(t *testing.T, app *App, u *TfUser) *Client {
 	t.Helper()
 	c := MustChallenge(t, app, u)
-	MustOK(t, c.Post("/api/auth/two-factor/verify-totp", MustJSON(t, map[string]any{"code": TOTPAt(u.Secret, 0), "trustDevice": true})))
+	MustOK(t, c.Post("/api/auth/two-factor/verify-totp", MustJSON(t, map[string]any{"code": TOTPAt(app.Clock, u.Secret, 0), "trustDevice": true})))
 	s := app.NewClient(t)
 	s.Cookies[TrustCookie] = c.Cookies[TrustCookie]
 	MustSignIn(t, s, u.Email, TfPassword)
@@ -38,6 +38,6 @@ func MustEnrolTOTP(t *testing.T, c *Client, pw string) []byte {
 	en := MustOK(t, c.Post("/api/auth/two-factor/enable", MustJSON(t, map[string]any{"password": pw})))
 	uri, _ := en["totpURI"].(string)
 	secret := TOTPSecretOf(t, uri)
-	MustOK(t, c.Post("/api/auth/two-factor/verify-totp", MustJSON(t, map[string]any{"code": TOTPAt(secret, -1)})))
+	MustOK(t, c.Post("/api/auth/two-factor/verify-totp", MustJSON(t, map[string]any{"code": TOTPAt(c.App.Clock, secret, -1)})))
 	return secret
 }

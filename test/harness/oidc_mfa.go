@@ -59,7 +59,7 @@ func (w *StrictWorld) MustEnableTwoFactor(t *testing.T) ([]byte, []string) {
 	for _, b := range en["backupCodes"].([]any) {
 		backups = append(backups, b.(string))
 	}
-	MustOK(t, c.Post("/api/auth/two-factor/verify-totp", MustJSON(t, map[string]any{"code": TOTPAt(secret, -1)})))
+	MustOK(t, c.Post("/api/auth/two-factor/verify-totp", MustJSON(t, map[string]any{"code": TOTPAt(w.App.Clock, secret, -1)})))
 	return secret, backups
 }
 

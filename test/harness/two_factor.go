@@ -44,16 +44,17 @@ func TOTPSecretOf(t testing.TB, uri string) []byte {
 	return secret
 }
 
-// TOTPAt returns the code of secret for the step delta steps from now. In
-// the last two seconds of a step it first waits for the next one: a code
-// worked out then could reach the server a step later, where the step
-// before the previous one is out of its window (CI saw it refused once).
-func TOTPAt(secret []byte, delta int64) string {
-	now := time.Now()
+// TOTPAt returns the code of secret for the step delta steps from now on
+// clock, the server's. In the last two seconds of a step it first advances
+// clock to the next one: a code worked out then could reach the server a
+// step later, where the step before the previous one is out of its window
+// (CI saw it refused once).
+func TOTPAt(clock *Clock, secret []byte, delta int64) string {
+	now := clock.Now()
 	period := int64(domain.TOTPPeriod / time.Second)
 	if left := time.Duration(period-now.Unix()%period)*time.Second - time.Duration(now.Nanosecond()); left < 2*time.Second {
-		time.Sleep(left + 10*time.Millisecond)
-		now = time.Now()
+		clock.Advance(left + 10*time.Millisecond)
+		now = clock.Now()
 	}
 	return domain.TOTPCode(secret, domain.TOTPStep(now)+delta, 6)
 }
@@ -77,7 +78,7 @@ func MustTwoFactorUser(t *testing.T, app *App, email string) *TfUser {
 	if on := MustUser(t, MustSession(t, c))["twoFactorEnabled"]; on != false {
 		t.Fatalf("twoFactorEnabled before the first code = %v, want false", on)
 	}
-	u.EnrolCode = TOTPAt(u.Secret, -1)
+	u.EnrolCode = TOTPAt(app.Clock, u.Secret, -1)
 	MustOK(t, c.Post("/api/auth/two-factor/verify-totp", MustJSON(t, map[string]any{"code": u.EnrolCode})))
 	if on := MustUser(t, MustSession(t, c))["twoFactorEnabled"]; on != true {
 		t.Fatalf("twoFactorEnabled after the first code = %v, want true", on)

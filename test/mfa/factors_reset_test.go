@@ -79,7 +79,7 @@ func mustFactorsGone(t *testing.T, app *harness.App, u *harness.TfUser) {
 	}
 	harness.MustCode(t, c.Post("/api/auth/two-factor/verify-backup-code", harness.MustJSON(t, map[string]any{"code": u.Backups[1]})),
 		http.StatusBadRequest, "TWO_FACTOR_NOT_ENABLED")
-	harness.MustCode(t, harness.VerifyTOTP(t, c, harness.TOTPAt(u.Secret, 0)), http.StatusBadRequest, "TOTP_NOT_ENABLED")
+	harness.MustCode(t, harness.VerifyTOTP(t, c, harness.TOTPAt(app.Clock, u.Secret, 0)), http.StatusBadRequest, "TOTP_NOT_ENABLED")
 }
 
 // auditActions returns the actions (oldest first) of the audit entries of
@@ -174,7 +174,7 @@ func mustTwoFactorUserAgain(t *testing.T, app *harness.App, u *harness.TfUser) *
 	for _, code := range en["backupCodes"].([]any) {
 		next.Backups = append(next.Backups, code.(string))
 	}
-	harness.MustOK(t, harness.VerifyTOTP(t, c, harness.TOTPAt(next.Secret, -1)))
+	harness.MustOK(t, harness.VerifyTOTP(t, c, harness.TOTPAt(app.Clock, next.Secret, -1)))
 	if on := harness.MustUser(t, harness.MustSession(t, c))["twoFactorEnabled"]; on != true {
 		t.Fatalf("twoFactorEnabled after enrolling again = %v", on)
 	}
@@ -262,7 +262,7 @@ func TestTwoFactor_session_rotation(t *testing.T) {
 		en := harness.MustOK(t, c.Post("/api/auth/two-factor/enable", harness.MustJSON(t, map[string]any{"password": harness.TfPassword})))
 		secret := harness.TOTPSecretOf(t, en["totpURI"].(string))
 		old := c.Clone()
-		body := harness.MustOK(t, harness.VerifyTOTP(t, c, harness.TOTPAt(secret, 0)))
+		body := harness.MustOK(t, harness.VerifyTOTP(t, c, harness.TOTPAt(app.Clock, secret, 0)))
 		if body["token"] == nil || c.Cookies["gatehouse.session_token"] == old.Cookies["gatehouse.session_token"] {
 			t.Fatalf("verify-totp = %v; the session cookie was not replaced", body)
 		}
@@ -276,7 +276,7 @@ func TestTwoFactor_session_rotation(t *testing.T) {
 
 		// Later codes in the session step it up in place.
 		kept := c.Clone()
-		harness.MustOK(t, harness.VerifyTOTP(t, c, harness.TOTPAt(secret, 1)))
+		harness.MustOK(t, harness.VerifyTOTP(t, c, harness.TOTPAt(app.Clock, secret, 1)))
 		harness.MustSession(t, kept)
 	})
 }

@@ -50,7 +50,7 @@ func TestMFA_step_up(t *testing.T) {
 				harness.MustOK(t, app.NewClient(t).Post("/api/auth/sign-in/email", harness.MustCredentials(t, email, harness.TfPassword)))
 
 				// A code answered in the session steps it up.
-				harness.MustOK(t, harness.VerifyTOTP(t, s, harness.TOTPAt(u.Secret, 1)))
+				harness.MustOK(t, harness.VerifyTOTP(t, s, harness.TOTPAt(app.Clock, u.Secret, 1)))
 				if _, at, _, _ := harness.SessionFactors(t, s); at == nil {
 					t.Fatal("verify-totp in the session did not record a second factor")
 				}
@@ -96,7 +96,7 @@ func TestMFA_step_up_service_keys(t *testing.T) {
 		{
 			c := app.NewClient(t)
 			harness.MustOK(t, c.Post("/api/auth/sign-in/email", harness.MustCredentials(t, harness.AdminEmail, harness.AdminPassword)))
-			harness.MustOK(t, c.Post("/api/auth/two-factor/verify-totp", harness.MustJSON(t, map[string]any{"code": harness.TOTPAt(secret, 0), "trustDevice": true})))
+			harness.MustOK(t, c.Post("/api/auth/two-factor/verify-totp", harness.MustJSON(t, map[string]any{"code": harness.TOTPAt(app.Clock, secret, 0), "trustDevice": true})))
 			stale.Cookies[harness.TrustCookie] = c.Cookies[harness.TrustCookie]
 			harness.MustSignIn(t, stale, u.Email, harness.AdminPassword)
 		}
@@ -106,7 +106,7 @@ func TestMFA_step_up_service_keys(t *testing.T) {
 		harness.MustStatus(t, stale.Get(harness.ServiceKeysPath), http.StatusOK)
 		harness.MustOK(t, stale.Get(harness.AdminPath("list-users")))
 
-		harness.MustOK(t, harness.VerifyTOTP(t, stale, harness.TOTPAt(secret, 1)))
+		harness.MustOK(t, harness.VerifyTOTP(t, stale, harness.TOTPAt(app.Clock, secret, 1)))
 		harness.MustCreateKey(t, stale, map[string]any{"name": "ci", "scopes": []string{"users:read"}})
 		harness.MustStatus(t, stale.Post(harness.ServiceKeysPath+"/"+harness.MustID(t, key)+"/rotate", "{}"), http.StatusOK)
 	})

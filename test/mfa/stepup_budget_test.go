@@ -15,9 +15,9 @@ import (
 // sign-in challenge, kept in the database; a locked user's right code is
 // refused before it is looked at.
 
-// wrongTOTP returns a code that is none of secret's codes near now.
-func wrongTOTP(secret []byte) string {
-	near := []string{harness.TOTPAt(secret, -2), harness.TOTPAt(secret, -1), harness.TOTPAt(secret, 0), harness.TOTPAt(secret, 1), harness.TOTPAt(secret, 2)}
+// wrongTOTP returns a code that is none of secret's codes near now on clock.
+func wrongTOTP(clock *harness.Clock, secret []byte) string {
+	near := []string{harness.TOTPAt(clock, secret, -2), harness.TOTPAt(clock, secret, -1), harness.TOTPAt(clock, secret, 0), harness.TOTPAt(clock, secret, 1), harness.TOTPAt(clock, secret, 2)}
 	for _, c := range []string{"000000", "111111", "222222"} {
 		if !slices.Contains(near, c) {
 			return c
@@ -48,7 +48,7 @@ func TestStepUpBudget_password_session(t *testing.T) {
 	wrong := func(t *testing.T, s *harness.Client, u *harness.TfUser, n int) {
 		t.Helper()
 		for range n {
-			harness.MustCode(t, verifyCode(t, s, "totp", wrongTOTP(u.Secret)), http.StatusUnauthorized, "INVALID_CODE")
+			harness.MustCode(t, verifyCode(t, s, "totp", wrongTOTP(s.App.Clock, u.Secret)), http.StatusUnauthorized, "INVALID_CODE")
 		}
 	}
 
@@ -59,7 +59,7 @@ func TestStepUpBudget_password_session(t *testing.T) {
 		wrong(t, s, u, 9)
 		harness.MustOK(t, verifyCode(t, s, "backup-code", u.Backups[0])) // forgets the nine
 		wrong(t, s, u, 10)
-		mustLocked(t, verifyCode(t, s, "totp", harness.TOTPAt(u.Secret, 1)))
+		mustLocked(t, verifyCode(t, s, "totp", harness.TOTPAt(app.Clock, u.Secret, 1)))
 		// The same budget as sign-in's: the password is locked too.
 		r := app.NewClient(t).Post("/api/auth/sign-in/email", harness.MustCredentials(t, u.Email, harness.TfPassword))
 		harness.MustCode(t, r, http.StatusUnauthorized, "INVALID_EMAIL_OR_PASSWORD")
@@ -80,7 +80,7 @@ func TestStepUpBudget_password_session(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				r := verifyCode(t, s.Clone(), "totp", wrongTOTP(u.Secret))
+				r := verifyCode(t, s.Clone(), "totp", wrongTOTP(s.App.Clock, u.Secret))
 				mu.Lock()
 				defer mu.Unlock()
 				counts[r.Status]++
@@ -90,7 +90,7 @@ func TestStepUpBudget_password_session(t *testing.T) {
 		if counts[http.StatusUnauthorized] != 10 || counts[http.StatusTooManyRequests] != 30 {
 			t.Fatalf("40 wrong codes at once answered %v, want ten 401 and thirty 429", counts)
 		}
-		mustLocked(t, verifyCode(t, s, "totp", harness.TOTPAt(u.Secret, 1)))
+		mustLocked(t, verifyCode(t, s, "totp", harness.TOTPAt(app.Clock, u.Secret, 1)))
 	})
 
 	t.Run("backup-code", func(t *testing.T) {
@@ -154,8 +154,8 @@ func TestStepUpBudget_shared_by_replicas(t *testing.T) {
 		if i%2 == 1 {
 			s = onB
 		}
-		harness.MustCode(t, verifyCode(t, s, "totp", wrongTOTP(u.Secret)), http.StatusUnauthorized, "INVALID_CODE")
+		harness.MustCode(t, verifyCode(t, s, "totp", wrongTOTP(s.App.Clock, u.Secret)), http.StatusUnauthorized, "INVALID_CODE")
 	}
-	mustLocked(t, verifyCode(t, onB, "totp", harness.TOTPAt(u.Secret, 1)))
-	mustLocked(t, verifyCode(t, onA, "totp", harness.TOTPAt(u.Secret, 1)))
+	mustLocked(t, verifyCode(t, onB, "totp", harness.TOTPAt(a.Clock, u.Secret, 1)))
+	mustLocked(t, verifyCode(t, onA, "totp", harness.TOTPAt(a.Clock, u.Secret, 1)))
 }

@@ -19,7 +19,7 @@ import (
 func mustTrustedBrowser(t *testing.T, app *harness.App, u *harness.TfUser, step int64) (signedIn, trusted *harness.Client) {
 	t.Helper()
 	c := harness.MustChallenge(t, app, u)
-	harness.MustOK(t, c.Post("/api/auth/two-factor/verify-totp", harness.MustJSON(t, map[string]any{"code": harness.TOTPAt(u.Secret, step), "trustDevice": true})))
+	harness.MustOK(t, c.Post("/api/auth/two-factor/verify-totp", harness.MustJSON(t, map[string]any{"code": harness.TOTPAt(app.Clock, u.Secret, step), "trustDevice": true})))
 	trusted = app.NewClient(t)
 	trusted.Cookies[harness.TrustCookie] = c.Cookies[harness.TrustCookie]
 	if trusted.Cookies[harness.TrustCookie] == "" {

@@ -28,7 +28,7 @@ func TestTwoFactor_sign_in(t *testing.T) {
 		// Codes are kept, not recomputed: a 30-second boundary between two
 		// computations would give a new, unused code.
 		harness.MustCode(t, harness.VerifyTOTP(t, c, u.EnrolCode), http.StatusUnauthorized, "INVALID_CODE") // the enrolment code, replayed
-		code := harness.TOTPAt(u.Secret, 0)
+		code := harness.TOTPAt(app.Clock, u.Secret, 0)
 		r := harness.VerifyTOTP(t, c, code)
 		body := harness.MustOK(t, r)
 		if tok, _ := body["token"].(string); len(tok) != 32 || c.Cookies["gatehouse.two_factor"] != "" {
@@ -40,7 +40,7 @@ func TestTwoFactor_sign_in(t *testing.T) {
 		// The code just accepted is refused on the next challenge.
 		c2 := harness.MustChallenge(t, app, u)
 		harness.MustCode(t, harness.VerifyTOTP(t, c2, code), http.StatusUnauthorized, "INVALID_CODE")
-		harness.MustOK(t, harness.VerifyTOTP(t, c2, harness.TOTPAt(u.Secret, 1)))
+		harness.MustOK(t, harness.VerifyTOTP(t, c2, harness.TOTPAt(app.Clock, u.Secret, 1)))
 
 		// A backup code works once.
 		c3 := harness.MustChallenge(t, app, u)
@@ -82,9 +82,9 @@ func TestTwoFactor_challenge_cookie(t *testing.T) {
 			c := harness.MustChallenge(t, app, u)
 			v := c.Cookies["gatehouse.two_factor"]
 			c.Cookies["gatehouse.two_factor"] = flipFirst(v)
-			harness.MustCode(t, harness.VerifyTOTP(t, c, harness.TOTPAt(u.Secret, 0)), http.StatusUnauthorized, "INVALID_TWO_FACTOR_COOKIE")
+			harness.MustCode(t, harness.VerifyTOTP(t, c, harness.TOTPAt(app.Clock, u.Secret, 0)), http.StatusUnauthorized, "INVALID_TWO_FACTOR_COOKIE")
 			delete(c.Cookies, "gatehouse.two_factor")
-			harness.MustCode(t, harness.VerifyTOTP(t, c, harness.TOTPAt(u.Secret, 0)), http.StatusUnauthorized, "INVALID_TWO_FACTOR_COOKIE")
+			harness.MustCode(t, harness.VerifyTOTP(t, c, harness.TOTPAt(app.Clock, u.Secret, 0)), http.StatusUnauthorized, "INVALID_TWO_FACTOR_COOKIE")
 			harness.MustNoSession(t, c)
 		})
 		t.Run("five_wrong_codes", func(t *testing.T) {
@@ -99,9 +99,9 @@ func TestTwoFactor_challenge_cookie(t *testing.T) {
 				t.Fatal("the two_factor cookie outlived the exhausted challenge")
 			}
 			// The challenge is gone, even with its cookie and the right code.
-			harness.MustCode(t, harness.VerifyTOTP(t, kept, harness.TOTPAt(u.Secret, 0)), http.StatusUnauthorized, "INVALID_TWO_FACTOR_COOKIE")
+			harness.MustCode(t, harness.VerifyTOTP(t, kept, harness.TOTPAt(app.Clock, u.Secret, 0)), http.StatusUnauthorized, "INVALID_TWO_FACTOR_COOKIE")
 			harness.MustNoSession(t, kept)
-			harness.MustOK(t, harness.VerifyTOTP(t, harness.MustChallenge(t, app, u), harness.TOTPAt(u.Secret, 0)))
+			harness.MustOK(t, harness.VerifyTOTP(t, harness.MustChallenge(t, app, u), harness.TOTPAt(app.Clock, u.Secret, 0)))
 		})
 		t.Run("hostile_input", func(t *testing.T) {
 			u := harness.MustTwoFactorUser(t, app, harness.Email(t, "hostile@example.com"))
@@ -117,7 +117,7 @@ func TestTwoFactor_challenge_cookie(t *testing.T) {
 				}
 			}
 			// Refused input is not a wrong answer: the challenge still takes the code.
-			harness.MustOK(t, harness.VerifyTOTP(t, c, harness.TOTPAt(u.Secret, 0)))
+			harness.MustOK(t, harness.VerifyTOTP(t, c, harness.TOTPAt(app.Clock, u.Secret, 0)))
 		})
 		t.Run("unauthenticated", func(t *testing.T) {
 			c := app.NewClient(t)
@@ -138,7 +138,7 @@ func TestTwoFactor_challenge_expired(t *testing.T) {
 		if err := harness.MustDB(t, app).Exec("UPDATE mfa_challenges SET expires_at = ?", time.Now().Add(-time.Second)).Error; err != nil {
 			t.Fatal(err)
 		}
-		harness.MustCode(t, harness.VerifyTOTP(t, c, harness.TOTPAt(u.Secret, 0)), http.StatusUnauthorized, "INVALID_TWO_FACTOR_COOKIE")
+		harness.MustCode(t, harness.VerifyTOTP(t, c, harness.TOTPAt(app.Clock, u.Secret, 0)), http.StatusUnauthorized, "INVALID_TWO_FACTOR_COOKIE")
 		harness.MustNoSession(t, c)
 	})
 }
@@ -156,11 +156,11 @@ func TestTwoFactor_lockout(t *testing.T) {
 		harness.MustCode(t, harness.VerifyTOTP(t, c, "000000"), http.StatusUnauthorized, "INVALID_CODE")
 		c2 := harness.MustChallenge(t, app, u)
 		harness.MustCode(t, c2.Post("/api/auth/two-factor/verify-backup-code", harness.MustJSON(t, map[string]any{"code": "nope0-nope0"})), http.StatusUnauthorized, "INVALID_BACKUP_CODE")
-		harness.MustCode(t, harness.VerifyTOTP(t, c2, harness.TOTPAt(u.Secret, 0)), http.StatusTooManyRequests, "ACCOUNT_TEMPORARILY_LOCKED")
+		harness.MustCode(t, harness.VerifyTOTP(t, c2, harness.TOTPAt(app.Clock, u.Secret, 0)), http.StatusTooManyRequests, "ACCOUNT_TEMPORARILY_LOCKED")
 		harness.MustSignInFails(t, app, u.Email, harness.TfPassword)
 		time.Sleep(1100 * time.Millisecond)
 		c3 := harness.MustChallenge(t, app, u)
-		harness.MustOK(t, harness.VerifyTOTP(t, c3, harness.TOTPAt(u.Secret, 0)))
+		harness.MustOK(t, harness.VerifyTOTP(t, c3, harness.TOTPAt(app.Clock, u.Secret, 0)))
 	})
 }
 
@@ -175,7 +175,7 @@ func TestTwoFactor_trust_device(t *testing.T) {
 		const name = "gatehouse.trust_device"
 
 		c := harness.MustChallenge(t, app, u)
-		r := c.Post("/api/auth/two-factor/verify-totp", harness.MustJSON(t, map[string]any{"code": harness.TOTPAt(u.Secret, 0), "trustDevice": true}))
+		r := c.Post("/api/auth/two-factor/verify-totp", harness.MustJSON(t, map[string]any{"code": harness.TOTPAt(app.Clock, u.Secret, 0), "trustDevice": true}))
 		harness.MustOK(t, r)
 		if line := strings.ToLower(harness.RawSetCookie(r, name)); !strings.Contains(line, "max-age=2592000") || !strings.Contains(line, "httponly") {
 			t.Fatalf("trust_device cookie = %q, want HttpOnly, Max-Age=2592000", line)
@@ -215,7 +215,7 @@ func TestTwoFactor_trust_device(t *testing.T) {
 
 		// Disable forgets every trusted browser.
 		d := harness.MustChallenge(t, app, u)
-		harness.MustOK(t, d.Post("/api/auth/two-factor/verify-totp", harness.MustJSON(t, map[string]any{"code": harness.TOTPAt(u.Secret, 1), "trustDevice": true})))
+		harness.MustOK(t, d.Post("/api/auth/two-factor/verify-totp", harness.MustJSON(t, map[string]any{"code": harness.TOTPAt(app.Clock, u.Secret, 1), "trustDevice": true})))
 		harness.MustOK(t, d.Post("/api/auth/two-factor/disable", harness.MustJSON(t, map[string]any{"password": harness.TfPassword})))
 		if d.Cookies[name] != "" {
 			t.Fatal("disable did not expire the trust_device cookie")
@@ -279,7 +279,7 @@ func TestTwoFactor_session_factors(t *testing.T) {
 		}
 
 		c := harness.MustChallenge(t, app, u)
-		harness.MustOK(t, harness.VerifyTOTP(t, c, harness.TOTPAt(u.Secret, 0)))
+		harness.MustOK(t, harness.VerifyTOTP(t, c, harness.TOTPAt(app.Clock, u.Secret, 0)))
 		m, at, amr, acr = harness.SessionFactors(t, c)
 		if fmt.Sprint(m) != "[pwd otp mfa]" || at == nil || fmt.Sprint(amr) != "[pwd otp mfa]" || acr != domain.ACRMultiFactor {
 			t.Fatalf("two-factor sign-in: authMethods %v, secondFactorAt %v, amr %v, acr %v", m, at, amr, acr)

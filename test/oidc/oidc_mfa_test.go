@@ -142,7 +142,7 @@ func TestOIDCMFA_amr_and_acr_reach_relying_parties(t *testing.T) {
 		if page.URL.Query().Get("error") != "INVALID_CODE" || !strings.Contains(page.Body, "not right") {
 			t.Fatalf("a wrong code answered %s:\n%s", page.URL, page.Body)
 		}
-		page = strictAnswer(t, b, page, "/api/auth/two-factor/verify-totp", harness.TOTPAt(secret, 0))
+		page = strictAnswer(t, b, page, "/api/auth/two-factor/verify-totp", harness.TOTPAt(app.Clock, secret, 0))
 		toks = w.ExchangeAndVerify(t, provider, conf, flow, w.StrictCallback(t, b, page, w.Public, flow))
 		stepped := strictAuthOf(t, toks.IDToken)
 		mustAuthClaims(t, "stepped-up session", stepped, mfa, acrMFA)
@@ -272,7 +272,7 @@ func TestOIDCMFA_second_factor_page_email_code_and_attempt_cap(t *testing.T) {
 		page = signIn(b2)
 		// A cross-site post of the page's form is refused, as every hosted
 		// form's is (the origin check), and counts nothing.
-		forged := mustFormRequest(t, app.URL+"/api/auth/two-factor/verify-totp", url.Values{"code": {harness.TOTPAt(u.Secret, 0)}})
+		forged := mustFormRequest(t, app.URL+"/api/auth/two-factor/verify-totp", url.Values{"code": {harness.TOTPAt(app.Clock, u.Secret, 0)}})
 		forged.Header.Set("Origin", "https://evil.example.test")
 		if r := b2.Send(forged); r.Status != http.StatusForbidden {
 			t.Fatalf("a cross-site post of the second-factor form answered %d %s", r.Status, r.URL)
@@ -292,7 +292,7 @@ func TestOIDCMFA_second_factor_page_email_code_and_attempt_cap(t *testing.T) {
 			t.Fatalf("after five wrong codes the page shows %d forms:\n%s", len(forms), page.Body)
 		}
 		// The right code no longer helps: the challenge is gone.
-		r := b2.Send(mustFormRequest(t, app.URL+"/api/auth/two-factor/verify-totp", url.Values{"code": {harness.TOTPAt(u.Secret, 0)}}))
+		r := b2.Send(mustFormRequest(t, app.URL+"/api/auth/two-factor/verify-totp", url.Values{"code": {harness.TOTPAt(app.Clock, u.Secret, 0)}}))
 		if r.URL.Path == "/account" {
 			t.Fatal("the right code after five wrong ones opened a session")
 		}

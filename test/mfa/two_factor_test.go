@@ -128,16 +128,14 @@ func TestTwoFactor_challenge_cookie(t *testing.T) {
 	})
 }
 
-// Ensure an expired challenge is refused: its row is moved into the past
-// (the service's clock is the system's).
+// Ensure an expired challenge is refused: the app's clock moves past its
+// ten minutes.
 func TestTwoFactor_challenge_expired(t *testing.T) {
 	t.Parallel()
 	harness.FwForStores(t, harness.SQLOnly(harness.StoresThatMatter), harness.FwQuick, func(t *testing.T, app *harness.App) {
 		u := harness.MustTwoFactorUser(t, app, harness.Email(t, "ada@example.com"))
 		c := harness.MustChallenge(t, app, u)
-		if err := harness.MustDB(t, app).Exec("UPDATE mfa_challenges SET expires_at = ?", time.Now().Add(-time.Second)).Error; err != nil {
-			t.Fatal(err)
-		}
+		app.Clock.Advance(10*time.Minute + time.Second)
 		harness.MustCode(t, harness.VerifyTOTP(t, c, harness.TOTPAt(app.Clock, u.Secret, 0)), http.StatusUnauthorized, "INVALID_TWO_FACTOR_COOKIE")
 		harness.MustNoSession(t, c)
 	})
@@ -145,10 +143,10 @@ func TestTwoFactor_challenge_expired(t *testing.T) {
 
 // Ensure wrong second-factor codes count towards the account lockout: with
 // a threshold of 3, the right code is refused after three wrong ones, across
-// challenges, and so is the password.
+// challenges, and so is the password, until the cooldown ends.
 func TestTwoFactor_lockout(t *testing.T) {
 	t.Parallel()
-	env := harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_LOCKOUT_THRESHOLD": "3", "GATEHOUSE_LOCKOUT_COOLDOWN": "1s"})
+	env := harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_LOCKOUT_THRESHOLD": "3", "GATEHOUSE_LOCKOUT_COOLDOWN": "1m"})
 	harness.FwForStores(t, harness.StoresThatMatter, env, func(t *testing.T, app *harness.App) {
 		u := harness.MustTwoFactorUser(t, app, harness.Email(t, "ada@example.com"))
 		c := harness.MustChallenge(t, app, u)
@@ -158,7 +156,7 @@ func TestTwoFactor_lockout(t *testing.T) {
 		harness.MustCode(t, c2.Post("/api/auth/two-factor/verify-backup-code", harness.MustJSON(t, map[string]any{"code": "nope0-nope0"})), http.StatusUnauthorized, "INVALID_BACKUP_CODE")
 		harness.MustCode(t, harness.VerifyTOTP(t, c2, harness.TOTPAt(app.Clock, u.Secret, 0)), http.StatusTooManyRequests, "ACCOUNT_TEMPORARILY_LOCKED")
 		harness.MustSignInFails(t, app, u.Email, harness.TfPassword)
-		time.Sleep(1100 * time.Millisecond)
+		app.Clock.Advance(time.Minute + time.Second)
 		c3 := harness.MustChallenge(t, app, u)
 		harness.MustOK(t, harness.VerifyTOTP(t, c3, harness.TOTPAt(app.Clock, u.Secret, 0)))
 	})

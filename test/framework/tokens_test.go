@@ -403,9 +403,10 @@ func mustTokenSignedBy(t testing.TB, c *harness.Client, kid string) string {
 
 // Ensure a rotation publishes the new key before signing with it: right
 // after it the key set lists both keys, the new one pending, and tokens are
-// still signed by the old key; after the activation delay (two reload
-// intervals) they are signed by the new one, which the key set verifies.
-// An immediate rotation signs with its key at once.
+// still signed by the old key, until just before the activation delay (two
+// reload intervals) ends on the app's clock; from then on they are signed
+// by the new one, which the key set verifies. An immediate rotation signs
+// with its key at once.
 func TestTokens_rotation_publishes_before_signing(t *testing.T) {
 	t.Parallel()
 	harness.FwForStores(t, harness.StoresOnce, harness.Env(harness.AdminEnv, reloadEnv), func(t *testing.T, app *harness.App) {
@@ -428,7 +429,14 @@ func TestTokens_rotation_publishes_before_signing(t *testing.T) {
 				t.Fatalf("old key listed as %v, want active until the new key's activation", k)
 			}
 		}
-		mustTokenSignedBy(t, admin, newKid)
+		app.Clock.AdvancePast(activates.Add(-time.Second))
+		if h, _ := harness.MustVerifyJWT(t, admin, harness.MustOK(t, admin.Get("/api/auth/token"))["token"].(string)); h.KeyID != oldKid {
+			t.Fatalf("a token just before the activation names %s, want the old key %s", h.KeyID, oldKid)
+		}
+		app.Clock.AdvancePast(activates)
+		if h, _ := harness.MustVerifyJWT(t, admin, harness.MustOK(t, admin.Get("/api/auth/token"))["token"].(string)); h.KeyID != newKid {
+			t.Fatalf("a token after the activation names %s, want the new key %s", h.KeyID, newKid)
+		}
 
 		urgent := harness.MustObject(t, harness.MustOK(t, admin.Post(harness.SigningKeysPath+"/rotate", `{"alg":"EdDSA","immediate":true}`))["data"].([]any)[0])
 		if urgent["status"] != "active" {
@@ -443,7 +451,9 @@ func TestTokens_rotation_publishes_before_signing(t *testing.T) {
 // Ensure the scenario of a load balancer over two instances on one
 // database: a key rotated on instance A signs there only once instance B
 // publishes it too, so the first token A signs with it verifies against
-// B's key set.
+// B's key set. The wait for the activation (four seconds) is real: B
+// publishes the key when its reload job ticks, and the jobs tick on the
+// wall clock; advancing the clock would let A sign before B could.
 func TestTokens_rotation_across_instances(t *testing.T) {
 	t.Parallel()
 	harness.FwForStores(t, harness.SQLOnly(harness.StoresThatMatter), harness.Env(harness.AdminEnv, map[string]string{"GATEHOUSE_SIGNING_KEY_RELOAD_INTERVAL": "2s"}), func(t *testing.T, a *harness.App) {

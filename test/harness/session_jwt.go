@@ -25,7 +25,10 @@ func SessionJWT(t testing.TB, c *Client) (string, map[string]any) {
 
 // ReplicaLag bounds how long a change made through one instance may take
 // to reach another: the session cache's lifetime (GATEHOUSE_SESSION_CACHE_TTL,
-// 500ms by default, at most 1s).
+// 500ms by default, at most 1s). The cache counts that lifetime on the
+// monotonic wall clock, not on the app's Clock (usecase.SessionCache): a
+// test waits for it for real, one of the waits that advancing the clock
+// cannot replace.
 const ReplicaLag = time.Second
 
 // Eventually polls ok until it holds, and fails the test if it still does

@@ -530,10 +530,10 @@ func TestAccountSecurity_linked_accounts(t *testing.T) {
 // the name kept and a way to sign in again and come back.
 func TestAccountSecurity_passkey_needs_a_fresh_session(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.Env(harness.PkEnv, map[string]string{"GATEHOUSE_SESSION_FRESH_AGE": "1s"}), func(t *testing.T, app *harness.App) {
+	harness.FwForStores(t, harness.StoresOnce, harness.Env(harness.PkEnv, map[string]string{"GATEHOUSE_SESSION_FRESH_AGE": "1m"}), func(t *testing.T, app *harness.App) {
 		c, _ := harness.MustPlainUser(t, app, "Sam", "sam@example.com", harness.UserPassword)
 		tok := mustConsoleTokens(t, c, "/account/security")["/account/security/passkeys/new"]
-		time.Sleep(1100 * time.Millisecond)
+		app.Clock.Advance(time.Minute + time.Second)
 		page := harness.MustConsolePage(t, consolePost(c, "/account/security/passkeys/new", url.Values{"_token": {tok}, "name": {"Old laptop"}}), http.StatusForbidden)
 		if !strings.Contains(page, "sign in again") || !strings.Contains(page, `value="Old laptop"`) ||
 			!strings.Contains(page, `href="/sign-in?callbackURL=%2Faccount%2Fsecurity%3Fdone%3Dstepped-up"`) || strings.Contains(page, "data-options") {

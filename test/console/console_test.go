@@ -365,17 +365,17 @@ func TestConsole_hostile_input(t *testing.T) {
 // in again opens the console.
 func TestConsole_idle_timeout(t *testing.T) {
 	t.Parallel()
-	env := harness.Env(harness.AdminEnv, map[string]string{"GATEHOUSE_CONSOLE_IDLE_TIMEOUT": "1s"})
+	env := harness.Env(harness.AdminEnv, map[string]string{"GATEHOUSE_CONSOLE_IDLE_TIMEOUT": "1m"})
 	harness.FwForStores(t, harness.StoresOnce, env, func(t *testing.T, app *harness.App) {
 		admin, _ := harness.MustAdmin(t, app)
 		fresh := app.NewClient(t)
 		harness.MustSignIn(t, fresh, harness.AdminEmail, harness.AdminPassword)
 		harness.MustConsolePage(t, fresh.Get("/console/users"), http.StatusOK)
-		time.Sleep(600 * time.Millisecond)
+		app.Clock.Advance(40 * time.Second)
 		harness.MustConsolePage(t, fresh.Get("/console/users"), http.StatusOK) // activity keeps it open
-		time.Sleep(600 * time.Millisecond)
+		app.Clock.Advance(40 * time.Second)
 		harness.MustConsolePage(t, fresh.Get("/console/users"), http.StatusOK)
-		time.Sleep(1100 * time.Millisecond)
+		app.Clock.Advance(time.Minute + time.Second)
 		harness.MustSignInRedirect(t, fresh.Get("/console/users"), "/console/users")
 		harness.MustSession(t, fresh) // the session lives on
 		harness.MustSession(t, admin) // and so do the others

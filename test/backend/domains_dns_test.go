@@ -1,9 +1,11 @@
 package backend
 
 import (
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -40,6 +42,19 @@ func waitQueries(t *testing.T, dns *dnstest.Server, name string, before, n int) 
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// probes numbers the probe domains of mustVerifierPass.
+var probes atomic.Int64
+
+// mustVerifierPass waits until the verifier has run a whole pass that began
+// after the call: it claims a probe domain, due at once (so the next pass
+// takes it with every other due domain, the most overdue first), and waits
+// for DNS to be asked about it twice, which only a later pass does.
+func mustVerifierPass(t *testing.T, k *harness.DomainKit, dns *dnstest.Server) {
+	t.Helper()
+	name, _ := harness.Challenge(t, k.MustCreate(fmt.Sprintf("probe-%d.example.net", probes.Add(1)), ""))
+	waitQueries(t, dns, name, 0, 2)
 }
 
 // Ensure a pending domain turns verified once its TXT challenge is
@@ -83,20 +98,21 @@ func TestDomainLifecycle_verify_then_lose_the_record(t *testing.T) {
 		// Verified domains are rechecked; the record vanishing past the
 		// grace period fails the domain.
 		dns.RemoveTXT(name)
-		d = k.WaitFor(id, "verified with the TXT missing", func(d map[string]any) bool {
-			return d["status"] == "failed" || harness.Record(t, d, "TXT")["status"] == "missing"
-		})
-		if d["status"] != "failed" && d["verifiedAt"] == nil {
+		d = k.WaitFor(id, "TXT missing", func(d map[string]any) bool { return harness.Record(t, d, "TXT")["status"] == "missing" })
+		if d["status"] != "verified" || d["verifiedAt"] == nil {
 			t.Fatalf("missing within grace = %v", d)
 		}
+		k.App.Clock.Advance(harness.DNSGrace + time.Second)
 		d = k.WaitStatus(id, "failed")
 		if d["failedAt"] == nil || d["nextCheckAt"] != nil || harness.Record(t, d, "TXT")["status"] != "missing" {
 			t.Fatalf("failed = %v", d)
 		}
-		// A failed domain is not checked again by itself.
+		// A failed domain is not checked again by itself, however long
+		// it waits.
 		dns.SetTXT(name, value)
 		before := dns.Queries(name, "")
-		time.Sleep(500 * time.Millisecond) // several ticks of the verifier
+		k.App.Clock.Advance(harness.DNSWindow)
+		mustVerifierPass(t, k, dns)
 		if got := k.MustGet(id); got["status"] != "failed" || dns.Queries(name, "") != before {
 			t.Fatalf("a failed domain was checked again: %v (%d queries, had %d)", got, dns.Queries(name, ""), before)
 		}
@@ -113,6 +129,8 @@ func TestDomainLifecycle_window_expiry_and_admin_recheck(t *testing.T) {
 		id := harness.MustID(t, d)
 		name, value := harness.Challenge(t, d)
 
+		k.WaitFor(id, "first check", func(d map[string]any) bool { return d["lastCheckedAt"] != nil })
+		k.App.Clock.Advance(harness.DNSWindow)
 		d = k.WaitStatus(id, "failed")
 		if d["failedAt"] == nil || d["nextCheckAt"] != nil || d["verifiedAt"] != nil || d["attempts"].(float64) < 2 || harness.Record(t, d, "TXT")["status"] != "missing" {
 			t.Fatalf("failed = %v", d)
@@ -179,13 +197,10 @@ func TestDomainLifecycle_servfail_leaves_the_status_alone(t *testing.T) {
 		dns.ServFail(vname, true)
 		dns.ServFail(pname, true)
 		dns.RemoveTXT(vname) // what SERVFAIL hides would fail the domain if it were seen
-		start := time.Now()
+		// Past the grace period and the window, with the verifier still
+		// asking.
+		k.App.Clock.Advance(harness.DNSWindow + harness.DNSGrace)
 		vBefore, pBefore := dns.Queries(vname, ""), dns.Queries(pname, "")
-		// Wait past the grace period (1 s) and the window (2 s) with the
-		// verifier still asking.
-		for time.Since(start) < 3*time.Second {
-			time.Sleep(100 * time.Millisecond)
-		}
 		waitQueries(t, dns, vname, vBefore, 3)
 		waitQueries(t, dns, pname, pBefore, 3)
 		v, p := k.MustGet(vid), k.MustGet(pid)
@@ -202,6 +217,8 @@ func TestDomainLifecycle_servfail_leaves_the_status_alone(t *testing.T) {
 		dns.ServFail(pname, false)
 		dns.ServFail(vname, false)
 		k.WaitStatus(pid, "failed")
+		k.WaitFor(vid, "TXT missing", func(d map[string]any) bool { return harness.Record(t, d, "TXT")["status"] == "missing" })
+		k.App.Clock.Advance(harness.DNSGrace + time.Second)
 		k.WaitStatus(vid, "failed")
 		// Published and rechecked, the pending one verifies.
 		dns.SetTXT(pname, pvalue)
@@ -273,7 +290,8 @@ func TestDomainLifecycle_manual_verification(t *testing.T) {
 		// Past the window and grace, with no record published, it stands,
 		// and DNS is not asked.
 		before := dns.Queries(name, "")
-		time.Sleep(2500 * time.Millisecond)
+		k.App.Clock.Advance(harness.DNSWindow + harness.DNSGrace)
+		mustVerifierPass(t, k, dns)
 		if d := k.MustGet(id); d["status"] != "verified" || d["manualVerificationReason"] != reason || dns.Queries(name, "") != before {
 			t.Fatalf("a domain verified by hand changed: %v (%d queries, had %d)", d, dns.Queries(name, ""), before)
 		}
@@ -284,6 +302,11 @@ func TestDomainLifecycle_manual_verification(t *testing.T) {
 		if back["status"] != "verified" || back["manualVerificationReason"] != nil || back["nextCheckAt"] == nil {
 			t.Fatalf("after recheck = %v", back)
 		}
+		d = k.WaitFor(id, "checked after the recheck", func(d map[string]any) bool { return d["lastCheckedAt"] != back["lastCheckedAt"] })
+		if d["status"] != "verified" || harness.Record(t, d, "TXT")["status"] != "missing" {
+			t.Fatalf("checked within grace = %v", d)
+		}
+		k.App.Clock.Advance(harness.DNSGrace + time.Second)
 		k.WaitStatus(id, "failed")
 
 		entries := harness.AuditAll(t, k.Admin, map[string][]string{"action": {"admin.update-domain"}, "targetId": {id}})

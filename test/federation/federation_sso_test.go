@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gatehouse/gatehouse/adapters/dnsresolver/dnstest"
 	"github.com/gatehouse/gatehouse/test/harness"
@@ -109,7 +110,11 @@ func TestFederationSSO_domain_routed_provisioned_required_then_lost(t *testing.T
 			}
 
 			// The domain stops verifying: routing and the requirement stop.
+			// A's clock moves past the grace period; B's ID tokens, an hour
+			// long, are still good on it.
 			dns.RemoveTXT(name)
+			k.WaitFor(domainID, "TXT missing", func(d map[string]any) bool { return harness.Record(t, d, "TXT")["status"] == "missing" })
+			w.A.Clock.Advance(harness.DNSGrace + time.Second)
 			k.WaitStatus(domainID, "failed")
 			r = c.Post("/api/auth/sign-in/sso", harness.MustJSON(t, map[string]any{"email": "ada@acme.example.com"}))
 			harness.MustCode(t, r, http.StatusNotFound, "SSO_PROVIDER_NOT_FOUND")

@@ -5,12 +5,22 @@ import (
 	"time"
 )
 
-// Short verification timings for driving the life cycle: a pending domain
-// fails after 2 s, a verified one 1 s after losing a record; checks every
-// 50 ms, backing off to 200 ms; verified domains are rechecked every 100 ms.
+// The verification window and the grace period of DNSLifecycleEnv: far
+// longer than a test takes, so neither ends by itself; a test ends them by
+// advancing the app's clock.
+const (
+	DNSWindow = 10 * time.Minute
+	DNSGrace  = 5 * time.Minute
+)
+
+// Timings for driving the life cycle: a pending domain fails DNSWindow after
+// its claim, a verified one DNSGrace after losing a record, on the app's
+// clock; the verifier looks for due domains every 50 ms of the wall clock
+// (its ticker's), and checks a pending domain every 50 ms of the app's,
+// backing off to 200 ms, and a verified one every 100 ms.
 var DNSLifecycleEnv = Env(AdminEnv, map[string]string{
-	"GATEHOUSE_DOMAIN_VERIFICATION_WINDOW": "2s",
-	"GATEHOUSE_DOMAIN_GRACE_PERIOD":        "1s",
+	"GATEHOUSE_DOMAIN_VERIFICATION_WINDOW": DNSWindow.String(),
+	"GATEHOUSE_DOMAIN_GRACE_PERIOD":        DNSGrace.String(),
 	"GATEHOUSE_DOMAIN_CHECK_INTERVAL":      "50ms",
 	"GATEHOUSE_DOMAIN_CHECK_MAX_INTERVAL":  "200ms",
 	"GATEHOUSE_DOMAIN_RECHECK_INTERVAL":    "100ms",

@@ -287,6 +287,8 @@ func TestSSORequired_switched_on_ends_sessions(t *testing.T) {
 	}
 	harness.MustNoSession(t, bob)
 	googleBrowser.MustNoSession()
+	// The replica's session cache expires on the wall clock, not on the
+	// app's (harness.ReplicaLag): this wait is real.
 	harness.Eventually(t, harness.ReplicaLag, "bob's session ended on the replica", func() bool {
 		r := bobThere.Get("/api/auth/get-session")
 		return r.Status == http.StatusOK && strings.TrimSpace(string(r.Body)) == "null"

@@ -604,6 +604,9 @@ func (c *cluster) mustVerifyOncePerPass() {
 	last := waitChecked(nil)
 	admin := c.client(c.lb, newClientAddr())
 	harness.MustSignIn(t, admin, harness.AdminEmail, harness.AdminPassword)
+	// The waits of this loop are real, the exception to advancing a
+	// clock: the replicas are processes of their own, on the wall clock,
+	// and the queries they may still send can only be waited for.
 	for pass := 1; pass <= 2; pass++ {
 		time.Sleep(500 * time.Millisecond) // any lookup still under way lands
 		before := make([]int, n)

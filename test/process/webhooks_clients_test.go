@@ -25,6 +25,9 @@ import (
 // targets are refused at registration and, through a name resolving to
 // loopback, when connecting. Instance A allows private targets (the
 // receiver is on loopback) and retries every 1.5 s; instance B does not.
+// The suite waits for those retries and the disabling for real (seconds):
+// it runs in Node, a process of its own, which cannot move the apps'
+// clocks.
 func TestWebhookClients(t *testing.T) {
 	if testing.Short() {
 		t.Skip("Node client suite skipped in -short mode")

@@ -19,6 +19,11 @@ var _ ports.Clock = (*Clock)(nil)
 // tickers keep the wall clock, so a test advances it only where what it
 // asserts is the server's view of time. A test that compares a time the
 // server wrote with the present asks Now, not time.Now.
+//
+// Every test of a shared application (Shared) sees its clock move: a test
+// advances a shared application's clock by a few seconds at most, no more
+// than the wall clock may jump for a test held up by a loaded machine; one
+// that needs minutes keeps an application of its own (MustStartFramework).
 type Clock struct {
 	offset atomic.Int64 // nanoseconds ahead of the wall clock
 }

@@ -170,9 +170,10 @@ func TestOIDCMFA_amr_and_acr_reach_relying_parties(t *testing.T) {
 		// max_age=0 and prompt=login: the password again, then the second
 		// factor; auth_time moves.
 		for i, params := range []map[string]string{{"max_age": "0"}, {"prompt": "login"}} {
-			// auth_time counts seconds. Only the server's clock moves: the
-			// tokens it then issues are a second or two ahead of the wall
-			// clock, which go-oidc allows (it checks exp, not iat).
+			// auth_time counts seconds. Only the server's clock moves, by
+			// seconds, as the shared application allows: the tokens it then
+			// issues are a second or two ahead of the wall clock, which
+			// go-oidc allows (it checks exp, not iat).
 			app.Clock.Advance(1100 * time.Millisecond)
 			flow = newStrictFlowWith(conf, params)
 			page = w.StrictSignInPage(t, b2, b2.Get(flow.AuthURL))

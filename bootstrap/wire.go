@@ -77,7 +77,7 @@ var applicationSet = wire.NewSet(
 )
 
 var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.GeneratorSet,
-	authSettings, passkeySettings, federationSettings, federationClient, wire.Bind(new(ports.FederationClient), new(*upstream.Client)), adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailDelivery, newMailer, newJobs, passwordhash.Set, blocklist.Set, rateLimiter,
+	authSettings, passkeySettings, federationSettings, federationClient, wire.Bind(new(ports.FederationClient), new(*upstream.Client)), adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailDelivery, newMailer, newJobs, blocklist.Set, rateLimiter,
 	signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets, newMetrics, observer, outboxStats, tracerProvider, webhookSettings, newWebhookPoster, webhookObserver)
 
 // eventsSet provides what every change writes with: the events writer (on
@@ -95,19 +95,21 @@ var (
 	memoryCachedSet = wire.NewSet(sessionCache, memorySessions, memoryUsers, memoryUnitOfWork)
 )
 
-// fakeSet is system.ClockSet and eventsSet with Fakes applied.
-var fakeSet = wire.NewSet(fakeClock, faultyEvents, faultyAuditor, encoderSet)
+// fakeSet is system.ClockSet, passwordhash.Set and eventsSet with Fakes
+// applied.
+var fakeSet = wire.NewSet(fakeClock, fakeHasher, wire.Bind(new(ports.PasswordHasher), new(*passwordhash.Hasher)),
+	faultyEvents, faultyAuditor, encoderSet)
 
 // InitializeSQL wires Gatehouse on SQLite or PostgreSQL, chosen from the
 // database URL; migrations run before it returns. The cleanup closes the pool.
 func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, func(), error) {
-	wire.Build(applicationSet, edgeSet, system.ClockSet, eventsSet, databaseURL, databaseTimeout, openSQL, sqlDB, sqlDatabase, sqlPool, gormstore.Set, sqlCachedSet, sqlRateLimits)
+	wire.Build(applicationSet, edgeSet, system.ClockSet, passwordhash.Set, eventsSet, databaseURL, databaseTimeout, openSQL, sqlDB, sqlDatabase, sqlPool, gormstore.Set, sqlCachedSet, sqlRateLimits)
 	return nil, nil, nil
 }
 
 // InitializeMemory wires Gatehouse on in-memory adapters.
 func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
-	wire.Build(applicationSet, edgeSet, system.ClockSet, eventsSet, memoryDatabase, noPool, memory.Set, memoryCachedSet, memoryRateLimits)
+	wire.Build(applicationSet, edgeSet, system.ClockSet, passwordhash.Set, eventsSet, memoryDatabase, noPool, memory.Set, memoryCachedSet, memoryRateLimits)
 	return nil, nil, nil
 }
 

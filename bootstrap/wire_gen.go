@@ -492,7 +492,7 @@ func InitializeSQLWithFakes(ctx context.Context, cfg Config, logger *slog.Logger
 	usecaseSessionCache := sessionCache(cfg)
 	portsSessionRepository := sqlSessions(sessionRepository, usecaseSessionCache)
 	verificationRepository := gormstore.NewVerificationRepository(db)
-	hasher := passwordhash.NewDefault()
+	hasher := fakeHasher(fakes)
 	list := blocklist.New()
 	secrets := signingSecrets(cfg)
 	secretSealer, err := signingkeys.NewSecretSealer(secrets)
@@ -707,7 +707,7 @@ func InitializeMemoryWithFakes(cfg Config, logger *slog.Logger, fakes Fakes) (*A
 	usecaseSessionCache := sessionCache(cfg)
 	portsSessionRepository := memorySessions(sessionRepository, usecaseSessionCache)
 	verificationRepository := memory.NewVerificationRepository(db)
-	hasher := passwordhash.NewDefault()
+	hasher := fakeHasher(fakes)
 	list := blocklist.New()
 	secrets := signingSecrets(cfg)
 	secretSealer, err := signingkeys.NewSecretSealer(secrets)
@@ -898,7 +898,7 @@ var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSession
 	signInHandler, account.NewSignOutHandler, account.NewAuthenticateHandler, account.NewRevokeSessionsHandler, account.NewUpdateUserHandler, account.NewChangePasswordHandler, changeEmailHandler, account.NewDeleteUserHandler, resetPasswordHandler, account.NewVerifyEmailHandler, account.NewThrottleHandler, account.NewPurgeExpiredHandler, account.NewTwoFactorHandler, passkeyHandler, organization.NewOrganizations, administration, admin.NewFactors, admin.NewConsoleForms, admin.NewMemberships, servicekey.NewServiceKeys, domains, oidc.NewSigningKeys, oidc.NewOAuthClients, oidc.NewOAuthProvider, query.NewAuditLogHandler, query.NewOverviewHandler, usecase.NewSignInCounter, federation.NewSignIns, federation.NewAccounts, federation.NewProviders, federation.NewRouter, webhook.NewWake, webhook.NewWebhooks, webhook.NewFanout, webhook.NewSender, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"),
 )
 
-var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.GeneratorSet, authSettings, passkeySettings, federationSettings, federationClient, wire.Bind(new(ports.FederationClient), new(*federation2.Client)), adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailDelivery, newMailer, newJobs, passwordhash.Set, blocklist.Set, rateLimiter, signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets, newMetrics, observer, outboxStats, tracerProvider, webhookSettings, newWebhookPoster, webhookObserver)
+var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.GeneratorSet, authSettings, passkeySettings, federationSettings, federationClient, wire.Bind(new(ports.FederationClient), new(*federation2.Client)), adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailDelivery, newMailer, newJobs, blocklist.Set, rateLimiter, signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets, newMetrics, observer, outboxStats, tracerProvider, webhookSettings, newWebhookPoster, webhookObserver)
 
 // eventsSet provides what every change writes with: the events writer (on
 // the store's unit of work and outbox, encoding with the trusted API's
@@ -915,5 +915,6 @@ var (
 	memoryCachedSet = wire.NewSet(sessionCache, memorySessions, memoryUsers, memoryUnitOfWork)
 )
 
-// fakeSet is system.ClockSet and eventsSet with Fakes applied.
-var fakeSet = wire.NewSet(fakeClock, faultyEvents, faultyAuditor, encoderSet)
+// fakeSet is system.ClockSet, passwordhash.Set and eventsSet with Fakes
+// applied.
+var fakeSet = wire.NewSet(fakeClock, fakeHasher, wire.Bind(new(ports.PasswordHasher), new(*passwordhash.Hasher)), faultyEvents, faultyAuditor, encoderSet)

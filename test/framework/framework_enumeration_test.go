@@ -15,7 +15,7 @@ import (
 // answer alike; only the address's owner learns of it by mail.
 func TestFramework_no_account_enumeration(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, map[string]string{"GATEHOUSE_RATE_LIMIT": "off"}, func(t *testing.T, app *harness.App) {
+	harness.FwForStores(t, harness.StoresOnce, harness.Env(map[string]string{"GATEHOUSE_RATE_LIMIT": "off"}, harness.ProductionHashing), func(t *testing.T, app *harness.App) {
 		const owner, pw = "ada@example.com", "correct horse battery"
 		c := app.NewClient(t)
 

@@ -152,7 +152,7 @@ func mustLockout(t *testing.T, app *harness.App, threshold int) {
 // parameters, never in the clear.
 func TestFramework_password_hash_is_argon2id(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.SQLOnly(harness.StoresThatMatter), harness.FwQuick, func(t *testing.T, app *harness.App) {
+	harness.FwForStores(t, harness.SQLOnly(harness.StoresThatMatter), harness.Env(harness.FwQuick, harness.ProductionHashing), func(t *testing.T, app *harness.App) {
 		const pw = "correct horse battery"
 		harness.MustSignUp(t, app.NewClient(t), "Ada", "ada@example.com", pw)
 		var hashes []string
@@ -171,7 +171,7 @@ func TestFramework_password_hash_is_argon2id(t *testing.T) {
 // 9.5 GiB for 500). Not parallel, so that no other test's heap is measured.
 func TestFramework_hashing_is_bounded(t *testing.T) {
 	const burst, limit = fwBurst, 600 << 20
-	app := harness.MustStartFramework(t, harness.StoreMemory, harness.FwQuick)
+	app := harness.MustStartFramework(t, harness.StoreMemory, harness.Env(harness.FwQuick, harness.ProductionHashing))
 	harness.MustSignUp(t, app.NewClient(t), "Ada", "ada@example.com", "correct horse battery")
 
 	var peak atomic.Uint64

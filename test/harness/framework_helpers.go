@@ -27,6 +27,7 @@ import (
 	"github.com/gatehouse/gatehouse/adapters/gormstore"
 	"github.com/gatehouse/gatehouse/adapters/gormstore/gormtest"
 	"github.com/gatehouse/gatehouse/adapters/mailer/smtptest"
+	"github.com/gatehouse/gatehouse/adapters/passwordhash"
 	"github.com/gatehouse/gatehouse/bootstrap"
 )
 
@@ -65,6 +66,21 @@ func MustStartFramework(t testing.TB, s Store, env map[string]string) *App {
 	return MustStartFrameworkWith(t, s, env, bootstrap.Fakes{})
 }
 
+// TestHashing are the argon2id costs the black-box applications hash with
+// (bootstrap.Fakes.PasswordHashing): a mebibyte and one pass, not
+// production's 19 MiB and two, which hundreds of sign-ups paid in the
+// suite's time and memory for nothing the tests of hashing don't prove.
+var TestHashing = passwordhash.Params{MemoryKiB: 1024, Iterations: 1, Parallelism: 1}
+
+// ProductionHashing, merged into an application's environment, has it hash
+// at production's costs: for the tests of hashing itself (its memory bound,
+// the parameters stored) and of timing (the enumeration statistics).
+var ProductionHashing = map[string]string{productionHashing: "on"}
+
+// productionHashing is the harness's own key in an environment; the
+// configuration never reads it.
+const productionHashing = "harness: production password hashing"
+
 // databaseClocks holds the clock of each database an app was started on
 // (by its URL), for the next app started on it.
 var databaseClocks sync.Map
@@ -93,6 +109,9 @@ func MustStartFrameworkWith(t testing.TB, s Store, env map[string]string, fakes 
 		}
 	}
 	fakes.Clock = clock
+	if fakes.PasswordHashing == nil && env[productionHashing] == "" {
+		fakes.PasswordHashing = &TestHashing
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -135,7 +135,7 @@ func MustStart(t testing.TB, s Store, cfg bootstrap.Config) *TestApp {
 	logs := &SyncBuffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	clock := NewClock()
-	fakes := bootstrap.Fakes{Clock: clock}
+	fakes := bootstrap.Fakes{Clock: clock, PasswordHashing: &TestHashing}
 	var (
 		app     *bootstrap.App
 		cleanup func()

@@ -19,15 +19,18 @@ import (
 
 func TestUserRepository(t *testing.T) {
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
+		newURL = emptiedURL(t, newURL)
 		conformance.RunUserRepository(t, func(t *testing.T) ports.UserRepository {
 			return gormstore.NewUserRepository(gormtest.Open(t, newURL(t)))
 		})
 	})
 }
 
-// storesOn returns the factory of fresh stores that share one newly migrated
-// database of newURL's dialect.
-func storesOn(newURL gormtest.NewURLFunc) func(t *testing.T) conformance.Stores {
+// storesOn returns the factory of fresh stores that share one empty,
+// migrated database of newURL's dialect (emptiedURL), on a pool of their
+// own.
+func storesOn(t *testing.T, newURL gormtest.NewURLFunc) func(t *testing.T) conformance.Stores {
+	newURL = emptiedURL(t, newURL)
 	return func(t *testing.T) conformance.Stores {
 		db := gormtest.Open(t, newURL(t))
 		return conformance.Stores{
@@ -59,73 +62,73 @@ func storesOn(newURL gormtest.NewURLFunc) func(t *testing.T) conformance.Stores 
 
 func TestUserPage(t *testing.T) {
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
-		conformance.RunUserPage(t, storesOn(newURL))
+		conformance.RunUserPage(t, storesOn(t, newURL))
 	})
 }
 
 func TestSessionRepository(t *testing.T) {
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
-		conformance.RunSessionRepository(t, storesOn(newURL))
+		conformance.RunSessionRepository(t, storesOn(t, newURL))
 	})
 }
 
 func TestCredentialRepository(t *testing.T) {
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
-		conformance.RunCredentialRepository(t, storesOn(newURL))
+		conformance.RunCredentialRepository(t, storesOn(t, newURL))
 	})
 }
 
 func TestVerificationRepository(t *testing.T) {
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
-		conformance.RunVerificationRepository(t, storesOn(newURL))
+		conformance.RunVerificationRepository(t, storesOn(t, newURL))
 	})
 }
 
 func TestServiceKeyRepository(t *testing.T) {
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
-		conformance.RunServiceKeyRepository(t, storesOn(newURL))
+		conformance.RunServiceKeyRepository(t, storesOn(t, newURL))
 	})
 }
 
 func TestAuditLog(t *testing.T) {
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
-		conformance.RunAuditLog(t, storesOn(newURL))
+		conformance.RunAuditLog(t, storesOn(t, newURL))
 	})
 }
 
 func TestOrganizationRepository(t *testing.T) {
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
-		conformance.RunOrganizationRepository(t, storesOn(newURL))
+		conformance.RunOrganizationRepository(t, storesOn(t, newURL))
 	})
 }
 
 func TestDomainRepository(t *testing.T) {
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
-		conformance.RunDomainRepository(t, storesOn(newURL))
+		conformance.RunDomainRepository(t, storesOn(t, newURL))
 	})
 }
 
 func TestOAuthRepositories(t *testing.T) {
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
-		conformance.RunOAuthRepositories(t, storesOn(newURL))
+		conformance.RunOAuthRepositories(t, storesOn(t, newURL))
 	})
 }
 
 func TestMFARepositories(t *testing.T) {
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
-		conformance.RunMFARepositories(t, storesOn(newURL))
+		conformance.RunMFARepositories(t, storesOn(t, newURL))
 	})
 }
 
 func TestPasskeyRepositories(t *testing.T) {
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
-		conformance.RunPasskeyRepositories(t, storesOn(newURL))
+		conformance.RunPasskeyRepositories(t, storesOn(t, newURL))
 	})
 }
 
 func TestFederationRepositories(t *testing.T) {
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
-		conformance.RunFederationRepositories(t, storesOn(newURL))
+		conformance.RunFederationRepositories(t, storesOn(t, newURL))
 	})
 }
 
@@ -133,6 +136,7 @@ func TestFederationRepositories(t *testing.T) {
 // database, as two replicas hold.
 func TestSpentTokens(t *testing.T) {
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
+		newURL = emptiedURL(t, newURL)
 		conformance.RunSpentTokens(t, func(t *testing.T) (ports.SpentTokens, ports.SpentTokens) {
 			u := newURL(t)
 			return gormstore.NewSpentTokens(gormtest.Open(t, u)), gormstore.NewSpentTokens(gormtest.Open(t, u))
@@ -142,13 +146,13 @@ func TestSpentTokens(t *testing.T) {
 
 func TestUnitOfWork(t *testing.T) {
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
-		conformance.RunUnitOfWork(t, storesOn(newURL))
+		conformance.RunUnitOfWork(t, storesOn(t, newURL))
 	})
 }
 
 func TestOutbox(t *testing.T) {
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
-		conformance.RunOutbox(t, storesOn(newURL))
+		conformance.RunOutbox(t, storesOn(t, newURL))
 	})
 }
 
@@ -303,6 +307,7 @@ func TestConnect_refuses_missing_sqlite_directory(t *testing.T) {
 
 func TestSigningKeyRepository(t *testing.T) {
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
+		newURL = emptiedURL(t, newURL)
 		conformance.RunSigningKeyRepository(t, func(t *testing.T) ports.SigningKeyRepository {
 			return gormstore.NewSigningKeyRepository(gormtest.Open(t, newURL(t)))
 		})
@@ -313,6 +318,7 @@ func TestSigningKeyRepository(t *testing.T) {
 // replicas hold.
 func TestLeases(t *testing.T) {
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
+		newURL = emptiedURL(t, newURL)
 		conformance.RunLeases(t, func(t *testing.T) (ports.Leases, ports.Leases) {
 			u := newURL(t)
 			return gormstore.NewLeases(gormtest.Open(t, u)), gormstore.NewLeases(gormtest.Open(t, u))
@@ -324,6 +330,7 @@ func TestLeases(t *testing.T) {
 // database, as two replicas hold.
 func TestSignInStats(t *testing.T) {
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
+		newURL = emptiedURL(t, newURL)
 		conformance.RunSignInStats(t, func(t *testing.T) (ports.SignInStats, ports.SignInStats) {
 			u := newURL(t)
 			return gormstore.NewSignInStats(gormtest.Open(t, u)), gormstore.NewSignInStats(gormtest.Open(t, u))
@@ -333,6 +340,6 @@ func TestSignInStats(t *testing.T) {
 
 func TestCounts(t *testing.T) {
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
-		conformance.RunCounts(t, storesOn(newURL))
+		conformance.RunCounts(t, storesOn(t, newURL))
 	})
 }

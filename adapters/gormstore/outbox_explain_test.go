@@ -21,16 +21,17 @@ import (
 // statement (the UPDATE whose CTE locks the rows FOR UPDATE SKIP LOCKED);
 // on SQLite a SELECT and an UPDATE in one immediate transaction. The
 // statements explained are the ones the repository ran, captured as it ran,
-// on 20,000 messages with fresh statistics, half of them due.
+// on 20,000 messages (a tenth on SQLite: planRows) with fresh statistics,
+// half of them due.
 func TestOutboxClaim_uses_indexes(t *testing.T) {
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		db := gormtest.Open(t, newURL(t))
 		dialect := gormstore.DialectOf(db)
-		const n, batch = 20_000, 50
+		n, batch := planRows(dialect, 20_000), 50
 		seedOutbox(t, db, n)
 		capture := captureStatements(db)
 		outbox := gormstore.NewOutbox(db)
-		now := outboxSeedTime.Add(n / 2 * time.Second)
+		now := outboxSeedTime.Add(time.Duration(n/2) * time.Second)
 
 		capture.mu.Lock()
 		capture.seen = nil

@@ -14,7 +14,10 @@ import (
 )
 
 // shortTimeout is the database timeout of these tests. Their waits are
-// bounded by patience, far above it, never asserted as timings.
+// bounded by patience, far above it, never asserted as timings. The tests
+// do not call t.Parallel, so they run before the package's parallel tests
+// rather than beside them: some statements must still finish within
+// shortTimeout (the session lookup once the lock is gone).
 const (
 	shortTimeout = 200 * time.Millisecond
 	patience     = 30 * time.Second

@@ -27,6 +27,7 @@ import (
 // ran, on 20,000 domains (a tenth on SQLite: planRows) with fresh
 // statistics.
 func TestDomainQueries_use_indexes(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		db := gormtest.Open(t, newURL(t))
 		dialect := gormstore.DialectOf(db)

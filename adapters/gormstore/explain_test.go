@@ -18,6 +18,7 @@ import (
 // statistics, that PostgreSQL would not choose a sequential scan for want of
 // data.
 func TestSessionLookup_uses_indexes(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		db := gormtest.Open(t, newURL(t))
 		dialect := gormstore.DialectOf(db)

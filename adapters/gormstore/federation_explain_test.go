@@ -24,6 +24,7 @@ import (
 // ran, on 1,000 providers, 4,000 bound domains and 10,000 accounts and
 // states (a tenth on SQLite: planRows), with fresh statistics.
 func TestFederationQueries_use_keys(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		db := gormtest.Open(t, newURL(t))
 		dialect := gormstore.DialectOf(db)

@@ -18,6 +18,7 @@ import (
 )
 
 func TestUserRepository(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		newURL = emptiedURL(t, newURL)
 		conformance.RunUserRepository(t, func(t *testing.T) ports.UserRepository {
@@ -61,72 +62,84 @@ func storesOn(t *testing.T, newURL gormtest.NewURLFunc) func(t *testing.T) confo
 }
 
 func TestUserPage(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		conformance.RunUserPage(t, storesOn(t, newURL))
 	})
 }
 
 func TestSessionRepository(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		conformance.RunSessionRepository(t, storesOn(t, newURL))
 	})
 }
 
 func TestCredentialRepository(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		conformance.RunCredentialRepository(t, storesOn(t, newURL))
 	})
 }
 
 func TestVerificationRepository(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		conformance.RunVerificationRepository(t, storesOn(t, newURL))
 	})
 }
 
 func TestServiceKeyRepository(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		conformance.RunServiceKeyRepository(t, storesOn(t, newURL))
 	})
 }
 
 func TestAuditLog(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		conformance.RunAuditLog(t, storesOn(t, newURL))
 	})
 }
 
 func TestOrganizationRepository(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		conformance.RunOrganizationRepository(t, storesOn(t, newURL))
 	})
 }
 
 func TestDomainRepository(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		conformance.RunDomainRepository(t, storesOn(t, newURL))
 	})
 }
 
 func TestOAuthRepositories(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		conformance.RunOAuthRepositories(t, storesOn(t, newURL))
 	})
 }
 
 func TestMFARepositories(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		conformance.RunMFARepositories(t, storesOn(t, newURL))
 	})
 }
 
 func TestPasskeyRepositories(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		conformance.RunPasskeyRepositories(t, storesOn(t, newURL))
 	})
 }
 
 func TestFederationRepositories(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		conformance.RunFederationRepositories(t, storesOn(t, newURL))
 	})
@@ -135,6 +148,7 @@ func TestFederationRepositories(t *testing.T) {
 // TestSpentTokens runs the SpentTokens contract on two pools of one
 // database, as two replicas hold.
 func TestSpentTokens(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		newURL = emptiedURL(t, newURL)
 		conformance.RunSpentTokens(t, func(t *testing.T) (ports.SpentTokens, ports.SpentTokens) {
@@ -145,18 +159,21 @@ func TestSpentTokens(t *testing.T) {
 }
 
 func TestUnitOfWork(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		conformance.RunUnitOfWork(t, storesOn(t, newURL))
 	})
 }
 
 func TestOutbox(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		conformance.RunOutbox(t, storesOn(t, newURL))
 	})
 }
 
 func TestHealthChecker(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		db := gormtest.Open(t, newURL(t))
 		conformance.RunHealthChecker(t, func(*testing.T) ports.HealthChecker { return gormstore.NewHealthChecker(db) })
@@ -174,6 +191,7 @@ func TestHealthChecker(t *testing.T) {
 }
 
 func TestMigrate_is_idempotent_and_versioned(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		db := gormtest.Open(t, newURL(t))
 		applied, err := gormstore.Migrate(context.Background(), db)
@@ -191,6 +209,7 @@ func TestMigrate_is_idempotent_and_versioned(t *testing.T) {
 }
 
 func TestMigrate_concurrent_replicas_migrate_once(t *testing.T) {
+	t.Parallel()
 	u := gormtest.PostgresURL(t)
 	const replicas = 4
 	errs := make(chan error, replicas)
@@ -306,6 +325,7 @@ func TestConnect_refuses_missing_sqlite_directory(t *testing.T) {
 }
 
 func TestSigningKeyRepository(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		newURL = emptiedURL(t, newURL)
 		conformance.RunSigningKeyRepository(t, func(t *testing.T) ports.SigningKeyRepository {
@@ -317,6 +337,7 @@ func TestSigningKeyRepository(t *testing.T) {
 // TestLeases runs the Leases contract on two pools of one database, as two
 // replicas hold.
 func TestLeases(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		newURL = emptiedURL(t, newURL)
 		conformance.RunLeases(t, func(t *testing.T) (ports.Leases, ports.Leases) {
@@ -329,6 +350,7 @@ func TestLeases(t *testing.T) {
 // TestSignInStats runs the SignInStats contract on two pools of one
 // database, as two replicas hold.
 func TestSignInStats(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		newURL = emptiedURL(t, newURL)
 		conformance.RunSignInStats(t, func(t *testing.T) (ports.SignInStats, ports.SignInStats) {
@@ -339,6 +361,7 @@ func TestSignInStats(t *testing.T) {
 }
 
 func TestCounts(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		conformance.RunCounts(t, storesOn(t, newURL))
 	})

@@ -24,6 +24,7 @@ import (
 // the ones the repositories ran, on 10,000 rows a table (a tenth on SQLite:
 // planRows) with fresh statistics.
 func TestMFAQueries_use_keys(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		db := gormtest.Open(t, newURL(t))
 		dialect := gormstore.DialectOf(db)

@@ -25,6 +25,7 @@ import (
 // grants and refresh tokens (a tenth on SQLite: planRows) with fresh
 // statistics.
 func TestOAuthQueries_use_keys(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		db := gormtest.Open(t, newURL(t))
 		dialect := gormstore.DialectOf(db)

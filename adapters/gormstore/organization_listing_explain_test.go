@@ -24,6 +24,7 @@ import (
 // statements the repository runs, captured through gorm's callbacks, on
 // 20,000 organizations (a tenth on SQLite: planRows).
 func TestOrganizationList_uses_the_index(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		db := gormtest.Open(t, newURL(t))
 		dialect := gormstore.DialectOf(db)

@@ -41,6 +41,7 @@ func (s orgSeed) joiner() domain.UserID { return domain.UserID(fmt.Sprintf("user
 // not be as selective; and ListByUser starts from members_user_id_idx. The plans are of the very
 // statements the repository runs, captured through gorm's callbacks.
 func TestOrganizationMemberQueries_use_indexes(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		db := gormtest.Open(t, newURL(t))
 		dialect := gormstore.DialectOf(db)

@@ -24,6 +24,7 @@ import (
 // on 20,000 messages (a tenth on SQLite: planRows) with fresh statistics,
 // half of them due.
 func TestOutboxClaim_uses_indexes(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		db := gormtest.Open(t, newURL(t))
 		dialect := gormstore.DialectOf(db)

@@ -42,6 +42,7 @@ func mustRateLimiter(t testing.TB, db *gorm.DB) *gormstore.RateLimiter {
 }
 
 func TestRateLimiter_postgres(t *testing.T) {
+	t.Parallel()
 	u := gormtest.PostgresURL(t)
 	gormtest.Open(t, u)
 	conformance.RunSharedRateLimiter(t, func(t *testing.T) ports.RateLimiter {
@@ -52,6 +53,7 @@ func TestRateLimiter_postgres(t *testing.T) {
 // Ensure the purge deletes the windows that ended and keeps the others,
 // which go on counting.
 func TestRateLimiter_deleteExpired(t *testing.T) {
+	t.Parallel()
 	db := gormtest.Open(t, gormtest.PostgresURL(t))
 	rl := mustRateLimiter(t, db)
 	ctx := context.Background()
@@ -86,6 +88,7 @@ func TestRateLimiter_deleteExpired(t *testing.T) {
 // Ensure long keys and keys PostgreSQL text cannot hold are kept as a
 // digest, and no row holds them as they are.
 func TestRateLimiter_keys(t *testing.T) {
+	t.Parallel()
 	db := gormtest.Open(t, gormtest.PostgresURL(t))
 	rl := mustRateLimiter(t, db)
 	ctx := context.Background()
@@ -110,6 +113,7 @@ func TestRateLimiter_keys(t *testing.T) {
 
 // Ensure the limiter refuses SQLite: one process counts in memory.
 func TestRateLimiter_needsPostgres(t *testing.T) {
+	t.Parallel()
 	if _, err := gormstore.NewRateLimiter(gormtest.Open(t, gormtest.SQLiteURL(t))); err == nil {
 		t.Fatal("NewRateLimiter on SQLite: no error")
 	}

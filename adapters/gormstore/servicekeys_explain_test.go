@@ -24,6 +24,7 @@ import (
 // explained is the one the repository ran, captured as it ran, on 20,000
 // keys (a tenth on SQLite: planRows).
 func TestServiceKeyLookup_uses_primary_keys(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		db := gormtest.Open(t, newURL(t))
 		dialect := gormstore.DialectOf(db)
@@ -64,6 +65,7 @@ func TestServiceKeyLookup_uses_primary_keys(t *testing.T) {
 // audit_log_actor_id_idx and sorts them, which is cheaper. The log holds
 // 20,000 entries (a tenth on SQLite: planRows).
 func TestAuditList_uses_indexes(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		db := gormtest.Open(t, newURL(t))
 		dialect := gormstore.DialectOf(db)
@@ -140,6 +142,7 @@ func TestAuditList_uses_indexes(t *testing.T) {
 // TestAuditLog_is_append_only_in_SQL proves that the database itself, not
 // only the port, refuses to change or delete audit entries, whoever asks.
 func TestAuditLog_is_append_only_in_SQL(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		db := gormtest.Open(t, newURL(t))
 		log := gormstore.NewAuditLog(db)

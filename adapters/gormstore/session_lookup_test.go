@@ -37,6 +37,7 @@ func (c wrappedConnector) Connect(ctx context.Context) (driver.Conn, error) {
 // driver is wrapped: it finds a session with its user, and reports a
 // missing one as not found.
 func TestSessionLookup_on_a_wrapped_driver(t *testing.T) {
+	t.Parallel()
 	u := gormtest.PostgresURL(t)
 	db := gormtest.Open(t, u) // migrated
 	now := time.Now()

@@ -20,6 +20,7 @@ import (
 // through gorm's callbacks, on 20,000 users (a tenth on SQLite: planRows)
 // with fresh statistics.
 func TestUserPage_uses_indexes(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		db := gormtest.Open(t, newURL(t))
 		dialect := gormstore.DialectOf(db)

@@ -25,6 +25,7 @@ import (
 // 20,000 deliveries (a tenth on SQLite: planRows) of which one in twenty is
 // pending, with fresh statistics.
 func TestWebhookQueries_use_indexes(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		db := gormtest.Open(t, newURL(t))
 		dialect := gormstore.DialectOf(db)

@@ -9,6 +9,7 @@ import (
 )
 
 func TestWebhookStores(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		newURL = emptiedURL(t, newURL)
 		conformance.RunWebhookStores(t, func(t *testing.T) conformance.WebhookStores {

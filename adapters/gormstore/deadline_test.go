@@ -199,7 +199,7 @@ func TestTimeout_bounds_a_unit_of_work(t *testing.T) {
 // reading the sessions table it fails with KindUnavailable once the
 // database timeout has passed, and finds the session once the lock is gone.
 func TestTimeout_bounds_the_session_lookup(t *testing.T) {
-	u := gormtest.PostgresURL(t)
+	u := gormtest.PostgresMigratedURL(t)
 	db := gormtest.Open(t, u)
 	now := time.Now()
 	user, err := domain.NewUser("u1", "Ada", "ada@example.com", now)

@@ -43,8 +43,7 @@ func mustRateLimiter(t testing.TB, db *gorm.DB) *gormstore.RateLimiter {
 
 func TestRateLimiter_postgres(t *testing.T) {
 	t.Parallel()
-	u := gormtest.PostgresURL(t)
-	gormtest.Open(t, u)
+	u := gormtest.PostgresMigratedURL(t)
 	conformance.RunSharedRateLimiter(t, func(t *testing.T) ports.RateLimiter {
 		return mustRateLimiter(t, mustConnect(t, u))
 	})
@@ -54,7 +53,7 @@ func TestRateLimiter_postgres(t *testing.T) {
 // which go on counting.
 func TestRateLimiter_deleteExpired(t *testing.T) {
 	t.Parallel()
-	db := gormtest.Open(t, gormtest.PostgresURL(t))
+	db := gormtest.Open(t, gormtest.PostgresMigratedURL(t))
 	rl := mustRateLimiter(t, db)
 	ctx := context.Background()
 	for _, k := range []string{"a", "b"} {
@@ -89,7 +88,7 @@ func TestRateLimiter_deleteExpired(t *testing.T) {
 // digest, and no row holds them as they are.
 func TestRateLimiter_keys(t *testing.T) {
 	t.Parallel()
-	db := gormtest.Open(t, gormtest.PostgresURL(t))
+	db := gormtest.Open(t, gormtest.PostgresMigratedURL(t))
 	rl := mustRateLimiter(t, db)
 	ctx := context.Background()
 	for _, k := range []string{"credentials|192.0.2.1", strings.Repeat("secret-looking-", 40), "nul\x00byte", "bad\xffutf8"} {

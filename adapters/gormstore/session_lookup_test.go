@@ -38,8 +38,8 @@ func (c wrappedConnector) Connect(ctx context.Context) (driver.Conn, error) {
 // missing one as not found.
 func TestSessionLookup_on_a_wrapped_driver(t *testing.T) {
 	t.Parallel()
-	u := gormtest.PostgresURL(t)
-	db := gormtest.Open(t, u) // migrated
+	u := gormtest.PostgresMigratedURL(t)
+	db := gormtest.Open(t, u)
 	now := time.Now()
 	user, err := domain.NewUser("u1", "Ada", "ada@example.com", now)
 	if err != nil {

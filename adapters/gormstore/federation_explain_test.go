@@ -131,23 +131,15 @@ func seedFederationRows(t *testing.T, db *gorm.DB, dialect gormstore.Dialect, se
 	n := seed.n
 	seedPageUsers(t, db, dialect, seed.users)
 	seedDomains(t, db, seed.domains)
-	sqlDB, err := db.DB()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pg := dialect == gormstore.DialectPostgres
-	tx, err := sqlDB.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = tx.Rollback() }()
+	tx := beginSeed(t, db)
+	defer tx.rollback()
 	at := mfaSeedTime.Add(-time.Hour)
 	const batch = 500
 	var rows [][]any
 	insert := func(table string, cols []string, row []any, last bool) {
 		rows = append(rows, row)
 		if len(rows) == batch || last {
-			insertRows(t, tx, pg, table, cols, rows)
+			tx.insert(table, cols, rows)
 			rows = rows[:0]
 		}
 	}
@@ -175,9 +167,7 @@ func seedFederationRows(t *testing.T, db *gorm.DB, dialect gormstore.Dialect, se
 		insert("federation_states", []string{"id_hash", "provider_id", "sealed_secrets", "callback_url", "expires_at"},
 			[]any{seededMFAHash("fs", i), string(seed.provider(i)), []byte("secrets"), "https://app.example.com/", expires}, i == n-1)
 	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	tx.commit()
 	for _, table := range []string{"identity_providers", "identity_provider_domains", "linked_accounts", "federation_states"} {
 		analyze(db, table)
 	}

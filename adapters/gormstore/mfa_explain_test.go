@@ -212,23 +212,15 @@ func seedMFARows(t *testing.T, db *gorm.DB, dialect gormstore.Dialect, seed mfaS
 	t.Helper()
 	n := seed.n
 	seedPageUsers(t, db, dialect, seed.users)
-	sqlDB, err := db.DB()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pg := dialect == gormstore.DialectPostgres
-	tx, err := sqlDB.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = tx.Rollback() }()
+	tx := beginSeed(t, db)
+	defer tx.rollback()
 	at := mfaSeedTime.Add(-time.Hour)
 	const batch = 500
 	var rows [][]any
 	insert := func(table string, cols []string, row []any, last bool) {
 		rows = append(rows, row)
 		if len(rows) == batch || last {
-			insertRows(t, tx, pg, table, cols, rows)
+			tx.insert(table, cols, rows)
 			rows = rows[:0]
 		}
 	}
@@ -261,9 +253,7 @@ func seedMFARows(t *testing.T, db *gorm.DB, dialect gormstore.Dialect, seed mfaS
 		insert("webauthn_challenges", []string{"id_hash", "challenge", "user_id", "purpose", "expires_at", "used_at", "session_data"},
 			[]any{seededMFAHash("wa", i), []byte("challenge"), string(seed.user(i)), "authentication", expiry(i), nil, nil}, i == n-1)
 	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	tx.commit()
 	for _, table := range []string{"totp_factors", "backup_codes", "mfa_challenges", "passkeys", "webauthn_challenges"} {
 		analyze(db, table)
 	}

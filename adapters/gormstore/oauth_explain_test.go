@@ -205,16 +205,8 @@ func seedOAuthRows(t *testing.T, db *gorm.DB, dialect gormstore.Dialect, seed oa
 	t.Helper()
 	n := seed.n
 	seedPageUsers(t, db, dialect, n/10)
-	sqlDB, err := db.DB()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pg := dialect == gormstore.DialectPostgres
-	tx, err := sqlDB.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = tx.Rollback() }()
+	tx := beginSeed(t, db)
+	defer tx.rollback()
 	at := oauthSeedTime.Add(-time.Hour)
 	const batch = 500
 	var clients [][]any
@@ -223,7 +215,7 @@ func seedOAuthRows(t *testing.T, db *gorm.DB, dialect gormstore.Dialect, seed oa
 			fmt.Sprintf(`["https://app%d.example.com/callback"]`, c), `[]`, c%2 == 0, "secret-hash", "abcd",
 			at.Add(time.Duration(c) * time.Second), at})
 		if len(clients) == batch || c == seed.clients-1 {
-			insertRows(t, tx, pg, "oauth_clients", []string{"id", "name", "type", "redirect_uris", "post_logout_redirect_uris",
+			tx.insert("oauth_clients", []string{"id", "name", "type", "redirect_uris", "post_logout_redirect_uris",
 				"first_party", "secret_hash", "secret_last4", "created_at", "updated_at"}, clients)
 			clients = clients[:0]
 		}
@@ -238,15 +230,15 @@ func seedOAuthRows(t *testing.T, db *gorm.DB, dialect gormstore.Dialect, seed oa
 	var codes, grantRows, refresh, consents [][]any
 	flush := func(force bool) {
 		if len(codes) == batch || (force && len(codes) > 0) {
-			insertRows(t, tx, pg, "oauth_codes", []string{"hash", "client_id", "user_id", "redirect_uri", "scopes", "nonce",
+			tx.insert("oauth_codes", []string{"hash", "client_id", "user_id", "redirect_uri", "scopes", "nonce",
 				"code_challenge", "code_challenge_method", "auth_time", "created_at", "expires_at", "consumed_at", "grant_id"}, codes)
-			insertRows(t, tx, pg, "oauth_grants", []string{"id", "client_id", "user_id", "scopes", "auth_time", "nonce",
+			tx.insert("oauth_grants", []string{"id", "client_id", "user_id", "scopes", "auth_time", "nonce",
 				"created_at", "expires_at", "revoked_at"}, grantRows)
-			insertRows(t, tx, pg, "oauth_refresh_tokens", []string{"hash", "grant_id", "created_at", "expires_at", "used_at"}, refresh)
+			tx.insert("oauth_refresh_tokens", []string{"hash", "grant_id", "created_at", "expires_at", "used_at"}, refresh)
 			codes, grantRows, refresh = codes[:0], grantRows[:0], refresh[:0]
 		}
 		if len(consents) == batch || (force && len(consents) > 0) {
-			insertRows(t, tx, pg, "oauth_consents", []string{"user_id", "client_id", "scopes", "created_at", "updated_at"}, consents)
+			tx.insert("oauth_consents", []string{"user_id", "client_id", "scopes", "created_at", "updated_at"}, consents)
 			consents = consents[:0]
 		}
 	}
@@ -262,9 +254,7 @@ func seedOAuthRows(t *testing.T, db *gorm.DB, dialect gormstore.Dialect, seed oa
 		flush(false)
 	}
 	flush(true)
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	tx.commit()
 	for _, table := range []string{"oauth_clients", "oauth_codes", "oauth_grants", "oauth_refresh_tokens", "oauth_consents"} {
 		analyze(db, table)
 	}

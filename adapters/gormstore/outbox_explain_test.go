@@ -89,20 +89,12 @@ var outboxSeedTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 func seededOutboxID(i int) string { return fmt.Sprintf("msg-%08d", i) }
 
-// seedOutbox adds n messages in multi-row INSERTs of 1,000 rows, in one
-// transaction, and refreshes the statistics.
+// seedOutbox adds n messages in batches of 1,000 rows, in one transaction
+// (seedTx), and refreshes the statistics.
 func seedOutbox(tb testing.TB, db *gorm.DB, n int) {
 	tb.Helper()
-	sqlDB, err := db.DB()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	pg := gormstore.DialectOf(db) == gormstore.DialectPostgres
-	tx, err := sqlDB.Begin()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer func() { _ = tx.Rollback() }()
+	tx := beginSeed(tb, db)
+	defer tx.rollback()
 	cols := []string{"id", "topic", "type", "payload", "created_at", "available_at", "attempts", "last_error"}
 	const batch = 1000
 	rows := make([][]any, 0, batch)
@@ -114,12 +106,10 @@ func seedOutbox(tb testing.TB, db *gorm.DB, n int) {
 		at := outboxSeedTime.Add(time.Duration(i) * time.Second)
 		rows = append(rows, []any{seededOutboxID(i), topic, "user.created", []byte(`{"type":"user.created"}`), at, at, 0, ""})
 		if len(rows) == batch || i == n-1 {
-			insertRows(tb, tx, pg, "outbox_messages", cols, rows)
+			tx.insert("outbox_messages", cols, rows)
 			rows = rows[:0]
 		}
 	}
-	if err := tx.Commit(); err != nil {
-		tb.Fatal(err)
-	}
+	tx.commit()
 	analyze(db, "outbox_messages")
 }

@@ -129,28 +129,20 @@ func seededMessageID(i int) string { return fmt.Sprintf("msg-%08d", i) }
 
 func seedWebhooks(tb testing.TB, db *gorm.DB, n int) {
 	tb.Helper()
-	sqlDB, err := db.DB()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	pg := gormstore.DialectOf(db) == gormstore.DialectPostgres
-	tx, err := sqlDB.Begin()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer func() { _ = tx.Rollback() }()
+	tx := beginSeed(tb, db)
+	defer tx.rollback()
 	var endpoints [][]any
 	for e := range 10 {
 		endpoints = append(endpoints, []any{fmt.Sprintf("ep-%d", e), "https://hooks.example.com/", "[]", true, []byte("sealed"), webhookSeedTime, webhookSeedTime})
 	}
-	insertRows(tb, tx, pg, "webhook_endpoints", []string{"id", "url", "event_types", "enabled", "sealed_secret", "created_at", "updated_at"}, endpoints)
+	tx.insert("webhook_endpoints", []string{"id", "url", "event_types", "enabled", "sealed_secret", "created_at", "updated_at"}, endpoints)
 	const batch = 1000
 	var msgs, deliveries, attempts [][]any
 	flush := func() {
-		insertRows(tb, tx, pg, "webhook_messages", []string{"id", "type", "payload", "created_at"}, msgs)
-		insertRows(tb, tx, pg, "webhook_deliveries", []string{"endpoint_id", "message_id", "status", "attempts", "next_attempt_at", "created_at", "last_attempt_id"}, deliveries)
+		tx.insert("webhook_messages", []string{"id", "type", "payload", "created_at"}, msgs)
+		tx.insert("webhook_deliveries", []string{"endpoint_id", "message_id", "status", "attempts", "next_attempt_at", "created_at", "last_attempt_id"}, deliveries)
 		if len(attempts) > 0 {
-			insertRows(tb, tx, pg, "webhook_attempts", []string{"id", "endpoint_id", "message_id", "attempted_at", "status_code", "latency_ms"}, attempts)
+			tx.insert("webhook_attempts", []string{"id", "endpoint_id", "message_id", "attempted_at", "status_code", "latency_ms"}, attempts)
 		}
 		msgs, deliveries, attempts = msgs[:0], deliveries[:0], attempts[:0]
 	}
@@ -174,9 +166,7 @@ func seedWebhooks(tb testing.TB, db *gorm.DB, n int) {
 			flush()
 		}
 	}
-	if err := tx.Commit(); err != nil {
-		tb.Fatal(err)
-	}
+	tx.commit()
 	for _, table := range []string{"webhook_endpoints", "webhook_messages", "webhook_deliveries", "webhook_attempts"} {
 		analyze(db, table)
 	}

@@ -14,7 +14,10 @@ import (
 )
 
 // shortTimeout is the database timeout of these tests. Their waits are
-// bounded by patience, far above it, never asserted as timings.
+// bounded by patience, far above it, never asserted as timings. The tests
+// do not call t.Parallel, so they run before the package's parallel tests
+// rather than beside them: some statements must still finish within
+// shortTimeout (the session lookup once the lock is gone).
 const (
 	shortTimeout = 200 * time.Millisecond
 	patience     = 30 * time.Second
@@ -196,7 +199,7 @@ func TestTimeout_bounds_a_unit_of_work(t *testing.T) {
 // reading the sessions table it fails with KindUnavailable once the
 // database timeout has passed, and finds the session once the lock is gone.
 func TestTimeout_bounds_the_session_lookup(t *testing.T) {
-	u := gormtest.PostgresURL(t)
+	u := gormtest.PostgresMigratedURL(t)
 	db := gormtest.Open(t, u)
 	now := time.Now()
 	user, err := domain.NewUser("u1", "Ada", "ada@example.com", now)

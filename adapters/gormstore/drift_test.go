@@ -16,6 +16,7 @@ import (
 // both dialects: the same columns (no more, no fewer), the same nullability,
 // compatible types, and every declared unique index present.
 func TestSchemaDrift(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		db := gormtest.Open(t, newURL(t))
 		for _, model := range gormstore.RowModels() {

@@ -22,13 +22,15 @@ import (
 // conditional UPDATE). Pruning reaches expired states through the
 // expires_at index. The statements explained are the ones the repositories
 // ran, on 1,000 providers, 4,000 bound domains and 10,000 accounts and
-// states, with fresh statistics.
+// states (a tenth on SQLite: planRows), with fresh statistics.
 func TestFederationQueries_use_keys(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		db := gormtest.Open(t, newURL(t))
 		dialect := gormstore.DialectOf(db)
-		const n = 10_000
-		seedFederationRows(t, db, dialect, n)
+		seed := federationSeedOn(dialect)
+		n := seed.n
+		seedFederationRows(t, db, dialect, seed)
 		capture := captureStatements(db)
 		providers := gormstore.NewIdentityProviderRepository(db)
 		accounts := gormstore.NewLinkedAccountRepository(db)
@@ -47,14 +49,15 @@ func TestFederationQueries_use_keys(t *testing.T) {
 		}{
 			{"provider_by_id", func(t *testing.T) statement {
 				return capture.one(t, func() {
-					if p, err := providers.Get(ctx, seededProviderID(42)); err != nil || len(p.Domains) != federationSeedDomains/federationSeedProviders {
+					if p, err := providers.Get(ctx, seed.provider(42)); err != nil || len(p.Domains) != seed.domains/seed.providers {
 						t.Fatalf("Get = %+v, %v", p, err)
 					}
 				})
 			}, []string{providerSQLite, bindingSQLite}, []string{providerPG, bindingPG}},
 			{"provider_by_domain", func(t *testing.T) statement {
 				return capture.one(t, func() {
-					if p, err := providers.GetByDomain(ctx, domain.DomainID(seededDomainID(1042))); err != nil || p.ID != seededProviderID(42) {
+					// Provider 42's second domain.
+					if p, err := providers.GetByDomain(ctx, domain.DomainID(seededDomainID(seed.providers+42))); err != nil || p.ID != seed.provider(42) {
 						t.Fatalf("GetByDomain = %+v, %v", p, err)
 					}
 				})
@@ -62,8 +65,8 @@ func TestFederationQueries_use_keys(t *testing.T) {
 				[]string{"identity_provider_domains_domain_id_key", providerPG, bindingPG}},
 			{"account_by_subject", func(t *testing.T) statement {
 				return capture.one(t, func() {
-					a, err := accounts.GetBySubject(ctx, seededProviderID(77), seededSubject(77))
-					if err != nil || a.UserID != seededMFAUser(77) {
+					a, err := accounts.GetBySubject(ctx, seed.provider(77), seededSubject(77))
+					if err != nil || a.UserID != seed.user(77) {
 						t.Fatalf("GetBySubject = %+v, %v", a, err)
 					}
 				})
@@ -71,14 +74,14 @@ func TestFederationQueries_use_keys(t *testing.T) {
 				[]string{"linked_accounts_provider_id_subject_key"}},
 			{"accounts_by_user", func(t *testing.T) statement {
 				return capture.one(t, func() {
-					if list, err := accounts.ListByUser(ctx, seededMFAUser(5)); err != nil || len(list) != n/mfaSeedUsers {
+					if list, err := accounts.ListByUser(ctx, seed.user(5)); err != nil || len(list) != n/seed.users {
 						t.Fatalf("ListByUser = %d accounts, %v", len(list), err)
 					}
 				})
 			}, []string{"linked_accounts_user_id_created_at_idx (user_id=?)"}, []string{"linked_accounts_user_id_created_at_idx"}},
 			{"state_consume", func(t *testing.T) statement {
 				return capture.one(t, func() {
-					if _, err := states.Consume(ctx, seededMFAHash("fs", 1234), now); err != nil {
+					if _, err := states.Consume(ctx, seededMFAHash("fs", 234), now); err != nil {
 						t.Fatalf("Consume: %v", err)
 					}
 				})
@@ -99,62 +102,61 @@ func TestFederationQueries_use_keys(t *testing.T) {
 	})
 }
 
-// The federation seed: the multi-factor seed's users, federationSeedProviders
-// providers of the domain seed's organizations, each routing
-// federationSeedDomains/federationSeedProviders of its domains (domain i to
-// provider i mod federationSeedProviders), and n linked accounts and states,
-// row i of user i mod mfaSeedUsers at provider i mod
-// federationSeedProviders. One state in a hundred has expired at
-// mfaSeedTime.
-const (
-	federationSeedProviders = 1000
-	federationSeedDomains   = 4000
-)
+// The federation seed: the multi-factor seed's users, providers providers
+// of the domain seed's organizations, each routing domains/providers of its
+// domains (domain i to provider i mod providers), and n linked accounts and
+// states, row i of user i mod users at provider i mod providers. One state
+// in a hundred has expired at mfaSeedTime.
+type federationSeed struct {
+	mfaSeed
+	providers, domains int
+}
 
-func seededProviderID(i int) domain.IdentityProviderID {
-	return domain.IdentityProviderID(fmt.Sprintf("idp-%08d", i%federationSeedProviders))
+// federationSeedOn returns the federation seed's size on dialect: the
+// multi-factor seed's, 1,000 providers and 4,000 domains (a tenth on
+// SQLite: planRows).
+func federationSeedOn(dialect gormstore.Dialect) federationSeed {
+	return federationSeed{mfaSeed: mfaSeedOn(dialect), providers: planRows(dialect, 1000), domains: planRows(dialect, 4000)}
+}
+
+// provider returns the provider of row i.
+func (s federationSeed) provider(i int) domain.IdentityProviderID {
+	return domain.IdentityProviderID(fmt.Sprintf("idp-%08d", i%s.providers))
 }
 
 func seededSubject(i int) string { return fmt.Sprintf("subject-%08d", i) }
 
-func seedFederationRows(t *testing.T, db *gorm.DB, dialect gormstore.Dialect, n int) {
+func seedFederationRows(t *testing.T, db *gorm.DB, dialect gormstore.Dialect, seed federationSeed) {
 	t.Helper()
-	seedPageUsers(t, db, dialect, mfaSeedUsers)
-	seedDomains(t, db, federationSeedDomains)
-	sqlDB, err := db.DB()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pg := dialect == gormstore.DialectPostgres
-	tx, err := sqlDB.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = tx.Rollback() }()
+	n := seed.n
+	seedPageUsers(t, db, dialect, seed.users)
+	seedDomains(t, db, seed.domains)
+	tx := beginSeed(t, db)
+	defer tx.rollback()
 	at := mfaSeedTime.Add(-time.Hour)
 	const batch = 500
 	var rows [][]any
 	insert := func(table string, cols []string, row []any, last bool) {
 		rows = append(rows, row)
 		if len(rows) == batch || last {
-			insertRows(t, tx, pg, table, cols, rows)
+			tx.insert(table, cols, rows)
 			rows = rows[:0]
 		}
 	}
-	for i := range federationSeedProviders {
+	for i := range seed.providers {
 		insert("identity_providers", []string{"id", "preset", "name", "issuer", "client_id", "sealed_client_secret",
 			"scopes", "enabled", "organization_id", "default_role", "created_at", "updated_at"},
-			[]any{string(seededProviderID(i)), "oidc", "IdP", "https://idp.example.com", "client", []byte("sealed"),
-				`["openid","email"]`, true, fmt.Sprintf("org-%02d", i%20), "member", at, at}, i == federationSeedProviders-1)
+			[]any{string(seed.provider(i)), "oidc", "IdP", "https://idp.example.com", "client", []byte("sealed"),
+				`["openid","email"]`, true, fmt.Sprintf("org-%02d", i%20), "member", at, at}, i == seed.providers-1)
 	}
-	for i := range federationSeedDomains {
+	for i := range seed.domains {
 		insert("identity_provider_domains", []string{"provider_id", "domain_id"},
-			[]any{string(seededProviderID(i)), seededDomainID(i)}, i == federationSeedDomains-1)
+			[]any{string(seed.provider(i)), seededDomainID(i)}, i == seed.domains-1)
 	}
 	for i := range n {
 		insert("linked_accounts", []string{"id", "user_id", "provider_id", "subject", "email", "scopes", "sealed_tokens",
 			"access_token_expires_at", "refresh_token_expires_at", "created_at", "updated_at"},
-			[]any{fmt.Sprintf("acct-%08d", i), string(seededMFAUser(i)), string(seededProviderID(i)), seededSubject(i),
+			[]any{fmt.Sprintf("acct-%08d", i), string(seed.user(i)), string(seed.provider(i)), seededSubject(i),
 				"someone@example.com", `["openid"]`, []byte("tokens"), at, nil, at.Add(time.Duration(i) * time.Second), at}, i == n-1)
 	}
 	for i := range n {
@@ -163,11 +165,9 @@ func seedFederationRows(t *testing.T, db *gorm.DB, dialect gormstore.Dialect, n 
 			expires = mfaSeedTime.Add(-time.Minute)
 		}
 		insert("federation_states", []string{"id_hash", "provider_id", "sealed_secrets", "callback_url", "expires_at"},
-			[]any{seededMFAHash("fs", i), string(seededProviderID(i)), []byte("secrets"), "https://app.example.com/", expires}, i == n-1)
+			[]any{seededMFAHash("fs", i), string(seed.provider(i)), []byte("secrets"), "https://app.example.com/", expires}, i == n-1)
 	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	tx.commit()
 	for _, table := range []string{"identity_providers", "identity_provider_domains", "linked_accounts", "federation_states"} {
 		analyze(db, table)
 	}

@@ -18,16 +18,20 @@ import (
 )
 
 func TestUserRepository(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
+		newURL = emptiedURL(t, newURL)
 		conformance.RunUserRepository(t, func(t *testing.T) ports.UserRepository {
 			return gormstore.NewUserRepository(gormtest.Open(t, newURL(t)))
 		})
 	})
 }
 
-// storesOn returns the factory of fresh stores that share one newly migrated
-// database of newURL's dialect.
-func storesOn(newURL gormtest.NewURLFunc) func(t *testing.T) conformance.Stores {
+// storesOn returns the factory of fresh stores that share one empty,
+// migrated database of newURL's dialect (emptiedURL), on a pool of their
+// own.
+func storesOn(t *testing.T, newURL gormtest.NewURLFunc) func(t *testing.T) conformance.Stores {
+	newURL = emptiedURL(t, newURL)
 	return func(t *testing.T) conformance.Stores {
 		db := gormtest.Open(t, newURL(t))
 		return conformance.Stores{
@@ -58,81 +62,95 @@ func storesOn(newURL gormtest.NewURLFunc) func(t *testing.T) conformance.Stores 
 }
 
 func TestUserPage(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
-		conformance.RunUserPage(t, storesOn(newURL))
+		conformance.RunUserPage(t, storesOn(t, newURL))
 	})
 }
 
 func TestSessionRepository(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
-		conformance.RunSessionRepository(t, storesOn(newURL))
+		conformance.RunSessionRepository(t, storesOn(t, newURL))
 	})
 }
 
 func TestCredentialRepository(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
-		conformance.RunCredentialRepository(t, storesOn(newURL))
+		conformance.RunCredentialRepository(t, storesOn(t, newURL))
 	})
 }
 
 func TestVerificationRepository(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
-		conformance.RunVerificationRepository(t, storesOn(newURL))
+		conformance.RunVerificationRepository(t, storesOn(t, newURL))
 	})
 }
 
 func TestServiceKeyRepository(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
-		conformance.RunServiceKeyRepository(t, storesOn(newURL))
+		conformance.RunServiceKeyRepository(t, storesOn(t, newURL))
 	})
 }
 
 func TestAuditLog(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
-		conformance.RunAuditLog(t, storesOn(newURL))
+		conformance.RunAuditLog(t, storesOn(t, newURL))
 	})
 }
 
 func TestOrganizationRepository(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
-		conformance.RunOrganizationRepository(t, storesOn(newURL))
+		conformance.RunOrganizationRepository(t, storesOn(t, newURL))
 	})
 }
 
 func TestDomainRepository(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
-		conformance.RunDomainRepository(t, storesOn(newURL))
+		conformance.RunDomainRepository(t, storesOn(t, newURL))
 	})
 }
 
 func TestOAuthRepositories(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
-		conformance.RunOAuthRepositories(t, storesOn(newURL))
+		conformance.RunOAuthRepositories(t, storesOn(t, newURL))
 	})
 }
 
 func TestMFARepositories(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
-		conformance.RunMFARepositories(t, storesOn(newURL))
+		conformance.RunMFARepositories(t, storesOn(t, newURL))
 	})
 }
 
 func TestPasskeyRepositories(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
-		conformance.RunPasskeyRepositories(t, storesOn(newURL))
+		conformance.RunPasskeyRepositories(t, storesOn(t, newURL))
 	})
 }
 
 func TestFederationRepositories(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
-		conformance.RunFederationRepositories(t, storesOn(newURL))
+		conformance.RunFederationRepositories(t, storesOn(t, newURL))
 	})
 }
 
 // TestSpentTokens runs the SpentTokens contract on two pools of one
 // database, as two replicas hold.
 func TestSpentTokens(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
+		newURL = emptiedURL(t, newURL)
 		conformance.RunSpentTokens(t, func(t *testing.T) (ports.SpentTokens, ports.SpentTokens) {
 			u := newURL(t)
 			return gormstore.NewSpentTokens(gormtest.Open(t, u)), gormstore.NewSpentTokens(gormtest.Open(t, u))
@@ -141,18 +159,21 @@ func TestSpentTokens(t *testing.T) {
 }
 
 func TestUnitOfWork(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
-		conformance.RunUnitOfWork(t, storesOn(newURL))
+		conformance.RunUnitOfWork(t, storesOn(t, newURL))
 	})
 }
 
 func TestOutbox(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
-		conformance.RunOutbox(t, storesOn(newURL))
+		conformance.RunOutbox(t, storesOn(t, newURL))
 	})
 }
 
 func TestHealthChecker(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		db := gormtest.Open(t, newURL(t))
 		conformance.RunHealthChecker(t, func(*testing.T) ports.HealthChecker { return gormstore.NewHealthChecker(db) })
@@ -170,6 +191,7 @@ func TestHealthChecker(t *testing.T) {
 }
 
 func TestMigrate_is_idempotent_and_versioned(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		db := gormtest.Open(t, newURL(t))
 		applied, err := gormstore.Migrate(context.Background(), db)
@@ -187,6 +209,7 @@ func TestMigrate_is_idempotent_and_versioned(t *testing.T) {
 }
 
 func TestMigrate_concurrent_replicas_migrate_once(t *testing.T) {
+	t.Parallel()
 	u := gormtest.PostgresURL(t)
 	const replicas = 4
 	errs := make(chan error, replicas)
@@ -302,7 +325,9 @@ func TestConnect_refuses_missing_sqlite_directory(t *testing.T) {
 }
 
 func TestSigningKeyRepository(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
+		newURL = emptiedURL(t, newURL)
 		conformance.RunSigningKeyRepository(t, func(t *testing.T) ports.SigningKeyRepository {
 			return gormstore.NewSigningKeyRepository(gormtest.Open(t, newURL(t)))
 		})
@@ -312,7 +337,9 @@ func TestSigningKeyRepository(t *testing.T) {
 // TestLeases runs the Leases contract on two pools of one database, as two
 // replicas hold.
 func TestLeases(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
+		newURL = emptiedURL(t, newURL)
 		conformance.RunLeases(t, func(t *testing.T) (ports.Leases, ports.Leases) {
 			u := newURL(t)
 			return gormstore.NewLeases(gormtest.Open(t, u)), gormstore.NewLeases(gormtest.Open(t, u))
@@ -323,7 +350,9 @@ func TestLeases(t *testing.T) {
 // TestSignInStats runs the SignInStats contract on two pools of one
 // database, as two replicas hold.
 func TestSignInStats(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
+		newURL = emptiedURL(t, newURL)
 		conformance.RunSignInStats(t, func(t *testing.T) (ports.SignInStats, ports.SignInStats) {
 			u := newURL(t)
 			return gormstore.NewSignInStats(gormtest.Open(t, u)), gormstore.NewSignInStats(gormtest.Open(t, u))
@@ -332,7 +361,8 @@ func TestSignInStats(t *testing.T) {
 }
 
 func TestCounts(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
-		conformance.RunCounts(t, storesOn(newURL))
+		conformance.RunCounts(t, storesOn(t, newURL))
 	})
 }

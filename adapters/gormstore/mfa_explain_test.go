@@ -21,14 +21,16 @@ import (
 // credential id and a user's passkeys through (user_id, created_at). The
 // reset reaches each table by user id, and pruning reaches expired
 // challenges through the expires_at indexes. The statements explained are
-// the ones the repositories ran, on 10,000 rows a table with fresh
-// statistics.
+// the ones the repositories ran, on 10,000 rows a table (a tenth on SQLite:
+// planRows) with fresh statistics.
 func TestMFAQueries_use_keys(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		db := gormtest.Open(t, newURL(t))
 		dialect := gormstore.DialectOf(db)
-		const n = 10_000
-		seedMFARows(t, db, dialect, n)
+		seed := mfaSeedOn(dialect)
+		n := seed.n
+		seedMFARows(t, db, dialect, seed)
 		capture := captureStatements(db)
 		factors := gormstore.NewTwoFactorRepository(db)
 		challenges := gormstore.NewMFAChallengeRepository(db)
@@ -51,35 +53,35 @@ func TestMFAQueries_use_keys(t *testing.T) {
 		}{
 			{"totp_by_user", "totp_factors", func(t *testing.T) []statement {
 				return []statement{capture.one(t, func() {
-					if _, err := factors.GetTOTP(ctx, seededMFAUser(42)); err != nil {
+					if _, err := factors.GetTOTP(ctx, seed.user(42)); err != nil {
 						t.Fatalf("GetTOTP: %v", err)
 					}
 				})}
 			}, nil},
 			{"totp_use_step", "totp_factors", func(t *testing.T) []statement {
 				return []statement{capture.one(t, func() {
-					if err := factors.UseTOTPStep(ctx, seededMFAUser(43), 1_000_000); err != nil {
+					if err := factors.UseTOTPStep(ctx, seed.user(43), 1_000_000); err != nil {
 						t.Fatalf("UseTOTPStep: %v", err)
 					}
 				})}
 			}, nil},
 			{"backup_code_use", "backup_codes", func(t *testing.T) []statement {
 				return []statement{capture.one(t, func() {
-					if err := factors.UseBackupCode(ctx, seededMFAUser(44), seededMFAHash("code", 44), now); err != nil {
+					if err := factors.UseBackupCode(ctx, seed.user(44), seededMFAHash("code", 44), now); err != nil {
 						t.Fatalf("UseBackupCode: %v", err)
 					}
 				})}
 			}, nil},
 			{"challenge_consume", "mfa_challenges", func(t *testing.T) []statement {
 				return []statement{capture.one(t, func() {
-					if _, err := challenges.Consume(ctx, seededMFAHash("ch", 1234), now); err != nil {
+					if _, err := challenges.Consume(ctx, seededMFAHash("ch", 234), now); err != nil {
 						t.Fatalf("Consume: %v", err)
 					}
 				})}
 			}, nil},
 			{"challenge_record_failure", "mfa_challenges", func(t *testing.T) []statement {
 				return []statement{capture.one(t, func() {
-					if _, err := challenges.RecordFailure(ctx, seededMFAHash("ch", 1235), now); err != nil {
+					if _, err := challenges.RecordFailure(ctx, seededMFAHash("ch", 235), now); err != nil {
 						t.Fatalf("RecordFailure: %v", err)
 					}
 				})}
@@ -107,7 +109,7 @@ func TestMFAQueries_use_keys(t *testing.T) {
 			}, nil},
 			{"passkeys_by_user", "", func(t *testing.T) []statement {
 				return []statement{capture.one(t, func() {
-					if list, err := passkeys.ListByUser(ctx, seededMFAUser(5)); err != nil || len(list) != n/mfaSeedUsers {
+					if list, err := passkeys.ListByUser(ctx, seed.user(5)); err != nil || len(list) != n/seed.users {
 						t.Fatalf("ListByUser = %d passkeys, %v", len(list), err)
 					}
 				})}
@@ -127,7 +129,7 @@ func TestMFAQueries_use_keys(t *testing.T) {
 
 		t.Run("delete_all_by_user", func(t *testing.T) {
 			all := capture.all(func() {
-				if err := factors.DeleteAll(ctx, seededMFAUser(7)); err != nil {
+				if err := factors.DeleteAll(ctx, seed.user(7)); err != nil {
 					t.Fatalf("DeleteAll: %v", err)
 				}
 			})
@@ -179,16 +181,24 @@ func assertMFAPlan(t *testing.T, db *gorm.DB, dialect gormstore.Dialect, q state
 	}
 }
 
-// The multi-factor seed: mfaSeedUsers users (seedPageUsers), each with a
-// verified TOTP factor and ten backup codes, and n challenges, passkeys and
-// WebAuthn challenges, row i belonging to user i mod mfaSeedUsers. One
-// challenge in a hundred has expired at mfaSeedTime.
+// The multi-factor seed: users users (seedPageUsers), each with a verified
+// TOTP factor and ten backup codes, and n challenges, passkeys and WebAuthn
+// challenges, row i belonging to user i mod users. One challenge in a
+// hundred has expired at mfaSeedTime.
 var mfaSeedTime = time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
 
-const mfaSeedUsers = 1000
+// mfaSeed is the size of the multi-factor seed.
+type mfaSeed struct{ users, n int }
 
-func seededMFAUser(i int) domain.UserID {
-	return domain.UserID(fmt.Sprintf("user-%08d", i%mfaSeedUsers))
+// mfaSeedOn returns the multi-factor seed's size on dialect: 1,000 users
+// and 10,000 rows a table (a tenth on SQLite: planRows).
+func mfaSeedOn(dialect gormstore.Dialect) mfaSeed {
+	return mfaSeed{users: planRows(dialect, 1000), n: planRows(dialect, 10_000)}
+}
+
+// user returns the user of row i.
+func (s mfaSeed) user(i int) domain.UserID {
+	return domain.UserID(fmt.Sprintf("user-%08d", i%s.users))
 }
 
 // seededMFAHash is the SHA-256 of kind-i, standing for a hashed code, a
@@ -198,36 +208,29 @@ func seededMFAHash(kind string, i int) []byte {
 	return h[:]
 }
 
-func seedMFARows(t *testing.T, db *gorm.DB, dialect gormstore.Dialect, n int) {
+func seedMFARows(t *testing.T, db *gorm.DB, dialect gormstore.Dialect, seed mfaSeed) {
 	t.Helper()
-	seedPageUsers(t, db, dialect, mfaSeedUsers)
-	sqlDB, err := db.DB()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pg := dialect == gormstore.DialectPostgres
-	tx, err := sqlDB.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = tx.Rollback() }()
+	n := seed.n
+	seedPageUsers(t, db, dialect, seed.users)
+	tx := beginSeed(t, db)
+	defer tx.rollback()
 	at := mfaSeedTime.Add(-time.Hour)
 	const batch = 500
 	var rows [][]any
 	insert := func(table string, cols []string, row []any, last bool) {
 		rows = append(rows, row)
 		if len(rows) == batch || last {
-			insertRows(t, tx, pg, table, cols, rows)
+			tx.insert(table, cols, rows)
 			rows = rows[:0]
 		}
 	}
-	for u := range mfaSeedUsers {
+	for u := range seed.users {
 		insert("totp_factors", []string{"user_id", "sealed_secret", "verified", "last_used_step", "created_at", "verified_at"},
-			[]any{string(seededMFAUser(u)), []byte("sealed"), true, int64(100), at, at}, u == mfaSeedUsers-1)
+			[]any{string(seed.user(u)), []byte("sealed"), true, int64(100), at, at}, u == seed.users-1)
 	}
-	for i := range 10 * mfaSeedUsers {
+	for i := range 10 * seed.users {
 		insert("backup_codes", []string{"user_id", "code_hash", "used_at", "created_at"},
-			[]any{string(seededMFAUser(i)), seededMFAHash("code", i), nil, at}, i == 10*mfaSeedUsers-1)
+			[]any{string(seed.user(i)), seededMFAHash("code", i), nil, at}, i == 10*seed.users-1)
 	}
 	expiry := func(i int) time.Time {
 		if i%100 == 0 {
@@ -238,21 +241,19 @@ func seedMFARows(t *testing.T, db *gorm.DB, dialect gormstore.Dialect, n int) {
 	for i := range n {
 		insert("mfa_challenges", []string{"id_hash", "user_id", "expires_at", "attempts", "max_attempts", "remember_me",
 			"consumed_at", "otp_hash", "otp_expires_at"},
-			[]any{seededMFAHash("ch", i), string(seededMFAUser(i)), expiry(i), 0, 5, false, nil, nil, nil}, i == n-1)
+			[]any{seededMFAHash("ch", i), string(seed.user(i)), expiry(i), 0, 5, false, nil, nil, nil}, i == n-1)
 	}
 	for i := range n {
 		insert("passkeys", []string{"id", "user_id", "name", "public_key", "sign_count", "aaguid", "transports",
 			"backup_eligible", "backed_up", "attestation_type", "created_at", "last_used_at"},
-			[]any{seededMFAHash("pk", i), string(seededMFAUser(i)), "Key", []byte("cose"), int64(0), nil, `["internal"]`,
+			[]any{seededMFAHash("pk", i), string(seed.user(i)), "Key", []byte("cose"), int64(0), nil, `["internal"]`,
 				false, false, "none", at.Add(time.Duration(i) * time.Second), nil}, i == n-1)
 	}
 	for i := range n {
 		insert("webauthn_challenges", []string{"id_hash", "challenge", "user_id", "purpose", "expires_at", "used_at", "session_data"},
-			[]any{seededMFAHash("wa", i), []byte("challenge"), string(seededMFAUser(i)), "authentication", expiry(i), nil, nil}, i == n-1)
+			[]any{seededMFAHash("wa", i), []byte("challenge"), string(seed.user(i)), "authentication", expiry(i), nil, nil}, i == n-1)
 	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	tx.commit()
 	for _, table := range []string{"totp_factors", "backup_codes", "mfa_challenges", "passkeys", "webauthn_challenges"} {
 		analyze(db, table)
 	}

@@ -22,13 +22,16 @@ import (
 // the rotation's conditional UPDATE, and the revocation. Pruning reaches the
 // expired rows through the expires_at indexes. The statements explained are
 // the ones the repositories ran, captured as they ran, on 10,000 codes,
-// grants and refresh tokens with fresh statistics.
+// grants and refresh tokens (a tenth on SQLite: planRows) with fresh
+// statistics.
 func TestOAuthQueries_use_keys(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		db := gormtest.Open(t, newURL(t))
 		dialect := gormstore.DialectOf(db)
-		const n = 10_000
-		seedOAuthRows(t, db, dialect, n)
+		seed := oauthSeedOn(dialect)
+		n := seed.n
+		seedOAuthRows(t, db, dialect, seed)
 		capture := captureStatements(db)
 		clients := gormstore.NewOAuthClientRepository(db)
 		grants := gormstore.NewOAuthGrantRepository(db)
@@ -52,15 +55,15 @@ func TestOAuthQueries_use_keys(t *testing.T) {
 			}, []string{"sqlite_autoindex_oauth_clients_1 (id=?)"}, []string{"oauth_clients_pkey"}},
 			{"code_consume", func(t *testing.T) []statement {
 				return []statement{capture.one(t, func() {
-					if c, err := grants.ConsumeCode(ctx, seededCodeHash(1234), "grant-new", now); err != nil || c.UserID != seededOAuthUser(1234) {
+					if c, err := grants.ConsumeCode(ctx, seededCodeHash(234), "grant-new", now); err != nil || c.UserID != seed.user(234) {
 						t.Fatalf("ConsumeCode = %+v, %v", c, err)
 					}
 				})}
 			}, []string{"sqlite_autoindex_oauth_codes_1 (hash=?)"}, []string{"oauth_codes_pkey"}},
 			{"refresh_with_grant", func(t *testing.T) []statement {
 				return []statement{capture.one(t, func() {
-					r, g, err := grants.GetRefreshToken(ctx, seededRefreshHash(4321))
-					if err != nil || g.ID != seededGrantID(4321) || r.GrantID != g.ID {
+					r, g, err := grants.GetRefreshToken(ctx, seededRefreshHash(321))
+					if err != nil || g.ID != seededGrantID(321) || r.GrantID != g.ID {
 						t.Fatalf("GetRefreshToken = %+v, %+v, %v", r, g, err)
 					}
 				})}
@@ -68,14 +71,14 @@ func TestOAuthQueries_use_keys(t *testing.T) {
 				[]string{"oauth_refresh_tokens_pkey", "oauth_grants_pkey"}},
 			{"grant_by_id", func(t *testing.T) []statement {
 				return []statement{capture.one(t, func() {
-					if g, err := grants.GetGrant(ctx, seededGrantID(777)); err != nil || g.UserID != seededOAuthUser(777) {
+					if g, err := grants.GetGrant(ctx, seededGrantID(777)); err != nil || g.UserID != seed.user(777) {
 						t.Fatalf("GetGrant = %+v, %v", g, err)
 					}
 				})}
 			}, []string{"sqlite_autoindex_oauth_grants_1 (id=?)"}, []string{"oauth_grants_pkey"}},
 			{"consent_by_user_and_client", func(t *testing.T) []statement {
 				return []statement{capture.one(t, func() {
-					if c, err := grants.GetConsent(ctx, seededOAuthUser(55), seededClientID(5)); err != nil || len(c.Scopes) != 2 {
+					if c, err := grants.GetConsent(ctx, seed.user(55), seededClientID(5)); err != nil || len(c.Scopes) != 2 {
 						t.Fatalf("GetConsent = %+v, %v", c, err)
 					}
 				})}
@@ -168,18 +171,28 @@ func statementsStarting(t *testing.T, all []statement, verb string) []statement 
 	return out
 }
 
-// The OAuth seed: oauthSeedClients clients (enough that PostgreSQL does not
-// prefer scanning the table), n/10 users (seedPageUsers), and n codes,
-// grants and refresh tokens, row i belonging to user i mod n/10 and client
-// i mod oauthSeedClients; each user consented to the first
-// oauthSeedConsents clients. One row in a hundred of each table has expired
-// at oauthSeedTime.
+// The OAuth seed: clients clients (enough that PostgreSQL does not prefer
+// scanning the table), n/10 users (seedPageUsers), and n codes, grants and
+// refresh tokens, row i belonging to user i mod n/10 and client i mod
+// clients; each user consented to the first oauthSeedConsents clients. One
+// row in a hundred of each table has expired at oauthSeedTime.
 var oauthSeedTime = time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
 
-const (
-	oauthSeedClients  = 2000
-	oauthSeedConsents = 10 // clients each user consented to
-)
+const oauthSeedConsents = 10 // clients each user consented to
+
+// oauthSeed is the size of the OAuth seed.
+type oauthSeed struct{ n, clients int }
+
+// oauthSeedOn returns the OAuth seed's size on dialect: 10,000 rows a
+// table and 2,000 clients (a tenth on SQLite: planRows).
+func oauthSeedOn(dialect gormstore.Dialect) oauthSeed {
+	return oauthSeed{n: planRows(dialect, 10_000), clients: planRows(dialect, 2000)}
+}
+
+// user returns the user of row i.
+func (s oauthSeed) user(i int) domain.UserID {
+	return domain.UserID(fmt.Sprintf("user-%08d", i%(s.n/10)))
+}
 
 func seededClientID(i int) domain.OAuthClientID {
 	return domain.OAuthClientID(fmt.Sprintf("gh_ci_%024d", i))
@@ -188,35 +201,21 @@ func seededGrantID(i int) domain.GrantID       { return domain.GrantID(fmt.Sprin
 func seededCodeHash(i int) domain.TokenHash    { return domain.TokenHash(fmt.Sprintf("code-%038d", i)) }
 func seededRefreshHash(i int) domain.TokenHash { return domain.TokenHash(fmt.Sprintf("rt-%040d", i)) }
 
-var oauthSeedUsers int
-
-func seededOAuthUser(i int) domain.UserID {
-	return domain.UserID(fmt.Sprintf("user-%08d", i%oauthSeedUsers))
-}
-
-func seedOAuthRows(t *testing.T, db *gorm.DB, dialect gormstore.Dialect, n int) {
+func seedOAuthRows(t *testing.T, db *gorm.DB, dialect gormstore.Dialect, seed oauthSeed) {
 	t.Helper()
-	oauthSeedUsers = n / 10
-	seedPageUsers(t, db, dialect, oauthSeedUsers)
-	sqlDB, err := db.DB()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pg := dialect == gormstore.DialectPostgres
-	tx, err := sqlDB.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = tx.Rollback() }()
+	n := seed.n
+	seedPageUsers(t, db, dialect, n/10)
+	tx := beginSeed(t, db)
+	defer tx.rollback()
 	at := oauthSeedTime.Add(-time.Hour)
 	const batch = 500
 	var clients [][]any
-	for c := range oauthSeedClients {
+	for c := range seed.clients {
 		clients = append(clients, []any{string(seededClientID(c)), fmt.Sprintf("Client %d", c), "confidential",
 			fmt.Sprintf(`["https://app%d.example.com/callback"]`, c), `[]`, c%2 == 0, "secret-hash", "abcd",
 			at.Add(time.Duration(c) * time.Second), at})
-		if len(clients) == batch || c == oauthSeedClients-1 {
-			insertRows(t, tx, pg, "oauth_clients", []string{"id", "name", "type", "redirect_uris", "post_logout_redirect_uris",
+		if len(clients) == batch || c == seed.clients-1 {
+			tx.insert("oauth_clients", []string{"id", "name", "type", "redirect_uris", "post_logout_redirect_uris",
 				"first_party", "secret_hash", "secret_last4", "created_at", "updated_at"}, clients)
 			clients = clients[:0]
 		}
@@ -231,33 +230,31 @@ func seedOAuthRows(t *testing.T, db *gorm.DB, dialect gormstore.Dialect, n int) 
 	var codes, grantRows, refresh, consents [][]any
 	flush := func(force bool) {
 		if len(codes) == batch || (force && len(codes) > 0) {
-			insertRows(t, tx, pg, "oauth_codes", []string{"hash", "client_id", "user_id", "redirect_uri", "scopes", "nonce",
+			tx.insert("oauth_codes", []string{"hash", "client_id", "user_id", "redirect_uri", "scopes", "nonce",
 				"code_challenge", "code_challenge_method", "auth_time", "created_at", "expires_at", "consumed_at", "grant_id"}, codes)
-			insertRows(t, tx, pg, "oauth_grants", []string{"id", "client_id", "user_id", "scopes", "auth_time", "nonce",
+			tx.insert("oauth_grants", []string{"id", "client_id", "user_id", "scopes", "auth_time", "nonce",
 				"created_at", "expires_at", "revoked_at"}, grantRows)
-			insertRows(t, tx, pg, "oauth_refresh_tokens", []string{"hash", "grant_id", "created_at", "expires_at", "used_at"}, refresh)
+			tx.insert("oauth_refresh_tokens", []string{"hash", "grant_id", "created_at", "expires_at", "used_at"}, refresh)
 			codes, grantRows, refresh = codes[:0], grantRows[:0], refresh[:0]
 		}
 		if len(consents) == batch || (force && len(consents) > 0) {
-			insertRows(t, tx, pg, "oauth_consents", []string{"user_id", "client_id", "scopes", "created_at", "updated_at"}, consents)
+			tx.insert("oauth_consents", []string{"user_id", "client_id", "scopes", "created_at", "updated_at"}, consents)
 			consents = consents[:0]
 		}
 	}
 	for i := range n {
-		client, user := string(seededClientID(i%oauthSeedClients)), string(seededOAuthUser(i))
+		client, user := string(seededClientID(i%seed.clients)), string(seed.user(i))
 		codes = append(codes, []any{string(seededCodeHash(i)), client, user, "https://app.example.com/callback",
 			"openid email", "nonce", "challenge", "S256", at, at, expiry(i, 10*time.Minute), nil, ""})
 		grantRows = append(grantRows, []any{string(seededGrantID(i)), client, user, "openid offline_access", at, "nonce",
 			at, expiry(i, 30*24*time.Hour), nil})
 		refresh = append(refresh, []any{string(seededRefreshHash(i)), string(seededGrantID(i)), at, expiry(i+50, 24*time.Hour), nil})
-		consents = append(consents, []any{string(seededOAuthUser(i / oauthSeedConsents)), string(seededClientID(i % oauthSeedConsents)),
+		consents = append(consents, []any{string(seed.user(i / oauthSeedConsents)), string(seededClientID(i % oauthSeedConsents)),
 			"openid email", at, at})
 		flush(false)
 	}
 	flush(true)
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	tx.commit()
 	for _, table := range []string{"oauth_clients", "oauth_codes", "oauth_grants", "oauth_refresh_tokens", "oauth_consents"} {
 		analyze(db, table)
 	}

@@ -17,16 +17,20 @@ import (
 	"github.com/gatehouse/gatehouse/ports"
 )
 
-// Seeded sizes: orgSeedUsers users; orgSeedSmall organizations of about
-// orgSeedUsers/orgSeedSmall members each; org-big, whose members are the
-// first orgSeedBig users; and orgSeedJoiner, the last user, who is a member
-// of every small organization and of nothing else.
-const (
-	orgSeedUsers  = 20_000
-	orgSeedSmall  = 1_000
-	orgSeedBig    = 10_000
-	orgSeedJoiner = "user-00019999"
-)
+// orgSeed is the size of seedOrganizationMembers' seed: users users;
+// small organizations of about users/small members each; org-big, whose
+// members are the first big users; and the joiner, the last user, who is a
+// member of every small organization and of nothing else.
+type orgSeed struct{ users, small, big int }
+
+// orgSeedOn returns the seed's size on dialect: 20,000 users, 1,000 small
+// organizations and 10,000 members of org-big (a tenth on SQLite:
+// planRows).
+func orgSeedOn(dialect gormstore.Dialect) orgSeed {
+	return orgSeed{users: planRows(dialect, 20_000), small: planRows(dialect, 1_000), big: planRows(dialect, 10_000)}
+}
+
+func (s orgSeed) joiner() domain.UserID { return domain.UserID(fmt.Sprintf("user-%08d", s.users-1)) }
 
 // TestOrganizationMemberQueries_use_indexes proves that the queries which guard and list
 // an organization read through indexes, whatever the organization's size:
@@ -37,10 +41,12 @@ const (
 // not be as selective; and ListByUser starts from members_user_id_idx. The plans are of the very
 // statements the repository runs, captured through gorm's callbacks.
 func TestOrganizationMemberQueries_use_indexes(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		db := gormtest.Open(t, newURL(t))
 		dialect := gormstore.DialectOf(db)
-		seedOrganizationMembers(t, db, dialect)
+		seed := orgSeedOn(dialect)
+		seedOrganizationMembers(t, db, dialect, seed)
 		repo := gormstore.NewOrganizationRepository(db)
 		capture := captureOrgStatements(t, db)
 		ctx := context.Background()
@@ -64,7 +70,7 @@ func TestOrganizationMemberQueries_use_indexes(t *testing.T) {
 				// the cursor condition is a range of the index after the
 				// equality on organization_id, not a filter over the members
 				// before it.
-				at := domain.MemberID(fmt.Sprintf("big-%08d", orgSeedBig-200))
+				at := domain.MemberID(fmt.Sprintf("big-%08d", seed.big-200))
 				if desc {
 					at = domain.MemberID(fmt.Sprintf("big-%08d", 200))
 				}
@@ -76,7 +82,7 @@ func TestOrganizationMemberQueries_use_indexes(t *testing.T) {
 				q.After = &deep
 				stmt = capture.matching(t, "JOIN users", func() {
 					page, err := repo.ListMembers(ctx, org, q)
-					if err != nil || len(page.Members) != 50 || page.Total != orgSeedBig {
+					if err != nil || len(page.Members) != 50 || page.Total != seed.big {
 						t.Fatalf("ListMembers(%s, after %+v) = %d members of %d, %v", org, deep, len(page.Members), page.Total, err)
 					}
 				})
@@ -90,8 +96,8 @@ func TestOrganizationMemberQueries_use_indexes(t *testing.T) {
 
 		// The total is the organization's kept count, read by primary key.
 		stmt := capture.matching(t, "member_count", func() {
-			if n, err := repo.CountMembers(ctx, "org-big"); err != nil || n != orgSeedBig {
-				t.Fatalf("CountMembers(org-big) = %d, %v; want %d", n, err, orgSeedBig)
+			if n, err := repo.CountMembers(ctx, "org-big"); err != nil || n != seed.big {
+				t.Fatalf("CountMembers(org-big) = %d, %v; want %d", n, err, seed.big)
 			}
 		})
 		plan := explainOrgStatement(t, db, dialect, stmt)
@@ -106,8 +112,8 @@ func TestOrganizationMemberQueries_use_indexes(t *testing.T) {
 			user    domain.UserID
 			indexes []string
 		}{
-			{"org-big", "user-00001234", []string{"members_organization_id_user_id_key", "members_user_id_idx"}},
-			{"org-0042", orgSeedJoiner, []string{"members_organization_id_user_id_key"}},
+			{"org-big", "user-00000234", []string{"members_organization_id_user_id_key", "members_user_id_idx"}},
+			{"org-0042", seed.joiner(), []string{"members_organization_id_user_id_key"}},
 		}
 		for _, l := range lookups {
 			stmt := capture.matching(t, "user_id", func() {
@@ -121,7 +127,7 @@ func TestOrganizationMemberQueries_use_indexes(t *testing.T) {
 		}
 
 		stmt = capture.matching(t, "JOIN members", func() {
-			if list, err := repo.ListByUser(ctx, "user-00001234"); err != nil || len(list) != 2 {
+			if list, err := repo.ListByUser(ctx, "user-00000234"); err != nil || len(list) != 2 {
 				t.Fatalf("ListByUser = %d organizations, %v; want 2", len(list), err)
 			}
 		})
@@ -166,9 +172,9 @@ func assertCursorInIndex(t *testing.T, dialect gormstore.Dialect, plan, what str
 
 // seedOrganizationMembers fills users, organizations and members in a few
 // statements per dialect, then refreshes the planner's statistics.
-func seedOrganizationMembers(t *testing.T, db *gorm.DB, dialect gormstore.Dialect) {
+func seedOrganizationMembers(t *testing.T, db *gorm.DB, dialect gormstore.Dialect, seed orgSeed) {
 	t.Helper()
-	seedPageUsers(t, db, dialect, orgSeedUsers)
+	seedPageUsers(t, db, dialect, seed.users)
 	now := domain.Timestamp(time.Now())
 	stmts := []struct {
 		q    string
@@ -176,22 +182,22 @@ func seedOrganizationMembers(t *testing.T, db *gorm.DB, dialect gormstore.Dialec
 	}{
 		{`WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s WHERE i + 1 < ?)
 INSERT INTO organizations (id, name, slug, logo, metadata, created_at, updated_at)
-SELECT printf('org-%04d', i), 'Org', printf('org-%04d', i), '', '', ?, ? FROM s`, []any{orgSeedSmall, now, now}},
+SELECT printf('org-%04d', i), 'Org', printf('org-%04d', i), '', '', ?, ? FROM s`, []any{seed.small, now, now}},
 		{`INSERT INTO organizations (id, name, slug, logo, metadata, created_at, updated_at)
 VALUES ('org-big', 'Big', 'org-big', '', '', ?, ?)`, []any{now, now}},
 		// The members of one organization joined a second apart, in id order.
 		{`WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s WHERE i + 1 < ?)
 INSERT INTO members (id, organization_id, user_id, role, created_at)
 SELECT printf('member-%08d', i), printf('org-%04d', i % ?), printf('user-%08d', i), 'member', datetime(?, '+' || i || ' seconds') FROM s`,
-			[]any{orgSeedUsers - 1, orgSeedSmall, now}},
+			[]any{seed.users - 1, seed.small, now}},
 		{`WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s WHERE i + 1 < ?)
 INSERT INTO members (id, organization_id, user_id, role, created_at)
 SELECT printf('joiner-%04d', i), printf('org-%04d', i), ?, 'member', datetime(?, '+1 day') FROM s`,
-			[]any{orgSeedSmall, orgSeedJoiner, now}},
+			[]any{seed.small, string(seed.joiner()), now}},
 		{`WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s WHERE i + 1 < ?)
 INSERT INTO members (id, organization_id, user_id, role, created_at)
 SELECT printf('big-%08d', i), 'org-big', printf('user-%08d', i), CASE WHEN i = 0 THEN 'owner' ELSE 'member' END,
- datetime(?, '+' || i || ' seconds') FROM s`, []any{orgSeedBig, now}},
+ datetime(?, '+' || i || ' seconds') FROM s`, []any{seed.big, now}},
 	}
 	if dialect == gormstore.DialectPostgres {
 		stmts = []struct {
@@ -200,20 +206,20 @@ SELECT printf('big-%08d', i), 'org-big', printf('user-%08d', i), CASE WHEN i = 0
 		}{
 			{`INSERT INTO organizations (id, name, slug, logo, metadata, created_at, updated_at)
 SELECT 'org-' || lpad(i::text, 4, '0'), 'Org', 'org-' || lpad(i::text, 4, '0'), '', '', ?, ?
-FROM generate_series(0, ? - 1) AS i`, []any{now, now, orgSeedSmall}},
+FROM generate_series(0, ? - 1) AS i`, []any{now, now, seed.small}},
 			{`INSERT INTO organizations (id, name, slug, logo, metadata, created_at, updated_at)
 VALUES ('org-big', 'Big', 'org-big', '', '', ?, ?)`, []any{now, now}},
 			{`INSERT INTO members (id, organization_id, user_id, role, created_at)
 SELECT 'member-' || lpad(i::text, 8, '0'), 'org-' || lpad((i % ?)::text, 4, '0'), 'user-' || lpad(i::text, 8, '0'), 'member',
  ?::timestamptz + i * interval '1 second'
-FROM generate_series(0, ? - 1) AS i`, []any{orgSeedSmall, now, orgSeedUsers - 1}},
+FROM generate_series(0, ? - 1) AS i`, []any{seed.small, now, seed.users - 1}},
 			{`INSERT INTO members (id, organization_id, user_id, role, created_at)
 SELECT 'joiner-' || lpad(i::text, 4, '0'), 'org-' || lpad(i::text, 4, '0'), ?, 'member', ?::timestamptz + interval '1 day'
-FROM generate_series(0, ? - 1) AS i`, []any{orgSeedJoiner, now, orgSeedSmall}},
+FROM generate_series(0, ? - 1) AS i`, []any{string(seed.joiner()), now, seed.small}},
 			{`INSERT INTO members (id, organization_id, user_id, role, created_at)
 SELECT 'big-' || lpad(i::text, 8, '0'), 'org-big', 'user-' || lpad(i::text, 8, '0'), CASE WHEN i = 0 THEN 'owner' ELSE 'member' END,
  ?::timestamptz + i * interval '1 second'
-FROM generate_series(0, ? - 1) AS i`, []any{now, orgSeedBig}},
+FROM generate_series(0, ? - 1) AS i`, []any{now, seed.big}},
 		}
 	}
 	for _, s := range stmts {

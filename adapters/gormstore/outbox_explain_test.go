@@ -21,16 +21,18 @@ import (
 // statement (the UPDATE whose CTE locks the rows FOR UPDATE SKIP LOCKED);
 // on SQLite a SELECT and an UPDATE in one immediate transaction. The
 // statements explained are the ones the repository ran, captured as it ran,
-// on 20,000 messages with fresh statistics, half of them due.
+// on 20,000 messages (a tenth on SQLite: planRows) with fresh statistics,
+// half of them due.
 func TestOutboxClaim_uses_indexes(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		db := gormtest.Open(t, newURL(t))
 		dialect := gormstore.DialectOf(db)
-		const n, batch = 20_000, 50
+		n, batch := planRows(dialect, 20_000), 50
 		seedOutbox(t, db, n)
 		capture := captureStatements(db)
 		outbox := gormstore.NewOutbox(db)
-		now := outboxSeedTime.Add(n / 2 * time.Second)
+		now := outboxSeedTime.Add(time.Duration(n/2) * time.Second)
 
 		capture.mu.Lock()
 		capture.seen = nil
@@ -87,20 +89,12 @@ var outboxSeedTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 func seededOutboxID(i int) string { return fmt.Sprintf("msg-%08d", i) }
 
-// seedOutbox adds n messages in multi-row INSERTs of 1,000 rows, in one
-// transaction, and refreshes the statistics.
+// seedOutbox adds n messages in batches of 1,000 rows, in one transaction
+// (seedTx), and refreshes the statistics.
 func seedOutbox(tb testing.TB, db *gorm.DB, n int) {
 	tb.Helper()
-	sqlDB, err := db.DB()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	pg := gormstore.DialectOf(db) == gormstore.DialectPostgres
-	tx, err := sqlDB.Begin()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer func() { _ = tx.Rollback() }()
+	tx := beginSeed(tb, db)
+	defer tx.rollback()
 	cols := []string{"id", "topic", "type", "payload", "created_at", "available_at", "attempts", "last_error"}
 	const batch = 1000
 	rows := make([][]any, 0, batch)
@@ -112,12 +106,10 @@ func seedOutbox(tb testing.TB, db *gorm.DB, n int) {
 		at := outboxSeedTime.Add(time.Duration(i) * time.Second)
 		rows = append(rows, []any{seededOutboxID(i), topic, "user.created", []byte(`{"type":"user.created"}`), at, at, 0, ""})
 		if len(rows) == batch || i == n-1 {
-			insertRows(tb, tx, pg, "outbox_messages", cols, rows)
+			tx.insert("outbox_messages", cols, rows)
 			rows = rows[:0]
 		}
 	}
-	if err := tx.Commit(); err != nil {
-		tb.Fatal(err)
-	}
+	tx.commit()
 	analyze(db, "outbox_messages")
 }

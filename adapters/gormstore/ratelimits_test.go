@@ -42,8 +42,8 @@ func mustRateLimiter(t testing.TB, db *gorm.DB) *gormstore.RateLimiter {
 }
 
 func TestRateLimiter_postgres(t *testing.T) {
-	u := gormtest.PostgresURL(t)
-	gormtest.Open(t, u)
+	t.Parallel()
+	u := gormtest.PostgresMigratedURL(t)
 	conformance.RunSharedRateLimiter(t, func(t *testing.T) ports.RateLimiter {
 		return mustRateLimiter(t, mustConnect(t, u))
 	})
@@ -52,7 +52,8 @@ func TestRateLimiter_postgres(t *testing.T) {
 // Ensure the purge deletes the windows that ended and keeps the others,
 // which go on counting.
 func TestRateLimiter_deleteExpired(t *testing.T) {
-	db := gormtest.Open(t, gormtest.PostgresURL(t))
+	t.Parallel()
+	db := gormtest.Open(t, gormtest.PostgresMigratedURL(t))
 	rl := mustRateLimiter(t, db)
 	ctx := context.Background()
 	for _, k := range []string{"a", "b"} {
@@ -86,7 +87,8 @@ func TestRateLimiter_deleteExpired(t *testing.T) {
 // Ensure long keys and keys PostgreSQL text cannot hold are kept as a
 // digest, and no row holds them as they are.
 func TestRateLimiter_keys(t *testing.T) {
-	db := gormtest.Open(t, gormtest.PostgresURL(t))
+	t.Parallel()
+	db := gormtest.Open(t, gormtest.PostgresMigratedURL(t))
 	rl := mustRateLimiter(t, db)
 	ctx := context.Background()
 	for _, k := range []string{"credentials|192.0.2.1", strings.Repeat("secret-looking-", 40), "nul\x00byte", "bad\xffutf8"} {
@@ -110,6 +112,7 @@ func TestRateLimiter_keys(t *testing.T) {
 
 // Ensure the limiter refuses SQLite: one process counts in memory.
 func TestRateLimiter_needsPostgres(t *testing.T) {
+	t.Parallel()
 	if _, err := gormstore.NewRateLimiter(gormtest.Open(t, gormtest.SQLiteURL(t))); err == nil {
 		t.Fatal("NewRateLimiter on SQLite: no error")
 	}

@@ -21,12 +21,14 @@ import (
 // query of every trusted request, runs one statement, which reaches the
 // secret through the primary key of service_key_secrets and its key through
 // the primary key of service_keys: no table is scanned. The statement
-// explained is the one the repository ran, captured as it ran.
+// explained is the one the repository ran, captured as it ran, on 20,000
+// keys (a tenth on SQLite: planRows).
 func TestServiceKeyLookup_uses_primary_keys(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		db := gormtest.Open(t, newURL(t))
 		dialect := gormstore.DialectOf(db)
-		seedServiceKeys(t, db, dialect, 20_000)
+		seedServiceKeys(t, db, dialect, planRows(dialect, 20_000))
 		capture := captureStatements(db)
 		repo := gormstore.NewServiceKeyRepository(db)
 
@@ -60,15 +62,21 @@ func TestServiceKeyLookup_uses_primary_keys(t *testing.T) {
 // (occurred_at DESC, id DESC). PostgreSQL picks by its statistics: for a
 // busy actor it reads an index in order and stops after the page (no Sort);
 // for a rare one it fetches the actor's few entries through
-// audit_log_actor_id_idx and sorts them, which is cheaper.
+// audit_log_actor_id_idx and sorts them, which is cheaper. The log holds
+// 20,000 entries (a tenth on SQLite: planRows).
 func TestAuditList_uses_indexes(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		db := gormtest.Open(t, newURL(t))
 		dialect := gormstore.DialectOf(db)
-		seedAudit(t, db, dialect, 20_000)
+		n := planRows(dialect, 20_000)
+		seedAudit(t, db, dialect, n)
 		capture := captureStatements(db)
 		log := gormstore.NewAuditLog(db)
-		cursor := &ports.AuditCursor{OccurredAt: auditSeedTime.Add(10_000 * time.Second), ID: "audit-00010000"}
+		// The cursor is the middle entry; since leaves out the first 18%
+		// (an hour of PostgreSQL's log).
+		cursor := &ports.AuditCursor{OccurredAt: auditSeedTime.Add(time.Duration(n/2) * time.Second), ID: fmt.Sprintf("audit-%08d", n/2)}
+		since := auditSeedTime.Add(time.Duration(n*18/100) * time.Second)
 		const byTime = "audit_log_occurred_at_idx"
 
 		tests := []struct {
@@ -85,7 +93,7 @@ func TestAuditList_uses_indexes(t *testing.T) {
 				"audit_log_actor_id_idx", []string{"audit_log_actor_id_idx"}, false},
 			{"busy_actor_after_cursor", ports.AuditQuery{ActorID: "actor-7", After: cursor, Limit: 50},
 				"audit_log_actor_id_idx", []string{"audit_log_actor_id_idx", byTime}, false},
-			{"busy_actor_since", ports.AuditQuery{ActorID: "actor-7", Since: auditSeedTime.Add(time.Hour), Limit: 50},
+			{"busy_actor_since", ports.AuditQuery{ActorID: "actor-7", Since: since, Limit: 50},
 				"audit_log_actor_id_idx", []string{"audit_log_actor_id_idx", byTime}, false},
 			{"rare_actor", ports.AuditQuery{ActorID: "actor-rare", Limit: 50},
 				"audit_log_actor_id_idx", []string{"audit_log_actor_id_idx"}, true},
@@ -134,6 +142,7 @@ func TestAuditList_uses_indexes(t *testing.T) {
 // TestAuditLog_is_append_only_in_SQL proves that the database itself, not
 // only the port, refuses to change or delete audit entries, whoever asks.
 func TestAuditLog_is_append_only_in_SQL(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
 		db := gormtest.Open(t, newURL(t))
 		log := gormstore.NewAuditLog(db)

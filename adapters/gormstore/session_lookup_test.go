@@ -37,8 +37,9 @@ func (c wrappedConnector) Connect(ctx context.Context) (driver.Conn, error) {
 // driver is wrapped: it finds a session with its user, and reports a
 // missing one as not found.
 func TestSessionLookup_on_a_wrapped_driver(t *testing.T) {
-	u := gormtest.PostgresURL(t)
-	db := gormtest.Open(t, u) // migrated
+	t.Parallel()
+	u := gormtest.PostgresMigratedURL(t)
+	db := gormtest.Open(t, u)
 	now := time.Now()
 	user, err := domain.NewUser("u1", "Ada", "ada@example.com", now)
 	if err != nil {

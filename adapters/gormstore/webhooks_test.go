@@ -9,7 +9,9 @@ import (
 )
 
 func TestWebhookStores(t *testing.T) {
+	t.Parallel()
 	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
+		newURL = emptiedURL(t, newURL)
 		conformance.RunWebhookStores(t, func(t *testing.T) conformance.WebhookStores {
 			db := gormtest.Open(t, newURL(t))
 			q := gormstore.NewWebhookQueue(db)

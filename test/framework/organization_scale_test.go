@@ -33,8 +33,12 @@ import (
 func seedOrgMembers(tb testing.TB, db *gorm.DB, org domain.OrganizationID, n int, start time.Time) {
 	tb.Helper()
 	const seedBatch = 250
+	// A batch is one transaction, which the store bounds like a request's
+	// (5 s): on two saturated cores 250 members took longer, so the seed
+	// asks for a minute, as the purge job does.
+	ctx := gormstore.WithTimeout(tb.Context(), time.Minute)
 	for first := 0; first < n; first += seedBatch {
-		err := db.Transaction(func(tx *gorm.DB) error {
+		err := db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 			users, orgs := gormstore.NewUserRepository(tx), gormstore.NewOrganizationRepository(tx)
 			for i := first; i < min(first+seedBatch, n); i++ {
 				at := start.Add(time.Duration(i+1) * time.Millisecond)
@@ -46,14 +50,14 @@ func seedOrgMembers(tb testing.TB, db *gorm.DB, org domain.OrganizationID, n int
 				if err != nil {
 					return err
 				}
-				if err := users.Create(tb.Context(), u); err != nil {
+				if err := users.Create(ctx, u); err != nil {
 					return fmt.Errorf("user %d: %w", i, err)
 				}
 				m, err := domain.NewMember(domain.MemberID(fmt.Sprintf("seed-member-%05d", i)), org, u.ID(), []domain.OrgRole{domain.OrgRoleMember}, at)
 				if err != nil {
 					return err
 				}
-				if err := orgs.AddMember(tb.Context(), m); err != nil {
+				if err := orgs.AddMember(ctx, m); err != nil {
 					return fmt.Errorf("member %d: %w", i, err)
 				}
 			}

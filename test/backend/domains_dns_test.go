@@ -350,8 +350,13 @@ func TestProcess_serve_verifies_domains(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 		d = harness.MustOK(t, c.Get(harness.DomainsPath+"/"+harness.MustID(t, d), bearer...))
 	}
-	if !strings.Contains(p.Stdout.String(), `"msg":"domain status changed"`) {
-		t.Fatalf("the transition was not logged:\n%s", p.Stdout)
+	// The verifier logs the transition after committing it, so the API can
+	// answer "verified" before the line reaches stdout: wait for it.
+	for !strings.Contains(p.Stdout.String(), `"msg":"domain status changed"`) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the transition was not logged:\n%s", p.Stdout)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 	if err := p.Cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)

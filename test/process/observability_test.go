@@ -1,6 +1,7 @@
 package process
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
 	"math"
@@ -366,21 +367,26 @@ func BenchmarkGetSession_metrics(b *testing.B) {
 // Ensure counting requests adds no allocation to get-session (allocation
 // counts, averaged over many requests; not timings).
 func TestMetrics_get_session_allocations(t *testing.T) {
+	// Each measurement runs in a subtest, so its application (and its
+	// pollers, which allocate too) is stopped before the next one starts:
+	// otherwise the first one's pollers counted against the second.
 	allocs := func(on bool) float64 {
-		app := startObservedBench(t, on)
-		cookie := app.SignedUp(t)
-		app.Serve(app.GetSessionRequest(cookie)) // the first request creates the series
-		// The count is process-wide, so the service's own pollers (outbox
-		// relays, jobs) can add to one measurement: the least of five is
-		// the request's own.
 		least := math.Inf(1)
-		for range 5 {
-			least = min(least, testing.AllocsPerRun(200, func() {
-				if w := app.Serve(app.GetSessionRequest(cookie)); w.Code != http.StatusOK {
-					t.Fatalf("get-session: %d", w.Code)
-				}
-			}))
-		}
+		t.Run(fmt.Sprintf("metrics=%v", on), func(t *testing.T) {
+			app := startObservedBench(t, on)
+			cookie := app.SignedUp(t)
+			app.Serve(app.GetSessionRequest(cookie)) // the first request creates the series
+			// The count is process-wide, so the service's own pollers (outbox
+			// relays, jobs) can add to one measurement: the least of five is
+			// the request's own.
+			for range 5 {
+				least = min(least, testing.AllocsPerRun(200, func() {
+					if w := app.Serve(app.GetSessionRequest(cookie)); w.Code != http.StatusOK {
+						t.Fatalf("get-session: %d", w.Code)
+					}
+				}))
+			}
+		})
 		return least
 	}
 	off, on := allocs(false), allocs(true)

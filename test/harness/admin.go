@@ -47,8 +47,10 @@ func MustPlainUser(t testing.TB, app *App, name, email, password string) (*Clien
 // application) sign in.
 func MustAdmin(t testing.TB, app *App) (*Client, string) {
 	t.Helper()
-	v, _ := admins.LoadOrStore(app, &adminAccount{})
-	a := v.(*adminAccount)
+	a := app.admin
+	if a == nil {
+		return MustVerifiedUser(t, app, "Root Admin", AdminEmail, AdminPassword)
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.id == "" {
@@ -61,9 +63,7 @@ func MustAdmin(t testing.TB, app *App) (*Client, string) {
 	return c, a.id
 }
 
-// admins holds each application's administrator once signed up.
-var admins sync.Map // *App → *adminAccount
-
+// adminAccount is an application's administrator once signed up.
 type adminAccount struct {
 	mu sync.Mutex
 	id string

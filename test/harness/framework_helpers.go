@@ -39,6 +39,8 @@ type App struct {
 	Cfg         bootstrap.Config
 	Mail        *smtptest.Server
 	DatabaseURL string // "" on the memory store
+
+	admin *adminAccount // MustAdmin's, once signed up (nil: an App not started here)
 }
 
 // FwQuick is the environment of tests that sign in often and need no
@@ -153,7 +155,7 @@ func MustStartFrameworkWith(t testing.TB, s Store, env map[string]string, fakes 
 	srv.Start()
 	stopMail := app.StartMail(context.Background(), logger)
 	t.Cleanup(func() { srv.Close(); stopMail(); cleanup() })
-	return &App{TestApp: &TestApp{Server: srv, App: app, Logs: logs, Clock: clock}, Store: s, Cfg: cfg, Mail: mail, DatabaseURL: dbURL}
+	return &App{TestApp: &TestApp{Server: srv, App: app, Logs: logs, Clock: clock}, Store: s, Cfg: cfg, Mail: mail, DatabaseURL: dbURL, admin: &adminAccount{}}
 }
 
 // FwForStores runs fn in parallel against a fresh app with env on each of stores.

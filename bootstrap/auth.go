@@ -156,11 +156,11 @@ func signUpHandler(credentials ports.CredentialRepository, sessions ports.Sessio
 		UseSSO(router, audit)
 }
 
-func signInHandler(users ports.UserRepository, credentials ports.CredentialRepository, sessions ports.SessionRepository,
+func signInHandler(credentials ports.CredentialRepository, sessions ports.SessionRepository,
 	verifications ports.VerificationRepository, hasher ports.PasswordHasher, mailer ports.Mailer, tokens ports.TokenGenerator,
 	ids ports.IDGenerator, clock ports.Clock, settings usecase.AuthSettings, logger *slog.Logger,
 	challenges ports.MFAChallengeRepository, router *federation.Router, audit usecase.Auditor) (*account.SignInHandler, func()) {
-	h := account.NewSignInHandler(users, credentials, sessions, verifications, hasher, mailer, audit.Events(), tokens, ids, clock, settings, logger).
+	h := account.NewSignInHandler(credentials, sessions, verifications, hasher, mailer, audit.Events(), tokens, ids, clock, settings, logger).
 		UseSecondFactor(challenges).UseSSO(router, audit)
 	return h, func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

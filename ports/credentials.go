@@ -17,6 +17,13 @@ type CredentialRepository interface {
 	// Get returns the credential of userID, or an error of kind
 	// domain.KindNotFound when the user has no password.
 	Get(ctx context.Context, userID domain.UserID) (*domain.Credential, error)
+	// GetByEmail returns the user at email with their credential (nil when
+	// they have no password), or an error of kind domain.KindNotFound when
+	// no user has the address. It is what a password sign-in reads: one
+	// read, whose work does not depend on whether the user or the
+	// credential exists, so that its time cannot tell a known address from
+	// an unknown one.
+	GetByEmail(ctx context.Context, email domain.Email) (*domain.User, *domain.Credential, error)
 	// Update loads the credential, applies fn and saves it atomically: no
 	// concurrent Update is lost (failed-attempt counts stay exact). If fn
 	// returns an error nothing is saved and that error is returned. A missing

@@ -49,6 +49,48 @@ func BenchmarkUserLookup(b *testing.B) {
 	}
 }
 
+// BenchmarkCredentialLookup measures the password sign-in's one read
+// (CredentialRepository.GetByEmail) for a known and an unknown address on
+// tables of growing size: the cost should stay flat from rows=1000 to
+// rows=100000, and the two should cost about the same (the row against
+// NULLs; the timing test's margin quotes the gap).
+//
+//	go test -run '^$' -bench CredentialLookup -benchtime 2000x ./adapters/gormstore/
+func BenchmarkCredentialLookup(b *testing.B) {
+	for _, rows := range []int{1_000, 100_000} {
+		for _, dialect := range []gormstore.Dialect{gormstore.DialectSQLite, gormstore.DialectPostgres} {
+			b.Run(fmt.Sprintf("dialect=%s/rows=%d", dialect, rows), func(b *testing.B) {
+				u := gormtest.SQLiteURL(b)
+				if dialect == gormstore.DialectPostgres {
+					u = gormtest.PostgresURL(b)
+				}
+				db := gormtest.Open(b, u)
+				repo := gormstore.NewCredentialRepository(db)
+				seedPageUsers(b, db, dialect, rows)
+				ctx := context.Background()
+				known := domain.NewCredential("user-00000007", "$argon2id$v=19$m=1024,t=1,p=1$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g", time.Now())
+				if err := repo.Put(ctx, known); err != nil {
+					b.Fatal(err)
+				}
+				b.Run("known", func(b *testing.B) {
+					for b.Loop() {
+						if _, c, err := repo.GetByEmail(ctx, "user7@example.com"); err != nil || c == nil {
+							b.Fatalf("GetByEmail(known) = %v, %v", c, err)
+						}
+					}
+				})
+				b.Run("unknown", func(b *testing.B) {
+					for b.Loop() {
+						if _, _, err := repo.GetByEmail(ctx, "nobody@example.com"); err == nil {
+							b.Fatal("GetByEmail(unknown) found someone")
+						}
+					}
+				})
+			})
+		}
+	}
+}
+
 // BenchmarkSessionLookup measures GetByTokenHash, which every authenticated
 // request runs: one query joining the session to its user through two unique
 // indexes, so the cost should stay flat from rows=1000 to rows=100000.

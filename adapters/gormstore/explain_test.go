@@ -111,3 +111,41 @@ func readPlan(t *testing.T, rows *sql.Rows) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// TestSignInLookup_uses_indexes proves that a password sign-in's one read
+// reaches the user through users_email_key and the credential through its
+// primary key: no table is scanned, only the one-row probe it starts from.
+func TestSignInLookup_uses_indexes(t *testing.T) {
+	t.Parallel()
+	gormtest.Dialects(t, func(t *testing.T, newURL gormtest.NewURLFunc) {
+		db := gormtest.Open(t, newURL(t))
+		dialect := gormstore.DialectOf(db)
+		seedPageUsers(t, db, dialect, planRows(dialect, 20_000))
+		if err := db.Exec(`INSERT INTO credentials (user_id, hash, failed_attempts, updated_at)
+SELECT id, 'hash', 0, created_at FROM users`).Error; err != nil {
+			t.Fatal(err)
+		}
+		analyze(db, "users")
+		analyze(db, "credentials")
+		plan := explain(t, db, dialect, gormstore.SignInLookupSQL, "user1234@example.com")
+		t.Logf("plan:\n%s", plan)
+		if !strings.Contains(plan, "users_email_key") {
+			t.Errorf("the lookup does not use users_email_key")
+		}
+		if !strings.Contains(plan, "credentials_pkey") && !strings.Contains(plan, "sqlite_autoindex_credentials_1") {
+			t.Errorf("the lookup does not reach the credential through its primary key")
+		}
+		switch dialect {
+		case gormstore.DialectSQLite:
+			for _, line := range strings.Split(plan, "\n") {
+				if l := strings.TrimSpace(line); strings.HasPrefix(l, "SCAN") && !strings.HasPrefix(l, "SCAN p") && !strings.Contains(l, "CONSTANT ROW") {
+					t.Errorf("the lookup scans a table: %s", line)
+				}
+			}
+		default:
+			if strings.Contains(plan, "Seq Scan") {
+				t.Errorf("the lookup scans a table sequentially")
+			}
+		}
+	})
+}

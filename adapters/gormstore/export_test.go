@@ -7,3 +7,7 @@ const SessionLookupSQL = sessionLookupSQL
 
 // Transaction exposes the bounded transaction every repository runs in.
 var Transaction = transaction
+
+// SignInLookupSQL exposes the sign-in lookup (CredentialRepository.GetByEmail)
+// so that the external tests can EXPLAIN it.
+const SignInLookupSQL = signInLookupSQL

@@ -54,6 +54,21 @@ func (r *CredentialRepository) Get(ctx context.Context, userID domain.UserID) (*
 	return copyCredential(c), nil
 }
 
+// GetByEmail implements ports.CredentialRepository.
+func (r *CredentialRepository) GetByEmail(ctx context.Context, email domain.Email) (*domain.User, *domain.Credential, error) {
+	defer r.db.runlock(r.db.rlock(ctx))
+	id, ok := r.db.userByEmail[email]
+	if !ok {
+		return nil, nil, ports.ErrUserNotFound
+	}
+	u := copyUser(r.db.users[id])
+	c, ok := r.db.credentials[id]
+	if !ok {
+		return u, nil, nil
+	}
+	return u, copyCredential(c), nil
+}
+
 // Update implements ports.CredentialRepository. It holds the write lock while
 // fn runs, which is what makes concurrent updates serialise.
 func (r *CredentialRepository) Update(ctx context.Context, userID domain.UserID, fn func(c *domain.Credential) error) error {

@@ -38,7 +38,6 @@ type SignInResult struct {
 
 // SignInHandler handles SignIn.
 type SignInHandler struct {
-	users       ports.UserRepository
 	credentials ports.CredentialRepository
 	hasher      ports.PasswordHasher
 	issuer      usecase.SessionIssuer
@@ -69,15 +68,15 @@ func (h *SignInHandler) UseSecondFactor(challenges ports.MFAChallengeRepository)
 
 // NewSignInHandler returns a SignInHandler. logger (slog.Default() when nil)
 // receives the failed attempts that could not be written.
-func NewSignInHandler(users ports.UserRepository, credentials ports.CredentialRepository, sessions ports.SessionRepository,
+func NewSignInHandler(credentials ports.CredentialRepository, sessions ports.SessionRepository,
 	verifications ports.VerificationRepository, hasher ports.PasswordHasher, mailer ports.Mailer, events *usecase.Events, tokens ports.TokenGenerator,
 	ids ports.IDGenerator, clock ports.Clock, settings usecase.AuthSettings, logger *slog.Logger) *SignInHandler {
-	usecase.MustHave(users, credentials, sessions, verifications, hasher, mailer, tokens, ids, clock)
+	usecase.MustHave(credentials, sessions, verifications, hasher, mailer, tokens, ids, clock)
 	if logger == nil {
 		logger = slog.Default()
 	}
 	return &SignInHandler{
-		users: users, credentials: credentials, hasher: hasher, settings: settings,
+		credentials: credentials, hasher: hasher, settings: settings,
 		issuer:   usecase.NewSessionIssuer(sessions, events, tokens, ids, clock, settings.Sessions),
 		links:    usecase.NewLinkSender(verifications, mailer, tokens, ids, clock, settings),
 		failures: &failureRecorder{credentials: credentials, clock: clock, lockout: settings.Lockout, logger: logger},
@@ -86,8 +85,9 @@ func NewSignInHandler(users ports.UserRepository, credentials ports.CredentialRe
 
 // Handle checks the password and starts a session. Every refusal before the
 // password is known to be right (no such user, no password, a locked
-// account, a wrong password) answers alike and costs one hash, one user
-// read and one credential read, and a wrong password is counted after the
+// account, a wrong password) answers alike and costs one hash and one read
+// (CredentialRepository.GetByEmail, the same work for an unknown address),
+// and a wrong password is counted after the
 // answer, so neither the answer nor its timing reveals whether the address
 // has an account.
 func (h *SignInHandler) Handle(ctx context.Context, cmd SignIn) (res *SignInResult, err error) {
@@ -177,32 +177,18 @@ func (h *SignInHandler) Handle(ctx context.Context, cmd SignIn) (res *SignInResu
 // ctx ends. Call it before the stores close.
 func (h *SignInHandler) Wait(ctx context.Context) error { return h.failures.wait(ctx) }
 
-// lookup returns the user and credential for email, or nils when either is missing.
+// lookup returns the user and credential for email, or nils when either is
+// missing, in one read that costs the same for an unknown address.
 func (h *SignInHandler) lookup(ctx context.Context, email domain.Email) (*domain.User, *domain.Credential, error) {
-	u, err := h.users.GetByEmail(ctx, email)
+	u, cred, err := h.credentials.GetByEmail(ctx, email)
 	if errors.Is(err, domain.ErrNotFound) {
-		// Read a credential nobody has, so that an unknown address costs
-		// the same two reads as a known one.
-		if _, err := h.credentials.Get(ctx, noUser); err != nil && !errors.Is(err, domain.ErrNotFound) {
-			return nil, nil, err
-		}
 		return nil, nil, nil
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	cred, err := h.credentials.Get(ctx, u.ID())
-	if errors.Is(err, domain.ErrNotFound) {
-		return u, nil, nil
 	}
 	if err != nil {
 		return nil, nil, err
 	}
 	return u, cred, nil
 }
-
-// noUser is a user id no user has.
-const noUser = domain.UserID("")
 
 // verify reports whether password is cred's, as passwordCheck.verify does,
 // but counts a wrong password after the answer (see failureRecorder). Only

@@ -34,7 +34,7 @@ func TestSignIn_failed_attempts_are_written_after_the_answer(t *testing.T) {
 	w.MustSignUp(t, "ada@example.com")
 	creds := gatedCredentials{w.Creds, make(chan struct{})}
 	hasher := passwordhash.New(passwordhash.Params{MemoryKiB: 1024, Iterations: 1, Parallelism: 1}, 4)
-	signIn := account.NewSignInHandler(w.Users, creds, memory.NewSessionRepository(w.DB), memory.NewVerificationRepository(w.DB),
+	signIn := account.NewSignInHandler(creds, memory.NewSessionRepository(w.DB), memory.NewVerificationRepository(w.DB),
 		hasher, w.Mail, w.Events, system.NewTokenGenerator(), system.NewIDGenerator(), w.Clock, w.Settings, nil)
 
 	// The writes are held back; each wrong password must still be answered.

@@ -39,7 +39,7 @@ func newTFWorld(t *testing.T) *tfWorld {
 	tokens, ids := system.NewTokenGenerator(), system.NewIDGenerator()
 	w.tf = account.NewTwoFactorHandler(w.Users, w.Creds, memory.NewTwoFactorRepository(w.DB), challenges, links, w.Mail, sealer, sessions,
 		hasher, memory.NewPasskeyRepository(w.DB), tokens, ids, w.Clock, w.AuditorOf(memory.NewAuditLog(w.DB)), w.Settings)
-	w.signIn = account.NewSignInHandler(w.Users, w.Creds, sessions, links, hasher, w.Mail, w.Events, tokens, ids, w.Clock, w.Settings, nil).
+	w.signIn = account.NewSignInHandler(w.Creds, sessions, links, hasher, w.Mail, w.Events, tokens, ids, w.Clock, w.Settings, nil).
 		UseSecondFactor(challenges)
 	up := w.MustSignUp(t, "ada@example.com")
 	w.p = usecase.Principal{User: up.User, Session: up.Session}

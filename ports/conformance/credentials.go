@@ -34,6 +34,9 @@ func RunCredentialRepository(t *testing.T, newStores func(t *testing.T) Stores) 
 		{"returned_values_are_copies", testCredentialCopies},
 		{"put_creates_then_replaces_the_credential", testCredentialPut},
 		{"put_for_a_missing_user_is_not_found", testCredentialPutMissingUser},
+		{"get_by_email_returns_the_user_and_their_credential", testCredentialGetByEmail},
+		{"get_by_email_of_a_user_without_password_has_no_credential", testCredentialGetByEmailNoPassword},
+		{"get_by_email_of_an_unknown_address_is_not_found", testCredentialGetByEmailUnknown},
 	}
 	for _, tt := range tests {
 		t.Run("contract=CredentialRepository/"+tt.name, func(t *testing.T) {
@@ -305,5 +308,52 @@ func testCredentialPutMissingUser(t *testing.T, s Stores) {
 	err := s.Credentials.Put(context.Background(), domain.NewCredential("ghost", testHash, baseTime))
 	if !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("Put for a missing user: %v, want not found", err)
+	}
+}
+
+func testCredentialGetByEmail(t *testing.T, s Stores) {
+	ctx := context.Background()
+	locked := time.Date(2026, 7, 8, 9, 10, 11, 123456000, time.UTC)
+	u := mustUser(t, "u1", "ada@example.com")
+	c := domain.RehydrateCredential("u1", testHash, 2, locked, baseTime)
+	if err := s.Credentials.CreateUser(ctx, u, c); err != nil {
+		t.Fatal(err)
+	}
+	mustCreateUserWithPassword(t, s, "u2") // another user, another credential
+	gotUser, got, err := s.Credentials.GetByEmail(ctx, "ada@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertSameUser(t, gotUser, u)
+	if got == nil {
+		t.Fatal("credential = nil, want ada's")
+	}
+	assertSameCredential(t, got, c)
+}
+
+func testCredentialGetByEmailNoPassword(t *testing.T, s Stores) {
+	mustCreateUsers(t, s, "u1")
+	mustCreateUserWithPassword(t, s, "u2")
+	u, c, err := s.Credentials.GetByEmail(context.Background(), "u1@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u == nil || u.ID() != "u1" {
+		t.Fatalf("user = %v, want u1", u)
+	}
+	if c != nil {
+		t.Fatalf("credential = %s, want none: u1 has no password", describeCredential(c))
+	}
+}
+
+func testCredentialGetByEmailUnknown(t *testing.T, s Stores) {
+	ctx := context.Background()
+	_, _, err := s.Credentials.GetByEmail(ctx, "nobody@example.com")
+	mustBeKind(t, err, domain.ErrNotFound)
+	mustCreateUserWithPassword(t, s, "u1")
+	u, c, err := s.Credentials.GetByEmail(ctx, "nobody@example.com")
+	mustBeKind(t, err, domain.ErrNotFound)
+	if u != nil || c != nil {
+		t.Fatalf("GetByEmail(unknown) = %v, %v; want nothing", u, c)
 	}
 }

@@ -57,6 +57,37 @@ func median(xs []float64) float64 {
 	return (xs[n/2-1] + xs[n/2]) / 2
 }
 
+// shift returns the Hodges-Lehmann estimate of how much a's values exceed
+// b's: the median of every difference a[i] − b[j]. It is the size of the
+// difference whose presence the U test judges.
+func shift(a, b []float64) float64 {
+	d := make([]float64, 0, len(a)*len(b))
+	for _, x := range a {
+		for _, y := range b {
+			d = append(d, x-y)
+		}
+	}
+	return median(d)
+}
+
+// Ensure the shift estimate is the median of the pairwise differences:
+// {1, 2, 10} − {0, 1} has differences 1, 0, 2, 1, 10, 9, whose median is 1.5,
+// and a sample shifted by a constant is estimated at that constant.
+func TestShift_known_examples(t *testing.T) {
+	t.Parallel()
+	if got := shift([]float64{1, 2, 10}, []float64{0, 1}); got != 1.5 {
+		t.Errorf("shift = %v, want 1.5", got)
+	}
+	b := []float64{3, 1, 4, 1, 5, 9, 2, 6}
+	a := make([]float64, len(b))
+	for i, v := range b {
+		a[i] = v + 0.25
+	}
+	if got := shift(a, b); got != 0.25 {
+		t.Errorf("shift of a sample moved by 0.25 = %v, want 0.25", got)
+	}
+}
+
 // Ensure the U test matches worked examples: two samples that do not
 // overlap, and one with ties, whose U was counted pair by pair (4 × 4 pairs:
 // 0 + 0.5 + 0.5 + 1.5) and whose variance was worked out by hand with the tie

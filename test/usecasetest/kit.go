@@ -140,7 +140,7 @@ func NewWorld(t *testing.T, requireVerification bool) *World {
 	w.jobs = jobs.NewQueue(10, 0, nil)
 	t.Cleanup(func() { _ = w.jobs.Close(context.Background()) })
 	w.SignUp = account.NewSignUpHandler(w.Creds, sessions, links, hasher, noBlocklist{}, w.Mail, w.Events, tokens, ids, w.Clock, w.Settings)
-	w.SignIn = account.NewSignInHandler(w.Users, w.Creds, sessions, links, hasher, w.Mail, w.Events, tokens, ids, w.Clock, w.Settings, nil)
+	w.SignIn = account.NewSignInHandler(w.Creds, sessions, links, hasher, w.Mail, w.Events, tokens, ids, w.Clock, w.Settings, nil)
 	w.Auth = account.NewAuthenticateHandler(sessions, nil, w.Clock, w.Settings)
 	w.Reset = account.NewResetPasswordHandler(w.Users, w.Creds, sessions, links, hasher, noBlocklist{}, w.Mail, w.Events, tokens, ids, w.Clock, w.jobs, w.Settings)
 	return w

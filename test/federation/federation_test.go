@@ -1,6 +1,7 @@
 package federation
 
 import (
+	"bytes"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -57,6 +58,17 @@ func TestFederation_sign_in_through_a_second_gatehouse(t *testing.T) {
 				AccessToken string `json:"accessToken"`
 			}
 			harness.MustUnmarshal(t, []byte(page.Body), &tok)
+			// At rest the upstream tokens are sealed: the row holds neither
+			// the access token nor any long stretch of it.
+			if w.A.DatabaseURL != "" {
+				var sealed []byte
+				if err := harness.MustDB(t, w.A).Raw("SELECT sealed_tokens FROM linked_accounts WHERE id = ?", accountID).Row().Scan(&sealed); err != nil {
+					t.Fatal(err)
+				}
+				if len(sealed) == 0 || len(tok.AccessToken) < 16 || bytes.Contains(sealed, []byte(tok.AccessToken[:16])) {
+					t.Fatalf("linked_accounts.sealed_tokens (%d bytes) holds the upstream access token in the clear", len(sealed))
+				}
+			}
 			ui := (&harness.Client{T: t, App: w.B, Cookies: map[string]string{}, HTTP: w.B.Client()}).Get("/api/auth/oauth2/userinfo", "Authorization", "Bearer "+tok.AccessToken)
 			if ui.Status != http.StatusOK || !strings.Contains(string(ui.Body), "uma@upstream.example") {
 				t.Fatalf("B's userinfo with A's upstream token: %d %s", ui.Status, ui.Body)

@@ -13,7 +13,9 @@ import (
 // account: reset and verification requests for a known and an unknown
 // address answer alike, and sign-up for a taken address answers like one
 // for a free address; a refused sign-up creates nothing, and the accepted
-// sign-ups' mails arrive once the server recovers.
+// sign-ups' mails arrive once the server recovers. Filled the other way
+// round, by sign-ups for the taken address, the queue refuses a free
+// address's sign-up at the same point.
 func TestFramework_full_mail_queue_reveals_no_account(t *testing.T) {
 	t.Parallel()
 	env := map[string]string{"GATEHOUSE_RATE_LIMIT": "off", "GATEHOUSE_MAIL_QUEUE_SIZE": "2"}
@@ -76,5 +78,36 @@ func TestFramework_full_mail_queue_reveals_no_account(t *testing.T) {
 		harness.MustOK(t, r)
 		harness.MustLink(t, app, refused, "Verify your email address")
 		harness.MustNoMail(t, app, refused, "Someone tried to sign up")
+
+		// The other way round, from an empty queue: sign-ups for the taken
+		// address, each of which mails its owner, fill the queue; once one
+		// is refused, one for a free address is refused too. A taken
+		// address's mail sent beside its reserved place, not through it,
+		// would be refused with one place left, which the free address's
+		// sign-up would then get. The reset and verification mails asked
+		// for above are waited for first, so that no background job takes
+		// a place meanwhile.
+		harness.MustLink(t, app, owner, "Reset your")
+		for deadline := time.Now().Add(harness.MailWait); len(harness.MailsTo(app, accepted[0], "Verify your email address")) < 2; {
+			if time.Now().After(deadline) {
+				t.Fatalf("the second verification mail to %s did not come", accepted[0])
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		app.Mail.Hang()
+		var fullTaken *harness.Response
+		for range 20 {
+			r := c.Post("/api/auth/sign-up/email", harness.MustJSON(t, map[string]string{"name": "Mallory", "email": owner, "password": "another good passphrase"}))
+			if r.Status == http.StatusServiceUnavailable {
+				fullTaken = r
+				break
+			}
+			harness.MustOK(t, r)
+		}
+		if fullTaken == nil {
+			t.Fatalf("20 sign-ups for a taken address with the SMTP server hanging and a queue of 2 were all accepted")
+		}
+		late := c.Post("/api/auth/sign-up/email", harness.MustJSON(t, map[string]string{"name": "Late", "email": "late@example.com", "password": pw}))
+		mustSameAnswer("sign-up for a taken address, then a free one", fullTaken, late)
 	})
 }

@@ -114,7 +114,7 @@ func mustServiceKeyAudit(t testing.TB, admin *harness.Client, keyID, target stri
 // naming its location; every write is audited with the key as the actor.
 func TestBackendOrganizations_lifecycle(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		k, admin, keyID := harness.MustOrgKey(t, app)
 		owner, ownerID := harness.MustPlainUser(t, app, "Olive Owner", "olive@example.com", harness.UserPassword)
 
@@ -197,7 +197,7 @@ func TestBackendOrganizations_lifecycle(t *testing.T) {
 // (403), and cookies of a signed-in owner count for nothing.
 func TestBackendOrganizations_need_a_key_with_the_scope(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, []harness.Store{harness.StoreMemory}, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, []harness.Store{harness.StoreMemory}, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		rw, admin, _ := harness.MustOrgKey(t, app)
 		owner, ownerID := harness.MustPlainUser(t, app, "Olive Owner", "olive@example.com", harness.UserPassword)
 		id := harness.MustID(t, mustCreateTrustedOrg(t, rw, "Acme", "acme", ownerID))
@@ -223,7 +223,7 @@ func TestBackendOrganizations_need_a_key_with_the_scope(t *testing.T) {
 // naming them.
 func TestBackendOrganizations_paging(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		k, _, _ := harness.MustOrgKey(t, app)
 		_, ownerID := harness.MustPlainUser(t, app, "Olive Owner", "olive@example.com", harness.UserPassword)
 		var want []string
@@ -267,7 +267,7 @@ func TestBackendOrganizations_paging(t *testing.T) {
 // members of another organization are 404 here.
 func TestBackendOrganizations_members(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		k, admin, keyID := harness.MustOrgKey(t, app)
 		_, ownerID := harness.MustPlainUser(t, app, "Olive Owner", "olive@example.com", harness.UserPassword)
 		bob, bobID := harness.MustPlainUser(t, app, "Bob Member", "bob@example.com", harness.UserPassword)
@@ -352,7 +352,7 @@ func TestBackendOrganizations_members(t *testing.T) {
 // the link no longer works.
 func TestBackendOrganizations_invitations(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		k, admin, keyID := harness.MustOrgKey(t, app)
 		_, ownerID := harness.MustPlainUser(t, app, "Olive Owner", "olive@example.com", harness.UserPassword)
 		_, strangerID := harness.MustPlainUser(t, app, "Sam Stranger", "sam@example.com", harness.UserPassword)

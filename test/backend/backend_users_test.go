@@ -28,7 +28,7 @@ func userEmails(users []map[string]any) []string {
 // memberships go with them.
 func TestBackendUsers_create_get_update_delete(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		k, _, _ := harness.MustUsersKey(t, app)
 		x := k.APIKey()
 
@@ -142,7 +142,7 @@ func TestBackendUsers_create_get_update_delete(t *testing.T) {
 // or query), and that a key needs the route's scope.
 func TestBackendUsers_malformed_input_and_scopes(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		k, admin, _ := harness.MustUsersKey(t, app)
 		id := harness.MustID(t, harness.MustCreateBackendUser(t, k, map[string]any{"email": "ada@example.com", "name": "Ada"}))
 		big := map[string]any{"k": strings.Repeat("x", 8192)}
@@ -222,7 +222,7 @@ func TestBackendUsers_malformed_input_and_scopes(t *testing.T) {
 // take % and _ literally, banned, organization and the creation range.
 func TestBackendUsers_list_filters_and_paging(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		k, admin, _ := harness.MustUsersKey(t, app)
 		var created []map[string]any // oldest first
 		for i := range 23 {
@@ -332,7 +332,7 @@ func TestBackendUsers_list_filters_and_paging(t *testing.T) {
 // expiry, and the password policy applies to the new password.
 func TestBackendUsers_ban_sessions_password(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		k, _, _ := harness.MustUsersKey(t, app)
 		x := k.APIKey()
 		id := harness.MustID(t, harness.MustCreateBackendUser(t, k, map[string]any{"email": "ada@example.com", "name": "Ada", "password": harness.UserPassword}))
@@ -408,7 +408,7 @@ func TestBackendUsers_ban_sessions_password(t *testing.T) {
 // as the actor, the user as the target, and its outcome.
 func TestBackendUsers_audit_log(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		k, admin, keyID := harness.MustUsersKey(t, app)
 		id := harness.MustID(t, harness.MustCreateBackendUser(t, k, map[string]any{"email": "ada@example.com", "name": "Ada"}))
 		path := harness.UsersPath + "/" + id

@@ -23,7 +23,7 @@ func dnsForEachStore(t *testing.T, env map[string]string, fn func(t *testing.T, 
 		t.Run("store="+string(s), func(t *testing.T) {
 			t.Parallel()
 			dns := dnstest.Start(t)
-			app := harness.MustStartFramework(t, s, harness.Env(env, map[string]string{"GATEHOUSE_DNS_NAMESERVER": dns.Addr()}))
+			app := harness.MustStart(t, s, harness.Env(env, map[string]string{"GATEHOUSE_DNS_NAMESERVER": dns.Addr()}))
 			k := mustDomainKit(t, app)
 			harness.StartDomainVerifier(t, app)
 			fn(t, k, dns)

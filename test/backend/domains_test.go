@@ -28,7 +28,7 @@ func mustDomainKit(t *testing.T, app *harness.App) *harness.DomainKit {
 // any spelling of its hostname finds it.
 func TestDomains_create_and_read(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		k := mustDomainKit(t, app)
 		org := k.MustOrg("Acme", "acme")
 
@@ -90,7 +90,7 @@ func TestDomains_create_and_read(t *testing.T) {
 // hostname at body.hostname, and unknown or mistyped fields.
 func TestDomains_create_refuses_bad_input(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		k := mustDomainKit(t, app)
 		label63 := strings.Repeat("a", 63)
 		bad := map[string]string{
@@ -147,7 +147,7 @@ func TestDomains_create_refuses_bad_input(t *testing.T) {
 // (204) frees the hostname; deleting an organization deletes its domains.
 func TestDomains_conflicts_not_found_and_delete(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		k := mustDomainKit(t, app)
 		orgA, orgB := k.MustOrg("Acme", "acme"), k.MustOrg("Globex", "globex")
 		first := k.MustCreate("taken.example.com", orgA)
@@ -199,7 +199,7 @@ func TestDomains_conflicts_not_found_and_delete(t *testing.T) {
 // organization and status, and refuses bad parameters at their location.
 func TestDomains_list(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		k := mustDomainKit(t, app)
 		orgA, orgB := k.MustOrg("Acme", "acme"), k.MustOrg("Globex", "globex")
 		var all []string // newest first

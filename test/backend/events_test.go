@@ -76,7 +76,7 @@ var (
 // carrying the object the trusted API shows for what changed, and never a
 // secret.
 func TestEvents_each_change_writes_its_events(t *testing.T) {
-	harness.FwForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		admin, adminID := harness.MustAdmin(t, app)
 		harness.DrainEvents(t, app)
 
@@ -249,10 +249,10 @@ func mustStartFaulty(t *testing.T, s harness.Store, what string) (*harness.App, 
 		} else {
 			faults.AuditLog = func(l ports.AuditLog) ports.AuditLog { return failingAuditLog{AuditLog: l, armed: armed} }
 		}
-		app := harness.MustStartFrameworkWith(t, s, harness.AdminEnv, faults)
+		app := harness.MustStartWith(t, s, harness.AdminEnv, faults)
 		return app, atomicityFault{arm: func() { armed.Store(true) }, disarm: func() { armed.Store(false) }}
 	}
-	app := harness.MustStartFramework(t, s, harness.AdminEnv)
+	app := harness.MustStart(t, s, harness.AdminEnv)
 	db := harness.MustDB(t, app)
 	exec := func(sql string) {
 		t.Helper()

@@ -96,7 +96,7 @@ func TestWebhooks_trusted_management(t *testing.T) {
 // 500, and never echo the value.
 func TestWebhooks_refuses_bad_registrations(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		k := harness.MustWebhookKit(t, app)
 		for _, url := range []string{"http://hooks.example.com/in", "https://127.0.0.1/in", "https://[::1]/in", "https://[::ffff:10.0.0.1]/in",
 			"https://169.254.169.254/latest", "https://100.64.0.1/", "https://224.0.0.1/", "https://0.0.0.0/", "https://user:pw@hooks.example.com/",
@@ -170,8 +170,8 @@ func TestWebhooks_admin_management(t *testing.T) {
 // payload {type, timestamp, data}, data referring to a schema.
 func TestWebhooks_contract_documents_every_event(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStart(t, harness.StoreMemory, harness.MustConfig(t, nil))
-	doc := harness.Do(t, app, http.MethodGet, "/api/backend-openapi.json", "").JSON(t)
+	app := harness.MustStart(t, harness.StoreMemory, nil)
+	doc := app.Do(t, http.MethodGet, "/api/backend-openapi.json", "").JSON(t)
 	if doc["openapi"] != "3.1.0" {
 		t.Fatalf("openapi = %v", doc["openapi"])
 	}

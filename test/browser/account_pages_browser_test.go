@@ -18,7 +18,7 @@ import (
 // unset); the test logs their paths.
 func TestAccountPages_browser(t *testing.T) {
 	forBrowserStores(t, harness.StoresOnce, "account", func(t *testing.T, s harness.Store, chromium, dir string) {
-		app := harness.MustStartFramework(t, s, harness.FwQuick)
+		app := harness.MustStart(t, s, harness.FwQuick)
 		accountBrowser(t, app, chromium, dir)
 	})
 }

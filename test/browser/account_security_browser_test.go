@@ -35,9 +35,9 @@ func accountSecurityBrowser(t *testing.T, s harness.Store, chromium, dir string)
 		provider = "gatehouse-b"
 		email    = "uma@example.com"
 	)
-	a := harness.MustStartFramework(t, s, harness.Env(harness.AdminEnv, map[string]string{"GATEHOUSE_BASE_URL": "http://localhost:{port}",
+	a := harness.MustStart(t, s, harness.Env(harness.AdminEnv, map[string]string{"GATEHOUSE_BASE_URL": "http://localhost:{port}",
 		"GATEHOUSE_PASSKEY_ORIGINS": "http://localhost:{port}"}))
-	b := harness.MustStartFramework(t, harness.StoreMemory, harness.Env(harness.AdminEnv, map[string]string{"GATEHOUSE_COOKIE_PREFIX": "upstream"}))
+	b := harness.MustStart(t, harness.StoreMemory, harness.Env(harness.AdminEnv, map[string]string{"GATEHOUSE_COOKIE_PREFIX": "upstream"}))
 	aBase := a.Cfg.HTTP.BaseURL
 	adminB, _ := harness.MustAdmin(t, b)
 	client := harness.MustRegisterStrictClient(t, adminB, "Gatehouse A", "confidential", true, aBase+"/api/auth/callback/"+provider)

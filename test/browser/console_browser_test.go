@@ -28,7 +28,7 @@ import (
 // temporary directory when unset); the test logs their paths.
 func TestConsole_browser(t *testing.T) {
 	forBrowserStores(t, harness.StoresOnce, "console", func(t *testing.T, s harness.Store, chromium, dir string) {
-		app := harness.MustStartFramework(t, s, harness.AdminEnv)
+		app := harness.MustStart(t, s, harness.AdminEnv)
 		consoleBrowser(t, app, chromium, dir)
 	})
 }

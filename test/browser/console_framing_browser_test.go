@@ -22,7 +22,7 @@ import (
 // the test would see a frame that is allowed.
 func TestConsole_browser_refuses_framing(t *testing.T) {
 	forBrowserStores(t, harness.StoresOnce, "console-framing", func(t *testing.T, s harness.Store, chromium, dir string) {
-		app := harness.MustStartFramework(t, s, harness.AdminEnv)
+		app := harness.MustStart(t, s, harness.AdminEnv)
 		harness.MustVerifiedUser(t, app, "Root Admin", harness.AdminEmail, harness.StrictPassword)
 		tb := newTab(t, chromium, dir)
 		oidcBrowserNavigate(t, tb.ctx, app.URL+"/console/users")

@@ -22,7 +22,7 @@ import (
 // logs their paths.
 func TestConsoleKeys_browser(t *testing.T) {
 	forBrowserStores(t, harness.StoresOnce, "console-keys", func(t *testing.T, s harness.Store, chromium, dir string) {
-		app := harness.MustStartFramework(t, s, harness.AdminEnv)
+		app := harness.MustStart(t, s, harness.AdminEnv)
 		consoleKeysBrowser(t, app, chromium, dir)
 	})
 }

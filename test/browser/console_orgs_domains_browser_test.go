@@ -25,7 +25,7 @@ func TestConsoleOrgsDomains_browser(t *testing.T) {
 	forBrowserStores(t, harness.StoresOnce, "console-orgs-domains", func(t *testing.T, s harness.Store, chromium, dir string) {
 		dns := dnstest.Start(t)
 		// Checks every 50 ms; a pending domain has a minute to verify.
-		app := harness.MustStartFramework(t, s, harness.Env(harness.AdminEnv, map[string]string{"GATEHOUSE_DNS_NAMESERVER": dns.Addr(),
+		app := harness.MustStart(t, s, harness.Env(harness.AdminEnv, map[string]string{"GATEHOUSE_DNS_NAMESERVER": dns.Addr(),
 			"GATEHOUSE_DOMAIN_CHECK_INTERVAL": "50ms", "GATEHOUSE_DOMAIN_CHECK_MAX_INTERVAL": "200ms", "GATEHOUSE_DOMAIN_VERIFICATION_WINDOW": "1m"}))
 		harness.StartDomainVerifier(t, app)
 		orgsDomainsBrowser(t, app, dns, chromium, dir)

@@ -20,7 +20,7 @@ import (
 // (a temporary directory when unset); the test logs their paths.
 func TestConsoleOverviewAudit_browser(t *testing.T) {
 	forBrowserStores(t, harness.StoresOnce, "console-overview-audit", func(t *testing.T, s harness.Store, chromium, dir string) {
-		app := harness.MustStartFramework(t, s, harness.AdminEnv)
+		app := harness.MustStart(t, s, harness.AdminEnv)
 		consoleOverviewAuditBrowser(t, app, chromium, dir)
 	})
 }

@@ -74,7 +74,7 @@ func TestExplorer_lists_the_three_contracts(t *testing.T) {
 		t.Skip("browser test skipped in -short mode")
 	}
 	chromium := chromiumPath(t)
-	app := harness.MustStart(t, harness.StoreMemory, harness.MustConfig(t, nil))
+	app := harness.MustStart(t, harness.StoreMemory, nil)
 
 	// What each contract's document says, read over plain HTTP: its title
 	// tells which contract the explorer is showing, and its paths are what
@@ -244,9 +244,9 @@ type openAPIDoc struct {
 }
 
 // fetchOpenAPI reads the OpenAPI document at path.
-func fetchOpenAPI(t *testing.T, app *harness.TestApp, path string) openAPIDoc {
+func fetchOpenAPI(t *testing.T, app *harness.App, path string) openAPIDoc {
 	t.Helper()
-	r := harness.Do(t, app, http.MethodGet, path, "")
+	r := app.Do(t, http.MethodGet, path, "")
 	harness.MustStatus(t, r, http.StatusOK)
 	var body struct {
 		Info     struct{ Title string }

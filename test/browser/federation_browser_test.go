@@ -45,8 +45,8 @@ func TestFederationBrowser_sign_in_through_a_second_gatehouse(t *testing.T) {
 		name     = "Uma Upstream"
 		email    = "uma@upstream.example"
 	)
-	a := harness.MustStartFramework(t, harness.StoreSQLite, harness.Env(harness.AdminEnv, map[string]string{"GATEHOUSE_BASE_URL": "http://localhost:{port}"}))
-	b := harness.MustStartFramework(t, harness.StoreMemory, harness.Env(harness.AdminEnv, map[string]string{"GATEHOUSE_COOKIE_PREFIX": "upstream"}))
+	a := harness.MustStart(t, harness.StoreSQLite, harness.Env(harness.AdminEnv, map[string]string{"GATEHOUSE_BASE_URL": "http://localhost:{port}"}))
+	b := harness.MustStart(t, harness.StoreMemory, harness.Env(harness.AdminEnv, map[string]string{"GATEHOUSE_COOKIE_PREFIX": "upstream"}))
 	aBase, bBase := a.Cfg.HTTP.BaseURL, b.Cfg.HTTP.BaseURL
 	if au, bu := mustParseURL(t, aBase), mustParseURL(t, bBase); au.Hostname() != "localhost" || bu.Hostname() != "127.0.0.1" {
 		t.Fatalf("A is %s and B %s: want A on localhost and B on 127.0.0.1", aBase, bBase)

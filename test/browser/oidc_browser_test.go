@@ -141,7 +141,7 @@ func TestOIDCBrowser_signs_in_on_the_hosted_pages(t *testing.T) {
 		t.Skip("browser test skipped in -short mode")
 	}
 	chromium := chromiumPath(t)
-	app := harness.MustStartFramework(t, harness.StoreSQLite, harness.AdminEnv)
+	app := harness.MustStart(t, harness.StoreSQLite, harness.AdminEnv)
 	issuer := app.URL + "/api/auth"
 	rp := newOIDCRP(t, issuer)
 	redirect := rp.URL + "/callback"
@@ -271,7 +271,7 @@ func TestOIDCBrowser_second_factor_page(t *testing.T) {
 		t.Skip("browser test skipped in -short mode")
 	}
 	chromium := chromiumPath(t)
-	app := harness.MustStartFramework(t, harness.StoreSQLite, harness.AdminEnv)
+	app := harness.MustStart(t, harness.StoreSQLite, harness.AdminEnv)
 	issuer := app.URL + "/api/auth"
 	rp := newOIDCRP(t, issuer)
 	rp.showAuth = true

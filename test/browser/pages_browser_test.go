@@ -22,7 +22,7 @@ func TestPagesBrowser_home_sign_in_account_sign_out(t *testing.T) {
 		t.Skip("browser test skipped in -short mode")
 	}
 	chromium := chromiumPath(t)
-	app := harness.MustStartFramework(t, harness.StoreSQLite, nil)
+	app := harness.MustStart(t, harness.StoreSQLite, nil)
 	const name, email = "Bruno Browser", "bruno.browser@example.com"
 	harness.MustVerifiedUser(t, app, name, email, harness.StrictPassword)
 

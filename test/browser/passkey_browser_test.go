@@ -97,7 +97,7 @@ func TestPasskeyBrowser_official_client(t *testing.T) {
 	}
 	_, otherPort, _ := net.SplitHostPort(otherLn.Addr().String())
 	other := "http://localhost:" + otherPort
-	app := harness.MustStartFramework(t, harness.StoreSQLite, harness.Env(harness.FwQuick, map[string]string{
+	app := harness.MustStart(t, harness.StoreSQLite, harness.Env(harness.FwQuick, map[string]string{
 		"GATEHOUSE_BASE_URL":        "http://localhost:{port}",
 		"GATEHOUSE_TRUSTED_ORIGINS": other,
 		"GATEHOUSE_PASSKEY_ORIGINS": "http://localhost:{port}",

@@ -55,7 +55,7 @@ func mustFormRefused(t testing.TB, r *harness.Response, what string) {
 // /account.
 func TestAccountPages_authorization_matrix(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		user, _ := harness.MustVerifiedUser(t, app, "Pat Plain", "pat@example.com", harness.UserPassword)
 		admin, _ := harness.MustAdmin(t, app)
 		anon := app.NewClient(t)
@@ -115,7 +115,7 @@ func TestAccountPages_authorization_matrix(t *testing.T) {
 // when refused.
 func TestAccountPages_profile_email_password(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
 		const email, newEmail = "ada@example.com", "ada.new@example.com"
 		ada, _ := harness.MustVerifiedUser(t, app, "Ada", email, harness.UserPassword)
 		if page := harness.MustConsolePage(t, ada.Get("/account"), http.StatusOK); !strings.Contains(page, email) || !strings.Contains(page, "<dd>Yes</dd>") {
@@ -218,7 +218,7 @@ func TestAccountPages_profile_email_password(t *testing.T) {
 // other, and refuses someone else's session.
 func TestAccountPages_sessions(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
 		ada, _ := harness.MustPlainUser(t, app, "Ada", "ada@example.com", harness.UserPassword)
 		_, _ = harness.MustPlainUser(t, app, "Bob", "bob@example.com", harness.UserPassword)
 		bob := app.NewClient(t)
@@ -282,7 +282,7 @@ func listSessions(t testing.TB, c *harness.Client) []map[string]any {
 // declining go through the organization plugin (read back through it).
 func TestAccountPages_organizations(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
 		owner := harness.MustVerifiedClient(t, app, "Olive", "olive@example.com")
 		ada := harness.MustVerifiedClient(t, app, "Ada", "ada@example.com")
 		harness.MustCreateOrg(t, ada, "Ada Labs", "ada-labs")
@@ -341,7 +341,7 @@ func TestAccountPages_organizations(t *testing.T) {
 // deletes it and signs the browser out.
 func TestAccountPages_delete_account(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
 		ada, _ := harness.MustPlainUser(t, app, "Ada", "ada@example.com", harness.UserPassword)
 		r := consoleFormPost(t, ada, "/account", "/account/delete", url.Values{"confirm": {"someone@example.com"}, "password": {harness.UserPassword}})
 		if page := harness.MustConsolePage(t, r, http.StatusBadRequest); !strings.Contains(page, `id="delete-error"`) || !strings.Contains(page, `value="someone@example.com"`) {
@@ -374,7 +374,7 @@ func TestAccountPages_delete_account(t *testing.T) {
 // change goes through.
 func TestAccountPages_step_up(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
 		u := harness.MustTwoFactorUser(t, app, "tess@example.com")
 		s := harness.MustStaleSession(t, app, u)
 		for _, tt := range []struct {
@@ -404,7 +404,7 @@ func TestAccountPages_step_up(t *testing.T) {
 // under the banner but changes nothing: every form is refused.
 func TestAccountPages_impersonation_changes_nothing(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := newConsoleWorld(t, app)
 		// The victim has an invitation and a second session, so that every
 		// form shows.
@@ -439,7 +439,7 @@ func TestAccountPages_impersonation_changes_nothing(t *testing.T) {
 // field (or 413 for a huge body), never a 500, and changes nothing.
 func TestAccountPages_hostile_input(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresThatMatter, harness.FwQuick, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresThatMatter, harness.FwQuick, func(t *testing.T, app *harness.App) {
 		ada, _ := harness.MustVerifiedUser(t, app, "Ada", "ada@example.com", harness.UserPassword)
 		// A second session and an invitation: their forms show.
 		harness.MustSignIn(t, app.NewClient(t), "ada@example.com", harness.UserPassword)
@@ -481,7 +481,7 @@ func TestAccountPages_hostile_input(t *testing.T) {
 func TestAccountPages_email_change_needs_a_fresh_sign_in(t *testing.T) {
 	t.Parallel()
 	env := harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_SESSION_FRESH_AGE": "1m"})
-	harness.FwForStores(t, harness.StoresOnce, env, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, env, func(t *testing.T, app *harness.App) {
 		ada, _ := harness.MustPlainUser(t, app, "Ada", "ada@example.com", harness.UserPassword)
 		app.Clock.Advance(time.Minute + time.Second)
 		r := consoleFormPost(t, ada, "/account", "/account/email", url.Values{"newEmail": {"ada.new@example.com"}})

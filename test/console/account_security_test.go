@@ -129,7 +129,7 @@ func mustAccountEnrol(t testing.TB, c *harness.Client, password string) []byte {
 // changing nothing.
 func TestAccountSecurity_authorization_matrix(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := newConsoleWorld(t, app)
 		anon := app.NewClient(t)
 		for _, path := range []string{"/account/security", "/account/linked", "/account/security?done=totp-on", "/account/linked?error=state_mismatch"} {
@@ -187,7 +187,7 @@ func TestAccountSecurity_authorization_matrix(t *testing.T) {
 // step-up, and turning it off needs the password.
 func TestAccountSecurity_totp_enrolment(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		admin, _ := harness.MustAdmin(t, app)
 		c, id := harness.MustPlainUser(t, app, "Tess", "tess@example.com", harness.UserPassword)
 		before := c.Cookies["gatehouse.session_token"]
@@ -279,7 +279,7 @@ func TestAccountSecurity_totp_enrolment(t *testing.T) {
 // recent second factor.
 func TestAccountSecurity_passkeys(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.Env(harness.PkEnv, map[string]string{"GATEHOUSE_ADMIN_EMAILS": harness.AdminEmail}), func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.Env(harness.PkEnv, map[string]string{"GATEHOUSE_ADMIN_EMAILS": harness.AdminEmail}), func(t *testing.T, app *harness.App) {
 		admin, _ := harness.MustAdmin(t, app)
 		c, id := harness.MustPlainUser(t, app, "Pia", "pia@example.com", harness.UserPassword)
 		d := harness.NewDevice()
@@ -352,7 +352,7 @@ func TestAccountSecurity_passkeys(t *testing.T) {
 // naming the field, never a 500, and changes nothing.
 func TestAccountSecurity_hostile_input(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresThatMatter, harness.Env(harness.PkEnv, map[string]string{"GATEHOUSE_ADMIN_EMAILS": harness.AdminEmail}), func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresThatMatter, harness.Env(harness.PkEnv, map[string]string{"GATEHOUSE_ADMIN_EMAILS": harness.AdminEmail}), func(t *testing.T, app *harness.App) {
 		c, _ := harness.MustPlainUser(t, app, "Hal", "hal@example.com", harness.UserPassword)
 		mustAccountPasskey(t, c, "Key")
 		admin, _ := harness.MustAdmin(t, app)
@@ -530,7 +530,7 @@ func TestAccountSecurity_linked_accounts(t *testing.T) {
 // the name kept and a way to sign in again and come back.
 func TestAccountSecurity_passkey_needs_a_fresh_session(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.Env(harness.PkEnv, map[string]string{"GATEHOUSE_SESSION_FRESH_AGE": "1m"}), func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.Env(harness.PkEnv, map[string]string{"GATEHOUSE_SESSION_FRESH_AGE": "1m"}), func(t *testing.T, app *harness.App) {
 		c, _ := harness.MustPlainUser(t, app, "Sam", "sam@example.com", harness.UserPassword)
 		tok := mustConsoleTokens(t, c, "/account/security")["/account/security/passkeys/new"]
 		app.Clock.Advance(time.Minute + time.Second)

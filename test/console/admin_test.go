@@ -16,7 +16,7 @@ import (
 // has-permission answers false to them and stop-impersonating 400.
 func TestAdmin_routes_refuse_anonymous_and_plain_users(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		_, adminID := harness.MustAdmin(t, app)
 		plain, _ := harness.MustPlainUser(t, app, "Eve", "eve@example.com", harness.UserPassword)
 		victim := harness.MustJSON(t, map[string]string{"userId": adminID})
@@ -96,11 +96,11 @@ func TestAdmin_configured_administrators(t *testing.T) {
 	t.Run("user_ids", func(t *testing.T) {
 		t.Parallel()
 		// The id is known only after sign-up, so the second app shares the first one's database.
-		first := harness.MustStartFramework(t, harness.StoreSQLite, harness.FwQuick)
+		first := harness.MustStart(t, harness.StoreSQLite, harness.FwQuick)
 		c := first.NewClient(t)
 		id := harness.MustID(t, harness.MustSignUp(t, c, "Ida", "ida@example.com", harness.UserPassword)["user"])
 		harness.MustCode(t, c.Get(harness.AdminPath("list-users")), http.StatusForbidden, "YOU_ARE_NOT_ALLOWED_TO_LIST_USERS")
-		second := harness.MustStartFramework(t, harness.StoreSQLite, harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_DATABASE_URL": first.DatabaseURL, "GATEHOUSE_ADMIN_USER_IDS": id}))
+		second := harness.MustStart(t, harness.StoreSQLite, harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_DATABASE_URL": first.DatabaseURL, "GATEHOUSE_ADMIN_USER_IDS": id}))
 		c2 := second.NewClient(t)
 		harness.MustSignIn(t, c2, "ida@example.com", harness.UserPassword) // unverified: ids need no verification
 		harness.MustOK(t, c2.Get(harness.AdminPath("list-users")))
@@ -203,7 +203,7 @@ func TestAdmin_create_get_update_users(t *testing.T) {
 // echoes limit and offset only when given.
 func TestAdmin_list_users(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		admin, _ := harness.MustAdmin(t, app)
 		create := func(email, name string, extra map[string]any) map[string]any {
 			body := map[string]any{"email": email, "name": name, "password": harness.UserPassword}

@@ -43,7 +43,7 @@ type expectedEntry struct {
 // exactly once, newest first, and no route changes or deletes entries.
 func TestAudit_log(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		admin, adminID := harness.MustAdmin(t, app)
 		_, bobID := harness.MustPlainUser(t, app, "Bob", "bob@example.com", harness.UserPassword)
 		eve, eveID := harness.MustPlainUser(t, app, "Eve", "eve@example.com", harness.UserPassword)

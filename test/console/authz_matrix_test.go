@@ -460,7 +460,7 @@ func newMatrixWorld(t *testing.T, app *harness.App) *matrixWorld {
 func TestAuthorizationMatrix(t *testing.T) {
 	env := harness.Env(harness.OrgEnv, map[string]string{"GATEHOUSE_ADMIN_EMAILS": "platform-admin@example.com",
 		"GATEHOUSE_PASSKEY_RP_ID": "localhost", "GATEHOUSE_PASSKEY_ORIGINS": harness.PkOrigin})
-	harness.FwForStores(t, harness.StoresThatMatter, env, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresThatMatter, env, func(t *testing.T, app *harness.App) {
 		w := newMatrixWorld(t, app)
 		for _, route := range matrixRoutes() {
 			t.Run(route.name, func(t *testing.T) {
@@ -494,7 +494,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 // user, never an administrator.
 func TestAuthorizationMatrix_admin_second_factor(t *testing.T) {
 	env := harness.Env(harness.OrgEnv, map[string]string{"GATEHOUSE_ADMIN_EMAILS": "platform-admin@example.com,bare-admin@example.com", "GATEHOUSE_ADMIN_REQUIRE_MFA": "true"})
-	harness.FwForStores(t, harness.StoresThatMatter, env, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresThatMatter, env, func(t *testing.T, app *harness.App) {
 		w := newMatrixWorld(t, app)
 		harness.MustEnrolTOTP(t, w.clients["platform-admin"], harness.OrgPassword)
 		w.clients["bare-admin"] = harness.MustVerifiedClient(t, app, "Bare", "bare-admin@example.com")

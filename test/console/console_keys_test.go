@@ -64,7 +64,7 @@ func auditSuccesses(t testing.TB, admin *harness.Client, action string) []map[st
 // that every form refuses a post without a token, changing nothing.
 func TestConsoleKeys_authorization_matrix(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := newConsoleWorld(t, app)
 		keyID := harness.MustID(t, harness.MustCreateKey(t, w.admin, map[string]any{"name": "matrix key", "scopes": []string{"users:read"}}))
 		r := w.admin.Post("/api/admin/oauth-clients", matrixOAuthClient)
@@ -104,7 +104,7 @@ func TestConsoleKeys_authorization_matrix(t *testing.T) {
 // or the audit log); the list pages and filters with its state in the URL.
 func TestConsoleKeys_service_keys(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := newConsoleWorld(t, app)
 		const list = "/console/service-keys"
 		if rows := consoleRows(harness.MustConsolePage(t, w.admin.Get(list), http.StatusOK)); !strings.Contains(rows, "No service key") {
@@ -203,7 +203,7 @@ func TestConsoleKeys_service_keys(t *testing.T) {
 // field, never a 500, and creates nothing.
 func TestConsoleKeys_validation_and_hostile_input(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := newConsoleWorld(t, app)
 		const list = "/console/service-keys"
 		for _, tt := range []struct {
@@ -254,7 +254,7 @@ func TestConsoleKeys_validation_and_hostile_input(t *testing.T) {
 // needs the client's name typed.
 func TestConsoleKeys_oauth_clients(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := newConsoleWorld(t, app)
 		const list = "/console/oauth-clients"
 		// A refused registration keeps the input and names the field.
@@ -358,7 +358,7 @@ func TestConsoleKeys_oauth_clients(t *testing.T) {
 // an unknown algorithm is refused naming the field.
 func TestConsoleKeys_signing_keys(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := newConsoleWorld(t, app)
 		const list = "/console/signing-keys"
 		before := harness.MustOK(t, w.admin.Get("/api/admin/signing-keys"))["data"].([]any)
@@ -394,7 +394,7 @@ func TestConsoleKeys_signing_keys(t *testing.T) {
 // code.
 func TestConsoleKeys_step_up(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		admin, _ := harness.MustAdmin(t, app)
 		secret := harness.MustEnrolTOTP(t, admin, harness.AdminPassword)
 		keyID := harness.MustID(t, harness.MustCreateKey(t, admin, map[string]any{"name": "fresh", "scopes": []string{"users:read"}}))

@@ -85,7 +85,7 @@ func consoleRowsAll(page string) string {
 // the administrator, and refuses a form without its token.
 func TestConsoleOrgsDomains_authorization_matrix(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := newOrgsDomainsWorld(t, app)
 		gets := []string{"/console/organizations", "/console/organizations?q=vic", w.orgPath(),
 			"/console/domains", "/console/domains?status=pending&org=" + w.orgID, w.domainPath()}
@@ -120,7 +120,7 @@ func TestConsoleOrgsDomains_authorization_matrix(t *testing.T) {
 // API's use cases and audited with the administrator as the actor.
 func TestConsoleOrgsDomains_organization_actions_are_audited(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := newOrgsDomainsWorld(t, app)
 		harness.MustOK(t, w.plain.Post("/api/auth/organization/create", harness.MustJSON(t, map[string]any{"name": "Pat Industries", "slug": "pat-ind"})))
 		org := w.orgPath()
@@ -250,7 +250,7 @@ func TestConsoleOrgsDomains_organization_actions_are_audited(t *testing.T) {
 // API's domain actions are.
 func TestConsoleOrgsDomains_domain_actions_are_audited(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := newOrgsDomainsWorld(t, app)
 		d := w.domainPath()
 		entries := harness.AuditAll(t, w.admin, url.Values{"action": {"admin.create-domain"}, "targetId": {w.domainID}})
@@ -328,7 +328,7 @@ func TestConsoleOrgsDomains_domain_actions_are_audited(t *testing.T) {
 // naming the field, never a 500, and changes nothing.
 func TestConsoleOrgsDomains_hostile_input(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := newOrgsDomainsWorld(t, app)
 		for _, tt := range []struct{ path, field string }{
 			{"/console/organizations?q=a%00b", "query.q"},

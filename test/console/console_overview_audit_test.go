@@ -37,7 +37,7 @@ func oaWebhook(t *testing.T, admin *harness.Client, u string) string {
 // and that every form refuses a post without a token.
 func TestConsoleOverviewAudit_authorization_matrix(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := newConsoleWorld(t, app)
 		idp := "/console/identity-providers/" + oaProvider(t, w.admin, "github")
 		hook := "/console/webhooks/" + oaWebhook(t, w.admin, "https://hooks.example.com/in")
@@ -77,7 +77,7 @@ func oaStat(t testing.TB, page, label string) int {
 // name.
 func TestConsoleOverview_shows_the_seeded_counts(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := newConsoleWorld(t, app)
 		harness.MustCreateOrg(t, w.admin, "Acme", "acme")
 		harness.MustCreateOrg(t, w.victimC, "Vic Corp", "vic-corp")
@@ -139,7 +139,7 @@ func TestConsoleOverview_shows_the_seeded_counts(t *testing.T) {
 // a ban done in the console under its action.
 func TestConsoleAudit_filters_and_pages(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := newConsoleWorld(t, app)
 		ban := consoleFormPost(t, w.admin, w.userPath(), w.userPath()+"/ban", url.Values{"reason": {"spam"}})
 		mustConsoleSeeOther(t, ban, w.userPath()+"?done=banned")
@@ -208,7 +208,7 @@ func TestConsoleAudit_filters_and_pages(t *testing.T) {
 // keeps what the administrator typed and changes nothing.
 func TestConsoleOverviewAudit_hostile_input(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := newConsoleWorld(t, app)
 		for _, tt := range []struct{ query, field string }{
 			{"action=a%00b", "query.action"},
@@ -283,7 +283,7 @@ func TestConsoleOverviewAudit_hostile_input(t *testing.T) {
 // rendered, not even on the page that registered it.
 func TestConsoleIdentityProviders_manage(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := newConsoleWorld(t, app)
 		const list, secret = "/console/identity-providers", "idp-secret-never-shown-1234"
 		const path = list + "/gh-corp"
@@ -345,7 +345,7 @@ var oaWhsec = regexp.MustCompile(`whsec_[A-Za-z0-9+/=]+`)
 // confirmation, each through the admin API's use cases and audited.
 func TestConsoleWebhooks_manage(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.Env(harness.AdminEnv, map[string]string{"GATEHOUSE_WEBHOOK_POLL_INTERVAL": "100ms"}), func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.Env(harness.AdminEnv, map[string]string{"GATEHOUSE_WEBHOOK_POLL_INTERVAL": "100ms"}), func(t *testing.T, app *harness.App) {
 		// The fan-out of events to the endpoints runs, as "gatehouse serve"
 		// runs it (the sender too: hooks.example.com does not answer).
 		t.Cleanup(app.App.StartJobs(context.WithoutCancel(t.Context()), slog.New(slog.DiscardHandler)))
@@ -438,7 +438,7 @@ func TestConsoleWebhooks_manage(t *testing.T) {
 // admin API asks (mfa.step_up_required), and nothing is created.
 func TestConsoleWebhooks_secrets_need_a_fresh_second_factor(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		admin, _ := harness.MustAdmin(t, app)
 		secret := harness.MustEnrolTOTP(t, admin, harness.AdminPassword)
 		// A session signed in on a trusted device: no second factor proven.

@@ -138,7 +138,7 @@ func mustConsoleGuards(t *testing.T, w *consoleWorld, gets, posts []string) {
 // another form's; and that every answer forbids framing and caching.
 func TestConsole_authorization_matrix(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := newConsoleWorld(t, app)
 		gets := []string{"/console/users", "/console/users?q=vic%40&by=email&status=active", w.userPath()}
 		r := w.admin.Get("/console")
@@ -190,7 +190,7 @@ func TestConsole_authorization_matrix(t *testing.T) {
 // filters and pages with its state in the URL.
 func TestConsole_user_actions_are_audited(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := newConsoleWorld(t, app)
 		post := func(action string, fields url.Values) *harness.Response {
 			t.Helper()
@@ -318,7 +318,7 @@ func TestConsole_user_actions_are_audited(t *testing.T) {
 // the field, never a 500, and changes nothing.
 func TestConsole_hostile_input(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := newConsoleWorld(t, app)
 		for _, tt := range []struct{ query, field string }{
 			{"q=a%00b", "query.q"},
@@ -366,7 +366,7 @@ func TestConsole_hostile_input(t *testing.T) {
 func TestConsole_idle_timeout(t *testing.T) {
 	t.Parallel()
 	env := harness.Env(harness.AdminEnv, map[string]string{"GATEHOUSE_CONSOLE_IDLE_TIMEOUT": "1m"})
-	harness.FwForStores(t, harness.StoresOnce, env, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, env, func(t *testing.T, app *harness.App) {
 		admin, _ := harness.MustAdmin(t, app)
 		fresh := app.NewClient(t)
 		harness.MustSignIn(t, fresh, harness.AdminEmail, harness.AdminPassword)
@@ -391,7 +391,7 @@ func TestConsole_idle_timeout(t *testing.T) {
 func TestConsole_administrators_need_a_second_factor(t *testing.T) {
 	t.Parallel()
 	env := harness.Env(harness.AdminEnv, map[string]string{"GATEHOUSE_ADMIN_REQUIRE_MFA": "true"})
-	harness.FwForStores(t, harness.StoresOnce, env, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, env, func(t *testing.T, app *harness.App) {
 		admin, _ := harness.MustAdmin(t, app)
 		_, victim := harness.MustPlainUser(t, app, "Vic", "vic@example.com", harness.UserPassword)
 		for _, path := range []string{"/console/users", "/console/users/" + victim} {

@@ -45,7 +45,7 @@ func mustImpersonationActor(t testing.TB, e harness.OutboxEvent, user, admin str
 // administrator, and the events of the impersonation's end carry both.
 func TestImpersonationHardening_framework_writes_refused(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		admin, adminID := harness.MustAdmin(t, app)
 		dave, daveID := harness.MustPlainUser(t, app, "Dave", "dave@example.com", harness.UserPassword)
 		daveOther := app.NewClient(t)
@@ -164,7 +164,7 @@ func TestImpersonationHardening_framework_writes_refused(t *testing.T) {
 // administrator.
 func TestImpersonationHardening_account_form_refusal_audited(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := newConsoleWorld(t, app)
 		harness.MustStatus(t, consolePost(w.admin, w.userPath()+"/impersonate", url.Values{"_token": {mustConsoleTokens(t, w.admin, w.userPath())[w.userPath()+"/impersonate"]}}), http.StatusSeeOther)
 		r := consoleFormPost(t, w.admin, "/account", "/account/profile", url.Values{"name": {"Hijacked"}})
@@ -193,7 +193,7 @@ func TestImpersonationHardening_account_form_refusal_audited(t *testing.T) {
 // issues no code, coming back to the page with the refusal.
 func TestImpersonationHardening_relying_parties_refused(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		const rp = "https://rp.example.net"
 		admin, adminID := harness.MustAdmin(t, app)
 		r := admin.Post("/api/admin/oauth-clients", harness.MustJSON(t, map[string]any{"name": "Example app", "type": "public", "redirectUris": []string{rp + "/cb"}}))
@@ -244,7 +244,7 @@ func TestImpersonationHardening_relying_parties_refused(t *testing.T) {
 // user asked for and refuse it; the user's own tokens carry none.
 func TestImpersonationHardening_jwt_names_the_administrator(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		admin, adminID := harness.MustAdmin(t, app)
 		dave, daveID := harness.MustPlainUser(t, app, "Dave", "dave@example.com", harness.UserPassword)
 		_, own := harness.SessionJWT(t, dave)

@@ -51,9 +51,9 @@ var nonAPIRoutes = map[string]bool{
 	"GET /assets/passkey.js":    true,
 }
 
-func fetchContract(t *testing.T, app *harness.TestApp, path string) (*openapi3.T, []byte) {
+func fetchContract(t *testing.T, app *harness.App, path string) (*openapi3.T, []byte) {
 	t.Helper()
-	r := harness.Do(t, app, http.MethodGet, path, "")
+	r := app.Do(t, http.MethodGet, path, "")
 	harness.MustStatus(t, r, http.StatusOK)
 	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 		t.Fatalf("%s Content-Type = %q", path, ct)
@@ -67,7 +67,7 @@ func fetchContract(t *testing.T, app *harness.TestApp, path string) (*openapi3.T
 
 // Ensure each contract is valid OpenAPI 3.1 with its security schemes.
 func TestContracts_are_valid_openapi(t *testing.T) {
-	app := harness.MustStart(t, harness.StoreMemory, harness.MustConfig(t, nil))
+	app := harness.MustStart(t, harness.StoreMemory, map[string]string{"GATEHOUSE_BASE_URL": "http://localhost:8080"})
 	wantSchemes := map[string][]string{
 		"auth":      {"sessionCookie", "sessionBearer"},
 		"framework": {"sessionCookie", "sessionBearer"},
@@ -108,7 +108,7 @@ func documented(doc *openapi3.T) map[string]bool {
 // Ensure every routed API operation is documented, every documented
 // operation is routed, and each contract holds what it should.
 func TestContracts_match_the_routes(t *testing.T) {
-	app := harness.MustStart(t, harness.StoreMemory, harness.MustConfig(t, nil))
+	app := harness.MustStart(t, harness.StoreMemory, map[string]string{"GATEHOUSE_BASE_URL": "http://localhost:8080"})
 	docs := map[string]map[string]bool{}
 	all := map[string]bool{}
 	for name, path := range harness.ContractDocs {
@@ -166,10 +166,10 @@ func TestContracts_match_the_routes(t *testing.T) {
 // declared, and every declared scheme is asked for by something, so the
 // explorer's Authorize dialog offers no credential the contract never takes.
 func TestContracts_declare_exactly_the_security_schemes_they_use(t *testing.T) {
-	app := harness.MustStart(t, harness.StoreMemory, harness.MustConfig(t, nil))
+	app := harness.MustStart(t, harness.StoreMemory, map[string]string{"GATEHOUSE_BASE_URL": "http://localhost:8080"})
 	for name, path := range harness.ContractDocs {
 		t.Run(name, func(t *testing.T) {
-			r := harness.Do(t, app, http.MethodGet, path, "")
+			r := app.Do(t, http.MethodGet, path, "")
 			harness.MustStatus(t, r, http.StatusOK)
 			var doc struct {
 				Security   []map[string][]string
@@ -220,7 +220,7 @@ func TestContracts_declare_exactly_the_security_schemes_they_use(t *testing.T) {
 // Ensure error responses are documented in the shape each route sends:
 // Better Auth's {message, code} under /api/auth, problem+json elsewhere.
 func TestContracts_document_error_shapes(t *testing.T) {
-	app := harness.MustStart(t, harness.StoreMemory, harness.MustConfig(t, nil))
+	app := harness.MustStart(t, harness.StoreMemory, map[string]string{"GATEHOUSE_BASE_URL": "http://localhost:8080"})
 	doc, _ := fetchContract(t, app, harness.ContractDocs["auth"])
 	for path, item := range doc.Paths.Map() {
 		for method, op := range item.Operations() {
@@ -250,7 +250,7 @@ func keys(m openapi3.Content) []string {
 // Ensure the committed golden contracts match what the code generates, so a
 // contract change is always a reviewed diff. Regenerate with make openapi.
 func TestContracts_golden(t *testing.T) {
-	app := harness.MustStart(t, harness.StoreMemory, harness.MustConfig(t, nil))
+	app := harness.MustStart(t, harness.StoreMemory, map[string]string{"GATEHOUSE_BASE_URL": "http://localhost:8080"})
 	for name, path := range harness.ContractDocs {
 		t.Run(name, func(t *testing.T) {
 			_, raw := fetchContract(t, app, path)

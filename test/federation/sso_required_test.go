@@ -269,7 +269,7 @@ func TestSSORequired_switched_on_ends_sessions(t *testing.T) {
 	})
 	// A second instance on the same database (a replica) has just checked
 	// bob's session.
-	replica := harness.MustStartFramework(t, harness.StoreSQLite, harness.Env(ssoEnv, map[string]string{"GATEHOUSE_DATABASE_URL": w.A.DatabaseURL}))
+	replica := harness.MustStart(t, harness.StoreSQLite, harness.Env(ssoEnv, map[string]string{"GATEHOUSE_DATABASE_URL": w.A.DatabaseURL}))
 	bobThere := replica.NewClient(t)
 	bobThere.Cookies = maps.Clone(bob.Cookies)
 	harness.MustSession(t, bobThere)

@@ -45,7 +45,7 @@ func mustStartFaultApp(t *testing.T) *faultApp {
 func mustStartFaultAppWith(t *testing.T, env map[string]string) *faultApp {
 	t.Helper()
 	proxy := harness.NewFaultProxy(t, harness.PostgresURL(t))
-	app := harness.MustStartFramework(t, harness.StorePostgres, harness.Env(harness.AdminEnv, map[string]string{
+	app := harness.MustStart(t, harness.StorePostgres, harness.Env(harness.AdminEnv, map[string]string{
 		"GATEHOUSE_DATABASE_URL":     proxy.URL(),
 		"GATEHOUSE_DATABASE_TIMEOUT": dbFaultTimeout.String(),
 		// Every get-session must reach the database: with the session

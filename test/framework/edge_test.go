@@ -12,7 +12,7 @@ import (
 // Ensure unknown routes and wrong methods answer as each contract promises:
 // an empty 404 under /api/auth (as Better Auth does), a problem elsewhere.
 func TestEdge_unknown_routes(t *testing.T) {
-	app := harness.MustStart(t, harness.StoreMemory, harness.MustConfig(t, nil))
+	app := harness.MustStart(t, harness.StoreMemory, nil)
 	tests := []struct {
 		name, method, path string
 		status             int
@@ -27,7 +27,7 @@ func TestEdge_unknown_routes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := harness.Do(t, app, tt.method, tt.path, "")
+			r := app.Do(t, tt.method, tt.path, "")
 			harness.MustStatus(t, r, tt.status)
 			if tt.code == "" {
 				if len(r.Body) != 0 {
@@ -42,7 +42,7 @@ func TestEdge_unknown_routes(t *testing.T) {
 
 // Ensure a caller's request id is adopted only when short and safe.
 func TestEdge_request_id(t *testing.T) {
-	app := harness.MustStart(t, harness.StoreMemory, harness.MustConfig(t, nil))
+	app := harness.MustStart(t, harness.StoreMemory, nil)
 	tests := []struct {
 		name, sent string
 		adopted    bool
@@ -55,7 +55,7 @@ func TestEdge_request_id(t *testing.T) {
 	seen := map[string]bool{}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := harness.Do(t, app, http.MethodGet, "/api/auth/ok", "", "X-Request-Id", tt.sent)
+			r := app.Do(t, http.MethodGet, "/api/auth/ok", "", "X-Request-Id", tt.sent)
 			got := r.Header.Get("X-Request-Id")
 			if tt.adopted != (got == tt.sent) {
 				t.Fatalf("X-Request-Id = %q for sent %q, adopted want %v", got, tt.sent, tt.adopted)
@@ -71,14 +71,14 @@ func TestEdge_request_id(t *testing.T) {
 // Ensure bodies over the limit get 413 before anything reads them, in each
 // contract's error shape.
 func TestEdge_body_limit(t *testing.T) {
-	app := harness.MustStart(t, harness.StoreMemory, harness.MustConfig(t, map[string]string{"GATEHOUSE_MAX_BODY_BYTES": "2048"}))
+	app := harness.MustStart(t, harness.StoreMemory, map[string]string{"GATEHOUSE_MAX_BODY_BYTES": "2048"})
 	big := `{"x":"` + strings.Repeat("a", 4096) + `"}`
 
-	r := harness.Do(t, app, http.MethodPost, "/api/health/ready", big)
+	r := app.Do(t, http.MethodPost, "/api/health/ready", big)
 	harness.MustStatus(t, r, http.StatusRequestEntityTooLarge)
 	harness.MustProblem(t, r, 413, "request.too_large")
 
-	r = harness.Do(t, app, http.MethodPost, "/api/auth/ok", big)
+	r = app.Do(t, http.MethodPost, "/api/auth/ok", big)
 	harness.MustStatus(t, r, http.StatusRequestEntityTooLarge)
 	if body := r.JSON(t); body["code"] != "PAYLOAD_TOO_LARGE" || body["message"] == "" {
 		t.Fatalf("framework 413 body = %s", r.Body)
@@ -88,11 +88,11 @@ func TestEdge_body_limit(t *testing.T) {
 // Ensure every response carries the security headers, and that API answers
 // are never cached.
 func TestEdge_security_headers(t *testing.T) {
-	app := harness.MustStart(t, harness.StoreMemory, harness.MustConfig(t, nil))
+	app := harness.MustStart(t, harness.StoreMemory, nil)
 	paths := []string{"/api/auth/ok", "/api/health/ready", "/api/auth-openapi.json", "/api/docs", "/api/auth/missing", "/api/missing"}
 	for _, p := range paths {
 		t.Run(strings.ReplaceAll(p, "/", "_"), func(t *testing.T) {
-			r := harness.Do(t, app, http.MethodGet, p, "")
+			r := app.Do(t, http.MethodGet, p, "")
 			h := r.Header
 			if h.Get("X-Content-Type-Options") != "nosniff" {
 				t.Errorf("X-Content-Type-Options = %q", h.Get("X-Content-Type-Options"))
@@ -117,8 +117,8 @@ func TestEdge_security_headers(t *testing.T) {
 		})
 	}
 	t.Run("https_base_url_sends_hsts", func(t *testing.T) {
-		app := harness.MustStart(t, harness.StoreMemory, harness.MustConfig(t, map[string]string{"GATEHOUSE_BASE_URL": "https://id.example.com"}))
-		hsts := harness.Do(t, app, http.MethodGet, "/api/auth/ok", "").Header.Get("Strict-Transport-Security")
+		app := harness.MustStart(t, harness.StoreMemory, map[string]string{"GATEHOUSE_BASE_URL": "https://id.example.com"})
+		hsts := app.Do(t, http.MethodGet, "/api/auth/ok", "").Header.Get("Strict-Transport-Security")
 		if !strings.Contains(hsts, "max-age=31536000") {
 			t.Fatalf("HSTS = %q", hsts)
 		}
@@ -128,14 +128,14 @@ func TestEdge_security_headers(t *testing.T) {
 // Ensure the access log records requests but never cookies, keys, tokens,
 // passwords or bodies.
 func TestEdge_logs_hold_no_secrets(t *testing.T) {
-	app := harness.MustStart(t, harness.StoreMemory, harness.MustConfig(t, nil))
+	app := harness.MustStart(t, harness.StoreMemory, nil)
 	secrets := []string{"cookie-secret-value", "bearer-secret-value", "apikey-secret-value", "password-secret-value", "query-secret-value", "path-secret-value"}
-	harness.Do(t, app, http.MethodPost, "/api/auth/sign-in/email?token=query-secret-value", `{"email":"a@example.com","password":"password-secret-value"}`,
+	app.Do(t, http.MethodPost, "/api/auth/sign-in/email?token=query-secret-value", `{"email":"a@example.com","password":"password-secret-value"}`,
 		"Cookie", "gatehouse.session_token=cookie-secret-value",
 		"Authorization", "Bearer bearer-secret-value",
 		"x-api-key", "apikey-secret-value")
-	harness.Do(t, app, http.MethodGet, "/api/auth/reset-password/path-secret-value", "")
-	harness.Do(t, app, http.MethodGet, "/api/auth/ok?token=query-secret-value", "")
+	app.Do(t, http.MethodGet, "/api/auth/reset-password/path-secret-value", "")
+	app.Do(t, http.MethodGet, "/api/auth/ok?token=query-secret-value", "")
 	logs := app.Logs.String()
 	if !strings.Contains(logs, `"route":"/api/auth/ok"`) {
 		t.Fatalf("access log lacks the request:\n%s", logs)
@@ -151,12 +151,13 @@ func TestEdge_logs_hold_no_secrets(t *testing.T) {
 // carries request_id) and gives durations in milliseconds, the unit in the
 // key.
 func TestEdge_log_lines(t *testing.T) {
-	app := harness.MustStart(t, harness.StoreMemory, harness.MustConfig(t, map[string]string{"GATEHOUSE_RATE_LIMIT": "off"}))
+	// No SMTP server: the development mailer writes the mail to the log.
+	app := harness.MustStart(t, harness.StoreMemory, map[string]string{"GATEHOUSE_RATE_LIMIT": "off", "GATEHOUSE_SMTP_HOST": ""})
 	// A sign-up mails a link (written to the log without SMTP), a call
 	// without a key and a hostile body are refused at warn.
-	harness.MustStatus(t, harness.Do(t, app, http.MethodPost, "/api/auth/sign-up/email", `{"email":"ada@example.com","name":"Ada","password":"correct horse battery"}`), http.StatusOK)
-	harness.MustStatus(t, harness.Do(t, app, http.MethodGet, harness.UsersPath, ""), http.StatusUnauthorized)
-	harness.MustStatus(t, harness.Do(t, app, http.MethodPost, "/api/auth/sign-in/email", `{"email":"a\u0000@example.com","password":"x"}`), http.StatusBadRequest)
+	harness.MustStatus(t, app.Do(t, http.MethodPost, "/api/auth/sign-up/email", `{"email":"ada@example.com","name":"Ada","password":"correct horse battery"}`), http.StatusOK)
+	harness.MustStatus(t, app.Do(t, http.MethodGet, harness.UsersPath, ""), http.StatusUnauthorized)
+	harness.MustStatus(t, app.Do(t, http.MethodPost, "/api/auth/sign-in/email", `{"email":"a\u0000@example.com","password":"x"}`), http.StatusBadRequest)
 	logs := mustLogLine(t, app, `"msg":"mail (development mailer: not sent)"`)
 
 	var warned, timed int
@@ -194,7 +195,7 @@ func TestEdge_log_lines(t *testing.T) {
 
 // mustLogLine waits until app has logged a line containing s (mail is sent
 // from a queue) and returns the whole log.
-func mustLogLine(t testing.TB, app *harness.TestApp, s string) string {
+func mustLogLine(t testing.TB, app *harness.App, s string) string {
 	t.Helper()
 	for range 500 {
 		if logs := app.Logs.String(); strings.Contains(logs, s) {

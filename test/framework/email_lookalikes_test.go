@@ -27,7 +27,7 @@ var lookalikeAddresses = []struct {
 // an internationalised address in one script still signs up.
 func TestEmail_lookalikes_are_refused(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		k, admin, _ := harness.MustUsersKey(t, app)
 		for _, tt := range lookalikeAddresses {
 			t.Run(tt.name, func(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 // line: a client forging the header gets no fresh sign-in budget.
 func TestFramework_forwarded_for_lines_added_by_a_proxy(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStartFramework(t, harness.StoreMemory, map[string]string{"GATEHOUSE_TRUSTED_PROXIES": "127.0.0.1/32"})
+	app := harness.MustStart(t, harness.StoreMemory, map[string]string{"GATEHOUSE_TRUSTED_PROXIES": "127.0.0.1/32"})
 	signIn := func(forged string) *harness.Response {
 		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, app.URL+"/api/auth/sign-in/email",
 			strings.NewReader(harness.MustCredentials(t, "nobody@example.com", "correct horse battery")))

@@ -15,7 +15,7 @@ import (
 // answer alike; only the address's owner learns of it by mail.
 func TestFramework_no_account_enumeration(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.Env(map[string]string{"GATEHOUSE_RATE_LIMIT": "off"}, harness.ProductionHashing), func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.Env(map[string]string{"GATEHOUSE_RATE_LIMIT": "off"}, harness.ProductionHashing), func(t *testing.T, app *harness.App) {
 		const owner, pw = "ada@example.com", "correct horse battery"
 		c := app.NewClient(t)
 
@@ -59,7 +59,7 @@ func TestFramework_no_account_enumeration(t *testing.T) {
 // Better Auth does (422), and the refused sign-up changes nothing.
 func TestFramework_sign_up_taken_address_without_verification(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStartFramework(t, harness.StoreMemory, harness.FwQuick)
+	app := harness.MustStart(t, harness.StoreMemory, harness.FwQuick)
 	harness.MustSignUp(t, app.NewClient(t), "Ada", "ada@example.com", "correct horse battery")
 	r := app.NewClient(t).Post("/api/auth/sign-up/email", harness.MustJSON(t, map[string]string{"name": "Mallory", "email": "ADA@example.com", "password": "another good passphrase"}))
 	harness.MustCode(t, r, http.StatusUnprocessableEntity, "USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL")

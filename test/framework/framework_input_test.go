@@ -15,7 +15,7 @@ import (
 // through update-user, no partial writes.
 func TestFramework_bad_input(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStartFramework(t, harness.StoreMemory, harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_MAX_BODY_BYTES": "2048"}))
+	app := harness.MustStart(t, harness.StoreMemory, harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_MAX_BODY_BYTES": "2048"}))
 	const email, pw = "ada@example.com", "correct horse battery"
 	user := app.NewClient(t)
 	harness.MustSignUp(t, user, "Ada", email, pw)
@@ -117,7 +117,7 @@ func mustRestoreName(t testing.TB, c *harness.Client, name string) {
 // (TestHardening_error_page_shows_only_gatehouse_words: nor any other text).
 func TestFramework_error_page(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStartFramework(t, harness.StoreMemory, harness.FwQuick)
+	app := harness.MustStart(t, harness.StoreMemory, harness.FwQuick)
 	tests := []struct {
 		name, query string
 		want        string
@@ -152,7 +152,7 @@ func TestFramework_error_page(t *testing.T) {
 // (better-auth-wire appendix A), which apps show to people as is.
 func TestFramework_error_messages_match_better_auth(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStartFramework(t, harness.StoreMemory, harness.FwQuick)
+	app := harness.MustStart(t, harness.StoreMemory, harness.FwQuick)
 	user := app.NewClient(t)
 	harness.MustSignUp(t, user, "Ada", "ada@example.com", "correct horse battery")
 	signUp := func(email, pw string) string {

@@ -19,7 +19,7 @@ import (
 func TestFramework_full_mail_queue_reveals_no_account(t *testing.T) {
 	t.Parallel()
 	env := map[string]string{"GATEHOUSE_RATE_LIMIT": "off", "GATEHOUSE_MAIL_QUEUE_SIZE": "2"}
-	harness.FwForStores(t, harness.StoresThatMatter, env, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresThatMatter, env, func(t *testing.T, app *harness.App) {
 		const owner, pw = "ada@example.com", "correct horse battery"
 		c := app.NewClient(t)
 		harness.MustOK(t, c.Post("/api/auth/sign-up/email", harness.MustJSON(t, map[string]string{"name": "Ada", "email": owner, "password": pw})))

@@ -40,7 +40,7 @@ func mustNthLink(t testing.TB, app *harness.App, to, subject string, n int) stri
 // link for an unknown address answers alike and mails nobody.
 func TestFramework_verification_mail(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, map[string]string{"GATEHOUSE_RATE_LIMIT": "off"}, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, map[string]string{"GATEHOUSE_RATE_LIMIT": "off"}, func(t *testing.T, app *harness.App) {
 		const email, pw = "ada@example.com", "correct horse battery"
 		c := app.NewClient(t)
 		r := c.Post("/api/auth/sign-up/email", harness.MustJSON(t, map[string]string{"name": "Ada", "email": email, "password": pw}))
@@ -89,7 +89,7 @@ func TestFramework_verification_mail(t *testing.T) {
 // link replaces older ones.
 func TestFramework_password_reset_mail(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
 		const email, pw, newPw = "ada@example.com", "correct horse battery", "a brand new passphrase"
 		a, b := app.NewClient(t), app.NewClient(t)
 		harness.MustSignUp(t, a, "Ada", email, pw)
@@ -122,7 +122,7 @@ func TestFramework_password_reset_mail(t *testing.T) {
 // sign-up and change-password refuse it.
 func TestFramework_password_reset_refuses_own_address(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStartFramework(t, harness.StoreMemory, harness.FwQuick)
+	app := harness.MustStart(t, harness.StoreMemory, harness.FwQuick)
 	const email, pw = "ada@example.com", "correct horse battery"
 	anon := app.NewClient(t)
 	harness.MustSignUp(t, anon, "Ada", email, pw)
@@ -137,7 +137,7 @@ func TestFramework_password_reset_refuses_own_address(t *testing.T) {
 // mail and the answer does not say so.
 func TestFramework_change_email_mail(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
 		const email, newEmail, pw = "ada@example.com", "ada.new@example.com", "correct horse battery"
 		a, bob := app.NewClient(t), app.NewClient(t)
 		harness.MustSignUp(t, a, "Ada", email, pw)
@@ -175,7 +175,7 @@ func TestFramework_change_email_mail(t *testing.T) {
 // nothing.
 func TestFramework_delete_user(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
 		const pw = "correct horse battery"
 		a, b := app.NewClient(t), app.NewClient(t)
 		harness.MustSignUp(t, a, "Ada", "ada@example.com", pw)
@@ -225,7 +225,7 @@ func TestFramework_delete_user(t *testing.T) {
 // device a new session.
 func TestFramework_change_password(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
 		const email, pw, pw2, pw3 = "ada@example.com", "correct horse battery", "second good passphrase", "third good passphrase"
 		a, b := app.NewClient(t), app.NewClient(t)
 		harness.MustSignUp(t, a, "Ada", email, pw)

@@ -19,7 +19,7 @@ const fwTrusted = "https://app.example.com"
 // nothing.
 func TestFramework_origin_checks(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStartFramework(t, harness.StoreMemory, harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_TRUSTED_ORIGINS": fwTrusted}))
+	app := harness.MustStart(t, harness.StoreMemory, harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_TRUSTED_ORIGINS": fwTrusted}))
 	const email, pw = "ada@example.com", "correct horse battery"
 	user := app.NewClient(t)
 	harness.MustSignUp(t, user, "Ada", email, pw)
@@ -79,7 +79,7 @@ func TestFramework_origin_checks(t *testing.T) {
 // with 403 before anything happens.
 func TestFramework_callback_urls(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStartFramework(t, harness.StoreMemory, harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_TRUSTED_ORIGINS": fwTrusted}))
+	app := harness.MustStart(t, harness.StoreMemory, harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_TRUSTED_ORIGINS": fwTrusted}))
 	const email, pw = "ada@example.com", "correct horse battery"
 	harness.MustSignUp(t, app.NewClient(t), "Ada", email, pw)
 
@@ -141,19 +141,19 @@ func TestFramework_callback_urls(t *testing.T) {
 // their origin, and others get none (never "*").
 func TestFramework_cors_only_for_trusted_origins(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStart(t, harness.StoreMemory, harness.MustConfig(t, map[string]string{"GATEHOUSE_TRUSTED_ORIGINS": "https://app.example.com"}))
-	pre := harness.Do(t, app, http.MethodOptions, "/api/auth/get-session", "", "Origin", "https://app.example.com", "Access-Control-Request-Method", "GET")
+	app := harness.MustStart(t, harness.StoreMemory, map[string]string{"GATEHOUSE_TRUSTED_ORIGINS": "https://app.example.com"})
+	pre := app.Do(t, http.MethodOptions, "/api/auth/get-session", "", "Origin", "https://app.example.com", "Access-Control-Request-Method", "GET")
 	harness.MustStatus(t, pre, http.StatusNoContent)
 	if got := pre.Header.Get("Access-Control-Allow-Origin"); got != "https://app.example.com" || pre.Header.Get("Access-Control-Allow-Credentials") != "true" {
 		t.Fatalf("preflight from a trusted origin: allow-origin %q, credentials %q", got, pre.Header.Get("Access-Control-Allow-Credentials"))
 	}
-	r := harness.Do(t, app, http.MethodGet, "/api/auth/get-session", "", "Origin", "https://app.example.com")
+	r := app.Do(t, http.MethodGet, "/api/auth/get-session", "", "Origin", "https://app.example.com")
 	if r.Header.Get("Access-Control-Allow-Origin") != "https://app.example.com" || !strings.Contains(r.Header.Get("Access-Control-Expose-Headers"), "set-auth-token") {
 		t.Fatalf("headers = %v", r.Header)
 	}
-	evil := harness.Do(t, app, http.MethodGet, "/api/auth/get-session", "", "Origin", "https://evil.example")
+	evil := app.Do(t, http.MethodGet, "/api/auth/get-session", "", "Origin", "https://evil.example")
 	if v := evil.Header.Get("Access-Control-Allow-Origin"); v != "" {
 		t.Fatalf("untrusted origin got Access-Control-Allow-Origin %q", v)
 	}
-	harness.MustStatus(t, harness.Do(t, app, http.MethodOptions, "/api/auth/get-session", "", "Origin", "https://evil.example"), http.StatusNotFound)
+	harness.MustStatus(t, app.Do(t, http.MethodOptions, "/api/auth/get-session", "", "Origin", "https://evil.example"), http.StatusNotFound)
 }

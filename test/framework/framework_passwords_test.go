@@ -38,7 +38,7 @@ func mustBlocklisted(t testing.TB) string {
 // sign-up creates nothing.
 func TestFramework_password_policy(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStartFramework(t, harness.StoreMemory, harness.FwQuick)
+	app := harness.MustStart(t, harness.StoreMemory, harness.FwQuick)
 	long := strings.Repeat("abcdefgh", 16) // 128
 	passphrase := "corrëct hörse bättery stäple ☃ 🐎"
 	tests := []struct {
@@ -87,7 +87,7 @@ func TestFramework_password_policy(t *testing.T) {
 // passphrase typed on a keyboard that composes accents differently works.
 func TestFramework_password_is_normalised(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStartFramework(t, harness.StoreMemory, harness.FwQuick)
+	app := harness.MustStart(t, harness.StoreMemory, harness.FwQuick)
 	composed := norm.NFC.String("crème brûlée à la carte")
 	decomposed := norm.NFD.String(composed)
 	if composed == decomposed {
@@ -102,7 +102,7 @@ func TestFramework_password_is_normalised(t *testing.T) {
 // cooldown ends; and that a success resets the count.
 func TestFramework_lockout(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStartFramework(t, harness.StoreMemory, harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_LOCKOUT_COOLDOWN": "1m"}))
+	app := harness.MustStart(t, harness.StoreMemory, harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_LOCKOUT_COOLDOWN": "1m"}))
 	mustLockout(t, app, 10)
 }
 
@@ -111,7 +111,7 @@ func TestFramework_lockout(t *testing.T) {
 func TestFramework_lockout_is_stored(t *testing.T) {
 	t.Parallel()
 	env := harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_LOCKOUT_COOLDOWN": "1m", "GATEHOUSE_LOCKOUT_THRESHOLD": "3"})
-	harness.FwForStores(t, harness.SQLOnly(harness.StoresThatMatter), env, func(t *testing.T, app *harness.App) { mustLockout(t, app, 3) })
+	harness.ForStores(t, harness.SQLOnly(harness.StoresThatMatter), env, func(t *testing.T, app *harness.App) { mustLockout(t, app, 3) })
 }
 
 // mustLockout checks that threshold wrong passwords lock the password until
@@ -152,7 +152,7 @@ func mustLockout(t *testing.T, app *harness.App, threshold int) {
 // parameters, never in the clear.
 func TestFramework_password_hash_is_argon2id(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.SQLOnly(harness.StoresThatMatter), harness.Env(harness.FwQuick, harness.ProductionHashing), func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.SQLOnly(harness.StoresThatMatter), harness.Env(harness.FwQuick, harness.ProductionHashing), func(t *testing.T, app *harness.App) {
 		const pw = "correct horse battery"
 		harness.MustSignUp(t, app.NewClient(t), "Ada", "ada@example.com", pw)
 		var hashes []string
@@ -171,7 +171,7 @@ func TestFramework_password_hash_is_argon2id(t *testing.T) {
 // 9.5 GiB for 500). Not parallel, so that no other test's heap is measured.
 func TestFramework_hashing_is_bounded(t *testing.T) {
 	const burst, limit = fwBurst, 600 << 20
-	app := harness.MustStartFramework(t, harness.StoreMemory, harness.Env(harness.FwQuick, harness.ProductionHashing))
+	app := harness.MustStart(t, harness.StoreMemory, harness.Env(harness.FwQuick, harness.ProductionHashing))
 	harness.MustSignUp(t, app.NewClient(t), "Ada", "ada@example.com", "correct horse battery")
 
 	var peak atomic.Uint64

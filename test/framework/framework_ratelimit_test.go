@@ -18,7 +18,7 @@ func TestFramework_rate_limits(t *testing.T) {
 	}
 	t.Run("fourth_sign_in_in_10s", func(t *testing.T) {
 		t.Parallel()
-		app := harness.MustStartFramework(t, harness.StoreMemory, nil)
+		app := harness.MustStart(t, harness.StoreMemory, nil)
 		for i := 0; i < 3; i++ {
 			harness.MustCode(t, signIn(t, app), http.StatusUnauthorized, "INVALID_EMAIL_OR_PASSWORD")
 		}
@@ -28,7 +28,7 @@ func TestFramework_rate_limits(t *testing.T) {
 	})
 	t.Run("forged_forwarded_for_does_not_help", func(t *testing.T) {
 		t.Parallel()
-		app := harness.MustStartFramework(t, harness.StoreMemory, nil)
+		app := harness.MustStart(t, harness.StoreMemory, nil)
 		for i := 0; i < 3; i++ {
 			harness.MustCode(t, signIn(t, app, "X-Forwarded-For", fmt.Sprintf("198.51.100.%d", i), "X-Real-IP", fmt.Sprintf("203.0.113.%d", i)),
 				http.StatusUnauthorized, "INVALID_EMAIL_OR_PASSWORD")
@@ -37,7 +37,7 @@ func TestFramework_rate_limits(t *testing.T) {
 	})
 	t.Run("trusted_proxy_separates_clients", func(t *testing.T) {
 		t.Parallel()
-		app := harness.MustStartFramework(t, harness.StoreMemory, map[string]string{"GATEHOUSE_TRUSTED_PROXIES": "127.0.0.1/32"})
+		app := harness.MustStart(t, harness.StoreMemory, map[string]string{"GATEHOUSE_TRUSTED_PROXIES": "127.0.0.1/32"})
 		for i := 0; i < 4; i++ {
 			harness.MustCode(t, signIn(t, app, "X-Forwarded-For", fmt.Sprintf("198.51.100.%d", i)), http.StatusUnauthorized, "INVALID_EMAIL_OR_PASSWORD")
 		}
@@ -49,7 +49,7 @@ func TestFramework_rate_limits(t *testing.T) {
 	})
 	t.Run("real_ip_from_trusted_proxy_is_ignored", func(t *testing.T) {
 		t.Parallel()
-		app := harness.MustStartFramework(t, harness.StoreMemory, map[string]string{"GATEHOUSE_TRUSTED_PROXIES": "127.0.0.1/32"})
+		app := harness.MustStart(t, harness.StoreMemory, map[string]string{"GATEHOUSE_TRUSTED_PROXIES": "127.0.0.1/32"})
 		for i := 0; i < 3; i++ {
 			harness.MustCode(t, signIn(t, app, "X-Real-IP", fmt.Sprintf("203.0.113.%d", i)), http.StatusUnauthorized, "INVALID_EMAIL_OR_PASSWORD")
 		}
@@ -60,7 +60,7 @@ func TestFramework_rate_limits(t *testing.T) {
 	})
 	t.Run("fourth_reset_request_in_60s", func(t *testing.T) {
 		t.Parallel()
-		app := harness.MustStartFramework(t, harness.StoreMemory, nil)
+		app := harness.MustStart(t, harness.StoreMemory, nil)
 		body := harness.MustJSON(t, map[string]string{"email": "nobody@example.com"})
 		for i := 0; i < 3; i++ {
 			harness.MustStatusTrue(t, app.NewClient(t).Post("/api/auth/request-password-reset", body))
@@ -69,7 +69,7 @@ func TestFramework_rate_limits(t *testing.T) {
 	})
 	t.Run("ok_is_never_limited", func(t *testing.T) {
 		t.Parallel()
-		app := harness.MustStartFramework(t, harness.StoreMemory, nil)
+		app := harness.MustStart(t, harness.StoreMemory, nil)
 		for i := 0; i < 150; i++ {
 			harness.MustStatus(t, app.NewClient(t).Get("/api/auth/ok"), http.StatusOK)
 		}

@@ -35,7 +35,7 @@ func TestFramework_session_cookie_attributes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			app := harness.MustStartFramework(t, harness.StoreMemory, harness.Env(harness.FwQuick, tt.env))
+			app := harness.MustStart(t, harness.StoreMemory, harness.Env(harness.FwQuick, tt.env))
 			dontRemember := strings.Replace(tt.cookie, "session_token", "dont_remember", 1)
 			body := map[string]any{"name": "Ada", "email": "ada@example.com", "password": "correct horse battery"}
 			if tt.rememberMe != nil {
@@ -84,7 +84,7 @@ func TestFramework_session_cookie_attributes(t *testing.T) {
 // signature signs nobody in and clears the cookie.
 func TestFramework_session_cookie_is_better_auth_compatible(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStartFramework(t, harness.StoreMemory, harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_COOKIE_PREFIX": "better-auth"}))
+	app := harness.MustStart(t, harness.StoreMemory, harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_COOKIE_PREFIX": "better-auth"}))
 	const cookie = "better-auth.session_token"
 	harness.MustSignUp(t, app.NewClient(t), "Ada", "ada@example.com", "correct horse battery")
 	r := app.NewClient(t).Post("/api/auth/sign-in/email", harness.MustCredentials(t, "ada@example.com", "correct horse battery"))
@@ -147,7 +147,7 @@ func TestFramework_session_cookie_is_better_auth_compatible(t *testing.T) {
 // protected routes answer 401 UNAUTHORIZED.
 func TestFramework_signed_out(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStartFramework(t, harness.StoreMemory, harness.FwQuick)
+	app := harness.MustStart(t, harness.StoreMemory, harness.FwQuick)
 	c := app.NewClient(t)
 	r := c.Get("/api/auth/get-session")
 	harness.MustNull(t, r)
@@ -172,7 +172,7 @@ func TestFramework_signed_out(t *testing.T) {
 // server, so a replayed cookie signs nobody in.
 func TestFramework_session_lifecycle(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
 		const email, pw = "ada@example.com", "correct horse battery"
 		first := app.NewClient(t)
 		up := harness.MustSignUp(t, first, "Ada", email, pw)
@@ -261,7 +261,7 @@ func TestFramework_session_lifecycle(t *testing.T) {
 func TestFramework_session_storage(t *testing.T) {
 	t.Parallel()
 	env := harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_SESSION_CACHE_TTL": "0"})
-	harness.FwForStores(t, harness.SQLOnly(harness.StoresThatMatter), env, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.SQLOnly(harness.StoresThatMatter), env, func(t *testing.T, app *harness.App) {
 		c := app.NewClient(t)
 		harness.MustSignUp(t, c, "Ada", "ada@example.com", "correct horse battery")
 		token := harness.MustSignIn(t, c, "ada@example.com", "correct horse battery")
@@ -298,7 +298,7 @@ func TestFramework_session_storage(t *testing.T) {
 func TestFramework_secret_rotation(t *testing.T) {
 	t.Parallel()
 	const rotated = "rotated-secret-0123456789-abcdefghijklmnopqrstuvwxyz"
-	app := harness.MustStartFramework(t, harness.StoreMemory, harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_SECRET": "", "GATEHOUSE_SECRETS": rotated + "," + harness.TestSecret}))
+	app := harness.MustStart(t, harness.StoreMemory, harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_SECRET": "", "GATEHOUSE_SECRETS": rotated + "," + harness.TestSecret}))
 	c := app.NewClient(t)
 	harness.MustSignUp(t, c, "Ada", "ada@example.com", "correct horse battery")
 	token := harness.MustSignIn(t, c, "ada@example.com", "correct horse battery")
@@ -314,7 +314,7 @@ func TestFramework_secret_rotation(t *testing.T) {
 // X-Forwarded-For, and never the one X-Real-IP claims, even from that proxy.
 func TestFramework_session_ip_address_behind_proxy(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStartFramework(t, harness.StoreMemory, harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_TRUSTED_PROXIES": "127.0.0.1/32"}))
+	app := harness.MustStart(t, harness.StoreMemory, harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_TRUSTED_PROXIES": "127.0.0.1/32"}))
 	tests := []struct {
 		name    string
 		headers []string

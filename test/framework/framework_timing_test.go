@@ -45,7 +45,7 @@ func TestFramework_timing_reveals_no_account(t *testing.T) {
 	// No rate limits, and no lockout, so that every wrong password of the
 	// known account takes the failed-attempt path.
 	env := map[string]string{"GATEHOUSE_RATE_LIMIT": "off", "GATEHOUSE_LOCKOUT_THRESHOLD": "0"}
-	harness.FwForStores(t, harness.StoresOnce, env, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, env, func(t *testing.T, app *harness.App) {
 		const known, unknown, pw = "ada@example.com", "nobody@example.com", "correct horse battery"
 		c := app.NewClient(t)
 		harness.MustOK(t, c.Post("/api/auth/sign-up/email", harness.MustJSON(t, map[string]string{"name": "Ada", "email": known, "password": pw})))

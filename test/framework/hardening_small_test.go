@@ -32,7 +32,7 @@ func mustHardeningKit(t *testing.T, app *harness.App) *hardeningKit {
 // without the code, and error_description never.
 func TestHardening_error_page_shows_only_gatehouse_words(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStartFramework(t, harness.StoreSQLite, harness.FwQuick)
+	app := harness.MustStart(t, harness.StoreSQLite, harness.FwQuick)
 	phish := "Your account is locked. Call +1 555 0100 to unlock it."
 	tests := []struct {
 		name, query string
@@ -71,7 +71,7 @@ func TestHardening_error_page_shows_only_gatehouse_words(t *testing.T) {
 // the field named where the contract names fields.
 func TestHardening_picture_urls_are_http_only(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStartFramework(t, harness.StoreSQLite, harness.AdminEnv)
+	app := harness.MustStart(t, harness.StoreSQLite, harness.AdminEnv)
 	k := mustHardeningKit(t, app)
 	userID := harness.MustID(t, harness.MustUser(t, harness.MustSession(t, k.user)))
 	org := harness.MustOK(t, k.user.Post("/api/auth/organization/create", harness.MustJSON(t, map[string]any{"name": "Pics", "slug": "pics"})))
@@ -118,7 +118,7 @@ func TestHardening_picture_urls_are_http_only(t *testing.T) {
 // the console with each control replaced, not obeyed.
 func TestHardening_bidi_controls_in_names(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStartFramework(t, harness.StoreSQLite, harness.AdminEnv)
+	app := harness.MustStart(t, harness.StoreSQLite, harness.AdminEnv)
 	k := mustHardeningKit(t, app)
 	owner := harness.MustID(t, harness.MustUser(t, harness.MustSession(t, k.user)))
 	whk := &harness.WebhookKit{T: t, App: app, Admin: k.admin, Secret: strings.TrimPrefix(k.key.Headers[1], "Bearer ")}
@@ -146,7 +146,7 @@ func TestHardening_bidi_controls_in_names(t *testing.T) {
 // console and on the account pages with U+FFFD where each control was.
 func TestHardening_console_neutralises_stored_bidi_controls(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStartFramework(t, harness.StoreSQLite, harness.AdminEnv)
+	app := harness.MustStart(t, harness.StoreSQLite, harness.AdminEnv)
 	admin, _ := harness.MustAdmin(t, app)
 	user, id := harness.MustPlainUser(t, app, "Mallory", "mallory@example.com", harness.UserPassword)
 	stored := "Mallory \u202Etxt.exe \u2067x\u2069"
@@ -166,7 +166,7 @@ func TestHardening_console_neutralises_stored_bidi_controls(t *testing.T) {
 // digits spell 127.0.0.1, which is refused, and a name is stored mapped.
 func TestHardening_webhook_hosts_are_normalised(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStartFramework(t, harness.StoreSQLite, harness.AdminEnv)
+	app := harness.MustStart(t, harness.StoreSQLite, harness.AdminEnv)
 	k := harness.MustWebhookKit(t, app)
 	for _, u := range []string{"https://127。0。0。1/in", "https://127．0．0．1/in", "https://１２７.0.0.1/in", "https://10｡0｡0｡1/in",
 		"https://169.254.169%E3%80%82254/latest"} {
@@ -184,7 +184,7 @@ func TestHardening_webhook_hosts_are_normalised(t *testing.T) {
 // keeps the previous secret for the overlap and ends every earlier one.
 func TestHardening_service_key_keeps_two_secrets(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStartFramework(t, harness.StoreSQLite, harness.AdminEnv)
+	app := harness.MustStart(t, harness.StoreSQLite, harness.AdminEnv)
 	admin, _ := harness.MustAdmin(t, app)
 	created := harness.MustCreateKey(t, admin, map[string]any{"name": "rotated backend", "scopes": []string{"users:read"}})
 	id := harness.MustID(t, created)

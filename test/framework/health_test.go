@@ -11,13 +11,13 @@ import (
 
 // Ensure liveness and readiness answer on every store.
 func TestHealth(t *testing.T) {
-	forStores(t, harness.StoresThatMatter, func(t *testing.T, app *harness.TestApp) {
-		r := harness.Do(t, app, http.MethodGet, "/api/auth/ok", "")
+	harness.ForStores(t, harness.StoresThatMatter, nil, func(t *testing.T, app *harness.App) {
+		r := app.Do(t, http.MethodGet, "/api/auth/ok", "")
 		harness.MustStatus(t, r, http.StatusOK)
 		if strings.TrimSpace(string(r.Body)) != `{"ok":true}` {
 			t.Fatalf("liveness body = %s", r.Body)
 		}
-		r = harness.Do(t, app, http.MethodGet, "/api/health/ready", "")
+		r = app.Do(t, http.MethodGet, "/api/health/ready", "")
 		harness.MustStatus(t, r, http.StatusOK)
 		body := r.JSON(t)
 		if body["status"] != "ready" {
@@ -31,11 +31,9 @@ func TestHealth(t *testing.T) {
 // answers within 100 ms while readiness reports 503.
 func TestLiveness_does_not_touch_the_database(t *testing.T) {
 	proxy := harness.NewFaultProxy(t, harness.PostgresURL(t))
-	cfg := harness.MustConfig(t, nil)
-	cfg.Database.URL = proxy.URL()
-	app := harness.MustStart(t, harness.StorePostgres, cfg)
+	app := harness.MustStart(t, harness.StorePostgres, map[string]string{"GATEHOUSE_DATABASE_URL": proxy.URL()})
 
-	harness.MustStatus(t, harness.Do(t, app, http.MethodGet, "/api/health/ready", ""), http.StatusOK)
+	harness.MustStatus(t, app.Do(t, http.MethodGet, "/api/health/ready", ""), http.StatusOK)
 	proxy.Blackhole()
 
 	fast := &http.Client{Timeout: 100 * time.Millisecond, Transport: app.Client().Transport}
@@ -49,7 +47,7 @@ func TestLiveness_does_not_touch_the_database(t *testing.T) {
 			t.Fatalf("liveness status = %d, want 200", res.StatusCode)
 		}
 	}
-	r := harness.Do(t, app, http.MethodGet, "/api/health/ready", "")
+	r := app.Do(t, http.MethodGet, "/api/health/ready", "")
 	harness.MustStatus(t, r, http.StatusServiceUnavailable)
 	body := r.JSON(t)
 	checks, _ := body["checks"].([]any)
@@ -59,7 +57,7 @@ func TestLiveness_does_not_touch_the_database(t *testing.T) {
 
 	proxy.Restore()
 	deadline := time.Now().Add(10 * time.Second)
-	for harness.Do(t, app, http.MethodGet, "/api/health/ready", "").Status != http.StatusOK {
+	for app.Do(t, http.MethodGet, "/api/health/ready", "").Status != http.StatusOK {
 		if time.Now().After(deadline) {
 			t.Fatal("readiness did not recover after the database came back")
 		}

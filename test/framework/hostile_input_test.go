@@ -23,7 +23,7 @@ func hostile(name, method, path, body string, headers []string, shape, location 
 }
 
 func TestEdge_hostile_strings(t *testing.T) {
-	harness.FwForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		admin, _ := harness.MustAdmin(t, app)
 		key := harness.MustCreateKey(t, admin, map[string]any{"name": "hostile backend", "scopes": []string{"users:read", "users:write"}})
 		bearer := []string{"Authorization", "Bearer " + key["secret"].(string)}
@@ -86,7 +86,7 @@ func TestEdge_hostile_strings(t *testing.T) {
 // is required names body, a malformed query string names its parameter
 // instead of being dropped, and a 415 does not repeat the Content-Type.
 func TestEdge_error_contract_gaps(t *testing.T) {
-	harness.FwForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		admin, _ := harness.MustAdmin(t, app)
 		key := harness.MustCreateKey(t, admin, map[string]any{"name": "gaps backend", "scopes": []string{"users:read", "users:write"}})
 		bearer := []string{"Authorization", "Bearer " + key["secret"].(string)}

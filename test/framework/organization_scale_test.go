@@ -86,7 +86,7 @@ func TestOrganization_scale_list_members(t *testing.T) {
 		t.Skip("seeds 10,000 members")
 	}
 	const size = 10_000
-	harness.FwForStores(t, harness.SQLOnly(harness.StoresThatMatter), harness.FwQuick, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.SQLOnly(harness.StoresThatMatter), harness.FwQuick, func(t *testing.T, app *harness.App) {
 		owner := app.NewClient(t)
 		harness.MustSignUp(t, owner, "Owner", "owner@example.com", harness.OrgPassword)
 		created := harness.MustCreateOrg(t, owner, "Big", "big")

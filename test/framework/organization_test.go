@@ -53,7 +53,7 @@ func mustMemberWithUser(t testing.TB, obj map[string]any, email, role string) {
 // naming body.slug; check-slug and list agree.
 func TestOrganization_create_check_slug_list(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.OrgEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.OrgEnv, func(t *testing.T, app *harness.App) {
 		ada := harness.MustVerifiedClient(t, app, "Ada", "ada@example.com")
 		body := harness.MustOK(t, ada.Post(harness.OrgPath("create"), harness.MustJSON(t, map[string]any{
 			"name": "Acme", "slug": "acme", "logo": "https://example.com/acme.png", "metadata": map[string]any{"plan": "pro", "seats": 12345678901234567},
@@ -131,7 +131,7 @@ func TestOrganization_create_check_slug_list(t *testing.T) {
 // being the active organization.
 func TestOrganization_update_delete(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.OrgEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.OrgEnv, func(t *testing.T, app *harness.App) {
 		ada := harness.MustVerifiedClient(t, app, "Ada", "ada@example.com")
 		bob := harness.MustVerifiedClient(t, app, "Bob", "bob@example.com")
 		cat := harness.MustVerifiedClient(t, app, "Cat", "cat@example.com")
@@ -185,7 +185,7 @@ func TestOrganization_update_delete(t *testing.T) {
 // members with their users and shows invitations only to those who may invite.
 func TestOrganization_set_active_full(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.OrgEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.OrgEnv, func(t *testing.T, app *harness.App) {
 		ada := harness.MustVerifiedClient(t, app, "Ada", "ada@example.com")
 		bob := harness.MustVerifiedClient(t, app, "Bob", "bob@example.com")
 		one, _ := harness.MustCreateOrg(t, ada, "One", "one")["id"].(string)
@@ -260,7 +260,7 @@ func TestOrganization_set_active_full(t *testing.T) {
 // owner-role invitations by admins and cancellations follow Better Auth.
 func TestOrganization_invitations(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.OrgEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.OrgEnv, func(t *testing.T, app *harness.App) {
 		ada := harness.MustVerifiedClient(t, app, "Ada", "ada@example.com")
 		bob := harness.MustVerifiedClient(t, app, "Bob", "bob@example.com")
 		cat := harness.MustVerifiedClient(t, app, "Cat", "cat@example.com")
@@ -408,7 +408,7 @@ func mustInvitationMail(t testing.TB, app *harness.App, to, invitationID string)
 // member leaves, the only owner cannot.
 func TestOrganization_members(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.OrgEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.OrgEnv, func(t *testing.T, app *harness.App) {
 		ada := harness.MustVerifiedClient(t, app, "Ada", "ada@example.com")
 		bob := harness.MustVerifiedClient(t, app, "Bob", "bob@example.com")
 		cat := harness.MustVerifiedClient(t, app, "Cat", "cat@example.com")
@@ -594,7 +594,7 @@ func TestOrganization_members(t *testing.T) {
 // organization and permissions.
 func TestOrganization_has_permission(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.OrgEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.OrgEnv, func(t *testing.T, app *harness.App) {
 		ada := harness.MustVerifiedClient(t, app, "Ada", "ada@example.com")
 		bob := harness.MustVerifiedClient(t, app, "Bob", "bob@example.com")
 		cat := harness.MustVerifiedClient(t, app, "Cat", "cat@example.com")
@@ -638,7 +638,7 @@ func TestOrganization_has_permission(t *testing.T) {
 // for an organization that does not exist.
 func TestOrganization_other_organization(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.OrgEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.OrgEnv, func(t *testing.T, app *harness.App) {
 		ada := harness.MustVerifiedClient(t, app, "Ada", "ada@example.com")
 		eve := harness.MustVerifiedClient(t, app, "Eve", "eve@example.com")
 		target, _ := harness.MustCreateOrg(t, ada, "Acme", "acme")["id"].(string)
@@ -704,7 +704,7 @@ var orgRoutes = []struct{ method, op, body string }{
 // Better Auth's {message, code} shape without one, or with a signed-out one.
 func TestOrganization_requires_session(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.OrgEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.OrgEnv, func(t *testing.T, app *harness.App) {
 		ada := harness.MustVerifiedClient(t, app, "Ada", "ada@example.com")
 		stale := ada.Clone()
 		harness.MustOK(t, ada.Post("/api/auth/sign-out", ""))

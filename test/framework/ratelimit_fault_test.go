@@ -88,7 +88,7 @@ func TestRateLimit_redis_blackholed_costs_one_timeout_not_one_per_request(t *tes
 	t.Parallel()
 	url := redistest.URL(t)
 	proxy := harness.NewFaultProxy(t, url)
-	app := harness.MustStartFramework(t, harness.StoreMemory, harness.Env(harness.LimitsOn, map[string]string{
+	app := harness.MustStart(t, harness.StoreMemory, harness.Env(harness.LimitsOn, map[string]string{
 		"GATEHOUSE_REDIS_URL": proxy.URL(), "GATEHOUSE_REDIS_PREFIX": redistest.Prefix(t, url)}))
 	c := app.NewClient(t)
 	harness.MustStatus(t, c.Get("/api/auth/get-session"), http.StatusOK) // counted in Redis

@@ -27,7 +27,7 @@ func mustProblemRateLimited(t testing.TB, r *harness.Response, max int) {
 // of distinct paths was never refused and filled the limiter's memory.
 func TestRateLimit_unmatched_paths_share_one_budget(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStartFramework(t, harness.StoreMemory, nil)
+	app := harness.MustStart(t, harness.StoreMemory, nil)
 	c := app.NewClient(t)
 	for i := range 100 {
 		path := "/api/auth/no-such-route-" + strconv.Itoa(i)
@@ -46,7 +46,7 @@ func TestRateLimit_unmatched_paths_share_one_budget(t *testing.T) {
 // the rule is keyed on the route template, not on the concrete path.
 func TestRateLimit_path_parameters_share_their_route_budget(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresThatMatter, nil, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresThatMatter, nil, func(t *testing.T, app *harness.App) {
 		c := app.NewClient(t)
 		for i := range 100 {
 			r := c.Get("/api/auth/reset-password/token-" + strconv.Itoa(i) + "?callbackURL=/done")
@@ -62,7 +62,7 @@ func TestRateLimit_path_parameters_share_their_route_budget(t *testing.T) {
 // them must not see a healthy process fail.
 func TestRateLimit_health_is_never_limited(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStartFramework(t, harness.StoreMemory, nil)
+	app := harness.MustStart(t, harness.StoreMemory, nil)
 	c := app.NewClient(t)
 	for range 150 {
 		harness.MustStatus(t, c.Get("/api/health/ready"), http.StatusOK)
@@ -75,7 +75,7 @@ func TestRateLimit_health_is_never_limited(t *testing.T) {
 // 100 per 10 s, and are still limited past it.
 func TestRateLimit_public_documents_have_a_generous_budget(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStartFramework(t, harness.StoreMemory, nil)
+	app := harness.MustStart(t, harness.StoreMemory, nil)
 	c := app.NewClient(t)
 	paths := []string{"/api/auth/jwks", "/.well-known/openid-configuration", "/api/auth/.well-known/openid-configuration",
 		"/api/backend-openapi.json", "/api/docs", "/.well-known/oauth-protected-resource"}
@@ -99,7 +99,7 @@ func TestRateLimit_trusted_routes_are_limited_per_service_key(t *testing.T) {
 	t.Parallel()
 	t.Run("default_budget", func(t *testing.T) {
 		t.Parallel()
-		harness.FwForStores(t, harness.StoresThatMatter, harness.Env(harness.AdminEnv, harness.LimitsOn), func(t *testing.T, app *harness.App) {
+		harness.ForStores(t, harness.StoresThatMatter, harness.Env(harness.AdminEnv, harness.LimitsOn), func(t *testing.T, app *harness.App) {
 			k, _, _ := harness.MustUsersKey(t, app)
 			for i := range 150 {
 				r := k.Do(http.MethodGet, harness.UsersPath+"?limit=1", nil)
@@ -112,7 +112,7 @@ func TestRateLimit_trusted_routes_are_limited_per_service_key(t *testing.T) {
 	t.Run("configured_budget", func(t *testing.T) {
 		t.Parallel()
 		env := harness.Env(harness.AdminEnv, harness.LimitsOn, map[string]string{"GATEHOUSE_RATE_LIMIT_SERVICE_KEY": "5/1m"})
-		harness.FwForStores(t, harness.StoresThatMatter, env, func(t *testing.T, app *harness.App) {
+		harness.ForStores(t, harness.StoresThatMatter, env, func(t *testing.T, app *harness.App) {
 			k, admin, _ := harness.MustUsersKey(t, app)
 			other := harness.MustCreateKey(t, admin, map[string]any{"name": "other backend", "scopes": []string{"users:read"}})
 			otherKey := harness.KeyClient{T: t, C: app.NewClient(t), Headers: []string{"x-api-key", other["secret"].(string)}}
@@ -129,7 +129,7 @@ func TestRateLimit_trusted_routes_are_limited_per_service_key(t *testing.T) {
 	})
 	t.Run("refused_keys_per_address", func(t *testing.T) {
 		t.Parallel()
-		harness.FwForStores(t, harness.StoresThatMatter, harness.Env(harness.AdminEnv, harness.LimitsOn), func(t *testing.T, app *harness.App) {
+		harness.ForStores(t, harness.StoresThatMatter, harness.Env(harness.AdminEnv, harness.LimitsOn), func(t *testing.T, app *harness.App) {
 			k, _, _ := harness.MustUsersKey(t, app)
 			bad := harness.KeyClient{T: t, C: app.NewClient(t), Headers: []string{"Authorization", "Bearer gh_sk_" + strings.Repeat("A", 43)}}
 			for i := range 100 {

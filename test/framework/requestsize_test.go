@@ -13,7 +13,7 @@ import (
 // counts them: the flood sent 60 KB paths.
 func TestRequestSize_long_targets_and_large_headers_are_refused(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStartFramework(t, harness.StoreMemory, nil)
+	app := harness.MustStart(t, harness.StoreMemory, nil)
 	c := app.NewClient(t)
 	long := strings.Repeat("x", 60_000)
 	for range 150 { // more than the unmatched budget: none of them is counted

@@ -41,7 +41,7 @@ func sameClaims(t testing.TB, a, b map[string]any) {
 // exactly what a freshly signed /api/auth/token says but for iat and exp.
 func TestGetSession_jwt_is_reused_while_unchanged(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
 		c := app.NewClient(t)
 		harness.MustSignUp(t, c, "Ada", "ada@example.com", "correct horse battery staple")
 		first, claims := harness.SessionJWT(t, c)
@@ -69,7 +69,7 @@ func TestGetSession_jwt_is_reused_while_unchanged(t *testing.T) {
 // no token.
 func TestGetSession_jwt_follows_changes_and_sign_out(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
 		c := app.NewClient(t)
 		harness.MustSignUp(t, c, "Ada", "ada@example.com", "correct horse battery staple")
 		harness.SessionJWT(t, c)
@@ -106,8 +106,8 @@ func TestGetSession_another_instance_sees_changes_within_a_second(t *testing.T) 
 	for _, s := range harness.SQLOnly(harness.StoresThatMatter) {
 		t.Run("store="+string(s), func(t *testing.T) {
 			t.Parallel()
-			a := harness.MustStartFramework(t, s, harness.AdminEnv)
-			b := harness.MustStartFramework(t, s, harness.Env(harness.AdminEnv, map[string]string{"GATEHOUSE_DATABASE_URL": a.DatabaseURL}))
+			a := harness.MustStart(t, s, harness.AdminEnv)
+			b := harness.MustStart(t, s, harness.Env(harness.AdminEnv, map[string]string{"GATEHOUSE_DATABASE_URL": a.DatabaseURL}))
 			// onB is the browser of c, talking to b instead.
 			onB := func(c *harness.Client) *harness.Client {
 				d := b.NewClient(t)

@@ -90,7 +90,7 @@ func kidsOf(keys map[string]map[string]any, alg string) []string {
 // only, cacheable and readable from any origin.
 func TestTokens_jwks(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
 		c := app.NewClient(t)
 		keys := mustJWKS(t, c)
 		if len(kidsOf(keys, "EdDSA")) != 1 || len(kidsOf(keys, "RS256")) != 1 || len(keys) != 2 {
@@ -109,7 +109,7 @@ func TestTokens_jwks(t *testing.T) {
 // to browser code, and not when signed out.
 func TestTokens_framework_token(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
 		anon := app.NewClient(t)
 		harness.MustCode(t, anon.Get("/api/auth/token"), http.StatusUnauthorized, "UNAUTHORIZED")
 		r := anon.Get("/api/auth/get-session")
@@ -165,7 +165,7 @@ func TestTokens_framework_token_issuer_and_audience(t *testing.T) {
 	t.Parallel()
 	env := harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_JWT_ISSUER": "https://issuer.example.com",
 		"GATEHOUSE_JWT_AUDIENCE": "https://api.example.com,https://other.example.com", "GATEHOUSE_JWT_LIFETIME": "5m"})
-	harness.FwForStores(t, []harness.Store{harness.StoreMemory}, env, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, []harness.Store{harness.StoreMemory}, env, func(t *testing.T, app *harness.App) {
 		c := app.NewClient(t)
 		harness.MustSignUp(t, c, "Ada", "ada@example.com", "correct horse battery staple")
 		_, claims := harness.MustVerifyJWT(t, c, harness.MustOK(t, c.Get("/api/auth/token"))["token"].(string))
@@ -183,7 +183,7 @@ func TestTokens_framework_token_issuer_and_audience(t *testing.T) {
 // is a 400 naming body.alg.
 func TestTokens_rotate_signing_keys(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		admin, _ := harness.MustAdmin(t, app)
 		plain, _ := harness.MustPlainUser(t, app, "Eve", "eve@example.com", harness.UserPassword)
 		origin := []string{"Origin", app.Cfg.HTTP.BaseURL}
@@ -249,10 +249,10 @@ func TestTokens_rotate_signing_keys(t *testing.T) {
 // gets new keys while the old ones stay published.
 func TestTokens_keys_survive_restart_sealed(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.SQLOnly(harness.StoresThatMatter), harness.FwQuick, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.SQLOnly(harness.StoresThatMatter), harness.FwQuick, func(t *testing.T, app *harness.App) {
 		kids := mustJWKS(t, app.NewClient(t))
-		same := harness.MustStartFramework(t, app.Store, harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_DATABASE_URL": app.DatabaseURL}))
-		rotatedSecrets := harness.MustStartFramework(t, app.Store, harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_DATABASE_URL": app.DatabaseURL,
+		same := harness.MustStart(t, app.Store, harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_DATABASE_URL": app.DatabaseURL}))
+		rotatedSecrets := harness.MustStart(t, app.Store, harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_DATABASE_URL": app.DatabaseURL,
 			"GATEHOUSE_SECRET": "", "GATEHOUSE_SECRETS": "a-new-secret-0123456789-abcdefghijklmnopqrstuv," + harness.TestSecret}))
 		for _, other := range []*harness.App{same, rotatedSecrets} {
 			if got := mustJWKS(t, other.NewClient(t)); harness.MustJSON(t, got) != harness.MustJSON(t, kids) {
@@ -289,7 +289,7 @@ func TestTokens_keys_survive_restart_sealed(t *testing.T) {
 			}
 		}
 
-		replaced := harness.MustStartFramework(t, app.Store, harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_DATABASE_URL": app.DatabaseURL,
+		replaced := harness.MustStart(t, app.Store, harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_DATABASE_URL": app.DatabaseURL,
 			"GATEHOUSE_SECRET": "a-new-secret-0123456789-abcdefghijklmnopqrstuv"}))
 		now := mustJWKS(t, replaced.NewClient(t))
 		for _, alg := range []string{"EdDSA", "RS256"} {
@@ -353,7 +353,7 @@ func TestCLI_signing_keys(t *testing.T) {
 		t.Fatalf("list after a rotation without --now printed %q", listed)
 	}
 
-	app := harness.MustStartFramework(t, harness.StoreSQLite, harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_DATABASE_URL": dbURL}))
+	app := harness.MustStart(t, harness.StoreSQLite, harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_DATABASE_URL": dbURL}))
 	keys := mustJWKS(t, app.NewClient(t))
 	if rsaKids := kidsOf(keys, "RS256"); len(rsaKids) != 2 || !slices.Contains(rsaKids, m[2]) {
 		t.Fatalf("the service publishes %v", keys)
@@ -409,7 +409,7 @@ func mustTokenSignedBy(t testing.TB, c *harness.Client, kid string) string {
 // with its key at once.
 func TestTokens_rotation_publishes_before_signing(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresOnce, harness.Env(harness.AdminEnv, reloadEnv), func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.Env(harness.AdminEnv, reloadEnv), func(t *testing.T, app *harness.App) {
 		admin, _ := harness.MustAdmin(t, app)
 		oldKid := kidsOf(mustJWKS(t, admin), "EdDSA")[0]
 		newKey := harness.MustObject(t, harness.MustOK(t, admin.Post(harness.SigningKeysPath+"/rotate", `{"alg":"EdDSA"}`))["data"].([]any)[0])
@@ -456,8 +456,8 @@ func TestTokens_rotation_publishes_before_signing(t *testing.T) {
 // wall clock; advancing the clock would let A sign before B could.
 func TestTokens_rotation_across_instances(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.SQLOnly(harness.StoresThatMatter), harness.Env(harness.AdminEnv, map[string]string{"GATEHOUSE_SIGNING_KEY_RELOAD_INTERVAL": "2s"}), func(t *testing.T, a *harness.App) {
-		b := harness.MustStartFramework(t, a.Store, harness.Env(harness.AdminEnv, map[string]string{"GATEHOUSE_SIGNING_KEY_RELOAD_INTERVAL": "2s", "GATEHOUSE_DATABASE_URL": a.DatabaseURL}))
+	harness.ForStores(t, harness.SQLOnly(harness.StoresThatMatter), harness.Env(harness.AdminEnv, map[string]string{"GATEHOUSE_SIGNING_KEY_RELOAD_INTERVAL": "2s"}), func(t *testing.T, a *harness.App) {
+		b := harness.MustStart(t, a.Store, harness.Env(harness.AdminEnv, map[string]string{"GATEHOUSE_SIGNING_KEY_RELOAD_INTERVAL": "2s", "GATEHOUSE_DATABASE_URL": a.DatabaseURL}))
 		startKeyRefresher(t, a)
 		startKeyRefresher(t, b)
 		admin, _ := harness.MustAdmin(t, a)

@@ -20,7 +20,7 @@ var AdminEnv = Env(FwQuick, map[string]string{"GATEHOUSE_ADMIN_EMAILS": AdminEma
 // the stores a behaviour runs on (StoresOnce).
 func AdminForStores(t *testing.T, fn func(t *testing.T, app *App)) {
 	t.Helper()
-	FwForStores(t, StoresOnce, AdminEnv, fn)
+	ForStores(t, StoresOnce, AdminEnv, fn)
 }
 
 // MustVerifiedUser signs up through a new client, which stays signed in,

@@ -42,7 +42,7 @@ func MustRunCLI(t *testing.T, env []string, stdin string, args ...string) string
 
 // ProcessClient is a browser-like client of a running binary.
 func ProcessClient(t testing.TB, p *Process) *Client {
-	app := &App{TestApp: &TestApp{Server: &httptest.Server{URL: p.URL}}, Cfg: bootstrap.Config{HTTP: bootstrap.HTTPConfig{BaseURL: CLIBaseURL}}}
+	app := &App{Server: &httptest.Server{URL: p.URL}, Cfg: bootstrap.Config{HTTP: bootstrap.HTTPConfig{BaseURL: CLIBaseURL}}}
 	hc := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	return &Client{T: t, App: app, Origin: CLIBaseURL, Cookies: map[string]string{}, HTTP: hc}
 }

@@ -23,7 +23,7 @@ var _ ports.Clock = (*Clock)(nil)
 // Every test of a shared application (Shared) sees its clock move: a test
 // advances a shared application's clock by a few seconds at most, no more
 // than the wall clock may jump for a test held up by a loaded machine; one
-// that needs minutes keeps an application of its own (MustStartFramework).
+// that needs minutes keeps an application of its own (MustStart).
 type Clock struct {
 	offset atomic.Int64 // nanoseconds ahead of the wall clock
 }

@@ -1,6 +1,6 @@
 // Package harness is the one way Gatehouse's black-box tests start and speak
 // to the service: an application on a store with its settings and its mail
-// (App, MustStartFramework, FwForStores and the store policy), a client with
+// (App, MustStart, ForStores and the store policy), a client with
 // its cookie jar and Origin (Client), the built binary as a process, and the
 // shared builders (MustUser, MustAdmin, MustCreateOrg, keys, and each
 // surface's world). The tests themselves live in one package per surface

@@ -42,8 +42,8 @@ func MustFedWorld(t *testing.T, s Store, fields map[string]any) *FedWorld {
 func MustFedWorldOn(t *testing.T, s Store, env map[string]string, provider string) *FedWorld {
 	t.Helper()
 	w := &FedWorld{Provider: provider}
-	w.A = MustStartFramework(t, s, env)
-	w.B = MustStartFramework(t, StoreMemory, Env(AdminEnv, map[string]string{"GATEHOUSE_COOKIE_PREFIX": "upstream"}))
+	w.A = MustStart(t, s, env)
+	w.B = MustStart(t, StoreMemory, Env(AdminEnv, map[string]string{"GATEHOUSE_COOKIE_PREFIX": "upstream"}))
 	adminB, _ := MustAdmin(t, w.B)
 	w.HTTP = MustRegisterStrictClient(t, adminB, "Gatehouse A", "confidential", true, w.A.URL+"/api/auth/callback/"+w.Provider)
 	w.AdminA, _ = MustAdmin(t, w.A)

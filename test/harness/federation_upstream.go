@@ -564,7 +564,7 @@ func MustFuWorld(t *testing.T, s Store, env map[string]string) *FuWorld {
 	if env == nil {
 		env = AdminEnv
 	}
-	w := &FuWorld{A: MustStartFramework(t, s, env)}
+	w := &FuWorld{A: MustStart(t, s, env)}
 	MustVerifiedUser(t, w.A, "Root Admin", AdminEmail, AdminPassword)
 	w.Admin = w.A.NewClient(t)
 	MustSignIn(t, w.Admin, AdminEmail, AdminPassword)

@@ -31,10 +31,16 @@ import (
 	"github.com/gatehouse/gatehouse/bootstrap"
 )
 
-// App is a Gatehouse whose base URL is its own address, so that the links
-// it mails lead back to it, with the SMTP server it mails through.
+// App is a running Gatehouse whose base URL is its own address, so that the
+// links it mails lead back to it, with what it logged, its clock and the
+// SMTP server it mails through.
 type App struct {
-	*TestApp
+	*httptest.Server
+	App  *bootstrap.App
+	Logs *SyncBuffer
+	// Clock is the application's clock, which the test advances to see
+	// time pass (the Clock type says what it drives and what not).
+	Clock       *Clock
 	Store       Store
 	Cfg         bootstrap.Config
 	Mail        *smtptest.Server
@@ -56,16 +62,16 @@ func Env(envs ...map[string]string) map[string]string {
 	return out
 }
 
-// MustStartFramework starts Gatehouse on s, serving on a loopback port that
+// MustStart starts Gatehouse on s, serving on a loopback port that
 // is also its base URL (unless env sets GATEHOUSE_BASE_URL), mailing through
 // a fresh smtptest server, on a fresh database (unless env sets
 // GATEHOUSE_DATABASE_URL, such as another app's DatabaseURL). Its clock
 // (App.Clock) is a new one, or the clock of the app already started on the
 // same database: instances of one database share a clock, as replicas share
 // the wall clock.
-func MustStartFramework(t testing.TB, s Store, env map[string]string) *App {
+func MustStart(t testing.TB, s Store, env map[string]string) *App {
 	t.Helper()
-	return MustStartFrameworkWith(t, s, env, bootstrap.Fakes{})
+	return MustStartWith(t, s, env, bootstrap.Fakes{})
 }
 
 // TestHashing are the argon2id costs the black-box applications hash with
@@ -87,10 +93,10 @@ const productionHashing = "harness: production password hashing"
 // (by its URL), for the next app started on it.
 var databaseClocks sync.Map
 
-// MustStartFrameworkWith is MustStartFramework wired with fakes (the faults
+// MustStartWith is MustStart wired with fakes (the faults
 // of the atomicity tests, say); the clock is the harness's, whatever
 // fakes.Clock says.
-func MustStartFrameworkWith(t testing.TB, s Store, env map[string]string, fakes bootstrap.Fakes) *App {
+func MustStartWith(t testing.TB, s Store, env map[string]string, fakes bootstrap.Fakes) *App {
 	t.Helper()
 	dbURL := env["GATEHOUSE_DATABASE_URL"]
 	switch {
@@ -155,16 +161,16 @@ func MustStartFrameworkWith(t testing.TB, s Store, env map[string]string, fakes 
 	srv.Start()
 	stopMail := app.StartMail(context.Background(), logger)
 	t.Cleanup(func() { srv.Close(); stopMail(); cleanup() })
-	return &App{TestApp: &TestApp{Server: srv, App: app, Logs: logs, Clock: clock}, Store: s, Cfg: cfg, Mail: mail, DatabaseURL: dbURL, admin: &adminAccount{}}
+	return &App{Server: srv, App: app, Logs: logs, Clock: clock, Store: s, Cfg: cfg, Mail: mail, DatabaseURL: dbURL, admin: &adminAccount{}}
 }
 
-// FwForStores runs fn in parallel against a fresh app with env on each of stores.
-func FwForStores(t *testing.T, stores []Store, env map[string]string, fn func(t *testing.T, app *App)) {
+// ForStores runs fn in parallel against a fresh app with env on each of stores.
+func ForStores(t *testing.T, stores []Store, env map[string]string, fn func(t *testing.T, app *App)) {
 	t.Helper()
 	for _, s := range stores {
 		t.Run("store="+string(s), func(t *testing.T) {
 			t.Parallel()
-			fn(t, MustStartFramework(t, s, env))
+			fn(t, MustStart(t, s, env))
 		})
 	}
 }
@@ -179,7 +185,22 @@ type Client struct {
 	HTTP    *http.Client
 }
 
-// client returns a client without cookies whose Origin is the base URL.
+// Do sends one request as a script or a backend would: no Origin, no
+// cookies, no redirect followed (a client of its own: Bare). Header pairs
+// follow the body.
+func (a *App) Do(t testing.TB, method, path, body string, headers ...string) *Response {
+	t.Helper()
+	return a.Bare(t).Do(method, path, body, headers...)
+}
+
+// Bare returns a client without cookies or Origin.
+func (a *App) Bare(t testing.TB) *Client {
+	c := a.NewClient(t)
+	c.Origin = ""
+	return c
+}
+
+// NewClient returns a client without cookies whose Origin is the base URL.
 func (a *App) NewClient(t testing.TB) *Client {
 	hc := *a.Client()
 	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }

@@ -2,13 +2,10 @@ package harness
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"slices"
 	"strings"
@@ -65,16 +62,6 @@ func (b *SyncBuffer) String() string {
 	return b.buf.String()
 }
 
-// TestApp is a running Gatehouse, what it logged and its clock.
-type TestApp struct {
-	*httptest.Server
-	App  *bootstrap.App
-	Logs *SyncBuffer
-	// Clock is the application's clock, which the test advances to see
-	// time pass (the Clock type says what it drives and what not).
-	Clock *Clock
-}
-
 // Store names the storage an app runs on.
 type Store string
 
@@ -128,40 +115,6 @@ func SQLOnly(stores []Store) []Store {
 	return slices.DeleteFunc(slices.Clone(stores), func(s Store) bool { return s == StoreMemory })
 }
 
-// MustStart wires and serves Gatehouse on s with cfg, on a clock of its own.
-// On PostgreSQL it skips (or, under CI, fails) when no server is configured.
-func MustStart(t testing.TB, s Store, cfg bootstrap.Config) *TestApp {
-	t.Helper()
-	logs := &SyncBuffer{}
-	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	clock := NewClock()
-	fakes := bootstrap.Fakes{Clock: clock, PasswordHashing: &TestHashing}
-	var (
-		app     *bootstrap.App
-		cleanup func()
-		err     error
-	)
-	switch s {
-	case StoreMemory:
-		app, cleanup, err = bootstrap.InitializeMemoryWithFakes(cfg, logger, fakes)
-	case StoreSQLite:
-		cfg.Database.URL = string(gormtest.SQLiteURL(t))
-		app, cleanup, err = bootstrap.InitializeSQLWithFakes(t.Context(), cfg, logger, fakes)
-	case StorePostgres:
-		if cfg.Database.URL == "" || !strings.HasPrefix(cfg.Database.URL, "postgres") {
-			cfg.Database.URL = string(gormtest.PostgresMigratedURL(t))
-		}
-		app, cleanup, err = bootstrap.InitializeSQLWithFakes(t.Context(), cfg, logger, fakes)
-	}
-	if err != nil {
-		t.Fatalf("start on %s: %v", s, err)
-	}
-	srv := httptest.NewServer(app.Handler)
-	stopMail := app.StartMail(context.Background(), logger)
-	t.Cleanup(func() { srv.Close(); stopMail(); cleanup() })
-	return &TestApp{Server: srv, App: app, Logs: logs, Clock: clock}
-}
-
 // PostgresURL returns the URL of a PostgreSQL database of the test's own,
 // migrated (a copy of a migrated template).
 func PostgresURL(t testing.TB) gormstore.DatabaseURL { return gormtest.PostgresMigratedURL(t) }
@@ -180,35 +133,6 @@ func (r *Response) JSON(t testing.TB) map[string]any {
 		t.Fatalf("body is not a JSON object: %v\n%s", err, r.Body)
 	}
 	return m
-}
-
-// Do sends a request and reads the whole response. Header pairs follow the body.
-func Do(t testing.TB, app *TestApp, method, path string, body string, headers ...string) *Response {
-	t.Helper()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(t.Context(), method, app.URL+path, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	res, err := app.Client().Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &Response{Status: res.StatusCode, Header: res.Header, Body: b}
 }
 
 // MustStatus fails the test unless r has the wanted status.

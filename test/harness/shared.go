@@ -21,7 +21,7 @@ import (
 // apart by their own users, organizations and keys (Email gives each test
 // addresses of its own). A test that changes settings, counts what the
 // whole application holds, or stops or breaks the application keeps a fresh
-// one (MustStartFramework).
+// one (MustStart).
 
 type sharedKey struct {
 	store Store
@@ -140,7 +140,7 @@ func startShared(t testing.TB, s Store, env map[string]string) (app *App, msg st
 			app, msg, skip = nil, stop.msg, stop.skip
 		}
 	}()
-	app = MustStartFramework(pt, s, env)
+	app = MustStart(pt, s, env)
 	pt.started.Store(true)
 	sharedMu.Lock()
 	sharedStop = append(sharedStop, pt.runCleanups)

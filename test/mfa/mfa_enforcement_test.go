@@ -87,7 +87,7 @@ func TestMFA_step_up(t *testing.T) {
 func TestMFA_step_up_service_keys(t *testing.T) {
 	t.Parallel()
 	// A fresh application: the administrator enrols a second factor.
-	harness.FwForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		admin, _ := harness.MustAdmin(t, app)
 		secret := harness.MustEnrolTOTP(t, admin, harness.AdminPassword)
 		key := harness.MustCreateKey(t, admin, map[string]any{"name": "fresh", "scopes": []string{"users:read"}})
@@ -124,7 +124,7 @@ var adminMFAEnv = harness.Env(harness.AdminEnv, map[string]string{"GATEHOUSE_ADM
 func TestMFA_admin_requires_second_factor(t *testing.T) {
 	t.Parallel()
 	// A fresh application: the administrator enrols a second factor.
-	harness.FwForStores(t, harness.StoresOnce, adminMFAEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresOnce, adminMFAEnv, func(t *testing.T, app *harness.App) {
 		admin, adminID := harness.MustAdmin(t, app)
 		plain, _ := harness.MustPlainUser(t, app, "Pat", harness.Email(t, "pat@example.com"), harness.UserPassword)
 
@@ -164,7 +164,7 @@ func TestMFA_admin_requires_second_factor(t *testing.T) {
 // development): an administrator without a second factor administers.
 func TestMFA_admin_rule_off(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStartFramework(t, harness.StoreMemory, harness.AdminEnv)
+	app := harness.MustStart(t, harness.StoreMemory, harness.AdminEnv)
 	admin, _ := harness.MustAdmin(t, app)
 	harness.MustOK(t, admin.Get(harness.AdminPath("list-users")))
 	harness.MustStatus(t, admin.Get(harness.ServiceKeysPath), http.StatusOK)

@@ -209,7 +209,7 @@ func TestPasskey_delete_last_needs_step_up(t *testing.T) {
 
 func TestPasskey_hostile_input(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.StoresThatMatter, harness.PkEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresThatMatter, harness.PkEnv, func(t *testing.T, app *harness.App) {
 		c, d := harness.MustPasskeyUser(t, app, harness.Email(t, "ada@example.com"))
 		c.Get("/api/auth/passkey/generate-authenticate-options")
 		for name, tc := range map[string]struct{ path, body, field string }{

@@ -120,7 +120,7 @@ func TestStepUpBudget_password_session(t *testing.T) {
 // here an e-mailed code turning two-factor on, with a lockout of three.
 func TestStepUpBudget_without_password(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.SQLOnly(harness.StoresThatMatter), harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_LOCKOUT_THRESHOLD": "3"}),
+	harness.ForStores(t, harness.SQLOnly(harness.StoresThatMatter), harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_LOCKOUT_THRESHOLD": "3"}),
 		func(t *testing.T, app *harness.App) {
 			c := app.NewClient(t)
 			id := harness.MustUser(t, harness.MustSignUp(t, c, "Ada", harness.Email(t, "ada@example.com"), harness.TfPassword))["id"].(string)
@@ -143,8 +143,8 @@ func TestStepUpBudget_without_password(t *testing.T) {
 // to either add up, and the right one is refused on both.
 func TestStepUpBudget_shared_by_replicas(t *testing.T) {
 	t.Parallel()
-	a := harness.MustStartFramework(t, harness.StorePostgres, harness.FwQuick) // skips without PostgreSQL
-	b := harness.MustStartFramework(t, harness.StorePostgres, harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_DATABASE_URL": a.DatabaseURL}))
+	a := harness.MustStart(t, harness.StorePostgres, harness.FwQuick) // skips without PostgreSQL
+	b := harness.MustStart(t, harness.StorePostgres, harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_DATABASE_URL": a.DatabaseURL}))
 	u := harness.MustTwoFactorUser(t, a, harness.Email(t, "ada@example.com"))
 	onA := harness.MustStaleSession(t, a, u)
 	onB := b.NewClient(t)

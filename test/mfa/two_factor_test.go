@@ -132,7 +132,7 @@ func TestTwoFactor_challenge_cookie(t *testing.T) {
 // ten minutes.
 func TestTwoFactor_challenge_expired(t *testing.T) {
 	t.Parallel()
-	harness.FwForStores(t, harness.SQLOnly(harness.StoresThatMatter), harness.FwQuick, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.SQLOnly(harness.StoresThatMatter), harness.FwQuick, func(t *testing.T, app *harness.App) {
 		u := harness.MustTwoFactorUser(t, app, harness.Email(t, "ada@example.com"))
 		c := harness.MustChallenge(t, app, u)
 		app.Clock.Advance(10*time.Minute + time.Second)
@@ -147,7 +147,7 @@ func TestTwoFactor_challenge_expired(t *testing.T) {
 func TestTwoFactor_lockout(t *testing.T) {
 	t.Parallel()
 	env := harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_LOCKOUT_THRESHOLD": "3", "GATEHOUSE_LOCKOUT_COOLDOWN": "1m"})
-	harness.FwForStores(t, harness.StoresThatMatter, env, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.StoresThatMatter, env, func(t *testing.T, app *harness.App) {
 		u := harness.MustTwoFactorUser(t, app, harness.Email(t, "ada@example.com"))
 		c := harness.MustChallenge(t, app, u)
 		harness.MustCode(t, harness.VerifyTOTP(t, c, "000000"), http.StatusUnauthorized, "INVALID_CODE")

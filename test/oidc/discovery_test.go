@@ -198,7 +198,7 @@ func TestDiscovery_provider_metadata(t *testing.T) {
 // too), with no credentials, and that it never carries a session.
 func TestDiscovery_cors(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStartFramework(t, harness.StoreMemory, harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_TRUSTED_ORIGINS": "https://app.example.com"}))
+	app := harness.MustStart(t, harness.StoreMemory, harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_TRUSTED_ORIGINS": "https://app.example.com"}))
 	for _, path := range append(slices.Clone(providerMetadataPaths), protectedResourcePath) {
 		for _, origin := range []string{"https://elsewhere.example.org", "https://app.example.com"} {
 			r := app.NewClient(t).Get(path, "Origin", origin)
@@ -267,7 +267,7 @@ func TestDiscovery_protected_resource(t *testing.T) {
 // the protected resource's in the backend contract.
 func TestDiscovery_in_the_contracts(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStartFramework(t, harness.StoreMemory, harness.FwQuick)
+	app := harness.MustStart(t, harness.StoreMemory, harness.FwQuick)
 	c := app.NewClient(t)
 	paths := func(doc string) map[string]any {
 		var spec struct {

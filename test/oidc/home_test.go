@@ -103,7 +103,7 @@ func TestHome_page(t *testing.T) {
 func TestHome_redirects_to_the_configured_home_url(t *testing.T) {
 	t.Parallel()
 	const home = "https://www.example.com/welcome?from=id"
-	app := harness.MustStartFramework(t, harness.StoreMemory, harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_HOME_URL": home}))
+	app := harness.MustStart(t, harness.StoreMemory, harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_HOME_URL": home}))
 	b := harness.NewFormBrowser(t, app)
 	mustRedirect(t, b.Get("/"), http.StatusFound, home)
 	mustRedirect(t, b.Head("/"), http.StatusFound, home)
@@ -115,7 +115,7 @@ func TestHome_redirects_to_the_configured_home_url(t *testing.T) {
 // page, its query kept, while the API keeps Better Auth's 404 there.
 func TestPages_trailing_slash_redirects(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStartFramework(t, harness.StoreMemory, harness.FwQuick)
+	app := harness.MustStart(t, harness.StoreMemory, harness.FwQuick)
 	b := harness.NewFormBrowser(t, app)
 	mustRedirect(t, b.Get("/api/docs/"), http.StatusMovedPermanently, app.URL+"/api/docs")
 	mustRedirect(t, b.Get("/account/"), http.StatusMovedPermanently, app.URL+"/account")

@@ -19,7 +19,7 @@ const oauthClientsPath = "/api/admin/oauth-clients"
 func oauthClientsForStores(t *testing.T, fn func(t *testing.T, app *harness.App)) {
 	t.Helper()
 	// A fresh application: the tests list every client it holds.
-	harness.FwForStores(t, harness.StoresOnce, harness.AdminEnv, fn)
+	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, fn)
 }
 
 var (

@@ -126,7 +126,7 @@ func TestOIDCClients_go_oidc_completes_the_code_flow(t *testing.T) {
 // Ensure strict clients refuse an issuer that differs from the provider's by
 // a trailing slash (OpenID Connect Discovery §4.3): go-oidc's discovery fails.
 func TestOIDCClients_go_oidc_refuses_an_issuer_with_a_trailing_slash(t *testing.T) {
-	app := harness.MustStartFramework(t, harness.StoreMemory, harness.AdminEnv)
+	app := harness.MustStart(t, harness.StoreMemory, harness.AdminEnv)
 	issuer := app.URL + "/api/auth"
 	if _, err := oidc.NewProvider(t.Context(), issuer); err != nil {
 		t.Fatalf("control: discovery from %s: %v", issuer, err)
@@ -372,7 +372,7 @@ func strictSigner(t *testing.T, app *harness.App) (kid string, key *rsa.PrivateK
 // audience, another issuer, an ID token's type, no type. A control token
 // re-signed with the same key and the issued claims is accepted.
 func TestOIDCClients_service_refuses_bad_claims_signed_by_its_key(t *testing.T) {
-	harness.FwForStores(t, harness.SQLOnly(harness.StoresOnce), harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.ForStores(t, harness.SQLOnly(harness.StoresOnce), harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := mustStrictWorld(t, app)
 		_, toks := w.StrictLiveTokens(t)
 		header, claims := strictJWTParts(t, toks.Token.AccessToken)

@@ -105,7 +105,7 @@ func mustPage(t testing.TB, app *harness.App, r *harness.Response, status int, c
 // is cached long.
 func TestPages_render(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStartFramework(t, harness.StoreMemory, harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_TRUSTED_ORIGINS": "https://app.example.com"}))
+	app := harness.MustStart(t, harness.StoreMemory, harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_TRUSTED_ORIGINS": "https://app.example.com"}))
 	b := harness.NewFormBrowser(t, app)
 
 	in := mustPage(t, app, b.Get("/sign-in?callbackURL="+url.QueryEscape("/after?x=1")), http.StatusOK, pagesCSP)
@@ -380,7 +380,7 @@ func TestPages_forgot_and_reset_password(t *testing.T) {
 // Ensure a throttled sign-in comes back to the form with the reason.
 func TestPages_sign_in_rate_limited(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStartFramework(t, harness.StoreMemory, map[string]string{"GATEHOUSE_REQUIRE_EMAIL_VERIFICATION": "false"})
+	app := harness.MustStart(t, harness.StoreMemory, map[string]string{"GATEHOUSE_REQUIRE_EMAIL_VERIFICATION": "false"})
 	b := harness.NewFormBrowser(t, app)
 	var last *harness.Response
 	for range 6 {

@@ -45,10 +45,10 @@ func TestBetterAuthClient_federation(t *testing.T) {
 	for _, s := range []harness.Store{harness.StoreSQLite, harness.StorePostgres} {
 		t.Run("store="+string(s), func(t *testing.T) {
 			t.Parallel()
-			a := harness.MustStartFramework(t, s, harness.AdminEnv)
+			a := harness.MustStart(t, s, harness.AdminEnv)
 			// Both apps live on 127.0.0.1, where a browser keeps one cookie
 			// jar for every port: B's cookies have another prefix.
-			b := harness.MustStartFramework(t, harness.StoreMemory, harness.Env(harness.AdminEnv, map[string]string{"GATEHOUSE_COOKIE_PREFIX": "upstream"}))
+			b := harness.MustStart(t, harness.StoreMemory, harness.Env(harness.AdminEnv, map[string]string{"GATEHOUSE_COOKIE_PREFIX": "upstream"}))
 			mailbox := httptest.NewServer(a.Mail.Handler())
 			t.Cleanup(mailbox.Close)
 

@@ -81,6 +81,6 @@ func TestPackaging_compose_replicas(t *testing.T) {
 	if check == nil {
 		t.Fatal("deploy/haproxy.cfg has no HTTP health check")
 	}
-	app := harness.MustStart(t, harness.StoreMemory, harness.MustConfig(t, nil))
-	harness.MustStatus(t, harness.Do(t, app, http.MethodGet, check[1], ""), http.StatusOK)
+	app := harness.MustStart(t, harness.StoreMemory, nil)
+	harness.MustStatus(t, app.Do(t, http.MethodGet, check[1], ""), http.StatusOK)
 }

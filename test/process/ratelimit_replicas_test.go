@@ -32,8 +32,8 @@ func TestRateLimit_sign_in_limit_holds_across_replicas(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			env := harness.Env(harness.LimitsOn, tt.env(t))
-			one := harness.MustStartFramework(t, harness.StorePostgres, env)
-			two := harness.MustStartFramework(t, harness.StorePostgres, harness.Env(env, map[string]string{"GATEHOUSE_DATABASE_URL": one.DatabaseURL}))
+			one := harness.MustStart(t, harness.StorePostgres, env)
+			two := harness.MustStart(t, harness.StorePostgres, harness.Env(env, map[string]string{"GATEHOUSE_DATABASE_URL": one.DatabaseURL}))
 			for _, app := range []*harness.App{one, two} {
 				if !strings.HasPrefix(app.App.RateLimits, tt.countedIn) {
 					t.Fatalf("rate limits %q, want them %s", app.App.RateLimits, tt.countedIn)
@@ -64,7 +64,7 @@ func TestRateLimit_redis_away_counts_in_the_process(t *testing.T) {
 	}
 	closed := ln.Addr().String()
 	_ = ln.Close()
-	app := harness.MustStartFramework(t, harness.StoreMemory, harness.Env(harness.LimitsOn, map[string]string{"GATEHOUSE_REDIS_URL": "redis://:hunter2@" + closed + "/0",
+	app := harness.MustStart(t, harness.StoreMemory, harness.Env(harness.LimitsOn, map[string]string{"GATEHOUSE_REDIS_URL": "redis://:hunter2@" + closed + "/0",
 		"GATEHOUSE_METRICS_ADDR": "127.0.0.1:0"}))
 	if want := "counted in Redis redis://" + closed + "/0"; !strings.HasPrefix(app.App.RateLimits, want) {
 		t.Fatalf("rate limits %q, want them %s", app.App.RateLimits, want)

@@ -42,7 +42,7 @@ func TestReplicas_start_together_make_one_key_per_algorithm(t *testing.T) {
 		}
 		srv := httptest.NewServer(app.Handler)
 		t.Cleanup(srv.Close)
-		jwks := harness.MustOK(t, harness.Do(t, &harness.TestApp{Server: srv, App: app}, http.MethodGet, "/api/auth/jwks", ""))
+		jwks := harness.MustOK(t, (&harness.App{Server: srv, App: app}).Do(t, http.MethodGet, "/api/auth/jwks", ""))
 		var kids []string
 		for _, k := range jwks["keys"].([]any) {
 			kids = append(kids, k.(map[string]any)["kid"].(string))

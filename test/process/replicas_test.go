@@ -221,7 +221,7 @@ backend replicas
 // the base URL.
 func (c *cluster) client(url, from string) *harness.Client {
 	c.t.Helper()
-	app := &harness.App{TestApp: &harness.TestApp{Server: &httptest.Server{URL: url}}, Cfg: bootstrap.Config{HTTP: bootstrap.HTTPConfig{BaseURL: c.lb}}}
+	app := &harness.App{Server: &httptest.Server{URL: url}, Cfg: bootstrap.Config{HTTP: bootstrap.HTTPConfig{BaseURL: c.lb}}}
 	dialer := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}, Timeout: 5 * time.Second}
 	hc := &http.Client{
 		Transport:     &http.Transport{DialContext: dialer.DialContext, MaxIdleConnsPerHost: 4},
@@ -235,7 +235,7 @@ func (c *cluster) client(url, from string) *harness.Client {
 func (c *cluster) at(cl *harness.Client, url string) *harness.Client {
 	d := cl.Clone()
 	app := *cl.App
-	app.TestApp = &harness.TestApp{Server: &httptest.Server{URL: url}}
+	app.Server = &httptest.Server{URL: url}
 	d.App = &app
 	return d
 }

@@ -72,9 +72,9 @@ func TestWebhookClients(t *testing.T) {
 
 // startWithJobs starts Gatehouse on s with env and runs its background
 // jobs (the webhook fan-out and sender among them) until the test ends.
-func startWithJobs(t *testing.T, s harness.Store, env map[string]string) *harness.TestApp {
+func startWithJobs(t *testing.T, s harness.Store, env map[string]string) *harness.App {
 	t.Helper()
-	app := harness.MustStart(t, s, harness.MustConfig(t, env))
+	app := harness.MustStart(t, s, env)
 	logger := slog.New(slog.NewJSONHandler(app.Logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	stop := app.App.StartJobs(context.WithoutCancel(t.Context()), logger)
 	t.Cleanup(stop)
@@ -82,7 +82,7 @@ func startWithJobs(t *testing.T, s harness.Store, env map[string]string) *harnes
 }
 
 // mustAllScopesKey issues a service key with every scope.
-func mustAllScopesKey(t *testing.T, app *harness.TestApp) string {
+func mustAllScopesKey(t *testing.T, app *harness.App) string {
 	t.Helper()
 	k, err := app.App.CreateServiceKey(t.Context(), servicekey.CreateServiceKey{Name: "webhooks", Scopes: []string{"*"}})
 	if err != nil {

@@ -78,4 +78,3 @@ func runNodeSuite(t *testing.T, node, target string, s harness.Store, env []stri
 	t.Logf("node --test %s on %s:\n%s", target, s, out.String())
 	return out.String()
 }
-

@@ -8,7 +8,6 @@ import (
 
 	"gorm.io/gorm"
 
-	"github.com/gatehouse/gatehouse/application/outbox"
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
 )
@@ -21,7 +20,7 @@ type Outbox struct {
 	claimSQL string // PostgreSQL's one-statement claim; "" on SQLite
 
 	// Signals wakes this process's relays after each append.
-	outbox.Signals
+	ports.OutboxSignals
 }
 
 // NewOutbox returns an Outbox on db.

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/gatehouse/gatehouse/application/outbox"
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
 )
@@ -19,7 +18,7 @@ type Outbox struct {
 	db *DB
 
 	// Signals wakes this process's relays after each append.
-	outbox.Signals
+	ports.OutboxSignals
 }
 
 // NewOutbox returns an Outbox on db.

@@ -40,7 +40,14 @@
 //     CURRENT_TIME, LOCALTIMESTAMP, LOCALTIME), which storage hands to the
 //     database as SQL.
 //
-// Flags: -rule picks the rules to run ("1,2,3,4" or "all"), -list prints the
+//  5. The driven adapters (every package under adapters/ outside
+//     adapters/httpapi: the stores, the mailer, the hasher, the limiters)
+//     import, within the module, only domain, ports and the packages of
+//     their own adapter (adapters/gormstore/gormtest may import
+//     adapters/gormstore). Non-test files: a test may reach for the
+//     conformance suites and fixtures it needs.
+//
+// Flags: -rule picks the rules to run ("1,2,3,4,5" or "all"), -list prints the
 // rules, -C sets the module root (default: the current directory).
 package main
 
@@ -76,6 +83,7 @@ var rules = []struct {
 	{2, "contract packages under adapters/httpapi never import each other nor adapters/httpapi", checkContracts},
 	{3, "no URL-path prefix test outside adapters/httpapi/internal/edge", checkPathTests},
 	{4, "no UPPER_SNAKE wire code or body./query./path./header. location in the inner layers and stores", checkWireVocabulary},
+	{5, "driven adapters import only domain, ports and their own adapter's packages", checkDrivenAdapters},
 }
 
 func main() {

@@ -188,6 +188,44 @@ func checkContracts(m *module) ([]violation, error) {
 	return vs, nil
 }
 
+// Rule 5 ---------------------------------------------------------------------
+
+// adaptersDir holds every adapter: the driving ones under httpapiDir, the
+// driven ones (stores, mailers, hashers, limiters, …) beside it.
+const adaptersDir = "adapters"
+
+// adapterOf returns the adapter directory (adapters/<name>) dir belongs to.
+func adapterOf(dir string) string {
+	rest, _ := strings.CutPrefix(dir, adaptersDir+"/")
+	name, _, _ := strings.Cut(rest, "/")
+	return adaptersDir + "/" + name
+}
+
+func checkDrivenAdapters(m *module) ([]violation, error) {
+	var vs []violation
+	for _, pk := range m.pkgsUnder(adaptersDir) {
+		if under(pk.dir, httpapiDir) || pk.dir == adaptersDir {
+			continue
+		}
+		own := adapterOf(pk.dir)
+		for _, f := range pk.files {
+			if f.test {
+				continue
+			}
+			for _, imp := range f.ast.Imports {
+				ip, _ := strconv.Unquote(imp.Path.Value)
+				dir, ok := m.rel(ip)
+				if !ok || under(dir, own) || under(dir, "domain") || under(dir, "ports") {
+					continue
+				}
+				vs = append(vs, violation{f.name, m.line(imp.Pos()), 5,
+					fmt.Sprintf("driven adapter %s imports %s (outside domain, ports and %s)", pk.dir, ip, own)})
+			}
+		}
+	}
+	return vs, nil
+}
+
 // Rule 3 ---------------------------------------------------------------------
 
 var prefixTests = map[string]bool{

@@ -236,7 +236,7 @@ func (s *API) backendGetUser(ctx context.Context, in *BackendUserIDInput) (*Back
 	if err != nil {
 		return nil, err
 	}
-	linked, err := s.App.Commands.LinkedAccounts.Linked(ctx, u.User.ID())
+	linked, err := s.App.Commands.LinkedAccounts.LinkedFor(ctx, req, u.User.ID())
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,8 @@ package gormstore
 import (
 	"errors"
 	"os"
+
+	_ "example.com/app/application" // want rule 5
 )
 
 type row struct {

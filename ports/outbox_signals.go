@@ -1,26 +1,24 @@
-package outbox
+package ports
 
 import (
 	"sync"
-
-	"github.com/gatehouse/gatehouse/ports"
 )
 
-// Signals wakes this process's relays once a message of their topic is
+// OutboxSignals wakes this process's relays once a message of their topic is
 // appended (after its unit of work commits): one channel per topic, made on
 // first use, holding at most one waiting signal. A store implementing
-// ports.Outbox embeds it for Appended and calls Notify after each append.
+// Outbox embeds it for Appended and calls Notify after each append.
 // The zero value is ready to use; it is safe for concurrent use.
-type Signals struct {
+type OutboxSignals struct {
 	mu    sync.Mutex
-	chans map[ports.OutboxTopic]chan struct{}
+	chans map[OutboxTopic]chan struct{}
 }
 
-// Appended implements ports.Outbox's Appended.
-func (s *Signals) Appended(topic ports.OutboxTopic) <-chan struct{} { return s.signal(topic) }
+// Appended implements Outbox's Appended.
+func (s *OutboxSignals) Appended(topic OutboxTopic) <-chan struct{} { return s.signal(topic) }
 
 // Notify signals topic's channel unless a signal already waits there.
-func (s *Signals) Notify(topic ports.OutboxTopic) {
+func (s *OutboxSignals) Notify(topic OutboxTopic) {
 	select {
 	case s.signal(topic) <- struct{}{}:
 	default:
@@ -28,11 +26,11 @@ func (s *Signals) Notify(topic ports.OutboxTopic) {
 }
 
 // signal returns topic's channel, made on first use.
-func (s *Signals) signal(topic ports.OutboxTopic) chan struct{} {
+func (s *OutboxSignals) signal(topic OutboxTopic) chan struct{} {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.chans == nil {
-		s.chans = map[ports.OutboxTopic]chan struct{}{}
+		s.chans = map[OutboxTopic]chan struct{}{}
 	}
 	ch, ok := s.chans[topic]
 	if !ok {

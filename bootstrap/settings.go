@@ -33,6 +33,30 @@ func (l *settingList) addSecret(env, flag, usage string) *setting {
 	return s
 }
 
+// durationText writes d as a setting's default is written: "120h", "5m",
+// "2h30m", "100ms" (time.Duration's String without its zero minutes and
+// seconds), so that a default is the application's own constant, not a
+// second copy of it.
+func durationText(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// durationsText writes a list of durations as a comma-separated default.
+func durationsText(ds []time.Duration) string {
+	parts := make([]string, len(ds))
+	for i, d := range ds {
+		parts[i] = durationText(d)
+	}
+	return strings.Join(parts, ",")
+}
+
 // reader reads settings for the sections' load methods: one typed helper
 // per kind of value, each recording a problem, naming the setting, when the
 // value is wrong and returning the zero value then.

@@ -10,6 +10,7 @@ import (
 	"github.com/gatehouse/gatehouse/adapters/gormstore"
 	"github.com/gatehouse/gatehouse/adapters/webhookclient"
 	"github.com/gatehouse/gatehouse/application/webhook"
+	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
 )
 
@@ -28,23 +29,23 @@ var webhookSettingList settingList
 
 var (
 	settingWebhookAllowPrivate  = webhookSettingList.add("GATEHOUSE_WEBHOOK_ALLOW_PRIVATE", "webhook-allow-private", "false", "`true` lets webhook endpoints use http and private, loopback, link-local and reserved addresses (tests and internal networks only; refused otherwise at registration and again at every connection)")
-	settingWebhookSchedule      = webhookSettingList.add("GATEHOUSE_WEBHOOK_RETRY_SCHEDULE", "webhook-retry-schedule", "5s,5m,30m,2h,5h,10h,14h,20h,24h", "comma-separated waits before each retry of a failed webhook delivery (each ±10 %); the delivery fails when the last retry fails (1 to 20 waits, each 10ms to 48h)")
-	settingWebhookDisableAfter  = webhookSettingList.add("GATEHOUSE_WEBHOOK_DISABLE_AFTER", "webhook-disable-after", "120h", "a webhook endpoint failing with no success for this long is disabled at its next failure, audited and mailed to the platform administrators")
-	settingWebhookSecretOverlap = webhookSettingList.add("GATEHOUSE_WEBHOOK_SECRET_OVERLAP", "webhook-secret-overlap", "24h", "how long a rotated-out webhook secret still signs deliveries (a second signature)")
-	settingWebhookTimeout       = webhookSettingList.add("GATEHOUSE_WEBHOOK_TIMEOUT", "webhook-timeout", "15s", "longest a webhook delivery attempt may take; past it the attempt fails")
+	settingWebhookSchedule      = webhookSettingList.add("GATEHOUSE_WEBHOOK_RETRY_SCHEDULE", "webhook-retry-schedule", durationsText(domain.DefaultWebhookSchedule), "comma-separated waits before each retry of a failed webhook delivery (each ±10 %); the delivery fails when the last retry fails (1 to 20 waits, each 10ms to 48h)")
+	settingWebhookDisableAfter  = webhookSettingList.add("GATEHOUSE_WEBHOOK_DISABLE_AFTER", "webhook-disable-after", durationText(webhook.DefaultDisableAfter), "a webhook endpoint failing with no success for this long is disabled at its next failure, audited and mailed to the platform administrators")
+	settingWebhookSecretOverlap = webhookSettingList.add("GATEHOUSE_WEBHOOK_SECRET_OVERLAP", "webhook-secret-overlap", durationText(webhook.DefaultSecretOverlap), "how long a rotated-out webhook secret still signs deliveries (a second signature)")
+	settingWebhookTimeout       = webhookSettingList.add("GATEHOUSE_WEBHOOK_TIMEOUT", "webhook-timeout", durationText(webhook.DefaultTimeout), "longest a webhook delivery attempt may take; past it the attempt fails")
 	settingWebhookPollInterval  = webhookSettingList.add("GATEHOUSE_WEBHOOK_POLL_INTERVAL", "webhook-poll-interval", "1s", "how often each instance looks for events to fan out and deliveries that are due (an event made on this instance is sent at once)")
-	settingWebhookRetention     = webhookSettingList.add("GATEHOUSE_WEBHOOK_RETENTION", "webhook-retention", "720h", "how long webhook messages and their attempts are kept (and can be replayed)")
+	settingWebhookRetention     = webhookSettingList.add("GATEHOUSE_WEBHOOK_RETENTION", "webhook-retention", durationText(webhook.DefaultRetention), "how long webhook messages and their attempts are kept (and can be replayed)")
 )
 
 func (w *WebhookConfig) load(r *reader) {
 	w.AllowPrivate = r.boolean(settingWebhookAllowPrivate)
 	w.Schedule = parsed(r, settingWebhookSchedule, parseSchedule)
 	const day = 24 * time.Hour
-	w.DisableAfter = r.duration(settingWebhookDisableAfter, 0, 90*day, "120h")
-	w.SecretOverlap = r.duration(settingWebhookSecretOverlap, 0, 30*day, "24h")
-	w.Timeout = r.duration(settingWebhookTimeout, 100*time.Millisecond, 5*time.Minute, "15s")
-	w.PollInterval = r.duration(settingWebhookPollInterval, 10*time.Millisecond, time.Hour, "1s")
-	w.Retention = r.duration(settingWebhookRetention, time.Hour, 365*day, "720h")
+	w.DisableAfter = r.duration(settingWebhookDisableAfter, 0, 90*day, settingWebhookDisableAfter.def)
+	w.SecretOverlap = r.duration(settingWebhookSecretOverlap, 0, 30*day, settingWebhookSecretOverlap.def)
+	w.Timeout = r.duration(settingWebhookTimeout, 100*time.Millisecond, 5*time.Minute, settingWebhookTimeout.def)
+	w.PollInterval = r.duration(settingWebhookPollInterval, 10*time.Millisecond, time.Hour, settingWebhookPollInterval.def)
+	w.Retention = r.duration(settingWebhookRetention, time.Hour, 365*day, settingWebhookRetention.def)
 	if !r.failed(settingWebhookSchedule, settingWebhookRetention) && w.Retention < scheduleSpan(w.Schedule) {
 		r.fail(settingWebhookRetention, "must be at least as long as "+settingWebhookSchedule.env+" in all")
 	}

@@ -2,14 +2,12 @@ package browser
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -37,15 +35,7 @@ const defaultParallel = 4
 // -parallel is given, and closes the one Chromium they share when they are
 // done.
 func TestMain(m *testing.M) {
-	flag.Parse()
-	parallelSet := false
-	flag.Visit(func(f *flag.Flag) { parallelSet = parallelSet || f.Name == "test.parallel" })
-	if !parallelSet {
-		if err := flag.Set("test.parallel", strconv.Itoa(defaultParallel)); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(2)
-		}
-	}
+	harness.DefaultParallel(defaultParallel)
 	code := m.Run()
 	if err := chromium.close(); err != nil {
 		fmt.Fprintf(os.Stderr, "close chromium: %v\n", err)

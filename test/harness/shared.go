@@ -2,12 +2,14 @@ package harness
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"hash/fnv"
 	"maps"
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -47,6 +49,9 @@ var (
 // package whose tests call Shared has
 //
 //	func TestMain(m *testing.M) { os.Exit(harness.Main(m)) }
+//
+// A package whose tests mostly wait runs more of them at once: see
+// DefaultParallel.
 func Main(m *testing.M) int {
 	mainCalled.Store(true)
 	code := m.Run()
@@ -233,5 +238,21 @@ func (p *packageTB) runCleanups() {
 	p.mu.Unlock()
 	for _, f := range slices.Backward(cs) {
 		f()
+	}
+}
+
+// DefaultParallel has the package's parallel tests run n at a time, unless
+// the command line says otherwise (-parallel). Go's default is GOMAXPROCS:
+// 2 on CI's machine, too few for tests that mostly wait on processes,
+// browsers and servers. Call it first in TestMain; each package's value,
+// and the measurement it comes from, is beside its call.
+func DefaultParallel(n int) {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		if err := flag.Set("test.parallel", strconv.Itoa(n)); err != nil {
+			panic("harness.DefaultParallel: " + err.Error())
+		}
 	}
 }

@@ -11,4 +11,10 @@
 // signs in and links it explicitly. The PKCE verifier, the nonce and every
 // upstream token are sealed at rest; the state parameter is stored only as
 // a hash, bound to a signed browser cookie, and used once.
+//
+// One style: a service per role (SignIn, Accounts, Providers, Router), each
+// a struct holding only the ports it uses, built by a constructor that
+// panics on a nil dependency (usecase.MustHave), with one method per use
+// case; a use case an operator calls takes the caller (usecase.Caller) and
+// checks it (LinkedFor, not Linked, answers another user's accounts).
 package federation

@@ -1,9 +1,3 @@
-// Package outbox delivers what the transactional outbox holds: each relay
-// claims the waiting messages of one topic (events, mail), hands them to
-// its handler, and removes them once handled or schedules them again.
-// Several processes may run the same relay on one database: the store's
-// claims never overlap, and the messages of a claimer that died are claimed
-// again once its lease ends, so delivery is at least once.
 package outbox
 
 import (

@@ -1,9 +1,3 @@
-// Package webhook delivers the deployment's events to the endpoints trusted
-// backends register, as the Standard Webhooks specification describes:
-// Webhooks is the endpoints' management (the trusted API and the admin
-// API), Fanout turns each event the outbox holds into one delivery per
-// endpoint that wants it, and Sender claims the due deliveries, signs and
-// posts them, and retries with backoff.
 package webhook
 
 import (

@@ -12,7 +12,7 @@
 // upstream token are sealed at rest; the state parameter is stored only as
 // a hash, bound to a signed browser cookie, and used once.
 //
-// One style: a service per role (SignIn, Accounts, Providers, Router), each
+// One style: a service per role (SignIns, Accounts, Providers, Router), each
 // a struct holding only the ports it uses, built by a constructor that
 // panics on a nil dependency (usecase.MustHave), with one method per use
 // case; a use case an operator calls takes the caller (usecase.Caller) and

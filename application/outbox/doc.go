@@ -5,8 +5,8 @@
 // claims never overlap, and the messages of a claimer that died are claimed
 // again once its lease ends, so delivery is at least once.
 //
-// One style: a worker. Relay holds the ports it uses as fields and one Run
-// method; bootstrap's job list starts one relay per topic with the handler
-// of that topic (the webhook fan-out, the mailer). It imports only ports:
+// One style: a worker. Relay holds the ports it uses as fields and one
+// Pass method (claim a batch, deliver it); bootstrap's jobs run one relay
+// per topic, with that topic's handler (the webhook fan-out, the mailer). It imports only ports:
 // the stores' wake-up signals are ports.OutboxSignals.
 package outbox

@@ -114,21 +114,21 @@ func mustServiceKeyAudit(t testing.TB, admin *harness.Client, keyID, target stri
 // naming its location; every write is audited with the key as the actor.
 func TestBackendOrganizations_lifecycle(t *testing.T) {
 	t.Parallel()
-	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		k, admin, keyID := harness.MustOrgKey(t, app)
-		owner, ownerID := harness.MustPlainUser(t, app, "Olive Owner", "olive@example.com", harness.UserPassword)
+		owner, ownerID := harness.MustPlainUser(t, app, "Olive Owner", harness.Email(t, "olive@example.com"), harness.UserPassword)
 
-		r := k.Do(http.MethodPost, harness.OrgsPath, map[string]any{"name": "Acme", "slug": "acme", "ownerUserId": ownerID,
+		r := k.Do(http.MethodPost, harness.OrgsPath, map[string]any{"name": "Acme", "slug": own(t, "acme"), "ownerUserId": ownerID,
 			"logo": "https://example.com/acme.png", "metadata": map[string]any{"plan": "pro"}})
 		created := harness.MustTrustedOrg(t, r, http.StatusCreated, "Acme")
 		id := harness.MustID(t, created)
-		if created["slug"] != "acme" || created["logo"] != "https://example.com/acme.png" || created["memberCount"] != float64(1) ||
+		if created["slug"] != own(t, "acme") || created["logo"] != "https://example.com/acme.png" || created["memberCount"] != float64(1) ||
 			harness.MustObject(t, created["metadata"])["plan"] != "pro" {
 			t.Fatalf("created = %v", created)
 		}
 		// Read by id (Bearer) and by slug (x-api-key): the same organization.
 		got := harness.MustTrustedOrg(t, k.Do(http.MethodGet, harness.OrgsPath+"/"+id, nil), http.StatusOK, "Acme")
-		bySlug := harness.MustTrustedOrg(t, k.APIKey().Do(http.MethodGet, harness.OrgsPath+"/by-slug/acme", nil), http.StatusOK, "Acme")
+		bySlug := harness.MustTrustedOrg(t, k.APIKey().Do(http.MethodGet, harness.OrgsPath+"/by-slug/"+own(t, "acme"), nil), http.StatusOK, "Acme")
 		if got["id"] != id || bySlug["id"] != id || got["createdAt"] != created["createdAt"] {
 			t.Fatalf("get = %v, by slug = %v, want %v", got, bySlug, created)
 		}
@@ -138,12 +138,12 @@ func TestBackendOrganizations_lifecycle(t *testing.T) {
 		}
 
 		// Taken slugs, unknown owners and ids, malformed input.
-		other := mustCreateTrustedOrg(t, k, "Other", "other", ownerID)
-		mustOrgProblem(t, k.Do(http.MethodPost, harness.OrgsPath, map[string]any{"name": "Again", "slug": "acme", "ownerUserId": ownerID}),
+		other := mustCreateTrustedOrg(t, k, "Other", own(t, "other"), ownerID)
+		mustOrgProblem(t, k.Do(http.MethodPost, harness.OrgsPath, map[string]any{"name": "Again", "slug": own(t, "acme"), "ownerUserId": ownerID}),
 			http.StatusConflict, "organization.slug_taken", "body.slug")
-		mustOrgProblem(t, k.Do(http.MethodPatch, harness.OrgsPath+"/"+harness.MustID(t, other), map[string]any{"slug": "acme"}),
+		mustOrgProblem(t, k.Do(http.MethodPatch, harness.OrgsPath+"/"+harness.MustID(t, other), map[string]any{"slug": own(t, "acme")}),
 			http.StatusConflict, "organization.slug_taken", "body.slug")
-		mustOrgProblem(t, k.Do(http.MethodPost, harness.OrgsPath, map[string]any{"name": "Ghost", "slug": "ghost", "ownerUserId": "no-such-user"}),
+		mustOrgProblem(t, k.Do(http.MethodPost, harness.OrgsPath, map[string]any{"name": "Ghost", "slug": own(t, "ghost"), "ownerUserId": "no-such-user"}),
 			http.StatusNotFound, "user.not_found", "body.ownerUserId")
 		for _, path := range []string{harness.OrgsPath + "/no-such-org", harness.OrgsPath + "/by-slug/no-such-org"} {
 			mustOrgProblem(t, k.Do(http.MethodGet, path, nil), http.StatusNotFound, "organization.not_found", "")
@@ -167,14 +167,14 @@ func TestBackendOrganizations_lifecycle(t *testing.T) {
 
 		// Update: fields change, logo and metadata null remove them; the old
 		// slug is free again.
-		r = k.APIKey().Do(http.MethodPatch, harness.OrgsPath+"/"+id, `{"name":"Acme Corp","slug":"acme-corp","logo":null,"metadata":null}`)
+		r = k.APIKey().Do(http.MethodPatch, harness.OrgsPath+"/"+id, `{"name":"Acme Corp","slug":"`+own(t, "acme-corp")+`","logo":null,"metadata":null}`)
 		updated := harness.MustTrustedOrg(t, r, http.StatusOK, "Acme Corp")
-		if updated["slug"] != "acme-corp" || updated["logo"] != nil || updated["metadata"] != nil || updated["memberCount"] != float64(1) ||
+		if updated["slug"] != own(t, "acme-corp") || updated["logo"] != nil || updated["metadata"] != nil || updated["memberCount"] != float64(1) ||
 			updated["createdAt"] != created["createdAt"] || updated["updatedAt"] == created["updatedAt"] {
 			t.Fatalf("updated = %v (created %v)", updated, created)
 		}
-		mustOrgProblem(t, k.Do(http.MethodGet, harness.OrgsPath+"/by-slug/acme", nil), http.StatusNotFound, "organization.not_found", "")
-		harness.MustTrustedOrg(t, k.Do(http.MethodGet, harness.OrgsPath+"/by-slug/acme-corp", nil), http.StatusOK, "Acme Corp")
+		mustOrgProblem(t, k.Do(http.MethodGet, harness.OrgsPath+"/by-slug/"+own(t, "acme"), nil), http.StatusNotFound, "organization.not_found", "")
+		harness.MustTrustedOrg(t, k.Do(http.MethodGet, harness.OrgsPath+"/by-slug/"+own(t, "acme-corp"), nil), http.StatusOK, "Acme Corp")
 
 		// Delete: 204, then gone with its memberships.
 		r = k.Do(http.MethodDelete, harness.OrgsPath+"/"+id, nil)
@@ -197,6 +197,7 @@ func TestBackendOrganizations_lifecycle(t *testing.T) {
 // (403), and cookies of a signed-in owner count for nothing.
 func TestBackendOrganizations_need_a_key_with_the_scope(t *testing.T) {
 	t.Parallel()
+	// A fresh application: the package's one test on the memory store, where a shared one would save no start.
 	harness.ForStores(t, []harness.Store{harness.StoreMemory}, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		rw, admin, _ := harness.MustOrgKey(t, app)
 		owner, ownerID := harness.MustPlainUser(t, app, "Olive Owner", "olive@example.com", harness.UserPassword)
@@ -223,6 +224,7 @@ func TestBackendOrganizations_need_a_key_with_the_scope(t *testing.T) {
 // naming them.
 func TestBackendOrganizations_paging(t *testing.T) {
 	t.Parallel()
+	// A fresh application: it pages through every organization.
 	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		k, _, _ := harness.MustOrgKey(t, app)
 		_, ownerID := harness.MustPlainUser(t, app, "Olive Owner", "olive@example.com", harness.UserPassword)
@@ -267,11 +269,11 @@ func TestBackendOrganizations_paging(t *testing.T) {
 // members of another organization are 404 here.
 func TestBackendOrganizations_members(t *testing.T) {
 	t.Parallel()
-	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		k, admin, keyID := harness.MustOrgKey(t, app)
-		_, ownerID := harness.MustPlainUser(t, app, "Olive Owner", "olive@example.com", harness.UserPassword)
-		bob, bobID := harness.MustPlainUser(t, app, "Bob Member", "bob@example.com", harness.UserPassword)
-		id := harness.MustID(t, mustCreateTrustedOrg(t, k, "Acme", "acme", ownerID))
+		_, ownerID := harness.MustPlainUser(t, app, "Olive Owner", harness.Email(t, "olive@example.com"), harness.UserPassword)
+		bob, bobID := harness.MustPlainUser(t, app, "Bob Member", harness.Email(t, "bob@example.com"), harness.UserPassword)
+		id := harness.MustID(t, mustCreateTrustedOrg(t, k, "Acme", own(t, "acme"), ownerID))
 		members := harness.OrgsPath + "/" + id + "/members"
 
 		r := k.Do(http.MethodPost, members, map[string]any{"userId": bobID, "role": "admin"})
@@ -281,7 +283,7 @@ func TestBackendOrganizations_members(t *testing.T) {
 		harness.MustRFC3339(t, added, "createdAt")
 		u := harness.MustObject(t, added["user"])
 		harness.MustKeys(t, u, "id", "name", "email", "image")
-		if added["userId"] != bobID || added["organizationId"] != id || added["role"] != "admin" || u["email"] != "bob@example.com" || u["name"] != "Bob Member" {
+		if added["userId"] != bobID || added["organizationId"] != id || added["role"] != "admin" || u["email"] != harness.Email(t, "bob@example.com") || u["name"] != "Bob Member" {
 			t.Fatalf("added member = %v", added)
 		}
 		bobMember := harness.MustID(t, added)
@@ -327,7 +329,7 @@ func TestBackendOrganizations_members(t *testing.T) {
 		mustOrgProblem(t, k.Do(http.MethodDelete, members+"/"+bobMember, nil), http.StatusConflict, "organization.last_owner", "")
 
 		// A member of another organization is not found here.
-		otherID := harness.MustID(t, mustCreateTrustedOrg(t, k, "Other", "other", ownerID))
+		otherID := harness.MustID(t, mustCreateTrustedOrg(t, k, "Other", own(t, "other"), ownerID))
 		others := mustWalkPages(t, k, harness.OrgsPath+"/"+otherID+"/members", 20)
 		mustOrgProblem(t, k.Do(http.MethodPatch, members+"/"+others[0], map[string]any{"role": "member"}),
 			http.StatusNotFound, "organization.member_not_found", "")
@@ -352,23 +354,23 @@ func TestBackendOrganizations_members(t *testing.T) {
 // the link no longer works.
 func TestBackendOrganizations_invitations(t *testing.T) {
 	t.Parallel()
-	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		k, admin, keyID := harness.MustOrgKey(t, app)
-		_, ownerID := harness.MustPlainUser(t, app, "Olive Owner", "olive@example.com", harness.UserPassword)
-		_, strangerID := harness.MustPlainUser(t, app, "Sam Stranger", "sam@example.com", harness.UserPassword)
-		id := harness.MustID(t, mustCreateTrustedOrg(t, k, "Acme", "acme", ownerID))
+		_, ownerID := harness.MustPlainUser(t, app, "Olive Owner", harness.Email(t, "olive@example.com"), harness.UserPassword)
+		_, strangerID := harness.MustPlainUser(t, app, "Sam Stranger", harness.Email(t, "sam@example.com"), harness.UserPassword)
+		id := harness.MustID(t, mustCreateTrustedOrg(t, k, "Acme", own(t, "acme"), ownerID))
 		invitations := harness.OrgsPath + "/" + id + "/invitations"
 
 		// Without an inviter: the mail says only that the recipient is invited.
-		r := k.Do(http.MethodPost, invitations, map[string]any{"email": "Carol@Example.com", "role": "member"})
+		r := k.Do(http.MethodPost, invitations, map[string]any{"email": harness.Email(t, "Carol@Example.com"), "role": "member"})
 		harness.MustStatus(t, r, http.StatusCreated)
 		inv := r.JSON(t)
 		harness.MustKeys(t, inv, "id", "organizationId", "email", "role", "status", "inviterUserId", "expiresAt", "createdAt", "updatedAt")
 		harness.MustRFC3339(t, inv, "expiresAt", "createdAt", "updatedAt")
-		if inv["email"] != "carol@example.com" || inv["status"] != "pending" || inv["inviterUserId"] != nil || inv["organizationId"] != id {
+		if inv["email"] != harness.Email(t, "carol@example.com") || inv["status"] != "pending" || inv["inviterUserId"] != nil || inv["organizationId"] != id {
 			t.Fatalf("invitation = %v", inv)
 		}
-		mail := app.Mail.WaitFor(t, "carol@example.com", "Acme", harness.MailWait)
+		mail := app.Mail.WaitFor(t, harness.Email(t, "carol@example.com"), "Acme", harness.MailWait)
 		if !strings.HasPrefix(mail.Subject, "You are invited to join Acme") || strings.Contains(mail.Text, "invited you") {
 			t.Fatalf("mail without an inviter: %q\n%s", mail.Subject, mail.Text)
 		}
@@ -378,7 +380,7 @@ func TestBackendOrganizations_invitations(t *testing.T) {
 
 		// The invited user signs up, verifies the address and accepts through
 		// the framework.
-		carol, carolID := harness.MustVerifiedUser(t, app, "Carol Invitee", "carol@example.com", harness.UserPassword)
+		carol, carolID := harness.MustVerifiedUser(t, app, "Carol Invitee", harness.Email(t, "carol@example.com"), harness.UserPassword)
 		body := harness.MustOK(t, carol.Post(harness.OrgPath("accept-invitation"), harness.MustJSON(t, map[string]any{"invitationId": inv["id"]})))
 		if m := harness.MustObject(t, body["member"]); m["userId"] != carolID || m["organizationId"] != id {
 			t.Fatalf("accept-invitation = %v", body)
@@ -389,31 +391,31 @@ func TestBackendOrganizations_invitations(t *testing.T) {
 		}
 
 		// With an inviter, who must be a member: the mail names them.
-		mustOrgProblem(t, k.Do(http.MethodPost, invitations, map[string]any{"email": "dan@example.com", "role": "admin", "inviterUserId": strangerID}),
+		mustOrgProblem(t, k.Do(http.MethodPost, invitations, map[string]any{"email": harness.Email(t, "dan@example.com"), "role": "admin", "inviterUserId": strangerID}),
 			http.StatusBadRequest, "organization.inviter_not_member", "body.inviterUserId")
-		r = k.APIKey().Do(http.MethodPost, invitations, map[string]any{"email": "dan@example.com", "role": "admin", "inviterUserId": ownerID})
+		r = k.APIKey().Do(http.MethodPost, invitations, map[string]any{"email": harness.Email(t, "dan@example.com"), "role": "admin", "inviterUserId": ownerID})
 		harness.MustStatus(t, r, http.StatusCreated)
 		dan := r.JSON(t)
 		if dan["inviterUserId"] != ownerID || dan["role"] != "admin" {
 			t.Fatalf("invitation = %v", dan)
 		}
-		mail = app.Mail.WaitFor(t, "dan@example.com", "Acme", harness.MailWait)
+		mail = app.Mail.WaitFor(t, harness.Email(t, "dan@example.com"), "Acme", harness.MailWait)
 		if !strings.HasPrefix(mail.Subject, "Olive Owner invited you to join Acme") {
 			t.Fatalf("mail with an inviter: %q", mail.Subject)
 		}
 
 		// Duplicates, members, malformed input, unknown organizations.
-		mustOrgProblem(t, k.Do(http.MethodPost, invitations, map[string]any{"email": "dan@example.com", "role": "member"}),
+		mustOrgProblem(t, k.Do(http.MethodPost, invitations, map[string]any{"email": harness.Email(t, "dan@example.com"), "role": "member"}),
 			http.StatusConflict, "organization.already_invited", "body.email")
-		r = k.Do(http.MethodPost, invitations, map[string]any{"email": "dan@example.com", "role": "member", "resend": true})
+		r = k.Do(http.MethodPost, invitations, map[string]any{"email": harness.Email(t, "dan@example.com"), "role": "member", "resend": true})
 		harness.MustStatus(t, r, http.StatusCreated)
 		if resent := r.JSON(t); resent["id"] != dan["id"] || resent["role"] != "member" {
 			t.Fatalf("resent invitation = %v, want %v renewed", resent, dan)
 		}
-		mustOrgProblem(t, k.Do(http.MethodPost, invitations, map[string]any{"email": "carol@example.com", "role": "member"}),
+		mustOrgProblem(t, k.Do(http.MethodPost, invitations, map[string]any{"email": harness.Email(t, "carol@example.com"), "role": "member"}),
 			http.StatusConflict, "organization.already_member", "")
 		harness.MustFieldProblem(t, k.Do(http.MethodPost, invitations, map[string]any{"email": "not an address", "role": "member"}), "body.email")
-		mustOrgProblem(t, k.Do(http.MethodPost, harness.OrgsPath+"/no-such-org/invitations", map[string]any{"email": "eve@example.com", "role": "member"}),
+		mustOrgProblem(t, k.Do(http.MethodPost, harness.OrgsPath+"/no-such-org/invitations", map[string]any{"email": harness.Email(t, "eve@example.com"), "role": "member"}),
 			http.StatusNotFound, "organization.not_found", "")
 
 		// Listed newest first, with their statuses.
@@ -437,10 +439,10 @@ func TestBackendOrganizations_invitations(t *testing.T) {
 		mustOrgProblem(t, k.Do(http.MethodDelete, invitations+"/"+danID, nil), http.StatusConflict, "organization.invitation_not_pending", "")
 		mustOrgProblem(t, k.Do(http.MethodDelete, invitations+"/"+harness.MustID(t, inv), nil), http.StatusConflict, "organization.invitation_not_pending", "")
 		mustOrgProblem(t, k.Do(http.MethodDelete, invitations+"/no-such-invitation", nil), http.StatusNotFound, "organization.invitation_not_found", "")
-		danClient, _ := harness.MustVerifiedUser(t, app, "Dan", "dan@example.com", harness.UserPassword)
+		danClient, _ := harness.MustVerifiedUser(t, app, "Dan", harness.Email(t, "dan@example.com"), harness.UserPassword)
 		harness.MustCode(t, danClient.Post(harness.OrgPath("accept-invitation"), harness.MustJSON(t, map[string]any{"invitationId": danID})), http.StatusBadRequest, "INVITATION_NOT_FOUND")
-		otherID := harness.MustID(t, mustCreateTrustedOrg(t, k, "Other", "other", ownerID))
-		r = k.Do(http.MethodPost, harness.OrgsPath+"/"+otherID+"/invitations", map[string]any{"email": "eve@example.com", "role": "member"})
+		otherID := harness.MustID(t, mustCreateTrustedOrg(t, k, "Other", own(t, "other"), ownerID))
+		r = k.Do(http.MethodPost, harness.OrgsPath+"/"+otherID+"/invitations", map[string]any{"email": harness.Email(t, "eve@example.com"), "role": "member"})
 		harness.MustStatus(t, r, http.StatusCreated)
 		mustOrgProblem(t, k.Do(http.MethodDelete, invitations+"/"+harness.MustID(t, r.JSON(t)), nil), http.StatusNotFound, "organization.invitation_not_found", "")
 

@@ -28,17 +28,17 @@ func userEmails(users []map[string]any) []string {
 // memberships go with them.
 func TestBackendUsers_create_get_update_delete(t *testing.T) {
 	t.Parallel()
-	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		k, _, _ := harness.MustUsersKey(t, app)
 		x := k.APIKey()
 
 		created := harness.MustCreateBackendUser(t, k, map[string]any{
-			"email": "  Ada@Example.COM ", "name": "Ada Lovelace", "password": harness.UserPassword, "emailVerified": true,
+			"email": harness.Email(t, "  Ada@Example.COM "), "name": "Ada Lovelace", "password": harness.UserPassword, "emailVerified": true,
 			"image": "https://example.com/ada.png", "publicMetadata": map[string]any{"plan": "pro", "seats": 3},
 			"privateMetadata": map[string]any{"crm": map[string]any{"id": "c-17"}, "flags": []any{true, nil}}})
 		harness.MustBackendUser(t, created)
 		id := harness.MustID(t, created)
-		if created["email"] != "ada@example.com" || created["name"] != "Ada Lovelace" || created["emailVerified"] != true ||
+		if created["email"] != harness.Email(t, "ada@example.com") || created["name"] != "Ada Lovelace" || created["emailVerified"] != true ||
 			created["image"] != "https://example.com/ada.png" || created["role"] != "user" || created["banned"] != false ||
 			created["banReason"] != nil || created["banExpires"] != nil || created["createdAt"] != created["updatedAt"] {
 			t.Fatalf("created user = %v", created)
@@ -57,22 +57,22 @@ func TestBackendUsers_create_get_update_delete(t *testing.T) {
 
 		// The password signs in; the framework's user object has no metadata.
 		c := app.NewClient(t)
-		harness.MustSignIn(t, c, "ada@example.com", harness.UserPassword)
+		harness.MustSignIn(t, c, harness.Email(t, "ada@example.com"), harness.UserPassword)
 		fu := harness.MustUser(t, harness.MustSession(t, c))
 		if fu["id"] != id || fu["publicMetadata"] != nil || fu["privateMetadata"] != nil || strings.Contains(harness.MustJSON(t, fu), "c-17") {
 			t.Fatalf("framework user = %v", fu)
 		}
 
 		// Without a password: created, unverified, empty metadata, no sign-in.
-		plain := harness.MustCreateBackendUser(t, x, map[string]any{"email": "grace@example.com", "name": "Grace Hopper"})
+		plain := harness.MustCreateBackendUser(t, x, map[string]any{"email": harness.Email(t, "grace@example.com"), "name": "Grace Hopper"})
 		harness.MustBackendUser(t, plain)
 		if plain["emailVerified"] != false || plain["image"] != nil || harness.MustJSON(t, plain["publicMetadata"]) != "{}" || harness.MustJSON(t, plain["privateMetadata"]) != "{}" {
 			t.Fatalf("plain user = %v", plain)
 		}
-		harness.MustSignInFails(t, app, "grace@example.com", harness.UserPassword)
+		harness.MustSignInFails(t, app, harness.Email(t, "grace@example.com"), harness.UserPassword)
 
 		// A taken address, in any case.
-		p := harness.MustProblem(t, k.Do(http.MethodPost, harness.UsersPath, map[string]any{"email": "ADA@example.com", "name": "Again"}), http.StatusConflict, "user.email_taken")
+		p := harness.MustProblem(t, k.Do(http.MethodPost, harness.UsersPath, map[string]any{"email": harness.Email(t, "ADA@example.com"), "name": "Again"}), http.StatusConflict, "user.email_taken")
 		harness.MustNamed(t, p, "body.email")
 
 		// PATCH changes the allowed fields; metadata sent replaces the object.
@@ -81,24 +81,24 @@ func TestBackendUsers_create_get_update_delete(t *testing.T) {
 			"name": "Ada King", "image": "", "publicMetadata": map[string]any{"plan": "team"}}))
 		harness.MustBackendUser(t, patched)
 		if patched["name"] != "Ada King" || patched["image"] != nil || harness.MustJSON(t, patched["publicMetadata"]) != `{"plan":"team"}` ||
-			harness.MustJSON(t, patched["privateMetadata"]) != harness.MustJSON(t, created["privateMetadata"]) || patched["email"] != "ada@example.com" ||
+			harness.MustJSON(t, patched["privateMetadata"]) != harness.MustJSON(t, created["privateMetadata"]) || patched["email"] != harness.Email(t, "ada@example.com") ||
 			patched["emailVerified"] != true || patched["createdAt"] != created["createdAt"] || patched["updatedAt"] == created["updatedAt"] {
 			t.Fatalf("patched = %v", patched)
 		}
 		// A new address is unverified unless verified in the same request.
-		moved := harness.MustOK(t, x.Do(http.MethodPatch, harness.UsersPath+"/"+id, map[string]any{"email": "Ada.King@Example.com", "privateMetadata": map[string]any{}}))
-		if moved["email"] != "ada.king@example.com" || moved["emailVerified"] != false || harness.MustJSON(t, moved["privateMetadata"]) != "{}" {
+		moved := harness.MustOK(t, x.Do(http.MethodPatch, harness.UsersPath+"/"+id, map[string]any{"email": harness.Email(t, "Ada.King@Example.com"), "privateMetadata": map[string]any{}}))
+		if moved["email"] != harness.Email(t, "ada.king@example.com") || moved["emailVerified"] != false || harness.MustJSON(t, moved["privateMetadata"]) != "{}" {
 			t.Fatalf("after an address change = %v", moved)
 		}
-		verified := harness.MustOK(t, k.Do(http.MethodPatch, harness.UsersPath+"/"+id, map[string]any{"email": "ada@example.com", "emailVerified": true, "image": "https://example.com/k.png"}))
-		if verified["email"] != "ada@example.com" || verified["emailVerified"] != true || verified["image"] != "https://example.com/k.png" {
+		verified := harness.MustOK(t, k.Do(http.MethodPatch, harness.UsersPath+"/"+id, map[string]any{"email": harness.Email(t, "ada@example.com"), "emailVerified": true, "image": "https://example.com/k.png"}))
+		if verified["email"] != harness.Email(t, "ada@example.com") || verified["emailVerified"] != true || verified["image"] != "https://example.com/k.png" {
 			t.Fatalf("after a verified address change = %v", verified)
 		}
 		// A null image removes it.
 		if u := harness.MustOK(t, k.Do(http.MethodPatch, harness.UsersPath+"/"+id, `{"image":null}`)); u["image"] != nil || u["emailVerified"] != true {
 			t.Fatalf("after removing the image = %v", u)
 		}
-		harness.MustProblem(t, k.Do(http.MethodPatch, harness.UsersPath+"/"+id, map[string]any{"email": "GRACE@example.com"}), http.StatusConflict, "user.email_taken")
+		harness.MustProblem(t, k.Do(http.MethodPatch, harness.UsersPath+"/"+id, map[string]any{"email": harness.Email(t, "GRACE@example.com")}), http.StatusConflict, "user.email_taken")
 		harness.MustNamed(t, harness.MustProblem(t, k.Do(http.MethodPatch, harness.UsersPath+"/"+id, map[string]any{}), http.StatusBadRequest, "user.no_changes"), "body")
 		// Privileged and unknown fields are refused, named, and change nothing.
 		for field, value := range map[string]any{"role": "admin", "banned": true, "banReason": "x", "password": harness.UserPassword,
@@ -129,12 +129,12 @@ func TestBackendUsers_create_get_update_delete(t *testing.T) {
 		harness.MustProblem(t, k.Do(http.MethodGet, harness.UsersPath+"/"+id, nil), http.StatusNotFound, "user.not_found")
 		harness.MustProblem(t, k.Do(http.MethodDelete, harness.UsersPath+"/"+id, nil), http.StatusNotFound, "user.not_found")
 		harness.MustNoSession(t, c)
-		harness.MustSignInFails(t, app, "ada@example.com", harness.UserPassword)
+		harness.MustSignInFails(t, app, harness.Email(t, "ada@example.com"), harness.UserPassword)
 		if members, _ := harness.MustUserPage(t, k, url.Values{"organizationId": {orgID}}); len(members) != 0 {
 			t.Fatalf("members after the deletion = %v", members)
 		}
 		// The address is free again.
-		harness.MustCreateBackendUser(t, k, map[string]any{"email": "ada@example.com", "name": "Ada II"})
+		harness.MustCreateBackendUser(t, k, map[string]any{"email": harness.Email(t, "ada@example.com"), "name": "Ada II"})
 	})
 }
 
@@ -142,6 +142,7 @@ func TestBackendUsers_create_get_update_delete(t *testing.T) {
 // or query), and that a key needs the route's scope.
 func TestBackendUsers_malformed_input_and_scopes(t *testing.T) {
 	t.Parallel()
+	// A fresh application: it lists every user.
 	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		k, admin, _ := harness.MustUsersKey(t, app)
 		id := harness.MustID(t, harness.MustCreateBackendUser(t, k, map[string]any{"email": "ada@example.com", "name": "Ada"}))
@@ -222,6 +223,7 @@ func TestBackendUsers_malformed_input_and_scopes(t *testing.T) {
 // take % and _ literally, banned, organization and the creation range.
 func TestBackendUsers_list_filters_and_paging(t *testing.T) {
 	t.Parallel()
+	// A fresh application: it pages through every user.
 	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		k, admin, _ := harness.MustUsersKey(t, app)
 		var created []map[string]any // oldest first
@@ -332,14 +334,14 @@ func TestBackendUsers_list_filters_and_paging(t *testing.T) {
 // expiry, and the password policy applies to the new password.
 func TestBackendUsers_ban_sessions_password(t *testing.T) {
 	t.Parallel()
-	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		k, _, _ := harness.MustUsersKey(t, app)
 		x := k.APIKey()
-		id := harness.MustID(t, harness.MustCreateBackendUser(t, k, map[string]any{"email": "ada@example.com", "name": "Ada", "password": harness.UserPassword}))
+		id := harness.MustID(t, harness.MustCreateBackendUser(t, k, map[string]any{"email": harness.Email(t, "ada@example.com"), "name": "Ada", "password": harness.UserPassword}))
 		path := harness.UsersPath + "/" + id
 		signedIn := func() *harness.Client {
 			c := app.NewClient(t)
-			harness.MustSignIn(t, c, "ada@example.com", harness.UserPassword)
+			harness.MustSignIn(t, c, harness.Email(t, "ada@example.com"), harness.UserPassword)
 			harness.MustSession(t, c)
 			return c
 		}
@@ -351,7 +353,7 @@ func TestBackendUsers_ban_sessions_password(t *testing.T) {
 			t.Fatalf("banned = %v", banned)
 		}
 		harness.MustNoSession(t, c)
-		harness.MustCode(t, app.NewClient(t).Post("/api/auth/sign-in/email", harness.MustCredentials(t, "ada@example.com", harness.UserPassword)), http.StatusForbidden, "BANNED_USER")
+		harness.MustCode(t, app.NewClient(t).Post("/api/auth/sign-in/email", harness.MustCredentials(t, harness.Email(t, "ada@example.com"), harness.UserPassword)), http.StatusForbidden, "BANNED_USER")
 		unbanned := harness.MustOK(t, x.Do(http.MethodPost, path+"/unban", nil))
 		if unbanned["banned"] != false || unbanned["banReason"] != nil || unbanned["banExpires"] != nil {
 			t.Fatalf("unbanned = %v", unbanned)
@@ -380,17 +382,17 @@ func TestBackendUsers_ban_sessions_password(t *testing.T) {
 		// Setting the password ends sessions; the old one stops working.
 		c = signedIn()
 		const newPassword = "a brand new passphrase"
-		harness.MustFieldProblem(t, k.Do(http.MethodPut, path+"/password", map[string]any{"password": "ada@example.com"}), "body.password")
+		harness.MustFieldProblem(t, k.Do(http.MethodPut, path+"/password", map[string]any{"password": harness.Email(t, "ada@example.com")}), "body.password")
 		harness.MustSession(t, c) // a refused password changes nothing
 		harness.MustStatus(t, k.Do(http.MethodPut, path+"/password", map[string]any{"password": newPassword}), http.StatusNoContent)
 		harness.MustNoSession(t, c)
-		harness.MustSignInFails(t, app, "ada@example.com", harness.UserPassword)
-		harness.MustSignIn(t, app.NewClient(t), "ada@example.com", newPassword)
+		harness.MustSignInFails(t, app, harness.Email(t, "ada@example.com"), harness.UserPassword)
+		harness.MustSignIn(t, app.NewClient(t), harness.Email(t, "ada@example.com"), newPassword)
 
 		// A user created without a password gets one.
-		gid := harness.MustID(t, harness.MustCreateBackendUser(t, k, map[string]any{"email": "grace@example.com", "name": "Grace"}))
+		gid := harness.MustID(t, harness.MustCreateBackendUser(t, k, map[string]any{"email": harness.Email(t, "grace@example.com"), "name": "Grace"}))
 		harness.MustStatus(t, x.Do(http.MethodPut, harness.UsersPath+"/"+gid+"/password", map[string]any{"password": newPassword}), http.StatusNoContent)
-		harness.MustSignIn(t, app.NewClient(t), "grace@example.com", newPassword)
+		harness.MustSignIn(t, app.NewClient(t), harness.Email(t, "grace@example.com"), newPassword)
 
 		// Unknown users.
 		for _, r := range []*harness.Response{
@@ -408,9 +410,9 @@ func TestBackendUsers_ban_sessions_password(t *testing.T) {
 // as the actor, the user as the target, and its outcome.
 func TestBackendUsers_audit_log(t *testing.T) {
 	t.Parallel()
-	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		k, admin, keyID := harness.MustUsersKey(t, app)
-		id := harness.MustID(t, harness.MustCreateBackendUser(t, k, map[string]any{"email": "ada@example.com", "name": "Ada"}))
+		id := harness.MustID(t, harness.MustCreateBackendUser(t, k, map[string]any{"email": harness.Email(t, "ada@example.com"), "name": "Ada"}))
 		path := harness.UsersPath + "/" + id
 		harness.MustOK(t, k.Do(http.MethodPatch, path, map[string]any{"name": "Ada L."}))
 		harness.MustOK(t, k.Do(http.MethodPost, path+"/ban", map[string]any{"reason": "spam"}))

@@ -22,6 +22,8 @@ func dnsForEachStore(t *testing.T, env map[string]string, fn func(t *testing.T, 
 	for _, s := range harness.StoresOnce {
 		t.Run("store="+string(s), func(t *testing.T) {
 			t.Parallel()
+			// A fresh application: a nameserver of its own, a verifier that
+			// checks every domain, and a clock that moves by hours.
 			dns := dnstest.Start(t)
 			app := harness.MustStart(t, s, harness.Env(env, map[string]string{"GATEHOUSE_DNS_NAMESERVER": dns.Addr()}))
 			k := mustDomainKit(t, app)

@@ -28,25 +28,25 @@ func mustDomainKit(t *testing.T, app *harness.App) *harness.DomainKit {
 // any spelling of its hostname finds it.
 func TestDomains_create_and_read(t *testing.T) {
 	t.Parallel()
-	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		k := mustDomainKit(t, app)
-		org := k.MustOrg("Acme", "acme")
+		org := k.MustOrg("Acme", own(t, "acme"))
 
-		d := k.MustCreate("Shop.EXAMPLE.com.", "")
+		d := k.MustCreate(ownHost(t, "Shop.EXAMPLE.com."), "")
 		id := harness.MustID(t, d)
-		if d["hostname"] != "shop.example.com" || d["status"] != "pending" || d["organizationId"] != nil || d["attempts"] != float64(0) ||
+		if d["hostname"] != ownHost(t, "shop.example.com") || d["status"] != "pending" || d["organizationId"] != nil || d["attempts"] != float64(0) ||
 			d["lastCheckedAt"] != nil || d["verifiedAt"] != nil || d["failedAt"] != nil || d["manualVerificationReason"] != nil {
 			t.Fatalf("created domain = %v", d)
 		}
 		harness.MustJSDatesOrRFC3339(t, d, "createdAt", "updatedAt", "nextCheckAt")
 		records := d["records"].([]any)
 		txt := harness.Record(t, d, "TXT")
-		if len(records) != 1 || txt["name"] != "_gatehouse-challenge.shop.example.com" || !challengeValue.MatchString(txt["value"].(string)) ||
+		if len(records) != 1 || txt["name"] != "_gatehouse-challenge."+ownHost(t, "shop.example.com") || !challengeValue.MatchString(txt["value"].(string)) ||
 			txt["required"] != true || txt["status"] != "unchecked" || txt["lastCheckedAt"] != nil || len(txt["observed"].([]any)) != 0 {
 			t.Fatalf("records = %v", records)
 		}
 
-		owned := k.MustCreate("shop.example.net", org)
+		owned := k.MustCreate(ownHost(t, "shop.example.net"), org)
 		if owned["organizationId"] != org || harness.Record(t, owned, "TXT")["value"] == txt["value"] {
 			t.Fatalf("second domain = %v (its token must differ from %v)", owned, txt["value"])
 		}
@@ -62,7 +62,7 @@ func TestDomains_create_and_read(t *testing.T) {
 				t.Fatalf("dns-records with %s = %v", headers[0], recs)
 			}
 		}
-		for _, spelling := range []string{"shop.example.com", "SHOP.Example.Com.", "shop.example.com."} {
+		for _, spelling := range []string{ownHost(t, "shop.example.com"), ownHost(t, "SHOP.Example.Com."), ownHost(t, "shop.example.com.")} {
 			got := harness.MustOK(t, k.Call(http.MethodGet, harness.DomainsPath+"/by-hostname/"+url.PathEscape(spelling), ""))
 			if !reflect.DeepEqual(got, d) {
 				t.Fatalf("by-hostname %q = %v", spelling, got)
@@ -70,11 +70,11 @@ func TestDomains_create_and_read(t *testing.T) {
 		}
 
 		// Internationalised names are kept in punycode and found by either form.
-		idn := k.MustCreate("Bücher.Example.com", org)
-		if idn["hostname"] != "xn--bcher-kva.example.com" || harness.Record(t, idn, "TXT")["name"] != "_gatehouse-challenge.xn--bcher-kva.example.com" {
+		idn := k.MustCreate(ownHost(t, "Bücher.Example.com"), org)
+		if idn["hostname"] != ownHost(t, "xn--bcher-kva.example.com") || harness.Record(t, idn, "TXT")["name"] != "_gatehouse-challenge."+ownHost(t, "xn--bcher-kva.example.com") {
 			t.Fatalf("IDN domain = %v", idn)
 		}
-		for _, spelling := range []string{"bücher.example.com", "BÜCHER.example.com.", "XN--BCHER-KVA.example.com"} {
+		for _, spelling := range []string{ownHost(t, "bücher.example.com"), ownHost(t, "BÜCHER.example.com."), ownHost(t, "XN--BCHER-KVA.example.com")} {
 			if got := harness.MustOK(t, k.Call(http.MethodGet, harness.DomainsPath+"/by-hostname/"+url.PathEscape(spelling), "")); got["id"] != idn["id"] {
 				t.Fatalf("by-hostname %q = %v, want %v", spelling, got["id"], idn["id"])
 			}
@@ -90,6 +90,7 @@ func TestDomains_create_and_read(t *testing.T) {
 // hostname at body.hostname, and unknown or mistyped fields.
 func TestDomains_create_refuses_bad_input(t *testing.T) {
 	t.Parallel()
+	// A fresh application: it lists every domain.
 	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		k := mustDomainKit(t, app)
 		label63 := strings.Repeat("a", 63)
@@ -147,15 +148,15 @@ func TestDomains_create_refuses_bad_input(t *testing.T) {
 // (204) frees the hostname; deleting an organization deletes its domains.
 func TestDomains_conflicts_not_found_and_delete(t *testing.T) {
 	t.Parallel()
-	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		k := mustDomainKit(t, app)
-		orgA, orgB := k.MustOrg("Acme", "acme"), k.MustOrg("Globex", "globex")
-		first := k.MustCreate("taken.example.com", orgA)
+		orgA, orgB := k.MustOrg("Acme", own(t, "acme")), k.MustOrg("Globex", own(t, "globex"))
+		first := k.MustCreate(ownHost(t, "taken.example.com"), orgA)
 
 		for _, body := range []map[string]any{
-			{"hostname": "taken.example.com", "organizationId": orgA},
-			{"hostname": "TAKEN.Example.com.", "organizationId": orgB},
-			{"hostname": "taken.example.com"},
+			{"hostname": ownHost(t, "taken.example.com"), "organizationId": orgA},
+			{"hostname": ownHost(t, "TAKEN.Example.com."), "organizationId": orgB},
+			{"hostname": ownHost(t, "taken.example.com")},
 		} {
 			r := k.Call(http.MethodPost, harness.DomainsPath, harness.MustJSON(t, body))
 			p := harness.MustProblem(t, r, http.StatusConflict, "domain.hostname_taken")
@@ -163,7 +164,7 @@ func TestDomains_conflicts_not_found_and_delete(t *testing.T) {
 				t.Fatalf("409 does not name body.hostname: %s", r.Body)
 			}
 		}
-		r := k.Call(http.MethodPost, harness.DomainsPath, harness.MustJSON(t, map[string]any{"hostname": "free.example.com", "organizationId": missing}))
+		r := k.Call(http.MethodPost, harness.DomainsPath, harness.MustJSON(t, map[string]any{"hostname": ownHost(t, "free.example.com"), "organizationId": missing}))
 		p := harness.MustProblem(t, r, http.StatusNotFound, "organization.not_found")
 		if errs, _ := p["errors"].([]any); len(errs) != 1 || harness.MustObject(t, errs[0])["location"] != "body.organizationId" {
 			t.Fatalf("404 does not name body.organizationId: %s", r.Body)
@@ -183,7 +184,7 @@ func TestDomains_conflicts_not_found_and_delete(t *testing.T) {
 		}
 		harness.MustProblem(t, k.Call(http.MethodGet, harness.DomainsPath+"/"+harness.MustID(t, first), ""), http.StatusNotFound, "domain.not_found")
 		harness.MustProblem(t, k.Call(http.MethodDelete, harness.DomainsPath+"/"+harness.MustID(t, first), ""), http.StatusNotFound, "domain.not_found")
-		again := k.MustCreate("taken.example.com", orgB)
+		again := k.MustCreate(ownHost(t, "taken.example.com"), orgB)
 		if harness.Record(t, again, "TXT")["value"] == harness.Record(t, first, "TXT")["value"] {
 			t.Fatal("a reclaimed hostname kept the old challenge")
 		}
@@ -191,7 +192,7 @@ func TestDomains_conflicts_not_found_and_delete(t *testing.T) {
 		// Deleting the organization deletes its domains.
 		harness.MustOK(t, k.Admin.Post(harness.OrgPath("delete"), harness.MustJSON(t, map[string]any{"organizationId": orgB})))
 		harness.MustProblem(t, k.Call(http.MethodGet, harness.DomainsPath+"/"+harness.MustID(t, again), ""), http.StatusNotFound, "domain.not_found")
-		k.MustCreate("taken.example.com", orgA)
+		k.MustCreate(ownHost(t, "taken.example.com"), orgA)
 	})
 }
 
@@ -199,6 +200,7 @@ func TestDomains_conflicts_not_found_and_delete(t *testing.T) {
 // organization and status, and refuses bad parameters at their location.
 func TestDomains_list(t *testing.T) {
 	t.Parallel()
+	// A fresh application: it pages through every domain.
 	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		k := mustDomainKit(t, app)
 		orgA, orgB := k.MustOrg("Acme", "acme"), k.MustOrg("Globex", "globex")
@@ -257,13 +259,14 @@ func TestDomains_list(t *testing.T) {
 // domain as the target, refusals included.
 func TestDomains_audit(t *testing.T) {
 	t.Parallel()
-	harness.AdminForStores(t, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		k := mustDomainKit(t, app)
-		d := k.MustCreate("audited.example.com", "")
-		harness.MustProblem(t, k.Call(http.MethodPost, harness.DomainsPath, `{"hostname":"audited.example.com"}`), http.StatusConflict, "domain.hostname_taken")
+		d := k.MustCreate(ownHost(t, "audited.example.com"), "")
+		harness.MustProblem(t, k.Call(http.MethodPost, harness.DomainsPath, `{"hostname":"`+ownHost(t, "audited.example.com")+`"}`), http.StatusConflict, "domain.hostname_taken")
 		harness.MustStatus(t, k.Call(http.MethodDelete, harness.DomainsPath+"/"+harness.MustID(t, d), ""), http.StatusNoContent)
 
-		created := harness.AuditAll(t, k.Admin, url.Values{"action": {"domains.create"}})
+		// The key's entries: the other tests on the application have keys of their own.
+		created := harness.AuditAll(t, k.Admin, url.Values{"action": {"domains.create"}, "actorId": {k.KeyID}})
 		if len(created) != 2 {
 			t.Fatalf("domains.create entries = %v, want the success and the conflict", created)
 		}
@@ -289,15 +292,15 @@ func TestDomains_audit(t *testing.T) {
 // their location.
 func TestDomains_admin_update(t *testing.T) {
 	t.Parallel()
-	harness.AdminForStores(t, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		k := mustDomainKit(t, app)
-		orgA, orgB := k.MustOrg("Acme", "acme"), k.MustOrg("Globex", "globex")
-		d := k.MustCreate("admin.example.com", orgA)
+		orgA, orgB := k.MustOrg("Acme", own(t, "acme")), k.MustOrg("Globex", own(t, "globex"))
+		d := k.MustCreate(ownHost(t, "admin.example.com"), orgA)
 		id := harness.MustID(t, d)
 
 		r := k.Patch(app.NewClient(t), id, `{"organizationId":"`+orgB+`"}`)
 		harness.MustProblem(t, r, http.StatusUnauthorized, r.JSON(t)["code"].(string))
-		plain, _ := harness.MustPlainUser(t, app, "Eve", "eve@example.com", harness.UserPassword)
+		plain, _ := harness.MustPlainUser(t, app, "Eve", harness.Email(t, "eve@example.com"), harness.UserPassword)
 		harness.MustProblem(t, k.Patch(plain, id, `{"organizationId":"`+orgB+`"}`), http.StatusForbidden, "auth.not_platform_admin")
 		if k.MustGet(id)["organizationId"] != orgA {
 			t.Fatal("a refused change was applied")

@@ -76,6 +76,7 @@ var (
 // carrying the object the trusted API shows for what changed, and never a
 // secret.
 func TestEvents_each_change_writes_its_events(t *testing.T) {
+	// A fresh application: it drains every event the application writes.
 	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		admin, adminID := harness.MustAdmin(t, app)
 		harness.DrainEvents(t, app)
@@ -159,6 +160,7 @@ func TestEvents_first_federated_sign_in_links_an_account(t *testing.T) {
 	for _, s := range harness.StoresThatMatter {
 		t.Run("store="+string(s), func(t *testing.T) {
 			t.Parallel()
+			// A world of its own: two applications, one the other's provider.
 			w := harness.MustFedWorld(t, s, nil)
 			harness.MustVerifiedUser(t, w.B, "Uma Upstream", "uma@upstream.example", harness.FedPassword)
 			harness.DrainEvents(t, w.A)
@@ -241,6 +243,7 @@ var (
 // memory, through a trigger raising an error on SQLite and PostgreSQL.
 func mustStartFaulty(t *testing.T, s harness.Store, what string) (*harness.App, atomicityFault) {
 	t.Helper()
+	// A fresh application: the fault breaks it.
 	if s == harness.StoreMemory {
 		armed := &atomic.Bool{}
 		faults := bootstrap.Fakes{}

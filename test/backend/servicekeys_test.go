@@ -35,6 +35,7 @@ func startKeyUseFlusher(t testing.TB, app *harness.App) {
 // the very next request.
 func TestServiceKey_lifecycle(t *testing.T) {
 	t.Parallel()
+	// A fresh application: it lists every key.
 	harness.AdminForStores(t, func(t *testing.T, app *harness.App) {
 		admin, adminID := harness.MustAdmin(t, app)
 		startKeyUseFlusher(t, app)
@@ -136,6 +137,7 @@ func TestServiceKey_lifecycle(t *testing.T) {
 // expiry stops working.
 func TestServiceKey_validation_and_expiry(t *testing.T) {
 	t.Parallel()
+	// A fresh application: it lists every key, and the clock moves by an hour.
 	harness.AdminForStores(t, func(t *testing.T, app *harness.App) {
 		admin, _ := harness.MustAdmin(t, app)
 		for _, tt := range []struct {
@@ -178,6 +180,7 @@ func TestServiceKey_validation_and_expiry(t *testing.T) {
 // a service key is no session there.
 func TestServiceKey_admin_routes_refuse_others(t *testing.T) {
 	t.Parallel()
+	// A fresh application: it lists every key.
 	harness.AdminForStores(t, func(t *testing.T, app *harness.App) {
 		admin, _ := harness.MustAdmin(t, app)
 		k := harness.MustCreateKey(t, admin, map[string]any{"name": "k", "scopes": []string{"*"}})

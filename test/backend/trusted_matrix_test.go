@@ -118,6 +118,7 @@ func templatePath(path string) string {
 // new route cannot escape it.
 func TestTrusted_every_route_authenticates_and_checks_scope(t *testing.T) {
 	t.Parallel()
+	// A fresh application: the matrix enumerates every route and key, and pages its lists.
 	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		admin, adminID := harness.MustAdmin(t, app)
 		revoked := harness.MustCreateKey(t, admin, map[string]any{"name": "revoked", "scopes": []string{"*"}})

@@ -16,6 +16,7 @@ import (
 // every change is audited with the key as the actor.
 func TestWebhooks_trusted_management(t *testing.T) {
 	t.Parallel()
+	// A fresh application: it lists every endpoint, and its endpoint receives the application's events.
 	harness.AdminForStores(t, func(t *testing.T, app *harness.App) {
 		k := harness.MustWebhookKit(t, app)
 		r := k.Call(http.MethodPost, harness.WebhooksPath, `{"url":"https://hooks.example.com/in","description":"billing","eventTypes":["user.deleted","user.created"]}`)
@@ -96,6 +97,7 @@ func TestWebhooks_trusted_management(t *testing.T) {
 // 500, and never echo the value.
 func TestWebhooks_refuses_bad_registrations(t *testing.T) {
 	t.Parallel()
+	// A fresh application: its endpoint receives every event of the application.
 	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		k := harness.MustWebhookKit(t, app)
 		for _, url := range []string{"http://hooks.example.com/in", "https://127.0.0.1/in", "https://[::1]/in", "https://[::ffff:10.0.0.1]/in",
@@ -129,6 +131,7 @@ func TestWebhooks_refuses_bad_registrations(t *testing.T) {
 // with the administrator as the actor.
 func TestWebhooks_admin_management(t *testing.T) {
 	t.Parallel()
+	// A fresh application: its endpoint receives the application's events.
 	harness.AdminForStores(t, func(t *testing.T, app *harness.App) {
 		k := harness.MustWebhookKit(t, app)
 		r := k.AdminCall(k.Admin, http.MethodPost, "", `{"url":"https://hooks.example.com/admin","eventTypes":["domain.verified"]}`)
@@ -170,6 +173,7 @@ func TestWebhooks_admin_management(t *testing.T) {
 // payload {type, timestamp, data}, data referring to a schema.
 func TestWebhooks_contract_documents_every_event(t *testing.T) {
 	t.Parallel()
+	// A fresh application: the package's one test without settings.
 	app := harness.MustStart(t, harness.StoreMemory, nil)
 	doc := app.Do(t, http.MethodGet, "/api/backend-openapi.json", "").JSON(t)
 	if doc["openapi"] != "3.1.0" {

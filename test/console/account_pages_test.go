@@ -55,8 +55,9 @@ func mustFormRefused(t testing.TB, r *harness.Response, what string) {
 // /account.
 func TestAccountPages_authorization_matrix(t *testing.T) {
 	t.Parallel()
-	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
-		user, _ := harness.MustVerifiedUser(t, app, "Pat Plain", "pat@example.com", harness.UserPassword)
+	harness.SharedForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+		pat := harness.Email(t, "pat@example.com")
+		user, _ := harness.MustVerifiedUser(t, app, "Pat Plain", pat, harness.UserPassword)
 		admin, _ := harness.MustAdmin(t, app)
 		anon := app.NewClient(t)
 		for _, path := range append(accountPages, "/account?done=profile") {
@@ -87,13 +88,13 @@ func TestAccountPages_authorization_matrix(t *testing.T) {
 		mustFormRefused(t, consolePost(user, "/account/password", url.Values{"_token": {tokens["/account/profile"]},
 			"currentPassword": {harness.UserPassword}, "newPassword": {"another fine passphrase"}, "confirmPassword": {"another fine passphrase"}}), "another form's token")
 		other := app.NewClient(t)
-		harness.MustSignIn(t, other, "pat@example.com", harness.UserPassword)
+		harness.MustSignIn(t, other, pat, harness.UserPassword)
 		otherTokens := mustConsoleTokens(t, other, "/account")
 		mustFormRefused(t, consolePost(user, "/account/profile", url.Values{"_token": {otherTokens["/account/profile"]}, "name": {"Changed"}}), "another session's token")
 		if name := harness.MustUser(t, harness.MustSession(t, user))["name"]; name != "Pat Plain" {
 			t.Fatalf("a refused form changed the name to %v", name)
 		}
-		harness.MustSignIn(t, app.NewClient(t), "pat@example.com", harness.UserPassword) // the password is unchanged
+		harness.MustSignIn(t, app.NewClient(t), pat, harness.UserPassword) // the password is unchanged
 		mustAccountDone(t, consolePost(user, "/account/profile", profile), "/account", "profile")
 		mustFormRefused(t, consolePost(user, "/account/profile", url.Values{"_token": {tokens["/account/profile"]}, "name": {"Again"}}), "a reused token")
 		if name := harness.MustUser(t, harness.MustSession(t, user))["name"]; name != "Changed" {
@@ -103,9 +104,9 @@ func TestAccountPages_authorization_matrix(t *testing.T) {
 		// The hosted sign-in without callbackURL lands here; with one it
 		// goes there.
 		b := harness.NewFormBrowser(t, app)
-		harness.MustSeeOther(t, app, b.Submit("/api/auth/sign-in/email", url.Values{"email": {"pat@example.com"}, "password": {harness.UserPassword}}), "/account")
+		harness.MustSeeOther(t, app, b.Submit("/api/auth/sign-in/email", url.Values{"email": {pat}, "password": {harness.UserPassword}}), "/account")
 		b = harness.NewFormBrowser(t, app)
-		harness.MustSeeOther(t, app, b.Submit("/api/auth/sign-in/email", url.Values{"email": {"pat@example.com"}, "password": {harness.UserPassword},
+		harness.MustSeeOther(t, app, b.Submit("/api/auth/sign-in/email", url.Values{"email": {pat}, "password": {harness.UserPassword},
 			"callbackURL": {"/account/sessions"}}), "/account/sessions")
 	})
 }
@@ -115,8 +116,8 @@ func TestAccountPages_authorization_matrix(t *testing.T) {
 // when refused.
 func TestAccountPages_profile_email_password(t *testing.T) {
 	t.Parallel()
-	harness.ForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
-		const email, newEmail = "ada@example.com", "ada.new@example.com"
+	harness.SharedForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
+		email, newEmail := harness.Email(t, "ada@example.com"), harness.Email(t, "ada.new@example.com")
 		ada, _ := harness.MustVerifiedUser(t, app, "Ada", email, harness.UserPassword)
 		if page := harness.MustConsolePage(t, ada.Get("/account"), http.StatusOK); !strings.Contains(page, email) || !strings.Contains(page, "<dd>Yes</dd>") {
 			t.Fatalf("the profile page: %s", page)
@@ -218,19 +219,20 @@ func TestAccountPages_profile_email_password(t *testing.T) {
 // other, and refuses someone else's session.
 func TestAccountPages_sessions(t *testing.T) {
 	t.Parallel()
-	harness.ForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
-		ada, _ := harness.MustPlainUser(t, app, "Ada", "ada@example.com", harness.UserPassword)
-		_, _ = harness.MustPlainUser(t, app, "Bob", "bob@example.com", harness.UserPassword)
+	harness.SharedForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
+		adaEmail, bobEmail := harness.Email(t, "ada@example.com"), harness.Email(t, "bob@example.com")
+		ada, _ := harness.MustPlainUser(t, app, "Ada", adaEmail, harness.UserPassword)
+		_, _ = harness.MustPlainUser(t, app, "Bob", bobEmail, harness.UserPassword)
 		bob := app.NewClient(t)
-		harness.MustSignIn(t, bob, "bob@example.com", harness.UserPassword)
+		harness.MustSignIn(t, bob, bobEmail, harness.UserPassword)
 		bobSession, _ := harness.MustObject(t, harness.MustSession(t, bob)["session"])["id"].(string)
 
 		phone := app.NewClient(t)
 		ua := "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1"
-		harness.MustOK(t, phone.Post("/api/auth/sign-in/email", harness.MustCredentials(t, "ada@example.com", harness.UserPassword), "User-Agent", ua))
+		harness.MustOK(t, phone.Post("/api/auth/sign-in/email", harness.MustCredentials(t, adaEmail, harness.UserPassword), "User-Agent", ua))
 		phoneSession, _ := harness.MustObject(t, harness.MustSession(t, phone)["session"])["id"].(string)
 		laptop := app.NewClient(t)
-		harness.MustSignIn(t, laptop, "ada@example.com", harness.UserPassword)
+		harness.MustSignIn(t, laptop, adaEmail, harness.UserPassword)
 
 		page := harness.MustConsolePage(t, ada.Get("/account/sessions"), http.StatusOK)
 		rows := consoleRows(page)
@@ -282,22 +284,23 @@ func listSessions(t testing.TB, c *harness.Client) []map[string]any {
 // declining go through the organization plugin (read back through it).
 func TestAccountPages_organizations(t *testing.T) {
 	t.Parallel()
-	harness.ForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
-		owner := harness.MustVerifiedClient(t, app, "Olive", "olive@example.com")
-		ada := harness.MustVerifiedClient(t, app, "Ada", "ada@example.com")
-		harness.MustCreateOrg(t, ada, "Ada Labs", "ada-labs")
-		join := harness.AccountTestInvite(t, owner, "Join Corp", "join-corp", "ada@example.com", "admin")
-		skip := harness.AccountTestInvite(t, owner, "Skip Corp", "skip-corp", "ada@example.com", "member")
+	harness.SharedForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
+		oliveEmail, adaEmail, bobEmail := harness.Email(t, "olive@example.com"), harness.Email(t, "ada@example.com"), harness.Email(t, "bob@example.com")
+		owner := harness.MustVerifiedClient(t, app, "Olive", oliveEmail)
+		ada := harness.MustVerifiedClient(t, app, "Ada", adaEmail)
+		harness.MustCreateOrg(t, ada, "Ada Labs", own(t, "ada-labs"))
+		join := harness.AccountTestInvite(t, owner, "Join Corp", own(t, "join-corp"), adaEmail, "admin")
+		skip := harness.AccountTestInvite(t, owner, "Skip Corp", own(t, "skip-corp"), adaEmail, "member")
 
 		page := harness.MustConsolePage(t, ada.Get("/account/organizations"), http.StatusOK)
-		for _, want := range []string{"Ada Labs", "owner", "Join Corp", "Skip Corp", "olive@example.com", join, skip} {
+		for _, want := range []string{"Ada Labs", "owner", "Join Corp", "Skip Corp", oliveEmail, join, skip} {
 			if !strings.Contains(page, want) {
 				t.Fatalf("the organizations page lacks %q: %s", want, page)
 			}
 		}
 		// Someone else's invitation is refused.
-		bob := harness.MustVerifiedClient(t, app, "Bob", "bob@example.com")
-		harness.AccountTestInvite(t, owner, "Bob Corp", "bob-corp", "bob@example.com", "member") // so that his page has the form
+		bob := harness.MustVerifiedClient(t, app, "Bob", bobEmail)
+		harness.AccountTestInvite(t, owner, "Bob Corp", own(t, "bob-corp"), bobEmail, "member") // so that his page has the form
 		r := consoleFormPost(t, bob, "/account/organizations", "/account/invitations/accept", url.Values{"invitation": {join}})
 		if r.Status < 400 || r.Status >= 500 {
 			t.Fatalf("accepting someone else's invitation: %d %s", r.Status, r.Body)
@@ -312,7 +315,7 @@ func TestAccountPages_organizations(t *testing.T) {
 		for _, o := range orgs {
 			slugs = append(slugs, o["slug"].(string))
 		}
-		if strings.Join(slugs, ",") != "ada-labs,join-corp" && strings.Join(slugs, ",") != "join-corp,ada-labs" {
+		if got := strings.Join(slugs, ","); got != own(t, "ada-labs")+","+own(t, "join-corp") && got != own(t, "join-corp")+","+own(t, "ada-labs") {
 			t.Fatalf("organization/list = %v", slugs)
 		}
 		if invs := harness.MustList(t, ada.Get(harness.OrgPath("list-user-invitations"))); len(invs) != 0 {
@@ -329,7 +332,7 @@ func TestAccountPages_organizations(t *testing.T) {
 		}
 
 		// An unverified user is told to confirm their address first.
-		unverified, _ := harness.MustPlainUser(t, app, "Una", "una@example.com", harness.UserPassword)
+		unverified, _ := harness.MustPlainUser(t, app, "Una", harness.Email(t, "una@example.com"), harness.UserPassword)
 		if page := harness.MustConsolePage(t, unverified.Get("/account/organizations"), http.StatusOK); !strings.Contains(page, "Confirm your e-mail address") {
 			t.Fatalf("an unverified user's organizations page: %s", page)
 		}
@@ -341,30 +344,31 @@ func TestAccountPages_organizations(t *testing.T) {
 // deletes it and signs the browser out.
 func TestAccountPages_delete_account(t *testing.T) {
 	t.Parallel()
-	harness.ForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
-		ada, _ := harness.MustPlainUser(t, app, "Ada", "ada@example.com", harness.UserPassword)
-		r := consoleFormPost(t, ada, "/account", "/account/delete", url.Values{"confirm": {"someone@example.com"}, "password": {harness.UserPassword}})
-		if page := harness.MustConsolePage(t, r, http.StatusBadRequest); !strings.Contains(page, `id="delete-error"`) || !strings.Contains(page, `value="someone@example.com"`) {
+	harness.SharedForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
+		adaEmail, bobEmail := harness.Email(t, "ada@example.com"), harness.Email(t, "bob@example.com")
+		ada, _ := harness.MustPlainUser(t, app, "Ada", adaEmail, harness.UserPassword)
+		r := consoleFormPost(t, ada, "/account", "/account/delete", url.Values{"confirm": {harness.Email(t, "someone@example.com")}, "password": {harness.UserPassword}})
+		if page := harness.MustConsolePage(t, r, http.StatusBadRequest); !strings.Contains(page, `id="delete-error"`) || !strings.Contains(page, `value="`+harness.Email(t, "someone@example.com")+`"`) {
 			t.Fatalf("wrong confirmation: %s", page)
 		}
-		r = consoleFormPost(t, ada, "/account", "/account/delete", url.Values{"confirm": {"ada@example.com"}, "password": {"not my password"}})
+		r = consoleFormPost(t, ada, "/account", "/account/delete", url.Values{"confirm": {adaEmail}, "password": {"not my password"}})
 		if page := harness.MustConsolePage(t, r, http.StatusBadRequest); !strings.Contains(page, `id="deletePassword"`) || !strings.Contains(page, "Nothing was deleted") ||
-			!strings.Contains(page, `value="ada@example.com"`) {
+			!strings.Contains(page, `value="`+adaEmail+`"`) {
 			t.Fatalf("wrong password: %s", page)
 		}
 		harness.MustSession(t, ada)
-		r = consoleFormPost(t, ada, "/account", "/account/delete", url.Values{"confirm": {"ADA@example.com"}, "password": {harness.UserPassword}})
+		r = consoleFormPost(t, ada, "/account", "/account/delete", url.Values{"confirm": {strings.ToUpper(adaEmail)}, "password": {harness.UserPassword}})
 		harness.MustStatus(t, r, http.StatusSeeOther)
 		harness.MustNoSession(t, ada)
-		harness.MustSignInFails(t, app, "ada@example.com", harness.UserPassword)
+		harness.MustSignInFails(t, app, adaEmail, harness.UserPassword)
 		harness.MustSignInRedirect(t, ada.Get("/account"), "/account")
 
 		// Without a password: the framework mails a confirming link.
-		bob, _ := harness.MustPlainUser(t, app, "Bob", "bob@example.com", harness.UserPassword)
-		mustAccountDone(t, consoleFormPost(t, bob, "/account", "/account/delete", url.Values{"confirm": {"bob@example.com"}}), "/account", "delete-sent")
+		bob, _ := harness.MustPlainUser(t, app, "Bob", bobEmail, harness.UserPassword)
+		mustAccountDone(t, consoleFormPost(t, bob, "/account", "/account/delete", url.Values{"confirm": {bobEmail}}), "/account", "delete-sent")
 		harness.MustSession(t, bob)
-		harness.MustStatus(t, bob.Get(harness.MustLink(t, app, "bob@example.com", "Confirm")), http.StatusFound)
-		harness.MustSignInFails(t, app, "bob@example.com", harness.UserPassword)
+		harness.MustStatus(t, bob.Get(harness.MustLink(t, app, bobEmail, "Confirm")), http.StatusFound)
+		harness.MustSignInFails(t, app, bobEmail, harness.UserPassword)
 	})
 }
 
@@ -374,16 +378,17 @@ func TestAccountPages_delete_account(t *testing.T) {
 // change goes through.
 func TestAccountPages_step_up(t *testing.T) {
 	t.Parallel()
-	harness.ForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
-		u := harness.MustTwoFactorUser(t, app, "tess@example.com")
+	harness.SharedForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
+		tess, tessNew := harness.Email(t, "tess@example.com"), harness.Email(t, "tess.new@example.com")
+		u := harness.MustTwoFactorUser(t, app, tess)
 		s := harness.MustStaleSession(t, app, u)
 		for _, tt := range []struct {
 			action string
 			fields url.Values
 		}{
 			{"/account/password", url.Values{"currentPassword": {harness.TfPassword}, "newPassword": {"a brand new passphrase"}, "confirmPassword": {"a brand new passphrase"}}},
-			{"/account/email", url.Values{"newEmail": {"tess.new@example.com"}}},
-			{"/account/delete", url.Values{"confirm": {"tess@example.com"}, "password": {harness.TfPassword}}},
+			{"/account/email", url.Values{"newEmail": {tessNew}}},
+			{"/account/delete", url.Values{"confirm": {tess}, "password": {harness.TfPassword}}},
 		} {
 			r := consoleFormPost(t, s, "/account", tt.action, tt.fields)
 			harness.MustStatus(t, r, http.StatusSeeOther)
@@ -391,7 +396,7 @@ func TestAccountPages_step_up(t *testing.T) {
 				t.Fatalf("%s: Location = %q, want %q", tt.action, got, want)
 			}
 		}
-		harness.MustNoMail(t, app, "tess.new@example.com", "Confirm the change")
+		harness.MustNoMail(t, app, tessNew, "Confirm the change")
 		harness.MustSession(t, s)
 		harness.MustOK(t, s.Post("/api/auth/two-factor/verify-totp", harness.MustJSON(t, map[string]any{"code": harness.TOTPAt(app.Clock, u.Secret, 1)})))
 		r := consoleFormPost(t, s, "/account", "/account/password", url.Values{"currentPassword": {harness.TfPassword}, "newPassword": {"a brand new passphrase"},
@@ -404,12 +409,12 @@ func TestAccountPages_step_up(t *testing.T) {
 // under the banner but changes nothing: every form is refused.
 func TestAccountPages_impersonation_changes_nothing(t *testing.T) {
 	t.Parallel()
-	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := newConsoleWorld(t, app)
 		// The victim has an invitation and a second session, so that every
 		// form shows.
 		harness.MustOK(t, app.NewClient(t).Get(harness.MustLink(t, app, w.victimEmail, "Verify your email address")))
-		harness.AccountTestInvite(t, w.admin, "Admin Corp", "admin-corp", w.victimEmail, "member")
+		harness.AccountTestInvite(t, w.admin, "Admin Corp", own(t, "admin-corp"), w.victimEmail, "member")
 		harness.MustSignIn(t, app.NewClient(t), w.victimEmail, harness.UserPassword)
 		harness.MustStatus(t, consolePost(w.admin, w.userPath()+"/impersonate", url.Values{"_token": {mustConsoleTokens(t, w.admin, w.userPath())[w.userPath()+"/impersonate"]}}), http.StatusSeeOther)
 		for _, path := range accountPages {
@@ -418,7 +423,7 @@ func TestAccountPages_impersonation_changes_nothing(t *testing.T) {
 			}
 		}
 		victimSession, _ := harness.MustObject(t, harness.MustSession(t, w.victimC)["session"])["id"].(string)
-		fields := url.Values{"name": {"Hijacked"}, "newEmail": {"evil@example.com"}, "currentPassword": {harness.UserPassword}, "newPassword": {"hijacked passphrase"},
+		fields := url.Values{"name": {"Hijacked"}, "newEmail": {harness.Email(t, "evil@example.com")}, "currentPassword": {harness.UserPassword}, "newPassword": {"hijacked passphrase"},
 			"confirmPassword": {"hijacked passphrase"}, "confirm": {w.victimEmail}, "password": {harness.UserPassword}, "session": {victimSession}}
 		for action, page := range accountForms {
 			r := consoleFormPost(t, w.admin, page, action, fields)
@@ -431,7 +436,7 @@ func TestAccountPages_impersonation_changes_nothing(t *testing.T) {
 			t.Fatalf("the impersonation changed the user: %v", u)
 		}
 		harness.MustSignIn(t, app.NewClient(t), w.victimEmail, harness.UserPassword)
-		harness.MustNoMail(t, app, "evil@example.com", "Confirm the change")
+		harness.MustNoMail(t, app, harness.Email(t, "evil@example.com"), "Confirm the change")
 	})
 }
 
@@ -439,11 +444,12 @@ func TestAccountPages_impersonation_changes_nothing(t *testing.T) {
 // field (or 413 for a huge body), never a 500, and changes nothing.
 func TestAccountPages_hostile_input(t *testing.T) {
 	t.Parallel()
-	harness.ForStores(t, harness.StoresThatMatter, harness.FwQuick, func(t *testing.T, app *harness.App) {
-		ada, _ := harness.MustVerifiedUser(t, app, "Ada", "ada@example.com", harness.UserPassword)
+	harness.SharedForStores(t, harness.StoresThatMatter, harness.FwQuick, func(t *testing.T, app *harness.App) {
+		adaEmail := harness.Email(t, "ada@example.com")
+		ada, _ := harness.MustVerifiedUser(t, app, "Ada", adaEmail, harness.UserPassword)
 		// A second session and an invitation: their forms show.
-		harness.MustSignIn(t, app.NewClient(t), "ada@example.com", harness.UserPassword)
-		harness.AccountTestInvite(t, harness.MustVerifiedClient(t, app, "Olive", "olive@example.com"), "Olive Corp", "olive-corp", "ada@example.com", "member")
+		harness.MustSignIn(t, app.NewClient(t), adaEmail, harness.UserPassword)
+		harness.AccountTestInvite(t, harness.MustVerifiedClient(t, app, "Olive", harness.Email(t, "olive@example.com")), "Olive Corp", own(t, "olive-corp"), adaEmail, "member")
 		for _, tt := range []struct {
 			page, action string
 			fields       url.Values
@@ -468,10 +474,10 @@ func TestAccountPages_hostile_input(t *testing.T) {
 				t.Fatalf("%s with %.80v: the page does not name %s: %.2000s", tt.action, tt.fields, tt.want, page)
 			}
 		}
-		if u := harness.MustUser(t, harness.MustSession(t, ada)); u["name"] != "Ada" || u["email"] != "ada@example.com" {
+		if u := harness.MustUser(t, harness.MustSession(t, ada)); u["name"] != "Ada" || u["email"] != adaEmail {
 			t.Fatalf("hostile input changed the user: %v", u)
 		}
-		harness.MustSignIn(t, app.NewClient(t), "ada@example.com", harness.UserPassword)
+		harness.MustSignIn(t, app.NewClient(t), adaEmail, harness.UserPassword)
 	})
 }
 
@@ -480,6 +486,7 @@ func TestAccountPages_hostile_input(t *testing.T) {
 // mails nothing; after a new sign-in it goes through.
 func TestAccountPages_email_change_needs_a_fresh_sign_in(t *testing.T) {
 	t.Parallel()
+	// A fresh application: a setting of its own, and the clock moves by a minute.
 	env := harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_SESSION_FRESH_AGE": "1m"})
 	harness.ForStores(t, harness.StoresOnce, env, func(t *testing.T, app *harness.App) {
 		ada, _ := harness.MustPlainUser(t, app, "Ada", "ada@example.com", harness.UserPassword)

@@ -129,7 +129,7 @@ func mustAccountEnrol(t testing.TB, c *harness.Client, password string) []byte {
 // changing nothing.
 func TestAccountSecurity_authorization_matrix(t *testing.T) {
 	t.Parallel()
-	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := newConsoleWorld(t, app)
 		anon := app.NewClient(t)
 		for _, path := range []string{"/account/security", "/account/linked", "/account/security?done=totp-on", "/account/linked?error=state_mismatch"} {
@@ -187,9 +187,10 @@ func TestAccountSecurity_authorization_matrix(t *testing.T) {
 // step-up, and turning it off needs the password.
 func TestAccountSecurity_totp_enrolment(t *testing.T) {
 	t.Parallel()
-	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		admin, _ := harness.MustAdmin(t, app)
-		c, id := harness.MustPlainUser(t, app, "Tess", "tess@example.com", harness.UserPassword)
+		tess := harness.Email(t, "tess@example.com")
+		c, id := harness.MustPlainUser(t, app, "Tess", tess, harness.UserPassword)
 		before := c.Cookies["gatehouse.session_token"]
 
 		page := harness.MustConsolePage(t, consoleFormPost(t, c, "/account/security", "/account/security/totp/enable", url.Values{"password": {"not the password"}}), http.StatusBadRequest)
@@ -249,11 +250,11 @@ func TestAccountSecurity_totp_enrolment(t *testing.T) {
 		// nothing, so turning the factor off asks for a code; a backup code
 		// in the form proves it.
 		other := app.NewClient(t)
-		harness.MustStatus(t, other.Post("/api/auth/sign-in/email", harness.MustCredentials(t, "tess@example.com", harness.UserPassword)), http.StatusOK)
+		harness.MustStatus(t, other.Post("/api/auth/sign-in/email", harness.MustCredentials(t, tess, harness.UserPassword)), http.StatusOK)
 		harness.MustOK(t, other.Post("/api/auth/two-factor/verify-totp", harness.MustJSON(t, map[string]any{"code": harness.TOTPAt(app.Clock, secret, 1), "trustDevice": true})))
 		trusted := app.NewClient(t)
 		trusted.Cookies["gatehouse.trust_device"] = other.Cookies["gatehouse.trust_device"]
-		harness.MustStatus(t, trusted.Post("/api/auth/sign-in/email", harness.MustCredentials(t, "tess@example.com", harness.UserPassword)), http.StatusOK)
+		harness.MustStatus(t, trusted.Post("/api/auth/sign-in/email", harness.MustCredentials(t, tess, harness.UserPassword)), http.StatusOK)
 		harness.MustSession(t, trusted)
 		page = harness.MustConsolePage(t, consoleFormPost(t, trusted, "/account/security", "/account/security/totp/disable", url.Values{"password": {harness.UserPassword}}), http.StatusBadRequest)
 		if !strings.Contains(page, `id="disable-code" name="code" autocomplete="one-time-code" inputmode="text" aria-invalid="true"`) {
@@ -279,6 +280,8 @@ func TestAccountSecurity_totp_enrolment(t *testing.T) {
 // recent second factor.
 func TestAccountSecurity_passkeys(t *testing.T) {
 	t.Parallel()
+	// A fresh application: no other test shares its settings
+	// (TestAccountSecurity_hostile_input registers a provider).
 	harness.ForStores(t, harness.StoresOnce, harness.Env(harness.PkEnv, map[string]string{"GATEHOUSE_ADMIN_EMAILS": harness.AdminEmail}), func(t *testing.T, app *harness.App) {
 		admin, _ := harness.MustAdmin(t, app)
 		c, id := harness.MustPlainUser(t, app, "Pia", "pia@example.com", harness.UserPassword)
@@ -352,6 +355,8 @@ func TestAccountSecurity_passkeys(t *testing.T) {
 // naming the field, never a 500, and changes nothing.
 func TestAccountSecurity_hostile_input(t *testing.T) {
 	t.Parallel()
+	// A fresh application: it registers an identity provider, which every
+	// user's linked-accounts page offers.
 	harness.ForStores(t, harness.StoresThatMatter, harness.Env(harness.PkEnv, map[string]string{"GATEHOUSE_ADMIN_EMAILS": harness.AdminEmail}), func(t *testing.T, app *harness.App) {
 		c, _ := harness.MustPlainUser(t, app, "Hal", "hal@example.com", harness.UserPassword)
 		mustAccountPasskey(t, c, "Key")
@@ -421,6 +426,7 @@ func TestAccountSecurity_linked_accounts(t *testing.T) {
 	for _, s := range harness.StoresOnce {
 		t.Run("store="+string(s), func(t *testing.T) {
 			t.Parallel()
+			// A world of its own: it registers an identity provider.
 			w := harness.MustFuWorld(t, s, nil)
 			w.Register(t, w.Fake, map[string]any{"id": "acme", "name": "Acme ID"})
 			b := harness.NewFuBrowser(t, w.A)
@@ -530,6 +536,7 @@ func TestAccountSecurity_linked_accounts(t *testing.T) {
 // the name kept and a way to sign in again and come back.
 func TestAccountSecurity_passkey_needs_a_fresh_session(t *testing.T) {
 	t.Parallel()
+	// A fresh application: a setting of its own, and the clock moves by a minute.
 	harness.ForStores(t, harness.StoresOnce, harness.Env(harness.PkEnv, map[string]string{"GATEHOUSE_SESSION_FRESH_AGE": "1m"}), func(t *testing.T, app *harness.App) {
 		c, _ := harness.MustPlainUser(t, app, "Sam", "sam@example.com", harness.UserPassword)
 		tok := mustConsoleTokens(t, c, "/account/security")["/account/security/passkeys/new"]

@@ -16,6 +16,7 @@ import (
 // has-permission answers false to them and stop-impersonating 400.
 func TestAdmin_routes_refuse_anonymous_and_plain_users(t *testing.T) {
 	t.Parallel()
+	// A fresh application: it lists every user.
 	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		_, adminID := harness.MustAdmin(t, app)
 		plain, _ := harness.MustPlainUser(t, app, "Eve", "eve@example.com", harness.UserPassword)
@@ -73,6 +74,8 @@ func TestAdmin_routes_refuse_anonymous_and_plain_users(t *testing.T) {
 func TestAdmin_configured_administrators(t *testing.T) {
 	t.Parallel()
 	perm := harness.MustJSON(t, map[string]any{"permissions": map[string][]string{"user": {"ban", "list"}, "session": {"revoke"}}})
+	// Fresh applications: the administrator's address signs up unverified
+	// here, and user_ids has a setting of its own.
 	harness.AdminForStores(t, func(t *testing.T, app *harness.App) {
 		c, _ := harness.MustPlainUser(t, app, "Root Admin", harness.AdminEmail, harness.AdminPassword)
 		harness.MustCode(t, c.Get(harness.AdminPath("list-users")), http.StatusForbidden, "YOU_ARE_NOT_ALLOWED_TO_LIST_USERS")
@@ -111,45 +114,45 @@ func TestAdmin_configured_administrators(t *testing.T) {
 // with and without a password, Better Auth's codes.
 func TestAdmin_create_get_update_users(t *testing.T) {
 	t.Parallel()
-	harness.AdminForStores(t, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		admin, _ := harness.MustAdmin(t, app)
 
 		// With a password and a role: {user}, the address lower-cased, unverified.
-		r := admin.Post(harness.AdminPath("create-user"), harness.MustJSON(t, map[string]any{"email": "Grace@Example.com", "name": "Grace Hopper", "password": harness.UserPassword, "role": []string{"admin"}}))
+		r := admin.Post(harness.AdminPath("create-user"), harness.MustJSON(t, map[string]any{"email": harness.Email(t, "Grace@Example.com"), "name": "Grace Hopper", "password": harness.UserPassword, "role": []string{"admin"}}))
 		body := harness.MustOK(t, r)
 		grace := harness.MustObject(t, body["user"])
-		if len(body) != 1 || grace["email"] != "grace@example.com" || grace["name"] != "Grace Hopper" || grace["role"] != "admin" ||
+		if len(body) != 1 || grace["email"] != harness.Email(t, "grace@example.com") || grace["name"] != "Grace Hopper" || grace["role"] != "admin" ||
 			grace["emailVerified"] != false || grace["banned"] != false || grace["image"] != nil || grace["banReason"] != nil || grace["banExpires"] != nil {
 			t.Fatalf("create-user = %s", r.Body)
 		}
 		harness.MustJSDates(t, grace, "createdAt", "updatedAt")
 		graceC := app.NewClient(t)
-		harness.MustSignIn(t, graceC, "grace@example.com", harness.UserPassword)
+		harness.MustSignIn(t, graceC, harness.Email(t, "grace@example.com"), harness.UserPassword)
 		harness.MustOK(t, graceC.Get(harness.AdminPath("list-users"))) // the admin role makes her an administrator
 
 		// Without a password: nobody can sign in until it is set; data fields apply.
-		r = admin.Post(harness.AdminPath("create-user"), harness.MustJSON(t, map[string]any{"email": "alan@example.com", "name": "Alan Turing", "data": map[string]any{"emailVerified": true, "image": "https://example.com/alan.png"}}))
+		r = admin.Post(harness.AdminPath("create-user"), harness.MustJSON(t, map[string]any{"email": harness.Email(t, "alan@example.com"), "name": "Alan Turing", "data": map[string]any{"emailVerified": true, "image": "https://example.com/alan.png"}}))
 		alan := harness.MustObject(t, harness.MustOK(t, r)["user"])
 		if alan["role"] != "user" || alan["emailVerified"] != true || alan["image"] != "https://example.com/alan.png" {
 			t.Fatalf("create-user without password = %s", r.Body)
 		}
-		harness.MustSignInFails(t, app, "alan@example.com", "")
-		harness.MustSignInFails(t, app, "alan@example.com", harness.UserPassword)
+		harness.MustSignInFails(t, app, harness.Email(t, "alan@example.com"), "")
+		harness.MustSignInFails(t, app, harness.Email(t, "alan@example.com"), harness.UserPassword)
 
 		// A comma-separated role string is accepted; unknown roles are not.
-		r = admin.Post(harness.AdminPath("create-user"), harness.MustJSON(t, map[string]any{"email": "linus@example.com", "name": "Linus", "password": harness.UserPassword, "role": "user"}))
+		r = admin.Post(harness.AdminPath("create-user"), harness.MustJSON(t, map[string]any{"email": harness.Email(t, "linus@example.com"), "name": "Linus", "password": harness.UserPassword, "role": "user"}))
 		linus := harness.MustObject(t, harness.MustOK(t, r)["user"])
-		harness.MustCode(t, admin.Post(harness.AdminPath("create-user"), harness.MustJSON(t, map[string]any{"email": "x@example.com", "name": "X", "password": harness.UserPassword, "role": "superuser"})),
+		harness.MustCode(t, admin.Post(harness.AdminPath("create-user"), harness.MustJSON(t, map[string]any{"email": harness.Email(t, "x@example.com"), "name": "X", "password": harness.UserPassword, "role": "superuser"})),
 			http.StatusBadRequest, "YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE")
-		harness.MustCode(t, admin.Post(harness.AdminPath("create-user"), harness.MustJSON(t, map[string]any{"email": "GRACE@example.com", "name": "Again", "password": harness.UserPassword})),
+		harness.MustCode(t, admin.Post(harness.AdminPath("create-user"), harness.MustJSON(t, map[string]any{"email": harness.Email(t, "GRACE@example.com"), "name": "Again", "password": harness.UserPassword})),
 			http.StatusBadRequest, "USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL")
-		harness.MustCode(t, admin.Post(harness.AdminPath("create-user"), harness.MustJSON(t, map[string]any{"email": "weak@example.com", "name": "Weak", "password": "short"})),
+		harness.MustCode(t, admin.Post(harness.AdminPath("create-user"), harness.MustJSON(t, map[string]any{"email": harness.Email(t, "weak@example.com"), "name": "Weak", "password": "short"})),
 			http.StatusBadRequest, "PASSWORD_TOO_SHORT")
 
 		// get-user is the bare user.
 		r = admin.Get(harness.AdminPath("get-user") + "?id=" + harness.MustID(t, alan))
 		got := harness.MustOK(t, r)
-		if got["id"] != alan["id"] || got["email"] != "alan@example.com" || got["user"] != nil {
+		if got["id"] != alan["id"] || got["email"] != harness.Email(t, "alan@example.com") || got["user"] != nil {
 			t.Fatalf("get-user = %s", r.Body)
 		}
 		harness.MustCode(t, admin.Get(harness.AdminPath("get-user")+"?id=no-such-user"), http.StatusNotFound, "USER_NOT_FOUND")
@@ -172,18 +175,18 @@ func TestAdmin_create_get_update_users(t *testing.T) {
 		for field, value := range map[string]any{"password": "a hijacked passphrase", "id": "another-id", "banned": true, "banReason": "x"} {
 			harness.MustStatus(t, admin.Post(harness.AdminPath("update-user"), harness.MustJSON(t, map[string]any{"userId": linus["id"], "data": map[string]any{field: value}})), http.StatusBadRequest)
 		}
-		harness.MustSignIn(t, app.NewClient(t), "linus@example.com", harness.UserPassword)
+		harness.MustSignIn(t, app.NewClient(t), harness.Email(t, "linus@example.com"), harness.UserPassword)
 		if got := harness.MustOK(t, admin.Get(harness.AdminPath("get-user")+"?id="+harness.MustID(t, linus))); got["banned"] != false {
 			t.Fatalf("update-user banned the user: %v", got)
 		}
 		// A new address is lower-cased and unverified.
-		r = admin.Post(harness.AdminPath("update-user"), harness.MustJSON(t, map[string]any{"userId": alan["id"], "data": map[string]any{"email": "Alan@Example.NET"}}))
-		if upd := harness.MustOK(t, r); upd["email"] != "alan@example.net" || upd["emailVerified"] != false {
+		r = admin.Post(harness.AdminPath("update-user"), harness.MustJSON(t, map[string]any{"userId": alan["id"], "data": map[string]any{"email": harness.Email(t, "Alan@Example.NET")}}))
+		if upd := harness.MustOK(t, r); upd["email"] != harness.Email(t, "alan@example.net") || upd["emailVerified"] != false {
 			t.Fatalf("update-user email = %s", r.Body)
 		}
 		// An account made without a password gets one through set-user-password.
 		harness.MustStatusTrue(t, admin.Post(harness.AdminPath("set-user-password"), harness.MustJSON(t, map[string]any{"userId": alan["id"], "newPassword": harness.UserPassword})))
-		harness.MustSignIn(t, app.NewClient(t), "alan@example.net", harness.UserPassword)
+		harness.MustSignIn(t, app.NewClient(t), harness.Email(t, "alan@example.net"), harness.UserPassword)
 
 		// set-role answers {user}; unknown roles are refused; demotion takes effect at once.
 		r = admin.Post(harness.AdminPath("set-role"), harness.MustJSON(t, map[string]any{"userId": grace["id"], "role": "user"}))
@@ -203,6 +206,7 @@ func TestAdmin_create_get_update_users(t *testing.T) {
 // echoes limit and offset only when given.
 func TestAdmin_list_users(t *testing.T) {
 	t.Parallel()
+	// A fresh application: it lists every user.
 	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		admin, _ := harness.MustAdmin(t, app)
 		create := func(email, name string, extra map[string]any) map[string]any {
@@ -297,6 +301,8 @@ func mustAtoi(t testing.TB, s string) int {
 // themselves; a ban can expire; unban lets the user back in.
 func TestAdmin_ban_and_unban(t *testing.T) {
 	t.Parallel()
+	// A fresh application: the clock moves by a minute, and the ban's expiry
+	// is read against the wall clock.
 	harness.AdminForStores(t, func(t *testing.T, app *harness.App) {
 		admin, adminID := harness.MustAdmin(t, app)
 		const email = "bob@example.com"
@@ -353,13 +359,13 @@ func TestAdmin_ban_and_unban(t *testing.T) {
 // revoke-user-sessions, set-user-password and remove-user.
 func TestAdmin_sessions_passwords_and_removal(t *testing.T) {
 	t.Parallel()
-	harness.AdminForStores(t, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		admin, adminID := harness.MustAdmin(t, app)
-		const email = "carol@example.com"
+		email := harness.Email(t, "carol@example.com")
 		c1, carolID := harness.MustPlainUser(t, app, "Carol", email, harness.UserPassword)
 		c2 := app.NewClient(t)
 		harness.MustSignIn(t, c2, email, harness.UserPassword)
-		other, _ := harness.MustPlainUser(t, app, "Dan", "dan@example.com", harness.UserPassword)
+		other, _ := harness.MustPlainUser(t, app, "Dan", harness.Email(t, "dan@example.com"), harness.UserPassword)
 		handle2 := harness.MustObject(t, harness.MustSession(t, c2)["session"])["token"].(string)
 
 		r := admin.Post(harness.AdminPath("list-user-sessions"), harness.MustJSON(t, map[string]string{"userId": carolID}))
@@ -435,11 +441,11 @@ func TestAdmin_sessions_passwords_and_removal(t *testing.T) {
 // the administrator and ends the impersonation session.
 func TestAdmin_impersonation(t *testing.T) {
 	t.Parallel()
-	harness.AdminForStores(t, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		admin, adminID := harness.MustAdmin(t, app)
 		adminSessionID := harness.MustObject(t, harness.MustSession(t, admin)["session"])["id"]
-		dave, daveID := harness.MustPlainUser(t, app, "Dave", "dave@example.com", harness.UserPassword)
-		other := harness.MustObject(t, harness.MustOK(t, admin.Post(harness.AdminPath("create-user"), harness.MustJSON(t, map[string]any{"email": "ops@example.com", "name": "Ops", "password": harness.UserPassword, "role": "admin"})))["user"])
+		dave, daveID := harness.MustPlainUser(t, app, "Dave", harness.Email(t, "dave@example.com"), harness.UserPassword)
+		other := harness.MustObject(t, harness.MustOK(t, admin.Post(harness.AdminPath("create-user"), harness.MustJSON(t, map[string]any{"email": harness.Email(t, "ops@example.com"), "name": "Ops", "password": harness.UserPassword, "role": "admin"})))["user"])
 
 		harness.MustCode(t, admin.Post(harness.AdminPath("impersonate-user"), harness.MustJSON(t, map[string]string{"userId": harness.MustID(t, other)})), http.StatusForbidden, "YOU_CANNOT_IMPERSONATE_ADMINS")
 		harness.MustCode(t, admin.Post(harness.AdminPath("impersonate-user"), harness.MustJSON(t, map[string]string{"userId": adminID})), http.StatusForbidden, "YOU_CANNOT_IMPERSONATE_ADMINS")
@@ -522,6 +528,7 @@ func TestAdmin_impersonation(t *testing.T) {
 // need a trusted Origin, as the framework's do.
 func TestAdmin_csrf(t *testing.T) {
 	t.Parallel()
+	// A fresh application: it lists every service key.
 	harness.AdminForStores(t, func(t *testing.T, app *harness.App) {
 		admin, _ := harness.MustAdmin(t, app)
 		victim, victimID := harness.MustPlainUser(t, app, "Vic", "vic@example.com", harness.UserPassword)

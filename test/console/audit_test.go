@@ -43,6 +43,7 @@ type expectedEntry struct {
 // exactly once, newest first, and no route changes or deletes entries.
 func TestAudit_log(t *testing.T) {
 	t.Parallel()
+	// A fresh application: it pages through the whole audit log.
 	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		admin, adminID := harness.MustAdmin(t, app)
 		_, bobID := harness.MustPlainUser(t, app, "Bob", "bob@example.com", harness.UserPassword)

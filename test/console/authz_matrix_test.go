@@ -458,6 +458,7 @@ func newMatrixWorld(t *testing.T, app *harness.App) *matrixWorld {
 }
 
 func TestAuthorizationMatrix(t *testing.T) {
+	// A fresh application: settings of its own.
 	env := harness.Env(harness.OrgEnv, map[string]string{"GATEHOUSE_ADMIN_EMAILS": "platform-admin@example.com",
 		"GATEHOUSE_PASSKEY_RP_ID": "localhost", "GATEHOUSE_PASSKEY_ORIGINS": harness.PkOrigin})
 	harness.ForStores(t, harness.StoresThatMatter, env, func(t *testing.T, app *harness.App) {
@@ -493,6 +494,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 // enrolled). stop-impersonating is left out: its caller is the impersonated
 // user, never an administrator.
 func TestAuthorizationMatrix_admin_second_factor(t *testing.T) {
+	// A fresh application: settings of its own.
 	env := harness.Env(harness.OrgEnv, map[string]string{"GATEHOUSE_ADMIN_EMAILS": "platform-admin@example.com,bare-admin@example.com", "GATEHOUSE_ADMIN_REQUIRE_MFA": "true"})
 	harness.ForStores(t, harness.StoresThatMatter, env, func(t *testing.T, app *harness.App) {
 		w := newMatrixWorld(t, app)

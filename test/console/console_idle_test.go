@@ -40,6 +40,7 @@ func mustConsoleSeen(t testing.TB, c *harness.Client, at time.Time) (name, value
 // and stays signed in itself once the console asks to sign in again.
 func TestConsole_idle_timeout_ignores_json_activity(t *testing.T) {
 	t.Parallel()
+	// A fresh application: a setting of its own.
 	app := harness.MustStart(t, harness.StoreSQLite, harness.Env(harness.AdminEnv, map[string]string{"GATEHOUSE_CONSOLE_IDLE_TIMEOUT": "10m"}))
 	admin, _ := harness.MustAdmin(t, app)
 	harness.MustConsolePage(t, admin.Get("/console/users"), http.StatusOK)

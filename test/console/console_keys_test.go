@@ -64,6 +64,7 @@ func auditSuccesses(t testing.TB, admin *harness.Client, action string) []map[st
 // that every form refuses a post without a token, changing nothing.
 func TestConsoleKeys_authorization_matrix(t *testing.T) {
 	t.Parallel()
+	// A fresh application: it counts every key and the audit log.
 	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := newConsoleWorld(t, app)
 		keyID := harness.MustID(t, harness.MustCreateKey(t, w.admin, map[string]any{"name": "matrix key", "scopes": []string{"users:read"}}))
@@ -104,6 +105,7 @@ func TestConsoleKeys_authorization_matrix(t *testing.T) {
 // or the audit log); the list pages and filters with its state in the URL.
 func TestConsoleKeys_service_keys(t *testing.T) {
 	t.Parallel()
+	// A fresh application: it lists every key and counts the audit log.
 	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := newConsoleWorld(t, app)
 		const list = "/console/service-keys"
@@ -203,6 +205,7 @@ func TestConsoleKeys_service_keys(t *testing.T) {
 // field, never a 500, and creates nothing.
 func TestConsoleKeys_validation_and_hostile_input(t *testing.T) {
 	t.Parallel()
+	// A fresh application: it lists every key and counts the audit log.
 	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := newConsoleWorld(t, app)
 		const list = "/console/service-keys"
@@ -254,6 +257,7 @@ func TestConsoleKeys_validation_and_hostile_input(t *testing.T) {
 // needs the client's name typed.
 func TestConsoleKeys_oauth_clients(t *testing.T) {
 	t.Parallel()
+	// A fresh application: it lists every client and counts the audit log.
 	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := newConsoleWorld(t, app)
 		const list = "/console/oauth-clients"
@@ -358,6 +362,7 @@ func TestConsoleKeys_oauth_clients(t *testing.T) {
 // an unknown algorithm is refused naming the field.
 func TestConsoleKeys_signing_keys(t *testing.T) {
 	t.Parallel()
+	// A fresh application: it rotates the application's signing keys and counts them.
 	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := newConsoleWorld(t, app)
 		const list = "/console/signing-keys"
@@ -394,6 +399,7 @@ func TestConsoleKeys_signing_keys(t *testing.T) {
 // code.
 func TestConsoleKeys_step_up(t *testing.T) {
 	t.Parallel()
+	// A fresh application: the administrator enrols a second factor.
 	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		admin, _ := harness.MustAdmin(t, app)
 		secret := harness.MustEnrolTOTP(t, admin, harness.AdminPassword)

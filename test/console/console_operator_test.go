@@ -26,6 +26,7 @@ func TestConsole_operator_actions_on_sign_in(t *testing.T) {
 	for _, s := range harness.StoresOnce {
 		t.Run("store="+string(s), func(t *testing.T) {
 			t.Parallel()
+			// A world of its own: two applications, one the other's provider.
 			fw := harness.MustFedWorld(t, s, nil)
 			const email = "uma@upstream.example"
 			harness.MustVerifiedUser(t, fw.B, "Uma Upstream", email, harness.FedPassword)

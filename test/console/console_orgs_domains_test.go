@@ -85,6 +85,7 @@ func consoleRowsAll(page string) string {
 // the administrator, and refuses a form without its token.
 func TestConsoleOrgsDomains_authorization_matrix(t *testing.T) {
 	t.Parallel()
+	// A fresh application: its world's domain has a hostname of the other tests' worlds.
 	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := newOrgsDomainsWorld(t, app)
 		gets := []string{"/console/organizations", "/console/organizations?q=vic", w.orgPath(),
@@ -103,7 +104,7 @@ func TestConsoleOrgsDomains_authorization_matrix(t *testing.T) {
 			t.Fatalf("the owner on the console: %s", body)
 		}
 		// Nothing the refused forms sent changed anything.
-		if page := harness.MustConsolePage(t, w.admin.Get(w.orgPath()), http.StatusOK); !strings.Contains(page, "Vic Corp") || !strings.Contains(page, "vic@example.com") {
+		if page := harness.MustConsolePage(t, w.admin.Get(w.orgPath()), http.StatusOK); !strings.Contains(page, "Vic Corp") || !strings.Contains(page, w.victimEmail) {
 			t.Fatalf("the organization after refused forms: %s", page)
 		}
 		harness.MustConsolePage(t, w.admin.Get(w.domainPath()), http.StatusOK)
@@ -120,6 +121,7 @@ func TestConsoleOrgsDomains_authorization_matrix(t *testing.T) {
 // API's use cases and audited with the administrator as the actor.
 func TestConsoleOrgsDomains_organization_actions_are_audited(t *testing.T) {
 	t.Parallel()
+	// A fresh application: it searches every organization.
 	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := newOrgsDomainsWorld(t, app)
 		harness.MustOK(t, w.plain.Post("/api/auth/organization/create", harness.MustJSON(t, map[string]any{"name": "Pat Industries", "slug": "pat-ind"})))
@@ -213,7 +215,7 @@ func TestConsoleOrgsDomains_organization_actions_are_audited(t *testing.T) {
 		}
 
 		// Roles: the last owner keeps theirs; a member becomes an admin.
-		ownerID := hiddenValueFor(t, page, `>vic@example.com</a>`, "member")
+		ownerID := hiddenValueFor(t, page, `>`+w.victimEmail+`</a>`, "member")
 		r = submit("/members/role", url.Values{"member": {ownerID}, "role": {"member"}})
 		harness.MustConsolePage(t, r, http.StatusBadRequest)
 		r = submit("/members/role", url.Values{"member": {memberID}, "role": {"admin"}})
@@ -250,6 +252,7 @@ func TestConsoleOrgsDomains_organization_actions_are_audited(t *testing.T) {
 // API's domain actions are.
 func TestConsoleOrgsDomains_domain_actions_are_audited(t *testing.T) {
 	t.Parallel()
+	// A fresh application: it lists every domain.
 	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := newOrgsDomainsWorld(t, app)
 		d := w.domainPath()
@@ -328,6 +331,7 @@ func TestConsoleOrgsDomains_domain_actions_are_audited(t *testing.T) {
 // naming the field, never a 500, and changes nothing.
 func TestConsoleOrgsDomains_hostile_input(t *testing.T) {
 	t.Parallel()
+	// A fresh application: it counts every domain.
 	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := newOrgsDomainsWorld(t, app)
 		for _, tt := range []struct{ path, field string }{

@@ -37,6 +37,7 @@ func oaWebhook(t *testing.T, admin *harness.Client, u string) string {
 // and that every form refuses a post without a token.
 func TestConsoleOverviewAudit_authorization_matrix(t *testing.T) {
 	t.Parallel()
+	// A fresh application: it registers an identity provider and a webhook endpoint.
 	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := newConsoleWorld(t, app)
 		idp := "/console/identity-providers/" + oaProvider(t, w.admin, "github")
@@ -77,6 +78,7 @@ func oaStat(t testing.TB, page, label string) int {
 // name.
 func TestConsoleOverview_shows_the_seeded_counts(t *testing.T) {
 	t.Parallel()
+	// A fresh application: it counts everything the application holds.
 	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := newConsoleWorld(t, app)
 		harness.MustCreateOrg(t, w.admin, "Acme", "acme")
@@ -87,7 +89,7 @@ func TestConsoleOverview_shows_the_seeded_counts(t *testing.T) {
 			harness.MustStatus(t, r, http.StatusCreated)
 		}
 		harness.MustStatus(t, app.NewClient(t).Post("/api/auth/sign-in/email", harness.MustCredentials(t, w.victimEmail, "wrong password!")), http.StatusUnauthorized)
-		harness.MustSignIn(t, app.NewClient(t), "pat@example.com", harness.UserPassword)
+		harness.MustSignIn(t, app.NewClient(t), w.plainEmail, harness.UserPassword)
 		ban := consoleFormPost(t, w.admin, w.userPath(), w.userPath()+"/ban", url.Values{"reason": {"spam"}})
 		mustConsoleSeeOther(t, ban, w.userPath()+"?done=banned")
 
@@ -139,6 +141,7 @@ func TestConsoleOverview_shows_the_seeded_counts(t *testing.T) {
 // a ban done in the console under its action.
 func TestConsoleAudit_filters_and_pages(t *testing.T) {
 	t.Parallel()
+	// A fresh application: it pages through the whole audit log.
 	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := newConsoleWorld(t, app)
 		ban := consoleFormPost(t, w.admin, w.userPath(), w.userPath()+"/ban", url.Values{"reason": {"spam"}})
@@ -208,6 +211,7 @@ func TestConsoleAudit_filters_and_pages(t *testing.T) {
 // keeps what the administrator typed and changes nothing.
 func TestConsoleOverviewAudit_hostile_input(t *testing.T) {
 	t.Parallel()
+	// A fresh application: it lists every identity provider and webhook endpoint.
 	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := newConsoleWorld(t, app)
 		for _, tt := range []struct{ query, field string }{
@@ -283,6 +287,7 @@ func TestConsoleOverviewAudit_hostile_input(t *testing.T) {
 // rendered, not even on the page that registered it.
 func TestConsoleIdentityProviders_manage(t *testing.T) {
 	t.Parallel()
+	// A fresh application: it registers identity providers, which every sign-in page offers.
 	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := newConsoleWorld(t, app)
 		const list, secret = "/console/identity-providers", "idp-secret-never-shown-1234"
@@ -345,6 +350,7 @@ var oaWhsec = regexp.MustCompile(`whsec_[A-Za-z0-9+/=]+`)
 // confirmation, each through the admin API's use cases and audited.
 func TestConsoleWebhooks_manage(t *testing.T) {
 	t.Parallel()
+	// A fresh application: a setting of its own.
 	harness.ForStores(t, harness.StoresOnce, harness.Env(harness.AdminEnv, map[string]string{"GATEHOUSE_WEBHOOK_POLL_INTERVAL": "100ms"}), func(t *testing.T, app *harness.App) {
 		// The fan-out of events to the endpoints runs, as "gatehouse serve"
 		// runs it (the sender too: hooks.example.com does not answer).
@@ -438,6 +444,7 @@ func TestConsoleWebhooks_manage(t *testing.T) {
 // admin API asks (mfa.step_up_required), and nothing is created.
 func TestConsoleWebhooks_secrets_need_a_fresh_second_factor(t *testing.T) {
 	t.Parallel()
+	// A fresh application: the administrator enrols a second factor.
 	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		admin, _ := harness.MustAdmin(t, app)
 		secret := harness.MustEnrolTOTP(t, admin, harness.AdminPassword)

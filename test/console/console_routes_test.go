@@ -31,7 +31,7 @@ var routeParam = regexp.MustCompile(`\{[^}]+\}`)
 // A path that ends in "/" only redirects to the page without it.
 func TestConsole_every_route_is_guarded(t *testing.T) {
 	t.Parallel()
-	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := newConsoleWorld(t, app)
 		anon := app.NewClient(t)
 		evil := w.admin.Clone()

@@ -82,20 +82,21 @@ func mustAuditEntry(t testing.TB, admin *harness.Client, r *harness.Response, ac
 	t.Fatalf("no audit entry %s for request %s", action, id)
 }
 
-// consoleWorld is an app with an administrator, a plain user and a victim.
+// consoleWorld is an app with an administrator, a plain user and a victim,
+// the two users the test's own (harness.Email).
 type consoleWorld struct {
-	app             *harness.App
-	admin, plain    *harness.Client
-	adminID, victim string
-	victimC         *harness.Client
-	victimEmail     string
+	app                     *harness.App
+	admin, plain            *harness.Client
+	adminID, victim         string
+	victimC                 *harness.Client
+	victimEmail, plainEmail string
 }
 
 func newConsoleWorld(t *testing.T, app *harness.App) *consoleWorld {
 	t.Helper()
-	w := &consoleWorld{app: app, victimEmail: "vic@example.com"}
+	w := &consoleWorld{app: app, victimEmail: harness.Email(t, "vic@example.com"), plainEmail: harness.Email(t, "pat@example.com")}
 	w.admin, w.adminID = harness.MustAdmin(t, app)
-	w.plain, _ = harness.MustPlainUser(t, app, "Pat", "pat@example.com", harness.UserPassword)
+	w.plain, _ = harness.MustPlainUser(t, app, "Pat", w.plainEmail, harness.UserPassword)
 	w.victimC, w.victim = harness.MustPlainUser(t, app, "Vic", w.victimEmail, harness.UserPassword)
 	return w
 }
@@ -138,9 +139,9 @@ func mustConsoleGuards(t *testing.T, w *consoleWorld, gets, posts []string) {
 // another form's; and that every answer forbids framing and caching.
 func TestConsole_authorization_matrix(t *testing.T) {
 	t.Parallel()
-	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := newConsoleWorld(t, app)
-		gets := []string{"/console/users", "/console/users?q=vic%40&by=email&status=active", w.userPath()}
+		gets := []string{"/console/users", "/console/users?q=" + url.QueryEscape(w.victimEmail) + "&by=email&status=active", w.userPath()}
 		r := w.admin.Get("/console")
 		harness.MustStatus(t, r, http.StatusFound)
 		if got := r.Header.Get("Location"); got != "/console/overview" {
@@ -170,7 +171,7 @@ func TestConsole_authorization_matrix(t *testing.T) {
 		otherTokens := mustConsoleTokens(t, other, w.userPath())
 		harness.MustConsolePage(t, consolePost(w.admin, ban, url.Values{"_token": {otherTokens[ban]}, "reason": {"x"}}), http.StatusForbidden)
 		harness.MustConsolePage(t, w.admin.Get("/console/users?status=banned"), http.StatusOK)
-		if body := string(w.admin.Get("/console/users?status=banned").Body); strings.Contains(body, w.victimEmail) {
+		if rows := consoleRows(string(w.admin.Get("/console/users?status=banned&q=" + url.QueryEscape(w.victimEmail)).Body)); strings.Contains(rows, w.victimEmail) {
 			t.Fatal("a refused form banned the user")
 		}
 		// The right token works once.
@@ -190,6 +191,7 @@ func TestConsole_authorization_matrix(t *testing.T) {
 // filters and pages with its state in the URL.
 func TestConsole_user_actions_are_audited(t *testing.T) {
 	t.Parallel()
+	// A fresh application: the list's filters are read over every user.
 	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := newConsoleWorld(t, app)
 		post := func(action string, fields url.Values) *harness.Response {
@@ -214,21 +216,23 @@ func TestConsole_user_actions_are_audited(t *testing.T) {
 		}
 
 		// Search by e-mail and by name, and the banned filter.
-		list := string(harness.MustConsolePage(t, w.admin.Get("/console/users?q=vic%40"), http.StatusOK))
-		if !strings.Contains(list, w.victimEmail) || strings.Contains(list, "pat@example.com") {
+		local, domain, _ := strings.Cut(w.victimEmail, "@")
+		list := string(harness.MustConsolePage(t, w.admin.Get("/console/users?q="+url.QueryEscape(local+"@")), http.StatusOK))
+		if !strings.Contains(list, w.victimEmail) || strings.Contains(list, w.plainEmail) {
 			t.Fatalf("search by e-mail: %s", list)
 		}
 		// A whole address finds that account alone (exact, in any case),
 		// not the others that contain it; one no account has is searched
 		// within addresses.
-		harness.MustPlainUser(t, app, "Kevin", "kevic@example.com", harness.UserPassword)
-		if rows := consoleRows(harness.MustConsolePage(t, w.admin.Get("/console/users?q=VIC%40example.com"), http.StatusOK)); !strings.Contains(rows, w.victimEmail) || strings.Contains(rows, "kevic@") {
+		kevin := harness.Email(t, "kevic@example.com")
+		harness.MustPlainUser(t, app, "Kevin", kevin, harness.UserPassword)
+		if rows := consoleRows(harness.MustConsolePage(t, w.admin.Get("/console/users?q="+url.QueryEscape(strings.ToUpper(w.victimEmail))), http.StatusOK)); !strings.Contains(rows, w.victimEmail) || strings.Contains(rows, kevin) {
 			t.Fatalf("search for a whole address: %s", rows)
 		}
-		if rows := consoleRows(harness.MustConsolePage(t, w.admin.Get("/console/users?q=ic%40example.com"), http.StatusOK)); !strings.Contains(rows, w.victimEmail) || !strings.Contains(rows, "kevic@") {
+		if rows := consoleRows(harness.MustConsolePage(t, w.admin.Get("/console/users?q="+url.QueryEscape(strings.TrimPrefix(local, "v")+"@"+domain)), http.StatusOK)); !strings.Contains(rows, w.victimEmail) || !strings.Contains(rows, kevin) {
 			t.Fatalf("search within addresses: %s", rows)
 		}
-		if list := harness.MustConsolePage(t, w.admin.Get("/console/users?q=pat&by=name"), http.StatusOK); !strings.Contains(list, "pat@example.com") || strings.Contains(list, w.victimEmail) {
+		if list := harness.MustConsolePage(t, w.admin.Get("/console/users?q=pat&by=name"), http.StatusOK); !strings.Contains(list, w.plainEmail) || strings.Contains(list, w.victimEmail) {
 			t.Fatalf("search by name: %s", list)
 		}
 		if list := consoleRows(harness.MustConsolePage(t, w.admin.Get("/console/users?verified=no"), http.StatusOK)); !strings.Contains(list, w.victimEmail) || strings.Contains(list, harness.AdminEmail) {
@@ -245,7 +249,7 @@ func TestConsole_user_actions_are_audited(t *testing.T) {
 		if page := harness.MustConsolePage(t, w.admin.Get(w.userPath()), http.StatusOK); !strings.Contains(page, "Vic Corp") || !strings.Contains(page, "/console/users?org="+orgID) {
 			t.Fatalf("the user page lacks their organization %s: %s", orgID, page)
 		}
-		if list := consoleRows(harness.MustConsolePage(t, w.admin.Get("/console/users?org="+orgID), http.StatusOK)); !strings.Contains(list, w.victimEmail) || strings.Contains(list, "pat@example.com") {
+		if list := consoleRows(harness.MustConsolePage(t, w.admin.Get("/console/users?org="+orgID), http.StatusOK)); !strings.Contains(list, w.victimEmail) || strings.Contains(list, w.plainEmail) {
 			t.Fatalf("organization filter: %s", list)
 		}
 
@@ -318,7 +322,7 @@ func TestConsole_user_actions_are_audited(t *testing.T) {
 // the field, never a 500, and changes nothing.
 func TestConsole_hostile_input(t *testing.T) {
 	t.Parallel()
-	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := newConsoleWorld(t, app)
 		for _, tt := range []struct{ query, field string }{
 			{"q=a%00b", "query.q"},
@@ -353,7 +357,7 @@ func TestConsole_hostile_input(t *testing.T) {
 				t.Fatalf("ban with %.60v: the page does not name %s: %.2000s", tt.fields, tt.field, page)
 			}
 		}
-		if page := harness.MustConsolePage(t, w.admin.Get("/console/users?status=banned"), http.StatusOK); strings.Contains(page, w.victimEmail) {
+		if rows := consoleRows(harness.MustConsolePage(t, w.admin.Get("/console/users?status=banned&q="+url.QueryEscape(w.victimEmail)), http.StatusOK)); strings.Contains(rows, w.victimEmail) {
 			t.Fatal("hostile input banned the user")
 		}
 		harness.MustConsolePage(t, w.admin.Get("/console/users/a%00b"), http.StatusBadRequest)
@@ -365,6 +369,7 @@ func TestConsole_hostile_input(t *testing.T) {
 // in again opens the console.
 func TestConsole_idle_timeout(t *testing.T) {
 	t.Parallel()
+	// A fresh application: a setting of its own, and the clock moves by minutes.
 	env := harness.Env(harness.AdminEnv, map[string]string{"GATEHOUSE_CONSOLE_IDLE_TIMEOUT": "1m"})
 	harness.ForStores(t, harness.StoresOnce, env, func(t *testing.T, app *harness.App) {
 		admin, _ := harness.MustAdmin(t, app)
@@ -390,6 +395,7 @@ func TestConsole_idle_timeout(t *testing.T) {
 // admitted once they enrol one.
 func TestConsole_administrators_need_a_second_factor(t *testing.T) {
 	t.Parallel()
+	// A fresh application: a setting of its own, and the administrator enrols a second factor.
 	env := harness.Env(harness.AdminEnv, map[string]string{"GATEHOUSE_ADMIN_REQUIRE_MFA": "true"})
 	harness.ForStores(t, harness.StoresOnce, env, func(t *testing.T, app *harness.App) {
 		admin, _ := harness.MustAdmin(t, app)

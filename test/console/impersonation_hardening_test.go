@@ -45,6 +45,7 @@ func mustImpersonationActor(t testing.TB, e harness.OutboxEvent, user, admin str
 // administrator, and the events of the impersonation's end carry both.
 func TestImpersonationHardening_framework_writes_refused(t *testing.T) {
 	t.Parallel()
+	// A fresh application: it drains every event and counts the audit log.
 	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		admin, adminID := harness.MustAdmin(t, app)
 		dave, daveID := harness.MustPlainUser(t, app, "Dave", "dave@example.com", harness.UserPassword)
@@ -164,6 +165,7 @@ func TestImpersonationHardening_framework_writes_refused(t *testing.T) {
 // administrator.
 func TestImpersonationHardening_account_form_refusal_audited(t *testing.T) {
 	t.Parallel()
+	// A fresh application: it counts the audit log's refusals, and its page.
 	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		w := newConsoleWorld(t, app)
 		harness.MustStatus(t, consolePost(w.admin, w.userPath()+"/impersonate", url.Values{"_token": {mustConsoleTokens(t, w.admin, w.userPath())[w.userPath()+"/impersonate"]}}), http.StatusSeeOther)
@@ -193,13 +195,13 @@ func TestImpersonationHardening_account_form_refusal_audited(t *testing.T) {
 // issues no code, coming back to the page with the refusal.
 func TestImpersonationHardening_relying_parties_refused(t *testing.T) {
 	t.Parallel()
-	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		const rp = "https://rp.example.net"
 		admin, adminID := harness.MustAdmin(t, app)
-		r := admin.Post("/api/admin/oauth-clients", harness.MustJSON(t, map[string]any{"name": "Example app", "type": "public", "redirectUris": []string{rp + "/cb"}}))
+		r := admin.Post("/api/admin/oauth-clients", harness.MustJSON(t, map[string]any{"name": own(t, "Example app"), "type": "public", "redirectUris": []string{rp + "/cb"}}))
 		harness.MustStatus(t, r, http.StatusCreated)
 		clientID, _ := r.JSON(t)["clientId"].(string)
-		dave, daveID := harness.MustPlainUser(t, app, "Dave", "dave@example.com", harness.UserPassword)
+		dave, daveID := harness.MustPlainUser(t, app, "Dave", harness.Email(t, "dave@example.com"), harness.UserPassword)
 		query := url.Values{"client_id": {clientID}, "redirect_uri": {rp + "/cb"}, "response_type": {"code"},
 			"scope": {"openid profile email"}, "state": {"st-1"}, "code_challenge": {harness.PKCEChallenge("a-verifier-of-forty-three-characters-at-least")},
 			"code_challenge_method": {"S256"}}.Encode()
@@ -226,7 +228,8 @@ func TestImpersonationHardening_relying_parties_refused(t *testing.T) {
 		if loc, _ := url.Parse(r.Header.Get("Location")); r.Status != http.StatusFound || loc == nil || loc.Path != "/consent" {
 			t.Fatalf("authorize as Dave after the refused consent: %d %q", r.Status, r.Header.Get("Location"))
 		}
-		refused := harness.AuditAll(t, admin, url.Values{"action": {"impersonation.refused"}})
+		// Dave's refusals: the other tests on the application have their own.
+		refused := harness.AuditAll(t, admin, url.Values{"action": {"impersonation.refused"}, "actorId": {daveID}})
 		if len(refused) != 3 {
 			t.Fatalf("impersonation.refused entries = %v, want 3", refused)
 		}
@@ -244,9 +247,9 @@ func TestImpersonationHardening_relying_parties_refused(t *testing.T) {
 // user asked for and refuse it; the user's own tokens carry none.
 func TestImpersonationHardening_jwt_names_the_administrator(t *testing.T) {
 	t.Parallel()
-	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		admin, adminID := harness.MustAdmin(t, app)
-		dave, daveID := harness.MustPlainUser(t, app, "Dave", "dave@example.com", harness.UserPassword)
+		dave, daveID := harness.MustPlainUser(t, app, "Dave", harness.Email(t, "dave@example.com"), harness.UserPassword)
 		_, own := harness.SessionJWT(t, dave)
 		if _, ok := own["act"]; ok {
 			t.Fatalf("Dave's own token has act: %v", own)

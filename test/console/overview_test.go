@@ -79,6 +79,7 @@ func mustRecentSignIns(t *testing.T, o overviewBody, succeeded, failed int) {
 // entries first.
 func TestOverview_counts_and_sign_ins(t *testing.T) {
 	t.Parallel()
+	// A fresh application: it counts everything the application holds.
 	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		admin, _ := harness.MustAdmin(t, app)
 		bob, _ := harness.MustPlainUser(t, app, "Bob", "bob@example.com", harness.UserPassword)
@@ -116,9 +117,9 @@ func TestOverview_counts_and_sign_ins(t *testing.T) {
 // without one, 403 for a plain user.
 func TestOverview_refuses_anonymous_and_plain_users(t *testing.T) {
 	t.Parallel()
-	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		harness.MustProblem(t, app.NewClient(t).Get("/api/admin/overview"), http.StatusUnauthorized, "auth.unauthenticated")
-		bob, _ := harness.MustPlainUser(t, app, "Bob", "bob@example.com", harness.UserPassword)
+		bob, _ := harness.MustPlainUser(t, app, "Bob", harness.Email(t, "bob@example.com"), harness.UserPassword)
 		harness.MustProblem(t, bob.Get("/api/admin/overview"), http.StatusForbidden, "auth.not_platform_admin")
 	})
 }
@@ -130,6 +131,7 @@ func TestOverview_two_instances_count_into_one_series(t *testing.T) {
 	for _, s := range harness.SQLOnly(harness.StoresThatMatter) {
 		t.Run("store="+string(s), func(t *testing.T) {
 			t.Parallel()
+			// Fresh applications: two instances on a database of their own, counted.
 			a := harness.MustStart(t, s, harness.AdminEnv)
 			b := harness.MustStart(t, s, harness.Env(harness.AdminEnv, map[string]string{"GATEHOUSE_DATABASE_URL": a.DatabaseURL}))
 			admin, _ := harness.MustAdmin(t, a)

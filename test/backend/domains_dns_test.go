@@ -205,7 +205,13 @@ func TestDomainLifecycle_servfail_leaves_the_status_alone(t *testing.T) {
 		vBefore, pBefore := dns.Queries(vname, ""), dns.Queries(pname, "")
 		waitQueries(t, dns, vname, vBefore, 3)
 		waitQueries(t, dns, pname, pBefore, 3)
-		v, p := k.MustGet(vid), k.MustGet(pid)
+		// The verifier writes an attempt after its query is answered: wait
+		// for the third to be counted, not just asked.
+		p := k.WaitFor(pid, "three inconclusive checks counted", func(d map[string]any) bool {
+			a, _ := d["attempts"].(float64)
+			return a >= 3 || d["status"] != "pending"
+		})
+		v := k.MustGet(vid)
 		if v["status"] != "verified" || harness.Record(t, v, "TXT")["status"] != "found" || v["failedAt"] != nil || v["verifiedAt"] != verified["verifiedAt"] {
 			t.Fatalf("verified domain under SERVFAIL = %v", v)
 		}

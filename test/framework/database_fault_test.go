@@ -209,6 +209,7 @@ func mustRecover(t *testing.T, a *faultApp, calls []faultCall) {
 // swallowing every byte, each request gets a 503 with Retry-After (never "no
 // session", a refused password or a 500, and never silence), and everything
 // works again once the database is back.
+// It keeps a fresh application: it breaks the application's database.
 func TestDatabaseBlackhole_answers_503_with_retry_after(t *testing.T) {
 	app := mustStartFaultApp(t)
 	calls := app.calls(t)
@@ -225,6 +226,7 @@ func TestDatabaseBlackhole_answers_503_with_retry_after(t *testing.T) {
 // Ensure a query cut mid-flight (the connection drops after the query was
 // sent, before its answer: "unexpected EOF") answers 503 with Retry-After,
 // not 500, and that the pool recovers.
+// It keeps a fresh application: it breaks the application's database.
 func TestDatabaseConnectionCut_answers_503(t *testing.T) {
 	app := mustStartFaultApp(t)
 	calls := app.calls(t)

@@ -12,7 +12,7 @@ import (
 // Ensure unknown routes and wrong methods answer as each contract promises:
 // an empty 404 under /api/auth (as Better Auth does), a problem elsewhere.
 func TestEdge_unknown_routes(t *testing.T) {
-	app := harness.MustStart(t, harness.StoreMemory, nil)
+	app := harness.Shared(t, harness.StoreMemory, nil)
 	tests := []struct {
 		name, method, path string
 		status             int
@@ -42,7 +42,7 @@ func TestEdge_unknown_routes(t *testing.T) {
 
 // Ensure a caller's request id is adopted only when short and safe.
 func TestEdge_request_id(t *testing.T) {
-	app := harness.MustStart(t, harness.StoreMemory, nil)
+	app := harness.Shared(t, harness.StoreMemory, nil)
 	tests := []struct {
 		name, sent string
 		adopted    bool
@@ -70,6 +70,7 @@ func TestEdge_request_id(t *testing.T) {
 
 // Ensure bodies over the limit get 413 before anything reads them, in each
 // contract's error shape.
+// It keeps a fresh application: it has a body limit of its own.
 func TestEdge_body_limit(t *testing.T) {
 	app := harness.MustStart(t, harness.StoreMemory, map[string]string{"GATEHOUSE_MAX_BODY_BYTES": "2048"})
 	big := `{"x":"` + strings.Repeat("a", 4096) + `"}`
@@ -88,7 +89,7 @@ func TestEdge_body_limit(t *testing.T) {
 // Ensure every response carries the security headers, and that API answers
 // are never cached.
 func TestEdge_security_headers(t *testing.T) {
-	app := harness.MustStart(t, harness.StoreMemory, nil)
+	app := harness.Shared(t, harness.StoreMemory, nil)
 	paths := []string{"/api/auth/ok", "/api/health/ready", "/api/auth-openapi.json", "/api/docs", "/api/auth/missing", "/api/missing"}
 	for _, p := range paths {
 		t.Run(strings.ReplaceAll(p, "/", "_"), func(t *testing.T) {
@@ -127,6 +128,7 @@ func TestEdge_security_headers(t *testing.T) {
 
 // Ensure the access log records requests but never cookies, keys, tokens,
 // passwords or bodies.
+// It keeps a fresh application: it reads the whole application's log.
 func TestEdge_logs_hold_no_secrets(t *testing.T) {
 	app := harness.MustStart(t, harness.StoreMemory, nil)
 	secrets := []string{"cookie-secret-value", "bearer-secret-value", "apikey-secret-value", "password-secret-value", "query-secret-value", "path-secret-value"}
@@ -150,6 +152,7 @@ func TestEdge_logs_hold_no_secrets(t *testing.T) {
 // Ensure each log line names its request once (the request's logger already
 // carries request_id) and gives durations in milliseconds, the unit in the
 // key.
+// It keeps a fresh application: it has settings of its own (no SMTP), and reads the whole application's log.
 func TestEdge_log_lines(t *testing.T) {
 	// No SMTP server: the development mailer writes the mail to the log.
 	app := harness.MustStart(t, harness.StoreMemory, map[string]string{"GATEHOUSE_RATE_LIMIT": "off", "GATEHOUSE_SMTP_HOST": ""})

@@ -40,6 +40,8 @@ const (
 //
 //	GATEHOUSE_FAULT_REPORT=1 GATEHOUSE_TEST_POSTGRES_URL=… GATEHOUSE_TEST_REDIS_URL=… \
 //	  go test -count=1 -run TestFaultReport -v -timeout 10m ./test/
+//
+// It keeps a fresh application: it breaks the application's database and Redis.
 func TestFaultReport(t *testing.T) {
 	if os.Getenv(faultReportEnv) != "1" {
 		t.Skipf("a measurement, not a test: set %s=1 to run it", faultReportEnv)

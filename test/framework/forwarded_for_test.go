@@ -12,6 +12,7 @@ import (
 // Ensure a trusted proxy that adds its own X-Forwarded-For line below the
 // client's (HAProxy's option forwardfor) is believed, not the client's
 // line: a client forging the header gets no fresh sign-in budget.
+// It keeps a fresh application: it counts its address's rate-limit budget, with a trusted proxy of its own.
 func TestFramework_forwarded_for_lines_added_by_a_proxy(t *testing.T) {
 	t.Parallel()
 	app := harness.MustStart(t, harness.StoreMemory, map[string]string{"GATEHOUSE_TRUSTED_PROXIES": "127.0.0.1/32"})

@@ -13,6 +13,7 @@ import (
 // an unknown address and with a wrong password, password-reset requests,
 // and (with verification required) sign-ups for new and taken addresses
 // answer alike; only the address's owner learns of it by mail.
+// It keeps a fresh application: it is an enumeration test, with production hashing.
 func TestFramework_no_account_enumeration(t *testing.T) {
 	t.Parallel()
 	harness.ForStores(t, harness.StoresOnce, harness.Env(map[string]string{"GATEHOUSE_RATE_LIMIT": "off"}, harness.ProductionHashing), func(t *testing.T, app *harness.App) {
@@ -59,13 +60,13 @@ func TestFramework_no_account_enumeration(t *testing.T) {
 // Better Auth does (422), and the refused sign-up changes nothing.
 func TestFramework_sign_up_taken_address_without_verification(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStart(t, harness.StoreMemory, harness.FwQuick)
-	harness.MustSignUp(t, app.NewClient(t), "Ada", "ada@example.com", "correct horse battery")
-	r := app.NewClient(t).Post("/api/auth/sign-up/email", harness.MustJSON(t, map[string]string{"name": "Mallory", "email": "ADA@example.com", "password": "another good passphrase"}))
+	app := harness.Shared(t, harness.StoreMemory, harness.FwQuick)
+	harness.MustSignUp(t, app.NewClient(t), "Ada", harness.Email(t, "ada@example.com"), "correct horse battery")
+	r := app.NewClient(t).Post("/api/auth/sign-up/email", harness.MustJSON(t, map[string]string{"name": "Mallory", "email": harness.Email(t, "ADA@example.com"), "password": "another good passphrase"}))
 	harness.MustCode(t, r, http.StatusUnprocessableEntity, "USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL")
 	if len(harness.SetCookies(r)) != 0 {
 		t.Fatalf("refused sign-up sets cookies: %q", r.Header.Values("Set-Cookie"))
 	}
-	harness.MustSignIn(t, app.NewClient(t), "ada@example.com", "correct horse battery")
-	harness.MustSignInFails(t, app, "ada@example.com", "another good passphrase")
+	harness.MustSignIn(t, app.NewClient(t), harness.Email(t, "ada@example.com"), "correct horse battery")
+	harness.MustSignInFails(t, app, harness.Email(t, "ada@example.com"), "another good passphrase")
 }

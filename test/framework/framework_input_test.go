@@ -13,6 +13,7 @@ import (
 // Ensure malformed requests are refused in Better Auth's error shape, name
 // the bad field, and change nothing: no mass assignment, no address change
 // through update-user, no partial writes.
+// It keeps a fresh application: it has a body limit of its own.
 func TestFramework_bad_input(t *testing.T) {
 	t.Parallel()
 	app := harness.MustStart(t, harness.StoreMemory, harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_MAX_BODY_BYTES": "2048"}))
@@ -117,7 +118,7 @@ func mustRestoreName(t testing.TB, c *harness.Client, name string) {
 // (TestHardening_error_page_shows_only_gatehouse_words: nor any other text).
 func TestFramework_error_page(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStart(t, harness.StoreMemory, harness.FwQuick)
+	app := harness.Shared(t, harness.StoreMemory, harness.FwQuick)
 	tests := []struct {
 		name, query string
 		want        string
@@ -152,9 +153,9 @@ func TestFramework_error_page(t *testing.T) {
 // (better-auth-wire appendix A), which apps show to people as is.
 func TestFramework_error_messages_match_better_auth(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStart(t, harness.StoreMemory, harness.FwQuick)
+	app := harness.Shared(t, harness.StoreMemory, harness.FwQuick)
 	user := app.NewClient(t)
-	harness.MustSignUp(t, user, "Ada", "ada@example.com", "correct horse battery")
+	harness.MustSignUp(t, user, "Ada", harness.Email(t, "ada@example.com"), "correct horse battery")
 	signUp := func(email, pw string) string {
 		return harness.MustJSON(t, map[string]string{"name": "M", "email": email, "password": pw})
 	}
@@ -166,18 +167,18 @@ func TestFramework_error_messages_match_better_auth(t *testing.T) {
 		status        int
 		code, message string
 	}{
-		{"too_short", app.NewClient(t), "/sign-up/email", signUp("m@example.com", "short"), nil, 400, "PASSWORD_TOO_SHORT", "Password too short"},
-		{"too_long", app.NewClient(t), "/sign-up/email", signUp("m@example.com", strings.Repeat("a", 129)), nil, 400, "PASSWORD_TOO_LONG", "Password too long"},
+		{"too_short", app.NewClient(t), "/sign-up/email", signUp(harness.Email(t, "m@example.com"), "short"), nil, 400, "PASSWORD_TOO_SHORT", "Password too short"},
+		{"too_long", app.NewClient(t), "/sign-up/email", signUp(harness.Email(t, "m@example.com"), strings.Repeat("a", 129)), nil, 400, "PASSWORD_TOO_LONG", "Password too long"},
 		{"invalid_email", app.NewClient(t), "/sign-up/email", signUp("not-an-address", "correct horse battery"), nil, 400, "INVALID_EMAIL", "Invalid email"},
-		{"wrong_credentials", app.NewClient(t), "/sign-in/email", harness.MustCredentials(t, "ada@example.com", "wrong password"), nil, 401, "INVALID_EMAIL_OR_PASSWORD", "Invalid email or password"},
+		{"wrong_credentials", app.NewClient(t), "/sign-in/email", harness.MustCredentials(t, harness.Email(t, "ada@example.com"), "wrong password"), nil, 401, "INVALID_EMAIL_OR_PASSWORD", "Invalid email or password"},
 		{"unauthorized", app.NewClient(t), "/update-user", `{"name":"M"}`, nil, 401, "UNAUTHORIZED", "Unauthorized"},
 		{"email_in_update_user", user, "/update-user", `{"email":"m@example.com"}`, nil, 400, "EMAIL_CAN_NOT_BE_UPDATED", "Email can not be updated"},
 		{"wrong_current_password", user, "/change-password", `{"currentPassword":"wrong password","newPassword":"another good passphrase"}`, nil, 400, "INVALID_PASSWORD", "Invalid password"},
 		{"reset_token", app.NewClient(t), "/reset-password", `{"token":"garbage","newPassword":"another good passphrase"}`, nil, 400, "INVALID_TOKEN", "Invalid token"},
 		{"origin", user, "/update-user", `{"name":"M"}`, []string{"Origin", "https://evil.com"}, 403, "INVALID_ORIGIN", "Invalid origin"},
 		{"missing_origin", user, "/update-user", `{"name":"M"}`, []string{"Origin", ""}, 403, "MISSING_OR_NULL_ORIGIN", "Missing or null Origin"},
-		{"callback", app.NewClient(t), "/sign-in/email", `{"email":"ada@example.com","password":"x","callbackURL":"https://evil.com"}`, nil, 403, "INVALID_CALLBACK_URL", "Invalid callbackURL"},
-		{"redirect", app.NewClient(t), "/request-password-reset", `{"email":"ada@example.com","redirectTo":"https://evil.com"}`, nil, 403, "INVALID_REDIRECT_URL", "Invalid redirectURL"},
+		{"callback", app.NewClient(t), "/sign-in/email", harness.MustJSON(t, map[string]string{"email": harness.Email(t, "ada@example.com"), "password": "x", "callbackURL": "https://evil.com"}), nil, 403, "INVALID_CALLBACK_URL", "Invalid callbackURL"},
+		{"redirect", app.NewClient(t), "/request-password-reset", harness.MustJSON(t, map[string]string{"email": harness.Email(t, "ada@example.com"), "redirectTo": "https://evil.com"}), nil, 403, "INVALID_REDIRECT_URL", "Invalid redirectURL"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 // sign-ups' mails arrive once the server recovers. Filled the other way
 // round, by sign-ups for the taken address, the queue refuses a free
 // address's sign-up at the same point.
+// It keeps a fresh application: it fills and faults the mail queue.
 func TestFramework_full_mail_queue_reveals_no_account(t *testing.T) {
 	t.Parallel()
 	env := map[string]string{"GATEHOUSE_RATE_LIMIT": "off", "GATEHOUSE_MAIL_QUEUE_SIZE": "2"}

@@ -40,8 +40,8 @@ func mustNthLink(t testing.TB, app *harness.App, to, subject string, n int) stri
 // link for an unknown address answers alike and mails nobody.
 func TestFramework_verification_mail(t *testing.T) {
 	t.Parallel()
-	harness.ForStores(t, harness.StoresOnce, map[string]string{"GATEHOUSE_RATE_LIMIT": "off"}, func(t *testing.T, app *harness.App) {
-		const email, pw = "ada@example.com", "correct horse battery"
+	harness.SharedForStores(t, harness.StoresOnce, harness.OrgEnv, func(t *testing.T, app *harness.App) {
+		email, pw := harness.Email(t, "ada@example.com"), "correct horse battery"
 		c := app.NewClient(t)
 		r := c.Post("/api/auth/sign-up/email", harness.MustJSON(t, map[string]string{"name": "Ada", "email": email, "password": pw}))
 		if body := harness.MustOK(t, r); body["token"] != nil || len(c.Cookies) != 0 {
@@ -64,19 +64,19 @@ func TestFramework_verification_mail(t *testing.T) {
 
 		// With a callbackURL the link ends on the application's page.
 		c2 := app.NewClient(t)
-		harness.MustOK(t, c2.Post("/api/auth/sign-up/email", harness.MustJSON(t, map[string]string{"name": "Bob", "email": "bob@example.com", "password": pw, "callbackURL": "/welcome"})))
-		link = harness.MustLink(t, app, "bob@example.com", "Verify your email address")
+		harness.MustOK(t, c2.Post("/api/auth/sign-up/email", harness.MustJSON(t, map[string]string{"name": "Bob", "email": harness.Email(t, "bob@example.com"), "password": pw, "callbackURL": "/welcome"})))
+		link = harness.MustLink(t, app, harness.Email(t, "bob@example.com"), "Verify your email address")
 		harness.MustLocation(t, app, app.NewClient(t).Get(link), "/welcome")
-		harness.MustSignIn(t, c2, "bob@example.com", pw)
+		harness.MustSignIn(t, c2, harness.Email(t, "bob@example.com"), pw)
 		q := harness.MustLocation(t, app, app.NewClient(t).Get(link), "/welcome")
 		if q.Get("error") != "INVALID_TOKEN" {
 			t.Fatalf("reused link redirects with error %q, want INVALID_TOKEN", q.Get("error"))
 		}
 
 		anon := app.NewClient(t)
-		harness.MustStatusTrue(t, anon.Post("/api/auth/send-verification-email", harness.MustJSON(t, map[string]string{"email": "nobody@example.com"})))
+		harness.MustStatusTrue(t, anon.Post("/api/auth/send-verification-email", harness.MustJSON(t, map[string]string{"email": harness.Email(t, "nobody@example.com")})))
 		harness.MustStatusTrue(t, anon.Post("/api/auth/send-verification-email", harness.MustJSON(t, map[string]string{"email": email})))
-		harness.MustNoMail(t, app, "nobody@example.com", "")
+		harness.MustNoMail(t, app, harness.Email(t, "nobody@example.com"), "")
 		if n := len(harness.MailsTo(app, email, "Verify your email address")); n != 2 {
 			t.Fatalf("%d verification mails to a verified address, want 2 (sign-up and refused sign-in)", n)
 		}
@@ -89,8 +89,8 @@ func TestFramework_verification_mail(t *testing.T) {
 // link replaces older ones.
 func TestFramework_password_reset_mail(t *testing.T) {
 	t.Parallel()
-	harness.ForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
-		const email, pw, newPw = "ada@example.com", "correct horse battery", "a brand new passphrase"
+	harness.SharedForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
+		email, pw, newPw := harness.Email(t, "ada@example.com"), "correct horse battery", "a brand new passphrase"
 		a, b := app.NewClient(t), app.NewClient(t)
 		harness.MustSignUp(t, a, "Ada", email, pw)
 		harness.MustSignIn(t, b, email, pw)
@@ -122,8 +122,8 @@ func TestFramework_password_reset_mail(t *testing.T) {
 // sign-up and change-password refuse it.
 func TestFramework_password_reset_refuses_own_address(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStart(t, harness.StoreMemory, harness.FwQuick)
-	const email, pw = "ada@example.com", "correct horse battery"
+	app := harness.Shared(t, harness.StoreMemory, harness.FwQuick)
+	email, pw := harness.Email(t, "ada@example.com"), "correct horse battery"
 	anon := app.NewClient(t)
 	harness.MustSignUp(t, anon, "Ada", email, pw)
 	harness.MustStatusTrue(t, anon.Post("/api/auth/request-password-reset", harness.MustJSON(t, map[string]string{"email": email, "redirectTo": "/reset"})))
@@ -137,11 +137,11 @@ func TestFramework_password_reset_refuses_own_address(t *testing.T) {
 // mail and the answer does not say so.
 func TestFramework_change_email_mail(t *testing.T) {
 	t.Parallel()
-	harness.ForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
-		const email, newEmail, pw = "ada@example.com", "ada.new@example.com", "correct horse battery"
+	harness.SharedForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
+		email, newEmail, pw := harness.Email(t, "ada@example.com"), harness.Email(t, "ada.new@example.com"), "correct horse battery"
 		a, bob := app.NewClient(t), app.NewClient(t)
 		harness.MustSignUp(t, a, "Ada", email, pw)
-		harness.MustSignUp(t, bob, "Bob", "bob@example.com", "another good passphrase")
+		harness.MustSignUp(t, bob, "Bob", harness.Email(t, "bob@example.com"), "another good passphrase")
 
 		harness.MustStatusTrue(t, a.Post("/api/auth/change-email", harness.MustJSON(t, map[string]string{"newEmail": newEmail})))
 		link := harness.MustLink(t, app, newEmail, "Confirm the change")
@@ -157,15 +157,15 @@ func TestFramework_change_email_mail(t *testing.T) {
 		harness.MustSignInFails(t, app, email, pw)
 		harness.MustCode(t, app.NewClient(t).Get(link), http.StatusUnauthorized, "INVALID_TOKEN")
 
-		harness.MustStatusTrue(t, a.Post("/api/auth/change-email", harness.MustJSON(t, map[string]string{"newEmail": "bob@example.com"})))
-		harness.MustNoMail(t, app, "bob@example.com", "Confirm the change")
+		harness.MustStatusTrue(t, a.Post("/api/auth/change-email", harness.MustJSON(t, map[string]string{"newEmail": harness.Email(t, "bob@example.com")})))
+		harness.MustNoMail(t, app, harness.Email(t, "bob@example.com"), "Confirm the change")
 		if u := harness.MustUser(t, harness.MustSession(t, a)); u["email"] != newEmail {
 			t.Fatalf("email = %v", u["email"])
 		}
-		if u := harness.MustUser(t, harness.MustSession(t, bob)); u["email"] != "bob@example.com" {
+		if u := harness.MustUser(t, harness.MustSession(t, bob)); u["email"] != harness.Email(t, "bob@example.com") {
 			t.Fatalf("bob's email = %v", u["email"])
 		}
-		harness.MustCode(t, app.NewClient(t).Post("/api/auth/change-email", harness.MustJSON(t, map[string]string{"newEmail": "x@example.com"})), http.StatusUnauthorized, "UNAUTHORIZED")
+		harness.MustCode(t, app.NewClient(t).Post("/api/auth/change-email", harness.MustJSON(t, map[string]string{"newEmail": harness.Email(t, "x@example.com")})), http.StatusUnauthorized, "UNAUTHORIZED")
 	})
 }
 
@@ -175,17 +175,17 @@ func TestFramework_change_email_mail(t *testing.T) {
 // nothing.
 func TestFramework_delete_user(t *testing.T) {
 	t.Parallel()
-	harness.ForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
-		const pw = "correct horse battery"
+	harness.SharedForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
+		pw := "correct horse battery"
 		a, b := app.NewClient(t), app.NewClient(t)
-		harness.MustSignUp(t, a, "Ada", "ada@example.com", pw)
-		harness.MustSignUp(t, b, "Bob", "bob@example.com", pw)
+		harness.MustSignUp(t, a, "Ada", harness.Email(t, "ada@example.com"), pw)
+		harness.MustSignUp(t, b, "Bob", harness.Email(t, "bob@example.com"), pw)
 
 		r := a.Post("/api/auth/delete-user", "{}")
 		if body := harness.MustOK(t, r); body["success"] != true || body["message"] != "Verification email sent" {
 			t.Fatalf("delete-user without password = %s", r.Body)
 		}
-		link := mustNthLink(t, app, "ada@example.com", "Confirm deleting", 1)
+		link := mustNthLink(t, app, harness.Email(t, "ada@example.com"), "Confirm deleting", 1)
 		if !strings.Contains(link, "/api/auth/delete-user/callback?") {
 			t.Fatalf("link %q is not the delete-user callback", link)
 		}
@@ -195,7 +195,7 @@ func TestFramework_delete_user(t *testing.T) {
 		harness.MustSession(t, b)
 
 		harness.MustOK(t, a.Post("/api/auth/delete-user", "{}"))
-		link = mustNthLink(t, app, "ada@example.com", "Confirm deleting", 2)
+		link = mustNthLink(t, app, harness.Email(t, "ada@example.com"), "Confirm deleting", 2)
 		old := a.Clone()
 		r = a.Get(link)
 		if body := harness.MustOK(t, r); body["success"] != true || body["message"] != "User deleted" {
@@ -203,7 +203,7 @@ func TestFramework_delete_user(t *testing.T) {
 		}
 		harness.MustNoSession(t, a)
 		harness.MustNoSession(t, old)
-		harness.MustSignInFails(t, app, "ada@example.com", pw)
+		harness.MustSignInFails(t, app, harness.Email(t, "ada@example.com"), pw)
 
 		harness.MustCode(t, b.Post("/api/auth/delete-user", harness.MustJSON(t, map[string]string{"password": "wrong password"})), http.StatusBadRequest, "INVALID_PASSWORD")
 		harness.MustSession(t, b)
@@ -214,9 +214,9 @@ func TestFramework_delete_user(t *testing.T) {
 		}
 		harness.MustNoSession(t, b)
 		harness.MustNoSession(t, old)
-		harness.MustSignInFails(t, app, "bob@example.com", pw)
+		harness.MustSignInFails(t, app, harness.Email(t, "bob@example.com"), pw)
 		// The address is free again.
-		harness.MustSignUp(t, app.NewClient(t), "Bob", "bob@example.com", "another good passphrase")
+		harness.MustSignUp(t, app.NewClient(t), "Bob", harness.Email(t, "bob@example.com"), "another good passphrase")
 	})
 }
 
@@ -225,8 +225,8 @@ func TestFramework_delete_user(t *testing.T) {
 // device a new session.
 func TestFramework_change_password(t *testing.T) {
 	t.Parallel()
-	harness.ForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
-		const email, pw, pw2, pw3 = "ada@example.com", "correct horse battery", "second good passphrase", "third good passphrase"
+	harness.SharedForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
+		email, pw, pw2, pw3 := harness.Email(t, "ada@example.com"), "correct horse battery", "second good passphrase", "third good passphrase"
 		a, b := app.NewClient(t), app.NewClient(t)
 		harness.MustSignUp(t, a, "Ada", email, pw)
 		harness.MustSignIn(t, b, email, pw)

@@ -19,8 +19,8 @@ const fwTrusted = "https://app.example.com"
 // nothing.
 func TestFramework_origin_checks(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStart(t, harness.StoreMemory, harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_TRUSTED_ORIGINS": fwTrusted}))
-	const email, pw = "ada@example.com", "correct horse battery"
+	app := harness.Shared(t, harness.StoreMemory, harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_TRUSTED_ORIGINS": fwTrusted}))
+	email, pw := harness.Email(t, "ada@example.com"), "correct horse battery"
 	user := app.NewClient(t)
 	harness.MustSignUp(t, user, "Ada", email, pw)
 	rename := harness.MustJSON(t, map[string]string{"name": "Mallory"})
@@ -44,7 +44,7 @@ func TestFramework_origin_checks(t *testing.T) {
 		{"cookie_foreign_origin_revoke", true, "/revoke-sessions", "{}", []string{"Origin", "https://evil.com"}, 403, "INVALID_ORIGIN"},
 		{"no_cookie_no_origin", false, "/update-user", rename, []string{"Origin", ""}, 401, "UNAUTHORIZED"},
 		{"sign_in_foreign_origin", false, "/sign-in/email", signIn, []string{"Origin", "https://evil.com"}, 403, "INVALID_ORIGIN"},
-		{"sign_up_foreign_origin", false, "/sign-up/email", harness.MustJSON(t, map[string]string{"name": "M", "email": "m@example.com", "password": pw}), []string{"Origin", "https://evil.com"}, 403, "INVALID_ORIGIN"},
+		{"sign_up_foreign_origin", false, "/sign-up/email", harness.MustJSON(t, map[string]string{"name": "M", "email": harness.Email(t, "m@example.com"), "password": pw}), []string{"Origin", "https://evil.com"}, 403, "INVALID_ORIGIN"},
 		{"sign_in_cross_site_form_navigation", false, "/sign-in/email", form, []string{"Origin", "", "Content-Type", "application/x-www-form-urlencoded", "Sec-Fetch-Site", "cross-site", "Sec-Fetch-Mode", "navigate", "Sec-Fetch-Dest", "document"}, 403, "CROSS_SITE_NAVIGATION_LOGIN_BLOCKED"},
 		{"sign_in_fetch_without_origin", false, "/sign-in/email", signIn, []string{"Origin", "", "Sec-Fetch-Mode", "cors", "Sec-Fetch-Site", "same-origin"}, 403, "MISSING_OR_NULL_ORIGIN"},
 		{"sign_in_curl", false, "/sign-in/email", signIn, []string{"Origin", ""}, 200, ""},
@@ -79,8 +79,8 @@ func TestFramework_origin_checks(t *testing.T) {
 // with 403 before anything happens.
 func TestFramework_callback_urls(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStart(t, harness.StoreMemory, harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_TRUSTED_ORIGINS": fwTrusted}))
-	const email, pw = "ada@example.com", "correct horse battery"
+	app := harness.Shared(t, harness.StoreMemory, harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_TRUSTED_ORIGINS": fwTrusted}))
+	email, pw := harness.Email(t, "ada@example.com"), "correct horse battery"
 	harness.MustSignUp(t, app.NewClient(t), "Ada", email, pw)
 
 	refused := []string{"https://evil.com/x", "javascript:alert(1)", "//evil.com", "/\\evil.com", "\\\\evil.com",
@@ -98,9 +98,9 @@ func TestFramework_callback_urls(t *testing.T) {
 				http.StatusForbidden, "INVALID_CALLBACK_URL")
 		})
 	}
-	harness.MustCode(t, app.NewClient(t).Post("/api/auth/sign-up/email", harness.MustJSON(t, map[string]any{"name": "M", "email": "m@example.com", "password": pw, "callbackURL": "https://evil.com"})),
+	harness.MustCode(t, app.NewClient(t).Post("/api/auth/sign-up/email", harness.MustJSON(t, map[string]any{"name": "M", "email": harness.Email(t, "m@example.com"), "password": pw, "callbackURL": "https://evil.com"})),
 		http.StatusForbidden, "INVALID_CALLBACK_URL")
-	harness.MustSignInFails(t, app, "m@example.com", pw) // the refused sign-up created nobody
+	harness.MustSignInFails(t, app, harness.Email(t, "m@example.com"), pw) // the refused sign-up created nobody
 
 	accepted := map[string]string{"/dashboard": app.URL + "/dashboard", fwTrusted + "/after": fwTrusted + "/after", "/a?b=c": app.URL + "/a?b=c"}
 	for target, location := range accepted {
@@ -139,6 +139,7 @@ func TestFramework_callback_urls(t *testing.T) {
 
 // Ensure browsers on trusted origins get CORS with credentials for exactly
 // their origin, and others get none (never "*").
+// It keeps a fresh application: it has settings of its own.
 func TestFramework_cors_only_for_trusted_origins(t *testing.T) {
 	t.Parallel()
 	app := harness.MustStart(t, harness.StoreMemory, map[string]string{"GATEHOUSE_TRUSTED_ORIGINS": "https://app.example.com"})

@@ -38,7 +38,7 @@ func mustBlocklisted(t testing.TB) string {
 // sign-up creates nothing.
 func TestFramework_password_policy(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStart(t, harness.StoreMemory, harness.FwQuick)
+	app := harness.Shared(t, harness.StoreMemory, harness.FwQuick)
 	long := strings.Repeat("abcdefgh", 16) // 128
 	passphrase := "corrëct hörse bättery stäple ☃ 🐎"
 	tests := []struct {
@@ -46,15 +46,15 @@ func TestFramework_password_policy(t *testing.T) {
 		code                  string // "" means accepted
 		wrong                 string // for accepted ones: a near miss that must fail
 	}{
-		{"seven_chars", "short@example.com", "abcdefg", "PASSWORD_TOO_SHORT", ""},
-		{"seven_runes_many_bytes", "runes@example.com", "ééééééé", "PASSWORD_TOO_SHORT", ""},
-		{"129_chars", "long@example.com", long + "x", "PASSWORD_TOO_LONG", ""},
-		{"blocklisted", "common@example.com", mustBlocklisted(t), "PASSWORD_TOO_COMMON", ""},
-		{"blocklisted_upper_case", "upper@example.com", strings.ToUpper(mustBlocklisted(t)), "PASSWORD_TOO_COMMON", ""},
-		{"own_address", "ada.lovelace@example.com", "ada.lovelace@example.com", "PASSWORD_TOO_COMMON", ""},
-		{"own_address_other_case", "grace@example.com", "Grace@Example.com", "PASSWORD_TOO_COMMON", ""},
-		{"128_chars", "max@example.com", long, "", long[:127] + "X"},
-		{"passphrase", "phrase@example.com", passphrase, "", strings.TrimSuffix(passphrase, "🐎") + "🐄"},
+		{"seven_chars", harness.Email(t, "short@example.com"), "abcdefg", "PASSWORD_TOO_SHORT", ""},
+		{"seven_runes_many_bytes", harness.Email(t, "runes@example.com"), "ééééééé", "PASSWORD_TOO_SHORT", ""},
+		{"129_chars", harness.Email(t, "long@example.com"), long + "x", "PASSWORD_TOO_LONG", ""},
+		{"blocklisted", harness.Email(t, "common@example.com"), mustBlocklisted(t), "PASSWORD_TOO_COMMON", ""},
+		{"blocklisted_upper_case", harness.Email(t, "upper@example.com"), strings.ToUpper(mustBlocklisted(t)), "PASSWORD_TOO_COMMON", ""},
+		{"own_address", harness.Email(t, "ada.lovelace@example.com"), harness.Email(t, "ada.lovelace@example.com"), "PASSWORD_TOO_COMMON", ""},
+		{"own_address_other_case", harness.Email(t, "grace@example.com"), strings.Replace(strings.Replace(harness.Email(t, "grace@example.com"), "g", "G", 1), "@e", "@E", 1), "PASSWORD_TOO_COMMON", ""},
+		{"128_chars", harness.Email(t, "max@example.com"), long, "", long[:127] + "X"},
+		{"passphrase", harness.Email(t, "phrase@example.com"), passphrase, "", strings.TrimSuffix(passphrase, "🐎") + "🐄"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -73,12 +73,12 @@ func TestFramework_password_policy(t *testing.T) {
 	}
 	t.Run("change_password_applies_the_policy", func(t *testing.T) {
 		c := app.NewClient(t)
-		harness.MustSignUp(t, c, "Eve", "eve@example.com", "correct horse battery")
-		for pw, code := range map[string]string{"abcdefg": "PASSWORD_TOO_SHORT", long + "x": "PASSWORD_TOO_LONG", mustBlocklisted(t): "PASSWORD_TOO_COMMON", "eve@example.com": "PASSWORD_TOO_COMMON"} {
+		harness.MustSignUp(t, c, "Eve", harness.Email(t, "eve@example.com"), "correct horse battery")
+		for pw, code := range map[string]string{"abcdefg": "PASSWORD_TOO_SHORT", long + "x": "PASSWORD_TOO_LONG", mustBlocklisted(t): "PASSWORD_TOO_COMMON", harness.Email(t, "eve@example.com"): "PASSWORD_TOO_COMMON"} {
 			r := c.Post("/api/auth/change-password", harness.MustJSON(t, map[string]string{"currentPassword": "correct horse battery", "newPassword": pw}))
 			harness.MustCode(t, r, http.StatusBadRequest, code)
 		}
-		harness.MustSignIn(t, app.NewClient(t), "eve@example.com", "correct horse battery")
+		harness.MustSignIn(t, app.NewClient(t), harness.Email(t, "eve@example.com"), "correct horse battery")
 	})
 }
 
@@ -87,19 +87,20 @@ func TestFramework_password_policy(t *testing.T) {
 // passphrase typed on a keyboard that composes accents differently works.
 func TestFramework_password_is_normalised(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStart(t, harness.StoreMemory, harness.FwQuick)
+	app := harness.Shared(t, harness.StoreMemory, harness.FwQuick)
 	composed := norm.NFC.String("crème brûlée à la carte")
 	decomposed := norm.NFD.String(composed)
 	if composed == decomposed {
 		t.Fatal("test passphrase has no decomposable characters")
 	}
-	harness.MustSignUp(t, app.NewClient(t), "Ada", "ada@example.com", composed)
-	harness.MustSignIn(t, app.NewClient(t), "ada@example.com", decomposed)
+	harness.MustSignUp(t, app.NewClient(t), "Ada", harness.Email(t, "ada@example.com"), composed)
+	harness.MustSignIn(t, app.NewClient(t), harness.Email(t, "ada@example.com"), decomposed)
 }
 
 // Ensure ten wrong passwords (the default threshold) lock the account's
 // password, so even the right one is refused with the same answer, until the
 // cooldown ends; and that a success resets the count.
+// It keeps a fresh application: it has a cooldown of its own, and moves the clock a minute.
 func TestFramework_lockout(t *testing.T) {
 	t.Parallel()
 	app := harness.MustStart(t, harness.StoreMemory, harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_LOCKOUT_COOLDOWN": "1m"}))
@@ -150,6 +151,7 @@ func mustLockout(t *testing.T, app *harness.App, threshold int) {
 
 // Ensure new passwords are stored as argon2id PHC strings with OWASP's
 // parameters, never in the clear.
+// It keeps a fresh application: it takes production hashing, and reads every stored hash.
 func TestFramework_password_hash_is_argon2id(t *testing.T) {
 	t.Parallel()
 	harness.ForStores(t, harness.SQLOnly(harness.StoresThatMatter), harness.Env(harness.FwQuick, harness.ProductionHashing), func(t *testing.T, app *harness.App) {
@@ -169,6 +171,7 @@ func TestFramework_password_hash_is_argon2id(t *testing.T) {
 // detector) concurrent sign-ins all get an answer, and the heap stays far
 // below what as many simultaneous 19 MiB argon2id hashes would take (about
 // 9.5 GiB for 500). Not parallel, so that no other test's heap is measured.
+// It keeps a fresh application: it takes production hashing, and measures the process's heap.
 func TestFramework_hashing_is_bounded(t *testing.T) {
 	const burst, limit = fwBurst, 600 << 20
 	app := harness.MustStart(t, harness.StoreMemory, harness.Env(harness.FwQuick, harness.ProductionHashing))

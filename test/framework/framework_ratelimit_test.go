@@ -11,6 +11,7 @@ import (
 // Ensure the default rate limits (better-auth-wire §4): three sign-ins per
 // 10 s and three mails per 60 s from one address; forwarding headers count
 // only from trusted proxies, and X-Real-IP never; liveness is never limited.
+// It keeps a fresh application: it counts its address's rate-limit budget.
 func TestFramework_rate_limits(t *testing.T) {
 	t.Parallel()
 	signIn := func(t *testing.T, app *harness.App, headers ...string) *harness.Response {

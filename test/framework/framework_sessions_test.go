@@ -14,6 +14,7 @@ import (
 // and attributes: Max-Age for a remembered session, a browser-session cookie
 // plus dont_remember otherwise, __Secure- and Secure on https, and the
 // configured prefix; __Host- (host-only, Path=/, Secure) when asked for.
+// It keeps a fresh application: it has cookie settings of its own.
 func TestFramework_session_cookie_attributes(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -82,6 +83,7 @@ func TestFramework_session_cookie_attributes(t *testing.T) {
 // cookie signed with the same secret and prefix by a Better Auth deployment
 // keeps its user signed in; bearer tokens work raw and signed; a tampered
 // signature signs nobody in and clears the cookie.
+// It keeps a fresh application: it has a cookie prefix of its own.
 func TestFramework_session_cookie_is_better_auth_compatible(t *testing.T) {
 	t.Parallel()
 	app := harness.MustStart(t, harness.StoreMemory, harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_COOKIE_PREFIX": "better-auth"}))
@@ -147,7 +149,7 @@ func TestFramework_session_cookie_is_better_auth_compatible(t *testing.T) {
 // protected routes answer 401 UNAUTHORIZED.
 func TestFramework_signed_out(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStart(t, harness.StoreMemory, harness.FwQuick)
+	app := harness.Shared(t, harness.StoreMemory, harness.FwQuick)
 	c := app.NewClient(t)
 	r := c.Get("/api/auth/get-session")
 	harness.MustNull(t, r)
@@ -172,8 +174,8 @@ func TestFramework_signed_out(t *testing.T) {
 // server, so a replayed cookie signs nobody in.
 func TestFramework_session_lifecycle(t *testing.T) {
 	t.Parallel()
-	harness.ForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
-		const email, pw = "ada@example.com", "correct horse battery"
+	harness.SharedForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
+		email, pw := harness.Email(t, "ada@example.com"), "correct horse battery"
 		first := app.NewClient(t)
 		up := harness.MustSignUp(t, first, "Ada", email, pw)
 		harness.MustJSDates(t, up["user"].(map[string]any), "createdAt", "updatedAt")
@@ -211,7 +213,7 @@ func TestFramework_session_lifecycle(t *testing.T) {
 
 		// Another user's session is not ours to end.
 		bob := app.NewClient(t)
-		harness.MustSignUp(t, bob, "Bob", "bob@example.com", "another good passphrase")
+		harness.MustSignUp(t, bob, "Bob", harness.Email(t, "bob@example.com"), "another good passphrase")
 		bobHandle := harness.MustSession(t, bob)["session"].(map[string]any)["token"].(string)
 		harness.MustStatusTrue(t, a.Post("/api/auth/revoke-session", harness.MustJSON(t, map[string]string{"token": bobHandle})))
 		harness.MustSession(t, bob)
@@ -258,6 +260,7 @@ func TestFramework_session_lifecycle(t *testing.T) {
 // expiry into the database behind the service's back, as another replica
 // would, so the session cache is off: with it, the change would be seen
 // within its lifetime instead of at once (TestGetSession_another_instance_*).
+// It keeps a fresh application: it has no session cache, and reads every stored session.
 func TestFramework_session_storage(t *testing.T) {
 	t.Parallel()
 	env := harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_SESSION_CACHE_TTL": "0"})
@@ -295,6 +298,7 @@ func TestFramework_session_storage(t *testing.T) {
 
 // Ensure secrets rotate without signing anyone out: the first secret signs,
 // and cookies signed with an older one still verify.
+// It keeps a fresh application: it has secrets of its own.
 func TestFramework_secret_rotation(t *testing.T) {
 	t.Parallel()
 	const rotated = "rotated-secret-0123456789-abcdefghijklmnopqrstuvwxyz"
@@ -312,6 +316,7 @@ func TestFramework_secret_rotation(t *testing.T) {
 
 // Ensure a session records the client address a trusted proxy appended to
 // X-Forwarded-For, and never the one X-Real-IP claims, even from that proxy.
+// It keeps a fresh application: it has a trusted proxy of its own.
 func TestFramework_session_ip_address_behind_proxy(t *testing.T) {
 	t.Parallel()
 	app := harness.MustStart(t, harness.StoreMemory, harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_TRUSTED_PROXIES": "127.0.0.1/32"}))

@@ -38,6 +38,7 @@ const timingMargin = 0.5
 // hash, ten times longer, hid a planted millisecond in its own noise). It
 // measures, so it is skipped under -short and never runs in parallel with
 // other tests.
+// It keeps a fresh application: it measures timing.
 func TestFramework_timing_reveals_no_account(t *testing.T) {
 	if testing.Short() {
 		t.Skip("statistical timing test: skipped under -short")

@@ -22,7 +22,7 @@ func mustHardeningKit(t *testing.T, app *harness.App) *hardeningKit {
 	t.Helper()
 	admin, _ := harness.MustAdmin(t, app)
 	key := harness.MustCreateKey(t, admin, map[string]any{"name": "everything backend", "scopes": []string{"*"}})
-	user, _ := harness.MustPlainUser(t, app, "Ulla", "ulla@example.com", harness.UserPassword)
+	user, _ := harness.MustPlainUser(t, app, "Ulla", harness.Email(t, "ulla@example.com"), harness.UserPassword)
 	return &hardeningKit{app: app, admin: admin, user: user,
 		key: harness.KeyClient{T: t, C: app.NewClient(t), Headers: []string{"Authorization", "Bearer " + key["secret"].(string), "Content-Type", "application/json"}}}
 }
@@ -32,7 +32,7 @@ func mustHardeningKit(t *testing.T, app *harness.App) *hardeningKit {
 // without the code, and error_description never.
 func TestHardening_error_page_shows_only_gatehouse_words(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStart(t, harness.StoreSQLite, harness.FwQuick)
+	app := harness.Shared(t, harness.StoreSQLite, harness.FwQuick)
 	phish := "Your account is locked. Call +1 555 0100 to unlock it."
 	tests := []struct {
 		name, query string
@@ -71,33 +71,33 @@ func TestHardening_error_page_shows_only_gatehouse_words(t *testing.T) {
 // the field named where the contract names fields.
 func TestHardening_picture_urls_are_http_only(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStart(t, harness.StoreSQLite, harness.AdminEnv)
+	app := harness.Shared(t, harness.StoreSQLite, harness.AdminEnv)
 	k := mustHardeningKit(t, app)
 	userID := harness.MustID(t, harness.MustUser(t, harness.MustSession(t, k.user)))
-	org := harness.MustOK(t, k.user.Post("/api/auth/organization/create", harness.MustJSON(t, map[string]any{"name": "Pics", "slug": "pics"})))
+	org := harness.MustOK(t, k.user.Post("/api/auth/organization/create", harness.MustJSON(t, map[string]any{"name": "Pics", "slug": testSlug(t, "pics")})))
 	orgID := harness.MustID(t, org)
-	trustedUser := harness.MustID(t, mustCreated(t, k.key.Do(http.MethodPost, harness.UsersPath, map[string]any{"email": "tina@example.com", "name": "Tina"})))
-	trustedOrg := harness.MustID(t, mustCreated(t, k.key.Do(http.MethodPost, harness.OrgsPath, map[string]any{"name": "Trusted", "slug": "trusted", "ownerUserId": trustedUser})))
+	trustedUser := harness.MustID(t, mustCreated(t, k.key.Do(http.MethodPost, harness.UsersPath, map[string]any{"email": harness.Email(t, "tina@example.com"), "name": "Tina"})))
+	trustedOrg := harness.MustID(t, mustCreated(t, k.key.Do(http.MethodPost, harness.OrgsPath, map[string]any{"name": "Trusted", "slug": testSlug(t, "trusted"), "ownerUserId": trustedUser})))
 
 	for _, bad := range []string{"javascript:alert(document.domain)", "JavaScript:alert(1)", "data:image/svg+xml,<svg onload=alert(1)>",
 		"//evil.example/a.png", "https://user:pw@cdn.example/a.png", "ftp://cdn.example/a.png", "https://cdn.example/a b.png", "/avatar.png"} {
 		t.Run(url.PathEscape(bad), func(t *testing.T) {
 			// The framework's routes answer Better Auth's shape, with a code.
 			harness.MustCode(t, k.user.Post("/api/auth/update-user", harness.MustJSON(t, map[string]any{"image": bad})), http.StatusBadRequest, "INVALID_IMAGE")
-			harness.MustCode(t, app.NewClient(t).Post("/api/auth/sign-up/email", harness.MustJSON(t, map[string]any{"name": "Sam", "email": "sam@example.com",
+			harness.MustCode(t, app.NewClient(t).Post("/api/auth/sign-up/email", harness.MustJSON(t, map[string]any{"name": "Sam", "email": harness.Email(t, "sam@example.com"),
 				"password": harness.UserPassword, "image": bad})), http.StatusBadRequest, "INVALID_IMAGE")
-			harness.MustCode(t, k.admin.Post("/api/auth/admin/create-user", harness.MustJSON(t, map[string]any{"name": "Cy", "email": "cy@example.com",
+			harness.MustCode(t, k.admin.Post("/api/auth/admin/create-user", harness.MustJSON(t, map[string]any{"name": "Cy", "email": harness.Email(t, "cy@example.com"),
 				"password": harness.UserPassword, "data": map[string]any{"image": bad}})), http.StatusBadRequest, "INVALID_IMAGE")
 			harness.MustCode(t, k.admin.Post("/api/auth/admin/update-user", harness.MustJSON(t, map[string]any{"userId": userID, "data": map[string]any{"image": bad}})),
 				http.StatusBadRequest, "INVALID_IMAGE")
-			harness.MustCode(t, k.user.Post("/api/auth/organization/create", harness.MustJSON(t, map[string]any{"name": "Bad", "slug": "bad-logo", "logo": bad})),
+			harness.MustCode(t, k.user.Post("/api/auth/organization/create", harness.MustJSON(t, map[string]any{"name": "Bad", "slug": testSlug(t, "bad-logo"), "logo": bad})),
 				http.StatusBadRequest, "INVALID_LOGO")
 			harness.MustCode(t, k.user.Post("/api/auth/organization/update", harness.MustJSON(t, map[string]any{"organizationId": orgID, "data": map[string]any{"logo": bad}})),
 				http.StatusBadRequest, "INVALID_LOGO")
 			// The trusted API names the field.
-			harness.MustFieldProblem(t, k.key.Do(http.MethodPost, harness.UsersPath, map[string]any{"email": "bad@example.com", "name": "Bad", "image": bad}), "body.image")
+			harness.MustFieldProblem(t, k.key.Do(http.MethodPost, harness.UsersPath, map[string]any{"email": harness.Email(t, "bad@example.com"), "name": "Bad", "image": bad}), "body.image")
 			harness.MustFieldProblem(t, k.key.Do(http.MethodPatch, harness.UsersPath+"/"+trustedUser, map[string]any{"image": bad}), "body.image")
-			harness.MustFieldProblem(t, k.key.Do(http.MethodPost, harness.OrgsPath, map[string]any{"name": "Bad", "slug": "bad-logo", "logo": bad, "ownerUserId": trustedUser}), "body.logo")
+			harness.MustFieldProblem(t, k.key.Do(http.MethodPost, harness.OrgsPath, map[string]any{"name": "Bad", "slug": testSlug(t, "bad-logo"), "logo": bad, "ownerUserId": trustedUser}), "body.logo")
 			harness.MustFieldProblem(t, k.key.Do(http.MethodPatch, harness.OrgsPath+"/"+trustedOrg, map[string]any{"logo": bad}), "body.logo")
 		})
 	}
@@ -118,7 +118,7 @@ func TestHardening_picture_urls_are_http_only(t *testing.T) {
 // the console with each control replaced, not obeyed.
 func TestHardening_bidi_controls_in_names(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStart(t, harness.StoreSQLite, harness.AdminEnv)
+	app := harness.Shared(t, harness.StoreSQLite, harness.AdminEnv)
 	k := mustHardeningKit(t, app)
 	owner := harness.MustID(t, harness.MustUser(t, harness.MustSession(t, k.user)))
 	whk := &harness.WebhookKit{T: t, App: app, Admin: k.admin, Secret: strings.TrimPrefix(k.key.Headers[1], "Bearer ")}
@@ -126,11 +126,11 @@ func TestHardening_bidi_controls_in_names(t *testing.T) {
 		name := "Adm" + ctl + "nimda"
 		t.Run(url.PathEscape(ctl), func(t *testing.T) {
 			harness.MustCode(t, k.user.Post("/api/auth/update-user", harness.MustJSON(t, map[string]any{"name": name})), http.StatusBadRequest, "INVALID_NAME")
-			harness.MustCode(t, app.NewClient(t).Post("/api/auth/sign-up/email", harness.MustJSON(t, map[string]any{"name": name, "email": "sid@example.com", "password": harness.UserPassword})),
+			harness.MustCode(t, app.NewClient(t).Post("/api/auth/sign-up/email", harness.MustJSON(t, map[string]any{"name": name, "email": harness.Email(t, "sid@example.com"), "password": harness.UserPassword})),
 				http.StatusBadRequest, "INVALID_NAME")
-			harness.MustCode(t, k.user.Post("/api/auth/organization/create", harness.MustJSON(t, map[string]any{"name": name, "slug": "bidi"})), http.StatusBadRequest, "INVALID_NAME")
-			harness.MustFieldProblem(t, k.key.Do(http.MethodPost, harness.UsersPath, map[string]any{"email": "bidi@example.com", "name": name}), "body.name")
-			harness.MustFieldProblem(t, k.key.Do(http.MethodPost, harness.OrgsPath, map[string]any{"name": name, "slug": "bidi", "ownerUserId": owner}), "body.name")
+			harness.MustCode(t, k.user.Post("/api/auth/organization/create", harness.MustJSON(t, map[string]any{"name": name, "slug": testSlug(t, "bidi")})), http.StatusBadRequest, "INVALID_NAME")
+			harness.MustFieldProblem(t, k.key.Do(http.MethodPost, harness.UsersPath, map[string]any{"email": harness.Email(t, "bidi@example.com"), "name": name}), "body.name")
+			harness.MustFieldProblem(t, k.key.Do(http.MethodPost, harness.OrgsPath, map[string]any{"name": name, "slug": testSlug(t, "bidi"), "ownerUserId": owner}), "body.name")
 			harness.MustFieldProblem(t, k.admin.Post(harness.ServiceKeysPath, harness.MustJSON(t, map[string]any{"name": name, "scopes": []string{"users:read"}})), "body.name")
 			harness.MustFieldProblem(t, whk.Call(http.MethodPost, harness.WebhooksPath, harness.MustJSON(t, map[string]any{"url": "https://hooks.example.com/in", "description": name})),
 				"body.description")
@@ -144,6 +144,7 @@ func TestHardening_bidi_controls_in_names(t *testing.T) {
 // Ensure a name stored with a bidirectional control before the rule above
 // (written here to the database, as an operator could) is shown in the
 // console and on the account pages with U+FFFD where each control was.
+// It keeps a fresh application: the console's user list shows every user the application holds.
 func TestHardening_console_neutralises_stored_bidi_controls(t *testing.T) {
 	t.Parallel()
 	app := harness.MustStart(t, harness.StoreSQLite, harness.AdminEnv)
@@ -164,6 +165,7 @@ func TestHardening_console_neutralises_stored_bidi_controls(t *testing.T) {
 // Ensure a webhook URL's host is read as resolvers read it (UTS #46) before
 // the registration's checks: full stops of other scripts and full-width
 // digits spell 127.0.0.1, which is refused, and a name is stored mapped.
+// It keeps a fresh application: it registers a webhook, which every other test's events would be sent to.
 func TestHardening_webhook_hosts_are_normalised(t *testing.T) {
 	t.Parallel()
 	app := harness.MustStart(t, harness.StoreSQLite, harness.AdminEnv)
@@ -184,7 +186,7 @@ func TestHardening_webhook_hosts_are_normalised(t *testing.T) {
 // keeps the previous secret for the overlap and ends every earlier one.
 func TestHardening_service_key_keeps_two_secrets(t *testing.T) {
 	t.Parallel()
-	app := harness.MustStart(t, harness.StoreSQLite, harness.AdminEnv)
+	app := harness.Shared(t, harness.StoreSQLite, harness.AdminEnv)
 	admin, _ := harness.MustAdmin(t, app)
 	created := harness.MustCreateKey(t, admin, map[string]any{"name": "rotated backend", "scopes": []string{"users:read"}})
 	id := harness.MustID(t, created)

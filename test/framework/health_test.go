@@ -10,6 +10,7 @@ import (
 )
 
 // Ensure liveness and readiness answer on every store.
+// It keeps a fresh application: no other test shares its environment.
 func TestHealth(t *testing.T) {
 	harness.ForStores(t, harness.StoresThatMatter, nil, func(t *testing.T, app *harness.App) {
 		r := app.Do(t, http.MethodGet, "/api/auth/ok", "")
@@ -29,6 +30,7 @@ func TestHealth(t *testing.T) {
 // Ensure liveness never waits on the database: with the database unreachable
 // (a proxy that swallows traffic, so any query would hang), liveness still
 // answers within 100 ms while readiness reports 503.
+// It keeps a fresh application: it breaks the application's database.
 func TestLiveness_does_not_touch_the_database(t *testing.T) {
 	proxy := harness.NewFaultProxy(t, harness.PostgresURL(t))
 	app := harness.MustStart(t, harness.StorePostgres, map[string]string{"GATEHOUSE_DATABASE_URL": proxy.URL()})

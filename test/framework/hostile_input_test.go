@@ -22,6 +22,7 @@ func hostile(name, method, path, body string, headers []string, shape, location 
 	return harness.HostileCase{Name: name, Method: method, Path: path, Body: body, Headers: headers, Shape: shape, Location: location}
 }
 
+// It keeps a fresh application: it counts every service key and user the application holds.
 func TestEdge_hostile_strings(t *testing.T) {
 	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		admin, _ := harness.MustAdmin(t, app)
@@ -86,7 +87,7 @@ func TestEdge_hostile_strings(t *testing.T) {
 // is required names body, a malformed query string names its parameter
 // instead of being dropped, and a 415 does not repeat the Content-Type.
 func TestEdge_error_contract_gaps(t *testing.T) {
-	harness.ForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresThatMatter, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		admin, _ := harness.MustAdmin(t, app)
 		key := harness.MustCreateKey(t, admin, map[string]any{"name": "gaps backend", "scopes": []string{"users:read", "users:write"}})
 		bearer := []string{"Authorization", "Bearer " + key["secret"].(string)}

@@ -80,6 +80,7 @@ func seedOrgMembers(tb testing.TB, db *gorm.DB, org domain.OrganizationID, n int
 // measures the cost. Seeding takes a few seconds on SQLite and about half a
 // minute on PostgreSQL (one savepoint and organization lock per member), so
 // -short skips it.
+// It keeps a fresh application: it seeds at scale and measures.
 func TestOrganization_scale_list_members(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {

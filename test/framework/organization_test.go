@@ -53,14 +53,14 @@ func mustMemberWithUser(t testing.TB, obj map[string]any, email, role string) {
 // naming body.slug; check-slug and list agree.
 func TestOrganization_create_check_slug_list(t *testing.T) {
 	t.Parallel()
-	harness.ForStores(t, harness.StoresOnce, harness.OrgEnv, func(t *testing.T, app *harness.App) {
-		ada := harness.MustVerifiedClient(t, app, "Ada", "ada@example.com")
+	harness.SharedForStores(t, harness.StoresOnce, harness.OrgEnv, func(t *testing.T, app *harness.App) {
+		ada := harness.MustVerifiedClient(t, app, "Ada", harness.Email(t, "ada@example.com"))
 		body := harness.MustOK(t, ada.Post(harness.OrgPath("create"), harness.MustJSON(t, map[string]any{
-			"name": "Acme", "slug": "acme", "logo": "https://example.com/acme.png", "metadata": map[string]any{"plan": "pro", "seats": 12345678901234567},
+			"name": "Acme", "slug": testSlug(t, "acme"), "logo": "https://example.com/acme.png", "metadata": map[string]any{"plan": "pro", "seats": 12345678901234567},
 		})))
 		mustOrg(t, body, "", "members")
 		id, _ := body["id"].(string)
-		if body["name"] != "Acme" || body["slug"] != "acme" || body["logo"] != "https://example.com/acme.png" {
+		if body["name"] != "Acme" || body["slug"] != testSlug(t, "acme") || body["logo"] != "https://example.com/acme.png" {
 			t.Fatalf("create = %s", harness.MustJSON(t, body))
 		}
 		// metadata is an object, numbers kept exactly.
@@ -80,7 +80,7 @@ func TestOrganization_create_check_slug_list(t *testing.T) {
 			t.Fatalf("activeOrganizationId = %v, want %s", got, id)
 		}
 
-		harness.MustCode(t, ada.Post(harness.OrgPath("create"), harness.MustJSON(t, map[string]any{"name": "Other", "slug": "acme"})), http.StatusBadRequest, "ORGANIZATION_ALREADY_EXISTS")
+		harness.MustCode(t, ada.Post(harness.OrgPath("create"), harness.MustJSON(t, map[string]any{"name": "Other", "slug": testSlug(t, "acme")})), http.StatusBadRequest, "ORGANIZATION_ALREADY_EXISTS")
 		for _, slug := range []string{"Bad Slug", "-acme", "acme--x", "ACME", strings.Repeat("a", 65), ""} {
 			msg := harness.MustCode(t, ada.Post(harness.OrgPath("create"), harness.MustJSON(t, map[string]any{"name": "Other", "slug": slug})), http.StatusBadRequest, "VALIDATION_ERROR")
 			if !strings.Contains(msg, "body.slug") {
@@ -93,14 +93,14 @@ func TestOrganization_create_check_slug_list(t *testing.T) {
 		}
 		harness.MustCode(t, ada.Post(harness.OrgPath("create"), `{"name":"Other","slug":"other","userId":"someone-else"}`), http.StatusBadRequest, "VALIDATION_ERROR")
 
-		harness.MustCode(t, ada.Post(harness.OrgPath("check-slug"), `{"slug":"acme"}`), http.StatusBadRequest, "ORGANIZATION_SLUG_ALREADY_TAKEN")
-		harness.MustStatusTrue(t, ada.Post(harness.OrgPath("check-slug"), `{"slug":"free-slug"}`))
+		harness.MustCode(t, ada.Post(harness.OrgPath("check-slug"), harness.MustJSON(t, map[string]string{"slug": testSlug(t, "acme")})), http.StatusBadRequest, "ORGANIZATION_SLUG_ALREADY_TAKEN")
+		harness.MustStatusTrue(t, ada.Post(harness.OrgPath("check-slug"), harness.MustJSON(t, map[string]string{"slug": testSlug(t, "free-slug")})))
 		if msg := harness.MustCode(t, ada.Post(harness.OrgPath("check-slug"), `{"slug":"Not OK"}`), http.StatusBadRequest, "VALIDATION_ERROR"); !strings.Contains(msg, "body.slug") {
 			t.Fatalf("message %q does not name body.slug", msg)
 		}
 
 		// keepCurrentActiveOrganization leaves the active organization alone.
-		second := harness.MustOK(t, ada.Post(harness.OrgPath("create"), harness.MustJSON(t, map[string]any{"name": "Beta", "slug": "beta", "keepCurrentActiveOrganization": true})))
+		second := harness.MustOK(t, ada.Post(harness.OrgPath("create"), harness.MustJSON(t, map[string]any{"name": "Beta", "slug": testSlug(t, "beta"), "keepCurrentActiveOrganization": true})))
 		if got := activeOrg(t, ada); got != id {
 			t.Fatalf("activeOrganizationId = %v after keepCurrentActiveOrganization, want %s", got, id)
 		}
@@ -119,7 +119,7 @@ func TestOrganization_create_check_slug_list(t *testing.T) {
 			t.Fatalf("list metadata = %v, want an object", list[0]["metadata"])
 		}
 		// Another user sees none of them.
-		bob := harness.MustVerifiedClient(t, app, "Bob", "bob@example.com")
+		bob := harness.MustVerifiedClient(t, app, "Bob", harness.Email(t, "bob@example.com"))
 		if list := harness.MustList(t, bob.Get(harness.OrgPath("list"))); len(list) != 0 {
 			t.Fatalf("bob's list = %v", list)
 		}
@@ -131,18 +131,18 @@ func TestOrganization_create_check_slug_list(t *testing.T) {
 // being the active organization.
 func TestOrganization_update_delete(t *testing.T) {
 	t.Parallel()
-	harness.ForStores(t, harness.StoresOnce, harness.OrgEnv, func(t *testing.T, app *harness.App) {
-		ada := harness.MustVerifiedClient(t, app, "Ada", "ada@example.com")
-		bob := harness.MustVerifiedClient(t, app, "Bob", "bob@example.com")
-		cat := harness.MustVerifiedClient(t, app, "Cat", "cat@example.com")
-		id, _ := harness.MustCreateOrg(t, ada, "Acme", "acme")["id"].(string)
-		harness.MustJoin(t, ada, id, bob, "bob@example.com", "admin")
-		harness.MustJoin(t, ada, id, cat, "cat@example.com", "member")
+	harness.SharedForStores(t, harness.StoresOnce, harness.OrgEnv, func(t *testing.T, app *harness.App) {
+		ada := harness.MustVerifiedClient(t, app, "Ada", harness.Email(t, "ada@example.com"))
+		bob := harness.MustVerifiedClient(t, app, "Bob", harness.Email(t, "bob@example.com"))
+		cat := harness.MustVerifiedClient(t, app, "Cat", harness.Email(t, "cat@example.com"))
+		id, _ := harness.MustCreateOrg(t, ada, "Acme", testSlug(t, "acme"))["id"].(string)
+		harness.MustJoin(t, ada, id, bob, harness.Email(t, "bob@example.com"), "admin")
+		harness.MustJoin(t, ada, id, cat, harness.Email(t, "cat@example.com"), "member")
 
 		// The active organization is the default.
-		body := harness.MustOK(t, ada.Post(harness.OrgPath("update"), `{"data":{"name":"Acme Inc","slug":"acme-inc","logo":"https://example.com/l.png","metadata":{"tier":1}}}`))
+		body := harness.MustOK(t, ada.Post(harness.OrgPath("update"), harness.MustJSON(t, map[string]any{"data": map[string]any{"name": "Acme Inc", "slug": testSlug(t, "acme-inc"), "logo": "https://example.com/l.png", "metadata": map[string]any{"tier": 1}}})))
 		mustOrg(t, body, id)
-		if body["name"] != "Acme Inc" || body["slug"] != "acme-inc" || body["logo"] != "https://example.com/l.png" {
+		if body["name"] != "Acme Inc" || body["slug"] != testSlug(t, "acme-inc") || body["logo"] != "https://example.com/l.png" {
 			t.Fatalf("update = %v", body)
 		}
 		if m, _ := body["metadata"].(map[string]any); m["tier"] != float64(1) {
@@ -155,8 +155,8 @@ func TestOrganization_update_delete(t *testing.T) {
 		}
 		harness.MustCode(t, cat.Post(harness.OrgPath("update"), harness.MustJSON(t, map[string]any{"organizationId": id, "data": map[string]any{"name": "Mine"}})),
 			http.StatusForbidden, "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION")
-		harness.MustCreateOrg(t, cat, "Cat Co", "cat-co")
-		harness.MustCode(t, ada.Post(harness.OrgPath("update"), harness.MustJSON(t, map[string]any{"organizationId": id, "data": map[string]any{"slug": "cat-co"}})),
+		harness.MustCreateOrg(t, cat, "Cat Co", testSlug(t, "cat-co"))
+		harness.MustCode(t, ada.Post(harness.OrgPath("update"), harness.MustJSON(t, map[string]any{"organizationId": id, "data": map[string]any{"slug": testSlug(t, "cat-co")}})),
 			http.StatusBadRequest, "ORGANIZATION_SLUG_ALREADY_TAKEN")
 		if msg := harness.MustCode(t, ada.Post(harness.OrgPath("update"), `{"data":{"slug":"No Good"}}`), http.StatusBadRequest, "VALIDATION_ERROR"); !strings.Contains(msg, "body.data.slug") {
 			t.Fatalf("message %q does not name body.data.slug", msg)
@@ -185,21 +185,21 @@ func TestOrganization_update_delete(t *testing.T) {
 // members with their users and shows invitations only to those who may invite.
 func TestOrganization_set_active_full(t *testing.T) {
 	t.Parallel()
-	harness.ForStores(t, harness.StoresOnce, harness.OrgEnv, func(t *testing.T, app *harness.App) {
-		ada := harness.MustVerifiedClient(t, app, "Ada", "ada@example.com")
-		bob := harness.MustVerifiedClient(t, app, "Bob", "bob@example.com")
-		one, _ := harness.MustCreateOrg(t, ada, "One", "one")["id"].(string)
-		two, _ := harness.MustCreateOrg(t, ada, "Two", "two")["id"].(string)
-		mine, _ := harness.MustCreateOrg(t, bob, "Bob's", "bobs")["id"].(string)
-		harness.MustJoin(t, ada, one, bob, "bob@example.com", "member")
-		harness.MustInvite(t, ada, one, "carol@example.com", "admin")
-		harness.MustInvite(t, ada, one, "olga@example.com", "owner")
+	harness.SharedForStores(t, harness.StoresOnce, harness.OrgEnv, func(t *testing.T, app *harness.App) {
+		ada := harness.MustVerifiedClient(t, app, "Ada", harness.Email(t, "ada@example.com"))
+		bob := harness.MustVerifiedClient(t, app, "Bob", harness.Email(t, "bob@example.com"))
+		one, _ := harness.MustCreateOrg(t, ada, "One", testSlug(t, "one"))["id"].(string)
+		two, _ := harness.MustCreateOrg(t, ada, "Two", testSlug(t, "two"))["id"].(string)
+		mine, _ := harness.MustCreateOrg(t, bob, "Bob's", testSlug(t, "bobs"))["id"].(string)
+		harness.MustJoin(t, ada, one, bob, harness.Email(t, "bob@example.com"), "member")
+		harness.MustInvite(t, ada, one, harness.Email(t, "carol@example.com"), "admin")
+		harness.MustInvite(t, ada, one, harness.Email(t, "olga@example.com"), "owner")
 
 		mustOrg(t, harness.MustOK(t, ada.Post(harness.OrgPath("set-active"), harness.MustJSON(t, map[string]any{"organizationId": one}))), one)
 		if activeOrg(t, ada) != one {
 			t.Fatal("set-active by id did not switch")
 		}
-		mustOrg(t, harness.MustOK(t, ada.Post(harness.OrgPath("set-active"), `{"organizationSlug":"two"}`)), two)
+		mustOrg(t, harness.MustOK(t, ada.Post(harness.OrgPath("set-active"), harness.MustJSON(t, map[string]string{"organizationSlug": testSlug(t, "two")}))), two)
 		if activeOrg(t, ada) != two {
 			t.Fatal("set-active by slug did not switch")
 		}
@@ -218,7 +218,7 @@ func TestOrganization_set_active_full(t *testing.T) {
 		if activeOrg(t, ada) != nil {
 			t.Fatal("a refused set-active left the active organization")
 		}
-		harness.MustCode(t, ada.Post(harness.OrgPath("set-active"), `{"organizationSlug":"no-such-org"}`), http.StatusForbidden, "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION")
+		harness.MustCode(t, ada.Post(harness.OrgPath("set-active"), harness.MustJSON(t, map[string]string{"organizationSlug": testSlug(t, "no-such-org")})), http.StatusForbidden, "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION")
 		harness.MustOK(t, ada.Post(harness.OrgPath("set-active"), harness.MustJSON(t, map[string]any{"organizationId": one})))
 
 		full := harness.MustOK(t, ada.Get(harness.OrgPath("get-full-organization")))
@@ -229,8 +229,8 @@ func TestOrganization_set_active_full(t *testing.T) {
 		}
 		first, _ := members[0].(map[string]any)
 		second, _ := members[1].(map[string]any)
-		mustMemberWithUser(t, first, "ada@example.com", "owner")
-		mustMemberWithUser(t, second, "bob@example.com", "member")
+		mustMemberWithUser(t, first, harness.Email(t, "ada@example.com"), "owner")
+		mustMemberWithUser(t, second, harness.Email(t, "bob@example.com"), "member")
 		invs, _ := full["invitations"].([]any)
 		if len(invs) != 3 { // every invitation, bob's accepted one too, as Better Auth lists them
 			t.Fatalf("owner sees invitations %v, want 3", invs)
@@ -239,7 +239,7 @@ func TestOrganization_set_active_full(t *testing.T) {
 		harness.MustKeys(t, inv, invitationKeys...)
 		harness.MustJSDates(t, inv, "createdAt", "expiresAt")
 		// By slug, with a members limit.
-		full = harness.MustOK(t, ada.Get(harness.OrgPath("get-full-organization")+"?organizationSlug=one&membersLimit=1"))
+		full = harness.MustOK(t, ada.Get(harness.OrgPath("get-full-organization")+"?organizationSlug="+testSlug(t, "one")+"&membersLimit=1"))
 		if members, _ := full["members"].([]any); len(members) != 1 {
 			t.Fatalf("membersLimit=1 gave %d members", len(members))
 		}
@@ -250,7 +250,7 @@ func TestOrganization_set_active_full(t *testing.T) {
 		}
 		harness.MustCode(t, ada.Get(harness.OrgPath("get-full-organization")+"?organizationId="+mine), http.StatusForbidden, "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION")
 
-		mustOrg(t, harness.MustOK(t, bob.Get(harness.OrgPath("get-organization")+"?organizationSlug=one")), one)
+		mustOrg(t, harness.MustOK(t, bob.Get(harness.OrgPath("get-organization")+"?organizationSlug="+testSlug(t, "one"))), one)
 	})
 }
 
@@ -260,18 +260,18 @@ func TestOrganization_set_active_full(t *testing.T) {
 // owner-role invitations by admins and cancellations follow Better Auth.
 func TestOrganization_invitations(t *testing.T) {
 	t.Parallel()
-	harness.ForStores(t, harness.StoresOnce, harness.OrgEnv, func(t *testing.T, app *harness.App) {
-		ada := harness.MustVerifiedClient(t, app, "Ada", "ada@example.com")
-		bob := harness.MustVerifiedClient(t, app, "Bob", "bob@example.com")
-		cat := harness.MustVerifiedClient(t, app, "Cat", "cat@example.com")
-		dan := harness.MustVerifiedClient(t, app, "Dan", "dan@example.com")
-		org, _ := harness.MustCreateOrg(t, ada, "Acme", "acme")["id"].(string)
+	harness.SharedForStores(t, harness.StoresOnce, harness.OrgEnv, func(t *testing.T, app *harness.App) {
+		ada := harness.MustVerifiedClient(t, app, "Ada", harness.Email(t, "ada@example.com"))
+		bob := harness.MustVerifiedClient(t, app, "Bob", harness.Email(t, "bob@example.com"))
+		cat := harness.MustVerifiedClient(t, app, "Cat", harness.Email(t, "cat@example.com"))
+		dan := harness.MustVerifiedClient(t, app, "Dan", harness.Email(t, "dan@example.com"))
+		org, _ := harness.MustCreateOrg(t, ada, "Acme", testSlug(t, "acme"))["id"].(string)
 
-		inv := harness.MustInvite(t, ada, org, "Bob@Example.com", "member")
+		inv := harness.MustInvite(t, ada, org, strings.Replace(harness.Email(t, "bob@example.com"), "bob@e", "Bob@E", 1), "member")
 		harness.MustKeys(t, inv, invitationKeys...)
 		harness.MustJSDates(t, inv, "createdAt", "expiresAt")
 		invID, _ := inv["id"].(string)
-		if inv["email"] != "bob@example.com" || inv["status"] != "pending" || inv["role"] != "member" || inv["organizationId"] != org ||
+		if inv["email"] != harness.Email(t, "bob@example.com") || inv["status"] != "pending" || inv["role"] != "member" || inv["organizationId"] != org ||
 			inv["inviterId"] != harness.MustUser(t, harness.MustSession(t, ada))["id"] {
 			t.Fatalf("invitation = %v", inv)
 		}
@@ -279,12 +279,12 @@ func TestOrganization_invitations(t *testing.T) {
 		if d := time.Until(exp); d < 47*time.Hour || d > 49*time.Hour {
 			t.Fatalf("invitation expires in %v, want 48h", d)
 		}
-		mustInvitationMail(t, app, "bob@example.com", invID)
+		mustInvitationMail(t, app, harness.Email(t, "bob@example.com"), invID)
 
 		// Only the recipient reads it.
 		got := harness.MustOK(t, bob.Get(harness.OrgPath("get-invitation")+"?id="+url.QueryEscape(invID)))
 		harness.MustKeys(t, got, append(append([]string(nil), invitationKeys...), "organizationName", "organizationSlug", "inviterEmail")...)
-		if got["organizationName"] != "Acme" || got["organizationSlug"] != "acme" || got["inviterEmail"] != "ada@example.com" {
+		if got["organizationName"] != "Acme" || got["organizationSlug"] != testSlug(t, "acme") || got["inviterEmail"] != harness.Email(t, "ada@example.com") {
 			t.Fatalf("get-invitation = %v", got)
 		}
 		harness.MustCode(t, cat.Get(harness.OrgPath("get-invitation")+"?id="+invID), http.StatusForbidden, "YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION")
@@ -311,12 +311,12 @@ func TestOrganization_invitations(t *testing.T) {
 		if activeOrg(t, bob) != org {
 			t.Fatal("accepting did not make the organization active")
 		}
-		mustMemberWithUser(t, harness.MustOK(t, bob.Get(harness.OrgPath("get-active-member"))), "bob@example.com", "member")
+		mustMemberWithUser(t, harness.MustOK(t, bob.Get(harness.OrgPath("get-active-member"))), harness.Email(t, "bob@example.com"), "member")
 		harness.MustKeys(t, harness.MustOK(t, bob.Get(harness.OrgPath("get-active-member-role"))), "role")
 		if r := harness.MustOK(t, bob.Get(harness.OrgPath("get-active-member-role")+"?organizationId="+org)); r["role"] != "member" {
 			t.Fatalf("get-active-member-role = %v", r)
 		}
-		if r := harness.MustOK(t, ada.Get(harness.OrgPath("get-active-member-role")+"?organizationSlug=acme")); r["role"] != "owner" {
+		if r := harness.MustOK(t, ada.Get(harness.OrgPath("get-active-member-role")+"?organizationSlug="+testSlug(t, "acme"))); r["role"] != "owner" {
 			t.Fatalf("owner's role = %v", r)
 		}
 		harness.MustCode(t, bob.Post(harness.OrgPath("accept-invitation"), harness.MustJSON(t, map[string]any{"invitationId": invID})), http.StatusBadRequest, "INVITATION_NOT_FOUND")
@@ -325,19 +325,19 @@ func TestOrganization_invitations(t *testing.T) {
 		}
 
 		// Already a member; already invited (unless resent).
-		harness.MustCode(t, ada.Post(harness.OrgPath("invite-member"), harness.MustJSON(t, map[string]any{"email": "bob@example.com", "role": "admin"})), http.StatusBadRequest, "USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION")
-		catInv := harness.MustInvite(t, ada, org, "cat@example.com", []string{"admin", "member"})
+		harness.MustCode(t, ada.Post(harness.OrgPath("invite-member"), harness.MustJSON(t, map[string]any{"email": harness.Email(t, "bob@example.com"), "role": "admin"})), http.StatusBadRequest, "USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION")
+		catInv := harness.MustInvite(t, ada, org, harness.Email(t, "cat@example.com"), []string{"admin", "member"})
 		if catInv["role"] != "admin,member" {
 			t.Fatalf("role from an array = %v", catInv["role"])
 		}
-		harness.MustCode(t, ada.Post(harness.OrgPath("invite-member"), harness.MustJSON(t, map[string]any{"email": "cat@example.com", "role": "member"})), http.StatusBadRequest, "USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION")
-		resent := harness.MustOK(t, ada.Post(harness.OrgPath("invite-member"), harness.MustJSON(t, map[string]any{"email": "cat@example.com", "role": "admin", "resend": true})))
+		harness.MustCode(t, ada.Post(harness.OrgPath("invite-member"), harness.MustJSON(t, map[string]any{"email": harness.Email(t, "cat@example.com"), "role": "member"})), http.StatusBadRequest, "USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION")
+		resent := harness.MustOK(t, ada.Post(harness.OrgPath("invite-member"), harness.MustJSON(t, map[string]any{"email": harness.Email(t, "cat@example.com"), "role": "admin", "resend": true})))
 		if resent["id"] != catInv["id"] || resent["role"] != "admin" {
 			t.Fatalf("resend = %v, want the same invitation renewed", resent)
 		}
 
 		// Roles: unknown, malformed.
-		harness.MustCode(t, ada.Post(harness.OrgPath("invite-member"), harness.MustJSON(t, map[string]any{"email": "x@example.com", "role": "superuser"})), http.StatusBadRequest, "ROLE_NOT_FOUND")
+		harness.MustCode(t, ada.Post(harness.OrgPath("invite-member"), harness.MustJSON(t, map[string]any{"email": harness.Email(t, "x@example.com"), "role": "superuser"})), http.StatusBadRequest, "ROLE_NOT_FOUND")
 		for _, role := range []string{`5`, `{"a":1}`, `[]`, `[1]`, `null`} {
 			msg := harness.MustCode(t, ada.Post(harness.OrgPath("invite-member"), `{"email":"x@example.com","role":`+role+`}`), http.StatusBadRequest, "VALIDATION_ERROR")
 			if !strings.Contains(msg, "body.role") {
@@ -356,11 +356,11 @@ func TestOrganization_invitations(t *testing.T) {
 		harness.MustCode(t, cat.Get(harness.OrgPath("get-active-member-role")+"?organizationId="+org), http.StatusForbidden, "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION")
 
 		// Cancel: members may not, owners may; a cancelled invitation is closed.
-		danInv := harness.MustInvite(t, ada, org, "dan@example.com", "member")
+		danInv := harness.MustInvite(t, ada, org, harness.Email(t, "dan@example.com"), "member")
 		cancel := harness.MustJSON(t, map[string]any{"invitationId": danInv["id"]})
 		harness.MustCode(t, bob.Post(harness.OrgPath("cancel-invitation"), cancel), http.StatusForbidden, "YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION")
 		harness.MustCode(t, bob.Get(harness.OrgPath("list-invitations")+"?organizationId="+org), http.StatusForbidden, "YOU_ARE_NOT_ALLOWED_TO_LIST_INVITATIONS")
-		harness.MustCode(t, bob.Post(harness.OrgPath("invite-member"), harness.MustJSON(t, map[string]any{"email": "eve@example.com", "role": "member"})), http.StatusForbidden, "YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION")
+		harness.MustCode(t, bob.Post(harness.OrgPath("invite-member"), harness.MustJSON(t, map[string]any{"email": harness.Email(t, "eve@example.com"), "role": "member"})), http.StatusForbidden, "YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION")
 		body = harness.MustOK(t, ada.Post(harness.OrgPath("cancel-invitation"), cancel))
 		harness.MustKeys(t, body, invitationKeys...)
 		if body["status"] != "canceled" {
@@ -370,10 +370,10 @@ func TestOrganization_invitations(t *testing.T) {
 
 		// An admin invites, but not owners, and cannot cancel an owner's invitation.
 		harness.MustOK(t, ada.Post(harness.OrgPath("update-member-role"), harness.MustJSON(t, map[string]any{"memberId": member["id"], "role": "admin"})))
-		harness.MustCode(t, bob.Post(harness.OrgPath("invite-member"), harness.MustJSON(t, map[string]any{"email": "eve@example.com", "role": "owner"})), http.StatusForbidden, "YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE")
-		harness.MustCode(t, bob.Post(harness.OrgPath("invite-member"), harness.MustJSON(t, map[string]any{"email": "eve@example.com", "role": []string{"member", "owner"}})), http.StatusForbidden, "YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE")
-		harness.MustInvite(t, bob, org, "eve@example.com", "member")
-		ownerInv := harness.MustInvite(t, ada, org, "olga@example.com", "owner")
+		harness.MustCode(t, bob.Post(harness.OrgPath("invite-member"), harness.MustJSON(t, map[string]any{"email": harness.Email(t, "eve@example.com"), "role": "owner"})), http.StatusForbidden, "YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE")
+		harness.MustCode(t, bob.Post(harness.OrgPath("invite-member"), harness.MustJSON(t, map[string]any{"email": harness.Email(t, "eve@example.com"), "role": []string{"member", "owner"}})), http.StatusForbidden, "YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE")
+		harness.MustInvite(t, bob, org, harness.Email(t, "eve@example.com"), "member")
+		ownerInv := harness.MustInvite(t, ada, org, harness.Email(t, "olga@example.com"), "owner")
 		harness.MustCode(t, bob.Post(harness.OrgPath("cancel-invitation"), harness.MustJSON(t, map[string]any{"invitationId": ownerInv["id"]})), http.StatusForbidden, "YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION")
 	})
 }
@@ -408,16 +408,16 @@ func mustInvitationMail(t testing.TB, app *harness.App, to, invitationID string)
 // member leaves, the only owner cannot.
 func TestOrganization_members(t *testing.T) {
 	t.Parallel()
-	harness.ForStores(t, harness.StoresOnce, harness.OrgEnv, func(t *testing.T, app *harness.App) {
-		ada := harness.MustVerifiedClient(t, app, "Ada", "ada@example.com")
-		bob := harness.MustVerifiedClient(t, app, "Bob", "bob@example.com")
-		cat := harness.MustVerifiedClient(t, app, "Cat", "cat@example.com")
-		dan := harness.MustVerifiedClient(t, app, "Dan", "dan@example.com")
-		org, _ := harness.MustCreateOrg(t, ada, "Acme", "acme")["id"].(string)
-		bobM := harness.MustJoin(t, ada, org, bob, "bob@example.com", "admin")
-		catM := harness.MustJoin(t, ada, org, cat, "cat@example.com", "member")
-		harness.MustJoin(t, ada, org, dan, "dan@example.com", "member")
-		emails := []string{"ada@example.com", "bob@example.com", "cat@example.com", "dan@example.com"}
+	harness.SharedForStores(t, harness.StoresOnce, harness.OrgEnv, func(t *testing.T, app *harness.App) {
+		ada := harness.MustVerifiedClient(t, app, "Ada", harness.Email(t, "ada@example.com"))
+		bob := harness.MustVerifiedClient(t, app, "Bob", harness.Email(t, "bob@example.com"))
+		cat := harness.MustVerifiedClient(t, app, "Cat", harness.Email(t, "cat@example.com"))
+		dan := harness.MustVerifiedClient(t, app, "Dan", harness.Email(t, "dan@example.com"))
+		org, _ := harness.MustCreateOrg(t, ada, "Acme", testSlug(t, "acme"))["id"].(string)
+		bobM := harness.MustJoin(t, ada, org, bob, harness.Email(t, "bob@example.com"), "admin")
+		catM := harness.MustJoin(t, ada, org, cat, harness.Email(t, "cat@example.com"), "member")
+		harness.MustJoin(t, ada, org, dan, harness.Email(t, "dan@example.com"), "member")
+		emails := []string{harness.Email(t, "ada@example.com"), harness.Email(t, "bob@example.com"), harness.Email(t, "cat@example.com"), harness.Email(t, "dan@example.com")}
 
 		// Paging: disjoint pages in joining order, the total on each.
 		var seen []string
@@ -437,10 +437,10 @@ func TestOrganization_members(t *testing.T) {
 			t.Fatalf("pages gave %v, want %v", seen, emails)
 		}
 		page := harness.MustOK(t, cat.Get(harness.OrgPath("list-members")+"?sortDirection=desc&limit=1"))
-		if ms := page["members"].([]any); len(ms) != 1 || ms[0].(map[string]any)["user"].(map[string]any)["email"] != "dan@example.com" {
+		if ms := page["members"].([]any); len(ms) != 1 || ms[0].(map[string]any)["user"].(map[string]any)["email"] != harness.Email(t, "dan@example.com") {
 			t.Fatalf("newest first = %v", page)
 		}
-		if ms := harness.MustOK(t, cat.Get(harness.OrgPath("list-members")+"?organizationSlug=acme"))["members"].([]any); len(ms) != 4 {
+		if ms := harness.MustOK(t, cat.Get(harness.OrgPath("list-members")+"?organizationSlug="+testSlug(t, "acme")))["members"].([]any); len(ms) != 4 {
 			t.Fatalf("default page has %d members, want 4", len(ms))
 		}
 		if ms := harness.MustOK(t, cat.Get(harness.OrgPath("list-members")+"?offset=10"))["members"].([]any); len(ms) != 0 {
@@ -485,7 +485,7 @@ func TestOrganization_members(t *testing.T) {
 			t.Fatalf("%s: more pages than members", q)
 			return nil, 0
 		}
-		newestFirst := []string{"dan@example.com", "cat@example.com", "bob@example.com", "ada@example.com"}
+		newestFirst := []string{harness.Email(t, "dan@example.com"), harness.Email(t, "cat@example.com"), harness.Email(t, "bob@example.com"), harness.Email(t, "ada@example.com")}
 		for _, c := range []struct {
 			q     string
 			want  []string
@@ -509,7 +509,7 @@ func TestOrganization_members(t *testing.T) {
 			t.Fatalf("offset page = %v", page)
 		}
 		page = harness.MustOK(t, cat.Get(harness.OrgPath("list-members")+"?limit=2&cursor="+url.QueryEscape(next)))
-		if ms := page["members"].([]any); len(ms) != 1 || ms[0].(map[string]any)["user"].(map[string]any)["email"] != "dan@example.com" || page["nextCursor"] != nil {
+		if ms := page["members"].([]any); len(ms) != 1 || ms[0].(map[string]any)["user"].(map[string]any)["email"] != harness.Email(t, "dan@example.com") || page["nextCursor"] != nil {
 			t.Fatalf("page after the offset page = %v", page)
 		}
 		// A malformed cursor is refused naming query.cursor; a cursor
@@ -555,25 +555,25 @@ func TestOrganization_members(t *testing.T) {
 			return c.Post(harness.OrgPath("remove-member"), harness.MustJSON(t, map[string]any{"memberIdOrEmail": idOrEmail, "organizationId": org}))
 		}
 		harness.MustCode(t, remove(bob, owner["id"]), http.StatusForbidden, "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER")
-		harness.MustCode(t, remove(bob, "ada@example.com"), http.StatusForbidden, "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER")
+		harness.MustCode(t, remove(bob, harness.Email(t, "ada@example.com")), http.StatusForbidden, "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER")
 		body := harness.MustOK(t, remove(bob, catM["id"]))
 		harness.MustKeys(t, body, "member")
-		mustMemberWithUser(t, body["member"].(map[string]any), "cat@example.com", "admin")
+		mustMemberWithUser(t, body["member"].(map[string]any), harness.Email(t, "cat@example.com"), "admin")
 		if activeOrg(t, cat) != nil {
 			t.Fatal("a removed member's session keeps the organization active")
 		}
 		harness.MustCode(t, cat.Get(harness.OrgPath("list-members")+"?organizationId="+org), http.StatusForbidden, "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION")
-		body = harness.MustOK(t, remove(ada, "DAN@example.com"))
-		mustMemberWithUser(t, body["member"].(map[string]any), "dan@example.com", "member")
-		harness.MustCode(t, remove(ada, "dan@example.com"), http.StatusBadRequest, "MEMBER_NOT_FOUND")
-		harness.MustCode(t, remove(ada, "nobody@example.com"), http.StatusBadRequest, "MEMBER_NOT_FOUND")
-		harness.MustCode(t, remove(dan, "bob@example.com"), http.StatusForbidden, "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION")
+		body = harness.MustOK(t, remove(ada, harness.Email(t, "DAN@example.com")))
+		mustMemberWithUser(t, body["member"].(map[string]any), harness.Email(t, "dan@example.com"), "member")
+		harness.MustCode(t, remove(ada, harness.Email(t, "dan@example.com")), http.StatusBadRequest, "MEMBER_NOT_FOUND")
+		harness.MustCode(t, remove(ada, harness.Email(t, "nobody@example.com")), http.StatusBadRequest, "MEMBER_NOT_FOUND")
+		harness.MustCode(t, remove(dan, harness.Email(t, "bob@example.com")), http.StatusForbidden, "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION")
 
 		// Leaving: the only owner cannot; a member can; then an owner can.
 		leave := harness.MustJSON(t, map[string]any{"organizationId": org})
 		harness.MustCode(t, ada.Post(harness.OrgPath("leave"), leave), http.StatusBadRequest, "YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER")
 		left := harness.MustOK(t, bob.Post(harness.OrgPath("leave"), leave))
-		mustMemberWithUser(t, left, "bob@example.com", "admin")
+		mustMemberWithUser(t, left, harness.Email(t, "bob@example.com"), "admin")
 		if activeOrg(t, bob) != nil {
 			t.Fatal("leaving left the organization active")
 		}
@@ -583,8 +583,8 @@ func TestOrganization_members(t *testing.T) {
 			t.Fatalf("total after removals = %v, want 1", total)
 		}
 		// With a second owner the first may leave.
-		danOwner := harness.MustJoin(t, ada, org, dan, "dan@example.com", "owner")
-		mustMemberWithUser(t, harness.MustOK(t, ada.Post(harness.OrgPath("leave"), leave)), "ada@example.com", "owner")
+		danOwner := harness.MustJoin(t, ada, org, dan, harness.Email(t, "dan@example.com"), "owner")
+		mustMemberWithUser(t, harness.MustOK(t, ada.Post(harness.OrgPath("leave"), leave)), harness.Email(t, "ada@example.com"), "owner")
 		harness.MustCode(t, dan.Post(harness.OrgPath("remove-member"), harness.MustJSON(t, map[string]any{"memberIdOrEmail": danOwner["id"]})), http.StatusBadRequest, "YOU_CANNOT_LEAVE_THE_ORGANIZATION_WITHOUT_AN_OWNER")
 	})
 }
@@ -594,13 +594,13 @@ func TestOrganization_members(t *testing.T) {
 // organization and permissions.
 func TestOrganization_has_permission(t *testing.T) {
 	t.Parallel()
-	harness.ForStores(t, harness.StoresOnce, harness.OrgEnv, func(t *testing.T, app *harness.App) {
-		ada := harness.MustVerifiedClient(t, app, "Ada", "ada@example.com")
-		bob := harness.MustVerifiedClient(t, app, "Bob", "bob@example.com")
-		cat := harness.MustVerifiedClient(t, app, "Cat", "cat@example.com")
-		org, _ := harness.MustCreateOrg(t, ada, "Acme", "acme")["id"].(string)
-		harness.MustJoin(t, ada, org, bob, "bob@example.com", "admin")
-		harness.MustJoin(t, ada, org, cat, "cat@example.com", "member")
+	harness.SharedForStores(t, harness.StoresOnce, harness.OrgEnv, func(t *testing.T, app *harness.App) {
+		ada := harness.MustVerifiedClient(t, app, "Ada", harness.Email(t, "ada@example.com"))
+		bob := harness.MustVerifiedClient(t, app, "Bob", harness.Email(t, "bob@example.com"))
+		cat := harness.MustVerifiedClient(t, app, "Cat", harness.Email(t, "cat@example.com"))
+		org, _ := harness.MustCreateOrg(t, ada, "Acme", testSlug(t, "acme"))["id"].(string)
+		harness.MustJoin(t, ada, org, bob, harness.Email(t, "bob@example.com"), "admin")
+		harness.MustJoin(t, ada, org, cat, harness.Email(t, "cat@example.com"), "member")
 
 		check := func(c *harness.Client, body string, want bool) {
 			t.Helper()
@@ -624,9 +624,9 @@ func TestOrganization_has_permission(t *testing.T) {
 		harness.MustCode(t, cat.Post(harness.OrgPath("has-permission"), `{"permissions":{"member":"delete"}}`), http.StatusBadRequest, "VALIDATION_ERROR")
 
 		// Another organization's admin is not a member here.
-		dan := harness.MustVerifiedClient(t, app, "Dan", "dan@example.com")
+		dan := harness.MustVerifiedClient(t, app, "Dan", harness.Email(t, "dan@example.com"))
 		harness.MustCode(t, dan.Post(harness.OrgPath("has-permission"), `{"permissions":{"ac":["read"]}}`), http.StatusBadRequest, "NO_ACTIVE_ORGANIZATION")
-		other, _ := harness.MustCreateOrg(t, dan, "Other", "other")["id"].(string)
+		other, _ := harness.MustCreateOrg(t, dan, "Other", testSlug(t, "other"))["id"].(string)
 		check(dan, `{"permissions":{"organization":["delete"]}}`, true)
 		harness.MustCode(t, dan.Post(harness.OrgPath("has-permission"), `{"permissions":{"ac":["read"]},"organizationId":"`+org+`"}`), http.StatusForbidden, "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION")
 		harness.MustCode(t, ada.Post(harness.OrgPath("has-permission"), `{"permissions":{"ac":["read"]},"organizationId":"`+other+`"}`), http.StatusForbidden, "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION")
@@ -638,12 +638,12 @@ func TestOrganization_has_permission(t *testing.T) {
 // for an organization that does not exist.
 func TestOrganization_other_organization(t *testing.T) {
 	t.Parallel()
-	harness.ForStores(t, harness.StoresOnce, harness.OrgEnv, func(t *testing.T, app *harness.App) {
-		ada := harness.MustVerifiedClient(t, app, "Ada", "ada@example.com")
-		eve := harness.MustVerifiedClient(t, app, "Eve", "eve@example.com")
-		target, _ := harness.MustCreateOrg(t, ada, "Acme", "acme")["id"].(string)
-		inv := harness.MustInvite(t, ada, target, "bob@example.com", "member")
-		harness.MustCreateOrg(t, eve, "Evil", "evil")
+	harness.SharedForStores(t, harness.StoresOnce, harness.OrgEnv, func(t *testing.T, app *harness.App) {
+		ada := harness.MustVerifiedClient(t, app, "Ada", harness.Email(t, "ada@example.com"))
+		eve := harness.MustVerifiedClient(t, app, "Eve", harness.Email(t, "eve@example.com"))
+		target, _ := harness.MustCreateOrg(t, ada, "Acme", testSlug(t, "acme"))["id"].(string)
+		inv := harness.MustInvite(t, ada, target, harness.Email(t, "bob@example.com"), "member")
+		harness.MustCreateOrg(t, eve, "Evil", testSlug(t, "evil"))
 		for _, id := range []string{target, "no-such-organization"} {
 			q := "?organizationId=" + id
 			for _, r := range []*harness.Response{
@@ -655,8 +655,8 @@ func TestOrganization_other_organization(t *testing.T) {
 				eve.Post(harness.OrgPath("set-active"), harness.MustJSON(t, map[string]any{"organizationId": id})),
 				eve.Post(harness.OrgPath("update"), harness.MustJSON(t, map[string]any{"organizationId": id, "data": map[string]any{"name": "Pwned"}})),
 				eve.Post(harness.OrgPath("delete"), harness.MustJSON(t, map[string]any{"organizationId": id})),
-				eve.Post(harness.OrgPath("invite-member"), harness.MustJSON(t, map[string]any{"organizationId": id, "email": "mallory@example.com", "role": "owner"})),
-				eve.Post(harness.OrgPath("remove-member"), harness.MustJSON(t, map[string]any{"organizationId": id, "memberIdOrEmail": "ada@example.com"})),
+				eve.Post(harness.OrgPath("invite-member"), harness.MustJSON(t, map[string]any{"organizationId": id, "email": harness.Email(t, "mallory@example.com"), "role": "owner"})),
+				eve.Post(harness.OrgPath("remove-member"), harness.MustJSON(t, map[string]any{"organizationId": id, "memberIdOrEmail": harness.Email(t, "ada@example.com")})),
 				eve.Post(harness.OrgPath("update-member-role"), harness.MustJSON(t, map[string]any{"organizationId": id, "memberId": "x", "role": "owner"})),
 				eve.Post(harness.OrgPath("leave"), harness.MustJSON(t, map[string]any{"organizationId": id})),
 				eve.Post(harness.OrgPath("has-permission"), harness.MustJSON(t, map[string]any{"organizationId": id, "permissions": map[string]any{"ac": []string{"read"}}})),
@@ -704,8 +704,8 @@ var orgRoutes = []struct{ method, op, body string }{
 // Better Auth's {message, code} shape without one, or with a signed-out one.
 func TestOrganization_requires_session(t *testing.T) {
 	t.Parallel()
-	harness.ForStores(t, harness.StoresOnce, harness.OrgEnv, func(t *testing.T, app *harness.App) {
-		ada := harness.MustVerifiedClient(t, app, "Ada", "ada@example.com")
+	harness.SharedForStores(t, harness.StoresOnce, harness.OrgEnv, func(t *testing.T, app *harness.App) {
+		ada := harness.MustVerifiedClient(t, app, "Ada", harness.Email(t, "ada@example.com"))
 		stale := ada.Clone()
 		harness.MustOK(t, ada.Post("/api/auth/sign-out", ""))
 		for _, c := range []*harness.Client{app.NewClient(t), stale} {

@@ -30,6 +30,7 @@ func withAddress(call faultCall, addr string) faultCall {
 // sign-in and get-session answer 503 when their own query times out; a
 // get-session whose cookie is forged, which needs no query, answers at once;
 // and the limits still hold meanwhile, counted in the process.
+// It keeps a fresh application: it breaks the database and counts rate limits.
 func TestDatabaseBlackhole_rate_limits_add_no_second_timeout(t *testing.T) {
 	t.Parallel()
 	app := mustStartFaultAppWith(t, harness.Env(harness.LimitsOn, map[string]string{"GATEHOUSE_TRUSTED_PROXIES": "127.0.0.1"}))
@@ -84,6 +85,7 @@ func TestDatabaseBlackhole_rate_limits_add_no_second_timeout(t *testing.T) {
 // after the first failure the replica counts in its own memory without
 // asking Redis, instead of making every request wait the Redis client's
 // timeout. The limits still hold meanwhile.
+// It keeps a fresh application: it breaks Redis and counts rate limits.
 func TestRateLimit_redis_blackholed_costs_one_timeout_not_one_per_request(t *testing.T) {
 	t.Parallel()
 	url := redistest.URL(t)

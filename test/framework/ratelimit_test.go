@@ -25,6 +25,7 @@ func mustProblemRateLimited(t testing.TB, r *harness.Response, max int) {
 // Ensure requests no route matches share one budget per address, however
 // many paths they invent: each path used to be a key of its own, so a flood
 // of distinct paths was never refused and filled the limiter's memory.
+// It keeps a fresh application: it counts its address's rate-limit budget.
 func TestRateLimit_unmatched_paths_share_one_budget(t *testing.T) {
 	t.Parallel()
 	app := harness.MustStart(t, harness.StoreMemory, nil)
@@ -44,6 +45,7 @@ func TestRateLimit_unmatched_paths_share_one_budget(t *testing.T) {
 
 // Ensure a route's limit holds across the values of its path parameters:
 // the rule is keyed on the route template, not on the concrete path.
+// It keeps a fresh application: it counts its address's rate-limit budget.
 func TestRateLimit_path_parameters_share_their_route_budget(t *testing.T) {
 	t.Parallel()
 	harness.ForStores(t, harness.StoresThatMatter, nil, func(t *testing.T, app *harness.App) {
@@ -60,6 +62,7 @@ func TestRateLimit_path_parameters_share_their_route_budget(t *testing.T) {
 
 // Ensure liveness and readiness are never limited: an orchestrator polling
 // them must not see a healthy process fail.
+// It keeps a fresh application: it counts its address's rate-limit budget.
 func TestRateLimit_health_is_never_limited(t *testing.T) {
 	t.Parallel()
 	app := harness.MustStart(t, harness.StoreMemory, nil)
@@ -95,6 +98,7 @@ func TestRateLimit_public_documents_have_a_generous_budget(t *testing.T) {
 // configured budget refuses one key past it while another key from the same
 // address goes on; refused keys are limited per address, without locking
 // out valid keys there.
+// It keeps a fresh application: it counts rate-limit budgets, with settings of its own.
 func TestRateLimit_trusted_routes_are_limited_per_service_key(t *testing.T) {
 	t.Parallel()
 	t.Run("default_budget", func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 // Ensure an over-long request-target answers 414 and oversized headers 431,
 // in the shape of the contract the path belongs to, before the rate limiter
 // counts them: the flood sent 60 KB paths.
+// It keeps a fresh application: it needs the rate limiter's exact state (none of its requests counted).
 func TestRequestSize_long_targets_and_large_headers_are_refused(t *testing.T) {
 	t.Parallel()
 	app := harness.MustStart(t, harness.StoreMemory, nil)

@@ -41,9 +41,9 @@ func sameClaims(t testing.TB, a, b map[string]any) {
 // exactly what a freshly signed /api/auth/token says but for iat and exp.
 func TestGetSession_jwt_is_reused_while_unchanged(t *testing.T) {
 	t.Parallel()
-	harness.ForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
 		c := app.NewClient(t)
-		harness.MustSignUp(t, c, "Ada", "ada@example.com", "correct horse battery staple")
+		harness.MustSignUp(t, c, "Ada", harness.Email(t, "ada@example.com"), "correct horse battery staple")
 		first, claims := harness.SessionJWT(t, c)
 		// Move the app's clock past the first token's iat, so that a
 		// token signed now would differ from it.
@@ -69,9 +69,9 @@ func TestGetSession_jwt_is_reused_while_unchanged(t *testing.T) {
 // no token.
 func TestGetSession_jwt_follows_changes_and_sign_out(t *testing.T) {
 	t.Parallel()
-	harness.ForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
 		c := app.NewClient(t)
-		harness.MustSignUp(t, c, "Ada", "ada@example.com", "correct horse battery staple")
+		harness.MustSignUp(t, c, "Ada", harness.Email(t, "ada@example.com"), "correct horse battery staple")
 		harness.SessionJWT(t, c)
 		harness.MustOK(t, c.Post("/api/auth/update-user", `{"name":"Ada Lovelace"}`))
 		if _, claims := harness.SessionJWT(t, c); claims["name"] != "Ada Lovelace" {
@@ -87,9 +87,9 @@ func TestGetSession_jwt_follows_changes_and_sign_out(t *testing.T) {
 // had a token to reuse, has no session and no token.
 func TestGetSession_jwt_stops_at_a_ban(t *testing.T) {
 	t.Parallel()
-	harness.AdminForStores(t, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		admin, _ := harness.MustAdmin(t, app)
-		bob, bobID := harness.MustPlainUser(t, app, "Bob", "bob@example.com", harness.UserPassword)
+		bob, bobID := harness.MustPlainUser(t, app, "Bob", harness.Email(t, "bob@example.com"), harness.UserPassword)
 		harness.SessionJWT(t, bob)
 		harness.MustOK(t, admin.Post(harness.AdminPath("ban-user"), harness.MustJSON(t, map[string]any{"userId": bobID})))
 		mustRevoked(t, bob)
@@ -101,6 +101,7 @@ func TestGetSession_jwt_stops_at_a_ban(t *testing.T) {
 // are seen by the second within a second, although it had checked the
 // session (and had a token to reuse) just before. The first, through which
 // they were made, sees each at once.
+// It keeps a fresh application: it starts two instances on a database of their own.
 func TestGetSession_another_instance_sees_changes_within_a_second(t *testing.T) {
 	t.Parallel()
 	for _, s := range harness.SQLOnly(harness.StoresThatMatter) {

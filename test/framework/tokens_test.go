@@ -88,6 +88,7 @@ func kidsOf(keys map[string]map[string]any, alg string) []string {
 
 // Ensure the key set has one EdDSA and one RS256 key with public members
 // only, cacheable and readable from any origin.
+// It keeps a fresh application: it counts every key in the key set.
 func TestTokens_jwks(t *testing.T) {
 	t.Parallel()
 	harness.ForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
@@ -109,7 +110,7 @@ func TestTokens_jwks(t *testing.T) {
 // to browser code, and not when signed out.
 func TestTokens_framework_token(t *testing.T) {
 	t.Parallel()
-	harness.ForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
+	harness.SharedForStores(t, harness.StoresOnce, harness.FwQuick, func(t *testing.T, app *harness.App) {
 		anon := app.NewClient(t)
 		harness.MustCode(t, anon.Get("/api/auth/token"), http.StatusUnauthorized, "UNAUTHORIZED")
 		r := anon.Get("/api/auth/get-session")
@@ -119,7 +120,7 @@ func TestTokens_framework_token(t *testing.T) {
 		}
 
 		c := app.NewClient(t)
-		harness.MustSignUp(t, c, "Ada", "ada@example.com", "correct horse battery staple")
+		harness.MustSignUp(t, c, "Ada", harness.Email(t, "ada@example.com"), "correct horse battery staple")
 		r = c.Get("/api/auth/token")
 		body := harness.MustOK(t, r)
 		if r.Header.Get("Cache-Control") != "no-store" {
@@ -161,6 +162,7 @@ func TestTokens_framework_token(t *testing.T) {
 
 // Ensure the issuer and audiences of framework tokens are configurable; two
 // audiences make aud an array.
+// It keeps a fresh application: it has an issuer and audiences of its own.
 func TestTokens_framework_token_issuer_and_audience(t *testing.T) {
 	t.Parallel()
 	env := harness.Env(harness.FwQuick, map[string]string{"GATEHOUSE_JWT_ISSUER": "https://issuer.example.com",
@@ -181,6 +183,7 @@ func TestTokens_framework_token_issuer_and_audience(t *testing.T) {
 // rotation, a new key that signs at once while the old one stays in the key
 // set (its tokens still verify). The rotation is audited; a bad algorithm
 // is a 400 naming body.alg.
+// It keeps a fresh application: it rotates the signing keys.
 func TestTokens_rotate_signing_keys(t *testing.T) {
 	t.Parallel()
 	harness.ForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
@@ -247,6 +250,7 @@ func TestTokens_rotate_signing_keys(t *testing.T) {
 // stored private key is sealed (no private material in the row, and only
 // the service secret opens it), and that a secret no longer configured
 // gets new keys while the old ones stay published.
+// It keeps a fresh application: it restarts the application on its database.
 func TestTokens_keys_survive_restart_sealed(t *testing.T) {
 	t.Parallel()
 	harness.ForStores(t, harness.SQLOnly(harness.StoresThatMatter), harness.FwQuick, func(t *testing.T, app *harness.App) {
@@ -327,6 +331,7 @@ var cliNewKeyRE = regexp.MustCompile(`(?m)^new (EdDSA|RS256) signing key (\S+), 
 // Ensure "gatehouse signing-keys" lists the keys and rotates them on the
 // database (audited as the command line): with --now the new key signs at
 // once, without it the new key is pending; an unknown algorithm is refused.
+// It keeps a fresh application: it has a database of its own, shared with the CLI.
 func TestCLI_signing_keys(t *testing.T) {
 	t.Parallel()
 	dbURL := string(gormtest.SQLiteURL(t))
@@ -407,6 +412,7 @@ func mustTokenSignedBy(t testing.TB, c *harness.Client, kid string) string {
 // reload intervals) ends on the app's clock; from then on they are signed
 // by the new one, which the key set verifies. An immediate rotation signs
 // with its key at once.
+// It keeps a fresh application: it rotates the signing keys, with a reload interval of its own.
 func TestTokens_rotation_publishes_before_signing(t *testing.T) {
 	t.Parallel()
 	harness.ForStores(t, harness.StoresOnce, harness.Env(harness.AdminEnv, reloadEnv), func(t *testing.T, app *harness.App) {
@@ -454,6 +460,7 @@ func TestTokens_rotation_publishes_before_signing(t *testing.T) {
 // B's key set. The wait for the activation (four seconds) is real: B
 // publishes the key when its reload job ticks, and the jobs tick on the
 // wall clock; advancing the clock would let A sign before B could.
+// It keeps a fresh application: it rotates the signing keys across two instances.
 func TestTokens_rotation_across_instances(t *testing.T) {
 	t.Parallel()
 	harness.ForStores(t, harness.SQLOnly(harness.StoresThatMatter), harness.Env(harness.AdminEnv, map[string]string{"GATEHOUSE_SIGNING_KEY_RELOAD_INTERVAL": "2s"}), func(t *testing.T, a *harness.App) {

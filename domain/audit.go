@@ -56,3 +56,9 @@ type AuditEntry struct {
 	// stopping, the administrator), and the entry names both.
 	ImpersonatorID string
 }
+
+// The errors the stores return for this aggregate, created once so that
+// every store answers each condition with the same kind, code and message.
+var (
+	ErrAuditEntryExists = NewError(KindConflict, "audit.exists", "an audit entry with this id already exists")
+)

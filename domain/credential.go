@@ -145,3 +145,9 @@ func (l *FactorLockout) RecordSuccess(now time.Time) {
 	l.LockedUntil = time.Time{}
 	l.UpdatedAt = Timestamp(now)
 }
+
+// The errors the stores return for this aggregate, created once so that
+// every store answers each condition with the same kind, code and message.
+var (
+	ErrCredentialNotFound = NotFound("credential.not_found", "credential")
+)

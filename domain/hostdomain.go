@@ -461,3 +461,9 @@ var ErrHostnameTaken = NewError(KindConflict, "domain.hostname_taken", "Another 
 
 // ErrDomainNotFound is a missing domain.
 var ErrDomainNotFound = NewError(KindNotFound, "domain.not_found", "Domain not found")
+
+// The errors the stores return for this aggregate, created once so that
+// every store answers each condition with the same kind, code and message.
+var (
+	ErrDomainExists = NewError(KindConflict, "exists", "a domain with this id already exists")
+)

@@ -186,3 +186,17 @@ var (
 	ErrConsentNotFound     = NotFound("oauth_consent.not_found", "Consent")
 	ErrSigningKeyNotFound  = NotFound("signing_key.not_found", "Signing key")
 )
+
+// The errors the stores return for this aggregate, created once so that
+// every store answers each condition with the same kind, code and message.
+var (
+	ErrSigningKeyExists        = NewError(KindConflict, "signing_key.exists", "a signing key with this id already exists")
+	ErrOAuthClientExists       = NewError(KindConflict, "oauth_client.exists", "an OAuth client with this id already exists")
+	ErrOAuthCodeExists         = NewError(KindConflict, "oauth_code.exists", "an authorization code with this hash already exists")
+	ErrOAuthGrantExists        = NewError(KindConflict, "oauth_grant.exists", "a grant or refresh token with this key already exists")
+	ErrOAuthRefreshTokenExists = NewError(KindConflict, "oauth_refresh_token.exists", "a refresh token with this hash already exists")
+	// ErrCodeConsumed is ConsumeCode of a code already consumed.
+	ErrCodeConsumed = NewError(KindConflict, "oauth_code.consumed", "The authorization code was already used")
+	// ErrRefreshTokenUsed is RotateRefreshToken of a token already rotated.
+	ErrRefreshTokenUsed = NewError(KindConflict, "oauth_refresh_token.used", "The refresh token was already used")
+)

@@ -313,7 +313,7 @@ func (i *Invitation) IsOpen(now time.Time) bool {
 // ErrInvitationNotOpen refuses to answer an invitation that was already
 // answered or has expired. Its code is Better Auth's, which also answers an
 // unknown invitation so; a store's missing invitation is the distinct
-// ports.ErrInvitationNotFound.
+// domain.ErrInvitationNotFound.
 var ErrInvitationNotOpen = NewError(KindInvalid, "invitation.not_open", "Invitation not found")
 
 // Answer moves an open invitation to accepted, rejected or canceled.
@@ -337,3 +337,30 @@ func (i *Invitation) Renew(roles []OrgRole, ttl time.Duration, now time.Time) {
 	i.expiresAt = Timestamp(now.Add(ttl))
 	i.updatedAt = Timestamp(now)
 }
+
+// The errors the stores return for this aggregate, created once so that
+// every store answers each condition with the same kind, code and message.
+// The stores' codes are distinct from the organization use cases' own
+// (organization.already_exists, organization.no_such_member, …), which are
+// of kind KindInvalid as Better Auth answers them: one code, one kind. The
+// use cases turn these into theirs; the trusted API maps them to its
+// problem codes.
+var (
+	// ErrOrganizationNotFound is a missing organization (KindNotFound).
+	ErrOrganizationNotFound = NewError(KindNotFound, "organization.unknown", "Organization not found")
+	// ErrOrganizationExists is Create with a taken slug or id (KindConflict).
+	ErrOrganizationExists = NewError(KindConflict, "organization.exists", "Organization already exists")
+	// ErrSlugTaken is Update to a slug another organization has (KindConflict).
+	ErrSlugTaken = NewError(KindConflict, "organization.slug_taken", "Organization slug already taken")
+	// ErrMemberNotFound is a missing member (KindNotFound).
+	ErrMemberNotFound = NewError(KindNotFound, "organization.member_not_found", "Member not found")
+	// ErrAlreadyMember is adding a user who is already a member (KindConflict).
+	ErrAlreadyMember = NewError(KindConflict, "organization.already_member", "User is already a member of this organization")
+	// ErrInvitationNotFound is a missing invitation (KindNotFound).
+	ErrInvitationNotFound = NewError(KindNotFound, "organization.invitation_not_found", "Invitation not found")
+	// ErrInvitationExists is CreateInvitation with a taken id (KindConflict).
+	ErrInvitationExists = NewError(KindConflict, "invitation.exists", "an invitation with this id already exists")
+	// ErrLastOwner refuses a change that would leave an organization without
+	// an owner (Better Auth's code for it).
+	ErrLastOwner = NewError(KindInvalid, "organization.owner_required", "You cannot leave the organization without an owner")
+)

@@ -175,3 +175,10 @@ type ServiceKeySecret struct {
 func (s ServiceKeySecret) IsActive(now time.Time) bool {
 	return s.ExpiresAt.IsZero() || now.Before(s.ExpiresAt)
 }
+
+// The errors the stores return for this aggregate, created once so that
+// every store answers each condition with the same kind, code and message.
+var (
+	ErrServiceKeyNotFound = NotFound("service_key.not_found", "service key")
+	ErrServiceKeyExists   = NewError(KindConflict, "service_key.exists", "a service key with this id or secret already exists")
+)

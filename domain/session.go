@@ -171,3 +171,13 @@ func (s *Session) Clone() *Session {
 	c.auth.Methods = slices.Clone(s.auth.Methods)
 	return &c
 }
+
+// The errors the stores return for this aggregate, created once so that
+// every store answers each condition with the same kind, code and message.
+var (
+	ErrSessionNotFound = NotFound("session.not_found", "session")
+	ErrSessionExists   = NewError(KindConflict, "session.exists", "a session with this id or token already exists")
+	// ErrActiveOrganizationNotFound is a session made active in an
+	// organization that does not exist.
+	ErrActiveOrganizationNotFound = NotFound("organization.not_found", "organization")
+)

@@ -247,3 +247,10 @@ func (u *User) Clone() *User {
 	c.access.Roles = slices.Clone(u.access.Roles)
 	return &c
 }
+
+// The errors the stores return for this aggregate, created once so that
+// every store answers each condition with the same kind, code and message.
+var (
+	ErrUserNotFound = NotFound("user.not_found", "user")
+	ErrUserExists   = NewError(KindConflict, "user.exists", "a user with this id or e-mail already exists")
+)

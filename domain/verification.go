@@ -70,3 +70,10 @@ func (v *Verification) CreatedAt() time.Time { return v.createdAt }
 
 // IsExpired reports whether the link has stopped working at now.
 func (v *Verification) IsExpired(now time.Time) bool { return !now.Before(v.expiresAt) }
+
+// The errors the stores return for this aggregate, created once so that
+// every store answers each condition with the same kind, code and message.
+var (
+	ErrVerificationNotFound = NotFound("verification.not_found", "link")
+	ErrVerificationExists   = NewError(KindConflict, "verification.exists", "a link with this id or token already exists")
+)

@@ -10,7 +10,7 @@ import (
 // The multi-factor stores. Implementations are safe for concurrent use and
 // return copies. Deleting a user deletes their TOTP factor, backup codes,
 // second-factor challenges, passkeys and WebAuthn challenges. Rows naming a
-// missing user are ports.ErrUserNotFound.
+// missing user are domain.ErrUserNotFound.
 
 // TwoFactorRepository stores each user's TOTP factor and backup codes.
 type TwoFactorRepository interface {

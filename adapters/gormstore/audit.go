@@ -65,7 +65,7 @@ func (r auditRow) toDomain() domain.AuditEntry {
 // Append implements ports.AuditLog.
 func (l *AuditLog) Append(ctx context.Context, e domain.AuditEntry) error {
 	row := auditFromDomain(e)
-	return convertErr("audit.append", conn(ctx, l.db).Create(&row).Error, nil, ports.ErrAuditEntryExists)
+	return convertErr("audit.append", conn(ctx, l.db).Create(&row).Error, nil, domain.ErrAuditEntryExists)
 }
 
 // List implements ports.AuditLog. The filters are AND-ed; the cursor is a

@@ -44,7 +44,7 @@ func (r *CredentialRepository) CreateUser(ctx context.Context, u *domain.User, c
 		cred := credentialFromDomain(c)
 		return tx.Create(&cred).Error
 	})
-	return convertErr("credentials.create_user", err, nil, ports.ErrUserExists)
+	return convertErr("credentials.create_user", err, nil, domain.ErrUserExists)
 }
 
 // Get implements ports.CredentialRepository.
@@ -55,7 +55,7 @@ func (r *CredentialRepository) Get(ctx context.Context, userID domain.UserID) (*
 func getCredential(db *gorm.DB, userID domain.UserID) (*domain.Credential, error) {
 	var row credentialRow
 	if err := db.Where("user_id = ?", string(userID)).Take(&row).Error; err != nil {
-		return nil, convertErr("credentials.get", err, ports.ErrCredentialNotFound, nil)
+		return nil, convertErr("credentials.get", err, domain.ErrCredentialNotFound, nil)
 	}
 	return row.toDomain(), nil
 }
@@ -115,7 +115,7 @@ func (r *CredentialRepository) GetByEmail(ctx context.Context, email domain.Emai
 	user, cred := u.toDomain(), c.toDomain()
 	switch {
 	case !row.uID.Valid:
-		return nil, nil, ports.ErrUserNotFound
+		return nil, nil, domain.ErrUserNotFound
 	case !row.cUserID.Valid:
 		return user, nil, nil
 	}
@@ -143,7 +143,7 @@ func (r *CredentialRepository) Update(ctx context.Context, userID domain.UserID,
 		// Select("*") writes every column, so a cleared lockout stores NULL.
 		return tx.Model(&credentialRow{}).Where("user_id = ?", row.UserID).Select("*").Updates(&row).Error
 	})
-	return convertErr("credentials.update", err, ports.ErrCredentialNotFound, nil)
+	return convertErr("credentials.update", err, domain.ErrCredentialNotFound, nil)
 }
 
 // Put implements ports.CredentialRepository with one upsert.
@@ -153,5 +153,5 @@ func (r *CredentialRepository) Put(ctx context.Context, c *domain.Credential) er
 		Columns:   []clause.Column{{Name: "user_id"}},
 		UpdateAll: true,
 	}).Create(&row).Error
-	return convertErr("credentials.put", err, ports.ErrUserNotFound, nil)
+	return convertErr("credentials.put", err, domain.ErrUserNotFound, nil)
 }

@@ -123,11 +123,11 @@ func (r *DomainRepository) Create(ctx context.Context, d *domain.Domain) error {
 			return convertErr("domains.create", cerr, nil, nil)
 		}
 		if n > 0 {
-			return ports.ErrDomainExists
+			return domain.ErrDomainExists
 		}
 		return domain.ErrHostnameTaken
 	}
-	return convertErr("domains.create", err, ports.ErrOrganizationNotFound, nil)
+	return convertErr("domains.create", err, domain.ErrOrganizationNotFound, nil)
 }
 
 // Get implements ports.DomainRepository, by primary key.
@@ -169,7 +169,7 @@ func (r *DomainRepository) Update(ctx context.Context, id domain.DomainID, fn fu
 		row := domainFromDomain(d)
 		return tx.Model(&domainRow{}).Where("id = ?", string(id)).Select("*").Updates(&row).Error
 	})
-	return convertErr("domains.update", err, ports.ErrOrganizationNotFound, nil)
+	return convertErr("domains.update", err, domain.ErrOrganizationNotFound, nil)
 }
 
 // Delete implements ports.DomainRepository.

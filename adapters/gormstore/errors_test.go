@@ -17,7 +17,6 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/gatehouse/gatehouse/domain"
-	"github.com/gatehouse/gatehouse/ports"
 )
 
 // codedError mimics modernc.org/sqlite's *Error, which exposes its extended
@@ -53,11 +52,11 @@ func TestIsForeignKeyViolation(t *testing.T) {
 
 func TestConvertErr_foreign_key_violation_is_the_owners_not_found(t *testing.T) {
 	fk := fmt.Errorf("%w: %w", gorm.ErrForeignKeyViolated, &pgconn.PgError{Code: "23503"})
-	if err := convertErr("op", fk, ports.ErrUserNotFound, ports.ErrSessionExists); err != ports.ErrUserNotFound {
-		t.Fatalf("convertErr = %v, want %v", err, ports.ErrUserNotFound)
+	if err := convertErr("op", fk, domain.ErrUserNotFound, domain.ErrSessionExists); err != domain.ErrUserNotFound {
+		t.Fatalf("convertErr = %v, want %v", err, domain.ErrUserNotFound)
 	}
 	// Without a not-found error to give, it is our fault.
-	if err := convertErr("op", fk, nil, ports.ErrSessionExists); domain.KindOf(err) != domain.KindInternal {
+	if err := convertErr("op", fk, nil, domain.ErrSessionExists); domain.KindOf(err) != domain.KindInternal {
 		t.Fatalf("convertErr without notFound = %v (kind %v), want internal", err, domain.KindOf(err))
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"gorm.io/gorm/clause"
 
 	"github.com/gatehouse/gatehouse/domain"
-	"github.com/gatehouse/gatehouse/ports"
 )
 
 type factorLockoutRow struct {
@@ -78,5 +77,5 @@ func (r *TwoFactorRepository) UpdateLockout(ctx context.Context, user domain.Use
 		// Select("*") writes every column, so a lifted lockout stores NULL.
 		return tx.Model(&factorLockoutRow{}).Where("user_id = ?", next.UserID).Select("*").Updates(&next).Error
 	})
-	return convertErr("factor_lockouts.update", err, ports.ErrUserNotFound, nil)
+	return convertErr("factor_lockouts.update", err, domain.ErrUserNotFound, nil)
 }

@@ -157,7 +157,7 @@ func (r *IdentityProviderRepository) Create(ctx context.Context, p domain.Identi
 	row := identityProviderFromDomain(p)
 	err := transaction(ctx, r.db, func(tx *gorm.DB) error {
 		if err := tx.Create(&row).Error; err != nil {
-			return convertErr("identity_providers.create", err, ports.ErrOrganizationNotFound, domain.ErrIdentityProviderExists)
+			return convertErr("identity_providers.create", err, domain.ErrOrganizationNotFound, domain.ErrIdentityProviderExists)
 		}
 		return insertBindings(tx, bindingRows(p.ID, p.Domains))
 	})
@@ -224,7 +224,7 @@ func (r *IdentityProviderRepository) Update(ctx context.Context, id domain.Ident
 		p.ID = id
 		row := identityProviderFromDomain(p)
 		if err := tx.Model(&identityProviderRow{}).Where("id = ?", string(id)).Select("*").Updates(&row).Error; err != nil {
-			return convertErr("identity_providers.update", err, ports.ErrOrganizationNotFound, nil)
+			return convertErr("identity_providers.update", err, domain.ErrOrganizationNotFound, nil)
 		}
 		if err := tx.Where("provider_id = ?", string(id)).Delete(&identityProviderDomainRow{}).Error; err != nil {
 			return err

@@ -81,7 +81,7 @@ func missingReference(db *gorm.DB, op string, user domain.UserID, other *domain.
 			return convertErr(op, err, nil, nil)
 		}
 		if n == 0 {
-			return ports.ErrUserNotFound
+			return domain.ErrUserNotFound
 		}
 	}
 	return other
@@ -109,7 +109,7 @@ func (r *LinkedAccountRepository) CreateWithUser(ctx context.Context, u *domain.
 	return transaction(ctx, r.db, func(tx *gorm.DB) error {
 		user := userFromDomain(u)
 		if err := tx.Create(&user).Error; err != nil {
-			return convertErr("linked_accounts.create_with_user", err, nil, ports.ErrUserExists)
+			return convertErr("linked_accounts.create_with_user", err, nil, domain.ErrUserExists)
 		}
 		row := linkedAccountFromDomain(a)
 		err := tx.Create(&row).Error

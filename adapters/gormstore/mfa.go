@@ -114,7 +114,7 @@ ON CONFLICT (user_id) DO UPDATE SET sealed_secret = excluded.sealed_secret, last
     created_at = excluded.created_at, verified_at = NULL
 WHERE totp_factors.verified = FALSE`, string(f.UserID), f.SealedSecret, domain.Timestamp(f.CreatedAt))
 	if res.Error != nil {
-		return convertErr("totp_factors.save", res.Error, ports.ErrUserNotFound, nil)
+		return convertErr("totp_factors.save", res.Error, domain.ErrUserNotFound, nil)
 	}
 	if res.RowsAffected == 0 {
 		return domain.ErrTOTPExists
@@ -203,11 +203,11 @@ func (r *TwoFactorRepository) ReplaceBackupCodes(ctx context.Context, user domai
 			return err
 		}
 		if n == 0 {
-			return ports.ErrUserNotFound
+			return domain.ErrUserNotFound
 		}
 		return nil
 	})
-	return convertErr("backup_codes.replace", err, ports.ErrUserNotFound, nil)
+	return convertErr("backup_codes.replace", err, domain.ErrUserNotFound, nil)
 }
 
 // UseBackupCode implements ports.TwoFactorRepository.
@@ -250,7 +250,7 @@ func (r *TwoFactorRepository) DeleteAll(ctx context.Context, user domain.UserID)
 // Create implements ports.MFAChallengeRepository.
 func (r *MFAChallengeRepository) Create(ctx context.Context, c domain.MFAChallenge) error {
 	row := mfaChallengeFromDomain(c)
-	return convertErr("mfa_challenges.create", conn(ctx, r.db).Create(&row).Error, ports.ErrUserNotFound, domain.ErrMFAChallengeExists)
+	return convertErr("mfa_challenges.create", conn(ctx, r.db).Create(&row).Error, domain.ErrUserNotFound, domain.ErrMFAChallengeExists)
 }
 
 // live selects the challenge idHash if it is live at now. now is normalised

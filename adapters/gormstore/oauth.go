@@ -244,7 +244,7 @@ func (r oauthConsentRow) toDomain() domain.Consent {
 // Create implements ports.OAuthClientRepository.
 func (r *OAuthClientRepository) Create(ctx context.Context, c domain.OAuthClient) error {
 	row := oauthClientFromDomain(c)
-	return convertErr("oauth_clients.create", conn(ctx, r.db).Create(&row).Error, nil, ports.ErrOAuthClientExists)
+	return convertErr("oauth_clients.create", conn(ctx, r.db).Create(&row).Error, nil, domain.ErrOAuthClientExists)
 }
 
 // Get implements ports.OAuthClientRepository, by primary key.
@@ -313,7 +313,7 @@ func (r *OAuthClientRepository) List(ctx context.Context) ([]domain.OAuthClient,
 // CreateCode implements ports.OAuthGrantRepository.
 func (r *OAuthGrantRepository) CreateCode(ctx context.Context, c domain.AuthorizationCode) error {
 	row := oauthCodeFromDomain(c)
-	return convertErr("oauth_codes.create", conn(ctx, r.db).Create(&row).Error, errOAuthOwnerNotFound, ports.ErrOAuthCodeExists)
+	return convertErr("oauth_codes.create", conn(ctx, r.db).Create(&row).Error, errOAuthOwnerNotFound, domain.ErrOAuthCodeExists)
 }
 
 // ConsumeCode implements ports.OAuthGrantRepository with one conditional
@@ -340,7 +340,7 @@ func (r *OAuthGrantRepository) ConsumeCode(ctx context.Context, h domain.TokenHa
 		return domain.AuthorizationCode{}, convertErr("oauth_codes.consume", err, domain.ErrCodeNotFound, nil)
 	}
 	if row.ConsumedAt != nil {
-		return row.toDomain(), ports.ErrCodeConsumed
+		return row.toDomain(), domain.ErrCodeConsumed
 	}
 	return domain.AuthorizationCode{}, domain.ErrCodeNotFound
 }
@@ -360,7 +360,7 @@ func (r *OAuthGrantRepository) CreateGrant(ctx context.Context, g domain.OAuthGr
 		tr := oauthRefreshFromDomain(t)
 		return tx.Create(&tr).Error
 	})
-	return convertErr("oauth_grants.create", err, errOAuthOwnerNotFound, ports.ErrOAuthGrantExists)
+	return convertErr("oauth_grants.create", err, errOAuthOwnerNotFound, domain.ErrOAuthGrantExists)
 }
 
 // GetGrant implements ports.OAuthGrantRepository, by primary key.
@@ -432,13 +432,13 @@ func (r *OAuthGrantRepository) RotateRefreshToken(ctx context.Context, old domai
 				return err
 			}
 			if cur.UsedAt != nil {
-				return ports.ErrRefreshTokenUsed
+				return domain.ErrRefreshTokenUsed
 			}
 			return domain.ErrRefreshNotFound
 		}
 		return tx.Create(&row).Error
 	})
-	return convertErr("oauth_refresh_tokens.rotate", err, domain.ErrGrantNotFound, ports.ErrOAuthRefreshTokenExists)
+	return convertErr("oauth_refresh_tokens.rotate", err, domain.ErrGrantNotFound, domain.ErrOAuthRefreshTokenExists)
 }
 
 // GetConsent implements ports.OAuthGrantRepository, by primary key.

@@ -197,7 +197,7 @@ func forUpdate(q *gorm.DB) *gorm.DB {
 func lockOrganization(tx *gorm.DB, id domain.OrganizationID) error {
 	var row organizationRow
 	err := forUpdate(tx).Select("id").Where("id = ?", string(id)).Take(&row).Error
-	return convertErr("organizations.lock", err, ports.ErrOrganizationNotFound, nil)
+	return convertErr("organizations.lock", err, domain.ErrOrganizationNotFound, nil)
 }
 
 // Create implements ports.OrganizationRepository: the organization and its
@@ -209,10 +209,10 @@ func (r *OrganizationRepository) Create(ctx context.Context, org *domain.Organiz
 	err := transaction(ctx, r.db, func(tx *gorm.DB) error {
 		orgRow := organizationFromDomain(org)
 		if err := tx.Create(&orgRow).Error; err != nil {
-			return convertErr("organizations.create", err, nil, ports.ErrOrganizationExists)
+			return convertErr("organizations.create", err, nil, domain.ErrOrganizationExists)
 		}
 		m := memberFromDomain(owner)
-		return convertErr("organizations.create_owner", tx.Create(&m).Error, ports.ErrUserNotFound, ports.ErrAlreadyMember)
+		return convertErr("organizations.create_owner", tx.Create(&m).Error, domain.ErrUserNotFound, domain.ErrAlreadyMember)
 	})
 	return convertErr("organizations.create", err, nil, nil)
 }
@@ -230,7 +230,7 @@ func (r *OrganizationRepository) GetBySlug(ctx context.Context, slug string) (*d
 func getOrganization(db *gorm.DB, where string, arg string) (*domain.Organization, error) {
 	var row organizationRow
 	if err := db.Where(where, arg).Take(&row).Error; err != nil {
-		return nil, convertErr("organizations.get", err, ports.ErrOrganizationNotFound, nil)
+		return nil, convertErr("organizations.get", err, domain.ErrOrganizationNotFound, nil)
 	}
 	return row.toDomain(), nil
 }
@@ -258,7 +258,7 @@ func (r *OrganizationRepository) Update(ctx context.Context, id domain.Organizat
 		row := organizationFromDomain(o)
 		return tx.Model(&organizationRow{}).Where("id = ?", string(id)).Select("*").Omit("id").Updates(&row).Error
 	})
-	return convertErr("organizations.update", err, ports.ErrOrganizationNotFound, ports.ErrSlugTaken)
+	return convertErr("organizations.update", err, domain.ErrOrganizationNotFound, domain.ErrSlugTaken)
 }
 
 // Delete implements ports.OrganizationRepository. The foreign keys delete
@@ -269,7 +269,7 @@ func (r *OrganizationRepository) Delete(ctx context.Context, id domain.Organizat
 		return convertErr("organizations.delete", res.Error, nil, nil)
 	}
 	if res.RowsAffected == 0 {
-		return ports.ErrOrganizationNotFound
+		return domain.ErrOrganizationNotFound
 	}
 	return nil
 }
@@ -346,7 +346,7 @@ func (r *OrganizationRepository) AddMember(ctx context.Context, m *domain.Member
 // key violation means the user is missing.
 func insertMember(tx *gorm.DB, m *domain.Member) error {
 	row := memberFromDomain(m)
-	return convertErr("members.insert", tx.Create(&row).Error, ports.ErrUserNotFound, ports.ErrAlreadyMember)
+	return convertErr("members.insert", tx.Create(&row).Error, domain.ErrUserNotFound, domain.ErrAlreadyMember)
 }
 
 // GetMember implements ports.OrganizationRepository.
@@ -363,7 +363,7 @@ func (r *OrganizationRepository) GetMemberByUser(ctx context.Context, org domain
 func getMember(db *gorm.DB, where string, args ...any) (*domain.Member, error) {
 	var row memberRow
 	if err := db.Where(where, args...).Take(&row).Error; err != nil {
-		return nil, convertErr("members.get", err, ports.ErrMemberNotFound, nil)
+		return nil, convertErr("members.get", err, domain.ErrMemberNotFound, nil)
 	}
 	return row.toDomain(), nil
 }
@@ -447,7 +447,7 @@ func (r *OrganizationRepository) UpdateMember(ctx context.Context, org domain.Or
 		}
 		return tx.Model(&memberRow{}).Where("id = ?", string(id)).Update("role", domain.JoinOrgRoles(m.Roles())).Error
 	})
-	return convertErr("members.update", err, ports.ErrMemberNotFound, nil)
+	return convertErr("members.update", err, domain.ErrMemberNotFound, nil)
 }
 
 // RemoveMember implements ports.OrganizationRepository, under the
@@ -474,7 +474,7 @@ func (r *OrganizationRepository) RemoveMember(ctx context.Context, org domain.Or
 		return nil
 	})
 	if err != nil {
-		return nil, convertErr("members.remove", err, ports.ErrMemberNotFound, nil)
+		return nil, convertErr("members.remove", err, domain.ErrMemberNotFound, nil)
 	}
 	return removed, nil
 }
@@ -490,7 +490,7 @@ func checkOtherOwner(tx *gorm.DB, org domain.OrganizationID, except domain.Membe
 		return err
 	}
 	if n == 0 {
-		return ports.ErrLastOwner
+		return domain.ErrLastOwner
 	}
 	return nil
 }
@@ -510,7 +510,7 @@ func (r *OrganizationRepository) CreateInvitation(ctx context.Context, inv *doma
 			return err
 		}
 		row := invitationFromDomain(inv)
-		return convertErr("invitations.create", tx.Create(&row).Error, ports.ErrUserNotFound, ports.ErrInvitationExists)
+		return convertErr("invitations.create", tx.Create(&row).Error, domain.ErrUserNotFound, domain.ErrInvitationExists)
 	})
 	return convertErr("invitations.create", err, nil, nil)
 }
@@ -523,7 +523,7 @@ func (r *OrganizationRepository) GetInvitation(ctx context.Context, id domain.In
 func getInvitation(db *gorm.DB, id domain.InvitationID) (*domain.Invitation, error) {
 	var row invitationRow
 	if err := db.Where("id = ?", string(id)).Take(&row).Error; err != nil {
-		return nil, convertErr("invitations.get", err, ports.ErrInvitationNotFound, nil)
+		return nil, convertErr("invitations.get", err, domain.ErrInvitationNotFound, nil)
 	}
 	return row.toDomain(), nil
 }
@@ -547,7 +547,7 @@ func (r *OrganizationRepository) UpdateInvitation(ctx context.Context, id domain
 		}
 		return saveInvitation(tx, inv)
 	})
-	return convertErr("invitations.update", err, ports.ErrInvitationNotFound, nil)
+	return convertErr("invitations.update", err, domain.ErrInvitationNotFound, nil)
 }
 
 // AcceptInvitation implements ports.OrganizationRepository. The
@@ -577,7 +577,7 @@ func (r *OrganizationRepository) AcceptInvitation(ctx context.Context, id domain
 		}
 		return insertMember(tx, m)
 	})
-	return convertErr("invitations.accept", err, ports.ErrInvitationNotFound, nil)
+	return convertErr("invitations.accept", err, domain.ErrInvitationNotFound, nil)
 }
 
 // ListInvitations implements ports.OrganizationRepository.
@@ -599,7 +599,7 @@ func (r *OrganizationRepository) FindPendingInvitation(ctx context.Context, org 
 		Where("email = ? AND organization_id = ?", string(email), string(org)).
 		Order("created_at DESC, id DESC").Take(&row).Error
 	if err != nil {
-		return nil, convertErr("invitations.find_pending", err, ports.ErrInvitationNotFound, nil)
+		return nil, convertErr("invitations.find_pending", err, domain.ErrInvitationNotFound, nil)
 	}
 	return row.toDomain(), nil
 }

@@ -108,7 +108,7 @@ func (r webauthnChallengeRow) toDomain() domain.WebAuthnChallenge {
 // Create implements ports.PasskeyRepository.
 func (r *PasskeyRepository) Create(ctx context.Context, c domain.PasskeyCredential) error {
 	row := passkeyFromDomain(c)
-	return convertErr("passkeys.create", conn(ctx, r.db).Create(&row).Error, ports.ErrUserNotFound, domain.ErrPasskeyExists)
+	return convertErr("passkeys.create", conn(ctx, r.db).Create(&row).Error, domain.ErrUserNotFound, domain.ErrPasskeyExists)
 }
 
 // Get implements ports.PasskeyRepository, by primary key.
@@ -190,7 +190,7 @@ func (r *PasskeyRepository) CountByUser(ctx context.Context, user domain.UserID)
 // Create implements ports.WebAuthnChallengeRepository.
 func (r *WebAuthnChallengeRepository) Create(ctx context.Context, c domain.WebAuthnChallenge) error {
 	row := webauthnChallengeFromDomain(c)
-	return convertErr("webauthn_challenges.create", conn(ctx, r.db).Create(&row).Error, ports.ErrUserNotFound, domain.ErrWebAuthnChallengeExists)
+	return convertErr("webauthn_challenges.create", conn(ctx, r.db).Create(&row).Error, domain.ErrUserNotFound, domain.ErrWebAuthnChallengeExists)
 }
 
 // Consume implements ports.WebAuthnChallengeRepository with one UPDATE …

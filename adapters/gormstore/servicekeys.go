@@ -138,14 +138,14 @@ func (r *ServiceKeyRepository) Create(ctx context.Context, k *domain.ServiceKey,
 		}
 		return tx.Create(&sec).Error
 	})
-	return convertErr("service_keys.create", err, nil, ports.ErrServiceKeyExists)
+	return convertErr("service_keys.create", err, nil, domain.ErrServiceKeyExists)
 }
 
 // Get implements ports.ServiceKeyRepository.
 func (r *ServiceKeyRepository) Get(ctx context.Context, id domain.ServiceKeyID) (*domain.ServiceKey, error) {
 	var row serviceKeyRow
 	if err := conn(ctx, r.db).Where("id = ?", string(id)).Take(&row).Error; err != nil {
-		return nil, convertErr("service_keys.get", err, ports.ErrServiceKeyNotFound, nil)
+		return nil, convertErr("service_keys.get", err, domain.ErrServiceKeyNotFound, nil)
 	}
 	return row.toDomain(), nil
 }
@@ -172,7 +172,7 @@ func (r *ServiceKeyRepository) GetBySecretHash(ctx context.Context, h domain.Tok
 		return nil, domain.ServiceKeySecret{}, convertErr("service_keys.get_by_secret_hash", res.Error, nil, nil)
 	}
 	if res.RowsAffected == 0 {
-		return nil, domain.ServiceKeySecret{}, ports.ErrServiceKeyNotFound
+		return nil, domain.ServiceKeySecret{}, domain.ErrServiceKeyNotFound
 	}
 	return row.Key.toDomain(), row.Secret.toDomain(), nil
 }
@@ -189,10 +189,10 @@ func lockActiveServiceKey(tx *gorm.DB, id domain.ServiceKeyID) (*domain.ServiceK
 	}
 	var row serviceKeyRow
 	if err := q.Where("id = ?", string(id)).Take(&row).Error; err != nil {
-		return nil, convertErr("service_keys.lock", err, ports.ErrServiceKeyNotFound, nil)
+		return nil, convertErr("service_keys.lock", err, domain.ErrServiceKeyNotFound, nil)
 	}
 	if row.RevokedAt != nil {
-		return nil, ports.ErrServiceKeyNotFound
+		return nil, domain.ErrServiceKeyNotFound
 	}
 	return row.toDomain(), nil
 }
@@ -230,7 +230,7 @@ func (r *ServiceKeyRepository) Rotate(ctx context.Context, id domain.ServiceKeyI
 		row := serviceKeyFromDomain(k)
 		return tx.Model(&serviceKeyRow{}).Where("id = ?", row.ID).Select("*").Updates(&row).Error
 	})
-	return convertErr("service_keys.rotate", err, ports.ErrServiceKeyNotFound, ports.ErrServiceKeyExists)
+	return convertErr("service_keys.rotate", err, domain.ErrServiceKeyNotFound, domain.ErrServiceKeyExists)
 }
 
 // Revoke implements ports.ServiceKeyRepository. The conditional UPDATE is
@@ -243,11 +243,11 @@ func (r *ServiceKeyRepository) Revoke(ctx context.Context, id domain.ServiceKeyI
 			return res.Error
 		}
 		if res.RowsAffected == 0 {
-			return ports.ErrServiceKeyNotFound
+			return domain.ErrServiceKeyNotFound
 		}
 		return tx.Where("key_id = ?", string(id)).Delete(&serviceKeySecretRow{}).Error
 	})
-	return convertErr("service_keys.revoke", err, ports.ErrServiceKeyNotFound, nil)
+	return convertErr("service_keys.revoke", err, domain.ErrServiceKeyNotFound, nil)
 }
 
 // touchLastUsedSQL moves last_used_at forwards only, so batches flushed out

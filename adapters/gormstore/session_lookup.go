@@ -14,7 +14,6 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/gatehouse/gatehouse/domain"
-	"github.com/gatehouse/gatehouse/ports"
 )
 
 // sessionLookupSQL reads a session and its user in one round trip, through
@@ -65,7 +64,7 @@ func newSessionLookup(db *gorm.DB) *sessionLookup {
 }
 
 // get returns the session whose token hashes to h and its user, or
-// ports.ErrSessionNotFound.
+// domain.ErrSessionNotFound.
 func (l *sessionLookup) get(ctx context.Context, h domain.TokenHash) (*domain.Session, *domain.User, error) {
 	if l.timeout > 0 {
 		var cancel context.CancelFunc
@@ -81,7 +80,7 @@ func (l *sessionLookup) get(ctx context.Context, h domain.TokenHash) (*domain.Se
 	}
 	switch {
 	case errors.Is(err, sql.ErrNoRows): // pgx.ErrNoRows is one too
-		return nil, nil, ports.ErrSessionNotFound
+		return nil, nil, domain.ErrSessionNotFound
 	case err != nil:
 		return nil, nil, convertErr("sessions.get_by_token_hash", err, nil, nil)
 	}
@@ -94,7 +93,7 @@ func getSessionInUnit(tx *gorm.DB, h domain.TokenHash) (*domain.Session, *domain
 	err := tx.Raw(sessionLookupSQL, string(h)).Row().Scan(row.dest()...)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return nil, nil, ports.ErrSessionNotFound
+		return nil, nil, domain.ErrSessionNotFound
 	case err != nil:
 		return nil, nil, convertErr("sessions.get_by_token_hash", err, nil, nil)
 	}

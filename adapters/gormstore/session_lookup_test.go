@@ -15,7 +15,6 @@ import (
 	"github.com/gatehouse/gatehouse/adapters/gormstore"
 	"github.com/gatehouse/gatehouse/adapters/gormstore/gormtest"
 	"github.com/gatehouse/gatehouse/domain"
-	"github.com/gatehouse/gatehouse/ports"
 )
 
 // wrappedConnector hands out pgx's connections inside a type of its own, as
@@ -71,7 +70,7 @@ func TestSessionLookup_on_a_wrapped_driver(t *testing.T) {
 	if got.ID() != s.ID() || gotUser.ID() != user.ID() || gotUser.Name() != "Ada" || !got.ExpiresAt().Equal(s.ExpiresAt()) {
 		t.Fatalf("lookup on a wrapped driver: session %s of user %s (%s)", got.ID(), gotUser.ID(), gotUser.Name())
 	}
-	if _, _, err := sessions.GetByTokenHash(t.Context(), domain.HashToken("nothing")); !errors.Is(err, ports.ErrSessionNotFound) {
+	if _, _, err := sessions.GetByTokenHash(t.Context(), domain.HashToken("nothing")); !errors.Is(err, domain.ErrSessionNotFound) {
 		t.Fatalf("a missing session on a wrapped driver: %v", err)
 	}
 }

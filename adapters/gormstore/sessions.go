@@ -37,18 +37,18 @@ var (
 // Create implements ports.SessionRepository.
 func (r *SessionRepository) Create(ctx context.Context, s *domain.Session) error {
 	row := sessionFromDomain(s)
-	missing := ports.ErrUserNotFound
+	missing := domain.ErrUserNotFound
 	if row.ActiveOrganizationID != nil {
 		missing = errSessionRefNotFound
 	}
-	return convertErr("sessions.create", conn(ctx, r.db).Create(&row).Error, missing, ports.ErrSessionExists)
+	return convertErr("sessions.create", conn(ctx, r.db).Create(&row).Error, missing, domain.ErrSessionExists)
 }
 
 // Get implements ports.SessionRepository.
 func (r *SessionRepository) Get(ctx context.Context, id domain.SessionID) (*domain.Session, error) {
 	var row sessionRow
 	if err := conn(ctx, r.db).Where("id = ?", string(id)).Take(&row).Error; err != nil {
-		return nil, convertErr("sessions.get", err, ports.ErrSessionNotFound, nil)
+		return nil, convertErr("sessions.get", err, domain.ErrSessionNotFound, nil)
 	}
 	return row.toDomain(), nil
 }
@@ -92,7 +92,7 @@ func (r *SessionRepository) Update(ctx context.Context, id domain.SessionID, fn 
 		}
 		var row sessionRow
 		if err := q.Where("id = ?", string(id)).Take(&row).Error; err != nil {
-			return convertErr("sessions.update", err, ports.ErrSessionNotFound, nil)
+			return convertErr("sessions.update", err, domain.ErrSessionNotFound, nil)
 		}
 		s := row.toDomain()
 		if err := fn(s); err != nil {
@@ -103,7 +103,7 @@ func (r *SessionRepository) Update(ctx context.Context, id domain.SessionID, fn 
 	})
 	// A foreign-key violation on updating a session: only its active
 	// organization can have changed.
-	return convertErr("sessions.update", err, ports.ErrActiveOrganizationNotFound, ports.ErrSessionExists)
+	return convertErr("sessions.update", err, domain.ErrActiveOrganizationNotFound, domain.ErrSessionExists)
 }
 
 // ClearOrganization implements ports.SessionRepository. It leaves
@@ -125,7 +125,7 @@ func (r *SessionRepository) Delete(ctx context.Context, userID domain.UserID, id
 		return convertErr("sessions.delete", res.Error, nil, nil)
 	}
 	if res.RowsAffected == 0 {
-		return ports.ErrSessionNotFound
+		return domain.ErrSessionNotFound
 	}
 	return nil
 }

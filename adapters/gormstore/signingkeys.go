@@ -62,7 +62,7 @@ func (r signingKeyRow) toDomain() domain.SigningKey {
 // Create implements ports.SigningKeyRepository.
 func (r *SigningKeyRepository) Create(ctx context.Context, k domain.SigningKey) error {
 	row := signingKeyFromDomain(k)
-	return convertErr("signing_keys.create", conn(ctx, r.db).Create(&row).Error, nil, ports.ErrSigningKeyExists)
+	return convertErr("signing_keys.create", conn(ctx, r.db).Create(&row).Error, nil, domain.ErrSigningKeyExists)
 }
 
 // List implements ports.SigningKeyRepository.

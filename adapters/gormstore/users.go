@@ -30,7 +30,7 @@ func NewUserRepository(db *gorm.DB) *UserRepository {
 // Create implements ports.UserRepository.
 func (r *UserRepository) Create(ctx context.Context, u *domain.User) error {
 	row := userFromDomain(u)
-	return convertErr("users.create", conn(ctx, r.db).Create(&row).Error, nil, ports.ErrUserExists)
+	return convertErr("users.create", conn(ctx, r.db).Create(&row).Error, nil, domain.ErrUserExists)
 }
 
 // Get implements ports.UserRepository.
@@ -46,7 +46,7 @@ func (r *UserRepository) GetByEmail(ctx context.Context, email domain.Email) (*d
 func getUser(db *gorm.DB, where string, arg string) (*domain.User, error) {
 	var row userRow
 	if err := db.Where(where, arg).Take(&row).Error; err != nil {
-		return nil, convertErr("users.get", err, ports.ErrUserNotFound, nil)
+		return nil, convertErr("users.get", err, domain.ErrUserNotFound, nil)
 	}
 	return row.toDomain(), nil
 }
@@ -70,7 +70,7 @@ func (r *UserRepository) Update(ctx context.Context, id domain.UserID, fn func(u
 		row := userFromDomain(u)
 		return tx.Model(&userRow{}).Where("id = ?", row.ID).Select("*").Updates(&row).Error
 	})
-	return convertErr("users.update", err, ports.ErrUserNotFound, ports.ErrUserExists)
+	return convertErr("users.update", err, domain.ErrUserNotFound, domain.ErrUserExists)
 }
 
 // Delete implements ports.UserRepository. The foreign keys delete the
@@ -96,7 +96,7 @@ ORDER BY id FOR NO KEY UPDATE`, string(id)).Scan(&locked).Error
 			return res.Error
 		}
 		if res.RowsAffected == 0 {
-			return ports.ErrUserNotFound
+			return domain.ErrUserNotFound
 		}
 		return nil
 	})

@@ -29,7 +29,7 @@ func NewVerificationRepository(db *gorm.DB) *VerificationRepository {
 // Create implements ports.VerificationRepository.
 func (r *VerificationRepository) Create(ctx context.Context, v *domain.Verification) error {
 	row := verificationFromDomain(v)
-	return convertErr("verifications.create", conn(ctx, r.db).Create(&row).Error, ports.ErrUserNotFound, ports.ErrVerificationExists)
+	return convertErr("verifications.create", conn(ctx, r.db).Create(&row).Error, domain.ErrUserNotFound, domain.ErrVerificationExists)
 }
 
 // Consume implements ports.VerificationRepository with one DELETE … RETURNING
@@ -46,7 +46,7 @@ func (r *VerificationRepository) Consume(ctx context.Context, purpose domain.Ver
 		return nil, convertErr("verifications.consume", res.Error, nil, nil)
 	}
 	if len(rows) == 0 {
-		return nil, ports.ErrVerificationNotFound
+		return nil, domain.ErrVerificationNotFound
 	}
 	return rows[0].toDomain(), nil
 }

@@ -29,7 +29,7 @@ func NewAuditLog(db *DB) *AuditLog {
 func (l *AuditLog) Append(ctx context.Context, e domain.AuditEntry) error {
 	defer l.db.unlock(l.db.lock(ctx))
 	if _, ok := l.db.auditLog[e.ID]; ok {
-		return ports.ErrAuditEntryExists
+		return domain.ErrAuditEntryExists
 	}
 	e.OccurredAt = domain.Timestamp(e.OccurredAt)
 	set(l.db, l.db.auditLog, e.ID, e)

@@ -49,7 +49,7 @@ func (r *CredentialRepository) Get(ctx context.Context, userID domain.UserID) (*
 	defer r.db.runlock(r.db.rlock(ctx))
 	c, ok := r.db.credentials[userID]
 	if !ok {
-		return nil, ports.ErrCredentialNotFound
+		return nil, domain.ErrCredentialNotFound
 	}
 	return copyCredential(c), nil
 }
@@ -59,7 +59,7 @@ func (r *CredentialRepository) GetByEmail(ctx context.Context, email domain.Emai
 	defer r.db.runlock(r.db.rlock(ctx))
 	id, ok := r.db.userByEmail[email]
 	if !ok {
-		return nil, nil, ports.ErrUserNotFound
+		return nil, nil, domain.ErrUserNotFound
 	}
 	u := copyUser(r.db.users[id])
 	c, ok := r.db.credentials[id]
@@ -75,7 +75,7 @@ func (r *CredentialRepository) Update(ctx context.Context, userID domain.UserID,
 	defer r.db.unlock(r.db.lock(ctx))
 	stored, ok := r.db.credentials[userID]
 	if !ok {
-		return ports.ErrCredentialNotFound
+		return domain.ErrCredentialNotFound
 	}
 	c := copyCredential(stored)
 	if err := fn(c); err != nil {
@@ -89,7 +89,7 @@ func (r *CredentialRepository) Update(ctx context.Context, userID domain.UserID,
 func (r *CredentialRepository) Put(ctx context.Context, c *domain.Credential) error {
 	defer r.db.unlock(r.db.lock(ctx))
 	if !r.db.hasUser(c.UserID()) {
-		return ports.ErrUserNotFound
+		return domain.ErrUserNotFound
 	}
 	set(r.db, r.db.credentials, c.UserID(), copyCredential(c))
 	return nil

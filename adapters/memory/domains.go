@@ -75,13 +75,13 @@ func (db *DB) deleteOrganizationDomains(org domain.OrganizationID) {
 func (r *DomainRepository) Create(ctx context.Context, d *domain.Domain) error {
 	defer r.db.unlock(r.db.lock(ctx))
 	if _, ok := r.db.domains[d.ID()]; ok {
-		return ports.ErrDomainExists
+		return domain.ErrDomainExists
 	}
 	if _, ok := r.db.domainByHostname[d.Hostname()]; ok {
 		return domain.ErrHostnameTaken
 	}
 	if !r.db.hasOrganization(d.OrganizationID()) {
-		return ports.ErrOrganizationNotFound
+		return domain.ErrOrganizationNotFound
 	}
 	set(r.db, r.db.domains, d.ID(), storedDomain(d))
 	set(r.db, r.db.domainByHostname, d.Hostname(), d.ID())
@@ -121,7 +121,7 @@ func (r *DomainRepository) Update(ctx context.Context, id domain.DomainID, fn fu
 		return err
 	}
 	if !r.db.hasOrganization(d.OrganizationID()) {
-		return ports.ErrOrganizationNotFound
+		return domain.ErrOrganizationNotFound
 	}
 	// Domain has no setters for its id or hostname, so the index stays valid.
 	set(r.db, r.db.domains, id, storedDomain(d))

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/gatehouse/gatehouse/domain"
-	"github.com/gatehouse/gatehouse/ports"
 )
 
 func storedFactorLockout(l domain.FactorLockout) domain.FactorLockout {
@@ -26,7 +25,7 @@ func (r *TwoFactorRepository) GetLockout(ctx context.Context, user domain.UserID
 func (r *TwoFactorRepository) UpdateLockout(ctx context.Context, user domain.UserID, fn func(l *domain.FactorLockout) error) error {
 	defer r.db.unlock(r.db.lock(ctx))
 	if !r.db.hasUser(user) {
-		return ports.ErrUserNotFound
+		return domain.ErrUserNotFound
 	}
 	l, ok := r.db.factorLockouts[user]
 	if !ok {

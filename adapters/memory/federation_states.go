@@ -40,7 +40,7 @@ func (r *FederationStateRepository) Create(ctx context.Context, s domain.Federat
 		return domain.ErrFederationStateExists
 	}
 	if s.LinkUserID != "" && !r.db.hasUser(s.LinkUserID) {
-		return ports.ErrUserNotFound
+		return domain.ErrUserNotFound
 	}
 	if _, ok := r.db.identityProviders[s.ProviderID]; !ok {
 		return domain.ErrIdentityProviderNotFound

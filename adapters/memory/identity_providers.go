@@ -132,7 +132,7 @@ func (r *IdentityProviderRepository) Create(ctx context.Context, p domain.Identi
 		return domain.ErrIdentityProviderExists
 	}
 	if !r.db.hasOrganization(p.OrganizationID) {
-		return ports.ErrOrganizationNotFound
+		return domain.ErrOrganizationNotFound
 	}
 	if err := r.db.checkBindings(p.ID, p.Domains); err != nil {
 		return err
@@ -186,7 +186,7 @@ func (r *IdentityProviderRepository) Update(ctx context.Context, id domain.Ident
 	}
 	p.ID = id
 	if !r.db.hasOrganization(p.OrganizationID) {
-		return ports.ErrOrganizationNotFound
+		return domain.ErrOrganizationNotFound
 	}
 	if err := r.db.checkBindings(id, p.Domains); err != nil {
 		return err

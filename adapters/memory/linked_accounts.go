@@ -76,10 +76,10 @@ func (r *LinkedAccountRepository) Create(ctx context.Context, a domain.LinkedAcc
 func (r *LinkedAccountRepository) CreateWithUser(ctx context.Context, u *domain.User, a domain.LinkedAccount) error {
 	defer r.db.unlock(r.db.lock(ctx))
 	if _, ok := r.db.users[u.ID()]; ok {
-		return ports.ErrUserExists
+		return domain.ErrUserExists
 	}
 	if _, ok := r.db.userByEmail[u.Email()]; ok {
-		return ports.ErrUserExists
+		return domain.ErrUserExists
 	}
 	if a.UserID != u.ID() {
 		return domain.Internal("memory: linked_accounts.create_with_user", errors.New("the account is another user's"))
@@ -109,7 +109,7 @@ func (r *LinkedAccountRepository) create(a domain.LinkedAccount) error {
 		return domain.ErrLinkedAccountExists
 	}
 	if !r.db.hasUser(a.UserID) {
-		return ports.ErrUserNotFound
+		return domain.ErrUserNotFound
 	}
 	if _, ok := r.db.identityProviders[a.ProviderID]; !ok {
 		return domain.ErrIdentityProviderNotFound

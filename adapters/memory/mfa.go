@@ -88,7 +88,7 @@ func (db *DB) deleteFactorsOf(user domain.UserID) {
 func (r *TwoFactorRepository) SaveTOTP(ctx context.Context, f domain.TOTPFactor) error {
 	defer r.db.unlock(r.db.lock(ctx))
 	if !r.db.hasUser(f.UserID) {
-		return ports.ErrUserNotFound
+		return domain.ErrUserNotFound
 	}
 	if old, ok := r.db.totpFactors[f.UserID]; ok && old.Verified {
 		return domain.ErrTOTPExists
@@ -155,7 +155,7 @@ func (r *TwoFactorRepository) DeleteTOTP(ctx context.Context, user domain.UserID
 func (r *TwoFactorRepository) ReplaceBackupCodes(ctx context.Context, user domain.UserID, hashes [][]byte, at time.Time) error {
 	defer r.db.unlock(r.db.lock(ctx))
 	if !r.db.hasUser(user) {
-		return ports.ErrUserNotFound
+		return domain.ErrUserNotFound
 	}
 	codes := make(map[string]domain.BackupCode, len(hashes))
 	for _, h := range hashes {
@@ -200,7 +200,7 @@ func (r *TwoFactorRepository) DeleteAll(ctx context.Context, user domain.UserID)
 func (r *MFAChallengeRepository) Create(ctx context.Context, c domain.MFAChallenge) error {
 	defer r.db.unlock(r.db.lock(ctx))
 	if !r.db.hasUser(c.UserID) {
-		return ports.ErrUserNotFound
+		return domain.ErrUserNotFound
 	}
 	if _, ok := r.db.mfaChallenges[string(c.IDHash)]; ok {
 		return domain.ErrMFAChallengeExists

@@ -140,7 +140,7 @@ func (db *DB) deleteOAuthOf(client domain.OAuthClientID, user domain.UserID) {
 func (r *OAuthClientRepository) Create(ctx context.Context, c domain.OAuthClient) error {
 	defer r.db.unlock(r.db.lock(ctx))
 	if _, ok := r.db.oauthClients[c.ID]; ok {
-		return ports.ErrOAuthClientExists
+		return domain.ErrOAuthClientExists
 	}
 	set(r.db, r.db.oauthClients, c.ID, storedClient(c))
 	return nil
@@ -206,13 +206,13 @@ func (r *OAuthClientRepository) List(ctx context.Context) ([]domain.OAuthClient,
 func (r *OAuthGrantRepository) CreateCode(ctx context.Context, c domain.AuthorizationCode) error {
 	defer r.db.unlock(r.db.lock(ctx))
 	if _, ok := r.db.oauthCodes[c.Hash]; ok {
-		return ports.ErrOAuthCodeExists
+		return domain.ErrOAuthCodeExists
 	}
 	if _, ok := r.db.oauthClients[c.ClientID]; !ok {
 		return domain.ErrOAuthClientNotFound
 	}
 	if !r.db.hasUser(c.UserID) {
-		return ports.ErrUserNotFound
+		return domain.ErrUserNotFound
 	}
 	set(r.db, r.db.oauthCodes, c.Hash, storedCode(c))
 	return nil
@@ -227,7 +227,7 @@ func (r *OAuthGrantRepository) ConsumeCode(ctx context.Context, h domain.TokenHa
 	case !ok:
 		return domain.AuthorizationCode{}, domain.ErrCodeNotFound
 	case !c.ConsumedAt.IsZero():
-		return storedCode(c), ports.ErrCodeConsumed
+		return storedCode(c), domain.ErrCodeConsumed
 	case !now.Before(c.ExpiresAt):
 		return domain.AuthorizationCode{}, domain.ErrCodeNotFound
 	}
@@ -241,18 +241,18 @@ func (r *OAuthGrantRepository) ConsumeCode(ctx context.Context, h domain.TokenHa
 func (r *OAuthGrantRepository) CreateGrant(ctx context.Context, g domain.OAuthGrant, refresh *domain.RefreshToken) error {
 	defer r.db.unlock(r.db.lock(ctx))
 	if _, ok := r.db.oauthGrants[g.ID]; ok {
-		return ports.ErrOAuthGrantExists
+		return domain.ErrOAuthGrantExists
 	}
 	if refresh != nil {
 		if _, ok := r.db.oauthRefreshTokens[refresh.Hash]; ok {
-			return ports.ErrOAuthGrantExists
+			return domain.ErrOAuthGrantExists
 		}
 	}
 	if _, ok := r.db.oauthClients[g.ClientID]; !ok {
 		return domain.ErrOAuthClientNotFound
 	}
 	if g.UserID != "" && !r.db.hasUser(g.UserID) {
-		return ports.ErrUserNotFound
+		return domain.ErrUserNotFound
 	}
 	set(r.db, r.db.oauthGrants, g.ID, storedGrant(g))
 	if refresh != nil {
@@ -307,12 +307,12 @@ func (r *OAuthGrantRepository) RotateRefreshToken(ctx context.Context, old domai
 	case !ok:
 		return domain.ErrRefreshNotFound
 	case !t.UsedAt.IsZero():
-		return ports.ErrRefreshTokenUsed
+		return domain.ErrRefreshTokenUsed
 	case !now.Before(t.ExpiresAt):
 		return domain.ErrRefreshNotFound
 	}
 	if _, ok := r.db.oauthRefreshTokens[next.Hash]; ok {
-		return ports.ErrOAuthRefreshTokenExists
+		return domain.ErrOAuthRefreshTokenExists
 	}
 	if _, ok := r.db.oauthGrants[next.GrantID]; !ok {
 		return domain.ErrGrantNotFound
@@ -341,7 +341,7 @@ func (r *OAuthGrantRepository) PutConsent(ctx context.Context, c domain.Consent)
 		return domain.ErrOAuthClientNotFound
 	}
 	if !r.db.hasUser(c.UserID) {
-		return ports.ErrUserNotFound
+		return domain.ErrUserNotFound
 	}
 	key := userClient{c.UserID, c.ClientID}
 	if old, ok := r.db.oauthConsents[key]; ok {

@@ -75,13 +75,13 @@ func compareInvitationsNewestFirst(a, b *domain.Invitation) int {
 func (db *DB) insertMember(m *domain.Member) error {
 	key := orgUser{m.OrganizationID(), m.UserID()}
 	if _, ok := db.members[m.ID()]; ok {
-		return ports.ErrAlreadyMember
+		return domain.ErrAlreadyMember
 	}
 	if _, ok := db.memberByOrgUser[key]; ok {
-		return ports.ErrAlreadyMember
+		return domain.ErrAlreadyMember
 	}
 	if !db.hasUser(m.UserID()) {
-		return ports.ErrUserNotFound
+		return domain.ErrUserNotFound
 	}
 	set(db, db.members, m.ID(), copyMember(m))
 	set(db, db.memberByOrgUser, key, m.ID())
@@ -128,7 +128,7 @@ func (db *DB) deleteMemberships(userID domain.UserID) {
 func (db *DB) member(org domain.OrganizationID, id domain.MemberID) (*domain.Member, error) {
 	m, ok := db.members[id]
 	if !ok || m.OrganizationID() != org {
-		return nil, ports.ErrMemberNotFound
+		return nil, domain.ErrMemberNotFound
 	}
 	return m, nil
 }
@@ -152,16 +152,16 @@ func (r *OrganizationRepository) Create(ctx context.Context, org *domain.Organiz
 	}
 	defer r.db.unlock(r.db.lock(ctx))
 	if _, ok := r.db.organizations[org.ID()]; ok {
-		return ports.ErrOrganizationExists
+		return domain.ErrOrganizationExists
 	}
 	if _, ok := r.db.organizationBySlug[org.Slug()]; ok {
-		return ports.ErrOrganizationExists
+		return domain.ErrOrganizationExists
 	}
 	if _, ok := r.db.members[owner.ID()]; ok {
-		return ports.ErrAlreadyMember
+		return domain.ErrAlreadyMember
 	}
 	if !r.db.hasUser(owner.UserID()) {
-		return ports.ErrUserNotFound
+		return domain.ErrUserNotFound
 	}
 	set(r.db, r.db.organizations, org.ID(), copyOrganization(org))
 	set(r.db, r.db.organizationBySlug, org.Slug(), org.ID())
@@ -178,7 +178,7 @@ func (r *OrganizationRepository) Get(ctx context.Context, id domain.Organization
 	defer r.db.runlock(r.db.rlock(ctx))
 	o, ok := r.db.organizations[id]
 	if !ok {
-		return nil, ports.ErrOrganizationNotFound
+		return nil, domain.ErrOrganizationNotFound
 	}
 	return copyOrganization(o), nil
 }
@@ -188,7 +188,7 @@ func (r *OrganizationRepository) GetBySlug(ctx context.Context, slug string) (*d
 	defer r.db.runlock(r.db.rlock(ctx))
 	id, ok := r.db.organizationBySlug[slug]
 	if !ok {
-		return nil, ports.ErrOrganizationNotFound
+		return nil, domain.ErrOrganizationNotFound
 	}
 	return copyOrganization(r.db.organizations[id]), nil
 }
@@ -205,7 +205,7 @@ func (r *OrganizationRepository) Update(ctx context.Context, id domain.Organizat
 	defer r.db.unlock(r.db.lock(ctx))
 	stored, ok := r.db.organizations[id]
 	if !ok {
-		return ports.ErrOrganizationNotFound
+		return domain.ErrOrganizationNotFound
 	}
 	o := copyOrganization(stored)
 	if err := fn(o); err != nil {
@@ -213,7 +213,7 @@ func (r *OrganizationRepository) Update(ctx context.Context, id domain.Organizat
 	}
 	if o.Slug() != stored.Slug() {
 		if _, taken := r.db.organizationBySlug[o.Slug()]; taken {
-			return ports.ErrSlugTaken
+			return domain.ErrSlugTaken
 		}
 		unset(r.db, r.db.organizationBySlug, stored.Slug())
 		set(r.db, r.db.organizationBySlug, o.Slug(), id)
@@ -229,7 +229,7 @@ func (r *OrganizationRepository) Delete(ctx context.Context, id domain.Organizat
 	defer r.db.unlock(r.db.lock(ctx))
 	o, ok := r.db.organizations[id]
 	if !ok {
-		return ports.ErrOrganizationNotFound
+		return domain.ErrOrganizationNotFound
 	}
 	for memberID := range r.db.membersByOrg[id] {
 		r.db.deleteMember(r.db.members[memberID])
@@ -319,7 +319,7 @@ func (r *OrganizationRepository) List(ctx context.Context, q ports.OrganizationQ
 func (r *OrganizationRepository) AddMember(ctx context.Context, m *domain.Member) error {
 	defer r.db.unlock(r.db.lock(ctx))
 	if _, ok := r.db.organizations[m.OrganizationID()]; !ok {
-		return ports.ErrOrganizationNotFound
+		return domain.ErrOrganizationNotFound
 	}
 	return r.db.insertMember(m)
 }
@@ -339,7 +339,7 @@ func (r *OrganizationRepository) GetMemberByUser(ctx context.Context, org domain
 	defer r.db.runlock(r.db.rlock(ctx))
 	id, ok := r.db.memberByOrgUser[orgUser{org, userID}]
 	if !ok {
-		return nil, ports.ErrMemberNotFound
+		return nil, domain.ErrMemberNotFound
 	}
 	return copyMember(r.db.members[id]), nil
 }
@@ -395,7 +395,7 @@ func (r *OrganizationRepository) ListMembers(ctx context.Context, org domain.Org
 func (r *OrganizationRepository) UpdateMember(ctx context.Context, org domain.OrganizationID, id domain.MemberID, fn func(m *domain.Member) error) error {
 	defer r.db.unlock(r.db.lock(ctx))
 	if _, ok := r.db.organizations[org]; !ok {
-		return ports.ErrOrganizationNotFound
+		return domain.ErrOrganizationNotFound
 	}
 	stored, err := r.db.member(org, id)
 	if err != nil {
@@ -406,7 +406,7 @@ func (r *OrganizationRepository) UpdateMember(ctx context.Context, org domain.Or
 		return err
 	}
 	if stored.IsOwner() && !m.IsOwner() && !r.db.hasOtherOwner(org, id) {
-		return ports.ErrLastOwner
+		return domain.ErrLastOwner
 	}
 	// fn cannot change the id, organization or user (Member has no setters
 	// for them), so the index stays valid; the copy keeps it so regardless.
@@ -418,14 +418,14 @@ func (r *OrganizationRepository) UpdateMember(ctx context.Context, org domain.Or
 func (r *OrganizationRepository) RemoveMember(ctx context.Context, org domain.OrganizationID, id domain.MemberID) (*domain.Member, error) {
 	defer r.db.unlock(r.db.lock(ctx))
 	if _, ok := r.db.organizations[org]; !ok {
-		return nil, ports.ErrOrganizationNotFound
+		return nil, domain.ErrOrganizationNotFound
 	}
 	m, err := r.db.member(org, id)
 	if err != nil {
 		return nil, err
 	}
 	if m.IsOwner() && !r.db.hasOtherOwner(org, id) {
-		return nil, ports.ErrLastOwner
+		return nil, domain.ErrLastOwner
 	}
 	r.db.deleteMember(m)
 	return copyMember(m), nil
@@ -442,13 +442,13 @@ func (r *OrganizationRepository) CountMembers(ctx context.Context, org domain.Or
 func (r *OrganizationRepository) CreateInvitation(ctx context.Context, inv *domain.Invitation) error {
 	defer r.db.unlock(r.db.lock(ctx))
 	if _, ok := r.db.organizations[inv.OrganizationID()]; !ok {
-		return ports.ErrOrganizationNotFound
+		return domain.ErrOrganizationNotFound
 	}
 	if _, ok := r.db.invitations[inv.ID()]; ok {
-		return ports.ErrInvitationExists
+		return domain.ErrInvitationExists
 	}
 	if inv.InviterID() != "" && !r.db.hasUser(inv.InviterID()) {
-		return ports.ErrUserNotFound
+		return domain.ErrUserNotFound
 	}
 	set(r.db, r.db.invitations, inv.ID(), copyInvitation(inv))
 	return nil
@@ -459,7 +459,7 @@ func (r *OrganizationRepository) GetInvitation(ctx context.Context, id domain.In
 	defer r.db.runlock(r.db.rlock(ctx))
 	inv, ok := r.db.invitations[id]
 	if !ok {
-		return nil, ports.ErrInvitationNotFound
+		return nil, domain.ErrInvitationNotFound
 	}
 	return copyInvitation(inv), nil
 }
@@ -469,7 +469,7 @@ func (r *OrganizationRepository) UpdateInvitation(ctx context.Context, id domain
 	defer r.db.unlock(r.db.lock(ctx))
 	stored, ok := r.db.invitations[id]
 	if !ok {
-		return ports.ErrInvitationNotFound
+		return domain.ErrInvitationNotFound
 	}
 	inv := copyInvitation(stored)
 	if err := fn(inv); err != nil {
@@ -485,7 +485,7 @@ func (r *OrganizationRepository) AcceptInvitation(ctx context.Context, id domain
 	defer r.db.unlock(r.db.lock(ctx))
 	stored, ok := r.db.invitations[id]
 	if !ok {
-		return ports.ErrInvitationNotFound
+		return domain.ErrInvitationNotFound
 	}
 	if m.OrganizationID() != stored.OrganizationID() {
 		return domain.Internal("memory: invitations.accept", errMemberOfAnotherOrg)
@@ -517,7 +517,7 @@ func (r *OrganizationRepository) FindPendingInvitation(ctx context.Context, org 
 		return inv.OrganizationID() == org && inv.Email() == email && inv.IsOpen(now)
 	})
 	if len(list) == 0 {
-		return nil, ports.ErrInvitationNotFound
+		return nil, domain.ErrInvitationNotFound
 	}
 	return list[0], nil
 }

@@ -61,7 +61,7 @@ func storedWebAuthnChallenge(c domain.WebAuthnChallenge) domain.WebAuthnChalleng
 func (r *PasskeyRepository) Create(ctx context.Context, c domain.PasskeyCredential) error {
 	defer r.db.unlock(r.db.lock(ctx))
 	if !r.db.hasUser(c.UserID) {
-		return ports.ErrUserNotFound
+		return domain.ErrUserNotFound
 	}
 	if _, ok := r.db.passkeys[string(c.ID)]; ok {
 		return domain.ErrPasskeyExists
@@ -160,7 +160,7 @@ func (r *PasskeyRepository) CountByUser(ctx context.Context, user domain.UserID)
 func (r *WebAuthnChallengeRepository) Create(ctx context.Context, c domain.WebAuthnChallenge) error {
 	defer r.db.unlock(r.db.lock(ctx))
 	if c.UserID != "" && !r.db.hasUser(c.UserID) {
-		return ports.ErrUserNotFound
+		return domain.ErrUserNotFound
 	}
 	if _, ok := r.db.webauthnChallenges[string(c.IDHash)]; ok {
 		return domain.ErrWebAuthnChallengeExists

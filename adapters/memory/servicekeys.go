@@ -55,10 +55,10 @@ func timestampOrZero(t time.Time) time.Time {
 func (r *ServiceKeyRepository) Create(ctx context.Context, k *domain.ServiceKey, secret domain.ServiceKeySecret) error {
 	defer r.db.unlock(r.db.lock(ctx))
 	if _, ok := r.db.serviceKeys[k.ID()]; ok {
-		return ports.ErrServiceKeyExists
+		return domain.ErrServiceKeyExists
 	}
 	if _, ok := r.db.serviceKeySecrets[secret.Hash]; ok {
-		return ports.ErrServiceKeyExists
+		return domain.ErrServiceKeyExists
 	}
 	set(r.db, r.db.serviceKeys, k.ID(), copyServiceKey(k, time.Time{}))
 	set(r.db, r.db.serviceKeySecrets, secret.Hash, storedSecret(secret, k.ID()))
@@ -70,7 +70,7 @@ func (r *ServiceKeyRepository) Get(ctx context.Context, id domain.ServiceKeyID) 
 	defer r.db.runlock(r.db.rlock(ctx))
 	k, ok := r.db.serviceKeys[id]
 	if !ok {
-		return nil, ports.ErrServiceKeyNotFound
+		return nil, domain.ErrServiceKeyNotFound
 	}
 	return copyServiceKey(k, time.Time{}), nil
 }
@@ -97,11 +97,11 @@ func (r *ServiceKeyRepository) GetBySecretHash(ctx context.Context, h domain.Tok
 	defer r.db.runlock(r.db.rlock(ctx))
 	secret, ok := r.db.serviceKeySecrets[h]
 	if !ok {
-		return nil, domain.ServiceKeySecret{}, ports.ErrServiceKeyNotFound
+		return nil, domain.ServiceKeySecret{}, domain.ErrServiceKeyNotFound
 	}
 	k, ok := r.db.serviceKeys[secret.KeyID]
 	if !ok || !k.RevokedAt().IsZero() {
-		return nil, domain.ServiceKeySecret{}, ports.ErrServiceKeyNotFound
+		return nil, domain.ServiceKeySecret{}, domain.ErrServiceKeyNotFound
 	}
 	return copyServiceKey(k, time.Time{}), secret, nil
 }
@@ -112,10 +112,10 @@ func (r *ServiceKeyRepository) Rotate(ctx context.Context, id domain.ServiceKeyI
 	defer r.db.unlock(r.db.lock(ctx))
 	stored, ok := r.db.serviceKeys[id]
 	if !ok || !stored.RevokedAt().IsZero() {
-		return ports.ErrServiceKeyNotFound
+		return domain.ErrServiceKeyNotFound
 	}
 	if _, ok := r.db.serviceKeySecrets[secret.Hash]; ok {
-		return ports.ErrServiceKeyExists
+		return domain.ErrServiceKeyExists
 	}
 	k := copyServiceKey(stored, time.Time{})
 	if err := fn(k); err != nil {
@@ -144,7 +144,7 @@ func (r *ServiceKeyRepository) Revoke(ctx context.Context, id domain.ServiceKeyI
 	defer r.db.unlock(r.db.lock(ctx))
 	stored, ok := r.db.serviceKeys[id]
 	if !ok || !stored.RevokedAt().IsZero() {
-		return ports.ErrServiceKeyNotFound
+		return domain.ErrServiceKeyNotFound
 	}
 	k := copyServiceKey(stored, time.Time{})
 	k.Revoke(now)

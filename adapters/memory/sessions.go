@@ -42,19 +42,19 @@ func (db *DB) hasActiveOrganization(org domain.OrganizationID) bool {
 func (r *SessionRepository) Create(ctx context.Context, s *domain.Session) error {
 	defer r.db.unlock(r.db.lock(ctx))
 	if _, ok := r.db.sessions[s.ID()]; ok {
-		return ports.ErrSessionExists
+		return domain.ErrSessionExists
 	}
 	if _, ok := r.db.sessionByToken[s.TokenHash()]; ok {
-		return ports.ErrSessionExists
+		return domain.ErrSessionExists
 	}
 	if !r.db.hasUser(s.UserID()) {
-		return ports.ErrUserNotFound
+		return domain.ErrUserNotFound
 	}
 	if by := s.ImpersonatedBy(); by != "" && !r.db.hasUser(by) {
-		return ports.ErrUserNotFound
+		return domain.ErrUserNotFound
 	}
 	if org := s.ActiveOrganizationID(); org != "" && !r.db.hasActiveOrganization(org) {
-		return ports.ErrActiveOrganizationNotFound
+		return domain.ErrActiveOrganizationNotFound
 	}
 	set(r.db, r.db.sessions, s.ID(), copySession(s))
 	set(r.db, r.db.sessionByToken, s.TokenHash(), s.ID())
@@ -66,7 +66,7 @@ func (r *SessionRepository) GetByTokenHash(ctx context.Context, h domain.TokenHa
 	defer r.db.runlock(r.db.rlock(ctx))
 	id, ok := r.db.sessionByToken[h]
 	if !ok {
-		return nil, nil, ports.ErrSessionNotFound
+		return nil, nil, domain.ErrSessionNotFound
 	}
 	s := r.db.sessions[id]
 	return copySession(s), copyUser(r.db.users[s.UserID()]), nil
@@ -77,7 +77,7 @@ func (r *SessionRepository) Get(ctx context.Context, id domain.SessionID) (*doma
 	defer r.db.runlock(r.db.rlock(ctx))
 	s, ok := r.db.sessions[id]
 	if !ok {
-		return nil, ports.ErrSessionNotFound
+		return nil, domain.ErrSessionNotFound
 	}
 	return copySession(s), nil
 }
@@ -108,7 +108,7 @@ func (r *SessionRepository) Update(ctx context.Context, id domain.SessionID, fn 
 	defer r.db.unlock(r.db.lock(ctx))
 	stored, ok := r.db.sessions[id]
 	if !ok {
-		return ports.ErrSessionNotFound
+		return domain.ErrSessionNotFound
 	}
 	s := copySession(stored)
 	if err := fn(s); err != nil {
@@ -118,7 +118,7 @@ func (r *SessionRepository) Update(ctx context.Context, id domain.SessionID, fn 
 	// for them), so the indexes stay valid. The active organization must
 	// exist, as the SQL stores' foreign key requires.
 	if org := s.ActiveOrganizationID(); org != "" && org != stored.ActiveOrganizationID() && !r.db.hasActiveOrganization(org) {
-		return ports.ErrActiveOrganizationNotFound
+		return domain.ErrActiveOrganizationNotFound
 	}
 	set(r.db, r.db.sessions, id, s)
 	return nil
@@ -129,7 +129,7 @@ func (r *SessionRepository) Delete(ctx context.Context, userID domain.UserID, id
 	defer r.db.unlock(r.db.lock(ctx))
 	s, ok := r.db.sessions[id]
 	if !ok || s.UserID() != userID {
-		return ports.ErrSessionNotFound
+		return domain.ErrSessionNotFound
 	}
 	r.db.deleteSession(id, s)
 	return nil

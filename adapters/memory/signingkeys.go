@@ -42,7 +42,7 @@ func copySigningKey(k domain.SigningKey) domain.SigningKey {
 func (r *SigningKeyRepository) Create(ctx context.Context, k domain.SigningKey) error {
 	defer r.db.unlock(r.db.lock(ctx))
 	if _, ok := r.db.signingKeys[k.ID]; ok {
-		return ports.ErrSigningKeyExists
+		return domain.ErrSigningKeyExists
 	}
 	set(r.db, r.db.signingKeys, k.ID, copySigningKey(k))
 	return nil

@@ -42,10 +42,10 @@ func (r *UserRepository) Create(ctx context.Context, u *domain.User) error {
 // createUser stores a copy of u. The caller holds the write lock.
 func (db *DB) createUser(u *domain.User) error {
 	if _, ok := db.users[u.ID()]; ok {
-		return ports.ErrUserExists
+		return domain.ErrUserExists
 	}
 	if _, ok := db.userByEmail[u.Email()]; ok {
-		return ports.ErrUserExists
+		return domain.ErrUserExists
 	}
 	set(db, db.users, u.ID(), copyUser(u))
 	set(db, db.userByEmail, u.Email(), u.ID())
@@ -57,7 +57,7 @@ func (r *UserRepository) Get(ctx context.Context, id domain.UserID) (*domain.Use
 	defer r.db.runlock(r.db.rlock(ctx))
 	u, ok := r.db.users[id]
 	if !ok {
-		return nil, ports.ErrUserNotFound
+		return nil, domain.ErrUserNotFound
 	}
 	return copyUser(u), nil
 }
@@ -67,7 +67,7 @@ func (r *UserRepository) GetByEmail(ctx context.Context, email domain.Email) (*d
 	defer r.db.runlock(r.db.rlock(ctx))
 	id, ok := r.db.userByEmail[email]
 	if !ok {
-		return nil, ports.ErrUserNotFound
+		return nil, domain.ErrUserNotFound
 	}
 	return copyUser(r.db.users[id]), nil
 }
@@ -78,7 +78,7 @@ func (r *UserRepository) Update(ctx context.Context, id domain.UserID, fn func(u
 	defer r.db.unlock(r.db.lock(ctx))
 	stored, ok := r.db.users[id]
 	if !ok {
-		return ports.ErrUserNotFound
+		return domain.ErrUserNotFound
 	}
 	u := copyUser(stored)
 	if err := fn(u); err != nil {
@@ -86,7 +86,7 @@ func (r *UserRepository) Update(ctx context.Context, id domain.UserID, fn func(u
 	}
 	if u.Email() != stored.Email() {
 		if _, taken := r.db.userByEmail[u.Email()]; taken {
-			return ports.ErrUserExists
+			return domain.ErrUserExists
 		}
 		unset(r.db, r.db.userByEmail, stored.Email())
 		set(r.db, r.db.userByEmail, u.Email(), id)
@@ -101,7 +101,7 @@ func (r *UserRepository) Delete(ctx context.Context, id domain.UserID) error {
 	defer r.db.unlock(r.db.lock(ctx))
 	u, ok := r.db.users[id]
 	if !ok {
-		return ports.ErrUserNotFound
+		return domain.ErrUserNotFound
 	}
 	r.db.deleteUser(u)
 	return nil

@@ -32,13 +32,13 @@ func copyVerification(v *domain.Verification) *domain.Verification {
 func (r *VerificationRepository) Create(ctx context.Context, v *domain.Verification) error {
 	defer r.db.unlock(r.db.lock(ctx))
 	if _, ok := r.db.verifications[v.ID()]; ok {
-		return ports.ErrVerificationExists
+		return domain.ErrVerificationExists
 	}
 	if _, ok := r.db.verificationByToken[v.TokenHash()]; ok {
-		return ports.ErrVerificationExists
+		return domain.ErrVerificationExists
 	}
 	if !r.db.hasUser(v.UserID()) {
-		return ports.ErrUserNotFound
+		return domain.ErrUserNotFound
 	}
 	set(r.db, r.db.verifications, v.ID(), copyVerification(v))
 	set(r.db, r.db.verificationByToken, v.TokenHash(), v.ID())
@@ -51,13 +51,13 @@ func (r *VerificationRepository) Consume(ctx context.Context, purpose domain.Ver
 	defer r.db.unlock(r.db.lock(ctx))
 	id, ok := r.db.verificationByToken[h]
 	if !ok {
-		return nil, ports.ErrVerificationNotFound
+		return nil, domain.ErrVerificationNotFound
 	}
 	v := r.db.verifications[id]
 	if v.Purpose() != purpose {
 		// A link made for one purpose proves nothing about another, and
 		// trying it must not use it up.
-		return nil, ports.ErrVerificationNotFound
+		return nil, domain.ErrVerificationNotFound
 	}
 	r.db.deleteVerification(id, v)
 	return v, nil

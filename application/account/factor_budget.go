@@ -50,7 +50,7 @@ func (b factorBudget) take(ctx context.Context, user domain.UserID) (factorAttem
 		c.RecordFailure(a.at, b.policy)
 		return nil
 	})
-	if !errors.Is(err, ports.ErrCredentialNotFound) {
+	if !errors.Is(err, domain.ErrCredentialNotFound) {
 		return a, err
 	}
 	a.password = false

@@ -323,7 +323,7 @@ func (o *Organizations) Cancel(ctx context.Context, req usecase.OrgRequest, id d
 // since it was read) as Better Auth answers every invitation that cannot be
 // answered: INVITATION_NOT_FOUND.
 func invitationErr(err error) error {
-	if errors.Is(err, ports.ErrInvitationNotFound) {
+	if errors.Is(err, domain.ErrInvitationNotFound) {
 		return domain.ErrInvitationNotOpen
 	}
 	return err

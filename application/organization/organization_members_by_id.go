@@ -204,7 +204,7 @@ func (o *Organizations) RevokeInvitation(ctx context.Context, req usecase.Caller
 			return err
 		}
 		if inv.OrganizationID() != org {
-			return ports.ErrInvitationNotFound
+			return domain.ErrInvitationNotFound
 		}
 		_, err = o.cancelInvitation(ctx, id, emit)
 		return err

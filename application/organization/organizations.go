@@ -589,9 +589,9 @@ func (o *Organizations) findMember(ctx context.Context, org domain.OrganizationI
 // MEMBER_NOT_FOUND.
 func memberErr(err error, lastOwner error) error {
 	switch {
-	case errors.Is(err, ports.ErrLastOwner):
+	case errors.Is(err, domain.ErrLastOwner):
 		return lastOwner
-	case errors.Is(err, ports.ErrMemberNotFound):
+	case errors.Is(err, domain.ErrMemberNotFound):
 		return errMemberNotFound
 	}
 	return err
@@ -626,7 +626,7 @@ func (o *Organizations) RemoveMember(ctx context.Context, req usecase.OrgRequest
 }
 
 // removeMember removes m from its organization, unless m is its last owner
-// (ports.ErrLastOwner), and stops the user's sessions working in it
+// (domain.ErrLastOwner), and stops the user's sessions working in it
 // (member.removed). The membership is returned with its user once removed.
 func (o *Organizations) removeMember(ctx context.Context, m *domain.Member, emit usecase.Emit) (*ports.MemberWithUser, error) {
 	u, err := o.users.Get(ctx, m.UserID())
@@ -634,7 +634,7 @@ func (o *Organizations) removeMember(ctx context.Context, m *domain.Member, emit
 		return nil, err
 	}
 	if _, err := o.orgs.RemoveMember(ctx, m.OrganizationID(), m.ID()); err != nil {
-		return nil, memberErr(err, ports.ErrLastOwner)
+		return nil, memberErr(err, domain.ErrLastOwner)
 	}
 	removed := &ports.MemberWithUser{Member: m, User: u}
 	emit(domain.EventMemberRemoved, *removed)
@@ -675,7 +675,7 @@ func (o *Organizations) UpdateMemberRole(ctx context.Context, req usecase.OrgReq
 // setMemberRoles replaces the roles of member id of org, under the
 // organization's lock, if allow (run on the stored member) lets it; a
 // missing member is MEMBER_NOT_FOUND, taking the last owner's role
-// ports.ErrLastOwner. It returns the member with its user
+// domain.ErrLastOwner. It returns the member with its user
 // (member.role_changed).
 func (o *Organizations) setMemberRoles(ctx context.Context, org domain.OrganizationID, id domain.MemberID, roles []domain.OrgRole,
 	allow func(m *domain.Member) error, emit usecase.Emit) (*ports.MemberWithUser, error) {
@@ -691,7 +691,7 @@ func (o *Organizations) setMemberRoles(ctx context.Context, org domain.Organizat
 		return nil, errMemberNotFound
 	}
 	if err != nil {
-		return nil, memberErr(err, ports.ErrLastOwner)
+		return nil, memberErr(err, domain.ErrLastOwner)
 	}
 	u, err := o.users.Get(ctx, member.UserID())
 	if err != nil {

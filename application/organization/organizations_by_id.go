@@ -38,7 +38,7 @@ var errInviterNotMember = domain.Invalid("invitation.inviter_not_member", "The i
 
 // unknownUser is a missing user named by the request's field.
 func unknownUser(field string) error {
-	return &domain.Error{Kind: domain.KindNotFound, Code: ports.ErrUserNotFound.Code, Message: "User not found",
+	return &domain.Error{Kind: domain.KindNotFound, Code: domain.ErrUserNotFound.Code, Message: "User not found",
 		Fields: []domain.FieldViolation{{Field: field, Message: "is not a user"}}}
 }
 

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse/domain"
-	"github.com/gatehouse/gatehouse/ports"
 )
 
 // The second-factor lockout of TwoFactorRepository (GetLockout,
@@ -49,7 +48,7 @@ func testFactorLockoutRoundTrip(t *testing.T, s Stores) {
 		t.Fatalf("GetLockout after a success = %+v, %v; want none", l, err)
 	}
 	err = s.TwoFactor.UpdateLockout(ctx, "nobody", func(l *domain.FactorLockout) error { return nil })
-	mustBeKind(t, err, ports.ErrUserNotFound)
+	mustBeKind(t, err, domain.ErrUserNotFound)
 	mustDeleteUser(t, s, "u1")
 	if l, err := s.TwoFactor.GetLockout(ctx, "u1"); err != nil || l.FailedAttempts != 0 {
 		t.Fatalf("GetLockout of a deleted user = %+v, %v; want none", l, err)

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse/domain"
-	"github.com/gatehouse/gatehouse/ports"
 )
 
 // RunFederationRepositories runs the IdentityProviderRepository,
@@ -571,7 +570,7 @@ func testLinkedAccountCreateWithUser(t *testing.T, s Stores) {
 	}
 	// A taken address: neither stored.
 	u3 := mustUser(t, "u3", "u1@example.com")
-	mustBeCode(t, s.LinkedAccounts.CreateWithUser(ctx, u3, makeLinkedAccount(t, "a3", "u3", "p1", baseTime)), domain.ErrConflict, ports.ErrUserExists.Code)
+	mustBeCode(t, s.LinkedAccounts.CreateWithUser(ctx, u3, makeLinkedAccount(t, "a3", "u3", "p1", baseTime)), domain.ErrConflict, domain.ErrUserExists.Code)
 	assertAccountGone(t, s, "p1", "sub-a3")
 	// A taken upstream identity: neither stored.
 	u4 := mustUser(t, "u4", "u4@example.com")
@@ -619,7 +618,7 @@ func testLinkedAccountMissingReferences(t *testing.T, s Stores) {
 	mustCreateUsers(t, s, "u1")
 	mustCreateProvider(t, s, makeProvider(t, "p1", ""))
 	mustBeCode(t, s.LinkedAccounts.Create(ctx, makeLinkedAccount(t, "a1", "u9", "p1", baseTime)),
-		domain.ErrNotFound, ports.ErrUserNotFound.Code)
+		domain.ErrNotFound, domain.ErrUserNotFound.Code)
 	mustBeCode(t, s.LinkedAccounts.Create(ctx, makeLinkedAccount(t, "a1", "u1", "p9", baseTime)),
 		domain.ErrNotFound, domain.ErrIdentityProviderNotFound.Code)
 	if list := mustListAccounts(t, s, "u1"); len(list) != 0 {
@@ -857,7 +856,7 @@ func testFederationStateDuplicate(t *testing.T, s Stores) {
 	mustCreateState(t, s, st)
 	mustBeCode(t, s.FederationStates.Create(ctx, makeState(t, "s1", "p2", "")), domain.ErrConflict, domain.ErrFederationStateExists.Code)
 	mustBeCode(t, s.FederationStates.Create(ctx, makeState(t, "s2", "p9", "")), domain.ErrNotFound, domain.ErrIdentityProviderNotFound.Code)
-	mustBeCode(t, s.FederationStates.Create(ctx, makeState(t, "s3", "p1", "u9")), domain.ErrNotFound, ports.ErrUserNotFound.Code)
+	mustBeCode(t, s.FederationStates.Create(ctx, makeState(t, "s3", "p1", "u9")), domain.ErrNotFound, domain.ErrUserNotFound.Code)
 	assertSameState(t, mustConsumeState(t, s, "s1"), func() domain.FederationState { st.UsedAt = baseTime; return st }())
 	assertStateGone(t, s, "s2")
 	assertStateGone(t, s, "s3")

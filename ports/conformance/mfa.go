@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse/domain"
-	"github.com/gatehouse/gatehouse/ports"
 )
 
 // RunMFARepositories runs the TwoFactorRepository and MFAChallengeRepository
@@ -124,7 +123,7 @@ func testTOTPNotFound(t *testing.T, s Stores) {
 
 func testTOTPMissingUser(t *testing.T, s Stores) {
 	f, _ := domain.NewTOTPFactor("u9", []byte("sealed"), baseTime)
-	mustBeCode(t, s.TwoFactor.SaveTOTP(context.Background(), f), domain.ErrNotFound, ports.ErrUserNotFound.Code)
+	mustBeCode(t, s.TwoFactor.SaveTOTP(context.Background(), f), domain.ErrNotFound, domain.ErrUserNotFound.Code)
 }
 
 func testTOTPSaveReplaces(t *testing.T, s Stores) {
@@ -305,7 +304,7 @@ func testBackupCodeParallel(t *testing.T, s Stores) {
 func testBackupCodesMissingUser(t *testing.T, s Stores) {
 	ctx := context.Background()
 	for _, hashes := range [][][]byte{codeHashes("c", 2), nil} {
-		mustBeCode(t, s.TwoFactor.ReplaceBackupCodes(ctx, "u9", hashes, baseTime), domain.ErrNotFound, ports.ErrUserNotFound.Code)
+		mustBeCode(t, s.TwoFactor.ReplaceBackupCodes(ctx, "u9", hashes, baseTime), domain.ErrNotFound, domain.ErrUserNotFound.Code)
 	}
 	assertUnusedCodes(t, s, "u9", 0)
 }
@@ -486,7 +485,7 @@ func testMFAChallengeDuplicate(t *testing.T, s Stores) {
 	if got := mustGetMFAChallenge(t, s, "ch1"); got.UserID != "u1" {
 		t.Fatalf("UserID = %s after a refused duplicate, want u1", got.UserID)
 	}
-	mustBeCode(t, s.MFAChallenges.Create(ctx, makeMFAChallenge(t, "ch2", "u9", 5)), domain.ErrNotFound, ports.ErrUserNotFound.Code)
+	mustBeCode(t, s.MFAChallenges.Create(ctx, makeMFAChallenge(t, "ch2", "u9", 5)), domain.ErrNotFound, domain.ErrUserNotFound.Code)
 }
 
 func testMFAChallengeFailures(t *testing.T, s Stores) {

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse/domain"
-	"github.com/gatehouse/gatehouse/ports"
 )
 
 // RunOAuthRepositories runs the OAuthClientRepository and
@@ -264,7 +263,7 @@ func testOAuthClientDuplicate(t *testing.T, s Stores) {
 	mustCreateOAuthClient(t, s, "c1", baseTime)
 	dup := makeOAuthClient("c1", baseTime.Add(time.Hour))
 	dup.Name = "Other"
-	mustBeCode(t, s.OAuthClients.Create(context.Background(), dup), domain.ErrConflict, ports.ErrOAuthClientExists.Code)
+	mustBeCode(t, s.OAuthClients.Create(context.Background(), dup), domain.ErrConflict, domain.ErrOAuthClientExists.Code)
 	if got := mustGetOAuthClient(t, s, "c1"); got.Name != "Client c1" {
 		t.Fatalf("Name = %q after a refused duplicate, want the first", got.Name)
 	}
@@ -444,7 +443,7 @@ func testOAuthCodeReuse(t *testing.T, s Stores) {
 	}
 	for _, at := range []time.Time{now.Add(time.Second), c.ExpiresAt.Add(time.Hour)} {
 		got, err := s.OAuthGrants.ConsumeCode(ctx, c.Hash, "g2", at)
-		mustBeCode(t, err, domain.ErrConflict, ports.ErrCodeConsumed.Code)
+		mustBeCode(t, err, domain.ErrConflict, domain.ErrCodeConsumed.Code)
 		want := c
 		want.ConsumedAt, want.GrantID = now, "g1"
 		assertSameCode(t, got, want)
@@ -507,7 +506,7 @@ func testOAuthCodeDuplicate(t *testing.T, s Stores) {
 	mustCreateUsers(t, s, "u1")
 	mustCreateOAuthClient(t, s, "c1", baseTime)
 	mustCreateCode(t, s, makeCode(1, "c1", "u1", baseTime))
-	mustBeCode(t, s.OAuthGrants.CreateCode(context.Background(), makeCode(1, "c1", "u1", baseTime)), domain.ErrConflict, ports.ErrOAuthCodeExists.Code)
+	mustBeCode(t, s.OAuthGrants.CreateCode(context.Background(), makeCode(1, "c1", "u1", baseTime)), domain.ErrConflict, domain.ErrOAuthCodeExists.Code)
 }
 
 func testOAuthCodeMissingOwner(t *testing.T, s Stores) {
@@ -560,11 +559,11 @@ func testOAuthGrantDuplicate(t *testing.T, s Stores) {
 	mustCreateGrant(t, s, makeGrant("g1", "c1", "u1", baseTime), &r1)
 	// A taken grant id stores neither the grant nor its refresh token.
 	r2 := makeRefresh(2, "g1", baseTime)
-	mustBeCode(t, s.OAuthGrants.CreateGrant(context.Background(), makeGrant("g1", "c1", "u1", baseTime), &r2), domain.ErrConflict, ports.ErrOAuthGrantExists.Code)
+	mustBeCode(t, s.OAuthGrants.CreateGrant(context.Background(), makeGrant("g1", "c1", "u1", baseTime), &r2), domain.ErrConflict, domain.ErrOAuthGrantExists.Code)
 	_, _, err := s.OAuthGrants.GetRefreshToken(context.Background(), r2.Hash)
 	mustBeKind(t, err, domain.ErrNotFound)
 	// A taken refresh hash stores neither either.
-	mustBeCode(t, s.OAuthGrants.CreateGrant(context.Background(), makeGrant("g2", "c1", "u1", baseTime), &r1), domain.ErrConflict, ports.ErrOAuthGrantExists.Code)
+	mustBeCode(t, s.OAuthGrants.CreateGrant(context.Background(), makeGrant("g2", "c1", "u1", baseTime), &r1), domain.ErrConflict, domain.ErrOAuthGrantExists.Code)
 	_, err = s.OAuthGrants.GetGrant(context.Background(), "g2")
 	mustBeKind(t, err, domain.ErrNotFound)
 }
@@ -647,7 +646,7 @@ func testOAuthRefreshRotateUsed(t *testing.T, s Stores) {
 		t.Fatal(err)
 	}
 	err := s.OAuthGrants.RotateRefreshToken(context.Background(), r1.Hash, makeRefresh(3, "g1", now), now.Add(time.Minute))
-	mustBeCode(t, err, domain.ErrConflict, ports.ErrRefreshTokenUsed.Code)
+	mustBeCode(t, err, domain.ErrConflict, domain.ErrRefreshTokenUsed.Code)
 	_, _, err = s.OAuthGrants.GetRefreshToken(context.Background(), refreshHash(3))
 	mustBeKind(t, err, domain.ErrNotFound)
 	old, _ := mustGetRefresh(t, s, r1.Hash)

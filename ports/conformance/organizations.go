@@ -100,11 +100,11 @@ var (
 
 // The codes of the port's errors, which every store must return.
 var (
-	codeOrgExists          = ports.ErrOrganizationExists.Code
-	codeSlugTaken          = ports.ErrSlugTaken.Code
-	codeAlreadyMember      = ports.ErrAlreadyMember.Code
-	codeMemberNotFound     = ports.ErrMemberNotFound.Code
-	codeInvitationNotFound = ports.ErrInvitationNotFound.Code
+	codeOrgExists          = domain.ErrOrganizationExists.Code
+	codeSlugTaken          = domain.ErrSlugTaken.Code
+	codeAlreadyMember      = domain.ErrAlreadyMember.Code
+	codeMemberNotFound     = domain.ErrMemberNotFound.Code
+	codeInvitationNotFound = domain.ErrInvitationNotFound.Code
 )
 
 func mustOrg(t *testing.T, id, slug string, now time.Time) *domain.Organization {
@@ -179,7 +179,7 @@ func mustBeCode(t *testing.T, err error, sentinel *domain.Error, code string) {
 
 func mustBeLastOwner(t *testing.T, err error) {
 	t.Helper()
-	if !errors.Is(err, ports.ErrLastOwner) {
+	if !errors.Is(err, domain.ErrLastOwner) {
 		t.Fatalf("error = %v, want ErrLastOwner", err)
 	}
 }
@@ -1374,7 +1374,7 @@ func assertOneWinner(t *testing.T, s Stores, org domain.OrganizationID, errs []e
 		switch {
 		case err == nil:
 			ok++
-		case errors.Is(err, ports.ErrLastOwner):
+		case errors.Is(err, domain.ErrLastOwner):
 			refused++
 		default:
 			t.Fatalf("%s: concurrent change: %v", org, err)

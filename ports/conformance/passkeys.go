@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse/domain"
-	"github.com/gatehouse/gatehouse/ports"
 )
 
 // RunPasskeyRepositories runs the PasskeyRepository and
@@ -142,7 +141,7 @@ func testPasskeyDuplicate(t *testing.T, s Stores) {
 
 func testPasskeyMissingUser(t *testing.T, s Stores) {
 	err := s.Passkeys.Create(context.Background(), makePasskey("k1", "u9", baseTime))
-	mustBeCode(t, err, domain.ErrNotFound, ports.ErrUserNotFound.Code)
+	mustBeCode(t, err, domain.ErrNotFound, domain.ErrUserNotFound.Code)
 }
 
 func passkeyIDs(list []domain.PasskeyCredential) []string {
@@ -381,7 +380,7 @@ func testWebAuthnDuplicate(t *testing.T, s Stores) {
 		t.Fatalf("Consume after a refused duplicate = %+v, %v", got, err)
 	}
 	missing := makeWebAuthnChallenge("c2", "u9", domain.WebAuthnRegistration)
-	mustBeCode(t, s.WebAuthnChallenges.Create(ctx, missing), domain.ErrNotFound, ports.ErrUserNotFound.Code)
+	mustBeCode(t, s.WebAuthnChallenges.Create(ctx, missing), domain.ErrNotFound, domain.ErrUserNotFound.Code)
 }
 
 func testWebAuthnConsumeParallel(t *testing.T, s Stores) {

@@ -10,11 +10,13 @@
 //     files excluded, as they never ship); a violation is reported once, at
 //     the import line where the path to the forbidden package leaves the
 //     inner layers (not again at every layer package that imports that one).
+//
 //  2. The contract packages under adapters/httpapi (framework, oidc, admin,
 //     backend, pages, explorer) never import each other, adapters/httpapi
 //     itself, or any other package of adapters/httpapi except internal/edge.
 //     Within the module they may import only internal/edge, application,
 //     domain and ports (and their own subpackages). Test files included.
+//
 //  3. No URL-path prefix test outside adapters/httpapi/internal/edge: in
 //     adapters/httpapi and its subpackages (non-test files), a call to
 //     strings.HasPrefix, TrimPrefix, CutPrefix, HasSuffix, TrimSuffix or
@@ -25,6 +27,7 @@
 //     "//" is URL syntax (is this target relative?), not a route's path, and
 //     is allowed. Suffixes count too: strings.HasSuffix(p, "/jwks") guesses
 //     a route from its path as much as a prefix does.
+//
 //  4. No contract wire vocabulary in domain/, ports/, application/,
 //     adapters/memory/ or adapters/gormstore/ (non-test files): no string
 //     literal that is an UPPER_SNAKE code (the whole literal matches

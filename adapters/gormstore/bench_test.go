@@ -13,12 +13,11 @@ import (
 	"github.com/gatehouse/gatehouse/domain"
 )
 
-// BenchmarkUserLookup measures the hot lookups (by id, by e-mail) on tables
-// of growing size. Each is one indexed query, so the cost should stay flat:
-// compare the rows=1000 and rows=100000 results.
-//
-//	go test -run '^$' -bench UserLookup -benchtime 2000x ./adapters/gormstore/
-func BenchmarkUserLookup(b *testing.B) {
+// atScales runs fn as a sub-benchmark on a fresh database of each dialect
+// (SQLite; PostgreSQL when GATEHOUSE_TEST_POSTGRES_URL is set) for each
+// table size the hot-path benchmarks compare: their cost should be the same
+// at rows=1000 as at rows=100000. fn seeds rows rows of its own.
+func atScales(b *testing.B, fn func(b *testing.B, db *gorm.DB, dialect gormstore.Dialect, rows int)) {
 	for _, rows := range []int{1_000, 100_000} {
 		for _, dialect := range []gormstore.Dialect{gormstore.DialectSQLite, gormstore.DialectPostgres} {
 			b.Run(fmt.Sprintf("dialect=%s/rows=%d", dialect, rows), func(b *testing.B) {
@@ -26,27 +25,37 @@ func BenchmarkUserLookup(b *testing.B) {
 				if dialect == gormstore.DialectPostgres {
 					u = gormtest.PostgresURL(b)
 				}
-				db := gormtest.Open(b, u)
-				repo := gormstore.NewUserRepository(db)
-				seedPageUsers(b, db, dialect, rows)
-				ctx := context.Background()
-				b.Run("by_id", func(b *testing.B) {
-					for i := 0; b.Loop(); i++ {
-						if _, err := repo.Get(ctx, domain.UserID(fmt.Sprintf("user-%08d", i%rows))); err != nil {
-							b.Fatal(err)
-						}
-					}
-				})
-				b.Run("by_email", func(b *testing.B) {
-					for i := 0; b.Loop(); i++ {
-						if _, err := repo.GetByEmail(ctx, domain.Email(fmt.Sprintf("user%d@example.com", i%rows))); err != nil {
-							b.Fatal(err)
-						}
-					}
-				})
+				fn(b, gormtest.Open(b, u), dialect, rows)
 			})
 		}
 	}
+}
+
+// BenchmarkUserLookup measures the hot lookups (by id, by e-mail) on tables
+// of growing size. Each is one indexed query, so the cost should stay flat:
+// compare the rows=1000 and rows=100000 results.
+//
+//	go test -run '^$' -bench UserLookup -benchtime 2000x ./adapters/gormstore/
+func BenchmarkUserLookup(b *testing.B) {
+	atScales(b, func(b *testing.B, db *gorm.DB, dialect gormstore.Dialect, rows int) {
+		repo := gormstore.NewUserRepository(db)
+		seedPageUsers(b, db, dialect, rows)
+		ctx := context.Background()
+		b.Run("by_id", func(b *testing.B) {
+			for i := 0; b.Loop(); i++ {
+				if _, err := repo.Get(ctx, domain.UserID(fmt.Sprintf("user-%08d", i%rows))); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("by_email", func(b *testing.B) {
+			for i := 0; b.Loop(); i++ {
+				if _, err := repo.GetByEmail(ctx, domain.Email(fmt.Sprintf("user%d@example.com", i%rows))); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	})
 }
 
 // BenchmarkCredentialLookup measures the password sign-in's one read
@@ -57,38 +66,29 @@ func BenchmarkUserLookup(b *testing.B) {
 //
 //	go test -run '^$' -bench CredentialLookup -benchtime 2000x ./adapters/gormstore/
 func BenchmarkCredentialLookup(b *testing.B) {
-	for _, rows := range []int{1_000, 100_000} {
-		for _, dialect := range []gormstore.Dialect{gormstore.DialectSQLite, gormstore.DialectPostgres} {
-			b.Run(fmt.Sprintf("dialect=%s/rows=%d", dialect, rows), func(b *testing.B) {
-				u := gormtest.SQLiteURL(b)
-				if dialect == gormstore.DialectPostgres {
-					u = gormtest.PostgresURL(b)
-				}
-				db := gormtest.Open(b, u)
-				repo := gormstore.NewCredentialRepository(db)
-				seedPageUsers(b, db, dialect, rows)
-				ctx := context.Background()
-				known := domain.NewCredential("user-00000007", "$argon2id$v=19$m=1024,t=1,p=1$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g", time.Now())
-				if err := repo.Put(ctx, known); err != nil {
-					b.Fatal(err)
-				}
-				b.Run("known", func(b *testing.B) {
-					for b.Loop() {
-						if _, c, err := repo.GetByEmail(ctx, "user7@example.com"); err != nil || c == nil {
-							b.Fatalf("GetByEmail(known) = %v, %v", c, err)
-						}
-					}
-				})
-				b.Run("unknown", func(b *testing.B) {
-					for b.Loop() {
-						if _, _, err := repo.GetByEmail(ctx, "nobody@example.com"); err == nil {
-							b.Fatal("GetByEmail(unknown) found someone")
-						}
-					}
-				})
-			})
+	atScales(b, func(b *testing.B, db *gorm.DB, dialect gormstore.Dialect, rows int) {
+		repo := gormstore.NewCredentialRepository(db)
+		seedPageUsers(b, db, dialect, rows)
+		ctx := context.Background()
+		known := domain.NewCredential("user-00000007", "$argon2id$v=19$m=1024,t=1,p=1$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g", time.Now())
+		if err := repo.Put(ctx, known); err != nil {
+			b.Fatal(err)
 		}
-	}
+		b.Run("known", func(b *testing.B) {
+			for b.Loop() {
+				if _, c, err := repo.GetByEmail(ctx, "user7@example.com"); err != nil || c == nil {
+					b.Fatalf("GetByEmail(known) = %v, %v", c, err)
+				}
+			}
+		})
+		b.Run("unknown", func(b *testing.B) {
+			for b.Loop() {
+				if _, _, err := repo.GetByEmail(ctx, "nobody@example.com"); err == nil {
+					b.Fatal("GetByEmail(unknown) found someone")
+				}
+			}
+		})
+	})
 }
 
 // BenchmarkSessionLookup measures GetByTokenHash, which every authenticated
@@ -97,29 +97,20 @@ func BenchmarkCredentialLookup(b *testing.B) {
 //
 //	go test -run '^$' -bench SessionLookup -benchtime 2000x ./adapters/gormstore/
 func BenchmarkSessionLookup(b *testing.B) {
-	for _, rows := range []int{1_000, 100_000} {
-		for _, dialect := range []gormstore.Dialect{gormstore.DialectSQLite, gormstore.DialectPostgres} {
-			b.Run(fmt.Sprintf("dialect=%s/rows=%d", dialect, rows), func(b *testing.B) {
-				u := gormtest.SQLiteURL(b)
-				if dialect == gormstore.DialectPostgres {
-					u = gormtest.PostgresURL(b)
-				}
-				db := gormtest.Open(b, u)
-				repo := gormstore.NewSessionRepository(db)
-				seedSessions(b, db, dialect, rows)
-				ctx := context.Background()
-				for i := 0; b.Loop(); i++ {
-					s, user, err := repo.GetByTokenHash(ctx, seededTokenHash(i%rows))
-					if err != nil {
-						b.Fatal(err)
-					}
-					if user.ID() != s.UserID() {
-						b.Fatalf("session %s of %s came with user %s", s.ID(), s.UserID(), user.ID())
-					}
-				}
-			})
+	atScales(b, func(b *testing.B, db *gorm.DB, dialect gormstore.Dialect, rows int) {
+		repo := gormstore.NewSessionRepository(db)
+		seedSessions(b, db, dialect, rows)
+		ctx := context.Background()
+		for i := 0; b.Loop(); i++ {
+			s, user, err := repo.GetByTokenHash(ctx, seededTokenHash(i%rows))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if user.ID() != s.UserID() {
+				b.Fatalf("session %s of %s came with user %s", s.ID(), s.UserID(), user.ID())
+			}
 		}
-	}
+	})
 }
 
 // seededTokenHash is the token hash seedSessions gives session i: the shape

@@ -2,12 +2,12 @@ package gormstore_test
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
 
+	"gorm.io/gorm"
+
 	"github.com/gatehouse/gatehouse/adapters/gormstore"
-	"github.com/gatehouse/gatehouse/adapters/gormstore/gormtest"
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
 )
@@ -20,39 +20,30 @@ import (
 //
 //	go test -run '^$' -bench OrganizationList -benchtime 2000x ./adapters/gormstore/
 func BenchmarkOrganizationList(b *testing.B) {
-	for _, rows := range []int{1_000, 100_000} {
-		for _, dialect := range []gormstore.Dialect{gormstore.DialectSQLite, gormstore.DialectPostgres} {
-			b.Run(fmt.Sprintf("dialect=%s/rows=%d", dialect, rows), func(b *testing.B) {
-				u := gormtest.SQLiteURL(b)
-				if dialect == gormstore.DialectPostgres {
-					u = gormtest.PostgresURL(b)
-				}
-				db := gormtest.Open(b, u)
-				base := seedOrganizations(b, db, rows)
-				repo := gormstore.NewOrganizationRepository(db)
-				ctx := context.Background()
-				deep := domain.Position{At: base.Add(200 * time.Second), ID: string(seededOrgID(200))}
-				for _, bc := range []struct {
-					name  string
-					after *domain.Position
-					first domain.OrganizationID
-				}{
-					{"first_page", nil, seededOrgID(rows - 1)},
-					{"deep_cursor_page", &deep, seededOrgID(199)},
-				} {
-					b.Run(bc.name, func(b *testing.B) {
-						for b.Loop() {
-							page, err := repo.List(ctx, ports.OrganizationQuery{Limit: 20, After: bc.after})
-							if err != nil {
-								b.Fatal(err)
-							}
-							if len(page.Organizations) != 20 || page.Organizations[0].Organization.ID() != bc.first {
-								b.Fatalf("page of %d starting at %v", len(page.Organizations), page.Organizations)
-							}
-						}
-					})
+	atScales(b, func(b *testing.B, db *gorm.DB, dialect gormstore.Dialect, rows int) {
+		base := seedOrganizations(b, db, rows)
+		repo := gormstore.NewOrganizationRepository(db)
+		ctx := context.Background()
+		deep := domain.Position{At: base.Add(200 * time.Second), ID: string(seededOrgID(200))}
+		for _, bc := range []struct {
+			name  string
+			after *domain.Position
+			first domain.OrganizationID
+		}{
+			{"first_page", nil, seededOrgID(rows - 1)},
+			{"deep_cursor_page", &deep, seededOrgID(199)},
+		} {
+			b.Run(bc.name, func(b *testing.B) {
+				for b.Loop() {
+					page, err := repo.List(ctx, ports.OrganizationQuery{Limit: 20, After: bc.after})
+					if err != nil {
+						b.Fatal(err)
+					}
+					if len(page.Organizations) != 20 || page.Organizations[0].Organization.ID() != bc.first {
+						b.Fatalf("page of %d starting at %v", len(page.Organizations), page.Organizations)
+					}
 				}
 			})
 		}
-	}
+	})
 }

@@ -2,14 +2,12 @@ package gormstore_test
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
 
 	"gorm.io/gorm"
 
 	"github.com/gatehouse/gatehouse/adapters/gormstore"
-	"github.com/gatehouse/gatehouse/adapters/gormstore/gormtest"
 	"github.com/gatehouse/gatehouse/application/query"
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
@@ -31,57 +29,48 @@ func (c overviewClock) Now() time.Time { return c.now }
 //
 //	go test -run '^$' -bench Overview -benchtime 200x ./adapters/gormstore/
 func BenchmarkOverview(b *testing.B) {
-	for _, rows := range []int{1_000, 100_000} {
-		for _, dialect := range []gormstore.Dialect{gormstore.DialectSQLite, gormstore.DialectPostgres} {
-			b.Run(fmt.Sprintf("dialect=%s/rows=%d", dialect, rows), func(b *testing.B) {
-				u := gormtest.SQLiteURL(b)
-				if dialect == gormstore.DialectPostgres {
-					u = gormtest.PostgresURL(b)
-				}
-				db := gormtest.Open(b, u)
-				now := seedOverview(b, db, dialect, rows)
-				ctx := context.Background()
-				users, orgs := gormstore.NewUserRepository(db), gormstore.NewOrganizationRepository(db)
-				domains, sessions := gormstore.NewDomainRepository(db), gormstore.NewSessionRepository(db)
-				stats := gormstore.NewSignInStats(db)
-				h := query.NewOverviewHandler(users, orgs, domains, sessions, stats, gormstore.NewAuditLog(db),
-					overviewClock{now}, domain.PlatformAdmins{UserIDs: []domain.UserID{"user-00000000"}})
-				admin, err := users.Get(ctx, "user-00000000")
+	atScales(b, func(b *testing.B, db *gorm.DB, dialect gormstore.Dialect, rows int) {
+		now := seedOverview(b, db, dialect, rows)
+		ctx := context.Background()
+		users, orgs := gormstore.NewUserRepository(db), gormstore.NewOrganizationRepository(db)
+		domains, sessions := gormstore.NewDomainRepository(db), gormstore.NewSessionRepository(db)
+		stats := gormstore.NewSignInStats(db)
+		h := query.NewOverviewHandler(users, orgs, domains, sessions, stats, gormstore.NewAuditLog(db),
+			overviewClock{now}, domain.PlatformAdmins{UserIDs: []domain.UserID{"user-00000000"}})
+		admin, err := users.Get(ctx, "user-00000000")
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run("overview", func(b *testing.B) {
+			for b.Loop() {
+				o, err := h.Handle(ctx, admin)
 				if err != nil {
 					b.Fatal(err)
 				}
-				b.Run("overview", func(b *testing.B) {
-					for b.Loop() {
-						o, err := h.Handle(ctx, admin)
-						if err != nil {
-							b.Fatal(err)
-						}
-						if o.Users != rows || o.ActiveSessions != rows/2 || len(o.RecentAudit) != query.OverviewAuditEntries {
-							b.Fatalf("%d users, %d active sessions, %d audit entries", o.Users, o.ActiveSessions, len(o.RecentAudit))
-						}
+				if o.Users != rows || o.ActiveSessions != rows/2 || len(o.RecentAudit) != query.OverviewAuditEntries {
+					b.Fatalf("%d users, %d active sessions, %d audit entries", o.Users, o.ActiveSessions, len(o.RecentAudit))
+				}
+			}
+		})
+		for name, count := range map[string]func() error{
+			"count_users":           func() error { _, err := users.Count(ctx); return err },
+			"count_organizations":   func() error { _, err := orgs.Count(ctx); return err },
+			"count_domains":         func() error { _, err := domains.CountByStatus(ctx); return err },
+			"count_active_sessions": func() error { _, err := sessions.CountActive(ctx, now); return err },
+			"sign_ins_30_days": func() error { // the overview's one read of them
+				_, err := stats.Series(ctx, now.Add(-30*24*time.Hour), now, ports.StepHour)
+				return err
+			},
+		} {
+			b.Run(name, func(b *testing.B) {
+				for b.Loop() {
+					if err := count(); err != nil {
+						b.Fatal(err)
 					}
-				})
-				for name, count := range map[string]func() error{
-					"count_users":           func() error { _, err := users.Count(ctx); return err },
-					"count_organizations":   func() error { _, err := orgs.Count(ctx); return err },
-					"count_domains":         func() error { _, err := domains.CountByStatus(ctx); return err },
-					"count_active_sessions": func() error { _, err := sessions.CountActive(ctx, now); return err },
-					"sign_ins_30_days": func() error { // the overview's one read of them
-						_, err := stats.Series(ctx, now.Add(-30*24*time.Hour), now, ports.StepHour)
-						return err
-					},
-				} {
-					b.Run(name, func(b *testing.B) {
-						for b.Loop() {
-							if err := count(); err != nil {
-								b.Fatal(err)
-							}
-						}
-					})
 				}
 			})
 		}
-	}
+	})
 }
 
 // seedOverview fills the tables the overview reads for n users and

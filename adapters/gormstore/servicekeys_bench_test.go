@@ -2,14 +2,12 @@ package gormstore_test
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
 
 	"gorm.io/gorm"
 
 	"github.com/gatehouse/gatehouse/adapters/gormstore"
-	"github.com/gatehouse/gatehouse/adapters/gormstore/gormtest"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
@@ -19,29 +17,20 @@ import (
 //
 //	go test -run '^$' -bench ServiceKeyLookup -benchtime 2000x ./adapters/gormstore/
 func BenchmarkServiceKeyLookup(b *testing.B) {
-	for _, rows := range []int{1_000, 100_000} {
-		for _, dialect := range []gormstore.Dialect{gormstore.DialectSQLite, gormstore.DialectPostgres} {
-			b.Run(fmt.Sprintf("dialect=%s/rows=%d", dialect, rows), func(b *testing.B) {
-				u := gormtest.SQLiteURL(b)
-				if dialect == gormstore.DialectPostgres {
-					u = gormtest.PostgresURL(b)
-				}
-				db := gormtest.Open(b, u)
-				repo := gormstore.NewServiceKeyRepository(db)
-				seedKeySecrets(b, db, dialect, rows)
-				ctx := context.Background()
-				for i := 0; b.Loop(); i++ {
-					k, secret, err := repo.GetBySecretHash(ctx, seededTokenHash(i%rows))
-					if err != nil {
-						b.Fatal(err)
-					}
-					if secret.KeyID != k.ID() {
-						b.Fatalf("secret of %s came with key %s", secret.KeyID, k.ID())
-					}
-				}
-			})
+	atScales(b, func(b *testing.B, db *gorm.DB, dialect gormstore.Dialect, rows int) {
+		repo := gormstore.NewServiceKeyRepository(db)
+		seedKeySecrets(b, db, dialect, rows)
+		ctx := context.Background()
+		for i := 0; b.Loop(); i++ {
+			k, secret, err := repo.GetBySecretHash(ctx, seededTokenHash(i%rows))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if secret.KeyID != k.ID() {
+				b.Fatalf("secret of %s came with key %s", secret.KeyID, k.ID())
+			}
 		}
-	}
+	})
 }
 
 // seedKeySecrets fills service_keys with n keys, each with one secret whose

@@ -41,46 +41,37 @@ func seededPosition(i int) *domain.Position {
 //
 //	go test -run '^$' -bench ListUsers -benchtime 2000x ./adapters/gormstore/
 func BenchmarkListUsers(b *testing.B) {
-	for _, rows := range []int{1_000, 100_000} {
-		for _, dialect := range []gormstore.Dialect{gormstore.DialectSQLite, gormstore.DialectPostgres} {
-			b.Run(fmt.Sprintf("dialect=%s/rows=%d", dialect, rows), func(b *testing.B) {
-				u := gormtest.SQLiteURL(b)
-				if dialect == gormstore.DialectPostgres {
-					u = gormtest.PostgresURL(b)
-				}
-				db := gormtest.Open(b, u)
-				repo := gormstore.NewUserRepository(db)
-				seedPageUsers(b, db, dialect, rows)
-				ctx := context.Background()
-				page := func(b *testing.B, q ports.UserPageQuery, want int) {
-					b.Helper()
-					p, err := repo.Page(ctx, q)
-					if err != nil {
-						b.Fatal(err)
-					}
-					if len(p.Users) != want {
-						b.Fatalf("page of %d users, want %d", len(p.Users), want)
-					}
-				}
-				b.Run("first_page", func(b *testing.B) {
-					for b.Loop() {
-						page(b, ports.UserPageQuery{Limit: 20}, 20)
-					}
-				})
-				b.Run("deep_cursor_page", func(b *testing.B) {
-					// 100 users from the oldest end: all but 100 users lie
-					// before the cursor in the listing's order.
-					after := seededPosition(100)
-					for b.Loop() {
-						page(b, ports.UserPageQuery{Limit: 20, After: after}, 20)
-					}
-				})
-				b.Run("email_page", func(b *testing.B) {
-					for i := 0; b.Loop(); i++ {
-						page(b, ports.UserPageQuery{Limit: 20, Email: domain.Email(fmt.Sprintf("user%d@example.com", i%rows))}, 1)
-					}
-				})
-			})
+	atScales(b, func(b *testing.B, db *gorm.DB, dialect gormstore.Dialect, rows int) {
+		repo := gormstore.NewUserRepository(db)
+		seedPageUsers(b, db, dialect, rows)
+		ctx := context.Background()
+		page := func(b *testing.B, q ports.UserPageQuery, want int) {
+			b.Helper()
+			p, err := repo.Page(ctx, q)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if len(p.Users) != want {
+				b.Fatalf("page of %d users, want %d", len(p.Users), want)
+			}
 		}
-	}
+		b.Run("first_page", func(b *testing.B) {
+			for b.Loop() {
+				page(b, ports.UserPageQuery{Limit: 20}, 20)
+			}
+		})
+		b.Run("deep_cursor_page", func(b *testing.B) {
+			// 100 users from the oldest end: all but 100 users lie
+			// before the cursor in the listing's order.
+			after := seededPosition(100)
+			for b.Loop() {
+				page(b, ports.UserPageQuery{Limit: 20, After: after}, 20)
+			}
+		})
+		b.Run("email_page", func(b *testing.B) {
+			for i := 0; b.Loop(); i++ {
+				page(b, ports.UserPageQuery{Limit: 20, Email: domain.Email(fmt.Sprintf("user%d@example.com", i%rows))}, 1)
+			}
+		})
+	})
 }

@@ -118,17 +118,17 @@ func TestBackendOrganizations_lifecycle(t *testing.T) {
 		k, admin, keyID := harness.MustOrgKey(t, app)
 		owner, ownerID := harness.MustPlainUser(t, app, "Olive Owner", harness.Email(t, "olive@example.com"), harness.UserPassword)
 
-		r := k.Do(http.MethodPost, harness.OrgsPath, map[string]any{"name": "Acme", "slug": own(t, "acme"), "ownerUserId": ownerID,
+		r := k.Do(http.MethodPost, harness.OrgsPath, map[string]any{"name": "Acme", "slug": harness.Own(t, "acme"), "ownerUserId": ownerID,
 			"logo": "https://example.com/acme.png", "metadata": map[string]any{"plan": "pro"}})
 		created := harness.MustTrustedOrg(t, r, http.StatusCreated, "Acme")
 		id := harness.MustID(t, created)
-		if created["slug"] != own(t, "acme") || created["logo"] != "https://example.com/acme.png" || created["memberCount"] != float64(1) ||
+		if created["slug"] != harness.Own(t, "acme") || created["logo"] != "https://example.com/acme.png" || created["memberCount"] != float64(1) ||
 			harness.MustObject(t, created["metadata"])["plan"] != "pro" {
 			t.Fatalf("created = %v", created)
 		}
 		// Read by id (Bearer) and by slug (x-api-key): the same organization.
 		got := harness.MustTrustedOrg(t, k.Do(http.MethodGet, harness.OrgsPath+"/"+id, nil), http.StatusOK, "Acme")
-		bySlug := harness.MustTrustedOrg(t, k.APIKey().Do(http.MethodGet, harness.OrgsPath+"/by-slug/"+own(t, "acme"), nil), http.StatusOK, "Acme")
+		bySlug := harness.MustTrustedOrg(t, k.APIKey().Do(http.MethodGet, harness.OrgsPath+"/by-slug/"+harness.Own(t, "acme"), nil), http.StatusOK, "Acme")
 		if got["id"] != id || bySlug["id"] != id || got["createdAt"] != created["createdAt"] {
 			t.Fatalf("get = %v, by slug = %v, want %v", got, bySlug, created)
 		}
@@ -138,12 +138,12 @@ func TestBackendOrganizations_lifecycle(t *testing.T) {
 		}
 
 		// Taken slugs, unknown owners and ids, malformed input.
-		other := mustCreateTrustedOrg(t, k, "Other", own(t, "other"), ownerID)
-		mustOrgProblem(t, k.Do(http.MethodPost, harness.OrgsPath, map[string]any{"name": "Again", "slug": own(t, "acme"), "ownerUserId": ownerID}),
+		other := mustCreateTrustedOrg(t, k, "Other", harness.Own(t, "other"), ownerID)
+		mustOrgProblem(t, k.Do(http.MethodPost, harness.OrgsPath, map[string]any{"name": "Again", "slug": harness.Own(t, "acme"), "ownerUserId": ownerID}),
 			http.StatusConflict, "organization.slug_taken", "body.slug")
-		mustOrgProblem(t, k.Do(http.MethodPatch, harness.OrgsPath+"/"+harness.MustID(t, other), map[string]any{"slug": own(t, "acme")}),
+		mustOrgProblem(t, k.Do(http.MethodPatch, harness.OrgsPath+"/"+harness.MustID(t, other), map[string]any{"slug": harness.Own(t, "acme")}),
 			http.StatusConflict, "organization.slug_taken", "body.slug")
-		mustOrgProblem(t, k.Do(http.MethodPost, harness.OrgsPath, map[string]any{"name": "Ghost", "slug": own(t, "ghost"), "ownerUserId": "no-such-user"}),
+		mustOrgProblem(t, k.Do(http.MethodPost, harness.OrgsPath, map[string]any{"name": "Ghost", "slug": harness.Own(t, "ghost"), "ownerUserId": "no-such-user"}),
 			http.StatusNotFound, "user.not_found", "body.ownerUserId")
 		for _, path := range []string{harness.OrgsPath + "/no-such-org", harness.OrgsPath + "/by-slug/no-such-org"} {
 			mustOrgProblem(t, k.Do(http.MethodGet, path, nil), http.StatusNotFound, "organization.not_found", "")
@@ -167,14 +167,14 @@ func TestBackendOrganizations_lifecycle(t *testing.T) {
 
 		// Update: fields change, logo and metadata null remove them; the old
 		// slug is free again.
-		r = k.APIKey().Do(http.MethodPatch, harness.OrgsPath+"/"+id, `{"name":"Acme Corp","slug":"`+own(t, "acme-corp")+`","logo":null,"metadata":null}`)
+		r = k.APIKey().Do(http.MethodPatch, harness.OrgsPath+"/"+id, `{"name":"Acme Corp","slug":"`+harness.Own(t, "acme-corp")+`","logo":null,"metadata":null}`)
 		updated := harness.MustTrustedOrg(t, r, http.StatusOK, "Acme Corp")
-		if updated["slug"] != own(t, "acme-corp") || updated["logo"] != nil || updated["metadata"] != nil || updated["memberCount"] != float64(1) ||
+		if updated["slug"] != harness.Own(t, "acme-corp") || updated["logo"] != nil || updated["metadata"] != nil || updated["memberCount"] != float64(1) ||
 			updated["createdAt"] != created["createdAt"] || updated["updatedAt"] == created["updatedAt"] {
 			t.Fatalf("updated = %v (created %v)", updated, created)
 		}
-		mustOrgProblem(t, k.Do(http.MethodGet, harness.OrgsPath+"/by-slug/"+own(t, "acme"), nil), http.StatusNotFound, "organization.not_found", "")
-		harness.MustTrustedOrg(t, k.Do(http.MethodGet, harness.OrgsPath+"/by-slug/"+own(t, "acme-corp"), nil), http.StatusOK, "Acme Corp")
+		mustOrgProblem(t, k.Do(http.MethodGet, harness.OrgsPath+"/by-slug/"+harness.Own(t, "acme"), nil), http.StatusNotFound, "organization.not_found", "")
+		harness.MustTrustedOrg(t, k.Do(http.MethodGet, harness.OrgsPath+"/by-slug/"+harness.Own(t, "acme-corp"), nil), http.StatusOK, "Acme Corp")
 
 		// Delete: 204, then gone with its memberships.
 		r = k.Do(http.MethodDelete, harness.OrgsPath+"/"+id, nil)
@@ -273,7 +273,7 @@ func TestBackendOrganizations_members(t *testing.T) {
 		k, admin, keyID := harness.MustOrgKey(t, app)
 		_, ownerID := harness.MustPlainUser(t, app, "Olive Owner", harness.Email(t, "olive@example.com"), harness.UserPassword)
 		bob, bobID := harness.MustPlainUser(t, app, "Bob Member", harness.Email(t, "bob@example.com"), harness.UserPassword)
-		id := harness.MustID(t, mustCreateTrustedOrg(t, k, "Acme", own(t, "acme"), ownerID))
+		id := harness.MustID(t, mustCreateTrustedOrg(t, k, "Acme", harness.Own(t, "acme"), ownerID))
 		members := harness.OrgsPath + "/" + id + "/members"
 
 		r := k.Do(http.MethodPost, members, map[string]any{"userId": bobID, "role": "admin"})
@@ -329,7 +329,7 @@ func TestBackendOrganizations_members(t *testing.T) {
 		mustOrgProblem(t, k.Do(http.MethodDelete, members+"/"+bobMember, nil), http.StatusConflict, "organization.last_owner", "")
 
 		// A member of another organization is not found here.
-		otherID := harness.MustID(t, mustCreateTrustedOrg(t, k, "Other", own(t, "other"), ownerID))
+		otherID := harness.MustID(t, mustCreateTrustedOrg(t, k, "Other", harness.Own(t, "other"), ownerID))
 		others := mustWalkPages(t, k, harness.OrgsPath+"/"+otherID+"/members", 20)
 		mustOrgProblem(t, k.Do(http.MethodPatch, members+"/"+others[0], map[string]any{"role": "member"}),
 			http.StatusNotFound, "organization.member_not_found", "")
@@ -358,7 +358,7 @@ func TestBackendOrganizations_invitations(t *testing.T) {
 		k, admin, keyID := harness.MustOrgKey(t, app)
 		_, ownerID := harness.MustPlainUser(t, app, "Olive Owner", harness.Email(t, "olive@example.com"), harness.UserPassword)
 		_, strangerID := harness.MustPlainUser(t, app, "Sam Stranger", harness.Email(t, "sam@example.com"), harness.UserPassword)
-		id := harness.MustID(t, mustCreateTrustedOrg(t, k, "Acme", own(t, "acme"), ownerID))
+		id := harness.MustID(t, mustCreateTrustedOrg(t, k, "Acme", harness.Own(t, "acme"), ownerID))
 		invitations := harness.OrgsPath + "/" + id + "/invitations"
 
 		// Without an inviter: the mail says only that the recipient is invited.
@@ -441,7 +441,7 @@ func TestBackendOrganizations_invitations(t *testing.T) {
 		mustOrgProblem(t, k.Do(http.MethodDelete, invitations+"/no-such-invitation", nil), http.StatusNotFound, "organization.invitation_not_found", "")
 		danClient, _ := harness.MustVerifiedUser(t, app, "Dan", harness.Email(t, "dan@example.com"), harness.UserPassword)
 		harness.MustCode(t, danClient.Post(harness.OrgPath("accept-invitation"), harness.MustJSON(t, map[string]any{"invitationId": danID})), http.StatusBadRequest, "INVITATION_NOT_FOUND")
-		otherID := harness.MustID(t, mustCreateTrustedOrg(t, k, "Other", own(t, "other"), ownerID))
+		otherID := harness.MustID(t, mustCreateTrustedOrg(t, k, "Other", harness.Own(t, "other"), ownerID))
 		r = k.Do(http.MethodPost, harness.OrgsPath+"/"+otherID+"/invitations", map[string]any{"email": harness.Email(t, "eve@example.com"), "role": "member"})
 		harness.MustStatus(t, r, http.StatusCreated)
 		mustOrgProblem(t, k.Do(http.MethodDelete, invitations+"/"+harness.MustID(t, r.JSON(t)), nil), http.StatusNotFound, "organization.invitation_not_found", "")

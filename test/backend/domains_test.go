@@ -30,7 +30,7 @@ func TestDomains_create_and_read(t *testing.T) {
 	t.Parallel()
 	harness.SharedForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		k := mustDomainKit(t, app)
-		org := k.MustOrg("Acme", own(t, "acme"))
+		org := k.MustOrg("Acme", harness.Own(t, "acme"))
 
 		d := k.MustCreate(ownHost(t, "Shop.EXAMPLE.com."), "")
 		id := harness.MustID(t, d)
@@ -150,7 +150,7 @@ func TestDomains_conflicts_not_found_and_delete(t *testing.T) {
 	t.Parallel()
 	harness.SharedForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		k := mustDomainKit(t, app)
-		orgA, orgB := k.MustOrg("Acme", own(t, "acme")), k.MustOrg("Globex", own(t, "globex"))
+		orgA, orgB := k.MustOrg("Acme", harness.Own(t, "acme")), k.MustOrg("Globex", harness.Own(t, "globex"))
 		first := k.MustCreate(ownHost(t, "taken.example.com"), orgA)
 
 		for _, body := range []map[string]any{
@@ -294,7 +294,7 @@ func TestDomains_admin_update(t *testing.T) {
 	t.Parallel()
 	harness.SharedForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		k := mustDomainKit(t, app)
-		orgA, orgB := k.MustOrg("Acme", own(t, "acme")), k.MustOrg("Globex", own(t, "globex"))
+		orgA, orgB := k.MustOrg("Acme", harness.Own(t, "acme")), k.MustOrg("Globex", harness.Own(t, "globex"))
 		d := k.MustCreate(ownHost(t, "admin.example.com"), orgA)
 		id := harness.MustID(t, d)
 

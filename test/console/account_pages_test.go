@@ -288,9 +288,9 @@ func TestAccountPages_organizations(t *testing.T) {
 		oliveEmail, adaEmail, bobEmail := harness.Email(t, "olive@example.com"), harness.Email(t, "ada@example.com"), harness.Email(t, "bob@example.com")
 		owner := harness.MustVerifiedClient(t, app, "Olive", oliveEmail)
 		ada := harness.MustVerifiedClient(t, app, "Ada", adaEmail)
-		harness.MustCreateOrg(t, ada, "Ada Labs", own(t, "ada-labs"))
-		join := harness.AccountTestInvite(t, owner, "Join Corp", own(t, "join-corp"), adaEmail, "admin")
-		skip := harness.AccountTestInvite(t, owner, "Skip Corp", own(t, "skip-corp"), adaEmail, "member")
+		harness.MustCreateOrg(t, ada, "Ada Labs", harness.Own(t, "ada-labs"))
+		join := harness.AccountTestInvite(t, owner, "Join Corp", harness.Own(t, "join-corp"), adaEmail, "admin")
+		skip := harness.AccountTestInvite(t, owner, "Skip Corp", harness.Own(t, "skip-corp"), adaEmail, "member")
 
 		page := harness.MustConsolePage(t, ada.Get("/account/organizations"), http.StatusOK)
 		for _, want := range []string{"Ada Labs", "owner", "Join Corp", "Skip Corp", oliveEmail, join, skip} {
@@ -300,7 +300,7 @@ func TestAccountPages_organizations(t *testing.T) {
 		}
 		// Someone else's invitation is refused.
 		bob := harness.MustVerifiedClient(t, app, "Bob", bobEmail)
-		harness.AccountTestInvite(t, owner, "Bob Corp", own(t, "bob-corp"), bobEmail, "member") // so that his page has the form
+		harness.AccountTestInvite(t, owner, "Bob Corp", harness.Own(t, "bob-corp"), bobEmail, "member") // so that his page has the form
 		r := consoleFormPost(t, bob, "/account/organizations", "/account/invitations/accept", url.Values{"invitation": {join}})
 		if r.Status < 400 || r.Status >= 500 {
 			t.Fatalf("accepting someone else's invitation: %d %s", r.Status, r.Body)
@@ -315,7 +315,7 @@ func TestAccountPages_organizations(t *testing.T) {
 		for _, o := range orgs {
 			slugs = append(slugs, o["slug"].(string))
 		}
-		if got := strings.Join(slugs, ","); got != own(t, "ada-labs")+","+own(t, "join-corp") && got != own(t, "join-corp")+","+own(t, "ada-labs") {
+		if got := strings.Join(slugs, ","); got != harness.Own(t, "ada-labs")+","+harness.Own(t, "join-corp") && got != harness.Own(t, "join-corp")+","+harness.Own(t, "ada-labs") {
 			t.Fatalf("organization/list = %v", slugs)
 		}
 		if invs := harness.MustList(t, ada.Get(harness.OrgPath("list-user-invitations"))); len(invs) != 0 {
@@ -414,7 +414,7 @@ func TestAccountPages_impersonation_changes_nothing(t *testing.T) {
 		// The victim has an invitation and a second session, so that every
 		// form shows.
 		harness.MustOK(t, app.NewClient(t).Get(harness.MustLink(t, app, w.victimEmail, "Verify your email address")))
-		harness.AccountTestInvite(t, w.admin, "Admin Corp", own(t, "admin-corp"), w.victimEmail, "member")
+		harness.AccountTestInvite(t, w.admin, "Admin Corp", harness.Own(t, "admin-corp"), w.victimEmail, "member")
 		harness.MustSignIn(t, app.NewClient(t), w.victimEmail, harness.UserPassword)
 		harness.MustStatus(t, consolePost(w.admin, w.userPath()+"/impersonate", url.Values{"_token": {mustConsoleTokens(t, w.admin, w.userPath())[w.userPath()+"/impersonate"]}}), http.StatusSeeOther)
 		for _, path := range accountPages {
@@ -449,7 +449,7 @@ func TestAccountPages_hostile_input(t *testing.T) {
 		ada, _ := harness.MustVerifiedUser(t, app, "Ada", adaEmail, harness.UserPassword)
 		// A second session and an invitation: their forms show.
 		harness.MustSignIn(t, app.NewClient(t), adaEmail, harness.UserPassword)
-		harness.AccountTestInvite(t, harness.MustVerifiedClient(t, app, "Olive", harness.Email(t, "olive@example.com")), "Olive Corp", own(t, "olive-corp"), adaEmail, "member")
+		harness.AccountTestInvite(t, harness.MustVerifiedClient(t, app, "Olive", harness.Email(t, "olive@example.com")), "Olive Corp", harness.Own(t, "olive-corp"), adaEmail, "member")
 		for _, tt := range []struct {
 			page, action string
 			fields       url.Values

@@ -198,7 +198,7 @@ func TestImpersonationHardening_relying_parties_refused(t *testing.T) {
 	harness.SharedForStores(t, harness.StoresOnce, harness.AdminEnv, func(t *testing.T, app *harness.App) {
 		const rp = "https://rp.example.net"
 		admin, adminID := harness.MustAdmin(t, app)
-		r := admin.Post("/api/admin/oauth-clients", harness.MustJSON(t, map[string]any{"name": own(t, "Example app"), "type": "public", "redirectUris": []string{rp + "/cb"}}))
+		r := admin.Post("/api/admin/oauth-clients", harness.MustJSON(t, map[string]any{"name": harness.Own(t, "Example app"), "type": "public", "redirectUris": []string{rp + "/cb"}}))
 		harness.MustStatus(t, r, http.StatusCreated)
 		clientID, _ := r.JSON(t)["clientId"].(string)
 		dave, daveID := harness.MustPlainUser(t, app, "Dave", harness.Email(t, "dave@example.com"), harness.UserPassword)

@@ -2,7 +2,6 @@ package console
 
 import (
 	"os"
-	"strings"
 	"testing"
 
 	"github.com/gatehouse/gatehouse/test/harness"
@@ -16,13 +15,4 @@ import (
 func TestMain(m *testing.M) {
 	harness.DefaultParallel(4)
 	os.Exit(harness.Main(m))
-}
-
-// own returns name made the test's own, as harness.Email makes an address
-// its own: name, a hyphen and the tag harness.Email draws from the
-// top-level test's name (an organization's slug, say, that the tests
-// sharing an application never meet).
-func own(t testing.TB, name string) string {
-	tagged, _, _ := strings.Cut(harness.Email(t, "x@example.com"), "@")
-	return name + "-" + strings.TrimPrefix(tagged, "x.")
 }

@@ -74,10 +74,10 @@ func TestHardening_picture_urls_are_http_only(t *testing.T) {
 	app := harness.Shared(t, harness.StoreSQLite, harness.AdminEnv)
 	k := mustHardeningKit(t, app)
 	userID := harness.MustID(t, harness.MustUser(t, harness.MustSession(t, k.user)))
-	org := harness.MustOK(t, k.user.Post("/api/auth/organization/create", harness.MustJSON(t, map[string]any{"name": "Pics", "slug": testSlug(t, "pics")})))
+	org := harness.MustOK(t, k.user.Post("/api/auth/organization/create", harness.MustJSON(t, map[string]any{"name": "Pics", "slug": harness.Own(t, "pics")})))
 	orgID := harness.MustID(t, org)
 	trustedUser := harness.MustID(t, mustCreated(t, k.key.Do(http.MethodPost, harness.UsersPath, map[string]any{"email": harness.Email(t, "tina@example.com"), "name": "Tina"})))
-	trustedOrg := harness.MustID(t, mustCreated(t, k.key.Do(http.MethodPost, harness.OrgsPath, map[string]any{"name": "Trusted", "slug": testSlug(t, "trusted"), "ownerUserId": trustedUser})))
+	trustedOrg := harness.MustID(t, mustCreated(t, k.key.Do(http.MethodPost, harness.OrgsPath, map[string]any{"name": "Trusted", "slug": harness.Own(t, "trusted"), "ownerUserId": trustedUser})))
 
 	for _, bad := range []string{"javascript:alert(document.domain)", "JavaScript:alert(1)", "data:image/svg+xml,<svg onload=alert(1)>",
 		"//evil.example/a.png", "https://user:pw@cdn.example/a.png", "ftp://cdn.example/a.png", "https://cdn.example/a b.png", "/avatar.png"} {
@@ -90,14 +90,14 @@ func TestHardening_picture_urls_are_http_only(t *testing.T) {
 				"password": harness.UserPassword, "data": map[string]any{"image": bad}})), http.StatusBadRequest, "INVALID_IMAGE")
 			harness.MustCode(t, k.admin.Post("/api/auth/admin/update-user", harness.MustJSON(t, map[string]any{"userId": userID, "data": map[string]any{"image": bad}})),
 				http.StatusBadRequest, "INVALID_IMAGE")
-			harness.MustCode(t, k.user.Post("/api/auth/organization/create", harness.MustJSON(t, map[string]any{"name": "Bad", "slug": testSlug(t, "bad-logo"), "logo": bad})),
+			harness.MustCode(t, k.user.Post("/api/auth/organization/create", harness.MustJSON(t, map[string]any{"name": "Bad", "slug": harness.Own(t, "bad-logo"), "logo": bad})),
 				http.StatusBadRequest, "INVALID_LOGO")
 			harness.MustCode(t, k.user.Post("/api/auth/organization/update", harness.MustJSON(t, map[string]any{"organizationId": orgID, "data": map[string]any{"logo": bad}})),
 				http.StatusBadRequest, "INVALID_LOGO")
 			// The trusted API names the field.
 			harness.MustFieldProblem(t, k.key.Do(http.MethodPost, harness.UsersPath, map[string]any{"email": harness.Email(t, "bad@example.com"), "name": "Bad", "image": bad}), "body.image")
 			harness.MustFieldProblem(t, k.key.Do(http.MethodPatch, harness.UsersPath+"/"+trustedUser, map[string]any{"image": bad}), "body.image")
-			harness.MustFieldProblem(t, k.key.Do(http.MethodPost, harness.OrgsPath, map[string]any{"name": "Bad", "slug": testSlug(t, "bad-logo"), "logo": bad, "ownerUserId": trustedUser}), "body.logo")
+			harness.MustFieldProblem(t, k.key.Do(http.MethodPost, harness.OrgsPath, map[string]any{"name": "Bad", "slug": harness.Own(t, "bad-logo"), "logo": bad, "ownerUserId": trustedUser}), "body.logo")
 			harness.MustFieldProblem(t, k.key.Do(http.MethodPatch, harness.OrgsPath+"/"+trustedOrg, map[string]any{"logo": bad}), "body.logo")
 		})
 	}
@@ -128,9 +128,9 @@ func TestHardening_bidi_controls_in_names(t *testing.T) {
 			harness.MustCode(t, k.user.Post("/api/auth/update-user", harness.MustJSON(t, map[string]any{"name": name})), http.StatusBadRequest, "INVALID_NAME")
 			harness.MustCode(t, app.NewClient(t).Post("/api/auth/sign-up/email", harness.MustJSON(t, map[string]any{"name": name, "email": harness.Email(t, "sid@example.com"), "password": harness.UserPassword})),
 				http.StatusBadRequest, "INVALID_NAME")
-			harness.MustCode(t, k.user.Post("/api/auth/organization/create", harness.MustJSON(t, map[string]any{"name": name, "slug": testSlug(t, "bidi")})), http.StatusBadRequest, "INVALID_NAME")
+			harness.MustCode(t, k.user.Post("/api/auth/organization/create", harness.MustJSON(t, map[string]any{"name": name, "slug": harness.Own(t, "bidi")})), http.StatusBadRequest, "INVALID_NAME")
 			harness.MustFieldProblem(t, k.key.Do(http.MethodPost, harness.UsersPath, map[string]any{"email": harness.Email(t, "bidi@example.com"), "name": name}), "body.name")
-			harness.MustFieldProblem(t, k.key.Do(http.MethodPost, harness.OrgsPath, map[string]any{"name": name, "slug": testSlug(t, "bidi"), "ownerUserId": owner}), "body.name")
+			harness.MustFieldProblem(t, k.key.Do(http.MethodPost, harness.OrgsPath, map[string]any{"name": name, "slug": harness.Own(t, "bidi"), "ownerUserId": owner}), "body.name")
 			harness.MustFieldProblem(t, k.admin.Post(harness.ServiceKeysPath, harness.MustJSON(t, map[string]any{"name": name, "scopes": []string{"users:read"}})), "body.name")
 			harness.MustFieldProblem(t, whk.Call(http.MethodPost, harness.WebhooksPath, harness.MustJSON(t, map[string]any{"url": "https://hooks.example.com/in", "description": name})),
 				"body.description")

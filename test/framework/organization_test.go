@@ -56,11 +56,11 @@ func TestOrganization_create_check_slug_list(t *testing.T) {
 	harness.SharedForStores(t, harness.StoresOnce, harness.OrgEnv, func(t *testing.T, app *harness.App) {
 		ada := harness.MustVerifiedClient(t, app, "Ada", harness.Email(t, "ada@example.com"))
 		body := harness.MustOK(t, ada.Post(harness.OrgPath("create"), harness.MustJSON(t, map[string]any{
-			"name": "Acme", "slug": testSlug(t, "acme"), "logo": "https://example.com/acme.png", "metadata": map[string]any{"plan": "pro", "seats": 12345678901234567},
+			"name": "Acme", "slug": harness.Own(t, "acme"), "logo": "https://example.com/acme.png", "metadata": map[string]any{"plan": "pro", "seats": 12345678901234567},
 		})))
 		mustOrg(t, body, "", "members")
 		id, _ := body["id"].(string)
-		if body["name"] != "Acme" || body["slug"] != testSlug(t, "acme") || body["logo"] != "https://example.com/acme.png" {
+		if body["name"] != "Acme" || body["slug"] != harness.Own(t, "acme") || body["logo"] != "https://example.com/acme.png" {
 			t.Fatalf("create = %s", harness.MustJSON(t, body))
 		}
 		// metadata is an object, numbers kept exactly.
@@ -80,7 +80,7 @@ func TestOrganization_create_check_slug_list(t *testing.T) {
 			t.Fatalf("activeOrganizationId = %v, want %s", got, id)
 		}
 
-		harness.MustCode(t, ada.Post(harness.OrgPath("create"), harness.MustJSON(t, map[string]any{"name": "Other", "slug": testSlug(t, "acme")})), http.StatusBadRequest, "ORGANIZATION_ALREADY_EXISTS")
+		harness.MustCode(t, ada.Post(harness.OrgPath("create"), harness.MustJSON(t, map[string]any{"name": "Other", "slug": harness.Own(t, "acme")})), http.StatusBadRequest, "ORGANIZATION_ALREADY_EXISTS")
 		for _, slug := range []string{"Bad Slug", "-acme", "acme--x", "ACME", strings.Repeat("a", 65), ""} {
 			msg := harness.MustCode(t, ada.Post(harness.OrgPath("create"), harness.MustJSON(t, map[string]any{"name": "Other", "slug": slug})), http.StatusBadRequest, "VALIDATION_ERROR")
 			if !strings.Contains(msg, "body.slug") {
@@ -93,14 +93,14 @@ func TestOrganization_create_check_slug_list(t *testing.T) {
 		}
 		harness.MustCode(t, ada.Post(harness.OrgPath("create"), `{"name":"Other","slug":"other","userId":"someone-else"}`), http.StatusBadRequest, "VALIDATION_ERROR")
 
-		harness.MustCode(t, ada.Post(harness.OrgPath("check-slug"), harness.MustJSON(t, map[string]string{"slug": testSlug(t, "acme")})), http.StatusBadRequest, "ORGANIZATION_SLUG_ALREADY_TAKEN")
-		harness.MustStatusTrue(t, ada.Post(harness.OrgPath("check-slug"), harness.MustJSON(t, map[string]string{"slug": testSlug(t, "free-slug")})))
+		harness.MustCode(t, ada.Post(harness.OrgPath("check-slug"), harness.MustJSON(t, map[string]string{"slug": harness.Own(t, "acme")})), http.StatusBadRequest, "ORGANIZATION_SLUG_ALREADY_TAKEN")
+		harness.MustStatusTrue(t, ada.Post(harness.OrgPath("check-slug"), harness.MustJSON(t, map[string]string{"slug": harness.Own(t, "free-slug")})))
 		if msg := harness.MustCode(t, ada.Post(harness.OrgPath("check-slug"), `{"slug":"Not OK"}`), http.StatusBadRequest, "VALIDATION_ERROR"); !strings.Contains(msg, "body.slug") {
 			t.Fatalf("message %q does not name body.slug", msg)
 		}
 
 		// keepCurrentActiveOrganization leaves the active organization alone.
-		second := harness.MustOK(t, ada.Post(harness.OrgPath("create"), harness.MustJSON(t, map[string]any{"name": "Beta", "slug": testSlug(t, "beta"), "keepCurrentActiveOrganization": true})))
+		second := harness.MustOK(t, ada.Post(harness.OrgPath("create"), harness.MustJSON(t, map[string]any{"name": "Beta", "slug": harness.Own(t, "beta"), "keepCurrentActiveOrganization": true})))
 		if got := activeOrg(t, ada); got != id {
 			t.Fatalf("activeOrganizationId = %v after keepCurrentActiveOrganization, want %s", got, id)
 		}
@@ -135,14 +135,14 @@ func TestOrganization_update_delete(t *testing.T) {
 		ada := harness.MustVerifiedClient(t, app, "Ada", harness.Email(t, "ada@example.com"))
 		bob := harness.MustVerifiedClient(t, app, "Bob", harness.Email(t, "bob@example.com"))
 		cat := harness.MustVerifiedClient(t, app, "Cat", harness.Email(t, "cat@example.com"))
-		id, _ := harness.MustCreateOrg(t, ada, "Acme", testSlug(t, "acme"))["id"].(string)
+		id, _ := harness.MustCreateOrg(t, ada, "Acme", harness.Own(t, "acme"))["id"].(string)
 		harness.MustJoin(t, ada, id, bob, harness.Email(t, "bob@example.com"), "admin")
 		harness.MustJoin(t, ada, id, cat, harness.Email(t, "cat@example.com"), "member")
 
 		// The active organization is the default.
-		body := harness.MustOK(t, ada.Post(harness.OrgPath("update"), harness.MustJSON(t, map[string]any{"data": map[string]any{"name": "Acme Inc", "slug": testSlug(t, "acme-inc"), "logo": "https://example.com/l.png", "metadata": map[string]any{"tier": 1}}})))
+		body := harness.MustOK(t, ada.Post(harness.OrgPath("update"), harness.MustJSON(t, map[string]any{"data": map[string]any{"name": "Acme Inc", "slug": harness.Own(t, "acme-inc"), "logo": "https://example.com/l.png", "metadata": map[string]any{"tier": 1}}})))
 		mustOrg(t, body, id)
-		if body["name"] != "Acme Inc" || body["slug"] != testSlug(t, "acme-inc") || body["logo"] != "https://example.com/l.png" {
+		if body["name"] != "Acme Inc" || body["slug"] != harness.Own(t, "acme-inc") || body["logo"] != "https://example.com/l.png" {
 			t.Fatalf("update = %v", body)
 		}
 		if m, _ := body["metadata"].(map[string]any); m["tier"] != float64(1) {
@@ -155,8 +155,8 @@ func TestOrganization_update_delete(t *testing.T) {
 		}
 		harness.MustCode(t, cat.Post(harness.OrgPath("update"), harness.MustJSON(t, map[string]any{"organizationId": id, "data": map[string]any{"name": "Mine"}})),
 			http.StatusForbidden, "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION")
-		harness.MustCreateOrg(t, cat, "Cat Co", testSlug(t, "cat-co"))
-		harness.MustCode(t, ada.Post(harness.OrgPath("update"), harness.MustJSON(t, map[string]any{"organizationId": id, "data": map[string]any{"slug": testSlug(t, "cat-co")}})),
+		harness.MustCreateOrg(t, cat, "Cat Co", harness.Own(t, "cat-co"))
+		harness.MustCode(t, ada.Post(harness.OrgPath("update"), harness.MustJSON(t, map[string]any{"organizationId": id, "data": map[string]any{"slug": harness.Own(t, "cat-co")}})),
 			http.StatusBadRequest, "ORGANIZATION_SLUG_ALREADY_TAKEN")
 		if msg := harness.MustCode(t, ada.Post(harness.OrgPath("update"), `{"data":{"slug":"No Good"}}`), http.StatusBadRequest, "VALIDATION_ERROR"); !strings.Contains(msg, "body.data.slug") {
 			t.Fatalf("message %q does not name body.data.slug", msg)
@@ -188,9 +188,9 @@ func TestOrganization_set_active_full(t *testing.T) {
 	harness.SharedForStores(t, harness.StoresOnce, harness.OrgEnv, func(t *testing.T, app *harness.App) {
 		ada := harness.MustVerifiedClient(t, app, "Ada", harness.Email(t, "ada@example.com"))
 		bob := harness.MustVerifiedClient(t, app, "Bob", harness.Email(t, "bob@example.com"))
-		one, _ := harness.MustCreateOrg(t, ada, "One", testSlug(t, "one"))["id"].(string)
-		two, _ := harness.MustCreateOrg(t, ada, "Two", testSlug(t, "two"))["id"].(string)
-		mine, _ := harness.MustCreateOrg(t, bob, "Bob's", testSlug(t, "bobs"))["id"].(string)
+		one, _ := harness.MustCreateOrg(t, ada, "One", harness.Own(t, "one"))["id"].(string)
+		two, _ := harness.MustCreateOrg(t, ada, "Two", harness.Own(t, "two"))["id"].(string)
+		mine, _ := harness.MustCreateOrg(t, bob, "Bob's", harness.Own(t, "bobs"))["id"].(string)
 		harness.MustJoin(t, ada, one, bob, harness.Email(t, "bob@example.com"), "member")
 		harness.MustInvite(t, ada, one, harness.Email(t, "carol@example.com"), "admin")
 		harness.MustInvite(t, ada, one, harness.Email(t, "olga@example.com"), "owner")
@@ -199,7 +199,7 @@ func TestOrganization_set_active_full(t *testing.T) {
 		if activeOrg(t, ada) != one {
 			t.Fatal("set-active by id did not switch")
 		}
-		mustOrg(t, harness.MustOK(t, ada.Post(harness.OrgPath("set-active"), harness.MustJSON(t, map[string]string{"organizationSlug": testSlug(t, "two")}))), two)
+		mustOrg(t, harness.MustOK(t, ada.Post(harness.OrgPath("set-active"), harness.MustJSON(t, map[string]string{"organizationSlug": harness.Own(t, "two")}))), two)
 		if activeOrg(t, ada) != two {
 			t.Fatal("set-active by slug did not switch")
 		}
@@ -218,7 +218,7 @@ func TestOrganization_set_active_full(t *testing.T) {
 		if activeOrg(t, ada) != nil {
 			t.Fatal("a refused set-active left the active organization")
 		}
-		harness.MustCode(t, ada.Post(harness.OrgPath("set-active"), harness.MustJSON(t, map[string]string{"organizationSlug": testSlug(t, "no-such-org")})), http.StatusForbidden, "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION")
+		harness.MustCode(t, ada.Post(harness.OrgPath("set-active"), harness.MustJSON(t, map[string]string{"organizationSlug": harness.Own(t, "no-such-org")})), http.StatusForbidden, "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION")
 		harness.MustOK(t, ada.Post(harness.OrgPath("set-active"), harness.MustJSON(t, map[string]any{"organizationId": one})))
 
 		full := harness.MustOK(t, ada.Get(harness.OrgPath("get-full-organization")))
@@ -239,7 +239,7 @@ func TestOrganization_set_active_full(t *testing.T) {
 		harness.MustKeys(t, inv, invitationKeys...)
 		harness.MustJSDates(t, inv, "createdAt", "expiresAt")
 		// By slug, with a members limit.
-		full = harness.MustOK(t, ada.Get(harness.OrgPath("get-full-organization")+"?organizationSlug="+testSlug(t, "one")+"&membersLimit=1"))
+		full = harness.MustOK(t, ada.Get(harness.OrgPath("get-full-organization")+"?organizationSlug="+harness.Own(t, "one")+"&membersLimit=1"))
 		if members, _ := full["members"].([]any); len(members) != 1 {
 			t.Fatalf("membersLimit=1 gave %d members", len(members))
 		}
@@ -250,7 +250,7 @@ func TestOrganization_set_active_full(t *testing.T) {
 		}
 		harness.MustCode(t, ada.Get(harness.OrgPath("get-full-organization")+"?organizationId="+mine), http.StatusForbidden, "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION")
 
-		mustOrg(t, harness.MustOK(t, bob.Get(harness.OrgPath("get-organization")+"?organizationSlug="+testSlug(t, "one"))), one)
+		mustOrg(t, harness.MustOK(t, bob.Get(harness.OrgPath("get-organization")+"?organizationSlug="+harness.Own(t, "one"))), one)
 	})
 }
 
@@ -265,7 +265,7 @@ func TestOrganization_invitations(t *testing.T) {
 		bob := harness.MustVerifiedClient(t, app, "Bob", harness.Email(t, "bob@example.com"))
 		cat := harness.MustVerifiedClient(t, app, "Cat", harness.Email(t, "cat@example.com"))
 		dan := harness.MustVerifiedClient(t, app, "Dan", harness.Email(t, "dan@example.com"))
-		org, _ := harness.MustCreateOrg(t, ada, "Acme", testSlug(t, "acme"))["id"].(string)
+		org, _ := harness.MustCreateOrg(t, ada, "Acme", harness.Own(t, "acme"))["id"].(string)
 
 		inv := harness.MustInvite(t, ada, org, strings.Replace(harness.Email(t, "bob@example.com"), "bob@e", "Bob@E", 1), "member")
 		harness.MustKeys(t, inv, invitationKeys...)
@@ -284,7 +284,7 @@ func TestOrganization_invitations(t *testing.T) {
 		// Only the recipient reads it.
 		got := harness.MustOK(t, bob.Get(harness.OrgPath("get-invitation")+"?id="+url.QueryEscape(invID)))
 		harness.MustKeys(t, got, append(append([]string(nil), invitationKeys...), "organizationName", "organizationSlug", "inviterEmail")...)
-		if got["organizationName"] != "Acme" || got["organizationSlug"] != testSlug(t, "acme") || got["inviterEmail"] != harness.Email(t, "ada@example.com") {
+		if got["organizationName"] != "Acme" || got["organizationSlug"] != harness.Own(t, "acme") || got["inviterEmail"] != harness.Email(t, "ada@example.com") {
 			t.Fatalf("get-invitation = %v", got)
 		}
 		harness.MustCode(t, cat.Get(harness.OrgPath("get-invitation")+"?id="+invID), http.StatusForbidden, "YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION")
@@ -316,7 +316,7 @@ func TestOrganization_invitations(t *testing.T) {
 		if r := harness.MustOK(t, bob.Get(harness.OrgPath("get-active-member-role")+"?organizationId="+org)); r["role"] != "member" {
 			t.Fatalf("get-active-member-role = %v", r)
 		}
-		if r := harness.MustOK(t, ada.Get(harness.OrgPath("get-active-member-role")+"?organizationSlug="+testSlug(t, "acme"))); r["role"] != "owner" {
+		if r := harness.MustOK(t, ada.Get(harness.OrgPath("get-active-member-role")+"?organizationSlug="+harness.Own(t, "acme"))); r["role"] != "owner" {
 			t.Fatalf("owner's role = %v", r)
 		}
 		harness.MustCode(t, bob.Post(harness.OrgPath("accept-invitation"), harness.MustJSON(t, map[string]any{"invitationId": invID})), http.StatusBadRequest, "INVITATION_NOT_FOUND")
@@ -413,7 +413,7 @@ func TestOrganization_members(t *testing.T) {
 		bob := harness.MustVerifiedClient(t, app, "Bob", harness.Email(t, "bob@example.com"))
 		cat := harness.MustVerifiedClient(t, app, "Cat", harness.Email(t, "cat@example.com"))
 		dan := harness.MustVerifiedClient(t, app, "Dan", harness.Email(t, "dan@example.com"))
-		org, _ := harness.MustCreateOrg(t, ada, "Acme", testSlug(t, "acme"))["id"].(string)
+		org, _ := harness.MustCreateOrg(t, ada, "Acme", harness.Own(t, "acme"))["id"].(string)
 		bobM := harness.MustJoin(t, ada, org, bob, harness.Email(t, "bob@example.com"), "admin")
 		catM := harness.MustJoin(t, ada, org, cat, harness.Email(t, "cat@example.com"), "member")
 		harness.MustJoin(t, ada, org, dan, harness.Email(t, "dan@example.com"), "member")
@@ -440,7 +440,7 @@ func TestOrganization_members(t *testing.T) {
 		if ms := page["members"].([]any); len(ms) != 1 || ms[0].(map[string]any)["user"].(map[string]any)["email"] != harness.Email(t, "dan@example.com") {
 			t.Fatalf("newest first = %v", page)
 		}
-		if ms := harness.MustOK(t, cat.Get(harness.OrgPath("list-members")+"?organizationSlug="+testSlug(t, "acme")))["members"].([]any); len(ms) != 4 {
+		if ms := harness.MustOK(t, cat.Get(harness.OrgPath("list-members")+"?organizationSlug="+harness.Own(t, "acme")))["members"].([]any); len(ms) != 4 {
 			t.Fatalf("default page has %d members, want 4", len(ms))
 		}
 		if ms := harness.MustOK(t, cat.Get(harness.OrgPath("list-members")+"?offset=10"))["members"].([]any); len(ms) != 0 {
@@ -598,7 +598,7 @@ func TestOrganization_has_permission(t *testing.T) {
 		ada := harness.MustVerifiedClient(t, app, "Ada", harness.Email(t, "ada@example.com"))
 		bob := harness.MustVerifiedClient(t, app, "Bob", harness.Email(t, "bob@example.com"))
 		cat := harness.MustVerifiedClient(t, app, "Cat", harness.Email(t, "cat@example.com"))
-		org, _ := harness.MustCreateOrg(t, ada, "Acme", testSlug(t, "acme"))["id"].(string)
+		org, _ := harness.MustCreateOrg(t, ada, "Acme", harness.Own(t, "acme"))["id"].(string)
 		harness.MustJoin(t, ada, org, bob, harness.Email(t, "bob@example.com"), "admin")
 		harness.MustJoin(t, ada, org, cat, harness.Email(t, "cat@example.com"), "member")
 
@@ -626,7 +626,7 @@ func TestOrganization_has_permission(t *testing.T) {
 		// Another organization's admin is not a member here.
 		dan := harness.MustVerifiedClient(t, app, "Dan", harness.Email(t, "dan@example.com"))
 		harness.MustCode(t, dan.Post(harness.OrgPath("has-permission"), `{"permissions":{"ac":["read"]}}`), http.StatusBadRequest, "NO_ACTIVE_ORGANIZATION")
-		other, _ := harness.MustCreateOrg(t, dan, "Other", testSlug(t, "other"))["id"].(string)
+		other, _ := harness.MustCreateOrg(t, dan, "Other", harness.Own(t, "other"))["id"].(string)
 		check(dan, `{"permissions":{"organization":["delete"]}}`, true)
 		harness.MustCode(t, dan.Post(harness.OrgPath("has-permission"), `{"permissions":{"ac":["read"]},"organizationId":"`+org+`"}`), http.StatusForbidden, "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION")
 		harness.MustCode(t, ada.Post(harness.OrgPath("has-permission"), `{"permissions":{"ac":["read"]},"organizationId":"`+other+`"}`), http.StatusForbidden, "USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION")
@@ -641,9 +641,9 @@ func TestOrganization_other_organization(t *testing.T) {
 	harness.SharedForStores(t, harness.StoresOnce, harness.OrgEnv, func(t *testing.T, app *harness.App) {
 		ada := harness.MustVerifiedClient(t, app, "Ada", harness.Email(t, "ada@example.com"))
 		eve := harness.MustVerifiedClient(t, app, "Eve", harness.Email(t, "eve@example.com"))
-		target, _ := harness.MustCreateOrg(t, ada, "Acme", testSlug(t, "acme"))["id"].(string)
+		target, _ := harness.MustCreateOrg(t, ada, "Acme", harness.Own(t, "acme"))["id"].(string)
 		inv := harness.MustInvite(t, ada, target, harness.Email(t, "bob@example.com"), "member")
-		harness.MustCreateOrg(t, eve, "Evil", testSlug(t, "evil"))
+		harness.MustCreateOrg(t, eve, "Evil", harness.Own(t, "evil"))
 		for _, id := range []string{target, "no-such-organization"} {
 			q := "?organizationId=" + id
 			for _, r := range []*harness.Response{

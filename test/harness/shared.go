@@ -115,10 +115,21 @@ func Email(t testing.TB, address string) string {
 	if !ok {
 		t.Fatalf("Email(%q): not an address", address)
 	}
+	return local + "." + testTag(t) + "@" + domain
+}
+
+// Own returns name made the test's own as Email makes an address: name, a
+// hyphen and the same tag (an organization's slug, an OAuth client's or a
+// key's name, a hostname's first label), so tests sharing an application
+// never meet each other's.
+func Own(t testing.TB, name string) string { return name + "-" + testTag(t) }
+
+// testTag is eight hex digits drawn from the top-level test's name.
+func testTag(t testing.TB) string {
 	top, _, _ := strings.Cut(t.Name(), "/")
 	h := fnv.New32a()
 	_, _ = h.Write([]byte(top))
-	return fmt.Sprintf("%s.%08x@%s", local, h.Sum32(), domain)
+	return fmt.Sprintf("%08x", h.Sum32())
 }
 
 func envKey(env map[string]string) string {

@@ -87,7 +87,7 @@ vulncheck: ## govulncheck against GATEHOUSE_VULNDB; skipped, not failed, when th
 ARCHCHECK_RULES ?= all
 
 .PHONY: archcheck
-archcheck: ## the architecture rules: layer imports, contract packages, path tests, wire codes, driven adapters
+archcheck: ## the architecture rules: layer imports, contract packages, path tests, wire codes, driven adapters, HTML surfaces apart from the contracts
 	$(GO) run ./cmd/archcheck -rule $(ARCHCHECK_RULES)
 
 .PHONY: generate

@@ -50,7 +50,14 @@
 //     adapters/gormstore). Non-test files: a test may reach for the
 //     conformance suites and fixtures it needs.
 //
-// Flags: -rule picks the rules to run ("1,2,3,4,5" or "all"), -list prints the
+//  6. The HTML surfaces (adapters/httpapi/console and adapters/httpapi/pages,
+//     pages for people) and the API contract packages (framework, oidc,
+//     admin, backend, explorer: JSON for programs) never import each other,
+//     test files included; what they share lives in internal/edge. Rule 2
+//     already keeps pages apart from the contracts; this rule adds the
+//     console.
+//
+// Flags: -rule picks the rules to run ("1,2,3,4,5,6" or "all"), -list prints the
 // rules, -C sets the module root (default: the current directory).
 package main
 
@@ -87,6 +94,7 @@ var rules = []struct {
 	{3, "no URL-path prefix test outside adapters/httpapi/internal/edge", checkPathTests},
 	{4, "no UPPER_SNAKE wire code or body./query./path./header. location in the inner layers and stores", checkWireVocabulary},
 	{5, "driven adapters import only domain, ports and their own adapter's packages", checkDrivenAdapters},
+	{6, "the HTML surfaces (console, pages) and the API contract packages never import each other", checkSurfaces},
 }
 
 func main() {

@@ -226,6 +226,54 @@ func checkDrivenAdapters(m *module) ([]violation, error) {
 	return vs, nil
 }
 
+// Rule 6 ---------------------------------------------------------------------
+
+// htmlSurfaces are the packages of adapters/httpapi that answer HTML pages to
+// people (the console and account pages, the hosted sign-in pages), beside
+// the API contract packages that answer JSON to programs.
+var htmlSurfaces = []string{httpapiDir + "/console", httpapiDir + "/pages"}
+
+// surfaceOf returns the HTML surface directory dir belongs to, or "".
+func surfaceOf(dir string) string {
+	for _, s := range htmlSurfaces {
+		if under(dir, s) {
+			return s
+		}
+	}
+	return ""
+}
+
+func checkSurfaces(m *module) ([]violation, error) {
+	var vs []violation
+	for _, pk := range m.pkgsUnder(httpapiDir) {
+		own, isSurface := surfaceOf(pk.dir), true
+		if own == "" {
+			own, isSurface = contractOf(pk.dir), false
+		}
+		if own == "" {
+			continue
+		}
+		for _, f := range pk.files {
+			for _, imp := range f.ast.Imports {
+				ip, _ := strconv.Unquote(imp.Path.Value)
+				dir, ok := m.rel(ip)
+				if !ok || under(dir, own) {
+					continue
+				}
+				switch {
+				case isSurface && (contractOf(dir) != "" && surfaceOf(dir) == ""):
+					vs = append(vs, violation{f.name, m.line(imp.Pos()), 6,
+						fmt.Sprintf("HTML surface %s imports the API contract package %s", pk.dir, ip)})
+				case !isSurface && surfaceOf(dir) != "":
+					vs = append(vs, violation{f.name, m.line(imp.Pos()), 6,
+						fmt.Sprintf("API contract package %s imports the HTML surface %s", pk.dir, ip)})
+				}
+			}
+		}
+	}
+	return vs, nil
+}
+
 // Rule 3 ---------------------------------------------------------------------
 
 var prefixTests = map[string]bool{

@@ -1,6 +1,7 @@
 // Package httpapi is the HTTP edge of Gatehouse: a gin engine carrying three
 // Huma APIs, one per published contract (authentication framework, auth and
-// admin, trusted backend). Each operation is registered once from typed input
+// admin, trusted backend), and the HTML surfaces beside them (the console and
+// account pages, the hosted sign-in pages). Each operation is registered once from typed input
 // and output structs, so the contract documents exactly what is routed and
 // validated. Handlers are thin: they build a command, call the application,
 // and map the result; errors go back as values and one hook renders them.
@@ -10,11 +11,13 @@
 // registration, each route's policy, cookies, origins, the principal, the
 // renderers and the one status mapping); routes.go is the index, calling
 // every group of every contract package (framework/, oidc/, admin/,
-// backend/, pages/, explorer/) and nothing else registers a route. Each
+// backend/, explorer/) and of the HTML surfaces (console/, pages/), and
+// nothing else registers a route. Each
 // route declares its policy where it is registered (internal/edge.Policy:
 // error shape and vocabulary, rate rule, CORS, security, form page);
 // NewServer panics when a route has none. The middleware reads the matched
 // route's policy, never its path; only requests that match no route fall
 // back on the path prefix (edge.Unmatched). Contract packages never import
-// each other (make archcheck).
+// each other, and the HTML surfaces and the contracts never import each
+// other either (make archcheck, rules 2 and 6).
 package httpapi

@@ -162,30 +162,40 @@ func checkContracts(m *module) ([]violation, error) {
 		if own == "" {
 			continue
 		}
-		for _, f := range pk.files {
-			for _, imp := range f.ast.Imports {
-				ip, _ := strconv.Unquote(imp.Path.Value)
-				dir, ok := m.rel(ip)
-				if !ok || under(dir, own) || under(dir, edgeDir) {
-					continue
-				}
-				var why string
-				switch {
-				case contractOf(dir) != "":
-					why = "another contract package"
-				case under(dir, httpapiDir):
-					why = "adapters/httpapi outside internal/edge"
-				case under(dir, "application"), under(dir, "domain"), under(dir, "ports"):
-					continue
-				default:
-					why = "outside internal/edge, application, domain and ports"
-				}
-				vs = append(vs, violation{f.name, m.line(imp.Pos()), 2,
-					fmt.Sprintf("contract package %s imports %s (%s)", pk.dir, ip, why)})
+		m.moduleImports(pk, own, true, func(f *file, imp *ast.ImportSpec, ip, dir string) {
+			var why string
+			switch {
+			case under(dir, edgeDir), under(dir, "application"), under(dir, "domain"), under(dir, "ports"):
+				return
+			case contractOf(dir) != "":
+				why = "another contract package"
+			case under(dir, httpapiDir):
+				why = "adapters/httpapi outside internal/edge"
+			default:
+				why = "outside internal/edge, application, domain and ports"
+			}
+			vs = append(vs, violation{f.name, m.line(imp.Pos()), 2,
+				fmt.Sprintf("contract package %s imports %s (%s)", pk.dir, ip, why)})
+		})
+	}
+	return vs, nil
+}
+
+// moduleImports calls fn for each import of pk's files (its test files too
+// when withTests) that names a package of this module outside own, with
+// that package's directory relative to the module root.
+func (m *module) moduleImports(pk *pkg, own string, withTests bool, fn func(f *file, imp *ast.ImportSpec, ip, dir string)) {
+	for _, f := range pk.files {
+		if f.test && !withTests {
+			continue
+		}
+		for _, imp := range f.ast.Imports {
+			ip, _ := strconv.Unquote(imp.Path.Value)
+			if dir, ok := m.rel(ip); ok && !under(dir, own) {
+				fn(f, imp, ip, dir)
 			}
 		}
 	}
-	return vs, nil
 }
 
 // Rule 5 ---------------------------------------------------------------------
@@ -208,20 +218,12 @@ func checkDrivenAdapters(m *module) ([]violation, error) {
 			continue
 		}
 		own := adapterOf(pk.dir)
-		for _, f := range pk.files {
-			if f.test {
-				continue
-			}
-			for _, imp := range f.ast.Imports {
-				ip, _ := strconv.Unquote(imp.Path.Value)
-				dir, ok := m.rel(ip)
-				if !ok || under(dir, own) || under(dir, "domain") || under(dir, "ports") {
-					continue
-				}
+		m.moduleImports(pk, own, false, func(f *file, imp *ast.ImportSpec, ip, dir string) {
+			if !under(dir, "domain") && !under(dir, "ports") {
 				vs = append(vs, violation{f.name, m.line(imp.Pos()), 5,
 					fmt.Sprintf("driven adapter %s imports %s (outside domain, ports and %s)", pk.dir, ip, own)})
 			}
-		}
+		})
 	}
 	return vs, nil
 }
@@ -253,23 +255,16 @@ func checkSurfaces(m *module) ([]violation, error) {
 		if own == "" {
 			continue
 		}
-		for _, f := range pk.files {
-			for _, imp := range f.ast.Imports {
-				ip, _ := strconv.Unquote(imp.Path.Value)
-				dir, ok := m.rel(ip)
-				if !ok || under(dir, own) {
-					continue
-				}
-				switch {
-				case isSurface && (contractOf(dir) != "" && surfaceOf(dir) == ""):
-					vs = append(vs, violation{f.name, m.line(imp.Pos()), 6,
-						fmt.Sprintf("HTML surface %s imports the API contract package %s", pk.dir, ip)})
-				case !isSurface && surfaceOf(dir) != "":
-					vs = append(vs, violation{f.name, m.line(imp.Pos()), 6,
-						fmt.Sprintf("API contract package %s imports the HTML surface %s", pk.dir, ip)})
-				}
+		m.moduleImports(pk, own, true, func(f *file, imp *ast.ImportSpec, ip, dir string) {
+			switch {
+			case isSurface && contractOf(dir) != "" && surfaceOf(dir) == "":
+				vs = append(vs, violation{f.name, m.line(imp.Pos()), 6,
+					fmt.Sprintf("HTML surface %s imports the API contract package %s", pk.dir, ip)})
+			case !isSurface && surfaceOf(dir) != "":
+				vs = append(vs, violation{f.name, m.line(imp.Pos()), 6,
+					fmt.Sprintf("API contract package %s imports the HTML surface %s", pk.dir, ip)})
 			}
-		}
+		})
 	}
 	return vs, nil
 }

@@ -132,12 +132,7 @@ func TestOrganization_create_check_slug_list(t *testing.T) {
 func TestOrganization_update_delete(t *testing.T) {
 	t.Parallel()
 	harness.SharedForStores(t, harness.StoresOnce, harness.OrgEnv, func(t *testing.T, app *harness.App) {
-		ada := harness.MustVerifiedClient(t, app, "Ada", harness.Email(t, "ada@example.com"))
-		bob := harness.MustVerifiedClient(t, app, "Bob", harness.Email(t, "bob@example.com"))
-		cat := harness.MustVerifiedClient(t, app, "Cat", harness.Email(t, "cat@example.com"))
-		id, _ := harness.MustCreateOrg(t, ada, "Acme", harness.Own(t, "acme"))["id"].(string)
-		harness.MustJoin(t, ada, id, bob, harness.Email(t, "bob@example.com"), "admin")
-		harness.MustJoin(t, ada, id, cat, harness.Email(t, "cat@example.com"), "member")
+		ada, bob, cat, id := mustAcmeTeam(t, app)
 
 		// The active organization is the default.
 		body := harness.MustOK(t, ada.Post(harness.OrgPath("update"), harness.MustJSON(t, map[string]any{"data": map[string]any{"name": "Acme Inc", "slug": harness.Own(t, "acme-inc"), "logo": "https://example.com/l.png", "metadata": map[string]any{"tier": 1}}})))
@@ -595,12 +590,7 @@ func TestOrganization_members(t *testing.T) {
 func TestOrganization_has_permission(t *testing.T) {
 	t.Parallel()
 	harness.SharedForStores(t, harness.StoresOnce, harness.OrgEnv, func(t *testing.T, app *harness.App) {
-		ada := harness.MustVerifiedClient(t, app, "Ada", harness.Email(t, "ada@example.com"))
-		bob := harness.MustVerifiedClient(t, app, "Bob", harness.Email(t, "bob@example.com"))
-		cat := harness.MustVerifiedClient(t, app, "Cat", harness.Email(t, "cat@example.com"))
-		org, _ := harness.MustCreateOrg(t, ada, "Acme", harness.Own(t, "acme"))["id"].(string)
-		harness.MustJoin(t, ada, org, bob, harness.Email(t, "bob@example.com"), "admin")
-		harness.MustJoin(t, ada, org, cat, harness.Email(t, "cat@example.com"), "member")
+		ada, bob, cat, org := mustAcmeTeam(t, app)
 
 		check := func(c *harness.Client, body string, want bool) {
 			t.Helper()
@@ -718,4 +708,18 @@ func TestOrganization_requires_session(t *testing.T) {
 		harness.MustStatus(t, app.NewClient(t).Get(harness.OrgPath("create")), http.StatusNotFound)
 		harness.MustStatus(t, app.NewClient(t).Post(harness.OrgPath("list"), `{}`), http.StatusNotFound)
 	})
+}
+
+// mustAcmeTeam signs up Ada, Bob and Cat (the test's own addresses) and
+// makes Acme (the test's own slug) with Ada its owner, Bob an admin and Cat
+// a member; it returns their clients and the organization's id.
+func mustAcmeTeam(t *testing.T, app *harness.App) (ada, bob, cat *harness.Client, org string) {
+	t.Helper()
+	ada = harness.MustVerifiedClient(t, app, "Ada", harness.Email(t, "ada@example.com"))
+	bob = harness.MustVerifiedClient(t, app, "Bob", harness.Email(t, "bob@example.com"))
+	cat = harness.MustVerifiedClient(t, app, "Cat", harness.Email(t, "cat@example.com"))
+	org, _ = harness.MustCreateOrg(t, ada, "Acme", harness.Own(t, "acme"))["id"].(string)
+	harness.MustJoin(t, ada, org, bob, harness.Email(t, "bob@example.com"), "admin")
+	harness.MustJoin(t, ada, org, cat, harness.Email(t, "cat@example.com"), "member")
+	return ada, bob, cat, org
 }

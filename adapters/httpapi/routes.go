@@ -22,9 +22,9 @@ import (
 // provider and discovery), admin/ (service keys, audit, OAuth clients,
 // signing keys' administration, domains), backend/ (the trusted API),
 // pages/ (the hosted pages and their form posts), console/ (the admin
-// console) and explorer/. A group's
-// operations go through its package's register, which puts them in their
-// contracts with the package's vocabulary (its Words); plain gin routes go
+// console) and explorer/. A group's operations go through edge.Add on its
+// package's edge.Group, which puts them in their contracts with the
+// package's vocabulary (its Words); plain gin routes go
 // through edge.Kit.Handle. Each route declares its policy where it is
 // registered (rate rule, error shape, CORS, security, form page:
 // internal/edge.Policy), and NewServer panics if one does not.

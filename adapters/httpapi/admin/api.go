@@ -8,8 +8,6 @@
 package admin
 
 import (
-	"context"
-
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
@@ -19,6 +17,7 @@ import (
 // API holds the admin routes' handlers, on the edge's shared pieces.
 type API struct {
 	*edge.Kit
+	routes    edge.Group
 	auditCode AuditCode
 }
 
@@ -33,17 +32,19 @@ func New(k *edge.Kit, auditCode AuditCode) *API {
 	if auditCode == nil {
 		panic("admin: nil dependency")
 	}
-	return &API{Kit: k, auditCode: auditCode}
+	return &API{Kit: k, routes: routes(k), auditCode: auditCode}
 }
 
-// register routes op in contract c, answering in the problem vocabulary
-// the admin routes share with the trusted API (edge.ProblemWords). The
-// routes a session calls administer the platform (edge.Administration); the
-// calling service key's own description does not.
-func register[I, O any](s *API, c edge.Contract, op huma.Operation, h func(context.Context, *I) (*O, error), alsoIn ...edge.Contract) {
-	if c == edge.ContractAuth {
-		op = edge.WithPolicy(op, edge.Administration)
-		op.Description += edge.AdministrationNote("admin.mfa_required")
-	}
-	edge.Register(s.Kit, c, edge.WithWords(op, edge.ProblemWords), h, alsoIn...)
+// routes registers the admin operations in the problem vocabulary the admin
+// routes share with the trusted API (edge.ProblemWords). The routes a
+// session calls administer the platform (edge.Administration); the calling
+// service key's own description does not.
+func routes(k *edge.Kit) edge.Group {
+	return edge.Group{Kit: k, Words: edge.Speaks(edge.ProblemWords), Declare: func(c edge.Contract, op huma.Operation) huma.Operation {
+		if c == edge.ContractAuth {
+			op = edge.WithPolicy(op, edge.Administration)
+			op.Description += edge.AdministrationNote("admin.mfa_required")
+		}
+		return op
+	}}
 }

@@ -50,7 +50,7 @@ func (s *API) AddAdminDomainRoutes() {
 		tag      = "Domains"
 		notFound = " An unknown id is 404 domain.not_found."
 	)
-	register(s, edge.ContractAuth, op{OperationID: "adminUpdateDomain", Method: http.MethodPatch, Path: edge.AdminBase + "/domains/{id}", Tags: []string{tag},
+	edge.Add(s.routes, edge.ContractAuth, op{OperationID: "adminUpdateDomain", Method: http.MethodPatch, Path: edge.AdminBase + "/domains/{id}", Tags: []string{tag},
 		Summary: "Administer a domain", Security: edge.SessionSecurity,
 		Errors: []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound},
 		Description: "A platform administrator's change, applied atomically: organizationId moves the domain to another organization (null detaches it; " +

@@ -124,26 +124,26 @@ func (s *API) AddIdentityProviderRoutes() {
 		return o
 	}
 	get, post, patch, del := http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete
-	register(s, edge.ContractAuth, adminOp(op{OperationID: "createIdentityProvider", Method: post, Path: "", DefaultStatus: http.StatusCreated,
+	edge.Add(s.routes, edge.ContractAuth, adminOp(op{OperationID: "createIdentityProvider", Method: post, Path: "", DefaultStatus: http.StatusCreated,
 		Summary: "Register an identity provider", Errors: []int{http.StatusBadRequest, http.StatusConflict, http.StatusNotFound},
 		Description: "Registers an upstream provider users sign in with: a generic OpenID provider (discovery from its issuer) or a preset " +
 			"(google, microsoft, gitlab as OpenID Connect; github as OAuth 2 with its API). Every endpoint can be overridden. The client secret is sealed " +
 			"under the service secrets and never shown again. callbackUrl in the answer is the redirect URI to register at the provider."}),
 		s.createIdentityProvider)
-	register(s, edge.ContractAuth, adminOp(op{OperationID: "listIdentityProviders", Method: get, Path: "",
+	edge.Add(s.routes, edge.ContractAuth, adminOp(op{OperationID: "listIdentityProviders", Method: get, Path: "",
 		Summary: "List identity providers", Description: "Every provider, by id; never a secret."}), s.listIdentityProviders)
-	register(s, edge.ContractAuth, adminOp(op{OperationID: "getIdentityProvider", Method: get, Path: "/{id}",
+	edge.Add(s.routes, edge.ContractAuth, adminOp(op{OperationID: "getIdentityProvider", Method: get, Path: "/{id}",
 		Summary: "Get an identity provider", Errors: []int{http.StatusNotFound}, Description: "One provider; never its secret."}), s.getIdentityProvider)
-	register(s, edge.ContractAuth, adminOp(op{OperationID: "updateIdentityProvider", Method: patch, Path: "/{id}",
+	edge.Add(s.routes, edge.ContractAuth, adminOp(op{OperationID: "updateIdentityProvider", Method: patch, Path: "/{id}",
 		Summary: "Update an identity provider", Errors: []int{http.StatusBadRequest, http.StatusConflict, http.StatusNotFound},
 		Description: "Changes the fields present. A clientSecret replaces the sealed one."}), s.updateIdentityProvider)
-	register(s, edge.ContractAuth, adminOp(op{OperationID: "disableIdentityProvider", Method: post, Path: "/{id}/disable",
+	edge.Add(s.routes, edge.ContractAuth, adminOp(op{OperationID: "disableIdentityProvider", Method: post, Path: "/{id}/disable",
 		Summary: "Disable an identity provider", Errors: []int{http.StatusNotFound},
 		Description: "Sign-ins with it stop (its id answers as unknown); its linked accounts are kept."}), s.setIdentityProviderEnabled(false))
-	register(s, edge.ContractAuth, adminOp(op{OperationID: "enableIdentityProvider", Method: post, Path: "/{id}/enable",
+	edge.Add(s.routes, edge.ContractAuth, adminOp(op{OperationID: "enableIdentityProvider", Method: post, Path: "/{id}/enable",
 		Summary: "Enable an identity provider", Errors: []int{http.StatusNotFound}, Description: "Sign-ins with it work again."}),
 		s.setIdentityProviderEnabled(true))
-	register(s, edge.ContractAuth, adminOp(op{OperationID: "deleteIdentityProvider", Method: del, Path: "/{id}", DefaultStatus: http.StatusNoContent,
+	edge.Add(s.routes, edge.ContractAuth, adminOp(op{OperationID: "deleteIdentityProvider", Method: del, Path: "/{id}", DefaultStatus: http.StatusNoContent,
 		Summary: "Delete an identity provider", Errors: []int{http.StatusNotFound},
 		Description: "Removes the provider with every account linked through it. Users left with no way to sign in can still reset a password."}),
 		s.deleteIdentityProvider)

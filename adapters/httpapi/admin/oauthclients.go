@@ -194,30 +194,30 @@ func (s *API) AddOAuthClientRoutes() {
 		return o
 	}
 	get, post, patch, del := http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete
-	register(s, edge.ContractAuth, adminOp(op{OperationID: "createOAuthClient", Method: post, Path: "", DefaultStatus: http.StatusCreated,
+	edge.Add(s.routes, edge.ContractAuth, adminOp(op{OperationID: "createOAuthClient", Method: post, Path: "", DefaultStatus: http.StatusCreated,
 		Summary: "Register an OAuth client", Errors: []int{http.StatusBadRequest},
 		Description: "Registers an application that signs users in through Gatehouse's OpenID provider. The client_id is gh_ci_ and 24 random characters. " +
 			"A confidential client's secret (gh_cs_ and 43 random characters) is in this answer only: storage keeps its SHA-256 hash. Redirect URIs are " +
 			"compared exactly at authorization. Audited."}),
 		s.registerOAuthClient)
-	register(s, edge.ContractAuth, adminOp(op{OperationID: "listOAuthClients", Method: get, Path: "",
+	edge.Add(s.routes, edge.ContractAuth, adminOp(op{OperationID: "listOAuthClients", Method: get, Path: "",
 		Summary:     "List OAuth clients",
 		Description: "Every client, newest first, without secrets (a confidential client shows the last four characters of its secret)."}),
 		s.listOAuthClients)
-	register(s, edge.ContractAuth, adminOp(op{OperationID: "getOAuthClient", Method: get, Path: "/{id}",
+	edge.Add(s.routes, edge.ContractAuth, adminOp(op{OperationID: "getOAuthClient", Method: get, Path: "/{id}",
 		Summary: "Get an OAuth client", Errors: []int{http.StatusNotFound},
 		Description: "One client, without its secret."}),
 		s.getOAuthClient)
-	register(s, edge.ContractAuth, adminOp(op{OperationID: "updateOAuthClient", Method: patch, Path: "/{id}",
+	edge.Add(s.routes, edge.ContractAuth, adminOp(op{OperationID: "updateOAuthClient", Method: patch, Path: "/{id}",
 		Summary: "Change an OAuth client", Errors: []int{http.StatusBadRequest, http.StatusNotFound},
 		Description: "Changes the name, redirect URIs, post-logout redirect URIs or first-party flag. The type and the secret cannot be changed here. Audited."}),
 		s.updateOAuthClient)
-	register(s, edge.ContractAuth, adminOp(op{OperationID: "rotateOAuthClientSecret", Method: post, Path: "/{id}/rotate-secret",
+	edge.Add(s.routes, edge.ContractAuth, adminOp(op{OperationID: "rotateOAuthClientSecret", Method: post, Path: "/{id}/rotate-secret",
 		Summary: "Rotate an OAuth client's secret", Errors: []int{http.StatusBadRequest, http.StatusNotFound},
 		Description: "Gives a confidential client a new secret, shown once; the old one stops working at once. A public client has no secret (400 " +
 			"oauth_client.public_has_no_secret). Audited."}),
 		s.rotateOAuthClientSecret)
-	register(s, edge.ContractAuth, adminOp(op{OperationID: "deleteOAuthClient", Method: del, Path: "/{id}", DefaultStatus: http.StatusNoContent,
+	edge.Add(s.routes, edge.ContractAuth, adminOp(op{OperationID: "deleteOAuthClient", Method: del, Path: "/{id}", DefaultStatus: http.StatusNoContent,
 		Summary: "Delete an OAuth client", Errors: []int{http.StatusNotFound},
 		Description: "Deletes the client with its authorization codes, grants (its access and refresh tokens stop working) and consents. Audited."}),
 		s.deleteOAuthClient)

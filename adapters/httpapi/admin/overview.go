@@ -72,7 +72,7 @@ func signInBuckets(in []ports.SignInBucket) []SignInBucketJSON {
 
 // AddOverviewRoutes registers the overview (auth contract).
 func (s *API) AddOverviewRoutes() {
-	register(s, edge.ContractAuth, huma.Operation{OperationID: "getOverview", Method: http.MethodGet, Path: edge.AdminBase + "/overview",
+	edge.Add(s.routes, edge.ContractAuth, huma.Operation{OperationID: "getOverview", Method: http.MethodGet, Path: edge.AdminBase + "/overview",
 		Tags: []string{"Overview"}, Summary: "The service at a glance", Security: edge.SessionSecurity,
 		Errors: []int{http.StatusUnauthorized, http.StatusForbidden},
 		Description: "How many users, organizations and active sessions there are, the domains by status, the sign-ins and failed sign-ins " +

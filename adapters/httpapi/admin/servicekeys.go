@@ -231,28 +231,28 @@ func (s *API) AddServiceRoutes() {
 		o.Errors = append(o.Errors, http.StatusUnauthorized, http.StatusForbidden)
 		return o
 	}
-	register(s, edge.ContractAuth, adminOp(op{OperationID: "createServiceKey", Method: http.MethodPost, Path: "/service-keys", Tags: []string{tagKeys},
+	edge.Add(s.routes, edge.ContractAuth, adminOp(op{OperationID: "createServiceKey", Method: http.MethodPost, Path: "/service-keys", Tags: []string{tagKeys},
 		Summary: "Issue a service key", DefaultStatus: http.StatusCreated,
 		Description: "Issues a key for a trusted backend. The secret (gh_sk_ and 43 random characters, 256 bits) is in this answer only: storage keeps its SHA-256 hash. Audited." + stepUpNote}),
 		s.createServiceKey)
-	register(s, edge.ContractAuth, adminOp(op{OperationID: "listServiceKeys", Method: http.MethodGet, Path: "/service-keys", Tags: []string{tagKeys},
+	edge.Add(s.routes, edge.ContractAuth, adminOp(op{OperationID: "listServiceKeys", Method: http.MethodGet, Path: "/service-keys", Tags: []string{tagKeys},
 		Summary: "List service keys", Description: "Every key, masked (prefix and last four characters), with scopes, creation, last use, expiry and revocation."}),
 		s.listServiceKeys)
-	register(s, edge.ContractAuth, adminOp(op{OperationID: "rotateServiceKey", Method: http.MethodPost, Path: "/service-keys/{id}/rotate", Tags: []string{tagKeys},
+	edge.Add(s.routes, edge.ContractAuth, adminOp(op{OperationID: "rotateServiceKey", Method: http.MethodPost, Path: "/service-keys/{id}/rotate", Tags: []string{tagKeys},
 		Summary: "Rotate a service key", Errors: []int{http.StatusNotFound},
 		Description: "Issues a new secret, shown once. The old secret keeps working for overlapSeconds (default 0), so deployments can switch over. Audited." + stepUpNote}),
 		s.rotateServiceKey)
-	register(s, edge.ContractAuth, adminOp(op{OperationID: "revokeServiceKey", Method: http.MethodDelete, Path: "/service-keys/{id}", Tags: []string{tagKeys},
+	edge.Add(s.routes, edge.ContractAuth, adminOp(op{OperationID: "revokeServiceKey", Method: http.MethodDelete, Path: "/service-keys/{id}", Tags: []string{tagKeys},
 		Summary: "Revoke a service key", DefaultStatus: http.StatusNoContent, Errors: []int{http.StatusNotFound},
 		Description: "Revokes the key and all its secrets; the next request with it answers 401. Audited."}),
 		s.revokeServiceKey)
-	register(s, edge.ContractAuth, adminOp(op{OperationID: "listAuditLog", Method: http.MethodGet, Path: "/audit-log", Tags: []string{tagAudit},
+	edge.Add(s.routes, edge.ContractAuth, adminOp(op{OperationID: "listAuditLog", Method: http.MethodGet, Path: "/audit-log", Tags: []string{tagAudit},
 		Summary: "Read the audit log",
 		Description: "Administrative actions and trusted writes, newest first, with who, what, which target, when, the request id, the client address and the outcome " +
 			"(refusals included). Filter by actor, action, target and time; page with nextCursor. No route changes or deletes entries."}),
 		s.listAuditLog)
 
-	register(s, edge.ContractBackend, op{OperationID: "currentServiceKey", Method: http.MethodGet, Path: "/api/service-key", Tags: []string{tagKeys},
+	edge.Add(s.routes, edge.ContractBackend, op{OperationID: "currentServiceKey", Method: http.MethodGet, Path: "/api/service-key", Tags: []string{tagKeys},
 		Summary: "The calling service key", Security: edge.KeySecurity, Errors: []int{http.StatusUnauthorized, http.StatusTooManyRequests},
 		Description: "The key the request was made with: id, name, scopes and expiry. Lets automation check a key before using it. Any scope. " +
 			"401 with WWW-Authenticate: Bearer for a missing, unknown, revoked or expired key; 429 with Retry-After past the key's rate budget."},

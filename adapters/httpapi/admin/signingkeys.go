@@ -95,10 +95,10 @@ func (s *API) AddSigningKeyRoutes() {
 		o.Errors = append(o.Errors, http.StatusUnauthorized, http.StatusForbidden)
 		return o
 	}
-	register(s, edge.ContractAuth, adminOp(op{OperationID: "listSigningKeys", Method: http.MethodGet, Path: "/signing-keys", Tags: []string{tagKeys},
+	edge.Add(s.routes, edge.ContractAuth, adminOp(op{OperationID: "listSigningKeys", Method: http.MethodGet, Path: "/signing-keys", Tags: []string{tagKeys},
 		Summary: "List signing keys", Description: "The published signing keys, newest first: the active key of each algorithm, any pending one, and the retired ones still in the key set."}),
 		s.listSigningKeys)
-	register(s, edge.ContractAuth, adminOp(op{OperationID: "rotateSigningKeys", Method: http.MethodPost, Path: "/signing-keys/rotate", Tags: []string{tagKeys},
+	edge.Add(s.routes, edge.ContractAuth, adminOp(op{OperationID: "rotateSigningKeys", Method: http.MethodPost, Path: "/signing-keys/rotate", Tags: []string{tagKeys},
 		Summary: "Rotate signing keys",
 		Description: "Makes a new key for alg (both algorithms when absent). It is published at once (pending) and signs from its activatesAt, two key " +
 			"reload intervals later (2 minutes by default), when every instance publishes it; the key it replaces signs until then, then is retired " +

@@ -59,7 +59,7 @@ func (s *API) unlinkUserAccount(ctx context.Context, in *UnlinkAccountInput) (*e
 // AddUserFactorRoutes registers the administrators' reset of a user's
 // second factors (the trusted API has the same for service keys).
 func (s *API) AddUserFactorRoutes() {
-	register(s, edge.ContractAuth, huma.Operation{OperationID: "adminResetUserFactors", Method: http.MethodPost,
+	edge.Add(s.routes, edge.ContractAuth, huma.Operation{OperationID: "adminResetUserFactors", Method: http.MethodPost,
 		Path: edge.AdminBase + "/users/{id}/factors/reset", Tags: []string{"Users"}, Security: edge.SessionSecurity,
 		Summary: "Reset a user's second factors", DefaultStatus: http.StatusNoContent,
 		Errors: []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound},
@@ -69,7 +69,7 @@ func (s *API) AddUserFactorRoutes() {
 			"Needs a platform administrator's session with the user:update permission: 401 without a session, 403 for anyone else. " +
 			"Audited with the administrator as the actor."},
 		s.resetUserFactors)
-	register(s, edge.ContractAuth, huma.Operation{OperationID: "adminSendPasswordReset", Method: http.MethodPost,
+	edge.Add(s.routes, edge.ContractAuth, huma.Operation{OperationID: "adminSendPasswordReset", Method: http.MethodPost,
 		Path: edge.AdminBase + "/users/{id}/password-reset", Tags: []string{"Users"}, Security: edge.SessionSecurity,
 		Summary: "Send a user a password reset link", DefaultStatus: http.StatusNoContent,
 		Errors: []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound},
@@ -78,7 +78,7 @@ func (s *API) AddUserFactorRoutes() {
 			"administrator's session with the user:update permission: 401 without a session, 403 for anyone else. Audited with the " +
 			"administrator as the actor (admin.send-password-reset)."},
 		s.sendPasswordReset)
-	register(s, edge.ContractAuth, huma.Operation{OperationID: "adminUnlinkUserAccount", Method: http.MethodDelete,
+	edge.Add(s.routes, edge.ContractAuth, huma.Operation{OperationID: "adminUnlinkUserAccount", Method: http.MethodDelete,
 		Path: edge.AdminBase + "/users/{id}/linked-accounts/{accountId}", Tags: []string{"Users"}, Security: edge.SessionSecurity,
 		Summary: "Unlink a user's account", DefaultStatus: http.StatusNoContent,
 		Errors: []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusConflict},

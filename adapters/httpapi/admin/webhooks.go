@@ -30,14 +30,14 @@ func (s *API) AddWebhookRoutes() {
 		}
 		return o
 	}
-	register(s, edge.ContractAuth, session(ops.Create, true), h.Create)
-	register(s, edge.ContractAuth, session(ops.List, false), h.List)
-	register(s, edge.ContractAuth, session(ops.Get, false), h.Get)
-	register(s, edge.ContractAuth, session(ops.Update, false), h.Update)
-	register(s, edge.ContractAuth, session(ops.Delete, false), h.Delete)
-	register(s, edge.ContractAuth, session(ops.RotateSecret, true), h.RotateSecret)
-	register(s, edge.ContractAuth, session(ops.Messages, false), h.Messages)
-	register(s, edge.ContractAuth, session(ops.Attempts, false), h.Attempts)
-	register(s, edge.ContractAuth, session(ops.Replay, false), h.Replay)
-	register(s, edge.ContractAuth, session(ops.ReplaySince, false), h.ReplaySince)
+	edge.Add(s.routes, edge.ContractAuth, session(ops.Create, true), h.Create)
+	edge.Add(s.routes, edge.ContractAuth, session(ops.List, false), h.List)
+	edge.Add(s.routes, edge.ContractAuth, session(ops.Get, false), h.Get)
+	edge.Add(s.routes, edge.ContractAuth, session(ops.Update, false), h.Update)
+	edge.Add(s.routes, edge.ContractAuth, session(ops.Delete, false), h.Delete)
+	edge.Add(s.routes, edge.ContractAuth, session(ops.RotateSecret, true), h.RotateSecret)
+	edge.Add(s.routes, edge.ContractAuth, session(ops.Messages, false), h.Messages)
+	edge.Add(s.routes, edge.ContractAuth, session(ops.Attempts, false), h.Attempts)
+	edge.Add(s.routes, edge.ContractAuth, session(ops.Replay, false), h.Replay)
+	edge.Add(s.routes, edge.ContractAuth, session(ops.ReplaySince, false), h.ReplaySince)
 }

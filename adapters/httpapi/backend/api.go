@@ -8,20 +8,16 @@
 package backend
 
 import (
-	"context"
-
-	"github.com/danielgtaylor/huma/v2"
-
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 )
 
 // API holds the backend routes' handlers, on the edge's shared pieces.
-type API struct{ *edge.Kit }
+type API struct {
+	*edge.Kit
+	routes edge.Group // in this package's vocabulary
+}
 
 // New returns the backend routes on k; routes.go registers each group.
-func New(k *edge.Kit) *API { return &API{k} }
-
-// register routes op in contract c, answering in this package's vocabulary.
-func register[I, O any](s *API, c edge.Contract, op huma.Operation, h func(context.Context, *I) (*O, error), alsoIn ...edge.Contract) {
-	edge.Register(s.Kit, c, edge.WithWords(op, backendWords), h, alsoIn...)
+func New(k *edge.Kit) *API {
+	return &API{Kit: k, routes: edge.Group{Kit: k, Words: edge.Speaks(backendWords)}}
 }

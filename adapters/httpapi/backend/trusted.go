@@ -44,5 +44,5 @@ func trustedOp(o huma.Operation, scope domain.Scope) huma.Operation {
 
 // registerTrusted registers a trusted operation in the backend contract.
 func registerTrusted[I, O any](s *API, scope domain.Scope, o huma.Operation, h func(context.Context, *I) (*O, error)) {
-	register(s, edge.ContractBackend, trustedOp(o, scope), h)
+	edge.Add(s.routes, edge.ContractBackend, trustedOp(o, scope), h)
 }

@@ -501,31 +501,31 @@ func (s *API) AddAdminRoutes() {
 			Summary: summary, Description: description + " Needs a platform administrator's session: 401 without a session, 403 without the permission." + edge.AdministrationNote("ADMIN_MFA_REQUIRED"),
 			Security: edge.SessionSecurity, Errors: []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests}}, edge.Administration)
 	}
-	register(s, fw, admin("adminCreateUser", http.MethodPost, "/create-user", "Create a user",
+	edge.Add(s.routes, fw, admin("adminCreateUser", http.MethodPost, "/create-user", "Create a user",
 		"Creates an account, with a password or without one (the user then sets it through a reset). Needs user:create, and user:set-role to give roles."),
 		s.adminCreateUser, edge.ContractAuth)
-	register(s, fw, admin("adminListUsers", http.MethodGet, "/list-users", "List users",
+	edge.Add(s.routes, fw, admin("adminListUsers", http.MethodGet, "/list-users", "List users",
 		"Searches (email or name, case-insensitive), filters, sorts and pages users, with the total. Needs user:list."), s.adminListUsers, edge.ContractAuth)
-	register(s, fw, admin("adminGetUser", http.MethodGet, "/get-user", "Get a user", "Needs user:get."), s.adminGetUser, edge.ContractAuth)
-	register(s, fw, admin("adminUpdateUser", http.MethodPost, "/update-user", "Update a user",
+	edge.Add(s.routes, fw, admin("adminGetUser", http.MethodGet, "/get-user", "Get a user", "Needs user:get."), s.adminGetUser, edge.ContractAuth)
+	edge.Add(s.routes, fw, admin("adminUpdateUser", http.MethodPost, "/update-user", "Update a user",
 		"Changes name, image, address (user:set-email), verification and roles (user:set-role). Needs user:update."), s.adminUpdateUser, edge.ContractAuth)
-	register(s, fw, admin("adminSetRole", http.MethodPost, "/set-role", "Set a user's roles",
+	edge.Add(s.routes, fw, admin("adminSetRole", http.MethodPost, "/set-role", "Set a user's roles",
 		"Replaces the user's platform roles (user or admin; others are refused). Needs user:set-role."), s.adminSetRole, edge.ContractAuth)
-	register(s, fw, admin("adminBanUser", http.MethodPost, "/ban-user", "Ban a user",
+	edge.Add(s.routes, fw, admin("adminBanUser", http.MethodPost, "/ban-user", "Ban a user",
 		"Bans the user, for banExpiresIn seconds or until unbanned, and ends their sessions; their sign-in answers 403 BANNED_USER. Administrators cannot ban themselves. Needs user:ban."),
 		s.adminBanUser, edge.ContractAuth)
-	register(s, fw, admin("adminUnbanUser", http.MethodPost, "/unban-user", "Unban a user", "Needs user:ban."), s.adminUnbanUser, edge.ContractAuth)
-	register(s, fw, admin("adminListUserSessions", http.MethodPost, "/list-user-sessions", "List a user's sessions",
+	edge.Add(s.routes, fw, admin("adminUnbanUser", http.MethodPost, "/unban-user", "Unban a user", "Needs user:ban."), s.adminUnbanUser, edge.ContractAuth)
+	edge.Add(s.routes, fw, admin("adminListUserSessions", http.MethodPost, "/list-user-sessions", "List a user's sessions",
 		"Live sessions, impersonations included. Needs session:list."), s.adminListUserSessions, edge.ContractAuth)
-	register(s, fw, admin("adminRevokeUserSession", http.MethodPost, "/revoke-user-session", "Revoke a session",
+	edge.Add(s.routes, fw, admin("adminRevokeUserSession", http.MethodPost, "/revoke-user-session", "Revoke a session",
 		"Ends one session, named by its public handle. Needs session:revoke."), s.adminRevokeUserSession, edge.ContractAuth)
-	register(s, fw, admin("adminRevokeUserSessions", http.MethodPost, "/revoke-user-sessions", "Revoke a user's sessions",
+	edge.Add(s.routes, fw, admin("adminRevokeUserSessions", http.MethodPost, "/revoke-user-sessions", "Revoke a user's sessions",
 		"Needs session:revoke."), s.adminRevokeUserSessions, edge.ContractAuth)
-	register(s, fw, admin("adminRemoveUser", http.MethodPost, "/remove-user", "Delete a user",
+	edge.Add(s.routes, fw, admin("adminRemoveUser", http.MethodPost, "/remove-user", "Delete a user",
 		"Deletes the account with its sessions and memberships. Administrators cannot remove themselves. Needs user:delete."), s.adminRemoveUser, edge.ContractAuth)
-	register(s, fw, admin("adminSetUserPassword", http.MethodPost, "/set-user-password", "Set a user's password",
+	edge.Add(s.routes, fw, admin("adminSetUserPassword", http.MethodPost, "/set-user-password", "Set a user's password",
 		"Sets the password under the password policy and ends the user's sessions. Needs user:set-password."), s.adminSetUserPassword, edge.ContractAuth)
-	register(s, fw, admin("adminImpersonateUser", http.MethodPost, "/impersonate-user", "Impersonate a user",
+	edge.Add(s.routes, fw, admin("adminImpersonateUser", http.MethodPost, "/impersonate-user", "Impersonate a user",
 		"Starts a time-limited session as the user (administrators cannot be impersonated) and keeps the administrator's own session aside in the admin_session cookie. Needs user:impersonate."),
 		s.adminImpersonateUser, edge.ContractAuth)
 	stop := admin("adminStopImpersonating", http.MethodPost, "/stop-impersonating", "Stop impersonating",
@@ -535,9 +535,9 @@ func (s *API) AddAdminRoutes() {
 	// missing second factor.
 	stop = edge.WithPolicy(stop, func(p *edge.Policy) { p.Administers = false }, edge.AllowedWhileImpersonating)
 	stop.Errors = append(stop.Errors, http.StatusBadRequest)
-	register(s, fw, stop, s.adminStopImpersonating, edge.ContractAuth)
+	edge.Add(s.routes, fw, stop, s.adminStopImpersonating, edge.ContractAuth)
 	has := admin("adminHasPermission", http.MethodPost, "/has-permission", "Check admin permissions",
 		"Whether the signed-in user holds every requested admin permission, such as {\"user\": [\"ban\"]}.")
 	has.Description = "Whether the signed-in user holds every requested admin permission, such as {\"user\": [\"ban\"]}. Any signed-in user may ask about themselves; 401 without a session." + edge.AdministrationNote("ADMIN_MFA_REQUIRED")
-	register(s, fw, edge.WithPolicy(has, edge.AllowedWhileImpersonating), s.adminHasPermission, edge.ContractAuth)
+	edge.Add(s.routes, fw, edge.WithPolicy(has, edge.AllowedWhileImpersonating), s.adminHasPermission, edge.ContractAuth)
 }

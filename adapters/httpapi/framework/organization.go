@@ -801,81 +801,81 @@ func (s *API) AddOrganizationRoutes() {
 	const active = " Without organizationId (or organizationSlug) it is the session's active organization: 400 NO_ACTIVE_ORGANIZATION without one."
 	fw, post, get := edge.ContractFramework, http.MethodPost, http.MethodGet
 
-	register(s, fw, org("organizationCreate", post, "/create", "Create an organization",
+	edge.Add(s.routes, fw, org("organizationCreate", post, "/create", "Create an organization",
 		"Creates an organization owned by the caller and, unless keepCurrentActiveOrganization, makes it the session's active one. "+
 			"A taken slug is 400 ORGANIZATION_ALREADY_EXISTS; a malformed one a VALIDATION_ERROR naming body.slug."), s.createOrganization, edge.ContractAuth)
 	// Reading, and choosing the session's active organization, stay open to
 	// an impersonation (edge.Impersonation); every other write is refused.
-	register(s, fw, edge.WithPolicy(org("organizationCheckSlug", post, "/check-slug", "Check a slug",
+	edge.Add(s.routes, fw, edge.WithPolicy(org("organizationCheckSlug", post, "/check-slug", "Check a slug",
 		"{status:true} when the slug is free; 400 ORGANIZATION_SLUG_ALREADY_TAKEN when not."), edge.AllowedWhileImpersonating), s.checkSlug, edge.ContractAuth)
-	register(s, fw, org("organizationUpdate", post, "/update", "Update an organization",
+	edge.Add(s.routes, fw, org("organizationUpdate", post, "/update", "Update an organization",
 		"Changes name, slug, logo, metadata or requireTwoFactor (Gatehouse's own: members must have a second factor). Needs organization:update (owners and admins): "+
 			"403 YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION. Turning requireTwoFactor on needs a second factor of your own, so nobody locks the organization out: "+
 			"403 SET_UP_A_SECOND_FACTOR_BEFORE_REQUIRING_ONE."+active+notMember),
 		s.updateOrganization, edge.ContractAuth)
-	register(s, fw, org("organizationDelete", post, "/delete", "Delete an organization",
+	edge.Add(s.routes, fw, org("organizationDelete", post, "/delete", "Delete an organization",
 		"Deletes the organization with its members and invitations; it stops being any session's active organization. "+
 			"Needs organization:delete (owners only): 403 YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION."+notMember), s.deleteOrganization, edge.ContractAuth)
-	register(s, fw, edge.WithPolicy(org("organizationSetActive", post, "/set-active", "Set the active organization",
+	edge.Add(s.routes, fw, edge.WithPolicy(org("organizationSetActive", post, "/set-active", "Set the active organization",
 		"Makes an organization the caller belongs to the session's active one and returns it. organizationId null clears it and answers null; "+
 			"with neither id nor slug the current active organization is returned (null without one). A non-member is refused, and the active organization cleared."+twoFactor+
 			" Open to an impersonation session too."), edge.AllowedWhileImpersonating),
 		s.setActiveOrganization, edge.ContractAuth)
-	register(s, fw, org("organizationGetFull", get, "/get-full-organization", "Get an organization with its members",
+	edge.Add(s.routes, fw, org("organizationGetFull", get, "/get-full-organization", "Get an organization with its members",
 		"The organization with its first members (and their users) and, for members who may invite, its invitations. "+
 			"null when no organization is named and none is active."+notMember), s.getFullOrganization, edge.ContractAuth)
-	register(s, fw, org("organizationGet", get, "/get-organization", "Get an organization",
+	edge.Add(s.routes, fw, org("organizationGet", get, "/get-organization", "Get an organization",
 		"The organization alone."+active+notMember), s.getOrganization, edge.ContractAuth)
-	register(s, fw, org("organizationList", get, "/list", "List my organizations",
+	edge.Add(s.routes, fw, org("organizationList", get, "/list", "List my organizations",
 		"The organizations the caller belongs to, oldest membership first."), s.listOrganizations, edge.ContractAuth)
-	register(s, fw, org("organizationInviteMember", post, "/invite-member", "Invite a member",
+	edge.Add(s.routes, fw, org("organizationInviteMember", post, "/invite-member", "Invite a member",
 		"Records an invitation and mails its link to the address. Needs invitation:create; only owners invite owners "+
 			"(403 YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE). 400 USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION, "+
 			"USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION (unless resend), ROLE_NOT_FOUND; 403 INVITATION_LIMIT_REACHED."+active+notMember),
 		s.inviteMember, edge.ContractAuth)
-	register(s, fw, org("organizationGetInvitation", get, "/get-invitation", "Get an invitation",
+	edge.Add(s.routes, fw, org("organizationGetInvitation", get, "/get-invitation", "Get an invitation",
 		"An open invitation addressed to the caller, with the organization's name and the inviter's address. "+
 			"Unknown, answered and expired invitations are 400 INVITATION_NOT_FOUND; someone else's 403 YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION."),
 		s.getInvitation, edge.ContractAuth)
-	register(s, fw, org("organizationListInvitations", get, "/list-invitations", "List an organization's invitations",
+	edge.Add(s.routes, fw, org("organizationListInvitations", get, "/list-invitations", "List an organization's invitations",
 		"Every invitation of the organization, newest first. Needs invitation:create (403 YOU_ARE_NOT_ALLOWED_TO_LIST_INVITATIONS)."+active+notMember),
 		s.listInvitations, edge.ContractAuth)
-	register(s, fw, org("organizationListUserInvitations", get, "/list-user-invitations", "List my invitations",
+	edge.Add(s.routes, fw, org("organizationListUserInvitations", get, "/list-user-invitations", "List my invitations",
 		"The open invitations to the caller's address, newest first. The address must be verified: 403 EMAIL_VERIFICATION_REQUIRED_FOR_INVITATION."),
 		s.listUserInvitations, edge.ContractAuth)
-	register(s, fw, org("organizationAcceptInvitation", post, "/accept-invitation", "Accept an invitation",
+	edge.Add(s.routes, fw, org("organizationAcceptInvitation", post, "/accept-invitation", "Accept an invitation",
 		"Adds the caller with the invitation's roles and makes the organization the session's active one. The caller's address must be the invited one "+
 			"(403 YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION) and verified (403 EMAIL_VERIFICATION_REQUIRED_BEFORE_ACCEPTING_OR_REJECTING_INVITATION); "+
 			"400 INVITATION_NOT_FOUND, USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION; 403 ORGANIZATION_MEMBERSHIP_LIMIT_REACHED."),
 		s.acceptInvitation, edge.ContractAuth)
-	register(s, fw, org("organizationRejectInvitation", post, "/reject-invitation", "Reject an invitation",
+	edge.Add(s.routes, fw, org("organizationRejectInvitation", post, "/reject-invitation", "Reject an invitation",
 		"Declines an open invitation addressed to the caller; member is null."), s.rejectInvitation, edge.ContractAuth)
-	register(s, fw, org("organizationCancelInvitation", post, "/cancel-invitation", "Cancel an invitation",
+	edge.Add(s.routes, fw, org("organizationCancelInvitation", post, "/cancel-invitation", "Cancel an invitation",
 		"Withdraws an open invitation. Needs invitation:cancel (403 YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION); only owners cancel owner-role invitations."+notMember),
 		s.cancelInvitation, edge.ContractAuth)
-	register(s, fw, org("organizationRemoveMember", post, "/remove-member", "Remove a member",
+	edge.Add(s.routes, fw, org("organizationRemoveMember", post, "/remove-member", "Remove a member",
 		"Removes a member by membership id or address; their sessions stop working in the organization. Needs member:delete "+
 			"(403 YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER); only owners remove owners; the last owner stays "+
 			"(400 YOU_CANNOT_LEAVE_THE_ORGANIZATION_WITHOUT_AN_OWNER). 400 MEMBER_NOT_FOUND."+active+notMember), s.removeMember, edge.ContractAuth)
-	register(s, fw, org("organizationUpdateMemberRole", post, "/update-member-role", "Change a member's roles",
+	edge.Add(s.routes, fw, org("organizationUpdateMemberRole", post, "/update-member-role", "Change a member's roles",
 		"Replaces a member's roles. Needs member:update (403 YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER); only owners grant the owner role or change an owner; "+
 			"the last owner keeps the role (400 YOU_CANNOT_LEAVE_THE_ORGANIZATION_WITHOUT_AN_OWNER). 400 MEMBER_NOT_FOUND, ROLE_NOT_FOUND."+active+notMember),
 		s.updateMemberRole, edge.ContractAuth)
-	register(s, fw, org("organizationLeave", post, "/leave", "Leave an organization",
+	edge.Add(s.routes, fw, org("organizationLeave", post, "/leave", "Leave an organization",
 		"Removes the caller from the organization and returns the removed membership. The only owner cannot leave: "+
 			"400 YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER. Leaving is allowed without a second factor in an organization that requires one."+notMemberOnly), s.leaveOrganization, edge.ContractAuth)
-	register(s, fw, org("organizationListMembers", get, "/list-members", "List members",
+	edge.Add(s.routes, fw, org("organizationListMembers", get, "/list-members", "List members",
 		"One page of the organization's members with their users, in joining order, how many it has (total), and nextCursor, the cursor of the "+
 			"next page (null on the last). Page by offset or by cursor, not both (400 naming query.offset); a malformed cursor is 400 naming query.cursor. "+
 			"The total and the first page cost the same in an organization of ten members and of ten thousand, and so does every page read from a "+
 			"cursor; a page read from an offset costs more the larger the offset, as the members it skips are still read. Filtering is not supported."+
 			active+notMember), s.listMembers, edge.ContractAuth)
-	register(s, fw, org("organizationGetActiveMember", get, "/get-active-member", "My membership of the active organization",
+	edge.Add(s.routes, fw, org("organizationGetActiveMember", get, "/get-active-member", "My membership of the active organization",
 		"The caller's membership of the session's active organization, with their user. 400 NO_ACTIVE_ORGANIZATION, MEMBER_NOT_FOUND."+twoFactor),
 		s.getActiveMember, edge.ContractAuth)
-	register(s, fw, org("organizationGetActiveMemberRole", get, "/get-active-member-role", "My role in an organization",
+	edge.Add(s.routes, fw, org("organizationGetActiveMemberRole", get, "/get-active-member-role", "My role in an organization",
 		"{role}: the caller's roles in the organization, comma-separated. 400 MEMBER_NOT_FOUND when the caller is not a member of the active organization."+active+notMember), s.getActiveMemberRole, edge.ContractAuth)
-	register(s, fw, edge.WithPolicy(org("organizationHasPermission", post, "/has-permission", "Check my organization permissions",
+	edge.Add(s.routes, fw, edge.WithPolicy(org("organizationHasPermission", post, "/has-permission", "Check my organization permissions",
 		"Whether the caller's roles in the organization grant every requested action: {error:null, success}."+active+notMember+
 			" (Better Auth answers 401 for a non-member here.)"), edge.AllowedWhileImpersonating), s.orgHasPermission, edge.ContractAuth)
 

@@ -385,25 +385,25 @@ func (s *API) AddPasskeyRoutes() {
 
 	// Adding a factor starts here, with a GET: an impersonation may not
 	// (edge.Impersonation), as it may not finish one.
-	register(s, fw, edge.WithPolicy(ceremony(signedIn(get, op{OperationID: "passkeyGenerateRegisterOptions", Path: "/generate-register-options",
+	edge.Add(s.routes, fw, edge.WithPolicy(ceremony(signedIn(get, op{OperationID: "passkeyGenerateRegisterOptions", Path: "/generate-register-options",
 		Summary: "Start registering a passkey",
 		Description: "Returns PublicKeyCredentialCreationOptionsJSON for the signed-in user (their passkeys excluded; a discoverable credential " +
 			"and user verification required) and sets the better-auth-passkey cookie naming the challenge: 5 minutes, used once. " +
 			"The session must be fresh (403 SESSION_NOT_FRESH), as for verify-registration."})), edge.RefusedWhileImpersonating),
 		s.passkeyRegisterOptions, edge.ContractAuth)
-	register(s, fw, ceremony(signedIn(post, op{OperationID: "passkeyVerifyRegistration", Path: "/verify-registration",
+	edge.Add(s.routes, fw, ceremony(signedIn(post, op{OperationID: "passkeyVerifyRegistration", Path: "/verify-registration",
 		Summary: "Finish registering a passkey",
 		Description: "Checks the browser's answer to the challenge of the better-auth-passkey cookie (origin, RP ID, user verification) and stores " +
 			"the passkey. 400 CHALLENGE_NOT_FOUND when the challenge is missing, used or expired; 401 YOU_ARE_NOT_ALLOWED_TO_REGISTER_THIS_PASSKEY " +
 			"when it was issued to another user; 400 FAILED_TO_VERIFY_REGISTRATION when the answer does not verify."})),
 		s.passkeyVerifyRegistration, edge.ContractAuth)
-	register(s, fw, ceremony(base(get, op{OperationID: "passkeyGenerateAuthenticateOptions", Path: "/generate-authenticate-options",
+	edge.Add(s.routes, fw, ceremony(base(get, op{OperationID: "passkeyGenerateAuthenticateOptions", Path: "/generate-authenticate-options",
 		Summary: "Start signing in with a passkey",
 		Description: "Returns PublicKeyCredentialRequestOptionsJSON and sets the better-auth-passkey cookie (5 minutes, used once). Signed out, or " +
 			"signed in without passkeys: a discoverable ceremony (no allowCredentials). Signed in with passkeys: allowCredentials lists them, " +
 			"and verify-authentication steps the current session up."})),
 		s.passkeyAuthenticateOptions, edge.ContractAuth)
-	register(s, fw, ceremony(base(post, op{OperationID: "passkeyVerifyAuthentication", Path: "/verify-authentication",
+	edge.Add(s.routes, fw, ceremony(base(post, op{OperationID: "passkeyVerifyAuthentication", Path: "/verify-authentication",
 		Summary: "Sign in with a passkey",
 		Description: "Checks the browser's answer to the challenge of the better-auth-passkey cookie. A discoverable ceremony starts a session " +
 			"(a complete sign-in: no two-factor challenge) and sets the session cookie; a signed-in ceremony records the passkey in the current " +
@@ -411,13 +411,13 @@ func (s *API) AddPasskeyRoutes() {
 			"401 AUTHENTICATION_FAILED (wrong origin, RP ID, signature, no user verification, or another user's credential); " +
 			"401 PASSKEY_COUNTER_REGRESSED (the counter of a device-bound passkey did not advance); 403 BANNED_USER."})),
 		s.passkeyVerifyAuthentication, edge.ContractAuth)
-	register(s, fw, signedIn(get, op{OperationID: "passkeyListUserPasskeys", Path: "/list-user-passkeys", Summary: "The user's passkeys",
+	edge.Add(s.routes, fw, signedIn(get, op{OperationID: "passkeyListUserPasskeys", Path: "/list-user-passkeys", Summary: "The user's passkeys",
 		Description: "The signed-in user's passkeys, newest first, as @better-auth/passkey's table has them."}),
 		s.passkeyList, edge.ContractAuth)
-	register(s, fw, signedIn(post, op{OperationID: "passkeyUpdatePasskey", Path: "/update-passkey", Summary: "Rename a passkey",
+	edge.Add(s.routes, fw, signedIn(post, op{OperationID: "passkeyUpdatePasskey", Path: "/update-passkey", Summary: "Rename a passkey",
 		Description: "Renames one of the user's passkeys (404 PASSKEY_NOT_FOUND for an unknown one or another user's)."}),
 		s.passkeyUpdate, edge.ContractAuth)
-	register(s, fw, signedIn(post, op{OperationID: "passkeyDeletePasskey", Path: "/delete-passkey", Summary: "Delete a passkey",
+	edge.Add(s.routes, fw, signedIn(post, op{OperationID: "passkeyDeletePasskey", Path: "/delete-passkey", Summary: "Delete a passkey",
 		Description: "Deletes one of the user's passkeys (404 PASSKEY_NOT_FOUND for an unknown one or another user's). Deleting the last one " +
 			"is a sensitive action: with a second factor, one must have been proven in the session recently (403 SECOND_FACTOR_REQUIRED)."}),
 		s.passkeyDelete, edge.ContractAuth)

@@ -617,21 +617,21 @@ func (s *API) AddSocialRoutes() {
 	fw := edge.ContractFramework
 	redirect := map[string]*huma.Response{"302": {Description: "To callbackURL, the second-factor page, or with ?error=<code> to errorCallbackURL or the error page."}}
 
-	register(s, fw, edge.WithPolicy(edge.WithRate(base(op{OperationID: "signInSocial", Method: http.MethodPost, Path: "/sign-in/social",
+	edge.Add(s.routes, fw, edge.WithPolicy(edge.WithRate(base(op{OperationID: "signInSocial", Method: http.MethodPost, Path: "/sign-in/social",
 		Summary: "Sign in with an identity provider",
 		Description: "Starts a sign-in at the provider: answers {url, redirect} with a Location header and the signed state cookie. " +
 			"PKCE S256, state and (OpenID Connect) nonce are always used. With idToken, a native app signs in with a token it got itself " +
 			"(signature, issuer, audience, expiry and nonce are checked) and the answer is the session. An unknown or disabled provider is 404 PROVIDER_NOT_FOUND.",
 		Errors: []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound}}), edge.RateCredentials), edge.LoginRoute, edge.FormPage(edge.SocialSignInForm)),
 		s.socialSignIn, edge.ContractAuth)
-	register(s, fw, edge.WithPolicy(edge.WithRate(base(op{OperationID: "signInSSO", Method: http.MethodPost, Path: "/sign-in/sso",
+	edge.Add(s.routes, fw, edge.WithPolicy(edge.WithRate(base(op{OperationID: "signInSSO", Method: http.MethodPost, Path: "/sign-in/sso",
 		Summary: "Sign in with an organization's identity provider",
 		Description: "Enterprise SSO: exactly one of email, domain, organizationSlug and providerId names the organization's provider. An address is routed by " +
 			"its domain, which must be one of the organization's verified domains bound to the provider (a domain that stops verifying stops routing). " +
 			"Answers {url, redirect} like sign-in/social; new users join the organization with the provider's default role. No provider: 404 SSO_PROVIDER_NOT_FOUND.",
 		Errors: []int{http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound}}), edge.RateCredentials), edge.LoginRoute, edge.FormPage(edge.SocialSignInForm)),
 		s.ssoSignIn, edge.ContractAuth)
-	register(s, fw, base(op{OperationID: "socialCallback", Method: http.MethodGet, Path: "/callback/{providerId}",
+	edge.Add(s.routes, fw, base(op{OperationID: "socialCallback", Method: http.MethodGet, Path: "/callback/{providerId}",
 		Summary: "The provider's callback",
 		Description: "Where the provider sends the browser back. The state must match the browser's state cookie and is used once; " +
 			"iss must be the provider's (RFC 9207; required when its discovery promises it); the code is redeemed with the PKCE verifier and the ID token verified. " +
@@ -639,30 +639,30 @@ func (s *API) AddSocialRoutes() {
 			"email_not_found, account_not_linked, unable_to_link_account, email_does_not_match, account_already_linked_to_different_user, banned, email_not_verified, " +
 			"or the provider's own RFC 6749 code.",
 		DefaultStatus: http.StatusFound, Responses: redirect}), s.callbackGet, edge.ContractAuth)
-	register(s, fw, base(op{OperationID: "socialCallbackPost", Method: http.MethodPost, Path: "/callback/{providerId}",
+	edge.Add(s.routes, fw, base(op{OperationID: "socialCallbackPost", Method: http.MethodPost, Path: "/callback/{providerId}",
 		Summary:       "The provider's callback (form_post)",
 		Description:   "A provider's form_post answer: redirected to the GET callback with the same parameters, where the browser sends its cookies.",
 		DefaultStatus: http.StatusFound, Responses: map[string]*huma.Response{"302": {Description: "To the GET callback."}}}), s.callbackPost, edge.ContractAuth)
-	register(s, fw, signedIn(op{OperationID: "linkSocial", Method: http.MethodPost, Path: "/link-social",
+	edge.Add(s.routes, fw, signedIn(op{OperationID: "linkSocial", Method: http.MethodPost, Path: "/link-social",
 		Summary: "Link an identity provider's account",
 		Description: "Starts a sign-in at the provider whose account then joins the signed-in user (no new session). The provider must say the address is verified " +
 			"(unless it is trusted for linking) and it must be the user's address; an account linked to another user is refused.",
 		Errors: []int{http.StatusNotFound}}), s.linkSocial, edge.ContractAuth)
-	register(s, fw, signedIn(op{OperationID: "listUserAccounts", Method: http.MethodGet, Path: "/list-accounts",
+	edge.Add(s.routes, fw, signedIn(op{OperationID: "listUserAccounts", Method: http.MethodGet, Path: "/list-accounts",
 		Summary: "List the user's accounts", Description: "The password (providerId credential) and every linked account. Tokens are never listed."}),
 		s.listAccounts, edge.ContractAuth)
-	register(s, fw, signedIn(op{OperationID: "unlinkAccount", Method: http.MethodPost, Path: "/unlink-account",
+	edge.Add(s.routes, fw, signedIn(op{OperationID: "unlinkAccount", Method: http.MethodPost, Path: "/unlink-account",
 		Summary: "Unlink an account",
 		Description: "Removes a linked account. Needs a fresh session (403 SESSION_NOT_FRESH). The last way to sign in (no password, no passkey, " +
 			"no other linked account) is refused: 400 FAILED_TO_UNLINK_LAST_ACCOUNT."}), s.unlinkAccount, edge.ContractAuth)
-	register(s, fw, signedIn(op{OperationID: "getAccessToken", Method: http.MethodPost, Path: "/get-access-token",
+	edge.Add(s.routes, fw, signedIn(op{OperationID: "getAccessToken", Method: http.MethodPost, Path: "/get-access-token",
 		Summary:     "An account's upstream access token",
 		Description: "Refreshed first when it expires within 5 seconds and a refresh token is kept."}), s.getAccessToken, edge.ContractAuth)
-	register(s, fw, signedIn(op{OperationID: "refreshToken", Method: http.MethodPost, Path: "/refresh-token",
+	edge.Add(s.routes, fw, signedIn(op{OperationID: "refreshToken", Method: http.MethodPost, Path: "/refresh-token",
 		Summary:     "Refresh an account's upstream tokens",
 		Description: "Redeems the kept refresh token at the provider. The new refresh token is kept, sealed, and never returned (refreshToken is null)."}),
 		s.refreshToken, edge.ContractAuth)
-	register(s, fw, signedIn(op{OperationID: "accountInfo", Method: http.MethodGet, Path: "/account-info",
+	edge.Add(s.routes, fw, signedIn(op{OperationID: "accountInfo", Method: http.MethodGet, Path: "/account-info",
 		Summary: "An account's profile at its provider", Description: "Reads userinfo (or GitHub's API) with the account's access token."}),
 		s.accountInfo, edge.ContractAuth)
 }

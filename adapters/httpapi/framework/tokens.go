@@ -77,13 +77,13 @@ func (s *API) frameworkToken(ctx context.Context, _ *struct{}) (*FrameworkTokenO
 func (s *API) AddTokenRoutes() {
 	type op = huma.Operation
 	const tagTokens = "Tokens"
-	register(s, edge.ContractFramework, edge.WithPolicy(op{OperationID: "getJwks", Method: http.MethodGet, Path: edge.FrameworkBase + "/jwks", Tags: []string{tagTokens},
+	edge.Add(s.routes, edge.ContractFramework, edge.WithPolicy(op{OperationID: "getJwks", Method: http.MethodGet, Path: edge.FrameworkBase + "/jwks", Tags: []string{tagTokens},
 		Summary: "Key set (JWKS)",
 		Description: "The public keys tokens are verified with (RFC 7517): an Ed25519 key (alg EdDSA) for the framework's tokens and an RSA key (alg RS256) " +
 			"for OpenID Connect, each with kid, alg and use sig; after a rotation the retired key stays until every token it signed has expired. " +
 			"Public members only. Cacheable (Cache-Control max-age), readable from any origin.",
 		Errors: []int{http.StatusTooManyRequests}}, edge.PublicDocument), s.jwks, edge.ContractAuth)
-	register(s, edge.ContractFramework, op{OperationID: "getToken", Method: http.MethodGet, Path: edge.FrameworkBase + "/token", Tags: []string{tagTokens},
+	edge.Add(s.routes, edge.ContractFramework, op{OperationID: "getToken", Method: http.MethodGet, Path: edge.FrameworkBase + "/token", Tags: []string{tagTokens},
 		Summary: "Token for the current user", Security: edge.SessionSecurity,
 		Description: "A short-lived JWT (default 15 minutes) of the signed-in user, as Better Auth's JWT plugin signs it, for APIs that verify users " +
 			"offline with the key set. get-session also sends one in its set-auth-jwt header. 401 UNAUTHORIZED without a session.",

@@ -258,39 +258,39 @@ func (s *API) AddTwoFactorRoutes() {
 	answer := func(o op) op { return edge.WithForm(edge.WithRate(base(o), edge.RateCredentials), edge.TwoFactorForm) }
 	fw := edge.ContractFramework
 
-	register(s, fw, signedIn(op{OperationID: "twoFactorEnable", Path: "/enable", Summary: "Enable two-factor",
+	edge.Add(s.routes, fw, signedIn(op{OperationID: "twoFactorEnable", Path: "/enable", Summary: "Enable two-factor",
 		Description: "Checks the password and returns a new TOTP key URI and ten backup codes. Two-factor turns on with the first accepted " +
 			"verify-totp code; enabling again before that replaces the secret, after it answers 400 TOTP_ALREADY_ENABLED. With method otp, " +
 			"two-factor turns on at once with e-mailed codes as the second factor, answers {method: otp}, and replaces the session (new " +
 			"cookie and set-auth-token; the old token stops working). Audited when two-factor turns on."}),
 		s.twoFactorEnable, edge.ContractAuth)
-	register(s, fw, signedIn(op{OperationID: "twoFactorGetTotpUri", Path: "/get-totp-uri", Summary: "TOTP key URI",
+	edge.Add(s.routes, fw, signedIn(op{OperationID: "twoFactorGetTotpUri", Path: "/get-totp-uri", Summary: "TOTP key URI",
 		Description: "Checks the password and returns the key URI of the user's TOTP factor (400 TOTP_NOT_ENABLED without one). The URI holds the secret." + stepUpNote}),
 		s.twoFactorURI, edge.ContractAuth)
-	register(s, fw, signedIn(op{OperationID: "twoFactorGenerateBackupCodes", Path: "/generate-backup-codes", Summary: "New backup codes",
+	edge.Add(s.routes, fw, signedIn(op{OperationID: "twoFactorGenerateBackupCodes", Path: "/generate-backup-codes", Summary: "New backup codes",
 		Description: "Checks the password and replaces the backup codes with ten new ones (400 TWO_FACTOR_NOT_ENABLED while two-factor is off). Audited." + stepUpNote}),
 		s.twoFactorBackupCodes, edge.ContractAuth)
-	register(s, fw, signedIn(op{OperationID: "twoFactorDisable", Path: "/disable", Summary: "Disable two-factor",
+	edge.Add(s.routes, fw, signedIn(op{OperationID: "twoFactorDisable", Path: "/disable", Summary: "Disable two-factor",
 		Description: "Checks the password, removes the TOTP factor and the backup codes, forgets every trusted browser of the user, and turns two-factor off. Audited." + stepUpNote}),
 		s.twoFactorDisable, edge.ContractAuth)
-	register(s, fw, answer(op{OperationID: "twoFactorVerifyTotp", Path: "/verify-totp", Summary: "Answer with a TOTP code",
+	edge.Add(s.routes, fw, answer(op{OperationID: "twoFactorVerifyTotp", Path: "/verify-totp", Summary: "Answer with a TOTP code",
 		Description: "With a session: confirms enrolment (the first accepted code turns two-factor on, is audited, and replaces the session: " +
 			"the answer carries the new token and cookie, and the old token stops working) or steps the session up. " +
 			"With the two_factor cookie of a sign-in: starts the session. A code is accepted once (a replay answers 401 INVALID_CODE); " +
 			"a challenge takes five wrong answers, the fifth answers 400 TOO_MANY_ATTEMPTS_REQUEST_NEW_CODE and ends it; " +
 			"wrong answers count towards the account lockout (429 ACCOUNT_TEMPORARILY_LOCKED)."}),
 		s.twoFactorVerifyTOTP, edge.ContractAuth)
-	register(s, fw, edge.WithPolicy(edge.WithRate(base(op{OperationID: "twoFactorSendOtp", Path: "/send-otp", Summary: "Mail a sign-in code",
+	edge.Add(s.routes, fw, edge.WithPolicy(edge.WithRate(base(op{OperationID: "twoFactorSendOtp", Path: "/send-otp", Summary: "Mail a sign-in code",
 		Description: "Mails a six-digit code for the pending challenge of the two_factor cookie or, without one, for the signed-in session " +
 			"(it works for 3 minutes and replaces an earlier one; after five wrong answers a session waits for it to expire: 429). " +
 			"401 INVALID_TWO_FACTOR_COOKIE without a live challenge or a session."}), edge.RateMail), edge.FormPage(edge.TwoFactorSendForm)),
 		s.twoFactorSendOTP, edge.ContractAuth)
-	register(s, fw, answer(op{OperationID: "twoFactorVerifyOtp", Path: "/verify-otp", Summary: "Answer with the e-mailed code",
+	edge.Add(s.routes, fw, answer(op{OperationID: "twoFactorVerifyOtp", Path: "/verify-otp", Summary: "Answer with the e-mailed code",
 		Description: "Answers the challenge of the two_factor cookie with the code send-otp mailed and starts the session; or, in a session, " +
 			"steps it up (for a user with two-factor off, turns it on with e-mailed codes and replaces the session, as Better Auth does). " +
 			"A code works once. 400 OTP_HAS_EXPIRED when no live code was sent; a wrong code counts as in verify-totp."}),
 		s.twoFactorVerifyOTP, edge.ContractAuth)
-	register(s, fw, answer(op{OperationID: "twoFactorVerifyBackupCode", Path: "/verify-backup-code", Summary: "Answer with a backup code",
+	edge.Add(s.routes, fw, answer(op{OperationID: "twoFactorVerifyBackupCode", Path: "/verify-backup-code", Summary: "Answer with a backup code",
 		Description: "As verify-totp, with a single-use backup code (401 INVALID_BACKUP_CODE when unknown or used)."}),
 		s.twoFactorVerifyBackupCode, edge.ContractAuth)
 }

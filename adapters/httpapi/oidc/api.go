@@ -8,17 +8,13 @@
 package oidc
 
 import (
-	"context"
-
-	"github.com/danielgtaylor/huma/v2"
-
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 )
 
 // API holds the OpenID provider's handlers, on the edge's shared pieces.
 type API struct {
 	*edge.Kit
-	words edge.Words
+	routes edge.Group
 }
 
 // New returns the OpenID provider's routes on k. They are the framework's
@@ -28,16 +24,13 @@ func New(k *edge.Kit, words edge.Words) *API {
 	if words == nil {
 		panic("oidc: nil dependency")
 	}
-	return &API{Kit: k, words: words}
-}
-
-// register routes op in contract c: in the framework's vocabulary when c is
-// the framework (the provider's endpoints), in the problem vocabulary
-// elsewhere (the trusted API's protected-resource metadata).
-func register[I, O any](s *API, c edge.Contract, op huma.Operation, h func(context.Context, *I) (*O, error), alsoIn ...edge.Contract) {
-	var words edge.Words = edge.ProblemWords
-	if c == edge.ContractFramework {
-		words = s.words
-	}
-	edge.Register(s.Kit, c, edge.WithWords(op, words), h, alsoIn...)
+	// Its operations answer in the framework's vocabulary when routed in
+	// the framework (the provider's endpoints), in the problem vocabulary
+	// elsewhere (the trusted API's protected-resource metadata).
+	return &API{Kit: k, routes: edge.Group{Kit: k, Words: func(c edge.Contract) edge.Words {
+		if c == edge.ContractFramework {
+			return words
+		}
+		return edge.ProblemWords
+	}}}
 }

@@ -15,12 +15,12 @@ import (
 func (s *API) AddOAuthConsentRoutes() {
 	type op = huma.Operation
 	errs := []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests}
-	register(s, edge.ContractFramework, op{OperationID: "oauth2GetConsents", Method: http.MethodGet, Path: edge.FrameworkBase + "/oauth2/get-consents",
+	edge.Add(s.routes, edge.ContractFramework, op{OperationID: "oauth2GetConsents", Method: http.MethodGet, Path: edge.FrameworkBase + "/oauth2/get-consents",
 		Tags: []string{tagOAuth}, Summary: "List OAuth consents",
 		Description: "The clients the signed-in user consented to, with the scopes allowed, most recently updated first. " +
 			"First-party clients, which ask no consent, are not listed.",
 		Security: edge.SessionSecurity, Errors: errs}, s.oauthGetConsents, edge.ContractAuth)
-	register(s, edge.ContractFramework, op{OperationID: "oauth2DeleteConsent", Method: http.MethodPost, Path: edge.FrameworkBase + "/oauth2/delete-consent",
+	edge.Add(s.routes, edge.ContractFramework, op{OperationID: "oauth2DeleteConsent", Method: http.MethodPost, Path: edge.FrameworkBase + "/oauth2/delete-consent",
 		Tags: []string{tagOAuth}, Summary: "Revoke an OAuth consent",
 		Description: "Withdraws the signed-in user's consent to a client and revokes every grant the user gave it: its access and refresh tokens " +
 			"stop working and the next authorization asks for consent again. A client with nothing granted (or unknown) is 404 CONSENT_NOT_FOUND.",

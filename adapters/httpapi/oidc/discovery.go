@@ -125,12 +125,12 @@ func (s *API) AddDiscoveryRoutes() {
 		"(no trailing slash): configure clients with that issuer, never with the bare origin. 200 JSON, never a redirect; " +
 		"cacheable for five minutes; readable from any origin."
 
-	register(s, edge.ContractFramework, edge.WithPolicy(op{OperationID: "openidConfiguration", Method: http.MethodGet,
+	edge.Add(s.routes, edge.ContractFramework, edge.WithPolicy(op{OperationID: "openidConfiguration", Method: http.MethodGet,
 		Path: edge.FrameworkBase + "/.well-known/openid-configuration", Tags: []string{tag},
 		Summary:     "OpenID provider metadata",
 		Description: "OpenID Connect Discovery 1.0 §4: the issuer with /.well-known/openid-configuration appended, where go-oidc and openid-client look." + same}, edge.PublicDocument),
 		provider, edge.ContractAuth)
-	register(s, edge.ContractFramework, edge.WithPolicy(op{OperationID: "oauthAuthorizationServerMetadata", Method: http.MethodGet,
+	edge.Add(s.routes, edge.ContractFramework, edge.WithPolicy(op{OperationID: "oauthAuthorizationServerMetadata", Method: http.MethodGet,
 		Path: edge.FrameworkBase + "/.well-known/oauth-authorization-server", Tags: []string{tag},
 		Summary:     "OAuth authorization server metadata",
 		Description: "RFC 8414 metadata under the framework's base path, for clients that append the well-known segment." + same}, edge.PublicDocument),
@@ -146,11 +146,11 @@ func (s *API) AddDiscoveryRoutes() {
 		{"openidConfigurationForIssuer", "/.well-known/openid-configuration" + edge.FrameworkBase, "OpenID provider metadata (RFC 8414 §5)",
 			"RFC 8414 §5's transition form: the OpenID well-known segment inserted between the host and the issuer's path."},
 	} {
-		register(s, edge.ContractAuth, edge.WithRate(op{OperationID: r.id, Method: http.MethodGet, Path: r.path, Tags: []string{tag},
+		edge.Add(s.routes, edge.ContractAuth, edge.WithRate(op{OperationID: r.id, Method: http.MethodGet, Path: r.path, Tags: []string{tag},
 			Summary: r.summary, Description: r.desc + same}, edge.RatePublic), provider)
 	}
 
-	register(s, edge.ContractBackend, edge.WithRate(op{OperationID: "protectedResourceMetadata", Method: http.MethodGet, Path: edge.ProtectedResourcePath, Tags: []string{tag},
+	edge.Add(s.routes, edge.ContractBackend, edge.WithRate(op{OperationID: "protectedResourceMetadata", Method: http.MethodGet, Path: edge.ProtectedResourcePath, Tags: []string{tag},
 		Summary: "Protected resource metadata (RFC 9728)",
 		Description: "Describes the trusted API: its resource identifier (the base URL, exactly), how it takes a bearer credential (the Authorization header) " +
 			"and the service-key scopes. It names no authorization server: the trusted API takes service keys issued by administrators, not OAuth access tokens. " +

@@ -17,7 +17,7 @@ import (
 	"github.com/gatehouse/gatehouse/domain"
 )
 
-// documentOAuth finishes what register documents for the OAuth endpoints:
+// documentOAuth finishes what registration (edge.Add) documents for the OAuth endpoints:
 // their form bodies, the OAuth error shape of the token, revocation,
 // introspection and userinfo endpoints, and the HTML error page of the
 // browser endpoints.

@@ -38,18 +38,18 @@ func (s *API) AddOAuthRoutes() {
 	// its tokens could not say so: an impersonation session may not, not
 	// even with a GET (edge.Impersonation), nor answer the consent page.
 	authorizeDoc += edge.ImpersonationNote("IMPERSONATION_READ_ONLY")
-	register(s, fw, edge.WithPolicy(op{OperationID: "oauth2Authorize", Method: http.MethodGet, Path: p("/authorize"), Tags: []string{tagOAuth},
+	edge.Add(s.routes, fw, edge.WithPolicy(op{OperationID: "oauth2Authorize", Method: http.MethodGet, Path: p("/authorize"), Tags: []string{tagOAuth},
 		Summary: "Authorization endpoint", Description: authorizeDoc, DefaultStatus: http.StatusFound, Responses: redirect}, edge.RefusedWhileImpersonating),
 		s.oauthAuthorize, edge.ContractAuth)
-	register(s, fw, edge.WithPolicy(op{OperationID: "oauth2AuthorizePost", Method: http.MethodPost, Path: p("/authorize"), Tags: []string{tagOAuth},
+	edge.Add(s.routes, fw, edge.WithPolicy(op{OperationID: "oauth2AuthorizePost", Method: http.MethodPost, Path: p("/authorize"), Tags: []string{tagOAuth},
 		Summary: "Authorization endpoint (form post)", Description: authorizeDoc + " The parameters arrive as a form.",
 		DefaultStatus: http.StatusSeeOther, Responses: withStatus(redirect, "302", "303")}, edge.RefusedWhileImpersonating), s.oauthAuthorizePost, edge.ContractAuth)
-	register(s, fw, edge.WithForm(op{OperationID: "oauth2Consent", Method: http.MethodPost, Path: p("/consent"), Tags: []string{tagOAuth},
+	edge.Add(s.routes, fw, edge.WithForm(op{OperationID: "oauth2Consent", Method: http.MethodPost, Path: p("/consent"), Tags: []string{tagOAuth},
 		Summary: "Answer the consent page",
 		Description: "Records the signed-in user's consent (accept true) or refusal for the authorization request in oauth_query, and answers " +
 			"{redirect:true, url} with a Location header: the client's redirect_uri with a code, or with error access_denied. Accepts JSON or an HTML form (303).",
 		Security: edge.SessionSecurity, Errors: []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests}}, edge.ConsentForm), s.oauthConsent, edge.ContractAuth)
-	register(s, fw, edge.WithPolicy(op{OperationID: "oauth2Token", Method: http.MethodPost, Path: p("/token"), Tags: []string{tagOAuth},
+	edge.Add(s.routes, fw, edge.WithPolicy(op{OperationID: "oauth2Token", Method: http.MethodPost, Path: p("/token"), Tags: []string{tagOAuth},
 		Summary: "Token endpoint",
 		Description: "Grant types authorization_code (with the PKCE code_verifier), refresh_token (rotated on every use; presenting a used one revokes " +
 			"the whole grant) and client_credentials (confidential clients). Clients authenticate with client_secret_basic or client_secret_post; " +
@@ -60,29 +60,29 @@ func (s *API) AddOAuthRoutes() {
 		if method == http.MethodPost {
 			id = "oauth2UserInfoPost"
 		}
-		register(s, fw, edge.WithPolicy(op{OperationID: id, Method: method, Path: p("/userinfo"), Tags: []string{tagOAuth},
+		edge.Add(s.routes, fw, edge.WithPolicy(op{OperationID: id, Method: method, Path: p("/userinfo"), Tags: []string{tagOAuth},
 			Summary: "UserInfo endpoint",
 			Description: "The signed-in user's claims for an access token with scope openid: sub always, email and email_verified with scope email, " +
 				"name, picture and updated_at with scope profile. A revoked, expired or foreign token is 401 with WWW-Authenticate: Bearer error=\"invalid_token\".",
 			Security: []map[string][]string{{edge.SchemeOAuthBearer: {}}},
 			Errors:   []int{http.StatusUnauthorized, http.StatusForbidden}}, edge.OAuthEndpoint), s.oauthUserInfo, edge.ContractAuth)
 	}
-	register(s, fw, edge.WithPolicy(op{OperationID: "oauth2Revoke", Method: http.MethodPost, Path: p("/revoke"), Tags: []string{tagOAuth},
+	edge.Add(s.routes, fw, edge.WithPolicy(op{OperationID: "oauth2Revoke", Method: http.MethodPost, Path: p("/revoke"), Tags: []string{tagOAuth},
 		Summary: "Revocation endpoint",
 		Description: "Revokes a refresh token or an access token of the authenticated client, and with it every token of its grant (RFC 7009). " +
 			"An unknown token, or another client's, is answered 200 too and changes nothing.",
 		DefaultStatus: http.StatusOK, Errors: []int{http.StatusUnauthorized}}, edge.OAuthEndpoint), s.oauthRevoke, edge.ContractAuth)
-	register(s, fw, edge.WithPolicy(op{OperationID: "oauth2Introspect", Method: http.MethodPost, Path: p("/introspect"), Tags: []string{tagOAuth},
+	edge.Add(s.routes, fw, edge.WithPolicy(op{OperationID: "oauth2Introspect", Method: http.MethodPost, Path: p("/introspect"), Tags: []string{tagOAuth},
 		Summary:     "Introspection endpoint",
 		Description: "Tells a confidential client whether an access or refresh token is active (RFC 7662). Anything unusable is {active:false}.",
 		Errors:      []int{http.StatusUnauthorized}}, edge.OAuthEndpoint), s.oauthIntrospect, edge.ContractAuth)
 	endDoc := "RP-initiated logout. With a valid id_token_hint (expired is fine) the user's session ends and the browser goes to the client's registered " +
 		"post_logout_redirect_uri with state (or to the hosted sign-out page); without one the hosted page asks first and posts back here. " +
 		"An unregistered post_logout_redirect_uri is refused with an HTML page, never followed."
-	register(s, fw, op{OperationID: "oauth2EndSession", Method: http.MethodGet, Path: p("/end-session"), Tags: []string{tagOAuth},
+	edge.Add(s.routes, fw, op{OperationID: "oauth2EndSession", Method: http.MethodGet, Path: p("/end-session"), Tags: []string{tagOAuth},
 		Summary: "End-session endpoint", Description: endDoc, DefaultStatus: http.StatusFound,
 		Responses: map[string]*huma.Response{"302": redirect["302"], "400": redirect["400"]}}, s.oauthEndSession, edge.ContractAuth)
-	register(s, fw, edge.WithPolicy(edge.WithForm(op{OperationID: "oauth2EndSessionPost", Method: http.MethodPost, Path: p("/end-session"), Tags: []string{tagOAuth},
+	edge.Add(s.routes, fw, edge.WithPolicy(edge.WithForm(op{OperationID: "oauth2EndSessionPost", Method: http.MethodPost, Path: p("/end-session"), Tags: []string{tagOAuth},
 		Summary: "End-session endpoint (form post)", Description: endDoc + " Answers {redirect:true, url} with a Location header; an HTML form gets 303.",
 		Errors: []int{http.StatusForbidden, http.StatusTooManyRequests}}, edge.EndSessionForm), edge.AllowedWhileImpersonating), s.oauthEndSessionPost, edge.ContractAuth)
 

@@ -97,6 +97,32 @@ func newContracts(engine *gin.Engine, cfg Config) map[Contract]*contract {
 	}
 }
 
+// Group is how a contract package registers its operations (Add): the
+// vocabulary it answers in, in each contract, and what it declares on every
+// one of its operations. Each package builds its Group once, in its New.
+type Group struct {
+	Kit *Kit
+	// Words is the package's vocabulary for its operations in contract c.
+	Words func(c Contract) Words
+	// Declare, when set, adds what the package declares on each of its
+	// operations routed in contract c (a policy, a note), before Words.
+	Declare func(c Contract, op huma.Operation) huma.Operation
+}
+
+// Speaks is a Group's Words when a package answers in one vocabulary in
+// every contract.
+func Speaks(w Words) func(Contract) Words { return func(Contract) Words { return w } }
+
+// Add routes op in contract c in g's vocabulary, with what g declares on
+// every operation, and documents it in the contracts listed in alsoIn
+// (Register).
+func Add[I, O any](g Group, c Contract, op huma.Operation, h func(context.Context, *I) (*O, error), alsoIn ...Contract) {
+	if g.Declare != nil {
+		op = g.Declare(c, op)
+	}
+	Register(g.Kit, c, WithWords(op, g.Words(c)), h, alsoIn...)
+}
+
 // Register routes op in contract c and documents it in the contracts listed
 // in alsoIn. Error responses are documented in the shape the route really
 // sends: Better Auth's {message, code} under /api/auth, problem+json elsewhere.

@@ -2,6 +2,7 @@
 //   - Kit, the handlers' shared pieces (settings, use cases, logger, session
 //     cookies, origins) and registration: Register for operations (into
 //     their contracts, with the route's policy taken from the operation),
+//     Add for a contract package's operations, in its Group's vocabulary,
 //     Handle and Page for plain gin routes;
 //   - Policy, declared where each route is registered (its error shape and
 //     Words, rate rule, CORS, security, form page), the Table the middleware

@@ -29,10 +29,24 @@ import (
 // registered (rate rule, error shape, CORS, security, form page:
 // internal/edge.Policy), and NewServer panics if one does not.
 func (s *Server) addRoutes() {
-	q := s.App.Queries
-	fw, trusted := framework.New(s.Kit), backend.New(s.Kit)
-	provider := oidc.New(s.Kit, framework.Words)
-	adm := admin.New(s.Kit, func(actor domain.ActorType, code string) string {
+	cmd, q := s.app.Commands, s.app.Queries
+	fw := framework.New(s.Kit, framework.Deps{
+		SignUp: cmd.SignUp, SignIn: cmd.SignIn, SignOut: cmd.SignOut, RevokeSessions: cmd.RevokeSessions, ListSessions: q.ListSessions,
+		UpdateUser: cmd.UpdateUser, ChangePassword: cmd.ChangePassword, ChangeEmail: cmd.ChangeEmail, DeleteUser: cmd.DeleteUser,
+		ResetPassword: cmd.ResetPassword, VerifyEmail: cmd.VerifyEmail, TwoFactor: cmd.TwoFactor, Passkeys: cmd.Passkeys,
+		Organizations: cmd.Organizations, Administration: cmd.Administration, SigningKeys: cmd.SigningKeys,
+		Federation: cmd.Federation, LinkedAccounts: cmd.LinkedAccounts, Settings: s.app.Settings,
+	})
+	trusted := backend.New(s.Kit, backend.Deps{
+		Administration: cmd.Administration, Factors: cmd.Factors, Organizations: cmd.Organizations, Domains: cmd.Domains,
+		IdentityProviders: cmd.IdentityProviders, Federation: cmd.Federation, LinkedAccounts: cmd.LinkedAccounts, Webhooks: cmd.Webhooks,
+	})
+	provider := oidc.New(s.Kit, cmd.OAuthProvider, framework.Words)
+	adm := admin.New(s.Kit, admin.Deps{
+		ServiceKeys: cmd.ServiceKeys, AuditLog: q.AuditLog, Overview: q.Overview, OAuthClients: cmd.OAuthClients,
+		SigningKeys: cmd.SigningKeys, Domains: cmd.Domains, Factors: cmd.Factors, IdentityProviders: cmd.IdentityProviders,
+		Federation: cmd.Federation, LinkedAccounts: cmd.LinkedAccounts, Webhooks: cmd.Webhooks,
+	}, func(actor domain.ActorType, code string) string {
 		if c, ok := backend.AuditCode(actor, code); ok {
 			return c // a service key called the trusted API
 		}
@@ -91,7 +105,7 @@ func (s *Server) addRoutes() {
 	// The admin console (/console: a platform administrator's pages).
 	// The self-service account pages (/account: every signed-in user's
 	// own), on the console's shell.
-	shell := console.New(s.Kit)
+	shell := console.New(s.Kit, s.app)
 	shell.AddConsoleRoutes()
 	shell.AddAccountRoutes()
 

@@ -28,6 +28,7 @@ const (
 // the edge (edge.Kit) every contract registers its routes with.
 type Server struct {
 	*edge.Kit
+	app    *application.Application // the use cases, which addRoutes hands to each package
 	engine *gin.Engine
 	pages  *pages.API // the hosted pages: their routes and the form-post middleware
 }
@@ -71,11 +72,13 @@ func NewServer(cfg edge.Config, app *application.Application, logger *slog.Logge
 	// Every line logged with a request's context names the request (and
 	// its trace), whichever logger writes it.
 	logger = slog.New(edge.LogHandler(logger.Handler()))
-	kit := edge.NewKit(engine, cfg, app, logger)
-	s := &Server{Kit: kit, engine: engine, pages: pages.New(kit, framework.ErrorCode)}
+	kit := edge.NewKit(engine, cfg, edge.Deps{Sessions: app.Commands.Authenticate, ServiceKeys: app.Commands.ServiceKeys,
+		Admins: app.Commands.Administration, Throttle: app.Commands.Throttle, SessionLifetime: app.Settings.Sessions.Lifetime}, logger)
+	s := &Server{Kit: kit, app: app, engine: engine, pages: pages.New(kit, app, framework.ErrorCode)}
 
 	engine.Use(
 		s.RoutePolicy(), // first: every middleware after it, and the error renderers, read the route's policy
+		s.Callers(),     // the request's caller, resolved when a handler first asks
 		edge.RequestContext(logger),
 	)
 	if cfg.Tracer != nil {

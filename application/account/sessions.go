@@ -3,6 +3,7 @@ package account
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
@@ -68,18 +69,36 @@ func (h *AuthenticateHandler) Handle(ctx context.Context, cmd Authenticate) (*Au
 		return nil, usecase.ErrUnauthorized
 	}
 	res := &AuthenticateResult{Principal: usecase.Principal{Session: s, User: u}}
-	if cmd.Refresh && s.NeedsRefresh(now, h.policy) {
-		err := h.sessions.Update(ctx, s.ID(), func(stored *domain.Session) error {
-			stored.Refresh(now, h.policy)
-			s = stored
-			return nil
-		})
-		if err != nil {
+	if cmd.Refresh {
+		if err := h.refresh(ctx, res, now); err != nil {
 			return nil, err
 		}
-		res.Session, res.Refreshed = s, true
 	}
 	return res, nil
+}
+
+// Refresh pushes the expiry of res's remembered session forward when it is
+// due (at most once per UpdateAge), as Handle does when asked: for a caller
+// that resolved the session first and refreshes it after (get-session).
+func (h *AuthenticateHandler) Refresh(ctx context.Context, res *AuthenticateResult) error {
+	return h.refresh(ctx, res, h.clock.Now())
+}
+
+func (h *AuthenticateHandler) refresh(ctx context.Context, res *AuthenticateResult, now time.Time) error {
+	s := res.Session
+	if !s.NeedsRefresh(now, h.policy) {
+		return nil
+	}
+	err := h.sessions.Update(ctx, s.ID(), func(stored *domain.Session) error {
+		stored.Refresh(now, h.policy)
+		s = stored
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	res.Session, res.Refreshed = s, true
+	return nil
 }
 
 // SignOutHandler ends the session of a token.

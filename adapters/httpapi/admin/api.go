@@ -11,14 +11,39 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+	"github.com/gatehouse/gatehouse/application/admin"
+	"github.com/gatehouse/gatehouse/application/federation"
+	"github.com/gatehouse/gatehouse/application/hostdomain"
+	"github.com/gatehouse/gatehouse/application/oidc"
+	"github.com/gatehouse/gatehouse/application/query"
+	"github.com/gatehouse/gatehouse/application/servicekey"
+	"github.com/gatehouse/gatehouse/application/webhook"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
 // API holds the admin routes' handlers, on the edge's shared pieces.
 type API struct {
 	*edge.Kit
+	Deps
 	routes    edge.Group
 	auditCode AuditCode
+}
+
+// Deps are the use cases the admin handlers call, named by routes.go. A
+// group's handlers call only some of them: a test builds the API with those
+// its routes need (the rest may be nil).
+type Deps struct {
+	ServiceKeys       *servicekey.ServiceKeys
+	AuditLog          *query.AuditLogHandler
+	Overview          *query.OverviewHandler
+	OAuthClients      *oidc.OAuthClients
+	SigningKeys       *oidc.SigningKeys
+	Domains           *hostdomain.Domains
+	Factors           *admin.Factors
+	IdentityProviders *federation.Providers
+	Federation        *federation.SignIns
+	LinkedAccounts    *federation.Accounts
+	Webhooks          *webhook.Webhooks
 }
 
 // AuditCode is the code the audit log publishes for an entry recorded with
@@ -27,12 +52,13 @@ type API struct {
 // composes it from the trusted API's and the framework's).
 type AuditCode func(actor domain.ActorType, code string) string
 
-// New returns the admin routes on k; routes.go registers each group.
-func New(k *edge.Kit, auditCode AuditCode) *API {
+// New returns the admin routes on k, calling the use cases d names;
+// routes.go registers each group.
+func New(k *edge.Kit, d Deps, auditCode AuditCode) *API {
 	if auditCode == nil {
 		panic("admin: nil dependency")
 	}
-	return &API{Kit: k, routes: routes(k), auditCode: auditCode}
+	return &API{Kit: k, Deps: d, routes: routes(k), auditCode: auditCode}
 }
 
 // routes registers the admin operations in the problem vocabulary the admin

@@ -36,7 +36,7 @@ func (s *API) adminUpdateDomain(ctx context.Context, in *AdminUpdateDomainInput)
 	if b.Verify != nil {
 		cmd.VerifyReason = &b.Verify.Reason
 	}
-	d, err := s.App.Commands.Domains.Update(ctx, req, domain.DomainID(in.ID), cmd)
+	d, err := s.Domains.Update(ctx, req, domain.DomainID(in.ID), cmd)
 	if err != nil {
 		return nil, err
 	}

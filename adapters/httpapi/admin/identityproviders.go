@@ -27,11 +27,11 @@ func (s *API) createIdentityProvider(ctx context.Context, in *CreateIdentityProv
 	if err != nil {
 		return nil, err
 	}
-	p, err := s.App.Commands.IdentityProviders.Create(ctx, req, in.Body.Input(in.Body.ID))
+	p, err := s.IdentityProviders.Create(ctx, req, in.Body.Input(in.Body.ID))
 	if err != nil {
 		return nil, err
 	}
-	return &edge.IdentityProviderOutput{Status: http.StatusCreated, CacheControl: "no-store", Body: s.IdentityProviderJSON(p)}, nil
+	return &edge.IdentityProviderOutput{Status: http.StatusCreated, CacheControl: "no-store", Body: edge.ProviderJSON(p, s.Federation.RedirectURI(p.ID))}, nil
 }
 
 // IdentityProviderListOutput lists providers.
@@ -46,14 +46,14 @@ func (s *API) listIdentityProviders(ctx context.Context, _ *struct{}) (*Identity
 	if err != nil {
 		return nil, err
 	}
-	all, err := s.App.Commands.IdentityProviders.List(ctx, req)
+	all, err := s.IdentityProviders.List(ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	out := &IdentityProviderListOutput{}
 	out.Body.Data = make([]edge.IdentityProviderJSON, len(all))
 	for i, p := range all {
-		out.Body.Data[i] = s.IdentityProviderJSON(p)
+		out.Body.Data[i] = edge.ProviderJSON(p, s.Federation.RedirectURI(p.ID))
 	}
 	return out, nil
 }
@@ -68,11 +68,11 @@ func (s *API) getIdentityProvider(ctx context.Context, in *IdentityProviderIDInp
 	if err != nil {
 		return nil, err
 	}
-	p, err := s.App.Commands.IdentityProviders.Get(ctx, req, in.ID)
+	p, err := s.IdentityProviders.Get(ctx, req, in.ID)
 	if err != nil {
 		return nil, err
 	}
-	return &edge.IdentityProviderOutput{Status: http.StatusOK, Body: s.IdentityProviderJSON(p)}, nil
+	return &edge.IdentityProviderOutput{Status: http.StatusOK, Body: edge.ProviderJSON(p, s.Federation.RedirectURI(p.ID))}, nil
 }
 
 // UpdateIdentityProviderInput changes the fields present.
@@ -86,11 +86,11 @@ func (s *API) updateIdentityProvider(ctx context.Context, in *UpdateIdentityProv
 	if err != nil {
 		return nil, err
 	}
-	p, err := s.App.Commands.IdentityProviders.Update(ctx, req, in.Body.Input(in.ID))
+	p, err := s.IdentityProviders.Update(ctx, req, in.Body.Input(in.ID))
 	if err != nil {
 		return nil, err
 	}
-	return &edge.IdentityProviderOutput{Status: http.StatusOK, CacheControl: "no-store", Body: s.IdentityProviderJSON(p)}, nil
+	return &edge.IdentityProviderOutput{Status: http.StatusOK, CacheControl: "no-store", Body: edge.ProviderJSON(p, s.Federation.RedirectURI(p.ID))}, nil
 }
 
 func (s *API) setIdentityProviderEnabled(on bool) func(context.Context, *IdentityProviderIDInput) (*edge.IdentityProviderOutput, error) {
@@ -104,7 +104,7 @@ func (s *API) deleteIdentityProvider(ctx context.Context, in *IdentityProviderID
 	if err != nil {
 		return nil, err
 	}
-	if err := s.App.Commands.IdentityProviders.Delete(ctx, req, in.ID); err != nil {
+	if err := s.IdentityProviders.Delete(ctx, req, in.ID); err != nil {
 		return nil, err
 	}
 	return &edge.NoContentOutput{Status: http.StatusNoContent}, nil

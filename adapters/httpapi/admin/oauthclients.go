@@ -83,7 +83,7 @@ func (s *API) registerOAuthClient(ctx context.Context, in *RegisterOAuthClientIn
 		return nil, err
 	}
 	b := in.Body
-	c, err := s.App.Commands.OAuthClients.Register(ctx, req, oidc.RegisterOAuthClient{Name: b.Name, Type: b.Type,
+	c, err := s.OAuthClients.Register(ctx, req, oidc.RegisterOAuthClient{Name: b.Name, Type: b.Type,
 		RedirectURIs: b.RedirectURIs, PostLogoutRedirectURIs: b.PostLogoutRedirectURIs, FirstParty: b.FirstParty})
 	if err != nil {
 		return nil, err
@@ -103,7 +103,7 @@ func (s *API) listOAuthClients(ctx context.Context, _ *struct{}) (*OAuthClientLi
 	if err != nil {
 		return nil, err
 	}
-	clients, err := s.App.Commands.OAuthClients.List(ctx, req)
+	clients, err := s.OAuthClients.List(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +125,7 @@ func (s *API) getOAuthClient(ctx context.Context, in *OAuthClientIDInput) (*OAut
 	if err != nil {
 		return nil, err
 	}
-	c, err := s.App.Commands.OAuthClients.Get(ctx, req, domain.OAuthClientID(in.ID))
+	c, err := s.OAuthClients.Get(ctx, req, domain.OAuthClientID(in.ID))
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +150,7 @@ func (s *API) updateOAuthClient(ctx context.Context, in *UpdateOAuthClientInput)
 		return nil, err
 	}
 	b := in.Body
-	c, err := s.App.Commands.OAuthClients.Update(ctx, req, domain.OAuthClientID(in.ID), oidc.UpdateOAuthClient{Name: b.Name,
+	c, err := s.OAuthClients.Update(ctx, req, domain.OAuthClientID(in.ID), oidc.UpdateOAuthClient{Name: b.Name,
 		RedirectURIs: b.RedirectURIs, PostLogoutRedirectURIs: b.PostLogoutRedirectURIs, FirstParty: b.FirstParty})
 	if err != nil {
 		return nil, err
@@ -163,7 +163,7 @@ func (s *API) rotateOAuthClientSecret(ctx context.Context, in *OAuthClientIDInpu
 	if err != nil {
 		return nil, err
 	}
-	c, err := s.App.Commands.OAuthClients.RotateSecret(ctx, req, domain.OAuthClientID(in.ID))
+	c, err := s.OAuthClients.RotateSecret(ctx, req, domain.OAuthClientID(in.ID))
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +175,7 @@ func (s *API) deleteOAuthClient(ctx context.Context, in *OAuthClientIDInput) (*e
 	if err != nil {
 		return nil, err
 	}
-	if err := s.App.Commands.OAuthClients.Delete(ctx, req, domain.OAuthClientID(in.ID)); err != nil {
+	if err := s.OAuthClients.Delete(ctx, req, domain.OAuthClientID(in.ID)); err != nil {
 		return nil, err
 	}
 	return &edge.NoContentOutput{Status: http.StatusNoContent}, nil

@@ -55,7 +55,7 @@ func (s *API) createServiceKey(ctx context.Context, in *CreateServiceKeyInput) (
 	if in.Body.ExpiresAt != nil {
 		cmd.ExpiresAt = in.Body.ExpiresAt.UTC()
 	}
-	k, err := s.App.Commands.ServiceKeys.Create(ctx, req, cmd)
+	k, err := s.ServiceKeys.Create(ctx, req, cmd)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +74,7 @@ func (s *API) listServiceKeys(ctx context.Context, _ *struct{}) (*ServiceKeyList
 	if err != nil {
 		return nil, err
 	}
-	keys, err := s.App.Commands.ServiceKeys.List(ctx, req)
+	keys, err := s.ServiceKeys.List(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +103,7 @@ func (s *API) rotateServiceKey(ctx context.Context, in *RotateServiceKeyInput) (
 	if in.Body != nil {
 		overlap = time.Duration(in.Body.OverlapSeconds) * time.Second
 	}
-	k, err := s.App.Commands.ServiceKeys.Rotate(ctx, req, domain.ServiceKeyID(in.ID), overlap)
+	k, err := s.ServiceKeys.Rotate(ctx, req, domain.ServiceKeyID(in.ID), overlap)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +120,7 @@ func (s *API) revokeServiceKey(ctx context.Context, in *ServiceKeyIDInput) (*edg
 	if err != nil {
 		return nil, err
 	}
-	if err := s.App.Commands.ServiceKeys.Revoke(ctx, req, domain.ServiceKeyID(in.ID)); err != nil {
+	if err := s.ServiceKeys.Revoke(ctx, req, domain.ServiceKeyID(in.ID)); err != nil {
 		return nil, err
 	}
 	return &edge.NoContentOutput{Status: http.StatusNoContent}, nil
@@ -169,7 +169,7 @@ func (s *API) listAuditLog(ctx context.Context, in *AuditLogInput) (*AuditLogOut
 	if err != nil {
 		return nil, err
 	}
-	page, err := s.App.Queries.AuditLog.Handle(ctx, p.User, query.ListAuditLog{Cursor: in.Cursor, Filter: ports.AuditQuery{
+	page, err := s.AuditLog.Handle(ctx, p.User, query.ListAuditLog{Cursor: in.Cursor, Filter: ports.AuditQuery{
 		ActorType: domain.ActorType(in.ActorType), ActorID: in.ActorID, Action: in.Action, TargetType: in.TargetType, TargetID: in.TargetID,
 		Since: in.Since, Until: in.Until, Limit: in.Limit,
 	}})

@@ -50,7 +50,7 @@ func (s *API) listSigningKeys(ctx context.Context, _ *struct{}) (*SigningKeyList
 	if err != nil {
 		return nil, err
 	}
-	views, err := s.App.Commands.SigningKeys.List(ctx, req)
+	views, err := s.SigningKeys.List(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +77,7 @@ func (s *API) rotateSigningKeys(ctx context.Context, in *RotateSigningKeysInput)
 		}
 		cmd.Immediate = in.Body.Immediate
 	}
-	views, err := s.App.Commands.SigningKeys.Rotate(ctx, req, cmd)
+	views, err := s.SigningKeys.Rotate(ctx, req, cmd)
 	if err != nil {
 		return nil, err
 	}

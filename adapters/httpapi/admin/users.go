@@ -20,7 +20,7 @@ func (s *API) resetUserFactors(ctx context.Context, in *ResetFactorsInput) (*edg
 	if err != nil {
 		return nil, err
 	}
-	if err := s.App.Commands.Factors.ResetFactors(ctx, req, domain.UserID(in.ID)); err != nil {
+	if err := s.Factors.ResetFactors(ctx, req, domain.UserID(in.ID)); err != nil {
 		return nil, err
 	}
 	return &edge.NoContentOutput{Status: http.StatusNoContent}, nil
@@ -33,7 +33,7 @@ func (s *API) sendPasswordReset(ctx context.Context, in *ResetFactorsInput) (*ed
 	if err != nil {
 		return nil, err
 	}
-	if err := s.App.Commands.Factors.SendPasswordReset(ctx, req, domain.UserID(in.ID), s.Config.BaseURL+edge.ResetPasswordForm.Page); err != nil {
+	if err := s.Factors.SendPasswordReset(ctx, req, domain.UserID(in.ID), s.Config.BaseURL+edge.ResetPasswordForm.Page); err != nil {
 		return nil, err
 	}
 	return &edge.NoContentOutput{Status: http.StatusNoContent}, nil
@@ -50,7 +50,7 @@ func (s *API) unlinkUserAccount(ctx context.Context, in *UnlinkAccountInput) (*e
 	if err != nil {
 		return nil, err
 	}
-	if err := s.App.Commands.LinkedAccounts.UnlinkFor(ctx, req, domain.UserID(in.ID), in.AccountID); err != nil {
+	if err := s.LinkedAccounts.UnlinkFor(ctx, req, domain.UserID(in.ID), in.AccountID); err != nil {
 		return nil, err
 	}
 	return &edge.NoContentOutput{Status: http.StatusNoContent}, nil

@@ -17,7 +17,7 @@ import (
 
 // AddWebhookRoutes registers the admin webhook routes.
 func (s *API) AddWebhookRoutes() {
-	h := edge.WebhookHandlers{Kit: s.Kit, Caller: func(ctx context.Context, _ domain.Scope) (usecase.Caller, error) {
+	h := edge.WebhookHandlers{Webhooks: s.Webhooks, Caller: func(ctx context.Context, _ domain.Scope) (usecase.Caller, error) {
 		return s.AdminRequest(ctx)
 	}}
 	ops := edge.NewWebhookOperations(edge.AdminBase+"/webhooks", "admin")

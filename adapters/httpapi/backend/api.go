@@ -9,15 +9,36 @@ package backend
 
 import (
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+	"github.com/gatehouse/gatehouse/application/admin"
+	"github.com/gatehouse/gatehouse/application/federation"
+	"github.com/gatehouse/gatehouse/application/hostdomain"
+	"github.com/gatehouse/gatehouse/application/organization"
+	"github.com/gatehouse/gatehouse/application/webhook"
 )
 
 // API holds the backend routes' handlers, on the edge's shared pieces.
 type API struct {
 	*edge.Kit
+	Deps
 	routes edge.Group // in this package's vocabulary
 }
 
-// New returns the backend routes on k; routes.go registers each group.
-func New(k *edge.Kit) *API {
-	return &API{Kit: k, routes: edge.Group{Kit: k, Words: edge.Speaks(backendWords)}}
+// Deps are the use cases the trusted handlers call, named by routes.go. A
+// group's handlers call only some of them: a test builds the API with those
+// its routes need (the rest may be nil).
+type Deps struct {
+	Administration    *admin.Administration
+	Factors           *admin.Factors
+	Organizations     *organization.Organizations
+	Domains           *hostdomain.Domains
+	IdentityProviders *federation.Providers
+	Federation        *federation.SignIns
+	LinkedAccounts    *federation.Accounts
+	Webhooks          *webhook.Webhooks
+}
+
+// New returns the trusted routes on k, calling the use cases d names;
+// routes.go registers each group.
+func New(k *edge.Kit, d Deps) *API {
+	return &API{Kit: k, Deps: d, routes: edge.Group{Kit: k, Words: edge.Speaks(backendWords)}}
 }

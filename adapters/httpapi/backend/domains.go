@@ -34,7 +34,7 @@ func (s *API) createDomain(ctx context.Context, in *CreateDomainInput) (*edge.Do
 	if in.Body.OrganizationID != nil {
 		cmd.OrganizationID = domain.OrganizationID(*in.Body.OrganizationID)
 	}
-	d, err := s.App.Commands.Domains.Create(ctx, req, cmd)
+	d, err := s.Domains.Create(ctx, req, cmd)
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +50,7 @@ func (s *API) getDomain(ctx context.Context, in *DomainIDInput) (*edge.DomainOut
 	if _, err := s.trustedRequest(ctx, domain.ScopeDomainsRead); err != nil {
 		return nil, err
 	}
-	d, err := s.App.Commands.Domains.Get(ctx, domain.DomainID(in.ID))
+	d, err := s.Domains.Get(ctx, domain.DomainID(in.ID))
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +66,7 @@ func (s *API) getDomainByHostname(ctx context.Context, in *DomainHostnameInput) 
 	if _, err := s.trustedRequest(ctx, domain.ScopeDomainsRead); err != nil {
 		return nil, err
 	}
-	d, err := s.App.Commands.Domains.GetByHostname(ctx, in.Hostname)
+	d, err := s.Domains.GetByHostname(ctx, in.Hostname)
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +84,7 @@ func (s *API) domainRecords(ctx context.Context, in *DomainIDInput) (*DNSRecords
 	if _, err := s.trustedRequest(ctx, domain.ScopeDomainsRead); err != nil {
 		return nil, err
 	}
-	rs, err := s.App.Commands.Domains.Records(ctx, domain.DomainID(in.ID))
+	rs, err := s.Domains.Records(ctx, domain.DomainID(in.ID))
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +113,7 @@ func (s *API) listDomains(ctx context.Context, in *ListDomainsInput) (*DomainsOu
 	if _, err := s.trustedRequest(ctx, domain.ScopeDomainsRead); err != nil {
 		return nil, err
 	}
-	page, err := s.App.Commands.Domains.List(ctx, hostdomain.ListDomains{OrganizationID: domain.OrganizationID(in.OrganizationID),
+	page, err := s.Domains.List(ctx, hostdomain.ListDomains{OrganizationID: domain.OrganizationID(in.OrganizationID),
 		Status: domain.DomainStatus(in.Status), Limit: in.Limit, Cursor: in.Cursor})
 	if err != nil {
 		return nil, err
@@ -134,7 +134,7 @@ func (s *API) deleteDomain(ctx context.Context, in *DomainIDInput) (*edge.NoCont
 	if err != nil {
 		return nil, err
 	}
-	if err := s.App.Commands.Domains.Delete(ctx, req, domain.DomainID(in.ID)); err != nil {
+	if err := s.Domains.Delete(ctx, req, domain.DomainID(in.ID)); err != nil {
 		return nil, err
 	}
 	return &edge.NoContentOutput{Status: http.StatusNoContent}, nil

@@ -46,11 +46,11 @@ func (s *API) createOrgProvider(ctx context.Context, in *OrgProviderCreateInput)
 	if err != nil {
 		return nil, err
 	}
-	p, err := s.App.Commands.IdentityProviders.CreateForOrganization(ctx, req, in.Org, in.Body.Input(in.Body.ID))
+	p, err := s.IdentityProviders.CreateForOrganization(ctx, req, in.Org, in.Body.Input(in.Body.ID))
 	if err != nil {
 		return nil, err
 	}
-	return &edge.IdentityProviderOutput{Status: http.StatusCreated, CacheControl: "no-store", Body: s.IdentityProviderJSON(p)}, nil
+	return &edge.IdentityProviderOutput{Status: http.StatusCreated, CacheControl: "no-store", Body: edge.ProviderJSON(p, s.Federation.RedirectURI(p.ID))}, nil
 }
 
 func (s *API) listOrgProviders(ctx context.Context, in *OrgProviderInput) (*OrgProviderListOutput, error) {
@@ -58,14 +58,14 @@ func (s *API) listOrgProviders(ctx context.Context, in *OrgProviderInput) (*OrgP
 	if err != nil {
 		return nil, err
 	}
-	all, err := s.App.Commands.IdentityProviders.ListForOrganization(ctx, req, in.Org)
+	all, err := s.IdentityProviders.ListForOrganization(ctx, req, in.Org)
 	if err != nil {
 		return nil, err
 	}
 	out := &OrgProviderListOutput{}
 	out.Body.Data = make([]edge.IdentityProviderJSON, len(all))
 	for i, p := range all {
-		out.Body.Data[i] = s.IdentityProviderJSON(p)
+		out.Body.Data[i] = edge.ProviderJSON(p, s.Federation.RedirectURI(p.ID))
 	}
 	return out, nil
 }
@@ -75,11 +75,11 @@ func (s *API) updateOrgProvider(ctx context.Context, in *OrgProviderUpdateInput)
 	if err != nil {
 		return nil, err
 	}
-	p, err := s.App.Commands.IdentityProviders.UpdateForOrganization(ctx, req, in.Org, in.Body.Input(in.ID))
+	p, err := s.IdentityProviders.UpdateForOrganization(ctx, req, in.Org, in.Body.Input(in.ID))
 	if err != nil {
 		return nil, err
 	}
-	return &edge.IdentityProviderOutput{Status: http.StatusOK, CacheControl: "no-store", Body: s.IdentityProviderJSON(p)}, nil
+	return &edge.IdentityProviderOutput{Status: http.StatusOK, CacheControl: "no-store", Body: edge.ProviderJSON(p, s.Federation.RedirectURI(p.ID))}, nil
 }
 
 func (s *API) deleteOrgProvider(ctx context.Context, in *OrgProviderInput) (*edge.NoContentOutput, error) {
@@ -87,7 +87,7 @@ func (s *API) deleteOrgProvider(ctx context.Context, in *OrgProviderInput) (*edg
 	if err != nil {
 		return nil, err
 	}
-	if err := s.App.Commands.IdentityProviders.DeleteForOrganization(ctx, req, in.Org, in.ID); err != nil {
+	if err := s.IdentityProviders.DeleteForOrganization(ctx, req, in.Org, in.ID); err != nil {
 		return nil, err
 	}
 	return &edge.NoContentOutput{Status: http.StatusNoContent}, nil

@@ -33,7 +33,7 @@ func (s *API) backendAddMember(ctx context.Context, in *BackendAddMemberInput) (
 	if err != nil {
 		return nil, err
 	}
-	mu, err := s.App.Commands.Organizations.AddMember(ctx, req, domain.OrganizationID(in.ID),
+	mu, err := s.Organizations.AddMember(ctx, req, domain.OrganizationID(in.ID),
 		organization.AddMember{UserID: domain.UserID(in.Body.UserID), Roles: in.Body.Role})
 	if err != nil {
 		return nil, err
@@ -60,7 +60,7 @@ func (s *API) backendListMembers(ctx context.Context, in *BackendListMembersInpu
 	if err != nil {
 		return nil, err
 	}
-	page, err := s.App.Commands.Organizations.ListMembersByID(ctx, req, domain.OrganizationID(in.ID), in.page())
+	page, err := s.Organizations.ListMembersByID(ctx, req, domain.OrganizationID(in.ID), in.page())
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +92,7 @@ func (s *API) backendUpdateMemberRole(ctx context.Context, in *BackendUpdateMemb
 	if err != nil {
 		return nil, err
 	}
-	mu, err := s.App.Commands.Organizations.UpdateMemberRoleByID(ctx, req, domain.OrganizationID(in.ID), domain.MemberID(in.MemberID), in.Body.Role)
+	mu, err := s.Organizations.UpdateMemberRoleByID(ctx, req, domain.OrganizationID(in.ID), domain.MemberID(in.MemberID), in.Body.Role)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +104,7 @@ func (s *API) backendRemoveMember(ctx context.Context, in *BackendMemberIDInput)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.App.Commands.Organizations.RemoveMemberByID(ctx, req, domain.OrganizationID(in.ID), domain.MemberID(in.MemberID)); err != nil {
+	if err := s.Organizations.RemoveMemberByID(ctx, req, domain.OrganizationID(in.ID), domain.MemberID(in.MemberID)); err != nil {
 		return nil, err
 	}
 	return &edge.NoContentOutput{Status: http.StatusNoContent}, nil
@@ -132,7 +132,7 @@ func (s *API) backendInvite(ctx context.Context, in *BackendInviteInput) (*Backe
 		return nil, err
 	}
 	b := in.Body
-	inv, err := s.App.Commands.Organizations.InviteByID(ctx, req, domain.OrganizationID(in.ID), organization.InviteAddress{
+	inv, err := s.Organizations.InviteByID(ctx, req, domain.OrganizationID(in.ID), organization.InviteAddress{
 		Email: b.Email, Roles: b.Role, InviterUserID: domain.UserID(b.InviterUserID), Resend: b.Resend})
 	if err != nil {
 		return nil, err
@@ -152,7 +152,7 @@ func (s *API) backendListInvitations(ctx context.Context, in *BackendOrganizatio
 	if err != nil {
 		return nil, err
 	}
-	list, err := s.App.Commands.Organizations.ListInvitationsByID(ctx, req, domain.OrganizationID(in.ID))
+	list, err := s.Organizations.ListInvitationsByID(ctx, req, domain.OrganizationID(in.ID))
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +175,7 @@ func (s *API) backendRevokeInvitation(ctx context.Context, in *BackendInvitation
 	if err != nil {
 		return nil, err
 	}
-	if err := s.App.Commands.Organizations.RevokeInvitation(ctx, req, domain.OrganizationID(in.ID), domain.InvitationID(in.InvitationID)); err != nil {
+	if err := s.Organizations.RevokeInvitation(ctx, req, domain.OrganizationID(in.ID), domain.InvitationID(in.InvitationID)); err != nil {
 		return nil, err
 	}
 	return &edge.NoContentOutput{Status: http.StatusNoContent}, nil

@@ -110,7 +110,7 @@ func (s *API) backendCreateOrganization(ctx context.Context, in *BackendCreateOr
 		return nil, err
 	}
 	b := in.Body
-	oc, err := s.App.Commands.Organizations.CreateFor(ctx, req, organization.CreateOrganizationFor{
+	oc, err := s.Organizations.CreateFor(ctx, req, organization.CreateOrganizationFor{
 		Name: b.Name, Slug: b.Slug, OwnerUserID: domain.UserID(b.OwnerUserID), Logo: b.Logo, Metadata: b.Metadata.Text()})
 	if err != nil {
 		return nil, err
@@ -128,7 +128,7 @@ func (s *API) backendGetOrganization(ctx context.Context, in *BackendOrganizatio
 	if err != nil {
 		return nil, err
 	}
-	oc, err := s.App.Commands.Organizations.GetByID(ctx, req, domain.OrganizationID(in.ID))
+	oc, err := s.Organizations.GetByID(ctx, req, domain.OrganizationID(in.ID))
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +145,7 @@ func (s *API) backendGetOrganizationBySlug(ctx context.Context, in *BackendOrgan
 	if err != nil {
 		return nil, err
 	}
-	oc, err := s.App.Commands.Organizations.GetBySlug(ctx, req, in.Slug)
+	oc, err := s.Organizations.GetBySlug(ctx, req, in.Slug)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +183,7 @@ func (s *API) backendListOrganizations(ctx context.Context, in *BackendPageInput
 	if err != nil {
 		return nil, err
 	}
-	page, err := s.App.Commands.Organizations.ListAll(ctx, req, in.page())
+	page, err := s.Organizations.ListAll(ctx, req, in.page())
 	if err != nil {
 		return nil, err
 	}
@@ -224,7 +224,7 @@ func (s *API) backendUpdateOrganization(ctx context.Context, in *BackendUpdateOr
 		text := b.Metadata.Text()
 		patch.Metadata = &text
 	}
-	oc, err := s.App.Commands.Organizations.UpdateByID(ctx, req, domain.OrganizationID(in.ID), patch)
+	oc, err := s.Organizations.UpdateByID(ctx, req, domain.OrganizationID(in.ID), patch)
 	if err != nil {
 		return nil, err
 	}
@@ -236,7 +236,7 @@ func (s *API) backendDeleteOrganization(ctx context.Context, in *BackendOrganiza
 	if err != nil {
 		return nil, err
 	}
-	if err := s.App.Commands.Organizations.DeleteByID(ctx, req, domain.OrganizationID(in.ID)); err != nil {
+	if err := s.Organizations.DeleteByID(ctx, req, domain.OrganizationID(in.ID)); err != nil {
 		return nil, err
 	}
 	return &edge.NoContentOutput{Status: http.StatusNoContent}, nil

@@ -128,11 +128,11 @@ type BackendUserOutput struct {
 // backendUserOutput answers u, which the use case has just answered the
 // caller, with its passkey count.
 func (s *API) backendUserOutput(ctx context.Context, u *domain.User) (*BackendUserOutput, error) {
-	n, err := s.App.Commands.Factors.PasskeysOf(ctx, u)
+	n, err := s.Factors.PasskeysOf(ctx, u)
 	if err != nil {
 		return nil, err
 	}
-	linked, err := s.App.Commands.LinkedAccounts.Linked(ctx, u.ID())
+	linked, err := s.LinkedAccounts.Linked(ctx, u.ID())
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +158,7 @@ func (s *API) backendCreateUser(ctx context.Context, in *BackendCreateUserInput)
 		return nil, err
 	}
 	b := in.Body
-	u, err := s.App.Commands.Administration.CreateUser(ctx, req, admin.CreateUser{Email: b.Email, Name: b.Name, Password: b.Password,
+	u, err := s.Administration.CreateUser(ctx, req, admin.CreateUser{Email: b.Email, Name: b.Name, Password: b.Password,
 		EmailVerified: b.EmailVerified, Image: b.Image, PublicMetadata: b.PublicMetadata.bytes(), PrivateMetadata: b.PrivateMetadata.bytes()})
 	if err != nil {
 		return nil, err
@@ -199,7 +199,7 @@ func (s *API) backendListUsers(ctx context.Context, in *BackendListUsersInput) (
 		banned := in.Banned == "true"
 		q.Banned = &banned
 	}
-	page, err := s.App.Commands.Administration.PageUsers(ctx, req, q)
+	page, err := s.Administration.PageUsers(ctx, req, q)
 	if err != nil {
 		return nil, err
 	}
@@ -207,7 +207,7 @@ func (s *API) backendListUsers(ctx context.Context, in *BackendListUsersInput) (
 	for i, u := range page.Users {
 		ids[i] = u.ID()
 	}
-	linked, err := s.App.Commands.LinkedAccounts.LinkedOfUsers(ctx, ids)
+	linked, err := s.LinkedAccounts.LinkedOfUsers(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -232,11 +232,11 @@ func (s *API) backendGetUser(ctx context.Context, in *BackendUserIDInput) (*Back
 	if err != nil {
 		return nil, err
 	}
-	u, err := s.App.Commands.Factors.GetUser(ctx, req, domain.UserID(in.ID))
+	u, err := s.Factors.GetUser(ctx, req, domain.UserID(in.ID))
 	if err != nil {
 		return nil, err
 	}
-	linked, err := s.App.Commands.LinkedAccounts.LinkedFor(ctx, req, u.User.ID())
+	linked, err := s.LinkedAccounts.LinkedFor(ctx, req, u.User.ID())
 	if err != nil {
 		return nil, err
 	}
@@ -313,7 +313,7 @@ func (s *API) backendUpdateUser(ctx context.Context, in *BackendUpdateUserInput)
 	if err != nil {
 		return nil, err
 	}
-	u, err := s.App.Commands.Administration.UpdateUser(ctx, req, domain.UserID(in.ID), patch)
+	u, err := s.Administration.UpdateUser(ctx, req, domain.UserID(in.ID), patch)
 	if err != nil {
 		return nil, err
 	}
@@ -325,7 +325,7 @@ func (s *API) backendDeleteUser(ctx context.Context, in *BackendUserIDInput) (*e
 	if err != nil {
 		return nil, err
 	}
-	if err := s.App.Commands.Administration.RemoveUser(ctx, req, domain.UserID(in.ID)); err != nil {
+	if err := s.Administration.RemoveUser(ctx, req, domain.UserID(in.ID)); err != nil {
 		return nil, err
 	}
 	return &edge.NoContentOutput{Status: http.StatusNoContent}, nil
@@ -350,7 +350,7 @@ func (s *API) backendBanUser(ctx context.Context, in *BackendBanUserInput) (*Bac
 	if b := in.Body; b != nil {
 		reason, expiresIn = b.Reason, time.Duration(b.ExpiresInSeconds)*time.Second
 	}
-	u, err := s.App.Commands.Administration.BanUser(ctx, req, domain.UserID(in.ID), reason, expiresIn)
+	u, err := s.Administration.BanUser(ctx, req, domain.UserID(in.ID), reason, expiresIn)
 	if err != nil {
 		return nil, err
 	}
@@ -362,7 +362,7 @@ func (s *API) backendUnbanUser(ctx context.Context, in *BackendUserIDInput) (*Ba
 	if err != nil {
 		return nil, err
 	}
-	u, err := s.App.Commands.Administration.UnbanUser(ctx, req, domain.UserID(in.ID))
+	u, err := s.Administration.UnbanUser(ctx, req, domain.UserID(in.ID))
 	if err != nil {
 		return nil, err
 	}
@@ -374,7 +374,7 @@ func (s *API) backendRevokeUserSessions(ctx context.Context, in *BackendUserIDIn
 	if err != nil {
 		return nil, err
 	}
-	if err := s.App.Commands.Administration.RevokeUserSessions(ctx, req, domain.UserID(in.ID)); err != nil {
+	if err := s.Administration.RevokeUserSessions(ctx, req, domain.UserID(in.ID)); err != nil {
 		return nil, err
 	}
 	return &edge.NoContentOutput{Status: http.StatusNoContent}, nil
@@ -385,7 +385,7 @@ func (s *API) backendResetUserFactors(ctx context.Context, in *BackendUserIDInpu
 	if err != nil {
 		return nil, err
 	}
-	if err := s.App.Commands.Factors.ResetFactors(ctx, req, domain.UserID(in.ID)); err != nil {
+	if err := s.Factors.ResetFactors(ctx, req, domain.UserID(in.ID)); err != nil {
 		return nil, err
 	}
 	return &edge.NoContentOutput{Status: http.StatusNoContent}, nil
@@ -402,7 +402,7 @@ func (s *API) backendUnlinkAccount(ctx context.Context, in *BackendLinkedAccount
 	if err != nil {
 		return nil, err
 	}
-	if err := s.App.Commands.LinkedAccounts.UnlinkFor(ctx, req, domain.UserID(in.ID), in.AccountID); err != nil {
+	if err := s.LinkedAccounts.UnlinkFor(ctx, req, domain.UserID(in.ID), in.AccountID); err != nil {
 		return nil, err
 	}
 	return &edge.NoContentOutput{Status: http.StatusNoContent}, nil
@@ -421,7 +421,7 @@ func (s *API) backendSetUserPassword(ctx context.Context, in *BackendSetPassword
 	if err != nil {
 		return nil, err
 	}
-	if err := s.App.Commands.Administration.SetUserPassword(ctx, req, domain.UserID(in.ID), in.Body.Password); err != nil {
+	if err := s.Administration.SetUserPassword(ctx, req, domain.UserID(in.ID), in.Body.Password); err != nil {
 		return nil, err
 	}
 	return &edge.NoContentOutput{Status: http.StatusNoContent}, nil

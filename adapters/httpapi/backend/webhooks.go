@@ -16,7 +16,7 @@ import (
 
 // AddWebhookRoutes registers the trusted webhook routes.
 func (s *API) AddWebhookRoutes() {
-	h := edge.WebhookHandlers{Kit: s.Kit, Caller: func(ctx context.Context, scope domain.Scope) (usecase.Caller, error) {
+	h := edge.WebhookHandlers{Webhooks: s.Webhooks, Caller: func(ctx context.Context, scope domain.Scope) (usecase.Caller, error) {
 		return s.trustedRequest(ctx, scope)
 	}}
 	ops := edge.NewWebhookOperations("/api/webhooks", "")

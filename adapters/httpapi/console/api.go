@@ -15,6 +15,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+	"github.com/gatehouse/gatehouse/application"
 )
 
 // Base is the console's path.
@@ -23,15 +24,16 @@ const Base = "/console"
 // API holds the console's handlers, on the edge's shared pieces.
 type API struct {
 	*edge.Kit
+	App   *application.Application
 	views *views
 }
 
-// New returns the console on k.
-func New(k *edge.Kit) *API {
-	if k == nil {
+// New returns the console on k, calling app's use cases.
+func New(k *edge.Kit, app *application.Application) *API {
+	if k == nil || app == nil {
 		panic("console: nil dependency")
 	}
-	return &API{Kit: k, views: newViews()}
+	return &API{Kit: k, App: app, views: newViews()}
 }
 
 // AddConsoleRoutes registers the console's pages, forms and assets. Every

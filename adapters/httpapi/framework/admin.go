@@ -80,7 +80,7 @@ func (s *API) adminCreateUser(ctx context.Context, in *AdminCreateUserInput) (*U
 	if d := in.Body.Data; d != nil {
 		cmd.EmailVerified, cmd.Image = d.EmailVerified, d.Image
 	}
-	u, err := s.App.Commands.Administration.CreateUser(ctx, req, cmd)
+	u, err := s.Administration.CreateUser(ctx, req, cmd)
 	if de := (*domain.Error)(nil); errors.As(err, &de) && de.Code == "user.email_exists" {
 		// The admin plugin answers a taken address with 400, where sign-up answers 422.
 		return nil, edge.NewFrameworkError(http.StatusBadRequest, "USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL", de.Message)
@@ -194,7 +194,7 @@ func (s *API) adminListUsers(ctx context.Context, in *AdminListUsersInput) (*Adm
 	if err != nil {
 		return nil, err
 	}
-	users, total, err := s.App.Commands.Administration.ListUsers(ctx, req, q)
+	users, total, err := s.Administration.ListUsers(ctx, req, q)
 	if err != nil {
 		return nil, err
 	}
@@ -223,7 +223,7 @@ func (s *API) adminGetUser(ctx context.Context, in *AdminGetUserInput) (*UserOut
 	if err != nil {
 		return nil, err
 	}
-	u, err := s.App.Commands.Administration.GetUser(ctx, req, domain.UserID(in.ID))
+	u, err := s.Administration.GetUser(ctx, req, domain.UserID(in.ID))
 	if err != nil {
 		return nil, err
 	}
@@ -254,7 +254,7 @@ func (s *API) adminUpdateUser(ctx context.Context, in *AdminUpdateUserInput) (*U
 	if d.Role != nil {
 		patch.Roles = platformRoles(d.Role)
 	}
-	u, err := s.App.Commands.Administration.UpdateUser(ctx, req, domain.UserID(in.Body.UserID), patch)
+	u, err := s.Administration.UpdateUser(ctx, req, domain.UserID(in.Body.UserID), patch)
 	if err != nil {
 		return nil, err
 	}
@@ -274,7 +274,7 @@ func (s *API) adminSetRole(ctx context.Context, in *AdminSetRoleInput) (*UserEnv
 	if err != nil {
 		return nil, err
 	}
-	u, err := s.App.Commands.Administration.SetRole(ctx, req, domain.UserID(in.Body.UserID), platformRoles(in.Body.Role))
+	u, err := s.Administration.SetRole(ctx, req, domain.UserID(in.Body.UserID), platformRoles(in.Body.Role))
 	if err != nil {
 		return nil, err
 	}
@@ -295,7 +295,7 @@ func (s *API) adminBanUser(ctx context.Context, in *AdminBanUserInput) (*UserEnv
 	if err != nil {
 		return nil, err
 	}
-	u, err := s.App.Commands.Administration.BanUser(ctx, req, domain.UserID(in.Body.UserID), in.Body.BanReason, time.Duration(in.Body.BanExpiresIn)*time.Second)
+	u, err := s.Administration.BanUser(ctx, req, domain.UserID(in.Body.UserID), in.Body.BanReason, time.Duration(in.Body.BanExpiresIn)*time.Second)
 	if err != nil {
 		return nil, err
 	}
@@ -314,7 +314,7 @@ func (s *API) adminUnbanUser(ctx context.Context, in *AdminUserIDInput) (*UserEn
 	if err != nil {
 		return nil, err
 	}
-	u, err := s.App.Commands.Administration.UnbanUser(ctx, req, domain.UserID(in.Body.UserID))
+	u, err := s.Administration.UnbanUser(ctx, req, domain.UserID(in.Body.UserID))
 	if err != nil {
 		return nil, err
 	}
@@ -333,7 +333,7 @@ func (s *API) adminListUserSessions(ctx context.Context, in *AdminUserIDInput) (
 	if err != nil {
 		return nil, err
 	}
-	sessions, err := s.App.Commands.Administration.ListUserSessions(ctx, req, domain.UserID(in.Body.UserID))
+	sessions, err := s.Administration.ListUserSessions(ctx, req, domain.UserID(in.Body.UserID))
 	if err != nil {
 		return nil, err
 	}
@@ -357,7 +357,7 @@ func (s *API) adminRevokeUserSession(ctx context.Context, in *AdminRevokeSession
 	if err != nil {
 		return nil, err
 	}
-	if err := s.App.Commands.Administration.RevokeUserSession(ctx, req, domain.SessionID(in.Body.SessionToken)); err != nil {
+	if err := s.Administration.RevokeUserSession(ctx, req, domain.SessionID(in.Body.SessionToken)); err != nil {
 		return nil, err
 	}
 	return successOK(), nil
@@ -368,7 +368,7 @@ func (s *API) adminRevokeUserSessions(ctx context.Context, in *AdminUserIDInput)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.App.Commands.Administration.RevokeUserSessions(ctx, req, domain.UserID(in.Body.UserID)); err != nil {
+	if err := s.Administration.RevokeUserSessions(ctx, req, domain.UserID(in.Body.UserID)); err != nil {
 		return nil, err
 	}
 	return successOK(), nil
@@ -379,7 +379,7 @@ func (s *API) adminRemoveUser(ctx context.Context, in *AdminUserIDInput) (*Succe
 	if err != nil {
 		return nil, err
 	}
-	if err := s.App.Commands.Administration.RemoveUser(ctx, req, domain.UserID(in.Body.UserID)); err != nil {
+	if err := s.Administration.RemoveUser(ctx, req, domain.UserID(in.Body.UserID)); err != nil {
 		return nil, err
 	}
 	return successOK(), nil
@@ -398,7 +398,7 @@ func (s *API) adminSetUserPassword(ctx context.Context, in *AdminSetPasswordInpu
 	if err != nil {
 		return nil, err
 	}
-	if err := s.App.Commands.Administration.SetUserPassword(ctx, req, domain.UserID(in.Body.UserID), in.Body.NewPassword); err != nil {
+	if err := s.Administration.SetUserPassword(ctx, req, domain.UserID(in.Body.UserID), in.Body.NewPassword); err != nil {
 		return nil, err
 	}
 	return edge.StatusOK(), nil
@@ -419,7 +419,7 @@ func (s *API) adminImpersonateUser(ctx context.Context, in *AdminUserIDInput) (*
 		return nil, err
 	}
 	adminToken, _ := s.Cookies.Token(edge.RequestInfoFrom(ctx).Request)
-	res, err := s.App.Commands.Administration.ImpersonateUser(ctx, req, domain.UserID(in.Body.UserID), edge.RequestInfoFrom(ctx).Client())
+	res, err := s.Administration.ImpersonateUser(ctx, req, domain.UserID(in.Body.UserID), edge.RequestInfoFrom(ctx).Client())
 	if err != nil {
 		return nil, err
 	}
@@ -436,7 +436,7 @@ func (s *API) adminStopImpersonating(ctx context.Context, _ *struct{}) (*Session
 		return nil, err
 	}
 	adminToken := s.Cookies.AdminToken(edge.RequestInfoFrom(ctx).Request)
-	restored, err := s.App.Commands.Administration.StopImpersonating(ctx, p, adminToken, edge.RequestIDFrom(ctx), edge.RequestInfoFrom(ctx).ClientIP)
+	restored, err := s.Administration.StopImpersonating(ctx, p, adminToken, edge.RequestIDFrom(ctx), edge.RequestInfoFrom(ctx).ClientIP)
 	if err != nil {
 		return nil, err
 	}
@@ -486,7 +486,7 @@ func (s *API) adminHasPermission(ctx context.Context, in *HasPermissionInput) (*
 		return nil, err
 	}
 	out := &HasPermissionOutput{}
-	out.Body.Success = s.App.Commands.Administration.HasPermission(p, perms)
+	out.Body.Success = s.Administration.HasPermission(p, perms)
 	return out, nil
 }
 

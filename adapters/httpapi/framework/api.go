@@ -14,15 +14,50 @@ package framework
 
 import (
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+	"github.com/gatehouse/gatehouse/application/account"
+	"github.com/gatehouse/gatehouse/application/admin"
+	"github.com/gatehouse/gatehouse/application/federation"
+	"github.com/gatehouse/gatehouse/application/oidc"
+	"github.com/gatehouse/gatehouse/application/organization"
+	"github.com/gatehouse/gatehouse/application/query"
+	"github.com/gatehouse/gatehouse/application/usecase"
 )
 
 // API holds the framework routes' handlers, on the edge's shared pieces.
 type API struct {
 	*edge.Kit
+	Deps
 	routes edge.Group // in this package's vocabulary
 }
 
-// New returns the framework routes on k; routes.go registers each group.
-func New(k *edge.Kit) *API {
-	return &API{Kit: k, routes: edge.Group{Kit: k, Words: edge.Speaks(Words)}}
+// Deps are the use cases the framework's handlers call, named by
+// routes.go. A group's handlers call only some of them: a test builds the
+// API with those its routes need (the rest may be nil).
+type Deps struct {
+	SignUp         *account.SignUpHandler
+	SignIn         *account.SignInHandler
+	SignOut        *account.SignOutHandler
+	RevokeSessions *account.RevokeSessionsHandler
+	ListSessions   *query.ListSessionsHandler
+	UpdateUser     *account.UpdateUserHandler
+	ChangePassword *account.ChangePasswordHandler
+	ChangeEmail    *account.ChangeEmailHandler
+	DeleteUser     *account.DeleteUserHandler
+	ResetPassword  *account.ResetPasswordHandler
+	VerifyEmail    *account.VerifyEmailHandler
+	TwoFactor      *account.TwoFactorHandler
+	Passkeys       *account.PasskeyHandler
+	Organizations  *organization.Organizations
+	Administration *admin.Administration
+	SigningKeys    *oidc.SigningKeys
+	Federation     *federation.SignIns
+	LinkedAccounts *federation.Accounts
+	// Settings are the framework's rules (its URLs).
+	Settings usecase.AuthSettings
+}
+
+// New returns the framework routes on k, calling the use cases d names;
+// routes.go registers each group.
+func New(k *edge.Kit, d Deps) *API {
+	return &API{Kit: k, Deps: d, routes: edge.Group{Kit: k, Words: edge.Speaks(Words)}}
 }

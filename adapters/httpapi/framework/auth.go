@@ -33,7 +33,7 @@ func (s *API) signUp(ctx context.Context, in *SignUpInput) (*SignUpOutput, error
 		return nil, err
 	}
 	ri := edge.RequestInfoFrom(ctx)
-	res, err := s.App.Commands.SignUp.Handle(ctx, account.SignUp{Name: in.Body.Name, Email: in.Body.Email, Password: in.Body.Password,
+	res, err := s.SignUp.Handle(ctx, account.SignUp{Name: in.Body.Name, Email: in.Body.Email, Password: in.Body.Password,
 		Image: in.Body.Image, RememberMe: in.Body.RememberMe == nil || *in.Body.RememberMe, CallbackURL: in.Body.CallbackURL, Client: ri.Client()})
 	if err != nil {
 		return nil, err
@@ -79,7 +79,7 @@ func (s *API) signIn(ctx context.Context, in *SignInInput) (*SignInOutput, error
 		return nil, err
 	}
 	ri := edge.RequestInfoFrom(ctx)
-	res, err := s.App.Commands.SignIn.Handle(ctx, account.SignIn{Email: in.Body.Email, Password: in.Body.Password,
+	res, err := s.SignIn.Handle(ctx, account.SignIn{Email: in.Body.Email, Password: in.Body.Password,
 		RememberMe: in.Body.RememberMe == nil || *in.Body.RememberMe, CallbackURL: in.Body.CallbackURL,
 		TrustedDevice: s.Cookies.TrustedDevice(ri.Request), Client: ri.Client()})
 	if err != nil {
@@ -117,7 +117,7 @@ type SignOutOutput struct {
 
 func (s *API) signOut(ctx context.Context, _ *struct{}) (*SignOutOutput, error) {
 	token, _ := s.Cookies.Token(edge.RequestInfoFrom(ctx).Request)
-	if err := s.App.Commands.SignOut.Handle(ctx, token); err != nil {
+	if err := s.SignOut.Handle(ctx, token); err != nil {
 		return nil, err
 	}
 	out := &SignOutOutput{}
@@ -152,30 +152,29 @@ type GetSessionOutput struct {
 
 func (s *API) getSession(ctx context.Context, in *GetSessionInput) (*GetSessionOutput, error) {
 	out := &GetSessionOutput{Pragma: "no-cache"}
-	token, hadCookie := s.Cookies.Token(edge.RequestInfoFrom(ctx).Request)
-	if token == "" {
-		if hadCookie {
-			out.SignOut(s.Cookies) // a forged or stale cookie is cleared
-		}
-		return out, nil
-	}
-	res, err := s.App.Commands.Authenticate.Handle(ctx, account.Authenticate{Token: token, Refresh: !in.DisableRefresh})
+	sess, err := s.Session(ctx)
 	if err != nil {
 		if edge.IsUnauthenticated(err) {
-			if hadCookie {
-				out.SignOut(s.Cookies)
+			if sess.HadCookie {
+				out.SignOut(s.Cookies) // a forged or stale cookie is cleared
 			}
 			return out, nil
 		}
 		return nil, err
 	}
-	if res.Refreshed && hadCookie {
-		out.SetCookie = append(out.SetCookie, s.Cookies.Issue(token, res.Session)...)
+	res := sess.Auth
+	if !in.DisableRefresh {
+		if err := s.RefreshSession(ctx, res); err != nil {
+			return nil, err
+		}
+	}
+	if res.Refreshed && sess.HadCookie {
+		out.SetCookie = append(out.SetCookie, s.Cookies.Issue(sess.Token, res.Session)...)
 	}
 	out.Body = &SessionBody{Session: sessionJSON(res.Session), User: userJSON(res.User)}
 	// The token of the last call is handed out again while it would say the
 	// same; the session was just checked, so it never outlives a revocation.
-	if out.SetAuthJWT, err = s.App.Commands.SigningKeys.SessionFrameworkToken(ctx, &res.Principal, out.Body.User); err != nil {
+	if out.SetAuthJWT, err = s.SigningKeys.SessionFrameworkToken(ctx, &res.Principal, out.Body.User); err != nil {
 		return nil, err
 	}
 	out.ExposeHeaders = []string{"set-auth-jwt"}
@@ -192,7 +191,7 @@ func (s *API) listSessions(ctx context.Context, _ *struct{}) (*ListSessionsOutpu
 	if err != nil {
 		return nil, err
 	}
-	list, err := s.App.Queries.ListSessions.Handle(ctx, p.User.ID())
+	list, err := s.ListSessions.Handle(ctx, p.User.ID())
 	if err != nil {
 		return nil, err
 	}
@@ -215,7 +214,7 @@ func (s *API) revokeSession(ctx context.Context, in *RevokeSessionInput) (*edge.
 	if err != nil {
 		return nil, err
 	}
-	current, err := s.App.Commands.RevokeSessions.One(ctx, account.RevokeSession{Principal: p, Handle: in.Body.Token})
+	current, err := s.RevokeSessions.One(ctx, account.RevokeSession{Principal: p, Handle: in.Body.Token})
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +230,7 @@ func (s *API) revokeSessions(ctx context.Context, _ *struct{}) (*edge.StatusOutp
 	if err != nil {
 		return nil, err
 	}
-	if err := s.App.Commands.RevokeSessions.All(ctx, p); err != nil {
+	if err := s.RevokeSessions.All(ctx, p); err != nil {
 		return nil, err
 	}
 	out := edge.StatusOK()
@@ -244,7 +243,7 @@ func (s *API) revokeOtherSessions(ctx context.Context, _ *struct{}) (*edge.Statu
 	if err != nil {
 		return nil, err
 	}
-	if err := s.App.Commands.RevokeSessions.Others(ctx, p); err != nil {
+	if err := s.RevokeSessions.Others(ctx, p); err != nil {
 		return nil, err
 	}
 	return edge.StatusOK(), nil

@@ -166,7 +166,7 @@ func (s *API) createOrganization(ctx context.Context, in *CreateOrganizationInpu
 	if err != nil {
 		return nil, err
 	}
-	org, owner, err := s.App.Commands.Organizations.Create(ctx, req, organization.CreateOrganization{
+	org, owner, err := s.Organizations.Create(ctx, req, organization.CreateOrganization{
 		Name: in.Body.Name, Slug: in.Body.Slug, Logo: in.Body.Logo, Metadata: in.Body.Metadata.Text(),
 		KeepCurrentActive: in.Body.KeepCurrentActiveOrganization})
 	if err != nil {
@@ -189,7 +189,7 @@ func (s *API) checkSlug(ctx context.Context, in *CheckSlugInput) (*edge.StatusOu
 	if _, err := s.OrgRequest(ctx); err != nil {
 		return nil, err
 	}
-	if err := s.App.Commands.Organizations.CheckSlug(ctx, in.Body.Slug); err != nil {
+	if err := s.Organizations.CheckSlug(ctx, in.Body.Slug); err != nil {
 		return nil, err
 	}
 	return edge.StatusOK(), nil
@@ -228,7 +228,7 @@ func (s *API) updateOrganization(ctx context.Context, in *UpdateOrganizationInpu
 		text := d.Metadata.Text()
 		patch.Metadata = &text
 	}
-	org, err := s.App.Commands.Organizations.Update(ctx, req, orgSelector(in.Body.OrganizationID, ""), patch)
+	org, err := s.Organizations.Update(ctx, req, orgSelector(in.Body.OrganizationID, ""), patch)
 	if err != nil {
 		return nil, err
 	}
@@ -247,7 +247,7 @@ func (s *API) deleteOrganization(ctx context.Context, in *OrganizationIDInput) (
 	if err != nil {
 		return nil, err
 	}
-	org, err := s.App.Commands.Organizations.Delete(ctx, req, domain.OrganizationID(in.Body.OrganizationID))
+	org, err := s.Organizations.Delete(ctx, req, domain.OrganizationID(in.Body.OrganizationID))
 	if err != nil {
 		return nil, err
 	}
@@ -278,7 +278,7 @@ func (s *API) setActiveOrganization(ctx context.Context, in *SetActiveOrganizati
 		sel = orgSelector(b.OrganizationID.Value(), b.OrganizationSlug)
 		clear = b.OrganizationID.IsNull() && b.OrganizationSlug == ""
 	}
-	org, err := s.App.Commands.Organizations.SetActive(ctx, req, sel, clear)
+	org, err := s.Organizations.SetActive(ctx, req, sel, clear)
 	if err != nil {
 		return nil, err
 	}
@@ -319,7 +319,7 @@ func (s *API) getFullOrganization(ctx context.Context, in *GetFullOrganizationIn
 	if err != nil {
 		return nil, err
 	}
-	full, err := s.App.Commands.Organizations.GetFull(ctx, req, orgSelector(in.OrganizationID, in.OrganizationSlug), in.MembersLimit)
+	full, err := s.Organizations.GetFull(ctx, req, orgSelector(in.OrganizationID, in.OrganizationSlug), in.MembersLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -336,7 +336,7 @@ func (s *API) getOrganization(ctx context.Context, in *GetOrganizationInput) (*O
 	if err != nil {
 		return nil, err
 	}
-	org, err := s.App.Commands.Organizations.Get(ctx, req, orgSelector(in.OrganizationID, in.OrganizationSlug))
+	org, err := s.Organizations.Get(ctx, req, orgSelector(in.OrganizationID, in.OrganizationSlug))
 	if err != nil {
 		return nil, err
 	}
@@ -353,7 +353,7 @@ func (s *API) listOrganizations(ctx context.Context, _ *struct{}) (*ListOrganiza
 	if err != nil {
 		return nil, err
 	}
-	list, err := s.App.Commands.Organizations.List(ctx, req)
+	list, err := s.Organizations.List(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -384,7 +384,7 @@ func (s *API) inviteMember(ctx context.Context, in *InviteMemberInput) (*Invitat
 	if err != nil {
 		return nil, err
 	}
-	inv, err := s.App.Commands.Organizations.Invite(ctx, req, organization.InviteMember{
+	inv, err := s.Organizations.Invite(ctx, req, organization.InviteMember{
 		Organization: orgSelector(in.Body.OrganizationID, ""), Email: in.Body.Email, Roles: in.Body.Role, Resend: in.Body.Resend})
 	if err != nil {
 		return nil, err
@@ -415,7 +415,7 @@ func (s *API) getInvitation(ctx context.Context, in *GetInvitationInput) (*Invit
 	if err != nil {
 		return nil, err
 	}
-	d, err := s.App.Commands.Organizations.GetInvitation(ctx, req, domain.InvitationID(in.ID))
+	d, err := s.Organizations.GetInvitation(ctx, req, domain.InvitationID(in.ID))
 	if err != nil {
 		return nil, err
 	}
@@ -443,7 +443,7 @@ func (s *API) listInvitations(ctx context.Context, in *ListInvitationsInput) (*I
 	if err != nil {
 		return nil, err
 	}
-	list, err := s.App.Commands.Organizations.ListInvitations(ctx, req, orgSelector(in.OrganizationID, ""))
+	list, err := s.Organizations.ListInvitations(ctx, req, orgSelector(in.OrganizationID, ""))
 	if err != nil {
 		return nil, err
 	}
@@ -467,7 +467,7 @@ func (s *API) listUserInvitations(ctx context.Context, _ *struct{}) (*UserInvita
 	if err != nil {
 		return nil, err
 	}
-	list, err := s.App.Commands.Organizations.ListUserInvitations(ctx, req)
+	list, err := s.Organizations.ListUserInvitations(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -515,7 +515,7 @@ func (s *API) acceptInvitation(ctx context.Context, in *InvitationIDInput) (*Ans
 	if err != nil {
 		return nil, err
 	}
-	inv, m, err := s.App.Commands.Organizations.Accept(ctx, req, domain.InvitationID(in.Body.InvitationID))
+	inv, m, err := s.Organizations.Accept(ctx, req, domain.InvitationID(in.Body.InvitationID))
 	if err != nil {
 		return nil, err
 	}
@@ -531,7 +531,7 @@ func (s *API) rejectInvitation(ctx context.Context, in *InvitationIDInput) (*Ans
 	if err != nil {
 		return nil, err
 	}
-	inv, err := s.App.Commands.Organizations.Reject(ctx, req, domain.InvitationID(in.Body.InvitationID))
+	inv, err := s.Organizations.Reject(ctx, req, domain.InvitationID(in.Body.InvitationID))
 	if err != nil {
 		return nil, err
 	}
@@ -545,7 +545,7 @@ func (s *API) cancelInvitation(ctx context.Context, in *InvitationIDInput) (*Inv
 	if err != nil {
 		return nil, err
 	}
-	inv, err := s.App.Commands.Organizations.Cancel(ctx, req, domain.InvitationID(in.Body.InvitationID))
+	inv, err := s.Organizations.Cancel(ctx, req, domain.InvitationID(in.Body.InvitationID))
 	if err != nil {
 		return nil, err
 	}
@@ -572,7 +572,7 @@ func (s *API) removeMember(ctx context.Context, in *RemoveMemberInput) (*RemoveM
 	if err != nil {
 		return nil, err
 	}
-	removed, err := s.App.Commands.Organizations.RemoveMember(ctx, req, orgSelector(in.Body.OrganizationID, ""), in.Body.MemberIDOrEmail)
+	removed, err := s.Organizations.RemoveMember(ctx, req, orgSelector(in.Body.OrganizationID, ""), in.Body.MemberIDOrEmail)
 	if err != nil {
 		return nil, err
 	}
@@ -600,7 +600,7 @@ func (s *API) updateMemberRole(ctx context.Context, in *UpdateMemberRoleInput) (
 	if err != nil {
 		return nil, err
 	}
-	updated, err := s.App.Commands.Organizations.UpdateMemberRole(ctx, req, orgSelector(in.Body.OrganizationID, ""),
+	updated, err := s.Organizations.UpdateMemberRole(ctx, req, orgSelector(in.Body.OrganizationID, ""),
 		domain.MemberID(in.Body.MemberID), in.Body.Role)
 	if err != nil {
 		return nil, err
@@ -618,7 +618,7 @@ func (s *API) leaveOrganization(ctx context.Context, in *OrganizationIDInput) (*
 	if err != nil {
 		return nil, err
 	}
-	left, err := s.App.Commands.Organizations.Leave(ctx, req, domain.OrganizationID(in.Body.OrganizationID))
+	left, err := s.Organizations.Leave(ctx, req, domain.OrganizationID(in.Body.OrganizationID))
 	if err != nil {
 		return nil, err
 	}
@@ -686,7 +686,7 @@ func (s *API) listMembers(ctx context.Context, in *ListMembersInput) (*ListMembe
 			return nil, errMemberCursorOffset
 		}
 	}
-	page, err := s.App.Commands.Organizations.ListMembers(ctx, req, orgSelector(in.OrganizationID, in.OrganizationSlug), q)
+	page, err := s.Organizations.ListMembers(ctx, req, orgSelector(in.OrganizationID, in.OrganizationSlug), q)
 	if err != nil {
 		return nil, err
 	}
@@ -700,7 +700,7 @@ func (s *API) getActiveMember(ctx context.Context, _ *struct{}) (*MemberWithUser
 	if err != nil {
 		return nil, err
 	}
-	m, err := s.App.Commands.Organizations.ActiveMember(ctx, req, organization.OrgSelector{})
+	m, err := s.Organizations.ActiveMember(ctx, req, organization.OrgSelector{})
 	if err != nil {
 		return nil, err
 	}
@@ -730,7 +730,7 @@ func (s *API) getActiveMemberRole(ctx context.Context, in *GetActiveMemberRoleIn
 	if in.UserID != "" && in.UserID != string(req.Principal.User.ID()) {
 		return nil, errOtherUsersRole
 	}
-	m, err := s.App.Commands.Organizations.ActiveMember(ctx, req, orgSelector(in.OrganizationID, in.OrganizationSlug))
+	m, err := s.Organizations.ActiveMember(ctx, req, orgSelector(in.OrganizationID, in.OrganizationSlug))
 	if err != nil {
 		return nil, err
 	}
@@ -771,7 +771,7 @@ func (s *API) orgHasPermission(ctx context.Context, in *OrgHasPermissionInput) (
 	if len(perms) == 0 {
 		return nil, errNoOrgPermissions
 	}
-	ok, err := s.App.Commands.Organizations.HasPermission(ctx, req, orgSelector(in.Body.OrganizationID, ""), domain.Permissions(perms))
+	ok, err := s.Organizations.HasPermission(ctx, req, orgSelector(in.Body.OrganizationID, ""), domain.Permissions(perms))
 	if err != nil {
 		return nil, err
 	}

@@ -85,7 +85,7 @@ func (s *API) passkeyRegisterOptions(ctx context.Context, in *PasskeyRegisterOpt
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.App.Commands.Passkeys.RegisterOptions(ctx, account.PasskeyRegisterOptions{Principal: p, Attachment: in.AuthenticatorAttachment})
+	res, err := s.Passkeys.RegisterOptions(ctx, account.PasskeyRegisterOptions{Principal: p, Attachment: in.AuthenticatorAttachment})
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +102,7 @@ func (s *API) passkeyAuthenticateOptions(ctx context.Context, _ *struct{}) (*Pas
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.App.Commands.Passkeys.AuthenticateOptions(ctx, p)
+	res, err := s.Passkeys.AuthenticateOptions(ctx, p)
 	if err != nil {
 		return nil, err
 	}
@@ -209,7 +209,7 @@ func (s *API) passkeyVerifyRegistration(ctx context.Context, in *PasskeyVerifyRe
 	if err != nil {
 		return nil, err
 	}
-	c, err := s.App.Commands.Passkeys.VerifyRegistration(ctx, account.PasskeyVerifyRegistration{Principal: p, Actor: userActor(ctx, p),
+	c, err := s.Passkeys.VerifyRegistration(ctx, account.PasskeyVerifyRegistration{Principal: p, Actor: userActor(ctx, p),
 		ChallengeID: s.Cookies.PasskeyChallenge(ri.Request), Response: resp, Name: in.Body.Name})
 	if err != nil {
 		return nil, err
@@ -262,7 +262,7 @@ func (s *API) passkeyVerifyAuthentication(ctx context.Context, in *PasskeyVerify
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.App.Commands.Passkeys.VerifyAuthentication(ctx, account.PasskeyVerifyAuthentication{Principal: p,
+	res, err := s.Passkeys.VerifyAuthentication(ctx, account.PasskeyVerifyAuthentication{Principal: p,
 		ChallengeID: s.Cookies.PasskeyChallenge(ri.Request), Response: resp, Client: ri.Client()})
 	if err != nil {
 		return nil, err
@@ -287,7 +287,7 @@ func (s *API) passkeyList(ctx context.Context, _ *struct{}) (*PasskeyListOutput,
 	if err != nil {
 		return nil, err
 	}
-	list, err := s.App.Commands.Passkeys.List(ctx, p)
+	list, err := s.Passkeys.List(ctx, p)
 	if err != nil {
 		return nil, err
 	}
@@ -339,7 +339,7 @@ func (s *API) passkeyUpdate(ctx context.Context, in *PasskeyUpdateInput) (*Passk
 	if err != nil {
 		return nil, err
 	}
-	c, err := s.App.Commands.Passkeys.Rename(ctx, account.PasskeyChange{Principal: p, Actor: userActor(ctx, p), ID: id, Name: in.Body.Name})
+	c, err := s.Passkeys.Rename(ctx, account.PasskeyChange{Principal: p, Actor: userActor(ctx, p), ID: id, Name: in.Body.Name})
 	if err != nil {
 		return nil, err
 	}
@@ -357,7 +357,7 @@ func (s *API) passkeyDelete(ctx context.Context, in *PasskeyIDInput) (*edge.Stat
 	if err != nil {
 		return nil, err
 	}
-	if err := s.App.Commands.Passkeys.Delete(ctx, account.PasskeyChange{Principal: p, Actor: userActor(ctx, p), ID: id}); err != nil {
+	if err := s.Passkeys.Delete(ctx, account.PasskeyChange{Principal: p, Actor: userActor(ctx, p), ID: id}); err != nil {
 		return nil, err
 	}
 	return edge.StatusOK(), nil

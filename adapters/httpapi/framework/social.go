@@ -105,7 +105,7 @@ func (s *API) ssoSignIn(ctx context.Context, in *SSOSignInInput) (*SocialSignInO
 	if cb == "" {
 		cb = "/"
 	}
-	st, err := s.App.Commands.Federation.StartSSO(ctx, federation.SSOStart{Email: b.Email, Domain: b.Domain, OrganizationSlug: b.OrganizationSlug,
+	st, err := s.Federation.StartSSO(ctx, federation.SSOStart{Email: b.Email, Domain: b.Domain, OrganizationSlug: b.OrganizationSlug,
 		ProviderID: b.ProviderID, Start: federation.Start{CallbackURL: cb, ErrorURL: b.ErrorCallbackURL, NewUserURL: b.NewUserCallbackURL,
 			Scopes: b.Scopes, LoginHint: b.LoginHint}})
 	if err != nil {
@@ -187,7 +187,7 @@ func (s *API) socialSignIn(ctx context.Context, in *SocialSignInInput) (*SocialS
 	ri := edge.RequestInfoFrom(ctx)
 	out := &SocialSignInOutput{}
 	if b.IDToken != nil {
-		res, err := s.App.Commands.Federation.SignInWithIDToken(ctx, federation.IDTokenSignIn{Provider: b.Provider, IDToken: b.IDToken.Token,
+		res, err := s.Federation.SignInWithIDToken(ctx, federation.IDTokenSignIn{Provider: b.Provider, IDToken: b.IDToken.Token,
 			Nonce: b.IDToken.Nonce, AccessToken: b.IDToken.AccessToken, RefreshToken: b.IDToken.RefreshToken,
 			ExpiresAt: msTime(b.IDToken.ExpiresAt), Client: ri.Client()})
 		if err != nil {
@@ -205,7 +205,7 @@ func (s *API) socialSignIn(ctx context.Context, in *SocialSignInInput) (*SocialS
 	if cb == "" {
 		cb = "/"
 	}
-	st, err := s.App.Commands.Federation.Start(ctx, federation.Start{Provider: b.Provider, CallbackURL: cb, ErrorURL: b.ErrorCallbackURL,
+	st, err := s.Federation.Start(ctx, federation.Start{Provider: b.Provider, CallbackURL: cb, ErrorURL: b.ErrorCallbackURL,
 		NewUserURL: b.NewUserCallbackURL, Scopes: b.Scopes, LoginHint: b.LoginHint, RequestSignUp: b.RequestSignUp})
 	if err != nil {
 		return nil, err
@@ -262,7 +262,7 @@ type CallbackOutput struct {
 // to errorCallbackURL or the error page.
 func (s *API) callbackGet(ctx context.Context, in *CallbackInput) (*CallbackOutput, error) {
 	ri := edge.RequestInfoFrom(ctx)
-	res, err := s.App.Commands.Federation.Callback(ctx, federation.Callback{Provider: in.ProviderID, State: in.State,
+	res, err := s.Federation.Callback(ctx, federation.Callback{Provider: in.ProviderID, State: in.State,
 		StateCookie: s.Cookies.OAuthState(ri.Request), Code: in.Code, Error: in.Error,
 		Issuer: in.Iss, HasIssuer: ri.Request.URL.Query().Has("iss"), Client: ri.Client()})
 	out := &CallbackOutput{Status: http.StatusFound}
@@ -319,7 +319,7 @@ func (s *API) callbackPost(ctx context.Context, in *CallbackInput) (*CallbackOut
 			}
 		}
 	}
-	return &CallbackOutput{Status: http.StatusFound, Location: edge.PageURL(s.App.Settings.FrameworkURL("/callback/"+url.PathEscape(in.ProviderID), nil), q)}, nil
+	return &CallbackOutput{Status: http.StatusFound, Location: edge.PageURL(s.Settings.FrameworkURL("/callback/"+url.PathEscape(in.ProviderID), nil), q)}, nil
 }
 
 // LinkSocialInput starts linking a provider's account to the signed-in user.
@@ -370,7 +370,7 @@ func (s *API) linkSocial(ctx context.Context, in *LinkSocialInput) (*LinkSocialO
 	if cb == "" {
 		cb = "/"
 	}
-	st, err := s.App.Commands.Federation.Start(ctx, federation.Start{Provider: b.Provider, CallbackURL: cb, ErrorURL: b.ErrorCallbackURL,
+	st, err := s.Federation.Start(ctx, federation.Start{Provider: b.Provider, CallbackURL: cb, ErrorURL: b.ErrorCallbackURL,
 		Scopes: b.Scopes, LoginHint: b.LoginHint, Link: &p})
 	if err != nil {
 		return nil, err
@@ -403,7 +403,7 @@ func (s *API) listAccounts(ctx context.Context, _ *struct{}) (*ListAccountsOutpu
 	if err != nil {
 		return nil, err
 	}
-	views, err := s.App.Commands.LinkedAccounts.List(ctx, p.User.ID())
+	views, err := s.LinkedAccounts.List(ctx, p.User.ID())
 	if err != nil {
 		return nil, err
 	}
@@ -430,7 +430,7 @@ func (s *API) unlinkAccount(ctx context.Context, in *UnlinkAccountInput) (*edge.
 	if err != nil {
 		return nil, err
 	}
-	if err := s.App.Commands.LinkedAccounts.Unlink(ctx, p, edge.Origin(ctx), in.Body.AccountID); err != nil {
+	if err := s.LinkedAccounts.Unlink(ctx, p, edge.Origin(ctx), in.Body.AccountID); err != nil {
 		return nil, err
 	}
 	return edge.StatusOK(), nil
@@ -465,7 +465,7 @@ func (s *API) selectAccount(ctx context.Context, accountID, providerID, userID s
 	if providerID == "" {
 		return "", "", errAccountRequired
 	}
-	views, err := s.App.Commands.LinkedAccounts.Linked(ctx, user)
+	views, err := s.LinkedAccounts.Linked(ctx, user)
 	if err != nil {
 		return "", "", err
 	}
@@ -492,7 +492,7 @@ func (s *API) getAccessToken(ctx context.Context, in *AccountSelectInput) (*Acce
 	if err != nil {
 		return nil, err
 	}
-	tok, err := s.App.Commands.LinkedAccounts.AccessToken(ctx, user, id)
+	tok, err := s.LinkedAccounts.AccessToken(ctx, user, id)
 	if err != nil {
 		return nil, err
 	}
@@ -525,7 +525,7 @@ func (s *API) refreshToken(ctx context.Context, in *AccountSelectInput) (*Refres
 	if err != nil {
 		return nil, err
 	}
-	r, err := s.App.Commands.LinkedAccounts.Refresh(ctx, user, id)
+	r, err := s.LinkedAccounts.Refresh(ctx, user, id)
 	if err != nil {
 		return nil, err
 	}
@@ -569,7 +569,7 @@ func (s *API) accountInfo(ctx context.Context, in *AccountInfoInput) (*AccountIn
 	if err != nil {
 		return nil, err
 	}
-	info, err := s.App.Commands.LinkedAccounts.Info(ctx, user, id)
+	info, err := s.LinkedAccounts.Info(ctx, user, id)
 	if err != nil {
 		return nil, err
 	}

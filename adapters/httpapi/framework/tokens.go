@@ -39,12 +39,12 @@ type JWKSOutput struct {
 }
 
 func (s *API) jwks(ctx context.Context, _ *struct{}) (*JWKSOutput, error) {
-	doc, err := s.App.Commands.SigningKeys.JWKS(ctx)
+	doc, err := s.SigningKeys.JWKS(ctx)
 	if err != nil {
 		return nil, err
 	}
 	out := &JWKSOutput{AllowOrigin: "*",
-		CacheControl: "public, max-age=" + strconv.Itoa(int(s.App.Commands.SigningKeys.JWKSMaxAge()/time.Second))}
+		CacheControl: "public, max-age=" + strconv.Itoa(int(s.SigningKeys.JWKSMaxAge()/time.Second))}
 	if err := json.Unmarshal(doc, &out.Body); err != nil {
 		return nil, domain.Internal("jwks", err)
 	}
@@ -64,7 +64,7 @@ func (s *API) frameworkToken(ctx context.Context, _ *struct{}) (*FrameworkTokenO
 	if err != nil {
 		return nil, err
 	}
-	token, err := s.App.Commands.SigningKeys.FrameworkToken(ctx, &p, userJSON(p.User))
+	token, err := s.SigningKeys.FrameworkToken(ctx, &p, userJSON(p.User))
 	if err != nil {
 		return nil, err
 	}

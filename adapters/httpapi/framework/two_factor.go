@@ -58,7 +58,7 @@ func (s *API) twoFactorEnable(ctx context.Context, in *TwoFactorEnableInput) (*T
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.App.Commands.TwoFactor.Enable(ctx, account.EnableTwoFactor{Principal: p, Password: in.Body.Password, Issuer: in.Body.Issuer,
+	res, err := s.TwoFactor.Enable(ctx, account.EnableTwoFactor{Principal: p, Password: in.Body.Password, Issuer: in.Body.Issuer,
 		Method: in.Body.Method, Client: edge.RequestInfoFrom(ctx).Client(), Origin: edge.Origin(ctx)})
 	if err != nil {
 		return nil, err
@@ -90,7 +90,7 @@ func (s *API) twoFactorURI(ctx context.Context, in *TwoFactorPasswordInput) (*Tw
 	if err != nil {
 		return nil, err
 	}
-	uri, err := s.App.Commands.TwoFactor.TOTPURI(ctx, account.TwoFactorPassword{Principal: p, Password: in.Body.Password})
+	uri, err := s.TwoFactor.TOTPURI(ctx, account.TwoFactorPassword{Principal: p, Password: in.Body.Password})
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +112,7 @@ func (s *API) twoFactorBackupCodes(ctx context.Context, in *TwoFactorPasswordInp
 	if err != nil {
 		return nil, err
 	}
-	codes, err := s.App.Commands.TwoFactor.GenerateBackupCodes(ctx, account.TwoFactorPassword{Principal: p, Password: in.Body.Password, Origin: edge.Origin(ctx)})
+	codes, err := s.TwoFactor.GenerateBackupCodes(ctx, account.TwoFactorPassword{Principal: p, Password: in.Body.Password, Origin: edge.Origin(ctx)})
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +126,7 @@ func (s *API) twoFactorDisable(ctx context.Context, in *TwoFactorPasswordInput) 
 	if err != nil {
 		return nil, err
 	}
-	if err := s.App.Commands.TwoFactor.Disable(ctx, account.TwoFactorPassword{Principal: p, Password: in.Body.Password, Origin: edge.Origin(ctx)}); err != nil {
+	if err := s.TwoFactor.Disable(ctx, account.TwoFactorPassword{Principal: p, Password: in.Body.Password, Origin: edge.Origin(ctx)}); err != nil {
 		return nil, err
 	}
 	out := edge.StatusOK()
@@ -153,11 +153,11 @@ type TwoFactorVerifyOutput struct {
 }
 
 func (s *API) twoFactorVerifyTOTP(ctx context.Context, in *TwoFactorVerifyInput) (*TwoFactorVerifyOutput, error) {
-	return s.twoFactorVerify(ctx, in, s.App.Commands.TwoFactor.VerifyTOTP)
+	return s.twoFactorVerify(ctx, in, s.TwoFactor.VerifyTOTP)
 }
 
 func (s *API) twoFactorVerifyOTP(ctx context.Context, in *TwoFactorVerifyInput) (*TwoFactorVerifyOutput, error) {
-	return s.twoFactorVerify(ctx, in, s.App.Commands.TwoFactor.VerifyOTP)
+	return s.twoFactorVerify(ctx, in, s.TwoFactor.VerifyOTP)
 }
 
 // TwoFactorSendOTPInput asks for an e-mailed code; the body may be {}.
@@ -180,14 +180,14 @@ func (s *API) twoFactorSendOTP(ctx context.Context, _ *TwoFactorSendOTPInput) (*
 			return nil, err
 		}
 	}
-	if err := s.App.Commands.TwoFactor.SendOTP(ctx, challenge, principal); err != nil {
+	if err := s.TwoFactor.SendOTP(ctx, challenge, principal); err != nil {
 		return nil, err
 	}
 	return edge.StatusOK(), nil
 }
 
 func (s *API) twoFactorVerifyBackupCode(ctx context.Context, in *TwoFactorVerifyInput) (*TwoFactorVerifyOutput, error) {
-	return s.twoFactorVerify(ctx, in, s.App.Commands.TwoFactor.VerifyBackupCode)
+	return s.twoFactorVerify(ctx, in, s.TwoFactor.VerifyBackupCode)
 }
 
 // twoFactorVerify answers for the signed-in user when there is a session,

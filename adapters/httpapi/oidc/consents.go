@@ -46,7 +46,7 @@ func (s *API) oauthGetConsents(ctx context.Context, _ *struct{}) (*ConsentsOutpu
 	if err != nil {
 		return nil, err
 	}
-	list, err := s.App.Commands.OAuthProvider.Consents(ctx, &p)
+	list, err := s.OAuthProvider.Consents(ctx, &p)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +74,7 @@ func (s *API) oauthDeleteConsent(ctx context.Context, in *DeleteConsentInput) (*
 	if err != nil {
 		return nil, err
 	}
-	if err := s.App.Commands.OAuthProvider.RevokeConsent(ctx, &p, in.Body.ClientID); err != nil {
+	if err := s.OAuthProvider.RevokeConsent(ctx, &p, in.Body.ClientID); err != nil {
 		return nil, err
 	}
 	return edge.StatusOK(), nil

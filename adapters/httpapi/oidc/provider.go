@@ -165,7 +165,7 @@ func (s *API) authorize(ctx context.Context, params url.Values, status int) (*Br
 	if err != nil {
 		return nil, err
 	}
-	target, err := s.App.Commands.OAuthProvider.Authorize(ctx, params, p)
+	target, err := s.OAuthProvider.Authorize(ctx, params, p)
 	if err != nil {
 		if _, _, ok := oidc.IsOAuthError(err); ok {
 			return oauthPage(err), nil
@@ -218,7 +218,7 @@ func (s *API) oauthConsent(ctx context.Context, in *ConsentInput) (*RedirectJSON
 	if err != nil {
 		return nil, err
 	}
-	target, err := s.App.Commands.OAuthProvider.Consent(ctx, oidc.ConsentDecision{Principal: p, Accept: in.Body.Accept, Query: in.Body.OAuthQuery})
+	target, err := s.OAuthProvider.Consent(ctx, oidc.ConsentDecision{Principal: p, Accept: in.Body.Accept, Query: in.Body.OAuthQuery})
 	if err != nil {
 		return nil, err
 	}
@@ -252,7 +252,7 @@ func (s *API) oauthEndSession(ctx context.Context, _ *EndSessionInput) (*Browser
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.App.Commands.OAuthProvider.EndSession(ctx, oidc.EndSession{Params: edge.RequestInfoFrom(ctx).Request.URL.Query(), Principal: p})
+	res, err := s.OAuthProvider.EndSession(ctx, oidc.EndSession{Params: edge.RequestInfoFrom(ctx).Request.URL.Query(), Principal: p})
 	if err != nil {
 		if _, _, ok := oidc.IsOAuthError(err); ok {
 			return oauthPage(err), nil
@@ -278,7 +278,7 @@ func (s *API) oauthEndSessionPost(ctx context.Context, in *EndSessionPostInput) 
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.App.Commands.OAuthProvider.EndSession(ctx, oidc.EndSession{Params: params, Principal: p, Confirmed: true})
+	res, err := s.OAuthProvider.EndSession(ctx, oidc.EndSession{Params: params, Principal: p, Confirmed: true})
 	if err != nil {
 		return nil, err
 	}

@@ -74,7 +74,7 @@ func (s *API) oauthToken(ctx context.Context, _ *OAuthClientHeader) (*TokenOutpu
 	if err != nil {
 		return nil, s.OAuthFailure(ctx, err, auth.HasBasic, false)
 	}
-	res, err := s.App.Commands.OAuthProvider.Token(ctx, auth, form)
+	res, err := s.OAuthProvider.Token(ctx, auth, form)
 	if err != nil {
 		return nil, s.OAuthFailure(ctx, err, auth.HasBasic, false)
 	}
@@ -114,7 +114,7 @@ func (s *API) oauthUserInfo(ctx context.Context, in *UserInfoInput) (*UserInfoOu
 			token = form.Get("access_token")
 		}
 	}
-	info, err := s.App.Commands.OAuthProvider.UserInfo(ctx, token)
+	info, err := s.OAuthProvider.UserInfo(ctx, token)
 	if err != nil {
 		return nil, s.OAuthFailure(ctx, err, false, true)
 	}
@@ -138,7 +138,7 @@ type NoStoreOutput struct {
 func (s *API) oauthRevoke(ctx context.Context, _ *OAuthClientHeader) (*NoStoreOutput, error) {
 	auth, form, err := clientForm(ctx)
 	if err == nil {
-		err = s.App.Commands.OAuthProvider.Revoke(ctx, auth, form)
+		err = s.OAuthProvider.Revoke(ctx, auth, form)
 	}
 	if err != nil {
 		return nil, s.OAuthFailure(ctx, err, auth.HasBasic, false)
@@ -173,7 +173,7 @@ func (s *API) oauthIntrospect(ctx context.Context, _ *OAuthClientHeader) (*Intro
 	auth, form, err := clientForm(ctx)
 	var res oidc.Introspection
 	if err == nil {
-		res, err = s.App.Commands.OAuthProvider.Introspect(ctx, auth, form)
+		res, err = s.OAuthProvider.Introspect(ctx, auth, form)
 	}
 	if err != nil {
 		return nil, s.OAuthFailure(ctx, err, auth.HasBasic, false)

@@ -5,20 +5,24 @@
 // show errors by the framework's codes, handed in by routes.go.
 package pages
 
-import "github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+import (
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+	"github.com/gatehouse/gatehouse/application"
+)
 
 // API holds the hosted pages' handlers, on the edge's shared pieces.
 type API struct {
 	*edge.Kit
+	App       *application.Application
 	errorCode func(error) string
 }
 
-// New returns the hosted pages on k. errorCode names an error in the
-// framework's vocabulary, the codes the pages' messages are keyed by (the
-// forms post to the framework's routes).
-func New(k *edge.Kit, errorCode func(error) string) *API {
-	if errorCode == nil {
+// New returns the hosted pages on k, calling app's use cases. errorCode
+// names an error in the framework's vocabulary, the codes the pages'
+// messages are keyed by (the forms post to the framework's routes).
+func New(k *edge.Kit, app *application.Application, errorCode func(error) string) *API {
+	if app == nil || errorCode == nil {
 		panic("pages: nil dependency")
 	}
-	return &API{Kit: k, errorCode: errorCode}
+	return &API{Kit: k, App: app, errorCode: errorCode}
 }

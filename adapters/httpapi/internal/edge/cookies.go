@@ -1,14 +1,11 @@
 package edge
 
 import (
-	"context"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/gatehouse/gatehouse/application/account"
-	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
@@ -239,28 +236,4 @@ func (h *SessionHeaders) SignIn(sc *SessionCookies, token string, s *domain.Sess
 
 func (h *SessionHeaders) SignOut(sc *SessionCookies) {
 	h.SetCookie = append(h.SetCookie, sc.clear()...)
-}
-
-// Principal resolves the request's session, or returns 401 UNAUTHORIZED.
-// It refuses an impersonation session the request the route's policy keeps
-// from one (Policy.WhileImpersonating: 403 admin.impersonation_read_only).
-// On a route that administers the platform (Policy.Administers) it also
-// refuses a platform administrator without a second factor while the
-// configuration requires one (403 admin.mfa_required): declared once in
-// the route's policy, checked here where every such route finds its caller.
-func (s *Kit) Principal(ctx context.Context) (usecase.Principal, error) {
-	token, _ := s.Cookies.Token(RequestInfoFrom(ctx).Request)
-	res, err := s.App.Commands.Authenticate.Handle(ctx, account.Authenticate{Token: token})
-	if err != nil {
-		return usecase.Principal{}, err
-	}
-	if err := s.CheckImpersonation(ctx, res.Principal); err != nil {
-		return usecase.Principal{}, err
-	}
-	if PolicyFrom(ctx).Administers {
-		if err := s.App.Commands.Administration.RequireSecondFactor(ctx, res.Principal); err != nil {
-			return usecase.Principal{}, err
-		}
-	}
-	return res.Principal, nil
 }

@@ -40,8 +40,9 @@ type IdentityProviderJSON struct {
 	UpdatedAt         time.Time     `json:"updatedAt"`
 }
 
-// IdentityProviderJSON is p as the admin and trusted APIs show it.
-func (s *Kit) IdentityProviderJSON(p domain.IdentityProvider) IdentityProviderJSON {
+// ProviderJSON is p as the admin and trusted APIs show it, with the
+// redirect URI to register at the provider (federation.SignIns.RedirectURI).
+func ProviderJSON(p domain.IdentityProvider, callbackURL string) IdentityProviderJSON {
 	doms := make([]string, 0, len(p.Domains))
 	for _, d := range p.Domains {
 		doms = append(doms, string(d))
@@ -55,7 +56,7 @@ func (s *Kit) IdentityProviderJSON(p domain.IdentityProvider) IdentityProviderJS
 		ClientSecretSet: len(p.SealedClientSecret) > 0, Scopes: scopes,
 		Endpoints:         EndpointsJSON{Authorization: e.Authorization, Token: e.Token, UserInfo: e.UserInfo, JWKS: e.JWKS, API: e.API},
 		TrustedForLinking: p.TrustedForLinking, Enabled: p.Enabled, OrganizationID: string(p.OrganizationID), Domains: doms,
-		DefaultRole: string(p.DefaultRole), RequireSSO: p.RequireSSO, CallbackURL: s.App.Commands.Federation.RedirectURI(p.ID),
+		DefaultRole: string(p.DefaultRole), RequireSSO: p.RequireSSO, CallbackURL: callbackURL,
 		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
 }
 

@@ -73,7 +73,7 @@ func (s *Kit) CheckImpersonation(ctx context.Context, p usecase.Principal) error
 	if r.URL != nil {
 		route += " " + r.URL.Path
 	}
-	return s.App.Commands.Administration.RefuseImpersonation(ctx, p, route, Origin(ctx))
+	return s.deps.Admins.RefuseImpersonation(ctx, p, route, Origin(ctx))
 }
 
 // ImpersonationNote ends the description of every route an impersonation

@@ -10,7 +10,6 @@ import (
 	"github.com/gin-gonic/gin"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/gatehouse/gatehouse/application"
 	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/ports"
 )
@@ -69,11 +68,13 @@ const (
 )
 
 // Kit is what every contract's handlers share: the deployment's settings,
-// the use cases, the logger, the session cookies and the origins, and the
-// engine, contracts and policy table that registration writes to.
+// the logger, the session cookies and the origins, the request's caller
+// (Session, Principal, ServiceKey, resolved from what Deps names), and the
+// engine, contracts and policy table that registration writes to. It holds
+// no use case of a contract's: each package names its own.
 type Kit struct {
 	Config    Config
-	App       *application.Application
+	deps      Deps
 	Logger    *slog.Logger
 	engine    *gin.Engine
 	contracts map[Contract]*contract
@@ -136,13 +137,14 @@ func (s *Kit) ResourceMetadataURL() string { return s.Config.BaseURL + Protected
 func (s *Kit) Issuer() string { return s.Config.BaseURL + frameworkBase }
 
 // NewKit returns the shared pieces of the edge on engine: the session
-// cookies, the origins, the policy table and the three contracts.
-func NewKit(engine *gin.Engine, cfg Config, app *application.Application, logger *slog.Logger) *Kit {
-	if app == nil || logger == nil {
+// cookies, the origins, the policy table and the three contracts, finding
+// callers and counting requests with deps.
+func NewKit(engine *gin.Engine, cfg Config, deps Deps, logger *slog.Logger) *Kit {
+	if deps.Sessions == nil || deps.ServiceKeys == nil || deps.Admins == nil || deps.Throttle == nil || logger == nil {
 		panic("edge: nil dependency")
 	}
-	return &Kit{Config: cfg, App: app, Logger: logger, engine: engine,
-		Cookies: newSessionCookies(cfg, app.Settings.Sessions.Lifetime), Origins: newOrigins(cfg.BaseURL, cfg.TrustedOrigins),
+	return &Kit{Config: cfg, deps: deps, Logger: logger, engine: engine,
+		Cookies: newSessionCookies(cfg, deps.SessionLifetime), Origins: newOrigins(cfg.BaseURL, cfg.TrustedOrigins),
 		policies: NewTable(), contracts: newContracts(engine, cfg)}
 }
 

@@ -56,7 +56,7 @@ func (s *Kit) ServiceKey(ctx context.Context, scope domain.Scope) (*domain.Servi
 	if auth := r.Header.Get("Authorization"); secret == "" && len(auth) > 7 && strings.EqualFold(auth[:7], "bearer ") {
 		secret = strings.TrimSpace(auth[7:])
 	}
-	k, err := s.App.Commands.ServiceKeys.Authenticate(ctx, secret)
+	k, err := s.authenticateKey(ctx, secret)
 	if err != nil {
 		if domain.KindOf(err) == domain.KindUnauthenticated {
 			if err := s.ThrottleRefusedKey(ctx); err != nil {

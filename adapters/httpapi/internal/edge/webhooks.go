@@ -219,11 +219,11 @@ type WebhookCaller func(ctx context.Context, scope domain.Scope) (usecase.Caller
 
 // WebhookHandlers are the webhook routes' handlers for one contract.
 type WebhookHandlers struct {
-	Kit    *Kit
-	Caller WebhookCaller
+	Webhooks *webhook.Webhooks
+	Caller   WebhookCaller
 }
 
-func (h WebhookHandlers) hooks() *webhook.Webhooks { return h.Kit.App.Commands.Webhooks }
+func (h WebhookHandlers) hooks() *webhook.Webhooks { return h.Webhooks }
 
 // Create registers an endpoint: 201 with its secret.
 func (h WebhookHandlers) Create(ctx context.Context, in *CreateWebhookInput) (*IssuedWebhookOutput, error) {

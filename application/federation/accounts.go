@@ -14,6 +14,7 @@ import (
 // The errors of the user's linked accounts.
 var (
 	ErrAccountNotFound     = domain.Invalid("linked_account.not_found", "Account not found")
+	ErrAccountNotNamed     = domain.Invalid("linked_account.not_named", "Name the account", domain.FieldViolation{Field: "accountId", Message: "is required"})
 	ErrCannotUnlinkLast    = domain.Invalid("linked_account.last", "You can't unlink your last account")
 	ErrCredentialAccount   = domain.Invalid("linked_account.credential", "The password is not a linked account: it cannot be unlinked")
 	ErrNoRefreshToken      = domain.Invalid("linked_account.no_refresh_token", "Refresh token not found")
@@ -95,6 +96,44 @@ func (a *Accounts) Linked(ctx context.Context, user domain.UserID) ([]AccountVie
 		out = append(out, viewOf(l))
 	}
 	return out, nil
+}
+
+// AccountSelection names one of the signed-in user's linked accounts, as
+// Better Auth's account routes (access token, refresh, account info) do.
+type AccountSelection struct {
+	// AccountID is the account's id.
+	AccountID string
+	// ProviderID names, for older clients, the user's first account at
+	// this provider.
+	ProviderID string
+	// UserID is accepted when it is the user's own.
+	UserID string
+}
+
+// Select returns the id of user's account that sel names: sel.AccountID,
+// else the user's first account at sel.ProviderID. Another user's id is
+// ErrAccountNotFound, like an account the user does not have; naming
+// neither the account nor a provider is ErrAccountNotNamed.
+func (a *Accounts) Select(ctx context.Context, user domain.UserID, sel AccountSelection) (string, error) {
+	if sel.UserID != "" && sel.UserID != string(user) {
+		return "", ErrAccountNotFound
+	}
+	if sel.AccountID != "" {
+		return sel.AccountID, nil
+	}
+	if sel.ProviderID == "" {
+		return "", ErrAccountNotNamed
+	}
+	views, err := a.Linked(ctx, user)
+	if err != nil {
+		return "", err
+	}
+	for _, v := range views {
+		if v.ProviderID == sel.ProviderID {
+			return v.ID, nil
+		}
+	}
+	return "", ErrAccountNotFound
 }
 
 // LinkedOfUsers returns the linked accounts of a page of users, by user, in

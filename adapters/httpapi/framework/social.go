@@ -447,34 +447,18 @@ type AccountSelectInput struct {
 	}
 }
 
-var errAccountRequired = domain.Invalid("linked_account.not_named", "Name the account", domain.FieldViolation{Field: "body.accountId", Message: "is required"})
-
-// selectAccount resolves the account a request names.
+// selectAccount resolves the account a request names among the signed-in
+// user's (federation.Accounts.Select).
 func (s *API) selectAccount(ctx context.Context, accountID, providerID, userID string) (domain.UserID, string, error) {
 	p, err := s.Principal(ctx)
 	if err != nil {
 		return "", "", err
 	}
-	user := p.User.ID()
-	if userID != "" && userID != string(user) {
-		return "", "", federation.ErrAccountNotFound
-	}
-	if accountID != "" {
-		return user, accountID, nil
-	}
-	if providerID == "" {
-		return "", "", errAccountRequired
-	}
-	views, err := s.LinkedAccounts.Linked(ctx, user)
+	id, err := s.LinkedAccounts.Select(ctx, p.User.ID(), federation.AccountSelection{AccountID: accountID, ProviderID: providerID, UserID: userID})
 	if err != nil {
 		return "", "", err
 	}
-	for _, v := range views {
-		if v.ProviderID == providerID {
-			return user, v.ID, nil
-		}
-	}
-	return "", "", federation.ErrAccountNotFound
+	return p.User.ID(), id, nil
 }
 
 // AccessTokenOutput is an upstream access token.

@@ -15,7 +15,9 @@
 //     backend, pages, explorer) never import each other, adapters/httpapi
 //     itself, or any other package of adapters/httpapi except internal/edge.
 //     Within the module they may import only internal/edge, application,
-//     domain and ports (and their own subpackages). Test files included.
+//     domain and ports (and their own subpackages). Test files included,
+//     which may also import adapters/memory and test/usecasetest (the use
+//     cases on the memory stores) to build a package's handlers.
 //
 //  3. No URL-path prefix test outside adapters/httpapi/internal/edge: in
 //     adapters/httpapi and its subpackages (non-test files), a call to

@@ -59,8 +59,17 @@
 //     already keeps pages apart from the contracts; this rule adds the
 //     console.
 //
-// Flags: -rule picks the rules to run ("1,2,3,4,5,6" or "all"), -list prints the
-// rules, -C sets the module root (default: the current directory).
+//  8. No handler reaches a global application value: no package under
+//     adapters/httpapi except the composition root (adapters/httpapi
+//     itself, which builds every package with the use cases it calls)
+//     imports the application root package (application, which holds
+//     application.Application), test files included. The packages import
+//     the bounded contexts (application/account, …) for their types. With
+//     the import gone, nothing under adapters/httpapi (edge.Kit included)
+//     can hold an *application.Application.
+//
+// Flags: -rule picks the rules to run ("1,2,3,4,5,6,8" or "all"), -list
+// prints the rules, -C sets the module root (default: the current directory).
 package main
 
 import (
@@ -97,6 +106,7 @@ var rules = []struct {
 	{4, "no UPPER_SNAKE wire code or body./query./path./header. location in the inner layers and stores", checkWireVocabulary},
 	{5, "driven adapters import only domain, ports and their own adapter's packages", checkDrivenAdapters},
 	{6, "the HTML surfaces (console, pages) and the API contract packages never import each other", checkSurfaces},
+	{8, "no handler reaches a global application value: only adapters/httpapi imports the application root package", checkGlobalApplication},
 }
 
 func main() {
@@ -163,6 +173,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// known reports whether n numbers a rule.
+func known(n int) bool {
+	for _, r := range rules {
+		if r.n == n {
+			return true
+		}
+	}
+	return false
+}
+
 func parseRules(s string) (map[int]bool, error) {
 	selected := map[int]bool{}
 	if s == "all" {
@@ -173,8 +193,8 @@ func parseRules(s string) (map[int]bool, error) {
 	}
 	for _, part := range strings.Split(s, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(part))
-		if err != nil || n < 1 || n > len(rules) {
-			return nil, fmt.Errorf("-rule: %q is not a rule (1 to %d)", part, len(rules))
+		if err != nil || !known(n) {
+			return nil, fmt.Errorf("-rule: %q is not a rule (see -list)", part)
 		}
 		selected[n] = true
 	}

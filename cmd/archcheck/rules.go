@@ -278,6 +278,28 @@ func checkSurfaces(m *module) ([]violation, error) {
 	return vs, nil
 }
 
+// Rule 8 ---------------------------------------------------------------------
+
+// applicationRoot is the package holding the whole application
+// (application.Application): a global value no handler may reach.
+const applicationRoot = "application"
+
+func checkGlobalApplication(m *module) ([]violation, error) {
+	var vs []violation
+	for _, pk := range m.pkgsUnder(httpapiDir) {
+		if pk.dir == httpapiDir {
+			continue // the composition root hands each package its use cases
+		}
+		m.moduleImports(pk, pk.dir, true, func(f *file, imp *ast.ImportSpec, ip, dir string) {
+			if dir == applicationRoot {
+				vs = append(vs, violation{f.name, m.line(imp.Pos()), 8,
+					fmt.Sprintf("%s imports the application root package %s; name the use cases it calls as fields, built in routes.go", pk.dir, ip)})
+			}
+		})
+	}
+	return vs, nil
+}
+
 // Rule 3 ---------------------------------------------------------------------
 
 var prefixTests = map[string]bool{

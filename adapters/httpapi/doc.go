@@ -3,13 +3,17 @@
 // admin, trusted backend), and the HTML surfaces beside them (the console and
 // account pages, the hosted sign-in pages). Each operation is registered once from typed input
 // and output structs, so the contract documents exactly what is routed and
-// validated. Handlers are thin: they build a command, call the application,
-// and map the result; errors go back as values and one hook renders them.
+// validated. Handlers are thin: they build a command, call a use case, and
+// map the result; errors go back as values and one hook renders them. Each
+// package holds the use cases it calls as fields, which routes.go fills from
+// the application; this package alone imports the application root (make
+// archcheck, rule 8).
 //
 // The edge is split by contract. server.go builds the engine and its
 // middleware from internal/edge (the pieces every contract shares:
-// registration, each route's policy, cookies, origins, the principal, the
-// renderers and the one status mapping); routes.go is the index, calling
+// registration, each route's policy, cookies, origins, the request's
+// caller, resolved once when a handler first asks, the renderers and the
+// one status mapping); routes.go is the index, calling
 // every group of every contract package (framework/, oidc/, admin/,
 // backend/, explorer/) and of the HTML surfaces (console/, pages/), and
 // nothing else registers a route. Each

@@ -5,6 +5,10 @@
 // with the trusted API (edge.ProblemWords). The audit log publishes each
 // entry in the vocabulary of the contract its actor called, composed in
 // routes.go (AuditCode).
+//
+// The handlers call the use cases named in Deps (embedded in API), which
+// routes.go fills once with New(kit, Deps{…}, auditCode); a test builds the
+// API with the use cases of the routes it serves (admin_test.go).
 package admin
 
 import (

@@ -5,6 +5,10 @@
 // vocabulary (the trusted API's area.reason codes, over edge.ProblemWords).
 // The shared use cases decide what a service key may do; trustedRequest
 // refuses a key without the route's scope first, before the body is read.
+//
+// The handlers call the use cases named in Deps (embedded in API), which
+// routes.go fills once with New(kit, Deps{…}); a test builds the API with
+// the use cases of the routes it serves (api_test.go).
 package backend
 
 import (

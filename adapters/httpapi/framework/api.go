@@ -10,6 +10,12 @@
 // package's edge.Group, which puts it in the framework contract (and the
 // auth contract when asked) with this package's Words; its policy (rate rule, form page, login CSRF)
 // is declared on the operation with edge.WithPolicy / edge.WithRate.
+//
+// The handlers call the use cases named in Deps (embedded in API), which
+// routes.go fills once with New(kit, Deps{…}), and find their caller with
+// the Kit (Principal, OrgRequest, AdminRequest; get-session reads Session);
+// a test builds the API with the use cases of the routes it serves
+// (framework_test.go).
 package framework
 
 import (

@@ -5,6 +5,8 @@
 // framework's vocabulary, handed in by routes.go; the OAuth endpoints that
 // clients call with their own credentials declare edge.OAuthEndpoint, so
 // their errors take RFC 6749's shape.
+//
+// The handlers call one use case, the OAuthProvider routes.go hands to New.
 package oidc
 
 import (

@@ -57,7 +57,14 @@
 //     already keeps pages apart from the contracts; this rule adds the
 //     console.
 //
-// Flags: -rule picks the rules to run ("1,2,3,4,5,6" or "all"), -list prints the
+//  7. No bounded context under application/ imports another, within the
+//     module, except application/usecase, what they share: a context that
+//     needs another's use case names what it needs as an interface of its
+//     own, which bootstrap binds. The root package application, which
+//     gathers the contexts for wiring, is exempt. Non-test files: a
+//     black-box test may build the other contexts its world needs.
+//
+// Flags: -rule picks the rules to run ("1,2,3,4,5,6,7" or "all"), -list prints the
 // rules, -C sets the module root (default: the current directory).
 package main
 
@@ -95,6 +102,7 @@ var rules = []struct {
 	{4, "no UPPER_SNAKE wire code or body./query./path./header. location in the inner layers and stores", checkWireVocabulary},
 	{5, "driven adapters import only domain, ports and their own adapter's packages", checkDrivenAdapters},
 	{6, "the HTML surfaces (console, pages) and the API contract packages never import each other", checkSurfaces},
+	{7, "no application context imports another, except application/usecase", checkContexts},
 }
 
 func main() {

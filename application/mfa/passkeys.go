@@ -112,7 +112,7 @@ type PasskeyChange struct {
 	Name      string
 }
 
-// Passkeys handles the passkey use cases; each has its method.
+// Passkeys is a user's passkeys: one method per use case of the plugin.
 type Passkeys struct {
 	users      ports.UserRepository
 	passkeys   ports.PasskeyRepository

@@ -15,10 +15,11 @@ import (
 // Two-factor sign-in (Better Auth's twoFactor plugin): a TOTP factor with
 // backup codes, enabled with the password and turned on by the first
 // accepted code. Sign-in of a user with two-factor on creates no session but
-// a challenge (SignInHandler), answered here with a TOTP code or a backup
-// code; at most usecase.MFAMaxAttempts wrong answers per challenge, and each one
-// counts towards the account lockout as a wrong password does, as do the
-// wrong codes answered in a signed-in session (factorBudget).
+// a challenge (account.SignInHandler, or federation.SignIns upstream),
+// answered here with a TOTP code or a backup code; at most
+// usecase.MFAMaxAttempts wrong answers per challenge, and each one counts
+// towards the account lockout as a wrong password does, as do the wrong
+// codes answered in a signed-in session (factorBudget).
 
 // The second-factor rules.
 const (
@@ -113,7 +114,7 @@ type VerifySecondFactorResult struct {
 	TrustToken string
 }
 
-// TwoFactor handles the two-factor use cases; each has its method.
+// TwoFactor is a user's two-factor: one method per use case of the plugin.
 type TwoFactor struct {
 	users       ports.UserRepository
 	credentials ports.CredentialRepository

@@ -5,6 +5,7 @@ import (
 	"github.com/gatehouse/gatehouse/application/admin"
 	"github.com/gatehouse/gatehouse/application/federation"
 	"github.com/gatehouse/gatehouse/application/hostdomain"
+	"github.com/gatehouse/gatehouse/application/mfa"
 	"github.com/gatehouse/gatehouse/application/oidc"
 	"github.com/gatehouse/gatehouse/application/organization"
 	"github.com/gatehouse/gatehouse/application/query"
@@ -31,8 +32,8 @@ type Commands struct {
 	RevokeSessions *account.RevokeSessionsHandler
 	UpdateUser     *account.UpdateUserHandler
 	ChangePassword *account.ChangePasswordHandler
-	TwoFactor      *account.TwoFactorHandler
-	Passkeys       *account.PasskeyHandler
+	TwoFactor      *mfa.TwoFactor
+	Passkeys       *mfa.Passkeys
 	ChangeEmail    *account.ChangeEmailHandler
 	DeleteUser     *account.DeleteUserHandler
 	ResetPassword  *account.ResetPasswordHandler
@@ -41,8 +42,8 @@ type Commands struct {
 	PurgeExpired   *account.PurgeExpiredHandler
 	Organizations  *organization.Organizations
 	Administration *admin.Administration
-	// Factors is what operators see and reset of users' second factors.
-	Factors *admin.Factors
+	// Factors is what operators see and do of users' sign-in factors.
+	Factors *mfa.Factors
 	// Memberships is what operators see of users' organizations.
 	Memberships *admin.Memberships
 	// ConsoleForms spends the admin console's single-use form tokens.

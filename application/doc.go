@@ -1,9 +1,29 @@
 // Package application holds Gatehouse's use cases, one package per bounded
-// context, each in the one style its doc.go states: account/ (a handler per
-// use case), organization/, admin/, oidc/, servicekey/, hostdomain/,
-// federation/ and webhook/ (a service per context or role), outbox/ (a
-// worker), query/ (the read-only handlers that stand alone), and usecase/,
-// what they share. Each use case is built on ports and decides
-// every policy question; the HTTP edge only translates. Application (app.go)
-// gathers them for wiring.
+// context: account/, mfa/, organization/, admin/, oidc/, servicekey/,
+// hostdomain/, federation/, webhook/, outbox/ and query/, and usecase/, what
+// they share. Each use case is built on ports and decides every policy
+// question; the HTTP edge only translates. Application (app.go) gathers them
+// for wiring.
+//
+// One use-case style: a service per bounded context, or per role within it
+// (organization.Organizations; mfa.TwoFactor, mfa.Passkeys and mfa.Factors;
+// federation.SignIns, Accounts and Providers). A service is a struct holding
+// only the ports it uses, built by a NewX constructor that panics on a nil
+// dependency (usecase.MustHave: a wiring bug), with one exported method per
+// use case: ctx, then the caller where the use case needs permission (a
+// usecase.Caller, or the principal), then the target and a command struct.
+// A new use case is a new method on its context's service. A handler of one
+// use case (a FooHandler with one Handle method) is allowed only where a
+// context has that one use case; a worker that bootstrap's job list runs
+// (outbox.Relay, webhook.Sender) is a service whose use case is its pass.
+//
+// Two contexts still hold one handler per use case, from before the rule:
+// account (SignUpHandler, SignInHandler, …) and query (ListSessionsHandler,
+// AuditLogHandler, …). They become services in a change of their own, which
+// moves every call site at once; until then each says so in its doc.go.
+//
+// No context imports another (archcheck rule 7): what several share lives
+// in usecase, and what one needs of another's use case it names as a small
+// interface of its own (mfa.Operators, mfa.ResetLinks, admin.PasswordLinks),
+// which bootstrap binds to the other context's service.
 package application

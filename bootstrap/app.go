@@ -92,13 +92,12 @@ const (
 	signInCountFlushTime = 2 * time.Second
 )
 
-// StartJobs starts every periodic job of the service, from this one list,
-// until the returned stop is called; stop ends them and waits for them
-// (the service-key use is written once more as they stop), then gives up
-// the leases this replica holds, so another takes over at once. The
-// sign-in counts are written once more too.
-func (a *App) StartJobs(ctx context.Context, logger *slog.Logger) (stop func()) {
-	stopJobs := startJobs(ctx, logger,
+// jobs is the one list of the service's periodic jobs and delivery
+// workers: the purges, the domain verifier, the writes batched in memory,
+// the signing keys' reload, and the outbox's relays (mail, the webhook
+// fan-out) with the webhook sender.
+func (a *App) jobs(logger *slog.Logger) []job {
+	return []job{
 		a.purgeJob(purgeInterval, logger),
 		a.domainJob(a.cfg.Domains.CheckInterval, logger),
 		a.keyUseJob(keyUseFlushTime),
@@ -108,21 +107,33 @@ func (a *App) StartJobs(ctx context.Context, logger *slog.Logger) (stop func()) 
 		a.webhookFanoutJob(a.cfg.Webhooks.PollInterval, logger),
 		a.webhookSendJob(a.cfg.Webhooks.PollInterval, logger),
 		a.webhookPurgeJob(a.cfg.Webhooks.Retention),
-	)
+	}
+}
+
+// StartJobs starts every job of the list (jobs) until the returned stop is
+// called; stop ends them and waits for them (the service-key use and the
+// sign-in counts are written once more as they stop), then gives up the
+// leases this replica holds, so another takes over at once.
+func (a *App) StartJobs(ctx context.Context, logger *slog.Logger) (stop func()) {
+	list := a.jobs(logger)
+	stopJobs := startJobs(ctx, logger, list...)
 	return func() {
 		stopJobs()
 		release, cancel := context.WithTimeout(context.WithoutCancel(ctx), finalTimeout)
 		defer cancel()
-		for _, name := range []string{leasePurge, leaseWebhookPurge} {
-			_ = a.leases.Release(release, name, a.replica)
+		for _, j := range list {
+			if j.lease != "" {
+				_ = a.leases.Release(release, j.lease, a.replica)
+			}
 		}
 	}
 }
 
 // mailJob delivers the mail in the outbox: at start (what an earlier run
-// left), when this process appends a mail, and every mailPollInterval.
+// left), when this process appends a mail, and every mailPollInterval, one
+// claim after another until none is left (Deliver logs each failure).
 func (a *App) mailJob() job {
-	return job{name: "deliver mail", every: mailPollInterval, atStart: true, wake: a.mail.wake, run: a.mail.run}
+	return relay{name: "deliver mail", relay: a.mail.relay, every: mailPollInterval, wake: a.mail.wake, prepare: a.mail.mailer.Refresh}.job()
 }
 
 // StartMail runs the mail relay alone until the returned stop is called,
@@ -140,7 +151,7 @@ func (a *App) StartMail(ctx context.Context, logger *slog.Logger) (stop func()) 
 // it, holding the purge lease for two intervals and renewing it at each
 // run; when that replica stops, another takes over.
 func (a *App) purgeJob(interval time.Duration, logger *slog.Logger) job {
-	return job{name: "purge expired", every: interval, atStart: true, run: a.singleton(leasePurge, 2*interval, func(ctx context.Context) error {
+	return job{name: "purge expired", every: interval, atStart: true, lease: leasePurge, run: a.singleton(leasePurge, 2*interval, func(ctx context.Context) error {
 		ctx = gormstore.WithTimeout(ctx, purgeTimeout)
 		p, err := a.app.Commands.PurgeExpired.Handle(ctx)
 		windows := 0

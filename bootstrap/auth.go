@@ -10,6 +10,7 @@ import (
 	"github.com/gatehouse/gatehouse/application/admin"
 	"github.com/gatehouse/gatehouse/application/federation"
 	"github.com/gatehouse/gatehouse/application/hostdomain"
+	"github.com/gatehouse/gatehouse/application/mfa"
 	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
@@ -97,12 +98,12 @@ func newJobs(logger *slog.Logger, _ ports.Mailer, _ ports.UserRepository) (ports
 	}
 }
 
-// passkeyHandler is account.NewPasskeyHandler refusing the passkey
-// sign-ins of addresses whose organization requires its identity provider.
-func passkeyHandler(users ports.UserRepository, passkeys ports.PasskeyRepository, challenges ports.WebAuthnChallengeRepository,
+// passkeys is mfa.NewPasskeys refusing the passkey sign-ins of addresses
+// whose organization requires its identity provider.
+func passkeys(users ports.UserRepository, passkeys ports.PasskeyRepository, challenges ports.WebAuthnChallengeRepository,
 	sessions ports.SessionRepository, audit usecase.Auditor, tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock,
-	auth usecase.AuthSettings, settings account.PasskeySettings, router *federation.Router) (*account.PasskeyHandler, error) {
-	h, err := account.NewPasskeyHandler(users, passkeys, challenges, sessions, audit, tokens, ids, clock, auth, settings)
+	auth usecase.AuthSettings, settings mfa.PasskeySettings, router *federation.Router) (*mfa.Passkeys, error) {
+	h, err := mfa.NewPasskeys(users, passkeys, challenges, sessions, audit, tokens, ids, clock, auth, settings)
 	if err != nil {
 		return nil, err
 	}

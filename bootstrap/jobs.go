@@ -2,9 +2,12 @@ package bootstrap
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/gatehouse/gatehouse/application/outbox"
 )
 
 // job is a periodic task of the service: it runs every interval (and when
@@ -18,6 +21,9 @@ type job struct {
 	// own bounded by finalTimeout, for work that must not be lost.
 	atStop bool
 	wake   <-chan struct{} // also runs when this receives, if not nil
+	// lease names the lease of a job one replica at a time runs
+	// (App.singleton), given up at stop so that another takes over at once.
+	lease string
 }
 
 // finalTimeout bounds a job's run at stop.
@@ -67,4 +73,40 @@ func startJobs(ctx context.Context, logger *slog.Logger, jobs ...job) (stop func
 		cancel()
 		wg.Wait()
 	}
+}
+
+// relay is a job that delivers one topic of the outbox: its relay (built
+// here, from the topic's handler: the webhook fan-out, the mailer), run at
+// start (what an earlier run left), when this process appends to the topic
+// (wake) and every interval (other replicas' messages, retries come due),
+// pass after pass while full batches wait.
+type relay struct {
+	name    string
+	relay   outbox.Relay
+	every   time.Duration
+	wake    <-chan struct{}
+	passes  int                             // the most passes one run makes; 0: until none is full
+	prepare func(ctx context.Context) error // runs before the passes, if not nil; its error is reported with theirs
+	dropped func(d outbox.Dropped)          // told of each message given up on, if not nil
+}
+
+// job returns r as a job of the list.
+func (r relay) job() job {
+	return job{name: r.name, every: r.every, atStart: true, wake: r.wake, run: func(ctx context.Context) error {
+		var prepErr error
+		if r.prepare != nil {
+			prepErr = r.prepare(ctx)
+		}
+		for n := 1; ; n++ {
+			rep, err := r.relay.Pass(ctx)
+			if r.dropped != nil {
+				for _, d := range rep.Dropped {
+					r.dropped(d)
+				}
+			}
+			if err != nil || !rep.Full || ctx.Err() != nil || n == r.passes {
+				return errors.Join(prepErr, err)
+			}
+		}
+	}}
 }

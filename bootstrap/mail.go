@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/gatehouse/gatehouse/adapters/httpapi"
-	"go.opentelemetry.io/otel/propagation"
 	"log/slog"
 	"net/mail"
 	"time"
+
+	"github.com/gatehouse/gatehouse/adapters/httpapi"
+	"go.opentelemetry.io/otel/propagation"
 
 	"github.com/gatehouse/gatehouse/adapters/mailer"
 	"github.com/gatehouse/gatehouse/application/outbox"
@@ -123,18 +124,6 @@ func newMailDelivery(c Config, logger *slog.Logger, store ports.Outbox, sealer p
 
 // newMailer returns the durable mailer.
 func newMailer(d *mailDelivery) ports.Mailer { return d.mailer }
-
-// run delivers what mail is due, one claim after another until none is
-// left. Deliver logs each failure.
-func (d *mailDelivery) run(ctx context.Context) error {
-	refreshErr := d.mailer.Refresh(ctx)
-	for {
-		rep, err := d.relay.Pass(ctx)
-		if err != nil || !rep.Full || ctx.Err() != nil {
-			return errors.Join(refreshErr, err)
-		}
-	}
-}
 
 // carryRequest returns what a mail's delivery keeps of the requesting
 // context: its request id, and its trace as a W3C traceparent.

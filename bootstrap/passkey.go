@@ -7,7 +7,7 @@ import (
 
 	"golang.org/x/net/publicsuffix"
 
-	"github.com/gatehouse/gatehouse/application/account"
+	"github.com/gatehouse/gatehouse/application/mfa"
 )
 
 // PasskeyConfig is the section of passkeys (WebAuthn): the relying party's
@@ -48,8 +48,8 @@ func (p *PasskeyConfig) load(r *reader, h HTTPConfig) {
 
 // passkeySettingsOf fills the defaults: the host of the base URL, and its
 // origin with the trusted origins.
-func passkeySettingsOf(p PasskeyConfig, h HTTPConfig) account.PasskeySettings {
-	s := account.PasskeySettings{RPID: p.RPID, RPName: p.RPName, Origins: p.Origins}
+func passkeySettingsOf(p PasskeyConfig, h HTTPConfig) mfa.PasskeySettings {
+	s := mfa.PasskeySettings{RPID: p.RPID, RPName: p.RPName, Origins: p.Origins}
 	if s.RPID == "" {
 		if u, err := url.Parse(h.BaseURL); err == nil {
 			s.RPID = u.Hostname()
@@ -76,7 +76,7 @@ func passkeySettingsOf(p PasskeyConfig, h HTTPConfig) account.PasskeySettings {
 // and every origin's host must be it or one of its subdomains, as browsers
 // require. Production wants https origins and a domain
 // (development accepts the loopback address its tests listen on).
-func checkRelyingParty(s account.PasskeySettings, production bool) string {
+func checkRelyingParty(s mfa.PasskeySettings, production bool) string {
 	id := s.RPID
 	if net.ParseIP(id) != nil {
 		if production {
@@ -116,4 +116,4 @@ func underRPID(host, id string) bool {
 
 // passkeySettings turns the configuration into the relying party, following
 // the base URL as it is now.
-func passkeySettings(c Config) account.PasskeySettings { return passkeySettingsOf(c.Passkeys, c.HTTP) }
+func passkeySettings(c Config) mfa.PasskeySettings { return passkeySettingsOf(c.Passkeys, c.HTTP) }

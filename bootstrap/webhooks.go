@@ -9,6 +9,7 @@ import (
 
 	"github.com/gatehouse/gatehouse/adapters/gormstore"
 	"github.com/gatehouse/gatehouse/adapters/webhookclient"
+	"github.com/gatehouse/gatehouse/application/outbox"
 	"github.com/gatehouse/gatehouse/application/webhook"
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
@@ -99,23 +100,19 @@ func webhookObserver(o ports.Observer) ports.WebhookObserver { return o }
 const maxWebhookPasses = 50
 
 // webhookFanoutJob moves the outbox's events to the webhook endpoints'
-// deliveries: every poll interval (several instances may run it: claims
-// never overlap) and at once when a change of this instance wrote events,
-// pass after pass while full batches wait.
+// deliveries (webhook.Fanout is the events topic's handler): every poll
+// interval (several instances may run it: claims never overlap) and at once
+// when a change of this instance wrote events, pass after pass while full
+// batches wait.
 func (a *App) webhookFanoutJob(interval time.Duration, logger *slog.Logger) job {
-	relay := a.app.Commands.WebhookFanout.Relay()
-	return job{name: "webhook fan-out", every: interval, atStart: true, wake: a.app.Commands.WebhookFanout.Woken(), run: func(ctx context.Context) error {
-		for range maxWebhookPasses {
-			rep, err := relay.Pass(ctx)
-			for _, d := range rep.Dropped {
-				logger.Error("webhook fan-out dropped an event", slog.String("event_id", d.ID), slog.String("type", d.Type), slog.String("error", d.Err.Error()))
-			}
-			if err != nil || !rep.Full || ctx.Err() != nil {
-				return err
-			}
-		}
-		return nil
-	}}
+	fanout := a.app.Commands.WebhookFanout
+	return relay{name: "webhook fan-out", every: interval, wake: a.Outbox.Appended(ports.OutboxEvents), passes: maxWebhookPasses,
+		relay: outbox.Relay{Outbox: a.Outbox, Clock: a.clock, Topic: ports.OutboxEvents, Handle: fanout.Handle,
+			Lease: webhook.FanoutLease, Batch: webhook.FanoutBatch},
+		dropped: func(d outbox.Dropped) {
+			logger.Error("webhook fan-out dropped an event", slog.String("event_id", d.ID), slog.String("type", d.Type), slog.String("error", d.Err.Error()))
+		},
+	}.job()
 }
 
 // webhookSendJob delivers the due webhook deliveries: every poll interval
@@ -146,7 +143,7 @@ func (a *App) webhookSendJob(interval time.Duration, logger *slog.Logger) job {
 // period, with their deliveries and attempts, every hour, on one replica at
 // a time (the webhook-purge lease, as the purge's).
 func (a *App) webhookPurgeJob(retention time.Duration) job {
-	return job{name: "webhook purge", every: purgeInterval, atStart: true, run: a.singleton(leaseWebhookPurge, 2*purgeInterval, func(ctx context.Context) error {
+	return job{name: "webhook purge", every: purgeInterval, atStart: true, lease: leaseWebhookPurge, run: a.singleton(leaseWebhookPurge, 2*purgeInterval, func(ctx context.Context) error {
 		_, err := a.app.Commands.WebhookSender.Purge(gormstore.WithTimeout(ctx, purgeTimeout), retention)
 		return err
 	})}

@@ -21,6 +21,7 @@ import (
 	"github.com/gatehouse/gatehouse/application/account"
 	"github.com/gatehouse/gatehouse/application/admin"
 	"github.com/gatehouse/gatehouse/application/federation"
+	"github.com/gatehouse/gatehouse/application/mfa"
 	"github.com/gatehouse/gatehouse/application/oidc"
 	"github.com/gatehouse/gatehouse/application/organization"
 	"github.com/gatehouse/gatehouse/application/query"
@@ -48,11 +49,13 @@ var applicationSet = wire.NewSet(
 	account.NewVerifyEmailHandler,
 	account.NewThrottleHandler,
 	account.NewPurgeExpiredHandler,
-	account.NewTwoFactorHandler,
-	passkeyHandler,
+	mfa.NewTwoFactor,
+	passkeys,
 	organization.NewOrganizations,
 	administration,
-	admin.NewFactors,
+	mfa.NewFactors,
+	wire.Bind(new(mfa.Operators), new(*admin.Administration)),
+	wire.Bind(new(mfa.ResetLinks), new(*account.ResetPasswordHandler)),
 	admin.NewConsoleForms,
 	admin.NewMemberships,
 	servicekey.NewServiceKeys,

@@ -21,6 +21,7 @@ import (
 	"github.com/gatehouse/gatehouse/application/account"
 	"github.com/gatehouse/gatehouse/application/admin"
 	"github.com/gatehouse/gatehouse/application/federation"
+	"github.com/gatehouse/gatehouse/application/mfa"
 	"github.com/gatehouse/gatehouse/application/oidc"
 	"github.com/gatehouse/gatehouse/application/organization"
 	"github.com/gatehouse/gatehouse/application/query"
@@ -110,10 +111,10 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	updateUserHandler := account.NewUpdateUserHandler(portsUserRepository, events, clock)
 	changePasswordHandler := account.NewChangePasswordHandler(credentialRepository, verificationRepository, portsSessionRepository, hasher, list, passkeyRepository, events, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	twoFactorRepository := gormstore.NewTwoFactorRepository(db)
-	twoFactorHandler := account.NewTwoFactorHandler(portsUserRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, mailer, secretSealer, portsSessionRepository, hasher, passkeyRepository, tokenGenerator, idGenerator, clock, auditor, usecaseAuthSettings)
+	twoFactor := mfa.NewTwoFactor(portsUserRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, mailer, secretSealer, portsSessionRepository, hasher, passkeyRepository, tokenGenerator, idGenerator, clock, auditor, usecaseAuthSettings)
 	webAuthnChallengeRepository := gormstore.NewWebAuthnChallengeRepository(db)
-	accountPasskeySettings := passkeySettings(cfg)
-	accountPasskeyHandler, err := passkeyHandler(portsUserRepository, passkeyRepository, webAuthnChallengeRepository, portsSessionRepository, auditor, tokenGenerator, idGenerator, clock, usecaseAuthSettings, accountPasskeySettings, router)
+	mfaPasskeySettings := passkeySettings(cfg)
+	mfaPasskeys, err := passkeys(portsUserRepository, passkeyRepository, webAuthnChallengeRepository, portsSessionRepository, auditor, tokenGenerator, idGenerator, clock, usecaseAuthSettings, mfaPasskeySettings, router)
 	if err != nil {
 		cleanup4()
 		cleanup3()
@@ -138,7 +139,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	organizations := organization.NewOrganizations(organizationRepository, portsUserRepository, portsSessionRepository, mailer, auditor, passkeyRepository, idGenerator, clock, organizationOrganizationSettings)
 	usecaseAdminSettings := adminSettings(cfg)
 	adminAdministration := administration(portsUserRepository, credentialRepository, verificationRepository, portsSessionRepository, hasher, list, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, usecaseAdminSettings, router)
-	factors := admin.NewFactors(adminAdministration, twoFactorRepository, passkeyRepository, verificationRepository, mailer, accountResetPasswordHandler)
+	factors := mfa.NewFactors(adminAdministration, portsUserRepository, twoFactorRepository, passkeyRepository, verificationRepository, portsSessionRepository, mailer, accountResetPasswordHandler, auditor, clock)
 	memberships := admin.NewMemberships(adminAdministration, organizationRepository)
 	consoleForms := admin.NewConsoleForms(spentTokens, clock)
 	serviceKeys := servicekey.NewServiceKeys(serviceKeyRepository, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAdminSettings, usecaseAuthSettings)
@@ -191,8 +192,8 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 		RevokeSessions:    revokeSessionsHandler,
 		UpdateUser:        updateUserHandler,
 		ChangePassword:    changePasswordHandler,
-		TwoFactor:         twoFactorHandler,
-		Passkeys:          accountPasskeyHandler,
+		TwoFactor:         twoFactor,
+		Passkeys:          mfaPasskeys,
 		ChangeEmail:       accountChangeEmailHandler,
 		DeleteUser:        deleteUserHandler,
 		ResetPassword:     accountResetPasswordHandler,
@@ -320,10 +321,10 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	updateUserHandler := account.NewUpdateUserHandler(portsUserRepository, events, clock)
 	changePasswordHandler := account.NewChangePasswordHandler(credentialRepository, verificationRepository, portsSessionRepository, hasher, list, passkeyRepository, events, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	twoFactorRepository := memory.NewTwoFactorRepository(db)
-	twoFactorHandler := account.NewTwoFactorHandler(portsUserRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, mailer, secretSealer, portsSessionRepository, hasher, passkeyRepository, tokenGenerator, idGenerator, clock, auditor, usecaseAuthSettings)
+	twoFactor := mfa.NewTwoFactor(portsUserRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, mailer, secretSealer, portsSessionRepository, hasher, passkeyRepository, tokenGenerator, idGenerator, clock, auditor, usecaseAuthSettings)
 	webAuthnChallengeRepository := memory.NewWebAuthnChallengeRepository(db)
-	accountPasskeySettings := passkeySettings(cfg)
-	accountPasskeyHandler, err := passkeyHandler(portsUserRepository, passkeyRepository, webAuthnChallengeRepository, portsSessionRepository, auditor, tokenGenerator, idGenerator, clock, usecaseAuthSettings, accountPasskeySettings, router)
+	mfaPasskeySettings := passkeySettings(cfg)
+	mfaPasskeys, err := passkeys(portsUserRepository, passkeyRepository, webAuthnChallengeRepository, portsSessionRepository, auditor, tokenGenerator, idGenerator, clock, usecaseAuthSettings, mfaPasskeySettings, router)
 	if err != nil {
 		cleanup3()
 		cleanup2()
@@ -347,7 +348,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	organizations := organization.NewOrganizations(organizationRepository, portsUserRepository, portsSessionRepository, mailer, auditor, passkeyRepository, idGenerator, clock, organizationOrganizationSettings)
 	usecaseAdminSettings := adminSettings(cfg)
 	adminAdministration := administration(portsUserRepository, credentialRepository, verificationRepository, portsSessionRepository, hasher, list, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, usecaseAdminSettings, router)
-	factors := admin.NewFactors(adminAdministration, twoFactorRepository, passkeyRepository, verificationRepository, mailer, accountResetPasswordHandler)
+	factors := mfa.NewFactors(adminAdministration, portsUserRepository, twoFactorRepository, passkeyRepository, verificationRepository, portsSessionRepository, mailer, accountResetPasswordHandler, auditor, clock)
 	memberships := admin.NewMemberships(adminAdministration, organizationRepository)
 	consoleForms := admin.NewConsoleForms(spentTokens, clock)
 	serviceKeys := servicekey.NewServiceKeys(serviceKeyRepository, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAdminSettings, usecaseAuthSettings)
@@ -398,8 +399,8 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 		RevokeSessions:    revokeSessionsHandler,
 		UpdateUser:        updateUserHandler,
 		ChangePassword:    changePasswordHandler,
-		TwoFactor:         twoFactorHandler,
-		Passkeys:          accountPasskeyHandler,
+		TwoFactor:         twoFactor,
+		Passkeys:          mfaPasskeys,
 		ChangeEmail:       accountChangeEmailHandler,
 		DeleteUser:        deleteUserHandler,
 		ResetPassword:     accountResetPasswordHandler,
@@ -537,10 +538,10 @@ func InitializeSQLWithFakes(ctx context.Context, cfg Config, logger *slog.Logger
 	updateUserHandler := account.NewUpdateUserHandler(portsUserRepository, events, clock)
 	changePasswordHandler := account.NewChangePasswordHandler(credentialRepository, verificationRepository, portsSessionRepository, hasher, list, passkeyRepository, events, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	twoFactorRepository := gormstore.NewTwoFactorRepository(db)
-	twoFactorHandler := account.NewTwoFactorHandler(portsUserRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, mailer, secretSealer, portsSessionRepository, hasher, passkeyRepository, tokenGenerator, idGenerator, clock, auditor, usecaseAuthSettings)
+	twoFactor := mfa.NewTwoFactor(portsUserRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, mailer, secretSealer, portsSessionRepository, hasher, passkeyRepository, tokenGenerator, idGenerator, clock, auditor, usecaseAuthSettings)
 	webAuthnChallengeRepository := gormstore.NewWebAuthnChallengeRepository(db)
-	accountPasskeySettings := passkeySettings(cfg)
-	accountPasskeyHandler, err := passkeyHandler(portsUserRepository, passkeyRepository, webAuthnChallengeRepository, portsSessionRepository, auditor, tokenGenerator, idGenerator, clock, usecaseAuthSettings, accountPasskeySettings, router)
+	mfaPasskeySettings := passkeySettings(cfg)
+	mfaPasskeys, err := passkeys(portsUserRepository, passkeyRepository, webAuthnChallengeRepository, portsSessionRepository, auditor, tokenGenerator, idGenerator, clock, usecaseAuthSettings, mfaPasskeySettings, router)
 	if err != nil {
 		cleanup4()
 		cleanup3()
@@ -565,7 +566,7 @@ func InitializeSQLWithFakes(ctx context.Context, cfg Config, logger *slog.Logger
 	organizations := organization.NewOrganizations(organizationRepository, portsUserRepository, portsSessionRepository, mailer, auditor, passkeyRepository, idGenerator, clock, organizationOrganizationSettings)
 	usecaseAdminSettings := adminSettings(cfg)
 	adminAdministration := administration(portsUserRepository, credentialRepository, verificationRepository, portsSessionRepository, hasher, list, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, usecaseAdminSettings, router)
-	factors := admin.NewFactors(adminAdministration, twoFactorRepository, passkeyRepository, verificationRepository, mailer, accountResetPasswordHandler)
+	factors := mfa.NewFactors(adminAdministration, portsUserRepository, twoFactorRepository, passkeyRepository, verificationRepository, portsSessionRepository, mailer, accountResetPasswordHandler, auditor, clock)
 	memberships := admin.NewMemberships(adminAdministration, organizationRepository)
 	consoleForms := admin.NewConsoleForms(spentTokens, clock)
 	serviceKeys := servicekey.NewServiceKeys(serviceKeyRepository, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAdminSettings, usecaseAuthSettings)
@@ -618,8 +619,8 @@ func InitializeSQLWithFakes(ctx context.Context, cfg Config, logger *slog.Logger
 		RevokeSessions:    revokeSessionsHandler,
 		UpdateUser:        updateUserHandler,
 		ChangePassword:    changePasswordHandler,
-		TwoFactor:         twoFactorHandler,
-		Passkeys:          accountPasskeyHandler,
+		TwoFactor:         twoFactor,
+		Passkeys:          mfaPasskeys,
 		ChangeEmail:       accountChangeEmailHandler,
 		DeleteUser:        deleteUserHandler,
 		ResetPassword:     accountResetPasswordHandler,
@@ -750,10 +751,10 @@ func InitializeMemoryWithFakes(cfg Config, logger *slog.Logger, fakes Fakes) (*A
 	updateUserHandler := account.NewUpdateUserHandler(portsUserRepository, events, clock)
 	changePasswordHandler := account.NewChangePasswordHandler(credentialRepository, verificationRepository, portsSessionRepository, hasher, list, passkeyRepository, events, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
 	twoFactorRepository := memory.NewTwoFactorRepository(db)
-	twoFactorHandler := account.NewTwoFactorHandler(portsUserRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, mailer, secretSealer, portsSessionRepository, hasher, passkeyRepository, tokenGenerator, idGenerator, clock, auditor, usecaseAuthSettings)
+	twoFactor := mfa.NewTwoFactor(portsUserRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, mailer, secretSealer, portsSessionRepository, hasher, passkeyRepository, tokenGenerator, idGenerator, clock, auditor, usecaseAuthSettings)
 	webAuthnChallengeRepository := memory.NewWebAuthnChallengeRepository(db)
-	accountPasskeySettings := passkeySettings(cfg)
-	accountPasskeyHandler, err := passkeyHandler(portsUserRepository, passkeyRepository, webAuthnChallengeRepository, portsSessionRepository, auditor, tokenGenerator, idGenerator, clock, usecaseAuthSettings, accountPasskeySettings, router)
+	mfaPasskeySettings := passkeySettings(cfg)
+	mfaPasskeys, err := passkeys(portsUserRepository, passkeyRepository, webAuthnChallengeRepository, portsSessionRepository, auditor, tokenGenerator, idGenerator, clock, usecaseAuthSettings, mfaPasskeySettings, router)
 	if err != nil {
 		cleanup3()
 		cleanup2()
@@ -777,7 +778,7 @@ func InitializeMemoryWithFakes(cfg Config, logger *slog.Logger, fakes Fakes) (*A
 	organizations := organization.NewOrganizations(organizationRepository, portsUserRepository, portsSessionRepository, mailer, auditor, passkeyRepository, idGenerator, clock, organizationOrganizationSettings)
 	usecaseAdminSettings := adminSettings(cfg)
 	adminAdministration := administration(portsUserRepository, credentialRepository, verificationRepository, portsSessionRepository, hasher, list, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, usecaseAdminSettings, router)
-	factors := admin.NewFactors(adminAdministration, twoFactorRepository, passkeyRepository, verificationRepository, mailer, accountResetPasswordHandler)
+	factors := mfa.NewFactors(adminAdministration, portsUserRepository, twoFactorRepository, passkeyRepository, verificationRepository, portsSessionRepository, mailer, accountResetPasswordHandler, auditor, clock)
 	memberships := admin.NewMemberships(adminAdministration, organizationRepository)
 	consoleForms := admin.NewConsoleForms(spentTokens, clock)
 	serviceKeys := servicekey.NewServiceKeys(serviceKeyRepository, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAdminSettings, usecaseAuthSettings)
@@ -828,8 +829,8 @@ func InitializeMemoryWithFakes(cfg Config, logger *slog.Logger, fakes Fakes) (*A
 		RevokeSessions:    revokeSessionsHandler,
 		UpdateUser:        updateUserHandler,
 		ChangePassword:    changePasswordHandler,
-		TwoFactor:         twoFactorHandler,
-		Passkeys:          accountPasskeyHandler,
+		TwoFactor:         twoFactor,
+		Passkeys:          mfaPasskeys,
 		ChangeEmail:       accountChangeEmailHandler,
 		DeleteUser:        deleteUserHandler,
 		ResetPassword:     accountResetPasswordHandler,
@@ -895,7 +896,7 @@ func InitializeMemoryWithFakes(cfg Config, logger *slog.Logger, fakes Fakes) (*A
 // applicationSet provides every use case. It lives here, not in application,
 // because application may not import wire.
 var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSessionsHandler, signUpHandler,
-	signInHandler, account.NewSignOutHandler, account.NewAuthenticateHandler, account.NewRevokeSessionsHandler, account.NewUpdateUserHandler, account.NewChangePasswordHandler, changeEmailHandler, account.NewDeleteUserHandler, resetPasswordHandler, account.NewVerifyEmailHandler, account.NewThrottleHandler, account.NewPurgeExpiredHandler, account.NewTwoFactorHandler, passkeyHandler, organization.NewOrganizations, administration, admin.NewFactors, admin.NewConsoleForms, admin.NewMemberships, servicekey.NewServiceKeys, domains, oidc.NewSigningKeys, oidc.NewOAuthClients, oidc.NewOAuthProvider, query.NewAuditLogHandler, query.NewOverviewHandler, usecase.NewSignInCounter, federation.NewSignIns, federation.NewAccounts, federation.NewProviders, federation.NewRouter, webhook.NewWake, webhook.NewWebhooks, webhook.NewFanout, webhook.NewSender, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"),
+	signInHandler, account.NewSignOutHandler, account.NewAuthenticateHandler, account.NewRevokeSessionsHandler, account.NewUpdateUserHandler, account.NewChangePasswordHandler, changeEmailHandler, account.NewDeleteUserHandler, resetPasswordHandler, account.NewVerifyEmailHandler, account.NewThrottleHandler, account.NewPurgeExpiredHandler, mfa.NewTwoFactor, passkeys, organization.NewOrganizations, administration, mfa.NewFactors, wire.Bind(new(mfa.Operators), new(*admin.Administration)), wire.Bind(new(mfa.ResetLinks), new(*account.ResetPasswordHandler)), admin.NewConsoleForms, admin.NewMemberships, servicekey.NewServiceKeys, domains, oidc.NewSigningKeys, oidc.NewOAuthClients, oidc.NewOAuthProvider, query.NewAuditLogHandler, query.NewOverviewHandler, usecase.NewSignInCounter, federation.NewSignIns, federation.NewAccounts, federation.NewProviders, federation.NewRouter, webhook.NewWake, webhook.NewWebhooks, webhook.NewFanout, webhook.NewSender, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"),
 )
 
 var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.GeneratorSet, authSettings, passkeySettings, federationSettings, federationClient, wire.Bind(new(ports.FederationClient), new(*federation2.Client)), adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailDelivery, newMailer, newJobs, blocklist.Set, rateLimiter, signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets, newMetrics, observer, outboxStats, tracerProvider, webhookSettings, newWebhookPoster, webhookObserver)

@@ -73,8 +73,16 @@ func KnownEventType(t EventType) bool {
 // second factor of which user changed.
 type FactorChange struct {
 	UserID UserID
-	// Factor is "totp", "backup_codes", "passkey" or "email_otp".
+	// Factor is one of the factor names below (FactorTOTP, …).
 	Factor string
 	// PasskeyID names the passkey, for passkey changes.
 	PasskeyID string
 }
+
+// The second factors' names, as factor events and the audit log name them.
+const (
+	FactorTOTP        = "totp"
+	FactorBackupCodes = "backup_codes"
+	FactorPasskey     = "passkey"
+	FactorEmailOTP    = "email_otp"
+)

@@ -141,17 +141,26 @@ var presetDefaults = map[IdentityProviderPreset]struct {
 }
 
 // NewIdentityProvider checks p, fills what its preset provides (issuer,
-// GitHub's endpoints, scopes, name), and returns it with its times set to
-// now. Field violations name the JSON fields (issuer, clientId,
-// endpoints.token, …).
+// GitHub's endpoints, scopes, name), and returns the checked copy with its
+// times set to now; p itself is not changed. Field violations name the JSON
+// fields (issuer, clientId, endpoints.token, …).
 func NewIdentityProvider(p IdentityProvider, now time.Time) (IdentityProvider, error) {
 	p.CreatedAt, p.UpdatedAt = Timestamp(now), Timestamp(now)
-	return p.Normalize()
+	return checkIdentityProvider(p)
 }
 
-// Normalize checks p and fills its preset's defaults, as NewIdentityProvider
-// does, keeping its times; an update calls it after changing fields.
-func (p IdentityProvider) Normalize() (IdentityProvider, error) {
+// ReviseIdentityProvider checks p, a stored provider with fields changed,
+// as NewIdentityProvider does, and returns the checked copy updated at now
+// (its creation time kept); p itself is not changed.
+func ReviseIdentityProvider(p IdentityProvider, now time.Time) (IdentityProvider, error) {
+	p.UpdatedAt = now
+	return checkIdentityProvider(p)
+}
+
+// checkIdentityProvider returns p checked, with its preset's defaults
+// filled, or the violations. p is its own copy: the slices it replaces are
+// new ones, never the caller's changed in place.
+func checkIdentityProvider(p IdentityProvider) (IdentityProvider, error) {
 	var bad []FieldViolation
 	add := func(field, msg string) { bad = append(bad, FieldViolation{Field: field, Message: msg}) }
 	if _, err := ParseIdentityProviderID(string(p.ID), "id"); err != nil {

@@ -126,7 +126,7 @@ type OAuthGrant struct {
 }
 
 // Active reports whether the grant can still be used at now.
-func (g *OAuthGrant) Active(now time.Time) bool {
+func (g OAuthGrant) Active(now time.Time) bool {
 	return g.RevokedAt.IsZero() && now.Before(g.ExpiresAt)
 }
 

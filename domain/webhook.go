@@ -134,6 +134,46 @@ func ParseWebhookEventTypes(types []string) ([]EventType, error) {
 	return out, nil
 }
 
+// WebhookEndpointChange is what a caller sets of an endpoint; nil fields
+// stay as they are.
+type WebhookEndpointChange struct {
+	URL         *string
+	Description *string
+	EventTypes  *[]string
+	// AllowPrivate lets the URL name a private or loopback address
+	// (development).
+	AllowPrivate bool
+}
+
+// Changed returns a copy of e with c's fields checked and set (the URL by
+// CheckWebhookURL, the description by NormalizeWebhookDescription, the
+// event types by ParseWebhookEventTypes, in that order), or the first
+// violation; e itself is not changed.
+func (e WebhookEndpoint) Changed(c WebhookEndpointChange) (WebhookEndpoint, error) {
+	if c.URL != nil {
+		u, err := CheckWebhookURL(*c.URL, c.AllowPrivate)
+		if err != nil {
+			return WebhookEndpoint{}, err
+		}
+		e.URL = u
+	}
+	if c.Description != nil {
+		d, err := NormalizeWebhookDescription(*c.Description)
+		if err != nil {
+			return WebhookEndpoint{}, err
+		}
+		e.Description = d
+	}
+	if c.EventTypes != nil {
+		t, err := ParseWebhookEventTypes(*c.EventTypes)
+		if err != nil {
+			return WebhookEndpoint{}, err
+		}
+		e.EventTypes = t
+	}
+	return e, nil
+}
+
 // Wants reports whether the endpoint receives events of type t: it is in
 // its filter, or the filter is empty.
 func (e WebhookEndpoint) Wants(t EventType) bool {

@@ -53,7 +53,7 @@ func NewChangePasswordHandler(credentials ports.CredentialRepository, verificati
 // Handle asks a user with a second factor to have proven it recently
 // (step-up, before the password is tried), checks the current password (a
 // wrong one counts towards the lockout), checks the new one against the policy, stores its hash,
-// forgets every trusted browser of the user (forgetTrustedBrowsers) and,
+// forgets every trusted browser of the user (usecase.ForgetTrustedBrowsers) and,
 // when asked, ends every session and starts a new one for this device.
 func (h *ChangePasswordHandler) Handle(ctx context.Context, cmd ChangePassword) (*ChangePasswordResult, error) {
 	u := cmd.Principal.User
@@ -85,7 +85,7 @@ func (h *ChangePasswordHandler) Handle(ctx context.Context, cmd ChangePassword) 
 		}); err != nil {
 			return err
 		}
-		return forgetTrustedBrowsers(ctx, h.verifications, u.ID())
+		return usecase.ForgetTrustedBrowsers(ctx, h.verifications, u.ID())
 	}); err != nil {
 		return nil, err
 	}

@@ -2,17 +2,18 @@
 // authentication framework: sign up, sign in (with its throttle and the
 // failed attempts it records), authenticate, sign out, revoke sessions,
 // change e-mail and password, update and delete user, verify e-mail, reset
-// password, two-factor sign-in (TOTP, backup codes, e-mailed codes, trusted
-// browsers), and purge what has expired.
+// password, and purge what has expired. The second factors a sign-in may
+// ask for are the mfa package's.
 //
-// One style: a handler per use case. A use case is a command struct named
-// for it (SignUp), a FooHandler struct holding only the ports it uses, a
+// Style: a handler per use case, the older of the two styles application's
+// doc.go names; the context becomes services by role (registration,
+// sign-in, sessions, profile, credentials) in a change of its own that
+// moves every call site at once. A use case is a command struct named for
+// it (SignUp), a FooHandler struct holding only the ports it uses, a
 // NewFooHandler(ports..., settings) constructor that panics on a nil
 // dependency (usecase.MustHave: a wiring bug), and one method
 // Handle(ctx, cmd Foo) (*FooResult, error); a handler whose use case has
-// two steps (ResetPasswordHandler's Request and Reset) names each, and
-// TwoFactorHandler names each of the two-factor plugin's operations. A new
-// account use case is a new file with a new handler.
+// two steps (ResetPasswordHandler's Request and Reset) names each.
 //
 // Errors are domain errors: a kind, a neutral code and a bare field name,
 // which each contract package maps to its own wire vocabulary. Tests are

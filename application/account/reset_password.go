@@ -118,7 +118,7 @@ func (h *ResetPasswordHandler) mailLink(ctx context.Context, email domain.Email,
 // Reset sets the new password. The password is checked before the token is
 // used up, so a refused password leaves the link working. Every session of
 // the user ends: whoever held the old password is signed out, and every
-// trusted browser is forgotten (forgetTrustedBrowsers). The lockout is
+// trusted browser is forgotten (usecase.ForgetTrustedBrowsers). The lockout is
 // lifted, and the address counts as verified: the link reached it.
 func (h *ResetPasswordHandler) Reset(ctx context.Context, cmd ResetPassword) error {
 	if err := h.settings.Passwords.Check("newPassword", cmd.NewPassword, h.blocklist.Contains, h.settings.ProductName); err != nil {
@@ -170,7 +170,7 @@ func (h *ResetPasswordHandler) Reset(ctx context.Context, cmd ResetPassword) err
 		if verified != nil {
 			emit(domain.EventUserUpdated, verified)
 		}
-		if err := forgetTrustedBrowsers(ctx, h.verifications, v.UserID()); err != nil {
+		if err := usecase.ForgetTrustedBrowsers(ctx, h.verifications, v.UserID()); err != nil {
 			return err
 		}
 		return h.revoker.RevokeAll(ctx, v.UserID(), "")

@@ -24,7 +24,7 @@ type SignIn struct {
 
 // SignInResult is the signed-in user, their new session and its token. For
 // a user with two-factor on there is no session yet: TwoFactorChallenge is
-// the id of the challenge the second factor answers (TwoFactorHandler).
+// the id of the challenge the second factor answers (mfa.TwoFactor).
 type SignInResult struct {
 	User               *domain.User
 	Session            *domain.Session
@@ -96,11 +96,11 @@ func (h *SignInHandler) Handle(ctx context.Context, cmd SignIn) (res *SignInResu
 		defer func() {
 			switch {
 			case locked:
-				countSignIn(ctx, h.observer, h.counter, ports.SignInPassword, ports.SignInLocked)
+				usecase.CountSignIn(ctx, h.observer, h.counter, ports.SignInPassword, ports.SignInLocked)
 			case err == nil && res.TwoFactorChallenge != "":
-				countSignIn(ctx, h.observer, h.counter, ports.SignInPassword, ports.SignInSecondFactorRequired)
+				usecase.CountSignIn(ctx, h.observer, h.counter, ports.SignInPassword, ports.SignInSecondFactorRequired)
 			default:
-				observeSignIn(ctx, h.observer, h.counter, ports.SignInPassword, err)
+				usecase.ObserveSignIn(ctx, h.observer, h.counter, ports.SignInPassword, err)
 			}
 		}()
 	}
@@ -150,13 +150,13 @@ func (h *SignInHandler) Handle(ctx context.Context, cmd SignIn) (res *SignInResu
 		}
 		trusted := false
 		if cmd.TrustedDevice != "" {
-			if res.TrustToken, trusted, err = useTrustedDevice(ctx, h.links.Verifications, h.issuer, u, cmd.TrustedDevice); err != nil {
+			if res.TrustToken, trusted, err = usecase.UseTrustedBrowser(ctx, h.links.Verifications, h.issuer, u, cmd.TrustedDevice); err != nil {
 				return nil, err
 			}
 			res.TrustRefused = !trusted
 		}
 		if !trusted {
-			if res.TwoFactorChallenge, err = startChallenge(ctx, h.challenges, h.issuer.Tokens, h.issuer.Clock.Now(), u.ID(), cmd.RememberMe); err != nil {
+			if res.TwoFactorChallenge, err = usecase.StartMFAChallenge(ctx, h.challenges, h.issuer.Tokens, h.issuer.Clock.Now(), u.ID(), cmd.RememberMe); err != nil {
 				return nil, err
 			}
 			return res, nil

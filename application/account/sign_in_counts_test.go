@@ -14,20 +14,6 @@ import (
 	"github.com/gatehouse/gatehouse/test/usecasetest"
 )
 
-// hourCounts flushes c and returns the sign-ins stats holds for the hour
-// of now.
-func hourCounts(t *testing.T, c *usecase.SignInCounter, stats ports.SignInStats, now time.Time) (succeeded, failed int) {
-	t.Helper()
-	if err := c.Flush(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	got, err := stats.Series(t.Context(), now, now.Add(time.Nanosecond), ports.StepHour)
-	if err != nil || len(got) != 1 {
-		t.Fatalf("Series = %+v, %v", got, err)
-	}
-	return got[0].Succeeded, got[0].Failed
-}
-
 // Ensure every password sign-in is recorded in the durable counts, an
 // unknown address as a failure like a wrong password.
 func TestSignIn_outcomes_are_recorded_in_the_counts(t *testing.T) {
@@ -54,35 +40,9 @@ func TestSignIn_outcomes_are_recorded_in_the_counts(t *testing.T) {
 		{"bob@example.com", usecasetest.Password, 1, 4},
 	} {
 		_, _ = w.SignIn.Handle(t.Context(), account.SignIn{Email: s.email, Password: s.password})
-		if ok, failed := hourCounts(t, counter, stats, w.Clock.Now()); ok != s.succeeded || failed != s.failed {
+		if ok, failed := usecasetest.HourCounts(t, counter, stats, w.Clock.Now()); ok != s.succeeded || failed != s.failed {
 			t.Fatalf("after step %d (%s): %d succeeded, %d failed; want %d, %d", i+1, s.email, ok, failed, s.succeeded, s.failed)
 		}
-	}
-}
-
-// Ensure a password that asks for a second factor is not counted, and the
-// challenge's answers are, each as what it was.
-func TestTwoFactor_sign_ins_are_recorded_in_the_counts(t *testing.T) {
-	w := newTFWorld(t)
-	stats := memory.NewSignInStats()
-	counter := usecase.NewSignInCounter(stats, w.Clock, nil)
-	w.signIn.CountSignIns(counter)
-	w.tf.CountSignIns(counter)
-	w.enable(t)
-	id := w.challenge(t)
-	if ok, failed := hourCounts(t, counter, stats, w.Clock.Now()); ok != 0 || failed != 0 {
-		t.Fatalf("after the password: %d succeeded, %d failed; want none counted", ok, failed)
-	}
-	wrong := "000000"
-	if wrong == w.code() {
-		wrong = "111111"
-	}
-	_ = w.answer(t, id, wrong)
-	if err := w.answer(t, id, w.code()); err != nil {
-		t.Fatal(err)
-	}
-	if ok, failed := hourCounts(t, counter, stats, w.Clock.Now()); ok != 1 || failed != 1 {
-		t.Fatalf("after the answers: %d succeeded, %d failed; want 1, 1", ok, failed)
 	}
 }
 
@@ -127,13 +87,13 @@ func TestSignInCounter_gathers_and_flushes(t *testing.T) {
 	if err := c.Flush(t.Context()); err == nil {
 		t.Fatal("a flush whose write failed returned no error")
 	}
-	if ok, failed := hourCounts(t, c, stats, now); ok != 3 || failed != 1 {
+	if ok, failed := usecasetest.HourCounts(t, c, stats, now); ok != 3 || failed != 1 {
 		t.Fatalf("after the retry: %d succeeded, %d failed; want 3, 1", ok, failed)
 	}
 	if err := c.Flush(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if ok, failed := hourCounts(t, c, stats, now); ok != 3 || failed != 1 {
+	if ok, failed := usecasetest.HourCounts(t, c, stats, now); ok != 3 || failed != 1 {
 		t.Fatalf("after an empty flush: %d succeeded, %d failed; want 3, 1", ok, failed)
 	}
 	var none *usecase.SignInCounter

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/gatehouse/gatehouse/application/account"
 	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
@@ -18,7 +17,7 @@ var (
 	errCannotRemoveSelf    = domain.NewError(domain.KindInvalid, "admin.cannot_remove_self", "You cannot remove yourself")
 	errCannotImpersonate   = domain.NewError(domain.KindForbidden, "admin.cannot_impersonate_admin", "You cannot impersonate admins")
 	errNotImpersonating    = domain.NewError(domain.KindInvalid, "admin.not_impersonating", "You are not impersonating anyone")
-	errAdminUserNotFound   = domain.NewError(domain.KindNotFound, "admin.user_not_found", "User not found")
+	errAdminUserNotFound   = usecase.ErrAdminUserNotFound
 	errAdminSessionMissing = domain.NewError(domain.KindNotFound, "admin.session_not_found", "Session not found")
 	errNoDataToUpdate      = domain.NewError(domain.KindInvalid, "admin.no_data_to_update", "No data to update")
 )
@@ -124,6 +123,21 @@ func (a *Administration) audited(ctx context.Context, req usecase.Caller, action
 		return a.audit.Record(ctx, req.Actor(), action, t, err)
 	}
 	return a.audit.Change(ctx, req.Actor(), action, &t, fn)
+}
+
+// ChangeUser runs fn on the user id as an operator's change to that user,
+// for the operators' use cases of another context (mfa.Factors): authorised
+// with the user-update permission, audited as action (refusals included),
+// fn given the user, loaded as GetUser answers.
+func (a *Administration) ChangeUser(ctx context.Context, req usecase.Caller, action string, id domain.UserID,
+	fn func(ctx context.Context, emit usecase.Emit, u *domain.User) error) error {
+	return a.audited(ctx, req, action, userTarget(id), func(ctx context.Context, emit usecase.Emit) error {
+		u, err := a.getUser(ctx, id)
+		if err != nil {
+			return err
+		}
+		return fn(ctx, emit, u)
+	}, permUpdateUser)
 }
 
 func userTarget(id domain.UserID) usecase.Target { return usecase.Target{Type: "user", ID: string(id)} }
@@ -408,15 +422,7 @@ func (a *Administration) updateUser(ctx context.Context, id domain.UserID, patch
 }
 
 // userErr maps a missing user and a taken address to Better Auth's codes.
-func (a *Administration) userErr(err error) error {
-	switch {
-	case errors.Is(err, domain.ErrNotFound):
-		return errAdminUserNotFound
-	case errors.Is(err, domain.ErrConflict):
-		return usecase.ErrUserExists
-	}
-	return err
-}
+func (a *Administration) userErr(err error) error { return usecase.AdminUserErr(err) }
 
 // SetRole replaces a user's platform roles.
 func (a *Administration) SetRole(ctx context.Context, req usecase.AdminRequest, id domain.UserID, roles []domain.PlatformRole) (*domain.User, error) {
@@ -673,9 +679,16 @@ type BootstrapAdminResult struct {
 	SetPasswordToken string
 }
 
+// PasswordLinks is what BootstrapAdmin needs of the password reset (the
+// account context's ResetPasswordHandler): a one-time link for a user who
+// has no password yet.
+type PasswordLinks interface {
+	SetPasswordToken(ctx context.Context, u *domain.User) (string, error)
+}
+
 // BootstrapAdmin creates or promotes the administrator; see BootstrapAdmin.
 // A new administrator is user.created, a promoted one user.updated.
-func (a *Administration) BootstrapAdmin(ctx context.Context, cmd BootstrapAdmin, links *account.ResetPasswordHandler) (*BootstrapAdminResult, error) {
+func (a *Administration) BootstrapAdmin(ctx context.Context, cmd BootstrapAdmin, links PasswordLinks) (*BootstrapAdminResult, error) {
 	res := &BootstrapAdminResult{}
 	t := usecase.Target{Type: "user"}
 	err := a.audit.Change(ctx, usecase.CLIActor, "admin.bootstrap", &t, func(ctx context.Context, emit usecase.Emit) error {

@@ -1,7 +1,8 @@
 // Package admin holds the admin plugin's use cases: platform administrators
 // managing users, their sessions and impersonation, the trusted API's users
 // (a service key doing the same), the bootstrap administrator and paging
-// through users.
+// through users. What operators do of a user's factors is mfa.Factors, on
+// Administration's authorised frame (ChangeUser).
 //
 // One style: a service per bounded context. Administration is the one
 // service, with one exported method per use case. A method takes ctx, then

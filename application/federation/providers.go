@@ -142,8 +142,7 @@ func (ps *Providers) update(ctx context.Context, in ProviderInput, org string, e
 		if err != nil {
 			return err
 		}
-		next.UpdatedAt = ps.clock.Now()
-		if next, err = next.Normalize(); err != nil {
+		if next, err = domain.ReviseIdentityProvider(next, ps.clock.Now()); err != nil {
 			return err
 		}
 		if err := ps.checkDomains(ctx, next); err != nil {

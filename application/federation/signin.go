@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gatehouse/gatehouse/application/account"
 	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
@@ -409,7 +408,7 @@ func (s *SignIns) signIn(ctx context.Context, p domain.IdentityProvider, id port
 	if err == nil && res.TwoFactorChallenge != "" {
 		s.counter.Count(ctx, ports.SignInSecondFactorRequired)
 	} else {
-		s.counter.Count(ctx, account.SignInOutcome(err))
+		s.counter.Count(ctx, usecase.SignInOutcome(err))
 	}
 	return err
 }
@@ -475,16 +474,8 @@ func (s *SignIns) startSignIn(ctx context.Context, p domain.IdentityProvider, id
 	}
 	auth := FederatedAuthentication(id.AMR, now)
 	if u.TwoFactorEnabled() && !auth.HasSecondFactor() {
-		cid := s.issuer.Tokens.NewToken()
-		ch, err := domain.NewMFAChallenge([]byte(domain.HashToken(cid)), u.ID(), now, now.Add(account.MFAChallengeTTL), account.MFAMaxAttempts, true)
-		if err != nil {
-			return err
-		}
-		if err := s.challenges.Create(ctx, ch); err != nil {
-			return err
-		}
-		res.TwoFactorChallenge = cid
-		return nil
+		res.TwoFactorChallenge, err = usecase.StartMFAChallenge(ctx, s.challenges, s.issuer.Tokens, now, u.ID(), true)
+		return err
 	}
 	res.Session, res.Token, err = s.issuer.Start(ctx, u.ID(), true, c, auth)
 	return err

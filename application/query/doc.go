@@ -1,8 +1,11 @@
 // Package query holds the read-only use cases that stand alone: listing a
-// user's sessions, reading the audit log and the readiness check.
+// user's sessions, reading the audit log, the administrators' overview and
+// the readiness check.
 //
-// Every use case has the handler style: a FooHandler struct holding only the
-// ports it reads, a NewFooHandler constructor that panics on a nil
+// Style: a handler per use case, the older of the two styles application's
+// doc.go names; its reads join services in a change of their own that moves
+// every call site at once. Every use case is a FooHandler struct holding
+// only the ports it reads, a NewFooHandler constructor that panics on a nil
 // dependency (a wiring bug), and one method Handle(ctx, ...) that returns
 // the result and a domain error. A query never writes through a port, and
 // decides its own permission question (the audit log is for platform

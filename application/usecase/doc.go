@@ -9,8 +9,14 @@
 // revoker, link sender and password check that several account and admin
 // use cases use, and MustHave.
 //
+// It also holds what password sign-in, upstream sign-in and the second
+// factors share: the MFA challenge (StartMFAChallenge, MFAChallengeTTL,
+// MFAMaxAttempts), the trusted browsers, ErrAccountLocked and the counting
+// of sign-ins by outcome (SignInOutcome, CountSignIn); and what every
+// operator's use case answers of a missing user (ErrAdminUserNotFound).
+//
 // It holds no use case: a use case belongs to its bounded context's
-// package (account/, organization/, admin/, oidc/, servicekey/,
-// hostdomain/), in that package's style. Something moves here only when a
-// second context needs it.
+// package (account/, mfa/, organization/, admin/, oidc/, servicekey/,
+// hostdomain/, federation/, webhook/), in the style application's doc.go
+// states. Something moves here only when a second context needs it.
 package usecase

@@ -1,6 +1,7 @@
 package usecase
 
 import (
+	"errors"
 	"time"
 
 	"github.com/gatehouse/gatehouse/domain"
@@ -66,4 +67,20 @@ func (r OrgRequest) Actor() Actor { return UserActor(r.Principal.User.ID(), r.Re
 type KeyRequest struct {
 	Principal *Principal
 	Actor     Actor
+}
+
+// ErrAdminUserNotFound answers an operator (a platform administrator or a
+// service key) whose target user does not exist.
+var ErrAdminUserNotFound = domain.NewError(domain.KindNotFound, "admin.user_not_found", "User not found")
+
+// AdminUserErr turns a store's error about an operator's target user into
+// the operator's answer: ErrAdminUserNotFound, ErrUserExists, or err.
+func AdminUserErr(err error) error {
+	switch {
+	case errors.Is(err, domain.ErrNotFound):
+		return ErrAdminUserNotFound
+	case errors.Is(err, domain.ErrConflict):
+		return ErrUserExists
+	}
+	return err
 }

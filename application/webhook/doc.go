@@ -9,7 +9,10 @@
 // uses, built by a constructor that panics on a nil dependency
 // (usecase.MustHave), with one method per use case taking the caller
 // (usecase.Caller) where the use case needs permission. Fanout and Sender
-// are workers: bootstrap's job list runs them; nothing else calls them.
+// are workers that bootstrap's job list runs, nothing else: Fanout.Handle
+// is the handler of the outbox's events topic, whose relay bootstrap
+// builds (this package imports no other context), and Sender.Pass sends
+// the due deliveries.
 // Settings' zero values take the defaults declared beside them (Default*),
 // which bootstrap's settings are written from.
 package webhook

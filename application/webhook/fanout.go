@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/gatehouse/gatehouse/application/outbox"
 	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
@@ -32,29 +31,21 @@ func NewFanout(uow ports.UnitOfWork, ob ports.Outbox, endpoints ports.WebhookEnd
 	return &Fanout{uow: uow, outbox: ob, endpoints: endpoints, queue: queue, clock: clock, wake: wake}
 }
 
-// Woken receives when events were appended to the outbox and committed in
-// this process, so its fan-out runs at once; other processes' events are
-// found by polling.
-func (f *Fanout) Woken() <-chan struct{} { return f.outbox.Appended(ports.OutboxEvents) }
-
-// fanoutLease hides the events a pass claimed from other processes' relays;
+// FanoutLease hides the events a pass claimed from other processes' relays;
 // one pass writes a batch in well under it. A replica that dies holding a
 // claim delays those events by at most this much. Should a slow pass outlive
 // it, the second fan-out of an event fails on the message it finds already
 // queued and changes nothing, so a lease that runs out early costs no
 // duplicate.
-const fanoutLease = 15 * time.Second
+const FanoutLease = 15 * time.Second
 
 // FanoutBatch is how many events one fan-out pass claims.
 const FanoutBatch = 100
 
-// Relay returns the outbox relay of the "event" topic that runs Handle.
-func (f *Fanout) Relay() outbox.Relay {
-	return outbox.Relay{Outbox: f.outbox, Clock: f.clock, Topic: ports.OutboxEvents, Handle: f.Handle, Lease: fanoutLease, Batch: FanoutBatch}
-}
-
-// Handle fans event m out, as Fanout describes. The relay's own removal of
-// m afterwards finds nothing left to remove.
+// Handle fans event m out, as Fanout describes: it is the handler of the
+// outbox's events topic (ports.OutboxEvents), whose relay bootstrap's job
+// list runs, claiming FanoutBatch events for FanoutLease at a time. The
+// relay's own removal of m afterwards finds nothing left to remove.
 func (f *Fanout) Handle(ctx context.Context, m ports.OutboxMessage) error {
 	var wanted int
 	err := f.uow.Do(ctx, func(ctx context.Context) error {

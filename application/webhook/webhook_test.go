@@ -16,6 +16,7 @@ import (
 	"github.com/gatehouse/gatehouse/adapters/signingkeys"
 	"github.com/gatehouse/gatehouse/adapters/system"
 	"github.com/gatehouse/gatehouse/adapters/webhookclient"
+	"github.com/gatehouse/gatehouse/application/outbox"
 	"github.com/gatehouse/gatehouse/application/servicekey"
 	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/application/webhook"
@@ -119,7 +120,7 @@ func (w *world) register(t *testing.T, path string, eventTypes ...string) webhoo
 // fanOut runs fan-out passes until the outbox's events are gone.
 func (w *world) fanOut(t *testing.T) {
 	t.Helper()
-	if _, err := w.fanout.Relay().Pass(t.Context()); err != nil {
+	if _, err := fanoutRelay(w, w.fanout).Pass(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if st, _ := w.Outbox.Stats(t.Context()); st[ports.OutboxEvents].Depth != 0 {
@@ -385,7 +386,7 @@ func TestFanout_is_one_unit_of_work(t *testing.T) {
 	w.MustSignUp(t, "ada@example.com") // user.created and session.created
 	endpoints := memory.NewWebhookEndpointRepository(w.DB)
 	broken := webhook.NewFanout(memory.NewUnitOfWork(w.DB), w.Outbox, endpoints, failingQueue{w.queue}, w.Clock, webhook.NewWake())
-	rep, err := broken.Relay().Pass(t.Context())
+	rep, err := fanoutRelay(w, broken).Pass(t.Context())
 	if err != nil || rep.Claimed == 0 || rep.Retried != rep.Claimed {
 		t.Fatalf("broken pass = %+v, %v", rep, err)
 	}
@@ -441,4 +442,10 @@ func servicekeyCommand(scopes ...string) servicekey.CreateServiceKey {
 		scopes = []string{"webhooks:read", "webhooks:write"}
 	}
 	return servicekey.CreateServiceKey{Name: "hooks", Scopes: scopes}
+}
+
+// fanoutRelay is the events topic's relay running f, as bootstrap's job
+// list runs it.
+func fanoutRelay(w *world, f *webhook.Fanout) outbox.Relay {
+	return outbox.Relay{Outbox: w.Outbox, Clock: w.Clock, Topic: ports.OutboxEvents, Handle: f.Handle, Lease: webhook.FanoutLease, Batch: webhook.FanoutBatch}
 }

@@ -175,8 +175,8 @@ func (w *Webhooks) Create(ctx context.Context, req usecase.Caller, cmd CreateWeb
 			return err
 		}
 		now := w.clock.Now()
-		e := domain.WebhookEndpoint{ID: id, Enabled: !cmd.Disabled, CreatedAt: now, UpdatedAt: now}
-		if err := w.apply(&e, &cmd.URL, &cmd.Description, &cmd.EventTypes); err != nil {
+		e, err := w.checked(domain.WebhookEndpoint{ID: id, Enabled: !cmd.Disabled, CreatedAt: now, UpdatedAt: now}, &cmd.URL, &cmd.Description, &cmd.EventTypes)
+		if err != nil {
 			return err
 		}
 		if cmd.Disabled {
@@ -214,30 +214,10 @@ func (w *Webhooks) newSecret(id domain.WebhookEndpointID) (string, []byte, error
 	return domain.WebhookSecret(key), sealed, nil
 }
 
-// apply checks and sets the parts given (nil keeps them).
-func (w *Webhooks) apply(e *domain.WebhookEndpoint, url, description *string, types *[]string) error {
-	if url != nil {
-		u, err := domain.CheckWebhookURL(*url, w.settings.AllowPrivate)
-		if err != nil {
-			return err
-		}
-		e.URL = u
-	}
-	if description != nil {
-		d, err := domain.NormalizeWebhookDescription(*description)
-		if err != nil {
-			return err
-		}
-		e.Description = d
-	}
-	if types != nil {
-		t, err := domain.ParseWebhookEventTypes(*types)
-		if err != nil {
-			return err
-		}
-		e.EventTypes = t
-	}
-	return nil
+// checked returns e with the fields a caller set checked and set, as
+// domain.WebhookEndpoint.Changed does, under this deployment's URL rule.
+func (w *Webhooks) checked(e domain.WebhookEndpoint, url, description *string, types *[]string) (domain.WebhookEndpoint, error) {
+	return e.Changed(domain.WebhookEndpointChange{URL: url, Description: description, EventTypes: types, AllowPrivate: w.settings.AllowPrivate})
 }
 
 // List returns every endpoint, oldest first.
@@ -280,9 +260,11 @@ func (w *Webhooks) Update(ctx context.Context, req usecase.Caller, id domain.Web
 			return errEmptyPatch
 		}
 		return w.endpoints.Update(ctx, id, func(e *domain.WebhookEndpoint) error {
-			if err := w.apply(e, cmd.URL, cmd.Description, cmd.EventTypes); err != nil {
+			next, err := w.checked(*e, cmd.URL, cmd.Description, cmd.EventTypes)
+			if err != nil {
 				return err
 			}
+			*e = next
 			now := w.clock.Now()
 			switch {
 			case cmd.Enabled == nil:

@@ -59,6 +59,13 @@
 //     already keeps pages apart from the contracts; this rule adds the
 //     console.
 //
+//  7. No bounded context under application/ imports another, within the
+//     module, except application/usecase, what they share: a context that
+//     needs another's use case names what it needs as an interface of its
+//     own, which bootstrap binds. The root package application, which
+//     gathers the contexts for wiring, is exempt. Non-test files: a
+//     black-box test may build the other contexts its world needs.
+//
 //  8. No handler reaches a global application value: no package under
 //     adapters/httpapi except the composition root (adapters/httpapi
 //     itself, which builds every package with the use cases it calls)
@@ -68,7 +75,7 @@
 //     the import gone, nothing under adapters/httpapi (edge.Kit included)
 //     can hold an *application.Application.
 //
-// Flags: -rule picks the rules to run ("1,2,3,4,5,6,8" or "all"), -list
+// Flags: -rule picks the rules to run ("1,2,3,4,5,6,7,8" or "all"), -list
 // prints the rules, -C sets the module root (default: the current directory).
 package main
 
@@ -106,6 +113,7 @@ var rules = []struct {
 	{4, "no UPPER_SNAKE wire code or body./query./path./header. location in the inner layers and stores", checkWireVocabulary},
 	{5, "driven adapters import only domain, ports and their own adapter's packages", checkDrivenAdapters},
 	{6, "the HTML surfaces (console, pages) and the API contract packages never import each other", checkSurfaces},
+	{7, "no application context imports another, except application/usecase", checkContexts},
 	{8, "no handler reaches a global application value: only adapters/httpapi imports the application root package", checkGlobalApplication},
 }
 

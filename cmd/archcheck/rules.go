@@ -505,3 +505,41 @@ func wireVocabulary(s string) string {
 	}
 	return ""
 }
+
+// Rule 7 ---------------------------------------------------------------------
+
+// applicationDir holds the use cases, one package per bounded context; the
+// root package gathers them for wiring, and sharedContext is what they
+// share.
+const (
+	applicationDir = "application"
+	sharedContext  = applicationDir + "/usecase"
+)
+
+// contextOf returns the bounded context (application/<name>) dir belongs
+// to, or "" for the root package.
+func contextOf(dir string) string {
+	rest, ok := strings.CutPrefix(dir, applicationDir+"/")
+	if !ok {
+		return ""
+	}
+	name, _, _ := strings.Cut(rest, "/")
+	return applicationDir + "/" + name
+}
+
+func checkContexts(m *module) ([]violation, error) {
+	var vs []violation
+	for _, pk := range m.pkgsUnder(applicationDir) {
+		own := contextOf(pk.dir)
+		if own == "" {
+			continue
+		}
+		m.moduleImports(pk, own, false, func(f *file, imp *ast.ImportSpec, ip, dir string) {
+			if under(dir, applicationDir) && !under(dir, sharedContext) {
+				vs = append(vs, violation{f.name, m.line(imp.Pos()), 7,
+					fmt.Sprintf("application context %s imports %s; share through %s, or name what it needs as an interface of its own", own, ip, sharedContext)})
+			}
+		})
+	}
+	return vs, nil
+}

@@ -15,9 +15,9 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
-	"github.com/gatehouse/gatehouse/application/admin"
 	"github.com/gatehouse/gatehouse/application/federation"
 	"github.com/gatehouse/gatehouse/application/hostdomain"
+	"github.com/gatehouse/gatehouse/application/mfa"
 	"github.com/gatehouse/gatehouse/application/oidc"
 	"github.com/gatehouse/gatehouse/application/query"
 	"github.com/gatehouse/gatehouse/application/servicekey"
@@ -43,7 +43,7 @@ type Deps struct {
 	OAuthClients      *oidc.OAuthClients
 	SigningKeys       *oidc.SigningKeys
 	Domains           *hostdomain.Domains
-	Factors           *admin.Factors
+	Factors           *mfa.Factors
 	IdentityProviders *federation.Providers
 	Federation        *federation.SignIns
 	LinkedAccounts    *federation.Accounts

@@ -16,6 +16,7 @@ import (
 	"github.com/gatehouse/gatehouse/application/admin"
 	"github.com/gatehouse/gatehouse/application/federation"
 	"github.com/gatehouse/gatehouse/application/hostdomain"
+	"github.com/gatehouse/gatehouse/application/mfa"
 	"github.com/gatehouse/gatehouse/application/organization"
 	"github.com/gatehouse/gatehouse/application/webhook"
 )
@@ -32,7 +33,7 @@ type API struct {
 // its routes need (the rest may be nil).
 type Deps struct {
 	Administration    *admin.Administration
-	Factors           *admin.Factors
+	Factors           *mfa.Factors
 	Organizations     *organization.Organizations
 	Domains           *hostdomain.Domains
 	IdentityProviders *federation.Providers

@@ -11,13 +11,13 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
-	"github.com/gatehouse/gatehouse/application/account"
+	"github.com/gatehouse/gatehouse/application/mfa"
 	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
 // The security page's passkey forms, through the framework's own use case
-// (account.PasskeyHandler, what /api/auth/passkey/* calls): registration in
+// (mfa.Passkeys, what /api/auth/passkey/* calls): registration in
 // two posts (the options on the page, then the browser's answer, which the
 // page's script puts in the form), rename and removal.
 
@@ -27,7 +27,7 @@ func passkeyName(raw string) (string, bool) {
 	return name, name != "" && len(raw) <= 4*maxPasskeyName && utf8.RuneCountInString(name) <= maxPasskeyName
 }
 
-// newPasskey starts a registration (PasskeyHandler.RegisterOptions, as
+// newPasskey starts a registration (mfa.Passkeys.RegisterOptions, as
 // /api/auth/passkey/generate-register-options): the page carries the
 // options for the script, and the challenge cookie goes back.
 func (s *API) newPasskey(c *gin.Context, v *visit) {
@@ -41,7 +41,7 @@ func (s *API) newPasskey(c *gin.Context, v *visit) {
 			func(sv *securityView) { sv.Form.Name = raw })
 		return
 	}
-	res, err := s.App.Commands.Passkeys.RegisterOptions(c.Request.Context(), account.PasskeyRegisterOptions{Principal: v.p})
+	res, err := s.App.Commands.Passkeys.RegisterOptions(c.Request.Context(), mfa.PasskeyRegisterOptions{Principal: v.p})
 	if err != nil {
 		s.passkeyRefused(c, v, err, "passkey-name", securityForm{Name: name})
 		return
@@ -51,7 +51,7 @@ func (s *API) newPasskey(c *gin.Context, v *visit) {
 		s.refuse(c, domain.Internal("console: passkey options", err))
 		return
 	}
-	ck := s.Cookies.PasskeyCookie(res.ChallengeID, account.PasskeyChallengeTTL)
+	ck := s.Cookies.PasskeyCookie(res.ChallengeID, mfa.PasskeyChallengeTTL)
 	http.SetCookie(c.Writer, &ck)
 	s.showSecurity(c, v, http.StatusOK, "", "", func(sv *securityView) {
 		sv.Register = &registerView{Options: string(opts), Name: name}
@@ -68,9 +68,9 @@ func (s *API) passkeyRefused(c *gin.Context, v *visit, err error, field string, 
 		msg = "You signed in a while ago: sign in again, then add the passkey. Nothing was changed."
 	case errors.Is(err, usecase.ErrStepUpRequired):
 		msg = "Removing your last passkey needs a second factor proven in the last few minutes: confirm with a code, or sign in with this passkey, then try again. Nothing was changed."
-	case errors.Is(err, account.ErrPasskeysOff):
+	case errors.Is(err, mfa.ErrPasskeysOff):
 		msg = "Passkeys are not available on this address."
-	case errors.Is(err, account.ErrPasskeyInvalidName):
+	case errors.Is(err, mfa.ErrPasskeyInvalidName):
 		msg = "Name the passkey: 1 to 255 characters."
 	case domain.KindOf(err) == domain.KindInvalid || domain.KindOf(err) == domain.KindUnauthenticated:
 		msg = "The passkey was not accepted: " + messageOf(err) + " Nothing was changed."
@@ -87,7 +87,7 @@ func (s *API) passkeyRefused(c *gin.Context, v *visit, err error, field string, 
 	})
 }
 
-// verifyPasskey finishes a registration (PasskeyHandler.VerifyRegistration,
+// verifyPasskey finishes a registration (mfa.Passkeys.VerifyRegistration,
 // as /api/auth/passkey/verify-registration) with the browser's answer,
 // which the script put in the form.
 func (s *API) verifyPasskey(c *gin.Context, v *visit) {
@@ -103,7 +103,7 @@ func (s *API) verifyPasskey(c *gin.Context, v *visit) {
 			func(sv *securityView) { sv.Form.Name = name })
 		return
 	}
-	_, err := s.App.Commands.Passkeys.VerifyRegistration(ctx, account.PasskeyVerifyRegistration{Principal: v.p, Actor: accountActor(c, v),
+	_, err := s.App.Commands.Passkeys.VerifyRegistration(ctx, mfa.PasskeyVerifyRegistration{Principal: v.p, Actor: accountActor(c, v),
 		ChallengeID: s.Cookies.PasskeyChallenge(c.Request), Response: []byte(reply), Name: name})
 	if err != nil {
 		s.passkeyRefused(c, v, err, "passkey-response", securityForm{Name: name})
@@ -128,7 +128,7 @@ func passkeyID(c *gin.Context) ([]byte, bool) {
 	return b, err == nil && len(b) > 0
 }
 
-// renamePasskey names a passkey (PasskeyHandler.Rename, as
+// renamePasskey names a passkey (mfa.Passkeys.Rename, as
 // /api/auth/passkey/update-passkey).
 func (s *API) renamePasskey(c *gin.Context, v *visit) {
 	id, ok := passkeyID(c)
@@ -146,7 +146,7 @@ func (s *API) renamePasskey(c *gin.Context, v *visit) {
 			func(sv *securityView) { sv.Form.Rename, sv.Form.RenameID = raw, c.Request.PostForm.Get("id") })
 		return
 	}
-	if _, err := s.App.Commands.Passkeys.Rename(c.Request.Context(), account.PasskeyChange{Principal: v.p, Actor: accountActor(c, v), ID: id, Name: name}); err != nil {
+	if _, err := s.App.Commands.Passkeys.Rename(c.Request.Context(), mfa.PasskeyChange{Principal: v.p, Actor: accountActor(c, v), ID: id, Name: name}); err != nil {
 		if errors.Is(err, domain.ErrPasskeyNotFound) || domain.KindOf(err) == domain.KindNotFound {
 			s.showSecurity(c, v, http.StatusNotFound, "No such passkey: nothing was changed.", "passkey-id", nil)
 			return
@@ -157,7 +157,7 @@ func (s *API) renamePasskey(c *gin.Context, v *visit) {
 	securityDone(c, "passkey-renamed")
 }
 
-// deletePasskey removes a passkey (PasskeyHandler.Delete, as
+// deletePasskey removes a passkey (mfa.Passkeys.Delete, as
 // /api/auth/passkey/delete-passkey); the last one needs a recent second
 // factor, which the form's code may prove.
 func (s *API) deletePasskey(c *gin.Context, v *visit) {
@@ -175,7 +175,7 @@ func (s *API) deletePasskey(c *gin.Context, v *visit) {
 		s.securityRefused(c, v, err, "delete")
 		return
 	}
-	if err := s.App.Commands.Passkeys.Delete(c.Request.Context(), account.PasskeyChange{Principal: v.p, Actor: accountActor(c, v), ID: id}); err != nil {
+	if err := s.App.Commands.Passkeys.Delete(c.Request.Context(), mfa.PasskeyChange{Principal: v.p, Actor: accountActor(c, v), ID: id}); err != nil {
 		if errors.Is(err, domain.ErrPasskeyNotFound) || domain.KindOf(err) == domain.KindNotFound {
 			s.showSecurity(c, v, http.StatusNotFound, "No such passkey: nothing was changed.", "passkey-id", nil)
 			return

@@ -16,7 +16,7 @@ import (
 	qr "github.com/piglig/go-qr"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
-	"github.com/gatehouse/gatehouse/application/account"
+	"github.com/gatehouse/gatehouse/application/mfa"
 	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
 )
@@ -197,7 +197,7 @@ func formValue(c *gin.Context, name string, maxLen int) (string, bool) {
 	return val, len(val) <= maxLen
 }
 
-// enableTOTP starts enrolment (TwoFactorHandler.Enable, as
+// enableTOTP starts enrolment (mfa.TwoFactor.Enable, as
 // /api/auth/two-factor/enable): with the password, a new key and backup
 // codes, shown in this answer only.
 func (s *API) enableTOTP(c *gin.Context, v *visit) {
@@ -207,7 +207,7 @@ func (s *API) enableTOTP(c *gin.Context, v *visit) {
 		s.showSecurity(c, v, http.StatusBadRequest, "Enter your password to set up an authenticator app.", "totp-password", nil)
 		return
 	}
-	res, err := s.App.Commands.TwoFactor.Enable(ctx, account.EnableTwoFactor{Principal: v.p, Password: pw,
+	res, err := s.App.Commands.TwoFactor.Enable(ctx, mfa.EnableTwoFactor{Principal: v.p, Password: pw,
 		Client: edge.RequestInfoFrom(ctx).Client(), Origin: edge.Origin(ctx)})
 	if err != nil {
 		s.securityRefused(c, v, err, "totp")
@@ -248,7 +248,7 @@ func groupSecret(secret string) string {
 }
 
 // confirmTOTP turns two-factor on with the first code
-// (TwoFactorHandler.VerifyTOTP in the session, as
+// (mfa.TwoFactor.VerifyTOTP in the session, as
 // /api/auth/two-factor/verify-totp): the session is replaced, so its new
 // cookie goes back.
 func (s *API) confirmTOTP(c *gin.Context, v *visit) {
@@ -260,14 +260,14 @@ func (s *API) confirmTOTP(c *gin.Context, v *visit) {
 			func(sv *securityView) { sv.Confirming = true })
 		return
 	}
-	res, err := s.App.Commands.TwoFactor.VerifyTOTP(ctx, account.VerifySecondFactor{Principal: &v.p, Code: code,
+	res, err := s.App.Commands.TwoFactor.VerifyTOTP(ctx, mfa.VerifySecondFactor{Principal: &v.p, Code: code,
 		Client: edge.RequestInfoFrom(ctx).Client(), Origin: edge.Origin(ctx)})
 	if err != nil {
-		if errors.Is(err, account.ErrTOTPNotEnabled) {
+		if errors.Is(err, mfa.ErrTOTPNotEnabled) {
 			s.showSecurity(c, v, http.StatusBadRequest, "There is no authenticator app to confirm: set one up first.", "totp-code", nil)
 			return
 		}
-		if errors.Is(err, account.ErrInvalidCode) {
+		if errors.Is(err, mfa.ErrInvalidCode) {
 			s.showSecurity(c, v, http.StatusBadRequest, "That code is not right. Enter the code your app shows now.", "totp-code",
 				func(sv *securityView) { sv.Confirming = !sv.TwoFactor })
 			return
@@ -293,7 +293,7 @@ func (s *API) stepUp(c *gin.Context, v *visit, code string) error {
 		return nil
 	}
 	ctx := c.Request.Context()
-	cmd := account.VerifySecondFactor{Principal: &v.p, Code: code, Client: edge.RequestInfoFrom(ctx).Client(), Origin: edge.Origin(ctx)}
+	cmd := mfa.VerifySecondFactor{Principal: &v.p, Code: code, Client: edge.RequestInfoFrom(ctx).Client(), Origin: edge.Origin(ctx)}
 	verify := s.App.Commands.TwoFactor.VerifyBackupCode
 	if len(code) == 6 && strings.Trim(code, "0123456789") == "" {
 		verify = s.App.Commands.TwoFactor.VerifyTOTP
@@ -317,13 +317,13 @@ func (s *API) securityRefused(c *gin.Context, v *visit, err error, form string) 
 	switch {
 	case errors.Is(err, usecase.ErrStepUpRequired):
 		msg, field = "This needs a second factor proven in the last few minutes: enter a code from your authenticator app or a backup code, or confirm with a passkey first.", form+"-code"
-	case errors.Is(err, account.ErrInvalidCode), errors.Is(err, account.ErrInvalidBackupCode):
+	case errors.Is(err, mfa.ErrInvalidCode), errors.Is(err, mfa.ErrInvalidBackupCode):
 		msg, field = "That code is not right: nothing was changed.", form+"-code"
 	case errors.Is(err, usecase.ErrInvalidPassword):
 		msg = "That password is not right: nothing was changed."
-	case errors.Is(err, account.ErrTOTPAlreadyEnabled):
+	case errors.Is(err, mfa.ErrTOTPAlreadyEnabled):
 		msg = "Two-factor authentication is on already."
-	case errors.Is(err, account.ErrTwoFactorNotEnabled), errors.Is(err, account.ErrTOTPNotEnabled):
+	case errors.Is(err, mfa.ErrTwoFactorNotEnabled), errors.Is(err, mfa.ErrTOTPNotEnabled):
 		msg = "Two-factor authentication is off."
 	default:
 		s.refuse(c, err)
@@ -353,14 +353,14 @@ func (s *API) twoFactorChange(c *gin.Context, v *visit, form string) (string, bo
 	return pw, true
 }
 
-// disableTOTP turns two-factor off (TwoFactorHandler.Disable, as
+// disableTOTP turns two-factor off (mfa.TwoFactor.Disable, as
 // /api/auth/two-factor/disable) and forgets this browser's trust.
 func (s *API) disableTOTP(c *gin.Context, v *visit) {
 	pw, ok := s.twoFactorChange(c, v, "disable")
 	if !ok {
 		return
 	}
-	err := s.App.Commands.TwoFactor.Disable(c.Request.Context(), account.TwoFactorPassword{Principal: v.p, Password: pw, Origin: edge.Origin(c.Request.Context())})
+	err := s.App.Commands.TwoFactor.Disable(c.Request.Context(), mfa.TwoFactorPassword{Principal: v.p, Password: pw, Origin: edge.Origin(c.Request.Context())})
 	if err != nil {
 		s.securityRefused(c, v, err, "disable")
 		return
@@ -371,7 +371,7 @@ func (s *API) disableTOTP(c *gin.Context, v *visit) {
 }
 
 // newBackupCodes replaces the backup codes
-// (TwoFactorHandler.GenerateBackupCodes, as
+// (mfa.TwoFactor.GenerateBackupCodes, as
 // /api/auth/two-factor/generate-backup-codes) and shows the new ones in
 // this answer only.
 func (s *API) newBackupCodes(c *gin.Context, v *visit) {
@@ -379,7 +379,7 @@ func (s *API) newBackupCodes(c *gin.Context, v *visit) {
 	if !ok {
 		return
 	}
-	codes, err := s.App.Commands.TwoFactor.GenerateBackupCodes(c.Request.Context(), account.TwoFactorPassword{Principal: v.p, Password: pw,
+	codes, err := s.App.Commands.TwoFactor.GenerateBackupCodes(c.Request.Context(), mfa.TwoFactorPassword{Principal: v.p, Password: pw,
 		Origin: edge.Origin(c.Request.Context())})
 	if err != nil {
 		s.securityRefused(c, v, err, "codes")

@@ -23,6 +23,7 @@ import (
 	"github.com/gatehouse/gatehouse/application/account"
 	"github.com/gatehouse/gatehouse/application/admin"
 	"github.com/gatehouse/gatehouse/application/federation"
+	"github.com/gatehouse/gatehouse/application/mfa"
 	"github.com/gatehouse/gatehouse/application/oidc"
 	"github.com/gatehouse/gatehouse/application/organization"
 	"github.com/gatehouse/gatehouse/application/query"
@@ -51,8 +52,8 @@ type Deps struct {
 	DeleteUser     *account.DeleteUserHandler
 	ResetPassword  *account.ResetPasswordHandler
 	VerifyEmail    *account.VerifyEmailHandler
-	TwoFactor      *account.TwoFactorHandler
-	Passkeys       *account.PasskeyHandler
+	TwoFactor      *mfa.TwoFactor
+	Passkeys       *mfa.Passkeys
 	Organizations  *organization.Organizations
 	Administration *admin.Administration
 	SigningKeys    *oidc.SigningKeys

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/application/account"
+	"github.com/gatehouse/gatehouse/application/usecase"
 )
 
 // SignUpInput is the sign-up request (JSON, or an HTML form).
@@ -88,13 +89,13 @@ func (s *API) signIn(ctx context.Context, in *SignInInput) (*SignInOutput, error
 	out := &SignInOutput{}
 	switch {
 	case res.TrustToken != "":
-		out.SetCookie = append(out.SetCookie, s.Cookies.TrustDeviceCookie(res.TrustToken, account.TrustDeviceTTL))
+		out.SetCookie = append(out.SetCookie, s.Cookies.TrustDeviceCookie(res.TrustToken, usecase.TrustDeviceTTL))
 	case res.TrustRefused:
 		out.SetCookie = append(out.SetCookie, s.Cookies.ClearTrustDevice())
 	}
 	if res.TwoFactorChallenge != "" {
 		out.Body.TwoFactorRedirect, out.Body.TwoFactorMethods = true, twoFactorMethods
-		out.SetCookie = append(out.SetCookie, s.Cookies.TwoFactorCookie(res.TwoFactorChallenge, account.MFAChallengeTTL))
+		out.SetCookie = append(out.SetCookie, s.Cookies.TwoFactorCookie(res.TwoFactorChallenge, usecase.MFAChallengeTTL))
 		return out, nil
 	}
 	u, redirect := userJSON(res.User), false

@@ -10,7 +10,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
-	"github.com/gatehouse/gatehouse/application/account"
+	"github.com/gatehouse/gatehouse/application/mfa"
 	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
 )
@@ -85,7 +85,7 @@ func (s *API) passkeyRegisterOptions(ctx context.Context, in *PasskeyRegisterOpt
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.Passkeys.RegisterOptions(ctx, account.PasskeyRegisterOptions{Principal: p, Attachment: in.AuthenticatorAttachment})
+	res, err := s.Passkeys.RegisterOptions(ctx, mfa.PasskeyRegisterOptions{Principal: p, Attachment: in.AuthenticatorAttachment})
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +93,7 @@ func (s *API) passkeyRegisterOptions(ctx context.Context, in *PasskeyRegisterOpt
 	if err := recast(res.Creation, &out.Body); err != nil {
 		return nil, err
 	}
-	out.SetCookie = []http.Cookie{s.Cookies.PasskeyCookie(res.ChallengeID, account.PasskeyChallengeTTL)}
+	out.SetCookie = []http.Cookie{s.Cookies.PasskeyCookie(res.ChallengeID, mfa.PasskeyChallengeTTL)}
 	return out, nil
 }
 
@@ -110,7 +110,7 @@ func (s *API) passkeyAuthenticateOptions(ctx context.Context, _ *struct{}) (*Pas
 	if err := recast(res.Request, &out.Body); err != nil {
 		return nil, err
 	}
-	out.SetCookie = []http.Cookie{s.Cookies.PasskeyCookie(res.ChallengeID, account.PasskeyChallengeTTL)}
+	out.SetCookie = []http.Cookie{s.Cookies.PasskeyCookie(res.ChallengeID, mfa.PasskeyChallengeTTL)}
 	return out, nil
 }
 
@@ -209,7 +209,7 @@ func (s *API) passkeyVerifyRegistration(ctx context.Context, in *PasskeyVerifyRe
 	if err != nil {
 		return nil, err
 	}
-	c, err := s.Passkeys.VerifyRegistration(ctx, account.PasskeyVerifyRegistration{Principal: p, Actor: userActor(ctx, p),
+	c, err := s.Passkeys.VerifyRegistration(ctx, mfa.PasskeyVerifyRegistration{Principal: p, Actor: userActor(ctx, p),
 		ChallengeID: s.Cookies.PasskeyChallenge(ri.Request), Response: resp, Name: in.Body.Name})
 	if err != nil {
 		return nil, err
@@ -262,7 +262,7 @@ func (s *API) passkeyVerifyAuthentication(ctx context.Context, in *PasskeyVerify
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.Passkeys.VerifyAuthentication(ctx, account.PasskeyVerifyAuthentication{Principal: p,
+	res, err := s.Passkeys.VerifyAuthentication(ctx, mfa.PasskeyVerifyAuthentication{Principal: p,
 		ChallengeID: s.Cookies.PasskeyChallenge(ri.Request), Response: resp, Client: ri.Client()})
 	if err != nil {
 		return nil, err
@@ -339,7 +339,7 @@ func (s *API) passkeyUpdate(ctx context.Context, in *PasskeyUpdateInput) (*Passk
 	if err != nil {
 		return nil, err
 	}
-	c, err := s.Passkeys.Rename(ctx, account.PasskeyChange{Principal: p, Actor: userActor(ctx, p), ID: id, Name: in.Body.Name})
+	c, err := s.Passkeys.Rename(ctx, mfa.PasskeyChange{Principal: p, Actor: userActor(ctx, p), ID: id, Name: in.Body.Name})
 	if err != nil {
 		return nil, err
 	}
@@ -357,7 +357,7 @@ func (s *API) passkeyDelete(ctx context.Context, in *PasskeyIDInput) (*edge.Stat
 	if err != nil {
 		return nil, err
 	}
-	if err := s.Passkeys.Delete(ctx, account.PasskeyChange{Principal: p, Actor: userActor(ctx, p), ID: id}); err != nil {
+	if err := s.Passkeys.Delete(ctx, mfa.PasskeyChange{Principal: p, Actor: userActor(ctx, p), ID: id}); err != nil {
 		return nil, err
 	}
 	return edge.StatusOK(), nil

@@ -12,8 +12,8 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
-	"github.com/gatehouse/gatehouse/application/account"
 	"github.com/gatehouse/gatehouse/application/federation"
+	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
@@ -282,7 +282,7 @@ func (s *API) callbackGet(ctx context.Context, in *CallbackInput) (*CallbackOutp
 	}
 	switch {
 	case res.TwoFactorChallenge != "":
-		out.SetCookie = append(out.SetCookie, s.Cookies.TwoFactorCookie(res.TwoFactorChallenge, account.MFAChallengeTTL))
+		out.SetCookie = append(out.SetCookie, s.Cookies.TwoFactorCookie(res.TwoFactorChallenge, usecase.MFAChallengeTTL))
 		out.Location = s.Origins.Absolute(edge.PageURL(edge.TwoFactorPath, url.Values{"callbackURL": {res.RedirectURL}}))
 	case res.Session != nil:
 		out.SignIn(s.Cookies, res.Token, res.Session)

@@ -8,7 +8,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
-	"github.com/gatehouse/gatehouse/application/account"
+	"github.com/gatehouse/gatehouse/application/mfa"
 	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
 )
@@ -58,7 +58,7 @@ func (s *API) twoFactorEnable(ctx context.Context, in *TwoFactorEnableInput) (*T
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.TwoFactor.Enable(ctx, account.EnableTwoFactor{Principal: p, Password: in.Body.Password, Issuer: in.Body.Issuer,
+	res, err := s.TwoFactor.Enable(ctx, mfa.EnableTwoFactor{Principal: p, Password: in.Body.Password, Issuer: in.Body.Issuer,
 		Method: in.Body.Method, Client: edge.RequestInfoFrom(ctx).Client(), Origin: edge.Origin(ctx)})
 	if err != nil {
 		return nil, err
@@ -90,7 +90,7 @@ func (s *API) twoFactorURI(ctx context.Context, in *TwoFactorPasswordInput) (*Tw
 	if err != nil {
 		return nil, err
 	}
-	uri, err := s.TwoFactor.TOTPURI(ctx, account.TwoFactorPassword{Principal: p, Password: in.Body.Password})
+	uri, err := s.TwoFactor.TOTPURI(ctx, mfa.TwoFactorPassword{Principal: p, Password: in.Body.Password})
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +112,7 @@ func (s *API) twoFactorBackupCodes(ctx context.Context, in *TwoFactorPasswordInp
 	if err != nil {
 		return nil, err
 	}
-	codes, err := s.TwoFactor.GenerateBackupCodes(ctx, account.TwoFactorPassword{Principal: p, Password: in.Body.Password, Origin: edge.Origin(ctx)})
+	codes, err := s.TwoFactor.GenerateBackupCodes(ctx, mfa.TwoFactorPassword{Principal: p, Password: in.Body.Password, Origin: edge.Origin(ctx)})
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +126,7 @@ func (s *API) twoFactorDisable(ctx context.Context, in *TwoFactorPasswordInput) 
 	if err != nil {
 		return nil, err
 	}
-	if err := s.TwoFactor.Disable(ctx, account.TwoFactorPassword{Principal: p, Password: in.Body.Password, Origin: edge.Origin(ctx)}); err != nil {
+	if err := s.TwoFactor.Disable(ctx, mfa.TwoFactorPassword{Principal: p, Password: in.Body.Password, Origin: edge.Origin(ctx)}); err != nil {
 		return nil, err
 	}
 	out := edge.StatusOK()
@@ -194,9 +194,9 @@ func (s *API) twoFactorVerifyBackupCode(ctx context.Context, in *TwoFactorVerify
 // else for the challenge of the two_factor cookie; the cookie is expired
 // when the challenge ends (answered, exhausted or gone).
 func (s *API) twoFactorVerify(ctx context.Context, in *TwoFactorVerifyInput,
-	verify func(context.Context, account.VerifySecondFactor) (*account.VerifySecondFactorResult, error)) (*TwoFactorVerifyOutput, error) {
+	verify func(context.Context, mfa.VerifySecondFactor) (*mfa.VerifySecondFactorResult, error)) (*TwoFactorVerifyOutput, error) {
 	ri := edge.RequestInfoFrom(ctx)
-	cmd := account.VerifySecondFactor{Code: in.Body.Code, TrustDevice: in.Body.TrustDevice, Client: ri.Client(), Origin: edge.Origin(ctx)}
+	cmd := mfa.VerifySecondFactor{Code: in.Body.Code, TrustDevice: in.Body.TrustDevice, Client: ri.Client(), Origin: edge.Origin(ctx)}
 	token, _ := s.Cookies.Token(ri.Request)
 	// A pending challenge is answered first: verify-otp has no session
 	// path, and a sign-in's answer must not touch another session.
@@ -209,7 +209,7 @@ func (s *API) twoFactorVerify(ctx context.Context, in *TwoFactorVerifyInput,
 	}
 	res, err := verify(ctx, cmd)
 	if err != nil {
-		if cmd.Principal == nil && (errors.Is(err, account.ErrTooManyAttempts) || errors.Is(err, account.ErrInvalidChallenge)) {
+		if cmd.Principal == nil && (errors.Is(err, mfa.ErrTooManyAttempts) || errors.Is(err, mfa.ErrInvalidChallenge)) {
 			clear := s.Cookies.ClearTwoFactor()
 			return nil, huma.ErrorWithHeaders(edge.RenderError(ctx, edge.LoggerFrom(ctx), err), http.Header{"Set-Cookie": {clear.String()}})
 		}
@@ -222,7 +222,7 @@ func (s *API) twoFactorVerify(ctx context.Context, in *TwoFactorVerifyInput,
 		out.SignIn(s.Cookies, res.Token, res.Session)
 		out.SetCookie = append(out.SetCookie, s.Cookies.ClearTwoFactor())
 		if res.TrustToken != "" {
-			out.SetCookie = append(out.SetCookie, s.Cookies.TrustDeviceCookie(res.TrustToken, account.TrustDeviceTTL))
+			out.SetCookie = append(out.SetCookie, s.Cookies.TrustDeviceCookie(res.TrustToken, usecase.TrustDeviceTTL))
 		}
 	} else if res.Rotated {
 		// Two-factor turned on: the session was replaced (Better Auth

@@ -1,4 +1,4 @@
-package account_test
+package mfa_test
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	"github.com/gatehouse/gatehouse/adapters/memory"
 	"github.com/gatehouse/gatehouse/adapters/system"
 	"github.com/gatehouse/gatehouse/application/account"
+	"github.com/gatehouse/gatehouse/application/mfa"
 	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
@@ -23,7 +24,7 @@ const pkTestOrigin = "https://id.example.com"
 // with their password, and a software authenticator.
 type pkWorld struct {
 	*usecasetest.World
-	pk     *account.PasskeyHandler
+	pk     *mfa.Passkeys
 	audit  *memory.AuditLog
 	p      usecase.Principal
 	device virtualwebauthn.Authenticator
@@ -39,9 +40,9 @@ func newPKWorld(t *testing.T) *pkWorld {
 	w.Settings.StepUpWindow = pkWindow
 	w.audit = memory.NewAuditLog(w.DB)
 	var err error
-	w.pk, err = account.NewPasskeyHandler(w.Users, memory.NewPasskeyRepository(w.DB), memory.NewWebAuthnChallengeRepository(w.DB),
+	w.pk, err = mfa.NewPasskeys(w.Users, memory.NewPasskeyRepository(w.DB), memory.NewWebAuthnChallengeRepository(w.DB),
 		memory.NewSessionRepository(w.DB), w.AuditorOf(w.audit), system.NewTokenGenerator(), system.NewIDGenerator(), w.Clock, w.Settings,
-		account.PasskeySettings{RPID: "id.example.com", RPName: "Gatehouse", Origins: []string{pkTestOrigin}})
+		mfa.PasskeySettings{RPID: "id.example.com", RPName: "Gatehouse", Origins: []string{pkTestOrigin}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func mustMarshal(t *testing.T, v any) string {
 // register registers the world's credential for its user.
 func (w *pkWorld) register(t *testing.T) domain.PasskeyCredential {
 	t.Helper()
-	opts, err := w.pk.RegisterOptions(t.Context(), account.PasskeyRegisterOptions{Principal: w.p})
+	opts, err := w.pk.RegisterOptions(t.Context(), mfa.PasskeyRegisterOptions{Principal: w.p})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +76,7 @@ func (w *pkWorld) register(t *testing.T) domain.PasskeyCredential {
 	}
 	w.device.Options.UserHandle = []byte(ao.UserID)
 	resp := virtualwebauthn.CreateAttestationResponse(w.rp, w.device, w.cred, *ao)
-	c, err := w.pk.VerifyRegistration(t.Context(), account.PasskeyVerifyRegistration{Principal: w.p, ChallengeID: opts.ChallengeID,
+	c, err := w.pk.VerifyRegistration(t.Context(), mfa.PasskeyVerifyRegistration{Principal: w.p, ChallengeID: opts.ChallengeID,
 		Response: []byte(resp), Name: "Laptop", Actor: usecase.UserActor(w.p.User.ID(), "req-1", "192.0.2.1")})
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +85,7 @@ func (w *pkWorld) register(t *testing.T) domain.PasskeyCredential {
 }
 
 // authenticate runs an authentication ceremony, signed in as p when set.
-func (w *pkWorld) authenticate(t *testing.T, p *usecase.Principal) (*account.PasskeyAuthResult, error) {
+func (w *pkWorld) authenticate(t *testing.T, p *usecase.Principal) (*mfa.PasskeyAuthResult, error) {
 	t.Helper()
 	opts, err := w.pk.AuthenticateOptions(t.Context(), p)
 	if err != nil {
@@ -96,7 +97,7 @@ func (w *pkWorld) authenticate(t *testing.T, p *usecase.Principal) (*account.Pas
 	}
 	w.cred.Counter++
 	resp := virtualwebauthn.CreateAssertionResponse(w.rp, w.device, w.cred, *ao)
-	return w.pk.VerifyAuthentication(t.Context(), account.PasskeyVerifyAuthentication{Principal: p, ChallengeID: opts.ChallengeID, Response: []byte(resp)})
+	return w.pk.VerifyAuthentication(t.Context(), mfa.PasskeyVerifyAuthentication{Principal: p, ChallengeID: opts.ChallengeID, Response: []byte(resp)})
 }
 
 func TestPasskey_last_passkey_needs_a_fresh_second_factor(t *testing.T) {
@@ -110,7 +111,7 @@ func TestPasskey_last_passkey_needs_a_fresh_second_factor(t *testing.T) {
 	// Within the window the passkey sign-in counts as the step-up; past
 	// it, the last passkey stays until a second factor is proven again.
 	w.Clock.Advance(pkWindow + time.Second)
-	del := account.PasskeyChange{Principal: p, ID: c.ID, Actor: usecase.UserActor(p.User.ID(), "req-2", "192.0.2.1")}
+	del := mfa.PasskeyChange{Principal: p, ID: c.ID, Actor: usecase.UserActor(p.User.ID(), "req-2", "192.0.2.1")}
 	usecasetest.MustCode(t, w.pk.Delete(t.Context(), del), "mfa.step_up_required")
 	stepped, err := w.authenticate(t, &p)
 	if err != nil || stepped.NewSession {
@@ -150,14 +151,14 @@ func TestPasskey_rules(t *testing.T) {
 		ao, _ := virtualwebauthn.ParseAssertionOptions(mustMarshal(t, opts.Request))
 		w.cred.Counter++
 		resp := virtualwebauthn.CreateAssertionResponse(w.rp, w.device, w.cred, *ao)
-		w.Clock.Advance(account.PasskeyChallengeTTL + time.Second)
-		_, err = w.pk.VerifyAuthentication(t.Context(), account.PasskeyVerifyAuthentication{ChallengeID: opts.ChallengeID, Response: []byte(resp)})
+		w.Clock.Advance(mfa.PasskeyChallengeTTL + time.Second)
+		_, err = w.pk.VerifyAuthentication(t.Context(), mfa.PasskeyVerifyAuthentication{ChallengeID: opts.ChallengeID, Response: []byte(resp)})
 		usecasetest.MustCode(t, err, "passkey.challenge_not_found")
 	})
 	t.Run("registration_challenge_is_not_an_authentication", func(t *testing.T) {
 		w := newPKWorld(t)
 		w.register(t)
-		reg, err := w.pk.RegisterOptions(t.Context(), account.PasskeyRegisterOptions{Principal: w.p})
+		reg, err := w.pk.RegisterOptions(t.Context(), mfa.PasskeyRegisterOptions{Principal: w.p})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -165,19 +166,19 @@ func TestPasskey_rules(t *testing.T) {
 		ao, _ := virtualwebauthn.ParseAssertionOptions(mustMarshal(t, auth.Request))
 		w.cred.Counter++
 		resp := virtualwebauthn.CreateAssertionResponse(w.rp, w.device, w.cred, *ao)
-		_, err = w.pk.VerifyAuthentication(t.Context(), account.PasskeyVerifyAuthentication{ChallengeID: reg.ChallengeID, Response: []byte(resp)})
+		_, err = w.pk.VerifyAuthentication(t.Context(), mfa.PasskeyVerifyAuthentication{ChallengeID: reg.ChallengeID, Response: []byte(resp)})
 		usecasetest.MustCode(t, err, "passkey.challenge_not_found")
 	})
 	t.Run("registration_needs_a_fresh_session", func(t *testing.T) {
 		w := newPKWorld(t)
-		opts, err := w.pk.RegisterOptions(t.Context(), account.PasskeyRegisterOptions{Principal: w.p})
+		opts, err := w.pk.RegisterOptions(t.Context(), mfa.PasskeyRegisterOptions{Principal: w.p})
 		if err != nil {
 			t.Fatal(err)
 		}
 		w.Clock.Advance(w.Settings.Sessions.FreshAge + time.Second)
-		_, err = w.pk.RegisterOptions(t.Context(), account.PasskeyRegisterOptions{Principal: w.p})
+		_, err = w.pk.RegisterOptions(t.Context(), mfa.PasskeyRegisterOptions{Principal: w.p})
 		usecasetest.MustCode(t, err, usecase.ErrSessionNotFresh.Code)
-		_, err = w.pk.VerifyRegistration(t.Context(), account.PasskeyVerifyRegistration{Principal: w.p, ChallengeID: opts.ChallengeID, Response: []byte(`{}`)})
+		_, err = w.pk.VerifyRegistration(t.Context(), mfa.PasskeyVerifyRegistration{Principal: w.p, ChallengeID: opts.ChallengeID, Response: []byte(`{}`)})
 		usecasetest.MustCode(t, err, usecase.ErrSessionNotFresh.Code)
 	})
 	t.Run("synced_passkey_counter_may_stay", func(t *testing.T) {
@@ -208,7 +209,7 @@ func TestPasskey_expired_challenges_are_purged(t *testing.T) {
 	if p, err := purge.Handle(t.Context()); err != nil || p.Challenges != 0 {
 		t.Fatalf("purge of a live challenge = %+v, %v", p, err)
 	}
-	w.Clock.Advance(account.PasskeyChallengeTTL + time.Second)
+	w.Clock.Advance(mfa.PasskeyChallengeTTL + time.Second)
 	if p, err := purge.Handle(t.Context()); err != nil || p.Challenges != 1 {
 		t.Fatalf("purge after the challenge expired = %+v, %v; want 1 challenge", p, err)
 	}

@@ -1,4 +1,4 @@
-package account
+package mfa
 
 import (
 	"context"
@@ -15,22 +15,16 @@ import (
 // Two-factor sign-in (Better Auth's twoFactor plugin): a TOTP factor with
 // backup codes, enabled with the password and turned on by the first
 // accepted code. Sign-in of a user with two-factor on creates no session but
-// a challenge (SignInHandler), answered here with a TOTP code or a backup
-// code; at most MFAMaxAttempts wrong answers per challenge, and each one
-// counts towards the account lockout as a wrong password does, as do the
-// wrong codes answered in a signed-in session (factorBudget).
+// a challenge (account.SignInHandler, or federation.SignIns upstream),
+// answered here with a TOTP code or a backup code; at most
+// usecase.MFAMaxAttempts wrong answers per challenge, and each one counts
+// towards the account lockout as a wrong password does, as do the wrong
+// codes answered in a signed-in session (factorBudget).
 
 // The second-factor rules.
 const (
-	// MFAMaxAttempts is how many wrong answers a challenge takes.
-	MFAMaxAttempts = 5
-	// MFAChallengeTTL is how long a challenge lives (the two_factor cookie).
-	MFAChallengeTTL = domain.MFAChallengeMaxTTL
 	// EmailOTPTTL is how long an e-mailed code works (Better Auth: 3 min).
 	EmailOTPTTL = 3 * time.Minute
-	// TrustDeviceTTL is how long a trusted browser skips the challenge
-	// (the trust_device cookie); each use starts it again.
-	TrustDeviceTTL = 30 * 24 * time.Hour
 	// BackupCodeCount is how many backup codes a user gets.
 	BackupCodeCount = 10
 	// totpSealPurpose binds a sealed TOTP secret to its use.
@@ -47,8 +41,6 @@ var (
 	ErrInvalidChallenge    = domain.NewError(domain.KindUnauthenticated, "mfa.invalid_challenge", "Invalid two factor cookie")
 	ErrOTPExpired          = domain.Invalid("mfa.otp_expired", "OTP has expired")
 	ErrTooManyAttempts     = domain.Invalid("mfa.too_many_attempts", "Too many attempts. Please request a new code.")
-	ErrAccountLocked       = domain.NewError(domain.KindRateLimited, "mfa.account_locked",
-		"Too many failed verification attempts. Your account is temporarily locked. Please try again later.")
 )
 
 // EnableTwoFactor starts enrolment: a new TOTP secret and new backup codes.
@@ -102,7 +94,7 @@ type VerifySecondFactor struct {
 	ChallengeID string
 	Code        string
 	// TrustDevice asks, on the challenge path, that this browser skip the
-	// challenge for TrustDeviceTTL.
+	// challenge for usecase.TrustDeviceTTL.
 	TrustDevice bool
 	Client      usecase.Client
 	Origin      usecase.Origin
@@ -122,8 +114,8 @@ type VerifySecondFactorResult struct {
 	TrustToken string
 }
 
-// TwoFactorHandler handles the two-factor use cases; each has its method.
-type TwoFactorHandler struct {
+// TwoFactor is a user's two-factor: one method per use case of the plugin.
+type TwoFactor struct {
 	users       ports.UserRepository
 	credentials ports.CredentialRepository
 	factors     ports.TwoFactorRepository
@@ -143,13 +135,13 @@ type TwoFactorHandler struct {
 	counter     *usecase.SignInCounter // nil: nor recorded
 }
 
-// NewTwoFactorHandler returns a TwoFactorHandler.
-func NewTwoFactorHandler(users ports.UserRepository, credentials ports.CredentialRepository, factors ports.TwoFactorRepository,
+// NewTwoFactor returns a TwoFactor.
+func NewTwoFactor(users ports.UserRepository, credentials ports.CredentialRepository, factors ports.TwoFactorRepository,
 	challenges ports.MFAChallengeRepository, verifications ports.VerificationRepository, mailer ports.Mailer, sealer ports.SecretSealer,
 	sessions ports.SessionRepository, hasher ports.PasswordHasher, passkeys ports.PasskeyRepository, tokens ports.TokenGenerator,
-	ids ports.IDGenerator, clock ports.Clock, audit usecase.Auditor, settings usecase.AuthSettings) *TwoFactorHandler {
+	ids ports.IDGenerator, clock ports.Clock, audit usecase.Auditor, settings usecase.AuthSettings) *TwoFactor {
 	usecase.MustHave(users, credentials, factors, challenges, verifications, mailer, sealer, sessions, hasher, passkeys, tokens, ids, clock)
-	return &TwoFactorHandler{users: users, credentials: credentials, factors: factors, challenges: challenges, trust: verifications,
+	return &TwoFactor{users: users, credentials: credentials, factors: factors, challenges: challenges, trust: verifications,
 		mailer: mailer, sealer: sealer, sessions: sessions, audit: audit,
 		settings: settings, issuer: usecase.NewSessionIssuer(sessions, audit.Events(), tokens, ids, clock, settings.Sessions),
 		revoker: usecase.NewSessionRevoker(sessions, audit.Events(), clock),
@@ -166,7 +158,7 @@ func NewTwoFactorHandler(users ports.UserRepository, credentials ports.Credentia
 // With Method "otp" (Better Auth 1.7.25's enable {method: "otp"}), the
 // password turns two-factor on at once with the e-mailed code as the
 // second factor, and the session is rotated as at a first accepted code.
-func (h *TwoFactorHandler) Enable(ctx context.Context, cmd EnableTwoFactor) (*EnableTwoFactorResult, error) {
+func (h *TwoFactor) Enable(ctx context.Context, cmd EnableTwoFactor) (*EnableTwoFactorResult, error) {
 	u := cmd.Principal.User
 	if cmd.Method == MethodOTP {
 		return h.enableOTP(ctx, cmd)
@@ -203,13 +195,13 @@ func (h *TwoFactorHandler) Enable(ctx context.Context, cmd EnableTwoFactor) (*En
 // enableOTP turns two-factor on with the e-mailed code, proven by the
 // password, and rotates the session. Better Auth does so even when it is
 // already on; so does this.
-func (h *TwoFactorHandler) enableOTP(ctx context.Context, cmd EnableTwoFactor) (*EnableTwoFactorResult, error) {
+func (h *TwoFactor) enableOTP(ctx context.Context, cmd EnableTwoFactor) (*EnableTwoFactorResult, error) {
 	u := cmd.Principal.User
 	if err := h.check.Prove(ctx, u.ID(), cmd.Password); err != nil {
 		return nil, h.audit.RecordSelf(ctx, u.ID(), cmd.Origin, "two-factor.enable", err)
 	}
 	if !u.TwoFactorEnabled() {
-		if err := h.turnOn(ctx, u, cmd.Origin, FactorEmailOTP); err != nil {
+		if err := h.turnOn(ctx, u, cmd.Origin, domain.FactorEmailOTP); err != nil {
 			return nil, err
 		}
 	}
@@ -220,18 +212,10 @@ func (h *TwoFactorHandler) enableOTP(ctx context.Context, cmd EnableTwoFactor) (
 	return &EnableTwoFactorResult{Method: MethodOTP, Rotated: r}, nil
 }
 
-// The second factors, as factor events name them (domain.FactorChange).
-const (
-	FactorTOTP        = "totp"
-	FactorBackupCodes = "backup_codes"
-	FactorPasskey     = "passkey"
-	FactorEmailOTP    = "email_otp"
-)
-
 // turnOn turns two-factor on for u (and in u), with factor as the second
 // factor that proved it: an enrolment, audited as two-factor.enable from o
 // with its factor.enabled event.
-func (h *TwoFactorHandler) turnOn(ctx context.Context, u *domain.User, o usecase.Origin, factor string) error {
+func (h *TwoFactor) turnOn(ctx context.Context, u *domain.User, o usecase.Origin, factor string) error {
 	now := h.issuer.Clock.Now()
 	err := h.audit.ChangeSelf(ctx, u.ID(), o, "two-factor.enable", func(ctx context.Context, emit usecase.Emit) error {
 		if err := h.users.Update(ctx, u.ID(), func(x *domain.User) error {
@@ -256,7 +240,7 @@ func (h *TwoFactorHandler) turnOn(ctx context.Context, u *domain.User, o usecase
 // answered steps it up; domain.MethodPassword adds nothing new), and the
 // old token stops working. An impersonation session is not rotated (a new
 // one would drop the impersonation): it is stepped up in place.
-func (h *TwoFactorHandler) rotate(ctx context.Context, p usecase.Principal, c usecase.Client, proven domain.AuthMethod) (*RotatedSession, error) {
+func (h *TwoFactor) rotate(ctx context.Context, p usecase.Principal, c usecase.Client, proven domain.AuthMethod) (*RotatedSession, error) {
 	now := h.issuer.Clock.Now()
 	old := p.Session
 	auth := old.Authentication()
@@ -281,7 +265,7 @@ func (h *TwoFactorHandler) rotate(ctx context.Context, p usecase.Principal, c us
 }
 
 // proveInSession records in session s that a second factor was proven at now.
-func (h *TwoFactorHandler) proveInSession(ctx context.Context, s *domain.Session, proven domain.AuthMethod, now time.Time) error {
+func (h *TwoFactor) proveInSession(ctx context.Context, s *domain.Session, proven domain.AuthMethod, now time.Time) error {
 	if proven != domain.MethodOTP {
 		return nil
 	}
@@ -292,7 +276,7 @@ func (h *TwoFactorHandler) proveInSession(ctx context.Context, s *domain.Session
 	})
 }
 
-func (h *TwoFactorHandler) issuerName(issuer string) string {
+func (h *TwoFactor) issuerName(issuer string) string {
 	if issuer != "" {
 		return issuer
 	}
@@ -302,7 +286,7 @@ func (h *TwoFactorHandler) issuerName(issuer string) string {
 	return "Gatehouse"
 }
 
-func (h *TwoFactorHandler) replaceBackupCodes(ctx context.Context, user domain.UserID, now time.Time) ([]string, error) {
+func (h *TwoFactor) replaceBackupCodes(ctx context.Context, user domain.UserID, now time.Time) ([]string, error) {
 	codes, err := domain.NewBackupCodes(BackupCodeCount)
 	if err != nil {
 		return nil, domain.Internal("two-factor: backup codes", err)
@@ -320,7 +304,7 @@ func (h *TwoFactorHandler) replaceBackupCodes(ctx context.Context, user domain.U
 // TOTPURI checks the password and returns the key URI of the user's factor.
 // The URI holds the secret, so whoever reads it holds the factor: a user
 // with a second factor must have proven one recently (step-up).
-func (h *TwoFactorHandler) TOTPURI(ctx context.Context, cmd TwoFactorPassword) (string, error) {
+func (h *TwoFactor) TOTPURI(ctx context.Context, cmd TwoFactorPassword) (string, error) {
 	u := cmd.Principal.User
 	f, err := h.factors.GetTOTP(ctx, u.ID())
 	if errors.Is(err, domain.ErrNotFound) {
@@ -346,7 +330,7 @@ func (h *TwoFactorHandler) TOTPURI(ctx context.Context, cmd TwoFactorPassword) (
 // second factor in the caller's hands, so the user must have proven one
 // recently (step-up). Audited as two-factor.backup-codes, refusals
 // included.
-func (h *TwoFactorHandler) GenerateBackupCodes(ctx context.Context, cmd TwoFactorPassword) ([]string, error) {
+func (h *TwoFactor) GenerateBackupCodes(ctx context.Context, cmd TwoFactorPassword) ([]string, error) {
 	u := cmd.Principal.User
 	if err := h.mayChange(ctx, cmd.Principal, cmd.Password, true); err != nil {
 		return nil, h.audit.RecordSelf(ctx, u.ID(), cmd.Origin, "two-factor.backup-codes", err)
@@ -357,7 +341,7 @@ func (h *TwoFactorHandler) GenerateBackupCodes(ctx context.Context, cmd TwoFacto
 		if codes, err = h.replaceBackupCodes(ctx, u.ID(), h.issuer.Clock.Now()); err != nil {
 			return err
 		}
-		emit(domain.EventFactorEnabled, domain.FactorChange{UserID: u.ID(), Factor: FactorBackupCodes})
+		emit(domain.EventFactorEnabled, domain.FactorChange{UserID: u.ID(), Factor: domain.FactorBackupCodes})
 		return nil
 	})
 	if err != nil {
@@ -369,7 +353,7 @@ func (h *TwoFactorHandler) GenerateBackupCodes(ctx context.Context, cmd TwoFacto
 // mayChange refuses a change of p's second factors unless p has proven one
 // recently (step-up) and password is theirs; with needOn, a user with
 // two-factor off is refused first.
-func (h *TwoFactorHandler) mayChange(ctx context.Context, p usecase.Principal, password string, needOn bool) error {
+func (h *TwoFactor) mayChange(ctx context.Context, p usecase.Principal, password string, needOn bool) error {
 	if needOn && !p.User.TwoFactorEnabled() {
 		return ErrTwoFactorNotEnabled
 	}
@@ -385,7 +369,7 @@ func (h *TwoFactorHandler) mayChange(ctx context.Context, p usecase.Principal, p
 // went). A user with a second factor must have proven one recently
 // (step-up), before the password is tried. Audited as two-factor.disable,
 // refusals included.
-func (h *TwoFactorHandler) Disable(ctx context.Context, cmd TwoFactorPassword) error {
+func (h *TwoFactor) Disable(ctx context.Context, cmd TwoFactorPassword) error {
 	u := cmd.Principal.User
 	if err := h.mayChange(ctx, cmd.Principal, cmd.Password, false); err != nil {
 		return h.audit.RecordSelf(ctx, u.ID(), cmd.Origin, "two-factor.disable", err)
@@ -395,10 +379,10 @@ func (h *TwoFactorHandler) Disable(ctx context.Context, cmd TwoFactorPassword) e
 	})
 }
 
-func (h *TwoFactorHandler) disable(ctx context.Context, u *domain.User, emit usecase.Emit) error {
-	factor := FactorTOTP
+func (h *TwoFactor) disable(ctx context.Context, u *domain.User, emit usecase.Emit) error {
+	factor := domain.FactorTOTP
 	if err := h.factors.DeleteTOTP(ctx, u.ID()); errors.Is(err, domain.ErrNotFound) {
-		factor = FactorEmailOTP
+		factor = domain.FactorEmailOTP
 	} else if err != nil {
 		return err
 	}
@@ -408,7 +392,7 @@ func (h *TwoFactorHandler) disable(ctx context.Context, u *domain.User, emit use
 	}
 	// Every trusted browser of the user, not only this one (Better Auth
 	// forgets only the current browser's).
-	if err := forgetTrustedBrowsers(ctx, h.trust, u.ID()); err != nil {
+	if err := usecase.ForgetTrustedBrowsers(ctx, h.trust, u.ID()); err != nil {
 		return err
 	}
 	if err := h.users.Update(ctx, u.ID(), func(x *domain.User) error {
@@ -417,7 +401,7 @@ func (h *TwoFactorHandler) disable(ctx context.Context, u *domain.User, emit use
 	}); err != nil {
 		return err
 	}
-	if factor == FactorTOTP || u.TwoFactorEnabled() {
+	if factor == domain.FactorTOTP || u.TwoFactorEnabled() {
 		emit(domain.EventFactorDisabled, domain.FactorChange{UserID: u.ID(), Factor: factor})
 	}
 	return nil
@@ -426,7 +410,7 @@ func (h *TwoFactorHandler) disable(ctx context.Context, u *domain.User, emit use
 // VerifyTOTP answers with a TOTP code. A code of a step already used (or an
 // earlier one) is refused. The first accepted code on the session path turns
 // two-factor on.
-func (h *TwoFactorHandler) VerifyTOTP(ctx context.Context, cmd VerifySecondFactor) (*VerifySecondFactorResult, error) {
+func (h *TwoFactor) VerifyTOTP(ctx context.Context, cmd VerifySecondFactor) (*VerifySecondFactorResult, error) {
 	return h.verify(ctx, cmd, ErrInvalidCode, func(u *domain.User, c *domain.MFAChallenge) error {
 		enrol := c == nil
 		f, err := h.factors.GetTOTP(ctx, u.ID())
@@ -455,12 +439,12 @@ func (h *TwoFactorHandler) VerifyTOTP(ctx context.Context, cmd VerifySecondFacto
 		if err != nil || u.TwoFactorEnabled() {
 			return err
 		}
-		return h.turnOn(ctx, u, cmd.Origin, FactorTOTP)
+		return h.turnOn(ctx, u, cmd.Origin, domain.FactorTOTP)
 	})
 }
 
 // VerifyBackupCode answers with a backup code, which is used up.
-func (h *TwoFactorHandler) VerifyBackupCode(ctx context.Context, cmd VerifySecondFactor) (*VerifySecondFactorResult, error) {
+func (h *TwoFactor) VerifyBackupCode(ctx context.Context, cmd VerifySecondFactor) (*VerifySecondFactorResult, error) {
 	return h.verify(ctx, cmd, ErrInvalidBackupCode, func(u *domain.User, _ *domain.MFAChallenge) error {
 		if !u.TwoFactorEnabled() {
 			return ErrTwoFactorNotEnabled
@@ -483,7 +467,7 @@ var ErrOTPPending = domain.NewError(domain.KindRateLimited, "mfa.otp_pending",
 // for EmailOTPTTL. It is for the pending challenge of a password sign-in
 // (challengeID, from the two_factor cookie) or, without one, for the
 // signed-in user p (a step-up, or turning two-factor on by e-mail).
-func (h *TwoFactorHandler) SendOTP(ctx context.Context, challengeID string, p *usecase.Principal) error {
+func (h *TwoFactor) SendOTP(ctx context.Context, challengeID string, p *usecase.Principal) error {
 	if challengeID == "" && p != nil {
 		return h.sendSessionOTP(ctx, *p)
 	}
@@ -534,11 +518,11 @@ func sessionOTPID(p usecase.Principal) []byte {
 
 // sendSessionOTP mails a code for the signed-in session p: a challenge
 // bound to the user and the session, living EmailOTPTTL, holding the code's
-// hash and counting wrong answers (at most MFAMaxAttempts). A new code
+// hash and counting wrong answers (at most usecase.MFAMaxAttempts). A new code
 // replaces a live one; once one is used up, the next can be asked when it
 // expires (ErrOTPPending until then), unless its use stepped the session
 // up.
-func (h *TwoFactorHandler) sendSessionOTP(ctx context.Context, p usecase.Principal) error {
+func (h *TwoFactor) sendSessionOTP(ctx context.Context, p usecase.Principal) error {
 	u, now := p.User, h.issuer.Clock.Now()
 	idHash := sessionOTPID(p)
 	code, err := domain.NewEmailOTP()
@@ -558,8 +542,8 @@ func (h *TwoFactorHandler) sendSessionOTP(ctx context.Context, p usecase.Princip
 
 // newSessionOTP stores the challenge of a session's code; an expired one
 // in the way is purged first.
-func (h *TwoFactorHandler) newSessionOTP(ctx context.Context, idHash []byte, user domain.UserID, codeHash []byte, now time.Time) error {
-	c, err := domain.NewMFAChallenge(idHash, user, now, now.Add(EmailOTPTTL), MFAMaxAttempts, false)
+func (h *TwoFactor) newSessionOTP(ctx context.Context, idHash []byte, user domain.UserID, codeHash []byte, now time.Time) error {
+	c, err := domain.NewMFAChallenge(idHash, user, now, now.Add(EmailOTPTTL), usecase.MFAMaxAttempts, false)
 	if err != nil {
 		return err
 	}
@@ -584,9 +568,9 @@ func (h *TwoFactorHandler) newSessionOTP(ctx context.Context, idHash []byte, use
 
 // answerSessionOTP checks code against the signed-in session's e-mailed
 // code: no live code is ErrOTPExpired, a wrong one is counted (the one
-// that reaches MFAMaxAttempts is ErrTooManyAttempts and uses the code up),
+// that reaches usecase.MFAMaxAttempts is ErrTooManyAttempts and uses the code up),
 // and the right one is used up.
-func (h *TwoFactorHandler) answerSessionOTP(ctx context.Context, p usecase.Principal, code string) error {
+func (h *TwoFactor) answerSessionOTP(ctx context.Context, p usecase.Principal, code string) error {
 	idHash, now := sessionOTPID(p), h.issuer.Clock.Now()
 	c, err := h.challenges.Get(ctx, idHash, now)
 	if errors.Is(err, domain.ErrNotFound) {
@@ -604,7 +588,7 @@ func (h *TwoFactorHandler) answerSessionOTP(ctx context.Context, p usecase.Princ
 			return ErrOTPExpired
 		case err != nil:
 			return err
-		case n >= MFAMaxAttempts:
+		case n >= usecase.MFAMaxAttempts:
 			return ErrTooManyAttempts
 		}
 		return ErrInvalidCode
@@ -624,14 +608,14 @@ func (h *TwoFactorHandler) answerSessionOTP(ctx context.Context, p usecase.Princ
 // rotates the session. Without a live code it is ErrOTPExpired (not
 // counted); a wrong code counts as any wrong answer (on the session path,
 // towards the code's attempts and the user's lockout).
-func (h *TwoFactorHandler) VerifyOTP(ctx context.Context, cmd VerifySecondFactor) (*VerifySecondFactorResult, error) {
+func (h *TwoFactor) VerifyOTP(ctx context.Context, cmd VerifySecondFactor) (*VerifySecondFactorResult, error) {
 	if cmd.ChallengeID == "" && cmd.Principal != nil {
 		p := *cmd.Principal
 		return h.verify(ctx, cmd, ErrInvalidCode, func(u *domain.User, _ *domain.MFAChallenge) error {
 			if err := h.answerSessionOTP(ctx, p, cmd.Code); err != nil || u.TwoFactorEnabled() {
 				return err
 			}
-			return h.turnOn(ctx, u, cmd.Origin, FactorEmailOTP)
+			return h.turnOn(ctx, u, cmd.Origin, domain.FactorEmailOTP)
 		})
 	}
 	if cmd.ChallengeID == "" {
@@ -654,10 +638,10 @@ func (h *TwoFactorHandler) VerifyOTP(ctx context.Context, cmd VerifySecondFactor
 // is looked at, counts a wrong answer (wrong is the error that says so)
 // towards the account lockout and forgets the failures at a right one. On
 // the challenge path a wrong answer also counts on the challenge, the one
-// that reaches MFAMaxAttempts is ErrTooManyAttempts and ends the
+// that reaches usecase.MFAMaxAttempts is ErrTooManyAttempts and ends the
 // challenge, and a right one consumes the challenge and starts the
 // session.
-func (h *TwoFactorHandler) verify(ctx context.Context, cmd VerifySecondFactor, wrong error, answer func(u *domain.User, c *domain.MFAChallenge) error) (_ *VerifySecondFactorResult, err error) {
+func (h *TwoFactor) verify(ctx context.Context, cmd VerifySecondFactor, wrong error, answer func(u *domain.User, c *domain.MFAChallenge) error) (_ *VerifySecondFactorResult, err error) {
 	if cmd.Principal != nil {
 		u := cmd.Principal.User
 		wasOn := u.TwoFactorEnabled()
@@ -690,7 +674,7 @@ func (h *TwoFactorHandler) verify(ctx context.Context, cmd VerifySecondFactor, w
 		return &VerifySecondFactorResult{User: u, Session: &s}, nil
 	}
 	// The challenge path finishes a sign-in: count it.
-	defer func() { observeSignIn(ctx, h.observer, h.counter, ports.SignInSecondFactor, err) }()
+	defer func() { usecase.ObserveSignIn(ctx, h.observer, h.counter, ports.SignInSecondFactor, err) }()
 	if cmd.ChallengeID == "" {
 		return nil, ErrInvalidChallenge
 	}
@@ -733,59 +717,16 @@ func (h *TwoFactorHandler) verify(ctx context.Context, cmd VerifySecondFactor, w
 	}
 	res := &VerifySecondFactorResult{User: u, Session: s, Token: token, NewSession: true}
 	if cmd.TrustDevice {
-		if res.TrustToken, err = trustDevice(ctx, h.trust, h.issuer, u); err != nil {
+		if res.TrustToken, err = usecase.TrustBrowser(ctx, h.trust, h.issuer, u); err != nil {
 			return nil, err
 		}
 	}
 	return res, nil
 }
 
-// trustDevice records a trusted browser of u and returns its token (for
-// the trust_device cookie). Only the hash of the user id and the token is
-// stored, so the cookie counts only at its own user's sign-in and another
-// user's sign-in in that browser neither finds nor uses up the record.
-func trustDevice(ctx context.Context, trust ports.VerificationRepository, si usecase.SessionIssuer, u *domain.User) (string, error) {
-	token := si.Tokens.NewToken()
-	v := domain.NewVerification(si.IDs.NewID(), domain.PurposeTrustDevice, trustHash(u.ID(), token), u.ID(), u.Email(), TrustDeviceTTL, si.Clock.Now())
-	if err := trust.Create(ctx, v); err != nil {
-		return "", err
-	}
-	return token, nil
-}
-
-// forgetTrustedBrowsers removes every trusted browser of user: a new
-// password (changed or reset; an administrator's does the same in
-// admin.SetUserPassword) or two-factor turned off ends what a browser was
-// trusted for, so the next sign-in asks for the second factor again.
-func forgetTrustedBrowsers(ctx context.Context, trust ports.VerificationRepository, user domain.UserID) error {
-	_, err := trust.DeleteByUser(ctx, user, domain.PurposeTrustDevice)
-	return err
-}
-
-// trustHash is what is stored of a trust_device token of user.
-func trustHash(user domain.UserID, token string) domain.TokenHash {
-	return domain.HashToken(string(user) + "!" + token)
-}
-
-// useTrustedDevice reports whether token names a live trusted browser of
-// u, using it up; when it does, it returns the token that replaces it.
-func useTrustedDevice(ctx context.Context, trust ports.VerificationRepository, si usecase.SessionIssuer, u *domain.User, token string) (string, bool, error) {
-	v, err := trust.Consume(ctx, domain.PurposeTrustDevice, trustHash(u.ID(), token))
-	if errors.Is(err, domain.ErrNotFound) {
-		return "", false, nil
-	} else if err != nil {
-		return "", false, err
-	}
-	if v.UserID() != u.ID() || v.IsExpired(si.Clock.Now()) {
-		return "", false, nil
-	}
-	next, err := trustDevice(ctx, trust, si, u)
-	return next, err == nil, err
-}
-
 // fail counts a wrong answer on the challenge (the budget has counted it
 // towards the lockout).
-func (h *TwoFactorHandler) fail(ctx context.Context, idHash []byte, wrong error) error {
+func (h *TwoFactor) fail(ctx context.Context, idHash []byte, wrong error) error {
 	now := h.issuer.Clock.Now()
 	n, err := h.challenges.RecordFailure(ctx, idHash, now)
 	if errors.Is(err, domain.ErrNotFound) {
@@ -793,22 +734,8 @@ func (h *TwoFactorHandler) fail(ctx context.Context, idHash []byte, wrong error)
 	} else if err != nil {
 		return err
 	}
-	if n >= MFAMaxAttempts {
+	if n >= usecase.MFAMaxAttempts {
 		return ErrTooManyAttempts
 	}
 	return wrong
-}
-
-// startChallenge records a second-factor challenge for u's password sign-in
-// and returns its id (for the two_factor cookie).
-func startChallenge(ctx context.Context, challenges ports.MFAChallengeRepository, tokens ports.TokenGenerator, now time.Time, u domain.UserID, rememberMe bool) (string, error) {
-	id := tokens.NewToken()
-	c, err := domain.NewMFAChallenge([]byte(domain.HashToken(id)), u, now, now.Add(MFAChallengeTTL), MFAMaxAttempts, rememberMe)
-	if err != nil {
-		return "", err
-	}
-	if err := challenges.Create(ctx, c); err != nil {
-		return "", err
-	}
-	return id, nil
 }

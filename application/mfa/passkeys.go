@@ -1,4 +1,4 @@
-package account
+package mfa
 
 import (
 	"bytes"
@@ -112,8 +112,8 @@ type PasskeyChange struct {
 	Name      string
 }
 
-// PasskeyHandler handles the passkey use cases; each has its method.
-type PasskeyHandler struct {
+// Passkeys is a user's passkeys: one method per use case of the plugin.
+type Passkeys struct {
 	users      ports.UserRepository
 	passkeys   ports.PasskeyRepository
 	challenges ports.WebAuthnChallengeRepository
@@ -131,18 +131,18 @@ type PasskeyHandler struct {
 // UseSSO refuses passkey sign-ins of the users whose address policy sends
 // to their organization's identity provider, each refusal audited. A
 // passkey still steps up a session that provider started.
-func (h *PasskeyHandler) UseSSO(policy usecase.SSOPolicy) *PasskeyHandler {
+func (h *Passkeys) UseSSO(policy usecase.SSOPolicy) *Passkeys {
 	h.sso = usecase.NewSSOGate(policy, h.audit)
 	return h
 }
 
-// NewPasskeyHandler returns a PasskeyHandler for the relying party of
+// NewPasskeys returns a Passkeys for the relying party of
 // settings, or an error when settings cannot make one.
-func NewPasskeyHandler(users ports.UserRepository, passkeys ports.PasskeyRepository, challenges ports.WebAuthnChallengeRepository,
+func NewPasskeys(users ports.UserRepository, passkeys ports.PasskeyRepository, challenges ports.WebAuthnChallengeRepository,
 	sessions ports.SessionRepository, audit usecase.Auditor, tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock,
-	auth usecase.AuthSettings, settings PasskeySettings) (*PasskeyHandler, error) {
+	auth usecase.AuthSettings, settings PasskeySettings) (*Passkeys, error) {
 	usecase.MustHave(users, passkeys, challenges, sessions, tokens, ids, clock)
-	h := &PasskeyHandler{users: users, passkeys: passkeys, challenges: challenges, sessions: sessions,
+	h := &Passkeys{users: users, passkeys: passkeys, challenges: challenges, sessions: sessions,
 		issuer: usecase.NewSessionIssuer(sessions, audit.Events(), tokens, ids, clock, auth.Sessions),
 		stepUp: usecase.NewStepUp(passkeys, clock, auth.StepUpWindow),
 		audit:  audit, policy: auth.Sessions}
@@ -195,7 +195,7 @@ func rpCredential(c domain.PasskeyCredential) webauthn.Credential {
 	}
 }
 
-func (h *PasskeyHandler) rpUser(ctx context.Context, u *domain.User) (rpUser, error) {
+func (h *Passkeys) rpUser(ctx context.Context, u *domain.User) (rpUser, error) {
 	stored, err := h.passkeys.ListByUser(ctx, u.ID())
 	if err != nil {
 		return rpUser{}, err
@@ -211,7 +211,7 @@ func (h *PasskeyHandler) rpUser(ctx context.Context, u *domain.User) (rpUser, er
 // session must be fresh (as Better Auth's freshSessionMiddleware asks):
 // their existing passkeys are excluded, a discoverable credential and user
 // verification are required.
-func (h *PasskeyHandler) RegisterOptions(ctx context.Context, cmd PasskeyRegisterOptions) (*PasskeyOptions, error) {
+func (h *Passkeys) RegisterOptions(ctx context.Context, cmd PasskeyRegisterOptions) (*PasskeyOptions, error) {
 	if h.rp == nil {
 		return nil, ErrPasskeysOff
 	}
@@ -248,7 +248,7 @@ func (h *PasskeyHandler) RegisterOptions(ctx context.Context, cmd PasskeyRegiste
 // AuthenticateOptions starts an authentication. A signed-in user with
 // passkeys is asked for one of theirs (allowCredentials), to step the
 // session up; anyone else gets a discoverable ceremony, to sign in.
-func (h *PasskeyHandler) AuthenticateOptions(ctx context.Context, p *usecase.Principal) (*PasskeyOptions, error) {
+func (h *Passkeys) AuthenticateOptions(ctx context.Context, p *usecase.Principal) (*PasskeyOptions, error) {
 	var (
 		assertion *protocol.CredentialAssertion
 		session   *webauthn.SessionData
@@ -283,7 +283,7 @@ func (h *PasskeyHandler) AuthenticateOptions(ctx context.Context, p *usecase.Pri
 
 // saveChallenge stores the ceremony's session data under the hash of a new
 // challenge id and returns the id.
-func (h *PasskeyHandler) saveChallenge(ctx context.Context, session *webauthn.SessionData, owner domain.UserID, purpose domain.WebAuthnPurpose) (string, error) {
+func (h *Passkeys) saveChallenge(ctx context.Context, session *webauthn.SessionData, owner domain.UserID, purpose domain.WebAuthnPurpose) (string, error) {
 	challenge, err := base64.RawURLEncoding.DecodeString(session.Challenge)
 	if err != nil {
 		return "", domain.Internal("passkey: challenge", err)
@@ -307,7 +307,7 @@ func (h *PasskeyHandler) saveChallenge(ctx context.Context, session *webauthn.Se
 // consume uses the challenge id once and returns its session data; an
 // unknown, used, expired or other ceremony's challenge is
 // ErrPasskeyChallenge.
-func (h *PasskeyHandler) consume(ctx context.Context, id string, purpose domain.WebAuthnPurpose) (domain.WebAuthnChallenge, webauthn.SessionData, error) {
+func (h *Passkeys) consume(ctx context.Context, id string, purpose domain.WebAuthnPurpose) (domain.WebAuthnChallenge, webauthn.SessionData, error) {
 	var session webauthn.SessionData
 	if id == "" {
 		return domain.WebAuthnChallenge{}, session, ErrPasskeyChallenge
@@ -340,7 +340,7 @@ func responseInvalid(err error) error {
 
 // VerifyRegistration checks the browser's answer to the signed-in user's
 // registration challenge and stores the new passkey.
-func (h *PasskeyHandler) VerifyRegistration(ctx context.Context, cmd PasskeyVerifyRegistration) (domain.PasskeyCredential, error) {
+func (h *Passkeys) VerifyRegistration(ctx context.Context, cmd PasskeyVerifyRegistration) (domain.PasskeyCredential, error) {
 	if h.rp == nil {
 		return domain.PasskeyCredential{}, ErrPasskeysOff
 	}
@@ -399,7 +399,7 @@ func (h *PasskeyHandler) VerifyRegistration(ctx context.Context, cmd PasskeyVeri
 
 // passkeyChange is the data of a passkey's factor events.
 func passkeyChange(user domain.UserID, id []byte) domain.FactorChange {
-	return domain.FactorChange{UserID: user, Factor: FactorPasskey, PasskeyID: base64.RawURLEncoding.EncodeToString(id)}
+	return domain.FactorChange{UserID: user, Factor: domain.FactorPasskey, PasskeyID: base64.RawURLEncoding.EncodeToString(id)}
 }
 
 func passkeyTarget(id []byte) usecase.Target {
@@ -411,7 +411,7 @@ func passkeyTarget(id []byte) usecase.Target {
 // new session; a signed-in user's ceremony (allowCredentials) steps their
 // current session up. The owner must not be banned, and the credential's
 // counter must advance unless it can be synced.
-func (h *PasskeyHandler) VerifyAuthentication(ctx context.Context, cmd PasskeyVerifyAuthentication) (_ *PasskeyAuthResult, err error) {
+func (h *Passkeys) VerifyAuthentication(ctx context.Context, cmd PasskeyVerifyAuthentication) (_ *PasskeyAuthResult, err error) {
 	if h.rp == nil {
 		return nil, ErrPasskeysOff
 	}
@@ -431,7 +431,7 @@ func (h *PasskeyHandler) VerifyAuthentication(ctx context.Context, cmd PasskeyVe
 	}
 	stepUp := c.UserID != ""
 	if !stepUp { // a sign-in, from here on: count it
-		defer func() { observeSignIn(ctx, h.observer, h.counter, ports.SignInPasskey, err) }()
+		defer func() { usecase.ObserveSignIn(ctx, h.observer, h.counter, ports.SignInPasskey, err) }()
 	}
 	if stepUp && (stored.UserID != c.UserID || cmd.Principal == nil || cmd.Principal.User == nil || cmd.Principal.User.ID() != c.UserID) {
 		return nil, ErrPasskeyAuthentication
@@ -494,7 +494,7 @@ func (h *PasskeyHandler) VerifyAuthentication(ctx context.Context, cmd PasskeyVe
 // is refused on a credential that cannot be synced, since it suggests a
 // cloned authenticator; a synced credential's counter is not meaningful
 // across its copies and is left as it is.
-func (h *PasskeyHandler) advanceCounter(ctx context.Context, c domain.PasskeyCredential, next uint32, now time.Time) error {
+func (h *Passkeys) advanceCounter(ctx context.Context, c domain.PasskeyCredential, next uint32, now time.Time) error {
 	old := c.SignCount
 	if (old > 0 || next > 0) && next <= old {
 		if !c.BackupEligible {
@@ -508,13 +508,13 @@ func (h *PasskeyHandler) advanceCounter(ctx context.Context, c domain.PasskeyCre
 }
 
 // List returns the signed-in user's passkeys, newest first.
-func (h *PasskeyHandler) List(ctx context.Context, p usecase.Principal) ([]domain.PasskeyCredential, error) {
+func (h *Passkeys) List(ctx context.Context, p usecase.Principal) ([]domain.PasskeyCredential, error) {
 	return h.passkeys.ListByUser(ctx, p.User.ID())
 }
 
 // Rename names one of the signed-in user's passkeys; another user's is
 // domain.ErrPasskeyNotFound.
-func (h *PasskeyHandler) Rename(ctx context.Context, cmd PasskeyChange) (domain.PasskeyCredential, error) {
+func (h *Passkeys) Rename(ctx context.Context, cmd PasskeyChange) (domain.PasskeyCredential, error) {
 	name := strings.TrimSpace(cmd.Name)
 	if name == "" || utf8.RuneCountInString(name) > passkeyNameMax || domain.HasBidiControl(name) {
 		return domain.PasskeyCredential{}, ErrPasskeyInvalidName
@@ -543,7 +543,7 @@ func (h *PasskeyHandler) Rename(ctx context.Context, cmd PasskeyChange) (domain.
 // Delete removes one of the signed-in user's passkeys; another user's is
 // domain.ErrPasskeyNotFound. Removing the last one is a sensitive action: a
 // user with a second factor must have proven one recently (StepUp).
-func (h *PasskeyHandler) Delete(ctx context.Context, cmd PasskeyChange) error {
+func (h *Passkeys) Delete(ctx context.Context, cmd PasskeyChange) error {
 	u := cmd.Principal.User.ID()
 	c, err := h.passkeys.Get(ctx, cmd.ID)
 	if err != nil {

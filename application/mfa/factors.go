@@ -1,36 +1,61 @@
-package admin
+package mfa
 
 import (
 	"context"
 	"encoding/base64"
 	"errors"
 
-	"github.com/gatehouse/gatehouse/application/account"
 	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
 )
 
-// Factors is what operators see and do of a user's second factors: a
+// Factors is what operators see and do of a user's sign-in factors: a
 // platform administrator (the admin API) or a trusted backend (a service
 // key with the users scopes) reads whether a user has two-factor on and how
-// many passkeys, never a secret, and resets them all when the user has lost
-// them. It authorises and audits as Administration does, whose user
-// lookups it shares.
+// many passkeys, never a secret, resets the second factors when the user
+// has lost them, and mails a password reset link. The administration of
+// users (Operators) authorises, audits and looks the user up, as for its
+// own use cases.
 type Factors struct {
-	admin    *Administration
+	ops      Operators
+	users    ports.UserRepository
 	factors  ports.TwoFactorRepository
 	passkeys ports.PasskeyRepository
 	trust    ports.VerificationRepository
 	mailer   ports.Mailer
-	resets   *account.ResetPasswordHandler
+	resets   ResetLinks
+	revoker  usecase.SessionRevoker
+	clock    ports.Clock
+}
+
+// Operators is what Factors needs of the administration of users
+// (admin.Administration, bound in bootstrap): an operator's authorised read
+// of a user, and the authorised, audited frame of an operator's change to
+// one.
+type Operators interface {
+	// GetUser returns the user id, authorised for req (refusals audited).
+	GetUser(ctx context.Context, req usecase.Caller, id domain.UserID) (*domain.User, error)
+	// ChangeUser runs fn on the user id, authorised with the user-update
+	// permission and audited as action, refusals included.
+	ChangeUser(ctx context.Context, req usecase.Caller, action string, id domain.UserID,
+		fn func(ctx context.Context, emit usecase.Emit, u *domain.User) error) error
+}
+
+// ResetLinks is what Factors needs of the password reset (the account
+// context's ResetPasswordHandler, bound in bootstrap): mailing a user a
+// reset link, as "forgot password" does.
+type ResetLinks interface {
+	SendTo(ctx context.Context, email domain.Email, redirectTo string) error
 }
 
 // NewFactors returns the operators' factor use cases.
-func NewFactors(a *Administration, factors ports.TwoFactorRepository, passkeys ports.PasskeyRepository,
-	verifications ports.VerificationRepository, mailer ports.Mailer, resets *account.ResetPasswordHandler) *Factors {
-	usecase.MustHave(a, factors, passkeys, verifications, mailer, resets)
-	return &Factors{admin: a, factors: factors, passkeys: passkeys, trust: verifications, mailer: mailer, resets: resets}
+func NewFactors(ops Operators, users ports.UserRepository, factors ports.TwoFactorRepository, passkeys ports.PasskeyRepository,
+	verifications ports.VerificationRepository, sessions ports.SessionRepository, mailer ports.Mailer, resets ResetLinks,
+	audit usecase.Auditor, clock ports.Clock) *Factors {
+	usecase.MustHave(ops, users, factors, passkeys, verifications, sessions, mailer, resets, clock)
+	return &Factors{ops: ops, users: users, factors: factors, passkeys: passkeys, trust: verifications, mailer: mailer, resets: resets,
+		revoker: usecase.NewSessionRevoker(sessions, audit.Events(), clock), clock: clock}
 }
 
 // SendPasswordReset mails the user id a password reset link, as "forgot
@@ -40,14 +65,10 @@ func NewFactors(a *Administration, factors ports.TwoFactorRepository, passkeys p
 // administrator, users.send-password-reset for a service key), refusals
 // included, and needs the user:update permission.
 func (f *Factors) SendPasswordReset(ctx context.Context, req usecase.Caller, id domain.UserID, redirectTo string) error {
-	return f.admin.audited(ctx, req, usecase.ActionOf(req, "admin.send-password-reset", "users.send-password-reset"), userTarget(id),
-		func(ctx context.Context, _ usecase.Emit) error {
-			u, err := f.admin.getUser(ctx, id)
-			if err != nil {
-				return err
-			}
+	return f.ops.ChangeUser(ctx, req, usecase.ActionOf(req, "admin.send-password-reset", "users.send-password-reset"), id,
+		func(ctx context.Context, _ usecase.Emit, u *domain.User) error {
 			return f.resets.SendTo(ctx, u.Email(), redirectTo)
-		}, permUpdateUser)
+		})
 }
 
 // UserWithFactors is a user and how many passkeys they have; whether
@@ -58,9 +79,9 @@ type UserWithFactors struct {
 }
 
 // GetUser returns the user with id and their passkey count, as
-// Administration.GetUser authorises and answers.
+// Operators.GetUser authorises and answers.
 func (f *Factors) GetUser(ctx context.Context, req usecase.Caller, id domain.UserID) (UserWithFactors, error) {
-	u, err := f.admin.GetUser(ctx, req, id)
+	u, err := f.ops.GetUser(ctx, req, id)
 	if err != nil {
 		return UserWithFactors{}, err
 	}
@@ -84,33 +105,27 @@ func (f *Factors) GetUser(ctx context.Context, req usecase.Caller, id domain.Use
 // changed nothing. The user is mailed (domain.MailFactorsReset) only when a
 // factor was removed, so an operator's retry mails no one twice.
 func (f *Factors) ResetFactors(ctx context.Context, req usecase.Caller, id domain.UserID) error {
-	return f.admin.audited(ctx, req, usecase.ActionOf(req, "admin.reset-user-factors", "users.reset-factors"), userTarget(id),
-		func(ctx context.Context, emit usecase.Emit) error {
-			return f.reset(ctx, id, emit)
-		}, permUpdateUser)
+	return f.ops.ChangeUser(ctx, req, usecase.ActionOf(req, "admin.reset-user-factors", "users.reset-factors"), id, f.reset)
 }
 
-// reset removes the user's factors, each with its factor.disabled event,
-// and ends their sessions (session.revoked).
-func (f *Factors) reset(ctx context.Context, id domain.UserID, emit usecase.Emit) error {
-	u, err := f.admin.getUser(ctx, id)
-	if err != nil {
-		return err
-	}
+// reset removes u's factors, each with its factor.disabled event, and ends
+// their sessions (session.revoked).
+func (f *Factors) reset(ctx context.Context, emit usecase.Emit, u *domain.User) error {
+	id := u.ID()
 	removed, err := f.factorsOf(ctx, u)
 	if err != nil {
 		return err
 	}
 	if err := f.factors.DeleteAll(ctx, id); err != nil {
-		return f.admin.userErr(err)
+		return usecase.AdminUserErr(err)
 	}
 	trusted, err := f.trust.DeleteByUser(ctx, id, domain.PurposeTrustDevice)
 	if err != nil {
 		return err
 	}
 	if u.TwoFactorEnabled() {
-		if err := f.admin.userErr(f.admin.users.Update(ctx, id, func(x *domain.User) error {
-			x.SetTwoFactorEnabled(false, f.admin.clock.Now())
+		if err := usecase.AdminUserErr(f.users.Update(ctx, id, func(x *domain.User) error {
+			x.SetTwoFactorEnabled(false, f.clock.Now())
 			return nil
 		})); err != nil {
 			return err
@@ -119,7 +134,7 @@ func (f *Factors) reset(ctx context.Context, id domain.UserID, emit usecase.Emit
 	for _, c := range removed {
 		emit(domain.EventFactorDisabled, c)
 	}
-	if err := f.admin.revoker.RevokeAll(ctx, id, ""); err != nil {
+	if err := f.revoker.RevokeAll(ctx, id, ""); err != nil {
 		return err
 	}
 	if len(removed) == 0 && trusted == 0 {
@@ -136,23 +151,23 @@ func (f *Factors) factorsOf(ctx context.Context, u *domain.User) ([]domain.Facto
 	_, err := f.factors.GetTOTP(ctx, u.ID())
 	switch {
 	case err == nil:
-		out = append(out, domain.FactorChange{UserID: u.ID(), Factor: account.FactorTOTP})
+		out = append(out, domain.FactorChange{UserID: u.ID(), Factor: domain.FactorTOTP})
 	case !errors.Is(err, domain.ErrNotFound):
 		return nil, err
 	case u.TwoFactorEnabled():
-		out = append(out, domain.FactorChange{UserID: u.ID(), Factor: account.FactorEmailOTP})
+		out = append(out, domain.FactorChange{UserID: u.ID(), Factor: domain.FactorEmailOTP})
 	}
 	if n, err := f.factors.CountUnusedBackupCodes(ctx, u.ID()); err != nil {
 		return nil, err
 	} else if n > 0 {
-		out = append(out, domain.FactorChange{UserID: u.ID(), Factor: account.FactorBackupCodes})
+		out = append(out, domain.FactorChange{UserID: u.ID(), Factor: domain.FactorBackupCodes})
 	}
 	passkeys, err := f.passkeys.ListByUser(ctx, u.ID())
 	if err != nil {
 		return nil, err
 	}
 	for _, p := range passkeys {
-		out = append(out, domain.FactorChange{UserID: u.ID(), Factor: account.FactorPasskey, PasskeyID: base64.RawURLEncoding.EncodeToString(p.ID)})
+		out = append(out, domain.FactorChange{UserID: u.ID(), Factor: domain.FactorPasskey, PasskeyID: base64.RawURLEncoding.EncodeToString(p.ID)})
 	}
 	return out, nil
 }

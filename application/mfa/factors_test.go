@@ -1,4 +1,4 @@
-package admin_test
+package mfa_test
 
 import (
 	"errors"
@@ -7,7 +7,7 @@ import (
 
 	"github.com/gatehouse/gatehouse/adapters/memory"
 	"github.com/gatehouse/gatehouse/application/account"
-	"github.com/gatehouse/gatehouse/application/admin"
+	"github.com/gatehouse/gatehouse/application/mfa"
 	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/test/usecasetest"
@@ -17,7 +17,7 @@ func TestFactors_reset(t *testing.T) {
 	w := usecasetest.NewAdminWorld(t)
 	factors, passkeys := memory.NewTwoFactorRepository(w.DB), memory.NewPasskeyRepository(w.DB)
 	trust := memory.NewVerificationRepository(w.DB)
-	f := admin.NewFactors(w.Admin, factors, passkeys, trust, w.Mail, w.Reset)
+	f := mfa.NewFactors(w.Admin, w.Users, factors, passkeys, trust, memory.NewSessionRepository(w.DB), w.Mail, w.Reset, w.Auditor, w.Clock)
 	boss := w.SignedIn(t, "boss@example.com")
 	ada, adaToken := w.SignedInWithToken(t, "ada@example.com")
 	ctx, id, now := t.Context(), ada.User.ID(), w.Clock.Now()
@@ -101,8 +101,8 @@ func TestFactors_reset(t *testing.T) {
 // that every call is audited.
 func TestFactors_send_password_reset(t *testing.T) {
 	w := usecasetest.NewAdminWorld(t)
-	f := admin.NewFactors(w.Admin, memory.NewTwoFactorRepository(w.DB), memory.NewPasskeyRepository(w.DB),
-		memory.NewVerificationRepository(w.DB), w.Mail, w.Reset)
+	f := mfa.NewFactors(w.Admin, w.Users, memory.NewTwoFactorRepository(w.DB), memory.NewPasskeyRepository(w.DB),
+		memory.NewVerificationRepository(w.DB), memory.NewSessionRepository(w.DB), w.Mail, w.Reset, w.Auditor, w.Clock)
 	boss, ada, eve := w.SignedIn(t, "boss@example.com"), w.SignedIn(t, "ada@example.com"), w.SignedIn(t, "eve@example.com")
 	ctx, id := t.Context(), ada.User.ID()
 

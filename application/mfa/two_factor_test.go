@@ -1,4 +1,4 @@
-package account_test
+package mfa_test
 
 import (
 	"encoding/base32"
@@ -10,6 +10,7 @@ import (
 	"github.com/gatehouse/gatehouse/adapters/signingkeys"
 	"github.com/gatehouse/gatehouse/adapters/system"
 	"github.com/gatehouse/gatehouse/application/account"
+	"github.com/gatehouse/gatehouse/application/mfa"
 	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/test/usecasetest"
@@ -19,7 +20,7 @@ import (
 // user who enabled and confirmed TOTP.
 type tfWorld struct {
 	*usecasetest.World
-	tf      *account.TwoFactorHandler
+	tf      *mfa.TwoFactor
 	signIn  *account.SignInHandler
 	p       usecase.Principal
 	secret  []byte
@@ -37,7 +38,7 @@ func newTFWorld(t *testing.T) *tfWorld {
 	challenges := memory.NewMFAChallengeRepository(w.DB)
 	hasher := passwordhash.New(passwordhash.Params{MemoryKiB: 1024, Iterations: 1, Parallelism: 1}, 4)
 	tokens, ids := system.NewTokenGenerator(), system.NewIDGenerator()
-	w.tf = account.NewTwoFactorHandler(w.Users, w.Creds, memory.NewTwoFactorRepository(w.DB), challenges, links, w.Mail, sealer, sessions,
+	w.tf = mfa.NewTwoFactor(w.Users, w.Creds, memory.NewTwoFactorRepository(w.DB), challenges, links, w.Mail, sealer, sessions,
 		hasher, memory.NewPasskeyRepository(w.DB), tokens, ids, w.Clock, w.AuditorOf(memory.NewAuditLog(w.DB)), w.Settings)
 	w.signIn = account.NewSignInHandler(w.Creds, sessions, links, hasher, w.Mail, w.Events, tokens, ids, w.Clock, w.Settings, nil).
 		UseSecondFactor(challenges)
@@ -49,7 +50,7 @@ func newTFWorld(t *testing.T) *tfWorld {
 // enable enrols the user and confirms with the current code.
 func (w *tfWorld) enable(t *testing.T) {
 	t.Helper()
-	res, err := w.tf.Enable(t.Context(), account.EnableTwoFactor{Principal: w.p, Password: usecasetest.Password})
+	res, err := w.tf.Enable(t.Context(), mfa.EnableTwoFactor{Principal: w.p, Password: usecasetest.Password})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +62,7 @@ func (w *tfWorld) enable(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.backups = res.BackupCodes
-	v, err := w.tf.VerifyTOTP(t.Context(), account.VerifySecondFactor{Principal: &w.p, Code: w.code()})
+	v, err := w.tf.VerifyTOTP(t.Context(), mfa.VerifySecondFactor{Principal: &w.p, Code: w.code()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func (w *tfWorld) challenge(t *testing.T) string {
 
 func (w *tfWorld) answer(t *testing.T, id, code string) error {
 	t.Helper()
-	_, err := w.tf.VerifyTOTP(t.Context(), account.VerifySecondFactor{ChallengeID: id, Code: code})
+	_, err := w.tf.VerifyTOTP(t.Context(), mfa.VerifySecondFactor{ChallengeID: id, Code: code})
 	return err
 }
 
@@ -100,11 +101,11 @@ func TestTwoFactor_rules(t *testing.T) {
 		run  func(t *testing.T, w *tfWorld)
 	}{
 		{"enable_needs_the_password", func(t *testing.T, w *tfWorld) {
-			_, err := w.tf.Enable(t.Context(), account.EnableTwoFactor{Principal: w.p, Password: "wrong password"})
+			_, err := w.tf.Enable(t.Context(), mfa.EnableTwoFactor{Principal: w.p, Password: "wrong password"})
 			usecasetest.MustCode(t, err, "auth.wrong_password")
 		}},
 		{"on_only_after_the_first_code", func(t *testing.T, w *tfWorld) {
-			if _, err := w.tf.Enable(t.Context(), account.EnableTwoFactor{Principal: w.p, Password: usecasetest.Password}); err != nil {
+			if _, err := w.tf.Enable(t.Context(), mfa.EnableTwoFactor{Principal: w.p, Password: usecasetest.Password}); err != nil {
 				t.Fatal(err)
 			}
 			res, err := w.signIn.Handle(t.Context(), account.SignIn{Email: "ada@example.com", Password: usecasetest.Password})
@@ -115,12 +116,12 @@ func TestTwoFactor_rules(t *testing.T) {
 		{"enable_again_when_on", func(t *testing.T, w *tfWorld) {
 			w.enable(t)
 			u, _ := w.Users.Get(t.Context(), w.p.User.ID())
-			_, err := w.tf.Enable(t.Context(), account.EnableTwoFactor{Principal: usecase.Principal{User: u, Session: w.p.Session}, Password: usecasetest.Password})
+			_, err := w.tf.Enable(t.Context(), mfa.EnableTwoFactor{Principal: usecase.Principal{User: u, Session: w.p.Session}, Password: usecasetest.Password})
 			usecasetest.MustCode(t, err, "mfa.totp_already_enabled")
 		}},
 		{"right_code_starts_a_session", func(t *testing.T, w *tfWorld) {
 			w.enable(t)
-			res, err := w.tf.VerifyTOTP(t.Context(), account.VerifySecondFactor{ChallengeID: w.challenge(t), Code: w.code()})
+			res, err := w.tf.VerifyTOTP(t.Context(), mfa.VerifySecondFactor{ChallengeID: w.challenge(t), Code: w.code()})
 			if err != nil || !res.NewSession || res.Token == "" {
 				t.Fatalf("verify = %+v, %v", res, err)
 			}
@@ -136,7 +137,7 @@ func TestTwoFactor_rules(t *testing.T) {
 		{"five_failures_end_the_challenge", func(t *testing.T, w *tfWorld) {
 			w.enable(t)
 			id := w.challenge(t)
-			for range account.MFAMaxAttempts - 1 {
+			for range usecase.MFAMaxAttempts - 1 {
 				usecasetest.MustCode(t, w.answer(t, id, "000000"), "mfa.invalid_code")
 				// Keep the account lockout (threshold 3) out of this rule.
 				if err := w.Creds.Update(t.Context(), w.p.User.ID(), func(c *domain.Credential) error { c.RecordSuccess(w.Clock.Now()); return nil }); err != nil {
@@ -167,13 +168,13 @@ func TestTwoFactor_rules(t *testing.T) {
 		{"challenge_expires", func(t *testing.T, w *tfWorld) {
 			w.enable(t)
 			id := w.challenge(t)
-			w.Clock.Advance(account.MFAChallengeTTL)
+			w.Clock.Advance(usecase.MFAChallengeTTL)
 			usecasetest.MustCode(t, w.answer(t, id, w.code()), "mfa.invalid_challenge")
 		}},
 		{"backup_code_single_use", func(t *testing.T, w *tfWorld) {
 			w.enable(t)
 			verify := func() error {
-				_, err := w.tf.VerifyBackupCode(t.Context(), account.VerifySecondFactor{ChallengeID: w.challenge(t), Code: w.backups[0]})
+				_, err := w.tf.VerifyBackupCode(t.Context(), mfa.VerifySecondFactor{ChallengeID: w.challenge(t), Code: w.backups[0]})
 				return err
 			}
 			if err := verify(); err != nil {
@@ -183,7 +184,7 @@ func TestTwoFactor_rules(t *testing.T) {
 		}},
 		{"trusted_device_skips_the_challenge_once", func(t *testing.T, w *tfWorld) {
 			w.enable(t)
-			res, err := w.tf.VerifyTOTP(t.Context(), account.VerifySecondFactor{ChallengeID: w.challenge(t), Code: w.code(), TrustDevice: true})
+			res, err := w.tf.VerifyTOTP(t.Context(), mfa.VerifySecondFactor{ChallengeID: w.challenge(t), Code: w.code(), TrustDevice: true})
 			if err != nil || res.TrustToken == "" {
 				t.Fatalf("verify with trustDevice = %+v, %v", res, err)
 			}
@@ -196,7 +197,7 @@ func TestTwoFactor_rules(t *testing.T) {
 			if err != nil || again.TwoFactorChallenge == "" || !again.TrustRefused {
 				t.Fatalf("sign-in with a used trust token = %+v, %v; want a challenge", again, err)
 			}
-			w.Clock.Advance(account.TrustDeviceTTL)
+			w.Clock.Advance(usecase.TrustDeviceTTL)
 			in.TrustedDevice = first.TrustToken
 			if late, err := w.signIn.Handle(t.Context(), in); err != nil || late.TwoFactorChallenge == "" {
 				t.Fatalf("sign-in with an expired trust token = %+v, %v; want a challenge", late, err)
@@ -206,7 +207,7 @@ func TestTwoFactor_rules(t *testing.T) {
 			w.enable(t)
 			id := w.challenge(t)
 			otp := func(id, code string) error {
-				_, err := w.tf.VerifyOTP(t.Context(), account.VerifySecondFactor{ChallengeID: id, Code: code})
+				_, err := w.tf.VerifyOTP(t.Context(), mfa.VerifySecondFactor{ChallengeID: id, Code: code})
 				return err
 			}
 			usecasetest.MustCode(t, otp(id, "123456"), "mfa.otp_expired")
@@ -214,7 +215,7 @@ func TestTwoFactor_rules(t *testing.T) {
 				t.Fatal(err)
 			}
 			code := w.Mail.Last(t, domain.MailTwoFactorCode).Code
-			w.Clock.Advance(account.EmailOTPTTL)
+			w.Clock.Advance(mfa.EmailOTPTTL)
 			usecasetest.MustCode(t, otp(id, code), "mfa.otp_expired")
 			if err := w.tf.SendOTP(t.Context(), id, nil); err != nil {
 				t.Fatal(err)
@@ -229,14 +230,14 @@ func TestTwoFactor_rules(t *testing.T) {
 		{"changes_need_a_factor_proven_within_the_window", func(t *testing.T, w *tfWorld) {
 			w.enable(t) // the enrolment's code stepped the session up
 			w.Clock.Advance(w.Settings.StepUpWindow)
-			pw := account.TwoFactorPassword{Principal: w.p, Password: usecasetest.Password}
+			pw := mfa.TwoFactorPassword{Principal: w.p, Password: usecasetest.Password}
 			usecasetest.MustCode(t, w.tf.Disable(t.Context(), pw), "mfa.step_up_required")
 			_, err := w.tf.GenerateBackupCodes(t.Context(), pw)
 			usecasetest.MustCode(t, err, "mfa.step_up_required")
 			_, err = w.tf.TOTPURI(t.Context(), pw)
 			usecasetest.MustCode(t, err, "mfa.step_up_required")
 			// A wrong password is not even tried: no lockout count.
-			usecasetest.MustCode(t, w.tf.Disable(t.Context(), account.TwoFactorPassword{Principal: w.p, Password: "wrong password"}), "mfa.step_up_required")
+			usecasetest.MustCode(t, w.tf.Disable(t.Context(), mfa.TwoFactorPassword{Principal: w.p, Password: "wrong password"}), "mfa.step_up_required")
 			cred, err := w.Creds.Get(t.Context(), w.p.User.ID())
 			if err != nil {
 				t.Fatal(err)
@@ -244,22 +245,22 @@ func TestTwoFactor_rules(t *testing.T) {
 			if n := cred.FailedAttempts(); n != 0 {
 				t.Fatalf("failed attempts after refused changes = %d, want 0", n)
 			}
-			res, err := w.tf.VerifyTOTP(t.Context(), account.VerifySecondFactor{Principal: &w.p, Code: w.code()})
+			res, err := w.tf.VerifyTOTP(t.Context(), mfa.VerifySecondFactor{Principal: &w.p, Code: w.code()})
 			if err != nil {
 				t.Fatal(err)
 			}
 			w.p.Session = res.Session
-			if _, err := w.tf.TOTPURI(t.Context(), account.TwoFactorPassword{Principal: w.p, Password: usecasetest.Password}); err != nil {
+			if _, err := w.tf.TOTPURI(t.Context(), mfa.TwoFactorPassword{Principal: w.p, Password: usecasetest.Password}); err != nil {
 				t.Fatalf("get-totp-uri after stepping up: %v", err)
 			}
-			if err := w.tf.Disable(t.Context(), account.TwoFactorPassword{Principal: w.p, Password: usecasetest.Password}); err != nil {
+			if err := w.tf.Disable(t.Context(), mfa.TwoFactorPassword{Principal: w.p, Password: usecasetest.Password}); err != nil {
 				t.Fatalf("disable after stepping up: %v", err)
 			}
 		}},
 		{"disable_needs_the_password", func(t *testing.T, w *tfWorld) {
 			w.enable(t)
-			usecasetest.MustCode(t, w.tf.Disable(t.Context(), account.TwoFactorPassword{Principal: w.p, Password: "wrong password"}), "auth.wrong_password")
-			if err := w.tf.Disable(t.Context(), account.TwoFactorPassword{Principal: w.p, Password: usecasetest.Password}); err != nil {
+			usecasetest.MustCode(t, w.tf.Disable(t.Context(), mfa.TwoFactorPassword{Principal: w.p, Password: "wrong password"}), "auth.wrong_password")
+			if err := w.tf.Disable(t.Context(), mfa.TwoFactorPassword{Principal: w.p, Password: usecasetest.Password}); err != nil {
 				t.Fatal(err)
 			}
 			res, err := w.signIn.Handle(t.Context(), account.SignIn{Email: "ada@example.com", Password: usecasetest.Password})
@@ -268,7 +269,7 @@ func TestTwoFactor_rules(t *testing.T) {
 			}
 		}},
 		{"backup_codes_need_two_factor_on", func(t *testing.T, w *tfWorld) {
-			_, err := w.tf.GenerateBackupCodes(t.Context(), account.TwoFactorPassword{Principal: w.p, Password: usecasetest.Password})
+			_, err := w.tf.GenerateBackupCodes(t.Context(), mfa.TwoFactorPassword{Principal: w.p, Password: usecasetest.Password})
 			usecasetest.MustCode(t, err, "mfa.two_factor_not_enabled")
 		}},
 	}

@@ -1,10 +1,11 @@
-package account
+package mfa
 
 import (
 	"context"
 	"errors"
 	"time"
 
+	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
 )
@@ -38,13 +39,13 @@ type factorAttempt struct {
 	prev     time.Time // the lockout's end before it
 }
 
-// take counts an attempt of user's, or refuses it with ErrAccountLocked
+// take counts an attempt of user's, or refuses it with usecase.ErrAccountLocked
 // while the user is locked (counting nothing).
 func (b factorBudget) take(ctx context.Context, user domain.UserID) (factorAttempt, error) {
 	a := factorAttempt{user: user, password: true, at: b.clock.Now()}
 	err := b.credentials.Update(ctx, user, func(c *domain.Credential) error {
 		if c.IsLocked(a.at) {
-			return ErrAccountLocked
+			return usecase.ErrAccountLocked
 		}
 		a.prev = c.LockedUntil()
 		c.RecordFailure(a.at, b.policy)
@@ -56,7 +57,7 @@ func (b factorBudget) take(ctx context.Context, user domain.UserID) (factorAttem
 	a.password = false
 	return a, b.factors.UpdateLockout(ctx, user, func(l *domain.FactorLockout) error {
 		if l.IsLocked(a.at) {
-			return ErrAccountLocked
+			return usecase.ErrAccountLocked
 		}
 		a.prev = l.LockedUntil
 		l.RecordFailure(a.at, b.policy)

@@ -33,8 +33,8 @@ const goldenDir = "testdata/golden"
 // application holds.
 func TestGoldenHTML(t *testing.T) {
 	app := harness.MustStart(t, harness.StoresOnce[0], harness.AdminEnv)
-	g := &golden{t: t, app: app, ids: map[string]string{}, seen: map[string]bool{}}
 	w := newGoldenWorld(t, app)
+	g := &golden{t: t, app: app, seen: map[string]bool{}, named: w.named()}
 
 	// The console, as the platform administrator.
 	adm := w.admin
@@ -186,19 +186,26 @@ func TestGoldenHTML(t *testing.T) {
 type goldenWorld struct {
 	app                                                *harness.App
 	admin, user                                        *harness.Client
-	userID, orgID, domainID, keyID, clientID           string
+	adminID, userID, bannedID, plainID                 string
+	orgID, domainID, keyID, clientID                   string
 	webhookID, providerID, consentClient, consentRedir string
+}
+
+// named are the world's ids by name: a page shows them by these names
+// whatever it shows before them.
+func (w *goldenWorld) named() map[string]string {
+	return map[string]string{w.adminID: "ADMIN-ID", w.userID: "ADA-ID", w.bannedID: "BOB-ID", w.plainID: "CY-ID",
+		w.orgID: "ORG-ID", w.domainID: "DOMAIN-ID", w.keyID: "KEY-ID", w.clientID: "CLIENT-ID", w.webhookID: "WEBHOOK-ID"}
 }
 
 func newGoldenWorld(t *testing.T, app *harness.App) *goldenWorld {
 	t.Helper()
 	w := &goldenWorld{app: app}
-	w.admin, _ = harness.MustAdmin(t, app)
+	w.admin, w.adminID = harness.MustAdmin(t, app)
 	w.user, w.userID = harness.MustVerifiedUser(t, app, "Ada Lovelace", "ada@example.com", harness.UserPassword)
-	banned, bannedID := harness.MustPlainUser(t, app, "Bob Banned", "bob@example.com", harness.UserPassword)
-	_ = banned
-	harness.MustPlainUser(t, app, "Cy Plain", "cy@example.com", harness.UserPassword)
-	harness.MustOK(t, w.admin.Post(harness.AdminPath("ban-user"), harness.MustJSON(t, map[string]any{"userId": bannedID, "banReason": "spam"})))
+	_, w.bannedID = harness.MustPlainUser(t, app, "Bob Banned", "bob@example.com", harness.UserPassword)
+	_, w.plainID = harness.MustPlainUser(t, app, "Cy Plain", "cy@example.com", harness.UserPassword)
+	harness.MustOK(t, w.admin.Post(harness.AdminPath("ban-user"), harness.MustJSON(t, map[string]any{"userId": w.bannedID, "banReason": "spam"})))
 
 	org := harness.MustCreateOrg(t, w.user, "Acme Corp", "acme")
 	w.orgID = harness.MustID(t, org)
@@ -245,10 +252,11 @@ func (w *goldenWorld) consentPath(t *testing.T) string {
 
 // golden compares pages with their files.
 type golden struct {
-	t    *testing.T
-	app  *harness.App
-	ids  map[string]string // each id met, by the order of meeting
-	seen map[string]bool   // the files compared
+	t     *testing.T
+	app   *harness.App
+	named map[string]string // the world's ids, by name
+	ids   map[string]string // the page's other ids, by the order it shows them
+	seen  map[string]bool   // the files compared
 }
 
 // notices compares page?done=what for each what.
@@ -288,6 +296,7 @@ func (g *golden) compare(name, request string, r *harness.Response) {
 	}
 	b.WriteString("\n")
 	b.Write(r.Body)
+	g.ids = map[string]string{}
 	got := g.normalise(b.String())
 	file := filepath.Join(goldenDir, name+".html")
 	g.seen[name+".html"] = true
@@ -354,7 +363,6 @@ var (
 	goldenRFC3339  = regexp.MustCompile(`\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})`)
 	goldenWhen     = regexp.MustCompile(`\d{4}-\d{2}-\d{2} \d{2}:\d{2}(?::\d{2})? UTC`)
 	goldenDate     = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}\b`)
-	goldenAgo      = regexp.MustCompile(`\b\d+(?:\.\d+)?\s?(?:ns|µs|ms|s|m|h|seconds?|minutes?|hours?|days?)\b`)
 	goldenPort     = regexp.MustCompile(`(127\.0\.0\.1|localhost):\d+`)
 	goldenSecret   = regexp.MustCompile(`\b(gh[a-z]*_|sk_|whsec_|gk_)?[A-Za-z0-9_-]{32,}\b`)
 	goldenPrefixed = regexp.MustCompile(`\bgh_[a-z]+_[A-Za-z0-9_-]+`)
@@ -363,9 +371,12 @@ var (
 	goldenQuery    = regexp.MustCompile(`([?&;](?:amp;)?(?:state|nonce|code_challenge|token|callbackURL_sig|sig)=)[^&"'\s<]*`)
 )
 
-// named replaces a value by kind-n, n the order it was first met in.
-func (g *golden) named(kind string) func(string) string {
+// nameOf replaces a value by its name in the world, or by kind-n, n the order it was first met in.
+func (g *golden) nameOf(kind string) func(string) string {
 	return func(v string) string {
+		if n, ok := g.named[v]; ok {
+			return n
+		}
 		if n, ok := g.ids[v]; ok {
 			return n
 		}
@@ -375,12 +386,13 @@ func (g *golden) named(kind string) func(string) string {
 	}
 }
 
-// normalise replaces what changes between runs: each id by the order it
-// was first met in the run (so a page that links the id it shows says
-// so), instants, tokens and secrets, and the server's port.
+// normalise replaces what changes between runs: each id of the world by
+// its name, any other by the order the page shows it (so a page that links
+// the id it shows says so), instants, tokens and secrets, and the server's
+// port.
 func (g *golden) normalise(s string) string {
-	s = goldenUUID.ReplaceAllStringFunc(s, g.named("ID"))
-	s = goldenPrefixed.ReplaceAllStringFunc(s, g.named("KEY"))
+	s = goldenUUID.ReplaceAllStringFunc(s, g.nameOf("ID"))
+	s = goldenPrefixed.ReplaceAllStringFunc(s, g.nameOf("KEY"))
 	s = goldenHex.ReplaceAllString(s, "HEX")
 	s = goldenLast4.ReplaceAllString(s, "…LAST4</code>")
 	s = goldenHidden.ReplaceAllString(s, "${1}TOKEN${2}")
@@ -392,14 +404,8 @@ func (g *golden) normalise(s string) string {
 		if strings.Contains(v, "ID-") || !strings.ContainsAny(v, "0123456789") {
 			return v // a name of words, not a token
 		}
-		if n, ok := g.ids[v]; ok {
-			return n
-		}
-		n := fmt.Sprintf("SECRET-%d", len(g.ids)+1)
-		g.ids[v] = n
-		return n
+		return g.nameOf("SECRET")(v)
 	})
 	s = goldenDate.ReplaceAllString(s, "DATE")
-	_ = goldenAgo
 	return s
 }

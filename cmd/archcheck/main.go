@@ -50,12 +50,13 @@
 //     adapters/gormstore). Non-test files: a test may reach for the
 //     conformance suites and fixtures it needs.
 //
-//  6. The HTML surfaces (adapters/httpapi/console and adapters/httpapi/pages,
-//     pages for people) and the API contract packages (framework, oidc,
-//     admin, backend, explorer: JSON for programs) never import each other,
-//     test files included; what they share lives in internal/edge. Rule 2
-//     already keeps pages apart from the contracts; this rule adds the
-//     console.
+//  6. The HTML surfaces (adapters/httpapi/console, adapters/httpapi/account
+//     and adapters/httpapi/pages: pages for people) import neither each
+//     other nor the API contract packages (framework, oidc, admin, backend,
+//     explorer: JSON for programs), and those never import them, test
+//     files included; what they share lives in internal/shell and
+//     internal/edge. Rule 2 already keeps pages apart from the contracts;
+//     this rule adds the console and the account pages.
 //
 // Flags: -rule picks the rules to run ("1,2,3,4,5,6" or "all"), -list prints the
 // rules, -C sets the module root (default: the current directory).
@@ -94,7 +95,7 @@ var rules = []struct {
 	{3, "no URL-path prefix test outside adapters/httpapi/internal/edge", checkPathTests},
 	{4, "no UPPER_SNAKE wire code or body./query./path./header. location in the inner layers and stores", checkWireVocabulary},
 	{5, "driven adapters import only domain, ports and their own adapter's packages", checkDrivenAdapters},
-	{6, "the HTML surfaces (console, pages) and the API contract packages never import each other", checkSurfaces},
+	{6, "the HTML surfaces (console, account, pages) never import each other, and they and the API contract packages never import each other", checkSurfaces},
 }
 
 func main() {

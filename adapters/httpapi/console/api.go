@@ -15,36 +15,41 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/shell"
 )
 
 // Base is the console's path.
 const Base = "/console"
 
-// API holds the console's handlers, on the edge's shared pieces.
+// stopPath ends an impersonation, from the banner on any page.
+const stopPath = Base + "/impersonation/stop"
+
+// maxID bounds an id in a path or a form: the admin API's own bound.
+const maxID = 128
+
+// API holds the console's handlers, on the edge's shared pieces and the
+// shell.
 type API struct {
 	*edge.Kit
-	views *views
+	shell *shell.Shell
+	views *shell.Views
+	enter shell.Gate
 }
 
-// New returns the console on k.
-func New(k *edge.Kit) *API {
-	if k == nil {
+// New returns the console on k and sh.
+func New(k *edge.Kit, sh *shell.Shell) *API {
+	if k == nil || sh == nil {
 		panic("console: nil dependency")
 	}
-	return &API{Kit: k, views: newViews()}
+	return &API{Kit: k, shell: sh, views: sh.NewViews(files, nil), enter: sh.Administrator(k.App.Commands.Administration)}
 }
 
-// AddConsoleRoutes registers the console's pages, forms and assets. Every
-// page and form reads the session cookie (edge.SecuritySession: the origin
-// check guards each form post); the middleware's refusals render as pages.
+// AddConsoleRoutes registers the console's pages and forms, behind the
+// administrator's gate (Shell.Administrator), and the shell's assets.
 func (s *API) AddConsoleRoutes() {
-	page := edge.Policy{Rate: edge.RateGeneral, Security: edge.SecuritySession, ErrorPage: s.problemPage}
-	asset := edge.Policy{Rate: edge.RatePublic}
-	s.Handle(http.MethodGet, stylesheetPath, asset, s.views.serveCSS)
-	s.Handle(http.MethodGet, scriptPath, asset, s.views.serveJS)
-
-	r := routes{s: s, policy: page}
-	r.get(Base, s.home)
+	s.shell.AddAssetRoutes()
+	r := s.shell.Section(Base, s.enter)
+	r.Get(Base, s.home)
 	s.addUserRoutes(r)
 	s.addOrganizationRoutes(r)
 	s.addDomainRoutes(r)
@@ -57,42 +62,23 @@ func (s *API) AddConsoleRoutes() {
 	s.addWebhookRoutes(r)
 }
 
-// routes registers a section's pages and forms, all on the console's
-// policy: each section file has its add…Routes.
-type routes struct {
-	s      *API
-	policy edge.Policy
-}
-
-// get registers a page.
-func (r routes) get(path string, h gin.HandlerFunc) { r.s.Page(path, r.policy, h) }
-
-// post registers a form post: h runs once the visitor entered and the
-// form's token held (API.form).
-func (r routes) post(path string, h func(c *gin.Context, v *visit)) {
-	r.s.Handle(http.MethodPost, path, r.policy, func(c *gin.Context) { r.s.form(c, h) })
-}
-
 // addUserRoutes registers the Users section.
-func (s *API) addUserRoutes(r routes) {
-	r.get(Base+"/users", s.usersPage)
-	r.get(Base+"/users/:id", s.userPage)
-	post := r.post
-	post(Base+"/users/:id/ban", s.banUser)
-	post(Base+"/users/:id/unban", s.unbanUser)
-	post(Base+"/users/:id/sessions/revoke", s.revokeSession)
-	post(Base+"/users/:id/sessions/revoke-all", s.revokeSessions)
-	post(Base+"/users/:id/password-reset", s.sendPasswordReset)
-	post(Base+"/users/:id/factors/reset", s.resetFactors)
-	post(Base+"/users/:id/linked/unlink", s.unlinkAccount)
-	post(Base+"/users/:id/impersonate", s.impersonate)
-	post(Base+"/users/:id/delete", s.deleteUser)
+func (s *API) addUserRoutes(r shell.Section) {
+	r.Get(Base+"/users", s.usersPage)
+	r.Get(Base+"/users/:id", s.userPage)
+	r.Post(Base+"/users/:id/ban", s.banUser)
+	r.Post(Base+"/users/:id/unban", s.unbanUser)
+	r.Post(Base+"/users/:id/sessions/revoke", s.revokeSession)
+	r.Post(Base+"/users/:id/sessions/revoke-all", s.revokeSessions)
+	r.Post(Base+"/users/:id/password-reset", s.sendPasswordReset)
+	r.Post(Base+"/users/:id/factors/reset", s.resetFactors)
+	r.Post(Base+"/users/:id/linked/unlink", s.unlinkAccount)
+	r.Post(Base+"/users/:id/impersonate", s.impersonate)
+	r.Post(Base+"/users/:id/delete", s.deleteUser)
 	// Stopping is the one form an impersonation session may post
 	// (edge.Impersonation): the route's policy says so, as the framework's
 	// stop-impersonating does.
-	stop := r
-	stop.policy.WhileImpersonating = edge.ImpersonationAllowed
-	stop.post(stopPath, s.stopImpersonating)
+	r.AllowedWhileImpersonating().Post(stopPath, s.stopImpersonating)
 }
 
 // home is the console's first page: the overview.
@@ -101,8 +87,8 @@ func (s *API) home(c *gin.Context) {
 	if !ok {
 		return
 	}
-	if v.impersonating() {
-		s.render(c, http.StatusOK, "impersonating", v.page("Impersonating"))
+	if v.Impersonating() {
+		s.render(c, http.StatusOK, "impersonating", v.Page("Impersonating"))
 		return
 	}
 	edge.Redirect(c, http.StatusFound, Base+"/overview")

@@ -10,6 +10,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/shell"
 	"github.com/gatehouse/gatehouse/application/query"
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
@@ -40,8 +41,8 @@ type auditRow struct {
 }
 
 // addAuditRoutes registers the Audit log section.
-func (s *API) addAuditRoutes(r routes) {
-	r.get(Base+"/audit", s.auditPage)
+func (s *API) addAuditRoutes(r shell.Section) {
+	r.Get(Base+"/audit", s.auditPage)
 }
 
 // targetLink is the console page of what an audit entry names: a user, an
@@ -128,7 +129,7 @@ func (s *API) auditPage(c *gin.Context) {
 	q := c.Request.URL.Query()
 	av := &auditView{ActorType: q.Get("actorType"), Actor: strings.TrimSpace(q.Get("actor")), Action: strings.TrimSpace(q.Get("action")),
 		TargetType: strings.TrimSpace(q.Get("targetType")), Target: strings.TrimSpace(q.Get("target")), Since: q.Get("since"), Until: q.Get("until")}
-	p := v.page("Audit log")
+	p := v.Page("Audit log")
 	p.Section, p.View = "audit", av
 	cursor, limit := q.Get("cursor"), auditPageSize
 	if av.Limit = q.Get("limit"); av.Limit != "" {
@@ -174,7 +175,7 @@ func (s *API) auditPage(c *gin.Context) {
 	if !until.IsZero() {
 		av.Until = until.UTC().Format(auditLocalTime)
 	}
-	page, err := s.App.Queries.AuditLog.Handle(c.Request.Context(), v.p.User, query.ListAuditLog{Cursor: cursor, Filter: ports.AuditQuery{
+	page, err := s.App.Queries.AuditLog.Handle(c.Request.Context(), v.P.User, query.ListAuditLog{Cursor: cursor, Filter: ports.AuditQuery{
 		ActorType: domain.ActorType(av.ActorType), ActorID: av.Actor, Action: av.Action, TargetType: av.TargetType, TargetID: av.Target,
 		Since: since, Until: until, Limit: limit}})
 	if err != nil {
@@ -183,7 +184,7 @@ func (s *API) auditPage(c *gin.Context) {
 			s.render(c, http.StatusBadRequest, "audit", p)
 			return
 		}
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	av.Rows = auditRows(page.Entries)

@@ -11,7 +11,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
-	"github.com/gatehouse/gatehouse/application/usecase"
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/shell"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
@@ -36,21 +36,11 @@ type secretView struct {
 }
 
 // showSecret renders the secret page.
-func (s *API) showSecret(c *gin.Context, v *visit, section, title string, sv *secretView) {
-	p := v.page(title)
+func (s *API) showSecret(c *gin.Context, v *shell.Visit, section, title string, sv *secretView) {
+	p := v.Page(title)
 	p.Section, p.View = section, sv
 	s.render(c, http.StatusOK, "secret", p)
 }
-
-// stepUpURL is the page where a user proves their second factor again,
-// coming back to path.
-func stepUpURL(path string) string {
-	return edge.PageURL(edge.TwoFactorPath, url.Values{"callbackURL": {path}})
-}
-
-// isStepUp reports whether err asks the administrator to prove their
-// second factor again before a secret is handed out.
-func isStepUp(err error) bool { return errors.Is(err, usecase.ErrStepUpRequired) }
 
 // Lists: the use cases return every row (there are few keys and clients);
 // the console shows them limit at a time, the cursor being the id of the
@@ -154,12 +144,6 @@ func lineOf(field string) string {
 	return strconv.Itoa(n + 1)
 }
 
-// keyRequest is the visit as the key-shaped use cases (service keys,
-// OAuth clients, signing keys) take their caller.
-func (v *visit) keyRequest() usecase.KeyRequest {
-	return usecase.KeyRequest{Principal: &v.req.Principal, Actor: v.req.Actor()}
-}
-
 // keep returns s when it is short enough to show again in a form, else "".
 func keep(s string, max int) string {
 	if len(s) > max {
@@ -169,10 +153,9 @@ func keep(s string, max int) string {
 }
 
 // redirectTo ends a form with a redirect to path (Post/Redirect/Get).
-func redirectTo(c *gin.Context, path string) { edge.Redirect(c, http.StatusSeeOther, path) }
 
 // keyNotices say what a form of these sections did, after its redirect (?done=).
-var keyNotices = map[string]string{
+var keyNotices = shell.Notices{
 	"revoked": "The key is revoked: requests made with it are refused now.",
 	"updated": "The client is saved.", "registered": "The client is registered. It is public, so it has no secret.",
 	"rotated": "New signing keys are made.",

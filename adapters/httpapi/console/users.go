@@ -10,6 +10,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/shell"
 	"github.com/gatehouse/gatehouse/application/admin"
 	"github.com/gatehouse/gatehouse/domain"
 )
@@ -28,18 +29,15 @@ type userRow struct {
 	Created                 time.Time
 }
 
-// Search bounds: the admin API's own.
-const (
-	maxSearch = 256
-	maxID     = 128
-)
+// maxSearch bounds a search: the admin API's own bound.
+const maxSearch = 256
 
 // view enters the console for a page: an impersonation sees only the
 // banner's page.
-func (s *API) view(c *gin.Context) (*visit, bool) {
+func (s *API) view(c *gin.Context) (*shell.Visit, bool) {
 	v, ok := s.enter(c)
-	if ok && v.impersonating() {
-		s.render(c, http.StatusOK, "impersonating", v.page("Impersonating"))
+	if ok && v.Impersonating() {
+		s.render(c, http.StatusOK, "impersonating", v.Page("Impersonating"))
 		return nil, false
 	}
 	return v, ok
@@ -55,8 +53,8 @@ func (s *API) usersPage(c *gin.Context) {
 	}
 	q := c.Request.URL.Query()
 	uv := &usersView{Q: q.Get("q"), By: q.Get("by"), Status: q.Get("status"), Verified: q.Get("verified"), Org: q.Get("org")}
-	p := v.page("Users")
-	p.Section, p.Users = "users", uv
+	p := v.Page("Users")
+	p.Section, p.View = "users", uv
 	if q.Get("deleted") != "" {
 		p.Notice = "The user is deleted."
 	}
@@ -99,11 +97,11 @@ func (s *API) usersPage(c *gin.Context) {
 			s.render(c, http.StatusBadRequest, "users", p)
 			return
 		}
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	for _, u := range page.Users {
-		uv.Rows = append(uv.Rows, userRow{ID: string(u.ID()), Email: string(u.Email()), Name: u.Name(), Banned: u.IsBanned(v.now),
+		uv.Rows = append(uv.Rows, userRow{ID: string(u.ID()), Email: string(u.Email()), Name: u.Name(), Banned: u.IsBanned(v.Now),
 			Verified: u.EmailVerified(), Admin: s.App.Commands.Administration.IsAdmin(u), Created: u.CreatedAt()})
 	}
 	link := url.Values{"q": {uv.Q}, "by": {uv.By}, "status": {uv.Status}, "verified": {uv.Verified}, "org": {uv.Org}}
@@ -123,19 +121,19 @@ func (s *API) usersPage(c *gin.Context) {
 // it, searched within addresses as typed. A search within addresses reads
 // every row when few match: the exact lookup keeps the common "find this
 // user" cheap at any size.
-func (s *API) pageUsers(c *gin.Context, v *visit, q admin.ListUsersPage) (admin.UsersPage, error) {
+func (s *API) pageUsers(c *gin.Context, v *shell.Visit, q admin.ListUsersPage) (admin.UsersPage, error) {
 	ctx := c.Request.Context()
 	if q.EmailContains != "" && q.Cursor == "" {
 		if addr, err := domain.NewEmail(q.EmailContains); err == nil {
 			exact := q
 			exact.EmailContains, exact.Email = "", string(addr)
-			page, err := s.App.Commands.Administration.PageUsers(ctx, v.req, exact)
+			page, err := s.App.Commands.Administration.PageUsers(ctx, v.Req, exact)
 			if err != nil || len(page.Users) > 0 {
 				return page, err
 			}
 		}
 	}
-	return s.App.Commands.Administration.PageUsers(ctx, v.req, q)
+	return s.App.Commands.Administration.PageUsers(ctx, v.Req, q)
 }
 
 // userView is a user's page.
@@ -184,36 +182,36 @@ func (s *API) userPage(c *gin.Context) {
 // showUser renders the user page (the profile, factors, sessions,
 // organizations and linked accounts, each read through the admin API's use case) with status, and a refused form's error,
 // field and input.
-func (s *API) showUser(c *gin.Context, v *visit, status int, msg, field string, f userForm) {
+func (s *API) showUser(c *gin.Context, v *shell.Visit, status int, msg, field string, f userForm) {
 	ctx := c.Request.Context()
 	id := domain.UserID(c.Param("id"))
 	if len(id) > maxID {
-		s.refusal(c, http.StatusBadRequest, "Bad request", "The user id is too long.", edge.FieldError{Location: "path.id", Message: "is too long"})
+		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The user id is too long.", edge.FieldError{Location: "path.id", Message: "is too long"})
 		return
 	}
-	uf, err := s.App.Commands.Factors.GetUser(ctx, v.req, id)
+	uf, err := s.App.Commands.Factors.GetUser(ctx, v.Req, id)
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
-	sessions, err := s.App.Commands.Administration.ListUserSessions(ctx, v.req, id)
+	sessions, err := s.App.Commands.Administration.ListUserSessions(ctx, v.Req, id)
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
-	linked, err := s.App.Commands.LinkedAccounts.LinkedFor(ctx, v.req, id)
+	linked, err := s.App.Commands.LinkedAccounts.LinkedFor(ctx, v.Req, id)
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
-	orgs, err := s.App.Commands.Memberships.OfUser(ctx, v.req, id)
+	orgs, err := s.App.Commands.Memberships.OfUser(ctx, v.Req, id)
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	u, acc := uf.User, uf.User.Access()
 	uv := &userView{ID: string(u.ID()), Email: string(u.Email()), Name: u.Name(), Path: Base + "/users/" + url.PathEscape(string(u.ID())),
-		Verified: u.EmailVerified(), Banned: u.IsBanned(v.now), Admin: s.App.Commands.Administration.IsAdmin(u), BanReason: acc.BanReason,
+		Verified: u.EmailVerified(), Banned: u.IsBanned(v.Now), Admin: s.App.Commands.Administration.IsAdmin(u), BanReason: acc.BanReason,
 		BanExpires: acc.BanExpires, Created: u.CreatedAt(), Roles: u.Roles(), TwoFactor: u.TwoFactorEnabled(), Passkeys: uf.Passkeys, Form: f}
 	for _, ss := range sessions {
 		uv.Sessions = append(uv.Sessions, sessionRow{ID: string(ss.ID()), IP: ss.IPAddress(), Agent: ss.UserAgent(),
@@ -225,14 +223,14 @@ func (s *API) showUser(c *gin.Context, v *visit, status int, msg, field string, 
 	for _, a := range linked {
 		uv.Linked = append(uv.Linked, linkedRow{ID: a.ID, Provider: a.ProviderID, Email: a.Email, Created: a.CreatedAt})
 	}
-	p := v.page(uv.Email)
-	p.Section, p.User, p.Error, p.Field = "users", uv, msg, field
-	p.Notice = notices[c.Query("done")]
+	p := v.Page(uv.Email)
+	p.Section, p.View, p.Error, p.Field = "users", uv, msg, field
+	p.Notice = userNotices.Of(c)
 	s.render(c, status, "user", p)
 }
 
-// notices say what a form did, after its redirect (?done=).
-var notices = map[string]string{
+// userNotices say what a form did, after its redirect (?done=).
+var userNotices = shell.Notices{
 	"banned": "The user is banned and signed out everywhere.", "unbanned": "The ban is lifted.",
 	"revoked": "The session has ended.", "revoked-all": "All the user's sessions have ended.",
 	"reset-sent": "A password reset link is on its way to the user.", "factors-reset": "The user's second factors are removed and their sessions ended.",
@@ -241,11 +239,11 @@ var notices = map[string]string{
 
 // done sends the browser to the user's page after a form (Post/Redirect/Get).
 func done(c *gin.Context, what string) {
-	edge.Redirect(c, http.StatusSeeOther, Base+"/users/"+url.PathEscape(c.Param("id"))+"?done="+what)
+	shell.Done(c, Base+"/users/"+url.PathEscape(c.Param("id")), what)
 }
 
 // banUser bans through Administration.BanUser, as the admin API does.
-func (s *API) banUser(c *gin.Context, v *visit) {
+func (s *API) banUser(c *gin.Context, v *shell.Visit) {
 	f := userForm{Reason: c.Request.PostForm.Get("reason"), Days: strings.TrimSpace(c.Request.PostForm.Get("days"))}
 	if len(f.Reason) > 1024 {
 		f.Reason = f.Reason[:0]
@@ -264,17 +262,17 @@ func (s *API) banUser(c *gin.Context, v *visit) {
 		}
 		expires = time.Duration(days) * 24 * time.Hour
 	}
-	if _, err := s.App.Commands.Administration.BanUser(c.Request.Context(), v.req, domain.UserID(c.Param("id")), f.Reason, expires); err != nil {
-		s.refuse(c, err)
+	if _, err := s.App.Commands.Administration.BanUser(c.Request.Context(), v.Req, domain.UserID(c.Param("id")), f.Reason, expires); err != nil {
+		s.shell.Refuse(c, err)
 		return
 	}
 	done(c, "banned")
 }
 
 // unbanUser lifts a ban through Administration.UnbanUser.
-func (s *API) unbanUser(c *gin.Context, v *visit) {
-	if _, err := s.App.Commands.Administration.UnbanUser(c.Request.Context(), v.req, domain.UserID(c.Param("id"))); err != nil {
-		s.refuse(c, err)
+func (s *API) unbanUser(c *gin.Context, v *shell.Visit) {
+	if _, err := s.App.Commands.Administration.UnbanUser(c.Request.Context(), v.Req, domain.UserID(c.Param("id"))); err != nil {
+		s.shell.Refuse(c, err)
 		return
 	}
 	done(c, "unbanned")
@@ -282,12 +280,12 @@ func (s *API) unbanUser(c *gin.Context, v *visit) {
 
 // revokeSession ends one of the user's sessions through
 // Administration.RevokeUserSession; a session of someone else is refused.
-func (s *API) revokeSession(c *gin.Context, v *visit) {
+func (s *API) revokeSession(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
 	id, sid := domain.UserID(c.Param("id")), c.Request.PostForm.Get("session")
-	sessions, err := s.App.Commands.Administration.ListUserSessions(ctx, v.req, id)
+	sessions, err := s.App.Commands.Administration.ListUserSessions(ctx, v.Req, id)
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	found := false
@@ -295,12 +293,12 @@ func (s *API) revokeSession(c *gin.Context, v *visit) {
 		found = found || string(ss.ID()) == sid
 	}
 	if !found {
-		s.refusal(c, http.StatusNotFound, "No such session", "The user has no live session with this id: it may have ended already. Nothing was changed.",
+		s.shell.Refusal(c, http.StatusNotFound, "No such session", "The user has no live session with this id: it may have ended already. Nothing was changed.",
 			edge.FieldError{Location: "body.session", Message: "is not one of the user's live sessions"})
 		return
 	}
-	if err := s.App.Commands.Administration.RevokeUserSession(ctx, v.req, domain.SessionID(sid)); err != nil {
-		s.refuse(c, err)
+	if err := s.App.Commands.Administration.RevokeUserSession(ctx, v.Req, domain.SessionID(sid)); err != nil {
+		s.shell.Refuse(c, err)
 		return
 	}
 	done(c, "revoked")
@@ -308,9 +306,9 @@ func (s *API) revokeSession(c *gin.Context, v *visit) {
 
 // revokeSessions ends all the user's sessions through
 // Administration.RevokeUserSessions.
-func (s *API) revokeSessions(c *gin.Context, v *visit) {
-	if err := s.App.Commands.Administration.RevokeUserSessions(c.Request.Context(), v.req, domain.UserID(c.Param("id"))); err != nil {
-		s.refuse(c, err)
+func (s *API) revokeSessions(c *gin.Context, v *shell.Visit) {
+	if err := s.App.Commands.Administration.RevokeUserSessions(c.Request.Context(), v.Req, domain.UserID(c.Param("id"))); err != nil {
+		s.shell.Refuse(c, err)
 		return
 	}
 	done(c, "revoked-all")
@@ -319,10 +317,10 @@ func (s *API) revokeSessions(c *gin.Context, v *visit) {
 // sendPasswordReset mails the user a reset link through
 // Factors.SendPasswordReset, the admin API's own action (audited as
 // admin.send-password-reset).
-func (s *API) sendPasswordReset(c *gin.Context, v *visit) {
-	err := s.App.Commands.Factors.SendPasswordReset(c.Request.Context(), v.req, domain.UserID(c.Param("id")), s.Config.BaseURL+edge.ResetPasswordForm.Page)
+func (s *API) sendPasswordReset(c *gin.Context, v *shell.Visit) {
+	err := s.App.Commands.Factors.SendPasswordReset(c.Request.Context(), v.Req, domain.UserID(c.Param("id")), s.Config.BaseURL+edge.ResetPasswordForm.Page)
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	done(c, "reset-sent")
@@ -330,9 +328,9 @@ func (s *API) sendPasswordReset(c *gin.Context, v *visit) {
 
 // resetFactors removes the user's second factors through
 // Factors.ResetFactors, as the admin API's factor reset does.
-func (s *API) resetFactors(c *gin.Context, v *visit) {
-	if err := s.App.Commands.Factors.ResetFactors(c.Request.Context(), v.req, domain.UserID(c.Param("id"))); err != nil {
-		s.refuse(c, err)
+func (s *API) resetFactors(c *gin.Context, v *shell.Visit) {
+	if err := s.App.Commands.Factors.ResetFactors(c.Request.Context(), v.Req, domain.UserID(c.Param("id"))); err != nil {
+		s.shell.Refuse(c, err)
 		return
 	}
 	done(c, "factors-reset")
@@ -341,15 +339,15 @@ func (s *API) resetFactors(c *gin.Context, v *visit) {
 // unlinkAccount removes one of the user's linked accounts through
 // LinkedAccounts.UnlinkFor, as the admin API's unlink does: their last way
 // to sign in is refused.
-func (s *API) unlinkAccount(c *gin.Context, v *visit) {
+func (s *API) unlinkAccount(c *gin.Context, v *shell.Visit) {
 	account := c.Request.PostForm.Get("account")
 	if account == "" || len(account) > maxID {
-		s.refusal(c, http.StatusBadRequest, "Bad request", "Say which linked account to unlink. Nothing was changed.",
+		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "Say which linked account to unlink. Nothing was changed.",
 			edge.FieldError{Location: "body.account", Message: "is missing or too long"})
 		return
 	}
-	if err := s.App.Commands.LinkedAccounts.UnlinkFor(c.Request.Context(), v.req, domain.UserID(c.Param("id")), account); err != nil {
-		s.refuse(c, err)
+	if err := s.App.Commands.LinkedAccounts.UnlinkFor(c.Request.Context(), v.Req, domain.UserID(c.Param("id")), account); err != nil {
+		s.shell.Refuse(c, err)
 		return
 	}
 	done(c, "unlinked")
@@ -358,15 +356,15 @@ func (s *API) unlinkAccount(c *gin.Context, v *visit) {
 // impersonate starts an impersonation through
 // Administration.ImpersonateUser and switches this browser to it, keeping
 // the administrator's session aside, as the admin plugin's route does.
-func (s *API) impersonate(c *gin.Context, v *visit) {
+func (s *API) impersonate(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
 	adminToken, _ := s.Cookies.Token(c.Request)
-	res, err := s.App.Commands.Administration.ImpersonateUser(ctx, v.req, domain.UserID(c.Param("id")), edge.RequestInfoFrom(ctx).Client())
+	res, err := s.App.Commands.Administration.ImpersonateUser(ctx, v.Req, domain.UserID(c.Param("id")), edge.RequestInfoFrom(ctx).Client())
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
-	cookies := append([]http.Cookie{s.Cookies.AdminSessionCookie(adminToken, v.p.Session)}, s.Cookies.Issue(res.Token, res.Session)...)
+	cookies := append([]http.Cookie{s.Cookies.AdminSessionCookie(adminToken, v.P.Session)}, s.Cookies.Issue(res.Token, res.Session)...)
 	for i := range cookies {
 		http.SetCookie(c.Writer, &cookies[i])
 	}
@@ -376,29 +374,29 @@ func (s *API) impersonate(c *gin.Context, v *visit) {
 // stopImpersonating ends the impersonation through
 // Administration.StopImpersonating and restores the administrator's
 // session from the admin_session cookie, as the admin plugin's route does.
-func (s *API) stopImpersonating(c *gin.Context, v *visit) {
+func (s *API) stopImpersonating(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
 	adminToken := s.Cookies.AdminToken(c.Request)
-	restored, err := s.App.Commands.Administration.StopImpersonating(ctx, v.p, adminToken, edge.RequestIDFrom(ctx), edge.RequestInfoFrom(ctx).ClientIP)
+	restored, err := s.App.Commands.Administration.StopImpersonating(ctx, v.P, adminToken, edge.RequestIDFrom(ctx), edge.RequestInfoFrom(ctx).ClientIP)
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	cookies := append([]http.Cookie{s.Cookies.Cookie(s.Cookies.AdminSession, "", -1)}, s.Cookies.Issue(adminToken, restored.Session)...)
 	for i := range cookies {
 		http.SetCookie(c.Writer, &cookies[i])
 	}
-	edge.Redirect(c, http.StatusSeeOther, Base+"/users/"+url.PathEscape(string(v.p.User.ID()))+"?done=stopped")
+	shell.Done(c, Base+"/users/"+url.PathEscape(string(v.P.User.ID())), "stopped")
 }
 
 // deleteUser deletes through Administration.RemoveUser once the typed
 // confirmation is the user's address.
-func (s *API) deleteUser(c *gin.Context, v *visit) {
+func (s *API) deleteUser(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
 	id := domain.UserID(c.Param("id"))
-	uf, err := s.App.Commands.Factors.GetUser(ctx, v.req, id)
+	uf, err := s.App.Commands.Factors.GetUser(ctx, v.Req, id)
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	confirm := strings.TrimSpace(c.Request.PostForm.Get("confirm"))
@@ -409,9 +407,9 @@ func (s *API) deleteUser(c *gin.Context, v *visit) {
 		s.showUser(c, v, http.StatusBadRequest, "Type the user's e-mail address exactly to confirm. Nothing was deleted.", "confirm", userForm{Confirm: confirm})
 		return
 	}
-	if err := s.App.Commands.Administration.RemoveUser(ctx, v.req, id); err != nil {
-		s.refuse(c, err)
+	if err := s.App.Commands.Administration.RemoveUser(ctx, v.Req, id); err != nil {
+		s.shell.Refuse(c, err)
 		return
 	}
-	edge.Redirect(c, http.StatusSeeOther, Base+"/users?deleted=1")
+	shell.Redirect(c, Base+"/users?deleted=1")
 }

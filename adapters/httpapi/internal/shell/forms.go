@@ -1,4 +1,4 @@
-package console
+package shell
 
 import (
 	"crypto/rand"
@@ -15,15 +15,15 @@ import (
 	"github.com/gatehouse/gatehouse/application/admin"
 )
 
-// Every console form carries a token (field tokenField) on top of the
-// origin check the session cookie's routes get: signed with the cookie
+// Every form of the surfaces carries a token (field tokenField) on top of
+// the origin check the session cookie's routes get: signed with the cookie
 // secret, bound to the session and to the form's action, expiring after
 // formTokenTTL, and single use: the first post spends it in the store
-// (application/admin.ConsoleForms, by hash), so a replay is refused on
-// every replica. A missing, forged, expired, reused or misdirected token
-// is a 403 page, and nothing changes. The token also carries the page the
-// form was on, so a form the step-up rules refuse can bring the browser
-// back there once a second factor is proven (API.refuse).
+// (Forms, by hash), so a replay is refused on every replica. A missing,
+// forged, expired, reused or misdirected token is a 403 page, and nothing
+// changes. The token also carries the page the form was on, so a form the
+// step-up rules refuse can bring the browser back there once a second
+// factor is proven (Shell.Refuse).
 
 const (
 	tokenField   = "_token"
@@ -33,27 +33,27 @@ const (
 	maxTokenLen = 4096
 	maxBackLen  = 1024
 	// backKey holds, in the request's context, the page a form was on.
-	backKey = "console.back"
+	backKey = "shell.back"
 )
 
 // Token mints a form token for action, the path the form posts to.
-func (v *visit) Token(action string) string {
+func (v *Visit) Token(action string) string {
 	var nonce [18]byte
 	_, _ = rand.Read(nonce[:])
-	exp := v.now.Add(formTokenTTL).Unix()
+	exp := v.Now.Add(formTokenTTL).Unix()
 	payload := strings.Join([]string{tokenVersion, v.tag, action, strconv.FormatInt(exp, 10),
 		base64.RawURLEncoding.EncodeToString(nonce[:]), v.back()}, "|")
-	return v.s.Cookies.Signer.Sign(base64.RawURLEncoding.EncodeToString([]byte(payload)))
+	return v.s.kit.Cookies.Signer.Sign(base64.RawURLEncoding.EncodeToString([]byte(payload)))
 }
 
 // checkToken reports whether the request carries a good token for its own
 // path, and spends it.
-func (s *API) checkToken(c *gin.Context, v *visit) bool {
+func (s *Shell) checkToken(c *gin.Context, v *Visit) bool {
 	raw := c.Request.PostForm.Get(tokenField)
 	if raw == "" || len(raw) > maxTokenLen {
 		return false
 	}
-	encoded, ok := s.Cookies.Signer.Verify(raw)
+	encoded, ok := s.kit.Cookies.Signer.Verify(raw)
 	if !ok {
 		return false
 	}
@@ -68,10 +68,10 @@ func (s *API) checkToken(c *gin.Context, v *visit) bool {
 	sameSession := subtle.ConstantTimeCompare([]byte(parts[1]), []byte(v.tag)) == 1
 	sameAction := subtle.ConstantTimeCompare([]byte(parts[2]), []byte(c.Request.URL.Path)) == 1
 	exp, err := strconv.ParseInt(parts[3], 10, 64)
-	if !sameSession || !sameAction || err != nil || !v.now.Before(time.Unix(exp, 0)) {
+	if !sameSession || !sameAction || err != nil || !v.Now.Before(time.Unix(exp, 0)) {
 		return false
 	}
-	if s.App.Commands.ConsoleForms.Spend(c.Request.Context(), parts[4], time.Unix(exp, 0)) != nil {
+	if s.forms.Spend(c.Request.Context(), parts[4], time.Unix(exp, 0)) != nil {
 		return false
 	}
 	c.Set(backKey, parts[5])
@@ -81,7 +81,7 @@ func (s *API) checkToken(c *gin.Context, v *visit) bool {
 // back is the page a form rendered now is on, for its token: the page
 // asked for, or for a page rendered in answer to a form (a refused
 // input), the page that form was on; the area's home when it is too long.
-func (v *visit) back() string {
+func (v *Visit) back() string {
 	back := v.c.Request.URL.RequestURI()
 	if v.c.Request.Method != http.MethodGet && v.c.Request.Method != http.MethodHead {
 		back = v.c.GetString(backKey)
@@ -92,18 +92,13 @@ func (v *visit) back() string {
 	return back
 }
 
-// form runs a form post: the visitor must enter the console and the token
-// must hold before h runs. The body was checked by the edge already
-// (size, NUL bytes, UTF-8).
-func (s *API) form(c *gin.Context, h func(c *gin.Context, v *visit)) {
-	s.formAs(c, s.enter, h)
-}
-
-// formAs runs a form post whose visitor enters through enter: the
-// console's gate (API.enter) or the account pages' (API.enterAccount).
-func (s *API) formAs(c *gin.Context, enter func(*gin.Context) (*visit, bool), h func(c *gin.Context, v *visit)) {
+// form runs a form post whose visitor enters through enter: the token must
+// hold, and an impersonation may post only where the route's policy says
+// so, before h runs. The body was checked by the edge already (size, NUL
+// bytes, UTF-8).
+func (s *Shell) form(c *gin.Context, enter Gate, h func(c *gin.Context, v *Visit)) {
 	if err := c.Request.ParseForm(); err != nil {
-		s.refusal(c, http.StatusBadRequest, "Bad request", "The form could not be read.")
+		s.Refusal(c, http.StatusBadRequest, "Bad request", "The form could not be read.")
 		return
 	}
 	v, ok := enter(c)
@@ -111,19 +106,19 @@ func (s *API) formAs(c *gin.Context, enter func(*gin.Context) (*visit, bool), h 
 		return
 	}
 	if !s.checkToken(c, v) {
-		s.refusal(c, http.StatusForbidden, "Form refused",
+		s.Refusal(c, http.StatusForbidden, "Form refused",
 			"This form is not valid any more: it was sent already, has expired, or belongs to another session. Go back, reload the page and try again. Nothing was changed.")
 		return
 	}
 	// The one rule of every contract: the route's policy says whether an
 	// impersonation session may post (edge.Impersonation); the refusal is
 	// audited with the user and the administrator.
-	if err := s.CheckImpersonation(c.Request.Context(), v.p); err != nil {
+	if err := s.kit.CheckImpersonation(c.Request.Context(), v.P); err != nil {
 		if !errors.Is(err, admin.ErrImpersonationReadOnly) {
-			s.refuse(c, err)
+			s.Refuse(c, err)
 			return
 		}
-		s.refusal(c, http.StatusForbidden, "Impersonating",
+		s.Refusal(c, http.StatusForbidden, "Impersonating",
 			"You are impersonating a user. Stop impersonating to use the console again. Nothing was changed.")
 		return
 	}

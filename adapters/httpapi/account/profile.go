@@ -1,4 +1,4 @@
-package console
+package account
 
 import (
 	"errors"
@@ -10,6 +10,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/shell"
 	"github.com/gatehouse/gatehouse/application/account"
 	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
@@ -55,16 +56,16 @@ type profileForm struct {
 }
 
 // addProfileRoutes registers the profile page and its forms.
-func (s *API) addProfileRoutes(r accountRoutes) {
-	r.get(AccountBase, s.profilePage)
-	r.post(profilePath, s.updateProfile)
-	r.post(emailPath, s.changeEmail)
-	r.post(passwordPath, s.changePassword)
-	r.post(deletePath, s.deleteAccount)
+func (s *API) addProfileRoutes(r shell.Section) {
+	r.Get(AccountBase, s.profilePage)
+	r.Post(profilePath, s.updateProfile)
+	r.Post(emailPath, s.changeEmail)
+	r.Post(passwordPath, s.changePassword)
+	r.Post(deletePath, s.deleteAccount)
 }
 
 // profileNotices say what an account form did, after its redirect (?done=).
-var profileNotices = map[string]string{
+var profileNotices = shell.Notices{
 	"profile":        "Your profile is saved.",
 	"email-sent":     "If the new address can be used, a link to confirm it is on its way there. Your address changes when you open it.",
 	"email-verified": "Your e-mail address is confirmed.",
@@ -75,30 +76,30 @@ var profileNotices = map[string]string{
 
 // profilePage shows the signed-in user's profile and its forms.
 func (s *API) profilePage(c *gin.Context) {
-	v, ok := s.enterAccount(c)
+	v, ok := s.enter(c)
 	if !ok {
 		return
 	}
-	u := v.p.User
+	u := v.P.User
 	s.showProfile(c, v, http.StatusOK, "", "", profileForm{Name: u.Name(), Image: u.Image()})
 }
 
 // showProfile renders the profile page with status, and a refused form's
 // error, field and input.
-func (s *API) showProfile(c *gin.Context, v *visit, status int, msg, field string, f profileForm) {
-	u := v.p.User
-	p := v.accountPage("Your account", "profile")
+func (s *API) showProfile(c *gin.Context, v *shell.Visit, status int, msg, field string, f profileForm) {
+	u := v.P.User
+	p := accountPage(v, "Your account", "profile")
 	p.View = &profileView{Name: u.Name(), Email: string(u.Email()), Image: u.Image(), Verified: u.EmailVerified(),
 		Created: u.CreatedAt(), TwoFactor: u.TwoFactorEnabled(), Form: f}
 	p.Error, p.Field = msg, field
 	if status == http.StatusOK {
-		p.Notice = profileNotices[c.Query("done")]
+		p.Notice = profileNotices.Of(c)
 	}
-	s.render(c, status, "account", p)
+	s.render(c, status, "profile", p)
 }
 
 // updateProfile changes the name and image through UpdateUser.
-func (s *API) updateProfile(c *gin.Context, v *visit) {
+func (s *API) updateProfile(c *gin.Context, v *shell.Visit) {
 	f := profileForm{Name: strings.TrimSpace(c.Request.PostForm.Get("name")), Image: strings.TrimSpace(c.Request.PostForm.Get("image"))}
 	switch {
 	case f.Name == "" || utf8.RuneCountInString(f.Name) > maxName:
@@ -114,23 +115,23 @@ func (s *API) updateProfile(c *gin.Context, v *visit) {
 		s.showProfile(c, v, http.StatusBadRequest, "The image must be an http or https address of at most 2048 characters, or empty for none.", "image", f)
 		return
 	}
-	_, err := s.App.Commands.UpdateUser.Handle(c.Request.Context(), account.UpdateUser{UserID: v.p.User.ID(), Name: &f.Name, Image: &f.Image})
+	_, err := s.App.Commands.UpdateUser.Handle(c.Request.Context(), account.UpdateUser{UserID: v.P.User.ID(), Name: &f.Name, Image: &f.Image})
 	if msg, field, ok := formError(err, nil); ok {
 		s.showProfile(c, v, http.StatusBadRequest, msg, field, f)
 		return
 	}
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
-	accountDone(c, AccountBase, "profile")
+	shell.Done(c, AccountBase, "profile")
 }
 
 // changeEmail asks for the address change through ChangeEmail: the
 // framework mails a link to the new address, and nothing changes until it
 // is opened.
-func (s *API) changeEmail(c *gin.Context, v *visit) {
-	u := v.p.User
+func (s *API) changeEmail(c *gin.Context, v *shell.Visit) {
+	u := v.P.User
 	f := profileForm{Name: u.Name(), Image: u.Image(), NewEmail: strings.TrimSpace(c.Request.PostForm.Get("newEmail"))}
 	if f.NewEmail == "" || len(f.NewEmail) > maxEmail {
 		if len(f.NewEmail) > maxEmail {
@@ -139,23 +140,23 @@ func (s *API) changeEmail(c *gin.Context, v *visit) {
 		s.showProfile(c, v, http.StatusBadRequest, "Enter the new e-mail address (at most 254 characters).", "newEmail", f)
 		return
 	}
-	err := s.App.Commands.ChangeEmail.Handle(c.Request.Context(), account.ChangeEmail{Principal: v.p, NewEmail: f.NewEmail,
-		CallbackURL: AccountBase + "?done=email-verified"})
+	err := s.App.Commands.ChangeEmail.Handle(c.Request.Context(), account.ChangeEmail{Principal: v.P, NewEmail: f.NewEmail,
+		CallbackURL: shell.DoneURL(AccountBase, "email-verified")})
 	if msg, field, ok := formError(err, map[string]string{"email": "newEmail"}); ok {
 		s.showProfile(c, v, statusOf(err), msg, field, f)
 		return
 	}
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
-	accountDone(c, AccountBase, "email-sent")
+	shell.Done(c, AccountBase, "email-sent")
 }
 
 // changePassword replaces the password through ChangePassword; asked to,
 // it signs out every other session and gives this browser a new one.
-func (s *API) changePassword(c *gin.Context, v *visit) {
-	u, form := v.p.User, c.Request.PostForm
+func (s *API) changePassword(c *gin.Context, v *shell.Visit) {
+	u, form := v.P.User, c.Request.PostForm
 	f := profileForm{Name: u.Name(), Image: u.Image(), RevokeOthers: form.Get("revokeOtherSessions") != ""}
 	current, next := form.Get("currentPassword"), form.Get("newPassword")
 	switch {
@@ -167,7 +168,7 @@ func (s *API) changePassword(c *gin.Context, v *visit) {
 		return
 	}
 	ctx := c.Request.Context()
-	res, err := s.App.Commands.ChangePassword.Handle(ctx, account.ChangePassword{Principal: v.p, CurrentPassword: current,
+	res, err := s.App.Commands.ChangePassword.Handle(ctx, account.ChangePassword{Principal: v.P, CurrentPassword: current,
 		NewPassword: next, RevokeOtherSessions: f.RevokeOthers, Client: edge.RequestInfoFrom(ctx).Client()})
 	if msg, field, ok := formError(err, map[string]string{"password": "currentPassword"}); ok {
 		s.showProfile(c, v, statusOf(err), msg, field, f)
@@ -180,25 +181,25 @@ func (s *API) changePassword(c *gin.Context, v *visit) {
 		return
 	}
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	if res.Session == nil {
-		accountDone(c, AccountBase, "password")
+		shell.Done(c, AccountBase, "password")
 		return
 	}
 	for _, ck := range s.Cookies.Issue(res.Token, res.Session) {
 		http.SetCookie(c.Writer, &ck)
 	}
-	accountDone(c, AccountBase, "password-all")
+	shell.Done(c, AccountBase, "password-all")
 }
 
 // deleteAccount deletes the account through DeleteUser once the typed
 // confirmation is the user's address: with the password, at once; without
 // one (an account that signs in elsewhere), the framework mails a link that
 // confirms it.
-func (s *API) deleteAccount(c *gin.Context, v *visit) {
-	u, form := v.p.User, c.Request.PostForm
+func (s *API) deleteAccount(c *gin.Context, v *shell.Visit) {
+	u, form := v.P.User, c.Request.PostForm
 	f := profileForm{Name: u.Name(), Image: u.Image(), Confirm: strings.TrimSpace(form.Get("confirm"))}
 	password := form.Get("password")
 	if !strings.EqualFold(f.Confirm, string(u.Email())) {
@@ -212,23 +213,23 @@ func (s *API) deleteAccount(c *gin.Context, v *visit) {
 		s.showProfile(c, v, http.StatusBadRequest, "The password is too long.", "deletePassword", f)
 		return
 	}
-	res, err := s.App.Commands.DeleteUser.Handle(c.Request.Context(), account.DeleteUser{Principal: v.p, Password: password, CallbackURL: "/"})
+	res, err := s.App.Commands.DeleteUser.Handle(c.Request.Context(), account.DeleteUser{Principal: v.P, Password: password, CallbackURL: "/"})
 	if msg, field, ok := formError(err, map[string]string{"password": "deletePassword"}); ok {
 		s.showProfile(c, v, statusOf(err), msg+" Nothing was deleted.", field, f)
 		return
 	}
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	if !res.Deleted {
-		accountDone(c, AccountBase, "delete-sent")
+		shell.Done(c, AccountBase, "delete-sent")
 		return
 	}
 	for _, ck := range s.Cookies.Clear() {
 		http.SetCookie(c.Writer, &ck)
 	}
-	edge.Redirect(c, http.StatusSeeOther, "/sign-out?done=1")
+	shell.Redirect(c, "/sign-out?done=1")
 }
 
 // formError is the message and field of a use case's refusal the form can

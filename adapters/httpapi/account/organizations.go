@@ -1,4 +1,4 @@
-package console
+package account
 
 import (
 	"errors"
@@ -9,8 +9,8 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/shell"
 	"github.com/gatehouse/gatehouse/application/organization"
-	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
@@ -52,32 +52,27 @@ type accountInvitation struct {
 }
 
 // addAccountOrganizationRoutes registers the organizations page and its forms.
-func (s *API) addAccountOrganizationRoutes(r accountRoutes) {
-	r.get(orgsPath, s.accountOrgsPage)
-	r.post(acceptPath, s.acceptInvitation)
-	r.post(declinePath, s.declineInvitation)
+func (s *API) addAccountOrganizationRoutes(r shell.Section) {
+	r.Get(orgsPath, s.accountOrgsPage)
+	r.Post(acceptPath, s.acceptInvitation)
+	r.Post(declinePath, s.declineInvitation)
 }
 
-var accountOrgNotices = map[string]string{
+var accountOrgNotices = shell.Notices{
 	"accepted": "You joined the organization.",
 	"declined": "The invitation is declined.",
 }
 
-// orgRequest is the visit as the organization use cases' caller.
-func (v *visit) orgRequest() usecase.OrgRequest {
-	return usecase.OrgRequest{Principal: v.p, RequestID: v.req.RequestID, IPAddress: v.req.IPAddress}
-}
-
 // accountOrgsPage lists the user's organizations and open invitations.
 func (s *API) accountOrgsPage(c *gin.Context) {
-	v, ok := s.enterAccount(c)
+	v, ok := s.enter(c)
 	if !ok {
 		return
 	}
-	ctx, req := c.Request.Context(), v.orgRequest()
+	ctx, req := c.Request.Context(), v.OrgRequest()
 	orgs, err := s.App.Commands.Organizations.List(ctx, req)
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	ov := &orgsView{}
@@ -92,17 +87,17 @@ func (s *API) accountOrgsPage(c *gin.Context) {
 		case errors.Is(err, domain.ErrForbidden):
 			continue // left since the list was read
 		default:
-			s.refuse(c, err)
+			s.shell.Refuse(c, err)
 			return
 		}
 		ov.Orgs = append(ov.Orgs, row)
 	}
-	if !v.p.User.EmailVerified() {
+	if !v.P.User.EmailVerified() {
 		ov.Unverified = true
 	} else {
 		invs, err := s.App.Commands.Organizations.ListUserInvitations(ctx, req)
 		if err != nil {
-			s.refuse(c, err)
+			s.shell.Refuse(c, err)
 			return
 		}
 		for _, d := range invs {
@@ -115,10 +110,10 @@ func (s *API) accountOrgsPage(c *gin.Context) {
 				Inviter: string(d.InviterEmail), Roles: joinRoles(inv.Roles()), Expires: inv.ExpiresAt()})
 		}
 	}
-	p := v.accountPage("Organizations", "organizations")
+	p := accountPage(v, "Organizations", "organizations")
 	p.View = ov
-	p.Notice = accountOrgNotices[c.Query("done")]
-	s.render(c, http.StatusOK, "account-organizations", p)
+	p.Notice = accountOrgNotices.Of(c)
+	s.render(c, http.StatusOK, "organizations", p)
 }
 
 // joinRoles is roles in words: "owner, admin".
@@ -134,7 +129,7 @@ func joinRoles(roles []domain.OrgRole) string {
 func (s *API) invitationID(c *gin.Context) (domain.InvitationID, bool) {
 	id := c.Request.PostForm.Get("invitation")
 	if id == "" || len(id) > maxID {
-		s.refusal(c, http.StatusBadRequest, "Bad request", "Say which invitation to answer. Nothing was changed.",
+		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "Say which invitation to answer. Nothing was changed.",
 			edge.FieldError{Location: "body.invitation", Message: "is missing or too long"})
 		return "", false
 	}
@@ -142,27 +137,27 @@ func (s *API) invitationID(c *gin.Context) (domain.InvitationID, bool) {
 }
 
 // acceptInvitation joins the organization through Organizations.Accept.
-func (s *API) acceptInvitation(c *gin.Context, v *visit) {
+func (s *API) acceptInvitation(c *gin.Context, v *shell.Visit) {
 	id, ok := s.invitationID(c)
 	if !ok {
 		return
 	}
-	if _, _, err := s.App.Commands.Organizations.Accept(c.Request.Context(), v.orgRequest(), id); err != nil {
-		s.refuse(c, err)
+	if _, _, err := s.App.Commands.Organizations.Accept(c.Request.Context(), v.OrgRequest(), id); err != nil {
+		s.shell.Refuse(c, err)
 		return
 	}
-	accountDone(c, orgsPath, "accepted")
+	shell.Done(c, orgsPath, "accepted")
 }
 
 // declineInvitation declines through Organizations.Reject.
-func (s *API) declineInvitation(c *gin.Context, v *visit) {
+func (s *API) declineInvitation(c *gin.Context, v *shell.Visit) {
 	id, ok := s.invitationID(c)
 	if !ok {
 		return
 	}
-	if _, err := s.App.Commands.Organizations.Reject(c.Request.Context(), v.orgRequest(), id); err != nil {
-		s.refuse(c, err)
+	if _, err := s.App.Commands.Organizations.Reject(c.Request.Context(), v.OrgRequest(), id); err != nil {
+		s.shell.Refuse(c, err)
 		return
 	}
-	accountDone(c, orgsPath, "declined")
+	shell.Done(c, orgsPath, "declined")
 }

@@ -1,10 +1,8 @@
-package console
+package account
 
 import (
-	"crypto/sha256"
 	_ "embed" // the passkey ceremony's script
 	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"html/template"
 	"net/http"
@@ -16,6 +14,7 @@ import (
 	qr "github.com/piglig/go-qr"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/shell"
 	"github.com/gatehouse/gatehouse/application/account"
 	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
@@ -53,15 +52,6 @@ const (
 	maxPasskeyID    = 1400
 	maxPasskeyReply = 64 << 10
 )
-
-//go:embed account_passkey.js
-var passkeyScript []byte
-
-// passkeyScriptURL is the script's versioned URL.
-var passkeyScriptURL = func() string {
-	sum := sha256.Sum256(passkeyScript)
-	return passkeyScriptPath + "?v=" + hex.EncodeToString(sum[:6])
-}()
 
 // securityView is the security page.
 type securityView struct {
@@ -113,24 +103,21 @@ type securityForm struct{ Name, Rename, RenameID string }
 
 // addSecurityRoutes registers the security page, its forms and the passkey
 // script.
-func (s *API) addSecurityRoutes(r accountRoutes) {
-	s.Handle(http.MethodGet, passkeyScriptPath, edge.Policy{Rate: edge.RatePublic}, func(c *gin.Context) {
-		c.Header("Cache-Control", "public, max-age=31536000, immutable")
-		c.Data(http.StatusOK, "text/javascript; charset=utf-8", passkeyScript)
-	})
-	r.get(securityPath, s.securityPage)
-	r.post(totpEnablePath, s.enableTOTP)
-	r.post(totpConfirmPath, s.confirmTOTP)
-	r.post(totpDisablePath, s.disableTOTP)
-	r.post(backupCodesPath, s.newBackupCodes)
-	r.post(passkeyNewPath, s.newPasskey)
-	r.post(passkeyVerifyPath, s.verifyPasskey)
-	r.post(passkeyRenamePath, s.renamePasskey)
-	r.post(passkeyDeletePath, s.deletePasskey)
+func (s *API) addSecurityRoutes(r shell.Section) {
+	s.passkey.Route(s.Kit)
+	r.Get(securityPath, s.securityPage)
+	r.Post(totpEnablePath, s.enableTOTP)
+	r.Post(totpConfirmPath, s.confirmTOTP)
+	r.Post(totpDisablePath, s.disableTOTP)
+	r.Post(backupCodesPath, s.newBackupCodes)
+	r.Post(passkeyNewPath, s.newPasskey)
+	r.Post(passkeyVerifyPath, s.verifyPasskey)
+	r.Post(passkeyRenamePath, s.renamePasskey)
+	r.Post(passkeyDeletePath, s.deletePasskey)
 }
 
 // securityNotices say what a security form did (?done=).
-var securityNotices = map[string]string{
+var securityNotices = shell.Notices{
 	"totp-on":         "Two-factor authentication is on. Keep your backup codes somewhere safe.",
 	"totp-off":        "Two-factor authentication is off: your authenticator app and backup codes no longer work.",
 	"passkey-added":   "The passkey is registered: you can sign in with it.",
@@ -141,55 +128,52 @@ var securityNotices = map[string]string{
 
 // securityPage shows the user's second factors.
 func (s *API) securityPage(c *gin.Context) {
-	v, ok := s.enterAccount(c)
+	v, ok := s.enter(c)
 	if !ok {
 		return
 	}
 	p, _, err := s.securityState(c, v)
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
-	p.Notice = securityNotices[c.Query("done")]
-	s.render(c, http.StatusOK, "account-security", p)
+	p.Notice = securityNotices.Of(c)
+	s.render(c, http.StatusOK, "security", p)
 }
 
 // securityState reads the user's factors through the framework's use
 // cases into a new page.
-func (s *API) securityState(c *gin.Context, v *visit) (*page, *securityView, error) {
-	list, err := s.App.Commands.Passkeys.List(c.Request.Context(), v.p)
+func (s *API) securityState(c *gin.Context, v *shell.Visit) (*shell.Page, *securityView, error) {
+	list, err := s.App.Commands.Passkeys.List(c.Request.Context(), v.P)
 	if err != nil {
 		return nil, nil, err
 	}
-	sv := &securityView{TwoFactor: v.p.User.TwoFactorEnabled(), Script: passkeyScriptURL,
-		StepUp: edge.PageURL(edge.TwoFactorPath, url.Values{"callbackURL": {securityPath + "?done=stepped-up"}}),
-		SignIn: edge.PageURL("/sign-in", url.Values{"callbackURL": {securityPath + "?done=stepped-up"}})}
+	sv := &securityView{TwoFactor: v.P.User.TwoFactorEnabled(), Script: s.passkey.URL(),
+		StepUp: edge.PageURL(edge.TwoFactorPath, url.Values{"callbackURL": {shell.DoneURL(securityPath, "stepped-up")}}),
+		SignIn: edge.PageURL("/sign-in", url.Values{"callbackURL": {shell.DoneURL(securityPath, "stepped-up")}})}
 	for _, k := range list {
 		sv.Passkeys = append(sv.Passkeys, passkeyRow{ID: base64.RawURLEncoding.EncodeToString(k.ID), Name: k.Name,
 			Created: k.CreatedAt, LastUsed: k.LastUsedAt, Synced: k.BackupEligible})
 	}
-	p := v.accountPage("Security", "security")
+	p := accountPage(v, "Security", "security")
 	p.View = sv
 	return p, sv, nil
 }
 
 // showSecurity renders the security page with status and a refused
 // form's message and field; edit fills in what the form needs shown.
-func (s *API) showSecurity(c *gin.Context, v *visit, status int, msg, field string, edit func(sv *securityView)) {
+func (s *API) showSecurity(c *gin.Context, v *shell.Visit, status int, msg, field string, edit func(sv *securityView)) {
 	p, sv, err := s.securityState(c, v)
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	p.Error, p.Field = msg, field
 	if edit != nil {
 		edit(sv)
 	}
-	s.render(c, status, "account-security", p)
+	s.render(c, status, "security", p)
 }
-
-// securityDone sends the browser back to the security page (Post/Redirect/Get).
-func securityDone(c *gin.Context, what string) { accountDone(c, securityPath, what) }
 
 // formValue is a form field, and whether it is within max bytes.
 func formValue(c *gin.Context, name string, maxLen int) (string, bool) {
@@ -200,14 +184,14 @@ func formValue(c *gin.Context, name string, maxLen int) (string, bool) {
 // enableTOTP starts enrolment (TwoFactorHandler.Enable, as
 // /api/auth/two-factor/enable): with the password, a new key and backup
 // codes, shown in this answer only.
-func (s *API) enableTOTP(c *gin.Context, v *visit) {
+func (s *API) enableTOTP(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
 	pw, ok := formValue(c, "password", maxPassword)
 	if !ok || pw == "" {
 		s.showSecurity(c, v, http.StatusBadRequest, "Enter your password to set up an authenticator app.", "totp-password", nil)
 		return
 	}
-	res, err := s.App.Commands.TwoFactor.Enable(ctx, account.EnableTwoFactor{Principal: v.p, Password: pw,
+	res, err := s.App.Commands.TwoFactor.Enable(ctx, account.EnableTwoFactor{Principal: v.P, Password: pw,
 		Client: edge.RequestInfoFrom(ctx).Client(), Origin: edge.Origin(ctx)})
 	if err != nil {
 		s.securityRefused(c, v, err, "totp")
@@ -215,12 +199,12 @@ func (s *API) enableTOTP(c *gin.Context, v *visit) {
 	}
 	code, err := qr.EncodeText(res.TOTPURI, qr.Medium)
 	if err != nil {
-		s.refuse(c, domain.Internal("console: QR code", err))
+		s.shell.Refuse(c, domain.Internal("console: QR code", err))
 		return
 	}
 	png, err := code.ToPNGBytes(qr.NewQrCodeImgConfig(6, 4))
 	if err != nil {
-		s.refuse(c, domain.Internal("console: QR code", err))
+		s.shell.Refuse(c, domain.Internal("console: QR code", err))
 		return
 	}
 	secret := ""
@@ -251,7 +235,7 @@ func groupSecret(secret string) string {
 // (TwoFactorHandler.VerifyTOTP in the session, as
 // /api/auth/two-factor/verify-totp): the session is replaced, so its new
 // cookie goes back.
-func (s *API) confirmTOTP(c *gin.Context, v *visit) {
+func (s *API) confirmTOTP(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
 	code, ok := formValue(c, "code", maxCode)
 	code = strings.ReplaceAll(strings.TrimSpace(code), " ", "")
@@ -260,7 +244,7 @@ func (s *API) confirmTOTP(c *gin.Context, v *visit) {
 			func(sv *securityView) { sv.Confirming = true })
 		return
 	}
-	res, err := s.App.Commands.TwoFactor.VerifyTOTP(ctx, account.VerifySecondFactor{Principal: &v.p, Code: code,
+	res, err := s.App.Commands.TwoFactor.VerifyTOTP(ctx, account.VerifySecondFactor{Principal: &v.P, Code: code,
 		Client: edge.RequestInfoFrom(ctx).Client(), Origin: edge.Origin(ctx)})
 	if err != nil {
 		if errors.Is(err, account.ErrTOTPNotEnabled) {
@@ -272,7 +256,7 @@ func (s *API) confirmTOTP(c *gin.Context, v *visit) {
 				func(sv *securityView) { sv.Confirming = !sv.TwoFactor })
 			return
 		}
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	if res.Rotated {
@@ -280,20 +264,20 @@ func (s *API) confirmTOTP(c *gin.Context, v *visit) {
 			http.SetCookie(c.Writer, &ck)
 		}
 	}
-	securityDone(c, "totp-on")
+	shell.Done(c, securityPath, "totp-on")
 }
 
 // stepUp proves a second factor in the session with the form's code (a
 // TOTP code, else a backup code), as answering verify-totp or
 // verify-backup-code while signed in does. No code, nothing proven: the
 // action's own step-up rule decides.
-func (s *API) stepUp(c *gin.Context, v *visit, code string) error {
+func (s *API) stepUp(c *gin.Context, v *shell.Visit, code string) error {
 	code = strings.ReplaceAll(strings.TrimSpace(code), " ", "")
 	if code == "" {
 		return nil
 	}
 	ctx := c.Request.Context()
-	cmd := account.VerifySecondFactor{Principal: &v.p, Code: code, Client: edge.RequestInfoFrom(ctx).Client(), Origin: edge.Origin(ctx)}
+	cmd := account.VerifySecondFactor{Principal: &v.P, Code: code, Client: edge.RequestInfoFrom(ctx).Client(), Origin: edge.Origin(ctx)}
 	verify := s.App.Commands.TwoFactor.VerifyBackupCode
 	if len(code) == 6 && strings.Trim(code, "0123456789") == "" {
 		verify = s.App.Commands.TwoFactor.VerifyTOTP
@@ -303,8 +287,8 @@ func (s *API) stepUp(c *gin.Context, v *visit, code string) error {
 		return err
 	}
 	// The session, stepped up, is what the action's rule reads.
-	if res.Session != nil && res.Session.ID() == v.p.Session.ID() {
-		v.p.Session = res.Session
+	if res.Session != nil && res.Session.ID() == v.P.Session.ID() {
+		v.P.Session = res.Session
 	}
 	return nil
 }
@@ -312,7 +296,7 @@ func (s *API) stepUp(c *gin.Context, v *visit, code string) error {
 // securityRefused answers a use case's refusal of a security form: a wrong
 // password or code names its field, a missing step-up asks for a code;
 // anything else is a refusal page.
-func (s *API) securityRefused(c *gin.Context, v *visit, err error, form string) {
+func (s *API) securityRefused(c *gin.Context, v *shell.Visit, err error, form string) {
 	msg, field := "", form+"-password"
 	switch {
 	case errors.Is(err, usecase.ErrStepUpRequired):
@@ -326,7 +310,7 @@ func (s *API) securityRefused(c *gin.Context, v *visit, err error, form string) 
 	case errors.Is(err, account.ErrTwoFactorNotEnabled), errors.Is(err, account.ErrTOTPNotEnabled):
 		msg = "Two-factor authentication is off."
 	default:
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	s.showSecurity(c, v, http.StatusBadRequest, msg, field, nil)
@@ -335,7 +319,7 @@ func (s *API) securityRefused(c *gin.Context, v *visit, err error, form string) 
 // twoFactorChange reads the password and the code of a change that the
 // step-up rules guard, and proves the code first; it reports false when it
 // answered.
-func (s *API) twoFactorChange(c *gin.Context, v *visit, form string) (string, bool) {
+func (s *API) twoFactorChange(c *gin.Context, v *shell.Visit, form string) (string, bool) {
 	pw, ok := formValue(c, "password", maxPassword)
 	if !ok || pw == "" {
 		s.showSecurity(c, v, http.StatusBadRequest, "Enter your password.", form+"-password", nil)
@@ -355,31 +339,31 @@ func (s *API) twoFactorChange(c *gin.Context, v *visit, form string) (string, bo
 
 // disableTOTP turns two-factor off (TwoFactorHandler.Disable, as
 // /api/auth/two-factor/disable) and forgets this browser's trust.
-func (s *API) disableTOTP(c *gin.Context, v *visit) {
+func (s *API) disableTOTP(c *gin.Context, v *shell.Visit) {
 	pw, ok := s.twoFactorChange(c, v, "disable")
 	if !ok {
 		return
 	}
-	err := s.App.Commands.TwoFactor.Disable(c.Request.Context(), account.TwoFactorPassword{Principal: v.p, Password: pw, Origin: edge.Origin(c.Request.Context())})
+	err := s.App.Commands.TwoFactor.Disable(c.Request.Context(), account.TwoFactorPassword{Principal: v.P, Password: pw, Origin: edge.Origin(c.Request.Context())})
 	if err != nil {
 		s.securityRefused(c, v, err, "disable")
 		return
 	}
 	clear := s.Cookies.ClearTrustDevice()
 	http.SetCookie(c.Writer, &clear)
-	securityDone(c, "totp-off")
+	shell.Done(c, securityPath, "totp-off")
 }
 
 // newBackupCodes replaces the backup codes
 // (TwoFactorHandler.GenerateBackupCodes, as
 // /api/auth/two-factor/generate-backup-codes) and shows the new ones in
 // this answer only.
-func (s *API) newBackupCodes(c *gin.Context, v *visit) {
+func (s *API) newBackupCodes(c *gin.Context, v *shell.Visit) {
 	pw, ok := s.twoFactorChange(c, v, "codes")
 	if !ok {
 		return
 	}
-	codes, err := s.App.Commands.TwoFactor.GenerateBackupCodes(c.Request.Context(), account.TwoFactorPassword{Principal: v.p, Password: pw,
+	codes, err := s.App.Commands.TwoFactor.GenerateBackupCodes(c.Request.Context(), account.TwoFactorPassword{Principal: v.P, Password: pw,
 		Origin: edge.Origin(c.Request.Context())})
 	if err != nil {
 		s.securityRefused(c, v, err, "codes")
@@ -387,10 +371,10 @@ func (s *API) newBackupCodes(c *gin.Context, v *visit) {
 	}
 	p, sv, err := s.securityState(c, v)
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	sv.Codes = codes
 	p.Notice = "New backup codes: the old ones no longer work. They are shown only now."
-	s.render(c, http.StatusOK, "account-security", p)
+	s.render(c, http.StatusOK, "security", p)
 }

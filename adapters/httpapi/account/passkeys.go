@@ -1,4 +1,4 @@
-package console
+package account
 
 import (
 	"encoding/base64"
@@ -11,6 +11,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/shell"
 	"github.com/gatehouse/gatehouse/application/account"
 	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
@@ -30,7 +31,7 @@ func passkeyName(raw string) (string, bool) {
 // newPasskey starts a registration (PasskeyHandler.RegisterOptions, as
 // /api/auth/passkey/generate-register-options): the page carries the
 // options for the script, and the challenge cookie goes back.
-func (s *API) newPasskey(c *gin.Context, v *visit) {
+func (s *API) newPasskey(c *gin.Context, v *shell.Visit) {
 	raw := c.Request.PostForm.Get("name")
 	name, ok := passkeyName(raw)
 	if !ok {
@@ -41,14 +42,14 @@ func (s *API) newPasskey(c *gin.Context, v *visit) {
 			func(sv *securityView) { sv.Form.Name = raw })
 		return
 	}
-	res, err := s.App.Commands.Passkeys.RegisterOptions(c.Request.Context(), account.PasskeyRegisterOptions{Principal: v.p})
+	res, err := s.App.Commands.Passkeys.RegisterOptions(c.Request.Context(), account.PasskeyRegisterOptions{Principal: v.P})
 	if err != nil {
 		s.passkeyRefused(c, v, err, "passkey-name", securityForm{Name: name})
 		return
 	}
 	opts, err := json.Marshal(res.Creation)
 	if err != nil {
-		s.refuse(c, domain.Internal("console: passkey options", err))
+		s.shell.Refuse(c, domain.Internal("console: passkey options", err))
 		return
 	}
 	ck := s.Cookies.PasskeyCookie(res.ChallengeID, account.PasskeyChallengeTTL)
@@ -61,7 +62,7 @@ func (s *API) newPasskey(c *gin.Context, v *visit) {
 // passkeyRefused answers a passkey use case's refusal: a session too old
 // to register asks to sign in again, a missing step-up asks for a second
 // factor; anything else is a refusal page.
-func (s *API) passkeyRefused(c *gin.Context, v *visit, err error, field string, f securityForm) {
+func (s *API) passkeyRefused(c *gin.Context, v *shell.Visit, err error, field string, f securityForm) {
 	var msg string
 	switch {
 	case errors.Is(err, usecase.ErrSessionNotFresh):
@@ -75,7 +76,7 @@ func (s *API) passkeyRefused(c *gin.Context, v *visit, err error, field string, 
 	case domain.KindOf(err) == domain.KindInvalid || domain.KindOf(err) == domain.KindUnauthenticated:
 		msg = "The passkey was not accepted: " + messageOf(err) + " Nothing was changed."
 	default:
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	status := http.StatusBadRequest
@@ -90,7 +91,7 @@ func (s *API) passkeyRefused(c *gin.Context, v *visit, err error, field string, 
 // verifyPasskey finishes a registration (PasskeyHandler.VerifyRegistration,
 // as /api/auth/passkey/verify-registration) with the browser's answer,
 // which the script put in the form.
-func (s *API) verifyPasskey(c *gin.Context, v *visit) {
+func (s *API) verifyPasskey(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
 	name, ok := passkeyName(c.Request.PostForm.Get("name"))
 	if !ok {
@@ -103,19 +104,19 @@ func (s *API) verifyPasskey(c *gin.Context, v *visit) {
 			func(sv *securityView) { sv.Form.Name = name })
 		return
 	}
-	_, err := s.App.Commands.Passkeys.VerifyRegistration(ctx, account.PasskeyVerifyRegistration{Principal: v.p, Actor: accountActor(c, v),
+	_, err := s.App.Commands.Passkeys.VerifyRegistration(ctx, account.PasskeyVerifyRegistration{Principal: v.P, Actor: accountActor(c, v),
 		ChallengeID: s.Cookies.PasskeyChallenge(c.Request), Response: []byte(reply), Name: name})
 	if err != nil {
 		s.passkeyRefused(c, v, err, "passkey-response", securityForm{Name: name})
 		return
 	}
-	securityDone(c, "passkey-added")
+	shell.Done(c, securityPath, "passkey-added")
 }
 
 // accountActor is the signed-in user, acting on their own account.
-func accountActor(c *gin.Context, v *visit) usecase.Actor {
+func accountActor(c *gin.Context, v *shell.Visit) usecase.Actor {
 	ctx := c.Request.Context()
-	return usecase.UserActor(v.p.User.ID(), edge.RequestIDFrom(ctx), edge.RequestInfoFrom(ctx).ClientIP)
+	return usecase.UserActor(v.P.User.ID(), edge.RequestIDFrom(ctx), edge.RequestInfoFrom(ctx).ClientIP)
 }
 
 // passkeyID reads the form's passkey id (base64url, as the page writes it).
@@ -130,7 +131,7 @@ func passkeyID(c *gin.Context) ([]byte, bool) {
 
 // renamePasskey names a passkey (PasskeyHandler.Rename, as
 // /api/auth/passkey/update-passkey).
-func (s *API) renamePasskey(c *gin.Context, v *visit) {
+func (s *API) renamePasskey(c *gin.Context, v *shell.Visit) {
 	id, ok := passkeyID(c)
 	if !ok {
 		s.showSecurity(c, v, http.StatusBadRequest, "No such passkey: nothing was changed.", "passkey-id", nil)
@@ -146,7 +147,7 @@ func (s *API) renamePasskey(c *gin.Context, v *visit) {
 			func(sv *securityView) { sv.Form.Rename, sv.Form.RenameID = raw, c.Request.PostForm.Get("id") })
 		return
 	}
-	if _, err := s.App.Commands.Passkeys.Rename(c.Request.Context(), account.PasskeyChange{Principal: v.p, Actor: accountActor(c, v), ID: id, Name: name}); err != nil {
+	if _, err := s.App.Commands.Passkeys.Rename(c.Request.Context(), account.PasskeyChange{Principal: v.P, Actor: accountActor(c, v), ID: id, Name: name}); err != nil {
 		if errors.Is(err, domain.ErrPasskeyNotFound) || domain.KindOf(err) == domain.KindNotFound {
 			s.showSecurity(c, v, http.StatusNotFound, "No such passkey: nothing was changed.", "passkey-id", nil)
 			return
@@ -154,13 +155,13 @@ func (s *API) renamePasskey(c *gin.Context, v *visit) {
 		s.passkeyRefused(c, v, err, "rename-name", securityForm{})
 		return
 	}
-	securityDone(c, "passkey-renamed")
+	shell.Done(c, securityPath, "passkey-renamed")
 }
 
 // deletePasskey removes a passkey (PasskeyHandler.Delete, as
 // /api/auth/passkey/delete-passkey); the last one needs a recent second
 // factor, which the form's code may prove.
-func (s *API) deletePasskey(c *gin.Context, v *visit) {
+func (s *API) deletePasskey(c *gin.Context, v *shell.Visit) {
 	id, ok := passkeyID(c)
 	if !ok {
 		s.showSecurity(c, v, http.StatusBadRequest, "No such passkey: nothing was changed.", "passkey-id", nil)
@@ -175,7 +176,7 @@ func (s *API) deletePasskey(c *gin.Context, v *visit) {
 		s.securityRefused(c, v, err, "delete")
 		return
 	}
-	if err := s.App.Commands.Passkeys.Delete(c.Request.Context(), account.PasskeyChange{Principal: v.p, Actor: accountActor(c, v), ID: id}); err != nil {
+	if err := s.App.Commands.Passkeys.Delete(c.Request.Context(), account.PasskeyChange{Principal: v.P, Actor: accountActor(c, v), ID: id}); err != nil {
 		if errors.Is(err, domain.ErrPasskeyNotFound) || domain.KindOf(err) == domain.KindNotFound {
 			s.showSecurity(c, v, http.StatusNotFound, "No such passkey: nothing was changed.", "passkey-id", nil)
 			return
@@ -183,7 +184,7 @@ func (s *API) deletePasskey(c *gin.Context, v *visit) {
 		s.passkeyRefused(c, v, err, "delete-code", securityForm{})
 		return
 	}
-	securityDone(c, "passkey-removed")
+	shell.Done(c, securityPath, "passkey-removed")
 }
 
 // messageOf is a use case error's message, safe to show.

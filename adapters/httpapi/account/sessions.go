@@ -1,4 +1,4 @@
-package console
+package account
 
 import (
 	"net/http"
@@ -8,6 +8,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/shell"
 	"github.com/gatehouse/gatehouse/application/account"
 )
 
@@ -41,13 +42,13 @@ type accountSession struct {
 }
 
 // addSessionRoutes registers the sessions page and its forms.
-func (s *API) addSessionRoutes(r accountRoutes) {
-	r.get(sessionsPath, s.sessionsPage)
-	r.post(revokePath, s.revokeOwnSession)
-	r.post(revokeOthersPath, s.revokeOtherSessions)
+func (s *API) addSessionRoutes(r shell.Section) {
+	r.Get(sessionsPath, s.sessionsPage)
+	r.Post(revokePath, s.revokeOwnSession)
+	r.Post(revokeOthersPath, s.revokeOtherSessions)
 }
 
-var sessionNotices = map[string]string{
+var sessionNotices = shell.Notices{
 	"revoked": "The session has ended: that device is signed out.",
 	"others":  "Every other session has ended: only this browser is still signed in.",
 }
@@ -55,20 +56,20 @@ var sessionNotices = map[string]string{
 // sessionsPage lists the user's live sessions, this browser's first, then
 // the most recently used.
 func (s *API) sessionsPage(c *gin.Context) {
-	v, ok := s.enterAccount(c)
+	v, ok := s.enter(c)
 	if !ok {
 		return
 	}
-	list, err := s.App.Queries.ListSessions.Handle(c.Request.Context(), v.p.User.ID())
+	list, err := s.App.Queries.ListSessions.Handle(c.Request.Context(), v.P.User.ID())
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	sv := &sessionsView{}
 	for _, ss := range list {
 		row := accountSession{ID: string(ss.ID()), Device: device(ss.UserAgent()), IP: ss.IPAddress(), Agent: ss.UserAgent(),
 			Created: ss.CreatedAt(), LastUsed: ss.UpdatedAt(), Expires: ss.ExpiresAt(),
-			Current: ss.ID() == v.p.Session.ID(), Impersonation: ss.ImpersonatedBy() != ""}
+			Current: ss.ID() == v.P.Session.ID(), Impersonation: ss.ImpersonatedBy() != ""}
 		if !row.Current {
 			sv.Others++
 		}
@@ -81,26 +82,26 @@ func (s *API) sessionsPage(c *gin.Context) {
 		}
 		return a.LastUsed.After(b.LastUsed)
 	})
-	p := v.accountPage(sessionsPageTitle, "sessions")
+	p := accountPage(v, sessionsPageTitle, "sessions")
 	p.View = sv
-	p.Notice = sessionNotices[c.Query("done")]
-	s.render(c, http.StatusOK, "account-sessions", p)
+	p.Notice = sessionNotices.Of(c)
+	s.render(c, http.StatusOK, "sessions", p)
 }
 
 // revokeOwnSession ends one of the user's sessions. Someone else's, or one
 // that ended already, is a 404 page and changes nothing; this browser's
 // own signs it out.
-func (s *API) revokeOwnSession(c *gin.Context, v *visit) {
+func (s *API) revokeOwnSession(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
 	handle := c.Request.PostForm.Get("session")
 	if handle == "" || len(handle) > maxSessionHandle {
-		s.refusal(c, http.StatusBadRequest, "Bad request", "Say which session to end. Nothing was changed.",
+		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "Say which session to end. Nothing was changed.",
 			edge.FieldError{Location: "body.session", Message: "is missing or too long"})
 		return
 	}
-	list, err := s.App.Queries.ListSessions.Handle(ctx, v.p.User.ID())
+	list, err := s.App.Queries.ListSessions.Handle(ctx, v.P.User.ID())
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	found := false
@@ -108,30 +109,30 @@ func (s *API) revokeOwnSession(c *gin.Context, v *visit) {
 		found = found || string(ss.ID()) == handle
 	}
 	if !found {
-		s.refusal(c, http.StatusNotFound, "No such session", "You have no live session with this id: it may have ended already. Nothing was changed.",
+		s.shell.Refusal(c, http.StatusNotFound, "No such session", "You have no live session with this id: it may have ended already. Nothing was changed.",
 			edge.FieldError{Location: "body.session", Message: "is not one of your live sessions"})
 		return
 	}
-	current, err := s.App.Commands.RevokeSessions.One(ctx, account.RevokeSession{Principal: v.p, Handle: handle})
+	current, err := s.App.Commands.RevokeSessions.One(ctx, account.RevokeSession{Principal: v.P, Handle: handle})
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	if current {
 		for _, ck := range s.Cookies.Clear() {
 			http.SetCookie(c.Writer, &ck)
 		}
-		edge.Redirect(c, http.StatusSeeOther, "/sign-out?done=1")
+		shell.Redirect(c, "/sign-out?done=1")
 		return
 	}
-	accountDone(c, sessionsPath, "revoked")
+	shell.Done(c, sessionsPath, "revoked")
 }
 
 // revokeOtherSessions ends every session of the user but this browser's.
-func (s *API) revokeOtherSessions(c *gin.Context, v *visit) {
-	if err := s.App.Commands.RevokeSessions.Others(c.Request.Context(), v.p); err != nil {
-		s.refuse(c, err)
+func (s *API) revokeOtherSessions(c *gin.Context, v *shell.Visit) {
+	if err := s.App.Commands.RevokeSessions.Others(c.Request.Context(), v.P); err != nil {
+		s.shell.Refuse(c, err)
 		return
 	}
-	accountDone(c, sessionsPath, "others")
+	shell.Done(c, sessionsPath, "others")
 }

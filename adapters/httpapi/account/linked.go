@@ -1,4 +1,4 @@
-package console
+package account
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/shell"
 	"github.com/gatehouse/gatehouse/application/federation"
 	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
@@ -50,14 +51,14 @@ type linkedAccountRow struct {
 type providerChoice struct{ ID, Name string }
 
 // addLinkedRoutes registers the linked accounts page and its forms.
-func (s *API) addLinkedRoutes(r accountRoutes) {
-	r.get(linkedPath, s.linkedPage)
-	r.post(linkPath, s.linkProvider)
-	r.post(unlinkPath, s.unlinkOwnAccount)
+func (s *API) addLinkedRoutes(r shell.Section) {
+	r.Get(linkedPath, s.linkedPage)
+	r.Post(linkPath, s.linkProvider)
+	r.Post(unlinkPath, s.unlinkOwnAccount)
 }
 
 // linkedNotices say what a linked-accounts form did (?done=).
-var linkedNotices = map[string]string{
+var linkedNotices = shell.Notices{
 	"linked":   "The account is linked: you can sign in with it.",
 	"unlinked": "The account is unlinked: it no longer signs you in.",
 }
@@ -76,7 +77,7 @@ var linkErrors = map[string]string{
 
 // linkedPage shows the user's linked accounts and the providers to link.
 func (s *API) linkedPage(c *gin.Context) {
-	v, ok := s.enterAccount(c)
+	v, ok := s.enter(c)
 	if !ok {
 		return
 	}
@@ -86,21 +87,21 @@ func (s *API) linkedPage(c *gin.Context) {
 			msg = "The provider's sign-in did not end well: the account was not linked."
 		}
 	}
-	s.showLinked(c, v, http.StatusOK, msg, "", linkedNotices[c.Query("done")])
+	s.showLinked(c, v, http.StatusOK, msg, "", linkedNotices.Of(c))
 }
 
 // showLinked renders the linked accounts page with status, a refused
 // form's message and field, and a notice.
-func (s *API) showLinked(c *gin.Context, v *visit, status int, msg, field, notice string) {
+func (s *API) showLinked(c *gin.Context, v *shell.Visit, status int, msg, field, notice string) {
 	ctx := c.Request.Context()
-	views, err := s.App.Commands.LinkedAccounts.List(ctx, v.p.User.ID())
+	views, err := s.App.Commands.LinkedAccounts.List(ctx, v.P.User.ID())
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	enabled, err := s.App.Commands.IdentityProviders.Enabled(ctx)
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	names := map[string]string{}
@@ -121,7 +122,7 @@ func (s *API) showLinked(c *gin.Context, v *visit, status int, msg, field, notic
 		}
 		lv.Accounts = append(lv.Accounts, linkedAccountRow{ID: a.ID, Provider: name, Email: a.Email, Created: a.CreatedAt})
 	}
-	p := v.accountPage("Linked accounts", "linked")
+	p := accountPage(v, "Linked accounts", "linked")
 	for _, pr := range enabled {
 		if linked[string(pr.ID)] {
 			continue
@@ -133,7 +134,7 @@ func (s *API) showLinked(c *gin.Context, v *visit, status int, msg, field, notic
 		}
 	}
 	p.View, p.Error, p.Field, p.Notice = lv, msg, field, notice
-	s.render(c, status, "account-linked", p)
+	s.render(c, status, "linked", p)
 }
 
 // originOf is the origin of an absolute http(s) URL, or "".
@@ -148,21 +149,21 @@ func originOf(raw string) string {
 // linkProvider starts linking an account at a provider
 // (federation.SignIns.Start with Link, as /api/auth/link-social): the
 // browser goes to the provider with the state cookie and comes back here.
-func (s *API) linkProvider(c *gin.Context, v *visit) {
+func (s *API) linkProvider(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
 	provider := c.Request.PostForm.Get("provider")
 	if provider == "" || len(provider) > maxProviderID {
 		s.showLinked(c, v, http.StatusBadRequest, "Choose a provider to link.", "provider", "")
 		return
 	}
-	st, err := s.App.Commands.Federation.Start(ctx, federation.Start{Provider: provider, CallbackURL: linkedPath + "?done=linked",
-		ErrorURL: linkedPath, Link: &v.p})
+	st, err := s.App.Commands.Federation.Start(ctx, federation.Start{Provider: provider, CallbackURL: shell.DoneURL(linkedPath, "linked"),
+		ErrorURL: linkedPath, Link: &v.P})
 	if err != nil {
 		if domain.KindOf(err) == domain.KindNotFound || domain.KindOf(err) == domain.KindInvalid {
 			s.showLinked(c, v, http.StatusBadRequest, "That provider is not available: nothing was linked.", "provider", "")
 			return
 		}
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	ck := s.Cookies.OAuthStateCookie(st.State, domain.FederationStateTTL)
@@ -173,16 +174,16 @@ func (s *API) linkProvider(c *gin.Context, v *visit) {
 // unlinkOwnAccount unlinks one of the user's accounts (federation.Accounts.Unlink,
 // as /api/auth/unlink-account): refused for a session too old, and for the
 // last way to sign in.
-func (s *API) unlinkOwnAccount(c *gin.Context, v *visit) {
+func (s *API) unlinkOwnAccount(c *gin.Context, v *shell.Visit) {
 	id := c.Request.PostForm.Get("account")
 	if id == "" || len(id) > maxAccountID {
 		s.showLinked(c, v, http.StatusBadRequest, "Choose an account to unlink.", "account", "")
 		return
 	}
-	err := s.App.Commands.LinkedAccounts.Unlink(c.Request.Context(), v.p, edge.Origin(c.Request.Context()), id)
+	err := s.App.Commands.LinkedAccounts.Unlink(c.Request.Context(), v.P, edge.Origin(c.Request.Context()), id)
 	switch {
 	case err == nil:
-		accountDone(c, linkedPath, "unlinked")
+		shell.Done(c, linkedPath, "unlinked")
 	case errors.Is(err, federation.ErrCannotUnlinkLast):
 		s.showLinked(c, v, http.StatusBadRequest,
 			"This is your last way to sign in: add a password or a passkey, or link another account, before unlinking it. Nothing was changed.", "account", "")
@@ -191,6 +192,6 @@ func (s *API) unlinkOwnAccount(c *gin.Context, v *visit) {
 	case errors.Is(err, federation.ErrAccountNotFound), errors.Is(err, federation.ErrCredentialAccount):
 		s.showLinked(c, v, http.StatusNotFound, "You have no such linked account: nothing was changed.", "account", "")
 	default:
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 	}
 }

@@ -13,9 +13,10 @@
 //
 //  2. The contract packages under adapters/httpapi (framework, oidc, admin,
 //     backend, pages, explorer) never import each other, adapters/httpapi
-//     itself, or any other package of adapters/httpapi except internal/edge.
-//     Within the module they may import only internal/edge, application,
-//     domain and ports (and their own subpackages). Test files included.
+//     itself, or any other package of adapters/httpapi except internal/edge
+//     (and, for the HTML surface pages, internal/shell). Within the module
+//     they may import only those, application, domain and ports (and their
+//     own subpackages). Test files included.
 //
 //  3. No URL-path prefix test outside adapters/httpapi/internal/edge: in
 //     adapters/httpapi and its subpackages (non-test files), a call to

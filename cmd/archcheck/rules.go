@@ -140,6 +140,8 @@ func checkLayers(m *module) ([]violation, error) {
 const (
 	httpapiDir = "adapters/httpapi"
 	edgeDir    = "adapters/httpapi/internal/edge"
+	// shellDir is what the HTML surfaces share besides the edge.
+	shellDir = "adapters/httpapi/internal/shell"
 )
 
 // contracts are the packages of adapters/httpapi, one per contract or surface.
@@ -167,6 +169,8 @@ func checkContracts(m *module) ([]violation, error) {
 			switch {
 			case under(dir, edgeDir), under(dir, "application"), under(dir, "domain"), under(dir, "ports"):
 				return
+			case under(dir, shellDir) && surfaceOf(pk.dir) != "":
+				return // an HTML surface (pages) on the shell
 			case contractOf(dir) != "":
 				why = "another contract package"
 			case under(dir, httpapiDir):

@@ -2,9 +2,7 @@ package pages
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"embed"
-	"encoding/hex"
 	"html/template"
 	"net/http"
 	"net/url"
@@ -13,6 +11,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/shell"
 	"github.com/gatehouse/gatehouse/application/account"
 )
 
@@ -24,7 +23,7 @@ import (
 // (formRedirect). Like the explorer they are pages, not API operations, so
 // no contract lists them.
 
-//go:embed *.html gatehouse.css passkey.js
+//go:embed templates/*.html assets/*
 var pageFiles embed.FS
 
 const stylesheetPath = "/assets/gatehouse.css"
@@ -86,30 +85,20 @@ type hiddenField struct{ Name, Value string }
 // providerButton is one identity provider on the sign-in page.
 type providerButton struct{ ID, Name string }
 
-// pages renders the hosted pages.
+// pages renders the hosted pages: their own layout and look (templates/,
+// assets/), with the shell's assets and headers.
 type pages struct {
-	templates  map[string]*template.Template
-	css        []byte
-	stylesheet string // the stylesheet's URL, versioned by its hash
-	passkey    []byte
-	passkeyURL string // the passkey script's URL, versioned by its hash
+	templates map[string]*template.Template
+	css       *shell.Asset
+	passkey   *shell.Asset
 }
 
 func newPages() *pages {
-	css, err := pageFiles.ReadFile("gatehouse.css")
-	if err != nil {
-		panic("httpapi: page stylesheet missing: " + err.Error())
-	}
-	js, err := pageFiles.ReadFile("passkey.js")
-	if err != nil {
-		panic("httpapi: passkey script missing: " + err.Error())
-	}
-	sum, jsSum := sha256.Sum256(css), sha256.Sum256(js)
-	p := &pages{templates: map[string]*template.Template{}, css: css,
-		stylesheet: stylesheetPath + "?v=" + hex.EncodeToString(sum[:6]),
-		passkey:    js, passkeyURL: passkeyScriptPath + "?v=" + hex.EncodeToString(jsSum[:6])}
+	p := &pages{templates: map[string]*template.Template{},
+		css:     shell.NewAsset(pageFiles, "assets/gatehouse.css", stylesheetPath, shell.CSS),
+		passkey: shell.NewAsset(pageFiles, "assets/passkey.js", passkeyScriptPath, shell.JavaScript)}
 	for _, name := range []string{"home", "sign-in", "sign-up", "forgot-password", "reset-password", "consent", "sign-out", "two-factor"} {
-		p.templates[name] = template.Must(template.ParseFS(pageFiles, "layout.html", name+".html"))
+		p.templates[name] = template.Must(template.ParseFS(pageFiles, "templates/layout.html", "templates/"+name+".html"))
 	}
 	return p
 }
@@ -181,14 +170,8 @@ var noticeMessages = map[string]string{
 
 func (s *API) AddHostedPages() {
 	p := newPages()
-	s.Handle(http.MethodGet, stylesheetPath, edge.Policy{Rate: edge.RatePublic}, func(c *gin.Context) {
-		c.Header("Cache-Control", "public, max-age=31536000, immutable")
-		c.Data(http.StatusOK, "text/css; charset=utf-8", p.css)
-	})
-	s.Handle(http.MethodGet, passkeyScriptPath, edge.Policy{Rate: edge.RatePublic}, func(c *gin.Context) {
-		c.Header("Cache-Control", "public, max-age=31536000, immutable")
-		c.Data(http.StatusOK, "text/javascript; charset=utf-8", p.passkey)
-	})
+	p.css.Route(s.Kit)
+	p.passkey.Route(s.Kit)
 	// Browsers ask for an icon on every page; an empty answer keeps that
 	// request from showing as an error, and costs nothing.
 	s.Handle(http.MethodGet, "/favicon.ico", edge.Policy{Rate: edge.RatePublic}, func(c *gin.Context) {
@@ -214,7 +197,7 @@ func (s *API) AddHostedPages() {
 // render writes a page with its CSP; formOrigins are origins the page's
 // form may lead to besides this one.
 func (s *API) render(c *gin.Context, p *pages, status int, name string, d pageData, formOrigins ...string) {
-	d.Stylesheet, d.PasskeyScript = p.stylesheet, p.passkeyURL
+	d.Stylesheet, d.PasskeyScript = p.css.URL(), p.passkey.URL()
 	var buf bytes.Buffer
 	if err := p.templates[name].ExecuteTemplate(&buf, "layout", d); err != nil {
 		edge.LoggerFrom(c.Request.Context()).ErrorContext(c.Request.Context(), "page", "page", name, "error", err.Error())
@@ -232,10 +215,7 @@ func (s *API) render(c *gin.Context, p *pages, status int, name string, d pageDa
 	if scriptedPages[name] {
 		csp += "; script-src 'self'; connect-src 'self'"
 	}
-	h.Set("Content-Security-Policy", csp)
-	h.Set("Cache-Control", "no-store")
-	h.Set("Referrer-Policy", "no-referrer")
-	h.Set("X-Frame-Options", "DENY")
+	shell.SetHeaders(h, csp)
 	if status == http.StatusServiceUnavailable {
 		h.Set("Retry-After", edge.RetrySeconds(edge.UnavailableRetryAfter))
 	}

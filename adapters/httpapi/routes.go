@@ -94,8 +94,19 @@ func (s *Server) addRoutes() {
 	// admin console (/console: a platform administrator's pages) and the
 	// self-service account pages (/account: every signed-in user's own).
 	sh := shell.New(s.Kit, shell.Deps{Forms: s.App.Commands.ConsoleForms})
-	console.New(s.Kit, sh).AddConsoleRoutes()
-	account.New(s.Kit, sh).AddAccountRoutes()
+	cmd := s.App.Commands
+	console.New(s.Kit, sh, console.Deps{
+		Administration: cmd.Administration, Factors: cmd.Factors, Memberships: cmd.Memberships, LinkedAccounts: cmd.LinkedAccounts,
+		Organizations: cmd.Organizations, Domains: cmd.Domains, ServiceKeys: cmd.ServiceKeys, OAuthClients: cmd.OAuthClients,
+		SigningKeys: cmd.SigningKeys, IdentityProviders: cmd.IdentityProviders, Federation: cmd.Federation, Webhooks: cmd.Webhooks,
+		AuditLog: q.AuditLog, Overview: q.Overview,
+	}).AddConsoleRoutes()
+	account.New(s.Kit, sh, account.Deps{
+		UpdateUser: cmd.UpdateUser, ChangeEmail: cmd.ChangeEmail, ChangePassword: cmd.ChangePassword, DeleteUser: cmd.DeleteUser,
+		TwoFactor: cmd.TwoFactor, Passkeys: cmd.Passkeys, ListSessions: q.ListSessions, RevokeSessions: cmd.RevokeSessions,
+		Organizations: cmd.Organizations, LinkedAccounts: cmd.LinkedAccounts, Federation: cmd.Federation,
+		IdentityProviders: cmd.IdentityProviders,
+	}).AddAccountRoutes()
 
 	// Outside the contracts: the documents and the explorer. The framework's
 	// document sits in the framework: Better Auth's error shape and CORS,

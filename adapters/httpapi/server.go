@@ -72,7 +72,9 @@ func NewServer(cfg edge.Config, app *application.Application, logger *slog.Logge
 	// its trace), whichever logger writes it.
 	logger = slog.New(edge.LogHandler(logger.Handler()))
 	kit := edge.NewKit(engine, cfg, app, logger)
-	s := &Server{Kit: kit, engine: engine, pages: pages.New(kit, framework.ErrorCode)}
+	s := &Server{Kit: kit, engine: engine, pages: pages.New(kit, framework.ErrorCode, pages.Deps{
+		Authenticate: app.Commands.Authenticate, OAuthProvider: app.Commands.OAuthProvider,
+		IdentityProviders: app.Commands.IdentityProviders, Federation: app.Commands.Federation})}
 
 	engine.Use(
 		s.RoutePolicy(), // first: every middleware after it, and the error renderers, read the route's policy

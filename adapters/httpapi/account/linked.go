@@ -94,12 +94,12 @@ func (s *API) linkedPage(c *gin.Context) {
 // form's message and field, and a notice.
 func (s *API) showLinked(c *gin.Context, v *shell.Visit, status int, msg, field, notice string) {
 	ctx := c.Request.Context()
-	views, err := s.App.Commands.LinkedAccounts.List(ctx, v.P.User.ID())
+	views, err := s.linked.List(ctx, v.P.User.ID())
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
 	}
-	enabled, err := s.App.Commands.IdentityProviders.Enabled(ctx)
+	enabled, err := s.providers.Enabled(ctx)
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
@@ -129,7 +129,7 @@ func (s *API) showLinked(c *gin.Context, v *shell.Visit, status int, msg, field,
 		}
 		lv.Providers = append(lv.Providers, providerChoice{ID: string(pr.ID), Name: pr.Name})
 		// The link form ends at the provider: form-action must allow it.
-		if o := originOf(s.App.Commands.Federation.AuthorizationEndpoint(ctx, pr)); o != "" {
+		if o := originOf(s.signIns.AuthorizationEndpoint(ctx, pr)); o != "" {
 			p.FormTargets = append(p.FormTargets, o)
 		}
 	}
@@ -156,7 +156,7 @@ func (s *API) linkProvider(c *gin.Context, v *shell.Visit) {
 		s.showLinked(c, v, http.StatusBadRequest, "Choose a provider to link.", "provider", "")
 		return
 	}
-	st, err := s.App.Commands.Federation.Start(ctx, federation.Start{Provider: provider, CallbackURL: shell.DoneURL(linkedPath, "linked"),
+	st, err := s.signIns.Start(ctx, federation.Start{Provider: provider, CallbackURL: shell.DoneURL(linkedPath, "linked"),
 		ErrorURL: linkedPath, Link: &v.P})
 	if err != nil {
 		if domain.KindOf(err) == domain.KindNotFound || domain.KindOf(err) == domain.KindInvalid {
@@ -180,7 +180,7 @@ func (s *API) unlinkOwnAccount(c *gin.Context, v *shell.Visit) {
 		s.showLinked(c, v, http.StatusBadRequest, "Choose an account to unlink.", "account", "")
 		return
 	}
-	err := s.App.Commands.LinkedAccounts.Unlink(c.Request.Context(), v.P, edge.Origin(c.Request.Context()), id)
+	err := s.linked.Unlink(c.Request.Context(), v.P, edge.Origin(c.Request.Context()), id)
 	switch {
 	case err == nil:
 		shell.Done(c, linkedPath, "unlinked")

@@ -70,7 +70,7 @@ func (s *API) accountOrgsPage(c *gin.Context) {
 		return
 	}
 	ctx, req := c.Request.Context(), v.OrgRequest()
-	orgs, err := s.App.Commands.Organizations.List(ctx, req)
+	orgs, err := s.organizations.List(ctx, req)
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
@@ -78,7 +78,7 @@ func (s *API) accountOrgsPage(c *gin.Context) {
 	ov := &orgsView{}
 	for _, o := range orgs {
 		row := accountOrg{Name: o.Name(), Slug: o.Slug()}
-		m, err := s.App.Commands.Organizations.ActiveMember(ctx, req, organization.OrgSelector{ID: o.ID()})
+		m, err := s.organizations.ActiveMember(ctx, req, organization.OrgSelector{ID: o.ID()})
 		switch {
 		case err == nil:
 			row.Roles, row.Joined = joinRoles(m.Roles()), m.CreatedAt()
@@ -95,14 +95,14 @@ func (s *API) accountOrgsPage(c *gin.Context) {
 	if !v.P.User.EmailVerified() {
 		ov.Unverified = true
 	} else {
-		invs, err := s.App.Commands.Organizations.ListUserInvitations(ctx, req)
+		invs, err := s.organizations.ListUserInvitations(ctx, req)
 		if err != nil {
 			s.shell.Refuse(c, err)
 			return
 		}
 		for _, d := range invs {
 			// The list names no inviter; the recipient's own read does.
-			if full, err := s.App.Commands.Organizations.GetInvitation(ctx, req, d.Invitation.ID()); err == nil {
+			if full, err := s.organizations.GetInvitation(ctx, req, d.Invitation.ID()); err == nil {
 				d = full
 			}
 			inv := d.Invitation
@@ -142,7 +142,7 @@ func (s *API) acceptInvitation(c *gin.Context, v *shell.Visit) {
 	if !ok {
 		return
 	}
-	if _, _, err := s.App.Commands.Organizations.Accept(c.Request.Context(), v.OrgRequest(), id); err != nil {
+	if _, _, err := s.organizations.Accept(c.Request.Context(), v.OrgRequest(), id); err != nil {
 		s.shell.Refuse(c, err)
 		return
 	}
@@ -155,7 +155,7 @@ func (s *API) declineInvitation(c *gin.Context, v *shell.Visit) {
 	if !ok {
 		return
 	}
-	if _, err := s.App.Commands.Organizations.Reject(c.Request.Context(), v.OrgRequest(), id); err != nil {
+	if _, err := s.organizations.Reject(c.Request.Context(), v.OrgRequest(), id); err != nil {
 		s.shell.Refuse(c, err)
 		return
 	}

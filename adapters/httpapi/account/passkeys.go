@@ -42,7 +42,7 @@ func (s *API) newPasskey(c *gin.Context, v *shell.Visit) {
 			func(sv *securityView) { sv.Form.Name = raw })
 		return
 	}
-	res, err := s.App.Commands.Passkeys.RegisterOptions(c.Request.Context(), account.PasskeyRegisterOptions{Principal: v.P})
+	res, err := s.passkeys.RegisterOptions(c.Request.Context(), account.PasskeyRegisterOptions{Principal: v.P})
 	if err != nil {
 		s.passkeyRefused(c, v, err, "passkey-name", securityForm{Name: name})
 		return
@@ -104,7 +104,7 @@ func (s *API) verifyPasskey(c *gin.Context, v *shell.Visit) {
 			func(sv *securityView) { sv.Form.Name = name })
 		return
 	}
-	_, err := s.App.Commands.Passkeys.VerifyRegistration(ctx, account.PasskeyVerifyRegistration{Principal: v.P, Actor: accountActor(c, v),
+	_, err := s.passkeys.VerifyRegistration(ctx, account.PasskeyVerifyRegistration{Principal: v.P, Actor: accountActor(c, v),
 		ChallengeID: s.Cookies.PasskeyChallenge(c.Request), Response: []byte(reply), Name: name})
 	if err != nil {
 		s.passkeyRefused(c, v, err, "passkey-response", securityForm{Name: name})
@@ -147,7 +147,7 @@ func (s *API) renamePasskey(c *gin.Context, v *shell.Visit) {
 			func(sv *securityView) { sv.Form.Rename, sv.Form.RenameID = raw, c.Request.PostForm.Get("id") })
 		return
 	}
-	if _, err := s.App.Commands.Passkeys.Rename(c.Request.Context(), account.PasskeyChange{Principal: v.P, Actor: accountActor(c, v), ID: id, Name: name}); err != nil {
+	if _, err := s.passkeys.Rename(c.Request.Context(), account.PasskeyChange{Principal: v.P, Actor: accountActor(c, v), ID: id, Name: name}); err != nil {
 		if errors.Is(err, domain.ErrPasskeyNotFound) || domain.KindOf(err) == domain.KindNotFound {
 			s.showSecurity(c, v, http.StatusNotFound, "No such passkey: nothing was changed.", "passkey-id", nil)
 			return
@@ -176,7 +176,7 @@ func (s *API) deletePasskey(c *gin.Context, v *shell.Visit) {
 		s.securityRefused(c, v, err, "delete")
 		return
 	}
-	if err := s.App.Commands.Passkeys.Delete(c.Request.Context(), account.PasskeyChange{Principal: v.P, Actor: accountActor(c, v), ID: id}); err != nil {
+	if err := s.passkeys.Delete(c.Request.Context(), account.PasskeyChange{Principal: v.P, Actor: accountActor(c, v), ID: id}); err != nil {
 		if errors.Is(err, domain.ErrPasskeyNotFound) || domain.KindOf(err) == domain.KindNotFound {
 			s.showSecurity(c, v, http.StatusNotFound, "No such passkey: nothing was changed.", "passkey-id", nil)
 			return

@@ -11,6 +11,11 @@ package account
 import (
 	"embed"
 
+	"github.com/gatehouse/gatehouse/application/account"
+	"github.com/gatehouse/gatehouse/application/federation"
+	"github.com/gatehouse/gatehouse/application/organization"
+	"github.com/gatehouse/gatehouse/application/query"
+
 	"github.com/gin-gonic/gin"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
@@ -29,22 +34,56 @@ var files embed.FS
 // maxID bounds an id a form names: the admin API's own bound.
 const maxID = 128
 
+// Deps are the use cases the account pages call: the framework's own.
+type Deps struct {
+	UpdateUser        *account.UpdateUserHandler     // the profile
+	ChangeEmail       *account.ChangeEmailHandler    // the address change
+	ChangePassword    *account.ChangePasswordHandler // the password change
+	DeleteUser        *account.DeleteUserHandler     // the account's deletion
+	TwoFactor         *account.TwoFactorHandler      // the security page's authenticator app and backup codes
+	Passkeys          *account.PasskeyHandler        // its passkeys
+	ListSessions      *query.ListSessionsHandler     // the sessions page
+	RevokeSessions    *account.RevokeSessionsHandler // its sign-outs
+	Organizations     *organization.Organizations    // the organizations page and invitations
+	LinkedAccounts    *federation.Accounts           // the linked accounts
+	Federation        *federation.SignIns            // linking one more
+	IdentityProviders *federation.Providers          // the providers one may link
+}
+
 // API holds the account pages' handlers, on the edge's shared pieces and
-// the shell.
+// the shell, with the use cases they call.
 type API struct {
 	*edge.Kit
 	shell   *shell.Shell
 	views   *shell.Views
 	passkey *shell.Asset
+
+	updateUser     *account.UpdateUserHandler
+	emailChanges   *account.ChangeEmailHandler
+	passwords      *account.ChangePasswordHandler
+	deleteUser     *account.DeleteUserHandler
+	twoFactor      *account.TwoFactorHandler
+	passkeys       *account.PasskeyHandler
+	listSessions   *query.ListSessionsHandler
+	revokeSessions *account.RevokeSessionsHandler
+	organizations  *organization.Organizations
+	linked         *federation.Accounts
+	signIns        *federation.SignIns
+	providers      *federation.Providers
 }
 
-// New returns the account pages on k and sh.
-func New(k *edge.Kit, sh *shell.Shell) *API {
-	if k == nil || sh == nil {
+// New returns the account pages on k and sh, calling d.
+func New(k *edge.Kit, sh *shell.Shell, d Deps) *API {
+	if k == nil || sh == nil || d.UpdateUser == nil || d.ChangeEmail == nil || d.ChangePassword == nil || d.DeleteUser == nil ||
+		d.TwoFactor == nil || d.Passkeys == nil || d.ListSessions == nil || d.RevokeSessions == nil || d.Organizations == nil ||
+		d.LinkedAccounts == nil || d.Federation == nil || d.IdentityProviders == nil {
 		panic("account: nil dependency")
 	}
 	return &API{Kit: k, shell: sh, views: sh.NewViews(files, nil),
-		passkey: shell.NewAsset(files, "assets/passkey.js", passkeyScriptPath, shell.JavaScript)}
+		passkey:    shell.NewAsset(files, "assets/passkey.js", passkeyScriptPath, shell.JavaScript),
+		updateUser: d.UpdateUser, emailChanges: d.ChangeEmail, passwords: d.ChangePassword, deleteUser: d.DeleteUser,
+		twoFactor: d.TwoFactor, passkeys: d.Passkeys, listSessions: d.ListSessions, revokeSessions: d.RevokeSessions,
+		organizations: d.Organizations, linked: d.LinkedAccounts, signIns: d.Federation, providers: d.IdentityProviders}
 }
 
 // AddAccountRoutes registers the account pages: any signed-in user enters

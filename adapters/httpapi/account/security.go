@@ -144,7 +144,7 @@ func (s *API) securityPage(c *gin.Context) {
 // securityState reads the user's factors through the framework's use
 // cases into a new page.
 func (s *API) securityState(c *gin.Context, v *shell.Visit) (*shell.Page, *securityView, error) {
-	list, err := s.App.Commands.Passkeys.List(c.Request.Context(), v.P)
+	list, err := s.passkeys.List(c.Request.Context(), v.P)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -191,7 +191,7 @@ func (s *API) enableTOTP(c *gin.Context, v *shell.Visit) {
 		s.showSecurity(c, v, http.StatusBadRequest, "Enter your password to set up an authenticator app.", "totp-password", nil)
 		return
 	}
-	res, err := s.App.Commands.TwoFactor.Enable(ctx, account.EnableTwoFactor{Principal: v.P, Password: pw,
+	res, err := s.twoFactor.Enable(ctx, account.EnableTwoFactor{Principal: v.P, Password: pw,
 		Client: edge.RequestInfoFrom(ctx).Client(), Origin: edge.Origin(ctx)})
 	if err != nil {
 		s.securityRefused(c, v, err, "totp")
@@ -244,7 +244,7 @@ func (s *API) confirmTOTP(c *gin.Context, v *shell.Visit) {
 			func(sv *securityView) { sv.Confirming = true })
 		return
 	}
-	res, err := s.App.Commands.TwoFactor.VerifyTOTP(ctx, account.VerifySecondFactor{Principal: &v.P, Code: code,
+	res, err := s.twoFactor.VerifyTOTP(ctx, account.VerifySecondFactor{Principal: &v.P, Code: code,
 		Client: edge.RequestInfoFrom(ctx).Client(), Origin: edge.Origin(ctx)})
 	if err != nil {
 		if errors.Is(err, account.ErrTOTPNotEnabled) {
@@ -278,9 +278,9 @@ func (s *API) stepUp(c *gin.Context, v *shell.Visit, code string) error {
 	}
 	ctx := c.Request.Context()
 	cmd := account.VerifySecondFactor{Principal: &v.P, Code: code, Client: edge.RequestInfoFrom(ctx).Client(), Origin: edge.Origin(ctx)}
-	verify := s.App.Commands.TwoFactor.VerifyBackupCode
+	verify := s.twoFactor.VerifyBackupCode
 	if len(code) == 6 && strings.Trim(code, "0123456789") == "" {
-		verify = s.App.Commands.TwoFactor.VerifyTOTP
+		verify = s.twoFactor.VerifyTOTP
 	}
 	res, err := verify(ctx, cmd)
 	if err != nil {
@@ -344,7 +344,7 @@ func (s *API) disableTOTP(c *gin.Context, v *shell.Visit) {
 	if !ok {
 		return
 	}
-	err := s.App.Commands.TwoFactor.Disable(c.Request.Context(), account.TwoFactorPassword{Principal: v.P, Password: pw, Origin: edge.Origin(c.Request.Context())})
+	err := s.twoFactor.Disable(c.Request.Context(), account.TwoFactorPassword{Principal: v.P, Password: pw, Origin: edge.Origin(c.Request.Context())})
 	if err != nil {
 		s.securityRefused(c, v, err, "disable")
 		return
@@ -363,7 +363,7 @@ func (s *API) newBackupCodes(c *gin.Context, v *shell.Visit) {
 	if !ok {
 		return
 	}
-	codes, err := s.App.Commands.TwoFactor.GenerateBackupCodes(c.Request.Context(), account.TwoFactorPassword{Principal: v.P, Password: pw,
+	codes, err := s.twoFactor.GenerateBackupCodes(c.Request.Context(), account.TwoFactorPassword{Principal: v.P, Password: pw,
 		Origin: edge.Origin(c.Request.Context())})
 	if err != nil {
 		s.securityRefused(c, v, err, "codes")

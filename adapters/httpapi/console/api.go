@@ -16,6 +16,14 @@ import (
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/shell"
+	"github.com/gatehouse/gatehouse/application/admin"
+	"github.com/gatehouse/gatehouse/application/federation"
+	"github.com/gatehouse/gatehouse/application/hostdomain"
+	"github.com/gatehouse/gatehouse/application/oidc"
+	"github.com/gatehouse/gatehouse/application/organization"
+	"github.com/gatehouse/gatehouse/application/query"
+	"github.com/gatehouse/gatehouse/application/servicekey"
+	"github.com/gatehouse/gatehouse/application/webhook"
 )
 
 // Base is the console's path.
@@ -27,21 +35,61 @@ const stopPath = Base + "/impersonation/stop"
 // maxID bounds an id in a path or a form: the admin API's own bound.
 const maxID = 128
 
+// Deps are the use cases the console calls: the admin API's own, so the
+// same checks and audit entries apply.
+type Deps struct {
+	Administration    *admin.Administration       // the gate, users, bans, sessions, impersonation
+	Factors           *admin.Factors              // a user's page and the reset of their factors
+	Memberships       *admin.Memberships          // a user's organizations
+	LinkedAccounts    *federation.Accounts        // a user's linked accounts
+	Organizations     *organization.Organizations // the Organizations section
+	Domains           *hostdomain.Domains         // the Domains section
+	ServiceKeys       *servicekey.ServiceKeys     // the Service keys section
+	OAuthClients      *oidc.OAuthClients          // the OAuth clients section
+	SigningKeys       *oidc.SigningKeys           // the Signing keys section
+	IdentityProviders *federation.Providers       // the Identity providers section
+	Federation        *federation.SignIns         // their authorization endpoints
+	Webhooks          *webhook.Webhooks           // the Webhooks section
+	AuditLog          *query.AuditLogHandler      // the Audit log section
+	Overview          *query.OverviewHandler      // the Overview section
+}
+
 // API holds the console's handlers, on the edge's shared pieces and the
-// shell.
+// shell, with the use cases they call.
 type API struct {
 	*edge.Kit
 	shell *shell.Shell
 	views *shell.Views
 	enter shell.Gate
+
+	administration *admin.Administration
+	factors        *admin.Factors
+	memberships    *admin.Memberships
+	linked         *federation.Accounts
+	organizations  *organization.Organizations
+	domains        *hostdomain.Domains
+	serviceKeys    *servicekey.ServiceKeys
+	oauthClients   *oidc.OAuthClients
+	signingKeys    *oidc.SigningKeys
+	providers      *federation.Providers
+	signIns        *federation.SignIns
+	webhooks       *webhook.Webhooks
+	auditLog       *query.AuditLogHandler
+	overview       *query.OverviewHandler
 }
 
-// New returns the console on k and sh.
-func New(k *edge.Kit, sh *shell.Shell) *API {
-	if k == nil || sh == nil {
+// New returns the console on k and sh, calling d.
+func New(k *edge.Kit, sh *shell.Shell, d Deps) *API {
+	if k == nil || sh == nil || d.Administration == nil || d.Factors == nil || d.Memberships == nil || d.LinkedAccounts == nil ||
+		d.Organizations == nil || d.Domains == nil || d.ServiceKeys == nil || d.OAuthClients == nil || d.SigningKeys == nil ||
+		d.IdentityProviders == nil || d.Federation == nil || d.Webhooks == nil || d.AuditLog == nil || d.Overview == nil {
 		panic("console: nil dependency")
 	}
-	return &API{Kit: k, shell: sh, views: sh.NewViews(files, nil), enter: sh.Administrator(k.App.Commands.Administration)}
+	return &API{Kit: k, shell: sh, views: sh.NewViews(files, nil), enter: sh.Administrator(d.Administration),
+		administration: d.Administration, factors: d.Factors, memberships: d.Memberships, linked: d.LinkedAccounts,
+		organizations: d.Organizations, domains: d.Domains, serviceKeys: d.ServiceKeys, oauthClients: d.OAuthClients,
+		signingKeys: d.SigningKeys, providers: d.IdentityProviders, signIns: d.Federation, webhooks: d.Webhooks,
+		auditLog: d.AuditLog, overview: d.Overview}
 }
 
 // AddConsoleRoutes registers the console's pages and forms, behind the

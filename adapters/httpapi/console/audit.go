@@ -175,7 +175,7 @@ func (s *API) auditPage(c *gin.Context) {
 	if !until.IsZero() {
 		av.Until = until.UTC().Format(auditLocalTime)
 	}
-	page, err := s.App.Queries.AuditLog.Handle(c.Request.Context(), v.P.User, query.ListAuditLog{Cursor: cursor, Filter: ports.AuditQuery{
+	page, err := s.auditLog.Handle(c.Request.Context(), v.P.User, query.ListAuditLog{Cursor: cursor, Filter: ports.AuditQuery{
 		ActorType: domain.ActorType(av.ActorType), ActorID: av.Actor, Action: av.Action, TargetType: av.TargetType, TargetID: av.Target,
 		Since: since, Until: until, Limit: limit}})
 	if err != nil {

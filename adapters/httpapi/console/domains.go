@@ -88,7 +88,7 @@ func (s *API) showDomains(c *gin.Context, v *shell.Visit, status int, msg, field
 		s.render(c, http.StatusBadRequest, "domains", p)
 		return
 	}
-	page, err := s.App.Commands.Domains.List(c.Request.Context(), hostdomain.ListDomains{OrganizationID: domain.OrganizationID(dv.Org),
+	page, err := s.domains.List(c.Request.Context(), hostdomain.ListDomains{OrganizationID: domain.OrganizationID(dv.Org),
 		Status: domain.DomainStatus(dv.Status), Limit: domainPageSize, Cursor: cursor})
 	if err != nil {
 		if domain.KindOf(err) == domain.KindInvalid {
@@ -129,7 +129,7 @@ func (s *API) createDomain(c *gin.Context, v *shell.Visit) {
 		s.showDomains(c, v, http.StatusBadRequest, "The organization id is too long.", "organization", keep(host, 1024), "")
 		return
 	}
-	d, err := s.App.Commands.Domains.CreateAsAdmin(c.Request.Context(), v.Req, hostdomain.CreateDomain{Hostname: host, OrganizationID: domain.OrganizationID(org)})
+	d, err := s.domains.CreateAsAdmin(c.Request.Context(), v.Req, hostdomain.CreateDomain{Hostname: host, OrganizationID: domain.OrganizationID(org)})
 	if field, msg, ok := formField(err); ok || domain.KindOf(err) == domain.KindNotFound {
 		if !ok {
 			field, msg = "organization", "No organization has this id."
@@ -185,7 +185,7 @@ func (s *API) showDomain(c *gin.Context, v *shell.Visit, status int, msg, field 
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The domain id is too long.", edge.FieldError{Location: "path.id", Message: "is too long"})
 		return
 	}
-	d, err := s.App.Commands.Domains.Get(c.Request.Context(), id)
+	d, err := s.domains.Get(c.Request.Context(), id)
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
@@ -236,7 +236,7 @@ func domainDone(c *gin.Context, what string) {
 // checkDomain asks for a check now: the admin API's recheck
 // (Domains.Update), which makes the domain due and wakes the verifier.
 func (s *API) checkDomain(c *gin.Context, v *shell.Visit) {
-	if _, err := s.App.Commands.Domains.Update(c.Request.Context(), v.Req, domain.DomainID(c.Param("id")), hostdomain.UpdateDomain{Recheck: true}); err != nil {
+	if _, err := s.domains.Update(c.Request.Context(), v.Req, domain.DomainID(c.Param("id")), hostdomain.UpdateDomain{Recheck: true}); err != nil {
 		s.shell.Refuse(c, err)
 		return
 	}
@@ -265,7 +265,7 @@ func (s *API) updateDomain(c *gin.Context, v *shell.Visit) {
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The form does not say what to change. Nothing was changed.", edge.FieldError{Location: "body.part", Message: "must be organization or verify"})
 		return
 	}
-	_, err := s.App.Commands.Domains.Update(c.Request.Context(), v.Req, domain.DomainID(c.Param("id")), cmd)
+	_, err := s.domains.Update(c.Request.Context(), v.Req, domain.DomainID(c.Param("id")), cmd)
 	var de *domain.Error
 	if errors.As(err, &de) && (de.Kind == domain.KindInvalid || de.Code == "organization.not_found") {
 		msg := "The reason must be 1 to 500 characters. Nothing was changed."
@@ -290,7 +290,7 @@ func (s *API) updateDomain(c *gin.Context, v *shell.Visit) {
 func (s *API) deleteDomain(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
 	id := domain.DomainID(c.Param("id"))
-	d, err := s.App.Commands.Domains.Get(ctx, id)
+	d, err := s.domains.Get(ctx, id)
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
@@ -304,7 +304,7 @@ func (s *API) deleteDomain(c *gin.Context, v *shell.Visit) {
 			&domainForm{Org: string(d.OrganizationID()), Confirm: confirm})
 		return
 	}
-	if err := s.App.Commands.Domains.DeleteAsAdmin(ctx, v.Req, id); err != nil {
+	if err := s.domains.DeleteAsAdmin(ctx, v.Req, id); err != nil {
 		s.shell.Refuse(c, err)
 		return
 	}

@@ -59,7 +59,7 @@ func idpPath(id string) string { return Base + "/identity-providers/" + url.Path
 
 func (s *API) idpRowOf(p domain.IdentityProvider) idpRow {
 	r := idpRow{ID: string(p.ID), Preset: string(p.Preset), Name: p.Name, Issuer: p.Issuer, ClientID: p.ClientID,
-		Callback: s.App.Commands.Federation.RedirectURI(p.ID), Org: string(p.OrganizationID), Role: string(p.DefaultRole), Path: idpPath(string(p.ID)),
+		Callback: s.signIns.RedirectURI(p.ID), Org: string(p.OrganizationID), Role: string(p.DefaultRole), Path: idpPath(string(p.ID)),
 		Scopes: p.Scopes, SecretSet: len(p.SealedClientSecret) > 0, Trusted: p.TrustedForLinking, Enabled: p.Enabled, RequireSSO: p.RequireSSO,
 		Created: p.CreatedAt, Updated: p.UpdatedAt}
 	for _, d := range p.Domains {
@@ -92,7 +92,7 @@ func (s *API) identityProvidersPage(c *gin.Context) {
 }
 
 func (s *API) showIdentityProviders(c *gin.Context, v *shell.Visit, status int, msg, field string, f idpForm) {
-	all, err := s.App.Commands.IdentityProviders.List(c.Request.Context(), v.KeyRequest())
+	all, err := s.providers.List(c.Request.Context(), v.KeyRequest())
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
@@ -126,7 +126,7 @@ func (s *API) showIdentityProvider(c *gin.Context, v *shell.Visit, status int, m
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The provider id is too long.", edge.FieldError{Location: "path.id", Message: "is too long"})
 		return
 	}
-	pr, err := s.App.Commands.IdentityProviders.Get(c.Request.Context(), v.KeyRequest(), id)
+	pr, err := s.providers.Get(c.Request.Context(), v.KeyRequest(), id)
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
@@ -254,7 +254,7 @@ func (s *API) createIdentityProvider(c *gin.Context, v *shell.Visit) {
 		s.showIdentityProviders(c, v, http.StatusBadRequest, "The id is required: a-z, 0-9 and -.", "id", f)
 		return
 	}
-	pr, err := s.App.Commands.IdentityProviders.Create(c.Request.Context(), v.KeyRequest(), f.input(f.ID, secret))
+	pr, err := s.providers.Create(c.Request.Context(), v.KeyRequest(), f.input(f.ID, secret))
 	if err != nil {
 		if msg, field, ok := refusedField(err); ok {
 			if errors.Is(err, domain.ErrIdentityProviderExists) {
@@ -279,7 +279,7 @@ func (s *API) updateIdentityProvider(c *gin.Context, v *shell.Visit) {
 		s.showIdentityProvider(c, v, http.StatusBadRequest, msg, field, &f, "")
 		return
 	}
-	if _, err := s.App.Commands.IdentityProviders.Update(c.Request.Context(), v.KeyRequest(), f.input(f.ID, secret)); err != nil {
+	if _, err := s.providers.Update(c.Request.Context(), v.KeyRequest(), f.input(f.ID, secret)); err != nil {
 		if msg, field, ok := refusedField(err); ok {
 			s.showIdentityProvider(c, v, idpStatus(err), msg, field, &f, "")
 			return
@@ -294,7 +294,7 @@ func (s *API) updateIdentityProvider(c *gin.Context, v *shell.Visit) {
 // API's enable and disable routes do (federation.Providers.Update).
 func (s *API) setIdentityProviderEnabled(on bool) func(c *gin.Context, v *shell.Visit) {
 	return func(c *gin.Context, v *shell.Visit) {
-		if _, err := s.App.Commands.IdentityProviders.Update(c.Request.Context(), v.KeyRequest(), federation.ProviderInput{ID: c.Param("id"), Enabled: &on}); err != nil {
+		if _, err := s.providers.Update(c.Request.Context(), v.KeyRequest(), federation.ProviderInput{ID: c.Param("id"), Enabled: &on}); err != nil {
 			s.shell.Refuse(c, err)
 			return
 		}
@@ -317,7 +317,7 @@ func (s *API) deleteIdentityProvider(c *gin.Context, v *shell.Visit) {
 		s.showIdentityProvider(c, v, http.StatusBadRequest, "Type the provider's id exactly to confirm. Nothing was deleted.", "confirm", nil, confirm)
 		return
 	}
-	if err := s.App.Commands.IdentityProviders.Delete(c.Request.Context(), v.KeyRequest(), id); err != nil {
+	if err := s.providers.Delete(c.Request.Context(), v.KeyRequest(), id); err != nil {
 		s.shell.Refuse(c, err)
 		return
 	}

@@ -121,7 +121,7 @@ func (s *API) showOAuthClients(c *gin.Context, v *shell.Visit, status int, msg, 
 		s.render(c, http.StatusBadRequest, "oauthclients", p)
 		return
 	}
-	clients, err := s.App.Commands.OAuthClients.List(c.Request.Context(), v.KeyRequest())
+	clients, err := s.oauthClients.List(c.Request.Context(), v.KeyRequest())
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
@@ -147,7 +147,7 @@ func (s *API) registerOAuthClient(c *gin.Context, v *shell.Visit) {
 		s.showOAuthClients(c, v, http.StatusBadRequest, msg, field, f.kept(), url.Values{})
 		return
 	}
-	issued, err := s.App.Commands.OAuthClients.Register(c.Request.Context(), v.KeyRequest(), oidc.RegisterOAuthClient{Name: f.Name, Type: f.Type,
+	issued, err := s.oauthClients.Register(c.Request.Context(), v.KeyRequest(), oidc.RegisterOAuthClient{Name: f.Name, Type: f.Type,
 		RedirectURIs: lines(f.RedirectURIs), PostLogoutRedirectURIs: lines(f.LogoutURIs), FirstParty: f.FirstParty})
 	if err != nil {
 		if msg, field, ok := invalidField(err, oauthClientLabels); ok {
@@ -189,7 +189,7 @@ func (s *API) showOAuthClient(c *gin.Context, v *shell.Visit, status int, msg, f
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The client id is too long.", edge.FieldError{Location: "path.id", Message: "is too long"})
 		return
 	}
-	cl, err := s.App.Commands.OAuthClients.Get(c.Request.Context(), v.KeyRequest(), domain.OAuthClientID(id))
+	cl, err := s.oauthClients.Get(c.Request.Context(), v.KeyRequest(), domain.OAuthClientID(id))
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
@@ -221,7 +221,7 @@ func (s *API) updateOAuthClient(c *gin.Context, v *shell.Visit) {
 	if logout == nil {
 		logout = []string{}
 	}
-	_, err := s.App.Commands.OAuthClients.Update(c.Request.Context(), v.KeyRequest(), domain.OAuthClientID(c.Param("id")),
+	_, err := s.oauthClients.Update(c.Request.Context(), v.KeyRequest(), domain.OAuthClientID(c.Param("id")),
 		oidc.UpdateOAuthClient{Name: &f.Name, RedirectURIs: &uris, PostLogoutRedirectURIs: &logout, FirstParty: &f.FirstParty})
 	if err != nil {
 		if msg, field, ok := invalidField(err, oauthClientLabels); ok {
@@ -238,7 +238,7 @@ func (s *API) updateOAuthClient(c *gin.Context, v *shell.Visit) {
 // rotateOAuthClientSecret gives a confidential client a new secret through
 // OAuthClients.RotateSecret and shows it once.
 func (s *API) rotateOAuthClientSecret(c *gin.Context, v *shell.Visit) {
-	issued, err := s.App.Commands.OAuthClients.RotateSecret(c.Request.Context(), v.KeyRequest(), domain.OAuthClientID(c.Param("id")))
+	issued, err := s.oauthClients.RotateSecret(c.Request.Context(), v.KeyRequest(), domain.OAuthClientID(c.Param("id")))
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
@@ -253,7 +253,7 @@ func (s *API) rotateOAuthClientSecret(c *gin.Context, v *shell.Visit) {
 func (s *API) deleteOAuthClient(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
 	id := domain.OAuthClientID(c.Param("id"))
-	cl, err := s.App.Commands.OAuthClients.Get(ctx, v.KeyRequest(), id)
+	cl, err := s.oauthClients.Get(ctx, v.KeyRequest(), id)
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
@@ -265,7 +265,7 @@ func (s *API) deleteOAuthClient(c *gin.Context, v *shell.Visit) {
 		s.showOAuthClient(c, v, http.StatusBadRequest, "Type the client's name exactly to confirm. Nothing was deleted.", "confirm", &f)
 		return
 	}
-	if err := s.App.Commands.OAuthClients.Delete(ctx, v.KeyRequest(), id); err != nil {
+	if err := s.oauthClients.Delete(ctx, v.KeyRequest(), id); err != nil {
 		s.shell.Refuse(c, err)
 		return
 	}

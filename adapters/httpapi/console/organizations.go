@@ -77,7 +77,7 @@ func (s *API) organizationsPage(c *gin.Context) {
 		s.render(c, http.StatusBadRequest, "organizations", p)
 		return
 	}
-	page, err := s.App.Commands.Organizations.ListAll(c.Request.Context(), v.Req,
+	page, err := s.organizations.ListAll(c.Request.Context(), v.Req,
 		organization.OrgListPage{Limit: orgPageSize, Cursor: cursor, Search: strings.TrimSpace(ov.Q)})
 	if err != nil {
 		if domain.KindOf(err) == domain.KindInvalid {
@@ -165,12 +165,12 @@ func (s *API) showOrganization(c *gin.Context, v *shell.Visit, status int, msg, 
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The page link is not valid.", edge.FieldError{Location: "query.members", Message: "is not a page of members"})
 		return
 	}
-	oc, err := s.App.Commands.Organizations.GetByID(ctx, v.Req, id)
+	oc, err := s.organizations.GetByID(ctx, v.Req, id)
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
 	}
-	mp, err := s.App.Commands.Organizations.ListMembersByID(ctx, v.Req, id, organization.OrgListPage{Limit: orgPageSize, Cursor: members})
+	mp, err := s.organizations.ListMembersByID(ctx, v.Req, id, organization.OrgListPage{Limit: orgPageSize, Cursor: members})
 	if err != nil {
 		if domain.KindOf(err) == domain.KindInvalid {
 			s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The page link is not valid: start from the first page of members.",
@@ -180,7 +180,7 @@ func (s *API) showOrganization(c *gin.Context, v *shell.Visit, status int, msg, 
 		s.shell.Refuse(c, err)
 		return
 	}
-	invs, err := s.App.Commands.Organizations.ListInvitationsByID(ctx, v.Req, id)
+	invs, err := s.organizations.ListInvitationsByID(ctx, v.Req, id)
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
@@ -253,7 +253,7 @@ func (s *API) updateOrganization(c *gin.Context, v *shell.Visit) {
 	f := orgForm{Settings: true, Name: strings.TrimSpace(pf.Get("name")), Slug: strings.TrimSpace(pf.Get("slug")),
 		Logo: strings.TrimSpace(pf.Get("logo")), Metadata: strings.TrimSpace(pf.Get("metadata"))}
 	patch := organization.OrganizationPatch{Name: &f.Name, Slug: &f.Slug, Logo: &f.Logo, Metadata: &f.Metadata}
-	_, err := s.App.Commands.Organizations.UpdateByID(c.Request.Context(), v.Req, domain.OrganizationID(c.Param("id")), patch)
+	_, err := s.organizations.UpdateByID(c.Request.Context(), v.Req, domain.OrganizationID(c.Param("id")), patch)
 	if field, msg, ok := formField(err); ok {
 		if de := new(domain.Error); errors.As(err, &de) && de.Code == "organization.slug_unavailable" {
 			field, msg = "slug", "Another organization has this slug: choose another."
@@ -291,7 +291,7 @@ func (s *API) changeMemberRole(c *gin.Context, v *shell.Visit) {
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The member id is missing or too long. Nothing was changed.", edge.FieldError{Location: "body.member", Message: "is not a member id"})
 		return
 	}
-	_, err := s.App.Commands.Organizations.UpdateMemberRoleByID(c.Request.Context(), v.Req, domain.OrganizationID(c.Param("id")), domain.MemberID(member), []string{role})
+	_, err := s.organizations.UpdateMemberRoleByID(c.Request.Context(), v.Req, domain.OrganizationID(c.Param("id")), domain.MemberID(member), []string{role})
 	if field, msg, ok := formField(err); ok {
 		if field == "" {
 			field = "role"
@@ -313,7 +313,7 @@ func (s *API) removeMember(c *gin.Context, v *shell.Visit) {
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The member id is missing or too long. Nothing was changed.", edge.FieldError{Location: "body.member", Message: "is not a member id"})
 		return
 	}
-	err := s.App.Commands.Organizations.RemoveMemberByID(c.Request.Context(), v.Req, domain.OrganizationID(c.Param("id")), domain.MemberID(member))
+	err := s.organizations.RemoveMemberByID(c.Request.Context(), v.Req, domain.OrganizationID(c.Param("id")), domain.MemberID(member))
 	if field, msg, ok := formField(err); ok {
 		s.showOrganization(c, v, http.StatusBadRequest, msg+" Nothing was changed.", field, nil)
 		return
@@ -348,7 +348,7 @@ func (s *API) inviteMember(c *gin.Context, v *shell.Visit) {
 
 // invite runs InviteByID for the organization of the page.
 func (s *API) invite(c *gin.Context, v *shell.Visit, cmd organization.InviteAddress) error {
-	_, err := s.App.Commands.Organizations.InviteByID(c.Request.Context(), v.Req, domain.OrganizationID(c.Param("id")), cmd)
+	_, err := s.organizations.InviteByID(c.Request.Context(), v.Req, domain.OrganizationID(c.Param("id")), cmd)
 	return err
 }
 
@@ -361,7 +361,7 @@ func (s *API) revokeInvitation(c *gin.Context, v *shell.Visit) {
 			edge.FieldError{Location: "body.invitation", Message: "is not an invitation id"})
 		return
 	}
-	err := s.App.Commands.Organizations.RevokeInvitation(c.Request.Context(), v.Req, domain.OrganizationID(c.Param("id")), domain.InvitationID(id))
+	err := s.organizations.RevokeInvitation(c.Request.Context(), v.Req, domain.OrganizationID(c.Param("id")), domain.InvitationID(id))
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
@@ -375,7 +375,7 @@ func (s *API) resendInvitation(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
 	id := c.Request.PostForm.Get("invitation")
 	org := domain.OrganizationID(c.Param("id"))
-	invs, err := s.App.Commands.Organizations.ListInvitationsByID(ctx, v.Req, org)
+	invs, err := s.organizations.ListInvitationsByID(ctx, v.Req, org)
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
@@ -404,7 +404,7 @@ func (s *API) resendInvitation(c *gin.Context, v *shell.Visit) {
 func (s *API) deleteOrganization(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
 	id := domain.OrganizationID(c.Param("id"))
-	oc, err := s.App.Commands.Organizations.GetByID(ctx, v.Req, id)
+	oc, err := s.organizations.GetByID(ctx, v.Req, id)
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
@@ -414,7 +414,7 @@ func (s *API) deleteOrganization(c *gin.Context, v *shell.Visit) {
 		s.showOrganization(c, v, http.StatusBadRequest, "Type the organization's slug exactly to confirm. Nothing was deleted.", "confirm", trimForm(orgForm{Confirm: confirm}))
 		return
 	}
-	if err := s.App.Commands.Organizations.DeleteByID(ctx, v.Req, id); err != nil {
+	if err := s.organizations.DeleteByID(ctx, v.Req, id); err != nil {
 		s.shell.Refuse(c, err)
 		return
 	}

@@ -51,7 +51,7 @@ func (s *API) overviewPage(c *gin.Context) {
 	if !ok {
 		return
 	}
-	o, err := s.App.Queries.Overview.Handle(c.Request.Context(), v.P.User)
+	o, err := s.overview.Handle(c.Request.Context(), v.P.User)
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return

@@ -110,7 +110,7 @@ func (s *API) showServiceKeys(c *gin.Context, v *shell.Visit, status int, msg, f
 		s.render(c, http.StatusBadRequest, "servicekeys", p)
 		return
 	}
-	keys, err := s.App.Commands.ServiceKeys.List(c.Request.Context(), v.KeyRequest())
+	keys, err := s.serviceKeys.List(c.Request.Context(), v.KeyRequest())
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
@@ -160,7 +160,7 @@ func (s *API) createServiceKey(c *gin.Context, v *shell.Visit) {
 		}
 		cmd.ExpiresAt = v.Now.Add(time.Duration(days) * 24 * time.Hour).UTC()
 	}
-	k, err := s.App.Commands.ServiceKeys.Create(c.Request.Context(), v.KeyRequest(), cmd)
+	k, err := s.serviceKeys.Create(c.Request.Context(), v.KeyRequest(), cmd)
 	if err != nil {
 		if msg, field, ok := invalidField(err, serviceKeyLabels); ok {
 			if field == "expiresAt" {
@@ -200,7 +200,7 @@ func (s *API) showServiceKey(c *gin.Context, v *shell.Visit, status int, msg, fi
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The key id is too long.")
 		return
 	}
-	keys, err := s.App.Commands.ServiceKeys.List(c.Request.Context(), v.KeyRequest())
+	keys, err := s.serviceKeys.List(c.Request.Context(), v.KeyRequest())
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
@@ -226,7 +226,7 @@ func (s *API) rotateServiceKey(c *gin.Context, v *shell.Visit) {
 		s.showServiceKey(c, v, http.StatusBadRequest, "Choose how long the old secret keeps working.", "overlap", "")
 		return
 	}
-	k, err := s.App.Commands.ServiceKeys.Rotate(c.Request.Context(), v.KeyRequest(), domain.ServiceKeyID(c.Param("id")), overlap)
+	k, err := s.serviceKeys.Rotate(c.Request.Context(), v.KeyRequest(), domain.ServiceKeyID(c.Param("id")), overlap)
 	if err != nil {
 		s.shell.Refuse(c, err) // a step-up refusal: the hosted step-up page, and back to the key's page
 		return
@@ -241,7 +241,7 @@ func (s *API) rotateServiceKey(c *gin.Context, v *shell.Visit) {
 
 // revokeServiceKey ends a key and all its secrets through ServiceKeys.Revoke.
 func (s *API) revokeServiceKey(c *gin.Context, v *shell.Visit) {
-	if err := s.App.Commands.ServiceKeys.Revoke(c.Request.Context(), v.KeyRequest(), domain.ServiceKeyID(c.Param("id"))); err != nil {
+	if err := s.serviceKeys.Revoke(c.Request.Context(), v.KeyRequest(), domain.ServiceKeyID(c.Param("id"))); err != nil {
 		s.shell.Refuse(c, err)
 		return
 	}

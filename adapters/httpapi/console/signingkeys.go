@@ -61,7 +61,7 @@ func (s *API) showSigningKeys(c *gin.Context, v *shell.Visit, status int, msg, f
 		s.render(c, http.StatusBadRequest, "signingkeys", p)
 		return
 	}
-	views, err := s.App.Commands.SigningKeys.List(c.Request.Context(), v.KeyRequest())
+	views, err := s.signingKeys.List(c.Request.Context(), v.KeyRequest())
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
@@ -90,7 +90,7 @@ func (s *API) rotateSigningKeys(c *gin.Context, v *shell.Visit) {
 		cmd.Algs = []domain.SigningAlgorithm{domain.SigningAlgorithm(alg)}
 	}
 	cmd.Immediate = immediate
-	if _, err := s.App.Commands.SigningKeys.Rotate(c.Request.Context(), v.KeyRequest(), cmd); err != nil {
+	if _, err := s.signingKeys.Rotate(c.Request.Context(), v.KeyRequest(), cmd); err != nil {
 		if msg, field, ok := invalidField(err, map[string]string{"alg": "The algorithm"}); ok {
 			s.showSigningKeys(c, v, http.StatusBadRequest, msg, field, keep(alg, 16), immediate)
 			return

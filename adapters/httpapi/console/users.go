@@ -102,7 +102,7 @@ func (s *API) usersPage(c *gin.Context) {
 	}
 	for _, u := range page.Users {
 		uv.Rows = append(uv.Rows, userRow{ID: string(u.ID()), Email: string(u.Email()), Name: u.Name(), Banned: u.IsBanned(v.Now),
-			Verified: u.EmailVerified(), Admin: s.App.Commands.Administration.IsAdmin(u), Created: u.CreatedAt()})
+			Verified: u.EmailVerified(), Admin: s.administration.IsAdmin(u), Created: u.CreatedAt()})
 	}
 	link := url.Values{"q": {uv.Q}, "by": {uv.By}, "status": {uv.Status}, "verified": {uv.Verified}, "org": {uv.Org}}
 	if query.Cursor != "" {
@@ -127,13 +127,13 @@ func (s *API) pageUsers(c *gin.Context, v *shell.Visit, q admin.ListUsersPage) (
 		if addr, err := domain.NewEmail(q.EmailContains); err == nil {
 			exact := q
 			exact.EmailContains, exact.Email = "", string(addr)
-			page, err := s.App.Commands.Administration.PageUsers(ctx, v.Req, exact)
+			page, err := s.administration.PageUsers(ctx, v.Req, exact)
 			if err != nil || len(page.Users) > 0 {
 				return page, err
 			}
 		}
 	}
-	return s.App.Commands.Administration.PageUsers(ctx, v.Req, q)
+	return s.administration.PageUsers(ctx, v.Req, q)
 }
 
 // userView is a user's page.
@@ -189,29 +189,29 @@ func (s *API) showUser(c *gin.Context, v *shell.Visit, status int, msg, field st
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The user id is too long.", edge.FieldError{Location: "path.id", Message: "is too long"})
 		return
 	}
-	uf, err := s.App.Commands.Factors.GetUser(ctx, v.Req, id)
+	uf, err := s.factors.GetUser(ctx, v.Req, id)
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
 	}
-	sessions, err := s.App.Commands.Administration.ListUserSessions(ctx, v.Req, id)
+	sessions, err := s.administration.ListUserSessions(ctx, v.Req, id)
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
 	}
-	linked, err := s.App.Commands.LinkedAccounts.LinkedFor(ctx, v.Req, id)
+	linked, err := s.linked.LinkedFor(ctx, v.Req, id)
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
 	}
-	orgs, err := s.App.Commands.Memberships.OfUser(ctx, v.Req, id)
+	orgs, err := s.memberships.OfUser(ctx, v.Req, id)
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
 	}
 	u, acc := uf.User, uf.User.Access()
 	uv := &userView{ID: string(u.ID()), Email: string(u.Email()), Name: u.Name(), Path: Base + "/users/" + url.PathEscape(string(u.ID())),
-		Verified: u.EmailVerified(), Banned: u.IsBanned(v.Now), Admin: s.App.Commands.Administration.IsAdmin(u), BanReason: acc.BanReason,
+		Verified: u.EmailVerified(), Banned: u.IsBanned(v.Now), Admin: s.administration.IsAdmin(u), BanReason: acc.BanReason,
 		BanExpires: acc.BanExpires, Created: u.CreatedAt(), Roles: u.Roles(), TwoFactor: u.TwoFactorEnabled(), Passkeys: uf.Passkeys, Form: f}
 	for _, ss := range sessions {
 		uv.Sessions = append(uv.Sessions, sessionRow{ID: string(ss.ID()), IP: ss.IPAddress(), Agent: ss.UserAgent(),
@@ -262,7 +262,7 @@ func (s *API) banUser(c *gin.Context, v *shell.Visit) {
 		}
 		expires = time.Duration(days) * 24 * time.Hour
 	}
-	if _, err := s.App.Commands.Administration.BanUser(c.Request.Context(), v.Req, domain.UserID(c.Param("id")), f.Reason, expires); err != nil {
+	if _, err := s.administration.BanUser(c.Request.Context(), v.Req, domain.UserID(c.Param("id")), f.Reason, expires); err != nil {
 		s.shell.Refuse(c, err)
 		return
 	}
@@ -271,7 +271,7 @@ func (s *API) banUser(c *gin.Context, v *shell.Visit) {
 
 // unbanUser lifts a ban through Administration.UnbanUser.
 func (s *API) unbanUser(c *gin.Context, v *shell.Visit) {
-	if _, err := s.App.Commands.Administration.UnbanUser(c.Request.Context(), v.Req, domain.UserID(c.Param("id"))); err != nil {
+	if _, err := s.administration.UnbanUser(c.Request.Context(), v.Req, domain.UserID(c.Param("id"))); err != nil {
 		s.shell.Refuse(c, err)
 		return
 	}
@@ -283,7 +283,7 @@ func (s *API) unbanUser(c *gin.Context, v *shell.Visit) {
 func (s *API) revokeSession(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
 	id, sid := domain.UserID(c.Param("id")), c.Request.PostForm.Get("session")
-	sessions, err := s.App.Commands.Administration.ListUserSessions(ctx, v.Req, id)
+	sessions, err := s.administration.ListUserSessions(ctx, v.Req, id)
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
@@ -297,7 +297,7 @@ func (s *API) revokeSession(c *gin.Context, v *shell.Visit) {
 			edge.FieldError{Location: "body.session", Message: "is not one of the user's live sessions"})
 		return
 	}
-	if err := s.App.Commands.Administration.RevokeUserSession(ctx, v.Req, domain.SessionID(sid)); err != nil {
+	if err := s.administration.RevokeUserSession(ctx, v.Req, domain.SessionID(sid)); err != nil {
 		s.shell.Refuse(c, err)
 		return
 	}
@@ -307,7 +307,7 @@ func (s *API) revokeSession(c *gin.Context, v *shell.Visit) {
 // revokeSessions ends all the user's sessions through
 // Administration.RevokeUserSessions.
 func (s *API) revokeSessions(c *gin.Context, v *shell.Visit) {
-	if err := s.App.Commands.Administration.RevokeUserSessions(c.Request.Context(), v.Req, domain.UserID(c.Param("id"))); err != nil {
+	if err := s.administration.RevokeUserSessions(c.Request.Context(), v.Req, domain.UserID(c.Param("id"))); err != nil {
 		s.shell.Refuse(c, err)
 		return
 	}
@@ -318,7 +318,7 @@ func (s *API) revokeSessions(c *gin.Context, v *shell.Visit) {
 // Factors.SendPasswordReset, the admin API's own action (audited as
 // admin.send-password-reset).
 func (s *API) sendPasswordReset(c *gin.Context, v *shell.Visit) {
-	err := s.App.Commands.Factors.SendPasswordReset(c.Request.Context(), v.Req, domain.UserID(c.Param("id")), s.Config.BaseURL+edge.ResetPasswordForm.Page)
+	err := s.factors.SendPasswordReset(c.Request.Context(), v.Req, domain.UserID(c.Param("id")), s.Config.BaseURL+edge.ResetPasswordForm.Page)
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
@@ -329,7 +329,7 @@ func (s *API) sendPasswordReset(c *gin.Context, v *shell.Visit) {
 // resetFactors removes the user's second factors through
 // Factors.ResetFactors, as the admin API's factor reset does.
 func (s *API) resetFactors(c *gin.Context, v *shell.Visit) {
-	if err := s.App.Commands.Factors.ResetFactors(c.Request.Context(), v.Req, domain.UserID(c.Param("id"))); err != nil {
+	if err := s.factors.ResetFactors(c.Request.Context(), v.Req, domain.UserID(c.Param("id"))); err != nil {
 		s.shell.Refuse(c, err)
 		return
 	}
@@ -346,7 +346,7 @@ func (s *API) unlinkAccount(c *gin.Context, v *shell.Visit) {
 			edge.FieldError{Location: "body.account", Message: "is missing or too long"})
 		return
 	}
-	if err := s.App.Commands.LinkedAccounts.UnlinkFor(c.Request.Context(), v.Req, domain.UserID(c.Param("id")), account); err != nil {
+	if err := s.linked.UnlinkFor(c.Request.Context(), v.Req, domain.UserID(c.Param("id")), account); err != nil {
 		s.shell.Refuse(c, err)
 		return
 	}
@@ -359,7 +359,7 @@ func (s *API) unlinkAccount(c *gin.Context, v *shell.Visit) {
 func (s *API) impersonate(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
 	adminToken, _ := s.Cookies.Token(c.Request)
-	res, err := s.App.Commands.Administration.ImpersonateUser(ctx, v.Req, domain.UserID(c.Param("id")), edge.RequestInfoFrom(ctx).Client())
+	res, err := s.administration.ImpersonateUser(ctx, v.Req, domain.UserID(c.Param("id")), edge.RequestInfoFrom(ctx).Client())
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
@@ -377,7 +377,7 @@ func (s *API) impersonate(c *gin.Context, v *shell.Visit) {
 func (s *API) stopImpersonating(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
 	adminToken := s.Cookies.AdminToken(c.Request)
-	restored, err := s.App.Commands.Administration.StopImpersonating(ctx, v.P, adminToken, edge.RequestIDFrom(ctx), edge.RequestInfoFrom(ctx).ClientIP)
+	restored, err := s.administration.StopImpersonating(ctx, v.P, adminToken, edge.RequestIDFrom(ctx), edge.RequestInfoFrom(ctx).ClientIP)
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
@@ -394,7 +394,7 @@ func (s *API) stopImpersonating(c *gin.Context, v *shell.Visit) {
 func (s *API) deleteUser(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
 	id := domain.UserID(c.Param("id"))
-	uf, err := s.App.Commands.Factors.GetUser(ctx, v.Req, id)
+	uf, err := s.factors.GetUser(ctx, v.Req, id)
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
@@ -407,7 +407,7 @@ func (s *API) deleteUser(c *gin.Context, v *shell.Visit) {
 		s.showUser(c, v, http.StatusBadRequest, "Type the user's e-mail address exactly to confirm. Nothing was deleted.", "confirm", userForm{Confirm: confirm})
 		return
 	}
-	if err := s.App.Commands.Administration.RemoveUser(ctx, v.Req, id); err != nil {
+	if err := s.administration.RemoveUser(ctx, v.Req, id); err != nil {
 		s.shell.Refuse(c, err)
 		return
 	}

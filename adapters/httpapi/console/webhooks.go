@@ -97,7 +97,7 @@ func (s *API) webhooksPage(c *gin.Context) {
 }
 
 func (s *API) showWebhooks(c *gin.Context, v *shell.Visit, status int, msg, field string, f webhookForm) {
-	all, err := s.App.Commands.Webhooks.List(c.Request.Context(), v.Req)
+	all, err := s.webhooks.List(c.Request.Context(), v.Req)
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
@@ -136,7 +136,7 @@ func (s *API) showWebhook(c *gin.Context, v *shell.Visit, status int, secret, ms
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The endpoint id is too long.", edge.FieldError{Location: "path.id", Message: "is too long"})
 		return
 	}
-	e, err := s.App.Commands.Webhooks.Get(ctx, v.Req, domain.WebhookEndpointID(id))
+	e, err := s.webhooks.Get(ctx, v.Req, domain.WebhookEndpointID(id))
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
@@ -158,11 +158,11 @@ func (s *API) showWebhook(c *gin.Context, v *shell.Visit, status int, secret, ms
 	case len(cursor) > 256:
 		p.Error, p.Field, status, cursor = "The page link is not valid.", "cursor", http.StatusBadRequest, ""
 	}
-	page, err := s.App.Commands.Webhooks.Messages(ctx, v.Req, e.ID, webhook.ListMessages{Status: domain.WebhookDeliveryStatus(wv.Status), Limit: webhookPageSize, Cursor: cursor})
+	page, err := s.webhooks.Messages(ctx, v.Req, e.ID, webhook.ListMessages{Status: domain.WebhookDeliveryStatus(wv.Status), Limit: webhookPageSize, Cursor: cursor})
 	if err != nil && domain.KindOf(err) == domain.KindInvalid {
 		p.Error, p.Field, status = "The page link is not valid: start from the first page.", "cursor", http.StatusBadRequest
 		cursor = ""
-		page, err = s.App.Commands.Webhooks.Messages(ctx, v.Req, e.ID, webhook.ListMessages{Status: domain.WebhookDeliveryStatus(wv.Status), Limit: webhookPageSize})
+		page, err = s.webhooks.Messages(ctx, v.Req, e.ID, webhook.ListMessages{Status: domain.WebhookDeliveryStatus(wv.Status), Limit: webhookPageSize})
 	}
 	if err != nil {
 		s.shell.Refuse(c, err)
@@ -222,7 +222,7 @@ func (s *API) createWebhook(c *gin.Context, v *shell.Visit) {
 			f.Events[e] = true
 		}
 	}
-	issued, err := s.App.Commands.Webhooks.Create(c.Request.Context(), v.Req, webhook.CreateWebhook{URL: f.URL, Description: f.Description, EventTypes: events})
+	issued, err := s.webhooks.Create(c.Request.Context(), v.Req, webhook.CreateWebhook{URL: f.URL, Description: f.Description, EventTypes: events})
 	if err != nil {
 		if shell.IsStepUp(err) { // the hosted step-up page, and back (API.refuse)
 			s.shell.Refuse(c, err)
@@ -245,7 +245,7 @@ func (s *API) createWebhook(c *gin.Context, v *shell.Visit) {
 // rotateWebhookSecret gives the endpoint a new secret
 // (webhook.Webhooks.RotateSecret) and shows it this once.
 func (s *API) rotateWebhookSecret(c *gin.Context, v *shell.Visit) {
-	issued, err := s.App.Commands.Webhooks.RotateSecret(c.Request.Context(), v.Req, domain.WebhookEndpointID(c.Param("id")))
+	issued, err := s.webhooks.RotateSecret(c.Request.Context(), v.Req, domain.WebhookEndpointID(c.Param("id")))
 	if err != nil {
 		s.shell.Refuse(c, err) // a step-up refusal: the hosted step-up page, and back
 		return
@@ -257,7 +257,7 @@ func (s *API) rotateWebhookSecret(c *gin.Context, v *shell.Visit) {
 // as PATCH /api/admin/webhooks/{id} with enabled).
 func (s *API) setWebhookEnabled(on bool) func(c *gin.Context, v *shell.Visit) {
 	return func(c *gin.Context, v *shell.Visit) {
-		if _, err := s.App.Commands.Webhooks.Update(c.Request.Context(), v.Req, domain.WebhookEndpointID(c.Param("id")), webhook.UpdateWebhook{Enabled: &on}); err != nil {
+		if _, err := s.webhooks.Update(c.Request.Context(), v.Req, domain.WebhookEndpointID(c.Param("id")), webhook.UpdateWebhook{Enabled: &on}); err != nil {
 			s.shell.Refuse(c, err)
 			return
 		}
@@ -277,7 +277,7 @@ func (s *API) replayWebhookMessage(c *gin.Context, v *shell.Visit) {
 			edge.FieldError{Location: "body.message", Message: "is missing or too long"})
 		return
 	}
-	if err := s.App.Commands.Webhooks.Replay(c.Request.Context(), v.Req, domain.WebhookEndpointID(c.Param("id")), msg); err != nil {
+	if err := s.webhooks.Replay(c.Request.Context(), v.Req, domain.WebhookEndpointID(c.Param("id")), msg); err != nil {
 		s.shell.Refuse(c, err)
 		return
 	}
@@ -289,7 +289,7 @@ func (s *API) replayWebhookMessage(c *gin.Context, v *shell.Visit) {
 func (s *API) deleteWebhook(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
 	id := domain.WebhookEndpointID(c.Param("id"))
-	e, err := s.App.Commands.Webhooks.Get(ctx, v.Req, id)
+	e, err := s.webhooks.Get(ctx, v.Req, id)
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
@@ -301,7 +301,7 @@ func (s *API) deleteWebhook(c *gin.Context, v *shell.Visit) {
 		s.showWebhook(c, v, http.StatusBadRequest, "", "Type the endpoint's URL exactly to confirm. Nothing was deleted.", "confirm", confirm)
 		return
 	}
-	if err := s.App.Commands.Webhooks.Delete(ctx, v.Req, id); err != nil {
+	if err := s.webhooks.Delete(ctx, v.Req, id); err != nil {
 		s.shell.Refuse(c, err)
 		return
 	}

@@ -28,7 +28,7 @@ func (s *API) signedInUser(c *gin.Context) *domain.User {
 	if token == "" {
 		return nil
 	}
-	auth, err := s.App.Commands.Authenticate.Handle(c.Request.Context(), account.Authenticate{Token: token})
+	auth, err := s.authenticate.Handle(c.Request.Context(), account.Authenticate{Token: token})
 	if err != nil {
 		return nil
 	}

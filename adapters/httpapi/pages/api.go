@@ -5,20 +5,38 @@
 // show errors by the framework's codes, handed in by routes.go.
 package pages
 
-import "github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+import (
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+	"github.com/gatehouse/gatehouse/application/account"
+	"github.com/gatehouse/gatehouse/application/federation"
+	"github.com/gatehouse/gatehouse/application/oidc"
+)
+
+// Deps are the use cases the hosted pages call.
+type Deps struct {
+	Authenticate      *account.AuthenticateHandler // who is signed in (the home, sign-in and consent pages)
+	OAuthProvider     *oidc.OAuthProvider          // the authorization request a page serves
+	IdentityProviders *federation.Providers        // the sign-in page's provider buttons
+	Federation        *federation.SignIns          // their authorization endpoints (form-action)
+}
 
 // API holds the hosted pages' handlers, on the edge's shared pieces.
 type API struct {
 	*edge.Kit
-	errorCode func(error) string
+	errorCode     func(error) string
+	authenticate  *account.AuthenticateHandler
+	oauthProvider *oidc.OAuthProvider
+	providers     *federation.Providers
+	signIns       *federation.SignIns
 }
 
-// New returns the hosted pages on k. errorCode names an error in the
-// framework's vocabulary, the codes the pages' messages are keyed by (the
-// forms post to the framework's routes).
-func New(k *edge.Kit, errorCode func(error) string) *API {
-	if errorCode == nil {
+// New returns the hosted pages on k, calling d. errorCode names an error
+// in the framework's vocabulary, the codes the pages' messages are keyed by
+// (the forms post to the framework's routes).
+func New(k *edge.Kit, errorCode func(error) string, d Deps) *API {
+	if k == nil || errorCode == nil || d.Authenticate == nil || d.OAuthProvider == nil || d.IdentityProviders == nil || d.Federation == nil {
 		panic("pages: nil dependency")
 	}
-	return &API{Kit: k, errorCode: errorCode}
+	return &API{Kit: k, errorCode: errorCode, authenticate: d.Authenticate, oauthProvider: d.OAuthProvider,
+		providers: d.IdentityProviders, signIns: d.Federation}
 }

@@ -263,7 +263,7 @@ func (s *API) callbackOrigins(c *gin.Context, callbackURL string) []string {
 	if u.Path != edge.FrameworkBase+"/oauth2/authorize" {
 		return nil
 	}
-	prompt, err := s.App.Commands.OAuthProvider.DescribeAuthorization(c.Request.Context(), u.Query())
+	prompt, err := s.oauthProvider.DescribeAuthorization(c.Request.Context(), u.Query())
 	if err != nil {
 		return nil
 	}
@@ -293,12 +293,12 @@ func (s *API) signInPage(c *gin.Context, p *pages) {
 		d.ProviderCallback = edge.AccountPath
 	}
 	origins := s.callbackOrigins(c, cb)
-	if ps, err := s.App.Commands.IdentityProviders.Enabled(c.Request.Context()); err == nil {
+	if ps, err := s.providers.Enabled(c.Request.Context()); err == nil {
 		for _, pr := range ps {
 			d.Providers = append(d.Providers, providerButton{ID: string(pr.ID), Name: pr.Name})
 			// The button's form ends at the provider: form-action must
 			// allow its origin (browsers check it on redirects too).
-			if ep := s.App.Commands.Federation.AuthorizationEndpoint(c.Request.Context(), pr); ep != "" {
+			if ep := s.signIns.AuthorizationEndpoint(c.Request.Context(), pr); ep != "" {
 				origins = append(origins, ep)
 			}
 		}
@@ -366,7 +366,7 @@ func (s *API) consentPage(c *gin.Context, p *pages) {
 		oauthQuery = q.Encode()
 	}
 	token, _ := s.Cookies.Token(c.Request)
-	auth, err := s.App.Commands.Authenticate.Handle(ctx, account.Authenticate{Token: token})
+	auth, err := s.authenticate.Handle(ctx, account.Authenticate{Token: token})
 	if err != nil {
 		if !edge.IsUnauthenticated(err) {
 			s.render(c, p, edge.StatusOfErr(err), "consent", pageData{Title: "Allow access", Error: errorMessage(s.errorCode(err))})
@@ -375,7 +375,7 @@ func (s *API) consentPage(c *gin.Context, p *pages) {
 		s.toSignIn(c, "/consent?"+oauthQuery)
 		return
 	}
-	prompt, err := s.App.Commands.OAuthProvider.DescribeAuthorization(ctx, q)
+	prompt, err := s.oauthProvider.DescribeAuthorization(ctx, q)
 	if err != nil {
 		s.render(c, p, http.StatusBadRequest, "consent", pageData{Title: "Allow access", Error: errorMessage("INVALID_REQUEST")})
 		return
@@ -400,7 +400,7 @@ func (s *API) signOutPage(c *gin.Context, p *pages) {
 		s.render(c, p, http.StatusOK, "sign-out", pageData{Title: "Signed out", Done: true, Notice: "You are signed out. You can close this window."})
 		return
 	}
-	prompt, err := s.App.Commands.OAuthProvider.DescribeLogout(c.Request.Context(), q)
+	prompt, err := s.oauthProvider.DescribeLogout(c.Request.Context(), q)
 	if err != nil {
 		s.render(c, p, http.StatusBadRequest, "sign-out", pageData{Title: "Sign out", Error: errorMessage("INVALID_REQUEST")})
 		return

@@ -32,8 +32,12 @@ const Base = "/console"
 // stopPath ends an impersonation, from the banner on any page.
 const stopPath = Base + "/impersonation/stop"
 
-// maxID bounds an id in a path or a form: the admin API's own bound.
-const maxID = 128
+// maxID bounds an id in a path or a form, and maxSearch a search: the
+// admin API's own bounds.
+const (
+	maxID     = 128
+	maxSearch = 256
+)
 
 // Deps are the use cases the console calls: the admin API's own, so the
 // same checks and audit entries apply.

@@ -29,9 +29,6 @@ type userRow struct {
 	Created                 time.Time
 }
 
-// maxSearch bounds a search: the admin API's own bound.
-const maxSearch = 256
-
 // view enters the console for a page: an impersonation sees only the
 // banner's page.
 func (s *API) view(c *gin.Context) (*shell.Visit, bool) {
@@ -43,97 +40,98 @@ func (s *API) view(c *gin.Context) (*shell.Visit, bool) {
 	return v, ok
 }
 
-// usersPage lists users through the admin API's paging use case
-// (Administration.PageUsers): search, filters and the cursor are all in
-// the URL, so a page can be shared.
+// usersQuery is the Users page's query: search, filters and the cursor,
+// all in the URL, so a page can be shared. The bounds are the admin API's.
+type usersQuery struct {
+	Q        string `query:"q" validate:"maxbytes=256"`
+	Org      string `query:"org" validate:"maxbytes=128"`
+	By       string `query:"by" validate:"omitempty,oneof=email name"`
+	Status   string `query:"status" validate:"omitempty,oneof=banned active"`
+	Verified string `query:"verified" validate:"omitempty,oneof=yes no"`
+	Cursor   string `query:"cursor" validate:"maxbytes=512"`
+	Deleted  string `query:"deleted"`
+}
+
+// usersQueryErrors say what a malformed part of the query should be, by
+// its name.
+var usersQueryErrors = map[string]string{
+	"q":        "The search is too long: use at most 256 characters.",
+	"org":      "The organization id is too long.",
+	"by":       "Search in e-mail or name.",
+	"status":   "The status is banned, not banned, or any.",
+	"verified": "The address is verified, unverified, or any.",
+	"cursor":   "The page link is not valid.",
+}
+
+// listUsers is the use case's query for uq: a search in names or within
+// addresses, and the filters.
+func (uq usersQuery) listUsers() admin.ListUsersPage {
+	q := admin.ListUsersPage{Cursor: uq.Cursor, OrganizationID: domain.OrganizationID(uq.Org)}
+	if uq.By == "name" {
+		q.NameContains = strings.TrimSpace(uq.Q)
+	} else {
+		q.EmailContains = strings.ToLower(strings.TrimSpace(uq.Q))
+	}
+	if uq.Status != "" {
+		banned := uq.Status == "banned"
+		q.Banned = &banned
+	}
+	if uq.Verified != "" {
+		verified := uq.Verified == "yes"
+		q.EmailVerified = &verified
+	}
+	return q
+}
+
+// usersPage lists users through the admin API's search
+// (Administration.SearchUsers).
 func (s *API) usersPage(c *gin.Context) {
 	v, ok := s.view(c)
 	if !ok {
 		return
 	}
-	q := c.Request.URL.Query()
-	uv := &usersView{Q: q.Get("q"), By: q.Get("by"), Status: q.Get("status"), Verified: q.Get("verified"), Org: q.Get("org")}
+	var uq usersQuery
+	bad, invalid := shell.BindQuery(c, &uq).First()
+	uv := &usersView{Q: uq.Q, By: uq.By, Status: uq.Status, Verified: uq.Verified, Org: uq.Org}
 	p := v.Page("Users")
 	p.Section, p.View = "users", uv
-	if q.Get("deleted") != "" {
+	if uq.Deleted != "" {
 		p.Notice = "The user is deleted."
 	}
-	query := admin.ListUsersPage{Cursor: q.Get("cursor"), OrganizationID: domain.OrganizationID(uv.Org)}
-	switch {
-	case len(uv.Q) > maxSearch:
-		p.Error, p.Field = "The search is too long: use at most 256 characters.", "q"
-	case len(uv.Org) > maxID:
-		p.Error, p.Field = "The organization id is too long.", "org"
-	case uv.By != "" && uv.By != "email" && uv.By != "name":
-		p.Error, p.Field = "Search in e-mail or name.", "by"
-	case uv.Status != "" && uv.Status != "banned" && uv.Status != "active":
-		p.Error, p.Field = "The status is banned, not banned, or any.", "status"
-	case uv.Verified != "" && uv.Verified != "yes" && uv.Verified != "no":
-		p.Error, p.Field = "The address is verified, unverified, or any.", "verified"
-	case len(query.Cursor) > 512:
-		p.Error, p.Field = "The page link is not valid.", "cursor"
-	}
-	if p.Error != "" {
+	if invalid {
+		p.Error, p.Field = usersQueryErrors[bad.Name], bad.Name
 		s.render(c, http.StatusBadRequest, "users", p)
 		return
 	}
-	if uv.By == "name" {
-		query.NameContains = strings.TrimSpace(uv.Q)
-	} else {
-		query.EmailContains = strings.ToLower(strings.TrimSpace(uv.Q))
+	page, err := s.administration.SearchUsers(c.Request.Context(), v.Req, uq.listUsers())
+	if domain.KindOf(err) == domain.KindInvalid {
+		p.Error, p.Field = "The page link is not valid: start from the first page.", "cursor"
+		s.render(c, http.StatusBadRequest, "users", p)
+		return
 	}
-	if uv.Status != "" {
-		banned := uv.Status == "banned"
-		query.Banned = &banned
-	}
-	if uv.Verified != "" {
-		verified := uv.Verified == "yes"
-		query.EmailVerified = &verified
-	}
-	page, err := s.pageUsers(c, v, query)
 	if err != nil {
-		if domain.KindOf(err) == domain.KindInvalid {
-			p.Error, p.Field = "The page link is not valid: start from the first page.", "cursor"
-			s.render(c, http.StatusBadRequest, "users", p)
-			return
-		}
 		s.shell.Refuse(c, err)
 		return
 	}
+	s.usersRows(uv, v, page, uq.Cursor)
+	s.render(c, http.StatusOK, "users", p)
+}
+
+// usersRows fills uv with page's users and the links to the first and the
+// next page.
+func (s *API) usersRows(uv *usersView, v *shell.Visit, page admin.UsersPage, cursor string) {
 	for _, u := range page.Users {
 		uv.Rows = append(uv.Rows, userRow{ID: string(u.ID()), Email: string(u.Email()), Name: u.Name(), Banned: u.IsBanned(v.Now),
 			Verified: u.EmailVerified(), Admin: s.administration.IsAdmin(u), Created: u.CreatedAt()})
 	}
 	link := url.Values{"q": {uv.Q}, "by": {uv.By}, "status": {uv.Status}, "verified": {uv.Verified}, "org": {uv.Org}}
-	if query.Cursor != "" {
+	if cursor != "" {
 		uv.First = edge.PageURL(Base+"/users", link)
 	}
 	if page.NextCursor != "" {
 		link.Set("cursor", page.NextCursor)
 		uv.Next = edge.PageURL(Base+"/users", link)
 	}
-	s.render(c, http.StatusOK, "users", p)
-}
-
-// pageUsers reads a page of users through Administration.PageUsers. A
-// search that is a whole address is first looked up as one (the unique
-// index: one row, whatever the table's size), then, when no account has
-// it, searched within addresses as typed. A search within addresses reads
-// every row when few match: the exact lookup keeps the common "find this
-// user" cheap at any size.
-func (s *API) pageUsers(c *gin.Context, v *shell.Visit, q admin.ListUsersPage) (admin.UsersPage, error) {
-	ctx := c.Request.Context()
-	if q.EmailContains != "" && q.Cursor == "" {
-		if addr, err := domain.NewEmail(q.EmailContains); err == nil {
-			exact := q
-			exact.EmailContains, exact.Email = "", string(addr)
-			page, err := s.administration.PageUsers(ctx, v.Req, exact)
-			if err != nil || len(page.Users) > 0 {
-				return page, err
-			}
-		}
-	}
-	return s.administration.PageUsers(ctx, v.Req, q)
 }
 
 // userView is a user's page.

@@ -11,7 +11,8 @@
 // registration, each route's policy, cookies, origins, the principal, the
 // renderers and the one status mapping); routes.go is the index, calling
 // every group of every contract package (framework/, oidc/, admin/,
-// backend/, explorer/) and of the HTML surfaces (console/, pages/), and
+// backend/, explorer/) and of the HTML surfaces (console/, account/,
+// pages/, on internal/shell), and
 // nothing else registers a route. Each
 // route declares its policy where it is registered (internal/edge.Policy:
 // error shape and vocabulary, rate rule, CORS, security, form page);

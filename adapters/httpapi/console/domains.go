@@ -144,7 +144,7 @@ func (s *API) createDomain(c *gin.Context, v *shell.Visit) {
 		s.shell.Refuse(c, err)
 		return
 	}
-	shell.Done(c, Base+"/domains/"+url.PathEscape(string(d.ID())), "created")
+	shell.Done(c, domainPath(string(d.ID())), "created")
 }
 
 // domainView is a domain's page.
@@ -228,10 +228,8 @@ var domainNotices = shell.Notices{
 	"moved":    "The domain's organization is changed.", "verified": "The domain is verified by hand.",
 }
 
-// domainDone sends the browser back to the domain's page after a form.
-func domainDone(c *gin.Context, what string) {
-	shell.Done(c, Base+"/domains/"+url.PathEscape(c.Param("id")), what)
-}
+// domainPath is a domain's page.
+func domainPath(id string) string { return Base + "/domains/" + url.PathEscape(id) }
 
 // checkDomain asks for a check now: the admin API's recheck
 // (Domains.Update), which makes the domain due and wakes the verifier.
@@ -240,7 +238,7 @@ func (s *API) checkDomain(c *gin.Context, v *shell.Visit) {
 		s.shell.Refuse(c, err)
 		return
 	}
-	domainDone(c, "checking")
+	shell.Done(c, domainPath(c.Param("id")), "checking")
 }
 
 // updateDomain is the admin API's update (Domains.Update): part
@@ -282,7 +280,7 @@ func (s *API) updateDomain(c *gin.Context, v *shell.Visit) {
 		s.shell.Refuse(c, err)
 		return
 	}
-	domainDone(c, done)
+	shell.Done(c, domainPath(c.Param("id")), done)
 }
 
 // deleteDomain deletes through Domains.DeleteAsAdmin once the typed

@@ -221,11 +221,8 @@ var orgNotices = shell.Notices{
 	"invited": "The invitation is on its way.", "revoked": "The invitation is revoked: its link no longer works.", "resent": "The invitation is renewed and sent again.",
 }
 
-// orgDone sends the browser back to the organization's page after a form
-// (Post/Redirect/Get).
-func orgDone(c *gin.Context, what string) {
-	shell.Done(c, Base+"/organizations/"+url.PathEscape(c.Param("id")), what)
-}
+// orgPath is an organization's page.
+func orgPath(id string) string { return Base + "/organizations/" + url.PathEscape(id) }
 
 // formField is the field a use case's validation error names, and its
 // message, or ok false for any other error.
@@ -265,7 +262,7 @@ func (s *API) updateOrganization(c *gin.Context, v *shell.Visit) {
 		s.shell.Refuse(c, err)
 		return
 	}
-	orgDone(c, "updated")
+	shell.Done(c, orgPath(c.Param("id")), "updated")
 }
 
 // trimForm drops input longer than its field allows, which was refused
@@ -303,7 +300,7 @@ func (s *API) changeMemberRole(c *gin.Context, v *shell.Visit) {
 		s.shell.Refuse(c, err)
 		return
 	}
-	orgDone(c, "role")
+	shell.Done(c, orgPath(c.Param("id")), "role")
 }
 
 // removeMember removes a member through Organizations.RemoveMemberByID.
@@ -322,7 +319,7 @@ func (s *API) removeMember(c *gin.Context, v *shell.Visit) {
 		s.shell.Refuse(c, err)
 		return
 	}
-	orgDone(c, "removed")
+	shell.Done(c, orgPath(c.Param("id")), "removed")
 }
 
 // inviteMember sends an invitation through Organizations.InviteByID, with
@@ -343,7 +340,7 @@ func (s *API) inviteMember(c *gin.Context, v *shell.Visit) {
 		s.shell.Refuse(c, err)
 		return
 	}
-	orgDone(c, "invited")
+	shell.Done(c, orgPath(c.Param("id")), "invited")
 }
 
 // invite runs InviteByID for the organization of the page.
@@ -366,7 +363,7 @@ func (s *API) revokeInvitation(c *gin.Context, v *shell.Visit) {
 		s.shell.Refuse(c, err)
 		return
 	}
-	orgDone(c, "revoked")
+	shell.Done(c, orgPath(c.Param("id")), "revoked")
 }
 
 // resendInvitation renews an invitation and mails it again: InviteByID
@@ -392,7 +389,7 @@ func (s *API) resendInvitation(c *gin.Context, v *shell.Visit) {
 			s.shell.Refuse(c, err)
 			return
 		}
-		orgDone(c, "resent")
+		shell.Done(c, orgPath(c.Param("id")), "resent")
 		return
 	}
 	s.shell.Refusal(c, http.StatusNotFound, "No such invitation", "The organization has no invitation with this id. Nothing was sent.",

@@ -235,10 +235,8 @@ var userNotices = shell.Notices{
 	"unlinked": "The linked account is removed.", "stopped": "You stopped impersonating; this is your own session again.",
 }
 
-// done sends the browser to the user's page after a form (Post/Redirect/Get).
-func done(c *gin.Context, what string) {
-	shell.Done(c, Base+"/users/"+url.PathEscape(c.Param("id")), what)
-}
+// userPath is a user's page.
+func userPath(id string) string { return Base + "/users/" + url.PathEscape(id) }
 
 // banUser bans through Administration.BanUser, as the admin API does.
 func (s *API) banUser(c *gin.Context, v *shell.Visit) {
@@ -264,7 +262,7 @@ func (s *API) banUser(c *gin.Context, v *shell.Visit) {
 		s.shell.Refuse(c, err)
 		return
 	}
-	done(c, "banned")
+	shell.Done(c, userPath(c.Param("id")), "banned")
 }
 
 // unbanUser lifts a ban through Administration.UnbanUser.
@@ -273,7 +271,7 @@ func (s *API) unbanUser(c *gin.Context, v *shell.Visit) {
 		s.shell.Refuse(c, err)
 		return
 	}
-	done(c, "unbanned")
+	shell.Done(c, userPath(c.Param("id")), "unbanned")
 }
 
 // revokeSession ends one of the user's sessions through
@@ -299,7 +297,7 @@ func (s *API) revokeSession(c *gin.Context, v *shell.Visit) {
 		s.shell.Refuse(c, err)
 		return
 	}
-	done(c, "revoked")
+	shell.Done(c, userPath(c.Param("id")), "revoked")
 }
 
 // revokeSessions ends all the user's sessions through
@@ -309,7 +307,7 @@ func (s *API) revokeSessions(c *gin.Context, v *shell.Visit) {
 		s.shell.Refuse(c, err)
 		return
 	}
-	done(c, "revoked-all")
+	shell.Done(c, userPath(c.Param("id")), "revoked-all")
 }
 
 // sendPasswordReset mails the user a reset link through
@@ -321,7 +319,7 @@ func (s *API) sendPasswordReset(c *gin.Context, v *shell.Visit) {
 		s.shell.Refuse(c, err)
 		return
 	}
-	done(c, "reset-sent")
+	shell.Done(c, userPath(c.Param("id")), "reset-sent")
 }
 
 // resetFactors removes the user's second factors through
@@ -331,7 +329,7 @@ func (s *API) resetFactors(c *gin.Context, v *shell.Visit) {
 		s.shell.Refuse(c, err)
 		return
 	}
-	done(c, "factors-reset")
+	shell.Done(c, userPath(c.Param("id")), "factors-reset")
 }
 
 // unlinkAccount removes one of the user's linked accounts through
@@ -348,7 +346,7 @@ func (s *API) unlinkAccount(c *gin.Context, v *shell.Visit) {
 		s.shell.Refuse(c, err)
 		return
 	}
-	done(c, "unlinked")
+	shell.Done(c, userPath(c.Param("id")), "unlinked")
 }
 
 // impersonate starts an impersonation through
@@ -384,7 +382,7 @@ func (s *API) stopImpersonating(c *gin.Context, v *shell.Visit) {
 	for i := range cookies {
 		http.SetCookie(c.Writer, &cookies[i])
 	}
-	shell.Done(c, Base+"/users/"+url.PathEscape(string(v.P.User.ID())), "stopped")
+	shell.Done(c, userPath(string(v.P.User.ID())), "stopped")
 }
 
 // deleteUser deletes through Administration.RemoveUser once the typed

@@ -45,10 +45,7 @@ func (s *API) showSecret(c *gin.Context, v *shell.Visit, section, title string, 
 // Lists: the use cases return every row (there are few keys and clients);
 // the console shows them limit at a time, the cursor being the id of the
 // last row shown, all in the URL.
-const (
-	defaultLimit = 25
-	maxLimit     = 100
-)
+const defaultLimit = 25
 
 // listQuery is a list page's paging, read from the URL.
 type listQuery struct {
@@ -56,18 +53,29 @@ type listQuery struct {
 	Limit  int
 }
 
-// readListQuery reads cursor and limit, naming the bad field.
+// listParams is a list page's paging as the URL says it.
+type listParams struct {
+	Cursor string `query:"cursor" validate:"maxbytes=128"`
+	Limit  *int   `query:"limit" validate:"omitempty,min=1,max=100"`
+}
+
+// listErrors say what a malformed paging part should be.
+var listErrors = map[string]string{
+	"cursor": "The page link is not valid: start from the first page.",
+	"limit":  "The page size is a whole number from 1 to 100.",
+}
+
+// readListQuery binds cursor and limit, naming the first bad field and
+// what it should be.
 func readListQuery(q url.Values) (listQuery, string, string) {
-	lq := listQuery{Cursor: q.Get("cursor"), Limit: defaultLimit}
-	if len(lq.Cursor) > maxID {
-		return lq, "The page link is not valid: start from the first page.", "cursor"
+	var lp listParams
+	bad, invalid := shell.BindQueryValues(q, &lp).First()
+	lq := listQuery{Cursor: lp.Cursor, Limit: defaultLimit}
+	if invalid {
+		return lq, listErrors[bad.Name], bad.Name
 	}
-	if raw := q.Get("limit"); raw != "" {
-		n, err := strconv.Atoi(raw)
-		if err != nil || n < 1 || n > maxLimit {
-			return lq, "The page size is a whole number from 1 to 100.", "limit"
-		}
-		lq.Limit = n
+	if lp.Limit != nil {
+		lq.Limit = *lp.Limit
 	}
 	return lq, "", ""
 }

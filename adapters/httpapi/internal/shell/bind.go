@@ -3,6 +3,8 @@ package shell
 import (
 	"net/url"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -13,7 +15,8 @@ import (
 )
 
 // The one binder of the surfaces' input. A page or a form declares what it
-// reads as a struct: each field a string, named by a `query:"name"` or a
+// reads as a struct: each field a string (or a *int, nil when absent),
+// named by a `query:"name"` or a
 // `form:"name"` tag and checked by validator/v10 `validate:"…"` tags (as the
 // APIs' inputs are by their Huma schemas). Binding fills the struct and
 // names each malformed part as the APIs' validation errors do: its
@@ -82,6 +85,10 @@ func BindQuery(c *gin.Context, dst any) Violations {
 	return bind(c.Request.URL.Query(), "query", dst)
 }
 
+// BindQueryValues is BindQuery on q, a page's query kept while a form's
+// answer renders the page again.
+func BindQueryValues(q url.Values, dst any) Violations { return bind(q, "query", dst) }
+
 // BindForm fills dst (a pointer to a struct of string fields tagged
 // `form:"name"`) from the posted form and validates it.
 func BindForm(c *gin.Context, dst any) Violations {
@@ -91,27 +98,44 @@ func BindForm(c *gin.Context, dst any) Violations {
 func bind(values url.Values, tag string, dst any) Violations {
 	rv := reflect.ValueOf(dst).Elem()
 	rt := rv.Type()
+	order := map[string]int{}   // a location's field index
+	parsed := map[string]bool{} // the locations whose value did not parse
+	var vs Violations
 	for i := range rt.NumField() {
 		name, ok := rt.Field(i).Tag.Lookup(tag)
-		if !ok || rv.Field(i).Kind() != reflect.String {
+		if !ok {
 			continue
 		}
-		rv.Field(i).SetString(values.Get(name))
+		loc, raw, f := tag+"."+name, values.Get(name), rv.Field(i)
+		order[loc] = i
+		switch {
+		case f.Kind() == reflect.String:
+			f.SetString(raw)
+		case f.Type() == reflect.TypeFor[*int]() && raw != "":
+			n, err := strconv.Atoi(raw)
+			if err != nil {
+				parsed[loc] = true
+				vs = append(vs, Violation{FieldError: edge.FieldError{Location: loc, Message: "expected integer"}, Name: name})
+				continue
+			}
+			f.Set(reflect.ValueOf(&n))
+		}
 	}
-	err := validatorOf().Struct(dst)
-	if err == nil {
-		return nil
+	if err := validatorOf().Struct(dst); err != nil {
+		verrs, ok := err.(validator.ValidationErrors)
+		if !ok {
+			panic("shell: bind: " + err.Error()) // a struct the binder cannot read: a build mistake
+		}
+		for _, fe := range verrs {
+			loc := fe.Field()
+			if parsed[loc] {
+				continue
+			}
+			_, bare, _ := strings.Cut(loc, ".")
+			vs = append(vs, Violation{FieldError: edge.FieldError{Location: loc, Message: rule(fe)}, Name: bare})
+		}
 	}
-	verrs, ok := err.(validator.ValidationErrors)
-	if !ok {
-		panic("shell: bind: " + err.Error()) // a struct the binder cannot read: a build mistake
-	}
-	vs := make(Violations, 0, len(verrs))
-	for _, fe := range verrs {
-		loc := fe.Field()
-		_, bare, _ := strings.Cut(loc, ".")
-		vs = append(vs, Violation{FieldError: edge.FieldError{Location: loc, Message: rule(fe)}, Name: bare})
-	}
+	slices.SortStableFunc(vs, func(a, b Violation) int { return order[a.Location] - order[b.Location] })
 	return vs
 }
 
@@ -119,8 +143,15 @@ func bind(values url.Values, tag string, dst any) Violations {
 // errors.
 func rule(fe validator.FieldError) string {
 	switch fe.Tag() {
-	case "max", "maxbytes":
+	case "maxbytes":
 		return "expected length <= " + fe.Param()
+	case "max":
+		if fe.Kind() == reflect.Int {
+			return "expected number <= " + fe.Param()
+		}
+		return "expected length <= " + fe.Param()
+	case "min":
+		return "expected number >= " + fe.Param()
 	case "oneof":
 		return "expected value to be one of \"" + strings.ReplaceAll(fe.Param(), " ", ", ") + "\""
 	case "required":

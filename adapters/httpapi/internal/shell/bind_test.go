@@ -11,7 +11,7 @@ import (
 type testQuery struct {
 	Q     string `query:"q" validate:"maxbytes=4"`
 	By    string `query:"by" validate:"omitempty,oneof=email name"`
-	Limit string `query:"limit" validate:"omitempty,numeric"`
+	Limit *int   `query:"limit" validate:"omitempty,min=1,max=100"`
 	Free  string `query:"free"`
 }
 
@@ -33,6 +33,8 @@ func TestBindQuery(t *testing.T) {
 		{"too_long_in_bytes", "/x?q=" + strings.Repeat("é", 3), []string{"query.q"}},
 		{"not_one_of", "/x?by=phone", []string{"query.by"}},
 		{"every_part_in_order", "/x?limit=x&by=phone&q=abcde", []string{"query.q", "query.by", "query.limit"}},
+		{"out_of_range", "/x?limit=0", []string{"query.limit"}},
+		{"too_big", "/x?limit=101", []string{"query.limit"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -51,8 +53,8 @@ func TestBindQuery(t *testing.T) {
 		})
 	}
 	var q testQuery
-	BindQuery(testContext("/x?q=ab&free=f%20g"), &q)
-	if q.Q != "ab" || q.Free != "f g" {
+	BindQuery(testContext("/x?q=ab&free=f%20g&limit=7"), &q)
+	if q.Q != "ab" || q.Free != "f g" || q.Limit == nil || *q.Limit != 7 {
 		t.Fatalf("bound %+v", q)
 	}
 }

@@ -74,9 +74,9 @@ type API struct {
 
 // New returns the account pages on k and sh, calling d.
 func New(k *edge.Kit, sh *shell.Shell, d Deps) *API {
-	if k == nil || sh == nil || d.UpdateUser == nil || d.ChangeEmail == nil || d.ChangePassword == nil || d.DeleteUser == nil ||
-		d.TwoFactor == nil || d.Passkeys == nil || d.ListSessions == nil || d.RevokeSessions == nil || d.Organizations == nil ||
-		d.LinkedAccounts == nil || d.Federation == nil || d.IdentityProviders == nil {
+	// d's use cases are not checked: routes.go builds every surface, on
+	// applications (the edge's own tests) that have none of them.
+	if k == nil || sh == nil {
 		panic("account: nil dependency")
 	}
 	return &API{Kit: k, shell: sh, views: sh.NewViews(files, nil),

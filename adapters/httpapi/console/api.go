@@ -84,9 +84,9 @@ type API struct {
 
 // New returns the console on k and sh, calling d.
 func New(k *edge.Kit, sh *shell.Shell, d Deps) *API {
-	if k == nil || sh == nil || d.Administration == nil || d.Factors == nil || d.Memberships == nil || d.LinkedAccounts == nil ||
-		d.Organizations == nil || d.Domains == nil || d.ServiceKeys == nil || d.OAuthClients == nil || d.SigningKeys == nil ||
-		d.IdentityProviders == nil || d.Federation == nil || d.Webhooks == nil || d.AuditLog == nil || d.Overview == nil {
+	// d's use cases are not checked: routes.go builds every surface, on
+	// applications (the edge's own tests) that have none of them.
+	if k == nil || sh == nil {
 		panic("console: nil dependency")
 	}
 	return &API{Kit: k, shell: sh, views: sh.NewViews(files, nil), enter: sh.Administrator(d.Administration),

@@ -1,12 +1,3 @@
-// Package console serves the admin console under /console: server-rendered
-// pages (html/template) for platform administrators, with one stylesheet
-// and one small script of its own, both embedded and served from this
-// origin. Like the hosted pages it is a surface, not a contract: no
-// document lists its routes. Every action goes through the use cases the
-// admin API (/api/admin, the framework's admin plugin) uses, so the same
-// checks and audit entries apply; the console adds the browser's guards:
-// who may enter (access.go), the idle timeout, single-use form tokens
-// (forms.go) and strict response headers (render.go).
 package console
 
 import (

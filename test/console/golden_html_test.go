@@ -357,11 +357,15 @@ func firstDifference(want, got string) string {
 
 var (
 	goldenUUID = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
-	// goldenToken is a form token, a nonce or a secret: a value of a
-	// hidden input, or a long run of token characters.
-	goldenHidden   = regexp.MustCompile(`(name="(?:_token|state|nonce|code|csrf)" value=")[^"]*(")`)
-	goldenRFC3339  = regexp.MustCompile(`\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})`)
-	goldenWhen     = regexp.MustCompile(`\d{4}-\d{2}-\d{2} \d{2}:\d{2}(?::\d{2})? UTC`)
+	// goldenHidden is a form token, a nonce or a code: a hidden input's
+	// value; goldenSecret a long run of token characters.
+	goldenHidden  = regexp.MustCompile(`(name="(?:_token|state|nonce|code|csrf)" value=")[^"]*(")`)
+	goldenRFC3339 = regexp.MustCompile(`\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})`)
+	goldenWhen    = regexp.MustCompile(`\d{4}-\d{2}-\d{2} \d{2}:\d{2}(?::\d{2})? UTC`)
+	// goldenHour and goldenDay are the overview charts' labels: the last
+	// 24 hours and 30 days end now.
+	goldenHour     = regexp.MustCompile(`\b([01]\d|2[0-3]):00\b`)
+	goldenDay      = regexp.MustCompile(`\b\d{1,2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\b`)
 	goldenDate     = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}\b`)
 	goldenPort     = regexp.MustCompile(`(127\.0\.0\.1|localhost):\d+`)
 	goldenSecret   = regexp.MustCompile(`\b(gh[a-z]*_|sk_|whsec_|gk_)?[A-Za-z0-9_-]{32,}\b`)
@@ -407,5 +411,7 @@ func (g *golden) normalise(s string) string {
 		return g.nameOf("SECRET")(v)
 	})
 	s = goldenDate.ReplaceAllString(s, "DATE")
+	s = goldenHour.ReplaceAllString(s, "HH:00")
+	s = goldenDay.ReplaceAllString(s, "D MON")
 	return s
 }

@@ -15,7 +15,8 @@
 // caller, resolved once when a handler first asks, the renderers and the
 // one status mapping); routes.go is the index, calling
 // every group of every contract package (framework/, oidc/, admin/,
-// backend/, explorer/) and of the HTML surfaces (console/, pages/), and
+// backend/, explorer/) and of the HTML surfaces (console/, account/,
+// pages/, on internal/shell), and
 // nothing else registers a route. Each
 // route declares its policy where it is registered (internal/edge.Policy:
 // error shape and vocabulary, rate rule, CORS, security, form page);

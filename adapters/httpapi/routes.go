@@ -5,12 +5,14 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/gatehouse/gatehouse/adapters/httpapi/account"
 	"github.com/gatehouse/gatehouse/adapters/httpapi/admin"
 	"github.com/gatehouse/gatehouse/adapters/httpapi/backend"
 	"github.com/gatehouse/gatehouse/adapters/httpapi/console"
 	"github.com/gatehouse/gatehouse/adapters/httpapi/explorer"
 	"github.com/gatehouse/gatehouse/adapters/httpapi/framework"
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/shell"
 	"github.com/gatehouse/gatehouse/adapters/httpapi/oidc"
 	"github.com/gatehouse/gatehouse/domain"
 )
@@ -102,12 +104,22 @@ func (s *Server) addRoutes() {
 	trusted.AddWebhookEvents()     // the contract's webhooks section: every event
 
 	s.pages.AddHostedPages() // the pages, their stylesheet, the icon and the home page
-	// The admin console (/console: a platform administrator's pages).
-	// The self-service account pages (/account: every signed-in user's
-	// own), on the console's shell.
-	shell := console.New(s.Kit, s.app)
-	shell.AddConsoleRoutes()
-	shell.AddAccountRoutes()
+	// The HTML surfaces for people, on one shell (internal/shell): the
+	// admin console (/console: a platform administrator's pages) and the
+	// self-service account pages (/account: every signed-in user's own).
+	sh := shell.New(s.Kit, shell.Deps{Forms: s.app.Commands.ConsoleForms})
+	console.New(s.Kit, sh, console.Deps{
+		Administration: cmd.Administration, Factors: cmd.Factors, Memberships: cmd.Memberships, LinkedAccounts: cmd.LinkedAccounts,
+		Organizations: cmd.Organizations, Domains: cmd.Domains, ServiceKeys: cmd.ServiceKeys, OAuthClients: cmd.OAuthClients,
+		SigningKeys: cmd.SigningKeys, IdentityProviders: cmd.IdentityProviders, Federation: cmd.Federation, Webhooks: cmd.Webhooks,
+		AuditLog: q.AuditLog, Overview: q.Overview,
+	}).AddConsoleRoutes()
+	account.New(s.Kit, sh, account.Deps{
+		UpdateUser: cmd.UpdateUser, ChangeEmail: cmd.ChangeEmail, ChangePassword: cmd.ChangePassword, DeleteUser: cmd.DeleteUser,
+		TwoFactor: cmd.TwoFactor, Passkeys: cmd.Passkeys, ListSessions: q.ListSessions, RevokeSessions: cmd.RevokeSessions,
+		Organizations: cmd.Organizations, LinkedAccounts: cmd.LinkedAccounts, Federation: cmd.Federation,
+		IdentityProviders: cmd.IdentityProviders,
+	}).AddAccountRoutes()
 
 	// Outside the contracts: the documents and the explorer. The framework's
 	// document sits in the framework: Better Auth's error shape and CORS,

@@ -74,7 +74,9 @@ func NewServer(cfg edge.Config, app *application.Application, logger *slog.Logge
 	logger = slog.New(edge.LogHandler(logger.Handler()))
 	kit := edge.NewKit(engine, cfg, edge.Deps{Sessions: app.Commands.Authenticate, ServiceKeys: app.Commands.ServiceKeys,
 		Admins: app.Commands.Administration, Throttle: app.Commands.Throttle, SessionLifetime: app.Settings.Sessions.Lifetime}, logger)
-	s := &Server{Kit: kit, app: app, engine: engine, pages: pages.New(kit, app, framework.ErrorCode)}
+	s := &Server{Kit: kit, app: app, engine: engine, pages: pages.New(kit, framework.ErrorCode, pages.Deps{
+		OAuthProvider:     app.Commands.OAuthProvider,
+		IdentityProviders: app.Commands.IdentityProviders, Federation: app.Commands.Federation})}
 
 	engine.Use(
 		s.RoutePolicy(), // first: every middleware after it, and the error renderers, read the route's policy

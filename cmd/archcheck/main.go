@@ -13,11 +13,12 @@
 //
 //  2. The contract packages under adapters/httpapi (framework, oidc, admin,
 //     backend, pages, explorer) never import each other, adapters/httpapi
-//     itself, or any other package of adapters/httpapi except internal/edge.
-//     Within the module they may import only internal/edge, application,
-//     domain and ports (and their own subpackages). Test files included,
-//     which may also import adapters/memory and test/usecasetest (the use
-//     cases on the memory stores) to build a package's handlers.
+//     itself, or any other package of adapters/httpapi except internal/edge
+//     (and, for the HTML surface pages, internal/shell). Within the module
+//     they may import only those, application, domain and ports (and their
+//     own subpackages). Test files included, which may also import
+//     adapters/memory and test/usecasetest (the use cases on the memory
+//     stores) to build a package's handlers.
 //
 //  3. No URL-path prefix test outside adapters/httpapi/internal/edge: in
 //     adapters/httpapi and its subpackages (non-test files), a call to
@@ -52,12 +53,13 @@
 //     adapters/gormstore). Non-test files: a test may reach for the
 //     conformance suites and fixtures it needs.
 //
-//  6. The HTML surfaces (adapters/httpapi/console and adapters/httpapi/pages,
-//     pages for people) and the API contract packages (framework, oidc,
-//     admin, backend, explorer: JSON for programs) never import each other,
-//     test files included; what they share lives in internal/edge. Rule 2
-//     already keeps pages apart from the contracts; this rule adds the
-//     console.
+//  6. The HTML surfaces (adapters/httpapi/console, adapters/httpapi/account
+//     and adapters/httpapi/pages: pages for people) import neither each
+//     other nor the API contract packages (framework, oidc, admin, backend,
+//     explorer: JSON for programs), and those never import them, test
+//     files included; what they share lives in internal/shell and
+//     internal/edge. Rule 2 already keeps pages apart from the contracts;
+//     this rule adds the console and the account pages.
 //
 //  7. No bounded context under application/ imports another, within the
 //     module, except application/usecase, what they share: a context that
@@ -112,7 +114,7 @@ var rules = []struct {
 	{3, "no URL-path prefix test outside adapters/httpapi/internal/edge", checkPathTests},
 	{4, "no UPPER_SNAKE wire code or body./query./path./header. location in the inner layers and stores", checkWireVocabulary},
 	{5, "driven adapters import only domain, ports and their own adapter's packages", checkDrivenAdapters},
-	{6, "the HTML surfaces (console, pages) and the API contract packages never import each other", checkSurfaces},
+	{6, "the HTML surfaces (console, account, pages) never import each other, and they and the API contract packages never import each other", checkSurfaces},
 	{7, "no application context imports another, except application/usecase", checkContexts},
 	{8, "no handler reaches a global application value: only adapters/httpapi imports the application root package", checkGlobalApplication},
 }

@@ -140,6 +140,8 @@ func checkLayers(m *module) ([]violation, error) {
 const (
 	httpapiDir = "adapters/httpapi"
 	edgeDir    = "adapters/httpapi/internal/edge"
+	// shellDir is what the HTML surfaces share besides the edge.
+	shellDir = "adapters/httpapi/internal/shell"
 )
 
 // The memory stores, and the use cases built on them for tests, which the
@@ -176,6 +178,8 @@ func checkContracts(m *module) ([]violation, error) {
 				return
 			case f.test && (under(dir, memoryDir) || under(dir, usecaseTestDir)):
 				return // a package's own tests build its handlers on the memory stores
+			case under(dir, shellDir) && surfaceOf(pk.dir) != "":
+				return // an HTML surface (pages) on the shell
 			case contractOf(dir) != "":
 				why = "another contract package"
 			case under(dir, httpapiDir):
@@ -240,9 +244,11 @@ func checkDrivenAdapters(m *module) ([]violation, error) {
 // Rule 6 ---------------------------------------------------------------------
 
 // htmlSurfaces are the packages of adapters/httpapi that answer HTML pages to
-// people (the console and account pages, the hosted sign-in pages), beside
-// the API contract packages that answer JSON to programs.
-var htmlSurfaces = []string{httpapiDir + "/console", httpapiDir + "/pages"}
+// people (the console, the account pages, the hosted sign-in pages), beside
+// the API contract packages that answer JSON to programs. They share what
+// they share through internal/shell and internal/edge, never through each
+// other.
+var htmlSurfaces = []string{httpapiDir + "/console", httpapiDir + "/account", httpapiDir + "/pages"}
 
 // surfaceOf returns the HTML surface directory dir belongs to, or "".
 func surfaceOf(dir string) string {
@@ -266,7 +272,10 @@ func checkSurfaces(m *module) ([]violation, error) {
 		}
 		m.moduleImports(pk, own, true, func(f *file, imp *ast.ImportSpec, ip, dir string) {
 			switch {
-			case isSurface && contractOf(dir) != "" && surfaceOf(dir) == "":
+			case isSurface && surfaceOf(dir) != "":
+				vs = append(vs, violation{f.name, m.line(imp.Pos()), 6,
+					fmt.Sprintf("HTML surface %s imports the HTML surface %s", pk.dir, ip)})
+			case isSurface && contractOf(dir) != "":
 				vs = append(vs, violation{f.name, m.line(imp.Pos()), 6,
 					fmt.Sprintf("HTML surface %s imports the API contract package %s", pk.dir, ip)})
 			case !isSurface && surfaceOf(dir) != "":

@@ -1,12 +1,3 @@
-// Package console serves the admin console under /console: server-rendered
-// pages (html/template) for platform administrators, with one stylesheet
-// and one small script of its own, both embedded and served from this
-// origin. Like the hosted pages it is a surface, not a contract: no
-// document lists its routes. Every action goes through the use cases the
-// admin API (/api/admin, the framework's admin plugin) uses, so the same
-// checks and audit entries apply; the console adds the browser's guards:
-// who may enter (access.go), the idle timeout, single-use form tokens
-// (forms.go) and strict response headers (render.go).
 package console
 
 import (
@@ -15,38 +6,94 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
-	"github.com/gatehouse/gatehouse/application"
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/shell"
+	"github.com/gatehouse/gatehouse/application/admin"
+	"github.com/gatehouse/gatehouse/application/federation"
+	"github.com/gatehouse/gatehouse/application/hostdomain"
+	"github.com/gatehouse/gatehouse/application/mfa"
+	"github.com/gatehouse/gatehouse/application/oidc"
+	"github.com/gatehouse/gatehouse/application/organization"
+	"github.com/gatehouse/gatehouse/application/query"
+	"github.com/gatehouse/gatehouse/application/servicekey"
+	"github.com/gatehouse/gatehouse/application/webhook"
 )
 
 // Base is the console's path.
 const Base = "/console"
 
-// API holds the console's handlers, on the edge's shared pieces.
+// stopPath ends an impersonation, from the banner on any page.
+const stopPath = Base + "/impersonation/stop"
+
+// maxID bounds an id in a path or a form, and maxSearch a search: the
+// admin API's own bounds.
+const (
+	maxID     = 128
+	maxSearch = 256
+)
+
+// Deps are the use cases the console calls: the admin API's own, so the
+// same checks and audit entries apply.
+type Deps struct {
+	Administration    *admin.Administration       // the gate, users, bans, sessions, impersonation
+	Factors           *mfa.Factors                // a user's page and the reset of their factors
+	Memberships       *admin.Memberships          // a user's organizations
+	LinkedAccounts    *federation.Accounts        // a user's linked accounts
+	Organizations     *organization.Organizations // the Organizations section
+	Domains           *hostdomain.Domains         // the Domains section
+	ServiceKeys       *servicekey.ServiceKeys     // the Service keys section
+	OAuthClients      *oidc.OAuthClients          // the OAuth clients section
+	SigningKeys       *oidc.SigningKeys           // the Signing keys section
+	IdentityProviders *federation.Providers       // the Identity providers section
+	Federation        *federation.SignIns         // their authorization endpoints
+	Webhooks          *webhook.Webhooks           // the Webhooks section
+	AuditLog          *query.AuditLogHandler      // the Audit log section
+	Overview          *query.OverviewHandler      // the Overview section
+}
+
+// API holds the console's handlers, on the edge's shared pieces and the
+// shell, with the use cases they call.
 type API struct {
 	*edge.Kit
-	App   *application.Application
-	views *views
+	shell *shell.Shell
+	views *shell.Views
+	enter shell.Gate
+
+	administration *admin.Administration
+	factors        *mfa.Factors
+	memberships    *admin.Memberships
+	linked         *federation.Accounts
+	organizations  *organization.Organizations
+	domains        *hostdomain.Domains
+	serviceKeys    *servicekey.ServiceKeys
+	oauthClients   *oidc.OAuthClients
+	signingKeys    *oidc.SigningKeys
+	providers      *federation.Providers
+	signIns        *federation.SignIns
+	webhooks       *webhook.Webhooks
+	auditLog       *query.AuditLogHandler
+	overview       *query.OverviewHandler
 }
 
-// New returns the console on k, calling app's use cases.
-func New(k *edge.Kit, app *application.Application) *API {
-	if k == nil || app == nil {
+// New returns the console on k and sh, calling d.
+func New(k *edge.Kit, sh *shell.Shell, d Deps) *API {
+	// d's use cases are not checked: routes.go builds every surface, on
+	// applications (the edge's own tests) that have none of them.
+	if k == nil || sh == nil {
 		panic("console: nil dependency")
 	}
-	return &API{Kit: k, App: app, views: newViews()}
+	return &API{Kit: k, shell: sh, views: sh.NewViews(files, nil), enter: sh.Administrator(d.Administration),
+		administration: d.Administration, factors: d.Factors, memberships: d.Memberships, linked: d.LinkedAccounts,
+		organizations: d.Organizations, domains: d.Domains, serviceKeys: d.ServiceKeys, oauthClients: d.OAuthClients,
+		signingKeys: d.SigningKeys, providers: d.IdentityProviders, signIns: d.Federation, webhooks: d.Webhooks,
+		auditLog: d.AuditLog, overview: d.Overview}
 }
 
-// AddConsoleRoutes registers the console's pages, forms and assets. Every
-// page and form reads the session cookie (edge.SecuritySession: the origin
-// check guards each form post); the middleware's refusals render as pages.
+// AddConsoleRoutes registers the console's pages and forms, behind the
+// administrator's gate (Shell.Administrator), and the shell's assets.
 func (s *API) AddConsoleRoutes() {
-	page := edge.Policy{Rate: edge.RateGeneral, Security: edge.SecuritySession, ErrorPage: s.problemPage}
-	asset := edge.Policy{Rate: edge.RatePublic}
-	s.Handle(http.MethodGet, stylesheetPath, asset, s.views.serveCSS)
-	s.Handle(http.MethodGet, scriptPath, asset, s.views.serveJS)
-
-	r := routes{s: s, policy: page}
-	r.get(Base, s.home)
+	s.shell.AddAssetRoutes()
+	r := s.shell.Section(Base, s.enter)
+	r.Get(Base, s.home)
 	s.addUserRoutes(r)
 	s.addOrganizationRoutes(r)
 	s.addDomainRoutes(r)
@@ -59,42 +106,23 @@ func (s *API) AddConsoleRoutes() {
 	s.addWebhookRoutes(r)
 }
 
-// routes registers a section's pages and forms, all on the console's
-// policy: each section file has its add…Routes.
-type routes struct {
-	s      *API
-	policy edge.Policy
-}
-
-// get registers a page.
-func (r routes) get(path string, h gin.HandlerFunc) { r.s.Page(path, r.policy, h) }
-
-// post registers a form post: h runs once the visitor entered and the
-// form's token held (API.form).
-func (r routes) post(path string, h func(c *gin.Context, v *visit)) {
-	r.s.Handle(http.MethodPost, path, r.policy, func(c *gin.Context) { r.s.form(c, h) })
-}
-
 // addUserRoutes registers the Users section.
-func (s *API) addUserRoutes(r routes) {
-	r.get(Base+"/users", s.usersPage)
-	r.get(Base+"/users/:id", s.userPage)
-	post := r.post
-	post(Base+"/users/:id/ban", s.banUser)
-	post(Base+"/users/:id/unban", s.unbanUser)
-	post(Base+"/users/:id/sessions/revoke", s.revokeSession)
-	post(Base+"/users/:id/sessions/revoke-all", s.revokeSessions)
-	post(Base+"/users/:id/password-reset", s.sendPasswordReset)
-	post(Base+"/users/:id/factors/reset", s.resetFactors)
-	post(Base+"/users/:id/linked/unlink", s.unlinkAccount)
-	post(Base+"/users/:id/impersonate", s.impersonate)
-	post(Base+"/users/:id/delete", s.deleteUser)
+func (s *API) addUserRoutes(r shell.Section) {
+	r.Get(Base+"/users", s.usersPage)
+	r.Get(Base+"/users/:id", s.userPage)
+	r.Post(Base+"/users/:id/ban", s.banUser)
+	r.Post(Base+"/users/:id/unban", s.unbanUser)
+	r.Post(Base+"/users/:id/sessions/revoke", s.revokeSession)
+	r.Post(Base+"/users/:id/sessions/revoke-all", s.revokeSessions)
+	r.Post(Base+"/users/:id/password-reset", s.sendPasswordReset)
+	r.Post(Base+"/users/:id/factors/reset", s.resetFactors)
+	r.Post(Base+"/users/:id/linked/unlink", s.unlinkAccount)
+	r.Post(Base+"/users/:id/impersonate", s.impersonate)
+	r.Post(Base+"/users/:id/delete", s.deleteUser)
 	// Stopping is the one form an impersonation session may post
 	// (edge.Impersonation): the route's policy says so, as the framework's
 	// stop-impersonating does.
-	stop := r
-	stop.policy.WhileImpersonating = edge.ImpersonationAllowed
-	stop.post(stopPath, s.stopImpersonating)
+	r.AllowedWhileImpersonating().Post(stopPath, s.stopImpersonating)
 }
 
 // home is the console's first page: the overview.
@@ -103,8 +131,8 @@ func (s *API) home(c *gin.Context) {
 	if !ok {
 		return
 	}
-	if v.impersonating() {
-		s.render(c, http.StatusOK, "impersonating", v.page("Impersonating"))
+	if v.Impersonating() {
+		s.render(c, http.StatusOK, "impersonating", v.Page("Impersonating"))
 		return
 	}
 	edge.Redirect(c, http.StatusFound, Base+"/overview")

@@ -10,6 +10,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/shell"
 	"github.com/gatehouse/gatehouse/application/query"
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
@@ -40,8 +41,8 @@ type auditRow struct {
 }
 
 // addAuditRoutes registers the Audit log section.
-func (s *API) addAuditRoutes(r routes) {
-	r.get(Base+"/audit", s.auditPage)
+func (s *API) addAuditRoutes(r shell.Section) {
+	r.Get(Base+"/audit", s.auditPage)
 }
 
 // targetLink is the console page of what an audit entry names: a user, an
@@ -117,6 +118,74 @@ func auditTime(s string) (time.Time, bool) {
 	return time.Time{}, false
 }
 
+// auditQuery is the audit log page's query, read from the URL: the
+// filters as given (trimmed), the times they parse to, the cursor and the
+// page size (0 when the URL's is not one).
+type auditQuery struct {
+	view         auditView
+	since, until time.Time
+	cursor       string
+	limit        int
+}
+
+// readAuditQuery reads the audit log page's query, and says what is wrong
+// with it and in which field ("" when nothing is).
+func readAuditQuery(q url.Values) (aq auditQuery, msg, field string) {
+	av := auditView{ActorType: q.Get("actorType"), Actor: strings.TrimSpace(q.Get("actor")), Action: strings.TrimSpace(q.Get("action")),
+		TargetType: strings.TrimSpace(q.Get("targetType")), Target: strings.TrimSpace(q.Get("target")), Since: q.Get("since"), Until: q.Get("until")}
+	aq.cursor, aq.limit = q.Get("cursor"), auditPageSize
+	if av.Limit = q.Get("limit"); av.Limit != "" {
+		n, err := strconv.Atoi(av.Limit)
+		if err != nil || n < 1 || n > 100 {
+			av.Limit, n = "", 0
+		}
+		aq.limit = n
+	}
+	var sinceOK, untilOK bool
+	aq.since, sinceOK = auditTime(av.Since)
+	aq.until, untilOK = auditTime(av.Until)
+	aq.view = av
+	switch {
+	case av.ActorType != "" && av.ActorType != string(domain.ActorUser) && av.ActorType != string(domain.ActorServiceKey) &&
+		av.ActorType != string(domain.ActorCLI) && av.ActorType != string(domain.ActorSystem):
+		return aq, "The actor type is a user, a service key, the command line, the service itself, or any.", "actorType"
+	case len(av.Actor) > 64:
+		return aq, "The actor id is too long: use at most 64 characters.", "actor"
+	case len(av.Action) > 64:
+		return aq, "The action is too long: use at most 64 characters.", "action"
+	case len(av.TargetType) > 32:
+		return aq, "The target type is too long: use at most 32 characters.", "targetType"
+	case len(av.Target) > 128:
+		return aq, "The target id is too long: use at most 128 characters.", "target"
+	case len(av.Since) > 64 || !sinceOK:
+		return aq, "The start is not a time: use the picker, or a time such as 2026-01-31T12:00:00Z.", "since"
+	case len(av.Until) > 64 || !untilOK:
+		return aq, "The end is not a time: use the picker, or a time such as 2026-01-31T12:00:00Z.", "until"
+	case !aq.since.IsZero() && !aq.until.IsZero() && !aq.until.After(aq.since):
+		return aq, "The end must come after the start.", "until"
+	case len(aq.cursor) > 256:
+		return aq, "The page link is not valid.", "cursor"
+	case aq.limit == 0:
+		return aq, "The page size is a whole number from 1 to 100.", "limit"
+	}
+	// The times as the date-and-time inputs show them (UTC).
+	if !aq.since.IsZero() {
+		aq.view.Since = aq.since.UTC().Format(auditLocalTime)
+	}
+	if !aq.until.IsZero() {
+		aq.view.Until = aq.until.UTC().Format(auditLocalTime)
+	}
+	return aq, "", ""
+}
+
+// listing is the audit log query's use-case input.
+func (aq auditQuery) listing() query.ListAuditLog {
+	av := aq.view
+	return query.ListAuditLog{Cursor: aq.cursor, Filter: ports.AuditQuery{
+		ActorType: domain.ActorType(av.ActorType), ActorID: av.Actor, Action: av.Action, TargetType: av.TargetType, TargetID: av.Target,
+		Since: aq.since, Until: aq.until, Limit: aq.limit}}
+}
+
 // auditPage lists the audit log through the admin API's query
 // (Queries.AuditLog): the filters and the cursor are in the URL, so a
 // page can be shared.
@@ -125,76 +194,40 @@ func (s *API) auditPage(c *gin.Context) {
 	if !ok {
 		return
 	}
-	q := c.Request.URL.Query()
-	av := &auditView{ActorType: q.Get("actorType"), Actor: strings.TrimSpace(q.Get("actor")), Action: strings.TrimSpace(q.Get("action")),
-		TargetType: strings.TrimSpace(q.Get("targetType")), Target: strings.TrimSpace(q.Get("target")), Since: q.Get("since"), Until: q.Get("until")}
-	p := v.page("Audit log")
-	p.Section, p.View = "audit", av
-	cursor, limit := q.Get("cursor"), auditPageSize
-	if av.Limit = q.Get("limit"); av.Limit != "" {
-		n, err := strconv.Atoi(av.Limit)
-		if err != nil || n < 1 || n > 100 {
-			av.Limit, n = "", 0
-		}
-		limit = n
-	}
-	since, sinceOK := auditTime(av.Since)
-	until, untilOK := auditTime(av.Until)
-	switch {
-	case av.ActorType != "" && av.ActorType != string(domain.ActorUser) && av.ActorType != string(domain.ActorServiceKey) &&
-		av.ActorType != string(domain.ActorCLI) && av.ActorType != string(domain.ActorSystem):
-		p.Error, p.Field = "The actor type is a user, a service key, the command line, the service itself, or any.", "actorType"
-	case len(av.Actor) > 64:
-		p.Error, p.Field = "The actor id is too long: use at most 64 characters.", "actor"
-	case len(av.Action) > 64:
-		p.Error, p.Field = "The action is too long: use at most 64 characters.", "action"
-	case len(av.TargetType) > 32:
-		p.Error, p.Field = "The target type is too long: use at most 32 characters.", "targetType"
-	case len(av.Target) > 128:
-		p.Error, p.Field = "The target id is too long: use at most 128 characters.", "target"
-	case len(av.Since) > 64 || !sinceOK:
-		p.Error, p.Field = "The start is not a time: use the picker, or a time such as 2026-01-31T12:00:00Z.", "since"
-	case len(av.Until) > 64 || !untilOK:
-		p.Error, p.Field = "The end is not a time: use the picker, or a time such as 2026-01-31T12:00:00Z.", "until"
-	case !since.IsZero() && !until.IsZero() && !until.After(since):
-		p.Error, p.Field = "The end must come after the start.", "until"
-	case len(cursor) > 256:
-		p.Error, p.Field = "The page link is not valid.", "cursor"
-	case limit == 0:
-		p.Error, p.Field = "The page size is a whole number from 1 to 100.", "limit"
-	}
-	if p.Error != "" {
+	aq, msg, field := readAuditQuery(c.Request.URL.Query())
+	av := &aq.view
+	p := v.Page("Audit log")
+	p.Section, p.View, p.Error, p.Field = "audit", av, msg, field
+	if msg != "" {
 		s.render(c, http.StatusBadRequest, "audit", p)
 		return
 	}
-	// The times as the date-and-time inputs show them (UTC).
-	if !since.IsZero() {
-		av.Since = since.UTC().Format(auditLocalTime)
+	page, err := s.auditLog.Handle(c.Request.Context(), v.P.User, aq.listing())
+	if domain.KindOf(err) == domain.KindInvalid {
+		p.Error, p.Field = "The page link is not valid: start from the first page.", "cursor"
+		s.render(c, http.StatusBadRequest, "audit", p)
+		return
 	}
-	if !until.IsZero() {
-		av.Until = until.UTC().Format(auditLocalTime)
-	}
-	page, err := s.App.Queries.AuditLog.Handle(c.Request.Context(), v.p.User, query.ListAuditLog{Cursor: cursor, Filter: ports.AuditQuery{
-		ActorType: domain.ActorType(av.ActorType), ActorID: av.Actor, Action: av.Action, TargetType: av.TargetType, TargetID: av.Target,
-		Since: since, Until: until, Limit: limit}})
 	if err != nil {
-		if domain.KindOf(err) == domain.KindInvalid {
-			p.Error, p.Field = "The page link is not valid: start from the first page.", "cursor"
-			s.render(c, http.StatusBadRequest, "audit", p)
-			return
-		}
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	av.Rows = auditRows(page.Entries)
+	av.First, av.Next = auditLinks(*av, aq.cursor, page.NextCursor)
+	s.render(c, http.StatusOK, "audit", p)
+}
+
+// auditLinks are the links to the first page (when not on it) and the
+// next of the audit log filtered as av says.
+func auditLinks(av auditView, cursor, next string) (first, nextURL string) {
 	link := url.Values{"actorType": {av.ActorType}, "actor": {av.Actor}, "action": {av.Action}, "targetType": {av.TargetType},
 		"target": {av.Target}, "since": {av.Since}, "until": {av.Until}, "limit": {av.Limit}}
 	if cursor != "" {
-		av.First = edge.PageURL(Base+"/audit", link)
+		first = edge.PageURL(Base+"/audit", link)
 	}
-	if page.NextCursor != "" {
-		link.Set("cursor", page.NextCursor)
-		av.Next = edge.PageURL(Base+"/audit", link)
+	if next != "" {
+		link.Set("cursor", next)
+		nextURL = edge.PageURL(Base+"/audit", link)
 	}
-	s.render(c, http.StatusOK, "audit", p)
+	return first, nextURL
 }

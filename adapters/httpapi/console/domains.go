@@ -10,6 +10,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/shell"
 	"github.com/gatehouse/gatehouse/application/hostdomain"
 	"github.com/gatehouse/gatehouse/domain"
 )
@@ -23,15 +24,14 @@ import (
 // delete (Domains.CreateAsAdmin, DeleteAsAdmin).
 
 // addDomainRoutes registers the Domains section.
-func (s *API) addDomainRoutes(r routes) {
+func (s *API) addDomainRoutes(r shell.Section) {
 	const d = Base + "/domains/:id"
-	r.get(Base+"/domains", s.domainsPage)
-	r.get(d, s.domainPage)
-	post := r.post
-	post(Base+"/domains", s.createDomain)
-	post(d+"/check", s.checkDomain)
-	post(d+"/update", s.updateDomain)
-	post(d+"/delete", s.deleteDomain)
+	r.Get(Base+"/domains", s.domainsPage)
+	r.Get(d, s.domainPage)
+	r.Post(Base+"/domains", s.createDomain)
+	r.Post(d+"/check", s.checkDomain)
+	r.Post(d+"/update", s.updateDomain)
+	r.Post(d+"/delete", s.deleteDomain)
 }
 
 // domainPageSize is how many domains a page shows.
@@ -67,10 +67,10 @@ func (s *API) domainsPage(c *gin.Context) {
 
 // showDomains renders the list with status, and a refused add form's
 // error, field and input.
-func (s *API) showDomains(c *gin.Context, v *visit, status int, msg, field, hostname, org string) {
+func (s *API) showDomains(c *gin.Context, v *shell.Visit, status int, msg, field, hostname, org string) {
 	q := c.Request.URL.Query()
 	dv := &domainsView{Status: q.Get("status"), Org: q.Get("org"), Statuses: domainStatuses, Hostname: hostname, NewOrg: org}
-	p := v.page("Domains")
+	p := v.Page("Domains")
 	p.Section, p.View, p.Error, p.Field = "domains", dv, msg, field
 	if q.Get("deleted") != "" {
 		p.Notice = "The domain is deleted: its hostname can be claimed again."
@@ -88,7 +88,7 @@ func (s *API) showDomains(c *gin.Context, v *visit, status int, msg, field, host
 		s.render(c, http.StatusBadRequest, "domains", p)
 		return
 	}
-	page, err := s.App.Commands.Domains.List(c.Request.Context(), hostdomain.ListDomains{OrganizationID: domain.OrganizationID(dv.Org),
+	page, err := s.domains.List(c.Request.Context(), hostdomain.ListDomains{OrganizationID: domain.OrganizationID(dv.Org),
 		Status: domain.DomainStatus(dv.Status), Limit: domainPageSize, Cursor: cursor})
 	if err != nil {
 		if domain.KindOf(err) == domain.KindInvalid {
@@ -96,7 +96,7 @@ func (s *API) showDomains(c *gin.Context, v *visit, status int, msg, field, host
 			s.render(c, http.StatusBadRequest, "domains", p)
 			return
 		}
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	for _, d := range page.Domains {
@@ -116,7 +116,7 @@ func (s *API) showDomains(c *gin.Context, v *visit, status int, msg, field, host
 
 // createDomain claims a hostname through Domains.CreateAsAdmin and shows
 // the new domain's records.
-func (s *API) createDomain(c *gin.Context, v *visit) {
+func (s *API) createDomain(c *gin.Context, v *shell.Visit) {
 	pf := c.Request.PostForm
 	host, org := strings.TrimSpace(pf.Get("hostname")), strings.TrimSpace(pf.Get("organization"))
 	keep := func(s string, n int) string {
@@ -129,7 +129,7 @@ func (s *API) createDomain(c *gin.Context, v *visit) {
 		s.showDomains(c, v, http.StatusBadRequest, "The organization id is too long.", "organization", keep(host, 1024), "")
 		return
 	}
-	d, err := s.App.Commands.Domains.CreateAsAdmin(c.Request.Context(), v.req, hostdomain.CreateDomain{Hostname: host, OrganizationID: domain.OrganizationID(org)})
+	d, err := s.domains.CreateAsAdmin(c.Request.Context(), v.Req, hostdomain.CreateDomain{Hostname: host, OrganizationID: domain.OrganizationID(org)})
 	if field, msg, ok := formField(err); ok || domain.KindOf(err) == domain.KindNotFound {
 		if !ok {
 			field, msg = "organization", "No organization has this id."
@@ -141,10 +141,10 @@ func (s *API) createDomain(c *gin.Context, v *visit) {
 		return
 	}
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
-	edge.Redirect(c, http.StatusSeeOther, Base+"/domains/"+url.PathEscape(string(d.ID()))+"?done=created")
+	shell.Done(c, domainPath(string(d.ID())), "created")
 }
 
 // domainView is a domain's page.
@@ -179,15 +179,15 @@ func (s *API) domainPage(c *gin.Context) {
 
 // showDomain renders a domain's page with status, and a refused form's
 // error, field and input (nil: the stored values).
-func (s *API) showDomain(c *gin.Context, v *visit, status int, msg, field string, f *domainForm) {
+func (s *API) showDomain(c *gin.Context, v *shell.Visit, status int, msg, field string, f *domainForm) {
 	id := domain.DomainID(c.Param("id"))
 	if len(id) > maxID {
-		s.refusal(c, http.StatusBadRequest, "Bad request", "The domain id is too long.", edge.FieldError{Location: "path.id", Message: "is too long"})
+		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The domain id is too long.", edge.FieldError{Location: "path.id", Message: "is too long"})
 		return
 	}
-	d, err := s.App.Commands.Domains.Get(c.Request.Context(), id)
+	d, err := s.domains.Get(c.Request.Context(), id)
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	dv := &domainView{ID: string(d.ID()), Hostname: d.Hostname(), Status: string(d.Status()), Org: string(d.OrganizationID()),
@@ -215,38 +215,36 @@ func (s *API) showDomain(c *gin.Context, v *visit, status int, msg, field string
 	default:
 		dv.Outcome = "Some required records were missing or did not match."
 	}
-	p := v.page(d.Hostname())
+	p := v.Page(d.Hostname())
 	p.Section, p.View, p.Error, p.Field = "domains", dv, msg, field
-	p.Notice = domainNotices[c.Query("done")]
+	p.Notice = domainNotices.Of(c)
 	s.render(c, status, "domain", p)
 }
 
 // domainNotices say what a form did, after its redirect (?done=).
-var domainNotices = map[string]string{
+var domainNotices = shell.Notices{
 	"created":  "The domain is claimed. Publish its DNS records; the first check runs now and again until they are found.",
 	"checking": "A check is asked for: it runs within moments. Reload the page to see its outcome.",
 	"moved":    "The domain's organization is changed.", "verified": "The domain is verified by hand.",
 }
 
-// domainDone sends the browser back to the domain's page after a form.
-func domainDone(c *gin.Context, what string) {
-	edge.Redirect(c, http.StatusSeeOther, Base+"/domains/"+url.PathEscape(c.Param("id"))+"?done="+what)
-}
+// domainPath is a domain's page.
+func domainPath(id string) string { return Base + "/domains/" + url.PathEscape(id) }
 
 // checkDomain asks for a check now: the admin API's recheck
 // (Domains.Update), which makes the domain due and wakes the verifier.
-func (s *API) checkDomain(c *gin.Context, v *visit) {
-	if _, err := s.App.Commands.Domains.Update(c.Request.Context(), v.req, domain.DomainID(c.Param("id")), hostdomain.UpdateDomain{Recheck: true}); err != nil {
-		s.refuse(c, err)
+func (s *API) checkDomain(c *gin.Context, v *shell.Visit) {
+	if _, err := s.domains.Update(c.Request.Context(), v.Req, domain.DomainID(c.Param("id")), hostdomain.UpdateDomain{Recheck: true}); err != nil {
+		s.shell.Refuse(c, err)
 		return
 	}
-	domainDone(c, "checking")
+	shell.Done(c, domainPath(c.Param("id")), "checking")
 }
 
 // updateDomain is the admin API's update (Domains.Update): part
 // "organization" moves the domain (empty: to none), part "verify" marks it
 // verified by hand with a reason.
-func (s *API) updateDomain(c *gin.Context, v *visit) {
+func (s *API) updateDomain(c *gin.Context, v *shell.Visit) {
 	pf := c.Request.PostForm
 	f := domainForm{Org: strings.TrimSpace(pf.Get("organization")), Reason: pf.Get("reason")}
 	var cmd hostdomain.UpdateDomain
@@ -262,10 +260,10 @@ func (s *API) updateDomain(c *gin.Context, v *visit) {
 	case "verify":
 		cmd.VerifyReason, done, field = &f.Reason, "verified", "reason"
 	default:
-		s.refusal(c, http.StatusBadRequest, "Bad request", "The form does not say what to change. Nothing was changed.", edge.FieldError{Location: "body.part", Message: "must be organization or verify"})
+		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The form does not say what to change. Nothing was changed.", edge.FieldError{Location: "body.part", Message: "must be organization or verify"})
 		return
 	}
-	_, err := s.App.Commands.Domains.Update(c.Request.Context(), v.req, domain.DomainID(c.Param("id")), cmd)
+	_, err := s.domains.Update(c.Request.Context(), v.Req, domain.DomainID(c.Param("id")), cmd)
 	var de *domain.Error
 	if errors.As(err, &de) && (de.Kind == domain.KindInvalid || de.Code == "organization.not_found") {
 		msg := "The reason must be 1 to 500 characters. Nothing was changed."
@@ -279,20 +277,20 @@ func (s *API) updateDomain(c *gin.Context, v *visit) {
 		return
 	}
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
-	domainDone(c, done)
+	shell.Done(c, domainPath(c.Param("id")), done)
 }
 
 // deleteDomain deletes through Domains.DeleteAsAdmin once the typed
 // confirmation is the hostname.
-func (s *API) deleteDomain(c *gin.Context, v *visit) {
+func (s *API) deleteDomain(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
 	id := domain.DomainID(c.Param("id"))
-	d, err := s.App.Commands.Domains.Get(ctx, id)
+	d, err := s.domains.Get(ctx, id)
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	confirm := strings.TrimSpace(c.Request.PostForm.Get("confirm"))
@@ -304,9 +302,9 @@ func (s *API) deleteDomain(c *gin.Context, v *visit) {
 			&domainForm{Org: string(d.OrganizationID()), Confirm: confirm})
 		return
 	}
-	if err := s.App.Commands.Domains.DeleteAsAdmin(ctx, v.req, id); err != nil {
-		s.refuse(c, err)
+	if err := s.domains.DeleteAsAdmin(ctx, v.Req, id); err != nil {
+		s.shell.Refuse(c, err)
 		return
 	}
-	edge.Redirect(c, http.StatusSeeOther, Base+"/domains?deleted=1")
+	shell.Redirect(c, Base+"/domains?deleted=1")
 }

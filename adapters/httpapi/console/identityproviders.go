@@ -11,8 +11,8 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/shell"
 	"github.com/gatehouse/gatehouse/application/federation"
-	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
@@ -44,28 +44,22 @@ type idpForm struct {
 }
 
 // addIdentityProviderRoutes registers the Identity providers section.
-func (s *API) addIdentityProviderRoutes(r routes) {
+func (s *API) addIdentityProviderRoutes(r shell.Section) {
 	const base = Base + "/identity-providers"
-	r.get(base, s.identityProvidersPage)
-	r.get(base+"/:id", s.identityProviderPage)
-	r.post(base, s.createIdentityProvider)
-	r.post(base+"/:id/update", s.updateIdentityProvider)
-	r.post(base+"/:id/enable", s.setIdentityProviderEnabled(true))
-	r.post(base+"/:id/disable", s.setIdentityProviderEnabled(false))
-	r.post(base+"/:id/delete", s.deleteIdentityProvider)
-}
-
-// idpRequest is the visit as the administrators' key-style use cases
-// (identity providers, service keys) take it.
-func (v *visit) idpRequest() usecase.KeyRequest {
-	return usecase.KeyRequest{Principal: &v.req.Principal, Actor: v.req.Actor()}
+	r.Get(base, s.identityProvidersPage)
+	r.Get(base+"/:id", s.identityProviderPage)
+	r.Post(base, s.createIdentityProvider)
+	r.Post(base+"/:id/update", s.updateIdentityProvider)
+	r.Post(base+"/:id/enable", s.setIdentityProviderEnabled(true))
+	r.Post(base+"/:id/disable", s.setIdentityProviderEnabled(false))
+	r.Post(base+"/:id/delete", s.deleteIdentityProvider)
 }
 
 func idpPath(id string) string { return Base + "/identity-providers/" + url.PathEscape(id) }
 
 func (s *API) idpRowOf(p domain.IdentityProvider) idpRow {
 	r := idpRow{ID: string(p.ID), Preset: string(p.Preset), Name: p.Name, Issuer: p.Issuer, ClientID: p.ClientID,
-		Callback: s.App.Commands.Federation.RedirectURI(p.ID), Org: string(p.OrganizationID), Role: string(p.DefaultRole), Path: idpPath(string(p.ID)),
+		Callback: s.signIns.RedirectURI(p.ID), Org: string(p.OrganizationID), Role: string(p.DefaultRole), Path: idpPath(string(p.ID)),
 		Scopes: p.Scopes, SecretSet: len(p.SealedClientSecret) > 0, Trusted: p.TrustedForLinking, Enabled: p.Enabled, RequireSSO: p.RequireSSO,
 		Created: p.CreatedAt, Updated: p.UpdatedAt}
 	for _, d := range p.Domains {
@@ -97,17 +91,17 @@ func (s *API) identityProvidersPage(c *gin.Context) {
 	s.showIdentityProviders(c, v, http.StatusOK, "", "", idpForm{Preset: "oidc", Enabled: true})
 }
 
-func (s *API) showIdentityProviders(c *gin.Context, v *visit, status int, msg, field string, f idpForm) {
-	all, err := s.App.Commands.IdentityProviders.List(c.Request.Context(), v.idpRequest())
+func (s *API) showIdentityProviders(c *gin.Context, v *shell.Visit, status int, msg, field string, f idpForm) {
+	all, err := s.providers.List(c.Request.Context(), v.KeyRequest())
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	iv := &idpView{Form: f}
 	for _, p := range all {
 		iv.Rows = append(iv.Rows, s.idpRowOf(p))
 	}
-	p := v.page("Identity providers")
+	p := v.Page("Identity providers")
 	p.Section, p.View, p.Error, p.Field = "identity-providers", iv, msg, field
 	if c.Query("deleted") != "" {
 		p.Notice = "The identity provider is deleted, with the accounts linked through it."
@@ -126,15 +120,15 @@ func (s *API) identityProviderPage(c *gin.Context) {
 
 // showIdentityProvider renders a provider's page with status, and a
 // refused form's error, field and input (nil: the stored values).
-func (s *API) showIdentityProvider(c *gin.Context, v *visit, status int, msg, field string, f *idpForm, confirm string) {
+func (s *API) showIdentityProvider(c *gin.Context, v *shell.Visit, status int, msg, field string, f *idpForm, confirm string) {
 	id := c.Param("id")
 	if len(id) > maxID {
-		s.refusal(c, http.StatusBadRequest, "Bad request", "The provider id is too long.", edge.FieldError{Location: "path.id", Message: "is too long"})
+		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The provider id is too long.", edge.FieldError{Location: "path.id", Message: "is too long"})
 		return
 	}
-	pr, err := s.App.Commands.IdentityProviders.Get(c.Request.Context(), v.idpRequest(), id)
+	pr, err := s.providers.Get(c.Request.Context(), v.KeyRequest(), id)
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	row := s.idpRowOf(pr)
@@ -142,13 +136,13 @@ func (s *API) showIdentityProvider(c *gin.Context, v *visit, status int, msg, fi
 	if f != nil {
 		iv.Form = *f
 	}
-	p := v.page(row.Name)
+	p := v.Page(row.Name)
 	p.Section, p.View, p.Error, p.Field = "identity-providers", iv, msg, field
-	p.Notice = idpNotices[c.Query("done")]
+	p.Notice = idpNotices.Of(c)
 	s.render(c, status, "identityproviders", p)
 }
 
-var idpNotices = map[string]string{
+var idpNotices = shell.Notices{
 	"created": "The identity provider is registered. Register its redirect URI at the provider.", "updated": "The changes are saved.",
 	"enabled": "The provider is enabled: sign-ins with it work.", "disabled": "The provider is disabled: sign-ins with it stop; its linked accounts are kept.",
 }
@@ -250,7 +244,7 @@ func idpStatus(err error) int {
 
 // createIdentityProvider registers a provider
 // (federation.Providers.Create, as POST /api/admin/identity-providers).
-func (s *API) createIdentityProvider(c *gin.Context, v *visit) {
+func (s *API) createIdentityProvider(c *gin.Context, v *shell.Visit) {
 	f, secret := idpFormOf(c), c.Request.PostForm.Get("clientSecret")
 	if msg, field := f.check(secret); msg != "" {
 		s.showIdentityProviders(c, v, http.StatusBadRequest, msg, field, f)
@@ -260,7 +254,7 @@ func (s *API) createIdentityProvider(c *gin.Context, v *visit) {
 		s.showIdentityProviders(c, v, http.StatusBadRequest, "The id is required: a-z, 0-9 and -.", "id", f)
 		return
 	}
-	pr, err := s.App.Commands.IdentityProviders.Create(c.Request.Context(), v.idpRequest(), f.input(f.ID, secret))
+	pr, err := s.providers.Create(c.Request.Context(), v.KeyRequest(), f.input(f.ID, secret))
 	if err != nil {
 		if msg, field, ok := refusedField(err); ok {
 			if errors.Is(err, domain.ErrIdentityProviderExists) {
@@ -269,52 +263,52 @@ func (s *API) createIdentityProvider(c *gin.Context, v *visit) {
 			s.showIdentityProviders(c, v, idpStatus(err), msg, field, f)
 			return
 		}
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
-	edge.Redirect(c, http.StatusSeeOther, idpPath(string(pr.ID))+"?done=created")
+	shell.Done(c, idpPath(string(pr.ID)), "created")
 }
 
 // updateIdentityProvider changes a provider (federation.Providers.Update,
 // as PATCH /api/admin/identity-providers/{id}); an empty secret keeps the
 // sealed one.
-func (s *API) updateIdentityProvider(c *gin.Context, v *visit) {
+func (s *API) updateIdentityProvider(c *gin.Context, v *shell.Visit) {
 	f, secret := idpFormOf(c), c.Request.PostForm.Get("clientSecret")
 	f.ID = c.Param("id")
 	if msg, field := f.check(secret); msg != "" {
 		s.showIdentityProvider(c, v, http.StatusBadRequest, msg, field, &f, "")
 		return
 	}
-	if _, err := s.App.Commands.IdentityProviders.Update(c.Request.Context(), v.idpRequest(), f.input(f.ID, secret)); err != nil {
+	if _, err := s.providers.Update(c.Request.Context(), v.KeyRequest(), f.input(f.ID, secret)); err != nil {
 		if msg, field, ok := refusedField(err); ok {
 			s.showIdentityProvider(c, v, idpStatus(err), msg, field, &f, "")
 			return
 		}
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
-	edge.Redirect(c, http.StatusSeeOther, idpPath(c.Param("id"))+"?done=updated")
+	shell.Done(c, idpPath(c.Param("id")), "updated")
 }
 
 // setIdentityProviderEnabled turns a provider on or off, as the admin
 // API's enable and disable routes do (federation.Providers.Update).
-func (s *API) setIdentityProviderEnabled(on bool) func(c *gin.Context, v *visit) {
-	return func(c *gin.Context, v *visit) {
-		if _, err := s.App.Commands.IdentityProviders.Update(c.Request.Context(), v.idpRequest(), federation.ProviderInput{ID: c.Param("id"), Enabled: &on}); err != nil {
-			s.refuse(c, err)
+func (s *API) setIdentityProviderEnabled(on bool) func(c *gin.Context, v *shell.Visit) {
+	return func(c *gin.Context, v *shell.Visit) {
+		if _, err := s.providers.Update(c.Request.Context(), v.KeyRequest(), federation.ProviderInput{ID: c.Param("id"), Enabled: &on}); err != nil {
+			s.shell.Refuse(c, err)
 			return
 		}
 		what := "disabled"
 		if on {
 			what = "enabled"
 		}
-		edge.Redirect(c, http.StatusSeeOther, idpPath(c.Param("id"))+"?done="+what)
+		shell.Done(c, idpPath(c.Param("id")), what)
 	}
 }
 
 // deleteIdentityProvider removes a provider with its linked accounts
 // (federation.Providers.Delete) once the typed confirmation is its id.
-func (s *API) deleteIdentityProvider(c *gin.Context, v *visit) {
+func (s *API) deleteIdentityProvider(c *gin.Context, v *shell.Visit) {
 	id := c.Param("id")
 	if confirm := strings.TrimSpace(c.Request.PostForm.Get("confirm")); confirm != id {
 		if len(confirm) > 128 {
@@ -323,9 +317,9 @@ func (s *API) deleteIdentityProvider(c *gin.Context, v *visit) {
 		s.showIdentityProvider(c, v, http.StatusBadRequest, "Type the provider's id exactly to confirm. Nothing was deleted.", "confirm", nil, confirm)
 		return
 	}
-	if err := s.App.Commands.IdentityProviders.Delete(c.Request.Context(), v.idpRequest(), id); err != nil {
-		s.refuse(c, err)
+	if err := s.providers.Delete(c.Request.Context(), v.KeyRequest(), id); err != nil {
+		s.shell.Refuse(c, err)
 		return
 	}
-	edge.Redirect(c, http.StatusSeeOther, Base+"/identity-providers?deleted=1")
+	shell.Redirect(c, Base+"/identity-providers?deleted=1")
 }

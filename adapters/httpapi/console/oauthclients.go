@@ -9,6 +9,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/shell"
 	"github.com/gatehouse/gatehouse/application/oidc"
 	"github.com/gatehouse/gatehouse/domain"
 )
@@ -24,13 +25,13 @@ const oauthClientsPath = Base + "/oauth-clients"
 const maxURIsField = 20 * 2050
 
 // addOAuthClientRoutes registers the OAuth clients section.
-func (s *API) addOAuthClientRoutes(r routes) {
-	r.get(oauthClientsPath, s.oauthClientsPage)
-	r.get(oauthClientsPath+"/:id", s.oauthClientPage)
-	r.post(oauthClientsPath, s.registerOAuthClient)
-	r.post(oauthClientsPath+"/:id/update", s.updateOAuthClient)
-	r.post(oauthClientsPath+"/:id/rotate-secret", s.rotateOAuthClientSecret)
-	r.post(oauthClientsPath+"/:id/delete", s.deleteOAuthClient)
+func (s *API) addOAuthClientRoutes(r shell.Section) {
+	r.Get(oauthClientsPath, s.oauthClientsPage)
+	r.Get(oauthClientsPath+"/:id", s.oauthClientPage)
+	r.Post(oauthClientsPath, s.registerOAuthClient)
+	r.Post(oauthClientsPath+"/:id/update", s.updateOAuthClient)
+	r.Post(oauthClientsPath+"/:id/rotate-secret", s.rotateOAuthClientSecret)
+	r.Post(oauthClientsPath+"/:id/delete", s.deleteOAuthClient)
 }
 
 // oauthClientForm is what a client form sent, shown again when refused.
@@ -107,9 +108,9 @@ func (s *API) oauthClientsPage(c *gin.Context) {
 	s.showOAuthClients(c, v, http.StatusOK, "", "", oauthClientForm{Type: "confidential"}, c.Request.URL.Query())
 }
 
-func (s *API) showOAuthClients(c *gin.Context, v *visit, status int, msg, field string, f oauthClientForm, q url.Values) {
+func (s *API) showOAuthClients(c *gin.Context, v *shell.Visit, status int, msg, field string, f oauthClientForm, q url.Values) {
 	ov := &oauthClientsView{Form: f}
-	p := v.page("OAuth clients")
+	p := v.Page("OAuth clients")
 	p.Section, p.View, p.Error, p.Field = "oauth-clients", ov, msg, field
 	if q.Get("deleted") != "" {
 		p.Notice = "The client is deleted, with its codes, grants and consents."
@@ -120,9 +121,9 @@ func (s *API) showOAuthClients(c *gin.Context, v *visit, status int, msg, field 
 		s.render(c, http.StatusBadRequest, "oauthclients", p)
 		return
 	}
-	clients, err := s.App.Commands.OAuthClients.List(c.Request.Context(), v.keyRequest())
+	clients, err := s.oauthClients.List(c.Request.Context(), v.KeyRequest())
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	page, next, ok := pageAfter(clients, func(c domain.OAuthClient) string { return string(c.ID) }, lq)
@@ -140,25 +141,25 @@ func (s *API) showOAuthClients(c *gin.Context, v *visit, status int, msg, field 
 
 // registerOAuthClient registers through OAuthClients.Register; a
 // confidential client's secret is shown this once.
-func (s *API) registerOAuthClient(c *gin.Context, v *visit) {
+func (s *API) registerOAuthClient(c *gin.Context, v *shell.Visit) {
 	f := readOAuthClientForm(c)
 	if msg, field := f.check(); msg != "" {
 		s.showOAuthClients(c, v, http.StatusBadRequest, msg, field, f.kept(), url.Values{})
 		return
 	}
-	issued, err := s.App.Commands.OAuthClients.Register(c.Request.Context(), v.keyRequest(), oidc.RegisterOAuthClient{Name: f.Name, Type: f.Type,
+	issued, err := s.oauthClients.Register(c.Request.Context(), v.KeyRequest(), oidc.RegisterOAuthClient{Name: f.Name, Type: f.Type,
 		RedirectURIs: lines(f.RedirectURIs), PostLogoutRedirectURIs: lines(f.LogoutURIs), FirstParty: f.FirstParty})
 	if err != nil {
 		if msg, field, ok := invalidField(err, oauthClientLabels); ok {
 			s.showOAuthClients(c, v, http.StatusBadRequest, msg, field, f.kept(), url.Values{})
 			return
 		}
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	path := oauthClientsPath + "/" + url.PathEscape(string(issued.Client.ID))
 	if issued.Secret == "" {
-		redirectTo(c, path+"?done=registered")
+		shell.Done(c, path, "registered")
 		return
 	}
 	s.showSecret(c, v, "oauth-clients", "OAuth client registered", &secretView{What: "client secret", Name: issued.Client.Name,
@@ -182,15 +183,15 @@ func (s *API) oauthClientPage(c *gin.Context) {
 
 // showOAuthClient renders a client's page; f, when not nil, is a refused
 // form's input, else the form shows the client as it is.
-func (s *API) showOAuthClient(c *gin.Context, v *visit, status int, msg, field string, f *oauthClientForm) {
+func (s *API) showOAuthClient(c *gin.Context, v *shell.Visit, status int, msg, field string, f *oauthClientForm) {
 	id := c.Param("id")
 	if len(id) > maxID {
-		s.refusal(c, http.StatusBadRequest, "Bad request", "The client id is too long.", edge.FieldError{Location: "path.id", Message: "is too long"})
+		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The client id is too long.", edge.FieldError{Location: "path.id", Message: "is too long"})
 		return
 	}
-	cl, err := s.App.Commands.OAuthClients.Get(c.Request.Context(), v.keyRequest(), domain.OAuthClientID(id))
+	cl, err := s.oauthClients.Get(c.Request.Context(), v.KeyRequest(), domain.OAuthClientID(id))
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	cv := &oauthClientView{oauthClientRow: oauthClientRowOf(cl)}
@@ -200,15 +201,15 @@ func (s *API) showOAuthClient(c *gin.Context, v *visit, status int, msg, field s
 		cv.Form = oauthClientForm{Name: cl.Name, RedirectURIs: strings.Join(cl.RedirectURIs, "\n"), LogoutURIs: strings.Join(cl.PostLogoutRedirectURIs, "\n"),
 			FirstParty: cl.FirstParty}
 	}
-	p := v.page(cl.Name)
+	p := v.Page(cl.Name)
 	p.Section, p.View, p.Error, p.Field = "oauth-clients", cv, msg, field
-	p.Notice = keyNotices[c.Query("done")]
+	p.Notice = keyNotices.Of(c)
 	s.render(c, status, "oauthclient", p)
 }
 
 // updateOAuthClient saves the name, redirect URIs and first-party flag
 // through OAuthClients.Update.
-func (s *API) updateOAuthClient(c *gin.Context, v *visit) {
+func (s *API) updateOAuthClient(c *gin.Context, v *shell.Visit) {
 	f := readOAuthClientForm(c)
 	f.Confirm = ""
 	if msg, field := f.check(); msg != "" {
@@ -220,7 +221,7 @@ func (s *API) updateOAuthClient(c *gin.Context, v *visit) {
 	if logout == nil {
 		logout = []string{}
 	}
-	_, err := s.App.Commands.OAuthClients.Update(c.Request.Context(), v.keyRequest(), domain.OAuthClientID(c.Param("id")),
+	_, err := s.oauthClients.Update(c.Request.Context(), v.KeyRequest(), domain.OAuthClientID(c.Param("id")),
 		oidc.UpdateOAuthClient{Name: &f.Name, RedirectURIs: &uris, PostLogoutRedirectURIs: &logout, FirstParty: &f.FirstParty})
 	if err != nil {
 		if msg, field, ok := invalidField(err, oauthClientLabels); ok {
@@ -228,18 +229,18 @@ func (s *API) updateOAuthClient(c *gin.Context, v *visit) {
 			s.showOAuthClient(c, v, http.StatusBadRequest, msg, field, &kept)
 			return
 		}
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
-	redirectTo(c, oauthClientsPath+"/"+url.PathEscape(c.Param("id"))+"?done=updated")
+	shell.Done(c, oauthClientsPath+"/"+url.PathEscape(c.Param("id")), "updated")
 }
 
 // rotateOAuthClientSecret gives a confidential client a new secret through
 // OAuthClients.RotateSecret and shows it once.
-func (s *API) rotateOAuthClientSecret(c *gin.Context, v *visit) {
-	issued, err := s.App.Commands.OAuthClients.RotateSecret(c.Request.Context(), v.keyRequest(), domain.OAuthClientID(c.Param("id")))
+func (s *API) rotateOAuthClientSecret(c *gin.Context, v *shell.Visit) {
+	issued, err := s.oauthClients.RotateSecret(c.Request.Context(), v.KeyRequest(), domain.OAuthClientID(c.Param("id")))
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	s.showSecret(c, v, "oauth-clients", "Client secret rotated", &secretView{What: "new client secret", Name: issued.Client.Name,
@@ -249,12 +250,12 @@ func (s *API) rotateOAuthClientSecret(c *gin.Context, v *visit) {
 
 // deleteOAuthClient deletes through OAuthClients.Delete once the typed
 // confirmation is the client's name.
-func (s *API) deleteOAuthClient(c *gin.Context, v *visit) {
+func (s *API) deleteOAuthClient(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
 	id := domain.OAuthClientID(c.Param("id"))
-	cl, err := s.App.Commands.OAuthClients.Get(ctx, v.keyRequest(), id)
+	cl, err := s.oauthClients.Get(ctx, v.KeyRequest(), id)
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	confirm := strings.TrimSpace(c.Request.PostForm.Get("confirm"))
@@ -264,9 +265,9 @@ func (s *API) deleteOAuthClient(c *gin.Context, v *visit) {
 		s.showOAuthClient(c, v, http.StatusBadRequest, "Type the client's name exactly to confirm. Nothing was deleted.", "confirm", &f)
 		return
 	}
-	if err := s.App.Commands.OAuthClients.Delete(ctx, v.keyRequest(), id); err != nil {
-		s.refuse(c, err)
+	if err := s.oauthClients.Delete(ctx, v.KeyRequest(), id); err != nil {
+		s.shell.Refuse(c, err)
 		return
 	}
-	redirectTo(c, oauthClientsPath+"?deleted=1")
+	shell.Redirect(c, oauthClientsPath+"?deleted=1")
 }

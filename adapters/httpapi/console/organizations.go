@@ -10,6 +10,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/shell"
 	"github.com/gatehouse/gatehouse/application/organization"
 	"github.com/gatehouse/gatehouse/domain"
 )
@@ -22,18 +23,17 @@ import (
 // same rules, the same events, and audit entries naming the administrator.
 
 // addOrganizationRoutes registers the Organizations section.
-func (s *API) addOrganizationRoutes(r routes) {
+func (s *API) addOrganizationRoutes(r shell.Section) {
 	const org = Base + "/organizations/:id"
-	r.get(Base+"/organizations", s.organizationsPage)
-	r.get(org, s.organizationPage)
-	post := r.post
-	post(org+"/settings", s.updateOrganization)
-	post(org+"/members/role", s.changeMemberRole)
-	post(org+"/members/remove", s.removeMember)
-	post(org+"/invitations", s.inviteMember)
-	post(org+"/invitations/revoke", s.revokeInvitation)
-	post(org+"/invitations/resend", s.resendInvitation)
-	post(org+"/delete", s.deleteOrganization)
+	r.Get(Base+"/organizations", s.organizationsPage)
+	r.Get(org, s.organizationPage)
+	r.Post(org+"/settings", s.updateOrganization)
+	r.Post(org+"/members/role", s.changeMemberRole)
+	r.Post(org+"/members/remove", s.removeMember)
+	r.Post(org+"/invitations", s.inviteMember)
+	r.Post(org+"/invitations/revoke", s.revokeInvitation)
+	r.Post(org+"/invitations/resend", s.resendInvitation)
+	r.Post(org+"/delete", s.deleteOrganization)
 }
 
 // orgPageSize is how many organizations, or members, a page shows.
@@ -61,7 +61,7 @@ func (s *API) organizationsPage(c *gin.Context) {
 	}
 	q := c.Request.URL.Query()
 	ov := &organizationsView{Q: q.Get("q")}
-	p := v.page("Organizations")
+	p := v.Page("Organizations")
 	p.Section, p.View = "organizations", ov
 	if q.Get("deleted") != "" {
 		p.Notice = "The organization is deleted, with its members, invitations and domains."
@@ -77,7 +77,7 @@ func (s *API) organizationsPage(c *gin.Context) {
 		s.render(c, http.StatusBadRequest, "organizations", p)
 		return
 	}
-	page, err := s.App.Commands.Organizations.ListAll(c.Request.Context(), v.req,
+	page, err := s.organizations.ListAll(c.Request.Context(), v.Req,
 		organization.OrgListPage{Limit: orgPageSize, Cursor: cursor, Search: strings.TrimSpace(ov.Q)})
 	if err != nil {
 		if domain.KindOf(err) == domain.KindInvalid {
@@ -85,7 +85,7 @@ func (s *API) organizationsPage(c *gin.Context) {
 			s.render(c, http.StatusBadRequest, "organizations", p)
 			return
 		}
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	for _, oc := range page.Organizations {
@@ -153,36 +153,36 @@ func (s *API) organizationPage(c *gin.Context) {
 // ListMembersByID from the members cursor in the URL, ListInvitationsByID)
 // with status, and a refused form's error, field and input (nil: the
 // stored settings).
-func (s *API) showOrganization(c *gin.Context, v *visit, status int, msg, field string, f *orgForm) {
+func (s *API) showOrganization(c *gin.Context, v *shell.Visit, status int, msg, field string, f *orgForm) {
 	ctx := c.Request.Context()
 	id := domain.OrganizationID(c.Param("id"))
 	if len(id) > maxID {
-		s.refusal(c, http.StatusBadRequest, "Bad request", "The organization id is too long.", edge.FieldError{Location: "path.id", Message: "is too long"})
+		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The organization id is too long.", edge.FieldError{Location: "path.id", Message: "is too long"})
 		return
 	}
 	members := c.Query("members")
 	if len(members) > 512 {
-		s.refusal(c, http.StatusBadRequest, "Bad request", "The page link is not valid.", edge.FieldError{Location: "query.members", Message: "is not a page of members"})
+		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The page link is not valid.", edge.FieldError{Location: "query.members", Message: "is not a page of members"})
 		return
 	}
-	oc, err := s.App.Commands.Organizations.GetByID(ctx, v.req, id)
+	oc, err := s.organizations.GetByID(ctx, v.Req, id)
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
-	mp, err := s.App.Commands.Organizations.ListMembersByID(ctx, v.req, id, organization.OrgListPage{Limit: orgPageSize, Cursor: members})
+	mp, err := s.organizations.ListMembersByID(ctx, v.Req, id, organization.OrgListPage{Limit: orgPageSize, Cursor: members})
 	if err != nil {
 		if domain.KindOf(err) == domain.KindInvalid {
-			s.refusal(c, http.StatusBadRequest, "Bad request", "The page link is not valid: start from the first page of members.",
+			s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The page link is not valid: start from the first page of members.",
 				edge.FieldError{Location: "query.members", Message: "is not a page of members"})
 			return
 		}
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
-	invs, err := s.App.Commands.Organizations.ListInvitationsByID(ctx, v.req, id)
+	invs, err := s.organizations.ListInvitationsByID(ctx, v.Req, id)
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	o := oc.Organization
@@ -207,25 +207,22 @@ func (s *API) showOrganization(c *gin.Context, v *visit, status int, msg, field 
 	}
 	for _, inv := range invs {
 		ov.Invitations = append(ov.Invitations, invitationRow{ID: string(inv.ID()), Email: string(inv.Email()), Role: domain.JoinOrgRoles(inv.Roles()),
-			Status: string(inv.Status()), Open: inv.IsOpen(v.now), Expires: inv.ExpiresAt(), Created: inv.CreatedAt()})
+			Status: string(inv.Status()), Open: inv.IsOpen(v.Now), Expires: inv.ExpiresAt(), Created: inv.CreatedAt()})
 	}
-	p := v.page(o.Name())
+	p := v.Page(o.Name())
 	p.Section, p.View, p.Error, p.Field = "organizations", ov, msg, field
-	p.Notice = orgNotices[c.Query("done")]
+	p.Notice = orgNotices.Of(c)
 	s.render(c, status, "organization", p)
 }
 
 // orgNotices say what a form did, after its redirect (?done=).
-var orgNotices = map[string]string{
+var orgNotices = shell.Notices{
 	"updated": "The settings are saved.", "role": "The member's role is changed.", "removed": "The member is removed; their sessions no longer act in the organization.",
 	"invited": "The invitation is on its way.", "revoked": "The invitation is revoked: its link no longer works.", "resent": "The invitation is renewed and sent again.",
 }
 
-// orgDone sends the browser back to the organization's page after a form
-// (Post/Redirect/Get).
-func orgDone(c *gin.Context, what string) {
-	edge.Redirect(c, http.StatusSeeOther, Base+"/organizations/"+url.PathEscape(c.Param("id"))+"?done="+what)
-}
+// orgPath is an organization's page.
+func orgPath(id string) string { return Base + "/organizations/" + url.PathEscape(id) }
 
 // formField is the field a use case's validation error names, and its
 // message, or ok false for any other error.
@@ -248,12 +245,12 @@ func formField(err error) (field, msg string, ok bool) {
 }
 
 // updateOrganization saves the settings through Organizations.UpdateByID.
-func (s *API) updateOrganization(c *gin.Context, v *visit) {
+func (s *API) updateOrganization(c *gin.Context, v *shell.Visit) {
 	pf := c.Request.PostForm
 	f := orgForm{Settings: true, Name: strings.TrimSpace(pf.Get("name")), Slug: strings.TrimSpace(pf.Get("slug")),
 		Logo: strings.TrimSpace(pf.Get("logo")), Metadata: strings.TrimSpace(pf.Get("metadata"))}
 	patch := organization.OrganizationPatch{Name: &f.Name, Slug: &f.Slug, Logo: &f.Logo, Metadata: &f.Metadata}
-	_, err := s.App.Commands.Organizations.UpdateByID(c.Request.Context(), v.req, domain.OrganizationID(c.Param("id")), patch)
+	_, err := s.organizations.UpdateByID(c.Request.Context(), v.Req, domain.OrganizationID(c.Param("id")), patch)
 	if field, msg, ok := formField(err); ok {
 		if de := new(domain.Error); errors.As(err, &de) && de.Code == "organization.slug_unavailable" {
 			field, msg = "slug", "Another organization has this slug: choose another."
@@ -262,10 +259,10 @@ func (s *API) updateOrganization(c *gin.Context, v *visit) {
 		return
 	}
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
-	orgDone(c, "updated")
+	shell.Done(c, orgPath(c.Param("id")), "updated")
 }
 
 // trimForm drops input longer than its field allows, which was refused
@@ -284,14 +281,14 @@ func trimForm(f orgForm) *orgForm {
 
 // changeMemberRole replaces a member's role through
 // Organizations.UpdateMemberRoleByID; the last owner keeps theirs.
-func (s *API) changeMemberRole(c *gin.Context, v *visit) {
+func (s *API) changeMemberRole(c *gin.Context, v *shell.Visit) {
 	pf := c.Request.PostForm
 	member, role := pf.Get("member"), pf.Get("role")
 	if len(member) > maxID || member == "" {
-		s.refusal(c, http.StatusBadRequest, "Bad request", "The member id is missing or too long. Nothing was changed.", edge.FieldError{Location: "body.member", Message: "is not a member id"})
+		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The member id is missing or too long. Nothing was changed.", edge.FieldError{Location: "body.member", Message: "is not a member id"})
 		return
 	}
-	_, err := s.App.Commands.Organizations.UpdateMemberRoleByID(c.Request.Context(), v.req, domain.OrganizationID(c.Param("id")), domain.MemberID(member), []string{role})
+	_, err := s.organizations.UpdateMemberRoleByID(c.Request.Context(), v.Req, domain.OrganizationID(c.Param("id")), domain.MemberID(member), []string{role})
 	if field, msg, ok := formField(err); ok {
 		if field == "" {
 			field = "role"
@@ -300,35 +297,35 @@ func (s *API) changeMemberRole(c *gin.Context, v *visit) {
 		return
 	}
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
-	orgDone(c, "role")
+	shell.Done(c, orgPath(c.Param("id")), "role")
 }
 
 // removeMember removes a member through Organizations.RemoveMemberByID.
-func (s *API) removeMember(c *gin.Context, v *visit) {
+func (s *API) removeMember(c *gin.Context, v *shell.Visit) {
 	member := c.Request.PostForm.Get("member")
 	if len(member) > maxID || member == "" {
-		s.refusal(c, http.StatusBadRequest, "Bad request", "The member id is missing or too long. Nothing was changed.", edge.FieldError{Location: "body.member", Message: "is not a member id"})
+		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The member id is missing or too long. Nothing was changed.", edge.FieldError{Location: "body.member", Message: "is not a member id"})
 		return
 	}
-	err := s.App.Commands.Organizations.RemoveMemberByID(c.Request.Context(), v.req, domain.OrganizationID(c.Param("id")), domain.MemberID(member))
+	err := s.organizations.RemoveMemberByID(c.Request.Context(), v.Req, domain.OrganizationID(c.Param("id")), domain.MemberID(member))
 	if field, msg, ok := formField(err); ok {
 		s.showOrganization(c, v, http.StatusBadRequest, msg+" Nothing was changed.", field, nil)
 		return
 	}
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
-	orgDone(c, "removed")
+	shell.Done(c, orgPath(c.Param("id")), "removed")
 }
 
 // inviteMember sends an invitation through Organizations.InviteByID, with
 // the administrator as the inviter when they are a member (the mail then
 // names them), and without one otherwise, as the trusted API may.
-func (s *API) inviteMember(c *gin.Context, v *visit) {
+func (s *API) inviteMember(c *gin.Context, v *shell.Visit) {
 	pf := c.Request.PostForm
 	f := orgForm{Email: strings.TrimSpace(pf.Get("email")), Role: pf.Get("role")}
 	err := s.invite(c, v, organization.InviteAddress{Email: f.Email, Roles: []string{f.Role}})
@@ -340,44 +337,44 @@ func (s *API) inviteMember(c *gin.Context, v *visit) {
 		return
 	}
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
-	orgDone(c, "invited")
+	shell.Done(c, orgPath(c.Param("id")), "invited")
 }
 
 // invite runs InviteByID for the organization of the page.
-func (s *API) invite(c *gin.Context, v *visit, cmd organization.InviteAddress) error {
-	_, err := s.App.Commands.Organizations.InviteByID(c.Request.Context(), v.req, domain.OrganizationID(c.Param("id")), cmd)
+func (s *API) invite(c *gin.Context, v *shell.Visit, cmd organization.InviteAddress) error {
+	_, err := s.organizations.InviteByID(c.Request.Context(), v.Req, domain.OrganizationID(c.Param("id")), cmd)
 	return err
 }
 
 // revokeInvitation cancels an open invitation through
 // Organizations.RevokeInvitation.
-func (s *API) revokeInvitation(c *gin.Context, v *visit) {
+func (s *API) revokeInvitation(c *gin.Context, v *shell.Visit) {
 	id := c.Request.PostForm.Get("invitation")
 	if len(id) > maxID || id == "" {
-		s.refusal(c, http.StatusBadRequest, "Bad request", "The invitation id is missing or too long. Nothing was changed.",
+		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The invitation id is missing or too long. Nothing was changed.",
 			edge.FieldError{Location: "body.invitation", Message: "is not an invitation id"})
 		return
 	}
-	err := s.App.Commands.Organizations.RevokeInvitation(c.Request.Context(), v.req, domain.OrganizationID(c.Param("id")), domain.InvitationID(id))
+	err := s.organizations.RevokeInvitation(c.Request.Context(), v.Req, domain.OrganizationID(c.Param("id")), domain.InvitationID(id))
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
-	orgDone(c, "revoked")
+	shell.Done(c, orgPath(c.Param("id")), "revoked")
 }
 
 // resendInvitation renews an invitation and mails it again: InviteByID
 // with Resend, for the invitation's address and roles as listed.
-func (s *API) resendInvitation(c *gin.Context, v *visit) {
+func (s *API) resendInvitation(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
 	id := c.Request.PostForm.Get("invitation")
 	org := domain.OrganizationID(c.Param("id"))
-	invs, err := s.App.Commands.Organizations.ListInvitationsByID(ctx, v.req, org)
+	invs, err := s.organizations.ListInvitationsByID(ctx, v.Req, org)
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	for _, inv := range invs {
@@ -389,24 +386,24 @@ func (s *API) resendInvitation(c *gin.Context, v *visit) {
 			roles = append(roles, string(r))
 		}
 		if err := s.invite(c, v, organization.InviteAddress{Email: string(inv.Email()), Roles: roles, Resend: true}); err != nil {
-			s.refuse(c, err)
+			s.shell.Refuse(c, err)
 			return
 		}
-		orgDone(c, "resent")
+		shell.Done(c, orgPath(c.Param("id")), "resent")
 		return
 	}
-	s.refusal(c, http.StatusNotFound, "No such invitation", "The organization has no invitation with this id. Nothing was sent.",
+	s.shell.Refusal(c, http.StatusNotFound, "No such invitation", "The organization has no invitation with this id. Nothing was sent.",
 		edge.FieldError{Location: "body.invitation", Message: "is not one of the organization's invitations"})
 }
 
 // deleteOrganization deletes through Organizations.DeleteByID once the
 // typed confirmation is the organization's slug.
-func (s *API) deleteOrganization(c *gin.Context, v *visit) {
+func (s *API) deleteOrganization(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
 	id := domain.OrganizationID(c.Param("id"))
-	oc, err := s.App.Commands.Organizations.GetByID(ctx, v.req, id)
+	oc, err := s.organizations.GetByID(ctx, v.Req, id)
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	confirm := strings.TrimSpace(c.Request.PostForm.Get("confirm"))
@@ -414,9 +411,9 @@ func (s *API) deleteOrganization(c *gin.Context, v *visit) {
 		s.showOrganization(c, v, http.StatusBadRequest, "Type the organization's slug exactly to confirm. Nothing was deleted.", "confirm", trimForm(orgForm{Confirm: confirm}))
 		return
 	}
-	if err := s.App.Commands.Organizations.DeleteByID(ctx, v.req, id); err != nil {
-		s.refuse(c, err)
+	if err := s.organizations.DeleteByID(ctx, v.Req, id); err != nil {
+		s.shell.Refuse(c, err)
 		return
 	}
-	edge.Redirect(c, http.StatusSeeOther, Base+"/organizations?deleted=1")
+	shell.Redirect(c, Base+"/organizations?deleted=1")
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/chart"
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/shell"
 	"github.com/gatehouse/gatehouse/application/query"
 	"github.com/gatehouse/gatehouse/ports"
 )
@@ -36,8 +37,8 @@ type overviewDomainCount struct {
 }
 
 // addOverviewRoutes registers the Overview section.
-func (s *API) addOverviewRoutes(r routes) {
-	r.get(Base+"/overview", s.overviewPage)
+func (s *API) addOverviewRoutes(r shell.Section) {
+	r.Get(Base+"/overview", s.overviewPage)
 }
 
 // overviewPage shows the service at a glance through the admin API's
@@ -50,9 +51,9 @@ func (s *API) overviewPage(c *gin.Context) {
 	if !ok {
 		return
 	}
-	o, err := s.App.Queries.Overview.Handle(c.Request.Context(), v.p.User)
+	o, err := s.overview.Handle(c.Request.Context(), v.P.User)
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	ov := &overviewView{At: o.At, Users: o.Users, Organizations: o.Organizations, ActiveSessions: o.ActiveSessions, Recent: auditRows(o.RecentAudit)}
@@ -62,14 +63,14 @@ func (s *API) overviewPage(c *gin.Context) {
 	hour := func(t time.Time) string { return t.UTC().Format("15:04") }
 	day := func(t time.Time) string { return t.UTC().Format("2 Jan") }
 	if ov.Day, err = drawSignIns("signins-day", "Last 24 hours", "by hour", o.Hourly, hour); err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	if ov.Month, err = drawSignIns("signins-month", "Last 30 days", "by day", o.Daily, day); err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
-	p := v.page("Overview")
+	p := v.Page("Overview")
 	p.Section, p.View = "overview", ov
 	s.render(c, http.StatusOK, "overview", p)
 }

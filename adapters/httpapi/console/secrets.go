@@ -11,7 +11,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
-	"github.com/gatehouse/gatehouse/application/usecase"
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/shell"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
@@ -36,29 +36,16 @@ type secretView struct {
 }
 
 // showSecret renders the secret page.
-func (s *API) showSecret(c *gin.Context, v *visit, section, title string, sv *secretView) {
-	p := v.page(title)
+func (s *API) showSecret(c *gin.Context, v *shell.Visit, section, title string, sv *secretView) {
+	p := v.Page(title)
 	p.Section, p.View = section, sv
 	s.render(c, http.StatusOK, "secret", p)
 }
 
-// stepUpURL is the page where a user proves their second factor again,
-// coming back to path.
-func stepUpURL(path string) string {
-	return edge.PageURL(edge.TwoFactorPath, url.Values{"callbackURL": {path}})
-}
-
-// isStepUp reports whether err asks the administrator to prove their
-// second factor again before a secret is handed out.
-func isStepUp(err error) bool { return errors.Is(err, usecase.ErrStepUpRequired) }
-
 // Lists: the use cases return every row (there are few keys and clients);
 // the console shows them limit at a time, the cursor being the id of the
 // last row shown, all in the URL.
-const (
-	defaultLimit = 25
-	maxLimit     = 100
-)
+const defaultLimit = 25
 
 // listQuery is a list page's paging, read from the URL.
 type listQuery struct {
@@ -66,18 +53,29 @@ type listQuery struct {
 	Limit  int
 }
 
-// readListQuery reads cursor and limit, naming the bad field.
+// listParams is a list page's paging as the URL says it.
+type listParams struct {
+	Cursor string `query:"cursor" validate:"maxbytes=128"`
+	Limit  *int   `query:"limit" validate:"omitempty,min=1,max=100"`
+}
+
+// listErrors say what a malformed paging part should be.
+var listErrors = map[string]string{
+	"cursor": "The page link is not valid: start from the first page.",
+	"limit":  "The page size is a whole number from 1 to 100.",
+}
+
+// readListQuery binds cursor and limit, naming the first bad field and
+// what it should be.
 func readListQuery(q url.Values) (listQuery, string, string) {
-	lq := listQuery{Cursor: q.Get("cursor"), Limit: defaultLimit}
-	if len(lq.Cursor) > maxID {
-		return lq, "The page link is not valid: start from the first page.", "cursor"
+	var lp listParams
+	bad, invalid := shell.BindQueryValues(q, &lp).First()
+	lq := listQuery{Cursor: lp.Cursor, Limit: defaultLimit}
+	if invalid {
+		return lq, listErrors[bad.Name], bad.Name
 	}
-	if raw := q.Get("limit"); raw != "" {
-		n, err := strconv.Atoi(raw)
-		if err != nil || n < 1 || n > maxLimit {
-			return lq, "The page size is a whole number from 1 to 100.", "limit"
-		}
-		lq.Limit = n
+	if lp.Limit != nil {
+		lq.Limit = *lp.Limit
 	}
 	return lq, "", ""
 }
@@ -154,12 +152,6 @@ func lineOf(field string) string {
 	return strconv.Itoa(n + 1)
 }
 
-// keyRequest is the visit as the key-shaped use cases (service keys,
-// OAuth clients, signing keys) take their caller.
-func (v *visit) keyRequest() usecase.KeyRequest {
-	return usecase.KeyRequest{Principal: &v.req.Principal, Actor: v.req.Actor()}
-}
-
 // keep returns s when it is short enough to show again in a form, else "".
 func keep(s string, max int) string {
 	if len(s) > max {
@@ -169,10 +161,9 @@ func keep(s string, max int) string {
 }
 
 // redirectTo ends a form with a redirect to path (Post/Redirect/Get).
-func redirectTo(c *gin.Context, path string) { edge.Redirect(c, http.StatusSeeOther, path) }
 
 // keyNotices say what a form of these sections did, after its redirect (?done=).
-var keyNotices = map[string]string{
+var keyNotices = shell.Notices{
 	"revoked": "The key is revoked: requests made with it are refused now.",
 	"updated": "The client is saved.", "registered": "The client is registered. It is public, so it has no secret.",
 	"rotated": "New signing keys are made.",

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/shell"
 	"github.com/gatehouse/gatehouse/application/servicekey"
 	"github.com/gatehouse/gatehouse/domain"
 )
@@ -22,12 +23,12 @@ import (
 const serviceKeysPath = Base + "/service-keys"
 
 // addServiceKeyRoutes registers the Service keys section.
-func (s *API) addServiceKeyRoutes(r routes) {
-	r.get(serviceKeysPath, s.serviceKeysPage)
-	r.get(serviceKeysPath+"/:id", s.serviceKeyPage)
-	r.post(serviceKeysPath, s.createServiceKey)
-	r.post(serviceKeysPath+"/:id/rotate", s.rotateServiceKey)
-	r.post(serviceKeysPath+"/:id/revoke", s.revokeServiceKey)
+func (s *API) addServiceKeyRoutes(r shell.Section) {
+	r.Get(serviceKeysPath, s.serviceKeysPage)
+	r.Get(serviceKeysPath+"/:id", s.serviceKeyPage)
+	r.Post(serviceKeysPath, s.createServiceKey)
+	r.Post(serviceKeysPath+"/:id/rotate", s.rotateServiceKey)
+	r.Post(serviceKeysPath+"/:id/revoke", s.revokeServiceKey)
 }
 
 // serviceKeysView is the list of keys and the form that creates one.
@@ -93,9 +94,9 @@ func (s *API) serviceKeysPage(c *gin.Context) {
 
 // showServiceKeys renders the list with status, a refused form's error,
 // field and input, and the list's state q.
-func (s *API) showServiceKeys(c *gin.Context, v *visit, status int, msg, field string, f serviceKeyForm, q url.Values) {
+func (s *API) showServiceKeys(c *gin.Context, v *shell.Visit, status int, msg, field string, f serviceKeyForm, q url.Values) {
 	sv := &serviceKeysView{Status: q.Get("status"), Limit: q.Get("limit"), Scopes: knownScopes(), Form: f}
-	p := v.page("Service keys")
+	p := v.Page("Service keys")
 	p.Section, p.View, p.Error, p.Field = "service-keys", sv, msg, field
 	if q.Get("revoked") != "" {
 		p.Notice = "The key is revoked."
@@ -109,14 +110,14 @@ func (s *API) showServiceKeys(c *gin.Context, v *visit, status int, msg, field s
 		s.render(c, http.StatusBadRequest, "servicekeys", p)
 		return
 	}
-	keys, err := s.App.Commands.ServiceKeys.List(c.Request.Context(), v.keyRequest())
+	keys, err := s.serviceKeys.List(c.Request.Context(), v.KeyRequest())
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	var rows []serviceKeyRow
 	for _, k := range keys {
-		if r := serviceKeyRowOf(k, v.now); sv.Status == "" || r.Status == sv.Status {
+		if r := serviceKeyRowOf(k, v.Now); sv.Status == "" || r.Status == sv.Status {
 			rows = append(rows, r)
 		}
 	}
@@ -132,7 +133,7 @@ func (s *API) showServiceKeys(c *gin.Context, v *visit, status int, msg, field s
 
 // createServiceKey issues a key through ServiceKeys.Create and answers
 // with its secret, shown this once.
-func (s *API) createServiceKey(c *gin.Context, v *visit) {
+func (s *API) createServiceKey(c *gin.Context, v *shell.Visit) {
 	pf := c.Request.PostForm
 	f := serviceKeyForm{Name: pf.Get("name"), Days: strings.TrimSpace(pf.Get("days")), Scopes: pf["scopes"]}
 	again := func(status int, msg, field string) {
@@ -157,9 +158,9 @@ func (s *API) createServiceKey(c *gin.Context, v *visit) {
 			again(http.StatusBadRequest, "Days must be a whole number from 1 to 3650, or empty for a key that does not expire.", "days")
 			return
 		}
-		cmd.ExpiresAt = v.now.Add(time.Duration(days) * 24 * time.Hour).UTC()
+		cmd.ExpiresAt = v.Now.Add(time.Duration(days) * 24 * time.Hour).UTC()
 	}
-	k, err := s.App.Commands.ServiceKeys.Create(c.Request.Context(), v.keyRequest(), cmd)
+	k, err := s.serviceKeys.Create(c.Request.Context(), v.KeyRequest(), cmd)
 	if err != nil {
 		if msg, field, ok := invalidField(err, serviceKeyLabels); ok {
 			if field == "expiresAt" {
@@ -168,7 +169,7 @@ func (s *API) createServiceKey(c *gin.Context, v *visit) {
 			again(http.StatusBadRequest, msg, field)
 			return
 		}
-		s.refuse(c, err) // a step-up refusal: the hosted step-up page, and back to this form's page
+		s.shell.Refuse(c, err) // a step-up refusal: the hosted step-up page, and back to this form's page
 		return
 	}
 	s.showSecret(c, v, "service-keys", "Service key created", &secretView{What: "service key", Name: k.Key.Name(), Secret: k.Secret,
@@ -193,56 +194,56 @@ func (s *API) serviceKeyPage(c *gin.Context) {
 	s.showServiceKey(c, v, http.StatusOK, "", "", "")
 }
 
-func (s *API) showServiceKey(c *gin.Context, v *visit, status int, msg, field, overlap string) {
+func (s *API) showServiceKey(c *gin.Context, v *shell.Visit, status int, msg, field, overlap string) {
 	id := c.Param("id")
 	if len(id) > maxID {
-		s.refusal(c, http.StatusBadRequest, "Bad request", "The key id is too long.")
+		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The key id is too long.")
 		return
 	}
-	keys, err := s.App.Commands.ServiceKeys.List(c.Request.Context(), v.keyRequest())
+	keys, err := s.serviceKeys.List(c.Request.Context(), v.KeyRequest())
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	i := slices.IndexFunc(keys, func(k *domain.ServiceKey) bool { return string(k.ID()) == id })
 	if i < 0 {
-		s.refusal(c, http.StatusNotFound, "Not found", "There is no service key with this id.")
+		s.shell.Refusal(c, http.StatusNotFound, "Not found", "There is no service key with this id.")
 		return
 	}
-	kv := &serviceKeyView{serviceKeyRow: serviceKeyRowOf(keys[i], v.now), Overlap: overlap}
-	p := v.page(kv.Name)
+	kv := &serviceKeyView{serviceKeyRow: serviceKeyRowOf(keys[i], v.Now), Overlap: overlap}
+	p := v.Page(kv.Name)
 	p.Section, p.View, p.Error, p.Field = "service-keys", kv, msg, field
-	p.Notice = keyNotices[c.Query("done")]
+	p.Notice = keyNotices.Of(c)
 	s.render(c, status, "servicekey", p)
 }
 
 // rotateServiceKey issues a new secret through ServiceKeys.Rotate, the old
 // one working for the chosen overlap, and shows the new one once.
-func (s *API) rotateServiceKey(c *gin.Context, v *visit) {
+func (s *API) rotateServiceKey(c *gin.Context, v *shell.Visit) {
 	choice := c.Request.PostForm.Get("overlap")
 	overlap, ok := overlaps[choice]
 	if !ok {
 		s.showServiceKey(c, v, http.StatusBadRequest, "Choose how long the old secret keeps working.", "overlap", "")
 		return
 	}
-	k, err := s.App.Commands.ServiceKeys.Rotate(c.Request.Context(), v.keyRequest(), domain.ServiceKeyID(c.Param("id")), overlap)
+	k, err := s.serviceKeys.Rotate(c.Request.Context(), v.KeyRequest(), domain.ServiceKeyID(c.Param("id")), overlap)
 	if err != nil {
-		s.refuse(c, err) // a step-up refusal: the hosted step-up page, and back to the key's page
+		s.shell.Refuse(c, err) // a step-up refusal: the hosted step-up page, and back to the key's page
 		return
 	}
 	note := "The old secret stopped working now."
 	if overlap > 0 {
-		note = "The old secret keeps working until " + v.now.Add(overlap).UTC().Format("2006-01-02 15:04 UTC") + ": switch your deployments over before then."
+		note = "The old secret keeps working until " + v.Now.Add(overlap).UTC().Format("2006-01-02 15:04 UTC") + ": switch your deployments over before then."
 	}
 	path := serviceKeysPath + "/" + url.PathEscape(string(k.Key.ID()))
 	s.showSecret(c, v, "service-keys", "Service key rotated", &secretView{What: "new secret", Name: k.Key.Name(), Secret: k.Secret, Note: note, Back: path})
 }
 
 // revokeServiceKey ends a key and all its secrets through ServiceKeys.Revoke.
-func (s *API) revokeServiceKey(c *gin.Context, v *visit) {
-	if err := s.App.Commands.ServiceKeys.Revoke(c.Request.Context(), v.keyRequest(), domain.ServiceKeyID(c.Param("id"))); err != nil {
-		s.refuse(c, err)
+func (s *API) revokeServiceKey(c *gin.Context, v *shell.Visit) {
+	if err := s.serviceKeys.Revoke(c.Request.Context(), v.KeyRequest(), domain.ServiceKeyID(c.Param("id"))); err != nil {
+		s.shell.Refuse(c, err)
 		return
 	}
-	redirectTo(c, serviceKeysPath+"/"+url.PathEscape(c.Param("id"))+"?done=revoked")
+	shell.Done(c, serviceKeysPath+"/"+url.PathEscape(c.Param("id")), "revoked")
 }

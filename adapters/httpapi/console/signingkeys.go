@@ -7,6 +7,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/shell"
 	"github.com/gatehouse/gatehouse/application/oidc"
 	"github.com/gatehouse/gatehouse/domain"
 )
@@ -18,9 +19,9 @@ import (
 const signingKeysPath = Base + "/signing-keys"
 
 // addSigningKeyRoutes registers the Signing keys section.
-func (s *API) addSigningKeyRoutes(r routes) {
-	r.get(signingKeysPath, s.signingKeysPage)
-	r.post(signingKeysPath+"/rotate", s.rotateSigningKeys)
+func (s *API) addSigningKeyRoutes(r shell.Section) {
+	r.Get(signingKeysPath, s.signingKeysPage)
+	r.Post(signingKeysPath+"/rotate", s.rotateSigningKeys)
 }
 
 // signingKeysView is the list of published keys and the rotate form.
@@ -46,23 +47,23 @@ func (s *API) signingKeysPage(c *gin.Context) {
 	s.showSigningKeys(c, v, http.StatusOK, "", "", "", false)
 }
 
-func (s *API) showSigningKeys(c *gin.Context, v *visit, status int, msg, field, alg string, immediate bool) {
+func (s *API) showSigningKeys(c *gin.Context, v *shell.Visit, status int, msg, field, alg string, immediate bool) {
 	kv := &signingKeysView{Alg: alg, Immediate: immediate}
 	for _, a := range domain.SigningAlgorithms {
 		kv.Algs = append(kv.Algs, string(a))
 	}
-	p := v.page("Signing keys")
+	p := v.Page("Signing keys")
 	p.Section, p.View, p.Error, p.Field = "signing-keys", kv, msg, field
-	p.Notice = keyNotices[c.Query("done")]
+	p.Notice = keyNotices.Of(c)
 	lq, bad, badField := readListQuery(c.Request.URL.Query())
 	if bad != "" {
 		p.Error, p.Field = bad, badField
 		s.render(c, http.StatusBadRequest, "signingkeys", p)
 		return
 	}
-	views, err := s.App.Commands.SigningKeys.List(c.Request.Context(), v.keyRequest())
+	views, err := s.signingKeys.List(c.Request.Context(), v.KeyRequest())
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	page, next, ok := pageAfter(views, func(k oidc.SigningKeyView) string { return string(k.ID) }, lq)
@@ -81,7 +82,7 @@ func (s *API) showSigningKeys(c *gin.Context, v *visit, status int, msg, field, 
 
 // rotateSigningKeys makes new keys through SigningKeys.Rotate: for one
 // algorithm or both, at the next activation or (a compromised key) now.
-func (s *API) rotateSigningKeys(c *gin.Context, v *visit) {
+func (s *API) rotateSigningKeys(c *gin.Context, v *shell.Visit) {
 	pf := c.Request.PostForm
 	alg, immediate := pf.Get("alg"), pf.Get("immediate") == "on"
 	var cmd oidc.RotateSigningKeys
@@ -89,13 +90,13 @@ func (s *API) rotateSigningKeys(c *gin.Context, v *visit) {
 		cmd.Algs = []domain.SigningAlgorithm{domain.SigningAlgorithm(alg)}
 	}
 	cmd.Immediate = immediate
-	if _, err := s.App.Commands.SigningKeys.Rotate(c.Request.Context(), v.keyRequest(), cmd); err != nil {
+	if _, err := s.signingKeys.Rotate(c.Request.Context(), v.KeyRequest(), cmd); err != nil {
 		if msg, field, ok := invalidField(err, map[string]string{"alg": "The algorithm"}); ok {
 			s.showSigningKeys(c, v, http.StatusBadRequest, msg, field, keep(alg, 16), immediate)
 			return
 		}
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
-	redirectTo(c, signingKeysPath+"?done=rotated")
+	shell.Done(c, signingKeysPath, "rotated")
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/shell"
 	"github.com/gatehouse/gatehouse/application/admin"
 	"github.com/gatehouse/gatehouse/domain"
 )
@@ -28,114 +29,109 @@ type userRow struct {
 	Created                 time.Time
 }
 
-// Search bounds: the admin API's own.
-const (
-	maxSearch = 256
-	maxID     = 128
-)
-
 // view enters the console for a page: an impersonation sees only the
 // banner's page.
-func (s *API) view(c *gin.Context) (*visit, bool) {
+func (s *API) view(c *gin.Context) (*shell.Visit, bool) {
 	v, ok := s.enter(c)
-	if ok && v.impersonating() {
-		s.render(c, http.StatusOK, "impersonating", v.page("Impersonating"))
+	if ok && v.Impersonating() {
+		s.render(c, http.StatusOK, "impersonating", v.Page("Impersonating"))
 		return nil, false
 	}
 	return v, ok
 }
 
-// usersPage lists users through the admin API's paging use case
-// (Administration.PageUsers): search, filters and the cursor are all in
-// the URL, so a page can be shared.
+// usersQuery is the Users page's query: search, filters and the cursor,
+// all in the URL, so a page can be shared. The bounds are the admin API's.
+type usersQuery struct {
+	Q        string `query:"q" validate:"maxbytes=256"`
+	Org      string `query:"org" validate:"maxbytes=128"`
+	By       string `query:"by" validate:"omitempty,oneof=email name"`
+	Status   string `query:"status" validate:"omitempty,oneof=banned active"`
+	Verified string `query:"verified" validate:"omitempty,oneof=yes no"`
+	Cursor   string `query:"cursor" validate:"maxbytes=512"`
+	Deleted  string `query:"deleted"`
+}
+
+// usersQueryErrors say what a malformed part of the query should be, by
+// its name.
+var usersQueryErrors = map[string]string{
+	"q":        "The search is too long: use at most 256 characters.",
+	"org":      "The organization id is too long.",
+	"by":       "Search in e-mail or name.",
+	"status":   "The status is banned, not banned, or any.",
+	"verified": "The address is verified, unverified, or any.",
+	"cursor":   "The page link is not valid.",
+}
+
+// listUsers is the use case's query for uq: a search in names or within
+// addresses, and the filters.
+func (uq usersQuery) listUsers() admin.ListUsersPage {
+	q := admin.ListUsersPage{Cursor: uq.Cursor, OrganizationID: domain.OrganizationID(uq.Org)}
+	if uq.By == "name" {
+		q.NameContains = strings.TrimSpace(uq.Q)
+	} else {
+		q.EmailContains = strings.ToLower(strings.TrimSpace(uq.Q))
+	}
+	if uq.Status != "" {
+		banned := uq.Status == "banned"
+		q.Banned = &banned
+	}
+	if uq.Verified != "" {
+		verified := uq.Verified == "yes"
+		q.EmailVerified = &verified
+	}
+	return q
+}
+
+// usersPage lists users through the admin API's search
+// (Administration.SearchUsers).
 func (s *API) usersPage(c *gin.Context) {
 	v, ok := s.view(c)
 	if !ok {
 		return
 	}
-	q := c.Request.URL.Query()
-	uv := &usersView{Q: q.Get("q"), By: q.Get("by"), Status: q.Get("status"), Verified: q.Get("verified"), Org: q.Get("org")}
-	p := v.page("Users")
-	p.Section, p.Users = "users", uv
-	if q.Get("deleted") != "" {
+	var uq usersQuery
+	bad, invalid := shell.BindQuery(c, &uq).First()
+	uv := &usersView{Q: uq.Q, By: uq.By, Status: uq.Status, Verified: uq.Verified, Org: uq.Org}
+	p := v.Page("Users")
+	p.Section, p.View = "users", uv
+	if uq.Deleted != "" {
 		p.Notice = "The user is deleted."
 	}
-	query := admin.ListUsersPage{Cursor: q.Get("cursor"), OrganizationID: domain.OrganizationID(uv.Org)}
-	switch {
-	case len(uv.Q) > maxSearch:
-		p.Error, p.Field = "The search is too long: use at most 256 characters.", "q"
-	case len(uv.Org) > maxID:
-		p.Error, p.Field = "The organization id is too long.", "org"
-	case uv.By != "" && uv.By != "email" && uv.By != "name":
-		p.Error, p.Field = "Search in e-mail or name.", "by"
-	case uv.Status != "" && uv.Status != "banned" && uv.Status != "active":
-		p.Error, p.Field = "The status is banned, not banned, or any.", "status"
-	case uv.Verified != "" && uv.Verified != "yes" && uv.Verified != "no":
-		p.Error, p.Field = "The address is verified, unverified, or any.", "verified"
-	case len(query.Cursor) > 512:
-		p.Error, p.Field = "The page link is not valid.", "cursor"
-	}
-	if p.Error != "" {
+	if invalid {
+		p.Error, p.Field = usersQueryErrors[bad.Name], bad.Name
 		s.render(c, http.StatusBadRequest, "users", p)
 		return
 	}
-	if uv.By == "name" {
-		query.NameContains = strings.TrimSpace(uv.Q)
-	} else {
-		query.EmailContains = strings.ToLower(strings.TrimSpace(uv.Q))
-	}
-	if uv.Status != "" {
-		banned := uv.Status == "banned"
-		query.Banned = &banned
-	}
-	if uv.Verified != "" {
-		verified := uv.Verified == "yes"
-		query.EmailVerified = &verified
-	}
-	page, err := s.pageUsers(c, v, query)
-	if err != nil {
-		if domain.KindOf(err) == domain.KindInvalid {
-			p.Error, p.Field = "The page link is not valid: start from the first page.", "cursor"
-			s.render(c, http.StatusBadRequest, "users", p)
-			return
-		}
-		s.refuse(c, err)
+	page, err := s.administration.SearchUsers(c.Request.Context(), v.Req, uq.listUsers())
+	if domain.KindOf(err) == domain.KindInvalid {
+		p.Error, p.Field = "The page link is not valid: start from the first page.", "cursor"
+		s.render(c, http.StatusBadRequest, "users", p)
 		return
 	}
+	if err != nil {
+		s.shell.Refuse(c, err)
+		return
+	}
+	s.usersRows(uv, v, page, uq.Cursor)
+	s.render(c, http.StatusOK, "users", p)
+}
+
+// usersRows fills uv with page's users and the links to the first and the
+// next page.
+func (s *API) usersRows(uv *usersView, v *shell.Visit, page admin.UsersPage, cursor string) {
 	for _, u := range page.Users {
-		uv.Rows = append(uv.Rows, userRow{ID: string(u.ID()), Email: string(u.Email()), Name: u.Name(), Banned: u.IsBanned(v.now),
-			Verified: u.EmailVerified(), Admin: s.App.Commands.Administration.IsAdmin(u), Created: u.CreatedAt()})
+		uv.Rows = append(uv.Rows, userRow{ID: string(u.ID()), Email: string(u.Email()), Name: u.Name(), Banned: u.IsBanned(v.Now),
+			Verified: u.EmailVerified(), Admin: s.administration.IsAdmin(u), Created: u.CreatedAt()})
 	}
 	link := url.Values{"q": {uv.Q}, "by": {uv.By}, "status": {uv.Status}, "verified": {uv.Verified}, "org": {uv.Org}}
-	if query.Cursor != "" {
+	if cursor != "" {
 		uv.First = edge.PageURL(Base+"/users", link)
 	}
 	if page.NextCursor != "" {
 		link.Set("cursor", page.NextCursor)
 		uv.Next = edge.PageURL(Base+"/users", link)
 	}
-	s.render(c, http.StatusOK, "users", p)
-}
-
-// pageUsers reads a page of users through Administration.PageUsers. A
-// search that is a whole address is first looked up as one (the unique
-// index: one row, whatever the table's size), then, when no account has
-// it, searched within addresses as typed. A search within addresses reads
-// every row when few match: the exact lookup keeps the common "find this
-// user" cheap at any size.
-func (s *API) pageUsers(c *gin.Context, v *visit, q admin.ListUsersPage) (admin.UsersPage, error) {
-	ctx := c.Request.Context()
-	if q.EmailContains != "" && q.Cursor == "" {
-		if addr, err := domain.NewEmail(q.EmailContains); err == nil {
-			exact := q
-			exact.EmailContains, exact.Email = "", string(addr)
-			page, err := s.App.Commands.Administration.PageUsers(ctx, v.req, exact)
-			if err != nil || len(page.Users) > 0 {
-				return page, err
-			}
-		}
-	}
-	return s.App.Commands.Administration.PageUsers(ctx, v.req, q)
 }
 
 // userView is a user's page.
@@ -184,36 +180,36 @@ func (s *API) userPage(c *gin.Context) {
 // showUser renders the user page (the profile, factors, sessions,
 // organizations and linked accounts, each read through the admin API's use case) with status, and a refused form's error,
 // field and input.
-func (s *API) showUser(c *gin.Context, v *visit, status int, msg, field string, f userForm) {
+func (s *API) showUser(c *gin.Context, v *shell.Visit, status int, msg, field string, f userForm) {
 	ctx := c.Request.Context()
 	id := domain.UserID(c.Param("id"))
 	if len(id) > maxID {
-		s.refusal(c, http.StatusBadRequest, "Bad request", "The user id is too long.", edge.FieldError{Location: "path.id", Message: "is too long"})
+		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The user id is too long.", edge.FieldError{Location: "path.id", Message: "is too long"})
 		return
 	}
-	uf, err := s.App.Commands.Factors.GetUser(ctx, v.req, id)
+	uf, err := s.factors.GetUser(ctx, v.Req, id)
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
-	sessions, err := s.App.Commands.Administration.ListUserSessions(ctx, v.req, id)
+	sessions, err := s.administration.ListUserSessions(ctx, v.Req, id)
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
-	linked, err := s.App.Commands.LinkedAccounts.LinkedFor(ctx, v.req, id)
+	linked, err := s.linked.LinkedFor(ctx, v.Req, id)
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
-	orgs, err := s.App.Commands.Memberships.OfUser(ctx, v.req, id)
+	orgs, err := s.memberships.OfUser(ctx, v.Req, id)
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	u, acc := uf.User, uf.User.Access()
 	uv := &userView{ID: string(u.ID()), Email: string(u.Email()), Name: u.Name(), Path: Base + "/users/" + url.PathEscape(string(u.ID())),
-		Verified: u.EmailVerified(), Banned: u.IsBanned(v.now), Admin: s.App.Commands.Administration.IsAdmin(u), BanReason: acc.BanReason,
+		Verified: u.EmailVerified(), Banned: u.IsBanned(v.Now), Admin: s.administration.IsAdmin(u), BanReason: acc.BanReason,
 		BanExpires: acc.BanExpires, Created: u.CreatedAt(), Roles: u.Roles(), TwoFactor: u.TwoFactorEnabled(), Passkeys: uf.Passkeys, Form: f}
 	for _, ss := range sessions {
 		uv.Sessions = append(uv.Sessions, sessionRow{ID: string(ss.ID()), IP: ss.IPAddress(), Agent: ss.UserAgent(),
@@ -225,27 +221,25 @@ func (s *API) showUser(c *gin.Context, v *visit, status int, msg, field string, 
 	for _, a := range linked {
 		uv.Linked = append(uv.Linked, linkedRow{ID: a.ID, Provider: a.ProviderID, Email: a.Email, Created: a.CreatedAt})
 	}
-	p := v.page(uv.Email)
-	p.Section, p.User, p.Error, p.Field = "users", uv, msg, field
-	p.Notice = notices[c.Query("done")]
+	p := v.Page(uv.Email)
+	p.Section, p.View, p.Error, p.Field = "users", uv, msg, field
+	p.Notice = userNotices.Of(c)
 	s.render(c, status, "user", p)
 }
 
-// notices say what a form did, after its redirect (?done=).
-var notices = map[string]string{
+// userNotices say what a form did, after its redirect (?done=).
+var userNotices = shell.Notices{
 	"banned": "The user is banned and signed out everywhere.", "unbanned": "The ban is lifted.",
 	"revoked": "The session has ended.", "revoked-all": "All the user's sessions have ended.",
 	"reset-sent": "A password reset link is on its way to the user.", "factors-reset": "The user's second factors are removed and their sessions ended.",
 	"unlinked": "The linked account is removed.", "stopped": "You stopped impersonating; this is your own session again.",
 }
 
-// done sends the browser to the user's page after a form (Post/Redirect/Get).
-func done(c *gin.Context, what string) {
-	edge.Redirect(c, http.StatusSeeOther, Base+"/users/"+url.PathEscape(c.Param("id"))+"?done="+what)
-}
+// userPath is a user's page.
+func userPath(id string) string { return Base + "/users/" + url.PathEscape(id) }
 
 // banUser bans through Administration.BanUser, as the admin API does.
-func (s *API) banUser(c *gin.Context, v *visit) {
+func (s *API) banUser(c *gin.Context, v *shell.Visit) {
 	f := userForm{Reason: c.Request.PostForm.Get("reason"), Days: strings.TrimSpace(c.Request.PostForm.Get("days"))}
 	if len(f.Reason) > 1024 {
 		f.Reason = f.Reason[:0]
@@ -264,30 +258,30 @@ func (s *API) banUser(c *gin.Context, v *visit) {
 		}
 		expires = time.Duration(days) * 24 * time.Hour
 	}
-	if _, err := s.App.Commands.Administration.BanUser(c.Request.Context(), v.req, domain.UserID(c.Param("id")), f.Reason, expires); err != nil {
-		s.refuse(c, err)
+	if _, err := s.administration.BanUser(c.Request.Context(), v.Req, domain.UserID(c.Param("id")), f.Reason, expires); err != nil {
+		s.shell.Refuse(c, err)
 		return
 	}
-	done(c, "banned")
+	shell.Done(c, userPath(c.Param("id")), "banned")
 }
 
 // unbanUser lifts a ban through Administration.UnbanUser.
-func (s *API) unbanUser(c *gin.Context, v *visit) {
-	if _, err := s.App.Commands.Administration.UnbanUser(c.Request.Context(), v.req, domain.UserID(c.Param("id"))); err != nil {
-		s.refuse(c, err)
+func (s *API) unbanUser(c *gin.Context, v *shell.Visit) {
+	if _, err := s.administration.UnbanUser(c.Request.Context(), v.Req, domain.UserID(c.Param("id"))); err != nil {
+		s.shell.Refuse(c, err)
 		return
 	}
-	done(c, "unbanned")
+	shell.Done(c, userPath(c.Param("id")), "unbanned")
 }
 
 // revokeSession ends one of the user's sessions through
 // Administration.RevokeUserSession; a session of someone else is refused.
-func (s *API) revokeSession(c *gin.Context, v *visit) {
+func (s *API) revokeSession(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
 	id, sid := domain.UserID(c.Param("id")), c.Request.PostForm.Get("session")
-	sessions, err := s.App.Commands.Administration.ListUserSessions(ctx, v.req, id)
+	sessions, err := s.administration.ListUserSessions(ctx, v.Req, id)
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	found := false
@@ -295,78 +289,78 @@ func (s *API) revokeSession(c *gin.Context, v *visit) {
 		found = found || string(ss.ID()) == sid
 	}
 	if !found {
-		s.refusal(c, http.StatusNotFound, "No such session", "The user has no live session with this id: it may have ended already. Nothing was changed.",
+		s.shell.Refusal(c, http.StatusNotFound, "No such session", "The user has no live session with this id: it may have ended already. Nothing was changed.",
 			edge.FieldError{Location: "body.session", Message: "is not one of the user's live sessions"})
 		return
 	}
-	if err := s.App.Commands.Administration.RevokeUserSession(ctx, v.req, domain.SessionID(sid)); err != nil {
-		s.refuse(c, err)
+	if err := s.administration.RevokeUserSession(ctx, v.Req, domain.SessionID(sid)); err != nil {
+		s.shell.Refuse(c, err)
 		return
 	}
-	done(c, "revoked")
+	shell.Done(c, userPath(c.Param("id")), "revoked")
 }
 
 // revokeSessions ends all the user's sessions through
 // Administration.RevokeUserSessions.
-func (s *API) revokeSessions(c *gin.Context, v *visit) {
-	if err := s.App.Commands.Administration.RevokeUserSessions(c.Request.Context(), v.req, domain.UserID(c.Param("id"))); err != nil {
-		s.refuse(c, err)
+func (s *API) revokeSessions(c *gin.Context, v *shell.Visit) {
+	if err := s.administration.RevokeUserSessions(c.Request.Context(), v.Req, domain.UserID(c.Param("id"))); err != nil {
+		s.shell.Refuse(c, err)
 		return
 	}
-	done(c, "revoked-all")
+	shell.Done(c, userPath(c.Param("id")), "revoked-all")
 }
 
 // sendPasswordReset mails the user a reset link through
 // Factors.SendPasswordReset, the admin API's own action (audited as
 // admin.send-password-reset).
-func (s *API) sendPasswordReset(c *gin.Context, v *visit) {
-	err := s.App.Commands.Factors.SendPasswordReset(c.Request.Context(), v.req, domain.UserID(c.Param("id")), s.Config.BaseURL+edge.ResetPasswordForm.Page)
+func (s *API) sendPasswordReset(c *gin.Context, v *shell.Visit) {
+	err := s.factors.SendPasswordReset(c.Request.Context(), v.Req, domain.UserID(c.Param("id")), s.Config.BaseURL+edge.ResetPasswordForm.Page)
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
-	done(c, "reset-sent")
+	shell.Done(c, userPath(c.Param("id")), "reset-sent")
 }
 
 // resetFactors removes the user's second factors through
 // Factors.ResetFactors, as the admin API's factor reset does.
-func (s *API) resetFactors(c *gin.Context, v *visit) {
-	if err := s.App.Commands.Factors.ResetFactors(c.Request.Context(), v.req, domain.UserID(c.Param("id"))); err != nil {
-		s.refuse(c, err)
+func (s *API) resetFactors(c *gin.Context, v *shell.Visit) {
+	if err := s.factors.ResetFactors(c.Request.Context(), v.Req, domain.UserID(c.Param("id"))); err != nil {
+		s.shell.Refuse(c, err)
 		return
 	}
-	done(c, "factors-reset")
+	shell.Done(c, userPath(c.Param("id")), "factors-reset")
 }
 
 // unlinkAccount removes one of the user's linked accounts through
 // LinkedAccounts.UnlinkFor, as the admin API's unlink does: their last way
 // to sign in is refused.
-func (s *API) unlinkAccount(c *gin.Context, v *visit) {
+func (s *API) unlinkAccount(c *gin.Context, v *shell.Visit) {
 	account := c.Request.PostForm.Get("account")
 	if account == "" || len(account) > maxID {
-		s.refusal(c, http.StatusBadRequest, "Bad request", "Say which linked account to unlink. Nothing was changed.",
+		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "Say which linked account to unlink. Nothing was changed.",
 			edge.FieldError{Location: "body.account", Message: "is missing or too long"})
 		return
 	}
-	if err := s.App.Commands.LinkedAccounts.UnlinkFor(c.Request.Context(), v.req, domain.UserID(c.Param("id")), account); err != nil {
-		s.refuse(c, err)
+	if err := s.linked.UnlinkFor(c.Request.Context(), v.Req, domain.UserID(c.Param("id")), account); err != nil {
+		s.shell.Refuse(c, err)
 		return
 	}
-	done(c, "unlinked")
+	shell.Done(c, userPath(c.Param("id")), "unlinked")
 }
 
 // impersonate starts an impersonation through
 // Administration.ImpersonateUser and switches this browser to it, keeping
 // the administrator's session aside, as the admin plugin's route does.
-func (s *API) impersonate(c *gin.Context, v *visit) {
+func (s *API) impersonate(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
 	adminToken, _ := s.Cookies.Token(c.Request)
-	res, err := s.App.Commands.Administration.ImpersonateUser(ctx, v.req, domain.UserID(c.Param("id")), edge.RequestInfoFrom(ctx).Client())
+	res, err := s.administration.ImpersonateUser(ctx, v.Req, domain.UserID(c.Param("id")), edge.RequestInfoFrom(ctx).Client())
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
-	cookies := append([]http.Cookie{s.Cookies.AdminSessionCookie(adminToken, v.p.Session)}, s.Cookies.Issue(res.Token, res.Session)...)
+	cookies := append([]http.Cookie{s.Cookies.AdminSessionCookie(adminToken, v.P.Session)}, s.Cookies.Issue(res.Token, res.Session)...)
 	for i := range cookies {
 		http.SetCookie(c.Writer, &cookies[i])
 	}
@@ -376,29 +370,29 @@ func (s *API) impersonate(c *gin.Context, v *visit) {
 // stopImpersonating ends the impersonation through
 // Administration.StopImpersonating and restores the administrator's
 // session from the admin_session cookie, as the admin plugin's route does.
-func (s *API) stopImpersonating(c *gin.Context, v *visit) {
+func (s *API) stopImpersonating(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
 	adminToken := s.Cookies.AdminToken(c.Request)
-	restored, err := s.App.Commands.Administration.StopImpersonating(ctx, v.p, adminToken, edge.RequestIDFrom(ctx), edge.RequestInfoFrom(ctx).ClientIP)
+	restored, err := s.administration.StopImpersonating(ctx, v.P, adminToken, edge.RequestIDFrom(ctx), edge.RequestInfoFrom(ctx).ClientIP)
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	cookies := append([]http.Cookie{s.Cookies.Cookie(s.Cookies.AdminSession, "", -1)}, s.Cookies.Issue(adminToken, restored.Session)...)
 	for i := range cookies {
 		http.SetCookie(c.Writer, &cookies[i])
 	}
-	edge.Redirect(c, http.StatusSeeOther, Base+"/users/"+url.PathEscape(string(v.p.User.ID()))+"?done=stopped")
+	shell.Done(c, userPath(string(v.P.User.ID())), "stopped")
 }
 
 // deleteUser deletes through Administration.RemoveUser once the typed
 // confirmation is the user's address.
-func (s *API) deleteUser(c *gin.Context, v *visit) {
+func (s *API) deleteUser(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
 	id := domain.UserID(c.Param("id"))
-	uf, err := s.App.Commands.Factors.GetUser(ctx, v.req, id)
+	uf, err := s.factors.GetUser(ctx, v.Req, id)
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	confirm := strings.TrimSpace(c.Request.PostForm.Get("confirm"))
@@ -409,9 +403,9 @@ func (s *API) deleteUser(c *gin.Context, v *visit) {
 		s.showUser(c, v, http.StatusBadRequest, "Type the user's e-mail address exactly to confirm. Nothing was deleted.", "confirm", userForm{Confirm: confirm})
 		return
 	}
-	if err := s.App.Commands.Administration.RemoveUser(ctx, v.req, id); err != nil {
-		s.refuse(c, err)
+	if err := s.administration.RemoveUser(ctx, v.Req, id); err != nil {
+		s.shell.Refuse(c, err)
 		return
 	}
-	edge.Redirect(c, http.StatusSeeOther, Base+"/users?deleted=1")
+	shell.Redirect(c, Base+"/users?deleted=1")
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/shell"
 	"github.com/gatehouse/gatehouse/application/webhook"
 	"github.com/gatehouse/gatehouse/domain"
 )
@@ -58,16 +59,16 @@ type deliveryRow struct {
 const webhookPageSize = 25
 
 // addWebhookRoutes registers the Webhooks section.
-func (s *API) addWebhookRoutes(r routes) {
+func (s *API) addWebhookRoutes(r shell.Section) {
 	const base = Base + "/webhooks"
-	r.get(base, s.webhooksPage)
-	r.get(base+"/:id", s.webhookPage)
-	r.post(base, s.createWebhook)
-	r.post(base+"/:id/rotate-secret", s.rotateWebhookSecret)
-	r.post(base+"/:id/enable", s.setWebhookEnabled(true))
-	r.post(base+"/:id/disable", s.setWebhookEnabled(false))
-	r.post(base+"/:id/replay", s.replayWebhookMessage)
-	r.post(base+"/:id/delete", s.deleteWebhook)
+	r.Get(base, s.webhooksPage)
+	r.Get(base+"/:id", s.webhookPage)
+	r.Post(base, s.createWebhook)
+	r.Post(base+"/:id/rotate-secret", s.rotateWebhookSecret)
+	r.Post(base+"/:id/enable", s.setWebhookEnabled(true))
+	r.Post(base+"/:id/disable", s.setWebhookEnabled(false))
+	r.Post(base+"/:id/replay", s.replayWebhookMessage)
+	r.Post(base+"/:id/delete", s.deleteWebhook)
 }
 
 func webhookPath(id string) string { return Base + "/webhooks/" + url.PathEscape(id) }
@@ -95,10 +96,10 @@ func (s *API) webhooksPage(c *gin.Context) {
 	s.showWebhooks(c, v, http.StatusOK, "", "", webhookForm{})
 }
 
-func (s *API) showWebhooks(c *gin.Context, v *visit, status int, msg, field string, f webhookForm) {
-	all, err := s.App.Commands.Webhooks.List(c.Request.Context(), v.req)
+func (s *API) showWebhooks(c *gin.Context, v *shell.Visit, status int, msg, field string, f webhookForm) {
+	all, err := s.webhooks.List(c.Request.Context(), v.Req)
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	wv := &webhooksView{Form: f}
@@ -108,7 +109,7 @@ func (s *API) showWebhooks(c *gin.Context, v *visit, status int, msg, field stri
 	for _, e := range all {
 		wv.Rows = append(wv.Rows, webhookRowOf(e))
 	}
-	p := v.page("Webhooks")
+	p := v.Page("Webhooks")
 	p.Section, p.View, p.Error, p.Field = "webhooks", wv, msg, field
 	if c.Query("deleted") != "" {
 		p.Notice = "The endpoint is deleted with its deliveries."
@@ -128,22 +129,22 @@ func (s *API) webhookPage(c *gin.Context) {
 
 // showWebhook renders an endpoint's page with status; secret is a new
 // signing secret to show this once, msg and field a refused form's error.
-func (s *API) showWebhook(c *gin.Context, v *visit, status int, secret, msg, field, confirm string) {
+func (s *API) showWebhook(c *gin.Context, v *shell.Visit, status int, secret, msg, field, confirm string) {
 	ctx := c.Request.Context()
 	id := c.Param("id")
 	if len(id) > maxID {
-		s.refusal(c, http.StatusBadRequest, "Bad request", "The endpoint id is too long.", edge.FieldError{Location: "path.id", Message: "is too long"})
+		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The endpoint id is too long.", edge.FieldError{Location: "path.id", Message: "is too long"})
 		return
 	}
-	e, err := s.App.Commands.Webhooks.Get(ctx, v.req, domain.WebhookEndpointID(id))
+	e, err := s.webhooks.Get(ctx, v.Req, domain.WebhookEndpointID(id))
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	wv := &webhookView{webhookRow: webhookRowOf(e), Secret: secret, Confirm: confirm}
-	p := v.page("Webhook endpoint")
+	p := v.Page("Webhook endpoint")
 	p.Section, p.View, p.Error, p.Field = "webhooks", wv, msg, field
-	p.Notice = webhookNotices[c.Query("done")]
+	p.Notice = webhookNotices.Of(c)
 	q := c.Request.URL.Query()
 	if c.Request.Method == http.MethodPost {
 		q = url.Values{} // a form's answer shows the first page
@@ -157,14 +158,14 @@ func (s *API) showWebhook(c *gin.Context, v *visit, status int, secret, msg, fie
 	case len(cursor) > 256:
 		p.Error, p.Field, status, cursor = "The page link is not valid.", "cursor", http.StatusBadRequest, ""
 	}
-	page, err := s.App.Commands.Webhooks.Messages(ctx, v.req, e.ID, webhook.ListMessages{Status: domain.WebhookDeliveryStatus(wv.Status), Limit: webhookPageSize, Cursor: cursor})
+	page, err := s.webhooks.Messages(ctx, v.Req, e.ID, webhook.ListMessages{Status: domain.WebhookDeliveryStatus(wv.Status), Limit: webhookPageSize, Cursor: cursor})
 	if err != nil && domain.KindOf(err) == domain.KindInvalid {
 		p.Error, p.Field, status = "The page link is not valid: start from the first page.", "cursor", http.StatusBadRequest
 		cursor = ""
-		page, err = s.App.Commands.Webhooks.Messages(ctx, v.req, e.ID, webhook.ListMessages{Status: domain.WebhookDeliveryStatus(wv.Status), Limit: webhookPageSize})
+		page, err = s.webhooks.Messages(ctx, v.Req, e.ID, webhook.ListMessages{Status: domain.WebhookDeliveryStatus(wv.Status), Limit: webhookPageSize})
 	}
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	for _, d := range page.Deliveries {
@@ -189,7 +190,7 @@ func (s *API) showWebhook(c *gin.Context, v *visit, status int, secret, msg, fie
 	s.render(c, status, "webhook", p)
 }
 
-var webhookNotices = map[string]string{
+var webhookNotices = shell.Notices{
 	"enabled":  "The endpoint is enabled: deliveries resume and its failures are forgotten.",
 	"disabled": "The endpoint is disabled: nothing is sent to it until it is enabled again.",
 	"replayed": "The message is queued to be sent again now.",
@@ -199,7 +200,7 @@ var webhookNotices = map[string]string{
 // /api/admin/webhooks) and answers with its page showing the signing
 // secret this once: the answer is not a redirect, so the secret is in no
 // URL and no later page; reloading re-posts a spent form, which is refused.
-func (s *API) createWebhook(c *gin.Context, v *visit) {
+func (s *API) createWebhook(c *gin.Context, v *shell.Visit) {
 	pf := c.Request.PostForm
 	f := webhookForm{URL: strings.TrimSpace(pf.Get("url")), Description: pf.Get("description"), Events: map[string]bool{}}
 	events := pf["events"]
@@ -221,10 +222,10 @@ func (s *API) createWebhook(c *gin.Context, v *visit) {
 			f.Events[e] = true
 		}
 	}
-	issued, err := s.App.Commands.Webhooks.Create(c.Request.Context(), v.req, webhook.CreateWebhook{URL: f.URL, Description: f.Description, EventTypes: events})
+	issued, err := s.webhooks.Create(c.Request.Context(), v.Req, webhook.CreateWebhook{URL: f.URL, Description: f.Description, EventTypes: events})
 	if err != nil {
-		if isStepUp(err) { // the hosted step-up page, and back (API.refuse)
-			s.refuse(c, err)
+		if shell.IsStepUp(err) { // the hosted step-up page, and back (API.refuse)
+			s.shell.Refuse(c, err)
 			return
 		}
 		if msg, field, ok := refusedField(err); ok {
@@ -234,7 +235,7 @@ func (s *API) createWebhook(c *gin.Context, v *visit) {
 			s.showWebhooks(c, v, idpStatus(err), msg, field, f)
 			return
 		}
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	c.Params = append(c.Params, gin.Param{Key: "id", Value: string(issued.Endpoint.ID)})
@@ -243,10 +244,10 @@ func (s *API) createWebhook(c *gin.Context, v *visit) {
 
 // rotateWebhookSecret gives the endpoint a new secret
 // (webhook.Webhooks.RotateSecret) and shows it this once.
-func (s *API) rotateWebhookSecret(c *gin.Context, v *visit) {
-	issued, err := s.App.Commands.Webhooks.RotateSecret(c.Request.Context(), v.req, domain.WebhookEndpointID(c.Param("id")))
+func (s *API) rotateWebhookSecret(c *gin.Context, v *shell.Visit) {
+	issued, err := s.webhooks.RotateSecret(c.Request.Context(), v.Req, domain.WebhookEndpointID(c.Param("id")))
 	if err != nil {
-		s.refuse(c, err) // a step-up refusal: the hosted step-up page, and back
+		s.shell.Refuse(c, err) // a step-up refusal: the hosted step-up page, and back
 		return
 	}
 	s.showWebhook(c, v, http.StatusOK, issued.Secret, "", "", "")
@@ -254,43 +255,43 @@ func (s *API) rotateWebhookSecret(c *gin.Context, v *visit) {
 
 // setWebhookEnabled turns the endpoint on or off (webhook.Webhooks.Update,
 // as PATCH /api/admin/webhooks/{id} with enabled).
-func (s *API) setWebhookEnabled(on bool) func(c *gin.Context, v *visit) {
-	return func(c *gin.Context, v *visit) {
-		if _, err := s.App.Commands.Webhooks.Update(c.Request.Context(), v.req, domain.WebhookEndpointID(c.Param("id")), webhook.UpdateWebhook{Enabled: &on}); err != nil {
-			s.refuse(c, err)
+func (s *API) setWebhookEnabled(on bool) func(c *gin.Context, v *shell.Visit) {
+	return func(c *gin.Context, v *shell.Visit) {
+		if _, err := s.webhooks.Update(c.Request.Context(), v.Req, domain.WebhookEndpointID(c.Param("id")), webhook.UpdateWebhook{Enabled: &on}); err != nil {
+			s.shell.Refuse(c, err)
 			return
 		}
 		what := "disabled"
 		if on {
 			what = "enabled"
 		}
-		edge.Redirect(c, http.StatusSeeOther, webhookPath(c.Param("id"))+"?done="+what)
+		shell.Done(c, webhookPath(c.Param("id")), what)
 	}
 }
 
 // replayWebhookMessage sends a message again (webhook.Webhooks.Replay).
-func (s *API) replayWebhookMessage(c *gin.Context, v *visit) {
+func (s *API) replayWebhookMessage(c *gin.Context, v *shell.Visit) {
 	msg := c.Request.PostForm.Get("message")
 	if msg == "" || len(msg) > 128 {
-		s.refusal(c, http.StatusBadRequest, "Bad request", "The message id is missing or too long. Nothing was sent.",
+		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The message id is missing or too long. Nothing was sent.",
 			edge.FieldError{Location: "body.message", Message: "is missing or too long"})
 		return
 	}
-	if err := s.App.Commands.Webhooks.Replay(c.Request.Context(), v.req, domain.WebhookEndpointID(c.Param("id")), msg); err != nil {
-		s.refuse(c, err)
+	if err := s.webhooks.Replay(c.Request.Context(), v.Req, domain.WebhookEndpointID(c.Param("id")), msg); err != nil {
+		s.shell.Refuse(c, err)
 		return
 	}
-	edge.Redirect(c, http.StatusSeeOther, webhookPath(c.Param("id"))+"?done=replayed")
+	shell.Done(c, webhookPath(c.Param("id")), "replayed")
 }
 
 // deleteWebhook deletes the endpoint with its deliveries
 // (webhook.Webhooks.Delete) once the typed confirmation is its URL.
-func (s *API) deleteWebhook(c *gin.Context, v *visit) {
+func (s *API) deleteWebhook(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
 	id := domain.WebhookEndpointID(c.Param("id"))
-	e, err := s.App.Commands.Webhooks.Get(ctx, v.req, id)
+	e, err := s.webhooks.Get(ctx, v.Req, id)
 	if err != nil {
-		s.refuse(c, err)
+		s.shell.Refuse(c, err)
 		return
 	}
 	if confirm := strings.TrimSpace(c.Request.PostForm.Get("confirm")); confirm != e.URL {
@@ -300,9 +301,9 @@ func (s *API) deleteWebhook(c *gin.Context, v *visit) {
 		s.showWebhook(c, v, http.StatusBadRequest, "", "Type the endpoint's URL exactly to confirm. Nothing was deleted.", "confirm", confirm)
 		return
 	}
-	if err := s.App.Commands.Webhooks.Delete(ctx, v.req, id); err != nil {
-		s.refuse(c, err)
+	if err := s.webhooks.Delete(ctx, v.Req, id); err != nil {
+		s.shell.Refuse(c, err)
 		return
 	}
-	edge.Redirect(c, http.StatusSeeOther, Base+"/webhooks?deleted=1")
+	shell.Redirect(c, Base+"/webhooks?deleted=1")
 }

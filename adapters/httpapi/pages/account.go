@@ -6,7 +6,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
-	"github.com/gatehouse/gatehouse/application/account"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
@@ -24,15 +23,11 @@ func (s *API) toSignIn(c *gin.Context, callback string) {
 // session, and also when it cannot be read, since the pages that ask only
 // adapt a link to it.
 func (s *API) signedInUser(c *gin.Context) *domain.User {
-	token, _ := s.Cookies.Token(c.Request)
-	if token == "" {
-		return nil
-	}
-	auth, err := s.App.Commands.Authenticate.Handle(c.Request.Context(), account.Authenticate{Token: token})
+	sess, err := s.Session(c.Request.Context())
 	if err != nil {
 		return nil
 	}
-	return auth.User
+	return sess.Auth.User
 }
 
 // homePage answers / (GET and HEAD): a redirect to the configured home URL,

@@ -2,9 +2,7 @@ package pages
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"embed"
-	"encoding/hex"
 	"html/template"
 	"net/http"
 	"net/url"
@@ -13,7 +11,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
-	"github.com/gatehouse/gatehouse/application/account"
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/shell"
 )
 
 // The hosted pages: the home page, sign-in, sign-up, forgotten and reset
@@ -24,7 +22,7 @@ import (
 // (formRedirect). Like the explorer they are pages, not API operations, so
 // no contract lists them.
 
-//go:embed *.html gatehouse.css passkey.js
+//go:embed templates/*.html assets/*
 var pageFiles embed.FS
 
 const stylesheetPath = "/assets/gatehouse.css"
@@ -86,30 +84,20 @@ type hiddenField struct{ Name, Value string }
 // providerButton is one identity provider on the sign-in page.
 type providerButton struct{ ID, Name string }
 
-// pages renders the hosted pages.
+// pages renders the hosted pages: their own layout and look (templates/,
+// assets/), with the shell's assets and headers.
 type pages struct {
-	templates  map[string]*template.Template
-	css        []byte
-	stylesheet string // the stylesheet's URL, versioned by its hash
-	passkey    []byte
-	passkeyURL string // the passkey script's URL, versioned by its hash
+	templates map[string]*template.Template
+	css       *shell.Asset
+	passkey   *shell.Asset
 }
 
 func newPages() *pages {
-	css, err := pageFiles.ReadFile("gatehouse.css")
-	if err != nil {
-		panic("httpapi: page stylesheet missing: " + err.Error())
-	}
-	js, err := pageFiles.ReadFile("passkey.js")
-	if err != nil {
-		panic("httpapi: passkey script missing: " + err.Error())
-	}
-	sum, jsSum := sha256.Sum256(css), sha256.Sum256(js)
-	p := &pages{templates: map[string]*template.Template{}, css: css,
-		stylesheet: stylesheetPath + "?v=" + hex.EncodeToString(sum[:6]),
-		passkey:    js, passkeyURL: passkeyScriptPath + "?v=" + hex.EncodeToString(jsSum[:6])}
+	p := &pages{templates: map[string]*template.Template{},
+		css:     shell.NewAsset(pageFiles, "assets/gatehouse.css", stylesheetPath, shell.CSS),
+		passkey: shell.NewAsset(pageFiles, "assets/passkey.js", passkeyScriptPath, shell.JavaScript)}
 	for _, name := range []string{"home", "sign-in", "sign-up", "forgot-password", "reset-password", "consent", "sign-out", "two-factor"} {
-		p.templates[name] = template.Must(template.ParseFS(pageFiles, "layout.html", name+".html"))
+		p.templates[name] = template.Must(template.ParseFS(pageFiles, "templates/layout.html", "templates/"+name+".html"))
 	}
 	return p
 }
@@ -181,14 +169,8 @@ var noticeMessages = map[string]string{
 
 func (s *API) AddHostedPages() {
 	p := newPages()
-	s.Handle(http.MethodGet, stylesheetPath, edge.Policy{Rate: edge.RatePublic}, func(c *gin.Context) {
-		c.Header("Cache-Control", "public, max-age=31536000, immutable")
-		c.Data(http.StatusOK, "text/css; charset=utf-8", p.css)
-	})
-	s.Handle(http.MethodGet, passkeyScriptPath, edge.Policy{Rate: edge.RatePublic}, func(c *gin.Context) {
-		c.Header("Cache-Control", "public, max-age=31536000, immutable")
-		c.Data(http.StatusOK, "text/javascript; charset=utf-8", p.passkey)
-	})
+	p.css.Route(s.Kit)
+	p.passkey.Route(s.Kit)
 	// Browsers ask for an icon on every page; an empty answer keeps that
 	// request from showing as an error, and costs nothing.
 	s.Handle(http.MethodGet, "/favicon.ico", edge.Policy{Rate: edge.RatePublic}, func(c *gin.Context) {
@@ -214,7 +196,7 @@ func (s *API) AddHostedPages() {
 // render writes a page with its CSP; formOrigins are origins the page's
 // form may lead to besides this one.
 func (s *API) render(c *gin.Context, p *pages, status int, name string, d pageData, formOrigins ...string) {
-	d.Stylesheet, d.PasskeyScript = p.stylesheet, p.passkeyURL
+	d.Stylesheet, d.PasskeyScript = p.css.URL(), p.passkey.URL()
 	var buf bytes.Buffer
 	if err := p.templates[name].ExecuteTemplate(&buf, "layout", d); err != nil {
 		edge.LoggerFrom(c.Request.Context()).ErrorContext(c.Request.Context(), "page", "page", name, "error", err.Error())
@@ -232,10 +214,7 @@ func (s *API) render(c *gin.Context, p *pages, status int, name string, d pageDa
 	if scriptedPages[name] {
 		csp += "; script-src 'self'; connect-src 'self'"
 	}
-	h.Set("Content-Security-Policy", csp)
-	h.Set("Cache-Control", "no-store")
-	h.Set("Referrer-Policy", "no-referrer")
-	h.Set("X-Frame-Options", "DENY")
+	shell.SetHeaders(h, csp)
 	if status == http.StatusServiceUnavailable {
 		h.Set("Retry-After", edge.RetrySeconds(edge.UnavailableRetryAfter))
 	}
@@ -283,7 +262,7 @@ func (s *API) callbackOrigins(c *gin.Context, callbackURL string) []string {
 	if u.Path != edge.FrameworkBase+"/oauth2/authorize" {
 		return nil
 	}
-	prompt, err := s.App.Commands.OAuthProvider.DescribeAuthorization(c.Request.Context(), u.Query())
+	prompt, err := s.oauthProvider.DescribeAuthorization(c.Request.Context(), u.Query())
 	if err != nil {
 		return nil
 	}
@@ -313,12 +292,12 @@ func (s *API) signInPage(c *gin.Context, p *pages) {
 		d.ProviderCallback = edge.AccountPath
 	}
 	origins := s.callbackOrigins(c, cb)
-	if ps, err := s.App.Commands.IdentityProviders.Enabled(c.Request.Context()); err == nil {
+	if ps, err := s.providers.Enabled(c.Request.Context()); err == nil {
 		for _, pr := range ps {
 			d.Providers = append(d.Providers, providerButton{ID: string(pr.ID), Name: pr.Name})
 			// The button's form ends at the provider: form-action must
 			// allow its origin (browsers check it on redirects too).
-			if ep := s.App.Commands.Federation.AuthorizationEndpoint(c.Request.Context(), pr); ep != "" {
+			if ep := s.signIns.AuthorizationEndpoint(c.Request.Context(), pr); ep != "" {
 				origins = append(origins, ep)
 			}
 		}
@@ -385,8 +364,7 @@ func (s *API) consentPage(c *gin.Context, p *pages) {
 		q.Del("error")
 		oauthQuery = q.Encode()
 	}
-	token, _ := s.Cookies.Token(c.Request)
-	auth, err := s.App.Commands.Authenticate.Handle(ctx, account.Authenticate{Token: token})
+	sess, err := s.Session(ctx)
 	if err != nil {
 		if !edge.IsUnauthenticated(err) {
 			s.render(c, p, edge.StatusOfErr(err), "consent", pageData{Title: "Allow access", Error: errorMessage(s.errorCode(err))})
@@ -395,13 +373,13 @@ func (s *API) consentPage(c *gin.Context, p *pages) {
 		s.toSignIn(c, "/consent?"+oauthQuery)
 		return
 	}
-	prompt, err := s.App.Commands.OAuthProvider.DescribeAuthorization(ctx, q)
+	prompt, err := s.oauthProvider.DescribeAuthorization(ctx, q)
 	if err != nil {
 		s.render(c, p, http.StatusBadRequest, "consent", pageData{Title: "Allow access", Error: errorMessage("INVALID_REQUEST")})
 		return
 	}
 	d := pageData{Title: "Allow access", ShowForm: true, Error: errorMessage(code), ClientName: prompt.ClientName,
-		UserEmail: string(auth.User.Email()), OAuthQuery: oauthQuery}
+		UserEmail: string(sess.Auth.User.Email()), OAuthQuery: oauthQuery}
 	for _, sc := range prompt.Scopes {
 		if desc, ok := scopeDescriptions[sc]; ok {
 			d.Scopes = append(d.Scopes, desc)
@@ -420,7 +398,7 @@ func (s *API) signOutPage(c *gin.Context, p *pages) {
 		s.render(c, p, http.StatusOK, "sign-out", pageData{Title: "Signed out", Done: true, Notice: "You are signed out. You can close this window."})
 		return
 	}
-	prompt, err := s.App.Commands.OAuthProvider.DescribeLogout(c.Request.Context(), q)
+	prompt, err := s.oauthProvider.DescribeLogout(c.Request.Context(), q)
 	if err != nil {
 		s.render(c, p, http.StatusBadRequest, "sign-out", pageData{Title: "Sign out", Error: errorMessage("INVALID_REQUEST")})
 		return

@@ -1,0 +1,197 @@
+package account
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/shell"
+	"github.com/gatehouse/gatehouse/application/mfa"
+	"github.com/gatehouse/gatehouse/application/usecase"
+	"github.com/gatehouse/gatehouse/domain"
+)
+
+// The security page's passkey forms, through the framework's own use case
+// (account.PasskeyHandler, what /api/auth/passkey/* calls): registration in
+// two posts (the options on the page, then the browser's answer, which the
+// page's script puts in the form), rename and removal.
+
+// passkeyName reads and checks a passkey's name, as the framework does.
+func passkeyName(raw string) (string, bool) {
+	name := strings.TrimSpace(raw)
+	return name, name != "" && len(raw) <= 4*maxPasskeyName && utf8.RuneCountInString(name) <= maxPasskeyName
+}
+
+// newPasskey starts a registration (PasskeyHandler.RegisterOptions, as
+// /api/auth/passkey/generate-register-options): the page carries the
+// options for the script, and the challenge cookie goes back.
+func (s *API) newPasskey(c *gin.Context, v *shell.Visit) {
+	raw := c.Request.PostForm.Get("name")
+	name, ok := passkeyName(raw)
+	if !ok {
+		if len(raw) > 4*maxPasskeyName {
+			raw = ""
+		}
+		s.showSecurity(c, v, http.StatusBadRequest, "Name the passkey: 1 to 255 characters.", "passkey-name",
+			func(sv *securityView) { sv.Form.Name = raw })
+		return
+	}
+	res, err := s.passkeys.RegisterOptions(c.Request.Context(), mfa.PasskeyRegisterOptions{Principal: v.P})
+	if err != nil {
+		s.passkeyRefused(c, v, err, "passkey-name", securityForm{Name: name})
+		return
+	}
+	opts, err := json.Marshal(res.Creation)
+	if err != nil {
+		s.shell.Refuse(c, domain.Internal("console: passkey options", err))
+		return
+	}
+	ck := s.Cookies.PasskeyCookie(res.ChallengeID, mfa.PasskeyChallengeTTL)
+	http.SetCookie(c.Writer, &ck)
+	s.showSecurity(c, v, http.StatusOK, "", "", func(sv *securityView) {
+		sv.Register = &registerView{Options: string(opts), Name: name}
+	})
+}
+
+// passkeyRefused answers a passkey use case's refusal: a session too old
+// to register asks to sign in again, a missing step-up asks for a second
+// factor; anything else is a refusal page.
+func (s *API) passkeyRefused(c *gin.Context, v *shell.Visit, err error, field string, f securityForm) {
+	var msg string
+	switch {
+	case errors.Is(err, usecase.ErrSessionNotFresh):
+		msg = "You signed in a while ago: sign in again, then add the passkey. Nothing was changed."
+	case errors.Is(err, usecase.ErrStepUpRequired):
+		msg = "Removing your last passkey needs a second factor proven in the last few minutes: confirm with a code, or sign in with this passkey, then try again. Nothing was changed."
+	case errors.Is(err, mfa.ErrPasskeysOff):
+		msg = "Passkeys are not available on this address."
+	case errors.Is(err, mfa.ErrPasskeyInvalidName):
+		msg = "Name the passkey: 1 to 255 characters."
+	case domain.KindOf(err) == domain.KindInvalid || domain.KindOf(err) == domain.KindUnauthenticated:
+		msg = "The passkey was not accepted: " + messageOf(err) + " Nothing was changed."
+	default:
+		s.shell.Refuse(c, err)
+		return
+	}
+	status := http.StatusBadRequest
+	if domain.KindOf(err) == domain.KindForbidden {
+		status = http.StatusForbidden
+	}
+	s.showSecurity(c, v, status, msg, field, func(sv *securityView) {
+		sv.Form, sv.Stale = f, errors.Is(err, usecase.ErrSessionNotFresh)
+	})
+}
+
+// verifyPasskey finishes a registration (PasskeyHandler.VerifyRegistration,
+// as /api/auth/passkey/verify-registration) with the browser's answer,
+// which the script put in the form.
+func (s *API) verifyPasskey(c *gin.Context, v *shell.Visit) {
+	ctx := c.Request.Context()
+	name, ok := passkeyName(c.Request.PostForm.Get("name"))
+	if !ok {
+		s.showSecurity(c, v, http.StatusBadRequest, "Name the passkey: 1 to 255 characters.", "passkey-name", nil)
+		return
+	}
+	reply, ok := formValue(c, "response", maxPasskeyReply)
+	if !ok || reply == "" || !json.Valid([]byte(reply)) {
+		s.showSecurity(c, v, http.StatusBadRequest, "The browser gave no passkey: try again.", "passkey-response",
+			func(sv *securityView) { sv.Form.Name = name })
+		return
+	}
+	_, err := s.passkeys.VerifyRegistration(ctx, mfa.PasskeyVerifyRegistration{Principal: v.P, Actor: accountActor(c, v),
+		ChallengeID: s.Cookies.PasskeyChallenge(c.Request), Response: []byte(reply), Name: name})
+	if err != nil {
+		s.passkeyRefused(c, v, err, "passkey-response", securityForm{Name: name})
+		return
+	}
+	shell.Done(c, securityPath, "passkey-added")
+}
+
+// accountActor is the signed-in user, acting on their own account.
+func accountActor(c *gin.Context, v *shell.Visit) usecase.Actor {
+	ctx := c.Request.Context()
+	return usecase.UserActor(v.P.User.ID(), edge.RequestIDFrom(ctx), edge.RequestInfoFrom(ctx).ClientIP)
+}
+
+// passkeyID reads the form's passkey id (base64url, as the page writes it).
+func passkeyID(c *gin.Context) ([]byte, bool) {
+	raw, ok := formValue(c, "id", maxPasskeyID)
+	if !ok || raw == "" {
+		return nil, false
+	}
+	b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(raw, "="))
+	return b, err == nil && len(b) > 0
+}
+
+// renamePasskey names a passkey (PasskeyHandler.Rename, as
+// /api/auth/passkey/update-passkey).
+func (s *API) renamePasskey(c *gin.Context, v *shell.Visit) {
+	id, ok := passkeyID(c)
+	if !ok {
+		s.showSecurity(c, v, http.StatusBadRequest, "No such passkey: nothing was changed.", "passkey-id", nil)
+		return
+	}
+	raw := c.Request.PostForm.Get("name")
+	name, ok := passkeyName(raw)
+	if !ok {
+		if len(raw) > 4*maxPasskeyName {
+			raw = ""
+		}
+		s.showSecurity(c, v, http.StatusBadRequest, "Name the passkey: 1 to 255 characters.", "rename-name",
+			func(sv *securityView) { sv.Form.Rename, sv.Form.RenameID = raw, c.Request.PostForm.Get("id") })
+		return
+	}
+	if _, err := s.passkeys.Rename(c.Request.Context(), mfa.PasskeyChange{Principal: v.P, Actor: accountActor(c, v), ID: id, Name: name}); err != nil {
+		if errors.Is(err, domain.ErrPasskeyNotFound) || domain.KindOf(err) == domain.KindNotFound {
+			s.showSecurity(c, v, http.StatusNotFound, "No such passkey: nothing was changed.", "passkey-id", nil)
+			return
+		}
+		s.passkeyRefused(c, v, err, "rename-name", securityForm{})
+		return
+	}
+	shell.Done(c, securityPath, "passkey-renamed")
+}
+
+// deletePasskey removes a passkey (PasskeyHandler.Delete, as
+// /api/auth/passkey/delete-passkey); the last one needs a recent second
+// factor, which the form's code may prove.
+func (s *API) deletePasskey(c *gin.Context, v *shell.Visit) {
+	id, ok := passkeyID(c)
+	if !ok {
+		s.showSecurity(c, v, http.StatusBadRequest, "No such passkey: nothing was changed.", "passkey-id", nil)
+		return
+	}
+	code, ok := formValue(c, "code", maxCode)
+	if !ok {
+		s.showSecurity(c, v, http.StatusBadRequest, "The code is too long.", "delete-code", nil)
+		return
+	}
+	if err := s.stepUp(c, v, code); err != nil {
+		s.securityRefused(c, v, err, "delete")
+		return
+	}
+	if err := s.passkeys.Delete(c.Request.Context(), mfa.PasskeyChange{Principal: v.P, Actor: accountActor(c, v), ID: id}); err != nil {
+		if errors.Is(err, domain.ErrPasskeyNotFound) || domain.KindOf(err) == domain.KindNotFound {
+			s.showSecurity(c, v, http.StatusNotFound, "No such passkey: nothing was changed.", "passkey-id", nil)
+			return
+		}
+		s.passkeyRefused(c, v, err, "delete-code", securityForm{})
+		return
+	}
+	shell.Done(c, securityPath, "passkey-removed")
+}
+
+// messageOf is a use case error's message, safe to show.
+func messageOf(err error) string {
+	var de *domain.Error
+	if errors.As(err, &de) && de.Message != "" {
+		return de.Message + "."
+	}
+	return "it could not be checked."
+}

@@ -1,0 +1,274 @@
+package account
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/shell"
+	"github.com/gatehouse/gatehouse/application/account"
+	"github.com/gatehouse/gatehouse/application/usecase"
+	"github.com/gatehouse/gatehouse/domain"
+)
+
+// The account's profile page (/account): the name and image, the e-mail
+// change, the password change and the account's deletion, each posted to
+// its own form and handled by the framework's own use case (what
+// /api/auth/update-user, change-email, change-password and delete-user
+// call), with the same step-up and fresh-session rules (a step-up refusal
+// is API.refuse's detour through the hosted second-factor page).
+
+const (
+	profilePath  = AccountBase + "/profile"
+	emailPath    = AccountBase + "/email"
+	passwordPath = AccountBase + "/password"
+	deletePath   = AccountBase + "/delete"
+)
+
+// The framework's own bounds on these inputs (its update-user,
+// change-email, change-password and delete-user bodies).
+const (
+	maxName     = 256
+	maxImage    = 2048
+	maxEmail    = 254
+	maxPassword = 4096
+)
+
+// profileView is the profile page.
+type profileView struct {
+	Name, Email, Image string
+	Verified           bool
+	Created            time.Time
+	TwoFactor          bool
+	Form               profileForm
+}
+
+// profileForm is what a refused form sent, shown again. Passwords are
+// never shown again.
+type profileForm struct {
+	Name, Image, NewEmail, Confirm string
+	RevokeOthers                   bool
+}
+
+// addProfileRoutes registers the profile page and its forms.
+func (s *API) addProfileRoutes(r shell.Section) {
+	r.Get(AccountBase, s.profilePage)
+	r.Post(profilePath, s.updateProfile)
+	r.Post(emailPath, s.changeEmail)
+	r.Post(passwordPath, s.changePassword)
+	r.Post(deletePath, s.deleteAccount)
+}
+
+// profileNotices say what an account form did, after its redirect (?done=).
+var profileNotices = shell.Notices{
+	"profile":        "Your profile is saved.",
+	"email-sent":     "If the new address can be used, a link to confirm it is on its way there. Your address changes when you open it.",
+	"email-verified": "Your e-mail address is confirmed.",
+	"password":       "Your password is changed.",
+	"password-all":   "Your password is changed, and every other session is signed out.",
+	"delete-sent":    "A link to confirm the deletion is on its way to your address. Your account is deleted when you open it.",
+}
+
+// profilePage shows the signed-in user's profile and its forms.
+func (s *API) profilePage(c *gin.Context) {
+	v, ok := s.enter(c)
+	if !ok {
+		return
+	}
+	u := v.P.User
+	s.showProfile(c, v, http.StatusOK, "", "", profileForm{Name: u.Name(), Image: u.Image()})
+}
+
+// showProfile renders the profile page with status, and a refused form's
+// error, field and input.
+func (s *API) showProfile(c *gin.Context, v *shell.Visit, status int, msg, field string, f profileForm) {
+	u := v.P.User
+	p := accountPage(v, "Your account", "profile")
+	p.View = &profileView{Name: u.Name(), Email: string(u.Email()), Image: u.Image(), Verified: u.EmailVerified(),
+		Created: u.CreatedAt(), TwoFactor: u.TwoFactorEnabled(), Form: f}
+	p.Error, p.Field = msg, field
+	if status == http.StatusOK {
+		p.Notice = profileNotices.Of(c)
+	}
+	s.render(c, status, "profile", p)
+}
+
+// updateProfile changes the name and image through UpdateUser.
+func (s *API) updateProfile(c *gin.Context, v *shell.Visit) {
+	f := profileForm{Name: strings.TrimSpace(c.Request.PostForm.Get("name")), Image: strings.TrimSpace(c.Request.PostForm.Get("image"))}
+	switch {
+	case f.Name == "" || utf8.RuneCountInString(f.Name) > maxName:
+		if len(f.Name) > 4*maxName {
+			f.Name = ""
+		}
+		s.showProfile(c, v, http.StatusBadRequest, "Your name must be 1 to 256 characters.", "name", f)
+		return
+	case len(f.Image) > maxImage || !domain.IsPictureURL(f.Image):
+		if len(f.Image) > maxImage {
+			f.Image = ""
+		}
+		s.showProfile(c, v, http.StatusBadRequest, "The image must be an http or https address of at most 2048 characters, or empty for none.", "image", f)
+		return
+	}
+	_, err := s.updateUser.Handle(c.Request.Context(), account.UpdateUser{UserID: v.P.User.ID(), Name: &f.Name, Image: &f.Image})
+	if msg, field, ok := formError(err, nil); ok {
+		s.showProfile(c, v, http.StatusBadRequest, msg, field, f)
+		return
+	}
+	if err != nil {
+		s.shell.Refuse(c, err)
+		return
+	}
+	shell.Done(c, AccountBase, "profile")
+}
+
+// changeEmail asks for the address change through ChangeEmail: the
+// framework mails a link to the new address, and nothing changes until it
+// is opened.
+func (s *API) changeEmail(c *gin.Context, v *shell.Visit) {
+	u := v.P.User
+	f := profileForm{Name: u.Name(), Image: u.Image(), NewEmail: strings.TrimSpace(c.Request.PostForm.Get("newEmail"))}
+	if f.NewEmail == "" || len(f.NewEmail) > maxEmail {
+		if len(f.NewEmail) > maxEmail {
+			f.NewEmail = ""
+		}
+		s.showProfile(c, v, http.StatusBadRequest, "Enter the new e-mail address (at most 254 characters).", "newEmail", f)
+		return
+	}
+	err := s.emailChanges.Handle(c.Request.Context(), account.ChangeEmail{Principal: v.P, NewEmail: f.NewEmail,
+		CallbackURL: shell.DoneURL(AccountBase, "email-verified")})
+	if msg, field, ok := formError(err, map[string]string{"email": "newEmail"}); ok {
+		s.showProfile(c, v, statusOf(err), msg, field, f)
+		return
+	}
+	if err != nil {
+		s.shell.Refuse(c, err)
+		return
+	}
+	shell.Done(c, AccountBase, "email-sent")
+}
+
+// changePassword replaces the password through ChangePassword; asked to,
+// it signs out every other session and gives this browser a new one.
+func (s *API) changePassword(c *gin.Context, v *shell.Visit) {
+	u, form := v.P.User, c.Request.PostForm
+	f := profileForm{Name: u.Name(), Image: u.Image(), RevokeOthers: form.Get("revokeOtherSessions") != ""}
+	current, next := form.Get("currentPassword"), form.Get("newPassword")
+	switch {
+	case current == "" || len(current) > maxPassword:
+		s.showProfile(c, v, http.StatusBadRequest, "Enter your current password.", "currentPassword", f)
+		return
+	case next != form.Get("confirmPassword"):
+		s.showProfile(c, v, http.StatusBadRequest, "The new password and its confirmation differ.", "confirmPassword", f)
+		return
+	}
+	ctx := c.Request.Context()
+	res, err := s.passwords.Handle(ctx, account.ChangePassword{Principal: v.P, CurrentPassword: current,
+		NewPassword: next, RevokeOtherSessions: f.RevokeOthers, Client: edge.RequestInfoFrom(ctx).Client()})
+	if msg, field, ok := formError(err, map[string]string{"password": "currentPassword"}); ok {
+		s.showProfile(c, v, statusOf(err), msg, field, f)
+		return
+	}
+	if errors.Is(err, domain.ErrNotFound) {
+		// No password to change: the account signs in through a provider.
+		s.showProfile(c, v, http.StatusConflict, "Your account has no password: you sign in through a provider. To set one, use “Forgot password?” on the sign-in page.",
+			"currentPassword", f)
+		return
+	}
+	if err != nil {
+		s.shell.Refuse(c, err)
+		return
+	}
+	if res.Session == nil {
+		shell.Done(c, AccountBase, "password")
+		return
+	}
+	for _, ck := range s.Cookies.Issue(res.Token, res.Session) {
+		http.SetCookie(c.Writer, &ck)
+	}
+	shell.Done(c, AccountBase, "password-all")
+}
+
+// deleteAccount deletes the account through DeleteUser once the typed
+// confirmation is the user's address: with the password, at once; without
+// one (an account that signs in elsewhere), the framework mails a link that
+// confirms it.
+func (s *API) deleteAccount(c *gin.Context, v *shell.Visit) {
+	u, form := v.P.User, c.Request.PostForm
+	f := profileForm{Name: u.Name(), Image: u.Image(), Confirm: strings.TrimSpace(form.Get("confirm"))}
+	password := form.Get("password")
+	if !strings.EqualFold(f.Confirm, string(u.Email())) {
+		if len(f.Confirm) > maxEmail {
+			f.Confirm = ""
+		}
+		s.showProfile(c, v, http.StatusBadRequest, "Type your e-mail address exactly to confirm. Nothing was deleted.", "confirm", f)
+		return
+	}
+	if len(password) > maxPassword {
+		s.showProfile(c, v, http.StatusBadRequest, "The password is too long.", "deletePassword", f)
+		return
+	}
+	res, err := s.deleteUser.Handle(c.Request.Context(), account.DeleteUser{Principal: v.P, Password: password, CallbackURL: "/"})
+	if msg, field, ok := formError(err, map[string]string{"password": "deletePassword"}); ok {
+		s.showProfile(c, v, statusOf(err), msg+" Nothing was deleted.", field, f)
+		return
+	}
+	if err != nil {
+		s.shell.Refuse(c, err)
+		return
+	}
+	if !res.Deleted {
+		shell.Done(c, AccountBase, "delete-sent")
+		return
+	}
+	for _, ck := range s.Cookies.Clear() {
+		http.SetCookie(c.Writer, &ck)
+	}
+	shell.Redirect(c, "/sign-out?done=1")
+}
+
+// formError is the message and field of a use case's refusal the form can
+// show next to its input (an invalid value, a wrong password, a fresh
+// sign-in to do), with fields renaming the use case's fields to the form's;
+// ok is false for every other error, which API.refuse answers: a step-up
+// the multi-factor rules ask for is its detour through the hosted
+// second-factor page and back to the form's page.
+func formError(err error, fields map[string]string) (msg, field string, ok bool) {
+	var de *domain.Error
+	if err == nil || !errors.As(err, &de) {
+		return "", "", false
+	}
+	switch {
+	case errors.Is(err, usecase.ErrSessionNotFresh):
+		return "This change needs a recent sign-in: sign out and sign in again, then try again.", "", true
+	case de.Kind != domain.KindInvalid:
+		return "", "", false
+	}
+	msg = de.Message
+	if msg != "" && !strings.HasSuffix(msg, ".") {
+		msg += "."
+	}
+	if len(de.Fields) > 0 {
+		field = de.Fields[0].Field
+		if f, ok := fields[field]; ok {
+			field = f
+		}
+		if m := de.Fields[0].Message; m != "" && de.Code != domain.CodePasswordTooCommon {
+			msg = strings.TrimSuffix(msg, ".") + ": " + m + "."
+		}
+	}
+	return msg, field, true
+}
+
+// statusOf is the status a form refused by err answers.
+func statusOf(err error) int {
+	if domain.KindOf(err) == domain.KindInvalid {
+		return http.StatusBadRequest
+	}
+	return edge.StatusOfErr(err)
+}

@@ -1,0 +1,107 @@
+package account
+
+import (
+	"embed"
+
+	"github.com/gatehouse/gatehouse/application/account"
+	"github.com/gatehouse/gatehouse/application/federation"
+	"github.com/gatehouse/gatehouse/application/mfa"
+	"github.com/gatehouse/gatehouse/application/organization"
+	"github.com/gatehouse/gatehouse/application/query"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/shell"
+)
+
+// AccountBase is the path of the account pages.
+const AccountBase = shell.AccountHome
+
+// The account's pages (templates/*.html, each inside the shell's layout)
+// and its one script (assets/passkey.js).
+//
+//go:embed templates/*.html assets/*.js
+var files embed.FS
+
+// maxID bounds an id a form names: the admin API's own bound.
+const maxID = 128
+
+// Deps are the use cases the account pages call: the framework's own.
+type Deps struct {
+	UpdateUser        *account.UpdateUserHandler     // the profile
+	ChangeEmail       *account.ChangeEmailHandler    // the address change
+	ChangePassword    *account.ChangePasswordHandler // the password change
+	DeleteUser        *account.DeleteUserHandler     // the account's deletion
+	TwoFactor         *mfa.TwoFactor                 // the security page's authenticator app and backup codes
+	Passkeys          *mfa.Passkeys                  // its passkeys
+	ListSessions      *query.ListSessionsHandler     // the sessions page
+	RevokeSessions    *account.RevokeSessionsHandler // its sign-outs
+	Organizations     *organization.Organizations    // the organizations page and invitations
+	LinkedAccounts    *federation.Accounts           // the linked accounts
+	Federation        *federation.SignIns            // linking one more
+	IdentityProviders *federation.Providers          // the providers one may link
+}
+
+// API holds the account pages' handlers, on the edge's shared pieces and
+// the shell, with the use cases they call.
+type API struct {
+	*edge.Kit
+	shell   *shell.Shell
+	views   *shell.Views
+	passkey *shell.Asset
+
+	updateUser     *account.UpdateUserHandler
+	emailChanges   *account.ChangeEmailHandler
+	passwords      *account.ChangePasswordHandler
+	deleteUser     *account.DeleteUserHandler
+	twoFactor      *mfa.TwoFactor
+	passkeys       *mfa.Passkeys
+	listSessions   *query.ListSessionsHandler
+	revokeSessions *account.RevokeSessionsHandler
+	organizations  *organization.Organizations
+	linked         *federation.Accounts
+	signIns        *federation.SignIns
+	providers      *federation.Providers
+}
+
+// New returns the account pages on k and sh, calling d.
+func New(k *edge.Kit, sh *shell.Shell, d Deps) *API {
+	// d's use cases are not checked: routes.go builds every surface, on
+	// applications (the edge's own tests) that have none of them.
+	if k == nil || sh == nil {
+		panic("account: nil dependency")
+	}
+	return &API{Kit: k, shell: sh, views: sh.NewViews(files, nil),
+		passkey:    shell.NewAsset(files, "assets/passkey.js", passkeyScriptPath, shell.JavaScript),
+		updateUser: d.UpdateUser, emailChanges: d.ChangeEmail, passwords: d.ChangePassword, deleteUser: d.DeleteUser,
+		twoFactor: d.TwoFactor, passkeys: d.Passkeys, listSessions: d.ListSessions, revokeSessions: d.RevokeSessions,
+		organizations: d.Organizations, linked: d.LinkedAccounts, signIns: d.Federation, providers: d.IdentityProviders}
+}
+
+// AddAccountRoutes registers the account pages: any signed-in user enters
+// (Shell.SignedIn).
+func (s *API) AddAccountRoutes() {
+	r := s.shell.Section(AccountBase, s.shell.SignedIn)
+	s.addProfileRoutes(r)
+	s.addSessionRoutes(r)
+	s.addAccountOrganizationRoutes(r)
+	s.addSecurityRoutes(r)
+	s.addLinkedRoutes(r)
+}
+
+// enter runs the account pages' gate (Shell.SignedIn).
+func (s *API) enter(c *gin.Context) (*shell.Visit, bool) { return s.shell.SignedIn(c) }
+
+// render writes the account page name: the layout's account area, in
+// section (the navigation's current item).
+func (s *API) render(c *gin.Context, status int, name string, p *shell.Page) {
+	s.shell.Render(c, status, s.views, name, p)
+}
+
+// accountPage starts an account page of section for v.
+func accountPage(v *shell.Visit, title, section string) *shell.Page {
+	p := v.Page(title)
+	p.Area, p.Section = "account", section
+	return p
+}

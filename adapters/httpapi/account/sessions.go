@@ -1,0 +1,138 @@
+package account
+
+import (
+	"net/http"
+	"sort"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/shell"
+	"github.com/gatehouse/gatehouse/application/account"
+)
+
+// The account's sessions page (/account/sessions): the user's live
+// sessions (Queries.ListSessions, what /api/auth/list-sessions answers)
+// with their device, address, start and last use, this browser's marked;
+// one ended, or every other (RevokeSessions.One and Others, what
+// revoke-session and revoke-other-sessions call).
+
+const (
+	sessionsPath      = AccountBase + "/sessions"
+	revokePath        = sessionsPath + "/revoke"
+	revokeOthersPath  = sessionsPath + "/revoke-others"
+	maxSessionHandle  = 256
+	sessionsPageTitle = "Sessions"
+)
+
+// sessionsView is the sessions page.
+type sessionsView struct {
+	Rows   []accountSession
+	Others int
+}
+
+// accountSession is one of the user's sessions.
+type accountSession struct {
+	ID, Device, IP, Agent string
+	Created, LastUsed     time.Time
+	Expires               time.Time
+	Current               bool
+	Impersonation         bool
+}
+
+// addSessionRoutes registers the sessions page and its forms.
+func (s *API) addSessionRoutes(r shell.Section) {
+	r.Get(sessionsPath, s.sessionsPage)
+	r.Post(revokePath, s.revokeOwnSession)
+	r.Post(revokeOthersPath, s.revokeOtherSessions)
+}
+
+var sessionNotices = shell.Notices{
+	"revoked": "The session has ended: that device is signed out.",
+	"others":  "Every other session has ended: only this browser is still signed in.",
+}
+
+// sessionsPage lists the user's live sessions, this browser's first, then
+// the most recently used.
+func (s *API) sessionsPage(c *gin.Context) {
+	v, ok := s.enter(c)
+	if !ok {
+		return
+	}
+	list, err := s.listSessions.Handle(c.Request.Context(), v.P.User.ID())
+	if err != nil {
+		s.shell.Refuse(c, err)
+		return
+	}
+	sv := &sessionsView{}
+	for _, ss := range list {
+		row := accountSession{ID: string(ss.ID()), Device: device(ss.UserAgent()), IP: ss.IPAddress(), Agent: ss.UserAgent(),
+			Created: ss.CreatedAt(), LastUsed: ss.UpdatedAt(), Expires: ss.ExpiresAt(),
+			Current: ss.ID() == v.P.Session.ID(), Impersonation: ss.ImpersonatedBy() != ""}
+		if !row.Current {
+			sv.Others++
+		}
+		sv.Rows = append(sv.Rows, row)
+	}
+	sort.SliceStable(sv.Rows, func(i, j int) bool {
+		a, b := sv.Rows[i], sv.Rows[j]
+		if a.Current != b.Current {
+			return a.Current
+		}
+		return a.LastUsed.After(b.LastUsed)
+	})
+	p := accountPage(v, sessionsPageTitle, "sessions")
+	p.View = sv
+	p.Notice = sessionNotices.Of(c)
+	s.render(c, http.StatusOK, "sessions", p)
+}
+
+// revokeOwnSession ends one of the user's sessions. Someone else's, or one
+// that ended already, is a 404 page and changes nothing; this browser's
+// own signs it out.
+func (s *API) revokeOwnSession(c *gin.Context, v *shell.Visit) {
+	ctx := c.Request.Context()
+	handle := c.Request.PostForm.Get("session")
+	if handle == "" || len(handle) > maxSessionHandle {
+		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "Say which session to end. Nothing was changed.",
+			edge.FieldError{Location: "body.session", Message: "is missing or too long"})
+		return
+	}
+	list, err := s.listSessions.Handle(ctx, v.P.User.ID())
+	if err != nil {
+		s.shell.Refuse(c, err)
+		return
+	}
+	found := false
+	for _, ss := range list {
+		found = found || string(ss.ID()) == handle
+	}
+	if !found {
+		s.shell.Refusal(c, http.StatusNotFound, "No such session", "You have no live session with this id: it may have ended already. Nothing was changed.",
+			edge.FieldError{Location: "body.session", Message: "is not one of your live sessions"})
+		return
+	}
+	current, err := s.revokeSessions.One(ctx, account.RevokeSession{Principal: v.P, Handle: handle})
+	if err != nil {
+		s.shell.Refuse(c, err)
+		return
+	}
+	if current {
+		for _, ck := range s.Cookies.Clear() {
+			http.SetCookie(c.Writer, &ck)
+		}
+		shell.Redirect(c, "/sign-out?done=1")
+		return
+	}
+	shell.Done(c, sessionsPath, "revoked")
+}
+
+// revokeOtherSessions ends every session of the user but this browser's.
+func (s *API) revokeOtherSessions(c *gin.Context, v *shell.Visit) {
+	if err := s.revokeSessions.Others(c.Request.Context(), v.P); err != nil {
+		s.shell.Refuse(c, err)
+		return
+	}
+	shell.Done(c, sessionsPath, "others")
+}

@@ -1,0 +1,60 @@
+package shell
+
+import (
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/gin-gonic/gin"
+)
+
+type testQuery struct {
+	Q     string `query:"q" validate:"maxbytes=4"`
+	By    string `query:"by" validate:"omitempty,oneof=email name"`
+	Limit *int   `query:"limit" validate:"omitempty,min=1,max=100"`
+	Free  string `query:"free"`
+}
+
+func testContext(target string) *gin.Context {
+	c, _ := gin.CreateTestContext(httptest.NewRecorder())
+	c.Request = httptest.NewRequest("GET", target, nil)
+	return c
+}
+
+// Ensure the binder fills the struct from the query and names each
+// malformed part as the APIs do (query.<name>), in the struct's order.
+func TestBindQuery(t *testing.T) {
+	tests := []struct {
+		name, target string
+		want         []string // locations
+	}{
+		{"good", "/x?q=abcd&by=name&limit=5&free=anything", nil},
+		{"empty", "/x", nil},
+		{"too_long_in_bytes", "/x?q=" + strings.Repeat("é", 3), []string{"query.q"}},
+		{"not_one_of", "/x?by=phone", []string{"query.by"}},
+		{"every_part_in_order", "/x?limit=x&by=phone&q=abcde", []string{"query.q", "query.by", "query.limit"}},
+		{"out_of_range", "/x?limit=0", []string{"query.limit"}},
+		{"too_big", "/x?limit=101", []string{"query.limit"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var q testQuery
+			vs := BindQuery(testContext(tt.target), &q)
+			var got []string
+			for _, v := range vs {
+				got = append(got, v.Location)
+				if v.Name != strings.TrimPrefix(v.Location, "query.") || v.Message == "" {
+					t.Fatalf("violation %+v", v)
+				}
+			}
+			if strings.Join(got, ",") != strings.Join(tt.want, ",") {
+				t.Fatalf("violations %v, want %v", got, tt.want)
+			}
+		})
+	}
+	var q testQuery
+	BindQuery(testContext("/x?q=ab&free=f%20g&limit=7"), &q)
+	if q.Q != "ab" || q.Free != "f g" || q.Limit == nil || *q.Limit != 7 {
+		t.Fatalf("bound %+v", q)
+	}
+}

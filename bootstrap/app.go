@@ -12,10 +12,12 @@ import (
 	"github.com/gatehouse/gatehouse/adapters/httpapi"
 	"github.com/gatehouse/gatehouse/adapters/metrics"
 	"github.com/gatehouse/gatehouse/application"
+	"github.com/gatehouse/gatehouse/application/account"
 	"github.com/gatehouse/gatehouse/application/admin"
 	"github.com/gatehouse/gatehouse/application/oidc"
 	"github.com/gatehouse/gatehouse/application/servicekey"
 	"github.com/gatehouse/gatehouse/application/usecase"
+	"github.com/gatehouse/gatehouse/application/webhook"
 	"github.com/gatehouse/gatehouse/ports"
 )
 
@@ -45,12 +47,17 @@ type App struct {
 	clock    ports.Clock
 	replica  string // this process's name in the leases it holds
 	counter  *usecase.SignInCounter
+	// The workers of the job list: the purge and the webhooks' delivery.
+	purger *account.Purger
+	fanout *webhook.Fanout
+	sender *webhook.Sender
 }
 
 func newApp(s *httpapi.Server, app *application.Application, db Database, cfg Config, fc *upstream.Client, m *metrics.Metrics, obs ports.Observer,
-	counter *usecase.SignInCounter, limits *rateLimits, mail *mailDelivery, outbox ports.Outbox, leases ports.Leases, clock ports.Clock) (*App, error) {
+	counter *usecase.SignInCounter, limits *rateLimits, mail *mailDelivery, outbox ports.Outbox, leases ports.Leases, clock ports.Clock,
+	purger *account.Purger, fanout *webhook.Fanout, sender *webhook.Sender) (*App, error) {
 	a := &App{Handler: s, Server: s, Database: db, RateLimits: limits.store, Outbox: outbox, app: app, cfg: cfg, upstream: fc, limits: limits, mail: mail,
-		leases: leases, clock: clock, replica: newReplicaID(), counter: counter}
+		leases: leases, clock: clock, replica: newReplicaID(), counter: counter, purger: purger, fanout: fanout, sender: sender}
 	// Replicas starting together take turns: the first makes the keys and
 	// applies the providers file, the next find them made.
 	ctx := context.Background()
@@ -61,19 +68,19 @@ func newApp(s *httpapi.Server, app *application.Application, db Database, cfg Co
 	defer release()
 	// Every algorithm has a signing key before the first request: the first
 	// start creates them, later ones load them.
-	if err := app.Commands.SigningKeys.Ensure(ctx); err != nil {
+	if err := app.OIDC.SigningKeys.Ensure(ctx); err != nil {
 		return nil, fmt.Errorf("signing keys: %w", err)
 	}
-	if err := applyProvidersFile(ctx, app.Commands.IdentityProviders, cfg.Federation); err != nil {
+	if err := applyProvidersFile(ctx, app.Federation.Providers, cfg.Federation); err != nil {
 		return nil, err
 	}
 	// Sign-ins are counted by outcome, before the first request: in the
 	// metrics, and in the durable counts every replica shares.
-	app.Commands.SignIn.Observe(obs).CountSignIns(counter)
-	app.Commands.TwoFactor.Observe(obs).CountSignIns(counter)
-	app.Commands.Passkeys.Observe(obs).CountSignIns(counter)
-	app.Commands.Federation.CountSignIns(counter)
-	app.Queries.Overview.FlushFirst(counter)
+	app.Account.SignIns.Observe(obs).CountSignIns(counter)
+	app.MFA.TwoFactor.Observe(obs).CountSignIns(counter)
+	app.MFA.Passkeys.Observe(obs).CountSignIns(counter)
+	app.Federation.SignIns.CountSignIns(counter)
+	app.Admin.Dashboard.FlushFirst(counter)
 	if m != nil {
 		a.Metrics = m.Handler()
 	}
@@ -153,7 +160,7 @@ func (a *App) StartMail(ctx context.Context, logger *slog.Logger) (stop func()) 
 func (a *App) purgeJob(interval time.Duration, logger *slog.Logger) job {
 	return job{name: "purge expired", every: interval, atStart: true, lease: leasePurge, run: a.singleton(leasePurge, 2*interval, func(ctx context.Context) error {
 		ctx = gormstore.WithTimeout(ctx, purgeTimeout)
-		p, err := a.app.Commands.PurgeExpired.Handle(ctx)
+		p, err := a.purger.PurgeExpired(ctx)
 		windows := 0
 		if err == nil && a.limits.purge != nil {
 			windows, err = a.limits.purge(ctx)
@@ -170,14 +177,14 @@ func (a *App) purgeJob(interval time.Duration, logger *slog.Logger) job {
 // keyUseJob writes the service keys' last-use times every interval and once
 // more at stop, so no trusted request waits on that write.
 func (a *App) keyUseJob(interval time.Duration) job {
-	return job{name: "flush service-key use", every: interval, atStop: true, run: a.app.Commands.ServiceKeys.FlushLastUsed}
+	return job{name: "flush service-key use", every: interval, atStop: true, run: a.app.ServiceKeys.FlushLastUsed}
 }
 
 // signingKeyJob reloads the signing keys every interval, deleting those
 // past their publication window, so that a rotation made on another
 // instance (or from the command line) is followed here.
 func (a *App) signingKeyJob(interval time.Duration) job {
-	return job{name: "refresh signing keys", every: interval, run: a.app.Commands.SigningKeys.Refresh}
+	return job{name: "refresh signing keys", every: interval, run: a.app.OIDC.SigningKeys.Refresh}
 }
 
 // FlushKeyUseEvery runs the service-key use job alone until ctx ends, and
@@ -194,17 +201,17 @@ func (a *App) RefreshSigningKeysEvery(ctx context.Context, interval time.Duratio
 // BootstrapAdmin creates or promotes a platform administrator from the
 // command line (audited as the CLI).
 func (a *App) BootstrapAdmin(ctx context.Context, cmd admin.BootstrapAdmin) (*admin.BootstrapAdminResult, error) {
-	return a.app.Commands.Administration.BootstrapAdmin(ctx, cmd, a.app.Commands.ResetPassword)
+	return a.app.Admin.Administration.BootstrapAdmin(ctx, cmd, a.app.Account.Passwords)
 }
 
 // CreateServiceKey issues a service key from the command line (audited as the CLI).
 func (a *App) CreateServiceKey(ctx context.Context, cmd servicekey.CreateServiceKey) (*servicekey.IssuedKey, error) {
-	return a.app.Commands.ServiceKeys.Create(ctx, usecase.KeyRequest{Actor: usecase.CLIActor}, cmd)
+	return a.app.ServiceKeys.Create(ctx, usecase.KeyRequest{Actor: usecase.CLIActor}, cmd)
 }
 
 // RegisterOAuthClient registers an OAuth client as the command line, as
 // POST /api/admin/oauth-clients does for an administrator; the load run and
 // the benchmarks use it.
 func (a *App) RegisterOAuthClient(ctx context.Context, cmd oidc.RegisterOAuthClient) (oidc.IssuedOAuthClient, error) {
-	return a.app.Commands.OAuthClients.Register(ctx, usecase.KeyRequest{Actor: usecase.CLIActor}, cmd)
+	return a.app.OIDC.OAuthClients.Register(ctx, usecase.KeyRequest{Actor: usecase.CLIActor}, cmd)
 }

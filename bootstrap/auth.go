@@ -110,23 +110,23 @@ func passkeys(users ports.UserRepository, passkeys ports.PasskeyRepository, chal
 	return h.UseSSO(router), nil
 }
 
-// resetPasswordHandler is account.NewResetPasswordHandler mailing no link
-// to, and setting no password for, addresses whose organization requires
-// its identity provider.
-func resetPasswordHandler(users ports.UserRepository, credentials ports.CredentialRepository, sessions ports.SessionRepository,
+// passwords is account.NewPasswords mailing no reset link to, and setting
+// no password for, addresses whose organization requires its identity
+// provider.
+func passwords(users ports.UserRepository, credentials ports.CredentialRepository, sessions ports.SessionRepository,
 	verifications ports.VerificationRepository, hasher ports.PasswordHasher, blocklist ports.PasswordBlocklist, mailer ports.Mailer,
-	tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock, jobs ports.Jobs,
-	settings usecase.AuthSettings, router *federation.Router, audit usecase.Auditor) *account.ResetPasswordHandler {
-	return account.NewResetPasswordHandler(users, credentials, sessions, verifications, hasher, blocklist, mailer, audit.Events(), tokens, ids, clock, jobs, settings).
+	passkeys ports.PasskeyRepository, tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock, jobs ports.Jobs,
+	settings usecase.AuthSettings, router *federation.Router, audit usecase.Auditor) *account.Passwords {
+	return account.NewPasswords(users, credentials, sessions, verifications, hasher, blocklist, mailer, passkeys, audit.Events(), tokens, ids, clock, jobs, settings).
 		UseSSO(router, audit)
 }
 
-// changeEmailHandler is account.NewChangeEmailHandler refusing to move an
-// account to an address whose organization requires its identity provider.
-func changeEmailHandler(users ports.UserRepository, verifications ports.VerificationRepository, mailer ports.Mailer,
-	passkeys ports.PasskeyRepository, tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock, settings usecase.AuthSettings,
-	router *federation.Router, audit usecase.Auditor) *account.ChangeEmailHandler {
-	return account.NewChangeEmailHandler(users, verifications, mailer, passkeys, tokens, ids, clock, settings).UseSSO(router, audit)
+// profile is account.NewProfile refusing to move an account to an address
+// whose organization requires its identity provider.
+func profile(users ports.UserRepository, credentials ports.CredentialRepository, verifications ports.VerificationRepository,
+	hasher ports.PasswordHasher, mailer ports.Mailer, passkeys ports.PasskeyRepository, tokens ports.TokenGenerator, ids ports.IDGenerator,
+	clock ports.Clock, settings usecase.AuthSettings, router *federation.Router, audit usecase.Auditor) *account.Profile {
+	return account.NewProfile(users, credentials, verifications, hasher, mailer, passkeys, audit.Events(), tokens, ids, clock, settings).UseSSO(router, audit)
 }
 
 // domains is hostdomain.NewDomains ending, with a domain that turns
@@ -145,23 +145,25 @@ func administration(users ports.UserRepository, credentials ports.CredentialRepo
 	return admin.NewAdministration(users, credentials, verifications, sessions, hasher, blocklist, audit, passkeys, tokens, ids, clock, settings, admins).UseSSO(router)
 }
 
-// signInHandler is account.NewSignInHandler with a cleanup that lets the
-// failed attempts still being written (sign-in writes them after the
-// answer) reach the stores before they close.
-// signUpHandler is the password sign-up, which refuses the addresses of
-// organizations that require their identity provider.
-func signUpHandler(credentials ports.CredentialRepository, sessions ports.SessionRepository, verifications ports.VerificationRepository,
-	hasher ports.PasswordHasher, blocklist ports.PasswordBlocklist, mailer ports.Mailer, tokens ports.TokenGenerator,
-	ids ports.IDGenerator, clock ports.Clock, settings usecase.AuthSettings, router *federation.Router, audit usecase.Auditor) *account.SignUpHandler {
-	return account.NewSignUpHandler(credentials, sessions, verifications, hasher, blocklist, mailer, audit.Events(), tokens, ids, clock, settings).
+// registration is the password sign-up and the verification links; the
+// sign-up refuses the addresses of organizations that require their
+// identity provider.
+func registration(users ports.UserRepository, credentials ports.CredentialRepository, sessions ports.SessionRepository,
+	verifications ports.VerificationRepository, hasher ports.PasswordHasher, blocklist ports.PasswordBlocklist, mailer ports.Mailer,
+	tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock, jobs ports.Jobs, settings usecase.AuthSettings,
+	router *federation.Router, audit usecase.Auditor) *account.Registration {
+	return account.NewRegistration(users, credentials, sessions, verifications, hasher, blocklist, mailer, audit.Events(), tokens, ids, clock, jobs, settings).
 		UseSSO(router, audit)
 }
 
-func signInHandler(credentials ports.CredentialRepository, sessions ports.SessionRepository,
+// signIns is account.NewSignIns with a cleanup that lets the failed
+// attempts still being written (sign-in writes them after the answer)
+// reach the stores before they close.
+func signIns(credentials ports.CredentialRepository, sessions ports.SessionRepository,
 	verifications ports.VerificationRepository, hasher ports.PasswordHasher, mailer ports.Mailer, tokens ports.TokenGenerator,
-	ids ports.IDGenerator, clock ports.Clock, settings usecase.AuthSettings, logger *slog.Logger,
-	challenges ports.MFAChallengeRepository, router *federation.Router, audit usecase.Auditor) (*account.SignInHandler, func()) {
-	h := account.NewSignInHandler(credentials, sessions, verifications, hasher, mailer, audit.Events(), tokens, ids, clock, settings, logger).
+	ids ports.IDGenerator, clock ports.Clock, limiter ports.RateLimiter, settings usecase.AuthSettings, logger *slog.Logger,
+	challenges ports.MFAChallengeRepository, router *federation.Router, audit usecase.Auditor) (*account.SignIns, func()) {
+	h := account.NewSignIns(credentials, sessions, verifications, hasher, mailer, audit.Events(), tokens, ids, clock, limiter, settings, logger).
 		UseSecondFactor(challenges).UseSSO(router, audit)
 	return h, func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -91,7 +91,7 @@ const maxPassesPerTick = 50
 // due domain is checked by one of them. Status changes are logged at info,
 // inconclusive lookups at warn.
 func (a *App) domainJob(interval time.Duration, logger *slog.Logger) job {
-	domains := a.app.Commands.Domains
+	domains := a.app.Domains
 	return job{name: "domain verifier", every: interval, atStart: true, wake: domains.Woken(), run: func(ctx context.Context) error {
 		for range maxPassesPerTick {
 			report, err := domains.CheckDue(ctx)

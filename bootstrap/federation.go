@@ -207,22 +207,22 @@ func DescribeError(err error) error {
 // IdentityProviders lists the upstream identity providers (the command
 // line).
 func (a *App) IdentityProviders(ctx context.Context) ([]domain.IdentityProvider, error) {
-	return a.app.Commands.IdentityProviders.List(ctx, usecase.KeyRequest{Actor: usecase.CLIActor})
+	return a.app.Federation.Providers.List(ctx, usecase.KeyRequest{Actor: usecase.CLIActor})
 }
 
 // PutIdentityProvider creates a provider, or updates the fields given of an
 // existing one (the command line; audited as the CLI).
 func (a *App) PutIdentityProvider(ctx context.Context, in federation.ProviderInput) (domain.IdentityProvider, error) {
-	return a.app.Commands.IdentityProviders.Put(ctx, usecase.KeyRequest{Actor: usecase.CLIActor}, in)
+	return a.app.Federation.Providers.Put(ctx, usecase.KeyRequest{Actor: usecase.CLIActor}, in)
 }
 
 // DeleteIdentityProvider deletes a provider with its linked accounts (the
 // command line; audited as the CLI).
 func (a *App) DeleteIdentityProvider(ctx context.Context, id string) error {
-	return a.app.Commands.IdentityProviders.Delete(ctx, usecase.KeyRequest{Actor: usecase.CLIActor}, id)
+	return a.app.Federation.Providers.Delete(ctx, usecase.KeyRequest{Actor: usecase.CLIActor}, id)
 }
 
 // IdentityProviderCallback is the redirect URI to register at provider id.
 func (a *App) IdentityProviderCallback(id string) string {
-	return a.app.Commands.Federation.RedirectURI(domain.IdentityProviderID(id))
+	return a.app.Federation.SignIns.RedirectURI(domain.IdentityProviderID(id))
 }

@@ -164,12 +164,12 @@ func TestApp_StartJobs_writes_key_use_at_stop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := app.app.Commands.ServiceKeys.Authenticate(ctx, issued.Secret); err != nil {
+	if _, err := app.app.ServiceKeys.Authenticate(ctx, issued.Secret); err != nil {
 		t.Fatal(err)
 	}
 	stop := app.StartJobs(ctx, discard())
 	stop()
-	keys, err := app.app.Commands.ServiceKeys.List(ctx, usecase.KeyRequest{Actor: usecase.CLIActor})
+	keys, err := app.app.ServiceKeys.List(ctx, usecase.KeyRequest{Actor: usecase.CLIActor})
 	if err != nil || len(keys) != 1 {
 		t.Fatalf("keys = %v, %v", keys, err)
 	}

@@ -18,10 +18,10 @@ func signingSecrets(c Config) signingkeys.Secrets { return signingkeys.Secrets(c
 // activation delay, or at once when immediate. The retired keys stay
 // published until the tokens they signed have expired.
 func (a *App) RotateSigningKeys(ctx context.Context, algs []domain.SigningAlgorithm, immediate bool) ([]oidc.SigningKeyView, error) {
-	return a.app.Commands.SigningKeys.Rotate(ctx, usecase.KeyRequest{Actor: usecase.CLIActor}, oidc.RotateSigningKeys{Algs: algs, Immediate: immediate})
+	return a.app.OIDC.SigningKeys.Rotate(ctx, usecase.KeyRequest{Actor: usecase.CLIActor}, oidc.RotateSigningKeys{Algs: algs, Immediate: immediate})
 }
 
 // ListSigningKeys returns the published signing keys, newest first.
 func (a *App) ListSigningKeys(ctx context.Context) ([]oidc.SigningKeyView, error) {
-	return a.app.Commands.SigningKeys.List(ctx, usecase.KeyRequest{Actor: usecase.CLIActor})
+	return a.app.OIDC.SigningKeys.List(ctx, usecase.KeyRequest{Actor: usecase.CLIActor})
 }

@@ -105,7 +105,7 @@ const maxWebhookPasses = 50
 // when a change of this instance wrote events, pass after pass while full
 // batches wait.
 func (a *App) webhookFanoutJob(interval time.Duration, logger *slog.Logger) job {
-	fanout := a.app.Commands.WebhookFanout
+	fanout := a.fanout
 	return relay{name: "webhook fan-out", every: interval, wake: a.Outbox.Appended(ports.OutboxEvents), passes: maxWebhookPasses,
 		relay: outbox.Relay{Outbox: a.Outbox, Clock: a.clock, Topic: ports.OutboxEvents, Handle: fanout.Handle,
 			Lease: webhook.FanoutLease, Batch: webhook.FanoutBatch},
@@ -119,7 +119,7 @@ func (a *App) webhookFanoutJob(interval time.Duration, logger *slog.Logger) job 
 // and at once when this instance fanned out an event or replayed messages.
 // Endpoints it disables are logged at warn.
 func (a *App) webhookSendJob(interval time.Duration, logger *slog.Logger) job {
-	sender := a.app.Commands.WebhookSender
+	sender := a.sender
 	return job{name: "webhook sender", every: interval, atStart: true,
 		wake: sender.Woken(),
 		run: func(ctx context.Context) error {
@@ -144,7 +144,7 @@ func (a *App) webhookSendJob(interval time.Duration, logger *slog.Logger) job {
 // a time (the webhook-purge lease, as the purge's).
 func (a *App) webhookPurgeJob(retention time.Duration) job {
 	return job{name: "webhook purge", every: purgeInterval, atStart: true, lease: leaseWebhookPurge, run: a.singleton(leaseWebhookPurge, 2*purgeInterval, func(ctx context.Context) error {
-		_, err := a.app.Commands.WebhookSender.Purge(gormstore.WithTimeout(ctx, purgeTimeout), retention)
+		_, err := a.sender.Purge(gormstore.WithTimeout(ctx, purgeTimeout), retention)
 		return err
 	})}
 }

@@ -21,10 +21,10 @@ import (
 	"github.com/gatehouse/gatehouse/application/account"
 	"github.com/gatehouse/gatehouse/application/admin"
 	"github.com/gatehouse/gatehouse/application/federation"
+	"github.com/gatehouse/gatehouse/application/health"
 	"github.com/gatehouse/gatehouse/application/mfa"
 	"github.com/gatehouse/gatehouse/application/oidc"
 	"github.com/gatehouse/gatehouse/application/organization"
-	"github.com/gatehouse/gatehouse/application/query"
 	"github.com/gatehouse/gatehouse/application/servicekey"
 	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/application/webhook"
@@ -34,28 +34,20 @@ import (
 // applicationSet provides every use case. It lives here, not in application,
 // because application may not import wire.
 var applicationSet = wire.NewSet(
-	query.NewReadinessHandler,
-	query.NewListSessionsHandler,
-	signUpHandler,
-	signInHandler,
-	account.NewSignOutHandler,
-	account.NewAuthenticateHandler,
-	account.NewRevokeSessionsHandler,
-	account.NewUpdateUserHandler,
-	account.NewChangePasswordHandler,
-	changeEmailHandler,
-	account.NewDeleteUserHandler,
-	resetPasswordHandler,
-	account.NewVerifyEmailHandler,
-	account.NewThrottleHandler,
-	account.NewPurgeExpiredHandler,
+	health.NewReadinessHandler,
+	registration,
+	signIns,
+	account.NewSessions,
+	profile,
+	passwords,
+	account.NewPurger,
 	mfa.NewTwoFactor,
 	passkeys,
 	organization.NewOrganizations,
 	administration,
 	mfa.NewFactors,
 	wire.Bind(new(mfa.Operators), new(*admin.Administration)),
-	wire.Bind(new(mfa.ResetLinks), new(*account.ResetPasswordHandler)),
+	wire.Bind(new(mfa.ResetLinks), new(*account.Passwords)),
 	admin.NewConsoleForms,
 	admin.NewMemberships,
 	servicekey.NewServiceKeys,
@@ -63,8 +55,8 @@ var applicationSet = wire.NewSet(
 	oidc.NewSigningKeys,
 	oidc.NewOAuthClients,
 	oidc.NewOAuthProvider,
-	query.NewAuditLogHandler,
-	query.NewOverviewHandler,
+	admin.NewAuditLog,
+	admin.NewDashboard,
 	usecase.NewSignInCounter,
 	federation.NewSignIns,
 	federation.NewAccounts,
@@ -74,8 +66,11 @@ var applicationSet = wire.NewSet(
 	webhook.NewWebhooks,
 	webhook.NewFanout,
 	webhook.NewSender,
-	wire.Struct(new(application.Commands), "*"),
-	wire.Struct(new(application.Queries), "*"),
+	wire.Struct(new(application.Account), "*"),
+	wire.Struct(new(application.MFA), "*"),
+	wire.Struct(new(application.Admin), "*"),
+	wire.Struct(new(application.OIDC), "*"),
+	wire.Struct(new(application.Federation), "*"),
 	wire.Struct(new(application.Application), "*"),
 )
 

@@ -21,10 +21,10 @@ import (
 	"github.com/gatehouse/gatehouse/application/account"
 	"github.com/gatehouse/gatehouse/application/admin"
 	"github.com/gatehouse/gatehouse/application/federation"
+	"github.com/gatehouse/gatehouse/application/health"
 	"github.com/gatehouse/gatehouse/application/mfa"
 	"github.com/gatehouse/gatehouse/application/oidc"
 	"github.com/gatehouse/gatehouse/application/organization"
-	"github.com/gatehouse/gatehouse/application/query"
 	"github.com/gatehouse/gatehouse/application/servicekey"
 	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/application/webhook"
@@ -61,9 +61,11 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 		return nil, nil, err
 	}
 	config := httpConfig(cfg, metrics, traceTracerProvider)
+	userRepository := gormstore.NewUserRepository(db)
+	usecaseSessionCache := sessionCache(cfg)
+	portsUserRepository := sqlUsers(userRepository, usecaseSessionCache)
 	credentialRepository := gormstore.NewCredentialRepository(db)
 	sessionRepository := gormstore.NewSessionRepository(db)
-	usecaseSessionCache := sessionCache(cfg)
 	portsSessionRepository := sqlSessions(sessionRepository, usecaseSessionCache)
 	verificationRepository := gormstore.NewVerificationRepository(db)
 	hasher := passwordhash.NewDefault()
@@ -87,6 +89,7 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	}
 	mailer := newMailer(bootstrapMailDelivery)
 	tokenGenerator := system.NewTokenGenerator()
+	jobs, cleanup4 := newJobs(logger, mailer, portsUserRepository)
 	usecaseAuthSettings := authSettings(cfg)
 	identityProviderRepository := gormstore.NewIdentityProviderRepository(db)
 	domainRepository := gormstore.NewDomainRepository(db)
@@ -100,48 +103,58 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	organizationRepository := gormstore.NewOrganizationRepository(db)
 	events := usecase.NewEvents(portsUnitOfWork, outbox, eventEncoder, idGenerator, clock, passkeyRepository, linkedAccountRepository, organizationRepository)
 	auditor := usecase.NewAuditor(auditLog, events, idGenerator, clock)
-	accountSignUpHandler := signUpHandler(credentialRepository, portsSessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, router, auditor)
+	accountRegistration := registration(portsUserRepository, credentialRepository, portsSessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings, router, auditor)
+	portsRateLimiter := rateLimiter(bootstrapRateLimits)
 	mfaChallengeRepository := gormstore.NewMFAChallengeRepository(db)
-	accountSignInHandler, cleanup4 := signInHandler(credentialRepository, portsSessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger, mfaChallengeRepository, router, auditor)
-	signOutHandler := account.NewSignOutHandler(portsSessionRepository, events, clock)
-	authenticateHandler := account.NewAuthenticateHandler(portsSessionRepository, usecaseSessionCache, clock, usecaseAuthSettings)
-	revokeSessionsHandler := account.NewRevokeSessionsHandler(portsSessionRepository, events, clock)
-	userRepository := gormstore.NewUserRepository(db)
-	portsUserRepository := sqlUsers(userRepository, usecaseSessionCache)
-	updateUserHandler := account.NewUpdateUserHandler(portsUserRepository, events, clock)
-	changePasswordHandler := account.NewChangePasswordHandler(credentialRepository, verificationRepository, portsSessionRepository, hasher, list, passkeyRepository, events, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
+	accountSignIns, cleanup5 := signIns(credentialRepository, portsSessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, portsRateLimiter, usecaseAuthSettings, logger, mfaChallengeRepository, router, auditor)
+	sessions := account.NewSessions(portsSessionRepository, usecaseSessionCache, events, clock, usecaseAuthSettings)
+	accountProfile := profile(portsUserRepository, credentialRepository, verificationRepository, hasher, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, router, auditor)
+	accountPasswords := passwords(portsUserRepository, credentialRepository, portsSessionRepository, verificationRepository, hasher, list, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings, router, auditor)
+	applicationAccount := application.Account{
+		Registration: accountRegistration,
+		SignIns:      accountSignIns,
+		Sessions:     sessions,
+		Profile:      accountProfile,
+		Passwords:    accountPasswords,
+	}
 	twoFactorRepository := gormstore.NewTwoFactorRepository(db)
 	twoFactor := mfa.NewTwoFactor(portsUserRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, mailer, secretSealer, portsSessionRepository, hasher, passkeyRepository, tokenGenerator, idGenerator, clock, auditor, usecaseAuthSettings)
 	webAuthnChallengeRepository := gormstore.NewWebAuthnChallengeRepository(db)
 	mfaPasskeySettings := passkeySettings(cfg)
 	mfaPasskeys, err := passkeys(portsUserRepository, passkeyRepository, webAuthnChallengeRepository, portsSessionRepository, auditor, tokenGenerator, idGenerator, clock, usecaseAuthSettings, mfaPasskeySettings, router)
 	if err != nil {
+		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
-	accountChangeEmailHandler := changeEmailHandler(portsUserRepository, verificationRepository, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, router, auditor)
-	deleteUserHandler := account.NewDeleteUserHandler(portsUserRepository, credentialRepository, verificationRepository, hasher, mailer, passkeyRepository, events, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
-	jobs, cleanup5 := newJobs(logger, mailer, portsUserRepository)
-	accountResetPasswordHandler := resetPasswordHandler(portsUserRepository, credentialRepository, portsSessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings, router, auditor)
-	verifyEmailHandler := account.NewVerifyEmailHandler(portsUserRepository, verificationRepository, mailer, events, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
-	portsRateLimiter := rateLimiter(bootstrapRateLimits)
-	throttleHandler := account.NewThrottleHandler(portsRateLimiter)
-	serviceKeyRepository := gormstore.NewServiceKeyRepository(db)
-	oAuthGrantRepository := gormstore.NewOAuthGrantRepository(db)
-	federationStateRepository := gormstore.NewFederationStateRepository(db)
-	signInStats := gormstore.NewSignInStats(db)
-	spentTokens := gormstore.NewSpentTokens(db)
-	purgeExpiredHandler := account.NewPurgeExpiredHandler(portsSessionRepository, verificationRepository, serviceKeyRepository, oAuthGrantRepository, mfaChallengeRepository, webAuthnChallengeRepository, federationStateRepository, signInStats, spentTokens, clock)
-	organizationOrganizationSettings := organizationSettings(cfg)
-	organizations := organization.NewOrganizations(organizationRepository, portsUserRepository, portsSessionRepository, mailer, auditor, passkeyRepository, idGenerator, clock, organizationOrganizationSettings)
 	usecaseAdminSettings := adminSettings(cfg)
 	adminAdministration := administration(portsUserRepository, credentialRepository, verificationRepository, portsSessionRepository, hasher, list, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, usecaseAdminSettings, router)
-	factors := mfa.NewFactors(adminAdministration, portsUserRepository, twoFactorRepository, passkeyRepository, verificationRepository, portsSessionRepository, mailer, accountResetPasswordHandler, auditor, clock)
+	factors := mfa.NewFactors(adminAdministration, portsUserRepository, twoFactorRepository, passkeyRepository, verificationRepository, portsSessionRepository, mailer, accountPasswords, auditor, clock)
+	applicationMFA := application.MFA{
+		TwoFactor: twoFactor,
+		Passkeys:  mfaPasskeys,
+		Factors:   factors,
+	}
+	organizationOrganizationSettings := organizationSettings(cfg)
+	organizations := organization.NewOrganizations(organizationRepository, portsUserRepository, portsSessionRepository, mailer, auditor, passkeyRepository, idGenerator, clock, organizationOrganizationSettings)
 	memberships := admin.NewMemberships(adminAdministration, organizationRepository)
+	spentTokens := gormstore.NewSpentTokens(db)
 	consoleForms := admin.NewConsoleForms(spentTokens, clock)
+	domainPlatformAdmins := platformAdmins(cfg)
+	adminAuditLog := admin.NewAuditLog(auditLog, domainPlatformAdmins)
+	signInStats := gormstore.NewSignInStats(db)
+	dashboard := admin.NewDashboard(portsUserRepository, organizationRepository, domainRepository, portsSessionRepository, signInStats, auditLog, clock, domainPlatformAdmins)
+	applicationAdmin := application.Admin{
+		Administration: adminAdministration,
+		Memberships:    memberships,
+		ConsoleForms:   consoleForms,
+		AuditLog:       adminAuditLog,
+		Dashboard:      dashboard,
+	}
+	serviceKeyRepository := gormstore.NewServiceKeyRepository(db)
 	serviceKeys := servicekey.NewServiceKeys(serviceKeyRepository, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAdminSettings, usecaseAuthSettings)
 	dnsResolver, err := newDNSResolver(cfg)
 	if err != nil {
@@ -169,76 +182,54 @@ func InitializeSQL(ctx context.Context, cfg Config, logger *slog.Logger) (*App, 
 	signingKeys := oidc.NewSigningKeys(signingKeyRepository, jose, idGenerator, clock, auditor, usecaseTokenSettings, usecaseAdminSettings)
 	oAuthClientRepository := gormstore.NewOAuthClientRepository(db)
 	oAuthClients := oidc.NewOAuthClients(oAuthClientRepository, auditor, tokenGenerator, idGenerator, clock, usecaseAdminSettings)
+	oAuthGrantRepository := gormstore.NewOAuthGrantRepository(db)
 	oAuthProvider := oidc.NewOAuthProvider(oAuthClientRepository, oAuthGrantRepository, portsUserRepository, portsSessionRepository, events, signingKeys, tokenGenerator, idGenerator, clock, usecaseTokenSettings, usecaseAuthSettings)
+	applicationOIDC := application.OIDC{
+		SigningKeys:   signingKeys,
+		OAuthClients:  oAuthClients,
+		OAuthProvider: oAuthProvider,
+	}
+	federationStateRepository := gormstore.NewFederationStateRepository(db)
 	client := federationClient(clock)
 	settings := federationSettings(usecaseAuthSettings)
-	signIns := federation.NewSignIns(identityProviderRepository, linkedAccountRepository, federationStateRepository, portsUserRepository, portsSessionRepository, verificationRepository, mfaChallengeRepository, client, secretSealer, mailer, auditor, tokenGenerator, idGenerator, clock, settings, logger, router, organizationRepository)
+	federationSignIns := federation.NewSignIns(identityProviderRepository, linkedAccountRepository, federationStateRepository, portsUserRepository, portsSessionRepository, verificationRepository, mfaChallengeRepository, client, secretSealer, mailer, auditor, tokenGenerator, idGenerator, clock, settings, logger, router, organizationRepository)
 	accounts := federation.NewAccounts(identityProviderRepository, linkedAccountRepository, credentialRepository, passkeyRepository, client, secretSealer, auditor, idGenerator, clock, settings, usecaseAdminSettings)
+	applicationFederation := application.Federation{
+		SignIns:   federationSignIns,
+		Accounts:  accounts,
+		Providers: providers,
+	}
 	webhookEndpointRepository := gormstore.NewWebhookEndpointRepository(db)
 	webhookQueue := gormstore.NewWebhookQueue(db)
 	wake := webhook.NewWake()
 	settings2 := webhookSettings(cfg)
 	webhooks := webhook.NewWebhooks(webhookEndpointRepository, webhookQueue, webhookQueue, secretSealer, tokenGenerator, idGenerator, clock, auditor, passkeyRepository, wake, usecaseAdminSettings, usecaseAuthSettings, settings2)
-	fanout := webhook.NewFanout(portsUnitOfWork, outbox, webhookEndpointRepository, webhookQueue, clock, wake)
-	webhookPoster := newWebhookPoster(cfg)
-	portsObserver := observer(metrics)
-	portsWebhookObserver := webhookObserver(portsObserver)
-	sender := webhook.NewSender(portsUnitOfWork, webhookEndpointRepository, webhookQueue, webhookPoster, secretSealer, portsUserRepository, mailer, auditor, idGenerator, clock, portsWebhookObserver, wake, usecaseAdminSettings, settings2)
-	commands := application.Commands{
-		SignUp:            accountSignUpHandler,
-		SignIn:            accountSignInHandler,
-		SignOut:           signOutHandler,
-		Authenticate:      authenticateHandler,
-		RevokeSessions:    revokeSessionsHandler,
-		UpdateUser:        updateUserHandler,
-		ChangePassword:    changePasswordHandler,
-		TwoFactor:         twoFactor,
-		Passkeys:          mfaPasskeys,
-		ChangeEmail:       accountChangeEmailHandler,
-		DeleteUser:        deleteUserHandler,
-		ResetPassword:     accountResetPasswordHandler,
-		VerifyEmail:       verifyEmailHandler,
-		Throttle:          throttleHandler,
-		PurgeExpired:      purgeExpiredHandler,
-		Organizations:     organizations,
-		Administration:    adminAdministration,
-		Factors:           factors,
-		Memberships:       memberships,
-		ConsoleForms:      consoleForms,
-		ServiceKeys:       serviceKeys,
-		Domains:           hostdomainDomains,
-		SigningKeys:       signingKeys,
-		OAuthClients:      oAuthClients,
-		OAuthProvider:     oAuthProvider,
-		Federation:        signIns,
-		LinkedAccounts:    accounts,
-		IdentityProviders: providers,
-		Webhooks:          webhooks,
-		WebhookFanout:     fanout,
-		WebhookSender:     sender,
-	}
 	healthChecker := gormstore.NewHealthChecker(db)
-	readinessHandler := query.NewReadinessHandler(healthChecker)
-	listSessionsHandler := query.NewListSessionsHandler(portsSessionRepository, clock)
-	domainPlatformAdmins := platformAdmins(cfg)
-	auditLogHandler := query.NewAuditLogHandler(auditLog, domainPlatformAdmins)
-	overviewHandler := query.NewOverviewHandler(portsUserRepository, organizationRepository, domainRepository, portsSessionRepository, signInStats, auditLog, clock, domainPlatformAdmins)
-	queries := application.Queries{
-		Readiness:    readinessHandler,
-		ListSessions: listSessionsHandler,
-		AuditLog:     auditLogHandler,
-		Overview:     overviewHandler,
-	}
+	readinessHandler := health.NewReadinessHandler(healthChecker)
 	applicationApplication := &application.Application{
-		Commands: commands,
-		Queries:  queries,
-		Settings: usecaseAuthSettings,
+		Account:       applicationAccount,
+		MFA:           applicationMFA,
+		Organizations: organizations,
+		Admin:         applicationAdmin,
+		ServiceKeys:   serviceKeys,
+		Domains:       hostdomainDomains,
+		OIDC:          applicationOIDC,
+		Federation:    applicationFederation,
+		Webhooks:      webhooks,
+		Readiness:     readinessHandler,
+		Settings:      usecaseAuthSettings,
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
 	database := sqlDatabase(bootstrapSqlStore)
+	portsObserver := observer(metrics)
 	signInCounter := usecase.NewSignInCounter(signInStats, clock, logger)
 	leases := gormstore.NewLeases(db)
-	app, err := newApp(server, applicationApplication, database, cfg, client, metrics, portsObserver, signInCounter, bootstrapRateLimits, bootstrapMailDelivery, outbox, leases, clock)
+	purger := account.NewPurger(portsSessionRepository, verificationRepository, serviceKeyRepository, oAuthGrantRepository, mfaChallengeRepository, webAuthnChallengeRepository, federationStateRepository, signInStats, spentTokens, clock)
+	fanout := webhook.NewFanout(portsUnitOfWork, outbox, webhookEndpointRepository, webhookQueue, clock, wake)
+	webhookPoster := newWebhookPoster(cfg)
+	portsWebhookObserver := webhookObserver(portsObserver)
+	sender := webhook.NewSender(portsUnitOfWork, webhookEndpointRepository, webhookQueue, webhookPoster, secretSealer, portsUserRepository, mailer, auditor, idGenerator, clock, portsWebhookObserver, wake, usecaseAdminSettings, settings2)
+	app, err := newApp(server, applicationApplication, database, cfg, client, metrics, portsObserver, signInCounter, bootstrapRateLimits, bootstrapMailDelivery, outbox, leases, clock, purger, fanout, sender)
 	if err != nil {
 		cleanup5()
 		cleanup4()
@@ -273,9 +264,11 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 		return nil, nil, err
 	}
 	config := httpConfig(cfg, metrics, traceTracerProvider)
+	userRepository := memory.NewUserRepository(db)
+	usecaseSessionCache := sessionCache(cfg)
+	portsUserRepository := memoryUsers(userRepository, usecaseSessionCache)
 	credentialRepository := memory.NewCredentialRepository(db)
 	sessionRepository := memory.NewSessionRepository(db)
-	usecaseSessionCache := sessionCache(cfg)
 	portsSessionRepository := memorySessions(sessionRepository, usecaseSessionCache)
 	verificationRepository := memory.NewVerificationRepository(db)
 	hasher := passwordhash.NewDefault()
@@ -297,6 +290,7 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	}
 	mailer := newMailer(bootstrapMailDelivery)
 	tokenGenerator := system.NewTokenGenerator()
+	jobs, cleanup3 := newJobs(logger, mailer, portsUserRepository)
 	usecaseAuthSettings := authSettings(cfg)
 	identityProviderRepository := memory.NewIdentityProviderRepository(db)
 	domainRepository := memory.NewDomainRepository(db)
@@ -310,47 +304,57 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	organizationRepository := memory.NewOrganizationRepository(db)
 	events := usecase.NewEvents(portsUnitOfWork, outbox, eventEncoder, idGenerator, clock, passkeyRepository, linkedAccountRepository, organizationRepository)
 	auditor := usecase.NewAuditor(auditLog, events, idGenerator, clock)
-	accountSignUpHandler := signUpHandler(credentialRepository, portsSessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, router, auditor)
+	accountRegistration := registration(portsUserRepository, credentialRepository, portsSessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings, router, auditor)
+	portsRateLimiter := rateLimiter(bootstrapRateLimits)
 	mfaChallengeRepository := memory.NewMFAChallengeRepository(db)
-	accountSignInHandler, cleanup3 := signInHandler(credentialRepository, portsSessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger, mfaChallengeRepository, router, auditor)
-	signOutHandler := account.NewSignOutHandler(portsSessionRepository, events, clock)
-	authenticateHandler := account.NewAuthenticateHandler(portsSessionRepository, usecaseSessionCache, clock, usecaseAuthSettings)
-	revokeSessionsHandler := account.NewRevokeSessionsHandler(portsSessionRepository, events, clock)
-	userRepository := memory.NewUserRepository(db)
-	portsUserRepository := memoryUsers(userRepository, usecaseSessionCache)
-	updateUserHandler := account.NewUpdateUserHandler(portsUserRepository, events, clock)
-	changePasswordHandler := account.NewChangePasswordHandler(credentialRepository, verificationRepository, portsSessionRepository, hasher, list, passkeyRepository, events, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
+	accountSignIns, cleanup4 := signIns(credentialRepository, portsSessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, portsRateLimiter, usecaseAuthSettings, logger, mfaChallengeRepository, router, auditor)
+	sessions := account.NewSessions(portsSessionRepository, usecaseSessionCache, events, clock, usecaseAuthSettings)
+	accountProfile := profile(portsUserRepository, credentialRepository, verificationRepository, hasher, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, router, auditor)
+	accountPasswords := passwords(portsUserRepository, credentialRepository, portsSessionRepository, verificationRepository, hasher, list, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings, router, auditor)
+	applicationAccount := application.Account{
+		Registration: accountRegistration,
+		SignIns:      accountSignIns,
+		Sessions:     sessions,
+		Profile:      accountProfile,
+		Passwords:    accountPasswords,
+	}
 	twoFactorRepository := memory.NewTwoFactorRepository(db)
 	twoFactor := mfa.NewTwoFactor(portsUserRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, mailer, secretSealer, portsSessionRepository, hasher, passkeyRepository, tokenGenerator, idGenerator, clock, auditor, usecaseAuthSettings)
 	webAuthnChallengeRepository := memory.NewWebAuthnChallengeRepository(db)
 	mfaPasskeySettings := passkeySettings(cfg)
 	mfaPasskeys, err := passkeys(portsUserRepository, passkeyRepository, webAuthnChallengeRepository, portsSessionRepository, auditor, tokenGenerator, idGenerator, clock, usecaseAuthSettings, mfaPasskeySettings, router)
 	if err != nil {
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
-	accountChangeEmailHandler := changeEmailHandler(portsUserRepository, verificationRepository, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, router, auditor)
-	deleteUserHandler := account.NewDeleteUserHandler(portsUserRepository, credentialRepository, verificationRepository, hasher, mailer, passkeyRepository, events, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
-	jobs, cleanup4 := newJobs(logger, mailer, portsUserRepository)
-	accountResetPasswordHandler := resetPasswordHandler(portsUserRepository, credentialRepository, portsSessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings, router, auditor)
-	verifyEmailHandler := account.NewVerifyEmailHandler(portsUserRepository, verificationRepository, mailer, events, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
-	portsRateLimiter := rateLimiter(bootstrapRateLimits)
-	throttleHandler := account.NewThrottleHandler(portsRateLimiter)
-	serviceKeyRepository := memory.NewServiceKeyRepository(db)
-	oAuthGrantRepository := memory.NewOAuthGrantRepository(db)
-	federationStateRepository := memory.NewFederationStateRepository(db)
-	signInStats := memory.NewSignInStats()
-	spentTokens := memory.NewSpentTokens()
-	purgeExpiredHandler := account.NewPurgeExpiredHandler(portsSessionRepository, verificationRepository, serviceKeyRepository, oAuthGrantRepository, mfaChallengeRepository, webAuthnChallengeRepository, federationStateRepository, signInStats, spentTokens, clock)
-	organizationOrganizationSettings := organizationSettings(cfg)
-	organizations := organization.NewOrganizations(organizationRepository, portsUserRepository, portsSessionRepository, mailer, auditor, passkeyRepository, idGenerator, clock, organizationOrganizationSettings)
 	usecaseAdminSettings := adminSettings(cfg)
 	adminAdministration := administration(portsUserRepository, credentialRepository, verificationRepository, portsSessionRepository, hasher, list, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, usecaseAdminSettings, router)
-	factors := mfa.NewFactors(adminAdministration, portsUserRepository, twoFactorRepository, passkeyRepository, verificationRepository, portsSessionRepository, mailer, accountResetPasswordHandler, auditor, clock)
+	factors := mfa.NewFactors(adminAdministration, portsUserRepository, twoFactorRepository, passkeyRepository, verificationRepository, portsSessionRepository, mailer, accountPasswords, auditor, clock)
+	applicationMFA := application.MFA{
+		TwoFactor: twoFactor,
+		Passkeys:  mfaPasskeys,
+		Factors:   factors,
+	}
+	organizationOrganizationSettings := organizationSettings(cfg)
+	organizations := organization.NewOrganizations(organizationRepository, portsUserRepository, portsSessionRepository, mailer, auditor, passkeyRepository, idGenerator, clock, organizationOrganizationSettings)
 	memberships := admin.NewMemberships(adminAdministration, organizationRepository)
+	spentTokens := memory.NewSpentTokens()
 	consoleForms := admin.NewConsoleForms(spentTokens, clock)
+	domainPlatformAdmins := platformAdmins(cfg)
+	adminAuditLog := admin.NewAuditLog(auditLog, domainPlatformAdmins)
+	signInStats := memory.NewSignInStats()
+	dashboard := admin.NewDashboard(portsUserRepository, organizationRepository, domainRepository, portsSessionRepository, signInStats, auditLog, clock, domainPlatformAdmins)
+	applicationAdmin := application.Admin{
+		Administration: adminAdministration,
+		Memberships:    memberships,
+		ConsoleForms:   consoleForms,
+		AuditLog:       adminAuditLog,
+		Dashboard:      dashboard,
+	}
+	serviceKeyRepository := memory.NewServiceKeyRepository(db)
 	serviceKeys := servicekey.NewServiceKeys(serviceKeyRepository, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAdminSettings, usecaseAuthSettings)
 	dnsResolver, err := newDNSResolver(cfg)
 	if err != nil {
@@ -376,76 +380,54 @@ func InitializeMemory(cfg Config, logger *slog.Logger) (*App, func(), error) {
 	signingKeys := oidc.NewSigningKeys(signingKeyRepository, jose, idGenerator, clock, auditor, usecaseTokenSettings, usecaseAdminSettings)
 	oAuthClientRepository := memory.NewOAuthClientRepository(db)
 	oAuthClients := oidc.NewOAuthClients(oAuthClientRepository, auditor, tokenGenerator, idGenerator, clock, usecaseAdminSettings)
+	oAuthGrantRepository := memory.NewOAuthGrantRepository(db)
 	oAuthProvider := oidc.NewOAuthProvider(oAuthClientRepository, oAuthGrantRepository, portsUserRepository, portsSessionRepository, events, signingKeys, tokenGenerator, idGenerator, clock, usecaseTokenSettings, usecaseAuthSettings)
+	applicationOIDC := application.OIDC{
+		SigningKeys:   signingKeys,
+		OAuthClients:  oAuthClients,
+		OAuthProvider: oAuthProvider,
+	}
+	federationStateRepository := memory.NewFederationStateRepository(db)
 	client := federationClient(clock)
 	settings := federationSettings(usecaseAuthSettings)
-	signIns := federation.NewSignIns(identityProviderRepository, linkedAccountRepository, federationStateRepository, portsUserRepository, portsSessionRepository, verificationRepository, mfaChallengeRepository, client, secretSealer, mailer, auditor, tokenGenerator, idGenerator, clock, settings, logger, router, organizationRepository)
+	federationSignIns := federation.NewSignIns(identityProviderRepository, linkedAccountRepository, federationStateRepository, portsUserRepository, portsSessionRepository, verificationRepository, mfaChallengeRepository, client, secretSealer, mailer, auditor, tokenGenerator, idGenerator, clock, settings, logger, router, organizationRepository)
 	accounts := federation.NewAccounts(identityProviderRepository, linkedAccountRepository, credentialRepository, passkeyRepository, client, secretSealer, auditor, idGenerator, clock, settings, usecaseAdminSettings)
+	applicationFederation := application.Federation{
+		SignIns:   federationSignIns,
+		Accounts:  accounts,
+		Providers: providers,
+	}
 	webhookEndpointRepository := memory.NewWebhookEndpointRepository(db)
 	webhookQueue := memory.NewWebhookQueue(db)
 	wake := webhook.NewWake()
 	settings2 := webhookSettings(cfg)
 	webhooks := webhook.NewWebhooks(webhookEndpointRepository, webhookQueue, webhookQueue, secretSealer, tokenGenerator, idGenerator, clock, auditor, passkeyRepository, wake, usecaseAdminSettings, usecaseAuthSettings, settings2)
-	fanout := webhook.NewFanout(portsUnitOfWork, outbox, webhookEndpointRepository, webhookQueue, clock, wake)
-	webhookPoster := newWebhookPoster(cfg)
-	portsObserver := observer(metrics)
-	portsWebhookObserver := webhookObserver(portsObserver)
-	sender := webhook.NewSender(portsUnitOfWork, webhookEndpointRepository, webhookQueue, webhookPoster, secretSealer, portsUserRepository, mailer, auditor, idGenerator, clock, portsWebhookObserver, wake, usecaseAdminSettings, settings2)
-	commands := application.Commands{
-		SignUp:            accountSignUpHandler,
-		SignIn:            accountSignInHandler,
-		SignOut:           signOutHandler,
-		Authenticate:      authenticateHandler,
-		RevokeSessions:    revokeSessionsHandler,
-		UpdateUser:        updateUserHandler,
-		ChangePassword:    changePasswordHandler,
-		TwoFactor:         twoFactor,
-		Passkeys:          mfaPasskeys,
-		ChangeEmail:       accountChangeEmailHandler,
-		DeleteUser:        deleteUserHandler,
-		ResetPassword:     accountResetPasswordHandler,
-		VerifyEmail:       verifyEmailHandler,
-		Throttle:          throttleHandler,
-		PurgeExpired:      purgeExpiredHandler,
-		Organizations:     organizations,
-		Administration:    adminAdministration,
-		Factors:           factors,
-		Memberships:       memberships,
-		ConsoleForms:      consoleForms,
-		ServiceKeys:       serviceKeys,
-		Domains:           hostdomainDomains,
-		SigningKeys:       signingKeys,
-		OAuthClients:      oAuthClients,
-		OAuthProvider:     oAuthProvider,
-		Federation:        signIns,
-		LinkedAccounts:    accounts,
-		IdentityProviders: providers,
-		Webhooks:          webhooks,
-		WebhookFanout:     fanout,
-		WebhookSender:     sender,
-	}
 	healthChecker := memory.NewHealthChecker()
-	readinessHandler := query.NewReadinessHandler(healthChecker)
-	listSessionsHandler := query.NewListSessionsHandler(portsSessionRepository, clock)
-	domainPlatformAdmins := platformAdmins(cfg)
-	auditLogHandler := query.NewAuditLogHandler(auditLog, domainPlatformAdmins)
-	overviewHandler := query.NewOverviewHandler(portsUserRepository, organizationRepository, domainRepository, portsSessionRepository, signInStats, auditLog, clock, domainPlatformAdmins)
-	queries := application.Queries{
-		Readiness:    readinessHandler,
-		ListSessions: listSessionsHandler,
-		AuditLog:     auditLogHandler,
-		Overview:     overviewHandler,
-	}
+	readinessHandler := health.NewReadinessHandler(healthChecker)
 	applicationApplication := &application.Application{
-		Commands: commands,
-		Queries:  queries,
-		Settings: usecaseAuthSettings,
+		Account:       applicationAccount,
+		MFA:           applicationMFA,
+		Organizations: organizations,
+		Admin:         applicationAdmin,
+		ServiceKeys:   serviceKeys,
+		Domains:       hostdomainDomains,
+		OIDC:          applicationOIDC,
+		Federation:    applicationFederation,
+		Webhooks:      webhooks,
+		Readiness:     readinessHandler,
+		Settings:      usecaseAuthSettings,
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
 	database := memoryDatabase()
+	portsObserver := observer(metrics)
 	signInCounter := usecase.NewSignInCounter(signInStats, clock, logger)
 	leases := memory.NewLeases()
-	app, err := newApp(server, applicationApplication, database, cfg, client, metrics, portsObserver, signInCounter, bootstrapRateLimits, bootstrapMailDelivery, outbox, leases, clock)
+	purger := account.NewPurger(portsSessionRepository, verificationRepository, serviceKeyRepository, oAuthGrantRepository, mfaChallengeRepository, webAuthnChallengeRepository, federationStateRepository, signInStats, spentTokens, clock)
+	fanout := webhook.NewFanout(portsUnitOfWork, outbox, webhookEndpointRepository, webhookQueue, clock, wake)
+	webhookPoster := newWebhookPoster(cfg)
+	portsWebhookObserver := webhookObserver(portsObserver)
+	sender := webhook.NewSender(portsUnitOfWork, webhookEndpointRepository, webhookQueue, webhookPoster, secretSealer, portsUserRepository, mailer, auditor, idGenerator, clock, portsWebhookObserver, wake, usecaseAdminSettings, settings2)
+	app, err := newApp(server, applicationApplication, database, cfg, client, metrics, portsObserver, signInCounter, bootstrapRateLimits, bootstrapMailDelivery, outbox, leases, clock, purger, fanout, sender)
 	if err != nil {
 		cleanup4()
 		cleanup3()
@@ -488,9 +470,11 @@ func InitializeSQLWithFakes(ctx context.Context, cfg Config, logger *slog.Logger
 		return nil, nil, err
 	}
 	config := httpConfig(cfg, metrics, traceTracerProvider)
+	userRepository := gormstore.NewUserRepository(db)
+	usecaseSessionCache := sessionCache(cfg)
+	portsUserRepository := sqlUsers(userRepository, usecaseSessionCache)
 	credentialRepository := gormstore.NewCredentialRepository(db)
 	sessionRepository := gormstore.NewSessionRepository(db)
-	usecaseSessionCache := sessionCache(cfg)
 	portsSessionRepository := sqlSessions(sessionRepository, usecaseSessionCache)
 	verificationRepository := gormstore.NewVerificationRepository(db)
 	hasher := fakeHasher(fakes)
@@ -514,6 +498,7 @@ func InitializeSQLWithFakes(ctx context.Context, cfg Config, logger *slog.Logger
 	}
 	mailer := newMailer(bootstrapMailDelivery)
 	tokenGenerator := system.NewTokenGenerator()
+	jobs, cleanup4 := newJobs(logger, mailer, portsUserRepository)
 	usecaseAuthSettings := authSettings(cfg)
 	identityProviderRepository := gormstore.NewIdentityProviderRepository(db)
 	domainRepository := gormstore.NewDomainRepository(db)
@@ -527,48 +512,58 @@ func InitializeSQLWithFakes(ctx context.Context, cfg Config, logger *slog.Logger
 	organizationRepository := gormstore.NewOrganizationRepository(db)
 	events := faultyEvents(fakes, portsUnitOfWork, outbox, eventEncoder, idGenerator, clock, passkeyRepository, linkedAccountRepository, organizationRepository)
 	auditor := faultyAuditor(fakes, auditLog, events, idGenerator, clock)
-	accountSignUpHandler := signUpHandler(credentialRepository, portsSessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, router, auditor)
+	accountRegistration := registration(portsUserRepository, credentialRepository, portsSessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings, router, auditor)
+	portsRateLimiter := rateLimiter(bootstrapRateLimits)
 	mfaChallengeRepository := gormstore.NewMFAChallengeRepository(db)
-	accountSignInHandler, cleanup4 := signInHandler(credentialRepository, portsSessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger, mfaChallengeRepository, router, auditor)
-	signOutHandler := account.NewSignOutHandler(portsSessionRepository, events, clock)
-	authenticateHandler := account.NewAuthenticateHandler(portsSessionRepository, usecaseSessionCache, clock, usecaseAuthSettings)
-	revokeSessionsHandler := account.NewRevokeSessionsHandler(portsSessionRepository, events, clock)
-	userRepository := gormstore.NewUserRepository(db)
-	portsUserRepository := sqlUsers(userRepository, usecaseSessionCache)
-	updateUserHandler := account.NewUpdateUserHandler(portsUserRepository, events, clock)
-	changePasswordHandler := account.NewChangePasswordHandler(credentialRepository, verificationRepository, portsSessionRepository, hasher, list, passkeyRepository, events, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
+	accountSignIns, cleanup5 := signIns(credentialRepository, portsSessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, portsRateLimiter, usecaseAuthSettings, logger, mfaChallengeRepository, router, auditor)
+	sessions := account.NewSessions(portsSessionRepository, usecaseSessionCache, events, clock, usecaseAuthSettings)
+	accountProfile := profile(portsUserRepository, credentialRepository, verificationRepository, hasher, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, router, auditor)
+	accountPasswords := passwords(portsUserRepository, credentialRepository, portsSessionRepository, verificationRepository, hasher, list, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings, router, auditor)
+	applicationAccount := application.Account{
+		Registration: accountRegistration,
+		SignIns:      accountSignIns,
+		Sessions:     sessions,
+		Profile:      accountProfile,
+		Passwords:    accountPasswords,
+	}
 	twoFactorRepository := gormstore.NewTwoFactorRepository(db)
 	twoFactor := mfa.NewTwoFactor(portsUserRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, mailer, secretSealer, portsSessionRepository, hasher, passkeyRepository, tokenGenerator, idGenerator, clock, auditor, usecaseAuthSettings)
 	webAuthnChallengeRepository := gormstore.NewWebAuthnChallengeRepository(db)
 	mfaPasskeySettings := passkeySettings(cfg)
 	mfaPasskeys, err := passkeys(portsUserRepository, passkeyRepository, webAuthnChallengeRepository, portsSessionRepository, auditor, tokenGenerator, idGenerator, clock, usecaseAuthSettings, mfaPasskeySettings, router)
 	if err != nil {
+		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
-	accountChangeEmailHandler := changeEmailHandler(portsUserRepository, verificationRepository, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, router, auditor)
-	deleteUserHandler := account.NewDeleteUserHandler(portsUserRepository, credentialRepository, verificationRepository, hasher, mailer, passkeyRepository, events, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
-	jobs, cleanup5 := newJobs(logger, mailer, portsUserRepository)
-	accountResetPasswordHandler := resetPasswordHandler(portsUserRepository, credentialRepository, portsSessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings, router, auditor)
-	verifyEmailHandler := account.NewVerifyEmailHandler(portsUserRepository, verificationRepository, mailer, events, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
-	portsRateLimiter := rateLimiter(bootstrapRateLimits)
-	throttleHandler := account.NewThrottleHandler(portsRateLimiter)
-	serviceKeyRepository := gormstore.NewServiceKeyRepository(db)
-	oAuthGrantRepository := gormstore.NewOAuthGrantRepository(db)
-	federationStateRepository := gormstore.NewFederationStateRepository(db)
-	signInStats := gormstore.NewSignInStats(db)
-	spentTokens := gormstore.NewSpentTokens(db)
-	purgeExpiredHandler := account.NewPurgeExpiredHandler(portsSessionRepository, verificationRepository, serviceKeyRepository, oAuthGrantRepository, mfaChallengeRepository, webAuthnChallengeRepository, federationStateRepository, signInStats, spentTokens, clock)
-	organizationOrganizationSettings := organizationSettings(cfg)
-	organizations := organization.NewOrganizations(organizationRepository, portsUserRepository, portsSessionRepository, mailer, auditor, passkeyRepository, idGenerator, clock, organizationOrganizationSettings)
 	usecaseAdminSettings := adminSettings(cfg)
 	adminAdministration := administration(portsUserRepository, credentialRepository, verificationRepository, portsSessionRepository, hasher, list, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, usecaseAdminSettings, router)
-	factors := mfa.NewFactors(adminAdministration, portsUserRepository, twoFactorRepository, passkeyRepository, verificationRepository, portsSessionRepository, mailer, accountResetPasswordHandler, auditor, clock)
+	factors := mfa.NewFactors(adminAdministration, portsUserRepository, twoFactorRepository, passkeyRepository, verificationRepository, portsSessionRepository, mailer, accountPasswords, auditor, clock)
+	applicationMFA := application.MFA{
+		TwoFactor: twoFactor,
+		Passkeys:  mfaPasskeys,
+		Factors:   factors,
+	}
+	organizationOrganizationSettings := organizationSettings(cfg)
+	organizations := organization.NewOrganizations(organizationRepository, portsUserRepository, portsSessionRepository, mailer, auditor, passkeyRepository, idGenerator, clock, organizationOrganizationSettings)
 	memberships := admin.NewMemberships(adminAdministration, organizationRepository)
+	spentTokens := gormstore.NewSpentTokens(db)
 	consoleForms := admin.NewConsoleForms(spentTokens, clock)
+	domainPlatformAdmins := platformAdmins(cfg)
+	adminAuditLog := admin.NewAuditLog(auditLog, domainPlatformAdmins)
+	signInStats := gormstore.NewSignInStats(db)
+	dashboard := admin.NewDashboard(portsUserRepository, organizationRepository, domainRepository, portsSessionRepository, signInStats, auditLog, clock, domainPlatformAdmins)
+	applicationAdmin := application.Admin{
+		Administration: adminAdministration,
+		Memberships:    memberships,
+		ConsoleForms:   consoleForms,
+		AuditLog:       adminAuditLog,
+		Dashboard:      dashboard,
+	}
+	serviceKeyRepository := gormstore.NewServiceKeyRepository(db)
 	serviceKeys := servicekey.NewServiceKeys(serviceKeyRepository, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAdminSettings, usecaseAuthSettings)
 	dnsResolver, err := newDNSResolver(cfg)
 	if err != nil {
@@ -596,76 +591,54 @@ func InitializeSQLWithFakes(ctx context.Context, cfg Config, logger *slog.Logger
 	signingKeys := oidc.NewSigningKeys(signingKeyRepository, jose, idGenerator, clock, auditor, usecaseTokenSettings, usecaseAdminSettings)
 	oAuthClientRepository := gormstore.NewOAuthClientRepository(db)
 	oAuthClients := oidc.NewOAuthClients(oAuthClientRepository, auditor, tokenGenerator, idGenerator, clock, usecaseAdminSettings)
+	oAuthGrantRepository := gormstore.NewOAuthGrantRepository(db)
 	oAuthProvider := oidc.NewOAuthProvider(oAuthClientRepository, oAuthGrantRepository, portsUserRepository, portsSessionRepository, events, signingKeys, tokenGenerator, idGenerator, clock, usecaseTokenSettings, usecaseAuthSettings)
+	applicationOIDC := application.OIDC{
+		SigningKeys:   signingKeys,
+		OAuthClients:  oAuthClients,
+		OAuthProvider: oAuthProvider,
+	}
+	federationStateRepository := gormstore.NewFederationStateRepository(db)
 	client := federationClient(clock)
 	settings := federationSettings(usecaseAuthSettings)
-	signIns := federation.NewSignIns(identityProviderRepository, linkedAccountRepository, federationStateRepository, portsUserRepository, portsSessionRepository, verificationRepository, mfaChallengeRepository, client, secretSealer, mailer, auditor, tokenGenerator, idGenerator, clock, settings, logger, router, organizationRepository)
+	federationSignIns := federation.NewSignIns(identityProviderRepository, linkedAccountRepository, federationStateRepository, portsUserRepository, portsSessionRepository, verificationRepository, mfaChallengeRepository, client, secretSealer, mailer, auditor, tokenGenerator, idGenerator, clock, settings, logger, router, organizationRepository)
 	accounts := federation.NewAccounts(identityProviderRepository, linkedAccountRepository, credentialRepository, passkeyRepository, client, secretSealer, auditor, idGenerator, clock, settings, usecaseAdminSettings)
+	applicationFederation := application.Federation{
+		SignIns:   federationSignIns,
+		Accounts:  accounts,
+		Providers: providers,
+	}
 	webhookEndpointRepository := gormstore.NewWebhookEndpointRepository(db)
 	webhookQueue := gormstore.NewWebhookQueue(db)
 	wake := webhook.NewWake()
 	settings2 := webhookSettings(cfg)
 	webhooks := webhook.NewWebhooks(webhookEndpointRepository, webhookQueue, webhookQueue, secretSealer, tokenGenerator, idGenerator, clock, auditor, passkeyRepository, wake, usecaseAdminSettings, usecaseAuthSettings, settings2)
-	fanout := webhook.NewFanout(portsUnitOfWork, outbox, webhookEndpointRepository, webhookQueue, clock, wake)
-	webhookPoster := newWebhookPoster(cfg)
-	portsObserver := observer(metrics)
-	portsWebhookObserver := webhookObserver(portsObserver)
-	sender := webhook.NewSender(portsUnitOfWork, webhookEndpointRepository, webhookQueue, webhookPoster, secretSealer, portsUserRepository, mailer, auditor, idGenerator, clock, portsWebhookObserver, wake, usecaseAdminSettings, settings2)
-	commands := application.Commands{
-		SignUp:            accountSignUpHandler,
-		SignIn:            accountSignInHandler,
-		SignOut:           signOutHandler,
-		Authenticate:      authenticateHandler,
-		RevokeSessions:    revokeSessionsHandler,
-		UpdateUser:        updateUserHandler,
-		ChangePassword:    changePasswordHandler,
-		TwoFactor:         twoFactor,
-		Passkeys:          mfaPasskeys,
-		ChangeEmail:       accountChangeEmailHandler,
-		DeleteUser:        deleteUserHandler,
-		ResetPassword:     accountResetPasswordHandler,
-		VerifyEmail:       verifyEmailHandler,
-		Throttle:          throttleHandler,
-		PurgeExpired:      purgeExpiredHandler,
-		Organizations:     organizations,
-		Administration:    adminAdministration,
-		Factors:           factors,
-		Memberships:       memberships,
-		ConsoleForms:      consoleForms,
-		ServiceKeys:       serviceKeys,
-		Domains:           hostdomainDomains,
-		SigningKeys:       signingKeys,
-		OAuthClients:      oAuthClients,
-		OAuthProvider:     oAuthProvider,
-		Federation:        signIns,
-		LinkedAccounts:    accounts,
-		IdentityProviders: providers,
-		Webhooks:          webhooks,
-		WebhookFanout:     fanout,
-		WebhookSender:     sender,
-	}
 	healthChecker := gormstore.NewHealthChecker(db)
-	readinessHandler := query.NewReadinessHandler(healthChecker)
-	listSessionsHandler := query.NewListSessionsHandler(portsSessionRepository, clock)
-	domainPlatformAdmins := platformAdmins(cfg)
-	auditLogHandler := query.NewAuditLogHandler(auditLog, domainPlatformAdmins)
-	overviewHandler := query.NewOverviewHandler(portsUserRepository, organizationRepository, domainRepository, portsSessionRepository, signInStats, auditLog, clock, domainPlatformAdmins)
-	queries := application.Queries{
-		Readiness:    readinessHandler,
-		ListSessions: listSessionsHandler,
-		AuditLog:     auditLogHandler,
-		Overview:     overviewHandler,
-	}
+	readinessHandler := health.NewReadinessHandler(healthChecker)
 	applicationApplication := &application.Application{
-		Commands: commands,
-		Queries:  queries,
-		Settings: usecaseAuthSettings,
+		Account:       applicationAccount,
+		MFA:           applicationMFA,
+		Organizations: organizations,
+		Admin:         applicationAdmin,
+		ServiceKeys:   serviceKeys,
+		Domains:       hostdomainDomains,
+		OIDC:          applicationOIDC,
+		Federation:    applicationFederation,
+		Webhooks:      webhooks,
+		Readiness:     readinessHandler,
+		Settings:      usecaseAuthSettings,
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
 	database := sqlDatabase(bootstrapSqlStore)
+	portsObserver := observer(metrics)
 	signInCounter := usecase.NewSignInCounter(signInStats, clock, logger)
 	leases := gormstore.NewLeases(db)
-	app, err := newApp(server, applicationApplication, database, cfg, client, metrics, portsObserver, signInCounter, bootstrapRateLimits, bootstrapMailDelivery, outbox, leases, clock)
+	purger := account.NewPurger(portsSessionRepository, verificationRepository, serviceKeyRepository, oAuthGrantRepository, mfaChallengeRepository, webAuthnChallengeRepository, federationStateRepository, signInStats, spentTokens, clock)
+	fanout := webhook.NewFanout(portsUnitOfWork, outbox, webhookEndpointRepository, webhookQueue, clock, wake)
+	webhookPoster := newWebhookPoster(cfg)
+	portsWebhookObserver := webhookObserver(portsObserver)
+	sender := webhook.NewSender(portsUnitOfWork, webhookEndpointRepository, webhookQueue, webhookPoster, secretSealer, portsUserRepository, mailer, auditor, idGenerator, clock, portsWebhookObserver, wake, usecaseAdminSettings, settings2)
+	app, err := newApp(server, applicationApplication, database, cfg, client, metrics, portsObserver, signInCounter, bootstrapRateLimits, bootstrapMailDelivery, outbox, leases, clock, purger, fanout, sender)
 	if err != nil {
 		cleanup5()
 		cleanup4()
@@ -703,9 +676,11 @@ func InitializeMemoryWithFakes(cfg Config, logger *slog.Logger, fakes Fakes) (*A
 		return nil, nil, err
 	}
 	config := httpConfig(cfg, metrics, traceTracerProvider)
+	userRepository := memory.NewUserRepository(db)
+	usecaseSessionCache := sessionCache(cfg)
+	portsUserRepository := memoryUsers(userRepository, usecaseSessionCache)
 	credentialRepository := memory.NewCredentialRepository(db)
 	sessionRepository := memory.NewSessionRepository(db)
-	usecaseSessionCache := sessionCache(cfg)
 	portsSessionRepository := memorySessions(sessionRepository, usecaseSessionCache)
 	verificationRepository := memory.NewVerificationRepository(db)
 	hasher := fakeHasher(fakes)
@@ -727,6 +702,7 @@ func InitializeMemoryWithFakes(cfg Config, logger *slog.Logger, fakes Fakes) (*A
 	}
 	mailer := newMailer(bootstrapMailDelivery)
 	tokenGenerator := system.NewTokenGenerator()
+	jobs, cleanup3 := newJobs(logger, mailer, portsUserRepository)
 	usecaseAuthSettings := authSettings(cfg)
 	identityProviderRepository := memory.NewIdentityProviderRepository(db)
 	domainRepository := memory.NewDomainRepository(db)
@@ -740,47 +716,57 @@ func InitializeMemoryWithFakes(cfg Config, logger *slog.Logger, fakes Fakes) (*A
 	organizationRepository := memory.NewOrganizationRepository(db)
 	events := faultyEvents(fakes, portsUnitOfWork, outbox, eventEncoder, idGenerator, clock, passkeyRepository, linkedAccountRepository, organizationRepository)
 	auditor := faultyAuditor(fakes, auditLog, events, idGenerator, clock)
-	accountSignUpHandler := signUpHandler(credentialRepository, portsSessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, router, auditor)
+	accountRegistration := registration(portsUserRepository, credentialRepository, portsSessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings, router, auditor)
+	portsRateLimiter := rateLimiter(bootstrapRateLimits)
 	mfaChallengeRepository := memory.NewMFAChallengeRepository(db)
-	accountSignInHandler, cleanup3 := signInHandler(credentialRepository, portsSessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, usecaseAuthSettings, logger, mfaChallengeRepository, router, auditor)
-	signOutHandler := account.NewSignOutHandler(portsSessionRepository, events, clock)
-	authenticateHandler := account.NewAuthenticateHandler(portsSessionRepository, usecaseSessionCache, clock, usecaseAuthSettings)
-	revokeSessionsHandler := account.NewRevokeSessionsHandler(portsSessionRepository, events, clock)
-	userRepository := memory.NewUserRepository(db)
-	portsUserRepository := memoryUsers(userRepository, usecaseSessionCache)
-	updateUserHandler := account.NewUpdateUserHandler(portsUserRepository, events, clock)
-	changePasswordHandler := account.NewChangePasswordHandler(credentialRepository, verificationRepository, portsSessionRepository, hasher, list, passkeyRepository, events, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
+	accountSignIns, cleanup4 := signIns(credentialRepository, portsSessionRepository, verificationRepository, hasher, mailer, tokenGenerator, idGenerator, clock, portsRateLimiter, usecaseAuthSettings, logger, mfaChallengeRepository, router, auditor)
+	sessions := account.NewSessions(portsSessionRepository, usecaseSessionCache, events, clock, usecaseAuthSettings)
+	accountProfile := profile(portsUserRepository, credentialRepository, verificationRepository, hasher, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, router, auditor)
+	accountPasswords := passwords(portsUserRepository, credentialRepository, portsSessionRepository, verificationRepository, hasher, list, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings, router, auditor)
+	applicationAccount := application.Account{
+		Registration: accountRegistration,
+		SignIns:      accountSignIns,
+		Sessions:     sessions,
+		Profile:      accountProfile,
+		Passwords:    accountPasswords,
+	}
 	twoFactorRepository := memory.NewTwoFactorRepository(db)
 	twoFactor := mfa.NewTwoFactor(portsUserRepository, credentialRepository, twoFactorRepository, mfaChallengeRepository, verificationRepository, mailer, secretSealer, portsSessionRepository, hasher, passkeyRepository, tokenGenerator, idGenerator, clock, auditor, usecaseAuthSettings)
 	webAuthnChallengeRepository := memory.NewWebAuthnChallengeRepository(db)
 	mfaPasskeySettings := passkeySettings(cfg)
 	mfaPasskeys, err := passkeys(portsUserRepository, passkeyRepository, webAuthnChallengeRepository, portsSessionRepository, auditor, tokenGenerator, idGenerator, clock, usecaseAuthSettings, mfaPasskeySettings, router)
 	if err != nil {
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
-	accountChangeEmailHandler := changeEmailHandler(portsUserRepository, verificationRepository, mailer, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, router, auditor)
-	deleteUserHandler := account.NewDeleteUserHandler(portsUserRepository, credentialRepository, verificationRepository, hasher, mailer, passkeyRepository, events, tokenGenerator, idGenerator, clock, usecaseAuthSettings)
-	jobs, cleanup4 := newJobs(logger, mailer, portsUserRepository)
-	accountResetPasswordHandler := resetPasswordHandler(portsUserRepository, credentialRepository, portsSessionRepository, verificationRepository, hasher, list, mailer, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings, router, auditor)
-	verifyEmailHandler := account.NewVerifyEmailHandler(portsUserRepository, verificationRepository, mailer, events, tokenGenerator, idGenerator, clock, jobs, usecaseAuthSettings)
-	portsRateLimiter := rateLimiter(bootstrapRateLimits)
-	throttleHandler := account.NewThrottleHandler(portsRateLimiter)
-	serviceKeyRepository := memory.NewServiceKeyRepository(db)
-	oAuthGrantRepository := memory.NewOAuthGrantRepository(db)
-	federationStateRepository := memory.NewFederationStateRepository(db)
-	signInStats := memory.NewSignInStats()
-	spentTokens := memory.NewSpentTokens()
-	purgeExpiredHandler := account.NewPurgeExpiredHandler(portsSessionRepository, verificationRepository, serviceKeyRepository, oAuthGrantRepository, mfaChallengeRepository, webAuthnChallengeRepository, federationStateRepository, signInStats, spentTokens, clock)
-	organizationOrganizationSettings := organizationSettings(cfg)
-	organizations := organization.NewOrganizations(organizationRepository, portsUserRepository, portsSessionRepository, mailer, auditor, passkeyRepository, idGenerator, clock, organizationOrganizationSettings)
 	usecaseAdminSettings := adminSettings(cfg)
 	adminAdministration := administration(portsUserRepository, credentialRepository, verificationRepository, portsSessionRepository, hasher, list, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAuthSettings, usecaseAdminSettings, router)
-	factors := mfa.NewFactors(adminAdministration, portsUserRepository, twoFactorRepository, passkeyRepository, verificationRepository, portsSessionRepository, mailer, accountResetPasswordHandler, auditor, clock)
+	factors := mfa.NewFactors(adminAdministration, portsUserRepository, twoFactorRepository, passkeyRepository, verificationRepository, portsSessionRepository, mailer, accountPasswords, auditor, clock)
+	applicationMFA := application.MFA{
+		TwoFactor: twoFactor,
+		Passkeys:  mfaPasskeys,
+		Factors:   factors,
+	}
+	organizationOrganizationSettings := organizationSettings(cfg)
+	organizations := organization.NewOrganizations(organizationRepository, portsUserRepository, portsSessionRepository, mailer, auditor, passkeyRepository, idGenerator, clock, organizationOrganizationSettings)
 	memberships := admin.NewMemberships(adminAdministration, organizationRepository)
+	spentTokens := memory.NewSpentTokens()
 	consoleForms := admin.NewConsoleForms(spentTokens, clock)
+	domainPlatformAdmins := platformAdmins(cfg)
+	adminAuditLog := admin.NewAuditLog(auditLog, domainPlatformAdmins)
+	signInStats := memory.NewSignInStats()
+	dashboard := admin.NewDashboard(portsUserRepository, organizationRepository, domainRepository, portsSessionRepository, signInStats, auditLog, clock, domainPlatformAdmins)
+	applicationAdmin := application.Admin{
+		Administration: adminAdministration,
+		Memberships:    memberships,
+		ConsoleForms:   consoleForms,
+		AuditLog:       adminAuditLog,
+		Dashboard:      dashboard,
+	}
+	serviceKeyRepository := memory.NewServiceKeyRepository(db)
 	serviceKeys := servicekey.NewServiceKeys(serviceKeyRepository, auditor, passkeyRepository, tokenGenerator, idGenerator, clock, usecaseAdminSettings, usecaseAuthSettings)
 	dnsResolver, err := newDNSResolver(cfg)
 	if err != nil {
@@ -806,76 +792,54 @@ func InitializeMemoryWithFakes(cfg Config, logger *slog.Logger, fakes Fakes) (*A
 	signingKeys := oidc.NewSigningKeys(signingKeyRepository, jose, idGenerator, clock, auditor, usecaseTokenSettings, usecaseAdminSettings)
 	oAuthClientRepository := memory.NewOAuthClientRepository(db)
 	oAuthClients := oidc.NewOAuthClients(oAuthClientRepository, auditor, tokenGenerator, idGenerator, clock, usecaseAdminSettings)
+	oAuthGrantRepository := memory.NewOAuthGrantRepository(db)
 	oAuthProvider := oidc.NewOAuthProvider(oAuthClientRepository, oAuthGrantRepository, portsUserRepository, portsSessionRepository, events, signingKeys, tokenGenerator, idGenerator, clock, usecaseTokenSettings, usecaseAuthSettings)
+	applicationOIDC := application.OIDC{
+		SigningKeys:   signingKeys,
+		OAuthClients:  oAuthClients,
+		OAuthProvider: oAuthProvider,
+	}
+	federationStateRepository := memory.NewFederationStateRepository(db)
 	client := federationClient(clock)
 	settings := federationSettings(usecaseAuthSettings)
-	signIns := federation.NewSignIns(identityProviderRepository, linkedAccountRepository, federationStateRepository, portsUserRepository, portsSessionRepository, verificationRepository, mfaChallengeRepository, client, secretSealer, mailer, auditor, tokenGenerator, idGenerator, clock, settings, logger, router, organizationRepository)
+	federationSignIns := federation.NewSignIns(identityProviderRepository, linkedAccountRepository, federationStateRepository, portsUserRepository, portsSessionRepository, verificationRepository, mfaChallengeRepository, client, secretSealer, mailer, auditor, tokenGenerator, idGenerator, clock, settings, logger, router, organizationRepository)
 	accounts := federation.NewAccounts(identityProviderRepository, linkedAccountRepository, credentialRepository, passkeyRepository, client, secretSealer, auditor, idGenerator, clock, settings, usecaseAdminSettings)
+	applicationFederation := application.Federation{
+		SignIns:   federationSignIns,
+		Accounts:  accounts,
+		Providers: providers,
+	}
 	webhookEndpointRepository := memory.NewWebhookEndpointRepository(db)
 	webhookQueue := memory.NewWebhookQueue(db)
 	wake := webhook.NewWake()
 	settings2 := webhookSettings(cfg)
 	webhooks := webhook.NewWebhooks(webhookEndpointRepository, webhookQueue, webhookQueue, secretSealer, tokenGenerator, idGenerator, clock, auditor, passkeyRepository, wake, usecaseAdminSettings, usecaseAuthSettings, settings2)
-	fanout := webhook.NewFanout(portsUnitOfWork, outbox, webhookEndpointRepository, webhookQueue, clock, wake)
-	webhookPoster := newWebhookPoster(cfg)
-	portsObserver := observer(metrics)
-	portsWebhookObserver := webhookObserver(portsObserver)
-	sender := webhook.NewSender(portsUnitOfWork, webhookEndpointRepository, webhookQueue, webhookPoster, secretSealer, portsUserRepository, mailer, auditor, idGenerator, clock, portsWebhookObserver, wake, usecaseAdminSettings, settings2)
-	commands := application.Commands{
-		SignUp:            accountSignUpHandler,
-		SignIn:            accountSignInHandler,
-		SignOut:           signOutHandler,
-		Authenticate:      authenticateHandler,
-		RevokeSessions:    revokeSessionsHandler,
-		UpdateUser:        updateUserHandler,
-		ChangePassword:    changePasswordHandler,
-		TwoFactor:         twoFactor,
-		Passkeys:          mfaPasskeys,
-		ChangeEmail:       accountChangeEmailHandler,
-		DeleteUser:        deleteUserHandler,
-		ResetPassword:     accountResetPasswordHandler,
-		VerifyEmail:       verifyEmailHandler,
-		Throttle:          throttleHandler,
-		PurgeExpired:      purgeExpiredHandler,
-		Organizations:     organizations,
-		Administration:    adminAdministration,
-		Factors:           factors,
-		Memberships:       memberships,
-		ConsoleForms:      consoleForms,
-		ServiceKeys:       serviceKeys,
-		Domains:           hostdomainDomains,
-		SigningKeys:       signingKeys,
-		OAuthClients:      oAuthClients,
-		OAuthProvider:     oAuthProvider,
-		Federation:        signIns,
-		LinkedAccounts:    accounts,
-		IdentityProviders: providers,
-		Webhooks:          webhooks,
-		WebhookFanout:     fanout,
-		WebhookSender:     sender,
-	}
 	healthChecker := memory.NewHealthChecker()
-	readinessHandler := query.NewReadinessHandler(healthChecker)
-	listSessionsHandler := query.NewListSessionsHandler(portsSessionRepository, clock)
-	domainPlatformAdmins := platformAdmins(cfg)
-	auditLogHandler := query.NewAuditLogHandler(auditLog, domainPlatformAdmins)
-	overviewHandler := query.NewOverviewHandler(portsUserRepository, organizationRepository, domainRepository, portsSessionRepository, signInStats, auditLog, clock, domainPlatformAdmins)
-	queries := application.Queries{
-		Readiness:    readinessHandler,
-		ListSessions: listSessionsHandler,
-		AuditLog:     auditLogHandler,
-		Overview:     overviewHandler,
-	}
+	readinessHandler := health.NewReadinessHandler(healthChecker)
 	applicationApplication := &application.Application{
-		Commands: commands,
-		Queries:  queries,
-		Settings: usecaseAuthSettings,
+		Account:       applicationAccount,
+		MFA:           applicationMFA,
+		Organizations: organizations,
+		Admin:         applicationAdmin,
+		ServiceKeys:   serviceKeys,
+		Domains:       hostdomainDomains,
+		OIDC:          applicationOIDC,
+		Federation:    applicationFederation,
+		Webhooks:      webhooks,
+		Readiness:     readinessHandler,
+		Settings:      usecaseAuthSettings,
 	}
 	server := httpapi.NewServer(config, applicationApplication, logger)
 	database := memoryDatabase()
+	portsObserver := observer(metrics)
 	signInCounter := usecase.NewSignInCounter(signInStats, clock, logger)
 	leases := memory.NewLeases()
-	app, err := newApp(server, applicationApplication, database, cfg, client, metrics, portsObserver, signInCounter, bootstrapRateLimits, bootstrapMailDelivery, outbox, leases, clock)
+	purger := account.NewPurger(portsSessionRepository, verificationRepository, serviceKeyRepository, oAuthGrantRepository, mfaChallengeRepository, webAuthnChallengeRepository, federationStateRepository, signInStats, spentTokens, clock)
+	fanout := webhook.NewFanout(portsUnitOfWork, outbox, webhookEndpointRepository, webhookQueue, clock, wake)
+	webhookPoster := newWebhookPoster(cfg)
+	portsWebhookObserver := webhookObserver(portsObserver)
+	sender := webhook.NewSender(portsUnitOfWork, webhookEndpointRepository, webhookQueue, webhookPoster, secretSealer, portsUserRepository, mailer, auditor, idGenerator, clock, portsWebhookObserver, wake, usecaseAdminSettings, settings2)
+	app, err := newApp(server, applicationApplication, database, cfg, client, metrics, portsObserver, signInCounter, bootstrapRateLimits, bootstrapMailDelivery, outbox, leases, clock, purger, fanout, sender)
 	if err != nil {
 		cleanup4()
 		cleanup3()
@@ -895,8 +859,9 @@ func InitializeMemoryWithFakes(cfg Config, logger *slog.Logger, fakes Fakes) (*A
 
 // applicationSet provides every use case. It lives here, not in application,
 // because application may not import wire.
-var applicationSet = wire.NewSet(query.NewReadinessHandler, query.NewListSessionsHandler, signUpHandler,
-	signInHandler, account.NewSignOutHandler, account.NewAuthenticateHandler, account.NewRevokeSessionsHandler, account.NewUpdateUserHandler, account.NewChangePasswordHandler, changeEmailHandler, account.NewDeleteUserHandler, resetPasswordHandler, account.NewVerifyEmailHandler, account.NewThrottleHandler, account.NewPurgeExpiredHandler, mfa.NewTwoFactor, passkeys, organization.NewOrganizations, administration, mfa.NewFactors, wire.Bind(new(mfa.Operators), new(*admin.Administration)), wire.Bind(new(mfa.ResetLinks), new(*account.ResetPasswordHandler)), admin.NewConsoleForms, admin.NewMemberships, servicekey.NewServiceKeys, domains, oidc.NewSigningKeys, oidc.NewOAuthClients, oidc.NewOAuthProvider, query.NewAuditLogHandler, query.NewOverviewHandler, usecase.NewSignInCounter, federation.NewSignIns, federation.NewAccounts, federation.NewProviders, federation.NewRouter, webhook.NewWake, webhook.NewWebhooks, webhook.NewFanout, webhook.NewSender, wire.Struct(new(application.Commands), "*"), wire.Struct(new(application.Queries), "*"), wire.Struct(new(application.Application), "*"),
+var applicationSet = wire.NewSet(health.NewReadinessHandler, registration,
+	signIns, account.NewSessions, profile,
+	passwords, account.NewPurger, mfa.NewTwoFactor, passkeys, organization.NewOrganizations, administration, mfa.NewFactors, wire.Bind(new(mfa.Operators), new(*admin.Administration)), wire.Bind(new(mfa.ResetLinks), new(*account.Passwords)), admin.NewConsoleForms, admin.NewMemberships, servicekey.NewServiceKeys, domains, oidc.NewSigningKeys, oidc.NewOAuthClients, oidc.NewOAuthProvider, admin.NewAuditLog, admin.NewDashboard, usecase.NewSignInCounter, federation.NewSignIns, federation.NewAccounts, federation.NewProviders, federation.NewRouter, webhook.NewWake, webhook.NewWebhooks, webhook.NewFanout, webhook.NewSender, wire.Struct(new(application.Account), "*"), wire.Struct(new(application.MFA), "*"), wire.Struct(new(application.Admin), "*"), wire.Struct(new(application.OIDC), "*"), wire.Struct(new(application.Federation), "*"), wire.Struct(new(application.Application), "*"),
 )
 
 var edgeSet = wire.NewSet(httpConfig, httpapi.NewServer, newApp, system.GeneratorSet, authSettings, passkeySettings, federationSettings, federationClient, wire.Bind(new(ports.FederationClient), new(*federation2.Client)), adminSettings, platformAdmins, organizationSettings, domainSettings, tokenSettings, newDNSResolver, newMailDelivery, newMailer, newJobs, blocklist.Set, rateLimiter, signingkeys.Set, signingkeys.SecretSealerSet, signingSecrets, newMetrics, observer, outboxStats, tracerProvider, webhookSettings, newWebhookPoster, webhookObserver)

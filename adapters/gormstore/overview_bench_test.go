@@ -8,7 +8,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/gatehouse/gatehouse/adapters/gormstore"
-	"github.com/gatehouse/gatehouse/application/query"
+	"github.com/gatehouse/gatehouse/application/admin"
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
 )
@@ -19,7 +19,7 @@ type overviewClock struct{ now time.Time }
 func (c overviewClock) Now() time.Time { return c.now }
 
 // BenchmarkOverview measures the administrators' overview
-// (query.OverviewHandler) with 1,000 and 100,000 users: as many sessions
+// (admin.Dashboard) with 1,000 and 100,000 users: as many sessions
 // (half of them expired), a tenth as many organizations, a hundredth as
 // many domains, as many audit entries, and 90 days of hourly sign-in
 // counts. The overview counts users, organizations and active sessions,
@@ -35,19 +35,19 @@ func BenchmarkOverview(b *testing.B) {
 		users, orgs := gormstore.NewUserRepository(db), gormstore.NewOrganizationRepository(db)
 		domains, sessions := gormstore.NewDomainRepository(db), gormstore.NewSessionRepository(db)
 		stats := gormstore.NewSignInStats(db)
-		h := query.NewOverviewHandler(users, orgs, domains, sessions, stats, gormstore.NewAuditLog(db),
+		h := admin.NewDashboard(users, orgs, domains, sessions, stats, gormstore.NewAuditLog(db),
 			overviewClock{now}, domain.PlatformAdmins{UserIDs: []domain.UserID{"user-00000000"}})
-		admin, err := users.Get(ctx, "user-00000000")
+		operator, err := users.Get(ctx, "user-00000000")
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.Run("overview", func(b *testing.B) {
 			for b.Loop() {
-				o, err := h.Handle(ctx, admin)
+				o, err := h.Overview(ctx, operator)
 				if err != nil {
 					b.Fatal(err)
 				}
-				if o.Users != rows || o.ActiveSessions != rows/2 || len(o.RecentAudit) != query.OverviewAuditEntries {
+				if o.Users != rows || o.ActiveSessions != rows/2 || len(o.RecentAudit) != admin.OverviewAuditEntries {
 					b.Fatalf("%d users, %d active sessions, %d audit entries", o.Users, o.ActiveSessions, len(o.RecentAudit))
 				}
 			}

@@ -18,7 +18,7 @@ import (
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/adapters/memory"
 	"github.com/gatehouse/gatehouse/application"
-	"github.com/gatehouse/gatehouse/application/query"
+	"github.com/gatehouse/gatehouse/application/health"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
@@ -47,7 +47,7 @@ func TestStatusFor_every_kind(t *testing.T) {
 func newTestServer(t *testing.T) (*Server, *strings.Builder) {
 	t.Helper()
 	logs := &strings.Builder{}
-	app := &application.Application{Queries: application.Queries{Readiness: query.NewReadinessHandler(memory.NewHealthChecker())}}
+	app := &application.Application{Readiness: health.NewReadinessHandler(memory.NewHealthChecker())}
 	s := NewServer(edge.Config{BaseURL: "http://localhost:8080", MaxBodyBytes: 4096, SessionCookieName: "gatehouse.session_token", Secrets: []string{"test-secret"}},
 		app, slog.New(slog.NewJSONHandler(logs, nil)))
 	return s, logs

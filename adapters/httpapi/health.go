@@ -4,7 +4,7 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/gatehouse/gatehouse/application/query"
+	"github.com/gatehouse/gatehouse/application/health"
 )
 
 // OKOutput is the liveness answer.
@@ -37,7 +37,7 @@ type ReadinessOutput struct {
 	}
 }
 
-func ready(h *query.ReadinessHandler) func(context.Context, *struct{}) (*ReadinessOutput, error) {
+func ready(h *health.ReadinessHandler) func(context.Context, *struct{}) (*ReadinessOutput, error) {
 	return func(ctx context.Context, _ *struct{}) (*ReadinessOutput, error) {
 		r := h.Handle(ctx)
 		out := &ReadinessOutput{Status: http.StatusOK}

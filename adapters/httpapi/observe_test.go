@@ -16,7 +16,7 @@ import (
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/adapters/memory"
 	"github.com/gatehouse/gatehouse/application"
-	"github.com/gatehouse/gatehouse/application/query"
+	"github.com/gatehouse/gatehouse/application/health"
 )
 
 // newTracedServer builds a Server on memory adapters whose spans end in the
@@ -27,7 +27,7 @@ func newTracedServer(t *testing.T) (*Server, *tracetest.InMemoryExporter, *strin
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
 	t.Cleanup(func() { _ = tp.Shutdown(t.Context()) })
 	logs := &strings.Builder{}
-	app := &application.Application{Queries: application.Queries{Readiness: query.NewReadinessHandler(memory.NewHealthChecker())}}
+	app := &application.Application{Readiness: health.NewReadinessHandler(memory.NewHealthChecker())}
 	s := NewServer(edge.Config{BaseURL: "http://localhost:8080", MaxBodyBytes: 4096, SessionCookieName: "gatehouse.session_token",
 		Secrets: []string{"test-secret"}, Tracer: tp}, app, slog.New(slog.NewJSONHandler(logs, nil)))
 	addErrorRoutes(s)

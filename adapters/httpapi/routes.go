@@ -31,23 +31,23 @@ import (
 // registered (rate rule, error shape, CORS, security, form page:
 // internal/edge.Policy), and NewServer panics if one does not.
 func (s *Server) addRoutes() {
-	cmd, q := s.app.Commands, s.app.Queries
+	app := s.app
+	acc, mfa, adminApp, oid, fed := app.Account, app.MFA, app.Admin, app.OIDC, app.Federation
 	fw := framework.New(s.Kit, framework.Deps{
-		SignUp: cmd.SignUp, SignIn: cmd.SignIn, SignOut: cmd.SignOut, RevokeSessions: cmd.RevokeSessions, ListSessions: q.ListSessions,
-		UpdateUser: cmd.UpdateUser, ChangePassword: cmd.ChangePassword, ChangeEmail: cmd.ChangeEmail, DeleteUser: cmd.DeleteUser,
-		ResetPassword: cmd.ResetPassword, VerifyEmail: cmd.VerifyEmail, TwoFactor: cmd.TwoFactor, Passkeys: cmd.Passkeys,
-		Organizations: cmd.Organizations, Administration: cmd.Administration, SigningKeys: cmd.SigningKeys,
-		Federation: cmd.Federation, LinkedAccounts: cmd.LinkedAccounts, Settings: s.app.Settings,
+		Registration: acc.Registration, SignIns: acc.SignIns, Sessions: acc.Sessions, Profile: acc.Profile, Passwords: acc.Passwords,
+		TwoFactor: mfa.TwoFactor, Passkeys: mfa.Passkeys,
+		Organizations: app.Organizations, Administration: adminApp.Administration, SigningKeys: oid.SigningKeys,
+		Federation: fed.SignIns, LinkedAccounts: fed.Accounts, Settings: app.Settings,
 	})
 	trusted := backend.New(s.Kit, backend.Deps{
-		Administration: cmd.Administration, Factors: cmd.Factors, Organizations: cmd.Organizations, Domains: cmd.Domains,
-		IdentityProviders: cmd.IdentityProviders, Federation: cmd.Federation, LinkedAccounts: cmd.LinkedAccounts, Webhooks: cmd.Webhooks,
+		Administration: adminApp.Administration, Factors: mfa.Factors, Organizations: app.Organizations, Domains: app.Domains,
+		IdentityProviders: fed.Providers, Federation: fed.SignIns, LinkedAccounts: fed.Accounts, Webhooks: app.Webhooks,
 	})
-	provider := oidc.New(s.Kit, cmd.OAuthProvider, framework.Words)
+	provider := oidc.New(s.Kit, oid.OAuthProvider, framework.Words)
 	adm := admin.New(s.Kit, admin.Deps{
-		ServiceKeys: cmd.ServiceKeys, AuditLog: q.AuditLog, Overview: q.Overview, OAuthClients: cmd.OAuthClients,
-		SigningKeys: cmd.SigningKeys, Domains: cmd.Domains, Factors: cmd.Factors, IdentityProviders: cmd.IdentityProviders,
-		Federation: cmd.Federation, LinkedAccounts: cmd.LinkedAccounts, Webhooks: cmd.Webhooks,
+		ServiceKeys: app.ServiceKeys, AuditLog: adminApp.AuditLog, Overview: adminApp.Dashboard, OAuthClients: oid.OAuthClients,
+		SigningKeys: oid.SigningKeys, Domains: app.Domains, Factors: mfa.Factors, IdentityProviders: fed.Providers,
+		Federation: fed.SignIns, LinkedAccounts: fed.Accounts, Webhooks: app.Webhooks,
 	}, func(actor domain.ActorType, code string) string {
 		if c, ok := backend.AuditCode(actor, code); ok {
 			return c // a service key called the trusted API
@@ -68,7 +68,7 @@ func (s *Server) addRoutes() {
 		Responses: map[string]*huma.Response{
 			"503": {Description: "A dependency is down; the body says which."},
 		},
-	}, edge.RateNone), edge.ProblemWords), ready(q.Readiness), edge.ContractBackend)
+	}, edge.RateNone), edge.ProblemWords), ready(app.Readiness), edge.ContractBackend)
 
 	// The authentication framework (/api/auth, Better Auth's wire).
 	fw.AddFrameworkRoutes()    // sign-up, sign-in, sessions, account, verification, reset
@@ -107,18 +107,18 @@ func (s *Server) addRoutes() {
 	// The HTML surfaces for people, on one shell (internal/shell): the
 	// admin console (/console: a platform administrator's pages) and the
 	// self-service account pages (/account: every signed-in user's own).
-	sh := shell.New(s.Kit, shell.Deps{Forms: s.app.Commands.ConsoleForms})
+	sh := shell.New(s.Kit, shell.Deps{Forms: adminApp.ConsoleForms})
 	console.New(s.Kit, sh, console.Deps{
-		Administration: cmd.Administration, Factors: cmd.Factors, Memberships: cmd.Memberships, LinkedAccounts: cmd.LinkedAccounts,
-		Organizations: cmd.Organizations, Domains: cmd.Domains, ServiceKeys: cmd.ServiceKeys, OAuthClients: cmd.OAuthClients,
-		SigningKeys: cmd.SigningKeys, IdentityProviders: cmd.IdentityProviders, Federation: cmd.Federation, Webhooks: cmd.Webhooks,
-		AuditLog: q.AuditLog, Overview: q.Overview,
+		Administration: adminApp.Administration, Factors: mfa.Factors, Memberships: adminApp.Memberships, LinkedAccounts: fed.Accounts,
+		Organizations: app.Organizations, Domains: app.Domains, ServiceKeys: app.ServiceKeys, OAuthClients: oid.OAuthClients,
+		SigningKeys: oid.SigningKeys, IdentityProviders: fed.Providers, Federation: fed.SignIns, Webhooks: app.Webhooks,
+		AuditLog: adminApp.AuditLog, Overview: adminApp.Dashboard,
 	}).AddConsoleRoutes()
 	account.New(s.Kit, sh, account.Deps{
-		UpdateUser: cmd.UpdateUser, ChangeEmail: cmd.ChangeEmail, ChangePassword: cmd.ChangePassword, DeleteUser: cmd.DeleteUser,
-		TwoFactor: cmd.TwoFactor, Passkeys: cmd.Passkeys, ListSessions: q.ListSessions, RevokeSessions: cmd.RevokeSessions,
-		Organizations: cmd.Organizations, LinkedAccounts: cmd.LinkedAccounts, Federation: cmd.Federation,
-		IdentityProviders: cmd.IdentityProviders,
+		Profile: acc.Profile, Passwords: acc.Passwords, Sessions: acc.Sessions,
+		TwoFactor: mfa.TwoFactor, Passkeys: mfa.Passkeys,
+		Organizations: app.Organizations, LinkedAccounts: fed.Accounts, Federation: fed.SignIns,
+		IdentityProviders: fed.Providers,
 	}).AddAccountRoutes()
 
 	// Outside the contracts: the documents and the explorer. The framework's

@@ -72,11 +72,11 @@ func NewServer(cfg edge.Config, app *application.Application, logger *slog.Logge
 	// Every line logged with a request's context names the request (and
 	// its trace), whichever logger writes it.
 	logger = slog.New(edge.LogHandler(logger.Handler()))
-	kit := edge.NewKit(engine, cfg, edge.Deps{Sessions: app.Commands.Authenticate, ServiceKeys: app.Commands.ServiceKeys,
-		Admins: app.Commands.Administration, Throttle: app.Commands.Throttle, SessionLifetime: app.Settings.Sessions.Lifetime}, logger)
+	kit := edge.NewKit(engine, cfg, edge.Deps{Sessions: app.Account.Sessions, ServiceKeys: app.ServiceKeys,
+		Admins: app.Admin.Administration, Throttle: app.Account.SignIns, SessionLifetime: app.Settings.Sessions.Lifetime}, logger)
 	s := &Server{Kit: kit, app: app, engine: engine, pages: pages.New(kit, framework.ErrorCode, pages.Deps{
-		OAuthProvider:     app.Commands.OAuthProvider,
-		IdentityProviders: app.Commands.IdentityProviders, Federation: app.Commands.Federation})}
+		OAuthProvider:     app.OIDC.OAuthProvider,
+		IdentityProviders: app.Federation.Providers, Federation: app.Federation.SignIns})}
 
 	engine.Use(
 		s.RoutePolicy(), // first: every middleware after it, and the error renderers, read the route's policy

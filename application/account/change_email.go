@@ -6,7 +6,6 @@ import (
 
 	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
-	"github.com/gatehouse/gatehouse/ports"
 )
 
 // ChangeEmail asks to move the signed-in user's account to a new address.
@@ -18,40 +17,15 @@ type ChangeEmail struct {
 	CallbackURL string
 }
 
-// ChangeEmailHandler handles ChangeEmail.
-type ChangeEmailHandler struct {
-	users    ports.UserRepository
-	links    usecase.LinkSender
-	stepUp   usecase.StepUp
-	settings usecase.AuthSettings
-	sso      usecase.SSOGate
-}
-
-// UseSSO refuses to move an account to an address that policy sends to its
-// organization's identity provider: the account would come to that address
-// with a password and a session the organization never vouched for.
-func (h *ChangeEmailHandler) UseSSO(policy usecase.SSOPolicy, audit usecase.Auditor) *ChangeEmailHandler {
-	h.sso = usecase.NewSSOGate(policy, audit)
-	return h
-}
-
-// NewChangeEmailHandler returns a ChangeEmailHandler.
-func NewChangeEmailHandler(users ports.UserRepository, verifications ports.VerificationRepository, mailer ports.Mailer,
-	passkeys ports.PasskeyRepository, tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock, settings usecase.AuthSettings) *ChangeEmailHandler {
-	usecase.MustHave(users, verifications, mailer, passkeys, tokens, ids, clock)
-	return &ChangeEmailHandler{users: users, settings: settings, links: usecase.NewLinkSender(verifications, mailer, tokens, ids, clock, settings),
-		stepUp: usecase.NewStepUp(passkeys, clock, settings.StepUpWindow)}
-}
-
 var errEmailIsTheSame = domain.Invalid("email_change.same_address", "Email is the same",
 	domain.FieldViolation{Field: "newEmail", Message: "is the account's current address"})
 
-// Handle mails a verification link to the new address. The session must be
+// ChangeEmail mails a verification link to the new address. The session must be
 // fresh (a recent sign-in), and a user with a second factor must have proven
 // it recently (step-up): moving the account's address moves who can reset
 // its password. An address that already has an account gets no mail, and
 // the caller is not told.
-func (h *ChangeEmailHandler) Handle(ctx context.Context, cmd ChangeEmail) error {
+func (h *Profile) ChangeEmail(ctx context.Context, cmd ChangeEmail) error {
 	email, err := domain.NewEmail(cmd.NewEmail)
 	if err != nil {
 		var de *domain.Error

@@ -5,7 +5,6 @@ import (
 
 	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
-	"github.com/gatehouse/gatehouse/ports"
 )
 
 // ChangePassword replaces the signed-in user's password. The current password
@@ -25,37 +24,12 @@ type ChangePasswordResult struct {
 	Token   string
 }
 
-// ChangePasswordHandler handles ChangePassword.
-type ChangePasswordHandler struct {
-	credentials   ports.CredentialRepository
-	verifications ports.VerificationRepository
-	hasher        ports.PasswordHasher
-	blocklist     ports.PasswordBlocklist
-	issuer        usecase.SessionIssuer
-	revoker       usecase.SessionRevoker
-	check         usecase.PasswordCheck
-	stepUp        usecase.StepUp
-	settings      usecase.AuthSettings
-}
-
-// NewChangePasswordHandler returns a ChangePasswordHandler.
-func NewChangePasswordHandler(credentials ports.CredentialRepository, verifications ports.VerificationRepository, sessions ports.SessionRepository,
-	hasher ports.PasswordHasher, blocklist ports.PasswordBlocklist, passkeys ports.PasskeyRepository, events *usecase.Events, tokens ports.TokenGenerator,
-	ids ports.IDGenerator, clock ports.Clock, settings usecase.AuthSettings) *ChangePasswordHandler {
-	usecase.MustHave(credentials, verifications, sessions, hasher, blocklist, passkeys, tokens, ids, clock)
-	return &ChangePasswordHandler{credentials: credentials, verifications: verifications, hasher: hasher, blocklist: blocklist, settings: settings,
-		issuer:  usecase.NewSessionIssuer(sessions, events, tokens, ids, clock, settings.Sessions),
-		revoker: usecase.NewSessionRevoker(sessions, events, clock),
-		check:   usecase.NewPasswordCheck(credentials, hasher, clock, settings.Lockout),
-		stepUp:  usecase.NewStepUp(passkeys, clock, settings.StepUpWindow)}
-}
-
-// Handle asks a user with a second factor to have proven it recently
+// ChangePassword asks a user with a second factor to have proven it recently
 // (step-up, before the password is tried), checks the current password (a
 // wrong one counts towards the lockout), checks the new one against the policy, stores its hash,
 // forgets every trusted browser of the user (usecase.ForgetTrustedBrowsers) and,
 // when asked, ends every session and starts a new one for this device.
-func (h *ChangePasswordHandler) Handle(ctx context.Context, cmd ChangePassword) (*ChangePasswordResult, error) {
+func (h *Passwords) ChangePassword(ctx context.Context, cmd ChangePassword) (*ChangePasswordResult, error) {
 	u := cmd.Principal.User
 	if err := h.settings.Passwords.Check("newPassword", cmd.NewPassword, h.blocklist.Contains, h.settings.PasswordContext(u.Email(), u.Name())...); err != nil {
 		return nil, err

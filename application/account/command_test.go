@@ -31,7 +31,7 @@ func TestSignIn_rehashes_imported_hashes(t *testing.T) {
 			if err := w.Creds.Update(t.Context(), u.ID(), func(c *domain.Credential) error { c.SetHash(tt.hash, w.Clock.Now()); return nil }); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := w.SignIn.Handle(t.Context(), account.SignIn{Email: "ada@example.com", Password: "password123", RememberMe: true}); err != nil {
+			if _, err := w.SignIns.SignIn(t.Context(), account.SignIn{Email: "ada@example.com", Password: "password123", RememberMe: true}); err != nil {
 				t.Fatalf("sign-in with the imported hash: %v", err)
 			}
 			c, err := w.Creds.Get(t.Context(), u.ID())
@@ -41,7 +41,7 @@ func TestSignIn_rehashes_imported_hashes(t *testing.T) {
 			if !strings.HasPrefix(c.Hash(), "$argon2id$") {
 				t.Fatalf("hash after sign-in = %q, want argon2id", c.Hash()[:12])
 			}
-			if _, err := w.SignIn.Handle(t.Context(), account.SignIn{Email: "ada@example.com", Password: "password123"}); err != nil {
+			if _, err := w.SignIns.SignIn(t.Context(), account.SignIn{Email: "ada@example.com", Password: "password123"}); err != nil {
 				t.Fatalf("sign-in after rehash: %v", err)
 			}
 		})
@@ -54,19 +54,19 @@ func TestSignIn_lockout_and_cooldown(t *testing.T) {
 	bad := account.SignIn{Email: "ada@example.com", Password: "wrong password"}
 	good := account.SignIn{Email: "ada@example.com", Password: usecasetest.Password}
 	for range 3 {
-		_, err := w.SignIn.Handle(t.Context(), bad)
+		_, err := w.SignIns.SignIn(t.Context(), bad)
 		usecasetest.MustCode(t, err, "auth.invalid_credentials")
 	}
-	_, err := w.SignIn.Handle(t.Context(), good)
+	_, err := w.SignIns.SignIn(t.Context(), good)
 	usecasetest.MustCode(t, err, "auth.invalid_credentials") // locked: the right password is refused alike
 	w.Clock.Advance(15 * time.Minute)
-	if _, err := w.SignIn.Handle(t.Context(), good); err != nil {
+	if _, err := w.SignIns.SignIn(t.Context(), good); err != nil {
 		t.Fatalf("after the cooldown: %v", err)
 	}
 	for range 2 {
-		_, _ = w.SignIn.Handle(t.Context(), bad)
+		_, _ = w.SignIns.SignIn(t.Context(), bad)
 	}
-	if _, err := w.SignIn.Handle(t.Context(), good); err != nil {
+	if _, err := w.SignIns.SignIn(t.Context(), good); err != nil {
 		t.Fatalf("success resets the count, so 2 failures do not lock: %v", err)
 	}
 }
@@ -74,7 +74,7 @@ func TestSignIn_lockout_and_cooldown(t *testing.T) {
 func TestSignUp_taken_address_is_not_revealed_when_verification_is_required(t *testing.T) {
 	w := usecasetest.NewWorld(t, true)
 	first := w.MustSignUp(t, "ada@example.com")
-	second, err := w.SignUp.Handle(t.Context(), account.SignUp{Name: "Eve", Email: "ADA@example.com", Password: usecasetest.Password})
+	second, err := w.Registration.SignUp(t.Context(), account.SignUp{Name: "Eve", Email: "ADA@example.com", Password: usecasetest.Password})
 	if err != nil {
 		t.Fatalf("second sign-up: %v", err)
 	}
@@ -82,51 +82,51 @@ func TestSignUp_taken_address_is_not_revealed_when_verification_is_required(t *t
 		t.Fatalf("tokens %q %q, ids %s %s", first.Token, second.Token, first.User.ID(), second.User.ID())
 	}
 	w.Mail.Last(t, domain.MailAccountExists)
-	_, err = w.SignIn.Handle(t.Context(), account.SignIn{Email: "ada@example.com", Password: usecasetest.Password})
+	_, err = w.SignIns.SignIn(t.Context(), account.SignIn{Email: "ada@example.com", Password: usecasetest.Password})
 	usecasetest.MustCode(t, err, "auth.email_not_verified")
 }
 
 func TestSignUp_taken_address_is_422_code_without_verification(t *testing.T) {
 	w := usecasetest.NewWorld(t, false)
 	w.MustSignUp(t, "ada@example.com")
-	_, err := w.SignUp.Handle(t.Context(), account.SignUp{Name: "Eve", Email: "ada@example.com", Password: usecasetest.Password})
+	_, err := w.Registration.SignUp(t.Context(), account.SignUp{Name: "Eve", Email: "ada@example.com", Password: usecasetest.Password})
 	usecasetest.MustCode(t, err, "user.email_exists")
 }
 
 func TestAuthenticate_refresh_and_expiry(t *testing.T) {
 	w := usecasetest.NewWorld(t, false)
 	res := w.MustSignUp(t, "ada@example.com")
-	got, err := w.Auth.Handle(t.Context(), account.Authenticate{Token: res.Token, Refresh: true})
+	got, err := w.Sessions.Authenticate(t.Context(), account.Authenticate{Token: res.Token, Refresh: true})
 	if err != nil || got.Refreshed {
 		t.Fatalf("fresh session: refreshed=%v err=%v", got != nil && got.Refreshed, err)
 	}
 	w.Clock.Advance(25 * time.Hour)
-	got, err = w.Auth.Handle(t.Context(), account.Authenticate{Token: res.Token, Refresh: true})
+	got, err = w.Sessions.Authenticate(t.Context(), account.Authenticate{Token: res.Token, Refresh: true})
 	if err != nil || !got.Refreshed || !got.Session.ExpiresAt().Equal(w.Clock.Now().Add(7*24*time.Hour)) {
 		t.Fatalf("after a day: %+v, %v", got, err)
 	}
 	w.Clock.Advance(7*24*time.Hour + time.Second)
-	_, err = w.Auth.Handle(t.Context(), account.Authenticate{Token: res.Token})
+	_, err = w.Sessions.Authenticate(t.Context(), account.Authenticate{Token: res.Token})
 	usecasetest.MustCode(t, err, "UNAUTHORIZED")
 }
 
 func TestResetPassword_link_works_once_and_ends_sessions(t *testing.T) {
 	w := usecasetest.NewWorld(t, false)
 	res := w.MustSignUp(t, "ada@example.com")
-	if err := w.Reset.Request(t.Context(), account.RequestPasswordReset{Email: "ada@example.com"}); err != nil {
+	if err := w.Passwords.RequestPasswordReset(t.Context(), account.RequestPasswordReset{Email: "ada@example.com"}); err != nil {
 		t.Fatal(err)
 	}
 	w.Settle(t)
 	link := w.Mail.Last(t, domain.MailResetPassword).Link
 	token := link[strings.LastIndex(link, "/")+1:]
-	usecasetest.MustCode(t, w.Reset.Reset(t.Context(), account.ResetPassword{Token: token, NewPassword: "short"}), domain.CodePasswordTooShort)
-	if err := w.Reset.Reset(t.Context(), account.ResetPassword{Token: token, NewPassword: "a new long passphrase"}); err != nil {
+	usecasetest.MustCode(t, w.Passwords.ResetPassword(t.Context(), account.ResetPassword{Token: token, NewPassword: "short"}), domain.CodePasswordTooShort)
+	if err := w.Passwords.ResetPassword(t.Context(), account.ResetPassword{Token: token, NewPassword: "a new long passphrase"}); err != nil {
 		t.Fatalf("a refused password must leave the link working: %v", err)
 	}
-	usecasetest.MustCode(t, w.Reset.Reset(t.Context(), account.ResetPassword{Token: token, NewPassword: "another passphrase"}), "password_reset.invalid_token")
-	_, err := w.Auth.Handle(t.Context(), account.Authenticate{Token: res.Token})
+	usecasetest.MustCode(t, w.Passwords.ResetPassword(t.Context(), account.ResetPassword{Token: token, NewPassword: "another passphrase"}), "password_reset.invalid_token")
+	_, err := w.Sessions.Authenticate(t.Context(), account.Authenticate{Token: res.Token})
 	usecasetest.MustCode(t, err, "UNAUTHORIZED")
-	if err := w.Reset.Request(t.Context(), account.RequestPasswordReset{Email: "nobody@example.com"}); err != nil {
+	if err := w.Passwords.RequestPasswordReset(t.Context(), account.RequestPasswordReset{Email: "nobody@example.com"}); err != nil {
 		t.Fatalf("unknown address: %v", err)
 	}
 }
@@ -134,11 +134,11 @@ func TestResetPassword_link_works_once_and_ends_sessions(t *testing.T) {
 func TestResetPassword_expired_link_is_refused(t *testing.T) {
 	w := usecasetest.NewWorld(t, false)
 	w.MustSignUp(t, "ada@example.com")
-	if err := w.Reset.Request(t.Context(), account.RequestPasswordReset{Email: "ada@example.com"}); err != nil {
+	if err := w.Passwords.RequestPasswordReset(t.Context(), account.RequestPasswordReset{Email: "ada@example.com"}); err != nil {
 		t.Fatal(err)
 	}
 	w.Settle(t)
 	link := w.Mail.Last(t, domain.MailResetPassword).Link
 	w.Clock.Advance(time.Hour)
-	usecasetest.MustCode(t, w.Reset.Reset(t.Context(), account.ResetPassword{Token: link[strings.LastIndex(link, "/")+1:], NewPassword: "a new long passphrase"}), "password_reset.invalid_token")
+	usecasetest.MustCode(t, w.Passwords.ResetPassword(t.Context(), account.ResetPassword{Token: link[strings.LastIndex(link, "/")+1:], NewPassword: "a new long passphrase"}), "password_reset.invalid_token")
 }

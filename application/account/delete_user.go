@@ -7,7 +7,6 @@ import (
 
 	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
-	"github.com/gatehouse/gatehouse/ports"
 )
 
 // DeleteUser deletes the signed-in user's account, proven by their password
@@ -26,34 +25,11 @@ type DeleteUserResult struct {
 	MailSent bool
 }
 
-// DeleteUserHandler handles DeleteUser.
-type DeleteUserHandler struct {
-	users         ports.UserRepository
-	credentials   ports.CredentialRepository
-	verifications ports.VerificationRepository
-	hasher        ports.PasswordHasher
-	links         usecase.LinkSender
-	stepUp        usecase.StepUp
-	clock         ports.Clock
-	settings      usecase.AuthSettings
-	events        *usecase.Events
-}
-
-// NewDeleteUserHandler returns a DeleteUserHandler.
-func NewDeleteUserHandler(users ports.UserRepository, credentials ports.CredentialRepository, verifications ports.VerificationRepository,
-	hasher ports.PasswordHasher, mailer ports.Mailer, passkeys ports.PasskeyRepository, events *usecase.Events, tokens ports.TokenGenerator,
-	ids ports.IDGenerator, clock ports.Clock, settings usecase.AuthSettings) *DeleteUserHandler {
-	usecase.MustHave(users, credentials, verifications, hasher, mailer, passkeys, tokens, ids, clock)
-	return &DeleteUserHandler{users: users, credentials: credentials, verifications: verifications, hasher: hasher, events: events,
-		clock: clock, settings: settings, links: usecase.NewLinkSender(verifications, mailer, tokens, ids, clock, settings),
-		stepUp: usecase.NewStepUp(passkeys, clock, settings.StepUpWindow)}
-}
-
-// Handle deletes the account (its sessions, password and links go with it)
+// DeleteUser deletes the account (its sessions, password and links go with it)
 // or mails a confirmation link. A user with a second factor must have
 // proven it recently (step-up), on every path: before the password is
 // tried, the token used up or the mail sent.
-func (h *DeleteUserHandler) Handle(ctx context.Context, cmd DeleteUser) (*DeleteUserResult, error) {
+func (h *Profile) DeleteUser(ctx context.Context, cmd DeleteUser) (*DeleteUserResult, error) {
 	u := cmd.Principal.User
 	if err := h.stepUp.Require(ctx, cmd.Principal); err != nil {
 		return nil, err
@@ -91,7 +67,7 @@ func (h *DeleteUserHandler) Handle(ctx context.Context, cmd DeleteUser) (*Delete
 
 // delete deletes u with its user.deleted event, whose data is u as it was.
 // Its sessions go with it, without events of their own.
-func (h *DeleteUserHandler) delete(ctx context.Context, u *domain.User) error {
+func (h *Profile) delete(ctx context.Context, u *domain.User) error {
 	return h.events.Do(ctx, func(ctx context.Context, emit usecase.Emit) error {
 		emit(domain.EventUserDeleted, u)
 		return h.users.Delete(ctx, u.ID())
@@ -99,7 +75,7 @@ func (h *DeleteUserHandler) delete(ctx context.Context, u *domain.User) error {
 }
 
 // consume uses up a confirmation token, which must be the user's own.
-func (h *DeleteUserHandler) consume(ctx context.Context, userID domain.UserID, token string) error {
+func (h *Profile) consume(ctx context.Context, userID domain.UserID, token string) error {
 	v, err := h.verifications.Consume(ctx, domain.PurposeDeleteUser, domain.HashToken(token))
 	if errors.Is(err, domain.ErrNotFound) {
 		return errInvalidDeleteToken

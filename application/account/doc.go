@@ -1,19 +1,26 @@
 // Package account holds the account and session use cases of the
-// authentication framework: sign up, sign in (with its throttle and the
-// failed attempts it records), authenticate, sign out, revoke sessions,
-// change e-mail and password, update and delete user, verify e-mail, reset
-// password, and purge what has expired. The second factors a sign-in may
-// ask for are the mfa package's.
+// authentication framework, as services by role: Registration (sign up,
+// send and check e-mail verification links), SignIns (sign in, with the
+// failed attempts it records after the answer, and the request throttle),
+// Sessions (authenticate and refresh, sign out, list and revoke sessions),
+// Profile (update the user, change e-mail, delete the user) and Passwords
+// (change password, request and complete a reset, set-password links). The
+// second factors a sign-in may ask for are the mfa package's.
 //
-// Style: a handler per use case, the older of the two styles application's
-// doc.go names; the context becomes services by role (registration,
-// sign-in, sessions, profile, credentials) in a change of its own that
-// moves every call site at once. A use case is a command struct named for
-// it (SignUp), a FooHandler struct holding only the ports it uses, a
-// NewFooHandler(ports..., settings) constructor that panics on a nil
-// dependency (usecase.MustHave: a wiring bug), and one method
-// Handle(ctx, cmd Foo) (*FooResult, error); a handler whose use case has
-// two steps (ResetPasswordHandler's Request and Reset) names each.
+// Style: the one application's doc.go names. Each service is a struct
+// holding only the ports it uses, built by NewX(ports..., settings), which
+// panics on a nil dependency (usecase.MustHave: a wiring bug), with options
+// set after (UseSSO, UseSecondFactor, Observe); one exported method per use
+// case, taking ctx and a command struct named for the use case (SignUp,
+// ChangeEmail) and returning its result struct (SignUpResult) or a domain
+// error. A new use case is a new method on its role's service.
+//
+// Purger is account's one worker: the purge job of bootstrap's job list
+// runs its PurgeExpired, one pass over every table whose rows expire
+// (sessions, links, service-key secrets, the OpenID provider's codes and
+// grants, challenges, sign-in counts, spent form tokens), through each
+// store's port. It lives here because sessions and links, the rows most of
+// it removes, are account's.
 //
 // Errors are domain errors: a kind, a neutral code and a bare field name,
 // which each contract package maps to its own wire vocabulary. Tests are

@@ -5,16 +5,16 @@ import (
 	"github.com/gatehouse/gatehouse/ports"
 )
 
-// Observe makes the handler count each sign-in by its outcome in o.
-func (h *SignInHandler) Observe(o ports.Observer) *SignInHandler {
+// Observe makes the service count each sign-in by its outcome in o.
+func (h *SignIns) Observe(o ports.Observer) *SignIns {
 	usecase.MustHave(o)
 	h.observer = o
 	return h
 }
 
-// CountSignIns makes the handler record each sign-in's outcome in c, the
+// CountSignIns makes the service record each sign-in's outcome in c, the
 // durable counts every replica shares (see usecase.SignInCounter).
-func (h *SignInHandler) CountSignIns(c *usecase.SignInCounter) *SignInHandler {
+func (h *SignIns) CountSignIns(c *usecase.SignInCounter) *SignIns {
 	usecase.MustHave(c)
 	h.counter = c
 	return h

@@ -17,7 +17,7 @@ import (
 func TestSignIn_outcomes_are_counted(t *testing.T) {
 	w := usecasetest.NewWorld(t, false)
 	m := metrics.New(metrics.Options{})
-	w.SignIn.Observe(m)
+	w.SignIns.Observe(m)
 	w.MustSignUp(t, "ada@example.com")
 	w.MustSignUp(t, "bob@example.com")
 	bob := mustUserID(t, w, "bob@example.com")
@@ -42,7 +42,7 @@ func TestSignIn_outcomes_are_counted(t *testing.T) {
 	}
 	want := map[ports.SignInOutcome]float64{}
 	for i, s := range steps {
-		_, _ = w.SignIn.Handle(t.Context(), account.SignIn{Email: s.email, Password: s.password})
+		_, _ = w.SignIns.SignIn(t.Context(), account.SignIn{Email: s.email, Password: s.password})
 		w.Settle(t) // the failed attempts are written after the answer
 		want[s.want]++
 		for _, o := range []ports.SignInOutcome{ports.SignInSuccess, ports.SignInFailure, ports.SignInLocked, ports.SignInBanned, ports.SignInError} {
@@ -58,9 +58,9 @@ func TestSignIn_outcomes_are_counted(t *testing.T) {
 func TestSignIn_unverified_outcome_is_counted(t *testing.T) {
 	w := usecasetest.NewWorld(t, true)
 	m := metrics.New(metrics.Options{})
-	w.SignIn.Observe(m)
+	w.SignIns.Observe(m)
 	w.MustSignUp(t, "ada@example.com")
-	_, err := w.SignIn.Handle(t.Context(), account.SignIn{Email: "ada@example.com", Password: usecasetest.Password})
+	_, err := w.SignIns.SignIn(t.Context(), account.SignIn{Email: "ada@example.com", Password: usecasetest.Password})
 	usecasetest.MustCode(t, err, "auth.email_not_verified")
 	if got := usecasetest.SignIns(t, m, ports.SignInPassword, ports.SignInEmailNotVerified); got != 1 {
 		t.Fatalf("email_not_verified = %v, want 1", got)

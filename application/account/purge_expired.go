@@ -2,42 +2,7 @@ package account
 
 import (
 	"context"
-	"time"
-
-	"github.com/gatehouse/gatehouse/application/usecase"
-	"github.com/gatehouse/gatehouse/ports"
 )
-
-// PurgeExpiredHandler removes expired sessions, one-time links,
-// rotated-out service-key secrets and the OpenID provider's expired codes,
-// grants and refresh tokens, second-factor and WebAuthn challenges, and the
-// console's spent form tokens, so the tables hold only what can still be
-// used; and the sign-in counts older than SignInCountRetention.
-type PurgeExpiredHandler struct {
-	sessions      ports.SessionRepository
-	verifications ports.VerificationRepository
-	keys          ports.ServiceKeyRepository
-	grants        ports.OAuthGrantRepository
-	challenges    ports.MFAChallengeRepository
-	webauthn      ports.WebAuthnChallengeRepository
-	states        ports.FederationStateRepository
-	signIns       ports.SignInStats
-	spent         ports.SpentTokens
-	clock         ports.Clock
-}
-
-// SignInCountRetention is how long the hourly sign-in counts are kept: the
-// overview shows 30 days, and the rest leaves room to look back further.
-const SignInCountRetention = 90 * 24 * time.Hour
-
-// NewPurgeExpiredHandler returns a PurgeExpiredHandler.
-func NewPurgeExpiredHandler(sessions ports.SessionRepository, verifications ports.VerificationRepository, keys ports.ServiceKeyRepository,
-	grants ports.OAuthGrantRepository, challenges ports.MFAChallengeRepository, webauthn ports.WebAuthnChallengeRepository,
-	states ports.FederationStateRepository, signIns ports.SignInStats, spent ports.SpentTokens, clock ports.Clock) *PurgeExpiredHandler {
-	usecase.MustHave(sessions, verifications, keys, grants, challenges, webauthn, states, signIns, spent, clock)
-	return &PurgeExpiredHandler{sessions: sessions, verifications: verifications, keys: keys, grants: grants, challenges: challenges,
-		webauthn: webauthn, states: states, signIns: signIns, spent: spent, clock: clock}
-}
 
 // Purged counts what a purge removed. OAuth counts authorization codes,
 // grants and refresh tokens together; Challenges the second-factor
@@ -49,8 +14,8 @@ type Purged struct {
 	Sessions, Links, KeySecrets, OAuth, Challenges, SignInCounts, FormTokens int
 }
 
-// Handle deletes what expired before now and says how much.
-func (h *PurgeExpiredHandler) Handle(ctx context.Context) (Purged, error) {
+// PurgeExpired deletes what expired before now and says how much.
+func (h *Purger) PurgeExpired(ctx context.Context) (Purged, error) {
 	now := h.clock.Now()
 	var p Purged
 	var err error

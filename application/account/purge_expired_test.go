@@ -106,10 +106,10 @@ func (s spySpent) DeleteExpired(_ context.Context, at time.Time) (int, error) {
 func TestPurgeExpired_purges_every_kind(t *testing.T) {
 	w := usecasetest.NewWorld(t, false)
 	spy := purgeSpy{}
-	purge := account.NewPurgeExpiredHandler(spySessions{purgeSpy: spy}, spyVerifications{purgeSpy: spy}, spyKeys{purgeSpy: spy},
+	purge := account.NewPurger(spySessions{purgeSpy: spy}, spyVerifications{purgeSpy: spy}, spyKeys{purgeSpy: spy},
 		spyGrants{purgeSpy: spy}, spyChallenges{purgeSpy: spy}, spyWebAuthn{purgeSpy: spy}, spyStates{purgeSpy: spy},
 		spySignIns{purgeSpy: spy}, spySpent{purgeSpy: spy}, w.Clock)
-	p, err := purge.Handle(t.Context())
+	p, err := purge.PurgeExpired(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

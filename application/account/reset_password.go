@@ -7,7 +7,6 @@ import (
 
 	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
-	"github.com/gatehouse/gatehouse/ports"
 )
 
 // RequestPasswordReset asks for a reset link for an address.
@@ -22,53 +21,16 @@ type ResetPassword struct {
 	NewPassword string
 }
 
-// ResetPasswordHandler handles password resets.
-type ResetPasswordHandler struct {
-	users         ports.UserRepository
-	credentials   ports.CredentialRepository
-	verifications ports.VerificationRepository
-	hasher        ports.PasswordHasher
-	blocklist     ports.PasswordBlocklist
-	links         usecase.LinkSender
-	revoker       usecase.SessionRevoker
-	events        *usecase.Events
-	jobs          ports.Jobs
-	clock         ports.Clock
-	settings      usecase.AuthSettings
-	sso           usecase.SSOGate
-}
-
-// UseSSO keeps passwords from the addresses policy sends to their
-// organization's identity provider: no reset link is mailed to them (the
-// request answers as for any address), and a link mailed before the
-// requirement sets no password.
-func (h *ResetPasswordHandler) UseSSO(policy usecase.SSOPolicy, audit usecase.Auditor) *ResetPasswordHandler {
-	h.sso = usecase.NewSSOGate(policy, audit)
-	return h
-}
-
-// NewResetPasswordHandler returns a ResetPasswordHandler.
-func NewResetPasswordHandler(users ports.UserRepository, credentials ports.CredentialRepository, sessions ports.SessionRepository,
-	verifications ports.VerificationRepository, hasher ports.PasswordHasher, blocklist ports.PasswordBlocklist, mailer ports.Mailer,
-	events *usecase.Events, tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock, jobs ports.Jobs,
-	settings usecase.AuthSettings) *ResetPasswordHandler {
-	usecase.MustHave(users, credentials, sessions, verifications, hasher, blocklist, mailer, tokens, ids, clock, jobs)
-	return &ResetPasswordHandler{users: users, credentials: credentials, verifications: verifications,
-		hasher: hasher, blocklist: blocklist, jobs: jobs, clock: clock, settings: settings, events: events,
-		revoker: usecase.NewSessionRevoker(sessions, events, clock),
-		links:   usecase.NewLinkSender(verifications, mailer, tokens, ids, clock, settings)}
-}
-
 var errInvalidResetToken = domain.Invalid("password_reset.invalid_token", "Invalid token", domain.FieldViolation{Field: "token", Message: "is unknown, used or expired"})
 
-// Request mails a reset link when the address has an account, and answers
+// RequestPasswordReset mails a reset link when the address has an account, and answers
 // the same either way. Older reset links stop working.
 //
 // The request only checks the address and queues the rest: the lookup, the
 // link and the mail happen after the answer, so that neither the answer nor
 // its timing tells whether the address has an account (ASVS V6.3). A full
 // queue refuses every address alike.
-func (h *ResetPasswordHandler) Request(ctx context.Context, cmd RequestPasswordReset) error {
+func (h *Passwords) RequestPasswordReset(ctx context.Context, cmd RequestPasswordReset) error {
 	email, err := domain.NewEmail(cmd.Email)
 	if err != nil {
 		return err
@@ -81,18 +43,18 @@ func (h *ResetPasswordHandler) Request(ctx context.Context, cmd RequestPasswordR
 	})
 }
 
-// SendTo mails a reset link to email if it has an account, now rather than
+// SendResetLink mails a reset link to email if it has an account, now rather than
 // from the queue: for an operator who already knows the account (an
 // administrator's "send a password reset"), whose answer reveals nothing.
 // Older reset links stop working.
-func (h *ResetPasswordHandler) SendTo(ctx context.Context, email domain.Email, redirectTo string) error {
+func (h *Passwords) SendResetLink(ctx context.Context, email domain.Email, redirectTo string) error {
 	return h.mailLink(ctx, email, redirectTo)
 }
 
 // mailLink mails a reset link to email if it has an account, unless the
 // address must sign in through its organization's provider
 // (usecase.ErrSSORequired).
-func (h *ResetPasswordHandler) mailLink(ctx context.Context, email domain.Email, redirectTo string) error {
+func (h *Passwords) mailLink(ctx context.Context, email domain.Email, redirectTo string) error {
 	if err := h.sso.Check(ctx, email, "", "", "password-reset.sso-required"); err != nil {
 		return err
 	}
@@ -115,12 +77,12 @@ func (h *ResetPasswordHandler) mailLink(ctx context.Context, email domain.Email,
 	})
 }
 
-// Reset sets the new password. The password is checked before the token is
+// ResetPassword sets the new password. The password is checked before the token is
 // used up, so a refused password leaves the link working. Every session of
 // the user ends: whoever held the old password is signed out, and every
 // trusted browser is forgotten (usecase.ForgetTrustedBrowsers). The lockout is
 // lifted, and the address counts as verified: the link reached it.
-func (h *ResetPasswordHandler) Reset(ctx context.Context, cmd ResetPassword) error {
+func (h *Passwords) ResetPassword(ctx context.Context, cmd ResetPassword) error {
 	if err := h.settings.Passwords.Check("newPassword", cmd.NewPassword, h.blocklist.Contains, h.settings.ProductName); err != nil {
 		return err
 	}
@@ -180,7 +142,7 @@ func (h *ResetPasswordHandler) Reset(ctx context.Context, cmd ResetPassword) err
 // setPassword stores hash as user's password: an account created without
 // a password (by an administrator or the command line) gets its first one
 // through a reset link.
-func (h *ResetPasswordHandler) setPassword(ctx context.Context, user domain.UserID, hash string) error {
+func (h *Passwords) setPassword(ctx context.Context, user domain.UserID, hash string) error {
 	err := h.credentials.Update(ctx, user, func(c *domain.Credential) error {
 		c.SetHash(hash, h.clock.Now())
 		return nil
@@ -198,7 +160,7 @@ func (h *ResetPasswordHandler) setPassword(ctx context.Context, user domain.User
 // and returns the user.
 // Only now, with the link used up, is the user known: a refusal puts the
 // link back, so the user can try another password.
-func (h *ResetPasswordHandler) checkContext(ctx context.Context, v *domain.Verification, password string) (*domain.User, error) {
+func (h *Passwords) checkContext(ctx context.Context, v *domain.Verification, password string) (*domain.User, error) {
 	u, err := h.users.Get(ctx, v.UserID())
 	if errors.Is(err, domain.ErrNotFound) {
 		return nil, errInvalidResetToken
@@ -219,7 +181,7 @@ func (h *ResetPasswordHandler) checkContext(ctx context.Context, v *domain.Verif
 // SetPasswordToken records a reset link for u without mailing it and
 // returns its token: the command line prints it for an administrator who
 // has no password yet.
-func (h *ResetPasswordHandler) SetPasswordToken(ctx context.Context, u *domain.User) (string, error) {
+func (h *Passwords) SetPasswordToken(ctx context.Context, u *domain.User) (string, error) {
 	if _, err := h.verifications.DeleteByUser(ctx, u.ID(), domain.PurposeResetPassword); err != nil {
 		return "", err
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
-	"github.com/gatehouse/gatehouse/ports"
 )
 
 // Authenticate resolves a bearer token to its session.
@@ -25,29 +24,9 @@ type AuthenticateResult struct {
 	Refreshed bool
 }
 
-// AuthenticateHandler handles Authenticate: the hot path of every signed-in
-// request. It costs one indexed query, or none while the session cache
-// keeps a current check of the token (see usecase.SessionCache), plus a
-// write only when an expired session is removed or a session is refreshed
-// (at most once per UpdateAge).
-type AuthenticateHandler struct {
-	sessions ports.SessionRepository
-	cache    *usecase.SessionCache
-	clock    ports.Clock
-	policy   domain.SessionPolicy
-}
-
-// NewAuthenticateHandler returns an AuthenticateHandler. cache may be nil
-// (no cache).
-func NewAuthenticateHandler(sessions ports.SessionRepository, cache *usecase.SessionCache, clock ports.Clock,
-	settings usecase.AuthSettings) *AuthenticateHandler {
-	usecase.MustHave(sessions, clock)
-	return &AuthenticateHandler{sessions: sessions, cache: cache, clock: clock, policy: settings.Sessions}
-}
-
-// Handle returns the live session for the token, or an Unauthenticated error
+// Authenticate returns the live session for the token, or an Unauthenticated error
 // when the token is unknown or its session has expired (which is then deleted).
-func (h *AuthenticateHandler) Handle(ctx context.Context, cmd Authenticate) (*AuthenticateResult, error) {
+func (h *Sessions) Authenticate(ctx context.Context, cmd Authenticate) (*AuthenticateResult, error) {
 	if cmd.Token == "" {
 		return nil, usecase.ErrUnauthorized
 	}
@@ -78,13 +57,13 @@ func (h *AuthenticateHandler) Handle(ctx context.Context, cmd Authenticate) (*Au
 }
 
 // Refresh pushes the expiry of res's remembered session forward when it is
-// due (at most once per UpdateAge), as Handle does when asked: for a caller
+// due (at most once per UpdateAge), as Authenticate does when asked: for a caller
 // that resolved the session first and refreshes it after (get-session).
-func (h *AuthenticateHandler) Refresh(ctx context.Context, res *AuthenticateResult) error {
+func (h *Sessions) Refresh(ctx context.Context, res *AuthenticateResult) error {
 	return h.refresh(ctx, res, h.clock.Now())
 }
 
-func (h *AuthenticateHandler) refresh(ctx context.Context, res *AuthenticateResult, now time.Time) error {
+func (h *Sessions) refresh(ctx context.Context, res *AuthenticateResult, now time.Time) error {
 	s := res.Session
 	if !s.NeedsRefresh(now, h.policy) {
 		return nil
@@ -101,21 +80,9 @@ func (h *AuthenticateHandler) refresh(ctx context.Context, res *AuthenticateResu
 	return nil
 }
 
-// SignOutHandler ends the session of a token.
-type SignOutHandler struct {
-	sessions ports.SessionRepository
-	revoker  usecase.SessionRevoker
-}
-
-// NewSignOutHandler returns a SignOutHandler.
-func NewSignOutHandler(sessions ports.SessionRepository, events *usecase.Events, clock ports.Clock) *SignOutHandler {
-	usecase.MustHave(sessions)
-	return &SignOutHandler{sessions: sessions, revoker: usecase.NewSessionRevoker(sessions, events, clock)}
-}
-
-// Handle deletes the session of token (session.revoked). An unknown token
+// SignOut deletes the session of token (session.revoked). An unknown token
 // is not an error: signing out always succeeds.
-func (h *SignOutHandler) Handle(ctx context.Context, token string) error {
+func (h *Sessions) SignOut(ctx context.Context, token string) error {
 	if token == "" {
 		return nil
 	}
@@ -140,23 +107,10 @@ type RevokeSession struct {
 	Handle string
 }
 
-// RevokeSessionsHandler ends sessions of the signed-in user, each with its
-// session.revoked event.
-type RevokeSessionsHandler struct {
-	sessions ports.SessionRepository
-	revoker  usecase.SessionRevoker
-}
-
-// NewRevokeSessionsHandler returns a RevokeSessionsHandler.
-func NewRevokeSessionsHandler(sessions ports.SessionRepository, events *usecase.Events, clock ports.Clock) *RevokeSessionsHandler {
-	usecase.MustHave(sessions)
-	return &RevokeSessionsHandler{sessions: sessions, revoker: usecase.NewSessionRevoker(sessions, events, clock)}
-}
-
-// One ends the session named by cmd.Handle if it is the principal's; another
+// RevokeSession ends the session named by cmd.Handle if it is the principal's; another
 // user's session, or an unknown one, is left alone without saying so. It
 // reports whether the current session was the one ended.
-func (h *RevokeSessionsHandler) One(ctx context.Context, cmd RevokeSession) (current bool, err error) {
+func (h *Sessions) RevokeSession(ctx context.Context, cmd RevokeSession) (current bool, err error) {
 	owner := cmd.Principal.User.ID()
 	id := domain.SessionID(cmd.Handle)
 	if err := h.revoker.RevokeID(ctx, owner, id); err == nil {
@@ -183,12 +137,12 @@ func (h *RevokeSessionsHandler) One(ctx context.Context, cmd RevokeSession) (cur
 	return s.ID() == cmd.Principal.Session.ID(), nil
 }
 
-// All ends every session of the principal's user, the current one included.
-func (h *RevokeSessionsHandler) All(ctx context.Context, p usecase.Principal) error {
+// RevokeAllSessions ends every session of the principal's user, the current one included.
+func (h *Sessions) RevokeAllSessions(ctx context.Context, p usecase.Principal) error {
 	return h.revoker.RevokeAll(ctx, p.User.ID(), "")
 }
 
-// Others ends every session of the principal's user but the current one.
-func (h *RevokeSessionsHandler) Others(ctx context.Context, p usecase.Principal) error {
+// RevokeOtherSessions ends every session of the principal's user but the current one.
+func (h *Sessions) RevokeOtherSessions(ctx context.Context, p usecase.Principal) error {
 	return h.revoker.RevokeAll(ctx, p.User.ID(), p.Session.ID())
 }

@@ -3,7 +3,6 @@ package account
 import (
 	"context"
 	"errors"
-	"log/slog"
 
 	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
@@ -36,61 +35,14 @@ type SignInResult struct {
 	TrustRefused bool
 }
 
-// SignInHandler handles SignIn.
-type SignInHandler struct {
-	credentials ports.CredentialRepository
-	hasher      ports.PasswordHasher
-	issuer      usecase.SessionIssuer
-	links       usecase.LinkSender
-	failures    *failureRecorder
-	settings    usecase.AuthSettings
-	challenges  ports.MFAChallengeRepository
-	sso         usecase.SSOGate
-	observer    ports.Observer         // nil: sign-ins are not counted
-	counter     *usecase.SignInCounter // nil: nor recorded
-}
-
-// UseSSO refuses password sign-ins of the addresses policy sends to their
-// organization's identity provider, each refusal audited.
-func (h *SignInHandler) UseSSO(policy usecase.SSOPolicy, audit usecase.Auditor) *SignInHandler {
-	h.sso = usecase.NewSSOGate(policy, audit)
-	return h
-}
-
-// UseSecondFactor makes sign-in of a user with two-factor on record a
-// challenge in challenges instead of starting a session. Without it such a
-// sign-in is refused.
-func (h *SignInHandler) UseSecondFactor(challenges ports.MFAChallengeRepository) *SignInHandler {
-	usecase.MustHave(challenges)
-	h.challenges = challenges
-	return h
-}
-
-// NewSignInHandler returns a SignInHandler. logger (slog.Default() when nil)
-// receives the failed attempts that could not be written.
-func NewSignInHandler(credentials ports.CredentialRepository, sessions ports.SessionRepository,
-	verifications ports.VerificationRepository, hasher ports.PasswordHasher, mailer ports.Mailer, events *usecase.Events, tokens ports.TokenGenerator,
-	ids ports.IDGenerator, clock ports.Clock, settings usecase.AuthSettings, logger *slog.Logger) *SignInHandler {
-	usecase.MustHave(credentials, sessions, verifications, hasher, mailer, tokens, ids, clock)
-	if logger == nil {
-		logger = slog.Default()
-	}
-	return &SignInHandler{
-		credentials: credentials, hasher: hasher, settings: settings,
-		issuer:   usecase.NewSessionIssuer(sessions, events, tokens, ids, clock, settings.Sessions),
-		links:    usecase.NewLinkSender(verifications, mailer, tokens, ids, clock, settings),
-		failures: &failureRecorder{credentials: credentials, clock: clock, lockout: settings.Lockout, logger: logger},
-	}
-}
-
-// Handle checks the password and starts a session. Every refusal before the
+// SignIn checks the password and starts a session. Every refusal before the
 // password is known to be right (no such user, no password, a locked
 // account, a wrong password) answers alike and costs one hash and one read
 // (CredentialRepository.GetByEmail, the same work for an unknown address),
 // and a wrong password is counted after the
 // answer, so neither the answer nor its timing reveals whether the address
 // has an account.
-func (h *SignInHandler) Handle(ctx context.Context, cmd SignIn) (res *SignInResult, err error) {
+func (h *SignIns) SignIn(ctx context.Context, cmd SignIn) (res *SignInResult, err error) {
 	locked := false // the password was refused because the account is locked
 	if h.observer != nil || h.counter != nil {
 		defer func() {
@@ -175,11 +127,11 @@ func (h *SignInHandler) Handle(ctx context.Context, cmd SignIn) (res *SignInResu
 
 // Wait waits until the failed attempts still being written are written, or
 // ctx ends. Call it before the stores close.
-func (h *SignInHandler) Wait(ctx context.Context) error { return h.failures.wait(ctx) }
+func (h *SignIns) Wait(ctx context.Context) error { return h.failures.wait(ctx) }
 
 // lookup returns the user and credential for email, or nils when either is
 // missing, in one read that costs the same for an unknown address.
-func (h *SignInHandler) lookup(ctx context.Context, email domain.Email) (*domain.User, *domain.Credential, error) {
+func (h *SignIns) lookup(ctx context.Context, email domain.Email) (*domain.User, *domain.Credential, error) {
 	u, cred, err := h.credentials.GetByEmail(ctx, email)
 	if errors.Is(err, domain.ErrNotFound) {
 		return nil, nil, nil
@@ -195,7 +147,7 @@ func (h *SignInHandler) lookup(ctx context.Context, email domain.Email) (*domain
 // a right password waits for this user's failures still being written and
 // reads the credential again: one of them may have locked it, and then even
 // the right password is refused. It returns the credential as last read.
-func (h *SignInHandler) verify(ctx context.Context, cred *domain.Credential, password string) (_ *domain.Credential, ok, rehash bool, err error) {
+func (h *SignIns) verify(ctx context.Context, cred *domain.Credential, password string) (_ *domain.Credential, ok, rehash bool, err error) {
 	now := h.issuer.Clock.Now()
 	if cred == nil || cred.IsLocked(now) {
 		if err := h.hasher.VerifyNothing(ctx, password); err != nil {
@@ -229,7 +181,7 @@ func (h *SignInHandler) verify(ctx context.Context, cred *domain.Credential, pas
 // recordSuccess forgets earlier failures and, when the stored hash is an
 // import (Better Auth scrypt, bcrypt) or has older parameters, replaces it
 // with a fresh argon2id hash of the password just proven.
-func (h *SignInHandler) recordSuccess(ctx context.Context, cred *domain.Credential, password string, rehash bool) error {
+func (h *SignIns) recordSuccess(ctx context.Context, cred *domain.Credential, password string, rehash bool) error {
 	if !rehash && cred.FailedAttempts() == 0 && cred.LockedUntil().IsZero() {
 		return nil // nothing to write: the hot path stays read-only
 	}

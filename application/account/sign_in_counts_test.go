@@ -20,7 +20,7 @@ func TestSignIn_outcomes_are_recorded_in_the_counts(t *testing.T) {
 	w := usecasetest.NewWorld(t, false)
 	stats := memory.NewSignInStats()
 	counter := usecase.NewSignInCounter(stats, w.Clock, nil)
-	w.SignIn.CountSignIns(counter)
+	w.SignIns.CountSignIns(counter)
 	w.MustSignUp(t, "ada@example.com")
 	w.MustSignUp(t, "bob@example.com")
 	bob := mustUserID(t, w, "bob@example.com")
@@ -39,7 +39,7 @@ func TestSignIn_outcomes_are_recorded_in_the_counts(t *testing.T) {
 		{"ada@example.com", "wrong password", 1, 3},
 		{"bob@example.com", usecasetest.Password, 1, 4},
 	} {
-		_, _ = w.SignIn.Handle(t.Context(), account.SignIn{Email: s.email, Password: s.password})
+		_, _ = w.SignIns.SignIn(t.Context(), account.SignIn{Email: s.email, Password: s.password})
 		if ok, failed := usecasetest.HourCounts(t, counter, stats, w.Clock.Now()); ok != s.succeeded || failed != s.failed {
 			t.Fatalf("after step %d (%s): %d succeeded, %d failed; want %d, %d", i+1, s.email, ok, failed, s.succeeded, s.failed)
 		}
@@ -106,12 +106,12 @@ func TestSignInCounter_gathers_and_flushes(t *testing.T) {
 // Ensure a count that cannot be written does not fail the sign-in.
 func TestSignIn_count_not_written_does_not_fail_the_sign_in(t *testing.T) {
 	w := usecasetest.NewWorld(t, false)
-	w.SignIn.CountSignIns(usecase.NewSignInCounter(failingStats{}, w.Clock, nil))
+	w.SignIns.CountSignIns(usecase.NewSignInCounter(failingStats{}, w.Clock, nil))
 	w.MustSignUp(t, "ada@example.com")
-	if _, err := w.SignIn.Handle(t.Context(), account.SignIn{Email: "ada@example.com", Password: usecasetest.Password}); err != nil {
+	if _, err := w.SignIns.SignIn(t.Context(), account.SignIn{Email: "ada@example.com", Password: usecasetest.Password}); err != nil {
 		t.Fatalf("sign-in = %v, want a session", err)
 	}
-	_, err := w.SignIn.Handle(t.Context(), account.SignIn{Email: "ada@example.com", Password: "wrong password"})
+	_, err := w.SignIns.SignIn(t.Context(), account.SignIn{Email: "ada@example.com", Password: "wrong password"})
 	usecasetest.MustCode(t, err, "auth.invalid_credentials")
 }
 
@@ -126,10 +126,10 @@ func TestPurgeExpired_removes_old_sign_in_counts(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	purge := account.NewPurgeExpiredHandler(memory.NewSessionRepository(w.DB), memory.NewVerificationRepository(w.DB),
+	purge := account.NewPurger(memory.NewSessionRepository(w.DB), memory.NewVerificationRepository(w.DB),
 		memory.NewServiceKeyRepository(w.DB), memory.NewOAuthGrantRepository(w.DB), memory.NewMFAChallengeRepository(w.DB),
 		memory.NewWebAuthnChallengeRepository(w.DB), memory.NewFederationStateRepository(w.DB), stats, memory.NewSpentTokens(), w.Clock)
-	p, err := purge.Handle(t.Context())
+	p, err := purge.PurgeExpired(t.Context())
 	if err != nil || p.SignInCounts != 1 {
 		t.Fatalf("purge = %+v, %v; want the one hour past retention removed", p, err)
 	}

@@ -21,7 +21,7 @@ import (
 // again before it signs anyone in. Across replicas a write is as late as a
 // concurrent request's already was. A write under way when the process is
 // killed is lost (one failure uncounted); a clean stop waits for them
-// (SignInHandler.Wait).
+// (SignIns.Wait).
 type failureRecorder struct {
 	credentials ports.CredentialRepository
 	clock       ports.Clock

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gatehouse/gatehouse/adapters/memory"
 	"github.com/gatehouse/gatehouse/adapters/passwordhash"
+	"github.com/gatehouse/gatehouse/adapters/ratelimit"
 	"github.com/gatehouse/gatehouse/adapters/system"
 	"github.com/gatehouse/gatehouse/application/account"
 	"github.com/gatehouse/gatehouse/domain"
@@ -34,14 +35,16 @@ func TestSignIn_failed_attempts_are_written_after_the_answer(t *testing.T) {
 	w.MustSignUp(t, "ada@example.com")
 	creds := gatedCredentials{w.Creds, make(chan struct{})}
 	hasher := passwordhash.New(passwordhash.Params{MemoryKiB: 1024, Iterations: 1, Parallelism: 1}, 4)
-	signIn := account.NewSignInHandler(creds, memory.NewSessionRepository(w.DB), memory.NewVerificationRepository(w.DB),
-		hasher, w.Mail, w.Events, system.NewTokenGenerator(), system.NewIDGenerator(), w.Clock, w.Settings, nil)
+	limiter := ratelimit.NewMemory()
+	t.Cleanup(limiter.Close)
+	signIn := account.NewSignIns(creds, memory.NewSessionRepository(w.DB), memory.NewVerificationRepository(w.DB),
+		hasher, w.Mail, w.Events, system.NewTokenGenerator(), system.NewIDGenerator(), w.Clock, limiter, w.Settings, nil)
 
 	// The writes are held back; each wrong password must still be answered.
 	for i := range w.Settings.Lockout.Threshold {
 		answered := make(chan error, 1)
 		go func() {
-			_, err := signIn.Handle(context.Background(), account.SignIn{Email: "ada@example.com", Password: "wrong password"})
+			_, err := signIn.SignIn(context.Background(), account.SignIn{Email: "ada@example.com", Password: "wrong password"})
 			answered <- err
 		}()
 		select {
@@ -54,7 +57,7 @@ func TestSignIn_failed_attempts_are_written_after_the_answer(t *testing.T) {
 	}
 	right := make(chan error, 1)
 	go func() {
-		_, err := signIn.Handle(context.Background(), account.SignIn{Email: "ada@example.com", Password: usecasetest.Password})
+		_, err := signIn.SignIn(context.Background(), account.SignIn{Email: "ada@example.com", Password: usecasetest.Password})
 		right <- err
 	}()
 	close(creds.open)

@@ -6,7 +6,6 @@ import (
 
 	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
-	"github.com/gatehouse/gatehouse/ports"
 )
 
 // SignUp creates an account with an e-mail address and a password.
@@ -28,39 +27,7 @@ type SignUpResult struct {
 	Token   string
 }
 
-// SignUpHandler handles SignUp.
-type SignUpHandler struct {
-	credentials ports.CredentialRepository
-	hasher      ports.PasswordHasher
-	blocklist   ports.PasswordBlocklist
-	mailer      ports.Mailer
-	issuer      usecase.SessionIssuer
-	links       usecase.LinkSender
-	settings    usecase.AuthSettings
-	sso         usecase.SSOGate
-	events      *usecase.Events
-}
-
-// UseSSO refuses password sign-ups of the addresses policy sends to their
-// organization's identity provider, each refusal audited.
-func (h *SignUpHandler) UseSSO(policy usecase.SSOPolicy, audit usecase.Auditor) *SignUpHandler {
-	h.sso = usecase.NewSSOGate(policy, audit)
-	return h
-}
-
-// NewSignUpHandler returns a SignUpHandler.
-func NewSignUpHandler(credentials ports.CredentialRepository, sessions ports.SessionRepository, verifications ports.VerificationRepository,
-	hasher ports.PasswordHasher, blocklist ports.PasswordBlocklist, mailer ports.Mailer, events *usecase.Events, tokens ports.TokenGenerator,
-	ids ports.IDGenerator, clock ports.Clock, settings usecase.AuthSettings) *SignUpHandler {
-	usecase.MustHave(credentials, sessions, verifications, hasher, blocklist, mailer, tokens, ids, clock)
-	return &SignUpHandler{
-		credentials: credentials, hasher: hasher, blocklist: blocklist, mailer: mailer, settings: settings, events: events,
-		issuer: usecase.NewSessionIssuer(sessions, events, tokens, ids, clock, settings.Sessions),
-		links:  usecase.NewLinkSender(verifications, mailer, tokens, ids, clock, settings),
-	}
-}
-
-// Handle creates the user (user.created) and, unless verification is
+// SignUp creates the user (user.created) and, unless verification is
 // required, its first session (session.created). The password is hashed before anything else, so a
 // sign-up for a taken address costs the same time as one for a free address.
 // When verification is required a taken address is not revealed: the answer
@@ -71,7 +38,7 @@ func NewSignUpHandler(credentials ports.CredentialRepository, sessions ports.Ses
 // mail queue: when the queue is full the sign-up is refused (503) before
 // anything is stored, for a free and a taken address alike, rather than
 // leaving an account whose verification mail was dropped.
-func (h *SignUpHandler) Handle(ctx context.Context, cmd SignUp) (*SignUpResult, error) {
+func (h *Registration) SignUp(ctx context.Context, cmd SignUp) (*SignUpResult, error) {
 	email, err := domain.NewEmail(cmd.Email)
 	if err != nil {
 		return nil, err

@@ -4,9 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
-	"github.com/gatehouse/gatehouse/ports"
 )
 
 // Throttle counts one request against a limit.
@@ -16,22 +14,11 @@ type Throttle struct {
 	Window time.Duration
 }
 
-// ThrottleHandler handles Throttle.
-type ThrottleHandler struct {
-	limiter ports.RateLimiter
-}
-
-// NewThrottleHandler returns a ThrottleHandler.
-func NewThrottleHandler(limiter ports.RateLimiter) *ThrottleHandler {
-	usecase.MustHave(limiter)
-	return &ThrottleHandler{limiter: limiter}
-}
-
-// Handle returns a RateLimited error, saying when to retry, once the key is
+// Throttle returns a RateLimited error, saying when to retry, once the key is
 // over its limit. A limiter that fails lets the request through: the limits
 // protect the service, and an outage of the limiter must not become an
 // outage of sign-in. The per-account lockout still holds.
-func (h *ThrottleHandler) Handle(ctx context.Context, cmd Throttle) error {
+func (h *SignIns) Throttle(ctx context.Context, cmd Throttle) error {
 	ok, retry, err := h.limiter.Allow(ctx, cmd.Key, cmd.Limit, cmd.Window)
 	if err != nil || ok {
 		return nil

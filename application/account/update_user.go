@@ -5,7 +5,6 @@ import (
 
 	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
-	"github.com/gatehouse/gatehouse/ports"
 )
 
 // UpdateUser changes the signed-in user's profile. Nil fields are left alone.
@@ -15,23 +14,10 @@ type UpdateUser struct {
 	Image  *string // "" clears the image
 }
 
-// UpdateUserHandler handles UpdateUser.
-type UpdateUserHandler struct {
-	users  ports.UserRepository
-	events *usecase.Events
-	clock  ports.Clock
-}
-
-// NewUpdateUserHandler returns an UpdateUserHandler.
-func NewUpdateUserHandler(users ports.UserRepository, events *usecase.Events, clock ports.Clock) *UpdateUserHandler {
-	usecase.MustHave(users, clock)
-	return &UpdateUserHandler{users: users, events: events, clock: clock}
-}
-
 var errNoFieldsToUpdate = domain.Invalid("user.no_fields_to_update", "No fields to update")
 
-// Handle applies the changes (user.updated) and returns the updated user.
-func (h *UpdateUserHandler) Handle(ctx context.Context, cmd UpdateUser) (*domain.User, error) {
+// UpdateUser applies the changes (user.updated) and returns the updated user.
+func (h *Profile) UpdateUser(ctx context.Context, cmd UpdateUser) (*domain.User, error) {
 	if cmd.Name == nil && cmd.Image == nil {
 		return nil, errNoFieldsToUpdate
 	}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
-	"github.com/gatehouse/gatehouse/ports"
 )
 
 // SendVerificationEmail asks for a new verification link.
@@ -19,26 +18,6 @@ type SendVerificationEmail struct {
 	Principal *usecase.Principal
 }
 
-// VerifyEmailHandler sends and checks e-mail verification links, for new
-// accounts and for address changes.
-type VerifyEmailHandler struct {
-	users         ports.UserRepository
-	verifications ports.VerificationRepository
-	links         usecase.LinkSender
-	events        *usecase.Events
-	jobs          ports.Jobs
-	clock         ports.Clock
-	settings      usecase.AuthSettings
-}
-
-// NewVerifyEmailHandler returns a VerifyEmailHandler.
-func NewVerifyEmailHandler(users ports.UserRepository, verifications ports.VerificationRepository, mailer ports.Mailer, events *usecase.Events,
-	tokens ports.TokenGenerator, ids ports.IDGenerator, clock ports.Clock, jobs ports.Jobs, settings usecase.AuthSettings) *VerifyEmailHandler {
-	usecase.MustHave(users, verifications, mailer, tokens, ids, clock, jobs)
-	return &VerifyEmailHandler{users: users, verifications: verifications, jobs: jobs, clock: clock, settings: settings, events: events,
-		links: usecase.NewLinkSender(verifications, mailer, tokens, ids, clock, settings)}
-}
-
 var (
 	errEmailMismatch        = domain.Invalid("verification.email_mismatch", "Email mismatch", domain.FieldViolation{Field: "email", Message: "is not the signed-in user's address"})
 	errEmailAlreadyVerified = domain.Invalid("verification.already_verified", "Email is already verified")
@@ -47,7 +26,7 @@ var (
 	errLinkUserNotFound     = domain.NewError(domain.KindUnauthenticated, "verification.user_not_found", "User not found")
 )
 
-// Send mails a fresh link (older ones stop working) when the address
+// SendVerificationEmail mails a fresh link (older ones stop working) when the address
 // belongs to an unverified account.
 //
 // Past the checks on the signed-in caller's own address, the request only
@@ -55,7 +34,7 @@ var (
 // answer, so that neither the answer nor its timing tells whether the
 // address has an account (ASVS V6.3). A full queue refuses every address
 // alike.
-func (h *VerifyEmailHandler) Send(ctx context.Context, cmd SendVerificationEmail) error {
+func (h *Registration) SendVerificationEmail(ctx context.Context, cmd SendVerificationEmail) error {
 	email, err := domain.NewEmail(cmd.Email)
 	if err != nil {
 		return err
@@ -74,7 +53,7 @@ func (h *VerifyEmailHandler) Send(ctx context.Context, cmd SendVerificationEmail
 }
 
 // mailLink mails a verification link to email if it has an unverified account.
-func (h *VerifyEmailHandler) mailLink(ctx context.Context, email domain.Email, callbackURL string) error {
+func (h *Registration) mailLink(ctx context.Context, email domain.Email, callbackURL string) error {
 	u, err := h.users.GetByEmail(ctx, email)
 	if errors.Is(err, domain.ErrNotFound) {
 		return nil
@@ -93,10 +72,10 @@ func (h *VerifyEmailHandler) mailLink(ctx context.Context, email domain.Email, c
 	})
 }
 
-// Verify follows a verification link: it marks the address verified, or, for
+// VerifyEmail follows a verification link: it marks the address verified, or, for
 // an address change, moves the account to the new, verified address
 // (user.updated). A link works once.
-func (h *VerifyEmailHandler) Verify(ctx context.Context, token string) (*domain.User, error) {
+func (h *Registration) VerifyEmail(ctx context.Context, token string) (*domain.User, error) {
 	if token == "" {
 		return nil, errInvalidLink
 	}

@@ -680,7 +680,7 @@ type BootstrapAdminResult struct {
 }
 
 // PasswordLinks is what BootstrapAdmin needs of the password reset (the
-// account context's ResetPasswordHandler): a one-time link for a user who
+// account context's Passwords): a one-time link for a user who
 // has no password yet.
 type PasswordLinks interface {
 	SetPasswordToken(ctx context.Context, u *domain.User) (string, error)

@@ -22,7 +22,7 @@ func TestAdministration_refusals_are_audited(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The ban ended eve's session.
-	_, err = w.Auth.Handle(t.Context(), account.Authenticate{Token: eveToken})
+	_, err = w.Sessions.Authenticate(t.Context(), account.Authenticate{Token: eveToken})
 	usecasetest.MustCode(t, err, "UNAUTHORIZED")
 	es := w.Entries(t, "admin.ban-user")
 	if len(es) != 3 {
@@ -43,7 +43,7 @@ func TestAdministration_refusals_are_audited(t *testing.T) {
 	}
 	// The ban lifts by itself after its hour.
 	w.Clock.Advance(time.Hour)
-	if _, err := w.SignIn.Handle(t.Context(), account.SignIn{Email: "eve@example.com", Password: usecasetest.Password}); err != nil {
+	if _, err := w.SignIns.SignIn(t.Context(), account.SignIn{Email: "eve@example.com", Password: usecasetest.Password}); err != nil {
 		t.Fatalf("sign-in after the ban expired: %v", err)
 	}
 }
@@ -62,6 +62,6 @@ func TestImpersonation_session_ends_after_its_lifetime(t *testing.T) {
 	_, err = w.Admin.ImpersonateUser(t.Context(), usecase.AdminRequest{Principal: bob}, boss.User.ID(), usecase.Client{})
 	usecasetest.MustCode(t, err, "admin.impersonate_forbidden")
 	w.Clock.Advance(time.Hour)
-	_, err = w.Auth.Handle(t.Context(), account.Authenticate{Token: res.Token})
+	_, err = w.Sessions.Authenticate(t.Context(), account.Authenticate{Token: res.Token})
 	usecasetest.MustCode(t, err, "UNAUTHORIZED")
 }

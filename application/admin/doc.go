@@ -1,11 +1,15 @@
 // Package admin holds the admin plugin's use cases: platform administrators
 // managing users, their sessions and impersonation, the trusted API's users
 // (a service key doing the same), the bootstrap administrator and paging
-// through users. What operators do of a user's factors is mfa.Factors, on
-// Administration's authorised frame (ChangeUser).
+// through users; what operators see of users' organizations
+// (Memberships); the console's single-use form tokens (ConsoleForms); the
+// audit log (AuditLog) and the overview of the service (Dashboard), which
+// only platform administrators read. What operators do of a user's factors
+// is mfa.Factors, on Administration's authorised frame (ChangeUser).
 //
-// One style: a service per bounded context. Administration is the one
-// service, with one exported method per use case. A method takes ctx, then
+// One style: a service per role within the context (Administration,
+// Memberships, ConsoleForms, AuditLog, Dashboard), with one exported method
+// per use case. A method takes ctx, then
 // what names the caller where there is one (a usecase request type, which
 // gives the audit Actor, or the principal), then the target's id and a
 // command or patch struct. The service decides every permission question

@@ -43,10 +43,10 @@ type Operators interface {
 }
 
 // ResetLinks is what Factors needs of the password reset (the account
-// context's ResetPasswordHandler, bound in bootstrap): mailing a user a
+// context's Passwords, bound in bootstrap): mailing a user a
 // reset link, as "forgot password" does.
 type ResetLinks interface {
-	SendTo(ctx context.Context, email domain.Email, redirectTo string) error
+	SendResetLink(ctx context.Context, email domain.Email, redirectTo string) error
 }
 
 // NewFactors returns the operators' factor use cases.
@@ -67,7 +67,7 @@ func NewFactors(ops Operators, users ports.UserRepository, factors ports.TwoFact
 func (f *Factors) SendPasswordReset(ctx context.Context, req usecase.Caller, id domain.UserID, redirectTo string) error {
 	return f.ops.ChangeUser(ctx, req, usecase.ActionOf(req, "admin.send-password-reset", "users.send-password-reset"), id,
 		func(ctx context.Context, _ usecase.Emit, u *domain.User) error {
-			return f.resets.SendTo(ctx, u.Email(), redirectTo)
+			return f.resets.SendResetLink(ctx, u.Email(), redirectTo)
 		})
 }
 

@@ -17,7 +17,7 @@ func TestFactors_reset(t *testing.T) {
 	w := usecasetest.NewAdminWorld(t)
 	factors, passkeys := memory.NewTwoFactorRepository(w.DB), memory.NewPasskeyRepository(w.DB)
 	trust := memory.NewVerificationRepository(w.DB)
-	f := mfa.NewFactors(w.Admin, w.Users, factors, passkeys, trust, memory.NewSessionRepository(w.DB), w.Mail, w.Reset, w.Auditor, w.Clock)
+	f := mfa.NewFactors(w.Admin, w.Users, factors, passkeys, trust, memory.NewSessionRepository(w.DB), w.Mail, w.Passwords, w.Auditor, w.Clock)
 	boss := w.SignedIn(t, "boss@example.com")
 	ada, adaToken := w.SignedInWithToken(t, "ada@example.com")
 	ctx, id, now := t.Context(), ada.User.ID(), w.Clock.Now()
@@ -72,7 +72,7 @@ func TestFactors_reset(t *testing.T) {
 	if u, _ := w.Users.Get(ctx, id); u.TwoFactorEnabled() {
 		t.Error("two-factor still on after the reset")
 	}
-	_, err = w.Auth.Handle(ctx, account.Authenticate{Token: adaToken})
+	_, err = w.Sessions.Authenticate(ctx, account.Authenticate{Token: adaToken})
 	usecasetest.MustCode(t, err, "UNAUTHORIZED")
 	if m := w.Mail.Last(t, domain.MailFactorsReset); m.To != ada.User.Email() {
 		t.Errorf("factors-reset mail to %s", m.To)
@@ -102,7 +102,7 @@ func TestFactors_reset(t *testing.T) {
 func TestFactors_send_password_reset(t *testing.T) {
 	w := usecasetest.NewAdminWorld(t)
 	f := mfa.NewFactors(w.Admin, w.Users, memory.NewTwoFactorRepository(w.DB), memory.NewPasskeyRepository(w.DB),
-		memory.NewVerificationRepository(w.DB), memory.NewSessionRepository(w.DB), w.Mail, w.Reset, w.Auditor, w.Clock)
+		memory.NewVerificationRepository(w.DB), memory.NewSessionRepository(w.DB), w.Mail, w.Passwords, w.Auditor, w.Clock)
 	boss, ada, eve := w.SignedIn(t, "boss@example.com"), w.SignedIn(t, "ada@example.com"), w.SignedIn(t, "eve@example.com")
 	ctx, id := t.Context(), ada.User.ID()
 

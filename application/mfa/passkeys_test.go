@@ -203,14 +203,14 @@ func TestPasskey_expired_challenges_are_purged(t *testing.T) {
 	if _, err := w.pk.AuthenticateOptions(t.Context(), nil); err != nil {
 		t.Fatal(err)
 	}
-	purge := account.NewPurgeExpiredHandler(memory.NewSessionRepository(w.DB), memory.NewVerificationRepository(w.DB),
+	purge := account.NewPurger(memory.NewSessionRepository(w.DB), memory.NewVerificationRepository(w.DB),
 		memory.NewServiceKeyRepository(w.DB), memory.NewOAuthGrantRepository(w.DB), memory.NewMFAChallengeRepository(w.DB),
 		memory.NewWebAuthnChallengeRepository(w.DB), memory.NewFederationStateRepository(w.DB), memory.NewSignInStats(), memory.NewSpentTokens(), w.Clock)
-	if p, err := purge.Handle(t.Context()); err != nil || p.Challenges != 0 {
+	if p, err := purge.PurgeExpired(t.Context()); err != nil || p.Challenges != 0 {
 		t.Fatalf("purge of a live challenge = %+v, %v", p, err)
 	}
 	w.Clock.Advance(mfa.PasskeyChallengeTTL + time.Second)
-	if p, err := purge.Handle(t.Context()); err != nil || p.Challenges != 1 {
+	if p, err := purge.PurgeExpired(t.Context()); err != nil || p.Challenges != 1 {
 		t.Fatalf("purge after the challenge expired = %+v, %v; want 1 challenge", p, err)
 	}
 }

@@ -15,7 +15,7 @@ import (
 // Two-factor sign-in (Better Auth's twoFactor plugin): a TOTP factor with
 // backup codes, enabled with the password and turned on by the first
 // accepted code. Sign-in of a user with two-factor on creates no session but
-// a challenge (account.SignInHandler, or federation.SignIns upstream),
+// a challenge (account.SignIns, or federation.SignIns upstream),
 // answered here with a TOTP code or a backup code; at most
 // usecase.MFAMaxAttempts wrong answers per challenge, and each one counts
 // towards the account lockout as a wrong password does, as do the wrong

@@ -21,7 +21,7 @@ import (
 type tfWorld struct {
 	*usecasetest.World
 	tf      *mfa.TwoFactor
-	signIn  *account.SignInHandler
+	signIn  *account.SignIns
 	p       usecase.Principal
 	secret  []byte
 	backups []string
@@ -40,8 +40,7 @@ func newTFWorld(t *testing.T) *tfWorld {
 	tokens, ids := system.NewTokenGenerator(), system.NewIDGenerator()
 	w.tf = mfa.NewTwoFactor(w.Users, w.Creds, memory.NewTwoFactorRepository(w.DB), challenges, links, w.Mail, sealer, sessions,
 		hasher, memory.NewPasskeyRepository(w.DB), tokens, ids, w.Clock, w.AuditorOf(memory.NewAuditLog(w.DB)), w.Settings)
-	w.signIn = account.NewSignInHandler(w.Creds, sessions, links, hasher, w.Mail, w.Events, tokens, ids, w.Clock, w.Settings, nil).
-		UseSecondFactor(challenges)
+	w.signIn = w.SignIns.UseSecondFactor(challenges)
 	up := w.MustSignUp(t, "ada@example.com")
 	w.p = usecase.Principal{User: up.User, Session: up.Session}
 	return w
@@ -79,7 +78,7 @@ func (w *tfWorld) code() string {
 // challenge signs in with the password and returns the challenge id.
 func (w *tfWorld) challenge(t *testing.T) string {
 	t.Helper()
-	res, err := w.signIn.Handle(t.Context(), account.SignIn{Email: "ada@example.com", Password: usecasetest.Password})
+	res, err := w.signIn.SignIn(t.Context(), account.SignIn{Email: "ada@example.com", Password: usecasetest.Password})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +107,7 @@ func TestTwoFactor_rules(t *testing.T) {
 			if _, err := w.tf.Enable(t.Context(), mfa.EnableTwoFactor{Principal: w.p, Password: usecasetest.Password}); err != nil {
 				t.Fatal(err)
 			}
-			res, err := w.signIn.Handle(t.Context(), account.SignIn{Email: "ada@example.com", Password: usecasetest.Password})
+			res, err := w.signIn.SignIn(t.Context(), account.SignIn{Email: "ada@example.com", Password: usecasetest.Password})
 			if err != nil || res.Session == nil {
 				t.Fatalf("sign-in before the first code = %+v, %v; want a session", res, err)
 			}
@@ -152,7 +151,7 @@ func TestTwoFactor_rules(t *testing.T) {
 			for range w.Settings.Lockout.Threshold {
 				usecasetest.MustCode(t, w.answer(t, w.challenge(t), "000000"), "mfa.invalid_code")
 			}
-			_, err := w.signIn.Handle(t.Context(), account.SignIn{Email: "ada@example.com", Password: usecasetest.Password})
+			_, err := w.signIn.SignIn(t.Context(), account.SignIn{Email: "ada@example.com", Password: usecasetest.Password})
 			usecasetest.MustCode(t, err, "auth.invalid_credentials")
 		}},
 		{"locked_account_refuses_the_right_code", func(t *testing.T, w *tfWorld) {
@@ -189,17 +188,17 @@ func TestTwoFactor_rules(t *testing.T) {
 				t.Fatalf("verify with trustDevice = %+v, %v", res, err)
 			}
 			in := account.SignIn{Email: "ada@example.com", Password: usecasetest.Password, TrustedDevice: res.TrustToken}
-			first, err := w.signIn.Handle(t.Context(), in)
+			first, err := w.signIn.SignIn(t.Context(), in)
 			if err != nil || first.Session == nil || first.TrustToken == "" {
 				t.Fatalf("trusted sign-in = %+v, %v", first, err)
 			}
-			again, err := w.signIn.Handle(t.Context(), in)
+			again, err := w.signIn.SignIn(t.Context(), in)
 			if err != nil || again.TwoFactorChallenge == "" || !again.TrustRefused {
 				t.Fatalf("sign-in with a used trust token = %+v, %v; want a challenge", again, err)
 			}
 			w.Clock.Advance(usecase.TrustDeviceTTL)
 			in.TrustedDevice = first.TrustToken
-			if late, err := w.signIn.Handle(t.Context(), in); err != nil || late.TwoFactorChallenge == "" {
+			if late, err := w.signIn.SignIn(t.Context(), in); err != nil || late.TwoFactorChallenge == "" {
 				t.Fatalf("sign-in with an expired trust token = %+v, %v; want a challenge", late, err)
 			}
 		}},
@@ -263,7 +262,7 @@ func TestTwoFactor_rules(t *testing.T) {
 			if err := w.tf.Disable(t.Context(), mfa.TwoFactorPassword{Principal: w.p, Password: usecasetest.Password}); err != nil {
 				t.Fatal(err)
 			}
-			res, err := w.signIn.Handle(t.Context(), account.SignIn{Email: "ada@example.com", Password: usecasetest.Password})
+			res, err := w.signIn.SignIn(t.Context(), account.SignIn{Email: "ada@example.com", Password: usecasetest.Password})
 			if err != nil || res.Session == nil {
 				t.Fatalf("sign-in after disable = %+v, %v; want a session", res, err)
 			}

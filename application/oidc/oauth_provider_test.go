@@ -572,7 +572,7 @@ func TestOAuthEndSession(t *testing.T) {
 	if err != nil || !out.SignedOut || out.Redirect != logoutURI+"?state=xyz" {
 		t.Fatalf("with hint = %+v, %v", out, err)
 	}
-	if _, err := w.Auth.Handle(t.Context(), account.Authenticate{Token: signedUp.Token}); err == nil {
+	if _, err := w.Sessions.Authenticate(t.Context(), account.Authenticate{Token: signedUp.Token}); err == nil {
 		t.Fatal("the session survived end-session")
 	}
 }

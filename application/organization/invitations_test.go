@@ -15,11 +15,11 @@ import (
 func (w *orgWorld) signedInUnverified(t *testing.T, email string) usecase.OrgRequest {
 	t.Helper()
 	w.MustSignUp(t, email)
-	res, err := w.SignIn.Handle(t.Context(), account.SignIn{Email: email, Password: usecasetest.Password})
+	res, err := w.SignIns.SignIn(t.Context(), account.SignIn{Email: email, Password: usecasetest.Password})
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := w.Auth.Handle(t.Context(), account.Authenticate{Token: res.Token})
+	a, err := w.Sessions.Authenticate(t.Context(), account.Authenticate{Token: res.Token})
 	if err != nil {
 		t.Fatal(err)
 	}

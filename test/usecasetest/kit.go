@@ -16,6 +16,7 @@ import (
 	"github.com/gatehouse/gatehouse/adapters/jobs"
 	"github.com/gatehouse/gatehouse/adapters/memory"
 	"github.com/gatehouse/gatehouse/adapters/passwordhash"
+	"github.com/gatehouse/gatehouse/adapters/ratelimit"
 	"github.com/gatehouse/gatehouse/adapters/system"
 	"github.com/gatehouse/gatehouse/application/account"
 	"github.com/gatehouse/gatehouse/application/admin"
@@ -95,12 +96,14 @@ type World struct {
 	Clock    *fakeClock
 	Mail     *outbox
 	Settings usecase.AuthSettings
-	SignUp   *account.SignUpHandler
-	SignIn   *account.SignInHandler
-	Auth     *account.AuthenticateHandler
-	Reset    *account.ResetPasswordHandler
-	Users    *memory.UserRepository
-	Creds    *memory.CredentialRepository
+	// Registration, SignIns, Sessions and Passwords are account's
+	// services on the world's stores.
+	Registration *account.Registration
+	SignIns      *account.SignIns
+	Sessions     *account.Sessions
+	Passwords    *account.Passwords
+	Users        *memory.UserRepository
+	Creds        *memory.CredentialRepository
 	// Events writes the changes' events to Outbox, in the store's unit of
 	// work, as the trusted API's objects.
 	Events *usecase.Events
@@ -139,10 +142,12 @@ func NewWorld(t *testing.T, requireVerification bool) *World {
 		memory.NewPasskeyRepository(w.DB), memory.NewLinkedAccountRepository(w.DB), memory.NewOrganizationRepository(w.DB))
 	w.jobs = jobs.NewQueue(10, 0, nil)
 	t.Cleanup(func() { _ = w.jobs.Close(context.Background()) })
-	w.SignUp = account.NewSignUpHandler(w.Creds, sessions, links, hasher, noBlocklist{}, w.Mail, w.Events, tokens, ids, w.Clock, w.Settings)
-	w.SignIn = account.NewSignInHandler(w.Creds, sessions, links, hasher, w.Mail, w.Events, tokens, ids, w.Clock, w.Settings, nil)
-	w.Auth = account.NewAuthenticateHandler(sessions, nil, w.Clock, w.Settings)
-	w.Reset = account.NewResetPasswordHandler(w.Users, w.Creds, sessions, links, hasher, noBlocklist{}, w.Mail, w.Events, tokens, ids, w.Clock, w.jobs, w.Settings)
+	limiter := ratelimit.NewMemory()
+	t.Cleanup(limiter.Close)
+	w.Registration = account.NewRegistration(w.Users, w.Creds, sessions, links, hasher, noBlocklist{}, w.Mail, w.Events, tokens, ids, w.Clock, w.jobs, w.Settings)
+	w.SignIns = account.NewSignIns(w.Creds, sessions, links, hasher, w.Mail, w.Events, tokens, ids, w.Clock, limiter, w.Settings, nil)
+	w.Sessions = account.NewSessions(sessions, nil, w.Events, w.Clock, w.Settings)
+	w.Passwords = account.NewPasswords(w.Users, w.Creds, sessions, links, hasher, noBlocklist{}, w.Mail, memory.NewPasskeyRepository(w.DB), w.Events, tokens, ids, w.Clock, w.jobs, w.Settings)
 	return w
 }
 
@@ -156,7 +161,7 @@ const Password = "correct horse battery"
 
 func (w *World) MustSignUp(t *testing.T, email string) *account.SignUpResult {
 	t.Helper()
-	res, err := w.SignUp.Handle(t.Context(), account.SignUp{Name: "Ada", Email: email, Password: Password, RememberMe: true})
+	res, err := w.Registration.SignUp(t.Context(), account.SignUp{Name: "Ada", Email: email, Password: Password, RememberMe: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,14 +217,14 @@ func (w *AdminWorld) SignedIn(t *testing.T, email string) usecase.Principal {
 func (w *AdminWorld) SignedInWithToken(t *testing.T, email string) (usecase.Principal, string) {
 	t.Helper()
 	w.MustSignUp(t, email)
-	res, err := w.SignIn.Handle(t.Context(), account.SignIn{Email: email, Password: Password, RememberMe: true})
+	res, err := w.SignIns.SignIn(t.Context(), account.SignIn{Email: email, Password: Password, RememberMe: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Users.Update(t.Context(), res.User.ID(), func(u *domain.User) error { u.MarkEmailVerified(w.Clock.Now()); return nil }); err != nil {
 		t.Fatal(err)
 	}
-	a, err := w.Auth.Handle(t.Context(), account.Authenticate{Token: res.Token})
+	a, err := w.Sessions.Authenticate(t.Context(), account.Authenticate{Token: res.Token})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -115,7 +115,7 @@ func (s *API) updateProfile(c *gin.Context, v *shell.Visit) {
 		s.showProfile(c, v, http.StatusBadRequest, "The image must be an http or https address of at most 2048 characters, or empty for none.", "image", f)
 		return
 	}
-	_, err := s.updateUser.Handle(c.Request.Context(), account.UpdateUser{UserID: v.P.User.ID(), Name: &f.Name, Image: &f.Image})
+	_, err := s.profile.UpdateUser(c.Request.Context(), account.UpdateUser{UserID: v.P.User.ID(), Name: &f.Name, Image: &f.Image})
 	if msg, field, ok := formError(err, nil); ok {
 		s.showProfile(c, v, http.StatusBadRequest, msg, field, f)
 		return
@@ -140,7 +140,7 @@ func (s *API) changeEmail(c *gin.Context, v *shell.Visit) {
 		s.showProfile(c, v, http.StatusBadRequest, "Enter the new e-mail address (at most 254 characters).", "newEmail", f)
 		return
 	}
-	err := s.emailChanges.Handle(c.Request.Context(), account.ChangeEmail{Principal: v.P, NewEmail: f.NewEmail,
+	err := s.profile.ChangeEmail(c.Request.Context(), account.ChangeEmail{Principal: v.P, NewEmail: f.NewEmail,
 		CallbackURL: shell.DoneURL(AccountBase, "email-verified")})
 	if msg, field, ok := formError(err, map[string]string{"email": "newEmail"}); ok {
 		s.showProfile(c, v, statusOf(err), msg, field, f)
@@ -168,7 +168,7 @@ func (s *API) changePassword(c *gin.Context, v *shell.Visit) {
 		return
 	}
 	ctx := c.Request.Context()
-	res, err := s.passwords.Handle(ctx, account.ChangePassword{Principal: v.P, CurrentPassword: current,
+	res, err := s.passwords.ChangePassword(ctx, account.ChangePassword{Principal: v.P, CurrentPassword: current,
 		NewPassword: next, RevokeOtherSessions: f.RevokeOthers, Client: edge.RequestInfoFrom(ctx).Client()})
 	if msg, field, ok := formError(err, map[string]string{"password": "currentPassword"}); ok {
 		s.showProfile(c, v, statusOf(err), msg, field, f)
@@ -213,7 +213,7 @@ func (s *API) deleteAccount(c *gin.Context, v *shell.Visit) {
 		s.showProfile(c, v, http.StatusBadRequest, "The password is too long.", "deletePassword", f)
 		return
 	}
-	res, err := s.deleteUser.Handle(c.Request.Context(), account.DeleteUser{Principal: v.P, Password: password, CallbackURL: "/"})
+	res, err := s.profile.DeleteUser(c.Request.Context(), account.DeleteUser{Principal: v.P, Password: password, CallbackURL: "/"})
 	if msg, field, ok := formError(err, map[string]string{"password": "deletePassword"}); ok {
 		s.showProfile(c, v, statusOf(err), msg+" Nothing was deleted.", field, f)
 		return

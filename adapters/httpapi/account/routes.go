@@ -7,7 +7,6 @@ import (
 	"github.com/gatehouse/gatehouse/application/federation"
 	"github.com/gatehouse/gatehouse/application/mfa"
 	"github.com/gatehouse/gatehouse/application/organization"
-	"github.com/gatehouse/gatehouse/application/query"
 
 	"github.com/gin-gonic/gin"
 
@@ -29,18 +28,15 @@ const maxID = 128
 
 // Deps are the use cases the account pages call: the framework's own.
 type Deps struct {
-	UpdateUser        *account.UpdateUserHandler     // the profile
-	ChangeEmail       *account.ChangeEmailHandler    // the address change
-	ChangePassword    *account.ChangePasswordHandler // the password change
-	DeleteUser        *account.DeleteUserHandler     // the account's deletion
-	TwoFactor         *mfa.TwoFactor                 // the security page's authenticator app and backup codes
-	Passkeys          *mfa.Passkeys                  // its passkeys
-	ListSessions      *query.ListSessionsHandler     // the sessions page
-	RevokeSessions    *account.RevokeSessionsHandler // its sign-outs
-	Organizations     *organization.Organizations    // the organizations page and invitations
-	LinkedAccounts    *federation.Accounts           // the linked accounts
-	Federation        *federation.SignIns            // linking one more
-	IdentityProviders *federation.Providers          // the providers one may link
+	Profile           *account.Profile            // the profile, the address change and the account's deletion
+	Passwords         *account.Passwords          // the password change
+	TwoFactor         *mfa.TwoFactor              // the security page's authenticator app and backup codes
+	Passkeys          *mfa.Passkeys               // its passkeys
+	Sessions          *account.Sessions           // the sessions page and its sign-outs
+	Organizations     *organization.Organizations // the organizations page and invitations
+	LinkedAccounts    *federation.Accounts        // the linked accounts
+	Federation        *federation.SignIns         // linking one more
+	IdentityProviders *federation.Providers       // the providers one may link
 }
 
 // API holds the account pages' handlers, on the edge's shared pieces and
@@ -51,18 +47,15 @@ type API struct {
 	views   *shell.Views
 	passkey *shell.Asset
 
-	updateUser     *account.UpdateUserHandler
-	emailChanges   *account.ChangeEmailHandler
-	passwords      *account.ChangePasswordHandler
-	deleteUser     *account.DeleteUserHandler
-	twoFactor      *mfa.TwoFactor
-	passkeys       *mfa.Passkeys
-	listSessions   *query.ListSessionsHandler
-	revokeSessions *account.RevokeSessionsHandler
-	organizations  *organization.Organizations
-	linked         *federation.Accounts
-	signIns        *federation.SignIns
-	providers      *federation.Providers
+	profile       *account.Profile
+	passwords     *account.Passwords
+	twoFactor     *mfa.TwoFactor
+	passkeys      *mfa.Passkeys
+	sessions      *account.Sessions
+	organizations *organization.Organizations
+	linked        *federation.Accounts
+	signIns       *federation.SignIns
+	providers     *federation.Providers
 }
 
 // New returns the account pages on k and sh, calling d.
@@ -73,9 +66,9 @@ func New(k *edge.Kit, sh *shell.Shell, d Deps) *API {
 		panic("account: nil dependency")
 	}
 	return &API{Kit: k, shell: sh, views: sh.NewViews(files, nil),
-		passkey:    shell.NewAsset(files, "assets/passkey.js", passkeyScriptPath, shell.JavaScript),
-		updateUser: d.UpdateUser, emailChanges: d.ChangeEmail, passwords: d.ChangePassword, deleteUser: d.DeleteUser,
-		twoFactor: d.TwoFactor, passkeys: d.Passkeys, listSessions: d.ListSessions, revokeSessions: d.RevokeSessions,
+		passkey: shell.NewAsset(files, "assets/passkey.js", passkeyScriptPath, shell.JavaScript),
+		profile: d.Profile, passwords: d.Passwords,
+		twoFactor: d.TwoFactor, passkeys: d.Passkeys, sessions: d.Sessions,
 		organizations: d.Organizations, linked: d.LinkedAccounts, signIns: d.Federation, providers: d.IdentityProviders}
 }
 

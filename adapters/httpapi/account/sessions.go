@@ -13,7 +13,7 @@ import (
 )
 
 // The account's sessions page (/account/sessions): the user's live
-// sessions (Queries.ListSessions, what /api/auth/list-sessions answers)
+// sessions (account.Sessions.ListSessions, what /api/auth/list-sessions answers)
 // with their device, address, start and last use, this browser's marked;
 // one ended, or every other (RevokeSessions.One and Others, what
 // revoke-session and revoke-other-sessions call).
@@ -60,7 +60,7 @@ func (s *API) sessionsPage(c *gin.Context) {
 	if !ok {
 		return
 	}
-	list, err := s.listSessions.Handle(c.Request.Context(), v.P.User.ID())
+	list, err := s.sessions.ListSessions(c.Request.Context(), v.P.User.ID())
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
@@ -99,7 +99,7 @@ func (s *API) revokeOwnSession(c *gin.Context, v *shell.Visit) {
 			edge.FieldError{Location: "body.session", Message: "is missing or too long"})
 		return
 	}
-	list, err := s.listSessions.Handle(ctx, v.P.User.ID())
+	list, err := s.sessions.ListSessions(ctx, v.P.User.ID())
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
@@ -113,7 +113,7 @@ func (s *API) revokeOwnSession(c *gin.Context, v *shell.Visit) {
 			edge.FieldError{Location: "body.session", Message: "is not one of your live sessions"})
 		return
 	}
-	current, err := s.revokeSessions.One(ctx, account.RevokeSession{Principal: v.P, Handle: handle})
+	current, err := s.sessions.RevokeSession(ctx, account.RevokeSession{Principal: v.P, Handle: handle})
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
@@ -130,7 +130,7 @@ func (s *API) revokeOwnSession(c *gin.Context, v *shell.Visit) {
 
 // revokeOtherSessions ends every session of the user but this browser's.
 func (s *API) revokeOtherSessions(c *gin.Context, v *shell.Visit) {
-	if err := s.revokeSessions.Others(c.Request.Context(), v.P); err != nil {
+	if err := s.sessions.RevokeOtherSessions(c.Request.Context(), v.P); err != nil {
 		s.shell.Refuse(c, err)
 		return
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge/edgetest"
 	"github.com/gatehouse/gatehouse/adapters/memory"
-	"github.com/gatehouse/gatehouse/application/query"
+	appadmin "github.com/gatehouse/gatehouse/application/admin"
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/test/usecasetest"
 )
@@ -26,8 +26,8 @@ func TestListAuditLog(t *testing.T) {
 	if err := log.Append(t.Context(), entry); err != nil {
 		t.Fatal(err)
 	}
-	srv := edgetest.New(edge.Deps{Sessions: w.Auth})
-	adm := admin.New(srv.Kit, admin.Deps{AuditLog: query.NewAuditLogHandler(log, domain.PlatformAdmins{UserIDs: []domain.UserID{ada.User.ID()}})},
+	srv := edgetest.New(edge.Deps{Sessions: w.Sessions})
+	adm := admin.New(srv.Kit, admin.Deps{AuditLog: appadmin.NewAuditLog(log, domain.PlatformAdmins{UserIDs: []domain.UserID{ada.User.ID()}})},
 		func(_ domain.ActorType, code string) string { return code })
 	adm.AddServiceRoutes()
 

@@ -15,11 +15,11 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
+	appadmin "github.com/gatehouse/gatehouse/application/admin"
 	"github.com/gatehouse/gatehouse/application/federation"
 	"github.com/gatehouse/gatehouse/application/hostdomain"
 	"github.com/gatehouse/gatehouse/application/mfa"
 	"github.com/gatehouse/gatehouse/application/oidc"
-	"github.com/gatehouse/gatehouse/application/query"
 	"github.com/gatehouse/gatehouse/application/servicekey"
 	"github.com/gatehouse/gatehouse/application/webhook"
 	"github.com/gatehouse/gatehouse/domain"
@@ -38,8 +38,8 @@ type API struct {
 // its routes need (the rest may be nil).
 type Deps struct {
 	ServiceKeys       *servicekey.ServiceKeys
-	AuditLog          *query.AuditLogHandler
-	Overview          *query.OverviewHandler
+	AuditLog          *appadmin.AuditLog
+	Overview          *appadmin.Dashboard
 	OAuthClients      *oidc.OAuthClients
 	SigningKeys       *oidc.SigningKeys
 	Domains           *hostdomain.Domains

@@ -43,7 +43,7 @@ func (s *API) getOverview(ctx context.Context, _ *struct{}) (*OverviewOutput, er
 	if err != nil {
 		return nil, err
 	}
-	o, err := s.Overview.Handle(ctx, p.User)
+	o, err := s.Overview.Overview(ctx, p.User)
 	if err != nil {
 		return nil, err
 	}

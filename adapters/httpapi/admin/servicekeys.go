@@ -8,7 +8,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
-	"github.com/gatehouse/gatehouse/application/query"
+	appadmin "github.com/gatehouse/gatehouse/application/admin"
 	"github.com/gatehouse/gatehouse/application/servicekey"
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
@@ -169,7 +169,7 @@ func (s *API) listAuditLog(ctx context.Context, in *AuditLogInput) (*AuditLogOut
 	if err != nil {
 		return nil, err
 	}
-	page, err := s.AuditLog.Handle(ctx, p.User, query.ListAuditLog{Cursor: in.Cursor, Filter: ports.AuditQuery{
+	page, err := s.AuditLog.List(ctx, p.User, appadmin.ListAuditLog{Cursor: in.Cursor, Filter: ports.AuditQuery{
 		ActorType: domain.ActorType(in.ActorType), ActorID: in.ActorID, Action: in.Action, TargetType: in.TargetType, TargetID: in.TargetID,
 		Since: in.Since, Until: in.Until, Limit: in.Limit,
 	}})

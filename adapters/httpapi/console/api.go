@@ -13,7 +13,6 @@ import (
 	"github.com/gatehouse/gatehouse/application/mfa"
 	"github.com/gatehouse/gatehouse/application/oidc"
 	"github.com/gatehouse/gatehouse/application/organization"
-	"github.com/gatehouse/gatehouse/application/query"
 	"github.com/gatehouse/gatehouse/application/servicekey"
 	"github.com/gatehouse/gatehouse/application/webhook"
 )
@@ -46,8 +45,8 @@ type Deps struct {
 	IdentityProviders *federation.Providers       // the Identity providers section
 	Federation        *federation.SignIns         // their authorization endpoints
 	Webhooks          *webhook.Webhooks           // the Webhooks section
-	AuditLog          *query.AuditLogHandler      // the Audit log section
-	Overview          *query.OverviewHandler      // the Overview section
+	AuditLog          *admin.AuditLog             // the Audit log section
+	Overview          *admin.Dashboard            // the Overview section
 }
 
 // API holds the console's handlers, on the edge's shared pieces and the
@@ -70,8 +69,8 @@ type API struct {
 	providers      *federation.Providers
 	signIns        *federation.SignIns
 	webhooks       *webhook.Webhooks
-	auditLog       *query.AuditLogHandler
-	overview       *query.OverviewHandler
+	auditLog       *admin.AuditLog
+	overview       *admin.Dashboard
 }
 
 // New returns the console on k and sh, calling d.

@@ -11,7 +11,7 @@ import (
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/shell"
-	"github.com/gatehouse/gatehouse/application/query"
+	"github.com/gatehouse/gatehouse/application/admin"
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
 )
@@ -179,15 +179,15 @@ func readAuditQuery(q url.Values) (aq auditQuery, msg, field string) {
 }
 
 // listing is the audit log query's use-case input.
-func (aq auditQuery) listing() query.ListAuditLog {
+func (aq auditQuery) listing() admin.ListAuditLog {
 	av := aq.view
-	return query.ListAuditLog{Cursor: aq.cursor, Filter: ports.AuditQuery{
+	return admin.ListAuditLog{Cursor: aq.cursor, Filter: ports.AuditQuery{
 		ActorType: domain.ActorType(av.ActorType), ActorID: av.Actor, Action: av.Action, TargetType: av.TargetType, TargetID: av.Target,
 		Since: aq.since, Until: aq.until, Limit: aq.limit}}
 }
 
 // auditPage lists the audit log through the admin API's query
-// (Queries.AuditLog): the filters and the cursor are in the URL, so a
+// (admin.AuditLog): the filters and the cursor are in the URL, so a
 // page can be shared.
 func (s *API) auditPage(c *gin.Context) {
 	v, ok := s.view(c)
@@ -202,7 +202,7 @@ func (s *API) auditPage(c *gin.Context) {
 		s.render(c, http.StatusBadRequest, "audit", p)
 		return
 	}
-	page, err := s.auditLog.Handle(c.Request.Context(), v.P.User, aq.listing())
+	page, err := s.auditLog.List(c.Request.Context(), v.P.User, aq.listing())
 	if domain.KindOf(err) == domain.KindInvalid {
 		p.Error, p.Field = "The page link is not valid: start from the first page.", "cursor"
 		s.render(c, http.StatusBadRequest, "audit", p)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/chart"
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/shell"
-	"github.com/gatehouse/gatehouse/application/query"
+	"github.com/gatehouse/gatehouse/application/admin"
 	"github.com/gatehouse/gatehouse/ports"
 )
 
@@ -42,7 +42,7 @@ func (s *API) addOverviewRoutes(r shell.Section) {
 }
 
 // overviewPage shows the service at a glance through the admin API's
-// query (Queries.Overview, GET /api/admin/overview). The charts are SVG
+// query (admin.Dashboard, GET /api/admin/overview). The charts are SVG
 // drawn here (no style attribute, no script: the CSP holds) with their
 // numbers in a table beside them. Their steps are named in UTC: the
 // server does not know the viewer's zone, and says so.
@@ -51,13 +51,13 @@ func (s *API) overviewPage(c *gin.Context) {
 	if !ok {
 		return
 	}
-	o, err := s.overview.Handle(c.Request.Context(), v.P.User)
+	o, err := s.overview.Overview(c.Request.Context(), v.P.User)
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
 	}
 	ov := &overviewView{At: o.At, Users: o.Users, Organizations: o.Organizations, ActiveSessions: o.ActiveSessions, Recent: auditRows(o.RecentAudit)}
-	for _, st := range query.DomainStatuses {
+	for _, st := range admin.DomainStatuses {
 		ov.Domains = append(ov.Domains, overviewDomainCount{Status: string(st), Count: o.Domains[st]})
 	}
 	hour := func(t time.Time) string { return t.UTC().Format("15:04") }

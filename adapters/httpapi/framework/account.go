@@ -31,7 +31,7 @@ func (s *API) updateUser(ctx context.Context, in *UpdateUserInput) (*edge.Status
 	if in.Body.Email != nil {
 		return nil, errEmailCannotBeUpdated
 	}
-	if _, err := s.UpdateUser.Handle(ctx, account.UpdateUser{UserID: p.User.ID(), Name: in.Body.Name, Image: in.Body.Image}); err != nil {
+	if _, err := s.Profile.UpdateUser(ctx, account.UpdateUser{UserID: p.User.ID(), Name: in.Body.Name, Image: in.Body.Image}); err != nil {
 		return nil, err
 	}
 	return edge.StatusOK(), nil
@@ -60,7 +60,7 @@ func (s *API) changePassword(ctx context.Context, in *ChangePasswordInput) (*Cha
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.ChangePassword.Handle(ctx, account.ChangePassword{Principal: p, CurrentPassword: in.Body.CurrentPassword,
+	res, err := s.Passwords.ChangePassword(ctx, account.ChangePassword{Principal: p, CurrentPassword: in.Body.CurrentPassword,
 		NewPassword: in.Body.NewPassword, RevokeOtherSessions: in.Body.RevokeOtherSessions, Client: edge.RequestInfoFrom(ctx).Client()})
 	if err != nil {
 		return nil, err
@@ -90,7 +90,7 @@ func (s *API) changeEmail(ctx context.Context, in *ChangeEmailInput) (*edge.Stat
 	if err != nil {
 		return nil, err
 	}
-	if err := s.ChangeEmail.Handle(ctx, account.ChangeEmail{Principal: p, NewEmail: in.Body.NewEmail, CallbackURL: in.Body.CallbackURL}); err != nil {
+	if err := s.Profile.ChangeEmail(ctx, account.ChangeEmail{Principal: p, NewEmail: in.Body.NewEmail, CallbackURL: in.Body.CallbackURL}); err != nil {
 		return nil, err
 	}
 	return edge.StatusOK(), nil
@@ -128,7 +128,7 @@ func (s *API) deleteUser(ctx context.Context, in *DeleteUserInput) (*DeleteUserO
 		return nil, err
 	}
 	cmd.Principal = p
-	res, err := s.DeleteUser.Handle(ctx, cmd)
+	res, err := s.Profile.DeleteUser(ctx, cmd)
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +167,7 @@ func (s *API) deleteUserCallback(ctx context.Context, in *LinkInput) (*RedirectO
 	}
 	p, err := s.Principal(ctx)
 	if err == nil {
-		_, err = s.DeleteUser.Handle(ctx, account.DeleteUser{Principal: p, Token: in.Token})
+		_, err = s.Profile.DeleteUser(ctx, account.DeleteUser{Principal: p, Token: in.Token})
 	}
 	if in.CallbackURL != "" {
 		if err != nil {
@@ -211,7 +211,7 @@ func (s *API) requestPasswordReset(ctx context.Context, in *RequestPasswordReset
 	if err := s.CheckTarget(in.Body.RedirectTo, edge.ErrInvalidRedirect); err != nil {
 		return nil, err
 	}
-	if err := s.ResetPassword.Request(ctx, account.RequestPasswordReset{Email: in.Body.Email, RedirectTo: in.Body.RedirectTo}); err != nil {
+	if err := s.Passwords.RequestPasswordReset(ctx, account.RequestPasswordReset{Email: in.Body.Email, RedirectTo: in.Body.RedirectTo}); err != nil {
 		return nil, err
 	}
 	out := &MessageStatusOutput{}
@@ -254,7 +254,7 @@ func (s *API) resetPassword(ctx context.Context, in *ResetPasswordInput) (*edge.
 	if token == "" {
 		token = in.Token
 	}
-	if err := s.ResetPassword.Reset(ctx, account.ResetPassword{Token: token, NewPassword: in.Body.NewPassword}); err != nil {
+	if err := s.Passwords.ResetPassword(ctx, account.ResetPassword{Token: token, NewPassword: in.Body.NewPassword}); err != nil {
 		return nil, err
 	}
 	return edge.StatusOK(), nil
@@ -278,7 +278,7 @@ func (s *API) sendVerificationEmail(ctx context.Context, in *SendVerificationEma
 	} else if !edge.IsUnauthenticated(err) {
 		return nil, err
 	}
-	if err := s.VerifyEmail.Send(ctx, cmd); err != nil {
+	if err := s.Registration.SendVerificationEmail(ctx, cmd); err != nil {
 		return nil, err
 	}
 	return edge.StatusOK(), nil
@@ -294,7 +294,7 @@ func (s *API) verifyEmail(ctx context.Context, in *LinkInput) (*RedirectOrJSON[V
 	if err := s.CheckTarget(in.CallbackURL, edge.ErrInvalidCallback); err != nil {
 		return nil, err
 	}
-	u, err := s.VerifyEmail.Verify(ctx, in.Token)
+	u, err := s.Registration.VerifyEmail(ctx, in.Token)
 	if in.CallbackURL != "" {
 		if err != nil {
 			return redirectTo[VerifyEmailBody](s, edge.WithQuery(in.CallbackURL, "error", ErrorCode(err))), nil

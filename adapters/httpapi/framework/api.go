@@ -26,7 +26,6 @@ import (
 	"github.com/gatehouse/gatehouse/application/mfa"
 	"github.com/gatehouse/gatehouse/application/oidc"
 	"github.com/gatehouse/gatehouse/application/organization"
-	"github.com/gatehouse/gatehouse/application/query"
 	"github.com/gatehouse/gatehouse/application/usecase"
 )
 
@@ -41,17 +40,11 @@ type API struct {
 // routes.go. A group's handlers call only some of them: a test builds the
 // API with those its routes need (the rest may be nil).
 type Deps struct {
-	SignUp         *account.SignUpHandler
-	SignIn         *account.SignInHandler
-	SignOut        *account.SignOutHandler
-	RevokeSessions *account.RevokeSessionsHandler
-	ListSessions   *query.ListSessionsHandler
-	UpdateUser     *account.UpdateUserHandler
-	ChangePassword *account.ChangePasswordHandler
-	ChangeEmail    *account.ChangeEmailHandler
-	DeleteUser     *account.DeleteUserHandler
-	ResetPassword  *account.ResetPasswordHandler
-	VerifyEmail    *account.VerifyEmailHandler
+	Registration   *account.Registration
+	SignIns        *account.SignIns
+	Sessions       *account.Sessions
+	Profile        *account.Profile
+	Passwords      *account.Passwords
 	TwoFactor      *mfa.TwoFactor
 	Passkeys       *mfa.Passkeys
 	Organizations  *organization.Organizations

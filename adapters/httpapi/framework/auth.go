@@ -34,7 +34,7 @@ func (s *API) signUp(ctx context.Context, in *SignUpInput) (*SignUpOutput, error
 		return nil, err
 	}
 	ri := edge.RequestInfoFrom(ctx)
-	res, err := s.SignUp.Handle(ctx, account.SignUp{Name: in.Body.Name, Email: in.Body.Email, Password: in.Body.Password,
+	res, err := s.Registration.SignUp(ctx, account.SignUp{Name: in.Body.Name, Email: in.Body.Email, Password: in.Body.Password,
 		Image: in.Body.Image, RememberMe: in.Body.RememberMe == nil || *in.Body.RememberMe, CallbackURL: in.Body.CallbackURL, Client: ri.Client()})
 	if err != nil {
 		return nil, err
@@ -80,7 +80,7 @@ func (s *API) signIn(ctx context.Context, in *SignInInput) (*SignInOutput, error
 		return nil, err
 	}
 	ri := edge.RequestInfoFrom(ctx)
-	res, err := s.SignIn.Handle(ctx, account.SignIn{Email: in.Body.Email, Password: in.Body.Password,
+	res, err := s.SignIns.SignIn(ctx, account.SignIn{Email: in.Body.Email, Password: in.Body.Password,
 		RememberMe: in.Body.RememberMe == nil || *in.Body.RememberMe, CallbackURL: in.Body.CallbackURL,
 		TrustedDevice: s.Cookies.TrustedDevice(ri.Request), Client: ri.Client()})
 	if err != nil {
@@ -118,7 +118,7 @@ type SignOutOutput struct {
 
 func (s *API) signOut(ctx context.Context, _ *struct{}) (*SignOutOutput, error) {
 	token, _ := s.Cookies.Token(edge.RequestInfoFrom(ctx).Request)
-	if err := s.SignOut.Handle(ctx, token); err != nil {
+	if err := s.Sessions.SignOut(ctx, token); err != nil {
 		return nil, err
 	}
 	out := &SignOutOutput{}
@@ -192,7 +192,7 @@ func (s *API) listSessions(ctx context.Context, _ *struct{}) (*ListSessionsOutpu
 	if err != nil {
 		return nil, err
 	}
-	list, err := s.ListSessions.Handle(ctx, p.User.ID())
+	list, err := s.Sessions.ListSessions(ctx, p.User.ID())
 	if err != nil {
 		return nil, err
 	}
@@ -215,7 +215,7 @@ func (s *API) revokeSession(ctx context.Context, in *RevokeSessionInput) (*edge.
 	if err != nil {
 		return nil, err
 	}
-	current, err := s.RevokeSessions.One(ctx, account.RevokeSession{Principal: p, Handle: in.Body.Token})
+	current, err := s.Sessions.RevokeSession(ctx, account.RevokeSession{Principal: p, Handle: in.Body.Token})
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +231,7 @@ func (s *API) revokeSessions(ctx context.Context, _ *struct{}) (*edge.StatusOutp
 	if err != nil {
 		return nil, err
 	}
-	if err := s.RevokeSessions.All(ctx, p); err != nil {
+	if err := s.Sessions.RevokeAllSessions(ctx, p); err != nil {
 		return nil, err
 	}
 	out := edge.StatusOK()
@@ -244,7 +244,7 @@ func (s *API) revokeOtherSessions(ctx context.Context, _ *struct{}) (*edge.Statu
 	if err != nil {
 		return nil, err
 	}
-	if err := s.RevokeSessions.Others(ctx, p); err != nil {
+	if err := s.Sessions.RevokeOtherSessions(ctx, p); err != nil {
 		return nil, err
 	}
 	return edge.StatusOK(), nil

@@ -9,8 +9,6 @@ import (
 	"github.com/gatehouse/gatehouse/adapters/httpapi/framework"
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge/edgetest"
-	"github.com/gatehouse/gatehouse/adapters/memory"
-	"github.com/gatehouse/gatehouse/application/query"
 	"github.com/gatehouse/gatehouse/test/usecasetest"
 )
 
@@ -20,8 +18,8 @@ import (
 func newFramework(t *testing.T) (*edgetest.Server, *usecasetest.World) {
 	t.Helper()
 	w := usecasetest.NewWorld(t, false)
-	srv := edgetest.New(edge.Deps{Sessions: w.Auth})
-	fw := framework.New(srv.Kit, framework.Deps{ListSessions: query.NewListSessionsHandler(memory.NewSessionRepository(w.DB), w.Clock)})
+	srv := edgetest.New(edge.Deps{Sessions: w.Sessions})
+	fw := framework.New(srv.Kit, framework.Deps{Sessions: w.Sessions})
 	fw.AddFrameworkRoutes()
 	return srv, w
 }

@@ -21,7 +21,7 @@ var words = edge.WordsFunc(func(c edge.Condition) edge.Condition { return c })
 // consents refuse a caller without a session before any use case runs.
 func TestDiscoveryAndConsents(t *testing.T) {
 	w := usecasetest.NewWorld(t, false)
-	srv := edgetest.New(edge.Deps{Sessions: w.Auth})
+	srv := edgetest.New(edge.Deps{Sessions: w.Sessions})
 	provider := oidc.New(srv.Kit, nil, words)
 	provider.AddDiscoveryRoutes()
 	provider.AddOAuthConsentRoutes()

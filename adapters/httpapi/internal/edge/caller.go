@@ -16,7 +16,7 @@ import (
 // is built (NewKit): finding a request's caller and counting its requests.
 // The contract packages hold the use cases their handlers call themselves.
 type Deps struct {
-	// Sessions resolves a session token (account.AuthenticateHandler).
+	// Sessions resolves a session token (account.Sessions).
 	Sessions SessionAuthenticator
 	// ServiceKeys authenticates a service key's secret
 	// (servicekey.ServiceKeys).
@@ -25,7 +25,7 @@ type Deps struct {
 	// impersonation, may do on a route (admin.Administration).
 	Admins AdminGate
 	// Throttle counts requests against the rate limits
-	// (account.ThrottleHandler).
+	// (account.SignIns).
 	Throttle Throttler
 	// SessionLifetime is how long a remembered session's cookie lives.
 	SessionLifetime time.Duration
@@ -33,9 +33,9 @@ type Deps struct {
 
 // SessionAuthenticator resolves a session token to its session.
 type SessionAuthenticator interface {
-	// Handle returns the live session of cmd.Token, or an Unauthenticated
-	// error.
-	Handle(ctx context.Context, cmd account.Authenticate) (*account.AuthenticateResult, error)
+	// Authenticate returns the live session of cmd.Token, or an
+	// Unauthenticated error.
+	Authenticate(ctx context.Context, cmd account.Authenticate) (*account.AuthenticateResult, error)
 	// Refresh pushes the expiry of res's remembered session forward when
 	// it is due (get-session), setting res.Refreshed.
 	Refresh(ctx context.Context, res *account.AuthenticateResult) error
@@ -60,7 +60,7 @@ type AdminGate interface {
 
 // Throttler counts one request against a limit, or refuses it (429).
 type Throttler interface {
-	Handle(ctx context.Context, cmd account.Throttle) error
+	Throttle(ctx context.Context, cmd account.Throttle) error
 }
 
 // caller is the request's caller, resolved at most once per request and
@@ -124,7 +124,7 @@ func (s *Kit) Session(ctx context.Context) (Session, error) {
 			c.sessErr = usecase.ErrUnauthorized
 			return
 		}
-		c.sess.Auth, c.sessErr = s.deps.Sessions.Handle(ctx, account.Authenticate{Token: c.sess.Token})
+		c.sess.Auth, c.sessErr = s.deps.Sessions.Authenticate(ctx, account.Authenticate{Token: c.sess.Token})
 	})
 	return c.sess, c.sessErr
 }

@@ -19,7 +19,7 @@ import (
 // lookups.
 type countingSessions struct{ lookups int }
 
-func (c *countingSessions) Handle(_ context.Context, cmd account.Authenticate) (*account.AuthenticateResult, error) {
+func (c *countingSessions) Authenticate(_ context.Context, cmd account.Authenticate) (*account.AuthenticateResult, error) {
 	c.lookups++
 	if cmd.Token == "" {
 		return nil, usecase.ErrUnauthorized

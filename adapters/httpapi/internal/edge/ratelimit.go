@@ -76,7 +76,7 @@ func (s *Kit) RateLimiter() gin.HandlerFunc {
 // throttle counts one request for key under rule's limit, or returns a
 // RateLimited error, counting the refusal under the rule's name.
 func (s *Kit) throttle(ctx context.Context, key string, r Rate) error {
-	err := s.deps.Throttle.Handle(ctx, account.Throttle{Key: key, Limit: r.Limit, Window: r.Window})
+	err := s.deps.Throttle.Throttle(ctx, account.Throttle{Key: key, Limit: r.Limit, Window: r.Window})
 	if err != nil && s.Config.Observer != nil {
 		s.Config.Observer.RateLimited(r.Name)
 	}

@@ -82,7 +82,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.engine.Se
 
 type noSessions struct{}
 
-func (noSessions) Handle(context.Context, account.Authenticate) (*account.AuthenticateResult, error) {
+func (noSessions) Authenticate(context.Context, account.Authenticate) (*account.AuthenticateResult, error) {
 	return nil, usecase.ErrUnauthorized
 }
 
@@ -104,4 +104,4 @@ func (openGate) RefuseImpersonation(context.Context, usecase.Principal, string, 
 
 type noThrottle struct{}
 
-func (noThrottle) Handle(context.Context, account.Throttle) error { return nil }
+func (noThrottle) Throttle(context.Context, account.Throttle) error { return nil }

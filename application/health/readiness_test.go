@@ -1,11 +1,11 @@
-package query_test
+package health_test
 
 import (
 	"context"
 	"testing"
 
 	"github.com/gatehouse/gatehouse/adapters/memory"
-	"github.com/gatehouse/gatehouse/application/query"
+	"github.com/gatehouse/gatehouse/application/health"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
@@ -20,11 +20,11 @@ func (downChecker) Check(ctx context.Context) error {
 func TestReadiness(t *testing.T) {
 	tests := []struct {
 		name    string
-		handler *query.ReadinessHandler
+		handler *health.ReadinessHandler
 		ready   bool
 	}{
-		{"healthy_database_is_ready", query.NewReadinessHandler(memory.NewHealthChecker()), true},
-		{"hung_database_is_not_ready", query.NewReadinessHandler(downChecker{}), false},
+		{"healthy_database_is_ready", health.NewReadinessHandler(memory.NewHealthChecker()), true},
+		{"hung_database_is_not_ready", health.NewReadinessHandler(downChecker{}), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

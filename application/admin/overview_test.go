@@ -1,4 +1,4 @@
-package query_test
+package admin_test
 
 import (
 	"errors"
@@ -7,21 +7,21 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse/adapters/memory"
-	"github.com/gatehouse/gatehouse/application/query"
+	"github.com/gatehouse/gatehouse/application/admin"
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
 	"github.com/gatehouse/gatehouse/test/usecasetest"
 )
 
 // overviewWorld is a world with two users, ada (a platform administrator)
-// and bob, and an overview handler on its stores.
-func overviewWorld(t *testing.T) (*usecasetest.World, *query.OverviewHandler, *memory.SignInStats, *memory.AuditLog, *domain.User, *domain.User) {
+// and bob, and a dashboard on its stores.
+func overviewWorld(t *testing.T) (*usecasetest.World, *admin.Dashboard, *memory.SignInStats, *memory.AuditLog, *domain.User, *domain.User) {
 	t.Helper()
 	w := usecasetest.NewWorld(t, false)
 	ada := w.MustSignUp(t, "ada@example.com").User
 	bob := w.MustSignUp(t, "bob@example.com").User
 	stats, log := memory.NewSignInStats(), memory.NewAuditLog(w.DB)
-	h := query.NewOverviewHandler(w.Users, memory.NewOrganizationRepository(w.DB), memory.NewDomainRepository(w.DB),
+	h := admin.NewDashboard(w.Users, memory.NewOrganizationRepository(w.DB), memory.NewDomainRepository(w.DB),
 		memory.NewSessionRepository(w.DB), stats, log, w.Clock, domain.PlatformAdmins{UserIDs: []domain.UserID{ada.ID()}})
 	return w, h, stats, log, ada, bob
 }
@@ -53,7 +53,7 @@ func TestOverview_shows_counts_series_and_recent_audit(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	o, err := h.Handle(t.Context(), ada)
+	o, err := h.Overview(t.Context(), ada)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,8 +63,8 @@ func TestOverview_shows_counts_series_and_recent_audit(t *testing.T) {
 	if len(o.Domains) != 3 || o.Domains[domain.DomainPending] != 0 {
 		t.Errorf("domains = %v, want every status at zero", o.Domains)
 	}
-	if len(o.Hourly) != query.OverviewHours || len(o.Daily) != query.OverviewDays {
-		t.Fatalf("%d hours and %d days, want %d and %d", len(o.Hourly), len(o.Daily), query.OverviewHours, query.OverviewDays)
+	if len(o.Hourly) != admin.OverviewHours || len(o.Daily) != admin.OverviewDays {
+		t.Fatalf("%d hours and %d days, want %d and %d", len(o.Hourly), len(o.Daily), admin.OverviewHours, admin.OverviewDays)
 	}
 	last := o.Hourly[len(o.Hourly)-1]
 	if !last.Start.Equal(now.Truncate(time.Hour)) || last.Succeeded != 1 || last.Failed != 0 {
@@ -84,7 +84,7 @@ func TestOverview_shows_counts_series_and_recent_audit(t *testing.T) {
 	if total != 2 {
 		t.Errorf("%d failures in the month, want 2 (not the one 40 days ago)", total)
 	}
-	if len(o.RecentAudit) != query.OverviewAuditEntries || o.RecentAudit[0].ID != "a11" || o.RecentAudit[9].ID != "a02" {
+	if len(o.RecentAudit) != admin.OverviewAuditEntries || o.RecentAudit[0].ID != "a11" || o.RecentAudit[9].ID != "a02" {
 		t.Errorf("recent audit = %d entries from %v, want the 10 newest from a11", len(o.RecentAudit), o.RecentAudit)
 	}
 }
@@ -92,8 +92,8 @@ func TestOverview_shows_counts_series_and_recent_audit(t *testing.T) {
 // Ensure only a platform administrator sees the overview.
 func TestOverview_refuses_a_user_who_is_not_an_administrator(t *testing.T) {
 	_, h, _, _, _, bob := overviewWorld(t)
-	if _, err := h.Handle(t.Context(), bob); !errors.Is(err, domain.ErrNotPlatformAdmin) {
-		t.Fatalf("Handle(bob) = %v, want %v", err, domain.ErrNotPlatformAdmin)
+	if _, err := h.Overview(t.Context(), bob); !errors.Is(err, domain.ErrNotPlatformAdmin) {
+		t.Fatalf("Overview(bob) = %v, want %v", err, domain.ErrNotPlatformAdmin)
 	}
 }
 
@@ -109,11 +109,11 @@ func TestOverview_series_just_after_midnight(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	o, err := h.Handle(t.Context(), ada)
+	o, err := h.Overview(t.Context(), ada)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(o.Hourly) != query.OverviewHours || len(o.Daily) != query.OverviewDays {
+	if len(o.Hourly) != admin.OverviewHours || len(o.Daily) != admin.OverviewDays {
 		t.Fatalf("%d hours and %d days", len(o.Hourly), len(o.Daily))
 	}
 	want := func(name string, b ports.SignInBucket, start time.Time, ok, failed int) {

@@ -1,17 +1,18 @@
-package query
+package admin
 
 import (
 	"context"
 	"time"
 
+	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
 )
 
-// OverviewHandler shows platform administrators the state of the service
+// Dashboard shows platform administrators the state of the service
 // at a glance: how many users, organizations, domains and active sessions
 // there are, how sign-ins went lately, and the latest audit entries.
-type OverviewHandler struct {
+type Dashboard struct {
 	users    ports.UserRepository
 	orgs     ports.OrganizationRepository
 	domains  ports.DomainRepository
@@ -23,15 +24,11 @@ type OverviewHandler struct {
 	flusher  Flusher // nil: nothing gathered in memory
 }
 
-// NewOverviewHandler returns an OverviewHandler.
-func NewOverviewHandler(users ports.UserRepository, orgs ports.OrganizationRepository, domains ports.DomainRepository,
-	sessions ports.SessionRepository, signIns ports.SignInStats, log ports.AuditLog, clock ports.Clock, admins domain.PlatformAdmins) *OverviewHandler {
-	for _, d := range []any{users, orgs, domains, sessions, signIns, log, clock} {
-		if d == nil {
-			panic("query: nil dependency")
-		}
-	}
-	return &OverviewHandler{users: users, orgs: orgs, domains: domains, sessions: sessions, signIns: signIns, log: log, clock: clock, admins: admins}
+// NewDashboard returns a Dashboard.
+func NewDashboard(users ports.UserRepository, orgs ports.OrganizationRepository, domains ports.DomainRepository,
+	sessions ports.SessionRepository, signIns ports.SignInStats, log ports.AuditLog, clock ports.Clock, admins domain.PlatformAdmins) *Dashboard {
+	usecase.MustHave(users, orgs, domains, sessions, signIns, log, clock)
+	return &Dashboard{users: users, orgs: orgs, domains: domains, sessions: sessions, signIns: signIns, log: log, clock: clock, admins: admins}
 }
 
 // Flusher writes what a process gathered in memory to the store before a
@@ -40,10 +37,10 @@ type Flusher interface {
 	Flush(ctx context.Context) error
 }
 
-// FlushFirst has Handle write f's counts before reading the sign-ins, so
+// FlushFirst has Overview write f's counts before reading the sign-ins, so
 // the overview counts this process's last seconds too (other replicas'
 // within their flush interval). It returns h.
-func (h *OverviewHandler) FlushFirst(f Flusher) *OverviewHandler {
+func (h *Dashboard) FlushFirst(f Flusher) *Dashboard {
 	h.flusher = f
 	return h
 }
@@ -60,7 +57,7 @@ const (
 // it shows them.
 var DomainStatuses = []domain.DomainStatus{domain.DomainPending, domain.DomainVerified, domain.DomainFailed}
 
-// Overview is what OverviewHandler shows.
+// Overview is what Dashboard shows.
 type Overview struct {
 	// At is when the overview was read.
 	At            time.Time
@@ -81,11 +78,11 @@ type Overview struct {
 	RecentAudit []domain.AuditEntry
 }
 
-// Handle returns the overview to a platform administrator. Each count is
+// Overview returns the overview to a platform administrator. Each count is
 // one statement; the sign-ins are one read of the hour buckets of the last
 // 30 days (at most 720 hours) through their primary key, and the audit
 // entries the newest of the log through its time index.
-func (h *OverviewHandler) Handle(ctx context.Context, u *domain.User) (*Overview, error) {
+func (h *Dashboard) Overview(ctx context.Context, u *domain.User) (*Overview, error) {
 	if !h.admins.IsAdmin(u) {
 		return nil, domain.ErrNotPlatformAdmin
 	}
@@ -119,7 +116,7 @@ func (h *OverviewHandler) Handle(ctx context.Context, u *domain.User) (*Overview
 
 // series reads the hours from the first of the OverviewDays days to now
 // once, and returns the last OverviewHours of them and their sums by day.
-func (h *OverviewHandler) series(ctx context.Context, now time.Time) (hourly, daily []ports.SignInBucket, err error) {
+func (h *Dashboard) series(ctx context.Context, now time.Time) (hourly, daily []ports.SignInBucket, err error) {
 	first := now.Truncate(ports.StepDay).Add(-(OverviewDays - 1) * ports.StepDay)
 	if h.flusher != nil {
 		// A count that cannot be written now stays gathered for the next

@@ -1,24 +1,23 @@
-package query
+package admin
 
 import (
 	"context"
 
+	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
 	"github.com/gatehouse/gatehouse/ports"
 )
 
-// AuditLogHandler lists the audit log to platform administrators.
-type AuditLogHandler struct {
+// AuditLog is the audit log, listed to platform administrators.
+type AuditLog struct {
 	log    ports.AuditLog
 	admins domain.PlatformAdmins
 }
 
-// NewAuditLogHandler returns an AuditLogHandler.
-func NewAuditLogHandler(log ports.AuditLog, admins domain.PlatformAdmins) *AuditLogHandler {
-	if log == nil {
-		panic("query: nil dependency")
-	}
-	return &AuditLogHandler{log: log, admins: admins}
+// NewAuditLog returns an AuditLog.
+func NewAuditLog(log ports.AuditLog, admins domain.PlatformAdmins) *AuditLog {
+	usecase.MustHave(log)
+	return &AuditLog{log: log, admins: admins}
 }
 
 // AuditLogPage is one page of entries, newest first, and the cursor of the
@@ -38,8 +37,8 @@ var (
 	errBadCursor = domain.Invalid("paging.invalid_cursor", "Invalid cursor", domain.FieldViolation{Field: "cursor", Message: "is not a cursor this listing returned"})
 )
 
-// Handle returns a page of the log to a platform administrator.
-func (h *AuditLogHandler) Handle(ctx context.Context, u *domain.User, q ListAuditLog) (*AuditLogPage, error) {
+// List returns a page of the log to a platform administrator.
+func (h *AuditLog) List(ctx context.Context, u *domain.User, q ListAuditLog) (*AuditLogPage, error) {
 	if !h.admins.IsAdmin(u) {
 		return nil, domain.ErrNotPlatformAdmin
 	}

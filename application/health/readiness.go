@@ -1,4 +1,4 @@
-package query
+package health
 
 import (
 	"context"
@@ -41,7 +41,7 @@ type ReadinessHandler struct {
 // NewReadinessHandler returns a handler checking the database.
 func NewReadinessHandler(database ports.HealthChecker) *ReadinessHandler {
 	if database == nil {
-		panic("query: nil database health checker")
+		panic("health: nil database health checker")
 	}
 	return &ReadinessHandler{checkers: []ports.HealthChecker{database}}
 }

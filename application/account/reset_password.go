@@ -23,8 +23,8 @@ type ResetPassword struct {
 
 var errInvalidResetToken = domain.Invalid("password_reset.invalid_token", "Invalid token", domain.FieldViolation{Field: "token", Message: "is unknown, used or expired"})
 
-// RequestPasswordReset mails a reset link when the address has an account, and answers
-// the same either way. Older reset links stop working.
+// RequestPasswordReset mails a reset link when the address has an account,
+// and answers the same either way. Older reset links stop working.
 //
 // The request only checks the address and queues the rest: the lookup, the
 // link and the mail happen after the answer, so that neither the answer nor

@@ -107,9 +107,10 @@ type RevokeSession struct {
 	Handle string
 }
 
-// RevokeSession ends the session named by cmd.Handle if it is the principal's; another
-// user's session, or an unknown one, is left alone without saying so. It
-// reports whether the current session was the one ended.
+// RevokeSession ends the session named by cmd.Handle if it is the
+// principal's; another user's session, or an unknown one, is left alone
+// without saying so. It reports whether the current session was the one
+// ended.
 func (h *Sessions) RevokeSession(ctx context.Context, cmd RevokeSession) (current bool, err error) {
 	owner := cmd.Principal.User.ID()
 	id := domain.SessionID(cmd.Handle)
@@ -137,12 +138,14 @@ func (h *Sessions) RevokeSession(ctx context.Context, cmd RevokeSession) (curren
 	return s.ID() == cmd.Principal.Session.ID(), nil
 }
 
-// RevokeAllSessions ends every session of the principal's user, the current one included.
+// RevokeAllSessions ends every session of the principal's user, the current
+// one included.
 func (h *Sessions) RevokeAllSessions(ctx context.Context, p usecase.Principal) error {
 	return h.revoker.RevokeAll(ctx, p.User.ID(), "")
 }
 
-// RevokeOtherSessions ends every session of the principal's user but the current one.
+// RevokeOtherSessions ends every session of the principal's user but the
+// current one.
 func (h *Sessions) RevokeOtherSessions(ctx context.Context, p usecase.Principal) error {
 	return h.revoker.RevokeAll(ctx, p.User.ID(), p.Session.ID())
 }

@@ -26,8 +26,8 @@ var (
 	errLinkUserNotFound     = domain.NewError(domain.KindUnauthenticated, "verification.user_not_found", "User not found")
 )
 
-// SendVerificationEmail mails a fresh link (older ones stop working) when the address
-// belongs to an unverified account.
+// SendVerificationEmail mails a fresh link (older ones stop working) when
+// the address belongs to an unverified account.
 //
 // Past the checks on the signed-in caller's own address, the request only
 // queues the rest: the lookup, the link and the mail happen after the

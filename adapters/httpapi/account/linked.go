@@ -133,8 +133,8 @@ func (s *API) showLinked(c *gin.Context, v *shell.Visit, status int, msg, field,
 			p.FormTargets = append(p.FormTargets, o)
 		}
 	}
-	p.View, p.Error, p.Field, p.Notice = lv, msg, field, notice
-	s.render(c, status, "linked", p)
+	p.Error, p.Field, p.Notice = msg, field, notice
+	s.pages.linked.Render(c, status, p, lv)
 }
 
 // originOf is the origin of an absolute http(s) URL, or "".

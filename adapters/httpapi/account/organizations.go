@@ -111,9 +111,8 @@ func (s *API) accountOrgsPage(c *gin.Context) {
 		}
 	}
 	p := accountPage(v, "Organizations", "organizations")
-	p.View = ov
 	p.Notice = accountOrgNotices.Of(c)
-	s.render(c, http.StatusOK, "organizations", p)
+	s.pages.organizations.Render(c, http.StatusOK, p, ov)
 }
 
 // joinRoles is roles in words: "owner, admin".

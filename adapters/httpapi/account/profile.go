@@ -89,13 +89,13 @@ func (s *API) profilePage(c *gin.Context) {
 func (s *API) showProfile(c *gin.Context, v *shell.Visit, status int, msg, field string, f profileForm) {
 	u := v.P.User
 	p := accountPage(v, "Your account", "profile")
-	p.View = &profileView{Name: u.Name(), Email: string(u.Email()), Image: u.Image(), Verified: u.EmailVerified(),
+	pv := &profileView{Name: u.Name(), Email: string(u.Email()), Image: u.Image(), Verified: u.EmailVerified(),
 		Created: u.CreatedAt(), TwoFactor: u.TwoFactorEnabled(), Form: f}
 	p.Error, p.Field = msg, field
 	if status == http.StatusOK {
 		p.Notice = profileNotices.Of(c)
 	}
-	s.render(c, status, "profile", p)
+	s.pages.profile.Render(c, status, p, pv)
 }
 
 // updateProfile changes the name and image through UpdateUser.

@@ -83,9 +83,8 @@ func (s *API) sessionsPage(c *gin.Context) {
 		return a.LastUsed.After(b.LastUsed)
 	})
 	p := accountPage(v, sessionsPageTitle, "sessions")
-	p.View = sv
 	p.Notice = sessionNotices.Of(c)
-	s.render(c, http.StatusOK, "sessions", p)
+	s.pages.sessions.Render(c, http.StatusOK, p, sv)
 }
 
 // revokeOwnSession ends one of the user's sessions. Someone else's, or one

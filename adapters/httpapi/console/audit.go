@@ -197,15 +197,15 @@ func (s *API) auditPage(c *gin.Context) {
 	aq, msg, field := readAuditQuery(c.Request.URL.Query())
 	av := &aq.view
 	p := v.Page("Audit log")
-	p.Section, p.View, p.Error, p.Field = "audit", av, msg, field
+	p.Section, p.Error, p.Field = "audit", msg, field
 	if msg != "" {
-		s.render(c, http.StatusBadRequest, "audit", p)
+		s.pages.audit.Render(c, http.StatusBadRequest, p, av)
 		return
 	}
 	page, err := s.auditLog.Handle(c.Request.Context(), v.P.User, aq.listing())
 	if domain.KindOf(err) == domain.KindInvalid {
 		p.Error, p.Field = "The page link is not valid: start from the first page.", "cursor"
-		s.render(c, http.StatusBadRequest, "audit", p)
+		s.pages.audit.Render(c, http.StatusBadRequest, p, av)
 		return
 	}
 	if err != nil {
@@ -214,7 +214,7 @@ func (s *API) auditPage(c *gin.Context) {
 	}
 	av.Rows = auditRows(page.Entries)
 	av.First, av.Next = auditLinks(*av, aq.cursor, page.NextCursor)
-	s.render(c, http.StatusOK, "audit", p)
+	s.pages.audit.Render(c, http.StatusOK, p, av)
 }
 
 // auditLinks are the links to the first page (when not on it) and the

@@ -71,7 +71,7 @@ func (s *API) showDomains(c *gin.Context, v *shell.Visit, status int, msg, field
 	q := c.Request.URL.Query()
 	dv := &domainsView{Status: q.Get("status"), Org: q.Get("org"), Statuses: domainStatuses, Hostname: hostname, NewOrg: org}
 	p := v.Page("Domains")
-	p.Section, p.View, p.Error, p.Field = "domains", dv, msg, field
+	p.Section, p.Error, p.Field = "domains", msg, field
 	if q.Get("deleted") != "" {
 		p.Notice = "The domain is deleted: its hostname can be claimed again."
 	}
@@ -85,7 +85,7 @@ func (s *API) showDomains(c *gin.Context, v *shell.Visit, status int, msg, field
 		p.Error, p.Field = "The page link is not valid.", "cursor"
 	}
 	if p.Field == "status" || p.Field == "org" || p.Field == "cursor" {
-		s.render(c, http.StatusBadRequest, "domains", p)
+		s.pages.domains.Render(c, http.StatusBadRequest, p, dv)
 		return
 	}
 	page, err := s.domains.List(c.Request.Context(), hostdomain.ListDomains{OrganizationID: domain.OrganizationID(dv.Org),
@@ -93,7 +93,7 @@ func (s *API) showDomains(c *gin.Context, v *shell.Visit, status int, msg, field
 	if err != nil {
 		if domain.KindOf(err) == domain.KindInvalid {
 			p.Error, p.Field = "The page link is not valid: start from the first page.", "cursor"
-			s.render(c, http.StatusBadRequest, "domains", p)
+			s.pages.domains.Render(c, http.StatusBadRequest, p, dv)
 			return
 		}
 		s.shell.Refuse(c, err)
@@ -111,7 +111,7 @@ func (s *API) showDomains(c *gin.Context, v *shell.Visit, status int, msg, field
 		link.Set("cursor", page.NextCursor)
 		dv.Next = edge.PageURL(Base+"/domains", link)
 	}
-	s.render(c, status, "domains", p)
+	s.pages.domains.Render(c, status, p, dv)
 }
 
 // createDomain claims a hostname through Domains.CreateAsAdmin and shows
@@ -216,9 +216,9 @@ func (s *API) showDomain(c *gin.Context, v *shell.Visit, status int, msg, field 
 		dv.Outcome = "Some required records were missing or did not match."
 	}
 	p := v.Page(d.Hostname())
-	p.Section, p.View, p.Error, p.Field = "domains", dv, msg, field
+	p.Section, p.Error, p.Field = "domains", msg, field
 	p.Notice = domainNotices.Of(c)
-	s.render(c, status, "domain", p)
+	s.pages.domain.Render(c, status, p, dv)
 }
 
 // domainNotices say what a form did, after its redirect (?done=).

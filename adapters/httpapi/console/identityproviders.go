@@ -102,11 +102,11 @@ func (s *API) showIdentityProviders(c *gin.Context, v *shell.Visit, status int, 
 		iv.Rows = append(iv.Rows, s.idpRowOf(p))
 	}
 	p := v.Page("Identity providers")
-	p.Section, p.View, p.Error, p.Field = "identity-providers", iv, msg, field
+	p.Section, p.Error, p.Field = "identity-providers", msg, field
 	if c.Query("deleted") != "" {
 		p.Notice = "The identity provider is deleted, with the accounts linked through it."
 	}
-	s.render(c, status, "identityproviders", p)
+	s.pages.providers.Render(c, status, p, iv)
 }
 
 // identityProviderPage shows one provider (federation.Providers.Get).
@@ -137,9 +137,9 @@ func (s *API) showIdentityProvider(c *gin.Context, v *shell.Visit, status int, m
 		iv.Form = *f
 	}
 	p := v.Page(row.Name)
-	p.Section, p.View, p.Error, p.Field = "identity-providers", iv, msg, field
+	p.Section, p.Error, p.Field = "identity-providers", msg, field
 	p.Notice = idpNotices.Of(c)
-	s.render(c, status, "identityproviders", p)
+	s.pages.providers.Render(c, status, p, iv)
 }
 
 var idpNotices = shell.Notices{

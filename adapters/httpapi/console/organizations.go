@@ -62,7 +62,7 @@ func (s *API) organizationsPage(c *gin.Context) {
 	q := c.Request.URL.Query()
 	ov := &organizationsView{Q: q.Get("q")}
 	p := v.Page("Organizations")
-	p.Section, p.View = "organizations", ov
+	p.Section = "organizations"
 	if q.Get("deleted") != "" {
 		p.Notice = "The organization is deleted, with its members, invitations and domains."
 	}
@@ -74,7 +74,7 @@ func (s *API) organizationsPage(c *gin.Context) {
 		p.Error, p.Field = "The page link is not valid.", "cursor"
 	}
 	if p.Error != "" {
-		s.render(c, http.StatusBadRequest, "organizations", p)
+		s.pages.organizations.Render(c, http.StatusBadRequest, p, ov)
 		return
 	}
 	page, err := s.organizations.ListAll(c.Request.Context(), v.Req,
@@ -82,7 +82,7 @@ func (s *API) organizationsPage(c *gin.Context) {
 	if err != nil {
 		if domain.KindOf(err) == domain.KindInvalid {
 			p.Error, p.Field = "The page link is not valid: start from the first page.", "cursor"
-			s.render(c, http.StatusBadRequest, "organizations", p)
+			s.pages.organizations.Render(c, http.StatusBadRequest, p, ov)
 			return
 		}
 		s.shell.Refuse(c, err)
@@ -100,7 +100,7 @@ func (s *API) organizationsPage(c *gin.Context) {
 		link.Set("cursor", page.NextCursor)
 		ov.Next = edge.PageURL(Base+"/organizations", link)
 	}
-	s.render(c, http.StatusOK, "organizations", p)
+	s.pages.organizations.Render(c, http.StatusOK, p, ov)
 }
 
 // organizationView is an organization's page.
@@ -210,9 +210,9 @@ func (s *API) showOrganization(c *gin.Context, v *shell.Visit, status int, msg, 
 			Status: string(inv.Status()), Open: inv.IsOpen(v.Now), Expires: inv.ExpiresAt(), Created: inv.CreatedAt()})
 	}
 	p := v.Page(o.Name())
-	p.Section, p.View, p.Error, p.Field = "organizations", ov, msg, field
+	p.Section, p.Error, p.Field = "organizations", msg, field
 	p.Notice = orgNotices.Of(c)
-	s.render(c, status, "organization", p)
+	s.pages.organization.Render(c, status, p, ov)
 }
 
 // orgNotices say what a form did, after its redirect (?done=).

@@ -38,8 +38,8 @@ type secretView struct {
 // showSecret renders the secret page.
 func (s *API) showSecret(c *gin.Context, v *shell.Visit, section, title string, sv *secretView) {
 	p := v.Page(title)
-	p.Section, p.View = section, sv
-	s.render(c, http.StatusOK, "secret", p)
+	p.Section = section
+	s.pages.secret.Render(c, http.StatusOK, p, sv)
 }
 
 // Lists: the use cases return every row (there are few keys and clients);

@@ -34,7 +34,7 @@ type userRow struct {
 func (s *API) view(c *gin.Context) (*shell.Visit, bool) {
 	v, ok := s.enter(c)
 	if ok && v.Impersonating() {
-		s.render(c, http.StatusOK, "impersonating", v.Page("Impersonating"))
+		s.pages.impersonating.Render(c, http.StatusOK, v.Page("Impersonating"), struct{}{})
 		return nil, false
 	}
 	return v, ok
@@ -94,19 +94,19 @@ func (s *API) usersPage(c *gin.Context) {
 	bad, invalid := shell.BindQuery(c, &uq).First()
 	uv := &usersView{Q: uq.Q, By: uq.By, Status: uq.Status, Verified: uq.Verified, Org: uq.Org}
 	p := v.Page("Users")
-	p.Section, p.View = "users", uv
+	p.Section = "users"
 	if uq.Deleted != "" {
 		p.Notice = "The user is deleted."
 	}
 	if invalid {
 		p.Error, p.Field = usersQueryErrors[bad.Name], bad.Name
-		s.render(c, http.StatusBadRequest, "users", p)
+		s.pages.users.Render(c, http.StatusBadRequest, p, uv)
 		return
 	}
 	page, err := s.administration.SearchUsers(c.Request.Context(), v.Req, uq.listUsers())
 	if domain.KindOf(err) == domain.KindInvalid {
 		p.Error, p.Field = "The page link is not valid: start from the first page.", "cursor"
-		s.render(c, http.StatusBadRequest, "users", p)
+		s.pages.users.Render(c, http.StatusBadRequest, p, uv)
 		return
 	}
 	if err != nil {
@@ -114,7 +114,7 @@ func (s *API) usersPage(c *gin.Context) {
 		return
 	}
 	s.usersRows(uv, v, page, uq.Cursor)
-	s.render(c, http.StatusOK, "users", p)
+	s.pages.users.Render(c, http.StatusOK, p, uv)
 }
 
 // usersRows fills uv with page's users and the links to the first and the
@@ -222,9 +222,9 @@ func (s *API) showUser(c *gin.Context, v *shell.Visit, status int, msg, field st
 		uv.Linked = append(uv.Linked, linkedRow{ID: a.ID, Provider: a.ProviderID, Email: a.Email, Created: a.CreatedAt})
 	}
 	p := v.Page(uv.Email)
-	p.Section, p.View, p.Error, p.Field = "users", uv, msg, field
+	p.Section, p.Error, p.Field = "users", msg, field
 	p.Notice = userNotices.Of(c)
-	s.render(c, status, "user", p)
+	s.pages.user.Render(c, status, p, uv)
 }
 
 // userNotices say what a form did, after its redirect (?done=).

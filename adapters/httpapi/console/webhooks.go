@@ -110,11 +110,11 @@ func (s *API) showWebhooks(c *gin.Context, v *shell.Visit, status int, msg, fiel
 		wv.Rows = append(wv.Rows, webhookRowOf(e))
 	}
 	p := v.Page("Webhooks")
-	p.Section, p.View, p.Error, p.Field = "webhooks", wv, msg, field
+	p.Section, p.Error, p.Field = "webhooks", msg, field
 	if c.Query("deleted") != "" {
 		p.Notice = "The endpoint is deleted with its deliveries."
 	}
-	s.render(c, status, "webhooks", p)
+	s.pages.webhooks.Render(c, status, p, wv)
 }
 
 // webhookPage shows an endpoint and its deliveries (webhook.Webhooks.Get
@@ -143,7 +143,7 @@ func (s *API) showWebhook(c *gin.Context, v *shell.Visit, status int, secret, ms
 	}
 	wv := &webhookView{webhookRow: webhookRowOf(e), Secret: secret, Confirm: confirm}
 	p := v.Page("Webhook endpoint")
-	p.Section, p.View, p.Error, p.Field = "webhooks", wv, msg, field
+	p.Section, p.Error, p.Field = "webhooks", msg, field
 	p.Notice = webhookNotices.Of(c)
 	q := c.Request.URL.Query()
 	if c.Request.Method == http.MethodPost {
@@ -187,7 +187,7 @@ func (s *API) showWebhook(c *gin.Context, v *shell.Visit, status int, secret, ms
 	if secret != "" {
 		p.Title = "Webhook endpoint: its signing secret"
 	}
-	s.render(c, status, "webhook", p)
+	s.pages.webhook.Render(c, status, p, wv)
 }
 
 var webhookNotices = shell.Notices{

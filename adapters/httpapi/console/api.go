@@ -24,12 +24,9 @@ const Base = "/console"
 // stopPath ends an impersonation, from the banner on any page.
 const stopPath = Base + "/impersonation/stop"
 
-// maxID bounds an id in a path or a form, and maxSearch a search: the
-// admin API's own bounds.
-const (
-	maxID     = 128
-	maxSearch = 256
-)
+// maxID bounds an id in a path or a form: the admin API's own bound (a
+// query's bounds are its binder tags).
+const maxID = 128
 
 // Deps are the use cases the console calls: the admin API's own, so the
 // same checks and audit entries apply.

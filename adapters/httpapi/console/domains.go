@@ -55,6 +55,23 @@ type domainRow struct {
 
 var domainStatuses = []string{string(domain.DomainPending), string(domain.DomainVerified), string(domain.DomainFailed)}
 
+// domainsQuery is the Domains page's query: the filters and the cursor, in
+// the URL, so a page can be shared.
+type domainsQuery struct {
+	Status  string `query:"status" validate:"omitempty,oneof=pending verified failed"`
+	Org     string `query:"org" validate:"maxbytes=128"`
+	Cursor  string `query:"cursor" validate:"maxbytes=512"`
+	Deleted string `query:"deleted"`
+}
+
+// domainsQueryErrors say what a malformed part of the query should be, by
+// its name.
+var domainsQueryErrors = map[string]string{
+	"status": "The status is pending, verified, failed, or any.",
+	"org":    "The organization id is too long.",
+	"cursor": "The page link is not valid.",
+}
+
 // domainsPage lists domains through Domains.List, newest first, filtered
 // by status and organization, with the filters and the cursor in the URL.
 func (s *API) domainsPage(c *gin.Context) {
@@ -68,23 +85,17 @@ func (s *API) domainsPage(c *gin.Context) {
 // showDomains renders the list with status, and a refused add form's
 // error, field and input.
 func (s *API) showDomains(c *gin.Context, v *shell.Visit, status int, msg, field, hostname, org string) {
-	q := c.Request.URL.Query()
-	dv := &domainsView{Status: q.Get("status"), Org: q.Get("org"), Statuses: domainStatuses, Hostname: hostname, NewOrg: org}
+	var dq domainsQuery
+	bad, invalid := shell.BindQuery(c, &dq).First()
+	dv := &domainsView{Status: dq.Status, Org: dq.Org, Statuses: domainStatuses, Hostname: hostname, NewOrg: org}
+	cursor := dq.Cursor
 	p := v.Page("Domains")
 	p.Section, p.Error, p.Field = "domains", msg, field
-	if q.Get("deleted") != "" {
+	if dq.Deleted != "" {
 		p.Notice = "The domain is deleted: its hostname can be claimed again."
 	}
-	cursor := q.Get("cursor")
-	switch {
-	case dv.Status != "" && dv.Status != "pending" && dv.Status != "verified" && dv.Status != "failed":
-		p.Error, p.Field = "The status is pending, verified, failed, or any.", "status"
-	case len(dv.Org) > maxID:
-		p.Error, p.Field = "The organization id is too long.", "org"
-	case len(cursor) > 512:
-		p.Error, p.Field = "The page link is not valid.", "cursor"
-	}
-	if p.Field == "status" || p.Field == "org" || p.Field == "cursor" {
+	if invalid {
+		p.Error, p.Field = domainsQueryErrors[bad.Name], bad.Name
 		s.pages.domains.Render(c, http.StatusBadRequest, p, dv)
 		return
 	}

@@ -103,7 +103,9 @@ func (s *API) showIdentityProviders(c *gin.Context, v *shell.Visit, status int, 
 	}
 	p := v.Page("Identity providers")
 	p.Section, p.Error, p.Field = "identity-providers", msg, field
-	if c.Query("deleted") != "" {
+	var dq deletedQuery
+	shell.BindQuery(c, &dq) // no rule to break
+	if dq.Deleted != "" {
 		p.Notice = "The identity provider is deleted, with the accounts linked through it."
 	}
 	s.pages.providers.Render(c, status, p, iv)

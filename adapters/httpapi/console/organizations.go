@@ -52,6 +52,21 @@ type organizationRow struct {
 	Created        time.Time
 }
 
+// organizationsQuery is the Organizations page's query: the search and the
+// cursor, in the URL, so a page can be shared.
+type organizationsQuery struct {
+	Q       string `query:"q" validate:"maxbytes=256"`
+	Cursor  string `query:"cursor" validate:"maxbytes=512"`
+	Deleted string `query:"deleted"`
+}
+
+// organizationsQueryErrors say what a malformed part of the query should
+// be, by its name.
+var organizationsQueryErrors = map[string]string{
+	"q":      "The search is too long: use at most 256 characters.",
+	"cursor": "The page link is not valid.",
+}
+
 // organizationsPage lists every organization through Organizations.ListAll,
 // newest first; the search and the cursor are in the URL.
 func (s *API) organizationsPage(c *gin.Context) {
@@ -59,21 +74,16 @@ func (s *API) organizationsPage(c *gin.Context) {
 	if !ok {
 		return
 	}
-	q := c.Request.URL.Query()
-	ov := &organizationsView{Q: q.Get("q")}
+	var oq organizationsQuery
+	bad, invalid := shell.BindQuery(c, &oq).First()
+	ov, cursor := &organizationsView{Q: oq.Q}, oq.Cursor
 	p := v.Page("Organizations")
 	p.Section = "organizations"
-	if q.Get("deleted") != "" {
+	if oq.Deleted != "" {
 		p.Notice = "The organization is deleted, with its members, invitations and domains."
 	}
-	cursor := q.Get("cursor")
-	switch {
-	case len(ov.Q) > maxSearch:
-		p.Error, p.Field = "The search is too long: use at most 256 characters.", "q"
-	case len(cursor) > 512:
-		p.Error, p.Field = "The page link is not valid.", "cursor"
-	}
-	if p.Error != "" {
+	if invalid {
+		p.Error, p.Field = organizationsQueryErrors[bad.Name], bad.Name
 		s.pages.organizations.Render(c, http.StatusBadRequest, p, ov)
 		return
 	}

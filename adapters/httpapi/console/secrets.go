@@ -47,6 +47,12 @@ func (s *API) showSecret(c *gin.Context, v *shell.Visit, section, title string, 
 // last row shown, all in the URL.
 const defaultLimit = 25
 
+// deletedQuery is the query of a list a deletion lands on: what was
+// deleted, for its notice.
+type deletedQuery struct {
+	Deleted string `query:"deleted"`
+}
+
 // listQuery is a list page's paging, read from the URL.
 type listQuery struct {
 	Cursor string

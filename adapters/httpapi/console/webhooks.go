@@ -111,10 +111,26 @@ func (s *API) showWebhooks(c *gin.Context, v *shell.Visit, status int, msg, fiel
 	}
 	p := v.Page("Webhooks")
 	p.Section, p.Error, p.Field = "webhooks", msg, field
-	if c.Query("deleted") != "" {
+	var dq deletedQuery
+	shell.BindQuery(c, &dq) // no rule to break
+	if dq.Deleted != "" {
 		p.Notice = "The endpoint is deleted with its deliveries."
 	}
 	s.pages.webhooks.Render(c, status, p, wv)
+}
+
+// deliveriesQuery is an endpoint's page's query: its deliveries' filter
+// and cursor, in the URL.
+type deliveriesQuery struct {
+	Status string `query:"status" validate:"omitempty,oneof=pending succeeded failed"`
+	Cursor string `query:"cursor" validate:"maxbytes=256"`
+}
+
+// deliveriesQueryErrors say what a malformed part of the query should be,
+// by its name.
+var deliveriesQueryErrors = map[string]string{
+	"status": "The status is pending, succeeded, failed, or any.",
+	"cursor": "The page link is not valid.",
 }
 
 // webhookPage shows an endpoint and its deliveries (webhook.Webhooks.Get
@@ -145,19 +161,19 @@ func (s *API) showWebhook(c *gin.Context, v *shell.Visit, status int, secret, ms
 	p := v.Page("Webhook endpoint")
 	p.Section, p.Error, p.Field = "webhooks", msg, field
 	p.Notice = webhookNotices.Of(c)
-	q := c.Request.URL.Query()
-	if c.Request.Method == http.MethodPost {
-		q = url.Values{} // a form's answer shows the first page
+	var wq deliveriesQuery
+	if c.Request.Method != http.MethodPost { // a form's answer shows the first page
+		if bad, invalid := shell.BindQuery(c, &wq).First(); invalid {
+			// The page shows the first page of every delivery, or of the
+			// status asked for when only the cursor is wrong.
+			p.Error, p.Field, status, wq.Cursor = deliveriesQueryErrors[bad.Name], bad.Name, http.StatusBadRequest, ""
+			if bad.Name == "status" {
+				wq.Status = ""
+			}
+		}
 	}
-	wv.Status = q.Get("status")
-	cursor := q.Get("cursor")
-	switch {
-	case wv.Status != "" && wv.Status != string(domain.WebhookPending) && wv.Status != string(domain.WebhookSucceeded) && wv.Status != string(domain.WebhookFailed):
-		p.Error, p.Field, status, wv.Status = "The status is pending, succeeded, failed, or any.", "status", http.StatusBadRequest, ""
-		cursor = ""
-	case len(cursor) > 256:
-		p.Error, p.Field, status, cursor = "The page link is not valid.", "cursor", http.StatusBadRequest, ""
-	}
+	cursor := wq.Cursor
+	wv.Status = wq.Status
 	page, err := s.webhooks.Messages(ctx, v.Req, e.ID, webhook.ListMessages{Status: domain.WebhookDeliveryStatus(wv.Status), Limit: webhookPageSize, Cursor: cursor})
 	if err != nil && domain.KindOf(err) == domain.KindInvalid {
 		p.Error, p.Field, status = "The page link is not valid: start from the first page.", "cursor", http.StatusBadRequest

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/url"
@@ -13,6 +14,7 @@ import (
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/shell"
 	"github.com/gatehouse/gatehouse/application/organization"
 	"github.com/gatehouse/gatehouse/domain"
+	"github.com/gatehouse/gatehouse/ports"
 )
 
 // The Organizations section: every organization, searched by name or slug,
@@ -159,70 +161,100 @@ func (s *API) organizationPage(c *gin.Context) {
 	s.showOrganization(c, v, http.StatusOK, "", "", nil)
 }
 
-// showOrganization renders an organization's page (GetByID,
-// ListMembersByID from the members cursor in the URL, ListInvitationsByID)
-// with status, and a refused form's error, field and input (nil: the
-// stored settings).
+// organizationQuery is an organization's page's query: the members'
+// cursor, in the URL.
+type organizationQuery struct {
+	Members string `query:"members" validate:"maxbytes=512"`
+}
+
+// errMembersPage is a members cursor the use case does not know.
+var errMembersPage = errors.New("console: not a page of members")
+
+// orgState is what an organization's page shows, read through its use
+// cases: the organization, a page of its members and its invitations.
+type orgState struct {
+	org         ports.OrganizationWithCount
+	members     *organization.MembersPage
+	invitations []*domain.Invitation
+}
+
+// showOrganization renders an organization's page with status, and a
+// refused form's error, field and input (nil: the stored settings).
 func (s *API) showOrganization(c *gin.Context, v *shell.Visit, status int, msg, field string, f *orgForm) {
-	ctx := c.Request.Context()
 	id := domain.OrganizationID(c.Param("id"))
 	if len(id) > maxID {
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The organization id is too long.", edge.FieldError{Location: "path.id", Message: "is too long"})
 		return
 	}
-	members := c.Query("members")
-	if len(members) > 512 {
+	var oq organizationQuery
+	if _, invalid := shell.BindQuery(c, &oq).First(); invalid {
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The page link is not valid.", edge.FieldError{Location: "query.members", Message: "is not a page of members"})
 		return
 	}
-	oc, err := s.organizations.GetByID(ctx, v.Req, id)
+	st, err := s.readOrganization(c.Request.Context(), v, id, oq.Members)
+	if errors.Is(err, errMembersPage) {
+		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The page link is not valid: start from the first page of members.",
+			edge.FieldError{Location: "query.members", Message: "is not a page of members"})
+		return
+	}
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
 	}
-	mp, err := s.organizations.ListMembersByID(ctx, v.Req, id, organization.OrgListPage{Limit: orgPageSize, Cursor: members})
-	if err != nil {
-		if domain.KindOf(err) == domain.KindInvalid {
-			s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The page link is not valid: start from the first page of members.",
-				edge.FieldError{Location: "query.members", Message: "is not a page of members"})
-			return
-		}
-		s.shell.Refuse(c, err)
-		return
+	p := v.Page(st.org.Organization.Name())
+	p.Section, p.Error, p.Field = "organizations", msg, field
+	p.Notice = orgNotices.Of(c)
+	s.pages.organization.Render(c, status, p, organizationViewOf(st, oq.Members, f, v.Now))
+}
+
+// readOrganization reads an organization's page through its use cases
+// (GetByID, ListMembersByID from the members cursor, ListInvitationsByID);
+// a cursor the use case refuses is errMembersPage.
+func (s *API) readOrganization(ctx context.Context, v *shell.Visit, id domain.OrganizationID, members string) (orgState, error) {
+	var st orgState
+	var err error
+	if st.org, err = s.organizations.GetByID(ctx, v.Req, id); err != nil {
+		return st, err
 	}
-	invs, err := s.organizations.ListInvitationsByID(ctx, v.Req, id)
-	if err != nil {
-		s.shell.Refuse(c, err)
-		return
+	st.members, err = s.organizations.ListMembersByID(ctx, v.Req, id, organization.OrgListPage{Limit: orgPageSize, Cursor: members})
+	if domain.KindOf(err) == domain.KindInvalid {
+		return st, errMembersPage
 	}
-	o := oc.Organization
+	if err != nil {
+		return st, err
+	}
+	st.invitations, err = s.organizations.ListInvitationsByID(ctx, v.Req, id)
+	return st, err
+}
+
+// organizationViewOf is an organization's page: st, on the members page
+// after cursor, with a refused form's input f (nil: the stored settings).
+func organizationViewOf(st orgState, cursor string, f *orgForm, now time.Time) *organizationView {
+	o := st.org.Organization
 	path := Base + "/organizations/" + url.PathEscape(string(o.ID()))
 	ov := &organizationView{ID: string(o.ID()), Name: o.Name(), Slug: o.Slug(), Logo: o.Logo(), Metadata: o.Metadata(), Path: path,
-		MemberCount: oc.MemberCount, RequireTwoFactor: o.RequiresTwoFactor(), Created: o.CreatedAt(), Updated: o.UpdatedAt(), Roles: orgRoles}
+		MemberCount: st.org.MemberCount, RequireTwoFactor: o.RequiresTwoFactor(), Created: o.CreatedAt(), Updated: o.UpdatedAt(), Roles: orgRoles}
 	if f != nil {
 		ov.Form = *f
 	}
 	if !ov.Form.Settings {
 		ov.Form.Name, ov.Form.Slug, ov.Form.Logo, ov.Form.Metadata = ov.Name, ov.Slug, ov.Logo, ov.Metadata
 	}
-	for _, mu := range mp.Members {
+	for _, mu := range st.members.Members {
 		ov.Members = append(ov.Members, memberRow{ID: string(mu.Member.ID()), UserID: string(mu.User.ID()), Email: string(mu.User.Email()),
 			Name: mu.User.Name(), Role: domain.JoinOrgRoles(mu.Member.Roles()), Joined: mu.Member.CreatedAt()})
 	}
-	if members != "" {
+	if cursor != "" {
 		ov.MembersFirst = path + "#members"
 	}
-	if mp.NextCursor != "" {
-		ov.MembersNext = edge.PageURL(path, url.Values{"members": {mp.NextCursor}}) + "#members"
+	if st.members.NextCursor != "" {
+		ov.MembersNext = edge.PageURL(path, url.Values{"members": {st.members.NextCursor}}) + "#members"
 	}
-	for _, inv := range invs {
+	for _, inv := range st.invitations {
 		ov.Invitations = append(ov.Invitations, invitationRow{ID: string(inv.ID()), Email: string(inv.Email()), Role: domain.JoinOrgRoles(inv.Roles()),
-			Status: string(inv.Status()), Open: inv.IsOpen(v.Now), Expires: inv.ExpiresAt(), Created: inv.CreatedAt()})
+			Status: string(inv.Status()), Open: inv.IsOpen(now), Expires: inv.ExpiresAt(), Created: inv.CreatedAt()})
 	}
-	p := v.Page(o.Name())
-	p.Section, p.Error, p.Field = "organizations", msg, field
-	p.Notice = orgNotices.Of(c)
-	s.pages.organization.Render(c, status, p, ov)
+	return ov
 }
 
 // orgNotices say what a form did, after its redirect (?done=).

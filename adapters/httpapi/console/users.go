@@ -1,6 +1,7 @@
 package console
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -12,6 +13,8 @@ import (
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/shell"
 	"github.com/gatehouse/gatehouse/application/admin"
+	"github.com/gatehouse/gatehouse/application/federation"
+	"github.com/gatehouse/gatehouse/application/mfa"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
@@ -177,54 +180,73 @@ func (s *API) userPage(c *gin.Context) {
 	s.showUser(c, v, http.StatusOK, "", "", userForm{})
 }
 
-// showUser renders the user page (the profile, factors, sessions,
-// organizations and linked accounts, each read through the admin API's use case) with status, and a refused form's error,
+// userState is what a user's page shows, each read through the admin
+// API's use case: the user with their factors, sessions, linked accounts
+// and organizations.
+type userState struct {
+	user     mfa.UserWithFactors
+	sessions []*domain.Session
+	linked   []federation.AccountView
+	orgs     []*domain.Organization
+}
+
+// showUser renders the user page with status, and a refused form's error,
 // field and input.
 func (s *API) showUser(c *gin.Context, v *shell.Visit, status int, msg, field string, f userForm) {
-	ctx := c.Request.Context()
 	id := domain.UserID(c.Param("id"))
 	if len(id) > maxID {
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The user id is too long.", edge.FieldError{Location: "path.id", Message: "is too long"})
 		return
 	}
-	uf, err := s.factors.GetUser(ctx, v.Req, id)
+	st, err := s.readUser(c.Request.Context(), v, id)
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
 	}
-	sessions, err := s.administration.ListUserSessions(ctx, v.Req, id)
-	if err != nil {
-		s.shell.Refuse(c, err)
-		return
-	}
-	linked, err := s.linked.LinkedFor(ctx, v.Req, id)
-	if err != nil {
-		s.shell.Refuse(c, err)
-		return
-	}
-	orgs, err := s.memberships.OfUser(ctx, v.Req, id)
-	if err != nil {
-		s.shell.Refuse(c, err)
-		return
-	}
-	u, acc := uf.User, uf.User.Access()
-	uv := &userView{ID: string(u.ID()), Email: string(u.Email()), Name: u.Name(), Path: Base + "/users/" + url.PathEscape(string(u.ID())),
-		Verified: u.EmailVerified(), Banned: u.IsBanned(v.Now), Admin: s.administration.IsAdmin(u), BanReason: acc.BanReason,
-		BanExpires: acc.BanExpires, Created: u.CreatedAt(), Roles: u.Roles(), TwoFactor: u.TwoFactorEnabled(), Passkeys: uf.Passkeys, Form: f}
-	for _, ss := range sessions {
-		uv.Sessions = append(uv.Sessions, sessionRow{ID: string(ss.ID()), IP: ss.IPAddress(), Agent: ss.UserAgent(),
-			Created: ss.CreatedAt(), Expires: ss.ExpiresAt(), Impersonation: ss.ImpersonatedBy() != ""})
-	}
-	for _, o := range orgs {
-		uv.Orgs = append(uv.Orgs, orgRow{ID: string(o.ID()), Name: o.Name(), Slug: o.Slug()})
-	}
-	for _, a := range linked {
-		uv.Linked = append(uv.Linked, linkedRow{ID: a.ID, Provider: a.ProviderID, Email: a.Email, Created: a.CreatedAt})
-	}
+	uv := s.userViewOf(st, f, v.Now)
 	p := v.Page(uv.Email)
 	p.Section, p.Error, p.Field = "users", msg, field
 	p.Notice = userNotices.Of(c)
 	s.pages.user.Render(c, status, p, uv)
+}
+
+// readUser reads a user's page through the admin API's use cases
+// (Factors.GetUser, Administration.ListUserSessions, Accounts.LinkedFor,
+// Memberships.OfUser).
+func (s *API) readUser(ctx context.Context, v *shell.Visit, id domain.UserID) (userState, error) {
+	var st userState
+	var err error
+	if st.user, err = s.factors.GetUser(ctx, v.Req, id); err != nil {
+		return st, err
+	}
+	if st.sessions, err = s.administration.ListUserSessions(ctx, v.Req, id); err != nil {
+		return st, err
+	}
+	if st.linked, err = s.linked.LinkedFor(ctx, v.Req, id); err != nil {
+		return st, err
+	}
+	st.orgs, err = s.memberships.OfUser(ctx, v.Req, id)
+	return st, err
+}
+
+// userViewOf is a user's page: st, with a refused form's input f.
+func (s *API) userViewOf(st userState, f userForm, now time.Time) *userView {
+	uf := st.user
+	u, acc := uf.User, uf.User.Access()
+	uv := &userView{ID: string(u.ID()), Email: string(u.Email()), Name: u.Name(), Path: Base + "/users/" + url.PathEscape(string(u.ID())),
+		Verified: u.EmailVerified(), Banned: u.IsBanned(now), Admin: s.administration.IsAdmin(u), BanReason: acc.BanReason,
+		BanExpires: acc.BanExpires, Created: u.CreatedAt(), Roles: u.Roles(), TwoFactor: u.TwoFactorEnabled(), Passkeys: uf.Passkeys, Form: f}
+	for _, ss := range st.sessions {
+		uv.Sessions = append(uv.Sessions, sessionRow{ID: string(ss.ID()), IP: ss.IPAddress(), Agent: ss.UserAgent(),
+			Created: ss.CreatedAt(), Expires: ss.ExpiresAt(), Impersonation: ss.ImpersonatedBy() != ""})
+	}
+	for _, o := range st.orgs {
+		uv.Orgs = append(uv.Orgs, orgRow{ID: string(o.ID()), Name: o.Name(), Slug: o.Slug()})
+	}
+	for _, a := range st.linked {
+		uv.Linked = append(uv.Linked, linkedRow{ID: a.ID, Provider: a.ProviderID, Email: a.Email, Created: a.CreatedAt})
+	}
+	return uv
 }
 
 // userNotices say what a form did, after its redirect (?done=).

@@ -161,29 +161,46 @@ func (s *API) showWebhook(c *gin.Context, v *shell.Visit, status int, secret, ms
 	p := v.Page("Webhook endpoint")
 	p.Section, p.Error, p.Field = "webhooks", msg, field
 	p.Notice = webhookNotices.Of(c)
-	var wq deliveriesQuery
-	if c.Request.Method != http.MethodPost { // a form's answer shows the first page
-		if bad, invalid := shell.BindQuery(c, &wq).First(); invalid {
-			// The page shows the first page of every delivery, or of the
-			// status asked for when only the cursor is wrong.
-			p.Error, p.Field, status, wq.Cursor = deliveriesQueryErrors[bad.Name], bad.Name, http.StatusBadRequest, ""
-			if bad.Name == "status" {
-				wq.Status = ""
-			}
-		}
+	if secret != "" {
+		p.Title = "Webhook endpoint: its signing secret"
 	}
-	cursor := wq.Cursor
-	wv.Status = wq.Status
-	page, err := s.webhooks.Messages(ctx, v.Req, e.ID, webhook.ListMessages{Status: domain.WebhookDeliveryStatus(wv.Status), Limit: webhookPageSize, Cursor: cursor})
+	wq := bindDeliveriesQuery(c, p, &status)
+	page, err := s.webhooks.Messages(ctx, v.Req, e.ID, webhook.ListMessages{Status: domain.WebhookDeliveryStatus(wq.Status), Limit: webhookPageSize, Cursor: wq.Cursor})
 	if err != nil && domain.KindOf(err) == domain.KindInvalid {
 		p.Error, p.Field, status = "The page link is not valid: start from the first page.", "cursor", http.StatusBadRequest
-		cursor = ""
-		page, err = s.webhooks.Messages(ctx, v.Req, e.ID, webhook.ListMessages{Status: domain.WebhookDeliveryStatus(wv.Status), Limit: webhookPageSize})
+		wq.Cursor = ""
+		page, err = s.webhooks.Messages(ctx, v.Req, e.ID, webhook.ListMessages{Status: domain.WebhookDeliveryStatus(wq.Status), Limit: webhookPageSize})
 	}
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
 	}
+	wv.deliveries(page, wq)
+	s.pages.webhook.Render(c, status, p, wv)
+}
+
+// bindDeliveriesQuery binds an endpoint's page's query; a malformed one
+// is p's error (status 400), and the page shows the first page of every
+// delivery, or of the status asked for when only the cursor is wrong. A
+// form's answer shows the first page.
+func bindDeliveriesQuery(c *gin.Context, p *shell.Page, status *int) deliveriesQuery {
+	var wq deliveriesQuery
+	if c.Request.Method == http.MethodPost {
+		return wq
+	}
+	if bad, invalid := shell.BindQuery(c, &wq).First(); invalid {
+		p.Error, p.Field, *status, wq.Cursor = deliveriesQueryErrors[bad.Name], bad.Name, http.StatusBadRequest, ""
+		if bad.Name == "status" {
+			wq.Status = ""
+		}
+	}
+	return wq
+}
+
+// deliveries fills wv with page, the deliveries wq asked for, and the
+// links to the first and the next page.
+func (wv *webhookView) deliveries(page webhook.MessagePage, wq deliveriesQuery) {
+	wv.Status = wq.Status
 	for _, d := range page.Deliveries {
 		row := deliveryRow{MessageID: d.MessageID, Event: string(d.EventType), Status: string(d.Status), Attempts: d.Attempts,
 			Created: d.CreatedAt, NextAttempt: d.NextAttemptAt}
@@ -193,17 +210,13 @@ func (s *API) showWebhook(c *gin.Context, v *shell.Visit, status int, secret, ms
 		wv.Deliveries = append(wv.Deliveries, row)
 	}
 	link := url.Values{"status": {wv.Status}}
-	if cursor != "" {
+	if wq.Cursor != "" {
 		wv.First = edge.PageURL(wv.Path, link)
 	}
 	if page.NextCursor != "" {
 		link.Set("cursor", page.NextCursor)
 		wv.Next = edge.PageURL(wv.Path, link)
 	}
-	if secret != "" {
-		p.Title = "Webhook endpoint: its signing secret"
-	}
-	s.pages.webhook.Render(c, status, p, wv)
 }
 
 var webhookNotices = shell.Notices{

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
 
@@ -98,17 +97,26 @@ func (s *API) showProfile(c *gin.Context, v *shell.Visit, status int, msg, field
 	s.pages.profile.Render(c, status, p, pv)
 }
 
+// nameForm is the profile form: the name (1 to maxName characters) and
+// the image's address (at most maxImage bytes; the page checks it is one).
+type nameForm struct {
+	Name  string `form:"name,trim" validate:"required,max=256"`
+	Image string `form:"image,trim" validate:"maxbytes=2048"`
+}
+
 // updateProfile changes the name and image through UpdateUser.
 func (s *API) updateProfile(c *gin.Context, v *shell.Visit) {
-	f := profileForm{Name: strings.TrimSpace(c.Request.PostForm.Get("name")), Image: strings.TrimSpace(c.Request.PostForm.Get("image"))}
+	var nf nameForm
+	bad, invalid := shell.BindForm(c, &nf).First()
+	f := profileForm{Name: nf.Name, Image: nf.Image}
 	switch {
-	case f.Name == "" || utf8.RuneCountInString(f.Name) > maxName:
+	case invalid && bad.Name == "name":
 		if len(f.Name) > 4*maxName {
 			f.Name = ""
 		}
 		s.showProfile(c, v, http.StatusBadRequest, "Your name must be 1 to 256 characters.", "name", f)
 		return
-	case len(f.Image) > maxImage || !domain.IsPictureURL(f.Image):
+	case invalid || !domain.IsPictureURL(f.Image):
 		if len(f.Image) > maxImage {
 			f.Image = ""
 		}

@@ -125,21 +125,22 @@ func (s *API) showDomains(c *gin.Context, v *shell.Visit, status int, msg, field
 	s.pages.domains.Render(c, status, p, dv)
 }
 
+// newDomainForm is the add form: the hostname (the use case checks it)
+// and the organization's id.
+type newDomainForm struct {
+	Hostname     string `form:"hostname,trim"`
+	Organization string `form:"organization,trim" validate:"maxbytes=128"`
+}
+
 // createDomain claims a hostname through Domains.CreateAsAdmin and shows
 // the new domain's records.
 func (s *API) createDomain(c *gin.Context, v *shell.Visit) {
-	pf := c.Request.PostForm
-	host, org := strings.TrimSpace(pf.Get("hostname")), strings.TrimSpace(pf.Get("organization"))
-	keep := func(s string, n int) string {
-		if len(s) > n {
-			return ""
-		}
-		return s
-	}
-	if len(org) > maxID {
-		s.showDomains(c, v, http.StatusBadRequest, "The organization id is too long.", "organization", keep(host, 1024), "")
+	var df newDomainForm
+	if _, invalid := shell.BindForm(c, &df).First(); invalid {
+		s.showDomains(c, v, http.StatusBadRequest, "The organization id is too long.", "organization", keep(df.Hostname, 1024), "")
 		return
 	}
+	host, org := df.Hostname, df.Organization
 	d, err := s.domains.CreateAsAdmin(c.Request.Context(), v.Req, hostdomain.CreateDomain{Hostname: host, OrganizationID: domain.OrganizationID(org)})
 	if field, msg, ok := formField(err); ok || domain.KindOf(err) == domain.KindNotFound {
 		if !ok {
@@ -304,7 +305,7 @@ func (s *API) deleteDomain(c *gin.Context, v *shell.Visit) {
 		s.shell.Refuse(c, err)
 		return
 	}
-	confirm := strings.TrimSpace(c.Request.PostForm.Get("confirm"))
+	confirm := confirmation(c)
 	if confirm != d.Hostname() {
 		if len(confirm) > 1024 {
 			confirm = ""

@@ -312,7 +312,7 @@ func (s *API) setIdentityProviderEnabled(on bool) func(c *gin.Context, v *shell.
 // (federation.Providers.Delete) once the typed confirmation is its id.
 func (s *API) deleteIdentityProvider(c *gin.Context, v *shell.Visit) {
 	id := c.Param("id")
-	if confirm := strings.TrimSpace(c.Request.PostForm.Get("confirm")); confirm != id {
+	if confirm := confirmation(c); confirm != id {
 		if len(confirm) > 128 {
 			confirm = ""
 		}

@@ -258,7 +258,7 @@ func (s *API) deleteOAuthClient(c *gin.Context, v *shell.Visit) {
 		s.shell.Refuse(c, err)
 		return
 	}
-	confirm := strings.TrimSpace(c.Request.PostForm.Get("confirm"))
+	confirm := confirmation(c)
 	if confirm != cl.Name {
 		f := oauthClientForm{Name: cl.Name, RedirectURIs: strings.Join(cl.RedirectURIs, "\n"), LogoutURIs: strings.Join(cl.PostLogoutRedirectURIs, "\n"),
 			FirstParty: cl.FirstParty, Confirm: keep(confirm, 1024)}

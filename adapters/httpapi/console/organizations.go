@@ -448,7 +448,7 @@ func (s *API) deleteOrganization(c *gin.Context, v *shell.Visit) {
 		s.shell.Refuse(c, err)
 		return
 	}
-	confirm := strings.TrimSpace(c.Request.PostForm.Get("confirm"))
+	confirm := confirmation(c)
 	if confirm != oc.Organization.Slug() {
 		s.showOrganization(c, v, http.StatusBadRequest, "Type the organization's slug exactly to confirm. Nothing was deleted.", "confirm", trimForm(orgForm{Confirm: confirm}))
 		return

@@ -47,6 +47,20 @@ func (s *API) showSecret(c *gin.Context, v *shell.Visit, section, title string, 
 // last row shown, all in the URL.
 const defaultLimit = 25
 
+// confirmForm is a deletion's form: the confirmation typed (the name of
+// what is deleted), without the spaces around it.
+type confirmForm struct {
+	Confirm string `form:"confirm,trim"`
+}
+
+// confirmation binds a deletion's form and is its confirmation: a wrong
+// one is the page's own refusal, in its own words.
+func confirmation(c *gin.Context) string {
+	var f confirmForm
+	shell.BindForm(c, &f) // no rule to break
+	return f.Confirm
+}
+
 // deletedQuery is the query of a list a deletion lands on: what was
 // deleted, for its notice.
 type deletedQuery struct {

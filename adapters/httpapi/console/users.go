@@ -417,7 +417,7 @@ func (s *API) deleteUser(c *gin.Context, v *shell.Visit) {
 		s.shell.Refuse(c, err)
 		return
 	}
-	confirm := strings.TrimSpace(c.Request.PostForm.Get("confirm"))
+	confirm := confirmation(c)
 	if !strings.EqualFold(confirm, string(uf.User.Email())) {
 		if len(confirm) > 320 {
 			confirm = ""

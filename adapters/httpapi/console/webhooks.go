@@ -323,7 +323,7 @@ func (s *API) deleteWebhook(c *gin.Context, v *shell.Visit) {
 		s.shell.Refuse(c, err)
 		return
 	}
-	if confirm := strings.TrimSpace(c.Request.PostForm.Get("confirm")); confirm != e.URL {
+	if confirm := confirmation(c); confirm != e.URL {
 		if len(confirm) > domain.MaxWebhookURLLength {
 			confirm = ""
 		}

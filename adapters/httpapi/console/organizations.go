@@ -288,9 +288,9 @@ func formField(err error) (field, msg string, ok bool) {
 
 // updateOrganization saves the settings through Organizations.UpdateByID.
 func (s *API) updateOrganization(c *gin.Context, v *shell.Visit) {
-	pf := c.Request.PostForm
-	f := orgForm{Settings: true, Name: strings.TrimSpace(pf.Get("name")), Slug: strings.TrimSpace(pf.Get("slug")),
-		Logo: strings.TrimSpace(pf.Get("logo")), Metadata: strings.TrimSpace(pf.Get("metadata"))}
+	var sf settingsForm
+	shell.BindForm(c, &sf) // the use case checks it
+	f := orgForm{Settings: true, Name: sf.Name, Slug: sf.Slug, Logo: sf.Logo, Metadata: sf.Metadata}
 	patch := organization.OrganizationPatch{Name: &f.Name, Slug: &f.Slug, Logo: &f.Logo, Metadata: &f.Metadata}
 	_, err := s.organizations.UpdateByID(c.Request.Context(), v.Req, domain.OrganizationID(c.Param("id")), patch)
 	if field, msg, ok := formField(err); ok {
@@ -321,16 +321,41 @@ func trimForm(f orgForm) *orgForm {
 	return &f
 }
 
+// The organization page's forms. The use cases check their values; the
+// page checks only the ids it names.
+type (
+	// settingsForm is the settings form.
+	settingsForm struct {
+		Name     string `form:"name,trim"`
+		Slug     string `form:"slug,trim"`
+		Logo     string `form:"logo,trim"`
+		Metadata string `form:"metadata,trim"`
+	}
+	// memberForm names a member, and the role to give them.
+	memberForm struct {
+		Member string `form:"member" validate:"required,maxbytes=128"`
+		Role   string `form:"role"`
+	}
+	// inviteForm is the invitation form.
+	inviteForm struct {
+		Email string `form:"email,trim"`
+		Role  string `form:"role"`
+	}
+	// invitationForm names an invitation.
+	invitationForm struct {
+		Invitation string `form:"invitation" validate:"required,maxbytes=128"`
+	}
+)
+
 // changeMemberRole replaces a member's role through
 // Organizations.UpdateMemberRoleByID; the last owner keeps theirs.
 func (s *API) changeMemberRole(c *gin.Context, v *shell.Visit) {
-	pf := c.Request.PostForm
-	member, role := pf.Get("member"), pf.Get("role")
-	if len(member) > maxID || member == "" {
+	var mf memberForm
+	if _, invalid := shell.BindForm(c, &mf).First(); invalid {
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The member id is missing or too long. Nothing was changed.", edge.FieldError{Location: "body.member", Message: "is not a member id"})
 		return
 	}
-	_, err := s.organizations.UpdateMemberRoleByID(c.Request.Context(), v.Req, domain.OrganizationID(c.Param("id")), domain.MemberID(member), []string{role})
+	_, err := s.organizations.UpdateMemberRoleByID(c.Request.Context(), v.Req, domain.OrganizationID(c.Param("id")), domain.MemberID(mf.Member), []string{mf.Role})
 	if field, msg, ok := formField(err); ok {
 		if field == "" {
 			field = "role"
@@ -347,12 +372,12 @@ func (s *API) changeMemberRole(c *gin.Context, v *shell.Visit) {
 
 // removeMember removes a member through Organizations.RemoveMemberByID.
 func (s *API) removeMember(c *gin.Context, v *shell.Visit) {
-	member := c.Request.PostForm.Get("member")
-	if len(member) > maxID || member == "" {
+	var mf memberForm
+	if _, invalid := shell.BindForm(c, &mf).First(); invalid {
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The member id is missing or too long. Nothing was changed.", edge.FieldError{Location: "body.member", Message: "is not a member id"})
 		return
 	}
-	err := s.organizations.RemoveMemberByID(c.Request.Context(), v.Req, domain.OrganizationID(c.Param("id")), domain.MemberID(member))
+	err := s.organizations.RemoveMemberByID(c.Request.Context(), v.Req, domain.OrganizationID(c.Param("id")), domain.MemberID(mf.Member))
 	if field, msg, ok := formField(err); ok {
 		s.showOrganization(c, v, http.StatusBadRequest, msg+" Nothing was changed.", field, nil)
 		return
@@ -368,8 +393,9 @@ func (s *API) removeMember(c *gin.Context, v *shell.Visit) {
 // the administrator as the inviter when they are a member (the mail then
 // names them), and without one otherwise, as the trusted API may.
 func (s *API) inviteMember(c *gin.Context, v *shell.Visit) {
-	pf := c.Request.PostForm
-	f := orgForm{Email: strings.TrimSpace(pf.Get("email")), Role: pf.Get("role")}
+	var inf inviteForm
+	shell.BindForm(c, &inf) // the use case checks it
+	f := orgForm{Email: inf.Email, Role: inf.Role}
 	err := s.invite(c, v, organization.InviteAddress{Email: f.Email, Roles: []string{f.Role}})
 	if field, msg, ok := formField(err); ok {
 		if field == "" {
@@ -394,13 +420,13 @@ func (s *API) invite(c *gin.Context, v *shell.Visit, cmd organization.InviteAddr
 // revokeInvitation cancels an open invitation through
 // Organizations.RevokeInvitation.
 func (s *API) revokeInvitation(c *gin.Context, v *shell.Visit) {
-	id := c.Request.PostForm.Get("invitation")
-	if len(id) > maxID || id == "" {
+	var inv invitationForm
+	if _, invalid := shell.BindForm(c, &inv).First(); invalid {
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The invitation id is missing or too long. Nothing was changed.",
 			edge.FieldError{Location: "body.invitation", Message: "is not an invitation id"})
 		return
 	}
-	err := s.organizations.RevokeInvitation(c.Request.Context(), v.Req, domain.OrganizationID(c.Param("id")), domain.InvitationID(id))
+	err := s.organizations.RevokeInvitation(c.Request.Context(), v.Req, domain.OrganizationID(c.Param("id")), domain.InvitationID(inv.Invitation))
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
@@ -412,7 +438,9 @@ func (s *API) revokeInvitation(c *gin.Context, v *shell.Visit) {
 // with Resend, for the invitation's address and roles as listed.
 func (s *API) resendInvitation(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
-	id := c.Request.PostForm.Get("invitation")
+	var inf invitationForm
+	shell.BindForm(c, &inf) // an id no invitation has is refused below
+	id := inf.Invitation
 	org := domain.OrganizationID(c.Param("id"))
 	invs, err := s.organizations.ListInvitationsByID(ctx, v.Req, org)
 	if err != nil {

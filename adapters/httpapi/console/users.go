@@ -249,6 +249,18 @@ func (s *API) userViewOf(st userState, f userForm, now time.Time) *userView {
 	return uv
 }
 
+// The user page's forms that name one of the user's things.
+type (
+	// sessionForm names one of the user's sessions.
+	sessionForm struct {
+		Session string `form:"session"`
+	}
+	// linkedAccountForm names one of the user's linked accounts.
+	linkedAccountForm struct {
+		Account string `form:"account" validate:"required,maxbytes=128"`
+	}
+)
+
 // userNotices say what a form did, after its redirect (?done=).
 var userNotices = shell.Notices{
 	"banned": "The user is banned and signed out everywhere.", "unbanned": "The ban is lifted.",
@@ -300,7 +312,9 @@ func (s *API) unbanUser(c *gin.Context, v *shell.Visit) {
 // Administration.RevokeUserSession; a session of someone else is refused.
 func (s *API) revokeSession(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
-	id, sid := domain.UserID(c.Param("id")), c.Request.PostForm.Get("session")
+	var sf sessionForm
+	shell.BindForm(c, &sf) // an id none of the user's sessions has is refused below
+	id, sid := domain.UserID(c.Param("id")), sf.Session
 	sessions, err := s.administration.ListUserSessions(ctx, v.Req, id)
 	if err != nil {
 		s.shell.Refuse(c, err)
@@ -358,13 +372,13 @@ func (s *API) resetFactors(c *gin.Context, v *shell.Visit) {
 // LinkedAccounts.UnlinkFor, as the admin API's unlink does: their last way
 // to sign in is refused.
 func (s *API) unlinkAccount(c *gin.Context, v *shell.Visit) {
-	account := c.Request.PostForm.Get("account")
-	if account == "" || len(account) > maxID {
+	var af linkedAccountForm
+	if _, invalid := shell.BindForm(c, &af).First(); invalid {
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "Say which linked account to unlink. Nothing was changed.",
 			edge.FieldError{Location: "body.account", Message: "is missing or too long"})
 		return
 	}
-	if err := s.linked.UnlinkFor(c.Request.Context(), v.Req, domain.UserID(c.Param("id")), account); err != nil {
+	if err := s.linked.UnlinkFor(c.Request.Context(), v.Req, domain.UserID(c.Param("id")), af.Account); err != nil {
 		s.shell.Refuse(c, err)
 		return
 	}

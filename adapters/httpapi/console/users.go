@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -309,27 +310,17 @@ func (s *API) unbanUser(c *gin.Context, v *shell.Visit) {
 }
 
 // revokeSession ends one of the user's sessions through
-// Administration.RevokeUserSession; a session of someone else is refused.
+// Administration.RevokeSessionOf, which refuses a session of someone else.
 func (s *API) revokeSession(c *gin.Context, v *shell.Visit) {
-	ctx := c.Request.Context()
 	var sf sessionForm
-	shell.BindForm(c, &sf) // an id none of the user's sessions has is refused below
-	id, sid := domain.UserID(c.Param("id")), sf.Session
-	sessions, err := s.administration.ListUserSessions(ctx, v.Req, id)
-	if err != nil {
-		s.shell.Refuse(c, err)
-		return
-	}
-	found := false
-	for _, ss := range sessions {
-		found = found || string(ss.ID()) == sid
-	}
-	if !found {
+	shell.BindForm(c, &sf) // the use case refuses an id none of the user's sessions has
+	err := s.administration.RevokeSessionOf(c.Request.Context(), v.Req, domain.UserID(c.Param("id")), domain.SessionID(sf.Session))
+	if errors.Is(err, admin.ErrNotUsersSession) {
 		s.shell.Refusal(c, http.StatusNotFound, "No such session", "The user has no live session with this id: it may have ended already. Nothing was changed.",
 			edge.FieldError{Location: "body.session", Message: "is not one of the user's live sessions"})
 		return
 	}
-	if err := s.administration.RevokeUserSession(ctx, v.Req, domain.SessionID(sid)); err != nil {
+	if err != nil {
 		s.shell.Refuse(c, err)
 		return
 	}

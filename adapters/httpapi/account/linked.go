@@ -26,10 +26,6 @@ const (
 	linkedPath = AccountBase + "/linked"
 	linkPath   = linkedPath + "/link"
 	unlinkPath = linkedPath + "/unlink"
-	// maxProviderID and maxAccountID are the framework's bounds
-	// (link-social's provider, unlink-account's accountId).
-	maxProviderID = 64
-	maxAccountID  = 128
 )
 
 // linkedView is the linked accounts page.
@@ -164,17 +160,29 @@ func originOf(raw string) string {
 	return u.Scheme + "://" + u.Host
 }
 
+// The linked accounts page's forms: the provider to link, the account to
+// unlink, bounded as the framework bounds link-social's provider and
+// unlink-account's accountId.
+type (
+	providerForm struct {
+		Provider string `form:"provider" validate:"required,maxbytes=64"`
+	}
+	accountForm struct {
+		Account string `form:"account" validate:"required,maxbytes=128"`
+	}
+)
+
 // linkProvider starts linking an account at a provider
 // (federation.SignIns.Start with Link, as /api/auth/link-social): the
 // browser goes to the provider with the state cookie and comes back here.
 func (s *API) linkProvider(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
-	provider := c.Request.PostForm.Get("provider")
-	if provider == "" || len(provider) > maxProviderID {
+	var pf providerForm
+	if _, invalid := shell.BindForm(c, &pf).First(); invalid {
 		s.showLinked(c, v, http.StatusBadRequest, "Choose a provider to link.", "provider", "")
 		return
 	}
-	st, err := s.signIns.Start(ctx, federation.Start{Provider: provider, CallbackURL: shell.DoneURL(linkedPath, "linked"),
+	st, err := s.signIns.Start(ctx, federation.Start{Provider: pf.Provider, CallbackURL: shell.DoneURL(linkedPath, "linked"),
 		ErrorURL: linkedPath, Link: &v.P})
 	if err != nil {
 		if domain.KindOf(err) == domain.KindNotFound || domain.KindOf(err) == domain.KindInvalid {
@@ -193,12 +201,12 @@ func (s *API) linkProvider(c *gin.Context, v *shell.Visit) {
 // as /api/auth/unlink-account): refused for a session too old, and for the
 // last way to sign in.
 func (s *API) unlinkOwnAccount(c *gin.Context, v *shell.Visit) {
-	id := c.Request.PostForm.Get("account")
-	if id == "" || len(id) > maxAccountID {
+	var af accountForm
+	if _, invalid := shell.BindForm(c, &af).First(); invalid {
 		s.showLinked(c, v, http.StatusBadRequest, "Choose an account to unlink.", "account", "")
 		return
 	}
-	err := s.linked.Unlink(c.Request.Context(), v.P, edge.Origin(c.Request.Context()), id)
+	err := s.linked.Unlink(c.Request.Context(), v.P, edge.Origin(c.Request.Context()), af.Account)
 	switch {
 	case err == nil:
 		shell.Done(c, linkedPath, "unlinked")

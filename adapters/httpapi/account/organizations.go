@@ -134,15 +134,20 @@ func joinRoles(roles []domain.OrgRole) string {
 	return strings.Join(out, ", ")
 }
 
-// invitationID reads the form's invitation, or answers 400.
+// invitationForm names the invitation to answer.
+type invitationForm struct {
+	Invitation string `form:"invitation" validate:"required,maxbytes=128"`
+}
+
+// invitationID binds the form's invitation, or answers 400.
 func (s *API) invitationID(c *gin.Context) (domain.InvitationID, bool) {
-	id := c.Request.PostForm.Get("invitation")
-	if id == "" || len(id) > maxID {
+	var f invitationForm
+	if _, invalid := shell.BindForm(c, &f).First(); invalid {
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "Say which invitation to answer. Nothing was changed.",
 			edge.FieldError{Location: "body.invitation", Message: "is missing or too long"})
 		return "", false
 	}
-	return domain.InvitationID(id), true
+	return domain.InvitationID(f.Invitation), true
 }
 
 // acceptInvitation joins the organization through Organizations.Accept.

@@ -22,7 +22,6 @@ const (
 	sessionsPath      = AccountBase + "/sessions"
 	revokePath        = sessionsPath + "/revoke"
 	revokeOthersPath  = sessionsPath + "/revoke-others"
-	maxSessionHandle  = 256
 	sessionsPageTitle = "Sessions"
 )
 
@@ -87,17 +86,23 @@ func (s *API) sessionsPage(c *gin.Context) {
 	s.pages.sessions.Render(c, http.StatusOK, p, sv)
 }
 
+// sessionForm names the session to end (a session handle).
+type sessionForm struct {
+	Session string `form:"session" validate:"required,maxbytes=256"`
+}
+
 // revokeOwnSession ends one of the user's sessions. Someone else's, or one
 // that ended already, is a 404 page and changes nothing; this browser's
 // own signs it out.
 func (s *API) revokeOwnSession(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
-	handle := c.Request.PostForm.Get("session")
-	if handle == "" || len(handle) > maxSessionHandle {
+	var sf sessionForm
+	if _, invalid := shell.BindForm(c, &sf).First(); invalid {
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "Say which session to end. Nothing was changed.",
 			edge.FieldError{Location: "body.session", Message: "is missing or too long"})
 		return
 	}
+	handle := sf.Session
 	list, err := s.listSessions.Handle(ctx, v.P.User.ID())
 	if err != nil {
 		s.shell.Refuse(c, err)

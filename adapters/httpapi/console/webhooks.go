@@ -298,15 +298,20 @@ func (s *API) setWebhookEnabled(on bool) func(c *gin.Context, v *shell.Visit) {
 	}
 }
 
+// messageForm names the message to send again.
+type messageForm struct {
+	Message string `form:"message" validate:"required,maxbytes=128"`
+}
+
 // replayWebhookMessage sends a message again (webhook.Webhooks.Replay).
 func (s *API) replayWebhookMessage(c *gin.Context, v *shell.Visit) {
-	msg := c.Request.PostForm.Get("message")
-	if msg == "" || len(msg) > 128 {
+	var mf messageForm
+	if _, invalid := shell.BindForm(c, &mf).First(); invalid {
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The message id is missing or too long. Nothing was sent.",
 			edge.FieldError{Location: "body.message", Message: "is missing or too long"})
 		return
 	}
-	if err := s.webhooks.Replay(c.Request.Context(), v.Req, domain.WebhookEndpointID(c.Param("id")), msg); err != nil {
+	if err := s.webhooks.Replay(c.Request.Context(), v.Req, domain.WebhookEndpointID(c.Param("id")), mf.Message); err != nil {
 		s.shell.Refuse(c, err)
 		return
 	}

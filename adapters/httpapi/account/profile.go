@@ -135,13 +135,21 @@ func (s *API) updateProfile(c *gin.Context, v *shell.Visit) {
 	shell.Done(c, AccountBase, "profile")
 }
 
+// emailForm is the address change's form: the new address (1 to maxEmail
+// bytes; the use case checks it is one).
+type emailForm struct {
+	NewEmail string `form:"newEmail,trim" validate:"required,maxbytes=254"`
+}
+
 // changeEmail asks for the address change through ChangeEmail: the
 // framework mails a link to the new address, and nothing changes until it
 // is opened.
 func (s *API) changeEmail(c *gin.Context, v *shell.Visit) {
 	u := v.P.User
-	f := profileForm{Name: u.Name(), Image: u.Image(), NewEmail: strings.TrimSpace(c.Request.PostForm.Get("newEmail"))}
-	if f.NewEmail == "" || len(f.NewEmail) > maxEmail {
+	var ef emailForm
+	_, invalid := shell.BindForm(c, &ef).First()
+	f := profileForm{Name: u.Name(), Image: u.Image(), NewEmail: ef.NewEmail}
+	if invalid {
 		if len(f.NewEmail) > maxEmail {
 			f.NewEmail = ""
 		}
@@ -161,18 +169,31 @@ func (s *API) changeEmail(c *gin.Context, v *shell.Visit) {
 	shell.Done(c, AccountBase, "email-sent")
 }
 
+// passwordForm is the password change's form.
+type passwordForm struct {
+	Current      string `form:"currentPassword" validate:"required,maxbytes=4096"`
+	New          string `form:"newPassword"` // the use case checks it
+	Confirm      string `form:"confirmPassword" validate:"eqfield=New"`
+	RevokeOthers string `form:"revokeOtherSessions"`
+}
+
+// passwordFormErrors say what a malformed part of the form should be, by
+// its name.
+var passwordFormErrors = map[string]string{
+	"currentPassword": "Enter your current password.",
+	"confirmPassword": "The new password and its confirmation differ.",
+}
+
 // changePassword replaces the password through ChangePassword; asked to,
 // it signs out every other session and gives this browser a new one.
 func (s *API) changePassword(c *gin.Context, v *shell.Visit) {
-	u, form := v.P.User, c.Request.PostForm
-	f := profileForm{Name: u.Name(), Image: u.Image(), RevokeOthers: form.Get("revokeOtherSessions") != ""}
-	current, next := form.Get("currentPassword"), form.Get("newPassword")
-	switch {
-	case current == "" || len(current) > maxPassword:
-		s.showProfile(c, v, http.StatusBadRequest, "Enter your current password.", "currentPassword", f)
-		return
-	case next != form.Get("confirmPassword"):
-		s.showProfile(c, v, http.StatusBadRequest, "The new password and its confirmation differ.", "confirmPassword", f)
+	u := v.P.User
+	var pf passwordForm
+	bad, invalid := shell.BindForm(c, &pf).First()
+	f := profileForm{Name: u.Name(), Image: u.Image(), RevokeOthers: pf.RevokeOthers != ""}
+	current, next := pf.Current, pf.New
+	if invalid {
+		s.showProfile(c, v, http.StatusBadRequest, passwordFormErrors[bad.Name], bad.Name, f)
 		return
 	}
 	ctx := c.Request.Context()
@@ -202,14 +223,23 @@ func (s *API) changePassword(c *gin.Context, v *shell.Visit) {
 	shell.Done(c, AccountBase, "password-all")
 }
 
+// deleteForm is the deletion's form: the address typed to confirm, and
+// the password (none for an account that signs in elsewhere).
+type deleteForm struct {
+	Confirm  string `form:"confirm,trim"`
+	Password string `form:"password" validate:"maxbytes=4096"`
+}
+
 // deleteAccount deletes the account through DeleteUser once the typed
 // confirmation is the user's address: with the password, at once; without
 // one (an account that signs in elsewhere), the framework mails a link that
 // confirms it.
 func (s *API) deleteAccount(c *gin.Context, v *shell.Visit) {
-	u, form := v.P.User, c.Request.PostForm
-	f := profileForm{Name: u.Name(), Image: u.Image(), Confirm: strings.TrimSpace(form.Get("confirm"))}
-	password := form.Get("password")
+	u := v.P.User
+	var df deleteForm
+	_, invalid := shell.BindForm(c, &df).First()
+	f := profileForm{Name: u.Name(), Image: u.Image(), Confirm: df.Confirm}
+	password := df.Password
 	if !strings.EqualFold(f.Confirm, string(u.Email())) {
 		if len(f.Confirm) > maxEmail {
 			f.Confirm = ""
@@ -217,7 +247,7 @@ func (s *API) deleteAccount(c *gin.Context, v *shell.Visit) {
 		s.showProfile(c, v, http.StatusBadRequest, "Type your e-mail address exactly to confirm. Nothing was deleted.", "confirm", f)
 		return
 	}
-	if len(password) > maxPassword {
+	if invalid {
 		s.showProfile(c, v, http.StatusBadRequest, "The password is too long.", "deletePassword", f)
 		return
 	}

@@ -26,10 +26,6 @@ const (
 	linkedPath = AccountBase + "/linked"
 	linkPath   = linkedPath + "/link"
 	unlinkPath = linkedPath + "/unlink"
-	// maxProviderID and maxAccountID are the framework's bounds
-	// (link-social's provider, unlink-account's accountId).
-	maxProviderID = 64
-	maxAccountID  = 128
 )
 
 // linkedView is the linked accounts page.
@@ -75,14 +71,22 @@ var linkErrors = map[string]string{
 	"state_mismatch":                           "The link took too long or was started in another browser: try again.",
 }
 
+// linkedQuery is the linked accounts page's query: the error a link that
+// failed at the provider came back with.
+type linkedQuery struct {
+	Error string `query:"error"`
+}
+
 // linkedPage shows the user's linked accounts and the providers to link.
 func (s *API) linkedPage(c *gin.Context) {
 	v, ok := s.enter(c)
 	if !ok {
 		return
 	}
+	var lq linkedQuery
+	shell.BindQuery(c, &lq) // no rule to break
 	msg := ""
-	if code := c.Query("error"); code != "" {
+	if code := lq.Error; code != "" {
 		if msg = linkErrors[code]; msg == "" {
 			msg = "The provider's sign-in did not end well: the account was not linked."
 		}
@@ -94,7 +98,7 @@ func (s *API) linkedPage(c *gin.Context) {
 // form's message and field, and a notice.
 func (s *API) showLinked(c *gin.Context, v *shell.Visit, status int, msg, field, notice string) {
 	ctx := c.Request.Context()
-	views, err := s.linked.List(ctx, v.P.User.ID())
+	accounts, err := s.linked.List(ctx, v.P.User.ID())
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
@@ -104,13 +108,29 @@ func (s *API) showLinked(c *gin.Context, v *shell.Visit, status int, msg, field,
 		s.shell.Refuse(c, err)
 		return
 	}
+	lv, unlinked := linkedViewOf(accounts, enabled)
+	p := accountPage(v, "Linked accounts", "linked")
+	for _, pr := range unlinked {
+		// The link form ends at the provider: form-action must allow it.
+		if o := originOf(s.signIns.AuthorizationEndpoint(ctx, pr)); o != "" {
+			p.FormTargets = append(p.FormTargets, o)
+		}
+	}
+	p.Error, p.Field, p.Notice = msg, field, notice
+	s.pages.linked.Render(c, status, p, lv)
+}
+
+// linkedViewOf is the linked accounts page: the user's accounts (named by
+// their enabled provider) and the enabled providers not linked yet, which
+// it returns too.
+func linkedViewOf(accounts []federation.AccountView, enabled []domain.IdentityProvider) (lv *linkedView, unlinked []domain.IdentityProvider) {
 	names := map[string]string{}
 	for _, pr := range enabled {
 		names[string(pr.ID)] = pr.Name
 	}
-	lv := &linkedView{SignIn: edge.PageURL("/sign-in", url.Values{"callbackURL": {linkedPath}})}
+	lv = &linkedView{SignIn: edge.PageURL("/sign-in", url.Values{"callbackURL": {linkedPath}})}
 	linked := map[string]bool{}
-	for _, a := range views {
+	for _, a := range accounts {
 		if a.ProviderID == domain.CredentialProviderID {
 			lv.Password = true
 			continue
@@ -122,19 +142,13 @@ func (s *API) showLinked(c *gin.Context, v *shell.Visit, status int, msg, field,
 		}
 		lv.Accounts = append(lv.Accounts, linkedAccountRow{ID: a.ID, Provider: name, Email: a.Email, Created: a.CreatedAt})
 	}
-	p := accountPage(v, "Linked accounts", "linked")
 	for _, pr := range enabled {
-		if linked[string(pr.ID)] {
-			continue
-		}
-		lv.Providers = append(lv.Providers, providerChoice{ID: string(pr.ID), Name: pr.Name})
-		// The link form ends at the provider: form-action must allow it.
-		if o := originOf(s.signIns.AuthorizationEndpoint(ctx, pr)); o != "" {
-			p.FormTargets = append(p.FormTargets, o)
+		if !linked[string(pr.ID)] {
+			lv.Providers = append(lv.Providers, providerChoice{ID: string(pr.ID), Name: pr.Name})
+			unlinked = append(unlinked, pr)
 		}
 	}
-	p.View, p.Error, p.Field, p.Notice = lv, msg, field, notice
-	s.render(c, status, "linked", p)
+	return lv, unlinked
 }
 
 // originOf is the origin of an absolute http(s) URL, or "".
@@ -146,17 +160,29 @@ func originOf(raw string) string {
 	return u.Scheme + "://" + u.Host
 }
 
+// The linked accounts page's forms: the provider to link, the account to
+// unlink, bounded as the framework bounds link-social's provider and
+// unlink-account's accountId.
+type (
+	providerForm struct {
+		Provider string `form:"provider" validate:"required,maxbytes=64"`
+	}
+	accountForm struct {
+		Account string `form:"account" validate:"required,maxbytes=128"`
+	}
+)
+
 // linkProvider starts linking an account at a provider
 // (federation.SignIns.Start with Link, as /api/auth/link-social): the
 // browser goes to the provider with the state cookie and comes back here.
 func (s *API) linkProvider(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
-	provider := c.Request.PostForm.Get("provider")
-	if provider == "" || len(provider) > maxProviderID {
+	var pf providerForm
+	if _, invalid := shell.BindForm(c, &pf).First(); invalid {
 		s.showLinked(c, v, http.StatusBadRequest, "Choose a provider to link.", "provider", "")
 		return
 	}
-	st, err := s.signIns.Start(ctx, federation.Start{Provider: provider, CallbackURL: shell.DoneURL(linkedPath, "linked"),
+	st, err := s.signIns.Start(ctx, federation.Start{Provider: pf.Provider, CallbackURL: shell.DoneURL(linkedPath, "linked"),
 		ErrorURL: linkedPath, Link: &v.P})
 	if err != nil {
 		if domain.KindOf(err) == domain.KindNotFound || domain.KindOf(err) == domain.KindInvalid {
@@ -175,12 +201,12 @@ func (s *API) linkProvider(c *gin.Context, v *shell.Visit) {
 // as /api/auth/unlink-account): refused for a session too old, and for the
 // last way to sign in.
 func (s *API) unlinkOwnAccount(c *gin.Context, v *shell.Visit) {
-	id := c.Request.PostForm.Get("account")
-	if id == "" || len(id) > maxAccountID {
+	var af accountForm
+	if _, invalid := shell.BindForm(c, &af).First(); invalid {
 		s.showLinked(c, v, http.StatusBadRequest, "Choose an account to unlink.", "account", "")
 		return
 	}
-	err := s.linked.Unlink(c.Request.Context(), v.P, edge.Origin(c.Request.Context()), id)
+	err := s.linked.Unlink(c.Request.Context(), v.P, edge.Origin(c.Request.Context()), af.Account)
 	switch {
 	case err == nil:
 		shell.Done(c, linkedPath, "unlinked")

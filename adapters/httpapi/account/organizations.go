@@ -1,6 +1,7 @@
 package account
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strings"
@@ -69,11 +70,24 @@ func (s *API) accountOrgsPage(c *gin.Context) {
 	if !ok {
 		return
 	}
-	ctx, req := c.Request.Context(), v.OrgRequest()
-	orgs, err := s.organizations.List(ctx, req)
+	ov, err := s.readAccountOrgs(c.Request.Context(), v)
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
+	}
+	p := accountPage(v, "Organizations", "organizations")
+	p.Notice = accountOrgNotices.Of(c)
+	s.pages.organizations.Render(c, http.StatusOK, p, ov)
+}
+
+// readAccountOrgs reads the organizations page through Organizations: the
+// user's organizations with their roles in each, and, once their address
+// is verified, their open invitations.
+func (s *API) readAccountOrgs(ctx context.Context, v *shell.Visit) (*orgsView, error) {
+	req := v.OrgRequest()
+	orgs, err := s.organizations.List(ctx, req)
+	if err != nil {
+		return nil, err
 	}
 	ov := &orgsView{}
 	for _, o := range orgs {
@@ -87,33 +101,28 @@ func (s *API) accountOrgsPage(c *gin.Context) {
 		case errors.Is(err, domain.ErrForbidden):
 			continue // left since the list was read
 		default:
-			s.shell.Refuse(c, err)
-			return
+			return nil, err
 		}
 		ov.Orgs = append(ov.Orgs, row)
 	}
 	if !v.P.User.EmailVerified() {
 		ov.Unverified = true
-	} else {
-		invs, err := s.organizations.ListUserInvitations(ctx, req)
-		if err != nil {
-			s.shell.Refuse(c, err)
-			return
-		}
-		for _, d := range invs {
-			// The list names no inviter; the recipient's own read does.
-			if full, err := s.organizations.GetInvitation(ctx, req, d.Invitation.ID()); err == nil {
-				d = full
-			}
-			inv := d.Invitation
-			ov.Invitations = append(ov.Invitations, accountInvitation{ID: string(inv.ID()), Org: d.OrganizationName, Slug: d.OrganizationSlug,
-				Inviter: string(d.InviterEmail), Roles: joinRoles(inv.Roles()), Expires: inv.ExpiresAt()})
-		}
+		return ov, nil
 	}
-	p := accountPage(v, "Organizations", "organizations")
-	p.View = ov
-	p.Notice = accountOrgNotices.Of(c)
-	s.render(c, http.StatusOK, "organizations", p)
+	invs, err := s.organizations.ListUserInvitations(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range invs {
+		// The list names no inviter; the recipient's own read does.
+		if full, err := s.organizations.GetInvitation(ctx, req, d.Invitation.ID()); err == nil {
+			d = full
+		}
+		inv := d.Invitation
+		ov.Invitations = append(ov.Invitations, accountInvitation{ID: string(inv.ID()), Org: d.OrganizationName, Slug: d.OrganizationSlug,
+			Inviter: string(d.InviterEmail), Roles: joinRoles(inv.Roles()), Expires: inv.ExpiresAt()})
+	}
+	return ov, nil
 }
 
 // joinRoles is roles in words: "owner, admin".
@@ -125,15 +134,20 @@ func joinRoles(roles []domain.OrgRole) string {
 	return strings.Join(out, ", ")
 }
 
-// invitationID reads the form's invitation, or answers 400.
+// invitationForm names the invitation to answer.
+type invitationForm struct {
+	Invitation string `form:"invitation" validate:"required,maxbytes=128"`
+}
+
+// invitationID binds the form's invitation, or answers 400.
 func (s *API) invitationID(c *gin.Context) (domain.InvitationID, bool) {
-	id := c.Request.PostForm.Get("invitation")
-	if id == "" || len(id) > maxID {
+	var f invitationForm
+	if _, invalid := shell.BindForm(c, &f).First(); invalid {
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "Say which invitation to answer. Nothing was changed.",
 			edge.FieldError{Location: "body.invitation", Message: "is missing or too long"})
 		return "", false
 	}
-	return domain.InvitationID(id), true
+	return domain.InvitationID(f.Invitation), true
 }
 
 // acceptInvitation joins the organization through Organizations.Accept.

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
 
@@ -89,26 +88,35 @@ func (s *API) profilePage(c *gin.Context) {
 func (s *API) showProfile(c *gin.Context, v *shell.Visit, status int, msg, field string, f profileForm) {
 	u := v.P.User
 	p := accountPage(v, "Your account", "profile")
-	p.View = &profileView{Name: u.Name(), Email: string(u.Email()), Image: u.Image(), Verified: u.EmailVerified(),
+	pv := &profileView{Name: u.Name(), Email: string(u.Email()), Image: u.Image(), Verified: u.EmailVerified(),
 		Created: u.CreatedAt(), TwoFactor: u.TwoFactorEnabled(), Form: f}
 	p.Error, p.Field = msg, field
 	if status == http.StatusOK {
 		p.Notice = profileNotices.Of(c)
 	}
-	s.render(c, status, "profile", p)
+	s.pages.profile.Render(c, status, p, pv)
+}
+
+// nameForm is the profile form: the name (1 to maxName characters) and
+// the image's address (at most maxImage bytes; the page checks it is one).
+type nameForm struct {
+	Name  string `form:"name,trim" validate:"required,max=256"`
+	Image string `form:"image,trim" validate:"maxbytes=2048"`
 }
 
 // updateProfile changes the name and image through UpdateUser.
 func (s *API) updateProfile(c *gin.Context, v *shell.Visit) {
-	f := profileForm{Name: strings.TrimSpace(c.Request.PostForm.Get("name")), Image: strings.TrimSpace(c.Request.PostForm.Get("image"))}
+	var nf nameForm
+	bad, invalid := shell.BindForm(c, &nf).First()
+	f := profileForm{Name: nf.Name, Image: nf.Image}
 	switch {
-	case f.Name == "" || utf8.RuneCountInString(f.Name) > maxName:
+	case invalid && bad.Name == "name":
 		if len(f.Name) > 4*maxName {
 			f.Name = ""
 		}
 		s.showProfile(c, v, http.StatusBadRequest, "Your name must be 1 to 256 characters.", "name", f)
 		return
-	case len(f.Image) > maxImage || !domain.IsPictureURL(f.Image):
+	case invalid || !domain.IsPictureURL(f.Image):
 		if len(f.Image) > maxImage {
 			f.Image = ""
 		}
@@ -127,13 +135,21 @@ func (s *API) updateProfile(c *gin.Context, v *shell.Visit) {
 	shell.Done(c, AccountBase, "profile")
 }
 
+// emailForm is the address change's form: the new address (1 to maxEmail
+// bytes; the use case checks it is one).
+type emailForm struct {
+	NewEmail string `form:"newEmail,trim" validate:"required,maxbytes=254"`
+}
+
 // changeEmail asks for the address change through ChangeEmail: the
 // framework mails a link to the new address, and nothing changes until it
 // is opened.
 func (s *API) changeEmail(c *gin.Context, v *shell.Visit) {
 	u := v.P.User
-	f := profileForm{Name: u.Name(), Image: u.Image(), NewEmail: strings.TrimSpace(c.Request.PostForm.Get("newEmail"))}
-	if f.NewEmail == "" || len(f.NewEmail) > maxEmail {
+	var ef emailForm
+	_, invalid := shell.BindForm(c, &ef).First()
+	f := profileForm{Name: u.Name(), Image: u.Image(), NewEmail: ef.NewEmail}
+	if invalid {
 		if len(f.NewEmail) > maxEmail {
 			f.NewEmail = ""
 		}
@@ -153,18 +169,31 @@ func (s *API) changeEmail(c *gin.Context, v *shell.Visit) {
 	shell.Done(c, AccountBase, "email-sent")
 }
 
+// passwordForm is the password change's form.
+type passwordForm struct {
+	Current      string `form:"currentPassword" validate:"required,maxbytes=4096"`
+	New          string `form:"newPassword"` // the use case checks it
+	Confirm      string `form:"confirmPassword" validate:"eqfield=New"`
+	RevokeOthers string `form:"revokeOtherSessions"`
+}
+
+// passwordFormErrors say what a malformed part of the form should be, by
+// its name.
+var passwordFormErrors = map[string]string{
+	"currentPassword": "Enter your current password.",
+	"confirmPassword": "The new password and its confirmation differ.",
+}
+
 // changePassword replaces the password through ChangePassword; asked to,
 // it signs out every other session and gives this browser a new one.
 func (s *API) changePassword(c *gin.Context, v *shell.Visit) {
-	u, form := v.P.User, c.Request.PostForm
-	f := profileForm{Name: u.Name(), Image: u.Image(), RevokeOthers: form.Get("revokeOtherSessions") != ""}
-	current, next := form.Get("currentPassword"), form.Get("newPassword")
-	switch {
-	case current == "" || len(current) > maxPassword:
-		s.showProfile(c, v, http.StatusBadRequest, "Enter your current password.", "currentPassword", f)
-		return
-	case next != form.Get("confirmPassword"):
-		s.showProfile(c, v, http.StatusBadRequest, "The new password and its confirmation differ.", "confirmPassword", f)
+	u := v.P.User
+	var pf passwordForm
+	bad, invalid := shell.BindForm(c, &pf).First()
+	f := profileForm{Name: u.Name(), Image: u.Image(), RevokeOthers: pf.RevokeOthers != ""}
+	current, next := pf.Current, pf.New
+	if invalid {
+		s.showProfile(c, v, http.StatusBadRequest, passwordFormErrors[bad.Name], bad.Name, f)
 		return
 	}
 	ctx := c.Request.Context()
@@ -194,14 +223,23 @@ func (s *API) changePassword(c *gin.Context, v *shell.Visit) {
 	shell.Done(c, AccountBase, "password-all")
 }
 
+// deleteForm is the deletion's form: the address typed to confirm, and
+// the password (none for an account that signs in elsewhere).
+type deleteForm struct {
+	Confirm  string `form:"confirm,trim"`
+	Password string `form:"password" validate:"maxbytes=4096"`
+}
+
 // deleteAccount deletes the account through DeleteUser once the typed
 // confirmation is the user's address: with the password, at once; without
 // one (an account that signs in elsewhere), the framework mails a link that
 // confirms it.
 func (s *API) deleteAccount(c *gin.Context, v *shell.Visit) {
-	u, form := v.P.User, c.Request.PostForm
-	f := profileForm{Name: u.Name(), Image: u.Image(), Confirm: strings.TrimSpace(form.Get("confirm"))}
-	password := form.Get("password")
+	u := v.P.User
+	var df deleteForm
+	_, invalid := shell.BindForm(c, &df).First()
+	f := profileForm{Name: u.Name(), Image: u.Image(), Confirm: df.Confirm}
+	password := df.Password
 	if !strings.EqualFold(f.Confirm, string(u.Email())) {
 		if len(f.Confirm) > maxEmail {
 			f.Confirm = ""
@@ -209,7 +247,7 @@ func (s *API) deleteAccount(c *gin.Context, v *shell.Visit) {
 		s.showProfile(c, v, http.StatusBadRequest, "Type your e-mail address exactly to confirm. Nothing was deleted.", "confirm", f)
 		return
 	}
-	if len(password) > maxPassword {
+	if invalid {
 		s.showProfile(c, v, http.StatusBadRequest, "The password is too long.", "deletePassword", f)
 		return
 	}

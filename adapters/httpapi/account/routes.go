@@ -45,6 +45,7 @@ type API struct {
 	*edge.Kit
 	shell   *shell.Shell
 	views   *shell.Views
+	pages   pages // views, each page typed by its view
 	passkey *shell.Asset
 
 	profile       *account.Profile
@@ -65,11 +66,13 @@ func New(k *edge.Kit, sh *shell.Shell, d Deps) *API {
 	if k == nil || sh == nil {
 		panic("account: nil dependency")
 	}
-	return &API{Kit: k, shell: sh, views: sh.NewViews(files, nil),
+	a := &API{Kit: k, shell: sh, views: sh.NewViews(files, nil),
 		passkey: shell.NewAsset(files, "assets/passkey.js", passkeyScriptPath, shell.JavaScript),
 		profile: d.Profile, passwords: d.Passwords,
 		twoFactor: d.TwoFactor, passkeys: d.Passkeys, sessions: d.Sessions,
 		organizations: d.Organizations, linked: d.LinkedAccounts, signIns: d.Federation, providers: d.IdentityProviders}
+	a.pages = newPages(a.views)
+	return a
 }
 
 // AddAccountRoutes registers the account pages: any signed-in user enters
@@ -85,12 +88,6 @@ func (s *API) AddAccountRoutes() {
 
 // enter runs the account pages' gate (Shell.SignedIn).
 func (s *API) enter(c *gin.Context) (*shell.Visit, bool) { return s.shell.SignedIn(c) }
-
-// render writes the account page name: the layout's account area, in
-// section (the navigation's current item).
-func (s *API) render(c *gin.Context, status int, name string, p *shell.Page) {
-	s.shell.Render(c, status, s.views, name, p)
-}
 
 // accountPage starts an account page of section for v.
 func accountPage(v *shell.Visit, title, section string) *shell.Page {

@@ -132,13 +132,13 @@ func (s *API) securityPage(c *gin.Context) {
 	if !ok {
 		return
 	}
-	p, _, err := s.securityState(c, v)
+	p, sv, err := s.securityState(c, v)
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
 	}
 	p.Notice = securityNotices.Of(c)
-	s.render(c, http.StatusOK, "security", p)
+	s.pages.security.Render(c, http.StatusOK, p, sv)
 }
 
 // securityState reads the user's factors through the framework's use
@@ -155,9 +155,7 @@ func (s *API) securityState(c *gin.Context, v *shell.Visit) (*shell.Page, *secur
 		sv.Passkeys = append(sv.Passkeys, passkeyRow{ID: base64.RawURLEncoding.EncodeToString(k.ID), Name: k.Name,
 			Created: k.CreatedAt, LastUsed: k.LastUsedAt, Synced: k.BackupEligible})
 	}
-	p := accountPage(v, "Security", "security")
-	p.View = sv
-	return p, sv, nil
+	return accountPage(v, "Security", "security"), sv, nil
 }
 
 // showSecurity renders the security page with status and a refused
@@ -172,7 +170,7 @@ func (s *API) showSecurity(c *gin.Context, v *shell.Visit, status int, msg, fiel
 	if edit != nil {
 		edit(sv)
 	}
-	s.render(c, status, "security", p)
+	s.pages.security.Render(c, status, p, sv)
 }
 
 // formValue is a form field, and whether it is within max bytes.
@@ -376,5 +374,5 @@ func (s *API) newBackupCodes(c *gin.Context, v *shell.Visit) {
 	}
 	sv.Codes = codes
 	p.Notice = "New backup codes: the old ones no longer work. They are shown only now."
-	s.render(c, http.StatusOK, "security", p)
+	s.pages.security.Render(c, http.StatusOK, p, sv)
 }

@@ -22,7 +22,6 @@ const (
 	sessionsPath      = AccountBase + "/sessions"
 	revokePath        = sessionsPath + "/revoke"
 	revokeOthersPath  = sessionsPath + "/revoke-others"
-	maxSessionHandle  = 256
 	sessionsPageTitle = "Sessions"
 )
 
@@ -83,9 +82,13 @@ func (s *API) sessionsPage(c *gin.Context) {
 		return a.LastUsed.After(b.LastUsed)
 	})
 	p := accountPage(v, sessionsPageTitle, "sessions")
-	p.View = sv
 	p.Notice = sessionNotices.Of(c)
-	s.render(c, http.StatusOK, "sessions", p)
+	s.pages.sessions.Render(c, http.StatusOK, p, sv)
+}
+
+// sessionForm names the session to end (a session handle).
+type sessionForm struct {
+	Session string `form:"session" validate:"required,maxbytes=256"`
 }
 
 // revokeOwnSession ends one of the user's sessions. Someone else's, or one
@@ -93,12 +96,13 @@ func (s *API) sessionsPage(c *gin.Context) {
 // own signs it out.
 func (s *API) revokeOwnSession(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
-	handle := c.Request.PostForm.Get("session")
-	if handle == "" || len(handle) > maxSessionHandle {
+	var sf sessionForm
+	if _, invalid := shell.BindForm(c, &sf).First(); invalid {
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "Say which session to end. Nothing was changed.",
 			edge.FieldError{Location: "body.session", Message: "is missing or too long"})
 		return
 	}
+	handle := sf.Session
 	list, err := s.sessions.ListSessions(ctx, v.P.User.ID())
 	if err != nil {
 		s.shell.Refuse(c, err)

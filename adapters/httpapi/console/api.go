@@ -23,12 +23,9 @@ const Base = "/console"
 // stopPath ends an impersonation, from the banner on any page.
 const stopPath = Base + "/impersonation/stop"
 
-// maxID bounds an id in a path or a form, and maxSearch a search: the
-// admin API's own bounds.
-const (
-	maxID     = 128
-	maxSearch = 256
-)
+// maxID bounds an id in a path or a form: the admin API's own bound (a
+// query's bounds are its binder tags).
+const maxID = 128
 
 // Deps are the use cases the console calls: the admin API's own, so the
 // same checks and audit entries apply.
@@ -55,6 +52,7 @@ type API struct {
 	*edge.Kit
 	shell *shell.Shell
 	views *shell.Views
+	pages pages // views, each page typed by its view
 	enter shell.Gate
 
 	administration *admin.Administration
@@ -80,11 +78,13 @@ func New(k *edge.Kit, sh *shell.Shell, d Deps) *API {
 	if k == nil || sh == nil {
 		panic("console: nil dependency")
 	}
-	return &API{Kit: k, shell: sh, views: sh.NewViews(files, nil), enter: sh.Administrator(d.Administration),
+	a := &API{Kit: k, shell: sh, views: sh.NewViews(files, nil), enter: sh.Administrator(d.Administration),
 		administration: d.Administration, factors: d.Factors, memberships: d.Memberships, linked: d.LinkedAccounts,
 		organizations: d.Organizations, domains: d.Domains, serviceKeys: d.ServiceKeys, oauthClients: d.OAuthClients,
 		signingKeys: d.SigningKeys, providers: d.IdentityProviders, signIns: d.Federation, webhooks: d.Webhooks,
 		auditLog: d.AuditLog, overview: d.Overview}
+	a.pages = newPages(a.views)
+	return a
 }
 
 // AddConsoleRoutes registers the console's pages and forms, behind the
@@ -131,7 +131,7 @@ func (s *API) home(c *gin.Context) {
 		return
 	}
 	if v.Impersonating() {
-		s.render(c, http.StatusOK, "impersonating", v.Page("Impersonating"))
+		s.pages.impersonating.Render(c, http.StatusOK, v.Page("Impersonating"), struct{}{})
 		return
 	}
 	edge.Redirect(c, http.StatusFound, Base+"/overview")

@@ -3,8 +3,7 @@ package console
 import (
 	"net/http"
 	"net/url"
-	"strconv"
-	"strings"
+	"slices"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -101,89 +100,77 @@ func auditRows(entries []domain.AuditEntry) []auditRow {
 	return rows
 }
 
-// auditLocalTime is how a datetime-local input writes a time.
-const auditLocalTime = "2006-01-02T15:04:05"
-
-// auditTime reads a time filter: RFC 3339, or what a datetime-local input
-// sends (taken as UTC).
-func auditTime(s string) (time.Time, bool) {
-	if s == "" {
-		return time.Time{}, true
-	}
-	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04", auditLocalTime, "2006-01-02"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t, true
-		}
-	}
-	return time.Time{}, false
-}
-
-// auditQuery is the audit log page's query, read from the URL: the
-// filters as given (trimmed), the times they parse to, the cursor and the
-// page size (0 when the URL's is not one).
+// auditQuery is the audit log page's query: the filters (trimmed), the
+// cursor and the page size, all in the URL, so a page can be shared. The
+// bounds are the admin API's.
 type auditQuery struct {
-	view         auditView
-	since, until time.Time
-	cursor       string
-	limit        int
+	ActorType  string `query:"actorType" validate:"omitempty,oneof=user service_key cli system"`
+	Actor      string `query:"actor,trim" validate:"maxbytes=64"`
+	Action     string `query:"action,trim" validate:"maxbytes=64"`
+	TargetType string `query:"targetType,trim" validate:"maxbytes=32"`
+	Target     string `query:"target,trim" validate:"maxbytes=128"`
+	Since      string `query:"since" validate:"maxbytes=64,instant"`
+	Until      string `query:"until" validate:"maxbytes=64,instant"`
+	Cursor     string `query:"cursor" validate:"maxbytes=256"`
+	Limit      *int   `query:"limit" validate:"omitempty,min=1,max=100"`
 }
 
-// readAuditQuery reads the audit log page's query, and says what is wrong
-// with it and in which field ("" when nothing is).
-func readAuditQuery(q url.Values) (aq auditQuery, msg, field string) {
-	av := auditView{ActorType: q.Get("actorType"), Actor: strings.TrimSpace(q.Get("actor")), Action: strings.TrimSpace(q.Get("action")),
-		TargetType: strings.TrimSpace(q.Get("targetType")), Target: strings.TrimSpace(q.Get("target")), Since: q.Get("since"), Until: q.Get("until")}
-	aq.cursor, aq.limit = q.Get("cursor"), auditPageSize
-	if av.Limit = q.Get("limit"); av.Limit != "" {
-		n, err := strconv.Atoi(av.Limit)
-		if err != nil || n < 1 || n > 100 {
-			av.Limit, n = "", 0
-		}
-		aq.limit = n
-	}
-	var sinceOK, untilOK bool
-	aq.since, sinceOK = auditTime(av.Since)
-	aq.until, untilOK = auditTime(av.Until)
-	aq.view = av
-	switch {
-	case av.ActorType != "" && av.ActorType != string(domain.ActorUser) && av.ActorType != string(domain.ActorServiceKey) &&
-		av.ActorType != string(domain.ActorCLI) && av.ActorType != string(domain.ActorSystem):
-		return aq, "The actor type is a user, a service key, the command line, the service itself, or any.", "actorType"
-	case len(av.Actor) > 64:
-		return aq, "The actor id is too long: use at most 64 characters.", "actor"
-	case len(av.Action) > 64:
-		return aq, "The action is too long: use at most 64 characters.", "action"
-	case len(av.TargetType) > 32:
-		return aq, "The target type is too long: use at most 32 characters.", "targetType"
-	case len(av.Target) > 128:
-		return aq, "The target id is too long: use at most 128 characters.", "target"
-	case len(av.Since) > 64 || !sinceOK:
-		return aq, "The start is not a time: use the picker, or a time such as 2026-01-31T12:00:00Z.", "since"
-	case len(av.Until) > 64 || !untilOK:
-		return aq, "The end is not a time: use the picker, or a time such as 2026-01-31T12:00:00Z.", "until"
-	case !aq.since.IsZero() && !aq.until.IsZero() && !aq.until.After(aq.since):
-		return aq, "The end must come after the start.", "until"
-	case len(aq.cursor) > 256:
-		return aq, "The page link is not valid.", "cursor"
-	case aq.limit == 0:
-		return aq, "The page size is a whole number from 1 to 100.", "limit"
-	}
-	// The times as the date-and-time inputs show them (UTC).
-	if !aq.since.IsZero() {
-		aq.view.Since = aq.since.UTC().Format(auditLocalTime)
-	}
-	if !aq.until.IsZero() {
-		aq.view.Until = aq.until.UTC().Format(auditLocalTime)
-	}
-	return aq, "", ""
+// auditQueryErrors say what a malformed part of the query should be, by
+// its name.
+var auditQueryErrors = map[string]string{
+	"actorType":  "The actor type is a user, a service key, the command line, the service itself, or any.",
+	"actor":      "The actor id is too long: use at most 64 characters.",
+	"action":     "The action is too long: use at most 64 characters.",
+	"targetType": "The target type is too long: use at most 32 characters.",
+	"target":     "The target id is too long: use at most 128 characters.",
+	"since":      "The start is not a time: use the picker, or a time such as 2026-01-31T12:00:00Z.",
+	"until":      "The end is not a time: use the picker, or a time such as 2026-01-31T12:00:00Z.",
+	"cursor":     "The page link is not valid.",
+	"limit":      "The page size is a whole number from 1 to 100.",
 }
+
+// bindAuditQuery binds the audit log page's query: the query, its view
+// (the filters as given, the times as the date-and-time inputs show them)
+// and what is wrong with it, in which field ("" when nothing is).
+func bindAuditQuery(c *gin.Context) (aq auditQuery, av *auditView, msg, field string) {
+	vs := shell.BindQuery(c, &aq)
+	bad, invalid := vs.First()
+	av = &auditView{ActorType: aq.ActorType, Actor: aq.Actor, Action: aq.Action, TargetType: aq.TargetType, Target: aq.Target,
+		Since: aq.Since, Until: aq.Until}
+	if aq.Limit != nil && !slices.ContainsFunc(vs, func(v shell.Violation) bool { return v.Name == "limit" }) {
+		av.Limit = c.Query("limit") // the page size as given, kept in the form and the links
+	}
+	since, until := aq.since(), aq.until()
+	// The end comes after the start: checked after the times, before the
+	// cursor and the page size.
+	if (!invalid || bad.Name == "cursor" || bad.Name == "limit") && !since.IsZero() && !until.IsZero() && !until.After(since) {
+		return aq, av, "The end must come after the start.", "until"
+	}
+	if invalid {
+		return aq, av, auditQueryErrors[bad.Name], bad.Name
+	}
+	if !since.IsZero() {
+		av.Since = since.UTC().Format(shell.InstantLocal)
+	}
+	if !until.IsZero() {
+		av.Until = until.UTC().Format(shell.InstantLocal)
+	}
+	return aq, av, "", ""
+}
+
+// since and until are the query's times (zero: none, or not a time).
+func (aq auditQuery) since() time.Time { t, _ := shell.Instant(aq.Since); return t }
+func (aq auditQuery) until() time.Time { t, _ := shell.Instant(aq.Until); return t }
 
 // listing is the audit log query's use-case input.
 func (aq auditQuery) listing() admin.ListAuditLog {
-	av := aq.view
-	return admin.ListAuditLog{Cursor: aq.cursor, Filter: ports.AuditQuery{
-		ActorType: domain.ActorType(av.ActorType), ActorID: av.Actor, Action: av.Action, TargetType: av.TargetType, TargetID: av.Target,
-		Since: aq.since, Until: aq.until, Limit: aq.limit}}
+	limit := auditPageSize
+	if aq.Limit != nil {
+		limit = *aq.Limit
+	}
+	return admin.ListAuditLog{Cursor: aq.Cursor, Filter: ports.AuditQuery{
+		ActorType: domain.ActorType(aq.ActorType), ActorID: aq.Actor, Action: aq.Action, TargetType: aq.TargetType, TargetID: aq.Target,
+		Since: aq.since(), Until: aq.until(), Limit: limit}}
 }
 
 // auditPage lists the audit log through the admin API's query
@@ -194,18 +181,17 @@ func (s *API) auditPage(c *gin.Context) {
 	if !ok {
 		return
 	}
-	aq, msg, field := readAuditQuery(c.Request.URL.Query())
-	av := &aq.view
+	aq, av, msg, field := bindAuditQuery(c)
 	p := v.Page("Audit log")
-	p.Section, p.View, p.Error, p.Field = "audit", av, msg, field
+	p.Section, p.Error, p.Field = "audit", msg, field
 	if msg != "" {
-		s.render(c, http.StatusBadRequest, "audit", p)
+		s.pages.audit.Render(c, http.StatusBadRequest, p, av)
 		return
 	}
 	page, err := s.auditLog.List(c.Request.Context(), v.P.User, aq.listing())
 	if domain.KindOf(err) == domain.KindInvalid {
 		p.Error, p.Field = "The page link is not valid: start from the first page.", "cursor"
-		s.render(c, http.StatusBadRequest, "audit", p)
+		s.pages.audit.Render(c, http.StatusBadRequest, p, av)
 		return
 	}
 	if err != nil {
@@ -213,8 +199,8 @@ func (s *API) auditPage(c *gin.Context) {
 		return
 	}
 	av.Rows = auditRows(page.Entries)
-	av.First, av.Next = auditLinks(*av, aq.cursor, page.NextCursor)
-	s.render(c, http.StatusOK, "audit", p)
+	av.First, av.Next = auditLinks(*av, aq.Cursor, page.NextCursor)
+	s.pages.audit.Render(c, http.StatusOK, p, av)
 }
 
 // auditLinks are the links to the first page (when not on it) and the

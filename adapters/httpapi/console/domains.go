@@ -55,6 +55,23 @@ type domainRow struct {
 
 var domainStatuses = []string{string(domain.DomainPending), string(domain.DomainVerified), string(domain.DomainFailed)}
 
+// domainsQuery is the Domains page's query: the filters and the cursor, in
+// the URL, so a page can be shared.
+type domainsQuery struct {
+	Status  string `query:"status" validate:"omitempty,oneof=pending verified failed"`
+	Org     string `query:"org" validate:"maxbytes=128"`
+	Cursor  string `query:"cursor" validate:"maxbytes=512"`
+	Deleted string `query:"deleted"`
+}
+
+// domainsQueryErrors say what a malformed part of the query should be, by
+// its name.
+var domainsQueryErrors = map[string]string{
+	"status": "The status is pending, verified, failed, or any.",
+	"org":    "The organization id is too long.",
+	"cursor": "The page link is not valid.",
+}
+
 // domainsPage lists domains through Domains.List, newest first, filtered
 // by status and organization, with the filters and the cursor in the URL.
 func (s *API) domainsPage(c *gin.Context) {
@@ -68,24 +85,18 @@ func (s *API) domainsPage(c *gin.Context) {
 // showDomains renders the list with status, and a refused add form's
 // error, field and input.
 func (s *API) showDomains(c *gin.Context, v *shell.Visit, status int, msg, field, hostname, org string) {
-	q := c.Request.URL.Query()
-	dv := &domainsView{Status: q.Get("status"), Org: q.Get("org"), Statuses: domainStatuses, Hostname: hostname, NewOrg: org}
+	var dq domainsQuery
+	bad, invalid := shell.BindQuery(c, &dq).First()
+	dv := &domainsView{Status: dq.Status, Org: dq.Org, Statuses: domainStatuses, Hostname: hostname, NewOrg: org}
+	cursor := dq.Cursor
 	p := v.Page("Domains")
-	p.Section, p.View, p.Error, p.Field = "domains", dv, msg, field
-	if q.Get("deleted") != "" {
+	p.Section, p.Error, p.Field = "domains", msg, field
+	if dq.Deleted != "" {
 		p.Notice = "The domain is deleted: its hostname can be claimed again."
 	}
-	cursor := q.Get("cursor")
-	switch {
-	case dv.Status != "" && dv.Status != "pending" && dv.Status != "verified" && dv.Status != "failed":
-		p.Error, p.Field = "The status is pending, verified, failed, or any.", "status"
-	case len(dv.Org) > maxID:
-		p.Error, p.Field = "The organization id is too long.", "org"
-	case len(cursor) > 512:
-		p.Error, p.Field = "The page link is not valid.", "cursor"
-	}
-	if p.Field == "status" || p.Field == "org" || p.Field == "cursor" {
-		s.render(c, http.StatusBadRequest, "domains", p)
+	if invalid {
+		p.Error, p.Field = domainsQueryErrors[bad.Name], bad.Name
+		s.pages.domains.Render(c, http.StatusBadRequest, p, dv)
 		return
 	}
 	page, err := s.domains.List(c.Request.Context(), hostdomain.ListDomains{OrganizationID: domain.OrganizationID(dv.Org),
@@ -93,7 +104,7 @@ func (s *API) showDomains(c *gin.Context, v *shell.Visit, status int, msg, field
 	if err != nil {
 		if domain.KindOf(err) == domain.KindInvalid {
 			p.Error, p.Field = "The page link is not valid: start from the first page.", "cursor"
-			s.render(c, http.StatusBadRequest, "domains", p)
+			s.pages.domains.Render(c, http.StatusBadRequest, p, dv)
 			return
 		}
 		s.shell.Refuse(c, err)
@@ -111,24 +122,25 @@ func (s *API) showDomains(c *gin.Context, v *shell.Visit, status int, msg, field
 		link.Set("cursor", page.NextCursor)
 		dv.Next = edge.PageURL(Base+"/domains", link)
 	}
-	s.render(c, status, "domains", p)
+	s.pages.domains.Render(c, status, p, dv)
+}
+
+// newDomainForm is the add form: the hostname (the use case checks it)
+// and the organization's id.
+type newDomainForm struct {
+	Hostname     string `form:"hostname,trim"`
+	Organization string `form:"organization,trim" validate:"maxbytes=128"`
 }
 
 // createDomain claims a hostname through Domains.CreateAsAdmin and shows
 // the new domain's records.
 func (s *API) createDomain(c *gin.Context, v *shell.Visit) {
-	pf := c.Request.PostForm
-	host, org := strings.TrimSpace(pf.Get("hostname")), strings.TrimSpace(pf.Get("organization"))
-	keep := func(s string, n int) string {
-		if len(s) > n {
-			return ""
-		}
-		return s
-	}
-	if len(org) > maxID {
-		s.showDomains(c, v, http.StatusBadRequest, "The organization id is too long.", "organization", keep(host, 1024), "")
+	var df newDomainForm
+	if _, invalid := shell.BindForm(c, &df).First(); invalid {
+		s.showDomains(c, v, http.StatusBadRequest, "The organization id is too long.", "organization", keep(df.Hostname, 1024), "")
 		return
 	}
+	host, org := df.Hostname, df.Organization
 	d, err := s.domains.CreateAsAdmin(c.Request.Context(), v.Req, hostdomain.CreateDomain{Hostname: host, OrganizationID: domain.OrganizationID(org)})
 	if field, msg, ok := formField(err); ok || domain.KindOf(err) == domain.KindNotFound {
 		if !ok {
@@ -216,9 +228,9 @@ func (s *API) showDomain(c *gin.Context, v *shell.Visit, status int, msg, field 
 		dv.Outcome = "Some required records were missing or did not match."
 	}
 	p := v.Page(d.Hostname())
-	p.Section, p.View, p.Error, p.Field = "domains", dv, msg, field
+	p.Section, p.Error, p.Field = "domains", msg, field
 	p.Notice = domainNotices.Of(c)
-	s.render(c, status, "domain", p)
+	s.pages.domain.Render(c, status, p, dv)
 }
 
 // domainNotices say what a form did, after its redirect (?done=).
@@ -293,7 +305,7 @@ func (s *API) deleteDomain(c *gin.Context, v *shell.Visit) {
 		s.shell.Refuse(c, err)
 		return
 	}
-	confirm := strings.TrimSpace(c.Request.PostForm.Get("confirm"))
+	confirm := confirmation(c)
 	if confirm != d.Hostname() {
 		if len(confirm) > 1024 {
 			confirm = ""

@@ -102,11 +102,13 @@ func (s *API) showIdentityProviders(c *gin.Context, v *shell.Visit, status int, 
 		iv.Rows = append(iv.Rows, s.idpRowOf(p))
 	}
 	p := v.Page("Identity providers")
-	p.Section, p.View, p.Error, p.Field = "identity-providers", iv, msg, field
-	if c.Query("deleted") != "" {
+	p.Section, p.Error, p.Field = "identity-providers", msg, field
+	var dq deletedQuery
+	shell.BindQuery(c, &dq) // no rule to break
+	if dq.Deleted != "" {
 		p.Notice = "The identity provider is deleted, with the accounts linked through it."
 	}
-	s.render(c, status, "identityproviders", p)
+	s.pages.providers.Render(c, status, p, iv)
 }
 
 // identityProviderPage shows one provider (federation.Providers.Get).
@@ -137,9 +139,9 @@ func (s *API) showIdentityProvider(c *gin.Context, v *shell.Visit, status int, m
 		iv.Form = *f
 	}
 	p := v.Page(row.Name)
-	p.Section, p.View, p.Error, p.Field = "identity-providers", iv, msg, field
+	p.Section, p.Error, p.Field = "identity-providers", msg, field
 	p.Notice = idpNotices.Of(c)
-	s.render(c, status, "identityproviders", p)
+	s.pages.providers.Render(c, status, p, iv)
 }
 
 var idpNotices = shell.Notices{
@@ -310,7 +312,7 @@ func (s *API) setIdentityProviderEnabled(on bool) func(c *gin.Context, v *shell.
 // (federation.Providers.Delete) once the typed confirmation is its id.
 func (s *API) deleteIdentityProvider(c *gin.Context, v *shell.Visit) {
 	id := c.Param("id")
-	if confirm := strings.TrimSpace(c.Request.PostForm.Get("confirm")); confirm != id {
+	if confirm := confirmation(c); confirm != id {
 		if len(confirm) > 128 {
 			confirm = ""
 		}

@@ -111,14 +111,14 @@ func (s *API) oauthClientsPage(c *gin.Context) {
 func (s *API) showOAuthClients(c *gin.Context, v *shell.Visit, status int, msg, field string, f oauthClientForm, q url.Values) {
 	ov := &oauthClientsView{Form: f}
 	p := v.Page("OAuth clients")
-	p.Section, p.View, p.Error, p.Field = "oauth-clients", ov, msg, field
+	p.Section, p.Error, p.Field = "oauth-clients", msg, field
 	if q.Get("deleted") != "" {
 		p.Notice = "The client is deleted, with its codes, grants and consents."
 	}
 	lq, bad, badField := readListQuery(q)
 	if bad != "" {
 		p.Error, p.Field = bad, badField
-		s.render(c, http.StatusBadRequest, "oauthclients", p)
+		s.pages.oauthClients.Render(c, http.StatusBadRequest, p, ov)
 		return
 	}
 	clients, err := s.oauthClients.List(c.Request.Context(), v.KeyRequest())
@@ -129,14 +129,14 @@ func (s *API) showOAuthClients(c *gin.Context, v *shell.Visit, status int, msg, 
 	page, next, ok := pageAfter(clients, func(c domain.OAuthClient) string { return string(c.ID) }, lq)
 	if !ok {
 		p.Error, p.Field = "The page link is not valid: start from the first page.", "cursor"
-		s.render(c, http.StatusBadRequest, "oauthclients", p)
+		s.pages.oauthClients.Render(c, http.StatusBadRequest, p, ov)
 		return
 	}
 	for _, cl := range page {
 		ov.Rows = append(ov.Rows, oauthClientRowOf(cl))
 	}
 	ov.Pager = links(oauthClientsPath, url.Values{}, lq, next)
-	s.render(c, status, "oauthclients", p)
+	s.pages.oauthClients.Render(c, status, p, ov)
 }
 
 // registerOAuthClient registers through OAuthClients.Register; a
@@ -202,9 +202,9 @@ func (s *API) showOAuthClient(c *gin.Context, v *shell.Visit, status int, msg, f
 			FirstParty: cl.FirstParty}
 	}
 	p := v.Page(cl.Name)
-	p.Section, p.View, p.Error, p.Field = "oauth-clients", cv, msg, field
+	p.Section, p.Error, p.Field = "oauth-clients", msg, field
 	p.Notice = keyNotices.Of(c)
-	s.render(c, status, "oauthclient", p)
+	s.pages.oauthClient.Render(c, status, p, cv)
 }
 
 // updateOAuthClient saves the name, redirect URIs and first-party flag
@@ -258,7 +258,7 @@ func (s *API) deleteOAuthClient(c *gin.Context, v *shell.Visit) {
 		s.shell.Refuse(c, err)
 		return
 	}
-	confirm := strings.TrimSpace(c.Request.PostForm.Get("confirm"))
+	confirm := confirmation(c)
 	if confirm != cl.Name {
 		f := oauthClientForm{Name: cl.Name, RedirectURIs: strings.Join(cl.RedirectURIs, "\n"), LogoutURIs: strings.Join(cl.PostLogoutRedirectURIs, "\n"),
 			FirstParty: cl.FirstParty, Confirm: keep(confirm, 1024)}

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/url"
@@ -13,6 +14,7 @@ import (
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/shell"
 	"github.com/gatehouse/gatehouse/application/organization"
 	"github.com/gatehouse/gatehouse/domain"
+	"github.com/gatehouse/gatehouse/ports"
 )
 
 // The Organizations section: every organization, searched by name or slug,
@@ -52,6 +54,21 @@ type organizationRow struct {
 	Created        time.Time
 }
 
+// organizationsQuery is the Organizations page's query: the search and the
+// cursor, in the URL, so a page can be shared.
+type organizationsQuery struct {
+	Q       string `query:"q" validate:"maxbytes=256"`
+	Cursor  string `query:"cursor" validate:"maxbytes=512"`
+	Deleted string `query:"deleted"`
+}
+
+// organizationsQueryErrors say what a malformed part of the query should
+// be, by its name.
+var organizationsQueryErrors = map[string]string{
+	"q":      "The search is too long: use at most 256 characters.",
+	"cursor": "The page link is not valid.",
+}
+
 // organizationsPage lists every organization through Organizations.ListAll,
 // newest first; the search and the cursor are in the URL.
 func (s *API) organizationsPage(c *gin.Context) {
@@ -59,22 +76,17 @@ func (s *API) organizationsPage(c *gin.Context) {
 	if !ok {
 		return
 	}
-	q := c.Request.URL.Query()
-	ov := &organizationsView{Q: q.Get("q")}
+	var oq organizationsQuery
+	bad, invalid := shell.BindQuery(c, &oq).First()
+	ov, cursor := &organizationsView{Q: oq.Q}, oq.Cursor
 	p := v.Page("Organizations")
-	p.Section, p.View = "organizations", ov
-	if q.Get("deleted") != "" {
+	p.Section = "organizations"
+	if oq.Deleted != "" {
 		p.Notice = "The organization is deleted, with its members, invitations and domains."
 	}
-	cursor := q.Get("cursor")
-	switch {
-	case len(ov.Q) > maxSearch:
-		p.Error, p.Field = "The search is too long: use at most 256 characters.", "q"
-	case len(cursor) > 512:
-		p.Error, p.Field = "The page link is not valid.", "cursor"
-	}
-	if p.Error != "" {
-		s.render(c, http.StatusBadRequest, "organizations", p)
+	if invalid {
+		p.Error, p.Field = organizationsQueryErrors[bad.Name], bad.Name
+		s.pages.organizations.Render(c, http.StatusBadRequest, p, ov)
 		return
 	}
 	page, err := s.organizations.ListAll(c.Request.Context(), v.Req,
@@ -82,7 +94,7 @@ func (s *API) organizationsPage(c *gin.Context) {
 	if err != nil {
 		if domain.KindOf(err) == domain.KindInvalid {
 			p.Error, p.Field = "The page link is not valid: start from the first page.", "cursor"
-			s.render(c, http.StatusBadRequest, "organizations", p)
+			s.pages.organizations.Render(c, http.StatusBadRequest, p, ov)
 			return
 		}
 		s.shell.Refuse(c, err)
@@ -100,7 +112,7 @@ func (s *API) organizationsPage(c *gin.Context) {
 		link.Set("cursor", page.NextCursor)
 		ov.Next = edge.PageURL(Base+"/organizations", link)
 	}
-	s.render(c, http.StatusOK, "organizations", p)
+	s.pages.organizations.Render(c, http.StatusOK, p, ov)
 }
 
 // organizationView is an organization's page.
@@ -149,70 +161,100 @@ func (s *API) organizationPage(c *gin.Context) {
 	s.showOrganization(c, v, http.StatusOK, "", "", nil)
 }
 
-// showOrganization renders an organization's page (GetByID,
-// ListMembersByID from the members cursor in the URL, ListInvitationsByID)
-// with status, and a refused form's error, field and input (nil: the
-// stored settings).
+// organizationQuery is an organization's page's query: the members'
+// cursor, in the URL.
+type organizationQuery struct {
+	Members string `query:"members" validate:"maxbytes=512"`
+}
+
+// errMembersPage is a members cursor the use case does not know.
+var errMembersPage = errors.New("console: not a page of members")
+
+// orgState is what an organization's page shows, read through its use
+// cases: the organization, a page of its members and its invitations.
+type orgState struct {
+	org         ports.OrganizationWithCount
+	members     *organization.MembersPage
+	invitations []*domain.Invitation
+}
+
+// showOrganization renders an organization's page with status, and a
+// refused form's error, field and input (nil: the stored settings).
 func (s *API) showOrganization(c *gin.Context, v *shell.Visit, status int, msg, field string, f *orgForm) {
-	ctx := c.Request.Context()
 	id := domain.OrganizationID(c.Param("id"))
 	if len(id) > maxID {
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The organization id is too long.", edge.FieldError{Location: "path.id", Message: "is too long"})
 		return
 	}
-	members := c.Query("members")
-	if len(members) > 512 {
+	var oq organizationQuery
+	if _, invalid := shell.BindQuery(c, &oq).First(); invalid {
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The page link is not valid.", edge.FieldError{Location: "query.members", Message: "is not a page of members"})
 		return
 	}
-	oc, err := s.organizations.GetByID(ctx, v.Req, id)
+	st, err := s.readOrganization(c.Request.Context(), v, id, oq.Members)
+	if errors.Is(err, errMembersPage) {
+		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The page link is not valid: start from the first page of members.",
+			edge.FieldError{Location: "query.members", Message: "is not a page of members"})
+		return
+	}
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
 	}
-	mp, err := s.organizations.ListMembersByID(ctx, v.Req, id, organization.OrgListPage{Limit: orgPageSize, Cursor: members})
-	if err != nil {
-		if domain.KindOf(err) == domain.KindInvalid {
-			s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The page link is not valid: start from the first page of members.",
-				edge.FieldError{Location: "query.members", Message: "is not a page of members"})
-			return
-		}
-		s.shell.Refuse(c, err)
-		return
+	p := v.Page(st.org.Organization.Name())
+	p.Section, p.Error, p.Field = "organizations", msg, field
+	p.Notice = orgNotices.Of(c)
+	s.pages.organization.Render(c, status, p, organizationViewOf(st, oq.Members, f, v.Now))
+}
+
+// readOrganization reads an organization's page through its use cases
+// (GetByID, ListMembersByID from the members cursor, ListInvitationsByID);
+// a cursor the use case refuses is errMembersPage.
+func (s *API) readOrganization(ctx context.Context, v *shell.Visit, id domain.OrganizationID, members string) (orgState, error) {
+	var st orgState
+	var err error
+	if st.org, err = s.organizations.GetByID(ctx, v.Req, id); err != nil {
+		return st, err
 	}
-	invs, err := s.organizations.ListInvitationsByID(ctx, v.Req, id)
-	if err != nil {
-		s.shell.Refuse(c, err)
-		return
+	st.members, err = s.organizations.ListMembersByID(ctx, v.Req, id, organization.OrgListPage{Limit: orgPageSize, Cursor: members})
+	if domain.KindOf(err) == domain.KindInvalid {
+		return st, errMembersPage
 	}
-	o := oc.Organization
+	if err != nil {
+		return st, err
+	}
+	st.invitations, err = s.organizations.ListInvitationsByID(ctx, v.Req, id)
+	return st, err
+}
+
+// organizationViewOf is an organization's page: st, on the members page
+// after cursor, with a refused form's input f (nil: the stored settings).
+func organizationViewOf(st orgState, cursor string, f *orgForm, now time.Time) *organizationView {
+	o := st.org.Organization
 	path := Base + "/organizations/" + url.PathEscape(string(o.ID()))
 	ov := &organizationView{ID: string(o.ID()), Name: o.Name(), Slug: o.Slug(), Logo: o.Logo(), Metadata: o.Metadata(), Path: path,
-		MemberCount: oc.MemberCount, RequireTwoFactor: o.RequiresTwoFactor(), Created: o.CreatedAt(), Updated: o.UpdatedAt(), Roles: orgRoles}
+		MemberCount: st.org.MemberCount, RequireTwoFactor: o.RequiresTwoFactor(), Created: o.CreatedAt(), Updated: o.UpdatedAt(), Roles: orgRoles}
 	if f != nil {
 		ov.Form = *f
 	}
 	if !ov.Form.Settings {
 		ov.Form.Name, ov.Form.Slug, ov.Form.Logo, ov.Form.Metadata = ov.Name, ov.Slug, ov.Logo, ov.Metadata
 	}
-	for _, mu := range mp.Members {
+	for _, mu := range st.members.Members {
 		ov.Members = append(ov.Members, memberRow{ID: string(mu.Member.ID()), UserID: string(mu.User.ID()), Email: string(mu.User.Email()),
 			Name: mu.User.Name(), Role: domain.JoinOrgRoles(mu.Member.Roles()), Joined: mu.Member.CreatedAt()})
 	}
-	if members != "" {
+	if cursor != "" {
 		ov.MembersFirst = path + "#members"
 	}
-	if mp.NextCursor != "" {
-		ov.MembersNext = edge.PageURL(path, url.Values{"members": {mp.NextCursor}}) + "#members"
+	if st.members.NextCursor != "" {
+		ov.MembersNext = edge.PageURL(path, url.Values{"members": {st.members.NextCursor}}) + "#members"
 	}
-	for _, inv := range invs {
+	for _, inv := range st.invitations {
 		ov.Invitations = append(ov.Invitations, invitationRow{ID: string(inv.ID()), Email: string(inv.Email()), Role: domain.JoinOrgRoles(inv.Roles()),
-			Status: string(inv.Status()), Open: inv.IsOpen(v.Now), Expires: inv.ExpiresAt(), Created: inv.CreatedAt()})
+			Status: string(inv.Status()), Open: inv.IsOpen(now), Expires: inv.ExpiresAt(), Created: inv.CreatedAt()})
 	}
-	p := v.Page(o.Name())
-	p.Section, p.View, p.Error, p.Field = "organizations", ov, msg, field
-	p.Notice = orgNotices.Of(c)
-	s.render(c, status, "organization", p)
+	return ov
 }
 
 // orgNotices say what a form did, after its redirect (?done=).
@@ -246,9 +288,9 @@ func formField(err error) (field, msg string, ok bool) {
 
 // updateOrganization saves the settings through Organizations.UpdateByID.
 func (s *API) updateOrganization(c *gin.Context, v *shell.Visit) {
-	pf := c.Request.PostForm
-	f := orgForm{Settings: true, Name: strings.TrimSpace(pf.Get("name")), Slug: strings.TrimSpace(pf.Get("slug")),
-		Logo: strings.TrimSpace(pf.Get("logo")), Metadata: strings.TrimSpace(pf.Get("metadata"))}
+	var sf settingsForm
+	shell.BindForm(c, &sf) // the use case checks it
+	f := orgForm{Settings: true, Name: sf.Name, Slug: sf.Slug, Logo: sf.Logo, Metadata: sf.Metadata}
 	patch := organization.OrganizationPatch{Name: &f.Name, Slug: &f.Slug, Logo: &f.Logo, Metadata: &f.Metadata}
 	_, err := s.organizations.UpdateByID(c.Request.Context(), v.Req, domain.OrganizationID(c.Param("id")), patch)
 	if field, msg, ok := formField(err); ok {
@@ -279,16 +321,41 @@ func trimForm(f orgForm) *orgForm {
 	return &f
 }
 
+// The organization page's forms. The use cases check their values; the
+// page checks only the ids it names.
+type (
+	// settingsForm is the settings form.
+	settingsForm struct {
+		Name     string `form:"name,trim"`
+		Slug     string `form:"slug,trim"`
+		Logo     string `form:"logo,trim"`
+		Metadata string `form:"metadata,trim"`
+	}
+	// memberForm names a member, and the role to give them.
+	memberForm struct {
+		Member string `form:"member" validate:"required,maxbytes=128"`
+		Role   string `form:"role"`
+	}
+	// inviteForm is the invitation form.
+	inviteForm struct {
+		Email string `form:"email,trim"`
+		Role  string `form:"role"`
+	}
+	// invitationForm names an invitation.
+	invitationForm struct {
+		Invitation string `form:"invitation" validate:"required,maxbytes=128"`
+	}
+)
+
 // changeMemberRole replaces a member's role through
 // Organizations.UpdateMemberRoleByID; the last owner keeps theirs.
 func (s *API) changeMemberRole(c *gin.Context, v *shell.Visit) {
-	pf := c.Request.PostForm
-	member, role := pf.Get("member"), pf.Get("role")
-	if len(member) > maxID || member == "" {
+	var mf memberForm
+	if _, invalid := shell.BindForm(c, &mf).First(); invalid {
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The member id is missing or too long. Nothing was changed.", edge.FieldError{Location: "body.member", Message: "is not a member id"})
 		return
 	}
-	_, err := s.organizations.UpdateMemberRoleByID(c.Request.Context(), v.Req, domain.OrganizationID(c.Param("id")), domain.MemberID(member), []string{role})
+	_, err := s.organizations.UpdateMemberRoleByID(c.Request.Context(), v.Req, domain.OrganizationID(c.Param("id")), domain.MemberID(mf.Member), []string{mf.Role})
 	if field, msg, ok := formField(err); ok {
 		if field == "" {
 			field = "role"
@@ -305,12 +372,12 @@ func (s *API) changeMemberRole(c *gin.Context, v *shell.Visit) {
 
 // removeMember removes a member through Organizations.RemoveMemberByID.
 func (s *API) removeMember(c *gin.Context, v *shell.Visit) {
-	member := c.Request.PostForm.Get("member")
-	if len(member) > maxID || member == "" {
+	var mf memberForm
+	if _, invalid := shell.BindForm(c, &mf).First(); invalid {
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The member id is missing or too long. Nothing was changed.", edge.FieldError{Location: "body.member", Message: "is not a member id"})
 		return
 	}
-	err := s.organizations.RemoveMemberByID(c.Request.Context(), v.Req, domain.OrganizationID(c.Param("id")), domain.MemberID(member))
+	err := s.organizations.RemoveMemberByID(c.Request.Context(), v.Req, domain.OrganizationID(c.Param("id")), domain.MemberID(mf.Member))
 	if field, msg, ok := formField(err); ok {
 		s.showOrganization(c, v, http.StatusBadRequest, msg+" Nothing was changed.", field, nil)
 		return
@@ -326,8 +393,9 @@ func (s *API) removeMember(c *gin.Context, v *shell.Visit) {
 // the administrator as the inviter when they are a member (the mail then
 // names them), and without one otherwise, as the trusted API may.
 func (s *API) inviteMember(c *gin.Context, v *shell.Visit) {
-	pf := c.Request.PostForm
-	f := orgForm{Email: strings.TrimSpace(pf.Get("email")), Role: pf.Get("role")}
+	var inf inviteForm
+	shell.BindForm(c, &inf) // the use case checks it
+	f := orgForm{Email: inf.Email, Role: inf.Role}
 	err := s.invite(c, v, organization.InviteAddress{Email: f.Email, Roles: []string{f.Role}})
 	if field, msg, ok := formField(err); ok {
 		if field == "" {
@@ -352,13 +420,13 @@ func (s *API) invite(c *gin.Context, v *shell.Visit, cmd organization.InviteAddr
 // revokeInvitation cancels an open invitation through
 // Organizations.RevokeInvitation.
 func (s *API) revokeInvitation(c *gin.Context, v *shell.Visit) {
-	id := c.Request.PostForm.Get("invitation")
-	if len(id) > maxID || id == "" {
+	var inv invitationForm
+	if _, invalid := shell.BindForm(c, &inv).First(); invalid {
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The invitation id is missing or too long. Nothing was changed.",
 			edge.FieldError{Location: "body.invitation", Message: "is not an invitation id"})
 		return
 	}
-	err := s.organizations.RevokeInvitation(c.Request.Context(), v.Req, domain.OrganizationID(c.Param("id")), domain.InvitationID(id))
+	err := s.organizations.RevokeInvitation(c.Request.Context(), v.Req, domain.OrganizationID(c.Param("id")), domain.InvitationID(inv.Invitation))
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
@@ -370,7 +438,9 @@ func (s *API) revokeInvitation(c *gin.Context, v *shell.Visit) {
 // with Resend, for the invitation's address and roles as listed.
 func (s *API) resendInvitation(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
-	id := c.Request.PostForm.Get("invitation")
+	var inf invitationForm
+	shell.BindForm(c, &inf) // an id no invitation has is refused below
+	id := inf.Invitation
 	org := domain.OrganizationID(c.Param("id"))
 	invs, err := s.organizations.ListInvitationsByID(ctx, v.Req, org)
 	if err != nil {
@@ -406,7 +476,7 @@ func (s *API) deleteOrganization(c *gin.Context, v *shell.Visit) {
 		s.shell.Refuse(c, err)
 		return
 	}
-	confirm := strings.TrimSpace(c.Request.PostForm.Get("confirm"))
+	confirm := confirmation(c)
 	if confirm != oc.Organization.Slug() {
 		s.showOrganization(c, v, http.StatusBadRequest, "Type the organization's slug exactly to confirm. Nothing was deleted.", "confirm", trimForm(orgForm{Confirm: confirm}))
 		return

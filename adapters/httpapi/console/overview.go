@@ -71,8 +71,8 @@ func (s *API) overviewPage(c *gin.Context) {
 		return
 	}
 	p := v.Page("Overview")
-	p.Section, p.View = "overview", ov
-	s.render(c, http.StatusOK, "overview", p)
+	p.Section = "overview"
+	s.pages.overview.Render(c, http.StatusOK, p, ov)
 }
 
 // drawSignIns draws a sign-in series and sums it.

@@ -38,14 +38,34 @@ type secretView struct {
 // showSecret renders the secret page.
 func (s *API) showSecret(c *gin.Context, v *shell.Visit, section, title string, sv *secretView) {
 	p := v.Page(title)
-	p.Section, p.View = section, sv
-	s.render(c, http.StatusOK, "secret", p)
+	p.Section = section
+	s.pages.secret.Render(c, http.StatusOK, p, sv)
 }
 
 // Lists: the use cases return every row (there are few keys and clients);
 // the console shows them limit at a time, the cursor being the id of the
 // last row shown, all in the URL.
 const defaultLimit = 25
+
+// confirmForm is a deletion's form: the confirmation typed (the name of
+// what is deleted), without the spaces around it.
+type confirmForm struct {
+	Confirm string `form:"confirm,trim"`
+}
+
+// confirmation binds a deletion's form and is its confirmation: a wrong
+// one is the page's own refusal, in its own words.
+func confirmation(c *gin.Context) string {
+	var f confirmForm
+	shell.BindForm(c, &f) // no rule to break
+	return f.Confirm
+}
+
+// deletedQuery is the query of a list a deletion lands on: what was
+// deleted, for its notice.
+type deletedQuery struct {
+	Deleted string `query:"deleted"`
+}
 
 // listQuery is a list page's paging, read from the URL.
 type listQuery struct {

@@ -97,7 +97,7 @@ func (s *API) serviceKeysPage(c *gin.Context) {
 func (s *API) showServiceKeys(c *gin.Context, v *shell.Visit, status int, msg, field string, f serviceKeyForm, q url.Values) {
 	sv := &serviceKeysView{Status: q.Get("status"), Limit: q.Get("limit"), Scopes: knownScopes(), Form: f}
 	p := v.Page("Service keys")
-	p.Section, p.View, p.Error, p.Field = "service-keys", sv, msg, field
+	p.Section, p.Error, p.Field = "service-keys", msg, field
 	if q.Get("revoked") != "" {
 		p.Notice = "The key is revoked."
 	}
@@ -107,7 +107,7 @@ func (s *API) showServiceKeys(c *gin.Context, v *shell.Visit, status int, msg, f
 	}
 	if bad != "" {
 		p.Error, p.Field = bad, badField
-		s.render(c, http.StatusBadRequest, "servicekeys", p)
+		s.pages.serviceKeys.Render(c, http.StatusBadRequest, p, sv)
 		return
 	}
 	keys, err := s.serviceKeys.List(c.Request.Context(), v.KeyRequest())
@@ -124,11 +124,11 @@ func (s *API) showServiceKeys(c *gin.Context, v *shell.Visit, status int, msg, f
 	page, next, ok := pageAfter(rows, func(r serviceKeyRow) string { return r.ID }, lq)
 	if !ok {
 		p.Error, p.Field = "The page link is not valid: start from the first page.", "cursor"
-		s.render(c, http.StatusBadRequest, "servicekeys", p)
+		s.pages.serviceKeys.Render(c, http.StatusBadRequest, p, sv)
 		return
 	}
 	sv.Rows, sv.Pager = page, links(serviceKeysPath, url.Values{"status": {sv.Status}}, lq, next)
-	s.render(c, status, "servicekeys", p)
+	s.pages.serviceKeys.Render(c, status, p, sv)
 }
 
 // createServiceKey issues a key through ServiceKeys.Create and answers
@@ -212,9 +212,9 @@ func (s *API) showServiceKey(c *gin.Context, v *shell.Visit, status int, msg, fi
 	}
 	kv := &serviceKeyView{serviceKeyRow: serviceKeyRowOf(keys[i], v.Now), Overlap: overlap}
 	p := v.Page(kv.Name)
-	p.Section, p.View, p.Error, p.Field = "service-keys", kv, msg, field
+	p.Section, p.Error, p.Field = "service-keys", msg, field
 	p.Notice = keyNotices.Of(c)
-	s.render(c, status, "servicekey", p)
+	s.pages.serviceKey.Render(c, status, p, kv)
 }
 
 // rotateServiceKey issues a new secret through ServiceKeys.Rotate, the old

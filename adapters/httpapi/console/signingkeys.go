@@ -53,12 +53,12 @@ func (s *API) showSigningKeys(c *gin.Context, v *shell.Visit, status int, msg, f
 		kv.Algs = append(kv.Algs, string(a))
 	}
 	p := v.Page("Signing keys")
-	p.Section, p.View, p.Error, p.Field = "signing-keys", kv, msg, field
+	p.Section, p.Error, p.Field = "signing-keys", msg, field
 	p.Notice = keyNotices.Of(c)
 	lq, bad, badField := readListQuery(c.Request.URL.Query())
 	if bad != "" {
 		p.Error, p.Field = bad, badField
-		s.render(c, http.StatusBadRequest, "signingkeys", p)
+		s.pages.signingKeys.Render(c, http.StatusBadRequest, p, kv)
 		return
 	}
 	views, err := s.signingKeys.List(c.Request.Context(), v.KeyRequest())
@@ -69,7 +69,7 @@ func (s *API) showSigningKeys(c *gin.Context, v *shell.Visit, status int, msg, f
 	page, next, ok := pageAfter(views, func(k oidc.SigningKeyView) string { return string(k.ID) }, lq)
 	if !ok {
 		p.Error, p.Field = "The page link is not valid: start from the first page.", "cursor"
-		s.render(c, http.StatusBadRequest, "signingkeys", p)
+		s.pages.signingKeys.Render(c, http.StatusBadRequest, p, kv)
 		return
 	}
 	for _, k := range page {
@@ -77,7 +77,7 @@ func (s *API) showSigningKeys(c *gin.Context, v *shell.Visit, status int, msg, f
 			Retires: k.RetiredAt, Gone: k.PublishedUntil})
 	}
 	kv.Pager = links(signingKeysPath, url.Values{}, lq, next)
-	s.render(c, status, "signingkeys", p)
+	s.pages.signingKeys.Render(c, status, p, kv)
 }
 
 // rotateSigningKeys makes new keys through SigningKeys.Rotate: for one

@@ -1,6 +1,8 @@
 package console
 
 import (
+	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -12,6 +14,8 @@ import (
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/shell"
 	"github.com/gatehouse/gatehouse/application/admin"
+	"github.com/gatehouse/gatehouse/application/federation"
+	"github.com/gatehouse/gatehouse/application/mfa"
 	"github.com/gatehouse/gatehouse/domain"
 )
 
@@ -34,7 +38,7 @@ type userRow struct {
 func (s *API) view(c *gin.Context) (*shell.Visit, bool) {
 	v, ok := s.enter(c)
 	if ok && v.Impersonating() {
-		s.render(c, http.StatusOK, "impersonating", v.Page("Impersonating"))
+		s.pages.impersonating.Render(c, http.StatusOK, v.Page("Impersonating"), struct{}{})
 		return nil, false
 	}
 	return v, ok
@@ -94,19 +98,19 @@ func (s *API) usersPage(c *gin.Context) {
 	bad, invalid := shell.BindQuery(c, &uq).First()
 	uv := &usersView{Q: uq.Q, By: uq.By, Status: uq.Status, Verified: uq.Verified, Org: uq.Org}
 	p := v.Page("Users")
-	p.Section, p.View = "users", uv
+	p.Section = "users"
 	if uq.Deleted != "" {
 		p.Notice = "The user is deleted."
 	}
 	if invalid {
 		p.Error, p.Field = usersQueryErrors[bad.Name], bad.Name
-		s.render(c, http.StatusBadRequest, "users", p)
+		s.pages.users.Render(c, http.StatusBadRequest, p, uv)
 		return
 	}
 	page, err := s.administration.SearchUsers(c.Request.Context(), v.Req, uq.listUsers())
 	if domain.KindOf(err) == domain.KindInvalid {
 		p.Error, p.Field = "The page link is not valid: start from the first page.", "cursor"
-		s.render(c, http.StatusBadRequest, "users", p)
+		s.pages.users.Render(c, http.StatusBadRequest, p, uv)
 		return
 	}
 	if err != nil {
@@ -114,7 +118,7 @@ func (s *API) usersPage(c *gin.Context) {
 		return
 	}
 	s.usersRows(uv, v, page, uq.Cursor)
-	s.render(c, http.StatusOK, "users", p)
+	s.pages.users.Render(c, http.StatusOK, p, uv)
 }
 
 // usersRows fills uv with page's users and the links to the first and the
@@ -177,55 +181,86 @@ func (s *API) userPage(c *gin.Context) {
 	s.showUser(c, v, http.StatusOK, "", "", userForm{})
 }
 
-// showUser renders the user page (the profile, factors, sessions,
-// organizations and linked accounts, each read through the admin API's use case) with status, and a refused form's error,
+// userState is what a user's page shows, each read through the admin
+// API's use case: the user with their factors, sessions, linked accounts
+// and organizations.
+type userState struct {
+	user     mfa.UserWithFactors
+	sessions []*domain.Session
+	linked   []federation.AccountView
+	orgs     []*domain.Organization
+}
+
+// showUser renders the user page with status, and a refused form's error,
 // field and input.
 func (s *API) showUser(c *gin.Context, v *shell.Visit, status int, msg, field string, f userForm) {
-	ctx := c.Request.Context()
 	id := domain.UserID(c.Param("id"))
 	if len(id) > maxID {
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The user id is too long.", edge.FieldError{Location: "path.id", Message: "is too long"})
 		return
 	}
-	uf, err := s.factors.GetUser(ctx, v.Req, id)
+	st, err := s.readUser(c.Request.Context(), v, id)
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
 	}
-	sessions, err := s.administration.ListUserSessions(ctx, v.Req, id)
-	if err != nil {
-		s.shell.Refuse(c, err)
-		return
+	uv := s.userViewOf(st, f, v.Now)
+	p := v.Page(uv.Email)
+	p.Section, p.Error, p.Field = "users", msg, field
+	p.Notice = userNotices.Of(c)
+	s.pages.user.Render(c, status, p, uv)
+}
+
+// readUser reads a user's page through the admin API's use cases
+// (Factors.GetUser, Administration.ListUserSessions, Accounts.LinkedFor,
+// Memberships.OfUser).
+func (s *API) readUser(ctx context.Context, v *shell.Visit, id domain.UserID) (userState, error) {
+	var st userState
+	var err error
+	if st.user, err = s.factors.GetUser(ctx, v.Req, id); err != nil {
+		return st, err
 	}
-	linked, err := s.linked.LinkedFor(ctx, v.Req, id)
-	if err != nil {
-		s.shell.Refuse(c, err)
-		return
+	if st.sessions, err = s.administration.ListUserSessions(ctx, v.Req, id); err != nil {
+		return st, err
 	}
-	orgs, err := s.memberships.OfUser(ctx, v.Req, id)
-	if err != nil {
-		s.shell.Refuse(c, err)
-		return
+	if st.linked, err = s.linked.LinkedFor(ctx, v.Req, id); err != nil {
+		return st, err
 	}
+	st.orgs, err = s.memberships.OfUser(ctx, v.Req, id)
+	return st, err
+}
+
+// userViewOf is a user's page: st, with a refused form's input f.
+func (s *API) userViewOf(st userState, f userForm, now time.Time) *userView {
+	uf := st.user
 	u, acc := uf.User, uf.User.Access()
 	uv := &userView{ID: string(u.ID()), Email: string(u.Email()), Name: u.Name(), Path: Base + "/users/" + url.PathEscape(string(u.ID())),
-		Verified: u.EmailVerified(), Banned: u.IsBanned(v.Now), Admin: s.administration.IsAdmin(u), BanReason: acc.BanReason,
+		Verified: u.EmailVerified(), Banned: u.IsBanned(now), Admin: s.administration.IsAdmin(u), BanReason: acc.BanReason,
 		BanExpires: acc.BanExpires, Created: u.CreatedAt(), Roles: u.Roles(), TwoFactor: u.TwoFactorEnabled(), Passkeys: uf.Passkeys, Form: f}
-	for _, ss := range sessions {
+	for _, ss := range st.sessions {
 		uv.Sessions = append(uv.Sessions, sessionRow{ID: string(ss.ID()), IP: ss.IPAddress(), Agent: ss.UserAgent(),
 			Created: ss.CreatedAt(), Expires: ss.ExpiresAt(), Impersonation: ss.ImpersonatedBy() != ""})
 	}
-	for _, o := range orgs {
+	for _, o := range st.orgs {
 		uv.Orgs = append(uv.Orgs, orgRow{ID: string(o.ID()), Name: o.Name(), Slug: o.Slug()})
 	}
-	for _, a := range linked {
+	for _, a := range st.linked {
 		uv.Linked = append(uv.Linked, linkedRow{ID: a.ID, Provider: a.ProviderID, Email: a.Email, Created: a.CreatedAt})
 	}
-	p := v.Page(uv.Email)
-	p.Section, p.View, p.Error, p.Field = "users", uv, msg, field
-	p.Notice = userNotices.Of(c)
-	s.render(c, status, "user", p)
+	return uv
 }
+
+// The user page's forms that name one of the user's things.
+type (
+	// sessionForm names one of the user's sessions.
+	sessionForm struct {
+		Session string `form:"session"`
+	}
+	// linkedAccountForm names one of the user's linked accounts.
+	linkedAccountForm struct {
+		Account string `form:"account" validate:"required,maxbytes=128"`
+	}
+)
 
 // userNotices say what a form did, after its redirect (?done=).
 var userNotices = shell.Notices{
@@ -275,25 +310,17 @@ func (s *API) unbanUser(c *gin.Context, v *shell.Visit) {
 }
 
 // revokeSession ends one of the user's sessions through
-// Administration.RevokeUserSession; a session of someone else is refused.
+// Administration.RevokeSessionOf, which refuses a session of someone else.
 func (s *API) revokeSession(c *gin.Context, v *shell.Visit) {
-	ctx := c.Request.Context()
-	id, sid := domain.UserID(c.Param("id")), c.Request.PostForm.Get("session")
-	sessions, err := s.administration.ListUserSessions(ctx, v.Req, id)
-	if err != nil {
-		s.shell.Refuse(c, err)
-		return
-	}
-	found := false
-	for _, ss := range sessions {
-		found = found || string(ss.ID()) == sid
-	}
-	if !found {
+	var sf sessionForm
+	shell.BindForm(c, &sf) // the use case refuses an id none of the user's sessions has
+	err := s.administration.RevokeSessionOf(c.Request.Context(), v.Req, domain.UserID(c.Param("id")), domain.SessionID(sf.Session))
+	if errors.Is(err, admin.ErrNotUsersSession) {
 		s.shell.Refusal(c, http.StatusNotFound, "No such session", "The user has no live session with this id: it may have ended already. Nothing was changed.",
 			edge.FieldError{Location: "body.session", Message: "is not one of the user's live sessions"})
 		return
 	}
-	if err := s.administration.RevokeUserSession(ctx, v.Req, domain.SessionID(sid)); err != nil {
+	if err != nil {
 		s.shell.Refuse(c, err)
 		return
 	}
@@ -336,13 +363,13 @@ func (s *API) resetFactors(c *gin.Context, v *shell.Visit) {
 // LinkedAccounts.UnlinkFor, as the admin API's unlink does: their last way
 // to sign in is refused.
 func (s *API) unlinkAccount(c *gin.Context, v *shell.Visit) {
-	account := c.Request.PostForm.Get("account")
-	if account == "" || len(account) > maxID {
+	var af linkedAccountForm
+	if _, invalid := shell.BindForm(c, &af).First(); invalid {
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "Say which linked account to unlink. Nothing was changed.",
 			edge.FieldError{Location: "body.account", Message: "is missing or too long"})
 		return
 	}
-	if err := s.linked.UnlinkFor(c.Request.Context(), v.Req, domain.UserID(c.Param("id")), account); err != nil {
+	if err := s.linked.UnlinkFor(c.Request.Context(), v.Req, domain.UserID(c.Param("id")), af.Account); err != nil {
 		s.shell.Refuse(c, err)
 		return
 	}
@@ -395,7 +422,7 @@ func (s *API) deleteUser(c *gin.Context, v *shell.Visit) {
 		s.shell.Refuse(c, err)
 		return
 	}
-	confirm := strings.TrimSpace(c.Request.PostForm.Get("confirm"))
+	confirm := confirmation(c)
 	if !strings.EqualFold(confirm, string(uf.User.Email())) {
 		if len(confirm) > 320 {
 			confirm = ""

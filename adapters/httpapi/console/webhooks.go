@@ -110,11 +110,27 @@ func (s *API) showWebhooks(c *gin.Context, v *shell.Visit, status int, msg, fiel
 		wv.Rows = append(wv.Rows, webhookRowOf(e))
 	}
 	p := v.Page("Webhooks")
-	p.Section, p.View, p.Error, p.Field = "webhooks", wv, msg, field
-	if c.Query("deleted") != "" {
+	p.Section, p.Error, p.Field = "webhooks", msg, field
+	var dq deletedQuery
+	shell.BindQuery(c, &dq) // no rule to break
+	if dq.Deleted != "" {
 		p.Notice = "The endpoint is deleted with its deliveries."
 	}
-	s.render(c, status, "webhooks", p)
+	s.pages.webhooks.Render(c, status, p, wv)
+}
+
+// deliveriesQuery is an endpoint's page's query: its deliveries' filter
+// and cursor, in the URL.
+type deliveriesQuery struct {
+	Status string `query:"status" validate:"omitempty,oneof=pending succeeded failed"`
+	Cursor string `query:"cursor" validate:"maxbytes=256"`
+}
+
+// deliveriesQueryErrors say what a malformed part of the query should be,
+// by its name.
+var deliveriesQueryErrors = map[string]string{
+	"status": "The status is pending, succeeded, failed, or any.",
+	"cursor": "The page link is not valid.",
 }
 
 // webhookPage shows an endpoint and its deliveries (webhook.Webhooks.Get
@@ -143,31 +159,48 @@ func (s *API) showWebhook(c *gin.Context, v *shell.Visit, status int, secret, ms
 	}
 	wv := &webhookView{webhookRow: webhookRowOf(e), Secret: secret, Confirm: confirm}
 	p := v.Page("Webhook endpoint")
-	p.Section, p.View, p.Error, p.Field = "webhooks", wv, msg, field
+	p.Section, p.Error, p.Field = "webhooks", msg, field
 	p.Notice = webhookNotices.Of(c)
-	q := c.Request.URL.Query()
-	if c.Request.Method == http.MethodPost {
-		q = url.Values{} // a form's answer shows the first page
+	if secret != "" {
+		p.Title = "Webhook endpoint: its signing secret"
 	}
-	wv.Status = q.Get("status")
-	cursor := q.Get("cursor")
-	switch {
-	case wv.Status != "" && wv.Status != string(domain.WebhookPending) && wv.Status != string(domain.WebhookSucceeded) && wv.Status != string(domain.WebhookFailed):
-		p.Error, p.Field, status, wv.Status = "The status is pending, succeeded, failed, or any.", "status", http.StatusBadRequest, ""
-		cursor = ""
-	case len(cursor) > 256:
-		p.Error, p.Field, status, cursor = "The page link is not valid.", "cursor", http.StatusBadRequest, ""
-	}
-	page, err := s.webhooks.Messages(ctx, v.Req, e.ID, webhook.ListMessages{Status: domain.WebhookDeliveryStatus(wv.Status), Limit: webhookPageSize, Cursor: cursor})
+	wq := bindDeliveriesQuery(c, p, &status)
+	page, err := s.webhooks.Messages(ctx, v.Req, e.ID, webhook.ListMessages{Status: domain.WebhookDeliveryStatus(wq.Status), Limit: webhookPageSize, Cursor: wq.Cursor})
 	if err != nil && domain.KindOf(err) == domain.KindInvalid {
 		p.Error, p.Field, status = "The page link is not valid: start from the first page.", "cursor", http.StatusBadRequest
-		cursor = ""
-		page, err = s.webhooks.Messages(ctx, v.Req, e.ID, webhook.ListMessages{Status: domain.WebhookDeliveryStatus(wv.Status), Limit: webhookPageSize})
+		wq.Cursor = ""
+		page, err = s.webhooks.Messages(ctx, v.Req, e.ID, webhook.ListMessages{Status: domain.WebhookDeliveryStatus(wq.Status), Limit: webhookPageSize})
 	}
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
 	}
+	wv.deliveries(page, wq)
+	s.pages.webhook.Render(c, status, p, wv)
+}
+
+// bindDeliveriesQuery binds an endpoint's page's query; a malformed one
+// is p's error (status 400), and the page shows the first page of every
+// delivery, or of the status asked for when only the cursor is wrong. A
+// form's answer shows the first page.
+func bindDeliveriesQuery(c *gin.Context, p *shell.Page, status *int) deliveriesQuery {
+	var wq deliveriesQuery
+	if c.Request.Method == http.MethodPost {
+		return wq
+	}
+	if bad, invalid := shell.BindQuery(c, &wq).First(); invalid {
+		p.Error, p.Field, *status, wq.Cursor = deliveriesQueryErrors[bad.Name], bad.Name, http.StatusBadRequest, ""
+		if bad.Name == "status" {
+			wq.Status = ""
+		}
+	}
+	return wq
+}
+
+// deliveries fills wv with page, the deliveries wq asked for, and the
+// links to the first and the next page.
+func (wv *webhookView) deliveries(page webhook.MessagePage, wq deliveriesQuery) {
+	wv.Status = wq.Status
 	for _, d := range page.Deliveries {
 		row := deliveryRow{MessageID: d.MessageID, Event: string(d.EventType), Status: string(d.Status), Attempts: d.Attempts,
 			Created: d.CreatedAt, NextAttempt: d.NextAttemptAt}
@@ -177,17 +210,13 @@ func (s *API) showWebhook(c *gin.Context, v *shell.Visit, status int, secret, ms
 		wv.Deliveries = append(wv.Deliveries, row)
 	}
 	link := url.Values{"status": {wv.Status}}
-	if cursor != "" {
+	if wq.Cursor != "" {
 		wv.First = edge.PageURL(wv.Path, link)
 	}
 	if page.NextCursor != "" {
 		link.Set("cursor", page.NextCursor)
 		wv.Next = edge.PageURL(wv.Path, link)
 	}
-	if secret != "" {
-		p.Title = "Webhook endpoint: its signing secret"
-	}
-	s.render(c, status, "webhook", p)
 }
 
 var webhookNotices = shell.Notices{
@@ -269,15 +298,20 @@ func (s *API) setWebhookEnabled(on bool) func(c *gin.Context, v *shell.Visit) {
 	}
 }
 
+// messageForm names the message to send again.
+type messageForm struct {
+	Message string `form:"message" validate:"required,maxbytes=128"`
+}
+
 // replayWebhookMessage sends a message again (webhook.Webhooks.Replay).
 func (s *API) replayWebhookMessage(c *gin.Context, v *shell.Visit) {
-	msg := c.Request.PostForm.Get("message")
-	if msg == "" || len(msg) > 128 {
+	var mf messageForm
+	if _, invalid := shell.BindForm(c, &mf).First(); invalid {
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The message id is missing or too long. Nothing was sent.",
 			edge.FieldError{Location: "body.message", Message: "is missing or too long"})
 		return
 	}
-	if err := s.webhooks.Replay(c.Request.Context(), v.Req, domain.WebhookEndpointID(c.Param("id")), msg); err != nil {
+	if err := s.webhooks.Replay(c.Request.Context(), v.Req, domain.WebhookEndpointID(c.Param("id")), mf.Message); err != nil {
 		s.shell.Refuse(c, err)
 		return
 	}
@@ -294,7 +328,7 @@ func (s *API) deleteWebhook(c *gin.Context, v *shell.Visit) {
 		s.shell.Refuse(c, err)
 		return
 	}
-	if confirm := strings.TrimSpace(c.Request.PostForm.Get("confirm")); confirm != e.URL {
+	if confirm := confirmation(c); confirm != e.URL {
 		if len(confirm) > domain.MaxWebhookURLLength {
 			confirm = ""
 		}

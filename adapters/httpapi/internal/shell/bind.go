@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/go-playground/validator/v10"
@@ -17,8 +18,10 @@ import (
 // The one binder of the surfaces' input. A page or a form declares what it
 // reads as a struct: each field a string (or a *int, nil when absent),
 // named by a `query:"name"` or a
-// `form:"name"` tag and checked by validator/v10 `validate:"…"` tags (as the
-// APIs' inputs are by their Huma schemas). Binding fills the struct and
+// `form:"name"` tag (`query:"name,trim"`: its value without the spaces
+// around it) and checked by validator/v10 `validate:"…"` tags (as the
+// APIs' inputs are by their Huma schemas), and by the binder's own:
+// maxbytes (a bound in bytes) and instant (a time, as Instant reads it). Binding fills the struct and
 // names each malformed part as the APIs' validation errors do: its
 // location and name ("query.limit", "form.name"), in the order of the
 // struct's fields, so a page shows the first.
@@ -54,6 +57,7 @@ func validatorOf() *validator.Validate {
 		validate.RegisterTagNameFunc(func(f reflect.StructField) string {
 			for _, tag := range []string{"query", "form"} {
 				if name, ok := f.Tag.Lookup(tag); ok {
+					name, _, _ = strings.Cut(name, ",")
 					return tag + "." + name
 				}
 			}
@@ -63,8 +67,29 @@ func validatorOf() *validator.Validate {
 			n, ok := atoi(fl.Param())
 			return ok && len(fl.Field().String()) <= n
 		})
+		_ = validate.RegisterValidation("instant", func(fl validator.FieldLevel) bool {
+			_, ok := Instant(fl.Field().String())
+			return ok
+		})
 	})
 	return validate
+}
+
+// InstantLocal is how a datetime-local input writes a time.
+const InstantLocal = "2006-01-02T15:04:05"
+
+// Instant reads a time a page's input sends: RFC 3339, or what a
+// datetime-local or a date input sends (taken as UTC); "" is the zero time.
+func Instant(s string) (time.Time, bool) {
+	if s == "" {
+		return time.Time{}, true
+	}
+	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04", InstantLocal, "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
 }
 
 // atoi reads a small non-negative decimal.
@@ -106,7 +131,11 @@ func bind(values url.Values, tag string, dst any) Violations {
 		if !ok {
 			continue
 		}
+		name, opt, _ := strings.Cut(name, ",")
 		loc, raw, f := tag+"."+name, values.Get(name), rv.Field(i)
+		if opt == "trim" {
+			raw = strings.TrimSpace(raw)
+		}
 		order[loc] = i
 		switch {
 		case f.Kind() == reflect.String:
@@ -156,6 +185,8 @@ func rule(fe validator.FieldError) string {
 		return "expected value to be one of \"" + strings.ReplaceAll(fe.Param(), " ", ", ") + "\""
 	case "required":
 		return "expected a value"
+	case "instant":
+		return "expected a date-time"
 	}
 	return "is not valid (" + fe.Tag() + ")"
 }

@@ -13,6 +13,8 @@ type testQuery struct {
 	By    string `query:"by" validate:"omitempty,oneof=email name"`
 	Limit *int   `query:"limit" validate:"omitempty,min=1,max=100"`
 	Free  string `query:"free"`
+	Trim  string `query:"trim,trim" validate:"maxbytes=3"`
+	At    string `query:"at" validate:"maxbytes=64,instant"`
 }
 
 func testContext(target string) *gin.Context {
@@ -35,6 +37,12 @@ func TestBindQuery(t *testing.T) {
 		{"every_part_in_order", "/x?limit=x&by=phone&q=abcde", []string{"query.q", "query.by", "query.limit"}},
 		{"out_of_range", "/x?limit=0", []string{"query.limit"}},
 		{"too_big", "/x?limit=101", []string{"query.limit"}},
+		{"trimmed_before_checks", "/x?trim=%20abc%20", nil},
+		{"trimmed_too_long", "/x?trim=abcd", []string{"query.trim"}},
+		{"instants", "/x?at=2026-01-31T12:00:00Z", nil},
+		{"local_instant", "/x?at=2026-01-31T12:00", nil},
+		{"date", "/x?at=2026-01-31", nil},
+		{"not_an_instant", "/x?at=yesterday", []string{"query.at"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -53,8 +61,8 @@ func TestBindQuery(t *testing.T) {
 		})
 	}
 	var q testQuery
-	BindQuery(testContext("/x?q=ab&free=f%20g&limit=7"), &q)
-	if q.Q != "ab" || q.Free != "f g" || q.Limit == nil || *q.Limit != 7 {
+	BindQuery(testContext("/x?q=ab&free=f%20g&limit=7&trim=%20t%20"), &q)
+	if q.Q != "ab" || q.Free != "f g" || q.Limit == nil || *q.Limit != 7 || q.Trim != "t" {
 		t.Fatalf("bound %+v", q)
 	}
 }

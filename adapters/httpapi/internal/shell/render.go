@@ -14,9 +14,12 @@ import (
 )
 
 // Views are a surface's parsed pages: each of its templates/*.html inside
-// the shell's layout, named after its file.
+// the shell's layout, named after its file. A page renders only through its
+// Template, which names the type of its view.
 type Views struct {
+	s     *Shell
 	pages map[string]*template.Template
+	typed map[string]bool // the pages a Template was made for
 }
 
 // funcs are the functions every page may call.
@@ -32,7 +35,7 @@ var funcs = template.FuncMap{
 // the shell's layout, with the shell's functions and more. A template
 // that does not parse is a build mistake and panics.
 func (s *Shell) NewViews(fsys fs.FS, more template.FuncMap) *Views {
-	v := &Views{pages: map[string]*template.Template{}}
+	v := &Views{s: s, pages: map[string]*template.Template{}, typed: map[string]bool{}}
 	names, err := fs.Glob(fsys, "templates/*.html")
 	if err != nil {
 		panic("shell: templates: " + err.Error())
@@ -48,8 +51,47 @@ func (s *Shell) NewViews(fsys fs.FS, more template.FuncMap) *Views {
 	return v
 }
 
-// Page is what the layout renders: the shell's parts, and the page's own
-// view (View, a struct of the page's section).
+// Template is the page name of a surface's Views, typed by its view V: it
+// renders that page with a V and nothing else, so a template cannot be
+// handed another page's data.
+type Template[V any] struct {
+	views *Views
+	name  string
+}
+
+// NewTemplate is the page name of views, whose view is a V. A name views
+// has no page of, or one already typed, is a build mistake and panics.
+func NewTemplate[V any](views *Views, name string) *Template[V] {
+	if views.pages[name] == nil || views.typed[name] {
+		panic("shell: template " + name + ": no such page, or typed twice")
+	}
+	views.typed[name] = true
+	return &Template[V]{views: views, name: name}
+}
+
+// MustBeTyped panics unless each page of views has its Template: a page
+// without one is a build mistake (a template no view type names).
+func (v *Views) MustBeTyped() {
+	for name := range v.pages {
+		if !v.typed[name] {
+			panic("shell: template " + name + " has no view type")
+		}
+	}
+}
+
+// Render writes the page with view with the shell's headers.
+func (t *Template[V]) Render(c *gin.Context, status int, p *Page, view V) {
+	t.views.s.render(c, status, t.views.pages[t.name], t.name, p, &Rendered[V]{Page: p, View: view})
+}
+
+// Rendered is what a page's template executes on: the shell's parts (the
+// Page) and the page's own view, of its own type.
+type Rendered[V any] struct {
+	*Page
+	View V
+}
+
+// Page is what the layout renders around a page's view: the shell's parts.
 type Page struct {
 	*Visit
 	Title      string
@@ -62,9 +104,7 @@ type Page struct {
 	Field string
 	// Area is the layout's navigation: "console" (the administrator's
 	// sections) or "account" (a user's own pages).
-	Area string
-	// View is the page's own data: one type per page.
-	View   any
+	Area   string
 	Acting string // impersonating: the user's address
 	// FormTargets are origins a form's redirect may end at, added to
 	// form-action (browsers check it on a form post's redirects): an
@@ -93,11 +133,12 @@ func (p *Page) Admin() string {
 // Impersonating reports whether the banner shows.
 func (p *Page) Impersonating() bool { return p.Visit != nil && p.Visit.Impersonating() }
 
-// Render writes page name of views with the shell's headers.
-func (s *Shell) Render(c *gin.Context, status int, views *Views, name string, p *Page) {
+// render writes page (named name), executed on data (a Rendered around p),
+// with the shell's headers.
+func (s *Shell) render(c *gin.Context, status int, page *template.Template, name string, p *Page, data any) {
 	p.Stylesheet, p.Script = s.css.URL(), s.js.URL()
 	var buf bytes.Buffer
-	if err := views.pages[name].ExecuteTemplate(&buf, "layout", p); err != nil {
+	if err := page.ExecuteTemplate(&buf, "layout", data); err != nil {
 		edge.LoggerFrom(c.Request.Context()).ErrorContext(c.Request.Context(), "console page", "page", name, "error", err.Error())
 		buf.Reset()
 		status = http.StatusInternalServerError
@@ -116,8 +157,7 @@ type refusalView struct {
 
 // Refusal answers with a refusal page: status, a title and a message.
 func (s *Shell) Refusal(c *gin.Context, status int, title, message string, fields ...edge.FieldError) {
-	p := &Page{Title: title, View: &refusalView{Status: status, Message: message, Fields: fields}}
-	s.Render(c, status, s.views, "refusal", p)
+	s.refusal.Render(c, status, &Page{Title: title}, &refusalView{Status: status, Message: message, Fields: fields})
 	c.Abort()
 }
 

@@ -58,7 +58,7 @@ type Shell struct {
 	kit     *edge.Kit
 	forms   Forms
 	css, js *Asset
-	views   *Views // the shell's own pages: the refusal
+	refusal *Template[*refusalView] // the shell's own page
 }
 
 // New returns the shell on k.
@@ -69,7 +69,9 @@ func New(k *edge.Kit, d Deps) *Shell {
 	s := &Shell{kit: k, forms: d.Forms,
 		css: NewAsset(files, "assets/console.css", StylesheetPath, CSS),
 		js:  NewAsset(files, "assets/console.js", ScriptPath, JavaScript)}
-	s.views = s.NewViews(files, nil)
+	views := s.NewViews(files, nil)
+	s.refusal = NewTemplate[*refusalView](views, "refusal")
+	views.MustBeTyped()
 	return s
 }
 

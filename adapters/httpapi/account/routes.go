@@ -23,9 +23,6 @@ const AccountBase = shell.AccountHome
 //go:embed templates/*.html assets/*.js
 var files embed.FS
 
-// maxID bounds an id a form names: the admin API's own bound.
-const maxID = 128
-
 // Deps are the use cases the account pages call: the framework's own.
 type Deps struct {
 	Profile           *account.Profile            // the profile, the address change and the account's deletion

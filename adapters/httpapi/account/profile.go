@@ -179,7 +179,7 @@ type passwordForm struct {
 
 // passwordFormErrors say what a malformed part of the form should be, by
 // its name.
-var passwordFormErrors = map[string]string{
+var passwordFormErrors = map[string]string{ // #nosec G101 -- the password form's error messages by field name, no credentials
 	"currentPassword": "Enter your current password.",
 	"confirmPassword": "The new password and its confirmation differ.",
 }

@@ -55,11 +55,12 @@ type Gate func(c *gin.Context) (*Visit, bool)
 // (Section.Post), so an administrator looks but changes nothing.
 func (s *Shell) SignedIn(c *gin.Context) (*Visit, bool) {
 	ctx := c.Request.Context()
-	// The gate lets an impersonation in: whether it may post is the form's
-	// question, asked once its token held (Section.Post).
-	pol := *edge.PolicyFrom(ctx)
-	pol.WhileImpersonating = edge.ImpersonationAllowed
-	p, err := s.kit.Principal(edge.ContextWithPolicy(ctx, &pol))
+	// The gate lets an impersonation in, so it reads the request's session
+	// rather than Kit.Principal (whose answer applies the route's policy):
+	// whether an impersonation may post is the form's question, asked once
+	// its token held (Section.Post, Kit.CheckImpersonation). The pages note
+	// it for the audit log and the banner.
+	sess, err := s.kit.Session(ctx)
 	if err != nil {
 		if edge.IsUnauthenticated(err) {
 			s.ToSignIn(c)
@@ -68,6 +69,8 @@ func (s *Shell) SignedIn(c *gin.Context) (*Visit, bool) {
 		s.Refuse(c, err)
 		return nil, false
 	}
+	p := sess.Auth.Principal
+	usecase.NoteImpersonation(ctx, p.Session)
 	return &Visit{s: s, c: c, P: p, Now: s.forms.Now(), tag: sessionTag(p.Session.ID()),
 		Req: usecase.AdminRequest{Principal: p, RequestID: edge.RequestIDFrom(ctx), IPAddress: edge.RequestInfoFrom(ctx).ClientIP}}, true
 }

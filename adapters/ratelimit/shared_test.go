@@ -19,10 +19,18 @@ import (
 
 var discard = slog.New(slog.NewTextHandler(io.Discard, nil))
 
+// storeTimeout is the deadline of a hit on the store in the tests of its
+// answers. The default (DefaultStoreTimeout) is tight on purpose, and a
+// loaded machine running the whole suite can miss it on a first dial; the
+// hit would then count in memory and the replicas apart, which is the
+// breaker's behaviour, tested with a fake store in breaker_test.go, not the
+// store's.
+const storeTimeout = 10 * time.Second
+
 // newShared returns a Shared over store, closed when the test ends.
 func newShared(t testing.TB, store ports.RateLimiter, logger *slog.Logger, opts ...ratelimit.Option) *ratelimit.Shared {
 	t.Helper()
-	s := ratelimit.NewShared(store, "test store", logger, ratelimit.SharedOptions{}, opts...)
+	s := ratelimit.NewShared(store, "test store", logger, ratelimit.SharedOptions{Timeout: storeTimeout}, opts...)
 	t.Cleanup(s.Close)
 	return s
 }

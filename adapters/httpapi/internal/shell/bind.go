@@ -16,8 +16,10 @@ import (
 )
 
 // The one binder of the surfaces' input. A page or a form declares what it
-// reads as a struct: each field a string (or a *int, nil when absent),
-// named by a `query:"name"` or a
+// reads as a struct: each field a string (or a *int, nil when absent; a
+// []string, every value sent under the name: checkboxes sharing it; a
+// bool, a checkbox: true when sent as "on", what a browser sends for a
+// checkbox without a value), named by a `query:"name"` or a
 // `form:"name"` tag (`query:"name,trim"`: its value without the spaces
 // around it) and checked by validator/v10 `validate:"…"` tags (as the
 // APIs' inputs are by their Huma schemas), and by the binder's own:
@@ -104,7 +106,7 @@ func atoi(s string) (int, bool) {
 	return n, s != ""
 }
 
-// BindQuery fills dst (a pointer to a struct of string fields tagged
+// BindQuery fills dst (a pointer to a struct of fields tagged
 // `query:"name"`) from the request's query and validates it.
 func BindQuery(c *gin.Context, dst any) Violations {
 	return bind(c.Request.URL.Query(), "query", dst)
@@ -114,7 +116,7 @@ func BindQuery(c *gin.Context, dst any) Violations {
 // answer renders the page again.
 func BindQueryValues(q url.Values, dst any) Violations { return bind(q, "query", dst) }
 
-// BindForm fills dst (a pointer to a struct of string fields tagged
+// BindForm fills dst (a pointer to a struct of fields tagged
 // `form:"name"`) from the posted form and validates it.
 func BindForm(c *gin.Context, dst any) Violations {
 	return bind(c.Request.PostForm, "form", dst)
@@ -140,6 +142,10 @@ func bind(values url.Values, tag string, dst any) Violations {
 		switch {
 		case f.Kind() == reflect.String:
 			f.SetString(raw)
+		case f.Kind() == reflect.Bool:
+			f.SetBool(raw == "on")
+		case f.Type() == reflect.TypeFor[[]string]():
+			f.Set(reflect.ValueOf(slices.Clone(values[name])))
 		case f.Type() == reflect.TypeFor[*int]() && raw != "":
 			n, err := strconv.Atoi(raw)
 			if err != nil {
@@ -175,11 +181,17 @@ func rule(fe validator.FieldError) string {
 	case "maxbytes":
 		return "expected length <= " + fe.Param()
 	case "max":
+		if fe.Kind() == reflect.Slice {
+			return "expected array length <= " + fe.Param()
+		}
 		if fe.Kind() == reflect.Int {
 			return "expected number <= " + fe.Param()
 		}
 		return "expected length <= " + fe.Param()
 	case "min":
+		if fe.Kind() == reflect.Slice {
+			return "expected array length >= " + fe.Param()
+		}
 		return "expected number >= " + fe.Param()
 	case "oneof":
 		return "expected value to be one of \"" + strings.ReplaceAll(fe.Param(), " ", ", ") + "\""

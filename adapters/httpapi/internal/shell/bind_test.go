@@ -66,3 +66,42 @@ func TestBindQuery(t *testing.T) {
 		t.Fatalf("bound %+v", q)
 	}
 }
+
+type testForm struct {
+	Picks []string `form:"picks" validate:"required,max=2"`
+	On    bool     `form:"on"`
+	Off   bool     `form:"off"`
+}
+
+// Ensure a form's checkboxes bind: every value sent under a shared name,
+// in order, and a lone checkbox as checked when sent as "on".
+func TestBindForm_checkboxes(t *testing.T) {
+	c := testContext("/x")
+	c.Request.PostForm = map[string][]string{"picks": {"a", "b"}, "on": {"on"}, "off": {"yes"}}
+	var f testForm
+	if vs := BindForm(c, &f); len(vs) != 0 {
+		t.Fatalf("violations %+v", vs)
+	}
+	if strings.Join(f.Picks, ",") != "a,b" || !f.On || f.Off {
+		t.Fatalf("bound %+v", f)
+	}
+	f.Picks[0] = "changed"
+	if c.Request.PostForm["picks"][0] != "a" {
+		t.Fatal("the bound values share the form's")
+	}
+	for _, tt := range []struct {
+		name  string
+		picks []string
+		want  string
+	}{{"none", nil, "expected a value"}, {"too_many", []string{"a", "b", "c"}, "expected array length <= 2"}} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := testContext("/x")
+			c.Request.PostForm = map[string][]string{"picks": tt.picks}
+			var f testForm
+			bad, invalid := BindForm(c, &f).First()
+			if !invalid || bad.Location != "form.picks" || bad.Message != tt.want {
+				t.Fatalf("violation %+v, want form.picks %q", bad, tt.want)
+			}
+		})
+	}
+}

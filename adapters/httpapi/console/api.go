@@ -23,8 +23,8 @@ const Base = "/console"
 // stopPath ends an impersonation, from the banner on any page.
 const stopPath = Base + "/impersonation/stop"
 
-// maxID bounds an id in a path or a form: the admin API's own bound (a
-// query's bounds are its binder tags).
+// maxID bounds an id in a path: the admin API's own bound (a query's or a
+// form's bounds are its binder tags).
 const maxID = 128
 
 // Deps are the use cases the console calls: the admin API's own, so the

@@ -253,26 +253,39 @@ func (s *API) checkDomain(c *gin.Context, v *shell.Visit) {
 	shell.Done(c, domainPath(c.Param("id")), "checking")
 }
 
+// updateDomainForm is one of the domain page's update forms, which part
+// says: "organization" moves the domain (empty: to none), "verify" marks
+// it verified by hand with a reason (the use case checks it).
+type updateDomainForm struct {
+	Part         string `form:"part" validate:"oneof=organization verify"`
+	Organization string `form:"organization,trim" validate:"maxbytes=128"`
+	Reason       string `form:"reason"`
+}
+
+// update is the use case's command for the part, what its notice says,
+// and the field a refusal names.
+func (df *updateDomainForm) update() (cmd hostdomain.UpdateDomain, done, field string) {
+	if df.Part == "organization" {
+		return hostdomain.UpdateDomain{SetOrganization: true, OrganizationID: domain.OrganizationID(df.Organization)}, "moved", "organization"
+	}
+	return hostdomain.UpdateDomain{VerifyReason: &df.Reason}, "verified", "reason"
+}
+
 // updateDomain is the admin API's update (Domains.Update): part
 // "organization" moves the domain (empty: to none), part "verify" marks it
 // verified by hand with a reason.
 func (s *API) updateDomain(c *gin.Context, v *shell.Visit) {
-	pf := c.Request.PostForm
-	f := domainForm{Org: strings.TrimSpace(pf.Get("organization")), Reason: pf.Get("reason")}
-	var cmd hostdomain.UpdateDomain
-	done, field := "", ""
-	switch pf.Get("part") {
-	case "organization":
-		cmd.SetOrganization, cmd.OrganizationID, done, field = true, domain.OrganizationID(f.Org), "moved", "organization"
-		if len(f.Org) > maxID {
-			f.Org = ""
-			s.showDomain(c, v, http.StatusBadRequest, "The organization id is too long. Nothing was changed.", field, &f)
-			return
-		}
-	case "verify":
-		cmd.VerifyReason, done, field = &f.Reason, "verified", "reason"
-	default:
+	var df updateDomainForm
+	bad, invalid := shell.BindForm(c, &df).First()
+	if invalid && bad.Name == "part" {
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The form does not say what to change. Nothing was changed.", edge.FieldError{Location: "body.part", Message: "must be organization or verify"})
+		return
+	}
+	f := domainForm{Org: df.Organization, Reason: df.Reason}
+	cmd, done, field := df.update()
+	if invalid && field == "organization" { // the organization's id is too long; a verification does not read it
+		f.Org = ""
+		s.showDomain(c, v, http.StatusBadRequest, "The organization id is too long. Nothing was changed.", field, &f)
 		return
 	}
 	_, err := s.domains.Update(c.Request.Context(), v.Req, domain.DomainID(c.Param("id")), cmd)
@@ -282,9 +295,7 @@ func (s *API) updateDomain(c *gin.Context, v *shell.Visit) {
 		if field == "organization" {
 			msg = "No organization has this id. Nothing was changed."
 		}
-		if len(f.Reason) > 2048 {
-			f.Reason = ""
-		}
+		f.Reason = keep(f.Reason, 2048)
 		s.showDomain(c, v, http.StatusBadRequest, msg, field, &f)
 		return
 	}

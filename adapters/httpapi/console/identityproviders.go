@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,13 +35,34 @@ type idpRow struct {
 	Created, Updated                                              time.Time
 }
 
-// idpForm is a provider's form as sent (or, on its page, as stored). The
-// client secret is write-only: it is never put back in a form.
+// idpForm is a provider's form as sent (or, on its page, as stored),
+// each field trimmed and bounded as the admin API's schema bounds it. The
+// client secret is write-only: it is never put back in a form
+// (idpSecretForm).
 type idpForm struct {
-	ID, Preset, Name, Issuer, ClientID, Scopes string
-	Authorization, Token, UserInfo, JWKS, API  string
-	Org, Domains, Role                         string
-	Trusted, Enabled, RequireSSO               bool
+	ID            string `form:"id,trim" validate:"maxbytes=64"`
+	Preset        string `form:"preset,trim" validate:"maxbytes=16"`
+	Name          string `form:"name,trim" validate:"maxbytes=512"`
+	Issuer        string `form:"issuer,trim" validate:"maxbytes=2048"`
+	ClientID      string `form:"clientId,trim" validate:"maxbytes=512"`
+	Scopes        string `form:"scopes,trim" validate:"maxbytes=2048"`
+	Authorization string `form:"authorization,trim" validate:"maxbytes=2048"`
+	Token         string `form:"token,trim" validate:"maxbytes=2048"`
+	UserInfo      string `form:"userinfo,trim" validate:"maxbytes=2048"`
+	JWKS          string `form:"jwks,trim" validate:"maxbytes=2048"`
+	API           string `form:"api,trim" validate:"maxbytes=2048"`
+	Org           string `form:"organizationId,trim" validate:"maxbytes=128"`
+	Domains       string `form:"domains,trim" validate:"maxbytes=8192"`
+	Role          string `form:"defaultRole,trim" validate:"maxbytes=16"`
+	Trusted       bool   `form:"trustedForLinking"`
+	Enabled       bool   `form:"enabled"`
+	RequireSSO    bool   `form:"requireSso"`
+}
+
+// idpSecretForm is a provider's client secret as typed (empty on an
+// update: the sealed one stays).
+type idpSecretForm struct {
+	Secret string `form:"clientSecret" validate:"maxbytes=4096"`
 }
 
 // addIdentityProviderRoutes registers the Identity providers section.
@@ -149,43 +171,32 @@ var idpNotices = shell.Notices{
 	"enabled": "The provider is enabled: sign-ins with it work.", "disabled": "The provider is disabled: sign-ins with it stop; its linked accounts are kept.",
 }
 
-// idpFormOf reads a provider's form.
-func idpFormOf(c *gin.Context) idpForm {
-	f := c.Request.PostForm
-	get := func(k string) string { return strings.TrimSpace(f.Get(k)) }
-	return idpForm{ID: get("id"), Preset: get("preset"), Name: get("name"), Issuer: get("issuer"), ClientID: get("clientId"), Scopes: get("scopes"),
-		Authorization: get("authorization"), Token: get("token"), UserInfo: get("userinfo"), JWKS: get("jwks"), API: get("api"),
-		Org: get("organizationId"), Domains: get("domains"), Role: get("defaultRole"),
-		Trusted: f.Get("trustedForLinking") == "on", Enabled: f.Get("enabled") == "on", RequireSSO: f.Get("requireSso") == "on"}
-}
-
-// idpFieldBounds are the admin API's bounds on each field of the form.
-var idpFieldBounds = []struct {
-	name string
-	max  int
-	get  func(f *idpForm) *string
-}{
-	{"id", 64, func(f *idpForm) *string { return &f.ID }}, {"preset", 16, func(f *idpForm) *string { return &f.Preset }},
-	{"name", 512, func(f *idpForm) *string { return &f.Name }}, {"issuer", 2048, func(f *idpForm) *string { return &f.Issuer }},
-	{"clientId", 512, func(f *idpForm) *string { return &f.ClientID }}, {"scopes", 2048, func(f *idpForm) *string { return &f.Scopes }},
-	{"authorization", 2048, func(f *idpForm) *string { return &f.Authorization }}, {"token", 2048, func(f *idpForm) *string { return &f.Token }},
-	{"userinfo", 2048, func(f *idpForm) *string { return &f.UserInfo }}, {"jwks", 2048, func(f *idpForm) *string { return &f.JWKS }},
-	{"api", 2048, func(f *idpForm) *string { return &f.API }}, {"organizationId", 128, func(f *idpForm) *string { return &f.Org }},
-	{"domains", 8192, func(f *idpForm) *string { return &f.Domains }}, {"defaultRole", 16, func(f *idpForm) *string { return &f.Role }},
-}
-
-// check bounds the form as the admin API's schema does; a field too long
-// is emptied (not shown back) and named.
-func (f *idpForm) check(secret string) (msg, field string) {
-	for _, b := range idpFieldBounds {
-		if p := b.get(f); len(*p) > b.max {
-			*p = ""
-			return "This field is too long.", b.name
+// bindIdpForm binds a provider's form and its client secret, and says
+// what is wrong with them and in which field ("" when nothing is): a field
+// too long is emptied (not shown back) and named. id is the provider's
+// when the page names it (an update: a posted id is not read), "" when the
+// form does (a registration).
+func bindIdpForm(c *gin.Context, id string) (f idpForm, secret, msg, field string) {
+	var sf idpSecretForm
+	vs := append(shell.BindForm(c, &f), shell.BindForm(c, &sf)...)
+	if id != "" {
+		f.ID = id
+		vs = slices.DeleteFunc(vs, func(v shell.Violation) bool { return v.Name == "id" })
+	}
+	if bad, invalid := vs.First(); invalid {
+		if bad.Name == "clientSecret" {
+			return f, "", "The client secret is too long: at most 4096 bytes.", bad.Name
 		}
+		blank(&f, bad.Name)
+		return f, "", "This field is too long.", bad.Name
 	}
-	if len(secret) > 4096 {
-		return "The client secret is too long: at most 4096 bytes.", "clientSecret"
-	}
+	msg, field = f.counted()
+	return f, sf.Secret, msg, field
+}
+
+// counted bounds the lists the form's fields hold, as the admin API's
+// schema does.
+func (f *idpForm) counted() (msg, field string) {
 	if len(strings.Fields(f.Scopes)) > 32 {
 		return "Use at most 32 scopes.", "scopes"
 	}
@@ -247,13 +258,12 @@ func idpStatus(err error) int {
 // createIdentityProvider registers a provider
 // (federation.Providers.Create, as POST /api/admin/identity-providers).
 func (s *API) createIdentityProvider(c *gin.Context, v *shell.Visit) {
-	f, secret := idpFormOf(c), c.Request.PostForm.Get("clientSecret")
-	if msg, field := f.check(secret); msg != "" {
-		s.showIdentityProviders(c, v, http.StatusBadRequest, msg, field, f)
-		return
+	f, secret, msg, field := bindIdpForm(c, "")
+	if msg == "" && f.ID == "" { // after the form's bounds, as the page has always named them
+		msg, field = "The id is required: a-z, 0-9 and -.", "id"
 	}
-	if f.ID == "" {
-		s.showIdentityProviders(c, v, http.StatusBadRequest, "The id is required: a-z, 0-9 and -.", "id", f)
+	if msg != "" {
+		s.showIdentityProviders(c, v, http.StatusBadRequest, msg, field, f)
 		return
 	}
 	pr, err := s.providers.Create(c.Request.Context(), v.KeyRequest(), f.input(f.ID, secret))
@@ -275,9 +285,8 @@ func (s *API) createIdentityProvider(c *gin.Context, v *shell.Visit) {
 // as PATCH /api/admin/identity-providers/{id}); an empty secret keeps the
 // sealed one.
 func (s *API) updateIdentityProvider(c *gin.Context, v *shell.Visit) {
-	f, secret := idpFormOf(c), c.Request.PostForm.Get("clientSecret")
-	f.ID = c.Param("id")
-	if msg, field := f.check(secret); msg != "" {
+	f, secret, msg, field := bindIdpForm(c, c.Param("id"))
+	if msg != "" {
 		s.showIdentityProvider(c, v, http.StatusBadRequest, msg, field, &f, "")
 		return
 	}

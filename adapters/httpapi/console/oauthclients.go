@@ -35,15 +35,30 @@ func (s *API) addOAuthClientRoutes(r shell.Section) {
 }
 
 // oauthClientForm is what a client form sent, shown again when refused.
+// The URIs are bounded by maxURIsField, the use case checks the rest.
 type oauthClientForm struct {
-	Name, Type, RedirectURIs, LogoutURIs, Confirm string
-	FirstParty                                    bool
+	Name         string `form:"name"`
+	Type         string `form:"type"`
+	RedirectURIs string `form:"redirectUris" validate:"maxbytes=41000"`
+	LogoutURIs   string `form:"postLogoutRedirectUris" validate:"maxbytes=41000"`
+	Confirm      string `form:"confirm"`
+	FirstParty   bool   `form:"firstParty"`
 }
 
-func readOAuthClientForm(c *gin.Context) oauthClientForm {
-	pf := c.Request.PostForm
-	return oauthClientForm{Name: pf.Get("name"), Type: pf.Get("type"), RedirectURIs: pf.Get("redirectUris"), LogoutURIs: pf.Get("postLogoutRedirectUris"),
-		FirstParty: pf.Get("firstParty") == "on", Confirm: pf.Get("confirm")}
+// oauthClientFormErrors say what a part of a client form too big for the
+// use case to look at should be, by its name.
+var oauthClientFormErrors = map[string]string{
+	"redirectUris":           "The redirect URIs are too long: at most 20, of at most 2048 characters each.",
+	"postLogoutRedirectUris": "The post-logout redirect URIs are too long: at most 20, of at most 2048 characters each.",
+}
+
+// bindOAuthClientForm binds a client form, and says what is wrong with it
+// and in which field ("" when nothing is).
+func bindOAuthClientForm(c *gin.Context) (f oauthClientForm, msg, field string) {
+	if bad, invalid := shell.BindForm(c, &f).First(); invalid {
+		return f, oauthClientFormErrors[bad.Name], bad.Name
+	}
+	return f, "", ""
 }
 
 // kept is f bounded for showing again: a huge value is dropped.
@@ -51,17 +66,6 @@ func (f oauthClientForm) kept() oauthClientForm {
 	f.Name, f.Type, f.Confirm = keep(f.Name, 1024), keep(f.Type, 32), keep(f.Confirm, 1024)
 	f.RedirectURIs, f.LogoutURIs = keep(f.RedirectURIs, maxURIsField), keep(f.LogoutURIs, maxURIsField)
 	return f
-}
-
-// check refuses fields too big for the use case to look at.
-func (f oauthClientForm) check() (msg, field string) {
-	switch {
-	case len(f.RedirectURIs) > maxURIsField:
-		return "The redirect URIs are too long: at most 20, of at most 2048 characters each.", "redirectUris"
-	case len(f.LogoutURIs) > maxURIsField:
-		return "The post-logout redirect URIs are too long: at most 20, of at most 2048 characters each.", "postLogoutRedirectUris"
-	}
-	return "", ""
 }
 
 // lines splits a textarea into its non-empty lines.
@@ -142,8 +146,8 @@ func (s *API) showOAuthClients(c *gin.Context, v *shell.Visit, status int, msg, 
 // registerOAuthClient registers through OAuthClients.Register; a
 // confidential client's secret is shown this once.
 func (s *API) registerOAuthClient(c *gin.Context, v *shell.Visit) {
-	f := readOAuthClientForm(c)
-	if msg, field := f.check(); msg != "" {
+	f, msg, field := bindOAuthClientForm(c)
+	if msg != "" {
 		s.showOAuthClients(c, v, http.StatusBadRequest, msg, field, f.kept(), url.Values{})
 		return
 	}
@@ -210,9 +214,9 @@ func (s *API) showOAuthClient(c *gin.Context, v *shell.Visit, status int, msg, f
 // updateOAuthClient saves the name, redirect URIs and first-party flag
 // through OAuthClients.Update.
 func (s *API) updateOAuthClient(c *gin.Context, v *shell.Visit) {
-	f := readOAuthClientForm(c)
+	f, msg, field := bindOAuthClientForm(c)
 	f.Confirm = ""
-	if msg, field := f.check(); msg != "" {
+	if msg != "" {
 		kept := f.kept()
 		s.showOAuthClient(c, v, http.StatusBadRequest, msg, field, &kept)
 		return

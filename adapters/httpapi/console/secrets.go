@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -180,7 +181,17 @@ func keep(s string, max int) string {
 	return s
 }
 
-// redirectTo ends a form with a redirect to path (Post/Redirect/Get).
+// blank empties the string field of form (a pointer to a struct the
+// binder filled) that name is the form's name of: a value refused for its
+// length is not worth showing again.
+func blank(form any, name string) {
+	rv := reflect.ValueOf(form).Elem()
+	for i := range rv.NumField() {
+		if n, _, _ := strings.Cut(rv.Type().Field(i).Tag.Get("form"), ","); n == name && rv.Field(i).Kind() == reflect.String {
+			rv.Field(i).SetString("")
+		}
+	}
+}
 
 // keyNotices say what a form of these sections did, after its redirect (?done=).
 var keyNotices = shell.Notices{

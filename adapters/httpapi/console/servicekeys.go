@@ -4,8 +4,6 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -131,44 +129,69 @@ func (s *API) showServiceKeys(c *gin.Context, v *shell.Visit, status int, msg, f
 	s.pages.serviceKeys.Render(c, status, p, sv)
 }
 
+// newServiceKeyForm is the create form: the name (the use case checks
+// it), the scopes (at least one, and no more than there are:
+// len(domain.Scopes); which they are is the use case's rule) and for how
+// many days the key works (empty: until revoked).
+type newServiceKeyForm struct {
+	Name   string   `form:"name"`
+	Scopes []string `form:"scopes" validate:"required,max=9"`
+	Days   *int     `form:"days,trim" validate:"omitempty,min=1,max=3650"`
+	// DaysTyped is the days as typed, shown again when refused.
+	DaysTyped string `form:"days,trim"`
+}
+
+// newServiceKeyErrors say what a malformed part of the create form should
+// be, by its name.
+var newServiceKeyErrors = map[string]string{
+	"scopes": "Choose at least one scope.",
+	"days":   "Days must be a whole number from 1 to 3650, or empty for a key that does not expire.",
+}
+
+// refusal says what the form's part name should be.
+func (kf newServiceKeyForm) refusal(name string) string {
+	if name == "scopes" && len(kf.Scopes) > 0 {
+		return "The scopes are the ones listed, each at most once."
+	}
+	return newServiceKeyErrors[name]
+}
+
+// command is the use case's command for the form, at now.
+func (kf newServiceKeyForm) command(now time.Time) servicekey.CreateServiceKey {
+	cmd := servicekey.CreateServiceKey{Name: kf.Name, Scopes: kf.Scopes}
+	if kf.Days != nil {
+		cmd.ExpiresAt = now.Add(time.Duration(*kf.Days) * 24 * time.Hour).UTC()
+	}
+	return cmd
+}
+
+// shown is the refused form as shown again: what is too big to be worth
+// it is dropped.
+func (kf newServiceKeyForm) shown() serviceKeyForm {
+	f := serviceKeyForm{Name: keep(kf.Name, 1024), Days: keep(kf.DaysTyped, 16), Scopes: kf.Scopes}
+	if len(f.Scopes) > len(domain.Scopes) {
+		f.Scopes = nil
+	}
+	return f
+}
+
 // createServiceKey issues a key through ServiceKeys.Create and answers
 // with its secret, shown this once.
 func (s *API) createServiceKey(c *gin.Context, v *shell.Visit) {
-	pf := c.Request.PostForm
-	f := serviceKeyForm{Name: pf.Get("name"), Days: strings.TrimSpace(pf.Get("days")), Scopes: pf["scopes"]}
-	again := func(status int, msg, field string) {
-		f.Name, f.Days = keep(f.Name, 1024), keep(f.Days, 16)
-		if len(f.Scopes) > len(domain.Scopes) {
-			f.Scopes = nil
-		}
-		s.showServiceKeys(c, v, status, msg, field, f, url.Values{})
-	}
-	if len(f.Scopes) == 0 {
-		again(http.StatusBadRequest, "Choose at least one scope.", "scopes")
+	var kf newServiceKeyForm
+	if bad, invalid := shell.BindForm(c, &kf).First(); invalid {
+		s.showServiceKeys(c, v, http.StatusBadRequest, kf.refusal(bad.Name), bad.Name, kf.shown(), url.Values{})
 		return
 	}
-	if len(f.Scopes) > len(domain.Scopes) {
-		again(http.StatusBadRequest, "The scopes are the ones listed, each at most once.", "scopes")
+	k, err := s.serviceKeys.Create(c.Request.Context(), v.KeyRequest(), kf.command(v.Now))
+	if msg, field, ok := invalidField(err, serviceKeyLabels); ok {
+		if field == "expiresAt" {
+			field = "days"
+		}
+		s.showServiceKeys(c, v, http.StatusBadRequest, msg, field, kf.shown(), url.Values{})
 		return
 	}
-	cmd := servicekey.CreateServiceKey{Name: f.Name, Scopes: f.Scopes}
-	if f.Days != "" {
-		days, err := strconv.Atoi(f.Days)
-		if err != nil || days < 1 || days > 3650 {
-			again(http.StatusBadRequest, "Days must be a whole number from 1 to 3650, or empty for a key that does not expire.", "days")
-			return
-		}
-		cmd.ExpiresAt = v.Now.Add(time.Duration(days) * 24 * time.Hour).UTC()
-	}
-	k, err := s.serviceKeys.Create(c.Request.Context(), v.KeyRequest(), cmd)
 	if err != nil {
-		if msg, field, ok := invalidField(err, serviceKeyLabels); ok {
-			if field == "expiresAt" {
-				field = "days"
-			}
-			again(http.StatusBadRequest, msg, field)
-			return
-		}
 		s.shell.Refuse(c, err) // a step-up refusal: the hosted step-up page, and back to this form's page
 		return
 	}
@@ -217,15 +240,21 @@ func (s *API) showServiceKey(c *gin.Context, v *shell.Visit, status int, msg, fi
 	s.pages.serviceKey.Render(c, status, p, kv)
 }
 
+// rotateKeyForm is the rotate form: how long the old secret keeps
+// working, one of overlaps' keys.
+type rotateKeyForm struct {
+	Overlap string `form:"overlap" validate:"oneof=0 1h 24h 7d 30d"`
+}
+
 // rotateServiceKey issues a new secret through ServiceKeys.Rotate, the old
 // one working for the chosen overlap, and shows the new one once.
 func (s *API) rotateServiceKey(c *gin.Context, v *shell.Visit) {
-	choice := c.Request.PostForm.Get("overlap")
-	overlap, ok := overlaps[choice]
-	if !ok {
+	var rf rotateKeyForm
+	if _, invalid := shell.BindForm(c, &rf).First(); invalid {
 		s.showServiceKey(c, v, http.StatusBadRequest, "Choose how long the old secret keeps working.", "overlap", "")
 		return
 	}
+	overlap := overlaps[rf.Overlap]
 	k, err := s.serviceKeys.Rotate(c.Request.Context(), v.KeyRequest(), domain.ServiceKeyID(c.Param("id")), overlap)
 	if err != nil {
 		s.shell.Refuse(c, err) // a step-up refusal: the hosted step-up page, and back to the key's page

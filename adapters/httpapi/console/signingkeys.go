@@ -80,19 +80,30 @@ func (s *API) showSigningKeys(c *gin.Context, v *shell.Visit, status int, msg, f
 	s.pages.signingKeys.Render(c, status, p, kv)
 }
 
+// rotateKeysForm is the rotate form: the algorithm (empty: both; the use
+// case knows which there are) and whether the new key signs now.
+type rotateKeysForm struct {
+	Alg       string `form:"alg"`
+	Immediate bool   `form:"immediate"`
+}
+
+// command is the use case's command for the form.
+func (rf rotateKeysForm) command() oidc.RotateSigningKeys {
+	cmd := oidc.RotateSigningKeys{Immediate: rf.Immediate}
+	if rf.Alg != "" {
+		cmd.Algs = []domain.SigningAlgorithm{domain.SigningAlgorithm(rf.Alg)}
+	}
+	return cmd
+}
+
 // rotateSigningKeys makes new keys through SigningKeys.Rotate: for one
 // algorithm or both, at the next activation or (a compromised key) now.
 func (s *API) rotateSigningKeys(c *gin.Context, v *shell.Visit) {
-	pf := c.Request.PostForm
-	alg, immediate := pf.Get("alg"), pf.Get("immediate") == "on"
-	var cmd oidc.RotateSigningKeys
-	if alg != "" {
-		cmd.Algs = []domain.SigningAlgorithm{domain.SigningAlgorithm(alg)}
-	}
-	cmd.Immediate = immediate
-	if _, err := s.signingKeys.Rotate(c.Request.Context(), v.KeyRequest(), cmd); err != nil {
+	var rf rotateKeysForm
+	shell.BindForm(c, &rf) // the use case checks the algorithm
+	if _, err := s.signingKeys.Rotate(c.Request.Context(), v.KeyRequest(), rf.command()); err != nil {
 		if msg, field, ok := invalidField(err, map[string]string{"alg": "The algorithm"}); ok {
-			s.showSigningKeys(c, v, http.StatusBadRequest, msg, field, keep(alg, 16), immediate)
+			s.showSigningKeys(c, v, http.StatusBadRequest, msg, field, keep(rf.Alg, 16), rf.Immediate)
 			return
 		}
 		s.shell.Refuse(c, err)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -273,27 +272,44 @@ var userNotices = shell.Notices{
 // userPath is a user's page.
 func userPath(id string) string { return Base + "/users/" + url.PathEscape(id) }
 
+// banForm is the ban form: the reason, and for how many days (empty: until
+// unbanned), as the admin API bounds them.
+type banForm struct {
+	Reason string `form:"reason" validate:"maxbytes=1024"`
+	Days   *int   `form:"days,trim" validate:"omitempty,min=1,max=3650"`
+	// DaysTyped is the days as typed, shown again when refused.
+	DaysTyped string `form:"days,trim"`
+}
+
+// banFormErrors say what a malformed part of the ban form should be, by
+// its name.
+var banFormErrors = map[string]string{
+	"reason": "The reason is too long: use at most 1024 characters.",
+	"days":   "Days must be a whole number from 1 to 3650, or empty for a ban until unbanned.",
+}
+
+// expires is how long the ban lasts (0: until unbanned).
+func (bf banForm) expires() time.Duration {
+	if bf.Days == nil {
+		return 0
+	}
+	return time.Duration(*bf.Days) * 24 * time.Hour
+}
+
 // banUser bans through Administration.BanUser, as the admin API does.
 func (s *API) banUser(c *gin.Context, v *shell.Visit) {
-	f := userForm{Reason: c.Request.PostForm.Get("reason"), Days: strings.TrimSpace(c.Request.PostForm.Get("days"))}
-	if len(f.Reason) > 1024 {
-		f.Reason = f.Reason[:0]
-		s.showUser(c, v, http.StatusBadRequest, "The reason is too long: use at most 1024 characters.", "reason", f)
+	var bf banForm
+	if bad, invalid := shell.BindForm(c, &bf).First(); invalid {
+		f := userForm{Reason: bf.Reason, Days: bf.DaysTyped}
+		if bad.Name == "reason" {
+			f.Reason = "" // too long to show again
+		} else {
+			f.Days = keep(f.Days, 16)
+		}
+		s.showUser(c, v, http.StatusBadRequest, banFormErrors[bad.Name], bad.Name, f)
 		return
 	}
-	var expires time.Duration
-	if f.Days != "" {
-		days, err := strconv.Atoi(f.Days)
-		if err != nil || days < 1 || days > 3650 {
-			if len(f.Days) > 16 {
-				f.Days = ""
-			}
-			s.showUser(c, v, http.StatusBadRequest, "Days must be a whole number from 1 to 3650, or empty for a ban until unbanned.", "days", f)
-			return
-		}
-		expires = time.Duration(days) * 24 * time.Hour
-	}
-	if _, err := s.administration.BanUser(c.Request.Context(), v.Req, domain.UserID(c.Param("id")), f.Reason, expires); err != nil {
+	if _, err := s.administration.BanUser(c.Request.Context(), v.Req, domain.UserID(c.Param("id")), bf.Reason, bf.expires()); err != nil {
 		s.shell.Refuse(c, err)
 		return
 	}

@@ -3,7 +3,6 @@ package console
 import (
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -225,33 +224,55 @@ var webhookNotices = shell.Notices{
 	"replayed": "The message is queued to be sent again now.",
 }
 
+// newWebhookForm is the registration form as posted, bounded before the
+// use case looks at it: the URL (domain.MaxWebhookURLLength), the
+// description (domain.MaxWebhookDescriptionLength characters of at most 4
+// bytes) and the event types (no more than there are:
+// len(domain.EventTypes); which they are is the use case's rule).
+type newWebhookForm struct {
+	URL         string   `form:"url,trim" validate:"maxbytes=2048"`
+	Description string   `form:"description" validate:"maxbytes=2000"`
+	Events      []string `form:"events" validate:"max=27"`
+}
+
+// newWebhookErrors say what a malformed part of the registration form
+// should be, by its name.
+var newWebhookErrors = map[string]string{
+	"url":         "The URL is too long: at most 2048 characters.",
+	"description": "The description is too long: at most 500 characters.",
+	"events":      "Too many event types.",
+}
+
+// shown is the form as shown again: a part refused for its length
+// (named) is dropped, and so is an event type too long to be one.
+func (wf newWebhookForm) shown(refused string) webhookForm {
+	f := webhookForm{URL: wf.URL, Description: wf.Description, Events: map[string]bool{}}
+	switch refused {
+	case "url":
+		f.URL = ""
+	case "description":
+		f.Description = ""
+	case "":
+		for _, e := range wf.Events {
+			if len(e) <= 64 {
+				f.Events[e] = true
+			}
+		}
+	}
+	return f
+}
+
 // createWebhook registers an endpoint (webhook.Webhooks.Create, as POST
 // /api/admin/webhooks) and answers with its page showing the signing
 // secret this once: the answer is not a redirect, so the secret is in no
 // URL and no later page; reloading re-posts a spent form, which is refused.
 func (s *API) createWebhook(c *gin.Context, v *shell.Visit) {
-	pf := c.Request.PostForm
-	f := webhookForm{URL: strings.TrimSpace(pf.Get("url")), Description: pf.Get("description"), Events: map[string]bool{}}
-	events := pf["events"]
-	switch {
-	case len(f.URL) > domain.MaxWebhookURLLength:
-		f.URL = ""
-		s.showWebhooks(c, v, http.StatusBadRequest, "The URL is too long: at most 2048 characters.", "url", f)
-		return
-	case len(f.Description) > 4*domain.MaxWebhookDescriptionLength:
-		f.Description = ""
-		s.showWebhooks(c, v, http.StatusBadRequest, "The description is too long: at most 500 characters.", "description", f)
-		return
-	case len(events) > len(domain.EventTypes):
-		s.showWebhooks(c, v, http.StatusBadRequest, "Too many event types.", "events", f)
+	var wf newWebhookForm
+	if bad, invalid := shell.BindForm(c, &wf).First(); invalid {
+		s.showWebhooks(c, v, http.StatusBadRequest, newWebhookErrors[bad.Name], bad.Name, wf.shown(bad.Name))
 		return
 	}
-	for _, e := range events {
-		if len(e) <= 64 {
-			f.Events[e] = true
-		}
-	}
-	issued, err := s.webhooks.Create(c.Request.Context(), v.Req, webhook.CreateWebhook{URL: f.URL, Description: f.Description, EventTypes: events})
+	issued, err := s.webhooks.Create(c.Request.Context(), v.Req, webhook.CreateWebhook{URL: wf.URL, Description: wf.Description, EventTypes: wf.Events})
 	if err != nil {
 		if shell.IsStepUp(err) { // the hosted step-up page, and back (API.refuse)
 			s.shell.Refuse(c, err)
@@ -261,7 +282,7 @@ func (s *API) createWebhook(c *gin.Context, v *shell.Visit) {
 			if field == "eventTypes" {
 				field = "events"
 			}
-			s.showWebhooks(c, v, idpStatus(err), msg, field, f)
+			s.showWebhooks(c, v, idpStatus(err), msg, field, wf.shown(""))
 			return
 		}
 		s.shell.Refuse(c, err)

@@ -3,6 +3,7 @@ package organization
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"github.com/gatehouse/gatehouse/application/usecase"
 	"github.com/gatehouse/gatehouse/domain"
@@ -209,4 +210,24 @@ func (o *Organizations) RevokeInvitation(ctx context.Context, req usecase.Caller
 		_, err = o.cancelInvitation(ctx, id, emit)
 		return err
 	})
+}
+
+// ResendInvitationByID renews an invitation of an organization and mails
+// it again: InviteByID with Resend, for the invitation's own address and
+// roles. An id none of the organization's invitations has is
+// domain.ErrInvitationNotFound, and nothing is sent.
+func (o *Organizations) ResendInvitationByID(ctx context.Context, req usecase.Caller, org domain.OrganizationID, id domain.InvitationID) (*domain.Invitation, error) {
+	invs, err := o.ListInvitationsByID(ctx, req, org)
+	if err != nil {
+		return nil, err
+	}
+	i := slices.IndexFunc(invs, func(inv *domain.Invitation) bool { return inv.ID() == id })
+	if i < 0 {
+		return nil, domain.ErrInvitationNotFound
+	}
+	roles := make([]string, 0, len(invs[i].Roles()))
+	for _, r := range invs[i].Roles() {
+		roles = append(roles, string(r))
+	}
+	return o.InviteByID(ctx, req, org, InviteAddress{Email: string(invs[i].Email()), Roles: roles, Resend: true})
 }

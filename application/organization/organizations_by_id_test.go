@@ -124,6 +124,40 @@ func TestOrganizations_by_id_invitation_mail(t *testing.T) {
 	}
 }
 
+// Ensure a resend by id renews an invitation for its own address and
+// roles and mails it again, and that an id none of the organization's
+// invitations has (another organization's included) is not found, with
+// nothing sent.
+func TestOrganizations_by_id_resend_invitation(t *testing.T) {
+	w := newKeyOrgWorld(t)
+	ctx := t.Context()
+	owner := w.userID(t, "owner@example.com")
+	acme, err := w.orgs.CreateFor(ctx, w.req, organization.CreateOrganizationFor{Name: "Acme", Slug: "acme", OwnerUserID: owner})
+	if err != nil {
+		t.Fatal(err)
+	}
+	org := acme.Organization.ID()
+	inv, err := w.orgs.InviteByID(ctx, w.req, org, organization.InviteAddress{Email: "dan@example.com", Roles: []string{"admin"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := w.Mail.Count(domain.MailInvitation)
+	again, err := w.orgs.ResendInvitationByID(ctx, w.req, org, inv.ID())
+	if err != nil || again.ID() != inv.ID() || again.Email() != inv.Email() || domain.JoinOrgRoles(again.Roles()) != "admin" {
+		t.Fatalf("ResendInvitationByID = %+v, %v; want the same invitation", again, err)
+	}
+	if got := w.Mail.Count(domain.MailInvitation); got != sent+1 || w.Mail.Last(t, domain.MailInvitation).To != "dan@example.com" {
+		t.Fatalf("invitation mails = %d, want %d, to dan@example.com", got, sent+1)
+	}
+	_, err = w.orgs.ResendInvitationByID(ctx, w.req, org, "no-such-invitation")
+	usecasetest.MustFail(t, err, domain.KindNotFound, "organization.invitation_not_found")
+	_, err = w.orgs.ResendInvitationByID(ctx, w.req, "no-such-organization", inv.ID())
+	usecasetest.MustFail(t, err, domain.KindNotFound, "organization.unknown")
+	if got := w.Mail.Count(domain.MailInvitation); got != sent+1 {
+		t.Fatalf("invitation mails = %d after refusals, want %d", got, sent+1)
+	}
+}
+
 // byIDCase is one call of an organization-by-id use case on orgWorld.
 type byIDCase func(t *testing.T, w *orgWorld, req usecase.Caller) error
 

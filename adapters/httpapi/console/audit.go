@@ -182,16 +182,14 @@ func (s *API) auditPage(c *gin.Context) {
 		return
 	}
 	aq, av, msg, field := bindAuditQuery(c)
-	p := v.Page("Audit log")
-	p.Section, p.Error, p.Field = "audit", msg, field
+	p := sectionPage(v, "Audit log", "audit", "")
 	if msg != "" {
-		s.pages.audit.Render(c, http.StatusBadRequest, p, av)
+		refused(c, s.pages.audit, p, msg, field, av)
 		return
 	}
 	page, err := s.auditLog.List(c.Request.Context(), v.P.User, aq.listing())
 	if domain.KindOf(err) == domain.KindInvalid {
-		p.Error, p.Field = "The page link is not valid: start from the first page.", "cursor"
-		s.pages.audit.Render(c, http.StatusBadRequest, p, av)
+		refused(c, s.pages.audit, p, badPageLink, "cursor", av)
 		return
 	}
 	if err != nil {
@@ -208,12 +206,5 @@ func (s *API) auditPage(c *gin.Context) {
 func auditLinks(av auditView, cursor, next string) (first, nextURL string) {
 	link := url.Values{"actorType": {av.ActorType}, "actor": {av.Actor}, "action": {av.Action}, "targetType": {av.TargetType},
 		"target": {av.Target}, "since": {av.Since}, "until": {av.Until}, "limit": {av.Limit}}
-	if cursor != "" {
-		first = edge.PageURL(Base+"/audit", link)
-	}
-	if next != "" {
-		link.Set("cursor", next)
-		nextURL = edge.PageURL(Base+"/audit", link)
-	}
-	return first, nextURL
+	return pageLinks(Base+"/audit", link, cursor, next)
 }

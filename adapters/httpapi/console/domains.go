@@ -72,6 +72,35 @@ var domainsQueryErrors = map[string]string{
 	"cursor": "The page link is not valid.",
 }
 
+// listing is the use case's query for dq.
+func (dq domainsQuery) listing() hostdomain.ListDomains {
+	return hostdomain.ListDomains{OrganizationID: domain.OrganizationID(dq.Org), Status: domain.DomainStatus(dq.Status), Limit: domainPageSize, Cursor: dq.Cursor}
+}
+
+// notice is what the list says when a deletion landed on it.
+func (dq domainsQuery) notice() string {
+	if dq.Deleted == "" {
+		return ""
+	}
+	return "The domain is deleted: its hostname can be claimed again."
+}
+
+// domainsViewOf is the list as dq filters it, with a refused add form's
+// hostname and organization (the rows come with rows).
+func domainsViewOf(dq domainsQuery, hostname, org string) *domainsView {
+	return &domainsView{Status: dq.Status, Org: dq.Org, Statuses: domainStatuses, Hostname: hostname, NewOrg: org}
+}
+
+// rows fills dv with page, the domains after cursor, and the links to the
+// first and the next page.
+func (dv *domainsView) rows(page hostdomain.DomainPage, cursor string) {
+	for _, d := range page.Domains {
+		dv.Rows = append(dv.Rows, domainRow{ID: string(d.ID()), Hostname: d.Hostname(), Status: string(d.Status()), Org: string(d.OrganizationID()),
+			LastChecked: d.LastCheckedAt(), Created: d.CreatedAt()})
+	}
+	dv.First, dv.Next = pageLinks(Base+"/domains", url.Values{"status": {dv.Status}, "org": {dv.Org}}, cursor, page.NextCursor)
+}
+
 // domainsPage lists domains through Domains.List, newest first, filtered
 // by status and organization, with the filters and the cursor in the URL.
 func (s *API) domainsPage(c *gin.Context) {
@@ -87,41 +116,23 @@ func (s *API) domainsPage(c *gin.Context) {
 func (s *API) showDomains(c *gin.Context, v *shell.Visit, status int, msg, field, hostname, org string) {
 	var dq domainsQuery
 	bad, invalid := shell.BindQuery(c, &dq).First()
-	dv := &domainsView{Status: dq.Status, Org: dq.Org, Statuses: domainStatuses, Hostname: hostname, NewOrg: org}
-	cursor := dq.Cursor
-	p := v.Page("Domains")
-	p.Section, p.Error, p.Field = "domains", msg, field
-	if dq.Deleted != "" {
-		p.Notice = "The domain is deleted: its hostname can be claimed again."
-	}
+	dv := domainsViewOf(dq, hostname, org)
+	p := sectionPage(v, "Domains", "domains", dq.notice())
+	p.Error, p.Field = msg, field
 	if invalid {
-		p.Error, p.Field = domainsQueryErrors[bad.Name], bad.Name
-		s.pages.domains.Render(c, http.StatusBadRequest, p, dv)
+		refused(c, s.pages.domains, p, domainsQueryErrors[bad.Name], bad.Name, dv)
 		return
 	}
-	page, err := s.domains.List(c.Request.Context(), hostdomain.ListDomains{OrganizationID: domain.OrganizationID(dv.Org),
-		Status: domain.DomainStatus(dv.Status), Limit: domainPageSize, Cursor: cursor})
+	page, err := s.domains.List(c.Request.Context(), dq.listing())
+	if domain.KindOf(err) == domain.KindInvalid {
+		refused(c, s.pages.domains, p, badPageLink, "cursor", dv)
+		return
+	}
 	if err != nil {
-		if domain.KindOf(err) == domain.KindInvalid {
-			p.Error, p.Field = "The page link is not valid: start from the first page.", "cursor"
-			s.pages.domains.Render(c, http.StatusBadRequest, p, dv)
-			return
-		}
 		s.shell.Refuse(c, err)
 		return
 	}
-	for _, d := range page.Domains {
-		dv.Rows = append(dv.Rows, domainRow{ID: string(d.ID()), Hostname: d.Hostname(), Status: string(d.Status()), Org: string(d.OrganizationID()),
-			LastChecked: d.LastCheckedAt(), Created: d.CreatedAt()})
-	}
-	link := url.Values{"status": {dv.Status}, "org": {dv.Org}}
-	if cursor != "" {
-		dv.First = edge.PageURL(Base+"/domains", link)
-	}
-	if page.NextCursor != "" {
-		link.Set("cursor", page.NextCursor)
-		dv.Next = edge.PageURL(Base+"/domains", link)
-	}
+	dv.rows(page, dq.Cursor)
 	s.pages.domains.Render(c, status, p, dv)
 }
 
@@ -202,6 +213,14 @@ func (s *API) showDomain(c *gin.Context, v *shell.Visit, status int, msg, field 
 		s.shell.Refuse(c, err)
 		return
 	}
+	p := sectionPage(v, d.Hostname(), "domains", domainNotices.Of(c))
+	p.Error, p.Field = msg, field
+	s.pages.domain.Render(c, status, p, domainViewOf(d, f))
+}
+
+// domainViewOf is d's page, with a refused form's input f (nil: the
+// stored values): its records, and what the last check found.
+func domainViewOf(d *domain.Domain, f *domainForm) *domainView {
 	dv := &domainView{ID: string(d.ID()), Hostname: d.Hostname(), Status: string(d.Status()), Org: string(d.OrganizationID()),
 		Path: Base + "/domains/" + url.PathEscape(string(d.ID())), Manual: d.ManualReason(), Attempts: d.Attempts(), LastChecked: d.LastCheckedAt(),
 		NextCheck: d.NextCheckAt(), Verified: d.VerifiedAt(), Failed: d.FailedAt(), Created: d.CreatedAt(), Form: domainForm{Org: string(d.OrganizationID())}}
@@ -227,10 +246,7 @@ func (s *API) showDomain(c *gin.Context, v *shell.Visit, status int, msg, field 
 	default:
 		dv.Outcome = "Some required records were missing or did not match."
 	}
-	p := v.Page(d.Hostname())
-	p.Section, p.Error, p.Field = "domains", msg, field
-	p.Notice = domainNotices.Of(c)
-	s.pages.domain.Render(c, status, p, dv)
+	return dv
 }
 
 // domainNotices say what a form did, after its redirect (?done=).
@@ -281,22 +297,14 @@ func (s *API) updateDomain(c *gin.Context, v *shell.Visit) {
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The form does not say what to change. Nothing was changed.", edge.FieldError{Location: "body.part", Message: "must be organization or verify"})
 		return
 	}
-	f := domainForm{Org: df.Organization, Reason: df.Reason}
 	cmd, done, field := df.update()
 	if invalid && field == "organization" { // the organization's id is too long; a verification does not read it
-		f.Org = ""
-		s.showDomain(c, v, http.StatusBadRequest, "The organization id is too long. Nothing was changed.", field, &f)
+		s.showDomain(c, v, http.StatusBadRequest, "The organization id is too long. Nothing was changed.", field, &domainForm{Reason: df.Reason})
 		return
 	}
 	_, err := s.domains.Update(c.Request.Context(), v.Req, domain.DomainID(c.Param("id")), cmd)
-	var de *domain.Error
-	if errors.As(err, &de) && (de.Kind == domain.KindInvalid || de.Code == "organization.not_found") {
-		msg := "The reason must be 1 to 500 characters. Nothing was changed."
-		if field == "organization" {
-			msg = "No organization has this id. Nothing was changed."
-		}
-		f.Reason = keep(f.Reason, 2048)
-		s.showDomain(c, v, http.StatusBadRequest, msg, field, &f)
+	if msg, ok := updateRefusal(err, field); ok {
+		s.showDomain(c, v, http.StatusBadRequest, msg, field, &domainForm{Org: df.Organization, Reason: keep(df.Reason, 2048)})
 		return
 	}
 	if err != nil {
@@ -304,6 +312,20 @@ func (s *API) updateDomain(c *gin.Context, v *shell.Visit) {
 		return
 	}
 	shell.Done(c, domainPath(c.Param("id")), done)
+}
+
+// updateRefusal is what the domain's page says when the use case refuses
+// an update of field (a reason out of bounds, an organization no one has),
+// and whether err is such a refusal (any other is a refusal page).
+func updateRefusal(err error, field string) (string, bool) {
+	var de *domain.Error
+	if !errors.As(err, &de) || (de.Kind != domain.KindInvalid && de.Code != "organization.not_found") {
+		return "", false
+	}
+	if field == "organization" {
+		return "No organization has this id. Nothing was changed.", true
+	}
+	return "The reason must be 1 to 500 characters. Nothing was changed.", true
 }
 
 // deleteDomain deletes through Domains.DeleteAsAdmin once the typed

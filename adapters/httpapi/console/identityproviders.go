@@ -123,13 +123,9 @@ func (s *API) showIdentityProviders(c *gin.Context, v *shell.Visit, status int, 
 	for _, p := range all {
 		iv.Rows = append(iv.Rows, s.idpRowOf(p))
 	}
-	p := v.Page("Identity providers")
-	p.Section, p.Error, p.Field = "identity-providers", msg, field
-	var dq deletedQuery
-	shell.BindQuery(c, &dq) // no rule to break
-	if dq.Deleted != "" {
-		p.Notice = "The identity provider is deleted, with the accounts linked through it."
-	}
+	p := sectionPage(v, "Identity providers", "identity-providers",
+		deletedNotice(c.Request.URL.Query(), "The identity provider is deleted, with the accounts linked through it."))
+	p.Error, p.Field = msg, field
 	s.pages.providers.Render(c, status, p, iv)
 }
 
@@ -160,9 +156,8 @@ func (s *API) showIdentityProvider(c *gin.Context, v *shell.Visit, status int, m
 	if f != nil {
 		iv.Form = *f
 	}
-	p := v.Page(row.Name)
-	p.Section, p.Error, p.Field = "identity-providers", msg, field
-	p.Notice = idpNotices.Of(c)
+	p := sectionPage(v, row.Name, "identity-providers", idpNotices.Of(c))
+	p.Error, p.Field = msg, field
 	s.pages.providers.Render(c, status, p, iv)
 }
 

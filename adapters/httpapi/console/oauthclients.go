@@ -112,17 +112,32 @@ func (s *API) oauthClientsPage(c *gin.Context) {
 	s.showOAuthClients(c, v, http.StatusOK, "", "", oauthClientForm{Type: "confidential"}, c.Request.URL.Query())
 }
 
+// oauthClientDeleted is what the list says when a deletion landed on it.
+const oauthClientDeleted = "The client is deleted, with its codes, grants and consents."
+
+// rows fills ov with the page of clients lq asks for, and its links; it
+// reports false when the cursor names no client.
+func (ov *oauthClientsView) rows(clients []domain.OAuthClient, lq listQuery) bool {
+	page, next, ok := pageAfter(clients, func(c domain.OAuthClient) string { return string(c.ID) }, lq)
+	if !ok {
+		return false
+	}
+	for _, cl := range page {
+		ov.Rows = append(ov.Rows, oauthClientRowOf(cl))
+	}
+	ov.Pager = links(oauthClientsPath, url.Values{}, lq, next)
+	return true
+}
+
+// showOAuthClients renders the list with status, a refused form's error,
+// field and input, and the list's state q.
 func (s *API) showOAuthClients(c *gin.Context, v *shell.Visit, status int, msg, field string, f oauthClientForm, q url.Values) {
 	ov := &oauthClientsView{Form: f}
-	p := v.Page("OAuth clients")
-	p.Section, p.Error, p.Field = "oauth-clients", msg, field
-	if q.Get("deleted") != "" {
-		p.Notice = "The client is deleted, with its codes, grants and consents."
-	}
+	p := sectionPage(v, "OAuth clients", "oauth-clients", deletedNotice(q, oauthClientDeleted))
+	p.Error, p.Field = msg, field
 	lq, bad, badField := readListQuery(q)
 	if bad != "" {
-		p.Error, p.Field = bad, badField
-		s.pages.oauthClients.Render(c, http.StatusBadRequest, p, ov)
+		refused(c, s.pages.oauthClients, p, bad, badField, ov)
 		return
 	}
 	clients, err := s.oauthClients.List(c.Request.Context(), v.KeyRequest())
@@ -130,16 +145,10 @@ func (s *API) showOAuthClients(c *gin.Context, v *shell.Visit, status int, msg, 
 		s.shell.Refuse(c, err)
 		return
 	}
-	page, next, ok := pageAfter(clients, func(c domain.OAuthClient) string { return string(c.ID) }, lq)
-	if !ok {
-		p.Error, p.Field = "The page link is not valid: start from the first page.", "cursor"
-		s.pages.oauthClients.Render(c, http.StatusBadRequest, p, ov)
+	if !ov.rows(clients, lq) {
+		refused(c, s.pages.oauthClients, p, badPageLink, "cursor", ov)
 		return
 	}
-	for _, cl := range page {
-		ov.Rows = append(ov.Rows, oauthClientRowOf(cl))
-	}
-	ov.Pager = links(oauthClientsPath, url.Values{}, lq, next)
 	s.pages.oauthClients.Render(c, status, p, ov)
 }
 

@@ -69,6 +69,32 @@ var organizationsQueryErrors = map[string]string{
 	"cursor": "The page link is not valid.",
 }
 
+// listing is the use case's query for oq: a page of the organizations
+// whose name or slug holds the search.
+func (oq organizationsQuery) listing() organization.OrgListPage {
+	return organization.OrgListPage{Limit: orgPageSize, Cursor: oq.Cursor, Search: strings.TrimSpace(oq.Q)}
+}
+
+// notice is what the list says when a deletion landed on it.
+func (oq organizationsQuery) notice() string {
+	if oq.Deleted == "" {
+		return ""
+	}
+	return "The organization is deleted, with its members, invitations and domains."
+}
+
+// organizationsViewOf is the list: page, the organizations oq asked for,
+// and the links to the first and the next page.
+func organizationsViewOf(oq organizationsQuery, page *organization.OrganizationsPage) *organizationsView {
+	ov := &organizationsView{Q: oq.Q}
+	for _, oc := range page.Organizations {
+		o := oc.Organization
+		ov.Rows = append(ov.Rows, organizationRow{ID: string(o.ID()), Name: o.Name(), Slug: o.Slug(), Members: oc.MemberCount, Created: o.CreatedAt()})
+	}
+	ov.First, ov.Next = pageLinks(Base+"/organizations", url.Values{"q": {ov.Q}}, oq.Cursor, page.NextCursor)
+	return ov
+}
+
 // organizationsPage lists every organization through Organizations.ListAll,
 // newest first; the search and the cursor are in the URL.
 func (s *API) organizationsPage(c *gin.Context) {
@@ -78,41 +104,21 @@ func (s *API) organizationsPage(c *gin.Context) {
 	}
 	var oq organizationsQuery
 	bad, invalid := shell.BindQuery(c, &oq).First()
-	ov, cursor := &organizationsView{Q: oq.Q}, oq.Cursor
-	p := v.Page("Organizations")
-	p.Section = "organizations"
-	if oq.Deleted != "" {
-		p.Notice = "The organization is deleted, with its members, invitations and domains."
-	}
+	p := sectionPage(v, "Organizations", "organizations", oq.notice())
 	if invalid {
-		p.Error, p.Field = organizationsQueryErrors[bad.Name], bad.Name
-		s.pages.organizations.Render(c, http.StatusBadRequest, p, ov)
+		refused(c, s.pages.organizations, p, organizationsQueryErrors[bad.Name], bad.Name, &organizationsView{Q: oq.Q})
 		return
 	}
-	page, err := s.organizations.ListAll(c.Request.Context(), v.Req,
-		organization.OrgListPage{Limit: orgPageSize, Cursor: cursor, Search: strings.TrimSpace(ov.Q)})
+	page, err := s.organizations.ListAll(c.Request.Context(), v.Req, oq.listing())
+	if domain.KindOf(err) == domain.KindInvalid {
+		refused(c, s.pages.organizations, p, badPageLink, "cursor", &organizationsView{Q: oq.Q})
+		return
+	}
 	if err != nil {
-		if domain.KindOf(err) == domain.KindInvalid {
-			p.Error, p.Field = "The page link is not valid: start from the first page.", "cursor"
-			s.pages.organizations.Render(c, http.StatusBadRequest, p, ov)
-			return
-		}
 		s.shell.Refuse(c, err)
 		return
 	}
-	for _, oc := range page.Organizations {
-		o := oc.Organization
-		ov.Rows = append(ov.Rows, organizationRow{ID: string(o.ID()), Name: o.Name(), Slug: o.Slug(), Members: oc.MemberCount, Created: o.CreatedAt()})
-	}
-	link := url.Values{"q": {ov.Q}}
-	if cursor != "" {
-		ov.First = edge.PageURL(Base+"/organizations", link)
-	}
-	if page.NextCursor != "" {
-		link.Set("cursor", page.NextCursor)
-		ov.Next = edge.PageURL(Base+"/organizations", link)
-	}
-	s.pages.organizations.Render(c, http.StatusOK, p, ov)
+	s.pages.organizations.Render(c, http.StatusOK, p, organizationsViewOf(oq, page))
 }
 
 // organizationView is an organization's page.
@@ -188,23 +194,27 @@ func (s *API) showOrganization(c *gin.Context, v *shell.Visit, status int, msg, 
 	}
 	var oq organizationQuery
 	if _, invalid := shell.BindQuery(c, &oq).First(); invalid {
-		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The page link is not valid.", edge.FieldError{Location: "query.members", Message: "is not a page of members"})
+		s.badMembersPage(c, "The page link is not valid.")
 		return
 	}
 	st, err := s.readOrganization(c.Request.Context(), v, id, oq.Members)
 	if errors.Is(err, errMembersPage) {
-		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The page link is not valid: start from the first page of members.",
-			edge.FieldError{Location: "query.members", Message: "is not a page of members"})
+		s.badMembersPage(c, "The page link is not valid: start from the first page of members.")
 		return
 	}
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
 	}
-	p := v.Page(st.org.Organization.Name())
-	p.Section, p.Error, p.Field = "organizations", msg, field
-	p.Notice = orgNotices.Of(c)
+	p := sectionPage(v, st.org.Organization.Name(), "organizations", orgNotices.Of(c))
+	p.Error, p.Field = msg, field
 	s.pages.organization.Render(c, status, p, organizationViewOf(st, oq.Members, f, v.Now))
+}
+
+// badMembersPage refuses an organization's page whose members cursor is
+// not a page of members, saying msg.
+func (s *API) badMembersPage(c *gin.Context, msg string) {
+	s.shell.Refusal(c, http.StatusBadRequest, "Bad request", msg, edge.FieldError{Location: "query.members", Message: "is not a page of members"})
 }
 
 // readOrganization reads an organization's page through its use cases
@@ -434,36 +444,22 @@ func (s *API) revokeInvitation(c *gin.Context, v *shell.Visit) {
 	shell.Done(c, orgPath(c.Param("id")), "revoked")
 }
 
-// resendInvitation renews an invitation and mails it again: InviteByID
-// with Resend, for the invitation's address and roles as listed.
+// resendInvitation renews an invitation and mails it again through
+// Organizations.ResendInvitationByID, for its address and roles as listed.
 func (s *API) resendInvitation(c *gin.Context, v *shell.Visit) {
-	ctx := c.Request.Context()
 	var inf invitationForm
-	shell.BindForm(c, &inf) // an id no invitation has is refused below
-	id := inf.Invitation
-	org := domain.OrganizationID(c.Param("id"))
-	invs, err := s.organizations.ListInvitationsByID(ctx, v.Req, org)
+	shell.BindForm(c, &inf) // the use case refuses an id no invitation of the organization has
+	_, err := s.organizations.ResendInvitationByID(c.Request.Context(), v.Req, domain.OrganizationID(c.Param("id")), domain.InvitationID(inf.Invitation))
+	if errors.Is(err, domain.ErrInvitationNotFound) {
+		s.shell.Refusal(c, http.StatusNotFound, "No such invitation", "The organization has no invitation with this id. Nothing was sent.",
+			edge.FieldError{Location: "body.invitation", Message: "is not one of the organization's invitations"})
+		return
+	}
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
 	}
-	for _, inv := range invs {
-		if string(inv.ID()) != id {
-			continue
-		}
-		roles := make([]string, 0, len(inv.Roles()))
-		for _, r := range inv.Roles() {
-			roles = append(roles, string(r))
-		}
-		if err := s.invite(c, v, organization.InviteAddress{Email: string(inv.Email()), Roles: roles, Resend: true}); err != nil {
-			s.shell.Refuse(c, err)
-			return
-		}
-		shell.Done(c, orgPath(c.Param("id")), "resent")
-		return
-	}
-	s.shell.Refusal(c, http.StatusNotFound, "No such invitation", "The organization has no invitation with this id. Nothing was sent.",
-		edge.FieldError{Location: "body.invitation", Message: "is not one of the organization's invitations"})
+	shell.Done(c, orgPath(c.Param("id")), "resent")
 }
 
 // deleteOrganization deletes through Organizations.DeleteByID once the

@@ -56,23 +56,29 @@ func (s *API) overviewPage(c *gin.Context) {
 		s.shell.Refuse(c, err)
 		return
 	}
+	ov, err := overviewViewOf(o)
+	if err != nil {
+		s.shell.Refuse(c, err)
+		return
+	}
+	s.pages.overview.Render(c, http.StatusOK, sectionPage(v, "Overview", "overview", ""), ov)
+}
+
+// overviewViewOf is the overview of o: its counts, its sign-ins drawn, and
+// its latest audit entries.
+func overviewViewOf(o *admin.Overview) (*overviewView, error) {
 	ov := &overviewView{At: o.At, Users: o.Users, Organizations: o.Organizations, ActiveSessions: o.ActiveSessions, Recent: auditRows(o.RecentAudit)}
 	for _, st := range admin.DomainStatuses {
 		ov.Domains = append(ov.Domains, overviewDomainCount{Status: string(st), Count: o.Domains[st]})
 	}
 	hour := func(t time.Time) string { return t.UTC().Format("15:04") }
 	day := func(t time.Time) string { return t.UTC().Format("2 Jan") }
+	var err error
 	if ov.Day, err = drawSignIns("signins-day", "Last 24 hours", "by hour", o.Hourly, hour); err != nil {
-		s.shell.Refuse(c, err)
-		return
+		return nil, err
 	}
-	if ov.Month, err = drawSignIns("signins-month", "Last 30 days", "by day", o.Daily, day); err != nil {
-		s.shell.Refuse(c, err)
-		return
-	}
-	p := v.Page("Overview")
-	p.Section = "overview"
-	s.pages.overview.Render(c, http.StatusOK, p, ov)
+	ov.Month, err = drawSignIns("signins-month", "Last 30 days", "by day", o.Daily, day)
+	return ov, err
 }
 
 // drawSignIns draws a sign-in series and sums it.

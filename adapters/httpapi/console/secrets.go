@@ -68,6 +68,17 @@ type deletedQuery struct {
 	Deleted string `query:"deleted"`
 }
 
+// deletedNotice is notice when q, a list's state, says a deletion landed
+// on it, else "".
+func deletedNotice(q url.Values, notice string) string {
+	var dq deletedQuery
+	shell.BindQueryValues(q, &dq) // no rule to break
+	if dq.Deleted == "" {
+		return ""
+	}
+	return notice
+}
+
 // listQuery is a list page's paging, read from the URL.
 type listQuery struct {
 	Cursor string
@@ -118,6 +129,37 @@ func pageAfter[T any](rows []T, id func(T) string, lq listQuery) (page []T, next
 		next = id(rows[end-1])
 	}
 	return rows[start:end], next, true
+}
+
+// badPageLink is a list page's error when the use case refuses its cursor.
+const badPageLink = "The page link is not valid: start from the first page."
+
+// sectionPage is a page of section titled title, saying notice.
+func sectionPage(v *shell.Visit, title, section, notice string) *shell.Page {
+	p := v.Page(title)
+	p.Section, p.Notice = section, notice
+	return p
+}
+
+// refused renders page t with status 400, p saying msg of field: a page
+// whose query or cursor is refused, showing view.
+func refused[V any](c *gin.Context, t *shell.Template[V], p *shell.Page, msg, field string, view V) {
+	p.Error, p.Field = msg, field
+	t.Render(c, http.StatusBadRequest, p, view)
+}
+
+// pageLinks are the links of a list at path filtered as link says: to the
+// first page (when on a later one, after cursor) and to the next (when
+// there is one, after next).
+func pageLinks(path string, link url.Values, cursor, next string) (first, nextURL string) {
+	if cursor != "" {
+		first = edge.PageURL(path, link)
+	}
+	if next != "" {
+		link.Set("cursor", next)
+		nextURL = edge.PageURL(path, link)
+	}
+	return first, nextURL
 }
 
 // pager is a list's links: the first page (when not on it) and the next.

@@ -90,22 +90,58 @@ func (s *API) serviceKeysPage(c *gin.Context) {
 	s.showServiceKeys(c, v, http.StatusOK, "", "", serviceKeyForm{}, c.Request.URL.Query())
 }
 
+// serviceKeysQuery is the list's filter (its paging is listParams'), and
+// what a revocation landing on it says.
+type serviceKeysQuery struct {
+	Status  string `query:"status" validate:"omitempty,oneof=active expired revoked"`
+	Revoked string `query:"revoked"`
+}
+
+// bindServiceKeysQuery binds the list's state q: its paging, its filter,
+// and what is wrong with them, in which field ("" when nothing is; the
+// paging is named first).
+func bindServiceKeysQuery(q url.Values) (lq listQuery, kq serviceKeysQuery, msg, field string) {
+	lq, msg, field = readListQuery(q)
+	if _, invalid := shell.BindQueryValues(q, &kq).First(); invalid && msg == "" {
+		msg, field = "The status is active, expired, revoked, or any.", "status"
+	}
+	return lq, kq, msg, field
+}
+
+// notice is what the list says when a revocation landed on it.
+func (kq serviceKeysQuery) notice() string {
+	if kq.Revoked == "" {
+		return ""
+	}
+	return "The key is revoked."
+}
+
+// rows fills sv with the page of keys (those of its status) lq asks for,
+// and its links; it reports false when the cursor names no key.
+func (sv *serviceKeysView) rows(keys []*domain.ServiceKey, now time.Time, lq listQuery) bool {
+	var rows []serviceKeyRow
+	for _, k := range keys {
+		if r := serviceKeyRowOf(k, now); sv.Status == "" || r.Status == sv.Status {
+			rows = append(rows, r)
+		}
+	}
+	page, next, ok := pageAfter(rows, func(r serviceKeyRow) string { return r.ID }, lq)
+	if !ok {
+		return false
+	}
+	sv.Rows, sv.Pager = page, links(serviceKeysPath, url.Values{"status": {sv.Status}}, lq, next)
+	return true
+}
+
 // showServiceKeys renders the list with status, a refused form's error,
 // field and input, and the list's state q.
 func (s *API) showServiceKeys(c *gin.Context, v *shell.Visit, status int, msg, field string, f serviceKeyForm, q url.Values) {
-	sv := &serviceKeysView{Status: q.Get("status"), Limit: q.Get("limit"), Scopes: knownScopes(), Form: f}
-	p := v.Page("Service keys")
-	p.Section, p.Error, p.Field = "service-keys", msg, field
-	if q.Get("revoked") != "" {
-		p.Notice = "The key is revoked."
-	}
-	lq, bad, badField := readListQuery(q)
-	if bad == "" && sv.Status != "" && sv.Status != "active" && sv.Status != "expired" && sv.Status != "revoked" {
-		bad, badField = "The status is active, expired, revoked, or any.", "status"
-	}
+	lq, kq, bad, badField := bindServiceKeysQuery(q)
+	sv := &serviceKeysView{Status: kq.Status, Limit: q.Get("limit"), Scopes: knownScopes(), Form: f}
+	p := sectionPage(v, "Service keys", "service-keys", kq.notice())
+	p.Error, p.Field = msg, field
 	if bad != "" {
-		p.Error, p.Field = bad, badField
-		s.pages.serviceKeys.Render(c, http.StatusBadRequest, p, sv)
+		refused(c, s.pages.serviceKeys, p, bad, badField, sv)
 		return
 	}
 	keys, err := s.serviceKeys.List(c.Request.Context(), v.KeyRequest())
@@ -113,19 +149,10 @@ func (s *API) showServiceKeys(c *gin.Context, v *shell.Visit, status int, msg, f
 		s.shell.Refuse(c, err)
 		return
 	}
-	var rows []serviceKeyRow
-	for _, k := range keys {
-		if r := serviceKeyRowOf(k, v.Now); sv.Status == "" || r.Status == sv.Status {
-			rows = append(rows, r)
-		}
-	}
-	page, next, ok := pageAfter(rows, func(r serviceKeyRow) string { return r.ID }, lq)
-	if !ok {
-		p.Error, p.Field = "The page link is not valid: start from the first page.", "cursor"
-		s.pages.serviceKeys.Render(c, http.StatusBadRequest, p, sv)
+	if !sv.rows(keys, v.Now, lq) {
+		refused(c, s.pages.serviceKeys, p, badPageLink, "cursor", sv)
 		return
 	}
-	sv.Rows, sv.Pager = page, links(serviceKeysPath, url.Values{"status": {sv.Status}}, lq, next)
 	s.pages.serviceKeys.Render(c, status, p, sv)
 }
 

@@ -47,36 +47,51 @@ func (s *API) signingKeysPage(c *gin.Context) {
 	s.showSigningKeys(c, v, http.StatusOK, "", "", "", false)
 }
 
-func (s *API) showSigningKeys(c *gin.Context, v *shell.Visit, status int, msg, field, alg string, immediate bool) {
+// signingKeysViewOf is the list's view, with the rotate form's algorithm
+// and choice (the rows come with rows).
+func signingKeysViewOf(alg string, immediate bool) *signingKeysView {
 	kv := &signingKeysView{Alg: alg, Immediate: immediate}
 	for _, a := range domain.SigningAlgorithms {
 		kv.Algs = append(kv.Algs, string(a))
 	}
-	p := v.Page("Signing keys")
-	p.Section, p.Error, p.Field = "signing-keys", msg, field
-	p.Notice = keyNotices.Of(c)
-	lq, bad, badField := readListQuery(c.Request.URL.Query())
-	if bad != "" {
-		p.Error, p.Field = bad, badField
-		s.pages.signingKeys.Render(c, http.StatusBadRequest, p, kv)
-		return
-	}
-	views, err := s.signingKeys.List(c.Request.Context(), v.KeyRequest())
-	if err != nil {
-		s.shell.Refuse(c, err)
-		return
-	}
-	page, next, ok := pageAfter(views, func(k oidc.SigningKeyView) string { return string(k.ID) }, lq)
+	return kv
+}
+
+// rows fills kv with the page of keys lq asks for, and its links; it
+// reports false when the cursor names no key.
+func (kv *signingKeysView) rows(keys []oidc.SigningKeyView, lq listQuery) bool {
+	page, next, ok := pageAfter(keys, func(k oidc.SigningKeyView) string { return string(k.ID) }, lq)
 	if !ok {
-		p.Error, p.Field = "The page link is not valid: start from the first page.", "cursor"
-		s.pages.signingKeys.Render(c, http.StatusBadRequest, p, kv)
-		return
+		return false
 	}
 	for _, k := range page {
 		kv.Rows = append(kv.Rows, signingKeyRow{ID: string(k.ID), Alg: string(k.Alg), Status: k.Status, Created: k.CreatedAt, Activates: k.ActivatesAt,
 			Retires: k.RetiredAt, Gone: k.PublishedUntil})
 	}
 	kv.Pager = links(signingKeysPath, url.Values{}, lq, next)
+	return true
+}
+
+// showSigningKeys renders the list with status, and a refused rotate
+// form's error, field and input.
+func (s *API) showSigningKeys(c *gin.Context, v *shell.Visit, status int, msg, field, alg string, immediate bool) {
+	kv := signingKeysViewOf(alg, immediate)
+	p := sectionPage(v, "Signing keys", "signing-keys", keyNotices.Of(c))
+	p.Error, p.Field = msg, field
+	lq, bad, badField := readListQuery(c.Request.URL.Query())
+	if bad != "" {
+		refused(c, s.pages.signingKeys, p, bad, badField, kv)
+		return
+	}
+	keys, err := s.signingKeys.List(c.Request.Context(), v.KeyRequest())
+	if err != nil {
+		s.shell.Refuse(c, err)
+		return
+	}
+	if !kv.rows(keys, lq) {
+		refused(c, s.pages.signingKeys, p, badPageLink, "cursor", kv)
+		return
+	}
 	s.pages.signingKeys.Render(c, status, p, kv)
 }
 

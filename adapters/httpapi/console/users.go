@@ -86,6 +86,14 @@ func (uq usersQuery) listUsers() admin.ListUsersPage {
 	return q
 }
 
+// notice is what the list says when a deletion landed on it.
+func (uq usersQuery) notice() string {
+	if uq.Deleted == "" {
+		return ""
+	}
+	return "The user is deleted."
+}
+
 // usersPage lists users through the admin API's search
 // (Administration.SearchUsers).
 func (s *API) usersPage(c *gin.Context) {
@@ -96,20 +104,14 @@ func (s *API) usersPage(c *gin.Context) {
 	var uq usersQuery
 	bad, invalid := shell.BindQuery(c, &uq).First()
 	uv := &usersView{Q: uq.Q, By: uq.By, Status: uq.Status, Verified: uq.Verified, Org: uq.Org}
-	p := v.Page("Users")
-	p.Section = "users"
-	if uq.Deleted != "" {
-		p.Notice = "The user is deleted."
-	}
+	p := sectionPage(v, "Users", "users", uq.notice())
 	if invalid {
-		p.Error, p.Field = usersQueryErrors[bad.Name], bad.Name
-		s.pages.users.Render(c, http.StatusBadRequest, p, uv)
+		refused(c, s.pages.users, p, usersQueryErrors[bad.Name], bad.Name, uv)
 		return
 	}
 	page, err := s.administration.SearchUsers(c.Request.Context(), v.Req, uq.listUsers())
 	if domain.KindOf(err) == domain.KindInvalid {
-		p.Error, p.Field = "The page link is not valid: start from the first page.", "cursor"
-		s.pages.users.Render(c, http.StatusBadRequest, p, uv)
+		refused(c, s.pages.users, p, badPageLink, "cursor", uv)
 		return
 	}
 	if err != nil {
@@ -128,13 +130,7 @@ func (s *API) usersRows(uv *usersView, v *shell.Visit, page admin.UsersPage, cur
 			Verified: u.EmailVerified(), Admin: s.administration.IsAdmin(u), Created: u.CreatedAt()})
 	}
 	link := url.Values{"q": {uv.Q}, "by": {uv.By}, "status": {uv.Status}, "verified": {uv.Verified}, "org": {uv.Org}}
-	if cursor != "" {
-		uv.First = edge.PageURL(Base+"/users", link)
-	}
-	if page.NextCursor != "" {
-		link.Set("cursor", page.NextCursor)
-		uv.Next = edge.PageURL(Base+"/users", link)
-	}
+	uv.First, uv.Next = pageLinks(Base+"/users", link, cursor, page.NextCursor)
 }
 
 // userView is a user's page.
@@ -204,9 +200,8 @@ func (s *API) showUser(c *gin.Context, v *shell.Visit, status int, msg, field st
 		return
 	}
 	uv := s.userViewOf(st, f, v.Now)
-	p := v.Page(uv.Email)
-	p.Section, p.Error, p.Field = "users", msg, field
-	p.Notice = userNotices.Of(c)
+	p := sectionPage(v, uv.Email, "users", userNotices.Of(c))
+	p.Error, p.Field = msg, field
 	s.pages.user.Render(c, status, p, uv)
 }
 

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"time"
@@ -108,13 +109,8 @@ func (s *API) showWebhooks(c *gin.Context, v *shell.Visit, status int, msg, fiel
 	for _, e := range all {
 		wv.Rows = append(wv.Rows, webhookRowOf(e))
 	}
-	p := v.Page("Webhooks")
-	p.Section, p.Error, p.Field = "webhooks", msg, field
-	var dq deletedQuery
-	shell.BindQuery(c, &dq) // no rule to break
-	if dq.Deleted != "" {
-		p.Notice = "The endpoint is deleted with its deliveries."
-	}
+	p := sectionPage(v, "Webhooks", "webhooks", deletedNotice(c.Request.URL.Query(), "The endpoint is deleted with its deliveries."))
+	p.Error, p.Field = msg, field
 	s.pages.webhooks.Render(c, status, p, wv)
 }
 
@@ -145,37 +141,53 @@ func (s *API) webhookPage(c *gin.Context) {
 // showWebhook renders an endpoint's page with status; secret is a new
 // signing secret to show this once, msg and field a refused form's error.
 func (s *API) showWebhook(c *gin.Context, v *shell.Visit, status int, secret, msg, field, confirm string) {
-	ctx := c.Request.Context()
 	id := c.Param("id")
 	if len(id) > maxID {
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The endpoint id is too long.", edge.FieldError{Location: "path.id", Message: "is too long"})
 		return
 	}
-	e, err := s.webhooks.Get(ctx, v.Req, domain.WebhookEndpointID(id))
+	e, err := s.webhooks.Get(c.Request.Context(), v.Req, domain.WebhookEndpointID(id))
+	if err != nil {
+		s.shell.Refuse(c, err)
+		return
+	}
+	p := sectionPage(v, webhookTitle(secret), "webhooks", webhookNotices.Of(c))
+	p.Error, p.Field = msg, field
+	wq := bindDeliveriesQuery(c, p, &status)
+	page, err := s.deliveriesOf(c.Request.Context(), v, e.ID, &wq, p, &status)
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
 	}
 	wv := &webhookView{webhookRow: webhookRowOf(e), Secret: secret, Confirm: confirm}
-	p := v.Page("Webhook endpoint")
-	p.Section, p.Error, p.Field = "webhooks", msg, field
-	p.Notice = webhookNotices.Of(c)
-	if secret != "" {
-		p.Title = "Webhook endpoint: its signing secret"
-	}
-	wq := bindDeliveriesQuery(c, p, &status)
-	page, err := s.webhooks.Messages(ctx, v.Req, e.ID, webhook.ListMessages{Status: domain.WebhookDeliveryStatus(wq.Status), Limit: webhookPageSize, Cursor: wq.Cursor})
-	if err != nil && domain.KindOf(err) == domain.KindInvalid {
-		p.Error, p.Field, status = "The page link is not valid: start from the first page.", "cursor", http.StatusBadRequest
-		wq.Cursor = ""
-		page, err = s.webhooks.Messages(ctx, v.Req, e.ID, webhook.ListMessages{Status: domain.WebhookDeliveryStatus(wq.Status), Limit: webhookPageSize})
-	}
-	if err != nil {
-		s.shell.Refuse(c, err)
-		return
-	}
 	wv.deliveries(page, wq)
 	s.pages.webhook.Render(c, status, p, wv)
+}
+
+// webhookTitle is an endpoint's page's title: it says when the page shows
+// a new signing secret.
+func webhookTitle(secret string) string {
+	if secret != "" {
+		return "Webhook endpoint: its signing secret"
+	}
+	return "Webhook endpoint"
+}
+
+// listing is the use case's query for wq.
+func (wq deliveriesQuery) listing() webhook.ListMessages {
+	return webhook.ListMessages{Status: domain.WebhookDeliveryStatus(wq.Status), Limit: webhookPageSize, Cursor: wq.Cursor}
+}
+
+// deliveriesOf reads the endpoint's deliveries wq asks for; a cursor the
+// use case refuses is p's error (status 400), and the first page shows.
+func (s *API) deliveriesOf(ctx context.Context, v *shell.Visit, id domain.WebhookEndpointID, wq *deliveriesQuery, p *shell.Page, status *int) (webhook.MessagePage, error) {
+	page, err := s.webhooks.Messages(ctx, v.Req, id, wq.listing())
+	if err == nil || domain.KindOf(err) != domain.KindInvalid {
+		return page, err
+	}
+	p.Error, p.Field, *status = badPageLink, "cursor", http.StatusBadRequest
+	wq.Cursor = ""
+	return s.webhooks.Messages(ctx, v.Req, id, wq.listing())
 }
 
 // bindDeliveriesQuery binds an endpoint's page's query; a malformed one

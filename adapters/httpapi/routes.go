@@ -109,10 +109,18 @@ func (s *Server) addRoutes() {
 	// self-service account pages (/account: every signed-in user's own).
 	sh := shell.New(s.Kit, shell.Deps{Forms: adminApp.ConsoleForms})
 	console.New(s.Kit, sh, console.Deps{
-		Administration: adminApp.Administration, Factors: mfa.Factors, Memberships: adminApp.Memberships, LinkedAccounts: fed.Accounts,
-		Organizations: app.Organizations, Domains: app.Domains, ServiceKeys: app.ServiceKeys, OAuthClients: oid.OAuthClients,
-		SigningKeys: oid.SigningKeys, IdentityProviders: fed.Providers, Federation: fed.SignIns, Webhooks: app.Webhooks,
-		AuditLog: adminApp.AuditLog, Overview: adminApp.Dashboard,
+		Gate: adminApp.Administration,
+		Users: console.UsersDeps{Administration: adminApp.Administration, Factors: mfa.Factors, Memberships: adminApp.Memberships,
+			LinkedAccounts: fed.Accounts},
+		Organizations:     console.OrganizationsDeps{Organizations: app.Organizations},
+		Domains:           console.DomainsDeps{Domains: app.Domains},
+		ServiceKeys:       console.ServiceKeysDeps{ServiceKeys: app.ServiceKeys},
+		OAuthClients:      console.OAuthClientsDeps{OAuthClients: oid.OAuthClients},
+		SigningKeys:       console.SigningKeysDeps{SigningKeys: oid.SigningKeys},
+		IdentityProviders: console.IdentityProvidersDeps{Providers: fed.Providers, Federation: fed.SignIns},
+		Webhooks:          console.WebhooksDeps{Webhooks: app.Webhooks},
+		AuditLog:          console.AuditLogDeps{AuditLog: adminApp.AuditLog},
+		Overview:          console.OverviewDeps{Dashboard: adminApp.Dashboard},
 	}).AddConsoleRoutes()
 	account.New(s.Kit, sh, account.Deps{
 		Profile: acc.Profile, Passwords: acc.Passwords, Sessions: acc.Sessions,

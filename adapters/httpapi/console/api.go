@@ -7,14 +7,6 @@ import (
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/shell"
-	"github.com/gatehouse/gatehouse/application/admin"
-	"github.com/gatehouse/gatehouse/application/federation"
-	"github.com/gatehouse/gatehouse/application/hostdomain"
-	"github.com/gatehouse/gatehouse/application/mfa"
-	"github.com/gatehouse/gatehouse/application/oidc"
-	"github.com/gatehouse/gatehouse/application/organization"
-	"github.com/gatehouse/gatehouse/application/servicekey"
-	"github.com/gatehouse/gatehouse/application/webhook"
 )
 
 // Base is the console's path.
@@ -27,64 +19,89 @@ const stopPath = Base + "/impersonation/stop"
 // form's bounds are its binder tags).
 const maxID = 128
 
-// Deps are the use cases the console calls: the admin API's own, so the
-// same checks and audit entries apply.
+// Deps are the use cases the console calls, the admin API's own (so the
+// same checks and audit entries apply), one struct per section rather than
+// one flat list: a section's type holds only what its struct names (New
+// sets them), so it cannot reach another section's use cases, the
+// compiler says which ones each section calls, and routes.go
+// (adapters/httpapi), which fills them in, reads as the map of what each
+// section calls. Gate is apart: the administrator's gate guards them all.
 type Deps struct {
-	Administration    *admin.Administration       // the gate, users, bans, sessions, impersonation
-	Factors           *mfa.Factors                // a user's page and the reset of their factors
-	Memberships       *admin.Memberships          // a user's organizations
-	LinkedAccounts    *federation.Accounts        // a user's linked accounts
-	Organizations     *organization.Organizations // the Organizations section
-	Domains           *hostdomain.Domains         // the Domains section
-	ServiceKeys       *servicekey.ServiceKeys     // the Service keys section
-	OAuthClients      *oidc.OAuthClients          // the OAuth clients section
-	SigningKeys       *oidc.SigningKeys           // the Signing keys section
-	IdentityProviders *federation.Providers       // the Identity providers section
-	Federation        *federation.SignIns         // their authorization endpoints
-	Webhooks          *webhook.Webhooks           // the Webhooks section
-	AuditLog          *admin.AuditLog             // the Audit log section
-	Overview          *admin.Dashboard            // the Overview section
+	Gate              shell.Admins // who may enter: platform administrators, with the multi-factor rule (admin.Administration)
+	Users             UsersDeps
+	Organizations     OrganizationsDeps
+	Domains           DomainsDeps
+	ServiceKeys       ServiceKeysDeps
+	OAuthClients      OAuthClientsDeps
+	SigningKeys       SigningKeysDeps
+	IdentityProviders IdentityProvidersDeps
+	Webhooks          WebhooksDeps
+	AuditLog          AuditLogDeps
+	Overview          OverviewDeps
 }
 
-// API holds the console's handlers, on the edge's shared pieces and the
-// shell, with the use cases they call.
-type API struct {
+// base is what every console section shares: the edge's pieces, the
+// shell, the console's pages, each typed by its view, and the
+// administrator's gate.
+type base struct {
 	*edge.Kit
 	shell *shell.Shell
 	views *shell.Views
-	pages pages // views, each page typed by its view
+	pages pages
 	enter shell.Gate
-
-	administration *admin.Administration
-	factors        *mfa.Factors
-	memberships    *admin.Memberships
-	linked         *federation.Accounts
-	organizations  *organization.Organizations
-	domains        *hostdomain.Domains
-	serviceKeys    *servicekey.ServiceKeys
-	oauthClients   *oidc.OAuthClients
-	signingKeys    *oidc.SigningKeys
-	providers      *federation.Providers
-	signIns        *federation.SignIns
-	webhooks       *webhook.Webhooks
-	auditLog       *admin.AuditLog
-	overview       *admin.Dashboard
 }
 
-// New returns the console on k and sh, calling d.
+// view enters the console for a page: an impersonation sees only the
+// banner's page.
+func (b *base) view(c *gin.Context) (*shell.Visit, bool) {
+	v, ok := b.enter(c)
+	if ok && v.Impersonating() {
+		b.pages.impersonating.Render(c, http.StatusOK, v.Page("Impersonating"), struct{}{})
+		return nil, false
+	}
+	return v, ok
+}
+
+// API is the console: one section per part of the navigation, each a type
+// of its own (beside its routes) holding the use cases its handlers call,
+// on the base they share.
+type API struct {
+	*base
+	users             *usersSection // with the home page's impersonation banner and stopping
+	organizations     *organizationsSection
+	domains           *domainsSection
+	serviceKeys       *serviceKeysSection
+	oauthClients      *oauthClientsSection
+	signingKeys       *signingKeysSection
+	identityProviders *identityProvidersSection
+	webhooks          *webhooksSection
+	audit             *auditSection
+	overview          *overviewSection
+}
+
+// New returns the console on k and sh, each section calling its own of d.
 func New(k *edge.Kit, sh *shell.Shell, d Deps) *API {
 	// d's use cases are not checked: routes.go builds every surface, on
 	// applications (the edge's own tests) that have none of them.
 	if k == nil || sh == nil {
 		panic("console: nil dependency")
 	}
-	a := &API{Kit: k, shell: sh, views: sh.NewViews(files, nil), enter: sh.Administrator(d.Administration),
-		administration: d.Administration, factors: d.Factors, memberships: d.Memberships, linked: d.LinkedAccounts,
-		organizations: d.Organizations, domains: d.Domains, serviceKeys: d.ServiceKeys, oauthClients: d.OAuthClients,
-		signingKeys: d.SigningKeys, providers: d.IdentityProviders, signIns: d.Federation, webhooks: d.Webhooks,
-		auditLog: d.AuditLog, overview: d.Overview}
-	a.pages = newPages(a.views)
-	return a
+	b := &base{Kit: k, shell: sh, views: sh.NewViews(files, nil), enter: sh.Administrator(d.Gate)}
+	b.pages = newPages(b.views)
+	u := d.Users
+	return &API{base: b,
+		users: &usersSection{base: b, administration: u.Administration, factors: u.Factors, memberships: u.Memberships,
+			linked: u.LinkedAccounts},
+		organizations:     &organizationsSection{base: b, organizations: d.Organizations.Organizations},
+		domains:           &domainsSection{base: b, domains: d.Domains.Domains},
+		serviceKeys:       &serviceKeysSection{base: b, serviceKeys: d.ServiceKeys.ServiceKeys},
+		oauthClients:      &oauthClientsSection{base: b, oauthClients: d.OAuthClients.OAuthClients},
+		signingKeys:       &signingKeysSection{base: b, signingKeys: d.SigningKeys.SigningKeys},
+		identityProviders: &identityProvidersSection{base: b, providers: d.IdentityProviders.Providers, signIns: d.IdentityProviders.Federation},
+		webhooks:          &webhooksSection{base: b, webhooks: d.Webhooks.Webhooks},
+		audit:             &auditSection{base: b, auditLog: d.AuditLog.AuditLog},
+		overview:          &overviewSection{base: b, overview: d.Overview.Dashboard},
+	}
 }
 
 // AddConsoleRoutes registers the console's pages and forms, behind the
@@ -93,46 +110,22 @@ func (s *API) AddConsoleRoutes() {
 	s.shell.AddAssetRoutes()
 	r := s.shell.Section(Base, s.enter)
 	r.Get(Base, s.home)
-	s.addUserRoutes(r)
-	s.addOrganizationRoutes(r)
-	s.addDomainRoutes(r)
-	s.addServiceKeyRoutes(r)
-	s.addOAuthClientRoutes(r)
-	s.addSigningKeyRoutes(r)
-	s.addOverviewRoutes(r)
-	s.addAuditRoutes(r)
-	s.addIdentityProviderRoutes(r)
-	s.addWebhookRoutes(r)
+	s.users.addUserRoutes(r)
+	s.organizations.addOrganizationRoutes(r)
+	s.domains.addDomainRoutes(r)
+	s.serviceKeys.addServiceKeyRoutes(r)
+	s.oauthClients.addOAuthClientRoutes(r)
+	s.signingKeys.addSigningKeyRoutes(r)
+	s.overview.addOverviewRoutes(r)
+	s.audit.addAuditRoutes(r)
+	s.identityProviders.addIdentityProviderRoutes(r)
+	s.webhooks.addWebhookRoutes(r)
 }
 
-// addUserRoutes registers the Users section.
-func (s *API) addUserRoutes(r shell.Section) {
-	r.Get(Base+"/users", s.usersPage)
-	r.Get(Base+"/users/:id", s.userPage)
-	r.Post(Base+"/users/:id/ban", s.banUser)
-	r.Post(Base+"/users/:id/unban", s.unbanUser)
-	r.Post(Base+"/users/:id/sessions/revoke", s.revokeSession)
-	r.Post(Base+"/users/:id/sessions/revoke-all", s.revokeSessions)
-	r.Post(Base+"/users/:id/password-reset", s.sendPasswordReset)
-	r.Post(Base+"/users/:id/factors/reset", s.resetFactors)
-	r.Post(Base+"/users/:id/linked/unlink", s.unlinkAccount)
-	r.Post(Base+"/users/:id/impersonate", s.impersonate)
-	r.Post(Base+"/users/:id/delete", s.deleteUser)
-	// Stopping is the one form an impersonation session may post
-	// (edge.Impersonation): the route's policy says so, as the framework's
-	// stop-impersonating does.
-	r.AllowedWhileImpersonating().Post(stopPath, s.stopImpersonating)
-}
-
-// home is the console's first page: the overview.
+// home is the console's first page: the overview (an impersonation sees
+// the banner's page).
 func (s *API) home(c *gin.Context) {
-	v, ok := s.enter(c)
-	if !ok {
-		return
+	if _, ok := s.view(c); ok {
+		edge.Redirect(c, http.StatusFound, Base+"/overview")
 	}
-	if v.Impersonating() {
-		s.pages.impersonating.Render(c, http.StatusOK, v.Page("Impersonating"), struct{}{})
-		return
-	}
-	edge.Redirect(c, http.StatusFound, Base+"/overview")
 }

@@ -39,8 +39,19 @@ type auditRow struct {
 	At                               time.Time
 }
 
+// AuditLogDeps are the Audit log section's use cases (audit.go).
+type AuditLogDeps struct {
+	AuditLog *admin.AuditLog
+}
+
+// auditSection is the Audit log section.
+type auditSection struct {
+	*base
+	auditLog *admin.AuditLog
+}
+
 // addAuditRoutes registers the Audit log section.
-func (s *API) addAuditRoutes(r shell.Section) {
+func (s *auditSection) addAuditRoutes(r shell.Section) {
 	r.Get(Base+"/audit", s.auditPage)
 }
 
@@ -176,7 +187,7 @@ func (aq auditQuery) listing() admin.ListAuditLog {
 // auditPage lists the audit log through the admin API's query
 // (admin.AuditLog): the filters and the cursor are in the URL, so a
 // page can be shared.
-func (s *API) auditPage(c *gin.Context) {
+func (s *auditSection) auditPage(c *gin.Context) {
 	v, ok := s.view(c)
 	if !ok {
 		return

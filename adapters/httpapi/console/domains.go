@@ -23,8 +23,19 @@ import (
 // recheck, which wakes the verifier), and the administrator's create and
 // delete (Domains.CreateAsAdmin, DeleteAsAdmin).
 
+// DomainsDeps are the Domains section's use cases (domains.go).
+type DomainsDeps struct {
+	Domains *hostdomain.Domains // the trusted API's reads, the admin API's update, the administrator's create and delete
+}
+
+// domainsSection is the Domains section.
+type domainsSection struct {
+	*base
+	domains *hostdomain.Domains
+}
+
 // addDomainRoutes registers the Domains section.
-func (s *API) addDomainRoutes(r shell.Section) {
+func (s *domainsSection) addDomainRoutes(r shell.Section) {
 	const d = Base + "/domains/:id"
 	r.Get(Base+"/domains", s.domainsPage)
 	r.Get(d, s.domainPage)
@@ -103,7 +114,7 @@ func (dv *domainsView) rows(page hostdomain.DomainPage, cursor string) {
 
 // domainsPage lists domains through Domains.List, newest first, filtered
 // by status and organization, with the filters and the cursor in the URL.
-func (s *API) domainsPage(c *gin.Context) {
+func (s *domainsSection) domainsPage(c *gin.Context) {
 	v, ok := s.view(c)
 	if !ok {
 		return
@@ -113,7 +124,7 @@ func (s *API) domainsPage(c *gin.Context) {
 
 // showDomains renders the list with status, and a refused add form's
 // error, field and input.
-func (s *API) showDomains(c *gin.Context, v *shell.Visit, status int, msg, field, hostname, org string) {
+func (s *domainsSection) showDomains(c *gin.Context, v *shell.Visit, status int, msg, field, hostname, org string) {
 	var dq domainsQuery
 	bad, invalid := shell.BindQuery(c, &dq).First()
 	dv := domainsViewOf(dq, hostname, org)
@@ -145,7 +156,7 @@ type newDomainForm struct {
 
 // createDomain claims a hostname through Domains.CreateAsAdmin and shows
 // the new domain's records.
-func (s *API) createDomain(c *gin.Context, v *shell.Visit) {
+func (s *domainsSection) createDomain(c *gin.Context, v *shell.Visit) {
 	var df newDomainForm
 	if _, invalid := shell.BindForm(c, &df).First(); invalid {
 		s.showDomains(c, v, http.StatusBadRequest, "The organization id is too long.", "organization", keep(df.Hostname, 1024), "")
@@ -192,7 +203,7 @@ type recordRow struct {
 type domainForm struct{ Org, Reason, Confirm string }
 
 // domainPage shows a domain through Domains.Get.
-func (s *API) domainPage(c *gin.Context) {
+func (s *domainsSection) domainPage(c *gin.Context) {
 	v, ok := s.view(c)
 	if !ok {
 		return
@@ -202,7 +213,7 @@ func (s *API) domainPage(c *gin.Context) {
 
 // showDomain renders a domain's page with status, and a refused form's
 // error, field and input (nil: the stored values).
-func (s *API) showDomain(c *gin.Context, v *shell.Visit, status int, msg, field string, f *domainForm) {
+func (s *domainsSection) showDomain(c *gin.Context, v *shell.Visit, status int, msg, field string, f *domainForm) {
 	id := domain.DomainID(c.Param("id"))
 	if len(id) > maxID {
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The domain id is too long.", edge.FieldError{Location: "path.id", Message: "is too long"})
@@ -261,7 +272,7 @@ func domainPath(id string) string { return Base + "/domains/" + url.PathEscape(i
 
 // checkDomain asks for a check now: the admin API's recheck
 // (Domains.Update), which makes the domain due and wakes the verifier.
-func (s *API) checkDomain(c *gin.Context, v *shell.Visit) {
+func (s *domainsSection) checkDomain(c *gin.Context, v *shell.Visit) {
 	if _, err := s.domains.Update(c.Request.Context(), v.Req, domain.DomainID(c.Param("id")), hostdomain.UpdateDomain{Recheck: true}); err != nil {
 		s.shell.Refuse(c, err)
 		return
@@ -290,7 +301,7 @@ func (df *updateDomainForm) update() (cmd hostdomain.UpdateDomain, done, field s
 // updateDomain is the admin API's update (Domains.Update): part
 // "organization" moves the domain (empty: to none), part "verify" marks it
 // verified by hand with a reason.
-func (s *API) updateDomain(c *gin.Context, v *shell.Visit) {
+func (s *domainsSection) updateDomain(c *gin.Context, v *shell.Visit) {
 	var df updateDomainForm
 	bad, invalid := shell.BindForm(c, &df).First()
 	if invalid && bad.Name == "part" {
@@ -330,7 +341,7 @@ func updateRefusal(err error, field string) (string, bool) {
 
 // deleteDomain deletes through Domains.DeleteAsAdmin once the typed
 // confirmation is the hostname.
-func (s *API) deleteDomain(c *gin.Context, v *shell.Visit) {
+func (s *domainsSection) deleteDomain(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
 	id := domain.DomainID(c.Param("id"))
 	d, err := s.domains.Get(ctx, id)

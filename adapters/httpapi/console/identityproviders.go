@@ -65,8 +65,22 @@ type idpSecretForm struct {
 	Secret string `form:"clientSecret" validate:"maxbytes=4096"`
 }
 
+// IdentityProvidersDeps are the Identity providers section's use cases
+// (identityproviders.go).
+type IdentityProvidersDeps struct {
+	Providers  *federation.Providers // the providers
+	Federation *federation.SignIns   // their redirect URIs
+}
+
+// identityProvidersSection is the Identity providers section.
+type identityProvidersSection struct {
+	*base
+	providers *federation.Providers
+	signIns   *federation.SignIns
+}
+
 // addIdentityProviderRoutes registers the Identity providers section.
-func (s *API) addIdentityProviderRoutes(r shell.Section) {
+func (s *identityProvidersSection) addIdentityProviderRoutes(r shell.Section) {
 	const base = Base + "/identity-providers"
 	r.Get(base, s.identityProvidersPage)
 	r.Get(base+"/:id", s.identityProviderPage)
@@ -79,7 +93,7 @@ func (s *API) addIdentityProviderRoutes(r shell.Section) {
 
 func idpPath(id string) string { return Base + "/identity-providers/" + url.PathEscape(id) }
 
-func (s *API) idpRowOf(p domain.IdentityProvider) idpRow {
+func (s *identityProvidersSection) idpRowOf(p domain.IdentityProvider) idpRow {
 	r := idpRow{ID: string(p.ID), Preset: string(p.Preset), Name: p.Name, Issuer: p.Issuer, ClientID: p.ClientID,
 		Callback: s.signIns.RedirectURI(p.ID), Org: string(p.OrganizationID), Role: string(p.DefaultRole), Path: idpPath(string(p.ID)),
 		Scopes: p.Scopes, SecretSet: len(p.SealedClientSecret) > 0, Trusted: p.TrustedForLinking, Enabled: p.Enabled, RequireSSO: p.RequireSSO,
@@ -105,7 +119,7 @@ func idpFormOfProvider(p domain.IdentityProvider) idpForm {
 
 // identityProvidersPage lists the providers (federation.Providers.List,
 // as GET /api/admin/identity-providers).
-func (s *API) identityProvidersPage(c *gin.Context) {
+func (s *identityProvidersSection) identityProvidersPage(c *gin.Context) {
 	v, ok := s.view(c)
 	if !ok {
 		return
@@ -113,7 +127,7 @@ func (s *API) identityProvidersPage(c *gin.Context) {
 	s.showIdentityProviders(c, v, http.StatusOK, "", "", idpForm{Preset: "oidc", Enabled: true})
 }
 
-func (s *API) showIdentityProviders(c *gin.Context, v *shell.Visit, status int, msg, field string, f idpForm) {
+func (s *identityProvidersSection) showIdentityProviders(c *gin.Context, v *shell.Visit, status int, msg, field string, f idpForm) {
 	all, err := s.providers.List(c.Request.Context(), v.KeyRequest())
 	if err != nil {
 		s.shell.Refuse(c, err)
@@ -130,7 +144,7 @@ func (s *API) showIdentityProviders(c *gin.Context, v *shell.Visit, status int, 
 }
 
 // identityProviderPage shows one provider (federation.Providers.Get).
-func (s *API) identityProviderPage(c *gin.Context) {
+func (s *identityProvidersSection) identityProviderPage(c *gin.Context) {
 	v, ok := s.view(c)
 	if !ok {
 		return
@@ -140,7 +154,7 @@ func (s *API) identityProviderPage(c *gin.Context) {
 
 // showIdentityProvider renders a provider's page with status, and a
 // refused form's error, field and input (nil: the stored values).
-func (s *API) showIdentityProvider(c *gin.Context, v *shell.Visit, status int, msg, field string, f *idpForm, confirm string) {
+func (s *identityProvidersSection) showIdentityProvider(c *gin.Context, v *shell.Visit, status int, msg, field string, f *idpForm, confirm string) {
 	id := c.Param("id")
 	if len(id) > maxID {
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The provider id is too long.", edge.FieldError{Location: "path.id", Message: "is too long"})
@@ -252,7 +266,7 @@ func idpStatus(err error) int {
 
 // createIdentityProvider registers a provider
 // (federation.Providers.Create, as POST /api/admin/identity-providers).
-func (s *API) createIdentityProvider(c *gin.Context, v *shell.Visit) {
+func (s *identityProvidersSection) createIdentityProvider(c *gin.Context, v *shell.Visit) {
 	f, secret, msg, field := bindIdpForm(c, "")
 	if msg == "" && f.ID == "" { // after the form's bounds, as the page has always named them
 		msg, field = "The id is required: a-z, 0-9 and -.", "id"
@@ -279,7 +293,7 @@ func (s *API) createIdentityProvider(c *gin.Context, v *shell.Visit) {
 // updateIdentityProvider changes a provider (federation.Providers.Update,
 // as PATCH /api/admin/identity-providers/{id}); an empty secret keeps the
 // sealed one.
-func (s *API) updateIdentityProvider(c *gin.Context, v *shell.Visit) {
+func (s *identityProvidersSection) updateIdentityProvider(c *gin.Context, v *shell.Visit) {
 	f, secret, msg, field := bindIdpForm(c, c.Param("id"))
 	if msg != "" {
 		s.showIdentityProvider(c, v, http.StatusBadRequest, msg, field, &f, "")
@@ -298,7 +312,7 @@ func (s *API) updateIdentityProvider(c *gin.Context, v *shell.Visit) {
 
 // setIdentityProviderEnabled turns a provider on or off, as the admin
 // API's enable and disable routes do (federation.Providers.Update).
-func (s *API) setIdentityProviderEnabled(on bool) func(c *gin.Context, v *shell.Visit) {
+func (s *identityProvidersSection) setIdentityProviderEnabled(on bool) func(c *gin.Context, v *shell.Visit) {
 	return func(c *gin.Context, v *shell.Visit) {
 		if _, err := s.providers.Update(c.Request.Context(), v.KeyRequest(), federation.ProviderInput{ID: c.Param("id"), Enabled: &on}); err != nil {
 			s.shell.Refuse(c, err)
@@ -314,7 +328,7 @@ func (s *API) setIdentityProviderEnabled(on bool) func(c *gin.Context, v *shell.
 
 // deleteIdentityProvider removes a provider with its linked accounts
 // (federation.Providers.Delete) once the typed confirmation is its id.
-func (s *API) deleteIdentityProvider(c *gin.Context, v *shell.Visit) {
+func (s *identityProvidersSection) deleteIdentityProvider(c *gin.Context, v *shell.Visit) {
 	id := c.Param("id")
 	if confirm := confirmation(c); confirm != id {
 		if len(confirm) > 128 {

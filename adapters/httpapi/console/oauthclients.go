@@ -24,8 +24,20 @@ const oauthClientsPath = Base + "/oauth-clients"
 // their line ends), the use case's own bounds.
 const maxURIsField = 20 * 2050
 
+// OAuthClientsDeps are the OAuth clients section's use cases
+// (oauthclients.go).
+type OAuthClientsDeps struct {
+	OAuthClients *oidc.OAuthClients
+}
+
+// oauthClientsSection is the OAuth clients section.
+type oauthClientsSection struct {
+	*base
+	oauthClients *oidc.OAuthClients
+}
+
 // addOAuthClientRoutes registers the OAuth clients section.
-func (s *API) addOAuthClientRoutes(r shell.Section) {
+func (s *oauthClientsSection) addOAuthClientRoutes(r shell.Section) {
 	r.Get(oauthClientsPath, s.oauthClientsPage)
 	r.Get(oauthClientsPath+"/:id", s.oauthClientPage)
 	r.Post(oauthClientsPath, s.registerOAuthClient)
@@ -104,7 +116,7 @@ type oauthClientsView struct {
 }
 
 // oauthClientsPage lists the clients, paged, the state in the URL.
-func (s *API) oauthClientsPage(c *gin.Context) {
+func (s *oauthClientsSection) oauthClientsPage(c *gin.Context) {
 	v, ok := s.view(c)
 	if !ok {
 		return
@@ -131,7 +143,7 @@ func (ov *oauthClientsView) rows(clients []domain.OAuthClient, lq listQuery) boo
 
 // showOAuthClients renders the list with status, a refused form's error,
 // field and input, and the list's state q.
-func (s *API) showOAuthClients(c *gin.Context, v *shell.Visit, status int, msg, field string, f oauthClientForm, q url.Values) {
+func (s *oauthClientsSection) showOAuthClients(c *gin.Context, v *shell.Visit, status int, msg, field string, f oauthClientForm, q url.Values) {
 	ov := &oauthClientsView{Form: f}
 	p := sectionPage(v, "OAuth clients", "oauth-clients", deletedNotice(q, oauthClientDeleted))
 	p.Error, p.Field = msg, field
@@ -154,7 +166,7 @@ func (s *API) showOAuthClients(c *gin.Context, v *shell.Visit, status int, msg, 
 
 // registerOAuthClient registers through OAuthClients.Register; a
 // confidential client's secret is shown this once.
-func (s *API) registerOAuthClient(c *gin.Context, v *shell.Visit) {
+func (s *oauthClientsSection) registerOAuthClient(c *gin.Context, v *shell.Visit) {
 	f, msg, field := bindOAuthClientForm(c)
 	if msg != "" {
 		s.showOAuthClients(c, v, http.StatusBadRequest, msg, field, f.kept(), url.Values{})
@@ -186,7 +198,7 @@ type oauthClientView struct {
 }
 
 // oauthClientPage shows a client (OAuthClients.Get).
-func (s *API) oauthClientPage(c *gin.Context) {
+func (s *oauthClientsSection) oauthClientPage(c *gin.Context) {
 	v, ok := s.view(c)
 	if !ok {
 		return
@@ -196,7 +208,7 @@ func (s *API) oauthClientPage(c *gin.Context) {
 
 // showOAuthClient renders a client's page; f, when not nil, is a refused
 // form's input, else the form shows the client as it is.
-func (s *API) showOAuthClient(c *gin.Context, v *shell.Visit, status int, msg, field string, f *oauthClientForm) {
+func (s *oauthClientsSection) showOAuthClient(c *gin.Context, v *shell.Visit, status int, msg, field string, f *oauthClientForm) {
 	id := c.Param("id")
 	if len(id) > maxID {
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The client id is too long.", edge.FieldError{Location: "path.id", Message: "is too long"})
@@ -222,7 +234,7 @@ func (s *API) showOAuthClient(c *gin.Context, v *shell.Visit, status int, msg, f
 
 // updateOAuthClient saves the name, redirect URIs and first-party flag
 // through OAuthClients.Update.
-func (s *API) updateOAuthClient(c *gin.Context, v *shell.Visit) {
+func (s *oauthClientsSection) updateOAuthClient(c *gin.Context, v *shell.Visit) {
 	f, msg, field := bindOAuthClientForm(c)
 	f.Confirm = ""
 	if msg != "" {
@@ -250,7 +262,7 @@ func (s *API) updateOAuthClient(c *gin.Context, v *shell.Visit) {
 
 // rotateOAuthClientSecret gives a confidential client a new secret through
 // OAuthClients.RotateSecret and shows it once.
-func (s *API) rotateOAuthClientSecret(c *gin.Context, v *shell.Visit) {
+func (s *oauthClientsSection) rotateOAuthClientSecret(c *gin.Context, v *shell.Visit) {
 	issued, err := s.oauthClients.RotateSecret(c.Request.Context(), v.KeyRequest(), domain.OAuthClientID(c.Param("id")))
 	if err != nil {
 		s.shell.Refuse(c, err)
@@ -263,7 +275,7 @@ func (s *API) rotateOAuthClientSecret(c *gin.Context, v *shell.Visit) {
 
 // deleteOAuthClient deletes through OAuthClients.Delete once the typed
 // confirmation is the client's name.
-func (s *API) deleteOAuthClient(c *gin.Context, v *shell.Visit) {
+func (s *oauthClientsSection) deleteOAuthClient(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
 	id := domain.OAuthClientID(c.Param("id"))
 	cl, err := s.oauthClients.Get(ctx, v.KeyRequest(), id)

@@ -24,8 +24,20 @@ import (
 // the administrator's request (usecase.AdminRequest) as the caller: the
 // same rules, the same events, and audit entries naming the administrator.
 
+// OrganizationsDeps are the Organizations section's use cases
+// (organizations.go).
+type OrganizationsDeps struct {
+	Organizations *organization.Organizations // the by-id use cases, the trusted API's
+}
+
+// organizationsSection is the Organizations section.
+type organizationsSection struct {
+	*base
+	organizations *organization.Organizations
+}
+
 // addOrganizationRoutes registers the Organizations section.
-func (s *API) addOrganizationRoutes(r shell.Section) {
+func (s *organizationsSection) addOrganizationRoutes(r shell.Section) {
 	const org = Base + "/organizations/:id"
 	r.Get(Base+"/organizations", s.organizationsPage)
 	r.Get(org, s.organizationPage)
@@ -97,7 +109,7 @@ func organizationsViewOf(oq organizationsQuery, page *organization.Organizations
 
 // organizationsPage lists every organization through Organizations.ListAll,
 // newest first; the search and the cursor are in the URL.
-func (s *API) organizationsPage(c *gin.Context) {
+func (s *organizationsSection) organizationsPage(c *gin.Context) {
 	v, ok := s.view(c)
 	if !ok {
 		return
@@ -159,7 +171,7 @@ type invitationRow struct {
 var orgRoles = []string{string(domain.OrgRoleMember), string(domain.OrgRoleAdmin), string(domain.OrgRoleOwner)}
 
 // organizationPage shows an organization.
-func (s *API) organizationPage(c *gin.Context) {
+func (s *organizationsSection) organizationPage(c *gin.Context) {
 	v, ok := s.view(c)
 	if !ok {
 		return
@@ -186,7 +198,7 @@ type orgState struct {
 
 // showOrganization renders an organization's page with status, and a
 // refused form's error, field and input (nil: the stored settings).
-func (s *API) showOrganization(c *gin.Context, v *shell.Visit, status int, msg, field string, f *orgForm) {
+func (s *organizationsSection) showOrganization(c *gin.Context, v *shell.Visit, status int, msg, field string, f *orgForm) {
 	id := domain.OrganizationID(c.Param("id"))
 	if len(id) > maxID {
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The organization id is too long.", edge.FieldError{Location: "path.id", Message: "is too long"})
@@ -213,14 +225,14 @@ func (s *API) showOrganization(c *gin.Context, v *shell.Visit, status int, msg, 
 
 // badMembersPage refuses an organization's page whose members cursor is
 // not a page of members, saying msg.
-func (s *API) badMembersPage(c *gin.Context, msg string) {
+func (s *organizationsSection) badMembersPage(c *gin.Context, msg string) {
 	s.shell.Refusal(c, http.StatusBadRequest, "Bad request", msg, edge.FieldError{Location: "query.members", Message: "is not a page of members"})
 }
 
 // readOrganization reads an organization's page through its use cases
 // (GetByID, ListMembersByID from the members cursor, ListInvitationsByID);
 // a cursor the use case refuses is errMembersPage.
-func (s *API) readOrganization(ctx context.Context, v *shell.Visit, id domain.OrganizationID, members string) (orgState, error) {
+func (s *organizationsSection) readOrganization(ctx context.Context, v *shell.Visit, id domain.OrganizationID, members string) (orgState, error) {
 	var st orgState
 	var err error
 	if st.org, err = s.organizations.GetByID(ctx, v.Req, id); err != nil {
@@ -297,7 +309,7 @@ func formField(err error) (field, msg string, ok bool) {
 }
 
 // updateOrganization saves the settings through Organizations.UpdateByID.
-func (s *API) updateOrganization(c *gin.Context, v *shell.Visit) {
+func (s *organizationsSection) updateOrganization(c *gin.Context, v *shell.Visit) {
 	var sf settingsForm
 	shell.BindForm(c, &sf) // the use case checks it
 	f := orgForm{Settings: true, Name: sf.Name, Slug: sf.Slug, Logo: sf.Logo, Metadata: sf.Metadata}
@@ -359,7 +371,7 @@ type (
 
 // changeMemberRole replaces a member's role through
 // Organizations.UpdateMemberRoleByID; the last owner keeps theirs.
-func (s *API) changeMemberRole(c *gin.Context, v *shell.Visit) {
+func (s *organizationsSection) changeMemberRole(c *gin.Context, v *shell.Visit) {
 	var mf memberForm
 	if _, invalid := shell.BindForm(c, &mf).First(); invalid {
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The member id is missing or too long. Nothing was changed.", edge.FieldError{Location: "body.member", Message: "is not a member id"})
@@ -381,7 +393,7 @@ func (s *API) changeMemberRole(c *gin.Context, v *shell.Visit) {
 }
 
 // removeMember removes a member through Organizations.RemoveMemberByID.
-func (s *API) removeMember(c *gin.Context, v *shell.Visit) {
+func (s *organizationsSection) removeMember(c *gin.Context, v *shell.Visit) {
 	var mf memberForm
 	if _, invalid := shell.BindForm(c, &mf).First(); invalid {
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The member id is missing or too long. Nothing was changed.", edge.FieldError{Location: "body.member", Message: "is not a member id"})
@@ -402,7 +414,7 @@ func (s *API) removeMember(c *gin.Context, v *shell.Visit) {
 // inviteMember sends an invitation through Organizations.InviteByID, with
 // the administrator as the inviter when they are a member (the mail then
 // names them), and without one otherwise, as the trusted API may.
-func (s *API) inviteMember(c *gin.Context, v *shell.Visit) {
+func (s *organizationsSection) inviteMember(c *gin.Context, v *shell.Visit) {
 	var inf inviteForm
 	shell.BindForm(c, &inf) // the use case checks it
 	f := orgForm{Email: inf.Email, Role: inf.Role}
@@ -422,14 +434,14 @@ func (s *API) inviteMember(c *gin.Context, v *shell.Visit) {
 }
 
 // invite runs InviteByID for the organization of the page.
-func (s *API) invite(c *gin.Context, v *shell.Visit, cmd organization.InviteAddress) error {
+func (s *organizationsSection) invite(c *gin.Context, v *shell.Visit, cmd organization.InviteAddress) error {
 	_, err := s.organizations.InviteByID(c.Request.Context(), v.Req, domain.OrganizationID(c.Param("id")), cmd)
 	return err
 }
 
 // revokeInvitation cancels an open invitation through
 // Organizations.RevokeInvitation.
-func (s *API) revokeInvitation(c *gin.Context, v *shell.Visit) {
+func (s *organizationsSection) revokeInvitation(c *gin.Context, v *shell.Visit) {
 	var inv invitationForm
 	if _, invalid := shell.BindForm(c, &inv).First(); invalid {
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The invitation id is missing or too long. Nothing was changed.",
@@ -446,7 +458,7 @@ func (s *API) revokeInvitation(c *gin.Context, v *shell.Visit) {
 
 // resendInvitation renews an invitation and mails it again through
 // Organizations.ResendInvitationByID, for its address and roles as listed.
-func (s *API) resendInvitation(c *gin.Context, v *shell.Visit) {
+func (s *organizationsSection) resendInvitation(c *gin.Context, v *shell.Visit) {
 	var inf invitationForm
 	shell.BindForm(c, &inf) // the use case refuses an id no invitation of the organization has
 	_, err := s.organizations.ResendInvitationByID(c.Request.Context(), v.Req, domain.OrganizationID(c.Param("id")), domain.InvitationID(inf.Invitation))
@@ -464,7 +476,7 @@ func (s *API) resendInvitation(c *gin.Context, v *shell.Visit) {
 
 // deleteOrganization deletes through Organizations.DeleteByID once the
 // typed confirmation is the organization's slug.
-func (s *API) deleteOrganization(c *gin.Context, v *shell.Visit) {
+func (s *organizationsSection) deleteOrganization(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
 	id := domain.OrganizationID(c.Param("id"))
 	oc, err := s.organizations.GetByID(ctx, v.Req, id)

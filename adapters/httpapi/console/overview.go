@@ -36,8 +36,19 @@ type overviewDomainCount struct {
 	Count  int
 }
 
+// OverviewDeps are the Overview section's use cases (overview.go).
+type OverviewDeps struct {
+	Dashboard *admin.Dashboard // the counts, the sign-ins and the latest audit entries
+}
+
+// overviewSection is the Overview section.
+type overviewSection struct {
+	*base
+	overview *admin.Dashboard
+}
+
 // addOverviewRoutes registers the Overview section.
-func (s *API) addOverviewRoutes(r shell.Section) {
+func (s *overviewSection) addOverviewRoutes(r shell.Section) {
 	r.Get(Base+"/overview", s.overviewPage)
 }
 
@@ -46,7 +57,7 @@ func (s *API) addOverviewRoutes(r shell.Section) {
 // drawn here (no style attribute, no script: the CSP holds) with their
 // numbers in a table beside them. Their steps are named in UTC: the
 // server does not know the viewer's zone, and says so.
-func (s *API) overviewPage(c *gin.Context) {
+func (s *overviewSection) overviewPage(c *gin.Context) {
 	v, ok := s.view(c)
 	if !ok {
 		return

@@ -16,9 +16,10 @@ import (
 	"github.com/gatehouse/gatehouse/domain"
 )
 
-// The pieces the Service keys, OAuth clients and Signing keys sections
-// share: the secret shown once, paging over a use case's full list, and a
-// use case's field violations as the form's error.
+// The pieces the sections share: the secret shown once (Service keys,
+// OAuth clients), paging over a use case's full list (those and Signing
+// keys), a deletion's confirmation and notice, a use case's field
+// violations as the form's error, and a refused value kept or not.
 
 // secretView is the page that shows a new secret, the one time it exists
 // outside the hash storage keeps. It is the answer to the form post that
@@ -37,7 +38,7 @@ type secretView struct {
 }
 
 // showSecret renders the secret page.
-func (s *API) showSecret(c *gin.Context, v *shell.Visit, section, title string, sv *secretView) {
+func (s *base) showSecret(c *gin.Context, v *shell.Visit, section, title string, sv *secretView) {
 	p := v.Page(title)
 	p.Section = section
 	s.pages.secret.Render(c, http.StatusOK, p, sv)
@@ -129,37 +130,6 @@ func pageAfter[T any](rows []T, id func(T) string, lq listQuery) (page []T, next
 		next = id(rows[end-1])
 	}
 	return rows[start:end], next, true
-}
-
-// badPageLink is a list page's error when the use case refuses its cursor.
-const badPageLink = "The page link is not valid: start from the first page."
-
-// sectionPage is a page of section titled title, saying notice.
-func sectionPage(v *shell.Visit, title, section, notice string) *shell.Page {
-	p := v.Page(title)
-	p.Section, p.Notice = section, notice
-	return p
-}
-
-// refused renders page t with status 400, p saying msg of field: a page
-// whose query or cursor is refused, showing view.
-func refused[V any](c *gin.Context, t *shell.Template[V], p *shell.Page, msg, field string, view V) {
-	p.Error, p.Field = msg, field
-	t.Render(c, http.StatusBadRequest, p, view)
-}
-
-// pageLinks are the links of a list at path filtered as link says: to the
-// first page (when on a later one, after cursor) and to the next (when
-// there is one, after next).
-func pageLinks(path string, link url.Values, cursor, next string) (first, nextURL string) {
-	if cursor != "" {
-		first = edge.PageURL(path, link)
-	}
-	if next != "" {
-		link.Set("cursor", next)
-		nextURL = edge.PageURL(path, link)
-	}
-	return first, nextURL
 }
 
 // pager is a list's links: the first page (when not on it) and the next.

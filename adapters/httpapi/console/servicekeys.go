@@ -20,8 +20,20 @@ import (
 
 const serviceKeysPath = Base + "/service-keys"
 
+// ServiceKeysDeps are the Service keys section's use cases
+// (servicekeys.go).
+type ServiceKeysDeps struct {
+	ServiceKeys *servicekey.ServiceKeys
+}
+
+// serviceKeysSection is the Service keys section.
+type serviceKeysSection struct {
+	*base
+	serviceKeys *servicekey.ServiceKeys
+}
+
 // addServiceKeyRoutes registers the Service keys section.
-func (s *API) addServiceKeyRoutes(r shell.Section) {
+func (s *serviceKeysSection) addServiceKeyRoutes(r shell.Section) {
 	r.Get(serviceKeysPath, s.serviceKeysPage)
 	r.Get(serviceKeysPath+"/:id", s.serviceKeyPage)
 	r.Post(serviceKeysPath, s.createServiceKey)
@@ -82,7 +94,7 @@ func knownScopes() []string {
 }
 
 // serviceKeysPage lists the keys, filtered by status and paged, all in the URL.
-func (s *API) serviceKeysPage(c *gin.Context) {
+func (s *serviceKeysSection) serviceKeysPage(c *gin.Context) {
 	v, ok := s.view(c)
 	if !ok {
 		return
@@ -135,7 +147,7 @@ func (sv *serviceKeysView) rows(keys []*domain.ServiceKey, now time.Time, lq lis
 
 // showServiceKeys renders the list with status, a refused form's error,
 // field and input, and the list's state q.
-func (s *API) showServiceKeys(c *gin.Context, v *shell.Visit, status int, msg, field string, f serviceKeyForm, q url.Values) {
+func (s *serviceKeysSection) showServiceKeys(c *gin.Context, v *shell.Visit, status int, msg, field string, f serviceKeyForm, q url.Values) {
 	lq, kq, bad, badField := bindServiceKeysQuery(q)
 	sv := &serviceKeysView{Status: kq.Status, Limit: q.Get("limit"), Scopes: knownScopes(), Form: f}
 	p := sectionPage(v, "Service keys", "service-keys", kq.notice())
@@ -204,7 +216,7 @@ func (kf newServiceKeyForm) shown() serviceKeyForm {
 
 // createServiceKey issues a key through ServiceKeys.Create and answers
 // with its secret, shown this once.
-func (s *API) createServiceKey(c *gin.Context, v *shell.Visit) {
+func (s *serviceKeysSection) createServiceKey(c *gin.Context, v *shell.Visit) {
 	var kf newServiceKeyForm
 	if bad, invalid := shell.BindForm(c, &kf).First(); invalid {
 		s.showServiceKeys(c, v, http.StatusBadRequest, kf.refusal(bad.Name), bad.Name, kf.shown(), url.Values{})
@@ -236,7 +248,7 @@ type serviceKeyView struct {
 var overlaps = map[string]time.Duration{"0": 0, "1h": time.Hour, "24h": 24 * time.Hour, "7d": 7 * 24 * time.Hour, "30d": servicekey.MaxRotationOverlap}
 
 // serviceKeyPage shows a key (found in ServiceKeys.List, as the admin API lists it).
-func (s *API) serviceKeyPage(c *gin.Context) {
+func (s *serviceKeysSection) serviceKeyPage(c *gin.Context) {
 	v, ok := s.view(c)
 	if !ok {
 		return
@@ -244,7 +256,7 @@ func (s *API) serviceKeyPage(c *gin.Context) {
 	s.showServiceKey(c, v, http.StatusOK, "", "", "")
 }
 
-func (s *API) showServiceKey(c *gin.Context, v *shell.Visit, status int, msg, field, overlap string) {
+func (s *serviceKeysSection) showServiceKey(c *gin.Context, v *shell.Visit, status int, msg, field, overlap string) {
 	id := c.Param("id")
 	if len(id) > maxID {
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The key id is too long.")
@@ -275,7 +287,7 @@ type rotateKeyForm struct {
 
 // rotateServiceKey issues a new secret through ServiceKeys.Rotate, the old
 // one working for the chosen overlap, and shows the new one once.
-func (s *API) rotateServiceKey(c *gin.Context, v *shell.Visit) {
+func (s *serviceKeysSection) rotateServiceKey(c *gin.Context, v *shell.Visit) {
 	var rf rotateKeyForm
 	if _, invalid := shell.BindForm(c, &rf).First(); invalid {
 		s.showServiceKey(c, v, http.StatusBadRequest, "Choose how long the old secret keeps working.", "overlap", "")
@@ -296,7 +308,7 @@ func (s *API) rotateServiceKey(c *gin.Context, v *shell.Visit) {
 }
 
 // revokeServiceKey ends a key and all its secrets through ServiceKeys.Revoke.
-func (s *API) revokeServiceKey(c *gin.Context, v *shell.Visit) {
+func (s *serviceKeysSection) revokeServiceKey(c *gin.Context, v *shell.Visit) {
 	if err := s.serviceKeys.Revoke(c.Request.Context(), v.KeyRequest(), domain.ServiceKeyID(c.Param("id"))); err != nil {
 		s.shell.Refuse(c, err)
 		return

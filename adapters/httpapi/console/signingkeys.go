@@ -18,8 +18,20 @@ import (
 
 const signingKeysPath = Base + "/signing-keys"
 
+// SigningKeysDeps are the Signing keys section's use cases
+// (signingkeys.go).
+type SigningKeysDeps struct {
+	SigningKeys *oidc.SigningKeys
+}
+
+// signingKeysSection is the Signing keys section.
+type signingKeysSection struct {
+	*base
+	signingKeys *oidc.SigningKeys
+}
+
 // addSigningKeyRoutes registers the Signing keys section.
-func (s *API) addSigningKeyRoutes(r shell.Section) {
+func (s *signingKeysSection) addSigningKeyRoutes(r shell.Section) {
 	r.Get(signingKeysPath, s.signingKeysPage)
 	r.Post(signingKeysPath+"/rotate", s.rotateSigningKeys)
 }
@@ -39,7 +51,7 @@ type signingKeyRow struct {
 }
 
 // signingKeysPage lists the published keys, newest first, paged.
-func (s *API) signingKeysPage(c *gin.Context) {
+func (s *signingKeysSection) signingKeysPage(c *gin.Context) {
 	v, ok := s.view(c)
 	if !ok {
 		return
@@ -74,7 +86,7 @@ func (kv *signingKeysView) rows(keys []oidc.SigningKeyView, lq listQuery) bool {
 
 // showSigningKeys renders the list with status, and a refused rotate
 // form's error, field and input.
-func (s *API) showSigningKeys(c *gin.Context, v *shell.Visit, status int, msg, field, alg string, immediate bool) {
+func (s *signingKeysSection) showSigningKeys(c *gin.Context, v *shell.Visit, status int, msg, field, alg string, immediate bool) {
 	kv := signingKeysViewOf(alg, immediate)
 	p := sectionPage(v, "Signing keys", "signing-keys", keyNotices.Of(c))
 	p.Error, p.Field = msg, field
@@ -113,7 +125,7 @@ func (rf rotateKeysForm) command() oidc.RotateSigningKeys {
 
 // rotateSigningKeys makes new keys through SigningKeys.Rotate: for one
 // algorithm or both, at the next activation or (a compromised key) now.
-func (s *API) rotateSigningKeys(c *gin.Context, v *shell.Visit) {
+func (s *signingKeysSection) rotateSigningKeys(c *gin.Context, v *shell.Visit) {
 	var rf rotateKeysForm
 	shell.BindForm(c, &rf) // the use case checks the algorithm
 	if _, err := s.signingKeys.Rotate(c.Request.Context(), v.KeyRequest(), rf.command()); err != nil {

@@ -18,6 +18,44 @@ import (
 	"github.com/gatehouse/gatehouse/domain"
 )
 
+// UsersDeps are the Users section's use cases (users.go): a user's page,
+// its actions, and impersonation.
+type UsersDeps struct {
+	Administration *admin.Administration // the search, bans, sessions, impersonation, deletion
+	Factors        *mfa.Factors          // a user's page and the reset of their factors
+	Memberships    *admin.Memberships    // a user's organizations
+	LinkedAccounts *federation.Accounts  // a user's linked accounts
+}
+
+// usersSection is the Users section, with impersonating a user and
+// stopping.
+type usersSection struct {
+	*base
+	administration *admin.Administration
+	factors        *mfa.Factors
+	memberships    *admin.Memberships
+	linked         *federation.Accounts
+}
+
+// addUserRoutes registers the Users section.
+func (s *usersSection) addUserRoutes(r shell.Section) {
+	r.Get(Base+"/users", s.usersPage)
+	r.Get(Base+"/users/:id", s.userPage)
+	r.Post(Base+"/users/:id/ban", s.banUser)
+	r.Post(Base+"/users/:id/unban", s.unbanUser)
+	r.Post(Base+"/users/:id/sessions/revoke", s.revokeSession)
+	r.Post(Base+"/users/:id/sessions/revoke-all", s.revokeSessions)
+	r.Post(Base+"/users/:id/password-reset", s.sendPasswordReset)
+	r.Post(Base+"/users/:id/factors/reset", s.resetFactors)
+	r.Post(Base+"/users/:id/linked/unlink", s.unlinkAccount)
+	r.Post(Base+"/users/:id/impersonate", s.impersonate)
+	r.Post(Base+"/users/:id/delete", s.deleteUser)
+	// Stopping is the one form an impersonation session may post
+	// (edge.Impersonation): the route's policy says so, as the framework's
+	// stop-impersonating does.
+	r.AllowedWhileImpersonating().Post(stopPath, s.stopImpersonating)
+}
+
 // usersView is the users list: the query as given (kept in the form and
 // the links) and one page.
 type usersView struct {
@@ -30,17 +68,6 @@ type userRow struct {
 	ID, Email, Name         string
 	Banned, Verified, Admin bool
 	Created                 time.Time
-}
-
-// view enters the console for a page: an impersonation sees only the
-// banner's page.
-func (s *API) view(c *gin.Context) (*shell.Visit, bool) {
-	v, ok := s.enter(c)
-	if ok && v.Impersonating() {
-		s.pages.impersonating.Render(c, http.StatusOK, v.Page("Impersonating"), struct{}{})
-		return nil, false
-	}
-	return v, ok
 }
 
 // usersQuery is the Users page's query: search, filters and the cursor,
@@ -96,7 +123,7 @@ func (uq usersQuery) notice() string {
 
 // usersPage lists users through the admin API's search
 // (Administration.SearchUsers).
-func (s *API) usersPage(c *gin.Context) {
+func (s *usersSection) usersPage(c *gin.Context) {
 	v, ok := s.view(c)
 	if !ok {
 		return
@@ -124,7 +151,7 @@ func (s *API) usersPage(c *gin.Context) {
 
 // usersRows fills uv with page's users and the links to the first and the
 // next page.
-func (s *API) usersRows(uv *usersView, v *shell.Visit, page admin.UsersPage, cursor string) {
+func (s *usersSection) usersRows(uv *usersView, v *shell.Visit, page admin.UsersPage, cursor string) {
 	for _, u := range page.Users {
 		uv.Rows = append(uv.Rows, userRow{ID: string(u.ID()), Email: string(u.Email()), Name: u.Name(), Banned: u.IsBanned(v.Now),
 			Verified: u.EmailVerified(), Admin: s.administration.IsAdmin(u), Created: u.CreatedAt()})
@@ -168,7 +195,7 @@ type sessionRow struct {
 
 // userPage shows a user: the admin API's reads (Factors.GetUser,
 // Administration.ListUserSessions), and the forms of its actions.
-func (s *API) userPage(c *gin.Context) {
+func (s *usersSection) userPage(c *gin.Context) {
 	v, ok := s.view(c)
 	if !ok {
 		return
@@ -188,7 +215,7 @@ type userState struct {
 
 // showUser renders the user page with status, and a refused form's error,
 // field and input.
-func (s *API) showUser(c *gin.Context, v *shell.Visit, status int, msg, field string, f userForm) {
+func (s *usersSection) showUser(c *gin.Context, v *shell.Visit, status int, msg, field string, f userForm) {
 	id := domain.UserID(c.Param("id"))
 	if len(id) > maxID {
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The user id is too long.", edge.FieldError{Location: "path.id", Message: "is too long"})
@@ -208,7 +235,7 @@ func (s *API) showUser(c *gin.Context, v *shell.Visit, status int, msg, field st
 // readUser reads a user's page through the admin API's use cases
 // (Factors.GetUser, Administration.ListUserSessions, Accounts.LinkedFor,
 // Memberships.OfUser).
-func (s *API) readUser(ctx context.Context, v *shell.Visit, id domain.UserID) (userState, error) {
+func (s *usersSection) readUser(ctx context.Context, v *shell.Visit, id domain.UserID) (userState, error) {
 	var st userState
 	var err error
 	if st.user, err = s.factors.GetUser(ctx, v.Req, id); err != nil {
@@ -225,7 +252,7 @@ func (s *API) readUser(ctx context.Context, v *shell.Visit, id domain.UserID) (u
 }
 
 // userViewOf is a user's page: st, with a refused form's input f.
-func (s *API) userViewOf(st userState, f userForm, now time.Time) *userView {
+func (s *usersSection) userViewOf(st userState, f userForm, now time.Time) *userView {
 	uf := st.user
 	u, acc := uf.User, uf.User.Access()
 	uv := &userView{ID: string(u.ID()), Email: string(u.Email()), Name: u.Name(), Path: Base + "/users/" + url.PathEscape(string(u.ID())),
@@ -292,7 +319,7 @@ func (bf banForm) expires() time.Duration {
 }
 
 // banUser bans through Administration.BanUser, as the admin API does.
-func (s *API) banUser(c *gin.Context, v *shell.Visit) {
+func (s *usersSection) banUser(c *gin.Context, v *shell.Visit) {
 	var bf banForm
 	if bad, invalid := shell.BindForm(c, &bf).First(); invalid {
 		f := userForm{Reason: bf.Reason, Days: bf.DaysTyped}
@@ -312,7 +339,7 @@ func (s *API) banUser(c *gin.Context, v *shell.Visit) {
 }
 
 // unbanUser lifts a ban through Administration.UnbanUser.
-func (s *API) unbanUser(c *gin.Context, v *shell.Visit) {
+func (s *usersSection) unbanUser(c *gin.Context, v *shell.Visit) {
 	if _, err := s.administration.UnbanUser(c.Request.Context(), v.Req, domain.UserID(c.Param("id"))); err != nil {
 		s.shell.Refuse(c, err)
 		return
@@ -322,7 +349,7 @@ func (s *API) unbanUser(c *gin.Context, v *shell.Visit) {
 
 // revokeSession ends one of the user's sessions through
 // Administration.RevokeSessionOf, which refuses a session of someone else.
-func (s *API) revokeSession(c *gin.Context, v *shell.Visit) {
+func (s *usersSection) revokeSession(c *gin.Context, v *shell.Visit) {
 	var sf sessionForm
 	shell.BindForm(c, &sf) // the use case refuses an id none of the user's sessions has
 	err := s.administration.RevokeSessionOf(c.Request.Context(), v.Req, domain.UserID(c.Param("id")), domain.SessionID(sf.Session))
@@ -340,7 +367,7 @@ func (s *API) revokeSession(c *gin.Context, v *shell.Visit) {
 
 // revokeSessions ends all the user's sessions through
 // Administration.RevokeUserSessions.
-func (s *API) revokeSessions(c *gin.Context, v *shell.Visit) {
+func (s *usersSection) revokeSessions(c *gin.Context, v *shell.Visit) {
 	if err := s.administration.RevokeUserSessions(c.Request.Context(), v.Req, domain.UserID(c.Param("id"))); err != nil {
 		s.shell.Refuse(c, err)
 		return
@@ -351,7 +378,7 @@ func (s *API) revokeSessions(c *gin.Context, v *shell.Visit) {
 // sendPasswordReset mails the user a reset link through
 // Factors.SendPasswordReset, the admin API's own action (audited as
 // admin.send-password-reset).
-func (s *API) sendPasswordReset(c *gin.Context, v *shell.Visit) {
+func (s *usersSection) sendPasswordReset(c *gin.Context, v *shell.Visit) {
 	err := s.factors.SendPasswordReset(c.Request.Context(), v.Req, domain.UserID(c.Param("id")), s.Config.BaseURL+edge.ResetPasswordForm.Page)
 	if err != nil {
 		s.shell.Refuse(c, err)
@@ -362,7 +389,7 @@ func (s *API) sendPasswordReset(c *gin.Context, v *shell.Visit) {
 
 // resetFactors removes the user's second factors through
 // Factors.ResetFactors, as the admin API's factor reset does.
-func (s *API) resetFactors(c *gin.Context, v *shell.Visit) {
+func (s *usersSection) resetFactors(c *gin.Context, v *shell.Visit) {
 	if err := s.factors.ResetFactors(c.Request.Context(), v.Req, domain.UserID(c.Param("id"))); err != nil {
 		s.shell.Refuse(c, err)
 		return
@@ -373,7 +400,7 @@ func (s *API) resetFactors(c *gin.Context, v *shell.Visit) {
 // unlinkAccount removes one of the user's linked accounts through
 // LinkedAccounts.UnlinkFor, as the admin API's unlink does: their last way
 // to sign in is refused.
-func (s *API) unlinkAccount(c *gin.Context, v *shell.Visit) {
+func (s *usersSection) unlinkAccount(c *gin.Context, v *shell.Visit) {
 	var af linkedAccountForm
 	if _, invalid := shell.BindForm(c, &af).First(); invalid {
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "Say which linked account to unlink. Nothing was changed.",
@@ -390,7 +417,7 @@ func (s *API) unlinkAccount(c *gin.Context, v *shell.Visit) {
 // impersonate starts an impersonation through
 // Administration.ImpersonateUser and switches this browser to it, keeping
 // the administrator's session aside, as the admin plugin's route does.
-func (s *API) impersonate(c *gin.Context, v *shell.Visit) {
+func (s *usersSection) impersonate(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
 	adminToken, _ := s.Cookies.Token(c.Request)
 	res, err := s.administration.ImpersonateUser(ctx, v.Req, domain.UserID(c.Param("id")), edge.RequestInfoFrom(ctx).Client())
@@ -408,7 +435,7 @@ func (s *API) impersonate(c *gin.Context, v *shell.Visit) {
 // stopImpersonating ends the impersonation through
 // Administration.StopImpersonating and restores the administrator's
 // session from the admin_session cookie, as the admin plugin's route does.
-func (s *API) stopImpersonating(c *gin.Context, v *shell.Visit) {
+func (s *usersSection) stopImpersonating(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
 	adminToken := s.Cookies.AdminToken(c.Request)
 	restored, err := s.administration.StopImpersonating(ctx, v.P, adminToken, edge.RequestIDFrom(ctx), edge.RequestInfoFrom(ctx).ClientIP)
@@ -425,7 +452,7 @@ func (s *API) stopImpersonating(c *gin.Context, v *shell.Visit) {
 
 // deleteUser deletes through Administration.RemoveUser once the typed
 // confirmation is the user's address.
-func (s *API) deleteUser(c *gin.Context, v *shell.Visit) {
+func (s *usersSection) deleteUser(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
 	id := domain.UserID(c.Param("id"))
 	uf, err := s.factors.GetUser(ctx, v.Req, id)

@@ -2,7 +2,12 @@ package console
 
 import (
 	"embed"
+	"net/http"
+	"net/url"
 
+	"github.com/gin-gonic/gin"
+
+	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/shell"
 )
 
@@ -53,6 +58,37 @@ func newPages(views *shell.Views) pages {
 	}
 	views.MustBeTyped()
 	return p
+}
+
+// badPageLink is a list page's error when the use case refuses its cursor.
+const badPageLink = "The page link is not valid: start from the first page."
+
+// sectionPage is a page of section titled title, saying notice.
+func sectionPage(v *shell.Visit, title, section, notice string) *shell.Page {
+	p := v.Page(title)
+	p.Section, p.Notice = section, notice
+	return p
+}
+
+// refused renders page t with status 400, p saying msg of field: a page
+// whose query or cursor is refused, showing view.
+func refused[V any](c *gin.Context, t *shell.Template[V], p *shell.Page, msg, field string, view V) {
+	p.Error, p.Field = msg, field
+	t.Render(c, http.StatusBadRequest, p, view)
+}
+
+// pageLinks are the links of a list at path filtered as link says: to the
+// first page (when on a later one, after cursor) and to the next (when
+// there is one, after next).
+func pageLinks(path string, link url.Values, cursor, next string) (first, nextURL string) {
+	if cursor != "" {
+		first = edge.PageURL(path, link)
+	}
+	if next != "" {
+		link.Set("cursor", next)
+		nextURL = edge.PageURL(path, link)
+	}
+	return first, nextURL
 }
 
 // The console's pages: templates/*.html, each inside the shell's layout.

@@ -58,8 +58,19 @@ type deliveryRow struct {
 // webhookPageSize is how many deliveries an endpoint's page shows.
 const webhookPageSize = 25
 
+// WebhooksDeps are the Webhooks section's use cases (webhooks.go).
+type WebhooksDeps struct {
+	Webhooks *webhook.Webhooks // the endpoints, their messages and replays
+}
+
+// webhooksSection is the Webhooks section.
+type webhooksSection struct {
+	*base
+	webhooks *webhook.Webhooks
+}
+
 // addWebhookRoutes registers the Webhooks section.
-func (s *API) addWebhookRoutes(r shell.Section) {
+func (s *webhooksSection) addWebhookRoutes(r shell.Section) {
 	const base = Base + "/webhooks"
 	r.Get(base, s.webhooksPage)
 	r.Get(base+"/:id", s.webhookPage)
@@ -88,7 +99,7 @@ func webhookRowOf(e domain.WebhookEndpoint) webhookRow {
 
 // webhooksPage lists the endpoints (webhook.Webhooks.List, as GET
 // /api/admin/webhooks).
-func (s *API) webhooksPage(c *gin.Context) {
+func (s *webhooksSection) webhooksPage(c *gin.Context) {
 	v, ok := s.view(c)
 	if !ok {
 		return
@@ -96,7 +107,7 @@ func (s *API) webhooksPage(c *gin.Context) {
 	s.showWebhooks(c, v, http.StatusOK, "", "", webhookForm{})
 }
 
-func (s *API) showWebhooks(c *gin.Context, v *shell.Visit, status int, msg, field string, f webhookForm) {
+func (s *webhooksSection) showWebhooks(c *gin.Context, v *shell.Visit, status int, msg, field string, f webhookForm) {
 	all, err := s.webhooks.List(c.Request.Context(), v.Req)
 	if err != nil {
 		s.shell.Refuse(c, err)
@@ -130,7 +141,7 @@ var deliveriesQueryErrors = map[string]string{
 
 // webhookPage shows an endpoint and its deliveries (webhook.Webhooks.Get
 // and Messages), filtered by status and paged with the cursor in the URL.
-func (s *API) webhookPage(c *gin.Context) {
+func (s *webhooksSection) webhookPage(c *gin.Context) {
 	v, ok := s.view(c)
 	if !ok {
 		return
@@ -140,7 +151,7 @@ func (s *API) webhookPage(c *gin.Context) {
 
 // showWebhook renders an endpoint's page with status; secret is a new
 // signing secret to show this once, msg and field a refused form's error.
-func (s *API) showWebhook(c *gin.Context, v *shell.Visit, status int, secret, msg, field, confirm string) {
+func (s *webhooksSection) showWebhook(c *gin.Context, v *shell.Visit, status int, secret, msg, field, confirm string) {
 	id := c.Param("id")
 	if len(id) > maxID {
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The endpoint id is too long.", edge.FieldError{Location: "path.id", Message: "is too long"})
@@ -180,7 +191,7 @@ func (wq deliveriesQuery) listing() webhook.ListMessages {
 
 // deliveriesOf reads the endpoint's deliveries wq asks for; a cursor the
 // use case refuses is p's error (status 400), and the first page shows.
-func (s *API) deliveriesOf(ctx context.Context, v *shell.Visit, id domain.WebhookEndpointID, wq *deliveriesQuery, p *shell.Page, status *int) (webhook.MessagePage, error) {
+func (s *webhooksSection) deliveriesOf(ctx context.Context, v *shell.Visit, id domain.WebhookEndpointID, wq *deliveriesQuery, p *shell.Page, status *int) (webhook.MessagePage, error) {
 	page, err := s.webhooks.Messages(ctx, v.Req, id, wq.listing())
 	if err == nil || domain.KindOf(err) != domain.KindInvalid {
 		return page, err
@@ -278,7 +289,7 @@ func (wf newWebhookForm) shown(refused string) webhookForm {
 // /api/admin/webhooks) and answers with its page showing the signing
 // secret this once: the answer is not a redirect, so the secret is in no
 // URL and no later page; reloading re-posts a spent form, which is refused.
-func (s *API) createWebhook(c *gin.Context, v *shell.Visit) {
+func (s *webhooksSection) createWebhook(c *gin.Context, v *shell.Visit) {
 	var wf newWebhookForm
 	if bad, invalid := shell.BindForm(c, &wf).First(); invalid {
 		s.showWebhooks(c, v, http.StatusBadRequest, newWebhookErrors[bad.Name], bad.Name, wf.shown(bad.Name))
@@ -286,7 +297,7 @@ func (s *API) createWebhook(c *gin.Context, v *shell.Visit) {
 	}
 	issued, err := s.webhooks.Create(c.Request.Context(), v.Req, webhook.CreateWebhook{URL: wf.URL, Description: wf.Description, EventTypes: wf.Events})
 	if err != nil {
-		if shell.IsStepUp(err) { // the hosted step-up page, and back (API.refuse)
+		if shell.IsStepUp(err) { // the hosted step-up page, and back (Shell.Refuse)
 			s.shell.Refuse(c, err)
 			return
 		}
@@ -306,7 +317,7 @@ func (s *API) createWebhook(c *gin.Context, v *shell.Visit) {
 
 // rotateWebhookSecret gives the endpoint a new secret
 // (webhook.Webhooks.RotateSecret) and shows it this once.
-func (s *API) rotateWebhookSecret(c *gin.Context, v *shell.Visit) {
+func (s *webhooksSection) rotateWebhookSecret(c *gin.Context, v *shell.Visit) {
 	issued, err := s.webhooks.RotateSecret(c.Request.Context(), v.Req, domain.WebhookEndpointID(c.Param("id")))
 	if err != nil {
 		s.shell.Refuse(c, err) // a step-up refusal: the hosted step-up page, and back
@@ -317,7 +328,7 @@ func (s *API) rotateWebhookSecret(c *gin.Context, v *shell.Visit) {
 
 // setWebhookEnabled turns the endpoint on or off (webhook.Webhooks.Update,
 // as PATCH /api/admin/webhooks/{id} with enabled).
-func (s *API) setWebhookEnabled(on bool) func(c *gin.Context, v *shell.Visit) {
+func (s *webhooksSection) setWebhookEnabled(on bool) func(c *gin.Context, v *shell.Visit) {
 	return func(c *gin.Context, v *shell.Visit) {
 		if _, err := s.webhooks.Update(c.Request.Context(), v.Req, domain.WebhookEndpointID(c.Param("id")), webhook.UpdateWebhook{Enabled: &on}); err != nil {
 			s.shell.Refuse(c, err)
@@ -337,7 +348,7 @@ type messageForm struct {
 }
 
 // replayWebhookMessage sends a message again (webhook.Webhooks.Replay).
-func (s *API) replayWebhookMessage(c *gin.Context, v *shell.Visit) {
+func (s *webhooksSection) replayWebhookMessage(c *gin.Context, v *shell.Visit) {
 	var mf messageForm
 	if _, invalid := shell.BindForm(c, &mf).First(); invalid {
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "The message id is missing or too long. Nothing was sent.",
@@ -353,7 +364,7 @@ func (s *API) replayWebhookMessage(c *gin.Context, v *shell.Visit) {
 
 // deleteWebhook deletes the endpoint with its deliveries
 // (webhook.Webhooks.Delete) once the typed confirmation is its URL.
-func (s *API) deleteWebhook(c *gin.Context, v *shell.Visit) {
+func (s *webhooksSection) deleteWebhook(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
 	id := domain.WebhookEndpointID(c.Param("id"))
 	e, err := s.webhooks.Get(ctx, v.Req, id)

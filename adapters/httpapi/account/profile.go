@@ -32,10 +32,9 @@ const (
 // The framework's own bounds on these inputs (its update-user,
 // change-email, change-password and delete-user bodies).
 const (
-	maxName     = 256
-	maxImage    = 2048
-	maxEmail    = 254
-	maxPassword = 4096
+	maxName  = 256
+	maxImage = 2048
+	maxEmail = 254
 )
 
 // profileView is the profile page.

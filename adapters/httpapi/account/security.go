@@ -44,14 +44,9 @@ const (
 	passkeyScriptPath = AccountBase + "/assets/passkey.js"
 )
 
-// Input bounds: the framework's own (TwoFactorPasswordInput,
-// TwoFactorVerifyInput, PasskeyUpdateInput, PasskeyIDInput).
-const (
-	maxCode         = 64
-	maxPasskeyName  = 255
-	maxPasskeyID    = 1400
-	maxPasskeyReply = 64 << 10
-)
+// maxPasskeyName bounds a passkey's name in characters, as the framework
+// does (PasskeyUpdateInput); the forms' other bounds are their binder tags.
+const maxPasskeyName = 255
 
 // securityView is the security page.
 type securityView struct {
@@ -173,23 +168,41 @@ func (s *API) showSecurity(c *gin.Context, v *shell.Visit, status int, msg, fiel
 	s.pages.security.Render(c, status, p, sv)
 }
 
-// formValue is a form field, and whether it is within max bytes.
-func formValue(c *gin.Context, name string, maxLen int) (string, bool) {
-	val := c.Request.PostForm.Get(name)
-	return val, len(val) <= maxLen
-}
+// The security page's two-factor forms, bounded as the framework bounds
+// TwoFactorPasswordInput's password (4096 bytes) and
+// TwoFactorVerifyInput's code (64 bytes).
+type (
+	// enableForm is the authenticator app's set-up: the password.
+	enableForm struct {
+		Password string `form:"password" validate:"required,maxbytes=4096"`
+	}
+	// codeForm is the first code of a new authenticator app (its spaces
+	// dropped by compactCode).
+	codeForm struct {
+		Code string `form:"code" validate:"maxbytes=64"`
+	}
+	// changeForm is a change the step-up rules guard: the password, and
+	// a code that may prove a second factor first.
+	changeForm struct {
+		Password string `form:"password" validate:"required,maxbytes=4096"`
+		Code     string `form:"code" validate:"maxbytes=64"`
+	}
+)
+
+// compactCode is a code as typed, without its spaces.
+func compactCode(code string) string { return strings.ReplaceAll(strings.TrimSpace(code), " ", "") }
 
 // enableTOTP starts enrolment (TwoFactorHandler.Enable, as
 // /api/auth/two-factor/enable): with the password, a new key and backup
 // codes, shown in this answer only.
 func (s *API) enableTOTP(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
-	pw, ok := formValue(c, "password", maxPassword)
-	if !ok || pw == "" {
+	var ef enableForm
+	if _, invalid := shell.BindForm(c, &ef).First(); invalid {
 		s.showSecurity(c, v, http.StatusBadRequest, "Enter your password to set up an authenticator app.", "totp-password", nil)
 		return
 	}
-	res, err := s.twoFactor.Enable(ctx, mfa.EnableTwoFactor{Principal: v.P, Password: pw,
+	res, err := s.twoFactor.Enable(ctx, mfa.EnableTwoFactor{Principal: v.P, Password: ef.Password,
 		Client: edge.RequestInfoFrom(ctx).Client(), Origin: edge.Origin(ctx)})
 	if err != nil {
 		s.securityRefused(c, v, err, "totp")
@@ -235,9 +248,10 @@ func groupSecret(secret string) string {
 // cookie goes back.
 func (s *API) confirmTOTP(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
-	code, ok := formValue(c, "code", maxCode)
-	code = strings.ReplaceAll(strings.TrimSpace(code), " ", "")
-	if !ok || code == "" {
+	var cf codeForm
+	_, invalid := shell.BindForm(c, &cf).First()
+	code := compactCode(cf.Code)
+	if invalid || code == "" {
 		s.showSecurity(c, v, http.StatusBadRequest, "Enter the six-digit code your authenticator app shows.", "totp-code",
 			func(sv *securityView) { sv.Confirming = true })
 		return
@@ -270,7 +284,7 @@ func (s *API) confirmTOTP(c *gin.Context, v *shell.Visit) {
 // verify-backup-code while signed in does. No code, nothing proven: the
 // action's own step-up rule decides.
 func (s *API) stepUp(c *gin.Context, v *shell.Visit, code string) error {
-	code = strings.ReplaceAll(strings.TrimSpace(code), " ", "")
+	code = compactCode(code)
 	if code == "" {
 		return nil
 	}
@@ -318,21 +332,20 @@ func (s *API) securityRefused(c *gin.Context, v *shell.Visit, err error, form st
 // step-up rules guard, and proves the code first; it reports false when it
 // answered.
 func (s *API) twoFactorChange(c *gin.Context, v *shell.Visit, form string) (string, bool) {
-	pw, ok := formValue(c, "password", maxPassword)
-	if !ok || pw == "" {
-		s.showSecurity(c, v, http.StatusBadRequest, "Enter your password.", form+"-password", nil)
+	var cf changeForm
+	if bad, invalid := shell.BindForm(c, &cf).First(); invalid {
+		if bad.Name == "password" {
+			s.showSecurity(c, v, http.StatusBadRequest, "Enter your password.", form+"-password", nil)
+		} else {
+			s.showSecurity(c, v, http.StatusBadRequest, "The code is too long.", form+"-code", nil)
+		}
 		return "", false
 	}
-	code, ok := formValue(c, "code", maxCode)
-	if !ok {
-		s.showSecurity(c, v, http.StatusBadRequest, "The code is too long.", form+"-code", nil)
-		return "", false
-	}
-	if err := s.stepUp(c, v, code); err != nil {
+	if err := s.stepUp(c, v, cf.Code); err != nil {
 		s.securityRefused(c, v, err, form)
 		return "", false
 	}
-	return pw, true
+	return cf.Password, true
 }
 
 // disableTOTP turns two-factor off (TwoFactorHandler.Disable, as

@@ -62,7 +62,7 @@ func passkeyName(raw string) (string, bool) {
 // newPasskey starts a registration (PasskeyHandler.RegisterOptions, as
 // /api/auth/passkey/generate-register-options): the page carries the
 // options for the script, and the challenge cookie goes back.
-func (s *API) newPasskey(c *gin.Context, v *shell.Visit) {
+func (s *securitySection) newPasskey(c *gin.Context, v *shell.Visit) {
 	var nf newPasskeyForm
 	_, invalid := shell.BindForm(c, &nf).First()
 	name, ok := passkeyName(nf.Name)
@@ -95,7 +95,7 @@ func (s *API) newPasskey(c *gin.Context, v *shell.Visit) {
 // passkeyRefused answers a passkey use case's refusal: a session too old
 // to register asks to sign in again, a missing step-up asks for a second
 // factor; anything else is a refusal page.
-func (s *API) passkeyRefused(c *gin.Context, v *shell.Visit, err error, field string, f securityForm) {
+func (s *securitySection) passkeyRefused(c *gin.Context, v *shell.Visit, err error, field string, f securityForm) {
 	var msg string
 	switch {
 	case errors.Is(err, usecase.ErrSessionNotFresh):
@@ -124,7 +124,7 @@ func (s *API) passkeyRefused(c *gin.Context, v *shell.Visit, err error, field st
 // verifyPasskey finishes a registration (PasskeyHandler.VerifyRegistration,
 // as /api/auth/passkey/verify-registration) with the browser's answer,
 // which the script put in the form.
-func (s *API) verifyPasskey(c *gin.Context, v *shell.Visit) {
+func (s *securitySection) verifyPasskey(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
 	var vf verifyPasskeyForm
 	bad, invalid := shell.BindForm(c, &vf).First()
@@ -163,7 +163,7 @@ func passkeyID(raw string) ([]byte, bool) {
 
 // renamePasskey names a passkey (PasskeyHandler.Rename, as
 // /api/auth/passkey/update-passkey).
-func (s *API) renamePasskey(c *gin.Context, v *shell.Visit) {
+func (s *securitySection) renamePasskey(c *gin.Context, v *shell.Visit) {
 	var rf renamePasskeyForm
 	bad, invalid := shell.BindForm(c, &rf).First()
 	id, ok := passkeyID(rf.ID)
@@ -195,7 +195,7 @@ func (s *API) renamePasskey(c *gin.Context, v *shell.Visit) {
 // deletePasskey removes a passkey (PasskeyHandler.Delete, as
 // /api/auth/passkey/delete-passkey); the last one needs a recent second
 // factor, which the form's code may prove.
-func (s *API) deletePasskey(c *gin.Context, v *shell.Visit) {
+func (s *securitySection) deletePasskey(c *gin.Context, v *shell.Visit) {
 	var df deletePasskeyForm
 	bad, invalid := shell.BindForm(c, &df).First()
 	id, ok := passkeyID(df.ID)

@@ -96,9 +96,25 @@ type passkeyRow struct {
 // password or a code).
 type securityForm struct{ Name, Rename, RenameID string }
 
+// SecurityDeps are the security page's use cases (security.go and
+// passkeys.go).
+type SecurityDeps struct {
+	TwoFactor *mfa.TwoFactor // the authenticator app and backup codes
+	Passkeys  *mfa.Passkeys  // the passkeys
+}
+
+// securitySection is the security page and its forms, the two-factor
+// ones here and the passkey ones in passkeys.go, and the passkey script.
+type securitySection struct {
+	*base
+	twoFactor *mfa.TwoFactor
+	passkeys  *mfa.Passkeys
+	passkey   *shell.Asset
+}
+
 // addSecurityRoutes registers the security page, its forms and the passkey
 // script.
-func (s *API) addSecurityRoutes(r shell.Section) {
+func (s *securitySection) addSecurityRoutes(r shell.Section) {
 	s.passkey.Route(s.Kit)
 	r.Get(securityPath, s.securityPage)
 	r.Post(totpEnablePath, s.enableTOTP)
@@ -122,7 +138,7 @@ var securityNotices = shell.Notices{
 }
 
 // securityPage shows the user's second factors.
-func (s *API) securityPage(c *gin.Context) {
+func (s *securitySection) securityPage(c *gin.Context) {
 	v, ok := s.enter(c)
 	if !ok {
 		return
@@ -138,7 +154,7 @@ func (s *API) securityPage(c *gin.Context) {
 
 // securityState reads the user's factors through the framework's use
 // cases into a new page.
-func (s *API) securityState(c *gin.Context, v *shell.Visit) (*shell.Page, *securityView, error) {
+func (s *securitySection) securityState(c *gin.Context, v *shell.Visit) (*shell.Page, *securityView, error) {
 	list, err := s.passkeys.List(c.Request.Context(), v.P)
 	if err != nil {
 		return nil, nil, err
@@ -155,7 +171,7 @@ func (s *API) securityState(c *gin.Context, v *shell.Visit) (*shell.Page, *secur
 
 // showSecurity renders the security page with status and a refused
 // form's message and field; edit fills in what the form needs shown.
-func (s *API) showSecurity(c *gin.Context, v *shell.Visit, status int, msg, field string, edit func(sv *securityView)) {
+func (s *securitySection) showSecurity(c *gin.Context, v *shell.Visit, status int, msg, field string, edit func(sv *securityView)) {
 	p, sv, err := s.securityState(c, v)
 	if err != nil {
 		s.shell.Refuse(c, err)
@@ -195,7 +211,7 @@ func compactCode(code string) string { return strings.ReplaceAll(strings.TrimSpa
 // enableTOTP starts enrolment (TwoFactorHandler.Enable, as
 // /api/auth/two-factor/enable): with the password, a new key and backup
 // codes, shown in this answer only.
-func (s *API) enableTOTP(c *gin.Context, v *shell.Visit) {
+func (s *securitySection) enableTOTP(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
 	var ef enableForm
 	if _, invalid := shell.BindForm(c, &ef).First(); invalid {
@@ -246,7 +262,7 @@ func groupSecret(secret string) string {
 // (TwoFactorHandler.VerifyTOTP in the session, as
 // /api/auth/two-factor/verify-totp): the session is replaced, so its new
 // cookie goes back.
-func (s *API) confirmTOTP(c *gin.Context, v *shell.Visit) {
+func (s *securitySection) confirmTOTP(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
 	var cf codeForm
 	_, invalid := shell.BindForm(c, &cf).First()
@@ -283,7 +299,7 @@ func (s *API) confirmTOTP(c *gin.Context, v *shell.Visit) {
 // TOTP code, else a backup code), as answering verify-totp or
 // verify-backup-code while signed in does. No code, nothing proven: the
 // action's own step-up rule decides.
-func (s *API) stepUp(c *gin.Context, v *shell.Visit, code string) error {
+func (s *securitySection) stepUp(c *gin.Context, v *shell.Visit, code string) error {
 	code = compactCode(code)
 	if code == "" {
 		return nil
@@ -308,7 +324,7 @@ func (s *API) stepUp(c *gin.Context, v *shell.Visit, code string) error {
 // securityRefused answers a use case's refusal of a security form: a wrong
 // password or code names its field, a missing step-up asks for a code;
 // anything else is a refusal page.
-func (s *API) securityRefused(c *gin.Context, v *shell.Visit, err error, form string) {
+func (s *securitySection) securityRefused(c *gin.Context, v *shell.Visit, err error, form string) {
 	msg, field := "", form+"-password"
 	switch {
 	case errors.Is(err, usecase.ErrStepUpRequired):
@@ -331,7 +347,7 @@ func (s *API) securityRefused(c *gin.Context, v *shell.Visit, err error, form st
 // twoFactorChange reads the password and the code of a change that the
 // step-up rules guard, and proves the code first; it reports false when it
 // answered.
-func (s *API) twoFactorChange(c *gin.Context, v *shell.Visit, form string) (string, bool) {
+func (s *securitySection) twoFactorChange(c *gin.Context, v *shell.Visit, form string) (string, bool) {
 	var cf changeForm
 	if bad, invalid := shell.BindForm(c, &cf).First(); invalid {
 		if bad.Name == "password" {
@@ -350,7 +366,7 @@ func (s *API) twoFactorChange(c *gin.Context, v *shell.Visit, form string) (stri
 
 // disableTOTP turns two-factor off (TwoFactorHandler.Disable, as
 // /api/auth/two-factor/disable) and forgets this browser's trust.
-func (s *API) disableTOTP(c *gin.Context, v *shell.Visit) {
+func (s *securitySection) disableTOTP(c *gin.Context, v *shell.Visit) {
 	pw, ok := s.twoFactorChange(c, v, "disable")
 	if !ok {
 		return
@@ -369,7 +385,7 @@ func (s *API) disableTOTP(c *gin.Context, v *shell.Visit) {
 // (TwoFactorHandler.GenerateBackupCodes, as
 // /api/auth/two-factor/generate-backup-codes) and shows the new ones in
 // this answer only.
-func (s *API) newBackupCodes(c *gin.Context, v *shell.Visit) {
+func (s *securitySection) newBackupCodes(c *gin.Context, v *shell.Visit) {
 	pw, ok := s.twoFactorChange(c, v, "codes")
 	if !ok {
 		return

@@ -43,8 +43,19 @@ type accountSession struct {
 	Impersonation         bool
 }
 
+// SessionsDeps are the sessions page's use cases (sessions.go).
+type SessionsDeps struct {
+	Sessions *account.Sessions // the sessions and their sign-outs
+}
+
+// sessionsSection is the sessions page and its forms.
+type sessionsSection struct {
+	*base
+	sessions *account.Sessions
+}
+
 // addSessionRoutes registers the sessions page and its forms.
-func (s *API) addSessionRoutes(r shell.Section) {
+func (s *sessionsSection) addSessionRoutes(r shell.Section) {
 	r.Get(sessionsPath, s.sessionsPage)
 	r.Post(revokePath, s.revokeOwnSession)
 	r.Post(revokeOthersPath, s.revokeOtherSessions)
@@ -57,7 +68,7 @@ var sessionNotices = shell.Notices{
 
 // sessionsPage lists the user's live sessions, this browser's first, then
 // the most recently used.
-func (s *API) sessionsPage(c *gin.Context) {
+func (s *sessionsSection) sessionsPage(c *gin.Context) {
 	v, ok := s.enter(c)
 	if !ok {
 		return
@@ -97,7 +108,7 @@ type sessionForm struct {
 // revokeOwnSession ends one of the user's sessions through
 // Sessions.RevokeOwnSession. Someone else's, or one that ended already, is
 // a 404 page and changes nothing; this browser's own signs it out.
-func (s *API) revokeOwnSession(c *gin.Context, v *shell.Visit) {
+func (s *sessionsSection) revokeOwnSession(c *gin.Context, v *shell.Visit) {
 	var sf sessionForm
 	if _, invalid := shell.BindForm(c, &sf).First(); invalid {
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "Say which session to end. Nothing was changed.",
@@ -125,7 +136,7 @@ func (s *API) revokeOwnSession(c *gin.Context, v *shell.Visit) {
 }
 
 // revokeOtherSessions ends every session of the user but this browser's.
-func (s *API) revokeOtherSessions(c *gin.Context, v *shell.Visit) {
+func (s *sessionsSection) revokeOtherSessions(c *gin.Context, v *shell.Visit) {
 	if err := s.sessions.RevokeOtherSessions(c.Request.Context(), v.P); err != nil {
 		s.shell.Refuse(c, err)
 		return

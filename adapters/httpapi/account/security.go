@@ -64,10 +64,11 @@ type securityView struct {
 	Form     securityForm
 	// Stale says the session is too old to register: sign in again.
 	Stale bool
-	// Script is the passkey script's URL; StepUp and SignIn are the hosted
-	// pages that prove a second factor (a code, or a passkey sign-in)
-	// and come back here.
-	Script, StepUp, SignIn string
+	// Script is the passkey script's URL, and WebAuthn that of the
+	// shell's helpers it needs, loaded first; StepUp and SignIn are the
+	// hosted pages that prove a second factor (a code, or a passkey
+	// sign-in) and come back here.
+	Script, WebAuthn, StepUp, SignIn string
 }
 
 // enrolView is a new TOTP key: the QR code (a PNG data URI), the key as
@@ -159,7 +160,7 @@ func (s *securitySection) securityState(c *gin.Context, v *shell.Visit) (*shell.
 	if err != nil {
 		return nil, nil, err
 	}
-	sv := &securityView{TwoFactor: v.P.User.TwoFactorEnabled(), Script: s.passkey.URL(),
+	sv := &securityView{TwoFactor: v.P.User.TwoFactorEnabled(), Script: s.passkey.URL(), WebAuthn: shell.WebAuthnScript().URL(),
 		StepUp: edge.PageURL(edge.TwoFactorPath, url.Values{"callbackURL": {shell.DoneURL(securityPath, "stepped-up")}}),
 		SignIn: edge.PageURL("/sign-in", url.Values{"callbackURL": {shell.DoneURL(securityPath, "stepped-up")}})}
 	for _, k := range list {

@@ -123,10 +123,11 @@ func (s *Server) addRoutes() {
 		Overview:          console.OverviewDeps{Dashboard: adminApp.Dashboard},
 	}).AddConsoleRoutes()
 	account.New(s.Kit, sh, account.Deps{
-		Profile: acc.Profile, Passwords: acc.Passwords, Sessions: acc.Sessions,
-		TwoFactor: mfa.TwoFactor, Passkeys: mfa.Passkeys,
-		Organizations: app.Organizations, LinkedAccounts: fed.Accounts, Federation: fed.SignIns,
-		IdentityProviders: fed.Providers,
+		Profile:       account.ProfileDeps{Profile: acc.Profile, Passwords: acc.Passwords},
+		Sessions:      account.SessionsDeps{Sessions: acc.Sessions},
+		Organizations: account.OrganizationsDeps{Organizations: app.Organizations},
+		Security:      account.SecurityDeps{TwoFactor: mfa.TwoFactor, Passkeys: mfa.Passkeys},
+		Linked:        account.LinkedDeps{LinkedAccounts: fed.Accounts, Federation: fed.SignIns, IdentityProviders: fed.Providers},
 	}).AddAccountRoutes()
 
 	// Outside the contracts: the documents and the explorer. The framework's

@@ -3,6 +3,7 @@ package account
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/gatehouse/gatehouse/application/usecase"
@@ -136,6 +137,33 @@ func (h *Sessions) RevokeSession(ctx context.Context, cmd RevokeSession) (curren
 		return false, err
 	}
 	return s.ID() == cmd.Principal.Session.ID(), nil
+}
+
+// ErrNotOwnSession refuses ending a session that is not one of the
+// user's live sessions (ListSessions): it ended already, it is someone
+// else's, or it is an administrator's impersonation of the user.
+var ErrNotOwnSession = domain.NewError(domain.KindNotFound, "session.not_own", "Session not found")
+
+// RevokeOwnSession ends one of the principal's live sessions, named by its
+// id (the account's sessions page).
+type RevokeOwnSession struct {
+	Principal usecase.Principal
+	ID        domain.SessionID
+}
+
+// RevokeOwnSession ends the session cmd.ID when it is among the
+// principal's live sessions (ListSessions), as RevokeSession does;
+// otherwise ErrNotOwnSession, and nothing changes. It reports whether the
+// current session was the one ended.
+func (h *Sessions) RevokeOwnSession(ctx context.Context, cmd RevokeOwnSession) (current bool, err error) {
+	own, err := h.ListSessions(ctx, cmd.Principal.User.ID())
+	if err != nil {
+		return false, err
+	}
+	if !slices.ContainsFunc(own, func(s *domain.Session) bool { return s.ID() == cmd.ID }) {
+		return false, ErrNotOwnSession
+	}
+	return h.RevokeSession(ctx, RevokeSession{Principal: cmd.Principal, Handle: string(cmd.ID)})
 }
 
 // RevokeAllSessions ends every session of the principal's user, the current

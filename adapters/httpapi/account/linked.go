@@ -46,8 +46,23 @@ type linkedAccountRow struct {
 // providerChoice is a provider the user may link.
 type providerChoice struct{ ID, Name string }
 
+// LinkedDeps are the linked accounts page's use cases (linked.go).
+type LinkedDeps struct {
+	LinkedAccounts    *federation.Accounts  // the linked accounts
+	Federation        *federation.SignIns   // linking one more
+	IdentityProviders *federation.Providers // the providers one may link
+}
+
+// linkedSection is the linked accounts page and its forms.
+type linkedSection struct {
+	*base
+	linked    *federation.Accounts
+	signIns   *federation.SignIns
+	providers *federation.Providers
+}
+
 // addLinkedRoutes registers the linked accounts page and its forms.
-func (s *API) addLinkedRoutes(r shell.Section) {
+func (s *linkedSection) addLinkedRoutes(r shell.Section) {
 	r.Get(linkedPath, s.linkedPage)
 	r.Post(linkPath, s.linkProvider)
 	r.Post(unlinkPath, s.unlinkOwnAccount)
@@ -78,7 +93,7 @@ type linkedQuery struct {
 }
 
 // linkedPage shows the user's linked accounts and the providers to link.
-func (s *API) linkedPage(c *gin.Context) {
+func (s *linkedSection) linkedPage(c *gin.Context) {
 	v, ok := s.enter(c)
 	if !ok {
 		return
@@ -96,7 +111,7 @@ func (s *API) linkedPage(c *gin.Context) {
 
 // showLinked renders the linked accounts page with status, a refused
 // form's message and field, and a notice.
-func (s *API) showLinked(c *gin.Context, v *shell.Visit, status int, msg, field, notice string) {
+func (s *linkedSection) showLinked(c *gin.Context, v *shell.Visit, status int, msg, field, notice string) {
 	ctx := c.Request.Context()
 	accounts, err := s.linked.List(ctx, v.P.User.ID())
 	if err != nil {
@@ -175,7 +190,7 @@ type (
 // linkProvider starts linking an account at a provider
 // (federation.SignIns.Start with Link, as /api/auth/link-social): the
 // browser goes to the provider with the state cookie and comes back here.
-func (s *API) linkProvider(c *gin.Context, v *shell.Visit) {
+func (s *linkedSection) linkProvider(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
 	var pf providerForm
 	if _, invalid := shell.BindForm(c, &pf).First(); invalid {
@@ -200,7 +215,7 @@ func (s *API) linkProvider(c *gin.Context, v *shell.Visit) {
 // unlinkOwnAccount unlinks one of the user's accounts (federation.Accounts.Unlink,
 // as /api/auth/unlink-account): refused for a session too old, and for the
 // last way to sign in.
-func (s *API) unlinkOwnAccount(c *gin.Context, v *shell.Visit) {
+func (s *linkedSection) unlinkOwnAccount(c *gin.Context, v *shell.Visit) {
 	var af accountForm
 	if _, invalid := shell.BindForm(c, &af).First(); invalid {
 		s.showLinked(c, v, http.StatusBadRequest, "Choose an account to unlink.", "account", "")

@@ -52,8 +52,20 @@ type accountInvitation struct {
 	Expires                       time.Time
 }
 
+// OrganizationsDeps are the organizations page's use cases
+// (organizations.go).
+type OrganizationsDeps struct {
+	Organizations *organization.Organizations // the user's organizations and invitations
+}
+
+// orgsSection is the organizations page and its forms.
+type orgsSection struct {
+	*base
+	organizations *organization.Organizations
+}
+
 // addAccountOrganizationRoutes registers the organizations page and its forms.
-func (s *API) addAccountOrganizationRoutes(r shell.Section) {
+func (s *orgsSection) addAccountOrganizationRoutes(r shell.Section) {
 	r.Get(orgsPath, s.accountOrgsPage)
 	r.Post(acceptPath, s.acceptInvitation)
 	r.Post(declinePath, s.declineInvitation)
@@ -65,7 +77,7 @@ var accountOrgNotices = shell.Notices{
 }
 
 // accountOrgsPage lists the user's organizations and open invitations.
-func (s *API) accountOrgsPage(c *gin.Context) {
+func (s *orgsSection) accountOrgsPage(c *gin.Context) {
 	v, ok := s.enter(c)
 	if !ok {
 		return
@@ -83,7 +95,7 @@ func (s *API) accountOrgsPage(c *gin.Context) {
 // readAccountOrgs reads the organizations page through Organizations: the
 // user's organizations with their roles in each, and, once their address
 // is verified, their open invitations.
-func (s *API) readAccountOrgs(ctx context.Context, v *shell.Visit) (*orgsView, error) {
+func (s *orgsSection) readAccountOrgs(ctx context.Context, v *shell.Visit) (*orgsView, error) {
 	req := v.OrgRequest()
 	orgs, err := s.organizations.List(ctx, req)
 	if err != nil {
@@ -140,7 +152,7 @@ type invitationForm struct {
 }
 
 // invitationID binds the form's invitation, or answers 400.
-func (s *API) invitationID(c *gin.Context) (domain.InvitationID, bool) {
+func (s *orgsSection) invitationID(c *gin.Context) (domain.InvitationID, bool) {
 	var f invitationForm
 	if _, invalid := shell.BindForm(c, &f).First(); invalid {
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "Say which invitation to answer. Nothing was changed.",
@@ -151,7 +163,7 @@ func (s *API) invitationID(c *gin.Context) (domain.InvitationID, bool) {
 }
 
 // acceptInvitation joins the organization through Organizations.Accept.
-func (s *API) acceptInvitation(c *gin.Context, v *shell.Visit) {
+func (s *orgsSection) acceptInvitation(c *gin.Context, v *shell.Visit) {
 	id, ok := s.invitationID(c)
 	if !ok {
 		return
@@ -164,7 +176,7 @@ func (s *API) acceptInvitation(c *gin.Context, v *shell.Visit) {
 }
 
 // declineInvitation declines through Organizations.Reject.
-func (s *API) declineInvitation(c *gin.Context, v *shell.Visit) {
+func (s *orgsSection) declineInvitation(c *gin.Context, v *shell.Visit) {
 	id, ok := s.invitationID(c)
 	if !ok {
 		return

@@ -22,21 +22,54 @@ import (
 // two posts (the options on the page, then the browser's answer, which the
 // page's script puts in the form), rename and removal.
 
-// passkeyName reads and checks a passkey's name, as the framework does.
+// The passkey forms, bounded as the framework bounds PasskeyUpdateInput's
+// name (4*maxPasskeyName bytes, and passkeyName checks its characters),
+// PasskeyIDInput's id (1400 bytes), a registration's answer (64 KiB) and
+// TwoFactorVerifyInput's code (64 bytes).
+type (
+	// newPasskeyForm starts a registration: the name chosen.
+	newPasskeyForm struct {
+		Name string `form:"name" validate:"maxbytes=1020"`
+	}
+	// verifyPasskeyForm ends one: the name, and the browser's answer
+	// (JSON) that the page's script put in the form.
+	verifyPasskeyForm struct {
+		Name     string `form:"name" validate:"maxbytes=1020"`
+		Response string `form:"response" validate:"required,maxbytes=65536"`
+	}
+	// renamePasskeyForm names a passkey (by its id, base64url as the page
+	// writes it) anew.
+	renamePasskeyForm struct {
+		ID   string `form:"id" validate:"required,maxbytes=1400"`
+		Name string `form:"name" validate:"maxbytes=1020"`
+	}
+	// deletePasskeyForm removes a passkey, with a code that may prove a
+	// second factor first.
+	deletePasskeyForm struct {
+		ID   string `form:"id" validate:"required,maxbytes=1400"`
+		Code string `form:"code" validate:"maxbytes=64"`
+	}
+)
+
+// passkeyName is a passkey's name as sent (within its form's bound)
+// without the spaces around it, and whether the framework takes it: 1 to
+// maxPasskeyName characters.
 func passkeyName(raw string) (string, bool) {
 	name := strings.TrimSpace(raw)
-	return name, name != "" && len(raw) <= 4*maxPasskeyName && utf8.RuneCountInString(name) <= maxPasskeyName
+	return name, name != "" && utf8.RuneCountInString(name) <= maxPasskeyName
 }
 
 // newPasskey starts a registration (PasskeyHandler.RegisterOptions, as
 // /api/auth/passkey/generate-register-options): the page carries the
 // options for the script, and the challenge cookie goes back.
-func (s *API) newPasskey(c *gin.Context, v *shell.Visit) {
-	raw := c.Request.PostForm.Get("name")
-	name, ok := passkeyName(raw)
-	if !ok {
-		if len(raw) > 4*maxPasskeyName {
-			raw = ""
+func (s *securitySection) newPasskey(c *gin.Context, v *shell.Visit) {
+	var nf newPasskeyForm
+	_, invalid := shell.BindForm(c, &nf).First()
+	name, ok := passkeyName(nf.Name)
+	if invalid || !ok {
+		raw := nf.Name
+		if invalid {
+			raw = "" // too long to show again
 		}
 		s.showSecurity(c, v, http.StatusBadRequest, "Name the passkey: 1 to 255 characters.", "passkey-name",
 			func(sv *securityView) { sv.Form.Name = raw })
@@ -62,7 +95,7 @@ func (s *API) newPasskey(c *gin.Context, v *shell.Visit) {
 // passkeyRefused answers a passkey use case's refusal: a session too old
 // to register asks to sign in again, a missing step-up asks for a second
 // factor; anything else is a refusal page.
-func (s *API) passkeyRefused(c *gin.Context, v *shell.Visit, err error, field string, f securityForm) {
+func (s *securitySection) passkeyRefused(c *gin.Context, v *shell.Visit, err error, field string, f securityForm) {
 	var msg string
 	switch {
 	case errors.Is(err, usecase.ErrSessionNotFresh):
@@ -91,15 +124,17 @@ func (s *API) passkeyRefused(c *gin.Context, v *shell.Visit, err error, field st
 // verifyPasskey finishes a registration (PasskeyHandler.VerifyRegistration,
 // as /api/auth/passkey/verify-registration) with the browser's answer,
 // which the script put in the form.
-func (s *API) verifyPasskey(c *gin.Context, v *shell.Visit) {
+func (s *securitySection) verifyPasskey(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
-	name, ok := passkeyName(c.Request.PostForm.Get("name"))
-	if !ok {
+	var vf verifyPasskeyForm
+	bad, invalid := shell.BindForm(c, &vf).First()
+	name, ok := passkeyName(vf.Name)
+	if !ok || (invalid && bad.Name == "name") {
 		s.showSecurity(c, v, http.StatusBadRequest, "Name the passkey: 1 to 255 characters.", "passkey-name", nil)
 		return
 	}
-	reply, ok := formValue(c, "response", maxPasskeyReply)
-	if !ok || reply == "" || !json.Valid([]byte(reply)) {
+	reply := vf.Response
+	if invalid || !json.Valid([]byte(reply)) {
 		s.showSecurity(c, v, http.StatusBadRequest, "The browser gave no passkey: try again.", "passkey-response",
 			func(sv *securityView) { sv.Form.Name = name })
 		return
@@ -119,32 +154,31 @@ func accountActor(c *gin.Context, v *shell.Visit) usecase.Actor {
 	return usecase.UserActor(v.P.User.ID(), edge.RequestIDFrom(ctx), edge.RequestInfoFrom(ctx).ClientIP)
 }
 
-// passkeyID reads the form's passkey id (base64url, as the page writes it).
-func passkeyID(c *gin.Context) ([]byte, bool) {
-	raw, ok := formValue(c, "id", maxPasskeyID)
-	if !ok || raw == "" {
-		return nil, false
-	}
+// passkeyID decodes a form's passkey id (base64url, as the page writes
+// it).
+func passkeyID(raw string) ([]byte, bool) {
 	b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(raw, "="))
 	return b, err == nil && len(b) > 0
 }
 
 // renamePasskey names a passkey (PasskeyHandler.Rename, as
 // /api/auth/passkey/update-passkey).
-func (s *API) renamePasskey(c *gin.Context, v *shell.Visit) {
-	id, ok := passkeyID(c)
-	if !ok {
+func (s *securitySection) renamePasskey(c *gin.Context, v *shell.Visit) {
+	var rf renamePasskeyForm
+	bad, invalid := shell.BindForm(c, &rf).First()
+	id, ok := passkeyID(rf.ID)
+	if !ok || (invalid && bad.Name == "id") {
 		s.showSecurity(c, v, http.StatusBadRequest, "No such passkey: nothing was changed.", "passkey-id", nil)
 		return
 	}
-	raw := c.Request.PostForm.Get("name")
-	name, ok := passkeyName(raw)
-	if !ok {
-		if len(raw) > 4*maxPasskeyName {
-			raw = ""
+	name, ok := passkeyName(rf.Name)
+	if invalid || !ok {
+		raw := rf.Name
+		if invalid {
+			raw = "" // too long to show again
 		}
 		s.showSecurity(c, v, http.StatusBadRequest, "Name the passkey: 1 to 255 characters.", "rename-name",
-			func(sv *securityView) { sv.Form.Rename, sv.Form.RenameID = raw, c.Request.PostForm.Get("id") })
+			func(sv *securityView) { sv.Form.Rename, sv.Form.RenameID = raw, rf.ID })
 		return
 	}
 	if _, err := s.passkeys.Rename(c.Request.Context(), mfa.PasskeyChange{Principal: v.P, Actor: accountActor(c, v), ID: id, Name: name}); err != nil {
@@ -161,18 +195,19 @@ func (s *API) renamePasskey(c *gin.Context, v *shell.Visit) {
 // deletePasskey removes a passkey (PasskeyHandler.Delete, as
 // /api/auth/passkey/delete-passkey); the last one needs a recent second
 // factor, which the form's code may prove.
-func (s *API) deletePasskey(c *gin.Context, v *shell.Visit) {
-	id, ok := passkeyID(c)
-	if !ok {
+func (s *securitySection) deletePasskey(c *gin.Context, v *shell.Visit) {
+	var df deletePasskeyForm
+	bad, invalid := shell.BindForm(c, &df).First()
+	id, ok := passkeyID(df.ID)
+	if !ok || (invalid && bad.Name == "id") {
 		s.showSecurity(c, v, http.StatusBadRequest, "No such passkey: nothing was changed.", "passkey-id", nil)
 		return
 	}
-	code, ok := formValue(c, "code", maxCode)
-	if !ok {
+	if invalid {
 		s.showSecurity(c, v, http.StatusBadRequest, "The code is too long.", "delete-code", nil)
 		return
 	}
-	if err := s.stepUp(c, v, code); err != nil {
+	if err := s.stepUp(c, v, df.Code); err != nil {
 		s.securityRefused(c, v, err, "delete")
 		return
 	}

@@ -20,7 +20,7 @@ import (
 // its own form and handled by the framework's own use case (what
 // /api/auth/update-user, change-email, change-password and delete-user
 // call), with the same step-up and fresh-session rules (a step-up refusal
-// is API.refuse's detour through the hosted second-factor page).
+// is Shell.Refuse's detour through the hosted second-factor page).
 
 const (
 	profilePath  = AccountBase + "/profile"
@@ -32,10 +32,9 @@ const (
 // The framework's own bounds on these inputs (its update-user,
 // change-email, change-password and delete-user bodies).
 const (
-	maxName     = 256
-	maxImage    = 2048
-	maxEmail    = 254
-	maxPassword = 4096
+	maxName  = 256
+	maxImage = 2048
+	maxEmail = 254
 )
 
 // profileView is the profile page.
@@ -54,8 +53,21 @@ type profileForm struct {
 	RevokeOthers                   bool
 }
 
+// ProfileDeps are the profile page's use cases (profile.go).
+type ProfileDeps struct {
+	Profile   *account.Profile   // the profile, the address change and the account's deletion
+	Passwords *account.Passwords // the password change
+}
+
+// profileSection is the profile page and its forms.
+type profileSection struct {
+	*base
+	profile   *account.Profile
+	passwords *account.Passwords
+}
+
 // addProfileRoutes registers the profile page and its forms.
-func (s *API) addProfileRoutes(r shell.Section) {
+func (s *profileSection) addProfileRoutes(r shell.Section) {
 	r.Get(AccountBase, s.profilePage)
 	r.Post(profilePath, s.updateProfile)
 	r.Post(emailPath, s.changeEmail)
@@ -74,7 +86,7 @@ var profileNotices = shell.Notices{
 }
 
 // profilePage shows the signed-in user's profile and its forms.
-func (s *API) profilePage(c *gin.Context) {
+func (s *profileSection) profilePage(c *gin.Context) {
 	v, ok := s.enter(c)
 	if !ok {
 		return
@@ -85,7 +97,7 @@ func (s *API) profilePage(c *gin.Context) {
 
 // showProfile renders the profile page with status, and a refused form's
 // error, field and input.
-func (s *API) showProfile(c *gin.Context, v *shell.Visit, status int, msg, field string, f profileForm) {
+func (s *profileSection) showProfile(c *gin.Context, v *shell.Visit, status int, msg, field string, f profileForm) {
 	u := v.P.User
 	p := accountPage(v, "Your account", "profile")
 	pv := &profileView{Name: u.Name(), Email: string(u.Email()), Image: u.Image(), Verified: u.EmailVerified(),
@@ -105,7 +117,7 @@ type nameForm struct {
 }
 
 // updateProfile changes the name and image through UpdateUser.
-func (s *API) updateProfile(c *gin.Context, v *shell.Visit) {
+func (s *profileSection) updateProfile(c *gin.Context, v *shell.Visit) {
 	var nf nameForm
 	bad, invalid := shell.BindForm(c, &nf).First()
 	f := profileForm{Name: nf.Name, Image: nf.Image}
@@ -144,7 +156,7 @@ type emailForm struct {
 // changeEmail asks for the address change through ChangeEmail: the
 // framework mails a link to the new address, and nothing changes until it
 // is opened.
-func (s *API) changeEmail(c *gin.Context, v *shell.Visit) {
+func (s *profileSection) changeEmail(c *gin.Context, v *shell.Visit) {
 	u := v.P.User
 	var ef emailForm
 	_, invalid := shell.BindForm(c, &ef).First()
@@ -186,7 +198,7 @@ var passwordFormErrors = map[string]string{ // #nosec G101 -- the password form'
 
 // changePassword replaces the password through ChangePassword; asked to,
 // it signs out every other session and gives this browser a new one.
-func (s *API) changePassword(c *gin.Context, v *shell.Visit) {
+func (s *profileSection) changePassword(c *gin.Context, v *shell.Visit) {
 	u := v.P.User
 	var pf passwordForm
 	bad, invalid := shell.BindForm(c, &pf).First()
@@ -234,7 +246,7 @@ type deleteForm struct {
 // confirmation is the user's address: with the password, at once; without
 // one (an account that signs in elsewhere), the framework mails a link that
 // confirms it.
-func (s *API) deleteAccount(c *gin.Context, v *shell.Visit) {
+func (s *profileSection) deleteAccount(c *gin.Context, v *shell.Visit) {
 	u := v.P.User
 	var df deleteForm
 	_, invalid := shell.BindForm(c, &df).First()
@@ -273,7 +285,7 @@ func (s *API) deleteAccount(c *gin.Context, v *shell.Visit) {
 // formError is the message and field of a use case's refusal the form can
 // show next to its input (an invalid value, a wrong password, a fresh
 // sign-in to do), with fields renaming the use case's fields to the form's;
-// ok is false for every other error, which API.refuse answers: a step-up
+// ok is false for every other error, which Shell.Refuse answers: a step-up
 // the multi-factor rules ask for is its detour through the hosted
 // second-factor page and back to the form's page.
 func formError(err error, fields map[string]string) (msg, field string, ok bool) {

@@ -3,11 +3,6 @@ package account
 import (
 	"embed"
 
-	"github.com/gatehouse/gatehouse/application/account"
-	"github.com/gatehouse/gatehouse/application/federation"
-	"github.com/gatehouse/gatehouse/application/mfa"
-	"github.com/gatehouse/gatehouse/application/organization"
-
 	"github.com/gin-gonic/gin"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
@@ -23,68 +18,73 @@ const AccountBase = shell.AccountHome
 //go:embed templates/*.html assets/*.js
 var files embed.FS
 
-// Deps are the use cases the account pages call: the framework's own.
+// Deps are the use cases the account pages call, the framework's own, one
+// struct per section (beside the section's type): a section holds only
+// what its struct names (New sets them), so it cannot reach another
+// section's use cases, and routes.go (adapters/httpapi), which fills them
+// in, reads as the map of what each section calls.
 type Deps struct {
-	Profile           *account.Profile            // the profile, the address change and the account's deletion
-	Passwords         *account.Passwords          // the password change
-	TwoFactor         *mfa.TwoFactor              // the security page's authenticator app and backup codes
-	Passkeys          *mfa.Passkeys               // its passkeys
-	Sessions          *account.Sessions           // the sessions page and its sign-outs
-	Organizations     *organization.Organizations // the organizations page and invitations
-	LinkedAccounts    *federation.Accounts        // the linked accounts
-	Federation        *federation.SignIns         // linking one more
-	IdentityProviders *federation.Providers       // the providers one may link
+	Profile       ProfileDeps
+	Sessions      SessionsDeps
+	Organizations OrganizationsDeps
+	Security      SecurityDeps
+	Linked        LinkedDeps
 }
 
-// API holds the account pages' handlers, on the edge's shared pieces and
-// the shell, with the use cases they call.
-type API struct {
+// base is what every account section shares: the edge's pieces, the
+// shell, and the account's pages, each typed by its view.
+type base struct {
 	*edge.Kit
-	shell   *shell.Shell
-	views   *shell.Views
-	pages   pages // views, each page typed by its view
-	passkey *shell.Asset
-
-	profile       *account.Profile
-	passwords     *account.Passwords
-	twoFactor     *mfa.TwoFactor
-	passkeys      *mfa.Passkeys
-	sessions      *account.Sessions
-	organizations *organization.Organizations
-	linked        *federation.Accounts
-	signIns       *federation.SignIns
-	providers     *federation.Providers
+	shell *shell.Shell
+	views *shell.Views
+	pages pages
 }
 
-// New returns the account pages on k and sh, calling d.
+// enter runs the account pages' gate (Shell.SignedIn).
+func (b *base) enter(c *gin.Context) (*shell.Visit, bool) { return b.shell.SignedIn(c) }
+
+// API is the account pages: one section per page, each a type of its own
+// holding the use cases its handlers call, on the base they share.
+type API struct {
+	*base
+	profile       *profileSection
+	sessions      *sessionsSection
+	organizations *orgsSection
+	security      *securitySection
+	linked        *linkedSection
+}
+
+// New returns the account pages on k and sh, each section calling its
+// own of d.
 func New(k *edge.Kit, sh *shell.Shell, d Deps) *API {
 	// d's use cases are not checked: routes.go builds every surface, on
 	// applications (the edge's own tests) that have none of them.
 	if k == nil || sh == nil {
 		panic("account: nil dependency")
 	}
-	a := &API{Kit: k, shell: sh, views: sh.NewViews(files, nil),
-		passkey: shell.NewAsset(files, "assets/passkey.js", passkeyScriptPath, shell.JavaScript),
-		profile: d.Profile, passwords: d.Passwords,
-		twoFactor: d.TwoFactor, passkeys: d.Passkeys, sessions: d.Sessions,
-		organizations: d.Organizations, linked: d.LinkedAccounts, signIns: d.Federation, providers: d.IdentityProviders}
-	a.pages = newPages(a.views)
-	return a
+	b := &base{Kit: k, shell: sh, views: sh.NewViews(files, nil)}
+	b.pages = newPages(b.views)
+	return &API{base: b,
+		profile:       &profileSection{base: b, profile: d.Profile.Profile, passwords: d.Profile.Passwords},
+		sessions:      &sessionsSection{base: b, sessions: d.Sessions.Sessions},
+		organizations: &orgsSection{base: b, organizations: d.Organizations.Organizations},
+		security: &securitySection{base: b, twoFactor: d.Security.TwoFactor, passkeys: d.Security.Passkeys,
+			passkey: shell.NewAsset(files, "assets/passkey.js", passkeyScriptPath, shell.JavaScript)},
+		linked: &linkedSection{base: b, linked: d.Linked.LinkedAccounts, signIns: d.Linked.Federation,
+			providers: d.Linked.IdentityProviders},
+	}
 }
 
 // AddAccountRoutes registers the account pages: any signed-in user enters
 // (Shell.SignedIn).
 func (s *API) AddAccountRoutes() {
 	r := s.shell.Section(AccountBase, s.shell.SignedIn)
-	s.addProfileRoutes(r)
-	s.addSessionRoutes(r)
-	s.addAccountOrganizationRoutes(r)
-	s.addSecurityRoutes(r)
-	s.addLinkedRoutes(r)
+	s.profile.addProfileRoutes(r)
+	s.sessions.addSessionRoutes(r)
+	s.organizations.addAccountOrganizationRoutes(r)
+	s.security.addSecurityRoutes(r)
+	s.linked.addLinkedRoutes(r)
 }
-
-// enter runs the account pages' gate (Shell.SignedIn).
-func (s *API) enter(c *gin.Context) (*shell.Visit, bool) { return s.shell.SignedIn(c) }
 
 // accountPage starts an account page of section for v.
 func accountPage(v *shell.Visit, title, section string) *shell.Page {

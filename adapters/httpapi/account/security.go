@@ -44,14 +44,9 @@ const (
 	passkeyScriptPath = AccountBase + "/assets/passkey.js"
 )
 
-// Input bounds: the framework's own (TwoFactorPasswordInput,
-// TwoFactorVerifyInput, PasskeyUpdateInput, PasskeyIDInput).
-const (
-	maxCode         = 64
-	maxPasskeyName  = 255
-	maxPasskeyID    = 1400
-	maxPasskeyReply = 64 << 10
-)
+// maxPasskeyName bounds a passkey's name in characters, as the framework
+// does (PasskeyUpdateInput); the forms' other bounds are their binder tags.
+const maxPasskeyName = 255
 
 // securityView is the security page.
 type securityView struct {
@@ -69,10 +64,11 @@ type securityView struct {
 	Form     securityForm
 	// Stale says the session is too old to register: sign in again.
 	Stale bool
-	// Script is the passkey script's URL; StepUp and SignIn are the hosted
-	// pages that prove a second factor (a code, or a passkey sign-in)
-	// and come back here.
-	Script, StepUp, SignIn string
+	// Script is the passkey script's URL, and WebAuthn that of the
+	// shell's helpers it needs, loaded first; StepUp and SignIn are the
+	// hosted pages that prove a second factor (a code, or a passkey
+	// sign-in) and come back here.
+	Script, WebAuthn, StepUp, SignIn string
 }
 
 // enrolView is a new TOTP key: the QR code (a PNG data URI), the key as
@@ -101,9 +97,25 @@ type passkeyRow struct {
 // password or a code).
 type securityForm struct{ Name, Rename, RenameID string }
 
+// SecurityDeps are the security page's use cases (security.go and
+// passkeys.go).
+type SecurityDeps struct {
+	TwoFactor *mfa.TwoFactor // the authenticator app and backup codes
+	Passkeys  *mfa.Passkeys  // the passkeys
+}
+
+// securitySection is the security page and its forms, the two-factor
+// ones here and the passkey ones in passkeys.go, and the passkey script.
+type securitySection struct {
+	*base
+	twoFactor *mfa.TwoFactor
+	passkeys  *mfa.Passkeys
+	passkey   *shell.Asset
+}
+
 // addSecurityRoutes registers the security page, its forms and the passkey
 // script.
-func (s *API) addSecurityRoutes(r shell.Section) {
+func (s *securitySection) addSecurityRoutes(r shell.Section) {
 	s.passkey.Route(s.Kit)
 	r.Get(securityPath, s.securityPage)
 	r.Post(totpEnablePath, s.enableTOTP)
@@ -127,7 +139,7 @@ var securityNotices = shell.Notices{
 }
 
 // securityPage shows the user's second factors.
-func (s *API) securityPage(c *gin.Context) {
+func (s *securitySection) securityPage(c *gin.Context) {
 	v, ok := s.enter(c)
 	if !ok {
 		return
@@ -143,12 +155,12 @@ func (s *API) securityPage(c *gin.Context) {
 
 // securityState reads the user's factors through the framework's use
 // cases into a new page.
-func (s *API) securityState(c *gin.Context, v *shell.Visit) (*shell.Page, *securityView, error) {
+func (s *securitySection) securityState(c *gin.Context, v *shell.Visit) (*shell.Page, *securityView, error) {
 	list, err := s.passkeys.List(c.Request.Context(), v.P)
 	if err != nil {
 		return nil, nil, err
 	}
-	sv := &securityView{TwoFactor: v.P.User.TwoFactorEnabled(), Script: s.passkey.URL(),
+	sv := &securityView{TwoFactor: v.P.User.TwoFactorEnabled(), Script: s.passkey.URL(), WebAuthn: shell.WebAuthnScript().URL(),
 		StepUp: edge.PageURL(edge.TwoFactorPath, url.Values{"callbackURL": {shell.DoneURL(securityPath, "stepped-up")}}),
 		SignIn: edge.PageURL("/sign-in", url.Values{"callbackURL": {shell.DoneURL(securityPath, "stepped-up")}})}
 	for _, k := range list {
@@ -160,7 +172,7 @@ func (s *API) securityState(c *gin.Context, v *shell.Visit) (*shell.Page, *secur
 
 // showSecurity renders the security page with status and a refused
 // form's message and field; edit fills in what the form needs shown.
-func (s *API) showSecurity(c *gin.Context, v *shell.Visit, status int, msg, field string, edit func(sv *securityView)) {
+func (s *securitySection) showSecurity(c *gin.Context, v *shell.Visit, status int, msg, field string, edit func(sv *securityView)) {
 	p, sv, err := s.securityState(c, v)
 	if err != nil {
 		s.shell.Refuse(c, err)
@@ -173,23 +185,41 @@ func (s *API) showSecurity(c *gin.Context, v *shell.Visit, status int, msg, fiel
 	s.pages.security.Render(c, status, p, sv)
 }
 
-// formValue is a form field, and whether it is within max bytes.
-func formValue(c *gin.Context, name string, maxLen int) (string, bool) {
-	val := c.Request.PostForm.Get(name)
-	return val, len(val) <= maxLen
-}
+// The security page's two-factor forms, bounded as the framework bounds
+// TwoFactorPasswordInput's password (4096 bytes) and
+// TwoFactorVerifyInput's code (64 bytes).
+type (
+	// enableForm is the authenticator app's set-up: the password.
+	enableForm struct {
+		Password string `form:"password" validate:"required,maxbytes=4096"`
+	}
+	// codeForm is the first code of a new authenticator app (its spaces
+	// dropped by compactCode).
+	codeForm struct {
+		Code string `form:"code" validate:"maxbytes=64"`
+	}
+	// changeForm is a change the step-up rules guard: the password, and
+	// a code that may prove a second factor first.
+	changeForm struct {
+		Password string `form:"password" validate:"required,maxbytes=4096"`
+		Code     string `form:"code" validate:"maxbytes=64"`
+	}
+)
+
+// compactCode is a code as typed, without its spaces.
+func compactCode(code string) string { return strings.ReplaceAll(strings.TrimSpace(code), " ", "") }
 
 // enableTOTP starts enrolment (TwoFactorHandler.Enable, as
 // /api/auth/two-factor/enable): with the password, a new key and backup
 // codes, shown in this answer only.
-func (s *API) enableTOTP(c *gin.Context, v *shell.Visit) {
+func (s *securitySection) enableTOTP(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
-	pw, ok := formValue(c, "password", maxPassword)
-	if !ok || pw == "" {
+	var ef enableForm
+	if _, invalid := shell.BindForm(c, &ef).First(); invalid {
 		s.showSecurity(c, v, http.StatusBadRequest, "Enter your password to set up an authenticator app.", "totp-password", nil)
 		return
 	}
-	res, err := s.twoFactor.Enable(ctx, mfa.EnableTwoFactor{Principal: v.P, Password: pw,
+	res, err := s.twoFactor.Enable(ctx, mfa.EnableTwoFactor{Principal: v.P, Password: ef.Password,
 		Client: edge.RequestInfoFrom(ctx).Client(), Origin: edge.Origin(ctx)})
 	if err != nil {
 		s.securityRefused(c, v, err, "totp")
@@ -233,11 +263,12 @@ func groupSecret(secret string) string {
 // (TwoFactorHandler.VerifyTOTP in the session, as
 // /api/auth/two-factor/verify-totp): the session is replaced, so its new
 // cookie goes back.
-func (s *API) confirmTOTP(c *gin.Context, v *shell.Visit) {
+func (s *securitySection) confirmTOTP(c *gin.Context, v *shell.Visit) {
 	ctx := c.Request.Context()
-	code, ok := formValue(c, "code", maxCode)
-	code = strings.ReplaceAll(strings.TrimSpace(code), " ", "")
-	if !ok || code == "" {
+	var cf codeForm
+	_, invalid := shell.BindForm(c, &cf).First()
+	code := compactCode(cf.Code)
+	if invalid || code == "" {
 		s.showSecurity(c, v, http.StatusBadRequest, "Enter the six-digit code your authenticator app shows.", "totp-code",
 			func(sv *securityView) { sv.Confirming = true })
 		return
@@ -269,8 +300,8 @@ func (s *API) confirmTOTP(c *gin.Context, v *shell.Visit) {
 // TOTP code, else a backup code), as answering verify-totp or
 // verify-backup-code while signed in does. No code, nothing proven: the
 // action's own step-up rule decides.
-func (s *API) stepUp(c *gin.Context, v *shell.Visit, code string) error {
-	code = strings.ReplaceAll(strings.TrimSpace(code), " ", "")
+func (s *securitySection) stepUp(c *gin.Context, v *shell.Visit, code string) error {
+	code = compactCode(code)
 	if code == "" {
 		return nil
 	}
@@ -294,7 +325,7 @@ func (s *API) stepUp(c *gin.Context, v *shell.Visit, code string) error {
 // securityRefused answers a use case's refusal of a security form: a wrong
 // password or code names its field, a missing step-up asks for a code;
 // anything else is a refusal page.
-func (s *API) securityRefused(c *gin.Context, v *shell.Visit, err error, form string) {
+func (s *securitySection) securityRefused(c *gin.Context, v *shell.Visit, err error, form string) {
 	msg, field := "", form+"-password"
 	switch {
 	case errors.Is(err, usecase.ErrStepUpRequired):
@@ -317,27 +348,26 @@ func (s *API) securityRefused(c *gin.Context, v *shell.Visit, err error, form st
 // twoFactorChange reads the password and the code of a change that the
 // step-up rules guard, and proves the code first; it reports false when it
 // answered.
-func (s *API) twoFactorChange(c *gin.Context, v *shell.Visit, form string) (string, bool) {
-	pw, ok := formValue(c, "password", maxPassword)
-	if !ok || pw == "" {
-		s.showSecurity(c, v, http.StatusBadRequest, "Enter your password.", form+"-password", nil)
+func (s *securitySection) twoFactorChange(c *gin.Context, v *shell.Visit, form string) (string, bool) {
+	var cf changeForm
+	if bad, invalid := shell.BindForm(c, &cf).First(); invalid {
+		if bad.Name == "password" {
+			s.showSecurity(c, v, http.StatusBadRequest, "Enter your password.", form+"-password", nil)
+		} else {
+			s.showSecurity(c, v, http.StatusBadRequest, "The code is too long.", form+"-code", nil)
+		}
 		return "", false
 	}
-	code, ok := formValue(c, "code", maxCode)
-	if !ok {
-		s.showSecurity(c, v, http.StatusBadRequest, "The code is too long.", form+"-code", nil)
-		return "", false
-	}
-	if err := s.stepUp(c, v, code); err != nil {
+	if err := s.stepUp(c, v, cf.Code); err != nil {
 		s.securityRefused(c, v, err, form)
 		return "", false
 	}
-	return pw, true
+	return cf.Password, true
 }
 
 // disableTOTP turns two-factor off (TwoFactorHandler.Disable, as
 // /api/auth/two-factor/disable) and forgets this browser's trust.
-func (s *API) disableTOTP(c *gin.Context, v *shell.Visit) {
+func (s *securitySection) disableTOTP(c *gin.Context, v *shell.Visit) {
 	pw, ok := s.twoFactorChange(c, v, "disable")
 	if !ok {
 		return
@@ -356,7 +386,7 @@ func (s *API) disableTOTP(c *gin.Context, v *shell.Visit) {
 // (TwoFactorHandler.GenerateBackupCodes, as
 // /api/auth/two-factor/generate-backup-codes) and shows the new ones in
 // this answer only.
-func (s *API) newBackupCodes(c *gin.Context, v *shell.Visit) {
+func (s *securitySection) newBackupCodes(c *gin.Context, v *shell.Visit) {
 	pw, ok := s.twoFactorChange(c, v, "codes")
 	if !ok {
 		return

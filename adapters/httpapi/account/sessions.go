@@ -1,6 +1,7 @@
 package account
 
 import (
+	"errors"
 	"net/http"
 	"sort"
 	"time"
@@ -10,13 +11,15 @@ import (
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/shell"
 	"github.com/gatehouse/gatehouse/application/account"
+	"github.com/gatehouse/gatehouse/domain"
 )
 
 // The account's sessions page (/account/sessions): the user's live
 // sessions (account.Sessions.ListSessions, what /api/auth/list-sessions answers)
 // with their device, address, start and last use, this browser's marked;
-// one ended, or every other (RevokeSessions.One and Others, what
-// revoke-session and revoke-other-sessions call).
+// one ended (Sessions.RevokeOwnSession: what revoke-session calls, on one
+// of those sessions only), or every other (RevokeOtherSessions, what
+// revoke-other-sessions calls).
 
 const (
 	sessionsPath      = AccountBase + "/sessions"
@@ -40,8 +43,19 @@ type accountSession struct {
 	Impersonation         bool
 }
 
+// SessionsDeps are the sessions page's use cases (sessions.go).
+type SessionsDeps struct {
+	Sessions *account.Sessions // the sessions and their sign-outs
+}
+
+// sessionsSection is the sessions page and its forms.
+type sessionsSection struct {
+	*base
+	sessions *account.Sessions
+}
+
 // addSessionRoutes registers the sessions page and its forms.
-func (s *API) addSessionRoutes(r shell.Section) {
+func (s *sessionsSection) addSessionRoutes(r shell.Section) {
 	r.Get(sessionsPath, s.sessionsPage)
 	r.Post(revokePath, s.revokeOwnSession)
 	r.Post(revokeOthersPath, s.revokeOtherSessions)
@@ -54,7 +68,7 @@ var sessionNotices = shell.Notices{
 
 // sessionsPage lists the user's live sessions, this browser's first, then
 // the most recently used.
-func (s *API) sessionsPage(c *gin.Context) {
+func (s *sessionsSection) sessionsPage(c *gin.Context) {
 	v, ok := s.enter(c)
 	if !ok {
 		return
@@ -91,33 +105,22 @@ type sessionForm struct {
 	Session string `form:"session" validate:"required,maxbytes=256"`
 }
 
-// revokeOwnSession ends one of the user's sessions. Someone else's, or one
-// that ended already, is a 404 page and changes nothing; this browser's
-// own signs it out.
-func (s *API) revokeOwnSession(c *gin.Context, v *shell.Visit) {
-	ctx := c.Request.Context()
+// revokeOwnSession ends one of the user's sessions through
+// Sessions.RevokeOwnSession. Someone else's, or one that ended already, is
+// a 404 page and changes nothing; this browser's own signs it out.
+func (s *sessionsSection) revokeOwnSession(c *gin.Context, v *shell.Visit) {
 	var sf sessionForm
 	if _, invalid := shell.BindForm(c, &sf).First(); invalid {
 		s.shell.Refusal(c, http.StatusBadRequest, "Bad request", "Say which session to end. Nothing was changed.",
 			edge.FieldError{Location: "body.session", Message: "is missing or too long"})
 		return
 	}
-	handle := sf.Session
-	list, err := s.sessions.ListSessions(ctx, v.P.User.ID())
-	if err != nil {
-		s.shell.Refuse(c, err)
-		return
-	}
-	found := false
-	for _, ss := range list {
-		found = found || string(ss.ID()) == handle
-	}
-	if !found {
+	current, err := s.sessions.RevokeOwnSession(c.Request.Context(), account.RevokeOwnSession{Principal: v.P, ID: domain.SessionID(sf.Session)})
+	if errors.Is(err, account.ErrNotOwnSession) {
 		s.shell.Refusal(c, http.StatusNotFound, "No such session", "You have no live session with this id: it may have ended already. Nothing was changed.",
 			edge.FieldError{Location: "body.session", Message: "is not one of your live sessions"})
 		return
 	}
-	current, err := s.sessions.RevokeSession(ctx, account.RevokeSession{Principal: v.P, Handle: handle})
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
@@ -133,7 +136,7 @@ func (s *API) revokeOwnSession(c *gin.Context, v *shell.Visit) {
 }
 
 // revokeOtherSessions ends every session of the user but this browser's.
-func (s *API) revokeOtherSessions(c *gin.Context, v *shell.Visit) {
+func (s *sessionsSection) revokeOtherSessions(c *gin.Context, v *shell.Visit) {
 	if err := s.sessions.RevokeOtherSessions(c.Request.Context(), v.P); err != nil {
 		s.shell.Refuse(c, err)
 		return

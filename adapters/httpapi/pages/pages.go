@@ -17,7 +17,8 @@ import (
 // The hosted pages: the home page, sign-in, sign-up, forgotten and reset
 // password, consent, sign-out and the second factor, rendered on the server with html/template. They work
 // without JavaScript and load nothing from elsewhere; the one script, the
-// sign-in page's passkey button (passkey.js), is served from here; their forms post to the
+// sign-in page's passkey button (passkey.js, and the shell's webauthn.js
+// before it), is served from here; their forms post to the
 // framework routes, which answer a form post with 303 See Other
 // (formRedirect). Like the explorer they are pages, not API operations, so
 // no contract lists them.
@@ -27,7 +28,7 @@ var pageFiles embed.FS
 
 const stylesheetPath = "/assets/gatehouse.css"
 
-// passkeyScriptPath is the sign-in page's one script: the passkey button.
+// passkeyScriptPath is the sign-in page's own script: the passkey button.
 const passkeyScriptPath = "/assets/passkey.js"
 
 // scriptedPages may run their own scripts (script-src 'self') and call the
@@ -47,9 +48,11 @@ type pageData struct {
 	Stylesheet string
 	// PasskeyScript is the passkey button's script URL (sign-in).
 	PasskeyScript string
-	Notice        string
-	Error         string
-	ShowForm      bool
+	// WebAuthn is the URL of the shell's helpers it needs, loaded first.
+	WebAuthn string
+	Notice   string
+	Error    string
+	ShowForm bool
 
 	CallbackURL                     string
 	SignInURL, SignUpURL, ForgotURL string
@@ -196,7 +199,7 @@ func (s *API) AddHostedPages() {
 // render writes a page with its CSP; formOrigins are origins the page's
 // form may lead to besides this one.
 func (s *API) render(c *gin.Context, p *pages, status int, name string, d pageData, formOrigins ...string) {
-	d.Stylesheet, d.PasskeyScript = p.css.URL(), p.passkey.URL()
+	d.Stylesheet, d.PasskeyScript, d.WebAuthn = p.css.URL(), p.passkey.URL(), shell.WebAuthnScript().URL()
 	var buf bytes.Buffer
 	if err := p.templates[name].ExecuteTemplate(&buf, "layout", d); err != nil {
 		edge.LoggerFrom(c.Request.Context()).ErrorContext(c.Request.Context(), "page", "page", name, "error", err.Error())

@@ -4,7 +4,8 @@
 // registration's options (data-options, from the server); pressing its
 // button runs navigator.credentials.create and posts the browser's answer
 // in the same form, with its single-use token. Without WebAuthn the page
-// says so and the form stays disabled.
+// says so and the form stays disabled. The shell's webauthn.js, loaded
+// before it, holds the helpers it shares with the sign-in page's script.
 "use strict";
 (() => {
 	const form = document.getElementById("passkey-register");
@@ -14,23 +15,14 @@
 	const status = document.getElementById("passkey-status");
 	const button = document.getElementById("passkey-create");
 	const field = form.querySelector('input[name="response"]');
-	if (!window.PublicKeyCredential || !navigator.credentials || !status || !button || !field) {
+	const webauthn = window.gatehouseWebAuthn;
+	if (!webauthn || !webauthn.supported() || !status || !button || !field) {
 		if (status) {
 			status.textContent = "This browser cannot create passkeys.";
 		}
 		return;
 	}
-	const decode = (s) => {
-		const b = atob(s.replace(/-/g, "+").replace(/_/g, "/").padEnd(Math.ceil(s.length / 4) * 4, "="));
-		return Uint8Array.from(b, (c) => c.charCodeAt(0));
-	};
-	const encode = (buf) => {
-		let s = "";
-		for (const c of new Uint8Array(buf)) {
-			s += String.fromCharCode(c);
-		}
-		return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-	};
+	const { decode, encode } = webauthn;
 	let o;
 	try {
 		o = JSON.parse(form.dataset.options);
@@ -54,7 +46,7 @@
 					challenge: decode(o.challenge), rp: o.rp, timeout: o.timeout, attestation: o.attestation,
 					user: { id: decode(o.user.id), name: o.user.name, displayName: o.user.displayName },
 					pubKeyCredParams: o.pubKeyCredParams, authenticatorSelection: o.authenticatorSelection,
-					excludeCredentials: (o.excludeCredentials || []).map((c) => ({ type: c.type, id: decode(c.id), transports: c.transports })),
+					excludeCredentials: webauthn.credentials(o.excludeCredentials),
 				},
 			});
 		} catch {

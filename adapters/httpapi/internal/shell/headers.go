@@ -6,7 +6,7 @@ import (
 )
 
 // CSP is every console and account page's policy: the shell's own
-// stylesheet and script (and a section's own script), images from here
+// stylesheet and scripts (and a section's own script), images from here
 // (and data: for icons), forms that post here, and no framing.
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 

@@ -13,13 +13,23 @@ import (
 //go:embed templates/*.html assets/*
 var files embed.FS
 
-// The paths of the shell's stylesheet and script. They sit under the
+// The paths of the shell's stylesheet and scripts. They sit under the
 // console's path, where they have always been served from, for the account
-// pages too.
+// pages too (and, for the passkey helpers, the hosted sign-in page).
 const (
-	StylesheetPath = "/console/assets/console.css"
-	ScriptPath     = "/console/assets/console.js"
+	StylesheetPath     = "/console/assets/console.css"
+	ScriptPath         = "/console/assets/console.js"
+	WebAuthnScriptPath = "/console/assets/webauthn.js"
 )
+
+// webAuthn is the helpers both passkey scripts share (assets/webauthn.js).
+var webAuthn = NewAsset(files, "assets/webauthn.js", WebAuthnScriptPath, JavaScript)
+
+// WebAuthnScript is the script of the helpers both passkey scripts share,
+// the account security page's and the hosted sign-in page's (base64url and
+// credential descriptors): a page loads it, deferred, before its own.
+// AddAssetRoutes serves it.
+func WebAuthnScript() *Asset { return webAuthn }
 
 // ConsoleHome and AccountHome are the homes of the two areas the layout
 // knows: its navigation and the refusal page link to both.
@@ -78,8 +88,9 @@ func New(k *edge.Kit, d Deps) *Shell {
 // Kit is the edge's Kit the shell registers routes on.
 func (s *Shell) Kit() *edge.Kit { return s.kit }
 
-// AddAssetRoutes registers the shell's stylesheet and script.
+// AddAssetRoutes registers the shell's stylesheet and scripts.
 func (s *Shell) AddAssetRoutes() {
 	s.css.Route(s.kit)
 	s.js.Route(s.kit)
+	webAuthn.Route(s.kit)
 }

@@ -4,25 +4,18 @@
 // stays hidden. It runs the framework's ceremony (generate-authenticate-
 // options, navigator.credentials.get, verify-authentication) and then goes
 // where the password form would: the page's callbackURL, else the account.
+// The shell's webauthn.js, loaded before it, holds the helpers it shares
+// with the account's passkey script.
 "use strict";
 (() => {
 	const box = document.getElementById("passkey");
 	const button = document.getElementById("passkey-sign-in");
 	const status = document.getElementById("passkey-status");
-	if (!box || !button || !status || !window.PublicKeyCredential || !navigator.credentials) {
+	const webauthn = window.gatehouseWebAuthn;
+	if (!box || !button || !status || !webauthn || !webauthn.supported()) {
 		return;
 	}
-	const decode = (s) => {
-		const b = atob(s.replace(/-/g, "+").replace(/_/g, "/").padEnd(Math.ceil(s.length / 4) * 4, "="));
-		return Uint8Array.from(b, (c) => c.charCodeAt(0));
-	};
-	const encode = (buf) => {
-		let s = "";
-		for (const c of new Uint8Array(buf)) {
-			s += String.fromCharCode(c);
-		}
-		return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-	};
+	const { decode, encode } = webauthn;
 	const fail = (message) => {
 		status.textContent = message;
 		button.disabled = false;
@@ -41,7 +34,7 @@
 			credential = await navigator.credentials.get({
 				publicKey: {
 					challenge: decode(o.challenge), rpId: o.rpId, timeout: o.timeout, userVerification: o.userVerification,
-					allowCredentials: (o.allowCredentials || []).map((c) => ({ type: c.type, id: decode(c.id), transports: c.transports })),
+					allowCredentials: webauthn.credentials(o.allowCredentials),
 				},
 			});
 		} catch {

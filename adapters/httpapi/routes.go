@@ -108,6 +108,7 @@ func (s *Server) addRoutes() {
 	// admin console (/console: a platform administrator's pages) and the
 	// self-service account pages (/account: every signed-in user's own).
 	sh := shell.New(s.Kit, shell.Deps{Forms: adminApp.ConsoleForms})
+	sh.AddAssetRoutes() // the layout's, for the console and the account pages; the passkey helpers, for the account and the hosted sign-in
 	console.New(s.Kit, sh, console.Deps{
 		Gate: adminApp.Administration,
 		Users: console.UsersDeps{Administration: adminApp.Administration, Factors: mfa.Factors, Memberships: adminApp.Memberships,

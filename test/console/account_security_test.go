@@ -166,7 +166,7 @@ func TestAccountSecurity_authorization_matrix(t *testing.T) {
 			t.Fatalf("reused token: %s", body)
 		}
 		harness.MustStatus(t, anon.Get("/account/assets/passkey.js"), http.StatusOK)
-		harness.MustStatus(t, anon.Get("/console/assets/webauthn.js"), http.StatusOK)
+		harness.MustStatus(t, anon.Get("/assets/webauthn.js"), http.StatusOK)
 		// An impersonation looks but changes nothing.
 		tok := mustConsoleTokens(t, w.admin, w.userPath())[w.userPath()+"/impersonate"]
 		harness.MustStatus(t, consolePost(w.admin, w.userPath()+"/impersonate", url.Values{"_token": {tok}}), http.StatusSeeOther)

@@ -49,6 +49,7 @@ var nonAPIRoutes = map[string]bool{
 	"GET /two-factor/":          true,
 	"GET /assets/gatehouse.css": true,
 	"GET /assets/passkey.js":    true,
+	"GET /assets/webauthn.js":   true,
 }
 
 func fetchContract(t *testing.T, app *harness.App, path string) (*openapi3.T, []byte) {

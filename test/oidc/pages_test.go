@@ -24,7 +24,7 @@ var (
 	linkAttr     = regexp.MustCompile(`\s(href|src|srcset|action|formaction|poster|data)="([^"]*)"`)
 	// passkeyScript is the sign-in page's script tags: the shell's passkey
 	// helpers, then its own.
-	passkeyScript = regexp.MustCompile(`<script src="/console/assets/webauthn\.js\?v=[0-9a-f]{12}" defer></script>\n<script src="/assets/passkey\.js\?v=[0-9a-f]{12}" defer></script>`)
+	passkeyScript = regexp.MustCompile(`<script src="/assets/webauthn\.js\?v=[0-9a-f]{12}" defer></script>\n<script src="/assets/passkey\.js\?v=[0-9a-f]{12}" defer></script>`)
 )
 
 // mustPage fails unless r is a hosted page: HTML with the pages' headers,

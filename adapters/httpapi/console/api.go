@@ -105,9 +105,8 @@ func New(k *edge.Kit, sh *shell.Shell, d Deps) *API {
 }
 
 // AddConsoleRoutes registers the console's pages and forms, behind the
-// administrator's gate (Shell.Administrator), and the shell's assets.
+// administrator's gate (Shell.Administrator).
 func (s *API) AddConsoleRoutes() {
-	s.shell.AddAssetRoutes()
 	r := s.shell.Section(Base, s.enter)
 	r.Get(Base, s.home)
 	s.users.addUserRoutes(r)

@@ -13,13 +13,14 @@ import (
 //go:embed templates/*.html assets/*
 var files embed.FS
 
-// The paths of the shell's stylesheet and scripts. They sit under the
-// console's path, where they have always been served from, for the account
-// pages too (and, for the passkey helpers, the hosted sign-in page).
+// The paths of the shell's stylesheet and scripts. The layout's sit under
+// the console's path, where they have always been served from, for the
+// account pages too; the passkey helpers, which the hosted sign-in page
+// loads as well, sit beside the hosted pages' own assets.
 const (
 	StylesheetPath     = "/console/assets/console.css"
 	ScriptPath         = "/console/assets/console.js"
-	WebAuthnScriptPath = "/console/assets/webauthn.js"
+	WebAuthnScriptPath = "/assets/webauthn.js"
 )
 
 // webAuthn is the helpers both passkey scripts share (assets/webauthn.js).
@@ -88,7 +89,8 @@ func New(k *edge.Kit, d Deps) *Shell {
 // Kit is the edge's Kit the shell registers routes on.
 func (s *Shell) Kit() *edge.Kit { return s.kit }
 
-// AddAssetRoutes registers the shell's stylesheet and scripts.
+// AddAssetRoutes registers the shell's stylesheet and scripts, once, for
+// every surface that loads them (routes.go calls it).
 func (s *Shell) AddAssetRoutes() {
 	s.css.Route(s.kit)
 	s.js.Route(s.kit)

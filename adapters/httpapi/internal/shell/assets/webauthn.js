@@ -1,7 +1,7 @@
 // The helpers both passkey scripts share: the account's security page
 // (registration) and the hosted sign-in page (authentication). WebAuthn
 // speaks bytes where the framework's options and answers carry base64url.
-// Served by the shell from /console/assets/webauthn.js under script-src
+// Served by the shell from /assets/webauthn.js under script-src
 // 'self' (the account's CSP, the sign-in page's); each page loads it,
 // deferred, before its own script, which reads window.gatehouseWebAuthn.
 "use strict";

@@ -59,20 +59,33 @@ func passkeyName(raw string) (string, bool) {
 	return name, name != "" && utf8.RuneCountInString(name) <= maxPasskeyName
 }
 
+// passkeyNameOf is the name a form sent, checked as passkeyName does, with
+// invalid the form's bounds refusing its input; shown is what the form
+// shows again when it is refused: the name as sent, unless too long.
+func passkeyNameOf(raw string, invalid bool) (name, shown string, ok bool) {
+	name, ok = passkeyName(raw)
+	if invalid {
+		raw = "" // too long to show again
+	}
+	return name, raw, ok && !invalid
+}
+
+// The passkey forms' messages that more than one form says.
+const (
+	passkeyNameMsg = "Name the passkey: 1 to 255 characters."
+	noSuchPasskey  = "No such passkey: nothing was changed."
+)
+
 // newPasskey starts a registration (PasskeyHandler.RegisterOptions, as
 // /api/auth/passkey/generate-register-options): the page carries the
 // options for the script, and the challenge cookie goes back.
 func (s *securitySection) newPasskey(c *gin.Context, v *shell.Visit) {
 	var nf newPasskeyForm
 	_, invalid := shell.BindForm(c, &nf).First()
-	name, ok := passkeyName(nf.Name)
-	if invalid || !ok {
-		raw := nf.Name
-		if invalid {
-			raw = "" // too long to show again
-		}
-		s.showSecurity(c, v, http.StatusBadRequest, "Name the passkey: 1 to 255 characters.", "passkey-name",
-			func(sv *securityView) { sv.Form.Name = raw })
+	name, shown, ok := passkeyNameOf(nf.Name, invalid)
+	if !ok {
+		s.showSecurity(c, v, http.StatusBadRequest, passkeyNameMsg, "passkey-name",
+			func(sv *securityView) { sv.Form.Name = shown })
 		return
 	}
 	res, err := s.passkeys.RegisterOptions(c.Request.Context(), mfa.PasskeyRegisterOptions{Principal: v.P})
@@ -80,16 +93,24 @@ func (s *securitySection) newPasskey(c *gin.Context, v *shell.Visit) {
 		s.passkeyRefused(c, v, err, "passkey-name", securityForm{Name: name})
 		return
 	}
-	opts, err := json.Marshal(res.Creation)
+	rv, err := registerViewOf(res, name)
 	if err != nil {
-		s.shell.Refuse(c, domain.Internal("console: passkey options", err))
+		s.shell.Refuse(c, err)
 		return
 	}
 	ck := s.Cookies.PasskeyCookie(res.ChallengeID, mfa.PasskeyChallengeTTL)
 	http.SetCookie(c.Writer, &ck)
-	s.showSecurity(c, v, http.StatusOK, "", "", func(sv *securityView) {
-		sv.Register = &registerView{Options: string(opts), Name: name}
-	})
+	s.showSecurity(c, v, http.StatusOK, "", "", func(sv *securityView) { sv.Register = rv })
+}
+
+// registerViewOf is the registration res started for a passkey named
+// name: its options, as JSON for the page's script.
+func registerViewOf(res *mfa.PasskeyOptions, name string) (*registerView, error) {
+	opts, err := json.Marshal(res.Creation)
+	if err != nil {
+		return nil, domain.Internal("console: passkey options", err)
+	}
+	return &registerView{Options: string(opts), Name: name}, nil
 }
 
 // passkeyRefused answers a passkey use case's refusal: a session too old
@@ -105,7 +126,7 @@ func (s *securitySection) passkeyRefused(c *gin.Context, v *shell.Visit, err err
 	case errors.Is(err, mfa.ErrPasskeysOff):
 		msg = "Passkeys are not available on this address."
 	case errors.Is(err, mfa.ErrPasskeyInvalidName):
-		msg = "Name the passkey: 1 to 255 characters."
+		msg = passkeyNameMsg
 	case domain.KindOf(err) == domain.KindInvalid || domain.KindOf(err) == domain.KindUnauthenticated:
 		msg = "The passkey was not accepted: " + messageOf(err) + " Nothing was changed."
 	default:
@@ -130,7 +151,7 @@ func (s *securitySection) verifyPasskey(c *gin.Context, v *shell.Visit) {
 	bad, invalid := shell.BindForm(c, &vf).First()
 	name, ok := passkeyName(vf.Name)
 	if !ok || (invalid && bad.Name == "name") {
-		s.showSecurity(c, v, http.StatusBadRequest, "Name the passkey: 1 to 255 characters.", "passkey-name", nil)
+		s.showSecurity(c, v, http.StatusBadRequest, passkeyNameMsg, "passkey-name", nil)
 		return
 	}
 	reply := vf.Response
@@ -168,28 +189,31 @@ func (s *securitySection) renamePasskey(c *gin.Context, v *shell.Visit) {
 	bad, invalid := shell.BindForm(c, &rf).First()
 	id, ok := passkeyID(rf.ID)
 	if !ok || (invalid && bad.Name == "id") {
-		s.showSecurity(c, v, http.StatusBadRequest, "No such passkey: nothing was changed.", "passkey-id", nil)
+		s.showSecurity(c, v, http.StatusBadRequest, noSuchPasskey, "passkey-id", nil)
 		return
 	}
-	name, ok := passkeyName(rf.Name)
-	if invalid || !ok {
-		raw := rf.Name
-		if invalid {
-			raw = "" // too long to show again
-		}
-		s.showSecurity(c, v, http.StatusBadRequest, "Name the passkey: 1 to 255 characters.", "rename-name",
-			func(sv *securityView) { sv.Form.Rename, sv.Form.RenameID = raw, rf.ID })
+	name, shown, ok := passkeyNameOf(rf.Name, invalid)
+	if !ok {
+		s.showSecurity(c, v, http.StatusBadRequest, passkeyNameMsg, "rename-name",
+			func(sv *securityView) { sv.Form.Rename, sv.Form.RenameID = shown, rf.ID })
 		return
 	}
 	if _, err := s.passkeys.Rename(c.Request.Context(), mfa.PasskeyChange{Principal: v.P, Actor: accountActor(c, v), ID: id, Name: name}); err != nil {
-		if errors.Is(err, domain.ErrPasskeyNotFound) || domain.KindOf(err) == domain.KindNotFound {
-			s.showSecurity(c, v, http.StatusNotFound, "No such passkey: nothing was changed.", "passkey-id", nil)
-			return
-		}
-		s.passkeyRefused(c, v, err, "rename-name", securityForm{})
+		s.passkeyChangeRefused(c, v, err, "rename-name")
 		return
 	}
 	shell.Done(c, securityPath, "passkey-renamed")
+}
+
+// passkeyChangeRefused answers the refusal of a change to one passkey: a
+// passkey the user does not have is a 404 naming it; anything else is
+// passkeyRefused's, with field.
+func (s *securitySection) passkeyChangeRefused(c *gin.Context, v *shell.Visit, err error, field string) {
+	if errors.Is(err, domain.ErrPasskeyNotFound) || domain.KindOf(err) == domain.KindNotFound {
+		s.showSecurity(c, v, http.StatusNotFound, noSuchPasskey, "passkey-id", nil)
+		return
+	}
+	s.passkeyRefused(c, v, err, field, securityForm{})
 }
 
 // deletePasskey removes a passkey (PasskeyHandler.Delete, as
@@ -200,7 +224,7 @@ func (s *securitySection) deletePasskey(c *gin.Context, v *shell.Visit) {
 	bad, invalid := shell.BindForm(c, &df).First()
 	id, ok := passkeyID(df.ID)
 	if !ok || (invalid && bad.Name == "id") {
-		s.showSecurity(c, v, http.StatusBadRequest, "No such passkey: nothing was changed.", "passkey-id", nil)
+		s.showSecurity(c, v, http.StatusBadRequest, noSuchPasskey, "passkey-id", nil)
 		return
 	}
 	if invalid {
@@ -212,11 +236,7 @@ func (s *securitySection) deletePasskey(c *gin.Context, v *shell.Visit) {
 		return
 	}
 	if err := s.passkeys.Delete(c.Request.Context(), mfa.PasskeyChange{Principal: v.P, Actor: accountActor(c, v), ID: id}); err != nil {
-		if errors.Is(err, domain.ErrPasskeyNotFound) || domain.KindOf(err) == domain.KindNotFound {
-			s.showSecurity(c, v, http.StatusNotFound, "No such passkey: nothing was changed.", "passkey-id", nil)
-			return
-		}
-		s.passkeyRefused(c, v, err, "delete-code", securityForm{})
+		s.passkeyChangeRefused(c, v, err, "delete-code")
 		return
 	}
 	shell.Done(c, securityPath, "passkey-removed")

@@ -116,23 +116,33 @@ type nameForm struct {
 	Image string `form:"image,trim" validate:"maxbytes=2048"`
 }
 
-// updateProfile changes the name and image through UpdateUser.
-func (s *profileSection) updateProfile(c *gin.Context, v *shell.Visit) {
+// bindNameForm reads the profile form: its input, to show again, and what
+// the form's bounds refuse in it (its message and field), or no message.
+// Input refused for its length is not worth showing again.
+func bindNameForm(c *gin.Context) (f profileForm, msg, field string) {
 	var nf nameForm
 	bad, invalid := shell.BindForm(c, &nf).First()
-	f := profileForm{Name: nf.Name, Image: nf.Image}
+	f = profileForm{Name: nf.Name, Image: nf.Image}
 	switch {
 	case invalid && bad.Name == "name":
 		if len(f.Name) > 4*maxName {
 			f.Name = ""
 		}
-		s.showProfile(c, v, http.StatusBadRequest, "Your name must be 1 to 256 characters.", "name", f)
-		return
+		return f, "Your name must be 1 to 256 characters.", "name"
 	case invalid || !domain.IsPictureURL(f.Image):
 		if len(f.Image) > maxImage {
 			f.Image = ""
 		}
-		s.showProfile(c, v, http.StatusBadRequest, "The image must be an http or https address of at most 2048 characters, or empty for none.", "image", f)
+		return f, "The image must be an http or https address of at most 2048 characters, or empty for none.", "image"
+	}
+	return f, "", ""
+}
+
+// updateProfile changes the name and image through UpdateUser.
+func (s *profileSection) updateProfile(c *gin.Context, v *shell.Visit) {
+	f, msg, field := bindNameForm(c)
+	if msg != "" {
+		s.showProfile(c, v, http.StatusBadRequest, msg, field, f)
 		return
 	}
 	_, err := s.profile.UpdateUser(c.Request.Context(), account.UpdateUser{UserID: v.P.User.ID(), Name: &f.Name, Image: &f.Image})
@@ -196,6 +206,28 @@ var passwordFormErrors = map[string]string{ // #nosec G101 -- the password form'
 	"confirmPassword": "The new password and its confirmation differ.",
 }
 
+// command is the password change pf asks for, by the signed-in p from
+// client.
+func (pf passwordForm) command(p usecase.Principal, client usecase.Client) account.ChangePassword {
+	return account.ChangePassword{Principal: p, CurrentPassword: pf.Current, NewPassword: pf.New,
+		RevokeOtherSessions: pf.RevokeOthers != "", Client: client}
+}
+
+// passwordFailure is the status, message and field of a password change's
+// refusal that the form shows; ok is false for every other error, which
+// Shell.Refuse answers.
+func passwordFailure(err error) (status int, msg, field string, ok bool) {
+	if msg, field, ok := formError(err, map[string]string{"password": "currentPassword"}); ok {
+		return statusOf(err), msg, field, true
+	}
+	if errors.Is(err, domain.ErrNotFound) {
+		// No password to change: the account signs in through a provider.
+		return http.StatusConflict, "Your account has no password: you sign in through a provider. To set one, use “Forgot password?” on the sign-in page.",
+			"currentPassword", true
+	}
+	return 0, "", "", false
+}
+
 // changePassword replaces the password through ChangePassword; asked to,
 // it signs out every other session and gives this browser a new one.
 func (s *profileSection) changePassword(c *gin.Context, v *shell.Visit) {
@@ -203,35 +235,31 @@ func (s *profileSection) changePassword(c *gin.Context, v *shell.Visit) {
 	var pf passwordForm
 	bad, invalid := shell.BindForm(c, &pf).First()
 	f := profileForm{Name: u.Name(), Image: u.Image(), RevokeOthers: pf.RevokeOthers != ""}
-	current, next := pf.Current, pf.New
 	if invalid {
 		s.showProfile(c, v, http.StatusBadRequest, passwordFormErrors[bad.Name], bad.Name, f)
 		return
 	}
 	ctx := c.Request.Context()
-	res, err := s.passwords.ChangePassword(ctx, account.ChangePassword{Principal: v.P, CurrentPassword: current,
-		NewPassword: next, RevokeOtherSessions: f.RevokeOthers, Client: edge.RequestInfoFrom(ctx).Client()})
-	if msg, field, ok := formError(err, map[string]string{"password": "currentPassword"}); ok {
-		s.showProfile(c, v, statusOf(err), msg, field, f)
-		return
-	}
-	if errors.Is(err, domain.ErrNotFound) {
-		// No password to change: the account signs in through a provider.
-		s.showProfile(c, v, http.StatusConflict, "Your account has no password: you sign in through a provider. To set one, use “Forgot password?” on the sign-in page.",
-			"currentPassword", f)
+	res, err := s.passwords.ChangePassword(ctx, pf.command(v.P, edge.RequestInfoFrom(ctx).Client()))
+	if status, msg, field, ok := passwordFailure(err); ok {
+		s.showProfile(c, v, status, msg, field, f)
 		return
 	}
 	if err != nil {
 		s.shell.Refuse(c, err)
 		return
 	}
+	s.passwordChanged(c, res)
+}
+
+// passwordChanged finishes a password change: when it signed out every
+// other session, this browser's was replaced too, and its cookies go back.
+func (s *profileSection) passwordChanged(c *gin.Context, res *account.ChangePasswordResult) {
 	if res.Session == nil {
 		shell.Done(c, AccountBase, "password")
 		return
 	}
-	for _, ck := range s.Cookies.Issue(res.Token, res.Session) {
-		http.SetCookie(c.Writer, &ck)
-	}
+	s.issueSession(c, res.Token, res.Session)
 	shell.Done(c, AccountBase, "password-all")
 }
 
@@ -242,25 +270,34 @@ type deleteForm struct {
 	Password string `form:"password" validate:"maxbytes=4096"`
 }
 
+// bindDeleteForm reads the deletion's form for u: its input, to show again
+// (but not a confirmation too long to be an address), the password, and
+// what refuses it (a confirmation that is not u's address, a password over
+// the form's bound) as a message and field, or no message.
+func bindDeleteForm(c *gin.Context, u *domain.User) (f profileForm, password, msg, field string) {
+	var df deleteForm
+	_, invalid := shell.BindForm(c, &df).First()
+	f = profileForm{Name: u.Name(), Image: u.Image(), Confirm: df.Confirm}
+	if !strings.EqualFold(f.Confirm, string(u.Email())) {
+		if len(f.Confirm) > maxEmail {
+			f.Confirm = ""
+		}
+		return f, "", "Type your e-mail address exactly to confirm. Nothing was deleted.", "confirm"
+	}
+	if invalid {
+		return f, "", "The password is too long.", "deletePassword"
+	}
+	return f, df.Password, "", ""
+}
+
 // deleteAccount deletes the account through DeleteUser once the typed
 // confirmation is the user's address: with the password, at once; without
 // one (an account that signs in elsewhere), the framework mails a link that
 // confirms it.
 func (s *profileSection) deleteAccount(c *gin.Context, v *shell.Visit) {
-	u := v.P.User
-	var df deleteForm
-	_, invalid := shell.BindForm(c, &df).First()
-	f := profileForm{Name: u.Name(), Image: u.Image(), Confirm: df.Confirm}
-	password := df.Password
-	if !strings.EqualFold(f.Confirm, string(u.Email())) {
-		if len(f.Confirm) > maxEmail {
-			f.Confirm = ""
-		}
-		s.showProfile(c, v, http.StatusBadRequest, "Type your e-mail address exactly to confirm. Nothing was deleted.", "confirm", f)
-		return
-	}
-	if invalid {
-		s.showProfile(c, v, http.StatusBadRequest, "The password is too long.", "deletePassword", f)
+	f, password, msg, field := bindDeleteForm(c, v.P.User)
+	if msg != "" {
+		s.showProfile(c, v, http.StatusBadRequest, msg, field, f)
 		return
 	}
 	res, err := s.profile.DeleteUser(c.Request.Context(), account.DeleteUser{Principal: v.P, Password: password, CallbackURL: "/"})
@@ -276,10 +313,7 @@ func (s *profileSection) deleteAccount(c *gin.Context, v *shell.Visit) {
 		shell.Done(c, AccountBase, "delete-sent")
 		return
 	}
-	for _, ck := range s.Cookies.Clear() {
-		http.SetCookie(c.Writer, &ck)
-	}
-	shell.Redirect(c, "/sign-out?done=1")
+	s.signedOut(c)
 }
 
 // formError is the message and field of a use case's refusal the form can

@@ -2,11 +2,13 @@ package account
 
 import (
 	"embed"
+	"net/http"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/shell"
+	"github.com/gatehouse/gatehouse/domain"
 )
 
 // AccountBase is the path of the account pages.
@@ -42,6 +44,23 @@ type base struct {
 
 // enter runs the account pages' gate (Shell.SignedIn).
 func (b *base) enter(c *gin.Context) (*shell.Visit, bool) { return b.shell.SignedIn(c) }
+
+// issueSession gives this browser the cookies of its new session (token,
+// sess): one that replaced the signed-in one.
+func (b *base) issueSession(c *gin.Context, token string, sess *domain.Session) {
+	for _, ck := range b.Cookies.Issue(token, sess) {
+		http.SetCookie(c.Writer, &ck)
+	}
+}
+
+// signedOut clears this browser's session cookies, its session having
+// ended, and sends it to the signed-out page.
+func (b *base) signedOut(c *gin.Context) {
+	for _, ck := range b.Cookies.Clear() {
+		http.SetCookie(c.Writer, &ck)
+	}
+	shell.Redirect(c, "/sign-out?done=1")
+}
 
 // API is the account pages: one section per page, each a type of its own
 // holding the use cases its handlers call, on the base they share.

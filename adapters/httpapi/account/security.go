@@ -79,6 +79,26 @@ type enrolView struct {
 	BackupCodes []string
 }
 
+// enrolViewOf is the new TOTP key of res: its key URI drawn as a QR code,
+// its key as text, and its backup codes.
+func enrolViewOf(res *mfa.EnableTwoFactorResult) (*enrolView, error) {
+	code, err := qr.EncodeText(res.TOTPURI, qr.Medium)
+	if err != nil {
+		return nil, domain.Internal("console: QR code", err)
+	}
+	png, err := code.ToPNGBytes(qr.NewQrCodeImgConfig(6, 4))
+	if err != nil {
+		return nil, domain.Internal("console: QR code", err)
+	}
+	secret := ""
+	if u, err := url.Parse(res.TOTPURI); err == nil {
+		secret = u.Query().Get("secret")
+	}
+	// #nosec G203 -- a data: URI of our own PNG in standard base64: no markup can reach it.
+	return &enrolView{QR: template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(png)),
+		Secret: groupSecret(secret), BackupCodes: res.BackupCodes}, nil
+}
+
 // registerView is a passkey registration's options, as JSON for the
 // script, and the name the user chose.
 type registerView struct {
@@ -225,25 +245,13 @@ func (s *securitySection) enableTOTP(c *gin.Context, v *shell.Visit) {
 		s.securityRefused(c, v, err, "totp")
 		return
 	}
-	code, err := qr.EncodeText(res.TOTPURI, qr.Medium)
+	ev, err := enrolViewOf(res)
 	if err != nil {
-		s.shell.Refuse(c, domain.Internal("console: QR code", err))
+		s.shell.Refuse(c, err)
 		return
-	}
-	png, err := code.ToPNGBytes(qr.NewQrCodeImgConfig(6, 4))
-	if err != nil {
-		s.shell.Refuse(c, domain.Internal("console: QR code", err))
-		return
-	}
-	secret := ""
-	if u, err := url.Parse(res.TOTPURI); err == nil {
-		secret = u.Query().Get("secret")
 	}
 	s.showSecurity(c, v, http.StatusOK, "", "", func(sv *securityView) {
-		// #nosec G203 -- a data: URI of our own PNG in standard base64: no markup can reach it.
-		sv.Enrol = &enrolView{QR: template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(png)),
-			Secret: groupSecret(secret), BackupCodes: res.BackupCodes}
-		sv.Confirming = true
+		sv.Enrol, sv.Confirming = ev, true
 	})
 }
 
@@ -275,25 +283,33 @@ func (s *securitySection) confirmTOTP(c *gin.Context, v *shell.Visit) {
 	}
 	res, err := s.twoFactor.VerifyTOTP(ctx, mfa.VerifySecondFactor{Principal: &v.P, Code: code,
 		Client: edge.RequestInfoFrom(ctx).Client(), Origin: edge.Origin(ctx)})
+	if msg, edit, ok := confirmFailure(err); ok {
+		s.showSecurity(c, v, http.StatusBadRequest, msg, "totp-code", edit)
+		return
+	}
 	if err != nil {
-		if errors.Is(err, mfa.ErrTOTPNotEnabled) {
-			s.showSecurity(c, v, http.StatusBadRequest, "There is no authenticator app to confirm: set one up first.", "totp-code", nil)
-			return
-		}
-		if errors.Is(err, mfa.ErrInvalidCode) {
-			s.showSecurity(c, v, http.StatusBadRequest, "That code is not right. Enter the code your app shows now.", "totp-code",
-				func(sv *securityView) { sv.Confirming = !sv.TwoFactor })
-			return
-		}
 		s.shell.Refuse(c, err)
 		return
 	}
 	if res.Rotated {
-		for _, ck := range s.Cookies.Issue(res.Token, res.Session) {
-			http.SetCookie(c.Writer, &ck)
-		}
+		s.issueSession(c, res.Token, res.Session)
 	}
 	shell.Done(c, securityPath, "totp-on")
+}
+
+// confirmFailure is what the confirmation's form says of the use case's
+// refusal err, and edit what the page shows again (the form for the first
+// code, while two-factor is still off); ok is false for every other
+// error, which Shell.Refuse answers.
+func confirmFailure(err error) (msg string, edit func(sv *securityView), ok bool) {
+	switch {
+	case errors.Is(err, mfa.ErrTOTPNotEnabled):
+		return "There is no authenticator app to confirm: set one up first.", nil, true
+	case errors.Is(err, mfa.ErrInvalidCode):
+		return "That code is not right. Enter the code your app shows now.",
+			func(sv *securityView) { sv.Confirming = !sv.TwoFactor }, true
+	}
+	return "", nil, false
 }
 
 // stepUp proves a second factor in the session with the form's code (a

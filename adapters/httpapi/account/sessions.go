@@ -34,6 +34,30 @@ type sessionsView struct {
 	Others int
 }
 
+// sessionsViewOf is the sessions page of list, the user's live sessions,
+// current being this browser's: it comes first, then the most recently
+// used.
+func sessionsViewOf(list []*domain.Session, current domain.SessionID) *sessionsView {
+	sv := &sessionsView{}
+	for _, ss := range list {
+		row := accountSession{ID: string(ss.ID()), Device: device(ss.UserAgent()), IP: ss.IPAddress(), Agent: ss.UserAgent(),
+			Created: ss.CreatedAt(), LastUsed: ss.UpdatedAt(), Expires: ss.ExpiresAt(),
+			Current: ss.ID() == current, Impersonation: ss.ImpersonatedBy() != ""}
+		if !row.Current {
+			sv.Others++
+		}
+		sv.Rows = append(sv.Rows, row)
+	}
+	sort.SliceStable(sv.Rows, func(i, j int) bool {
+		a, b := sv.Rows[i], sv.Rows[j]
+		if a.Current != b.Current {
+			return a.Current
+		}
+		return a.LastUsed.After(b.LastUsed)
+	})
+	return sv
+}
+
 // accountSession is one of the user's sessions.
 type accountSession struct {
 	ID, Device, IP, Agent string
@@ -78,26 +102,9 @@ func (s *sessionsSection) sessionsPage(c *gin.Context) {
 		s.shell.Refuse(c, err)
 		return
 	}
-	sv := &sessionsView{}
-	for _, ss := range list {
-		row := accountSession{ID: string(ss.ID()), Device: device(ss.UserAgent()), IP: ss.IPAddress(), Agent: ss.UserAgent(),
-			Created: ss.CreatedAt(), LastUsed: ss.UpdatedAt(), Expires: ss.ExpiresAt(),
-			Current: ss.ID() == v.P.Session.ID(), Impersonation: ss.ImpersonatedBy() != ""}
-		if !row.Current {
-			sv.Others++
-		}
-		sv.Rows = append(sv.Rows, row)
-	}
-	sort.SliceStable(sv.Rows, func(i, j int) bool {
-		a, b := sv.Rows[i], sv.Rows[j]
-		if a.Current != b.Current {
-			return a.Current
-		}
-		return a.LastUsed.After(b.LastUsed)
-	})
 	p := accountPage(v, sessionsPageTitle, "sessions")
 	p.Notice = sessionNotices.Of(c)
-	s.pages.sessions.Render(c, http.StatusOK, p, sv)
+	s.pages.sessions.Render(c, http.StatusOK, p, sessionsViewOf(list, v.P.Session.ID()))
 }
 
 // sessionForm names the session to end (a session handle).
@@ -126,10 +133,7 @@ func (s *sessionsSection) revokeOwnSession(c *gin.Context, v *shell.Visit) {
 		return
 	}
 	if current {
-		for _, ck := range s.Cookies.Clear() {
-			http.SetCookie(c.Writer, &ck)
-		}
-		shell.Redirect(c, "/sign-out?done=1")
+		s.signedOut(c)
 		return
 	}
 	shell.Done(c, sessionsPath, "revoked")

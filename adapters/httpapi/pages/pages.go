@@ -2,6 +2,7 @@ package pages
 
 import (
 	"bytes"
+	"context"
 	"embed"
 	"html/template"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/edge"
 	"github.com/gatehouse/gatehouse/adapters/httpapi/internal/shell"
+	"github.com/gatehouse/gatehouse/domain"
 )
 
 // The hosted pages: the home page, sign-in, sign-up, forgotten and reset
@@ -287,26 +289,9 @@ func (s *API) signInPage(c *gin.Context, p *pages) {
 		s.render(c, p, http.StatusBadRequest, "sign-in", d)
 		return
 	}
-	d.CallbackURL, d.SignUpURL, d.ForgotURL = cb, withCallback("/sign-up", cb), withCallback("/forgot-password", cb)
-	d.ProviderError, d.ProviderCallback = withCallback("/sign-in", cb), cb
-	if cb == "" {
-		// sign-in/social's own default is "/" (Better Auth's); the page's
-		// buttons end where its password form does.
-		d.ProviderCallback = edge.AccountPath
-	}
+	d.signInLinks(cb)
 	origins := s.callbackOrigins(c, cb)
-	if ps, err := s.providers.Enabled(c.Request.Context()); err == nil {
-		for _, pr := range ps {
-			d.Providers = append(d.Providers, providerButton{ID: string(pr.ID), Name: pr.Name})
-			// The button's form ends at the provider: form-action must
-			// allow its origin (browsers check it on redirects too).
-			if ep := s.signIns.AuthorizationEndpoint(c.Request.Context(), pr); ep != "" {
-				origins = append(origins, ep)
-			}
-		}
-	} else {
-		s.Logger.ErrorContext(c.Request.Context(), "sign-in page: identity providers", "err", err)
-	}
+	d.Providers, origins = s.providerButtons(c.Request.Context(), origins)
 	if cb == "" {
 		// Signed in already: offer the account instead of a dead end. With
 		// a callback (an application asking to sign in again) the form is
@@ -316,6 +301,40 @@ func (s *API) signInPage(c *gin.Context, p *pages) {
 		}
 	}
 	s.render(c, p, http.StatusOK, "sign-in", d, origins...)
+}
+
+// signInLinks sets the sign-in page's links for callbackURL cb: its form,
+// the pages it links to and its provider buttons all end there.
+func (d *pageData) signInLinks(cb string) {
+	d.CallbackURL, d.SignUpURL, d.ForgotURL = cb, withCallback("/sign-up", cb), withCallback("/forgot-password", cb)
+	d.ProviderError, d.ProviderCallback = withCallback("/sign-in", cb), cb
+	if cb == "" {
+		// sign-in/social's own default is "/" (Better Auth's); the page's
+		// buttons end where its password form does.
+		d.ProviderCallback = edge.AccountPath
+	}
+}
+
+// providerButtons are the sign-in page's buttons, one per enabled identity
+// provider, and origins with each one's authorization endpoint added. When
+// the providers cannot be read, the error is logged and the page has no
+// buttons.
+func (s *API) providerButtons(ctx context.Context, origins []string) ([]providerButton, []string) {
+	ps, err := s.providers.Enabled(ctx)
+	if err != nil {
+		s.Logger.ErrorContext(ctx, "sign-in page: identity providers", "err", err)
+		return nil, origins
+	}
+	var buttons []providerButton
+	for _, pr := range ps {
+		buttons = append(buttons, providerButton{ID: string(pr.ID), Name: pr.Name})
+		// The button's form ends at the provider: form-action must
+		// allow its origin (browsers check it on redirects too).
+		if ep := s.signIns.AuthorizationEndpoint(ctx, pr); ep != "" {
+			origins = append(origins, ep)
+		}
+	}
+	return buttons, origins
 }
 
 func (s *API) signUpPage(c *gin.Context, p *pages) {
@@ -360,13 +379,7 @@ func (s *API) resetPasswordPage(c *gin.Context, p *pages) {
 // back as oauth_query with the answer.
 func (s *API) consentPage(c *gin.Context, p *pages) {
 	ctx := c.Request.Context()
-	q := c.Request.URL.Query()
-	code := q.Get("error")
-	oauthQuery := c.Request.URL.RawQuery
-	if q.Has("error") {
-		q.Del("error")
-		oauthQuery = q.Encode()
-	}
+	q, code, oauthQuery := consentQuery(c.Request.URL)
 	sess, err := s.Session(ctx)
 	if err != nil {
 		if !edge.IsUnauthenticated(err) {
@@ -382,15 +395,36 @@ func (s *API) consentPage(c *gin.Context, p *pages) {
 		return
 	}
 	d := pageData{Title: "Allow access", ShowForm: true, Error: errorMessage(code), ClientName: prompt.ClientName,
-		UserEmail: string(sess.Auth.User.Email()), OAuthQuery: oauthQuery}
-	for _, sc := range prompt.Scopes {
+		UserEmail: string(sess.Auth.User.Email()), OAuthQuery: oauthQuery, Scopes: scopesInWords(prompt.Scopes)}
+	s.render(c, p, http.StatusOK, "consent", d, prompt.RedirectOrigin)
+}
+
+// consentQuery reads the consent page's address u: the authorization
+// request q, the error code a refused answer came back with, and the
+// request as the form posts it back (oauth_query), without that code.
+func consentQuery(u *url.URL) (q url.Values, code, oauthQuery string) {
+	q = u.Query()
+	code = q.Get("error")
+	oauthQuery = u.RawQuery
+	if q.Has("error") {
+		q.Del("error")
+		oauthQuery = q.Encode()
+	}
+	return q, code, oauthQuery
+}
+
+// scopesInWords says what each of scopes lets a client see, in words where
+// it is a scope the page knows, else by its name.
+func scopesInWords(scopes []string) []string {
+	var words []string
+	for _, sc := range scopes {
 		if desc, ok := scopeDescriptions[sc]; ok {
-			d.Scopes = append(d.Scopes, desc)
+			words = append(words, desc)
 		} else {
-			d.Scopes = append(d.Scopes, sc)
+			words = append(words, sc)
 		}
 	}
-	s.render(c, p, http.StatusOK, "consent", d, prompt.RedirectOrigin)
+	return words
 }
 
 // signOutPage confirms an end-session request that the provider could not
@@ -441,34 +475,43 @@ func (s *API) twoFactorPage(c *gin.Context, p *pages) {
 			Error: errorMessage("INVALID_CALLBACK_URL")})
 		return
 	}
-	code := c.Query("error")
+	code, sent, method := c.Query("error"), c.Query("sent"), c.Query("method")
 	d := pageData{Title: "Second factor", CallbackURL: cb, SignInURL: withCallback("/sign-in", cb), Error: errorMessage(code)}
 	switch {
 	case code == "TOO_MANY_ATTEMPTS_REQUEST_NEW_CODE" || code == "INVALID_TWO_FACTOR_COOKIE":
 		// The challenge is over: only a new sign-in helps.
 	case s.Cookies.TwoFactorChallenge(c.Request) != "":
-		d.ShowForm = true
-		d.OTPSent = c.Query("sent") != "" || c.Query("method") == "otp"
-		if c.Query("sent") != "" && d.Error == "" {
-			d.Notice = noticeMessages["otp-sent"]
-		}
+		d.codeForms(sent, method)
 	default:
-		u := s.signedInUser(c)
-		if u == nil {
-			if d.Error == "" {
-				d.Error = errorMessage("INVALID_TWO_FACTOR_COOKIE")
-			}
-			break
-		}
-		if !u.TwoFactorEnabled() {
-			d.Error = errorMessage("TWO_FACTOR_NOT_ENABLED")
-			break
-		}
-		d.ShowForm, d.StepUp = true, true
-		d.OTPSent = c.Query("sent") != "" || c.Query("method") == "otp"
-		if c.Query("sent") != "" && d.Error == "" {
-			d.Notice = noticeMessages["otp-sent"]
-		}
+		d.stepUp(s.signedInUser(c), sent, method)
 	}
 	s.render(c, p, http.StatusOK, "two-factor", d, s.callbackOrigins(c, cb)...)
+}
+
+// codeForms shows the second-factor page's forms: the e-mailed code's
+// first when a code was sent (sent) or asked for (method), and, unless
+// the page has an error to show, a notice that one was sent.
+func (d *pageData) codeForms(sent, method string) {
+	d.ShowForm = true
+	d.OTPSent = sent != "" || method == "otp"
+	if sent != "" && d.Error == "" {
+		d.Notice = noticeMessages["otp-sent"]
+	}
+}
+
+// stepUp is the second-factor page of a signed-in session's step-up, u
+// being its user: the forms, or why there are none (no session, or no
+// second factor to prove).
+func (d *pageData) stepUp(u *domain.User, sent, method string) {
+	switch {
+	case u == nil:
+		if d.Error == "" {
+			d.Error = errorMessage("INVALID_TWO_FACTOR_COOKIE")
+		}
+	case !u.TwoFactorEnabled():
+		d.Error = errorMessage("TWO_FACTOR_NOT_ENABLED")
+	default:
+		d.codeForms(sent, method)
+		d.StepUp = true
+	}
 }

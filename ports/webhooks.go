@@ -42,10 +42,14 @@ type WebhookQueue interface {
 	// claimed again once the lease ends.
 	Claim(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]ClaimedDelivery, error)
 	// Record stores attempt a and moves its delivery to status, counting
-	// the attempt: due again at next while pending, finished otherwise. A
-	// delivery that no longer exists (its endpoint was deleted) is
-	// domain.ErrWebhookMessageNotFound.
-	Record(ctx context.Context, a domain.WebhookAttempt, status domain.WebhookDeliveryStatus, next time.Time) error
+	// the attempt: due again at next while pending, finished otherwise.
+	// claimed is the delivery's NextAttemptAt as Claim returned it: a
+	// delivery that changed since (replayed while the attempt ran, or
+	// claimed again after the lease ended) belongs to that change, so the
+	// attempt is stored, as the delivery's last, but the delivery keeps its
+	// status, count and due time. A delivery that no longer exists (its
+	// endpoint was deleted) is domain.ErrWebhookMessageNotFound.
+	Record(ctx context.Context, a domain.WebhookAttempt, claimed time.Time, status domain.WebhookDeliveryStatus, next time.Time) error
 	// Replay makes the delivery of message to endpoint pending again, due
 	// at now, with its attempts counted afresh (earlier attempts are
 	// kept). A message the endpoint never had is

@@ -162,9 +162,11 @@ func (q *WebhookQueue) Claim(ctx context.Context, now time.Time, lease time.Dura
 }
 
 // Record implements ports.WebhookQueue: the attempt and the delivery's new
-// state in one transaction. An attempt of a delivery deleted meanwhile
-// breaks the foreign key, which is ErrWebhookMessageNotFound.
-func (q *WebhookQueue) Record(ctx context.Context, a domain.WebhookAttempt, status domain.WebhookDeliveryStatus, next time.Time) error {
+// state in one transaction, the state only while the delivery is as its
+// claim left it (pending, due at claimed). An attempt of a delivery
+// deleted meanwhile breaks the foreign key, which is
+// ErrWebhookMessageNotFound.
+func (q *WebhookQueue) Record(ctx context.Context, a domain.WebhookAttempt, claimed time.Time, status domain.WebhookDeliveryStatus, next time.Time) error {
 	row := webhookAttemptFromDomain(a)
 	err := transaction(ctx, q.db, func(tx *gorm.DB) error {
 		if err := tx.Create(&row).Error; err != nil {
@@ -174,8 +176,16 @@ func (q *WebhookQueue) Record(ctx context.Context, a domain.WebhookAttempt, stat
 		if status == domain.WebhookPending {
 			nextAt = nullTime(next)
 		}
-		res := tx.Model(&webhookDeliveryRow{}).Where("endpoint_id = ? AND message_id = ?", string(a.EndpointID), a.MessageID).
+		res := tx.Model(&webhookDeliveryRow{}).
+			Where("endpoint_id = ? AND message_id = ? AND status = ? AND next_attempt_at = ?", string(a.EndpointID), a.MessageID,
+				string(domain.WebhookPending), domain.Timestamp(claimed)).
 			Updates(map[string]any{"status": string(status), "attempts": gorm.Expr("attempts + 1"), "next_attempt_at": nextAt, "last_attempt_id": a.ID})
+		if res.Error != nil || res.RowsAffected == 1 {
+			return res.Error
+		}
+		// Changed since the claim: the attempt is its last, and nothing more.
+		res = tx.Model(&webhookDeliveryRow{}).Where("endpoint_id = ? AND message_id = ?", string(a.EndpointID), a.MessageID).
+			Update("last_attempt_id", a.ID)
 		return affectedOne("webhook_deliveries.record", res, domain.ErrWebhookMessageNotFound)
 	})
 	return convertErr("webhook_deliveries.record", err, nil, nil)

@@ -219,7 +219,7 @@ func (q *WebhookQueue) Claim(ctx context.Context, now time.Time, lease time.Dura
 }
 
 // Record implements ports.WebhookQueue.
-func (q *WebhookQueue) Record(ctx context.Context, a domain.WebhookAttempt, status domain.WebhookDeliveryStatus, next time.Time) error {
+func (q *WebhookQueue) Record(ctx context.Context, a domain.WebhookAttempt, claimed time.Time, status domain.WebhookDeliveryStatus, next time.Time) error {
 	defer q.db.unlock(q.db.lock(ctx))
 	w := &q.db.webhooks
 	k := deliveryKey{a.EndpointID, a.MessageID}
@@ -230,9 +230,11 @@ func (q *WebhookQueue) Record(ctx context.Context, a domain.WebhookAttempt, stat
 	a.At = domain.Timestamp(a.At)
 	a.Latency = max(a.Latency.Truncate(time.Millisecond), 0)
 	set(q.db, w.attempts, k, slices.Concat(w.attempts[k], []domain.WebhookAttempt{a}))
-	d.Status, d.Attempts, d.NextAttemptAt = status, d.Attempts+1, time.Time{}
-	if status == domain.WebhookPending {
-		d.NextAttemptAt = domain.Timestamp(next)
+	if d.Status == domain.WebhookPending && d.NextAttemptAt.Equal(domain.Timestamp(claimed)) {
+		d.Status, d.Attempts, d.NextAttemptAt = status, d.Attempts+1, time.Time{}
+		if status == domain.WebhookPending {
+			d.NextAttemptAt = domain.Timestamp(next)
+		}
 	}
 	d.LastAttempt = &a
 	set(q.db, w.deliveries, k, d)

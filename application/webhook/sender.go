@@ -139,7 +139,7 @@ func (s *Sender) deliver(ctx context.Context, e domain.WebhookEndpoint, c ports.
 	a := domain.WebhookAttempt{ID: s.ids.NewID(), EndpointID: e.ID, MessageID: d.MessageID, At: now}
 	if !e.Enabled {
 		a.Error = "not attempted: the endpoint is disabled"
-		return s.finish(ctx, a, ports.WebhookSkipped, domain.WebhookFailed, time.Time{})
+		return s.finish(ctx, c, a, ports.WebhookSkipped, domain.WebhookFailed, time.Time{})
 	}
 	headers, err := s.headers(e, c.Message, now)
 	if err != nil {
@@ -157,20 +157,21 @@ func (s *Sender) deliver(ctx context.Context, e domain.WebhookEndpoint, c ports.
 	}
 	switch {
 	case a.Succeeded():
-		return s.finish(ctx, a, ports.WebhookSucceeded, domain.WebhookSucceeded, time.Time{})
+		return s.finish(ctx, c, a, ports.WebhookSucceeded, domain.WebhookSucceeded, time.Time{})
 	case d.Attempts >= len(s.settings.Schedule):
-		return s.finish(ctx, a, ports.WebhookFailed, domain.WebhookFailed, time.Time{})
+		return s.finish(ctx, c, a, ports.WebhookFailed, domain.WebhookFailed, time.Time{})
 	default:
-		return s.finish(ctx, a, ports.WebhookRetrying, domain.WebhookPending, now.Add(jitter(s.settings.Schedule[d.Attempts])))
+		return s.finish(ctx, c, a, ports.WebhookRetrying, domain.WebhookPending, now.Add(jitter(s.settings.Schedule[d.Attempts])))
 	}
 }
 
-// finish records attempt a, moving its delivery to status, and tells the
+// finish records attempt a of claimed delivery c, moving the delivery to
+// status unless it was replayed or claimed again meanwhile, and tells the
 // observer. The record is written even when ctx ended meanwhile: a delivery
 // that was made must not be made again for want of its record. A delivery
 // whose endpoint was deleted meanwhile is forgotten.
-func (s *Sender) finish(ctx context.Context, a domain.WebhookAttempt, result string, status domain.WebhookDeliveryStatus, next time.Time) (outcome, error) {
-	err := s.queue.Record(context.WithoutCancel(ctx), a, status, next)
+func (s *Sender) finish(ctx context.Context, c ports.ClaimedDelivery, a domain.WebhookAttempt, result string, status domain.WebhookDeliveryStatus, next time.Time) (outcome, error) {
+	err := s.queue.Record(context.WithoutCancel(ctx), a, c.Delivery.NextAttemptAt, status, next)
 	if domain.KindOf(err) == domain.KindNotFound {
 		return outcome{}, nil
 	}

@@ -45,6 +45,7 @@ func RunWebhookStores(t *testing.T, newStores func(t *testing.T) WebhookStores) 
 		{"concurrent_claims_never_take_the_same_delivery", testWebhookClaimParallel},
 		{"record_counts_the_attempt_and_moves_the_delivery", testWebhookRecord},
 		{"record_of_a_deleted_endpoint_is_not_found", testWebhookRecordDeleted},
+		{"record_leaves_a_delivery_replayed_or_claimed_again_since_its_claim", testWebhookRecordAfterChange},
 		{"replay_makes_one_delivery_due_again", testWebhookReplay},
 		{"replay_since_resets_and_creates_deliveries_of_matching_messages", testWebhookReplaySince},
 		{"purge_removes_old_messages_with_their_deliveries", testWebhookPurge},
@@ -394,9 +395,12 @@ func attempt(id, endpoint, msg string, at time.Time, status int) domain.WebhookA
 	return a
 }
 
+// mustRecord records a as the attempt of a claim of its delivery as it
+// stands (due at its NextAttemptAt).
 func mustRecord(t *testing.T, s WebhookStores, a domain.WebhookAttempt, status domain.WebhookDeliveryStatus, next time.Time) {
 	t.Helper()
-	if err := s.Queue.Record(context.Background(), a, status, next); err != nil {
+	claimed := mustDelivery(t, s, a.EndpointID, a.MessageID).NextAttemptAt
+	if err := s.Queue.Record(context.Background(), a, claimed, status, next); err != nil {
 		t.Fatalf("Record %s: %v", a.ID, err)
 	}
 }
@@ -449,9 +453,73 @@ func testWebhookRecordDeleted(t *testing.T, s WebhookStores) {
 	if err := s.Endpoints.Delete(context.Background(), "e1"); err != nil {
 		t.Fatal(err)
 	}
-	err := s.Queue.Record(context.Background(), attempt("a1", "e1", "m1", webhookT0, 200), domain.WebhookSucceeded, time.Time{})
+	err := s.Queue.Record(context.Background(), attempt("a1", "e1", "m1", webhookT0, 200), webhookT0, domain.WebhookSucceeded, time.Time{})
 	if !errors.Is(err, domain.ErrWebhookMessageNotFound) {
 		t.Fatalf("Record for a deleted endpoint = %v, want webhook.message_not_found", err)
+	}
+}
+
+// A replay while an attempt runs is not undone by the attempt's record,
+// nor is a later claim's lease by the record of an attempt that outlived
+// its own: the attempt is stored, and the delivery stays with the change.
+func testWebhookRecordAfterChange(t *testing.T, s WebhookStores) {
+	ctx := context.Background()
+	mustCreateEndpoint(t, s, newEndpoint("e1", webhookT0))
+	mustEnqueue(t, s, message("m1", domain.EventUserCreated, webhookT0), webhookT0, "e1")
+	mustEnqueue(t, s, message("m2", domain.EventUserCreated, webhookT0), webhookT0, "e1")
+
+	// m1: claimed, replayed while its attempt runs, then the attempt is
+	// recorded as a success.
+	first := mustClaimDeliveries(t, s, webhookT0.Add(time.Second), time.Minute, 2)
+	if len(first) != 2 {
+		t.Fatalf("claimed %v, want both deliveries", claimedKeys(first))
+	}
+	byMsg := map[string]ports.ClaimedDelivery{first[0].Delivery.MessageID: first[0], first[1].Delivery.MessageID: first[1]}
+	replayed := webhookT0.Add(2 * time.Second)
+	if err := s.Queue.Replay(ctx, "e1", "m1", replayed); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Queue.Record(ctx, attempt("a1", "e1", "m1", webhookT0.Add(3*time.Second), 204), byMsg["m1"].Delivery.NextAttemptAt,
+		domain.WebhookSucceeded, time.Time{}); err != nil {
+		t.Fatalf("Record after a replay: %v", err)
+	}
+	d := mustDelivery(t, s, "e1", "m1")
+	if d.Status != domain.WebhookPending || d.Attempts != 0 || d.LastAttempt == nil || d.LastAttempt.ID != "a1" {
+		t.Fatalf("replayed during its attempt, then recorded: %+v, want pending with no attempt counted and a1 as its last", d)
+	}
+	assertTime(t, "NextAttemptAt", d.NextAttemptAt, domain.Timestamp(replayed))
+
+	// m2: its first claim's lease ends, a second claim takes it, and the
+	// first attempt's record comes late.
+	second := mustClaimDeliveries(t, s, webhookT0.Add(2*time.Minute), time.Minute, 10)
+	keys := claimedKeys(second)
+	if !slices.Contains(keys, "e1/m2") || !slices.Contains(keys, "e1/m1") {
+		t.Fatalf("second claim took %v, want the replayed m1 and m2, whose lease ended", keys)
+	}
+	var again ports.ClaimedDelivery
+	for _, c := range second {
+		if c.Delivery.MessageID == "m2" {
+			again = c
+		}
+	}
+	if err := s.Queue.Record(ctx, attempt("a2", "e1", "m2", webhookT0.Add(2*time.Minute), 0), byMsg["m2"].Delivery.NextAttemptAt,
+		domain.WebhookPending, webhookT0.Add(time.Hour)); err != nil {
+		t.Fatalf("Record of an attempt that outlived its lease: %v", err)
+	}
+	d = mustDelivery(t, s, "e1", "m2")
+	if d.Status != domain.WebhookPending || d.Attempts != 0 {
+		t.Fatalf("after the late record: %+v, want the second claim's delivery untouched", d)
+	}
+	assertTime(t, "NextAttemptAt", d.NextAttemptAt, again.Delivery.NextAttemptAt)
+	if err := s.Queue.Record(ctx, attempt("a3", "e1", "m2", webhookT0.Add(2*time.Minute+time.Second), 204), again.Delivery.NextAttemptAt,
+		domain.WebhookSucceeded, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if d = mustDelivery(t, s, "e1", "m2"); d.Status != domain.WebhookSucceeded || d.Attempts != 1 {
+		t.Fatalf("after the second claim's record: %+v, want succeeded after 1 counted attempt", d)
+	}
+	if a, err := s.Log.ListAttempts(ctx, "e1", "m2"); err != nil || len(a) != 2 {
+		t.Fatalf("attempts of m2 = %v, %v, want both stored", a, err)
 	}
 }
 

@@ -107,10 +107,9 @@ func (s *Server) addRoutes() {
 	// The HTML surfaces for people, on one shell (internal/shell): the
 	// admin console (/console: a platform administrator's pages) and the
 	// self-service account pages (/account: every signed-in user's own).
-	sh := shell.New(s.Kit, shell.Deps{Forms: adminApp.ConsoleForms})
+	sh := shell.New(s.Kit, shell.Deps{Forms: adminApp.ConsoleForms, Admins: adminApp.Administration})
 	sh.AddAssetRoutes() // the layout's, for the console and the account pages; the passkey helpers, for the account and the hosted sign-in
 	console.New(s.Kit, sh, console.Deps{
-		Gate: adminApp.Administration,
 		Users: console.UsersDeps{Administration: adminApp.Administration, Factors: mfa.Factors, Memberships: adminApp.Memberships,
 			LinkedAccounts: fed.Accounts},
 		Organizations:     console.OrganizationsDeps{Organizations: app.Organizations},

@@ -27,7 +27,6 @@ const maxID = 128
 // (adapters/httpapi), which fills them in, reads as the map of what each
 // section calls. Gate is apart: the administrator's gate guards them all.
 type Deps struct {
-	Gate              shell.Admins // who may enter: platform administrators, with the multi-factor rule (admin.Administration)
 	Users             UsersDeps
 	Organizations     OrganizationsDeps
 	Domains           DomainsDeps
@@ -86,7 +85,7 @@ func New(k *edge.Kit, sh *shell.Shell, d Deps) *API {
 	if k == nil || sh == nil {
 		panic("console: nil dependency")
 	}
-	b := &base{Kit: k, shell: sh, views: sh.NewViews(files, nil), enter: sh.Administrator(d.Gate)}
+	b := &base{Kit: k, shell: sh, views: sh.NewViews(files, nil), enter: sh.Administrator()}
 	b.pages = newPages(b.views)
 	u := d.Users
 	return &API{base: b,

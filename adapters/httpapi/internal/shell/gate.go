@@ -30,6 +30,9 @@ type Visit struct {
 	Req usecase.AdminRequest
 	// Now is the time of the visit.
 	Now time.Time
+	// Administrator reports whether P is a platform administrator (the
+	// console's gate asks it; the account pages link to the console).
+	Administrator bool
 
 	s   *Shell
 	c   *gin.Context
@@ -71,7 +74,7 @@ func (s *Shell) SignedIn(c *gin.Context) (*Visit, bool) {
 	}
 	p := sess.Auth.Principal
 	usecase.NoteImpersonation(ctx, p.Session)
-	return &Visit{s: s, c: c, P: p, Now: s.forms.Now(), tag: sessionTag(p.Session.ID()),
+	return &Visit{s: s, c: c, P: p, Now: s.forms.Now(), tag: sessionTag(p.Session.ID()), Administrator: s.admins.IsAdmin(p.User),
 		Req: usecase.AdminRequest{Principal: p, RequestID: edge.RequestIDFrom(ctx), IPAddress: edge.RequestInfoFrom(ctx).ClientIP}}, true
 }
 
@@ -85,7 +88,7 @@ func (s *Shell) SignedIn(c *gin.Context) (*Visit, bool) {
 //     check, Administration.RequireSecondFactor: they have no second
 //     factor): a 403 page that says where to set one up;
 //   - idle past the timeout: 302 to sign in again, the session untouched.
-func (s *Shell) Administrator(admins Admins) Gate {
+func (s *Shell) Administrator() Gate {
 	return func(c *gin.Context) (*Visit, bool) {
 		v, ok := s.SignedIn(c)
 		if !ok {
@@ -94,12 +97,12 @@ func (s *Shell) Administrator(admins Admins) Gate {
 		if v.Impersonating() {
 			return v, true
 		}
-		if !admins.IsAdmin(v.P.User) {
+		if !v.Administrator {
 			s.Refusal(c, http.StatusForbidden, "Not an administrator",
 				"The console is for platform administrators. You are signed in as "+string(v.P.User.Email())+", who is not one.")
 			return nil, false
 		}
-		if err := admins.RequireSecondFactor(c.Request.Context(), v.P); err != nil {
+		if err := s.admins.RequireSecondFactor(c.Request.Context(), v.P); err != nil {
 			if errors.Is(err, admin.ErrAdminMFARequired) {
 				s.Refusal(c, http.StatusForbidden, "Set up a second factor first",
 					"Platform administrators must have a second factor (an authenticator app or a passkey) to use the console. Set one up under "+

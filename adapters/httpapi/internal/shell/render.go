@@ -130,6 +130,10 @@ func (p *Page) Admin() string {
 	return string(p.P.User.Email())
 }
 
+// ConsoleLink reports whether the signed-in user administers the
+// platform, for the layout's link to the console.
+func (p *Page) ConsoleLink() bool { return p.Visit != nil && p.Visit.Administrator }
+
 // Impersonating reports whether the banner shows.
 func (p *Page) Impersonating() bool { return p.Visit != nil && p.Visit.Impersonating() }
 

@@ -62,22 +62,26 @@ type Admins interface {
 // Deps are what the shell uses.
 type Deps struct {
 	Forms Forms
+	// Admins says who administers the platform: the console's gate
+	// (Shell.Administrator), and the account pages' link to the console.
+	Admins Admins
 }
 
 // Shell is the surfaces' shared pieces, on the edge's Kit.
 type Shell struct {
 	kit     *edge.Kit
 	forms   Forms
+	admins  Admins
 	css, js *Asset
 	refusal *Template[*refusalView] // the shell's own page
 }
 
 // New returns the shell on k.
 func New(k *edge.Kit, d Deps) *Shell {
-	if k == nil || d.Forms == nil {
+	if k == nil || d.Forms == nil || d.Admins == nil {
 		panic("shell: nil dependency")
 	}
-	s := &Shell{kit: k, forms: d.Forms,
+	s := &Shell{kit: k, forms: d.Forms, admins: d.Admins,
 		css: NewAsset(files, "assets/console.css", StylesheetPath, CSS),
 		js:  NewAsset(files, "assets/console.js", ScriptPath, JavaScript)}
 	views := s.NewViews(files, nil)

@@ -50,6 +50,7 @@ func consoleBrowser(t *testing.T, app *harness.App, chromium, dir string) {
 	oidcBrowserWaitPath(t, ctx, app.URL, "/console/users")
 	shot("01-users")
 	oidcBrowserNoCSPViolations(t, ctx, "the users page")
+	mustWholeHeadings(t, ctx, "the users page")
 	// The dark theme (the system's setting) holds its contrast too.
 	darkTheme(t, ctx, true)
 	mustAccessible(t, ctx, "the users page in the dark theme")
@@ -244,5 +245,23 @@ func darkTheme(t *testing.T, ctx context.Context, on bool) {
 	}
 	if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, params); err != nil {
 		t.Fatalf("emulate the color scheme: %v", err)
+	}
+}
+
+// mustWholeHeadings fails unless every table heading on the tab's page
+// renders on one line, at the window's width: a heading broken inside its
+// word ("Outcom e") or over two lines reads badly, and the cells below
+// may wrap instead.
+func mustWholeHeadings(t *testing.T, ctx context.Context, what string) {
+	t.Helper()
+	broken, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("th"))
+  .filter(th => { const r = document.createRange(); r.selectNodeContents(th);
+    return new Set(Array.from(r.getClientRects(), q => Math.round(q.top))).size > 1; })
+  .map(th => th.textContent.trim())`))
+	if err != nil {
+		t.Fatalf("read the headings of %s: %v", what, err)
+	}
+	if len(broken) > 0 {
+		t.Fatalf("%s breaks the table headings %q over lines", what, broken)
 	}
 }

@@ -68,6 +68,7 @@ func consoleOverviewAuditBrowser(t *testing.T, app *harness.App, chromium, dir s
 	}
 	shot("02-audit-filtered")
 	oidcBrowserNoCSPViolations(t, ctx, "the audit log")
+	mustWholeHeadings(t, ctx, "the audit log")
 	do("follow the entry to the user", chromedp.Click(chromedp.CSS(`tbody a[href="/console/users/`+vicID+`"]`)))
 	oidcBrowserWaitPath(t, ctx, app.URL, "/console/users/"+vicID)
 	mustShow("the user reached from the log", "main", "spam seen in the audit")

@@ -45,7 +45,7 @@ func Backup(ctx context.Context, db *gorm.DB, to string) (BackupResult, error) {
 	// into a file that exists only when it is empty, as this one is.
 	f, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600) // #nosec G304 -- the operator's --to path
 	if errors.Is(err, fs.ErrExist) {
-		return BackupResult{}, fmt.Errorf("backup file %s already exists: Gatehouse never overwrites one; name a new file", to)
+		return BackupResult{}, fmt.Errorf("%s already exists: a backup never overwrites a file; name a new one", to)
 	}
 	if err != nil {
 		return BackupResult{}, fmt.Errorf("backup file: %w", err)
@@ -65,7 +65,7 @@ func Backup(ctx context.Context, db *gorm.DB, to string) (BackupResult, error) {
 	}
 	version, err := checkCopy(ctx, to)
 	if err != nil {
-		return BackupResult{}, fmt.Errorf("check the copy %s: %w", to, err)
+		return BackupResult{}, fmt.Errorf("the copy %s %w", to, err)
 	}
 	info, err := os.Stat(to)
 	if err != nil {
@@ -137,14 +137,14 @@ func Restore(ctx context.Context, u DatabaseURL, from string, now time.Time) (Re
 	}()
 	res := RestoreResult{Database: target}
 	if res.FromVersion, err = checkCopy(ctx, tmp); err != nil {
-		return RestoreResult{}, fmt.Errorf("backup file %s: %w", from, err)
+		return RestoreResult{}, fmt.Errorf("%s %w", from, err)
 	}
 	latest, err := LatestMigrationVersion(DialectSQLite)
 	if err != nil {
 		return RestoreResult{}, err
 	}
 	if res.FromVersion > latest {
-		return RestoreResult{}, fmt.Errorf("backup file %s is at migration version %d, newer than this binary's %d: restore it with the Gatehouse version that made it", from, res.FromVersion, latest)
+		return RestoreResult{}, fmt.Errorf("%s is at migration version %d, newer than this binary's %d: restore it with the Gatehouse version that made it", from, res.FromVersion, latest)
 	}
 	if res.Applied, res.Version, err = migrateFile(ctx, tmp); err != nil {
 		return RestoreResult{}, fmt.Errorf("migrate the backup: %w", err)
@@ -226,19 +226,19 @@ func checkCopy(ctx context.Context, path string) (int64, error) {
 	}
 	if err != nil {
 		if strings.Contains(err.Error(), "not a database") {
-			return 0, errors.New("not a SQLite database, so not a Gatehouse backup")
+			return 0, errors.New("is not a SQLite database, so not a Gatehouse backup")
 		}
-		return 0, fmt.Errorf("integrity check: %w", err)
+		return 0, fmt.Errorf("fails the integrity check: %w", err)
 	}
 	if len(rows) != 1 || rows[0] != "ok" {
-		return 0, fmt.Errorf("damaged: the integrity check reports %s", strings.Join(rows, "; "))
+		return 0, fmt.Errorf("is damaged: the integrity check reports %s", strings.Join(rows, "; "))
 	}
 	var tables []string
 	if err := db.WithContext(ctx).Raw("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('goose_db_version', 'users')").Scan(&tables).Error; err != nil {
 		return 0, err
 	}
 	if len(tables) != 2 {
-		return 0, errors.New("a SQLite database but not a Gatehouse one (no Gatehouse migration table and users)")
+		return 0, errors.New("is a SQLite database but not a Gatehouse one (it has no Gatehouse migration table and users)")
 	}
 	return MigrationVersion(ctx, db)
 }

@@ -34,6 +34,12 @@ Commands:
             create or change an upstream identity provider (sign-in with Google, GitHub, …)
   identity-provider list | delete --id ID
             list the identity providers, or delete one
+  backup --to PATH
+            copy the SQLite database, while the service runs, to a new file
+            (PostgreSQL: names pg_dump)
+  restore --from PATH
+            put a SQLite backup in place of the database, the service stopped;
+            the current one is kept aside
   healthcheck [--addr A] [--url U]
             exit 0 if the local service answers its liveness route
             (for a container's HEALTHCHECK)
@@ -67,6 +73,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return signingKeys(ctx, rest, getenv, stdout)
 	case "identity-provider":
 		return identityProvider(ctx, rest, getenv, stdin, stdout)
+	case "backup":
+		return backup(ctx, rest, getenv, stdout)
+	case "restore":
+		return restore(ctx, rest, getenv, stdout)
 	case "healthcheck":
 		return healthcheck(ctx, rest, getenv, stdout)
 	case "version":

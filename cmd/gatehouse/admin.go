@@ -106,6 +106,10 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdin
 	if err != nil {
 		return err
 	}
+	if asksHelp(rest) {
+		_, err := io.WriteString(stdout, adminUsage)
+		return err
+	}
 	if values["email"] == "" || values["name"] == "" {
 		return errors.New("admin create needs --email and --name")
 	}
@@ -166,6 +170,10 @@ func serviceKey(ctx context.Context, args []string, getenv func(string) string, 
 	}
 	values, rest, err := takeFlags(args[1:], "name", "scopes", "expires-in")
 	if err != nil {
+		return err
+	}
+	if asksHelp(rest) {
+		_, err := io.WriteString(stdout, serviceKeyUsage)
 		return err
 	}
 	if values["name"] == "" || values["scopes"] == "" {

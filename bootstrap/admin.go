@@ -31,7 +31,7 @@ var (
 	settingAdminUserIDs     = adminSettingList.add("GATEHOUSE_ADMIN_USER_IDS", "admin-user-ids", "", "comma-separated user ids that are platform administrators")
 	settingImpersonationTTL = adminSettingList.add("GATEHOUSE_IMPERSONATION_TTL", "impersonation-ttl", "1h", "how long an administrator's impersonation session lasts")
 	settingConsoleIdle      = adminSettingList.add("GATEHOUSE_CONSOLE_IDLE_TIMEOUT", "console-idle-timeout", "30m", "after this long without a console page or form, the admin console sends the administrator to sign in again (from 1s to 24h); their session and other sessions stay signed in")
-	settingAdminRequireMFA  = adminSettingList.add("GATEHOUSE_ADMIN_REQUIRE_MFA", "admin-require-mfa", "", "refuse the administration routes (403 ADMIN_MFA_REQUIRED) to a platform administrator without a second factor, who may still enrol one (default true in production, false in development)")
+	settingAdminRequireMFA  = adminSettingList.addBool("GATEHOUSE_ADMIN_REQUIRE_MFA", "admin-require-mfa", "", "refuse the administration routes (403 ADMIN_MFA_REQUIRED) to a platform administrator without a second factor, who may still enrol one (default true in production, false in development)")
 )
 
 func (a *AdminConfig) load(r *reader) {

@@ -46,7 +46,7 @@ var (
 	settingLockoutThreshold  = authSettingList.add("GATEHOUSE_LOCKOUT_THRESHOLD", "lockout-threshold", "10", "consecutive wrong passwords or second-factor codes that lock an account's password and second factor (0 disables)")
 	settingLockoutCooldown   = authSettingList.add("GATEHOUSE_LOCKOUT_COOLDOWN", "lockout-cooldown", "15m", "how long a locked account stays locked (a password reset lifts it)")
 	settingStepUpWindow      = authSettingList.add("GATEHOUSE_STEP_UP_WINDOW", "step-up-window", "10m", "how long a second factor proven in a session lets a user with one make sensitive changes (e-mail, password, deleting the account, turning factors off, service keys)")
-	settingRequireVerified   = authSettingList.add("GATEHOUSE_REQUIRE_EMAIL_VERIFICATION", "require-email-verification", "true", "true: sign-in waits for a verified address, and sign-up never reveals taken addresses")
+	settingRequireVerified   = authSettingList.addBool("GATEHOUSE_REQUIRE_EMAIL_VERIFICATION", "require-email-verification", "true", "true: sign-in waits for a verified address, and sign-up never reveals taken addresses")
 )
 
 func (a *AuthConfig) load(r *reader) {

@@ -164,13 +164,19 @@ func LoadConfig(name string, args []string, getenv func(string) string, usage io
 		if s.secret {
 			help += "; prefer the variable: flags show in process lists"
 		}
+		if s.boolean {
+			v := boolText(def)
+			fs.Var(&v, s.flag, help)
+			values[s.env] = (*string)(&v)
+			continue
+		}
 		values[s.env] = fs.String(s.flag, def, help)
 	}
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}
 	if fs.NArg() > 0 {
-		return Config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		return Config{}, unexpectedArgument(args, fs.NArg(), all)
 	}
 	envOf := map[string]string{}
 	for _, s := range all {
@@ -196,6 +202,22 @@ func LoadConfig(name string, args []string, getenv func(string) string, usage io
 		}
 	}
 	return c, err
+}
+
+// unexpectedArgument describes the first of the n arguments left at the end
+// of args once the flags are read. After a boolean flag written without "="
+// (--rate-limit off), it says how to give the flag its value.
+func unexpectedArgument(args []string, n int, all []*setting) error {
+	arg := args[len(args)-n]
+	if i := len(args) - n - 1; i >= 0 {
+		name := strings.TrimLeft(args[i], "-")
+		for _, s := range all {
+			if s.boolean && s.flag == name {
+				return fmt.Errorf("unexpected argument %q: --%s is a true-or-false flag, which takes a value after \"=\" (--%s=%s)", arg, name, name, arg)
+			}
+		}
+	}
+	return fmt.Errorf("unexpected argument %q", arg)
 }
 
 // flagOf returns the flag of the setting env, without dashes.

@@ -2,6 +2,7 @@ package bootstrap_test
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -498,4 +499,63 @@ func TestLoadConfig_passkey_relying_party(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Ensure every true-or-false setting is a boolean flag: -help lists it with
+// no placeholder (never "-rate-limit string"), the bare flag means true,
+// "=" gives it a value, and it accepts and refuses the words its variable
+// does. A setting is true-or-false when the problem for "maybe" says so.
+func TestHelp_boolean_settings_are_boolean_flags(t *testing.T) {
+	var help strings.Builder
+	if _, err := bootstrap.LoadConfig("gatehouse serve", []string{"-h"}, func(string) string { return "" }, &help); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("-h: %v", err)
+	}
+	lines := strings.Split(help.String(), "\n")
+	var booleans []string
+	for _, s := range bootstrap.Settings() {
+		env, flagName := s[0], s[1]
+		_, err := load(t, nil, map[string]string{env: "maybe"})
+		var ce *bootstrap.ConfigError
+		if !errors.As(err, &ce) || ce.Var != env || !strings.Contains(ce.Msg, "true or false") && !strings.Contains(ce.Msg, "on or off") {
+			continue
+		}
+		booleans = append(booleans, env)
+		if line := lineOf(lines, "  "+flagName[1:]); line != "  "+flagName[1:] {
+			t.Errorf("-help lists %s as %q, want it with no placeholder", flagName, line)
+		}
+		https := map[string]string{"GATEHOUSE_BASE_URL": "https://id.example.com"} // for __Host- cookies
+		if _, err := load(t, []string{flagName}, https); err != nil {
+			t.Errorf("the bare %s: %v", flagName, err)
+		}
+		for _, v := range []string{"true", "false"} {
+			if env == "GATEHOUSE_RATE_LIMIT" {
+				v = map[string]string{"true": "on", "false": "off"}[v]
+			}
+			if _, err := load(t, []string{flagName + "=" + v}, https); err != nil {
+				t.Errorf("%s=%s: %v", flagName, v, err)
+			}
+		}
+		if _, err := load(t, []string{flagName + "=maybe"}, nil); !errors.As(err, &ce) || ce.Setting() != flagName {
+			t.Errorf("%s=maybe: %v, want a problem naming the flag", flagName, err)
+		}
+		if _, err := load(t, []string{flagName, "false"}, nil); err == nil || !strings.Contains(err.Error(), flagName+"=false") {
+			t.Errorf("%s false: %v, want it to say how to give the value (%s=false)", flagName, err, flagName)
+		}
+	}
+	for _, want := range []string{"GATEHOUSE_RATE_LIMIT", "GATEHOUSE_REQUIRE_EMAIL_VERIFICATION", "GATEHOUSE_WEBHOOK_ALLOW_PRIVATE", "GATEHOUSE_ADMIN_REQUIRE_MFA", "GATEHOUSE_COOKIE_HOST_PREFIX"} {
+		if !slices.Contains(booleans, want) {
+			t.Errorf("%s is not found true-or-false (found %v)", want, booleans)
+		}
+	}
+}
+
+// lineOf returns the first of lines that starts with prefix followed by a
+// space or nothing.
+func lineOf(lines []string, prefix string) string {
+	for _, l := range lines {
+		if l == prefix || strings.HasPrefix(l, prefix+" ") {
+			return l
+		}
+	}
+	return ""
 }

@@ -14,6 +14,7 @@ import (
 type setting struct {
 	env, flag, def, usage string
 	secret                bool // shown in process lists when given as a flag
+	boolean               bool // true or false: a boolean flag (see boolText)
 }
 
 // settingList is a section's settings, in the order they are documented.
@@ -25,6 +26,34 @@ func (l *settingList) add(env, flag, def, usage string) *setting {
 	*l = append(*l, s)
 	return s
 }
+
+// addBool declares a true-or-false setting: its flag is a boolean flag,
+// whose bare form means true. Its reader (reader.boolean or reader.switched)
+// still decides which words it accepts.
+func (l *settingList) addBool(env, flag, def, usage string) *setting {
+	s := l.add(env, flag, def, usage)
+	s.boolean = true
+	return s
+}
+
+// boolText is a boolean setting's flag. The flag package takes it for a
+// boolean (IsBoolFlag): -help shows no placeholder and the bare flag sets
+// "true"; a value goes after "=" (--rate-limit=off). It keeps the text as
+// given, which the setting's reader checks as it checks the variable, so
+// that the flag and the variable accept the same words.
+type boolText string
+
+func (b *boolText) String() string {
+	if b == nil {
+		return ""
+	}
+	return string(*b)
+}
+
+func (b *boolText) Set(v string) error { *b = boolText(v); return nil }
+
+// IsBoolFlag makes the flag package read the flag as a boolean.
+func (b *boolText) IsBoolFlag() bool { return true }
 
 // addSecret declares a setting whose value is a secret.
 func (l *settingList) addSecret(env, flag, usage string) *setting {

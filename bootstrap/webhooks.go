@@ -29,7 +29,7 @@ type WebhookConfig struct {
 var webhookSettingList settingList
 
 var (
-	settingWebhookAllowPrivate  = webhookSettingList.add("GATEHOUSE_WEBHOOK_ALLOW_PRIVATE", "webhook-allow-private", "false", "`true` lets webhook endpoints use http and private, loopback, link-local and reserved addresses (tests and internal networks only; refused otherwise at registration and again at every connection)")
+	settingWebhookAllowPrivate  = webhookSettingList.addBool("GATEHOUSE_WEBHOOK_ALLOW_PRIVATE", "webhook-allow-private", "false", "true lets webhook endpoints use http and private, loopback, link-local and reserved addresses (tests and internal networks only; refused otherwise at registration and again at every connection)")
 	settingWebhookSchedule      = webhookSettingList.add("GATEHOUSE_WEBHOOK_RETRY_SCHEDULE", "webhook-retry-schedule", durationsText(domain.DefaultWebhookSchedule), "comma-separated waits before each retry of a failed webhook delivery (each ±10 %); the delivery fails when the last retry fails (1 to 20 waits, each 10ms to 48h)")
 	settingWebhookDisableAfter  = webhookSettingList.add("GATEHOUSE_WEBHOOK_DISABLE_AFTER", "webhook-disable-after", durationText(webhook.DefaultDisableAfter), "a webhook endpoint failing with no success for this long is disabled at its next failure, audited and mailed to the platform administrators")
 	settingWebhookSecretOverlap = webhookSettingList.add("GATEHOUSE_WEBHOOK_SECRET_OVERLAP", "webhook-secret-overlap", durationText(webhook.DefaultSecretOverlap), "how long a rotated-out webhook secret still signs deliveries (a second signature)")

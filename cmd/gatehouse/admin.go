@@ -106,6 +106,10 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdin
 	if err != nil {
 		return err
 	}
+	if asksHelp(rest) {
+		_, err := io.WriteString(stdout, adminUsage)
+		return err
+	}
 	if values["email"] == "" || values["name"] == "" {
 		return errors.New("admin create needs --email and --name")
 	}
@@ -141,8 +145,9 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdin
 	}
 	if cfg.Admin.RequireMFA {
 		fmt.Fprintf(stdout, "Administrators must use a second factor here (GATEHOUSE_ADMIN_REQUIRE_MFA): until %s sets one up, "+
-			"every administration route answers 403 ADMIN_MFA_REQUIRED. Sign in, then enrol two-factor "+
-			"(POST %s/api/auth/two-factor/enable, then verify-totp) or a passkey.\n", res.User.Email(), cfg.HTTP.BaseURL)
+			"every administration route answers 403 ADMIN_MFA_REQUIRED.\n"+
+			"Next step: sign in at %s/account/security, the account's security page, and set up an authenticator app or a passkey there.\n",
+			res.User.Email(), cfg.HTTP.BaseURL)
 	}
 	return nil
 }
@@ -166,6 +171,10 @@ func serviceKey(ctx context.Context, args []string, getenv func(string) string, 
 	}
 	values, rest, err := takeFlags(args[1:], "name", "scopes", "expires-in")
 	if err != nil {
+		return err
+	}
+	if asksHelp(rest) {
+		_, err := io.WriteString(stdout, serviceKeyUsage)
 		return err
 	}
 	if values["name"] == "" || values["scopes"] == "" {

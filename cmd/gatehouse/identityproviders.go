@@ -57,6 +57,10 @@ func identityProvider(ctx context.Context, args []string, getenv func(string) st
 	if err != nil {
 		return err
 	}
+	if asksHelp(rest) {
+		_, err := io.WriteString(stdout, identityProviderUsage)
+		return err
+	}
 	if sub != "list" && values["id"] == "" {
 		return fmt.Errorf("identity-provider %s needs --id", sub)
 	}

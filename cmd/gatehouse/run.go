@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -97,6 +98,11 @@ func isHelp(arg string) bool {
 	}
 	return false
 }
+
+// asksHelp reports whether a subcommand's remaining flags (its own taken)
+// ask for help: "gatehouse admin create --help" prints the command's usage
+// and succeeds, instead of asking for the flags it lacks.
+func asksHelp(args []string) bool { return slices.ContainsFunc(args, isHelp) }
 
 // loadConfig reads the configuration. When the flags asked for help, it prints
 // the help and reports done, and the command has nothing more to do.

@@ -27,6 +27,11 @@ func TestRun_commands(t *testing.T) {
 		{"serve_help_lists_settings", []string{"serve", "-h"}, "GATEHOUSE_DATABASE_URL", true},
 		{"serve_dash_dash_help_lists_settings", []string{"serve", "--help"}, "GATEHOUSE_DATABASE_URL", true},
 		{"healthcheck_help", []string{"healthcheck", "-h"}, "/api/auth/ok", true},
+		{"admin_create_help", []string{"admin", "create", "--help"}, "Usage: gatehouse admin create", true},
+		{"service_key_create_help", []string{"service-key", "create", "-h"}, "Usage: gatehouse service-key create", true},
+		{"identity_provider_put_help", []string{"identity-provider", "put", "--help"}, "Usage: gatehouse identity-provider put", true},
+		{"identity_provider_delete_help", []string{"identity-provider", "delete", "--help"}, "gatehouse identity-provider delete --id ID", true},
+		{"admin_unknown_subcommand", []string{"admin", "remove", "--help"}, "Usage: gatehouse admin create", false},
 		{"unknown_command", []string{"launch"}, "", false},
 		{"unknown_flag", []string{"serve", "--nope"}, "", false},
 	}

@@ -58,11 +58,13 @@ func readQuickStart(t *testing.T, readme string) quickStart {
 
 // TestQuickStart_runs_from_a_fresh_copy runs README's quick start as written,
 // in a copy of the repository holding what a clone would (tracked and new
-// files, nothing ignored: no bin/, no data/): `make run` in the background,
-// the other blocks in order in one bash, as pasted into one terminal, then
-// every link it tells the reader to open. Only the port differs: 8080 may be
-// taken, so the test substitutes a free one, through GATEHOUSE_ADDR as the
-// README says.
+// files, nothing ignored: no bin/, no data/), committed to a git repository
+// of its own: `make run` in the background, the other blocks in order in one
+// bash, as pasted into one terminal, then every link it tells the reader to
+// open. Only the port differs: 8080 may be taken, so the test substitutes a
+// free one, through GATEHOUSE_ADDR as the README says. Afterwards the copy's
+// git status is clean: the quick start leaves no file behind that git would
+// show (a cookie jar in the checkout), and changes none.
 func TestQuickStart_runs_from_a_fresh_copy(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the service from a copy of the repository (-short)")
@@ -85,6 +87,7 @@ func TestQuickStart_runs_from_a_fresh_copy(t *testing.T) {
 	}
 	qs := readQuickStart(t, string(readme))
 	dir := freshCopy(t, root)
+	commitCopy(t, dir)
 	port := freePort(t)
 	local := func(s string) string {
 		return strings.ReplaceAll(s, "localhost:8080", fmt.Sprintf("localhost:%d", port))
@@ -146,7 +149,42 @@ func TestQuickStart_runs_from_a_fresh_copy(t *testing.T) {
 			t.Errorf("GET %s = %d %s, want a 200 HTML page:\n%.300s", link, res.StatusCode, res.Header.Get("Content-Type"), body)
 		}
 	}
+	if status := gitStatus(t, dir); status != "" {
+		t.Errorf("the quick start left the checkout unclean (git status --porcelain):\n%s", status)
+	}
 	t.Logf("the quick start took %s (make run building included)", time.Since(start).Round(time.Millisecond))
+}
+
+// commitCopy makes dir, a fresh copy, a git repository with everything it
+// holds committed, as a clone is, so that git status shows what the quick
+// start adds or changes.
+func commitCopy(t *testing.T, dir string) {
+	t.Helper()
+	for _, args := range [][]string{
+		{"init", "-q"},
+		{"add", "-A"},
+		{"-c", "user.name=Quick Start", "-c", "user.email=quickstart@example.com", "-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null",
+			"commit", "-q", "-m", "the copy"},
+	} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+}
+
+// gitStatus returns git status --porcelain in dir, every untracked file
+// listed.
+func gitStatus(t *testing.T, dir string) string {
+	t.Helper()
+	cmd := exec.Command("git", "status", "--porcelain", "--untracked-files=all")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git status: %v", err)
+	}
+	return strings.TrimSpace(string(out))
 }
 
 // freshCopy copies what a clone of root would hold, with uncommitted changes:

@@ -177,7 +177,7 @@ func TestMFA_cli_admin_create_says_so(t *testing.T) {
 	t.Parallel()
 	base := []string{"GATEHOUSE_SECRET=" + harness.TestSecret, "GATEHOUSE_BASE_URL=" + harness.CLIBaseURL, "GATEHOUSE_DATA_DIR=" + t.TempDir()}
 	out := harness.MustRunCLI(t, append(base, "GATEHOUSE_ADMIN_REQUIRE_MFA=true"), harness.AdminPassword+"\n", "admin", "create", "--email", harness.Email(t, "root@example.com"), "--name", "Root", "--password-stdin")
-	if !strings.Contains(out, "ADMIN_MFA_REQUIRED") || !strings.Contains(out, "/api/auth/two-factor/enable") || !strings.Contains(out, "second factor") {
+	if !strings.Contains(out, "ADMIN_MFA_REQUIRED") || !strings.Contains(out, harness.CLIBaseURL+"/account/security") || !strings.Contains(out, "second factor") {
 		t.Fatalf("admin create with the rule on printed %q", out)
 	}
 	out = harness.MustRunCLI(t, append(base, "GATEHOUSE_ADMIN_REQUIRE_MFA=false"), "", "admin", "create", "--email", harness.Email(t, "helper@example.com"), "--name", "Helper")
